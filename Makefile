@@ -1,0 +1,70 @@
+# Podium's front door. `make` lists the targets.
+SHELL := /bin/bash
+GO    ?= go
+
+.DEFAULT_GOAL := help
+
+.PHONY: help
+help: ## List the targets
+	@awk 'BEGIN {FS = ":.*## "} /^[a-z0-9-]+:.*## / {printf "  make %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+.PHONY: run
+run: build ## Run the server on 127.0.0.1:8080 (a private PostgreSQL under ./.podium unless DATABASE_URL is set)
+	./bin/podium serve
+
+.PHONY: build
+build: ## Build bin/podium
+	$(GO) build -o bin/podium ./cmd/podium
+
+.PHONY: test
+# Tests wait on PostgreSQL more than they compute: running 4 at a time (not one per core) halves
+# the wall time on a 2-core machine.
+test: ## Vet and run every test against a real PostgreSQL (TEST_DATABASE_URL, 127.0.0.1:5432, or a private cluster)
+	$(GO) vet ./...
+	$(GO) test -count=1 -timeout 10m -parallel 4 ./...
+
+.PHONY: bench
+# W1–W5 run the real binary on the data of `podium seed bench`, loaded over HTTP, next to floors
+# measured in the same run (rest/bench_test.go); the email benchmark follows.
+bench: ## Benchmarks against floors measured in the same run (prints BENCH lines)
+	$(GO) test -tags bench -run '^TestBench$$' -count=1 -v -timeout 30m ./rest/
+	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./jobs/
+
+.PHONY: generate
+generate: ## Regenerate ent and gqlgen code from ent/schema and graph/*.graphqls
+	$(GO) run -mod=mod ./ent/entc.go
+	$(GO) tool gqlgen generate
+	$(GO) run ./graph/sdlgen.go
+
+.PHONY: migration
+migration: ## Write the next migration for ent/schema changes: make migration NAME=add_something
+	@test -n "$(NAME)" || { echo "usage: make migration NAME=what_changed"; exit 2; }
+	$(GO) run ./ent/migrate/migrations/new.go $(NAME)
+
+.PHONY: lint
+lint: ## gofmt and go vet (every build tag)
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) vet -tags bench ./rest/
+	$(GO) vet -tags reliability ./cmd/podium/
+	$(GO) vet -tags e2e ./cmd/podium/
+
+.PHONY: check
+# The fast parts of what tries to break Podium: lint, the whole test suite (hostile values,
+# isolation, keys, limits, idempotency, the fuzz corpora as tests) and each fuzz target briefly.
+check: lint test ## Lint, the test suite and 10 s of each fuzz target
+	$(MAKE) fuzz FUZZTIME=10s
+
+FUZZTIME ?= 60s
+.PHONY: fuzz
+fuzz: ## Run each fuzz target for FUZZTIME (default 60s): REST write bodies, GraphQL documents
+	$(GO) test -run '^$$' -fuzz '^FuzzRESTBodies$$' -fuzztime $(FUZZTIME) ./rest/
+	$(GO) test -run '^$$' -fuzz '^FuzzGraphQL$$' -fuzztime $(FUZZTIME) ./rest/
+
+.PHONY: reliability
+reliability: ## Crash, SMTP outage and overload tests against the real binary (about 4 minutes)
+	$(GO) test -tags reliability -run . -count=1 -v -timeout 15m ./cmd/podium/
+
+.PHONY: e2e
+e2e: ## Browser check of GraphiQL and River UI in headless Chromium (installs Debian's chromium if absent)
+	./.ci/e2e

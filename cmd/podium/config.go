@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/podium/podium/ent/dbx"
+	"github.com/podium/podium/ent/pgcluster"
+	"github.com/podium/podium/rest"
+)
+
+// config is Podium's configuration, read from the environment (CONTRACT.md §5).
+type config struct {
+	DatabaseURL      string // DATABASE_URL; empty starts the private cluster under DataDir
+	DataDir          string // PODIUM_DATA_DIR; where the private cluster lives, ./.podium by default
+	Addr             string // PODIUM_ADDR
+	PublicURL        string // PUBLIC_URL
+	SMTPURL          string // SMTP_URL
+	MailFrom         string // MAIL_FROM
+	AnthropicAPIKey  string // ANTHROPIC_API_KEY
+	AnthropicBaseURL string // ANTHROPIC_BASE_URL
+	AIModel          string // AI_MODEL
+	EmailWorkers     int    // PODIUM_EMAIL_WORKERS
+	// QueryCountHeader (PODIUM_QUERY_COUNT_HEADER) adds Podium-Query-Count to every response.
+	QueryCountHeader bool
+	// PprofAddr (PODIUM_PPROF_ADDR) serves net/http/pprof on its own listener when set.
+	PprofAddr string
+	// DBMaxConns (PODIUM_DB_MAX_CONNS) caps the connection pool.
+	DBMaxConns int
+	// RateLimit (PODIUM_RATE_LIMIT requests per second per API key, PODIUM_RATE_BURST at once);
+	// a rate of 0 turns limiting off.
+	RateLimit rest.RateLimit
+}
+
+// defaultDBMaxConns sizes the pool for a server: requests wait on PostgreSQL far more than they
+// compute, so more connections than cores keep both busy (pgx's default is max(4, cores)).
+const defaultDBMaxConns = 20
+
+func loadConfig() config {
+	c := config{
+		DatabaseURL:      os.Getenv("DATABASE_URL"),
+		DataDir:          env("PODIUM_DATA_DIR", ".podium"),
+		Addr:             env("PODIUM_ADDR", "127.0.0.1:8080"),
+		SMTPURL:          os.Getenv("SMTP_URL"),
+		MailFrom:         env("MAIL_FROM", "Podium <no-reply@localhost>"),
+		AnthropicAPIKey:  os.Getenv("ANTHROPIC_API_KEY"),
+		AnthropicBaseURL: env("ANTHROPIC_BASE_URL", "https://api.anthropic.com"),
+		AIModel:          env("AI_MODEL", "claude-sonnet-4-5"),
+	}
+	c.EmailWorkers, _ = strconv.Atoi(os.Getenv("PODIUM_EMAIL_WORKERS"))
+	c.QueryCountHeader = os.Getenv("PODIUM_QUERY_COUNT_HEADER") != ""
+	c.PprofAddr = os.Getenv("PODIUM_PPROF_ADDR")
+	c.RateLimit.PerSecond = 100
+	if v, err := strconv.ParseFloat(os.Getenv("PODIUM_RATE_LIMIT"), 64); err == nil {
+		c.RateLimit.PerSecond = v
+	}
+	c.RateLimit.Burst, _ = strconv.Atoi(env("PODIUM_RATE_BURST", "200"))
+	c.DBMaxConns, _ = strconv.Atoi(os.Getenv("PODIUM_DB_MAX_CONNS"))
+	if c.DBMaxConns <= 0 {
+		c.DBMaxConns = defaultDBMaxConns
+	}
+	c.PublicURL = strings.TrimRight(env("PUBLIC_URL", "http://"+c.Addr), "/")
+	return c
+}
+
+func env(name, fallback string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return fallback
+}
+
+func newLogger(w io.Writer) *slog.Logger {
+	level := slog.LevelInfo
+	if os.Getenv("PODIUM_DEBUG") != "" {
+		level = slog.LevelDebug
+	}
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level}))
+}
+
+// openDB connects to DATABASE_URL, or, when it is unset, to the private cluster under DataDir,
+// starting it if it is not running. The returned stop function stops a cluster this call started.
+func openDB(ctx context.Context, c config, log *slog.Logger) (*dbx.DB, func(), error) {
+	url, stop := c.DatabaseURL, func() {}
+	if url == "" {
+		dir, err := filepath.Abs(c.DataDir)
+		if err != nil {
+			return nil, nil, err
+		}
+		cluster, err := pgcluster.Start(ctx, pgcluster.Options{Dir: dir, Database: "podium"})
+		if err != nil {
+			return nil, nil, fmt.Errorf("DATABASE_URL is unset and the private PostgreSQL cluster under %s "+
+				"did not start: %w", dir, err)
+		}
+		url = cluster.URL("podium")
+		log.Info("using the private PostgreSQL cluster", "dir", dir, "socket", cluster.SocketDir())
+		stop = func() { _ = cluster.Stop(context.Background()) }
+	}
+	db, err := dbx.Open(ctx, url, dbx.Options{MaxConns: int32(c.DBMaxConns)})
+	if err != nil {
+		stop()
+		return nil, nil, err
+	}
+	return db, func() { db.Close(); stop() }, nil
+}

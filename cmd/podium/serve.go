@@ -1,0 +1,180 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/pprof"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/spf13/cobra"
+
+	"github.com/podium/podium/ent/migrate/migrations"
+	"github.com/podium/podium/graph"
+	"github.com/podium/podium/graph/ai"
+	"github.com/podium/podium/graph/email"
+	"github.com/podium/podium/jobs"
+	"github.com/podium/podium/rest"
+)
+
+// shutdownGrace bounds how long SIGTERM waits for in-flight requests and running jobs.
+const shutdownGrace = 30 * time.Second
+
+func serveCommand() *cobra.Command {
+	var work bool
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Apply pending migrations, then serve HTTP and run the job workers",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return serve(cmd.Context(), loadConfig(), work)
+		},
+	}
+	cmd.Flags().BoolVar(&work, "workers", true, "run the River job workers in this process")
+	return cmd
+}
+
+func serve(ctx context.Context, cfg config, work bool) error {
+	log := newLogger(os.Stderr)
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+
+	db, closeDB, err := openDB(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer closeDB()
+	applied, err := migrations.Apply(ctx, db.Pool)
+	if err != nil {
+		return err
+	}
+	log.Info("migrations applied", "podium", len(applied.Versions), "river", applied.River)
+
+	sender, err := newSender(cfg, log)
+	if err != nil {
+		return err
+	}
+	stopTracing, err := setupTracing(ctx, log)
+	if err != nil {
+		return fmt.Errorf("tracing: %w", err)
+	}
+	defer stopTracing()
+	metrics := rest.NewMetrics(db, jobs.Collectors()...)
+
+	// The operations queue jobs through River, and River's AI worker calls the operations back.
+	outbox := &email.Outbox{PublicURL: cfg.PublicURL}
+	resolver := graph.NewResolver(db, outbox)
+	resolver.AI = ai.New(ai.Config{APIKey: cfg.AnthropicAPIKey, BaseURL: cfg.AnthropicBaseURL, Model: cfg.AIModel})
+	if resolver.AI == nil {
+		log.Info("ANTHROPIC_API_KEY is unset: AI review is not configured")
+	}
+	river, err := jobs.NewClient(db, jobs.Config{Work: work, Sender: sender, EmailWorkers: cfg.EmailWorkers,
+		Scorer: resolver, Log: log})
+	if err != nil {
+		return err
+	}
+	outbox.Jobs = river
+	ui, err := jobs.NewUI(ctx, river, log)
+	if err != nil {
+		return err
+	}
+	if work {
+		// Workers outlive the signal: on SIGTERM, Stop below lets running jobs finish; a cancelled
+		// start context would cancel them instead.
+		if err := river.Start(context.WithoutCancel(ctx)); err != nil {
+			return fmt.Errorf("start workers: %w", err)
+		}
+	}
+
+	handler := rest.NewHandler(rest.Options{
+		DB:               db,
+		Resolver:         resolver,
+		Log:              log,
+		QueryCountHeader: cfg.QueryCountHeader,
+		RateLimit:        cfg.RateLimit,
+		Metrics:          metrics,
+		GraphQL:          graph.NewHandler(graph.HandlerOptions{DB: db, Resolver: resolver, Log: log}),
+		Mount: func(r chi.Router, requireKey func(http.Handler) http.Handler) {
+			r.Handle(jobs.UIPrefix, requireKey(ui))
+			r.Handle(jobs.UIPrefix+"/*", requireKey(ui))
+		},
+	})
+	srv := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return err
+	}
+	log.Info("podium is listening", "url", "http://"+ln.Addr().String(), "graphql", "http://"+ln.Addr().String()+"/graphql")
+	fmt.Fprintf(os.Stderr, "\nPodium is listening on http://%s (REST under /api/v1, GraphQL at /graphql).\n"+
+		"Create an API key in another terminal:  ./bin/podium keys create --org \"My organization\"\n\n",
+		ln.Addr())
+
+	if cfg.PprofAddr != "" {
+		servePprof(cfg.PprofAddr, log)
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down: finishing in-flight requests and jobs")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	err = srv.Shutdown(shutdownCtx)
+	if work {
+		// Running deliveries finish; past the grace period they are cancelled and retried later.
+		if rerr := river.Stop(shutdownCtx); rerr != nil {
+			log.Warn("workers did not stop in time; cancelling running jobs", "err", rerr)
+			cancelCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			_ = river.StopAndCancel(cancelCtx)
+		}
+	}
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	log.Info("stopped")
+	return nil
+}
+
+// newSender delivers over SMTP_URL, or logs emails when it is unset.
+func newSender(cfg config, log *slog.Logger) (jobs.Sender, error) {
+	if cfg.SMTPURL == "" {
+		log.Info("SMTP_URL is unset: emails are logged and marked sent, not delivered")
+		return jobs.LogSender{Log: log}, nil
+	}
+	return jobs.NewSMTPSender(cfg.SMTPURL, cfg.MailFrom, jobs.SMTPOptions{Connections: cfg.EmailWorkers})
+}
+
+// servePprof serves the runtime profiles (net/http/pprof) on their own listener, meant for a
+// loopback address: they are for whoever runs the process, not for API clients.
+func servePprof(addr string, log *slog.Logger) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	go func() {
+		log.Info("serving profiles", "url", "http://"+addr+"/debug/pprof/")
+		if err := http.ListenAndServe(addr, mux); err != nil {
+			log.Error("profiles server stopped", "err", err)
+		}
+	}()
+}

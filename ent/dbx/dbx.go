@@ -1,0 +1,221 @@
+// Package dbx is Podium's database: one pgx pool shared by ent (through database/sql) and River,
+// and transactions that both use at once.
+//
+// River inserts jobs with InsertTx, which needs a pgx.Tx; ent runs on database/sql. A pgx.Tx cannot
+// be had from a *sql.Tx, so dbx reverses the roles: it pins one pooled connection, begins the
+// transaction with pgx, and runs an ent client on that same connection. A row written by ent and a
+// job inserted by River then commit or roll back together — the outbox guarantee emails rely on.
+package dbx
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"entgo.io/ent/dialect"
+	entsql "entgo.io/ent/dialect/sql"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/podium/podium/ent"
+	// Registers the schema's hooks, interceptors and defaults.
+	_ "github.com/podium/podium/ent/runtime"
+)
+
+// DB is an open database.
+type DB struct {
+	// Pool is the one connection pool; River uses it directly.
+	Pool *pgxpool.Pool
+	// SQL is database/sql over Pool, for ent.
+	SQL *sql.DB
+	// Ent is the root ent client, for work outside a transaction.
+	Ent *ent.Client
+	// Queries counts every statement sent through Pool, for metrics and benchmarks.
+	Queries *atomic.Int64
+
+	asyncOnce sync.Once
+	async     *pgxpool.Pool
+	asyncErr  error
+}
+
+// Options tune Open.
+type Options struct {
+	// MaxConns caps the pool; 0 keeps pgxpool's default (the larger of 4 and the CPU count).
+	MaxConns int32
+	// Debug logs every statement ent sends.
+	Debug bool
+}
+
+// Open connects to the database at url.
+func Open(ctx context.Context, url string, opts Options) (*DB, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("dbx: parse database URL: %w", err)
+	}
+	if opts.MaxConns > 0 {
+		cfg.MaxConns = opts.MaxConns
+	}
+	queries := new(atomic.Int64)
+	cfg.ConnConfig.Tracer = counter{total: queries}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("dbx: connect: %w", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("dbx: connect: %w", err)
+	}
+	sqlDB := stdlib.OpenDBFromPool(pool)
+	entOpts := []ent.Option{ent.Driver(entsql.OpenDB(dialect.Postgres, sqlDB))}
+	if opts.Debug {
+		entOpts = append(entOpts, ent.Debug())
+	}
+	return &DB{Pool: pool, SQL: sqlDB, Ent: ent.NewClient(entOpts...), Queries: queries}, nil
+}
+
+// Close closes the pools.
+func (db *DB) Close() {
+	_ = db.SQL.Close()
+	db.Pool.Close()
+	db.asyncOnce.Do(func() {})
+	if db.async != nil {
+		db.async.Close()
+	}
+}
+
+// AsyncPool returns a second, smaller pool whose sessions commit without waiting for the disk
+// (synchronous_commit off). It is for bookkeeping whose durability rides on a later synchronous
+// commit: PostgreSQL writes its log in order, so once a later commit is durable, every earlier
+// one is too. A crash of the database server may lose the last fraction of a second of these
+// writes, never their order.
+func (db *DB) AsyncPool(maxConns int32) (*pgxpool.Pool, error) {
+	db.asyncOnce.Do(func() {
+		cfg := db.Pool.Config()
+		cfg.ConnConfig.RuntimeParams["synchronous_commit"] = "off"
+		cfg.MaxConns, cfg.MinConns = maxConns, 0
+		db.async, db.asyncErr = pgxpool.NewWithConfig(context.Background(), cfg)
+	})
+	return db.async, db.asyncErr
+}
+
+// Tx is one PostgreSQL transaction, used by ent (Ent) and River (PGX) together. It implements
+// database/sql/driver.Tx, so gqlgen's transactioner can drive it.
+type Tx struct {
+	conn *sql.Conn
+	pgx  pgx.Tx
+	ent  *ent.Client
+	done bool
+}
+
+// Begin opens a transaction on a pinned connection.
+func (db *DB) Begin(ctx context.Context) (*Tx, error) {
+	conn, err := db.SQL.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("dbx: acquire connection: %w", err)
+	}
+	var tx pgx.Tx
+	err = conn.Raw(func(dc any) error {
+		c, ok := dc.(*stdlib.Conn)
+		if !ok {
+			return fmt.Errorf("dbx: unexpected driver connection %T", dc)
+		}
+		var err error
+		tx, err = c.Conn().Begin(ctx)
+		return err
+	})
+	if err != nil {
+		_ = conn.Close()
+		return nil, fmt.Errorf("dbx: begin: %w", err)
+	}
+	drv := pinnedDriver{entsql.NewDriver(dialect.Postgres, entsql.Conn{ExecQuerier: conn})}
+	return &Tx{conn: conn, pgx: tx, ent: ent.NewClient(ent.Driver(drv))}, nil
+}
+
+// Ent is the ent client bound to the transaction. Entities it returns are bound to the
+// transaction's connection too: load the edges you need before Commit.
+func (t *Tx) Ent() *ent.Client { return t.ent }
+
+// PGX is the transaction for River's InsertTx and for hand-written SQL.
+func (t *Tx) PGX() pgx.Tx { return t.pgx }
+
+// Commit commits and releases the connection.
+func (t *Tx) Commit() error { return t.finish(true) }
+
+// Rollback rolls back and releases the connection; after Commit it does nothing.
+func (t *Tx) Rollback() error { return t.finish(false) }
+
+func (t *Tx) finish(commit bool) error {
+	if t.done {
+		return nil
+	}
+	t.done = true
+	// The statement must finish even if the request's context is cancelled: an abandoned
+	// COMMIT would leave the outcome unknown.
+	ctx := context.Background()
+	var err error
+	if commit {
+		err = t.pgx.Commit(ctx)
+	} else {
+		err = t.pgx.Rollback(ctx)
+	}
+	// database/sql hands the connection back to pgxpool, which discards it if the transaction
+	// is somehow still open.
+	if cerr := t.conn.Close(); err == nil && cerr != nil && !errors.Is(cerr, sql.ErrConnDone) {
+		err = cerr
+	}
+	return err
+}
+
+// pinnedDriver runs ent on one pinned connection. ent's generated code asks its driver for a
+// transaction in a few places (creates with edges); here the whole client already is one, so
+// those calls get a no-op transaction instead of the *sql.DB that entsql.Driver would demand.
+type pinnedDriver struct{ *entsql.Driver }
+
+// Tx returns a no-op transaction on the pinned connection.
+func (d pinnedDriver) Tx(context.Context) (dialect.Tx, error) { return dialect.NopTx(d), nil }
+
+// Close does nothing: Tx owns the connection.
+func (pinnedDriver) Close() error { return nil }
+
+type txKey struct{}
+
+// NewContext returns ctx carrying tx; ent.FromContext(ctx) then returns the transaction's client,
+// which is what resolvers use.
+func NewContext(ctx context.Context, tx *Tx) context.Context {
+	ctx = context.WithValue(ctx, txKey{}, tx)
+	return ent.NewContext(ctx, tx.ent)
+}
+
+// TxFromContext returns the transaction in ctx, or nil.
+func TxFromContext(ctx context.Context) *Tx {
+	tx, _ := ctx.Value(txKey{}).(*Tx)
+	return tx
+}
+
+// InTx runs fn in the transaction found in ctx, or in a new one that it commits when fn succeeds
+// and rolls back when fn fails or panics. Nested calls share the outer transaction, so an
+// operation can be called alone or as a step of a larger one.
+func (db *DB) InTx(ctx context.Context, fn func(ctx context.Context) error) (err error) {
+	if TxFromContext(ctx) != nil {
+		return fn(ctx)
+	}
+	tx, err := db.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			_ = tx.Rollback()
+			panic(r)
+		}
+	}()
+	if err := fn(NewContext(ctx, tx)); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}

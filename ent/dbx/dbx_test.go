@@ -1,0 +1,149 @@
+package dbx_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivertest"
+	"github.com/stretchr/testify/require"
+
+	"github.com/podium/podium/ent"
+	"github.com/podium/podium/ent/dbx"
+	"github.com/podium/podium/ent/event"
+	"github.com/podium/podium/ent/pgtest"
+)
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+
+// probeArgs is a job kind for these tests only: they are about the transaction, not about any
+// worker.
+type probeArgs struct {
+	Name string `json:"name"`
+}
+
+func (probeArgs) Kind() string { return "dbx_probe" }
+
+type testBundle struct {
+	db    *dbx.DB
+	river *river.Client[pgx.Tx]
+	org   *ent.Organization
+}
+
+func setup(t *testing.T) *testBundle {
+	t.Helper()
+	db := pgtest.New(t)
+	rc, err := river.NewClient(riverpgxv5.New(db.Pool), &river.Config{})
+	require.NoError(t, err)
+	org, err := db.Ent.Organization.Create().SetName("Acme").SetSlug("acme").Save(context.Background())
+	require.NoError(t, err)
+	return &testBundle{db: db, river: rc, org: org}
+}
+
+// writeBoth creates an event with ent and inserts a job with River, in the transaction of ctx.
+func (b *testBundle) writeBoth(ctx context.Context, t *testing.T, name string) {
+	t.Helper()
+	tx := dbx.TxFromContext(ctx)
+	require.NotNil(t, tx)
+	_, err := ent.FromContext(ctx).Event.Create().SetOrganizationID(b.org.ID).SetName(name).SetSlug(name).
+		SetTimezone("UTC").SetStartsAt(time.Now()).SetEndsAt(time.Now().Add(time.Hour)).Save(ctx)
+	require.NoError(t, err)
+	_, err = b.river.InsertTx(ctx, tx.PGX(), probeArgs{Name: name}, nil)
+	require.NoError(t, err)
+}
+
+func (b *testBundle) eventExists(t *testing.T, name string) bool {
+	t.Helper()
+	ok, err := b.db.Ent.Event.Query().Where(event.Name(name)).Exist(context.Background())
+	require.NoError(t, err)
+	return ok
+}
+
+func TestInTx(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+
+	t.Run("CommitKeepsRowAndJob", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		require.NoError(t, b.db.InTx(ctx, func(ctx context.Context) error {
+			b.writeBoth(ctx, t, "kept")
+			// Inside, the row is visible to the transaction but not to other connections.
+			require.False(t, b.eventExists(t, "kept"))
+			return nil
+		}))
+		require.True(t, b.eventExists(t, "kept"))
+		rivertest.RequireInserted(ctx, t, riverpgxv5.New(b.db.Pool), &probeArgs{Name: "kept"}, nil)
+	})
+
+	t.Run("FailedSecondStepLeavesNothing", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		err := b.db.InTx(ctx, func(ctx context.Context) error {
+			b.writeBoth(ctx, t, "doomed")
+			return errors.New("second step failed")
+		})
+		require.EqualError(t, err, "second step failed")
+		require.False(t, b.eventExists(t, "doomed"))
+		rivertest.RequireNotInserted(ctx, t, riverpgxv5.New(b.db.Pool), &probeArgs{}, nil)
+	})
+
+	t.Run("PanicRollsBack", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		require.Panics(t, func() {
+			_ = b.db.InTx(ctx, func(ctx context.Context) error {
+				b.writeBoth(ctx, t, "panicked")
+				panic("boom")
+			})
+		})
+		require.False(t, b.eventExists(t, "panicked"))
+		rivertest.RequireNotInserted(ctx, t, riverpgxv5.New(b.db.Pool), &probeArgs{}, nil)
+	})
+
+	t.Run("NestedCallsShareTheOuterTransaction", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		err := b.db.InTx(ctx, func(ctx context.Context) error {
+			outer := dbx.TxFromContext(ctx)
+			require.NoError(t, b.db.InTx(ctx, func(ctx context.Context) error {
+				require.Same(t, outer, dbx.TxFromContext(ctx))
+				b.writeBoth(ctx, t, "nested")
+				return nil
+			}))
+			return errors.New("outer fails after the inner step succeeded")
+		})
+		require.Error(t, err)
+		require.False(t, b.eventExists(t, "nested"))
+		rivertest.RequireNotInserted(ctx, t, riverpgxv5.New(b.db.Pool), &probeArgs{}, nil)
+	})
+
+	t.Run("ConnectionReturnsToThePool", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		for range 3 * int(b.db.Pool.Config().MaxConns) {
+			require.NoError(t, b.db.InTx(ctx, func(ctx context.Context) error { return nil }))
+			require.Error(t, b.db.InTx(ctx, func(ctx context.Context) error { return errors.New("x") }))
+		}
+		stat := b.db.Pool.Stat()
+		require.Zero(t, stat.AcquiredConns())
+	})
+}
+
+func TestQueryCount(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx, count := dbx.WithQueryCount(context.Background())
+	before := b.db.Queries.Load()
+	_, err := b.db.Ent.Event.Query().All(ctx)
+	require.NoError(t, err)
+	_, err = b.db.Ent.Organization.Query().All(ctx)
+	require.NoError(t, err)
+	require.Equal(t, int64(2), count.Load())
+	require.GreaterOrEqual(t, b.db.Queries.Load()-before, int64(2))
+}

@@ -1,0 +1,221 @@
+package schema
+
+import (
+	"entgo.io/ent"
+	"entgo.io/ent/dialect/entsql"
+	"entgo.io/ent/schema"
+	"entgo.io/ent/schema/edge"
+	"entgo.io/ent/schema/field"
+	"entgo.io/ent/schema/index"
+)
+
+// Form is a call-for-proposals form. Submissions that came through one carry it as their source;
+// manual sessions have none. An event's default form is created on first use.
+type Form struct{ ent.Schema }
+
+// Mixin of the Form.
+func (Form) Mixin() []ent.Mixin {
+	return []ent.Mixin{idMixin{prefix: "form"}, timeMixin{}, eventScoped()}
+}
+
+// Fields of the Form.
+func (Form) Fields() []ent.Field {
+	return []ent.Field{
+		ref("event_id"),
+		field.String("internal_name").Validate(requiredText("Form name", 200)),
+		field.String("external_title").Validate(requiredText("Form title", 200)),
+		field.Enum("status").Values("open", "closed").Default("open"),
+		// is_default marks the form that receives proposals created through the API.
+		field.Bool("is_default").Default(false),
+		field.Time("close_date").Optional().Nillable(),
+		field.Int("submission_limit").Optional().Nillable().Validate(atLeast("submissionLimit", 1)),
+	}
+}
+
+// Edges of the Form.
+func (Form) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.From("event", Event.Type).Ref("forms").Field("event_id").Unique().Required().Immutable(),
+		edge.To("submissions", Submission.Type).Annotations(entsql.OnDelete(entsql.SetNull)),
+	}
+}
+
+// Indexes of the Form.
+func (Form) Indexes() []ent.Index {
+	return []ent.Index{
+		index.Fields("event_id"),
+		// At most one default form per event.
+		index.Fields("event_id").Unique().Annotations(entsql.IndexWhere("is_default")).
+			StorageKey("forms_event_default"),
+	}
+}
+
+// Annotations of the Form.
+func (Form) Annotations() []schema.Annotation { return []schema.Annotation{hidden()} }
+
+// Submission is a proposal. A session is a submission whose status is accepted (its id is the
+// submission id); a manual session is an accepted submission without a source form. Cancellation
+// does not change the status: cancelled_at and cancelled_by record it, and the session stays in
+// the list with its cause.
+type Submission struct{ ent.Schema }
+
+// Mixin of the Submission.
+func (Submission) Mixin() []ent.Mixin {
+	return []ent.Mixin{idMixin{prefix: "sub"}, timeMixin{}, eventScoped()}
+}
+
+// Fields of the Submission.
+func (Submission) Fields() []ent.Field {
+	return []ent.Field{
+		ref("event_id"),
+		// number is n of the code SESS-n: 1 + the highest number used in the event, drafts
+		// included.
+		field.Int("number").Immutable().Positive(),
+		field.String("code").Immutable().Validate(requiredText("Code", 40)),
+		field.Enum("status").Values("draft", "pending", "maybe", "accepted", "declined", "withdrawn"),
+		optionalRef("source_form_id"),
+		optionalRef("submitter_contact_id"),
+		field.String("title").Validate(requiredText("Title", 500)),
+		field.Text("description").Default("").Validate(text("Description", 50000)),
+		optionalRef("format_id"),
+		optionalRef("level_id"),
+		field.String("language").Default("en").Validate(requiredText("Language", 35)),
+		field.Time("starts_at").Optional().Nillable(),
+		field.Time("ends_at").Optional().Nillable(),
+		optionalRef("room_id"),
+		// ics_sequence is the SEQUENCE of the session's calendar invites, bumped when a sent invite
+		// changes.
+		field.Int("ics_sequence").Default(0).NonNegative(),
+		// schedule_dirty says the slot changed since calendar invites were last sent.
+		field.Bool("schedule_dirty").Default(false),
+		field.Int("capacity").Optional().Nillable().Validate(atLeast("capacity", 0)),
+		field.Int("ceu_credits").Optional().Nillable().Validate(atLeast("ceuCredits", 0)),
+		field.String("client_session_id").Optional().Nillable().Validate(text("Client session id", 200)),
+		field.Time("notified_at").Optional().Nillable(),
+		field.Time("submitted_at").Optional().Nillable(),
+		field.JSON("answers", map[string]any{}).Default(map[string]any{}),
+		// approved_snapshot is the content last approved for publication.
+		field.JSON("approved_snapshot", map[string]any{}).Default(map[string]any{}),
+		field.Enum("content_review_status").Values("approved", "pending_review", "rejected").
+			Default("approved"),
+		field.Time("cancelled_at").Optional().Nillable(),
+		field.Enum("cancelled_by").Values("organizer", "speaker").Optional().Nillable(),
+	}
+}
+
+// Edges of the Submission.
+func (Submission) Edges() []ent.Edge {
+	cascade := func(name string, t any) ent.Edge {
+		return edge.To(name, t).Annotations(entsql.OnDelete(entsql.Cascade))
+	}
+	return []ent.Edge{
+		edge.From("event", Event.Type).Ref("submissions").Field("event_id").Unique().Required().Immutable(),
+		edge.From("source_form", Form.Type).Ref("submissions").Field("source_form_id").Unique(),
+		edge.From("submitter", Contact.Type).Ref("submitted").Field("submitter_contact_id").Unique(),
+		edge.From("format", Format.Type).Ref("submissions").Field("format_id").Unique(),
+		edge.From("level", Level.Type).Ref("submissions").Field("level_id").Unique(),
+		edge.From("room", Room.Type).Ref("submissions").Field("room_id").Unique(),
+		edge.To("tracks", Track.Type),
+		edge.To("tags", Tag.Type),
+		cascade("participants", SubmissionParticipant.Type),
+		cascade("tasks", TaskAssignment.Type),
+		cascade("deliverables", DeliverableAssignment.Type),
+		cascade("timeline", TimelineEntry.Type),
+		cascade("review_assignments", ReviewAssignment.Type),
+		cascade("ai_results", AIReviewResult.Type),
+		edge.To("emails", EmailLog.Type).Annotations(entsql.OnDelete(entsql.SetNull)),
+	}
+}
+
+// Indexes of the Submission.
+func (Submission) Indexes() []ent.Index {
+	return []ent.Index{
+		index.Fields("event_id", "code").Unique(),
+		index.Fields("event_id", "number").Unique(),
+		index.Fields("event_id", "status"),
+		index.Fields("event_id", "room_id", "starts_at"),
+	}
+}
+
+// Annotations of the Submission.
+func (Submission) Annotations() []schema.Annotation { return []schema.Annotation{hidden()} }
+
+// SubmissionParticipant links a contact to a submission with a role ("speaker" for manual
+// sessions) and a position that orders the speakers.
+type SubmissionParticipant struct{ ent.Schema }
+
+// Mixin of the SubmissionParticipant.
+func (SubmissionParticipant) Mixin() []ent.Mixin {
+	return []ent.Mixin{idMixin{prefix: "spt"}, timeMixin{}, via("submission_id", "submissions", "event_id", "events")}
+}
+
+// Fields of the SubmissionParticipant.
+func (SubmissionParticipant) Fields() []ent.Field {
+	return []ent.Field{
+		ref("submission_id"),
+		ref("contact_id"),
+		field.String("role").Default("speaker").Validate(requiredText("Role", 100)),
+		field.Int("position").Default(1),
+	}
+}
+
+// Edges of the SubmissionParticipant.
+func (SubmissionParticipant) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.From("submission", Submission.Type).Ref("participants").Field("submission_id").Unique().Required().Immutable(),
+		edge.From("contact", Contact.Type).Ref("participations").Field("contact_id").Unique().Required().Immutable(),
+	}
+}
+
+// Indexes of the SubmissionParticipant.
+func (SubmissionParticipant) Indexes() []ent.Index {
+	return []ent.Index{
+		index.Fields("submission_id", "contact_id").Unique(),
+		index.Fields("contact_id"),
+	}
+}
+
+// Annotations of the SubmissionParticipant.
+func (SubmissionParticipant) Annotations() []schema.Annotation {
+	return []schema.Annotation{hidden()}
+}
+
+// TimelineEntry is one line of a session's history. Writes made with an API key record the key
+// as the actor.
+type TimelineEntry struct{ ent.Schema }
+
+// Mixin of the TimelineEntry.
+func (TimelineEntry) Mixin() []ent.Mixin {
+	return []ent.Mixin{idMixin{prefix: "tl"}, timeMixin{}, via("submission_id", "submissions", "event_id", "events")}
+}
+
+// Fields of the TimelineEntry.
+func (TimelineEntry) Fields() []ent.Field {
+	return []ent.Field{
+		ref("submission_id"),
+		field.Enum("kind").Values("created", "submitted", "status_changed", "decided", "cancelled",
+			"reinstated", "scheduled", "content_approved", "content_edited", "email", "file", "task",
+			"speaker_confirmed"),
+		field.String("label").Validate(requiredText("Label", 500)),
+		field.Text("detail").Optional().Nillable().Validate(text("Detail", 20000)),
+		field.String("actor_name").Validate(text("Actor name", 300)),
+		optionalRef("actor_api_key_id"),
+		optionalRef("actor_user_id"),
+		field.Time("at").Immutable(),
+	}
+}
+
+// Edges of the TimelineEntry.
+func (TimelineEntry) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.From("submission", Submission.Type).Ref("timeline").Field("submission_id").Unique().Required().Immutable(),
+	}
+}
+
+// Indexes of the TimelineEntry.
+func (TimelineEntry) Indexes() []ent.Index {
+	return []ent.Index{index.Fields("submission_id", "at")}
+}
+
+// Annotations of the TimelineEntry.
+func (TimelineEntry) Annotations() []schema.Annotation { return []schema.Annotation{hidden()} }

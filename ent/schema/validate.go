@@ -1,0 +1,93 @@
+package schema
+
+import (
+	"errors"
+	"fmt"
+	"net/mail"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	// The IANA zone database is embedded so that time zone validation does not depend on the
+	// machine's /usr/share/zoneinfo.
+	_ "time/tzdata"
+)
+
+// The validators below are the schema's last line: the operation layer checks input first and
+// answers with the contract's messages; these keep any other writer (a job, the command line, a
+// future transport) from storing what no reader expects. Their messages are shown to callers as
+// invalid_input, so they are written as sentences.
+
+// text limits a string to max characters (not bytes) and rejects NUL bytes, which PostgreSQL
+// cannot store in text columns.
+func text(label string, max int) func(string) error {
+	return func(s string) error {
+		if strings.IndexByte(s, 0) >= 0 {
+			return fmt.Errorf("%s must not contain NUL characters", label)
+		}
+		if !utf8.ValidString(s) {
+			return fmt.Errorf("%s must be valid UTF-8", label)
+		}
+		if utf8.RuneCountInString(s) > max {
+			return fmt.Errorf("%s must be at most %d characters", label, max)
+		}
+		return nil
+	}
+}
+
+// requiredText is text that must not be blank.
+func requiredText(label string, max int) func(string) error {
+	check := text(label, max)
+	return func(s string) error {
+		if strings.TrimSpace(s) == "" {
+			return fmt.Errorf("%s must not be empty", label)
+		}
+		return check(s)
+	}
+}
+
+// timezone accepts IANA zone names such as "Europe/Berlin" or "UTC".
+func timezone(s string) error {
+	if s == "" || s == "Local" || len(s) > 64 {
+		return errors.New("timezone must be an IANA time zone such as Europe/Berlin")
+	}
+	if _, err := time.LoadLocation(s); err != nil {
+		return errors.New("timezone must be an IANA time zone such as Europe/Berlin")
+	}
+	return nil
+}
+
+// email accepts a single lower-case address; callers lower-case before saving.
+func email(s string) error {
+	if err := text("Email", 320)(s); err != nil {
+		return err
+	}
+	a, err := mail.ParseAddress(s)
+	if err != nil || a.Address != s || a.Name != "" {
+		return errors.New("Enter a valid email address")
+	}
+	if strings.ToLower(s) != s {
+		return errors.New("Email addresses are stored in lower case")
+	}
+	return nil
+}
+
+// atLeast accepts integers not below min.
+func atLeast(label string, min int) func(int) error {
+	return func(n int) error {
+		if n < min {
+			return fmt.Errorf("%s must be at least %d", label, min)
+		}
+		return nil
+	}
+}
+
+// between accepts integers in [min, max].
+func between(label string, min, max int) func(int) error {
+	return func(n int) error {
+		if n < min || n > max {
+			return fmt.Errorf("%s must be between %d and %d", label, min, max)
+		}
+		return nil
+	}
+}

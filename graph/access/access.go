@@ -1,0 +1,116 @@
+package access
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/podium/podium/ent"
+	"github.com/podium/podium/ent/apikey"
+	"github.com/podium/podium/ent/event"
+	"github.com/podium/podium/ent/schema/pid"
+	"github.com/podium/podium/ent/schema/viewer"
+	"github.com/podium/podium/graph/apperr"
+)
+
+// touchEvery bounds how often a key's last_used_at is written: at most once a minute per key, so
+// a busy integration does not turn every read into a write.
+const touchEvery = time.Minute
+
+// Authenticator turns an Authorization header into a Viewer.
+type Authenticator struct {
+	client *ent.Client
+	now    func() time.Time
+
+	mu      sync.Mutex
+	touched map[string]time.Time // key id → when this process last wrote last_used_at
+}
+
+// NewAuthenticator returns an Authenticator reading keys through client.
+func NewAuthenticator(client *ent.Client) *Authenticator {
+	return &Authenticator{client: client, now: time.Now, touched: make(map[string]time.Time)}
+}
+
+// Errors of the contract for a missing or bad key.
+var (
+	ErrMissingKey = apperr.New(http.StatusUnauthorized, apperr.CodeMissingAPIKey,
+		"Provide an API key: Authorization: Bearer pdm_… (create one with `podium keys create --org NAME`)")
+	ErrInvalidKey = apperr.New(http.StatusUnauthorized, apperr.CodeInvalidAPIKey,
+		"This API key is unknown or has been revoked")
+)
+
+// Authenticate checks the value of an Authorization header. Every call reads the key's row, so
+// a revocation takes effect on the next request.
+func (a *Authenticator) Authenticate(ctx context.Context, header string) (*viewer.Viewer, error) {
+	scheme, token, _ := strings.Cut(strings.TrimSpace(header), " ")
+	token = strings.TrimSpace(token)
+	if header == "" || token == "" {
+		return nil, ErrMissingKey
+	}
+	if !strings.EqualFold(scheme, "Bearer") || !WellFormed(token) {
+		return nil, ErrInvalidKey
+	}
+	key, err := a.client.APIKey.Query().
+		Where(apikey.Hash(HashKey(token)), apikey.RevokedAtIsNil()).
+		Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, ErrInvalidKey
+	}
+	if err != nil {
+		return nil, fmt.Errorf("access: look up key: %w", err)
+	}
+	a.touch(ctx, key.ID)
+	return &viewer.Viewer{OrganizationID: key.OrganizationID, APIKeyID: key.ID, APIKeyName: key.Name}, nil
+}
+
+// touch records that the key was used, at most once per touchEvery, and never fails the request.
+func (a *Authenticator) touch(ctx context.Context, id string) {
+	now := a.now()
+	a.mu.Lock()
+	last, ok := a.touched[id]
+	due := !ok || now.Sub(last) >= touchEvery
+	if due {
+		a.touched[id] = now
+	}
+	a.mu.Unlock()
+	if !due {
+		return
+	}
+	// The condition keeps several server processes to one write a minute as well.
+	_, _ = a.client.APIKey.Update().
+		Where(apikey.ID(id), apikey.Or(apikey.LastUsedAtIsNil(), apikey.LastUsedAtLT(now.Add(-touchEvery)))).
+		SetLastUsedAt(now).
+		Save(context.WithoutCancel(ctx))
+}
+
+// Event returns the event id of the caller's organization. An event of another organization
+// and an id that does not exist get the same 403, so other tenants' ids cannot be probed.
+func Event(ctx context.Context, client *ent.Client, id string) (*ent.Event, error) {
+	v := viewer.FromContext(ctx)
+	if v == nil || !pid.Plausible(id) {
+		return nil, apperr.EventForbidden()
+	}
+	ev, err := client.Event.Query().
+		Where(event.ID(id), event.OrganizationID(v.OrganizationID)).
+		Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, apperr.EventForbidden()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return ev, nil
+}
+
+// Viewer returns the caller of ctx; operations only run for authenticated callers, so a missing
+// viewer is answered as a missing key.
+func Viewer(ctx context.Context) (*viewer.Viewer, error) {
+	v := viewer.FromContext(ctx)
+	if v == nil {
+		return nil, ErrMissingKey
+	}
+	return v, nil
+}

@@ -1,0 +1,75 @@
+package access
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/podium/podium/ent"
+	"github.com/podium/podium/ent/apikey"
+	"github.com/podium/podium/ent/organization"
+	"github.com/podium/podium/graph/slug"
+)
+
+// CreateKey makes an API key for the organization named orgName, creating the organization when
+// no organization has that name. It returns the key — shown once, never stored — and its record.
+// client should be a transaction's client so that a failed key leaves no organization behind.
+func CreateKey(ctx context.Context, client *ent.Client, orgName, keyName string) (string, *ent.APIKey, error) {
+	orgName = strings.TrimSpace(orgName)
+	if orgName == "" {
+		return "", nil, errors.New("access: an organization name is required")
+	}
+	if strings.TrimSpace(keyName) == "" {
+		keyName = "Key created " + time.Now().UTC().Format("2006-01-02 15:04")
+	}
+	org, err := client.Organization.Query().Where(organization.Name(orgName)).Order(ent.Asc(organization.FieldCreatedAt)).First(ctx)
+	if ent.IsNotFound(err) {
+		taken := func(s string) bool {
+			n, err := client.Organization.Query().Where(organization.Slug(s)).Count(ctx)
+			return err != nil || n > 0
+		}
+		org, err = client.Organization.Create().
+			SetName(orgName).
+			SetSlug(slug.Unique(slug.Make(orgName, "organization"), taken)).
+			Save(ctx)
+	}
+	if err != nil {
+		return "", nil, fmt.Errorf("access: organization: %w", err)
+	}
+	key, prefix, hash := NewKey()
+	rec, err := client.APIKey.Create().
+		SetOrganizationID(org.ID).
+		SetName(strings.TrimSpace(keyName)).
+		SetPrefix(prefix).
+		SetHash(hash).
+		Save(ctx)
+	if err != nil {
+		return "", nil, fmt.Errorf("access: key: %w", err)
+	}
+	return key, rec, nil
+}
+
+// ErrKeyNotFound is returned by RevokeKey for an unknown key.
+var ErrKeyNotFound = errors.New("no API key has that id or prefix")
+
+// RevokeKey revokes the key with the given id or display prefix (a whole key works too). The
+// next request made with it is refused. Revoking a revoked key changes nothing.
+func RevokeKey(ctx context.Context, client *ent.Client, idOrPrefix string) (*ent.APIKey, error) {
+	s := strings.TrimSpace(idOrPrefix)
+	if strings.HasPrefix(s, KeyPrefix) && len(s) > displayLen {
+		s = s[:displayLen]
+	}
+	rec, err := client.APIKey.Query().Where(apikey.Or(apikey.ID(s), apikey.Prefix(s))).Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, ErrKeyNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	if rec.RevokedAt != nil {
+		return rec, nil
+	}
+	return rec.Update().SetRevokedAt(time.Now()).Save(ctx)
+}

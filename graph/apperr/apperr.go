@@ -1,0 +1,109 @@
+// Package apperr is Podium's one error vocabulary. Operations return these errors; the REST layer
+// writes them as the contract's envelope {"error":{"code","message"}} with Status, and the GraphQL
+// error presenter puts Code in extensions.code. Anything else that escapes an operation is an
+// internal error: logged in full, answered as internal_error without detail.
+package apperr
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+)
+
+// Codes of the contract (CONTRACT.md §1). Callers match on these strings, so they never change.
+const (
+	CodeInvalidJSON                = "invalid_json"
+	CodeInvalidBody                = "invalid_body"
+	CodeInvalidInput               = "invalid_input"
+	CodeNumericOutOfBounds         = "numeric_out_of_bounds"
+	CodeDropdownValueNotInOptions  = "dropdown_value_not_in_options"
+	CodeMissingAPIKey              = "missing_api_key"
+	CodeInvalidAPIKey              = "invalid_api_key"
+	CodeForbidden                  = "forbidden"
+	CodeNotFound                   = "not_found"
+	CodeUnknownEndpoint            = "unknown_endpoint"
+	CodeMethodNotAllowed           = "method_not_allowed"
+	CodeAlreadyDecided             = "already_decided"
+	CodeAlreadyRecused             = "already_recused"
+	CodeAssignmentCapExceeded      = "assignment_cap_exceeded"
+	CodeRoundClosed                = "round_closed"
+	CodeResourceInUse              = "resource_in_use"
+	CodeConflict                   = "conflict"
+	CodePayloadTooLarge            = "payload_too_large"
+	CodeIdempotencyKeyReused       = "idempotency_key_reused"
+	CodeRateLimited                = "rate_limited"
+	CodeInternal                   = "internal_error"
+	CodeReviewGenerationError      = "review_generation_error"
+	CodeMailError                  = "mail_error"
+	CodeGraphQLParseFailed         = "graphql_parse_failed"
+	CodeGraphQLValidationFailed    = "graphql_validation_failed"
+	CodeGraphQLOperationNotAllowed = "graphql_operation_not_allowed"
+	CodeComplexityLimitExceeded    = "complexity_limit_exceeded"
+)
+
+// Error is an error a caller is meant to see.
+type Error struct {
+	// Status is the HTTP status REST answers with.
+	Status int
+	// Code is the stable snake_case code.
+	Code string
+	// Message is a human sentence, safe to show.
+	Message string
+}
+
+// Error returns the message.
+func (e *Error) Error() string { return e.Message }
+
+// New returns an error with the given status, code and message.
+func New(status int, code, message string) *Error {
+	return &Error{Status: status, Code: code, Message: message}
+}
+
+// As returns the *Error in err's chain, if any.
+func As(err error) (*Error, bool) {
+	var e *Error
+	if errors.As(err, &e) {
+		return e, true
+	}
+	return nil, false
+}
+
+// Invalid is a business validation failure (400 invalid_input).
+func Invalid(format string, args ...any) *Error {
+	return New(http.StatusBadRequest, CodeInvalidInput, fmt.Sprintf(format, args...))
+}
+
+// InvalidBody is a request body of the wrong shape: a required key missing, a wrong type, a
+// value outside an enum (400 invalid_body).
+func InvalidBody(format string, args ...any) *Error {
+	return New(http.StatusBadRequest, CodeInvalidBody, fmt.Sprintf(format, args...))
+}
+
+// InvalidJSON is a request body that is not JSON at all (400 invalid_json).
+func InvalidJSON() *Error {
+	return New(http.StatusBadRequest, CodeInvalidJSON, "The request body is not valid JSON")
+}
+
+// NotFound says an entity of the accessible event does not exist (404 "<Entity> not found").
+func NotFound(entity string) *Error {
+	return New(http.StatusNotFound, CodeNotFound, entity+" not found")
+}
+
+// Forbidden refuses access (403 forbidden).
+func Forbidden(message string) *Error {
+	return New(http.StatusForbidden, CodeForbidden, message)
+}
+
+// EventForbidden is the answer for an event of another organization or one that does not exist:
+// the two are indistinguishable, so ids of other tenants cannot be probed.
+func EventForbidden() *Error { return Forbidden("You cannot access this event") }
+
+// Conflict is a 409 with one of the contract's conflict codes.
+func Conflict(code, message string) *Error {
+	return New(http.StatusConflict, code, message)
+}
+
+// Internal hides a failure's detail from the caller; the detail belongs in the log.
+func Internal() *Error {
+	return New(http.StatusInternalServerError, CodeInternal, "Something went wrong handling this request")
+}

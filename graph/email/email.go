@@ -1,0 +1,210 @@
+// Package email is Podium's outbox: the one call through which every operation sends mail.
+//
+// Queue renders an email from its template, records it in the email log and inserts its River
+// delivery job — both in the caller's transaction (see package dbx). A change that rolls back
+// therefore sends nothing, and one that commits loses nothing: the job delivers the row later,
+// over SMTP, with retries (see package jobs).
+package email
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	htmltemplate "html/template"
+	"strings"
+	texttemplate "text/template"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+
+	"github.com/podium/podium/ent"
+	"github.com/podium/podium/ent/dbx"
+	"github.com/podium/podium/ent/emaillog"
+	"github.com/podium/podium/jobs"
+)
+
+//go:embed templates/*.txt templates/*.html
+var files embed.FS
+
+// Templates name the emails Podium sends. Each has a .txt file defining "subject" and "text"
+// (text/template) and an .html file defining "content" (html/template, inside layout.html).
+const (
+	PortalInvitation   = "portal_invitation"
+	SessionAccepted    = "session_accepted"
+	SessionDeclined    = "session_declined"
+	SessionCancelled   = "session_cancelled"
+	SessionReinstated  = "session_reinstated"
+	CalendarInvite     = "calendar_invite"
+	SessionUnscheduled = "session_unscheduled"
+	ReviewerInvitation = "reviewer_invitation"
+	ReviewReminder     = "review_reminder"
+)
+
+// Names lists every template, for tests and tools.
+var Names = []string{PortalInvitation, SessionAccepted, SessionDeclined, SessionCancelled,
+	SessionReinstated, CalendarInvite, SessionUnscheduled, ReviewerInvitation, ReviewReminder}
+
+// Data is what templates may use. EventName, FirstName and Link are in every email.
+type Data struct {
+	EventName string
+	FirstName string
+	// Path is where Link leads, relative to PUBLIC_URL ("/portal") or an absolute URL; Queue fills
+	// Link.
+	Path string
+	Link string
+	// Subject is filled by Render for the HTML title.
+	Subject string
+
+	SessionTitle string
+	// Message is the organizers' own words (a cancellation reason, decision feedback).
+	Message string
+	// Calendar says a calendar attachment travels with the email.
+	Calendar  bool
+	When      string
+	Room      string
+	RoundName string
+	Count     int
+}
+
+// Rendered is an email's subject and bodies.
+type Rendered struct {
+	Subject, Text, HTML string
+}
+
+type templates struct {
+	text map[string]*texttemplate.Template
+	html map[string]*htmltemplate.Template
+}
+
+var parsed = mustParse()
+
+func mustParse() templates {
+	t := templates{text: map[string]*texttemplate.Template{}, html: map[string]*htmltemplate.Template{}}
+	layout := htmltemplate.Must(htmltemplate.ParseFS(files, "templates/layout.html"))
+	for _, name := range Names {
+		t.text[name] = texttemplate.Must(texttemplate.New(name).Option("missingkey=error").
+			ParseFS(files, "templates/"+name+".txt"))
+		t.html[name] = htmltemplate.Must(htmltemplate.Must(layout.Clone()).ParseFS(files, "templates/"+name+".html"))
+	}
+	return t
+}
+
+// Render renders the template name with data.
+func Render(name string, data Data) (Rendered, error) {
+	text, ok := parsed.text[name]
+	if !ok {
+		return Rendered{}, fmt.Errorf("email: no template %q", name)
+	}
+	var subject, body, html bytes.Buffer
+	if err := text.ExecuteTemplate(&subject, "subject", data); err != nil {
+		return Rendered{}, fmt.Errorf("email: %s subject: %w", name, err)
+	}
+	if err := text.ExecuteTemplate(&body, "text", data); err != nil {
+		return Rendered{}, fmt.Errorf("email: %s text: %w", name, err)
+	}
+	// Subjects are one line, whatever the data holds.
+	data.Subject = strings.Join(strings.Fields(subject.String()), " ")
+	if err := parsed.html[name].ExecuteTemplate(&html, "layout", data); err != nil {
+		return Rendered{}, fmt.Errorf("email: %s html: %w", name, err)
+	}
+	return Rendered{Subject: data.Subject, Text: body.String(), HTML: html.String()}, nil
+}
+
+// Email is one email to queue.
+type Email struct {
+	EventID      string
+	ContactID    *string
+	SubmissionID *string
+	Type         emaillog.Type
+	To           string
+	Template     string
+	Data         Data
+	// ICS is an iCalendar object sent along (METHOD:REQUEST or CANCEL), with its SEQUENCE.
+	ICS         string
+	ICSSequence *int
+}
+
+// Outbox queues emails.
+type Outbox struct {
+	// Jobs inserts delivery jobs; it need not run workers.
+	Jobs *river.Client[pgx.Tx]
+	// PublicURL is the base of links in emails.
+	PublicURL string
+}
+
+// ErrNoTransaction is returned by Queue outside a transaction: an email must commit or roll back
+// with the change that causes it.
+var ErrNoTransaction = errors.New("email: Queue must run inside a transaction")
+
+// batch bounds the rows of one INSERT, well under PostgreSQL's 65,535 parameters.
+const batch = 1000
+
+// Queue records emails in the email log and inserts their delivery jobs, in the transaction of
+// ctx. It returns the email log rows in the order given.
+func (o *Outbox) Queue(ctx context.Context, emails ...Email) ([]*ent.EmailLog, error) {
+	tx := dbx.TxFromContext(ctx)
+	if tx == nil {
+		return nil, ErrNoTransaction
+	}
+	rows := make([]*ent.EmailLog, 0, len(emails))
+	for start := 0; start < len(emails); start += batch {
+		part := emails[start:min(start+batch, len(emails))]
+		builders := make([]*ent.EmailLogCreate, len(part))
+		for i, e := range part {
+			b, err := o.builder(tx.Ent(), e)
+			if err != nil {
+				return nil, err
+			}
+			builders[i] = b
+		}
+		created, err := tx.Ent().EmailLog.CreateBulk(builders...).Save(ctx)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, created...)
+	}
+	params := make([]river.InsertManyParams, len(rows))
+	for i, r := range rows {
+		params[i] = river.InsertManyParams{Args: jobs.DeliverEmailArgs{EmailID: r.ID}}
+	}
+	if len(params) > 0 {
+		if _, err := o.Jobs.InsertManyFastTx(ctx, tx.PGX(), params); err != nil {
+			return nil, fmt.Errorf("email: queue delivery: %w", err)
+		}
+	}
+	return rows, nil
+}
+
+// link is where an email's Path leads: under PUBLIC_URL, or the path itself when it is an absolute
+// URL already.
+func (o *Outbox) link(path string) string {
+	if strings.HasPrefix(path, "https://") || strings.HasPrefix(path, "http://") {
+		return path
+	}
+	return strings.TrimRight(o.PublicURL, "/") + path
+}
+
+func (o *Outbox) builder(c *ent.Client, e Email) (*ent.EmailLogCreate, error) {
+	e.Data.Link = o.link(e.Data.Path)
+	r, err := Render(e.Template, e.Data)
+	if err != nil {
+		return nil, err
+	}
+	b := c.EmailLog.Create().
+		SetEventID(e.EventID).
+		SetNillableContactID(e.ContactID).
+		SetNillableSubmissionID(e.SubmissionID).
+		SetType(e.Type).
+		SetTemplate(e.Template).
+		SetRecipient(e.To).
+		SetSubject(r.Subject).
+		SetBody(r.Text).
+		SetHTMLBody(r.HTML).
+		SetStatus(emaillog.StatusQueued)
+	if e.ICS != "" {
+		b.SetIcsAttached(true).SetIcsContent(e.ICS).SetNillableIcsSequence(e.ICSSequence)
+	}
+	return b, nil
+}

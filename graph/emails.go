@@ -1,0 +1,21 @@
+package graph
+
+import (
+	"context"
+
+	"entgo.io/contrib/entgql"
+
+	"github.com/podium/podium/ent"
+	"github.com/podium/podium/ent/emaillog"
+)
+
+// emails lists an event's email log, newest first unless orderBy says otherwise.
+func (r *Resolver) emails(ctx context.Context, ev *ent.Event, after *entgql.Cursor[string], first *int,
+	before *entgql.Cursor[string], last *int, orderBy *ent.EmailLogOrder, where *ent.EmailLogWhereInput) (*ent.EmailLogConnection, error) {
+	if orderBy == nil {
+		orderBy = &ent.EmailLogOrder{Direction: entgql.OrderDirectionDesc, Field: ent.EmailLogOrderFieldCreatedAt}
+	}
+	return r.client(ctx).EmailLog.Query().
+		Where(emaillog.EventID(ev.ID)).
+		Paginate(ctx, after, first, before, last, ent.WithEmailLogOrder(orderBy), ent.WithEmailLogFilter(where.Filter))
+}

@@ -1,0 +1,244 @@
+package graph
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"entgo.io/contrib/entgql"
+	"github.com/99designs/gqlgen/graphql"
+
+	"github.com/podium/podium/ent"
+	"github.com/podium/podium/ent/event"
+	"github.com/podium/podium/ent/eventmember"
+	"github.com/podium/podium/ent/organization"
+	"github.com/podium/podium/ent/organizationinvitation"
+	"github.com/podium/podium/ent/organizationmember"
+	"github.com/podium/podium/graph/access"
+	"github.com/podium/podium/graph/apperr"
+	"github.com/podium/podium/graph/slug"
+)
+
+// createEvent makes an event in the caller's organization (CONTRACT.md §4 Events).
+func (r *Resolver) createEvent(ctx context.Context, in CreateEventInput) (*ent.Event, error) {
+	v, err := access.Viewer(ctx)
+	if err != nil {
+		return nil, err
+	}
+	name := strings.TrimSpace(in.Name)
+	if name == "" {
+		return nil, apperr.Invalid("Enter an event name")
+	}
+	if !in.EndsAt.After(in.StartsAt) {
+		return nil, apperr.Invalid("Event end must be after start")
+	}
+	c := r.client(ctx)
+	// Taking the organization's row lock makes concurrent creations pick slugs one at a time.
+	if _, err := c.Organization.Query().Where(organization.ID(v.OrganizationID)).ForUpdate().Only(ctx); err != nil {
+		return nil, err
+	}
+	var lookupErr error
+	s := slug.Unique(slug.Make(name, "event"), func(s string) bool {
+		taken, err := c.Event.Query().Where(event.OrganizationID(v.OrganizationID), event.Slug(s)).Exist(ctx)
+		if err != nil {
+			lookupErr = err
+			return false
+		}
+		return taken
+	})
+	if lookupErr != nil {
+		return nil, lookupErr
+	}
+	return c.Event.Create().
+		SetOrganizationID(v.OrganizationID).
+		SetName(name).
+		SetSlug(s).
+		SetType(in.Type).
+		SetTimezone(in.Timezone).
+		SetStartsAt(in.StartsAt).
+		SetEndsAt(in.EndsAt).
+		Save(ctx)
+}
+
+// updateEvent applies a partial update: fields left out keep their value; nullable fields set to
+// null are cleared; null for a field that cannot be empty is refused.
+func (r *Resolver) updateEvent(ctx context.Context, id string, in UpdateEventInput) (*ent.Event, error) {
+	c := r.client(ctx)
+	ev, err := access.Event(ctx, c, id)
+	if err != nil {
+		return nil, err
+	}
+	u := ev.Update()
+	if v, set := in.Name.ValueOK(); set {
+		if v == nil {
+			return nil, notNull("name")
+		}
+		name := strings.TrimSpace(*v)
+		if name == "" {
+			return nil, apperr.Invalid("Enter an event name")
+		}
+		u.SetName(name)
+	}
+	if v, set := in.Type.ValueOK(); set {
+		if v == nil {
+			return nil, notNull("type")
+		}
+		u.SetType(*v)
+	}
+	if v, set := in.Timezone.ValueOK(); set {
+		if v == nil {
+			return nil, notNull("timezone")
+		}
+		u.SetTimezone(*v)
+	}
+	startsAt, endsAt := ev.StartsAt, ev.EndsAt
+	if v, set := in.StartsAt.ValueOK(); set {
+		if v == nil {
+			return nil, notNull("startsAt")
+		}
+		startsAt = *v
+		u.SetStartsAt(startsAt)
+	}
+	if v, set := in.EndsAt.ValueOK(); set {
+		if v == nil {
+			return nil, notNull("endsAt")
+		}
+		endsAt = *v
+		u.SetEndsAt(endsAt)
+	}
+	if !endsAt.After(startsAt) {
+		return nil, apperr.Invalid("Event end must be after start")
+	}
+	if v, set := in.DefaultSubmissionLimit.ValueOK(); set {
+		if v == nil {
+			return nil, notNull("defaultSubmissionLimit")
+		}
+		if *v < 1 {
+			return nil, apperr.Invalid("defaultSubmissionLimit must be a whole number of at least 1")
+		}
+		u.SetDefaultSubmissionLimit(*v)
+	}
+	setOrClear(in.Tagline, u.SetTagline, u.ClearTagline)
+	setOrClear(in.Description, u.SetDescription, u.ClearDescription)
+	setOrClear(in.WebsiteURL, u.SetWebsiteURL, u.ClearWebsiteURL)
+	setOrClear(in.Location, u.SetLocation, u.ClearLocation)
+	return u.Save(ctx)
+}
+
+// setOrClear applies an optional nullable field of a partial update.
+func setOrClear[B any](v graphql.Omittable[*string], set func(string) B, clear func() B) {
+	if p, ok := v.ValueOK(); ok {
+		if p == nil {
+			clear()
+		} else {
+			set(*p)
+		}
+	}
+}
+
+// notNull refuses a null for a key that accepts only values (CONTRACT.md §1: null only where
+// listed).
+func notNull(field string) *apperr.Error {
+	return apperr.InvalidBody("%s must not be null", field)
+}
+
+// eventAdmins lists the people administering an event: the organization's owners and
+// admins, then the event's admins, each once.
+func (r *Resolver) eventAdmins(ctx context.Context, ev *ent.Event) ([]*Admin, error) {
+	c := r.client(ctx)
+	orgMembers, err := c.OrganizationMember.Query().
+		Where(organizationmember.OrganizationID(ev.OrganizationID),
+			organizationmember.RoleIn(organizationmember.RoleOwner, organizationmember.RoleAdmin)).
+		WithUser().
+		Order(ent.Asc("created_at")).
+		All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	eventMembers, err := c.EventMember.Query().
+		Where(eventmember.EventID(ev.ID), eventmember.RoleEQ(eventmember.RoleAdmin)).
+		WithUser().
+		Order(ent.Asc("created_at")).
+		All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	admins := []*Admin{}
+	add := func(u *ent.User) {
+		if u != nil && !seen[u.ID] {
+			seen[u.ID] = true
+			admins = append(admins, &Admin{ID: u.ID, Name: u.Name, Email: u.Email})
+		}
+	}
+	for _, m := range orgMembers {
+		add(m.Edges.User)
+	}
+	for _, m := range eventMembers {
+		add(m.Edges.User)
+	}
+	return admins, nil
+}
+
+// pendingInvitations lists an organization's invitations still waiting for an answer.
+func (r *Resolver) pendingInvitations(ctx context.Context, orgID string) ([]*Invitation, error) {
+	rows, err := r.client(ctx).OrganizationInvitation.Query().
+		Where(organizationinvitation.OrganizationID(orgID),
+			organizationinvitation.StatusEQ(organizationinvitation.StatusPending),
+			organizationinvitation.ExpiresAtGT(time.Now())).
+		Order(ent.Asc("created_at")).
+		All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*Invitation, len(rows))
+	for i, inv := range rows {
+		out[i] = &Invitation{ID: inv.ID, Email: inv.Email, Role: OrganizationRole(inv.Role),
+			ExpiresAt: inv.ExpiresAt, CreatedAt: inv.CreatedAt}
+	}
+	return out, nil
+}
+
+// organization returns the caller's organization.
+func (r *Resolver) organization(ctx context.Context) (*ent.Organization, error) {
+	v, err := access.Viewer(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return r.client(ctx).Organization.Get(ctx, v.OrganizationID)
+}
+
+// organizationMembers lists an organization's members with their users, oldest first.
+func (r *Resolver) organizationMembers(ctx context.Context, orgID string) ([]*Member, error) {
+	rows, err := r.client(ctx).OrganizationMember.Query().
+		Where(organizationmember.OrganizationID(orgID)).
+		WithUser().
+		Order(ent.Asc(organizationmember.FieldCreatedAt)).
+		All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*Member, 0, len(rows))
+	for _, m := range rows {
+		u := m.Edges.User
+		out = append(out, &Member{ID: m.ID, UserID: u.ID, Name: u.Name, Email: u.Email, Image: u.Image,
+			Role: OrganizationRole(m.Role), CreatedAt: m.CreatedAt})
+	}
+	return out, nil
+}
+
+// events lists the caller's events as a connection, by start date unless asked otherwise.
+func (r *Resolver) events(ctx context.Context, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string],
+	last *int, orderBy *ent.EventOrder, where *ent.EventWhereInput) (*ent.EventConnection, error) {
+	if _, err := access.Viewer(ctx); err != nil {
+		return nil, err
+	}
+	if orderBy == nil {
+		orderBy = &ent.EventOrder{Direction: entgql.OrderDirectionAsc, Field: ent.EventOrderFieldStartsAt}
+	}
+	return r.client(ctx).Event.Query().
+		Paginate(ctx, after, first, before, last, ent.WithEventOrder(orderBy), ent.WithEventFilter(where.Filter))
+}
+
+// omit turns a nullable field of a full update into a set-or-clear.
+func omit[T any](v *T) graphql.Omittable[*T] { return graphql.OmittableOf(v) }

@@ -1,0 +1,339 @@
+package graph
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"embed"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/handler"
+	"github.com/99designs/gqlgen/graphql/handler/extension"
+	"github.com/99designs/gqlgen/graphql/handler/lru"
+	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/99designs/gqlgen/graphql/playground"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/podium/podium/ent/dbx"
+	"github.com/podium/podium/graph/apperr"
+)
+
+// Limits bound what one GraphQL document may ask for; a document over a limit is refused before
+// anything runs.
+type Limits struct {
+	// Complexity caps gqlgen's complexity score of an operation.
+	Complexity int
+	// Depth caps how deeply selections nest.
+	Depth int
+	// Aliases caps the number of aliased fields, the usual way to multiply work in one request.
+	Aliases int
+}
+
+// DefaultLimits suit the organizer front ends: a full session board or review workspace fits,
+// a document built to exhaust the server does not.
+var DefaultLimits = Limits{Complexity: 250_000, Depth: 15, Aliases: 50}
+
+// HandlerOptions configure NewHandler.
+type HandlerOptions struct {
+	DB       *dbx.DB
+	Resolver *Resolver
+	Log      *slog.Logger
+	Limits   Limits
+	// Observe, when set, is told of every answered operation (for metrics).
+	Observe ObserveFunc
+}
+
+// NewHandler returns the /graphql endpoint: POST and GET transports, a parsed-query cache,
+// automatic persisted queries, the limits, one database transaction per mutation, and errors that
+// always carry extensions.code. A browser asking for text/html gets GraphiQL instead.
+func NewHandler(opts HandlerOptions) http.Handler {
+	if opts.Limits == (Limits{}) {
+		opts.Limits = DefaultLimits
+	}
+	srv := handler.New(NewExecutableSchema(Config{Resolvers: opts.Resolver}))
+	srv.AddTransport(transport.Options{})
+	srv.AddTransport(transport.GET{})
+	srv.AddTransport(transport.POST{})
+	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
+	srv.Use(extension.Introspection{})
+	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
+	srv.Use(extension.FixedComplexityLimit(opts.Limits.Complexity))
+	srv.Use(shapeLimit{depth: opts.Limits.Depth, aliases: opts.Limits.Aliases})
+	present := presentError(opts.Log)
+	srv.Use(telemetry{observe: opts.Observe, spans: &sync.Map{}})
+	srv.Use(transactioner{db: opts.DB, present: present})
+	srv.SetErrorPresenter(present)
+	srv.SetRecoverFunc(recoverPanic(opts.Log))
+
+	graphiql := newGraphiQL("/graphql")
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if WantsGraphiQL(r) {
+			graphiql.ServeHTTP(w, r)
+			return
+		}
+		if r.Method == http.MethodPost {
+			if err := checkBody(r); err != nil {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(err.Status)
+				_ = json.NewEncoder(w).Encode(map[string]any{"data": nil, "errors": []any{map[string]any{
+					"message": err.Message, "extensions": map[string]any{"code": err.Code}}}})
+				return
+			}
+		}
+		srv.ServeHTTP(w, r.WithContext(opts.Resolver.withLoaders(r.Context())))
+	})
+}
+
+// checkBody refuses a POST body that is not a GraphQL request before gqlgen reads it, with the
+// codes REST gives the same mistakes: invalid_json for what is not JSON, invalid_body for JSON of
+// another shape. gqlgen would answer both as a failure of its own. The body is put back for it.
+func checkBody(r *http.Request) *apperr.Error {
+	raw, err := io.ReadAll(r.Body)
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return apperr.New(http.StatusRequestEntityTooLarge, apperr.CodePayloadTooLarge, "The request body is larger than 1 MiB")
+		}
+		return apperr.InvalidJSON()
+	}
+	r.Body = io.NopCloser(bytes.NewReader(raw))
+	if !json.Valid(raw) {
+		return apperr.InvalidJSON()
+	}
+	var params struct {
+		Query         *string        `json:"query"`
+		OperationName *string        `json:"operationName"`
+		Variables     map[string]any `json:"variables"`
+		Extensions    map[string]any `json:"extensions"`
+	}
+	if err := json.Unmarshal(raw, &params); err != nil {
+		return apperr.InvalidBody("The request body must be a GraphQL request: {\"query\", \"variables\"?, \"operationName\"?}")
+	}
+	return nil
+}
+
+// transactioner runs each mutation operation in one database transaction shared by ent and River
+// (see package dbx): if any field fails, everything the operation wrote — rows and queued jobs —
+// rolls back and only the errors are answered. Field resolvers of a mutation run one at a time,
+// since they share the transaction's connection.
+type transactioner struct {
+	db      *dbx.DB
+	present graphql.ErrorPresenterFunc
+}
+
+var _ interface {
+	graphql.HandlerExtension
+	graphql.OperationContextMutator
+	graphql.ResponseInterceptor
+} = transactioner{}
+
+// ExtensionName names the extension.
+func (transactioner) ExtensionName() string { return "PodiumTransactioner" }
+
+// Validate accepts any schema.
+func (transactioner) Validate(graphql.ExecutableSchema) error { return nil }
+
+// MutateOperationContext serializes the field resolvers of mutations.
+func (t transactioner) MutateOperationContext(_ context.Context, oc *graphql.OperationContext) *gqlerror.Error {
+	if oc.Operation == nil || oc.Operation.Operation != ast.Mutation {
+		return nil
+	}
+	previous := oc.ResolverMiddleware
+	var mu sync.Mutex
+	oc.ResolverMiddleware = func(ctx context.Context, next graphql.Resolver) (any, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return previous(ctx, next)
+	}
+	return nil
+}
+
+// InterceptResponse wraps a mutation's execution in a transaction. Requests refused before an
+// operation exists (a body gqlgen cannot read) pass through.
+func (t transactioner) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
+	if !graphql.HasOperationContext(ctx) {
+		return next(ctx)
+	}
+	op := graphql.GetOperationContext(ctx).Operation
+	if op == nil || op.Operation != ast.Mutation {
+		return next(ctx)
+	}
+	fail := func(err error) *graphql.Response {
+		return &graphql.Response{Errors: gqlerror.List{t.present(ctx, err)}}
+	}
+	tx, err := t.db.Begin(ctx)
+	if err != nil {
+		return fail(err)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			_ = tx.Rollback()
+			panic(r)
+		}
+	}()
+	resp := next(dbx.NewContext(ctx, tx))
+	if len(resp.Errors) > 0 {
+		_ = tx.Rollback()
+		return &graphql.Response{Errors: resp.Errors, Extensions: resp.Extensions}
+	}
+	if err := tx.Commit(); err != nil {
+		return fail(fmt.Errorf("graph: commit: %w", err))
+	}
+	return resp
+}
+
+// shapeLimit refuses documents that nest too deeply or alias too many fields.
+type shapeLimit struct{ depth, aliases int }
+
+var _ interface {
+	graphql.HandlerExtension
+	graphql.OperationContextMutator
+} = shapeLimit{}
+
+// ExtensionName names the extension.
+func (shapeLimit) ExtensionName() string { return "PodiumShapeLimit" }
+
+// Validate accepts any schema.
+func (shapeLimit) Validate(graphql.ExecutableSchema) error { return nil }
+
+// MutateOperationContext measures the operation, following fragments.
+func (l shapeLimit) MutateOperationContext(_ context.Context, oc *graphql.OperationContext) *gqlerror.Error {
+	if oc.Operation == nil {
+		return nil
+	}
+	aliases := 0
+	var walk func(set ast.SelectionSet, depth int, seen map[string]bool) int
+	walk = func(set ast.SelectionSet, depth int, seen map[string]bool) int {
+		deepest := depth
+		for _, sel := range set {
+			var d int
+			switch s := sel.(type) {
+			case *ast.Field:
+				if s.Alias != "" && s.Alias != s.Name {
+					aliases++
+				}
+				d = walk(s.SelectionSet, depth+1, seen)
+			case *ast.InlineFragment:
+				d = walk(s.SelectionSet, depth, seen)
+			case *ast.FragmentSpread:
+				if seen[s.Name] || s.Definition == nil {
+					continue
+				}
+				seen[s.Name] = true
+				d = walk(s.Definition.SelectionSet, depth, seen)
+				delete(seen, s.Name)
+			}
+			if d > deepest {
+				deepest = d
+			}
+		}
+		return deepest
+	}
+	depth := walk(oc.Operation.SelectionSet, 0, map[string]bool{})
+	if depth > l.depth {
+		return limitError(fmt.Sprintf("The query nests %d levels deep; the limit is %d", depth, l.depth))
+	}
+	if aliases > l.aliases {
+		return limitError(fmt.Sprintf("The query uses %d aliases; the limit is %d", aliases, l.aliases))
+	}
+	return nil
+}
+
+func limitError(message string) *gqlerror.Error {
+	err := gqlerror.Errorf("%s", message)
+	err.Extensions = map[string]any{"code": apperr.CodeComplexityLimitExceeded}
+	return err
+}
+
+// WantsGraphiQL reports whether r is a browser opening /graphql, which gets GraphiQL rather than
+// a GraphQL response: the page, or one of the files it loads (GET /graphql?graphiql=NAME). Both
+// are public; the page's queries need a key.
+func WantsGraphiQL(r *http.Request) bool {
+	if r.Method != http.MethodGet {
+		return false
+	}
+	if r.URL.RawQuery == "" {
+		return strings.Contains(r.Header.Get("Accept"), "text/html")
+	}
+	q := r.URL.Query()
+	_, ok := graphiqlAssets()[q.Get(graphiqlAssetParam)]
+	return ok && len(q) == 1
+}
+
+// graphiqlFiles are the scripts and stylesheet of gqlgen's GraphiQL page — graphiql 4.1.2,
+// react and react-dom 18.2.0 from npm (MIT, see the LICENSE files), byte for byte the files
+// gqlgen pins by SRI hash on cdn.jsdelivr.net — served by Podium itself: GraphiQL opens where
+// the browser cannot reach the CDN (an offline or locked-down network) and loads nothing from a
+// third party. When gqlgen moves to other versions, replace the files with its new ones.
+//
+//go:embed graphiql/*.js graphiql/*.css
+var graphiqlFiles embed.FS
+
+// graphiqlAssetParam names a GraphiQL file in GET /graphql?graphiql=NAME. The files share the
+// page's path so that serving them needs no route beyond /graphql.
+const graphiqlAssetParam = "graphiql"
+
+// graphiqlAsset is one file of GraphiQL, with its SRI hash ("sha256-…"), which the page checks
+// and which is also its ETag.
+type graphiqlAsset struct {
+	body        []byte
+	sri         string
+	contentType string
+}
+
+// graphiqlAssets reads the embedded files once, by name.
+var graphiqlAssets = sync.OnceValue(func() map[string]graphiqlAsset {
+	entries, err := graphiqlFiles.ReadDir("graphiql")
+	if err != nil {
+		panic(err)
+	}
+	assets := make(map[string]graphiqlAsset, len(entries))
+	for _, e := range entries {
+		body, err := graphiqlFiles.ReadFile("graphiql/" + e.Name())
+		if err != nil {
+			panic(err)
+		}
+		sum := sha256.Sum256(body)
+		contentType := "text/javascript; charset=utf-8"
+		if strings.HasSuffix(e.Name(), ".css") {
+			contentType = "text/css; charset=utf-8"
+		}
+		assets[e.Name()] = graphiqlAsset{body: body, sri: "sha256-" + base64.StdEncoding.EncodeToString(sum[:]),
+			contentType: contentType}
+	}
+	return assets
+})
+
+// newGraphiQL serves gqlgen's GraphiQL page for endpoint, pointed at the embedded files, and the
+// files themselves.
+func newGraphiQL(endpoint string) http.Handler {
+	assets := graphiqlAssets()
+	url := func(name string) string { return endpoint + "?" + graphiqlAssetParam + "=" + name }
+	page := playground.Handler("Podium GraphQL", endpoint,
+		playground.WithGraphiqlVersion(url("graphiql.min.js"), url("graphiql.min.css"),
+			assets["graphiql.min.js"].sri, assets["graphiql.min.css"].sri),
+		playground.WithGraphiqlReactVersion(url("react.production.min.js"), url("react-dom.production.min.js"),
+			assets["react.production.min.js"].sri, assets["react-dom.production.min.js"].sri))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		a, ok := assets[r.URL.Query().Get(graphiqlAssetParam)]
+		if !ok {
+			page.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", a.contentType)
+		w.Header().Set("Cache-Control", "public, max-age=86400")
+		w.Header().Set("ETag", `"`+a.sri+`"`)
+		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(a.body))
+	})
+}

@@ -1,0 +1,276 @@
+package graph
+
+import (
+	"context"
+	"strings"
+
+	"github.com/podium/podium/ent"
+	"github.com/podium/podium/ent/format"
+	"github.com/podium/podium/ent/level"
+	"github.com/podium/podium/ent/room"
+	"github.com/podium/podium/ent/submission"
+	"github.com/podium/podium/ent/tag"
+	"github.com/podium/podium/ent/track"
+	"github.com/podium/podium/graph/access"
+	"github.com/podium/podium/graph/apperr"
+)
+
+// libraryKind is what the library operations need to know about one kind of item. The five kinds
+// are separate tables with different extra fields, so each supplies its own small functions and
+// the rules (names trimmed and required, new items last, 404 for another event's id, 409 while in
+// use) are written once, in saveLibraryItem and deleteLibraryItem.
+type libraryKind struct {
+	// label names the kind in messages: "Track not found".
+	label  string
+	count  func(ctx context.Context, c *ent.Client, eventID string) (int, error)
+	create func(ctx context.Context, c *ent.Client, eventID, name string, position int, in SaveLibraryItemInput) (ent.Noder, error)
+	// update changes the item id of eventID, reporting ent's not-found error when there is none.
+	update func(ctx context.Context, c *ent.Client, eventID, id, name string, in SaveLibraryItemInput) (ent.Noder, error)
+	exists func(ctx context.Context, c *ent.Client, eventID, id string) (bool, error)
+	inUse  func(ctx context.Context, c *ent.Client, id string) (bool, error)
+	delete func(ctx context.Context, c *ent.Client, id string) error
+}
+
+var libraryKinds = map[LibraryKind]libraryKind{
+	LibraryKindTrack: {
+		label: "Track",
+		count: func(ctx context.Context, c *ent.Client, eventID string) (int, error) {
+			return c.Track.Query().Where(track.EventID(eventID)).Count(ctx)
+		},
+		create: func(ctx context.Context, c *ent.Client, eventID, name string, position int, in SaveLibraryItemInput) (ent.Noder, error) {
+			return c.Track.Create().SetEventID(eventID).SetName(name).SetPosition(position).
+				SetNillableColor(in.Color).Save(ctx)
+		},
+		update: func(ctx context.Context, c *ent.Client, eventID, id, name string, in SaveLibraryItemInput) (ent.Noder, error) {
+			t, err := c.Track.Query().Where(track.ID(id), track.EventID(eventID)).Only(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return t.Update().SetName(name).SetNillableColor(in.Color).Save(ctx)
+		},
+		exists: func(ctx context.Context, c *ent.Client, eventID, id string) (bool, error) {
+			return c.Track.Query().Where(track.ID(id), track.EventID(eventID)).Exist(ctx)
+		},
+		inUse: func(ctx context.Context, c *ent.Client, id string) (bool, error) {
+			return c.Submission.Query().Where(submission.HasTracksWith(track.ID(id))).Exist(ctx)
+		},
+		delete: func(ctx context.Context, c *ent.Client, id string) error {
+			return c.Track.DeleteOneID(id).Exec(ctx)
+		},
+	},
+	LibraryKindFormat: {
+		label: "Format",
+		count: func(ctx context.Context, c *ent.Client, eventID string) (int, error) {
+			return c.Format.Query().Where(format.EventID(eventID)).Count(ctx)
+		},
+		create: func(ctx context.Context, c *ent.Client, eventID, name string, position int, in SaveLibraryItemInput) (ent.Noder, error) {
+			return c.Format.Create().SetEventID(eventID).SetName(name).SetPosition(position).
+				SetNillableDurationMinutes(in.DurationMinutes).Save(ctx)
+		},
+		update: func(ctx context.Context, c *ent.Client, eventID, id, name string, in SaveLibraryItemInput) (ent.Noder, error) {
+			f, err := c.Format.Query().Where(format.ID(id), format.EventID(eventID)).Only(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return f.Update().SetName(name).SetNillableDurationMinutes(in.DurationMinutes).Save(ctx)
+		},
+		exists: func(ctx context.Context, c *ent.Client, eventID, id string) (bool, error) {
+			return c.Format.Query().Where(format.ID(id), format.EventID(eventID)).Exist(ctx)
+		},
+		inUse: func(ctx context.Context, c *ent.Client, id string) (bool, error) {
+			return c.Submission.Query().Where(submission.FormatID(id)).Exist(ctx)
+		},
+		delete: func(ctx context.Context, c *ent.Client, id string) error {
+			return c.Format.DeleteOneID(id).Exec(ctx)
+		},
+	},
+	LibraryKindRoom: {
+		label: "Room",
+		count: func(ctx context.Context, c *ent.Client, eventID string) (int, error) {
+			return c.Room.Query().Where(room.EventID(eventID)).Count(ctx)
+		},
+		create: func(ctx context.Context, c *ent.Client, eventID, name string, position int, in SaveLibraryItemInput) (ent.Noder, error) {
+			return c.Room.Create().SetEventID(eventID).SetName(name).SetPosition(position).
+				SetNillableCapacity(in.Capacity.Value()).Save(ctx)
+		},
+		update: func(ctx context.Context, c *ent.Client, eventID, id, name string, in SaveLibraryItemInput) (ent.Noder, error) {
+			r, err := c.Room.Query().Where(room.ID(id), room.EventID(eventID)).Only(ctx)
+			if err != nil {
+				return nil, err
+			}
+			u := r.Update().SetName(name)
+			if capacity, set := in.Capacity.ValueOK(); set {
+				if capacity == nil {
+					u.ClearCapacity()
+				} else {
+					u.SetCapacity(*capacity)
+				}
+			}
+			return u.Save(ctx)
+		},
+		exists: func(ctx context.Context, c *ent.Client, eventID, id string) (bool, error) {
+			return c.Room.Query().Where(room.ID(id), room.EventID(eventID)).Exist(ctx)
+		},
+		inUse: func(ctx context.Context, c *ent.Client, id string) (bool, error) {
+			return c.Submission.Query().Where(submission.RoomID(id)).Exist(ctx)
+		},
+		delete: func(ctx context.Context, c *ent.Client, id string) error {
+			return c.Room.DeleteOneID(id).Exec(ctx)
+		},
+	},
+	LibraryKindTag: {
+		label: "Tag",
+		count: func(ctx context.Context, c *ent.Client, eventID string) (int, error) {
+			return c.Tag.Query().Where(tag.EventID(eventID)).Count(ctx)
+		},
+		create: func(ctx context.Context, c *ent.Client, eventID, name string, position int, _ SaveLibraryItemInput) (ent.Noder, error) {
+			return c.Tag.Create().SetEventID(eventID).SetName(name).SetPosition(position).Save(ctx)
+		},
+		update: func(ctx context.Context, c *ent.Client, eventID, id, name string, _ SaveLibraryItemInput) (ent.Noder, error) {
+			t, err := c.Tag.Query().Where(tag.ID(id), tag.EventID(eventID)).Only(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return t.Update().SetName(name).Save(ctx)
+		},
+		exists: func(ctx context.Context, c *ent.Client, eventID, id string) (bool, error) {
+			return c.Tag.Query().Where(tag.ID(id), tag.EventID(eventID)).Exist(ctx)
+		},
+		inUse: func(ctx context.Context, c *ent.Client, id string) (bool, error) {
+			return c.Submission.Query().Where(submission.HasTagsWith(tag.ID(id))).Exist(ctx)
+		},
+		delete: func(ctx context.Context, c *ent.Client, id string) error {
+			return c.Tag.DeleteOneID(id).Exec(ctx)
+		},
+	},
+	LibraryKindLevel: {
+		label: "Level",
+		count: func(ctx context.Context, c *ent.Client, eventID string) (int, error) {
+			return c.Level.Query().Where(level.EventID(eventID)).Count(ctx)
+		},
+		create: func(ctx context.Context, c *ent.Client, eventID, name string, position int, _ SaveLibraryItemInput) (ent.Noder, error) {
+			return c.Level.Create().SetEventID(eventID).SetName(name).SetPosition(position).Save(ctx)
+		},
+		update: func(ctx context.Context, c *ent.Client, eventID, id, name string, _ SaveLibraryItemInput) (ent.Noder, error) {
+			l, err := c.Level.Query().Where(level.ID(id), level.EventID(eventID)).Only(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return l.Update().SetName(name).Save(ctx)
+		},
+		exists: func(ctx context.Context, c *ent.Client, eventID, id string) (bool, error) {
+			return c.Level.Query().Where(level.ID(id), level.EventID(eventID)).Exist(ctx)
+		},
+		inUse: func(ctx context.Context, c *ent.Client, id string) (bool, error) {
+			return c.Submission.Query().Where(submission.LevelID(id)).Exist(ctx)
+		},
+		delete: func(ctx context.Context, c *ent.Client, id string) error {
+			return c.Level.DeleteOneID(id).Exec(ctx)
+		},
+	},
+}
+
+// kindOf returns the kind's operations, or 400 for a kind that does not exist (REST passes the
+// kind as a path segment, unchecked).
+func kindOf(kind LibraryKind) (libraryKind, error) {
+	k, ok := libraryKinds[kind]
+	if !ok {
+		return libraryKind{}, apperr.Invalid("kind must be one of track, format, room, tag, level")
+	}
+	return k, nil
+}
+
+// saveLibraryItem creates (id null) or updates a library item. New items go last.
+func (r *Resolver) saveLibraryItem(ctx context.Context, eventID string, in SaveLibraryItemInput) (ent.Noder, error) {
+	k, err := kindOf(in.Kind)
+	if err != nil {
+		return nil, err
+	}
+	c := r.client(ctx)
+	ev, err := access.Event(ctx, c, eventID)
+	if err != nil {
+		return nil, err
+	}
+	name := strings.TrimSpace(in.Name)
+	if name == "" {
+		return nil, apperr.Invalid("Enter a name")
+	}
+	if in.Color != nil {
+		color := strings.TrimSpace(*in.Color)
+		in.Color = &color
+	}
+	if in.ID == nil {
+		n, err := k.count(ctx, c, ev.ID)
+		if err != nil {
+			return nil, err
+		}
+		return k.create(ctx, c, ev.ID, name, n+1, in)
+	}
+	item, err := k.update(ctx, c, ev.ID, *in.ID, name, in)
+	if ent.IsNotFound(err) {
+		return nil, apperr.NotFound(k.label)
+	}
+	return item, err
+}
+
+// deleteLibraryItem deletes an item no submission or session uses.
+func (r *Resolver) deleteLibraryItem(ctx context.Context, eventID string, kind LibraryKind, id string) (string, error) {
+	c := r.client(ctx)
+	ev, err := access.Event(ctx, c, eventID)
+	if err != nil {
+		return "", err
+	}
+	k, err := kindOf(kind)
+	if err != nil {
+		return "", err
+	}
+	found, err := k.exists(ctx, c, ev.ID, id)
+	if err != nil {
+		return "", err
+	}
+	if !found {
+		return "", apperr.NotFound(k.label)
+	}
+	used, err := k.inUse(ctx, c, id)
+	if err != nil {
+		return "", err
+	}
+	if used {
+		return "", apperr.Conflict(apperr.CodeResourceInUse, k.label+" cannot be deleted because it is in use")
+	}
+	if err := k.delete(ctx, c, id); err != nil {
+		return "", err
+	}
+	return id, nil
+}
+
+// library loads an event's library, each kind by position then creation.
+func (r *Resolver) library(ctx context.Context, ev *ent.Event) (*Library, error) {
+	c := r.client(ctx)
+	lib := &Library{}
+	var err error
+	if lib.Tracks, err = c.Track.Query().Where(track.EventID(ev.ID)).
+		Order(ent.Asc(track.FieldPosition), ent.Asc(track.FieldCreatedAt)).All(ctx); err != nil {
+		return nil, err
+	}
+	if lib.Formats, err = c.Format.Query().Where(format.EventID(ev.ID)).
+		Order(ent.Asc(format.FieldPosition), ent.Asc(format.FieldCreatedAt)).All(ctx); err != nil {
+		return nil, err
+	}
+	if lib.Rooms, err = c.Room.Query().Where(room.EventID(ev.ID)).
+		Order(ent.Asc(room.FieldPosition), ent.Asc(room.FieldCreatedAt)).All(ctx); err != nil {
+		return nil, err
+	}
+	if lib.Tags, err = c.Tag.Query().Where(tag.EventID(ev.ID)).
+		Order(ent.Asc(tag.FieldPosition), ent.Asc(tag.FieldCreatedAt)).All(ctx); err != nil {
+		return nil, err
+	}
+	if lib.Levels, err = c.Level.Query().Where(level.EventID(ev.ID)).
+		Order(ent.Asc(level.FieldPosition), ent.Asc(level.FieldCreatedAt)).All(ctx); err != nil {
+		return nil, err
+	}
+	if lib.Admins, err = r.eventAdmins(ctx, ev); err != nil {
+		return nil, err
+	}
+	return lib, nil
+}

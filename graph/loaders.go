@@ -1,0 +1,208 @@
+package graph
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vikstrous/dataloadgen"
+
+	"github.com/podium/podium/ent"
+	"github.com/podium/podium/ent/contact"
+	"github.com/podium/podium/ent/deliverableassignment"
+	"github.com/podium/podium/ent/taskassignment"
+)
+
+// loaders batch the edges GraphQL navigates from list items (a session's contacts, tasks,
+// deliverables and submission), so that a page of sessions costs the same number of queries
+// whatever its length. They live for one request: GraphQL requests get theirs in NewHandler;
+// other callers get fresh ones.
+type loaders struct {
+	contacts     *dataloadgen.Loader[string, *ent.Contact]
+	tasks        *dataloadgen.Loader[string, []*Task]
+	deliverables *dataloadgen.Loader[string, []*Deliverable]
+	submissions  *dataloadgen.Loader[eventItem, *Submission]
+	// rounds index review rounds by id, for assignments read without their workspace.
+	rounds *dataloadgen.Loader[string, *roundIndex]
+}
+
+// eventItem names an item of an event.
+type eventItem struct{ event, id string }
+
+// loaderWait is how long a loader collects keys before querying: long enough for the sibling
+// fields of a list to ask, short enough not to be felt.
+const loaderWait = time.Millisecond
+
+type loadersKey struct{}
+
+// withLoaders returns ctx with fresh loaders.
+func (r *Resolver) withLoaders(ctx context.Context) context.Context {
+	return context.WithValue(ctx, loadersKey{}, r.newLoaders())
+}
+
+func (r *Resolver) loaders(ctx context.Context) *loaders {
+	if l, ok := ctx.Value(loadersKey{}).(*loaders); ok {
+		return l
+	}
+	return r.newLoaders()
+}
+
+func (r *Resolver) newLoaders() *loaders {
+	wait := dataloadgen.WithWait(loaderWait)
+	return &loaders{
+		contacts: dataloadgen.NewMappedLoader(func(ctx context.Context, ids []string) (map[string]*ent.Contact, error) {
+			rows, err := r.client(ctx).Contact.Query().Where(contact.IDIn(ids...)).All(ctx)
+			return byKey(rows, func(c *ent.Contact) string { return c.ID }), err
+		}, wait),
+		tasks: dataloadgen.NewMappedLoader(func(ctx context.Context, sessions []string) (map[string][]*Task, error) {
+			rows, err := r.client(ctx).TaskAssignment.Query().Where(taskassignment.SubmissionIDIn(sessions...)).
+				WithTemplate().All(ctx)
+			if err != nil {
+				return nil, err
+			}
+			out := group(mapAll(rows, toTask), func(t *Task) string { return t.SessionID })
+			for _, id := range sessions {
+				out[id] = nonNilSlice(out[id])
+			}
+			for _, list := range out {
+				slices.SortStableFunc(list, func(a, b *Task) int { return cmp.Or(cmp.Compare(a.position, b.position), cmp.Compare(a.ID, b.ID)) })
+			}
+			return out, nil
+		}, wait),
+		deliverables: dataloadgen.NewMappedLoader(func(ctx context.Context, sessions []string) (map[string][]*Deliverable, error) {
+			rows, err := r.client(ctx).DeliverableAssignment.Query().Where(deliverableassignment.SubmissionIDIn(sessions...)).
+				WithRequirement().All(ctx)
+			if err != nil {
+				return nil, err
+			}
+			out := group(mapAll(rows, toDeliverable), func(d *Deliverable) string { return d.SessionID })
+			for _, id := range sessions {
+				out[id] = nonNilSlice(out[id])
+			}
+			for _, list := range out {
+				slices.SortStableFunc(list, func(a, b *Deliverable) int {
+					return cmp.Or(cmp.Compare(a.position, b.position), cmp.Compare(a.ID, b.ID))
+				})
+			}
+			return out, nil
+		}, wait),
+		submissions: dataloadgen.NewMappedLoader(func(ctx context.Context, keys []eventItem) (map[eventItem]*Submission, error) {
+			out := map[eventItem]*Submission{}
+			for event, items := range group(keys, func(k eventItem) string { return k.event }) {
+				ids := mapAll(items, func(k eventItem) string { return k.id })
+				subs, err := r.loadSubmissions(ctx, event, submissionFilter{ids: ids})
+				if err != nil {
+					return nil, err
+				}
+				for _, s := range subs {
+					out[eventItem{event, s.ID}] = s
+				}
+			}
+			return out, nil
+		}, wait),
+		rounds: dataloadgen.NewMappedLoader(func(ctx context.Context, ids []string) (map[string]*roundIndex, error) {
+			events := map[string]bool{}
+			err := eachRow(ctx, r.sql(ctx), `SELECT DISTINCT event_id FROM review_rounds WHERE id = ANY($1)`, ids,
+				func(scan func(...any) error) error {
+					var id string
+					err := scan(&id)
+					events[id] = true
+					return err
+				})
+			if err != nil {
+				return nil, err
+			}
+			out := map[string]*roundIndex{}
+			for event := range events {
+				ws, err := r.evaluation(ctx, event, "")
+				if err != nil {
+					return nil, err
+				}
+				for _, v := range ws.Rounds {
+					out[v.Configuration.Round.ID] = v.index
+				}
+			}
+			return out, nil
+		}, wait),
+	}
+}
+
+// byKey indexes a list.
+func byKey[T any, K comparable](list []T, key func(T) K) map[K]T {
+	out := make(map[K]T, len(list))
+	for _, v := range list {
+		out[key(v)] = v
+	}
+	return out
+}
+
+// group buckets a list by key, keeping order within each bucket.
+func group[T any, K comparable](list []T, key func(T) K) map[K][]T {
+	out := map[K][]T{}
+	for _, v := range list {
+		out[key(v)] = append(out[key(v)], v)
+	}
+	return out
+}
+
+// selected reports whether the GraphQL selection of the field being resolved contains path (field
+// names, fragments followed). Outside GraphQL it reports false.
+func selected(ctx context.Context, path ...string) bool {
+	if !graphql.HasOperationContext(ctx) {
+		return false
+	}
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil {
+		return false
+	}
+	oc := graphql.GetOperationContext(ctx)
+	fields := graphql.CollectFields(oc, fc.Field.Selections, nil)
+	for _, name := range path {
+		i := slices.IndexFunc(fields, func(f graphql.CollectedField) bool { return f.Name == name })
+		if i < 0 {
+			return false
+		}
+		fields = graphql.CollectFields(oc, fields[i].Selections, nil)
+	}
+	return true
+}
+
+// prefetchSessions loads, in one query each, the edges of a page of sessions that the query asks
+// for, so that each session's field finds them in the loaders.
+func (r *Resolver) prefetchSessions(ctx context.Context, page []*Session) error {
+	if len(page) == 0 {
+		return nil
+	}
+	l := r.loaders(ctx)
+	ids := mapAll(page, func(s *Session) string { return s.ID })
+	if selected(ctx, "edges", "node", "tasks") {
+		if _, err := l.tasks.LoadAll(ctx, ids); err != nil {
+			return err
+		}
+	}
+	if selected(ctx, "edges", "node", "deliverables") {
+		if _, err := l.deliverables.LoadAll(ctx, ids); err != nil {
+			return err
+		}
+	}
+	if selected(ctx, "edges", "node", "contacts") {
+		var contacts []string
+		for _, s := range page {
+			for _, sp := range s.Speakers {
+				contacts = append(contacts, sp.ID)
+			}
+		}
+		if _, err := l.contacts.LoadAll(ctx, contacts); err != nil {
+			return err
+		}
+	}
+	if selected(ctx, "edges", "node", "submission") {
+		keys := mapAll(page, func(s *Session) eventItem { return eventItem{s.EventID, s.ID} })
+		if _, err := l.submissions.LoadAll(ctx, keys); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,724 @@
+package graph
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"entgo.io/contrib/entgql"
+
+	"github.com/podium/podium/ent"
+	"github.com/podium/podium/ent/contact"
+	"github.com/podium/podium/ent/emaillog"
+	"github.com/podium/podium/ent/event"
+	"github.com/podium/podium/ent/format"
+	"github.com/podium/podium/ent/schema/agenda"
+	"github.com/podium/podium/ent/schema/pid"
+	"github.com/podium/podium/ent/submission"
+	"github.com/podium/podium/ent/submissionparticipant"
+	"github.com/podium/podium/ent/taskassignment"
+	"github.com/podium/podium/ent/timelineentry"
+	"github.com/podium/podium/graph/access"
+	"github.com/podium/podium/graph/apperr"
+	"github.com/podium/podium/graph/calendar"
+	"github.com/podium/podium/graph/email"
+	"github.com/podium/podium/graph/scalar"
+)
+
+// errSessionNotFound answers for a session id that names no accepted submission of the event.
+var errSessionNotFound = apperr.NotFound("Session")
+
+// The session list reads three queries, whatever the number of sessions, speakers and tracks:
+// the sessions with their readiness counts, their tracks, and their speakers.
+const (
+	sessionRowsSQL = `
+SELECT s.id, s.code, s.title, s.description, f.name, s.source_form_id IS NULL, s.starts_at, s.ends_at,
+       s.room_id, r.name, s.content_review_status, s.approved_snapshot <> '{}'::jsonb, s.cancelled_at,
+       s.cancelled_by, s.capacity, s.created_at,
+       COALESCE(t.total, 0), COALESCE(t.done, 0), COALESCE(d.total, 0), COALESCE(d.uploaded, 0)
+FROM submissions s
+LEFT JOIN formats f ON f.id = s.format_id
+LEFT JOIN rooms r ON r.id = s.room_id
+LEFT JOIN LATERAL (
+  SELECT count(*) FILTER (WHERE ta.status <> 'waived') AS total, count(*) FILTER (WHERE ta.status = 'done') AS done
+  FROM task_assignments ta WHERE ta.submission_id = s.id) t ON true
+LEFT JOIN LATERAL (
+  SELECT count(*) AS total, count(*) FILTER (WHERE da.status = 'uploaded') AS uploaded
+  FROM deliverable_assignments da WHERE da.submission_id = s.id) d ON true
+WHERE s.event_id = $1 AND s.status = 'accepted' AND ($2 = '' OR s.id = $2)
+ORDER BY s.starts_at ASC NULLS LAST, s.created_at DESC, s.id DESC`
+
+	sessionTracksSQL = `
+SELECT st.submission_id, t.id, t.name, t.color
+FROM submission_tracks st
+JOIN tracks t ON t.id = st.track_id
+JOIN submissions s ON s.id = st.submission_id
+WHERE s.event_id = $1 AND s.status = 'accepted' AND ($2 = '' OR s.id = $2)
+ORDER BY t.position, t.name, t.id`
+
+	sessionSpeakersSQL = `
+SELECT p.submission_id, c.id, c.first_name, c.last_name, c.email, p.role, p.position, c.headshot_url, c.confirmed_at
+FROM submission_participants p
+JOIN contacts c ON c.id = p.contact_id
+JOIN submissions s ON s.id = p.submission_id
+WHERE s.event_id = $1 AND s.status = 'accepted' AND ($2 = '' OR s.id = $2)
+ORDER BY p.submission_id, p.position, c.id`
+)
+
+// sessionList loads every session of the event (or the one named by only) with its readiness, in
+// list order, and the tracks and formats they use.
+func (r *Resolver) sessionList(ctx context.Context, eventID, only string) ([]*Session, []agenda.Track, []string, error) {
+	q := r.sql(ctx)
+	rows, err := q.Query(ctx, sessionRowsSQL, eventID, only)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var sessions []*Session
+	byID := map[string]*Session{}
+	for rows.Next() {
+		s := &Session{EventID: eventID, Tracks: []agenda.Track{}, Speakers: []*SessionSpeaker{}}
+		var manual bool
+		var startsAt, endsAt, cancelledAt *time.Time
+		var createdAt time.Time
+		var cancelledBy *string
+		var status string
+		if err := rows.Scan(&s.ID, &s.Code, &s.Title, &s.Description, &s.Format, &manual, &startsAt, &endsAt,
+			&s.RoomID, &s.RoomName, &status, &s.PublicationApproved, &cancelledAt, &cancelledBy, &s.Capacity,
+			&createdAt, &s.TasksTotal, &s.TasksDone, &s.DeliverablesTotal, &s.DeliverablesUploaded); err != nil {
+			rows.Close()
+			return nil, nil, nil, err
+		}
+		s.Source = SessionSourceCfp
+		if manual {
+			s.Source = SessionSourceManual
+		}
+		s.ContentReviewStatus = ContentReviewStatus(status)
+		s.PublicationApproved = s.PublicationApproved && s.ContentReviewStatus == ContentReviewStatusApproved
+		s.StartsAt, s.EndsAt, s.CancelledAt = scalar.AtPtr(startsAt), scalar.AtPtr(endsAt), scalar.AtPtr(cancelledAt)
+		s.CreatedAt = scalar.At(createdAt)
+		if cancelledBy != nil {
+			s.CancelledBy = ptr(SessionCancelledBy(*cancelledBy))
+		}
+		sessions = append(sessions, s)
+		byID[s.ID] = s
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, nil, nil, err
+	}
+
+	var tracks []agenda.Track
+	seenTrack := map[string]bool{}
+	rows, err = q.Query(ctx, sessionTracksSQL, eventID, only)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	for rows.Next() {
+		var sessionID string
+		var t agenda.Track
+		if err := rows.Scan(&sessionID, &t.ID, &t.Name, &t.Color); err != nil {
+			rows.Close()
+			return nil, nil, nil, err
+		}
+		if s := byID[sessionID]; s != nil {
+			s.Tracks = append(s.Tracks, t)
+		}
+		if !seenTrack[t.ID] {
+			seenTrack[t.ID] = true
+			tracks = append(tracks, t)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, nil, nil, err
+	}
+
+	rows, err = q.Query(ctx, sessionSpeakersSQL, eventID, only)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	for rows.Next() {
+		var sessionID, first, last string
+		var confirmedAt *time.Time
+		sp := &SessionSpeaker{}
+		if err := rows.Scan(&sessionID, &sp.ID, &first, &last, &sp.Email, &sp.Role, &sp.Position, &sp.HeadshotURL, &confirmedAt); err != nil {
+			rows.Close()
+			return nil, nil, nil, err
+		}
+		sp.Name = fullName(first, last)
+		sp.ConfirmedAt = scalar.AtPtr(confirmedAt)
+		if s := byID[sessionID]; s != nil {
+			s.Speakers = append(s.Speakers, sp)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, nil, nil, err
+	}
+
+	formats := []string{}
+	seenFormat := map[string]bool{}
+	for _, s := range sessions {
+		if s.Format != nil && !seenFormat[*s.Format] {
+			seenFormat[*s.Format] = true
+			formats = append(formats, *s.Format)
+		}
+	}
+	sort.Strings(formats)
+	if tracks == nil {
+		tracks = []agenda.Track{}
+	}
+	return sessions, tracks, formats, nil
+}
+
+func fullName(first, last string) string { return strings.TrimSpace(first + " " + last) }
+
+// sessions answers Event.sessions: the list, filtered by state, as a connection. Cursors are
+// positions in the list.
+func (r *Resolver) sessions(ctx context.Context, ev *ent.Event, state *SessionState, after *entgql.Cursor[string],
+	first *int, before *entgql.Cursor[string], last *int) (*SessionConnection, error) {
+	all, tracks, formats, err := r.sessionList(ctx, ev.ID, "")
+	if err != nil {
+		return nil, err
+	}
+	list := all[:0:0]
+	for _, s := range all {
+		if state == nil || (*state == SessionStateActive) == (s.CancelledAt == nil) {
+			list = append(list, s)
+		}
+	}
+	conn := &SessionConnection{TotalCount: len(list), Tracks: tracks, Formats: formats, Edges: []*SessionEdge{}}
+	lo, hi, err := pageBounds(len(list), after, first, before, last)
+	if err != nil {
+		return nil, err
+	}
+	for i := lo; i < hi; i++ {
+		conn.Edges = append(conn.Edges, &SessionEdge{Node: list[i], Cursor: ent.Cursor{ID: strconv.Itoa(i)}})
+	}
+	if err := r.prefetchSessions(ctx, list[lo:hi]); err != nil {
+		return nil, err
+	}
+	conn.PageInfo.HasPreviousPage = lo > 0
+	conn.PageInfo.HasNextPage = hi < len(list)
+	if len(conn.Edges) > 0 {
+		conn.PageInfo.StartCursor = &conn.Edges[0].Cursor
+		conn.PageInfo.EndCursor = &conn.Edges[len(conn.Edges)-1].Cursor
+	}
+	return conn, nil
+}
+
+// pageBounds turns Relay arguments into the slice [lo, hi) of a list of n items whose cursors are
+// their positions.
+func pageBounds(n int, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string], last *int) (int, int, error) {
+	lo, hi := 0, n
+	position := func(c *entgql.Cursor[string]) (int, error) {
+		i, err := strconv.Atoi(c.ID)
+		if err != nil || i < 0 {
+			return 0, apperr.Invalid("The cursor is not valid")
+		}
+		return i, nil
+	}
+	if after != nil {
+		i, err := position(after)
+		if err != nil {
+			return 0, 0, err
+		}
+		lo = min(i+1, n)
+	}
+	if before != nil {
+		i, err := position(before)
+		if err != nil {
+			return 0, 0, err
+		}
+		hi = max(min(i, n), lo)
+	}
+	if first != nil {
+		if *first < 0 {
+			return 0, 0, apperr.Invalid("first must not be negative")
+		}
+		hi = min(hi, lo+*first)
+	}
+	if last != nil {
+		if *last < 0 {
+			return 0, 0, apperr.Invalid("last must not be negative")
+		}
+		lo = max(lo, hi-*last)
+	}
+	return lo, hi, nil
+}
+
+// session loads one session's read model.
+func (r *Resolver) session(ctx context.Context, eventID, id string) (*Session, error) {
+	if !pid.Plausible(id) {
+		return nil, errSessionNotFound
+	}
+	list, _, _, err := r.sessionList(ctx, eventID, id)
+	if err != nil {
+		return nil, err
+	}
+	if len(list) == 0 {
+		return nil, errSessionNotFound
+	}
+	return list[0], nil
+}
+
+// sessionEntity returns the accepted submission id of the event, locked for the transaction's
+// update when forUpdate is set.
+func sessionEntity(ctx context.Context, c *ent.Client, eventID, id string, forUpdate bool) (*ent.Submission, error) {
+	if !pid.Plausible(id) {
+		return nil, errSessionNotFound
+	}
+	q := c.Submission.Query().Where(submission.ID(id), submission.EventID(eventID), submission.StatusEQ(submission.StatusAccepted))
+	if forUpdate {
+		q = q.ForUpdate()
+	}
+	s, err := q.Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, errSessionNotFound
+	}
+	return s, err
+}
+
+// speakersOf checks a list of speaker ids: de-duplicated in order, at least one, every one a
+// contact of the event.
+func speakersOf(ctx context.Context, c *ent.Client, eventID string, ids []string, noneMessage string) ([]string, error) {
+	unique := make([]string, 0, len(ids))
+	for _, id := range ids {
+		if !slices.Contains(unique, id) {
+			unique = append(unique, id)
+		}
+	}
+	if len(unique) == 0 {
+		return nil, apperr.Invalid("%s", noneMessage)
+	}
+	plausible := make([]string, 0, len(unique))
+	for _, id := range unique {
+		if pid.Plausible(id) {
+			plausible = append(plausible, id)
+		}
+	}
+	n, err := c.Contact.Query().Where(contact.IDIn(plausible...), contact.EventID(eventID)).Count(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if n != len(unique) {
+		return nil, apperr.Forbidden("One or more speakers do not belong to this event")
+	}
+	return unique, nil
+}
+
+// formatOf checks that formatID, when given, is a format of the event.
+func formatOf(ctx context.Context, c *ent.Client, eventID string, formatID *string) error {
+	if formatID == nil {
+		return nil
+	}
+	ok, err := c.Format.Query().Where(format.ID(*formatID), format.EventID(eventID)).Exist(ctx)
+	if err != nil {
+		return err
+	}
+	if !ok || !pid.Plausible(*formatID) {
+		return apperr.Invalid("Choose a format from this event")
+	}
+	return nil
+}
+
+// nextNumber returns the next submission number of the event: 1 + the highest used, drafts
+// included. The event's row is locked for the rest of the transaction, so numbers are never
+// handed out twice.
+func nextNumber(ctx context.Context, c *ent.Client, eventID string) (int, error) {
+	if _, err := c.Event.Query().Where(event.ID(eventID)).ForUpdate().Only(ctx); err != nil {
+		return 0, err
+	}
+	var out []struct {
+		Max *int `json:"max"`
+	}
+	err := c.Submission.Query().Where(submission.EventID(eventID)).
+		Aggregate(ent.Max(submission.FieldNumber)).Scan(ctx, &out)
+	if err != nil {
+		return 0, err
+	}
+	if len(out) == 0 || out[0].Max == nil {
+		return 1, nil
+	}
+	return *out[0].Max + 1, nil
+}
+
+// snapshot is the content approved for publication (CONTRACT.md: approvedSnapshot).
+func snapshot(s *ent.Submission) map[string]any {
+	answers := s.Answers
+	if answers == nil {
+		answers = map[string]any{}
+	}
+	return map[string]any{"title": s.Title, "description": s.Description, "formatId": s.FormatID,
+		"levelId": s.LevelID, "language": s.Language, "answers": answers}
+}
+
+// createSession creates an accepted session without a submission (CONTRACT.md: POST E/sessions).
+func (r *Resolver) createSession(ctx context.Context, eventID string, in CreateSessionInput) (*SessionRecord, error) {
+	c := r.client(ctx)
+	ev, err := access.Event(ctx, c, eventID)
+	if err != nil {
+		return nil, err
+	}
+	title := strings.TrimSpace(in.Title)
+	if title == "" {
+		return nil, apperr.Invalid("Enter a session title")
+	}
+	speakers, err := speakersOf(ctx, c, ev.ID, in.SpeakerIds, "Every session must have a speaker")
+	if err != nil {
+		return nil, err
+	}
+	if err := formatOf(ctx, c, ev.ID, in.FormatID); err != nil {
+		return nil, err
+	}
+	n, err := nextNumber(ctx, c, ev.ID)
+	if err != nil {
+		return nil, err
+	}
+	description := ""
+	if in.Description != nil {
+		description = *in.Description
+	}
+	s, err := c.Submission.Create().
+		SetEventID(ev.ID).SetNumber(n).SetCode(fmt.Sprintf("SESS-%d", n)).
+		SetStatus(submission.StatusAccepted).
+		SetTitle(title).SetDescription(description).SetNillableFormatID(in.FormatID).
+		SetSubmittedAt(time.Now()).SetAnswers(map[string]any{}).
+		SetContentReviewStatus(submission.ContentReviewStatusApproved).
+		Save(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if s, err = s.Update().SetApprovedSnapshot(snapshot(s)).Save(ctx); err != nil {
+		return nil, err
+	}
+	if err := setParticipants(ctx, c, s.ID, speakers); err != nil {
+		return nil, err
+	}
+	if _, err := r.assignReadiness(ctx, ev.ID, s.ID); err != nil {
+		return nil, err
+	}
+	return toSessionRecord(s), nil
+}
+
+// setParticipants makes ids the speakers of a submission, in order (positions from 0).
+func setParticipants(ctx context.Context, c *ent.Client, submissionID string, ids []string) error {
+	if _, err := c.SubmissionParticipant.Delete().Where(submissionparticipant.SubmissionID(submissionID)).Exec(ctx); err != nil {
+		return err
+	}
+	builders := make([]*ent.SubmissionParticipantCreate, len(ids))
+	for i, id := range ids {
+		builders[i] = c.SubmissionParticipant.Create().SetSubmissionID(submissionID).SetContactID(id).
+			SetRole("speaker").SetPosition(i)
+	}
+	return c.SubmissionParticipant.CreateBulk(builders...).Exec(ctx)
+}
+
+// setSessionSpeakers replaces a session's speakers; speaker-scoped tasks and deliverables follow.
+func (r *Resolver) setSessionSpeakers(ctx context.Context, eventID, sessionID string, in SetSessionSpeakersInput) (*Session, error) {
+	c := r.client(ctx)
+	ev, err := access.Event(ctx, c, eventID)
+	if err != nil {
+		return nil, err
+	}
+	s, err := sessionEntity(ctx, c, ev.ID, sessionID, true)
+	if err != nil {
+		return nil, err
+	}
+	speakers, err := speakersOf(ctx, c, ev.ID, in.SpeakerIds, "Every session must have a speaker")
+	if err != nil {
+		return nil, err
+	}
+	if err := setParticipants(ctx, c, s.ID, speakers); err != nil {
+		return nil, err
+	}
+	if err := r.dropLeftSpeakers(ctx, s.ID); err != nil {
+		return nil, err
+	}
+	if _, err := r.assignReadiness(ctx, ev.ID, s.ID); err != nil {
+		return nil, err
+	}
+	return r.session(ctx, ev.ID, s.ID)
+}
+
+func toSessionRecord(s *ent.Submission) *SessionRecord {
+	rec := &SessionRecord{
+		ID: s.ID, CreatedAt: scalar.At(s.CreatedAt), UpdatedAt: scalar.At(s.UpdatedAt), EventID: s.EventID,
+		Code: s.Code, Status: SubmissionStatus(s.Status), SourceFormID: s.SourceFormID,
+		SubmitterContactID: s.SubmitterContactID, Title: s.Title, Description: s.Description,
+		FormatID: s.FormatID, LevelID: s.LevelID, Language: s.Language, StartsAt: scalar.AtPtr(s.StartsAt),
+		EndsAt: scalar.AtPtr(s.EndsAt), RoomID: s.RoomID, IcsSequence: s.IcsSequence,
+		ScheduleDirty: s.ScheduleDirty, Capacity: s.Capacity, CeuCredits: s.CeuCredits,
+		ClientSessionID: s.ClientSessionID, NotifiedAt: scalar.AtPtr(s.NotifiedAt),
+		SubmittedAt: scalar.AtPtr(s.SubmittedAt), Answers: s.Answers, ApprovedSnapshot: s.ApprovedSnapshot,
+		ContentReviewStatus: ContentReviewStatus(s.ContentReviewStatus), CancelledAt: scalar.AtPtr(s.CancelledAt),
+	}
+	if rec.Answers == nil {
+		rec.Answers = map[string]any{}
+	}
+	if rec.ApprovedSnapshot == nil {
+		rec.ApprovedSnapshot = map[string]any{}
+	}
+	if s.CancelledBy != nil {
+		rec.CancelledBy = ptr(SessionCancelledBy(*s.CancelledBy))
+	}
+	return rec
+}
+
+// speaker is a participant of a session, as emails need them.
+type speaker struct {
+	ContactID, Email, FirstName, LastName string
+}
+
+func participants(ctx context.Context, c *ent.Client, submissionIDs ...string) (map[string][]speaker, error) {
+	rows, err := c.SubmissionParticipant.Query().
+		Where(submissionparticipant.SubmissionIDIn(submissionIDs...)).
+		Order(ent.Asc(submissionparticipant.FieldPosition)).
+		WithContact().
+		All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]speaker{}
+	for _, p := range rows {
+		ct := p.Edges.Contact
+		out[p.SubmissionID] = append(out[p.SubmissionID], speaker{ct.ID, ct.Email, ct.FirstName, ct.LastName})
+	}
+	return out, nil
+}
+
+// invitesSent reports whether calendar invites of the session have gone out.
+func invitesSent(ctx context.Context, c *ent.Client, sessionID string) (bool, error) {
+	return c.EmailLog.Query().Where(emaillog.SubmissionID(sessionID), emaillog.TypeEQ(emaillog.TypeCalendarInvite)).Exist(ctx)
+}
+
+// calendarEntry describes a scheduled session for an ICS object.
+func (r *Resolver) calendarEntry(ctx context.Context, c *ent.Client, s *ent.Submission, sequence int) (calendar.Session, error) {
+	entry := calendar.Session{ID: s.ID, Title: s.Title, Description: s.Description, StartsAt: *s.StartsAt,
+		EndsAt: *s.EndsAt, Sequence: sequence, URL: r.Outbox.PublicURL + "/portal"}
+	if s.RoomID != nil {
+		room, err := c.Room.Get(ctx, *s.RoomID)
+		if err != nil {
+			return entry, err
+		}
+		entry.Room = room.Name
+	}
+	return entry, nil
+}
+
+// sessionChange starts a cancellation or reinstatement: it locks the session and says whether the
+// speakers are told (notifySpeakers, default true) and whether their email carries a calendar
+// update — only for a scheduled session whose invites had gone out.
+func (r *Resolver) sessionChange(ctx context.Context, c *ent.Client, eventID, sessionID string, notifySpeakers *bool) (
+	ev *ent.Event, s *ent.Submission, notify, withICS bool, err error) {
+	if ev, err = access.Event(ctx, c, eventID); err != nil {
+		return
+	}
+	if s, err = lockSubmission(ctx, c, ev.ID, sessionID, errSessionNotFound); err != nil {
+		return
+	}
+	notify = notifySpeakers == nil || *notifySpeakers
+	if notify && s.StartsAt != nil && s.EndsAt != nil {
+		withICS, err = invitesSent(ctx, c, s.ID)
+	}
+	return
+}
+
+// cancelSession cancels a session: cancelledAt and cancelledBy set (the status stays accepted),
+// open tasks waived, a timeline line, agendaDirty when it was scheduled, and a cancellation email
+// per speaker unless notifySpeakers is false — with an ICS CANCEL when invites had gone out.
+func (r *Resolver) cancelSession(ctx context.Context, eventID, sessionID string, in CancelSessionInput) (*CancelSessionResult, error) {
+	c := r.client(ctx)
+	ev, s, notify, withICS, err := r.sessionChange(ctx, c, eventID, sessionID, in.NotifySpeakers)
+	if err != nil {
+		return nil, err
+	}
+	if s.Status != submission.StatusAccepted {
+		return nil, apperr.Invalid("Only accepted sessions can be cancelled")
+	}
+	if s.CancelledAt != nil {
+		return nil, apperr.Invalid("This session is already cancelled")
+	}
+	now := time.Now()
+	u := s.Update().SetCancelledAt(now).SetCancelledBy(submission.CancelledBy(in.Cause))
+	sequence := s.IcsSequence + 1
+	if withICS {
+		u.SetIcsSequence(sequence)
+	}
+	if s, err = u.Save(ctx); err != nil {
+		return nil, err
+	}
+	waived, err := c.TaskAssignment.Update().
+		Where(taskassignment.SubmissionID(s.ID), taskassignment.StatusEQ(taskassignment.StatusTodo)).
+		SetStatus(taskassignment.StatusWaived).ClearCompletedAt().Save(ctx)
+	if err != nil {
+		return nil, err
+	}
+	label := "Session cancelled"
+	if in.Cause == SessionCancelledBySpeaker {
+		label = "Session cancelled by the speaker"
+	}
+	if err := record(ctx, c, timelineentry.KindCancelled, label, nil, s.ID); err != nil {
+		return nil, err
+	}
+	if s.StartsAt != nil {
+		if err := ev.Update().SetAgendaDirty(true).Exec(ctx); err != nil {
+			return nil, err
+		}
+	}
+	created := 0
+	if notify {
+		emails, err := r.sessionEmails(ctx, c, ev, s, emaillog.TypeCancelled, email.SessionCancelled, in.Message, withICS, sequence, calendar.Cancel)
+		if err != nil {
+			return nil, err
+		}
+		created = emails
+	}
+	return &CancelSessionResult{ID: s.ID, CancelledAt: scalar.At(now), CancelledBy: in.Cause,
+		CreatedEmails: created, WaivedTasks: waived}, nil
+}
+
+// sessionEmails queues one email per speaker of s, with an ICS object made by ics when withICS.
+func (r *Resolver) sessionEmails(ctx context.Context, c *ent.Client, ev *ent.Event, s *ent.Submission, typ emaillog.Type,
+	template string, message *string, withICS bool, sequence int,
+	ics func(calendar.Session, calendar.Party, calendar.Party, time.Time) string) (int, error) {
+	people, err := participants(ctx, c, s.ID)
+	if err != nil {
+		return 0, err
+	}
+	var entry calendar.Session
+	if withICS {
+		if entry, err = r.calendarEntry(ctx, c, s, sequence); err != nil {
+			return 0, err
+		}
+	}
+	msg := ""
+	if message != nil {
+		msg = *message
+	}
+	batch := make([]email.Email, 0, len(people[s.ID]))
+	for _, p := range people[s.ID] {
+		e := email.Email{EventID: ev.ID, ContactID: ptr(p.ContactID), SubmissionID: ptr(s.ID), Type: typ,
+			To: p.Email, Template: template, Data: email.Data{EventName: ev.Name, FirstName: p.FirstName,
+				Path: "/portal", SessionTitle: s.Title, Message: msg, Calendar: withICS}}
+		if withICS {
+			e.ICS = ics(entry, calendar.Party{Name: ev.Name}, calendar.Party{Name: fullName(p.FirstName, p.LastName), Email: p.Email}, time.Now())
+			e.ICSSequence = ptr(sequence)
+		}
+		batch = append(batch, e)
+	}
+	rows, err := r.Outbox.Queue(ctx, batch...)
+	return len(rows), err
+}
+
+// lockSubmission loads a submission of the event for update.
+func lockSubmission(ctx context.Context, c *ent.Client, eventID, id string, notFound error) (*ent.Submission, error) {
+	return findSubmission(ctx, c, eventID, id, notFound, true)
+}
+
+// findSubmission loads a submission of the event, answering notFound for anything else.
+func findSubmission(ctx context.Context, c *ent.Client, eventID, id string, notFound error, forUpdate bool) (*ent.Submission, error) {
+	if !pid.Plausible(id) {
+		return nil, notFound
+	}
+	q := c.Submission.Query().Where(submission.ID(id), submission.EventID(eventID))
+	if forUpdate {
+		q = q.ForUpdate()
+	}
+	s, err := q.Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, notFound
+	}
+	return s, err
+}
+
+// reinstateSession undoes a cancellation: waived tasks reopen, speakers get a reinstatement email
+// — with a fresh ICS REQUEST when the session is scheduled and invites had gone out; otherwise a
+// scheduled session is marked as owing a fresh invite.
+func (r *Resolver) reinstateSession(ctx context.Context, eventID, sessionID string, in ReinstateSessionInput) (*ReinstateSessionResult, error) {
+	c := r.client(ctx)
+	ev, s, notify, withICS, err := r.sessionChange(ctx, c, eventID, sessionID, in.NotifySpeakers)
+	if err != nil {
+		return nil, err
+	}
+	if s.CancelledAt == nil {
+		return nil, apperr.Invalid("This session is not cancelled")
+	}
+	sequence := s.IcsSequence + 1
+	u := s.Update().ClearCancelledAt().ClearCancelledBy()
+	switch {
+	case withICS:
+		u.SetIcsSequence(sequence).SetScheduleDirty(false)
+	case s.StartsAt != nil:
+		u.SetScheduleDirty(true)
+	}
+	if s, err = u.Save(ctx); err != nil {
+		return nil, err
+	}
+	reopened, err := c.TaskAssignment.Update().
+		Where(taskassignment.SubmissionID(s.ID), taskassignment.StatusEQ(taskassignment.StatusWaived)).
+		SetStatus(taskassignment.StatusTodo).ClearCompletedAt().Save(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := record(ctx, c, timelineentry.KindReinstated, "Session reinstated", nil, s.ID); err != nil {
+		return nil, err
+	}
+	if s.StartsAt != nil {
+		if err := ev.Update().SetAgendaDirty(true).Exec(ctx); err != nil {
+			return nil, err
+		}
+	}
+	created := 0
+	if notify {
+		if created, err = r.sessionEmails(ctx, c, ev, s, emaillog.TypeReinstated, email.SessionReinstated, in.Message, withICS, sequence, calendar.Request); err != nil {
+			return nil, err
+		}
+	}
+	return &ReinstateSessionResult{ID: s.ID, ReopenedTasks: reopened, CreatedEmails: created, CalendarReinvited: withICS}, nil
+}
+
+// deleteSession removes a manual session and what hangs off it; sessions from submissions keep
+// their history and are cancelled instead.
+func (r *Resolver) deleteSession(ctx context.Context, eventID, sessionID string) (string, error) {
+	c := r.client(ctx)
+	ev, err := access.Event(ctx, c, eventID)
+	if err != nil {
+		return "", err
+	}
+	s, err := lockSubmission(ctx, c, ev.ID, sessionID, errSessionNotFound)
+	if err != nil {
+		return "", err
+	}
+	if s.SourceFormID != nil || s.Status != submission.StatusAccepted {
+		return "", apperr.Invalid("This session came from a submission and keeps its history — cancel it instead")
+	}
+	if err := c.Submission.DeleteOne(s).Exec(ctx); err != nil {
+		return "", err
+	}
+	return s.ID, nil
+}
+
+// sessionContacts answers Session.contacts: the speakers' contact records, in speaking order.
+func (r *Resolver) sessionContacts(ctx context.Context, s *Session) ([]*ent.Contact, error) {
+	ids := make([]string, len(s.Speakers))
+	for i, sp := range s.Speakers {
+		ids[i] = sp.ID
+	}
+	return r.loaders(ctx).contacts.LoadAll(ctx, ids)
+}
+
+// sessionSubmission answers Session.submission.
+func (r *Resolver) sessionSubmission(ctx context.Context, s *Session) (*Submission, error) {
+	return r.loaders(ctx).submissions.Load(ctx, eventItem{s.EventID, s.ID})
+}
+
+// roundReviews answers Submission.roundReviews: every review assignment of the submission, in all
+// rounds, with its answers.
+func (r *Resolver) roundReviews(ctx context.Context, submissionID string) ([]*HumanReview, error) {
+	return r.humanReviews(ctx, []string{submissionID}, nil)
+}

@@ -1,0 +1,118 @@
+package graph
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"time"
+
+	"github.com/podium/podium/ent/timelineentry"
+	"github.com/podium/podium/graph/scalar"
+)
+
+// emailLabels name the timeline line of each email type.
+var emailLabels = map[string]string{
+	"confirmation":    "Confirmation email sent",
+	"magic_link":      "Portal sign-in link sent",
+	"accepted":        "Acceptance email sent",
+	"declined":        "Decline email sent",
+	"cancelled":       "Cancellation email sent",
+	"reinstated":      "Reinstatement email sent",
+	"task_reminder":   "Task reminder sent",
+	"calendar_invite": "Calendar invite sent",
+	"custom":          "Email sent",
+}
+
+// timeline merges a submission's history, newest first. Each kind of event has one durable source:
+// the timeline entries for transitions that overwrite columns (status, decisions, cancellation,
+// scheduling), and the records themselves for everything else (the submission's creation, emails,
+// task completions, uploads, speaker confirmations). Nothing is written twice.
+func (r *Resolver) timeline(ctx context.Context, eventID, submissionID string) ([]*TimelineItem, error) {
+	c := r.client(ctx)
+	sub, err := findSubmission(ctx, c, eventID, submissionID, errSubmissionNotFound, false)
+	if err != nil {
+		return nil, err
+	}
+	var items []*TimelineItem
+	add := func(id string, at time.Time, kind, label string, detail, actor *string) {
+		items = append(items, &TimelineItem{ID: id, At: scalar.At(at), Kind: kind, Label: label, Detail: detail, ActorName: actor})
+	}
+	created := "Submission created"
+	if sub.SourceFormID == nil {
+		created = "Session created manually"
+	}
+	add("created_"+sub.ID, sub.CreatedAt, "created", created, nil, nil)
+	if sub.SourceFormID != nil && sub.SubmittedAt != nil {
+		add("submitted_"+sub.ID, *sub.SubmittedAt, "submitted", "Submitted for review", nil, nil)
+	}
+
+	entries, err := c.TimelineEntry.Query().Where(timelineentry.SubmissionID(sub.ID)).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		add(e.ID, e.At, string(e.Kind), e.Label, e.Detail, ptr(e.ActorName))
+	}
+
+	q := r.sql(ctx)
+	err = eachRow(ctx, q, `SELECT id, type, subject, recipient, created_at FROM email_log WHERE submission_id = ANY($1)`,
+		[]string{sub.ID}, func(scan func(...any) error) error {
+			var id, typ, subject, recipient string
+			var at time.Time
+			if err := scan(&id, &typ, &subject, &recipient, &at); err != nil {
+				return err
+			}
+			add(id, at, "email", emailLabels[typ], ptr(subject+" — "+recipient), nil)
+			return nil
+		})
+	if err != nil {
+		return nil, err
+	}
+	err = eachRow(ctx, q, `SELECT a.id, t.title, a.completed_at FROM task_assignments a JOIN task_templates t ON t.id = a.template_id
+WHERE a.submission_id = ANY($1) AND a.status = 'done' AND a.completed_at IS NOT NULL`,
+		[]string{sub.ID}, func(scan func(...any) error) error {
+			var id, title string
+			var at time.Time
+			if err := scan(&id, &title, &at); err != nil {
+				return err
+			}
+			add(id, at, "task", "Task completed", ptr(title), nil)
+			return nil
+		})
+	if err != nil {
+		return nil, err
+	}
+	err = eachRow(ctx, q, `SELECT a.id, a.file_name, a.uploaded_at FROM deliverable_assignments a
+WHERE a.submission_id = ANY($1) AND a.status = 'uploaded' AND a.uploaded_at IS NOT NULL`,
+		[]string{sub.ID}, func(scan func(...any) error) error {
+			var id string
+			var name *string
+			var at time.Time
+			if err := scan(&id, &name, &at); err != nil {
+				return err
+			}
+			add(id, at, "file", "File uploaded", name, nil)
+			return nil
+		})
+	if err != nil {
+		return nil, err
+	}
+	err = eachRow(ctx, q, `SELECT c.id, c.first_name, c.last_name, c.confirmed_at FROM submission_participants p
+JOIN contacts c ON c.id = p.contact_id WHERE p.submission_id = ANY($1) AND c.confirmed_at IS NOT NULL`,
+		[]string{sub.ID}, func(scan func(...any) error) error {
+			var id, first, last string
+			var at time.Time
+			if err := scan(&id, &first, &last, &at); err != nil {
+				return err
+			}
+			add("confirmed_"+id, at, "speaker_confirmed", "Speaker confirmed", ptr(fullName(first, last)), nil)
+			return nil
+		})
+	if err != nil {
+		return nil, err
+	}
+	slices.SortStableFunc(items, func(a, b *TimelineItem) int {
+		return cmp.Or(b.At.Compare(a.At.Time), cmp.Compare(b.ID, a.ID))
+	})
+	return items, nil
+}

@@ -1,0 +1,95 @@
+// Package jobs holds Podium's background work on River: each kind of job is an …Args struct with
+// a stable Kind and a …Worker that performs it. Jobs are inserted with InsertTx in the
+// transaction of the change that causes them (see package dbx), so a rolled-back change queues
+// nothing and a committed one loses nothing.
+package jobs
+
+import (
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/podium/podium/ent/dbx"
+)
+
+// Config configures NewClient.
+type Config struct {
+	// Work runs the workers in this process; false gives a client that only inserts jobs.
+	Work bool
+	// Sender delivers email; nil logs instead of sending (see LogSender).
+	Sender Sender
+	// EmailWorkers is how many emails are delivered at once; 0 means DefaultEmailWorkers.
+	EmailWorkers int
+	// Scorer runs AI reviews (the operation layer); AI jobs are cancelled without one.
+	Scorer Scorer
+	// AIWorkers is how many AI reviews run at once; 0 means DefaultAIWorkers.
+	AIWorkers int
+	// RetryPolicy replaces River's backoff (attempt⁴ seconds); tests shorten it.
+	RetryPolicy river.ClientRetryPolicy
+	// Tune adjusts River's configuration last; tests use it to poll faster.
+	Tune func(*river.Config)
+	Log  *slog.Logger
+}
+
+// DefaultEmailWorkers is how many emails one process delivers at once, over as many SMTP
+// connections (PODIUM_EMAIL_WORKERS changes it). Delivery time is mostly waiting — on the relay,
+// on PostgreSQL — so more deliveries in flight than cores keep both busy.
+const DefaultEmailWorkers = 32
+
+// fetchCooldown is the shortest pause between two fetches of jobs. River's default (100 ms) caps
+// a queue at MaxWorkers jobs per 100 ms — 160 emails a second here — while an SMTP relay on the
+// same network takes thousands; fetching again as soon as workers free up removes that ceiling.
+// Fetches only happen this often while jobs keep completing.
+const fetchCooldown = 2 * time.Millisecond
+
+// rescueAfter is how long a job may stay running before River takes it for the job of a crashed
+// process and runs it again. River's default is an hour, which after a crash delays every email
+// that was being sent by as much; it must exceed the longest job timeout (AIReviewWorker's).
+const rescueAfter = 5 * time.Minute
+
+// NewClient returns the River client of db's pool, with every worker registered.
+func NewClient(db *dbx.DB, cfg Config) (*river.Client[pgx.Tx], error) {
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	if cfg.Sender == nil {
+		cfg.Sender = LogSender{Log: cfg.Log}
+	}
+	if cfg.EmailWorkers <= 0 {
+		cfg.EmailWorkers = DefaultEmailWorkers
+	}
+	if cfg.AIWorkers <= 0 {
+		cfg.AIWorkers = DefaultAIWorkers
+	}
+	// Delivery outcomes commit asynchronously (see DeliverEmailWorker): waiting for the disk on
+	// every status change would cost throughput and buy no durability.
+	statusPool, err := db.AsyncPool(int32(cfg.EmailWorkers))
+	if err != nil {
+		return nil, fmt.Errorf("jobs: status pool: %w", err)
+	}
+	workers := river.NewWorkers()
+	river.AddWorker(workers, &DeliverEmailWorker{Pool: statusPool, Sender: cfg.Sender, Log: cfg.Log})
+	river.AddWorker(workers, &AIReviewWorker{Scorer: cfg.Scorer})
+
+	rc := &river.Config{Logger: cfg.Log, Workers: workers, RetryPolicy: cfg.RetryPolicy, FetchCooldown: fetchCooldown,
+		RescueStuckJobsAfter: rescueAfter, Middleware: []rivertype.Middleware{&telemetry{}}}
+	if cfg.Work {
+		rc.Queues = map[string]river.QueueConfig{
+			EmailQueue: {MaxWorkers: cfg.EmailWorkers},
+			AIQueue:    {MaxWorkers: cfg.AIWorkers},
+		}
+	}
+	if cfg.Tune != nil {
+		cfg.Tune(rc)
+	}
+	client, err := river.NewClient(riverpgxv5.New(db.Pool), rc)
+	if err != nil {
+		return nil, fmt.Errorf("jobs: river client: %w", err)
+	}
+	return client, nil
+}

@@ -1,0 +1,208 @@
+package jobs
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	netmail "net/mail"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/wneessen/go-mail"
+	"github.com/wneessen/go-mail/smtp"
+)
+
+// Message is an email ready to send, as the email log holds it.
+type Message struct {
+	// ID is the email log id; the Message-ID header is made from it, so that a message sent twice
+	// after a crash carries the same Message-ID both times.
+	ID      string
+	To      string
+	Subject string
+	Text    string
+	HTML    string
+	// ICS, when set, travels as a text/calendar alternative and as an invite.ics attachment;
+	// ICSMethod is its METHOD (REQUEST or CANCEL).
+	ICS       string
+	ICSMethod string
+}
+
+// Sender delivers messages. Send returns the provider's id of the message; an error wrapping
+// ErrPermanent means retrying cannot help.
+type Sender interface {
+	Send(ctx context.Context, m Message) (providerID string, err error)
+	// Provider names the sender in the email log ("smtp", "log").
+	Provider() string
+}
+
+// ErrPermanent marks failures no retry can fix: the server refused with a 5xx reply.
+var ErrPermanent = errors.New("permanent delivery failure")
+
+// SMTPOptions tune NewSMTPSender.
+type SMTPOptions struct {
+	// TLSConfig verifies the server; nil uses the system's roots for the URL's host.
+	TLSConfig *tls.Config
+	// Connections bounds the open connections kept for reuse; 0 means DefaultEmailWorkers, one
+	// per worker.
+	Connections int
+	// Timeout bounds dialing and each SMTP command; 0 means 30 s.
+	Timeout time.Duration
+}
+
+// SMTPSender delivers over SMTP and keeps a few connections open between messages.
+//
+// SMTP_URL is smtp://[user:pass@]host:port — plain, upgraded with STARTTLS when the server offers
+// it — or smtps://[user:pass@]host:port for implicit TLS.
+type SMTPSender struct {
+	from   string
+	domain string
+	client *mail.Client
+	idle   chan *smtp.Client
+}
+
+// NewSMTPSender returns a sender for the SMTP server at rawURL, sending as from.
+func NewSMTPSender(rawURL, from string, opts SMTPOptions) (*SMTPSender, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Host == "" || (u.Scheme != "smtp" && u.Scheme != "smtps") {
+		return nil, fmt.Errorf("jobs: SMTP_URL must be smtp://[user:pass@]host:port or smtps://…")
+	}
+	if _, err := netmail.ParseAddress(from); err != nil {
+		return nil, fmt.Errorf("jobs: MAIL_FROM %q: %w", from, err)
+	}
+	if opts.Connections <= 0 {
+		opts.Connections = DefaultEmailWorkers
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = 30 * time.Second
+	}
+	port := 25
+	if u.Scheme == "smtps" {
+		port = 465
+	}
+	if p := u.Port(); p != "" {
+		if port, err = strconv.Atoi(p); err != nil {
+			return nil, fmt.Errorf("jobs: SMTP_URL port: %w", err)
+		}
+	}
+	tlsConfig := opts.TLSConfig
+	if tlsConfig == nil {
+		tlsConfig = &tls.Config{ServerName: u.Hostname(), MinVersion: tls.VersionTLS12}
+	}
+	clientOpts := []mail.Option{
+		mail.WithPort(port),
+		mail.WithTimeout(opts.Timeout),
+		mail.WithTLSConfig(tlsConfig),
+	}
+	if u.Scheme == "smtps" {
+		clientOpts = append(clientOpts, mail.WithSSL())
+	} else {
+		clientOpts = append(clientOpts, mail.WithTLSPolicy(mail.TLSOpportunistic))
+	}
+	if u.User != nil {
+		pass, _ := u.User.Password()
+		clientOpts = append(clientOpts, mail.WithSMTPAuth(mail.SMTPAuthAutoDiscover),
+			mail.WithUsername(u.User.Username()), mail.WithPassword(pass))
+	}
+	client, err := mail.NewClient(u.Hostname(), clientOpts...)
+	if err != nil {
+		return nil, fmt.Errorf("jobs: SMTP client: %w", err)
+	}
+	domain := "podium.local"
+	if at := strings.LastIndexByte(from, '@'); at >= 0 {
+		domain = strings.Trim(from[at+1:], "> ")
+	}
+	return &SMTPSender{from: from, domain: domain, client: client, idle: make(chan *smtp.Client, opts.Connections)}, nil
+}
+
+// Provider names the sender.
+func (*SMTPSender) Provider() string { return "smtp" }
+
+// Send delivers m, reusing an idle connection when one is open.
+func (s *SMTPSender) Send(ctx context.Context, m Message) (string, error) {
+	msg, id, err := s.build(m)
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", ErrPermanent, err)
+	}
+	var conn *smtp.Client
+	select {
+	case conn = <-s.idle:
+	default:
+		if conn, err = s.client.DialToSMTPClientWithContext(ctx); err != nil {
+			return "", fmt.Errorf("smtp: connect: %w", err)
+		}
+	}
+	if err := s.client.SendWithSMTPClient(conn, msg); err != nil {
+		// A connection that failed a send is not trusted again.
+		_ = s.client.CloseWithSMTPClient(conn)
+		var se *mail.SendError
+		if errors.As(err, &se) && se.ErrorCode() >= 500 && se.ErrorCode() < 600 {
+			return "", fmt.Errorf("%w: %v", ErrPermanent, err)
+		}
+		return "", fmt.Errorf("smtp: %w", err)
+	}
+	select {
+	case s.idle <- conn:
+	default:
+		_ = s.client.CloseWithSMTPClient(conn)
+	}
+	return id, nil
+}
+
+// Close closes the idle connections.
+func (s *SMTPSender) Close() {
+	for {
+		select {
+		case conn := <-s.idle:
+			_ = s.client.CloseWithSMTPClient(conn)
+		default:
+			return
+		}
+	}
+}
+
+// build makes the MIME message: text and HTML as alternatives (plus the calendar, when there is
+// one, both as an alternative that mail clients show as an invitation and as an attachment).
+func (s *SMTPSender) build(m Message) (*mail.Msg, string, error) {
+	msg := mail.NewMsg()
+	if err := msg.From(s.from); err != nil {
+		return nil, "", fmt.Errorf("MAIL_FROM: %w", err)
+	}
+	if err := msg.To(m.To); err != nil {
+		return nil, "", fmt.Errorf("recipient: %w", err)
+	}
+	id := m.ID + "@" + s.domain
+	msg.SetMessageIDWithValue(id)
+	msg.SetDate()
+	msg.Subject(m.Subject)
+	msg.SetBodyString(mail.TypeTextPlain, m.Text)
+	if m.HTML != "" {
+		msg.AddAlternativeString(mail.TypeTextHTML, m.HTML)
+	}
+	if m.ICS != "" {
+		calendar := mail.ContentType("text/calendar; method=" + m.ICSMethod)
+		msg.AddAlternativeString(calendar, m.ICS)
+		if err := msg.AttachReader("invite.ics", strings.NewReader(m.ICS),
+			mail.WithFileContentType(mail.ContentType("application/ics"))); err != nil {
+			return nil, "", err
+		}
+	}
+	return msg, "<" + id + ">", nil
+}
+
+// LogSender is the sender without SMTP_URL: it logs each message and reports it sent, so a
+// development server's flows complete and their emails can be read in the log.
+type LogSender struct{ Log *slog.Logger }
+
+// Provider names the sender.
+func (LogSender) Provider() string { return "log" }
+
+// Send logs m.
+func (l LogSender) Send(ctx context.Context, m Message) (string, error) {
+	l.Log.InfoContext(ctx, "email (not sent: SMTP_URL is unset)", "email_id", m.ID, "to", m.To,
+		"subject", m.Subject, "text", m.Text, "calendar", m.ICSMethod)
+	return "<" + m.ID + "@log>", nil
+}

@@ -1,0 +1,394 @@
+//go:build bench
+
+package rest_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+
+	"github.com/podium/podium/ent/pgtest"
+	"github.com/podium/podium/rest"
+)
+
+// TestBench is `make bench`: the real podium binary, serving the benchmark data set (podium seed
+// bench), loaded over HTTP by this process. W1–W3 alternate a request to Podium with the floor —
+// PostgreSQL alone producing the same bytes (floor_test.go) — so both see the same machine at the
+// same moment, and report Podium's latency as a ratio to the floor's. Each workload ends with a
+// line `BENCH W… p50_ms=… p99_ms=… rps=… rss_mb=… queries=… [ratio_p50=… ratio_p99=…]`.
+//
+//	go test -tags bench -run '^TestBench$' -v -count=1 -timeout 30m ./rest/
+//
+// BENCH_ROUNDS sets how many requests W1–W3 send (default 60 each).
+func TestBench(t *testing.T) {
+	ctx := context.Background()
+	dbURL := pgtest.NewURL(t)
+	bin := buildPodium(t)
+
+	seed := exec.Command(bin, "seed", "bench")
+	seed.Env = append(os.Environ(), "DATABASE_URL="+dbURL)
+	seed.Stderr = io.Discard
+	out, err := seed.Output()
+	require.NoError(t, err, "podium seed bench")
+	vars, key := parseSeed(t, string(out))
+	t.Logf("seeded: %s", strings.SplitN(string(out), "\n", 2)[0])
+
+	srv := startServer(t, bin, dbURL)
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64, MaxConnsPerHost: 64}, Timeout: time.Minute}
+	pool, err := pgxpool.New(ctx, dbURL)
+	require.NoError(t, err)
+	t.Cleanup(pool.Close)
+
+	rounds := 60
+	if n, err := strconv.Atoi(os.Getenv("BENCH_ROUNDS")); err == nil && n > 0 {
+		rounds = n
+	}
+	sessionsEvent, reviewsEvent := vars["SESSIONS_EVENT"], vars["REVIEWS_EVENT"]
+	get := func(path string) request { return request{method: http.MethodGet, url: srv.url + path, key: key} }
+	graphQL := request{method: http.MethodPost, url: srv.url + "/graphql", key: key,
+		body: mustJSON(map[string]any{"query": sessionsDocument, "variables": map[string]any{"e": sessionsEvent}})}
+
+	var results []benchResult
+	results = append(results, interleaved(t, "W1", client, srv, get("/api/v1/events/"+sessionsEvent+"/sessions"), rounds,
+		func() error { _, err := floorSessions(ctx, pool, sessionsEvent); return err }))
+	results = append(results, interleaved(t, "W2", client, srv, graphQL, rounds,
+		func() error { _, err := floorSessions(ctx, pool, sessionsEvent); return err }))
+	results = append(results, interleaved(t, "W3", client, srv, get("/api/v1/events/"+reviewsEvent+"/evaluation"), rounds,
+		func() error { _, err := floorEvaluation(ctx, pool, reviewsEvent, false); return err }))
+	results = append(results, concurrent(t, "W4", client, srv, 32, 8*time.Second,
+		func(int) []request { return []request{get("/api/v1/events/" + sessionsEvent)} }))
+	speakers := speakerIDs(t, ctx, pool, sessionsEvent, 64)
+	results = append(results, concurrent(t, "W5", client, srv, 8, 8*time.Second, func(i int) []request {
+		return []request{{method: http.MethodPost, url: srv.url + "/api/v1/events/" + sessionsEvent + "/sessions", key: key,
+			body: mustJSON(map[string]any{"title": fmt.Sprintf("Bench session %d", i), "description": nil, "formatId": nil,
+				"speakerIds": []any{speakers[i%len(speakers)]}}),
+			then: func(created map[string]any) request {
+				return request{method: http.MethodPost, key: key,
+					url:  srv.url + "/api/v1/events/" + sessionsEvent + "/sessions/" + created["id"].(string) + "/cancel",
+					body: []byte(`{"cause":"organizer","message":"Benchmark"}`)}
+			}}}
+	}))
+
+	t.Log("")
+	for _, r := range results {
+		t.Log(r.line())
+		fmt.Println(r.line())
+	}
+	t.Log(targets(results))
+}
+
+// sessionsDocument asks GraphQL for every field of the REST session list.
+const sessionsDocument = `query($e: ID!) { event(id: $e) { sessions(first: 2000) { totalCount tracks { id name color } formats
+  edges { node { id eventId code title description format source tracks { id name color }
+    speakers { id name email role position headshotUrl confirmedAt } startsAt endsAt roomId roomName
+    deliverablesTotal deliverablesUploaded tasksTotal tasksDone contentReviewStatus publicationApproved
+    cancelledAt cancelledBy capacity createdAt } } } } }`
+
+// buildPodium builds the binary under test.
+func buildPodium(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "podium")
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/podium")
+	cmd.Dir = ".."
+	cmd.Stderr = os.Stderr
+	require.NoError(t, cmd.Run(), "go build ./cmd/podium")
+	return bin
+}
+
+// parseSeed reads podium seed bench's NAME=value lines and the key on the last line.
+func parseSeed(t *testing.T, out string) (map[string]string, string) {
+	t.Helper()
+	vars := map[string]string{}
+	var last string
+	sc := bufio.NewScanner(strings.NewReader(out))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if name, value, ok := strings.Cut(line, "="); ok && strings.ToUpper(name) == name {
+			vars[name] = value
+		}
+		if line != "" {
+			last = line
+		}
+	}
+	require.True(t, strings.HasPrefix(last, "pdm_"), "no key in %q", out)
+	return vars, last
+}
+
+// server is the running podium serve.
+type server struct {
+	url string
+	pid int
+}
+
+// rssMB is the server's peak resident set so far (VmHWM), in MB.
+func (s server) rssMB() float64 {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.pid))
+	if err != nil {
+		return math.NaN()
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if strings.HasPrefix(line, "VmHWM:") {
+			kb, _ := strconv.ParseFloat(strings.Fields(line)[1], 64)
+			return kb / 1024
+		}
+	}
+	return math.NaN()
+}
+
+func startServer(t *testing.T, bin, dbURL string) server {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := ln.Addr().String()
+	require.NoError(t, ln.Close())
+	cmd := exec.Command(bin, "serve")
+	cmd.Env = append(os.Environ(), "DATABASE_URL="+dbURL, "PODIUM_ADDR="+addr, "PODIUM_QUERY_COUNT_HEADER=1",
+		"PUBLIC_URL=http://"+addr, "SMTP_URL=", "ANTHROPIC_API_KEY=",
+		// The benchmark measures the server, not the per-key rate limit.
+		"PODIUM_RATE_LIMIT=0")
+	if dir := os.Getenv("BENCH_PPROF"); dir != "" {
+		cmd.Env = append(cmd.Env, "PODIUM_PPROF_ADDR="+dir)
+	}
+	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		_ = cmd.Wait()
+	})
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		res, err := http.Get("http://" + addr + "/readyz")
+		if err == nil {
+			res.Body.Close()
+			if res.StatusCode == http.StatusOK {
+				break
+			}
+		}
+		require.True(t, time.Now().Before(deadline), "podium serve did not become ready")
+		time.Sleep(50 * time.Millisecond)
+	}
+	return server{url: "http://" + addr, pid: cmd.Process.Pid}
+}
+
+// request is one HTTP request of a workload; then, when set, makes a follow-up from the decoded
+// response.
+type request struct {
+	method, url, key string
+	body             []byte
+	then             func(map[string]any) request
+}
+
+// do sends r and returns its latency and the query count the server reported.
+func (r request) do(client *http.Client) (time.Duration, int, map[string]any, error) {
+	req, err := http.NewRequest(r.method, r.url, bytes.NewReader(r.body))
+	if err != nil {
+		return 0, 0, nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+r.key)
+	if r.body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	start := time.Now()
+	res, err := client.Do(req)
+	if err != nil {
+		return 0, 0, nil, err
+	}
+	raw, err := io.ReadAll(res.Body)
+	res.Body.Close()
+	elapsed := time.Since(start)
+	if err != nil {
+		return 0, 0, nil, err
+	}
+	if res.StatusCode >= 300 || bytes.Contains(raw[:min(len(raw), 200)], []byte(`"errors"`)) {
+		return 0, 0, nil, fmt.Errorf("%s %s: %d %.300s", r.method, r.url, res.StatusCode, raw)
+	}
+	queries, _ := strconv.Atoi(res.Header.Get(rest.QueryCountHeader))
+	var decoded map[string]any
+	if r.then != nil {
+		if err := json.Unmarshal(raw, &decoded); err != nil {
+			return 0, 0, nil, err
+		}
+	}
+	return elapsed, queries, decoded, nil
+}
+
+// benchResult is one workload's figures.
+type benchResult struct {
+	name               string
+	p50, p99, rps, rss float64
+	queries            int
+	floorP50, floorP99 float64
+	errors, requests   int
+	hasFloor           bool
+}
+
+func (r benchResult) line() string {
+	s := fmt.Sprintf("BENCH %s p50_ms=%.2f p99_ms=%.2f rps=%.1f rss_mb=%.1f queries=%d", r.name, r.p50, r.p99, r.rps, r.rss, r.queries)
+	if r.hasFloor {
+		s += fmt.Sprintf(" ratio_p50=%.2f ratio_p99=%.2f", r.p50/r.floorP50, r.p99/r.floorP99)
+	}
+	return s
+}
+
+// interleaved alternates Podium and the floor, one request each, rounds times (after a warm-up).
+func interleaved(t *testing.T, name string, client *http.Client, srv server, r request, rounds int, floor func() error) benchResult {
+	t.Helper()
+	for range 3 {
+		_, _, _, err := r.do(client)
+		require.NoError(t, err)
+		require.NoError(t, floor())
+	}
+	var podium, base []time.Duration
+	maxQueries := 0
+	var busy time.Duration
+	for range rounds {
+		d, q, _, err := r.do(client)
+		require.NoError(t, err)
+		podium = append(podium, d)
+		busy += d
+		maxQueries = max(maxQueries, q)
+		start := time.Now()
+		require.NoError(t, floor())
+		base = append(base, time.Since(start))
+	}
+	res := benchResult{name: name, p50: pct(podium, 50), p99: pct(podium, 99), rps: float64(rounds) / busy.Seconds(),
+		rss: srv.rssMB(), queries: maxQueries, floorP50: pct(base, 50), floorP99: pct(base, 99), hasFloor: true, requests: rounds}
+	t.Logf("%s: Podium p50 %.1f ms p99 %.1f ms; floor p50 %.1f ms p99 %.1f ms", name, res.p50, res.p99, res.floorP50, res.floorP99)
+	return res
+}
+
+// concurrent runs clients loops of make(i) for d.
+func concurrent(t *testing.T, name string, client *http.Client, srv server, clients int, d time.Duration, make func(int) []request) benchResult {
+	t.Helper()
+	var mu sync.Mutex
+	var latencies []time.Duration
+	var errs, counter atomic.Int64
+	maxQueries := 0
+	var firstErr error
+	stop := time.Now().Add(d)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for time.Now().Before(stop) {
+				i := int(counter.Add(1))
+				for _, r := range make(i) {
+					for {
+						lat, q, decoded, err := r.do(client)
+						mu.Lock()
+						if err != nil {
+							errs.Add(1)
+							if firstErr == nil {
+								firstErr = err
+							}
+							mu.Unlock()
+							break
+						}
+						latencies = append(latencies, lat)
+						maxQueries = max(maxQueries, q)
+						mu.Unlock()
+						if r.then == nil {
+							break
+						}
+						r = r.then(decoded)
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	res := benchResult{name: name, p50: pct(latencies, 50), p99: pct(latencies, 99),
+		rps: float64(len(latencies)) / elapsed.Seconds(), rss: srv.rssMB(), queries: maxQueries,
+		errors: int(errs.Load()), requests: len(latencies)}
+	t.Logf("%s: %d clients, %d requests, %d errors", name, clients, len(latencies), res.errors)
+	require.Zero(t, res.errors, "%s: first error: %v", name, firstErr)
+	return res
+}
+
+// pct is the p-th percentile of ds, in milliseconds.
+func pct(ds []time.Duration, p float64) float64 {
+	if len(ds) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	i := int(math.Ceil(p/100*float64(len(s)))) - 1
+	return float64(s[max(0, min(i, len(s)-1))].Microseconds()) / 1000
+}
+
+func speakerIDs(t *testing.T, ctx context.Context, pool *pgxpool.Pool, eventID string, n int) []string {
+	t.Helper()
+	rows, err := pool.Query(ctx, `SELECT id FROM contacts WHERE event_id = $1 ORDER BY id LIMIT $2`, eventID, n)
+	require.NoError(t, err)
+	var ids []string
+	for rows.Next() {
+		var id string
+		require.NoError(t, rows.Scan(&id))
+		ids = append(ids, id)
+	}
+	require.NoError(t, rows.Err())
+	require.NotEmpty(t, ids)
+	return ids
+}
+
+func mustJSON(v any) []byte {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return raw
+}
+
+// targets compares the figures with the performance issue's targets.
+func targets(rs []benchResult) string {
+	by := map[string]benchResult{}
+	peak := 0.0
+	for _, r := range rs {
+		by[r.name] = r
+		peak = math.Max(peak, r.rss)
+	}
+	check := func(ok bool) string {
+		if ok {
+			return "met"
+		}
+		return "MISSED"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "targets on %d cores:\n", runtime.NumCPU())
+	w1, w2, w3 := by["W1"], by["W2"], by["W3"]
+	fmt.Fprintf(&b, "  W1 p50 ≤ 1.5× floor (%.2f) %s; p99 ≤ 2× floor (%.2f) %s\n", w1.p50/w1.floorP50, check(w1.p50 <= 1.5*w1.floorP50),
+		w1.p99/w1.floorP99, check(w1.p99 <= 2*w1.floorP99))
+	fmt.Fprintf(&b, "  W2 ≤ 2× floor (p50 %.2f, p99 %.2f) %s\n", w2.p50/w2.floorP50, w2.p99/w2.floorP99,
+		check(w2.p50 <= 2*w2.floorP50 && w2.p99 <= 2*w2.floorP99))
+	fmt.Fprintf(&b, "  W3 ≤ 2× floor (p50 %.2f, p99 %.2f) %s\n", w3.p50/w3.floorP50, w3.p99/w3.floorP99,
+		check(w3.p50 <= 2*w3.floorP50 && w3.p99 <= 2*w3.floorP99))
+	fmt.Fprintf(&b, "  queries W1 %d, W2 %d, W3 %d ≤ 10 %s\n", w1.queries, w2.queries, w3.queries,
+		check(w1.queries <= 10 && w2.queries <= 10 && w3.queries <= 10))
+	fmt.Fprintf(&b, "  W4 p99 %.1f ms < 25 ms %s; W5 %d errors %s; peak RSS %.0f MB < 300 MB %s",
+		by["W4"].p99, check(by["W4"].p99 < 25), by["W5"].errors, check(by["W5"].errors == 0), peak, check(peak < 300))
+	return b.String()
+}

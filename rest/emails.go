@@ -1,0 +1,106 @@
+package rest
+
+import (
+	"context"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/podium/podium/ent"
+	"github.com/podium/podium/ent/emaillog"
+	"github.com/podium/podium/graph/apperr"
+	"github.com/podium/podium/graph/scalar"
+)
+
+// EmailLog is one email the event sent (CONTRACT.md §4 Emails).
+type EmailLog struct {
+	ID           string  `json:"id"`
+	CreatedAt    string  `json:"createdAt"`
+	UpdatedAt    string  `json:"updatedAt"`
+	EventID      string  `json:"eventId"`
+	ContactID    *string `json:"contactId"`
+	SubmissionID *string `json:"submissionId"`
+	Type         string  `json:"type" enum:"confirmation,magic_link,accepted,declined,cancelled,reinstated,task_reminder,calendar_invite,custom"`
+	Recipient    string  `json:"recipient"`
+	Subject      string  `json:"subject"`
+	Body         string  `json:"body"`
+	HTMLBody     string  `json:"htmlBody"`
+	IcsAttached  bool    `json:"icsAttached"`
+	IcsContent   *string `json:"icsContent"`
+	IcsSequence  *int    `json:"icsSequence"`
+	Status       string  `json:"status" enum:"queued,sending,sent,failed"`
+	Provider     *string `json:"provider"`
+	ProviderID   *string `json:"providerId"`
+	Error        *string `json:"error"`
+	SentAt       *string `json:"sentAt"`
+}
+
+func toRESTEmailLog(e *ent.EmailLog) EmailLog {
+	return EmailLog{
+		ID: e.ID, CreatedAt: scalar.FormatTime(e.CreatedAt), UpdatedAt: scalar.FormatTime(e.UpdatedAt),
+		EventID: e.EventID, ContactID: e.ContactID, SubmissionID: e.SubmissionID, Type: string(e.Type),
+		Recipient: e.Recipient, Subject: e.Subject, Body: e.Body, HTMLBody: e.HTMLBody,
+		IcsAttached: e.IcsAttached, IcsContent: e.IcsContent, IcsSequence: e.IcsSequence,
+		Status: string(e.Status), Provider: e.Provider, ProviderID: e.ProviderID, Error: e.Error,
+		SentAt: scalar.FormatTimePtr(e.SentAt),
+	}
+}
+
+func (a *API) emailRoutes() []route {
+	return []route{{
+		method: http.MethodGet, path: "/events/{eventId}/emails", operationID: "listEmails", tag: "Emails",
+		summary:     "List the event's emails",
+		description: "Every email the event sent or is sending, newest first, with its delivery status.",
+		query: []queryParam{
+			{name: "status", description: "Only emails with this delivery status", enum: emailStatuses},
+			{name: "type", description: "Only emails of this type", enum: emailTypes},
+		},
+		output: []EmailLog{}, status: http.StatusOK,
+		handle: func(ctx context.Context, q *request) (any, error) {
+			ev, err := a.res.Query().Event(ctx, q.param("eventId"))
+			if err != nil {
+				return nil, err
+			}
+			where := &ent.EmailLogWhereInput{}
+			if s := q.URL.Query().Get("status"); s != "" {
+				if !slices.Contains(emailStatuses, s) {
+					return nil, apperr.Invalid("status must be one of %s", strings.Join(emailStatuses, ", "))
+				}
+				status := emaillog.Status(s)
+				where.Status = &status
+			}
+			if s := q.URL.Query().Get("type"); s != "" {
+				if !slices.Contains(emailTypes, s) {
+					return nil, apperr.Invalid("type must be one of %s", strings.Join(emailTypes, ", "))
+				}
+				typ := emaillog.Type(s)
+				where.Type = &typ
+			}
+			conn, err := a.res.Event().Emails(ctx, ev, nil, nil, nil, nil, nil, where)
+			if err != nil {
+				return nil, err
+			}
+			out := make([]EmailLog, 0, len(conn.Edges))
+			for _, e := range conn.Edges {
+				out = append(out, toRESTEmailLog(e.Node))
+			}
+			return out, nil
+		},
+	}}
+}
+
+var (
+	emailStatuses = enumValues(emaillog.StatusQueued, emaillog.StatusSending, emaillog.StatusSent, emaillog.StatusFailed)
+	emailTypes    = enumValues(emaillog.TypeConfirmation, emaillog.TypeMagicLink, emaillog.TypeAccepted,
+		emaillog.TypeDeclined, emaillog.TypeCancelled, emaillog.TypeReinstated, emaillog.TypeTaskReminder,
+		emaillog.TypeCalendarInvite, emaillog.TypeCustom)
+)
+
+// enumValues lists enum values as strings.
+func enumValues[T ~string](values ...T) []string {
+	out := make([]string, len(values))
+	for i, v := range values {
+		out[i] = string(v)
+	}
+	return out
+}

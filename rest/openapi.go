@@ -1,0 +1,320 @@
+package rest
+
+import (
+	"encoding/json"
+	"net/http"
+	"reflect"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/vektah/gqlparser/v2/ast"
+
+	"github.com/podium/podium/graph/scalar"
+)
+
+// The OpenAPI 3.0 document is generated from the route table: request bodies from the GraphQL
+// input types the routes check bodies against, responses from the Go types the routes encode.
+// What the document promises is therefore what the server does.
+
+var pathParam = regexp.MustCompile(`\{([^}]+)\}`)
+
+// openAPIDoc renders the document once; it only depends on the route table.
+func (a *API) openAPIDoc() []byte {
+	a.docOnce.Do(func() {
+		b, err := json.Marshal(a.buildOpenAPI())
+		if err != nil {
+			panic("rest: openapi: " + err.Error())
+		}
+		a.doc = b
+	})
+	return a.doc
+}
+
+// openAPI answers GET /api/v1/openapi.json. No key needed.
+func (a *API) openAPI(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Cache-Control", "public, max-age=300")
+	_, _ = w.Write(a.openAPIDoc())
+}
+
+type obj = map[string]any
+
+func (a *API) buildOpenAPI() obj {
+	paths := obj{}
+	for _, rt := range a.routes {
+		item, _ := paths[rt.path].(obj)
+		if item == nil {
+			item = obj{}
+			paths[rt.path] = item
+		}
+		op := obj{
+			"operationId": rt.operationID,
+			"summary":     rt.summary,
+			"tags":        []string{rt.tag},
+			"responses":   a.responses(rt),
+		}
+		if rt.description != "" {
+			op["description"] = rt.description
+		}
+		if rt.public {
+			op["security"] = []any{}
+		}
+		params := []any{}
+		for _, m := range pathParam.FindAllStringSubmatch(rt.path, -1) {
+			params = append(params, obj{"name": m[1], "in": "path", "required": true, "schema": obj{"type": "string"}})
+		}
+		for _, qp := range rt.query {
+			s := obj{"type": "string"}
+			if len(qp.enum) > 0 {
+				s["enum"] = qp.enum
+			}
+			params = append(params, obj{"name": qp.name, "in": "query", "required": false,
+				"description": qp.description, "schema": s})
+		}
+		if rt.method != http.MethodGet {
+			params = append(params, obj{"name": "Idempotency-Key", "in": "header", "required": false,
+				"description": "Send the same key again (within 24 h) to get the first response instead of a second write; " +
+					"another request with the same key is refused with 422 idempotency_key_reused.",
+				"schema": obj{"type": "string", "minLength": 1, "maxLength": 255}})
+		}
+		if len(params) > 0 {
+			op["parameters"] = params
+		}
+		if rt.input != "" {
+			op["requestBody"] = obj{"required": !rt.optionalBody, "content": obj{
+				"application/json": obj{"schema": a.inputSchema(a.schema.Types[rt.input])},
+			}}
+		}
+		item[strings.ToLower(rt.method)] = op
+	}
+	return obj{
+		"openapi": "3.0.3",
+		"info": obj{
+			"title":   "Podium API",
+			"version": "v1",
+			"description": "Events, library, sessions, speakers, reviews, resources and agenda over REST. " +
+				"Authenticate with an organization API key (`Authorization: Bearer pdm_…`). Success " +
+				"responses return the resource itself; every error is `{\"error\":{\"code\",\"message\"}}` " +
+				"with a matching HTTP status. The same operations are available over GraphQL at /graphql.",
+		},
+		"servers":  []any{obj{"url": "/api/v1"}},
+		"security": []any{obj{"bearerAuth": []string{}}},
+		"paths":    paths,
+		"components": obj{
+			"securitySchemes": obj{"bearerAuth": obj{
+				"type": "http", "scheme": "bearer", "description": "An organization API key (pdm_…)",
+			}},
+			"schemas": obj{"Error": obj{
+				"type":     "object",
+				"required": []string{"error"},
+				"properties": obj{"error": obj{
+					"type":     "object",
+					"required": []string{"code", "message"},
+					"properties": obj{
+						"code":    obj{"type": "string", "description": "Stable machine-readable error code"},
+						"message": obj{"type": "string", "description": "A sentence for people"},
+					},
+				}},
+			}},
+		},
+	}
+}
+
+func (a *API) responses(rt route) obj {
+	errRef := func(desc string) obj {
+		return obj{"description": desc, "content": obj{
+			"application/json": obj{"schema": obj{"$ref": "#/components/schemas/Error"}},
+		}}
+	}
+	out := obj{
+		"400":     errRef("Invalid request"),
+		"401":     errRef("Missing or invalid API key"),
+		"403":     errRef("The key's organization cannot access this event"),
+		"404":     errRef("Not found"),
+		"default": errRef("Any other error, in the same envelope"),
+	}
+	if rt.public {
+		delete(out, "401")
+		delete(out, "403")
+	} else {
+		out["429"] = errRef("Too many requests for this API key (rate_limited); see Retry-After")
+	}
+	if rt.method != http.MethodGet {
+		out["422"] = errRef("The Idempotency-Key was used for another request (idempotency_key_reused)")
+	}
+	switch {
+	case rt.status == http.StatusNoContent:
+		out["204"] = obj{"description": "Done; no body"}
+	case rt.contentType != "":
+		mediaType, _, _ := strings.Cut(rt.contentType, ";")
+		out[itoa(rt.status)] = obj{"description": "Success", "content": obj{
+			mediaType: obj{"schema": obj{"type": "string"}},
+		}}
+	default:
+		out[itoa(rt.status)] = obj{"description": "Success", "content": obj{
+			"application/json": obj{"schema": goSchema(reflect.ValueOf(rt.output))},
+		}}
+	}
+	return out
+}
+
+func itoa(n int) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
+
+// inputSchema describes a GraphQL input type as REST receives it (see decodeBody).
+func (a *API) inputSchema(def *ast.Definition) obj {
+	props := obj{}
+	required := []string{}
+	for _, f := range def.Fields {
+		s := a.typeSchema(f.Type)
+		if f.Description != "" {
+			s["description"] = strings.TrimSpace(f.Description)
+		}
+		props[f.Name] = s
+		if (f.Type.NonNull && f.DefaultValue == nil) || f.Directives.ForName("required") != nil {
+			required = append(required, f.Name)
+		}
+	}
+	s := obj{"type": "object", "properties": props}
+	if len(required) > 0 {
+		s["required"] = required
+	}
+	return s
+}
+
+func (a *API) typeSchema(t *ast.Type) obj {
+	var s obj
+	if t.Elem != nil {
+		s = obj{"type": "array", "items": a.typeSchema(t.Elem)}
+	} else {
+		def := a.schema.Types[t.NamedType]
+		switch {
+		case def.Kind == ast.InputObject:
+			s = a.inputSchema(def)
+		case def.Kind == ast.Enum:
+			values := make([]string, len(def.EnumValues))
+			for i, v := range def.EnumValues {
+				values[i] = v.Name
+			}
+			s = obj{"type": "string", "enum": values}
+		case def.Name == "Int":
+			s = obj{"type": "integer", "format": "int32"}
+		case def.Name == "Float":
+			s = obj{"type": "number"}
+		case def.Name == "Boolean":
+			s = obj{"type": "boolean"}
+		case def.Name == "Time":
+			s = obj{"type": "string", "format": "date-time"}
+		case def.Name == "Map":
+			s = obj{"type": "object", "additionalProperties": true}
+		default:
+			s = obj{"type": "string"}
+		}
+	}
+	if !t.NonNull {
+		s["nullable"] = true
+	}
+	return s
+}
+
+var schemaCache sync.Map // reflect.Type → obj
+
+// goSchema describes the JSON encoding of a Go value's type: structs by their json tags (every
+// field required, since responses never omit keys), pointers as nullable, `enum` tags as enums.
+func goSchema(v reflect.Value) obj {
+	if !v.IsValid() {
+		return obj{}
+	}
+	if alts, ok := v.Interface().(oneOf); ok {
+		list := make([]any, len(alts))
+		for i, alt := range alts {
+			list[i] = goSchema(reflect.ValueOf(alt))
+		}
+		return obj{"anyOf": list}
+	}
+	return typeToSchema(v.Type())
+}
+
+var (
+	timeTypes     = []reflect.Type{reflect.TypeOf(time.Time{}), reflect.TypeOf(scalar.Timestamp{})}
+	jsonMarshaler = reflect.TypeOf((*json.Marshaler)(nil)).Elem()
+)
+
+func typeToSchema(t reflect.Type) obj {
+	if slices.Contains(timeTypes, t) {
+		return obj{"type": "string", "format": "date-time"}
+	}
+	if t.Kind() == reflect.Struct && (t.Implements(jsonMarshaler) || reflect.PointerTo(t).Implements(jsonMarshaler)) {
+		return obj{} // encodes itself: any value
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		s := copyObj(typeToSchema(t.Elem()))
+		s["nullable"] = true
+		return s
+	case reflect.Slice, reflect.Array:
+		return obj{"type": "array", "items": typeToSchema(t.Elem())}
+	case reflect.Map:
+		return obj{"type": "object", "additionalProperties": true}
+	case reflect.String:
+		return obj{"type": "string"}
+	case reflect.Bool:
+		return obj{"type": "boolean"}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return obj{"type": "integer"}
+	case reflect.Float32, reflect.Float64:
+		return obj{"type": "number"}
+	case reflect.Interface:
+		return obj{}
+	case reflect.Struct:
+		if cached, ok := schemaCache.Load(t); ok {
+			return cached.(obj)
+		}
+		props := obj{}
+		var required []string
+		var add func(t reflect.Type)
+		add = func(t reflect.Type) {
+			for i := 0; i < t.NumField(); i++ {
+				f := t.Field(i)
+				if f.Anonymous && f.Type.Kind() == reflect.Struct {
+					add(f.Type)
+					continue
+				}
+				name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+				if name == "-" || !f.IsExported() {
+					continue
+				}
+				if name == "" {
+					name = f.Name
+				}
+				s := copyObj(typeToSchema(f.Type))
+				if enum := f.Tag.Get("enum"); enum != "" {
+					s["enum"] = strings.Split(enum, ",")
+				}
+				props[name] = s
+				required = append(required, name)
+			}
+		}
+		add(t)
+		sort.Strings(required)
+		s := obj{"type": "object", "properties": props, "required": required}
+		schemaCache.Store(t, s)
+		return s
+	}
+	return obj{}
+}
+
+func copyObj(o obj) obj {
+	c := make(obj, len(o)+1)
+	for k, v := range o {
+		c[k] = v
+	}
+	return c
+}

@@ -1,0 +1,91 @@
+package rest_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/legacy"
+	"github.com/stretchr/testify/require"
+)
+
+// Every response a test receives through the router (b.send, b.sendRaw) is checked against the
+// OpenAPI document the server serves, with kin-openapi: its status must be documented and its
+// body must match the documented schema. So the document is proven against what the whole suite
+// sees, not against a sample.
+
+var (
+	specOnce   sync.Once
+	specRouter routers.Router
+	specErr    error
+)
+
+// The calendar feed is text; kin-openapi decodes only JSON-like bodies by itself.
+func init() { openapi3filter.RegisterBodyDecoder("text/calendar", openapi3filter.FileBodyDecoder) }
+
+// openAPIRouter loads the served document once per test binary (it depends on the route table
+// only) and checks that it is a valid OpenAPI 3 document.
+func (b *testBundle) openAPIRouter() routers.Router {
+	b.t.Helper()
+	specOnce.Do(func() {
+		rec := httptest.NewRecorder()
+		b.handler.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/api/v1/openapi.json", nil))
+		loader := openapi3.NewLoader()
+		doc, err := loader.LoadFromData(rec.Body.Bytes())
+		if err != nil {
+			specErr = err
+			return
+		}
+		if specErr = doc.Validate(context.Background()); specErr != nil {
+			return
+		}
+		// The router matches on the servers' base path.
+		doc.Servers = openapi3.Servers{{URL: "http://podium.test/api/v1"}}
+		specRouter, specErr = legacy.NewRouter(doc)
+	})
+	require.NoError(b.t, specErr, "the served OpenAPI document")
+	return specRouter
+}
+
+// checkResponse validates a recorded response of req against the document. Requests the document
+// does not describe (GraphQL, health, operator pages, unknown paths, wrong methods) pass.
+func (b *testBundle) checkResponse(req *http.Request, rec *httptest.ResponseRecorder) {
+	b.t.Helper()
+	if !strings.HasPrefix(req.URL.Path, "/api/v1/") || req.URL.Path == "/api/v1/openapi.json" {
+		return
+	}
+	router := b.openAPIRouter()
+	probe := req.Clone(context.Background())
+	probe.URL.Scheme, probe.URL.Host, probe.Host = "http", "podium.test", "podium.test"
+	route, params, err := router.FindRoute(probe)
+	if err != nil {
+		return
+	}
+	in := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: probe, PathParams: params, Route: route,
+			Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc}},
+		Status: rec.Code,
+		Header: rec.Header(),
+		Body:   io.NopCloser(bytes.NewReader(rec.Body.Bytes())),
+		Options: &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true,
+			AuthenticationFunc: openapi3filter.NoopAuthenticationFunc},
+	}
+	err = openapi3filter.ValidateResponse(context.Background(), in)
+	require.NoError(b.t, err, "%s %s answered %d, which the OpenAPI document does not describe:\n%.2000s",
+		req.Method, req.URL.Path, rec.Code, rec.Body.String())
+}
+
+// TestOpenAPIDocumentIsValid loads the served document with kin-openapi and validates it.
+func TestOpenAPIDocumentIsValid(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	require.NotNil(t, b.openAPIRouter())
+}

@@ -1,0 +1,405 @@
+// Package rest serves the REST API under /api/v1, wire-compatible with the API integrators
+// already use (CONTRACT.md), and assembles Podium's one HTTP router: /api/v1, /graphql, health
+// checks and the operator pages.
+//
+// A REST handler translates and nothing more: it checks the body against the GraphQL input type
+// of its operation, calls the same resolver method GraphQL calls (mutations inside one database
+// transaction), and presents the result in the REST shape. Rules live in package graph.
+package rest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/vektah/gqlparser/v2/ast"
+
+	"github.com/podium/podium/ent/dbx"
+	"github.com/podium/podium/ent/schema/viewer"
+	"github.com/podium/podium/graph"
+	"github.com/podium/podium/graph/access"
+	"github.com/podium/podium/graph/apperr"
+)
+
+// MaxBodyBytes caps a request body; larger bodies are answered 413 payload_too_large.
+const MaxBodyBytes = 1 << 20
+
+// Options configure NewHandler.
+type Options struct {
+	DB       *dbx.DB
+	Resolver *graph.Resolver
+	Log      *slog.Logger
+	// GraphQL serves /graphql (see graph.NewHandler); the router adds the API key check.
+	GraphQL http.Handler
+	// Mount adds further routes to the root router, e.g. River UI; they run after the CORS and
+	// logging middleware and are responsible for their own access checks (see RequireKey).
+	Mount func(r chi.Router, requireKey func(http.Handler) http.Handler)
+	// QueryCountHeader adds the Podium-Query-Count header to every response (benchmarks, debugging).
+	QueryCountHeader bool
+	// RateLimit rations requests per API key; the zero value does not limit.
+	RateLimit RateLimit
+	// Metrics are served at /metrics; nil makes a set of this router's own.
+	Metrics *Metrics
+}
+
+// API is the REST API's state.
+type API struct {
+	db     *dbx.DB
+	res    *graph.Resolver
+	auth   *access.Authenticator
+	log    *slog.Logger
+	schema *ast.Schema
+	routes []route
+	// queryHeader adds Podium-Query-Count to responses.
+	queryHeader bool
+	// limit rations requests per API key.
+	limit *limiter
+	// metrics count what the router answers.
+	metrics *Metrics
+
+	docOnce sync.Once
+	doc     []byte
+}
+
+// NewHandler returns Podium's HTTP handler.
+func NewHandler(opts Options) http.Handler {
+	a := &API{
+		db:          opts.DB,
+		res:         opts.Resolver,
+		auth:        access.NewAuthenticator(opts.DB.Ent),
+		log:         opts.Log,
+		schema:      graph.NewExecutableSchema(graph.Config{}).Schema(),
+		queryHeader: opts.QueryCountHeader,
+		limit:       newLimiter(opts.RateLimit),
+		metrics:     opts.Metrics,
+	}
+	if a.metrics == nil {
+		a.metrics = NewMetrics(opts.DB)
+	}
+	a.routes = a.routeTable()
+
+	r := chi.NewRouter()
+	r.Use(a.logRequests, a.recoverPanics, cors)
+	r.NotFound(a.notFound)
+	r.MethodNotAllowed(func(w http.ResponseWriter, req *http.Request) { a.methodNotAllowed(r, w, req) })
+
+	r.Get("/healthz", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	})
+	r.Get("/readyz", a.ready)
+	r.Method(http.MethodGet, "/metrics", a.metrics.Handler())
+	r.Handle("/graphql", a.graphQL(opts.GraphQL))
+	r.Get("/graphql/schema.graphql", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = io.WriteString(w, graph.SDL())
+	})
+	r.Route("/api/v1", func(r chi.Router) {
+		r.Get("/", a.meta)
+		r.Get("/openapi.json", a.openAPI)
+		for _, rt := range a.routes {
+			r.Method(rt.method, rt.path, a.serve(rt))
+		}
+	})
+	if opts.Mount != nil {
+		opts.Mount(r, a.requireKey)
+	}
+	return r
+}
+
+// request is what a route handler sees.
+type request struct {
+	*http.Request
+	// body is the request body, checked against the route's input type and normalized.
+	body json.RawMessage
+}
+
+// param returns a path parameter.
+func (q *request) param(name string) string { return chi.URLParam(q.Request, name) }
+
+// bind unmarshals the checked body into the operation's input struct.
+func (q *request) bind(dst any) error {
+	if err := json.Unmarshal(q.body, dst); err != nil {
+		return apperr.InvalidBody("The request body does not match the operation: %v", err)
+	}
+	return nil
+}
+
+// withBody adapts an operation taking the route's input: the checked body is bound to T first.
+func withBody[T any](op func(ctx context.Context, q *request, in T) (any, error)) func(context.Context, *request) (any, error) {
+	return func(ctx context.Context, q *request) (any, error) {
+		var in T
+		if err := q.bind(&in); err != nil {
+			return nil, err
+		}
+		return op(ctx, q, in)
+	}
+}
+
+// serve runs one route in the order of CONTRACT.md §1: (route matched) → API key → rate limit →
+// body → the operation, which checks event access before its own rules. Writes run in one
+// transaction, with their Idempotency-Key record when they carry one.
+func (a *API) serve(rt route) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		ctx := r.Context()
+		if !rt.public {
+			v, err := a.auth.Authenticate(ctx, r.Header.Get("Authorization"))
+			if err != nil {
+				a.writeError(w, r, err)
+				return
+			}
+			if err := a.limit.allow(w, v.APIKeyID); err != nil {
+				a.writeError(w, r, err)
+				return
+			}
+			ctx = viewer.NewContext(ctx, v)
+			noteKey(ctx, v.APIKeyID)
+		}
+		q := &request{Request: r.WithContext(ctx)}
+		if rt.input != "" {
+			raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+			if err != nil {
+				a.writeError(w, r, bodyReadError(err))
+				return
+			}
+			if rt.optionalBody && len(bytes.TrimSpace(raw)) == 0 {
+				raw = []byte("{}")
+			}
+			if q.body, err = decodeBody(a.schema, rt.input, raw); err != nil {
+				a.writeError(w, r, err)
+				return
+			}
+		}
+		if rt.method == http.MethodGet {
+			out, err := rt.handle(ctx, q)
+			if err != nil {
+				a.writeError(w, r, err)
+				return
+			}
+			res, err := rt.render(out)
+			if err != nil {
+				a.writeError(w, r, err)
+				return
+			}
+			rt.write(w, res, false)
+			return
+		}
+		keyed, err := keyedWriteOf(q)
+		if err != nil {
+			a.writeError(w, r, err)
+			return
+		}
+		var res *response
+		replayed := false
+		err = a.db.InTx(ctx, func(ctx context.Context) error {
+			q.Request = q.Request.WithContext(ctx)
+			if keyed != nil {
+				rec, err := keyed.claim(ctx)
+				if err != nil || rec != nil {
+					res, replayed = rec, rec != nil
+					return err
+				}
+			}
+			out, err := rt.handle(ctx, q)
+			if err != nil {
+				return err
+			}
+			if res, err = rt.render(out); err != nil {
+				return err
+			}
+			if keyed != nil {
+				return keyed.record(ctx, res)
+			}
+			return nil
+		})
+		if err != nil {
+			a.writeError(w, r, err)
+			return
+		}
+		rt.write(w, res, replayed)
+	}
+}
+
+// render encodes a route's result as its response.
+func (rt route) render(out any) (*response, error) {
+	switch {
+	case rt.status == http.StatusNoContent:
+		return &response{status: http.StatusNoContent}, nil
+	case rt.contentType != "":
+		return &response{status: rt.status, body: []byte(out.(string))}, nil
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(out); err != nil {
+		return nil, err
+	}
+	return &response{status: rt.status, body: b.Bytes()}, nil
+}
+
+// write sends a rendered response.
+func (rt route) write(w http.ResponseWriter, res *response, replayed bool) {
+	if replayed {
+		w.Header().Set(ReplayedHeader, "true")
+	}
+	if res.status != http.StatusNoContent {
+		contentType := rt.contentType
+		if contentType == "" {
+			contentType = "application/json; charset=utf-8"
+		}
+		w.Header().Set("Content-Type", contentType)
+	}
+	w.WriteHeader(res.status)
+	if res.status != http.StatusNoContent {
+		_, _ = w.Write(res.body)
+	}
+}
+
+func bodyReadError(err error) error {
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return apperr.New(http.StatusRequestEntityTooLarge, apperr.CodePayloadTooLarge,
+			"The request body is larger than 1 MiB")
+	}
+	return apperr.InvalidJSON()
+}
+
+// requireKey protects handlers outside /api/v1 (River UI) with the same API key check. Browsers
+// cannot send a bearer header when opening a page, so the key is also accepted as the password of
+// HTTP Basic authentication (any user name), and a refusal asks the browser for it.
+func (a *API) requireKey(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		header := r.Header.Get("Authorization")
+		if _, password, ok := r.BasicAuth(); ok {
+			header = "Bearer " + password
+		}
+		v, err := a.auth.Authenticate(r.Context(), header)
+		if err != nil {
+			w.Header().Set("WWW-Authenticate", `Basic realm="Podium operators: use an API key as the password", charset="UTF-8"`)
+			a.writeError(w, r, err)
+			return
+		}
+		noteKey(r.Context(), v.APIKeyID)
+		next.ServeHTTP(w, r.WithContext(viewer.NewContext(r.Context(), v)))
+	})
+}
+
+// graphQL checks the API key, then hands over to gqlgen. A failed check is answered the GraphQL
+// way, with the code in extensions. GraphiQL itself loads without a key; its queries need one.
+func (a *API) graphQL(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if graph.WantsGraphiQL(r) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		v, err := a.auth.Authenticate(r.Context(), r.Header.Get("Authorization"))
+		if err != nil {
+			e, ok := graph.ErrorOf(err)
+			if !ok {
+				a.log.ErrorContext(r.Context(), "request failed", "err", err, "path", r.URL.Path)
+			}
+			writeJSON(w, e.Status, map[string]any{"errors": []any{map[string]any{
+				"message": e.Message, "extensions": map[string]any{"code": e.Code},
+			}}})
+			return
+		}
+		if err := a.limit.allow(w, v.APIKeyID); err != nil {
+			e, _ := graph.ErrorOf(err)
+			writeJSON(w, e.Status, map[string]any{"errors": []any{map[string]any{
+				"message": e.Message, "extensions": map[string]any{"code": e.Code},
+			}}})
+			return
+		}
+		noteKey(r.Context(), v.APIKeyID)
+		r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+		ctx := graph.WithObserver(viewer.NewContext(r.Context(), v), a.metrics.ObserveGraphQL)
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+func (a *API) ready(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	if err := a.db.Pool.Ping(ctx); err != nil {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+// notFound answers paths no route matches.
+func (a *API) notFound(w http.ResponseWriter, r *http.Request) {
+	a.writeError(w, r, apperr.New(http.StatusNotFound, apperr.CodeUnknownEndpoint,
+		"No endpoint matches "+r.Method+" "+r.URL.Path))
+}
+
+// methodNotAllowed answers a known path with a method it does not serve, listing those it does.
+func (a *API) methodNotAllowed(mux chi.Routes, w http.ResponseWriter, r *http.Request) {
+	var allowed []string
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		if mux.Match(chi.NewRouteContext(), m, r.URL.Path) {
+			allowed = append(allowed, m)
+		}
+	}
+	list := strings.Join(allowed, ", ")
+	w.Header().Set("Allow", list)
+	a.writeError(w, r, apperr.New(http.StatusMethodNotAllowed, apperr.CodeMethodNotAllowed,
+		"Use "+list+" for this endpoint"))
+}
+
+// writeError writes err in the contract's envelope. Errors outside the vocabulary are logged and
+// answered as internal_error, without detail.
+func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	e, ok := graph.ErrorOf(err)
+	if !ok {
+		a.log.ErrorContext(r.Context(), "request failed", "err", err, "method", r.Method, "path", r.URL.Path)
+	}
+	if e.Code == apperr.CodeRateLimited && w.Header().Get("Retry-After") == "" {
+		w.Header().Set("Retry-After", "1")
+	}
+	writeJSON(w, e.Status, envelope{Error: envelopeError{Code: e.Code, Message: e.Message}})
+}
+
+// envelope is the contract's error body.
+type envelope struct {
+	Error envelopeError `json:"error"`
+}
+
+type envelopeError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// writeJSON writes v as the response body. HTML characters are not escaped: the body is JSON,
+// not markup, and integrators compare strings byte for byte.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}
+
+// cors lets browser clients call the API: keys travel in headers, never cookies, so a wildcard
+// origin exposes nothing. OPTIONS on any path is a preflight and answers 204.
+func cors(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Access-Control-Allow-Origin", "*")
+		if r.Method == http.MethodOptions {
+			h.Set("Access-Control-Allow-Methods", "GET, POST, PATCH, PUT, DELETE, OPTIONS")
+			h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Idempotency-Key")
+			h.Set("Access-Control-Max-Age", "86400")
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
