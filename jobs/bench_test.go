@@ -23,7 +23,7 @@ import (
 // BenchmarkEmailOutbox queues 10,000 emails in one transaction and delivers them to a local SMTP
 // sink that accepts everything, next to floors measured in the same run: the same number of bare
 // SMTP sends from one Go loop (the issue's floor), and from as many loops and connections as
-// Podium has email workers (the floor of a parallel sender, which is what Podium is). Floor and
+// Podium opens to the relay (the floor of a parallel sender, which is what Podium is). Floor and
 // Podium rounds alternate. Run with `make bench`.
 func BenchmarkEmailOutbox(b *testing.B) {
 	const n = 10_000
@@ -31,10 +31,10 @@ func BenchmarkEmailOutbox(b *testing.B) {
 	for range b.N {
 		for round := range 2 {
 			loop := smtpFloor(b, n, 1)
-			parallel := smtpFloor(b, n, jobs.DefaultEmailWorkers)
+			parallel := smtpFloor(b, n, jobs.DefaultSMTPConnections)
 			queue, deliver := podiumDelivery(b, n)
 			b.Logf("round %d: floor %.0f msg/s (one loop), %.0f msg/s (%d loops); queue %.2f s; delivery %.0f msg/s",
-				round+1, loop, parallel, jobs.DefaultEmailWorkers, queue.Seconds(), deliver)
+				round+1, loop, parallel, jobs.DefaultSMTPConnections, queue.Seconds(), deliver)
 			loops, parallels = append(loops, loop), append(parallels, parallel)
 			delivers, queues = append(delivers, deliver), append(queues, queue.Seconds())
 		}

@@ -3,6 +3,7 @@ package jobs_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -338,6 +339,32 @@ func TestTransports(t *testing.T) {
 		require.Equal(t, "log", *got.Provider)
 		require.Empty(t, b.sink.Messages())
 	})
+}
+
+// TestSMTPConnectionsAreBounded sends many messages at once through a sender allowed three
+// connections: all arrive, over at most three connections open together, reused between messages.
+func TestSMTPConnectionsAreBounded(t *testing.T) {
+	t.Parallel()
+	sink := mailtest.New(t, mailtest.Options{Delay: 5 * time.Millisecond})
+	sender, err := jobs.NewSMTPSender(sink.URL(), "podium@example.test", jobs.SMTPOptions{Connections: 3})
+	require.NoError(t, err)
+	defer sender.Close()
+
+	const n = 40
+	errs := make(chan error, n)
+	for i := range n {
+		go func() {
+			_, err := sender.Send(context.Background(), jobs.Message{ID: fmt.Sprintf("eml_%d", i),
+				To: "ada@example.test", Subject: "Hello", Text: "Hi"})
+			errs <- err
+		}()
+	}
+	for range n {
+		require.NoError(t, <-errs)
+	}
+	require.Len(t, sink.Wait(t, n, 5*time.Second), n)
+	require.LessOrEqual(t, sink.MaxConnections(), int64(3))
+	require.GreaterOrEqual(t, sink.MaxConnections(), int64(2), "sends should run in parallel")
 }
 
 // TestStopFinishesRunningDeliveries stops the workers while a slow server is receiving: the

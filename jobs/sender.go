@@ -42,12 +42,17 @@ type Sender interface {
 // ErrPermanent marks failures no retry can fix: the server refused with a 5xx reply.
 var ErrPermanent = errors.New("permanent delivery failure")
 
+// DefaultSMTPConnections is how many connections one process keeps open to the relay
+// (PODIUM_SMTP_CONNECTIONS changes it): enough for thousands of messages a second to a relay
+// nearby, few enough for relays that limit connections per client.
+const DefaultSMTPConnections = 32
+
 // SMTPOptions tune NewSMTPSender.
 type SMTPOptions struct {
 	// TLSConfig verifies the server; nil uses the system's roots for the URL's host.
 	TLSConfig *tls.Config
-	// Connections bounds the open connections kept for reuse; 0 means DefaultEmailWorkers, one
-	// per worker.
+	// Connections bounds the connections open to the relay at once, busy or idle; 0 means
+	// DefaultSMTPConnections. Deliveries beyond it wait for a connection.
 	Connections int
 	// Timeout bounds dialing and each SMTP command; 0 means 30 s.
 	Timeout time.Duration
@@ -61,7 +66,9 @@ type SMTPSender struct {
 	from   string
 	domain string
 	client *mail.Client
-	idle   chan *smtp.Client
+	// slots holds a token per connection that may be open; idle holds the open ones not in use.
+	slots chan struct{}
+	idle  chan *smtp.Client
 }
 
 // NewSMTPSender returns a sender for the SMTP server at rawURL, sending as from.
@@ -74,7 +81,7 @@ func NewSMTPSender(rawURL, from string, opts SMTPOptions) (*SMTPSender, error) {
 		return nil, fmt.Errorf("jobs: MAIL_FROM %q: %w", from, err)
 	}
 	if opts.Connections <= 0 {
-		opts.Connections = DefaultEmailWorkers
+		opts.Connections = DefaultSMTPConnections
 	}
 	if opts.Timeout <= 0 {
 		opts.Timeout = 30 * time.Second
@@ -115,7 +122,8 @@ func NewSMTPSender(rawURL, from string, opts SMTPOptions) (*SMTPSender, error) {
 	if at := strings.LastIndexByte(from, '@'); at >= 0 {
 		domain = strings.Trim(from[at+1:], "> ")
 	}
-	return &SMTPSender{from: from, domain: domain, client: client, idle: make(chan *smtp.Client, opts.Connections)}, nil
+	return &SMTPSender{from: from, domain: domain, client: client,
+		slots: make(chan struct{}, opts.Connections), idle: make(chan *smtp.Client, opts.Connections)}, nil
 }
 
 // Provider names the sender.
@@ -127,6 +135,12 @@ func (s *SMTPSender) Send(ctx context.Context, m Message) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%w: %v", ErrPermanent, err)
 	}
+	select {
+	case s.slots <- struct{}{}:
+	case <-ctx.Done():
+		return "", fmt.Errorf("smtp: waiting for a connection: %w", ctx.Err())
+	}
+	defer func() { <-s.slots }()
 	var conn *smtp.Client
 	select {
 	case conn = <-s.idle:
@@ -144,11 +158,7 @@ func (s *SMTPSender) Send(ctx context.Context, m Message) (string, error) {
 		}
 		return "", fmt.Errorf("smtp: %w", err)
 	}
-	select {
-	case s.idle <- conn:
-	default:
-		_ = s.client.CloseWithSMTPClient(conn)
-	}
+	s.idle <- conn // never blocks: a slot is held, so fewer than cap(idle) connections are idle
 	return id, nil
 }
 

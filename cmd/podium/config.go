@@ -27,6 +27,7 @@ type config struct {
 	AnthropicBaseURL string // ANTHROPIC_BASE_URL
 	AIModel          string // AI_MODEL
 	EmailWorkers     int    // PODIUM_EMAIL_WORKERS
+	SMTPConnections  int    // PODIUM_SMTP_CONNECTIONS
 	// QueryCountHeader (PODIUM_QUERY_COUNT_HEADER) adds Podium-Query-Count to every response.
 	QueryCountHeader bool
 	// PprofAddr (PODIUM_PPROF_ADDR) serves net/http/pprof on its own listener when set.
@@ -54,6 +55,7 @@ func loadConfig() config {
 		AIModel:          env("AI_MODEL", "claude-sonnet-4-5"),
 	}
 	c.EmailWorkers, _ = strconv.Atoi(os.Getenv("PODIUM_EMAIL_WORKERS"))
+	c.SMTPConnections, _ = strconv.Atoi(os.Getenv("PODIUM_SMTP_CONNECTIONS"))
 	c.QueryCountHeader = os.Getenv("PODIUM_QUERY_COUNT_HEADER") != ""
 	c.PprofAddr = os.Getenv("PODIUM_PPROF_ADDR")
 	c.RateLimit.PerSecond = 100

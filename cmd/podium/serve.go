@@ -159,7 +159,7 @@ func newSender(cfg config, log *slog.Logger) (jobs.Sender, error) {
 		log.Info("SMTP_URL is unset: emails are logged and marked sent, not delivered")
 		return jobs.LogSender{Log: log}, nil
 	}
-	return jobs.NewSMTPSender(cfg.SMTPURL, cfg.MailFrom, jobs.SMTPOptions{Connections: cfg.EmailWorkers})
+	return jobs.NewSMTPSender(cfg.SMTPURL, cfg.MailFrom, jobs.SMTPOptions{Connections: cfg.SMTPConnections})
 }
 
 // servePprof serves the runtime profiles (net/http/pprof) on their own listener, meant for a

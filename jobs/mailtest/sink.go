@@ -62,6 +62,8 @@ type Sink struct {
 	delay              time.Duration
 	discard            bool
 	count              atomic.Int64
+	// open and maxOpen count connections open now and at most at once.
+	open, maxOpen atomic.Int64
 }
 
 // Options configure New.
@@ -190,6 +192,19 @@ func (s *Sink) admit() *smtp.SMTPError {
 // Count is the number of messages accepted, kept or discarded.
 func (s *Sink) Count() int64 { return s.count.Load() }
 
+// MaxConnections reports the most connections that were open at once.
+func (s *Sink) MaxConnections() int64 { return s.maxOpen.Load() }
+
+func (s *Sink) connected() {
+	n := s.open.Add(1)
+	for {
+		m := s.maxOpen.Load()
+		if n <= m || s.maxOpen.CompareAndSwap(m, n) {
+			return
+		}
+	}
+}
+
 func (s *Sink) add(m Message) {
 	s.count.Add(1)
 	s.mu.Lock()
@@ -203,7 +218,10 @@ func (s *Sink) add(m Message) {
 
 type backend struct{ s *Sink }
 
-func (b backend) NewSession(*smtp.Conn) (smtp.Session, error) { return &session{s: b.s}, nil }
+func (b backend) NewSession(*smtp.Conn) (smtp.Session, error) {
+	b.s.connected()
+	return &session{s: b.s}, nil
+}
 
 type session struct {
 	s      *Sink
@@ -262,7 +280,10 @@ func (x *session) Data(r io.Reader) error {
 
 func (x *session) Reset() { x.from, x.to = "", nil }
 
-func (x *session) Logout() error { return nil }
+func (x *session) Logout() error {
+	x.s.open.Add(-1)
+	return nil
+}
 
 // parse reads a message and its MIME parts.
 func parse(raw []byte) (Message, error) {
