@@ -49,7 +49,9 @@ func TestRateLimit(t *testing.T) {
 	require.Equal(t, "1", rec.Header().Get("Retry-After"))
 	require.Equal(t, "0", rec.Header().Get("RateLimit-Remaining"))
 	require.NotEmpty(t, rec.Header().Get("RateLimit-Reset"))
-	var envelope struct{ Error struct{ Code, Message string } }
+	var envelope struct {
+		Error struct{ Code, Message string }
+	}
 	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &envelope))
 	require.Equal(t, "rate_limited", envelope.Error.Code)
 	require.NotEmpty(t, envelope.Error.Message)
