@@ -19,8 +19,7 @@ build: ## Build bin/podium
 .PHONY: test
 # Tests wait on PostgreSQL more than they compute: running 4 at a time (not one per core) halves
 # the wall time on a 2-core machine.
-test: ## Vet and run every test against a real PostgreSQL (TEST_DATABASE_URL, 127.0.0.1:5432, or a private cluster)
-	$(GO) vet ./...
+test: lint ## Lint, then run every test against a real PostgreSQL (TEST_DATABASE_URL, 127.0.0.1:5432, or a private cluster)
 	$(GO) test -count=1 -timeout 10m -parallel 4 ./...
 
 .PHONY: bench
@@ -52,7 +51,7 @@ lint: ## gofmt and go vet (every build tag)
 .PHONY: check
 # The fast parts of what tries to break Podium: lint, the whole test suite (hostile values,
 # isolation, keys, limits, idempotency, the fuzz corpora as tests) and each fuzz target briefly.
-check: lint test ## Lint, the test suite and 10 s of each fuzz target
+check: test ## Lint, the test suite and 10 s of each fuzz target
 	$(MAKE) fuzz FUZZTIME=10s
 
 FUZZTIME ?= 60s
