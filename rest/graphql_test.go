@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -242,6 +243,34 @@ func TestGraphQLQueries(t *testing.T) {
 		rec := b.sendRaw(req)
 		require.Equal(t, http.StatusOK, rec.Code)
 		require.Contains(t, rec.Body.String(), "graphiql")
+		// The page loads its scripts and stylesheet from Podium itself, never from a CDN.
+		require.NotContains(t, rec.Body.String(), "cdn.jsdelivr.net")
+		require.Contains(t, rec.Body.String(), `src="/graphql?graphiql=graphiql.min.js"`)
+	})
+
+	t.Run("GraphiQLFiles", func(t *testing.T) {
+		get := func(target, etag string) *httptest.ResponseRecorder {
+			req, _ := http.NewRequest(http.MethodGet, target, nil)
+			if etag != "" {
+				req.Header.Set("If-None-Match", etag)
+			}
+			return b.sendRaw(req)
+		}
+		for name, contentType := range map[string]string{
+			"graphiql.min.js": "text/javascript", "graphiql.min.css": "text/css",
+			"react.production.min.js": "text/javascript", "react-dom.production.min.js": "text/javascript",
+		} {
+			rec := get("/graphql?graphiql="+name, "")
+			require.Equal(t, http.StatusOK, rec.Code, name)
+			require.Contains(t, rec.Header().Get("Content-Type"), contentType, name)
+			require.Greater(t, rec.Body.Len(), 1000, name)
+			etag := rec.Header().Get("ETag")
+			require.True(t, strings.HasPrefix(etag, `"sha256-`), etag)
+			require.Equal(t, http.StatusNotModified, get("/graphql?graphiql="+name, etag).Code, name)
+		}
+		// Any other name is not a file: without a key it is a GraphQL request like any other.
+		rec := get("/graphql?graphiql=../../etc/passwd", "")
+		require.Equal(t, http.StatusUnauthorized, rec.Code, rec.Body.String())
 	})
 
 	t.Run("GETQueries", func(t *testing.T) {
