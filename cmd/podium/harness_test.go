@@ -109,6 +109,9 @@ func startServer(t *testing.T, opts serverOpts) *server {
 		"SMTP_URL="+opts.SMTPURL,
 		"MAIL_FROM=Podium <no-reply@podium.test>",
 		"PODIUM_DEBUG=",
+		// One key drives each test as fast as the server answers; rate limiting has its own tests
+		// (rest/limits_test.go).
+		"PODIUM_RATE_LIMIT=0",
 	)
 	s.env = append(s.env, opts.Env...)
 	t.Cleanup(func() {

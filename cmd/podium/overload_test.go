@@ -80,7 +80,7 @@ func TestOverload(t *testing.T) {
 	sink := mailtest.New(t, mailtest.Options{Discard: true})
 	// All clients share one key: the per-key rate limit would answer most of them 429 and spare
 	// the server the load this test is about.
-	srv := startServer(t, serverOpts{SMTPURL: sink.URL(), Env: []string{"PODIUM_RATE_LIMIT=0"}})
+	srv := startServer(t, serverOpts{SMTPURL: sink.URL()})
 	db := srv.openDB()
 	api := newClient(srv, srv.createKey("Acme Events"), overloadClients)
 
