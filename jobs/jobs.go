@@ -81,14 +81,17 @@ func NewClient(db *dbx.DB, cfg Config) (*river.Client[pgx.Tx], error) {
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &DeliverEmailWorker{Pool: statusPool, Sender: cfg.Sender, Log: cfg.Log})
 	river.AddWorker(workers, &AIReviewWorker{Scorer: cfg.Scorer})
+	river.AddWorker(workers, &PruneIdempotencyWorker{Pool: db.Pool})
 
 	rc := &river.Config{Logger: cfg.Log, Workers: workers, RetryPolicy: cfg.RetryPolicy, FetchCooldown: fetchCooldown,
 		RescueStuckJobsAfter: rescueAfter, Middleware: []rivertype.Middleware{&telemetry{}}}
 	if cfg.Work {
 		rc.Queues = map[string]river.QueueConfig{
-			EmailQueue: {MaxWorkers: cfg.EmailWorkers},
-			AIQueue:    {MaxWorkers: cfg.AIWorkers},
+			EmailQueue:       {MaxWorkers: cfg.EmailWorkers},
+			AIQueue:          {MaxWorkers: cfg.AIWorkers},
+			MaintenanceQueue: {MaxWorkers: 1},
 		}
+		rc.PeriodicJobs = periodicJobs()
 	}
 	if cfg.Tune != nil {
 		cfg.Tune(rc)
