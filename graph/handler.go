@@ -64,6 +64,7 @@ func NewHandler(opts HandlerOptions) http.Handler {
 	srv := handler.New(NewExecutableSchema(Config{Resolvers: opts.Resolver}))
 	srv.AddTransport(transport.Options{})
 	srv.AddTransport(transport.GET{})
+	srv.AddTransport(jsonPOST{}) // before transport.POST, which serves what it leaves
 	srv.AddTransport(transport.POST{})
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	srv.Use(extension.Introspection{})
