@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/podium/podium/graph/access"
@@ -34,13 +35,8 @@ func TestIdempotencyRecordsArePruned(t *testing.T) {
 	remaining := func() []string {
 		rows, err := b.db.Pool.Query(ctx, `SELECT id FROM idempotency_records ORDER BY id`)
 		require.NoError(t, err)
-		var ids []string
-		for rows.Next() {
-			var id string
-			require.NoError(t, rows.Scan(&id))
-			ids = append(ids, id)
-		}
-		require.NoError(t, rows.Err())
+		ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		require.NoError(t, err)
 		return ids
 	}
 	require.Eventually(t, func() bool { return len(remaining()) == 1 }, 15*time.Second, 50*time.Millisecond,
