@@ -7,6 +7,8 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
+
+	"github.com/podium/podium/ent/schema"
 )
 
 // MaintenanceQueue is the queue of Podium's housekeeping jobs.
@@ -34,8 +36,8 @@ type PruneIdempotencyWorker struct {
 	Pool *pgxpool.Pool
 }
 
-// pruneIdempotencySQL matches the expiry rest/idempotency.go applies when a key is used again.
-const pruneIdempotencySQL = `DELETE FROM idempotency_records WHERE created_at < now() - interval '24 hours'`
+// pruneIdempotencySQL deletes by the expiry rest/idempotency.go applies when a key is used again.
+const pruneIdempotencySQL = `DELETE FROM idempotency_records WHERE ` + schema.IdempotencyExpired
 
 // Work deletes the expired records.
 func (w *PruneIdempotencyWorker) Work(ctx context.Context, _ *river.Job[PruneIdempotencyArgs]) error {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/podium/podium/ent/dbx"
+	"github.com/podium/podium/ent/schema"
 	"github.com/podium/podium/ent/schema/pid"
 	"github.com/podium/podium/ent/schema/viewer"
 	"github.com/podium/podium/graph/apperr"
@@ -26,7 +27,7 @@ const IdempotencyHeader = "Idempotency-Key"
 const ReplayedHeader = "Idempotent-Replayed"
 
 const (
-	expireKeySQL = `DELETE FROM idempotency_records WHERE api_key_id = $1 AND key = $2 AND created_at < now() - interval '24 hours'`
+	expireKeySQL = `DELETE FROM idempotency_records WHERE api_key_id = $1 AND key = $2 AND ` + schema.IdempotencyExpired
 	claimKeySQL  = `
 INSERT INTO idempotency_records (id, created_at, updated_at, key, request_hash, status, response, api_key_id)
 VALUES ($1, now(), now(), $2, $3, 0, '', $4)

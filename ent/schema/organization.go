@@ -201,6 +201,11 @@ func (APIKey) Annotations() []schema.Annotation {
 // the write's own transaction: a request that fails leaves no record, and the retry runs anew.
 type IdempotencyRecord struct{ ent.Schema }
 
+// IdempotencyExpired is the SQL condition of an idempotency record past its 24 hours: REST no
+// longer honours its key (rest/idempotency.go) and the hourly prune job deletes it
+// (jobs/prune.go).
+const IdempotencyExpired = "created_at < now() - interval '24 hours'"
+
 // Mixin of the IdempotencyRecord.
 func (IdempotencyRecord) Mixin() []ent.Mixin {
 	return []ent.Mixin{idMixin{prefix: "idem"}, timeMixin{}}
