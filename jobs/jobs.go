@@ -39,8 +39,8 @@ type Config struct {
 // DefaultEmailWorkers is how many deliveries one process works at once (PODIUM_EMAIL_WORKERS
 // changes it). A delivery mostly waits — for River's fetch and completion, for its own status
 // writes, for the relay — so many more deliveries in flight than cores keep PostgreSQL and the
-// relay busy: on two cores, 128 deliver about 1.5× as many emails a second as 32. They share at
-// most DefaultSMTPConnections connections to the relay.
+// relay busy: on two cores, 128 deliver about 1.6× as many emails a second as 32 (6,700 vs
+// 4,200). They share at most DefaultSMTPConnections connections to the relay.
 const DefaultEmailWorkers = 128
 
 // statusConns bounds the delivery worker's pool for status writes: they are batched (see batch),
