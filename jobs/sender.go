@@ -63,9 +63,10 @@ type SMTPOptions struct {
 // SMTP_URL is smtp://[user:pass@]host:port — plain, upgraded with STARTTLS when the server offers
 // it — or smtps://[user:pass@]host:port for implicit TLS.
 type SMTPSender struct {
-	from   string
-	domain string
-	client *mail.Client
+	from    string
+	domain  string
+	client  *mail.Client
+	timeout time.Duration
 	// slots holds a token per connection that may be open; idle holds the open ones not in use.
 	slots chan struct{}
 	idle  chan *smtp.Client
@@ -103,6 +104,15 @@ func NewSMTPSender(rawURL, from string, opts SMTPOptions) (*SMTPSender, error) {
 		mail.WithPort(port),
 		mail.WithTimeout(opts.Timeout),
 		mail.WithTLSConfig(tlsConfig),
+		// go-mail would check the connection with NOOP before a message and again, with NOOP and
+		// RSET, after the server has accepted it. Those two round trips come after the relay has
+		// the message and before Send returns, so they only widen the window in which a crash
+		// sends it twice, and a connection dropping during them would report an accepted message
+		// failed. After a completed DATA the server has reset its transaction itself (RFC 5321
+		// 4.1.4), and a connection that failed a send is closed, so RSET is never needed; Send
+		// checks a reused connection itself, before the message.
+		mail.WithoutNoop(),
+		mail.WithoutRset(),
 	}
 	if u.Scheme == "smtps" {
 		clientOpts = append(clientOpts, mail.WithSSL())
@@ -122,7 +132,7 @@ func NewSMTPSender(rawURL, from string, opts SMTPOptions) (*SMTPSender, error) {
 	if at := strings.LastIndexByte(from, '@'); at >= 0 {
 		domain = strings.Trim(from[at+1:], "> ")
 	}
-	return &SMTPSender{from: from, domain: domain, client: client,
+	return &SMTPSender{from: from, domain: domain, client: client, timeout: opts.Timeout,
 		slots: make(chan struct{}, opts.Connections), idle: make(chan *smtp.Client, opts.Connections)}, nil
 }
 
@@ -144,7 +154,15 @@ func (s *SMTPSender) Send(ctx context.Context, m Message) (string, error) {
 	var conn *smtp.Client
 	select {
 	case conn = <-s.idle:
+		// The relay may have closed a connection while it was idle; NOOP finds out while nothing
+		// is at stake, and a fresh connection takes its place.
+		if conn.UpdateDeadline(s.timeout) != nil || conn.Noop() != nil {
+			_ = s.client.CloseWithSMTPClient(conn)
+			conn = nil
+		}
 	default:
+	}
+	if conn == nil {
 		if conn, err = s.client.DialToSMTPClientWithContext(ctx); err != nil {
 			return "", fmt.Errorf("smtp: connect: %w", err)
 		}
