@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -399,4 +401,86 @@ func TestRetryFailedEmailWithSQL(t *testing.T) {
 	got := b.waitStatus(t, row.ID, emaillog.StatusSent)
 	require.Nil(t, got.Error)
 	require.Len(t, b.sink.Wait(t, 1, 5*time.Second), 1)
+}
+
+// TestCrashWindowIsBounded stalls the recording of outcomes and checks that the relay is then
+// given at most jobs.MaxUnrecorded messages whose outcome has not been written to PostgreSQL:
+// the most a crash at that moment could deliver twice. A transaction of the test locks each
+// email's row while it is being sent, so the first outcome statement waits in PostgreSQL (it is
+// written, so its email is safe) and the statements after it cannot be sent.
+func TestCrashWindowIsBounded(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	sender := &stallingSender{firstWritten: make(chan struct{})}
+	b := setup(t, setupOpts{idle: true, sender: func(*mailtest.Sink) jobs.Sender { return sender }})
+	lockTx, err := b.db.Pool.Begin(ctx)
+	require.NoError(t, err)
+	defer func() { _ = lockTx.Rollback(ctx) }()
+	sender.lock = lockTx
+
+	const n = 40
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = b.queue(t, fmt.Sprintf("speaker%d@example.test", i)).ID
+	}
+	require.NoError(t, b.river.Start(ctx))
+	t.Cleanup(func() {
+		stopCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		_ = b.river.Stop(stopCtx)
+	})
+
+	// The first accepted email's outcome statement waits for the test's lock; then the others go.
+	require.Eventually(t, func() bool {
+		var waiting int
+		err := b.db.Pool.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%unnest%'`).Scan(&waiting)
+		return err == nil && waiting == 1
+	}, 10*time.Second, 10*time.Millisecond, "the first outcome statement never waited for the lock")
+	require.EqualValues(t, 1, sender.accepted.Load())
+	close(sender.firstWritten)
+
+	// Sending goes on until MaxUnrecorded emails wait for their outcome to be written, then stops.
+	require.Eventually(t, func() bool { return sender.accepted.Load() >= 1+jobs.MaxUnrecorded },
+		10*time.Second, 10*time.Millisecond, "sending stopped before the bound")
+	time.Sleep(300 * time.Millisecond)
+	require.EqualValues(t, 1+jobs.MaxUnrecorded, sender.accepted.Load(),
+		"more emails accepted than the bound while outcomes could not be written")
+
+	// Once outcomes can be written again, everything is delivered, each email once.
+	sender.mu.Lock()
+	require.NoError(t, lockTx.Rollback(ctx))
+	sender.mu.Unlock()
+	for _, id := range ids {
+		b.waitStatus(t, id, emaillog.StatusSent)
+	}
+	require.EqualValues(t, n, sender.accepted.Load())
+}
+
+// stallingSender accepts every message; before it does, it locks the message's row in the test's
+// transaction. Only the first message goes through until firstWritten is closed.
+type stallingSender struct {
+	mu           sync.Mutex
+	lock         pgx.Tx
+	firstWritten chan struct{}
+	started      atomic.Int64
+	accepted     atomic.Int64
+}
+
+func (*stallingSender) Provider() string { return "stall" }
+
+func (s *stallingSender) Send(ctx context.Context, m jobs.Message) (string, error) {
+	if s.started.Add(1) > 1 {
+		<-s.firstWritten
+	}
+	s.mu.Lock()
+	if !s.lock.Conn().IsClosed() {
+		_, _ = s.lock.Exec(ctx, `SELECT 1 FROM email_log WHERE id = $1 FOR UPDATE`, m.ID)
+	}
+	s.mu.Unlock()
+	if err := m.Committing(ctx); err != nil {
+		return "", err
+	}
+	s.accepted.Add(1)
+	return "<" + m.ID + "@stall>", nil
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	netmail "net/mail"
+	"net/textproto"
 	"net/url"
 	"strconv"
 	"strings"
@@ -29,6 +30,9 @@ type Message struct {
 	// ICSMethod is its METHOD (REQUEST or CANCEL).
 	ICS       string
 	ICSMethod string
+	// Committing, when set, is called just before the server can accept the message — for SMTP,
+	// before the "." that ends DATA — and may hold the message there; an error abandons it unsent.
+	Committing func(context.Context) error
 }
 
 // Sender delivers messages. Send returns the provider's id of the message; an error wrapping
@@ -104,15 +108,6 @@ func NewSMTPSender(rawURL, from string, opts SMTPOptions) (*SMTPSender, error) {
 		mail.WithPort(port),
 		mail.WithTimeout(opts.Timeout),
 		mail.WithTLSConfig(tlsConfig),
-		// go-mail would check the connection with NOOP before a message and again, with NOOP and
-		// RSET, after the server has accepted it. Those two round trips come after the relay has
-		// the message and before Send returns, so they only widen the window in which a crash
-		// sends it twice, and a connection dropping during them would report an accepted message
-		// failed. After a completed DATA the server has reset its transaction itself (RFC 5321
-		// 4.1.4), and a connection that failed a send is closed, so RSET is never needed; Send
-		// checks a reused connection itself, before the message.
-		mail.WithoutNoop(),
-		mail.WithoutRset(),
 	}
 	if u.Scheme == "smtps" {
 		clientOpts = append(clientOpts, mail.WithSSL())
@@ -139,7 +134,13 @@ func NewSMTPSender(rawURL, from string, opts SMTPOptions) (*SMTPSender, error) {
 // Provider names the sender.
 func (*SMTPSender) Provider() string { return "smtp" }
 
-// Send delivers m, reusing an idle connection when one is open.
+// Send delivers m, reusing an idle connection when one is open. It runs the mail transaction
+// itself rather than with go-mail's Send, which checks the connection with NOOP before a message
+// and again, with NOOP and RSET, after the server has accepted it: two round trips after the relay
+// has the message, widening the window in which a crash sends it twice, and a connection dropping
+// during them would report an accepted message failed. After a completed DATA the server has
+// reset its transaction itself (RFC 5321 4.1.4) and a connection that failed is closed, so RSET
+// is never needed; a reused connection is checked once, before the message.
 func (s *SMTPSender) Send(ctx context.Context, m Message) (string, error) {
 	msg, id, err := s.build(m)
 	if err != nil {
@@ -167,17 +168,61 @@ func (s *SMTPSender) Send(ctx context.Context, m Message) (string, error) {
 			return "", fmt.Errorf("smtp: connect: %w", err)
 		}
 	}
-	if err := s.client.SendWithSMTPClient(conn, msg); err != nil {
+	if err := s.transact(ctx, conn, msg, m.Committing); err != nil {
 		// A connection that failed a send is not trusted again.
 		_ = s.client.CloseWithSMTPClient(conn)
-		var se *mail.SendError
-		if errors.As(err, &se) && se.ErrorCode() >= 500 && se.ErrorCode() < 600 {
+		var reply *textproto.Error
+		if errors.As(err, &reply) && reply.Code >= 500 && reply.Code < 600 {
 			return "", fmt.Errorf("%w: %v", ErrPermanent, err)
 		}
 		return "", fmt.Errorf("smtp: %w", err)
 	}
 	s.idle <- conn // never blocks: a slot is held, so fewer than cap(idle) connections are idle
 	return id, nil
+}
+
+// transact runs one mail transaction on conn: MAIL, RCPT, DATA with the message, and the final
+// "." after which the server has the message — the last step, with committing called just
+// before it.
+func (s *SMTPSender) transact(ctx context.Context, conn *smtp.Client, msg *mail.Msg, committing func(context.Context) error) error {
+	from, err := msg.GetSender(false)
+	if err != nil {
+		return err
+	}
+	rcpts, err := msg.GetRecipients()
+	if err != nil {
+		return err
+	}
+	if err := conn.UpdateDeadline(s.timeout); err != nil {
+		return err
+	}
+	if err := conn.Mail(from); err != nil {
+		return fmt.Errorf("MAIL FROM: %w", err)
+	}
+	for _, rcpt := range rcpts {
+		if err := conn.Rcpt(rcpt); err != nil {
+			return fmt.Errorf("RCPT TO: %w", err)
+		}
+	}
+	data, err := conn.Data()
+	if err != nil {
+		return fmt.Errorf("DATA: %w", err)
+	}
+	if _, err := msg.WriteTo(data); err != nil {
+		return fmt.Errorf("DATA: %w", err)
+	}
+	if committing != nil {
+		if err := committing(ctx); err != nil {
+			return err
+		}
+		if err := conn.UpdateDeadline(s.timeout); err != nil { // the wait may have been long
+			return err
+		}
+	}
+	if err := data.Close(); err != nil {
+		return fmt.Errorf("end of DATA: %w", err)
+	}
+	return nil
 }
 
 // Close closes the idle connections.
