@@ -114,7 +114,8 @@ func (w *DeliverEmailWorker) init() {
 // outcome is written a millisecond or two after the relay's reply and deliveries seldom wait
 // here; when the machine stalls, deliveries wait before their last step instead of piling up
 // accepted and unrecorded. On two cores, 10 cost no throughput the email benchmark could tell
-// from noise (1.58–1.68× the floor, against 1.52–1.64× without a bound); 4 cost a fifth.
+// from noise (1.58–1.73× the floor in seven runs, 1.52–1.64× without a bound, and runs an hour
+// apart differ by about 0.1×); 4 cost a fifth.
 const MaxUnrecorded = 10
 
 // claim moves the rows not yet sent to sending and returns their messages; ids of rows already
@@ -183,9 +184,7 @@ func (w *DeliverEmailWorker) record(ctx context.Context, outs []outcome) ([]stru
 		return nil, err
 	}
 	for _, o := range outs {
-		if o.hold != nil {
-			o.hold.release()
-		}
+		o.hold.release()
 	}
 	return make([]struct{}, n), p.Close()
 }
