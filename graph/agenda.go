@@ -22,7 +22,7 @@ import (
 	"github.com/podium/podium/graph/scalar"
 )
 
-// Agenda is GET E/agenda and Event.agenda (CONTRACT.md §4 "Agenda").
+// Agenda is GET E/agenda and Event.agenda (docs/rest-api.md §4 "Agenda").
 type Agenda struct {
 	Event    *AgendaEvent     `json:"event"`
 	Rooms    []*AgendaRoom    `json:"rooms"`
@@ -165,7 +165,7 @@ func (r *Resolver) agenda(ctx context.Context, ev *ent.Event) (*Agenda, error) {
 // errNotActiveSession answers a schedule change for anything but an active session of the event.
 var errNotActiveSession = apperr.Invalid("Choose an accepted session")
 
-// scheduleSession places a session in a room and slot, or takes it off the schedule (CONTRACT.md:
+// scheduleSession places a session in a room and slot, or takes it off the schedule (docs/rest-api.md:
 // PUT E/agenda/schedule). When the slot changes, the session's invites are out of date
 // (scheduleDirty) and so is the published agenda (agendaDirty).
 func (r *Resolver) scheduleSession(ctx context.Context, eventID string, in ScheduleSessionInput) (*Agenda, error) {
@@ -273,7 +273,7 @@ func slotText(start, end time.Time, tz string) string {
 }
 
 // publishAgenda freezes the scheduled active sessions — start, end and room set — as the
-// published agenda, by start time (CONTRACT.md: "Publish").
+// published agenda, by start time (docs/rest-api.md: "Publish").
 func (r *Resolver) publishAgenda(ctx context.Context, eventID string) (*Agenda, error) {
 	c := r.client(ctx)
 	ev, err := lockedEvent(ctx, c, eventID)
@@ -443,7 +443,7 @@ func conflicts(a *Agenda) []*AgendaConflict {
 	return out
 }
 
-// sendCalendarInvites emails calendar invitations for scheduled active sessions (CONTRACT.md:
+// sendCalendarInvites emails calendar invitations for scheduled active sessions (docs/rest-api.md:
 // POST E/agenda/invites): a session whose slot changed since its invites (scheduleDirty) sends
 // every speaker an update — its SEQUENCE raised when invites had gone out before — and otherwise
 // only speakers without an invitation get one. An active session taken off the schedule after its

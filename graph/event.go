@@ -19,7 +19,7 @@ import (
 	"github.com/podium/podium/graph/slug"
 )
 
-// createEvent makes an event in the caller's organization (CONTRACT.md §4 Events).
+// createEvent makes an event in the caller's organization (docs/rest-api.md §4 Events).
 func (r *Resolver) createEvent(ctx context.Context, in CreateEventInput) (*ent.Event, error) {
 	v, err := access.Viewer(ctx)
 	if err != nil {
@@ -136,7 +136,7 @@ func setOrClear[B any](v graphql.Omittable[*string], set func(string) B, clear f
 	}
 }
 
-// notNull refuses a null for a key that accepts only values (CONTRACT.md §1: null only where
+// notNull refuses a null for a key that accepts only values (docs/rest-api.md §1: null only where
 // listed).
 func notNull(field string) *apperr.Error {
 	return apperr.InvalidBody("%s must not be null", field)

@@ -17,7 +17,7 @@ import (
 	"github.com/podium/podium/graph/scalar"
 )
 
-// ResourceRecord is a speaker resource with its audience (CONTRACT.md §4 "Resources").
+// ResourceRecord is a speaker resource with its audience (docs/rest-api.md §4 "Resources").
 type ResourceRecord struct {
 	ID              string                  `json:"id"`
 	CreatedAt       scalar.Timestamp        `json:"createdAt"`
@@ -116,7 +116,7 @@ func toResource(res *ent.Resource) *ResourceRecord {
 	return out
 }
 
-// checkResource applies the rules of a resource body (CONTRACT.md: "Resources") and returns it
+// checkResource applies the rules of a resource body (docs/rest-api.md: "Resources") and returns it
 // normalized: texts trimmed, ids de-duplicated, the URL and the ids of what is not in use dropped.
 func checkResource(in ResourceInput) (ResourceInput, error) {
 	in.Title, in.Subtitle, in.Body = strings.TrimSpace(in.Title), strings.TrimSpace(in.Subtitle), strings.TrimSpace(in.Body)
@@ -203,7 +203,7 @@ func audienceOf(ctx context.Context, c *ent.Client, eventID string, in ResourceI
 	return nil
 }
 
-// createResource adds a resource at the end of the list (CONTRACT.md: POST E/resources).
+// createResource adds a resource at the end of the list (docs/rest-api.md: POST E/resources).
 func (r *Resolver) createResource(ctx context.Context, eventID string, in ResourceInput) (*ResourceRecord, error) {
 	c := r.client(ctx)
 	ev, err := access.Event(ctx, c, eventID)
@@ -241,7 +241,7 @@ func (r *Resolver) createResource(ctx context.Context, eventID string, in Resour
 	return r.resource(ctx, res.ID)
 }
 
-// updateResource replaces a resource's content, publication, attachment and audience (CONTRACT.md:
+// updateResource replaces a resource's content, publication, attachment and audience (docs/rest-api.md:
 // PATCH E/resources/{id}). A file resource keeps its file when attachmentKind is null; its file
 // can be replaced or removed only in the organizer app.
 func (r *Resolver) updateResource(ctx context.Context, eventID, resourceID string, in ResourceInput) (*ResourceRecord, error) {
@@ -338,7 +338,7 @@ func (r *Resolver) deleteResource(ctx context.Context, eventID, resourceID strin
 }
 
 // reorderResources gives the listed resources positions 1..n in the order given (de-duplicated;
-// ids of other events ignored); the others follow in their previous order (CONTRACT.md: POST
+// ids of other events ignored); the others follow in their previous order (docs/rest-api.md: POST
 // E/resources/reorder).
 func (r *Resolver) reorderResources(ctx context.Context, eventID string, in ReorderResourcesInput) ([]*ResourceRecord, error) {
 	c := r.client(ctx)

@@ -28,7 +28,7 @@ import (
 )
 
 // upsertAIResultSQL stores the one result of a (round, submission); a new score replaces the old
-// one and clears any override (CONTRACT.md: "re-running replaces it and clears any override").
+// one and clears any override (docs/rest-api.md: "re-running replaces it and clears any override").
 const upsertAIResultSQL = `
 INSERT INTO ai_review_results (id, created_at, updated_at, round_id, submission_id, score, reasoning, provider, model)
 VALUES ($1, now(), now(), $2, $3, $4, $5, $6, $7)
@@ -52,7 +52,7 @@ func aiError(err error) error {
 }
 
 // generateAiReview has the provider score one submission in the round and stores the result
-// (CONTRACT.md: POST …/ai-review). A failure stores nothing.
+// (docs/rest-api.md: POST …/ai-review). A failure stores nothing.
 func (r *Resolver) generateAiReview(ctx context.Context, eventID, roundID string, in GenerateAiReviewInput) (*AIResult, error) {
 	c, ev, rd, err := r.eventRound(ctx, eventID, roundID, false)
 	if err != nil {
@@ -176,7 +176,7 @@ func aiPrompt(ctx context.Context, c *ent.Client, ev *ent.Event, rd *ent.ReviewR
 	return system, string(body), nil
 }
 
-// overrideAiReview records an organizer's score next to the provider's (CONTRACT.md: POST
+// overrideAiReview records an organizer's score next to the provider's (docs/rest-api.md: POST
 // E/ai-review-override). The API key making the request is recorded as the one who overrode it.
 func (r *Resolver) overrideAiReview(ctx context.Context, eventID string, in OverrideAiReviewInput) (*AIResult, error) {
 	c := r.client(ctx)

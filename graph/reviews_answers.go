@@ -38,7 +38,7 @@ func assignmentOf(ctx context.Context, c *ent.Client, eventID, id string) (*ent.
 }
 
 // submitReviewAnswers records a reviewer's answers and completes the assignment; a resubmission
-// while the round is open replaces the answers (CONTRACT.md: "Answers").
+// while the round is open replaces the answers (docs/rest-api.md: "Answers").
 func (r *Resolver) submitReviewAnswers(ctx context.Context, eventID, assignmentID string, in SubmitReviewAnswersInput) (*ReviewAssignmentRecord, error) {
 	c := r.client(ctx)
 	a, err := assignmentOf(ctx, c, eventID, assignmentID)

@@ -18,7 +18,7 @@ import (
 
 var errAssignmentNotFound = apperr.NotFound("Review assignment")
 
-// assignReviews assigns submissions to a reviewer of the round (CONTRACT.md: POST …/assignments).
+// assignReviews assigns submissions to a reviewer of the round (docs/rest-api.md: POST …/assignments).
 // Existing pairs are skipped; a request that would take the reviewer past their cap assigns
 // nothing.
 func (r *Resolver) assignReviews(ctx context.Context, eventID, roundID string, in AssignReviewsInput) (*AssignReviewsResult, error) {
@@ -132,7 +132,7 @@ func (r *Resolver) unassignReview(ctx context.Context, eventID, roundID, assignm
 
 // autoDistributeReviews plans, and unless dryRun creates, the assignments that bring every pending
 // or maybe submission (in trackIds, when given) up to the round's reviewsPerSubmission
-// (CONTRACT.md: POST …/auto-distribute).
+// (docs/rest-api.md: POST …/auto-distribute).
 func (r *Resolver) autoDistributeReviews(ctx context.Context, eventID, roundID string, in AutoDistributeReviewsInput) (*AutoDistributionResult, error) {
 	// Locking the round makes concurrent distributions of it take turns: the second sees the
 	// first's assignments and creates none twice.
@@ -282,7 +282,7 @@ var tierRank = map[AutoDistributionTier]int{
 	AutoDistributionTierInTrack: 0, AutoDistributionTierGeneralist: 1, AutoDistributionTierOutOfTrack: 2,
 }
 
-// planAutoDistribution is the deterministic fill of CONTRACT.md "Auto-distribute". Submissions are
+// planAutoDistribution is the deterministic fill of docs/rest-api.md "Auto-distribute". Submissions are
 // taken fewest reviews first (then by id) and filled one level at a time up to perSubmission, so
 // every submission gets its first reviewer before any gets its second. For each, the candidates
 // are the pool members not already assigned to it, not in conflict with it and under their cap;

@@ -5,7 +5,7 @@ import (
 	"github.com/podium/podium/graph/scalar"
 )
 
-// The review workspace's read model (CONTRACT.md §4 "Reviews"). JSON tags are the REST shape;
+// The review workspace's read model (docs/rest-api.md §4 "Reviews"). JSON tags are the REST shape;
 // GraphQL serves the same structs.
 
 // EvaluationWorkspace is GET E/evaluation and Event.evaluation.

@@ -40,7 +40,7 @@ VALUES ($1, now(), now(), 'reviewer', $2, $3) ON CONFLICT (event_id, user_id) DO
 const reviewerPath = "/reviews"
 
 // addReviewer adds a reviewer to a round's pool by email, creating their user record and event
-// membership when new, or updates their cap (CONTRACT.md: POST …/members). A reviewer new to the
+// membership when new, or updates their cap (docs/rest-api.md: POST …/members). A reviewer new to the
 // pool is emailed an invitation.
 func (r *Resolver) addReviewer(ctx context.Context, eventID, roundID string, in AddReviewerInput) (*ReviewerProvisioned, error) {
 	c, ev, rd, err := r.eventRound(ctx, eventID, roundID, true)
@@ -192,7 +192,7 @@ func tracksOf(ctx context.Context, c *ent.Client, eventID string, in []string) (
 }
 
 // sendReviewReminders emails each of the given reviewers of the round who has pending assignments
-// how many wait for them (CONTRACT.md: POST …/reminders).
+// how many wait for them (docs/rest-api.md: POST …/reminders).
 func (r *Resolver) sendReviewReminders(ctx context.Context, eventID, roundID string, in SendReviewRemindersInput) (*ReviewRemindersResult, error) {
 	c, ev, rd, err := r.eventRound(ctx, eventID, roundID, false)
 	if err != nil {

@@ -58,7 +58,7 @@ func ensureOpen(rd *ent.ReviewRound) error {
 	return nil
 }
 
-// saveReviewRound creates or updates a round and replaces its scorecard (CONTRACT.md: POST
+// saveReviewRound creates or updates a round and replaces its scorecard (docs/rest-api.md: POST
 // E/review-rounds).
 func (r *Resolver) saveReviewRound(ctx context.Context, eventID string, in SaveReviewRoundInput) (*SaveReviewRoundResult, error) {
 	// The range of reviewsPerSubmission is part of the body's shape (400 invalid_body), checked

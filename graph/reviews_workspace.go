@@ -89,7 +89,7 @@ type submissionFacts struct {
 	blind *EvaluationSubmission
 }
 
-// statusAt is a round's status at now: its window decides (CONTRACT.md: "Status comes from the
+// statusAt is a round's status at now: its window decides (docs/rest-api.md: "Status comes from the
 // window"). Podium reads it from the window every time, so a round opens and closes on time
 // without being saved again.
 func statusAt(now, opensAt, closesAt time.Time) ReviewRoundStatus {
@@ -345,7 +345,7 @@ func redact(text string, identity []string) string {
 
 func isWordRune(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
 
-// result computes a submission's result in a round from its reviews (CONTRACT.md: "Result per
+// result computes a submission's result in a round from its reviews (docs/rest-api.md: "Result per
 // submission").
 func result(s *EvaluationSubmission, reviews []*HumanReview, criteria map[string]*Criterion) *ReviewResultRow {
 	row := &ReviewResultRow{Submission: s, HumanReviews: nonNilSlice(reviews), ReviewerCount: len(reviews)}
@@ -400,7 +400,7 @@ func weightedAggregate(scores []weighted) *float64 {
 // the original API used).
 func roundHalfUp(x float64) float64 { return math.Floor(x + 0.5) }
 
-// progress computes each reviewer's progress (CONTRACT.md: "Progress per reviewer").
+// progress computes each reviewer's progress (docs/rest-api.md: "Progress per reviewer").
 func progress(reviewers []*Reviewer, assignments []*ReviewAssignmentRecord) []*ReviewProgressRow {
 	rows := make([]*ReviewProgressRow, len(reviewers))
 	byMember := make(map[string]*ReviewProgressRow, len(reviewers))

@@ -347,7 +347,7 @@ func nextNumber(ctx context.Context, c *ent.Client, eventID string) (int, error)
 	return *out[0].Max + 1, nil
 }
 
-// snapshot is the content approved for publication (CONTRACT.md: approvedSnapshot).
+// snapshot is the content approved for publication (docs/rest-api.md: approvedSnapshot).
 func snapshot(s *ent.Submission) map[string]any {
 	answers := s.Answers
 	if answers == nil {
@@ -357,7 +357,7 @@ func snapshot(s *ent.Submission) map[string]any {
 		"levelId": s.LevelID, "language": s.Language, "answers": answers}
 }
 
-// createSession creates an accepted session without a submission (CONTRACT.md: POST E/sessions).
+// createSession creates an accepted session without a submission (docs/rest-api.md: POST E/sessions).
 func (r *Resolver) createSession(ctx context.Context, eventID string, in CreateSessionInput) (*SessionRecord, error) {
 	c := r.client(ctx)
 	ev, err := access.Event(ctx, c, eventID)

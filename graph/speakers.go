@@ -50,7 +50,7 @@ func stampConfirmed(ct *ent.Contact, status contact.WorkflowStatus) bool {
 	return ct.ConfirmedAt == nil && (status == contact.WorkflowStatusConfirmed || status == contact.WorkflowStatusReady)
 }
 
-// saveSpeaker creates (id null) or updates a speaker (CONTRACT.md: POST E/speakers).
+// saveSpeaker creates (id null) or updates a speaker (docs/rest-api.md: POST E/speakers).
 func (r *Resolver) saveSpeaker(ctx context.Context, eventID string, in SaveSpeakerInput) (*ent.Contact, error) {
 	c := r.client(ctx)
 	ev, err := access.Event(ctx, c, eventID)
@@ -251,7 +251,7 @@ func tshirt(s *string) *contact.TshirtSize {
 }
 
 // inviteSpeakerPortals emails each speaker contact among the ids their portal invitation, once
-// per contact ever (CONTRACT.md: POST E/speakers/invite). Other contacts are left out silently.
+// per contact ever (docs/rest-api.md: POST E/speakers/invite). Other contacts are left out silently.
 func (r *Resolver) inviteSpeakerPortals(ctx context.Context, eventID string, in InviteSpeakerPortalsInput) (*InviteSpeakerPortalsResult, error) {
 	c := r.client(ctx)
 	ev, err := access.Event(ctx, c, eventID)

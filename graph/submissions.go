@@ -36,7 +36,7 @@ func defaultForm(ctx context.Context, c *ent.Client, eventID string) (*ent.Form,
 	return f, err
 }
 
-// createSubmission brings in a proposal from another tool (CONTRACT.md: POST E/submissions).
+// createSubmission brings in a proposal from another tool (docs/rest-api.md: POST E/submissions).
 func (r *Resolver) createSubmission(ctx context.Context, eventID string, in CreateSubmissionInput) (*SessionRecord, error) {
 	c := r.client(ctx)
 	ev, err := access.Event(ctx, c, eventID)
@@ -317,7 +317,7 @@ func (r *Resolver) submissionEmails(ctx context.Context, id string) ([]*Submissi
 	}), nil
 }
 
-// changeSubmissionStatus moves a submission to pending, maybe or withdrawn (CONTRACT.md: PATCH
+// changeSubmissionStatus moves a submission to pending, maybe or withdrawn (docs/rest-api.md: PATCH
 // E/submissions/{id}); accepting and declining go through decide, and an accepted submission is
 // cancelled as a session instead.
 func (r *Resolver) changeSubmissionStatus(ctx context.Context, eventID, id string, in ChangeSubmissionStatusInput) (*StatusChangeResult, error) {
@@ -353,7 +353,7 @@ func (r *Resolver) changeSubmissionStatus(ctx context.Context, eventID, id strin
 }
 
 // decideSubmissions accepts or declines submissions, emailing each of their speakers once
-// (CONTRACT.md: POST E/submissions/decide). Accepted submissions become sessions: their tasks and
+// (docs/rest-api.md: POST E/submissions/decide). Accepted submissions become sessions: their tasks and
 // deliverables are assigned, and their content waits for approval unless approveContent.
 func (r *Resolver) decideSubmissions(ctx context.Context, eventID string, in DecideSubmissionsInput) (*DecisionResult, error) {
 	c := r.client(ctx)

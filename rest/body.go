@@ -17,7 +17,7 @@ import (
 
 // Request bodies are checked against the GraphQL input type the operation takes, so REST and
 // GraphQL accept exactly the same shapes. REST is stricter in one way only: a key marked
-// @required in the schema must be present even when its value may be null (CONTRACT.md §1).
+// @required in the schema must be present even when its value may be null (docs/rest-api.md §1).
 // Unknown keys are ignored.
 
 // decodeBody checks raw against the input type typeName and returns it normalized: unknown keys

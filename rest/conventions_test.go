@@ -14,7 +14,7 @@ import (
 	"github.com/podium/podium/graph/access"
 )
 
-// Tests of CONTRACT.md §1 (conventions) and §2 (authentication), through the real router.
+// Tests of docs/rest-api.md §1 (conventions) and §2 (authentication), through the real router.
 
 var isoMillis = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$`)
 

@@ -12,7 +12,7 @@ import (
 	"github.com/podium/podium/graph/scalar"
 )
 
-// EmailLog is one email the event sent (CONTRACT.md §4 Emails).
+// EmailLog is one email the event sent (docs/rest-api.md §4 Emails).
 type EmailLog struct {
 	ID           string  `json:"id"`
 	CreatedAt    string  `json:"createdAt"`

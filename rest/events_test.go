@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Tests of CONTRACT.md §4 "Events" and GET /organization.
+// Tests of docs/rest-api.md §4 "Events" and GET /organization.
 
 func TestCreateEvent(t *testing.T) {
 	t.Parallel()

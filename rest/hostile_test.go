@@ -439,7 +439,7 @@ func TestURLsAreNeverFetched(t *testing.T) {
 
 // TestGraphQLHostileRequests sends /graphql requests that are not GraphQL requests at all, and
 // cursors the server never issued. Both are the caller's mistakes: the answer carries the code
-// REST gives the same mistake (CONTRACT.md §6), never internal_error, and nothing panics.
+// REST gives the same mistake (docs/rest-api.md §6), never internal_error, and nothing panics.
 func TestGraphQLHostileRequests(t *testing.T) {
 	t.Parallel()
 	b := setup(t)

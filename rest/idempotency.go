@@ -13,7 +13,7 @@ import (
 	"github.com/podium/podium/graph/apperr"
 )
 
-// Idempotency (CONTRACT.md §1, ext): a write sent with an Idempotency-Key header is recorded with
+// Idempotency (docs/rest-api.md §1, ext): a write sent with an Idempotency-Key header is recorded with
 // its response in the write's own transaction. The same key with the same request within 24 hours
 // answers the recorded response and writes nothing — no second session, no second email; the same
 // key with another request is refused with 422 idempotency_key_reused. A write that fails records

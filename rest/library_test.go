@@ -11,7 +11,7 @@ import (
 	"github.com/podium/podium/ent/organizationmember"
 )
 
-// Tests of CONTRACT.md §4 "Library".
+// Tests of docs/rest-api.md §4 "Library".
 
 func TestLibrary(t *testing.T) {
 	t.Parallel()

@@ -7,7 +7,7 @@ import (
 	"github.com/podium/podium/graph/scalar"
 )
 
-// The REST shapes of CONTRACT.md. Every key is always present (nullable ones as null, never
+// The REST shapes of docs/rest-api.md. Every key is always present (nullable ones as null, never
 // omitted), timestamps are ISO 8601 UTC with milliseconds, and the fields come in the order the
 // original API documents them. GraphQL exposes the same fields under the same names.
 

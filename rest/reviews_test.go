@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Review tests run against PostgreSQL through the real router (CONTRACT.md §4 "Reviews").
+// Review tests run against PostgreSQL through the real router (docs/rest-api.md §4 "Reviews").
 
 const millisLayout = "2006-01-02T15:04:05.000Z07:00"
 

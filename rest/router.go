@@ -1,5 +1,5 @@
 // Package rest serves the REST API under /api/v1, wire-compatible with the API integrators
-// already use (CONTRACT.md), and assembles Podium's one HTTP router: /api/v1, /graphql, health
+// already use (docs/rest-api.md), and assembles Podium's one HTTP router: /api/v1, /graphql, health
 // checks and the operator pages.
 //
 // A REST handler translates and nothing more: it checks the body against the GraphQL input type
@@ -143,7 +143,7 @@ func withBody[T any](op func(ctx context.Context, q *request, in T) (any, error)
 	}
 }
 
-// serve runs one route in the order of CONTRACT.md §1: (route matched) → API key → rate limit →
+// serve runs one route in the order of docs/rest-api.md §1: (route matched) → API key → rate limit →
 // body → the operation, which checks event access before its own rules. Writes run in one
 // transaction, with their Idempotency-Key record when they carry one.
 func (a *API) serve(rt route) http.HandlerFunc {

@@ -9,7 +9,7 @@ import (
 	"github.com/podium/podium/graph/scalar"
 )
 
-// Contact is an event contact (CONTRACT.md: Speakers).
+// Contact is an event contact (docs/rest-api.md: Speakers).
 type Contact struct {
 	ID                  string         `json:"id"`
 	CreatedAt           string         `json:"createdAt"`

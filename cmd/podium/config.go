@@ -15,7 +15,7 @@ import (
 	"github.com/podium/podium/rest"
 )
 
-// config is Podium's configuration, read from the environment (CONTRACT.md §5).
+// config is Podium's configuration, read from the environment (docs/rest-api.md §5).
 type config struct {
 	DatabaseURL      string // DATABASE_URL; empty starts the private cluster under DataDir
 	DataDir          string // PODIUM_DATA_DIR; where the private cluster lives, ./.podium by default

@@ -126,7 +126,7 @@ type response struct {
 
 // Review sends system and prompt to the provider and reads its review. The reply's text is a JSON
 // object {"score": <number>, "reasoning": "<text>"}; prose around it or a code fence is tolerated
-// (CONTRACT.md §5).
+// (docs/rest-api.md §5).
 func (c *Client) Review(ctx context.Context, system, prompt string) (Review, error) {
 	body, err := json.Marshal(request{Model: c.model, MaxTokens: 1024, Temperature: 0.1, System: system,
 		Messages: []message{{Role: "user", Content: prompt}}})

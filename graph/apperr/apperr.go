@@ -10,7 +10,7 @@ import (
 	"net/http"
 )
 
-// Codes of the contract (CONTRACT.md §1). Callers match on these strings, so they never change.
+// Codes of the contract (docs/rest-api.md §1). Callers match on these strings, so they never change.
 const (
 	CodeInvalidJSON                = "invalid_json"
 	CodeInvalidBody                = "invalid_body"

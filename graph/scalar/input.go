@@ -19,7 +19,7 @@ type InputError struct {
 // Error returns the reason.
 func (e *InputError) Error() string { return e.Reason }
 
-// The input errors, with the codes REST answers for the same body (CONTRACT.md §1).
+// The input errors, with the codes REST answers for the same body (docs/rest-api.md §1).
 var (
 	ErrInvalidTime = &InputError{Code: "invalid_input", Reason: "is not a valid ISO date"}
 	ErrNotString   = &InputError{Code: "invalid_body", Reason: "must be a string"}
