@@ -139,9 +139,9 @@ func TestDelivery(t *testing.T) {
 		require.NotNil(t, got.SentAt)
 		require.Nil(t, got.Error)
 
-		msgs := b.sink.Wait(t, 1, 5*time.Second)
+		b.sink.Wait(t, 1, 5*time.Second)
 		time.Sleep(200 * time.Millisecond) // nothing more arrives
-		msgs = b.sink.Messages()
+		msgs := b.sink.Messages()
 		require.Len(t, msgs, 1)
 		m := msgs[0]
 		require.Equal(t, []string{"ada@example.test"}, m.To)

@@ -144,7 +144,7 @@ func (*SMTPSender) Provider() string { return "smtp" }
 func (s *SMTPSender) Send(ctx context.Context, m Message) (string, error) {
 	msg, id, err := s.build(m)
 	if err != nil {
-		return "", fmt.Errorf("%w: %v", ErrPermanent, err)
+		return "", fmt.Errorf("%w: %w", ErrPermanent, err)
 	}
 	select {
 	case s.slots <- struct{}{}:
@@ -173,7 +173,7 @@ func (s *SMTPSender) Send(ctx context.Context, m Message) (string, error) {
 		_ = s.client.CloseWithSMTPClient(conn)
 		var reply *textproto.Error
 		if errors.As(err, &reply) && reply.Code >= 500 && reply.Code < 600 {
-			return "", fmt.Errorf("%w: %v", ErrPermanent, err)
+			return "", fmt.Errorf("%w: %w", ErrPermanent, err)
 		}
 		return "", fmt.Errorf("smtp: %w", err)
 	}

@@ -129,7 +129,7 @@ func serve(ctx context.Context, cfg config, work bool) error {
 		WriteTimeout:      60 * time.Second,
 		IdleTimeout:       120 * time.Second,
 	}
-	ln, err := net.Listen("tcp", cfg.Addr)
+	ln, err := new(net.ListenConfig).Listen(ctx, "tcp", cfg.Addr)
 	if err != nil {
 		return err
 	}

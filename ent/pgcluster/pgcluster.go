@@ -225,7 +225,8 @@ func FindBinaries() (string, error) {
 		return d, nil
 	}
 	var looked []string
-	if out, err := exec.Command("pg_config", "--bindir").Output(); err == nil {
+	// FindBinaries takes no context: pg_config prints one line and exits.
+	if out, err := exec.Command("pg_config", "--bindir").Output(); err == nil { //nolint:noctx // see above
 		d := strings.TrimSpace(string(out))
 		if hasServerBins(d) {
 			return d, nil
@@ -322,11 +323,10 @@ func (c *Cluster) prepare() error {
 	if err != nil {
 		return err
 	}
-	defer f.Close()
 	if c.as.cred != nil {
-		return f.Chown(int(c.as.cred.Uid), int(c.as.cred.Gid))
+		err = f.Chown(int(c.as.cred.Uid), int(c.as.cred.Gid))
 	}
-	return nil
+	return errors.Join(err, f.Close())
 }
 
 // ownedDir creates dir with mode 0700 for the server user, or checks that an

@@ -98,7 +98,7 @@ func New(t testing.TB, opts Options) *Sink {
 	if opts.TLS {
 		s.ln, err = tls.Listen("tcp", "127.0.0.1:0", srv.TLSConfig)
 	} else {
-		s.ln, err = net.Listen("tcp", "127.0.0.1:0")
+		s.ln, err = new(net.ListenConfig).Listen(t.Context(), "tcp", "127.0.0.1:0")
 	}
 	if err != nil {
 		t.Fatalf("mailtest: listen: %v", err)
