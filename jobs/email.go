@@ -113,9 +113,10 @@ func (w *DeliverEmailWorker) init() {
 // to PostgreSQL (see acceptHold), and so the emails one crash can deliver twice. Normally an
 // outcome is written a millisecond or two after the relay's reply and deliveries seldom wait
 // here; when the machine stalls, deliveries wait before their last step instead of piling up
-// accepted and unrecorded. On two cores, 10 cost no throughput the email benchmark could tell
-// from noise (1.58–1.73× the floor in seven runs, 1.52–1.64× without a bound, and runs an hour
-// apart differ by about 0.1×); 4 cost a fifth.
+// accepted and unrecorded. 10 is small enough to keep a crash's duplicates rare and large enough
+// that the wait almost never happens, so the bound costs no throughput the email benchmark can
+// tell from noise; a much smaller bound makes deliveries queue behind the outcome writes and costs
+// throughput (figures in docs/performance.md).
 const MaxUnrecorded = 10
 
 // claim moves the rows not yet sent to sending and returns their messages; ids of rows already

@@ -38,9 +38,9 @@ type Config struct {
 
 // DefaultEmailWorkers is how many deliveries one process works at once (PODIUM_EMAIL_WORKERS
 // changes it). A delivery mostly waits — for River's fetch and completion, for its own status
-// writes, for the relay — so many more deliveries in flight than cores keep PostgreSQL and the
-// relay busy: on two cores, 128 deliver about 1.6× as many emails a second as 32 (6,700 vs
-// 4,200). They share at most DefaultSMTPConnections connections to the relay.
+// writes, for the relay — so many more deliveries in flight than cores, and than connections,
+// keep PostgreSQL and the relay busy while each one waits (docs/performance.md has the
+// measurement). They share at most DefaultSMTPConnections connections to the relay.
 const DefaultEmailWorkers = 128
 
 // statusConns bounds the delivery worker's pool for status writes: they are batched (see batch),
@@ -48,8 +48,8 @@ const DefaultEmailWorkers = 128
 const statusConns = 4
 
 // fetchCooldown is the shortest pause between two fetches of jobs. River's default (100 ms) caps
-// a queue at MaxWorkers jobs per 100 ms — 160 emails a second here — while an SMTP relay on the
-// same network takes thousands; fetching again as soon as workers free up removes that ceiling.
+// a queue at MaxWorkers jobs per 100 ms, well below what an SMTP relay on the same network
+// takes; fetching again as soon as workers free up removes that ceiling.
 // Fetches only happen this often while jobs keep completing.
 const fetchCooldown = 2 * time.Millisecond
 

@@ -29,11 +29,10 @@ import (
 const shutdownGrace = 30 * time.Second
 
 // serverGCPercent is the garbage collector's target for the server (Go's default is 100). A
-// GraphQL response allocates a value for every field it marshals — a 2,000-session board is
+// GraphQL response allocates a value for every field it marshals — a large session board is
 // hundreds of thousands — and almost none of it outlives the request, so collecting half as often
-// took that board from 2.04x to 1.80x its floor in `make bench` (p50 177 → 161 ms by hand), for a
-// heap that may grow to three times what is live (peak RSS under `make bench` stays near 150 MB).
-// GOGC, when set, wins.
+// cuts the time large responses spend in the collector, for a heap that may grow to three times
+// what is live (docs/performance.md has the measurements). GOGC, when set, wins.
 const serverGCPercent = 200
 
 func tuneGC() {
