@@ -67,45 +67,7 @@ func buildOpenAPI(schema *ast.Schema) obj {
 			item = obj{}
 			paths[rt.path] = item
 		}
-		op := obj{
-			"operationId": rt.operationID,
-			"summary":     doc.summary,
-			"tags":        []string{doc.tag},
-			"responses":   responses(&rt, doc),
-		}
-		if doc.description != "" {
-			op["description"] = doc.description
-		}
-		if rt.public() {
-			op["security"] = []any{}
-		}
-		params := []any{}
-		for _, m := range pathParam.FindAllStringSubmatch(rt.path, -1) {
-			params = append(params, obj{"name": m[1], "in": "path", "required": true, "schema": obj{"type": "string"}})
-		}
-		for _, qp := range doc.query {
-			s := obj{"type": "string"}
-			if len(qp.enum) > 0 {
-				s["enum"] = qp.enum
-			}
-			params = append(params, obj{"name": qp.name, "in": "query", "required": false,
-				"description": qp.description, "schema": s})
-		}
-		if rt.isWrite() {
-			params = append(params, obj{"name": "Idempotency-Key", "in": "header", "required": false,
-				"description": "Send the same key again (within 24 h) to get the first response instead of a second write; " +
-					"another request with the same key is refused with 422 idempotency_key_reused.",
-				"schema": obj{"type": "string", "minLength": 1, "maxLength": 255}})
-		}
-		if len(params) > 0 {
-			op["parameters"] = params
-		}
-		if rt.input != "" {
-			op["requestBody"] = obj{"required": !rt.optionalBody(), "content": obj{
-				"application/json": obj{"schema": in.object(schema.Types[rt.input])},
-			}}
-		}
-		item[strings.ToLower(rt.method)] = op
+		item[strings.ToLower(rt.method)] = operation(&rt, doc, in)
 	}
 	return obj{
 		"openapi": "3.0.3",
@@ -138,6 +100,49 @@ func buildOpenAPI(schema *ast.Schema) obj {
 			}},
 		},
 	}
+}
+
+// operation describes one route.
+func operation(rt *route, doc routeDoc, in inputSchemas) obj {
+	op := obj{
+		"operationId": rt.operationID,
+		"summary":     doc.summary,
+		"tags":        []string{doc.tag},
+		"responses":   responses(rt, doc),
+	}
+	if doc.description != "" {
+		op["description"] = doc.description
+	}
+	if rt.public() {
+		op["security"] = []any{}
+	}
+	params := []any{}
+	for _, m := range pathParam.FindAllStringSubmatch(rt.path, -1) {
+		params = append(params, obj{"name": m[1], "in": "path", "required": true, "schema": obj{"type": "string"}})
+	}
+	for _, qp := range doc.query {
+		s := obj{"type": "string"}
+		if len(qp.enum) > 0 {
+			s["enum"] = qp.enum
+		}
+		params = append(params, obj{"name": qp.name, "in": "query", "required": false,
+			"description": qp.description, "schema": s})
+	}
+	if rt.isWrite() {
+		params = append(params, obj{"name": "Idempotency-Key", "in": "header", "required": false,
+			"description": "Send the same key again (within 24 h) to get the first response instead of a second write; " +
+				"another request with the same key is refused with 422 idempotency_key_reused.",
+			"schema": obj{"type": "string", "minLength": 1, "maxLength": 255}})
+	}
+	if len(params) > 0 {
+		op["parameters"] = params
+	}
+	if rt.input != "" {
+		op["requestBody"] = obj{"required": !rt.optionalBody(), "content": obj{
+			"application/json": obj{"schema": in.object(in.schema.Types[rt.input])},
+		}}
+	}
+	return op
 }
 
 func responses(rt *route, doc routeDoc) obj {

@@ -144,87 +144,98 @@ func bind[T any](q *request) (T, error) {
 }
 
 // serve runs one route in the order of docs/rest-api.md §1: (route matched) → API key → rate limit →
-// body → the operation, which checks event access before its own rules. Writes run in one
-// transaction, with their Idempotency-Key record when they carry one.
+// body → the operation, which checks event access before its own rules.
 func (a *API) serve(rt *route) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		ctx := r.Context()
-		if !rt.public() {
-			v, err := a.auth.Authenticate(ctx, r.Header.Get("Authorization"))
-			if err != nil {
-				a.writeError(w, r, err)
-				return
-			}
-			if err := a.limit.allow(w, v.APIKeyID); err != nil {
-				a.writeError(w, r, err)
-				return
-			}
-			ctx = viewer.NewContext(ctx, v)
-			noteKey(ctx, v.APIKeyID)
-		}
-		q := &request{Request: r.WithContext(ctx), route: rt}
-		if rt.input != "" {
-			raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
-			if err != nil {
-				a.writeError(w, r, bodyReadError(err))
-				return
-			}
-			if rt.optionalBody() && len(bytes.TrimSpace(raw)) == 0 {
-				raw = []byte("{}")
-			}
-			if q.body, err = decodeBody(a.schema, rt.input, raw); err != nil {
-				a.writeError(w, r, err)
-				return
-			}
-		}
-		if !rt.isWrite() {
-			out, err := rt.handle(a, ctx, q)
-			if err != nil {
-				a.writeError(w, r, err)
-				return
-			}
-			res, err := rt.render(out)
-			if err != nil {
-				a.writeError(w, r, err)
-				return
-			}
-			res.write(w, false)
-			return
-		}
-		keyed, err := keyedWriteOf(q)
+		q, err := a.admit(w, r, rt)
 		if err != nil {
 			a.writeError(w, r, err)
 			return
 		}
 		var res *response
 		replayed := false
-		err = a.db.InTx(ctx, func(ctx context.Context) error {
-			q.Request = q.Request.WithContext(ctx)
-			if keyed != nil {
-				rec, err := keyed.claim(ctx)
-				if err != nil || rec != nil {
-					res, replayed = rec, rec != nil
-					return err
-				}
-			}
-			out, err := rt.handle(a, ctx, q)
-			if err != nil {
-				return err
-			}
-			if res, err = rt.render(out); err != nil {
-				return err
-			}
-			if keyed != nil {
-				return keyed.record(ctx, res)
-			}
-			return nil
-		})
+		if rt.isWrite() {
+			res, replayed, err = a.runWrite(q)
+		} else {
+			res, err = a.runRead(q)
+		}
 		if err != nil {
 			a.writeError(w, r, err)
 			return
 		}
 		res.write(w, replayed)
 	}
+}
+
+// admit checks what comes before the operation: the API key and its rate limit (unless the route
+// is public), then the body against the route's input type.
+func (a *API) admit(w http.ResponseWriter, r *http.Request, rt *route) (*request, error) {
+	ctx := r.Context()
+	if !rt.public() {
+		v, err := a.auth.Authenticate(ctx, r.Header.Get("Authorization"))
+		if err != nil {
+			return nil, err
+		}
+		if err := a.limit.allow(w, v.APIKeyID); err != nil {
+			return nil, err
+		}
+		ctx = viewer.NewContext(ctx, v)
+		noteKey(ctx, v.APIKeyID)
+	}
+	q := &request{Request: r.WithContext(ctx), route: rt}
+	if rt.input != "" {
+		raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+		if err != nil {
+			return nil, bodyReadError(err)
+		}
+		if rt.optionalBody() && len(bytes.TrimSpace(raw)) == 0 {
+			raw = []byte("{}")
+		}
+		if q.body, err = decodeBody(a.schema, rt.input, raw); err != nil {
+			return nil, err
+		}
+	}
+	return q, nil
+}
+
+// runRead runs a read, outside any transaction.
+func (a *API) runRead(q *request) (*response, error) {
+	out, err := q.route.handle(a, q.Context(), q)
+	if err != nil {
+		return nil, err
+	}
+	return q.route.render(out)
+}
+
+// runWrite runs a write in one transaction, with its Idempotency-Key record when it carries one;
+// replayed reports the response recorded by an earlier request with the same key.
+func (a *API) runWrite(q *request) (res *response, replayed bool, err error) {
+	keyed, err := keyedWriteOf(q)
+	if err != nil {
+		return nil, false, err
+	}
+	err = a.db.InTx(q.Context(), func(ctx context.Context) error {
+		q.Request = q.Request.WithContext(ctx)
+		if keyed != nil {
+			rec, err := keyed.claim(ctx)
+			if err != nil || rec != nil {
+				res, replayed = rec, rec != nil
+				return err
+			}
+		}
+		out, err := q.route.handle(a, ctx, q)
+		if err != nil {
+			return err
+		}
+		if res, err = q.route.render(out); err != nil {
+			return err
+		}
+		if keyed != nil {
+			return keyed.record(ctx, res)
+		}
+		return nil
+	})
+	return res, replayed, err
 }
 
 // render encodes a handler's result as the route's response: JSON, or the document itself when

@@ -109,8 +109,8 @@ type route struct {
 // GraphQL calls, return the REST body. Writes run inside the request's transaction.
 type handler func(a *API, ctx context.Context, q *request) (any, error)
 
-// routeFlag marks what sets a route apart from the default: an API key required, a JSON body
-// (for writes) required.
+// routeFlag marks a route that departs from the defaults: an API key is required, and so is the
+// body of a route with an input.
 type routeFlag uint8
 
 const (
