@@ -30,10 +30,11 @@ bench: ## Benchmarks against floors measured in the same run (prints BENCH lines
 	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./jobs/
 
 .PHONY: generate
-generate: ## Regenerate ent and gqlgen code from ent/schema and graph/*.graphqls
+generate: ## Regenerate ent and gqlgen code from ent/schema and graph/*.graphqls, and docs/openapi.json
 	$(GO) run -mod=mod ./ent/entc.go
 	$(GO) tool gqlgen generate
 	$(GO) run ./graph/sdlgen.go
+	$(GO) run ./rest/openapigen.go
 
 .PHONY: migration
 migration: ## Write the next migration for ent/schema changes: make migration NAME=add_something

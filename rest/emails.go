@@ -2,7 +2,6 @@ package rest
 
 import (
 	"context"
-	"net/http"
 	"slices"
 	"strings"
 
@@ -11,6 +10,33 @@ import (
 	"github.com/podium/podium/graph/apperr"
 	"github.com/podium/podium/graph/scalar"
 )
+
+// The emails an event sent (docs/rest-api.md §4 "Emails").
+
+func (a *API) listEmails(ctx context.Context, q *request) (any, error) {
+	ev, err := a.event(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	where := &ent.EmailLogWhereInput{}
+	if s := q.URL.Query().Get("status"); s != "" {
+		if !slices.Contains(emailStatuses, s) {
+			return nil, apperr.Invalid("status must be one of %s", strings.Join(emailStatuses, ", "))
+		}
+		where.Status = new(emaillog.Status(s))
+	}
+	if s := q.URL.Query().Get("type"); s != "" {
+		if !slices.Contains(emailTypes, s) {
+			return nil, apperr.Invalid("type must be one of %s", strings.Join(emailTypes, ", "))
+		}
+		where.Type = new(emaillog.Type(s))
+	}
+	conn, err := a.res.Event().Emails(ctx, ev, nil, nil, nil, nil, nil, where)
+	if err != nil {
+		return nil, err
+	}
+	return mapSlice(conn.Edges, func(e *ent.EmailLogEdge) EmailLog { return toRESTEmailLog(e.Node) }), nil
+}
 
 // EmailLog is one email the event sent (docs/rest-api.md §4 Emails).
 type EmailLog struct {
@@ -44,49 +70,6 @@ func toRESTEmailLog(e *ent.EmailLog) EmailLog {
 		Status: string(e.Status), Provider: e.Provider, ProviderID: e.ProviderID, Error: e.Error,
 		SentAt: scalar.FormatTimePtr(e.SentAt),
 	}
-}
-
-func (a *API) emailRoutes() []route {
-	return []route{{
-		method: http.MethodGet, path: "/events/{eventId}/emails", operationID: "listEmails", tag: "Emails",
-		summary:     "List the event's emails",
-		description: "Every email the event sent or is sending, newest first, with its delivery status.",
-		query: []queryParam{
-			{name: "status", description: "Only emails with this delivery status", enum: emailStatuses},
-			{name: "type", description: "Only emails of this type", enum: emailTypes},
-		},
-		output: []EmailLog{}, status: http.StatusOK,
-		handle: func(ctx context.Context, q *request) (any, error) {
-			ev, err := a.res.Query().Event(ctx, q.param("eventId"))
-			if err != nil {
-				return nil, err
-			}
-			where := &ent.EmailLogWhereInput{}
-			if s := q.URL.Query().Get("status"); s != "" {
-				if !slices.Contains(emailStatuses, s) {
-					return nil, apperr.Invalid("status must be one of %s", strings.Join(emailStatuses, ", "))
-				}
-				status := emaillog.Status(s)
-				where.Status = &status
-			}
-			if s := q.URL.Query().Get("type"); s != "" {
-				if !slices.Contains(emailTypes, s) {
-					return nil, apperr.Invalid("type must be one of %s", strings.Join(emailTypes, ", "))
-				}
-				typ := emaillog.Type(s)
-				where.Type = &typ
-			}
-			conn, err := a.res.Event().Emails(ctx, ev, nil, nil, nil, nil, nil, where)
-			if err != nil {
-				return nil, err
-			}
-			out := make([]EmailLog, 0, len(conn.Edges))
-			for _, e := range conn.Edges {
-				out = append(out, toRESTEmailLog(e.Node))
-			}
-			return out, nil
-		},
-	}}
 }
 
 var (

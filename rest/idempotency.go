@@ -41,10 +41,13 @@ type keyedWrite struct {
 	apiKeyID, key, hash string
 }
 
-// response is a rendered response: what is written, and recorded for replays.
+// response is a rendered response: what is written, and recorded for replays (writes answer
+// JSON, so a recorded response needs no content type).
 type response struct {
 	status int
 	body   []byte
+	// contentType is the body's type when it is not JSON.
+	contentType string
 }
 
 // keyedWriteOf reads the Idempotency-Key of a write, if any.

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/time/rate"
+
 	"github.com/podium/podium/graph/apperr"
 )
 
@@ -21,17 +23,14 @@ type RateLimit struct {
 	Burst int
 }
 
-// limiter holds one bucket per API key. Buckets live in this process only: behind a load balancer
-// each server rations its own share.
+// limiter holds one bucket (a rate.Limiter) per API key. Buckets live in this process only:
+// behind a load balancer each server rations its own share.
 type limiter struct {
-	cfg     RateLimit
+	cfg RateLimit
+	// mu guards buckets, and makes taking a token and reading what is left for the headers one
+	// step, so that concurrent requests of one key each report their own remainder.
 	mu      sync.Mutex
-	buckets map[string]*bucket
-}
-
-type bucket struct {
-	tokens float64
-	last   time.Time
+	buckets map[string]*rate.Limiter
 }
 
 // maxBuckets bounds memory: past it, full buckets (idle keys) are forgotten.
@@ -44,7 +43,7 @@ func newLimiter(cfg RateLimit) *limiter {
 	if cfg.Burst <= 0 {
 		cfg.Burst = int(math.Ceil(2 * cfg.PerSecond))
 	}
-	return &limiter{cfg: cfg, buckets: map[string]*bucket{}}
+	return &limiter{cfg: cfg, buckets: map[string]*rate.Limiter{}}
 }
 
 // allow takes a token for the key, writing the RateLimit headers; it returns the refusal when
@@ -54,42 +53,36 @@ func (l *limiter) allow(w http.ResponseWriter, keyID string) error {
 		return nil
 	}
 	now := time.Now()
-	burst := float64(l.cfg.Burst)
 	l.mu.Lock()
 	b, ok := l.buckets[keyID]
 	if !ok {
 		if len(l.buckets) >= maxBuckets {
 			l.prune(now)
 		}
-		b = &bucket{tokens: burst, last: now}
+		b = rate.NewLimiter(rate.Limit(l.cfg.PerSecond), l.cfg.Burst)
 		l.buckets[keyID] = b
 	}
-	b.tokens = math.Min(burst, b.tokens+now.Sub(b.last).Seconds()*l.cfg.PerSecond)
-	b.last = now
-	allowed := b.tokens >= 1
-	if allowed {
-		b.tokens--
-	}
-	tokens := b.tokens
+	allowed := b.AllowN(now, 1)
+	tokens := b.TokensAt(now)
 	l.mu.Unlock()
 
 	h := w.Header()
 	h.Set("RateLimit-Limit", strconv.Itoa(l.cfg.Burst))
 	h.Set("RateLimit-Remaining", strconv.Itoa(int(math.Floor(tokens))))
-	h.Set("RateLimit-Reset", strconv.Itoa(int(math.Ceil((burst-tokens)/l.cfg.PerSecond))))
+	h.Set("RateLimit-Reset", strconv.Itoa(int(math.Ceil((float64(l.cfg.Burst)-tokens)/l.cfg.PerSecond))))
 	if allowed {
 		return nil
 	}
-	wait := int(math.Ceil((1 - tokens) / l.cfg.PerSecond))
-	h.Set("Retry-After", strconv.Itoa(max(wait, 1)))
+	wait := max(int(math.Ceil((1-tokens)/l.cfg.PerSecond)), 1)
+	h.Set("Retry-After", strconv.Itoa(wait))
 	return apperr.New(http.StatusTooManyRequests, apperr.CodeRateLimited,
-		"Too many requests for this API key; retry after "+strconv.Itoa(max(wait, 1))+" s")
+		"Too many requests for this API key; retry after "+strconv.Itoa(wait)+" s")
 }
 
 // prune forgets the buckets that have refilled; the caller holds the lock.
 func (l *limiter) prune(now time.Time) {
 	for id, b := range l.buckets {
-		if b.tokens+now.Sub(b.last).Seconds()*l.cfg.PerSecond >= float64(l.cfg.Burst) {
+		if b.TokensAt(now) >= float64(l.cfg.Burst) {
 			delete(l.buckets, id)
 		}
 	}

@@ -23,7 +23,7 @@ func (a *API) meta(w http.ResponseWriter, r *http.Request) {
 		Documentation:  base + "/api/v1/openapi.json",
 		OpenAPI:        base + "/api/v1/openapi.json",
 		Authentication: "Authorization: Bearer pdm_… — create keys with `podium keys create --org NAME`",
-		Endpoints:      len(a.routes),
+		Endpoints:      len(routes),
 	})
 }
 

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -147,30 +148,22 @@ func (c *dbCollector) counts() (map[[2]string]float64, map[string]float64) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	jobs, emails := map[[2]string]float64{}, map[string]float64{}
-	rows, err := c.db.Pool.Query(ctx, `SELECT kind, state::text, count(*) FROM river_job GROUP BY kind, state`)
-	if err != nil {
+	var kind, state string
+	var n int64
+	rows, _ := c.db.Pool.Query(ctx, `SELECT kind, state::text, count(*) FROM river_job GROUP BY kind, state`)
+	if _, err := pgx.ForEachRow(rows, []any{&kind, &state, &n}, func() error {
+		jobs[[2]string{kind, state}] = float64(n)
+		return nil
+	}); err != nil {
 		return c.jobs, c.emails
 	}
-	for rows.Next() {
-		var kind, state string
-		var n int64
-		if rows.Scan(&kind, &state, &n) == nil {
-			jobs[[2]string{kind, state}] = float64(n)
-		}
-	}
-	rows.Close()
-	rows, err = c.db.Pool.Query(ctx, `SELECT status, count(*) FROM email_log GROUP BY status`)
-	if err != nil {
+	rows, _ = c.db.Pool.Query(ctx, `SELECT status, count(*) FROM email_log GROUP BY status`)
+	if _, err := pgx.ForEachRow(rows, []any{&state, &n}, func() error {
+		emails[state] = float64(n)
+		return nil
+	}); err != nil {
 		return c.jobs, c.emails
 	}
-	for rows.Next() {
-		var status string
-		var n int64
-		if rows.Scan(&status, &n) == nil {
-			emails[status] = float64(n)
-		}
-	}
-	rows.Close()
 	c.at, c.jobs, c.emails = time.Now(), jobs, emails
 	return jobs, emails
 }

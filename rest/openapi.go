@@ -2,17 +2,20 @@ package rest
 
 import (
 	"encoding/json"
+	"maps"
 	"net/http"
 	"reflect"
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/vektah/gqlparser/v2/ast"
 
+	"github.com/podium/podium/graph"
 	"github.com/podium/podium/graph/scalar"
 )
 
@@ -22,74 +25,49 @@ import (
 
 var pathParam = regexp.MustCompile(`\{([^}]+)\}`)
 
-// openAPIDoc renders the document once; it only depends on the route table.
-func (a *API) openAPIDoc() []byte {
-	a.docOnce.Do(func() {
-		b, err := json.Marshal(a.buildOpenAPI())
-		if err != nil {
-			panic("rest: openapi: " + err.Error())
-		}
-		a.doc = b
-	})
-	return a.doc
-}
+// OpenAPI returns the OpenAPI 3 document served at /api/v1/openapi.json. It depends on the route
+// table alone, so it needs no database; `make generate` writes it to docs/openapi.json, the
+// snapshot the tests hold the served document to.
+func OpenAPI() []byte { return openAPIDocument() }
+
+// openAPIDocument renders the document once per process.
+var openAPIDocument = sync.OnceValue(func() []byte {
+	b, err := json.Marshal(buildOpenAPI(graph.NewExecutableSchema(graph.Config{}).Schema()))
+	if err != nil {
+		panic("rest: openapi: " + err.Error())
+	}
+	return b
+})
 
 // openAPI answers GET /api/v1/openapi.json. No key needed.
 func (a *API) openAPI(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Header().Set("Cache-Control", "public, max-age=300")
-	_, _ = w.Write(a.openAPIDoc())
+	_, _ = w.Write(openAPIDocument())
 }
 
 type obj = map[string]any
 
-func (a *API) buildOpenAPI() obj {
+// buildOpenAPI describes every route with its routeDocs entry. A route without one, or an entry
+// without a route, is a mistake in the tables and panics, failing every test that reads the
+// document.
+func buildOpenAPI(schema *ast.Schema) obj {
+	in := inputSchemas{schema}
+	if len(routeDocs) != len(routes) {
+		panic("rest: openapi: routeDocs has entries for operations that are not in the route table")
+	}
 	paths := obj{}
-	for _, rt := range a.routes {
+	for _, rt := range routes {
+		doc, ok := routeDocs[rt.operationID]
+		if !ok {
+			panic("rest: openapi: no routeDocs entry for " + rt.operationID)
+		}
 		item, _ := paths[rt.path].(obj)
 		if item == nil {
 			item = obj{}
 			paths[rt.path] = item
 		}
-		op := obj{
-			"operationId": rt.operationID,
-			"summary":     rt.summary,
-			"tags":        []string{rt.tag},
-			"responses":   a.responses(rt),
-		}
-		if rt.description != "" {
-			op["description"] = rt.description
-		}
-		if rt.public {
-			op["security"] = []any{}
-		}
-		params := []any{}
-		for _, m := range pathParam.FindAllStringSubmatch(rt.path, -1) {
-			params = append(params, obj{"name": m[1], "in": "path", "required": true, "schema": obj{"type": "string"}})
-		}
-		for _, qp := range rt.query {
-			s := obj{"type": "string"}
-			if len(qp.enum) > 0 {
-				s["enum"] = qp.enum
-			}
-			params = append(params, obj{"name": qp.name, "in": "query", "required": false,
-				"description": qp.description, "schema": s})
-		}
-		if rt.method != http.MethodGet {
-			params = append(params, obj{"name": "Idempotency-Key", "in": "header", "required": false,
-				"description": "Send the same key again (within 24 h) to get the first response instead of a second write; " +
-					"another request with the same key is refused with 422 idempotency_key_reused.",
-				"schema": obj{"type": "string", "minLength": 1, "maxLength": 255}})
-		}
-		if len(params) > 0 {
-			op["parameters"] = params
-		}
-		if rt.input != "" {
-			op["requestBody"] = obj{"required": !rt.optionalBody, "content": obj{
-				"application/json": obj{"schema": a.inputSchema(a.schema.Types[rt.input])},
-			}}
-		}
-		item[strings.ToLower(rt.method)] = op
+		item[strings.ToLower(rt.method)] = operation(&rt, doc, in)
 	}
 	return obj{
 		"openapi": "3.0.3",
@@ -124,7 +102,50 @@ func (a *API) buildOpenAPI() obj {
 	}
 }
 
-func (a *API) responses(rt route) obj {
+// operation describes one route.
+func operation(rt *route, doc routeDoc, in inputSchemas) obj {
+	op := obj{
+		"operationId": rt.operationID,
+		"summary":     doc.summary,
+		"tags":        []string{doc.tag},
+		"responses":   responses(rt, doc),
+	}
+	if doc.description != "" {
+		op["description"] = doc.description
+	}
+	if rt.public() {
+		op["security"] = []any{}
+	}
+	params := []any{}
+	for _, m := range pathParam.FindAllStringSubmatch(rt.path, -1) {
+		params = append(params, obj{"name": m[1], "in": "path", "required": true, "schema": obj{"type": "string"}})
+	}
+	for _, qp := range doc.query {
+		s := obj{"type": "string"}
+		if len(qp.enum) > 0 {
+			s["enum"] = qp.enum
+		}
+		params = append(params, obj{"name": qp.name, "in": "query", "required": false,
+			"description": qp.description, "schema": s})
+	}
+	if rt.isWrite() {
+		params = append(params, obj{"name": "Idempotency-Key", "in": "header", "required": false,
+			"description": "Send the same key again (within 24 h) to get the first response instead of a second write; " +
+				"another request with the same key is refused with 422 idempotency_key_reused.",
+			"schema": obj{"type": "string", "minLength": 1, "maxLength": 255}})
+	}
+	if len(params) > 0 {
+		op["parameters"] = params
+	}
+	if rt.input != "" {
+		op["requestBody"] = obj{"required": !rt.optionalBody(), "content": obj{
+			"application/json": obj{"schema": in.object(in.schema.Types[rt.input])},
+		}}
+	}
+	return op
+}
+
+func responses(rt *route, doc routeDoc) obj {
 	errRef := func(desc string) obj {
 		return obj{"description": desc, "content": obj{
 			"application/json": obj{"schema": obj{"$ref": "#/components/schemas/Error"}},
@@ -137,42 +158,40 @@ func (a *API) responses(rt route) obj {
 		"404":     errRef("Not found"),
 		"default": errRef("Any other error, in the same envelope"),
 	}
-	if rt.public {
+	if rt.public() {
 		delete(out, "401")
 		delete(out, "403")
 	} else {
 		out["429"] = errRef("Too many requests for this API key (rate_limited); see Retry-After")
 	}
-	if rt.method != http.MethodGet {
+	if rt.isWrite() {
 		out["422"] = errRef("The Idempotency-Key was used for another request (idempotency_key_reused)")
 	}
+	_, isFeed := doc.output.(calendarFeed)
 	switch {
 	case rt.status == http.StatusNoContent:
 		out["204"] = obj{"description": "Done; no body"}
-	case rt.contentType != "":
-		mediaType, _, _ := strings.Cut(rt.contentType, ";")
-		out[itoa(rt.status)] = obj{"description": "Success", "content": obj{
+	case isFeed:
+		mediaType, _, _ := strings.Cut(calendarContentType, ";")
+		out[strconv.Itoa(rt.status)] = obj{"description": "Success", "content": obj{
 			mediaType: obj{"schema": obj{"type": "string"}},
 		}}
 	default:
-		out[itoa(rt.status)] = obj{"description": "Success", "content": obj{
-			"application/json": obj{"schema": goSchema(reflect.ValueOf(rt.output))},
+		out[strconv.Itoa(rt.status)] = obj{"description": "Success", "content": obj{
+			"application/json": obj{"schema": goSchema(reflect.ValueOf(doc.output))},
 		}}
 	}
 	return out
 }
 
-func itoa(n int) string {
-	b, _ := json.Marshal(n)
-	return string(b)
-}
+// inputSchemas describes GraphQL input types as REST receives them (see decodeBody).
+type inputSchemas struct{ schema *ast.Schema }
 
-// inputSchema describes a GraphQL input type as REST receives it (see decodeBody).
-func (a *API) inputSchema(def *ast.Definition) obj {
+func (in inputSchemas) object(def *ast.Definition) obj {
 	props := obj{}
 	required := []string{}
 	for _, f := range def.Fields {
-		s := a.typeSchema(f.Type)
+		s := in.typeSchema(f.Type)
 		if f.Description != "" {
 			s["description"] = strings.TrimSpace(f.Description)
 		}
@@ -188,15 +207,15 @@ func (a *API) inputSchema(def *ast.Definition) obj {
 	return s
 }
 
-func (a *API) typeSchema(t *ast.Type) obj {
+func (in inputSchemas) typeSchema(t *ast.Type) obj {
 	var s obj
 	if t.Elem != nil {
-		s = obj{"type": "array", "items": a.typeSchema(t.Elem)}
+		s = obj{"type": "array", "items": in.typeSchema(t.Elem)}
 	} else {
-		def := a.schema.Types[t.NamedType]
+		def := in.schema.Types[t.NamedType]
 		switch {
 		case def.Kind == ast.InputObject:
-			s = a.inputSchema(def)
+			s = in.object(def)
 		case def.Kind == ast.Enum:
 			values := make([]string, len(def.EnumValues))
 			for i, v := range def.EnumValues {
@@ -255,7 +274,7 @@ func typeToSchema(t reflect.Type) obj {
 	}
 	switch t.Kind() {
 	case reflect.Pointer:
-		s := copyObj(typeToSchema(t.Elem()))
+		s := maps.Clone(typeToSchema(t.Elem()))
 		s["nullable"] = true
 		return s
 	case reflect.Slice, reflect.Array:
@@ -294,7 +313,7 @@ func typeToSchema(t reflect.Type) obj {
 				if name == "" {
 					name = f.Name
 				}
-				s := copyObj(typeToSchema(f.Type))
+				s := maps.Clone(typeToSchema(f.Type))
 				if enum := f.Tag.Get("enum"); enum != "" {
 					s["enum"] = strings.Split(enum, ",")
 				}
@@ -309,12 +328,4 @@ func typeToSchema(t reflect.Type) obj {
 		return s
 	}
 	return obj{}
-}
-
-func copyObj(o obj) obj {
-	c := make(obj, len(o)+1)
-	for k, v := range o {
-		c[k] = v
-	}
-	return c
 }

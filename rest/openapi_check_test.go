@@ -3,9 +3,11 @@ package rest_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +17,8 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/legacy"
 	"github.com/stretchr/testify/require"
+
+	"github.com/podium/podium/rest"
 )
 
 // Every response a test receives through the router (b.send, b.sendRaw) is checked against the
@@ -88,4 +92,24 @@ func TestOpenAPIDocumentIsValid(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	require.NotNil(t, b.openAPIRouter())
+}
+
+// TestOpenAPISnapshot holds the served document to docs/openapi.json, which is written by
+// `make generate` and reviewed like code: a change to a route, a body or a response type that
+// does not come with the regenerated snapshot fails here, so the API cannot change unnoticed.
+func TestOpenAPISnapshot(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+
+	rec := httptest.NewRecorder()
+	b.handler.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/api/v1/openapi.json", nil))
+	require.Equal(t, http.StatusOK, rec.Code)
+	var served bytes.Buffer
+	require.NoError(t, json.Indent(&served, rec.Body.Bytes(), "", "  "))
+	served.WriteByte('\n')
+	want, err := os.ReadFile("../docs/openapi.json")
+	require.NoError(t, err)
+	require.Equal(t, string(want), served.String(),
+		"the served OpenAPI document differs from docs/openapi.json; run `make generate` and review the diff")
+	require.Equal(t, rest.OpenAPI(), rec.Body.Bytes(), "rest.OpenAPI is what the router serves")
 }

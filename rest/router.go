@@ -5,6 +5,14 @@
 // A REST handler translates and nothing more: it checks the body against the GraphQL input type
 // of its operation, calls the same resolver method GraphQL calls (mutations inside one database
 // transaction), and presents the result in the REST shape. Rules live in package graph.
+//
+// routes.go lists every operation on one line; its handler, a method named after the operation,
+// is in the file of its domain (events.go, speakers.go, submissions.go, sessions.go,
+// readiness.go, reviews.go, resources.go, agenda.go, emails.go).
+//
+// The REST shapes are those of docs/rest-api.md. Every key is always present (nullable ones as
+// null, never omitted), timestamps are ISO 8601 UTC with milliseconds, and the fields come in the
+// order the original API documents them. GraphQL exposes the same fields under the same names.
 package rest
 
 import (
@@ -12,11 +20,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
+	"reflect"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -57,16 +66,12 @@ type API struct {
 	auth   *access.Authenticator
 	log    *slog.Logger
 	schema *ast.Schema
-	routes []route
 	// queryHeader adds Podium-Query-Count to responses.
 	queryHeader bool
 	// limit rations requests per API key.
 	limit *limiter
 	// metrics count what the router answers.
 	metrics *Metrics
-
-	docOnce sync.Once
-	doc     []byte
 }
 
 // NewHandler returns Podium's HTTP handler.
@@ -84,7 +89,6 @@ func NewHandler(opts Options) http.Handler {
 	if a.metrics == nil {
 		a.metrics = NewMetrics(opts.DB)
 	}
-	a.routes = a.routeTable()
 
 	r := chi.NewRouter()
 	r.Use(a.logRequests, a.recoverPanics, cors)
@@ -104,8 +108,8 @@ func NewHandler(opts Options) http.Handler {
 	r.Route("/api/v1", func(r chi.Router) {
 		r.Get("/", a.meta)
 		r.Get("/openapi.json", a.openAPI)
-		for _, rt := range a.routes {
-			r.Method(rt.method, rt.path, a.serve(rt))
+		for _, rt := range routes {
+			r.Method(rt.method, rt.path, a.serve(&rt))
 		}
 	})
 	if opts.Mount != nil {
@@ -114,9 +118,10 @@ func NewHandler(opts Options) http.Handler {
 	return r
 }
 
-// request is what a route handler sees.
+// request is what a handler sees.
 type request struct {
 	*http.Request
+	route *route
 	// body is the request body, checked against the route's input type and normalized.
 	body json.RawMessage
 }
@@ -124,116 +129,123 @@ type request struct {
 // param returns a path parameter.
 func (q *request) param(name string) string { return chi.URLParam(q.Request, name) }
 
-// bind unmarshals the checked body into the operation's input struct.
-func (q *request) bind(dst any) error {
-	if err := json.Unmarshal(q.body, dst); err != nil {
-		return apperr.InvalidBody("The request body does not match the operation: %v", err)
+// bind is how every handler reads its body: the body, already checked against the route's GraphQL
+// input type, unmarshalled into T, the gqlgen struct of that type. A T of another name than the
+// route's input is a mistake in the route table, refused rather than half-bound.
+func bind[T any](q *request) (T, error) {
+	var in T
+	if name := reflect.TypeFor[T]().Name(); name != q.route.input {
+		return in, fmt.Errorf("rest: %s binds %s, but its route declares input %q", q.route.operationID, name, q.route.input)
 	}
-	return nil
-}
-
-// withBody adapts an operation taking the route's input: the checked body is bound to T first.
-func withBody[T any](op func(ctx context.Context, q *request, in T) (any, error)) func(context.Context, *request) (any, error) {
-	return func(ctx context.Context, q *request) (any, error) {
-		var in T
-		if err := q.bind(&in); err != nil {
-			return nil, err
-		}
-		return op(ctx, q, in)
+	if err := json.Unmarshal(q.body, &in); err != nil {
+		return in, apperr.InvalidBody("The request body does not match the operation: %v", err)
 	}
+	return in, nil
 }
 
 // serve runs one route in the order of docs/rest-api.md §1: (route matched) → API key → rate limit →
-// body → the operation, which checks event access before its own rules. Writes run in one
-// transaction, with their Idempotency-Key record when they carry one.
-func (a *API) serve(rt route) http.HandlerFunc {
+// body → the operation, which checks event access before its own rules.
+func (a *API) serve(rt *route) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		ctx := r.Context()
-		if !rt.public {
-			v, err := a.auth.Authenticate(ctx, r.Header.Get("Authorization"))
-			if err != nil {
-				a.writeError(w, r, err)
-				return
-			}
-			if err := a.limit.allow(w, v.APIKeyID); err != nil {
-				a.writeError(w, r, err)
-				return
-			}
-			ctx = viewer.NewContext(ctx, v)
-			noteKey(ctx, v.APIKeyID)
-		}
-		q := &request{Request: r.WithContext(ctx)}
-		if rt.input != "" {
-			raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
-			if err != nil {
-				a.writeError(w, r, bodyReadError(err))
-				return
-			}
-			if rt.optionalBody && len(bytes.TrimSpace(raw)) == 0 {
-				raw = []byte("{}")
-			}
-			if q.body, err = decodeBody(a.schema, rt.input, raw); err != nil {
-				a.writeError(w, r, err)
-				return
-			}
-		}
-		if rt.method == http.MethodGet {
-			out, err := rt.handle(ctx, q)
-			if err != nil {
-				a.writeError(w, r, err)
-				return
-			}
-			res, err := rt.render(out)
-			if err != nil {
-				a.writeError(w, r, err)
-				return
-			}
-			rt.write(w, res, false)
-			return
-		}
-		keyed, err := keyedWriteOf(q)
+		q, err := a.admit(w, r, rt)
 		if err != nil {
 			a.writeError(w, r, err)
 			return
 		}
 		var res *response
 		replayed := false
-		err = a.db.InTx(ctx, func(ctx context.Context) error {
-			q.Request = q.Request.WithContext(ctx)
-			if keyed != nil {
-				rec, err := keyed.claim(ctx)
-				if err != nil || rec != nil {
-					res, replayed = rec, rec != nil
-					return err
-				}
-			}
-			out, err := rt.handle(ctx, q)
-			if err != nil {
-				return err
-			}
-			if res, err = rt.render(out); err != nil {
-				return err
-			}
-			if keyed != nil {
-				return keyed.record(ctx, res)
-			}
-			return nil
-		})
+		if rt.isWrite() {
+			res, replayed, err = a.runWrite(q)
+		} else {
+			res, err = a.runRead(q)
+		}
 		if err != nil {
 			a.writeError(w, r, err)
 			return
 		}
-		rt.write(w, res, replayed)
+		res.write(w, replayed)
 	}
 }
 
-// render encodes a route's result as its response.
-func (rt route) render(out any) (*response, error) {
-	switch {
-	case rt.status == http.StatusNoContent:
+// admit checks what comes before the operation: the API key and its rate limit (unless the route
+// is public), then the body against the route's input type.
+func (a *API) admit(w http.ResponseWriter, r *http.Request, rt *route) (*request, error) {
+	ctx := r.Context()
+	if !rt.public() {
+		v, err := a.auth.Authenticate(ctx, r.Header.Get("Authorization"))
+		if err != nil {
+			return nil, err
+		}
+		if err := a.limit.allow(w, v.APIKeyID); err != nil {
+			return nil, err
+		}
+		ctx = viewer.NewContext(ctx, v)
+		noteKey(ctx, v.APIKeyID)
+	}
+	q := &request{Request: r.WithContext(ctx), route: rt}
+	if rt.input != "" {
+		raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+		if err != nil {
+			return nil, bodyReadError(err)
+		}
+		if rt.optionalBody() && len(bytes.TrimSpace(raw)) == 0 {
+			raw = []byte("{}")
+		}
+		if q.body, err = decodeBody(a.schema, rt.input, raw); err != nil {
+			return nil, err
+		}
+	}
+	return q, nil
+}
+
+// runRead runs a read, outside any transaction.
+func (a *API) runRead(q *request) (*response, error) {
+	out, err := q.route.handle(a, q.Context(), q)
+	if err != nil {
+		return nil, err
+	}
+	return q.route.render(out)
+}
+
+// runWrite runs a write in one transaction, with its Idempotency-Key record when it carries one;
+// replayed reports the response recorded by an earlier request with the same key.
+func (a *API) runWrite(q *request) (res *response, replayed bool, err error) {
+	keyed, err := keyedWriteOf(q)
+	if err != nil {
+		return nil, false, err
+	}
+	err = a.db.InTx(q.Context(), func(ctx context.Context) error {
+		q.Request = q.Request.WithContext(ctx)
+		if keyed != nil {
+			rec, err := keyed.claim(ctx)
+			if err != nil || rec != nil {
+				res, replayed = rec, rec != nil
+				return err
+			}
+		}
+		out, err := q.route.handle(a, ctx, q)
+		if err != nil {
+			return err
+		}
+		if res, err = q.route.render(out); err != nil {
+			return err
+		}
+		if keyed != nil {
+			return keyed.record(ctx, res)
+		}
+		return nil
+	})
+	return res, replayed, err
+}
+
+// render encodes a handler's result as the route's response: JSON, or the document itself when
+// the handler returns a calendarFeed.
+func (rt *route) render(out any) (*response, error) {
+	if rt.status == http.StatusNoContent {
 		return &response{status: http.StatusNoContent}, nil
-	case rt.contentType != "":
-		return &response{status: rt.status, body: []byte(out.(string))}, nil
+	}
+	if feed, ok := out.(calendarFeed); ok {
+		return &response{status: rt.status, body: []byte(feed), contentType: calendarContentType}, nil
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -245,12 +257,12 @@ func (rt route) render(out any) (*response, error) {
 }
 
 // write sends a rendered response.
-func (rt route) write(w http.ResponseWriter, res *response, replayed bool) {
+func (res *response) write(w http.ResponseWriter, replayed bool) {
 	if replayed {
 		w.Header().Set(ReplayedHeader, "true")
 	}
 	if res.status != http.StatusNoContent {
-		contentType := rt.contentType
+		contentType := res.contentType
 		if contentType == "" {
 			contentType = "application/json; charset=utf-8"
 		}

@@ -3,195 +3,125 @@ package rest
 import (
 	"context"
 	"net/http"
-
-	"github.com/podium/podium/graph"
 )
 
-// route is one REST operation. The table below is the single description of the API: the router
-// serves it and the OpenAPI document is generated from it, so the two cannot drift apart.
+// routes is the REST API under /api/v1, one operation per line: method, path, operation id,
+// handler, the GraphQL input type its body is checked against and bound to ("" for no body),
+// success status, flags. The router serves exactly this list and the OpenAPI document describes
+// it, in the words of routeDocs (routes_doc.go). Each handler is named after its operation and
+// lives in the file of its domain.
+var routes = []route{
+	// events.go
+	{"GET", "/organization", "getOrganization", (*API).getOrganization, "", 200, 0},
+	{"GET", "/events", "listEvents", (*API).listEvents, "", 200, 0},
+	{"POST", "/events", "createEvent", (*API).createEvent, "CreateEventInput", 201, 0},
+	{"GET", "/events/{eventId}", "getEvent", (*API).getEvent, "", 200, 0},
+	{"PATCH", "/events/{eventId}", "updateEvent", (*API).updateEvent, "UpdateEventInput", 200, 0},
+	{"GET", "/events/{eventId}/library", "getEventLibrary", (*API).getEventLibrary, "", 200, 0},
+	{"POST", "/events/{eventId}/library", "saveLibraryItem", (*API).saveLibraryItem, "SaveLibraryItemInput", 200, 0},
+	{"DELETE", "/events/{eventId}/library/{kind}/{itemId}", "deleteLibraryItem", (*API).deleteLibraryItem, "", 204, 0},
+
+	// speakers.go
+	{"GET", "/events/{eventId}/speakers", "listSpeakers", (*API).listSpeakers, "", 200, 0},
+	{"POST", "/events/{eventId}/speakers", "saveSpeaker", (*API).saveSpeaker, "SaveSpeakerInput", 201, 0},
+	{"GET", "/events/{eventId}/speakers/{contactId}", "getSpeaker", (*API).getSpeaker, "", 200, 0},
+	{"PATCH", "/events/{eventId}/speakers/{contactId}/workflow", "setSpeakerWorkflow", (*API).setSpeakerWorkflow, "SetSpeakerWorkflowInput", 200, 0},
+	{"POST", "/events/{eventId}/speakers/import", "importSpeakers", (*API).importSpeakers, "ImportSpeakersInput", 200, 0},
+	{"POST", "/events/{eventId}/speakers/invite", "inviteSpeakerPortals", (*API).inviteSpeakerPortals, "InviteSpeakerPortalsInput", 200, 0},
+
+	// submissions.go
+	{"GET", "/events/{eventId}/submissions", "listSubmissions", (*API).listSubmissions, "", 200, 0},
+	{"POST", "/events/{eventId}/submissions", "createSubmission", (*API).createSubmission, "CreateSubmissionInput", 201, 0},
+	{"GET", "/events/{eventId}/submissions/{submissionId}", "getSubmission", (*API).getSubmission, "", 200, 0},
+	{"PATCH", "/events/{eventId}/submissions/{submissionId}", "changeSubmissionStatus", (*API).changeSubmissionStatus, "ChangeSubmissionStatusInput", 200, 0},
+	{"POST", "/events/{eventId}/submissions/decide", "decideSubmissions", (*API).decideSubmissions, "DecideSubmissionsInput", 200, 0},
+
+	// sessions.go
+	{"GET", "/events/{eventId}/sessions", "listSessions", (*API).listSessions, "", 200, 0},
+	{"POST", "/events/{eventId}/sessions", "createSession", (*API).createSession, "CreateSessionInput", 201, 0},
+	{"DELETE", "/events/{eventId}/sessions/{submissionId}", "deleteSession", (*API).deleteSession, "", 204, 0},
+	{"POST", "/events/{eventId}/sessions/{submissionId}/cancel", "cancelSession", (*API).cancelSession, "CancelSessionInput", 200, 0},
+	{"POST", "/events/{eventId}/sessions/{submissionId}/reinstate", "reinstateSession", (*API).reinstateSession, "ReinstateSessionInput", 200, 0},
+	{"GET", "/events/{eventId}/sessions/{submissionId}/timeline", "getSessionTimeline", (*API).getSessionTimeline, "", 200, 0},
+	{"PUT", "/events/{eventId}/sessions/{submissionId}/speakers", "setSessionSpeakers", (*API).setSessionSpeakers, "SetSessionSpeakersInput", 200, 0},
+
+	// readiness.go
+	{"GET", "/events/{eventId}/task-templates", "listTaskTemplates", (*API).listTaskTemplates, "", 200, 0},
+	{"POST", "/events/{eventId}/task-templates", "saveTaskTemplate", (*API).saveTaskTemplate, "SaveTaskTemplateInput", 200, 0},
+	{"DELETE", "/events/{eventId}/task-templates/{templateId}", "deleteTaskTemplate", (*API).deleteTaskTemplate, "", 204, 0},
+	{"GET", "/events/{eventId}/file-requirements", "listFileRequirements", (*API).listFileRequirements, "", 200, 0},
+	{"POST", "/events/{eventId}/file-requirements", "saveFileRequirement", (*API).saveFileRequirement, "SaveFileRequirementInput", 200, 0},
+	{"DELETE", "/events/{eventId}/file-requirements/{requirementId}", "deleteFileRequirement", (*API).deleteFileRequirement, "", 204, 0},
+	{"GET", "/events/{eventId}/sessions/{submissionId}/tasks", "listSessionTasks", (*API).listSessionTasks, "", 200, 0},
+	{"PATCH", "/events/{eventId}/sessions/{submissionId}/tasks/{taskId}", "setTaskStatus", (*API).setTaskStatus, "SetTaskStatusInput", 200, 0},
+	{"GET", "/events/{eventId}/sessions/{submissionId}/deliverables", "listSessionDeliverables", (*API).listSessionDeliverables, "", 200, 0},
+	{"PUT", "/events/{eventId}/sessions/{submissionId}/deliverables/{deliverableId}", "recordDeliverableUpload", (*API).recordDeliverableUpload, "RecordDeliverableUploadInput", 200, 0},
+	{"DELETE", "/events/{eventId}/sessions/{submissionId}/deliverables/{deliverableId}", "clearDeliverableUpload", (*API).clearDeliverableUpload, "", 200, 0},
+
+	// reviews.go
+	{"GET", "/events/{eventId}/evaluation", "getEvaluation", (*API).getEvaluation, "", 200, 0},
+	{"POST", "/events/{eventId}/review-rounds", "saveReviewRound", (*API).saveReviewRound, "SaveReviewRoundInput", 200, 0},
+	{"POST", "/events/{eventId}/review-rounds/{roundId}/members", "addReviewer", (*API).addReviewer, "AddReviewerInput", 201, 0},
+	{"POST", "/events/{eventId}/review-rounds/{roundId}/assignments", "assignReviews", (*API).assignReviews, "AssignReviewsInput", 200, 0},
+	{"DELETE", "/events/{eventId}/review-rounds/{roundId}/assignments/{assignmentId}", "unassignReview", (*API).unassignReview, "", 204, 0},
+	{"POST", "/events/{eventId}/review-rounds/{roundId}/auto-distribute", "autoDistributeReviews", (*API).autoDistributeReviews, "AutoDistributeReviewsInput", 200, 0},
+	{"POST", "/events/{eventId}/review-rounds/{roundId}/reminders", "sendReviewReminders", (*API).sendReviewReminders, "SendReviewRemindersInput", 200, 0},
+	{"POST", "/events/{eventId}/review-rounds/{roundId}/ai-review", "generateAiReview", (*API).generateAiReview, "GenerateAiReviewInput", 200, 0},
+	{"POST", "/events/{eventId}/review-rounds/{roundId}/ai-scoring", "scoreRoundWithAi", (*API).scoreRoundWithAi, "ScoreRoundWithAiInput", 200, 0},
+	{"POST", "/events/{eventId}/ai-review-override", "overrideAiReview", (*API).overrideAiReview, "OverrideAiReviewInput", 200, 0},
+	{"GET", "/events/{eventId}/reviewer-tracks", "listReviewerTracks", (*API).listReviewerTracks, "", 200, 0},
+	{"PUT", "/events/{eventId}/reviewer-tracks/{eventMemberId}", "setReviewerTracks", (*API).setReviewerTracks, "SetReviewerTracksInput", 200, 0},
+	{"POST", "/events/{eventId}/review-assignments/{assignmentId}/answers", "submitReviewAnswers", (*API).submitReviewAnswers, "SubmitReviewAnswersInput", 200, 0},
+	{"POST", "/events/{eventId}/review-assignments/{assignmentId}/recuse", "recuseReview", (*API).recuseReview, "RecuseReviewInput", 200, 0},
+
+	// resources.go
+	{"GET", "/events/{eventId}/resources", "listResources", (*API).listResources, "", 200, 0},
+	{"POST", "/events/{eventId}/resources", "createResource", (*API).createResource, "ResourceInput", 201, 0},
+	{"PATCH", "/events/{eventId}/resources/{resourceId}", "updateResource", (*API).updateResource, "ResourceInput", 200, 0},
+	{"DELETE", "/events/{eventId}/resources/{resourceId}", "deleteResource", (*API).deleteResource, "", 204, 0},
+	{"POST", "/events/{eventId}/resources/reorder", "reorderResources", (*API).reorderResources, "ReorderResourcesInput", 204, 0},
+
+	// agenda.go
+	{"GET", "/events/{eventId}/agenda", "getAgenda", (*API).getAgenda, "", 200, 0},
+	{"PUT", "/events/{eventId}/agenda/schedule", "scheduleSession", (*API).scheduleSession, "ScheduleSessionInput", 200, 0},
+	{"POST", "/events/{eventId}/agenda/publish", "publishAgenda", (*API).publishAgenda, "", 200, 0},
+	{"POST", "/events/{eventId}/agenda/unpublish", "unpublishAgenda", (*API).unpublishAgenda, "", 200, 0},
+	{"POST", "/events/{eventId}/agenda/invites", "sendCalendarInvites", (*API).sendCalendarInvites, "SendCalendarInvitesInput", 200, optionalBody},
+	{"GET", "/public/events/{eventId}/agenda.json", "getPublicAgenda", (*API).getPublicAgenda, "", 200, public},
+	{"GET", "/public/events/{eventId}/agenda.ics", "getPublicAgendaCalendar", (*API).getPublicAgendaCalendar, "", 200, public},
+
+	// emails.go
+	{"GET", "/events/{eventId}/emails", "listEmails", (*API).listEmails, "", 200, 0},
+}
+
+// route is one line of the table above.
 type route struct {
-	method, path string
-	operationID  string
-	summary      string
-	description  string
-	tag          string
-	// input names the GraphQL input type the body must match ("" for no body).
+	method, path, operationID string
+	handle                    handler
+	// input is the GraphQL input type the body must match and bind binds it to; "" for no body.
 	input string
-	// output is a value of the success body's Go type, for the OpenAPI document; nil for 204.
-	output any
+	// status answers success; with 204 the handler's result is dropped.
 	status int
-	query  []queryParam
-	handle func(ctx context.Context, q *request) (any, error)
-	// public routes need no API key (published data only).
-	public bool
-	// contentType, when set, is the success body's type: handle returns its bytes as a string.
-	contentType string
+	flags  routeFlag
+}
+
+// handler is a named operation, e.g. (*API).listEvents: translate the request, call the resolver
+// GraphQL calls, return the REST body. Writes run inside the request's transaction.
+type handler func(a *API, ctx context.Context, q *request) (any, error)
+
+// routeFlag marks a route that departs from the defaults: an API key is required, and so is the
+// body of a route with an input.
+type routeFlag uint8
+
+const (
+	// public routes need no API key: they serve published data only.
+	public routeFlag = 1 << iota
 	// optionalBody lets a body whose keys are all optional be left out entirely.
-	optionalBody bool
-}
+	optionalBody
+)
 
-// queryParam documents a query-string parameter.
-type queryParam struct {
-	name, description string
-	enum              []string
-}
+func (rt *route) public() bool       { return rt.flags&public != 0 }
+func (rt *route) optionalBody() bool { return rt.flags&optionalBody != 0 }
 
-// oneOf documents a body that is one of several shapes.
-type oneOf []any
-
-func (a *API) routeTable() []route {
-	var routes []route
-	routes = append(routes, a.eventRoutes()...)
-	routes = append(routes, a.speakerRoutes()...)
-	routes = append(routes, a.submissionRoutes()...)
-	routes = append(routes, a.sessionRoutes()...)
-	routes = append(routes, a.readinessRoutes()...)
-	routes = append(routes, a.reviewRoutes()...)
-	routes = append(routes, a.resourceRoutes()...)
-	routes = append(routes, a.agendaRoutes()...)
-	routes = append(routes, a.emailRoutes()...)
-	return routes
-}
-
-func (a *API) eventRoutes() []route {
-	return []route{
-		{
-			method: http.MethodGet, path: "/organization", operationID: "getOrganization", tag: "Organization",
-			summary:     "Get the organization",
-			description: "The organization the API key belongs to, with its members and pending invitations.",
-			output:      Organization{}, status: http.StatusOK,
-			handle: func(ctx context.Context, q *request) (any, error) {
-				org, err := a.res.Query().Organization(ctx)
-				if err != nil {
-					return nil, err
-				}
-				members, err := a.res.Organization().Members(ctx, org)
-				if err != nil {
-					return nil, err
-				}
-				invitations, err := a.res.Organization().PendingInvitations(ctx, org)
-				if err != nil {
-					return nil, err
-				}
-				role, err := a.res.Organization().ViewerRole(ctx, org)
-				if err != nil {
-					return nil, err
-				}
-				return Organization{
-					Organization:       OrganizationProfile{ID: org.ID, Name: org.Name, Slug: org.Slug, Logo: org.Logo},
-					ViewerRole:         string(role),
-					Members:            mapSlice(members, toRESTMember),
-					PendingInvitations: mapSlice(invitations, toRESTInvitation),
-				}, nil
-			},
-		},
-		{
-			method: http.MethodGet, path: "/events", operationID: "listEvents", tag: "Events",
-			summary: "List events", description: "Every event of the organization, by start date.",
-			output: []Event{}, status: http.StatusOK,
-			handle: func(ctx context.Context, q *request) (any, error) {
-				conn, err := a.res.Query().Events(ctx, nil, nil, nil, nil, nil, nil)
-				if err != nil {
-					return nil, err
-				}
-				out := make([]Event, 0, len(conn.Edges))
-				for _, e := range conn.Edges {
-					out = append(out, toRESTEvent(e.Node))
-				}
-				return out, nil
-			},
-		},
-		{
-			method: http.MethodPost, path: "/events", operationID: "createEvent", tag: "Events",
-			summary: "Create an event",
-			description: "The slug is made from the name, unique within the organization. endsAt must be after " +
-				"startsAt; timezone is an IANA zone.",
-			input: "CreateEventInput", output: Event{}, status: http.StatusCreated,
-			handle: func(ctx context.Context, q *request) (any, error) {
-				var in graph.CreateEventInput
-				if err := q.bind(&in); err != nil {
-					return nil, err
-				}
-				ev, err := a.res.Mutation().CreateEvent(ctx, in)
-				if err != nil {
-					return nil, err
-				}
-				return toRESTEvent(ev), nil
-			},
-		},
-		{
-			method: http.MethodGet, path: "/events/{eventId}", operationID: "getEvent", tag: "Events",
-			summary: "Get an event", output: Event{}, status: http.StatusOK,
-			handle: func(ctx context.Context, q *request) (any, error) {
-				ev, err := a.res.Query().Event(ctx, q.param("eventId"))
-				if err != nil {
-					return nil, err
-				}
-				return toRESTEvent(ev), nil
-			},
-		},
-		{
-			method: http.MethodPatch, path: "/events/{eventId}", operationID: "updateEvent", tag: "Events",
-			summary:     "Update an event",
-			description: "Partial update: omitted fields keep their current value; nullable fields sent as null are cleared.",
-			input:       "UpdateEventInput", output: Event{}, status: http.StatusOK,
-			handle: func(ctx context.Context, q *request) (any, error) {
-				var in graph.UpdateEventInput
-				if err := q.bind(&in); err != nil {
-					return nil, err
-				}
-				ev, err := a.res.Mutation().UpdateEvent(ctx, q.param("eventId"), in)
-				if err != nil {
-					return nil, err
-				}
-				return toRESTEvent(ev), nil
-			},
-		},
-		{
-			method: http.MethodGet, path: "/events/{eventId}/library", operationID: "getEventLibrary", tag: "Events",
-			summary:     "Get the event library",
-			description: "Tracks, formats, rooms, tags and levels, each by position, and the event's admins.",
-			output:      Library{}, status: http.StatusOK,
-			handle: func(ctx context.Context, q *request) (any, error) {
-				ev, err := a.res.Query().Event(ctx, q.param("eventId"))
-				if err != nil {
-					return nil, err
-				}
-				lib, err := a.res.Event().Library(ctx, ev)
-				if err != nil {
-					return nil, err
-				}
-				return toRESTLibrary(lib), nil
-			},
-		},
-		{
-			method: http.MethodPost, path: "/events/{eventId}/library", operationID: "saveLibraryItem", tag: "Events",
-			summary:     "Create or update a library item",
-			description: "id null creates an item at the end of its list; an existing id of that kind updates the item.",
-			input:       "SaveLibraryItemInput", output: oneOf{Track{}, Format{}, Room{}, LibraryItem{}}, status: http.StatusOK,
-			handle: func(ctx context.Context, q *request) (any, error) {
-				var in graph.SaveLibraryItemInput
-				if err := q.bind(&in); err != nil {
-					return nil, err
-				}
-				item, err := a.res.Mutation().SaveLibraryItem(ctx, q.param("eventId"), in)
-				if err != nil {
-					return nil, err
-				}
-				return toRESTLibraryItem(item), nil
-			},
-		},
-		{
-			method: http.MethodDelete, path: "/events/{eventId}/library/{kind}/{itemId}", operationID: "deleteLibraryItem",
-			tag: "Events", summary: "Delete a library item",
-			description: "kind is track, format, room, tag or level. An item a submission or session uses cannot be " +
-				"deleted (409 resource_in_use).",
-			status: http.StatusNoContent,
-			handle: func(ctx context.Context, q *request) (any, error) {
-				_, err := a.res.Mutation().DeleteLibraryItem(ctx, q.param("eventId"),
-					graph.LibraryKind(q.param("kind")), q.param("itemId"))
-				return nil, err
-			},
-		},
-	}
-}
+// isWrite tells writes, which run in a transaction and honour Idempotency-Key, from reads.
+func (rt *route) isWrite() bool { return rt.method != http.MethodGet }

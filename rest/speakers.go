@@ -2,12 +2,73 @@ package rest
 
 import (
 	"context"
-	"net/http"
 
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/graph"
 	"github.com/podium/podium/graph/scalar"
 )
+
+// The speakers of an event: its directory and contact records (docs/rest-api.md §4 "Speakers").
+
+func (a *API) listSpeakers(ctx context.Context, q *request) (any, error) {
+	ev, err := a.event(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	d, err := a.res.Event().SpeakerDirectory(ctx, ev)
+	if err != nil {
+		return nil, err
+	}
+	return toRESTDirectory(d), nil
+}
+
+func (a *API) saveSpeaker(ctx context.Context, q *request) (any, error) {
+	in, err := bind[graph.SaveSpeakerInput](q)
+	if err != nil {
+		return nil, err
+	}
+	return toRESTContactOf(a.res.Mutation().SaveSpeaker(ctx, q.param("eventId"), in))
+}
+
+func (a *API) getSpeaker(ctx context.Context, q *request) (any, error) {
+	ev, err := a.event(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return toRESTContactOf(a.res.Event().Speaker(ctx, ev, q.param("contactId")))
+}
+
+func (a *API) setSpeakerWorkflow(ctx context.Context, q *request) (any, error) {
+	in, err := bind[graph.SetSpeakerWorkflowInput](q)
+	if err != nil {
+		return nil, err
+	}
+	return toRESTContactOf(a.res.Mutation().SetSpeakerWorkflow(ctx, q.param("eventId"), q.param("contactId"), in))
+}
+
+func (a *API) importSpeakers(ctx context.Context, q *request) (any, error) {
+	in, err := bind[graph.ImportSpeakersInput](q)
+	if err != nil {
+		return nil, err
+	}
+	return a.res.Mutation().ImportSpeakers(ctx, q.param("eventId"), in)
+}
+
+func (a *API) inviteSpeakerPortals(ctx context.Context, q *request) (any, error) {
+	in, err := bind[graph.InviteSpeakerPortalsInput](q)
+	if err != nil {
+		return nil, err
+	}
+	return a.res.Mutation().InviteSpeakerPortals(ctx, q.param("eventId"), in)
+}
+
+// toRESTContactOf presents the contact an operation returned, passing its error on.
+func toRESTContactOf(c *ent.Contact, err error) (any, error) {
+	if err != nil {
+		return nil, err
+	}
+	return toRESTContact(c), nil
+}
 
 // Contact is an event contact (docs/rest-api.md: Speakers).
 type Contact struct {
@@ -45,7 +106,7 @@ type Contact struct {
 func toRESTContact(c *ent.Contact) Contact {
 	var size *string
 	if c.TshirtSize != nil {
-		size = ptr(string(*c.TshirtSize))
+		size = new(string(*c.TshirtSize))
 	}
 	return Contact{
 		ID: c.ID, CreatedAt: scalar.FormatTime(c.CreatedAt), UpdatedAt: scalar.FormatTime(c.UpdatedAt),
@@ -113,96 +174,6 @@ func toRESTDirectory(d *graph.SpeakerDirectory) Directory {
 	}
 	return out
 }
-
-func (a *API) speakerRoutes() []route {
-	return []route{
-		{
-			method: http.MethodGet, path: "/events/{eventId}/speakers", operationID: "listSpeakers", tag: "Speakers",
-			summary:     "List event speakers",
-			description: "The speaker directory: every speaker with their sessions, tasks, files and latest emails, and a CSV export.",
-			output:      Directory{}, status: http.StatusOK,
-			handle: func(ctx context.Context, q *request) (any, error) {
-				ev, err := a.res.Query().Event(ctx, q.param("eventId"))
-				if err != nil {
-					return nil, err
-				}
-				d, err := a.res.Event().SpeakerDirectory(ctx, ev)
-				if err != nil {
-					return nil, err
-				}
-				return toRESTDirectory(d), nil
-			},
-		},
-		{
-			method: http.MethodPost, path: "/events/{eventId}/speakers", operationID: "saveSpeaker", tag: "Speakers",
-			summary:     "Create or update a speaker",
-			description: "id null creates a speaker; an existing contact id updates that speaker. The email is unique in the event.",
-			input:       "SaveSpeakerInput", output: Contact{}, status: http.StatusCreated,
-			handle: contactOp(func(ctx context.Context, q *request) (*ent.Contact, error) {
-				var in graph.SaveSpeakerInput
-				if err := q.bind(&in); err != nil {
-					return nil, err
-				}
-				return a.res.Mutation().SaveSpeaker(ctx, q.param("eventId"), in)
-			}),
-		},
-		{
-			method: http.MethodGet, path: "/events/{eventId}/speakers/{contactId}", operationID: "getSpeaker", tag: "Speakers",
-			summary: "Get an event speaker", output: Contact{}, status: http.StatusOK,
-			handle: contactOp(func(ctx context.Context, q *request) (*ent.Contact, error) {
-				ev, err := a.res.Query().Event(ctx, q.param("eventId"))
-				if err != nil {
-					return nil, err
-				}
-				return a.res.Event().Speaker(ctx, ev, q.param("contactId"))
-			}),
-		},
-		{
-			method: http.MethodPatch, path: "/events/{eventId}/speakers/{contactId}/workflow", operationID: "setSpeakerWorkflow",
-			tag: "Speakers", summary: "Set a speaker's workflow status",
-			description: "Any status from any status; confirmed and ready stamp confirmedAt the first time.",
-			input:       "SetSpeakerWorkflowInput", output: Contact{}, status: http.StatusOK,
-			handle: contactOp(func(ctx context.Context, q *request) (*ent.Contact, error) {
-				var in graph.SetSpeakerWorkflowInput
-				if err := q.bind(&in); err != nil {
-					return nil, err
-				}
-				return a.res.Mutation().SetSpeakerWorkflow(ctx, q.param("eventId"), q.param("contactId"), in)
-			}),
-		},
-		{
-			method: http.MethodPost, path: "/events/{eventId}/speakers/import", operationID: "importSpeakers", tag: "Speakers",
-			summary:     "Bulk import speakers",
-			description: "Rows are matched by email; action create skips known emails, update skips unknown ones, skip does nothing.",
-			input:       "ImportSpeakersInput", output: graph.ImportSpeakersResult{}, status: http.StatusOK,
-			handle: withBody(func(ctx context.Context, q *request, in graph.ImportSpeakersInput) (any, error) {
-				return a.res.Mutation().ImportSpeakers(ctx, q.param("eventId"), in)
-			}),
-		},
-		{
-			method: http.MethodPost, path: "/events/{eventId}/speakers/invite", operationID: "inviteSpeakerPortals", tag: "Speakers",
-			summary:     "Invite speakers to their portal",
-			description: "Queues a portal invitation email for each speaker contact given, once per contact ever.",
-			input:       "InviteSpeakerPortalsInput", output: graph.InviteSpeakerPortalsResult{}, status: http.StatusOK,
-			handle: withBody(func(ctx context.Context, q *request, in graph.InviteSpeakerPortalsInput) (any, error) {
-				return a.res.Mutation().InviteSpeakerPortals(ctx, q.param("eventId"), in)
-			}),
-		},
-	}
-}
-
-// contactOp presents an operation's contact in the REST shape.
-func contactOp(op func(context.Context, *request) (*ent.Contact, error)) func(context.Context, *request) (any, error) {
-	return func(ctx context.Context, q *request) (any, error) {
-		c, err := op(ctx, q)
-		if err != nil {
-			return nil, err
-		}
-		return toRESTContact(c), nil
-	}
-}
-
-func ptr[T any](v T) *T { return &v }
 
 func nonNilMap(m map[string]any) map[string]any {
 	if m == nil {

@@ -1,15 +1,114 @@
 package rest
 
 import (
+	"context"
+
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/schema/agenda"
 	"github.com/podium/podium/graph"
 	"github.com/podium/podium/graph/scalar"
 )
 
-// The REST shapes of docs/rest-api.md. Every key is always present (nullable ones as null, never
-// omitted), timestamps are ISO 8601 UTC with milliseconds, and the fields come in the order the
-// original API documents them. GraphQL exposes the same fields under the same names.
+// The organization, its events and each event's library (docs/rest-api.md §4 "Events", "Library").
+
+func (a *API) getOrganization(ctx context.Context, _ *request) (any, error) {
+	org, err := a.res.Query().Organization(ctx)
+	if err != nil {
+		return nil, err
+	}
+	members, err := a.res.Organization().Members(ctx, org)
+	if err != nil {
+		return nil, err
+	}
+	invitations, err := a.res.Organization().PendingInvitations(ctx, org)
+	if err != nil {
+		return nil, err
+	}
+	role, err := a.res.Organization().ViewerRole(ctx, org)
+	if err != nil {
+		return nil, err
+	}
+	return Organization{
+		Organization:       OrganizationProfile{ID: org.ID, Name: org.Name, Slug: org.Slug, Logo: org.Logo},
+		ViewerRole:         string(role),
+		Members:            mapSlice(members, toRESTMember),
+		PendingInvitations: mapSlice(invitations, toRESTInvitation),
+	}, nil
+}
+
+func (a *API) listEvents(ctx context.Context, _ *request) (any, error) {
+	conn, err := a.res.Query().Events(ctx, nil, nil, nil, nil, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	return mapSlice(conn.Edges, func(e *ent.EventEdge) Event { return toRESTEvent(e.Node) }), nil
+}
+
+func (a *API) createEvent(ctx context.Context, q *request) (any, error) {
+	in, err := bind[graph.CreateEventInput](q)
+	if err != nil {
+		return nil, err
+	}
+	ev, err := a.res.Mutation().CreateEvent(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return toRESTEvent(ev), nil
+}
+
+func (a *API) getEvent(ctx context.Context, q *request) (any, error) {
+	ev, err := a.event(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return toRESTEvent(ev), nil
+}
+
+func (a *API) updateEvent(ctx context.Context, q *request) (any, error) {
+	in, err := bind[graph.UpdateEventInput](q)
+	if err != nil {
+		return nil, err
+	}
+	ev, err := a.res.Mutation().UpdateEvent(ctx, q.param("eventId"), in)
+	if err != nil {
+		return nil, err
+	}
+	return toRESTEvent(ev), nil
+}
+
+func (a *API) getEventLibrary(ctx context.Context, q *request) (any, error) {
+	ev, err := a.event(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	lib, err := a.res.Event().Library(ctx, ev)
+	if err != nil {
+		return nil, err
+	}
+	return toRESTLibrary(lib), nil
+}
+
+func (a *API) saveLibraryItem(ctx context.Context, q *request) (any, error) {
+	in, err := bind[graph.SaveLibraryItemInput](q)
+	if err != nil {
+		return nil, err
+	}
+	item, err := a.res.Mutation().SaveLibraryItem(ctx, q.param("eventId"), in)
+	if err != nil {
+		return nil, err
+	}
+	return toRESTLibraryItem(item), nil
+}
+
+func (a *API) deleteLibraryItem(ctx context.Context, q *request) (any, error) {
+	return a.res.Mutation().DeleteLibraryItem(ctx, q.param("eventId"), graph.LibraryKind(q.param("kind")), q.param("itemId"))
+}
+
+// event loads the event of the path. The resolver checks that the key's organization owns it, so
+// every handler under /events/{eventId} starts here or with a mutation that does the same.
+func (a *API) event(ctx context.Context, q *request) (*ent.Event, error) {
+	return a.res.Query().Event(ctx, q.param("eventId"))
+}
 
 // Event is the event record.
 type Event struct {

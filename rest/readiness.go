@@ -1,0 +1,95 @@
+package rest
+
+import (
+	"context"
+
+	"github.com/podium/podium/graph"
+)
+
+// Readiness: the task templates and file requirements of an event, and the tasks and
+// deliverables they give each session and speaker (docs/rest-api.md §4, ext).
+
+func (a *API) listTaskTemplates(ctx context.Context, q *request) (any, error) {
+	ev, err := a.event(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return a.res.Event().TaskTemplates(ctx, ev)
+}
+
+func (a *API) saveTaskTemplate(ctx context.Context, q *request) (any, error) {
+	in, err := bind[graph.SaveTaskTemplateInput](q)
+	if err != nil {
+		return nil, err
+	}
+	return a.res.Mutation().SaveTaskTemplate(ctx, q.param("eventId"), in)
+}
+
+func (a *API) deleteTaskTemplate(ctx context.Context, q *request) (any, error) {
+	return a.res.Mutation().DeleteTaskTemplate(ctx, q.param("eventId"), q.param("templateId"))
+}
+
+func (a *API) listFileRequirements(ctx context.Context, q *request) (any, error) {
+	ev, err := a.event(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return a.res.Event().FileRequirements(ctx, ev)
+}
+
+func (a *API) saveFileRequirement(ctx context.Context, q *request) (any, error) {
+	in, err := bind[graph.SaveFileRequirementInput](q)
+	if err != nil {
+		return nil, err
+	}
+	return a.res.Mutation().SaveFileRequirement(ctx, q.param("eventId"), in)
+}
+
+func (a *API) deleteFileRequirement(ctx context.Context, q *request) (any, error) {
+	return a.res.Mutation().DeleteFileRequirement(ctx, q.param("eventId"), q.param("requirementId"))
+}
+
+func (a *API) listSessionTasks(ctx context.Context, q *request) (any, error) {
+	s, err := a.session(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return a.res.Session().Tasks(ctx, s)
+}
+
+func (a *API) setTaskStatus(ctx context.Context, q *request) (any, error) {
+	in, err := bind[graph.SetTaskStatusInput](q)
+	if err != nil {
+		return nil, err
+	}
+	return a.res.Mutation().SetTaskStatus(ctx, q.param("eventId"), q.param("submissionId"), q.param("taskId"), in)
+}
+
+func (a *API) listSessionDeliverables(ctx context.Context, q *request) (any, error) {
+	s, err := a.session(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return a.res.Session().Deliverables(ctx, s)
+}
+
+func (a *API) recordDeliverableUpload(ctx context.Context, q *request) (any, error) {
+	in, err := bind[graph.RecordDeliverableUploadInput](q)
+	if err != nil {
+		return nil, err
+	}
+	return a.res.Mutation().RecordDeliverableUpload(ctx, q.param("eventId"), q.param("submissionId"), q.param("deliverableId"), in)
+}
+
+func (a *API) clearDeliverableUpload(ctx context.Context, q *request) (any, error) {
+	return a.res.Mutation().ClearDeliverableUpload(ctx, q.param("eventId"), q.param("submissionId"), q.param("deliverableId"))
+}
+
+// session loads the session of the path, after checking event access.
+func (a *API) session(ctx context.Context, q *request) (*graph.Session, error) {
+	ev, err := a.event(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return a.res.Event().Session(ctx, ev, q.param("submissionId"))
+}

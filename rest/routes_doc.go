@@ -1,0 +1,456 @@
+package rest
+
+import (
+	"github.com/podium/podium/graph"
+)
+
+// routeDocs describes each operation of the route table for the OpenAPI document, by operation
+// id. The request body's schema comes from the route's GraphQL input type; the success body's
+// from output, a value of the Go type the handler returns.
+var routeDocs = map[string]routeDoc{
+	// events.go
+	"getOrganization": {
+		tag:         "Organization",
+		summary:     "Get the organization",
+		description: "The organization the API key belongs to, with its members and pending invitations.",
+		output:      Organization{},
+	},
+	"listEvents": {
+		tag:         "Events",
+		summary:     "List events",
+		description: "Every event of the organization, by start date.",
+		output:      []Event{},
+	},
+	"createEvent": {
+		tag:     "Events",
+		summary: "Create an event",
+		description: "The slug is made from the name, unique within the organization. endsAt must be after " +
+			"startsAt; timezone is an IANA zone.",
+		output: Event{},
+	},
+	"getEvent": {
+		tag:     "Events",
+		summary: "Get an event",
+		output:  Event{},
+	},
+	"updateEvent": {
+		tag:         "Events",
+		summary:     "Update an event",
+		description: "Partial update: omitted fields keep their current value; nullable fields sent as null are cleared.",
+		output:      Event{},
+	},
+	"getEventLibrary": {
+		tag:         "Events",
+		summary:     "Get the event library",
+		description: "Tracks, formats, rooms, tags and levels, each by position, and the event's admins.",
+		output:      Library{},
+	},
+	"saveLibraryItem": {
+		tag:         "Events",
+		summary:     "Create or update a library item",
+		description: "id null creates an item at the end of its list; an existing id of that kind updates the item.",
+		output:      oneOf{Track{}, Format{}, Room{}, LibraryItem{}},
+	},
+	"deleteLibraryItem": {
+		tag:     "Events",
+		summary: "Delete a library item",
+		description: "kind is track, format, room, tag or level. An item a submission or session uses cannot be " +
+			"deleted (409 resource_in_use).",
+	},
+
+	// speakers.go
+	"listSpeakers": {
+		tag:         "Speakers",
+		summary:     "List event speakers",
+		description: "The speaker directory: every speaker with their sessions, tasks, files and latest emails, and a CSV export.",
+		output:      Directory{},
+	},
+	"saveSpeaker": {
+		tag:         "Speakers",
+		summary:     "Create or update a speaker",
+		description: "id null creates a speaker; an existing contact id updates that speaker. The email is unique in the event.",
+		output:      Contact{},
+	},
+	"getSpeaker": {
+		tag:     "Speakers",
+		summary: "Get an event speaker",
+		output:  Contact{},
+	},
+	"setSpeakerWorkflow": {
+		tag:         "Speakers",
+		summary:     "Set a speaker's workflow status",
+		description: "Any status from any status; confirmed and ready stamp confirmedAt the first time.",
+		output:      Contact{},
+	},
+	"importSpeakers": {
+		tag:         "Speakers",
+		summary:     "Bulk import speakers",
+		description: "Rows are matched by email; action create skips known emails, update skips unknown ones, skip does nothing.",
+		output:      graph.ImportSpeakersResult{},
+	},
+	"inviteSpeakerPortals": {
+		tag:         "Speakers",
+		summary:     "Invite speakers to their portal",
+		description: "Queues a portal invitation email for each speaker contact given, once per contact ever.",
+		output:      graph.InviteSpeakerPortalsResult{},
+	},
+
+	// submissions.go
+	"listSubmissions": {
+		tag:     "Submissions",
+		summary: "List submissions",
+		description: "The call-for-proposals submissions of every status, with speakers and review figures; status " +
+			"filters. Manual sessions are listed under Sessions only.",
+		query:  []queryParam{{name: "status", description: "Only submissions with this status", enum: []string{"draft", "pending", "maybe", "accepted", "declined", "withdrawn"}}},
+		output: graph.SubmissionList{},
+	},
+	"createSubmission": {
+		tag:     "Submissions",
+		summary: "Bring in a proposal (ext)",
+		description: "For proposals from another tool: the submission comes through the event's default call for " +
+			"proposals; the first speaker is the submitter. status is draft or pending (default).",
+		output: graph.SessionRecord{},
+	},
+	"getSubmission": {
+		tag:         "Submissions",
+		summary:     "Get a submission",
+		description: "Full detail: answers, reviews, history and emails.",
+		output:      SubmissionDetail{},
+	},
+	"changeSubmissionStatus": {
+		tag:     "Submissions",
+		summary: "Change a submission's status",
+		description: "To pending, maybe or withdrawn. Accepting and declining go through decide; an accepted " +
+			"submission is cancelled as a session instead. The same status is a no-op.",
+		output: graph.StatusChangeResult{},
+	},
+	"decideSubmissions": {
+		tag:     "Submissions",
+		summary: "Accept or decline submissions",
+		description: "Each speaker of each submission gets a decision email. Declined → accepted needs " +
+			"confirmRedecide (409 already_decided otherwise). Acceptance assigns tasks and deliverables.",
+		output: graph.DecisionResult{},
+	},
+
+	// sessions.go
+	"listSessions": {
+		tag:     "Sessions",
+		summary: "List sessions",
+		description: "Every accepted submission and manually added session with its readiness read model; cancelled " +
+			"sessions stay listed with their cause. state=active or state=cancelled filters; tracks and formats " +
+			"cover all sessions.",
+		query:  []queryParam{{name: "state", description: "active or cancelled; anything else lists all", enum: []string{"active", "cancelled"}}},
+		output: SessionList{},
+	},
+	"createSession": {
+		tag:     "Sessions",
+		summary: "Create a session directly",
+		description: "Creates an accepted session without a call-for-proposals submission. Speakers must already be " +
+			"contacts of the event (403 otherwise). No email is sent.",
+		output: graph.SessionRecord{},
+	},
+	"deleteSession": {
+		tag:         "Sessions",
+		summary:     "Delete a manually added session",
+		description: "For sessions added by mistake; sessions from submissions keep their history and are cancelled instead (400).",
+	},
+	"cancelSession": {
+		tag:     "Sessions",
+		summary: "Cancel a session",
+		description: "Records the cause; open tasks are waived; each speaker is emailed (with a calendar cancellation " +
+			"when invites went out) unless notifySpeakers is false.",
+		output: graph.CancelSessionResult{},
+	},
+	"reinstateSession": {
+		tag:         "Sessions",
+		summary:     "Reinstate a cancelled session",
+		description: "Clears the cancellation and reopens the tasks it waived; speakers are emailed unless notifySpeakers is false.",
+		output:      graph.ReinstateSessionResult{},
+	},
+	"getSessionTimeline": {
+		tag:         "Sessions",
+		summary:     "Get a session's timeline",
+		description: "Lifecycle changes, decisions, emails, task completions, uploads and confirmations, newest first.",
+		output:      []*graph.TimelineItem{},
+	},
+	"setSessionSpeakers": {
+		tag:         "Sessions",
+		summary:     "Replace a session's speakers (ext)",
+		description: "Speakers must be contacts of the event, in speaking order. Speaker tasks and deliverables follow.",
+		output:      graph.Session{},
+	},
+
+	// readiness.go
+	"listTaskTemplates": {
+		tag:     "Readiness",
+		summary: "List task templates (ext)",
+		output:  []*graph.TaskTemplate{},
+	},
+	"saveTaskTemplate": {
+		tag:     "Readiness",
+		summary: "Create or update a task template (ext)",
+		description: "id null creates. An auto-assigned template gives every accepted session (scope session) or " +
+			"each of its speakers (scope speaker) a task, active sessions included.",
+		output: graph.TaskTemplate{},
+	},
+	"deleteTaskTemplate": {
+		tag:     "Readiness",
+		summary: "Delete a task template and its tasks (ext)",
+	},
+	"listFileRequirements": {
+		tag:     "Readiness",
+		summary: "List file requirements (ext)",
+		output:  []*graph.FileRequirement{},
+	},
+	"saveFileRequirement": {
+		tag:         "Readiness",
+		summary:     "Create or update a file requirement (ext)",
+		description: "id null creates. Every accepted session (scope session) or each of its speakers (scope speaker) owes the file.",
+		output:      graph.FileRequirement{},
+	},
+	"deleteFileRequirement": {
+		tag:     "Readiness",
+		summary: "Delete a file requirement and its deliverables (ext)",
+	},
+	"listSessionTasks": {
+		tag:         "Readiness",
+		summary:     "List a session's tasks (ext)",
+		description: "Session tasks and each speaker's tasks, by template position.",
+		output:      []*graph.Task{},
+	},
+	"setTaskStatus": {
+		tag:     "Readiness",
+		summary: "Mark a task todo, done or waived (ext)",
+		output:  graph.Task{},
+	},
+	"listSessionDeliverables": {
+		tag:         "Readiness",
+		summary:     "List a session's deliverables (ext)",
+		description: "Session files and each speaker's files, by requirement position.",
+		output:      []*graph.Deliverable{},
+	},
+	"recordDeliverableUpload": {
+		tag:         "Readiness",
+		summary:     "Record a deliverable's upload (ext)",
+		description: "The organizer app stores the bytes; Podium records file name, content type, size and storage key.",
+		output:      graph.Deliverable{},
+	},
+	"clearDeliverableUpload": {
+		tag:     "Readiness",
+		summary: "Mark a deliverable outstanding again (ext)",
+		output:  graph.Deliverable{},
+	},
+
+	// reviews.go
+	"getEvaluation": {
+		tag:     "Reviews",
+		summary: "Get the evaluation workspace",
+		description: "Every review round with its criteria, reviewers, assignments, submissions, progress and results. " +
+			"Blind rounds hide participant names and companies.",
+		output: graph.EvaluationWorkspace{},
+	},
+	"saveReviewRound": {
+		tag:     "Reviews",
+		summary: "Create or update a review round",
+		description: "roundId null creates a round. The criteria replace the round's scorecard: criteria left out are " +
+			"deleted, id null adds one, an id of this round keeps and updates it. The status follows the window.",
+		output: graph.SaveReviewRoundResult{},
+	},
+	"addReviewer": {
+		tag:     "Reviews",
+		summary: "Add a reviewer to a round",
+		description: "Creates the reviewer's user record when the email is new and emails reviewers new to the pool " +
+			"an invitation linking to accessPath. Adding a reviewer again updates their cap.",
+		output: graph.ReviewerProvisioned{},
+	},
+	"assignReviews": {
+		tag:     "Reviews",
+		summary: "Assign submissions to a reviewer",
+		description: "Existing pairs are skipped. The round must be open (409 round_closed); a reviewer at their cap " +
+			"gets 409 assignment_cap_exceeded and nothing is assigned.",
+		output: AssignReviewsResult{},
+	},
+	"unassignReview": {
+		tag:         "Reviews",
+		summary:     "Remove a review assignment",
+		description: "Deletes the assignment and its answers.",
+	},
+	"autoDistributeReviews": {
+		tag:     "Reviews",
+		summary: "Auto-distribute submissions across reviewers",
+		description: "Fills every pending or maybe submission (in trackIds, when given) up to reviewsPerSubmission, one " +
+			"level at a time: in-track reviewers first, then generalists, then out-of-track ones, the least loaded " +
+			"first; conflicts (a reviewer's email is a participant's) and caps are respected. Deterministic; dryRun " +
+			"plans without writing.",
+		output: graph.AutoDistributionResult{},
+	},
+	"sendReviewReminders": {
+		tag:     "Reviews",
+		summary: "Send reviewer reminders",
+		description: "Emails each of the given reviewers who has pending assignments in the round. Reminders are " +
+			"queued and delivered in the background, so sent and failed are 0.",
+		output: graph.ReviewRemindersResult{},
+	},
+	"generateAiReview": {
+		tag:     "Reviews",
+		summary: "Generate an AI review",
+		description: "Has the AI provider (ANTHROPIC_API_KEY) score one submission against the round's scorecard. The " +
+			"result replaces any earlier one and its override. 502 review_generation_error when no provider is " +
+			"configured or it fails; nothing is stored then. Blind rounds send no speaker identity.",
+		output: graph.AIResult{},
+	},
+	"scoreRoundWithAi": {
+		tag:     "Reviews",
+		summary: "Score a round with AI in the background (ext)",
+		description: "Queues one background job per submission (by default every call-for-proposals submission that " +
+			"is neither a draft nor withdrawn); results appear in the workspace as jobs finish.",
+		output: graph.ScoreRoundWithAiResult{},
+	},
+	"overrideAiReview": {
+		tag:         "Reviews",
+		summary:     "Override an AI review score",
+		description: "Keeps the provider's score and records the override with the API key as who made it.",
+		output:      graph.AIResult{},
+	},
+	"listReviewerTracks": {
+		tag:         "Reviews",
+		summary:     "List reviewer tracks",
+		description: "The reviewer tracks of every member of the event.",
+		output:      []*graph.ReviewerTrackSet{},
+	},
+	"setReviewerTracks": {
+		tag:         "Reviews",
+		summary:     "Set a member's reviewer tracks",
+		description: "Replaces the member's reviewer tracks; every id must be a track of the event.",
+		output:      graph.ReviewerTrackSet{},
+	},
+	"submitReviewAnswers": {
+		tag:     "Reviews",
+		summary: "Submit a review",
+		description: "Records the answers and completes the assignment; resubmitting while the round is open replaces " +
+			"them. Required criteria need a value; numeric values must be within bounds, dropdown values among the " +
+			"options.",
+		output: graph.ReviewAssignmentRecord{},
+	},
+	"recuseReview": {
+		tag:         "Reviews",
+		summary:     "Recuse from a review",
+		description: "Marks the assignment recused with the reason; twice is 409 already_recused.",
+		output:      graph.ReviewAssignmentRecord{},
+	},
+
+	// resources.go
+	"listResources": {
+		tag:     "Resources",
+		summary: "List resources",
+		description: "Draft and published speaker resources in manual order, with their audience (trackIds, " +
+			"contactIds). File resources, uploaded in the organizer app, are listed too.",
+		output: []*graph.ResourceRecord{},
+	},
+	"createResource": {
+		tag:     "Resources",
+		summary: "Create a resource",
+		description: "A draft or published resource with no attachment, an https link, or an embed from YouTube, " +
+			"Vimeo, Loom, Google Docs, Google Drive or Figma (those hosts exactly, with or without www.). It goes last.",
+		output: graph.ResourceRecord{},
+	},
+	"updateResource": {
+		tag:     "Resources",
+		summary: "Update a resource",
+		description: "A full replace of text, publication, attachment and audience. A file resource keeps its file " +
+			"when attachmentKind is null; files are replaced or removed only in the organizer app.",
+		output: graph.ResourceRecord{},
+	},
+	"deleteResource": {
+		tag:     "Resources",
+		summary: "Delete a resource",
+	},
+	"reorderResources": {
+		tag:     "Resources",
+		summary: "Reorder resources",
+		description: "The given resources (duplicates and ids of other events ignored) take positions 1..n in that " +
+			"order; the others follow in their previous order.",
+	},
+
+	// agenda.go
+	"getAgenda": {
+		tag:         "Agenda",
+		summary:     "Get the agenda",
+		description: "Rooms, the tracks of active sessions, and every active session, scheduled or not, with the publication state.",
+		output:      graph.Agenda{},
+	},
+	"scheduleSession": {
+		tag:     "Agenda",
+		summary: "Place or clear a session on the schedule",
+		description: "roomId, startsAt and endsAt all set to schedule (a room of the event, within one event day), " +
+			"all null to unschedule. A change marks the session's invites out of date (scheduleDirty) and the " +
+			"published agenda stale (agendaDirty).",
+		output: graph.Agenda{},
+	},
+	"publishAgenda": {
+		tag:     "Agenda",
+		summary: "Publish the agenda",
+		description: "Freezes the active sessions that have a room, a start and an end, by start time, as the " +
+			"event's publishedAgenda; agendaDirty becomes false.",
+		output: graph.Agenda{},
+	},
+	"unpublishAgenda": {
+		tag:         "Agenda",
+		summary:     "Unpublish the agenda",
+		description: "publishedAgenda becomes empty, agendaPublishedAt null and agendaDirty true.",
+		output:      graph.Agenda{},
+	},
+	"sendCalendarInvites": {
+		tag:     "Agenda",
+		summary: "Send calendar invitations (ext)",
+		description: "Each speaker of a scheduled active session (all, or submissionIds) whose invitation is missing " +
+			"or out of date gets an email with an iCalendar REQUEST: one UID per session, SEQUENCE raised when a " +
+			"sent invitation changes. A session taken off the schedule after its invitations went out sends a " +
+			"CANCEL. The body may be left out.",
+		output: graph.CalendarInvitesResult{},
+	},
+	"getPublicAgenda": {
+		tag:     "Public",
+		summary: "Get the published agenda (ext, no key)",
+		description: "The published agenda only — nothing before the first publish, nothing edited since the last. " +
+			"Addressed by event id, since slugs are unique only within an organization.",
+		output: graph.PublicAgenda{},
+	},
+	"getPublicAgendaCalendar": {
+		tag:     "Public",
+		summary: "Subscribe to the published agenda (ext, no key)",
+		description: "The published agenda as an iCalendar feed (METHOD:PUBLISH), each session under the UID of its " +
+			"speakers' invitations.",
+		output: calendarFeed(""),
+	},
+
+	// emails.go
+	"listEmails": {
+		tag:         "Emails",
+		summary:     "List the event's emails",
+		description: "Every email the event sent or is sending, newest first, with its delivery status.",
+		query: []queryParam{
+			{name: "status", description: "Only emails with this delivery status", enum: emailStatuses},
+			{name: "type", description: "Only emails of this type", enum: emailTypes},
+		},
+		output: []EmailLog{},
+	},
+}
+
+// routeDoc is what the OpenAPI document says of an operation beyond its route.
+type routeDoc struct {
+	tag, summary, description string
+	query                     []queryParam
+	// output is a value of the success body's Go type; nil for 204. A calendarFeed answers
+	// text/calendar, a oneOf one of several shapes.
+	output any
+}
+
+// queryParam documents a query-string parameter.
+type queryParam struct {
+	name, description string
+	enum              []string
+}
+
+// oneOf documents a body that is one of several shapes.
+type oneOf []any
