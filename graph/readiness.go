@@ -314,7 +314,7 @@ func toDeliverable(a *ent.DeliverableAssignment) *Deliverable {
 		FileName: a.FileName, ContentType: a.ContentType, StorageKey: a.StorageKey,
 		UploadedAt: scalar.AtPtr(a.UploadedAt), position: f.Position}
 	if a.Size != nil {
-		d.Size = ptr(int(*a.Size))
+		d.Size = new(int(*a.Size))
 	}
 	return d
 }

@@ -46,7 +46,7 @@ func (r *resourceResolver) FileSize(ctx context.Context, obj *ResourceRecord) (*
 	if obj.FileSize == nil {
 		return nil, nil
 	}
-	return ptr(int(*obj.FileSize)), nil
+	return new(int(*obj.FileSize)), nil
 }
 
 // Resource returns ResourceResolver implementation.

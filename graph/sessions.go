@@ -3,7 +3,6 @@ package graph
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -36,7 +35,7 @@ var errSessionNotFound = apperr.NotFound("Session")
 // the sessions with their readiness counts, their tracks, and their speakers.
 const (
 	sessionRowsSQL = `
-SELECT s.id, s.code, s.title, s.description, f.name, s.source_form_id IS NULL, s.starts_at, s.ends_at,
+SELECT s.id, s.code, s.title, s.description, f.name, ` + manualSQL + `, s.starts_at, s.ends_at,
        s.room_id, r.name, s.content_review_status, s.approved_snapshot <> '{}'::jsonb, s.cancelled_at,
        s.cancelled_by, s.capacity, s.created_at,
        COALESCE(t.total, 0), COALESCE(t.done, 0), COALESCE(d.total, 0), COALESCE(d.uploaded, 0)
@@ -92,16 +91,13 @@ func (r *Resolver) sessionList(ctx context.Context, eventID, only string) ([]*Se
 			rows.Close()
 			return nil, nil, nil, err
 		}
-		s.Source = SessionSourceCfp
-		if manual {
-			s.Source = SessionSourceManual
-		}
+		s.Source = sourceOf(manual)
 		s.ContentReviewStatus = ContentReviewStatus(status)
 		s.PublicationApproved = s.PublicationApproved && s.ContentReviewStatus == ContentReviewStatusApproved
 		s.StartsAt, s.EndsAt, s.CancelledAt = scalar.AtPtr(startsAt), scalar.AtPtr(endsAt), scalar.AtPtr(cancelledAt)
 		s.CreatedAt = scalar.At(createdAt)
 		if cancelledBy != nil {
-			s.CancelledBy = ptr(SessionCancelledBy(*cancelledBy))
+			s.CancelledBy = new(SessionCancelledBy(*cancelledBy))
 		}
 		sessions = append(sessions, s)
 		byID[s.ID] = s
@@ -286,17 +282,12 @@ func sessionEntity(ctx context.Context, c *ent.Client, eventID, id string, forUp
 // speakersOf checks a list of speaker ids: de-duplicated in order, at least one, every one a
 // contact of the event.
 func speakersOf(ctx context.Context, c *ent.Client, eventID string, ids []string, noneMessage string) ([]string, error) {
-	unique := make([]string, 0, len(ids))
-	for _, id := range ids {
-		if !slices.Contains(unique, id) {
-			unique = append(unique, id)
-		}
-	}
-	if len(unique) == 0 {
+	speakers := unique(ids)
+	if len(speakers) == 0 {
 		return nil, apperr.Invalid("%s", noneMessage)
 	}
-	plausible := make([]string, 0, len(unique))
-	for _, id := range unique {
+	plausible := make([]string, 0, len(speakers))
+	for _, id := range speakers {
 		if pid.Plausible(id) {
 			plausible = append(plausible, id)
 		}
@@ -305,10 +296,10 @@ func speakersOf(ctx context.Context, c *ent.Client, eventID string, ids []string
 	if err != nil {
 		return nil, err
 	}
-	if n != len(unique) {
+	if n != len(speakers) {
 		return nil, apperr.Forbidden("One or more speakers do not belong to this event")
 	}
-	return unique, nil
+	return speakers, nil
 }
 
 // formatOf checks that formatID, when given, is a format of the event.
@@ -464,7 +455,7 @@ func toSessionRecord(s *ent.Submission) *SessionRecord {
 		rec.ApprovedSnapshot = map[string]any{}
 	}
 	if s.CancelledBy != nil {
-		rec.CancelledBy = ptr(SessionCancelledBy(*s.CancelledBy))
+		rec.CancelledBy = new(SessionCancelledBy(*s.CancelledBy))
 	}
 	return rec
 }
@@ -602,12 +593,12 @@ func (r *Resolver) sessionEmails(ctx context.Context, c *ent.Client, ev *ent.Eve
 	}
 	batch := make([]email.Email, 0, len(people[s.ID]))
 	for _, p := range people[s.ID] {
-		e := email.Email{EventID: ev.ID, ContactID: ptr(p.ContactID), SubmissionID: ptr(s.ID), Type: typ,
+		e := email.Email{EventID: ev.ID, ContactID: new(p.ContactID), SubmissionID: new(s.ID), Type: typ,
 			To: p.Email, Template: template, Data: email.Data{EventName: ev.Name, FirstName: p.FirstName,
 				Path: "/portal", SessionTitle: s.Title, Message: msg, Calendar: withICS}}
 		if withICS {
 			e.ICS = ics(entry, calendar.Party{Name: ev.Name}, calendar.Party{Name: fullName(p.FirstName, p.LastName), Email: p.Email}, time.Now())
-			e.ICSSequence = ptr(sequence)
+			e.ICSSequence = new(sequence)
 		}
 		batch = append(batch, e)
 	}
@@ -694,7 +685,7 @@ func (r *Resolver) deleteSession(ctx context.Context, eventID, sessionID string)
 	if err != nil {
 		return "", err
 	}
-	if s.SourceFormID != nil || s.Status != submission.StatusAccepted {
+	if !isManual(s) || s.Status != submission.StatusAccepted {
 		return "", apperr.Invalid("This session came from a submission and keeps its history — cancel it instead")
 	}
 	if err := c.Submission.DeleteOne(s).Exec(ctx); err != nil {
