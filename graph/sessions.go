@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"entgo.io/contrib/entgql"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/contact"
@@ -76,20 +77,17 @@ func (r *Resolver) sessionList(ctx context.Context, eventID, only string) ([]*Se
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	var sessions []*Session
-	byID := map[string]*Session{}
-	for rows.Next() {
+	sessions, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*Session, error) {
 		s := &Session{EventID: eventID, Tracks: []agenda.Track{}, Speakers: []*SessionSpeaker{}}
 		var manual bool
 		var startsAt, endsAt, cancelledAt *time.Time
 		var createdAt time.Time
 		var cancelledBy *string
 		var status string
-		if err := rows.Scan(&s.ID, &s.Code, &s.Title, &s.Description, &s.Format, &manual, &startsAt, &endsAt,
+		if err := row.Scan(&s.ID, &s.Code, &s.Title, &s.Description, &s.Format, &manual, &startsAt, &endsAt,
 			&s.RoomID, &s.RoomName, &status, &s.PublicationApproved, &cancelledAt, &cancelledBy, &s.Capacity,
 			&createdAt, &s.TasksTotal, &s.TasksDone, &s.DeliverablesTotal, &s.DeliverablesUploaded); err != nil {
-			rows.Close()
-			return nil, nil, nil, err
+			return nil, err
 		}
 		s.Source = sourceOf(manual)
 		s.ContentReviewStatus = ContentReviewStatus(status)
@@ -99,12 +97,14 @@ func (r *Resolver) sessionList(ctx context.Context, eventID, only string) ([]*Se
 		if cancelledBy != nil {
 			s.CancelledBy = new(SessionCancelledBy(*cancelledBy))
 		}
-		sessions = append(sessions, s)
-		byID[s.ID] = s
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+		return s, nil
+	})
+	if err != nil {
 		return nil, nil, nil, err
+	}
+	byID := make(map[string]*Session, len(sessions))
+	for _, s := range sessions {
+		byID[s.ID] = s
 	}
 
 	var tracks []agenda.Track
@@ -113,13 +113,9 @@ func (r *Resolver) sessionList(ctx context.Context, eventID, only string) ([]*Se
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	for rows.Next() {
-		var sessionID string
-		var t agenda.Track
-		if err := rows.Scan(&sessionID, &t.ID, &t.Name, &t.Color); err != nil {
-			rows.Close()
-			return nil, nil, nil, err
-		}
+	var sessionID string
+	var t agenda.Track
+	if _, err := pgx.ForEachRow(rows, []any{&sessionID, &t.ID, &t.Name, &t.Color}, func() error {
 		if s := byID[sessionID]; s != nil {
 			s.Tracks = append(s.Tracks, t)
 		}
@@ -127,9 +123,8 @@ func (r *Resolver) sessionList(ctx context.Context, eventID, only string) ([]*Se
 			seenTrack[t.ID] = true
 			tracks = append(tracks, t)
 		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+		return nil
+	}); err != nil {
 		return nil, nil, nil, err
 	}
 
@@ -137,23 +132,28 @@ func (r *Resolver) sessionList(ctx context.Context, eventID, only string) ([]*Se
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	for rows.Next() {
-		var sessionID, first, last string
+	type sessionSpeaker struct {
+		sessionID string
+		*SessionSpeaker
+	}
+	speakers, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (sessionSpeaker, error) {
+		var first, last string
 		var confirmedAt *time.Time
-		sp := &SessionSpeaker{}
-		if err := rows.Scan(&sessionID, &sp.ID, &first, &last, &sp.Email, &sp.Role, &sp.Position, &sp.HeadshotURL, &confirmedAt); err != nil {
-			rows.Close()
-			return nil, nil, nil, err
+		sp := sessionSpeaker{SessionSpeaker: &SessionSpeaker{}}
+		if err := row.Scan(&sp.sessionID, &sp.ID, &first, &last, &sp.Email, &sp.Role, &sp.Position, &sp.HeadshotURL, &confirmedAt); err != nil {
+			return sp, err
 		}
 		sp.Name = fullName(first, last)
 		sp.ConfirmedAt = scalar.AtPtr(confirmedAt)
-		if s := byID[sessionID]; s != nil {
-			s.Speakers = append(s.Speakers, sp)
-		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+		return sp, nil
+	})
+	if err != nil {
 		return nil, nil, nil, err
+	}
+	for _, sp := range speakers {
+		if s := byID[sp.sessionID]; s != nil {
+			s.Speakers = append(s.Speakers, sp.SessionSpeaker)
+		}
 	}
 
 	formats := []string{}

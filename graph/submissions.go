@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/contact"
 	"github.com/podium/podium/ent/emaillog"
@@ -130,9 +132,7 @@ WHERE `+where+` ORDER BY s.number`, eventID, f.ids)
 	if err != nil {
 		return nil, err
 	}
-	var out []*Submission
-	byID := map[string]*Submission{}
-	for rows.Next() {
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*Submission, error) {
 		s := &Submission{EventID: eventID, Tracks: []agenda.Track{}, Tags: []*TagSummary{},
 			Speakers: []*SubmissionSpeaker{}, ReviewComments: []string{}}
 		var status string
@@ -140,9 +140,8 @@ WHERE `+where+` ORDER BY s.number`, eventID, f.ids)
 		var manual bool
 		var cancelledAt, submittedAt, notifiedAt *time.Time
 		var createdAt time.Time
-		if err := rows.Scan(&s.ID, &s.Code, &status, &cancelledAt, &cancelledBy, &s.Title, &s.Description,
+		if err := row.Scan(&s.ID, &s.Code, &status, &cancelledAt, &cancelledBy, &s.Title, &s.Description,
 			&s.Format, &manual, &submittedAt, &createdAt, &notifiedAt, &s.answers); err != nil {
-			rows.Close()
 			return nil, err
 		}
 		s.Status = SubmissionStatus(status)
@@ -152,12 +151,14 @@ WHERE `+where+` ORDER BY s.number`, eventID, f.ids)
 		}
 		s.CancelledAt, s.SubmittedAt, s.NotifiedAt = scalar.AtPtr(cancelledAt), scalar.AtPtr(submittedAt), scalar.AtPtr(notifiedAt)
 		s.CreatedAt = scalar.At(createdAt)
-		out = append(out, s)
-		byID[s.ID] = s
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil || len(out) == 0 {
+		return s, nil
+	})
+	if err != nil || len(out) == 0 {
 		return out, err
+	}
+	byID := make(map[string]*Submission, len(out))
+	for _, s := range out {
+		byID[s.ID] = s
 	}
 	ids := make([]string, len(out))
 	for i, s := range out {
