@@ -4916,7 +4916,8 @@ func (c *SubmissionClient) QueryEmails(_m *Submission) *EmailLogQuery {
 
 // Hooks returns the client hooks.
 func (c *SubmissionClient) Hooks() []Hook {
-	return c.hooks.Submission
+	hooks := c.hooks.Submission
+	return append(hooks[:len(hooks):len(hooks)], submission.Hooks[:]...)
 }
 
 // Interceptors returns the client interceptors.

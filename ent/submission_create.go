@@ -574,7 +574,9 @@ func (_c *SubmissionCreate) Mutation() *SubmissionMutation {
 
 // Save creates the Submission in the database.
 func (_c *SubmissionCreate) Save(ctx context.Context) (*Submission, error) {
-	_c.defaults()
+	if err := _c.defaults(); err != nil {
+		return nil, err
+	}
 	return withHooks(ctx, _c.sqlSave, _c.mutation, _c.hooks)
 }
 
@@ -601,12 +603,18 @@ func (_c *SubmissionCreate) ExecX(ctx context.Context) {
 }
 
 // defaults sets the default values of the builder before save.
-func (_c *SubmissionCreate) defaults() {
+func (_c *SubmissionCreate) defaults() error {
 	if _, ok := _c.mutation.CreatedAt(); !ok {
+		if submission.DefaultCreatedAt == nil {
+			return fmt.Errorf("ent: uninitialized submission.DefaultCreatedAt (forgotten import ent/runtime?)")
+		}
 		v := submission.DefaultCreatedAt()
 		_c.mutation.SetCreatedAt(v)
 	}
 	if _, ok := _c.mutation.UpdatedAt(); !ok {
+		if submission.DefaultUpdatedAt == nil {
+			return fmt.Errorf("ent: uninitialized submission.DefaultUpdatedAt (forgotten import ent/runtime?)")
+		}
 		v := submission.DefaultUpdatedAt()
 		_c.mutation.SetUpdatedAt(v)
 	}
@@ -639,9 +647,13 @@ func (_c *SubmissionCreate) defaults() {
 		_c.mutation.SetContentReviewStatus(v)
 	}
 	if _, ok := _c.mutation.ID(); !ok {
+		if submission.DefaultID == nil {
+			return fmt.Errorf("ent: uninitialized submission.DefaultID (forgotten import ent/runtime?)")
+		}
 		v := submission.DefaultID()
 		_c.mutation.SetID(v)
 	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.

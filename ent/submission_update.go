@@ -860,7 +860,9 @@ func (_u *SubmissionUpdate) RemoveEmails(v ...*EmailLog) *SubmissionUpdate {
 
 // Save executes the query and returns the number of nodes affected by the update operation.
 func (_u *SubmissionUpdate) Save(ctx context.Context) (int, error) {
-	_u.defaults()
+	if err := _u.defaults(); err != nil {
+		return 0, err
+	}
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -887,11 +889,15 @@ func (_u *SubmissionUpdate) ExecX(ctx context.Context) {
 }
 
 // defaults sets the default values of the builder before save.
-func (_u *SubmissionUpdate) defaults() {
+func (_u *SubmissionUpdate) defaults() error {
 	if _, ok := _u.mutation.UpdatedAt(); !ok {
+		if submission.UpdateDefaultUpdatedAt == nil {
+			return fmt.Errorf("ent: uninitialized submission.UpdateDefaultUpdatedAt (forgotten import ent/runtime?)")
+		}
 		v := submission.UpdateDefaultUpdatedAt()
 		_u.mutation.SetUpdatedAt(v)
 	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -2465,7 +2471,9 @@ func (_u *SubmissionUpdateOne) Select(field string, fields ...string) *Submissio
 
 // Save executes the query and returns the updated Submission entity.
 func (_u *SubmissionUpdateOne) Save(ctx context.Context) (*Submission, error) {
-	_u.defaults()
+	if err := _u.defaults(); err != nil {
+		return nil, err
+	}
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -2492,11 +2500,15 @@ func (_u *SubmissionUpdateOne) ExecX(ctx context.Context) {
 }
 
 // defaults sets the default values of the builder before save.
-func (_u *SubmissionUpdateOne) defaults() {
+func (_u *SubmissionUpdateOne) defaults() error {
 	if _, ok := _u.mutation.UpdatedAt(); !ok {
+		if submission.UpdateDefaultUpdatedAt == nil {
+			return fmt.Errorf("ent: uninitialized submission.UpdateDefaultUpdatedAt (forgotten import ent/runtime?)")
+		}
 		v := submission.UpdateDefaultUpdatedAt()
 		_u.mutation.SetUpdatedAt(v)
 	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.

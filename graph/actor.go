@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/podium/podium/ent"
@@ -38,13 +39,22 @@ func record(ctx context.Context, c *ent.Client, kind timelineentry.Kind, label s
 	return c.TimelineEntry.CreateBulk(builders...).Exec(ctx)
 }
 
-func ptr[T any](v T) *T { return &v }
-
 // mapAll converts every element; the result is never nil, so empty lists stay [] in JSON.
 func mapAll[T, U any](in []T, f func(T) U) []U {
 	out := make([]U, len(in))
 	for i, v := range in {
 		out[i] = f(v)
+	}
+	return out
+}
+
+// unique de-duplicates ids, keeping the first of each.
+func unique(ids []string) []string {
+	out := make([]string, 0, len(ids))
+	for _, id := range ids {
+		if !slices.Contains(out, id) {
+			out = append(out, id)
+		}
 	}
 	return out
 }

@@ -434,7 +434,7 @@ func conflicts(a *Agenda) []*AgendaConflict {
 			}
 			for _, sp := range x.Speakers {
 				if slices.ContainsFunc(y.Speakers, func(o agenda.Speaker) bool { return o.ID == sp.ID }) {
-					out = append(out, &AgendaConflict{Kind: AgendaConflictKindSpeaker, SessionIds: pair, ContactID: ptr(sp.ID),
+					out = append(out, &AgendaConflict{Kind: AgendaConflictKindSpeaker, SessionIds: pair, ContactID: new(sp.ID),
 						Name: sp.Name, StartsAt: scalar.At(start), EndsAt: scalar.At(end)})
 				}
 			}
@@ -550,8 +550,8 @@ func (r *Resolver) calendarEmails(ctx context.Context, c *ent.Client, ev *ent.Ev
 	for i, p := range to {
 		d := data
 		d.FirstName = p.FirstName
-		out[i] = email.Email{EventID: ev.ID, ContactID: ptr(p.ContactID), SubmissionID: ptr(s.ID), Type: emaillog.TypeCalendarInvite,
-			To: p.Email, Template: template, Data: d, ICSSequence: ptr(sequence),
+		out[i] = email.Email{EventID: ev.ID, ContactID: new(p.ContactID), SubmissionID: new(s.ID), Type: emaillog.TypeCalendarInvite,
+			To: p.Email, Template: template, Data: d, ICSSequence: new(sequence),
 			ICS: ics(entry, calendar.Party{Name: ev.Name}, calendar.Party{Name: fullName(p.FirstName, p.LastName), Email: p.Email}, now)}
 	}
 	return out, nil

@@ -8,20 +8,9 @@ package graph
 import (
 	"context"
 
-	"entgo.io/contrib/entgql"
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/graph/access"
 )
-
-// Library is the resolver for the library field.
-func (r *eventResolver) Library(ctx context.Context, obj *ent.Event) (*Library, error) {
-	return r.library(ctx, obj)
-}
-
-// Emails is the resolver for the emails field.
-func (r *eventResolver) Emails(ctx context.Context, obj *ent.Event, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string], last *int, orderBy *ent.EmailLogOrder, where *ent.EmailLogWhereInput) (*ent.EmailLogConnection, error) {
-	return r.emails(ctx, obj, after, first, before, last, orderBy, where)
-}
 
 // CreateEvent is the resolver for the createEvent field.
 func (r *mutationResolver) CreateEvent(ctx context.Context, input CreateEventInput) (*ent.Event, error) {
@@ -31,16 +20,6 @@ func (r *mutationResolver) CreateEvent(ctx context.Context, input CreateEventInp
 // UpdateEvent is the resolver for the updateEvent field.
 func (r *mutationResolver) UpdateEvent(ctx context.Context, id string, input UpdateEventInput) (*ent.Event, error) {
 	return r.updateEvent(ctx, id, input)
-}
-
-// SaveLibraryItem is the resolver for the saveLibraryItem field.
-func (r *mutationResolver) SaveLibraryItem(ctx context.Context, eventID string, input SaveLibraryItemInput) (ent.Noder, error) {
-	return r.saveLibraryItem(ctx, eventID, input)
-}
-
-// DeleteLibraryItem is the resolver for the deleteLibraryItem field.
-func (r *mutationResolver) DeleteLibraryItem(ctx context.Context, eventID string, kind LibraryKind, id string) (string, error) {
-	return r.deleteLibraryItem(ctx, eventID, kind, id)
 }
 
 // ViewerRole is the resolver for the viewerRole field.

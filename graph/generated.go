@@ -1006,36 +1006,43 @@ type ContactResolver interface {
 	Resources(ctx context.Context, obj *ent.Contact) ([]*ResourceRecord, error)
 }
 type EventResolver interface {
-	Library(ctx context.Context, obj *ent.Event) (*Library, error)
-	Emails(ctx context.Context, obj *ent.Event, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string], last *int, orderBy *ent.EmailLogOrder, where *ent.EmailLogWhereInput) (*ent.EmailLogConnection, error)
-	Resources(ctx context.Context, obj *ent.Event) ([]*ResourceRecord, error)
 	Agenda(ctx context.Context, obj *ent.Event) (*Agenda, error)
+	Emails(ctx context.Context, obj *ent.Event, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string], last *int, orderBy *ent.EmailLogOrder, where *ent.EmailLogWhereInput) (*ent.EmailLogConnection, error)
+	Library(ctx context.Context, obj *ent.Event) (*Library, error)
+	TaskTemplates(ctx context.Context, obj *ent.Event) ([]*TaskTemplate, error)
+	FileRequirements(ctx context.Context, obj *ent.Event) ([]*FileRequirement, error)
+	Resources(ctx context.Context, obj *ent.Event) ([]*ResourceRecord, error)
 	Evaluation(ctx context.Context, obj *ent.Event) (*EvaluationWorkspace, error)
 	ReviewRound(ctx context.Context, obj *ent.Event, id string) (*RoundView, error)
 	ReviewerTracks(ctx context.Context, obj *ent.Event) ([]*ReviewerTrackSet, error)
 	Sessions(ctx context.Context, obj *ent.Event, state *SessionState, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string], last *int) (*SessionConnection, error)
 	Session(ctx context.Context, obj *ent.Event, id string) (*Session, error)
-	Submissions(ctx context.Context, obj *ent.Event, status *SubmissionStatus) (*SubmissionList, error)
-	Submission(ctx context.Context, obj *ent.Event, id string) (*Submission, error)
 	Speakers(ctx context.Context, obj *ent.Event, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string], last *int, orderBy *ent.ContactOrder, where *ent.ContactWhereInput) (*ent.ContactConnection, error)
 	Speaker(ctx context.Context, obj *ent.Event, id string) (*ent.Contact, error)
 	SpeakerDirectory(ctx context.Context, obj *ent.Event) (*SpeakerDirectory, error)
-	TaskTemplates(ctx context.Context, obj *ent.Event) ([]*TaskTemplate, error)
-	FileRequirements(ctx context.Context, obj *ent.Event) ([]*FileRequirement, error)
+	Submissions(ctx context.Context, obj *ent.Event, status *SubmissionStatus) (*SubmissionList, error)
+	Submission(ctx context.Context, obj *ent.Event, id string) (*Submission, error)
 }
 type MutationResolver interface {
 	CreateEvent(ctx context.Context, input CreateEventInput) (*ent.Event, error)
 	UpdateEvent(ctx context.Context, id string, input UpdateEventInput) (*ent.Event, error)
-	SaveLibraryItem(ctx context.Context, eventID string, input SaveLibraryItemInput) (ent.Noder, error)
-	DeleteLibraryItem(ctx context.Context, eventID string, kind LibraryKind, id string) (string, error)
-	CreateResource(ctx context.Context, eventID string, input ResourceInput) (*ResourceRecord, error)
-	UpdateResource(ctx context.Context, eventID string, resourceID string, input ResourceInput) (*ResourceRecord, error)
-	DeleteResource(ctx context.Context, eventID string, resourceID string) (string, error)
-	ReorderResources(ctx context.Context, eventID string, input ReorderResourcesInput) ([]*ResourceRecord, error)
 	ScheduleSession(ctx context.Context, eventID string, input ScheduleSessionInput) (*Agenda, error)
 	PublishAgenda(ctx context.Context, eventID string) (*Agenda, error)
 	UnpublishAgenda(ctx context.Context, eventID string) (*Agenda, error)
 	SendCalendarInvites(ctx context.Context, eventID string, input *SendCalendarInvitesInput) (*CalendarInvitesResult, error)
+	SaveLibraryItem(ctx context.Context, eventID string, input SaveLibraryItemInput) (ent.Noder, error)
+	DeleteLibraryItem(ctx context.Context, eventID string, kind LibraryKind, id string) (string, error)
+	SaveTaskTemplate(ctx context.Context, eventID string, input SaveTaskTemplateInput) (*TaskTemplate, error)
+	DeleteTaskTemplate(ctx context.Context, eventID string, id string) (string, error)
+	SaveFileRequirement(ctx context.Context, eventID string, input SaveFileRequirementInput) (*FileRequirement, error)
+	DeleteFileRequirement(ctx context.Context, eventID string, id string) (string, error)
+	SetTaskStatus(ctx context.Context, eventID string, sessionID string, taskID string, input SetTaskStatusInput) (*Task, error)
+	RecordDeliverableUpload(ctx context.Context, eventID string, sessionID string, deliverableID string, input RecordDeliverableUploadInput) (*Deliverable, error)
+	ClearDeliverableUpload(ctx context.Context, eventID string, sessionID string, deliverableID string) (*Deliverable, error)
+	CreateResource(ctx context.Context, eventID string, input ResourceInput) (*ResourceRecord, error)
+	UpdateResource(ctx context.Context, eventID string, resourceID string, input ResourceInput) (*ResourceRecord, error)
+	DeleteResource(ctx context.Context, eventID string, resourceID string) (string, error)
+	ReorderResources(ctx context.Context, eventID string, input ReorderResourcesInput) ([]*ResourceRecord, error)
 	SaveReviewRound(ctx context.Context, eventID string, input SaveReviewRoundInput) (*SaveReviewRoundResult, error)
 	AddReviewer(ctx context.Context, eventID string, roundID string, input AddReviewerInput) (*ReviewerProvisioned, error)
 	AssignReviews(ctx context.Context, eventID string, roundID string, input AssignReviewsInput) (*AssignReviewsResult, error)
@@ -1053,20 +1060,13 @@ type MutationResolver interface {
 	ReinstateSession(ctx context.Context, eventID string, sessionID string, input ReinstateSessionInput) (*ReinstateSessionResult, error)
 	DeleteSession(ctx context.Context, eventID string, sessionID string) (string, error)
 	SetSessionSpeakers(ctx context.Context, eventID string, sessionID string, input SetSessionSpeakersInput) (*Session, error)
-	CreateSubmission(ctx context.Context, eventID string, input CreateSubmissionInput) (*SessionRecord, error)
-	ChangeSubmissionStatus(ctx context.Context, eventID string, submissionID string, input ChangeSubmissionStatusInput) (*StatusChangeResult, error)
-	DecideSubmissions(ctx context.Context, eventID string, input DecideSubmissionsInput) (*DecisionResult, error)
 	SaveSpeaker(ctx context.Context, eventID string, input SaveSpeakerInput) (*ent.Contact, error)
 	SetSpeakerWorkflow(ctx context.Context, eventID string, contactID string, input SetSpeakerWorkflowInput) (*ent.Contact, error)
 	ImportSpeakers(ctx context.Context, eventID string, input ImportSpeakersInput) (*ImportSpeakersResult, error)
 	InviteSpeakerPortals(ctx context.Context, eventID string, input InviteSpeakerPortalsInput) (*InviteSpeakerPortalsResult, error)
-	SaveTaskTemplate(ctx context.Context, eventID string, input SaveTaskTemplateInput) (*TaskTemplate, error)
-	DeleteTaskTemplate(ctx context.Context, eventID string, id string) (string, error)
-	SaveFileRequirement(ctx context.Context, eventID string, input SaveFileRequirementInput) (*FileRequirement, error)
-	DeleteFileRequirement(ctx context.Context, eventID string, id string) (string, error)
-	SetTaskStatus(ctx context.Context, eventID string, sessionID string, taskID string, input SetTaskStatusInput) (*Task, error)
-	RecordDeliverableUpload(ctx context.Context, eventID string, sessionID string, deliverableID string, input RecordDeliverableUploadInput) (*Deliverable, error)
-	ClearDeliverableUpload(ctx context.Context, eventID string, sessionID string, deliverableID string) (*Deliverable, error)
+	CreateSubmission(ctx context.Context, eventID string, input CreateSubmissionInput) (*SessionRecord, error)
+	ChangeSubmissionStatus(ctx context.Context, eventID string, submissionID string, input ChangeSubmissionStatusInput) (*StatusChangeResult, error)
+	DecideSubmissions(ctx context.Context, eventID string, input DecideSubmissionsInput) (*DecisionResult, error)
 }
 type OrganizationResolver interface {
 	ViewerRole(ctx context.Context, obj *ent.Organization) (OrganizationRole, error)
@@ -5675,7 +5675,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "ent.graphql" "event.graphqls" "resources.graphqls" "reviews.graphqls" "session.graphqls"
+//go:embed "ent.graphql" "agenda.graphqls" "emails.graphqls" "event.graphqls" "library.graphqls" "readiness.graphqls" "resources.graphqls" "reviews.graphqls" "sessions.graphqls" "speakers.graphqls" "submissions.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -5688,10 +5688,16 @@ func sourceData(filename string) string {
 
 var sources = []*ast.Source{
 	{Name: "ent.graphql", Input: sourceData("ent.graphql"), BuiltIn: false},
+	{Name: "agenda.graphqls", Input: sourceData("agenda.graphqls"), BuiltIn: false},
+	{Name: "emails.graphqls", Input: sourceData("emails.graphqls"), BuiltIn: false},
 	{Name: "event.graphqls", Input: sourceData("event.graphqls"), BuiltIn: false},
+	{Name: "library.graphqls", Input: sourceData("library.graphqls"), BuiltIn: false},
+	{Name: "readiness.graphqls", Input: sourceData("readiness.graphqls"), BuiltIn: false},
 	{Name: "resources.graphqls", Input: sourceData("resources.graphqls"), BuiltIn: false},
 	{Name: "reviews.graphqls", Input: sourceData("reviews.graphqls"), BuiltIn: false},
-	{Name: "session.graphqls", Input: sourceData("session.graphqls"), BuiltIn: false},
+	{Name: "sessions.graphqls", Input: sourceData("sessions.graphqls"), BuiltIn: false},
+	{Name: "speakers.graphqls", Input: sourceData("speakers.graphqls"), BuiltIn: false},
+	{Name: "submissions.graphqls", Input: sourceData("submissions.graphqls"), BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
@@ -6245,14 +6251,18 @@ func (ec *executionContext) childFields_Event(ctx context.Context, field graphql
 		return ec.fieldContext_Event_publishedAgenda(ctx, field)
 	case "agendaDirty":
 		return ec.fieldContext_Event_agendaDirty(ctx, field)
-	case "library":
-		return ec.fieldContext_Event_library(ctx, field)
-	case "emails":
-		return ec.fieldContext_Event_emails(ctx, field)
-	case "resources":
-		return ec.fieldContext_Event_resources(ctx, field)
 	case "agenda":
 		return ec.fieldContext_Event_agenda(ctx, field)
+	case "emails":
+		return ec.fieldContext_Event_emails(ctx, field)
+	case "library":
+		return ec.fieldContext_Event_library(ctx, field)
+	case "taskTemplates":
+		return ec.fieldContext_Event_taskTemplates(ctx, field)
+	case "fileRequirements":
+		return ec.fieldContext_Event_fileRequirements(ctx, field)
+	case "resources":
+		return ec.fieldContext_Event_resources(ctx, field)
 	case "evaluation":
 		return ec.fieldContext_Event_evaluation(ctx, field)
 	case "reviewRound":
@@ -6263,20 +6273,16 @@ func (ec *executionContext) childFields_Event(ctx context.Context, field graphql
 		return ec.fieldContext_Event_sessions(ctx, field)
 	case "session":
 		return ec.fieldContext_Event_session(ctx, field)
-	case "submissions":
-		return ec.fieldContext_Event_submissions(ctx, field)
-	case "submission":
-		return ec.fieldContext_Event_submission(ctx, field)
 	case "speakers":
 		return ec.fieldContext_Event_speakers(ctx, field)
 	case "speaker":
 		return ec.fieldContext_Event_speaker(ctx, field)
 	case "speakerDirectory":
 		return ec.fieldContext_Event_speakerDirectory(ctx, field)
-	case "taskTemplates":
-		return ec.fieldContext_Event_taskTemplates(ctx, field)
-	case "fileRequirements":
-		return ec.fieldContext_Event_fileRequirements(ctx, field)
+	case "submissions":
+		return ec.fieldContext_Event_submissions(ctx, field)
+	case "submission":
+		return ec.fieldContext_Event_submission(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Event", field.Name)
 }
@@ -13847,33 +13853,33 @@ func (ec *executionContext) fieldContext_Event_agendaDirty(_ context.Context, fi
 	return graphql.NewScalarFieldContext("Event", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _Event_library(ctx context.Context, field graphql.CollectedField, obj *ent.Event) (ret graphql.Marshaler) {
+func (ec *executionContext) _Event_agenda(ctx context.Context, field graphql.CollectedField, obj *ent.Event) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Event_library(ctx, field)
+			return ec.fieldContext_Event_agenda(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Event().Library(ctx, obj)
+			return ec.Resolvers.Event().Agenda(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *Library) graphql.Marshaler {
-			return ec.marshalNLibrary2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐLibrary(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *Agenda) graphql.Marshaler {
+			return ec.marshalNAgenda2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐAgenda(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Event_library(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Event_agenda(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Event",
 		Field:      field,
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Library(ctx, field)
+			return ec.childFields_Agenda(ctx, field)
 		},
 	}
 	return fc, nil
@@ -13923,6 +13929,102 @@ func (ec *executionContext) fieldContext_Event_emails(ctx context.Context, field
 	return fc, nil
 }
 
+func (ec *executionContext) _Event_library(ctx context.Context, field graphql.CollectedField, obj *ent.Event) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Event_library(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Event().Library(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *Library) graphql.Marshaler {
+			return ec.marshalNLibrary2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐLibrary(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Event_library(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Event",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Library(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Event_taskTemplates(ctx context.Context, field graphql.CollectedField, obj *ent.Event) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Event_taskTemplates(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Event().TaskTemplates(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*TaskTemplate) graphql.Marshaler {
+			return ec.marshalNTaskTemplate2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐTaskTemplateᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Event_taskTemplates(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Event",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TaskTemplate(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Event_fileRequirements(ctx context.Context, field graphql.CollectedField, obj *ent.Event) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Event_fileRequirements(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Event().FileRequirements(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*FileRequirement) graphql.Marshaler {
+			return ec.marshalNFileRequirement2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐFileRequirementᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Event_fileRequirements(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Event",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FileRequirement(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Event_resources(ctx context.Context, field graphql.CollectedField, obj *ent.Event) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13950,38 +14052,6 @@ func (ec *executionContext) fieldContext_Event_resources(_ context.Context, fiel
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Resource(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Event_agenda(ctx context.Context, field graphql.CollectedField, obj *ent.Event) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Event_agenda(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Event().Agenda(ctx, obj)
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *Agenda) graphql.Marshaler {
-			return ec.marshalNAgenda2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐAgenda(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Event_agenda(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Event",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Agenda(ctx, field)
 		},
 	}
 	return fc, nil
@@ -14183,94 +14253,6 @@ func (ec *executionContext) fieldContext_Event_session(ctx context.Context, fiel
 	return fc, nil
 }
 
-func (ec *executionContext) _Event_submissions(ctx context.Context, field graphql.CollectedField, obj *ent.Event) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Event_submissions(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Event().Submissions(ctx, obj, fc.Args["status"].(*SubmissionStatus))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *SubmissionList) graphql.Marshaler {
-			return ec.marshalNSubmissionList2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐSubmissionList(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Event_submissions(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Event",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_SubmissionList(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Event_submissions_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Event_submission(ctx context.Context, field graphql.CollectedField, obj *ent.Event) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Event_submission(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Event().Submission(ctx, obj, fc.Args["id"].(string))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *Submission) graphql.Marshaler {
-			return ec.marshalOSubmission2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐSubmission(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_Event_submission(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Event",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Submission(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Event_submission_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
 func (ec *executionContext) _Event_speakers(ctx context.Context, field graphql.CollectedField, obj *ent.Event) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -14391,66 +14373,90 @@ func (ec *executionContext) fieldContext_Event_speakerDirectory(_ context.Contex
 	return fc, nil
 }
 
-func (ec *executionContext) _Event_taskTemplates(ctx context.Context, field graphql.CollectedField, obj *ent.Event) (ret graphql.Marshaler) {
+func (ec *executionContext) _Event_submissions(ctx context.Context, field graphql.CollectedField, obj *ent.Event) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Event_taskTemplates(ctx, field)
+			return ec.fieldContext_Event_submissions(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Event().TaskTemplates(ctx, obj)
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Event().Submissions(ctx, obj, fc.Args["status"].(*SubmissionStatus))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*TaskTemplate) graphql.Marshaler {
-			return ec.marshalNTaskTemplate2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐTaskTemplateᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *SubmissionList) graphql.Marshaler {
+			return ec.marshalNSubmissionList2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐSubmissionList(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Event_taskTemplates(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Event_submissions(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Event",
 		Field:      field,
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_TaskTemplate(ctx, field)
+			return ec.childFields_SubmissionList(ctx, field)
 		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Event_submissions_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
 
-func (ec *executionContext) _Event_fileRequirements(ctx context.Context, field graphql.CollectedField, obj *ent.Event) (ret graphql.Marshaler) {
+func (ec *executionContext) _Event_submission(ctx context.Context, field graphql.CollectedField, obj *ent.Event) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Event_fileRequirements(ctx, field)
+			return ec.fieldContext_Event_submission(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Event().FileRequirements(ctx, obj)
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Event().Submission(ctx, obj, fc.Args["id"].(string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*FileRequirement) graphql.Marshaler {
-			return ec.marshalNFileRequirement2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐFileRequirementᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *Submission) graphql.Marshaler {
+			return ec.marshalOSubmission2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐSubmission(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
-func (ec *executionContext) fieldContext_Event_fileRequirements(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Event_submission(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Event",
 		Field:      field,
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_FileRequirement(ctx, field)
+			return ec.childFields_Submission(ctx, field)
 		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Event_submission_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -15893,6 +15899,182 @@ func (ec *executionContext) fieldContext_Mutation_updateEvent(ctx context.Contex
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_scheduleSession(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_scheduleSession(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ScheduleSession(ctx, fc.Args["eventId"].(string), fc.Args["input"].(ScheduleSessionInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *Agenda) graphql.Marshaler {
+			return ec.marshalNAgenda2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐAgenda(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_scheduleSession(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Agenda(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_scheduleSession_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_publishAgenda(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_publishAgenda(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().PublishAgenda(ctx, fc.Args["eventId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *Agenda) graphql.Marshaler {
+			return ec.marshalNAgenda2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐAgenda(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_publishAgenda(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Agenda(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_publishAgenda_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_unpublishAgenda(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_unpublishAgenda(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UnpublishAgenda(ctx, fc.Args["eventId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *Agenda) graphql.Marshaler {
+			return ec.marshalNAgenda2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐAgenda(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_unpublishAgenda(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Agenda(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_unpublishAgenda_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_sendCalendarInvites(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_sendCalendarInvites(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SendCalendarInvites(ctx, fc.Args["eventId"].(string), fc.Args["input"].(*SendCalendarInvitesInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CalendarInvitesResult) graphql.Marshaler {
+			return ec.marshalNCalendarInvitesResult2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCalendarInvitesResult(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_sendCalendarInvites(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CalendarInvitesResult(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_sendCalendarInvites_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_saveLibraryItem(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15975,6 +16157,314 @@ func (ec *executionContext) fieldContext_Mutation_deleteLibraryItem(ctx context.
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_deleteLibraryItem_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_saveTaskTemplate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_saveTaskTemplate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SaveTaskTemplate(ctx, fc.Args["eventId"].(string), fc.Args["input"].(SaveTaskTemplateInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *TaskTemplate) graphql.Marshaler {
+			return ec.marshalNTaskTemplate2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐTaskTemplate(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_saveTaskTemplate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TaskTemplate(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_saveTaskTemplate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteTaskTemplate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteTaskTemplate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteTaskTemplate(ctx, fc.Args["eventId"].(string), fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteTaskTemplate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteTaskTemplate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_saveFileRequirement(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_saveFileRequirement(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SaveFileRequirement(ctx, fc.Args["eventId"].(string), fc.Args["input"].(SaveFileRequirementInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *FileRequirement) graphql.Marshaler {
+			return ec.marshalNFileRequirement2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐFileRequirement(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_saveFileRequirement(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FileRequirement(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_saveFileRequirement_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteFileRequirement(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteFileRequirement(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteFileRequirement(ctx, fc.Args["eventId"].(string), fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteFileRequirement(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteFileRequirement_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_setTaskStatus(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_setTaskStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SetTaskStatus(ctx, fc.Args["eventId"].(string), fc.Args["sessionId"].(string), fc.Args["taskId"].(string), fc.Args["input"].(SetTaskStatusInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *Task) graphql.Marshaler {
+			return ec.marshalNTask2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐTask(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_setTaskStatus(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Task(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_setTaskStatus_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_recordDeliverableUpload(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_recordDeliverableUpload(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RecordDeliverableUpload(ctx, fc.Args["eventId"].(string), fc.Args["sessionId"].(string), fc.Args["deliverableId"].(string), fc.Args["input"].(RecordDeliverableUploadInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *Deliverable) graphql.Marshaler {
+			return ec.marshalNDeliverable2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐDeliverable(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_recordDeliverableUpload(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Deliverable(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_recordDeliverableUpload_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_clearDeliverableUpload(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_clearDeliverableUpload(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ClearDeliverableUpload(ctx, fc.Args["eventId"].(string), fc.Args["sessionId"].(string), fc.Args["deliverableId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *Deliverable) graphql.Marshaler {
+			return ec.marshalNDeliverable2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐDeliverable(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_clearDeliverableUpload(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Deliverable(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_clearDeliverableUpload_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -16151,182 +16641,6 @@ func (ec *executionContext) fieldContext_Mutation_reorderResources(ctx context.C
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_reorderResources_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Mutation_scheduleSession(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Mutation_scheduleSession(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().ScheduleSession(ctx, fc.Args["eventId"].(string), fc.Args["input"].(ScheduleSessionInput))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *Agenda) graphql.Marshaler {
-			return ec.marshalNAgenda2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐAgenda(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Mutation_scheduleSession(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Mutation",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Agenda(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Mutation_scheduleSession_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Mutation_publishAgenda(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Mutation_publishAgenda(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().PublishAgenda(ctx, fc.Args["eventId"].(string))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *Agenda) graphql.Marshaler {
-			return ec.marshalNAgenda2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐAgenda(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Mutation_publishAgenda(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Mutation",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Agenda(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Mutation_publishAgenda_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Mutation_unpublishAgenda(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Mutation_unpublishAgenda(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().UnpublishAgenda(ctx, fc.Args["eventId"].(string))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *Agenda) graphql.Marshaler {
-			return ec.marshalNAgenda2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐAgenda(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Mutation_unpublishAgenda(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Mutation",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Agenda(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Mutation_unpublishAgenda_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Mutation_sendCalendarInvites(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Mutation_sendCalendarInvites(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().SendCalendarInvites(ctx, fc.Args["eventId"].(string), fc.Args["input"].(*SendCalendarInvitesInput))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *CalendarInvitesResult) graphql.Marshaler {
-			return ec.marshalNCalendarInvitesResult2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCalendarInvitesResult(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Mutation_sendCalendarInvites(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Mutation",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_CalendarInvitesResult(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Mutation_sendCalendarInvites_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -17081,138 +17395,6 @@ func (ec *executionContext) fieldContext_Mutation_setSessionSpeakers(ctx context
 	return fc, nil
 }
 
-func (ec *executionContext) _Mutation_createSubmission(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Mutation_createSubmission(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().CreateSubmission(ctx, fc.Args["eventId"].(string), fc.Args["input"].(CreateSubmissionInput))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *SessionRecord) graphql.Marshaler {
-			return ec.marshalNSessionRecord2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐSessionRecord(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Mutation_createSubmission(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Mutation",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_SessionRecord(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Mutation_createSubmission_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Mutation_changeSubmissionStatus(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Mutation_changeSubmissionStatus(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().ChangeSubmissionStatus(ctx, fc.Args["eventId"].(string), fc.Args["submissionId"].(string), fc.Args["input"].(ChangeSubmissionStatusInput))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *StatusChangeResult) graphql.Marshaler {
-			return ec.marshalNStatusChangeResult2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐStatusChangeResult(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Mutation_changeSubmissionStatus(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Mutation",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_StatusChangeResult(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Mutation_changeSubmissionStatus_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Mutation_decideSubmissions(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Mutation_decideSubmissions(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().DecideSubmissions(ctx, fc.Args["eventId"].(string), fc.Args["input"].(DecideSubmissionsInput))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *DecisionResult) graphql.Marshaler {
-			return ec.marshalNDecisionResult2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐDecisionResult(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Mutation_decideSubmissions(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Mutation",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_DecisionResult(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Mutation_decideSubmissions_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
 func (ec *executionContext) _Mutation_saveSpeaker(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -17389,34 +17571,34 @@ func (ec *executionContext) fieldContext_Mutation_inviteSpeakerPortals(ctx conte
 	return fc, nil
 }
 
-func (ec *executionContext) _Mutation_saveTaskTemplate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+func (ec *executionContext) _Mutation_createSubmission(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Mutation_saveTaskTemplate(ctx, field)
+			return ec.fieldContext_Mutation_createSubmission(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().SaveTaskTemplate(ctx, fc.Args["eventId"].(string), fc.Args["input"].(SaveTaskTemplateInput))
+			return ec.Resolvers.Mutation().CreateSubmission(ctx, fc.Args["eventId"].(string), fc.Args["input"].(CreateSubmissionInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *TaskTemplate) graphql.Marshaler {
-			return ec.marshalNTaskTemplate2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐTaskTemplate(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *SessionRecord) graphql.Marshaler {
+			return ec.marshalNSessionRecord2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐSessionRecord(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Mutation_saveTaskTemplate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Mutation_createSubmission(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Mutation",
 		Field:      field,
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_TaskTemplate(ctx, field)
+			return ec.childFields_SessionRecord(ctx, field)
 		},
 	}
 	defer func() {
@@ -17426,41 +17608,41 @@ func (ec *executionContext) fieldContext_Mutation_saveTaskTemplate(ctx context.C
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Mutation_saveTaskTemplate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = ec.field_Mutation_createSubmission_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
 	return fc, nil
 }
 
-func (ec *executionContext) _Mutation_deleteTaskTemplate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+func (ec *executionContext) _Mutation_changeSubmissionStatus(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Mutation_deleteTaskTemplate(ctx, field)
+			return ec.fieldContext_Mutation_changeSubmissionStatus(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().DeleteTaskTemplate(ctx, fc.Args["eventId"].(string), fc.Args["id"].(string))
+			return ec.Resolvers.Mutation().ChangeSubmissionStatus(ctx, fc.Args["eventId"].(string), fc.Args["submissionId"].(string), fc.Args["input"].(ChangeSubmissionStatusInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNID2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *StatusChangeResult) graphql.Marshaler {
+			return ec.marshalNStatusChangeResult2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐStatusChangeResult(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Mutation_deleteTaskTemplate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Mutation_changeSubmissionStatus(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Mutation",
 		Field:      field,
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return nil, errors.New("field of type ID does not have child fields")
+			return ec.childFields_StatusChangeResult(ctx, field)
 		},
 	}
 	defer func() {
@@ -17470,41 +17652,41 @@ func (ec *executionContext) fieldContext_Mutation_deleteTaskTemplate(ctx context
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Mutation_deleteTaskTemplate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = ec.field_Mutation_changeSubmissionStatus_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
 	return fc, nil
 }
 
-func (ec *executionContext) _Mutation_saveFileRequirement(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+func (ec *executionContext) _Mutation_decideSubmissions(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Mutation_saveFileRequirement(ctx, field)
+			return ec.fieldContext_Mutation_decideSubmissions(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().SaveFileRequirement(ctx, fc.Args["eventId"].(string), fc.Args["input"].(SaveFileRequirementInput))
+			return ec.Resolvers.Mutation().DecideSubmissions(ctx, fc.Args["eventId"].(string), fc.Args["input"].(DecideSubmissionsInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *FileRequirement) graphql.Marshaler {
-			return ec.marshalNFileRequirement2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐFileRequirement(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *DecisionResult) graphql.Marshaler {
+			return ec.marshalNDecisionResult2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐDecisionResult(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Mutation_saveFileRequirement(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Mutation_decideSubmissions(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Mutation",
 		Field:      field,
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_FileRequirement(ctx, field)
+			return ec.childFields_DecisionResult(ctx, field)
 		},
 	}
 	defer func() {
@@ -17514,183 +17696,7 @@ func (ec *executionContext) fieldContext_Mutation_saveFileRequirement(ctx contex
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Mutation_saveFileRequirement_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Mutation_deleteFileRequirement(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Mutation_deleteFileRequirement(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().DeleteFileRequirement(ctx, fc.Args["eventId"].(string), fc.Args["id"].(string))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNID2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Mutation_deleteFileRequirement(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Mutation",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return nil, errors.New("field of type ID does not have child fields")
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Mutation_deleteFileRequirement_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Mutation_setTaskStatus(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Mutation_setTaskStatus(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().SetTaskStatus(ctx, fc.Args["eventId"].(string), fc.Args["sessionId"].(string), fc.Args["taskId"].(string), fc.Args["input"].(SetTaskStatusInput))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *Task) graphql.Marshaler {
-			return ec.marshalNTask2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐTask(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Mutation_setTaskStatus(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Mutation",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Task(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Mutation_setTaskStatus_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Mutation_recordDeliverableUpload(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Mutation_recordDeliverableUpload(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().RecordDeliverableUpload(ctx, fc.Args["eventId"].(string), fc.Args["sessionId"].(string), fc.Args["deliverableId"].(string), fc.Args["input"].(RecordDeliverableUploadInput))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *Deliverable) graphql.Marshaler {
-			return ec.marshalNDeliverable2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐDeliverable(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Mutation_recordDeliverableUpload(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Mutation",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Deliverable(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Mutation_recordDeliverableUpload_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Mutation_clearDeliverableUpload(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Mutation_clearDeliverableUpload(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().ClearDeliverableUpload(ctx, fc.Args["eventId"].(string), fc.Args["sessionId"].(string), fc.Args["deliverableId"].(string))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *Deliverable) graphql.Marshaler {
-			return ec.marshalNDeliverable2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐDeliverable(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Mutation_clearDeliverableUpload(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Mutation",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Deliverable(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Mutation_clearDeliverableUpload_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = ec.field_Mutation_decideSubmissions_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -34727,7 +34733,7 @@ func (ec *executionContext) _Event(ctx context.Context, sel ast.SelectionSet, ob
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "library":
+		case "agenda":
 			field := field
 
 			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
@@ -34736,7 +34742,7 @@ func (ec *executionContext) _Event(ctx context.Context, sel ast.SelectionSet, ob
 						ec.Error(ctx, ec.Recover(ctx, r))
 					}
 				}()
-				res = ec._Event_library(ctx, field, obj)
+				res = ec._Event_agenda(ctx, field, obj)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -34803,7 +34809,7 @@ func (ec *executionContext) _Event(ctx context.Context, sel ast.SelectionSet, ob
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
-		case "resources":
+		case "library":
 			field := field
 
 			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
@@ -34812,7 +34818,7 @@ func (ec *executionContext) _Event(ctx context.Context, sel ast.SelectionSet, ob
 						ec.Error(ctx, ec.Recover(ctx, r))
 					}
 				}()
-				res = ec._Event_resources(ctx, field, obj)
+				res = ec._Event_library(ctx, field, obj)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -34841,7 +34847,7 @@ func (ec *executionContext) _Event(ctx context.Context, sel ast.SelectionSet, ob
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
-		case "agenda":
+		case "taskTemplates":
 			field := field
 
 			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
@@ -34850,7 +34856,83 @@ func (ec *executionContext) _Event(ctx context.Context, sel ast.SelectionSet, ob
 						ec.Error(ctx, ec.Recover(ctx, r))
 					}
 				}()
-				res = ec._Event_agenda(ctx, field, obj)
+				res = ec._Event_taskTemplates(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "fileRequirements":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Event_fileRequirements(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "resources":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Event_resources(ctx, field, obj)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -35069,82 +35151,6 @@ func (ec *executionContext) _Event(ctx context.Context, sel ast.SelectionSet, ob
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
-		case "submissions":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Event_submissions(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
-		case "submission":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Event_submission(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "speakers":
 			field := field
 
@@ -35259,7 +35265,7 @@ func (ec *executionContext) _Event(ctx context.Context, sel ast.SelectionSet, ob
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
-		case "taskTemplates":
+		case "submissions":
 			field := field
 
 			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
@@ -35268,7 +35274,7 @@ func (ec *executionContext) _Event(ctx context.Context, sel ast.SelectionSet, ob
 						ec.Error(ctx, ec.Recover(ctx, r))
 					}
 				}()
-				res = ec._Event_taskTemplates(ctx, field, obj)
+				res = ec._Event_submissions(ctx, field, obj)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -35297,7 +35303,7 @@ func (ec *executionContext) _Event(ctx context.Context, sel ast.SelectionSet, ob
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
-		case "fileRequirements":
+		case "submission":
 			field := field
 
 			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
@@ -35306,8 +35312,8 @@ func (ec *executionContext) _Event(ctx context.Context, sel ast.SelectionSet, ob
 						ec.Error(ctx, ec.Recover(ctx, r))
 					}
 				}()
-				res = ec._Event_fileRequirements(ctx, field, obj)
-				if res == graphql.Null {
+				res = ec._Event_submission(ctx, field, obj)
+				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -36023,6 +36029,34 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "scheduleSession":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_scheduleSession(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "publishAgenda":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_publishAgenda(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "unpublishAgenda":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_unpublishAgenda(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sendCalendarInvites":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_sendCalendarInvites(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "saveLibraryItem":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_saveLibraryItem(ctx, field)
@@ -36033,6 +36067,55 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "deleteLibraryItem":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_deleteLibraryItem(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "saveTaskTemplate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_saveTaskTemplate(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteTaskTemplate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteTaskTemplate(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "saveFileRequirement":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_saveFileRequirement(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteFileRequirement":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteFileRequirement(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "setTaskStatus":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_setTaskStatus(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "recordDeliverableUpload":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_recordDeliverableUpload(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "clearDeliverableUpload":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_clearDeliverableUpload(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -36061,34 +36144,6 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "reorderResources":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_reorderResources(ctx, field)
-			})
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "scheduleSession":
-			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
-				return ec._Mutation_scheduleSession(ctx, field)
-			})
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "publishAgenda":
-			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
-				return ec._Mutation_publishAgenda(ctx, field)
-			})
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "unpublishAgenda":
-			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
-				return ec._Mutation_unpublishAgenda(ctx, field)
-			})
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "sendCalendarInvites":
-			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
-				return ec._Mutation_sendCalendarInvites(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -36212,27 +36267,6 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
-		case "createSubmission":
-			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
-				return ec._Mutation_createSubmission(ctx, field)
-			})
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "changeSubmissionStatus":
-			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
-				return ec._Mutation_changeSubmissionStatus(ctx, field)
-			})
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "decideSubmissions":
-			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
-				return ec._Mutation_decideSubmissions(ctx, field)
-			})
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
 		case "saveSpeaker":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_saveSpeaker(ctx, field)
@@ -36261,51 +36295,23 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
-		case "saveTaskTemplate":
+		case "createSubmission":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
-				return ec._Mutation_saveTaskTemplate(ctx, field)
+				return ec._Mutation_createSubmission(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
-		case "deleteTaskTemplate":
+		case "changeSubmissionStatus":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
-				return ec._Mutation_deleteTaskTemplate(ctx, field)
+				return ec._Mutation_changeSubmissionStatus(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
-		case "saveFileRequirement":
+		case "decideSubmissions":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
-				return ec._Mutation_saveFileRequirement(ctx, field)
-			})
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "deleteFileRequirement":
-			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
-				return ec._Mutation_deleteFileRequirement(ctx, field)
-			})
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "setTaskStatus":
-			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
-				return ec._Mutation_setTaskStatus(ctx, field)
-			})
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "recordDeliverableUpload":
-			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
-				return ec._Mutation_recordDeliverableUpload(ctx, field)
-			})
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "clearDeliverableUpload":
-			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
-				return ec._Mutation_clearDeliverableUpload(ctx, field)
+				return ec._Mutation_decideSubmissions(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/deliverableassignment"
 	"github.com/podium/podium/ent/filerequirement"
@@ -51,20 +53,17 @@ WHERE i.event_id = $1 AND i.auto_assign_on_accept AND (i.scope = 'session' OR p.
 	if err != nil {
 		return 0, err
 	}
-	var ids, inputIDs, subs []string
-	var contacts []*string
-	for rows.Next() {
-		var in, sub string
-		var contact *string
-		if err := rows.Scan(&in, &sub, &contact); err != nil {
-			rows.Close()
-			return 0, err
-		}
-		ids, inputIDs, subs, contacts = append(ids, pid.New(prefix)), append(inputIDs, in), append(subs, sub), append(contacts, contact)
+	type due struct {
+		Input, Sub string
+		Contact    *string
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil || len(ids) == 0 {
+	list, err := pgx.CollectRows(rows, pgx.RowToStructByPos[due])
+	if err != nil || len(list) == 0 {
 		return 0, err
+	}
+	ids, inputIDs, subs, contacts := make([]string, len(list)), make([]string, len(list)), make([]string, len(list)), make([]*string, len(list))
+	for i, d := range list {
+		ids[i], inputIDs[i], subs[i], contacts[i] = pid.New(prefix), d.Input, d.Sub, d.Contact
 	}
 	column := "template_id"
 	if inputs == "file_requirements" {
@@ -314,7 +313,7 @@ func toDeliverable(a *ent.DeliverableAssignment) *Deliverable {
 		FileName: a.FileName, ContentType: a.ContentType, StorageKey: a.StorageKey,
 		UploadedAt: scalar.AtPtr(a.UploadedAt), position: f.Position}
 	if a.Size != nil {
-		d.Size = ptr(int(*a.Size))
+		d.Size = new(int(*a.Size))
 	}
 	return d
 }

@@ -103,7 +103,7 @@ func toResource(res *ent.Resource) *ResourceRecord {
 		EmbedURL: res.EmbedURL, FileStorageKey: res.FileStorageKey, FileName: res.FileName,
 		FileContentType: res.FileContentType, FileSize: res.FileSize, TrackIds: []string{}, ContactIds: []string{}}
 	if res.AttachmentKind != nil {
-		out.AttachmentKind = ptr(ResourceAttachmentKind(*res.AttachmentKind))
+		out.AttachmentKind = new(ResourceAttachmentKind(*res.AttachmentKind))
 	}
 	for _, t := range res.Edges.Tracks {
 		out.TrackIds = append(out.TrackIds, t.ID)

@@ -11,11 +11,6 @@ import (
 	"github.com/podium/podium/ent"
 )
 
-// Conflicts is the resolver for the conflicts field.
-func (r *agendaResolver) Conflicts(ctx context.Context, obj *Agenda) ([]*AgendaConflict, error) {
-	return conflicts(obj), nil
-}
-
 // Resources is the resolver for the resources field.
 func (r *contactResolver) Resources(ctx context.Context, obj *ent.Contact) ([]*ResourceRecord, error) {
 	return r.contactResources(ctx, obj)
@@ -24,11 +19,6 @@ func (r *contactResolver) Resources(ctx context.Context, obj *ent.Contact) ([]*R
 // Resources is the resolver for the resources field.
 func (r *eventResolver) Resources(ctx context.Context, obj *ent.Event) ([]*ResourceRecord, error) {
 	return r.resources(ctx, obj.ID)
-}
-
-// Agenda is the resolver for the agenda field.
-func (r *eventResolver) Agenda(ctx context.Context, obj *ent.Event) (*Agenda, error) {
-	return r.agenda(ctx, obj)
 }
 
 // CreateResource is the resolver for the createResource field.
@@ -51,41 +41,15 @@ func (r *mutationResolver) ReorderResources(ctx context.Context, eventID string,
 	return r.reorderResources(ctx, eventID, input)
 }
 
-// ScheduleSession is the resolver for the scheduleSession field.
-func (r *mutationResolver) ScheduleSession(ctx context.Context, eventID string, input ScheduleSessionInput) (*Agenda, error) {
-	return r.scheduleSession(ctx, eventID, input)
-}
-
-// PublishAgenda is the resolver for the publishAgenda field.
-func (r *mutationResolver) PublishAgenda(ctx context.Context, eventID string) (*Agenda, error) {
-	return r.publishAgenda(ctx, eventID)
-}
-
-// UnpublishAgenda is the resolver for the unpublishAgenda field.
-func (r *mutationResolver) UnpublishAgenda(ctx context.Context, eventID string) (*Agenda, error) {
-	return r.unpublishAgenda(ctx, eventID)
-}
-
-// SendCalendarInvites is the resolver for the sendCalendarInvites field.
-func (r *mutationResolver) SendCalendarInvites(ctx context.Context, eventID string, input *SendCalendarInvitesInput) (*CalendarInvitesResult, error) {
-	return r.sendCalendarInvites(ctx, eventID, input)
-}
-
 // FileSize is the resolver for the fileSize field.
 func (r *resourceResolver) FileSize(ctx context.Context, obj *ResourceRecord) (*int, error) {
 	if obj.FileSize == nil {
 		return nil, nil
 	}
-	return ptr(int(*obj.FileSize)), nil
+	return new(int(*obj.FileSize)), nil
 }
-
-// Agenda returns AgendaResolver implementation.
-func (r *Resolver) Agenda() AgendaResolver { return &agendaResolver{r} }
 
 // Resource returns ResourceResolver implementation.
 func (r *Resolver) Resource() ResourceResolver { return &resourceResolver{r} }
 
-type (
-	agendaResolver   struct{ *Resolver }
-	resourceResolver struct{ *Resolver }
-)
+type resourceResolver struct{ *Resolver }

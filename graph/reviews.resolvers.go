@@ -111,7 +111,15 @@ func (r *reviewRoundViewResolver) Results(ctx context.Context, obj *RoundView, o
 	return sortResults(obj.Results, orderBy), nil
 }
 
+// ReviewAssignmentRecord returns ReviewAssignmentRecordResolver implementation.
+func (r *Resolver) ReviewAssignmentRecord() ReviewAssignmentRecordResolver {
+	return &reviewAssignmentRecordResolver{r}
+}
+
 // ReviewRoundView returns ReviewRoundViewResolver implementation.
 func (r *Resolver) ReviewRoundView() ReviewRoundViewResolver { return &reviewRoundViewResolver{r} }
 
-type reviewRoundViewResolver struct{ *Resolver }
+type (
+	reviewAssignmentRecordResolver struct{ *Resolver }
+	reviewRoundViewResolver        struct{ *Resolver }
+)

@@ -238,7 +238,7 @@ func (r *Resolver) scoreRoundWithAi(ctx context.Context, eventID, roundID string
 		}
 		q = q.Where(submission.IDIn(ids...))
 	} else {
-		q = q.Where(submission.SourceFormIDNotNil(), submission.StatusNotIn(submission.StatusDraft, submission.StatusWithdrawn))
+		q = q.Where(fromCFP(), submission.StatusNotIn(submission.StatusDraft, submission.StatusWithdrawn))
 	}
 	ids, err := q.Order(ent.Asc(submission.FieldNumber)).IDs(ctx)
 	if err != nil {

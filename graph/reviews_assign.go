@@ -81,17 +81,6 @@ func (r *Resolver) assignReviews(ctx context.Context, eventID, roundID string, i
 	return res, nil
 }
 
-// unique de-duplicates ids, keeping the first of each.
-func unique(ids []string) []string {
-	out := make([]string, 0, len(ids))
-	for _, id := range ids {
-		if !slices.Contains(out, id) {
-			out = append(out, id)
-		}
-	}
-	return out
-}
-
 // submissionsOf checks that every id is a submission of the event.
 func submissionsOf(ctx context.Context, c *ent.Client, eventID string, ids []string) error {
 	if len(ids) == 0 {

@@ -105,7 +105,7 @@ func (r *Resolver) addReviewer(ctx context.Context, eventID, roundID string, in 
 	if err != nil {
 		return nil, err
 	}
-	out.InvitationLogged, out.InvitationLogID = true, ptr(rows[0].ID)
+	out.InvitationLogged, out.InvitationLogID = true, new(rows[0].ID)
 	return out, nil
 }
 

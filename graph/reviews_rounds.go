@@ -13,7 +13,6 @@ import (
 	"github.com/podium/podium/ent/schema/pid"
 	"github.com/podium/podium/graph/access"
 	"github.com/podium/podium/graph/apperr"
-	"github.com/podium/podium/graph/scalar"
 )
 
 // maxCriteria bounds a scorecard.
@@ -220,12 +219,4 @@ func saveCriteria(ctx context.Context, c *ent.Client, roundID string, criteria [
 		}
 	}
 	return c.ReviewCriterion.CreateBulk(creates...).Exec(ctx)
-}
-
-// toRound presents a stored round, with the status its window gives it now.
-func toRound(rd *ent.ReviewRound) *Round {
-	return &Round{ID: rd.ID, CreatedAt: scalar.At(rd.CreatedAt), UpdatedAt: scalar.At(rd.UpdatedAt), EventID: rd.EventID,
-		Name: rd.Name, OpensAt: scalar.At(rd.OpensAt), ClosesAt: scalar.At(rd.ClosesAt), Blind: rd.Blind,
-		ReviewsPerSubmission: rd.ReviewsPerSubmission, Position: rd.Position,
-		Status: statusAt(time.Now(), rd.OpensAt, rd.ClosesAt)}
 }

@@ -56,7 +56,7 @@ func TestPlanPrefersInTrackThenGeneralistThenOutOfTrack(t *testing.T) {
 
 func TestPlanIsDeterministic(t *testing.T) {
 	subs := []planSubmission{sub("s1", "go"), sub("s2", "data"), sub("s3"), sub("s4", "go", "data"), sub("s5")}
-	members := []planMember{member("m1", ptr(2), "go"), member("m2", nil), member("m3", ptr(3), "data"), member("m4", nil, "web")}
+	members := []planMember{member("m1", new(2), "go"), member("m2", nil), member("m3", new(3), "data"), member("m4", nil, "web")}
 	members[1].conflicts["s2"] = true
 	existing := []planAssignment{{submissionID: "s3", eventMemberID: "m2"}, {submissionID: "s5", eventMemberID: "m4", recused: true}}
 	want := plannedPairs(planAutoDistribution(planInput{submissions: subs, members: members, existing: existing}, 2))
@@ -70,7 +70,7 @@ func TestPlanIsDeterministic(t *testing.T) {
 }
 
 func TestPlanRespectsCapsConflictsAndExistingPairs(t *testing.T) {
-	m1 := member("m1", ptr(1))
+	m1 := member("m1", new(1))
 	m2 := member("m2", nil)
 	m2.conflicts["s1"] = true
 	in := planInput{
@@ -110,7 +110,7 @@ func TestPlanShortfallReasons(t *testing.T) {
 		existing: []planAssignment{{submissionID: "s1", eventMemberID: "m1", recused: true}}}, 1)
 	require.Equal(t, AutoDistributionShortfallReasonNoReviewers, res.Shortfalls[0].Reason)
 
-	res = planAutoDistribution(planInput{submissions: []planSubmission{sub("s1"), sub("s2")}, members: []planMember{member("m1", ptr(1))}}, 1)
+	res = planAutoDistribution(planInput{submissions: []planSubmission{sub("s1"), sub("s2")}, members: []planMember{member("m1", new(1))}}, 1)
 	require.Len(t, res.Planned, 1)
 	require.Equal(t, AutoDistributionShortfallReasonCapsExhausted, res.Shortfalls[0].Reason)
 }

@@ -45,12 +45,12 @@ ORDER BY u.name, u.email, m.id`
 	// assignment points at, so every assignment can show its submission; one row per participant.
 	wsSubmissionsSQL = `
 SELECT s.id, s.code, s.title, s.description, s.status, COALESCE(s.submitted_at, s.created_at),
-       s.source_form_id IS NOT NULL, c.id, c.first_name, c.last_name, c.company, c.email, c.headshot_url,
+       NOT ` + manualSQL + `, c.id, c.first_name, c.last_name, c.company, c.email, c.headshot_url,
        c.linkedin_url, c.twitter_url, c.website_url, p.role
 FROM submissions s
 LEFT JOIN submission_participants p ON p.submission_id = s.id
 LEFT JOIN contacts c ON c.id = p.contact_id
-WHERE s.event_id = $1 AND (s.source_form_id IS NOT NULL OR s.id IN (
+WHERE s.event_id = $1 AND (NOT ` + manualSQL + ` OR s.id IN (
   SELECT a.submission_id FROM review_assignments a JOIN review_rounds r ON r.id = a.round_id WHERE r.event_id = $1))
 ORDER BY s.number, s.id, p.position, c.id`
 
@@ -371,7 +371,7 @@ func result(s *EvaluationSubmission, reviews []*HumanReview, criteria map[string
 	}
 	row.WeightedAggregate = weightedAggregate(scores)
 	if len(recommendations) > 0 {
-		row.Recommendation = ptr(strings.Join(recommendations, ", "))
+		row.Recommendation = new(strings.Join(recommendations, ", "))
 	}
 	return row
 }

@@ -3,13 +3,13 @@ package graph
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"entgo.io/contrib/entgql"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/contact"
@@ -36,7 +36,7 @@ var errSessionNotFound = apperr.NotFound("Session")
 // the sessions with their readiness counts, their tracks, and their speakers.
 const (
 	sessionRowsSQL = `
-SELECT s.id, s.code, s.title, s.description, f.name, s.source_form_id IS NULL, s.starts_at, s.ends_at,
+SELECT s.id, s.code, s.title, s.description, f.name, ` + manualSQL + `, s.starts_at, s.ends_at,
        s.room_id, r.name, s.content_review_status, s.approved_snapshot <> '{}'::jsonb, s.cancelled_at,
        s.cancelled_by, s.capacity, s.created_at,
        COALESCE(t.total, 0), COALESCE(t.done, 0), COALESCE(d.total, 0), COALESCE(d.uploaded, 0)
@@ -77,38 +77,34 @@ func (r *Resolver) sessionList(ctx context.Context, eventID, only string) ([]*Se
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	var sessions []*Session
-	byID := map[string]*Session{}
-	for rows.Next() {
+	sessions, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*Session, error) {
 		s := &Session{EventID: eventID, Tracks: []agenda.Track{}, Speakers: []*SessionSpeaker{}}
 		var manual bool
 		var startsAt, endsAt, cancelledAt *time.Time
 		var createdAt time.Time
 		var cancelledBy *string
 		var status string
-		if err := rows.Scan(&s.ID, &s.Code, &s.Title, &s.Description, &s.Format, &manual, &startsAt, &endsAt,
+		if err := row.Scan(&s.ID, &s.Code, &s.Title, &s.Description, &s.Format, &manual, &startsAt, &endsAt,
 			&s.RoomID, &s.RoomName, &status, &s.PublicationApproved, &cancelledAt, &cancelledBy, &s.Capacity,
 			&createdAt, &s.TasksTotal, &s.TasksDone, &s.DeliverablesTotal, &s.DeliverablesUploaded); err != nil {
-			rows.Close()
-			return nil, nil, nil, err
+			return nil, err
 		}
-		s.Source = SessionSourceCfp
-		if manual {
-			s.Source = SessionSourceManual
-		}
+		s.Source = sourceOf(manual)
 		s.ContentReviewStatus = ContentReviewStatus(status)
 		s.PublicationApproved = s.PublicationApproved && s.ContentReviewStatus == ContentReviewStatusApproved
 		s.StartsAt, s.EndsAt, s.CancelledAt = scalar.AtPtr(startsAt), scalar.AtPtr(endsAt), scalar.AtPtr(cancelledAt)
 		s.CreatedAt = scalar.At(createdAt)
 		if cancelledBy != nil {
-			s.CancelledBy = ptr(SessionCancelledBy(*cancelledBy))
+			s.CancelledBy = new(SessionCancelledBy(*cancelledBy))
 		}
-		sessions = append(sessions, s)
-		byID[s.ID] = s
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+		return s, nil
+	})
+	if err != nil {
 		return nil, nil, nil, err
+	}
+	byID := make(map[string]*Session, len(sessions))
+	for _, s := range sessions {
+		byID[s.ID] = s
 	}
 
 	var tracks []agenda.Track
@@ -117,13 +113,9 @@ func (r *Resolver) sessionList(ctx context.Context, eventID, only string) ([]*Se
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	for rows.Next() {
-		var sessionID string
-		var t agenda.Track
-		if err := rows.Scan(&sessionID, &t.ID, &t.Name, &t.Color); err != nil {
-			rows.Close()
-			return nil, nil, nil, err
-		}
+	var sessionID string
+	var t agenda.Track
+	if _, err := pgx.ForEachRow(rows, []any{&sessionID, &t.ID, &t.Name, &t.Color}, func() error {
 		if s := byID[sessionID]; s != nil {
 			s.Tracks = append(s.Tracks, t)
 		}
@@ -131,9 +123,8 @@ func (r *Resolver) sessionList(ctx context.Context, eventID, only string) ([]*Se
 			seenTrack[t.ID] = true
 			tracks = append(tracks, t)
 		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+		return nil
+	}); err != nil {
 		return nil, nil, nil, err
 	}
 
@@ -141,23 +132,28 @@ func (r *Resolver) sessionList(ctx context.Context, eventID, only string) ([]*Se
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	for rows.Next() {
-		var sessionID, first, last string
+	type sessionSpeaker struct {
+		sessionID string
+		*SessionSpeaker
+	}
+	speakers, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (sessionSpeaker, error) {
+		var first, last string
 		var confirmedAt *time.Time
-		sp := &SessionSpeaker{}
-		if err := rows.Scan(&sessionID, &sp.ID, &first, &last, &sp.Email, &sp.Role, &sp.Position, &sp.HeadshotURL, &confirmedAt); err != nil {
-			rows.Close()
-			return nil, nil, nil, err
+		sp := sessionSpeaker{SessionSpeaker: &SessionSpeaker{}}
+		if err := row.Scan(&sp.sessionID, &sp.ID, &first, &last, &sp.Email, &sp.Role, &sp.Position, &sp.HeadshotURL, &confirmedAt); err != nil {
+			return sp, err
 		}
 		sp.Name = fullName(first, last)
 		sp.ConfirmedAt = scalar.AtPtr(confirmedAt)
-		if s := byID[sessionID]; s != nil {
-			s.Speakers = append(s.Speakers, sp)
-		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+		return sp, nil
+	})
+	if err != nil {
 		return nil, nil, nil, err
+	}
+	for _, sp := range speakers {
+		if s := byID[sp.sessionID]; s != nil {
+			s.Speakers = append(s.Speakers, sp.SessionSpeaker)
+		}
 	}
 
 	formats := []string{}
@@ -286,17 +282,12 @@ func sessionEntity(ctx context.Context, c *ent.Client, eventID, id string, forUp
 // speakersOf checks a list of speaker ids: de-duplicated in order, at least one, every one a
 // contact of the event.
 func speakersOf(ctx context.Context, c *ent.Client, eventID string, ids []string, noneMessage string) ([]string, error) {
-	unique := make([]string, 0, len(ids))
-	for _, id := range ids {
-		if !slices.Contains(unique, id) {
-			unique = append(unique, id)
-		}
-	}
-	if len(unique) == 0 {
+	speakers := unique(ids)
+	if len(speakers) == 0 {
 		return nil, apperr.Invalid("%s", noneMessage)
 	}
-	plausible := make([]string, 0, len(unique))
-	for _, id := range unique {
+	plausible := make([]string, 0, len(speakers))
+	for _, id := range speakers {
 		if pid.Plausible(id) {
 			plausible = append(plausible, id)
 		}
@@ -305,10 +296,10 @@ func speakersOf(ctx context.Context, c *ent.Client, eventID string, ids []string
 	if err != nil {
 		return nil, err
 	}
-	if n != len(unique) {
+	if n != len(speakers) {
 		return nil, apperr.Forbidden("One or more speakers do not belong to this event")
 	}
-	return unique, nil
+	return speakers, nil
 }
 
 // formatOf checks that formatID, when given, is a format of the event.
@@ -464,7 +455,7 @@ func toSessionRecord(s *ent.Submission) *SessionRecord {
 		rec.ApprovedSnapshot = map[string]any{}
 	}
 	if s.CancelledBy != nil {
-		rec.CancelledBy = ptr(SessionCancelledBy(*s.CancelledBy))
+		rec.CancelledBy = new(SessionCancelledBy(*s.CancelledBy))
 	}
 	return rec
 }
@@ -602,12 +593,12 @@ func (r *Resolver) sessionEmails(ctx context.Context, c *ent.Client, ev *ent.Eve
 	}
 	batch := make([]email.Email, 0, len(people[s.ID]))
 	for _, p := range people[s.ID] {
-		e := email.Email{EventID: ev.ID, ContactID: ptr(p.ContactID), SubmissionID: ptr(s.ID), Type: typ,
+		e := email.Email{EventID: ev.ID, ContactID: new(p.ContactID), SubmissionID: new(s.ID), Type: typ,
 			To: p.Email, Template: template, Data: email.Data{EventName: ev.Name, FirstName: p.FirstName,
 				Path: "/portal", SessionTitle: s.Title, Message: msg, Calendar: withICS}}
 		if withICS {
 			e.ICS = ics(entry, calendar.Party{Name: ev.Name}, calendar.Party{Name: fullName(p.FirstName, p.LastName), Email: p.Email}, time.Now())
-			e.ICSSequence = ptr(sequence)
+			e.ICSSequence = new(sequence)
 		}
 		batch = append(batch, e)
 	}
@@ -694,7 +685,7 @@ func (r *Resolver) deleteSession(ctx context.Context, eventID, sessionID string)
 	if err != nil {
 		return "", err
 	}
-	if s.SourceFormID != nil || s.Status != submission.StatusAccepted {
+	if !isManual(s) || s.Status != submission.StatusAccepted {
 		return "", apperr.Invalid("This session came from a submission and keeps its history — cancel it instead")
 	}
 	if err := c.Submission.DeleteOne(s).Exec(ctx); err != nil {

@@ -287,7 +287,7 @@ func (r *Resolver) inviteSpeakerPortals(ctx context.Context, eventID string, in 
 			continue
 		}
 		pending = append(pending, inv)
-		batch = append(batch, email.Email{EventID: ev.ID, ContactID: ptr(ct.ID), Type: emaillog.TypeCustom, To: ct.Email,
+		batch = append(batch, email.Email{EventID: ev.ID, ContactID: new(ct.ID), Type: emaillog.TypeCustom, To: ct.Email,
 			Template: email.PortalInvitation, Data: email.Data{EventName: ev.Name, FirstName: ct.FirstName, Path: "/portal"}})
 	}
 	rows, err := r.Outbox.Queue(ctx, batch...)
@@ -295,7 +295,7 @@ func (r *Resolver) inviteSpeakerPortals(ctx context.Context, eventID string, in 
 		return nil, err
 	}
 	for i, row := range rows {
-		pending[i].LogID = ptr(row.ID)
+		pending[i].LogID = new(row.ID)
 	}
 	res.Sent = len(rows)
 	return res, nil

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/contact"
 	"github.com/podium/podium/ent/emaillog"
@@ -118,21 +120,19 @@ type submissionFilter struct {
 // number, with five queries whatever their number.
 func (r *Resolver) loadSubmissions(ctx context.Context, eventID string, f submissionFilter) ([]*Submission, error) {
 	q := r.sql(ctx)
-	where := "s.event_id = $1 AND s.source_form_id IS NOT NULL AND $2::text[] IS NULL"
+	where := "s.event_id = $1 AND NOT " + manualSQL + " AND $2::text[] IS NULL"
 	if f.ids != nil {
 		where = "s.event_id = $1 AND s.id = ANY($2)"
 	}
 	rows, err := q.Query(ctx, `
 SELECT s.id, s.code, s.status, s.cancelled_at, s.cancelled_by, s.title, s.description, fm.name,
-       s.source_form_id IS NULL, s.submitted_at, s.created_at, s.notified_at, s.answers
+       `+manualSQL+`, s.submitted_at, s.created_at, s.notified_at, s.answers
 FROM submissions s LEFT JOIN formats fm ON fm.id = s.format_id
 WHERE `+where+` ORDER BY s.number`, eventID, f.ids)
 	if err != nil {
 		return nil, err
 	}
-	var out []*Submission
-	byID := map[string]*Submission{}
-	for rows.Next() {
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*Submission, error) {
 		s := &Submission{EventID: eventID, Tracks: []agenda.Track{}, Tags: []*TagSummary{},
 			Speakers: []*SubmissionSpeaker{}, ReviewComments: []string{}}
 		var status string
@@ -140,27 +140,25 @@ WHERE `+where+` ORDER BY s.number`, eventID, f.ids)
 		var manual bool
 		var cancelledAt, submittedAt, notifiedAt *time.Time
 		var createdAt time.Time
-		if err := rows.Scan(&s.ID, &s.Code, &status, &cancelledAt, &cancelledBy, &s.Title, &s.Description,
+		if err := row.Scan(&s.ID, &s.Code, &status, &cancelledAt, &cancelledBy, &s.Title, &s.Description,
 			&s.Format, &manual, &submittedAt, &createdAt, &notifiedAt, &s.answers); err != nil {
-			rows.Close()
 			return nil, err
 		}
 		s.Status = SubmissionStatus(status)
-		s.Source = SessionSourceCfp
-		if manual {
-			s.Source = SessionSourceManual
-		}
+		s.Source = sourceOf(manual)
 		if cancelledBy != nil {
-			s.CancelledBy = ptr(SessionCancelledBy(*cancelledBy))
+			s.CancelledBy = new(SessionCancelledBy(*cancelledBy))
 		}
 		s.CancelledAt, s.SubmittedAt, s.NotifiedAt = scalar.AtPtr(cancelledAt), scalar.AtPtr(submittedAt), scalar.AtPtr(notifiedAt)
 		s.CreatedAt = scalar.At(createdAt)
-		out = append(out, s)
-		byID[s.ID] = s
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil || len(out) == 0 {
+		return s, nil
+	})
+	if err != nil || len(out) == 0 {
 		return out, err
+	}
+	byID := make(map[string]*Submission, len(out))
+	for _, s := range out {
+		byID[s.ID] = s
 	}
 	ids := make([]string, len(out))
 	for i, s := range out {
@@ -311,7 +309,7 @@ func (r *Resolver) submissionEmails(ctx context.Context, id string) ([]*Submissi
 		return nil, err
 	}
 	return mapAll(rows, func(e *ent.EmailLog) *SubmissionEmail {
-		return &SubmissionEmail{ID: e.ID, ContactID: e.ContactID, Recipient: ptr(e.Recipient), Type: string(e.Type),
+		return &SubmissionEmail{ID: e.ID, ContactID: e.ContactID, Recipient: new(e.Recipient), Type: string(e.Type),
 			Subject: e.Subject, Body: e.Body, Status: string(e.Status), SentAt: scalar.AtPtr(e.SentAt),
 			CreatedAt: scalar.At(e.CreatedAt)}
 	}), nil
@@ -346,7 +344,7 @@ func (r *Resolver) changeSubmissionStatus(ctx context.Context, eventID, id strin
 	if s, err = s.Update().SetStatus(submission.Status(in.Status)).Save(ctx); err != nil {
 		return nil, err
 	}
-	if err := record(ctx, c, timelineentry.KindStatusChanged, "Marked "+string(in.Status), ptr("was "+string(from)), s.ID); err != nil {
+	if err := record(ctx, c, timelineentry.KindStatusChanged, "Marked "+string(in.Status), new("was "+string(from)), s.ID); err != nil {
 		return nil, err
 	}
 	return &StatusChangeResult{ID: s.ID, Status: in.Status}, nil
@@ -435,7 +433,7 @@ func (r *Resolver) decideSubmissions(ctx context.Context, eventID string, in Dec
 		decided = append(decided, s.ID)
 		result.Submissions = append(result.Submissions, &DecidedSubmission{ID: s.ID, Status: SubmissionStatus(next), NotifiedAt: scalar.At(now)})
 		for _, p := range people[s.ID] {
-			emails = append(emails, email.Email{EventID: ev.ID, ContactID: ptr(p.ContactID), SubmissionID: ptr(s.ID),
+			emails = append(emails, email.Email{EventID: ev.ID, ContactID: new(p.ContactID), SubmissionID: new(s.ID),
 				Type: emaillog.Type(next), To: p.Email, Template: template,
 				Data: email.Data{EventName: ev.Name, FirstName: p.FirstName, Path: "/portal", SessionTitle: s.Title, Message: in.Feedback}})
 		}

@@ -38,11 +38,11 @@ func (r *Resolver) timeline(ctx context.Context, eventID, submissionID string) (
 		items = append(items, &TimelineItem{ID: id, At: scalar.At(at), Kind: kind, Label: label, Detail: detail, ActorName: actor})
 	}
 	created := "Submission created"
-	if sub.SourceFormID == nil {
+	if isManual(sub) {
 		created = "Session created manually"
 	}
 	add("created_"+sub.ID, sub.CreatedAt, "created", created, nil, nil)
-	if sub.SourceFormID != nil && sub.SubmittedAt != nil {
+	if !isManual(sub) && sub.SubmittedAt != nil {
 		add("submitted_"+sub.ID, *sub.SubmittedAt, "submitted", "Submitted for review", nil, nil)
 	}
 
@@ -51,7 +51,7 @@ func (r *Resolver) timeline(ctx context.Context, eventID, submissionID string) (
 		return nil, err
 	}
 	for _, e := range entries {
-		add(e.ID, e.At, string(e.Kind), e.Label, e.Detail, ptr(e.ActorName))
+		add(e.ID, e.At, string(e.Kind), e.Label, e.Detail, new(e.ActorName))
 	}
 
 	q := r.sql(ctx)
@@ -62,7 +62,7 @@ func (r *Resolver) timeline(ctx context.Context, eventID, submissionID string) (
 			if err := scan(&id, &typ, &subject, &recipient, &at); err != nil {
 				return err
 			}
-			add(id, at, "email", emailLabels[typ], ptr(subject+" — "+recipient), nil)
+			add(id, at, "email", emailLabels[typ], new(subject+" — "+recipient), nil)
 			return nil
 		})
 	if err != nil {
@@ -76,7 +76,7 @@ WHERE a.submission_id = ANY($1) AND a.status = 'done' AND a.completed_at IS NOT 
 			if err := scan(&id, &title, &at); err != nil {
 				return err
 			}
-			add(id, at, "task", "Task completed", ptr(title), nil)
+			add(id, at, "task", "Task completed", new(title), nil)
 			return nil
 		})
 	if err != nil {
@@ -105,7 +105,7 @@ JOIN contacts c ON c.id = p.contact_id WHERE p.submission_id = ANY($1) AND c.con
 			if err := scan(&id, &first, &last, &at); err != nil {
 				return err
 			}
-			add("confirmed_"+id, at, "speaker_confirmed", "Speaker confirmed", ptr(fullName(first, last)), nil)
+			add("confirmed_"+id, at, "speaker_confirmed", "Speaker confirmed", new(fullName(first, last)), nil)
 			return nil
 		})
 	if err != nil {

@@ -1300,6 +1300,8 @@ func init() {
 		}
 	}()
 	submissionMixin := schema.Submission{}.Mixin()
+	submissionHooks := schema.Submission{}.Hooks()
+	submission.Hooks[0] = submissionHooks[0]
 	submissionMixinInters2 := submissionMixin[2].Interceptors()
 	submission.Interceptors[0] = submissionMixinInters2[0]
 	submissionMixinFields0 := submissionMixin[0].Fields()

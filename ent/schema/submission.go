@@ -1,12 +1,20 @@
 package schema
 
 import (
+	"context"
+	"errors"
+
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/entsql"
 	"entgo.io/ent/schema"
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
+
+	gen "github.com/podium/podium/ent"
+	"github.com/podium/podium/ent/hook"
+	"github.com/podium/podium/ent/predicate"
+	"github.com/podium/podium/ent/submission"
 )
 
 // Form is a call-for-proposals form. Submissions that came through one carry it as their source;
@@ -139,6 +147,50 @@ func (Submission) Indexes() []ent.Index {
 
 // Annotations of the Submission.
 func (Submission) Annotations() []schema.Annotation { return []schema.Annotation{hidden()} }
+
+// Hooks of the Submission.
+func (Submission) Hooks() []ent.Hook {
+	return []ent.Hook{hook.On(keepCFPSessions, ent.OpDelete|ent.OpDeleteOne)}
+}
+
+// ErrSessionKeepsHistory is what deleting a session that came from a call-for-proposals
+// submission answers, whoever asks. The deleteSession operation refuses it first, in the
+// contract's words (docs/rest-api.md §4, DELETE E/sessions/{id}); reaching this error means a
+// caller below the operations — the command line, a seed, a job — tried it.
+var ErrSessionKeepsHistory = errors.New("schema: a session from a call-for-proposals submission keeps " +
+	"its history and is never deleted; cancel it instead")
+
+// keepCFPSessions refuses to delete a session that came from a call-for-proposals form: its
+// reviews, decision, emails and timeline are the record of how it was chosen, so it is cancelled
+// instead. Everything else can still be deleted: manual sessions (a session created directly has
+// no source form), drafts and other submissions that are not sessions, and whole events, whose
+// submissions go through the database's ON DELETE CASCADE, which no hook sees.
+func keepCFPSessions(next ent.Mutator) ent.Mutator {
+	return hook.SubmissionFunc(func(ctx context.Context, m *gen.SubmissionMutation) (ent.Value, error) {
+		ids, err := m.IDs(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if len(ids) > 0 {
+			kept, err := m.Client().Submission.Query().Where(submission.IDIn(ids...), cfpSession()).Exist(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if kept {
+				return nil, ErrSessionKeepsHistory
+			}
+		}
+		// The statement itself spares CFP sessions too, so a submission accepted between the check
+		// and the delete is kept.
+		m.Where(submission.Not(cfpSession()))
+		return next.Mutate(ctx, m)
+	})
+}
+
+// cfpSession selects sessions (accepted submissions) that came through a call-for-proposals form.
+func cfpSession() predicate.Submission {
+	return submission.And(submission.StatusEQ(submission.StatusAccepted), submission.SourceFormIDNotNil())
+}
 
 // SubmissionParticipant links a contact to a submission with a role ("speaker" for manual
 // sessions) and a position that orders the speakers.

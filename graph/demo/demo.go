@@ -101,8 +101,6 @@ func (l *loader) do(step string, f func() error) {
 	}
 }
 
-func ptr[T any](v T) *T { return &v }
-
 func (l *loader) run() string {
 	loc, _ := time.LoadLocation("Europe/Berlin")
 	day := time.Now().In(loc).AddDate(0, 2, 0)
@@ -117,8 +115,8 @@ func (l *loader) run() string {
 		}
 		eventID = ev.ID
 		_, err = l.m.UpdateEvent(l.ctx, ev.ID, graph.UpdateEventInput{
-			Tagline:  gqlgraphql.OmittableOf(ptr("Two days of Go, data and reliability")),
-			Location: gqlgraphql.OmittableOf(ptr("Berlin, Alte Münze")),
+			Tagline:  gqlgraphql.OmittableOf(new("Two days of Go, data and reliability")),
+			Location: gqlgraphql.OmittableOf(new("Berlin, Alte Münze")),
 		})
 		return err
 	})
@@ -130,7 +128,7 @@ func (l *loader) run() string {
 	// Readiness inputs come first, so that accepted sessions get their tasks and files.
 	l.do("readiness", func() error {
 		if _, err := l.m.SaveTaskTemplate(l.ctx, eventID, graph.SaveTaskTemplateInput{Title: "Confirm your slot",
-			Instructions: ptr("Check the date, time and room and tell us they work."), Scope: graph.ReadinessScopeSession}); err != nil {
+			Instructions: new("Check the date, time and room and tell us they work."), Scope: graph.ReadinessScopeSession}); err != nil {
 			return err
 		}
 		if _, err := l.m.SaveTaskTemplate(l.ctx, eventID, graph.SaveTaskTemplateInput{Title: "Complete your speaker profile",
@@ -150,8 +148,8 @@ func (l *loader) run() string {
 	l.do("speakers", func() error {
 		for i, p := range people {
 			ct, err := l.m.SaveSpeaker(l.ctx, eventID, graph.SaveSpeakerInput{FirstName: p.first, LastName: p.last,
-				Email: fmt.Sprintf("%s.%s@example.com", lower(p.first), lower(p.last)), Title: ptr(p.title),
-				Company: ptr(p.company), Bio: ptr(p.first + " works on " + p.company + "'s hardest problems."),
+				Email: fmt.Sprintf("%s.%s@example.com", lower(p.first), lower(p.last)), Title: new(p.title),
+				Company: new(p.company), Bio: new(p.first + " works on " + p.company + "'s hardest problems."),
 				DietaryRequirements: contact.DietaryRequirementsNone, WorkflowStatus: contact.WorkflowStatusInvited})
 			if err != nil {
 				return err
@@ -169,7 +167,7 @@ func (l *loader) run() string {
 				ids[j] = speakers[s]
 			}
 			rec, err := l.m.CreateSubmission(l.ctx, eventID, graph.CreateSubmissionInput{Title: p.title,
-				Description: ptr(p.description), FormatID: ptr(formats[p.format]), TrackIds: []string{tracks[p.track]},
+				Description: new(p.description), FormatID: new(formats[p.format]), TrackIds: []string{tracks[p.track]},
 				SpeakerIds: ids, Answers: map[string]any{"audience": "Engineers who ship Go services"}})
 			if err != nil {
 				return err
@@ -184,7 +182,7 @@ func (l *loader) run() string {
 	accepted := subs[:8]
 	l.do("decisions", func() error {
 		if _, err := l.m.DecideSubmissions(l.ctx, eventID, graph.DecideSubmissionsInput{SubmissionIds: accepted[:5],
-			Decision: graph.DecisionAccept, Feedback: "We loved it.", ApproveContent: ptr(true)}); err != nil {
+			Decision: graph.DecisionAccept, Feedback: "We loved it.", ApproveContent: new(true)}); err != nil {
 			return err
 		}
 		if _, err := l.m.DecideSubmissions(l.ctx, eventID, graph.DecideSubmissionsInput{SubmissionIds: accepted[5:],
@@ -202,7 +200,7 @@ func (l *loader) run() string {
 	var keynote string
 	l.do("keynote", func() error {
 		rec, err := l.m.CreateSession(l.ctx, eventID, graph.CreateSessionInput{Title: "Opening keynote: twenty years of Go",
-			Description: ptr("Where the language came from and where it is going."), FormatID: ptr(formats[0]),
+			Description: new("Where the language came from and where it is going."), FormatID: new(formats[0]),
 			SpeakerIds: []string{speakers[1], speakers[11]}})
 		if err != nil {
 			return err
@@ -221,7 +219,7 @@ func (l *loader) run() string {
 			}
 			end := start.Add(45 * time.Minute)
 			if _, err := l.m.ScheduleSession(l.ctx, eventID, graph.ScheduleSessionInput{SubmissionID: id,
-				RoomID: ptr(rooms[i%3]), StartsAt: ptr(start.UTC()), EndsAt: ptr(end.UTC())}); err != nil {
+				RoomID: new(rooms[i%3]), StartsAt: new(start.UTC()), EndsAt: new(end.UTC())}); err != nil {
 				return err
 			}
 		}
@@ -235,7 +233,7 @@ func (l *loader) run() string {
 	// A cancellation after publication: the agenda is now dirty, as it would be in real life.
 	l.do("cancellation", func() error {
 		_, err := l.m.CancelSession(l.ctx, eventID, accepted[7], graph.CancelSessionInput{Cause: graph.SessionCancelledBySpeaker,
-			Message: ptr("Our speaker cannot travel."), NotifySpeakers: ptr(false)})
+			Message: new("Our speaker cannot travel."), NotifySpeakers: new(false)})
 		return err
 	})
 	l.do("review round", func() error { return l.reviews(eventID, subs) })
@@ -254,10 +252,10 @@ func (l *loader) library(eventID string, kind graph.LibraryKind, names, colors [
 		for i, name := range names {
 			in := graph.SaveLibraryItemInput{Kind: kind, Name: name}
 			if colors != nil {
-				in.Color = ptr(colors[i])
+				in.Color = new(colors[i])
 			}
 			if minutes != nil {
-				in.DurationMinutes = ptr(minutes[i])
+				in.DurationMinutes = new(minutes[i])
 			}
 			item, err := l.m.SaveLibraryItem(l.ctx, eventID, in)
 			if err != nil {
@@ -326,8 +324,8 @@ func (l *loader) reviews(eventID string, subs []string) error {
 	ws, err := l.m.SaveReviewRound(l.ctx, eventID, graph.SaveReviewRoundInput{Name: "First round",
 		OpensAt: time.Now().Add(-24 * time.Hour).UTC(), ClosesAt: time.Now().AddDate(0, 0, 21).UTC(),
 		ReviewsPerSubmission: 2, Position: 1, Criteria: []*graph.ReviewCriterionInput{
-			{Label: "Relevance", Type: graph.ReviewCriterionTypeNumeric, Min: ptr(1.0), Max: ptr(5.0), Required: true, Weight: 2, Options: []string{}},
-			{Label: "Clarity", Type: graph.ReviewCriterionTypeNumeric, Min: ptr(1.0), Max: ptr(5.0), Weight: 1, Options: []string{}},
+			{Label: "Relevance", Type: graph.ReviewCriterionTypeNumeric, Min: new(1.0), Max: new(5.0), Required: true, Weight: 2, Options: []string{}},
+			{Label: "Clarity", Type: graph.ReviewCriterionTypeNumeric, Min: new(1.0), Max: new(5.0), Weight: 1, Options: []string{}},
 			{Label: "Recommendation", Type: graph.ReviewCriterionTypeDropdown, Options: []string{"Accept", "Maybe", "Reject"}, Weight: 1},
 			{Label: "Notes for the speaker", Type: graph.ReviewCriterionTypeText, Options: []string{}, Weight: 1},
 		}})
@@ -363,10 +361,10 @@ func (l *loader) reviews(eventID string, subs []string) error {
 			continue // left pending, so progress is not all done
 		}
 		_, err := l.m.SubmitReviewAnswers(l.ctx, eventID, a.ID, graph.SubmitReviewAnswersInput{Answers: []*graph.ReviewAnswerInput{
-			{CriterionID: criteria[0].ID, NumericValue: ptr(float64(2 + i%4))},
-			{CriterionID: criteria[1].ID, NumericValue: ptr(float64(1 + (i+1)%5))},
-			{CriterionID: criteria[2].ID, OptionValue: ptr(verdicts[i%4])},
-			{CriterionID: criteria[3].ID, TextValue: ptr("Clear abstract; the outline could say more about the demo.")},
+			{CriterionID: criteria[0].ID, NumericValue: new(float64(2 + i%4))},
+			{CriterionID: criteria[1].ID, NumericValue: new(float64(1 + (i+1)%5))},
+			{CriterionID: criteria[2].ID, OptionValue: new(verdicts[i%4])},
+			{CriterionID: criteria[3].ID, TextValue: new("Clear abstract; the outline could say more about the demo.")},
 		}})
 		if err != nil {
 			return err
@@ -380,9 +378,9 @@ func (l *loader) resources(eventID string, tracks []string) error {
 	link, embed := graph.ResourceInputAttachmentKindLink, graph.ResourceInputAttachmentKindEmbed
 	for _, in := range []graph.ResourceInput{
 		{Title: "Speaker briefing", Subtitle: "Everything you need before the day", Body: "Arrive 30 minutes before your slot.",
-			Published: true, AudienceMode: graph.ResourceAudienceModeAll, AttachmentKind: &link, LinkURL: ptr("https://example.com/briefing.pdf")},
+			Published: true, AudienceMode: graph.ResourceAudienceModeAll, AttachmentKind: &link, LinkURL: new("https://example.com/briefing.pdf")},
 		{Title: "Recording guide", Subtitle: "How we record and publish talks", Published: true,
-			AudienceMode: graph.ResourceAudienceModeAll, AttachmentKind: &embed, EmbedURL: ptr("https://www.youtube.com/embed/dQw4w9WgXcQ")},
+			AudienceMode: graph.ResourceAudienceModeAll, AttachmentKind: &embed, EmbedURL: new("https://www.youtube.com/embed/dQw4w9WgXcQ")},
 		{Title: "Go track notes", Body: "The Go track shares the main hall's clicker and timer.", Published: true,
 			AudienceMode: graph.ResourceAudienceModeTracks, TrackIds: []string{tracks[0]}},
 		{Title: "Venue map", Body: "Coming soon.", AudienceMode: graph.ResourceAudienceModeAll},
