@@ -2,4 +2,1831 @@
 
 package ent
 
-// The schema-stitching logic is generated in github.com/podium/podium/ent/runtime/runtime.go
+import (
+	"time"
+
+	"github.com/podium/podium/ent/aireviewresult"
+	"github.com/podium/podium/ent/apikey"
+	"github.com/podium/podium/ent/contact"
+	"github.com/podium/podium/ent/deliverableassignment"
+	"github.com/podium/podium/ent/emaillog"
+	"github.com/podium/podium/ent/event"
+	"github.com/podium/podium/ent/eventmember"
+	"github.com/podium/podium/ent/filerequirement"
+	"github.com/podium/podium/ent/form"
+	"github.com/podium/podium/ent/format"
+	"github.com/podium/podium/ent/idempotencyrecord"
+	"github.com/podium/podium/ent/level"
+	"github.com/podium/podium/ent/organization"
+	"github.com/podium/podium/ent/organizationinvitation"
+	"github.com/podium/podium/ent/organizationmember"
+	"github.com/podium/podium/ent/resource"
+	"github.com/podium/podium/ent/reviewanswer"
+	"github.com/podium/podium/ent/reviewassignment"
+	"github.com/podium/podium/ent/reviewcriterion"
+	"github.com/podium/podium/ent/reviewround"
+	"github.com/podium/podium/ent/reviewroundmember"
+	"github.com/podium/podium/ent/room"
+	"github.com/podium/podium/ent/schema"
+	"github.com/podium/podium/ent/schema/agenda"
+	"github.com/podium/podium/ent/submission"
+	"github.com/podium/podium/ent/submissionparticipant"
+	"github.com/podium/podium/ent/tag"
+	"github.com/podium/podium/ent/taskassignment"
+	"github.com/podium/podium/ent/tasktemplate"
+	"github.com/podium/podium/ent/timelineentry"
+	"github.com/podium/podium/ent/track"
+	"github.com/podium/podium/ent/user"
+)
+
+// The init function reads all schema descriptors with runtime code
+// (default values, validators, hooks and policies) and stitches it
+// to their package variables.
+func init() {
+	aireviewresultMixin := schema.AIReviewResult{}.Mixin()
+	aireviewresultMixinFields0 := aireviewresultMixin[0].Fields()
+	_ = aireviewresultMixinFields0
+	aireviewresultMixinFields1 := aireviewresultMixin[1].Fields()
+	_ = aireviewresultMixinFields1
+	aireviewresultMixinFields2 := aireviewresultMixin[2].Fields()
+	_ = aireviewresultMixinFields2
+	aireviewresultFields := schema.AIReviewResult{}.Fields()
+	_ = aireviewresultFields
+	// aireviewresultDescCreatedAt is the schema descriptor for created_at field.
+	aireviewresultDescCreatedAt := aireviewresultMixinFields1[0].Descriptor()
+	// aireviewresult.DefaultCreatedAt holds the default value on creation for the created_at field.
+	aireviewresult.DefaultCreatedAt = aireviewresultDescCreatedAt.Default.(func() time.Time)
+	// aireviewresultDescUpdatedAt is the schema descriptor for updated_at field.
+	aireviewresultDescUpdatedAt := aireviewresultMixinFields1[1].Descriptor()
+	// aireviewresult.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	aireviewresult.DefaultUpdatedAt = aireviewresultDescUpdatedAt.Default.(func() time.Time)
+	// aireviewresult.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	aireviewresult.UpdateDefaultUpdatedAt = aireviewresultDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// aireviewresultDescOrganizationID is the schema descriptor for organization_id field.
+	aireviewresultDescOrganizationID := aireviewresultMixinFields2[0].Descriptor()
+	// aireviewresult.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	aireviewresult.OrganizationIDValidator = aireviewresultDescOrganizationID.Validators[0].(func(string) error)
+	// aireviewresultDescReasoning is the schema descriptor for reasoning field.
+	aireviewresultDescReasoning := aireviewresultFields[3].Descriptor()
+	// aireviewresult.ReasoningValidator is a validator for the "reasoning" field. It is called by the builders before save.
+	aireviewresult.ReasoningValidator = aireviewresultDescReasoning.Validators[0].(func(string) error)
+	// aireviewresultDescProvider is the schema descriptor for provider field.
+	aireviewresultDescProvider := aireviewresultFields[4].Descriptor()
+	// aireviewresult.ProviderValidator is a validator for the "provider" field. It is called by the builders before save.
+	aireviewresult.ProviderValidator = aireviewresultDescProvider.Validators[0].(func(string) error)
+	// aireviewresultDescModel is the schema descriptor for model field.
+	aireviewresultDescModel := aireviewresultFields[5].Descriptor()
+	// aireviewresult.ModelValidator is a validator for the "model" field. It is called by the builders before save.
+	aireviewresult.ModelValidator = aireviewresultDescModel.Validators[0].(func(string) error)
+	// aireviewresultDescOverrideReason is the schema descriptor for override_reason field.
+	aireviewresultDescOverrideReason := aireviewresultFields[7].Descriptor()
+	// aireviewresult.OverrideReasonValidator is a validator for the "override_reason" field. It is called by the builders before save.
+	aireviewresult.OverrideReasonValidator = aireviewresultDescOverrideReason.Validators[0].(func(string) error)
+	// aireviewresultDescID is the schema descriptor for id field.
+	aireviewresultDescID := aireviewresultMixinFields0[0].Descriptor()
+	// aireviewresult.DefaultID holds the default value on creation for the id field.
+	aireviewresult.DefaultID = aireviewresultDescID.Default.(func() string)
+	// aireviewresult.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	aireviewresult.IDValidator = func() func(string) error {
+		validators := aireviewresultDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	apikeyMixin := schema.APIKey{}.Mixin()
+	apikeyMixinFields0 := apikeyMixin[0].Fields()
+	_ = apikeyMixinFields0
+	apikeyMixinFields1 := apikeyMixin[1].Fields()
+	_ = apikeyMixinFields1
+	apikeyFields := schema.APIKey{}.Fields()
+	_ = apikeyFields
+	// apikeyDescCreatedAt is the schema descriptor for created_at field.
+	apikeyDescCreatedAt := apikeyMixinFields1[0].Descriptor()
+	// apikey.DefaultCreatedAt holds the default value on creation for the created_at field.
+	apikey.DefaultCreatedAt = apikeyDescCreatedAt.Default.(func() time.Time)
+	// apikeyDescUpdatedAt is the schema descriptor for updated_at field.
+	apikeyDescUpdatedAt := apikeyMixinFields1[1].Descriptor()
+	// apikey.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	apikey.DefaultUpdatedAt = apikeyDescUpdatedAt.Default.(func() time.Time)
+	// apikey.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	apikey.UpdateDefaultUpdatedAt = apikeyDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// apikeyDescName is the schema descriptor for name field.
+	apikeyDescName := apikeyFields[1].Descriptor()
+	// apikey.NameValidator is a validator for the "name" field. It is called by the builders before save.
+	apikey.NameValidator = apikeyDescName.Validators[0].(func(string) error)
+	// apikeyDescPrefix is the schema descriptor for prefix field.
+	apikeyDescPrefix := apikeyFields[2].Descriptor()
+	// apikey.PrefixValidator is a validator for the "prefix" field. It is called by the builders before save.
+	apikey.PrefixValidator = apikeyDescPrefix.Validators[0].(func(string) error)
+	// apikeyDescHash is the schema descriptor for hash field.
+	apikeyDescHash := apikeyFields[3].Descriptor()
+	// apikey.HashValidator is a validator for the "hash" field. It is called by the builders before save.
+	apikey.HashValidator = apikeyDescHash.Validators[0].(func(string) error)
+	// apikeyDescID is the schema descriptor for id field.
+	apikeyDescID := apikeyMixinFields0[0].Descriptor()
+	// apikey.DefaultID holds the default value on creation for the id field.
+	apikey.DefaultID = apikeyDescID.Default.(func() string)
+	// apikey.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	apikey.IDValidator = func() func(string) error {
+		validators := apikeyDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	contactMixin := schema.Contact{}.Mixin()
+	contactMixinFields0 := contactMixin[0].Fields()
+	_ = contactMixinFields0
+	contactMixinFields1 := contactMixin[1].Fields()
+	_ = contactMixinFields1
+	contactMixinFields2 := contactMixin[2].Fields()
+	_ = contactMixinFields2
+	contactFields := schema.Contact{}.Fields()
+	_ = contactFields
+	// contactDescCreatedAt is the schema descriptor for created_at field.
+	contactDescCreatedAt := contactMixinFields1[0].Descriptor()
+	// contact.DefaultCreatedAt holds the default value on creation for the created_at field.
+	contact.DefaultCreatedAt = contactDescCreatedAt.Default.(func() time.Time)
+	// contactDescUpdatedAt is the schema descriptor for updated_at field.
+	contactDescUpdatedAt := contactMixinFields1[1].Descriptor()
+	// contact.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	contact.DefaultUpdatedAt = contactDescUpdatedAt.Default.(func() time.Time)
+	// contact.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	contact.UpdateDefaultUpdatedAt = contactDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// contactDescOrganizationID is the schema descriptor for organization_id field.
+	contactDescOrganizationID := contactMixinFields2[0].Descriptor()
+	// contact.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	contact.OrganizationIDValidator = contactDescOrganizationID.Validators[0].(func(string) error)
+	// contactDescEmail is the schema descriptor for email field.
+	contactDescEmail := contactFields[1].Descriptor()
+	// contact.EmailValidator is a validator for the "email" field. It is called by the builders before save.
+	contact.EmailValidator = contactDescEmail.Validators[0].(func(string) error)
+	// contactDescFirstName is the schema descriptor for first_name field.
+	contactDescFirstName := contactFields[2].Descriptor()
+	// contact.FirstNameValidator is a validator for the "first_name" field. It is called by the builders before save.
+	contact.FirstNameValidator = contactDescFirstName.Validators[0].(func(string) error)
+	// contactDescLastName is the schema descriptor for last_name field.
+	contactDescLastName := contactFields[3].Descriptor()
+	// contact.LastNameValidator is a validator for the "last_name" field. It is called by the builders before save.
+	contact.LastNameValidator = contactDescLastName.Validators[0].(func(string) error)
+	// contactDescTitle is the schema descriptor for title field.
+	contactDescTitle := contactFields[5].Descriptor()
+	// contact.TitleValidator is a validator for the "title" field. It is called by the builders before save.
+	contact.TitleValidator = contactDescTitle.Validators[0].(func(string) error)
+	// contactDescCompany is the schema descriptor for company field.
+	contactDescCompany := contactFields[6].Descriptor()
+	// contact.CompanyValidator is a validator for the "company" field. It is called by the builders before save.
+	contact.CompanyValidator = contactDescCompany.Validators[0].(func(string) error)
+	// contactDescSalutation is the schema descriptor for salutation field.
+	contactDescSalutation := contactFields[7].Descriptor()
+	// contact.SalutationValidator is a validator for the "salutation" field. It is called by the builders before save.
+	contact.SalutationValidator = contactDescSalutation.Validators[0].(func(string) error)
+	// contactDescHonorific is the schema descriptor for honorific field.
+	contactDescHonorific := contactFields[8].Descriptor()
+	// contact.HonorificValidator is a validator for the "honorific" field. It is called by the builders before save.
+	contact.HonorificValidator = contactDescHonorific.Validators[0].(func(string) error)
+	// contactDescPronouns is the schema descriptor for pronouns field.
+	contactDescPronouns := contactFields[9].Descriptor()
+	// contact.PronounsValidator is a validator for the "pronouns" field. It is called by the builders before save.
+	contact.PronounsValidator = contactDescPronouns.Validators[0].(func(string) error)
+	// contactDescGender is the schema descriptor for gender field.
+	contactDescGender := contactFields[10].Descriptor()
+	// contact.GenderValidator is a validator for the "gender" field. It is called by the builders before save.
+	contact.GenderValidator = contactDescGender.Validators[0].(func(string) error)
+	// contactDescBio is the schema descriptor for bio field.
+	contactDescBio := contactFields[11].Descriptor()
+	// contact.BioValidator is a validator for the "bio" field. It is called by the builders before save.
+	contact.BioValidator = contactDescBio.Validators[0].(func(string) error)
+	// contactDescHeadshotURL is the schema descriptor for headshot_url field.
+	contactDescHeadshotURL := contactFields[12].Descriptor()
+	// contact.HeadshotURLValidator is a validator for the "headshot_url" field. It is called by the builders before save.
+	contact.HeadshotURLValidator = contactDescHeadshotURL.Validators[0].(func(string) error)
+	// contactDescHeadshotKey is the schema descriptor for headshot_key field.
+	contactDescHeadshotKey := contactFields[13].Descriptor()
+	// contact.HeadshotKeyValidator is a validator for the "headshot_key" field. It is called by the builders before save.
+	contact.HeadshotKeyValidator = contactDescHeadshotKey.Validators[0].(func(string) error)
+	// contactDescPhone is the schema descriptor for phone field.
+	contactDescPhone := contactFields[16].Descriptor()
+	// contact.PhoneValidator is a validator for the "phone" field. It is called by the builders before save.
+	contact.PhoneValidator = contactDescPhone.Validators[0].(func(string) error)
+	// contactDescLinkedinURL is the schema descriptor for linkedin_url field.
+	contactDescLinkedinURL := contactFields[17].Descriptor()
+	// contact.LinkedinURLValidator is a validator for the "linkedin_url" field. It is called by the builders before save.
+	contact.LinkedinURLValidator = contactDescLinkedinURL.Validators[0].(func(string) error)
+	// contactDescTwitterURL is the schema descriptor for twitter_url field.
+	contactDescTwitterURL := contactFields[18].Descriptor()
+	// contact.TwitterURLValidator is a validator for the "twitter_url" field. It is called by the builders before save.
+	contact.TwitterURLValidator = contactDescTwitterURL.Validators[0].(func(string) error)
+	// contactDescFacebookURL is the schema descriptor for facebook_url field.
+	contactDescFacebookURL := contactFields[19].Descriptor()
+	// contact.FacebookURLValidator is a validator for the "facebook_url" field. It is called by the builders before save.
+	contact.FacebookURLValidator = contactDescFacebookURL.Validators[0].(func(string) error)
+	// contactDescWebsiteURL is the schema descriptor for website_url field.
+	contactDescWebsiteURL := contactFields[20].Descriptor()
+	// contact.WebsiteURLValidator is a validator for the "website_url" field. It is called by the builders before save.
+	contact.WebsiteURLValidator = contactDescWebsiteURL.Validators[0].(func(string) error)
+	// contactDescCustom is the schema descriptor for custom field.
+	contactDescCustom := contactFields[22].Descriptor()
+	// contact.DefaultCustom holds the default value on creation for the custom field.
+	contact.DefaultCustom = contactDescCustom.Default.(map[string]interface{})
+	// contactDescApprovedProfile is the schema descriptor for approved_profile field.
+	contactDescApprovedProfile := contactFields[23].Descriptor()
+	// contact.DefaultApprovedProfile holds the default value on creation for the approved_profile field.
+	contact.DefaultApprovedProfile = contactDescApprovedProfile.Default.(map[string]interface{})
+	// contactDescID is the schema descriptor for id field.
+	contactDescID := contactMixinFields0[0].Descriptor()
+	// contact.DefaultID holds the default value on creation for the id field.
+	contact.DefaultID = contactDescID.Default.(func() string)
+	// contact.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	contact.IDValidator = func() func(string) error {
+		validators := contactDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	deliverableassignmentMixin := schema.DeliverableAssignment{}.Mixin()
+	deliverableassignmentMixinFields0 := deliverableassignmentMixin[0].Fields()
+	_ = deliverableassignmentMixinFields0
+	deliverableassignmentMixinFields1 := deliverableassignmentMixin[1].Fields()
+	_ = deliverableassignmentMixinFields1
+	deliverableassignmentMixinFields2 := deliverableassignmentMixin[2].Fields()
+	_ = deliverableassignmentMixinFields2
+	deliverableassignmentFields := schema.DeliverableAssignment{}.Fields()
+	_ = deliverableassignmentFields
+	// deliverableassignmentDescCreatedAt is the schema descriptor for created_at field.
+	deliverableassignmentDescCreatedAt := deliverableassignmentMixinFields1[0].Descriptor()
+	// deliverableassignment.DefaultCreatedAt holds the default value on creation for the created_at field.
+	deliverableassignment.DefaultCreatedAt = deliverableassignmentDescCreatedAt.Default.(func() time.Time)
+	// deliverableassignmentDescUpdatedAt is the schema descriptor for updated_at field.
+	deliverableassignmentDescUpdatedAt := deliverableassignmentMixinFields1[1].Descriptor()
+	// deliverableassignment.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	deliverableassignment.DefaultUpdatedAt = deliverableassignmentDescUpdatedAt.Default.(func() time.Time)
+	// deliverableassignment.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	deliverableassignment.UpdateDefaultUpdatedAt = deliverableassignmentDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// deliverableassignmentDescOrganizationID is the schema descriptor for organization_id field.
+	deliverableassignmentDescOrganizationID := deliverableassignmentMixinFields2[0].Descriptor()
+	// deliverableassignment.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	deliverableassignment.OrganizationIDValidator = deliverableassignmentDescOrganizationID.Validators[0].(func(string) error)
+	// deliverableassignmentDescFileName is the schema descriptor for file_name field.
+	deliverableassignmentDescFileName := deliverableassignmentFields[4].Descriptor()
+	// deliverableassignment.FileNameValidator is a validator for the "file_name" field. It is called by the builders before save.
+	deliverableassignment.FileNameValidator = deliverableassignmentDescFileName.Validators[0].(func(string) error)
+	// deliverableassignmentDescContentType is the schema descriptor for content_type field.
+	deliverableassignmentDescContentType := deliverableassignmentFields[5].Descriptor()
+	// deliverableassignment.ContentTypeValidator is a validator for the "content_type" field. It is called by the builders before save.
+	deliverableassignment.ContentTypeValidator = deliverableassignmentDescContentType.Validators[0].(func(string) error)
+	// deliverableassignmentDescSize is the schema descriptor for size field.
+	deliverableassignmentDescSize := deliverableassignmentFields[6].Descriptor()
+	// deliverableassignment.SizeValidator is a validator for the "size" field. It is called by the builders before save.
+	deliverableassignment.SizeValidator = deliverableassignmentDescSize.Validators[0].(func(int64) error)
+	// deliverableassignmentDescStorageKey is the schema descriptor for storage_key field.
+	deliverableassignmentDescStorageKey := deliverableassignmentFields[7].Descriptor()
+	// deliverableassignment.StorageKeyValidator is a validator for the "storage_key" field. It is called by the builders before save.
+	deliverableassignment.StorageKeyValidator = deliverableassignmentDescStorageKey.Validators[0].(func(string) error)
+	// deliverableassignmentDescID is the schema descriptor for id field.
+	deliverableassignmentDescID := deliverableassignmentMixinFields0[0].Descriptor()
+	// deliverableassignment.DefaultID holds the default value on creation for the id field.
+	deliverableassignment.DefaultID = deliverableassignmentDescID.Default.(func() string)
+	// deliverableassignment.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	deliverableassignment.IDValidator = func() func(string) error {
+		validators := deliverableassignmentDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	emaillogMixin := schema.EmailLog{}.Mixin()
+	emaillogMixinFields0 := emaillogMixin[0].Fields()
+	_ = emaillogMixinFields0
+	emaillogMixinFields1 := emaillogMixin[1].Fields()
+	_ = emaillogMixinFields1
+	emaillogMixinFields2 := emaillogMixin[2].Fields()
+	_ = emaillogMixinFields2
+	emaillogFields := schema.EmailLog{}.Fields()
+	_ = emaillogFields
+	// emaillogDescCreatedAt is the schema descriptor for created_at field.
+	emaillogDescCreatedAt := emaillogMixinFields1[0].Descriptor()
+	// emaillog.DefaultCreatedAt holds the default value on creation for the created_at field.
+	emaillog.DefaultCreatedAt = emaillogDescCreatedAt.Default.(func() time.Time)
+	// emaillogDescUpdatedAt is the schema descriptor for updated_at field.
+	emaillogDescUpdatedAt := emaillogMixinFields1[1].Descriptor()
+	// emaillog.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	emaillog.DefaultUpdatedAt = emaillogDescUpdatedAt.Default.(func() time.Time)
+	// emaillog.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	emaillog.UpdateDefaultUpdatedAt = emaillogDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// emaillogDescOrganizationID is the schema descriptor for organization_id field.
+	emaillogDescOrganizationID := emaillogMixinFields2[0].Descriptor()
+	// emaillog.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	emaillog.OrganizationIDValidator = emaillogDescOrganizationID.Validators[0].(func(string) error)
+	// emaillogDescRecipient is the schema descriptor for recipient field.
+	emaillogDescRecipient := emaillogFields[5].Descriptor()
+	// emaillog.RecipientValidator is a validator for the "recipient" field. It is called by the builders before save.
+	emaillog.RecipientValidator = emaillogDescRecipient.Validators[0].(func(string) error)
+	// emaillogDescSubject is the schema descriptor for subject field.
+	emaillogDescSubject := emaillogFields[6].Descriptor()
+	// emaillog.SubjectValidator is a validator for the "subject" field. It is called by the builders before save.
+	emaillog.SubjectValidator = emaillogDescSubject.Validators[0].(func(string) error)
+	// emaillogDescIcsAttached is the schema descriptor for ics_attached field.
+	emaillogDescIcsAttached := emaillogFields[9].Descriptor()
+	// emaillog.DefaultIcsAttached holds the default value on creation for the ics_attached field.
+	emaillog.DefaultIcsAttached = emaillogDescIcsAttached.Default.(bool)
+	// emaillogDescID is the schema descriptor for id field.
+	emaillogDescID := emaillogMixinFields0[0].Descriptor()
+	// emaillog.DefaultID holds the default value on creation for the id field.
+	emaillog.DefaultID = emaillogDescID.Default.(func() string)
+	// emaillog.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	emaillog.IDValidator = func() func(string) error {
+		validators := emaillogDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	eventMixin := schema.Event{}.Mixin()
+	eventMixinFields0 := eventMixin[0].Fields()
+	_ = eventMixinFields0
+	eventMixinFields1 := eventMixin[1].Fields()
+	_ = eventMixinFields1
+	eventFields := schema.Event{}.Fields()
+	_ = eventFields
+	// eventDescCreatedAt is the schema descriptor for created_at field.
+	eventDescCreatedAt := eventMixinFields1[0].Descriptor()
+	// event.DefaultCreatedAt holds the default value on creation for the created_at field.
+	event.DefaultCreatedAt = eventDescCreatedAt.Default.(func() time.Time)
+	// eventDescUpdatedAt is the schema descriptor for updated_at field.
+	eventDescUpdatedAt := eventMixinFields1[1].Descriptor()
+	// event.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	event.DefaultUpdatedAt = eventDescUpdatedAt.Default.(func() time.Time)
+	// event.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	event.UpdateDefaultUpdatedAt = eventDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// eventDescName is the schema descriptor for name field.
+	eventDescName := eventFields[1].Descriptor()
+	// event.NameValidator is a validator for the "name" field. It is called by the builders before save.
+	event.NameValidator = eventDescName.Validators[0].(func(string) error)
+	// eventDescSlug is the schema descriptor for slug field.
+	eventDescSlug := eventFields[2].Descriptor()
+	// event.SlugValidator is a validator for the "slug" field. It is called by the builders before save.
+	event.SlugValidator = eventDescSlug.Validators[0].(func(string) error)
+	// eventDescTagline is the schema descriptor for tagline field.
+	eventDescTagline := eventFields[3].Descriptor()
+	// event.TaglineValidator is a validator for the "tagline" field. It is called by the builders before save.
+	event.TaglineValidator = eventDescTagline.Validators[0].(func(string) error)
+	// eventDescDescription is the schema descriptor for description field.
+	eventDescDescription := eventFields[4].Descriptor()
+	// event.DescriptionValidator is a validator for the "description" field. It is called by the builders before save.
+	event.DescriptionValidator = eventDescDescription.Validators[0].(func(string) error)
+	// eventDescWebsiteURL is the schema descriptor for website_url field.
+	eventDescWebsiteURL := eventFields[6].Descriptor()
+	// event.WebsiteURLValidator is a validator for the "website_url" field. It is called by the builders before save.
+	event.WebsiteURLValidator = eventDescWebsiteURL.Validators[0].(func(string) error)
+	// eventDescLocation is the schema descriptor for location field.
+	eventDescLocation := eventFields[7].Descriptor()
+	// event.LocationValidator is a validator for the "location" field. It is called by the builders before save.
+	event.LocationValidator = eventDescLocation.Validators[0].(func(string) error)
+	// eventDescTimezone is the schema descriptor for timezone field.
+	eventDescTimezone := eventFields[8].Descriptor()
+	// event.TimezoneValidator is a validator for the "timezone" field. It is called by the builders before save.
+	event.TimezoneValidator = eventDescTimezone.Validators[0].(func(string) error)
+	// eventDescTheme is the schema descriptor for theme field.
+	eventDescTheme := eventFields[11].Descriptor()
+	// event.ThemeValidator is a validator for the "theme" field. It is called by the builders before save.
+	event.ThemeValidator = eventDescTheme.Validators[0].(func(string) error)
+	// eventDescLogoURL is the schema descriptor for logo_url field.
+	eventDescLogoURL := eventFields[12].Descriptor()
+	// event.LogoURLValidator is a validator for the "logo_url" field. It is called by the builders before save.
+	event.LogoURLValidator = eventDescLogoURL.Validators[0].(func(string) error)
+	// eventDescLogoKey is the schema descriptor for logo_key field.
+	eventDescLogoKey := eventFields[13].Descriptor()
+	// event.LogoKeyValidator is a validator for the "logo_key" field. It is called by the builders before save.
+	event.LogoKeyValidator = eventDescLogoKey.Validators[0].(func(string) error)
+	// eventDescBackgroundURL is the schema descriptor for background_url field.
+	eventDescBackgroundURL := eventFields[14].Descriptor()
+	// event.BackgroundURLValidator is a validator for the "background_url" field. It is called by the builders before save.
+	event.BackgroundURLValidator = eventDescBackgroundURL.Validators[0].(func(string) error)
+	// eventDescDefaultSubmissionLimit is the schema descriptor for default_submission_limit field.
+	eventDescDefaultSubmissionLimit := eventFields[15].Descriptor()
+	// event.DefaultDefaultSubmissionLimit holds the default value on creation for the default_submission_limit field.
+	event.DefaultDefaultSubmissionLimit = eventDescDefaultSubmissionLimit.Default.(int)
+	// event.DefaultSubmissionLimitValidator is a validator for the "default_submission_limit" field. It is called by the builders before save.
+	event.DefaultSubmissionLimitValidator = eventDescDefaultSubmissionLimit.Validators[0].(func(int) error)
+	// eventDescSpeakerConfirmationEnabled is the schema descriptor for speaker_confirmation_enabled field.
+	eventDescSpeakerConfirmationEnabled := eventFields[16].Descriptor()
+	// event.DefaultSpeakerConfirmationEnabled holds the default value on creation for the speaker_confirmation_enabled field.
+	event.DefaultSpeakerConfirmationEnabled = eventDescSpeakerConfirmationEnabled.Default.(bool)
+	// eventDescPublishedAgenda is the schema descriptor for published_agenda field.
+	eventDescPublishedAgenda := eventFields[18].Descriptor()
+	// event.DefaultPublishedAgenda holds the default value on creation for the published_agenda field.
+	event.DefaultPublishedAgenda = eventDescPublishedAgenda.Default.([]agenda.Entry)
+	// eventDescAgendaDirty is the schema descriptor for agenda_dirty field.
+	eventDescAgendaDirty := eventFields[19].Descriptor()
+	// event.DefaultAgendaDirty holds the default value on creation for the agenda_dirty field.
+	event.DefaultAgendaDirty = eventDescAgendaDirty.Default.(bool)
+	// eventDescID is the schema descriptor for id field.
+	eventDescID := eventMixinFields0[0].Descriptor()
+	// event.DefaultID holds the default value on creation for the id field.
+	event.DefaultID = eventDescID.Default.(func() string)
+	// event.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	event.IDValidator = func() func(string) error {
+		validators := eventDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	eventmemberMixin := schema.EventMember{}.Mixin()
+	eventmemberMixinFields0 := eventmemberMixin[0].Fields()
+	_ = eventmemberMixinFields0
+	eventmemberMixinFields1 := eventmemberMixin[1].Fields()
+	_ = eventmemberMixinFields1
+	eventmemberMixinFields2 := eventmemberMixin[2].Fields()
+	_ = eventmemberMixinFields2
+	eventmemberFields := schema.EventMember{}.Fields()
+	_ = eventmemberFields
+	// eventmemberDescCreatedAt is the schema descriptor for created_at field.
+	eventmemberDescCreatedAt := eventmemberMixinFields1[0].Descriptor()
+	// eventmember.DefaultCreatedAt holds the default value on creation for the created_at field.
+	eventmember.DefaultCreatedAt = eventmemberDescCreatedAt.Default.(func() time.Time)
+	// eventmemberDescUpdatedAt is the schema descriptor for updated_at field.
+	eventmemberDescUpdatedAt := eventmemberMixinFields1[1].Descriptor()
+	// eventmember.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	eventmember.DefaultUpdatedAt = eventmemberDescUpdatedAt.Default.(func() time.Time)
+	// eventmember.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	eventmember.UpdateDefaultUpdatedAt = eventmemberDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// eventmemberDescOrganizationID is the schema descriptor for organization_id field.
+	eventmemberDescOrganizationID := eventmemberMixinFields2[0].Descriptor()
+	// eventmember.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	eventmember.OrganizationIDValidator = eventmemberDescOrganizationID.Validators[0].(func(string) error)
+	// eventmemberDescID is the schema descriptor for id field.
+	eventmemberDescID := eventmemberMixinFields0[0].Descriptor()
+	// eventmember.DefaultID holds the default value on creation for the id field.
+	eventmember.DefaultID = eventmemberDescID.Default.(func() string)
+	// eventmember.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	eventmember.IDValidator = func() func(string) error {
+		validators := eventmemberDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	filerequirementMixin := schema.FileRequirement{}.Mixin()
+	filerequirementMixinFields0 := filerequirementMixin[0].Fields()
+	_ = filerequirementMixinFields0
+	filerequirementMixinFields1 := filerequirementMixin[1].Fields()
+	_ = filerequirementMixinFields1
+	filerequirementMixinFields2 := filerequirementMixin[2].Fields()
+	_ = filerequirementMixinFields2
+	filerequirementFields := schema.FileRequirement{}.Fields()
+	_ = filerequirementFields
+	// filerequirementDescCreatedAt is the schema descriptor for created_at field.
+	filerequirementDescCreatedAt := filerequirementMixinFields1[0].Descriptor()
+	// filerequirement.DefaultCreatedAt holds the default value on creation for the created_at field.
+	filerequirement.DefaultCreatedAt = filerequirementDescCreatedAt.Default.(func() time.Time)
+	// filerequirementDescUpdatedAt is the schema descriptor for updated_at field.
+	filerequirementDescUpdatedAt := filerequirementMixinFields1[1].Descriptor()
+	// filerequirement.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	filerequirement.DefaultUpdatedAt = filerequirementDescUpdatedAt.Default.(func() time.Time)
+	// filerequirement.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	filerequirement.UpdateDefaultUpdatedAt = filerequirementDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// filerequirementDescOrganizationID is the schema descriptor for organization_id field.
+	filerequirementDescOrganizationID := filerequirementMixinFields2[0].Descriptor()
+	// filerequirement.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	filerequirement.OrganizationIDValidator = filerequirementDescOrganizationID.Validators[0].(func(string) error)
+	// filerequirementDescLabel is the schema descriptor for label field.
+	filerequirementDescLabel := filerequirementFields[1].Descriptor()
+	// filerequirement.LabelValidator is a validator for the "label" field. It is called by the builders before save.
+	filerequirement.LabelValidator = filerequirementDescLabel.Validators[0].(func(string) error)
+	// filerequirementDescDescription is the schema descriptor for description field.
+	filerequirementDescDescription := filerequirementFields[2].Descriptor()
+	// filerequirement.DefaultDescription holds the default value on creation for the description field.
+	filerequirement.DefaultDescription = filerequirementDescDescription.Default.(string)
+	// filerequirement.DescriptionValidator is a validator for the "description" field. It is called by the builders before save.
+	filerequirement.DescriptionValidator = filerequirementDescDescription.Validators[0].(func(string) error)
+	// filerequirementDescAutoAssignOnAccept is the schema descriptor for auto_assign_on_accept field.
+	filerequirementDescAutoAssignOnAccept := filerequirementFields[4].Descriptor()
+	// filerequirement.DefaultAutoAssignOnAccept holds the default value on creation for the auto_assign_on_accept field.
+	filerequirement.DefaultAutoAssignOnAccept = filerequirementDescAutoAssignOnAccept.Default.(bool)
+	// filerequirementDescAcceptTypes is the schema descriptor for accept_types field.
+	filerequirementDescAcceptTypes := filerequirementFields[6].Descriptor()
+	// filerequirement.AcceptTypesValidator is a validator for the "accept_types" field. It is called by the builders before save.
+	filerequirement.AcceptTypesValidator = filerequirementDescAcceptTypes.Validators[0].(func(string) error)
+	// filerequirementDescMaxSizeMB is the schema descriptor for max_size_mb field.
+	filerequirementDescMaxSizeMB := filerequirementFields[7].Descriptor()
+	// filerequirement.MaxSizeMBValidator is a validator for the "max_size_mb" field. It is called by the builders before save.
+	filerequirement.MaxSizeMBValidator = filerequirementDescMaxSizeMB.Validators[0].(func(int) error)
+	// filerequirementDescPosition is the schema descriptor for position field.
+	filerequirementDescPosition := filerequirementFields[8].Descriptor()
+	// filerequirement.DefaultPosition holds the default value on creation for the position field.
+	filerequirement.DefaultPosition = filerequirementDescPosition.Default.(int)
+	// filerequirementDescID is the schema descriptor for id field.
+	filerequirementDescID := filerequirementMixinFields0[0].Descriptor()
+	// filerequirement.DefaultID holds the default value on creation for the id field.
+	filerequirement.DefaultID = filerequirementDescID.Default.(func() string)
+	// filerequirement.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	filerequirement.IDValidator = func() func(string) error {
+		validators := filerequirementDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	formMixin := schema.Form{}.Mixin()
+	formMixinFields0 := formMixin[0].Fields()
+	_ = formMixinFields0
+	formMixinFields1 := formMixin[1].Fields()
+	_ = formMixinFields1
+	formMixinFields2 := formMixin[2].Fields()
+	_ = formMixinFields2
+	formFields := schema.Form{}.Fields()
+	_ = formFields
+	// formDescCreatedAt is the schema descriptor for created_at field.
+	formDescCreatedAt := formMixinFields1[0].Descriptor()
+	// form.DefaultCreatedAt holds the default value on creation for the created_at field.
+	form.DefaultCreatedAt = formDescCreatedAt.Default.(func() time.Time)
+	// formDescUpdatedAt is the schema descriptor for updated_at field.
+	formDescUpdatedAt := formMixinFields1[1].Descriptor()
+	// form.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	form.DefaultUpdatedAt = formDescUpdatedAt.Default.(func() time.Time)
+	// form.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	form.UpdateDefaultUpdatedAt = formDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// formDescOrganizationID is the schema descriptor for organization_id field.
+	formDescOrganizationID := formMixinFields2[0].Descriptor()
+	// form.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	form.OrganizationIDValidator = formDescOrganizationID.Validators[0].(func(string) error)
+	// formDescInternalName is the schema descriptor for internal_name field.
+	formDescInternalName := formFields[1].Descriptor()
+	// form.InternalNameValidator is a validator for the "internal_name" field. It is called by the builders before save.
+	form.InternalNameValidator = formDescInternalName.Validators[0].(func(string) error)
+	// formDescExternalTitle is the schema descriptor for external_title field.
+	formDescExternalTitle := formFields[2].Descriptor()
+	// form.ExternalTitleValidator is a validator for the "external_title" field. It is called by the builders before save.
+	form.ExternalTitleValidator = formDescExternalTitle.Validators[0].(func(string) error)
+	// formDescIsDefault is the schema descriptor for is_default field.
+	formDescIsDefault := formFields[4].Descriptor()
+	// form.DefaultIsDefault holds the default value on creation for the is_default field.
+	form.DefaultIsDefault = formDescIsDefault.Default.(bool)
+	// formDescSubmissionLimit is the schema descriptor for submission_limit field.
+	formDescSubmissionLimit := formFields[6].Descriptor()
+	// form.SubmissionLimitValidator is a validator for the "submission_limit" field. It is called by the builders before save.
+	form.SubmissionLimitValidator = formDescSubmissionLimit.Validators[0].(func(int) error)
+	// formDescID is the schema descriptor for id field.
+	formDescID := formMixinFields0[0].Descriptor()
+	// form.DefaultID holds the default value on creation for the id field.
+	form.DefaultID = formDescID.Default.(func() string)
+	// form.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	form.IDValidator = func() func(string) error {
+		validators := formDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	formatMixin := schema.Format{}.Mixin()
+	formatMixinFields0 := formatMixin[0].Fields()
+	_ = formatMixinFields0
+	formatMixinFields1 := formatMixin[1].Fields()
+	_ = formatMixinFields1
+	formatMixinFields2 := formatMixin[2].Fields()
+	_ = formatMixinFields2
+	formatMixinFields3 := formatMixin[3].Fields()
+	_ = formatMixinFields3
+	formatFields := schema.Format{}.Fields()
+	_ = formatFields
+	// formatDescCreatedAt is the schema descriptor for created_at field.
+	formatDescCreatedAt := formatMixinFields1[0].Descriptor()
+	// format.DefaultCreatedAt holds the default value on creation for the created_at field.
+	format.DefaultCreatedAt = formatDescCreatedAt.Default.(func() time.Time)
+	// formatDescUpdatedAt is the schema descriptor for updated_at field.
+	formatDescUpdatedAt := formatMixinFields1[1].Descriptor()
+	// format.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	format.DefaultUpdatedAt = formatDescUpdatedAt.Default.(func() time.Time)
+	// format.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	format.UpdateDefaultUpdatedAt = formatDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// formatDescName is the schema descriptor for name field.
+	formatDescName := formatMixinFields2[1].Descriptor()
+	// format.NameValidator is a validator for the "name" field. It is called by the builders before save.
+	format.NameValidator = formatDescName.Validators[0].(func(string) error)
+	// formatDescPosition is the schema descriptor for position field.
+	formatDescPosition := formatMixinFields2[2].Descriptor()
+	// format.DefaultPosition holds the default value on creation for the position field.
+	format.DefaultPosition = formatDescPosition.Default.(int)
+	// formatDescOrganizationID is the schema descriptor for organization_id field.
+	formatDescOrganizationID := formatMixinFields3[0].Descriptor()
+	// format.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	format.OrganizationIDValidator = formatDescOrganizationID.Validators[0].(func(string) error)
+	// formatDescDurationMinutes is the schema descriptor for duration_minutes field.
+	formatDescDurationMinutes := formatFields[0].Descriptor()
+	// format.DefaultDurationMinutes holds the default value on creation for the duration_minutes field.
+	format.DefaultDurationMinutes = formatDescDurationMinutes.Default.(int)
+	// format.DurationMinutesValidator is a validator for the "duration_minutes" field. It is called by the builders before save.
+	format.DurationMinutesValidator = formatDescDurationMinutes.Validators[0].(func(int) error)
+	// formatDescID is the schema descriptor for id field.
+	formatDescID := formatMixinFields0[0].Descriptor()
+	// format.DefaultID holds the default value on creation for the id field.
+	format.DefaultID = formatDescID.Default.(func() string)
+	// format.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	format.IDValidator = func() func(string) error {
+		validators := formatDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	idempotencyrecordMixin := schema.IdempotencyRecord{}.Mixin()
+	idempotencyrecordMixinFields0 := idempotencyrecordMixin[0].Fields()
+	_ = idempotencyrecordMixinFields0
+	idempotencyrecordMixinFields1 := idempotencyrecordMixin[1].Fields()
+	_ = idempotencyrecordMixinFields1
+	idempotencyrecordMixinFields2 := idempotencyrecordMixin[2].Fields()
+	_ = idempotencyrecordMixinFields2
+	idempotencyrecordFields := schema.IdempotencyRecord{}.Fields()
+	_ = idempotencyrecordFields
+	// idempotencyrecordDescCreatedAt is the schema descriptor for created_at field.
+	idempotencyrecordDescCreatedAt := idempotencyrecordMixinFields1[0].Descriptor()
+	// idempotencyrecord.DefaultCreatedAt holds the default value on creation for the created_at field.
+	idempotencyrecord.DefaultCreatedAt = idempotencyrecordDescCreatedAt.Default.(func() time.Time)
+	// idempotencyrecordDescUpdatedAt is the schema descriptor for updated_at field.
+	idempotencyrecordDescUpdatedAt := idempotencyrecordMixinFields1[1].Descriptor()
+	// idempotencyrecord.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	idempotencyrecord.DefaultUpdatedAt = idempotencyrecordDescUpdatedAt.Default.(func() time.Time)
+	// idempotencyrecord.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	idempotencyrecord.UpdateDefaultUpdatedAt = idempotencyrecordDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// idempotencyrecordDescOrganizationID is the schema descriptor for organization_id field.
+	idempotencyrecordDescOrganizationID := idempotencyrecordMixinFields2[0].Descriptor()
+	// idempotencyrecord.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	idempotencyrecord.OrganizationIDValidator = idempotencyrecordDescOrganizationID.Validators[0].(func(string) error)
+	// idempotencyrecordDescKey is the schema descriptor for key field.
+	idempotencyrecordDescKey := idempotencyrecordFields[1].Descriptor()
+	// idempotencyrecord.KeyValidator is a validator for the "key" field. It is called by the builders before save.
+	idempotencyrecord.KeyValidator = idempotencyrecordDescKey.Validators[0].(func(string) error)
+	// idempotencyrecordDescID is the schema descriptor for id field.
+	idempotencyrecordDescID := idempotencyrecordMixinFields0[0].Descriptor()
+	// idempotencyrecord.DefaultID holds the default value on creation for the id field.
+	idempotencyrecord.DefaultID = idempotencyrecordDescID.Default.(func() string)
+	// idempotencyrecord.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	idempotencyrecord.IDValidator = func() func(string) error {
+		validators := idempotencyrecordDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	levelMixin := schema.Level{}.Mixin()
+	levelMixinFields0 := levelMixin[0].Fields()
+	_ = levelMixinFields0
+	levelMixinFields1 := levelMixin[1].Fields()
+	_ = levelMixinFields1
+	levelMixinFields2 := levelMixin[2].Fields()
+	_ = levelMixinFields2
+	levelMixinFields3 := levelMixin[3].Fields()
+	_ = levelMixinFields3
+	levelFields := schema.Level{}.Fields()
+	_ = levelFields
+	// levelDescCreatedAt is the schema descriptor for created_at field.
+	levelDescCreatedAt := levelMixinFields1[0].Descriptor()
+	// level.DefaultCreatedAt holds the default value on creation for the created_at field.
+	level.DefaultCreatedAt = levelDescCreatedAt.Default.(func() time.Time)
+	// levelDescUpdatedAt is the schema descriptor for updated_at field.
+	levelDescUpdatedAt := levelMixinFields1[1].Descriptor()
+	// level.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	level.DefaultUpdatedAt = levelDescUpdatedAt.Default.(func() time.Time)
+	// level.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	level.UpdateDefaultUpdatedAt = levelDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// levelDescName is the schema descriptor for name field.
+	levelDescName := levelMixinFields2[1].Descriptor()
+	// level.NameValidator is a validator for the "name" field. It is called by the builders before save.
+	level.NameValidator = levelDescName.Validators[0].(func(string) error)
+	// levelDescPosition is the schema descriptor for position field.
+	levelDescPosition := levelMixinFields2[2].Descriptor()
+	// level.DefaultPosition holds the default value on creation for the position field.
+	level.DefaultPosition = levelDescPosition.Default.(int)
+	// levelDescOrganizationID is the schema descriptor for organization_id field.
+	levelDescOrganizationID := levelMixinFields3[0].Descriptor()
+	// level.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	level.OrganizationIDValidator = levelDescOrganizationID.Validators[0].(func(string) error)
+	// levelDescID is the schema descriptor for id field.
+	levelDescID := levelMixinFields0[0].Descriptor()
+	// level.DefaultID holds the default value on creation for the id field.
+	level.DefaultID = levelDescID.Default.(func() string)
+	// level.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	level.IDValidator = func() func(string) error {
+		validators := levelDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	organizationMixin := schema.Organization{}.Mixin()
+	organizationMixinFields0 := organizationMixin[0].Fields()
+	_ = organizationMixinFields0
+	organizationMixinFields1 := organizationMixin[1].Fields()
+	_ = organizationMixinFields1
+	organizationFields := schema.Organization{}.Fields()
+	_ = organizationFields
+	// organizationDescCreatedAt is the schema descriptor for created_at field.
+	organizationDescCreatedAt := organizationMixinFields1[0].Descriptor()
+	// organization.DefaultCreatedAt holds the default value on creation for the created_at field.
+	organization.DefaultCreatedAt = organizationDescCreatedAt.Default.(func() time.Time)
+	// organizationDescUpdatedAt is the schema descriptor for updated_at field.
+	organizationDescUpdatedAt := organizationMixinFields1[1].Descriptor()
+	// organization.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	organization.DefaultUpdatedAt = organizationDescUpdatedAt.Default.(func() time.Time)
+	// organization.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	organization.UpdateDefaultUpdatedAt = organizationDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// organizationDescName is the schema descriptor for name field.
+	organizationDescName := organizationFields[0].Descriptor()
+	// organization.NameValidator is a validator for the "name" field. It is called by the builders before save.
+	organization.NameValidator = organizationDescName.Validators[0].(func(string) error)
+	// organizationDescSlug is the schema descriptor for slug field.
+	organizationDescSlug := organizationFields[1].Descriptor()
+	// organization.SlugValidator is a validator for the "slug" field. It is called by the builders before save.
+	organization.SlugValidator = organizationDescSlug.Validators[0].(func(string) error)
+	// organizationDescLogo is the schema descriptor for logo field.
+	organizationDescLogo := organizationFields[2].Descriptor()
+	// organization.LogoValidator is a validator for the "logo" field. It is called by the builders before save.
+	organization.LogoValidator = organizationDescLogo.Validators[0].(func(string) error)
+	// organizationDescID is the schema descriptor for id field.
+	organizationDescID := organizationMixinFields0[0].Descriptor()
+	// organization.DefaultID holds the default value on creation for the id field.
+	organization.DefaultID = organizationDescID.Default.(func() string)
+	// organization.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	organization.IDValidator = func() func(string) error {
+		validators := organizationDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	organizationinvitationMixin := schema.OrganizationInvitation{}.Mixin()
+	organizationinvitationMixinFields0 := organizationinvitationMixin[0].Fields()
+	_ = organizationinvitationMixinFields0
+	organizationinvitationMixinFields1 := organizationinvitationMixin[1].Fields()
+	_ = organizationinvitationMixinFields1
+	organizationinvitationFields := schema.OrganizationInvitation{}.Fields()
+	_ = organizationinvitationFields
+	// organizationinvitationDescCreatedAt is the schema descriptor for created_at field.
+	organizationinvitationDescCreatedAt := organizationinvitationMixinFields1[0].Descriptor()
+	// organizationinvitation.DefaultCreatedAt holds the default value on creation for the created_at field.
+	organizationinvitation.DefaultCreatedAt = organizationinvitationDescCreatedAt.Default.(func() time.Time)
+	// organizationinvitationDescUpdatedAt is the schema descriptor for updated_at field.
+	organizationinvitationDescUpdatedAt := organizationinvitationMixinFields1[1].Descriptor()
+	// organizationinvitation.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	organizationinvitation.DefaultUpdatedAt = organizationinvitationDescUpdatedAt.Default.(func() time.Time)
+	// organizationinvitation.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	organizationinvitation.UpdateDefaultUpdatedAt = organizationinvitationDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// organizationinvitationDescEmail is the schema descriptor for email field.
+	organizationinvitationDescEmail := organizationinvitationFields[1].Descriptor()
+	// organizationinvitation.EmailValidator is a validator for the "email" field. It is called by the builders before save.
+	organizationinvitation.EmailValidator = organizationinvitationDescEmail.Validators[0].(func(string) error)
+	// organizationinvitationDescID is the schema descriptor for id field.
+	organizationinvitationDescID := organizationinvitationMixinFields0[0].Descriptor()
+	// organizationinvitation.DefaultID holds the default value on creation for the id field.
+	organizationinvitation.DefaultID = organizationinvitationDescID.Default.(func() string)
+	// organizationinvitation.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	organizationinvitation.IDValidator = func() func(string) error {
+		validators := organizationinvitationDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	organizationmemberMixin := schema.OrganizationMember{}.Mixin()
+	organizationmemberMixinFields0 := organizationmemberMixin[0].Fields()
+	_ = organizationmemberMixinFields0
+	organizationmemberMixinFields1 := organizationmemberMixin[1].Fields()
+	_ = organizationmemberMixinFields1
+	organizationmemberFields := schema.OrganizationMember{}.Fields()
+	_ = organizationmemberFields
+	// organizationmemberDescCreatedAt is the schema descriptor for created_at field.
+	organizationmemberDescCreatedAt := organizationmemberMixinFields1[0].Descriptor()
+	// organizationmember.DefaultCreatedAt holds the default value on creation for the created_at field.
+	organizationmember.DefaultCreatedAt = organizationmemberDescCreatedAt.Default.(func() time.Time)
+	// organizationmemberDescUpdatedAt is the schema descriptor for updated_at field.
+	organizationmemberDescUpdatedAt := organizationmemberMixinFields1[1].Descriptor()
+	// organizationmember.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	organizationmember.DefaultUpdatedAt = organizationmemberDescUpdatedAt.Default.(func() time.Time)
+	// organizationmember.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	organizationmember.UpdateDefaultUpdatedAt = organizationmemberDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// organizationmemberDescID is the schema descriptor for id field.
+	organizationmemberDescID := organizationmemberMixinFields0[0].Descriptor()
+	// organizationmember.DefaultID holds the default value on creation for the id field.
+	organizationmember.DefaultID = organizationmemberDescID.Default.(func() string)
+	// organizationmember.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	organizationmember.IDValidator = func() func(string) error {
+		validators := organizationmemberDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	resourceMixin := schema.Resource{}.Mixin()
+	resourceMixinFields0 := resourceMixin[0].Fields()
+	_ = resourceMixinFields0
+	resourceMixinFields1 := resourceMixin[1].Fields()
+	_ = resourceMixinFields1
+	resourceMixinFields2 := resourceMixin[2].Fields()
+	_ = resourceMixinFields2
+	resourceFields := schema.Resource{}.Fields()
+	_ = resourceFields
+	// resourceDescCreatedAt is the schema descriptor for created_at field.
+	resourceDescCreatedAt := resourceMixinFields1[0].Descriptor()
+	// resource.DefaultCreatedAt holds the default value on creation for the created_at field.
+	resource.DefaultCreatedAt = resourceDescCreatedAt.Default.(func() time.Time)
+	// resourceDescUpdatedAt is the schema descriptor for updated_at field.
+	resourceDescUpdatedAt := resourceMixinFields1[1].Descriptor()
+	// resource.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	resource.DefaultUpdatedAt = resourceDescUpdatedAt.Default.(func() time.Time)
+	// resource.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	resource.UpdateDefaultUpdatedAt = resourceDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// resourceDescOrganizationID is the schema descriptor for organization_id field.
+	resourceDescOrganizationID := resourceMixinFields2[0].Descriptor()
+	// resource.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	resource.OrganizationIDValidator = resourceDescOrganizationID.Validators[0].(func(string) error)
+	// resourceDescTitle is the schema descriptor for title field.
+	resourceDescTitle := resourceFields[1].Descriptor()
+	// resource.TitleValidator is a validator for the "title" field. It is called by the builders before save.
+	resource.TitleValidator = resourceDescTitle.Validators[0].(func(string) error)
+	// resourceDescSubtitle is the schema descriptor for subtitle field.
+	resourceDescSubtitle := resourceFields[2].Descriptor()
+	// resource.DefaultSubtitle holds the default value on creation for the subtitle field.
+	resource.DefaultSubtitle = resourceDescSubtitle.Default.(string)
+	// resource.SubtitleValidator is a validator for the "subtitle" field. It is called by the builders before save.
+	resource.SubtitleValidator = resourceDescSubtitle.Validators[0].(func(string) error)
+	// resourceDescBody is the schema descriptor for body field.
+	resourceDescBody := resourceFields[3].Descriptor()
+	// resource.DefaultBody holds the default value on creation for the body field.
+	resource.DefaultBody = resourceDescBody.Default.(string)
+	// resource.BodyValidator is a validator for the "body" field. It is called by the builders before save.
+	resource.BodyValidator = resourceDescBody.Validators[0].(func(string) error)
+	// resourceDescPosition is the schema descriptor for position field.
+	resourceDescPosition := resourceFields[4].Descriptor()
+	// resource.DefaultPosition holds the default value on creation for the position field.
+	resource.DefaultPosition = resourceDescPosition.Default.(int)
+	// resourceDescPublished is the schema descriptor for published field.
+	resourceDescPublished := resourceFields[5].Descriptor()
+	// resource.DefaultPublished holds the default value on creation for the published field.
+	resource.DefaultPublished = resourceDescPublished.Default.(bool)
+	// resourceDescLinkURL is the schema descriptor for link_url field.
+	resourceDescLinkURL := resourceFields[8].Descriptor()
+	// resource.LinkURLValidator is a validator for the "link_url" field. It is called by the builders before save.
+	resource.LinkURLValidator = resourceDescLinkURL.Validators[0].(func(string) error)
+	// resourceDescEmbedURL is the schema descriptor for embed_url field.
+	resourceDescEmbedURL := resourceFields[9].Descriptor()
+	// resource.EmbedURLValidator is a validator for the "embed_url" field. It is called by the builders before save.
+	resource.EmbedURLValidator = resourceDescEmbedURL.Validators[0].(func(string) error)
+	// resourceDescFileStorageKey is the schema descriptor for file_storage_key field.
+	resourceDescFileStorageKey := resourceFields[10].Descriptor()
+	// resource.FileStorageKeyValidator is a validator for the "file_storage_key" field. It is called by the builders before save.
+	resource.FileStorageKeyValidator = resourceDescFileStorageKey.Validators[0].(func(string) error)
+	// resourceDescFileName is the schema descriptor for file_name field.
+	resourceDescFileName := resourceFields[11].Descriptor()
+	// resource.FileNameValidator is a validator for the "file_name" field. It is called by the builders before save.
+	resource.FileNameValidator = resourceDescFileName.Validators[0].(func(string) error)
+	// resourceDescFileContentType is the schema descriptor for file_content_type field.
+	resourceDescFileContentType := resourceFields[12].Descriptor()
+	// resource.FileContentTypeValidator is a validator for the "file_content_type" field. It is called by the builders before save.
+	resource.FileContentTypeValidator = resourceDescFileContentType.Validators[0].(func(string) error)
+	// resourceDescFileSize is the schema descriptor for file_size field.
+	resourceDescFileSize := resourceFields[13].Descriptor()
+	// resource.FileSizeValidator is a validator for the "file_size" field. It is called by the builders before save.
+	resource.FileSizeValidator = resourceDescFileSize.Validators[0].(func(int64) error)
+	// resourceDescID is the schema descriptor for id field.
+	resourceDescID := resourceMixinFields0[0].Descriptor()
+	// resource.DefaultID holds the default value on creation for the id field.
+	resource.DefaultID = resourceDescID.Default.(func() string)
+	// resource.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	resource.IDValidator = func() func(string) error {
+		validators := resourceDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	reviewanswerMixin := schema.ReviewAnswer{}.Mixin()
+	reviewanswerMixinFields0 := reviewanswerMixin[0].Fields()
+	_ = reviewanswerMixinFields0
+	reviewanswerMixinFields1 := reviewanswerMixin[1].Fields()
+	_ = reviewanswerMixinFields1
+	reviewanswerMixinFields2 := reviewanswerMixin[2].Fields()
+	_ = reviewanswerMixinFields2
+	reviewanswerFields := schema.ReviewAnswer{}.Fields()
+	_ = reviewanswerFields
+	// reviewanswerDescCreatedAt is the schema descriptor for created_at field.
+	reviewanswerDescCreatedAt := reviewanswerMixinFields1[0].Descriptor()
+	// reviewanswer.DefaultCreatedAt holds the default value on creation for the created_at field.
+	reviewanswer.DefaultCreatedAt = reviewanswerDescCreatedAt.Default.(func() time.Time)
+	// reviewanswerDescUpdatedAt is the schema descriptor for updated_at field.
+	reviewanswerDescUpdatedAt := reviewanswerMixinFields1[1].Descriptor()
+	// reviewanswer.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	reviewanswer.DefaultUpdatedAt = reviewanswerDescUpdatedAt.Default.(func() time.Time)
+	// reviewanswer.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	reviewanswer.UpdateDefaultUpdatedAt = reviewanswerDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// reviewanswerDescOrganizationID is the schema descriptor for organization_id field.
+	reviewanswerDescOrganizationID := reviewanswerMixinFields2[0].Descriptor()
+	// reviewanswer.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	reviewanswer.OrganizationIDValidator = reviewanswerDescOrganizationID.Validators[0].(func(string) error)
+	// reviewanswerDescTextValue is the schema descriptor for text_value field.
+	reviewanswerDescTextValue := reviewanswerFields[3].Descriptor()
+	// reviewanswer.TextValueValidator is a validator for the "text_value" field. It is called by the builders before save.
+	reviewanswer.TextValueValidator = reviewanswerDescTextValue.Validators[0].(func(string) error)
+	// reviewanswerDescOptionValue is the schema descriptor for option_value field.
+	reviewanswerDescOptionValue := reviewanswerFields[4].Descriptor()
+	// reviewanswer.OptionValueValidator is a validator for the "option_value" field. It is called by the builders before save.
+	reviewanswer.OptionValueValidator = reviewanswerDescOptionValue.Validators[0].(func(string) error)
+	// reviewanswerDescID is the schema descriptor for id field.
+	reviewanswerDescID := reviewanswerMixinFields0[0].Descriptor()
+	// reviewanswer.DefaultID holds the default value on creation for the id field.
+	reviewanswer.DefaultID = reviewanswerDescID.Default.(func() string)
+	// reviewanswer.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	reviewanswer.IDValidator = func() func(string) error {
+		validators := reviewanswerDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	reviewassignmentMixin := schema.ReviewAssignment{}.Mixin()
+	reviewassignmentMixinFields0 := reviewassignmentMixin[0].Fields()
+	_ = reviewassignmentMixinFields0
+	reviewassignmentMixinFields1 := reviewassignmentMixin[1].Fields()
+	_ = reviewassignmentMixinFields1
+	reviewassignmentMixinFields2 := reviewassignmentMixin[2].Fields()
+	_ = reviewassignmentMixinFields2
+	reviewassignmentFields := schema.ReviewAssignment{}.Fields()
+	_ = reviewassignmentFields
+	// reviewassignmentDescCreatedAt is the schema descriptor for created_at field.
+	reviewassignmentDescCreatedAt := reviewassignmentMixinFields1[0].Descriptor()
+	// reviewassignment.DefaultCreatedAt holds the default value on creation for the created_at field.
+	reviewassignment.DefaultCreatedAt = reviewassignmentDescCreatedAt.Default.(func() time.Time)
+	// reviewassignmentDescUpdatedAt is the schema descriptor for updated_at field.
+	reviewassignmentDescUpdatedAt := reviewassignmentMixinFields1[1].Descriptor()
+	// reviewassignment.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	reviewassignment.DefaultUpdatedAt = reviewassignmentDescUpdatedAt.Default.(func() time.Time)
+	// reviewassignment.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	reviewassignment.UpdateDefaultUpdatedAt = reviewassignmentDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// reviewassignmentDescOrganizationID is the schema descriptor for organization_id field.
+	reviewassignmentDescOrganizationID := reviewassignmentMixinFields2[0].Descriptor()
+	// reviewassignment.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	reviewassignment.OrganizationIDValidator = reviewassignmentDescOrganizationID.Validators[0].(func(string) error)
+	// reviewassignmentDescRecusalReason is the schema descriptor for recusal_reason field.
+	reviewassignmentDescRecusalReason := reviewassignmentFields[7].Descriptor()
+	// reviewassignment.RecusalReasonValidator is a validator for the "recusal_reason" field. It is called by the builders before save.
+	reviewassignment.RecusalReasonValidator = reviewassignmentDescRecusalReason.Validators[0].(func(string) error)
+	// reviewassignmentDescID is the schema descriptor for id field.
+	reviewassignmentDescID := reviewassignmentMixinFields0[0].Descriptor()
+	// reviewassignment.DefaultID holds the default value on creation for the id field.
+	reviewassignment.DefaultID = reviewassignmentDescID.Default.(func() string)
+	// reviewassignment.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	reviewassignment.IDValidator = func() func(string) error {
+		validators := reviewassignmentDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	reviewcriterionMixin := schema.ReviewCriterion{}.Mixin()
+	reviewcriterionMixinFields0 := reviewcriterionMixin[0].Fields()
+	_ = reviewcriterionMixinFields0
+	reviewcriterionMixinFields1 := reviewcriterionMixin[1].Fields()
+	_ = reviewcriterionMixinFields1
+	reviewcriterionMixinFields2 := reviewcriterionMixin[2].Fields()
+	_ = reviewcriterionMixinFields2
+	reviewcriterionFields := schema.ReviewCriterion{}.Fields()
+	_ = reviewcriterionFields
+	// reviewcriterionDescCreatedAt is the schema descriptor for created_at field.
+	reviewcriterionDescCreatedAt := reviewcriterionMixinFields1[0].Descriptor()
+	// reviewcriterion.DefaultCreatedAt holds the default value on creation for the created_at field.
+	reviewcriterion.DefaultCreatedAt = reviewcriterionDescCreatedAt.Default.(func() time.Time)
+	// reviewcriterionDescUpdatedAt is the schema descriptor for updated_at field.
+	reviewcriterionDescUpdatedAt := reviewcriterionMixinFields1[1].Descriptor()
+	// reviewcriterion.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	reviewcriterion.DefaultUpdatedAt = reviewcriterionDescUpdatedAt.Default.(func() time.Time)
+	// reviewcriterion.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	reviewcriterion.UpdateDefaultUpdatedAt = reviewcriterionDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// reviewcriterionDescOrganizationID is the schema descriptor for organization_id field.
+	reviewcriterionDescOrganizationID := reviewcriterionMixinFields2[0].Descriptor()
+	// reviewcriterion.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	reviewcriterion.OrganizationIDValidator = reviewcriterionDescOrganizationID.Validators[0].(func(string) error)
+	// reviewcriterionDescLabel is the schema descriptor for label field.
+	reviewcriterionDescLabel := reviewcriterionFields[1].Descriptor()
+	// reviewcriterion.LabelValidator is a validator for the "label" field. It is called by the builders before save.
+	reviewcriterion.LabelValidator = reviewcriterionDescLabel.Validators[0].(func(string) error)
+	// reviewcriterionDescOptions is the schema descriptor for options field.
+	reviewcriterionDescOptions := reviewcriterionFields[5].Descriptor()
+	// reviewcriterion.DefaultOptions holds the default value on creation for the options field.
+	reviewcriterion.DefaultOptions = reviewcriterionDescOptions.Default.([]string)
+	// reviewcriterionDescRequired is the schema descriptor for required field.
+	reviewcriterionDescRequired := reviewcriterionFields[6].Descriptor()
+	// reviewcriterion.DefaultRequired holds the default value on creation for the required field.
+	reviewcriterion.DefaultRequired = reviewcriterionDescRequired.Default.(bool)
+	// reviewcriterionDescWeight is the schema descriptor for weight field.
+	reviewcriterionDescWeight := reviewcriterionFields[7].Descriptor()
+	// reviewcriterion.DefaultWeight holds the default value on creation for the weight field.
+	reviewcriterion.DefaultWeight = reviewcriterionDescWeight.Default.(float64)
+	// reviewcriterionDescPosition is the schema descriptor for position field.
+	reviewcriterionDescPosition := reviewcriterionFields[8].Descriptor()
+	// reviewcriterion.DefaultPosition holds the default value on creation for the position field.
+	reviewcriterion.DefaultPosition = reviewcriterionDescPosition.Default.(int)
+	// reviewcriterionDescID is the schema descriptor for id field.
+	reviewcriterionDescID := reviewcriterionMixinFields0[0].Descriptor()
+	// reviewcriterion.DefaultID holds the default value on creation for the id field.
+	reviewcriterion.DefaultID = reviewcriterionDescID.Default.(func() string)
+	// reviewcriterion.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	reviewcriterion.IDValidator = func() func(string) error {
+		validators := reviewcriterionDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	reviewroundMixin := schema.ReviewRound{}.Mixin()
+	reviewroundMixinFields0 := reviewroundMixin[0].Fields()
+	_ = reviewroundMixinFields0
+	reviewroundMixinFields1 := reviewroundMixin[1].Fields()
+	_ = reviewroundMixinFields1
+	reviewroundMixinFields2 := reviewroundMixin[2].Fields()
+	_ = reviewroundMixinFields2
+	reviewroundFields := schema.ReviewRound{}.Fields()
+	_ = reviewroundFields
+	// reviewroundDescCreatedAt is the schema descriptor for created_at field.
+	reviewroundDescCreatedAt := reviewroundMixinFields1[0].Descriptor()
+	// reviewround.DefaultCreatedAt holds the default value on creation for the created_at field.
+	reviewround.DefaultCreatedAt = reviewroundDescCreatedAt.Default.(func() time.Time)
+	// reviewroundDescUpdatedAt is the schema descriptor for updated_at field.
+	reviewroundDescUpdatedAt := reviewroundMixinFields1[1].Descriptor()
+	// reviewround.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	reviewround.DefaultUpdatedAt = reviewroundDescUpdatedAt.Default.(func() time.Time)
+	// reviewround.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	reviewround.UpdateDefaultUpdatedAt = reviewroundDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// reviewroundDescOrganizationID is the schema descriptor for organization_id field.
+	reviewroundDescOrganizationID := reviewroundMixinFields2[0].Descriptor()
+	// reviewround.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	reviewround.OrganizationIDValidator = reviewroundDescOrganizationID.Validators[0].(func(string) error)
+	// reviewroundDescName is the schema descriptor for name field.
+	reviewroundDescName := reviewroundFields[1].Descriptor()
+	// reviewround.NameValidator is a validator for the "name" field. It is called by the builders before save.
+	reviewround.NameValidator = reviewroundDescName.Validators[0].(func(string) error)
+	// reviewroundDescBlind is the schema descriptor for blind field.
+	reviewroundDescBlind := reviewroundFields[4].Descriptor()
+	// reviewround.DefaultBlind holds the default value on creation for the blind field.
+	reviewround.DefaultBlind = reviewroundDescBlind.Default.(bool)
+	// reviewroundDescReviewsPerSubmission is the schema descriptor for reviews_per_submission field.
+	reviewroundDescReviewsPerSubmission := reviewroundFields[5].Descriptor()
+	// reviewround.DefaultReviewsPerSubmission holds the default value on creation for the reviews_per_submission field.
+	reviewround.DefaultReviewsPerSubmission = reviewroundDescReviewsPerSubmission.Default.(int)
+	// reviewround.ReviewsPerSubmissionValidator is a validator for the "reviews_per_submission" field. It is called by the builders before save.
+	reviewround.ReviewsPerSubmissionValidator = reviewroundDescReviewsPerSubmission.Validators[0].(func(int) error)
+	// reviewroundDescPosition is the schema descriptor for position field.
+	reviewroundDescPosition := reviewroundFields[6].Descriptor()
+	// reviewround.DefaultPosition holds the default value on creation for the position field.
+	reviewround.DefaultPosition = reviewroundDescPosition.Default.(int)
+	// reviewround.PositionValidator is a validator for the "position" field. It is called by the builders before save.
+	reviewround.PositionValidator = reviewroundDescPosition.Validators[0].(func(int) error)
+	// reviewroundDescID is the schema descriptor for id field.
+	reviewroundDescID := reviewroundMixinFields0[0].Descriptor()
+	// reviewround.DefaultID holds the default value on creation for the id field.
+	reviewround.DefaultID = reviewroundDescID.Default.(func() string)
+	// reviewround.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	reviewround.IDValidator = func() func(string) error {
+		validators := reviewroundDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	reviewroundmemberMixin := schema.ReviewRoundMember{}.Mixin()
+	reviewroundmemberMixinFields0 := reviewroundmemberMixin[0].Fields()
+	_ = reviewroundmemberMixinFields0
+	reviewroundmemberMixinFields1 := reviewroundmemberMixin[1].Fields()
+	_ = reviewroundmemberMixinFields1
+	reviewroundmemberMixinFields2 := reviewroundmemberMixin[2].Fields()
+	_ = reviewroundmemberMixinFields2
+	reviewroundmemberFields := schema.ReviewRoundMember{}.Fields()
+	_ = reviewroundmemberFields
+	// reviewroundmemberDescCreatedAt is the schema descriptor for created_at field.
+	reviewroundmemberDescCreatedAt := reviewroundmemberMixinFields1[0].Descriptor()
+	// reviewroundmember.DefaultCreatedAt holds the default value on creation for the created_at field.
+	reviewroundmember.DefaultCreatedAt = reviewroundmemberDescCreatedAt.Default.(func() time.Time)
+	// reviewroundmemberDescUpdatedAt is the schema descriptor for updated_at field.
+	reviewroundmemberDescUpdatedAt := reviewroundmemberMixinFields1[1].Descriptor()
+	// reviewroundmember.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	reviewroundmember.DefaultUpdatedAt = reviewroundmemberDescUpdatedAt.Default.(func() time.Time)
+	// reviewroundmember.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	reviewroundmember.UpdateDefaultUpdatedAt = reviewroundmemberDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// reviewroundmemberDescOrganizationID is the schema descriptor for organization_id field.
+	reviewroundmemberDescOrganizationID := reviewroundmemberMixinFields2[0].Descriptor()
+	// reviewroundmember.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	reviewroundmember.OrganizationIDValidator = reviewroundmemberDescOrganizationID.Validators[0].(func(string) error)
+	// reviewroundmemberDescAssignmentCap is the schema descriptor for assignment_cap field.
+	reviewroundmemberDescAssignmentCap := reviewroundmemberFields[2].Descriptor()
+	// reviewroundmember.AssignmentCapValidator is a validator for the "assignment_cap" field. It is called by the builders before save.
+	reviewroundmember.AssignmentCapValidator = reviewroundmemberDescAssignmentCap.Validators[0].(func(int) error)
+	// reviewroundmemberDescID is the schema descriptor for id field.
+	reviewroundmemberDescID := reviewroundmemberMixinFields0[0].Descriptor()
+	// reviewroundmember.DefaultID holds the default value on creation for the id field.
+	reviewroundmember.DefaultID = reviewroundmemberDescID.Default.(func() string)
+	// reviewroundmember.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	reviewroundmember.IDValidator = func() func(string) error {
+		validators := reviewroundmemberDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	roomMixin := schema.Room{}.Mixin()
+	roomMixinFields0 := roomMixin[0].Fields()
+	_ = roomMixinFields0
+	roomMixinFields1 := roomMixin[1].Fields()
+	_ = roomMixinFields1
+	roomMixinFields2 := roomMixin[2].Fields()
+	_ = roomMixinFields2
+	roomMixinFields3 := roomMixin[3].Fields()
+	_ = roomMixinFields3
+	roomFields := schema.Room{}.Fields()
+	_ = roomFields
+	// roomDescCreatedAt is the schema descriptor for created_at field.
+	roomDescCreatedAt := roomMixinFields1[0].Descriptor()
+	// room.DefaultCreatedAt holds the default value on creation for the created_at field.
+	room.DefaultCreatedAt = roomDescCreatedAt.Default.(func() time.Time)
+	// roomDescUpdatedAt is the schema descriptor for updated_at field.
+	roomDescUpdatedAt := roomMixinFields1[1].Descriptor()
+	// room.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	room.DefaultUpdatedAt = roomDescUpdatedAt.Default.(func() time.Time)
+	// room.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	room.UpdateDefaultUpdatedAt = roomDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// roomDescName is the schema descriptor for name field.
+	roomDescName := roomMixinFields2[1].Descriptor()
+	// room.NameValidator is a validator for the "name" field. It is called by the builders before save.
+	room.NameValidator = roomDescName.Validators[0].(func(string) error)
+	// roomDescPosition is the schema descriptor for position field.
+	roomDescPosition := roomMixinFields2[2].Descriptor()
+	// room.DefaultPosition holds the default value on creation for the position field.
+	room.DefaultPosition = roomDescPosition.Default.(int)
+	// roomDescOrganizationID is the schema descriptor for organization_id field.
+	roomDescOrganizationID := roomMixinFields3[0].Descriptor()
+	// room.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	room.OrganizationIDValidator = roomDescOrganizationID.Validators[0].(func(string) error)
+	// roomDescCapacity is the schema descriptor for capacity field.
+	roomDescCapacity := roomFields[0].Descriptor()
+	// room.CapacityValidator is a validator for the "capacity" field. It is called by the builders before save.
+	room.CapacityValidator = roomDescCapacity.Validators[0].(func(int) error)
+	// roomDescID is the schema descriptor for id field.
+	roomDescID := roomMixinFields0[0].Descriptor()
+	// room.DefaultID holds the default value on creation for the id field.
+	room.DefaultID = roomDescID.Default.(func() string)
+	// room.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	room.IDValidator = func() func(string) error {
+		validators := roomDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	submissionMixin := schema.Submission{}.Mixin()
+	submissionMixinFields0 := submissionMixin[0].Fields()
+	_ = submissionMixinFields0
+	submissionMixinFields1 := submissionMixin[1].Fields()
+	_ = submissionMixinFields1
+	submissionMixinFields2 := submissionMixin[2].Fields()
+	_ = submissionMixinFields2
+	submissionFields := schema.Submission{}.Fields()
+	_ = submissionFields
+	// submissionDescCreatedAt is the schema descriptor for created_at field.
+	submissionDescCreatedAt := submissionMixinFields1[0].Descriptor()
+	// submission.DefaultCreatedAt holds the default value on creation for the created_at field.
+	submission.DefaultCreatedAt = submissionDescCreatedAt.Default.(func() time.Time)
+	// submissionDescUpdatedAt is the schema descriptor for updated_at field.
+	submissionDescUpdatedAt := submissionMixinFields1[1].Descriptor()
+	// submission.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	submission.DefaultUpdatedAt = submissionDescUpdatedAt.Default.(func() time.Time)
+	// submission.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	submission.UpdateDefaultUpdatedAt = submissionDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// submissionDescOrganizationID is the schema descriptor for organization_id field.
+	submissionDescOrganizationID := submissionMixinFields2[0].Descriptor()
+	// submission.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	submission.OrganizationIDValidator = submissionDescOrganizationID.Validators[0].(func(string) error)
+	// submissionDescNumber is the schema descriptor for number field.
+	submissionDescNumber := submissionFields[1].Descriptor()
+	// submission.NumberValidator is a validator for the "number" field. It is called by the builders before save.
+	submission.NumberValidator = submissionDescNumber.Validators[0].(func(int) error)
+	// submissionDescCode is the schema descriptor for code field.
+	submissionDescCode := submissionFields[2].Descriptor()
+	// submission.CodeValidator is a validator for the "code" field. It is called by the builders before save.
+	submission.CodeValidator = submissionDescCode.Validators[0].(func(string) error)
+	// submissionDescTitle is the schema descriptor for title field.
+	submissionDescTitle := submissionFields[6].Descriptor()
+	// submission.TitleValidator is a validator for the "title" field. It is called by the builders before save.
+	submission.TitleValidator = submissionDescTitle.Validators[0].(func(string) error)
+	// submissionDescDescription is the schema descriptor for description field.
+	submissionDescDescription := submissionFields[7].Descriptor()
+	// submission.DefaultDescription holds the default value on creation for the description field.
+	submission.DefaultDescription = submissionDescDescription.Default.(string)
+	// submission.DescriptionValidator is a validator for the "description" field. It is called by the builders before save.
+	submission.DescriptionValidator = submissionDescDescription.Validators[0].(func(string) error)
+	// submissionDescLanguage is the schema descriptor for language field.
+	submissionDescLanguage := submissionFields[10].Descriptor()
+	// submission.DefaultLanguage holds the default value on creation for the language field.
+	submission.DefaultLanguage = submissionDescLanguage.Default.(string)
+	// submission.LanguageValidator is a validator for the "language" field. It is called by the builders before save.
+	submission.LanguageValidator = submissionDescLanguage.Validators[0].(func(string) error)
+	// submissionDescIcsSequence is the schema descriptor for ics_sequence field.
+	submissionDescIcsSequence := submissionFields[14].Descriptor()
+	// submission.DefaultIcsSequence holds the default value on creation for the ics_sequence field.
+	submission.DefaultIcsSequence = submissionDescIcsSequence.Default.(int)
+	// submission.IcsSequenceValidator is a validator for the "ics_sequence" field. It is called by the builders before save.
+	submission.IcsSequenceValidator = submissionDescIcsSequence.Validators[0].(func(int) error)
+	// submissionDescScheduleDirty is the schema descriptor for schedule_dirty field.
+	submissionDescScheduleDirty := submissionFields[15].Descriptor()
+	// submission.DefaultScheduleDirty holds the default value on creation for the schedule_dirty field.
+	submission.DefaultScheduleDirty = submissionDescScheduleDirty.Default.(bool)
+	// submissionDescCapacity is the schema descriptor for capacity field.
+	submissionDescCapacity := submissionFields[16].Descriptor()
+	// submission.CapacityValidator is a validator for the "capacity" field. It is called by the builders before save.
+	submission.CapacityValidator = submissionDescCapacity.Validators[0].(func(int) error)
+	// submissionDescCeuCredits is the schema descriptor for ceu_credits field.
+	submissionDescCeuCredits := submissionFields[17].Descriptor()
+	// submission.CeuCreditsValidator is a validator for the "ceu_credits" field. It is called by the builders before save.
+	submission.CeuCreditsValidator = submissionDescCeuCredits.Validators[0].(func(int) error)
+	// submissionDescClientSessionID is the schema descriptor for client_session_id field.
+	submissionDescClientSessionID := submissionFields[18].Descriptor()
+	// submission.ClientSessionIDValidator is a validator for the "client_session_id" field. It is called by the builders before save.
+	submission.ClientSessionIDValidator = submissionDescClientSessionID.Validators[0].(func(string) error)
+	// submissionDescAnswers is the schema descriptor for answers field.
+	submissionDescAnswers := submissionFields[21].Descriptor()
+	// submission.DefaultAnswers holds the default value on creation for the answers field.
+	submission.DefaultAnswers = submissionDescAnswers.Default.(map[string]interface{})
+	// submissionDescApprovedSnapshot is the schema descriptor for approved_snapshot field.
+	submissionDescApprovedSnapshot := submissionFields[22].Descriptor()
+	// submission.DefaultApprovedSnapshot holds the default value on creation for the approved_snapshot field.
+	submission.DefaultApprovedSnapshot = submissionDescApprovedSnapshot.Default.(map[string]interface{})
+	// submissionDescID is the schema descriptor for id field.
+	submissionDescID := submissionMixinFields0[0].Descriptor()
+	// submission.DefaultID holds the default value on creation for the id field.
+	submission.DefaultID = submissionDescID.Default.(func() string)
+	// submission.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	submission.IDValidator = func() func(string) error {
+		validators := submissionDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	submissionparticipantMixin := schema.SubmissionParticipant{}.Mixin()
+	submissionparticipantMixinFields0 := submissionparticipantMixin[0].Fields()
+	_ = submissionparticipantMixinFields0
+	submissionparticipantMixinFields1 := submissionparticipantMixin[1].Fields()
+	_ = submissionparticipantMixinFields1
+	submissionparticipantMixinFields2 := submissionparticipantMixin[2].Fields()
+	_ = submissionparticipantMixinFields2
+	submissionparticipantFields := schema.SubmissionParticipant{}.Fields()
+	_ = submissionparticipantFields
+	// submissionparticipantDescCreatedAt is the schema descriptor for created_at field.
+	submissionparticipantDescCreatedAt := submissionparticipantMixinFields1[0].Descriptor()
+	// submissionparticipant.DefaultCreatedAt holds the default value on creation for the created_at field.
+	submissionparticipant.DefaultCreatedAt = submissionparticipantDescCreatedAt.Default.(func() time.Time)
+	// submissionparticipantDescUpdatedAt is the schema descriptor for updated_at field.
+	submissionparticipantDescUpdatedAt := submissionparticipantMixinFields1[1].Descriptor()
+	// submissionparticipant.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	submissionparticipant.DefaultUpdatedAt = submissionparticipantDescUpdatedAt.Default.(func() time.Time)
+	// submissionparticipant.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	submissionparticipant.UpdateDefaultUpdatedAt = submissionparticipantDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// submissionparticipantDescOrganizationID is the schema descriptor for organization_id field.
+	submissionparticipantDescOrganizationID := submissionparticipantMixinFields2[0].Descriptor()
+	// submissionparticipant.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	submissionparticipant.OrganizationIDValidator = submissionparticipantDescOrganizationID.Validators[0].(func(string) error)
+	// submissionparticipantDescRole is the schema descriptor for role field.
+	submissionparticipantDescRole := submissionparticipantFields[2].Descriptor()
+	// submissionparticipant.DefaultRole holds the default value on creation for the role field.
+	submissionparticipant.DefaultRole = submissionparticipantDescRole.Default.(string)
+	// submissionparticipant.RoleValidator is a validator for the "role" field. It is called by the builders before save.
+	submissionparticipant.RoleValidator = submissionparticipantDescRole.Validators[0].(func(string) error)
+	// submissionparticipantDescPosition is the schema descriptor for position field.
+	submissionparticipantDescPosition := submissionparticipantFields[3].Descriptor()
+	// submissionparticipant.DefaultPosition holds the default value on creation for the position field.
+	submissionparticipant.DefaultPosition = submissionparticipantDescPosition.Default.(int)
+	// submissionparticipantDescID is the schema descriptor for id field.
+	submissionparticipantDescID := submissionparticipantMixinFields0[0].Descriptor()
+	// submissionparticipant.DefaultID holds the default value on creation for the id field.
+	submissionparticipant.DefaultID = submissionparticipantDescID.Default.(func() string)
+	// submissionparticipant.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	submissionparticipant.IDValidator = func() func(string) error {
+		validators := submissionparticipantDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	tagMixin := schema.Tag{}.Mixin()
+	tagMixinFields0 := tagMixin[0].Fields()
+	_ = tagMixinFields0
+	tagMixinFields1 := tagMixin[1].Fields()
+	_ = tagMixinFields1
+	tagMixinFields2 := tagMixin[2].Fields()
+	_ = tagMixinFields2
+	tagMixinFields3 := tagMixin[3].Fields()
+	_ = tagMixinFields3
+	tagFields := schema.Tag{}.Fields()
+	_ = tagFields
+	// tagDescCreatedAt is the schema descriptor for created_at field.
+	tagDescCreatedAt := tagMixinFields1[0].Descriptor()
+	// tag.DefaultCreatedAt holds the default value on creation for the created_at field.
+	tag.DefaultCreatedAt = tagDescCreatedAt.Default.(func() time.Time)
+	// tagDescUpdatedAt is the schema descriptor for updated_at field.
+	tagDescUpdatedAt := tagMixinFields1[1].Descriptor()
+	// tag.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	tag.DefaultUpdatedAt = tagDescUpdatedAt.Default.(func() time.Time)
+	// tag.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	tag.UpdateDefaultUpdatedAt = tagDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// tagDescName is the schema descriptor for name field.
+	tagDescName := tagMixinFields2[1].Descriptor()
+	// tag.NameValidator is a validator for the "name" field. It is called by the builders before save.
+	tag.NameValidator = tagDescName.Validators[0].(func(string) error)
+	// tagDescPosition is the schema descriptor for position field.
+	tagDescPosition := tagMixinFields2[2].Descriptor()
+	// tag.DefaultPosition holds the default value on creation for the position field.
+	tag.DefaultPosition = tagDescPosition.Default.(int)
+	// tagDescOrganizationID is the schema descriptor for organization_id field.
+	tagDescOrganizationID := tagMixinFields3[0].Descriptor()
+	// tag.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	tag.OrganizationIDValidator = tagDescOrganizationID.Validators[0].(func(string) error)
+	// tagDescID is the schema descriptor for id field.
+	tagDescID := tagMixinFields0[0].Descriptor()
+	// tag.DefaultID holds the default value on creation for the id field.
+	tag.DefaultID = tagDescID.Default.(func() string)
+	// tag.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	tag.IDValidator = func() func(string) error {
+		validators := tagDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	taskassignmentMixin := schema.TaskAssignment{}.Mixin()
+	taskassignmentMixinFields0 := taskassignmentMixin[0].Fields()
+	_ = taskassignmentMixinFields0
+	taskassignmentMixinFields1 := taskassignmentMixin[1].Fields()
+	_ = taskassignmentMixinFields1
+	taskassignmentMixinFields2 := taskassignmentMixin[2].Fields()
+	_ = taskassignmentMixinFields2
+	taskassignmentFields := schema.TaskAssignment{}.Fields()
+	_ = taskassignmentFields
+	// taskassignmentDescCreatedAt is the schema descriptor for created_at field.
+	taskassignmentDescCreatedAt := taskassignmentMixinFields1[0].Descriptor()
+	// taskassignment.DefaultCreatedAt holds the default value on creation for the created_at field.
+	taskassignment.DefaultCreatedAt = taskassignmentDescCreatedAt.Default.(func() time.Time)
+	// taskassignmentDescUpdatedAt is the schema descriptor for updated_at field.
+	taskassignmentDescUpdatedAt := taskassignmentMixinFields1[1].Descriptor()
+	// taskassignment.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	taskassignment.DefaultUpdatedAt = taskassignmentDescUpdatedAt.Default.(func() time.Time)
+	// taskassignment.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	taskassignment.UpdateDefaultUpdatedAt = taskassignmentDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// taskassignmentDescOrganizationID is the schema descriptor for organization_id field.
+	taskassignmentDescOrganizationID := taskassignmentMixinFields2[0].Descriptor()
+	// taskassignment.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	taskassignment.OrganizationIDValidator = taskassignmentDescOrganizationID.Validators[0].(func(string) error)
+	// taskassignmentDescID is the schema descriptor for id field.
+	taskassignmentDescID := taskassignmentMixinFields0[0].Descriptor()
+	// taskassignment.DefaultID holds the default value on creation for the id field.
+	taskassignment.DefaultID = taskassignmentDescID.Default.(func() string)
+	// taskassignment.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	taskassignment.IDValidator = func() func(string) error {
+		validators := taskassignmentDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	tasktemplateMixin := schema.TaskTemplate{}.Mixin()
+	tasktemplateMixinFields0 := tasktemplateMixin[0].Fields()
+	_ = tasktemplateMixinFields0
+	tasktemplateMixinFields1 := tasktemplateMixin[1].Fields()
+	_ = tasktemplateMixinFields1
+	tasktemplateMixinFields2 := tasktemplateMixin[2].Fields()
+	_ = tasktemplateMixinFields2
+	tasktemplateFields := schema.TaskTemplate{}.Fields()
+	_ = tasktemplateFields
+	// tasktemplateDescCreatedAt is the schema descriptor for created_at field.
+	tasktemplateDescCreatedAt := tasktemplateMixinFields1[0].Descriptor()
+	// tasktemplate.DefaultCreatedAt holds the default value on creation for the created_at field.
+	tasktemplate.DefaultCreatedAt = tasktemplateDescCreatedAt.Default.(func() time.Time)
+	// tasktemplateDescUpdatedAt is the schema descriptor for updated_at field.
+	tasktemplateDescUpdatedAt := tasktemplateMixinFields1[1].Descriptor()
+	// tasktemplate.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	tasktemplate.DefaultUpdatedAt = tasktemplateDescUpdatedAt.Default.(func() time.Time)
+	// tasktemplate.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	tasktemplate.UpdateDefaultUpdatedAt = tasktemplateDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// tasktemplateDescOrganizationID is the schema descriptor for organization_id field.
+	tasktemplateDescOrganizationID := tasktemplateMixinFields2[0].Descriptor()
+	// tasktemplate.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	tasktemplate.OrganizationIDValidator = tasktemplateDescOrganizationID.Validators[0].(func(string) error)
+	// tasktemplateDescTitle is the schema descriptor for title field.
+	tasktemplateDescTitle := tasktemplateFields[1].Descriptor()
+	// tasktemplate.TitleValidator is a validator for the "title" field. It is called by the builders before save.
+	tasktemplate.TitleValidator = tasktemplateDescTitle.Validators[0].(func(string) error)
+	// tasktemplateDescInstructions is the schema descriptor for instructions field.
+	tasktemplateDescInstructions := tasktemplateFields[2].Descriptor()
+	// tasktemplate.DefaultInstructions holds the default value on creation for the instructions field.
+	tasktemplate.DefaultInstructions = tasktemplateDescInstructions.Default.(string)
+	// tasktemplate.InstructionsValidator is a validator for the "instructions" field. It is called by the builders before save.
+	tasktemplate.InstructionsValidator = tasktemplateDescInstructions.Validators[0].(func(string) error)
+	// tasktemplateDescAutoAssignOnAccept is the schema descriptor for auto_assign_on_accept field.
+	tasktemplateDescAutoAssignOnAccept := tasktemplateFields[4].Descriptor()
+	// tasktemplate.DefaultAutoAssignOnAccept holds the default value on creation for the auto_assign_on_accept field.
+	tasktemplate.DefaultAutoAssignOnAccept = tasktemplateDescAutoAssignOnAccept.Default.(bool)
+	// tasktemplateDescPosition is the schema descriptor for position field.
+	tasktemplateDescPosition := tasktemplateFields[6].Descriptor()
+	// tasktemplate.DefaultPosition holds the default value on creation for the position field.
+	tasktemplate.DefaultPosition = tasktemplateDescPosition.Default.(int)
+	// tasktemplateDescID is the schema descriptor for id field.
+	tasktemplateDescID := tasktemplateMixinFields0[0].Descriptor()
+	// tasktemplate.DefaultID holds the default value on creation for the id field.
+	tasktemplate.DefaultID = tasktemplateDescID.Default.(func() string)
+	// tasktemplate.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	tasktemplate.IDValidator = func() func(string) error {
+		validators := tasktemplateDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	timelineentryMixin := schema.TimelineEntry{}.Mixin()
+	timelineentryMixinFields0 := timelineentryMixin[0].Fields()
+	_ = timelineentryMixinFields0
+	timelineentryMixinFields1 := timelineentryMixin[1].Fields()
+	_ = timelineentryMixinFields1
+	timelineentryMixinFields2 := timelineentryMixin[2].Fields()
+	_ = timelineentryMixinFields2
+	timelineentryFields := schema.TimelineEntry{}.Fields()
+	_ = timelineentryFields
+	// timelineentryDescCreatedAt is the schema descriptor for created_at field.
+	timelineentryDescCreatedAt := timelineentryMixinFields1[0].Descriptor()
+	// timelineentry.DefaultCreatedAt holds the default value on creation for the created_at field.
+	timelineentry.DefaultCreatedAt = timelineentryDescCreatedAt.Default.(func() time.Time)
+	// timelineentryDescUpdatedAt is the schema descriptor for updated_at field.
+	timelineentryDescUpdatedAt := timelineentryMixinFields1[1].Descriptor()
+	// timelineentry.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	timelineentry.DefaultUpdatedAt = timelineentryDescUpdatedAt.Default.(func() time.Time)
+	// timelineentry.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	timelineentry.UpdateDefaultUpdatedAt = timelineentryDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// timelineentryDescOrganizationID is the schema descriptor for organization_id field.
+	timelineentryDescOrganizationID := timelineentryMixinFields2[0].Descriptor()
+	// timelineentry.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	timelineentry.OrganizationIDValidator = timelineentryDescOrganizationID.Validators[0].(func(string) error)
+	// timelineentryDescLabel is the schema descriptor for label field.
+	timelineentryDescLabel := timelineentryFields[2].Descriptor()
+	// timelineentry.LabelValidator is a validator for the "label" field. It is called by the builders before save.
+	timelineentry.LabelValidator = timelineentryDescLabel.Validators[0].(func(string) error)
+	// timelineentryDescDetail is the schema descriptor for detail field.
+	timelineentryDescDetail := timelineentryFields[3].Descriptor()
+	// timelineentry.DetailValidator is a validator for the "detail" field. It is called by the builders before save.
+	timelineentry.DetailValidator = timelineentryDescDetail.Validators[0].(func(string) error)
+	// timelineentryDescActorName is the schema descriptor for actor_name field.
+	timelineentryDescActorName := timelineentryFields[4].Descriptor()
+	// timelineentry.ActorNameValidator is a validator for the "actor_name" field. It is called by the builders before save.
+	timelineentry.ActorNameValidator = timelineentryDescActorName.Validators[0].(func(string) error)
+	// timelineentryDescID is the schema descriptor for id field.
+	timelineentryDescID := timelineentryMixinFields0[0].Descriptor()
+	// timelineentry.DefaultID holds the default value on creation for the id field.
+	timelineentry.DefaultID = timelineentryDescID.Default.(func() string)
+	// timelineentry.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	timelineentry.IDValidator = func() func(string) error {
+		validators := timelineentryDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	trackMixin := schema.Track{}.Mixin()
+	trackMixinFields0 := trackMixin[0].Fields()
+	_ = trackMixinFields0
+	trackMixinFields1 := trackMixin[1].Fields()
+	_ = trackMixinFields1
+	trackMixinFields2 := trackMixin[2].Fields()
+	_ = trackMixinFields2
+	trackMixinFields3 := trackMixin[3].Fields()
+	_ = trackMixinFields3
+	trackFields := schema.Track{}.Fields()
+	_ = trackFields
+	// trackDescCreatedAt is the schema descriptor for created_at field.
+	trackDescCreatedAt := trackMixinFields1[0].Descriptor()
+	// track.DefaultCreatedAt holds the default value on creation for the created_at field.
+	track.DefaultCreatedAt = trackDescCreatedAt.Default.(func() time.Time)
+	// trackDescUpdatedAt is the schema descriptor for updated_at field.
+	trackDescUpdatedAt := trackMixinFields1[1].Descriptor()
+	// track.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	track.DefaultUpdatedAt = trackDescUpdatedAt.Default.(func() time.Time)
+	// track.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	track.UpdateDefaultUpdatedAt = trackDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// trackDescName is the schema descriptor for name field.
+	trackDescName := trackMixinFields2[1].Descriptor()
+	// track.NameValidator is a validator for the "name" field. It is called by the builders before save.
+	track.NameValidator = trackDescName.Validators[0].(func(string) error)
+	// trackDescPosition is the schema descriptor for position field.
+	trackDescPosition := trackMixinFields2[2].Descriptor()
+	// track.DefaultPosition holds the default value on creation for the position field.
+	track.DefaultPosition = trackDescPosition.Default.(int)
+	// trackDescOrganizationID is the schema descriptor for organization_id field.
+	trackDescOrganizationID := trackMixinFields3[0].Descriptor()
+	// track.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	track.OrganizationIDValidator = trackDescOrganizationID.Validators[0].(func(string) error)
+	// trackDescColor is the schema descriptor for color field.
+	trackDescColor := trackFields[0].Descriptor()
+	// track.DefaultColor holds the default value on creation for the color field.
+	track.DefaultColor = trackDescColor.Default.(string)
+	// track.ColorValidator is a validator for the "color" field. It is called by the builders before save.
+	track.ColorValidator = trackDescColor.Validators[0].(func(string) error)
+	// trackDescID is the schema descriptor for id field.
+	trackDescID := trackMixinFields0[0].Descriptor()
+	// track.DefaultID holds the default value on creation for the id field.
+	track.DefaultID = trackDescID.Default.(func() string)
+	// track.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	track.IDValidator = func() func(string) error {
+		validators := trackDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	userMixin := schema.User{}.Mixin()
+	userMixinFields0 := userMixin[0].Fields()
+	_ = userMixinFields0
+	userMixinFields1 := userMixin[1].Fields()
+	_ = userMixinFields1
+	userFields := schema.User{}.Fields()
+	_ = userFields
+	// userDescCreatedAt is the schema descriptor for created_at field.
+	userDescCreatedAt := userMixinFields1[0].Descriptor()
+	// user.DefaultCreatedAt holds the default value on creation for the created_at field.
+	user.DefaultCreatedAt = userDescCreatedAt.Default.(func() time.Time)
+	// userDescUpdatedAt is the schema descriptor for updated_at field.
+	userDescUpdatedAt := userMixinFields1[1].Descriptor()
+	// user.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	user.DefaultUpdatedAt = userDescUpdatedAt.Default.(func() time.Time)
+	// user.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	user.UpdateDefaultUpdatedAt = userDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// userDescEmail is the schema descriptor for email field.
+	userDescEmail := userFields[0].Descriptor()
+	// user.EmailValidator is a validator for the "email" field. It is called by the builders before save.
+	user.EmailValidator = userDescEmail.Validators[0].(func(string) error)
+	// userDescName is the schema descriptor for name field.
+	userDescName := userFields[1].Descriptor()
+	// user.NameValidator is a validator for the "name" field. It is called by the builders before save.
+	user.NameValidator = userDescName.Validators[0].(func(string) error)
+	// userDescImage is the schema descriptor for image field.
+	userDescImage := userFields[2].Descriptor()
+	// user.ImageValidator is a validator for the "image" field. It is called by the builders before save.
+	user.ImageValidator = userDescImage.Validators[0].(func(string) error)
+	// userDescID is the schema descriptor for id field.
+	userDescID := userMixinFields0[0].Descriptor()
+	// user.DefaultID holds the default value on creation for the id field.
+	user.DefaultID = userDescID.Default.(func() string)
+	// user.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	user.IDValidator = func() func(string) error {
+		validators := userDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+}
