@@ -436,9 +436,10 @@ func TestCrashWindowIsBounded(t *testing.T) {
 	})
 
 	// The first accepted email's outcome statement waits for the test's lock; then the others go.
+	owner := pgtest.OwnerPool(t, b.db)
 	require.Eventually(t, func() bool {
 		var waiting int
-		err := b.db.Pool.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
+		err := owner.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
 			WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%unnest%'`).Scan(&waiting)
 		return err == nil && waiting == 1
 	}, 10*time.Second, 10*time.Millisecond, "the first outcome statement never waited for the lock")

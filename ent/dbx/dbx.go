@@ -108,13 +108,16 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 }
 
 // newClient returns an ent client with the schema's tenant filter, unless the DB was opened
-// without it.
+// without it. Either way, creates get the organization of their context.
 func (db *DB) newClient(opts ...ent.Option) *ent.Client {
 	c := ent.NewClient(opts...)
 	if db.tenantFilter {
 		c.Intercept(tenantInterceptor())
 		c.Use(tenantHook())
 	}
+	// Hooks run in the order added: the filter checks a create before the context's organization
+	// is filled in.
+	c.Use(organizationOnCreate())
 	return c
 }
 

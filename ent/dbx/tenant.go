@@ -38,11 +38,30 @@ func tenantInterceptor() ent.Interceptor {
 	})
 }
 
+// organizationOnCreate gives a created row of a tenant type the organization of its context when
+// the creator left organization_id unset, as operations do: they act for the viewer.
+func organizationOnCreate() ent.Hook {
+	return func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			column, ok := tenantColumns[m.Type()]
+			org := viewer.OrganizationID(ctx)
+			if !ok || column == "id" || !m.Op().Is(ent.OpCreate) || org == "" {
+				return next.Mutate(ctx, m)
+			}
+			if _, set := m.Field(column); !set {
+				if err := m.SetField(column, org); err != nil {
+					return nil, fmt.Errorf("dbx: organization of a new %s: %w", m.Type(), err)
+				}
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+}
+
 // tenantHook scopes every write of a tenant type to the organization of its context: updates and
-// deletes only reach its rows, and creates get its organization_id (and fail when they name
-// another). A context without an organization fails with viewer.ErrNoScope; one marked
-// viewer.System writes as told, and its creates must set organization_id themselves. Package dbx
-// installs it on every client it makes.
+// deletes only reach its rows, and creates fail when they name another organization (or, for an
+// organization, at all). A context without an organization fails with viewer.ErrNoScope; one
+// marked viewer.System writes as told, and its creates must set organization_id themselves.
 func tenantHook() ent.Hook {
 	return func(next ent.Mutator) ent.Mutator {
 		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
@@ -60,9 +79,6 @@ func tenantHook() ent.Hook {
 				}
 				if v, set := m.Field(column); set && v != org {
 					return nil, fmt.Errorf("dbx: %s created for organization %v from a context of %s", m.Type(), v, org)
-				}
-				if err := m.SetField(column, org); err != nil {
-					return nil, fmt.Errorf("dbx: tenant hook: %w", err)
 				}
 				return next.Mutate(ctx, m)
 			}

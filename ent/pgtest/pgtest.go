@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/podium/podium/ent/dbx"
 	"github.com/podium/podium/ent/migrate/migrations"
@@ -132,6 +133,23 @@ func NewWith(t testing.TB, opts dbx.Options) *dbx.DB {
 	}
 	t.Cleanup(db.Close)
 	return db
+}
+
+// OwnerPool returns a pool on db's database whose connections stay in the login role, which owns
+// the schema and is not bound by row-level security: for tests that watch the server itself
+// (pg_stat_activity shows an application role's sessions only their own statements). Closed when
+// t ends.
+func OwnerPool(t testing.TB, db *dbx.DB) *pgxpool.Pool {
+	t.Helper()
+	cfg := db.Pool.Config()
+	cfg.AfterConnect, cfg.PrepareConn = nil, nil
+	cfg.MaxConns, cfg.MinConns = 2, 0
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("pgtest: owner pool: %v", err)
+	}
+	t.Cleanup(pool.Close)
+	return pool
 }
 
 // NewURL returns the URL of a fresh, migrated database for t, dropped when t ends. Use it for

@@ -94,7 +94,7 @@ DECLARE
 BEGIN
   SELECT "organization_id" INTO parent_org FROM "events" WHERE "id" = NEW."event_id";
   IF NOT FOUND THEN
-    NEW."organization_id" := COALESCE(NEW."organization_id", '');
+    NEW."organization_id" := COALESCE(NEW."organization_id", current_setting('podium.org_id', true), '');
   ELSIF NEW."organization_id" IS NULL THEN
     NEW."organization_id" := parent_org;
   ELSIF NEW."organization_id" <> parent_org THEN
@@ -126,7 +126,7 @@ DECLARE
 BEGIN
   SELECT "organization_id" INTO parent_org FROM "review_rounds" WHERE "id" = NEW."round_id";
   IF NOT FOUND THEN
-    NEW."organization_id" := COALESCE(NEW."organization_id", '');
+    NEW."organization_id" := COALESCE(NEW."organization_id", current_setting('podium.org_id', true), '');
   ELSIF NEW."organization_id" IS NULL THEN
     NEW."organization_id" := parent_org;
   ELSIF NEW."organization_id" <> parent_org THEN
@@ -148,7 +148,7 @@ DECLARE
 BEGIN
   SELECT "organization_id" INTO parent_org FROM "review_assignments" WHERE "id" = NEW."assignment_id";
   IF NOT FOUND THEN
-    NEW."organization_id" := COALESCE(NEW."organization_id", '');
+    NEW."organization_id" := COALESCE(NEW."organization_id", current_setting('podium.org_id', true), '');
   ELSIF NEW."organization_id" IS NULL THEN
     NEW."organization_id" := parent_org;
   ELSIF NEW."organization_id" <> parent_org THEN
@@ -167,7 +167,7 @@ DECLARE
 BEGIN
   SELECT "organization_id" INTO parent_org FROM "submissions" WHERE "id" = NEW."submission_id";
   IF NOT FOUND THEN
-    NEW."organization_id" := COALESCE(NEW."organization_id", '');
+    NEW."organization_id" := COALESCE(NEW."organization_id", current_setting('podium.org_id', true), '');
   ELSIF NEW."organization_id" IS NULL THEN
     NEW."organization_id" := parent_org;
   ELSIF NEW."organization_id" <> parent_org THEN
@@ -189,7 +189,7 @@ DECLARE
 BEGIN
   SELECT "organization_id" INTO parent_org FROM "api_keys" WHERE "id" = NEW."api_key_id";
   IF NOT FOUND THEN
-    NEW."organization_id" := COALESCE(NEW."organization_id", '');
+    NEW."organization_id" := COALESCE(NEW."organization_id", current_setting('podium.org_id', true), '');
   ELSIF NEW."organization_id" IS NULL THEN
     NEW."organization_id" := parent_org;
   ELSIF NEW."organization_id" <> parent_org THEN
