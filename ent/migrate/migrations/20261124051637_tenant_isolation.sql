@@ -94,7 +94,13 @@ DECLARE
 BEGIN
   SELECT "organization_id" INTO parent_org FROM "events" WHERE "id" = NEW."event_id";
   IF NOT FOUND THEN
-    NEW."organization_id" := COALESCE(NEW."organization_id", current_setting('podium.org_id', true), '');
+    -- No such parent (the foreign key reports it), or one this same statement inserts, which
+    -- the statement's snapshot does not show: the row is the session's organization's.
+    NEW."organization_id" := COALESCE(NEW."organization_id", NULLIF(current_setting('podium.org_id', true), ''));
+    IF NEW."organization_id" IS NULL THEN
+      RAISE EXCEPTION 'podium: the organization of a new % row is unknown: set organization_id', TG_TABLE_NAME
+        USING ERRCODE = 'not_null_violation';
+    END IF;
   ELSIF NEW."organization_id" IS NULL THEN
     NEW."organization_id" := parent_org;
   ELSIF NEW."organization_id" <> parent_org THEN
@@ -126,7 +132,13 @@ DECLARE
 BEGIN
   SELECT "organization_id" INTO parent_org FROM "review_rounds" WHERE "id" = NEW."round_id";
   IF NOT FOUND THEN
-    NEW."organization_id" := COALESCE(NEW."organization_id", current_setting('podium.org_id', true), '');
+    -- No such parent (the foreign key reports it), or one this same statement inserts, which
+    -- the statement's snapshot does not show: the row is the session's organization's.
+    NEW."organization_id" := COALESCE(NEW."organization_id", NULLIF(current_setting('podium.org_id', true), ''));
+    IF NEW."organization_id" IS NULL THEN
+      RAISE EXCEPTION 'podium: the organization of a new % row is unknown: set organization_id', TG_TABLE_NAME
+        USING ERRCODE = 'not_null_violation';
+    END IF;
   ELSIF NEW."organization_id" IS NULL THEN
     NEW."organization_id" := parent_org;
   ELSIF NEW."organization_id" <> parent_org THEN
@@ -148,7 +160,13 @@ DECLARE
 BEGIN
   SELECT "organization_id" INTO parent_org FROM "review_assignments" WHERE "id" = NEW."assignment_id";
   IF NOT FOUND THEN
-    NEW."organization_id" := COALESCE(NEW."organization_id", current_setting('podium.org_id', true), '');
+    -- No such parent (the foreign key reports it), or one this same statement inserts, which
+    -- the statement's snapshot does not show: the row is the session's organization's.
+    NEW."organization_id" := COALESCE(NEW."organization_id", NULLIF(current_setting('podium.org_id', true), ''));
+    IF NEW."organization_id" IS NULL THEN
+      RAISE EXCEPTION 'podium: the organization of a new % row is unknown: set organization_id', TG_TABLE_NAME
+        USING ERRCODE = 'not_null_violation';
+    END IF;
   ELSIF NEW."organization_id" IS NULL THEN
     NEW."organization_id" := parent_org;
   ELSIF NEW."organization_id" <> parent_org THEN
@@ -167,7 +185,13 @@ DECLARE
 BEGIN
   SELECT "organization_id" INTO parent_org FROM "submissions" WHERE "id" = NEW."submission_id";
   IF NOT FOUND THEN
-    NEW."organization_id" := COALESCE(NEW."organization_id", current_setting('podium.org_id', true), '');
+    -- No such parent (the foreign key reports it), or one this same statement inserts, which
+    -- the statement's snapshot does not show: the row is the session's organization's.
+    NEW."organization_id" := COALESCE(NEW."organization_id", NULLIF(current_setting('podium.org_id', true), ''));
+    IF NEW."organization_id" IS NULL THEN
+      RAISE EXCEPTION 'podium: the organization of a new % row is unknown: set organization_id', TG_TABLE_NAME
+        USING ERRCODE = 'not_null_violation';
+    END IF;
   ELSIF NEW."organization_id" IS NULL THEN
     NEW."organization_id" := parent_org;
   ELSIF NEW."organization_id" <> parent_org THEN
@@ -189,7 +213,13 @@ DECLARE
 BEGIN
   SELECT "organization_id" INTO parent_org FROM "api_keys" WHERE "id" = NEW."api_key_id";
   IF NOT FOUND THEN
-    NEW."organization_id" := COALESCE(NEW."organization_id", current_setting('podium.org_id', true), '');
+    -- No such parent (the foreign key reports it), or one this same statement inserts, which
+    -- the statement's snapshot does not show: the row is the session's organization's.
+    NEW."organization_id" := COALESCE(NEW."organization_id", NULLIF(current_setting('podium.org_id', true), ''));
+    IF NEW."organization_id" IS NULL THEN
+      RAISE EXCEPTION 'podium: the organization of a new % row is unknown: set organization_id', TG_TABLE_NAME
+        USING ERRCODE = 'not_null_violation';
+    END IF;
   ELSIF NEW."organization_id" IS NULL THEN
     NEW."organization_id" := parent_org;
   ELSIF NEW."organization_id" <> parent_org THEN
@@ -357,25 +387,50 @@ ALTER TABLE "idempotency_records" FORCE ROW LEVEL SECURITY;
 CREATE POLICY "podium_tenant" ON "idempotency_records" USING ("organization_id" = (SELECT current_setting('podium.org_id', true)));
 CREATE POLICY "podium_system" ON "idempotency_records" USING ((SELECT current_setting('podium.system', true)) = 'on');
 -- Link tables of many-to-many edges hold no organization of their own: a link is visible when its
--- first side is, and may only be written between two visible rows. Their parents' policies,
--- system included, apply inside the EXISTS.
+-- first side is (the parent's policies, system included, apply inside the EXISTS). A new link must
+-- join two visible rows; that is checked after the statement's rows are in, so that one statement
+-- may insert rows and link them.
+CREATE FUNCTION "podium_check_link"() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  visible boolean;
+BEGIN
+  EXECUTE format('SELECT EXISTS (SELECT FROM %I WHERE id = $1) AND EXISTS (SELECT FROM %I WHERE id = $2)',
+      TG_ARGV[1], TG_ARGV[3])
+    INTO visible USING to_jsonb(NEW) ->> TG_ARGV[0], to_jsonb(NEW) ->> TG_ARGV[2];
+  IF NOT visible THEN
+    RAISE EXCEPTION 'podium: a % row links rows outside the current organization', TG_TABLE_NAME
+      USING ERRCODE = 'insufficient_privilege';
+  END IF;
+  RETURN NULL;
+END
+$$;
 ALTER TABLE "event_member_tracks" ENABLE ROW LEVEL SECURITY;
 ALTER TABLE "event_member_tracks" FORCE ROW LEVEL SECURITY;
 CREATE POLICY "podium_tenant" ON "event_member_tracks" USING (EXISTS (SELECT FROM "event_members" p WHERE p."id" = "event_member_tracks"."event_member_id"))
-  WITH CHECK (EXISTS (SELECT FROM "event_members" p WHERE p."id" = "event_member_tracks"."event_member_id") AND EXISTS (SELECT FROM "tracks" p WHERE p."id" = "event_member_tracks"."track_id"));
+  WITH CHECK (true);
+CREATE TRIGGER "podium_check_link" AFTER INSERT OR UPDATE ON "event_member_tracks" FOR EACH ROW
+  EXECUTE FUNCTION "podium_check_link"('event_member_id', 'event_members', 'track_id', 'tracks');
 ALTER TABLE "resource_tracks" ENABLE ROW LEVEL SECURITY;
 ALTER TABLE "resource_tracks" FORCE ROW LEVEL SECURITY;
 CREATE POLICY "podium_tenant" ON "resource_tracks" USING (EXISTS (SELECT FROM "resources" p WHERE p."id" = "resource_tracks"."resource_id"))
-  WITH CHECK (EXISTS (SELECT FROM "resources" p WHERE p."id" = "resource_tracks"."resource_id") AND EXISTS (SELECT FROM "tracks" p WHERE p."id" = "resource_tracks"."track_id"));
+  WITH CHECK (true);
+CREATE TRIGGER "podium_check_link" AFTER INSERT OR UPDATE ON "resource_tracks" FOR EACH ROW
+  EXECUTE FUNCTION "podium_check_link"('resource_id', 'resources', 'track_id', 'tracks');
 ALTER TABLE "resource_contacts" ENABLE ROW LEVEL SECURITY;
 ALTER TABLE "resource_contacts" FORCE ROW LEVEL SECURITY;
 CREATE POLICY "podium_tenant" ON "resource_contacts" USING (EXISTS (SELECT FROM "resources" p WHERE p."id" = "resource_contacts"."resource_id"))
-  WITH CHECK (EXISTS (SELECT FROM "resources" p WHERE p."id" = "resource_contacts"."resource_id") AND EXISTS (SELECT FROM "contacts" p WHERE p."id" = "resource_contacts"."contact_id"));
+  WITH CHECK (true);
+CREATE TRIGGER "podium_check_link" AFTER INSERT OR UPDATE ON "resource_contacts" FOR EACH ROW
+  EXECUTE FUNCTION "podium_check_link"('resource_id', 'resources', 'contact_id', 'contacts');
 ALTER TABLE "submission_tracks" ENABLE ROW LEVEL SECURITY;
 ALTER TABLE "submission_tracks" FORCE ROW LEVEL SECURITY;
 CREATE POLICY "podium_tenant" ON "submission_tracks" USING (EXISTS (SELECT FROM "submissions" p WHERE p."id" = "submission_tracks"."submission_id"))
-  WITH CHECK (EXISTS (SELECT FROM "submissions" p WHERE p."id" = "submission_tracks"."submission_id") AND EXISTS (SELECT FROM "tracks" p WHERE p."id" = "submission_tracks"."track_id"));
+  WITH CHECK (true);
+CREATE TRIGGER "podium_check_link" AFTER INSERT OR UPDATE ON "submission_tracks" FOR EACH ROW
+  EXECUTE FUNCTION "podium_check_link"('submission_id', 'submissions', 'track_id', 'tracks');
 ALTER TABLE "submission_tags" ENABLE ROW LEVEL SECURITY;
 ALTER TABLE "submission_tags" FORCE ROW LEVEL SECURITY;
 CREATE POLICY "podium_tenant" ON "submission_tags" USING (EXISTS (SELECT FROM "submissions" p WHERE p."id" = "submission_tags"."submission_id"))
-  WITH CHECK (EXISTS (SELECT FROM "submissions" p WHERE p."id" = "submission_tags"."submission_id") AND EXISTS (SELECT FROM "tags" p WHERE p."id" = "submission_tags"."tag_id"));
+  WITH CHECK (true);
+CREATE TRIGGER "podium_check_link" AFTER INSERT OR UPDATE ON "submission_tags" FOR EACH ROW
+  EXECUTE FUNCTION "podium_check_link"('submission_id', 'submissions', 'tag_id', 'tags');
