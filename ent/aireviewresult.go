@@ -24,6 +24,8 @@ type AIReviewResult struct {
 	CreatedAt time.Time `json:"created_at,omitempty"`
 	// When the record last changed.
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
+	// The id of its organization, copied from its parent when the row is inserted, so that the tenant filter and PostgreSQL's row-level security test the row itself.
+	OrganizationID string `json:"organization_id,omitempty"`
 	// The id of its round.
 	RoundID string `json:"round_id,omitempty"`
 	// The id of its submission.
@@ -92,7 +94,7 @@ func (*AIReviewResult) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case aireviewresult.FieldScore, aireviewresult.FieldOverriddenScore:
 			values[i] = new(sql.NullFloat64)
-		case aireviewresult.FieldID, aireviewresult.FieldRoundID, aireviewresult.FieldSubmissionID, aireviewresult.FieldReasoning, aireviewresult.FieldProvider, aireviewresult.FieldModel, aireviewresult.FieldOverrideReason, aireviewresult.FieldOverriddenByUserID, aireviewresult.FieldOverriddenByAPIKeyID:
+		case aireviewresult.FieldID, aireviewresult.FieldOrganizationID, aireviewresult.FieldRoundID, aireviewresult.FieldSubmissionID, aireviewresult.FieldReasoning, aireviewresult.FieldProvider, aireviewresult.FieldModel, aireviewresult.FieldOverrideReason, aireviewresult.FieldOverriddenByUserID, aireviewresult.FieldOverriddenByAPIKeyID:
 			values[i] = new(sql.NullString)
 		case aireviewresult.FieldCreatedAt, aireviewresult.FieldUpdatedAt, aireviewresult.FieldOverriddenAt:
 			values[i] = new(sql.NullTime)
@@ -128,6 +130,12 @@ func (_m *AIReviewResult) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field updated_at", values[i])
 			} else if value.Valid {
 				_m.UpdatedAt = value.Time
+			}
+		case aireviewresult.FieldOrganizationID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field organization_id", values[i])
+			} else if value.Valid {
+				_m.OrganizationID = value.String
 			}
 		case aireviewresult.FieldRoundID:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -251,6 +259,9 @@ func (_m *AIReviewResult) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("updated_at=")
 	builder.WriteString(_m.UpdatedAt.Format(time.ANSIC))
+	builder.WriteString(", ")
+	builder.WriteString("organization_id=")
+	builder.WriteString(_m.OrganizationID)
 	builder.WriteString(", ")
 	builder.WriteString("round_id=")
 	builder.WriteString(_m.RoundID)

@@ -53,6 +53,12 @@ func (_c *AIReviewResultCreate) SetNillableUpdatedAt(v *time.Time) *AIReviewResu
 	return _c
 }
 
+// SetOrganizationID sets the "organization_id" field.
+func (_c *AIReviewResultCreate) SetOrganizationID(v string) *AIReviewResultCreate {
+	_c.mutation.SetOrganizationID(v)
+	return _c
+}
+
 // SetRoundID sets the "round_id" field.
 func (_c *AIReviewResultCreate) SetRoundID(v string) *AIReviewResultCreate {
 	_c.mutation.SetRoundID(v)
@@ -240,6 +246,14 @@ func (_c *AIReviewResultCreate) check() error {
 	if _, ok := _c.mutation.UpdatedAt(); !ok {
 		return &ValidationError{Name: "updated_at", err: errors.New(`ent: missing required field "AIReviewResult.updated_at"`)}
 	}
+	if _, ok := _c.mutation.OrganizationID(); !ok {
+		return &ValidationError{Name: "organization_id", err: errors.New(`ent: missing required field "AIReviewResult.organization_id"`)}
+	}
+	if v, ok := _c.mutation.OrganizationID(); ok {
+		if err := aireviewresult.OrganizationIDValidator(v); err != nil {
+			return &ValidationError{Name: "organization_id", err: fmt.Errorf(`ent: validator failed for field "AIReviewResult.organization_id": %w`, err)}
+		}
+	}
 	if _, ok := _c.mutation.RoundID(); !ok {
 		return &ValidationError{Name: "round_id", err: errors.New(`ent: missing required field "AIReviewResult.round_id"`)}
 	}
@@ -332,6 +346,10 @@ func (_c *AIReviewResultCreate) createSpec() (*AIReviewResult, *sqlgraph.CreateS
 	if value, ok := _c.mutation.UpdatedAt(); ok {
 		_spec.SetField(aireviewresult.FieldUpdatedAt, field.TypeTime, value)
 		_node.UpdatedAt = value
+	}
+	if value, ok := _c.mutation.OrganizationID(); ok {
+		_spec.SetField(aireviewresult.FieldOrganizationID, field.TypeString, value)
+		_node.OrganizationID = value
 	}
 	if value, ok := _c.mutation.Score(); ok {
 		_spec.SetField(aireviewresult.FieldScore, field.TypeFloat64, value)
@@ -636,6 +654,9 @@ func (u *AIReviewResultUpsertOne) UpdateNewValues() *AIReviewResultUpsertOne {
 		}
 		if _, exists := u.create.mutation.CreatedAt(); exists {
 			s.SetIgnore(aireviewresult.FieldCreatedAt)
+		}
+		if _, exists := u.create.mutation.OrganizationID(); exists {
+			s.SetIgnore(aireviewresult.FieldOrganizationID)
 		}
 		if _, exists := u.create.mutation.RoundID(); exists {
 			s.SetIgnore(aireviewresult.FieldRoundID)
@@ -1048,6 +1069,9 @@ func (u *AIReviewResultUpsertBulk) UpdateNewValues() *AIReviewResultUpsertBulk {
 			}
 			if _, exists := b.mutation.CreatedAt(); exists {
 				s.SetIgnore(aireviewresult.FieldCreatedAt)
+			}
+			if _, exists := b.mutation.OrganizationID(); exists {
+				s.SetIgnore(aireviewresult.FieldOrganizationID)
 			}
 			if _, exists := b.mutation.RoundID(); exists {
 				s.SetIgnore(aireviewresult.FieldRoundID)

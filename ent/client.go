@@ -598,8 +598,7 @@ func (c *AIReviewResultClient) Hooks() []Hook {
 
 // Interceptors returns the client interceptors.
 func (c *AIReviewResultClient) Interceptors() []Interceptor {
-	inters := c.inters.AIReviewResult
-	return append(inters[:len(inters):len(inters)], aireviewresult.Interceptors[:]...)
+	return c.inters.AIReviewResult
 }
 
 func (c *AIReviewResultClient) mutate(ctx context.Context, m *AIReviewResultMutation) (Value, error) {
@@ -764,8 +763,7 @@ func (c *APIKeyClient) Hooks() []Hook {
 
 // Interceptors returns the client interceptors.
 func (c *APIKeyClient) Interceptors() []Interceptor {
-	inters := c.inters.APIKey
-	return append(inters[:len(inters):len(inters)], apikey.Interceptors[:]...)
+	return c.inters.APIKey
 }
 
 func (c *APIKeyClient) mutate(ctx context.Context, m *APIKeyMutation) (Value, error) {
@@ -1010,8 +1008,7 @@ func (c *ContactClient) Hooks() []Hook {
 
 // Interceptors returns the client interceptors.
 func (c *ContactClient) Interceptors() []Interceptor {
-	inters := c.inters.Contact
-	return append(inters[:len(inters):len(inters)], contact.Interceptors[:]...)
+	return c.inters.Contact
 }
 
 func (c *ContactClient) mutate(ctx context.Context, m *ContactMutation) (Value, error) {
@@ -1192,8 +1189,7 @@ func (c *DeliverableAssignmentClient) Hooks() []Hook {
 
 // Interceptors returns the client interceptors.
 func (c *DeliverableAssignmentClient) Interceptors() []Interceptor {
-	inters := c.inters.DeliverableAssignment
-	return append(inters[:len(inters):len(inters)], deliverableassignment.Interceptors[:]...)
+	return c.inters.DeliverableAssignment
 }
 
 func (c *DeliverableAssignmentClient) mutate(ctx context.Context, m *DeliverableAssignmentMutation) (Value, error) {
@@ -1374,8 +1370,7 @@ func (c *EmailLogClient) Hooks() []Hook {
 
 // Interceptors returns the client interceptors.
 func (c *EmailLogClient) Interceptors() []Interceptor {
-	inters := c.inters.EmailLog
-	return append(inters[:len(inters):len(inters)], emaillog.Interceptors[:]...)
+	return c.inters.EmailLog
 }
 
 func (c *EmailLogClient) mutate(ctx context.Context, m *EmailLogMutation) (Value, error) {
@@ -1748,8 +1743,7 @@ func (c *EventClient) Hooks() []Hook {
 
 // Interceptors returns the client interceptors.
 func (c *EventClient) Interceptors() []Interceptor {
-	inters := c.inters.Event
-	return append(inters[:len(inters):len(inters)], event.Interceptors[:]...)
+	return c.inters.Event
 }
 
 func (c *EventClient) mutate(ctx context.Context, m *EventMutation) (Value, error) {
@@ -1962,8 +1956,7 @@ func (c *EventMemberClient) Hooks() []Hook {
 
 // Interceptors returns the client interceptors.
 func (c *EventMemberClient) Interceptors() []Interceptor {
-	inters := c.inters.EventMember
-	return append(inters[:len(inters):len(inters)], eventmember.Interceptors[:]...)
+	return c.inters.EventMember
 }
 
 func (c *EventMemberClient) mutate(ctx context.Context, m *EventMemberMutation) (Value, error) {
@@ -2128,8 +2121,7 @@ func (c *FileRequirementClient) Hooks() []Hook {
 
 // Interceptors returns the client interceptors.
 func (c *FileRequirementClient) Interceptors() []Interceptor {
-	inters := c.inters.FileRequirement
-	return append(inters[:len(inters):len(inters)], filerequirement.Interceptors[:]...)
+	return c.inters.FileRequirement
 }
 
 func (c *FileRequirementClient) mutate(ctx context.Context, m *FileRequirementMutation) (Value, error) {
@@ -2294,8 +2286,7 @@ func (c *FormClient) Hooks() []Hook {
 
 // Interceptors returns the client interceptors.
 func (c *FormClient) Interceptors() []Interceptor {
-	inters := c.inters.Form
-	return append(inters[:len(inters):len(inters)], form.Interceptors[:]...)
+	return c.inters.Form
 }
 
 func (c *FormClient) mutate(ctx context.Context, m *FormMutation) (Value, error) {
@@ -2460,8 +2451,7 @@ func (c *FormatClient) Hooks() []Hook {
 
 // Interceptors returns the client interceptors.
 func (c *FormatClient) Interceptors() []Interceptor {
-	inters := c.inters.Format
-	return append(inters[:len(inters):len(inters)], format.Interceptors[:]...)
+	return c.inters.Format
 }
 
 func (c *FormatClient) mutate(ctx context.Context, m *FormatMutation) (Value, error) {
@@ -2775,8 +2765,7 @@ func (c *LevelClient) Hooks() []Hook {
 
 // Interceptors returns the client interceptors.
 func (c *LevelClient) Interceptors() []Interceptor {
-	inters := c.inters.Level
-	return append(inters[:len(inters):len(inters)], level.Interceptors[:]...)
+	return c.inters.Level
 }
 
 func (c *LevelClient) mutate(ctx context.Context, m *LevelMutation) (Value, error) {
@@ -2973,8 +2962,7 @@ func (c *OrganizationClient) Hooks() []Hook {
 
 // Interceptors returns the client interceptors.
 func (c *OrganizationClient) Interceptors() []Interceptor {
-	inters := c.inters.Organization
-	return append(inters[:len(inters):len(inters)], organization.Interceptors[:]...)
+	return c.inters.Organization
 }
 
 func (c *OrganizationClient) mutate(ctx context.Context, m *OrganizationMutation) (Value, error) {
@@ -3123,8 +3111,7 @@ func (c *OrganizationInvitationClient) Hooks() []Hook {
 
 // Interceptors returns the client interceptors.
 func (c *OrganizationInvitationClient) Interceptors() []Interceptor {
-	inters := c.inters.OrganizationInvitation
-	return append(inters[:len(inters):len(inters)], organizationinvitation.Interceptors[:]...)
+	return c.inters.OrganizationInvitation
 }
 
 func (c *OrganizationInvitationClient) mutate(ctx context.Context, m *OrganizationInvitationMutation) (Value, error) {
@@ -3289,8 +3276,7 @@ func (c *OrganizationMemberClient) Hooks() []Hook {
 
 // Interceptors returns the client interceptors.
 func (c *OrganizationMemberClient) Interceptors() []Interceptor {
-	inters := c.inters.OrganizationMember
-	return append(inters[:len(inters):len(inters)], organizationmember.Interceptors[:]...)
+	return c.inters.OrganizationMember
 }
 
 func (c *OrganizationMemberClient) mutate(ctx context.Context, m *OrganizationMemberMutation) (Value, error) {
@@ -3471,8 +3457,7 @@ func (c *ResourceClient) Hooks() []Hook {
 
 // Interceptors returns the client interceptors.
 func (c *ResourceClient) Interceptors() []Interceptor {
-	inters := c.inters.Resource
-	return append(inters[:len(inters):len(inters)], resource.Interceptors[:]...)
+	return c.inters.Resource
 }
 
 func (c *ResourceClient) mutate(ctx context.Context, m *ResourceMutation) (Value, error) {
@@ -3637,8 +3622,7 @@ func (c *ReviewAnswerClient) Hooks() []Hook {
 
 // Interceptors returns the client interceptors.
 func (c *ReviewAnswerClient) Interceptors() []Interceptor {
-	inters := c.inters.ReviewAnswer
-	return append(inters[:len(inters):len(inters)], reviewanswer.Interceptors[:]...)
+	return c.inters.ReviewAnswer
 }
 
 func (c *ReviewAnswerClient) mutate(ctx context.Context, m *ReviewAnswerMutation) (Value, error) {
@@ -3835,8 +3819,7 @@ func (c *ReviewAssignmentClient) Hooks() []Hook {
 
 // Interceptors returns the client interceptors.
 func (c *ReviewAssignmentClient) Interceptors() []Interceptor {
-	inters := c.inters.ReviewAssignment
-	return append(inters[:len(inters):len(inters)], reviewassignment.Interceptors[:]...)
+	return c.inters.ReviewAssignment
 }
 
 func (c *ReviewAssignmentClient) mutate(ctx context.Context, m *ReviewAssignmentMutation) (Value, error) {
@@ -4001,8 +3984,7 @@ func (c *ReviewCriterionClient) Hooks() []Hook {
 
 // Interceptors returns the client interceptors.
 func (c *ReviewCriterionClient) Interceptors() []Interceptor {
-	inters := c.inters.ReviewCriterion
-	return append(inters[:len(inters):len(inters)], reviewcriterion.Interceptors[:]...)
+	return c.inters.ReviewCriterion
 }
 
 func (c *ReviewCriterionClient) mutate(ctx context.Context, m *ReviewCriterionMutation) (Value, error) {
@@ -4215,8 +4197,7 @@ func (c *ReviewRoundClient) Hooks() []Hook {
 
 // Interceptors returns the client interceptors.
 func (c *ReviewRoundClient) Interceptors() []Interceptor {
-	inters := c.inters.ReviewRound
-	return append(inters[:len(inters):len(inters)], reviewround.Interceptors[:]...)
+	return c.inters.ReviewRound
 }
 
 func (c *ReviewRoundClient) mutate(ctx context.Context, m *ReviewRoundMutation) (Value, error) {
@@ -4381,8 +4362,7 @@ func (c *ReviewRoundMemberClient) Hooks() []Hook {
 
 // Interceptors returns the client interceptors.
 func (c *ReviewRoundMemberClient) Interceptors() []Interceptor {
-	inters := c.inters.ReviewRoundMember
-	return append(inters[:len(inters):len(inters)], reviewroundmember.Interceptors[:]...)
+	return c.inters.ReviewRoundMember
 }
 
 func (c *ReviewRoundMemberClient) mutate(ctx context.Context, m *ReviewRoundMemberMutation) (Value, error) {
@@ -4547,8 +4527,7 @@ func (c *RoomClient) Hooks() []Hook {
 
 // Interceptors returns the client interceptors.
 func (c *RoomClient) Interceptors() []Interceptor {
-	inters := c.inters.Room
-	return append(inters[:len(inters):len(inters)], room.Interceptors[:]...)
+	return c.inters.Room
 }
 
 func (c *RoomClient) mutate(ctx context.Context, m *RoomMutation) (Value, error) {
@@ -4922,8 +4901,7 @@ func (c *SubmissionClient) Hooks() []Hook {
 
 // Interceptors returns the client interceptors.
 func (c *SubmissionClient) Interceptors() []Interceptor {
-	inters := c.inters.Submission
-	return append(inters[:len(inters):len(inters)], submission.Interceptors[:]...)
+	return c.inters.Submission
 }
 
 func (c *SubmissionClient) mutate(ctx context.Context, m *SubmissionMutation) (Value, error) {
@@ -5088,8 +5066,7 @@ func (c *SubmissionParticipantClient) Hooks() []Hook {
 
 // Interceptors returns the client interceptors.
 func (c *SubmissionParticipantClient) Interceptors() []Interceptor {
-	inters := c.inters.SubmissionParticipant
-	return append(inters[:len(inters):len(inters)], submissionparticipant.Interceptors[:]...)
+	return c.inters.SubmissionParticipant
 }
 
 func (c *SubmissionParticipantClient) mutate(ctx context.Context, m *SubmissionParticipantMutation) (Value, error) {
@@ -5254,8 +5231,7 @@ func (c *TagClient) Hooks() []Hook {
 
 // Interceptors returns the client interceptors.
 func (c *TagClient) Interceptors() []Interceptor {
-	inters := c.inters.Tag
-	return append(inters[:len(inters):len(inters)], tag.Interceptors[:]...)
+	return c.inters.Tag
 }
 
 func (c *TagClient) mutate(ctx context.Context, m *TagMutation) (Value, error) {
@@ -5436,8 +5412,7 @@ func (c *TaskAssignmentClient) Hooks() []Hook {
 
 // Interceptors returns the client interceptors.
 func (c *TaskAssignmentClient) Interceptors() []Interceptor {
-	inters := c.inters.TaskAssignment
-	return append(inters[:len(inters):len(inters)], taskassignment.Interceptors[:]...)
+	return c.inters.TaskAssignment
 }
 
 func (c *TaskAssignmentClient) mutate(ctx context.Context, m *TaskAssignmentMutation) (Value, error) {
@@ -5602,8 +5577,7 @@ func (c *TaskTemplateClient) Hooks() []Hook {
 
 // Interceptors returns the client interceptors.
 func (c *TaskTemplateClient) Interceptors() []Interceptor {
-	inters := c.inters.TaskTemplate
-	return append(inters[:len(inters):len(inters)], tasktemplate.Interceptors[:]...)
+	return c.inters.TaskTemplate
 }
 
 func (c *TaskTemplateClient) mutate(ctx context.Context, m *TaskTemplateMutation) (Value, error) {
@@ -5752,8 +5726,7 @@ func (c *TimelineEntryClient) Hooks() []Hook {
 
 // Interceptors returns the client interceptors.
 func (c *TimelineEntryClient) Interceptors() []Interceptor {
-	inters := c.inters.TimelineEntry
-	return append(inters[:len(inters):len(inters)], timelineentry.Interceptors[:]...)
+	return c.inters.TimelineEntry
 }
 
 func (c *TimelineEntryClient) mutate(ctx context.Context, m *TimelineEntryMutation) (Value, error) {
@@ -5950,8 +5923,7 @@ func (c *TrackClient) Hooks() []Hook {
 
 // Interceptors returns the client interceptors.
 func (c *TrackClient) Interceptors() []Interceptor {
-	inters := c.inters.Track
-	return append(inters[:len(inters):len(inters)], track.Interceptors[:]...)
+	return c.inters.Track
 }
 
 func (c *TrackClient) mutate(ctx context.Context, m *TrackMutation) (Value, error) {

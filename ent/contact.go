@@ -24,6 +24,8 @@ type Contact struct {
 	CreatedAt time.Time `json:"created_at,omitempty"`
 	// When the record last changed.
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
+	// The id of its organization, copied from its parent when the row is inserted, so that the tenant filter and PostgreSQL's row-level security test the row itself.
+	OrganizationID string `json:"organization_id,omitempty"`
 	// The id of its event.
 	EventID string `json:"event_id,omitempty"`
 	// The email address, in lower case; unique within the event.
@@ -182,7 +184,7 @@ func (*Contact) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case contact.FieldCustom, contact.FieldApprovedProfile:
 			values[i] = new([]byte)
-		case contact.FieldID, contact.FieldEventID, contact.FieldEmail, contact.FieldFirstName, contact.FieldLastName, contact.FieldParticipation, contact.FieldTitle, contact.FieldCompany, contact.FieldSalutation, contact.FieldHonorific, contact.FieldPronouns, contact.FieldGender, contact.FieldBio, contact.FieldHeadshotURL, contact.FieldHeadshotKey, contact.FieldDietaryRequirements, contact.FieldTshirtSize, contact.FieldPhone, contact.FieldLinkedinURL, contact.FieldTwitterURL, contact.FieldFacebookURL, contact.FieldWebsiteURL, contact.FieldProfileReviewStatus, contact.FieldWorkflowStatus:
+		case contact.FieldID, contact.FieldOrganizationID, contact.FieldEventID, contact.FieldEmail, contact.FieldFirstName, contact.FieldLastName, contact.FieldParticipation, contact.FieldTitle, contact.FieldCompany, contact.FieldSalutation, contact.FieldHonorific, contact.FieldPronouns, contact.FieldGender, contact.FieldBio, contact.FieldHeadshotURL, contact.FieldHeadshotKey, contact.FieldDietaryRequirements, contact.FieldTshirtSize, contact.FieldPhone, contact.FieldLinkedinURL, contact.FieldTwitterURL, contact.FieldFacebookURL, contact.FieldWebsiteURL, contact.FieldProfileReviewStatus, contact.FieldWorkflowStatus:
 			values[i] = new(sql.NullString)
 		case contact.FieldCreatedAt, contact.FieldUpdatedAt, contact.FieldConfirmedAt:
 			values[i] = new(sql.NullTime)
@@ -218,6 +220,12 @@ func (_m *Contact) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field updated_at", values[i])
 			} else if value.Valid {
 				_m.UpdatedAt = value.Time
+			}
+		case contact.FieldOrganizationID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field organization_id", values[i])
+			} else if value.Valid {
+				_m.OrganizationID = value.String
 			}
 		case contact.FieldEventID:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -471,6 +479,9 @@ func (_m *Contact) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("updated_at=")
 	builder.WriteString(_m.UpdatedAt.Format(time.ANSIC))
+	builder.WriteString(", ")
+	builder.WriteString("organization_id=")
+	builder.WriteString(_m.OrganizationID)
 	builder.WriteString(", ")
 	builder.WriteString("event_id=")
 	builder.WriteString(_m.EventID)

@@ -58,6 +58,12 @@ func (_c *ContactCreate) SetNillableUpdatedAt(v *time.Time) *ContactCreate {
 	return _c
 }
 
+// SetOrganizationID sets the "organization_id" field.
+func (_c *ContactCreate) SetOrganizationID(v string) *ContactCreate {
+	_c.mutation.SetOrganizationID(v)
+	return _c
+}
+
 // SetEventID sets the "event_id" field.
 func (_c *ContactCreate) SetEventID(v string) *ContactCreate {
 	_c.mutation.SetEventID(v)
@@ -564,6 +570,14 @@ func (_c *ContactCreate) check() error {
 	if _, ok := _c.mutation.UpdatedAt(); !ok {
 		return &ValidationError{Name: "updated_at", err: errors.New(`ent: missing required field "Contact.updated_at"`)}
 	}
+	if _, ok := _c.mutation.OrganizationID(); !ok {
+		return &ValidationError{Name: "organization_id", err: errors.New(`ent: missing required field "Contact.organization_id"`)}
+	}
+	if v, ok := _c.mutation.OrganizationID(); ok {
+		if err := contact.OrganizationIDValidator(v); err != nil {
+			return &ValidationError{Name: "organization_id", err: fmt.Errorf(`ent: validator failed for field "Contact.organization_id": %w`, err)}
+		}
+	}
 	if _, ok := _c.mutation.EventID(); !ok {
 		return &ValidationError{Name: "event_id", err: errors.New(`ent: missing required field "Contact.event_id"`)}
 	}
@@ -755,6 +769,10 @@ func (_c *ContactCreate) createSpec() (*Contact, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.UpdatedAt(); ok {
 		_spec.SetField(contact.FieldUpdatedAt, field.TypeTime, value)
 		_node.UpdatedAt = value
+	}
+	if value, ok := _c.mutation.OrganizationID(); ok {
+		_spec.SetField(contact.FieldOrganizationID, field.TypeString, value)
+		_node.OrganizationID = value
 	}
 	if value, ok := _c.mutation.Email(); ok {
 		_spec.SetField(contact.FieldEmail, field.TypeString, value)
@@ -1448,6 +1466,9 @@ func (u *ContactUpsertOne) UpdateNewValues() *ContactUpsertOne {
 		}
 		if _, exists := u.create.mutation.CreatedAt(); exists {
 			s.SetIgnore(contact.FieldCreatedAt)
+		}
+		if _, exists := u.create.mutation.OrganizationID(); exists {
+			s.SetIgnore(contact.FieldOrganizationID)
 		}
 		if _, exists := u.create.mutation.EventID(); exists {
 			s.SetIgnore(contact.FieldEventID)
@@ -2144,6 +2165,9 @@ func (u *ContactUpsertBulk) UpdateNewValues() *ContactUpsertBulk {
 			}
 			if _, exists := b.mutation.CreatedAt(); exists {
 				s.SetIgnore(contact.FieldCreatedAt)
+			}
+			if _, exists := b.mutation.OrganizationID(); exists {
+				s.SetIgnore(contact.FieldOrganizationID)
 			}
 			if _, exists := b.mutation.EventID(); exists {
 				s.SetIgnore(contact.FieldEventID)

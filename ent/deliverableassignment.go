@@ -25,6 +25,8 @@ type DeliverableAssignment struct {
 	CreatedAt time.Time `json:"created_at,omitempty"`
 	// When the record last changed.
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
+	// The id of its organization, copied from its parent when the row is inserted, so that the tenant filter and PostgreSQL's row-level security test the row itself.
+	OrganizationID string `json:"organization_id,omitempty"`
 	// The id of its requirement.
 	RequirementID string `json:"requirement_id,omitempty"`
 	// The id of its submission.
@@ -104,7 +106,7 @@ func (*DeliverableAssignment) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case deliverableassignment.FieldSize:
 			values[i] = new(sql.NullInt64)
-		case deliverableassignment.FieldID, deliverableassignment.FieldRequirementID, deliverableassignment.FieldSubmissionID, deliverableassignment.FieldContactID, deliverableassignment.FieldStatus, deliverableassignment.FieldFileName, deliverableassignment.FieldContentType, deliverableassignment.FieldStorageKey:
+		case deliverableassignment.FieldID, deliverableassignment.FieldOrganizationID, deliverableassignment.FieldRequirementID, deliverableassignment.FieldSubmissionID, deliverableassignment.FieldContactID, deliverableassignment.FieldStatus, deliverableassignment.FieldFileName, deliverableassignment.FieldContentType, deliverableassignment.FieldStorageKey:
 			values[i] = new(sql.NullString)
 		case deliverableassignment.FieldCreatedAt, deliverableassignment.FieldUpdatedAt, deliverableassignment.FieldUploadedAt:
 			values[i] = new(sql.NullTime)
@@ -140,6 +142,12 @@ func (_m *DeliverableAssignment) assignValues(columns []string, values []any) er
 				return fmt.Errorf("unexpected type %T for field updated_at", values[i])
 			} else if value.Valid {
 				_m.UpdatedAt = value.Time
+			}
+		case deliverableassignment.FieldOrganizationID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field organization_id", values[i])
+			} else if value.Valid {
+				_m.OrganizationID = value.String
 			}
 		case deliverableassignment.FieldRequirementID:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -257,6 +265,9 @@ func (_m *DeliverableAssignment) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("updated_at=")
 	builder.WriteString(_m.UpdatedAt.Format(time.ANSIC))
+	builder.WriteString(", ")
+	builder.WriteString("organization_id=")
+	builder.WriteString(_m.OrganizationID)
 	builder.WriteString(", ")
 	builder.WriteString("requirement_id=")
 	builder.WriteString(_m.RequirementID)

@@ -54,6 +54,12 @@ func (_c *DeliverableAssignmentCreate) SetNillableUpdatedAt(v *time.Time) *Deliv
 	return _c
 }
 
+// SetOrganizationID sets the "organization_id" field.
+func (_c *DeliverableAssignmentCreate) SetOrganizationID(v string) *DeliverableAssignmentCreate {
+	_c.mutation.SetOrganizationID(v)
+	return _c
+}
+
 // SetRequirementID sets the "requirement_id" field.
 func (_c *DeliverableAssignmentCreate) SetRequirementID(v string) *DeliverableAssignmentCreate {
 	_c.mutation.SetRequirementID(v)
@@ -254,6 +260,14 @@ func (_c *DeliverableAssignmentCreate) check() error {
 	if _, ok := _c.mutation.UpdatedAt(); !ok {
 		return &ValidationError{Name: "updated_at", err: errors.New(`ent: missing required field "DeliverableAssignment.updated_at"`)}
 	}
+	if _, ok := _c.mutation.OrganizationID(); !ok {
+		return &ValidationError{Name: "organization_id", err: errors.New(`ent: missing required field "DeliverableAssignment.organization_id"`)}
+	}
+	if v, ok := _c.mutation.OrganizationID(); ok {
+		if err := deliverableassignment.OrganizationIDValidator(v); err != nil {
+			return &ValidationError{Name: "organization_id", err: fmt.Errorf(`ent: validator failed for field "DeliverableAssignment.organization_id": %w`, err)}
+		}
+	}
 	if _, ok := _c.mutation.RequirementID(); !ok {
 		return &ValidationError{Name: "requirement_id", err: errors.New(`ent: missing required field "DeliverableAssignment.requirement_id"`)}
 	}
@@ -342,6 +356,10 @@ func (_c *DeliverableAssignmentCreate) createSpec() (*DeliverableAssignment, *sq
 	if value, ok := _c.mutation.UpdatedAt(); ok {
 		_spec.SetField(deliverableassignment.FieldUpdatedAt, field.TypeTime, value)
 		_node.UpdatedAt = value
+	}
+	if value, ok := _c.mutation.OrganizationID(); ok {
+		_spec.SetField(deliverableassignment.FieldOrganizationID, field.TypeString, value)
+		_node.OrganizationID = value
 	}
 	if value, ok := _c.mutation.Status(); ok {
 		_spec.SetField(deliverableassignment.FieldStatus, field.TypeEnum, value)
@@ -609,6 +627,9 @@ func (u *DeliverableAssignmentUpsertOne) UpdateNewValues() *DeliverableAssignmen
 		}
 		if _, exists := u.create.mutation.CreatedAt(); exists {
 			s.SetIgnore(deliverableassignment.FieldCreatedAt)
+		}
+		if _, exists := u.create.mutation.OrganizationID(); exists {
+			s.SetIgnore(deliverableassignment.FieldOrganizationID)
 		}
 		if _, exists := u.create.mutation.RequirementID(); exists {
 			s.SetIgnore(deliverableassignment.FieldRequirementID)
@@ -975,6 +996,9 @@ func (u *DeliverableAssignmentUpsertBulk) UpdateNewValues() *DeliverableAssignme
 			}
 			if _, exists := b.mutation.CreatedAt(); exists {
 				s.SetIgnore(deliverableassignment.FieldCreatedAt)
+			}
+			if _, exists := b.mutation.OrganizationID(); exists {
+				s.SetIgnore(deliverableassignment.FieldOrganizationID)
 			}
 			if _, exists := b.mutation.RequirementID(); exists {
 				s.SetIgnore(deliverableassignment.FieldRequirementID)

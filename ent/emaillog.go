@@ -25,6 +25,8 @@ type EmailLog struct {
 	CreatedAt time.Time `json:"created_at,omitempty"`
 	// When the record last changed.
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
+	// The id of its organization, copied from its parent when the row is inserted, so that the tenant filter and PostgreSQL's row-level security test the row itself.
+	OrganizationID string `json:"organization_id,omitempty"`
 	// The id of its event.
 	EventID string `json:"event_id,omitempty"`
 	// The contact the email went to; null when the recipient is not a contact of the event (a reviewer).
@@ -120,7 +122,7 @@ func (*EmailLog) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullBool)
 		case emaillog.FieldIcsSequence:
 			values[i] = new(sql.NullInt64)
-		case emaillog.FieldID, emaillog.FieldEventID, emaillog.FieldContactID, emaillog.FieldSubmissionID, emaillog.FieldType, emaillog.FieldTemplate, emaillog.FieldRecipient, emaillog.FieldSubject, emaillog.FieldBody, emaillog.FieldHTMLBody, emaillog.FieldIcsContent, emaillog.FieldStatus, emaillog.FieldProvider, emaillog.FieldProviderID, emaillog.FieldError:
+		case emaillog.FieldID, emaillog.FieldOrganizationID, emaillog.FieldEventID, emaillog.FieldContactID, emaillog.FieldSubmissionID, emaillog.FieldType, emaillog.FieldTemplate, emaillog.FieldRecipient, emaillog.FieldSubject, emaillog.FieldBody, emaillog.FieldHTMLBody, emaillog.FieldIcsContent, emaillog.FieldStatus, emaillog.FieldProvider, emaillog.FieldProviderID, emaillog.FieldError:
 			values[i] = new(sql.NullString)
 		case emaillog.FieldCreatedAt, emaillog.FieldUpdatedAt, emaillog.FieldSentAt:
 			values[i] = new(sql.NullTime)
@@ -156,6 +158,12 @@ func (_m *EmailLog) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field updated_at", values[i])
 			} else if value.Valid {
 				_m.UpdatedAt = value.Time
+			}
+		case emaillog.FieldOrganizationID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field organization_id", values[i])
+			} else if value.Valid {
+				_m.OrganizationID = value.String
 			}
 		case emaillog.FieldEventID:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -324,6 +332,9 @@ func (_m *EmailLog) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("updated_at=")
 	builder.WriteString(_m.UpdatedAt.Format(time.ANSIC))
+	builder.WriteString(", ")
+	builder.WriteString("organization_id=")
+	builder.WriteString(_m.OrganizationID)
 	builder.WriteString(", ")
 	builder.WriteString("event_id=")
 	builder.WriteString(_m.EventID)

@@ -54,6 +54,12 @@ func (_c *EmailLogCreate) SetNillableUpdatedAt(v *time.Time) *EmailLogCreate {
 	return _c
 }
 
+// SetOrganizationID sets the "organization_id" field.
+func (_c *EmailLogCreate) SetOrganizationID(v string) *EmailLogCreate {
+	_c.mutation.SetOrganizationID(v)
+	return _c
+}
+
 // SetEventID sets the "event_id" field.
 func (_c *EmailLogCreate) SetEventID(v string) *EmailLogCreate {
 	_c.mutation.SetEventID(v)
@@ -338,6 +344,14 @@ func (_c *EmailLogCreate) check() error {
 	if _, ok := _c.mutation.UpdatedAt(); !ok {
 		return &ValidationError{Name: "updated_at", err: errors.New(`ent: missing required field "EmailLog.updated_at"`)}
 	}
+	if _, ok := _c.mutation.OrganizationID(); !ok {
+		return &ValidationError{Name: "organization_id", err: errors.New(`ent: missing required field "EmailLog.organization_id"`)}
+	}
+	if v, ok := _c.mutation.OrganizationID(); ok {
+		if err := emaillog.OrganizationIDValidator(v); err != nil {
+			return &ValidationError{Name: "organization_id", err: fmt.Errorf(`ent: validator failed for field "EmailLog.organization_id": %w`, err)}
+		}
+	}
 	if _, ok := _c.mutation.EventID(); !ok {
 		return &ValidationError{Name: "event_id", err: errors.New(`ent: missing required field "EmailLog.event_id"`)}
 	}
@@ -433,6 +447,10 @@ func (_c *EmailLogCreate) createSpec() (*EmailLog, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.UpdatedAt(); ok {
 		_spec.SetField(emaillog.FieldUpdatedAt, field.TypeTime, value)
 		_node.UpdatedAt = value
+	}
+	if value, ok := _c.mutation.OrganizationID(); ok {
+		_spec.SetField(emaillog.FieldOrganizationID, field.TypeString, value)
+		_node.OrganizationID = value
 	}
 	if value, ok := _c.mutation.GetType(); ok {
 		_spec.SetField(emaillog.FieldType, field.TypeEnum, value)
@@ -858,6 +876,9 @@ func (u *EmailLogUpsertOne) UpdateNewValues() *EmailLogUpsertOne {
 		}
 		if _, exists := u.create.mutation.CreatedAt(); exists {
 			s.SetIgnore(emaillog.FieldCreatedAt)
+		}
+		if _, exists := u.create.mutation.OrganizationID(); exists {
+			s.SetIgnore(emaillog.FieldOrganizationID)
 		}
 		if _, exists := u.create.mutation.EventID(); exists {
 			s.SetIgnore(emaillog.FieldEventID)
@@ -1368,6 +1389,9 @@ func (u *EmailLogUpsertBulk) UpdateNewValues() *EmailLogUpsertBulk {
 			}
 			if _, exists := b.mutation.CreatedAt(); exists {
 				s.SetIgnore(emaillog.FieldCreatedAt)
+			}
+			if _, exists := b.mutation.OrganizationID(); exists {
+				s.SetIgnore(emaillog.FieldOrganizationID)
 			}
 			if _, exists := b.mutation.EventID(); exists {
 				s.SetIgnore(emaillog.FieldEventID)

@@ -24,6 +24,8 @@ type EventMember struct {
 	CreatedAt time.Time `json:"created_at,omitempty"`
 	// When the record last changed.
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
+	// The id of its organization, copied from its parent when the row is inserted, so that the tenant filter and PostgreSQL's row-level security test the row itself.
+	OrganizationID string `json:"organization_id,omitempty"`
 	// The id of its event.
 	EventID string `json:"event_id,omitempty"`
 	// The id of its user.
@@ -113,7 +115,7 @@ func (*EventMember) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case eventmember.FieldID, eventmember.FieldEventID, eventmember.FieldUserID, eventmember.FieldRole:
+		case eventmember.FieldID, eventmember.FieldOrganizationID, eventmember.FieldEventID, eventmember.FieldUserID, eventmember.FieldRole:
 			values[i] = new(sql.NullString)
 		case eventmember.FieldCreatedAt, eventmember.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
@@ -149,6 +151,12 @@ func (_m *EventMember) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field updated_at", values[i])
 			} else if value.Valid {
 				_m.UpdatedAt = value.Time
+			}
+		case eventmember.FieldOrganizationID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field organization_id", values[i])
+			} else if value.Valid {
+				_m.OrganizationID = value.String
 			}
 		case eventmember.FieldEventID:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -234,6 +242,9 @@ func (_m *EventMember) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("updated_at=")
 	builder.WriteString(_m.UpdatedAt.Format(time.ANSIC))
+	builder.WriteString(", ")
+	builder.WriteString("organization_id=")
+	builder.WriteString(_m.OrganizationID)
 	builder.WriteString(", ")
 	builder.WriteString("event_id=")
 	builder.WriteString(_m.EventID)

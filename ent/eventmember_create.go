@@ -56,6 +56,12 @@ func (_c *EventMemberCreate) SetNillableUpdatedAt(v *time.Time) *EventMemberCrea
 	return _c
 }
 
+// SetOrganizationID sets the "organization_id" field.
+func (_c *EventMemberCreate) SetOrganizationID(v string) *EventMemberCreate {
+	_c.mutation.SetOrganizationID(v)
+	return _c
+}
+
 // SetEventID sets the "event_id" field.
 func (_c *EventMemberCreate) SetEventID(v string) *EventMemberCreate {
 	_c.mutation.SetEventID(v)
@@ -200,6 +206,14 @@ func (_c *EventMemberCreate) check() error {
 	if _, ok := _c.mutation.UpdatedAt(); !ok {
 		return &ValidationError{Name: "updated_at", err: errors.New(`ent: missing required field "EventMember.updated_at"`)}
 	}
+	if _, ok := _c.mutation.OrganizationID(); !ok {
+		return &ValidationError{Name: "organization_id", err: errors.New(`ent: missing required field "EventMember.organization_id"`)}
+	}
+	if v, ok := _c.mutation.OrganizationID(); ok {
+		if err := eventmember.OrganizationIDValidator(v); err != nil {
+			return &ValidationError{Name: "organization_id", err: fmt.Errorf(`ent: validator failed for field "EventMember.organization_id": %w`, err)}
+		}
+	}
 	if _, ok := _c.mutation.EventID(); !ok {
 		return &ValidationError{Name: "event_id", err: errors.New(`ent: missing required field "EventMember.event_id"`)}
 	}
@@ -268,6 +282,10 @@ func (_c *EventMemberCreate) createSpec() (*EventMember, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.UpdatedAt(); ok {
 		_spec.SetField(eventmember.FieldUpdatedAt, field.TypeTime, value)
 		_node.UpdatedAt = value
+	}
+	if value, ok := _c.mutation.OrganizationID(); ok {
+		_spec.SetField(eventmember.FieldOrganizationID, field.TypeString, value)
+		_node.OrganizationID = value
 	}
 	if value, ok := _c.mutation.Role(); ok {
 		_spec.SetField(eventmember.FieldRole, field.TypeEnum, value)
@@ -450,6 +468,9 @@ func (u *EventMemberUpsertOne) UpdateNewValues() *EventMemberUpsertOne {
 		}
 		if _, exists := u.create.mutation.CreatedAt(); exists {
 			s.SetIgnore(eventmember.FieldCreatedAt)
+		}
+		if _, exists := u.create.mutation.OrganizationID(); exists {
+			s.SetIgnore(eventmember.FieldOrganizationID)
 		}
 		if _, exists := u.create.mutation.EventID(); exists {
 			s.SetIgnore(eventmember.FieldEventID)
@@ -701,6 +722,9 @@ func (u *EventMemberUpsertBulk) UpdateNewValues() *EventMemberUpsertBulk {
 			}
 			if _, exists := b.mutation.CreatedAt(); exists {
 				s.SetIgnore(eventmember.FieldCreatedAt)
+			}
+			if _, exists := b.mutation.OrganizationID(); exists {
+				s.SetIgnore(eventmember.FieldOrganizationID)
 			}
 			if _, exists := b.mutation.EventID(); exists {
 				s.SetIgnore(eventmember.FieldEventID)

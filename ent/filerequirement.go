@@ -23,6 +23,8 @@ type FileRequirement struct {
 	CreatedAt time.Time `json:"created_at,omitempty"`
 	// When the record last changed.
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
+	// The id of its organization, copied from its parent when the row is inserted, so that the tenant filter and PostgreSQL's row-level security test the row itself.
+	OrganizationID string `json:"organization_id,omitempty"`
 	// The id of its event.
 	EventID string `json:"event_id,omitempty"`
 	// Label holds the value of the "label" field.
@@ -91,7 +93,7 @@ func (*FileRequirement) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullBool)
 		case filerequirement.FieldMaxSizeMB, filerequirement.FieldPosition:
 			values[i] = new(sql.NullInt64)
-		case filerequirement.FieldID, filerequirement.FieldEventID, filerequirement.FieldLabel, filerequirement.FieldDescription, filerequirement.FieldScope, filerequirement.FieldAcceptTypes:
+		case filerequirement.FieldID, filerequirement.FieldOrganizationID, filerequirement.FieldEventID, filerequirement.FieldLabel, filerequirement.FieldDescription, filerequirement.FieldScope, filerequirement.FieldAcceptTypes:
 			values[i] = new(sql.NullString)
 		case filerequirement.FieldCreatedAt, filerequirement.FieldUpdatedAt, filerequirement.FieldDueAt:
 			values[i] = new(sql.NullTime)
@@ -127,6 +129,12 @@ func (_m *FileRequirement) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field updated_at", values[i])
 			} else if value.Valid {
 				_m.UpdatedAt = value.Time
+			}
+		case filerequirement.FieldOrganizationID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field organization_id", values[i])
+			} else if value.Valid {
+				_m.OrganizationID = value.String
 			}
 		case filerequirement.FieldEventID:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -236,6 +244,9 @@ func (_m *FileRequirement) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("updated_at=")
 	builder.WriteString(_m.UpdatedAt.Format(time.ANSIC))
+	builder.WriteString(", ")
+	builder.WriteString("organization_id=")
+	builder.WriteString(_m.OrganizationID)
 	builder.WriteString(", ")
 	builder.WriteString("event_id=")
 	builder.WriteString(_m.EventID)

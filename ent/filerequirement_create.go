@@ -53,6 +53,12 @@ func (_c *FileRequirementCreate) SetNillableUpdatedAt(v *time.Time) *FileRequire
 	return _c
 }
 
+// SetOrganizationID sets the "organization_id" field.
+func (_c *FileRequirementCreate) SetOrganizationID(v string) *FileRequirementCreate {
+	_c.mutation.SetOrganizationID(v)
+	return _c
+}
+
 // SetEventID sets the "event_id" field.
 func (_c *FileRequirementCreate) SetEventID(v string) *FileRequirementCreate {
 	_c.mutation.SetEventID(v)
@@ -258,6 +264,14 @@ func (_c *FileRequirementCreate) check() error {
 	if _, ok := _c.mutation.UpdatedAt(); !ok {
 		return &ValidationError{Name: "updated_at", err: errors.New(`ent: missing required field "FileRequirement.updated_at"`)}
 	}
+	if _, ok := _c.mutation.OrganizationID(); !ok {
+		return &ValidationError{Name: "organization_id", err: errors.New(`ent: missing required field "FileRequirement.organization_id"`)}
+	}
+	if v, ok := _c.mutation.OrganizationID(); ok {
+		if err := filerequirement.OrganizationIDValidator(v); err != nil {
+			return &ValidationError{Name: "organization_id", err: fmt.Errorf(`ent: validator failed for field "FileRequirement.organization_id": %w`, err)}
+		}
+	}
 	if _, ok := _c.mutation.EventID(); !ok {
 		return &ValidationError{Name: "event_id", err: errors.New(`ent: missing required field "FileRequirement.event_id"`)}
 	}
@@ -352,6 +366,10 @@ func (_c *FileRequirementCreate) createSpec() (*FileRequirement, *sqlgraph.Creat
 	if value, ok := _c.mutation.UpdatedAt(); ok {
 		_spec.SetField(filerequirement.FieldUpdatedAt, field.TypeTime, value)
 		_node.UpdatedAt = value
+	}
+	if value, ok := _c.mutation.OrganizationID(); ok {
+		_spec.SetField(filerequirement.FieldOrganizationID, field.TypeString, value)
+		_node.OrganizationID = value
 	}
 	if value, ok := _c.mutation.Label(); ok {
 		_spec.SetField(filerequirement.FieldLabel, field.TypeString, value)
@@ -627,6 +645,9 @@ func (u *FileRequirementUpsertOne) UpdateNewValues() *FileRequirementUpsertOne {
 		}
 		if _, exists := u.create.mutation.CreatedAt(); exists {
 			s.SetIgnore(filerequirement.FieldCreatedAt)
+		}
+		if _, exists := u.create.mutation.OrganizationID(); exists {
+			s.SetIgnore(filerequirement.FieldOrganizationID)
 		}
 		if _, exists := u.create.mutation.EventID(); exists {
 			s.SetIgnore(filerequirement.FieldEventID)
@@ -1008,6 +1029,9 @@ func (u *FileRequirementUpsertBulk) UpdateNewValues() *FileRequirementUpsertBulk
 			}
 			if _, exists := b.mutation.CreatedAt(); exists {
 				s.SetIgnore(filerequirement.FieldCreatedAt)
+			}
+			if _, exists := b.mutation.OrganizationID(); exists {
+				s.SetIgnore(filerequirement.FieldOrganizationID)
 			}
 			if _, exists := b.mutation.EventID(); exists {
 				s.SetIgnore(filerequirement.FieldEventID)

@@ -29,6 +29,8 @@ type Format struct {
 	Name string `json:"name,omitempty"`
 	// The item's place among the event's items of its kind, from 1; new items go last.
 	Position int `json:"position,omitempty"`
+	// The id of its organization, copied from its parent when the row is inserted, so that the tenant filter and PostgreSQL's row-level security test the row itself.
+	OrganizationID string `json:"organization_id,omitempty"`
 	// How long sessions of this format last, in minutes: 1 to 1440; 30 by default.
 	DurationMinutes int `json:"duration_minutes,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
@@ -77,7 +79,7 @@ func (*Format) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case format.FieldPosition, format.FieldDurationMinutes:
 			values[i] = new(sql.NullInt64)
-		case format.FieldID, format.FieldEventID, format.FieldName:
+		case format.FieldID, format.FieldEventID, format.FieldName, format.FieldOrganizationID:
 			values[i] = new(sql.NullString)
 		case format.FieldCreatedAt, format.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
@@ -131,6 +133,12 @@ func (_m *Format) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field position", values[i])
 			} else if value.Valid {
 				_m.Position = int(value.Int64)
+			}
+		case format.FieldOrganizationID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field organization_id", values[i])
+			} else if value.Valid {
+				_m.OrganizationID = value.String
 			}
 		case format.FieldDurationMinutes:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
@@ -198,6 +206,9 @@ func (_m *Format) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("position=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Position))
+	builder.WriteString(", ")
+	builder.WriteString("organization_id=")
+	builder.WriteString(_m.OrganizationID)
 	builder.WriteString(", ")
 	builder.WriteString("duration_minutes=")
 	builder.WriteString(fmt.Sprintf("%v", _m.DurationMinutes))

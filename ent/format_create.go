@@ -79,6 +79,12 @@ func (_c *FormatCreate) SetNillablePosition(v *int) *FormatCreate {
 	return _c
 }
 
+// SetOrganizationID sets the "organization_id" field.
+func (_c *FormatCreate) SetOrganizationID(v string) *FormatCreate {
+	_c.mutation.SetOrganizationID(v)
+	return _c
+}
+
 // SetDurationMinutes sets the "duration_minutes" field.
 func (_c *FormatCreate) SetDurationMinutes(v int) *FormatCreate {
 	_c.mutation.SetDurationMinutes(v)
@@ -206,6 +212,14 @@ func (_c *FormatCreate) check() error {
 	if _, ok := _c.mutation.Position(); !ok {
 		return &ValidationError{Name: "position", err: errors.New(`ent: missing required field "Format.position"`)}
 	}
+	if _, ok := _c.mutation.OrganizationID(); !ok {
+		return &ValidationError{Name: "organization_id", err: errors.New(`ent: missing required field "Format.organization_id"`)}
+	}
+	if v, ok := _c.mutation.OrganizationID(); ok {
+		if err := format.OrganizationIDValidator(v); err != nil {
+			return &ValidationError{Name: "organization_id", err: fmt.Errorf(`ent: validator failed for field "Format.organization_id": %w`, err)}
+		}
+	}
 	if _, ok := _c.mutation.DurationMinutes(); !ok {
 		return &ValidationError{Name: "duration_minutes", err: errors.New(`ent: missing required field "Format.duration_minutes"`)}
 	}
@@ -273,6 +287,10 @@ func (_c *FormatCreate) createSpec() (*Format, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Position(); ok {
 		_spec.SetField(format.FieldPosition, field.TypeInt, value)
 		_node.Position = value
+	}
+	if value, ok := _c.mutation.OrganizationID(); ok {
+		_spec.SetField(format.FieldOrganizationID, field.TypeString, value)
+		_node.OrganizationID = value
 	}
 	if value, ok := _c.mutation.DurationMinutes(); ok {
 		_spec.SetField(format.FieldDurationMinutes, field.TypeInt, value)
@@ -445,6 +463,9 @@ func (u *FormatUpsertOne) UpdateNewValues() *FormatUpsertOne {
 		}
 		if _, exists := u.create.mutation.EventID(); exists {
 			s.SetIgnore(format.FieldEventID)
+		}
+		if _, exists := u.create.mutation.OrganizationID(); exists {
+			s.SetIgnore(format.FieldOrganizationID)
 		}
 	}))
 	return u
@@ -735,6 +756,9 @@ func (u *FormatUpsertBulk) UpdateNewValues() *FormatUpsertBulk {
 			}
 			if _, exists := b.mutation.EventID(); exists {
 				s.SetIgnore(format.FieldEventID)
+			}
+			if _, exists := b.mutation.OrganizationID(); exists {
+				s.SetIgnore(format.FieldOrganizationID)
 			}
 		}
 	}))

@@ -23,6 +23,8 @@ type IdempotencyRecord struct {
 	CreatedAt time.Time `json:"created_at,omitempty"`
 	// When the record last changed.
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
+	// The id of its organization, copied from its parent when the row is inserted, so that the tenant filter and PostgreSQL's row-level security test the row itself.
+	OrganizationID string `json:"organization_id,omitempty"`
 	// The id of its api key.
 	APIKeyID string `json:"api_key_id,omitempty"`
 	// Key holds the value of the "key" field.
@@ -68,7 +70,7 @@ func (*IdempotencyRecord) scanValues(columns []string) ([]any, error) {
 			values[i] = new([]byte)
 		case idempotencyrecord.FieldStatus:
 			values[i] = new(sql.NullInt64)
-		case idempotencyrecord.FieldID, idempotencyrecord.FieldAPIKeyID, idempotencyrecord.FieldKey, idempotencyrecord.FieldRequestHash:
+		case idempotencyrecord.FieldID, idempotencyrecord.FieldOrganizationID, idempotencyrecord.FieldAPIKeyID, idempotencyrecord.FieldKey, idempotencyrecord.FieldRequestHash:
 			values[i] = new(sql.NullString)
 		case idempotencyrecord.FieldCreatedAt, idempotencyrecord.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
@@ -104,6 +106,12 @@ func (_m *IdempotencyRecord) assignValues(columns []string, values []any) error 
 				return fmt.Errorf("unexpected type %T for field updated_at", values[i])
 			} else if value.Valid {
 				_m.UpdatedAt = value.Time
+			}
+		case idempotencyrecord.FieldOrganizationID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field organization_id", values[i])
+			} else if value.Valid {
+				_m.OrganizationID = value.String
 			}
 		case idempotencyrecord.FieldAPIKeyID:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -181,6 +189,9 @@ func (_m *IdempotencyRecord) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("updated_at=")
 	builder.WriteString(_m.UpdatedAt.Format(time.ANSIC))
+	builder.WriteString(", ")
+	builder.WriteString("organization_id=")
+	builder.WriteString(_m.OrganizationID)
 	builder.WriteString(", ")
 	builder.WriteString("api_key_id=")
 	builder.WriteString(_m.APIKeyID)

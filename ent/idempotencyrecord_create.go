@@ -52,6 +52,12 @@ func (_c *IdempotencyRecordCreate) SetNillableUpdatedAt(v *time.Time) *Idempoten
 	return _c
 }
 
+// SetOrganizationID sets the "organization_id" field.
+func (_c *IdempotencyRecordCreate) SetOrganizationID(v string) *IdempotencyRecordCreate {
+	_c.mutation.SetOrganizationID(v)
+	return _c
+}
+
 // SetAPIKeyID sets the "api_key_id" field.
 func (_c *IdempotencyRecordCreate) SetAPIKeyID(v string) *IdempotencyRecordCreate {
 	_c.mutation.SetAPIKeyID(v)
@@ -158,6 +164,14 @@ func (_c *IdempotencyRecordCreate) check() error {
 	if _, ok := _c.mutation.UpdatedAt(); !ok {
 		return &ValidationError{Name: "updated_at", err: errors.New(`ent: missing required field "IdempotencyRecord.updated_at"`)}
 	}
+	if _, ok := _c.mutation.OrganizationID(); !ok {
+		return &ValidationError{Name: "organization_id", err: errors.New(`ent: missing required field "IdempotencyRecord.organization_id"`)}
+	}
+	if v, ok := _c.mutation.OrganizationID(); ok {
+		if err := idempotencyrecord.OrganizationIDValidator(v); err != nil {
+			return &ValidationError{Name: "organization_id", err: fmt.Errorf(`ent: validator failed for field "IdempotencyRecord.organization_id": %w`, err)}
+		}
+	}
 	if _, ok := _c.mutation.APIKeyID(); !ok {
 		return &ValidationError{Name: "api_key_id", err: errors.New(`ent: missing required field "IdempotencyRecord.api_key_id"`)}
 	}
@@ -229,6 +243,10 @@ func (_c *IdempotencyRecordCreate) createSpec() (*IdempotencyRecord, *sqlgraph.C
 	if value, ok := _c.mutation.UpdatedAt(); ok {
 		_spec.SetField(idempotencyrecord.FieldUpdatedAt, field.TypeTime, value)
 		_node.UpdatedAt = value
+	}
+	if value, ok := _c.mutation.OrganizationID(); ok {
+		_spec.SetField(idempotencyrecord.FieldOrganizationID, field.TypeString, value)
+		_node.OrganizationID = value
 	}
 	if value, ok := _c.mutation.Key(); ok {
 		_spec.SetField(idempotencyrecord.FieldKey, field.TypeString, value)
@@ -376,6 +394,9 @@ func (u *IdempotencyRecordUpsertOne) UpdateNewValues() *IdempotencyRecordUpsertO
 		}
 		if _, exists := u.create.mutation.CreatedAt(); exists {
 			s.SetIgnore(idempotencyrecord.FieldCreatedAt)
+		}
+		if _, exists := u.create.mutation.OrganizationID(); exists {
+			s.SetIgnore(idempotencyrecord.FieldOrganizationID)
 		}
 		if _, exists := u.create.mutation.APIKeyID(); exists {
 			s.SetIgnore(idempotencyrecord.FieldAPIKeyID)
@@ -651,6 +672,9 @@ func (u *IdempotencyRecordUpsertBulk) UpdateNewValues() *IdempotencyRecordUpsert
 			}
 			if _, exists := b.mutation.CreatedAt(); exists {
 				s.SetIgnore(idempotencyrecord.FieldCreatedAt)
+			}
+			if _, exists := b.mutation.OrganizationID(); exists {
+				s.SetIgnore(idempotencyrecord.FieldOrganizationID)
 			}
 			if _, exists := b.mutation.APIKeyID(); exists {
 				s.SetIgnore(idempotencyrecord.FieldAPIKeyID)

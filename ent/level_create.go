@@ -79,6 +79,12 @@ func (_c *LevelCreate) SetNillablePosition(v *int) *LevelCreate {
 	return _c
 }
 
+// SetOrganizationID sets the "organization_id" field.
+func (_c *LevelCreate) SetOrganizationID(v string) *LevelCreate {
+	_c.mutation.SetOrganizationID(v)
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *LevelCreate) SetID(v string) *LevelCreate {
 	_c.mutation.SetID(v)
@@ -188,6 +194,14 @@ func (_c *LevelCreate) check() error {
 	if _, ok := _c.mutation.Position(); !ok {
 		return &ValidationError{Name: "position", err: errors.New(`ent: missing required field "Level.position"`)}
 	}
+	if _, ok := _c.mutation.OrganizationID(); !ok {
+		return &ValidationError{Name: "organization_id", err: errors.New(`ent: missing required field "Level.organization_id"`)}
+	}
+	if v, ok := _c.mutation.OrganizationID(); ok {
+		if err := level.OrganizationIDValidator(v); err != nil {
+			return &ValidationError{Name: "organization_id", err: fmt.Errorf(`ent: validator failed for field "Level.organization_id": %w`, err)}
+		}
+	}
 	if v, ok := _c.mutation.ID(); ok {
 		if err := level.IDValidator(v); err != nil {
 			return &ValidationError{Name: "id", err: fmt.Errorf(`ent: validator failed for field "Level.id": %w`, err)}
@@ -247,6 +261,10 @@ func (_c *LevelCreate) createSpec() (*Level, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Position(); ok {
 		_spec.SetField(level.FieldPosition, field.TypeInt, value)
 		_node.Position = value
+	}
+	if value, ok := _c.mutation.OrganizationID(); ok {
+		_spec.SetField(level.FieldOrganizationID, field.TypeString, value)
+		_node.OrganizationID = value
 	}
 	if nodes := _c.mutation.EventIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -397,6 +415,9 @@ func (u *LevelUpsertOne) UpdateNewValues() *LevelUpsertOne {
 		}
 		if _, exists := u.create.mutation.EventID(); exists {
 			s.SetIgnore(level.FieldEventID)
+		}
+		if _, exists := u.create.mutation.OrganizationID(); exists {
+			s.SetIgnore(level.FieldOrganizationID)
 		}
 	}))
 	return u
@@ -666,6 +687,9 @@ func (u *LevelUpsertBulk) UpdateNewValues() *LevelUpsertBulk {
 			}
 			if _, exists := b.mutation.EventID(); exists {
 				s.SetIgnore(level.FieldEventID)
+			}
+			if _, exists := b.mutation.OrganizationID(); exists {
+				s.SetIgnore(level.FieldOrganizationID)
 			}
 		}
 	}))

@@ -94,6 +94,7 @@ type AIReviewResultMutation struct {
 	id                       *string
 	created_at               *time.Time
 	updated_at               *time.Time
+	organization_id          *string
 	score                    *float64
 	addscore                 *float64
 	reasoning                *string
@@ -289,6 +290,42 @@ func (m *AIReviewResultMutation) OldUpdatedAt(ctx context.Context) (v time.Time,
 // ResetUpdatedAt resets all changes to the "updated_at" field.
 func (m *AIReviewResultMutation) ResetUpdatedAt() {
 	m.updated_at = nil
+}
+
+// SetOrganizationID sets the "organization_id" field.
+func (m *AIReviewResultMutation) SetOrganizationID(s string) {
+	m.organization_id = &s
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *AIReviewResultMutation) OrganizationID() (r string, exists bool) {
+	v := m.organization_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the AIReviewResult entity.
+// If the AIReviewResult object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AIReviewResultMutation) OldOrganizationID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *AIReviewResultMutation) ResetOrganizationID() {
+	m.organization_id = nil
 }
 
 // SetRoundID sets the "round_id" field.
@@ -881,12 +918,15 @@ func (m *AIReviewResultMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *AIReviewResultMutation) Fields() []string {
-	fields := make([]string, 0, 13)
+	fields := make([]string, 0, 14)
 	if m.created_at != nil {
 		fields = append(fields, aireviewresult.FieldCreatedAt)
 	}
 	if m.updated_at != nil {
 		fields = append(fields, aireviewresult.FieldUpdatedAt)
+	}
+	if m.organization_id != nil {
+		fields = append(fields, aireviewresult.FieldOrganizationID)
 	}
 	if m.round != nil {
 		fields = append(fields, aireviewresult.FieldRoundID)
@@ -933,6 +973,8 @@ func (m *AIReviewResultMutation) Field(name string) (ent.Value, bool) {
 		return m.CreatedAt()
 	case aireviewresult.FieldUpdatedAt:
 		return m.UpdatedAt()
+	case aireviewresult.FieldOrganizationID:
+		return m.OrganizationID()
 	case aireviewresult.FieldRoundID:
 		return m.RoundID()
 	case aireviewresult.FieldSubmissionID:
@@ -968,6 +1010,8 @@ func (m *AIReviewResultMutation) OldField(ctx context.Context, name string) (ent
 		return m.OldCreatedAt(ctx)
 	case aireviewresult.FieldUpdatedAt:
 		return m.OldUpdatedAt(ctx)
+	case aireviewresult.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
 	case aireviewresult.FieldRoundID:
 		return m.OldRoundID(ctx)
 	case aireviewresult.FieldSubmissionID:
@@ -1012,6 +1056,13 @@ func (m *AIReviewResultMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetUpdatedAt(v)
+		return nil
+	case aireviewresult.FieldOrganizationID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
 		return nil
 	case aireviewresult.FieldRoundID:
 		v, ok := value.(string)
@@ -1204,6 +1255,9 @@ func (m *AIReviewResultMutation) ResetField(name string) error {
 		return nil
 	case aireviewresult.FieldUpdatedAt:
 		m.ResetUpdatedAt()
+		return nil
+	case aireviewresult.FieldOrganizationID:
+		m.ResetOrganizationID()
 		return nil
 	case aireviewresult.FieldRoundID:
 		m.ResetRoundID()
@@ -2232,6 +2286,7 @@ type ContactMutation struct {
 	id                    *string
 	created_at            *time.Time
 	updated_at            *time.Time
+	organization_id       *string
 	email                 *string
 	first_name            *string
 	last_name             *string
@@ -2457,6 +2512,42 @@ func (m *ContactMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err er
 // ResetUpdatedAt resets all changes to the "updated_at" field.
 func (m *ContactMutation) ResetUpdatedAt() {
 	m.updated_at = nil
+}
+
+// SetOrganizationID sets the "organization_id" field.
+func (m *ContactMutation) SetOrganizationID(s string) {
+	m.organization_id = &s
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *ContactMutation) OrganizationID() (r string, exists bool) {
+	v := m.organization_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the Contact entity.
+// If the Contact object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactMutation) OldOrganizationID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *ContactMutation) ResetOrganizationID() {
+	m.organization_id = nil
 }
 
 // SetEventID sets the "event_id" field.
@@ -3988,12 +4079,15 @@ func (m *ContactMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ContactMutation) Fields() []string {
-	fields := make([]string, 0, 28)
+	fields := make([]string, 0, 29)
 	if m.created_at != nil {
 		fields = append(fields, contact.FieldCreatedAt)
 	}
 	if m.updated_at != nil {
 		fields = append(fields, contact.FieldUpdatedAt)
+	}
+	if m.organization_id != nil {
+		fields = append(fields, contact.FieldOrganizationID)
 	}
 	if m.event != nil {
 		fields = append(fields, contact.FieldEventID)
@@ -4085,6 +4179,8 @@ func (m *ContactMutation) Field(name string) (ent.Value, bool) {
 		return m.CreatedAt()
 	case contact.FieldUpdatedAt:
 		return m.UpdatedAt()
+	case contact.FieldOrganizationID:
+		return m.OrganizationID()
 	case contact.FieldEventID:
 		return m.EventID()
 	case contact.FieldEmail:
@@ -4150,6 +4246,8 @@ func (m *ContactMutation) OldField(ctx context.Context, name string) (ent.Value,
 		return m.OldCreatedAt(ctx)
 	case contact.FieldUpdatedAt:
 		return m.OldUpdatedAt(ctx)
+	case contact.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
 	case contact.FieldEventID:
 		return m.OldEventID(ctx)
 	case contact.FieldEmail:
@@ -4224,6 +4322,13 @@ func (m *ContactMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetUpdatedAt(v)
+		return nil
+	case contact.FieldOrganizationID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
 		return nil
 	case contact.FieldEventID:
 		v, ok := value.(string)
@@ -4561,6 +4666,9 @@ func (m *ContactMutation) ResetField(name string) error {
 	case contact.FieldUpdatedAt:
 		m.ResetUpdatedAt()
 		return nil
+	case contact.FieldOrganizationID:
+		m.ResetOrganizationID()
+		return nil
 	case contact.FieldEventID:
 		m.ResetEventID()
 		return nil
@@ -4883,6 +4991,7 @@ type DeliverableAssignmentMutation struct {
 	id                 *string
 	created_at         *time.Time
 	updated_at         *time.Time
+	organization_id    *string
 	status             *deliverableassignment.Status
 	file_name          *string
 	content_type       *string
@@ -5076,6 +5185,42 @@ func (m *DeliverableAssignmentMutation) OldUpdatedAt(ctx context.Context) (v tim
 // ResetUpdatedAt resets all changes to the "updated_at" field.
 func (m *DeliverableAssignmentMutation) ResetUpdatedAt() {
 	m.updated_at = nil
+}
+
+// SetOrganizationID sets the "organization_id" field.
+func (m *DeliverableAssignmentMutation) SetOrganizationID(s string) {
+	m.organization_id = &s
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *DeliverableAssignmentMutation) OrganizationID() (r string, exists bool) {
+	v := m.organization_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the DeliverableAssignment entity.
+// If the DeliverableAssignment object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DeliverableAssignmentMutation) OldOrganizationID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *DeliverableAssignmentMutation) ResetOrganizationID() {
+	m.organization_id = nil
 }
 
 // SetRequirementID sets the "requirement_id" field.
@@ -5616,12 +5761,15 @@ func (m *DeliverableAssignmentMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *DeliverableAssignmentMutation) Fields() []string {
-	fields := make([]string, 0, 11)
+	fields := make([]string, 0, 12)
 	if m.created_at != nil {
 		fields = append(fields, deliverableassignment.FieldCreatedAt)
 	}
 	if m.updated_at != nil {
 		fields = append(fields, deliverableassignment.FieldUpdatedAt)
+	}
+	if m.organization_id != nil {
+		fields = append(fields, deliverableassignment.FieldOrganizationID)
 	}
 	if m.requirement != nil {
 		fields = append(fields, deliverableassignment.FieldRequirementID)
@@ -5662,6 +5810,8 @@ func (m *DeliverableAssignmentMutation) Field(name string) (ent.Value, bool) {
 		return m.CreatedAt()
 	case deliverableassignment.FieldUpdatedAt:
 		return m.UpdatedAt()
+	case deliverableassignment.FieldOrganizationID:
+		return m.OrganizationID()
 	case deliverableassignment.FieldRequirementID:
 		return m.RequirementID()
 	case deliverableassignment.FieldSubmissionID:
@@ -5693,6 +5843,8 @@ func (m *DeliverableAssignmentMutation) OldField(ctx context.Context, name strin
 		return m.OldCreatedAt(ctx)
 	case deliverableassignment.FieldUpdatedAt:
 		return m.OldUpdatedAt(ctx)
+	case deliverableassignment.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
 	case deliverableassignment.FieldRequirementID:
 		return m.OldRequirementID(ctx)
 	case deliverableassignment.FieldSubmissionID:
@@ -5733,6 +5885,13 @@ func (m *DeliverableAssignmentMutation) SetField(name string, value ent.Value) e
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetUpdatedAt(v)
+		return nil
+	case deliverableassignment.FieldOrganizationID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
 		return nil
 	case deliverableassignment.FieldRequirementID:
 		v, ok := value.(string)
@@ -5906,6 +6065,9 @@ func (m *DeliverableAssignmentMutation) ResetField(name string) error {
 	case deliverableassignment.FieldUpdatedAt:
 		m.ResetUpdatedAt()
 		return nil
+	case deliverableassignment.FieldOrganizationID:
+		m.ResetOrganizationID()
+		return nil
 	case deliverableassignment.FieldRequirementID:
 		m.ResetRequirementID()
 		return nil
@@ -6055,6 +6217,7 @@ type EmailLogMutation struct {
 	id                *string
 	created_at        *time.Time
 	updated_at        *time.Time
+	organization_id   *string
 	_type             *emaillog.Type
 	template          *string
 	recipient         *string
@@ -6256,6 +6419,42 @@ func (m *EmailLogMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err e
 // ResetUpdatedAt resets all changes to the "updated_at" field.
 func (m *EmailLogMutation) ResetUpdatedAt() {
 	m.updated_at = nil
+}
+
+// SetOrganizationID sets the "organization_id" field.
+func (m *EmailLogMutation) SetOrganizationID(s string) {
+	m.organization_id = &s
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *EmailLogMutation) OrganizationID() (r string, exists bool) {
+	v := m.organization_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the EmailLog entity.
+// If the EmailLog object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailLogMutation) OldOrganizationID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *EmailLogMutation) ResetOrganizationID() {
+	m.organization_id = nil
 }
 
 // SetEventID sets the "event_id" field.
@@ -7123,12 +7322,15 @@ func (m *EmailLogMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *EmailLogMutation) Fields() []string {
-	fields := make([]string, 0, 19)
+	fields := make([]string, 0, 20)
 	if m.created_at != nil {
 		fields = append(fields, emaillog.FieldCreatedAt)
 	}
 	if m.updated_at != nil {
 		fields = append(fields, emaillog.FieldUpdatedAt)
+	}
+	if m.organization_id != nil {
+		fields = append(fields, emaillog.FieldOrganizationID)
 	}
 	if m.event != nil {
 		fields = append(fields, emaillog.FieldEventID)
@@ -7193,6 +7395,8 @@ func (m *EmailLogMutation) Field(name string) (ent.Value, bool) {
 		return m.CreatedAt()
 	case emaillog.FieldUpdatedAt:
 		return m.UpdatedAt()
+	case emaillog.FieldOrganizationID:
+		return m.OrganizationID()
 	case emaillog.FieldEventID:
 		return m.EventID()
 	case emaillog.FieldContactID:
@@ -7240,6 +7444,8 @@ func (m *EmailLogMutation) OldField(ctx context.Context, name string) (ent.Value
 		return m.OldCreatedAt(ctx)
 	case emaillog.FieldUpdatedAt:
 		return m.OldUpdatedAt(ctx)
+	case emaillog.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
 	case emaillog.FieldEventID:
 		return m.OldEventID(ctx)
 	case emaillog.FieldContactID:
@@ -7296,6 +7502,13 @@ func (m *EmailLogMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetUpdatedAt(v)
+		return nil
+	case emaillog.FieldOrganizationID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
 		return nil
 	case emaillog.FieldEventID:
 		v, ok := value.(string)
@@ -7542,6 +7755,9 @@ func (m *EmailLogMutation) ResetField(name string) error {
 		return nil
 	case emaillog.FieldUpdatedAt:
 		m.ResetUpdatedAt()
+		return nil
+	case emaillog.FieldOrganizationID:
+		m.ResetOrganizationID()
 		return nil
 	case emaillog.FieldEventID:
 		m.ResetEventID()
@@ -10626,6 +10842,7 @@ type EventMemberMutation struct {
 	id                        *string
 	created_at                *time.Time
 	updated_at                *time.Time
+	organization_id           *string
 	role                      *eventmember.Role
 	clearedFields             map[string]struct{}
 	event                     *string
@@ -10820,6 +11037,42 @@ func (m *EventMemberMutation) OldUpdatedAt(ctx context.Context) (v time.Time, er
 // ResetUpdatedAt resets all changes to the "updated_at" field.
 func (m *EventMemberMutation) ResetUpdatedAt() {
 	m.updated_at = nil
+}
+
+// SetOrganizationID sets the "organization_id" field.
+func (m *EventMemberMutation) SetOrganizationID(s string) {
+	m.organization_id = &s
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *EventMemberMutation) OrganizationID() (r string, exists bool) {
+	v := m.organization_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the EventMember entity.
+// If the EventMember object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EventMemberMutation) OldOrganizationID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *EventMemberMutation) ResetOrganizationID() {
+	m.organization_id = nil
 }
 
 // SetEventID sets the "event_id" field.
@@ -11180,12 +11433,15 @@ func (m *EventMemberMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *EventMemberMutation) Fields() []string {
-	fields := make([]string, 0, 5)
+	fields := make([]string, 0, 6)
 	if m.created_at != nil {
 		fields = append(fields, eventmember.FieldCreatedAt)
 	}
 	if m.updated_at != nil {
 		fields = append(fields, eventmember.FieldUpdatedAt)
+	}
+	if m.organization_id != nil {
+		fields = append(fields, eventmember.FieldOrganizationID)
 	}
 	if m.event != nil {
 		fields = append(fields, eventmember.FieldEventID)
@@ -11208,6 +11464,8 @@ func (m *EventMemberMutation) Field(name string) (ent.Value, bool) {
 		return m.CreatedAt()
 	case eventmember.FieldUpdatedAt:
 		return m.UpdatedAt()
+	case eventmember.FieldOrganizationID:
+		return m.OrganizationID()
 	case eventmember.FieldEventID:
 		return m.EventID()
 	case eventmember.FieldUserID:
@@ -11227,6 +11485,8 @@ func (m *EventMemberMutation) OldField(ctx context.Context, name string) (ent.Va
 		return m.OldCreatedAt(ctx)
 	case eventmember.FieldUpdatedAt:
 		return m.OldUpdatedAt(ctx)
+	case eventmember.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
 	case eventmember.FieldEventID:
 		return m.OldEventID(ctx)
 	case eventmember.FieldUserID:
@@ -11255,6 +11515,13 @@ func (m *EventMemberMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetUpdatedAt(v)
+		return nil
+	case eventmember.FieldOrganizationID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
 		return nil
 	case eventmember.FieldEventID:
 		v, ok := value.(string)
@@ -11331,6 +11598,9 @@ func (m *EventMemberMutation) ResetField(name string) error {
 		return nil
 	case eventmember.FieldUpdatedAt:
 		m.ResetUpdatedAt()
+		return nil
+	case eventmember.FieldOrganizationID:
+		m.ResetOrganizationID()
 		return nil
 	case eventmember.FieldEventID:
 		m.ResetEventID()
@@ -11525,6 +11795,7 @@ type FileRequirementMutation struct {
 	id                    *string
 	created_at            *time.Time
 	updated_at            *time.Time
+	organization_id       *string
 	label                 *string
 	description           *string
 	scope                 *filerequirement.Scope
@@ -11720,6 +11991,42 @@ func (m *FileRequirementMutation) OldUpdatedAt(ctx context.Context) (v time.Time
 // ResetUpdatedAt resets all changes to the "updated_at" field.
 func (m *FileRequirementMutation) ResetUpdatedAt() {
 	m.updated_at = nil
+}
+
+// SetOrganizationID sets the "organization_id" field.
+func (m *FileRequirementMutation) SetOrganizationID(s string) {
+	m.organization_id = &s
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *FileRequirementMutation) OrganizationID() (r string, exists bool) {
+	v := m.organization_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the FileRequirement entity.
+// If the FileRequirement object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FileRequirementMutation) OldOrganizationID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *FileRequirementMutation) ResetOrganizationID() {
+	m.organization_id = nil
 }
 
 // SetEventID sets the "event_id" field.
@@ -12241,12 +12548,15 @@ func (m *FileRequirementMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *FileRequirementMutation) Fields() []string {
-	fields := make([]string, 0, 11)
+	fields := make([]string, 0, 12)
 	if m.created_at != nil {
 		fields = append(fields, filerequirement.FieldCreatedAt)
 	}
 	if m.updated_at != nil {
 		fields = append(fields, filerequirement.FieldUpdatedAt)
+	}
+	if m.organization_id != nil {
+		fields = append(fields, filerequirement.FieldOrganizationID)
 	}
 	if m.event != nil {
 		fields = append(fields, filerequirement.FieldEventID)
@@ -12287,6 +12597,8 @@ func (m *FileRequirementMutation) Field(name string) (ent.Value, bool) {
 		return m.CreatedAt()
 	case filerequirement.FieldUpdatedAt:
 		return m.UpdatedAt()
+	case filerequirement.FieldOrganizationID:
+		return m.OrganizationID()
 	case filerequirement.FieldEventID:
 		return m.EventID()
 	case filerequirement.FieldLabel:
@@ -12318,6 +12630,8 @@ func (m *FileRequirementMutation) OldField(ctx context.Context, name string) (en
 		return m.OldCreatedAt(ctx)
 	case filerequirement.FieldUpdatedAt:
 		return m.OldUpdatedAt(ctx)
+	case filerequirement.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
 	case filerequirement.FieldEventID:
 		return m.OldEventID(ctx)
 	case filerequirement.FieldLabel:
@@ -12358,6 +12672,13 @@ func (m *FileRequirementMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetUpdatedAt(v)
+		return nil
+	case filerequirement.FieldOrganizationID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
 		return nil
 	case filerequirement.FieldEventID:
 		v, ok := value.(string)
@@ -12525,6 +12846,9 @@ func (m *FileRequirementMutation) ResetField(name string) error {
 	case filerequirement.FieldUpdatedAt:
 		m.ResetUpdatedAt()
 		return nil
+	case filerequirement.FieldOrganizationID:
+		m.ResetOrganizationID()
+		return nil
 	case filerequirement.FieldEventID:
 		m.ResetEventID()
 		return nil
@@ -12666,6 +12990,7 @@ type FormMutation struct {
 	id                  *string
 	created_at          *time.Time
 	updated_at          *time.Time
+	organization_id     *string
 	internal_name       *string
 	external_title      *string
 	status              *form.Status
@@ -12858,6 +13183,42 @@ func (m *FormMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error
 // ResetUpdatedAt resets all changes to the "updated_at" field.
 func (m *FormMutation) ResetUpdatedAt() {
 	m.updated_at = nil
+}
+
+// SetOrganizationID sets the "organization_id" field.
+func (m *FormMutation) SetOrganizationID(s string) {
+	m.organization_id = &s
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *FormMutation) OrganizationID() (r string, exists bool) {
+	v := m.organization_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the Form entity.
+// If the Form object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FormMutation) OldOrganizationID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *FormMutation) ResetOrganizationID() {
+	m.organization_id = nil
 }
 
 // SetEventID sets the "event_id" field.
@@ -13274,12 +13635,15 @@ func (m *FormMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *FormMutation) Fields() []string {
-	fields := make([]string, 0, 9)
+	fields := make([]string, 0, 10)
 	if m.created_at != nil {
 		fields = append(fields, form.FieldCreatedAt)
 	}
 	if m.updated_at != nil {
 		fields = append(fields, form.FieldUpdatedAt)
+	}
+	if m.organization_id != nil {
+		fields = append(fields, form.FieldOrganizationID)
 	}
 	if m.event != nil {
 		fields = append(fields, form.FieldEventID)
@@ -13314,6 +13678,8 @@ func (m *FormMutation) Field(name string) (ent.Value, bool) {
 		return m.CreatedAt()
 	case form.FieldUpdatedAt:
 		return m.UpdatedAt()
+	case form.FieldOrganizationID:
+		return m.OrganizationID()
 	case form.FieldEventID:
 		return m.EventID()
 	case form.FieldInternalName:
@@ -13341,6 +13707,8 @@ func (m *FormMutation) OldField(ctx context.Context, name string) (ent.Value, er
 		return m.OldCreatedAt(ctx)
 	case form.FieldUpdatedAt:
 		return m.OldUpdatedAt(ctx)
+	case form.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
 	case form.FieldEventID:
 		return m.OldEventID(ctx)
 	case form.FieldInternalName:
@@ -13377,6 +13745,13 @@ func (m *FormMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetUpdatedAt(v)
+		return nil
+	case form.FieldOrganizationID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
 		return nil
 	case form.FieldEventID:
 		v, ok := value.(string)
@@ -13511,6 +13886,9 @@ func (m *FormMutation) ResetField(name string) error {
 		return nil
 	case form.FieldUpdatedAt:
 		m.ResetUpdatedAt()
+		return nil
+	case form.FieldOrganizationID:
+		m.ResetOrganizationID()
 		return nil
 	case form.FieldEventID:
 		m.ResetEventID()
@@ -13650,6 +14028,7 @@ type FormatMutation struct {
 	name                *string
 	position            *int
 	addposition         *int
+	organization_id     *string
 	duration_minutes    *int
 	addduration_minutes *int
 	clearedFields       map[string]struct{}
@@ -13967,6 +14346,42 @@ func (m *FormatMutation) ResetPosition() {
 	m.addposition = nil
 }
 
+// SetOrganizationID sets the "organization_id" field.
+func (m *FormatMutation) SetOrganizationID(s string) {
+	m.organization_id = &s
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *FormatMutation) OrganizationID() (r string, exists bool) {
+	v := m.organization_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the Format entity.
+// If the Format object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FormatMutation) OldOrganizationID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *FormatMutation) ResetOrganizationID() {
+	m.organization_id = nil
+}
+
 // SetDurationMinutes sets the "duration_minutes" field.
 func (m *FormatMutation) SetDurationMinutes(i int) {
 	m.duration_minutes = &i
@@ -14138,7 +14553,7 @@ func (m *FormatMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *FormatMutation) Fields() []string {
-	fields := make([]string, 0, 6)
+	fields := make([]string, 0, 7)
 	if m.created_at != nil {
 		fields = append(fields, format.FieldCreatedAt)
 	}
@@ -14153,6 +14568,9 @@ func (m *FormatMutation) Fields() []string {
 	}
 	if m.position != nil {
 		fields = append(fields, format.FieldPosition)
+	}
+	if m.organization_id != nil {
+		fields = append(fields, format.FieldOrganizationID)
 	}
 	if m.duration_minutes != nil {
 		fields = append(fields, format.FieldDurationMinutes)
@@ -14175,6 +14593,8 @@ func (m *FormatMutation) Field(name string) (ent.Value, bool) {
 		return m.Name()
 	case format.FieldPosition:
 		return m.Position()
+	case format.FieldOrganizationID:
+		return m.OrganizationID()
 	case format.FieldDurationMinutes:
 		return m.DurationMinutes()
 	}
@@ -14196,6 +14616,8 @@ func (m *FormatMutation) OldField(ctx context.Context, name string) (ent.Value, 
 		return m.OldName(ctx)
 	case format.FieldPosition:
 		return m.OldPosition(ctx)
+	case format.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
 	case format.FieldDurationMinutes:
 		return m.OldDurationMinutes(ctx)
 	}
@@ -14241,6 +14663,13 @@ func (m *FormatMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetPosition(v)
+		return nil
+	case format.FieldOrganizationID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
 		return nil
 	case format.FieldDurationMinutes:
 		v, ok := value.(int)
@@ -14339,6 +14768,9 @@ func (m *FormatMutation) ResetField(name string) error {
 		return nil
 	case format.FieldPosition:
 		m.ResetPosition()
+		return nil
+	case format.FieldOrganizationID:
+		m.ResetOrganizationID()
 		return nil
 	case format.FieldDurationMinutes:
 		m.ResetDurationMinutes()
@@ -14452,22 +14884,23 @@ func (m *FormatMutation) ResetEdge(name string) error {
 // IdempotencyRecordMutation represents an operation that mutates the IdempotencyRecord nodes in the graph.
 type IdempotencyRecordMutation struct {
 	config
-	op             Op
-	typ            string
-	id             *string
-	created_at     *time.Time
-	updated_at     *time.Time
-	key            *string
-	request_hash   *string
-	status         *int
-	addstatus      *int
-	response       *[]byte
-	clearedFields  map[string]struct{}
-	api_key        *string
-	clearedapi_key bool
-	done           bool
-	oldValue       func(context.Context) (*IdempotencyRecord, error)
-	predicates     []predicate.IdempotencyRecord
+	op              Op
+	typ             string
+	id              *string
+	created_at      *time.Time
+	updated_at      *time.Time
+	organization_id *string
+	key             *string
+	request_hash    *string
+	status          *int
+	addstatus       *int
+	response        *[]byte
+	clearedFields   map[string]struct{}
+	api_key         *string
+	clearedapi_key  bool
+	done            bool
+	oldValue        func(context.Context) (*IdempotencyRecord, error)
+	predicates      []predicate.IdempotencyRecord
 }
 
 var _ ent.Mutation = (*IdempotencyRecordMutation)(nil)
@@ -14644,6 +15077,42 @@ func (m *IdempotencyRecordMutation) OldUpdatedAt(ctx context.Context) (v time.Ti
 // ResetUpdatedAt resets all changes to the "updated_at" field.
 func (m *IdempotencyRecordMutation) ResetUpdatedAt() {
 	m.updated_at = nil
+}
+
+// SetOrganizationID sets the "organization_id" field.
+func (m *IdempotencyRecordMutation) SetOrganizationID(s string) {
+	m.organization_id = &s
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *IdempotencyRecordMutation) OrganizationID() (r string, exists bool) {
+	v := m.organization_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the IdempotencyRecord entity.
+// If the IdempotencyRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *IdempotencyRecordMutation) OldOrganizationID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *IdempotencyRecordMutation) ResetOrganizationID() {
+	m.organization_id = nil
 }
 
 // SetAPIKeyID sets the "api_key_id" field.
@@ -14907,12 +15376,15 @@ func (m *IdempotencyRecordMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *IdempotencyRecordMutation) Fields() []string {
-	fields := make([]string, 0, 7)
+	fields := make([]string, 0, 8)
 	if m.created_at != nil {
 		fields = append(fields, idempotencyrecord.FieldCreatedAt)
 	}
 	if m.updated_at != nil {
 		fields = append(fields, idempotencyrecord.FieldUpdatedAt)
+	}
+	if m.organization_id != nil {
+		fields = append(fields, idempotencyrecord.FieldOrganizationID)
 	}
 	if m.api_key != nil {
 		fields = append(fields, idempotencyrecord.FieldAPIKeyID)
@@ -14941,6 +15413,8 @@ func (m *IdempotencyRecordMutation) Field(name string) (ent.Value, bool) {
 		return m.CreatedAt()
 	case idempotencyrecord.FieldUpdatedAt:
 		return m.UpdatedAt()
+	case idempotencyrecord.FieldOrganizationID:
+		return m.OrganizationID()
 	case idempotencyrecord.FieldAPIKeyID:
 		return m.APIKeyID()
 	case idempotencyrecord.FieldKey:
@@ -14964,6 +15438,8 @@ func (m *IdempotencyRecordMutation) OldField(ctx context.Context, name string) (
 		return m.OldCreatedAt(ctx)
 	case idempotencyrecord.FieldUpdatedAt:
 		return m.OldUpdatedAt(ctx)
+	case idempotencyrecord.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
 	case idempotencyrecord.FieldAPIKeyID:
 		return m.OldAPIKeyID(ctx)
 	case idempotencyrecord.FieldKey:
@@ -14996,6 +15472,13 @@ func (m *IdempotencyRecordMutation) SetField(name string, value ent.Value) error
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetUpdatedAt(v)
+		return nil
+	case idempotencyrecord.FieldOrganizationID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
 		return nil
 	case idempotencyrecord.FieldAPIKeyID:
 		v, ok := value.(string)
@@ -15102,6 +15585,9 @@ func (m *IdempotencyRecordMutation) ResetField(name string) error {
 	case idempotencyrecord.FieldUpdatedAt:
 		m.ResetUpdatedAt()
 		return nil
+	case idempotencyrecord.FieldOrganizationID:
+		m.ResetOrganizationID()
+		return nil
 	case idempotencyrecord.FieldAPIKeyID:
 		m.ResetAPIKeyID()
 		return nil
@@ -15206,6 +15692,7 @@ type LevelMutation struct {
 	name               *string
 	position           *int
 	addposition        *int
+	organization_id    *string
 	clearedFields      map[string]struct{}
 	event              *string
 	clearedevent       bool
@@ -15521,6 +16008,42 @@ func (m *LevelMutation) ResetPosition() {
 	m.addposition = nil
 }
 
+// SetOrganizationID sets the "organization_id" field.
+func (m *LevelMutation) SetOrganizationID(s string) {
+	m.organization_id = &s
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *LevelMutation) OrganizationID() (r string, exists bool) {
+	v := m.organization_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the Level entity.
+// If the Level object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LevelMutation) OldOrganizationID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *LevelMutation) ResetOrganizationID() {
+	m.organization_id = nil
+}
+
 // ClearEvent clears the "event" edge to the Event entity.
 func (m *LevelMutation) ClearEvent() {
 	m.clearedevent = true
@@ -15636,7 +16159,7 @@ func (m *LevelMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *LevelMutation) Fields() []string {
-	fields := make([]string, 0, 5)
+	fields := make([]string, 0, 6)
 	if m.created_at != nil {
 		fields = append(fields, level.FieldCreatedAt)
 	}
@@ -15651,6 +16174,9 @@ func (m *LevelMutation) Fields() []string {
 	}
 	if m.position != nil {
 		fields = append(fields, level.FieldPosition)
+	}
+	if m.organization_id != nil {
+		fields = append(fields, level.FieldOrganizationID)
 	}
 	return fields
 }
@@ -15670,6 +16196,8 @@ func (m *LevelMutation) Field(name string) (ent.Value, bool) {
 		return m.Name()
 	case level.FieldPosition:
 		return m.Position()
+	case level.FieldOrganizationID:
+		return m.OrganizationID()
 	}
 	return nil, false
 }
@@ -15689,6 +16217,8 @@ func (m *LevelMutation) OldField(ctx context.Context, name string) (ent.Value, e
 		return m.OldName(ctx)
 	case level.FieldPosition:
 		return m.OldPosition(ctx)
+	case level.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
 	}
 	return nil, fmt.Errorf("unknown Level field %s", name)
 }
@@ -15732,6 +16262,13 @@ func (m *LevelMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetPosition(v)
+		return nil
+	case level.FieldOrganizationID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
 		return nil
 	}
 	return fmt.Errorf("unknown Level field %s", name)
@@ -15811,6 +16348,9 @@ func (m *LevelMutation) ResetField(name string) error {
 		return nil
 	case level.FieldPosition:
 		m.ResetPosition()
+		return nil
+	case level.FieldOrganizationID:
+		m.ResetOrganizationID()
 		return nil
 	}
 	return fmt.Errorf("unknown Level field %s", name)
@@ -18196,6 +18736,7 @@ type ResourceMutation struct {
 	id                *string
 	created_at        *time.Time
 	updated_at        *time.Time
+	organization_id   *string
 	title             *string
 	subtitle          *string
 	body              *string
@@ -18399,6 +18940,42 @@ func (m *ResourceMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err e
 // ResetUpdatedAt resets all changes to the "updated_at" field.
 func (m *ResourceMutation) ResetUpdatedAt() {
 	m.updated_at = nil
+}
+
+// SetOrganizationID sets the "organization_id" field.
+func (m *ResourceMutation) SetOrganizationID(s string) {
+	m.organization_id = &s
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *ResourceMutation) OrganizationID() (r string, exists bool) {
+	v := m.organization_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the Resource entity.
+// If the Resource object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ResourceMutation) OldOrganizationID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *ResourceMutation) ResetOrganizationID() {
+	m.organization_id = nil
 }
 
 // SetEventID sets the "event_id" field.
@@ -19206,12 +19783,15 @@ func (m *ResourceMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ResourceMutation) Fields() []string {
-	fields := make([]string, 0, 16)
+	fields := make([]string, 0, 17)
 	if m.created_at != nil {
 		fields = append(fields, resource.FieldCreatedAt)
 	}
 	if m.updated_at != nil {
 		fields = append(fields, resource.FieldUpdatedAt)
+	}
+	if m.organization_id != nil {
+		fields = append(fields, resource.FieldOrganizationID)
 	}
 	if m.event != nil {
 		fields = append(fields, resource.FieldEventID)
@@ -19267,6 +19847,8 @@ func (m *ResourceMutation) Field(name string) (ent.Value, bool) {
 		return m.CreatedAt()
 	case resource.FieldUpdatedAt:
 		return m.UpdatedAt()
+	case resource.FieldOrganizationID:
+		return m.OrganizationID()
 	case resource.FieldEventID:
 		return m.EventID()
 	case resource.FieldTitle:
@@ -19308,6 +19890,8 @@ func (m *ResourceMutation) OldField(ctx context.Context, name string) (ent.Value
 		return m.OldCreatedAt(ctx)
 	case resource.FieldUpdatedAt:
 		return m.OldUpdatedAt(ctx)
+	case resource.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
 	case resource.FieldEventID:
 		return m.OldEventID(ctx)
 	case resource.FieldTitle:
@@ -19358,6 +19942,13 @@ func (m *ResourceMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetUpdatedAt(v)
+		return nil
+	case resource.FieldOrganizationID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
 		return nil
 	case resource.FieldEventID:
 		v, ok := value.(string)
@@ -19584,6 +20175,9 @@ func (m *ResourceMutation) ResetField(name string) error {
 	case resource.FieldUpdatedAt:
 		m.ResetUpdatedAt()
 		return nil
+	case resource.FieldOrganizationID:
+		m.ResetOrganizationID()
+		return nil
 	case resource.FieldEventID:
 		m.ResetEventID()
 		return nil
@@ -19766,6 +20360,7 @@ type ReviewAnswerMutation struct {
 	id                *string
 	created_at        *time.Time
 	updated_at        *time.Time
+	organization_id   *string
 	numeric_value     *float64
 	addnumeric_value  *float64
 	text_value        *string
@@ -19954,6 +20549,42 @@ func (m *ReviewAnswerMutation) OldUpdatedAt(ctx context.Context) (v time.Time, e
 // ResetUpdatedAt resets all changes to the "updated_at" field.
 func (m *ReviewAnswerMutation) ResetUpdatedAt() {
 	m.updated_at = nil
+}
+
+// SetOrganizationID sets the "organization_id" field.
+func (m *ReviewAnswerMutation) SetOrganizationID(s string) {
+	m.organization_id = &s
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *ReviewAnswerMutation) OrganizationID() (r string, exists bool) {
+	v := m.organization_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the ReviewAnswer entity.
+// If the ReviewAnswer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ReviewAnswerMutation) OldOrganizationID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *ReviewAnswerMutation) ResetOrganizationID() {
+	m.organization_id = nil
 }
 
 // SetAssignmentID sets the "assignment_id" field.
@@ -20284,12 +20915,15 @@ func (m *ReviewAnswerMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ReviewAnswerMutation) Fields() []string {
-	fields := make([]string, 0, 7)
+	fields := make([]string, 0, 8)
 	if m.created_at != nil {
 		fields = append(fields, reviewanswer.FieldCreatedAt)
 	}
 	if m.updated_at != nil {
 		fields = append(fields, reviewanswer.FieldUpdatedAt)
+	}
+	if m.organization_id != nil {
+		fields = append(fields, reviewanswer.FieldOrganizationID)
 	}
 	if m.assignment != nil {
 		fields = append(fields, reviewanswer.FieldAssignmentID)
@@ -20318,6 +20952,8 @@ func (m *ReviewAnswerMutation) Field(name string) (ent.Value, bool) {
 		return m.CreatedAt()
 	case reviewanswer.FieldUpdatedAt:
 		return m.UpdatedAt()
+	case reviewanswer.FieldOrganizationID:
+		return m.OrganizationID()
 	case reviewanswer.FieldAssignmentID:
 		return m.AssignmentID()
 	case reviewanswer.FieldCriterionID:
@@ -20341,6 +20977,8 @@ func (m *ReviewAnswerMutation) OldField(ctx context.Context, name string) (ent.V
 		return m.OldCreatedAt(ctx)
 	case reviewanswer.FieldUpdatedAt:
 		return m.OldUpdatedAt(ctx)
+	case reviewanswer.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
 	case reviewanswer.FieldAssignmentID:
 		return m.OldAssignmentID(ctx)
 	case reviewanswer.FieldCriterionID:
@@ -20373,6 +21011,13 @@ func (m *ReviewAnswerMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetUpdatedAt(v)
+		return nil
+	case reviewanswer.FieldOrganizationID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
 		return nil
 	case reviewanswer.FieldAssignmentID:
 		v, ok := value.(string)
@@ -20500,6 +21145,9 @@ func (m *ReviewAnswerMutation) ResetField(name string) error {
 	case reviewanswer.FieldUpdatedAt:
 		m.ResetUpdatedAt()
 		return nil
+	case reviewanswer.FieldOrganizationID:
+		m.ResetOrganizationID()
+		return nil
 	case reviewanswer.FieldAssignmentID:
 		m.ResetAssignmentID()
 		return nil
@@ -20619,6 +21267,7 @@ type ReviewAssignmentMutation struct {
 	id                  *string
 	created_at          *time.Time
 	updated_at          *time.Time
+	organization_id     *string
 	status              *reviewassignment.Status
 	assigned_at         *time.Time
 	completed_at        *time.Time
@@ -20813,6 +21462,42 @@ func (m *ReviewAssignmentMutation) OldUpdatedAt(ctx context.Context) (v time.Tim
 // ResetUpdatedAt resets all changes to the "updated_at" field.
 func (m *ReviewAssignmentMutation) ResetUpdatedAt() {
 	m.updated_at = nil
+}
+
+// SetOrganizationID sets the "organization_id" field.
+func (m *ReviewAssignmentMutation) SetOrganizationID(s string) {
+	m.organization_id = &s
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *ReviewAssignmentMutation) OrganizationID() (r string, exists bool) {
+	v := m.organization_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the ReviewAssignment entity.
+// If the ReviewAssignment object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ReviewAssignmentMutation) OldOrganizationID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *ReviewAssignmentMutation) ResetOrganizationID() {
+	m.organization_id = nil
 }
 
 // SetRoundID sets the "round_id" field.
@@ -21311,12 +21996,15 @@ func (m *ReviewAssignmentMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ReviewAssignmentMutation) Fields() []string {
-	fields := make([]string, 0, 10)
+	fields := make([]string, 0, 11)
 	if m.created_at != nil {
 		fields = append(fields, reviewassignment.FieldCreatedAt)
 	}
 	if m.updated_at != nil {
 		fields = append(fields, reviewassignment.FieldUpdatedAt)
+	}
+	if m.organization_id != nil {
+		fields = append(fields, reviewassignment.FieldOrganizationID)
 	}
 	if m.round != nil {
 		fields = append(fields, reviewassignment.FieldRoundID)
@@ -21354,6 +22042,8 @@ func (m *ReviewAssignmentMutation) Field(name string) (ent.Value, bool) {
 		return m.CreatedAt()
 	case reviewassignment.FieldUpdatedAt:
 		return m.UpdatedAt()
+	case reviewassignment.FieldOrganizationID:
+		return m.OrganizationID()
 	case reviewassignment.FieldRoundID:
 		return m.RoundID()
 	case reviewassignment.FieldSubmissionID:
@@ -21383,6 +22073,8 @@ func (m *ReviewAssignmentMutation) OldField(ctx context.Context, name string) (e
 		return m.OldCreatedAt(ctx)
 	case reviewassignment.FieldUpdatedAt:
 		return m.OldUpdatedAt(ctx)
+	case reviewassignment.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
 	case reviewassignment.FieldRoundID:
 		return m.OldRoundID(ctx)
 	case reviewassignment.FieldSubmissionID:
@@ -21421,6 +22113,13 @@ func (m *ReviewAssignmentMutation) SetField(name string, value ent.Value) error 
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetUpdatedAt(v)
+		return nil
+	case reviewassignment.FieldOrganizationID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
 		return nil
 	case reviewassignment.FieldRoundID:
 		v, ok := value.(string)
@@ -21553,6 +22252,9 @@ func (m *ReviewAssignmentMutation) ResetField(name string) error {
 		return nil
 	case reviewassignment.FieldUpdatedAt:
 		m.ResetUpdatedAt()
+		return nil
+	case reviewassignment.FieldOrganizationID:
+		m.ResetOrganizationID()
 		return nil
 	case reviewassignment.FieldRoundID:
 		m.ResetRoundID()
@@ -21723,33 +22425,34 @@ func (m *ReviewAssignmentMutation) ResetEdge(name string) error {
 // ReviewCriterionMutation represents an operation that mutates the ReviewCriterion nodes in the graph.
 type ReviewCriterionMutation struct {
 	config
-	op             Op
-	typ            string
-	id             *string
-	created_at     *time.Time
-	updated_at     *time.Time
-	label          *string
-	_type          *reviewcriterion.Type
-	min            *float64
-	addmin         *float64
-	max            *float64
-	addmax         *float64
-	options        *[]string
-	appendoptions  []string
-	required       *bool
-	weight         *float64
-	addweight      *float64
-	position       *int
-	addposition    *int
-	clearedFields  map[string]struct{}
-	round          *string
-	clearedround   bool
-	answers        map[string]struct{}
-	removedanswers map[string]struct{}
-	clearedanswers bool
-	done           bool
-	oldValue       func(context.Context) (*ReviewCriterion, error)
-	predicates     []predicate.ReviewCriterion
+	op              Op
+	typ             string
+	id              *string
+	created_at      *time.Time
+	updated_at      *time.Time
+	organization_id *string
+	label           *string
+	_type           *reviewcriterion.Type
+	min             *float64
+	addmin          *float64
+	max             *float64
+	addmax          *float64
+	options         *[]string
+	appendoptions   []string
+	required        *bool
+	weight          *float64
+	addweight       *float64
+	position        *int
+	addposition     *int
+	clearedFields   map[string]struct{}
+	round           *string
+	clearedround    bool
+	answers         map[string]struct{}
+	removedanswers  map[string]struct{}
+	clearedanswers  bool
+	done            bool
+	oldValue        func(context.Context) (*ReviewCriterion, error)
+	predicates      []predicate.ReviewCriterion
 }
 
 var _ ent.Mutation = (*ReviewCriterionMutation)(nil)
@@ -21926,6 +22629,42 @@ func (m *ReviewCriterionMutation) OldUpdatedAt(ctx context.Context) (v time.Time
 // ResetUpdatedAt resets all changes to the "updated_at" field.
 func (m *ReviewCriterionMutation) ResetUpdatedAt() {
 	m.updated_at = nil
+}
+
+// SetOrganizationID sets the "organization_id" field.
+func (m *ReviewCriterionMutation) SetOrganizationID(s string) {
+	m.organization_id = &s
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *ReviewCriterionMutation) OrganizationID() (r string, exists bool) {
+	v := m.organization_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the ReviewCriterion entity.
+// If the ReviewCriterion object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ReviewCriterionMutation) OldOrganizationID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *ReviewCriterionMutation) ResetOrganizationID() {
+	m.organization_id = nil
 }
 
 // SetRoundID sets the "round_id" field.
@@ -22490,12 +23229,15 @@ func (m *ReviewCriterionMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ReviewCriterionMutation) Fields() []string {
-	fields := make([]string, 0, 11)
+	fields := make([]string, 0, 12)
 	if m.created_at != nil {
 		fields = append(fields, reviewcriterion.FieldCreatedAt)
 	}
 	if m.updated_at != nil {
 		fields = append(fields, reviewcriterion.FieldUpdatedAt)
+	}
+	if m.organization_id != nil {
+		fields = append(fields, reviewcriterion.FieldOrganizationID)
 	}
 	if m.round != nil {
 		fields = append(fields, reviewcriterion.FieldRoundID)
@@ -22536,6 +23278,8 @@ func (m *ReviewCriterionMutation) Field(name string) (ent.Value, bool) {
 		return m.CreatedAt()
 	case reviewcriterion.FieldUpdatedAt:
 		return m.UpdatedAt()
+	case reviewcriterion.FieldOrganizationID:
+		return m.OrganizationID()
 	case reviewcriterion.FieldRoundID:
 		return m.RoundID()
 	case reviewcriterion.FieldLabel:
@@ -22567,6 +23311,8 @@ func (m *ReviewCriterionMutation) OldField(ctx context.Context, name string) (en
 		return m.OldCreatedAt(ctx)
 	case reviewcriterion.FieldUpdatedAt:
 		return m.OldUpdatedAt(ctx)
+	case reviewcriterion.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
 	case reviewcriterion.FieldRoundID:
 		return m.OldRoundID(ctx)
 	case reviewcriterion.FieldLabel:
@@ -22607,6 +23353,13 @@ func (m *ReviewCriterionMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetUpdatedAt(v)
+		return nil
+	case reviewcriterion.FieldOrganizationID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
 		return nil
 	case reviewcriterion.FieldRoundID:
 		v, ok := value.(string)
@@ -22792,6 +23545,9 @@ func (m *ReviewCriterionMutation) ResetField(name string) error {
 	case reviewcriterion.FieldUpdatedAt:
 		m.ResetUpdatedAt()
 		return nil
+	case reviewcriterion.FieldOrganizationID:
+		m.ResetOrganizationID()
+		return nil
 	case reviewcriterion.FieldRoundID:
 		m.ResetRoundID()
 		return nil
@@ -22933,6 +23689,7 @@ type ReviewRoundMutation struct {
 	id                        *string
 	created_at                *time.Time
 	updated_at                *time.Time
+	organization_id           *string
 	name                      *string
 	opens_at                  *time.Time
 	closes_at                 *time.Time
@@ -23136,6 +23893,42 @@ func (m *ReviewRoundMutation) OldUpdatedAt(ctx context.Context) (v time.Time, er
 // ResetUpdatedAt resets all changes to the "updated_at" field.
 func (m *ReviewRoundMutation) ResetUpdatedAt() {
 	m.updated_at = nil
+}
+
+// SetOrganizationID sets the "organization_id" field.
+func (m *ReviewRoundMutation) SetOrganizationID(s string) {
+	m.organization_id = &s
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *ReviewRoundMutation) OrganizationID() (r string, exists bool) {
+	v := m.organization_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the ReviewRound entity.
+// If the ReviewRound object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ReviewRoundMutation) OldOrganizationID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *ReviewRoundMutation) ResetOrganizationID() {
+	m.organization_id = nil
 }
 
 // SetEventID sets the "event_id" field.
@@ -23743,12 +24536,15 @@ func (m *ReviewRoundMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ReviewRoundMutation) Fields() []string {
-	fields := make([]string, 0, 10)
+	fields := make([]string, 0, 11)
 	if m.created_at != nil {
 		fields = append(fields, reviewround.FieldCreatedAt)
 	}
 	if m.updated_at != nil {
 		fields = append(fields, reviewround.FieldUpdatedAt)
+	}
+	if m.organization_id != nil {
+		fields = append(fields, reviewround.FieldOrganizationID)
 	}
 	if m.event != nil {
 		fields = append(fields, reviewround.FieldEventID)
@@ -23786,6 +24582,8 @@ func (m *ReviewRoundMutation) Field(name string) (ent.Value, bool) {
 		return m.CreatedAt()
 	case reviewround.FieldUpdatedAt:
 		return m.UpdatedAt()
+	case reviewround.FieldOrganizationID:
+		return m.OrganizationID()
 	case reviewround.FieldEventID:
 		return m.EventID()
 	case reviewround.FieldName:
@@ -23815,6 +24613,8 @@ func (m *ReviewRoundMutation) OldField(ctx context.Context, name string) (ent.Va
 		return m.OldCreatedAt(ctx)
 	case reviewround.FieldUpdatedAt:
 		return m.OldUpdatedAt(ctx)
+	case reviewround.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
 	case reviewround.FieldEventID:
 		return m.OldEventID(ctx)
 	case reviewround.FieldName:
@@ -23853,6 +24653,13 @@ func (m *ReviewRoundMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetUpdatedAt(v)
+		return nil
+	case reviewround.FieldOrganizationID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
 		return nil
 	case reviewround.FieldEventID:
 		v, ok := value.(string)
@@ -23991,6 +24798,9 @@ func (m *ReviewRoundMutation) ResetField(name string) error {
 		return nil
 	case reviewround.FieldUpdatedAt:
 		m.ResetUpdatedAt()
+		return nil
+	case reviewround.FieldOrganizationID:
+		m.ResetOrganizationID()
 		return nil
 	case reviewround.FieldEventID:
 		m.ResetEventID()
@@ -24208,6 +25018,7 @@ type ReviewRoundMemberMutation struct {
 	id                  *string
 	created_at          *time.Time
 	updated_at          *time.Time
+	organization_id     *string
 	assignment_cap      *int
 	addassignment_cap   *int
 	clearedFields       map[string]struct{}
@@ -24394,6 +25205,42 @@ func (m *ReviewRoundMemberMutation) OldUpdatedAt(ctx context.Context) (v time.Ti
 // ResetUpdatedAt resets all changes to the "updated_at" field.
 func (m *ReviewRoundMemberMutation) ResetUpdatedAt() {
 	m.updated_at = nil
+}
+
+// SetOrganizationID sets the "organization_id" field.
+func (m *ReviewRoundMemberMutation) SetOrganizationID(s string) {
+	m.organization_id = &s
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *ReviewRoundMemberMutation) OrganizationID() (r string, exists bool) {
+	v := m.organization_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the ReviewRoundMember entity.
+// If the ReviewRoundMember object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ReviewRoundMemberMutation) OldOrganizationID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *ReviewRoundMemberMutation) ResetOrganizationID() {
+	m.organization_id = nil
 }
 
 // SetRoundID sets the "round_id" field.
@@ -24626,12 +25473,15 @@ func (m *ReviewRoundMemberMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ReviewRoundMemberMutation) Fields() []string {
-	fields := make([]string, 0, 5)
+	fields := make([]string, 0, 6)
 	if m.created_at != nil {
 		fields = append(fields, reviewroundmember.FieldCreatedAt)
 	}
 	if m.updated_at != nil {
 		fields = append(fields, reviewroundmember.FieldUpdatedAt)
+	}
+	if m.organization_id != nil {
+		fields = append(fields, reviewroundmember.FieldOrganizationID)
 	}
 	if m.round != nil {
 		fields = append(fields, reviewroundmember.FieldRoundID)
@@ -24654,6 +25504,8 @@ func (m *ReviewRoundMemberMutation) Field(name string) (ent.Value, bool) {
 		return m.CreatedAt()
 	case reviewroundmember.FieldUpdatedAt:
 		return m.UpdatedAt()
+	case reviewroundmember.FieldOrganizationID:
+		return m.OrganizationID()
 	case reviewroundmember.FieldRoundID:
 		return m.RoundID()
 	case reviewroundmember.FieldEventMemberID:
@@ -24673,6 +25525,8 @@ func (m *ReviewRoundMemberMutation) OldField(ctx context.Context, name string) (
 		return m.OldCreatedAt(ctx)
 	case reviewroundmember.FieldUpdatedAt:
 		return m.OldUpdatedAt(ctx)
+	case reviewroundmember.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
 	case reviewroundmember.FieldRoundID:
 		return m.OldRoundID(ctx)
 	case reviewroundmember.FieldEventMemberID:
@@ -24701,6 +25555,13 @@ func (m *ReviewRoundMemberMutation) SetField(name string, value ent.Value) error
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetUpdatedAt(v)
+		return nil
+	case reviewroundmember.FieldOrganizationID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
 		return nil
 	case reviewroundmember.FieldRoundID:
 		v, ok := value.(string)
@@ -24801,6 +25662,9 @@ func (m *ReviewRoundMemberMutation) ResetField(name string) error {
 		return nil
 	case reviewroundmember.FieldUpdatedAt:
 		m.ResetUpdatedAt()
+		return nil
+	case reviewroundmember.FieldOrganizationID:
+		m.ResetOrganizationID()
 		return nil
 	case reviewroundmember.FieldRoundID:
 		m.ResetRoundID()
@@ -24918,6 +25782,7 @@ type RoomMutation struct {
 	name               *string
 	position           *int
 	addposition        *int
+	organization_id    *string
 	capacity           *int
 	addcapacity        *int
 	clearedFields      map[string]struct{}
@@ -25235,6 +26100,42 @@ func (m *RoomMutation) ResetPosition() {
 	m.addposition = nil
 }
 
+// SetOrganizationID sets the "organization_id" field.
+func (m *RoomMutation) SetOrganizationID(s string) {
+	m.organization_id = &s
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *RoomMutation) OrganizationID() (r string, exists bool) {
+	v := m.organization_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the Room entity.
+// If the Room object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RoomMutation) OldOrganizationID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *RoomMutation) ResetOrganizationID() {
+	m.organization_id = nil
+}
+
 // SetCapacity sets the "capacity" field.
 func (m *RoomMutation) SetCapacity(i int) {
 	m.capacity = &i
@@ -25420,7 +26321,7 @@ func (m *RoomMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *RoomMutation) Fields() []string {
-	fields := make([]string, 0, 6)
+	fields := make([]string, 0, 7)
 	if m.created_at != nil {
 		fields = append(fields, room.FieldCreatedAt)
 	}
@@ -25435,6 +26336,9 @@ func (m *RoomMutation) Fields() []string {
 	}
 	if m.position != nil {
 		fields = append(fields, room.FieldPosition)
+	}
+	if m.organization_id != nil {
+		fields = append(fields, room.FieldOrganizationID)
 	}
 	if m.capacity != nil {
 		fields = append(fields, room.FieldCapacity)
@@ -25457,6 +26361,8 @@ func (m *RoomMutation) Field(name string) (ent.Value, bool) {
 		return m.Name()
 	case room.FieldPosition:
 		return m.Position()
+	case room.FieldOrganizationID:
+		return m.OrganizationID()
 	case room.FieldCapacity:
 		return m.Capacity()
 	}
@@ -25478,6 +26384,8 @@ func (m *RoomMutation) OldField(ctx context.Context, name string) (ent.Value, er
 		return m.OldName(ctx)
 	case room.FieldPosition:
 		return m.OldPosition(ctx)
+	case room.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
 	case room.FieldCapacity:
 		return m.OldCapacity(ctx)
 	}
@@ -25523,6 +26431,13 @@ func (m *RoomMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetPosition(v)
+		return nil
+	case room.FieldOrganizationID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
 		return nil
 	case room.FieldCapacity:
 		v, ok := value.(int)
@@ -25630,6 +26545,9 @@ func (m *RoomMutation) ResetField(name string) error {
 		return nil
 	case room.FieldPosition:
 		m.ResetPosition()
+		return nil
+	case room.FieldOrganizationID:
+		m.ResetOrganizationID()
 		return nil
 	case room.FieldCapacity:
 		m.ResetCapacity()
@@ -25748,6 +26666,7 @@ type SubmissionMutation struct {
 	id                        *string
 	created_at                *time.Time
 	updated_at                *time.Time
+	organization_id           *string
 	number                    *int
 	addnumber                 *int
 	code                      *string
@@ -25991,6 +26910,42 @@ func (m *SubmissionMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err
 // ResetUpdatedAt resets all changes to the "updated_at" field.
 func (m *SubmissionMutation) ResetUpdatedAt() {
 	m.updated_at = nil
+}
+
+// SetOrganizationID sets the "organization_id" field.
+func (m *SubmissionMutation) SetOrganizationID(s string) {
+	m.organization_id = &s
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *SubmissionMutation) OrganizationID() (r string, exists bool) {
+	v := m.organization_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the Submission entity.
+// If the Submission object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SubmissionMutation) OldOrganizationID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *SubmissionMutation) ResetOrganizationID() {
+	m.organization_id = nil
 }
 
 // SetEventID sets the "event_id" field.
@@ -27888,12 +28843,15 @@ func (m *SubmissionMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *SubmissionMutation) Fields() []string {
-	fields := make([]string, 0, 28)
+	fields := make([]string, 0, 29)
 	if m.created_at != nil {
 		fields = append(fields, submission.FieldCreatedAt)
 	}
 	if m.updated_at != nil {
 		fields = append(fields, submission.FieldUpdatedAt)
+	}
+	if m.organization_id != nil {
+		fields = append(fields, submission.FieldOrganizationID)
 	}
 	if m.event != nil {
 		fields = append(fields, submission.FieldEventID)
@@ -27985,6 +28943,8 @@ func (m *SubmissionMutation) Field(name string) (ent.Value, bool) {
 		return m.CreatedAt()
 	case submission.FieldUpdatedAt:
 		return m.UpdatedAt()
+	case submission.FieldOrganizationID:
+		return m.OrganizationID()
 	case submission.FieldEventID:
 		return m.EventID()
 	case submission.FieldNumber:
@@ -28050,6 +29010,8 @@ func (m *SubmissionMutation) OldField(ctx context.Context, name string) (ent.Val
 		return m.OldCreatedAt(ctx)
 	case submission.FieldUpdatedAt:
 		return m.OldUpdatedAt(ctx)
+	case submission.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
 	case submission.FieldEventID:
 		return m.OldEventID(ctx)
 	case submission.FieldNumber:
@@ -28124,6 +29086,13 @@ func (m *SubmissionMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetUpdatedAt(v)
+		return nil
+	case submission.FieldOrganizationID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
 		return nil
 	case submission.FieldEventID:
 		v, ok := value.(string)
@@ -28499,6 +29468,9 @@ func (m *SubmissionMutation) ResetField(name string) error {
 		return nil
 	case submission.FieldUpdatedAt:
 		m.ResetUpdatedAt()
+		return nil
+	case submission.FieldOrganizationID:
+		m.ResetOrganizationID()
 		return nil
 	case submission.FieldEventID:
 		m.ResetEventID()
@@ -28990,6 +29962,7 @@ type SubmissionParticipantMutation struct {
 	id                *string
 	created_at        *time.Time
 	updated_at        *time.Time
+	organization_id   *string
 	role              *string
 	position          *int
 	addposition       *int
@@ -29177,6 +30150,42 @@ func (m *SubmissionParticipantMutation) OldUpdatedAt(ctx context.Context) (v tim
 // ResetUpdatedAt resets all changes to the "updated_at" field.
 func (m *SubmissionParticipantMutation) ResetUpdatedAt() {
 	m.updated_at = nil
+}
+
+// SetOrganizationID sets the "organization_id" field.
+func (m *SubmissionParticipantMutation) SetOrganizationID(s string) {
+	m.organization_id = &s
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *SubmissionParticipantMutation) OrganizationID() (r string, exists bool) {
+	v := m.organization_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the SubmissionParticipant entity.
+// If the SubmissionParticipant object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SubmissionParticipantMutation) OldOrganizationID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *SubmissionParticipantMutation) ResetOrganizationID() {
+	m.organization_id = nil
 }
 
 // SetSubmissionID sets the "submission_id" field.
@@ -29431,12 +30440,15 @@ func (m *SubmissionParticipantMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *SubmissionParticipantMutation) Fields() []string {
-	fields := make([]string, 0, 6)
+	fields := make([]string, 0, 7)
 	if m.created_at != nil {
 		fields = append(fields, submissionparticipant.FieldCreatedAt)
 	}
 	if m.updated_at != nil {
 		fields = append(fields, submissionparticipant.FieldUpdatedAt)
+	}
+	if m.organization_id != nil {
+		fields = append(fields, submissionparticipant.FieldOrganizationID)
 	}
 	if m.submission != nil {
 		fields = append(fields, submissionparticipant.FieldSubmissionID)
@@ -29462,6 +30474,8 @@ func (m *SubmissionParticipantMutation) Field(name string) (ent.Value, bool) {
 		return m.CreatedAt()
 	case submissionparticipant.FieldUpdatedAt:
 		return m.UpdatedAt()
+	case submissionparticipant.FieldOrganizationID:
+		return m.OrganizationID()
 	case submissionparticipant.FieldSubmissionID:
 		return m.SubmissionID()
 	case submissionparticipant.FieldContactID:
@@ -29483,6 +30497,8 @@ func (m *SubmissionParticipantMutation) OldField(ctx context.Context, name strin
 		return m.OldCreatedAt(ctx)
 	case submissionparticipant.FieldUpdatedAt:
 		return m.OldUpdatedAt(ctx)
+	case submissionparticipant.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
 	case submissionparticipant.FieldSubmissionID:
 		return m.OldSubmissionID(ctx)
 	case submissionparticipant.FieldContactID:
@@ -29513,6 +30529,13 @@ func (m *SubmissionParticipantMutation) SetField(name string, value ent.Value) e
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetUpdatedAt(v)
+		return nil
+	case submissionparticipant.FieldOrganizationID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
 		return nil
 	case submissionparticipant.FieldSubmissionID:
 		v, ok := value.(string)
@@ -29611,6 +30634,9 @@ func (m *SubmissionParticipantMutation) ResetField(name string) error {
 		return nil
 	case submissionparticipant.FieldUpdatedAt:
 		m.ResetUpdatedAt()
+		return nil
+	case submissionparticipant.FieldOrganizationID:
+		m.ResetOrganizationID()
 		return nil
 	case submissionparticipant.FieldSubmissionID:
 		m.ResetSubmissionID()
@@ -29731,6 +30757,7 @@ type TagMutation struct {
 	name               *string
 	position           *int
 	addposition        *int
+	organization_id    *string
 	clearedFields      map[string]struct{}
 	event              *string
 	clearedevent       bool
@@ -30046,6 +31073,42 @@ func (m *TagMutation) ResetPosition() {
 	m.addposition = nil
 }
 
+// SetOrganizationID sets the "organization_id" field.
+func (m *TagMutation) SetOrganizationID(s string) {
+	m.organization_id = &s
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *TagMutation) OrganizationID() (r string, exists bool) {
+	v := m.organization_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the Tag entity.
+// If the Tag object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TagMutation) OldOrganizationID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *TagMutation) ResetOrganizationID() {
+	m.organization_id = nil
+}
+
 // ClearEvent clears the "event" edge to the Event entity.
 func (m *TagMutation) ClearEvent() {
 	m.clearedevent = true
@@ -30161,7 +31224,7 @@ func (m *TagMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *TagMutation) Fields() []string {
-	fields := make([]string, 0, 5)
+	fields := make([]string, 0, 6)
 	if m.created_at != nil {
 		fields = append(fields, tag.FieldCreatedAt)
 	}
@@ -30176,6 +31239,9 @@ func (m *TagMutation) Fields() []string {
 	}
 	if m.position != nil {
 		fields = append(fields, tag.FieldPosition)
+	}
+	if m.organization_id != nil {
+		fields = append(fields, tag.FieldOrganizationID)
 	}
 	return fields
 }
@@ -30195,6 +31261,8 @@ func (m *TagMutation) Field(name string) (ent.Value, bool) {
 		return m.Name()
 	case tag.FieldPosition:
 		return m.Position()
+	case tag.FieldOrganizationID:
+		return m.OrganizationID()
 	}
 	return nil, false
 }
@@ -30214,6 +31282,8 @@ func (m *TagMutation) OldField(ctx context.Context, name string) (ent.Value, err
 		return m.OldName(ctx)
 	case tag.FieldPosition:
 		return m.OldPosition(ctx)
+	case tag.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
 	}
 	return nil, fmt.Errorf("unknown Tag field %s", name)
 }
@@ -30257,6 +31327,13 @@ func (m *TagMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetPosition(v)
+		return nil
+	case tag.FieldOrganizationID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
 		return nil
 	}
 	return fmt.Errorf("unknown Tag field %s", name)
@@ -30336,6 +31413,9 @@ func (m *TagMutation) ResetField(name string) error {
 		return nil
 	case tag.FieldPosition:
 		m.ResetPosition()
+		return nil
+	case tag.FieldOrganizationID:
+		m.ResetOrganizationID()
 		return nil
 	}
 	return fmt.Errorf("unknown Tag field %s", name)
@@ -30451,6 +31531,7 @@ type TaskAssignmentMutation struct {
 	id                *string
 	created_at        *time.Time
 	updated_at        *time.Time
+	organization_id   *string
 	status            *taskassignment.Status
 	completed_at      *time.Time
 	clearedFields     map[string]struct{}
@@ -30639,6 +31720,42 @@ func (m *TaskAssignmentMutation) OldUpdatedAt(ctx context.Context) (v time.Time,
 // ResetUpdatedAt resets all changes to the "updated_at" field.
 func (m *TaskAssignmentMutation) ResetUpdatedAt() {
 	m.updated_at = nil
+}
+
+// SetOrganizationID sets the "organization_id" field.
+func (m *TaskAssignmentMutation) SetOrganizationID(s string) {
+	m.organization_id = &s
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *TaskAssignmentMutation) OrganizationID() (r string, exists bool) {
+	v := m.organization_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the TaskAssignment entity.
+// If the TaskAssignment object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TaskAssignmentMutation) OldOrganizationID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *TaskAssignmentMutation) ResetOrganizationID() {
+	m.organization_id = nil
 }
 
 // SetTemplateID sets the "template_id" field.
@@ -30962,12 +32079,15 @@ func (m *TaskAssignmentMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *TaskAssignmentMutation) Fields() []string {
-	fields := make([]string, 0, 7)
+	fields := make([]string, 0, 8)
 	if m.created_at != nil {
 		fields = append(fields, taskassignment.FieldCreatedAt)
 	}
 	if m.updated_at != nil {
 		fields = append(fields, taskassignment.FieldUpdatedAt)
+	}
+	if m.organization_id != nil {
+		fields = append(fields, taskassignment.FieldOrganizationID)
 	}
 	if m.template != nil {
 		fields = append(fields, taskassignment.FieldTemplateID)
@@ -30996,6 +32116,8 @@ func (m *TaskAssignmentMutation) Field(name string) (ent.Value, bool) {
 		return m.CreatedAt()
 	case taskassignment.FieldUpdatedAt:
 		return m.UpdatedAt()
+	case taskassignment.FieldOrganizationID:
+		return m.OrganizationID()
 	case taskassignment.FieldTemplateID:
 		return m.TemplateID()
 	case taskassignment.FieldSubmissionID:
@@ -31019,6 +32141,8 @@ func (m *TaskAssignmentMutation) OldField(ctx context.Context, name string) (ent
 		return m.OldCreatedAt(ctx)
 	case taskassignment.FieldUpdatedAt:
 		return m.OldUpdatedAt(ctx)
+	case taskassignment.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
 	case taskassignment.FieldTemplateID:
 		return m.OldTemplateID(ctx)
 	case taskassignment.FieldSubmissionID:
@@ -31051,6 +32175,13 @@ func (m *TaskAssignmentMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetUpdatedAt(v)
+		return nil
+	case taskassignment.FieldOrganizationID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
 		return nil
 	case taskassignment.FieldTemplateID:
 		v, ok := value.(string)
@@ -31156,6 +32287,9 @@ func (m *TaskAssignmentMutation) ResetField(name string) error {
 		return nil
 	case taskassignment.FieldUpdatedAt:
 		m.ResetUpdatedAt()
+		return nil
+	case taskassignment.FieldOrganizationID:
+		m.ResetOrganizationID()
 		return nil
 	case taskassignment.FieldTemplateID:
 		m.ResetTemplateID()
@@ -31294,6 +32428,7 @@ type TaskTemplateMutation struct {
 	id                    *string
 	created_at            *time.Time
 	updated_at            *time.Time
+	organization_id       *string
 	title                 *string
 	instructions          *string
 	scope                 *tasktemplate.Scope
@@ -31486,6 +32621,42 @@ func (m *TaskTemplateMutation) OldUpdatedAt(ctx context.Context) (v time.Time, e
 // ResetUpdatedAt resets all changes to the "updated_at" field.
 func (m *TaskTemplateMutation) ResetUpdatedAt() {
 	m.updated_at = nil
+}
+
+// SetOrganizationID sets the "organization_id" field.
+func (m *TaskTemplateMutation) SetOrganizationID(s string) {
+	m.organization_id = &s
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *TaskTemplateMutation) OrganizationID() (r string, exists bool) {
+	v := m.organization_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the TaskTemplate entity.
+// If the TaskTemplate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TaskTemplateMutation) OldOrganizationID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *TaskTemplateMutation) ResetOrganizationID() {
+	m.organization_id = nil
 }
 
 // SetEventID sets the "event_id" field.
@@ -31888,12 +33059,15 @@ func (m *TaskTemplateMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *TaskTemplateMutation) Fields() []string {
-	fields := make([]string, 0, 9)
+	fields := make([]string, 0, 10)
 	if m.created_at != nil {
 		fields = append(fields, tasktemplate.FieldCreatedAt)
 	}
 	if m.updated_at != nil {
 		fields = append(fields, tasktemplate.FieldUpdatedAt)
+	}
+	if m.organization_id != nil {
+		fields = append(fields, tasktemplate.FieldOrganizationID)
 	}
 	if m.event != nil {
 		fields = append(fields, tasktemplate.FieldEventID)
@@ -31928,6 +33102,8 @@ func (m *TaskTemplateMutation) Field(name string) (ent.Value, bool) {
 		return m.CreatedAt()
 	case tasktemplate.FieldUpdatedAt:
 		return m.UpdatedAt()
+	case tasktemplate.FieldOrganizationID:
+		return m.OrganizationID()
 	case tasktemplate.FieldEventID:
 		return m.EventID()
 	case tasktemplate.FieldTitle:
@@ -31955,6 +33131,8 @@ func (m *TaskTemplateMutation) OldField(ctx context.Context, name string) (ent.V
 		return m.OldCreatedAt(ctx)
 	case tasktemplate.FieldUpdatedAt:
 		return m.OldUpdatedAt(ctx)
+	case tasktemplate.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
 	case tasktemplate.FieldEventID:
 		return m.OldEventID(ctx)
 	case tasktemplate.FieldTitle:
@@ -31991,6 +33169,13 @@ func (m *TaskTemplateMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetUpdatedAt(v)
+		return nil
+	case tasktemplate.FieldOrganizationID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
 		return nil
 	case tasktemplate.FieldEventID:
 		v, ok := value.(string)
@@ -32119,6 +33304,9 @@ func (m *TaskTemplateMutation) ResetField(name string) error {
 		return nil
 	case tasktemplate.FieldUpdatedAt:
 		m.ResetUpdatedAt()
+		return nil
+	case tasktemplate.FieldOrganizationID:
+		m.ResetOrganizationID()
 		return nil
 	case tasktemplate.FieldEventID:
 		m.ResetEventID()
@@ -32255,6 +33443,7 @@ type TimelineEntryMutation struct {
 	id                *string
 	created_at        *time.Time
 	updated_at        *time.Time
+	organization_id   *string
 	kind              *timelineentry.Kind
 	label             *string
 	detail            *string
@@ -32444,6 +33633,42 @@ func (m *TimelineEntryMutation) OldUpdatedAt(ctx context.Context) (v time.Time, 
 // ResetUpdatedAt resets all changes to the "updated_at" field.
 func (m *TimelineEntryMutation) ResetUpdatedAt() {
 	m.updated_at = nil
+}
+
+// SetOrganizationID sets the "organization_id" field.
+func (m *TimelineEntryMutation) SetOrganizationID(s string) {
+	m.organization_id = &s
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *TimelineEntryMutation) OrganizationID() (r string, exists bool) {
+	v := m.organization_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the TimelineEntry entity.
+// If the TimelineEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TimelineEntryMutation) OldOrganizationID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *TimelineEntryMutation) ResetOrganizationID() {
+	m.organization_id = nil
 }
 
 // SetSubmissionID sets the "submission_id" field.
@@ -32834,12 +34059,15 @@ func (m *TimelineEntryMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *TimelineEntryMutation) Fields() []string {
-	fields := make([]string, 0, 10)
+	fields := make([]string, 0, 11)
 	if m.created_at != nil {
 		fields = append(fields, timelineentry.FieldCreatedAt)
 	}
 	if m.updated_at != nil {
 		fields = append(fields, timelineentry.FieldUpdatedAt)
+	}
+	if m.organization_id != nil {
+		fields = append(fields, timelineentry.FieldOrganizationID)
 	}
 	if m.submission != nil {
 		fields = append(fields, timelineentry.FieldSubmissionID)
@@ -32877,6 +34105,8 @@ func (m *TimelineEntryMutation) Field(name string) (ent.Value, bool) {
 		return m.CreatedAt()
 	case timelineentry.FieldUpdatedAt:
 		return m.UpdatedAt()
+	case timelineentry.FieldOrganizationID:
+		return m.OrganizationID()
 	case timelineentry.FieldSubmissionID:
 		return m.SubmissionID()
 	case timelineentry.FieldKind:
@@ -32906,6 +34136,8 @@ func (m *TimelineEntryMutation) OldField(ctx context.Context, name string) (ent.
 		return m.OldCreatedAt(ctx)
 	case timelineentry.FieldUpdatedAt:
 		return m.OldUpdatedAt(ctx)
+	case timelineentry.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
 	case timelineentry.FieldSubmissionID:
 		return m.OldSubmissionID(ctx)
 	case timelineentry.FieldKind:
@@ -32944,6 +34176,13 @@ func (m *TimelineEntryMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetUpdatedAt(v)
+		return nil
+	case timelineentry.FieldOrganizationID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
 		return nil
 	case timelineentry.FieldSubmissionID:
 		v, ok := value.(string)
@@ -33077,6 +34316,9 @@ func (m *TimelineEntryMutation) ResetField(name string) error {
 	case timelineentry.FieldUpdatedAt:
 		m.ResetUpdatedAt()
 		return nil
+	case timelineentry.FieldOrganizationID:
+		m.ResetOrganizationID()
+		return nil
 	case timelineentry.FieldSubmissionID:
 		m.ResetSubmissionID()
 		return nil
@@ -33190,6 +34432,7 @@ type TrackMutation struct {
 	name               *string
 	position           *int
 	addposition        *int
+	organization_id    *string
 	color              *string
 	clearedFields      map[string]struct{}
 	event              *string
@@ -33512,6 +34755,42 @@ func (m *TrackMutation) ResetPosition() {
 	m.addposition = nil
 }
 
+// SetOrganizationID sets the "organization_id" field.
+func (m *TrackMutation) SetOrganizationID(s string) {
+	m.organization_id = &s
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *TrackMutation) OrganizationID() (r string, exists bool) {
+	v := m.organization_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the Track entity.
+// If the Track object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TrackMutation) OldOrganizationID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *TrackMutation) ResetOrganizationID() {
+	m.organization_id = nil
+}
+
 // SetColor sets the "color" field.
 func (m *TrackMutation) SetColor(s string) {
 	m.color = &s
@@ -33771,7 +35050,7 @@ func (m *TrackMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *TrackMutation) Fields() []string {
-	fields := make([]string, 0, 6)
+	fields := make([]string, 0, 7)
 	if m.created_at != nil {
 		fields = append(fields, track.FieldCreatedAt)
 	}
@@ -33786,6 +35065,9 @@ func (m *TrackMutation) Fields() []string {
 	}
 	if m.position != nil {
 		fields = append(fields, track.FieldPosition)
+	}
+	if m.organization_id != nil {
+		fields = append(fields, track.FieldOrganizationID)
 	}
 	if m.color != nil {
 		fields = append(fields, track.FieldColor)
@@ -33808,6 +35090,8 @@ func (m *TrackMutation) Field(name string) (ent.Value, bool) {
 		return m.Name()
 	case track.FieldPosition:
 		return m.Position()
+	case track.FieldOrganizationID:
+		return m.OrganizationID()
 	case track.FieldColor:
 		return m.Color()
 	}
@@ -33829,6 +35113,8 @@ func (m *TrackMutation) OldField(ctx context.Context, name string) (ent.Value, e
 		return m.OldName(ctx)
 	case track.FieldPosition:
 		return m.OldPosition(ctx)
+	case track.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
 	case track.FieldColor:
 		return m.OldColor(ctx)
 	}
@@ -33874,6 +35160,13 @@ func (m *TrackMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetPosition(v)
+		return nil
+	case track.FieldOrganizationID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
 		return nil
 	case track.FieldColor:
 		v, ok := value.(string)
@@ -33960,6 +35253,9 @@ func (m *TrackMutation) ResetField(name string) error {
 		return nil
 	case track.FieldPosition:
 		m.ResetPosition()
+		return nil
+	case track.FieldOrganizationID:
+		m.ResetOrganizationID()
 		return nil
 	case track.FieldColor:
 		m.ResetColor()

@@ -23,6 +23,8 @@ type Resource struct {
 	CreatedAt time.Time `json:"created_at,omitempty"`
 	// When the record last changed.
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
+	// The id of its organization, copied from its parent when the row is inserted, so that the tenant filter and PostgreSQL's row-level security test the row itself.
+	OrganizationID string `json:"organization_id,omitempty"`
 	// The id of its event.
 	EventID string `json:"event_id,omitempty"`
 	// Title holds the value of the "title" field.
@@ -113,7 +115,7 @@ func (*Resource) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullBool)
 		case resource.FieldPosition, resource.FieldFileSize:
 			values[i] = new(sql.NullInt64)
-		case resource.FieldID, resource.FieldEventID, resource.FieldTitle, resource.FieldSubtitle, resource.FieldBody, resource.FieldAudienceMode, resource.FieldAttachmentKind, resource.FieldLinkURL, resource.FieldEmbedURL, resource.FieldFileStorageKey, resource.FieldFileName, resource.FieldFileContentType:
+		case resource.FieldID, resource.FieldOrganizationID, resource.FieldEventID, resource.FieldTitle, resource.FieldSubtitle, resource.FieldBody, resource.FieldAudienceMode, resource.FieldAttachmentKind, resource.FieldLinkURL, resource.FieldEmbedURL, resource.FieldFileStorageKey, resource.FieldFileName, resource.FieldFileContentType:
 			values[i] = new(sql.NullString)
 		case resource.FieldCreatedAt, resource.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
@@ -149,6 +151,12 @@ func (_m *Resource) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field updated_at", values[i])
 			} else if value.Valid {
 				_m.UpdatedAt = value.Time
+			}
+		case resource.FieldOrganizationID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field organization_id", values[i])
+			} else if value.Valid {
+				_m.OrganizationID = value.String
 			}
 		case resource.FieldEventID:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -297,6 +305,9 @@ func (_m *Resource) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("updated_at=")
 	builder.WriteString(_m.UpdatedAt.Format(time.ANSIC))
+	builder.WriteString(", ")
+	builder.WriteString("organization_id=")
+	builder.WriteString(_m.OrganizationID)
 	builder.WriteString(", ")
 	builder.WriteString("event_id=")
 	builder.WriteString(_m.EventID)

@@ -54,6 +54,12 @@ func (_c *ResourceCreate) SetNillableUpdatedAt(v *time.Time) *ResourceCreate {
 	return _c
 }
 
+// SetOrganizationID sets the "organization_id" field.
+func (_c *ResourceCreate) SetOrganizationID(v string) *ResourceCreate {
+	_c.mutation.SetOrganizationID(v)
+	return _c
+}
+
 // SetEventID sets the "event_id" field.
 func (_c *ResourceCreate) SetEventID(v string) *ResourceCreate {
 	_c.mutation.SetEventID(v)
@@ -360,6 +366,14 @@ func (_c *ResourceCreate) check() error {
 	if _, ok := _c.mutation.UpdatedAt(); !ok {
 		return &ValidationError{Name: "updated_at", err: errors.New(`ent: missing required field "Resource.updated_at"`)}
 	}
+	if _, ok := _c.mutation.OrganizationID(); !ok {
+		return &ValidationError{Name: "organization_id", err: errors.New(`ent: missing required field "Resource.organization_id"`)}
+	}
+	if v, ok := _c.mutation.OrganizationID(); ok {
+		if err := resource.OrganizationIDValidator(v); err != nil {
+			return &ValidationError{Name: "organization_id", err: fmt.Errorf(`ent: validator failed for field "Resource.organization_id": %w`, err)}
+		}
+	}
 	if _, ok := _c.mutation.EventID(); !ok {
 		return &ValidationError{Name: "event_id", err: errors.New(`ent: missing required field "Resource.event_id"`)}
 	}
@@ -487,6 +501,10 @@ func (_c *ResourceCreate) createSpec() (*Resource, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.UpdatedAt(); ok {
 		_spec.SetField(resource.FieldUpdatedAt, field.TypeTime, value)
 		_node.UpdatedAt = value
+	}
+	if value, ok := _c.mutation.OrganizationID(); ok {
+		_spec.SetField(resource.FieldOrganizationID, field.TypeString, value)
+		_node.OrganizationID = value
 	}
 	if value, ok := _c.mutation.Title(); ok {
 		_spec.SetField(resource.FieldTitle, field.TypeString, value)
@@ -882,6 +900,9 @@ func (u *ResourceUpsertOne) UpdateNewValues() *ResourceUpsertOne {
 		}
 		if _, exists := u.create.mutation.CreatedAt(); exists {
 			s.SetIgnore(resource.FieldCreatedAt)
+		}
+		if _, exists := u.create.mutation.OrganizationID(); exists {
+			s.SetIgnore(resource.FieldOrganizationID)
 		}
 		if _, exists := u.create.mutation.EventID(); exists {
 			s.SetIgnore(resource.FieldEventID)
@@ -1361,6 +1382,9 @@ func (u *ResourceUpsertBulk) UpdateNewValues() *ResourceUpsertBulk {
 			}
 			if _, exists := b.mutation.CreatedAt(); exists {
 				s.SetIgnore(resource.FieldCreatedAt)
+			}
+			if _, exists := b.mutation.OrganizationID(); exists {
+				s.SetIgnore(resource.FieldOrganizationID)
 			}
 			if _, exists := b.mutation.EventID(); exists {
 				s.SetIgnore(resource.FieldEventID)

@@ -24,6 +24,8 @@ type ReviewAnswer struct {
 	CreatedAt time.Time `json:"created_at,omitempty"`
 	// When the record last changed.
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
+	// The id of its organization, copied from its parent when the row is inserted, so that the tenant filter and PostgreSQL's row-level security test the row itself.
+	OrganizationID string `json:"organization_id,omitempty"`
 	// The id of its assignment.
 	AssignmentID string `json:"assignment_id,omitempty"`
 	// The id of its criterion.
@@ -80,7 +82,7 @@ func (*ReviewAnswer) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case reviewanswer.FieldNumericValue:
 			values[i] = new(sql.NullFloat64)
-		case reviewanswer.FieldID, reviewanswer.FieldAssignmentID, reviewanswer.FieldCriterionID, reviewanswer.FieldTextValue, reviewanswer.FieldOptionValue:
+		case reviewanswer.FieldID, reviewanswer.FieldOrganizationID, reviewanswer.FieldAssignmentID, reviewanswer.FieldCriterionID, reviewanswer.FieldTextValue, reviewanswer.FieldOptionValue:
 			values[i] = new(sql.NullString)
 		case reviewanswer.FieldCreatedAt, reviewanswer.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
@@ -116,6 +118,12 @@ func (_m *ReviewAnswer) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field updated_at", values[i])
 			} else if value.Valid {
 				_m.UpdatedAt = value.Time
+			}
+		case reviewanswer.FieldOrganizationID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field organization_id", values[i])
+			} else if value.Valid {
+				_m.OrganizationID = value.String
 			}
 		case reviewanswer.FieldAssignmentID:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -201,6 +209,9 @@ func (_m *ReviewAnswer) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("updated_at=")
 	builder.WriteString(_m.UpdatedAt.Format(time.ANSIC))
+	builder.WriteString(", ")
+	builder.WriteString("organization_id=")
+	builder.WriteString(_m.OrganizationID)
 	builder.WriteString(", ")
 	builder.WriteString("assignment_id=")
 	builder.WriteString(_m.AssignmentID)

@@ -53,6 +53,12 @@ func (_c *ReviewAnswerCreate) SetNillableUpdatedAt(v *time.Time) *ReviewAnswerCr
 	return _c
 }
 
+// SetOrganizationID sets the "organization_id" field.
+func (_c *ReviewAnswerCreate) SetOrganizationID(v string) *ReviewAnswerCreate {
+	_c.mutation.SetOrganizationID(v)
+	return _c
+}
+
 // SetAssignmentID sets the "assignment_id" field.
 func (_c *ReviewAnswerCreate) SetAssignmentID(v string) *ReviewAnswerCreate {
 	_c.mutation.SetAssignmentID(v)
@@ -188,6 +194,14 @@ func (_c *ReviewAnswerCreate) check() error {
 	if _, ok := _c.mutation.UpdatedAt(); !ok {
 		return &ValidationError{Name: "updated_at", err: errors.New(`ent: missing required field "ReviewAnswer.updated_at"`)}
 	}
+	if _, ok := _c.mutation.OrganizationID(); !ok {
+		return &ValidationError{Name: "organization_id", err: errors.New(`ent: missing required field "ReviewAnswer.organization_id"`)}
+	}
+	if v, ok := _c.mutation.OrganizationID(); ok {
+		if err := reviewanswer.OrganizationIDValidator(v); err != nil {
+			return &ValidationError{Name: "organization_id", err: fmt.Errorf(`ent: validator failed for field "ReviewAnswer.organization_id": %w`, err)}
+		}
+	}
 	if _, ok := _c.mutation.AssignmentID(); !ok {
 		return &ValidationError{Name: "assignment_id", err: errors.New(`ent: missing required field "ReviewAnswer.assignment_id"`)}
 	}
@@ -258,6 +272,10 @@ func (_c *ReviewAnswerCreate) createSpec() (*ReviewAnswer, *sqlgraph.CreateSpec)
 	if value, ok := _c.mutation.UpdatedAt(); ok {
 		_spec.SetField(reviewanswer.FieldUpdatedAt, field.TypeTime, value)
 		_node.UpdatedAt = value
+	}
+	if value, ok := _c.mutation.OrganizationID(); ok {
+		_spec.SetField(reviewanswer.FieldOrganizationID, field.TypeString, value)
+		_node.OrganizationID = value
 	}
 	if value, ok := _c.mutation.NumericValue(); ok {
 		_spec.SetField(reviewanswer.FieldNumericValue, field.TypeFloat64, value)
@@ -448,6 +466,9 @@ func (u *ReviewAnswerUpsertOne) UpdateNewValues() *ReviewAnswerUpsertOne {
 		}
 		if _, exists := u.create.mutation.CreatedAt(); exists {
 			s.SetIgnore(reviewanswer.FieldCreatedAt)
+		}
+		if _, exists := u.create.mutation.OrganizationID(); exists {
+			s.SetIgnore(reviewanswer.FieldOrganizationID)
 		}
 		if _, exists := u.create.mutation.AssignmentID(); exists {
 			s.SetIgnore(reviewanswer.FieldAssignmentID)
@@ -755,6 +776,9 @@ func (u *ReviewAnswerUpsertBulk) UpdateNewValues() *ReviewAnswerUpsertBulk {
 			}
 			if _, exists := b.mutation.CreatedAt(); exists {
 				s.SetIgnore(reviewanswer.FieldCreatedAt)
+			}
+			if _, exists := b.mutation.OrganizationID(); exists {
+				s.SetIgnore(reviewanswer.FieldOrganizationID)
 			}
 			if _, exists := b.mutation.AssignmentID(); exists {
 				s.SetIgnore(reviewanswer.FieldAssignmentID)

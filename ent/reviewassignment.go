@@ -25,6 +25,8 @@ type ReviewAssignment struct {
 	CreatedAt time.Time `json:"created_at,omitempty"`
 	// When the record last changed.
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
+	// The id of its organization, copied from its parent when the row is inserted, so that the tenant filter and PostgreSQL's row-level security test the row itself.
+	OrganizationID string `json:"organization_id,omitempty"`
 	// The id of its round.
 	RoundID string `json:"round_id,omitempty"`
 	// The id of its submission.
@@ -111,7 +113,7 @@ func (*ReviewAssignment) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case reviewassignment.FieldID, reviewassignment.FieldRoundID, reviewassignment.FieldSubmissionID, reviewassignment.FieldEventMemberID, reviewassignment.FieldStatus, reviewassignment.FieldRecusalReason:
+		case reviewassignment.FieldID, reviewassignment.FieldOrganizationID, reviewassignment.FieldRoundID, reviewassignment.FieldSubmissionID, reviewassignment.FieldEventMemberID, reviewassignment.FieldStatus, reviewassignment.FieldRecusalReason:
 			values[i] = new(sql.NullString)
 		case reviewassignment.FieldCreatedAt, reviewassignment.FieldUpdatedAt, reviewassignment.FieldAssignedAt, reviewassignment.FieldCompletedAt, reviewassignment.FieldRecusedAt:
 			values[i] = new(sql.NullTime)
@@ -147,6 +149,12 @@ func (_m *ReviewAssignment) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field updated_at", values[i])
 			} else if value.Valid {
 				_m.UpdatedAt = value.Time
+			}
+		case reviewassignment.FieldOrganizationID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field organization_id", values[i])
+			} else if value.Valid {
+				_m.OrganizationID = value.String
 			}
 		case reviewassignment.FieldRoundID:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -260,6 +268,9 @@ func (_m *ReviewAssignment) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("updated_at=")
 	builder.WriteString(_m.UpdatedAt.Format(time.ANSIC))
+	builder.WriteString(", ")
+	builder.WriteString("organization_id=")
+	builder.WriteString(_m.OrganizationID)
 	builder.WriteString(", ")
 	builder.WriteString("round_id=")
 	builder.WriteString(_m.RoundID)

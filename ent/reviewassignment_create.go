@@ -55,6 +55,12 @@ func (_c *ReviewAssignmentCreate) SetNillableUpdatedAt(v *time.Time) *ReviewAssi
 	return _c
 }
 
+// SetOrganizationID sets the "organization_id" field.
+func (_c *ReviewAssignmentCreate) SetOrganizationID(v string) *ReviewAssignmentCreate {
+	_c.mutation.SetOrganizationID(v)
+	return _c
+}
+
 // SetRoundID sets the "round_id" field.
 func (_c *ReviewAssignmentCreate) SetRoundID(v string) *ReviewAssignmentCreate {
 	_c.mutation.SetRoundID(v)
@@ -240,6 +246,14 @@ func (_c *ReviewAssignmentCreate) check() error {
 	if _, ok := _c.mutation.UpdatedAt(); !ok {
 		return &ValidationError{Name: "updated_at", err: errors.New(`ent: missing required field "ReviewAssignment.updated_at"`)}
 	}
+	if _, ok := _c.mutation.OrganizationID(); !ok {
+		return &ValidationError{Name: "organization_id", err: errors.New(`ent: missing required field "ReviewAssignment.organization_id"`)}
+	}
+	if v, ok := _c.mutation.OrganizationID(); ok {
+		if err := reviewassignment.OrganizationIDValidator(v); err != nil {
+			return &ValidationError{Name: "organization_id", err: fmt.Errorf(`ent: validator failed for field "ReviewAssignment.organization_id": %w`, err)}
+		}
+	}
 	if _, ok := _c.mutation.RoundID(); !ok {
 		return &ValidationError{Name: "round_id", err: errors.New(`ent: missing required field "ReviewAssignment.round_id"`)}
 	}
@@ -322,6 +336,10 @@ func (_c *ReviewAssignmentCreate) createSpec() (*ReviewAssignment, *sqlgraph.Cre
 	if value, ok := _c.mutation.UpdatedAt(); ok {
 		_spec.SetField(reviewassignment.FieldUpdatedAt, field.TypeTime, value)
 		_node.UpdatedAt = value
+	}
+	if value, ok := _c.mutation.OrganizationID(); ok {
+		_spec.SetField(reviewassignment.FieldOrganizationID, field.TypeString, value)
+		_node.OrganizationID = value
 	}
 	if value, ok := _c.mutation.Status(); ok {
 		_spec.SetField(reviewassignment.FieldStatus, field.TypeEnum, value)
@@ -571,6 +589,9 @@ func (u *ReviewAssignmentUpsertOne) UpdateNewValues() *ReviewAssignmentUpsertOne
 		}
 		if _, exists := u.create.mutation.CreatedAt(); exists {
 			s.SetIgnore(reviewassignment.FieldCreatedAt)
+		}
+		if _, exists := u.create.mutation.OrganizationID(); exists {
+			s.SetIgnore(reviewassignment.FieldOrganizationID)
 		}
 		if _, exists := u.create.mutation.RoundID(); exists {
 			s.SetIgnore(reviewassignment.FieldRoundID)
@@ -902,6 +923,9 @@ func (u *ReviewAssignmentUpsertBulk) UpdateNewValues() *ReviewAssignmentUpsertBu
 			}
 			if _, exists := b.mutation.CreatedAt(); exists {
 				s.SetIgnore(reviewassignment.FieldCreatedAt)
+			}
+			if _, exists := b.mutation.OrganizationID(); exists {
+				s.SetIgnore(reviewassignment.FieldOrganizationID)
 			}
 			if _, exists := b.mutation.RoundID(); exists {
 				s.SetIgnore(reviewassignment.FieldRoundID)

@@ -24,6 +24,8 @@ type ReviewCriterion struct {
 	CreatedAt time.Time `json:"created_at,omitempty"`
 	// When the record last changed.
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
+	// The id of its organization, copied from its parent when the row is inserted, so that the tenant filter and PostgreSQL's row-level security test the row itself.
+	OrganizationID string `json:"organization_id,omitempty"`
 	// The id of its round.
 	RoundID string `json:"round_id,omitempty"`
 	// Label holds the value of the "label" field.
@@ -94,7 +96,7 @@ func (*ReviewCriterion) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullFloat64)
 		case reviewcriterion.FieldPosition:
 			values[i] = new(sql.NullInt64)
-		case reviewcriterion.FieldID, reviewcriterion.FieldRoundID, reviewcriterion.FieldLabel, reviewcriterion.FieldType:
+		case reviewcriterion.FieldID, reviewcriterion.FieldOrganizationID, reviewcriterion.FieldRoundID, reviewcriterion.FieldLabel, reviewcriterion.FieldType:
 			values[i] = new(sql.NullString)
 		case reviewcriterion.FieldCreatedAt, reviewcriterion.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
@@ -130,6 +132,12 @@ func (_m *ReviewCriterion) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field updated_at", values[i])
 			} else if value.Valid {
 				_m.UpdatedAt = value.Time
+			}
+		case reviewcriterion.FieldOrganizationID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field organization_id", values[i])
+			} else if value.Valid {
+				_m.OrganizationID = value.String
 			}
 		case reviewcriterion.FieldRoundID:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -240,6 +248,9 @@ func (_m *ReviewCriterion) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("updated_at=")
 	builder.WriteString(_m.UpdatedAt.Format(time.ANSIC))
+	builder.WriteString(", ")
+	builder.WriteString("organization_id=")
+	builder.WriteString(_m.OrganizationID)
 	builder.WriteString(", ")
 	builder.WriteString("round_id=")
 	builder.WriteString(_m.RoundID)

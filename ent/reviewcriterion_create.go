@@ -53,6 +53,12 @@ func (_c *ReviewCriterionCreate) SetNillableUpdatedAt(v *time.Time) *ReviewCrite
 	return _c
 }
 
+// SetOrganizationID sets the "organization_id" field.
+func (_c *ReviewCriterionCreate) SetOrganizationID(v string) *ReviewCriterionCreate {
+	_c.mutation.SetOrganizationID(v)
+	return _c
+}
+
 // SetRoundID sets the "round_id" field.
 func (_c *ReviewCriterionCreate) SetRoundID(v string) *ReviewCriterionCreate {
 	_c.mutation.SetRoundID(v)
@@ -254,6 +260,14 @@ func (_c *ReviewCriterionCreate) check() error {
 	if _, ok := _c.mutation.UpdatedAt(); !ok {
 		return &ValidationError{Name: "updated_at", err: errors.New(`ent: missing required field "ReviewCriterion.updated_at"`)}
 	}
+	if _, ok := _c.mutation.OrganizationID(); !ok {
+		return &ValidationError{Name: "organization_id", err: errors.New(`ent: missing required field "ReviewCriterion.organization_id"`)}
+	}
+	if v, ok := _c.mutation.OrganizationID(); ok {
+		if err := reviewcriterion.OrganizationIDValidator(v); err != nil {
+			return &ValidationError{Name: "organization_id", err: fmt.Errorf(`ent: validator failed for field "ReviewCriterion.organization_id": %w`, err)}
+		}
+	}
 	if _, ok := _c.mutation.RoundID(); !ok {
 		return &ValidationError{Name: "round_id", err: errors.New(`ent: missing required field "ReviewCriterion.round_id"`)}
 	}
@@ -336,6 +350,10 @@ func (_c *ReviewCriterionCreate) createSpec() (*ReviewCriterion, *sqlgraph.Creat
 	if value, ok := _c.mutation.UpdatedAt(); ok {
 		_spec.SetField(reviewcriterion.FieldUpdatedAt, field.TypeTime, value)
 		_node.UpdatedAt = value
+	}
+	if value, ok := _c.mutation.OrganizationID(); ok {
+		_spec.SetField(reviewcriterion.FieldOrganizationID, field.TypeString, value)
+		_node.OrganizationID = value
 	}
 	if value, ok := _c.mutation.Label(); ok {
 		_spec.SetField(reviewcriterion.FieldLabel, field.TypeString, value)
@@ -617,6 +635,9 @@ func (u *ReviewCriterionUpsertOne) UpdateNewValues() *ReviewCriterionUpsertOne {
 		}
 		if _, exists := u.create.mutation.CreatedAt(); exists {
 			s.SetIgnore(reviewcriterion.FieldCreatedAt)
+		}
+		if _, exists := u.create.mutation.OrganizationID(); exists {
+			s.SetIgnore(reviewcriterion.FieldOrganizationID)
 		}
 		if _, exists := u.create.mutation.RoundID(); exists {
 			s.SetIgnore(reviewcriterion.FieldRoundID)
@@ -1005,6 +1026,9 @@ func (u *ReviewCriterionUpsertBulk) UpdateNewValues() *ReviewCriterionUpsertBulk
 			}
 			if _, exists := b.mutation.CreatedAt(); exists {
 				s.SetIgnore(reviewcriterion.FieldCreatedAt)
+			}
+			if _, exists := b.mutation.OrganizationID(); exists {
+				s.SetIgnore(reviewcriterion.FieldOrganizationID)
 			}
 			if _, exists := b.mutation.RoundID(); exists {
 				s.SetIgnore(reviewcriterion.FieldRoundID)

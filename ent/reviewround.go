@@ -23,6 +23,8 @@ type ReviewRound struct {
 	CreatedAt time.Time `json:"created_at,omitempty"`
 	// When the record last changed.
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
+	// The id of its organization, copied from its parent when the row is inserted, so that the tenant filter and PostgreSQL's row-level security test the row itself.
+	OrganizationID string `json:"organization_id,omitempty"`
 	// The id of its event.
 	EventID string `json:"event_id,omitempty"`
 	// Name holds the value of the "name" field.
@@ -125,7 +127,7 @@ func (*ReviewRound) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullBool)
 		case reviewround.FieldReviewsPerSubmission, reviewround.FieldPosition:
 			values[i] = new(sql.NullInt64)
-		case reviewround.FieldID, reviewround.FieldEventID, reviewround.FieldName, reviewround.FieldStatus:
+		case reviewround.FieldID, reviewround.FieldOrganizationID, reviewround.FieldEventID, reviewround.FieldName, reviewround.FieldStatus:
 			values[i] = new(sql.NullString)
 		case reviewround.FieldCreatedAt, reviewround.FieldUpdatedAt, reviewround.FieldOpensAt, reviewround.FieldClosesAt:
 			values[i] = new(sql.NullTime)
@@ -161,6 +163,12 @@ func (_m *ReviewRound) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field updated_at", values[i])
 			} else if value.Valid {
 				_m.UpdatedAt = value.Time
+			}
+		case reviewround.FieldOrganizationID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field organization_id", values[i])
+			} else if value.Valid {
+				_m.OrganizationID = value.String
 			}
 		case reviewround.FieldEventID:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -276,6 +284,9 @@ func (_m *ReviewRound) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("updated_at=")
 	builder.WriteString(_m.UpdatedAt.Format(time.ANSIC))
+	builder.WriteString(", ")
+	builder.WriteString("organization_id=")
+	builder.WriteString(_m.OrganizationID)
 	builder.WriteString(", ")
 	builder.WriteString("event_id=")
 	builder.WriteString(_m.EventID)

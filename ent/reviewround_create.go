@@ -56,6 +56,12 @@ func (_c *ReviewRoundCreate) SetNillableUpdatedAt(v *time.Time) *ReviewRoundCrea
 	return _c
 }
 
+// SetOrganizationID sets the "organization_id" field.
+func (_c *ReviewRoundCreate) SetOrganizationID(v string) *ReviewRoundCreate {
+	_c.mutation.SetOrganizationID(v)
+	return _c
+}
+
 // SetEventID sets the "event_id" field.
 func (_c *ReviewRoundCreate) SetEventID(v string) *ReviewRoundCreate {
 	_c.mutation.SetEventID(v)
@@ -288,6 +294,14 @@ func (_c *ReviewRoundCreate) check() error {
 	if _, ok := _c.mutation.UpdatedAt(); !ok {
 		return &ValidationError{Name: "updated_at", err: errors.New(`ent: missing required field "ReviewRound.updated_at"`)}
 	}
+	if _, ok := _c.mutation.OrganizationID(); !ok {
+		return &ValidationError{Name: "organization_id", err: errors.New(`ent: missing required field "ReviewRound.organization_id"`)}
+	}
+	if v, ok := _c.mutation.OrganizationID(); ok {
+		if err := reviewround.OrganizationIDValidator(v); err != nil {
+			return &ValidationError{Name: "organization_id", err: fmt.Errorf(`ent: validator failed for field "ReviewRound.organization_id": %w`, err)}
+		}
+	}
 	if _, ok := _c.mutation.EventID(); !ok {
 		return &ValidationError{Name: "event_id", err: errors.New(`ent: missing required field "ReviewRound.event_id"`)}
 	}
@@ -383,6 +397,10 @@ func (_c *ReviewRoundCreate) createSpec() (*ReviewRound, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.UpdatedAt(); ok {
 		_spec.SetField(reviewround.FieldUpdatedAt, field.TypeTime, value)
 		_node.UpdatedAt = value
+	}
+	if value, ok := _c.mutation.OrganizationID(); ok {
+		_spec.SetField(reviewround.FieldOrganizationID, field.TypeString, value)
+		_node.OrganizationID = value
 	}
 	if value, ok := _c.mutation.Name(); ok {
 		_spec.SetField(reviewround.FieldName, field.TypeString, value)
@@ -672,6 +690,9 @@ func (u *ReviewRoundUpsertOne) UpdateNewValues() *ReviewRoundUpsertOne {
 		}
 		if _, exists := u.create.mutation.CreatedAt(); exists {
 			s.SetIgnore(reviewround.FieldCreatedAt)
+		}
+		if _, exists := u.create.mutation.OrganizationID(); exists {
+			s.SetIgnore(reviewround.FieldOrganizationID)
 		}
 		if _, exists := u.create.mutation.EventID(); exists {
 			s.SetIgnore(reviewround.FieldEventID)
@@ -1018,6 +1039,9 @@ func (u *ReviewRoundUpsertBulk) UpdateNewValues() *ReviewRoundUpsertBulk {
 			}
 			if _, exists := b.mutation.CreatedAt(); exists {
 				s.SetIgnore(reviewround.FieldCreatedAt)
+			}
+			if _, exists := b.mutation.OrganizationID(); exists {
+				s.SetIgnore(reviewround.FieldOrganizationID)
 			}
 			if _, exists := b.mutation.EventID(); exists {
 				s.SetIgnore(reviewround.FieldEventID)

@@ -24,6 +24,8 @@ type ReviewRoundMember struct {
 	CreatedAt time.Time `json:"created_at,omitempty"`
 	// When the record last changed.
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
+	// The id of its organization, copied from its parent when the row is inserted, so that the tenant filter and PostgreSQL's row-level security test the row itself.
+	OrganizationID string `json:"organization_id,omitempty"`
 	// The id of its round.
 	RoundID string `json:"round_id,omitempty"`
 	// The id of its event member.
@@ -76,7 +78,7 @@ func (*ReviewRoundMember) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case reviewroundmember.FieldAssignmentCap:
 			values[i] = new(sql.NullInt64)
-		case reviewroundmember.FieldID, reviewroundmember.FieldRoundID, reviewroundmember.FieldEventMemberID:
+		case reviewroundmember.FieldID, reviewroundmember.FieldOrganizationID, reviewroundmember.FieldRoundID, reviewroundmember.FieldEventMemberID:
 			values[i] = new(sql.NullString)
 		case reviewroundmember.FieldCreatedAt, reviewroundmember.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
@@ -112,6 +114,12 @@ func (_m *ReviewRoundMember) assignValues(columns []string, values []any) error 
 				return fmt.Errorf("unexpected type %T for field updated_at", values[i])
 			} else if value.Valid {
 				_m.UpdatedAt = value.Time
+			}
+		case reviewroundmember.FieldOrganizationID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field organization_id", values[i])
+			} else if value.Valid {
+				_m.OrganizationID = value.String
 			}
 		case reviewroundmember.FieldRoundID:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -183,6 +191,9 @@ func (_m *ReviewRoundMember) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("updated_at=")
 	builder.WriteString(_m.UpdatedAt.Format(time.ANSIC))
+	builder.WriteString(", ")
+	builder.WriteString("organization_id=")
+	builder.WriteString(_m.OrganizationID)
 	builder.WriteString(", ")
 	builder.WriteString("round_id=")
 	builder.WriteString(_m.RoundID)

@@ -53,6 +53,12 @@ func (_c *ReviewRoundMemberCreate) SetNillableUpdatedAt(v *time.Time) *ReviewRou
 	return _c
 }
 
+// SetOrganizationID sets the "organization_id" field.
+func (_c *ReviewRoundMemberCreate) SetOrganizationID(v string) *ReviewRoundMemberCreate {
+	_c.mutation.SetOrganizationID(v)
+	return _c
+}
+
 // SetRoundID sets the "round_id" field.
 func (_c *ReviewRoundMemberCreate) SetRoundID(v string) *ReviewRoundMemberCreate {
 	_c.mutation.SetRoundID(v)
@@ -160,6 +166,14 @@ func (_c *ReviewRoundMemberCreate) check() error {
 	if _, ok := _c.mutation.UpdatedAt(); !ok {
 		return &ValidationError{Name: "updated_at", err: errors.New(`ent: missing required field "ReviewRoundMember.updated_at"`)}
 	}
+	if _, ok := _c.mutation.OrganizationID(); !ok {
+		return &ValidationError{Name: "organization_id", err: errors.New(`ent: missing required field "ReviewRoundMember.organization_id"`)}
+	}
+	if v, ok := _c.mutation.OrganizationID(); ok {
+		if err := reviewroundmember.OrganizationIDValidator(v); err != nil {
+			return &ValidationError{Name: "organization_id", err: fmt.Errorf(`ent: validator failed for field "ReviewRoundMember.organization_id": %w`, err)}
+		}
+	}
 	if _, ok := _c.mutation.RoundID(); !ok {
 		return &ValidationError{Name: "round_id", err: errors.New(`ent: missing required field "ReviewRoundMember.round_id"`)}
 	}
@@ -225,6 +239,10 @@ func (_c *ReviewRoundMemberCreate) createSpec() (*ReviewRoundMember, *sqlgraph.C
 	if value, ok := _c.mutation.UpdatedAt(); ok {
 		_spec.SetField(reviewroundmember.FieldUpdatedAt, field.TypeTime, value)
 		_node.UpdatedAt = value
+	}
+	if value, ok := _c.mutation.OrganizationID(); ok {
+		_spec.SetField(reviewroundmember.FieldOrganizationID, field.TypeString, value)
+		_node.OrganizationID = value
 	}
 	if value, ok := _c.mutation.AssignmentCap(); ok {
 		_spec.SetField(reviewroundmember.FieldAssignmentCap, field.TypeInt, value)
@@ -371,6 +389,9 @@ func (u *ReviewRoundMemberUpsertOne) UpdateNewValues() *ReviewRoundMemberUpsertO
 		}
 		if _, exists := u.create.mutation.CreatedAt(); exists {
 			s.SetIgnore(reviewroundmember.FieldCreatedAt)
+		}
+		if _, exists := u.create.mutation.OrganizationID(); exists {
+			s.SetIgnore(reviewroundmember.FieldOrganizationID)
 		}
 		if _, exists := u.create.mutation.RoundID(); exists {
 			s.SetIgnore(reviewroundmember.FieldRoundID)
@@ -636,6 +657,9 @@ func (u *ReviewRoundMemberUpsertBulk) UpdateNewValues() *ReviewRoundMemberUpsert
 			}
 			if _, exists := b.mutation.CreatedAt(); exists {
 				s.SetIgnore(reviewroundmember.FieldCreatedAt)
+			}
+			if _, exists := b.mutation.OrganizationID(); exists {
+				s.SetIgnore(reviewroundmember.FieldOrganizationID)
 			}
 			if _, exists := b.mutation.RoundID(); exists {
 				s.SetIgnore(reviewroundmember.FieldRoundID)

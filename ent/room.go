@@ -29,6 +29,8 @@ type Room struct {
 	Name string `json:"name,omitempty"`
 	// The item's place among the event's items of its kind, from 1; new items go last.
 	Position int `json:"position,omitempty"`
+	// The id of its organization, copied from its parent when the row is inserted, so that the tenant filter and PostgreSQL's row-level security test the row itself.
+	OrganizationID string `json:"organization_id,omitempty"`
 	// How many people the room seats; null when unknown.
 	Capacity *int `json:"capacity,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
@@ -77,7 +79,7 @@ func (*Room) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case room.FieldPosition, room.FieldCapacity:
 			values[i] = new(sql.NullInt64)
-		case room.FieldID, room.FieldEventID, room.FieldName:
+		case room.FieldID, room.FieldEventID, room.FieldName, room.FieldOrganizationID:
 			values[i] = new(sql.NullString)
 		case room.FieldCreatedAt, room.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
@@ -131,6 +133,12 @@ func (_m *Room) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field position", values[i])
 			} else if value.Valid {
 				_m.Position = int(value.Int64)
+			}
+		case room.FieldOrganizationID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field organization_id", values[i])
+			} else if value.Valid {
+				_m.OrganizationID = value.String
 			}
 		case room.FieldCapacity:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
@@ -199,6 +207,9 @@ func (_m *Room) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("position=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Position))
+	builder.WriteString(", ")
+	builder.WriteString("organization_id=")
+	builder.WriteString(_m.OrganizationID)
 	builder.WriteString(", ")
 	if v := _m.Capacity; v != nil {
 		builder.WriteString("capacity=")

@@ -79,6 +79,12 @@ func (_c *RoomCreate) SetNillablePosition(v *int) *RoomCreate {
 	return _c
 }
 
+// SetOrganizationID sets the "organization_id" field.
+func (_c *RoomCreate) SetOrganizationID(v string) *RoomCreate {
+	_c.mutation.SetOrganizationID(v)
+	return _c
+}
+
 // SetCapacity sets the "capacity" field.
 func (_c *RoomCreate) SetCapacity(v int) *RoomCreate {
 	_c.mutation.SetCapacity(v)
@@ -202,6 +208,14 @@ func (_c *RoomCreate) check() error {
 	if _, ok := _c.mutation.Position(); !ok {
 		return &ValidationError{Name: "position", err: errors.New(`ent: missing required field "Room.position"`)}
 	}
+	if _, ok := _c.mutation.OrganizationID(); !ok {
+		return &ValidationError{Name: "organization_id", err: errors.New(`ent: missing required field "Room.organization_id"`)}
+	}
+	if v, ok := _c.mutation.OrganizationID(); ok {
+		if err := room.OrganizationIDValidator(v); err != nil {
+			return &ValidationError{Name: "organization_id", err: fmt.Errorf(`ent: validator failed for field "Room.organization_id": %w`, err)}
+		}
+	}
 	if v, ok := _c.mutation.Capacity(); ok {
 		if err := room.CapacityValidator(v); err != nil {
 			return &ValidationError{Name: "capacity", err: fmt.Errorf(`ent: validator failed for field "Room.capacity": %w`, err)}
@@ -266,6 +280,10 @@ func (_c *RoomCreate) createSpec() (*Room, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Position(); ok {
 		_spec.SetField(room.FieldPosition, field.TypeInt, value)
 		_node.Position = value
+	}
+	if value, ok := _c.mutation.OrganizationID(); ok {
+		_spec.SetField(room.FieldOrganizationID, field.TypeString, value)
+		_node.OrganizationID = value
 	}
 	if value, ok := _c.mutation.Capacity(); ok {
 		_spec.SetField(room.FieldCapacity, field.TypeInt, value)
@@ -444,6 +462,9 @@ func (u *RoomUpsertOne) UpdateNewValues() *RoomUpsertOne {
 		}
 		if _, exists := u.create.mutation.EventID(); exists {
 			s.SetIgnore(room.FieldEventID)
+		}
+		if _, exists := u.create.mutation.OrganizationID(); exists {
+			s.SetIgnore(room.FieldOrganizationID)
 		}
 	}))
 	return u
@@ -741,6 +762,9 @@ func (u *RoomUpsertBulk) UpdateNewValues() *RoomUpsertBulk {
 			}
 			if _, exists := b.mutation.EventID(); exists {
 				s.SetIgnore(room.FieldEventID)
+			}
+			if _, exists := b.mutation.OrganizationID(); exists {
+				s.SetIgnore(room.FieldOrganizationID)
 			}
 		}
 	}))

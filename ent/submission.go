@@ -29,6 +29,8 @@ type Submission struct {
 	CreatedAt time.Time `json:"created_at,omitempty"`
 	// When the record last changed.
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
+	// The id of its organization, copied from its parent when the row is inserted, so that the tenant filter and PostgreSQL's row-level security test the row itself.
+	OrganizationID string `json:"organization_id,omitempty"`
 	// The id of its event.
 	EventID string `json:"event_id,omitempty"`
 	// Number holds the value of the "number" field.
@@ -294,7 +296,7 @@ func (*Submission) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullBool)
 		case submission.FieldNumber, submission.FieldIcsSequence, submission.FieldCapacity, submission.FieldCeuCredits:
 			values[i] = new(sql.NullInt64)
-		case submission.FieldID, submission.FieldEventID, submission.FieldCode, submission.FieldStatus, submission.FieldSourceFormID, submission.FieldSubmitterContactID, submission.FieldTitle, submission.FieldDescription, submission.FieldFormatID, submission.FieldLevelID, submission.FieldLanguage, submission.FieldRoomID, submission.FieldClientSessionID, submission.FieldContentReviewStatus, submission.FieldCancelledBy:
+		case submission.FieldID, submission.FieldOrganizationID, submission.FieldEventID, submission.FieldCode, submission.FieldStatus, submission.FieldSourceFormID, submission.FieldSubmitterContactID, submission.FieldTitle, submission.FieldDescription, submission.FieldFormatID, submission.FieldLevelID, submission.FieldLanguage, submission.FieldRoomID, submission.FieldClientSessionID, submission.FieldContentReviewStatus, submission.FieldCancelledBy:
 			values[i] = new(sql.NullString)
 		case submission.FieldCreatedAt, submission.FieldUpdatedAt, submission.FieldStartsAt, submission.FieldEndsAt, submission.FieldNotifiedAt, submission.FieldSubmittedAt, submission.FieldCancelledAt:
 			values[i] = new(sql.NullTime)
@@ -330,6 +332,12 @@ func (_m *Submission) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field updated_at", values[i])
 			} else if value.Valid {
 				_m.UpdatedAt = value.Time
+			}
+		case submission.FieldOrganizationID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field organization_id", values[i])
+			} else if value.Valid {
+				_m.OrganizationID = value.String
 			}
 		case submission.FieldEventID:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -621,6 +629,9 @@ func (_m *Submission) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("updated_at=")
 	builder.WriteString(_m.UpdatedAt.Format(time.ANSIC))
+	builder.WriteString(", ")
+	builder.WriteString("organization_id=")
+	builder.WriteString(_m.OrganizationID)
 	builder.WriteString(", ")
 	builder.WriteString("event_id=")
 	builder.WriteString(_m.EventID)

@@ -66,6 +66,12 @@ func (_c *SubmissionCreate) SetNillableUpdatedAt(v *time.Time) *SubmissionCreate
 	return _c
 }
 
+// SetOrganizationID sets the "organization_id" field.
+func (_c *SubmissionCreate) SetOrganizationID(v string) *SubmissionCreate {
+	_c.mutation.SetOrganizationID(v)
+	return _c
+}
+
 // SetEventID sets the "event_id" field.
 func (_c *SubmissionCreate) SetEventID(v string) *SubmissionCreate {
 	_c.mutation.SetEventID(v)
@@ -664,6 +670,14 @@ func (_c *SubmissionCreate) check() error {
 	if _, ok := _c.mutation.UpdatedAt(); !ok {
 		return &ValidationError{Name: "updated_at", err: errors.New(`ent: missing required field "Submission.updated_at"`)}
 	}
+	if _, ok := _c.mutation.OrganizationID(); !ok {
+		return &ValidationError{Name: "organization_id", err: errors.New(`ent: missing required field "Submission.organization_id"`)}
+	}
+	if v, ok := _c.mutation.OrganizationID(); ok {
+		if err := submission.OrganizationIDValidator(v); err != nil {
+			return &ValidationError{Name: "organization_id", err: fmt.Errorf(`ent: validator failed for field "Submission.organization_id": %w`, err)}
+		}
+	}
 	if _, ok := _c.mutation.EventID(); !ok {
 		return &ValidationError{Name: "event_id", err: errors.New(`ent: missing required field "Submission.event_id"`)}
 	}
@@ -811,6 +825,10 @@ func (_c *SubmissionCreate) createSpec() (*Submission, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.UpdatedAt(); ok {
 		_spec.SetField(submission.FieldUpdatedAt, field.TypeTime, value)
 		_node.UpdatedAt = value
+	}
+	if value, ok := _c.mutation.OrganizationID(); ok {
+		_spec.SetField(submission.FieldOrganizationID, field.TypeString, value)
+		_node.OrganizationID = value
 	}
 	if value, ok := _c.mutation.Number(); ok {
 		_spec.SetField(submission.FieldNumber, field.TypeInt, value)
@@ -1600,6 +1618,9 @@ func (u *SubmissionUpsertOne) UpdateNewValues() *SubmissionUpsertOne {
 		if _, exists := u.create.mutation.CreatedAt(); exists {
 			s.SetIgnore(submission.FieldCreatedAt)
 		}
+		if _, exists := u.create.mutation.OrganizationID(); exists {
+			s.SetIgnore(submission.FieldOrganizationID)
+		}
 		if _, exists := u.create.mutation.EventID(); exists {
 			s.SetIgnore(submission.FieldEventID)
 		}
@@ -2280,6 +2301,9 @@ func (u *SubmissionUpsertBulk) UpdateNewValues() *SubmissionUpsertBulk {
 			}
 			if _, exists := b.mutation.CreatedAt(); exists {
 				s.SetIgnore(submission.FieldCreatedAt)
+			}
+			if _, exists := b.mutation.OrganizationID(); exists {
+				s.SetIgnore(submission.FieldOrganizationID)
 			}
 			if _, exists := b.mutation.EventID(); exists {
 				s.SetIgnore(submission.FieldEventID)

@@ -24,6 +24,8 @@ type SubmissionParticipant struct {
 	CreatedAt time.Time `json:"created_at,omitempty"`
 	// When the record last changed.
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
+	// The id of its organization, copied from its parent when the row is inserted, so that the tenant filter and PostgreSQL's row-level security test the row itself.
+	OrganizationID string `json:"organization_id,omitempty"`
 	// The id of its submission.
 	SubmissionID string `json:"submission_id,omitempty"`
 	// The id of its contact.
@@ -80,7 +82,7 @@ func (*SubmissionParticipant) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case submissionparticipant.FieldPosition:
 			values[i] = new(sql.NullInt64)
-		case submissionparticipant.FieldID, submissionparticipant.FieldSubmissionID, submissionparticipant.FieldContactID, submissionparticipant.FieldRole:
+		case submissionparticipant.FieldID, submissionparticipant.FieldOrganizationID, submissionparticipant.FieldSubmissionID, submissionparticipant.FieldContactID, submissionparticipant.FieldRole:
 			values[i] = new(sql.NullString)
 		case submissionparticipant.FieldCreatedAt, submissionparticipant.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
@@ -116,6 +118,12 @@ func (_m *SubmissionParticipant) assignValues(columns []string, values []any) er
 				return fmt.Errorf("unexpected type %T for field updated_at", values[i])
 			} else if value.Valid {
 				_m.UpdatedAt = value.Time
+			}
+		case submissionparticipant.FieldOrganizationID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field organization_id", values[i])
+			} else if value.Valid {
+				_m.OrganizationID = value.String
 			}
 		case submissionparticipant.FieldSubmissionID:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -192,6 +200,9 @@ func (_m *SubmissionParticipant) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("updated_at=")
 	builder.WriteString(_m.UpdatedAt.Format(time.ANSIC))
+	builder.WriteString(", ")
+	builder.WriteString("organization_id=")
+	builder.WriteString(_m.OrganizationID)
 	builder.WriteString(", ")
 	builder.WriteString("submission_id=")
 	builder.WriteString(_m.SubmissionID)

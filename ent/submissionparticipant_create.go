@@ -53,6 +53,12 @@ func (_c *SubmissionParticipantCreate) SetNillableUpdatedAt(v *time.Time) *Submi
 	return _c
 }
 
+// SetOrganizationID sets the "organization_id" field.
+func (_c *SubmissionParticipantCreate) SetOrganizationID(v string) *SubmissionParticipantCreate {
+	_c.mutation.SetOrganizationID(v)
+	return _c
+}
+
 // SetSubmissionID sets the "submission_id" field.
 func (_c *SubmissionParticipantCreate) SetSubmissionID(v string) *SubmissionParticipantCreate {
 	_c.mutation.SetSubmissionID(v)
@@ -182,6 +188,14 @@ func (_c *SubmissionParticipantCreate) check() error {
 	if _, ok := _c.mutation.UpdatedAt(); !ok {
 		return &ValidationError{Name: "updated_at", err: errors.New(`ent: missing required field "SubmissionParticipant.updated_at"`)}
 	}
+	if _, ok := _c.mutation.OrganizationID(); !ok {
+		return &ValidationError{Name: "organization_id", err: errors.New(`ent: missing required field "SubmissionParticipant.organization_id"`)}
+	}
+	if v, ok := _c.mutation.OrganizationID(); ok {
+		if err := submissionparticipant.OrganizationIDValidator(v); err != nil {
+			return &ValidationError{Name: "organization_id", err: fmt.Errorf(`ent: validator failed for field "SubmissionParticipant.organization_id": %w`, err)}
+		}
+	}
 	if _, ok := _c.mutation.SubmissionID(); !ok {
 		return &ValidationError{Name: "submission_id", err: errors.New(`ent: missing required field "SubmissionParticipant.submission_id"`)}
 	}
@@ -253,6 +267,10 @@ func (_c *SubmissionParticipantCreate) createSpec() (*SubmissionParticipant, *sq
 	if value, ok := _c.mutation.UpdatedAt(); ok {
 		_spec.SetField(submissionparticipant.FieldUpdatedAt, field.TypeTime, value)
 		_node.UpdatedAt = value
+	}
+	if value, ok := _c.mutation.OrganizationID(); ok {
+		_spec.SetField(submissionparticipant.FieldOrganizationID, field.TypeString, value)
+		_node.OrganizationID = value
 	}
 	if value, ok := _c.mutation.Role(); ok {
 		_spec.SetField(submissionparticipant.FieldRole, field.TypeString, value)
@@ -409,6 +427,9 @@ func (u *SubmissionParticipantUpsertOne) UpdateNewValues() *SubmissionParticipan
 		}
 		if _, exists := u.create.mutation.CreatedAt(); exists {
 			s.SetIgnore(submissionparticipant.FieldCreatedAt)
+		}
+		if _, exists := u.create.mutation.OrganizationID(); exists {
+			s.SetIgnore(submissionparticipant.FieldOrganizationID)
 		}
 		if _, exists := u.create.mutation.SubmissionID(); exists {
 			s.SetIgnore(submissionparticipant.FieldSubmissionID)
@@ -681,6 +702,9 @@ func (u *SubmissionParticipantUpsertBulk) UpdateNewValues() *SubmissionParticipa
 			}
 			if _, exists := b.mutation.CreatedAt(); exists {
 				s.SetIgnore(submissionparticipant.FieldCreatedAt)
+			}
+			if _, exists := b.mutation.OrganizationID(); exists {
+				s.SetIgnore(submissionparticipant.FieldOrganizationID)
 			}
 			if _, exists := b.mutation.SubmissionID(); exists {
 				s.SetIgnore(submissionparticipant.FieldSubmissionID)

@@ -79,6 +79,12 @@ func (_c *TagCreate) SetNillablePosition(v *int) *TagCreate {
 	return _c
 }
 
+// SetOrganizationID sets the "organization_id" field.
+func (_c *TagCreate) SetOrganizationID(v string) *TagCreate {
+	_c.mutation.SetOrganizationID(v)
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *TagCreate) SetID(v string) *TagCreate {
 	_c.mutation.SetID(v)
@@ -188,6 +194,14 @@ func (_c *TagCreate) check() error {
 	if _, ok := _c.mutation.Position(); !ok {
 		return &ValidationError{Name: "position", err: errors.New(`ent: missing required field "Tag.position"`)}
 	}
+	if _, ok := _c.mutation.OrganizationID(); !ok {
+		return &ValidationError{Name: "organization_id", err: errors.New(`ent: missing required field "Tag.organization_id"`)}
+	}
+	if v, ok := _c.mutation.OrganizationID(); ok {
+		if err := tag.OrganizationIDValidator(v); err != nil {
+			return &ValidationError{Name: "organization_id", err: fmt.Errorf(`ent: validator failed for field "Tag.organization_id": %w`, err)}
+		}
+	}
 	if v, ok := _c.mutation.ID(); ok {
 		if err := tag.IDValidator(v); err != nil {
 			return &ValidationError{Name: "id", err: fmt.Errorf(`ent: validator failed for field "Tag.id": %w`, err)}
@@ -247,6 +261,10 @@ func (_c *TagCreate) createSpec() (*Tag, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Position(); ok {
 		_spec.SetField(tag.FieldPosition, field.TypeInt, value)
 		_node.Position = value
+	}
+	if value, ok := _c.mutation.OrganizationID(); ok {
+		_spec.SetField(tag.FieldOrganizationID, field.TypeString, value)
+		_node.OrganizationID = value
 	}
 	if nodes := _c.mutation.EventIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -397,6 +415,9 @@ func (u *TagUpsertOne) UpdateNewValues() *TagUpsertOne {
 		}
 		if _, exists := u.create.mutation.EventID(); exists {
 			s.SetIgnore(tag.FieldEventID)
+		}
+		if _, exists := u.create.mutation.OrganizationID(); exists {
+			s.SetIgnore(tag.FieldOrganizationID)
 		}
 	}))
 	return u
@@ -666,6 +687,9 @@ func (u *TagUpsertBulk) UpdateNewValues() *TagUpsertBulk {
 			}
 			if _, exists := b.mutation.EventID(); exists {
 				s.SetIgnore(tag.FieldEventID)
+			}
+			if _, exists := b.mutation.OrganizationID(); exists {
+				s.SetIgnore(tag.FieldOrganizationID)
 			}
 		}
 	}))

@@ -25,6 +25,8 @@ type TaskAssignment struct {
 	CreatedAt time.Time `json:"created_at,omitempty"`
 	// When the record last changed.
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
+	// The id of its organization, copied from its parent when the row is inserted, so that the tenant filter and PostgreSQL's row-level security test the row itself.
+	OrganizationID string `json:"organization_id,omitempty"`
 	// The id of its template.
 	TemplateID string `json:"template_id,omitempty"`
 	// The id of its submission.
@@ -94,7 +96,7 @@ func (*TaskAssignment) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case taskassignment.FieldID, taskassignment.FieldTemplateID, taskassignment.FieldSubmissionID, taskassignment.FieldContactID, taskassignment.FieldStatus:
+		case taskassignment.FieldID, taskassignment.FieldOrganizationID, taskassignment.FieldTemplateID, taskassignment.FieldSubmissionID, taskassignment.FieldContactID, taskassignment.FieldStatus:
 			values[i] = new(sql.NullString)
 		case taskassignment.FieldCreatedAt, taskassignment.FieldUpdatedAt, taskassignment.FieldCompletedAt:
 			values[i] = new(sql.NullTime)
@@ -130,6 +132,12 @@ func (_m *TaskAssignment) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field updated_at", values[i])
 			} else if value.Valid {
 				_m.UpdatedAt = value.Time
+			}
+		case taskassignment.FieldOrganizationID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field organization_id", values[i])
+			} else if value.Valid {
+				_m.OrganizationID = value.String
 			}
 		case taskassignment.FieldTemplateID:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -219,6 +227,9 @@ func (_m *TaskAssignment) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("updated_at=")
 	builder.WriteString(_m.UpdatedAt.Format(time.ANSIC))
+	builder.WriteString(", ")
+	builder.WriteString("organization_id=")
+	builder.WriteString(_m.OrganizationID)
 	builder.WriteString(", ")
 	builder.WriteString("template_id=")
 	builder.WriteString(_m.TemplateID)

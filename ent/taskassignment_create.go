@@ -54,6 +54,12 @@ func (_c *TaskAssignmentCreate) SetNillableUpdatedAt(v *time.Time) *TaskAssignme
 	return _c
 }
 
+// SetOrganizationID sets the "organization_id" field.
+func (_c *TaskAssignmentCreate) SetOrganizationID(v string) *TaskAssignmentCreate {
+	_c.mutation.SetOrganizationID(v)
+	return _c
+}
+
 // SetTemplateID sets the "template_id" field.
 func (_c *TaskAssignmentCreate) SetTemplateID(v string) *TaskAssignmentCreate {
 	_c.mutation.SetTemplateID(v)
@@ -198,6 +204,14 @@ func (_c *TaskAssignmentCreate) check() error {
 	if _, ok := _c.mutation.UpdatedAt(); !ok {
 		return &ValidationError{Name: "updated_at", err: errors.New(`ent: missing required field "TaskAssignment.updated_at"`)}
 	}
+	if _, ok := _c.mutation.OrganizationID(); !ok {
+		return &ValidationError{Name: "organization_id", err: errors.New(`ent: missing required field "TaskAssignment.organization_id"`)}
+	}
+	if v, ok := _c.mutation.OrganizationID(); ok {
+		if err := taskassignment.OrganizationIDValidator(v); err != nil {
+			return &ValidationError{Name: "organization_id", err: fmt.Errorf(`ent: validator failed for field "TaskAssignment.organization_id": %w`, err)}
+		}
+	}
 	if _, ok := _c.mutation.TemplateID(); !ok {
 		return &ValidationError{Name: "template_id", err: errors.New(`ent: missing required field "TaskAssignment.template_id"`)}
 	}
@@ -266,6 +280,10 @@ func (_c *TaskAssignmentCreate) createSpec() (*TaskAssignment, *sqlgraph.CreateS
 	if value, ok := _c.mutation.UpdatedAt(); ok {
 		_spec.SetField(taskassignment.FieldUpdatedAt, field.TypeTime, value)
 		_node.UpdatedAt = value
+	}
+	if value, ok := _c.mutation.OrganizationID(); ok {
+		_spec.SetField(taskassignment.FieldOrganizationID, field.TypeString, value)
+		_node.OrganizationID = value
 	}
 	if value, ok := _c.mutation.Status(); ok {
 		_spec.SetField(taskassignment.FieldStatus, field.TypeEnum, value)
@@ -439,6 +457,9 @@ func (u *TaskAssignmentUpsertOne) UpdateNewValues() *TaskAssignmentUpsertOne {
 		}
 		if _, exists := u.create.mutation.CreatedAt(); exists {
 			s.SetIgnore(taskassignment.FieldCreatedAt)
+		}
+		if _, exists := u.create.mutation.OrganizationID(); exists {
+			s.SetIgnore(taskassignment.FieldOrganizationID)
 		}
 		if _, exists := u.create.mutation.TemplateID(); exists {
 			s.SetIgnore(taskassignment.FieldTemplateID)
@@ -714,6 +735,9 @@ func (u *TaskAssignmentUpsertBulk) UpdateNewValues() *TaskAssignmentUpsertBulk {
 			}
 			if _, exists := b.mutation.CreatedAt(); exists {
 				s.SetIgnore(taskassignment.FieldCreatedAt)
+			}
+			if _, exists := b.mutation.OrganizationID(); exists {
+				s.SetIgnore(taskassignment.FieldOrganizationID)
 			}
 			if _, exists := b.mutation.TemplateID(); exists {
 				s.SetIgnore(taskassignment.FieldTemplateID)

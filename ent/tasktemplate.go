@@ -23,6 +23,8 @@ type TaskTemplate struct {
 	CreatedAt time.Time `json:"created_at,omitempty"`
 	// When the record last changed.
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
+	// The id of its organization, copied from its parent when the row is inserted, so that the tenant filter and PostgreSQL's row-level security test the row itself.
+	OrganizationID string `json:"organization_id,omitempty"`
 	// The id of its event.
 	EventID string `json:"event_id,omitempty"`
 	// Title holds the value of the "title" field.
@@ -87,7 +89,7 @@ func (*TaskTemplate) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullBool)
 		case tasktemplate.FieldPosition:
 			values[i] = new(sql.NullInt64)
-		case tasktemplate.FieldID, tasktemplate.FieldEventID, tasktemplate.FieldTitle, tasktemplate.FieldInstructions, tasktemplate.FieldScope:
+		case tasktemplate.FieldID, tasktemplate.FieldOrganizationID, tasktemplate.FieldEventID, tasktemplate.FieldTitle, tasktemplate.FieldInstructions, tasktemplate.FieldScope:
 			values[i] = new(sql.NullString)
 		case tasktemplate.FieldCreatedAt, tasktemplate.FieldUpdatedAt, tasktemplate.FieldDueDate:
 			values[i] = new(sql.NullTime)
@@ -123,6 +125,12 @@ func (_m *TaskTemplate) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field updated_at", values[i])
 			} else if value.Valid {
 				_m.UpdatedAt = value.Time
+			}
+		case tasktemplate.FieldOrganizationID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field organization_id", values[i])
+			} else if value.Valid {
+				_m.OrganizationID = value.String
 			}
 		case tasktemplate.FieldEventID:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -218,6 +226,9 @@ func (_m *TaskTemplate) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("updated_at=")
 	builder.WriteString(_m.UpdatedAt.Format(time.ANSIC))
+	builder.WriteString(", ")
+	builder.WriteString("organization_id=")
+	builder.WriteString(_m.OrganizationID)
 	builder.WriteString(", ")
 	builder.WriteString("event_id=")
 	builder.WriteString(_m.EventID)

@@ -53,6 +53,12 @@ func (_c *TaskTemplateCreate) SetNillableUpdatedAt(v *time.Time) *TaskTemplateCr
 	return _c
 }
 
+// SetOrganizationID sets the "organization_id" field.
+func (_c *TaskTemplateCreate) SetOrganizationID(v string) *TaskTemplateCreate {
+	_c.mutation.SetOrganizationID(v)
+	return _c
+}
+
 // SetEventID sets the "event_id" field.
 func (_c *TaskTemplateCreate) SetEventID(v string) *TaskTemplateCreate {
 	_c.mutation.SetEventID(v)
@@ -230,6 +236,14 @@ func (_c *TaskTemplateCreate) check() error {
 	if _, ok := _c.mutation.UpdatedAt(); !ok {
 		return &ValidationError{Name: "updated_at", err: errors.New(`ent: missing required field "TaskTemplate.updated_at"`)}
 	}
+	if _, ok := _c.mutation.OrganizationID(); !ok {
+		return &ValidationError{Name: "organization_id", err: errors.New(`ent: missing required field "TaskTemplate.organization_id"`)}
+	}
+	if v, ok := _c.mutation.OrganizationID(); ok {
+		if err := tasktemplate.OrganizationIDValidator(v); err != nil {
+			return &ValidationError{Name: "organization_id", err: fmt.Errorf(`ent: validator failed for field "TaskTemplate.organization_id": %w`, err)}
+		}
+	}
 	if _, ok := _c.mutation.EventID(); !ok {
 		return &ValidationError{Name: "event_id", err: errors.New(`ent: missing required field "TaskTemplate.event_id"`)}
 	}
@@ -314,6 +328,10 @@ func (_c *TaskTemplateCreate) createSpec() (*TaskTemplate, *sqlgraph.CreateSpec)
 	if value, ok := _c.mutation.UpdatedAt(); ok {
 		_spec.SetField(tasktemplate.FieldUpdatedAt, field.TypeTime, value)
 		_node.UpdatedAt = value
+	}
+	if value, ok := _c.mutation.OrganizationID(); ok {
+		_spec.SetField(tasktemplate.FieldOrganizationID, field.TypeString, value)
+		_node.OrganizationID = value
 	}
 	if value, ok := _c.mutation.Title(); ok {
 		_spec.SetField(tasktemplate.FieldTitle, field.TypeString, value)
@@ -539,6 +557,9 @@ func (u *TaskTemplateUpsertOne) UpdateNewValues() *TaskTemplateUpsertOne {
 		}
 		if _, exists := u.create.mutation.CreatedAt(); exists {
 			s.SetIgnore(tasktemplate.FieldCreatedAt)
+		}
+		if _, exists := u.create.mutation.OrganizationID(); exists {
+			s.SetIgnore(tasktemplate.FieldOrganizationID)
 		}
 		if _, exists := u.create.mutation.EventID(); exists {
 			s.SetIgnore(tasktemplate.FieldEventID)
@@ -871,6 +892,9 @@ func (u *TaskTemplateUpsertBulk) UpdateNewValues() *TaskTemplateUpsertBulk {
 			}
 			if _, exists := b.mutation.CreatedAt(); exists {
 				s.SetIgnore(tasktemplate.FieldCreatedAt)
+			}
+			if _, exists := b.mutation.OrganizationID(); exists {
+				s.SetIgnore(tasktemplate.FieldOrganizationID)
 			}
 			if _, exists := b.mutation.EventID(); exists {
 				s.SetIgnore(tasktemplate.FieldEventID)

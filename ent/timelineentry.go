@@ -23,6 +23,8 @@ type TimelineEntry struct {
 	CreatedAt time.Time `json:"created_at,omitempty"`
 	// When the record last changed.
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
+	// The id of its organization, copied from its parent when the row is inserted, so that the tenant filter and PostgreSQL's row-level security test the row itself.
+	OrganizationID string `json:"organization_id,omitempty"`
 	// The id of its submission.
 	SubmissionID string `json:"submission_id,omitempty"`
 	// Kind holds the value of the "kind" field.
@@ -70,7 +72,7 @@ func (*TimelineEntry) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case timelineentry.FieldID, timelineentry.FieldSubmissionID, timelineentry.FieldKind, timelineentry.FieldLabel, timelineentry.FieldDetail, timelineentry.FieldActorName, timelineentry.FieldActorAPIKeyID, timelineentry.FieldActorUserID:
+		case timelineentry.FieldID, timelineentry.FieldOrganizationID, timelineentry.FieldSubmissionID, timelineentry.FieldKind, timelineentry.FieldLabel, timelineentry.FieldDetail, timelineentry.FieldActorName, timelineentry.FieldActorAPIKeyID, timelineentry.FieldActorUserID:
 			values[i] = new(sql.NullString)
 		case timelineentry.FieldCreatedAt, timelineentry.FieldUpdatedAt, timelineentry.FieldAt:
 			values[i] = new(sql.NullTime)
@@ -106,6 +108,12 @@ func (_m *TimelineEntry) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field updated_at", values[i])
 			} else if value.Valid {
 				_m.UpdatedAt = value.Time
+			}
+		case timelineentry.FieldOrganizationID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field organization_id", values[i])
+			} else if value.Valid {
+				_m.OrganizationID = value.String
 			}
 		case timelineentry.FieldSubmissionID:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -204,6 +212,9 @@ func (_m *TimelineEntry) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("updated_at=")
 	builder.WriteString(_m.UpdatedAt.Format(time.ANSIC))
+	builder.WriteString(", ")
+	builder.WriteString("organization_id=")
+	builder.WriteString(_m.OrganizationID)
 	builder.WriteString(", ")
 	builder.WriteString("submission_id=")
 	builder.WriteString(_m.SubmissionID)

@@ -52,6 +52,12 @@ func (_c *TimelineEntryCreate) SetNillableUpdatedAt(v *time.Time) *TimelineEntry
 	return _c
 }
 
+// SetOrganizationID sets the "organization_id" field.
+func (_c *TimelineEntryCreate) SetOrganizationID(v string) *TimelineEntryCreate {
+	_c.mutation.SetOrganizationID(v)
+	return _c
+}
+
 // SetSubmissionID sets the "submission_id" field.
 func (_c *TimelineEntryCreate) SetSubmissionID(v string) *TimelineEntryCreate {
 	_c.mutation.SetSubmissionID(v)
@@ -200,6 +206,14 @@ func (_c *TimelineEntryCreate) check() error {
 	if _, ok := _c.mutation.UpdatedAt(); !ok {
 		return &ValidationError{Name: "updated_at", err: errors.New(`ent: missing required field "TimelineEntry.updated_at"`)}
 	}
+	if _, ok := _c.mutation.OrganizationID(); !ok {
+		return &ValidationError{Name: "organization_id", err: errors.New(`ent: missing required field "TimelineEntry.organization_id"`)}
+	}
+	if v, ok := _c.mutation.OrganizationID(); ok {
+		if err := timelineentry.OrganizationIDValidator(v); err != nil {
+			return &ValidationError{Name: "organization_id", err: fmt.Errorf(`ent: validator failed for field "TimelineEntry.organization_id": %w`, err)}
+		}
+	}
 	if _, ok := _c.mutation.SubmissionID(); !ok {
 		return &ValidationError{Name: "submission_id", err: errors.New(`ent: missing required field "TimelineEntry.submission_id"`)}
 	}
@@ -286,6 +300,10 @@ func (_c *TimelineEntryCreate) createSpec() (*TimelineEntry, *sqlgraph.CreateSpe
 	if value, ok := _c.mutation.UpdatedAt(); ok {
 		_spec.SetField(timelineentry.FieldUpdatedAt, field.TypeTime, value)
 		_node.UpdatedAt = value
+	}
+	if value, ok := _c.mutation.OrganizationID(); ok {
+		_spec.SetField(timelineentry.FieldOrganizationID, field.TypeString, value)
+		_node.OrganizationID = value
 	}
 	if value, ok := _c.mutation.Kind(); ok {
 		_spec.SetField(timelineentry.FieldKind, field.TypeEnum, value)
@@ -505,6 +523,9 @@ func (u *TimelineEntryUpsertOne) UpdateNewValues() *TimelineEntryUpsertOne {
 		}
 		if _, exists := u.create.mutation.CreatedAt(); exists {
 			s.SetIgnore(timelineentry.FieldCreatedAt)
+		}
+		if _, exists := u.create.mutation.OrganizationID(); exists {
+			s.SetIgnore(timelineentry.FieldOrganizationID)
 		}
 		if _, exists := u.create.mutation.SubmissionID(); exists {
 			s.SetIgnore(timelineentry.FieldSubmissionID)
@@ -847,6 +868,9 @@ func (u *TimelineEntryUpsertBulk) UpdateNewValues() *TimelineEntryUpsertBulk {
 			}
 			if _, exists := b.mutation.CreatedAt(); exists {
 				s.SetIgnore(timelineentry.FieldCreatedAt)
+			}
+			if _, exists := b.mutation.OrganizationID(); exists {
+				s.SetIgnore(timelineentry.FieldOrganizationID)
 			}
 			if _, exists := b.mutation.SubmissionID(); exists {
 				s.SetIgnore(timelineentry.FieldSubmissionID)

@@ -29,6 +29,8 @@ type Track struct {
 	Name string `json:"name,omitempty"`
 	// The item's place among the event's items of its kind, from 1; new items go last.
 	Position int `json:"position,omitempty"`
+	// The id of its organization, copied from its parent when the row is inserted, so that the tenant filter and PostgreSQL's row-level security test the row itself.
+	OrganizationID string `json:"organization_id,omitempty"`
 	// The colour the track is shown in, as a CSS colour such as #1d6b4c (the default).
 	Color string `json:"color,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
@@ -101,7 +103,7 @@ func (*Track) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case track.FieldPosition:
 			values[i] = new(sql.NullInt64)
-		case track.FieldID, track.FieldEventID, track.FieldName, track.FieldColor:
+		case track.FieldID, track.FieldEventID, track.FieldName, track.FieldOrganizationID, track.FieldColor:
 			values[i] = new(sql.NullString)
 		case track.FieldCreatedAt, track.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
@@ -155,6 +157,12 @@ func (_m *Track) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field position", values[i])
 			} else if value.Valid {
 				_m.Position = int(value.Int64)
+			}
+		case track.FieldOrganizationID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field organization_id", values[i])
+			} else if value.Valid {
+				_m.OrganizationID = value.String
 			}
 		case track.FieldColor:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -232,6 +240,9 @@ func (_m *Track) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("position=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Position))
+	builder.WriteString(", ")
+	builder.WriteString("organization_id=")
+	builder.WriteString(_m.OrganizationID)
 	builder.WriteString(", ")
 	builder.WriteString("color=")
 	builder.WriteString(_m.Color)

@@ -81,6 +81,12 @@ func (_c *TrackCreate) SetNillablePosition(v *int) *TrackCreate {
 	return _c
 }
 
+// SetOrganizationID sets the "organization_id" field.
+func (_c *TrackCreate) SetOrganizationID(v string) *TrackCreate {
+	_c.mutation.SetOrganizationID(v)
+	return _c
+}
+
 // SetColor sets the "color" field.
 func (_c *TrackCreate) SetColor(v string) *TrackCreate {
 	_c.mutation.SetColor(v)
@@ -238,6 +244,14 @@ func (_c *TrackCreate) check() error {
 	if _, ok := _c.mutation.Position(); !ok {
 		return &ValidationError{Name: "position", err: errors.New(`ent: missing required field "Track.position"`)}
 	}
+	if _, ok := _c.mutation.OrganizationID(); !ok {
+		return &ValidationError{Name: "organization_id", err: errors.New(`ent: missing required field "Track.organization_id"`)}
+	}
+	if v, ok := _c.mutation.OrganizationID(); ok {
+		if err := track.OrganizationIDValidator(v); err != nil {
+			return &ValidationError{Name: "organization_id", err: fmt.Errorf(`ent: validator failed for field "Track.organization_id": %w`, err)}
+		}
+	}
 	if _, ok := _c.mutation.Color(); !ok {
 		return &ValidationError{Name: "color", err: errors.New(`ent: missing required field "Track.color"`)}
 	}
@@ -305,6 +319,10 @@ func (_c *TrackCreate) createSpec() (*Track, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Position(); ok {
 		_spec.SetField(track.FieldPosition, field.TypeInt, value)
 		_node.Position = value
+	}
+	if value, ok := _c.mutation.OrganizationID(); ok {
+		_spec.SetField(track.FieldOrganizationID, field.TypeString, value)
+		_node.OrganizationID = value
 	}
 	if value, ok := _c.mutation.Color(); ok {
 		_spec.SetField(track.FieldColor, field.TypeString, value)
@@ -503,6 +521,9 @@ func (u *TrackUpsertOne) UpdateNewValues() *TrackUpsertOne {
 		}
 		if _, exists := u.create.mutation.EventID(); exists {
 			s.SetIgnore(track.FieldEventID)
+		}
+		if _, exists := u.create.mutation.OrganizationID(); exists {
+			s.SetIgnore(track.FieldOrganizationID)
 		}
 	}))
 	return u
@@ -786,6 +807,9 @@ func (u *TrackUpsertBulk) UpdateNewValues() *TrackUpsertBulk {
 			}
 			if _, exists := b.mutation.EventID(); exists {
 				s.SetIgnore(track.FieldEventID)
+			}
+			if _, exists := b.mutation.OrganizationID(); exists {
+				s.SetIgnore(track.FieldOrganizationID)
 			}
 		}
 	}))

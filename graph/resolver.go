@@ -6,12 +6,14 @@ package graph
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/dbx"
+	"github.com/podium/podium/ent/schema/viewer"
 	"github.com/podium/podium/graph/ai"
 	"github.com/podium/podium/graph/email"
 )
@@ -51,13 +53,38 @@ type querier interface {
 }
 
 // sql returns the querier of the transaction in ctx, or the pool outside one. Read models use
-// hand-written SQL where ent would need one query per row; they filter by event themselves, since
-// the schema's tenant filter only guards ent queries.
+// hand-written SQL where ent would need one query per row. The schema's tenant filter does not
+// see these statements, so they filter by event themselves after the event-access check, and
+// PostgreSQL's row-level security holds them to the organization of ctx (docs/tenancy.md). A
+// context with no organization, which no operation should reach, gets a querier that fails
+// every statement (viewer.ErrNoScope) rather than one that reads nothing.
 func (r *Resolver) sql(ctx context.Context) querier {
+	if viewer.OrganizationID(ctx) == "" && !viewer.IsSystem(ctx) {
+		return noScope{}
+	}
 	if tx := dbx.TxFromContext(ctx); tx != nil {
 		return tx.PGX()
 	}
 	return r.DB.Pool
+}
+
+// noScope is the querier of a context without an organization: every statement fails.
+type noScope struct{}
+
+func (noScope) Query(context.Context, string, ...any) (pgx.Rows, error) {
+	return nil, fmt.Errorf("graph: hand-written query: %w", viewer.ErrNoScope)
+}
+
+func (noScope) QueryRow(context.Context, string, ...any) pgx.Row { return noScopeRow{} }
+
+func (noScope) Exec(context.Context, string, ...any) (pgconn.CommandTag, error) {
+	return pgconn.CommandTag{}, fmt.Errorf("graph: hand-written statement: %w", viewer.ErrNoScope)
+}
+
+type noScopeRow struct{}
+
+func (noScopeRow) Scan(...any) error {
+	return fmt.Errorf("graph: hand-written query: %w", viewer.ErrNoScope)
 }
 
 // errNoTransaction is returned by operations that must run inside a transaction and do not.

@@ -250,7 +250,7 @@ func (r *Resolver) scoreRoundWithAi(ctx context.Context, eventID, roundID string
 	}
 	params := make([]river.InsertManyParams, len(ids))
 	for i, id := range ids {
-		params[i] = river.InsertManyParams{Args: jobs.AIReviewArgs{RoundID: rd.ID, SubmissionID: id}}
+		params[i] = river.InsertManyParams{Args: jobs.AIReviewArgs{RoundID: rd.ID, SubmissionID: id, OrganizationID: rd.OrganizationID}}
 	}
 	tx, err := r.tx(ctx)
 	if err != nil {

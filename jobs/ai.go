@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
+	"github.com/podium/podium/ent/schema/viewer"
 	"github.com/podium/podium/graph/ai"
 )
 
@@ -23,6 +25,9 @@ const DefaultAIWorkers = 4
 type AIReviewArgs struct {
 	RoundID      string `json:"round_id"`
 	SubmissionID string `json:"submission_id"`
+	// OrganizationID is the round's organization: the review runs scoped to it
+	// (docs/tenancy.md). Jobs queued before it existed have none; the worker looks it up.
+	OrganizationID string `json:"organization_id,omitempty"`
 }
 
 // Kind names the job.
@@ -48,6 +53,8 @@ type Scorer interface {
 type AIReviewWorker struct {
 	river.WorkerDefaults[AIReviewArgs]
 	Scorer Scorer
+	// Pool finds the organization of jobs queued without one.
+	Pool *pgxpool.Pool
 }
 
 // Timeout leaves room for the provider's slowest answer (the client gives up after two minutes);
@@ -59,7 +66,17 @@ func (w *AIReviewWorker) Work(ctx context.Context, job *river.Job[AIReviewArgs])
 	if w.Scorer == nil {
 		return river.JobCancel(errors.New("jobs: no AI scorer in this process"))
 	}
-	err := w.Scorer.ScoreSubmission(ctx, job.Args.RoundID, job.Args.SubmissionID)
+	org := job.Args.OrganizationID
+	if org == "" {
+		var err error
+		if org, err = legacyOrganization(ctx, w.Pool, "review_rounds", job.Args.RoundID); err != nil {
+			return err
+		}
+		if org == "" {
+			return river.JobCancel(fmt.Errorf("jobs: ai review: round %s is gone", job.Args.RoundID))
+		}
+	}
+	err := w.Scorer.ScoreSubmission(viewer.WithOrganization(ctx, org), job.Args.RoundID, job.Args.SubmissionID)
 	var pe *ai.Error
 	switch {
 	case err == nil:

@@ -14,6 +14,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/podium/podium/ent/emaillog"
+	"github.com/podium/podium/ent/schema/viewer"
 )
 
 // EmailQueue is the queue email deliveries run on.
@@ -23,6 +24,10 @@ const EmailQueue = "email"
 // transaction that writes the email log row (see package graph/email), never on its own.
 type DeliverEmailArgs struct {
 	EmailID string `json:"email_id"`
+	// OrganizationID is the email's organization: the worker runs scoped to it, so that it can
+	// reach that organization's rows and no other's (docs/tenancy.md). Jobs queued before it
+	// existed have none; the worker looks it up (see legacyOrganization).
+	OrganizationID string `json:"organization_id,omitempty"`
 }
 
 // Kind names the job.
@@ -46,9 +51,11 @@ type DeliverEmailWorker struct {
 	Sender Sender
 	Log    *slog.Logger
 
-	once     sync.Once
-	claims   *batch[string, *Message]
-	outcomes *batch[outcome, struct{}]
+	once sync.Once
+	// mu guards byOrg: deliveries are batched per organization, since a statement runs scoped to
+	// one (see batchesOf).
+	mu    sync.Mutex
+	byOrg map[string]*emailBatches
 	// accepted holds a place for each email the relay may have accepted whose outcome has not
 	// been written yet (see acceptHold).
 	accepted chan struct{}
@@ -104,9 +111,30 @@ var (
 )
 
 func (w *DeliverEmailWorker) init() {
-	w.claims = &batch[string, *Message]{exec: w.claim}
-	w.outcomes = &batch[outcome, struct{}]{exec: w.record}
+	w.byOrg = make(map[string]*emailBatches)
 	w.accepted = make(chan struct{}, MaxUnrecorded)
+}
+
+// emailBatches are the claim and outcome batches of one organization's deliveries.
+type emailBatches struct {
+	claims   *batch[string, *Message]
+	outcomes *batch[outcome, struct{}]
+}
+
+// batchesOf returns the batches of the organization org. A batch runs with the context of the
+// call that leads it, so all of its calls must share an organization.
+func (w *DeliverEmailWorker) batchesOf(org string) *emailBatches {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	b, ok := w.byOrg[org]
+	if !ok {
+		b = &emailBatches{
+			claims:   &batch[string, *Message]{exec: w.claim},
+			outcomes: &batch[outcome, struct{}]{exec: w.record},
+		}
+		w.byOrg[org] = b
+	}
+	return b
 }
 
 // MaxUnrecorded bounds the emails the relay may have accepted whose outcome has not been written
@@ -196,8 +224,16 @@ func (w *DeliverEmailWorker) Timeout(*river.Job[DeliverEmailArgs]) time.Duration
 // Work delivers one email.
 func (w *DeliverEmailWorker) Work(ctx context.Context, job *river.Job[DeliverEmailArgs]) error {
 	w.once.Do(w.init)
-	id := job.Args.EmailID
-	msg, err := w.claims.do(ctx, id)
+	id, org := job.Args.EmailID, job.Args.OrganizationID
+	if org == "" {
+		var err error
+		if org, err = legacyOrganization(ctx, w.Pool, "email_log", id); err != nil || org == "" {
+			return err // "" when the row is gone with its event: nothing to send
+		}
+	}
+	ctx = viewer.WithOrganization(ctx, org)
+	b := w.batchesOf(org)
+	msg, err := b.claims.do(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -212,7 +248,7 @@ func (w *DeliverEmailWorker) Work(ctx context.Context, job *river.Job[DeliverEma
 	// The outcome is recorded before the job completes, even if its context has run out: the
 	// message may be gone.
 	if sendErr == nil {
-		_, err := w.outcomes.do(ctx, outcome{id: id, status: string(emaillog.StatusSent),
+		_, err := b.outcomes.do(ctx, outcome{id: id, status: string(emaillog.StatusSent),
 			provider: w.Sender.Provider(), providerID: &providerID, hold: hold})
 		return err
 	}
@@ -224,7 +260,7 @@ func (w *DeliverEmailWorker) Work(ctx context.Context, job *river.Job[DeliverEma
 		status = emaillog.StatusFailed
 	}
 	reason := sendErr.Error()
-	if _, err := w.outcomes.do(ctx, outcome{id: id, status: string(status), provider: w.Sender.Provider(), err: &reason, hold: hold}); err != nil {
+	if _, err := b.outcomes.do(ctx, outcome{id: id, status: string(status), provider: w.Sender.Provider(), err: &reason, hold: hold}); err != nil {
 		return errors.Join(sendErr, err)
 	}
 	w.Log.WarnContext(ctx, "email delivery failed", "email_id", id, "attempt", job.Attempt,

@@ -24,6 +24,7 @@ import (
 	"github.com/podium/podium/ent/dbx"
 	"github.com/podium/podium/ent/emaillog"
 	"github.com/podium/podium/ent/pgtest"
+	"github.com/podium/podium/ent/schema/viewer"
 	"github.com/podium/podium/graph/email"
 	"github.com/podium/podium/jobs"
 	"github.com/podium/podium/jobs/mailtest"
@@ -44,6 +45,8 @@ type testBundle struct {
 	river  *river.Client[pgx.Tx]
 	outbox *email.Outbox
 	event  *ent.Event
+	// ctx is scoped to the event's organization, as the operations that queue emails are.
+	ctx context.Context
 }
 
 type setupOpts struct {
@@ -84,12 +87,14 @@ func setup(t *testing.T, opts setupOpts) *testBundle {
 			_ = rc.Stop(stopCtx)
 		})
 	}
-	org, err := db.Ent.Organization.Create().SetName("Acme").SetSlug("acme").Save(ctx)
+	org, err := db.Ent.Organization.Create().SetName("Acme").SetSlug("acme").
+		Save(viewer.System(ctx, "test: create an organization"))
 	require.NoError(t, err)
+	ctx = viewer.WithOrganization(ctx, org.ID)
 	ev, err := db.Ent.Event.Create().SetOrganizationID(org.ID).SetName("GopherCon EU").SetSlug("gc").
 		SetTimezone("UTC").SetStartsAt(time.Now()).SetEndsAt(time.Now().Add(time.Hour)).Save(ctx)
 	require.NoError(t, err)
-	return &testBundle{db: db, sink: sink, river: rc, event: ev,
+	return &testBundle{db: db, sink: sink, river: rc, event: ev, ctx: ctx,
 		outbox: &email.Outbox{Jobs: rc, PublicURL: "https://podium.example.test"}}
 }
 
@@ -97,7 +102,7 @@ func setup(t *testing.T, opts setupOpts) *testBundle {
 func (b *testBundle) queue(t *testing.T, to string) *ent.EmailLog {
 	t.Helper()
 	var row *ent.EmailLog
-	require.NoError(t, b.db.InTx(context.Background(), func(ctx context.Context) error {
+	require.NoError(t, b.db.InTx(b.ctx, func(ctx context.Context) error {
 		rows, err := b.outbox.Queue(ctx, b.invitation(to))
 		if err == nil {
 			row = rows[0]
@@ -118,7 +123,7 @@ func (b *testBundle) waitStatus(t *testing.T, id string, status emaillog.Status)
 	var row *ent.EmailLog
 	require.Eventually(t, func() bool {
 		var err error
-		row, err = b.db.Ent.EmailLog.Get(context.Background(), id)
+		row, err = b.db.Ent.EmailLog.Get(b.ctx, id)
 		return err == nil && row.Status == status
 	}, 10*time.Second, 20*time.Millisecond, "email %s never reached %s", id, status)
 	return row
@@ -158,17 +163,17 @@ func TestDelivery(t *testing.T) {
 	t.Run("RolledBackChangeSendsNothing", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t, setupOpts{})
-		err := b.db.InTx(context.Background(), func(ctx context.Context) error {
+		err := b.db.InTx(b.ctx, func(ctx context.Context) error {
 			if _, err := b.outbox.Queue(ctx, b.invitation("ada@example.test")); err != nil {
 				return err
 			}
 			return errors.New("the change fails after queueing")
 		})
 		require.Error(t, err)
-		n, err := b.db.Ent.EmailLog.Query().Count(context.Background())
+		n, err := b.db.Ent.EmailLog.Query().Count(b.ctx)
 		require.NoError(t, err)
 		require.Zero(t, n)
-		rivertest.RequireNotInserted(context.Background(), t, riverpgxv5.New(b.db.Pool), &jobs.DeliverEmailArgs{}, nil)
+		rivertest.RequireNotInserted(b.ctx, t, riverpgxv5.New(b.db.Pool), &jobs.DeliverEmailArgs{}, nil)
 		// A later committed email is delivered; the rolled-back one never is.
 		b.queue(t, "grace@example.test")
 		msgs := b.sink.Wait(t, 1, 5*time.Second)
@@ -180,7 +185,7 @@ func TestDelivery(t *testing.T) {
 	t.Run("QueueNeedsATransaction", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t, setupOpts{idle: true})
-		_, err := b.outbox.Queue(context.Background(), b.invitation("ada@example.test"))
+		_, err := b.outbox.Queue(b.ctx, b.invitation("ada@example.test"))
 		require.ErrorIs(t, err, email.ErrNoTransaction)
 	})
 
@@ -219,7 +224,7 @@ func TestDelivery(t *testing.T) {
 		b := setup(t, setupOpts{})
 		b.sink.RefuseFor(time.Hour)
 		var row *ent.EmailLog
-		require.NoError(t, b.db.InTx(context.Background(), func(ctx context.Context) error {
+		require.NoError(t, b.db.InTx(b.ctx, func(ctx context.Context) error {
 			rows, err := b.outbox.Queue(ctx, b.invitation("ada@example.test"))
 			if err != nil {
 				return err
@@ -247,8 +252,8 @@ func onlyJob(t *testing.T, b *testBundle) *rivertype.JobRow {
 // TestSentRowIsNeverSentAgain runs the job of a delivered email again: nothing is sent.
 func TestSentRowIsNeverSentAgain(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
 	b := setup(t, setupOpts{idle: true})
+	ctx := b.ctx
 	sender, err := jobs.NewSMTPSender(b.sink.URL(), "podium@example.test", jobs.SMTPOptions{})
 	require.NoError(t, err)
 	pool, err := b.db.AsyncPool(2)
@@ -300,7 +305,7 @@ func TestTransports(t *testing.T) {
 			}})
 		row := b.queue(t, "ada@example.test")
 		require.Eventually(t, func() bool {
-			got, err := b.db.Ent.EmailLog.Get(context.Background(), row.ID)
+			got, err := b.db.Ent.EmailLog.Get(b.ctx, row.ID)
 			return err == nil && got.Error != nil
 		}, 5*time.Second, 20*time.Millisecond)
 		require.Empty(t, b.sink.Messages())
@@ -312,7 +317,7 @@ func TestTransports(t *testing.T) {
 		seq := 2
 		ics := "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Podium//EN\r\nMETHOD:CANCEL\r\nBEGIN:VEVENT\r\nUID:x@podium\r\nSEQUENCE:2\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
 		var row *ent.EmailLog
-		require.NoError(t, b.db.InTx(context.Background(), func(ctx context.Context) error {
+		require.NoError(t, b.db.InTx(b.ctx, func(ctx context.Context) error {
 			e := b.invitation("ada@example.test")
 			e.Type, e.Template, e.ICS, e.ICSSequence = emaillog.TypeCancelled, email.SessionCancelled, ics, &seq
 			e.Data.SessionTitle, e.Data.Calendar = "Go at scale", true
@@ -379,7 +384,7 @@ func TestStopFinishesRunningDeliveries(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	require.NoError(t, b.river.Stop(ctx))
-	got, err := b.db.Ent.EmailLog.Get(context.Background(), row.ID)
+	got, err := b.db.Ent.EmailLog.Get(b.ctx, row.ID)
 	require.NoError(t, err)
 	require.Equal(t, emaillog.StatusSent, got.Status)
 	require.Len(t, b.sink.Messages(), 1)
@@ -394,7 +399,7 @@ func TestRetryFailedEmailWithSQL(t *testing.T) {
 	b.waitStatus(t, row.ID, emaillog.StatusFailed)
 	require.Eventually(t, func() bool { return onlyJob(t, b).State == rivertype.JobStateCancelled }, 5*time.Second, 20*time.Millisecond)
 
-	tag, err := b.db.Pool.Exec(context.Background(), `UPDATE river_job SET state = 'available', scheduled_at = now(), max_attempts = attempt + 5, finalized_at = NULL
+	tag, err := b.db.Pool.Exec(b.ctx, `UPDATE river_job SET state = 'available', scheduled_at = now(), max_attempts = attempt + 5, finalized_at = NULL
  WHERE kind = 'deliver_email' AND args->>'email_id' = $1 AND state IN ('discarded', 'cancelled', 'retryable')`, row.ID)
 	require.NoError(t, err)
 	require.EqualValues(t, 1, tag.RowsAffected())
@@ -410,9 +415,9 @@ func TestRetryFailedEmailWithSQL(t *testing.T) {
 // written, so its email is safe) and the statements after it cannot be sent.
 func TestCrashWindowIsBounded(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
 	sender := &stallingSender{firstWritten: make(chan struct{})}
 	b := setup(t, setupOpts{idle: true, sender: func(*mailtest.Sink) jobs.Sender { return sender }})
+	ctx := b.ctx
 	lockTx, err := b.db.Pool.Begin(ctx)
 	require.NoError(t, err)
 	defer func() { _ = lockTx.Rollback(ctx) }()
@@ -431,9 +436,10 @@ func TestCrashWindowIsBounded(t *testing.T) {
 	})
 
 	// The first accepted email's outcome statement waits for the test's lock; then the others go.
+	owner := pgtest.OwnerPool(t, b.db)
 	require.Eventually(t, func() bool {
 		var waiting int
-		err := b.db.Pool.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
+		err := owner.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
 			WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%unnest%'`).Scan(&waiting)
 		return err == nil && waiting == 1
 	}, 10*time.Second, 10*time.Millisecond, "the first outcome statement never waited for the lock")

@@ -5,16 +5,20 @@
 package jobs
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/podium/podium/ent/dbx"
+	"github.com/podium/podium/ent/schema/viewer"
 )
 
 // Config configures NewClient.
@@ -80,7 +84,7 @@ func NewClient(db *dbx.DB, cfg Config) (*river.Client[pgx.Tx], error) {
 	}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &DeliverEmailWorker{Pool: statusPool, Sender: cfg.Sender, Log: cfg.Log})
-	river.AddWorker(workers, &AIReviewWorker{Scorer: cfg.Scorer})
+	river.AddWorker(workers, &AIReviewWorker{Scorer: cfg.Scorer, Pool: db.Pool})
 	river.AddWorker(workers, &PruneIdempotencyWorker{Pool: db.Pool})
 
 	rc := &river.Config{Logger: cfg.Log, Workers: workers, RetryPolicy: cfg.RetryPolicy, FetchCooldown: fetchCooldown,
@@ -101,4 +105,19 @@ func NewClient(db *dbx.DB, cfg Config) (*river.Client[pgx.Tx], error) {
 		return nil, fmt.Errorf("jobs: river client: %w", err)
 	}
 	return client, nil
+}
+
+// legacyOrganization returns the organization of the row id of table (email_log, review_rounds),
+// or "" when there is no such row, for jobs queued before their args carried one.
+func legacyOrganization(ctx context.Context, pool *pgxpool.Pool, table, id string) (string, error) {
+	ctx = viewer.System(ctx, "jobs: find the organization of a job queued before args carried it")
+	var org string
+	err := pool.QueryRow(ctx, "SELECT organization_id FROM "+pgx.Identifier{table}.Sanitize()+" WHERE id = $1", id).Scan(&org)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("jobs: organization of %s %s: %w", table, id, err)
+	}
+	return org, nil
 }

@@ -1,7 +1,6 @@
 package rest_test
 
 import (
-	"context"
 	"net/http"
 	"regexp"
 	"sort"
@@ -159,7 +158,7 @@ func TestAuthentication(t *testing.T) {
 	t.Run("RevocationIsImmediate", func(t *testing.T) {
 		key, _ := b.newKey("Acme")
 		b.must(http.StatusOK, http.MethodGet, "/api/v1/events", key, nil)
-		_, err := access.RevokeKey(context.Background(), b.db.Ent, key[:12])
+		_, err := access.RevokeKey(b.sys(), b.db.Ent, key[:12])
 		require.NoError(t, err)
 		b.requireError(b.do(http.MethodGet, "/api/v1/events", key, nil), http.StatusUnauthorized, "invalid_api_key")
 		// The organization's other keys still work.
@@ -172,7 +171,7 @@ func TestAuthentication(t *testing.T) {
 		key, _ := b.newKey("Initech")
 		read := func() *string {
 			var at *string
-			require.NoError(t, b.db.Pool.QueryRow(context.Background(),
+			require.NoError(t, b.db.Pool.QueryRow(b.sys(),
 				"SELECT last_used_at::text FROM api_keys WHERE prefix = $1", key[:12]).Scan(&at))
 			return at
 		}

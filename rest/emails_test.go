@@ -21,7 +21,7 @@ func (b *testBundle) queueEmails(eventID string, n int, to string) {
 		batch[i] = email.Email{EventID: eventID, Type: emaillog.TypeCustom, To: to, Template: email.PortalInvitation,
 			Data: email.Data{EventName: "E", FirstName: "Ada", Path: "/portal"}}
 	}
-	require.NoError(b.t, b.db.InTx(context.Background(), func(ctx context.Context) error {
+	require.NoError(b.t, b.db.InTx(b.scopeOf(eventID), func(ctx context.Context) error {
 		_, err := b.res.Outbox.Queue(ctx, batch...)
 		return err
 	}))
@@ -30,7 +30,7 @@ func (b *testBundle) queueEmails(eventID string, n int, to string) {
 func TestListEmails(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	ctx := context.Background()
+	ctx := b.sys()
 	ev := b.createEvent(b.acme, "Mailing")
 	id := str(ev, "id")
 	path := "/api/v1/events/" + id + "/emails"

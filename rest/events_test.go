@@ -1,7 +1,6 @@
 package rest_test
 
 import (
-	"context"
 	"net/http"
 	"strings"
 	"testing"
@@ -179,7 +178,7 @@ func TestUpdateEvent(t *testing.T) {
 func TestGetOrganization(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	ctx := context.Background()
+	ctx := b.sys()
 
 	owner, err := b.db.Ent.User.Create().SetEmail("ada@acme.test").SetName("Ada Lovelace").Save(ctx)
 	require.NoError(t, err)

@@ -268,7 +268,7 @@ func floorJSON(ctx context.Context, q floorQuerier, sql string, args ...any) ([]
 func TestFloorsMatchREST(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	ctx := context.Background()
+	ctx := b.sys()
 	var res seed.BenchResult
 	require.NoError(t, b.db.InTx(ctx, func(ctx context.Context) error {
 		var err error

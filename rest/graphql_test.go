@@ -1,7 +1,6 @@
 package rest_test
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -125,7 +124,7 @@ func TestGraphQLMutations(t *testing.T) {
 		require.Equal(t, []string{"invalid_input"}, r.Codes(), r.Raw)
 
 		sub := b.newSubmission(str(ev, "id"), 1)
-		_, err := sub.Update().AddTrackIDs(str(track, "id")).Save(context.Background())
+		_, err := sub.Update().AddTrackIDs(str(track, "id")).Save(b.sys())
 		require.NoError(t, err)
 		const del = `mutation($e: ID!, $k: LibraryKind!, $id: ID!) { deleteLibraryItem(eventId: $e, kind: $k, id: $id) }`
 		r = b.gql(b.acme, del, map[string]any{"e": ev["id"], "k": "track", "id": track["id"]})
@@ -153,7 +152,7 @@ func TestGraphQLMutationIsAtomic(t *testing.T) {
 	}`, nil)
 	require.Equal(t, []string{"invalid_input"}, r.Codes(), r.Raw)
 	require.Nil(t, r.Data)
-	n, err := b.db.Ent.Event.Query().Where(event.Name("Kept?")).Count(context.Background())
+	n, err := b.db.Ent.Event.Query().Where(event.Name("Kept?")).Count(b.sys())
 	require.NoError(t, err)
 	require.Zero(t, n)
 }

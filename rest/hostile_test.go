@@ -2,7 +2,6 @@ package rest_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -17,6 +16,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/podium/podium/ent/pgtest"
 )
 
 // hostileValues are what a field of a write body is replaced with in TestHostileValues, as raw
@@ -190,8 +191,8 @@ func TestHostileValues(t *testing.T) {
 // and River's bookkeeping tables.
 func (b *testBundle) countWrites() {
 	b.t.Helper()
-	ctx := context.Background()
-	_, err := b.db.Pool.Exec(ctx, `
+	// DDL is the tables' owner's; test_writes is granted to Podium's role by default privileges.
+	_, err := pgtest.OwnerPool(b.t, b.db).Exec(b.sys(), `
 		CREATE TABLE test_writes (n bigint NOT NULL);
 		INSERT INTO test_writes VALUES (0);
 		CREATE FUNCTION test_count_write() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -218,7 +219,7 @@ func (b *testBundle) countWrites() {
 func (b *testBundle) writeCount() int64 {
 	b.t.Helper()
 	var n int64
-	require.NoError(b.t, b.db.Pool.QueryRow(context.Background(), `SELECT n FROM test_writes`).Scan(&n))
+	require.NoError(b.t, b.db.Pool.QueryRow(b.sys(), `SELECT n FROM test_writes`).Scan(&n))
 	return n
 }
 
@@ -428,7 +429,7 @@ func TestURLsAreNeverFetched(t *testing.T) {
 	// are read, so that a fetch made by a worker would be seen.
 	require.Eventually(t, func() bool {
 		var pending int
-		require.NoError(t, b.db.Pool.QueryRow(context.Background(),
+		require.NoError(t, b.db.Pool.QueryRow(b.sys(),
 			`SELECT count(*) FROM river_job WHERE kind = 'deliver_email' AND state IN ('available', 'running', 'scheduled', 'retryable', 'pending')`).Scan(&pending))
 		return pending == 0
 	}, 20*time.Second, 20*time.Millisecond)

@@ -42,7 +42,7 @@ func mistype(key string) string {
 func (b *testBundle) keyID(key string) string {
 	b.t.Helper()
 	var id string
-	require.NoError(b.t, b.db.Pool.QueryRow(context.Background(),
+	require.NoError(b.t, b.db.Pool.QueryRow(b.sys(),
 		`SELECT id FROM api_keys WHERE prefix = $1`, key[:12]).Scan(&id))
 	return id
 }
@@ -67,7 +67,7 @@ func TestKeysNeverLogged(t *testing.T) {
 
 	revoked, _ := b.newKey("Acme")
 	b.must(http.StatusOK, http.MethodGet, "/api/v1/events", revoked, nil)
-	_, err := access.RevokeKey(context.Background(), b.db.Ent, revoked[:12])
+	_, err := access.RevokeKey(b.sys(), b.db.Ent, revoked[:12])
 	require.NoError(t, err)
 	unknown, _, _ := access.NewKey() // well formed, never stored
 	mistyped := mistype(b.acme)
@@ -158,7 +158,7 @@ func TestKeysNeverLogged(t *testing.T) {
 func TestKeysHashedAtRest(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	ctx := context.Background()
+	ctx := b.sys()
 
 	ev := b.createEvent(b.acme, "At rest")
 	b.must(http.StatusOK, http.MethodPatch, "/api/v1/events/"+str(ev, "id"), b.acme, map[string]any{"tagline": "Hi"})

@@ -1,7 +1,6 @@
 package rest_test
 
 import (
-	"context"
 	"net/http"
 	"testing"
 
@@ -126,7 +125,7 @@ func TestLibrary(t *testing.T) {
 	})
 
 	t.Run("InUse", func(t *testing.T) {
-		ctx := context.Background()
+		ctx := b.sys()
 		sub := b.newSubmission(id, 1)
 		track := b.saveItem(b.acme, id, map[string]any{"kind": "track", "name": "Used track"})
 		format := b.saveItem(b.acme, id, map[string]any{"kind": "format", "name": "Used format"})
@@ -151,7 +150,7 @@ func TestLibrary(t *testing.T) {
 	})
 
 	t.Run("Admins", func(t *testing.T) {
-		ctx := context.Background()
+		ctx := b.sys()
 		owner, err := b.db.Ent.User.Create().SetEmail("owner@acme.test").SetName("Olga Owner").Save(ctx)
 		require.NoError(t, err)
 		member, err := b.db.Ent.User.Create().SetEmail("member@acme.test").SetName("Mo Member").Save(ctx)
@@ -165,7 +164,7 @@ func TestLibrary(t *testing.T) {
 			require.NoError(t, err)
 		}
 		for u, role := range map[string]string{eventAdmin.ID: "admin", reviewer.ID: "reviewer", owner.ID: "admin"} {
-			_, err := b.db.Ent.EventMember.Create().SetEventID(id).SetUserID(u).SetRole(eventmember.Role(role)).Save(ctx)
+			_, err := b.db.Ent.EventMember.Create().SetOrganizationID(b.acmeOrg).SetEventID(id).SetUserID(u).SetRole(eventmember.Role(role)).Save(ctx)
 			require.NoError(t, err)
 		}
 		admins := b.must(http.StatusOK, http.MethodGet, path, b.acme, nil).Obj()["admins"].([]any)

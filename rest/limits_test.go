@@ -1,7 +1,6 @@
 package rest_test
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -151,7 +150,7 @@ func TestIdempotencyKeys(t *testing.T) {
 	require.Len(t, b.sink.Messages(), 1)
 
 	// After 24 hours a key is forgotten.
-	_, err := b.db.Pool.Exec(context.Background(), `UPDATE idempotency_records SET created_at = now() - interval '25 hours' WHERE key = 'create-1'`)
+	_, err := b.db.Pool.Exec(b.sys(), `UPDATE idempotency_records SET created_at = now() - interval '25 hours' WHERE key = 'create-1'`)
 	require.NoError(t, err)
 	fresh := send(b.acme, "create-1", other)
 	require.Equal(t, http.StatusCreated, fresh.Status)

@@ -25,6 +25,7 @@ import (
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/dbx"
 	"github.com/podium/podium/ent/pgtest"
+	"github.com/podium/podium/ent/schema/viewer"
 	"github.com/podium/podium/graph"
 	"github.com/podium/podium/graph/access"
 	"github.com/podium/podium/graph/email"
@@ -127,10 +128,25 @@ func newBundle(t *testing.T, opts bundleOpts) *testBundle {
 	return b
 }
 
+// sys is the context of fixtures and checks that tests write and read in the database directly,
+// across organizations: system work, as the command line's (see docs/tenancy.md).
+func (b *testBundle) sys() context.Context {
+	return viewer.System(context.Background(), "test: fixtures and checks across organizations")
+}
+
+// scopeOf is the context of operations called directly for the organization of eventID, as
+// background work for it runs.
+func (b *testBundle) scopeOf(eventID string) context.Context {
+	b.t.Helper()
+	ev, err := b.db.Ent.Event.Get(b.sys(), eventID)
+	require.NoError(b.t, err)
+	return viewer.WithOrganization(context.Background(), ev.OrganizationID)
+}
+
 // newKey creates a key for the organization named org (creating it when new).
 func (b *testBundle) newKey(org string) (key, orgID string) {
 	b.t.Helper()
-	key, rec, err := access.CreateKey(context.Background(), b.db.Ent, org, "test")
+	key, rec, err := access.CreateKey(b.sys(), b.db.Ent, org, "test")
 	require.NoError(b.t, err)
 	return key, rec.OrganizationID
 }
@@ -292,10 +308,12 @@ func (b *testBundle) saveItem(key, eventID string, body map[string]any) map[stri
 // items; the submissions API arrives with its own issue.
 func (b *testBundle) newSubmission(eventID string, n int) *ent.Submission {
 	b.t.Helper()
-	s, err := b.db.Ent.Submission.Create().
+	ev, err := b.db.Ent.Event.Get(b.sys(), eventID)
+	require.NoError(b.t, err)
+	s, err := b.db.Ent.Submission.Create().SetOrganizationID(ev.OrganizationID).
 		SetEventID(eventID).SetNumber(n).SetCode("SESS-" + itoa(n)).SetStatus("pending").
 		SetTitle("Proposal").SetSubmittedAt(time.Now()).
-		Save(context.Background())
+		Save(b.sys())
 	require.NoError(b.t, err)
 	return s
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/podium/podium/ent/dbx"
+	"github.com/podium/podium/ent/schema/viewer"
 )
 
 // Metrics are Podium's Prometheus metrics, served at /metrics: HTTP requests by route, GraphQL
@@ -145,7 +146,7 @@ func (c *dbCollector) counts() (map[[2]string]float64, map[string]float64) {
 	if time.Since(c.at) < countsTTL {
 		return c.jobs, c.emails
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	ctx, cancel := context.WithTimeout(viewer.System(context.Background(), "metrics: emails by status, all organizations"), 2*time.Second)
 	defer cancel()
 	jobs, emails := map[[2]string]float64{}, map[string]float64{}
 	var kind, state string

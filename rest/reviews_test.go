@@ -1,7 +1,6 @@
 package rest_test
 
 import (
-	"context"
 	"net/http"
 	"strings"
 	"testing"
@@ -137,7 +136,7 @@ func anys(s []string) []any {
 func (b *testBundle) count(sql string, args ...any) int {
 	b.t.Helper()
 	var n int
-	require.NoError(b.t, b.db.Pool.QueryRow(context.Background(), sql, args...).Scan(&n))
+	require.NoError(b.t, b.db.Pool.QueryRow(b.sys(), sql, args...).Scan(&n))
 	return n
 }
 

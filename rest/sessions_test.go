@@ -332,7 +332,7 @@ func TestSessionListQueryCount(t *testing.T) {
 	one := count()
 	for i := range 299 {
 		s := b.createSession(w, "Session "+itoa(i), w.ada, w.grace, w.alan)
-		_, err := b.db.Pool.Exec(context.Background(), "INSERT INTO submission_tracks VALUES ($1, $2), ($1, $3)", s["id"], w.track1, w.track2)
+		_, err := b.db.Pool.Exec(b.sys(), "INSERT INTO submission_tracks VALUES ($1, $2), ($1, $3)", s["id"], w.track1, w.track2)
 		require.NoError(t, err)
 	}
 	many := count()
@@ -355,7 +355,7 @@ func TestCancelWithCalendarInvites(t *testing.T) {
 	room := str(b.saveItem(b.acme, w.event, map[string]any{"kind": "room", "name": "Hall A"}), "id")
 	s := b.createSession(w, "Scheduled talk", w.ada)
 	id := str(s, "id")
-	ctx := context.Background()
+	ctx := b.sys()
 	// Scheduled, and an invite sent (the agenda's operations come with their own issue).
 	_, err := b.db.Pool.Exec(ctx, `UPDATE submissions SET starts_at = '2027-09-10T09:00:00Z', ends_at = '2027-09-10T09:45:00Z', room_id = $2 WHERE id = $1`, id, room)
 	require.NoError(t, err)

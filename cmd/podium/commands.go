@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/podium/podium/ent/dbx"
-	"github.com/podium/podium/ent/migrate/migrations"
+	"github.com/podium/podium/ent/schema/viewer"
 	"github.com/podium/podium/graph/access"
 )
 
@@ -31,15 +31,11 @@ func migrateCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			log := newLogger(os.Stderr)
-			db, closeDB, err := openDB(ctx, loadConfig(), log)
+			_, applied, closeDB, err := openDB(ctx, loadConfig(), log, true)
 			if err != nil {
 				return err
 			}
 			defer closeDB()
-			applied, err := migrations.Apply(ctx, db.Pool)
-			if err != nil {
-				return err
-			}
 			fmt.Fprintf(cmd.OutOrStdout(), "Applied %d Podium and %d River migrations.\n", len(applied.Versions), applied.River)
 			return nil
 		},
@@ -59,6 +55,7 @@ func keysCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return withMigratedDB(cmd.Context(), func(ctx context.Context, db *dbx.DB) error {
 				var key string
+				ctx = viewer.System(ctx, "keys create: the organization is found or created by name")
 				err := db.InTx(ctx, func(ctx context.Context) error {
 					var err error
 					key, _, err = access.CreateKey(ctx, dbx.TxFromContext(ctx).Ent(), org, name)
@@ -101,13 +98,10 @@ func keysCommand() *cobra.Command {
 // key commands work on a database no server has touched yet.
 func withMigratedDB(ctx context.Context, fn func(context.Context, *dbx.DB) error) error {
 	log := newLogger(os.Stderr)
-	db, closeDB, err := openDB(ctx, loadConfig(), log)
+	db, _, closeDB, err := openDB(ctx, loadConfig(), log, true)
 	if err != nil {
 		return err
 	}
 	defer closeDB()
-	if _, err := migrations.Apply(ctx, db.Pool); err != nil {
-		return err
-	}
 	return fn(ctx, db)
 }

@@ -11,7 +11,9 @@ import (
 	"strings"
 
 	"github.com/podium/podium/ent/dbx"
+	"github.com/podium/podium/ent/migrate/migrations"
 	"github.com/podium/podium/ent/pgcluster"
+	"github.com/podium/podium/ent/schema/viewer"
 	"github.com/podium/podium/rest"
 )
 
@@ -87,27 +89,48 @@ func newLogger(w io.Writer) *slog.Logger {
 }
 
 // openDB connects to DATABASE_URL, or, when it is unset, to the private cluster under DataDir,
-// starting it if it is not running. The returned stop function stops a cluster this call started.
-func openDB(ctx context.Context, c config, log *slog.Logger) (*dbx.DB, func(), error) {
+// starting it if it is not running. With migrate, pending migrations are applied first, on
+// connections of the login role, which owns the schema; the returned DB acts as the application
+// role (see package dbx), bound by row-level security. The returned stop function closes the DB
+// and stops a cluster this call started.
+func openDB(ctx context.Context, c config, log *slog.Logger, migrate bool) (*dbx.DB, migrations.Applied, func(), error) {
+	var applied migrations.Applied
 	url, stop := c.DatabaseURL, func() {}
 	if url == "" {
 		dir, err := filepath.Abs(c.DataDir)
 		if err != nil {
-			return nil, nil, err
+			return nil, applied, nil, err
 		}
 		cluster, err := pgcluster.Start(ctx, pgcluster.Options{Dir: dir, Database: "podium"})
 		if err != nil {
-			return nil, nil, fmt.Errorf("DATABASE_URL is unset and the private PostgreSQL cluster under %s "+
+			return nil, applied, nil, fmt.Errorf("DATABASE_URL is unset and the private PostgreSQL cluster under %s "+
 				"did not start: %w", dir, err)
 		}
 		url = cluster.URL("podium")
 		log.Info("using the private PostgreSQL cluster", "dir", dir, "socket", cluster.SocketDir())
 		stop = func() { _ = cluster.Stop(context.Background()) }
 	}
+	if migrate {
+		var err error
+		if applied, err = applyMigrations(ctx, url); err != nil {
+			stop()
+			return nil, applied, nil, err
+		}
+	}
 	db, err := dbx.Open(ctx, url, dbx.Options{MaxConns: int32(c.DBMaxConns)})
 	if err != nil {
 		stop()
-		return nil, nil, err
+		return nil, applied, nil, err
 	}
-	return db, func() { db.Close(); stop() }, nil
+	return db, applied, func() { db.Close(); stop() }, nil
+}
+
+// applyMigrations applies pending migrations to the database at url, as its owner.
+func applyMigrations(ctx context.Context, url string) (migrations.Applied, error) {
+	owner, err := dbx.Open(ctx, url, dbx.Options{Owner: true, MaxConns: 2})
+	if err != nil {
+		return migrations.Applied{}, err
+	}
+	defer owner.Close()
+	return migrations.Apply(viewer.System(ctx, "migrations: schema changes and backfills span organizations"), owner.Pool)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/podium/podium/ent/dbx"
+	"github.com/podium/podium/ent/schema/viewer"
 	"github.com/podium/podium/ent/seed"
 	"github.com/podium/podium/graph"
 	"github.com/podium/podium/graph/access"
@@ -73,6 +74,7 @@ func seedBenchCommand() *cobra.Command {
 				start := time.Now()
 				var key string
 				var res seed.BenchResult
+				ctx = viewer.System(ctx, "seed bench: bulk inserts for an organization created by name")
 				err := db.InTx(ctx, func(ctx context.Context) error {
 					tx := dbx.TxFromContext(ctx)
 					k, rec, err := access.CreateKey(ctx, tx.Ent(), org, "bench")

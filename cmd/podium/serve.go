@@ -17,7 +17,6 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/spf13/cobra"
 
-	"github.com/podium/podium/ent/migrate/migrations"
 	"github.com/podium/podium/graph"
 	"github.com/podium/podium/graph/ai"
 	"github.com/podium/podium/graph/email"
@@ -61,15 +60,11 @@ func serve(ctx context.Context, cfg config, work bool) error {
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 
-	db, closeDB, err := openDB(ctx, cfg, log)
+	db, applied, closeDB, err := openDB(ctx, cfg, log, true)
 	if err != nil {
 		return err
 	}
 	defer closeDB()
-	applied, err := migrations.Apply(ctx, db.Pool)
-	if err != nil {
-		return err
-	}
 	log.Info("migrations applied", "podium", len(applied.Versions), "river", applied.River)
 
 	sender, err := newSender(cfg, log)

@@ -75,6 +75,11 @@ func UpdatedAt(v time.Time) predicate.AIReviewResult {
 	return predicate.AIReviewResult(sql.FieldEQ(FieldUpdatedAt, v))
 }
 
+// OrganizationID applies equality check predicate on the "organization_id" field. It's identical to OrganizationIDEQ.
+func OrganizationID(v string) predicate.AIReviewResult {
+	return predicate.AIReviewResult(sql.FieldEQ(FieldOrganizationID, v))
+}
+
 // RoundID applies equality check predicate on the "round_id" field. It's identical to RoundIDEQ.
 func RoundID(v string) predicate.AIReviewResult {
 	return predicate.AIReviewResult(sql.FieldEQ(FieldRoundID, v))
@@ -208,6 +213,71 @@ func UpdatedAtLT(v time.Time) predicate.AIReviewResult {
 // UpdatedAtLTE applies the LTE predicate on the "updated_at" field.
 func UpdatedAtLTE(v time.Time) predicate.AIReviewResult {
 	return predicate.AIReviewResult(sql.FieldLTE(FieldUpdatedAt, v))
+}
+
+// OrganizationIDEQ applies the EQ predicate on the "organization_id" field.
+func OrganizationIDEQ(v string) predicate.AIReviewResult {
+	return predicate.AIReviewResult(sql.FieldEQ(FieldOrganizationID, v))
+}
+
+// OrganizationIDNEQ applies the NEQ predicate on the "organization_id" field.
+func OrganizationIDNEQ(v string) predicate.AIReviewResult {
+	return predicate.AIReviewResult(sql.FieldNEQ(FieldOrganizationID, v))
+}
+
+// OrganizationIDIn applies the In predicate on the "organization_id" field.
+func OrganizationIDIn(vs ...string) predicate.AIReviewResult {
+	return predicate.AIReviewResult(sql.FieldIn(FieldOrganizationID, vs...))
+}
+
+// OrganizationIDNotIn applies the NotIn predicate on the "organization_id" field.
+func OrganizationIDNotIn(vs ...string) predicate.AIReviewResult {
+	return predicate.AIReviewResult(sql.FieldNotIn(FieldOrganizationID, vs...))
+}
+
+// OrganizationIDGT applies the GT predicate on the "organization_id" field.
+func OrganizationIDGT(v string) predicate.AIReviewResult {
+	return predicate.AIReviewResult(sql.FieldGT(FieldOrganizationID, v))
+}
+
+// OrganizationIDGTE applies the GTE predicate on the "organization_id" field.
+func OrganizationIDGTE(v string) predicate.AIReviewResult {
+	return predicate.AIReviewResult(sql.FieldGTE(FieldOrganizationID, v))
+}
+
+// OrganizationIDLT applies the LT predicate on the "organization_id" field.
+func OrganizationIDLT(v string) predicate.AIReviewResult {
+	return predicate.AIReviewResult(sql.FieldLT(FieldOrganizationID, v))
+}
+
+// OrganizationIDLTE applies the LTE predicate on the "organization_id" field.
+func OrganizationIDLTE(v string) predicate.AIReviewResult {
+	return predicate.AIReviewResult(sql.FieldLTE(FieldOrganizationID, v))
+}
+
+// OrganizationIDContains applies the Contains predicate on the "organization_id" field.
+func OrganizationIDContains(v string) predicate.AIReviewResult {
+	return predicate.AIReviewResult(sql.FieldContains(FieldOrganizationID, v))
+}
+
+// OrganizationIDHasPrefix applies the HasPrefix predicate on the "organization_id" field.
+func OrganizationIDHasPrefix(v string) predicate.AIReviewResult {
+	return predicate.AIReviewResult(sql.FieldHasPrefix(FieldOrganizationID, v))
+}
+
+// OrganizationIDHasSuffix applies the HasSuffix predicate on the "organization_id" field.
+func OrganizationIDHasSuffix(v string) predicate.AIReviewResult {
+	return predicate.AIReviewResult(sql.FieldHasSuffix(FieldOrganizationID, v))
+}
+
+// OrganizationIDEqualFold applies the EqualFold predicate on the "organization_id" field.
+func OrganizationIDEqualFold(v string) predicate.AIReviewResult {
+	return predicate.AIReviewResult(sql.FieldEqualFold(FieldOrganizationID, v))
+}
+
+// OrganizationIDContainsFold applies the ContainsFold predicate on the "organization_id" field.
+func OrganizationIDContainsFold(v string) predicate.AIReviewResult {
+	return predicate.AIReviewResult(sql.FieldContainsFold(FieldOrganizationID, v))
 }
 
 // RoundIDEQ applies the EQ predicate on the "round_id" field.

@@ -1,6 +1,14 @@
 // Package dbx is Podium's database: one pgx pool shared by ent (through database/sql) and River,
 // and transactions that both use at once.
 //
+// It is also where tenant isolation meets PostgreSQL (docs/tenancy.md). Every pooled connection
+// enters the application role AppRole, which row-level security applies to, and every time a
+// connection is taken from the pool — for a statement of the root ent client, a hand-written
+// query, a transaction or River — it is told the organization of the context taking it
+// (podium.org_id) or that the context is system work (podium.system). Every ent client made here
+// also carries the schema's tenant filter. Both walls can be switched off for the isolation tests
+// only (Options.UnsafeNoRLS, Options.UnsafeNoTenantFilter), to prove that each alone holds.
+//
 // River inserts jobs with InsertTx, which needs a pgx.Tx; ent runs on database/sql. A pgx.Tx cannot
 // be had from a *sql.Tx, so dbx reverses the roles: it pins one pooled connection, begins the
 // transaction with pgx, and runs an ent client on that same connection. A row written by ent and a
@@ -37,9 +45,10 @@ type DB struct {
 	// Queries counts every statement sent through Pool, for metrics and benchmarks.
 	Queries *atomic.Int64
 
-	asyncOnce sync.Once
-	async     *pgxpool.Pool
-	asyncErr  error
+	tenantFilter bool
+	asyncOnce    sync.Once
+	async        *pgxpool.Pool
+	asyncErr     error
 }
 
 // Options tune Open.
@@ -48,6 +57,18 @@ type Options struct {
 	MaxConns int32
 	// Debug logs every statement ent sends.
 	Debug bool
+	// Owner keeps the connections in the role they logged in as, which owns the tables. Only
+	// migrations use it: they create and alter what the application role may not. Owner
+	// connections are still told each context's organization, but a superuser or the tables'
+	// owner is not bound by row-level security, so nothing else may use them.
+	Owner bool
+	// UnsafeNoRLS is Owner for tests: the isolation tests run the server without row-level
+	// security to prove that the code alone keeps organizations apart.
+	UnsafeNoRLS bool
+	// UnsafeNoTenantFilter leaves the schema's tenant filter off the ent clients: the isolation
+	// tests run the server without it to prove that row-level security alone keeps
+	// organizations apart.
+	UnsafeNoTenantFilter bool
 }
 
 // Open connects to the database at url.
@@ -61,6 +82,10 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 	}
 	queries := new(atomic.Int64)
 	cfg.ConnConfig.Tracer = counter{total: queries}
+	if !opts.Owner && !opts.UnsafeNoRLS {
+		cfg.AfterConnect = enterAppRole
+	}
+	cfg.PrepareConn = prepareScope
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("dbx: connect: %w", err)
@@ -69,12 +94,31 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 		pool.Close()
 		return nil, fmt.Errorf("dbx: connect: %w", err)
 	}
+	// database/sql keeps no idle connections of its own here (OpenDBFromPool sets that): each
+	// statement of the root client takes a connection from pgxpool with its own context, which
+	// is what lets prepareScope tell PostgreSQL the statement's organization.
 	sqlDB := stdlib.OpenDBFromPool(pool)
 	entOpts := []ent.Option{ent.Driver(entsql.OpenDB(dialect.Postgres, sqlDB))}
 	if opts.Debug {
 		entOpts = append(entOpts, ent.Debug())
 	}
-	return &DB{Pool: pool, SQL: sqlDB, Ent: ent.NewClient(entOpts...), Queries: queries}, nil
+	db := &DB{Pool: pool, SQL: sqlDB, Queries: queries, tenantFilter: !opts.UnsafeNoTenantFilter}
+	db.Ent = db.newClient(entOpts...)
+	return db, nil
+}
+
+// newClient returns an ent client with the schema's tenant filter, unless the DB was opened
+// without it. Either way, creates get the organization of their context.
+func (db *DB) newClient(opts ...ent.Option) *ent.Client {
+	c := ent.NewClient(opts...)
+	if db.tenantFilter {
+		c.Intercept(tenantInterceptor())
+		c.Use(tenantHook())
+	}
+	// Hooks run in the order added: the filter checks a create before the context's organization
+	// is filled in.
+	c.Use(organizationOnCreate())
+	return c
 }
 
 // Close closes the pools.
@@ -132,7 +176,7 @@ func (db *DB) Begin(ctx context.Context) (*Tx, error) {
 		return nil, fmt.Errorf("dbx: begin: %w", err)
 	}
 	drv := pinnedDriver{entsql.NewDriver(dialect.Postgres, entsql.Conn{ExecQuerier: conn})}
-	return &Tx{conn: conn, pgx: tx, ent: ent.NewClient(ent.Driver(drv))}, nil
+	return &Tx{conn: conn, pgx: tx, ent: db.newClient(ent.Driver(drv))}, nil
 }
 
 // Ent is the ent client bound to the transaction. Entities it returns are bound to the

@@ -17,6 +17,7 @@ import (
 	"github.com/podium/podium/ent/dbx"
 	"github.com/podium/podium/ent/event"
 	"github.com/podium/podium/ent/pgtest"
+	"github.com/podium/podium/ent/schema/viewer"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
@@ -33,6 +34,8 @@ type testBundle struct {
 	db    *dbx.DB
 	river *river.Client[pgx.Tx]
 	org   *ent.Organization
+	// ctx is scoped to org.
+	ctx context.Context
 }
 
 func setup(t *testing.T) *testBundle {
@@ -40,9 +43,10 @@ func setup(t *testing.T) *testBundle {
 	db := pgtest.New(t)
 	rc, err := river.NewClient(riverpgxv5.New(db.Pool), &river.Config{})
 	require.NoError(t, err)
-	org, err := db.Ent.Organization.Create().SetName("Acme").SetSlug("acme").Save(context.Background())
+	org, err := db.Ent.Organization.Create().SetName("Acme").SetSlug("acme").
+		Save(viewer.System(context.Background(), "test: create an organization"))
 	require.NoError(t, err)
-	return &testBundle{db: db, river: rc, org: org}
+	return &testBundle{db: db, river: rc, org: org, ctx: viewer.WithOrganization(context.Background(), org.ID)}
 }
 
 // writeBoth creates an event with ent and inserts a job with River, in the transaction of ctx.
@@ -59,18 +63,18 @@ func (b *testBundle) writeBoth(ctx context.Context, t *testing.T, name string) {
 
 func (b *testBundle) eventExists(t *testing.T, name string) bool {
 	t.Helper()
-	ok, err := b.db.Ent.Event.Query().Where(event.Name(name)).Exist(context.Background())
+	ok, err := b.db.Ent.Event.Query().Where(event.Name(name)).Exist(b.ctx)
 	require.NoError(t, err)
 	return ok
 }
 
 func TestInTx(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
 
 	t.Run("CommitKeepsRowAndJob", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
+		ctx := b.ctx
 		require.NoError(t, b.db.InTx(ctx, func(ctx context.Context) error {
 			b.writeBoth(ctx, t, "kept")
 			// Inside, the row is visible to the transaction but not to other connections.
@@ -84,6 +88,7 @@ func TestInTx(t *testing.T) {
 	t.Run("FailedSecondStepLeavesNothing", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
+		ctx := b.ctx
 		err := b.db.InTx(ctx, func(ctx context.Context) error {
 			b.writeBoth(ctx, t, "doomed")
 			return errors.New("second step failed")
@@ -96,6 +101,7 @@ func TestInTx(t *testing.T) {
 	t.Run("PanicRollsBack", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
+		ctx := b.ctx
 		require.Panics(t, func() {
 			_ = b.db.InTx(ctx, func(ctx context.Context) error {
 				b.writeBoth(ctx, t, "panicked")
@@ -109,6 +115,7 @@ func TestInTx(t *testing.T) {
 	t.Run("NestedCallsShareTheOuterTransaction", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
+		ctx := b.ctx
 		err := b.db.InTx(ctx, func(ctx context.Context) error {
 			outer := dbx.TxFromContext(ctx)
 			require.NoError(t, b.db.InTx(ctx, func(ctx context.Context) error {
@@ -126,6 +133,7 @@ func TestInTx(t *testing.T) {
 	t.Run("ConnectionReturnsToThePool", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
+		ctx := b.ctx
 		for range 3 * int(b.db.Pool.Config().MaxConns) {
 			require.NoError(t, b.db.InTx(ctx, func(ctx context.Context) error { return nil }))
 			require.Error(t, b.db.InTx(ctx, func(ctx context.Context) error { return errors.New("x") }))
@@ -138,7 +146,7 @@ func TestInTx(t *testing.T) {
 func TestQueryCount(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	ctx, count := dbx.WithQueryCount(context.Background())
+	ctx, count := dbx.WithQueryCount(b.ctx)
 	before := b.db.Queries.Load()
 	_, err := b.db.Ent.Event.Query().All(ctx)
 	require.NoError(t, err)

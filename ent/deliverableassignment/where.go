@@ -75,6 +75,11 @@ func UpdatedAt(v time.Time) predicate.DeliverableAssignment {
 	return predicate.DeliverableAssignment(sql.FieldEQ(FieldUpdatedAt, v))
 }
 
+// OrganizationID applies equality check predicate on the "organization_id" field. It's identical to OrganizationIDEQ.
+func OrganizationID(v string) predicate.DeliverableAssignment {
+	return predicate.DeliverableAssignment(sql.FieldEQ(FieldOrganizationID, v))
+}
+
 // RequirementID applies equality check predicate on the "requirement_id" field. It's identical to RequirementIDEQ.
 func RequirementID(v string) predicate.DeliverableAssignment {
 	return predicate.DeliverableAssignment(sql.FieldEQ(FieldRequirementID, v))
@@ -193,6 +198,71 @@ func UpdatedAtLT(v time.Time) predicate.DeliverableAssignment {
 // UpdatedAtLTE applies the LTE predicate on the "updated_at" field.
 func UpdatedAtLTE(v time.Time) predicate.DeliverableAssignment {
 	return predicate.DeliverableAssignment(sql.FieldLTE(FieldUpdatedAt, v))
+}
+
+// OrganizationIDEQ applies the EQ predicate on the "organization_id" field.
+func OrganizationIDEQ(v string) predicate.DeliverableAssignment {
+	return predicate.DeliverableAssignment(sql.FieldEQ(FieldOrganizationID, v))
+}
+
+// OrganizationIDNEQ applies the NEQ predicate on the "organization_id" field.
+func OrganizationIDNEQ(v string) predicate.DeliverableAssignment {
+	return predicate.DeliverableAssignment(sql.FieldNEQ(FieldOrganizationID, v))
+}
+
+// OrganizationIDIn applies the In predicate on the "organization_id" field.
+func OrganizationIDIn(vs ...string) predicate.DeliverableAssignment {
+	return predicate.DeliverableAssignment(sql.FieldIn(FieldOrganizationID, vs...))
+}
+
+// OrganizationIDNotIn applies the NotIn predicate on the "organization_id" field.
+func OrganizationIDNotIn(vs ...string) predicate.DeliverableAssignment {
+	return predicate.DeliverableAssignment(sql.FieldNotIn(FieldOrganizationID, vs...))
+}
+
+// OrganizationIDGT applies the GT predicate on the "organization_id" field.
+func OrganizationIDGT(v string) predicate.DeliverableAssignment {
+	return predicate.DeliverableAssignment(sql.FieldGT(FieldOrganizationID, v))
+}
+
+// OrganizationIDGTE applies the GTE predicate on the "organization_id" field.
+func OrganizationIDGTE(v string) predicate.DeliverableAssignment {
+	return predicate.DeliverableAssignment(sql.FieldGTE(FieldOrganizationID, v))
+}
+
+// OrganizationIDLT applies the LT predicate on the "organization_id" field.
+func OrganizationIDLT(v string) predicate.DeliverableAssignment {
+	return predicate.DeliverableAssignment(sql.FieldLT(FieldOrganizationID, v))
+}
+
+// OrganizationIDLTE applies the LTE predicate on the "organization_id" field.
+func OrganizationIDLTE(v string) predicate.DeliverableAssignment {
+	return predicate.DeliverableAssignment(sql.FieldLTE(FieldOrganizationID, v))
+}
+
+// OrganizationIDContains applies the Contains predicate on the "organization_id" field.
+func OrganizationIDContains(v string) predicate.DeliverableAssignment {
+	return predicate.DeliverableAssignment(sql.FieldContains(FieldOrganizationID, v))
+}
+
+// OrganizationIDHasPrefix applies the HasPrefix predicate on the "organization_id" field.
+func OrganizationIDHasPrefix(v string) predicate.DeliverableAssignment {
+	return predicate.DeliverableAssignment(sql.FieldHasPrefix(FieldOrganizationID, v))
+}
+
+// OrganizationIDHasSuffix applies the HasSuffix predicate on the "organization_id" field.
+func OrganizationIDHasSuffix(v string) predicate.DeliverableAssignment {
+	return predicate.DeliverableAssignment(sql.FieldHasSuffix(FieldOrganizationID, v))
+}
+
+// OrganizationIDEqualFold applies the EqualFold predicate on the "organization_id" field.
+func OrganizationIDEqualFold(v string) predicate.DeliverableAssignment {
+	return predicate.DeliverableAssignment(sql.FieldEqualFold(FieldOrganizationID, v))
+}
+
+// OrganizationIDContainsFold applies the ContainsFold predicate on the "organization_id" field.
+func OrganizationIDContainsFold(v string) predicate.DeliverableAssignment {
+	return predicate.DeliverableAssignment(sql.FieldContainsFold(FieldOrganizationID, v))
 }
 
 // RequirementIDEQ applies the EQ predicate on the "requirement_id" field.

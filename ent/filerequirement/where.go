@@ -75,6 +75,11 @@ func UpdatedAt(v time.Time) predicate.FileRequirement {
 	return predicate.FileRequirement(sql.FieldEQ(FieldUpdatedAt, v))
 }
 
+// OrganizationID applies equality check predicate on the "organization_id" field. It's identical to OrganizationIDEQ.
+func OrganizationID(v string) predicate.FileRequirement {
+	return predicate.FileRequirement(sql.FieldEQ(FieldOrganizationID, v))
+}
+
 // EventID applies equality check predicate on the "event_id" field. It's identical to EventIDEQ.
 func EventID(v string) predicate.FileRequirement {
 	return predicate.FileRequirement(sql.FieldEQ(FieldEventID, v))
@@ -188,6 +193,71 @@ func UpdatedAtLT(v time.Time) predicate.FileRequirement {
 // UpdatedAtLTE applies the LTE predicate on the "updated_at" field.
 func UpdatedAtLTE(v time.Time) predicate.FileRequirement {
 	return predicate.FileRequirement(sql.FieldLTE(FieldUpdatedAt, v))
+}
+
+// OrganizationIDEQ applies the EQ predicate on the "organization_id" field.
+func OrganizationIDEQ(v string) predicate.FileRequirement {
+	return predicate.FileRequirement(sql.FieldEQ(FieldOrganizationID, v))
+}
+
+// OrganizationIDNEQ applies the NEQ predicate on the "organization_id" field.
+func OrganizationIDNEQ(v string) predicate.FileRequirement {
+	return predicate.FileRequirement(sql.FieldNEQ(FieldOrganizationID, v))
+}
+
+// OrganizationIDIn applies the In predicate on the "organization_id" field.
+func OrganizationIDIn(vs ...string) predicate.FileRequirement {
+	return predicate.FileRequirement(sql.FieldIn(FieldOrganizationID, vs...))
+}
+
+// OrganizationIDNotIn applies the NotIn predicate on the "organization_id" field.
+func OrganizationIDNotIn(vs ...string) predicate.FileRequirement {
+	return predicate.FileRequirement(sql.FieldNotIn(FieldOrganizationID, vs...))
+}
+
+// OrganizationIDGT applies the GT predicate on the "organization_id" field.
+func OrganizationIDGT(v string) predicate.FileRequirement {
+	return predicate.FileRequirement(sql.FieldGT(FieldOrganizationID, v))
+}
+
+// OrganizationIDGTE applies the GTE predicate on the "organization_id" field.
+func OrganizationIDGTE(v string) predicate.FileRequirement {
+	return predicate.FileRequirement(sql.FieldGTE(FieldOrganizationID, v))
+}
+
+// OrganizationIDLT applies the LT predicate on the "organization_id" field.
+func OrganizationIDLT(v string) predicate.FileRequirement {
+	return predicate.FileRequirement(sql.FieldLT(FieldOrganizationID, v))
+}
+
+// OrganizationIDLTE applies the LTE predicate on the "organization_id" field.
+func OrganizationIDLTE(v string) predicate.FileRequirement {
+	return predicate.FileRequirement(sql.FieldLTE(FieldOrganizationID, v))
+}
+
+// OrganizationIDContains applies the Contains predicate on the "organization_id" field.
+func OrganizationIDContains(v string) predicate.FileRequirement {
+	return predicate.FileRequirement(sql.FieldContains(FieldOrganizationID, v))
+}
+
+// OrganizationIDHasPrefix applies the HasPrefix predicate on the "organization_id" field.
+func OrganizationIDHasPrefix(v string) predicate.FileRequirement {
+	return predicate.FileRequirement(sql.FieldHasPrefix(FieldOrganizationID, v))
+}
+
+// OrganizationIDHasSuffix applies the HasSuffix predicate on the "organization_id" field.
+func OrganizationIDHasSuffix(v string) predicate.FileRequirement {
+	return predicate.FileRequirement(sql.FieldHasSuffix(FieldOrganizationID, v))
+}
+
+// OrganizationIDEqualFold applies the EqualFold predicate on the "organization_id" field.
+func OrganizationIDEqualFold(v string) predicate.FileRequirement {
+	return predicate.FileRequirement(sql.FieldEqualFold(FieldOrganizationID, v))
+}
+
+// OrganizationIDContainsFold applies the ContainsFold predicate on the "organization_id" field.
+func OrganizationIDContainsFold(v string) predicate.FileRequirement {
+	return predicate.FileRequirement(sql.FieldContainsFold(FieldOrganizationID, v))
 }
 
 // EventIDEQ applies the EQ predicate on the "event_id" field.

@@ -5,7 +5,6 @@ package format
 import (
 	"time"
 
-	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 )
@@ -25,6 +24,8 @@ const (
 	FieldName = "name"
 	// FieldPosition holds the string denoting the position field in the database.
 	FieldPosition = "position"
+	// FieldOrganizationID holds the string denoting the organization_id field in the database.
+	FieldOrganizationID = "organization_id"
 	// FieldDurationMinutes holds the string denoting the duration_minutes field in the database.
 	FieldDurationMinutes = "duration_minutes"
 	// EdgeEvent holds the string denoting the event edge name in mutations.
@@ -57,6 +58,7 @@ var Columns = []string{
 	FieldEventID,
 	FieldName,
 	FieldPosition,
+	FieldOrganizationID,
 	FieldDurationMinutes,
 }
 
@@ -70,13 +72,7 @@ func ValidColumn(column string) bool {
 	return false
 }
 
-// Note that the variables below are initialized by the runtime
-// package on the initialization of the application. Therefore,
-// it should be imported in the main as follows:
-//
-//	import _ "github.com/podium/podium/ent/runtime"
 var (
-	Interceptors [1]ent.Interceptor
 	// DefaultCreatedAt holds the default value on creation for the "created_at" field.
 	DefaultCreatedAt func() time.Time
 	// DefaultUpdatedAt holds the default value on creation for the "updated_at" field.
@@ -87,6 +83,8 @@ var (
 	NameValidator func(string) error
 	// DefaultPosition holds the default value on creation for the "position" field.
 	DefaultPosition int
+	// OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	OrganizationIDValidator func(string) error
 	// DefaultDurationMinutes holds the default value on creation for the "duration_minutes" field.
 	DefaultDurationMinutes int
 	// DurationMinutesValidator is a validator for the "duration_minutes" field. It is called by the builders before save.
@@ -128,6 +126,11 @@ func ByName(opts ...sql.OrderTermOption) OrderOption {
 // ByPosition orders the results by the position field.
 func ByPosition(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldPosition, opts...).ToFunc()
+}
+
+// ByOrganizationID orders the results by the organization_id field.
+func ByOrganizationID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldOrganizationID, opts...).ToFunc()
 }
 
 // ByDurationMinutes orders the results by the duration_minutes field.

@@ -90,6 +90,11 @@ func Position(v int) predicate.Format {
 	return predicate.Format(sql.FieldEQ(FieldPosition, v))
 }
 
+// OrganizationID applies equality check predicate on the "organization_id" field. It's identical to OrganizationIDEQ.
+func OrganizationID(v string) predicate.Format {
+	return predicate.Format(sql.FieldEQ(FieldOrganizationID, v))
+}
+
 // DurationMinutes applies equality check predicate on the "duration_minutes" field. It's identical to DurationMinutesEQ.
 func DurationMinutes(v int) predicate.Format {
 	return predicate.Format(sql.FieldEQ(FieldDurationMinutes, v))
@@ -343,6 +348,71 @@ func PositionLT(v int) predicate.Format {
 // PositionLTE applies the LTE predicate on the "position" field.
 func PositionLTE(v int) predicate.Format {
 	return predicate.Format(sql.FieldLTE(FieldPosition, v))
+}
+
+// OrganizationIDEQ applies the EQ predicate on the "organization_id" field.
+func OrganizationIDEQ(v string) predicate.Format {
+	return predicate.Format(sql.FieldEQ(FieldOrganizationID, v))
+}
+
+// OrganizationIDNEQ applies the NEQ predicate on the "organization_id" field.
+func OrganizationIDNEQ(v string) predicate.Format {
+	return predicate.Format(sql.FieldNEQ(FieldOrganizationID, v))
+}
+
+// OrganizationIDIn applies the In predicate on the "organization_id" field.
+func OrganizationIDIn(vs ...string) predicate.Format {
+	return predicate.Format(sql.FieldIn(FieldOrganizationID, vs...))
+}
+
+// OrganizationIDNotIn applies the NotIn predicate on the "organization_id" field.
+func OrganizationIDNotIn(vs ...string) predicate.Format {
+	return predicate.Format(sql.FieldNotIn(FieldOrganizationID, vs...))
+}
+
+// OrganizationIDGT applies the GT predicate on the "organization_id" field.
+func OrganizationIDGT(v string) predicate.Format {
+	return predicate.Format(sql.FieldGT(FieldOrganizationID, v))
+}
+
+// OrganizationIDGTE applies the GTE predicate on the "organization_id" field.
+func OrganizationIDGTE(v string) predicate.Format {
+	return predicate.Format(sql.FieldGTE(FieldOrganizationID, v))
+}
+
+// OrganizationIDLT applies the LT predicate on the "organization_id" field.
+func OrganizationIDLT(v string) predicate.Format {
+	return predicate.Format(sql.FieldLT(FieldOrganizationID, v))
+}
+
+// OrganizationIDLTE applies the LTE predicate on the "organization_id" field.
+func OrganizationIDLTE(v string) predicate.Format {
+	return predicate.Format(sql.FieldLTE(FieldOrganizationID, v))
+}
+
+// OrganizationIDContains applies the Contains predicate on the "organization_id" field.
+func OrganizationIDContains(v string) predicate.Format {
+	return predicate.Format(sql.FieldContains(FieldOrganizationID, v))
+}
+
+// OrganizationIDHasPrefix applies the HasPrefix predicate on the "organization_id" field.
+func OrganizationIDHasPrefix(v string) predicate.Format {
+	return predicate.Format(sql.FieldHasPrefix(FieldOrganizationID, v))
+}
+
+// OrganizationIDHasSuffix applies the HasSuffix predicate on the "organization_id" field.
+func OrganizationIDHasSuffix(v string) predicate.Format {
+	return predicate.Format(sql.FieldHasSuffix(FieldOrganizationID, v))
+}
+
+// OrganizationIDEqualFold applies the EqualFold predicate on the "organization_id" field.
+func OrganizationIDEqualFold(v string) predicate.Format {
+	return predicate.Format(sql.FieldEqualFold(FieldOrganizationID, v))
+}
+
+// OrganizationIDContainsFold applies the ContainsFold predicate on the "organization_id" field.
+func OrganizationIDContainsFold(v string) predicate.Format {
+	return predicate.Format(sql.FieldContainsFold(FieldOrganizationID, v))
 }
 
 // DurationMinutesEQ applies the EQ predicate on the "duration_minutes" field.

@@ -14,6 +14,7 @@ var (
 		{Name: "id", Type: field.TypeString, Size: 40},
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "organization_id", Type: field.TypeString},
 		{Name: "score", Type: field.TypeFloat64},
 		{Name: "reasoning", Type: field.TypeString, Size: 2147483647},
 		{Name: "provider", Type: field.TypeString},
@@ -34,13 +35,13 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "ai_review_results_review_rounds_ai_results",
-				Columns:    []*schema.Column{AiReviewResultsColumns[12]},
+				Columns:    []*schema.Column{AiReviewResultsColumns[13]},
 				RefColumns: []*schema.Column{ReviewRoundsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
 			{
 				Symbol:     "ai_review_results_submissions_ai_results",
-				Columns:    []*schema.Column{AiReviewResultsColumns[13]},
+				Columns:    []*schema.Column{AiReviewResultsColumns[14]},
 				RefColumns: []*schema.Column{SubmissionsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -49,7 +50,7 @@ var (
 			{
 				Name:    "aireviewresult_round_id_submission_id",
 				Unique:  true,
-				Columns: []*schema.Column{AiReviewResultsColumns[12], AiReviewResultsColumns[13]},
+				Columns: []*schema.Column{AiReviewResultsColumns[13], AiReviewResultsColumns[14]},
 			},
 		},
 	}
@@ -84,6 +85,7 @@ var (
 		{Name: "id", Type: field.TypeString, Size: 40},
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "organization_id", Type: field.TypeString},
 		{Name: "email", Type: field.TypeString},
 		{Name: "first_name", Type: field.TypeString},
 		{Name: "last_name", Type: field.TypeString},
@@ -119,7 +121,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "contacts_events_contacts",
-				Columns:    []*schema.Column{ContactsColumns[28]},
+				Columns:    []*schema.Column{ContactsColumns[29]},
 				RefColumns: []*schema.Column{EventsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -128,12 +130,12 @@ var (
 			{
 				Name:    "contact_event_id_email",
 				Unique:  true,
-				Columns: []*schema.Column{ContactsColumns[28], ContactsColumns[3]},
+				Columns: []*schema.Column{ContactsColumns[29], ContactsColumns[4]},
 			},
 			{
 				Name:    "contact_event_id_last_name_first_name",
 				Unique:  false,
-				Columns: []*schema.Column{ContactsColumns[28], ContactsColumns[5], ContactsColumns[4]},
+				Columns: []*schema.Column{ContactsColumns[29], ContactsColumns[6], ContactsColumns[5]},
 			},
 		},
 	}
@@ -142,6 +144,7 @@ var (
 		{Name: "id", Type: field.TypeString, Size: 40},
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "organization_id", Type: field.TypeString},
 		{Name: "status", Type: field.TypeEnum, Enums: []string{"outstanding", "uploaded"}, Default: "outstanding"},
 		{Name: "file_name", Type: field.TypeString, Nullable: true},
 		{Name: "content_type", Type: field.TypeString, Nullable: true},
@@ -160,19 +163,19 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "deliverable_assignments_contacts_deliverables",
-				Columns:    []*schema.Column{DeliverableAssignmentsColumns[9]},
+				Columns:    []*schema.Column{DeliverableAssignmentsColumns[10]},
 				RefColumns: []*schema.Column{ContactsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
 			{
 				Symbol:     "deliverable_assignments_file_requirements_assignments",
-				Columns:    []*schema.Column{DeliverableAssignmentsColumns[10]},
+				Columns:    []*schema.Column{DeliverableAssignmentsColumns[11]},
 				RefColumns: []*schema.Column{FileRequirementsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
 			{
 				Symbol:     "deliverable_assignments_submissions_deliverables",
-				Columns:    []*schema.Column{DeliverableAssignmentsColumns[11]},
+				Columns:    []*schema.Column{DeliverableAssignmentsColumns[12]},
 				RefColumns: []*schema.Column{SubmissionsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -181,12 +184,12 @@ var (
 			{
 				Name:    "deliverableassignment_submission_id",
 				Unique:  false,
-				Columns: []*schema.Column{DeliverableAssignmentsColumns[11]},
+				Columns: []*schema.Column{DeliverableAssignmentsColumns[12]},
 			},
 			{
 				Name:    "deliverables_session_unique",
 				Unique:  true,
-				Columns: []*schema.Column{DeliverableAssignmentsColumns[10], DeliverableAssignmentsColumns[11]},
+				Columns: []*schema.Column{DeliverableAssignmentsColumns[11], DeliverableAssignmentsColumns[12]},
 				Annotation: &entsql.IndexAnnotation{
 					Where: "contact_id IS NULL",
 				},
@@ -194,7 +197,7 @@ var (
 			{
 				Name:    "deliverables_speaker_unique",
 				Unique:  true,
-				Columns: []*schema.Column{DeliverableAssignmentsColumns[10], DeliverableAssignmentsColumns[11], DeliverableAssignmentsColumns[9]},
+				Columns: []*schema.Column{DeliverableAssignmentsColumns[11], DeliverableAssignmentsColumns[12], DeliverableAssignmentsColumns[10]},
 				Annotation: &entsql.IndexAnnotation{
 					Where: "contact_id IS NOT NULL",
 				},
@@ -206,6 +209,7 @@ var (
 		{Name: "id", Type: field.TypeString, Size: 40},
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "organization_id", Type: field.TypeString},
 		{Name: "type", Type: field.TypeEnum, Enums: []string{"confirmation", "magic_link", "accepted", "declined", "cancelled", "reinstated", "task_reminder", "calendar_invite", "custom"}},
 		{Name: "template", Type: field.TypeString, Nullable: true},
 		{Name: "recipient", Type: field.TypeString},
@@ -232,19 +236,19 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "email_log_contacts_emails",
-				Columns:    []*schema.Column{EmailLogColumns[17]},
+				Columns:    []*schema.Column{EmailLogColumns[18]},
 				RefColumns: []*schema.Column{ContactsColumns[0]},
 				OnDelete:   schema.SetNull,
 			},
 			{
 				Symbol:     "email_log_events_emails",
-				Columns:    []*schema.Column{EmailLogColumns[18]},
+				Columns:    []*schema.Column{EmailLogColumns[19]},
 				RefColumns: []*schema.Column{EventsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
 			{
 				Symbol:     "email_log_submissions_emails",
-				Columns:    []*schema.Column{EmailLogColumns[19]},
+				Columns:    []*schema.Column{EmailLogColumns[20]},
 				RefColumns: []*schema.Column{SubmissionsColumns[0]},
 				OnDelete:   schema.SetNull,
 			},
@@ -253,17 +257,17 @@ var (
 			{
 				Name:    "emaillog_event_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{EmailLogColumns[18], EmailLogColumns[1]},
+				Columns: []*schema.Column{EmailLogColumns[19], EmailLogColumns[1]},
 			},
 			{
 				Name:    "emaillog_contact_id_template",
 				Unique:  false,
-				Columns: []*schema.Column{EmailLogColumns[17], EmailLogColumns[4]},
+				Columns: []*schema.Column{EmailLogColumns[18], EmailLogColumns[5]},
 			},
 			{
 				Name:    "emaillog_submission_id_type",
 				Unique:  false,
-				Columns: []*schema.Column{EmailLogColumns[19], EmailLogColumns[3]},
+				Columns: []*schema.Column{EmailLogColumns[20], EmailLogColumns[4]},
 			},
 		},
 	}
@@ -324,6 +328,7 @@ var (
 		{Name: "id", Type: field.TypeString, Size: 40},
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "organization_id", Type: field.TypeString},
 		{Name: "role", Type: field.TypeEnum, Enums: []string{"admin", "reviewer"}},
 		{Name: "event_id", Type: field.TypeString, Size: 40},
 		{Name: "user_id", Type: field.TypeString, Size: 40},
@@ -336,13 +341,13 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "event_members_events_members",
-				Columns:    []*schema.Column{EventMembersColumns[4]},
+				Columns:    []*schema.Column{EventMembersColumns[5]},
 				RefColumns: []*schema.Column{EventsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
 			{
 				Symbol:     "event_members_users_event_memberships",
-				Columns:    []*schema.Column{EventMembersColumns[5]},
+				Columns:    []*schema.Column{EventMembersColumns[6]},
 				RefColumns: []*schema.Column{UsersColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -351,7 +356,7 @@ var (
 			{
 				Name:    "eventmember_event_id_user_id",
 				Unique:  true,
-				Columns: []*schema.Column{EventMembersColumns[4], EventMembersColumns[5]},
+				Columns: []*schema.Column{EventMembersColumns[5], EventMembersColumns[6]},
 			},
 		},
 	}
@@ -360,6 +365,7 @@ var (
 		{Name: "id", Type: field.TypeString, Size: 40},
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "organization_id", Type: field.TypeString},
 		{Name: "label", Type: field.TypeString},
 		{Name: "description", Type: field.TypeString, Size: 2147483647, Default: ""},
 		{Name: "scope", Type: field.TypeEnum, Enums: []string{"session", "speaker"}},
@@ -378,7 +384,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "file_requirements_events_file_requirements",
-				Columns:    []*schema.Column{FileRequirementsColumns[11]},
+				Columns:    []*schema.Column{FileRequirementsColumns[12]},
 				RefColumns: []*schema.Column{EventsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -387,7 +393,7 @@ var (
 			{
 				Name:    "filerequirement_event_id_position",
 				Unique:  false,
-				Columns: []*schema.Column{FileRequirementsColumns[11], FileRequirementsColumns[10]},
+				Columns: []*schema.Column{FileRequirementsColumns[12], FileRequirementsColumns[11]},
 			},
 		},
 	}
@@ -396,6 +402,7 @@ var (
 		{Name: "id", Type: field.TypeString, Size: 40},
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "organization_id", Type: field.TypeString},
 		{Name: "internal_name", Type: field.TypeString},
 		{Name: "external_title", Type: field.TypeString},
 		{Name: "status", Type: field.TypeEnum, Enums: []string{"open", "closed"}, Default: "open"},
@@ -412,7 +419,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "forms_events_forms",
-				Columns:    []*schema.Column{FormsColumns[9]},
+				Columns:    []*schema.Column{FormsColumns[10]},
 				RefColumns: []*schema.Column{EventsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -421,12 +428,12 @@ var (
 			{
 				Name:    "form_event_id",
 				Unique:  false,
-				Columns: []*schema.Column{FormsColumns[9]},
+				Columns: []*schema.Column{FormsColumns[10]},
 			},
 			{
 				Name:    "forms_event_default",
 				Unique:  true,
-				Columns: []*schema.Column{FormsColumns[9]},
+				Columns: []*schema.Column{FormsColumns[10]},
 				Annotation: &entsql.IndexAnnotation{
 					Where: "is_default",
 				},
@@ -440,6 +447,7 @@ var (
 		{Name: "updated_at", Type: field.TypeTime},
 		{Name: "name", Type: field.TypeString},
 		{Name: "position", Type: field.TypeInt, Default: 0},
+		{Name: "organization_id", Type: field.TypeString},
 		{Name: "duration_minutes", Type: field.TypeInt, Default: 30},
 		{Name: "event_id", Type: field.TypeString, Size: 40},
 	}
@@ -451,7 +459,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "formats_events_formats",
-				Columns:    []*schema.Column{FormatsColumns[6]},
+				Columns:    []*schema.Column{FormatsColumns[7]},
 				RefColumns: []*schema.Column{EventsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -460,7 +468,7 @@ var (
 			{
 				Name:    "format_event_id_position",
 				Unique:  false,
-				Columns: []*schema.Column{FormatsColumns[6], FormatsColumns[4]},
+				Columns: []*schema.Column{FormatsColumns[7], FormatsColumns[4]},
 			},
 		},
 	}
@@ -469,6 +477,7 @@ var (
 		{Name: "id", Type: field.TypeString, Size: 40},
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "organization_id", Type: field.TypeString},
 		{Name: "key", Type: field.TypeString},
 		{Name: "request_hash", Type: field.TypeString},
 		{Name: "status", Type: field.TypeInt},
@@ -483,7 +492,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "idempotency_records_api_keys_idempotency_records",
-				Columns:    []*schema.Column{IdempotencyRecordsColumns[7]},
+				Columns:    []*schema.Column{IdempotencyRecordsColumns[8]},
 				RefColumns: []*schema.Column{APIKeysColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -492,7 +501,7 @@ var (
 			{
 				Name:    "idempotencyrecord_api_key_id_key",
 				Unique:  true,
-				Columns: []*schema.Column{IdempotencyRecordsColumns[7], IdempotencyRecordsColumns[3]},
+				Columns: []*schema.Column{IdempotencyRecordsColumns[8], IdempotencyRecordsColumns[4]},
 			},
 			{
 				Name:    "idempotencyrecord_created_at",
@@ -508,6 +517,7 @@ var (
 		{Name: "updated_at", Type: field.TypeTime},
 		{Name: "name", Type: field.TypeString},
 		{Name: "position", Type: field.TypeInt, Default: 0},
+		{Name: "organization_id", Type: field.TypeString},
 		{Name: "event_id", Type: field.TypeString, Size: 40},
 	}
 	// LevelsTable holds the schema information for the "levels" table.
@@ -518,7 +528,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "levels_events_levels",
-				Columns:    []*schema.Column{LevelsColumns[5]},
+				Columns:    []*schema.Column{LevelsColumns[6]},
 				RefColumns: []*schema.Column{EventsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -527,7 +537,7 @@ var (
 			{
 				Name:    "level_event_id_position",
 				Unique:  false,
-				Columns: []*schema.Column{LevelsColumns[5], LevelsColumns[4]},
+				Columns: []*schema.Column{LevelsColumns[6], LevelsColumns[4]},
 			},
 		},
 	}
@@ -619,6 +629,7 @@ var (
 		{Name: "id", Type: field.TypeString, Size: 40},
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "organization_id", Type: field.TypeString},
 		{Name: "title", Type: field.TypeString},
 		{Name: "subtitle", Type: field.TypeString, Default: ""},
 		{Name: "body", Type: field.TypeString, Size: 2147483647, Default: ""},
@@ -642,7 +653,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "resources_events_resources",
-				Columns:    []*schema.Column{ResourcesColumns[16]},
+				Columns:    []*schema.Column{ResourcesColumns[17]},
 				RefColumns: []*schema.Column{EventsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -651,7 +662,7 @@ var (
 			{
 				Name:    "resource_event_id_position",
 				Unique:  false,
-				Columns: []*schema.Column{ResourcesColumns[16], ResourcesColumns[6]},
+				Columns: []*schema.Column{ResourcesColumns[17], ResourcesColumns[7]},
 			},
 		},
 	}
@@ -660,6 +671,7 @@ var (
 		{Name: "id", Type: field.TypeString, Size: 40},
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "organization_id", Type: field.TypeString},
 		{Name: "numeric_value", Type: field.TypeFloat64, Nullable: true},
 		{Name: "text_value", Type: field.TypeString, Nullable: true, Size: 2147483647},
 		{Name: "option_value", Type: field.TypeString, Nullable: true},
@@ -674,13 +686,13 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "review_answers_review_assignments_answers",
-				Columns:    []*schema.Column{ReviewAnswersColumns[6]},
+				Columns:    []*schema.Column{ReviewAnswersColumns[7]},
 				RefColumns: []*schema.Column{ReviewAssignmentsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
 			{
 				Symbol:     "review_answers_review_criteria_answers",
-				Columns:    []*schema.Column{ReviewAnswersColumns[7]},
+				Columns:    []*schema.Column{ReviewAnswersColumns[8]},
 				RefColumns: []*schema.Column{ReviewCriteriaColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -689,7 +701,7 @@ var (
 			{
 				Name:    "reviewanswer_assignment_id_criterion_id",
 				Unique:  true,
-				Columns: []*schema.Column{ReviewAnswersColumns[6], ReviewAnswersColumns[7]},
+				Columns: []*schema.Column{ReviewAnswersColumns[7], ReviewAnswersColumns[8]},
 			},
 		},
 	}
@@ -698,6 +710,7 @@ var (
 		{Name: "id", Type: field.TypeString, Size: 40},
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "organization_id", Type: field.TypeString},
 		{Name: "status", Type: field.TypeEnum, Enums: []string{"pending", "completed", "recused"}, Default: "pending"},
 		{Name: "assigned_at", Type: field.TypeTime},
 		{Name: "completed_at", Type: field.TypeTime, Nullable: true},
@@ -715,19 +728,19 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "review_assignments_event_members_review_assignments",
-				Columns:    []*schema.Column{ReviewAssignmentsColumns[8]},
+				Columns:    []*schema.Column{ReviewAssignmentsColumns[9]},
 				RefColumns: []*schema.Column{EventMembersColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
 			{
 				Symbol:     "review_assignments_review_rounds_assignments",
-				Columns:    []*schema.Column{ReviewAssignmentsColumns[9]},
+				Columns:    []*schema.Column{ReviewAssignmentsColumns[10]},
 				RefColumns: []*schema.Column{ReviewRoundsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
 			{
 				Symbol:     "review_assignments_submissions_review_assignments",
-				Columns:    []*schema.Column{ReviewAssignmentsColumns[10]},
+				Columns:    []*schema.Column{ReviewAssignmentsColumns[11]},
 				RefColumns: []*schema.Column{SubmissionsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -736,17 +749,17 @@ var (
 			{
 				Name:    "reviewassignment_round_id_submission_id_event_member_id",
 				Unique:  true,
-				Columns: []*schema.Column{ReviewAssignmentsColumns[9], ReviewAssignmentsColumns[10], ReviewAssignmentsColumns[8]},
+				Columns: []*schema.Column{ReviewAssignmentsColumns[10], ReviewAssignmentsColumns[11], ReviewAssignmentsColumns[9]},
 			},
 			{
 				Name:    "reviewassignment_round_id_event_member_id",
 				Unique:  false,
-				Columns: []*schema.Column{ReviewAssignmentsColumns[9], ReviewAssignmentsColumns[8]},
+				Columns: []*schema.Column{ReviewAssignmentsColumns[10], ReviewAssignmentsColumns[9]},
 			},
 			{
 				Name:    "reviewassignment_submission_id",
 				Unique:  false,
-				Columns: []*schema.Column{ReviewAssignmentsColumns[10]},
+				Columns: []*schema.Column{ReviewAssignmentsColumns[11]},
 			},
 		},
 	}
@@ -755,6 +768,7 @@ var (
 		{Name: "id", Type: field.TypeString, Size: 40},
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "organization_id", Type: field.TypeString},
 		{Name: "label", Type: field.TypeString},
 		{Name: "type", Type: field.TypeEnum, Enums: []string{"numeric", "dropdown", "text"}},
 		{Name: "min", Type: field.TypeFloat64, Nullable: true},
@@ -773,7 +787,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "review_criteria_review_rounds_criteria",
-				Columns:    []*schema.Column{ReviewCriteriaColumns[11]},
+				Columns:    []*schema.Column{ReviewCriteriaColumns[12]},
 				RefColumns: []*schema.Column{ReviewRoundsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -782,7 +796,7 @@ var (
 			{
 				Name:    "reviewcriterion_round_id_position",
 				Unique:  false,
-				Columns: []*schema.Column{ReviewCriteriaColumns[11], ReviewCriteriaColumns[10]},
+				Columns: []*schema.Column{ReviewCriteriaColumns[12], ReviewCriteriaColumns[11]},
 			},
 		},
 	}
@@ -791,6 +805,7 @@ var (
 		{Name: "id", Type: field.TypeString, Size: 40},
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "organization_id", Type: field.TypeString},
 		{Name: "name", Type: field.TypeString},
 		{Name: "opens_at", Type: field.TypeTime},
 		{Name: "closes_at", Type: field.TypeTime},
@@ -808,7 +823,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "review_rounds_events_review_rounds",
-				Columns:    []*schema.Column{ReviewRoundsColumns[10]},
+				Columns:    []*schema.Column{ReviewRoundsColumns[11]},
 				RefColumns: []*schema.Column{EventsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -817,7 +832,7 @@ var (
 			{
 				Name:    "reviewround_event_id_position",
 				Unique:  false,
-				Columns: []*schema.Column{ReviewRoundsColumns[10], ReviewRoundsColumns[8]},
+				Columns: []*schema.Column{ReviewRoundsColumns[11], ReviewRoundsColumns[9]},
 			},
 		},
 	}
@@ -826,6 +841,7 @@ var (
 		{Name: "id", Type: field.TypeString, Size: 40},
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "organization_id", Type: field.TypeString},
 		{Name: "assignment_cap", Type: field.TypeInt, Nullable: true},
 		{Name: "event_member_id", Type: field.TypeString, Size: 40},
 		{Name: "round_id", Type: field.TypeString, Size: 40},
@@ -838,13 +854,13 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "review_round_members_event_members_round_memberships",
-				Columns:    []*schema.Column{ReviewRoundMembersColumns[4]},
+				Columns:    []*schema.Column{ReviewRoundMembersColumns[5]},
 				RefColumns: []*schema.Column{EventMembersColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
 			{
 				Symbol:     "review_round_members_review_rounds_members",
-				Columns:    []*schema.Column{ReviewRoundMembersColumns[5]},
+				Columns:    []*schema.Column{ReviewRoundMembersColumns[6]},
 				RefColumns: []*schema.Column{ReviewRoundsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -853,7 +869,7 @@ var (
 			{
 				Name:    "reviewroundmember_round_id_event_member_id",
 				Unique:  true,
-				Columns: []*schema.Column{ReviewRoundMembersColumns[5], ReviewRoundMembersColumns[4]},
+				Columns: []*schema.Column{ReviewRoundMembersColumns[6], ReviewRoundMembersColumns[5]},
 			},
 		},
 	}
@@ -864,6 +880,7 @@ var (
 		{Name: "updated_at", Type: field.TypeTime},
 		{Name: "name", Type: field.TypeString},
 		{Name: "position", Type: field.TypeInt, Default: 0},
+		{Name: "organization_id", Type: field.TypeString},
 		{Name: "capacity", Type: field.TypeInt, Nullable: true},
 		{Name: "event_id", Type: field.TypeString, Size: 40},
 	}
@@ -875,7 +892,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "rooms_events_rooms",
-				Columns:    []*schema.Column{RoomsColumns[6]},
+				Columns:    []*schema.Column{RoomsColumns[7]},
 				RefColumns: []*schema.Column{EventsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -884,7 +901,7 @@ var (
 			{
 				Name:    "room_event_id_position",
 				Unique:  false,
-				Columns: []*schema.Column{RoomsColumns[6], RoomsColumns[4]},
+				Columns: []*schema.Column{RoomsColumns[7], RoomsColumns[4]},
 			},
 		},
 	}
@@ -893,6 +910,7 @@ var (
 		{Name: "id", Type: field.TypeString, Size: 40},
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "organization_id", Type: field.TypeString},
 		{Name: "number", Type: field.TypeInt},
 		{Name: "code", Type: field.TypeString},
 		{Name: "status", Type: field.TypeEnum, Enums: []string{"draft", "pending", "maybe", "accepted", "declined", "withdrawn"}},
@@ -928,37 +946,37 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "submissions_contacts_submitted",
-				Columns:    []*schema.Column{SubmissionsColumns[23]},
+				Columns:    []*schema.Column{SubmissionsColumns[24]},
 				RefColumns: []*schema.Column{ContactsColumns[0]},
 				OnDelete:   schema.SetNull,
 			},
 			{
 				Symbol:     "submissions_events_submissions",
-				Columns:    []*schema.Column{SubmissionsColumns[24]},
+				Columns:    []*schema.Column{SubmissionsColumns[25]},
 				RefColumns: []*schema.Column{EventsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
 			{
 				Symbol:     "submissions_forms_submissions",
-				Columns:    []*schema.Column{SubmissionsColumns[25]},
+				Columns:    []*schema.Column{SubmissionsColumns[26]},
 				RefColumns: []*schema.Column{FormsColumns[0]},
 				OnDelete:   schema.SetNull,
 			},
 			{
 				Symbol:     "submissions_formats_submissions",
-				Columns:    []*schema.Column{SubmissionsColumns[26]},
+				Columns:    []*schema.Column{SubmissionsColumns[27]},
 				RefColumns: []*schema.Column{FormatsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 			{
 				Symbol:     "submissions_levels_submissions",
-				Columns:    []*schema.Column{SubmissionsColumns[27]},
+				Columns:    []*schema.Column{SubmissionsColumns[28]},
 				RefColumns: []*schema.Column{LevelsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 			{
 				Symbol:     "submissions_rooms_submissions",
-				Columns:    []*schema.Column{SubmissionsColumns[28]},
+				Columns:    []*schema.Column{SubmissionsColumns[29]},
 				RefColumns: []*schema.Column{RoomsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -967,22 +985,22 @@ var (
 			{
 				Name:    "submission_event_id_code",
 				Unique:  true,
-				Columns: []*schema.Column{SubmissionsColumns[24], SubmissionsColumns[4]},
+				Columns: []*schema.Column{SubmissionsColumns[25], SubmissionsColumns[5]},
 			},
 			{
 				Name:    "submission_event_id_number",
 				Unique:  true,
-				Columns: []*schema.Column{SubmissionsColumns[24], SubmissionsColumns[3]},
+				Columns: []*schema.Column{SubmissionsColumns[25], SubmissionsColumns[4]},
 			},
 			{
 				Name:    "submission_event_id_status",
 				Unique:  false,
-				Columns: []*schema.Column{SubmissionsColumns[24], SubmissionsColumns[5]},
+				Columns: []*schema.Column{SubmissionsColumns[25], SubmissionsColumns[6]},
 			},
 			{
 				Name:    "submission_event_id_room_id_starts_at",
 				Unique:  false,
-				Columns: []*schema.Column{SubmissionsColumns[24], SubmissionsColumns[28], SubmissionsColumns[9]},
+				Columns: []*schema.Column{SubmissionsColumns[25], SubmissionsColumns[29], SubmissionsColumns[10]},
 			},
 		},
 	}
@@ -991,6 +1009,7 @@ var (
 		{Name: "id", Type: field.TypeString, Size: 40},
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "organization_id", Type: field.TypeString},
 		{Name: "role", Type: field.TypeString, Default: "speaker"},
 		{Name: "position", Type: field.TypeInt, Default: 1},
 		{Name: "contact_id", Type: field.TypeString, Size: 40},
@@ -1004,13 +1023,13 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "submission_participants_contacts_participations",
-				Columns:    []*schema.Column{SubmissionParticipantsColumns[5]},
+				Columns:    []*schema.Column{SubmissionParticipantsColumns[6]},
 				RefColumns: []*schema.Column{ContactsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
 			{
 				Symbol:     "submission_participants_submissions_participants",
-				Columns:    []*schema.Column{SubmissionParticipantsColumns[6]},
+				Columns:    []*schema.Column{SubmissionParticipantsColumns[7]},
 				RefColumns: []*schema.Column{SubmissionsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -1019,12 +1038,12 @@ var (
 			{
 				Name:    "submissionparticipant_submission_id_contact_id",
 				Unique:  true,
-				Columns: []*schema.Column{SubmissionParticipantsColumns[6], SubmissionParticipantsColumns[5]},
+				Columns: []*schema.Column{SubmissionParticipantsColumns[7], SubmissionParticipantsColumns[6]},
 			},
 			{
 				Name:    "submissionparticipant_contact_id",
 				Unique:  false,
-				Columns: []*schema.Column{SubmissionParticipantsColumns[5]},
+				Columns: []*schema.Column{SubmissionParticipantsColumns[6]},
 			},
 		},
 	}
@@ -1035,6 +1054,7 @@ var (
 		{Name: "updated_at", Type: field.TypeTime},
 		{Name: "name", Type: field.TypeString},
 		{Name: "position", Type: field.TypeInt, Default: 0},
+		{Name: "organization_id", Type: field.TypeString},
 		{Name: "event_id", Type: field.TypeString, Size: 40},
 	}
 	// TagsTable holds the schema information for the "tags" table.
@@ -1045,7 +1065,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "tags_events_tags",
-				Columns:    []*schema.Column{TagsColumns[5]},
+				Columns:    []*schema.Column{TagsColumns[6]},
 				RefColumns: []*schema.Column{EventsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -1054,7 +1074,7 @@ var (
 			{
 				Name:    "tag_event_id_position",
 				Unique:  false,
-				Columns: []*schema.Column{TagsColumns[5], TagsColumns[4]},
+				Columns: []*schema.Column{TagsColumns[6], TagsColumns[4]},
 			},
 		},
 	}
@@ -1063,6 +1083,7 @@ var (
 		{Name: "id", Type: field.TypeString, Size: 40},
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "organization_id", Type: field.TypeString},
 		{Name: "status", Type: field.TypeEnum, Enums: []string{"todo", "done", "waived"}, Default: "todo"},
 		{Name: "completed_at", Type: field.TypeTime, Nullable: true},
 		{Name: "contact_id", Type: field.TypeString, Nullable: true, Size: 40},
@@ -1077,19 +1098,19 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "task_assignments_contacts_tasks",
-				Columns:    []*schema.Column{TaskAssignmentsColumns[5]},
+				Columns:    []*schema.Column{TaskAssignmentsColumns[6]},
 				RefColumns: []*schema.Column{ContactsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
 			{
 				Symbol:     "task_assignments_submissions_tasks",
-				Columns:    []*schema.Column{TaskAssignmentsColumns[6]},
+				Columns:    []*schema.Column{TaskAssignmentsColumns[7]},
 				RefColumns: []*schema.Column{SubmissionsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
 			{
 				Symbol:     "task_assignments_task_templates_assignments",
-				Columns:    []*schema.Column{TaskAssignmentsColumns[7]},
+				Columns:    []*schema.Column{TaskAssignmentsColumns[8]},
 				RefColumns: []*schema.Column{TaskTemplatesColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -1098,12 +1119,12 @@ var (
 			{
 				Name:    "taskassignment_submission_id",
 				Unique:  false,
-				Columns: []*schema.Column{TaskAssignmentsColumns[6]},
+				Columns: []*schema.Column{TaskAssignmentsColumns[7]},
 			},
 			{
 				Name:    "task_assignments_session_unique",
 				Unique:  true,
-				Columns: []*schema.Column{TaskAssignmentsColumns[7], TaskAssignmentsColumns[6]},
+				Columns: []*schema.Column{TaskAssignmentsColumns[8], TaskAssignmentsColumns[7]},
 				Annotation: &entsql.IndexAnnotation{
 					Where: "contact_id IS NULL",
 				},
@@ -1111,7 +1132,7 @@ var (
 			{
 				Name:    "task_assignments_speaker_unique",
 				Unique:  true,
-				Columns: []*schema.Column{TaskAssignmentsColumns[7], TaskAssignmentsColumns[6], TaskAssignmentsColumns[5]},
+				Columns: []*schema.Column{TaskAssignmentsColumns[8], TaskAssignmentsColumns[7], TaskAssignmentsColumns[6]},
 				Annotation: &entsql.IndexAnnotation{
 					Where: "contact_id IS NOT NULL",
 				},
@@ -1123,6 +1144,7 @@ var (
 		{Name: "id", Type: field.TypeString, Size: 40},
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "organization_id", Type: field.TypeString},
 		{Name: "title", Type: field.TypeString},
 		{Name: "instructions", Type: field.TypeString, Size: 2147483647, Default: ""},
 		{Name: "scope", Type: field.TypeEnum, Enums: []string{"session", "speaker"}},
@@ -1139,7 +1161,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "task_templates_events_task_templates",
-				Columns:    []*schema.Column{TaskTemplatesColumns[9]},
+				Columns:    []*schema.Column{TaskTemplatesColumns[10]},
 				RefColumns: []*schema.Column{EventsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -1148,7 +1170,7 @@ var (
 			{
 				Name:    "tasktemplate_event_id_position",
 				Unique:  false,
-				Columns: []*schema.Column{TaskTemplatesColumns[9], TaskTemplatesColumns[8]},
+				Columns: []*schema.Column{TaskTemplatesColumns[10], TaskTemplatesColumns[9]},
 			},
 		},
 	}
@@ -1157,6 +1179,7 @@ var (
 		{Name: "id", Type: field.TypeString, Size: 40},
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "organization_id", Type: field.TypeString},
 		{Name: "kind", Type: field.TypeEnum, Enums: []string{"created", "submitted", "status_changed", "decided", "cancelled", "reinstated", "scheduled", "content_approved", "content_edited", "email", "file", "task", "speaker_confirmed"}},
 		{Name: "label", Type: field.TypeString},
 		{Name: "detail", Type: field.TypeString, Nullable: true, Size: 2147483647},
@@ -1174,7 +1197,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "timeline_entries_submissions_timeline",
-				Columns:    []*schema.Column{TimelineEntriesColumns[10]},
+				Columns:    []*schema.Column{TimelineEntriesColumns[11]},
 				RefColumns: []*schema.Column{SubmissionsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -1183,7 +1206,7 @@ var (
 			{
 				Name:    "timelineentry_submission_id_at",
 				Unique:  false,
-				Columns: []*schema.Column{TimelineEntriesColumns[10], TimelineEntriesColumns[9]},
+				Columns: []*schema.Column{TimelineEntriesColumns[11], TimelineEntriesColumns[10]},
 			},
 		},
 	}
@@ -1194,6 +1217,7 @@ var (
 		{Name: "updated_at", Type: field.TypeTime},
 		{Name: "name", Type: field.TypeString},
 		{Name: "position", Type: field.TypeInt, Default: 0},
+		{Name: "organization_id", Type: field.TypeString},
 		{Name: "color", Type: field.TypeString, Default: "#1d6b4c"},
 		{Name: "event_id", Type: field.TypeString, Size: 40},
 	}
@@ -1205,7 +1229,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "tracks_events_tracks",
-				Columns:    []*schema.Column{TracksColumns[6]},
+				Columns:    []*schema.Column{TracksColumns[7]},
 				RefColumns: []*schema.Column{EventsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -1214,7 +1238,7 @@ var (
 			{
 				Name:    "track_event_id_position",
 				Unique:  false,
-				Columns: []*schema.Column{TracksColumns[6], TracksColumns[4]},
+				Columns: []*schema.Column{TracksColumns[7], TracksColumns[4]},
 			},
 		},
 	}

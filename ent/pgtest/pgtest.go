@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/podium/podium/ent/dbx"
 	"github.com/podium/podium/ent/migrate/migrations"
@@ -110,16 +111,45 @@ func ping(ctx context.Context, u string) error {
 	return conn.Ping(ctx)
 }
 
-// New returns a fresh, migrated database for t, closed and dropped when t ends.
+// New returns a fresh, migrated database for t, closed and dropped when t ends. Its connections
+// act as the application role, as Podium's do: row-level security applies.
 func New(t testing.TB) *dbx.DB {
 	t.Helper()
+	return NewWith(t, dbx.Options{})
+}
+
+// NewWith is New with options; MaxConns defaults to 8. The isolation tests use it to switch one
+// wall off (dbx.Options.UnsafeNoRLS, UnsafeNoTenantFilter); tests that must act as the tables'
+// owner use dbx.Options.Owner.
+func NewWith(t testing.TB, opts dbx.Options) *dbx.DB {
+	t.Helper()
 	ctx := context.Background()
-	db, err := dbx.Open(ctx, NewURL(t), dbx.Options{MaxConns: 8})
+	if opts.MaxConns == 0 {
+		opts.MaxConns = 8
+	}
+	db, err := dbx.Open(ctx, NewURL(t), opts)
 	if err != nil {
 		t.Fatalf("pgtest: open: %v", err)
 	}
 	t.Cleanup(db.Close)
 	return db
+}
+
+// OwnerPool returns a pool on db's database whose connections stay in the login role, which owns
+// the schema and is not bound by row-level security: for tests that watch the server itself
+// (pg_stat_activity shows an application role's sessions only their own statements). Closed when
+// t ends.
+func OwnerPool(t testing.TB, db *dbx.DB) *pgxpool.Pool {
+	t.Helper()
+	cfg := db.Pool.Config()
+	cfg.AfterConnect, cfg.PrepareConn = nil, nil
+	cfg.MaxConns, cfg.MinConns = 2, 0
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("pgtest: owner pool: %v", err)
+	}
+	t.Cleanup(pool.Close)
+	return pool
 }
 
 // NewURL returns the URL of a fresh, migrated database for t, dropped when t ends. Use it for
@@ -172,7 +202,7 @@ func template(ctx context.Context) (string, error) {
 	if err := admin(ctx, "CREATE DATABASE "+name); err != nil {
 		return "", fmt.Errorf("create template: %w", err)
 	}
-	db, err := dbx.Open(ctx, WithDatabase(serverURL, name), dbx.Options{})
+	db, err := dbx.Open(ctx, WithDatabase(serverURL, name), dbx.Options{Owner: true})
 	if err != nil {
 		_ = dropDatabase(ctx, name)
 		return "", fmt.Errorf("open template: %w", err)

@@ -75,6 +75,11 @@ func UpdatedAt(v time.Time) predicate.ReviewAnswer {
 	return predicate.ReviewAnswer(sql.FieldEQ(FieldUpdatedAt, v))
 }
 
+// OrganizationID applies equality check predicate on the "organization_id" field. It's identical to OrganizationIDEQ.
+func OrganizationID(v string) predicate.ReviewAnswer {
+	return predicate.ReviewAnswer(sql.FieldEQ(FieldOrganizationID, v))
+}
+
 // AssignmentID applies equality check predicate on the "assignment_id" field. It's identical to AssignmentIDEQ.
 func AssignmentID(v string) predicate.ReviewAnswer {
 	return predicate.ReviewAnswer(sql.FieldEQ(FieldAssignmentID, v))
@@ -178,6 +183,71 @@ func UpdatedAtLT(v time.Time) predicate.ReviewAnswer {
 // UpdatedAtLTE applies the LTE predicate on the "updated_at" field.
 func UpdatedAtLTE(v time.Time) predicate.ReviewAnswer {
 	return predicate.ReviewAnswer(sql.FieldLTE(FieldUpdatedAt, v))
+}
+
+// OrganizationIDEQ applies the EQ predicate on the "organization_id" field.
+func OrganizationIDEQ(v string) predicate.ReviewAnswer {
+	return predicate.ReviewAnswer(sql.FieldEQ(FieldOrganizationID, v))
+}
+
+// OrganizationIDNEQ applies the NEQ predicate on the "organization_id" field.
+func OrganizationIDNEQ(v string) predicate.ReviewAnswer {
+	return predicate.ReviewAnswer(sql.FieldNEQ(FieldOrganizationID, v))
+}
+
+// OrganizationIDIn applies the In predicate on the "organization_id" field.
+func OrganizationIDIn(vs ...string) predicate.ReviewAnswer {
+	return predicate.ReviewAnswer(sql.FieldIn(FieldOrganizationID, vs...))
+}
+
+// OrganizationIDNotIn applies the NotIn predicate on the "organization_id" field.
+func OrganizationIDNotIn(vs ...string) predicate.ReviewAnswer {
+	return predicate.ReviewAnswer(sql.FieldNotIn(FieldOrganizationID, vs...))
+}
+
+// OrganizationIDGT applies the GT predicate on the "organization_id" field.
+func OrganizationIDGT(v string) predicate.ReviewAnswer {
+	return predicate.ReviewAnswer(sql.FieldGT(FieldOrganizationID, v))
+}
+
+// OrganizationIDGTE applies the GTE predicate on the "organization_id" field.
+func OrganizationIDGTE(v string) predicate.ReviewAnswer {
+	return predicate.ReviewAnswer(sql.FieldGTE(FieldOrganizationID, v))
+}
+
+// OrganizationIDLT applies the LT predicate on the "organization_id" field.
+func OrganizationIDLT(v string) predicate.ReviewAnswer {
+	return predicate.ReviewAnswer(sql.FieldLT(FieldOrganizationID, v))
+}
+
+// OrganizationIDLTE applies the LTE predicate on the "organization_id" field.
+func OrganizationIDLTE(v string) predicate.ReviewAnswer {
+	return predicate.ReviewAnswer(sql.FieldLTE(FieldOrganizationID, v))
+}
+
+// OrganizationIDContains applies the Contains predicate on the "organization_id" field.
+func OrganizationIDContains(v string) predicate.ReviewAnswer {
+	return predicate.ReviewAnswer(sql.FieldContains(FieldOrganizationID, v))
+}
+
+// OrganizationIDHasPrefix applies the HasPrefix predicate on the "organization_id" field.
+func OrganizationIDHasPrefix(v string) predicate.ReviewAnswer {
+	return predicate.ReviewAnswer(sql.FieldHasPrefix(FieldOrganizationID, v))
+}
+
+// OrganizationIDHasSuffix applies the HasSuffix predicate on the "organization_id" field.
+func OrganizationIDHasSuffix(v string) predicate.ReviewAnswer {
+	return predicate.ReviewAnswer(sql.FieldHasSuffix(FieldOrganizationID, v))
+}
+
+// OrganizationIDEqualFold applies the EqualFold predicate on the "organization_id" field.
+func OrganizationIDEqualFold(v string) predicate.ReviewAnswer {
+	return predicate.ReviewAnswer(sql.FieldEqualFold(FieldOrganizationID, v))
+}
+
+// OrganizationIDContainsFold applies the ContainsFold predicate on the "organization_id" field.
+func OrganizationIDContainsFold(v string) predicate.ReviewAnswer {
+	return predicate.ReviewAnswer(sql.FieldContainsFold(FieldOrganizationID, v))
 }
 
 // AssignmentIDEQ applies the EQ predicate on the "assignment_id" field.

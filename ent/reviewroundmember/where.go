@@ -75,6 +75,11 @@ func UpdatedAt(v time.Time) predicate.ReviewRoundMember {
 	return predicate.ReviewRoundMember(sql.FieldEQ(FieldUpdatedAt, v))
 }
 
+// OrganizationID applies equality check predicate on the "organization_id" field. It's identical to OrganizationIDEQ.
+func OrganizationID(v string) predicate.ReviewRoundMember {
+	return predicate.ReviewRoundMember(sql.FieldEQ(FieldOrganizationID, v))
+}
+
 // RoundID applies equality check predicate on the "round_id" field. It's identical to RoundIDEQ.
 func RoundID(v string) predicate.ReviewRoundMember {
 	return predicate.ReviewRoundMember(sql.FieldEQ(FieldRoundID, v))
@@ -168,6 +173,71 @@ func UpdatedAtLT(v time.Time) predicate.ReviewRoundMember {
 // UpdatedAtLTE applies the LTE predicate on the "updated_at" field.
 func UpdatedAtLTE(v time.Time) predicate.ReviewRoundMember {
 	return predicate.ReviewRoundMember(sql.FieldLTE(FieldUpdatedAt, v))
+}
+
+// OrganizationIDEQ applies the EQ predicate on the "organization_id" field.
+func OrganizationIDEQ(v string) predicate.ReviewRoundMember {
+	return predicate.ReviewRoundMember(sql.FieldEQ(FieldOrganizationID, v))
+}
+
+// OrganizationIDNEQ applies the NEQ predicate on the "organization_id" field.
+func OrganizationIDNEQ(v string) predicate.ReviewRoundMember {
+	return predicate.ReviewRoundMember(sql.FieldNEQ(FieldOrganizationID, v))
+}
+
+// OrganizationIDIn applies the In predicate on the "organization_id" field.
+func OrganizationIDIn(vs ...string) predicate.ReviewRoundMember {
+	return predicate.ReviewRoundMember(sql.FieldIn(FieldOrganizationID, vs...))
+}
+
+// OrganizationIDNotIn applies the NotIn predicate on the "organization_id" field.
+func OrganizationIDNotIn(vs ...string) predicate.ReviewRoundMember {
+	return predicate.ReviewRoundMember(sql.FieldNotIn(FieldOrganizationID, vs...))
+}
+
+// OrganizationIDGT applies the GT predicate on the "organization_id" field.
+func OrganizationIDGT(v string) predicate.ReviewRoundMember {
+	return predicate.ReviewRoundMember(sql.FieldGT(FieldOrganizationID, v))
+}
+
+// OrganizationIDGTE applies the GTE predicate on the "organization_id" field.
+func OrganizationIDGTE(v string) predicate.ReviewRoundMember {
+	return predicate.ReviewRoundMember(sql.FieldGTE(FieldOrganizationID, v))
+}
+
+// OrganizationIDLT applies the LT predicate on the "organization_id" field.
+func OrganizationIDLT(v string) predicate.ReviewRoundMember {
+	return predicate.ReviewRoundMember(sql.FieldLT(FieldOrganizationID, v))
+}
+
+// OrganizationIDLTE applies the LTE predicate on the "organization_id" field.
+func OrganizationIDLTE(v string) predicate.ReviewRoundMember {
+	return predicate.ReviewRoundMember(sql.FieldLTE(FieldOrganizationID, v))
+}
+
+// OrganizationIDContains applies the Contains predicate on the "organization_id" field.
+func OrganizationIDContains(v string) predicate.ReviewRoundMember {
+	return predicate.ReviewRoundMember(sql.FieldContains(FieldOrganizationID, v))
+}
+
+// OrganizationIDHasPrefix applies the HasPrefix predicate on the "organization_id" field.
+func OrganizationIDHasPrefix(v string) predicate.ReviewRoundMember {
+	return predicate.ReviewRoundMember(sql.FieldHasPrefix(FieldOrganizationID, v))
+}
+
+// OrganizationIDHasSuffix applies the HasSuffix predicate on the "organization_id" field.
+func OrganizationIDHasSuffix(v string) predicate.ReviewRoundMember {
+	return predicate.ReviewRoundMember(sql.FieldHasSuffix(FieldOrganizationID, v))
+}
+
+// OrganizationIDEqualFold applies the EqualFold predicate on the "organization_id" field.
+func OrganizationIDEqualFold(v string) predicate.ReviewRoundMember {
+	return predicate.ReviewRoundMember(sql.FieldEqualFold(FieldOrganizationID, v))
+}
+
+// OrganizationIDContainsFold applies the ContainsFold predicate on the "organization_id" field.
+func OrganizationIDContainsFold(v string) predicate.ReviewRoundMember {
+	return predicate.ReviewRoundMember(sql.FieldContainsFold(FieldOrganizationID, v))
 }
 
 // RoundIDEQ applies the EQ predicate on the "round_id" field.

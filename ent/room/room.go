@@ -5,7 +5,6 @@ package room
 import (
 	"time"
 
-	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 )
@@ -25,6 +24,8 @@ const (
 	FieldName = "name"
 	// FieldPosition holds the string denoting the position field in the database.
 	FieldPosition = "position"
+	// FieldOrganizationID holds the string denoting the organization_id field in the database.
+	FieldOrganizationID = "organization_id"
 	// FieldCapacity holds the string denoting the capacity field in the database.
 	FieldCapacity = "capacity"
 	// EdgeEvent holds the string denoting the event edge name in mutations.
@@ -57,6 +58,7 @@ var Columns = []string{
 	FieldEventID,
 	FieldName,
 	FieldPosition,
+	FieldOrganizationID,
 	FieldCapacity,
 }
 
@@ -70,13 +72,7 @@ func ValidColumn(column string) bool {
 	return false
 }
 
-// Note that the variables below are initialized by the runtime
-// package on the initialization of the application. Therefore,
-// it should be imported in the main as follows:
-//
-//	import _ "github.com/podium/podium/ent/runtime"
 var (
-	Interceptors [1]ent.Interceptor
 	// DefaultCreatedAt holds the default value on creation for the "created_at" field.
 	DefaultCreatedAt func() time.Time
 	// DefaultUpdatedAt holds the default value on creation for the "updated_at" field.
@@ -87,6 +83,8 @@ var (
 	NameValidator func(string) error
 	// DefaultPosition holds the default value on creation for the "position" field.
 	DefaultPosition int
+	// OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	OrganizationIDValidator func(string) error
 	// CapacityValidator is a validator for the "capacity" field. It is called by the builders before save.
 	CapacityValidator func(int) error
 	// DefaultID holds the default value on creation for the "id" field.
@@ -126,6 +124,11 @@ func ByName(opts ...sql.OrderTermOption) OrderOption {
 // ByPosition orders the results by the position field.
 func ByPosition(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldPosition, opts...).ToFunc()
+}
+
+// ByOrganizationID orders the results by the organization_id field.
+func ByOrganizationID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldOrganizationID, opts...).ToFunc()
 }
 
 // ByCapacity orders the results by the capacity field.

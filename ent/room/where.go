@@ -90,6 +90,11 @@ func Position(v int) predicate.Room {
 	return predicate.Room(sql.FieldEQ(FieldPosition, v))
 }
 
+// OrganizationID applies equality check predicate on the "organization_id" field. It's identical to OrganizationIDEQ.
+func OrganizationID(v string) predicate.Room {
+	return predicate.Room(sql.FieldEQ(FieldOrganizationID, v))
+}
+
 // Capacity applies equality check predicate on the "capacity" field. It's identical to CapacityEQ.
 func Capacity(v int) predicate.Room {
 	return predicate.Room(sql.FieldEQ(FieldCapacity, v))
@@ -343,6 +348,71 @@ func PositionLT(v int) predicate.Room {
 // PositionLTE applies the LTE predicate on the "position" field.
 func PositionLTE(v int) predicate.Room {
 	return predicate.Room(sql.FieldLTE(FieldPosition, v))
+}
+
+// OrganizationIDEQ applies the EQ predicate on the "organization_id" field.
+func OrganizationIDEQ(v string) predicate.Room {
+	return predicate.Room(sql.FieldEQ(FieldOrganizationID, v))
+}
+
+// OrganizationIDNEQ applies the NEQ predicate on the "organization_id" field.
+func OrganizationIDNEQ(v string) predicate.Room {
+	return predicate.Room(sql.FieldNEQ(FieldOrganizationID, v))
+}
+
+// OrganizationIDIn applies the In predicate on the "organization_id" field.
+func OrganizationIDIn(vs ...string) predicate.Room {
+	return predicate.Room(sql.FieldIn(FieldOrganizationID, vs...))
+}
+
+// OrganizationIDNotIn applies the NotIn predicate on the "organization_id" field.
+func OrganizationIDNotIn(vs ...string) predicate.Room {
+	return predicate.Room(sql.FieldNotIn(FieldOrganizationID, vs...))
+}
+
+// OrganizationIDGT applies the GT predicate on the "organization_id" field.
+func OrganizationIDGT(v string) predicate.Room {
+	return predicate.Room(sql.FieldGT(FieldOrganizationID, v))
+}
+
+// OrganizationIDGTE applies the GTE predicate on the "organization_id" field.
+func OrganizationIDGTE(v string) predicate.Room {
+	return predicate.Room(sql.FieldGTE(FieldOrganizationID, v))
+}
+
+// OrganizationIDLT applies the LT predicate on the "organization_id" field.
+func OrganizationIDLT(v string) predicate.Room {
+	return predicate.Room(sql.FieldLT(FieldOrganizationID, v))
+}
+
+// OrganizationIDLTE applies the LTE predicate on the "organization_id" field.
+func OrganizationIDLTE(v string) predicate.Room {
+	return predicate.Room(sql.FieldLTE(FieldOrganizationID, v))
+}
+
+// OrganizationIDContains applies the Contains predicate on the "organization_id" field.
+func OrganizationIDContains(v string) predicate.Room {
+	return predicate.Room(sql.FieldContains(FieldOrganizationID, v))
+}
+
+// OrganizationIDHasPrefix applies the HasPrefix predicate on the "organization_id" field.
+func OrganizationIDHasPrefix(v string) predicate.Room {
+	return predicate.Room(sql.FieldHasPrefix(FieldOrganizationID, v))
+}
+
+// OrganizationIDHasSuffix applies the HasSuffix predicate on the "organization_id" field.
+func OrganizationIDHasSuffix(v string) predicate.Room {
+	return predicate.Room(sql.FieldHasSuffix(FieldOrganizationID, v))
+}
+
+// OrganizationIDEqualFold applies the EqualFold predicate on the "organization_id" field.
+func OrganizationIDEqualFold(v string) predicate.Room {
+	return predicate.Room(sql.FieldEqualFold(FieldOrganizationID, v))
+}
+
+// OrganizationIDContainsFold applies the ContainsFold predicate on the "organization_id" field.
+func OrganizationIDContainsFold(v string) predicate.Room {
+	return predicate.Room(sql.FieldContainsFold(FieldOrganizationID, v))
 }
 
 // CapacityEQ applies the EQ predicate on the "capacity" field.

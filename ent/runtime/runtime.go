@@ -44,12 +44,12 @@ import (
 // to their package variables.
 func init() {
 	aireviewresultMixin := schema.AIReviewResult{}.Mixin()
-	aireviewresultMixinInters2 := aireviewresultMixin[2].Interceptors()
-	aireviewresult.Interceptors[0] = aireviewresultMixinInters2[0]
 	aireviewresultMixinFields0 := aireviewresultMixin[0].Fields()
 	_ = aireviewresultMixinFields0
 	aireviewresultMixinFields1 := aireviewresultMixin[1].Fields()
 	_ = aireviewresultMixinFields1
+	aireviewresultMixinFields2 := aireviewresultMixin[2].Fields()
+	_ = aireviewresultMixinFields2
 	aireviewresultFields := schema.AIReviewResult{}.Fields()
 	_ = aireviewresultFields
 	// aireviewresultDescCreatedAt is the schema descriptor for created_at field.
@@ -62,6 +62,10 @@ func init() {
 	aireviewresult.DefaultUpdatedAt = aireviewresultDescUpdatedAt.Default.(func() time.Time)
 	// aireviewresult.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
 	aireviewresult.UpdateDefaultUpdatedAt = aireviewresultDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// aireviewresultDescOrganizationID is the schema descriptor for organization_id field.
+	aireviewresultDescOrganizationID := aireviewresultMixinFields2[0].Descriptor()
+	// aireviewresult.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	aireviewresult.OrganizationIDValidator = aireviewresultDescOrganizationID.Validators[0].(func(string) error)
 	// aireviewresultDescReasoning is the schema descriptor for reasoning field.
 	aireviewresultDescReasoning := aireviewresultFields[3].Descriptor()
 	// aireviewresult.ReasoningValidator is a validator for the "reasoning" field. It is called by the builders before save.
@@ -99,8 +103,6 @@ func init() {
 		}
 	}()
 	apikeyMixin := schema.APIKey{}.Mixin()
-	apikeyMixinInters2 := apikeyMixin[2].Interceptors()
-	apikey.Interceptors[0] = apikeyMixinInters2[0]
 	apikeyMixinFields0 := apikeyMixin[0].Fields()
 	_ = apikeyMixinFields0
 	apikeyMixinFields1 := apikeyMixin[1].Fields()
@@ -150,12 +152,12 @@ func init() {
 		}
 	}()
 	contactMixin := schema.Contact{}.Mixin()
-	contactMixinInters2 := contactMixin[2].Interceptors()
-	contact.Interceptors[0] = contactMixinInters2[0]
 	contactMixinFields0 := contactMixin[0].Fields()
 	_ = contactMixinFields0
 	contactMixinFields1 := contactMixin[1].Fields()
 	_ = contactMixinFields1
+	contactMixinFields2 := contactMixin[2].Fields()
+	_ = contactMixinFields2
 	contactFields := schema.Contact{}.Fields()
 	_ = contactFields
 	// contactDescCreatedAt is the schema descriptor for created_at field.
@@ -168,6 +170,10 @@ func init() {
 	contact.DefaultUpdatedAt = contactDescUpdatedAt.Default.(func() time.Time)
 	// contact.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
 	contact.UpdateDefaultUpdatedAt = contactDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// contactDescOrganizationID is the schema descriptor for organization_id field.
+	contactDescOrganizationID := contactMixinFields2[0].Descriptor()
+	// contact.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	contact.OrganizationIDValidator = contactDescOrganizationID.Validators[0].(func(string) error)
 	// contactDescEmail is the schema descriptor for email field.
 	contactDescEmail := contactFields[1].Descriptor()
 	// contact.EmailValidator is a validator for the "email" field. It is called by the builders before save.
@@ -265,12 +271,12 @@ func init() {
 		}
 	}()
 	deliverableassignmentMixin := schema.DeliverableAssignment{}.Mixin()
-	deliverableassignmentMixinInters2 := deliverableassignmentMixin[2].Interceptors()
-	deliverableassignment.Interceptors[0] = deliverableassignmentMixinInters2[0]
 	deliverableassignmentMixinFields0 := deliverableassignmentMixin[0].Fields()
 	_ = deliverableassignmentMixinFields0
 	deliverableassignmentMixinFields1 := deliverableassignmentMixin[1].Fields()
 	_ = deliverableassignmentMixinFields1
+	deliverableassignmentMixinFields2 := deliverableassignmentMixin[2].Fields()
+	_ = deliverableassignmentMixinFields2
 	deliverableassignmentFields := schema.DeliverableAssignment{}.Fields()
 	_ = deliverableassignmentFields
 	// deliverableassignmentDescCreatedAt is the schema descriptor for created_at field.
@@ -283,6 +289,10 @@ func init() {
 	deliverableassignment.DefaultUpdatedAt = deliverableassignmentDescUpdatedAt.Default.(func() time.Time)
 	// deliverableassignment.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
 	deliverableassignment.UpdateDefaultUpdatedAt = deliverableassignmentDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// deliverableassignmentDescOrganizationID is the schema descriptor for organization_id field.
+	deliverableassignmentDescOrganizationID := deliverableassignmentMixinFields2[0].Descriptor()
+	// deliverableassignment.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	deliverableassignment.OrganizationIDValidator = deliverableassignmentDescOrganizationID.Validators[0].(func(string) error)
 	// deliverableassignmentDescFileName is the schema descriptor for file_name field.
 	deliverableassignmentDescFileName := deliverableassignmentFields[4].Descriptor()
 	// deliverableassignment.FileNameValidator is a validator for the "file_name" field. It is called by the builders before save.
@@ -320,12 +330,12 @@ func init() {
 		}
 	}()
 	emaillogMixin := schema.EmailLog{}.Mixin()
-	emaillogMixinInters2 := emaillogMixin[2].Interceptors()
-	emaillog.Interceptors[0] = emaillogMixinInters2[0]
 	emaillogMixinFields0 := emaillogMixin[0].Fields()
 	_ = emaillogMixinFields0
 	emaillogMixinFields1 := emaillogMixin[1].Fields()
 	_ = emaillogMixinFields1
+	emaillogMixinFields2 := emaillogMixin[2].Fields()
+	_ = emaillogMixinFields2
 	emaillogFields := schema.EmailLog{}.Fields()
 	_ = emaillogFields
 	// emaillogDescCreatedAt is the schema descriptor for created_at field.
@@ -338,6 +348,10 @@ func init() {
 	emaillog.DefaultUpdatedAt = emaillogDescUpdatedAt.Default.(func() time.Time)
 	// emaillog.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
 	emaillog.UpdateDefaultUpdatedAt = emaillogDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// emaillogDescOrganizationID is the schema descriptor for organization_id field.
+	emaillogDescOrganizationID := emaillogMixinFields2[0].Descriptor()
+	// emaillog.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	emaillog.OrganizationIDValidator = emaillogDescOrganizationID.Validators[0].(func(string) error)
 	// emaillogDescRecipient is the schema descriptor for recipient field.
 	emaillogDescRecipient := emaillogFields[5].Descriptor()
 	// emaillog.RecipientValidator is a validator for the "recipient" field. It is called by the builders before save.
@@ -371,8 +385,6 @@ func init() {
 		}
 	}()
 	eventMixin := schema.Event{}.Mixin()
-	eventMixinInters2 := eventMixin[2].Interceptors()
-	event.Interceptors[0] = eventMixinInters2[0]
 	eventMixinFields0 := eventMixin[0].Fields()
 	_ = eventMixinFields0
 	eventMixinFields1 := eventMixin[1].Fields()
@@ -472,12 +484,12 @@ func init() {
 		}
 	}()
 	eventmemberMixin := schema.EventMember{}.Mixin()
-	eventmemberMixinInters2 := eventmemberMixin[2].Interceptors()
-	eventmember.Interceptors[0] = eventmemberMixinInters2[0]
 	eventmemberMixinFields0 := eventmemberMixin[0].Fields()
 	_ = eventmemberMixinFields0
 	eventmemberMixinFields1 := eventmemberMixin[1].Fields()
 	_ = eventmemberMixinFields1
+	eventmemberMixinFields2 := eventmemberMixin[2].Fields()
+	_ = eventmemberMixinFields2
 	eventmemberFields := schema.EventMember{}.Fields()
 	_ = eventmemberFields
 	// eventmemberDescCreatedAt is the schema descriptor for created_at field.
@@ -490,6 +502,10 @@ func init() {
 	eventmember.DefaultUpdatedAt = eventmemberDescUpdatedAt.Default.(func() time.Time)
 	// eventmember.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
 	eventmember.UpdateDefaultUpdatedAt = eventmemberDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// eventmemberDescOrganizationID is the schema descriptor for organization_id field.
+	eventmemberDescOrganizationID := eventmemberMixinFields2[0].Descriptor()
+	// eventmember.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	eventmember.OrganizationIDValidator = eventmemberDescOrganizationID.Validators[0].(func(string) error)
 	// eventmemberDescID is the schema descriptor for id field.
 	eventmemberDescID := eventmemberMixinFields0[0].Descriptor()
 	// eventmember.DefaultID holds the default value on creation for the id field.
@@ -511,12 +527,12 @@ func init() {
 		}
 	}()
 	filerequirementMixin := schema.FileRequirement{}.Mixin()
-	filerequirementMixinInters2 := filerequirementMixin[2].Interceptors()
-	filerequirement.Interceptors[0] = filerequirementMixinInters2[0]
 	filerequirementMixinFields0 := filerequirementMixin[0].Fields()
 	_ = filerequirementMixinFields0
 	filerequirementMixinFields1 := filerequirementMixin[1].Fields()
 	_ = filerequirementMixinFields1
+	filerequirementMixinFields2 := filerequirementMixin[2].Fields()
+	_ = filerequirementMixinFields2
 	filerequirementFields := schema.FileRequirement{}.Fields()
 	_ = filerequirementFields
 	// filerequirementDescCreatedAt is the schema descriptor for created_at field.
@@ -529,6 +545,10 @@ func init() {
 	filerequirement.DefaultUpdatedAt = filerequirementDescUpdatedAt.Default.(func() time.Time)
 	// filerequirement.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
 	filerequirement.UpdateDefaultUpdatedAt = filerequirementDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// filerequirementDescOrganizationID is the schema descriptor for organization_id field.
+	filerequirementDescOrganizationID := filerequirementMixinFields2[0].Descriptor()
+	// filerequirement.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	filerequirement.OrganizationIDValidator = filerequirementDescOrganizationID.Validators[0].(func(string) error)
 	// filerequirementDescLabel is the schema descriptor for label field.
 	filerequirementDescLabel := filerequirementFields[1].Descriptor()
 	// filerequirement.LabelValidator is a validator for the "label" field. It is called by the builders before save.
@@ -576,12 +596,12 @@ func init() {
 		}
 	}()
 	formMixin := schema.Form{}.Mixin()
-	formMixinInters2 := formMixin[2].Interceptors()
-	form.Interceptors[0] = formMixinInters2[0]
 	formMixinFields0 := formMixin[0].Fields()
 	_ = formMixinFields0
 	formMixinFields1 := formMixin[1].Fields()
 	_ = formMixinFields1
+	formMixinFields2 := formMixin[2].Fields()
+	_ = formMixinFields2
 	formFields := schema.Form{}.Fields()
 	_ = formFields
 	// formDescCreatedAt is the schema descriptor for created_at field.
@@ -594,6 +614,10 @@ func init() {
 	form.DefaultUpdatedAt = formDescUpdatedAt.Default.(func() time.Time)
 	// form.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
 	form.UpdateDefaultUpdatedAt = formDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// formDescOrganizationID is the schema descriptor for organization_id field.
+	formDescOrganizationID := formMixinFields2[0].Descriptor()
+	// form.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	form.OrganizationIDValidator = formDescOrganizationID.Validators[0].(func(string) error)
 	// formDescInternalName is the schema descriptor for internal_name field.
 	formDescInternalName := formFields[1].Descriptor()
 	// form.InternalNameValidator is a validator for the "internal_name" field. It is called by the builders before save.
@@ -631,14 +655,14 @@ func init() {
 		}
 	}()
 	formatMixin := schema.Format{}.Mixin()
-	formatMixinInters3 := formatMixin[3].Interceptors()
-	format.Interceptors[0] = formatMixinInters3[0]
 	formatMixinFields0 := formatMixin[0].Fields()
 	_ = formatMixinFields0
 	formatMixinFields1 := formatMixin[1].Fields()
 	_ = formatMixinFields1
 	formatMixinFields2 := formatMixin[2].Fields()
 	_ = formatMixinFields2
+	formatMixinFields3 := formatMixin[3].Fields()
+	_ = formatMixinFields3
 	formatFields := schema.Format{}.Fields()
 	_ = formatFields
 	// formatDescCreatedAt is the schema descriptor for created_at field.
@@ -659,6 +683,10 @@ func init() {
 	formatDescPosition := formatMixinFields2[2].Descriptor()
 	// format.DefaultPosition holds the default value on creation for the position field.
 	format.DefaultPosition = formatDescPosition.Default.(int)
+	// formatDescOrganizationID is the schema descriptor for organization_id field.
+	formatDescOrganizationID := formatMixinFields3[0].Descriptor()
+	// format.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	format.OrganizationIDValidator = formatDescOrganizationID.Validators[0].(func(string) error)
 	// formatDescDurationMinutes is the schema descriptor for duration_minutes field.
 	formatDescDurationMinutes := formatFields[0].Descriptor()
 	// format.DefaultDurationMinutes holds the default value on creation for the duration_minutes field.
@@ -690,6 +718,8 @@ func init() {
 	_ = idempotencyrecordMixinFields0
 	idempotencyrecordMixinFields1 := idempotencyrecordMixin[1].Fields()
 	_ = idempotencyrecordMixinFields1
+	idempotencyrecordMixinFields2 := idempotencyrecordMixin[2].Fields()
+	_ = idempotencyrecordMixinFields2
 	idempotencyrecordFields := schema.IdempotencyRecord{}.Fields()
 	_ = idempotencyrecordFields
 	// idempotencyrecordDescCreatedAt is the schema descriptor for created_at field.
@@ -702,6 +732,10 @@ func init() {
 	idempotencyrecord.DefaultUpdatedAt = idempotencyrecordDescUpdatedAt.Default.(func() time.Time)
 	// idempotencyrecord.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
 	idempotencyrecord.UpdateDefaultUpdatedAt = idempotencyrecordDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// idempotencyrecordDescOrganizationID is the schema descriptor for organization_id field.
+	idempotencyrecordDescOrganizationID := idempotencyrecordMixinFields2[0].Descriptor()
+	// idempotencyrecord.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	idempotencyrecord.OrganizationIDValidator = idempotencyrecordDescOrganizationID.Validators[0].(func(string) error)
 	// idempotencyrecordDescKey is the schema descriptor for key field.
 	idempotencyrecordDescKey := idempotencyrecordFields[1].Descriptor()
 	// idempotencyrecord.KeyValidator is a validator for the "key" field. It is called by the builders before save.
@@ -727,14 +761,14 @@ func init() {
 		}
 	}()
 	levelMixin := schema.Level{}.Mixin()
-	levelMixinInters3 := levelMixin[3].Interceptors()
-	level.Interceptors[0] = levelMixinInters3[0]
 	levelMixinFields0 := levelMixin[0].Fields()
 	_ = levelMixinFields0
 	levelMixinFields1 := levelMixin[1].Fields()
 	_ = levelMixinFields1
 	levelMixinFields2 := levelMixin[2].Fields()
 	_ = levelMixinFields2
+	levelMixinFields3 := levelMixin[3].Fields()
+	_ = levelMixinFields3
 	levelFields := schema.Level{}.Fields()
 	_ = levelFields
 	// levelDescCreatedAt is the schema descriptor for created_at field.
@@ -755,6 +789,10 @@ func init() {
 	levelDescPosition := levelMixinFields2[2].Descriptor()
 	// level.DefaultPosition holds the default value on creation for the position field.
 	level.DefaultPosition = levelDescPosition.Default.(int)
+	// levelDescOrganizationID is the schema descriptor for organization_id field.
+	levelDescOrganizationID := levelMixinFields3[0].Descriptor()
+	// level.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	level.OrganizationIDValidator = levelDescOrganizationID.Validators[0].(func(string) error)
 	// levelDescID is the schema descriptor for id field.
 	levelDescID := levelMixinFields0[0].Descriptor()
 	// level.DefaultID holds the default value on creation for the id field.
@@ -776,8 +814,6 @@ func init() {
 		}
 	}()
 	organizationMixin := schema.Organization{}.Mixin()
-	organizationMixinInters2 := organizationMixin[2].Interceptors()
-	organization.Interceptors[0] = organizationMixinInters2[0]
 	organizationMixinFields0 := organizationMixin[0].Fields()
 	_ = organizationMixinFields0
 	organizationMixinFields1 := organizationMixin[1].Fields()
@@ -827,8 +863,6 @@ func init() {
 		}
 	}()
 	organizationinvitationMixin := schema.OrganizationInvitation{}.Mixin()
-	organizationinvitationMixinInters2 := organizationinvitationMixin[2].Interceptors()
-	organizationinvitation.Interceptors[0] = organizationinvitationMixinInters2[0]
 	organizationinvitationMixinFields0 := organizationinvitationMixin[0].Fields()
 	_ = organizationinvitationMixinFields0
 	organizationinvitationMixinFields1 := organizationinvitationMixin[1].Fields()
@@ -870,8 +904,6 @@ func init() {
 		}
 	}()
 	organizationmemberMixin := schema.OrganizationMember{}.Mixin()
-	organizationmemberMixinInters2 := organizationmemberMixin[2].Interceptors()
-	organizationmember.Interceptors[0] = organizationmemberMixinInters2[0]
 	organizationmemberMixinFields0 := organizationmemberMixin[0].Fields()
 	_ = organizationmemberMixinFields0
 	organizationmemberMixinFields1 := organizationmemberMixin[1].Fields()
@@ -909,12 +941,12 @@ func init() {
 		}
 	}()
 	resourceMixin := schema.Resource{}.Mixin()
-	resourceMixinInters2 := resourceMixin[2].Interceptors()
-	resource.Interceptors[0] = resourceMixinInters2[0]
 	resourceMixinFields0 := resourceMixin[0].Fields()
 	_ = resourceMixinFields0
 	resourceMixinFields1 := resourceMixin[1].Fields()
 	_ = resourceMixinFields1
+	resourceMixinFields2 := resourceMixin[2].Fields()
+	_ = resourceMixinFields2
 	resourceFields := schema.Resource{}.Fields()
 	_ = resourceFields
 	// resourceDescCreatedAt is the schema descriptor for created_at field.
@@ -927,6 +959,10 @@ func init() {
 	resource.DefaultUpdatedAt = resourceDescUpdatedAt.Default.(func() time.Time)
 	// resource.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
 	resource.UpdateDefaultUpdatedAt = resourceDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// resourceDescOrganizationID is the schema descriptor for organization_id field.
+	resourceDescOrganizationID := resourceMixinFields2[0].Descriptor()
+	// resource.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	resource.OrganizationIDValidator = resourceDescOrganizationID.Validators[0].(func(string) error)
 	// resourceDescTitle is the schema descriptor for title field.
 	resourceDescTitle := resourceFields[1].Descriptor()
 	// resource.TitleValidator is a validator for the "title" field. It is called by the builders before save.
@@ -996,12 +1032,12 @@ func init() {
 		}
 	}()
 	reviewanswerMixin := schema.ReviewAnswer{}.Mixin()
-	reviewanswerMixinInters2 := reviewanswerMixin[2].Interceptors()
-	reviewanswer.Interceptors[0] = reviewanswerMixinInters2[0]
 	reviewanswerMixinFields0 := reviewanswerMixin[0].Fields()
 	_ = reviewanswerMixinFields0
 	reviewanswerMixinFields1 := reviewanswerMixin[1].Fields()
 	_ = reviewanswerMixinFields1
+	reviewanswerMixinFields2 := reviewanswerMixin[2].Fields()
+	_ = reviewanswerMixinFields2
 	reviewanswerFields := schema.ReviewAnswer{}.Fields()
 	_ = reviewanswerFields
 	// reviewanswerDescCreatedAt is the schema descriptor for created_at field.
@@ -1014,6 +1050,10 @@ func init() {
 	reviewanswer.DefaultUpdatedAt = reviewanswerDescUpdatedAt.Default.(func() time.Time)
 	// reviewanswer.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
 	reviewanswer.UpdateDefaultUpdatedAt = reviewanswerDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// reviewanswerDescOrganizationID is the schema descriptor for organization_id field.
+	reviewanswerDescOrganizationID := reviewanswerMixinFields2[0].Descriptor()
+	// reviewanswer.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	reviewanswer.OrganizationIDValidator = reviewanswerDescOrganizationID.Validators[0].(func(string) error)
 	// reviewanswerDescTextValue is the schema descriptor for text_value field.
 	reviewanswerDescTextValue := reviewanswerFields[3].Descriptor()
 	// reviewanswer.TextValueValidator is a validator for the "text_value" field. It is called by the builders before save.
@@ -1043,12 +1083,12 @@ func init() {
 		}
 	}()
 	reviewassignmentMixin := schema.ReviewAssignment{}.Mixin()
-	reviewassignmentMixinInters2 := reviewassignmentMixin[2].Interceptors()
-	reviewassignment.Interceptors[0] = reviewassignmentMixinInters2[0]
 	reviewassignmentMixinFields0 := reviewassignmentMixin[0].Fields()
 	_ = reviewassignmentMixinFields0
 	reviewassignmentMixinFields1 := reviewassignmentMixin[1].Fields()
 	_ = reviewassignmentMixinFields1
+	reviewassignmentMixinFields2 := reviewassignmentMixin[2].Fields()
+	_ = reviewassignmentMixinFields2
 	reviewassignmentFields := schema.ReviewAssignment{}.Fields()
 	_ = reviewassignmentFields
 	// reviewassignmentDescCreatedAt is the schema descriptor for created_at field.
@@ -1061,6 +1101,10 @@ func init() {
 	reviewassignment.DefaultUpdatedAt = reviewassignmentDescUpdatedAt.Default.(func() time.Time)
 	// reviewassignment.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
 	reviewassignment.UpdateDefaultUpdatedAt = reviewassignmentDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// reviewassignmentDescOrganizationID is the schema descriptor for organization_id field.
+	reviewassignmentDescOrganizationID := reviewassignmentMixinFields2[0].Descriptor()
+	// reviewassignment.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	reviewassignment.OrganizationIDValidator = reviewassignmentDescOrganizationID.Validators[0].(func(string) error)
 	// reviewassignmentDescRecusalReason is the schema descriptor for recusal_reason field.
 	reviewassignmentDescRecusalReason := reviewassignmentFields[7].Descriptor()
 	// reviewassignment.RecusalReasonValidator is a validator for the "recusal_reason" field. It is called by the builders before save.
@@ -1086,12 +1130,12 @@ func init() {
 		}
 	}()
 	reviewcriterionMixin := schema.ReviewCriterion{}.Mixin()
-	reviewcriterionMixinInters2 := reviewcriterionMixin[2].Interceptors()
-	reviewcriterion.Interceptors[0] = reviewcriterionMixinInters2[0]
 	reviewcriterionMixinFields0 := reviewcriterionMixin[0].Fields()
 	_ = reviewcriterionMixinFields0
 	reviewcriterionMixinFields1 := reviewcriterionMixin[1].Fields()
 	_ = reviewcriterionMixinFields1
+	reviewcriterionMixinFields2 := reviewcriterionMixin[2].Fields()
+	_ = reviewcriterionMixinFields2
 	reviewcriterionFields := schema.ReviewCriterion{}.Fields()
 	_ = reviewcriterionFields
 	// reviewcriterionDescCreatedAt is the schema descriptor for created_at field.
@@ -1104,6 +1148,10 @@ func init() {
 	reviewcriterion.DefaultUpdatedAt = reviewcriterionDescUpdatedAt.Default.(func() time.Time)
 	// reviewcriterion.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
 	reviewcriterion.UpdateDefaultUpdatedAt = reviewcriterionDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// reviewcriterionDescOrganizationID is the schema descriptor for organization_id field.
+	reviewcriterionDescOrganizationID := reviewcriterionMixinFields2[0].Descriptor()
+	// reviewcriterion.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	reviewcriterion.OrganizationIDValidator = reviewcriterionDescOrganizationID.Validators[0].(func(string) error)
 	// reviewcriterionDescLabel is the schema descriptor for label field.
 	reviewcriterionDescLabel := reviewcriterionFields[1].Descriptor()
 	// reviewcriterion.LabelValidator is a validator for the "label" field. It is called by the builders before save.
@@ -1145,12 +1193,12 @@ func init() {
 		}
 	}()
 	reviewroundMixin := schema.ReviewRound{}.Mixin()
-	reviewroundMixinInters2 := reviewroundMixin[2].Interceptors()
-	reviewround.Interceptors[0] = reviewroundMixinInters2[0]
 	reviewroundMixinFields0 := reviewroundMixin[0].Fields()
 	_ = reviewroundMixinFields0
 	reviewroundMixinFields1 := reviewroundMixin[1].Fields()
 	_ = reviewroundMixinFields1
+	reviewroundMixinFields2 := reviewroundMixin[2].Fields()
+	_ = reviewroundMixinFields2
 	reviewroundFields := schema.ReviewRound{}.Fields()
 	_ = reviewroundFields
 	// reviewroundDescCreatedAt is the schema descriptor for created_at field.
@@ -1163,6 +1211,10 @@ func init() {
 	reviewround.DefaultUpdatedAt = reviewroundDescUpdatedAt.Default.(func() time.Time)
 	// reviewround.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
 	reviewround.UpdateDefaultUpdatedAt = reviewroundDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// reviewroundDescOrganizationID is the schema descriptor for organization_id field.
+	reviewroundDescOrganizationID := reviewroundMixinFields2[0].Descriptor()
+	// reviewround.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	reviewround.OrganizationIDValidator = reviewroundDescOrganizationID.Validators[0].(func(string) error)
 	// reviewroundDescName is the schema descriptor for name field.
 	reviewroundDescName := reviewroundFields[1].Descriptor()
 	// reviewround.NameValidator is a validator for the "name" field. It is called by the builders before save.
@@ -1204,12 +1256,12 @@ func init() {
 		}
 	}()
 	reviewroundmemberMixin := schema.ReviewRoundMember{}.Mixin()
-	reviewroundmemberMixinInters2 := reviewroundmemberMixin[2].Interceptors()
-	reviewroundmember.Interceptors[0] = reviewroundmemberMixinInters2[0]
 	reviewroundmemberMixinFields0 := reviewroundmemberMixin[0].Fields()
 	_ = reviewroundmemberMixinFields0
 	reviewroundmemberMixinFields1 := reviewroundmemberMixin[1].Fields()
 	_ = reviewroundmemberMixinFields1
+	reviewroundmemberMixinFields2 := reviewroundmemberMixin[2].Fields()
+	_ = reviewroundmemberMixinFields2
 	reviewroundmemberFields := schema.ReviewRoundMember{}.Fields()
 	_ = reviewroundmemberFields
 	// reviewroundmemberDescCreatedAt is the schema descriptor for created_at field.
@@ -1222,6 +1274,10 @@ func init() {
 	reviewroundmember.DefaultUpdatedAt = reviewroundmemberDescUpdatedAt.Default.(func() time.Time)
 	// reviewroundmember.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
 	reviewroundmember.UpdateDefaultUpdatedAt = reviewroundmemberDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// reviewroundmemberDescOrganizationID is the schema descriptor for organization_id field.
+	reviewroundmemberDescOrganizationID := reviewroundmemberMixinFields2[0].Descriptor()
+	// reviewroundmember.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	reviewroundmember.OrganizationIDValidator = reviewroundmemberDescOrganizationID.Validators[0].(func(string) error)
 	// reviewroundmemberDescAssignmentCap is the schema descriptor for assignment_cap field.
 	reviewroundmemberDescAssignmentCap := reviewroundmemberFields[2].Descriptor()
 	// reviewroundmember.AssignmentCapValidator is a validator for the "assignment_cap" field. It is called by the builders before save.
@@ -1247,14 +1303,14 @@ func init() {
 		}
 	}()
 	roomMixin := schema.Room{}.Mixin()
-	roomMixinInters3 := roomMixin[3].Interceptors()
-	room.Interceptors[0] = roomMixinInters3[0]
 	roomMixinFields0 := roomMixin[0].Fields()
 	_ = roomMixinFields0
 	roomMixinFields1 := roomMixin[1].Fields()
 	_ = roomMixinFields1
 	roomMixinFields2 := roomMixin[2].Fields()
 	_ = roomMixinFields2
+	roomMixinFields3 := roomMixin[3].Fields()
+	_ = roomMixinFields3
 	roomFields := schema.Room{}.Fields()
 	_ = roomFields
 	// roomDescCreatedAt is the schema descriptor for created_at field.
@@ -1275,6 +1331,10 @@ func init() {
 	roomDescPosition := roomMixinFields2[2].Descriptor()
 	// room.DefaultPosition holds the default value on creation for the position field.
 	room.DefaultPosition = roomDescPosition.Default.(int)
+	// roomDescOrganizationID is the schema descriptor for organization_id field.
+	roomDescOrganizationID := roomMixinFields3[0].Descriptor()
+	// room.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	room.OrganizationIDValidator = roomDescOrganizationID.Validators[0].(func(string) error)
 	// roomDescCapacity is the schema descriptor for capacity field.
 	roomDescCapacity := roomFields[0].Descriptor()
 	// room.CapacityValidator is a validator for the "capacity" field. It is called by the builders before save.
@@ -1302,12 +1362,12 @@ func init() {
 	submissionMixin := schema.Submission{}.Mixin()
 	submissionHooks := schema.Submission{}.Hooks()
 	submission.Hooks[0] = submissionHooks[0]
-	submissionMixinInters2 := submissionMixin[2].Interceptors()
-	submission.Interceptors[0] = submissionMixinInters2[0]
 	submissionMixinFields0 := submissionMixin[0].Fields()
 	_ = submissionMixinFields0
 	submissionMixinFields1 := submissionMixin[1].Fields()
 	_ = submissionMixinFields1
+	submissionMixinFields2 := submissionMixin[2].Fields()
+	_ = submissionMixinFields2
 	submissionFields := schema.Submission{}.Fields()
 	_ = submissionFields
 	// submissionDescCreatedAt is the schema descriptor for created_at field.
@@ -1320,6 +1380,10 @@ func init() {
 	submission.DefaultUpdatedAt = submissionDescUpdatedAt.Default.(func() time.Time)
 	// submission.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
 	submission.UpdateDefaultUpdatedAt = submissionDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// submissionDescOrganizationID is the schema descriptor for organization_id field.
+	submissionDescOrganizationID := submissionMixinFields2[0].Descriptor()
+	// submission.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	submission.OrganizationIDValidator = submissionDescOrganizationID.Validators[0].(func(string) error)
 	// submissionDescNumber is the schema descriptor for number field.
 	submissionDescNumber := submissionFields[1].Descriptor()
 	// submission.NumberValidator is a validator for the "number" field. It is called by the builders before save.
@@ -1395,12 +1459,12 @@ func init() {
 		}
 	}()
 	submissionparticipantMixin := schema.SubmissionParticipant{}.Mixin()
-	submissionparticipantMixinInters2 := submissionparticipantMixin[2].Interceptors()
-	submissionparticipant.Interceptors[0] = submissionparticipantMixinInters2[0]
 	submissionparticipantMixinFields0 := submissionparticipantMixin[0].Fields()
 	_ = submissionparticipantMixinFields0
 	submissionparticipantMixinFields1 := submissionparticipantMixin[1].Fields()
 	_ = submissionparticipantMixinFields1
+	submissionparticipantMixinFields2 := submissionparticipantMixin[2].Fields()
+	_ = submissionparticipantMixinFields2
 	submissionparticipantFields := schema.SubmissionParticipant{}.Fields()
 	_ = submissionparticipantFields
 	// submissionparticipantDescCreatedAt is the schema descriptor for created_at field.
@@ -1413,6 +1477,10 @@ func init() {
 	submissionparticipant.DefaultUpdatedAt = submissionparticipantDescUpdatedAt.Default.(func() time.Time)
 	// submissionparticipant.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
 	submissionparticipant.UpdateDefaultUpdatedAt = submissionparticipantDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// submissionparticipantDescOrganizationID is the schema descriptor for organization_id field.
+	submissionparticipantDescOrganizationID := submissionparticipantMixinFields2[0].Descriptor()
+	// submissionparticipant.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	submissionparticipant.OrganizationIDValidator = submissionparticipantDescOrganizationID.Validators[0].(func(string) error)
 	// submissionparticipantDescRole is the schema descriptor for role field.
 	submissionparticipantDescRole := submissionparticipantFields[2].Descriptor()
 	// submissionparticipant.DefaultRole holds the default value on creation for the role field.
@@ -1444,14 +1512,14 @@ func init() {
 		}
 	}()
 	tagMixin := schema.Tag{}.Mixin()
-	tagMixinInters3 := tagMixin[3].Interceptors()
-	tag.Interceptors[0] = tagMixinInters3[0]
 	tagMixinFields0 := tagMixin[0].Fields()
 	_ = tagMixinFields0
 	tagMixinFields1 := tagMixin[1].Fields()
 	_ = tagMixinFields1
 	tagMixinFields2 := tagMixin[2].Fields()
 	_ = tagMixinFields2
+	tagMixinFields3 := tagMixin[3].Fields()
+	_ = tagMixinFields3
 	tagFields := schema.Tag{}.Fields()
 	_ = tagFields
 	// tagDescCreatedAt is the schema descriptor for created_at field.
@@ -1472,6 +1540,10 @@ func init() {
 	tagDescPosition := tagMixinFields2[2].Descriptor()
 	// tag.DefaultPosition holds the default value on creation for the position field.
 	tag.DefaultPosition = tagDescPosition.Default.(int)
+	// tagDescOrganizationID is the schema descriptor for organization_id field.
+	tagDescOrganizationID := tagMixinFields3[0].Descriptor()
+	// tag.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	tag.OrganizationIDValidator = tagDescOrganizationID.Validators[0].(func(string) error)
 	// tagDescID is the schema descriptor for id field.
 	tagDescID := tagMixinFields0[0].Descriptor()
 	// tag.DefaultID holds the default value on creation for the id field.
@@ -1493,12 +1565,12 @@ func init() {
 		}
 	}()
 	taskassignmentMixin := schema.TaskAssignment{}.Mixin()
-	taskassignmentMixinInters2 := taskassignmentMixin[2].Interceptors()
-	taskassignment.Interceptors[0] = taskassignmentMixinInters2[0]
 	taskassignmentMixinFields0 := taskassignmentMixin[0].Fields()
 	_ = taskassignmentMixinFields0
 	taskassignmentMixinFields1 := taskassignmentMixin[1].Fields()
 	_ = taskassignmentMixinFields1
+	taskassignmentMixinFields2 := taskassignmentMixin[2].Fields()
+	_ = taskassignmentMixinFields2
 	taskassignmentFields := schema.TaskAssignment{}.Fields()
 	_ = taskassignmentFields
 	// taskassignmentDescCreatedAt is the schema descriptor for created_at field.
@@ -1511,6 +1583,10 @@ func init() {
 	taskassignment.DefaultUpdatedAt = taskassignmentDescUpdatedAt.Default.(func() time.Time)
 	// taskassignment.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
 	taskassignment.UpdateDefaultUpdatedAt = taskassignmentDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// taskassignmentDescOrganizationID is the schema descriptor for organization_id field.
+	taskassignmentDescOrganizationID := taskassignmentMixinFields2[0].Descriptor()
+	// taskassignment.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	taskassignment.OrganizationIDValidator = taskassignmentDescOrganizationID.Validators[0].(func(string) error)
 	// taskassignmentDescID is the schema descriptor for id field.
 	taskassignmentDescID := taskassignmentMixinFields0[0].Descriptor()
 	// taskassignment.DefaultID holds the default value on creation for the id field.
@@ -1532,12 +1608,12 @@ func init() {
 		}
 	}()
 	tasktemplateMixin := schema.TaskTemplate{}.Mixin()
-	tasktemplateMixinInters2 := tasktemplateMixin[2].Interceptors()
-	tasktemplate.Interceptors[0] = tasktemplateMixinInters2[0]
 	tasktemplateMixinFields0 := tasktemplateMixin[0].Fields()
 	_ = tasktemplateMixinFields0
 	tasktemplateMixinFields1 := tasktemplateMixin[1].Fields()
 	_ = tasktemplateMixinFields1
+	tasktemplateMixinFields2 := tasktemplateMixin[2].Fields()
+	_ = tasktemplateMixinFields2
 	tasktemplateFields := schema.TaskTemplate{}.Fields()
 	_ = tasktemplateFields
 	// tasktemplateDescCreatedAt is the schema descriptor for created_at field.
@@ -1550,6 +1626,10 @@ func init() {
 	tasktemplate.DefaultUpdatedAt = tasktemplateDescUpdatedAt.Default.(func() time.Time)
 	// tasktemplate.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
 	tasktemplate.UpdateDefaultUpdatedAt = tasktemplateDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// tasktemplateDescOrganizationID is the schema descriptor for organization_id field.
+	tasktemplateDescOrganizationID := tasktemplateMixinFields2[0].Descriptor()
+	// tasktemplate.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	tasktemplate.OrganizationIDValidator = tasktemplateDescOrganizationID.Validators[0].(func(string) error)
 	// tasktemplateDescTitle is the schema descriptor for title field.
 	tasktemplateDescTitle := tasktemplateFields[1].Descriptor()
 	// tasktemplate.TitleValidator is a validator for the "title" field. It is called by the builders before save.
@@ -1589,12 +1669,12 @@ func init() {
 		}
 	}()
 	timelineentryMixin := schema.TimelineEntry{}.Mixin()
-	timelineentryMixinInters2 := timelineentryMixin[2].Interceptors()
-	timelineentry.Interceptors[0] = timelineentryMixinInters2[0]
 	timelineentryMixinFields0 := timelineentryMixin[0].Fields()
 	_ = timelineentryMixinFields0
 	timelineentryMixinFields1 := timelineentryMixin[1].Fields()
 	_ = timelineentryMixinFields1
+	timelineentryMixinFields2 := timelineentryMixin[2].Fields()
+	_ = timelineentryMixinFields2
 	timelineentryFields := schema.TimelineEntry{}.Fields()
 	_ = timelineentryFields
 	// timelineentryDescCreatedAt is the schema descriptor for created_at field.
@@ -1607,6 +1687,10 @@ func init() {
 	timelineentry.DefaultUpdatedAt = timelineentryDescUpdatedAt.Default.(func() time.Time)
 	// timelineentry.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
 	timelineentry.UpdateDefaultUpdatedAt = timelineentryDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// timelineentryDescOrganizationID is the schema descriptor for organization_id field.
+	timelineentryDescOrganizationID := timelineentryMixinFields2[0].Descriptor()
+	// timelineentry.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	timelineentry.OrganizationIDValidator = timelineentryDescOrganizationID.Validators[0].(func(string) error)
 	// timelineentryDescLabel is the schema descriptor for label field.
 	timelineentryDescLabel := timelineentryFields[2].Descriptor()
 	// timelineentry.LabelValidator is a validator for the "label" field. It is called by the builders before save.
@@ -1640,14 +1724,14 @@ func init() {
 		}
 	}()
 	trackMixin := schema.Track{}.Mixin()
-	trackMixinInters3 := trackMixin[3].Interceptors()
-	track.Interceptors[0] = trackMixinInters3[0]
 	trackMixinFields0 := trackMixin[0].Fields()
 	_ = trackMixinFields0
 	trackMixinFields1 := trackMixin[1].Fields()
 	_ = trackMixinFields1
 	trackMixinFields2 := trackMixin[2].Fields()
 	_ = trackMixinFields2
+	trackMixinFields3 := trackMixin[3].Fields()
+	_ = trackMixinFields3
 	trackFields := schema.Track{}.Fields()
 	_ = trackFields
 	// trackDescCreatedAt is the schema descriptor for created_at field.
@@ -1668,6 +1752,10 @@ func init() {
 	trackDescPosition := trackMixinFields2[2].Descriptor()
 	// track.DefaultPosition holds the default value on creation for the position field.
 	track.DefaultPosition = trackDescPosition.Default.(int)
+	// trackDescOrganizationID is the schema descriptor for organization_id field.
+	trackDescOrganizationID := trackMixinFields3[0].Descriptor()
+	// track.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	track.OrganizationIDValidator = trackDescOrganizationID.Validators[0].(func(string) error)
 	// trackDescColor is the schema descriptor for color field.
 	trackDescColor := trackFields[0].Descriptor()
 	// track.DefaultColor holds the default value on creation for the color field.

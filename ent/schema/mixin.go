@@ -1,21 +1,17 @@
 package schema
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"time"
 
 	"entgo.io/contrib/entgql"
 	"entgo.io/ent"
-	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/schema"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/mixin"
 
-	"github.com/podium/podium/ent/intercept"
 	"github.com/podium/podium/ent/schema/pid"
-	"github.com/podium/podium/ent/schema/viewer"
 )
 
 // idMixin gives a type its prefixed string id ("evt_…"), made by the application so that an id
@@ -52,79 +48,90 @@ func (timeMixin) Fields() []ent.Field {
 	}
 }
 
-// hop is one step from a table towards its organization: the column holding the parent's id and
-// the parent's table.
-type hop struct{ column, table string }
-
-// tenantMixin makes every query of a type see only the viewer's organization. It is the schema's
-// guarantee that another organization's data is never visible, whatever code path builds the
-// query: a resolver, a REST handler, entgql's node resolution or an eager load. Contexts without a
-// viewer (the command line, background jobs) see everything.
+// tenantMixin marks a type as tenant data: every row belongs to one organization, and its table
+// has an organization_id column saying which. Two walls keep organizations apart, each enough on
+// its own (docs/tenancy.md):
+//
+//   - in the code, the tenant filter package dbx installs on every ent client it makes
+//     filters every query and write of a tenant type to the context's organization, and
+//     fail when the context has none (viewer.ErrNoScope) unless it is marked viewer.System;
+//   - in PostgreSQL, a row-level security policy on the table admits only rows of the
+//     organization the database layer set for the statement (podium.org_id).
+//
+// Tables below an event or another parent carry a copy of their parent's organization_id
+// (denormalized), so that both walls test one column of the row itself instead of walking up to
+// the event: policies stay as fast as an equality. The mixin declares that column; a trigger
+// fills and checks it against the parent on every insert, so hand-written INSERTs need not name
+// it (ent/migrate/migrations, tenant_rls).
 type tenantMixin struct {
 	mixin.Schema
-	// path leads from the type's table to a table with an organization_id column; empty when the
-	// type's own table has that column.
-	path []hop
+	// own marks types that declare organization_id themselves, with their edge to the
+	// organization (events, API keys, members, invitations).
+	own bool
 	// self marks the organizations table itself, whose own id is the organization.
 	self bool
 }
 
-// orgScoped is for tables holding organization_id themselves.
-func orgScoped() tenantMixin { return tenantMixin{} }
+// orgScoped is for types declaring organization_id (and their organization edge) themselves.
+func orgScoped() tenantMixin { return tenantMixin{own: true} }
 
-// eventScoped is for tables holding event_id.
-func eventScoped() tenantMixin { return via("event_id", "events") }
+// eventScoped is for types below an event; their organization_id is the event's.
+func eventScoped() tenantMixin { return tenantMixin{} }
 
-// via is for tables reaching their organization through parents, e.g.
-// via("round_id", "review_rounds", "event_id", "events").
-func via(columnsAndTables ...string) tenantMixin {
-	if len(columnsAndTables)%2 != 0 {
-		panic("schema: via needs column/table pairs")
+// childScoped is for types below another tenant type (a submission, a review round, an API key);
+// their organization_id is the parent's. It differs from eventScoped only in what it documents.
+func childScoped() tenantMixin { return tenantMixin{} }
+
+// Fields of the tenantMixin: the denormalized organization_id.
+func (m tenantMixin) Fields() []ent.Field {
+	if m.own || m.self {
+		return nil
 	}
-	m := tenantMixin{}
-	for i := 0; i < len(columnsAndTables); i += 2 {
-		m.path = append(m.path, hop{column: columnsAndTables[i], table: columnsAndTables[i+1]})
-	}
-	return m
-}
-
-// Interceptors of the tenantMixin.
-func (m tenantMixin) Interceptors() []ent.Interceptor {
-	return []ent.Interceptor{
-		ent.TraverseFunc(func(ctx context.Context, q ent.Query) error {
-			v := viewer.FromContext(ctx)
-			if v == nil {
-				return nil
-			}
-			w, err := intercept.NewQuery(q)
-			if err != nil {
-				return fmt.Errorf("schema: tenant filter: %w", err)
-			}
-			w.WhereP(m.predicate(v.OrganizationID))
-			return nil
-		}),
+	return []ent.Field{
+		field.String("organization_id").Immutable().NotEmpty().
+			Annotations(entgql.Skip(entgql.SkipAll)).
+			Comment("The id of its organization, copied from its parent when the row is inserted, so that " +
+				"the tenant filter and PostgreSQL's row-level security test the row itself."),
 	}
 }
 
-// predicate restricts a selector to rows of the organization org.
-func (m tenantMixin) predicate(org string) func(*sql.Selector) {
-	return func(s *sql.Selector) {
-		if m.self {
-			s.Where(sql.EQ(s.C("id"), org))
-			return
-		}
-		if len(m.path) == 0 {
-			s.Where(sql.EQ(s.C("organization_id"), org))
-			return
-		}
-		last := m.path[len(m.path)-1]
-		inner := sql.Select("id").From(sql.Table(last.table)).Where(sql.EQ("organization_id", org))
-		for i := len(m.path) - 2; i >= 0; i-- {
-			inner = sql.Select("id").From(sql.Table(m.path[i].table)).
-				Where(sql.In(m.path[i+1].column, inner))
-		}
-		s.Where(sql.In(s.C(m.path[0].column), inner))
+// tenantColumn maps each tenant type's name to the column holding its organization. Every schema
+// type is listed; those without a tenantMixin (users) are not tenant data.
+var tenantColumn = func() map[string]string {
+	types := map[string]ent.Interface{
+		"AIReviewResult": AIReviewResult{}, "APIKey": APIKey{}, "Contact": Contact{},
+		"DeliverableAssignment": DeliverableAssignment{}, "EmailLog": EmailLog{}, "Event": Event{},
+		"EventMember": EventMember{}, "FileRequirement": FileRequirement{}, "Form": Form{}, "Format": Format{},
+		"IdempotencyRecord": IdempotencyRecord{}, "Level": Level{}, "Organization": Organization{},
+		"OrganizationInvitation": OrganizationInvitation{}, "OrganizationMember": OrganizationMember{},
+		"Resource": Resource{}, "ReviewAnswer": ReviewAnswer{}, "ReviewAssignment": ReviewAssignment{},
+		"ReviewCriterion": ReviewCriterion{}, "ReviewRound": ReviewRound{}, "ReviewRoundMember": ReviewRoundMember{},
+		"Room": Room{}, "Submission": Submission{}, "SubmissionParticipant": SubmissionParticipant{}, "Tag": Tag{},
+		"TaskAssignment": TaskAssignment{}, "TaskTemplate": TaskTemplate{}, "TimelineEntry": TimelineEntry{},
+		"Track": Track{}, "User": User{},
 	}
+	out := make(map[string]string)
+	for name, t := range types {
+		for _, m := range t.Mixin() {
+			if tm, ok := m.(tenantMixin); ok {
+				out[name] = "organization_id"
+				if tm.self {
+					out[name] = "id"
+				}
+			}
+		}
+	}
+	return out
+}()
+
+// TenantColumns returns the name of every tenant type (as ent queries and mutations report it)
+// and the column holding its organization. Package dbx builds the tenant filter from it.
+func TenantColumns() map[string]string {
+	out := make(map[string]string, len(tenantColumn))
+	for k, v := range tenantColumn {
+		out[k] = v
+	}
+	return out
 }
 
 // gqlName keeps a field's GraphQL name in the REST API's camelCase: "website_url" is exposed as

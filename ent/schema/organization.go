@@ -208,7 +208,7 @@ const IdempotencyExpired = "created_at < now() - interval '24 hours'"
 
 // Mixin of the IdempotencyRecord.
 func (IdempotencyRecord) Mixin() []ent.Mixin {
-	return []ent.Mixin{idMixin{prefix: "idem"}, timeMixin{}}
+	return []ent.Mixin{idMixin{prefix: "idem"}, timeMixin{}, childScoped()}
 }
 
 // Fields of the IdempotencyRecord.

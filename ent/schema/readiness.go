@@ -56,7 +56,7 @@ type TaskAssignment struct{ ent.Schema }
 
 // Mixin of the TaskAssignment.
 func (TaskAssignment) Mixin() []ent.Mixin {
-	return []ent.Mixin{idMixin{prefix: "task"}, timeMixin{}, via("submission_id", "submissions", "event_id", "events")}
+	return []ent.Mixin{idMixin{prefix: "task"}, timeMixin{}, childScoped()}
 }
 
 // Fields of the TaskAssignment.
@@ -142,7 +142,7 @@ type DeliverableAssignment struct{ ent.Schema }
 
 // Mixin of the DeliverableAssignment.
 func (DeliverableAssignment) Mixin() []ent.Mixin {
-	return []ent.Mixin{idMixin{prefix: "dlv"}, timeMixin{}, via("submission_id", "submissions", "event_id", "events")}
+	return []ent.Mixin{idMixin{prefix: "dlv"}, timeMixin{}, childScoped()}
 }
 
 // Fields of the DeliverableAssignment.

@@ -62,7 +62,7 @@ type ReviewCriterion struct{ ent.Schema }
 
 // Mixin of the ReviewCriterion.
 func (ReviewCriterion) Mixin() []ent.Mixin {
-	return []ent.Mixin{idMixin{prefix: "crit"}, timeMixin{}, via("round_id", "review_rounds", "event_id", "events")}
+	return []ent.Mixin{idMixin{prefix: "crit"}, timeMixin{}, childScoped()}
 }
 
 // Fields of the ReviewCriterion.
@@ -104,7 +104,7 @@ type ReviewRoundMember struct{ ent.Schema }
 
 // Mixin of the ReviewRoundMember.
 func (ReviewRoundMember) Mixin() []ent.Mixin {
-	return []ent.Mixin{idMixin{prefix: "rmem"}, timeMixin{}, via("round_id", "review_rounds", "event_id", "events")}
+	return []ent.Mixin{idMixin{prefix: "rmem"}, timeMixin{}, childScoped()}
 }
 
 // Fields of the ReviewRoundMember.
@@ -137,7 +137,7 @@ type ReviewAssignment struct{ ent.Schema }
 
 // Mixin of the ReviewAssignment.
 func (ReviewAssignment) Mixin() []ent.Mixin {
-	return []ent.Mixin{idMixin{prefix: "asg"}, timeMixin{}, via("round_id", "review_rounds", "event_id", "events")}
+	return []ent.Mixin{idMixin{prefix: "asg"}, timeMixin{}, childScoped()}
 }
 
 // Fields of the ReviewAssignment.
@@ -182,8 +182,7 @@ type ReviewAnswer struct{ ent.Schema }
 
 // Mixin of the ReviewAnswer.
 func (ReviewAnswer) Mixin() []ent.Mixin {
-	return []ent.Mixin{idMixin{prefix: "ans"}, timeMixin{},
-		via("assignment_id", "review_assignments", "round_id", "review_rounds", "event_id", "events")}
+	return []ent.Mixin{idMixin{prefix: "ans"}, timeMixin{}, childScoped()}
 }
 
 // Fields of the ReviewAnswer.
@@ -220,7 +219,7 @@ type AIReviewResult struct{ ent.Schema }
 
 // Mixin of the AIReviewResult.
 func (AIReviewResult) Mixin() []ent.Mixin {
-	return []ent.Mixin{idMixin{prefix: "air"}, timeMixin{}, via("round_id", "review_rounds", "event_id", "events")}
+	return []ent.Mixin{idMixin{prefix: "air"}, timeMixin{}, childScoped()}
 }
 
 // Fields of the AIReviewResult.

@@ -198,7 +198,7 @@ type SubmissionParticipant struct{ ent.Schema }
 
 // Mixin of the SubmissionParticipant.
 func (SubmissionParticipant) Mixin() []ent.Mixin {
-	return []ent.Mixin{idMixin{prefix: "spt"}, timeMixin{}, via("submission_id", "submissions", "event_id", "events")}
+	return []ent.Mixin{idMixin{prefix: "spt"}, timeMixin{}, childScoped()}
 }
 
 // Fields of the SubmissionParticipant.
@@ -238,7 +238,7 @@ type TimelineEntry struct{ ent.Schema }
 
 // Mixin of the TimelineEntry.
 func (TimelineEntry) Mixin() []ent.Mixin {
-	return []ent.Mixin{idMixin{prefix: "tl"}, timeMixin{}, via("submission_id", "submissions", "event_id", "events")}
+	return []ent.Mixin{idMixin{prefix: "tl"}, timeMixin{}, childScoped()}
 }
 
 // Fields of the TimelineEntry.

@@ -75,6 +75,11 @@ func UpdatedAt(v time.Time) predicate.SubmissionParticipant {
 	return predicate.SubmissionParticipant(sql.FieldEQ(FieldUpdatedAt, v))
 }
 
+// OrganizationID applies equality check predicate on the "organization_id" field. It's identical to OrganizationIDEQ.
+func OrganizationID(v string) predicate.SubmissionParticipant {
+	return predicate.SubmissionParticipant(sql.FieldEQ(FieldOrganizationID, v))
+}
+
 // SubmissionID applies equality check predicate on the "submission_id" field. It's identical to SubmissionIDEQ.
 func SubmissionID(v string) predicate.SubmissionParticipant {
 	return predicate.SubmissionParticipant(sql.FieldEQ(FieldSubmissionID, v))
@@ -173,6 +178,71 @@ func UpdatedAtLT(v time.Time) predicate.SubmissionParticipant {
 // UpdatedAtLTE applies the LTE predicate on the "updated_at" field.
 func UpdatedAtLTE(v time.Time) predicate.SubmissionParticipant {
 	return predicate.SubmissionParticipant(sql.FieldLTE(FieldUpdatedAt, v))
+}
+
+// OrganizationIDEQ applies the EQ predicate on the "organization_id" field.
+func OrganizationIDEQ(v string) predicate.SubmissionParticipant {
+	return predicate.SubmissionParticipant(sql.FieldEQ(FieldOrganizationID, v))
+}
+
+// OrganizationIDNEQ applies the NEQ predicate on the "organization_id" field.
+func OrganizationIDNEQ(v string) predicate.SubmissionParticipant {
+	return predicate.SubmissionParticipant(sql.FieldNEQ(FieldOrganizationID, v))
+}
+
+// OrganizationIDIn applies the In predicate on the "organization_id" field.
+func OrganizationIDIn(vs ...string) predicate.SubmissionParticipant {
+	return predicate.SubmissionParticipant(sql.FieldIn(FieldOrganizationID, vs...))
+}
+
+// OrganizationIDNotIn applies the NotIn predicate on the "organization_id" field.
+func OrganizationIDNotIn(vs ...string) predicate.SubmissionParticipant {
+	return predicate.SubmissionParticipant(sql.FieldNotIn(FieldOrganizationID, vs...))
+}
+
+// OrganizationIDGT applies the GT predicate on the "organization_id" field.
+func OrganizationIDGT(v string) predicate.SubmissionParticipant {
+	return predicate.SubmissionParticipant(sql.FieldGT(FieldOrganizationID, v))
+}
+
+// OrganizationIDGTE applies the GTE predicate on the "organization_id" field.
+func OrganizationIDGTE(v string) predicate.SubmissionParticipant {
+	return predicate.SubmissionParticipant(sql.FieldGTE(FieldOrganizationID, v))
+}
+
+// OrganizationIDLT applies the LT predicate on the "organization_id" field.
+func OrganizationIDLT(v string) predicate.SubmissionParticipant {
+	return predicate.SubmissionParticipant(sql.FieldLT(FieldOrganizationID, v))
+}
+
+// OrganizationIDLTE applies the LTE predicate on the "organization_id" field.
+func OrganizationIDLTE(v string) predicate.SubmissionParticipant {
+	return predicate.SubmissionParticipant(sql.FieldLTE(FieldOrganizationID, v))
+}
+
+// OrganizationIDContains applies the Contains predicate on the "organization_id" field.
+func OrganizationIDContains(v string) predicate.SubmissionParticipant {
+	return predicate.SubmissionParticipant(sql.FieldContains(FieldOrganizationID, v))
+}
+
+// OrganizationIDHasPrefix applies the HasPrefix predicate on the "organization_id" field.
+func OrganizationIDHasPrefix(v string) predicate.SubmissionParticipant {
+	return predicate.SubmissionParticipant(sql.FieldHasPrefix(FieldOrganizationID, v))
+}
+
+// OrganizationIDHasSuffix applies the HasSuffix predicate on the "organization_id" field.
+func OrganizationIDHasSuffix(v string) predicate.SubmissionParticipant {
+	return predicate.SubmissionParticipant(sql.FieldHasSuffix(FieldOrganizationID, v))
+}
+
+// OrganizationIDEqualFold applies the EqualFold predicate on the "organization_id" field.
+func OrganizationIDEqualFold(v string) predicate.SubmissionParticipant {
+	return predicate.SubmissionParticipant(sql.FieldEqualFold(FieldOrganizationID, v))
+}
+
+// OrganizationIDContainsFold applies the ContainsFold predicate on the "organization_id" field.
+func OrganizationIDContainsFold(v string) predicate.SubmissionParticipant {
+	return predicate.SubmissionParticipant(sql.FieldContainsFold(FieldOrganizationID, v))
 }
 
 // SubmissionIDEQ applies the EQ predicate on the "submission_id" field.

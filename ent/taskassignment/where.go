@@ -75,6 +75,11 @@ func UpdatedAt(v time.Time) predicate.TaskAssignment {
 	return predicate.TaskAssignment(sql.FieldEQ(FieldUpdatedAt, v))
 }
 
+// OrganizationID applies equality check predicate on the "organization_id" field. It's identical to OrganizationIDEQ.
+func OrganizationID(v string) predicate.TaskAssignment {
+	return predicate.TaskAssignment(sql.FieldEQ(FieldOrganizationID, v))
+}
+
 // TemplateID applies equality check predicate on the "template_id" field. It's identical to TemplateIDEQ.
 func TemplateID(v string) predicate.TaskAssignment {
 	return predicate.TaskAssignment(sql.FieldEQ(FieldTemplateID, v))
@@ -173,6 +178,71 @@ func UpdatedAtLT(v time.Time) predicate.TaskAssignment {
 // UpdatedAtLTE applies the LTE predicate on the "updated_at" field.
 func UpdatedAtLTE(v time.Time) predicate.TaskAssignment {
 	return predicate.TaskAssignment(sql.FieldLTE(FieldUpdatedAt, v))
+}
+
+// OrganizationIDEQ applies the EQ predicate on the "organization_id" field.
+func OrganizationIDEQ(v string) predicate.TaskAssignment {
+	return predicate.TaskAssignment(sql.FieldEQ(FieldOrganizationID, v))
+}
+
+// OrganizationIDNEQ applies the NEQ predicate on the "organization_id" field.
+func OrganizationIDNEQ(v string) predicate.TaskAssignment {
+	return predicate.TaskAssignment(sql.FieldNEQ(FieldOrganizationID, v))
+}
+
+// OrganizationIDIn applies the In predicate on the "organization_id" field.
+func OrganizationIDIn(vs ...string) predicate.TaskAssignment {
+	return predicate.TaskAssignment(sql.FieldIn(FieldOrganizationID, vs...))
+}
+
+// OrganizationIDNotIn applies the NotIn predicate on the "organization_id" field.
+func OrganizationIDNotIn(vs ...string) predicate.TaskAssignment {
+	return predicate.TaskAssignment(sql.FieldNotIn(FieldOrganizationID, vs...))
+}
+
+// OrganizationIDGT applies the GT predicate on the "organization_id" field.
+func OrganizationIDGT(v string) predicate.TaskAssignment {
+	return predicate.TaskAssignment(sql.FieldGT(FieldOrganizationID, v))
+}
+
+// OrganizationIDGTE applies the GTE predicate on the "organization_id" field.
+func OrganizationIDGTE(v string) predicate.TaskAssignment {
+	return predicate.TaskAssignment(sql.FieldGTE(FieldOrganizationID, v))
+}
+
+// OrganizationIDLT applies the LT predicate on the "organization_id" field.
+func OrganizationIDLT(v string) predicate.TaskAssignment {
+	return predicate.TaskAssignment(sql.FieldLT(FieldOrganizationID, v))
+}
+
+// OrganizationIDLTE applies the LTE predicate on the "organization_id" field.
+func OrganizationIDLTE(v string) predicate.TaskAssignment {
+	return predicate.TaskAssignment(sql.FieldLTE(FieldOrganizationID, v))
+}
+
+// OrganizationIDContains applies the Contains predicate on the "organization_id" field.
+func OrganizationIDContains(v string) predicate.TaskAssignment {
+	return predicate.TaskAssignment(sql.FieldContains(FieldOrganizationID, v))
+}
+
+// OrganizationIDHasPrefix applies the HasPrefix predicate on the "organization_id" field.
+func OrganizationIDHasPrefix(v string) predicate.TaskAssignment {
+	return predicate.TaskAssignment(sql.FieldHasPrefix(FieldOrganizationID, v))
+}
+
+// OrganizationIDHasSuffix applies the HasSuffix predicate on the "organization_id" field.
+func OrganizationIDHasSuffix(v string) predicate.TaskAssignment {
+	return predicate.TaskAssignment(sql.FieldHasSuffix(FieldOrganizationID, v))
+}
+
+// OrganizationIDEqualFold applies the EqualFold predicate on the "organization_id" field.
+func OrganizationIDEqualFold(v string) predicate.TaskAssignment {
+	return predicate.TaskAssignment(sql.FieldEqualFold(FieldOrganizationID, v))
+}
+
+// OrganizationIDContainsFold applies the ContainsFold predicate on the "organization_id" field.
+func OrganizationIDContainsFold(v string) predicate.TaskAssignment {
+	return predicate.TaskAssignment(sql.FieldContainsFold(FieldOrganizationID, v))
 }
 
 // TemplateIDEQ applies the EQ predicate on the "template_id" field.

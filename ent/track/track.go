@@ -5,7 +5,6 @@ package track
 import (
 	"time"
 
-	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 )
@@ -25,6 +24,8 @@ const (
 	FieldName = "name"
 	// FieldPosition holds the string denoting the position field in the database.
 	FieldPosition = "position"
+	// FieldOrganizationID holds the string denoting the organization_id field in the database.
+	FieldOrganizationID = "organization_id"
 	// FieldColor holds the string denoting the color field in the database.
 	FieldColor = "color"
 	// EdgeEvent holds the string denoting the event edge name in mutations.
@@ -69,6 +70,7 @@ var Columns = []string{
 	FieldEventID,
 	FieldName,
 	FieldPosition,
+	FieldOrganizationID,
 	FieldColor,
 }
 
@@ -94,13 +96,7 @@ func ValidColumn(column string) bool {
 	return false
 }
 
-// Note that the variables below are initialized by the runtime
-// package on the initialization of the application. Therefore,
-// it should be imported in the main as follows:
-//
-//	import _ "github.com/podium/podium/ent/runtime"
 var (
-	Interceptors [1]ent.Interceptor
 	// DefaultCreatedAt holds the default value on creation for the "created_at" field.
 	DefaultCreatedAt func() time.Time
 	// DefaultUpdatedAt holds the default value on creation for the "updated_at" field.
@@ -111,6 +107,8 @@ var (
 	NameValidator func(string) error
 	// DefaultPosition holds the default value on creation for the "position" field.
 	DefaultPosition int
+	// OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	OrganizationIDValidator func(string) error
 	// DefaultColor holds the default value on creation for the "color" field.
 	DefaultColor string
 	// ColorValidator is a validator for the "color" field. It is called by the builders before save.
@@ -152,6 +150,11 @@ func ByName(opts ...sql.OrderTermOption) OrderOption {
 // ByPosition orders the results by the position field.
 func ByPosition(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldPosition, opts...).ToFunc()
+}
+
+// ByOrganizationID orders the results by the organization_id field.
+func ByOrganizationID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldOrganizationID, opts...).ToFunc()
 }
 
 // ByColor orders the results by the color field.

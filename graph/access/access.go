@@ -53,16 +53,18 @@ func (a *Authenticator) Authenticate(ctx context.Context, header string) (*viewe
 	if !strings.EqualFold(scheme, "Bearer") || !WellFormed(token) {
 		return nil, ErrInvalidKey
 	}
+	// Which organization the caller belongs to is what the key says: the lookup spans them all.
+	lookup := viewer.System(ctx, "authenticate: find an API key by its hash, before its organization is known")
 	key, err := a.client.APIKey.Query().
 		Where(apikey.Hash(HashKey(token)), apikey.RevokedAtIsNil()).
-		Only(ctx)
+		Only(lookup)
 	if ent.IsNotFound(err) {
 		return nil, ErrInvalidKey
 	}
 	if err != nil {
 		return nil, fmt.Errorf("access: look up key: %w", err)
 	}
-	a.touch(ctx, key.ID)
+	a.touch(viewer.WithOrganization(ctx, key.OrganizationID), key.ID)
 	return &viewer.Viewer{OrganizationID: key.OrganizationID, APIKeyID: key.ID, APIKeyName: key.Name}, nil
 }
 

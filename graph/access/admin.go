@@ -10,13 +10,17 @@ import (
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/apikey"
 	"github.com/podium/podium/ent/organization"
+	"github.com/podium/podium/ent/schema/viewer"
 	"github.com/podium/podium/graph/slug"
 )
 
 // CreateKey makes an API key for the organization named orgName, creating the organization when
 // no organization has that name. It returns the key — shown once, never stored — and its record.
-// client should be a transaction's client so that a failed key leaves no organization behind.
+// client should be a transaction's client so that a failed key leaves no organization behind;
+// that transaction must have been opened in a viewer.System context, since finding an
+// organization by name spans organizations (the command line and seeds do so).
 func CreateKey(ctx context.Context, client *ent.Client, orgName, keyName string) (string, *ent.APIKey, error) {
+	ctx = viewer.System(ctx, "keys create: find or create an organization by name")
 	orgName = strings.TrimSpace(orgName)
 	if orgName == "" {
 		return "", nil, errors.New("access: an organization name is required")
@@ -55,8 +59,10 @@ func CreateKey(ctx context.Context, client *ent.Client, orgName, keyName string)
 var ErrKeyNotFound = errors.New("no API key has that id or prefix")
 
 // RevokeKey revokes the key with the given id or display prefix (a whole key works too). The
-// next request made with it is refused. Revoking a revoked key changes nothing.
+// next request made with it is refused. Revoking a revoked key changes nothing. It is system work
+// (the command line): client must not be a transaction opened outside a viewer.System context.
 func RevokeKey(ctx context.Context, client *ent.Client, idOrPrefix string) (*ent.APIKey, error) {
+	ctx = viewer.System(ctx, "keys revoke: find a key by id or prefix in any organization")
 	s := strings.TrimSpace(idOrPrefix)
 	if strings.HasPrefix(s, KeyPrefix) && len(s) > displayLen {
 		s = s[:displayLen]

@@ -70,6 +70,7 @@ var proposals = []proposal{
 // for it.
 func Load(ctx context.Context, db *dbx.DB, res *graph.Resolver, org string) (Result, error) {
 	var out Result
+	ctx = viewer.System(ctx, "seed demo: creates the organization and its key, then loads its event")
 	err := db.InTx(ctx, func(ctx context.Context) error {
 		key, rec, err := access.CreateKey(ctx, dbx.TxFromContext(ctx).Ent(), org, "demo")
 		if err != nil {

@@ -31,7 +31,8 @@ func TestLoad(t *testing.T) {
 	require.NotEmpty(t, out.Key)
 
 	var orgID string
-	require.NoError(t, db.Pool.QueryRow(ctx, `SELECT organization_id FROM events WHERE id = $1`, out.EventID).Scan(&orgID))
+	require.NoError(t, db.Pool.QueryRow(viewer.System(ctx, "test: the demo's organization"),
+		`SELECT organization_id FROM events WHERE id = $1`, out.EventID).Scan(&orgID))
 	ctx = viewer.NewContext(ctx, &viewer.Viewer{OrganizationID: orgID})
 	ev, err := res.Query().Event(ctx, out.EventID)
 	require.NoError(t, err)

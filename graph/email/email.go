@@ -167,7 +167,7 @@ func (o *Outbox) Queue(ctx context.Context, emails ...Email) ([]*ent.EmailLog, e
 	}
 	params := make([]river.InsertManyParams, len(rows))
 	for i, r := range rows {
-		params[i] = river.InsertManyParams{Args: jobs.DeliverEmailArgs{EmailID: r.ID}}
+		params[i] = river.InsertManyParams{Args: jobs.DeliverEmailArgs{EmailID: r.ID, OrganizationID: r.OrganizationID}}
 	}
 	if len(params) > 0 {
 		if _, err := o.Jobs.InsertManyFastTx(ctx, tx.PGX(), params); err != nil {

@@ -1,29 +1,90 @@
-// Package viewer carries who is making a request through a context. It is a leaf package so that
-// the ent schema's tenant interceptors, the access layer and both transports can share it without
-// import cycles.
+// Package viewer carries who is making a request, and so which organization's data it may touch,
+// through a context. It is a leaf package so that the ent schema's tenant filter, the database
+// layer (which tells PostgreSQL the organization of every statement), the access layer, both
+// transports and the job workers can share it without import cycles.
+//
+// A context is in one of three states, and only two of them reach tenant data:
+//
+//   - scoped to one organization: a request with an API key (NewContext), or background work
+//     done for one organization (WithOrganization);
+//   - system: work that spans organizations on purpose (System), such as migrations, looking up
+//     an API key before its organization is known, or the idempotency prune job. It is marked
+//     with a reason, so that `grep -rn 'viewer.System('` lists every such place;
+//   - neither: a context that lost its scope. Tenant queries in it fail (ErrNoScope) and
+//     PostgreSQL shows it no tenant rows — a lost viewer never widens what is visible.
 package viewer
 
-import "context"
+import (
+	"context"
+	"errors"
+)
 
 // Viewer is the caller of a request: an organization API key. Every request that passed the API
-// key check has one; background work and the command line run without one.
+// key check has one.
 type Viewer struct {
 	// OrganizationID scopes every query: data of other organizations is invisible.
 	OrganizationID string
-	// APIKeyID and APIKeyName identify the key, recorded as the actor of writes.
+	// APIKeyID and APIKeyName identify the key, recorded as the actor of writes. Both are empty
+	// for background work done for an organization (see WithOrganization).
 	APIKeyID   string
 	APIKeyName string
 }
 
+// ErrNoScope is returned for a query on a tenant table from a context that is neither scoped to
+// an organization nor marked System: a programming error (a goroutine started with
+// context.Background(), a job without its organization), answered as an internal error.
+var ErrNoScope = errors.New("viewer: no organization in context: tenant data needs viewer.NewContext, viewer.WithOrganization or viewer.System")
+
 type contextKey struct{}
 
-// NewContext returns ctx carrying v.
+type systemKey struct{}
+
+// NewContext returns ctx carrying v. A viewer replaces any System mark of ctx.
 func NewContext(ctx context.Context, v *Viewer) context.Context {
+	ctx = context.WithValue(ctx, systemKey{}, "")
 	return context.WithValue(ctx, contextKey{}, v)
 }
 
-// FromContext returns the viewer of ctx, or nil when ctx carries none (system work).
+// WithOrganization returns ctx scoped to the organization org without an API key: background
+// work (a job, a seed) done for one organization.
+func WithOrganization(ctx context.Context, org string) context.Context {
+	return NewContext(ctx, &Viewer{OrganizationID: org})
+}
+
+// FromContext returns the viewer of ctx, or nil when ctx carries none.
 func FromContext(ctx context.Context) *Viewer {
 	v, _ := ctx.Value(contextKey{}).(*Viewer)
 	return v
+}
+
+// OrganizationID returns the organization ctx is scoped to, or "" when it is not scoped (system
+// work or a context that lost its scope).
+func OrganizationID(ctx context.Context) string {
+	if v := FromContext(ctx); v != nil && !IsSystem(ctx) {
+		return v.OrganizationID
+	}
+	return ""
+}
+
+// System returns ctx marked as system work: it sees and may write the data of every organization,
+// in the code and in PostgreSQL (whose policies honour the mark, see docs/tenancy.md). reason says
+// why the work spans organizations; it is recorded for logs and must be a constant. Use it
+// rarely: every call is a hole in the wall, listed in docs/tenancy.md.
+func System(ctx context.Context, reason string) context.Context {
+	if reason == "" {
+		panic("viewer: System needs a reason")
+	}
+	ctx = context.WithValue(ctx, contextKey{}, (*Viewer)(nil))
+	return context.WithValue(ctx, systemKey{}, reason)
+}
+
+// IsSystem reports whether ctx is marked as system work.
+func IsSystem(ctx context.Context) bool {
+	return SystemReason(ctx) != ""
+}
+
+// SystemReason returns the reason ctx was marked as system work, or "".
+func SystemReason(ctx context.Context) string {
+	r, _ := ctx.Value(systemKey{}).(string)
+	return r
 }

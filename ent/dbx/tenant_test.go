@@ -1,0 +1,243 @@
+package dbx_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/stretchr/testify/require"
+
+	"github.com/podium/podium/ent"
+	"github.com/podium/podium/ent/dbx"
+	"github.com/podium/podium/ent/pgtest"
+	"github.com/podium/podium/ent/schema"
+	"github.com/podium/podium/ent/schema/viewer"
+)
+
+// tenantBundle is a database holding an event and a track in each of two organizations.
+type tenantBundle struct {
+	db                   *dbx.DB
+	acme, globex         string // organization ids
+	acmeEvent, acmeTrack string
+	globexEvent          string
+}
+
+func setupTenants(t *testing.T, opts dbx.Options) *tenantBundle {
+	t.Helper()
+	db := pgtest.NewWith(t, opts)
+	sys := viewer.System(context.Background(), "test: create organizations")
+	b := &tenantBundle{db: db}
+	for _, name := range []string{"Acme", "Globex"} {
+		org, err := db.Ent.Organization.Create().SetName(name).SetSlug(name).Save(sys)
+		require.NoError(t, err)
+		ctx := viewer.WithOrganization(context.Background(), org.ID)
+		ev, err := db.Ent.Event.Create().SetOrganizationID(org.ID).SetName(name + " Conf").SetSlug("conf").
+			SetTimezone("UTC").SetStartsAt(time.Now()).SetEndsAt(time.Now().Add(time.Hour)).Save(ctx)
+		require.NoError(t, err)
+		tr, err := db.Ent.Track.Create().SetEventID(ev.ID).SetName(name + " Track").Save(ctx)
+		require.NoError(t, err)
+		require.Equal(t, org.ID, tr.OrganizationID, "the tenant hook sets organization_id from the context")
+		if name == "Acme" {
+			b.acme, b.acmeEvent, b.acmeTrack = org.ID, ev.ID, tr.ID
+		} else {
+			b.globex, b.globexEvent = org.ID, ev.ID
+		}
+	}
+	return b
+}
+
+// count counts the rows of table that ctx's statements see, with hand-written SQL on the pool.
+func (b *tenantBundle) count(t *testing.T, ctx context.Context, table string) int {
+	t.Helper()
+	var n int
+	require.NoError(t, b.db.Pool.QueryRow(ctx, "SELECT count(*) FROM "+pgx.Identifier{table}.Sanitize()).Scan(&n))
+	return n
+}
+
+// TestContextWithoutOrganization shows that a context that lost its viewer reaches no tenant data:
+// ent fails, hand-written SQL sees nothing and writes nothing.
+func TestContextWithoutOrganization(t *testing.T) {
+	t.Parallel()
+	b := setupTenants(t, dbx.Options{})
+	lost := context.Background()
+
+	t.Run("EntQueryFails", func(t *testing.T) {
+		t.Parallel()
+		_, err := b.db.Ent.Event.Query().All(lost)
+		require.ErrorIs(t, err, viewer.ErrNoScope)
+		_, err = b.db.Ent.Track.Get(lost, b.acmeTrack)
+		require.ErrorIs(t, err, viewer.ErrNoScope)
+	})
+
+	t.Run("EntWriteFails", func(t *testing.T) {
+		t.Parallel()
+		_, err := b.db.Ent.Track.Update().SetName("Renamed").Save(lost)
+		require.ErrorIs(t, err, viewer.ErrNoScope)
+		_, err = b.db.Ent.Track.Delete().Exec(lost)
+		require.ErrorIs(t, err, viewer.ErrNoScope)
+		_, err = b.db.Ent.Track.Create().SetEventID(b.acmeEvent).SetName("Stray").Save(lost)
+		require.ErrorIs(t, err, viewer.ErrNoScope)
+	})
+
+	t.Run("RawQuerySeesNoTenantRow", func(t *testing.T) {
+		t.Parallel()
+		for table := range tenantTables(t, b.db) {
+			require.Zero(t, b.count(t, lost, table), "%s: rows visible without an organization", table)
+		}
+		// The same statements see the data once scoped, so the zeros above are the policy's doing.
+		require.Equal(t, 1, b.count(t, viewer.WithOrganization(lost, b.acme), "tracks"))
+		require.Equal(t, 2, b.count(t, viewer.System(lost, "test: every organization"), "tracks"))
+	})
+
+	t.Run("RawWriteChangesNothing", func(t *testing.T) {
+		t.Parallel()
+		tag, err := b.db.Pool.Exec(lost, "UPDATE tracks SET name = 'Renamed'")
+		require.NoError(t, err)
+		require.Zero(t, tag.RowsAffected())
+		_, err = b.db.Pool.Exec(lost, "INSERT INTO tracks (id, created_at, updated_at, name, position, event_id) "+
+			"VALUES ('trk_stray', now(), now(), 'Stray', 0, $1)", b.acmeEvent)
+		requireRLSRefusal(t, err)
+	})
+}
+
+// TestScopeFollowsTheContext runs each organization's statements on the one connection of the
+// pool, alternately: each sees its own rows only, whatever ran on the connection before.
+func TestScopeFollowsTheContext(t *testing.T) {
+	t.Parallel()
+	b := setupTenants(t, dbx.Options{MaxConns: 1})
+	acme := viewer.WithOrganization(context.Background(), b.acme)
+	globex := viewer.WithOrganization(context.Background(), b.globex)
+	for range 3 {
+		for _, c := range []struct {
+			ctx context.Context
+			org string
+		}{{acme, b.acme}, {globex, b.globex}, {context.Background(), ""}} {
+			var orgs []string
+			rows, err := b.db.Pool.Query(c.ctx, "SELECT organization_id FROM events")
+			require.NoError(t, err)
+			orgs, err = pgx.CollectRows(rows, pgx.RowTo[string])
+			require.NoError(t, err)
+			if c.org == "" {
+				require.Empty(t, orgs)
+			} else {
+				require.Equal(t, []string{c.org}, orgs)
+			}
+			// ent's root client goes through database/sql, on the same pool.
+			n, err := b.db.Ent.Track.Query().Count(viewer.System(c.ctx, "test: count through ent"))
+			require.NoError(t, err)
+			require.Equal(t, 2, n)
+		}
+	}
+}
+
+// TestRowLevelSecurityAlone reads and writes across organizations with the tenant filter off:
+// PostgreSQL alone keeps organizations apart.
+func TestRowLevelSecurityAlone(t *testing.T) {
+	t.Parallel()
+	b := setupTenants(t, dbx.Options{UnsafeNoTenantFilter: true})
+	globex := viewer.WithOrganization(context.Background(), b.globex)
+
+	_, err := b.db.Ent.Track.Get(globex, b.acmeTrack)
+	require.True(t, ent.IsNotFound(err), "globex reads acme's track: %v", err)
+	n, err := b.db.Ent.Event.Query().Count(globex)
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	// Another organization's rows cannot be changed, nor rows written into it.
+	affected, err := b.db.Ent.Track.Update().SetName("Taken").Save(globex)
+	require.NoError(t, err)
+	require.Equal(t, 1, affected, "only globex's own track")
+	_, err = b.db.Ent.Track.Create().SetEventID(b.acmeEvent).SetName("Planted").SetOrganizationID(b.globex).Save(globex)
+	requireRLSRefusal(t, err)
+	_, err = b.db.Pool.Exec(globex, "INSERT INTO tracks (id, created_at, updated_at, name, position, event_id) "+
+		"VALUES ('trk_planted', now(), now(), 'Planted', 0, $1)", b.acmeEvent)
+	requireRLSRefusal(t, err)
+
+	acme := viewer.WithOrganization(context.Background(), b.acme)
+	tr, err := b.db.Ent.Track.Get(acme, b.acmeTrack)
+	require.NoError(t, err)
+	require.Equal(t, "Acme Track", tr.Name)
+}
+
+// TestHandWrittenInsertGetsItsOrganization inserts without organization_id, as the read models'
+// hand-written SQL does: the trigger copies the parent's.
+func TestHandWrittenInsertGetsItsOrganization(t *testing.T) {
+	t.Parallel()
+	b := setupTenants(t, dbx.Options{})
+	acme := viewer.WithOrganization(context.Background(), b.acme)
+	_, err := b.db.Pool.Exec(acme, "INSERT INTO tracks (id, created_at, updated_at, name, position, event_id) "+
+		"VALUES ('trk_raw', now(), now(), 'Raw', 0, $1)", b.acmeEvent)
+	require.NoError(t, err)
+	tr, err := b.db.Ent.Track.Get(acme, "trk_raw")
+	require.NoError(t, err)
+	require.Equal(t, b.acme, tr.OrganizationID)
+
+	// A parent that does not exist is still the foreign key's to report.
+	_, err = b.db.Pool.Exec(acme, "INSERT INTO tracks (id, created_at, updated_at, name, position, event_id) "+
+		"VALUES ('trk_orphan', now(), now(), 'Orphan', 0, 'evt_missing')")
+	var pgErr *pgconn.PgError
+	require.ErrorAs(t, err, &pgErr)
+	require.Equal(t, "23503", pgErr.Code, pgErr.Message)
+}
+
+// TestApplicationRole checks what an operator would: Podium's statements run as podium_app, which
+// cannot bypass row-level security, and every tenant table has its policies, forced.
+func TestApplicationRole(t *testing.T) {
+	t.Parallel()
+	b := setupTenants(t, dbx.Options{})
+	ctx := viewer.System(context.Background(), "test: read the catalog")
+	var user string
+	var super, bypass bool
+	require.NoError(t, b.db.Pool.QueryRow(ctx, `SELECT current_user, rolsuper, rolbypassrls
+		FROM pg_roles WHERE rolname = current_user`).Scan(&user, &super, &bypass))
+	require.Equal(t, dbx.AppRole, user)
+	require.False(t, super)
+	require.False(t, bypass)
+
+	tables := tenantTables(t, b.db)
+	// Every tenant type of the schema has a table with policies, and so do the link tables.
+	require.GreaterOrEqual(t, len(tables), len(schema.TenantColumns()))
+	for table, forced := range tables {
+		require.True(t, forced, "%s: row-level security is not forced", table)
+		var policies int
+		require.NoError(t, b.db.Pool.QueryRow(ctx, `SELECT count(*) FROM pg_policies WHERE tablename = $1`, table).Scan(&policies))
+		require.Positive(t, policies, "%s has no policy", table)
+	}
+	// The tables without row-level security are exactly those holding no organization's data.
+	rows, err := b.db.Pool.Query(ctx, `SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE n.nspname = 'public' AND c.relkind = 'r' AND NOT c.relrowsecurity AND c.relname NOT LIKE 'river\_%'
+		ORDER BY 1`)
+	require.NoError(t, err)
+	open, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	require.NoError(t, err)
+	require.Equal(t, []string{"podium_schema_migrations", "users"}, open)
+}
+
+// tenantTables returns the tables with row-level security enabled, each with whether it is forced.
+func tenantTables(t *testing.T, db *dbx.DB) map[string]bool {
+	t.Helper()
+	ctx := viewer.System(context.Background(), "test: read the catalog")
+	rows, err := db.Pool.Query(ctx, `SELECT c.relname, c.relforcerowsecurity FROM pg_class c
+		JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND c.relkind = 'r' AND c.relrowsecurity`)
+	require.NoError(t, err)
+	out := map[string]bool{}
+	for rows.Next() {
+		var name string
+		var forced bool
+		require.NoError(t, rows.Scan(&name, &forced))
+		out[name] = forced
+	}
+	require.NoError(t, rows.Err())
+	require.NotEmpty(t, out)
+	return out
+}
+
+// requireRLSRefusal requires err to be PostgreSQL refusing a row: a policy's WITH CHECK, or the
+// organization trigger, both insufficient_privilege.
+func requireRLSRefusal(t *testing.T, err error) {
+	t.Helper()
+	var pgErr *pgconn.PgError
+	require.ErrorAs(t, err, &pgErr)
+	require.Equal(t, "42501", pgErr.Code, pgErr.Message)
+}
