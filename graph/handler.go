@@ -29,8 +29,8 @@ import (
 	"github.com/podium/podium/graph/apperr"
 )
 
-// Limits bound what one GraphQL document may ask for; a document over a limit is refused before
-// anything runs.
+// Limits bound what one GraphQL request may ask for and cost: a document over a limit is refused
+// before anything runs, and a request over its time budget stops.
 type Limits struct {
 	// Complexity caps gqlgen's complexity score of an operation.
 	Complexity int
@@ -38,11 +38,38 @@ type Limits struct {
 	Depth int
 	// Aliases caps the number of aliased fields, the usual way to multiply work in one request.
 	Aliases int
+	// Document bounds the document itself, before it is validated (see DocumentLimits).
+	Document DocumentLimits
+	// Errors caps the errors of one response; the last one then says how many were left out.
+	Errors int
+	// ErrorMessageBytes caps the length of one error message, which may quote the request.
+	ErrorMessageBytes int
+	// Budget is how long one request may take. When it runs out, or the client goes away, what
+	// honors the request's context stops: the document is not parsed, SQL statements are
+	// canceled, the AI provider's call is abandoned, and the request is answered
+	// request_timeout. Parsing and validating one document cannot be interrupted; Document
+	// keeps them to milliseconds.
+	Budget time.Duration
 }
 
 // DefaultLimits suit the organizer front ends: a full session board or review workspace fits,
-// a document built to exhaust the server does not.
-var DefaultLimits = Limits{Complexity: 250_000, Depth: 15, Aliases: 50}
+// a document built to exhaust the server does not. The document limits leave several times the
+// room of the largest document a client sends, GraphiQL's introspection query (three fragments,
+// under a hundred fields and a few hundred once expanded); at these limits validation takes
+// milliseconds. The budget stays under the HTTP server's write timeout (60 s), so that a request
+// over it is still answered, and above the slowest legitimate operation, a synchronous AI review.
+var DefaultLimits = Limits{
+	Complexity: 250_000, Depth: 15, Aliases: 50,
+	Document: DocumentLimits{Tokens: 10_000, Operations: 20, Fragments: 100, Selections: 1_000,
+		Fields: 500, ExpandedFields: 2_000, Directives: 50, Variables: 100, Arguments: 1_000},
+	Errors: 20, ErrorMessageBytes: 1_000,
+	Budget: 50 * time.Second,
+}
+
+// nodeComplexity is the complexity of reading one node by its id, a database statement of its
+// own: a thousand times a field, so that within the complexity limit one request reads at most a
+// few hundred nodes.
+const nodeComplexity = 1_000
 
 // HandlerOptions configure NewHandler.
 type HandlerOptions struct {
@@ -61,12 +88,23 @@ func NewHandler(opts HandlerOptions) http.Handler {
 	if opts.Limits == (Limits{}) {
 		opts.Limits = DefaultLimits
 	}
-	srv := handler.New(NewExecutableSchema(Config{Resolvers: opts.Resolver}))
+	cfg := Config{Resolvers: opts.Resolver}
+	// nodes reads each id with its own statement: its cost is the number of ids, which may come
+	// in a variable no document limit sees.
+	cfg.Complexity.Query.Nodes = func(childComplexity int, ids []string) int {
+		return len(ids) * (nodeComplexity + childComplexity)
+	}
+	schema := NewExecutableSchema(cfg)
+	srv := handler.New(schema)
 	srv.AddTransport(transport.Options{})
 	srv.AddTransport(transport.GET{})
 	srv.AddTransport(jsonPOST{}) // before transport.POST, which serves what it leaves
 	srv.AddTransport(transport.POST{})
-	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
+	queries := lru.New[*ast.QueryDocument](1000)
+	srv.SetQueryCache(queries)
+	srv.SetParserTokenLimit(opts.Limits.Document.Tokens)
+	srv.Use(errorCap{max: opts.Limits.Errors, messageBytes: opts.Limits.ErrorMessageBytes}) // outermost: sees every error
+	srv.Use(documentLimit{limits: opts.Limits.Document, schema: schema.Schema(), cache: queries})
 	srv.Use(extension.Introspection{})
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
 	srv.Use(extension.FixedComplexityLimit(opts.Limits.Complexity))
@@ -92,7 +130,13 @@ func NewHandler(opts HandlerOptions) http.Handler {
 				return
 			}
 		}
-		srv.ServeHTTP(w, r.WithContext(opts.Resolver.withLoaders(r.Context())))
+		ctx := r.Context()
+		if opts.Limits.Budget > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, opts.Limits.Budget)
+			defer cancel()
+		}
+		srv.ServeHTTP(w, r.WithContext(opts.Resolver.withLoaders(ctx)))
 	})
 }
 
