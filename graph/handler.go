@@ -12,6 +12,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"time"
@@ -361,19 +362,27 @@ var graphiqlAssets = sync.OnceValue(func() map[string]graphiqlAsset {
 })
 
 // newGraphiQL serves gqlgen's GraphiQL page for endpoint, pointed at the embedded files, and the
-// files themselves.
+// files themselves. Every query needs an API key, which a newcomer has no way to guess: the page
+// opens with the Authorization header already in GraphiQL's headers editor, waiting for the key,
+// and says so above the editor, before a first query fails with missing_api_key.
 func newGraphiQL(endpoint string) http.Handler {
 	assets := graphiqlAssets()
 	url := func(name string) string { return endpoint + "?" + graphiqlAssetParam + "=" + name }
-	page := playground.Handler("Podium GraphQL", endpoint,
+	page := httptest.NewRecorder()
+	playground.Handler("Podium GraphQL", endpoint,
 		playground.WithGraphiqlVersion(url("graphiql.min.js"), url("graphiql.min.css"),
 			assets["graphiql.min.js"].sri, assets["graphiql.min.css"].sri),
 		playground.WithGraphiqlReactVersion(url("react.production.min.js"), url("react-dom.production.min.js"),
-			assets["react.production.min.js"].sri, assets["react-dom.production.min.js"].sri))
+			assets["react.production.min.js"].sri, assets["react-dom.production.min.js"].sri),
+		playground.WithGraphiqlUiHeaders(map[string]string{"Authorization": "Bearer " + graphiqlKeyPlaceholder}),
+	)(page, httptest.NewRequest(http.MethodGet, endpoint, nil))
+	html := bytes.Replace(page.Body.Bytes(), []byte("</head>"), []byte(graphiqlHintStyle+"</head>"), 1)
+	html = bytes.Replace(html, []byte("<body>"), []byte("<body>"+graphiqlHint), 1)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		a, ok := assets[r.URL.Query().Get(graphiqlAssetParam)]
 		if !ok {
-			page.ServeHTTP(w, r)
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			_, _ = w.Write(html)
 			return
 		}
 		w.Header().Set("Content-Type", a.contentType)
@@ -382,3 +391,23 @@ func newGraphiQL(endpoint string) http.Handler {
 		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(a.body))
 	})
 }
+
+// graphiqlKeyPlaceholder stands for the API key in the headers GraphiQL opens with.
+const graphiqlKeyPlaceholder = "<your API key>"
+
+// graphiqlHint tells a newcomer where the API key goes; graphiqlHintStyle makes room for it
+// above GraphiQL.
+const (
+	graphiqlHint = `<p id="podium-key-hint">Every query needs an API key: open <b>Headers</b> below the
+query editor and replace <code>` + "&lt;your API key&gt;" + `</code> in
+<code>{"Authorization": "Bearer &lt;your API key&gt;"}</code> with yours.
+No key yet? <code>podium keys create --org NAME</code> prints one.</p>
+`
+	graphiqlHintStyle = `<style>
+#podium-key-hint { margin: 0; padding: 0.5rem 1rem; height: 1.5rem; overflow: hidden;
+  font: 14px/1.5rem system-ui, sans-serif; background: #fff8db; border-bottom: 1px solid #e6d48a; }
+#podium-key-hint code { font-size: 13px; }
+#graphiql { height: calc(100vh - 2.5rem - 1px) !important; }
+</style>
+`
+)
