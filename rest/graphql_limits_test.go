@@ -2,11 +2,11 @@ package rest_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 
@@ -206,29 +207,6 @@ func TestGraphQLHostileDocuments(t *testing.T) {
 	})
 }
 
-// TestGraphQLCostBySize prints how the cost of each hostile shape grows with the size of the
-// request, for the figures of docs/reliability.md. It only runs when asked:
-//
-//	PODIUM_GRAPHQL_COST=1000,10000,100000 go test ./rest/ -run '^TestGraphQLCostBySize$' -v
-func TestGraphQLCostBySize(t *testing.T) {
-	sizes := os.Getenv("PODIUM_GRAPHQL_COST")
-	if sizes == "" {
-		t.Skip("set PODIUM_GRAPHQL_COST to a list of body sizes in bytes")
-	}
-	b := setup(t)
-	for _, s := range strings.Split(sizes, ",") {
-		size, err := strconv.Atoi(s)
-		require.NoError(t, err)
-		for _, doc := range hostileDocuments(size) {
-			cpu, start := cpuTime(), time.Now()
-			rec := postGraphQL(b.handler, b.acme, doc.body)
-			cpu, wall := cpuTime()-cpu, time.Since(start)
-			t.Logf("%-26s request %7d B  response %8d B  status %d  wall %8v  cpu %8v",
-				doc.name, len(doc.body), rec.Body.Len(), rec.Code, wall.Round(time.Millisecond), cpu.Round(time.Millisecond))
-		}
-	}
-}
-
 // head is the start of a long response, for failure messages.
 func head(s string) string {
 	if len(s) > 500 {
@@ -236,3 +214,155 @@ func head(s string) string {
 	}
 	return s
 }
+
+// TestGraphQLDocumentLimits checks each document limit and the error cap where they start.
+func TestGraphQLDocumentLimits(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	l := graph.DefaultLimits.Document
+	repeat := func(unit string, n int) string { return strings.Repeat(unit, n) }
+	indexed := func(unit string, n int) string {
+		var s strings.Builder
+		for i := range n {
+			fmt.Fprintf(&s, unit, i)
+		}
+		return s.String()
+	}
+
+	for name, tc := range map[string]struct {
+		over, at string // a document one past the limit, and one at it
+		message  string
+	}{
+		"Tokens": {"{ __typename(" + repeat("a: 1 ", l.Tokens/3) + ") }", "{ __typename }",
+			fmt.Sprintf("The document has more than %d tokens", l.Tokens)},
+		"Fields": {"{" + repeat(" __typename", l.Fields+1) + " }", "{" + repeat(" __typename", l.Fields) + " }",
+			fmt.Sprintf("The document has %d fields; the limit is %d", l.Fields+1, l.Fields)},
+		"ExpandedFields": {"{" + repeat(" ...F", l.ExpandedFields/100+1) + " } fragment F on Query {" + repeat(" __typename", 100) + " }",
+			"{" + repeat(" ...F", l.ExpandedFields/100) + " } fragment F on Query {" + repeat(" __typename", 100) + " }",
+			fmt.Sprintf("The document has %d fields once its fragments are expanded; the limit is %d", l.ExpandedFields+1, l.ExpandedFields)},
+		"Fragments": {"{ __typename " + indexed("...F%d ", l.Fragments+1) + "}" + indexed(" fragment F%d on Query { __typename }", l.Fragments+1),
+			"{ __typename " + indexed("...F%d ", l.Fragments) + "}" + indexed(" fragment F%d on Query { __typename }", l.Fragments),
+			fmt.Sprintf("The document has %d fragment definitions; the limit is %d", l.Fragments+1, l.Fragments)},
+		"Directives": {"{" + repeat(" __typename @include(if: true)", l.Directives+1) + " }",
+			"{" + repeat(" __typename @include(if: true)", l.Directives) + " }",
+			fmt.Sprintf("The document has %d directives; the limit is %d", l.Directives+1, l.Directives)},
+		"Variables": {"query(" + indexed("$v%d: Int ", l.Variables+1) + ") { events(first: $v0) { totalCount } }",
+			"query(" + indexed("$v%d: Int ", l.Variables) + ") { events(first: $v0) { totalCount } }",
+			fmt.Sprintf("The document has %d variable definitions; the limit is %d", l.Variables+1, l.Variables)},
+		"Arguments": {`{ nodes(ids: [` + repeat(`"x", `, l.Arguments) + `]) { id } }`, `{ nodes(ids: [` + repeat(`"x", `, l.Arguments-1) + `]) { id } }`,
+			fmt.Sprintf("The document has %d arguments; the limit is %d", l.Arguments+1, l.Arguments)},
+		"Operations": {indexed("query Q%d { __typename } ", l.Operations+1), indexed("query Q%d { __typename } ", l.Operations),
+			fmt.Sprintf("The document has %d operations; the limit is %d", l.Operations+1, l.Operations)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			vars := map[string]any{}
+			body := func(q string) map[string]any {
+				m := map[string]any{"query": q, "variables": vars}
+				if strings.HasPrefix(q, "query Q") {
+					m["operationName"] = "Q0"
+				}
+				return m
+			}
+			r := b.do(http.MethodPost, "/graphql", b.acme, body(tc.over))
+			require.Equal(t, http.StatusUnprocessableEntity, r.Status, r.Raw)
+			require.JSONEq(t, `{"data":null,"errors":[{"message":`+strconv.Quote(tc.message)+
+				`,"extensions":{"code":"graphql_document_too_large"}}]}`, r.Raw)
+			r = b.do(http.MethodPost, "/graphql", b.acme, body(tc.at))
+			require.NotContains(t, r.Raw, "graphql_document_too_large")
+		})
+	}
+
+	t.Run("GraphiQLIntrospection", func(t *testing.T) {
+		data := b.gqlOK(b.acme, introspectionQuery, nil)
+		require.NotEmpty(t, data["__schema"])
+	})
+
+	t.Run("GET", func(t *testing.T) {
+		req := b.request(http.MethodGet, "/graphql?query="+urlQueryEscape("{"+repeat(" __typename", l.Fields+1)+" }"), "Bearer "+b.acme)
+		rec := b.sendRaw(req)
+		require.Equal(t, http.StatusUnprocessableEntity, rec.Code, rec.Body.String())
+		require.Contains(t, rec.Body.String(), `"code":"graphql_document_too_large"`)
+	})
+
+	t.Run("ErrorsCapped", func(t *testing.T) {
+		r := b.gql(b.acme, "{"+indexed(" nope%d", 100)+" }", nil)
+		max := graph.DefaultLimits.Errors
+		require.Len(t, r.Errors, max, r.Raw)
+		for _, e := range r.Errors[:max-1] {
+			require.Equal(t, "graphql_validation_failed", e.Extensions["code"])
+		}
+		last := r.Errors[max-1]
+		require.Equal(t, "too_many_errors", last.Extensions["code"])
+		require.Equal(t, float64(100-(max-1)), last.Extensions["omitted"])
+		require.Equal(t, fmt.Sprintf("%d more errors were left out; fix the ones above and send the document again", 100-(max-1)), last.Message)
+	})
+
+	t.Run("LongMessagesCut", func(t *testing.T) {
+		r := b.gql(b.acme, "{ "+repeat("x", 5000)+" }", nil)
+		require.Len(t, r.Errors, 1, r.Raw)
+		msg := r.Errors[0].Message
+		require.LessOrEqual(t, len(msg), graph.DefaultLimits.ErrorMessageBytes+len("…"))
+		require.True(t, strings.HasPrefix(msg, `Cannot query field "xx`), msg)
+		require.True(t, strings.HasSuffix(msg, "…"), msg)
+		require.True(t, utf8.ValidString(msg))
+	})
+}
+
+// TestGraphQLBudget checks that a request whose budget ran out, or whose client left, stops
+// before its document is read, with a code saying why.
+func TestGraphQLBudget(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	limits := graph.DefaultLimits
+	limits.Budget = time.Nanosecond
+	h := graph.NewHandler(graph.HandlerOptions{DB: b.db, Resolver: b.res, Log: b.quietLog(), Limits: limits})
+
+	rec := postGraphQL(h, b.acme, []byte(`{"query":"{ __typename }"}`))
+	require.JSONEq(t, `{"data":null,"errors":[{"message":"The request ran out of its time budget; ask for less at a time",`+
+		`"extensions":{"code":"request_timeout"}}]}`, rec.Body.String())
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	req := httptest.NewRequest(http.MethodPost, "/graphql", strings.NewReader(`{"query":"{ organization { id } }"}`)).WithContext(ctx)
+	req.Header.Set("Content-Type", "application/json")
+	rec = httptest.NewRecorder()
+	graph.NewHandler(graph.HandlerOptions{DB: b.db, Resolver: b.res, Log: b.quietLog()}).ServeHTTP(rec, req)
+	require.Contains(t, rec.Body.String(), `"code":"request_canceled"`)
+}
+
+// introspectionQuery is the introspection query GraphiQL sends when it opens, the largest
+// document a client of Podium sends.
+const introspectionQuery = `query IntrospectionQuery {
+  __schema {
+    description
+    queryType { name kind }
+    mutationType { name kind }
+    subscriptionType { name kind }
+    types { ...FullType }
+    directives {
+      name description isRepeatable locations
+      args(includeDeprecated: true) { ...InputValue }
+    }
+  }
+}
+fragment FullType on __Type {
+  kind name description specifiedByURL isOneOf
+  fields(includeDeprecated: true) {
+    name description
+    args(includeDeprecated: true) { ...InputValue }
+    type { ...TypeRef }
+    isDeprecated deprecationReason
+  }
+  inputFields(includeDeprecated: true) { ...InputValue }
+  interfaces { ...TypeRef }
+  enumValues(includeDeprecated: true) { name description isDeprecated deprecationReason }
+  possibleTypes { ...TypeRef }
+}
+fragment InputValue on __InputValue {
+  name description type { ...TypeRef } defaultValue isDeprecated deprecationReason
+}
+fragment TypeRef on __Type {
+  kind name
+  ofType { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name
+    ofType { kind name ofType { kind name ofType { kind name ofType { kind name } } } } } } } } }
+}`
