@@ -29,16 +29,18 @@ func ErrorOf(err error) (e *apperr.Error, ok bool) {
 	}
 	var ve *ent.ValidationError
 	if errors.As(err, &ve) {
-		// The innermost error is the schema validator's sentence. ent's own messages ("ent:
-		// missing required field") mean an operation forgot a field: a bug, not bad input.
-		inner := error(ve)
-		for errors.Unwrap(inner) != nil {
-			inner = errors.Unwrap(inner)
+		// A schema validator's failure wraps the validator's error, whose innermost error is a
+		// sentence written for callers. ent's other validation errors (a required field missing,
+		// an unknown field to order by) wrap nothing: an operation forgot or misnamed a field, a
+		// bug rather than bad input.
+		cause := errors.Unwrap(errors.Unwrap(ve))
+		if cause == nil {
+			return apperr.Internal(), false
 		}
-		if !strings.HasPrefix(inner.Error(), "ent: ") {
-			return apperr.Invalid("%s", inner.Error()), true
+		for errors.Unwrap(cause) != nil {
+			cause = errors.Unwrap(cause)
 		}
-		return apperr.Internal(), false
+		return apperr.Invalid("%s", cause.Error()), true
 	}
 	if ent.IsNotFound(err) {
 		return apperr.NotFound("Record"), true
@@ -86,6 +88,11 @@ func presentError(log *slog.Logger) graphql.ErrorPresenterFunc {
 		cause := gqlErr.Err
 		if cause == nil {
 			cause = err
+		}
+		if errors.Is(cause, context.DeadlineExceeded) || errors.Is(cause, context.Canceled) {
+			// The request's budget ran out or its client left (Limits.Budget): whatever failed
+			// because of it failed for that reason, not for its own.
+			cause = contextError(cause)
 		}
 		e, ok := ErrorOf(cause)
 		if !ok {

@@ -12,6 +12,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"time"
@@ -29,8 +30,8 @@ import (
 	"github.com/podium/podium/graph/apperr"
 )
 
-// Limits bound what one GraphQL document may ask for; a document over a limit is refused before
-// anything runs.
+// Limits bound what one GraphQL request may ask for and cost: a document over a limit is refused
+// before anything runs, and a request over its time budget stops.
 type Limits struct {
 	// Complexity caps gqlgen's complexity score of an operation.
 	Complexity int
@@ -38,11 +39,38 @@ type Limits struct {
 	Depth int
 	// Aliases caps the number of aliased fields, the usual way to multiply work in one request.
 	Aliases int
+	// Document bounds the document itself, before it is validated (see DocumentLimits).
+	Document DocumentLimits
+	// Errors caps the errors of one response; the last one then says how many were left out.
+	Errors int
+	// ErrorMessageBytes caps the length of one error message, which may quote the request.
+	ErrorMessageBytes int
+	// Budget is how long one request may take. When it runs out, or the client goes away, what
+	// honors the request's context stops: the document is not parsed, SQL statements are
+	// canceled, the AI provider's call is abandoned, and the request is answered
+	// request_timeout. Parsing and validating one document cannot be interrupted; Document
+	// keeps them to milliseconds.
+	Budget time.Duration
 }
 
 // DefaultLimits suit the organizer front ends: a full session board or review workspace fits,
-// a document built to exhaust the server does not.
-var DefaultLimits = Limits{Complexity: 250_000, Depth: 15, Aliases: 50}
+// a document built to exhaust the server does not. The document limits leave several times the
+// room of the largest document a client sends, GraphiQL's introspection query (three fragments,
+// under a hundred fields and a few hundred once expanded); at these limits validation takes
+// milliseconds. The budget stays under the HTTP server's write timeout (60 s), so that a request
+// over it is still answered, and above the slowest legitimate operation, a synchronous AI review.
+var DefaultLimits = Limits{
+	Complexity: 250_000, Depth: 15, Aliases: 50,
+	Document: DocumentLimits{Tokens: 10_000, Operations: 20, Fragments: 100, Selections: 1_000,
+		Fields: 500, ExpandedFields: 2_000, Directives: 50, Variables: 100, Arguments: 1_000},
+	Errors: 20, ErrorMessageBytes: 1_000,
+	Budget: 50 * time.Second,
+}
+
+// nodeComplexity is the complexity of reading one node by its id, a database statement of its
+// own: a thousand times a field, so that within the complexity limit one request reads at most a
+// few hundred nodes.
+const nodeComplexity = 1_000
 
 // HandlerOptions configure NewHandler.
 type HandlerOptions struct {
@@ -61,12 +89,23 @@ func NewHandler(opts HandlerOptions) http.Handler {
 	if opts.Limits == (Limits{}) {
 		opts.Limits = DefaultLimits
 	}
-	srv := handler.New(NewExecutableSchema(Config{Resolvers: opts.Resolver}))
+	cfg := Config{Resolvers: opts.Resolver}
+	// nodes reads each id with its own statement: its cost is the number of ids, which may come
+	// in a variable no document limit sees.
+	cfg.Complexity.Query.Nodes = func(childComplexity int, ids []string) int {
+		return len(ids) * (nodeComplexity + childComplexity)
+	}
+	schema := NewExecutableSchema(cfg)
+	srv := handler.New(schema)
 	srv.AddTransport(transport.Options{})
 	srv.AddTransport(transport.GET{})
 	srv.AddTransport(jsonPOST{}) // before transport.POST, which serves what it leaves
 	srv.AddTransport(transport.POST{})
-	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
+	queries := lru.New[*ast.QueryDocument](1000)
+	srv.SetQueryCache(queries)
+	srv.SetParserTokenLimit(opts.Limits.Document.Tokens)
+	srv.Use(errorCap{max: opts.Limits.Errors, messageBytes: opts.Limits.ErrorMessageBytes}) // outermost: sees every error
+	srv.Use(documentLimit{limits: opts.Limits.Document, schema: schema.Schema(), cache: queries})
 	srv.Use(extension.Introspection{})
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
 	srv.Use(extension.FixedComplexityLimit(opts.Limits.Complexity))
@@ -92,7 +131,13 @@ func NewHandler(opts HandlerOptions) http.Handler {
 				return
 			}
 		}
-		srv.ServeHTTP(w, r.WithContext(opts.Resolver.withLoaders(r.Context())))
+		ctx := r.Context()
+		if opts.Limits.Budget > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, opts.Limits.Budget)
+			defer cancel()
+		}
+		srv.ServeHTTP(w, r.WithContext(opts.Resolver.withLoaders(ctx)))
 	})
 }
 
@@ -317,19 +362,27 @@ var graphiqlAssets = sync.OnceValue(func() map[string]graphiqlAsset {
 })
 
 // newGraphiQL serves gqlgen's GraphiQL page for endpoint, pointed at the embedded files, and the
-// files themselves.
+// files themselves. Every query needs an API key, which a newcomer has no way to guess: the page
+// opens with the Authorization header already in GraphiQL's headers editor, waiting for the key,
+// and says so above the editor, before a first query fails with missing_api_key.
 func newGraphiQL(endpoint string) http.Handler {
 	assets := graphiqlAssets()
 	url := func(name string) string { return endpoint + "?" + graphiqlAssetParam + "=" + name }
-	page := playground.Handler("Podium GraphQL", endpoint,
+	page := httptest.NewRecorder()
+	playground.Handler("Podium GraphQL", endpoint,
 		playground.WithGraphiqlVersion(url("graphiql.min.js"), url("graphiql.min.css"),
 			assets["graphiql.min.js"].sri, assets["graphiql.min.css"].sri),
 		playground.WithGraphiqlReactVersion(url("react.production.min.js"), url("react-dom.production.min.js"),
-			assets["react.production.min.js"].sri, assets["react-dom.production.min.js"].sri))
+			assets["react.production.min.js"].sri, assets["react-dom.production.min.js"].sri),
+		playground.WithGraphiqlUiHeaders(map[string]string{"Authorization": "Bearer " + graphiqlKeyPlaceholder}),
+	)(page, httptest.NewRequest(http.MethodGet, endpoint, nil))
+	html := bytes.Replace(page.Body.Bytes(), []byte("</head>"), []byte(graphiqlHintStyle+"</head>"), 1)
+	html = bytes.Replace(html, []byte("<body>"), []byte("<body>"+graphiqlHint), 1)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		a, ok := assets[r.URL.Query().Get(graphiqlAssetParam)]
 		if !ok {
-			page.ServeHTTP(w, r)
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			_, _ = w.Write(html)
 			return
 		}
 		w.Header().Set("Content-Type", a.contentType)
@@ -338,3 +391,23 @@ func newGraphiQL(endpoint string) http.Handler {
 		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(a.body))
 	})
 }
+
+// graphiqlKeyPlaceholder stands for the API key in the headers GraphiQL opens with.
+const graphiqlKeyPlaceholder = "<your API key>"
+
+// graphiqlHint tells a newcomer where the API key goes; graphiqlHintStyle makes room for it
+// above GraphiQL.
+const (
+	graphiqlHint = `<p id="podium-key-hint">Every query needs an API key: open <b>Headers</b> below the
+query editor and replace <code>` + "&lt;your API key&gt;" + `</code> in
+<code>{"Authorization": "Bearer &lt;your API key&gt;"}</code> with yours.
+No key yet? <code>podium keys create --org NAME</code> prints one.</p>
+`
+	graphiqlHintStyle = `<style>
+#podium-key-hint { margin: 0; padding: 0.5rem 1rem; height: 1.5rem; overflow: hidden;
+  font: 14px/1.5rem system-ui, sans-serif; background: #fff8db; border-bottom: 1px solid #e6d48a; }
+#podium-key-hint code { font-size: 13px; }
+#graphiql { height: calc(100vh - 2.5rem - 1px) !important; }
+</style>
+`
+)

@@ -211,20 +211,83 @@ func FuzzGraphQL(f *testing.F) {
 	} {
 		f.Add(seed.query, seed.variables)
 	}
+	// The shapes that cost most per byte, small: the fuzzer grows them with #repeat (see
+	// expandRepeat) and mutates what is repeated.
+	for _, seed := range []string{
+		"#repeat 100000\n{| __typename| }",
+		"#repeat 20000\n{| events(first: 1) { edges { node { id name } } }| }",
+		"#repeat 100000\n{| ...F| } fragment F on Query { __typename }",
+		"#repeat 30000\n{ __typename }| fragment F%d on Query { __typename }|",
+		"#repeat 30000\nquery(|$v%d: Int |) { __typename }",
+		"#repeat 50000\n{ __typename| @include(if: true)| }",
+		"#repeat 50000\n{ events(|first: 1 |) { totalCount } }",
+		"#repeat 1000\n{ |... on Query { |__typename }",
+		"#repeat 500000\n{ event(id: \"|x|\") { id } }",
+		"#repeat 500000\n{ |x| }",
+		"#repeat 30000\n|query Q%d { __typename } |",
+		"#repeat 50000\n{| nope%d| }",
+		"#repeat 40\n{ ...F40 } fragment F0 on Query { __typename }| fragment F%d on Query { ...F0 ...F0 }|",
+	} {
+		f.Add(seed, ``)
+	}
+	for _, doc := range hostileDocuments(64 << 10) {
+		var req struct {
+			Query     string         `json:"query"`
+			Variables map[string]any `json:"variables"`
+		}
+		require.NoError(f, json.Unmarshal(doc.body, &req))
+		variables := ""
+		if req.Variables != nil {
+			raw, _ := json.Marshal(req.Variables)
+			variables = string(raw)
+		}
+		f.Add(req.Query, variables)
+	}
 
 	f.Fuzz(func(t *testing.T, query, variables string) {
 		b := s.bundle(t)
-		query, variables = s.ids.Replace(query), s.ids.Replace(variables)
+		query, variables = s.ids.Replace(expandRepeat(query)), s.ids.Replace(variables)
 		r := b.do(http.MethodPost, "/graphql", b.acme, graphQLBody(query, variables))
-		require.Less(t, r.Status, 500, "%q with %q: %s", query, variables, r.Raw)
+		require.Less(t, r.Status, 500, "%q with %q: %s", head(query), variables, head(r.Raw))
 		var out gqlResponse
-		require.NoError(t, json.Unmarshal([]byte(r.Raw), &out), "%q with %q: %s", query, variables, r.Raw)
+		require.NoError(t, json.Unmarshal([]byte(r.Raw), &out), "%q with %q: %s", head(query), variables, head(r.Raw))
+		if out.Data == nil {
+			// Refused or failed as a whole: only errors, which are capped whatever the request.
+			require.Less(t, len(r.Raw), 64<<10, "%q with %q: %s", head(query), variables, head(r.Raw))
+		}
 		for _, e := range out.Errors {
 			code, _ := e.Extensions["code"].(string)
 			require.NotEmpty(t, code, "%q with %q: an error without extensions.code: %s", query, variables, r.Raw)
 			require.NotEqual(t, "internal_error", code, "%q with %q: %s", query, variables, r.Raw)
 		}
 	})
+}
+
+// expandRepeat turns a query of the form "#repeat N\nhead|unit|tail" into head, unit repeated N
+// times (each %d in unit replaced by the repeat's index) and tail, cut to the 1 MiB body limit:
+// the fuzzer mutates a few bytes and a count where a document of the costly shapes would be a
+// megabyte. Any other query is returned as it is.
+func expandRepeat(query string) string {
+	rest, ok := strings.CutPrefix(query, "#repeat ")
+	if !ok {
+		return query
+	}
+	count, doc, ok := strings.Cut(rest, "\n")
+	n, err := strconv.Atoi(count)
+	if !ok || err != nil || n < 0 {
+		return query
+	}
+	parts := strings.SplitN(doc, "|", 3)
+	if len(parts) != 3 {
+		return query
+	}
+	var out strings.Builder
+	out.WriteString(parts[0])
+	for i := 0; i < n && out.Len() < 1<<20; i++ {
+		out.WriteString(strings.ReplaceAll(parts[1], "%d", strconv.Itoa(i)))
+	}
+	out.WriteString(parts[2])
+	return out.String()
 }
 
 // graphQLBody is the JSON body of a GraphQL request. Variables that are valid JSON are sent as

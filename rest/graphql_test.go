@@ -245,6 +245,11 @@ func TestGraphQLQueries(t *testing.T) {
 		// The page loads its scripts and stylesheet from Podium itself, never from a CDN.
 		require.NotContains(t, rec.Body.String(), "cdn.jsdelivr.net")
 		require.Contains(t, rec.Body.String(), `src="/graphql?graphiql=graphiql.min.js"`)
+		// A newcomer sees where the key goes before a first query fails: the headers editor opens
+		// with the header the API reads, and a line above GraphiQL says what to do.
+		require.Contains(t, rec.Body.String(), `const uiHeaders = {"Authorization":"Bearer \u003cyour API key\u003e"};`)
+		require.Contains(t, rec.Body.String(), `<p id="podium-key-hint">Every query needs an API key`)
+		require.Contains(t, rec.Body.String(), `podium keys create --org NAME`)
 	})
 
 	t.Run("GraphiQLFiles", func(t *testing.T) {

@@ -39,6 +39,19 @@ const (
 	CodeComplexityLimitExceeded   = "complexity_limit_exceeded"
 )
 
+// Codes of GraphQL answers only, for a document or request refused for its size or time.
+const (
+	// CodeGraphQLDocumentTooLarge refuses a document over a limit on its tokens, fields,
+	// fragments, directives, variables or arguments, before it is validated.
+	CodeGraphQLDocumentTooLarge = "graphql_document_too_large"
+	// CodeTooManyErrors is the last error of a response whose other errors were left out.
+	CodeTooManyErrors = "too_many_errors"
+	// CodeRequestTimeout answers a request that ran out of its time budget.
+	CodeRequestTimeout = "request_timeout"
+	// CodeRequestCanceled answers a request whose client went away.
+	CodeRequestCanceled = "request_canceled"
+)
+
 // Error is an error a caller is meant to see.
 type Error struct {
 	// Status is the HTTP status REST answers with.
