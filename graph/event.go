@@ -126,10 +126,10 @@ func (r *Resolver) updateEvent(ctx context.Context, id string, in UpdateEventInp
 }
 
 // setOrClear applies an optional nullable field of a partial update.
-func setOrClear[B any](v graphql.Omittable[*string], set func(string) B, clear func() B) {
+func setOrClear[B any](v graphql.Omittable[*string], set func(string) B, unset func() B) {
 	if p, ok := v.ValueOK(); ok {
 		if p == nil {
-			clear()
+			unset()
 		} else {
 			set(*p)
 		}

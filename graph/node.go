@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"errors"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/podium/podium/ent"
@@ -85,7 +86,7 @@ func (r *Resolver) nodes(ctx context.Context, ids []string) ([]ent.Noder, error)
 	for i, id := range ids {
 		n, err := r.node(ctx, id)
 		if err != nil {
-			if err != errNodeNotFound {
+			if !errors.Is(err, errNodeNotFound) {
 				return nil, err
 			}
 			graphql.AddError(ctx, gqlerror.WrapPath(append(graphql.GetPath(ctx), ast.PathIndex(i)), err))

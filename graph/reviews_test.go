@@ -12,8 +12,8 @@ import (
 // aggregates, progress, redaction and scorecard rules. The operations around them are tested over
 // HTTP against PostgreSQL in package rest.
 
-func member(id string, cap *int, tracks ...string) planMember {
-	return planMember{eventMemberID: id, cap: cap, trackIDs: tracks, conflicts: map[string]bool{}}
+func member(id string, limit *int, tracks ...string) planMember {
+	return planMember{eventMemberID: id, cap: limit, trackIDs: tracks, conflicts: map[string]bool{}}
 }
 
 func sub(id string, tracks ...string) planSubmission {

@@ -59,7 +59,7 @@ func TestSchemaIsDescribed(t *testing.T) {
 	}
 
 	slices.Sort(missing)
-	require.Zero(t, len(missing), "schema elements without a description:\n%s", strings.Join(missing, "\n"))
+	require.Empty(t, missing, "schema elements without a description:\n%s", strings.Join(missing, "\n"))
 }
 
 // ours reports whether a type or directive is declared by Podium's schema files rather than built

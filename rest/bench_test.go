@@ -278,8 +278,8 @@ func interleaved(t *testing.T, name string, client *http.Client, srv server, r r
 	return res
 }
 
-// concurrent runs clients loops of make(i) for d.
-func concurrent(t *testing.T, name string, client *http.Client, srv server, clients int, d time.Duration, make func(int) []request) benchResult {
+// concurrent runs clients loops of requests(i) for d.
+func concurrent(t *testing.T, name string, client *http.Client, srv server, clients int, d time.Duration, requests func(int) []request) benchResult {
 	t.Helper()
 	var mu sync.Mutex
 	var latencies []time.Duration
@@ -295,7 +295,7 @@ func concurrent(t *testing.T, name string, client *http.Client, srv server, clie
 			defer wg.Done()
 			for time.Now().Before(stop) {
 				i := int(counter.Add(1))
-				for _, r := range make(i) {
+				for _, r := range requests(i) {
 					for {
 						lat, q, decoded, err := r.do(client)
 						mu.Lock()

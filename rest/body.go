@@ -150,7 +150,8 @@ func (c checker) value(t *ast.Type, val any, path string) (any, error) {
 	default:
 		return val, nil
 	}
-	if ie, ok := err.(*scalar.InputError); ok {
+	var ie *scalar.InputError
+	if errors.As(err, &ie) {
 		return nil, apperr.New(http.StatusBadRequest, ie.Code, path+" "+ie.Reason)
 	}
 	return out, err

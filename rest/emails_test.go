@@ -62,7 +62,7 @@ func TestListEmails(t *testing.T) {
 	onlyFailed := b.must(http.StatusOK, http.MethodGet, path+"?status=failed", b.acme, nil).List()
 	require.Len(t, onlyFailed, 1)
 	require.Equal(t, "550 no such user", onlyFailed[0].(map[string]any)["error"])
-	require.Len(t, b.must(http.StatusOK, http.MethodGet, path+"?type=cancelled", b.acme, nil).List(), 0)
+	require.Empty(t, b.must(http.StatusOK, http.MethodGet, path+"?type=cancelled", b.acme, nil).List())
 	require.Len(t, b.must(http.StatusOK, http.MethodGet, path+"?type=custom&status=queued", b.acme, nil).List(), 2)
 
 	r := b.do(http.MethodGet, path+"?status=lost", b.acme, nil)

@@ -91,7 +91,7 @@ func (r *traceRecorder) attr(name string, key attribute.Key) string {
 		if s.Name() == name {
 			for _, a := range s.Attributes() {
 				if a.Key == key {
-					return a.Value.Emit()
+					return a.Value.String()
 				}
 			}
 		}

@@ -112,7 +112,7 @@ func TestAIReview(t *testing.T) {
 	b.useAI(p)
 	require.Equal(t, true, b.workspace(sc.w)["aiConfigured"])
 	res := b.must(http.StatusOK, http.MethodPost, url, b.acme, body).Obj()
-	require.EqualValues(t, "1.5", res["score"].(json.Number).String())
+	require.Equal(t, "1.5", res["score"].(json.Number).String())
 	require.Equal(t, "Review number 1.", res["reasoning"])
 	require.Equal(t, "anthropic", res["provider"])
 	require.Equal(t, "claude-test", res["model"])
@@ -140,7 +140,7 @@ func TestAIReview(t *testing.T) {
 	over := b.must(http.StatusOK, http.MethodPost, override, b.acme,
 		map[string]any{"resultId": res["id"], "score": 4.25, "reason": " Stronger than it reads "}).Obj()
 	require.Equal(t, res["score"], over["score"])
-	require.EqualValues(t, "4.25", over["overriddenScore"].(json.Number).String())
+	require.Equal(t, "4.25", over["overriddenScore"].(json.Number).String())
 	require.Equal(t, "Stronger than it reads", over["overrideReason"])
 	var keyID string
 	require.NoError(t, b.db.Pool.QueryRow(b.sys(),

@@ -15,8 +15,8 @@ const millisLayout = "2006-01-02T15:04:05.000Z07:00"
 
 func at(d time.Duration) string { return time.Now().Add(d).UTC().Format(millisLayout) }
 
-func numericCriterion(label string, min, max, weight float64, required bool) map[string]any {
-	return map[string]any{"id": nil, "label": label, "type": "numeric", "min": min, "max": max, "options": []any{},
+func numericCriterion(label string, lo, hi, weight float64, required bool) map[string]any {
+	return map[string]any{"id": nil, "label": label, "type": "numeric", "min": lo, "max": hi, "options": []any{},
 		"required": required, "weight": weight, "position": 1}
 }
 
@@ -83,10 +83,10 @@ func (b *testBundle) workspace(w world) map[string]any {
 }
 
 // addReviewer adds a reviewer to a round and returns their event member id.
-func (b *testBundle) addReviewer(w world, roundID, email string, cap any) string {
+func (b *testBundle) addReviewer(w world, roundID, email string, assignmentCap any) string {
 	b.t.Helper()
 	res := b.must(http.StatusCreated, http.MethodPost, w.base+"/review-rounds/"+roundID+"/members", b.acme,
-		map[string]any{"email": email, "assignmentCap": cap, "accessPath": "/reviews/" + roundID}).Obj()
+		map[string]any{"email": email, "assignmentCap": assignmentCap, "accessPath": "/reviews/" + roundID}).Obj()
 	return str(res["reviewer"].(map[string]any)["member"].(map[string]any), "eventMemberId")
 }
 
@@ -392,8 +392,8 @@ func TestReviewerPool(t *testing.T) {
 	b.requireError(b.do(http.MethodPut, elsewhere.base+"/reviewer-tracks/"+memberID, b.acme,
 		map[string]any{"trackIds": []any{}}), 404, "not_found")
 	b.requireError(b.do(http.MethodGet, w.base+"/reviewer-tracks", b.globex, nil), 403, "forbidden")
-	require.Len(t, b.must(http.StatusOK, http.MethodPut, w.base+"/reviewer-tracks/"+memberID, b.acme,
-		map[string]any{"trackIds": []any{}}).Obj()["trackIds"], 0)
+	require.Equal(t, []any{}, b.must(http.StatusOK, http.MethodPut, w.base+"/reviewer-tracks/"+memberID, b.acme,
+		map[string]any{"trackIds": []any{}}).Obj()["trackIds"])
 }
 
 func TestReviewAssignments(t *testing.T) {

@@ -170,7 +170,7 @@ func TestSpeakers(t *testing.T) {
 		csv := dir["csv"].(string)
 		require.True(t, strings.HasPrefix(csv, "first_name,last_name,email,"))
 		require.Contains(t, csv, "ada@example.test")
-		require.Equal(t, len(rows)+1, len(strings.Split(csv, "\r\n")))
+		require.Len(t, strings.Split(csv, "\r\n"), len(rows)+1)
 	})
 }
 

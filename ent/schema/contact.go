@@ -21,8 +21,8 @@ func (Contact) Mixin() []ent.Mixin {
 
 // Fields of the Contact.
 func (Contact) Fields() []ent.Field {
-	optionalText := func(name, label string, max int, comment string) ent.Field {
-		return field.String(name).Optional().Nillable().Validate(text(label, max)).
+	optionalText := func(name, label string, maxLen int, comment string) ent.Field {
+		return field.String(name).Optional().Nillable().Validate(text(label, maxLen)).
 			Annotations(gqlName(name), entgql.Skip(entgql.SkipWhereInput)).Comment(comment)
 	}
 	return []ent.Field{

@@ -18,9 +18,9 @@ import (
 // future transport) from storing what no reader expects. Their messages are shown to callers as
 // invalid_input, so they are written as sentences.
 
-// text limits a string to max characters (not bytes) and rejects NUL bytes, which PostgreSQL
+// text limits a string to maxLen characters (not bytes) and rejects NUL bytes, which PostgreSQL
 // cannot store in text columns.
-func text(label string, max int) func(string) error {
+func text(label string, maxLen int) func(string) error {
 	return func(s string) error {
 		if strings.IndexByte(s, 0) >= 0 {
 			return fmt.Errorf("%s must not contain NUL characters", label)
@@ -28,16 +28,16 @@ func text(label string, max int) func(string) error {
 		if !utf8.ValidString(s) {
 			return fmt.Errorf("%s must be valid UTF-8", label)
 		}
-		if utf8.RuneCountInString(s) > max {
-			return fmt.Errorf("%s must be at most %d characters", label, max)
+		if utf8.RuneCountInString(s) > maxLen {
+			return fmt.Errorf("%s must be at most %d characters", label, maxLen)
 		}
 		return nil
 	}
 }
 
 // requiredText is text that must not be blank.
-func requiredText(label string, max int) func(string) error {
-	check := text(label, max)
+func requiredText(label string, maxLen int) func(string) error {
+	check := text(label, maxLen)
 	return func(s string) error {
 		if strings.TrimSpace(s) == "" {
 			return fmt.Errorf("%s must not be empty", label)
@@ -72,21 +72,21 @@ func email(s string) error {
 	return nil
 }
 
-// atLeast accepts integers not below min.
-func atLeast(label string, min int) func(int) error {
+// atLeast accepts integers not below lo.
+func atLeast(label string, lo int) func(int) error {
 	return func(n int) error {
-		if n < min {
-			return fmt.Errorf("%s must be at least %d", label, min)
+		if n < lo {
+			return fmt.Errorf("%s must be at least %d", label, lo)
 		}
 		return nil
 	}
 }
 
-// between accepts integers in [min, max].
-func between(label string, min, max int) func(int) error {
+// between accepts integers in [lo, hi].
+func between(label string, lo, hi int) func(int) error {
 	return func(n int) error {
-		if n < min || n > max {
-			return fmt.Errorf("%s must be between %d and %d", label, min, max)
+		if n < lo || n > hi {
+			return fmt.Errorf("%s must be between %d and %d", label, lo, hi)
 		}
 		return nil
 	}

@@ -3,7 +3,6 @@ package ai_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -105,7 +104,7 @@ func TestReviewFailures(t *testing.T) {
 			c, _, _ := provider(t, tc.status, tc.reply)
 			_, err := c.Review(context.Background(), "s", "p")
 			var pe *ai.Error
-			require.True(t, errors.As(err, &pe), "%v", err)
+			require.ErrorAs(t, err, &pe)
 			require.NotEmpty(t, pe.Message)
 			require.NotContains(t, pe.Message, "sk-test")
 			require.Equal(t, tc.retryable, pe.Retryable())
@@ -115,6 +114,6 @@ func TestReviewFailures(t *testing.T) {
 	c := ai.New(ai.Config{APIKey: "k", BaseURL: "http://127.0.0.1:1"})
 	_, err := c.Review(context.Background(), "s", "p")
 	var pe *ai.Error
-	require.True(t, errors.As(err, &pe))
+	require.ErrorAs(t, err, &pe)
 	require.True(t, pe.Retryable())
 }

@@ -46,7 +46,7 @@ func TestNew(t *testing.T) {
 
 	t.Run("PrefixOfBareString", func(t *testing.T) {
 		t.Parallel()
-		require.Equal(t, "", Prefix("nounderscore"))
-		require.Equal(t, "", Prefix("_x"))
+		require.Empty(t, Prefix("nounderscore"))
+		require.Empty(t, Prefix("_x"))
 	})
 }
