@@ -375,7 +375,7 @@ func newGraphiQL(endpoint string) http.Handler {
 		playground.WithGraphiqlReactVersion(url("react.production.min.js"), url("react-dom.production.min.js"),
 			assets["react.production.min.js"].sri, assets["react-dom.production.min.js"].sri),
 		playground.WithGraphiqlUiHeaders(map[string]string{"Authorization": "Bearer " + graphiqlKeyPlaceholder}),
-	)(page, httptest.NewRequest(http.MethodGet, endpoint, nil))
+	)(page, httptest.NewRequestWithContext(context.Background(), http.MethodGet, endpoint, nil))
 	html := bytes.Replace(page.Body.Bytes(), []byte("</head>"), []byte(graphiqlHintStyle+"</head>"), 1)
 	html = bytes.Replace(html, []byte("<body>"), []byte("<body>"+graphiqlHint), 1)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -94,8 +94,8 @@ func (l documentLimit) MutateOperationParameters(ctx context.Context, params *gr
 		if l.limits.Tokens > 0 && tokensExceed(params.Query, l.limits.Tokens) {
 			return documentError("The document has more than %d tokens", l.limits.Tokens)
 		}
-		gqlErr, ok := err.(*gqlerror.Error)
-		if !ok {
+		var gqlErr *gqlerror.Error
+		if !errors.As(err, &gqlErr) {
 			gqlErr = gqlerror.Errorf("%s", err)
 		}
 		errcode.Set(gqlErr, errcode.ParseFailed)
@@ -322,11 +322,9 @@ func (c errorCap) InterceptResponse(ctx context.Context, next graphql.ResponseHa
 	}
 	if c.max > 0 && len(resp.Errors) > c.max {
 		left := len(resp.Errors) - (c.max - 1)
-		kept := make(gqlerror.List, c.max-1, c.max)
-		copy(kept, resp.Errors)
 		more := gqlerror.Errorf("%d more errors were left out; fix the ones above and send the document again", left)
 		more.Extensions = map[string]any{"code": apperr.CodeTooManyErrors, "omitted": left}
-		resp.Errors = append(kept, more)
+		resp.Errors = append(resp.Errors[:c.max-1:c.max-1], more)
 	}
 	if c.messageBytes > 0 {
 		for _, e := range resp.Errors {

@@ -286,15 +286,15 @@ func TestGraphQLDocumentLimits(t *testing.T) {
 
 	t.Run("ErrorsCapped", func(t *testing.T) {
 		r := b.gql(b.acme, "{"+indexed(" nope%d", 100)+" }", nil)
-		max := graph.DefaultLimits.Errors
-		require.Len(t, r.Errors, max, r.Raw)
-		for _, e := range r.Errors[:max-1] {
+		limit := graph.DefaultLimits.Errors
+		require.Len(t, r.Errors, limit, r.Raw)
+		for _, e := range r.Errors[:limit-1] {
 			require.Equal(t, "graphql_validation_failed", e.Extensions["code"])
 		}
-		last := r.Errors[max-1]
+		last := r.Errors[limit-1]
 		require.Equal(t, "too_many_errors", last.Extensions["code"])
-		require.Equal(t, float64(100-(max-1)), last.Extensions["omitted"])
-		require.Equal(t, fmt.Sprintf("%d more errors were left out; fix the ones above and send the document again", 100-(max-1)), last.Message)
+		require.Equal(t, float64(100-(limit-1)), last.Extensions["omitted"])
+		require.Equal(t, fmt.Sprintf("%d more errors were left out; fix the ones above and send the document again", 100-(limit-1)), last.Message)
 	})
 
 	t.Run("LongMessagesCut", func(t *testing.T) {

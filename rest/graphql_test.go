@@ -137,7 +137,7 @@ func TestGraphQLMutations(t *testing.T) {
 			map[string]any{"id": ev["id"]})
 		lib2 := data["event"].(map[string]any)["library"].(map[string]any)
 		require.Len(t, lib2["tracks"], 1)
-		require.Len(t, lib2["formats"], 0)
+		require.Equal(t, []any{}, lib2["formats"])
 	})
 }
 

@@ -31,9 +31,9 @@ const (
 func NewKey() (key, prefix, hash string) {
 	var b strings.Builder
 	b.WriteString(KeyPrefix)
-	max := big.NewInt(int64(len(base62)))
+	base := big.NewInt(int64(len(base62)))
 	for range randomLen {
-		n, err := rand.Int(rand.Reader, max)
+		n, err := rand.Int(rand.Reader, base)
 		if err != nil {
 			panic("access: no randomness: " + err.Error())
 		}
