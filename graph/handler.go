@@ -398,13 +398,13 @@ const graphiqlKeyPlaceholder = "<your API key>"
 // graphiqlHint tells a newcomer where the API key goes; graphiqlHintStyle makes room for it
 // above GraphiQL.
 const (
-	graphiqlHint = `<p id="podium-key-hint">Every query needs an API key: open <b>Headers</b> below the
-query editor and replace <code>` + "&lt;your API key&gt;" + `</code> in
-<code>{"Authorization": "Bearer &lt;your API key&gt;"}</code> with yours.
-No key yet? <code>podium keys create --org NAME</code> prints one.</p>
+	graphiqlHint = `<p id="podium-key-hint">Every query needs an API key: in <b>Headers</b> below the editor,
+replace <code>&lt;your API key&gt;</code> with yours. No key yet? <code>podium keys create --org NAME</code>
+prints one.</p>
 `
 	graphiqlHintStyle = `<style>
 #podium-key-hint { margin: 0; padding: 0.5rem 1rem; height: 1.5rem; overflow: hidden;
+  white-space: nowrap; text-overflow: ellipsis;
   font: 14px/1.5rem system-ui, sans-serif; background: #fff8db; border-bottom: 1px solid #e6d48a; }
 #podium-key-hint code { font-size: 13px; }
 #graphiql { height: calc(100vh - 2.5rem - 1px) !important; }
