@@ -20,7 +20,6 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
-	"github.com/99designs/gqlgen/graphql/handler/lru"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/99designs/gqlgen/graphql/playground"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -101,13 +100,13 @@ func NewHandler(opts HandlerOptions) http.Handler {
 	srv.AddTransport(transport.GET{})
 	srv.AddTransport(jsonPOST{}) // before transport.POST, which serves what it leaves
 	srv.AddTransport(transport.POST{})
-	queries := lru.New[*ast.QueryDocument](1000)
+	queries := newByteLRU(documentCacheBytes, documentSize)
 	srv.SetQueryCache(queries)
 	srv.SetParserTokenLimit(opts.Limits.Document.Tokens)
 	srv.Use(errorCap{max: opts.Limits.Errors, messageBytes: opts.Limits.ErrorMessageBytes}) // outermost: sees every error
 	srv.Use(documentLimit{limits: opts.Limits.Document, schema: schema.Schema(), cache: queries})
 	srv.Use(extension.Introspection{})
-	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
+	srv.Use(extension.AutomaticPersistedQuery{Cache: newByteLRU(documentCacheBytes, persistedQuerySize)})
 	srv.Use(extension.FixedComplexityLimit(opts.Limits.Complexity))
 	srv.Use(shapeLimit{depth: opts.Limits.Depth, aliases: opts.Limits.Aliases})
 	present := presentError(opts.Log)
