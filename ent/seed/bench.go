@@ -75,10 +75,20 @@ func Bench(ctx context.Context, tx pgx.Tx, opts BenchOptions) (BenchResult, erro
 	if w.err != nil {
 		return res, w.err
 	}
+	// Fresh statistics, or the planner picks plans for empty tables. Only a table's owner may
+	// analyze it, and Podium's connections act as dbx.AppRole, which owns nothing: for these
+	// statements the transaction steps back to its login role (this is system work already),
+	// then returns to the role it had. SET LOCAL ends with the transaction whatever happens.
+	var role string
+	if w.err == nil {
+		w.err = tx.QueryRow(ctx, "SELECT current_user").Scan(&role)
+	}
+	w.exec("SET LOCAL ROLE NONE")
 	for _, table := range []string{"submissions", "contacts", "submission_participants", "submission_tracks", "task_assignments",
 		"deliverable_assignments", "review_assignments", "review_answers", "review_criteria", "ai_review_results"} {
 		w.exec("ANALYZE " + table)
 	}
+	w.exec("SET LOCAL ROLE " + pgx.Identifier{role}.Sanitize())
 	return res, w.err
 }
 
