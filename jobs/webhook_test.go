@@ -56,10 +56,13 @@ func TestWebhookClientChecksTheDialledAddress(t *testing.T) {
 	require.NoError(t, err)
 
 	strict := jobs.WebhookNetwork{AllowHTTP: true}
-	_, err = strict.Client(5 * time.Second).Get("http://localhost:" + u.Port() + "/")
-	require.ErrorIs(t, err, jobs.ErrForbiddenAddress)
-	_, err = strict.Client(5 * time.Second).Get(srv.URL)
-	require.ErrorIs(t, err, jobs.ErrForbiddenAddress)
+	for _, target := range []string{"http://localhost:" + u.Port() + "/", srv.URL} {
+		resp, err := strict.Client(5 * time.Second).Get(target)
+		if err == nil {
+			_ = resp.Body.Close()
+		}
+		require.ErrorIs(t, err, jobs.ErrForbiddenAddress, target)
+	}
 
 	loopback := jobs.WebhookNetwork{AllowHTTP: true, Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}
 	resp, err := loopback.Client(5 * time.Second).Get(srv.URL)
@@ -76,7 +79,10 @@ func TestWebhookClientTimesOut(t *testing.T) {
 	t.Cleanup(func() { close(release) })
 	loopback := jobs.WebhookNetwork{AllowHTTP: true, Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}
 	start := time.Now()
-	_, err := loopback.Client(200 * time.Millisecond).Get(srv.URL)
+	resp, err := loopback.Client(200 * time.Millisecond).Get(srv.URL)
+	if err == nil {
+		_ = resp.Body.Close()
+	}
 	require.Error(t, err)
 	require.Less(t, time.Since(start), 5*time.Second)
 }
