@@ -391,3 +391,43 @@ func TestWebhookEndpointValidation(t *testing.T) {
 	types := b.must(http.StatusOK, http.MethodGet, "/api/v1/webhooks/event-types", b.acme, nil).JSON.([]any)
 	require.Len(t, types, len(graph.WebhookEventTypes))
 }
+
+// Each operation that causes an event writes its message in its own transaction, whatever the
+// transport: here, REST calls on the fixture, whose organization has an endpoint for every type.
+func TestWebhookEventsOfEachOperation(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	f := b.fixture()
+	call := func(method, path string, body any) {
+		t.Helper()
+		r := b.do(method, f.path(path), b.acme, body)
+		require.Less(t, r.Status, 300, "%s %s: %s", method, path, r.Raw)
+	}
+	call(http.MethodPut, "/events/{eventId}/agenda/schedule", f.bodies["scheduleSession"])
+	call(http.MethodPost, "/events/{eventId}/agenda/publish", nil)
+	call(http.MethodPost, "/events/{eventId}/agenda/unpublish", nil)
+	call(http.MethodPatch, "/events/{eventId}/speakers/{contactId}/workflow", map[string]any{"status": "onboarding"})
+	call(http.MethodPatch, "/events/{eventId}/speakers/{contactId}/workflow", map[string]any{"status": "confirmed"})
+	call(http.MethodPost, "/events/{eventId}/review-assignments/{assignmentId}/answers", f.bodies["submitReviewAnswers"])
+	call(http.MethodPost, "/events/{eventId}/submissions/decide", f.bodies["decideSubmissions"])
+	call(http.MethodPost, "/events/{eventId}/sessions/{submissionId}/cancel", f.bodies["cancelSession"])
+	call(http.MethodPost, "/events/{eventId}/sessions/{submissionId}/reinstate", f.bodies["reinstateSession"])
+	call(http.MethodDelete, "/events/{eventId}/sessions/{submissionId}", nil)
+
+	rows, err := b.db.Pool.Query(b.sys(), `SELECT DISTINCT event_type FROM webhook_messages`)
+	require.NoError(t, err)
+	var types []string
+	for rows.Next() {
+		var s string
+		require.NoError(t, rows.Scan(&s))
+		types = append(types, s)
+	}
+	require.NoError(t, rows.Err())
+	require.ElementsMatch(t, []string{"session.created", "session.scheduled", "session.cancelled", "session.reinstated",
+		"session.deleted", "agenda.published", "agenda.unpublished", "speaker.workflow_changed", "speaker.confirmed",
+		"review.completed", "submission.submitted", "submission.decided", "resource.published"}, types)
+	// One delivery, and one job, per message: the organization has one endpoint.
+	require.Equal(t, b.count(`SELECT count(*) FROM webhook_messages`), b.count(`SELECT count(*) FROM webhook_deliveries`))
+	require.Equal(t, b.count(`SELECT count(*) FROM webhook_messages`),
+		b.count(`SELECT count(*) FROM river_job WHERE kind = 'deliver_webhook'`))
+}
