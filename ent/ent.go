@@ -42,6 +42,9 @@ import (
 	"github.com/podium/podium/ent/timelineentry"
 	"github.com/podium/podium/ent/track"
 	"github.com/podium/podium/ent/user"
+	"github.com/podium/podium/ent/webhookdelivery"
+	"github.com/podium/podium/ent/webhookendpoint"
+	"github.com/podium/podium/ent/webhookmessage"
 )
 
 // ent aliases to avoid import conflicts in user's code.
@@ -132,6 +135,9 @@ func checkColumn(t, c string) error {
 			timelineentry.Table:          timelineentry.ValidColumn,
 			track.Table:                  track.ValidColumn,
 			user.Table:                   user.ValidColumn,
+			webhookdelivery.Table:        webhookdelivery.ValidColumn,
+			webhookendpoint.Table:        webhookendpoint.ValidColumn,
+			webhookmessage.Table:         webhookmessage.ValidColumn,
 		})
 	})
 	return columnCheck(t, c)

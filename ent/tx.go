@@ -74,6 +74,12 @@ type Tx struct {
 	Track *TrackClient
 	// User is the client for interacting with the User builders.
 	User *UserClient
+	// WebhookDelivery is the client for interacting with the WebhookDelivery builders.
+	WebhookDelivery *WebhookDeliveryClient
+	// WebhookEndpoint is the client for interacting with the WebhookEndpoint builders.
+	WebhookEndpoint *WebhookEndpointClient
+	// WebhookMessage is the client for interacting with the WebhookMessage builders.
+	WebhookMessage *WebhookMessageClient
 
 	// lazily loaded.
 	client     *Client
@@ -235,6 +241,9 @@ func (tx *Tx) init() {
 	tx.TimelineEntry = NewTimelineEntryClient(tx.config)
 	tx.Track = NewTrackClient(tx.config)
 	tx.User = NewUserClient(tx.config)
+	tx.WebhookDelivery = NewWebhookDeliveryClient(tx.config)
+	tx.WebhookEndpoint = NewWebhookEndpointClient(tx.config)
+	tx.WebhookMessage = NewWebhookMessageClient(tx.config)
 }
 
 // txDriver wraps the given dialect.Tx with a nop dialect.Driver implementation.

@@ -212,6 +212,9 @@ func (r *Resolver) scheduleSession(ctx context.Context, eventID string, in Sched
 	if err := record(ctx, c, timelineentry.KindScheduled, label, nil, s.ID); err != nil {
 		return nil, err
 	}
+	if err := r.emit(ctx, hookSessionScheduled, hookData{"eventId": ev.ID, "sessionId": s.ID, "roomId": in.RoomID, "startsAt": in.StartsAt, "endsAt": in.EndsAt}); err != nil {
+		return nil, err
+	}
 	return r.agenda(ctx, ev)
 }
 
@@ -307,6 +310,9 @@ func (r *Resolver) publishAgenda(ctx context.Context, eventID string) (*Agenda, 
 	if err != nil {
 		return nil, err
 	}
+	if err := r.emit(ctx, hookAgendaPublished, hookData{"eventId": ev.ID, "sessions": len(entries)}); err != nil {
+		return nil, err
+	}
 	current.Event = agendaEvent(ev)
 	return current, nil
 }
@@ -320,6 +326,9 @@ func (r *Resolver) unpublishAgenda(ctx context.Context, eventID string) (*Agenda
 	}
 	ev, err = ev.Update().SetPublishedAgenda([]agenda.Entry{}).ClearAgendaPublishedAt().SetAgendaDirty(true).Save(ctx)
 	if err != nil {
+		return nil, err
+	}
+	if err := r.emit(ctx, hookAgendaUnpublished, hookData{"eventId": ev.ID}); err != nil {
 		return nil, err
 	}
 	return r.agenda(ctx, ev)

@@ -131,6 +131,16 @@ type CreateSubmissionInput struct {
 	Answers map[string]any `json:"answers"`
 }
 
+// A new webhook endpoint.
+type CreateWebhookInput struct {
+	// Where events are POSTed (see Webhook.url).
+	URL string `json:"url"`
+	// What the endpoint is for; empty when omitted.
+	Description *string `json:"description"`
+	// Event types to send (see webhookEventTypes); empty or omitted means every type.
+	EventTypes []string `json:"eventTypes"`
+}
+
 // A decision on submissions.
 type DecideSubmissionsInput struct {
 	// Submissions of the event; not drafts or withdrawn ones.
@@ -281,6 +291,12 @@ type RecuseReviewInput struct {
 	Reason string `json:"reason"`
 }
 
+// Which messages to deliver again.
+type RedeliverWebhooksInput struct {
+	// Every message sent to the endpoint at or after this time is delivered again.
+	Since time.Time `json:"since"`
+}
+
 // Whether and how to tell the speakers of a reinstated session.
 type ReinstateSessionInput struct {
 	// Included in the reinstatement email.
@@ -389,6 +405,13 @@ type ReviewResultOrder struct {
 	Field ReviewResultOrderField `json:"field"`
 	// ASC or DESC; DESC (highest first) when left out.
 	Direction entgql.OrderDirection `json:"direction"`
+}
+
+// How a signing secret is rotated.
+type RotateWebhookSecretInput struct {
+	// How long the old secret keeps signing messages beside the new one, in hours: 0 to 168,
+	// default 24.
+	GraceHours *int `json:"graceHours"`
 }
 
 // A file requirement to create or update.
@@ -678,6 +701,84 @@ type UpdateEventInput struct {
 	EndsAt graphql.Omittable[*time.Time] `json:"endsAt"`
 	// A whole number, at least 1.
 	DefaultSubmissionLimit graphql.Omittable[*int] `json:"defaultSubmissionLimit"`
+}
+
+// Changes to a webhook endpoint; omitted fields keep their value.
+type UpdateWebhookInput struct {
+	// Where events are POSTed (see Webhook.url).
+	URL *string `json:"url"`
+	// What the endpoint is for.
+	Description *string `json:"description"`
+	// Event types to send; empty means every type.
+	EventTypes []string `json:"eventTypes"`
+	// Enabling an endpoint Podium disabled clears disabledReason and its failures.
+	Enabled *bool `json:"enabled"`
+}
+
+// A URL Podium POSTs events to, signed per Standard Webhooks (docs/webhooks.md).
+// REST: GET /webhooks/{webhookId}.
+type Webhook struct {
+	// The endpoint's id.
+	ID string `json:"id"`
+	// Where events are POSTed: https (http only when the operator allows it), never to a private,
+	// loopback or link-local address unless the operator allows it.
+	URL string `json:"url"`
+	// What the endpoint is for, in the organization's words.
+	Description string `json:"description"`
+	// The event types sent to the endpoint (see webhookEventTypes); empty means every type.
+	EventTypes []string `json:"eventTypes"`
+	// Whether events are sent. Podium disables an endpoint whose deliveries have all failed for days
+	// (disabledReason says why); enabling it again resumes delivery of new events.
+	Enabled bool `json:"enabled"`
+	// Why Podium disabled the endpoint; null when it did not.
+	DisabledReason *string `json:"disabledReason"`
+	// When the endpoint's current run of failures began; null when its last delivery succeeded.
+	FailingSince *time.Time `json:"failingSince"`
+	// Until when the secret replaced by the last rotation still signs messages, beside the new one;
+	// null when there is none.
+	PreviousSecretExpiresAt *time.Time `json:"previousSecretExpiresAt"`
+	// When the endpoint was registered.
+	CreatedAt time.Time `json:"createdAt"`
+	// When the endpoint last changed.
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+// One message's delivery to one endpoint: the delivery log.
+// REST: GET /webhooks/{webhookId}/deliveries.
+type WebhookDeliveryEntry struct {
+	// The delivery's id.
+	ID string `json:"id"`
+	// The endpoint delivered to.
+	WebhookID string `json:"webhookId"`
+	// The message's id, sent as the webhook-id header: the same on every attempt and redelivery, so
+	// receivers can deduplicate on it.
+	MessageID string `json:"messageId"`
+	// The message's event type.
+	EventType string `json:"eventType"`
+	// Where the delivery stands.
+	Status WebhookDeliveryState `json:"status"`
+	// How many attempts were made, redeliveries included.
+	Attempts int `json:"attempts"`
+	// The HTTP status of the last attempt's answer; null when there was none.
+	ResponseCode *int `json:"responseCode"`
+	// How long the last attempt took, in milliseconds.
+	LatencyMs *int `json:"latencyMs"`
+	// Why the last attempt failed.
+	Error *string `json:"error"`
+	// When the endpoint accepted the message.
+	DeliveredAt *time.Time `json:"deliveredAt"`
+	// When the message was queued for the endpoint.
+	CreatedAt time.Time `json:"createdAt"`
+	// When the delivery last changed.
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+// An endpoint with its signing secret, shown only when the secret is made (creation, rotation).
+type WebhookWithSecret struct {
+	// The endpoint.
+	Webhook *Webhook `json:"webhook"`
+	// The signing secret: "whsec_" and base64 of the key. Store it; it is not shown again.
+	Secret string `json:"secret"`
 }
 
 // What kind of double booking a conflict is.
@@ -2016,6 +2117,67 @@ func (e *TaskStatus) UnmarshalJSON(b []byte) error {
 }
 
 func (e TaskStatus) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// The states of a delivery.
+type WebhookDeliveryState string
+
+const (
+	// Not delivered yet: waiting for its first attempt or the next retry.
+	WebhookDeliveryStatePending WebhookDeliveryState = "pending"
+	// The endpoint answered 2xx.
+	WebhookDeliveryStateSucceeded WebhookDeliveryState = "succeeded"
+	// Every attempt failed, or the endpoint was disabled. It can be redelivered.
+	WebhookDeliveryStateFailed WebhookDeliveryState = "failed"
+)
+
+var AllWebhookDeliveryState = []WebhookDeliveryState{
+	WebhookDeliveryStatePending,
+	WebhookDeliveryStateSucceeded,
+	WebhookDeliveryStateFailed,
+}
+
+func (e WebhookDeliveryState) IsValid() bool {
+	switch e {
+	case WebhookDeliveryStatePending, WebhookDeliveryStateSucceeded, WebhookDeliveryStateFailed:
+		return true
+	}
+	return false
+}
+
+func (e WebhookDeliveryState) String() string {
+	return string(e)
+}
+
+func (e *WebhookDeliveryState) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = WebhookDeliveryState(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid WebhookDeliveryState", str)
+	}
+	return nil
+}
+
+func (e WebhookDeliveryState) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *WebhookDeliveryState) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e WebhookDeliveryState) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

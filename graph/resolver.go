@@ -16,6 +16,7 @@ import (
 	"github.com/podium/podium/ent/schema/viewer"
 	"github.com/podium/podium/graph/ai"
 	"github.com/podium/podium/graph/email"
+	"github.com/podium/podium/jobs"
 )
 
 // Resolver holds what operations need. It is built once per server.
@@ -29,6 +30,8 @@ type Resolver struct {
 	Outbox *email.Outbox
 	// AI scores proposals; nil when no provider is configured.
 	AI *ai.Client
+	// Webhooks says which URLs webhook endpoints may have; its zero value allows public https only.
+	Webhooks jobs.WebhookNetwork
 }
 
 // NewResolver returns the operations on db, queuing emails in outbox.

@@ -238,6 +238,9 @@ func (r *Resolver) createResource(ctx context.Context, eventID string, in Resour
 	if err != nil {
 		return nil, err
 	}
+	if err := r.emitWhen(ctx, in.Published, hookResourcePublished, hookData{"eventId": ev.ID, "resourceId": res.ID}); err != nil {
+		return nil, err
+	}
 	return r.resource(ctx, res.ID)
 }
 
@@ -265,6 +268,9 @@ func (r *Resolver) updateResource(ctx context.Context, eventID, resourceID strin
 		return nil, err
 	}
 	if err := u.Exec(ctx); err != nil {
+		return nil, err
+	}
+	if err := r.emitWhen(ctx, in.Published && !res.Published, hookResourcePublished, hookData{"eventId": ev.ID, "resourceId": res.ID}); err != nil {
 		return nil, err
 	}
 	return r.resource(ctx, res.ID)

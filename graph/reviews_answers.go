@@ -75,6 +75,9 @@ func (r *Resolver) submitReviewAnswers(ctx context.Context, eventID, assignmentI
 	if err != nil {
 		return nil, err
 	}
+	if err := r.emit(ctx, hookReviewCompleted, hookData{"eventId": eventID, "assignmentId": a.ID, "submissionId": a.SubmissionID, "roundId": a.RoundID}); err != nil {
+		return nil, err
+	}
 	return toAssignment(a), nil
 }
 

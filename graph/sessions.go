@@ -393,6 +393,9 @@ func (r *Resolver) createSession(ctx context.Context, eventID string, in CreateS
 	if _, err := r.assignReadiness(ctx, ev.ID, s.ID); err != nil {
 		return nil, err
 	}
+	if err := r.emit(ctx, hookSessionCreated, hookData{"eventId": ev.ID, "sessionId": s.ID, "title": s.Title}); err != nil {
+		return nil, err
+	}
 	return toSessionRecord(s), nil
 }
 
@@ -556,6 +559,9 @@ func (r *Resolver) cancelSession(ctx context.Context, eventID, sessionID string,
 	if err := record(ctx, c, timelineentry.KindCancelled, label, nil, s.ID); err != nil {
 		return nil, err
 	}
+	if err := r.emit(ctx, hookSessionCancelled, hookData{"eventId": ev.ID, "sessionId": s.ID, "cause": in.Cause}); err != nil {
+		return nil, err
+	}
 	if s.StartsAt != nil {
 		if err := ev.Update().SetAgendaDirty(true).Exec(ctx); err != nil {
 			return nil, err
@@ -659,6 +665,9 @@ func (r *Resolver) reinstateSession(ctx context.Context, eventID, sessionID stri
 	if err := record(ctx, c, timelineentry.KindReinstated, "Session reinstated", nil, s.ID); err != nil {
 		return nil, err
 	}
+	if err := r.emit(ctx, hookSessionReinstated, hookData{"eventId": ev.ID, "sessionId": s.ID}); err != nil {
+		return nil, err
+	}
 	if s.StartsAt != nil {
 		if err := ev.Update().SetAgendaDirty(true).Exec(ctx); err != nil {
 			return nil, err
@@ -689,6 +698,9 @@ func (r *Resolver) deleteSession(ctx context.Context, eventID, sessionID string)
 		return "", apperr.Invalid("This session came from a submission and keeps its history — cancel it instead")
 	}
 	if err := c.Submission.DeleteOne(s).Exec(ctx); err != nil {
+		return "", err
+	}
+	if err := r.emit(ctx, hookSessionDeleted, hookData{"eventId": ev.ID, "sessionId": s.ID}); err != nil {
 		return "", err
 	}
 	return s.ID, nil

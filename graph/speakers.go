@@ -139,6 +139,9 @@ func (r *Resolver) setSpeakerWorkflow(ctx context.Context, eventID, contactID st
 	if stampConfirmed(ct, in.Status) {
 		u.SetConfirmedAt(time.Now())
 	}
+	if err := r.emit(ctx, speakerHook(stampConfirmed(ct, in.Status)), hookData{"eventId": ev.ID, "speakerId": ct.ID, "workflowStatus": in.Status}); err != nil {
+		return nil, err
+	}
 	return u.Save(ctx)
 }
 

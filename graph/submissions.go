@@ -103,6 +103,9 @@ func (r *Resolver) createSubmission(ctx context.Context, eventID string, in Crea
 	if err != nil {
 		return nil, err
 	}
+	if err := r.emitWhen(ctx, status == SubmissionStatusPending, hookSubmissionSubmitted, hookData{"eventId": ev.ID, "submissionId": s.ID, "title": s.Title}); err != nil {
+		return nil, err
+	}
 	if err := setParticipants(ctx, c, s.ID, speakers); err != nil {
 		return nil, err
 	}
@@ -431,6 +434,9 @@ func (r *Resolver) decideSubmissions(ctx context.Context, eventID string, in Dec
 			return nil, err
 		}
 		decided = append(decided, s.ID)
+		if err := r.emit(ctx, hookSubmissionDecided, hookData{"eventId": ev.ID, "submissionId": s.ID, "status": next}); err != nil {
+			return nil, err
+		}
 		result.Submissions = append(result.Submissions, &DecidedSubmission{ID: s.ID, Status: SubmissionStatus(next), NotifiedAt: scalar.At(now)})
 		for _, p := range people[s.ID] {
 			emails = append(emails, email.Email{EventID: ev.ID, ContactID: new(p.ContactID), SubmissionID: new(s.ID),

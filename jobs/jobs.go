@@ -5,6 +5,7 @@
 package jobs
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -33,6 +34,8 @@ type Config struct {
 	Scorer Scorer
 	// AIWorkers is how many AI reviews run at once; 0 means DefaultAIWorkers.
 	AIWorkers int
+	// Webhooks configures webhook delivery (see DeliverWebhookWorker).
+	Webhooks WebhookConfig
 	// RetryPolicy replaces River's backoff (attempt⁴ seconds); tests shorten it.
 	RetryPolicy river.ClientRetryPolicy
 	// Tune adjusts River's configuration last; tests use it to poll faster.
@@ -86,6 +89,7 @@ func NewClient(db *dbx.DB, cfg Config) (*river.Client[pgx.Tx], error) {
 	river.AddWorker(workers, &DeliverEmailWorker{Pool: statusPool, Sender: cfg.Sender, Log: cfg.Log})
 	river.AddWorker(workers, &AIReviewWorker{Scorer: cfg.Scorer, Pool: db.Pool})
 	river.AddWorker(workers, &PruneIdempotencyWorker{Pool: db.Pool})
+	river.AddWorker(workers, &DeliverWebhookWorker{Pool: db.Pool, Config: cfg.Webhooks, Log: cfg.Log})
 
 	rc := &river.Config{Logger: cfg.Log, Workers: workers, RetryPolicy: cfg.RetryPolicy, FetchCooldown: fetchCooldown,
 		RescueStuckJobsAfter: rescueAfter, Middleware: []rivertype.Middleware{&telemetry{}}}
@@ -94,6 +98,7 @@ func NewClient(db *dbx.DB, cfg Config) (*river.Client[pgx.Tx], error) {
 			EmailQueue:       {MaxWorkers: cfg.EmailWorkers},
 			AIQueue:          {MaxWorkers: cfg.AIWorkers},
 			MaintenanceQueue: {MaxWorkers: 1},
+			WebhookQueue:     {MaxWorkers: cmp.Or(cfg.Webhooks.Workers, DefaultWebhookWorkers)},
 		}
 		rc.PeriodicJobs = periodicJobs()
 	}

@@ -54,6 +54,7 @@ func TestBench(t *testing.T) {
 	vars, key := parseSeed(t, string(out))
 	t.Logf("seeded: %s", strings.SplitN(string(out), "\n", 2)[0])
 
+	benchWebhookEnv(t)
 	srv := startServer(t, bin, dbURL)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64, MaxConnsPerHost: 64}, Timeout: time.Minute}
 	pool, err := pgxpool.New(ctx, dbURL)
@@ -89,6 +90,7 @@ func TestBench(t *testing.T) {
 					body: []byte(`{"cause":"organizer","message":"Benchmark"}`)}
 			}}}
 	}))
+	results = append(results, w5Webhooks(t, client, srv, key, sessionsEvent, speakers, results[len(results)-1]))
 
 	t.Log("")
 	for _, r := range results {

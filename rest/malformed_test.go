@@ -136,6 +136,8 @@ func (f fixture) path(template string) string {
 func (b *testBundle) fixture() fixture {
 	b.t.Helper()
 	ev := str(b.createEvent(b.acme, "Fixture"), "id")
+	webhookBody := map[string]any{"url": "https://93.184.215.14/hooks", "description": "d", "eventTypes": []any{}}
+	webhook := b.must(http.StatusCreated, http.MethodPost, "/api/v1/webhooks", b.acme, webhookBody).Obj()["webhook"].(map[string]any)
 	base := "/api/v1/events/" + ev
 	track := str(b.saveItem(b.acme, ev, map[string]any{"kind": "track", "name": "T"}), "id")
 	format := str(b.saveItem(b.acme, ev, map[string]any{"kind": "format", "name": "F"}), "id")
@@ -166,6 +168,7 @@ func (b *testBundle) fixture() fixture {
 		(id, created_at, updated_at, round_id, submission_id, score, reasoning, provider, model)
 		VALUES ('air_fixture', now(), now(), $1, $2, 3, 'r', 'anthropic', 'm') RETURNING id`, roundID, proposal["id"]).Scan(&result))
 	deliverables := b.must(http.StatusOK, http.MethodGet, base+"/sessions/"+str(session, "id")+"/deliverables", b.acme, nil).List()
+	delivery := str(b.must(http.StatusOK, http.MethodGet, "/api/v1/webhooks/"+str(webhook, "id")+"/deliveries", b.acme, nil).List()[0].(map[string]any), "id")
 	return fixture{
 		ids: map[string]string{
 			"eventId": ev, "submissionId": str(session, "id"), "contactId": str(speaker, "id"), "itemId": track,
@@ -174,7 +177,7 @@ func (b *testBundle) fixture() fixture {
 			"roundId": roundID, "assignmentId": assignment, "eventMemberId": member, "resourceId": str(res, "id"),
 			// Not path parameters: ids the bodies refer to, named for the fuzz corpus's placeholders.
 			"trackId": track, "formatId": format, "roomId": room, "proposalId": str(proposal, "id"),
-			"criterionId": criterion, "resultId": result,
+			"criterionId": criterion, "resultId": result, "webhookId": str(webhook, "id"), "deliveryId": delivery,
 		},
 		bodies: map[string]map[string]any{
 			"createEvent": {"name": "E", "type": "conference", "timezone": "UTC",
@@ -220,8 +223,12 @@ func (b *testBundle) fixture() fixture {
 				"autoAssignOnAccept": true, "dueDate": "2027-08-01T00:00:00Z"},
 			"saveFileRequirement": {"id": requirement, "label": "Slides", "description": "d", "scope": "session",
 				"dueAt": "2027-08-01T00:00:00Z"},
-			"reinstateSession": {"message": "m", "notifySpeakers": false},
-			"setTaskStatus":    {"status": "done"},
+			"reinstateSession":    {"message": "m", "notifySpeakers": false},
+			"setTaskStatus":       {"status": "done"},
+			"createWebhook":       webhookBody,
+			"updateWebhook":       webhookBody,
+			"rotateWebhookSecret": {"graceHours": 1},
+			"redeliverWebhooks":   {"since": "2020-01-01T00:00:00Z"},
 			"decideSubmissions": {"submissionIds": []any{proposal["id"]}, "decision": "accept", "feedback": "Welcome",
 				"confirmRedecide": false, "approveContent": false},
 		},

@@ -92,6 +92,18 @@ var routes = []route{
 
 	// emails.go
 	{"GET", "/events/{eventId}/emails", "listEmails", (*API).listEmails, "", 200, 0},
+
+	// webhooks.go
+	{"GET", "/webhooks/event-types", "listWebhookEventTypes", (*API).listWebhookEventTypes, "", 200, 0},
+	{"GET", "/webhooks", "listWebhooks", (*API).listWebhooks, "", 200, 0},
+	{"POST", "/webhooks", "createWebhook", (*API).createWebhook, "CreateWebhookInput", 201, 0},
+	{"GET", "/webhooks/{webhookId}", "getWebhook", (*API).getWebhook, "", 200, 0},
+	{"PATCH", "/webhooks/{webhookId}", "updateWebhook", (*API).updateWebhook, "UpdateWebhookInput", 200, 0},
+	{"DELETE", "/webhooks/{webhookId}", "deleteWebhook", (*API).deleteWebhook, "", 204, 0},
+	{"POST", "/webhooks/{webhookId}/rotate-secret", "rotateWebhookSecret", (*API).rotateWebhookSecret, "RotateWebhookSecretInput", 200, optionalBody},
+	{"GET", "/webhooks/{webhookId}/deliveries", "listWebhookDeliveries", (*API).listWebhookDeliveries, "", 200, 0},
+	{"POST", "/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver", "redeliverWebhook", (*API).redeliverWebhook, "", 200, 0},
+	{"POST", "/webhooks/{webhookId}/redeliver", "redeliverWebhooks", (*API).redeliverWebhooks, "RedeliverWebhooksInput", 200, 0},
 }
 
 // route is one line of the table above.

@@ -435,6 +435,73 @@ var routeDocs = map[string]routeDoc{
 		},
 		output: []EmailLog{},
 	},
+
+	// webhooks.go (docs/webhooks.md)
+	"listWebhookEventTypes": {
+		tag:         "Webhooks",
+		summary:     "List the webhook event types (ext)",
+		description: "Every event type an endpoint can subscribe to; payloads are documented in docs/webhooks.md.",
+		output:      []string{},
+	},
+	"listWebhooks": {
+		tag:         "Webhooks",
+		summary:     "List webhook endpoints (ext)",
+		description: "The organization's endpoints, oldest first. Secrets are never listed.",
+		output:      []graph.Webhook{},
+	},
+	"createWebhook": {
+		tag:     "Webhooks",
+		summary: "Register a webhook endpoint (ext)",
+		description: "url must be https (http only when the operator allows it) and resolve to public addresses only. " +
+			"eventTypes empty or omitted subscribes to every type. The answer holds the signing secret, shown this once.",
+		output: graph.WebhookWithSecret{},
+	},
+	"getWebhook": {
+		tag:     "Webhooks",
+		summary: "Get a webhook endpoint (ext)",
+		output:  graph.Webhook{},
+	},
+	"updateWebhook": {
+		tag:     "Webhooks",
+		summary: "Update a webhook endpoint (ext)",
+		description: "Partial update. enabled true re-enables an endpoint Podium disabled after days of failures and " +
+			"clears disabledReason.",
+		output: graph.Webhook{},
+	},
+	"deleteWebhook": {
+		tag:         "Webhooks",
+		summary:     "Delete a webhook endpoint (ext)",
+		description: "Deletes the endpoint and its delivery log; pending deliveries are dropped.",
+	},
+	"rotateWebhookSecret": {
+		tag:     "Webhooks",
+		summary: "Rotate a webhook endpoint's signing secret (ext)",
+		description: "Makes a new secret, shown this once. For graceHours (default 24, 0 to 168) messages carry " +
+			"signatures by both the old and the new secret.",
+		output: graph.WebhookWithSecret{},
+	},
+	"listWebhookDeliveries": {
+		tag:         "Webhooks",
+		summary:     "List an endpoint's deliveries (ext)",
+		description: "The delivery log, newest first: status, attempts, last response code, latency and error.",
+		query: []queryParam{
+			{name: "status", description: "Only deliveries in this state", enum: []string{"pending", "succeeded", "failed"}},
+			{name: "limit", description: "At most this many (default 100, at most 500)"},
+		},
+		output: []graph.WebhookDeliveryEntry{},
+	},
+	"redeliverWebhook": {
+		tag:         "Webhooks",
+		summary:     "Redeliver one message (ext)",
+		description: "Sends the delivery's message to its endpoint again, with the same webhook-id, whatever its state.",
+		output:      graph.WebhookDeliveryEntry{},
+	},
+	"redeliverWebhooks": {
+		tag:         "Webhooks",
+		summary:     "Redeliver everything since a time (ext)",
+		description: "Sends every message delivered to the endpoint at or after since again (at most 10,000 at once).",
+		output:      Redelivered{},
+	},
 }
 
 // routeDoc is what the OpenAPI document says of an operation beyond its route.

@@ -9,11 +9,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/podium/podium/ent/dbx"
 	"github.com/podium/podium/ent/migrate/migrations"
 	"github.com/podium/podium/ent/pgcluster"
 	"github.com/podium/podium/ent/schema/viewer"
+	"github.com/podium/podium/jobs"
 	"github.com/podium/podium/rest"
 )
 
@@ -39,6 +41,11 @@ type config struct {
 	// RateLimit (PODIUM_RATE_LIMIT requests per second per API key, PODIUM_RATE_BURST at once);
 	// a rate of 0 turns limiting off.
 	RateLimit rest.RateLimit
+	// Webhooks configures webhook delivery: PODIUM_WEBHOOK_ALLOW_HTTP, PODIUM_WEBHOOK_ALLOW_NETWORKS,
+	// PODIUM_WEBHOOK_WORKERS, PODIUM_WEBHOOK_TIMEOUT, PODIUM_WEBHOOK_BACKOFF (docs/webhooks.md).
+	Webhooks jobs.WebhookConfig
+	// WebhookErr is why a webhook variable was refused; serve reports it.
+	WebhookErr error
 }
 
 // defaultDBMaxConns sizes the pool for a server: requests wait on PostgreSQL far more than they
@@ -70,7 +77,38 @@ func loadConfig() config {
 		c.DBMaxConns = defaultDBMaxConns
 	}
 	c.PublicURL = strings.TrimRight(env("PUBLIC_URL", "http://"+c.Addr), "/")
+	c.Webhooks, c.WebhookErr = webhookConfig()
 	return c
+}
+
+// webhookConfig reads the webhook variables. Each defaults to the safe choice: https only, public
+// addresses only.
+func webhookConfig() (jobs.WebhookConfig, error) {
+	var w jobs.WebhookConfig
+	var err error
+	w.Network.AllowHTTP = os.Getenv("PODIUM_WEBHOOK_ALLOW_HTTP") != ""
+	if w.Network.Allow, err = jobs.ParseNetworks(os.Getenv("PODIUM_WEBHOOK_ALLOW_NETWORKS")); err != nil {
+		return w, fmt.Errorf("PODIUM_WEBHOOK_ALLOW_NETWORKS: %w", err)
+	}
+	w.Workers, _ = strconv.Atoi(os.Getenv("PODIUM_WEBHOOK_WORKERS"))
+	if v := os.Getenv("PODIUM_WEBHOOK_TIMEOUT"); v != "" {
+		if w.Timeout, err = time.ParseDuration(v); err != nil {
+			return w, fmt.Errorf("PODIUM_WEBHOOK_TIMEOUT: %w", err)
+		}
+	}
+	// PODIUM_WEBHOOK_BACKOFF scales the retry schedule: the first retry waits this long and each
+	// later one three times the one before, up to a day. Tests shorten it to compress a day of
+	// retries into minutes.
+	if v := os.Getenv("PODIUM_WEBHOOK_BACKOFF"); v != "" {
+		base, err := time.ParseDuration(v)
+		if err != nil || base <= 0 {
+			return w, fmt.Errorf("PODIUM_WEBHOOK_BACKOFF: %q is not a positive duration", v)
+		}
+		w.Backoff = func(attempt int) time.Duration {
+			return time.Duration(float64(jobs.WebhookBackoff(attempt)) * float64(base) / float64(15*time.Second))
+		}
+	}
+	return w, nil
 }
 
 func env(name, fallback string) string {

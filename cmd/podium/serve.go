@@ -57,6 +57,9 @@ func serveCommand() *cobra.Command {
 
 func serve(ctx context.Context, cfg config, work bool) error {
 	log := newLogger(os.Stderr)
+	if cfg.WebhookErr != nil {
+		return cfg.WebhookErr
+	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 
@@ -81,12 +84,13 @@ func serve(ctx context.Context, cfg config, work bool) error {
 	// The operations queue jobs through River, and River's AI worker calls the operations back.
 	outbox := &email.Outbox{PublicURL: cfg.PublicURL}
 	resolver := graph.NewResolver(db, outbox)
+	resolver.Webhooks = cfg.Webhooks.Network
 	resolver.AI = ai.New(ai.Config{APIKey: cfg.AnthropicAPIKey, BaseURL: cfg.AnthropicBaseURL, Model: cfg.AIModel})
 	if resolver.AI == nil {
 		log.Info("ANTHROPIC_API_KEY is unset: AI review is not configured")
 	}
 	river, err := jobs.NewClient(db, jobs.Config{Work: work, Sender: sender, EmailWorkers: cfg.EmailWorkers,
-		Scorer: resolver, Log: log})
+		Scorer: resolver, Webhooks: cfg.Webhooks, Log: log})
 	if err != nil {
 		return err
 	}

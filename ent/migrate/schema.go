@@ -1257,6 +1257,104 @@ var (
 		Columns:    UsersColumns,
 		PrimaryKey: []*schema.Column{UsersColumns[0]},
 	}
+	// WebhookDeliveriesColumns holds the columns for the "webhook_deliveries" table.
+	WebhookDeliveriesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "organization_id", Type: field.TypeString},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"pending", "succeeded", "failed"}, Default: "pending"},
+		{Name: "attempts", Type: field.TypeInt, Default: 0},
+		{Name: "response_code", Type: field.TypeInt, Nullable: true},
+		{Name: "latency_ms", Type: field.TypeInt, Nullable: true},
+		{Name: "error", Type: field.TypeString, Nullable: true},
+		{Name: "delivered_at", Type: field.TypeTime, Nullable: true},
+		{Name: "endpoint_id", Type: field.TypeString, Size: 40},
+		{Name: "message_id", Type: field.TypeString, Size: 40},
+	}
+	// WebhookDeliveriesTable holds the schema information for the "webhook_deliveries" table.
+	WebhookDeliveriesTable = &schema.Table{
+		Name:       "webhook_deliveries",
+		Columns:    WebhookDeliveriesColumns,
+		PrimaryKey: []*schema.Column{WebhookDeliveriesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "webhook_deliveries_webhook_endpoints_deliveries",
+				Columns:    []*schema.Column{WebhookDeliveriesColumns[10]},
+				RefColumns: []*schema.Column{WebhookEndpointsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+			{
+				Symbol:     "webhook_deliveries_webhook_messages_deliveries",
+				Columns:    []*schema.Column{WebhookDeliveriesColumns[11]},
+				RefColumns: []*schema.Column{WebhookMessagesColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "webhookdelivery_endpoint_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookDeliveriesColumns[10], WebhookDeliveriesColumns[1]},
+			},
+			{
+				Name:    "webhookdelivery_message_id",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookDeliveriesColumns[11]},
+			},
+		},
+	}
+	// WebhookEndpointsColumns holds the columns for the "webhook_endpoints" table.
+	WebhookEndpointsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "organization_id", Type: field.TypeString},
+		{Name: "url", Type: field.TypeString},
+		{Name: "description", Type: field.TypeString, Default: ""},
+		{Name: "event_types", Type: field.TypeJSON},
+		{Name: "enabled", Type: field.TypeBool, Default: true},
+		{Name: "secret", Type: field.TypeString},
+		{Name: "previous_secret", Type: field.TypeString, Nullable: true},
+		{Name: "previous_secret_expires_at", Type: field.TypeTime, Nullable: true},
+		{Name: "failing_since", Type: field.TypeTime, Nullable: true},
+		{Name: "disabled_reason", Type: field.TypeString, Nullable: true},
+	}
+	// WebhookEndpointsTable holds the schema information for the "webhook_endpoints" table.
+	WebhookEndpointsTable = &schema.Table{
+		Name:       "webhook_endpoints",
+		Columns:    WebhookEndpointsColumns,
+		PrimaryKey: []*schema.Column{WebhookEndpointsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "webhookendpoint_organization_id",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookEndpointsColumns[3]},
+			},
+		},
+	}
+	// WebhookMessagesColumns holds the columns for the "webhook_messages" table.
+	WebhookMessagesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "organization_id", Type: field.TypeString},
+		{Name: "event_type", Type: field.TypeString},
+		{Name: "payload", Type: field.TypeString, Size: 2147483647},
+	}
+	// WebhookMessagesTable holds the schema information for the "webhook_messages" table.
+	WebhookMessagesTable = &schema.Table{
+		Name:       "webhook_messages",
+		Columns:    WebhookMessagesColumns,
+		PrimaryKey: []*schema.Column{WebhookMessagesColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "webhookmessage_organization_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookMessagesColumns[3], WebhookMessagesColumns[1]},
+			},
+		},
+	}
 	// EventMemberTracksColumns holds the columns for the "event_member_tracks" table.
 	EventMemberTracksColumns = []*schema.Column{
 		{Name: "event_member_id", Type: field.TypeString, Size: 40},
@@ -1414,6 +1512,9 @@ var (
 		TimelineEntriesTable,
 		TracksTable,
 		UsersTable,
+		WebhookDeliveriesTable,
+		WebhookEndpointsTable,
+		WebhookMessagesTable,
 		EventMemberTracksTable,
 		ResourceTracksTable,
 		ResourceContactsTable,
@@ -1489,6 +1590,17 @@ func init() {
 	TaskTemplatesTable.ForeignKeys[0].RefTable = EventsTable
 	TimelineEntriesTable.ForeignKeys[0].RefTable = SubmissionsTable
 	TracksTable.ForeignKeys[0].RefTable = EventsTable
+	WebhookDeliveriesTable.ForeignKeys[0].RefTable = WebhookEndpointsTable
+	WebhookDeliveriesTable.ForeignKeys[1].RefTable = WebhookMessagesTable
+	WebhookDeliveriesTable.Annotation = &entsql.Annotation{
+		Table: "webhook_deliveries",
+	}
+	WebhookEndpointsTable.Annotation = &entsql.Annotation{
+		Table: "webhook_endpoints",
+	}
+	WebhookMessagesTable.Annotation = &entsql.Annotation{
+		Table: "webhook_messages",
+	}
 	EventMemberTracksTable.ForeignKeys[0].RefTable = EventMembersTable
 	EventMemberTracksTable.ForeignKeys[1].RefTable = TracksTable
 	ResourceTracksTable.ForeignKeys[0].RefTable = ResourcesTable

@@ -37,6 +37,9 @@ import (
 	"github.com/podium/podium/ent/timelineentry"
 	"github.com/podium/podium/ent/track"
 	"github.com/podium/podium/ent/user"
+	"github.com/podium/podium/ent/webhookdelivery"
+	"github.com/podium/podium/ent/webhookendpoint"
+	"github.com/podium/podium/ent/webhookmessage"
 )
 
 // The init function reads all schema descriptors with runtime code
@@ -1818,6 +1821,157 @@ func init() {
 	// user.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	user.IDValidator = func() func(string) error {
 		validators := userDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	webhookdeliveryMixin := schema.WebhookDelivery{}.Mixin()
+	webhookdeliveryMixinFields0 := webhookdeliveryMixin[0].Fields()
+	_ = webhookdeliveryMixinFields0
+	webhookdeliveryMixinFields1 := webhookdeliveryMixin[1].Fields()
+	_ = webhookdeliveryMixinFields1
+	webhookdeliveryMixinFields2 := webhookdeliveryMixin[2].Fields()
+	_ = webhookdeliveryMixinFields2
+	webhookdeliveryFields := schema.WebhookDelivery{}.Fields()
+	_ = webhookdeliveryFields
+	// webhookdeliveryDescCreatedAt is the schema descriptor for created_at field.
+	webhookdeliveryDescCreatedAt := webhookdeliveryMixinFields1[0].Descriptor()
+	// webhookdelivery.DefaultCreatedAt holds the default value on creation for the created_at field.
+	webhookdelivery.DefaultCreatedAt = webhookdeliveryDescCreatedAt.Default.(func() time.Time)
+	// webhookdeliveryDescUpdatedAt is the schema descriptor for updated_at field.
+	webhookdeliveryDescUpdatedAt := webhookdeliveryMixinFields1[1].Descriptor()
+	// webhookdelivery.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	webhookdelivery.DefaultUpdatedAt = webhookdeliveryDescUpdatedAt.Default.(func() time.Time)
+	// webhookdelivery.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	webhookdelivery.UpdateDefaultUpdatedAt = webhookdeliveryDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// webhookdeliveryDescOrganizationID is the schema descriptor for organization_id field.
+	webhookdeliveryDescOrganizationID := webhookdeliveryMixinFields2[0].Descriptor()
+	// webhookdelivery.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	webhookdelivery.OrganizationIDValidator = webhookdeliveryDescOrganizationID.Validators[0].(func(string) error)
+	// webhookdeliveryDescAttempts is the schema descriptor for attempts field.
+	webhookdeliveryDescAttempts := webhookdeliveryFields[3].Descriptor()
+	// webhookdelivery.DefaultAttempts holds the default value on creation for the attempts field.
+	webhookdelivery.DefaultAttempts = webhookdeliveryDescAttempts.Default.(int)
+	// webhookdeliveryDescID is the schema descriptor for id field.
+	webhookdeliveryDescID := webhookdeliveryMixinFields0[0].Descriptor()
+	// webhookdelivery.DefaultID holds the default value on creation for the id field.
+	webhookdelivery.DefaultID = webhookdeliveryDescID.Default.(func() string)
+	// webhookdelivery.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	webhookdelivery.IDValidator = func() func(string) error {
+		validators := webhookdeliveryDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	webhookendpointMixin := schema.WebhookEndpoint{}.Mixin()
+	webhookendpointMixinFields0 := webhookendpointMixin[0].Fields()
+	_ = webhookendpointMixinFields0
+	webhookendpointMixinFields1 := webhookendpointMixin[1].Fields()
+	_ = webhookendpointMixinFields1
+	webhookendpointMixinFields2 := webhookendpointMixin[2].Fields()
+	_ = webhookendpointMixinFields2
+	webhookendpointFields := schema.WebhookEndpoint{}.Fields()
+	_ = webhookendpointFields
+	// webhookendpointDescCreatedAt is the schema descriptor for created_at field.
+	webhookendpointDescCreatedAt := webhookendpointMixinFields1[0].Descriptor()
+	// webhookendpoint.DefaultCreatedAt holds the default value on creation for the created_at field.
+	webhookendpoint.DefaultCreatedAt = webhookendpointDescCreatedAt.Default.(func() time.Time)
+	// webhookendpointDescUpdatedAt is the schema descriptor for updated_at field.
+	webhookendpointDescUpdatedAt := webhookendpointMixinFields1[1].Descriptor()
+	// webhookendpoint.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	webhookendpoint.DefaultUpdatedAt = webhookendpointDescUpdatedAt.Default.(func() time.Time)
+	// webhookendpoint.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	webhookendpoint.UpdateDefaultUpdatedAt = webhookendpointDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// webhookendpointDescOrganizationID is the schema descriptor for organization_id field.
+	webhookendpointDescOrganizationID := webhookendpointMixinFields2[0].Descriptor()
+	// webhookendpoint.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	webhookendpoint.OrganizationIDValidator = webhookendpointDescOrganizationID.Validators[0].(func(string) error)
+	// webhookendpointDescURL is the schema descriptor for url field.
+	webhookendpointDescURL := webhookendpointFields[0].Descriptor()
+	// webhookendpoint.URLValidator is a validator for the "url" field. It is called by the builders before save.
+	webhookendpoint.URLValidator = webhookendpointDescURL.Validators[0].(func(string) error)
+	// webhookendpointDescDescription is the schema descriptor for description field.
+	webhookendpointDescDescription := webhookendpointFields[1].Descriptor()
+	// webhookendpoint.DefaultDescription holds the default value on creation for the description field.
+	webhookendpoint.DefaultDescription = webhookendpointDescDescription.Default.(string)
+	// webhookendpoint.DescriptionValidator is a validator for the "description" field. It is called by the builders before save.
+	webhookendpoint.DescriptionValidator = webhookendpointDescDescription.Validators[0].(func(string) error)
+	// webhookendpointDescEnabled is the schema descriptor for enabled field.
+	webhookendpointDescEnabled := webhookendpointFields[3].Descriptor()
+	// webhookendpoint.DefaultEnabled holds the default value on creation for the enabled field.
+	webhookendpoint.DefaultEnabled = webhookendpointDescEnabled.Default.(bool)
+	// webhookendpointDescID is the schema descriptor for id field.
+	webhookendpointDescID := webhookendpointMixinFields0[0].Descriptor()
+	// webhookendpoint.DefaultID holds the default value on creation for the id field.
+	webhookendpoint.DefaultID = webhookendpointDescID.Default.(func() string)
+	// webhookendpoint.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	webhookendpoint.IDValidator = func() func(string) error {
+		validators := webhookendpointDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	webhookmessageMixin := schema.WebhookMessage{}.Mixin()
+	webhookmessageMixinFields0 := webhookmessageMixin[0].Fields()
+	_ = webhookmessageMixinFields0
+	webhookmessageMixinFields1 := webhookmessageMixin[1].Fields()
+	_ = webhookmessageMixinFields1
+	webhookmessageMixinFields2 := webhookmessageMixin[2].Fields()
+	_ = webhookmessageMixinFields2
+	webhookmessageFields := schema.WebhookMessage{}.Fields()
+	_ = webhookmessageFields
+	// webhookmessageDescCreatedAt is the schema descriptor for created_at field.
+	webhookmessageDescCreatedAt := webhookmessageMixinFields1[0].Descriptor()
+	// webhookmessage.DefaultCreatedAt holds the default value on creation for the created_at field.
+	webhookmessage.DefaultCreatedAt = webhookmessageDescCreatedAt.Default.(func() time.Time)
+	// webhookmessageDescUpdatedAt is the schema descriptor for updated_at field.
+	webhookmessageDescUpdatedAt := webhookmessageMixinFields1[1].Descriptor()
+	// webhookmessage.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	webhookmessage.DefaultUpdatedAt = webhookmessageDescUpdatedAt.Default.(func() time.Time)
+	// webhookmessage.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	webhookmessage.UpdateDefaultUpdatedAt = webhookmessageDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// webhookmessageDescOrganizationID is the schema descriptor for organization_id field.
+	webhookmessageDescOrganizationID := webhookmessageMixinFields2[0].Descriptor()
+	// webhookmessage.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	webhookmessage.OrganizationIDValidator = webhookmessageDescOrganizationID.Validators[0].(func(string) error)
+	// webhookmessageDescEventType is the schema descriptor for event_type field.
+	webhookmessageDescEventType := webhookmessageFields[0].Descriptor()
+	// webhookmessage.EventTypeValidator is a validator for the "event_type" field. It is called by the builders before save.
+	webhookmessage.EventTypeValidator = webhookmessageDescEventType.Validators[0].(func(string) error)
+	// webhookmessageDescID is the schema descriptor for id field.
+	webhookmessageDescID := webhookmessageMixinFields0[0].Descriptor()
+	// webhookmessage.DefaultID holds the default value on creation for the id field.
+	webhookmessage.DefaultID = webhookmessageDescID.Default.(func() string)
+	// webhookmessage.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	webhookmessage.IDValidator = func() func(string) error {
+		validators := webhookmessageDescID.Validators
 		fns := [...]func(string) error{
 			validators[0].(func(string) error),
 			validators[1].(func(string) error),

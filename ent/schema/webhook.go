@@ -1,0 +1,157 @@
+package schema
+
+import (
+	"entgo.io/ent"
+	"entgo.io/ent/dialect/entsql"
+	"entgo.io/ent/schema"
+	"entgo.io/ent/schema/edge"
+	"entgo.io/ent/schema/field"
+	"entgo.io/ent/schema/index"
+)
+
+// Webhooks (docs/webhooks.md): an organization's endpoints, the messages its changes produce and
+// each message's delivery to each endpoint. The three tables are tenant data. Their
+// organization_id has no foreign key to organizations, like the other denormalized copies: the
+// tenant filter fills it from the context on insert, and row-level security checks it.
+
+func init() {
+	// The webhook types are tenant data; tenantColumn is built before init functions run.
+	for name, t := range map[string]ent.Interface{
+		"WebhookEndpoint": WebhookEndpoint{}, "WebhookMessage": WebhookMessage{}, "WebhookDelivery": WebhookDelivery{},
+	} {
+		for _, m := range t.Mixin() {
+			if _, ok := m.(tenantMixin); ok {
+				tenantColumn[name] = "organization_id"
+			}
+		}
+	}
+}
+
+// WebhookEndpoint is a URL an organization asked Podium to send events to.
+type WebhookEndpoint struct{ ent.Schema }
+
+// Mixin of the WebhookEndpoint.
+func (WebhookEndpoint) Mixin() []ent.Mixin {
+	return []ent.Mixin{idMixin{prefix: "whep"}, timeMixin{}, tenantMixin{}}
+}
+
+// Fields of the WebhookEndpoint.
+func (WebhookEndpoint) Fields() []ent.Field {
+	return []ent.Field{
+		field.String("url").Validate(requiredText("URL", 2048)).
+			Comment("Where events are POSTed: https, or http when the operator allows it."),
+		field.String("description").Default("").Validate(text("Description", 500)).
+			Comment("What the endpoint is for, in the organization's words."),
+		field.Strings("event_types").
+			Comment("The event types sent to the endpoint; empty means every type."),
+		field.Bool("enabled").Default(true).
+			Comment("Whether events are sent; Podium disables an endpoint that has failed for days."),
+		// secret signs every message ("whsec_" and base64 of 24 random bytes). It is shown once,
+		// when it is made.
+		field.String("secret").Sensitive(),
+		// previous_secret still signs messages, beside secret, until previous_secret_expires_at:
+		// receivers switch to a rotated secret at their own pace.
+		field.String("previous_secret").Optional().Nillable().Sensitive(),
+		field.Time("previous_secret_expires_at").Optional().Nillable(),
+		// failing_since is when the endpoint's current run of failed attempts began; null after a
+		// success. It decides when the endpoint is disabled.
+		field.Time("failing_since").Optional().Nillable(),
+		field.String("disabled_reason").Optional().Nillable().
+			Comment("Why Podium disabled the endpoint; null when it did not."),
+	}
+}
+
+// Edges of the WebhookEndpoint.
+func (WebhookEndpoint) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.To("deliveries", WebhookDelivery.Type).Annotations(entsql.OnDelete(entsql.Cascade)),
+	}
+}
+
+// Indexes of the WebhookEndpoint.
+func (WebhookEndpoint) Indexes() []ent.Index {
+	return []ent.Index{index.Fields("organization_id")}
+}
+
+// Annotations of the WebhookEndpoint.
+func (WebhookEndpoint) Annotations() []schema.Annotation {
+	return []schema.Annotation{hidden(), entsql.Table("webhook_endpoints")}
+}
+
+// WebhookMessage is one event as sent: its type and the exact body every endpoint receives. It is
+// written in the transaction of the change it reports (the outbox), so a change that rolls back
+// sends nothing.
+type WebhookMessage struct{ ent.Schema }
+
+// Mixin of the WebhookMessage.
+func (WebhookMessage) Mixin() []ent.Mixin {
+	return []ent.Mixin{idMixin{prefix: "msg"}, timeMixin{}, tenantMixin{}}
+}
+
+// Fields of the WebhookMessage.
+func (WebhookMessage) Fields() []ent.Field {
+	return []ent.Field{
+		field.String("event_type").Immutable().NotEmpty(),
+		// payload is the body, signed and sent byte for byte on every attempt.
+		field.Text("payload").Immutable(),
+	}
+}
+
+// Edges of the WebhookMessage.
+func (WebhookMessage) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.To("deliveries", WebhookDelivery.Type).Annotations(entsql.OnDelete(entsql.Cascade)),
+	}
+}
+
+// Indexes of the WebhookMessage.
+func (WebhookMessage) Indexes() []ent.Index {
+	return []ent.Index{index.Fields("organization_id", "created_at")}
+}
+
+// Annotations of the WebhookMessage.
+func (WebhookMessage) Annotations() []schema.Annotation {
+	return []schema.Annotation{hidden(), entsql.Table("webhook_messages")}
+}
+
+// WebhookDelivery is one message's delivery to one endpoint: the delivery log.
+type WebhookDelivery struct{ ent.Schema }
+
+// Mixin of the WebhookDelivery.
+func (WebhookDelivery) Mixin() []ent.Mixin {
+	return []ent.Mixin{idMixin{prefix: "whdl"}, timeMixin{}, childScoped()}
+}
+
+// Fields of the WebhookDelivery.
+func (WebhookDelivery) Fields() []ent.Field {
+	return []ent.Field{
+		ref("endpoint_id"),
+		ref("message_id"),
+		field.Enum("status").Values("pending", "succeeded", "failed").Default("pending"),
+		field.Int("attempts").Default(0),
+		field.Int("response_code").Optional().Nillable(),
+		field.Int("latency_ms").Optional().Nillable(),
+		field.String("error").Optional().Nillable(),
+		field.Time("delivered_at").Optional().Nillable(),
+	}
+}
+
+// Edges of the WebhookDelivery.
+func (WebhookDelivery) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.From("endpoint", WebhookEndpoint.Type).Ref("deliveries").
+			Field("endpoint_id").Unique().Required().Immutable(),
+		edge.From("message", WebhookMessage.Type).Ref("deliveries").
+			Field("message_id").Unique().Required().Immutable(),
+	}
+}
+
+// Indexes of the WebhookDelivery.
+func (WebhookDelivery) Indexes() []ent.Index {
+	return []ent.Index{index.Fields("endpoint_id", "created_at"), index.Fields("message_id")}
+}
+
+// Annotations of the WebhookDelivery.
+func (WebhookDelivery) Annotations() []schema.Annotation {
+	return []schema.Annotation{hidden(), entsql.Table("webhook_deliveries")}
+}

@@ -1,0 +1,422 @@
+package graph
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/podium/podium/ent"
+	"github.com/podium/podium/ent/dbx"
+	"github.com/podium/podium/ent/schema/viewer"
+	"github.com/podium/podium/ent/webhookdelivery"
+	"github.com/podium/podium/ent/webhookendpoint"
+	"github.com/podium/podium/graph/access"
+	"github.com/podium/podium/graph/apperr"
+	"github.com/podium/podium/jobs"
+)
+
+// Webhooks (docs/webhooks.md). An operation that changes something integrators hear about calls
+// emit in its transaction: the message, its deliveries and their River jobs commit or roll back
+// with the change (the outbox), and the worker (jobs.DeliverWebhookWorker) sends them.
+
+// The event types, each with the payload documented in docs/webhooks.md. A type's payload only
+// grows (new keys); a change that would break receivers gets a new type name.
+const (
+	hookSessionCreated         = "session.created"
+	hookSessionCancelled       = "session.cancelled"
+	hookSessionReinstated      = "session.reinstated"
+	hookSessionDeleted         = "session.deleted"
+	hookSessionScheduled       = "session.scheduled"
+	hookSubmissionSubmitted    = "submission.submitted"
+	hookSubmissionDecided      = "submission.decided"
+	hookSpeakerWorkflowChanged = "speaker.workflow_changed"
+	hookSpeakerConfirmed       = "speaker.confirmed"
+	hookReviewCompleted        = "review.completed"
+	hookAgendaPublished        = "agenda.published"
+	hookAgendaUnpublished      = "agenda.unpublished"
+	hookEmailFailed            = "email.failed"
+	hookResourcePublished      = "resource.published"
+)
+
+// WebhookEventTypes lists every event type, as endpoints subscribe to them.
+var WebhookEventTypes = []string{hookSessionCreated, hookSessionCancelled, hookSessionReinstated,
+	hookSessionDeleted, hookSessionScheduled, hookSubmissionSubmitted, hookSubmissionDecided,
+	hookSpeakerWorkflowChanged, hookSpeakerConfirmed, hookReviewCompleted, hookAgendaPublished,
+	hookAgendaUnpublished, hookEmailFailed, hookResourcePublished}
+
+// hookData is an event's data: the ids of what changed and its new state. Payloads are thin on
+// purpose: a receiver fetches the rest over the API, so a delayed or redelivered message never
+// carries stale detail.
+type hookData map[string]any
+
+// WebhookPayloadVersion is the version of the envelope every message carries.
+const WebhookPayloadVersion = 1
+
+// maxWebhooks bounds an organization's endpoints: each one multiplies the rows every change writes.
+const maxWebhooks = 20
+
+// emit records an event for the organization's endpoints subscribed to its type, in the
+// transaction of ctx. With no endpoint subscribed it costs one indexed read and writes nothing.
+// System work (seeds, migrations) has no organization and emits nothing.
+func (r *Resolver) emit(ctx context.Context, eventType string, data hookData) error {
+	org := viewer.OrganizationID(ctx)
+	if org == "" {
+		return nil
+	}
+	tx := dbx.TxFromContext(ctx)
+	if tx == nil {
+		return errNoTransaction
+	}
+	rows, err := tx.PGX().Query(ctx, `SELECT id FROM webhook_endpoints WHERE organization_id = $1 AND enabled
+		AND (event_types = '[]'::jsonb OR event_types ? $2) ORDER BY id`, org, eventType)
+	if err != nil {
+		return fmt.Errorf("graph: webhook endpoints: %w", err)
+	}
+	var endpoints []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return err
+		}
+		endpoints = append(endpoints, id)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(endpoints) == 0 {
+		return nil
+	}
+	payload, err := json.Marshal(map[string]any{"type": eventType, "version": WebhookPayloadVersion,
+		"timestamp": time.Now().UTC().Format(time.RFC3339Nano), "data": data})
+	if err != nil {
+		return err
+	}
+	msg, err := tx.Ent().WebhookMessage.Create().SetEventType(eventType).SetPayload(string(payload)).Save(ctx)
+	if err != nil {
+		return err
+	}
+	builders := make([]*ent.WebhookDeliveryCreate, len(endpoints))
+	for i, ep := range endpoints {
+		builders[i] = tx.Ent().WebhookDelivery.Create().SetEndpointID(ep).SetMessageID(msg.ID)
+	}
+	deliveries, err := tx.Ent().WebhookDelivery.CreateBulk(builders...).Save(ctx)
+	if err != nil {
+		return err
+	}
+	return r.queueDeliveries(ctx, deliveries)
+}
+
+// emitWhen is emit when cond holds.
+func (r *Resolver) emitWhen(ctx context.Context, cond bool, eventType string, data hookData) error {
+	if !cond {
+		return nil
+	}
+	return r.emit(ctx, eventType, data)
+}
+
+// speakerHook is the event type of a speaker's workflow change: speaker.confirmed when it
+// confirms the speaker.
+func speakerHook(confirmed bool) string {
+	if confirmed {
+		return hookSpeakerConfirmed
+	}
+	return hookSpeakerWorkflowChanged
+}
+
+// queueDeliveries inserts the delivery jobs, in the transaction of ctx.
+func (r *Resolver) queueDeliveries(ctx context.Context, deliveries []*ent.WebhookDelivery) error {
+	tx, err := r.tx(ctx)
+	if err != nil {
+		return err
+	}
+	params := make([]river.InsertManyParams, len(deliveries))
+	for i, d := range deliveries {
+		params[i] = river.InsertManyParams{Args: jobs.DeliverWebhookArgs{DeliveryID: d.ID, OrganizationID: d.OrganizationID}}
+	}
+	if len(params) == 0 {
+		return nil
+	}
+	if _, err := r.Outbox.Jobs.InsertManyFastTx(ctx, tx, params); err != nil {
+		return fmt.Errorf("graph: queue webhook deliveries: %w", err)
+	}
+	return nil
+}
+
+func toWebhook(e *ent.WebhookEndpoint) *Webhook {
+	types := e.EventTypes
+	if types == nil {
+		types = []string{}
+	}
+	return &Webhook{ID: e.ID, URL: e.URL, Description: e.Description, EventTypes: types, Enabled: e.Enabled,
+		DisabledReason: e.DisabledReason, FailingSince: e.FailingSince,
+		PreviousSecretExpiresAt: e.PreviousSecretExpiresAt, CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt}
+}
+
+// webhookEventTypes checks a list of event types and returns it without duplicates.
+func webhookEventTypes(types []string) ([]string, error) {
+	out := []string{}
+	for _, t := range types {
+		if !slices.Contains(WebhookEventTypes, t) {
+			return nil, apperr.Invalid("Unknown event type %q: the types are %s", t, strings.Join(WebhookEventTypes, ", "))
+		}
+		if !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+// checkWebhookURL answers a URL webhooks may not use with 400 invalid_input.
+func (r *Resolver) checkWebhookURL(ctx context.Context, u string) error {
+	if len(u) > 2048 {
+		return apperr.Invalid("The URL is longer than 2048 characters")
+	}
+	if err := r.Webhooks.CheckURL(ctx, u); err != nil {
+		return apperr.Invalid("The webhook URL is refused: %s", err.Error())
+	}
+	return nil
+}
+
+func (r *Resolver) webhooks(ctx context.Context) ([]*Webhook, error) {
+	if _, err := access.Viewer(ctx); err != nil {
+		return nil, err
+	}
+	rows, err := r.client(ctx).WebhookEndpoint.Query().Order(ent.Asc(webhookendpoint.FieldCreatedAt),
+		ent.Asc(webhookendpoint.FieldID)).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*Webhook, len(rows))
+	for i, e := range rows {
+		out[i] = toWebhook(e)
+	}
+	return out, nil
+}
+
+// endpoint returns the organization's endpoint id, or 404.
+func (r *Resolver) endpoint(ctx context.Context, id string) (*ent.WebhookEndpoint, error) {
+	if _, err := access.Viewer(ctx); err != nil {
+		return nil, err
+	}
+	e, err := r.client(ctx).WebhookEndpoint.Get(ctx, id)
+	if ent.IsNotFound(err) {
+		return nil, apperr.NotFound("Webhook")
+	}
+	return e, err
+}
+
+func (r *Resolver) webhook(ctx context.Context, id string) (*Webhook, error) {
+	e, err := r.endpoint(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return toWebhook(e), nil
+}
+
+func (r *Resolver) createWebhook(ctx context.Context, in CreateWebhookInput) (*WebhookWithSecret, error) {
+	if _, err := access.Viewer(ctx); err != nil {
+		return nil, err
+	}
+	if err := r.checkWebhookURL(ctx, in.URL); err != nil {
+		return nil, err
+	}
+	types, err := webhookEventTypes(in.EventTypes)
+	if err != nil {
+		return nil, err
+	}
+	c := r.client(ctx)
+	if n, err := c.WebhookEndpoint.Query().Count(ctx); err != nil {
+		return nil, err
+	} else if n >= maxWebhooks {
+		return nil, apperr.Invalid("An organization has at most %d webhook endpoints", maxWebhooks)
+	}
+	secret := jobs.NewWebhookSecret()
+	e, err := c.WebhookEndpoint.Create().SetURL(in.URL).SetNillableDescription(in.Description).
+		SetEventTypes(types).SetSecret(secret).Save(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &WebhookWithSecret{Webhook: toWebhook(e), Secret: secret}, nil
+}
+
+func (r *Resolver) updateWebhook(ctx context.Context, id string, in UpdateWebhookInput) (*Webhook, error) {
+	e, err := r.endpoint(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	u := r.client(ctx).WebhookEndpoint.UpdateOne(e)
+	if in.URL != nil {
+		if err := r.checkWebhookURL(ctx, *in.URL); err != nil {
+			return nil, err
+		}
+		u.SetURL(*in.URL)
+	}
+	if in.Description != nil {
+		u.SetDescription(*in.Description)
+	}
+	if in.EventTypes != nil {
+		types, err := webhookEventTypes(in.EventTypes)
+		if err != nil {
+			return nil, err
+		}
+		u.SetEventTypes(types)
+	}
+	if in.Enabled != nil {
+		u.SetEnabled(*in.Enabled)
+		if *in.Enabled {
+			u.ClearDisabledReason().ClearFailingSince()
+		}
+	}
+	e, err = u.Save(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return toWebhook(e), nil
+}
+
+func (r *Resolver) deleteWebhook(ctx context.Context, id string) (string, error) {
+	e, err := r.endpoint(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	return e.ID, r.client(ctx).WebhookEndpoint.DeleteOne(e).Exec(ctx)
+}
+
+// defaultGraceHours is how long a rotated secret keeps signing by default: a day, so a receiver
+// deployed daily picks up the new one in time.
+const defaultGraceHours = 24
+
+func (r *Resolver) rotateWebhookSecret(ctx context.Context, id string, in *RotateWebhookSecretInput) (*WebhookWithSecret, error) {
+	grace := defaultGraceHours
+	if in != nil && in.GraceHours != nil {
+		grace = *in.GraceHours
+	}
+	if grace < 0 || grace > 168 {
+		return nil, apperr.Invalid("graceHours must be between 0 and 168")
+	}
+	e, err := r.endpoint(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	secret := jobs.NewWebhookSecret()
+	u := r.client(ctx).WebhookEndpoint.UpdateOne(e).SetSecret(secret)
+	if grace > 0 {
+		u.SetPreviousSecret(e.Secret).SetPreviousSecretExpiresAt(time.Now().Add(time.Duration(grace) * time.Hour))
+	} else {
+		u.ClearPreviousSecret().ClearPreviousSecretExpiresAt()
+	}
+	e, err = u.Save(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &WebhookWithSecret{Webhook: toWebhook(e), Secret: secret}, nil
+}
+
+// maxDeliveryLog bounds one read of the delivery log.
+const maxDeliveryLog = 500
+
+func (r *Resolver) webhookDeliveries(ctx context.Context, webhookID string, status *WebhookDeliveryState, first *int) ([]*WebhookDeliveryEntry, error) {
+	if _, err := r.endpoint(ctx, webhookID); err != nil {
+		return nil, err
+	}
+	n := 100
+	if first != nil {
+		n = *first
+	}
+	if n < 1 || n > maxDeliveryLog {
+		return nil, apperr.Invalid("first must be between 1 and %d", maxDeliveryLog)
+	}
+	q := r.client(ctx).WebhookDelivery.Query().Where(webhookdelivery.EndpointID(webhookID))
+	if status != nil {
+		if !status.IsValid() {
+			return nil, apperr.Invalid("Unknown delivery status %q", status.String())
+		}
+		q.Where(webhookdelivery.StatusEQ(webhookdelivery.Status(*status)))
+	}
+	rows, err := q.WithMessage().Order(ent.Desc(webhookdelivery.FieldCreatedAt), ent.Desc(webhookdelivery.FieldID)).
+		Limit(n).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*WebhookDeliveryEntry, len(rows))
+	for i, d := range rows {
+		out[i] = toDeliveryEntry(d)
+	}
+	return out, nil
+}
+
+func toDeliveryEntry(d *ent.WebhookDelivery) *WebhookDeliveryEntry {
+	out := &WebhookDeliveryEntry{ID: d.ID, WebhookID: d.EndpointID, MessageID: d.MessageID,
+		Status: WebhookDeliveryState(d.Status), Attempts: d.Attempts, ResponseCode: d.ResponseCode,
+		LatencyMs: d.LatencyMs, Error: d.Error, DeliveredAt: d.DeliveredAt, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}
+	if m := d.Edges.Message; m != nil {
+		out.EventType = m.EventType
+	}
+	return out
+}
+
+func (r *Resolver) redeliverWebhook(ctx context.Context, webhookID, deliveryID string) (*WebhookDeliveryEntry, error) {
+	if _, err := r.endpoint(ctx, webhookID); err != nil {
+		return nil, err
+	}
+	c := r.client(ctx)
+	d, err := c.WebhookDelivery.Query().Where(webhookdelivery.ID(deliveryID), webhookdelivery.EndpointID(webhookID)).
+		WithMessage().Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, apperr.NotFound("Delivery")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if _, err := c.WebhookDelivery.UpdateOne(d).SetStatus(webhookdelivery.StatusPending).Save(ctx); err != nil {
+		return nil, err
+	}
+	if err := r.queueDeliveries(ctx, []*ent.WebhookDelivery{d}); err != nil {
+		return nil, err
+	}
+	d.Status = webhookdelivery.StatusPending
+	return toDeliveryEntry(d), nil
+}
+
+// maxRedeliver bounds one redelivery of everything since a time.
+const maxRedeliver = 10000
+
+func (r *Resolver) redeliverWebhooks(ctx context.Context, webhookID string, in RedeliverWebhooksInput) (int, error) {
+	if _, err := r.endpoint(ctx, webhookID); err != nil {
+		return 0, err
+	}
+	c := r.client(ctx)
+	q := c.WebhookDelivery.Query().Where(webhookdelivery.EndpointID(webhookID), webhookdelivery.CreatedAtGTE(in.Since))
+	n, err := q.Clone().Count(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if n > maxRedeliver {
+		return 0, apperr.Invalid("%d messages were sent since then; at most %d can be redelivered at once: choose a later time", n, maxRedeliver)
+	}
+	rows, err := q.Order(ent.Asc(webhookdelivery.FieldCreatedAt), ent.Asc(webhookdelivery.FieldID)).All(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if len(rows) == 0 {
+		return 0, nil
+	}
+	ids := make([]string, len(rows))
+	for i, d := range rows {
+		ids[i] = d.ID
+	}
+	if err := c.WebhookDelivery.Update().Where(webhookdelivery.IDIn(ids...)).
+		SetStatus(webhookdelivery.StatusPending).Exec(ctx); err != nil {
+		return 0, err
+	}
+	if err := r.queueDeliveries(ctx, rows); err != nil {
+		return 0, err
+	}
+	return len(rows), nil
+}

@@ -1,0 +1,342 @@
+package jobs
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+
+	"github.com/podium/podium/ent/schema/viewer"
+)
+
+// WebhookQueue is the queue webhook deliveries run on, apart from email: a slow receiver must not
+// hold up mail, nor a slow relay webhooks.
+const WebhookQueue = "webhook"
+
+// Webhook delivery defaults (docs/webhooks.md). Each is a field of WebhookConfig.
+const (
+	// DefaultWebhookWorkers is how many deliveries one process makes at once.
+	DefaultWebhookWorkers = 32
+	// DefaultWebhookPerEndpoint is how many deliveries to one endpoint run at once in a process,
+	// so that one slow receiver cannot take every worker and a receiver is not flooded after an
+	// outage.
+	DefaultWebhookPerEndpoint = 4
+	// DefaultWebhookTimeout bounds one attempt, connection to last byte.
+	DefaultWebhookTimeout = 15 * time.Second
+	// DefaultWebhookDisableAfter is how long an endpoint may keep failing, with no success in
+	// between, before Podium disables it.
+	DefaultWebhookDisableAfter = 5 * 24 * time.Hour
+	// WebhookMaxAttempts is the attempts of one delivery: with WebhookBackoff's schedule
+	// (15 s, 45 s, 2¼ min, … tripling, at most a day) the last of 10 comes about 38 hours after the first.
+	WebhookMaxAttempts = 10
+	// webhookResponseCap is how much of a response is read: enough for an error message in the
+	// delivery log, not enough for a hostile receiver to fill memory.
+	webhookResponseCap = 4 << 10
+)
+
+// WebhookBackoff is the wait before attempt+1 after attempt failed: 15 s, tripling each time, so
+// that a receiver down for minutes is retried within minutes and one down for hours is retried for
+// about a day and a half, without a storm when it comes back.
+func WebhookBackoff(attempt int) time.Duration {
+	d := 15 * time.Second
+	for i := 1; i < attempt && d < 24*time.Hour; i++ {
+		d *= 3
+	}
+	return min(d, 24*time.Hour)
+}
+
+// WebhookConfig configures webhook delivery.
+type WebhookConfig struct {
+	// Network says which URLs may be reached (SSRF protection).
+	Network WebhookNetwork
+	// Workers, PerEndpoint, Timeout and DisableAfter default to the Default… constants.
+	Workers      int
+	PerEndpoint  int
+	Timeout      time.Duration
+	DisableAfter time.Duration
+	// Backoff replaces WebhookBackoff; the reliability tests shorten it.
+	Backoff func(attempt int) time.Duration
+}
+
+// DeliverWebhookArgs asks for one delivery (a message to an endpoint) to be attempted. It is
+// inserted in the transaction of the change that causes the message.
+type DeliverWebhookArgs struct {
+	DeliveryID     string `json:"delivery_id"`
+	OrganizationID string `json:"organization_id"`
+}
+
+// Kind names the job.
+func (DeliverWebhookArgs) Kind() string { return "deliver_webhook" }
+
+// InsertOpts puts deliveries on their queue with their schedule of attempts.
+func (DeliverWebhookArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: WebhookQueue, MaxAttempts: WebhookMaxAttempts}
+}
+
+// DeliverWebhookWorker POSTs a message to an endpoint, signed per Standard Webhooks, and records
+// the attempt in the delivery log. A delivery that succeeded is never sent again by its job;
+// a crash between the receiver's answer and the record sends it again, with the same webhook-id,
+// which receivers deduplicate on.
+type DeliverWebhookWorker struct {
+	river.WorkerDefaults[DeliverWebhookArgs]
+	Pool   *pgxpool.Pool
+	Config WebhookConfig
+	Log    *slog.Logger
+
+	once   sync.Once
+	client *http.Client
+	mu     sync.Mutex
+	// busy counts the deliveries running per endpoint (Config.PerEndpoint).
+	busy map[string]int
+}
+
+func (w *DeliverWebhookWorker) init() {
+	if w.Config.PerEndpoint <= 0 {
+		w.Config.PerEndpoint = DefaultWebhookPerEndpoint
+	}
+	if w.Config.Timeout <= 0 {
+		w.Config.Timeout = DefaultWebhookTimeout
+	}
+	if w.Config.DisableAfter <= 0 {
+		w.Config.DisableAfter = DefaultWebhookDisableAfter
+	}
+	if w.Config.Backoff == nil {
+		w.Config.Backoff = WebhookBackoff
+	}
+	if w.Log == nil {
+		w.Log = slog.Default()
+	}
+	w.client = w.Config.Network.Client(w.Config.Timeout)
+	w.busy = make(map[string]int)
+}
+
+// Timeout leaves room for the attempt's own timeout and the records around it.
+func (w *DeliverWebhookWorker) Timeout(*river.Job[DeliverWebhookArgs]) time.Duration {
+	w.once.Do(w.init)
+	return w.Config.Timeout + 30*time.Second
+}
+
+// NextRetry schedules the next attempt by Config.Backoff.
+func (w *DeliverWebhookWorker) NextRetry(job *river.Job[DeliverWebhookArgs]) time.Time {
+	w.once.Do(w.init)
+	return time.Now().Add(w.Config.Backoff(job.Attempt))
+}
+
+// acquire takes one of the endpoint's places, or reports that all are taken.
+func (w *DeliverWebhookWorker) acquire(endpoint string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.busy[endpoint] >= w.Config.PerEndpoint {
+		return false
+	}
+	w.busy[endpoint]++
+	return true
+}
+
+func (w *DeliverWebhookWorker) release(endpoint string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.busy[endpoint]--; w.busy[endpoint] <= 0 {
+		delete(w.busy, endpoint)
+	}
+}
+
+// webhookTarget is what one attempt needs.
+type webhookTarget struct {
+	status, endpointID, url, secret string
+	enabled                         bool
+	previous                        *string
+	previousUntil                   *time.Time
+	messageID, payload              string
+}
+
+const webhookTargetSQL = `SELECT d.status, e.id, e.url, e.enabled, e.secret, e.previous_secret,
+	e.previous_secret_expires_at, m.id, m.payload
+	FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+	JOIN webhook_messages m ON m.id = d.message_id WHERE d.id = $1`
+
+// Work makes one attempt.
+func (w *DeliverWebhookWorker) Work(ctx context.Context, job *river.Job[DeliverWebhookArgs]) error {
+	w.once.Do(w.init)
+	id := job.Args.DeliveryID
+	ctx = viewer.WithOrganization(ctx, job.Args.OrganizationID)
+	var t webhookTarget
+	err := w.Pool.QueryRow(ctx, webhookTargetSQL, id).Scan(&t.status, &t.endpointID, &t.url, &t.enabled,
+		&t.secret, &t.previous, &t.previousUntil, &t.messageID, &t.payload)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil // deleted with its endpoint
+	}
+	if err != nil {
+		return err
+	}
+	if t.status == "succeeded" {
+		return nil
+	}
+	if !t.enabled {
+		_, err := w.Pool.Exec(ctx, `UPDATE webhook_deliveries SET status = 'failed', error = 'endpoint disabled',
+			updated_at = now() WHERE id = $1`, id)
+		return err
+	}
+	if !w.acquire(t.endpointID) {
+		// River's snooze does not use up an attempt.
+		return river.JobSnooze(time.Second)
+	}
+	defer w.release(t.endpointID)
+
+	code, latency, sendErr := w.send(ctx, t)
+	final := job.Attempt >= job.MaxAttempts
+	return w.record(ctx, job, t, code, latency, sendErr, final)
+}
+
+// send makes the HTTP request and returns the response code (0 when there was none) and latency.
+func (w *DeliverWebhookWorker) send(ctx context.Context, t webhookTarget) (int, time.Duration, error) {
+	now := time.Now()
+	secrets := []string{t.secret}
+	if t.previous != nil && t.previousUntil != nil && now.Before(*t.previousUntil) {
+		secrets = append(secrets, *t.previous)
+	}
+	sig, err := SignWebhook(secrets, t.messageID, now, []byte(t.payload))
+	if err != nil {
+		return 0, 0, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.url, strings.NewReader(t.payload))
+	if err != nil {
+		return 0, 0, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "Podium-Webhooks/1")
+	req.Header.Set("webhook-id", t.messageID)
+	req.Header.Set("webhook-timestamp", strconv.FormatInt(now.Unix(), 10))
+	req.Header.Set("webhook-signature", sig)
+	resp, err := w.client.Do(req)
+	latency := time.Since(now)
+	if err != nil {
+		return 0, latency, err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, webhookResponseCap))
+	latency = time.Since(now)
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		msg := strings.TrimSpace(string(bytes.ToValidUTF8(body, nil)))
+		if len(msg) > 500 {
+			msg = msg[:500]
+		}
+		return resp.StatusCode, latency, fmt.Errorf("receiver answered %d %s", resp.StatusCode, msg)
+	}
+	return resp.StatusCode, latency, nil
+}
+
+// record writes the attempt to the delivery log and the endpoint's health, disabling an endpoint
+// that has failed for Config.DisableAfter, all in one transaction.
+func (w *DeliverWebhookWorker) record(ctx context.Context, job *river.Job[DeliverWebhookArgs], t webhookTarget,
+	code int, latency time.Duration, sendErr error, final bool) error {
+	// The outcome is recorded even if the job's context ran out during the request.
+	ctx = context.WithoutCancel(ctx)
+	status, errText := "succeeded", (*string)(nil)
+	if sendErr != nil {
+		status = "pending"
+		if final {
+			status = "failed"
+		}
+		s := sendErr.Error()
+		errText = &s
+	}
+	var codePtr *int
+	if code != 0 {
+		codePtr = &code
+	}
+	ms := int(latency.Milliseconds())
+	tx, err := w.Pool.Begin(ctx)
+	if err != nil {
+		return errors.Join(sendErr, err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	if _, err := tx.Exec(ctx, `UPDATE webhook_deliveries SET status = $2::text, attempts = attempts + 1,
+		response_code = $3, latency_ms = $4, error = $5,
+		delivered_at = CASE WHEN $2::text = 'succeeded' THEN now() ELSE delivered_at END, updated_at = now()
+		WHERE id = $1`, job.Args.DeliveryID, status, codePtr, ms, errText); err != nil {
+		return errors.Join(sendErr, err)
+	}
+	if sendErr == nil {
+		if _, err := tx.Exec(ctx, `UPDATE webhook_endpoints SET failing_since = NULL, updated_at = now()
+			WHERE id = $1 AND failing_since IS NOT NULL`, t.endpointID); err != nil {
+			return err
+		}
+		return tx.Commit(ctx)
+	}
+	var failingSince time.Time
+	if err := tx.QueryRow(ctx, `UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, now())
+		WHERE id = $1 RETURNING failing_since`, t.endpointID).Scan(&failingSince); err != nil {
+		return errors.Join(sendErr, err)
+	}
+	if time.Since(failingSince) >= w.Config.DisableAfter {
+		reason := fmt.Sprintf("every delivery failed since %s; last error: %s",
+			failingSince.UTC().Format(time.RFC3339), *errText)
+		tag, err := tx.Exec(ctx, `UPDATE webhook_endpoints SET enabled = false, disabled_reason = $2,
+			updated_at = now() WHERE id = $1 AND enabled`, t.endpointID, reason)
+		if err != nil {
+			return errors.Join(sendErr, err)
+		}
+		if tag.RowsAffected() == 1 {
+			// The organization's admins are not emailed yet (docs/webhooks.md, Limits): the log
+			// and the endpoint's disabledReason tell.
+			w.Log.WarnContext(ctx, "webhook endpoint disabled", "endpoint_id", t.endpointID, "reason", reason)
+		}
+		final = true
+		if _, err := tx.Exec(ctx, `UPDATE webhook_deliveries SET status = 'failed' WHERE id = $1`,
+			job.Args.DeliveryID); err != nil {
+			return errors.Join(sendErr, err)
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return errors.Join(sendErr, err)
+	}
+	w.Log.InfoContext(ctx, "webhook delivery failed", "delivery_id", job.Args.DeliveryID,
+		"endpoint_id", t.endpointID, "attempt", job.Attempt, "final", final, "err", sendErr)
+	if final {
+		return river.JobCancel(sendErr)
+	}
+	return sendErr
+}
+
+// SignWebhook returns the webhook-signature header of a message per Standard Webhooks: for each
+// secret ("whsec_" and base64 of the key), "v1," and the base64 HMAC-SHA256 of
+// "id.timestamp.body", separated by spaces. Two secrets are used while a rotated one is in its
+// grace period.
+func SignWebhook(secrets []string, id string, at time.Time, body []byte) (string, error) {
+	sigs := make([]string, 0, len(secrets))
+	for _, s := range secrets {
+		key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(s, "whsec_"))
+		if err != nil {
+			return "", fmt.Errorf("jobs: webhook secret: %w", err)
+		}
+		mac := hmac.New(sha256.New, key)
+		mac.Write([]byte(id + "." + strconv.FormatInt(at.Unix(), 10) + "."))
+		mac.Write(body)
+		sigs = append(sigs, "v1,"+base64.StdEncoding.EncodeToString(mac.Sum(nil)))
+	}
+	return strings.Join(sigs, " "), nil
+}
+
+// NewWebhookSecret returns a fresh signing secret: "whsec_" and the base64 of 24 random bytes,
+// as Standard Webhooks recommends (between 24 and 64 bytes).
+func NewWebhookSecret() string {
+	key := make([]byte, 24)
+	_, _ = rand.Read(key) // crypto/rand.Read never fails
+	return "whsec_" + base64.StdEncoding.EncodeToString(key)
+}

@@ -1,0 +1,94 @@
+package rest
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/podium/podium/graph"
+	"github.com/podium/podium/graph/apperr"
+)
+
+// Webhooks: the organization's endpoints and their delivery log (docs/webhooks.md). The original
+// API has none; these paths are Podium's own, beside the contract's.
+
+func (a *API) listWebhookEventTypes(ctx context.Context, _ *request) (any, error) {
+	return a.res.Query().WebhookEventTypes(ctx)
+}
+
+func (a *API) listWebhooks(ctx context.Context, _ *request) (any, error) {
+	return a.res.Query().Webhooks(ctx)
+}
+
+func (a *API) createWebhook(ctx context.Context, q *request) (any, error) {
+	in, err := bind[graph.CreateWebhookInput](q)
+	if err != nil {
+		return nil, err
+	}
+	return a.res.Mutation().CreateWebhook(ctx, in)
+}
+
+func (a *API) getWebhook(ctx context.Context, q *request) (any, error) {
+	return a.res.Query().Webhook(ctx, q.param("webhookId"))
+}
+
+func (a *API) updateWebhook(ctx context.Context, q *request) (any, error) {
+	in, err := bind[graph.UpdateWebhookInput](q)
+	if err != nil {
+		return nil, err
+	}
+	return a.res.Mutation().UpdateWebhook(ctx, q.param("webhookId"), in)
+}
+
+func (a *API) deleteWebhook(ctx context.Context, q *request) (any, error) {
+	return a.res.Mutation().DeleteWebhook(ctx, q.param("webhookId"))
+}
+
+func (a *API) rotateWebhookSecret(ctx context.Context, q *request) (any, error) {
+	in, err := bind[graph.RotateWebhookSecretInput](q)
+	if err != nil {
+		return nil, err
+	}
+	return a.res.Mutation().RotateWebhookSecret(ctx, q.param("webhookId"), &in)
+}
+
+func (a *API) listWebhookDeliveries(ctx context.Context, q *request) (any, error) {
+	var status *graph.WebhookDeliveryState
+	if s := q.URL.Query().Get("status"); s != "" {
+		st := graph.WebhookDeliveryState(s)
+		if !st.IsValid() {
+			return nil, apperr.Invalid("status must be one of pending, succeeded, failed")
+		}
+		status = &st
+	}
+	var first *int
+	if s := q.URL.Query().Get("limit"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			return nil, apperr.Invalid("limit must be a whole number")
+		}
+		first = &n
+	}
+	return a.res.Query().WebhookDeliveries(ctx, q.param("webhookId"), status, first)
+}
+
+func (a *API) redeliverWebhook(ctx context.Context, q *request) (any, error) {
+	return a.res.Mutation().RedeliverWebhook(ctx, q.param("webhookId"), q.param("deliveryId"))
+}
+
+// Redelivered answers a redelivery of everything since a time.
+type Redelivered struct {
+	// Count is how many messages are delivered again.
+	Count int `json:"count"`
+}
+
+func (a *API) redeliverWebhooks(ctx context.Context, q *request) (any, error) {
+	in, err := bind[graph.RedeliverWebhooksInput](q)
+	if err != nil {
+		return nil, err
+	}
+	n, err := a.res.Mutation().RedeliverWebhooks(ctx, q.param("webhookId"), in)
+	if err != nil {
+		return nil, err
+	}
+	return Redelivered{Count: n}, nil
+}
