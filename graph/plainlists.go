@@ -15,10 +15,11 @@ import (
 // the query asks for nothing but plain fields of them.
 //
 // gqlgen executes every field of every list element on its own: a goroutine per element, a field
-// context, a middleware chain, a boxed value and a marshaler per field. For the 2,000-session
-// board that is about 100,000 fields and 1.6 million allocations per request, six times the CPU
-// of the REST list that carries the same data. Yet nearly all of these fields are plain struct
-// fields of read models already in memory: nothing can fail, block or need a resolver.
+// context, a middleware chain, a boxed value and a marshaler per field. A board of thousands of
+// sessions is a hundred thousand such fields per request, and cost several times the CPU of the
+// REST list that carries the same data (docs/performance.md). Yet nearly all of these fields are
+// plain struct fields of read models already in memory: nothing can fail, block or need a
+// resolver.
 //
 // gqlgen lets a field's middleware return a graphql.Marshaler in place of the field's value, and
 // writes it as the field's JSON. plainLists uses that for SessionConnection.edges: when every
