@@ -13,13 +13,18 @@ import (
 	"github.com/podium/podium/ent/dbx"
 	"github.com/podium/podium/ent/pgtest"
 	"github.com/podium/podium/ent/schema"
+	"github.com/podium/podium/ent/schema/viewer"
 	"github.com/podium/podium/ent/submission"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 
 // These tests call the ent client directly, as the command line, seeds and jobs do: no operation
-// stands between them and the hook.
+// stands between them and the hook. Like the command line, they work in the system context.
+
+func sysCtx() context.Context {
+	return viewer.System(context.Background(), "test: the submission hook, called on the ent client directly")
+}
 
 type submissionBundle struct {
 	db    *dbx.DB
@@ -30,14 +35,14 @@ type submissionBundle struct {
 
 func setupSubmissions(t *testing.T) *submissionBundle {
 	t.Helper()
-	ctx := context.Background()
+	ctx := sysCtx()
 	db := pgtest.New(t)
 	org, err := db.Ent.Organization.Create().SetName("Acme").SetSlug("acme").Save(ctx)
 	require.NoError(t, err)
 	ev, err := db.Ent.Event.Create().SetOrganizationID(org.ID).SetName("Conf").SetSlug("conf").
 		SetTimezone("UTC").SetStartsAt(time.Now()).SetEndsAt(time.Now().Add(time.Hour)).Save(ctx)
 	require.NoError(t, err)
-	form, err := db.Ent.Form.Create().SetEventID(ev.ID).SetInternalName("CFP").SetExternalTitle("CFP").Save(ctx)
+	form, err := db.Ent.Form.Create().SetOrganizationID(org.ID).SetEventID(ev.ID).SetInternalName("CFP").SetExternalTitle("CFP").Save(ctx)
 	require.NoError(t, err)
 	return &submissionBundle{db: db, event: ev, form: form}
 }
@@ -52,26 +57,26 @@ type submissionOpts struct {
 func (b *submissionBundle) newSubmission(t *testing.T, opts submissionOpts) *ent.Submission {
 	t.Helper()
 	b.n++
-	create := b.db.Ent.Submission.Create().SetEventID(b.event.ID).SetNumber(b.n).
+	create := b.db.Ent.Submission.Create().SetOrganizationID(b.event.OrganizationID).SetEventID(b.event.ID).SetNumber(b.n).
 		SetCode(fmt.Sprintf("SESS-%d", b.n)).SetStatus(opts.status).SetTitle("Talk")
 	if !opts.manual {
 		create.SetSourceFormID(b.form.ID)
 	}
-	s, err := create.Save(context.Background())
+	s, err := create.Save(sysCtx())
 	require.NoError(t, err)
 	return s
 }
 
 func (b *submissionBundle) exists(t *testing.T, id string) bool {
 	t.Helper()
-	ok, err := b.db.Ent.Submission.Query().Where(submission.ID(id)).Exist(context.Background())
+	ok, err := b.db.Ent.Submission.Query().Where(submission.ID(id)).Exist(sysCtx())
 	require.NoError(t, err)
 	return ok
 }
 
 func TestSubmissionDeleteKeepsCFPSessions(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
+	ctx := sysCtx()
 
 	t.Run("DeleteOneRefused", func(t *testing.T) {
 		t.Parallel()
