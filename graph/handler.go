@@ -79,6 +79,9 @@ type HandlerOptions struct {
 	Limits   Limits
 	// Observe, when set, is told of every answered operation (for metrics).
 	Observe ObserveFunc
+	// GenericLists turns off the direct writing of plain session lists (plainLists), leaving
+	// every field to gqlgen; tests compare the two.
+	GenericLists bool
 }
 
 // NewHandler returns the /graphql endpoint: POST and GET transports, a parsed-query cache,
@@ -112,6 +115,9 @@ func NewHandler(opts HandlerOptions) http.Handler {
 	present := presentError(opts.Log)
 	srv.Use(telemetry{observe: opts.Observe, spans: &sync.Map{}})
 	srv.Use(transactioner{db: opts.DB, present: present})
+	if !opts.GenericLists {
+		srv.Use(plainLists{}) // innermost: it wraps what the resolver returns
+	}
 	srv.SetErrorPresenter(present)
 	srv.SetRecoverFunc(recoverPanic(opts.Log))
 

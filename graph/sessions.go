@@ -2,7 +2,9 @@ package graph
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -32,15 +34,46 @@ import (
 // errSessionNotFound answers for a session id that names no accepted submission of the event.
 var errSessionNotFound = apperr.NotFound("Session")
 
-// The session list reads three queries, whatever the number of sessions, speakers and tracks:
-// the sessions with their readiness counts, their tracks, and their speakers.
+// The session list is read in a fixed number of queries, whatever the number of sessions and
+// whatever the page: the sessions of the page with their readiness counts; the counts, tracks and
+// formats of the whole list; the page's tracks; the page's speakers. A page of 10 costs what it
+// shows: the page is chosen in SQL on the list order with a keyset predicate and a LIMIT, and only
+// its sessions are joined with their counts, tracks and speakers.
+//
+// The list order is start time (unscheduled last), then newest first, then id: a total order on
+// stored values, so a cursor — the key of a session in that order — keeps its place when sessions
+// are added or removed before it, and stays valid when its own session is deleted.
 const (
-	sessionRowsSQL = `
+	// sessionScopeSQL selects the accepted submissions of event $1 — or the one named $2 — in
+	// state $3 ('', active, cancelled), after the key ($4, $5, $6) and before the key ($7, $8, $9)
+	// when those are set. A key is (starts_at, created_at, id); $5 or $8 null means no cursor.
+	sessionScopeSQL = `s.event_id = $1 AND s.status = 'accepted' AND ($2 = '' OR s.id = $2)
+  AND ($3 = '' OR ($3 = 'active') = (s.cancelled_at IS NULL))`
+	sessionAfterSQL = `($5::timestamptz IS NULL OR CASE WHEN $4::timestamptz IS NULL
+    THEN s.starts_at IS NULL AND (s.created_at, s.id) < ($5::timestamptz, $6::text)
+    ELSE s.starts_at > $4::timestamptz OR s.starts_at IS NULL
+      OR (s.starts_at = $4::timestamptz AND (s.created_at, s.id) < ($5::timestamptz, $6::text)) END)`
+	sessionBeforeSQL = `($8::timestamptz IS NULL OR CASE WHEN $7::timestamptz IS NULL
+    THEN s.starts_at IS NOT NULL OR (s.created_at, s.id) > ($8::timestamptz, $9::text)
+    ELSE s.starts_at < $7::timestamptz
+      OR (s.starts_at = $7::timestamptz AND (s.created_at, s.id) > ($8::timestamptz, $9::text)) END)`
+	sessionOrderSQL        = `s.starts_at ASC NULLS LAST, s.created_at DESC, s.id DESC`
+	sessionReverseOrderSQL = `s.starts_at DESC NULLS FIRST, s.created_at ASC, s.id ASC`
+
+	// sessionPageSQL chooses the page on the submissions alone ($10 rows, all when null), then
+	// joins only those with their readiness counts. %s is the order: reversed for a page taken
+	// from the end (last), which the caller turns around.
+	sessionPageSQL = `
+WITH page AS (
+  SELECT s.id FROM submissions s
+  WHERE ` + sessionScopeSQL + ` AND ` + sessionAfterSQL + ` AND ` + sessionBeforeSQL + `
+  ORDER BY %[1]s LIMIT $10)
 SELECT s.id, s.code, s.title, s.description, f.name, ` + manualSQL + `, s.starts_at, s.ends_at,
        s.room_id, r.name, s.content_review_status, s.approved_snapshot <> '{}'::jsonb, s.cancelled_at,
        s.cancelled_by, s.capacity, s.created_at,
        COALESCE(t.total, 0), COALESCE(t.done, 0), COALESCE(d.total, 0), COALESCE(d.uploaded, 0)
-FROM submissions s
+FROM page
+JOIN submissions s ON s.id = page.id
 LEFT JOIN formats f ON f.id = s.format_id
 LEFT JOIN rooms r ON r.id = s.room_id
 LEFT JOIN LATERAL (
@@ -49,36 +82,143 @@ LEFT JOIN LATERAL (
 LEFT JOIN LATERAL (
   SELECT count(*) AS total, count(*) FILTER (WHERE da.status = 'uploaded') AS uploaded
   FROM deliverable_assignments da WHERE da.submission_id = s.id) d ON true
-WHERE s.event_id = $1 AND s.status = 'accepted' AND ($2 = '' OR s.id = $2)
-ORDER BY s.starts_at ASC NULLS LAST, s.created_at DESC, s.id DESC`
+ORDER BY %[1]s`
+
+	// sessionCountsSQL counts, over the same parameters, the sessions in the state (totalCount),
+	// those between the cursors, those at or before the after cursor and those at or after the
+	// before cursor — from which the page's position follows — and reads the format names and
+	// tracks of all accepted sessions.
+	sessionCountsSQL = `
+SELECT count(*) FILTER (WHERE ` + sessionScopeSQL + `),
+       count(*) FILTER (WHERE ` + sessionScopeSQL + ` AND ` + sessionAfterSQL + ` AND ` + sessionBeforeSQL + `),
+       count(*) FILTER (WHERE ` + sessionScopeSQL + ` AND NOT ` + sessionAfterSQL + `),
+       count(*) FILTER (WHERE ` + sessionScopeSQL + ` AND NOT ` + sessionBeforeSQL + `),
+       COALESCE(array_agg(DISTINCT f.name) FILTER (WHERE f.name IS NOT NULL), '{}'),
+       (SELECT COALESCE(json_agg(json_build_object('id', t.id, 'name', t.name, 'color', t.color)
+                                 ORDER BY t.position, t.name, t.id), '[]')
+        FROM tracks t
+        WHERE EXISTS (SELECT 1 FROM submission_tracks st JOIN submissions a ON a.id = st.submission_id
+                      WHERE st.track_id = t.id AND a.event_id = $1 AND a.status = 'accepted'))
+FROM submissions s
+LEFT JOIN formats f ON f.id = s.format_id
+WHERE s.event_id = $1 AND s.status = 'accepted'`
 
 	sessionTracksSQL = `
 SELECT st.submission_id, t.id, t.name, t.color
 FROM submission_tracks st
 JOIN tracks t ON t.id = st.track_id
-JOIN submissions s ON s.id = st.submission_id
-WHERE s.event_id = $1 AND s.status = 'accepted' AND ($2 = '' OR s.id = $2)
+WHERE st.submission_id = ANY($1)
 ORDER BY t.position, t.name, t.id`
 
 	sessionSpeakersSQL = `
 SELECT p.submission_id, c.id, c.first_name, c.last_name, c.email, p.role, p.position, c.headshot_url, c.confirmed_at
 FROM submission_participants p
 JOIN contacts c ON c.id = p.contact_id
-JOIN submissions s ON s.id = p.submission_id
-WHERE s.event_id = $1 AND s.status = 'accepted' AND ($2 = '' OR s.id = $2)
+WHERE p.submission_id = ANY($1)
 ORDER BY p.submission_id, p.position, c.id`
 )
 
-// sessionList loads every session of the event (or the one named by only) with its readiness, in
-// list order, and the tracks and formats they use.
-func (r *Resolver) sessionList(ctx context.Context, eventID, only string) ([]*Session, []agenda.Track, []string, error) {
-	q := r.sql(ctx)
-	rows, err := q.Query(ctx, sessionRowsSQL, eventID, only)
+// sessionKey is a session's place in the list order; a cursor carries it.
+type sessionKey struct {
+	startsAt  *time.Time
+	createdAt time.Time
+	id        string
+}
+
+// keyOf is s's place in the list order.
+func keyOf(s *Session) sessionKey {
+	k := sessionKey{createdAt: s.CreatedAt.Time, id: s.ID}
+	if s.StartsAt != nil {
+		k.startsAt = &s.StartsAt.Time
+	}
+	return k
+}
+
+// sessionCursorVersion starts every session cursor, so that a cursor of another list or of an
+// older format is refused instead of misread.
+const sessionCursorVersion = "s1"
+
+// cursor encodes k. Times are in microseconds, PostgreSQL's precision, so that the key compares
+// equal to the stored row.
+func (k sessionKey) cursor() ent.Cursor {
+	starts := ""
+	if k.startsAt != nil {
+		starts = strconv.FormatInt(k.startsAt.UnixMicro(), 10)
+	}
+	return ent.Cursor{ID: strings.Join([]string{sessionCursorVersion, starts, strconv.FormatInt(k.createdAt.UnixMicro(), 10), k.id}, "|")}
+}
+
+// parseSessionCursor reads a cursor made by sessionKey.cursor.
+func parseSessionCursor(c *entgql.Cursor[string]) (*sessionKey, error) {
+	if c == nil {
+		return nil, nil
+	}
+	invalid := apperr.Invalid("The cursor is not valid")
+	parts := strings.Split(c.ID, "|")
+	if len(parts) != 4 || parts[0] != sessionCursorVersion || !pid.Plausible(parts[3]) {
+		return nil, invalid
+	}
+	k := &sessionKey{id: parts[3]}
+	created, err := strconv.ParseInt(parts[2], 10, 64)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, invalid
+	}
+	k.createdAt = time.UnixMicro(created).UTC()
+	if parts[1] != "" {
+		starts, err := strconv.ParseInt(parts[1], 10, 64)
+		if err != nil {
+			return nil, invalid
+		}
+		at := time.UnixMicro(starts).UTC()
+		k.startsAt = &at
+	}
+	return k, nil
+}
+
+// sessionQuery is what a read of the session list asks for.
+type sessionQuery struct {
+	eventID string
+	// only names one session; "" for the list.
+	only string
+	// state is "", "active" or "cancelled".
+	state         string
+	after, before *sessionKey
+	// limit caps the rows read; nil reads all.
+	limit *int
+	// fromEnd reads the last rows of the window instead of the first.
+	fromEnd bool
+}
+
+// args are the SQL parameters of sessionPageSQL; sessionCountsSQL takes all but the last.
+func (q sessionQuery) args() []any {
+	key := func(k *sessionKey) (*time.Time, *time.Time, *string) {
+		if k == nil {
+			return nil, nil, nil
+		}
+		return k.startsAt, &k.createdAt, &k.id
+	}
+	a1, a2, a3 := key(q.after)
+	b1, b2, b3 := key(q.before)
+	var limit *int64
+	if q.limit != nil {
+		limit = new(int64(*q.limit))
+	}
+	return []any{q.eventID, q.only, q.state, a1, a2, a3, b1, b2, b3, limit}
+}
+
+// sessionPage reads the sessions of q, in list order, with their readiness, tracks and speakers.
+func (r *Resolver) sessionPage(ctx context.Context, q sessionQuery) ([]*Session, error) {
+	db := r.sql(ctx)
+	order := sessionOrderSQL
+	if q.fromEnd {
+		order = sessionReverseOrderSQL
+	}
+	rows, err := db.Query(ctx, fmt.Sprintf(sessionPageSQL, order), q.args()...)
+	if err != nil {
+		return nil, err
 	}
 	sessions, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*Session, error) {
-		s := &Session{EventID: eventID, Tracks: []agenda.Track{}, Speakers: []*SessionSpeaker{}}
+		s := &Session{EventID: q.eventID, Tracks: []agenda.Track{}, Speakers: []*SessionSpeaker{}}
 		var manual bool
 		var startsAt, endsAt, cancelledAt *time.Time
 		var createdAt time.Time
@@ -100,18 +240,24 @@ func (r *Resolver) sessionList(ctx context.Context, eventID, only string) ([]*Se
 		return s, nil
 	})
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
+	}
+	if q.fromEnd {
+		slices.Reverse(sessions)
+	}
+	if len(sessions) == 0 {
+		return sessions, nil
 	}
 	byID := make(map[string]*Session, len(sessions))
-	for _, s := range sessions {
+	ids := make([]string, len(sessions))
+	for i, s := range sessions {
 		byID[s.ID] = s
+		ids[i] = s.ID
 	}
 
-	var tracks []agenda.Track
-	seenTrack := map[string]bool{}
-	rows, err = q.Query(ctx, sessionTracksSQL, eventID, only)
+	rows, err = db.Query(ctx, sessionTracksSQL, ids)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 	var sessionID string
 	var t agenda.Track
@@ -119,87 +265,118 @@ func (r *Resolver) sessionList(ctx context.Context, eventID, only string) ([]*Se
 		if s := byID[sessionID]; s != nil {
 			s.Tracks = append(s.Tracks, t)
 		}
-		if !seenTrack[t.ID] {
-			seenTrack[t.ID] = true
-			tracks = append(tracks, t)
-		}
 		return nil
 	}); err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 
-	rows, err = q.Query(ctx, sessionSpeakersSQL, eventID, only)
+	rows, err = db.Query(ctx, sessionSpeakersSQL, ids)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
-	type sessionSpeaker struct {
-		sessionID string
-		*SessionSpeaker
-	}
-	speakers, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (sessionSpeaker, error) {
-		var first, last string
-		var confirmedAt *time.Time
-		sp := sessionSpeaker{SessionSpeaker: &SessionSpeaker{}}
-		if err := row.Scan(&sp.sessionID, &sp.ID, &first, &last, &sp.Email, &sp.Role, &sp.Position, &sp.HeadshotURL, &confirmedAt); err != nil {
-			return sp, err
+	var first, last string
+	var confirmedAt *time.Time
+	sp := &SessionSpeaker{}
+	if _, err := pgx.ForEachRow(rows, []any{&sessionID, &sp.ID, &first, &last, &sp.Email, &sp.Role, &sp.Position,
+		&sp.HeadshotURL, &confirmedAt}, func() error {
+		if s := byID[sessionID]; s != nil {
+			speaker := *sp
+			speaker.Name = fullName(first, last)
+			speaker.ConfirmedAt = scalar.AtPtr(confirmedAt)
+			s.Speakers = append(s.Speakers, &speaker)
 		}
-		sp.Name = fullName(first, last)
-		sp.ConfirmedAt = scalar.AtPtr(confirmedAt)
-		return sp, nil
-	})
-	if err != nil {
-		return nil, nil, nil, err
+		sp.HeadshotURL = nil
+		return nil
+	}); err != nil {
+		return nil, err
 	}
-	for _, sp := range speakers {
-		if s := byID[sp.sessionID]; s != nil {
-			s.Speakers = append(s.Speakers, sp.SessionSpeaker)
-		}
-	}
+	return sessions, nil
+}
 
-	formats := []string{}
-	seenFormat := map[string]bool{}
-	for _, s := range sessions {
-		if s.Format != nil && !seenFormat[*s.Format] {
-			seenFormat[*s.Format] = true
-			formats = append(formats, *s.Format)
-		}
+// sessionCounts is what sessionCountsSQL reads.
+type sessionCounts struct {
+	// total is totalCount; window the sessions between the cursors; beforeWindow and
+	// afterWindow those cut off by the after and the before cursor.
+	total, window, beforeWindow, afterWindow int
+	formats                                  []string
+	tracks                                   []agenda.Track
+}
+
+func (r *Resolver) sessionCounts(ctx context.Context, q sessionQuery) (*sessionCounts, error) {
+	var c sessionCounts
+	var tracks []byte
+	if err := r.sql(ctx).QueryRow(ctx, sessionCountsSQL, q.args()[:9]...).Scan(&c.total, &c.window, &c.beforeWindow,
+		&c.afterWindow, &c.formats, &tracks); err != nil {
+		return nil, err
 	}
-	sort.Strings(formats)
-	if tracks == nil {
-		tracks = []agenda.Track{}
+	if err := json.Unmarshal(tracks, &c.tracks); err != nil {
+		return nil, err
 	}
-	return sessions, tracks, formats, nil
+	sort.Strings(c.formats)
+	return &c, nil
 }
 
 func fullName(first, last string) string { return strings.TrimSpace(first + " " + last) }
 
-// sessions answers Event.sessions: the list, filtered by state, as a connection. Cursors are
-// positions in the list.
+// sessions answers Event.sessions: the list, filtered by state, as a connection (Relay cursor
+// pagination). Without first and last every session is read, as REST lists them.
 func (r *Resolver) sessions(ctx context.Context, ev *ent.Event, state *SessionState, after *entgql.Cursor[string],
 	first *int, before *entgql.Cursor[string], last *int) (*SessionConnection, error) {
-	all, tracks, formats, err := r.sessionList(ctx, ev.ID, "")
+	q := sessionQuery{eventID: ev.ID}
+	if state != nil {
+		q.state = string(*state)
+	}
+	var err error
+	if q.after, err = parseSessionCursor(after); err != nil {
+		return nil, err
+	}
+	if q.before, err = parseSessionCursor(before); err != nil {
+		return nil, err
+	}
+	if first != nil && *first < 0 {
+		return nil, apperr.Invalid("first must not be negative")
+	}
+	if last != nil && *last < 0 {
+		return nil, apperr.Invalid("last must not be negative")
+	}
+	counts, err := r.sessionCounts(ctx, q)
 	if err != nil {
 		return nil, err
 	}
-	list := all[:0:0]
-	for _, s := range all {
-		if state == nil || (*state == SessionStateActive) == (s.CancelledAt == nil) {
-			list = append(list, s)
-		}
+	// The page is window[lo:hi]: first takes from the start of the window, then last from the
+	// end of what is left.
+	lo, hi := 0, counts.window
+	if first != nil {
+		hi = min(hi, *first)
 	}
-	conn := &SessionConnection{TotalCount: len(list), Tracks: tracks, Formats: formats, Edges: []*SessionEdge{}}
-	lo, hi, err := pageBounds(len(list), after, first, before, last)
+	if last != nil {
+		lo = max(lo, hi-*last)
+	}
+	switch {
+	case first == nil && last != nil:
+		q.fromEnd, q.limit = true, new(hi-lo)
+	case first != nil:
+		q.limit = new(hi)
+	}
+	page, err := r.sessionPage(ctx, q)
 	if err != nil {
 		return nil, err
 	}
-	for i := lo; i < hi; i++ {
-		conn.Edges = append(conn.Edges, &SessionEdge{Node: list[i], Cursor: ent.Cursor{ID: strconv.Itoa(i)}})
+	if !q.fromEnd && lo < len(page) {
+		page = page[lo:]
+	} else if !q.fromEnd {
+		page = page[:0]
 	}
-	if err := r.prefetchSessions(ctx, list[lo:hi]); err != nil {
+	conn := &SessionConnection{TotalCount: counts.total, Tracks: counts.tracks, Formats: counts.formats,
+		Edges: make([]*SessionEdge, 0, len(page))}
+	for _, s := range page {
+		conn.Edges = append(conn.Edges, &SessionEdge{Node: s, Cursor: keyOf(s).cursor()})
+	}
+	if err := r.prefetchSessions(ctx, page); err != nil {
 		return nil, err
 	}
-	conn.PageInfo.HasPreviousPage = lo > 0
-	conn.PageInfo.HasNextPage = hi < len(list)
+	conn.PageInfo.HasPreviousPage = counts.beforeWindow > 0 || lo > 0
+	conn.PageInfo.HasNextPage = counts.afterWindow > 0 || hi < counts.window
 	if len(conn.Edges) > 0 {
 		conn.PageInfo.StartCursor = &conn.Edges[0].Cursor
 		conn.PageInfo.EndCursor = &conn.Edges[len(conn.Edges)-1].Cursor
@@ -207,52 +384,12 @@ func (r *Resolver) sessions(ctx context.Context, ev *ent.Event, state *SessionSt
 	return conn, nil
 }
 
-// pageBounds turns Relay arguments into the slice [lo, hi) of a list of n items whose cursors are
-// their positions.
-func pageBounds(n int, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string], last *int) (int, int, error) {
-	lo, hi := 0, n
-	position := func(c *entgql.Cursor[string]) (int, error) {
-		i, err := strconv.Atoi(c.ID)
-		if err != nil || i < 0 {
-			return 0, apperr.Invalid("The cursor is not valid")
-		}
-		return i, nil
-	}
-	if after != nil {
-		i, err := position(after)
-		if err != nil {
-			return 0, 0, err
-		}
-		lo = min(i+1, n)
-	}
-	if before != nil {
-		i, err := position(before)
-		if err != nil {
-			return 0, 0, err
-		}
-		hi = max(min(i, n), lo)
-	}
-	if first != nil {
-		if *first < 0 {
-			return 0, 0, apperr.Invalid("first must not be negative")
-		}
-		hi = min(hi, lo+*first)
-	}
-	if last != nil {
-		if *last < 0 {
-			return 0, 0, apperr.Invalid("last must not be negative")
-		}
-		lo = max(lo, hi-*last)
-	}
-	return lo, hi, nil
-}
-
 // session loads one session's read model.
 func (r *Resolver) session(ctx context.Context, eventID, id string) (*Session, error) {
 	if !pid.Plausible(id) {
 		return nil, errSessionNotFound
 	}
-	list, _, _, err := r.sessionList(ctx, eventID, id)
+	list, err := r.sessionPage(ctx, sessionQuery{eventID: eventID, only: id})
 	if err != nil {
 		return nil, err
 	}

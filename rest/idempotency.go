@@ -48,6 +48,8 @@ type response struct {
 	body   []byte
 	// contentType is the body's type when it is not JSON.
 	contentType string
+	// header holds further headers, such as the validators of the public feeds.
+	header http.Header
 }
 
 // keyedWriteOf reads the Idempotency-Key of a write, if any.

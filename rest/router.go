@@ -91,7 +91,7 @@ func NewHandler(opts Options) http.Handler {
 	}
 
 	r := chi.NewRouter()
-	r.Use(a.logRequests, a.recoverPanics, cors)
+	r.Use(a.logRequests, compress, a.recoverPanics, cors)
 	r.NotFound(a.notFound)
 	r.MethodNotAllowed(func(w http.ResponseWriter, req *http.Request) { a.methodNotAllowed(r, w, req) })
 
@@ -244,6 +244,9 @@ func (rt *route) render(out any) (*response, error) {
 	if rt.status == http.StatusNoContent {
 		return &response{status: http.StatusNoContent}, nil
 	}
+	if res, ok := out.(*response); ok { // rendered by the handler itself (agenda.go's public feeds)
+		return res, nil
+	}
 	if feed, ok := out.(calendarFeed); ok {
 		return &response{status: rt.status, body: []byte(feed), contentType: calendarContentType}, nil
 	}
@@ -261,7 +264,10 @@ func (res *response) write(w http.ResponseWriter, replayed bool) {
 	if replayed {
 		w.Header().Set(ReplayedHeader, "true")
 	}
-	if res.status != http.StatusNoContent {
+	for k, v := range res.header {
+		w.Header()[k] = v
+	}
+	if res.status != http.StatusNoContent && res.status != http.StatusNotModified {
 		contentType := res.contentType
 		if contentType == "" {
 			contentType = "application/json; charset=utf-8"
