@@ -27,6 +27,7 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/podium/podium/ent/dbx"
+	"github.com/podium/podium/graph/access"
 	"github.com/podium/podium/graph/apperr"
 )
 
@@ -113,6 +114,7 @@ func NewHandler(opts HandlerOptions) http.Handler {
 	present := presentError(opts.Log)
 	srv.Use(telemetry{observe: opts.Observe, spans: &sync.Map{}})
 	srv.Use(transactioner{db: opts.DB, present: present})
+	srv.AroundRootFields(access.AroundRootField) // who may run which root field (docs/people.md)
 	srv.SetErrorPresenter(present)
 	srv.SetRecoverFunc(recoverPanic(opts.Log))
 
