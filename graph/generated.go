@@ -527,6 +527,7 @@ type ComplexityRoot struct {
 		Node         func(childComplexity int, id string) int
 		Nodes        func(childComplexity int, ids []string) int
 		Organization func(childComplexity int) int
+		Viewer       func(childComplexity int) int
 	}
 
 	QuickReview struct {
@@ -993,6 +994,33 @@ type ComplexityRoot struct {
 		ID    func(childComplexity int) int
 		Name  func(childComplexity int) int
 	}
+
+	Viewer struct {
+		APIKeyName     func(childComplexity int) int
+		Contacts       func(childComplexity int) int
+		Email          func(childComplexity int) int
+		EventRoles     func(childComplexity int) int
+		Kind           func(childComplexity int) int
+		Memberships    func(childComplexity int) int
+		Name           func(childComplexity int) int
+		OrganizationID func(childComplexity int) int
+	}
+
+	ViewerContact struct {
+		ContactID func(childComplexity int) int
+		EventID   func(childComplexity int) int
+	}
+
+	ViewerEventRole struct {
+		EventID       func(childComplexity int) int
+		EventMemberID func(childComplexity int) int
+		Role          func(childComplexity int) int
+	}
+
+	ViewerMembership struct {
+		OrganizationID func(childComplexity int) int
+		Role           func(childComplexity int) int
+	}
 }
 
 // endregion ***************************** api!.gotpl *****************************
@@ -1079,6 +1107,7 @@ type QueryResolver interface {
 	Events(ctx context.Context, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string], last *int, orderBy *ent.EventOrder, where *ent.EventWhereInput) (*ent.EventConnection, error)
 	Event(ctx context.Context, id string) (*ent.Event, error)
 	Organization(ctx context.Context) (*ent.Organization, error)
+	Viewer(ctx context.Context) (*Viewer, error)
 }
 type ResourceResolver interface {
 	FileSize(ctx context.Context, obj *ResourceRecord) (*int, error)
@@ -3508,6 +3537,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Organization(childComplexity), true
+	case "Query.viewer":
+		if e.ComplexityRoot.Query.Viewer == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.Viewer(childComplexity), true
 
 	case "QuickReview.comment":
 		if e.ComplexityRoot.QuickReview.Comment == nil {
@@ -5544,6 +5579,100 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.TrackSummary.Name(childComplexity), true
 
+	case "Viewer.apiKeyName":
+		if e.ComplexityRoot.Viewer.APIKeyName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Viewer.APIKeyName(childComplexity), true
+	case "Viewer.contacts":
+		if e.ComplexityRoot.Viewer.Contacts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Viewer.Contacts(childComplexity), true
+	case "Viewer.email":
+		if e.ComplexityRoot.Viewer.Email == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Viewer.Email(childComplexity), true
+	case "Viewer.eventRoles":
+		if e.ComplexityRoot.Viewer.EventRoles == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Viewer.EventRoles(childComplexity), true
+	case "Viewer.kind":
+		if e.ComplexityRoot.Viewer.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Viewer.Kind(childComplexity), true
+	case "Viewer.memberships":
+		if e.ComplexityRoot.Viewer.Memberships == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Viewer.Memberships(childComplexity), true
+	case "Viewer.name":
+		if e.ComplexityRoot.Viewer.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Viewer.Name(childComplexity), true
+	case "Viewer.organizationId":
+		if e.ComplexityRoot.Viewer.OrganizationID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Viewer.OrganizationID(childComplexity), true
+
+	case "ViewerContact.contactId":
+		if e.ComplexityRoot.ViewerContact.ContactID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ViewerContact.ContactID(childComplexity), true
+	case "ViewerContact.eventId":
+		if e.ComplexityRoot.ViewerContact.EventID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ViewerContact.EventID(childComplexity), true
+
+	case "ViewerEventRole.eventId":
+		if e.ComplexityRoot.ViewerEventRole.EventID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ViewerEventRole.EventID(childComplexity), true
+	case "ViewerEventRole.eventMemberId":
+		if e.ComplexityRoot.ViewerEventRole.EventMemberID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ViewerEventRole.EventMemberID(childComplexity), true
+	case "ViewerEventRole.role":
+		if e.ComplexityRoot.ViewerEventRole.Role == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ViewerEventRole.Role(childComplexity), true
+
+	case "ViewerMembership.organizationId":
+		if e.ComplexityRoot.ViewerMembership.OrganizationID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ViewerMembership.OrganizationID(childComplexity), true
+	case "ViewerMembership.role":
+		if e.ComplexityRoot.ViewerMembership.Role == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ViewerMembership.Role(childComplexity), true
+
 	}
 	return 0, false
 }
@@ -5675,7 +5804,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "ent.graphql" "agenda.graphqls" "emails.graphqls" "event.graphqls" "library.graphqls" "readiness.graphqls" "resources.graphqls" "reviews.graphqls" "sessions.graphqls" "speakers.graphqls" "submissions.graphqls"
+//go:embed "ent.graphql" "agenda.graphqls" "emails.graphqls" "event.graphqls" "library.graphqls" "people.graphqls" "readiness.graphqls" "resources.graphqls" "reviews.graphqls" "sessions.graphqls" "speakers.graphqls" "submissions.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -5692,6 +5821,7 @@ var sources = []*ast.Source{
 	{Name: "emails.graphqls", Input: sourceData("emails.graphqls"), BuiltIn: false},
 	{Name: "event.graphqls", Input: sourceData("event.graphqls"), BuiltIn: false},
 	{Name: "library.graphqls", Input: sourceData("library.graphqls"), BuiltIn: false},
+	{Name: "people.graphqls", Input: sourceData("people.graphqls"), BuiltIn: false},
 	{Name: "readiness.graphqls", Input: sourceData("readiness.graphqls"), BuiltIn: false},
 	{Name: "resources.graphqls", Input: sourceData("resources.graphqls"), BuiltIn: false},
 	{Name: "reviews.graphqls", Input: sourceData("reviews.graphqls"), BuiltIn: false},
@@ -7477,6 +7607,60 @@ func (ec *executionContext) childFields_TrackSummary(ctx context.Context, field 
 		return ec.fieldContext_TrackSummary_color(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type TrackSummary", field.Name)
+}
+
+func (ec *executionContext) childFields_Viewer(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "kind":
+		return ec.fieldContext_Viewer_kind(ctx, field)
+	case "organizationId":
+		return ec.fieldContext_Viewer_organizationId(ctx, field)
+	case "apiKeyName":
+		return ec.fieldContext_Viewer_apiKeyName(ctx, field)
+	case "email":
+		return ec.fieldContext_Viewer_email(ctx, field)
+	case "name":
+		return ec.fieldContext_Viewer_name(ctx, field)
+	case "memberships":
+		return ec.fieldContext_Viewer_memberships(ctx, field)
+	case "eventRoles":
+		return ec.fieldContext_Viewer_eventRoles(ctx, field)
+	case "contacts":
+		return ec.fieldContext_Viewer_contacts(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Viewer", field.Name)
+}
+
+func (ec *executionContext) childFields_ViewerContact(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "eventId":
+		return ec.fieldContext_ViewerContact_eventId(ctx, field)
+	case "contactId":
+		return ec.fieldContext_ViewerContact_contactId(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ViewerContact", field.Name)
+}
+
+func (ec *executionContext) childFields_ViewerEventRole(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "eventId":
+		return ec.fieldContext_ViewerEventRole_eventId(ctx, field)
+	case "eventMemberId":
+		return ec.fieldContext_ViewerEventRole_eventMemberId(ctx, field)
+	case "role":
+		return ec.fieldContext_ViewerEventRole_role(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ViewerEventRole", field.Name)
+}
+
+func (ec *executionContext) childFields_ViewerMembership(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "organizationId":
+		return ec.fieldContext_ViewerMembership_organizationId(ctx, field)
+	case "role":
+		return ec.fieldContext_ViewerMembership_role(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ViewerMembership", field.Name)
 }
 
 func (ec *executionContext) childFields___Directive(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -18596,6 +18780,38 @@ func (ec *executionContext) fieldContext_Query_organization(_ context.Context, f
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_viewer(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_viewer(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().Viewer(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *Viewer) graphql.Marshaler {
+			return ec.marshalNViewer2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐViewer(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_viewer(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Viewer(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -26698,6 +26914,378 @@ func (ec *executionContext) _TrackSummary_color(ctx context.Context, field graph
 }
 func (ec *executionContext) fieldContext_TrackSummary_color(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("TrackSummary", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Viewer_kind(ctx context.Context, field graphql.CollectedField, obj *Viewer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Viewer_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v ViewerKind) graphql.Marshaler {
+			return ec.marshalNViewerKind2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐViewerKind(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Viewer_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Viewer", field, false, false, errors.New("field of type ViewerKind does not have child fields"))
+}
+
+func (ec *executionContext) _Viewer_organizationId(ctx context.Context, field graphql.CollectedField, obj *Viewer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Viewer_organizationId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OrganizationID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Viewer_organizationId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Viewer", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Viewer_apiKeyName(ctx context.Context, field graphql.CollectedField, obj *Viewer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Viewer_apiKeyName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.APIKeyName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Viewer_apiKeyName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Viewer", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Viewer_email(ctx context.Context, field graphql.CollectedField, obj *Viewer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Viewer_email(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Email, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Viewer_email(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Viewer", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Viewer_name(ctx context.Context, field graphql.CollectedField, obj *Viewer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Viewer_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Viewer_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Viewer", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Viewer_memberships(ctx context.Context, field graphql.CollectedField, obj *Viewer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Viewer_memberships(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Memberships, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ViewerMembership) graphql.Marshaler {
+			return ec.marshalNViewerMembership2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐViewerMembershipᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Viewer_memberships(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Viewer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ViewerMembership(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Viewer_eventRoles(ctx context.Context, field graphql.CollectedField, obj *Viewer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Viewer_eventRoles(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventRoles, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ViewerEventRole) graphql.Marshaler {
+			return ec.marshalNViewerEventRole2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐViewerEventRoleᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Viewer_eventRoles(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Viewer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ViewerEventRole(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Viewer_contacts(ctx context.Context, field graphql.CollectedField, obj *Viewer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Viewer_contacts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Contacts, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ViewerContact) graphql.Marshaler {
+			return ec.marshalNViewerContact2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐViewerContactᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Viewer_contacts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Viewer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ViewerContact(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ViewerContact_eventId(ctx context.Context, field graphql.CollectedField, obj *ViewerContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ViewerContact_eventId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ViewerContact_eventId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ViewerContact", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _ViewerContact_contactId(ctx context.Context, field graphql.CollectedField, obj *ViewerContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ViewerContact_contactId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContactID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ViewerContact_contactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ViewerContact", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _ViewerEventRole_eventId(ctx context.Context, field graphql.CollectedField, obj *ViewerEventRole) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ViewerEventRole_eventId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ViewerEventRole_eventId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ViewerEventRole", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _ViewerEventRole_eventMemberId(ctx context.Context, field graphql.CollectedField, obj *ViewerEventRole) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ViewerEventRole_eventMemberId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventMemberID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ViewerEventRole_eventMemberId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ViewerEventRole", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _ViewerEventRole_role(ctx context.Context, field graphql.CollectedField, obj *ViewerEventRole) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ViewerEventRole_role(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Role, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ViewerEventRole_role(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ViewerEventRole", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ViewerMembership_organizationId(ctx context.Context, field graphql.CollectedField, obj *ViewerMembership) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ViewerMembership_organizationId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OrganizationID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ViewerMembership_organizationId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ViewerMembership", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _ViewerMembership_role(ctx context.Context, field graphql.CollectedField, obj *ViewerMembership) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ViewerMembership_role(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Role, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ViewerMembership_role(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ViewerMembership", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -36876,6 +37464,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "viewer":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_viewer(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -40541,6 +41151,213 @@ func (ec *executionContext) _TrackSummary(ctx context.Context, sel ast.Selection
 	return out
 }
 
+var viewerImplementors = []string{"Viewer"}
+
+func (ec *executionContext) _Viewer(ctx context.Context, sel ast.SelectionSet, obj *Viewer) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, viewerImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Viewer")
+		case "kind":
+			out.Values[i] = ec._Viewer_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "organizationId":
+			out.Values[i] = ec._Viewer_organizationId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "apiKeyName":
+			out.Values[i] = ec._Viewer_apiKeyName(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "email":
+			out.Values[i] = ec._Viewer_email(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._Viewer_name(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "memberships":
+			out.Values[i] = ec._Viewer_memberships(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "eventRoles":
+			out.Values[i] = ec._Viewer_eventRoles(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "contacts":
+			out.Values[i] = ec._Viewer_contacts(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var viewerContactImplementors = []string{"ViewerContact"}
+
+func (ec *executionContext) _ViewerContact(ctx context.Context, sel ast.SelectionSet, obj *ViewerContact) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, viewerContactImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ViewerContact")
+		case "eventId":
+			out.Values[i] = ec._ViewerContact_eventId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "contactId":
+			out.Values[i] = ec._ViewerContact_contactId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var viewerEventRoleImplementors = []string{"ViewerEventRole"}
+
+func (ec *executionContext) _ViewerEventRole(ctx context.Context, sel ast.SelectionSet, obj *ViewerEventRole) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, viewerEventRoleImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ViewerEventRole")
+		case "eventId":
+			out.Values[i] = ec._ViewerEventRole_eventId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "eventMemberId":
+			out.Values[i] = ec._ViewerEventRole_eventMemberId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "role":
+			out.Values[i] = ec._ViewerEventRole_role(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var viewerMembershipImplementors = []string{"ViewerMembership"}
+
+func (ec *executionContext) _ViewerMembership(ctx context.Context, sel ast.SelectionSet, obj *ViewerMembership) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, viewerMembershipImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ViewerMembership")
+		case "organizationId":
+			out.Values[i] = ec._ViewerMembership_organizationId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "role":
+			out.Values[i] = ec._ViewerMembership_role(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var __DirectiveImplementors = []string{"__Directive"}
 
 func (ec *executionContext) ___Directive(ctx context.Context, sel ast.SelectionSet, obj *introspection.Directive) graphql.Marshaler {
@@ -43474,6 +44291,104 @@ func (ec *executionContext) marshalNTrackSummary2ᚖgithubᚗcomᚋpodiumᚋpodi
 func (ec *executionContext) unmarshalNUpdateEventInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐUpdateEventInput(ctx context.Context, v any) (UpdateEventInput, error) {
 	res, err := ec.unmarshalInputUpdateEventInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNViewer2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐViewer(ctx context.Context, sel ast.SelectionSet, v *Viewer) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Viewer(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNViewerContact2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐViewerContactᚄ(ctx context.Context, sel ast.SelectionSet, v []*ViewerContact) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNViewerContact2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐViewerContact(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNViewerContact2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐViewerContact(ctx context.Context, sel ast.SelectionSet, v *ViewerContact) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ViewerContact(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNViewerEventRole2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐViewerEventRoleᚄ(ctx context.Context, sel ast.SelectionSet, v []*ViewerEventRole) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNViewerEventRole2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐViewerEventRole(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNViewerEventRole2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐViewerEventRole(ctx context.Context, sel ast.SelectionSet, v *ViewerEventRole) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ViewerEventRole(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNViewerKind2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐViewerKind(ctx context.Context, v any) (ViewerKind, error) {
+	var res ViewerKind
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNViewerKind2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐViewerKind(ctx context.Context, sel ast.SelectionSet, v ViewerKind) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNViewerMembership2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐViewerMembershipᚄ(ctx context.Context, sel ast.SelectionSet, v []*ViewerMembership) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNViewerMembership2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐViewerMembership(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNViewerMembership2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐViewerMembership(ctx context.Context, sel ast.SelectionSet, v *ViewerMembership) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ViewerMembership(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalN__Directive2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirective(ctx context.Context, sel ast.SelectionSet, v introspection.Directive) graphql.Marshaler {

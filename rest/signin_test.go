@@ -370,8 +370,16 @@ func TestSessions(t *testing.T) {
 		require.Empty(t, r.Errors, r.Raw)
 		require.Equal(t, float64(2), r.Data["events"].(map[string]any)["totalCount"])
 
+		// A member reads the organization and changes nothing.
 		staff := b.signIn("staff@example.test")
-		require.Equal(t, []string{"forbidden"}, b.gqlCookie(staff, `{ events { totalCount } }`, nil).Codes())
+		r = b.gqlCookie(staff, `{ events { totalCount } }`, nil)
+		require.Empty(t, r.Errors, r.Raw)
+		require.Equal(t, float64(2), r.Data["events"].(map[string]any)["totalCount"])
+		r = b.gqlCookie(staff, `mutation { updateEvent(id: "`+w.event+`", input: {name: "Taken"}) { id } }`, nil)
+		require.Equal(t, []string{"forbidden"}, r.Codes())
+		ev, err := b.db.Ent.Event.Get(b.sys(), w.event)
+		require.NoError(t, err)
+		require.Equal(t, "World", ev.Name)
 
 		rival := b.signIn("rival@example.test")
 		r = b.gqlCookie(rival, `{ events { totalCount } }`, nil)
@@ -379,6 +387,50 @@ func TestSessions(t *testing.T) {
 		require.Equal(t, float64(1), r.Data["events"].(map[string]any)["totalCount"])
 		require.NotContains(t, r.Raw, "World")
 	})
+}
+
+func TestViewer(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	w := b.world()
+	const q = `{ viewer { kind organizationId apiKeyName email name memberships { organizationId role }
+		eventRoles { eventId role } contacts { eventId contactId } } }`
+
+	key := b.gqlOK(b.acme, q, nil)["viewer"].(map[string]any)
+	require.Equal(t, "API_KEY", key["kind"])
+	require.Equal(t, b.acmeOrg, key["organizationId"])
+	require.Equal(t, "test", key["apiKeyName"])
+	require.Nil(t, key["email"])
+
+	// A speaker is their contacts; they are no member, so they act for no organization.
+	ada := b.gqlCookie(b.signIn("ada@example.test"), q, nil)
+	require.Empty(t, ada.Errors, ada.Raw)
+	v := ada.Data["viewer"].(map[string]any)
+	require.Equal(t, "PERSON", v["kind"])
+	require.Equal(t, "ada@example.test", v["email"])
+	require.Equal(t, "Ada Lovelace", v["name"])
+	require.Nil(t, v["organizationId"])
+	require.Equal(t, []any{map[string]any{"eventId": w.event, "contactId": w.ada}}, v["contacts"])
+	require.Empty(t, v["memberships"])
+
+	// An owner of two organizations chooses one; the default is the first joined.
+	b.addMember(b.acmeOrg, "both@example.test", organizationmember.RoleOwner)
+	u, err := b.db.Ent.User.Query().Where(user.Email("both@example.test")).Only(b.sys())
+	require.NoError(t, err)
+	require.NoError(t, b.db.Ent.OrganizationMember.Create().SetOrganizationID(b.globexOrg).SetUserID(u.ID).
+		SetRole(organizationmember.RoleMember).Exec(b.sys()))
+	both := b.signIn("both@example.test")
+	v = b.gqlCookie(both, q, nil).Data["viewer"].(map[string]any)
+	require.Equal(t, b.acmeOrg, v["organizationId"])
+	require.Len(t, v["memberships"], 2)
+	r := b.gqlCookie(both, q, http.Header{"Podium-Organization": {b.globexOrg}})
+	require.Equal(t, b.globexOrg, r.Data["viewer"].(map[string]any)["organizationId"])
+	// An organization they do not belong to gives no scope at all, not another's.
+	r = b.gqlCookie(both, `{ events { totalCount } }`, http.Header{"Podium-Organization": {"org_01jd3k2m9q8r7s6t5v4w3x2y1z"}})
+	require.Equal(t, []string{"forbidden"}, r.Codes())
+
+	// Anonymous callers are refused as before.
+	require.Equal(t, []string{"missing_api_key"}, b.gql("", q, nil).Codes())
 }
 
 func TestSignInRateLimits(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/browsersession"
@@ -320,19 +321,16 @@ func (p *People) person(ctx context.Context, u *ent.User, sessionID string) (*vi
 	return pr, nil
 }
 
-// PersonViewer makes the viewer of a signed-in person. Its organization scope is the
-// organization where the person is owner or admin — the one named by want when given (a client
-// choosing among several), else the first they joined — and empty otherwise: owners and admins
-// act with the powers of an API key of that organization; everyone else reaches only what
-// RootField lets people reach.
+// PersonViewer makes the viewer of a signed-in person. Its organization scope is an
+// organization the person is a member of — the one named by want when given (a client choosing
+// among several), else the first they joined — with their role there: owners and admins act
+// with the powers of an API key of that organization, members read it (RootField). A person who
+// is no organization's member has no scope and reaches only what RootField lets people reach.
 func PersonViewer(p *viewer.Person, want string) *viewer.Viewer {
 	v := &viewer.Viewer{Person: p}
 	for _, m := range p.Memberships {
-		if m.Role != "owner" && m.Role != "admin" {
-			continue
-		}
 		if want == "" || want == m.OrganizationID {
-			v.OrganizationID = m.OrganizationID
+			v.OrganizationID, v.Role = m.OrganizationID, m.Role
 			break
 		}
 	}
@@ -369,18 +367,28 @@ var personRootFields = map[string]bool{"viewer": true, "__schema": true, "__type
 // ErrPersonForbidden answers what a signed-in person may not ask for.
 var ErrPersonForbidden = apperr.Forbidden("You cannot access this")
 
-// RootField decides whether the caller of ctx may run the root field name of a query or
-// mutation. API keys and people acting as owner or admin of an organization may run every field
-// (operations check their events); a person without that scope may run only personRootFields.
-func RootField(ctx context.Context, name string) error {
+// ErrReadOnly answers a change asked by an organization member, who reads but does not change.
+var ErrReadOnly = apperr.Forbidden("Organization members can read but not change: ask an owner or admin")
+
+// RootField decides whether the caller of ctx may run the root field name of the operation
+// type object (Query or Mutation). API keys, owners and admins may run every field (operations
+// check their events); members may run every query and no mutation; a person who is no
+// organization's member may run only personRootFields.
+func RootField(ctx context.Context, object, name string) error {
 	v := viewer.FromContext(ctx)
-	if v == nil || v.Person == nil || v.OrganizationID != "" {
+	if v == nil || v.Person == nil || personRootFields[name] {
 		return nil
 	}
-	if personRootFields[name] {
+	switch {
+	case v.OrganizationID == "":
+		return ErrPersonForbidden
+	case v.Role == "owner" || v.Role == "admin":
 		return nil
+	case object == "Query":
+		return nil
+	default:
+		return ErrReadOnly
 	}
-	return ErrPersonForbidden
 }
 
 // AroundRootField is gqlgen's root-field middleware applying RootField: a refused field answers
@@ -388,7 +396,11 @@ func RootField(ctx context.Context, name string) error {
 func AroundRootField(ctx context.Context, next graphql.RootResolver) graphql.Marshaler {
 	fc := graphql.GetRootFieldContext(ctx)
 	if fc != nil && fc.Field.Field != nil {
-		if err := RootField(ctx, fc.Field.Name); err != nil {
+		object := "Query"
+		if oc := graphql.GetOperationContext(ctx); oc.Operation != nil && oc.Operation.Operation != ast.Query {
+			object = "Mutation"
+		}
+		if err := RootField(ctx, object, fc.Field.Name); err != nil {
 			graphql.AddError(ctx, err)
 			return graphql.Null
 		}

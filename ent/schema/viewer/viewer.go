@@ -23,9 +23,8 @@ import (
 // browser session (docs/people.md). Every request that passed the API key or session check has one.
 type Viewer struct {
 	// OrganizationID scopes every query: data of other organizations is invisible. For a person
-	// it is the organization they act for as owner or admin (the powers of an API key), and empty
-	// when they are no owner or admin anywhere: such a person reaches only what package access
-	// grants people (their viewer, today).
+	// it is the organization they act for as a member (Role), and empty when they are no
+	// organization's member: such a person reaches only what package access grants people.
 	OrganizationID string
 	// APIKeyID and APIKeyName identify the key, recorded as the actor of writes. Both are empty
 	// for background work done for an organization (see WithOrganization) and for a person.
@@ -33,6 +32,9 @@ type Viewer struct {
 	APIKeyName string
 	// Person is the signed-in person, nil for an API key and background work.
 	Person *Person
+	// Role is the person's role in OrganizationID: owner, admin or member (who reads and
+	// changes nothing); empty for an API key.
+	Role string
 }
 
 // Person is someone signed in by email link: a user, with every role their address has in
