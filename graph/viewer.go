@@ -35,4 +35,3 @@ func (r *Resolver) viewerOf(ctx context.Context) (*Viewer, error) {
 	}
 	return out, nil
 }
-
