@@ -20,6 +20,7 @@ import (
 	"github.com/podium/podium/ent/contact"
 	"github.com/podium/podium/ent/emaillog"
 	"github.com/podium/podium/ent/event"
+	"github.com/podium/podium/ent/organizationinvitation"
 	"github.com/podium/podium/ent/schema/agenda"
 	"github.com/podium/podium/graph/scalar"
 	gqlparser "github.com/vektah/gqlparser/v2"
@@ -432,49 +433,50 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
-		AddReviewer             func(childComplexity int, eventID string, roundID string, input AddReviewerInput) int
-		AssignReviews           func(childComplexity int, eventID string, roundID string, input AssignReviewsInput) int
-		AutoDistributeReviews   func(childComplexity int, eventID string, roundID string, input AutoDistributeReviewsInput) int
-		CancelSession           func(childComplexity int, eventID string, sessionID string, input CancelSessionInput) int
-		ChangeSubmissionStatus  func(childComplexity int, eventID string, submissionID string, input ChangeSubmissionStatusInput) int
-		ClearDeliverableUpload  func(childComplexity int, eventID string, sessionID string, deliverableID string) int
-		CreateEvent             func(childComplexity int, input CreateEventInput) int
-		CreateResource          func(childComplexity int, eventID string, input ResourceInput) int
-		CreateSession           func(childComplexity int, eventID string, input CreateSessionInput) int
-		CreateSubmission        func(childComplexity int, eventID string, input CreateSubmissionInput) int
-		DecideSubmissions       func(childComplexity int, eventID string, input DecideSubmissionsInput) int
-		DeleteFileRequirement   func(childComplexity int, eventID string, id string) int
-		DeleteLibraryItem       func(childComplexity int, eventID string, kind LibraryKind, id string) int
-		DeleteResource          func(childComplexity int, eventID string, resourceID string) int
-		DeleteSession           func(childComplexity int, eventID string, sessionID string) int
-		DeleteTaskTemplate      func(childComplexity int, eventID string, id string) int
-		GenerateAiReview        func(childComplexity int, eventID string, roundID string, input GenerateAiReviewInput) int
-		ImportSpeakers          func(childComplexity int, eventID string, input ImportSpeakersInput) int
-		InviteSpeakerPortals    func(childComplexity int, eventID string, input InviteSpeakerPortalsInput) int
-		OverrideAiReview        func(childComplexity int, eventID string, input OverrideAiReviewInput) int
-		PublishAgenda           func(childComplexity int, eventID string) int
-		RecordDeliverableUpload func(childComplexity int, eventID string, sessionID string, deliverableID string, input RecordDeliverableUploadInput) int
-		RecuseReview            func(childComplexity int, eventID string, assignmentID string, input RecuseReviewInput) int
-		ReinstateSession        func(childComplexity int, eventID string, sessionID string, input ReinstateSessionInput) int
-		ReorderResources        func(childComplexity int, eventID string, input ReorderResourcesInput) int
-		SaveFileRequirement     func(childComplexity int, eventID string, input SaveFileRequirementInput) int
-		SaveLibraryItem         func(childComplexity int, eventID string, input SaveLibraryItemInput) int
-		SaveReviewRound         func(childComplexity int, eventID string, input SaveReviewRoundInput) int
-		SaveSpeaker             func(childComplexity int, eventID string, input SaveSpeakerInput) int
-		SaveTaskTemplate        func(childComplexity int, eventID string, input SaveTaskTemplateInput) int
-		ScheduleSession         func(childComplexity int, eventID string, input ScheduleSessionInput) int
-		ScoreRoundWithAi        func(childComplexity int, eventID string, roundID string, input *ScoreRoundWithAiInput) int
-		SendCalendarInvites     func(childComplexity int, eventID string, input *SendCalendarInvitesInput) int
-		SendReviewReminders     func(childComplexity int, eventID string, roundID string, input SendReviewRemindersInput) int
-		SetReviewerTracks       func(childComplexity int, eventID string, eventMemberID string, input SetReviewerTracksInput) int
-		SetSessionSpeakers      func(childComplexity int, eventID string, sessionID string, input SetSessionSpeakersInput) int
-		SetSpeakerWorkflow      func(childComplexity int, eventID string, contactID string, input SetSpeakerWorkflowInput) int
-		SetTaskStatus           func(childComplexity int, eventID string, sessionID string, taskID string, input SetTaskStatusInput) int
-		SubmitReviewAnswers     func(childComplexity int, eventID string, assignmentID string, input SubmitReviewAnswersInput) int
-		UnassignReview          func(childComplexity int, eventID string, roundID string, assignmentID string) int
-		UnpublishAgenda         func(childComplexity int, eventID string) int
-		UpdateEvent             func(childComplexity int, id string, input UpdateEventInput) int
-		UpdateResource          func(childComplexity int, eventID string, resourceID string, input ResourceInput) int
+		AddReviewer              func(childComplexity int, eventID string, roundID string, input AddReviewerInput) int
+		AssignReviews            func(childComplexity int, eventID string, roundID string, input AssignReviewsInput) int
+		AutoDistributeReviews    func(childComplexity int, eventID string, roundID string, input AutoDistributeReviewsInput) int
+		CancelSession            func(childComplexity int, eventID string, sessionID string, input CancelSessionInput) int
+		ChangeSubmissionStatus   func(childComplexity int, eventID string, submissionID string, input ChangeSubmissionStatusInput) int
+		ClearDeliverableUpload   func(childComplexity int, eventID string, sessionID string, deliverableID string) int
+		CreateEvent              func(childComplexity int, input CreateEventInput) int
+		CreateResource           func(childComplexity int, eventID string, input ResourceInput) int
+		CreateSession            func(childComplexity int, eventID string, input CreateSessionInput) int
+		CreateSubmission         func(childComplexity int, eventID string, input CreateSubmissionInput) int
+		DecideSubmissions        func(childComplexity int, eventID string, input DecideSubmissionsInput) int
+		DeleteFileRequirement    func(childComplexity int, eventID string, id string) int
+		DeleteLibraryItem        func(childComplexity int, eventID string, kind LibraryKind, id string) int
+		DeleteResource           func(childComplexity int, eventID string, resourceID string) int
+		DeleteSession            func(childComplexity int, eventID string, sessionID string) int
+		DeleteTaskTemplate       func(childComplexity int, eventID string, id string) int
+		GenerateAiReview         func(childComplexity int, eventID string, roundID string, input GenerateAiReviewInput) int
+		ImportSpeakers           func(childComplexity int, eventID string, input ImportSpeakersInput) int
+		InviteOrganizationMember func(childComplexity int, input InviteOrganizationMemberInput) int
+		InviteSpeakerPortals     func(childComplexity int, eventID string, input InviteSpeakerPortalsInput) int
+		OverrideAiReview         func(childComplexity int, eventID string, input OverrideAiReviewInput) int
+		PublishAgenda            func(childComplexity int, eventID string) int
+		RecordDeliverableUpload  func(childComplexity int, eventID string, sessionID string, deliverableID string, input RecordDeliverableUploadInput) int
+		RecuseReview             func(childComplexity int, eventID string, assignmentID string, input RecuseReviewInput) int
+		ReinstateSession         func(childComplexity int, eventID string, sessionID string, input ReinstateSessionInput) int
+		ReorderResources         func(childComplexity int, eventID string, input ReorderResourcesInput) int
+		SaveFileRequirement      func(childComplexity int, eventID string, input SaveFileRequirementInput) int
+		SaveLibraryItem          func(childComplexity int, eventID string, input SaveLibraryItemInput) int
+		SaveReviewRound          func(childComplexity int, eventID string, input SaveReviewRoundInput) int
+		SaveSpeaker              func(childComplexity int, eventID string, input SaveSpeakerInput) int
+		SaveTaskTemplate         func(childComplexity int, eventID string, input SaveTaskTemplateInput) int
+		ScheduleSession          func(childComplexity int, eventID string, input ScheduleSessionInput) int
+		ScoreRoundWithAi         func(childComplexity int, eventID string, roundID string, input *ScoreRoundWithAiInput) int
+		SendCalendarInvites      func(childComplexity int, eventID string, input *SendCalendarInvitesInput) int
+		SendReviewReminders      func(childComplexity int, eventID string, roundID string, input SendReviewRemindersInput) int
+		SetReviewerTracks        func(childComplexity int, eventID string, eventMemberID string, input SetReviewerTracksInput) int
+		SetSessionSpeakers       func(childComplexity int, eventID string, sessionID string, input SetSessionSpeakersInput) int
+		SetSpeakerWorkflow       func(childComplexity int, eventID string, contactID string, input SetSpeakerWorkflowInput) int
+		SetTaskStatus            func(childComplexity int, eventID string, sessionID string, taskID string, input SetTaskStatusInput) int
+		SubmitReviewAnswers      func(childComplexity int, eventID string, assignmentID string, input SubmitReviewAnswersInput) int
+		UnassignReview           func(childComplexity int, eventID string, roundID string, assignmentID string) int
+		UnpublishAgenda          func(childComplexity int, eventID string) int
+		UpdateEvent              func(childComplexity int, id string, input UpdateEventInput) int
+		UpdateResource           func(childComplexity int, eventID string, resourceID string, input ResourceInput) int
 	}
 
 	Organization struct {
@@ -487,6 +489,14 @@ type ComplexityRoot struct {
 		Slug               func(childComplexity int) int
 		UpdatedAt          func(childComplexity int) int
 		ViewerRole         func(childComplexity int) int
+	}
+
+	OrganizationInvitation struct {
+		Email     func(childComplexity int) int
+		ExpiresAt func(childComplexity int) int
+		ID        func(childComplexity int) int
+		Role      func(childComplexity int) int
+		Status    func(childComplexity int) int
 	}
 
 	PageInfo struct {
@@ -1060,6 +1070,7 @@ type MutationResolver interface {
 	SendCalendarInvites(ctx context.Context, eventID string, input *SendCalendarInvitesInput) (*CalendarInvitesResult, error)
 	SaveLibraryItem(ctx context.Context, eventID string, input SaveLibraryItemInput) (ent.Noder, error)
 	DeleteLibraryItem(ctx context.Context, eventID string, kind LibraryKind, id string) (string, error)
+	InviteOrganizationMember(ctx context.Context, input InviteOrganizationMemberInput) (*ent.OrganizationInvitation, error)
 	SaveTaskTemplate(ctx context.Context, eventID string, input SaveTaskTemplateInput) (*TaskTemplate, error)
 	DeleteTaskTemplate(ctx context.Context, eventID string, id string) (string, error)
 	SaveFileRequirement(ctx context.Context, eventID string, input SaveFileRequirementInput) (*FileRequirement, error)
@@ -3031,6 +3042,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ImportSpeakers(childComplexity, args["eventId"].(string), args["input"].(ImportSpeakersInput)), true
+	case "Mutation.inviteOrganizationMember":
+		if e.ComplexityRoot.Mutation.InviteOrganizationMember == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_inviteOrganizationMember_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.InviteOrganizationMember(childComplexity, args["input"].(InviteOrganizationMemberInput)), true
 	case "Mutation.inviteSpeakerPortals":
 		if e.ComplexityRoot.Mutation.InviteSpeakerPortals == nil {
 			break
@@ -3361,6 +3383,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Organization.ViewerRole(childComplexity), true
+
+	case "OrganizationInvitation.email":
+		if e.ComplexityRoot.OrganizationInvitation.Email == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrganizationInvitation.Email(childComplexity), true
+	case "OrganizationInvitation.expiresAt":
+		if e.ComplexityRoot.OrganizationInvitation.ExpiresAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrganizationInvitation.ExpiresAt(childComplexity), true
+	case "OrganizationInvitation.id":
+		if e.ComplexityRoot.OrganizationInvitation.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrganizationInvitation.ID(childComplexity), true
+	case "OrganizationInvitation.role":
+		if e.ComplexityRoot.OrganizationInvitation.Role == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrganizationInvitation.Role(childComplexity), true
+	case "OrganizationInvitation.status":
+		if e.ComplexityRoot.OrganizationInvitation.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrganizationInvitation.Status(childComplexity), true
 
 	case "PageInfo.endCursor":
 		if e.ComplexityRoot.PageInfo.EndCursor == nil {
@@ -5699,6 +5752,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputFormatOrder,
 		ec.unmarshalInputGenerateAiReviewInput,
 		ec.unmarshalInputImportSpeakersInput,
+		ec.unmarshalInputInviteOrganizationMemberInput,
 		ec.unmarshalInputInviteSpeakerPortalsInput,
 		ec.unmarshalInputLevelOrder,
 		ec.unmarshalInputOrganizationOrder,
@@ -6613,6 +6667,22 @@ func (ec *executionContext) childFields_Organization(ctx context.Context, field 
 		return ec.fieldContext_Organization_pendingInvitations(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Organization", field.Name)
+}
+
+func (ec *executionContext) childFields_OrganizationInvitation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_OrganizationInvitation_id(ctx, field)
+	case "email":
+		return ec.fieldContext_OrganizationInvitation_email(ctx, field)
+	case "role":
+		return ec.fieldContext_OrganizationInvitation_role(ctx, field)
+	case "status":
+		return ec.fieldContext_OrganizationInvitation_status(ctx, field)
+	case "expiresAt":
+		return ec.fieldContext_OrganizationInvitation_expiresAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type OrganizationInvitation", field.Name)
 }
 
 func (ec *executionContext) childFields_PageInfo(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -8452,6 +8522,20 @@ func (ec *executionContext) field_Mutation_importSpeakers_args(ctx context.Conte
 		return nil, err
 	}
 	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_inviteOrganizationMember_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (InviteOrganizationMemberInput, error) {
+			return ec.unmarshalNInviteOrganizationMemberInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐInviteOrganizationMemberInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
 	return args, nil
 }
 
@@ -16347,6 +16431,50 @@ func (ec *executionContext) fieldContext_Mutation_deleteLibraryItem(ctx context.
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_inviteOrganizationMember(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_inviteOrganizationMember(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().InviteOrganizationMember(ctx, fc.Args["input"].(InviteOrganizationMemberInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.OrganizationInvitation) graphql.Marshaler {
+			return ec.marshalNOrganizationInvitation2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚐOrganizationInvitation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_inviteOrganizationMember(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OrganizationInvitation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_inviteOrganizationMember_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_saveTaskTemplate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -18110,6 +18238,121 @@ func (ec *executionContext) fieldContext_Organization_pendingInvitations(_ conte
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _OrganizationInvitation_id(ctx context.Context, field graphql.CollectedField, obj *ent.OrganizationInvitation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrganizationInvitation_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OrganizationInvitation_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OrganizationInvitation", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _OrganizationInvitation_email(ctx context.Context, field graphql.CollectedField, obj *ent.OrganizationInvitation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrganizationInvitation_email(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Email, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OrganizationInvitation_email(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OrganizationInvitation", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _OrganizationInvitation_role(ctx context.Context, field graphql.CollectedField, obj *ent.OrganizationInvitation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrganizationInvitation_role(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Role, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v organizationinvitation.Role) graphql.Marshaler {
+			return ec.marshalNString2githubᚗcomᚋpodiumᚋpodiumᚋentᚋorganizationinvitationᚐRole(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OrganizationInvitation_role(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OrganizationInvitation", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _OrganizationInvitation_status(ctx context.Context, field graphql.CollectedField, obj *ent.OrganizationInvitation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrganizationInvitation_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v organizationinvitation.Status) graphql.Marshaler {
+			return ec.marshalNString2githubᚗcomᚋpodiumᚋpodiumᚋentᚋorganizationinvitationᚐStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OrganizationInvitation_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OrganizationInvitation", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _OrganizationInvitation_expiresAt(ctx context.Context, field graphql.CollectedField, obj *ent.OrganizationInvitation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrganizationInvitation_expiresAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExpiresAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OrganizationInvitation_expiresAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OrganizationInvitation", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *entgql.PageInfo[string]) (ret graphql.Marshaler) {
@@ -31731,6 +31974,43 @@ func (ec *executionContext) unmarshalInputImportSpeakersInput(ctx context.Contex
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputInviteOrganizationMemberInput(ctx context.Context, obj any) (InviteOrganizationMemberInput, error) {
+	var it InviteOrganizationMemberInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"email", "role"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "email":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("email"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Email = data
+		case "role":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("role"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Role = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputInviteSpeakerPortalsInput(ctx context.Context, obj any) (InviteSpeakerPortalsInput, error) {
 	var it InviteSpeakerPortalsInput
 	if obj == nil {
@@ -36659,6 +36939,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "inviteOrganizationMember":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_inviteOrganizationMember(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "saveTaskTemplate":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_saveTaskTemplate(ctx, field)
@@ -37081,6 +37368,64 @@ func (ec *executionContext) _Organization(ctx context.Context, sel ast.Selection
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var organizationInvitationImplementors = []string{"OrganizationInvitation"}
+
+func (ec *executionContext) _OrganizationInvitation(ctx context.Context, sel ast.SelectionSet, obj *ent.OrganizationInvitation) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, organizationInvitationImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("OrganizationInvitation")
+		case "id":
+			out.Values[i] = ec._OrganizationInvitation_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "email":
+			out.Values[i] = ec._OrganizationInvitation_email(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "role":
+			out.Values[i] = ec._OrganizationInvitation_role(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._OrganizationInvitation_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "expiresAt":
+			out.Values[i] = ec._OrganizationInvitation_expiresAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -42679,6 +43024,11 @@ func (ec *executionContext) marshalNInvitation2ᚖgithubᚗcomᚋpodiumᚋpodium
 	return ec._Invitation(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNInviteOrganizationMemberInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐInviteOrganizationMemberInput(ctx context.Context, v any) (InviteOrganizationMemberInput, error) {
+	res, err := ec.unmarshalInputInviteOrganizationMemberInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNInviteSpeakerPortalsInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐInviteSpeakerPortalsInput(ctx context.Context, v any) (InviteSpeakerPortalsInput, error) {
 	res, err := ec.unmarshalInputInviteSpeakerPortalsInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -42842,6 +43192,16 @@ func (ec *executionContext) marshalNOrganization2ᚖgithubᚗcomᚋpodiumᚋpodi
 		return graphql.Null
 	}
 	return ec._Organization(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNOrganizationInvitation2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚐOrganizationInvitation(ctx context.Context, sel ast.SelectionSet, v *ent.OrganizationInvitation) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._OrganizationInvitation(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNOrganizationOrderField2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚐOrganizationOrderField(ctx context.Context, v any) (*ent.OrganizationOrderField, error) {
@@ -43842,6 +44202,26 @@ func (ec *executionContext) marshalNStatusChangeResult2ᚖgithubᚗcomᚋpodium�
 		return graphql.Null
 	}
 	return ec._StatusChangeResult(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNString2githubᚗcomᚋpodiumᚋpodiumᚋentᚋorganizationinvitationᚐRole(ctx context.Context, v any) (organizationinvitation.Role, error) {
+	var res organizationinvitation.Role
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNString2githubᚗcomᚋpodiumᚋpodiumᚋentᚋorganizationinvitationᚐRole(ctx context.Context, sel ast.SelectionSet, v organizationinvitation.Role) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNString2githubᚗcomᚋpodiumᚋpodiumᚋentᚋorganizationinvitationᚐStatus(ctx context.Context, v any) (organizationinvitation.Status, error) {
+	var res organizationinvitation.Status
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNString2githubᚗcomᚋpodiumᚋpodiumᚋentᚋorganizationinvitationᚐStatus(ctx context.Context, sel ast.SelectionSet, v organizationinvitation.Status) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) unmarshalNString2string(ctx context.Context, v any) (string, error) {

@@ -191,6 +191,14 @@ type Invitation struct {
 	CreatedAt time.Time `json:"createdAt"`
 }
 
+// An invitation to join an organization.
+type InviteOrganizationMemberInput struct {
+	// The address to invite; trimmed, compared lower-cased.
+	Email string `json:"email"`
+	// owner, admin or member.
+	Role string `json:"role"`
+}
+
 // The speakers to invite to their portal.
 type InviteSpeakerPortalsInput struct {
 	// Contacts of the event; at least one. Contacts who are not speakers of the event are left out.

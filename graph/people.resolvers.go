@@ -7,7 +7,14 @@ package graph
 
 import (
 	"context"
+
+	"github.com/podium/podium/ent"
 )
+
+// InviteOrganizationMember is the resolver for the inviteOrganizationMember field.
+func (r *mutationResolver) InviteOrganizationMember(ctx context.Context, input InviteOrganizationMemberInput) (*ent.OrganizationInvitation, error) {
+	return r.inviteOrganizationMember(ctx, input)
+}
 
 // Viewer is the resolver for the viewer field.
 func (r *queryResolver) Viewer(ctx context.Context) (*Viewer, error) {

@@ -451,3 +451,64 @@ func TestSignInRateLimits(t *testing.T) {
 	require.Equal(t, 15, codes[http.StatusAccepted])
 	require.Equal(t, 5, codes[http.StatusTooManyRequests])
 }
+
+func TestOrganizationInvitations(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.world()
+	const invite = `mutation($email: String!, $role: String!) {
+		inviteOrganizationMember(input: {email: $email, role: $role}) { id email role status expiresAt } }`
+
+	inv := b.gqlOK(b.acme, invite, map[string]any{"email": " Newbie@Example.test ", "role": "admin"})["inviteOrganizationMember"].(map[string]any)
+	require.Equal(t, "newbie@example.test", inv["email"])
+	require.Equal(t, "pending", inv["status"])
+	// The invitation email leads to sign-in.
+	sent, err := b.db.Ent.EmailLog.Query().Where(emaillog.Recipient("newbie@example.test")).Only(b.sys())
+	require.NoError(t, err)
+	require.Contains(t, sent.Body, "https://podium.example.test/auth/signin?next=/me")
+	require.Contains(t, sent.Body, "as admin")
+
+	// Nobody knew the address before; the invitation makes it known, and signing in accepts it.
+	newbie := b.signIn("newbie@example.test")
+	r := b.gqlCookie(newbie, `{ viewer { organizationId memberships { organizationId role } } events { totalCount } }`, nil)
+	require.Empty(t, r.Errors, r.Raw)
+	require.Equal(t, b.acmeOrg, r.Data["viewer"].(map[string]any)["organizationId"])
+	require.Equal(t, []any{map[string]any{"organizationId": b.acmeOrg, "role": "admin"}}, r.Data["viewer"].(map[string]any)["memberships"])
+	require.Equal(t, float64(2), r.Data["events"].(map[string]any)["totalCount"])
+	got, err := b.db.Ent.OrganizationInvitation.Get(b.sys(), str(inv, "id"))
+	require.NoError(t, err)
+	require.Equal(t, "accepted", got.Status.String())
+
+	// An admin invites admins and members, not owners; a member invites no one.
+	r = b.gqlCookie(newbie, `mutation { inviteOrganizationMember(input: {email: "boss@example.test", role: "owner"}) { id } }`, nil)
+	require.Equal(t, []string{"forbidden"}, r.Codes())
+	r = b.gqlCookie(newbie, `mutation { inviteOrganizationMember(input: {email: "staff@example.test", role: "member"}) { id } }`, nil)
+	require.Empty(t, r.Errors, r.Raw)
+	staff := b.signIn("staff@example.test")
+	r = b.gqlCookie(staff, `mutation { inviteOrganizationMember(input: {email: "x@example.test", role: "member"}) { id } }`, nil)
+	require.Equal(t, []string{"forbidden"}, r.Codes())
+
+	// Bad input is refused and writes nothing.
+	for _, vars := range []map[string]any{{"email": "nope", "role": "member"}, {"email": "a@example.test", "role": "king"}} {
+		require.Equal(t, []string{"invalid_input"}, b.gql(b.acme, invite, vars).Codes())
+	}
+
+	// An expired invitation is not accepted.
+	b.gqlOK(b.acme, invite, map[string]any{"email": "late@example.test", "role": "member"})
+	_, err = b.db.Pool.Exec(b.sys(), `UPDATE organization_invitations SET expires_at = now() - interval '1 second' WHERE email = 'late@example.test'`)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusAccepted, b.requestLink("late@example.test", "").Code)
+	time.Sleep(300 * time.Millisecond)
+	n, err := b.db.Ent.SignInToken.Query().Where(signintoken.Email("late@example.test")).Count(b.sys())
+	require.NoError(t, err)
+	require.Zero(t, n, "an expired invitation makes the address unknown")
+
+	// Another organization's invitation grants nothing here.
+	b.createEvent(b.globex, "Globex Days")
+	b.gqlOK(b.globex, invite, map[string]any{"email": "rival@example.test", "role": "owner"})
+	rival := b.signIn("rival@example.test")
+	r = b.gqlCookie(rival, `{ events { edges { node { name } } } }`, nil)
+	require.Empty(t, r.Errors, r.Raw)
+	require.NotContains(t, r.Raw, "World")
+	require.Contains(t, r.Raw, "Globex Days")
+}

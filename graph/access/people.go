@@ -21,6 +21,7 @@ import (
 	"github.com/podium/podium/ent/emaillog"
 	"github.com/podium/podium/ent/event"
 	"github.com/podium/podium/ent/eventmember"
+	"github.com/podium/podium/ent/organizationinvitation"
 	"github.com/podium/podium/ent/organizationmember"
 	"github.com/podium/podium/ent/predicate"
 	"github.com/podium/podium/ent/schema/viewer"
@@ -137,7 +138,7 @@ func (p *People) whoIs(ctx context.Context, addr string) (*known, error) {
 	}
 	u, err := c.User.Query().Where(user.EmailEqualFold(addr)).Only(ctx)
 	if ent.IsNotFound(err) {
-		return nil, nil
+		return p.invited(ctx, addr)
 	}
 	if err != nil {
 		return nil, err
@@ -153,8 +154,11 @@ func (p *People) whoIs(ctx context.Context, addr string) (*known, error) {
 	}
 	orgs, err := c.OrganizationMember.Query().Where(organizationmember.UserID(u.ID)).
 		Select(organizationmember.FieldOrganizationID).Strings(ctx)
-	if err != nil || len(orgs) == 0 {
+	if err != nil {
 		return nil, err
+	}
+	if len(orgs) == 0 {
+		return p.invited(ctx, addr)
 	}
 	ev, err := c.Event.Query().Where(event.OrganizationIDIn(orgs...)).Order(ent.Desc(event.FieldCreatedAt)).First(ctx)
 	if ent.IsNotFound(err) {
@@ -166,6 +170,57 @@ func (p *People) whoIs(ctx context.Context, addr string) (*known, error) {
 		return nil, err
 	}
 	return &known{event: ev, firstName: first}, nil
+}
+
+// invited finds an address through a pending organization invitation: the invitee signs in to
+// accept it. ctx must be system work.
+func (p *People) invited(ctx context.Context, addr string) (*known, error) {
+	inv, err := p.DB.Ent.OrganizationInvitation.Query().Where(organizationinvitation.EmailEqualFold(addr),
+		organizationinvitation.StatusEQ(organizationinvitation.StatusPending), organizationinvitation.ExpiresAtGT(p.now())).
+		Order(ent.Desc(organizationinvitation.FieldCreatedAt)).First(ctx)
+	if ent.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	ev, err := p.DB.Ent.Event.Query().Where(event.OrganizationID(inv.OrganizationID)).Order(ent.Desc(event.FieldCreatedAt)).First(ctx)
+	if ent.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &known{event: ev, firstName: strings.SplitN(addr, "@", 2)[0]}, nil
+}
+
+// accept makes u a member of every organization that invited u's address, with the invited
+// role, and marks those invitations accepted. Signing in with the address is the acceptance: it
+// proves the address is theirs. An existing membership keeps its role. ctx must be system work.
+func (p *People) accept(ctx context.Context, tx *ent.Client, u *ent.User) error {
+	invs, err := tx.OrganizationInvitation.Query().Where(organizationinvitation.EmailEqualFold(u.Email),
+		organizationinvitation.StatusEQ(organizationinvitation.StatusPending), organizationinvitation.ExpiresAtGT(p.now())).
+		All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, inv := range invs {
+		exists, err := tx.OrganizationMember.Query().Where(organizationmember.OrganizationID(inv.OrganizationID),
+			organizationmember.UserID(u.ID)).Exist(ctx)
+		if err != nil {
+			return err
+		}
+		if !exists {
+			if err := tx.OrganizationMember.Create().SetOrganizationID(inv.OrganizationID).SetUserID(u.ID).
+				SetRole(organizationmember.Role(inv.Role)).Exec(ctx); err != nil {
+				return err
+			}
+		}
+		if err := tx.OrganizationInvitation.UpdateOneID(inv.ID).SetStatus(organizationinvitation.StatusAccepted).Exec(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // RequestLink sends a sign-in link to addr when Podium knows the address, through the outbox
@@ -232,6 +287,9 @@ func (p *People) FollowLink(ctx context.Context, token, userAgent string) (*Sess
 		}
 		u, err := p.userFor(ctx, tx, tok.Email)
 		if err != nil {
+			return err
+		}
+		if err := p.accept(ctx, tx, u); err != nil {
 			return err
 		}
 		secret, hash := newSecret()
@@ -423,4 +481,20 @@ func Hidden(ctx context.Context, c *ent.Client, n any) bool {
 	}
 	visible, err := c.EmailLog.Query().Where(emaillog.ID(e.ID), VisibleEmails()).Exist(ctx)
 	return err != nil || !visible
+}
+
+// MayInvite decides whether the caller of ctx may invite someone with role: API keys and owners
+// may invite any role, admins admins and members (never owners), members no one.
+func MayInvite(ctx context.Context, role string) error {
+	v := viewer.FromContext(ctx)
+	switch {
+	case v == nil || v.OrganizationID == "":
+		return ErrPersonForbidden
+	case v.Person == nil || v.Role == "owner":
+		return nil
+	case v.Role == "admin" && role != "owner":
+		return nil
+	default:
+		return apperr.Forbidden("Only owners may invite owners")
+	}
 }
