@@ -384,15 +384,36 @@ func (p *People) person(ctx context.Context, u *ent.User, sessionID string) (*vi
 // among several), else the first they joined — with their role there: owners and admins act
 // with the powers of an API key of that organization, members read it (RootField). A person who
 // is no organization's member has no scope and reaches only what RootField lets people reach.
+//
+// Adding a reviewer makes them a member of the organization; a member who reviews in any of its
+// events gets no member scope there, since reading the organization would show them the
+// participants a blind round hides. They reach what reviewers reach.
 func PersonViewer(p *viewer.Person, want string) *viewer.Viewer {
 	v := &viewer.Viewer{Person: p}
 	for _, m := range p.Memberships {
-		if want == "" || want == m.OrganizationID {
-			v.OrganizationID, v.Role = m.OrganizationID, m.Role
-			break
+		if want != "" && want != m.OrganizationID {
+			continue
 		}
+		if m.Role == "member" && reviews(p, m.OrganizationID) {
+			if want != "" {
+				break
+			}
+			continue
+		}
+		v.OrganizationID, v.Role = m.OrganizationID, m.Role
+		break
 	}
 	return v
+}
+
+// reviews reports whether p is a reviewer in an event of the organization org.
+func reviews(p *viewer.Person, org string) bool {
+	for _, e := range p.EventRoles {
+		if e.OrganizationID == org && e.Role == "reviewer" {
+			return true
+		}
+	}
+	return false
 }
 
 // SignOut ends the session of a cookie's value. Ending an ended or unknown session does nothing.
@@ -418,31 +439,30 @@ func (p *People) SignOutEverywhere(ctx context.Context, secret string) error {
 		SetRevokedAt(p.now()).Exec(ctx)
 }
 
-// personRootFields are the root fields a signed-in person without an organization scope may
-// ask for; every other field answers forbidden until its rules for people exist.
-var personRootFields = map[string]bool{"viewer": true, "__schema": true, "__type": true, "__typename": true}
-
 // ErrPersonForbidden answers what a signed-in person may not ask for.
 var ErrPersonForbidden = apperr.Forbidden("You cannot access this")
 
 // ErrReadOnly answers a change asked by an organization member, who reads but does not change.
 var ErrReadOnly = apperr.Forbidden("Organization members can read but not change: ask an owner or admin")
 
-// RootField decides whether the caller of ctx may run the root field name of the operation
-// type object (Query or Mutation). API keys, owners and admins may run every field (operations
-// check their events); members may run every query and no mutation; a person who is no
-// organization's member may run only personRootFields.
+// RootField decides, by Rules, whether the caller of ctx may run the root field name of the
+// operation type object ("Query" or "Mutation"). API keys may run every field, as before people
+// signed in (operations check their events). A person runs a field whose rule admits them in
+// the organization they act for; a field without a rule is refused to people.
 func RootField(ctx context.Context, object, name string) error {
 	v := viewer.FromContext(ctx)
-	if v == nil || v.Person == nil || personRootFields[name] {
+	if v == nil || v.Person == nil || name == "__typename" {
 		return nil
 	}
+	rule := Rules[object+"."+name]
 	switch {
-	case v.OrganizationID == "":
+	case rule == Anyone:
+		return nil
+	case rule == 0 || v.OrganizationID == "":
 		return ErrPersonForbidden
 	case v.Role == "owner" || v.Role == "admin":
 		return nil
-	case object == "Query":
+	case rule == Staff:
 		return nil
 	default:
 		return ErrReadOnly
