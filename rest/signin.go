@@ -8,6 +8,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -30,6 +31,7 @@ import (
 //	POST /auth/signout             end this session
 //	POST /auth/signout-everywhere  end every session of this person
 //	GET  /me                       who is signed in and what they may do
+//	GET  /portal…, /reviews…       where emails lead: sign in first, then /me's page for now
 
 // Rates of sign-in requests, per address and per client address (IP): a few links a quarter
 // hour for one address is what a person needs, and the limit keeps a stranger from filling
@@ -108,6 +110,21 @@ func (s *signIn) routes(r chi.Router) {
 	r.Post("/auth/signout", s.guard(s.signOut))
 	r.Post("/auth/signout-everywhere", s.guard(s.signOutEverywhere))
 	r.Get("/me", s.mePage)
+	// Where Podium's emails lead (portal invitations, reviewer invitations and reminders): the
+	// sign-in page, then who is signed in, until the portal and reviewer pages exist.
+	for _, p := range []string{"/portal", "/portal/*", "/reviews", "/reviews/*"} {
+		r.Get(p, s.landing)
+	}
+}
+
+// landing serves a page an email links to: a person not signed in is sent to sign in and
+// brought back; a signed-in person sees who they are and what they may do.
+func (s *signIn) landing(w http.ResponseWriter, r *http.Request) {
+	if s.person(r) == nil {
+		http.Redirect(w, r, "/auth/signin?next="+url.QueryEscape(access.SafeNext(r.URL.RequestURI())), http.StatusSeeOther)
+		return
+	}
+	s.mePage(w, r)
 }
 
 // guard refuses cross-origin writes: a page on another site cannot sign a browser in or out.

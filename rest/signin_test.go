@@ -512,3 +512,45 @@ func TestOrganizationInvitations(t *testing.T) {
 	require.NotContains(t, r.Raw, "World")
 	require.Contains(t, r.Raw, "Globex Days")
 }
+
+func TestEmailsLeadToSignIn(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	w := b.world()
+	b.must(http.StatusOK, http.MethodPost, w.base+"/speakers/invite", b.acme, map[string]any{"contactIds": []any{w.ada}})
+	sent, err := b.db.Ent.EmailLog.Query().Where(emaillog.Recipient("ada@example.test")).Only(b.sys())
+	require.NoError(t, err)
+	m := regexp.MustCompile(`https://podium\.example\.test(/portal[^\s]*)`).FindStringSubmatch(sent.Body)
+	require.NotNil(t, m, sent.Body)
+
+	// Not signed in: the portal link leads to sign-in, which brings the speaker back.
+	rec := b.sendRaw(httptest.NewRequest(http.MethodGet, m[1], nil))
+	require.Equal(t, http.StatusSeeOther, rec.Code)
+	signin := rec.Header().Get("Location")
+	require.Equal(t, "/auth/signin?next="+url.QueryEscape(m[1]), signin)
+	page := b.sendRaw(httptest.NewRequest(http.MethodGet, signin, nil))
+	require.Contains(t, page.Body.String(), `name="next" value="`+m[1]+`"`)
+
+	require.Equal(t, http.StatusAccepted, b.requestLink("ada@example.test", m[1]).Code)
+	rec = b.follow(b.linkFor("ada@example.test", 1), "")
+	require.Equal(t, m[1], rec.Header().Get("Location"))
+	req := httptest.NewRequest(http.MethodGet, m[1], nil)
+	req.AddCookie(cookieOf(t, rec))
+	landed := b.sendRaw(req)
+	require.Equal(t, http.StatusOK, landed.Code)
+	require.Contains(t, landed.Body.String(), "ada@example.test")
+	require.Contains(t, landed.Body.String(), "speaker at event "+w.event)
+
+	// A reviewer's invitation leads to the round's page the same way.
+	round := str(roundOf(b.saveRound(w, roundBody("R", numericCriterion("Q", 1, 5, 1, true)))), "id")
+	b.addReviewer(w, round, "rev@example.test", nil)
+	inv, err := b.db.Ent.EmailLog.Query().Where(emaillog.Recipient("rev@example.test")).Only(b.sys())
+	require.NoError(t, err)
+	require.Contains(t, inv.Body, "https://podium.example.test/reviews/"+round)
+	rec = b.sendRaw(httptest.NewRequest(http.MethodGet, "/reviews/"+round, nil))
+	require.Equal(t, "/auth/signin?next="+url.QueryEscape("/reviews/"+round), rec.Header().Get("Location"))
+	cookie := b.signIn("rev@example.test")
+	req = httptest.NewRequest(http.MethodGet, "/reviews/"+round, nil)
+	req.AddCookie(&http.Cookie{Name: sessionCookie, Value: cookie})
+	require.Contains(t, b.sendRaw(req).Body.String(), "reviewer of event "+w.event)
+}
