@@ -295,7 +295,7 @@ func TestSessions(t *testing.T) {
 		out.AddCookie(&http.Cookie{Name: sessionCookie, Value: one})
 		rec := b.sendRaw(out)
 		require.Equal(t, http.StatusSeeOther, rec.Code)
-		require.Less(t, cookieOf(t, rec).MaxAge, 0)
+		require.Negative(t, cookieOf(t, rec).MaxAge)
 		require.Equal(t, []string{"missing_api_key"}, b.gqlCookie(one, `{ __typename }`, nil).Codes())
 		require.Empty(t, b.gqlCookie(two, `{ __typename }`, nil).Errors)
 
