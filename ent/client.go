@@ -17,6 +17,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/podium/podium/ent/aireviewresult"
 	"github.com/podium/podium/ent/apikey"
+	"github.com/podium/podium/ent/browsersession"
 	"github.com/podium/podium/ent/contact"
 	"github.com/podium/podium/ent/deliverableassignment"
 	"github.com/podium/podium/ent/emaillog"
@@ -37,6 +38,7 @@ import (
 	"github.com/podium/podium/ent/reviewround"
 	"github.com/podium/podium/ent/reviewroundmember"
 	"github.com/podium/podium/ent/room"
+	"github.com/podium/podium/ent/signintoken"
 	"github.com/podium/podium/ent/submission"
 	"github.com/podium/podium/ent/submissionparticipant"
 	"github.com/podium/podium/ent/tag"
@@ -61,6 +63,8 @@ type Client struct {
 	AIReviewResult *AIReviewResultClient
 	// APIKey is the client for interacting with the APIKey builders.
 	APIKey *APIKeyClient
+	// BrowserSession is the client for interacting with the BrowserSession builders.
+	BrowserSession *BrowserSessionClient
 	// Contact is the client for interacting with the Contact builders.
 	Contact *ContactClient
 	// DeliverableAssignment is the client for interacting with the DeliverableAssignment builders.
@@ -101,6 +105,8 @@ type Client struct {
 	ReviewRoundMember *ReviewRoundMemberClient
 	// Room is the client for interacting with the Room builders.
 	Room *RoomClient
+	// SignInToken is the client for interacting with the SignInToken builders.
+	SignInToken *SignInTokenClient
 	// Submission is the client for interacting with the Submission builders.
 	Submission *SubmissionClient
 	// SubmissionParticipant is the client for interacting with the SubmissionParticipant builders.
@@ -136,6 +142,7 @@ func (c *Client) init() {
 	c.Schema = migrate.NewSchema(c.driver)
 	c.AIReviewResult = NewAIReviewResultClient(c.config)
 	c.APIKey = NewAPIKeyClient(c.config)
+	c.BrowserSession = NewBrowserSessionClient(c.config)
 	c.Contact = NewContactClient(c.config)
 	c.DeliverableAssignment = NewDeliverableAssignmentClient(c.config)
 	c.EmailLog = NewEmailLogClient(c.config)
@@ -156,6 +163,7 @@ func (c *Client) init() {
 	c.ReviewRound = NewReviewRoundClient(c.config)
 	c.ReviewRoundMember = NewReviewRoundMemberClient(c.config)
 	c.Room = NewRoomClient(c.config)
+	c.SignInToken = NewSignInTokenClient(c.config)
 	c.Submission = NewSubmissionClient(c.config)
 	c.SubmissionParticipant = NewSubmissionParticipantClient(c.config)
 	c.Tag = NewTagClient(c.config)
@@ -261,6 +269,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		config:                 cfg,
 		AIReviewResult:         NewAIReviewResultClient(cfg),
 		APIKey:                 NewAPIKeyClient(cfg),
+		BrowserSession:         NewBrowserSessionClient(cfg),
 		Contact:                NewContactClient(cfg),
 		DeliverableAssignment:  NewDeliverableAssignmentClient(cfg),
 		EmailLog:               NewEmailLogClient(cfg),
@@ -281,6 +290,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		ReviewRound:            NewReviewRoundClient(cfg),
 		ReviewRoundMember:      NewReviewRoundMemberClient(cfg),
 		Room:                   NewRoomClient(cfg),
+		SignInToken:            NewSignInTokenClient(cfg),
 		Submission:             NewSubmissionClient(cfg),
 		SubmissionParticipant:  NewSubmissionParticipantClient(cfg),
 		Tag:                    NewTagClient(cfg),
@@ -313,6 +323,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		config:                 cfg,
 		AIReviewResult:         NewAIReviewResultClient(cfg),
 		APIKey:                 NewAPIKeyClient(cfg),
+		BrowserSession:         NewBrowserSessionClient(cfg),
 		Contact:                NewContactClient(cfg),
 		DeliverableAssignment:  NewDeliverableAssignmentClient(cfg),
 		EmailLog:               NewEmailLogClient(cfg),
@@ -333,6 +344,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		ReviewRound:            NewReviewRoundClient(cfg),
 		ReviewRoundMember:      NewReviewRoundMemberClient(cfg),
 		Room:                   NewRoomClient(cfg),
+		SignInToken:            NewSignInTokenClient(cfg),
 		Submission:             NewSubmissionClient(cfg),
 		SubmissionParticipant:  NewSubmissionParticipantClient(cfg),
 		Tag:                    NewTagClient(cfg),
@@ -373,14 +385,14 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.AIReviewResult, c.APIKey, c.Contact, c.DeliverableAssignment, c.EmailLog,
-		c.Event, c.EventMember, c.FileRequirement, c.Form, c.Format,
-		c.IdempotencyRecord, c.Level, c.Organization, c.OrganizationInvitation,
-		c.OrganizationMember, c.Resource, c.ReviewAnswer, c.ReviewAssignment,
-		c.ReviewCriterion, c.ReviewRound, c.ReviewRoundMember, c.Room, c.Submission,
-		c.SubmissionParticipant, c.Tag, c.TaskAssignment, c.TaskTemplate,
-		c.TimelineEntry, c.Track, c.User, c.WebhookDelivery, c.WebhookEndpoint,
-		c.WebhookMessage,
+		c.AIReviewResult, c.APIKey, c.BrowserSession, c.Contact,
+		c.DeliverableAssignment, c.EmailLog, c.Event, c.EventMember, c.FileRequirement,
+		c.Form, c.Format, c.IdempotencyRecord, c.Level, c.Organization,
+		c.OrganizationInvitation, c.OrganizationMember, c.Resource, c.ReviewAnswer,
+		c.ReviewAssignment, c.ReviewCriterion, c.ReviewRound, c.ReviewRoundMember,
+		c.Room, c.SignInToken, c.Submission, c.SubmissionParticipant, c.Tag,
+		c.TaskAssignment, c.TaskTemplate, c.TimelineEntry, c.Track, c.User,
+		c.WebhookDelivery, c.WebhookEndpoint, c.WebhookMessage,
 	} {
 		n.Use(hooks...)
 	}
@@ -390,14 +402,14 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.AIReviewResult, c.APIKey, c.Contact, c.DeliverableAssignment, c.EmailLog,
-		c.Event, c.EventMember, c.FileRequirement, c.Form, c.Format,
-		c.IdempotencyRecord, c.Level, c.Organization, c.OrganizationInvitation,
-		c.OrganizationMember, c.Resource, c.ReviewAnswer, c.ReviewAssignment,
-		c.ReviewCriterion, c.ReviewRound, c.ReviewRoundMember, c.Room, c.Submission,
-		c.SubmissionParticipant, c.Tag, c.TaskAssignment, c.TaskTemplate,
-		c.TimelineEntry, c.Track, c.User, c.WebhookDelivery, c.WebhookEndpoint,
-		c.WebhookMessage,
+		c.AIReviewResult, c.APIKey, c.BrowserSession, c.Contact,
+		c.DeliverableAssignment, c.EmailLog, c.Event, c.EventMember, c.FileRequirement,
+		c.Form, c.Format, c.IdempotencyRecord, c.Level, c.Organization,
+		c.OrganizationInvitation, c.OrganizationMember, c.Resource, c.ReviewAnswer,
+		c.ReviewAssignment, c.ReviewCriterion, c.ReviewRound, c.ReviewRoundMember,
+		c.Room, c.SignInToken, c.Submission, c.SubmissionParticipant, c.Tag,
+		c.TaskAssignment, c.TaskTemplate, c.TimelineEntry, c.Track, c.User,
+		c.WebhookDelivery, c.WebhookEndpoint, c.WebhookMessage,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -410,6 +422,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.AIReviewResult.mutate(ctx, m)
 	case *APIKeyMutation:
 		return c.APIKey.mutate(ctx, m)
+	case *BrowserSessionMutation:
+		return c.BrowserSession.mutate(ctx, m)
 	case *ContactMutation:
 		return c.Contact.mutate(ctx, m)
 	case *DeliverableAssignmentMutation:
@@ -450,6 +464,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.ReviewRoundMember.mutate(ctx, m)
 	case *RoomMutation:
 		return c.Room.mutate(ctx, m)
+	case *SignInTokenMutation:
+		return c.SignInToken.mutate(ctx, m)
 	case *SubmissionMutation:
 		return c.Submission.mutate(ctx, m)
 	case *SubmissionParticipantMutation:
@@ -804,6 +820,155 @@ func (c *APIKeyClient) mutate(ctx context.Context, m *APIKeyMutation) (Value, er
 		return (&APIKeyDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown APIKey mutation op: %q", m.Op())
+	}
+}
+
+// BrowserSessionClient is a client for the BrowserSession schema.
+type BrowserSessionClient struct {
+	config
+}
+
+// NewBrowserSessionClient returns a client for the BrowserSession from the given config.
+func NewBrowserSessionClient(c config) *BrowserSessionClient {
+	return &BrowserSessionClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `browsersession.Hooks(f(g(h())))`.
+func (c *BrowserSessionClient) Use(hooks ...Hook) {
+	c.hooks.BrowserSession = append(c.hooks.BrowserSession, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `browsersession.Intercept(f(g(h())))`.
+func (c *BrowserSessionClient) Intercept(interceptors ...Interceptor) {
+	c.inters.BrowserSession = append(c.inters.BrowserSession, interceptors...)
+}
+
+// Create returns a builder for creating a BrowserSession entity.
+func (c *BrowserSessionClient) Create() *BrowserSessionCreate {
+	mutation := newBrowserSessionMutation(c.config, OpCreate)
+	return &BrowserSessionCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of BrowserSession entities.
+func (c *BrowserSessionClient) CreateBulk(builders ...*BrowserSessionCreate) *BrowserSessionCreateBulk {
+	return &BrowserSessionCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *BrowserSessionClient) MapCreateBulk(slice any, setFunc func(*BrowserSessionCreate, int)) *BrowserSessionCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &BrowserSessionCreateBulk{err: fmt.Errorf("calling to BrowserSessionClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*BrowserSessionCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &BrowserSessionCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for BrowserSession.
+func (c *BrowserSessionClient) Update() *BrowserSessionUpdate {
+	mutation := newBrowserSessionMutation(c.config, OpUpdate)
+	return &BrowserSessionUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *BrowserSessionClient) UpdateOne(_m *BrowserSession) *BrowserSessionUpdateOne {
+	mutation := newBrowserSessionMutation(c.config, OpUpdateOne, withBrowserSession(_m))
+	return &BrowserSessionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *BrowserSessionClient) UpdateOneID(id string) *BrowserSessionUpdateOne {
+	mutation := newBrowserSessionMutation(c.config, OpUpdateOne, withBrowserSessionID(id))
+	return &BrowserSessionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for BrowserSession.
+func (c *BrowserSessionClient) Delete() *BrowserSessionDelete {
+	mutation := newBrowserSessionMutation(c.config, OpDelete)
+	return &BrowserSessionDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *BrowserSessionClient) DeleteOne(_m *BrowserSession) *BrowserSessionDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *BrowserSessionClient) DeleteOneID(id string) *BrowserSessionDeleteOne {
+	builder := c.Delete().Where(browsersession.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &BrowserSessionDeleteOne{builder}
+}
+
+// Query returns a query builder for BrowserSession.
+func (c *BrowserSessionClient) Query() *BrowserSessionQuery {
+	return &BrowserSessionQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeBrowserSession},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a BrowserSession entity by its id.
+func (c *BrowserSessionClient) Get(ctx context.Context, id string) (*BrowserSession, error) {
+	return c.Query().Where(browsersession.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *BrowserSessionClient) GetX(ctx context.Context, id string) *BrowserSession {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryUser queries the user edge of a BrowserSession.
+func (c *BrowserSessionClient) QueryUser(_m *BrowserSession) *UserQuery {
+	query := (&UserClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(browsersession.Table, browsersession.FieldID, id),
+			sqlgraph.To(user.Table, user.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, browsersession.UserTable, browsersession.UserColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *BrowserSessionClient) Hooks() []Hook {
+	return c.hooks.BrowserSession
+}
+
+// Interceptors returns the client interceptors.
+func (c *BrowserSessionClient) Interceptors() []Interceptor {
+	return c.inters.BrowserSession
+}
+
+func (c *BrowserSessionClient) mutate(ctx context.Context, m *BrowserSessionMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&BrowserSessionCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&BrowserSessionUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&BrowserSessionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&BrowserSessionDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown BrowserSession mutation op: %q", m.Op())
 	}
 }
 
@@ -4571,6 +4736,139 @@ func (c *RoomClient) mutate(ctx context.Context, m *RoomMutation) (Value, error)
 	}
 }
 
+// SignInTokenClient is a client for the SignInToken schema.
+type SignInTokenClient struct {
+	config
+}
+
+// NewSignInTokenClient returns a client for the SignInToken from the given config.
+func NewSignInTokenClient(c config) *SignInTokenClient {
+	return &SignInTokenClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `signintoken.Hooks(f(g(h())))`.
+func (c *SignInTokenClient) Use(hooks ...Hook) {
+	c.hooks.SignInToken = append(c.hooks.SignInToken, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `signintoken.Intercept(f(g(h())))`.
+func (c *SignInTokenClient) Intercept(interceptors ...Interceptor) {
+	c.inters.SignInToken = append(c.inters.SignInToken, interceptors...)
+}
+
+// Create returns a builder for creating a SignInToken entity.
+func (c *SignInTokenClient) Create() *SignInTokenCreate {
+	mutation := newSignInTokenMutation(c.config, OpCreate)
+	return &SignInTokenCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of SignInToken entities.
+func (c *SignInTokenClient) CreateBulk(builders ...*SignInTokenCreate) *SignInTokenCreateBulk {
+	return &SignInTokenCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *SignInTokenClient) MapCreateBulk(slice any, setFunc func(*SignInTokenCreate, int)) *SignInTokenCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &SignInTokenCreateBulk{err: fmt.Errorf("calling to SignInTokenClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*SignInTokenCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &SignInTokenCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for SignInToken.
+func (c *SignInTokenClient) Update() *SignInTokenUpdate {
+	mutation := newSignInTokenMutation(c.config, OpUpdate)
+	return &SignInTokenUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *SignInTokenClient) UpdateOne(_m *SignInToken) *SignInTokenUpdateOne {
+	mutation := newSignInTokenMutation(c.config, OpUpdateOne, withSignInToken(_m))
+	return &SignInTokenUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *SignInTokenClient) UpdateOneID(id string) *SignInTokenUpdateOne {
+	mutation := newSignInTokenMutation(c.config, OpUpdateOne, withSignInTokenID(id))
+	return &SignInTokenUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for SignInToken.
+func (c *SignInTokenClient) Delete() *SignInTokenDelete {
+	mutation := newSignInTokenMutation(c.config, OpDelete)
+	return &SignInTokenDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *SignInTokenClient) DeleteOne(_m *SignInToken) *SignInTokenDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *SignInTokenClient) DeleteOneID(id string) *SignInTokenDeleteOne {
+	builder := c.Delete().Where(signintoken.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &SignInTokenDeleteOne{builder}
+}
+
+// Query returns a query builder for SignInToken.
+func (c *SignInTokenClient) Query() *SignInTokenQuery {
+	return &SignInTokenQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeSignInToken},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a SignInToken entity by its id.
+func (c *SignInTokenClient) Get(ctx context.Context, id string) (*SignInToken, error) {
+	return c.Query().Where(signintoken.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *SignInTokenClient) GetX(ctx context.Context, id string) *SignInToken {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *SignInTokenClient) Hooks() []Hook {
+	return c.hooks.SignInToken
+}
+
+// Interceptors returns the client interceptors.
+func (c *SignInTokenClient) Interceptors() []Interceptor {
+	return c.inters.SignInToken
+}
+
+func (c *SignInTokenClient) mutate(ctx context.Context, m *SignInTokenMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&SignInTokenCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&SignInTokenUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&SignInTokenUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&SignInTokenDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown SignInToken mutation op: %q", m.Op())
+	}
+}
+
 // SubmissionClient is a client for the Submission schema.
 type SubmissionClient struct {
 	config
@@ -6107,6 +6405,22 @@ func (c *UserClient) QueryEventMemberships(_m *User) *EventMemberQuery {
 	return query
 }
 
+// QueryBrowserSessions queries the browser_sessions edge of a User.
+func (c *UserClient) QueryBrowserSessions(_m *User) *BrowserSessionQuery {
+	query := (&BrowserSessionClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, id),
+			sqlgraph.To(browsersession.Table, browsersession.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.BrowserSessionsTable, user.BrowserSessionsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // Hooks returns the client hooks.
 func (c *UserClient) Hooks() []Hook {
 	return c.hooks.User
@@ -6598,20 +6912,20 @@ func (c *WebhookMessageClient) mutate(ctx context.Context, m *WebhookMessageMuta
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		AIReviewResult, APIKey, Contact, DeliverableAssignment, EmailLog, Event,
-		EventMember, FileRequirement, Form, Format, IdempotencyRecord, Level,
-		Organization, OrganizationInvitation, OrganizationMember, Resource,
+		AIReviewResult, APIKey, BrowserSession, Contact, DeliverableAssignment,
+		EmailLog, Event, EventMember, FileRequirement, Form, Format, IdempotencyRecord,
+		Level, Organization, OrganizationInvitation, OrganizationMember, Resource,
 		ReviewAnswer, ReviewAssignment, ReviewCriterion, ReviewRound,
-		ReviewRoundMember, Room, Submission, SubmissionParticipant, Tag,
+		ReviewRoundMember, Room, SignInToken, Submission, SubmissionParticipant, Tag,
 		TaskAssignment, TaskTemplate, TimelineEntry, Track, User, WebhookDelivery,
 		WebhookEndpoint, WebhookMessage []ent.Hook
 	}
 	inters struct {
-		AIReviewResult, APIKey, Contact, DeliverableAssignment, EmailLog, Event,
-		EventMember, FileRequirement, Form, Format, IdempotencyRecord, Level,
-		Organization, OrganizationInvitation, OrganizationMember, Resource,
+		AIReviewResult, APIKey, BrowserSession, Contact, DeliverableAssignment,
+		EmailLog, Event, EventMember, FileRequirement, Form, Format, IdempotencyRecord,
+		Level, Organization, OrganizationInvitation, OrganizationMember, Resource,
 		ReviewAnswer, ReviewAssignment, ReviewCriterion, ReviewRound,
-		ReviewRoundMember, Room, Submission, SubmissionParticipant, Tag,
+		ReviewRoundMember, Room, SignInToken, Submission, SubmissionParticipant, Tag,
 		TaskAssignment, TaskTemplate, TimelineEntry, Track, User, WebhookDelivery,
 		WebhookEndpoint, WebhookMessage []ent.Interceptor
 	}

@@ -14,6 +14,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/podium/podium/ent/aireviewresult"
 	"github.com/podium/podium/ent/apikey"
+	"github.com/podium/podium/ent/browsersession"
 	"github.com/podium/podium/ent/contact"
 	"github.com/podium/podium/ent/deliverableassignment"
 	"github.com/podium/podium/ent/emaillog"
@@ -34,6 +35,7 @@ import (
 	"github.com/podium/podium/ent/reviewround"
 	"github.com/podium/podium/ent/reviewroundmember"
 	"github.com/podium/podium/ent/room"
+	"github.com/podium/podium/ent/signintoken"
 	"github.com/podium/podium/ent/submission"
 	"github.com/podium/podium/ent/submissionparticipant"
 	"github.com/podium/podium/ent/tag"
@@ -107,6 +109,7 @@ func checkColumn(t, c string) error {
 		columnCheck = sql.NewColumnCheck(map[string]func(string) bool{
 			aireviewresult.Table:         aireviewresult.ValidColumn,
 			apikey.Table:                 apikey.ValidColumn,
+			browsersession.Table:         browsersession.ValidColumn,
 			contact.Table:                contact.ValidColumn,
 			deliverableassignment.Table:  deliverableassignment.ValidColumn,
 			emaillog.Table:               emaillog.ValidColumn,
@@ -127,6 +130,7 @@ func checkColumn(t, c string) error {
 			reviewround.Table:            reviewround.ValidColumn,
 			reviewroundmember.Table:      reviewroundmember.ValidColumn,
 			room.Table:                   room.ValidColumn,
+			signintoken.Table:            signintoken.ValidColumn,
 			submission.Table:             submission.ValidColumn,
 			submissionparticipant.Table:  submissionparticipant.ValidColumn,
 			tag.Table:                    tag.ValidColumn,

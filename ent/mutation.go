@@ -13,6 +13,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"github.com/podium/podium/ent/aireviewresult"
 	"github.com/podium/podium/ent/apikey"
+	"github.com/podium/podium/ent/browsersession"
 	"github.com/podium/podium/ent/contact"
 	"github.com/podium/podium/ent/deliverableassignment"
 	"github.com/podium/podium/ent/emaillog"
@@ -35,6 +36,7 @@ import (
 	"github.com/podium/podium/ent/reviewroundmember"
 	"github.com/podium/podium/ent/room"
 	"github.com/podium/podium/ent/schema/agenda"
+	"github.com/podium/podium/ent/signintoken"
 	"github.com/podium/podium/ent/submission"
 	"github.com/podium/podium/ent/submissionparticipant"
 	"github.com/podium/podium/ent/tag"
@@ -59,6 +61,7 @@ const (
 	// Node types.
 	TypeAIReviewResult         = "AIReviewResult"
 	TypeAPIKey                 = "APIKey"
+	TypeBrowserSession         = "BrowserSession"
 	TypeContact                = "Contact"
 	TypeDeliverableAssignment  = "DeliverableAssignment"
 	TypeEmailLog               = "EmailLog"
@@ -79,6 +82,7 @@ const (
 	TypeReviewRound            = "ReviewRound"
 	TypeReviewRoundMember      = "ReviewRoundMember"
 	TypeRoom                   = "Room"
+	TypeSignInToken            = "SignInToken"
 	TypeSubmission             = "Submission"
 	TypeSubmissionParticipant  = "SubmissionParticipant"
 	TypeTag                    = "Tag"
@@ -2282,6 +2286,811 @@ func (m *APIKeyMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown APIKey edge %s", name)
+}
+
+// BrowserSessionMutation represents an operation that mutates the BrowserSession nodes in the graph.
+type BrowserSessionMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *string
+	created_at    *time.Time
+	updated_at    *time.Time
+	hash          *string
+	expires_at    *time.Time
+	last_seen_at  *time.Time
+	revoked_at    *time.Time
+	user_agent    *string
+	clearedFields map[string]struct{}
+	user          *string
+	cleareduser   bool
+	done          bool
+	oldValue      func(context.Context) (*BrowserSession, error)
+	predicates    []predicate.BrowserSession
+}
+
+var _ ent.Mutation = (*BrowserSessionMutation)(nil)
+
+// browsersessionOption allows management of the mutation configuration using functional options.
+type browsersessionOption func(*BrowserSessionMutation)
+
+// newBrowserSessionMutation creates new mutation for the BrowserSession entity.
+func newBrowserSessionMutation(c config, op Op, opts ...browsersessionOption) *BrowserSessionMutation {
+	m := &BrowserSessionMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeBrowserSession,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withBrowserSessionID sets the ID field of the mutation.
+func withBrowserSessionID(id string) browsersessionOption {
+	return func(m *BrowserSessionMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *BrowserSession
+		)
+		m.oldValue = func(ctx context.Context) (*BrowserSession, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().BrowserSession.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withBrowserSession sets the old BrowserSession of the mutation.
+func withBrowserSession(node *BrowserSession) browsersessionOption {
+	return func(m *BrowserSessionMutation) {
+		m.oldValue = func(context.Context) (*BrowserSession, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m BrowserSessionMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m BrowserSessionMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of BrowserSession entities.
+func (m *BrowserSessionMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *BrowserSessionMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *BrowserSessionMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().BrowserSession.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *BrowserSessionMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *BrowserSessionMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the BrowserSession entity.
+// If the BrowserSession object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BrowserSessionMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *BrowserSessionMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *BrowserSessionMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *BrowserSessionMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the BrowserSession entity.
+// If the BrowserSession object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BrowserSessionMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *BrowserSessionMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetUserID sets the "user_id" field.
+func (m *BrowserSessionMutation) SetUserID(s string) {
+	m.user = &s
+}
+
+// UserID returns the value of the "user_id" field in the mutation.
+func (m *BrowserSessionMutation) UserID() (r string, exists bool) {
+	v := m.user
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserID returns the old "user_id" field's value of the BrowserSession entity.
+// If the BrowserSession object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BrowserSessionMutation) OldUserID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserID: %w", err)
+	}
+	return oldValue.UserID, nil
+}
+
+// ResetUserID resets all changes to the "user_id" field.
+func (m *BrowserSessionMutation) ResetUserID() {
+	m.user = nil
+}
+
+// SetHash sets the "hash" field.
+func (m *BrowserSessionMutation) SetHash(s string) {
+	m.hash = &s
+}
+
+// Hash returns the value of the "hash" field in the mutation.
+func (m *BrowserSessionMutation) Hash() (r string, exists bool) {
+	v := m.hash
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldHash returns the old "hash" field's value of the BrowserSession entity.
+// If the BrowserSession object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BrowserSessionMutation) OldHash(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldHash is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldHash requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldHash: %w", err)
+	}
+	return oldValue.Hash, nil
+}
+
+// ResetHash resets all changes to the "hash" field.
+func (m *BrowserSessionMutation) ResetHash() {
+	m.hash = nil
+}
+
+// SetExpiresAt sets the "expires_at" field.
+func (m *BrowserSessionMutation) SetExpiresAt(t time.Time) {
+	m.expires_at = &t
+}
+
+// ExpiresAt returns the value of the "expires_at" field in the mutation.
+func (m *BrowserSessionMutation) ExpiresAt() (r time.Time, exists bool) {
+	v := m.expires_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExpiresAt returns the old "expires_at" field's value of the BrowserSession entity.
+// If the BrowserSession object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BrowserSessionMutation) OldExpiresAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExpiresAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExpiresAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExpiresAt: %w", err)
+	}
+	return oldValue.ExpiresAt, nil
+}
+
+// ResetExpiresAt resets all changes to the "expires_at" field.
+func (m *BrowserSessionMutation) ResetExpiresAt() {
+	m.expires_at = nil
+}
+
+// SetLastSeenAt sets the "last_seen_at" field.
+func (m *BrowserSessionMutation) SetLastSeenAt(t time.Time) {
+	m.last_seen_at = &t
+}
+
+// LastSeenAt returns the value of the "last_seen_at" field in the mutation.
+func (m *BrowserSessionMutation) LastSeenAt() (r time.Time, exists bool) {
+	v := m.last_seen_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLastSeenAt returns the old "last_seen_at" field's value of the BrowserSession entity.
+// If the BrowserSession object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BrowserSessionMutation) OldLastSeenAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLastSeenAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLastSeenAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLastSeenAt: %w", err)
+	}
+	return oldValue.LastSeenAt, nil
+}
+
+// ResetLastSeenAt resets all changes to the "last_seen_at" field.
+func (m *BrowserSessionMutation) ResetLastSeenAt() {
+	m.last_seen_at = nil
+}
+
+// SetRevokedAt sets the "revoked_at" field.
+func (m *BrowserSessionMutation) SetRevokedAt(t time.Time) {
+	m.revoked_at = &t
+}
+
+// RevokedAt returns the value of the "revoked_at" field in the mutation.
+func (m *BrowserSessionMutation) RevokedAt() (r time.Time, exists bool) {
+	v := m.revoked_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRevokedAt returns the old "revoked_at" field's value of the BrowserSession entity.
+// If the BrowserSession object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BrowserSessionMutation) OldRevokedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRevokedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRevokedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRevokedAt: %w", err)
+	}
+	return oldValue.RevokedAt, nil
+}
+
+// ClearRevokedAt clears the value of the "revoked_at" field.
+func (m *BrowserSessionMutation) ClearRevokedAt() {
+	m.revoked_at = nil
+	m.clearedFields[browsersession.FieldRevokedAt] = struct{}{}
+}
+
+// RevokedAtCleared returns if the "revoked_at" field was cleared in this mutation.
+func (m *BrowserSessionMutation) RevokedAtCleared() bool {
+	_, ok := m.clearedFields[browsersession.FieldRevokedAt]
+	return ok
+}
+
+// ResetRevokedAt resets all changes to the "revoked_at" field.
+func (m *BrowserSessionMutation) ResetRevokedAt() {
+	m.revoked_at = nil
+	delete(m.clearedFields, browsersession.FieldRevokedAt)
+}
+
+// SetUserAgent sets the "user_agent" field.
+func (m *BrowserSessionMutation) SetUserAgent(s string) {
+	m.user_agent = &s
+}
+
+// UserAgent returns the value of the "user_agent" field in the mutation.
+func (m *BrowserSessionMutation) UserAgent() (r string, exists bool) {
+	v := m.user_agent
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserAgent returns the old "user_agent" field's value of the BrowserSession entity.
+// If the BrowserSession object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BrowserSessionMutation) OldUserAgent(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserAgent is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserAgent requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserAgent: %w", err)
+	}
+	return oldValue.UserAgent, nil
+}
+
+// ClearUserAgent clears the value of the "user_agent" field.
+func (m *BrowserSessionMutation) ClearUserAgent() {
+	m.user_agent = nil
+	m.clearedFields[browsersession.FieldUserAgent] = struct{}{}
+}
+
+// UserAgentCleared returns if the "user_agent" field was cleared in this mutation.
+func (m *BrowserSessionMutation) UserAgentCleared() bool {
+	_, ok := m.clearedFields[browsersession.FieldUserAgent]
+	return ok
+}
+
+// ResetUserAgent resets all changes to the "user_agent" field.
+func (m *BrowserSessionMutation) ResetUserAgent() {
+	m.user_agent = nil
+	delete(m.clearedFields, browsersession.FieldUserAgent)
+}
+
+// ClearUser clears the "user" edge to the User entity.
+func (m *BrowserSessionMutation) ClearUser() {
+	m.cleareduser = true
+	m.clearedFields[browsersession.FieldUserID] = struct{}{}
+}
+
+// UserCleared reports if the "user" edge to the User entity was cleared.
+func (m *BrowserSessionMutation) UserCleared() bool {
+	return m.cleareduser
+}
+
+// UserIDs returns the "user" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// UserID instead. It exists only for internal usage by the builders.
+func (m *BrowserSessionMutation) UserIDs() (ids []string) {
+	if id := m.user; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetUser resets all changes to the "user" edge.
+func (m *BrowserSessionMutation) ResetUser() {
+	m.user = nil
+	m.cleareduser = false
+}
+
+// Where appends a list predicates to the BrowserSessionMutation builder.
+func (m *BrowserSessionMutation) Where(ps ...predicate.BrowserSession) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the BrowserSessionMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *BrowserSessionMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.BrowserSession, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *BrowserSessionMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *BrowserSessionMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (BrowserSession).
+func (m *BrowserSessionMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *BrowserSessionMutation) Fields() []string {
+	fields := make([]string, 0, 8)
+	if m.created_at != nil {
+		fields = append(fields, browsersession.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, browsersession.FieldUpdatedAt)
+	}
+	if m.user != nil {
+		fields = append(fields, browsersession.FieldUserID)
+	}
+	if m.hash != nil {
+		fields = append(fields, browsersession.FieldHash)
+	}
+	if m.expires_at != nil {
+		fields = append(fields, browsersession.FieldExpiresAt)
+	}
+	if m.last_seen_at != nil {
+		fields = append(fields, browsersession.FieldLastSeenAt)
+	}
+	if m.revoked_at != nil {
+		fields = append(fields, browsersession.FieldRevokedAt)
+	}
+	if m.user_agent != nil {
+		fields = append(fields, browsersession.FieldUserAgent)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *BrowserSessionMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case browsersession.FieldCreatedAt:
+		return m.CreatedAt()
+	case browsersession.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case browsersession.FieldUserID:
+		return m.UserID()
+	case browsersession.FieldHash:
+		return m.Hash()
+	case browsersession.FieldExpiresAt:
+		return m.ExpiresAt()
+	case browsersession.FieldLastSeenAt:
+		return m.LastSeenAt()
+	case browsersession.FieldRevokedAt:
+		return m.RevokedAt()
+	case browsersession.FieldUserAgent:
+		return m.UserAgent()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *BrowserSessionMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case browsersession.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case browsersession.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case browsersession.FieldUserID:
+		return m.OldUserID(ctx)
+	case browsersession.FieldHash:
+		return m.OldHash(ctx)
+	case browsersession.FieldExpiresAt:
+		return m.OldExpiresAt(ctx)
+	case browsersession.FieldLastSeenAt:
+		return m.OldLastSeenAt(ctx)
+	case browsersession.FieldRevokedAt:
+		return m.OldRevokedAt(ctx)
+	case browsersession.FieldUserAgent:
+		return m.OldUserAgent(ctx)
+	}
+	return nil, fmt.Errorf("unknown BrowserSession field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *BrowserSessionMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case browsersession.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case browsersession.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case browsersession.FieldUserID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserID(v)
+		return nil
+	case browsersession.FieldHash:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetHash(v)
+		return nil
+	case browsersession.FieldExpiresAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExpiresAt(v)
+		return nil
+	case browsersession.FieldLastSeenAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLastSeenAt(v)
+		return nil
+	case browsersession.FieldRevokedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRevokedAt(v)
+		return nil
+	case browsersession.FieldUserAgent:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserAgent(v)
+		return nil
+	}
+	return fmt.Errorf("unknown BrowserSession field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *BrowserSessionMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *BrowserSessionMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *BrowserSessionMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown BrowserSession numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *BrowserSessionMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(browsersession.FieldRevokedAt) {
+		fields = append(fields, browsersession.FieldRevokedAt)
+	}
+	if m.FieldCleared(browsersession.FieldUserAgent) {
+		fields = append(fields, browsersession.FieldUserAgent)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *BrowserSessionMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *BrowserSessionMutation) ClearField(name string) error {
+	switch name {
+	case browsersession.FieldRevokedAt:
+		m.ClearRevokedAt()
+		return nil
+	case browsersession.FieldUserAgent:
+		m.ClearUserAgent()
+		return nil
+	}
+	return fmt.Errorf("unknown BrowserSession nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *BrowserSessionMutation) ResetField(name string) error {
+	switch name {
+	case browsersession.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case browsersession.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case browsersession.FieldUserID:
+		m.ResetUserID()
+		return nil
+	case browsersession.FieldHash:
+		m.ResetHash()
+		return nil
+	case browsersession.FieldExpiresAt:
+		m.ResetExpiresAt()
+		return nil
+	case browsersession.FieldLastSeenAt:
+		m.ResetLastSeenAt()
+		return nil
+	case browsersession.FieldRevokedAt:
+		m.ResetRevokedAt()
+		return nil
+	case browsersession.FieldUserAgent:
+		m.ResetUserAgent()
+		return nil
+	}
+	return fmt.Errorf("unknown BrowserSession field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *BrowserSessionMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.user != nil {
+		edges = append(edges, browsersession.EdgeUser)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *BrowserSessionMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case browsersession.EdgeUser:
+		if id := m.user; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *BrowserSessionMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *BrowserSessionMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *BrowserSessionMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.cleareduser {
+		edges = append(edges, browsersession.EdgeUser)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *BrowserSessionMutation) EdgeCleared(name string) bool {
+	switch name {
+	case browsersession.EdgeUser:
+		return m.cleareduser
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *BrowserSessionMutation) ClearEdge(name string) error {
+	switch name {
+	case browsersession.EdgeUser:
+		m.ClearUser()
+		return nil
+	}
+	return fmt.Errorf("unknown BrowserSession unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *BrowserSessionMutation) ResetEdge(name string) error {
+	switch name {
+	case browsersession.EdgeUser:
+		m.ResetUser()
+		return nil
+	}
+	return fmt.Errorf("unknown BrowserSession edge %s", name)
 }
 
 // ContactMutation represents an operation that mutates the Contact nodes in the graph.
@@ -26664,6 +27473,684 @@ func (m *RoomMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown Room edge %s", name)
 }
 
+// SignInTokenMutation represents an operation that mutates the SignInToken nodes in the graph.
+type SignInTokenMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *string
+	created_at    *time.Time
+	updated_at    *time.Time
+	email         *string
+	hash          *string
+	next          *string
+	expires_at    *time.Time
+	used_at       *time.Time
+	clearedFields map[string]struct{}
+	done          bool
+	oldValue      func(context.Context) (*SignInToken, error)
+	predicates    []predicate.SignInToken
+}
+
+var _ ent.Mutation = (*SignInTokenMutation)(nil)
+
+// signintokenOption allows management of the mutation configuration using functional options.
+type signintokenOption func(*SignInTokenMutation)
+
+// newSignInTokenMutation creates new mutation for the SignInToken entity.
+func newSignInTokenMutation(c config, op Op, opts ...signintokenOption) *SignInTokenMutation {
+	m := &SignInTokenMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeSignInToken,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withSignInTokenID sets the ID field of the mutation.
+func withSignInTokenID(id string) signintokenOption {
+	return func(m *SignInTokenMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *SignInToken
+		)
+		m.oldValue = func(ctx context.Context) (*SignInToken, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().SignInToken.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withSignInToken sets the old SignInToken of the mutation.
+func withSignInToken(node *SignInToken) signintokenOption {
+	return func(m *SignInTokenMutation) {
+		m.oldValue = func(context.Context) (*SignInToken, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m SignInTokenMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m SignInTokenMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of SignInToken entities.
+func (m *SignInTokenMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *SignInTokenMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *SignInTokenMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().SignInToken.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *SignInTokenMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *SignInTokenMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the SignInToken entity.
+// If the SignInToken object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignInTokenMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *SignInTokenMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *SignInTokenMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *SignInTokenMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the SignInToken entity.
+// If the SignInToken object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignInTokenMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *SignInTokenMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetEmail sets the "email" field.
+func (m *SignInTokenMutation) SetEmail(s string) {
+	m.email = &s
+}
+
+// Email returns the value of the "email" field in the mutation.
+func (m *SignInTokenMutation) Email() (r string, exists bool) {
+	v := m.email
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEmail returns the old "email" field's value of the SignInToken entity.
+// If the SignInToken object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignInTokenMutation) OldEmail(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEmail is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEmail requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEmail: %w", err)
+	}
+	return oldValue.Email, nil
+}
+
+// ResetEmail resets all changes to the "email" field.
+func (m *SignInTokenMutation) ResetEmail() {
+	m.email = nil
+}
+
+// SetHash sets the "hash" field.
+func (m *SignInTokenMutation) SetHash(s string) {
+	m.hash = &s
+}
+
+// Hash returns the value of the "hash" field in the mutation.
+func (m *SignInTokenMutation) Hash() (r string, exists bool) {
+	v := m.hash
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldHash returns the old "hash" field's value of the SignInToken entity.
+// If the SignInToken object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignInTokenMutation) OldHash(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldHash is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldHash requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldHash: %w", err)
+	}
+	return oldValue.Hash, nil
+}
+
+// ResetHash resets all changes to the "hash" field.
+func (m *SignInTokenMutation) ResetHash() {
+	m.hash = nil
+}
+
+// SetNext sets the "next" field.
+func (m *SignInTokenMutation) SetNext(s string) {
+	m.next = &s
+}
+
+// Next returns the value of the "next" field in the mutation.
+func (m *SignInTokenMutation) Next() (r string, exists bool) {
+	v := m.next
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldNext returns the old "next" field's value of the SignInToken entity.
+// If the SignInToken object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignInTokenMutation) OldNext(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldNext is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldNext requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldNext: %w", err)
+	}
+	return oldValue.Next, nil
+}
+
+// ResetNext resets all changes to the "next" field.
+func (m *SignInTokenMutation) ResetNext() {
+	m.next = nil
+}
+
+// SetExpiresAt sets the "expires_at" field.
+func (m *SignInTokenMutation) SetExpiresAt(t time.Time) {
+	m.expires_at = &t
+}
+
+// ExpiresAt returns the value of the "expires_at" field in the mutation.
+func (m *SignInTokenMutation) ExpiresAt() (r time.Time, exists bool) {
+	v := m.expires_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExpiresAt returns the old "expires_at" field's value of the SignInToken entity.
+// If the SignInToken object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignInTokenMutation) OldExpiresAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExpiresAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExpiresAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExpiresAt: %w", err)
+	}
+	return oldValue.ExpiresAt, nil
+}
+
+// ResetExpiresAt resets all changes to the "expires_at" field.
+func (m *SignInTokenMutation) ResetExpiresAt() {
+	m.expires_at = nil
+}
+
+// SetUsedAt sets the "used_at" field.
+func (m *SignInTokenMutation) SetUsedAt(t time.Time) {
+	m.used_at = &t
+}
+
+// UsedAt returns the value of the "used_at" field in the mutation.
+func (m *SignInTokenMutation) UsedAt() (r time.Time, exists bool) {
+	v := m.used_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUsedAt returns the old "used_at" field's value of the SignInToken entity.
+// If the SignInToken object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignInTokenMutation) OldUsedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUsedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUsedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUsedAt: %w", err)
+	}
+	return oldValue.UsedAt, nil
+}
+
+// ClearUsedAt clears the value of the "used_at" field.
+func (m *SignInTokenMutation) ClearUsedAt() {
+	m.used_at = nil
+	m.clearedFields[signintoken.FieldUsedAt] = struct{}{}
+}
+
+// UsedAtCleared returns if the "used_at" field was cleared in this mutation.
+func (m *SignInTokenMutation) UsedAtCleared() bool {
+	_, ok := m.clearedFields[signintoken.FieldUsedAt]
+	return ok
+}
+
+// ResetUsedAt resets all changes to the "used_at" field.
+func (m *SignInTokenMutation) ResetUsedAt() {
+	m.used_at = nil
+	delete(m.clearedFields, signintoken.FieldUsedAt)
+}
+
+// Where appends a list predicates to the SignInTokenMutation builder.
+func (m *SignInTokenMutation) Where(ps ...predicate.SignInToken) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the SignInTokenMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *SignInTokenMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.SignInToken, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *SignInTokenMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *SignInTokenMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (SignInToken).
+func (m *SignInTokenMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *SignInTokenMutation) Fields() []string {
+	fields := make([]string, 0, 7)
+	if m.created_at != nil {
+		fields = append(fields, signintoken.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, signintoken.FieldUpdatedAt)
+	}
+	if m.email != nil {
+		fields = append(fields, signintoken.FieldEmail)
+	}
+	if m.hash != nil {
+		fields = append(fields, signintoken.FieldHash)
+	}
+	if m.next != nil {
+		fields = append(fields, signintoken.FieldNext)
+	}
+	if m.expires_at != nil {
+		fields = append(fields, signintoken.FieldExpiresAt)
+	}
+	if m.used_at != nil {
+		fields = append(fields, signintoken.FieldUsedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *SignInTokenMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case signintoken.FieldCreatedAt:
+		return m.CreatedAt()
+	case signintoken.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case signintoken.FieldEmail:
+		return m.Email()
+	case signintoken.FieldHash:
+		return m.Hash()
+	case signintoken.FieldNext:
+		return m.Next()
+	case signintoken.FieldExpiresAt:
+		return m.ExpiresAt()
+	case signintoken.FieldUsedAt:
+		return m.UsedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *SignInTokenMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case signintoken.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case signintoken.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case signintoken.FieldEmail:
+		return m.OldEmail(ctx)
+	case signintoken.FieldHash:
+		return m.OldHash(ctx)
+	case signintoken.FieldNext:
+		return m.OldNext(ctx)
+	case signintoken.FieldExpiresAt:
+		return m.OldExpiresAt(ctx)
+	case signintoken.FieldUsedAt:
+		return m.OldUsedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown SignInToken field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *SignInTokenMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case signintoken.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case signintoken.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case signintoken.FieldEmail:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEmail(v)
+		return nil
+	case signintoken.FieldHash:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetHash(v)
+		return nil
+	case signintoken.FieldNext:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetNext(v)
+		return nil
+	case signintoken.FieldExpiresAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExpiresAt(v)
+		return nil
+	case signintoken.FieldUsedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUsedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown SignInToken field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *SignInTokenMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *SignInTokenMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *SignInTokenMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown SignInToken numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *SignInTokenMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(signintoken.FieldUsedAt) {
+		fields = append(fields, signintoken.FieldUsedAt)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *SignInTokenMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *SignInTokenMutation) ClearField(name string) error {
+	switch name {
+	case signintoken.FieldUsedAt:
+		m.ClearUsedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown SignInToken nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *SignInTokenMutation) ResetField(name string) error {
+	switch name {
+	case signintoken.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case signintoken.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case signintoken.FieldEmail:
+		m.ResetEmail()
+		return nil
+	case signintoken.FieldHash:
+		m.ResetHash()
+		return nil
+	case signintoken.FieldNext:
+		m.ResetNext()
+		return nil
+	case signintoken.FieldExpiresAt:
+		m.ResetExpiresAt()
+		return nil
+	case signintoken.FieldUsedAt:
+		m.ResetUsedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown SignInToken field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *SignInTokenMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *SignInTokenMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *SignInTokenMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *SignInTokenMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *SignInTokenMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *SignInTokenMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *SignInTokenMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown SignInToken unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *SignInTokenMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown SignInToken edge %s", name)
+}
+
 // SubmissionMutation represents an operation that mutates the Submission nodes in the graph.
 type SubmissionMutation struct {
 	config
@@ -35442,6 +36929,9 @@ type UserMutation struct {
 	event_memberships               map[string]struct{}
 	removedevent_memberships        map[string]struct{}
 	clearedevent_memberships        bool
+	browser_sessions                map[string]struct{}
+	removedbrowser_sessions         map[string]struct{}
+	clearedbrowser_sessions         bool
 	done                            bool
 	oldValue                        func(context.Context) (*User, error)
 	predicates                      []predicate.User
@@ -35852,6 +37342,60 @@ func (m *UserMutation) ResetEventMemberships() {
 	m.removedevent_memberships = nil
 }
 
+// AddBrowserSessionIDs adds the "browser_sessions" edge to the BrowserSession entity by ids.
+func (m *UserMutation) AddBrowserSessionIDs(ids ...string) {
+	if m.browser_sessions == nil {
+		m.browser_sessions = make(map[string]struct{})
+	}
+	for i := range ids {
+		m.browser_sessions[ids[i]] = struct{}{}
+	}
+}
+
+// ClearBrowserSessions clears the "browser_sessions" edge to the BrowserSession entity.
+func (m *UserMutation) ClearBrowserSessions() {
+	m.clearedbrowser_sessions = true
+}
+
+// BrowserSessionsCleared reports if the "browser_sessions" edge to the BrowserSession entity was cleared.
+func (m *UserMutation) BrowserSessionsCleared() bool {
+	return m.clearedbrowser_sessions
+}
+
+// RemoveBrowserSessionIDs removes the "browser_sessions" edge to the BrowserSession entity by IDs.
+func (m *UserMutation) RemoveBrowserSessionIDs(ids ...string) {
+	if m.removedbrowser_sessions == nil {
+		m.removedbrowser_sessions = make(map[string]struct{})
+	}
+	for i := range ids {
+		delete(m.browser_sessions, ids[i])
+		m.removedbrowser_sessions[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedBrowserSessions returns the removed IDs of the "browser_sessions" edge to the BrowserSession entity.
+func (m *UserMutation) RemovedBrowserSessionsIDs() (ids []string) {
+	for id := range m.removedbrowser_sessions {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// BrowserSessionsIDs returns the "browser_sessions" edge IDs in the mutation.
+func (m *UserMutation) BrowserSessionsIDs() (ids []string) {
+	for id := range m.browser_sessions {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetBrowserSessions resets all changes to the "browser_sessions" edge.
+func (m *UserMutation) ResetBrowserSessions() {
+	m.browser_sessions = nil
+	m.clearedbrowser_sessions = false
+	m.removedbrowser_sessions = nil
+}
+
 // Where appends a list predicates to the UserMutation builder.
 func (m *UserMutation) Where(ps ...predicate.User) {
 	m.predicates = append(m.predicates, ps...)
@@ -36062,12 +37606,15 @@ func (m *UserMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *UserMutation) AddedEdges() []string {
-	edges := make([]string, 0, 2)
+	edges := make([]string, 0, 3)
 	if m.organization_memberships != nil {
 		edges = append(edges, user.EdgeOrganizationMemberships)
 	}
 	if m.event_memberships != nil {
 		edges = append(edges, user.EdgeEventMemberships)
+	}
+	if m.browser_sessions != nil {
+		edges = append(edges, user.EdgeBrowserSessions)
 	}
 	return edges
 }
@@ -36088,18 +37635,27 @@ func (m *UserMutation) AddedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case user.EdgeBrowserSessions:
+		ids := make([]ent.Value, 0, len(m.browser_sessions))
+		for id := range m.browser_sessions {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *UserMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 2)
+	edges := make([]string, 0, 3)
 	if m.removedorganization_memberships != nil {
 		edges = append(edges, user.EdgeOrganizationMemberships)
 	}
 	if m.removedevent_memberships != nil {
 		edges = append(edges, user.EdgeEventMemberships)
+	}
+	if m.removedbrowser_sessions != nil {
+		edges = append(edges, user.EdgeBrowserSessions)
 	}
 	return edges
 }
@@ -36120,18 +37676,27 @@ func (m *UserMutation) RemovedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case user.EdgeBrowserSessions:
+		ids := make([]ent.Value, 0, len(m.removedbrowser_sessions))
+		for id := range m.removedbrowser_sessions {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *UserMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 2)
+	edges := make([]string, 0, 3)
 	if m.clearedorganization_memberships {
 		edges = append(edges, user.EdgeOrganizationMemberships)
 	}
 	if m.clearedevent_memberships {
 		edges = append(edges, user.EdgeEventMemberships)
+	}
+	if m.clearedbrowser_sessions {
+		edges = append(edges, user.EdgeBrowserSessions)
 	}
 	return edges
 }
@@ -36144,6 +37709,8 @@ func (m *UserMutation) EdgeCleared(name string) bool {
 		return m.clearedorganization_memberships
 	case user.EdgeEventMemberships:
 		return m.clearedevent_memberships
+	case user.EdgeBrowserSessions:
+		return m.clearedbrowser_sessions
 	}
 	return false
 }
@@ -36165,6 +37732,9 @@ func (m *UserMutation) ResetEdge(name string) error {
 		return nil
 	case user.EdgeEventMemberships:
 		m.ResetEventMemberships()
+		return nil
+	case user.EdgeBrowserSessions:
+		m.ResetBrowserSessions()
 		return nil
 	}
 	return fmt.Errorf("unknown User edge %s", name)

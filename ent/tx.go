@@ -18,6 +18,8 @@ type Tx struct {
 	AIReviewResult *AIReviewResultClient
 	// APIKey is the client for interacting with the APIKey builders.
 	APIKey *APIKeyClient
+	// BrowserSession is the client for interacting with the BrowserSession builders.
+	BrowserSession *BrowserSessionClient
 	// Contact is the client for interacting with the Contact builders.
 	Contact *ContactClient
 	// DeliverableAssignment is the client for interacting with the DeliverableAssignment builders.
@@ -58,6 +60,8 @@ type Tx struct {
 	ReviewRoundMember *ReviewRoundMemberClient
 	// Room is the client for interacting with the Room builders.
 	Room *RoomClient
+	// SignInToken is the client for interacting with the SignInToken builders.
+	SignInToken *SignInTokenClient
 	// Submission is the client for interacting with the Submission builders.
 	Submission *SubmissionClient
 	// SubmissionParticipant is the client for interacting with the SubmissionParticipant builders.
@@ -213,6 +217,7 @@ func (tx *Tx) Client() *Client {
 func (tx *Tx) init() {
 	tx.AIReviewResult = NewAIReviewResultClient(tx.config)
 	tx.APIKey = NewAPIKeyClient(tx.config)
+	tx.BrowserSession = NewBrowserSessionClient(tx.config)
 	tx.Contact = NewContactClient(tx.config)
 	tx.DeliverableAssignment = NewDeliverableAssignmentClient(tx.config)
 	tx.EmailLog = NewEmailLogClient(tx.config)
@@ -233,6 +238,7 @@ func (tx *Tx) init() {
 	tx.ReviewRound = NewReviewRoundClient(tx.config)
 	tx.ReviewRoundMember = NewReviewRoundMemberClient(tx.config)
 	tx.Room = NewRoomClient(tx.config)
+	tx.SignInToken = NewSignInTokenClient(tx.config)
 	tx.Submission = NewSubmissionClient(tx.config)
 	tx.SubmissionParticipant = NewSubmissionParticipantClient(tx.config)
 	tx.Tag = NewTagClient(tx.config)

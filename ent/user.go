@@ -40,12 +40,15 @@ type UserEdges struct {
 	OrganizationMemberships []*OrganizationMember `json:"organization_memberships,omitempty"`
 	// EventMemberships holds the value of the event_memberships edge.
 	EventMemberships []*EventMember `json:"event_memberships,omitempty"`
+	// BrowserSessions holds the value of the browser_sessions edge.
+	BrowserSessions []*BrowserSession `json:"browser_sessions,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [2]bool
+	loadedTypes [3]bool
 
 	namedOrganizationMemberships map[string][]*OrganizationMember
 	namedEventMemberships        map[string][]*EventMember
+	namedBrowserSessions         map[string][]*BrowserSession
 }
 
 // OrganizationMembershipsOrErr returns the OrganizationMemberships value or an error if the edge
@@ -64,6 +67,15 @@ func (e UserEdges) EventMembershipsOrErr() ([]*EventMember, error) {
 		return e.EventMemberships, nil
 	}
 	return nil, &NotLoadedError{edge: "event_memberships"}
+}
+
+// BrowserSessionsOrErr returns the BrowserSessions value or an error if the edge
+// was not loaded in eager-loading.
+func (e UserEdges) BrowserSessionsOrErr() ([]*BrowserSession, error) {
+	if e.loadedTypes[2] {
+		return e.BrowserSessions, nil
+	}
+	return nil, &NotLoadedError{edge: "browser_sessions"}
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -148,6 +160,11 @@ func (_m *User) QueryOrganizationMemberships() *OrganizationMemberQuery {
 // QueryEventMemberships queries the "event_memberships" edge of the User entity.
 func (_m *User) QueryEventMemberships() *EventMemberQuery {
 	return NewUserClient(_m.config).QueryEventMemberships(_m)
+}
+
+// QueryBrowserSessions queries the "browser_sessions" edge of the User entity.
+func (_m *User) QueryBrowserSessions() *BrowserSessionQuery {
+	return NewUserClient(_m.config).QueryBrowserSessions(_m)
 }
 
 // Update returns a builder for updating this User.
@@ -238,6 +255,30 @@ func (_m *User) appendNamedEventMemberships(name string, edges ...*EventMember) 
 		_m.Edges.namedEventMemberships[name] = []*EventMember{}
 	} else {
 		_m.Edges.namedEventMemberships[name] = append(_m.Edges.namedEventMemberships[name], edges...)
+	}
+}
+
+// NamedBrowserSessions returns the BrowserSessions named value or an error if the edge was not
+// loaded in eager-loading with this name.
+func (_m *User) NamedBrowserSessions(name string) ([]*BrowserSession, error) {
+	if _m.Edges.namedBrowserSessions == nil {
+		return nil, &NotLoadedError{edge: name}
+	}
+	nodes, ok := _m.Edges.namedBrowserSessions[name]
+	if !ok {
+		return nil, &NotLoadedError{edge: name}
+	}
+	return nodes, nil
+}
+
+func (_m *User) appendNamedBrowserSessions(name string, edges ...*BrowserSession) {
+	if _m.Edges.namedBrowserSessions == nil {
+		_m.Edges.namedBrowserSessions = make(map[string][]*BrowserSession)
+	}
+	if len(edges) == 0 {
+		_m.Edges.namedBrowserSessions[name] = []*BrowserSession{}
+	} else {
+		_m.Edges.namedBrowserSessions[name] = append(_m.Edges.namedBrowserSessions[name], edges...)
 	}
 }
 

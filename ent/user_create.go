@@ -12,6 +12,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
+	"github.com/podium/podium/ent/browsersession"
 	"github.com/podium/podium/ent/eventmember"
 	"github.com/podium/podium/ent/organizationmember"
 	"github.com/podium/podium/ent/user"
@@ -121,6 +122,21 @@ func (_c *UserCreate) AddEventMemberships(v ...*EventMember) *UserCreate {
 		ids[i] = v[i].ID
 	}
 	return _c.AddEventMembershipIDs(ids...)
+}
+
+// AddBrowserSessionIDs adds the "browser_sessions" edge to the BrowserSession entity by IDs.
+func (_c *UserCreate) AddBrowserSessionIDs(ids ...string) *UserCreate {
+	_c.mutation.AddBrowserSessionIDs(ids...)
+	return _c
+}
+
+// AddBrowserSessions adds the "browser_sessions" edges to the BrowserSession entity.
+func (_c *UserCreate) AddBrowserSessions(v ...*BrowserSession) *UserCreate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddBrowserSessionIDs(ids...)
 }
 
 // Mutation returns the UserMutation object of the builder.
@@ -287,6 +303,22 @@ func (_c *UserCreate) createSpec() (*User, *sqlgraph.CreateSpec) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(eventmember.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.BrowserSessionsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.BrowserSessionsTable,
+			Columns: []string{user.BrowserSessionsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(browsersession.FieldID, field.TypeString),
 			},
 		}
 		for _, k := range nodes {

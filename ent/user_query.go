@@ -13,6 +13,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
+	"github.com/podium/podium/ent/browsersession"
 	"github.com/podium/podium/ent/eventmember"
 	"github.com/podium/podium/ent/organizationmember"
 	"github.com/podium/podium/ent/predicate"
@@ -28,10 +29,12 @@ type UserQuery struct {
 	predicates                       []predicate.User
 	withOrganizationMemberships      *OrganizationMemberQuery
 	withEventMemberships             *EventMemberQuery
+	withBrowserSessions              *BrowserSessionQuery
 	loadTotal                        []func(context.Context, []*User) error
 	modifiers                        []func(*sql.Selector)
 	withNamedOrganizationMemberships map[string]*OrganizationMemberQuery
 	withNamedEventMemberships        map[string]*EventMemberQuery
+	withNamedBrowserSessions         map[string]*BrowserSessionQuery
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -105,6 +108,28 @@ func (_q *UserQuery) QueryEventMemberships() *EventMemberQuery {
 			sqlgraph.From(user.Table, user.FieldID, selector),
 			sqlgraph.To(eventmember.Table, eventmember.FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, user.EventMembershipsTable, user.EventMembershipsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryBrowserSessions chains the current query on the "browser_sessions" edge.
+func (_q *UserQuery) QueryBrowserSessions() *BrowserSessionQuery {
+	query := (&BrowserSessionClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, selector),
+			sqlgraph.To(browsersession.Table, browsersession.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.BrowserSessionsTable, user.BrowserSessionsColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -306,6 +331,7 @@ func (_q *UserQuery) Clone() *UserQuery {
 		predicates:                  append([]predicate.User{}, _q.predicates...),
 		withOrganizationMemberships: _q.withOrganizationMemberships.Clone(),
 		withEventMemberships:        _q.withEventMemberships.Clone(),
+		withBrowserSessions:         _q.withBrowserSessions.Clone(),
 		// clone intermediate query.
 		sql:       _q.sql.Clone(),
 		path:      _q.path,
@@ -332,6 +358,17 @@ func (_q *UserQuery) WithEventMemberships(opts ...func(*EventMemberQuery)) *User
 		opt(query)
 	}
 	_q.withEventMemberships = query
+	return _q
+}
+
+// WithBrowserSessions tells the query-builder to eager-load the nodes that are connected to
+// the "browser_sessions" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *UserQuery) WithBrowserSessions(opts ...func(*BrowserSessionQuery)) *UserQuery {
+	query := (&BrowserSessionClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withBrowserSessions = query
 	return _q
 }
 
@@ -413,9 +450,10 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 	var (
 		nodes       = []*User{}
 		_spec       = _q.querySpec()
-		loadedTypes = [2]bool{
+		loadedTypes = [3]bool{
 			_q.withOrganizationMemberships != nil,
 			_q.withEventMemberships != nil,
+			_q.withBrowserSessions != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -455,6 +493,13 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 			return nil, err
 		}
 	}
+	if query := _q.withBrowserSessions; query != nil {
+		if err := _q.loadBrowserSessions(ctx, query, nodes,
+			func(n *User) { n.Edges.BrowserSessions = []*BrowserSession{} },
+			func(n *User, e *BrowserSession) { n.Edges.BrowserSessions = append(n.Edges.BrowserSessions, e) }); err != nil {
+			return nil, err
+		}
+	}
 	for name, query := range _q.withNamedOrganizationMemberships {
 		if err := _q.loadOrganizationMemberships(ctx, query, nodes,
 			func(n *User) { n.appendNamedOrganizationMemberships(name) },
@@ -466,6 +511,13 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 		if err := _q.loadEventMemberships(ctx, query, nodes,
 			func(n *User) { n.appendNamedEventMemberships(name) },
 			func(n *User, e *EventMember) { n.appendNamedEventMemberships(name, e) }); err != nil {
+			return nil, err
+		}
+	}
+	for name, query := range _q.withNamedBrowserSessions {
+		if err := _q.loadBrowserSessions(ctx, query, nodes,
+			func(n *User) { n.appendNamedBrowserSessions(name) },
+			func(n *User, e *BrowserSession) { n.appendNamedBrowserSessions(name, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -522,6 +574,36 @@ func (_q *UserQuery) loadEventMemberships(ctx context.Context, query *EventMembe
 	}
 	query.Where(predicate.EventMember(func(s *sql.Selector) {
 		s.Where(sql.InValues(s.C(user.EventMembershipsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.UserID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "user_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *UserQuery) loadBrowserSessions(ctx context.Context, query *BrowserSessionQuery, nodes []*User, init func(*User), assign func(*User, *BrowserSession)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[string]*User)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(browsersession.FieldUserID)
+	}
+	query.Where(predicate.BrowserSession(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(user.BrowserSessionsColumn), fks...))
 	}))
 	neighbors, err := query.All(ctx)
 	if err != nil {
@@ -682,6 +764,20 @@ func (_q *UserQuery) WithNamedEventMemberships(name string, opts ...func(*EventM
 		_q.withNamedEventMemberships = make(map[string]*EventMemberQuery)
 	}
 	_q.withNamedEventMemberships[name] = query
+	return _q
+}
+
+// WithNamedBrowserSessions tells the query-builder to eager-load the nodes that are connected to the "browser_sessions"
+// edge with the given name. The optional arguments are used to configure the query builder of the edge.
+func (_q *UserQuery) WithNamedBrowserSessions(name string, opts ...func(*BrowserSessionQuery)) *UserQuery {
+	query := (&BrowserSessionClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	if _q.withNamedBrowserSessions == nil {
+		_q.withNamedBrowserSessions = make(map[string]*BrowserSessionQuery)
+	}
+	_q.withNamedBrowserSessions[name] = query
 	return _q
 }
 

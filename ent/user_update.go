@@ -11,6 +11,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
+	"github.com/podium/podium/ent/browsersession"
 	"github.com/podium/podium/ent/eventmember"
 	"github.com/podium/podium/ent/organizationmember"
 	"github.com/podium/podium/ent/predicate"
@@ -115,6 +116,21 @@ func (_u *UserUpdate) AddEventMemberships(v ...*EventMember) *UserUpdate {
 	return _u.AddEventMembershipIDs(ids...)
 }
 
+// AddBrowserSessionIDs adds the "browser_sessions" edge to the BrowserSession entity by IDs.
+func (_u *UserUpdate) AddBrowserSessionIDs(ids ...string) *UserUpdate {
+	_u.mutation.AddBrowserSessionIDs(ids...)
+	return _u
+}
+
+// AddBrowserSessions adds the "browser_sessions" edges to the BrowserSession entity.
+func (_u *UserUpdate) AddBrowserSessions(v ...*BrowserSession) *UserUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddBrowserSessionIDs(ids...)
+}
+
 // Mutation returns the UserMutation object of the builder.
 func (_u *UserUpdate) Mutation() *UserMutation {
 	return _u.mutation
@@ -160,6 +176,27 @@ func (_u *UserUpdate) RemoveEventMemberships(v ...*EventMember) *UserUpdate {
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveEventMembershipIDs(ids...)
+}
+
+// ClearBrowserSessions clears all "browser_sessions" edges to the BrowserSession entity.
+func (_u *UserUpdate) ClearBrowserSessions() *UserUpdate {
+	_u.mutation.ClearBrowserSessions()
+	return _u
+}
+
+// RemoveBrowserSessionIDs removes the "browser_sessions" edge to BrowserSession entities by IDs.
+func (_u *UserUpdate) RemoveBrowserSessionIDs(ids ...string) *UserUpdate {
+	_u.mutation.RemoveBrowserSessionIDs(ids...)
+	return _u
+}
+
+// RemoveBrowserSessions removes "browser_sessions" edges to BrowserSession entities.
+func (_u *UserUpdate) RemoveBrowserSessions(v ...*BrowserSession) *UserUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveBrowserSessionIDs(ids...)
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -341,6 +378,51 @@ func (_u *UserUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
+	if _u.mutation.BrowserSessionsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.BrowserSessionsTable,
+			Columns: []string{user.BrowserSessionsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(browsersession.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedBrowserSessionsIDs(); len(nodes) > 0 && !_u.mutation.BrowserSessionsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.BrowserSessionsTable,
+			Columns: []string{user.BrowserSessionsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(browsersession.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.BrowserSessionsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.BrowserSessionsTable,
+			Columns: []string{user.BrowserSessionsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(browsersession.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
 	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -447,6 +529,21 @@ func (_u *UserUpdateOne) AddEventMemberships(v ...*EventMember) *UserUpdateOne {
 	return _u.AddEventMembershipIDs(ids...)
 }
 
+// AddBrowserSessionIDs adds the "browser_sessions" edge to the BrowserSession entity by IDs.
+func (_u *UserUpdateOne) AddBrowserSessionIDs(ids ...string) *UserUpdateOne {
+	_u.mutation.AddBrowserSessionIDs(ids...)
+	return _u
+}
+
+// AddBrowserSessions adds the "browser_sessions" edges to the BrowserSession entity.
+func (_u *UserUpdateOne) AddBrowserSessions(v ...*BrowserSession) *UserUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddBrowserSessionIDs(ids...)
+}
+
 // Mutation returns the UserMutation object of the builder.
 func (_u *UserUpdateOne) Mutation() *UserMutation {
 	return _u.mutation
@@ -492,6 +589,27 @@ func (_u *UserUpdateOne) RemoveEventMemberships(v ...*EventMember) *UserUpdateOn
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveEventMembershipIDs(ids...)
+}
+
+// ClearBrowserSessions clears all "browser_sessions" edges to the BrowserSession entity.
+func (_u *UserUpdateOne) ClearBrowserSessions() *UserUpdateOne {
+	_u.mutation.ClearBrowserSessions()
+	return _u
+}
+
+// RemoveBrowserSessionIDs removes the "browser_sessions" edge to BrowserSession entities by IDs.
+func (_u *UserUpdateOne) RemoveBrowserSessionIDs(ids ...string) *UserUpdateOne {
+	_u.mutation.RemoveBrowserSessionIDs(ids...)
+	return _u
+}
+
+// RemoveBrowserSessions removes "browser_sessions" edges to BrowserSession entities.
+func (_u *UserUpdateOne) RemoveBrowserSessions(v ...*BrowserSession) *UserUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveBrowserSessionIDs(ids...)
 }
 
 // Where appends a list predicates to the UserUpdate builder.
@@ -696,6 +814,51 @@ func (_u *UserUpdateOne) sqlSave(ctx context.Context) (_node *User, err error) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(eventmember.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.BrowserSessionsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.BrowserSessionsTable,
+			Columns: []string{user.BrowserSessionsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(browsersession.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedBrowserSessionsIDs(); len(nodes) > 0 && !_u.mutation.BrowserSessionsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.BrowserSessionsTable,
+			Columns: []string{user.BrowserSessionsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(browsersession.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.BrowserSessionsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.BrowserSessionsTable,
+			Columns: []string{user.BrowserSessionsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(browsersession.FieldID, field.TypeString),
 			},
 		}
 		for _, k := range nodes {

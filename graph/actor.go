@@ -11,11 +11,14 @@ import (
 )
 
 // actor names who is making a change, for timelines: writes made with an API key record the key
-// (its id, and "API key: <name>").
+// (its id, and "API key: <name>"); writes of a signed-in person record their email.
 func actor(ctx context.Context) (name string, keyID *string) {
 	v := viewer.FromContext(ctx)
 	if v == nil {
 		return "Podium", nil
+	}
+	if v.Person != nil {
+		return v.Person.Email, nil
 	}
 	id := v.APIKeyID
 	return "API key: " + v.APIKeyName, &id

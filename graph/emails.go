@@ -7,6 +7,7 @@ import (
 
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/emaillog"
+	"github.com/podium/podium/graph/access"
 )
 
 // emails lists an event's email log, newest first unless orderBy says otherwise.
@@ -16,6 +17,6 @@ func (r *Resolver) emails(ctx context.Context, ev *ent.Event, after *entgql.Curs
 		orderBy = &ent.EmailLogOrder{Direction: entgql.OrderDirectionDesc, Field: ent.EmailLogOrderFieldCreatedAt}
 	}
 	return r.client(ctx).EmailLog.Query().
-		Where(emaillog.EventID(ev.ID)).
+		Where(emaillog.EventID(ev.ID), access.VisibleEmails()).
 		Paginate(ctx, after, first, before, last, ent.WithEmailLogOrder(orderBy), ent.WithEmailLogFilter(where.Filter))
 }

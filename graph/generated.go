@@ -20,6 +20,7 @@ import (
 	"github.com/podium/podium/ent/contact"
 	"github.com/podium/podium/ent/emaillog"
 	"github.com/podium/podium/ent/event"
+	"github.com/podium/podium/ent/organizationinvitation"
 	"github.com/podium/podium/ent/schema/agenda"
 	"github.com/podium/podium/graph/scalar"
 	gqlparser "github.com/vektah/gqlparser/v2"
@@ -432,55 +433,56 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
-		AddReviewer             func(childComplexity int, eventID string, roundID string, input AddReviewerInput) int
-		AssignReviews           func(childComplexity int, eventID string, roundID string, input AssignReviewsInput) int
-		AutoDistributeReviews   func(childComplexity int, eventID string, roundID string, input AutoDistributeReviewsInput) int
-		CancelSession           func(childComplexity int, eventID string, sessionID string, input CancelSessionInput) int
-		ChangeSubmissionStatus  func(childComplexity int, eventID string, submissionID string, input ChangeSubmissionStatusInput) int
-		ClearDeliverableUpload  func(childComplexity int, eventID string, sessionID string, deliverableID string) int
-		CreateEvent             func(childComplexity int, input CreateEventInput) int
-		CreateResource          func(childComplexity int, eventID string, input ResourceInput) int
-		CreateSession           func(childComplexity int, eventID string, input CreateSessionInput) int
-		CreateSubmission        func(childComplexity int, eventID string, input CreateSubmissionInput) int
-		CreateWebhook           func(childComplexity int, input CreateWebhookInput) int
-		DecideSubmissions       func(childComplexity int, eventID string, input DecideSubmissionsInput) int
-		DeleteFileRequirement   func(childComplexity int, eventID string, id string) int
-		DeleteLibraryItem       func(childComplexity int, eventID string, kind LibraryKind, id string) int
-		DeleteResource          func(childComplexity int, eventID string, resourceID string) int
-		DeleteSession           func(childComplexity int, eventID string, sessionID string) int
-		DeleteTaskTemplate      func(childComplexity int, eventID string, id string) int
-		DeleteWebhook           func(childComplexity int, webhookID string) int
-		GenerateAiReview        func(childComplexity int, eventID string, roundID string, input GenerateAiReviewInput) int
-		ImportSpeakers          func(childComplexity int, eventID string, input ImportSpeakersInput) int
-		InviteSpeakerPortals    func(childComplexity int, eventID string, input InviteSpeakerPortalsInput) int
-		OverrideAiReview        func(childComplexity int, eventID string, input OverrideAiReviewInput) int
-		PublishAgenda           func(childComplexity int, eventID string) int
-		RecordDeliverableUpload func(childComplexity int, eventID string, sessionID string, deliverableID string, input RecordDeliverableUploadInput) int
-		RecuseReview            func(childComplexity int, eventID string, assignmentID string, input RecuseReviewInput) int
-		RedeliverWebhook        func(childComplexity int, webhookID string, deliveryID string) int
-		RedeliverWebhooks       func(childComplexity int, webhookID string, input RedeliverWebhooksInput) int
-		ReinstateSession        func(childComplexity int, eventID string, sessionID string, input ReinstateSessionInput) int
-		ReorderResources        func(childComplexity int, eventID string, input ReorderResourcesInput) int
-		RotateWebhookSecret     func(childComplexity int, webhookID string, input *RotateWebhookSecretInput) int
-		SaveFileRequirement     func(childComplexity int, eventID string, input SaveFileRequirementInput) int
-		SaveLibraryItem         func(childComplexity int, eventID string, input SaveLibraryItemInput) int
-		SaveReviewRound         func(childComplexity int, eventID string, input SaveReviewRoundInput) int
-		SaveSpeaker             func(childComplexity int, eventID string, input SaveSpeakerInput) int
-		SaveTaskTemplate        func(childComplexity int, eventID string, input SaveTaskTemplateInput) int
-		ScheduleSession         func(childComplexity int, eventID string, input ScheduleSessionInput) int
-		ScoreRoundWithAi        func(childComplexity int, eventID string, roundID string, input *ScoreRoundWithAiInput) int
-		SendCalendarInvites     func(childComplexity int, eventID string, input *SendCalendarInvitesInput) int
-		SendReviewReminders     func(childComplexity int, eventID string, roundID string, input SendReviewRemindersInput) int
-		SetReviewerTracks       func(childComplexity int, eventID string, eventMemberID string, input SetReviewerTracksInput) int
-		SetSessionSpeakers      func(childComplexity int, eventID string, sessionID string, input SetSessionSpeakersInput) int
-		SetSpeakerWorkflow      func(childComplexity int, eventID string, contactID string, input SetSpeakerWorkflowInput) int
-		SetTaskStatus           func(childComplexity int, eventID string, sessionID string, taskID string, input SetTaskStatusInput) int
-		SubmitReviewAnswers     func(childComplexity int, eventID string, assignmentID string, input SubmitReviewAnswersInput) int
-		UnassignReview          func(childComplexity int, eventID string, roundID string, assignmentID string) int
-		UnpublishAgenda         func(childComplexity int, eventID string) int
-		UpdateEvent             func(childComplexity int, id string, input UpdateEventInput) int
-		UpdateResource          func(childComplexity int, eventID string, resourceID string, input ResourceInput) int
-		UpdateWebhook           func(childComplexity int, webhookID string, input UpdateWebhookInput) int
+		AddReviewer              func(childComplexity int, eventID string, roundID string, input AddReviewerInput) int
+		AssignReviews            func(childComplexity int, eventID string, roundID string, input AssignReviewsInput) int
+		AutoDistributeReviews    func(childComplexity int, eventID string, roundID string, input AutoDistributeReviewsInput) int
+		CancelSession            func(childComplexity int, eventID string, sessionID string, input CancelSessionInput) int
+		ChangeSubmissionStatus   func(childComplexity int, eventID string, submissionID string, input ChangeSubmissionStatusInput) int
+		ClearDeliverableUpload   func(childComplexity int, eventID string, sessionID string, deliverableID string) int
+		CreateEvent              func(childComplexity int, input CreateEventInput) int
+		CreateResource           func(childComplexity int, eventID string, input ResourceInput) int
+		CreateSession            func(childComplexity int, eventID string, input CreateSessionInput) int
+		CreateSubmission         func(childComplexity int, eventID string, input CreateSubmissionInput) int
+		CreateWebhook            func(childComplexity int, input CreateWebhookInput) int
+		DecideSubmissions        func(childComplexity int, eventID string, input DecideSubmissionsInput) int
+		DeleteFileRequirement    func(childComplexity int, eventID string, id string) int
+		DeleteLibraryItem        func(childComplexity int, eventID string, kind LibraryKind, id string) int
+		DeleteResource           func(childComplexity int, eventID string, resourceID string) int
+		DeleteSession            func(childComplexity int, eventID string, sessionID string) int
+		DeleteTaskTemplate       func(childComplexity int, eventID string, id string) int
+		DeleteWebhook            func(childComplexity int, webhookID string) int
+		GenerateAiReview         func(childComplexity int, eventID string, roundID string, input GenerateAiReviewInput) int
+		ImportSpeakers           func(childComplexity int, eventID string, input ImportSpeakersInput) int
+		InviteOrganizationMember func(childComplexity int, input InviteOrganizationMemberInput) int
+		InviteSpeakerPortals     func(childComplexity int, eventID string, input InviteSpeakerPortalsInput) int
+		OverrideAiReview         func(childComplexity int, eventID string, input OverrideAiReviewInput) int
+		PublishAgenda            func(childComplexity int, eventID string) int
+		RecordDeliverableUpload  func(childComplexity int, eventID string, sessionID string, deliverableID string, input RecordDeliverableUploadInput) int
+		RecuseReview             func(childComplexity int, eventID string, assignmentID string, input RecuseReviewInput) int
+		RedeliverWebhook         func(childComplexity int, webhookID string, deliveryID string) int
+		RedeliverWebhooks        func(childComplexity int, webhookID string, input RedeliverWebhooksInput) int
+		ReinstateSession         func(childComplexity int, eventID string, sessionID string, input ReinstateSessionInput) int
+		ReorderResources         func(childComplexity int, eventID string, input ReorderResourcesInput) int
+		RotateWebhookSecret      func(childComplexity int, webhookID string, input *RotateWebhookSecretInput) int
+		SaveFileRequirement      func(childComplexity int, eventID string, input SaveFileRequirementInput) int
+		SaveLibraryItem          func(childComplexity int, eventID string, input SaveLibraryItemInput) int
+		SaveReviewRound          func(childComplexity int, eventID string, input SaveReviewRoundInput) int
+		SaveSpeaker              func(childComplexity int, eventID string, input SaveSpeakerInput) int
+		SaveTaskTemplate         func(childComplexity int, eventID string, input SaveTaskTemplateInput) int
+		ScheduleSession          func(childComplexity int, eventID string, input ScheduleSessionInput) int
+		ScoreRoundWithAi         func(childComplexity int, eventID string, roundID string, input *ScoreRoundWithAiInput) int
+		SendCalendarInvites      func(childComplexity int, eventID string, input *SendCalendarInvitesInput) int
+		SendReviewReminders      func(childComplexity int, eventID string, roundID string, input SendReviewRemindersInput) int
+		SetReviewerTracks        func(childComplexity int, eventID string, eventMemberID string, input SetReviewerTracksInput) int
+		SetSessionSpeakers       func(childComplexity int, eventID string, sessionID string, input SetSessionSpeakersInput) int
+		SetSpeakerWorkflow       func(childComplexity int, eventID string, contactID string, input SetSpeakerWorkflowInput) int
+		SetTaskStatus            func(childComplexity int, eventID string, sessionID string, taskID string, input SetTaskStatusInput) int
+		SubmitReviewAnswers      func(childComplexity int, eventID string, assignmentID string, input SubmitReviewAnswersInput) int
+		UnassignReview           func(childComplexity int, eventID string, roundID string, assignmentID string) int
+		UnpublishAgenda          func(childComplexity int, eventID string) int
+		UpdateEvent              func(childComplexity int, id string, input UpdateEventInput) int
+		UpdateResource           func(childComplexity int, eventID string, resourceID string, input ResourceInput) int
+		UpdateWebhook            func(childComplexity int, webhookID string, input UpdateWebhookInput) int
 	}
 
 	Organization struct {
@@ -493,6 +495,14 @@ type ComplexityRoot struct {
 		Slug               func(childComplexity int) int
 		UpdatedAt          func(childComplexity int) int
 		ViewerRole         func(childComplexity int) int
+	}
+
+	OrganizationInvitation struct {
+		Email     func(childComplexity int) int
+		ExpiresAt func(childComplexity int) int
+		ID        func(childComplexity int) int
+		Role      func(childComplexity int) int
+		Status    func(childComplexity int) int
 	}
 
 	PageInfo struct {
@@ -533,6 +543,7 @@ type ComplexityRoot struct {
 		Node              func(childComplexity int, id string) int
 		Nodes             func(childComplexity int, ids []string) int
 		Organization      func(childComplexity int) int
+		Viewer            func(childComplexity int) int
 		Webhook           func(childComplexity int, webhookID string) int
 		WebhookDeliveries func(childComplexity int, webhookID string, status *WebhookDeliveryState, first *int) int
 		WebhookEventTypes func(childComplexity int) int
@@ -1004,6 +1015,33 @@ type ComplexityRoot struct {
 		Name  func(childComplexity int) int
 	}
 
+	Viewer struct {
+		APIKeyName     func(childComplexity int) int
+		Contacts       func(childComplexity int) int
+		Email          func(childComplexity int) int
+		EventRoles     func(childComplexity int) int
+		Kind           func(childComplexity int) int
+		Memberships    func(childComplexity int) int
+		Name           func(childComplexity int) int
+		OrganizationID func(childComplexity int) int
+	}
+
+	ViewerContact struct {
+		ContactID func(childComplexity int) int
+		EventID   func(childComplexity int) int
+	}
+
+	ViewerEventRole struct {
+		EventID       func(childComplexity int) int
+		EventMemberID func(childComplexity int) int
+		Role          func(childComplexity int) int
+	}
+
+	ViewerMembership struct {
+		OrganizationID func(childComplexity int) int
+		Role           func(childComplexity int) int
+	}
+
 	Webhook struct {
 		CreatedAt               func(childComplexity int) int
 		Description             func(childComplexity int) int
@@ -1075,6 +1113,7 @@ type MutationResolver interface {
 	SendCalendarInvites(ctx context.Context, eventID string, input *SendCalendarInvitesInput) (*CalendarInvitesResult, error)
 	SaveLibraryItem(ctx context.Context, eventID string, input SaveLibraryItemInput) (ent.Noder, error)
 	DeleteLibraryItem(ctx context.Context, eventID string, kind LibraryKind, id string) (string, error)
+	InviteOrganizationMember(ctx context.Context, input InviteOrganizationMemberInput) (*ent.OrganizationInvitation, error)
 	SaveTaskTemplate(ctx context.Context, eventID string, input SaveTaskTemplateInput) (*TaskTemplate, error)
 	DeleteTaskTemplate(ctx context.Context, eventID string, id string) (string, error)
 	SaveFileRequirement(ctx context.Context, eventID string, input SaveFileRequirementInput) (*FileRequirement, error)
@@ -1128,6 +1167,7 @@ type QueryResolver interface {
 	Events(ctx context.Context, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string], last *int, orderBy *ent.EventOrder, where *ent.EventWhereInput) (*ent.EventConnection, error)
 	Event(ctx context.Context, id string) (*ent.Event, error)
 	Organization(ctx context.Context) (*ent.Organization, error)
+	Viewer(ctx context.Context) (*Viewer, error)
 	Webhooks(ctx context.Context) ([]*Webhook, error)
 	Webhook(ctx context.Context, webhookID string) (*Webhook, error)
 	WebhookDeliveries(ctx context.Context, webhookID string, status *WebhookDeliveryState, first *int) ([]*WebhookDeliveryEntry, error)
@@ -3077,6 +3117,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ImportSpeakers(childComplexity, args["eventId"].(string), args["input"].(ImportSpeakersInput)), true
+	case "Mutation.inviteOrganizationMember":
+		if e.ComplexityRoot.Mutation.InviteOrganizationMember == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_inviteOrganizationMember_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.InviteOrganizationMember(childComplexity, args["input"].(InviteOrganizationMemberInput)), true
 	case "Mutation.inviteSpeakerPortals":
 		if e.ComplexityRoot.Mutation.InviteSpeakerPortals == nil {
 			break
@@ -3452,6 +3503,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Organization.ViewerRole(childComplexity), true
 
+	case "OrganizationInvitation.email":
+		if e.ComplexityRoot.OrganizationInvitation.Email == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrganizationInvitation.Email(childComplexity), true
+	case "OrganizationInvitation.expiresAt":
+		if e.ComplexityRoot.OrganizationInvitation.ExpiresAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrganizationInvitation.ExpiresAt(childComplexity), true
+	case "OrganizationInvitation.id":
+		if e.ComplexityRoot.OrganizationInvitation.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrganizationInvitation.ID(childComplexity), true
+	case "OrganizationInvitation.role":
+		if e.ComplexityRoot.OrganizationInvitation.Role == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrganizationInvitation.Role(childComplexity), true
+	case "OrganizationInvitation.status":
+		if e.ComplexityRoot.OrganizationInvitation.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrganizationInvitation.Status(childComplexity), true
+
 	case "PageInfo.endCursor":
 		if e.ComplexityRoot.PageInfo.EndCursor == nil {
 			break
@@ -3627,6 +3709,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Organization(childComplexity), true
+	case "Query.viewer":
+		if e.ComplexityRoot.Query.Viewer == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.Viewer(childComplexity), true
 	case "Query.webhook":
 		if e.ComplexityRoot.Query.Webhook == nil {
 			break
@@ -5697,6 +5785,100 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.TrackSummary.Name(childComplexity), true
 
+	case "Viewer.apiKeyName":
+		if e.ComplexityRoot.Viewer.APIKeyName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Viewer.APIKeyName(childComplexity), true
+	case "Viewer.contacts":
+		if e.ComplexityRoot.Viewer.Contacts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Viewer.Contacts(childComplexity), true
+	case "Viewer.email":
+		if e.ComplexityRoot.Viewer.Email == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Viewer.Email(childComplexity), true
+	case "Viewer.eventRoles":
+		if e.ComplexityRoot.Viewer.EventRoles == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Viewer.EventRoles(childComplexity), true
+	case "Viewer.kind":
+		if e.ComplexityRoot.Viewer.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Viewer.Kind(childComplexity), true
+	case "Viewer.memberships":
+		if e.ComplexityRoot.Viewer.Memberships == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Viewer.Memberships(childComplexity), true
+	case "Viewer.name":
+		if e.ComplexityRoot.Viewer.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Viewer.Name(childComplexity), true
+	case "Viewer.organizationId":
+		if e.ComplexityRoot.Viewer.OrganizationID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Viewer.OrganizationID(childComplexity), true
+
+	case "ViewerContact.contactId":
+		if e.ComplexityRoot.ViewerContact.ContactID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ViewerContact.ContactID(childComplexity), true
+	case "ViewerContact.eventId":
+		if e.ComplexityRoot.ViewerContact.EventID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ViewerContact.EventID(childComplexity), true
+
+	case "ViewerEventRole.eventId":
+		if e.ComplexityRoot.ViewerEventRole.EventID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ViewerEventRole.EventID(childComplexity), true
+	case "ViewerEventRole.eventMemberId":
+		if e.ComplexityRoot.ViewerEventRole.EventMemberID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ViewerEventRole.EventMemberID(childComplexity), true
+	case "ViewerEventRole.role":
+		if e.ComplexityRoot.ViewerEventRole.Role == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ViewerEventRole.Role(childComplexity), true
+
+	case "ViewerMembership.organizationId":
+		if e.ComplexityRoot.ViewerMembership.OrganizationID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ViewerMembership.OrganizationID(childComplexity), true
+	case "ViewerMembership.role":
+		if e.ComplexityRoot.ViewerMembership.Role == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ViewerMembership.Role(childComplexity), true
+
 	case "Webhook.createdAt":
 		if e.ComplexityRoot.Webhook.CreatedAt == nil {
 			break
@@ -5871,6 +6053,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputFormatOrder,
 		ec.unmarshalInputGenerateAiReviewInput,
 		ec.unmarshalInputImportSpeakersInput,
+		ec.unmarshalInputInviteOrganizationMemberInput,
 		ec.unmarshalInputInviteSpeakerPortalsInput,
 		ec.unmarshalInputLevelOrder,
 		ec.unmarshalInputOrganizationOrder,
@@ -5979,7 +6162,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "ent.graphql" "agenda.graphqls" "emails.graphqls" "event.graphqls" "library.graphqls" "readiness.graphqls" "resources.graphqls" "reviews.graphqls" "sessions.graphqls" "speakers.graphqls" "submissions.graphqls" "webhooks.graphqls"
+//go:embed "ent.graphql" "agenda.graphqls" "emails.graphqls" "event.graphqls" "library.graphqls" "people.graphqls" "readiness.graphqls" "resources.graphqls" "reviews.graphqls" "sessions.graphqls" "speakers.graphqls" "submissions.graphqls" "webhooks.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -5996,6 +6179,7 @@ var sources = []*ast.Source{
 	{Name: "emails.graphqls", Input: sourceData("emails.graphqls"), BuiltIn: false},
 	{Name: "event.graphqls", Input: sourceData("event.graphqls"), BuiltIn: false},
 	{Name: "library.graphqls", Input: sourceData("library.graphqls"), BuiltIn: false},
+	{Name: "people.graphqls", Input: sourceData("people.graphqls"), BuiltIn: false},
 	{Name: "readiness.graphqls", Input: sourceData("readiness.graphqls"), BuiltIn: false},
 	{Name: "resources.graphqls", Input: sourceData("resources.graphqls"), BuiltIn: false},
 	{Name: "reviews.graphqls", Input: sourceData("reviews.graphqls"), BuiltIn: false},
@@ -6788,6 +6972,22 @@ func (ec *executionContext) childFields_Organization(ctx context.Context, field 
 		return ec.fieldContext_Organization_pendingInvitations(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Organization", field.Name)
+}
+
+func (ec *executionContext) childFields_OrganizationInvitation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_OrganizationInvitation_id(ctx, field)
+	case "email":
+		return ec.fieldContext_OrganizationInvitation_email(ctx, field)
+	case "role":
+		return ec.fieldContext_OrganizationInvitation_role(ctx, field)
+	case "status":
+		return ec.fieldContext_OrganizationInvitation_status(ctx, field)
+	case "expiresAt":
+		return ec.fieldContext_OrganizationInvitation_expiresAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type OrganizationInvitation", field.Name)
 }
 
 func (ec *executionContext) childFields_PageInfo(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7784,6 +7984,60 @@ func (ec *executionContext) childFields_TrackSummary(ctx context.Context, field 
 	return nil, fmt.Errorf("no field named %q was found under type TrackSummary", field.Name)
 }
 
+func (ec *executionContext) childFields_Viewer(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "kind":
+		return ec.fieldContext_Viewer_kind(ctx, field)
+	case "organizationId":
+		return ec.fieldContext_Viewer_organizationId(ctx, field)
+	case "apiKeyName":
+		return ec.fieldContext_Viewer_apiKeyName(ctx, field)
+	case "email":
+		return ec.fieldContext_Viewer_email(ctx, field)
+	case "name":
+		return ec.fieldContext_Viewer_name(ctx, field)
+	case "memberships":
+		return ec.fieldContext_Viewer_memberships(ctx, field)
+	case "eventRoles":
+		return ec.fieldContext_Viewer_eventRoles(ctx, field)
+	case "contacts":
+		return ec.fieldContext_Viewer_contacts(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Viewer", field.Name)
+}
+
+func (ec *executionContext) childFields_ViewerContact(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "eventId":
+		return ec.fieldContext_ViewerContact_eventId(ctx, field)
+	case "contactId":
+		return ec.fieldContext_ViewerContact_contactId(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ViewerContact", field.Name)
+}
+
+func (ec *executionContext) childFields_ViewerEventRole(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "eventId":
+		return ec.fieldContext_ViewerEventRole_eventId(ctx, field)
+	case "eventMemberId":
+		return ec.fieldContext_ViewerEventRole_eventMemberId(ctx, field)
+	case "role":
+		return ec.fieldContext_ViewerEventRole_role(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ViewerEventRole", field.Name)
+}
+
+func (ec *executionContext) childFields_ViewerMembership(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "organizationId":
+		return ec.fieldContext_ViewerMembership_organizationId(ctx, field)
+	case "role":
+		return ec.fieldContext_ViewerMembership_role(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ViewerMembership", field.Name)
+}
+
 func (ec *executionContext) childFields_Webhook(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -8667,6 +8921,20 @@ func (ec *executionContext) field_Mutation_importSpeakers_args(ctx context.Conte
 		return nil, err
 	}
 	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_inviteOrganizationMember_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (InviteOrganizationMemberInput, error) {
+			return ec.unmarshalNInviteOrganizationMemberInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐInviteOrganizationMemberInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
 	return args, nil
 }
 
@@ -16694,6 +16962,50 @@ func (ec *executionContext) fieldContext_Mutation_deleteLibraryItem(ctx context.
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_inviteOrganizationMember(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_inviteOrganizationMember(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().InviteOrganizationMember(ctx, fc.Args["input"].(InviteOrganizationMemberInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.OrganizationInvitation) graphql.Marshaler {
+			return ec.marshalNOrganizationInvitation2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚐOrganizationInvitation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_inviteOrganizationMember(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OrganizationInvitation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_inviteOrganizationMember_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_saveTaskTemplate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -18723,6 +19035,121 @@ func (ec *executionContext) fieldContext_Organization_pendingInvitations(_ conte
 	return fc, nil
 }
 
+func (ec *executionContext) _OrganizationInvitation_id(ctx context.Context, field graphql.CollectedField, obj *ent.OrganizationInvitation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrganizationInvitation_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OrganizationInvitation_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OrganizationInvitation", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _OrganizationInvitation_email(ctx context.Context, field graphql.CollectedField, obj *ent.OrganizationInvitation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrganizationInvitation_email(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Email, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OrganizationInvitation_email(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OrganizationInvitation", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _OrganizationInvitation_role(ctx context.Context, field graphql.CollectedField, obj *ent.OrganizationInvitation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrganizationInvitation_role(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Role, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v organizationinvitation.Role) graphql.Marshaler {
+			return ec.marshalNString2githubᚗcomᚋpodiumᚋpodiumᚋentᚋorganizationinvitationᚐRole(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OrganizationInvitation_role(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OrganizationInvitation", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _OrganizationInvitation_status(ctx context.Context, field graphql.CollectedField, obj *ent.OrganizationInvitation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrganizationInvitation_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v organizationinvitation.Status) graphql.Marshaler {
+			return ec.marshalNString2githubᚗcomᚋpodiumᚋpodiumᚋentᚋorganizationinvitationᚐStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OrganizationInvitation_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OrganizationInvitation", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _OrganizationInvitation_expiresAt(ctx context.Context, field graphql.CollectedField, obj *ent.OrganizationInvitation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrganizationInvitation_expiresAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExpiresAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OrganizationInvitation_expiresAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OrganizationInvitation", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *entgql.PageInfo[string]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -19386,6 +19813,38 @@ func (ec *executionContext) fieldContext_Query_organization(_ context.Context, f
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Organization(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_viewer(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_viewer(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().Viewer(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *Viewer) graphql.Marshaler {
+			return ec.marshalNViewer2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐViewer(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_viewer(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Viewer(ctx, field)
 		},
 	}
 	return fc, nil
@@ -27638,6 +28097,378 @@ func (ec *executionContext) fieldContext_TrackSummary_color(_ context.Context, f
 	return graphql.NewScalarFieldContext("TrackSummary", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _Viewer_kind(ctx context.Context, field graphql.CollectedField, obj *Viewer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Viewer_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v ViewerKind) graphql.Marshaler {
+			return ec.marshalNViewerKind2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐViewerKind(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Viewer_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Viewer", field, false, false, errors.New("field of type ViewerKind does not have child fields"))
+}
+
+func (ec *executionContext) _Viewer_organizationId(ctx context.Context, field graphql.CollectedField, obj *Viewer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Viewer_organizationId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OrganizationID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Viewer_organizationId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Viewer", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Viewer_apiKeyName(ctx context.Context, field graphql.CollectedField, obj *Viewer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Viewer_apiKeyName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.APIKeyName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Viewer_apiKeyName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Viewer", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Viewer_email(ctx context.Context, field graphql.CollectedField, obj *Viewer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Viewer_email(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Email, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Viewer_email(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Viewer", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Viewer_name(ctx context.Context, field graphql.CollectedField, obj *Viewer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Viewer_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Viewer_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Viewer", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Viewer_memberships(ctx context.Context, field graphql.CollectedField, obj *Viewer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Viewer_memberships(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Memberships, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ViewerMembership) graphql.Marshaler {
+			return ec.marshalNViewerMembership2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐViewerMembershipᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Viewer_memberships(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Viewer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ViewerMembership(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Viewer_eventRoles(ctx context.Context, field graphql.CollectedField, obj *Viewer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Viewer_eventRoles(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventRoles, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ViewerEventRole) graphql.Marshaler {
+			return ec.marshalNViewerEventRole2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐViewerEventRoleᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Viewer_eventRoles(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Viewer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ViewerEventRole(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Viewer_contacts(ctx context.Context, field graphql.CollectedField, obj *Viewer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Viewer_contacts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Contacts, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ViewerContact) graphql.Marshaler {
+			return ec.marshalNViewerContact2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐViewerContactᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Viewer_contacts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Viewer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ViewerContact(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ViewerContact_eventId(ctx context.Context, field graphql.CollectedField, obj *ViewerContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ViewerContact_eventId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ViewerContact_eventId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ViewerContact", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _ViewerContact_contactId(ctx context.Context, field graphql.CollectedField, obj *ViewerContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ViewerContact_contactId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContactID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ViewerContact_contactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ViewerContact", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _ViewerEventRole_eventId(ctx context.Context, field graphql.CollectedField, obj *ViewerEventRole) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ViewerEventRole_eventId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ViewerEventRole_eventId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ViewerEventRole", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _ViewerEventRole_eventMemberId(ctx context.Context, field graphql.CollectedField, obj *ViewerEventRole) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ViewerEventRole_eventMemberId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventMemberID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ViewerEventRole_eventMemberId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ViewerEventRole", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _ViewerEventRole_role(ctx context.Context, field graphql.CollectedField, obj *ViewerEventRole) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ViewerEventRole_role(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Role, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ViewerEventRole_role(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ViewerEventRole", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ViewerMembership_organizationId(ctx context.Context, field graphql.CollectedField, obj *ViewerMembership) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ViewerMembership_organizationId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OrganizationID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ViewerMembership_organizationId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ViewerMembership", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _ViewerMembership_role(ctx context.Context, field graphql.CollectedField, obj *ViewerMembership) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ViewerMembership_role(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Role, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ViewerMembership_role(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ViewerMembership", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _Webhook_id(ctx context.Context, field graphql.CollectedField, obj *Webhook) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -32686,6 +33517,43 @@ func (ec *executionContext) unmarshalInputImportSpeakersInput(ctx context.Contex
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputInviteOrganizationMemberInput(ctx context.Context, obj any) (InviteOrganizationMemberInput, error) {
+	var it InviteOrganizationMemberInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"email", "role"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "email":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("email"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Email = data
+		case "role":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("role"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Role = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputInviteSpeakerPortalsInput(ctx context.Context, obj any) (InviteSpeakerPortalsInput, error) {
 	var it InviteSpeakerPortalsInput
 	if obj == nil {
@@ -37725,6 +38593,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "inviteOrganizationMember":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_inviteOrganizationMember(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "saveTaskTemplate":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_saveTaskTemplate(ctx, field)
@@ -38210,6 +39085,64 @@ func (ec *executionContext) _Organization(ctx context.Context, sel ast.Selection
 	return out
 }
 
+var organizationInvitationImplementors = []string{"OrganizationInvitation"}
+
+func (ec *executionContext) _OrganizationInvitation(ctx context.Context, sel ast.SelectionSet, obj *ent.OrganizationInvitation) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, organizationInvitationImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("OrganizationInvitation")
+		case "id":
+			out.Values[i] = ec._OrganizationInvitation_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "email":
+			out.Values[i] = ec._OrganizationInvitation_email(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "role":
+			out.Values[i] = ec._OrganizationInvitation_role(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._OrganizationInvitation_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "expiresAt":
+			out.Values[i] = ec._OrganizationInvitation_expiresAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var pageInfoImplementors = []string{"PageInfo"}
 
 func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet, obj *entgql.PageInfo[string]) graphql.Marshaler {
@@ -38560,6 +39493,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_organization(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "viewer":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_viewer(ctx, field)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -42325,6 +43280,213 @@ func (ec *executionContext) _TrackSummary(ctx context.Context, sel ast.Selection
 	return out
 }
 
+var viewerImplementors = []string{"Viewer"}
+
+func (ec *executionContext) _Viewer(ctx context.Context, sel ast.SelectionSet, obj *Viewer) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, viewerImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Viewer")
+		case "kind":
+			out.Values[i] = ec._Viewer_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "organizationId":
+			out.Values[i] = ec._Viewer_organizationId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "apiKeyName":
+			out.Values[i] = ec._Viewer_apiKeyName(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "email":
+			out.Values[i] = ec._Viewer_email(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._Viewer_name(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "memberships":
+			out.Values[i] = ec._Viewer_memberships(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "eventRoles":
+			out.Values[i] = ec._Viewer_eventRoles(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "contacts":
+			out.Values[i] = ec._Viewer_contacts(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var viewerContactImplementors = []string{"ViewerContact"}
+
+func (ec *executionContext) _ViewerContact(ctx context.Context, sel ast.SelectionSet, obj *ViewerContact) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, viewerContactImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ViewerContact")
+		case "eventId":
+			out.Values[i] = ec._ViewerContact_eventId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "contactId":
+			out.Values[i] = ec._ViewerContact_contactId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var viewerEventRoleImplementors = []string{"ViewerEventRole"}
+
+func (ec *executionContext) _ViewerEventRole(ctx context.Context, sel ast.SelectionSet, obj *ViewerEventRole) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, viewerEventRoleImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ViewerEventRole")
+		case "eventId":
+			out.Values[i] = ec._ViewerEventRole_eventId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "eventMemberId":
+			out.Values[i] = ec._ViewerEventRole_eventMemberId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "role":
+			out.Values[i] = ec._ViewerEventRole_role(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var viewerMembershipImplementors = []string{"ViewerMembership"}
+
+func (ec *executionContext) _ViewerMembership(ctx context.Context, sel ast.SelectionSet, obj *ViewerMembership) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, viewerMembershipImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ViewerMembership")
+		case "organizationId":
+			out.Values[i] = ec._ViewerMembership_organizationId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "role":
+			out.Values[i] = ec._ViewerMembership_role(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var webhookImplementors = []string{"Webhook"}
 
 func (ec *executionContext) _Webhook(ctx context.Context, sel ast.SelectionSet, obj *Webhook) graphql.Marshaler {
@@ -43870,6 +45032,11 @@ func (ec *executionContext) marshalNInvitation2ᚖgithubᚗcomᚋpodiumᚋpodium
 	return ec._Invitation(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNInviteOrganizationMemberInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐInviteOrganizationMemberInput(ctx context.Context, v any) (InviteOrganizationMemberInput, error) {
+	res, err := ec.unmarshalInputInviteOrganizationMemberInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNInviteSpeakerPortalsInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐInviteSpeakerPortalsInput(ctx context.Context, v any) (InviteSpeakerPortalsInput, error) {
 	res, err := ec.unmarshalInputInviteSpeakerPortalsInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -44033,6 +45200,16 @@ func (ec *executionContext) marshalNOrganization2ᚖgithubᚗcomᚋpodiumᚋpodi
 		return graphql.Null
 	}
 	return ec._Organization(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNOrganizationInvitation2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚐOrganizationInvitation(ctx context.Context, sel ast.SelectionSet, v *ent.OrganizationInvitation) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._OrganizationInvitation(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNOrganizationOrderField2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚐOrganizationOrderField(ctx context.Context, v any) (*ent.OrganizationOrderField, error) {
@@ -45040,6 +46217,26 @@ func (ec *executionContext) marshalNStatusChangeResult2ᚖgithubᚗcomᚋpodium�
 	return ec._StatusChangeResult(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNString2githubᚗcomᚋpodiumᚋpodiumᚋentᚋorganizationinvitationᚐRole(ctx context.Context, v any) (organizationinvitation.Role, error) {
+	var res organizationinvitation.Role
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNString2githubᚗcomᚋpodiumᚋpodiumᚋentᚋorganizationinvitationᚐRole(ctx context.Context, sel ast.SelectionSet, v organizationinvitation.Role) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNString2githubᚗcomᚋpodiumᚋpodiumᚋentᚋorganizationinvitationᚐStatus(ctx context.Context, v any) (organizationinvitation.Status, error) {
+	var res organizationinvitation.Status
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNString2githubᚗcomᚋpodiumᚋpodiumᚋentᚋorganizationinvitationᚐStatus(ctx context.Context, sel ast.SelectionSet, v organizationinvitation.Status) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) unmarshalNString2string(ctx context.Context, v any) (string, error) {
 	res, err := scalar.UnmarshalString(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -45492,6 +46689,104 @@ func (ec *executionContext) unmarshalNUpdateEventInput2githubᚗcomᚋpodiumᚋp
 func (ec *executionContext) unmarshalNUpdateWebhookInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐUpdateWebhookInput(ctx context.Context, v any) (UpdateWebhookInput, error) {
 	res, err := ec.unmarshalInputUpdateWebhookInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNViewer2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐViewer(ctx context.Context, sel ast.SelectionSet, v *Viewer) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Viewer(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNViewerContact2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐViewerContactᚄ(ctx context.Context, sel ast.SelectionSet, v []*ViewerContact) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNViewerContact2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐViewerContact(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNViewerContact2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐViewerContact(ctx context.Context, sel ast.SelectionSet, v *ViewerContact) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ViewerContact(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNViewerEventRole2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐViewerEventRoleᚄ(ctx context.Context, sel ast.SelectionSet, v []*ViewerEventRole) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNViewerEventRole2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐViewerEventRole(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNViewerEventRole2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐViewerEventRole(ctx context.Context, sel ast.SelectionSet, v *ViewerEventRole) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ViewerEventRole(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNViewerKind2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐViewerKind(ctx context.Context, v any) (ViewerKind, error) {
+	var res ViewerKind
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNViewerKind2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐViewerKind(ctx context.Context, sel ast.SelectionSet, v ViewerKind) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNViewerMembership2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐViewerMembershipᚄ(ctx context.Context, sel ast.SelectionSet, v []*ViewerMembership) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNViewerMembership2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐViewerMembership(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNViewerMembership2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐViewerMembership(ctx context.Context, sel ast.SelectionSet, v *ViewerMembership) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ViewerMembership(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNWebhook2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐWebhookᚄ(ctx context.Context, sel ast.SelectionSet, v []*Webhook) graphql.Marshaler {

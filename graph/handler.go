@@ -26,6 +26,7 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/podium/podium/ent/dbx"
+	"github.com/podium/podium/graph/access"
 	"github.com/podium/podium/graph/apperr"
 )
 
@@ -118,6 +119,7 @@ func NewHandler(opts HandlerOptions) http.Handler {
 	if !opts.GenericLists {
 		srv.Use(plainLists{}) // innermost: it wraps what the resolver returns
 	}
+	srv.AroundRootFields(access.AroundRootField) // who may run which root field (docs/people.md)
 	srv.SetErrorPresenter(present)
 	srv.SetRecoverFunc(recoverPanic(opts.Log))
 

@@ -201,6 +201,14 @@ type Invitation struct {
 	CreatedAt time.Time `json:"createdAt"`
 }
 
+// An invitation to join an organization.
+type InviteOrganizationMemberInput struct {
+	// The address to invite; trimmed, compared lower-cased.
+	Email string `json:"email"`
+	// owner, admin or member.
+	Role string `json:"role"`
+}
+
 // The speakers to invite to their portal.
 type InviteSpeakerPortalsInput struct {
 	// Contacts of the event; at least one. Contacts who are not speakers of the event are left out.
@@ -713,6 +721,54 @@ type UpdateWebhookInput struct {
 	EventTypes []string `json:"eventTypes"`
 	// Enabling an endpoint Podium disabled clears disabledReason and its failures.
 	Enabled *bool `json:"enabled"`
+}
+
+// The caller of a request and what they may act as.
+type Viewer struct {
+	// An API key or a person.
+	Kind ViewerKind `json:"kind"`
+	// The organization the caller acts for with an API key's powers: the key's organization, or the
+	// organization where the person is owner or admin (chosen with the Podium-Organization header);
+	// null for a person who is neither anywhere.
+	OrganizationID *string `json:"organizationId"`
+	// The API key's name; null for a person.
+	APIKeyName *string `json:"apiKeyName"`
+	// The person's email address; null for an API key.
+	Email *string `json:"email"`
+	// The person's name; null for an API key.
+	Name *string `json:"name"`
+	// The organizations the person belongs to, with their role; empty for an API key.
+	Memberships []*ViewerMembership `json:"memberships"`
+	// The events where the person is an event member (admin or reviewer); empty for an API key.
+	EventRoles []*ViewerEventRole `json:"eventRoles"`
+	// The event contacts whose email is the person's: the events they speak at; empty for an API key.
+	Contacts []*ViewerContact `json:"contacts"`
+}
+
+// An event contact that is the signed-in person.
+type ViewerContact struct {
+	// The event.
+	EventID string `json:"eventId"`
+	// The contact (the speaker record).
+	ContactID string `json:"contactId"`
+}
+
+// A person's membership of an event.
+type ViewerEventRole struct {
+	// The event.
+	EventID string `json:"eventId"`
+	// The event member record (the reviewer of review rounds).
+	EventMemberID string `json:"eventMemberId"`
+	// admin or reviewer.
+	Role string `json:"role"`
+}
+
+// A person's role in an organization.
+type ViewerMembership struct {
+	// The organization.
+	OrganizationID string `json:"organizationId"`
+	// owner, admin or member.
+	Role string `json:"role"`
 }
 
 // A URL Podium POSTs events to, signed per Standard Webhooks (docs/webhooks.md).
@@ -2117,6 +2173,64 @@ func (e *TaskStatus) UnmarshalJSON(b []byte) error {
 }
 
 func (e TaskStatus) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// What a caller is (docs/people.md).
+type ViewerKind string
+
+const (
+	// An organization API key: an admin of its organization.
+	ViewerKindAPIKey ViewerKind = "API_KEY"
+	// A person signed in by email link, with a browser session.
+	ViewerKindPerson ViewerKind = "PERSON"
+)
+
+var AllViewerKind = []ViewerKind{
+	ViewerKindAPIKey,
+	ViewerKindPerson,
+}
+
+func (e ViewerKind) IsValid() bool {
+	switch e {
+	case ViewerKindAPIKey, ViewerKindPerson:
+		return true
+	}
+	return false
+}
+
+func (e ViewerKind) String() string {
+	return string(e)
+}
+
+func (e *ViewerKind) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = ViewerKind(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid ViewerKind", str)
+	}
+	return nil
+}
+
+func (e ViewerKind) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *ViewerKind) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e ViewerKind) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

@@ -17,6 +17,7 @@ import (
 	"github.com/podium/podium/ent/submission"
 	"github.com/podium/podium/ent/tag"
 	"github.com/podium/podium/ent/track"
+	"github.com/podium/podium/graph/access"
 	"github.com/podium/podium/graph/apperr"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
@@ -76,6 +77,9 @@ func (r *Resolver) node(ctx context.Context, id string) (ent.Noder, error) {
 			return nil, errNodeNotFound
 		}
 		return nil, err
+	}
+	if access.Hidden(ctx, r.client(ctx), n) {
+		return nil, errNodeNotFound
 	}
 	return n, nil
 }

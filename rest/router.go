@@ -72,6 +72,8 @@ type API struct {
 	limit *limiter
 	// metrics count what the router answers.
 	metrics *Metrics
+	// signin serves the sign-in pages and checks browser sessions (signin.go).
+	signin *signIn
 }
 
 // NewHandler returns Podium's HTTP handler.
@@ -89,6 +91,12 @@ func NewHandler(opts Options) http.Handler {
 	if a.metrics == nil {
 		a.metrics = NewMetrics(opts.DB)
 	}
+	publicURL := ""
+	if opts.Resolver != nil && opts.Resolver.Outbox != nil {
+		publicURL = opts.Resolver.Outbox.PublicURL
+	}
+	a.signin = newSignIn(&access.People{DB: opts.DB, Outbox: opts.Resolver.Outbox}, publicURL,
+		func(ctx context.Context, msg string, args ...any) { a.log.ErrorContext(ctx, msg, args...) })
 
 	r := chi.NewRouter()
 	r.Use(a.logRequests, compress, a.recoverPanics, cors)
@@ -101,6 +109,7 @@ func NewHandler(opts Options) http.Handler {
 	r.Get("/readyz", a.ready)
 	r.Method(http.MethodGet, "/metrics", a.metrics.Handler())
 	r.Handle("/graphql", a.graphQL(opts.GraphQL))
+	a.signin.routes(r)
 	r.Get("/graphql/schema.graphql", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = io.WriteString(w, graph.SDL())
@@ -309,37 +318,64 @@ func (a *API) requireKey(next http.Handler) http.Handler {
 	})
 }
 
-// graphQL checks the API key, then hands over to gqlgen. A failed check is answered the GraphQL
-// way, with the code in extensions. GraphiQL itself loads without a key; its queries need one.
+// graphQL checks the caller — an API key, or else a browser session (docs/people.md) — then
+// hands over to gqlgen. A failed check is answered the GraphQL way, with the code in extensions.
+// A write authenticated by cookie from another origin is refused before anything runs. GraphiQL
+// itself loads without a key; its queries need one.
 func (a *API) graphQL(next http.Handler) http.Handler {
+	refuse := func(w http.ResponseWriter, r *http.Request, err error) {
+		e, ok := graph.ErrorOf(err)
+		if !ok {
+			a.log.ErrorContext(r.Context(), "request failed", "err", err, "path", r.URL.Path)
+		}
+		writeJSON(w, e.Status, map[string]any{"errors": []any{map[string]any{
+			"message": e.Message, "extensions": map[string]any{"code": e.Code},
+		}}})
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if graph.WantsGraphiQL(r) {
 			next.ServeHTTP(w, r)
 			return
 		}
-		v, err := a.auth.Authenticate(r.Context(), r.Header.Get("Authorization"))
+		v, bucket, err := a.graphQLViewer(r)
 		if err != nil {
-			e, ok := graph.ErrorOf(err)
-			if !ok {
-				a.log.ErrorContext(r.Context(), "request failed", "err", err, "path", r.URL.Path)
-			}
-			writeJSON(w, e.Status, map[string]any{"errors": []any{map[string]any{
-				"message": e.Message, "extensions": map[string]any{"code": e.Code},
-			}}})
+			refuse(w, r, err)
 			return
 		}
-		if err := a.limit.allow(w, v.APIKeyID); err != nil {
-			e, _ := graph.ErrorOf(err)
-			writeJSON(w, e.Status, map[string]any{"errors": []any{map[string]any{
-				"message": e.Message, "extensions": map[string]any{"code": e.Code},
-			}}})
+		if err := a.limit.allow(w, bucket); err != nil {
+			refuse(w, r, err)
 			return
 		}
-		noteKey(r.Context(), v.APIKeyID)
+		if v.APIKeyID != "" {
+			noteKey(r.Context(), v.APIKeyID)
+		}
 		r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
 		ctx := graph.WithObserver(viewer.NewContext(r.Context(), v), a.metrics.ObserveGraphQL)
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
+}
+
+// graphQLViewer is the caller of a GraphQL request and its rate-limit bucket: the API key of the
+// Authorization header when there is one (as before sessions existed), else the person of the
+// session cookie. A cookie-authenticated write from another origin is refused.
+func (a *API) graphQLViewer(r *http.Request) (*viewer.Viewer, string, error) {
+	header := r.Header.Get("Authorization")
+	secret := a.signin.sessionSecret(r)
+	if header != "" || secret == "" {
+		v, err := a.auth.Authenticate(r.Context(), header)
+		if err != nil {
+			return nil, "", err
+		}
+		return v, v.APIKeyID, nil
+	}
+	if err := a.signin.cop.Check(r); err != nil {
+		return nil, "", apperr.Forbidden("A request from another site cannot use your session")
+	}
+	p, err := a.signin.people.Authenticate(r.Context(), secret)
+	if err != nil {
+		return nil, "", err
+	}
+	return access.PersonViewer(p, r.Header.Get("Podium-Organization")), "user:" + p.UserID, nil
 }
 
 func (a *API) ready(w http.ResponseWriter, r *http.Request) {

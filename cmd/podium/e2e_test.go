@@ -118,9 +118,10 @@ type e2eServer struct {
 }
 
 // startE2EServer builds ./cmd/podium, starts podium serve on a fresh migrated database and a free
-// loopback port, and waits until it is ready. Emails are logged and marked sent (no SMTP_URL). The
-// server is stopped when t ends, and its log is shown if t failed.
-func startE2EServer(t *testing.T) *e2eServer {
+// loopback port, and waits until it is ready. Emails are logged and marked sent (no SMTP_URL)
+// unless env says otherwise: env ("NAME=value") overrides the defaults. The server is stopped
+// when t ends, and its log is shown if t failed.
+func startE2EServer(t *testing.T, env ...string) *e2eServer {
 	t.Helper()
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "podium")
@@ -140,6 +141,7 @@ func startE2EServer(t *testing.T) *e2eServer {
 		"SMTP_URL=",
 		"PODIUM_DEBUG=",
 	)
+	s.env = append(s.env, env...)
 	logPath := filepath.Join(dir, "podium.log")
 	logFile, err := os.Create(logPath)
 	require.NoError(t, err)

@@ -211,7 +211,7 @@ func TestApplicationRole(t *testing.T) {
 	require.NoError(t, err)
 	open, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	require.NoError(t, err)
-	require.Equal(t, []string{"podium_schema_migrations", "users"}, open)
+	require.Equal(t, []string{"browser_sessions", "podium_schema_migrations", "sign_in_tokens", "users"}, open)
 }
 
 // tenantTables returns the tables with row-level security enabled, each with whether it is forced.

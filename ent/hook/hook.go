@@ -33,6 +33,18 @@ func (f APIKeyFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, erro
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.APIKeyMutation", m)
 }
 
+// The BrowserSessionFunc type is an adapter to allow the use of ordinary
+// function as BrowserSession mutator.
+type BrowserSessionFunc func(context.Context, *ent.BrowserSessionMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f BrowserSessionFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.BrowserSessionMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.BrowserSessionMutation", m)
+}
+
 // The ContactFunc type is an adapter to allow the use of ordinary
 // function as Contact mutator.
 type ContactFunc func(context.Context, *ent.ContactMutation) (ent.Value, error)
@@ -271,6 +283,18 @@ func (f RoomFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error)
 		return f(ctx, mv)
 	}
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.RoomMutation", m)
+}
+
+// The SignInTokenFunc type is an adapter to allow the use of ordinary
+// function as SignInToken mutator.
+type SignInTokenFunc func(context.Context, *ent.SignInTokenMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f SignInTokenFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.SignInTokenMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.SignInTokenMutation", m)
 }
 
 // The SubmissionFunc type is an adapter to allow the use of ordinary

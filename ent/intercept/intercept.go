@@ -10,6 +10,7 @@ import (
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/aireviewresult"
 	"github.com/podium/podium/ent/apikey"
+	"github.com/podium/podium/ent/browsersession"
 	"github.com/podium/podium/ent/contact"
 	"github.com/podium/podium/ent/deliverableassignment"
 	"github.com/podium/podium/ent/emaillog"
@@ -31,6 +32,7 @@ import (
 	"github.com/podium/podium/ent/reviewround"
 	"github.com/podium/podium/ent/reviewroundmember"
 	"github.com/podium/podium/ent/room"
+	"github.com/podium/podium/ent/signintoken"
 	"github.com/podium/podium/ent/submission"
 	"github.com/podium/podium/ent/submissionparticipant"
 	"github.com/podium/podium/ent/tag"
@@ -152,6 +154,33 @@ func (f TraverseAPIKey) Traverse(ctx context.Context, q ent.Query) error {
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.APIKeyQuery", q)
+}
+
+// The BrowserSessionFunc type is an adapter to allow the use of ordinary function as a Querier.
+type BrowserSessionFunc func(context.Context, *ent.BrowserSessionQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f BrowserSessionFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.BrowserSessionQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.BrowserSessionQuery", q)
+}
+
+// The TraverseBrowserSession type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseBrowserSession func(context.Context, *ent.BrowserSessionQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseBrowserSession) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseBrowserSession) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.BrowserSessionQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.BrowserSessionQuery", q)
 }
 
 // The ContactFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -694,6 +723,33 @@ func (f TraverseRoom) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.RoomQuery", q)
 }
 
+// The SignInTokenFunc type is an adapter to allow the use of ordinary function as a Querier.
+type SignInTokenFunc func(context.Context, *ent.SignInTokenQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f SignInTokenFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.SignInTokenQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.SignInTokenQuery", q)
+}
+
+// The TraverseSignInToken type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseSignInToken func(context.Context, *ent.SignInTokenQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseSignInToken) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseSignInToken) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.SignInTokenQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.SignInTokenQuery", q)
+}
+
 // The SubmissionFunc type is an adapter to allow the use of ordinary function as a Querier.
 type SubmissionFunc func(context.Context, *ent.SubmissionQuery) (ent.Value, error)
 
@@ -998,6 +1054,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.AIReviewResultQuery, predicate.AIReviewResult, aireviewresult.OrderOption]{typ: ent.TypeAIReviewResult, tq: q}, nil
 	case *ent.APIKeyQuery:
 		return &query[*ent.APIKeyQuery, predicate.APIKey, apikey.OrderOption]{typ: ent.TypeAPIKey, tq: q}, nil
+	case *ent.BrowserSessionQuery:
+		return &query[*ent.BrowserSessionQuery, predicate.BrowserSession, browsersession.OrderOption]{typ: ent.TypeBrowserSession, tq: q}, nil
 	case *ent.ContactQuery:
 		return &query[*ent.ContactQuery, predicate.Contact, contact.OrderOption]{typ: ent.TypeContact, tq: q}, nil
 	case *ent.DeliverableAssignmentQuery:
@@ -1038,6 +1096,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.ReviewRoundMemberQuery, predicate.ReviewRoundMember, reviewroundmember.OrderOption]{typ: ent.TypeReviewRoundMember, tq: q}, nil
 	case *ent.RoomQuery:
 		return &query[*ent.RoomQuery, predicate.Room, room.OrderOption]{typ: ent.TypeRoom, tq: q}, nil
+	case *ent.SignInTokenQuery:
+		return &query[*ent.SignInTokenQuery, predicate.SignInToken, signintoken.OrderOption]{typ: ent.TypeSignInToken, tq: q}, nil
 	case *ent.SubmissionQuery:
 		return &query[*ent.SubmissionQuery, predicate.Submission, submission.OrderOption]{typ: ent.TypeSubmission, tq: q}, nil
 	case *ent.SubmissionParticipantQuery:

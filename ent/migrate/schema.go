@@ -80,6 +80,44 @@ var (
 			},
 		},
 	}
+	// BrowserSessionsColumns holds the columns for the "browser_sessions" table.
+	BrowserSessionsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "hash", Type: field.TypeString, Unique: true},
+		{Name: "expires_at", Type: field.TypeTime},
+		{Name: "last_seen_at", Type: field.TypeTime},
+		{Name: "revoked_at", Type: field.TypeTime, Nullable: true},
+		{Name: "user_agent", Type: field.TypeString, Nullable: true, Size: 500},
+		{Name: "user_id", Type: field.TypeString, Size: 40},
+	}
+	// BrowserSessionsTable holds the schema information for the "browser_sessions" table.
+	BrowserSessionsTable = &schema.Table{
+		Name:       "browser_sessions",
+		Columns:    BrowserSessionsColumns,
+		PrimaryKey: []*schema.Column{BrowserSessionsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "browser_sessions_users_browser_sessions",
+				Columns:    []*schema.Column{BrowserSessionsColumns[8]},
+				RefColumns: []*schema.Column{UsersColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "browsersession_user_id",
+				Unique:  false,
+				Columns: []*schema.Column{BrowserSessionsColumns[8]},
+			},
+			{
+				Name:    "browsersession_expires_at",
+				Unique:  false,
+				Columns: []*schema.Column{BrowserSessionsColumns[4]},
+			},
+		},
+	}
 	// ContactsColumns holds the columns for the "contacts" table.
 	ContactsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
@@ -905,6 +943,30 @@ var (
 			},
 		},
 	}
+	// SignInTokensColumns holds the columns for the "sign_in_tokens" table.
+	SignInTokensColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "email", Type: field.TypeString},
+		{Name: "hash", Type: field.TypeString, Unique: true},
+		{Name: "next", Type: field.TypeString, Default: "/me"},
+		{Name: "expires_at", Type: field.TypeTime},
+		{Name: "used_at", Type: field.TypeTime, Nullable: true},
+	}
+	// SignInTokensTable holds the schema information for the "sign_in_tokens" table.
+	SignInTokensTable = &schema.Table{
+		Name:       "sign_in_tokens",
+		Columns:    SignInTokensColumns,
+		PrimaryKey: []*schema.Column{SignInTokensColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "signintoken_expires_at",
+				Unique:  false,
+				Columns: []*schema.Column{SignInTokensColumns[6]},
+			},
+		},
+	}
 	// SubmissionsColumns holds the columns for the "submissions" table.
 	SubmissionsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
@@ -1484,6 +1546,7 @@ var (
 	Tables = []*schema.Table{
 		AiReviewResultsTable,
 		APIKeysTable,
+		BrowserSessionsTable,
 		ContactsTable,
 		DeliverableAssignmentsTable,
 		EmailLogTable,
@@ -1504,6 +1567,7 @@ var (
 		ReviewRoundsTable,
 		ReviewRoundMembersTable,
 		RoomsTable,
+		SignInTokensTable,
 		SubmissionsTable,
 		SubmissionParticipantsTable,
 		TagsTable,
@@ -1532,6 +1596,10 @@ func init() {
 	APIKeysTable.ForeignKeys[0].RefTable = OrganizationsTable
 	APIKeysTable.Annotation = &entsql.Annotation{
 		Table: "api_keys",
+	}
+	BrowserSessionsTable.ForeignKeys[0].RefTable = UsersTable
+	BrowserSessionsTable.Annotation = &entsql.Annotation{
+		Table: "browser_sessions",
 	}
 	ContactsTable.ForeignKeys[0].RefTable = EventsTable
 	DeliverableAssignmentsTable.ForeignKeys[0].RefTable = ContactsTable
@@ -1575,6 +1643,9 @@ func init() {
 	ReviewRoundMembersTable.ForeignKeys[0].RefTable = EventMembersTable
 	ReviewRoundMembersTable.ForeignKeys[1].RefTable = ReviewRoundsTable
 	RoomsTable.ForeignKeys[0].RefTable = EventsTable
+	SignInTokensTable.Annotation = &entsql.Annotation{
+		Table: "sign_in_tokens",
+	}
 	SubmissionsTable.ForeignKeys[0].RefTable = ContactsTable
 	SubmissionsTable.ForeignKeys[1].RefTable = EventsTable
 	SubmissionsTable.ForeignKeys[2].RefTable = FormsTable

@@ -12,6 +12,9 @@ type AIReviewResult func(*sql.Selector)
 // APIKey is the predicate function for apikey builders.
 type APIKey func(*sql.Selector)
 
+// BrowserSession is the predicate function for browsersession builders.
+type BrowserSession func(*sql.Selector)
+
 // Contact is the predicate function for contact builders.
 type Contact func(*sql.Selector)
 
@@ -71,6 +74,9 @@ type ReviewRoundMember func(*sql.Selector)
 
 // Room is the predicate function for room builders.
 type Room func(*sql.Selector)
+
+// SignInToken is the predicate function for signintoken builders.
+type SignInToken func(*sql.Selector)
 
 // Submission is the predicate function for submission builders.
 type Submission func(*sql.Selector)

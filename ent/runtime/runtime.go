@@ -7,6 +7,7 @@ import (
 
 	"github.com/podium/podium/ent/aireviewresult"
 	"github.com/podium/podium/ent/apikey"
+	"github.com/podium/podium/ent/browsersession"
 	"github.com/podium/podium/ent/contact"
 	"github.com/podium/podium/ent/deliverableassignment"
 	"github.com/podium/podium/ent/emaillog"
@@ -29,6 +30,7 @@ import (
 	"github.com/podium/podium/ent/room"
 	"github.com/podium/podium/ent/schema"
 	"github.com/podium/podium/ent/schema/agenda"
+	"github.com/podium/podium/ent/signintoken"
 	"github.com/podium/podium/ent/submission"
 	"github.com/podium/podium/ent/submissionparticipant"
 	"github.com/podium/podium/ent/tag"
@@ -141,6 +143,51 @@ func init() {
 	// apikey.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	apikey.IDValidator = func() func(string) error {
 		validators := apikeyDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	browsersessionMixin := schema.BrowserSession{}.Mixin()
+	browsersessionMixinFields0 := browsersessionMixin[0].Fields()
+	_ = browsersessionMixinFields0
+	browsersessionMixinFields1 := browsersessionMixin[1].Fields()
+	_ = browsersessionMixinFields1
+	browsersessionFields := schema.BrowserSession{}.Fields()
+	_ = browsersessionFields
+	// browsersessionDescCreatedAt is the schema descriptor for created_at field.
+	browsersessionDescCreatedAt := browsersessionMixinFields1[0].Descriptor()
+	// browsersession.DefaultCreatedAt holds the default value on creation for the created_at field.
+	browsersession.DefaultCreatedAt = browsersessionDescCreatedAt.Default.(func() time.Time)
+	// browsersessionDescUpdatedAt is the schema descriptor for updated_at field.
+	browsersessionDescUpdatedAt := browsersessionMixinFields1[1].Descriptor()
+	// browsersession.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	browsersession.DefaultUpdatedAt = browsersessionDescUpdatedAt.Default.(func() time.Time)
+	// browsersession.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	browsersession.UpdateDefaultUpdatedAt = browsersessionDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// browsersessionDescHash is the schema descriptor for hash field.
+	browsersessionDescHash := browsersessionFields[1].Descriptor()
+	// browsersession.HashValidator is a validator for the "hash" field. It is called by the builders before save.
+	browsersession.HashValidator = browsersessionDescHash.Validators[0].(func(string) error)
+	// browsersessionDescUserAgent is the schema descriptor for user_agent field.
+	browsersessionDescUserAgent := browsersessionFields[5].Descriptor()
+	// browsersession.UserAgentValidator is a validator for the "user_agent" field. It is called by the builders before save.
+	browsersession.UserAgentValidator = browsersessionDescUserAgent.Validators[0].(func(string) error)
+	// browsersessionDescID is the schema descriptor for id field.
+	browsersessionDescID := browsersessionMixinFields0[0].Descriptor()
+	// browsersession.DefaultID holds the default value on creation for the id field.
+	browsersession.DefaultID = browsersessionDescID.Default.(func() string)
+	// browsersession.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	browsersession.IDValidator = func() func(string) error {
+		validators := browsersessionDescID.Validators
 		fns := [...]func(string) error{
 			validators[0].(func(string) error),
 			validators[1].(func(string) error),
@@ -1349,6 +1396,57 @@ func init() {
 	// room.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	room.IDValidator = func() func(string) error {
 		validators := roomDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	signintokenMixin := schema.SignInToken{}.Mixin()
+	signintokenMixinFields0 := signintokenMixin[0].Fields()
+	_ = signintokenMixinFields0
+	signintokenMixinFields1 := signintokenMixin[1].Fields()
+	_ = signintokenMixinFields1
+	signintokenFields := schema.SignInToken{}.Fields()
+	_ = signintokenFields
+	// signintokenDescCreatedAt is the schema descriptor for created_at field.
+	signintokenDescCreatedAt := signintokenMixinFields1[0].Descriptor()
+	// signintoken.DefaultCreatedAt holds the default value on creation for the created_at field.
+	signintoken.DefaultCreatedAt = signintokenDescCreatedAt.Default.(func() time.Time)
+	// signintokenDescUpdatedAt is the schema descriptor for updated_at field.
+	signintokenDescUpdatedAt := signintokenMixinFields1[1].Descriptor()
+	// signintoken.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	signintoken.DefaultUpdatedAt = signintokenDescUpdatedAt.Default.(func() time.Time)
+	// signintoken.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	signintoken.UpdateDefaultUpdatedAt = signintokenDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// signintokenDescEmail is the schema descriptor for email field.
+	signintokenDescEmail := signintokenFields[0].Descriptor()
+	// signintoken.EmailValidator is a validator for the "email" field. It is called by the builders before save.
+	signintoken.EmailValidator = signintokenDescEmail.Validators[0].(func(string) error)
+	// signintokenDescHash is the schema descriptor for hash field.
+	signintokenDescHash := signintokenFields[1].Descriptor()
+	// signintoken.HashValidator is a validator for the "hash" field. It is called by the builders before save.
+	signintoken.HashValidator = signintokenDescHash.Validators[0].(func(string) error)
+	// signintokenDescNext is the schema descriptor for next field.
+	signintokenDescNext := signintokenFields[2].Descriptor()
+	// signintoken.DefaultNext holds the default value on creation for the next field.
+	signintoken.DefaultNext = signintokenDescNext.Default.(string)
+	// signintoken.NextValidator is a validator for the "next" field. It is called by the builders before save.
+	signintoken.NextValidator = signintokenDescNext.Validators[0].(func(string) error)
+	// signintokenDescID is the schema descriptor for id field.
+	signintokenDescID := signintokenMixinFields0[0].Descriptor()
+	// signintoken.DefaultID holds the default value on creation for the id field.
+	signintoken.DefaultID = signintokenDescID.Default.(func() string)
+	// signintoken.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	signintoken.IDValidator = func() func(string) error {
+		validators := signintokenDescID.Validators
 		fns := [...]func(string) error{
 			validators[0].(func(string) error),
 			validators[1].(func(string) error),

@@ -79,6 +79,8 @@ func (User) Edges() []ent.Edge {
 			Annotations(entsql.OnDelete(entsql.Cascade)),
 		edge.To("event_memberships", EventMember.Type).
 			Annotations(entsql.OnDelete(entsql.Cascade)),
+		edge.To("browser_sessions", BrowserSession.Type).
+			Annotations(entsql.OnDelete(entsql.Cascade)),
 	}
 }
 

@@ -28,6 +28,8 @@ const (
 	EdgeOrganizationMemberships = "organization_memberships"
 	// EdgeEventMemberships holds the string denoting the event_memberships edge name in mutations.
 	EdgeEventMemberships = "event_memberships"
+	// EdgeBrowserSessions holds the string denoting the browser_sessions edge name in mutations.
+	EdgeBrowserSessions = "browser_sessions"
 	// Table holds the table name of the user in the database.
 	Table = "users"
 	// OrganizationMembershipsTable is the table that holds the organization_memberships relation/edge.
@@ -44,6 +46,13 @@ const (
 	EventMembershipsInverseTable = "event_members"
 	// EventMembershipsColumn is the table column denoting the event_memberships relation/edge.
 	EventMembershipsColumn = "user_id"
+	// BrowserSessionsTable is the table that holds the browser_sessions relation/edge.
+	BrowserSessionsTable = "browser_sessions"
+	// BrowserSessionsInverseTable is the table name for the BrowserSession entity.
+	// It exists in this package in order to avoid circular dependency with the "browsersession" package.
+	BrowserSessionsInverseTable = "browser_sessions"
+	// BrowserSessionsColumn is the table column denoting the browser_sessions relation/edge.
+	BrowserSessionsColumn = "user_id"
 )
 
 // Columns holds all SQL columns for user fields.
@@ -145,6 +154,20 @@ func ByEventMemberships(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption 
 		sqlgraph.OrderByNeighborTerms(s, newEventMembershipsStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
 }
+
+// ByBrowserSessionsCount orders the results by browser_sessions count.
+func ByBrowserSessionsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newBrowserSessionsStep(), opts...)
+	}
+}
+
+// ByBrowserSessions orders the results by browser_sessions terms.
+func ByBrowserSessions(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newBrowserSessionsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
 func newOrganizationMembershipsStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
@@ -157,5 +180,12 @@ func newEventMembershipsStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(EventMembershipsInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, EventMembershipsTable, EventMembershipsColumn),
+	)
+}
+func newBrowserSessionsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(BrowserSessionsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, BrowserSessionsTable, BrowserSessionsColumn),
 	)
 }

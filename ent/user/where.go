@@ -421,6 +421,29 @@ func HasEventMembershipsWith(preds ...predicate.EventMember) predicate.User {
 	})
 }
 
+// HasBrowserSessions applies the HasEdge predicate on the "browser_sessions" edge.
+func HasBrowserSessions() predicate.User {
+	return predicate.User(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, BrowserSessionsTable, BrowserSessionsColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasBrowserSessionsWith applies the HasEdge predicate on the "browser_sessions" edge with a given conditions (other predicates).
+func HasBrowserSessionsWith(preds ...predicate.BrowserSession) predicate.User {
+	return predicate.User(func(s *sql.Selector) {
+		step := newBrowserSessionsStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
 // And groups predicates with the AND operator between them.
 func And(predicates ...predicate.User) predicate.User {
 	return predicate.User(sql.AndPredicates(predicates...))

@@ -40,11 +40,15 @@ const (
 	SessionUnscheduled = "session_unscheduled"
 	ReviewerInvitation = "reviewer_invitation"
 	ReviewReminder     = "review_reminder"
+	// SignIn carries a one-time sign-in link (docs/people.md); Count is its lifetime in minutes.
+	SignIn = "sign_in"
+	// OrganizationInvitation invites someone to an organization; RoundName holds the role.
+	OrganizationInvitation = "organization_invitation"
 )
 
 // Names lists every template, for tests and tools.
 var Names = []string{PortalInvitation, SessionAccepted, SessionDeclined, SessionCancelled,
-	SessionReinstated, CalendarInvite, SessionUnscheduled, ReviewerInvitation, ReviewReminder}
+	SessionReinstated, CalendarInvite, SessionUnscheduled, ReviewerInvitation, ReviewReminder, SignIn, OrganizationInvitation}
 
 // Data is what templates may use. EventName, FirstName and Link are in every email.
 type Data struct {

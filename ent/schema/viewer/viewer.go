@@ -19,15 +19,59 @@ import (
 	"errors"
 )
 
-// Viewer is the caller of a request: an organization API key. Every request that passed the API
-// key check has one.
+// Viewer is the caller of a request: an organization API key, or a person signed in through a
+// browser session (docs/people.md). Every request that passed the API key or session check has one.
 type Viewer struct {
-	// OrganizationID scopes every query: data of other organizations is invisible.
+	// OrganizationID scopes every query: data of other organizations is invisible. For a person
+	// it is the organization they act for as a member (Role), and empty when they are no
+	// organization's member: such a person reaches only what package access grants people.
 	OrganizationID string
 	// APIKeyID and APIKeyName identify the key, recorded as the actor of writes. Both are empty
-	// for background work done for an organization (see WithOrganization).
+	// for background work done for an organization (see WithOrganization) and for a person.
 	APIKeyID   string
 	APIKeyName string
+	// Person is the signed-in person, nil for an API key and background work.
+	Person *Person
+	// Role is the person's role in OrganizationID: owner, admin or member (who reads and
+	// changes nothing); empty for an API key.
+	Role string
+}
+
+// Person is someone signed in by email link: a user, with every role their address has in
+// Podium. A person spans organizations; their organization scope comes from these roles.
+type Person struct {
+	UserID string
+	Email  string
+	Name   string
+	// SessionID is the browser session's row id (not its secret).
+	SessionID string
+	// Memberships are the organizations the person belongs to, with their role.
+	Memberships []Membership
+	// EventRoles are the events where the person is an event member (admin or reviewer).
+	EventRoles []EventRole
+	// Contacts are the event contacts whose email is the person's: the events they speak at.
+	Contacts []Contact
+}
+
+// Membership is a person's role in an organization: owner, admin or member.
+type Membership struct {
+	OrganizationID string
+	Role           string
+}
+
+// EventRole is a person's event membership: role admin or reviewer.
+type EventRole struct {
+	OrganizationID string
+	EventID        string
+	MemberID       string
+	Role           string
+}
+
+// Contact is an event contact whose email is the person's.
+type Contact struct {
+	OrganizationID string
+	EventID        string
+	ContactID      string
 }
 
 // ErrNoScope is returned for a query on a tenant table from a context that is neither scoped to

@@ -1,0 +1,76 @@
+package access
+
+// Rule says who may run a root field of the GraphQL schema (docs/people.md). Every query and
+// mutation field has one in Rules; a field without one is refused to people (RootField) and
+// fails the authorization matrix test (rest/authz_matrix_test.go), so a new field cannot ship
+// without a decision.
+type Rule int
+
+const (
+	// Admins may run it: API keys, and people who are owner or admin of the organization.
+	Admins Rule = iota + 1
+	// Staff may run it: admins, and organization members (who read and change nothing, so only
+	// queries have this rule).
+	Staff
+	// Anyone authenticated may run it, people with no organization role included: it answers
+	// about the caller alone.
+	Anyone
+)
+
+// Rules is who may run each root field, keyed "Query.name" or "Mutation.name". Reviewer and
+// speaker access to their own records is not built yet (docs/people.md): until it is, no field
+// reaches them beyond Anyone.
+var Rules = map[string]Rule{
+	"Query.__schema":                    Anyone,
+	"Query.__type":                      Anyone,
+	"Query.viewer":                      Anyone,
+	"Query.node":                        Staff,
+	"Query.nodes":                       Staff,
+	"Query.events":                      Staff,
+	"Query.event":                       Staff,
+	"Query.organization":                Staff,
+	"Mutation.createEvent":              Admins,
+	"Mutation.updateEvent":              Admins,
+	"Mutation.scheduleSession":          Admins,
+	"Mutation.publishAgenda":            Admins,
+	"Mutation.unpublishAgenda":          Admins,
+	"Mutation.sendCalendarInvites":      Admins,
+	"Mutation.saveLibraryItem":          Admins,
+	"Mutation.deleteLibraryItem":        Admins,
+	"Mutation.inviteOrganizationMember": Admins,
+	"Mutation.saveTaskTemplate":         Admins,
+	"Mutation.deleteTaskTemplate":       Admins,
+	"Mutation.saveFileRequirement":      Admins,
+	"Mutation.deleteFileRequirement":    Admins,
+	"Mutation.setTaskStatus":            Admins,
+	"Mutation.recordDeliverableUpload":  Admins,
+	"Mutation.clearDeliverableUpload":   Admins,
+	"Mutation.createResource":           Admins,
+	"Mutation.updateResource":           Admins,
+	"Mutation.deleteResource":           Admins,
+	"Mutation.reorderResources":         Admins,
+	"Mutation.saveReviewRound":          Admins,
+	"Mutation.addReviewer":              Admins,
+	"Mutation.assignReviews":            Admins,
+	"Mutation.unassignReview":           Admins,
+	"Mutation.autoDistributeReviews":    Admins,
+	"Mutation.setReviewerTracks":        Admins,
+	"Mutation.sendReviewReminders":      Admins,
+	"Mutation.submitReviewAnswers":      Admins,
+	"Mutation.recuseReview":             Admins,
+	"Mutation.generateAiReview":         Admins,
+	"Mutation.overrideAiReview":         Admins,
+	"Mutation.scoreRoundWithAi":         Admins,
+	"Mutation.createSession":            Admins,
+	"Mutation.cancelSession":            Admins,
+	"Mutation.reinstateSession":         Admins,
+	"Mutation.deleteSession":            Admins,
+	"Mutation.setSessionSpeakers":       Admins,
+	"Mutation.saveSpeaker":              Admins,
+	"Mutation.setSpeakerWorkflow":       Admins,
+	"Mutation.importSpeakers":           Admins,
+	"Mutation.inviteSpeakerPortals":     Admins,
+	"Mutation.createSubmission":         Admins,
+	"Mutation.changeSubmissionStatus":   Admins,
+	"Mutation.decideSubmissions":        Admins,
+}

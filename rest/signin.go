@@ -1,0 +1,381 @@
+package rest
+
+import (
+	"context"
+	"encoding/json"
+	"html/template"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"golang.org/x/time/rate"
+
+	"github.com/podium/podium/ent/schema/viewer"
+	"github.com/podium/podium/graph/access"
+	"github.com/podium/podium/graph/apperr"
+)
+
+// Sign-in by email link and browser sessions (docs/people.md). These pages and endpoints live
+// outside /api/v1, which stays API-key only: they are for people in browsers.
+//
+//	GET  /auth/signin              a form asking for an email address
+//	POST /auth/signin              send a link (form or JSON {"email","next"}); 202, whatever the address
+//	GET  /auth/link?token=…        a page with a button: mail scanners that open links do not burn them
+//	POST /auth/link                consume the token, start a new session, 303 to where the link leads
+//	POST /auth/signout             end this session
+//	POST /auth/signout-everywhere  end every session of this person
+//	GET  /me                       who is signed in and what they may do
+//	GET  /portal…, /reviews…       where emails lead: sign in first, then /me's page for now
+
+// Rates of sign-in requests, per address and per client address (IP): a few links a quarter
+// hour for one address is what a person needs, and the limit keeps a stranger from filling
+// someone's inbox. Both live in this process, like the API key buckets.
+var (
+	signInPerAddress = rate.Every(3 * time.Minute) // 5 at once, then one every 3 minutes
+	signInPerClient  = rate.Every(6 * time.Second) // 20 at once, then 10 a minute
+)
+
+const (
+	signInAddressBurst = 5
+	signInClientBurst  = 20
+	// signInWorkers bounds the sign-in emails being prepared at once.
+	signInWorkers = 4
+)
+
+// signIn is the state of the sign-in endpoints.
+type signIn struct {
+	people *access.People
+	// secure marks the cookie Secure (PUBLIC_URL is https) and names it with the __Host- prefix,
+	// which browsers accept only for Secure, host-only cookies on path /.
+	secure bool
+	cop    *http.CrossOriginProtection
+
+	mu        sync.Mutex
+	addresses map[string]*rate.Limiter
+	clients   map[string]*rate.Limiter
+	// work bounds the links being prepared in the background.
+	work chan struct{}
+	log  func(ctx context.Context, msg string, args ...any)
+}
+
+func newSignIn(people *access.People, publicURL string, log func(ctx context.Context, msg string, args ...any)) *signIn {
+	return &signIn{
+		people: people, secure: strings.HasPrefix(publicURL, "https://"),
+		cop:       http.NewCrossOriginProtection(),
+		addresses: map[string]*rate.Limiter{}, clients: map[string]*rate.Limiter{},
+		work: make(chan struct{}, signInWorkers), log: log,
+	}
+}
+
+// cookieName is the session cookie's name.
+func (s *signIn) cookieName() string {
+	if s.secure {
+		return "__Host-podium_session"
+	}
+	return "podium_session"
+}
+
+// sessionSecret returns the session cookie's value of r, or "".
+func (s *signIn) sessionSecret(r *http.Request) string {
+	c, err := r.Cookie(s.cookieName())
+	if err != nil {
+		return ""
+	}
+	return c.Value
+}
+
+func (s *signIn) setCookie(w http.ResponseWriter, value string, expires time.Time) {
+	c := &http.Cookie{Name: s.cookieName(), Value: value, Path: "/", HttpOnly: true, Secure: s.secure,
+		SameSite: http.SameSiteLaxMode}
+	if value == "" {
+		c.MaxAge = -1
+	} else {
+		c.Expires = expires
+	}
+	http.SetCookie(w, c)
+}
+
+// routes mounts the sign-in pages. Every POST is refused when it comes from another origin.
+func (s *signIn) routes(r chi.Router) {
+	r.Get("/auth/signin", s.signInPage)
+	r.Post("/auth/signin", s.guard(s.requestLink))
+	r.Get("/auth/link", s.linkPage)
+	r.Post("/auth/link", s.guard(s.followLink))
+	r.Post("/auth/signout", s.guard(s.signOut))
+	r.Post("/auth/signout-everywhere", s.guard(s.signOutEverywhere))
+	r.Get("/me", s.mePage)
+	// Where Podium's emails lead (portal invitations, reviewer invitations and reminders): the
+	// sign-in page, then who is signed in, until the portal and reviewer pages exist.
+	for _, p := range []string{"/portal", "/portal/*", "/reviews", "/reviews/*"} {
+		r.Get(p, s.landing)
+	}
+}
+
+// landing serves a page an email links to: a person not signed in is sent to sign in and
+// brought back; a signed-in person sees who they are and what they may do.
+func (s *signIn) landing(w http.ResponseWriter, r *http.Request) {
+	if s.person(r) == nil {
+		http.Redirect(w, r, "/auth/signin?next="+url.QueryEscape(access.SafeNext(r.URL.RequestURI())), http.StatusSeeOther)
+		return
+	}
+	s.mePage(w, r)
+}
+
+// guard refuses cross-origin writes: a page on another site cannot sign a browser in or out.
+func (s *signIn) guard(next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if err := s.cop.Check(r); err != nil {
+			writePage(w, http.StatusForbidden, "Refused", "This request came from another site and was refused.", nil)
+			return
+		}
+		next(w, r)
+	}
+}
+
+// allow takes a token from the buckets of the address and of the client.
+func (s *signIn) allow(addr, client string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.addresses) > maxBuckets {
+		s.addresses = map[string]*rate.Limiter{}
+	}
+	if len(s.clients) > maxBuckets {
+		s.clients = map[string]*rate.Limiter{}
+	}
+	a, ok := s.addresses[addr]
+	if !ok {
+		a = rate.NewLimiter(signInPerAddress, signInAddressBurst)
+		s.addresses[addr] = a
+	}
+	c, ok := s.clients[client]
+	if !ok {
+		c = rate.NewLimiter(signInPerClient, signInClientBurst)
+		s.clients[client] = c
+	}
+	// Both must allow; a refused client does not spend the address's token, and the reverse.
+	now := time.Now()
+	ra, rc := a.ReserveN(now, 1), c.ReserveN(now, 1)
+	if ra.DelayFrom(now) > 0 || rc.DelayFrom(now) > 0 {
+		ra.CancelAt(now)
+		rc.CancelAt(now)
+		return false
+	}
+	return true
+}
+
+// clientAddress is the request's peer address without its port.
+func clientAddress(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// signInRequest is the body of POST /auth/signin.
+type signInRequest struct {
+	Email string `json:"email"`
+	Next  string `json:"next"`
+}
+
+// signInAnswer is what POST /auth/signin answers, whatever the address.
+const signInAnswer = "If this address is known to Podium, a sign-in link is on its way. It works once, within 15 minutes."
+
+// requestLink answers 202 at once and prepares the link in the background, so that the answer
+// and its timing are the same for a known address, an unknown one and a malformed one.
+func (s *signIn) requestLink(w http.ResponseWriter, r *http.Request) {
+	in, asJSON, err := readSignIn(w, r)
+	if err != nil {
+		e, _ := apperr.As(err)
+		writeJSON(w, e.Status, envelope{Error: envelopeError{Code: e.Code, Message: e.Message}})
+		return
+	}
+	addr := access.NormalizeEmail(in.Email)
+	if !s.allow(addr, clientAddress(r)) {
+		w.Header().Set("Retry-After", "60")
+		e := apperr.New(http.StatusTooManyRequests, apperr.CodeRateLimited, "Too many sign-in requests: wait a minute and try again")
+		if asJSON {
+			writeJSON(w, e.Status, envelope{Error: envelopeError{Code: e.Code, Message: e.Message}})
+		} else {
+			writePage(w, e.Status, "Slow down", e.Message, nil)
+		}
+		return
+	}
+	if strings.Contains(addr, "@") && len(addr) <= 320 {
+		ctx := context.WithoutCancel(r.Context())
+		go func() {
+			s.work <- struct{}{}
+			defer func() { <-s.work }()
+			if err := s.people.RequestLink(ctx, addr, in.Next); err != nil {
+				s.log(ctx, "sign-in link not sent", "err", err)
+			}
+		}()
+	}
+	if asJSON {
+		writeJSON(w, http.StatusAccepted, map[string]string{"status": "accepted", "message": signInAnswer})
+		return
+	}
+	writePage(w, http.StatusAccepted, "Check your email", signInAnswer, nil)
+}
+
+// readSignIn reads a sign-in request from a form or a JSON body.
+func readSignIn(w http.ResponseWriter, r *http.Request) (signInRequest, bool, error) {
+	var in signInRequest
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
+	if mt == "application/json" {
+		raw, err := io.ReadAll(r.Body)
+		if err != nil {
+			return in, true, apperr.InvalidJSON()
+		}
+		if err := json.Unmarshal(raw, &in); err != nil {
+			return in, true, apperr.InvalidJSON()
+		}
+		return in, true, nil
+	}
+	if err := r.ParseForm(); err != nil {
+		return in, false, apperr.InvalidBody("The form could not be read")
+	}
+	return signInRequest{Email: r.PostForm.Get("email"), Next: r.PostForm.Get("next")}, false, nil
+}
+
+// followLink consumes the token and starts a new session: the cookie of any earlier session is
+// replaced, never kept, so a session id planted before sign-in is worthless.
+func (s *signIn) followLink(w http.ResponseWriter, r *http.Request) {
+	if err := r.ParseForm(); err != nil {
+		writePage(w, http.StatusBadRequest, "Sign-in failed", "The form could not be read.", nil)
+		return
+	}
+	sess, err := s.people.FollowLink(r.Context(), r.PostForm.Get("token"), r.UserAgent())
+	if err != nil {
+		e, ok := apperr.As(err)
+		if !ok {
+			s.log(r.Context(), "sign-in failed", "err", err)
+			writePage(w, http.StatusInternalServerError, "Sign-in failed", "Something went wrong; try again.", nil)
+			return
+		}
+		writePage(w, e.Status, "Sign-in failed", e.Message, &pageLink{"/auth/signin", "Ask for a new link"})
+		return
+	}
+	if old := s.sessionSecret(r); old != "" {
+		_ = s.people.SignOut(r.Context(), old)
+	}
+	s.setCookie(w, sess.Secret, sess.ExpiresAt)
+	w.Header().Set("Cache-Control", "no-store")
+	http.Redirect(w, r, sess.Next, http.StatusSeeOther)
+}
+
+func (s *signIn) signOut(w http.ResponseWriter, r *http.Request) {
+	if err := s.people.SignOut(r.Context(), s.sessionSecret(r)); err != nil {
+		s.log(r.Context(), "sign-out failed", "err", err)
+	}
+	s.setCookie(w, "", time.Time{})
+	http.Redirect(w, r, "/auth/signin", http.StatusSeeOther)
+}
+
+func (s *signIn) signOutEverywhere(w http.ResponseWriter, r *http.Request) {
+	if err := s.people.SignOutEverywhere(r.Context(), s.sessionSecret(r)); err != nil {
+		if _, ok := apperr.As(err); !ok {
+			s.log(r.Context(), "sign-out everywhere failed", "err", err)
+		}
+	}
+	s.setCookie(w, "", time.Time{})
+	http.Redirect(w, r, "/auth/signin", http.StatusSeeOther)
+}
+
+// person returns the signed-in person of r, or nil.
+func (s *signIn) person(r *http.Request) *viewer.Person {
+	secret := s.sessionSecret(r)
+	if secret == "" {
+		return nil
+	}
+	p, err := s.people.Authenticate(r.Context(), secret)
+	if err != nil {
+		return nil
+	}
+	return p
+}
+
+// pageLink is a link at the foot of a page.
+type pageLink struct{ Href, Text string }
+
+var pageTmpl = template.Must(template.New("page").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<meta name="referrer" content="no-referrer"><title>{{.Title}} · Podium</title>
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:34rem;margin:3rem auto;padding:0 1rem;color:#1f2933}
+button,input{font:inherit;padding:.5rem .8rem}button{background:#1d6b4c;color:#fff;border:0;border-radius:6px}
+li{margin:.2rem 0}</style></head>
+<body><h1>{{.Title}}</h1>{{if .Text}}<p id="message">{{.Text}}</p>{{end}}{{.Body}}
+{{with .Link}}<p><a href="{{.Href}}">{{.Text}}</a></p>{{end}}</body></html>
+`))
+
+type page struct {
+	Title, Text string
+	Body        template.HTML
+	Link        *pageLink
+}
+
+// writePage writes a small HTML page. Pages are never cached and never framed.
+func writePage(w http.ResponseWriter, status int, title, text string, link *pageLink) {
+	writeHTML(w, status, page{Title: title, Text: text, Link: link})
+}
+
+func writeHTML(w http.ResponseWriter, status int, p page) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Frame-Options", "DENY")
+	w.Header().Set("Referrer-Policy", "no-referrer")
+	w.WriteHeader(status)
+	_ = pageTmpl.Execute(w, p)
+}
+
+var signInForm = template.Must(template.New("form").Parse(`<form method="post" action="/auth/signin">
+<input type="hidden" name="next" value="{{.}}"><label>Email <input type="email" name="email" required autofocus></label>
+<button type="submit">Email me a sign-in link</button></form>`))
+
+var confirmForm = template.Must(template.New("confirm").Parse(`<form method="post" action="/auth/link">
+<input type="hidden" name="token" value="{{.}}"><button id="confirm" type="submit">Sign in</button></form>`))
+
+func render(t *template.Template, data any) template.HTML {
+	var b strings.Builder
+	_ = t.Execute(&b, data)
+	return template.HTML(b.String()) //nolint:gosec // output of html/template, escaped
+}
+
+func (s *signIn) signInPage(w http.ResponseWriter, r *http.Request) {
+	writeHTML(w, http.StatusOK, page{Title: "Sign in to Podium",
+		Text: "Podium emails you a link that signs you in; no password.",
+		Body: render(signInForm, access.SafeNext(r.URL.Query().Get("next")))})
+}
+
+// linkPage shows a button that posts the token: following a link with GET changes nothing, so
+// a mail scanner that opens every link in an email does not use the link up.
+func (s *signIn) linkPage(w http.ResponseWriter, r *http.Request) {
+	writeHTML(w, http.StatusOK, page{Title: "Sign in to Podium", Text: "Press the button to finish signing in.",
+		Body: render(confirmForm, r.URL.Query().Get("token"))})
+}
+
+var meTmpl = template.Must(template.New("me").Parse(`<p>Signed in as <strong id="email">{{.Email}}</strong>.</p>
+<ul id="roles">{{range .Memberships}}<li>{{.Role}} of organization {{.OrganizationID}}</li>{{end}}
+{{range .EventRoles}}<li>{{.Role}} of event {{.EventID}}</li>{{end}}
+{{range .Contacts}}<li>speaker at event {{.EventID}}</li>{{end}}</ul>
+<p>Your front end reads what you may do through GraphQL at /graphql (the viewer query).</p>
+<form method="post" action="/auth/signout"><button type="submit">Sign out</button></form>
+<form method="post" action="/auth/signout-everywhere"><button type="submit">Sign out everywhere</button></form>`))
+
+// mePage says who is signed in and what they are; the organizer, reviewer and speaker pages that
+// build on it come later.
+func (s *signIn) mePage(w http.ResponseWriter, r *http.Request) {
+	p := s.person(r)
+	if p == nil {
+		http.Redirect(w, r, "/auth/signin", http.StatusSeeOther)
+		return
+	}
+	writeHTML(w, http.StatusOK, page{Title: "Podium", Body: render(meTmpl, p)})
+}
