@@ -73,4 +73,16 @@ var Rules = map[string]Rule{
 	"Mutation.createSubmission":         Admins,
 	"Mutation.changeSubmissionStatus":   Admins,
 	"Mutation.decideSubmissions":        Admins,
+	// Webhook endpoints are the organization's configuration, with URLs and delivery logs that
+	// name its systems: admins only, members included out.
+	"Query.webhooks":               Admins,
+	"Query.webhook":                Admins,
+	"Query.webhookDeliveries":      Admins,
+	"Query.webhookEventTypes":      Admins,
+	"Mutation.createWebhook":       Admins,
+	"Mutation.updateWebhook":       Admins,
+	"Mutation.deleteWebhook":       Admins,
+	"Mutation.rotateWebhookSecret": Admins,
+	"Mutation.redeliverWebhook":    Admins,
+	"Mutation.redeliverWebhooks":   Admins,
 }
