@@ -13,6 +13,7 @@ import (
 	"github.com/podium/podium/ent/dbx"
 	"github.com/podium/podium/ent/pgtest"
 	"github.com/podium/podium/ent/schema"
+	"github.com/podium/podium/ent/schema/viewer"
 	"github.com/podium/podium/ent/submission"
 )
 
@@ -22,6 +23,8 @@ func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 // stands between them and the hook.
 
 type submissionBundle struct {
+	// ctx is scoped to the bundle's organization, as every tenant query must be.
+	ctx   context.Context
 	db    *dbx.DB
 	event *ent.Event
 	form  *ent.Form
@@ -30,16 +33,17 @@ type submissionBundle struct {
 
 func setupSubmissions(t *testing.T) *submissionBundle {
 	t.Helper()
-	ctx := context.Background()
 	db := pgtest.New(t)
-	org, err := db.Ent.Organization.Create().SetName("Acme").SetSlug("acme").Save(ctx)
+	org, err := db.Ent.Organization.Create().SetName("Acme").SetSlug("acme").
+		Save(viewer.System(context.Background(), "test fixture: a new organization"))
 	require.NoError(t, err)
+	ctx := viewer.WithOrganization(context.Background(), org.ID)
 	ev, err := db.Ent.Event.Create().SetOrganizationID(org.ID).SetName("Conf").SetSlug("conf").
 		SetTimezone("UTC").SetStartsAt(time.Now()).SetEndsAt(time.Now().Add(time.Hour)).Save(ctx)
 	require.NoError(t, err)
 	form, err := db.Ent.Form.Create().SetEventID(ev.ID).SetInternalName("CFP").SetExternalTitle("CFP").Save(ctx)
 	require.NoError(t, err)
-	return &submissionBundle{db: db, event: ev, form: form}
+	return &submissionBundle{ctx: ctx, db: db, event: ev, form: form}
 }
 
 // submissionOpts says what kind of submission newSubmission makes.
@@ -57,30 +61,29 @@ func (b *submissionBundle) newSubmission(t *testing.T, opts submissionOpts) *ent
 	if !opts.manual {
 		create.SetSourceFormID(b.form.ID)
 	}
-	s, err := create.Save(context.Background())
+	s, err := create.Save(b.ctx)
 	require.NoError(t, err)
 	return s
 }
 
 func (b *submissionBundle) exists(t *testing.T, id string) bool {
 	t.Helper()
-	ok, err := b.db.Ent.Submission.Query().Where(submission.ID(id)).Exist(context.Background())
+	ok, err := b.db.Ent.Submission.Query().Where(submission.ID(id)).Exist(b.ctx)
 	require.NoError(t, err)
 	return ok
 }
 
 func TestSubmissionDeleteKeepsCFPSessions(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
 
 	t.Run("DeleteOneRefused", func(t *testing.T) {
 		t.Parallel()
 		b := setupSubmissions(t)
 		cfp := b.newSubmission(t, submissionOpts{status: submission.StatusAccepted})
 
-		err := b.db.Ent.Submission.DeleteOne(cfp).Exec(ctx)
+		err := b.db.Ent.Submission.DeleteOne(cfp).Exec(b.ctx)
 		require.ErrorIs(t, err, schema.ErrSessionKeepsHistory)
-		err = b.db.Ent.Submission.DeleteOneID(cfp.ID).Exec(ctx)
+		err = b.db.Ent.Submission.DeleteOneID(cfp.ID).Exec(b.ctx)
 		require.ErrorIs(t, err, schema.ErrSessionKeepsHistory)
 		require.True(t, b.exists(t, cfp.ID))
 	})
@@ -91,7 +94,7 @@ func TestSubmissionDeleteKeepsCFPSessions(t *testing.T) {
 		cfp := b.newSubmission(t, submissionOpts{status: submission.StatusAccepted})
 		draft := b.newSubmission(t, submissionOpts{status: submission.StatusDraft})
 
-		_, err := b.db.Ent.Submission.Delete().Where(submission.EventID(b.event.ID)).Exec(ctx)
+		_, err := b.db.Ent.Submission.Delete().Where(submission.EventID(b.event.ID)).Exec(b.ctx)
 		require.ErrorIs(t, err, schema.ErrSessionKeepsHistory)
 		require.True(t, b.exists(t, cfp.ID))
 		require.True(t, b.exists(t, draft.ID), "a refused delete deletes nothing")
@@ -102,7 +105,7 @@ func TestSubmissionDeleteKeepsCFPSessions(t *testing.T) {
 		b := setupSubmissions(t)
 		cfp := b.newSubmission(t, submissionOpts{status: submission.StatusAccepted})
 
-		err := b.db.InTx(ctx, func(ctx context.Context) error {
+		err := b.db.InTx(b.ctx, func(ctx context.Context) error {
 			return ent.FromContext(ctx).Submission.DeleteOneID(cfp.ID).Exec(ctx)
 		})
 		require.ErrorIs(t, err, schema.ErrSessionKeepsHistory)
@@ -117,9 +120,9 @@ func TestSubmissionDeleteKeepsCFPSessions(t *testing.T) {
 		declined := b.newSubmission(t, submissionOpts{status: submission.StatusDeclined})
 		pending := b.newSubmission(t, submissionOpts{status: submission.StatusPending})
 
-		require.NoError(t, b.db.Ent.Submission.DeleteOne(manual).Exec(ctx))
-		require.NoError(t, b.db.Ent.Submission.DeleteOneID(draft.ID).Exec(ctx))
-		n, err := b.db.Ent.Submission.Delete().Where(submission.IDIn(declined.ID, pending.ID)).Exec(ctx)
+		require.NoError(t, b.db.Ent.Submission.DeleteOne(manual).Exec(b.ctx))
+		require.NoError(t, b.db.Ent.Submission.DeleteOneID(draft.ID).Exec(b.ctx))
+		n, err := b.db.Ent.Submission.Delete().Where(submission.IDIn(declined.ID, pending.ID)).Exec(b.ctx)
 		require.NoError(t, err)
 		require.Equal(t, 2, n)
 		for _, id := range []string{manual.ID, draft.ID, declined.ID, pending.ID} {
@@ -132,7 +135,7 @@ func TestSubmissionDeleteKeepsCFPSessions(t *testing.T) {
 		b := setupSubmissions(t)
 		cfp := b.newSubmission(t, submissionOpts{status: submission.StatusAccepted})
 
-		require.NoError(t, b.db.Ent.Event.DeleteOneID(b.event.ID).Exec(ctx))
+		require.NoError(t, b.db.Ent.Event.DeleteOneID(b.event.ID).Exec(b.ctx))
 		require.False(t, b.exists(t, cfp.ID))
 	})
 }
