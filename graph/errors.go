@@ -15,12 +15,14 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/podium/podium/ent"
+	"github.com/podium/podium/ent/dbx"
 	"github.com/podium/podium/graph/apperr"
 	"github.com/podium/podium/graph/scalar"
 )
 
 // ErrorOf translates what an operation returned into the caller's error, once, for both
-// transports: Podium's own errors pass through; ent's validation, not-found and constraint errors
+// transports: Podium's own errors pass through; PostgreSQL out of reach is unavailable
+// (dbx.Unavailable); ent's validation, not-found and constraint errors
 // become invalid_input, not_found and conflict; anything else is internal (ok is false then, and
 // the caller logs err).
 func ErrorOf(err error) (e *apperr.Error, ok bool) {
@@ -44,6 +46,9 @@ func ErrorOf(err error) (e *apperr.Error, ok bool) {
 	}
 	if ent.IsNotFound(err) {
 		return apperr.NotFound("Record"), true
+	}
+	if dbx.Unavailable(err) {
+		return apperr.Unavailable(), true
 	}
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && strings.HasPrefix(pgErr.Code, "22") {

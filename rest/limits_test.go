@@ -1,25 +1,41 @@
 package rest_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/podium/podium/ent/dbx"
+	"github.com/podium/podium/ent/pgtest"
 	"github.com/podium/podium/graph"
+	"github.com/podium/podium/graph/email"
 	"github.com/podium/podium/rest"
 )
 
+// The same bucket, headers and refusals whether the buckets live in PostgreSQL (shared by every
+// instance) or in the process.
 func TestRateLimit(t *testing.T) {
 	t.Parallel()
+	for name, local := range map[string]bool{"Shared": false, "Local": true} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			testRateLimit(t, local)
+		})
+	}
+}
+
+func testRateLimit(t *testing.T, local bool) {
 	b := setup(t)
 	log := b.quietLog()
-	h := rest.NewHandler(rest.Options{DB: b.db, Resolver: b.res, Log: log, RateLimit: rest.RateLimit{PerSecond: 2, Burst: 3},
+	h := rest.NewHandler(rest.Options{DB: b.db, Resolver: b.res, Log: log, RateLimit: rest.RateLimit{PerSecond: 2, Burst: 3, Local: local},
 		GraphQL: graph.NewHandler(graph.HandlerOptions{DB: b.db, Resolver: b.res, Log: log})})
 	send := func(key, path string, body string) *httptest.ResponseRecorder {
 		method := http.MethodGet
@@ -68,6 +84,82 @@ func TestRateLimit(t *testing.T) {
 	// The bucket refills.
 	time.Sleep(600 * time.Millisecond)
 	require.Equal(t, http.StatusOK, send(b.acme, "/api/v1/events", "").Code)
+}
+
+// instances returns n routers on one database, each with its own pool, as n Podium processes
+// behind a load balancer would be, and the bundle of the first (its keys, its helpers).
+func instances(t *testing.T, n int, limit rest.RateLimit) (*testBundle, []http.Handler) {
+	t.Helper()
+	url := pgtest.NewURL(t)
+	var b *testBundle
+	var hs []http.Handler
+	for i := range n {
+		db, err := dbx.Open(context.Background(), url, dbx.Options{MaxConns: 4})
+		require.NoError(t, err)
+		t.Cleanup(db.Close)
+		if i == 0 {
+			b = newBundle(t, bundleOpts{DB: db})
+		}
+		log := b.quietLog()
+		res := graph.NewResolver(db, &email.Outbox{Jobs: b.river, PublicURL: "https://podium.example.test"})
+		hs = append(hs, rest.NewHandler(rest.Options{DB: db, Resolver: res, Log: log, RateLimit: limit,
+			GraphQL: graph.NewHandler(graph.HandlerOptions{DB: db, Resolver: res, Log: log})}))
+	}
+	return b, hs
+}
+
+// A key's limit holds across instances: three routers, each with its own pool, share one bucket
+// per key, so round-robin over them admits Burst requests at once, not three times as many.
+func TestRateLimitAcrossInstances(t *testing.T) {
+	t.Parallel()
+	b, hs := instances(t, 3, rest.RateLimit{PerSecond: 0.5, Burst: 5})
+	statuses := map[int]int{}
+	for i := range 15 {
+		req := b.request(http.MethodGet, "/api/v1/events", "Bearer "+b.acme)
+		rec := httptest.NewRecorder()
+		hs[i%len(hs)].ServeHTTP(rec, req)
+		statuses[rec.Code]++
+	}
+	require.Equal(t, map[int]int{http.StatusOK: 5, http.StatusTooManyRequests: 10}, statuses)
+
+	// Concurrent requests of one key on every instance: still no more than the bucket holds.
+	var allowed atomic.Int64
+	var wg sync.WaitGroup
+	for i := range 30 {
+		wg.Go(func() {
+			req := b.request(http.MethodGet, "/api/v1/events", "Bearer "+b.globex)
+			rec := httptest.NewRecorder()
+			hs[i%len(hs)].ServeHTTP(rec, req)
+			if rec.Code == http.StatusOK {
+				allowed.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	require.EqualValues(t, 5, allowed.Load())
+}
+
+// An Idempotency-Key recorded by one instance replays on another: the records are in PostgreSQL.
+func TestIdempotencyKeyAcrossInstances(t *testing.T) {
+	t.Parallel()
+	b, hs := instances(t, 2, rest.RateLimit{})
+	body := `{"name":"Replayed elsewhere","type":"conference","timezone":"UTC","startsAt":"2027-01-01T09:00:00Z","endsAt":"2027-01-02T17:00:00Z"}`
+	send := func(h http.Handler) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodPost, "/api/v1/events", strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+b.acme)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set(rest.IdempotencyHeader, "across-1")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec
+	}
+	first := send(hs[0])
+	require.Equal(t, http.StatusCreated, first.Code, first.Body.String())
+	again := send(hs[1])
+	require.Equal(t, http.StatusCreated, again.Code)
+	require.Equal(t, "true", again.Header().Get(rest.ReplayedHeader))
+	require.Equal(t, first.Body.String(), again.Body.String())
+	require.Equal(t, 1, b.count(`SELECT count(*) FROM events WHERE name = 'Replayed elsewhere'`))
 }
 
 func TestIdempotencyKeys(t *testing.T) {

@@ -25,6 +25,7 @@ import (
 	"log/slog"
 	"net/http"
 	"reflect"
+	"strconv"
 	"strings"
 	"time"
 
@@ -85,7 +86,7 @@ func NewHandler(opts Options) http.Handler {
 		log:         opts.Log,
 		schema:      graph.NewExecutableSchema(graph.Config{}).Schema(),
 		queryHeader: opts.QueryCountHeader,
-		limit:       newLimiter(opts.RateLimit),
+		limit:       newLimiter(opts.RateLimit, opts.DB.Pool),
 		metrics:     opts.Metrics,
 	}
 	if a.metrics == nil {
@@ -185,10 +186,12 @@ func (a *API) admit(w http.ResponseWriter, r *http.Request, rt *route) (*request
 		if err != nil {
 			return nil, err
 		}
-		if err := a.limit.allow(w, v.APIKeyID); err != nil {
+		// The limiter's statement runs as the key's organization, as the operation's will: the
+		// connection it leaves in the pool is already scoped for them.
+		ctx = viewer.NewContext(ctx, v)
+		if err := a.limit.allow(ctx, w, v.APIKeyID); err != nil {
 			return nil, err
 		}
-		ctx = viewer.NewContext(ctx, v)
 		noteKey(ctx, v.APIKeyID)
 	}
 	q := &request{Request: r.WithContext(ctx), route: rt}
@@ -324,10 +327,7 @@ func (a *API) requireKey(next http.Handler) http.Handler {
 // itself loads without a key; its queries need one.
 func (a *API) graphQL(next http.Handler) http.Handler {
 	refuse := func(w http.ResponseWriter, r *http.Request, err error) {
-		e, ok := graph.ErrorOf(err)
-		if !ok {
-			a.log.ErrorContext(r.Context(), "request failed", "err", err, "path", r.URL.Path)
-		}
+		e := a.errorOf(w, r, err)
 		writeJSON(w, e.Status, map[string]any{"errors": []any{map[string]any{
 			"message": e.Message, "extensions": map[string]any{"code": e.Code},
 		}}})
@@ -338,11 +338,10 @@ func (a *API) graphQL(next http.Handler) http.Handler {
 			return
 		}
 		v, bucket, err := a.graphQLViewer(r)
-		if err != nil {
-			refuse(w, r, err)
-			return
+		if err == nil {
+			err = a.limit.allow(viewer.NewContext(r.Context(), v), w, bucket)
 		}
-		if err := a.limit.allow(w, bucket); err != nil {
+		if err != nil {
 			refuse(w, r, err)
 			return
 		}
@@ -378,10 +377,13 @@ func (a *API) graphQLViewer(r *http.Request) (*viewer.Viewer, string, error) {
 	return access.PersonViewer(p, r.Header.Get("Podium-Organization")), "user:" + p.UserID, nil
 }
 
+// ready is the readiness check: 503 while PostgreSQL cannot be reached, so that a load balancer
+// sends the process no traffic it could only answer 503.
 func (a *API) ready(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
 	if err := a.db.Pool.Ping(ctx); err != nil {
+		w.Header().Set("Retry-After", strconv.Itoa(apperr.UnavailableRetryAfter))
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
 		return
 	}
@@ -411,14 +413,28 @@ func (a *API) methodNotAllowed(mux chi.Routes, w http.ResponseWriter, r *http.Re
 // writeError writes err in the contract's envelope. Errors outside the vocabulary are logged and
 // answered as internal_error, without detail.
 func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	e := a.errorOf(w, r, err)
+	writeJSON(w, e.Status, envelope{Error: envelopeError{Code: e.Code, Message: e.Message}})
+}
+
+// errorOf translates err for an answer written by the router (REST, and GraphQL's key check),
+// logging what is outside the vocabulary, and sets the Retry-After of the errors that ask the
+// client to come back: rate_limited, and unavailable while PostgreSQL cannot be reached.
+func (a *API) errorOf(w http.ResponseWriter, r *http.Request, err error) *apperr.Error {
 	e, ok := graph.ErrorOf(err)
 	if !ok {
 		a.log.ErrorContext(r.Context(), "request failed", "err", err, "method", r.Method, "path", r.URL.Path)
 	}
-	if e.Code == apperr.CodeRateLimited && w.Header().Get("Retry-After") == "" {
-		w.Header().Set("Retry-After", "1")
+	switch e.Code {
+	case apperr.CodeRateLimited:
+		if w.Header().Get("Retry-After") == "" {
+			w.Header().Set("Retry-After", "1")
+		}
+	case apperr.CodeUnavailable:
+		a.log.WarnContext(r.Context(), "database unavailable", "err", err, "method", r.Method, "path", r.URL.Path)
+		w.Header().Set("Retry-After", strconv.Itoa(apperr.UnavailableRetryAfter))
 	}
-	writeJSON(w, e.Status, envelope{Error: envelopeError{Code: e.Code, Message: e.Message}})
+	return e
 }
 
 // envelope is the contract's error body.

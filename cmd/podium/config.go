@@ -38,8 +38,13 @@ type config struct {
 	PprofAddr string
 	// DBMaxConns (PODIUM_DB_MAX_CONNS) caps the connection pool.
 	DBMaxConns int
+	// DBStatementTimeout (PODIUM_DB_STATEMENT_TIMEOUT) is PostgreSQL's statement_timeout for
+	// Podium's sessions; DBAcquireTimeout (PODIUM_DB_ACQUIRE_TIMEOUT) bounds the wait for a pooled
+	// connection. Both are Go durations ("30s"); "0" turns one off.
+	DBStatementTimeout, DBAcquireTimeout time.Duration
 	// RateLimit (PODIUM_RATE_LIMIT requests per second per API key, PODIUM_RATE_BURST at once);
-	// a rate of 0 turns limiting off.
+	// a rate of 0 turns limiting off. PODIUM_RATE_LIMIT_LOCAL keeps the buckets in the process
+	// instead of PostgreSQL, for a single instance.
 	RateLimit rest.RateLimit
 	// Webhooks configures webhook delivery: PODIUM_WEBHOOK_ALLOW_HTTP, PODIUM_WEBHOOK_ALLOW_NETWORKS,
 	// PODIUM_WEBHOOK_WORKERS, PODIUM_WEBHOOK_TIMEOUT, PODIUM_WEBHOOK_BACKOFF (docs/webhooks.md).
@@ -72,10 +77,13 @@ func loadConfig() config {
 		c.RateLimit.PerSecond = v
 	}
 	c.RateLimit.Burst, _ = strconv.Atoi(env("PODIUM_RATE_BURST", "200"))
+	c.RateLimit.Local = os.Getenv("PODIUM_RATE_LIMIT_LOCAL") != ""
 	c.DBMaxConns, _ = strconv.Atoi(os.Getenv("PODIUM_DB_MAX_CONNS"))
 	if c.DBMaxConns <= 0 {
 		c.DBMaxConns = defaultDBMaxConns
 	}
+	c.DBStatementTimeout = duration("PODIUM_DB_STATEMENT_TIMEOUT", defaultStatementTimeout)
+	c.DBAcquireTimeout = duration("PODIUM_DB_ACQUIRE_TIMEOUT", defaultAcquireTimeout)
 	c.PublicURL = strings.TrimRight(env("PUBLIC_URL", "http://"+c.Addr), "/")
 	c.Webhooks, c.WebhookErr = webhookConfig()
 	return c
@@ -109,6 +117,24 @@ func webhookConfig() (jobs.WebhookConfig, error) {
 		}
 	}
 	return w, nil
+}
+
+// defaultStatementTimeout is far above any statement Podium sends (the largest reads take tens of
+// milliseconds on the benchmark's data) and far below the 60 s in which the server must have
+// written its response: a statement that slow is stuck, and holds a connection others wait for.
+const defaultStatementTimeout = 30 * time.Second
+
+// defaultAcquireTimeout bounds a request's wait for a connection: under overload, waits of a
+// second or two are normal queueing; ten seconds means the pool is held by stuck work, and an
+// answer of 503 with Retry-After serves the client better than a longer wait.
+const defaultAcquireTimeout = 10 * time.Second
+
+// duration reads a Go duration ("30s") from the environment; unset or unparsable takes fallback.
+func duration(name string, fallback time.Duration) time.Duration {
+	if d, err := time.ParseDuration(os.Getenv(name)); err == nil && d >= 0 {
+		return d
+	}
+	return fallback
 }
 
 func env(name, fallback string) string {
@@ -155,7 +181,8 @@ func openDB(ctx context.Context, c config, log *slog.Logger, migrate bool) (*dbx
 			return nil, applied, nil, err
 		}
 	}
-	db, err := dbx.Open(ctx, url, dbx.Options{MaxConns: int32(c.DBMaxConns)})
+	db, err := dbx.Open(ctx, url, dbx.Options{MaxConns: int32(c.DBMaxConns),
+		StatementTimeout: c.DBStatementTimeout, AcquireTimeout: c.DBAcquireTimeout})
 	if err != nil {
 		stop()
 		return nil, applied, nil, err

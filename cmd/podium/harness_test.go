@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
@@ -73,6 +74,9 @@ type serverOpts struct {
 	SMTPURL string
 	// Env adds variables to the server's environment.
 	Env []string
+	// DatabaseURL is the database to serve; empty makes a fresh one. Servers given the same URL
+	// are instances of one Podium.
+	DatabaseURL string
 }
 
 // server is a podium serve child process on its own database. Restart starts it again on the
@@ -95,10 +99,14 @@ type server struct {
 // it is ready. The process is killed when t ends, if it still runs.
 func startServer(t *testing.T, opts serverOpts) *server {
 	t.Helper()
+	dbURL := opts.DatabaseURL
+	if dbURL == "" {
+		dbURL = pgtest.NewURL(t)
+	}
 	s := &server{
 		t:           t,
 		bin:         podiumBinary(t),
-		databaseURL: pgtest.NewURL(t),
+		databaseURL: dbURL,
 		addr:        freeAddr(t),
 		logPath:     filepath.Join(t.TempDir(), "podium.log"),
 	}
@@ -206,8 +214,8 @@ func (s *server) signal(sig syscall.Signal) {
 	require.NoError(s.t, cmd.Process.Signal(sig))
 }
 
-// wait waits for the server to exit after a signal. SIGTERM's grace period is 30 s (serve.go),
-// so a server that takes longer is stuck.
+// wait waits for the server to exit after a signal. A stop takes at most shutdownBound (25 s,
+// serve.go), so a server that takes longer is stuck.
 func (s *server) wait() {
 	s.t.Helper()
 	s.mu.Lock()
@@ -432,7 +440,16 @@ func waitDelivered(t *testing.T, db *pgxpool.Pool, timeout time.Duration) {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("after %s, %d emails still wait for delivery and %d deliver_email jobs are unfinished", timeout, rows, jobs)
+			var stuck []string
+			list, err := db.Query(ctx, `SELECT e.id || ' ' || e.status || ' ' || coalesce(e.error, '') || ' | job ' ||
+				coalesce(j.state::text, 'none') || ' attempt ' || coalesce(j.attempt, 0) || ' ' || coalesce(j.errors::text, '')
+				FROM email_log e LEFT JOIN river_job j ON j.kind = 'deliver_email' AND j.args->>'email_id' = e.id
+				WHERE e.status IN ('queued', 'sending') LIMIT 10`)
+			if err == nil {
+				stuck, _ = pgx.CollectRows(list, pgx.RowTo[string])
+			}
+			t.Fatalf("after %s, %d emails still wait for delivery and %d deliver_email jobs are unfinished:\n%s",
+				timeout, rows, jobs, strings.Join(stuck, "\n"))
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

@@ -24,8 +24,16 @@ import (
 	"github.com/podium/podium/rest"
 )
 
-// shutdownGrace bounds how long SIGTERM waits for in-flight requests and running jobs.
-const shutdownGrace = 30 * time.Second
+// shutdownGrace is how long SIGTERM waits for in-flight requests and running deliveries, which it
+// waits for at once, not one after the other. Deliveries still running then are cancelled (and
+// retried by the next process), which cancelGrace bounds; shutdownBound is the sum, the longest a
+// stop takes. It stays under the 30 s most supervisors (Kubernetes, systemd) wait before SIGKILL,
+// so that a stop ends in order rather than as a crash.
+const (
+	shutdownGrace = 20 * time.Second
+	cancelGrace   = 5 * time.Second
+	shutdownBound = shutdownGrace + cancelGrace
+)
 
 // serverGCPercent is the garbage collector's target for the server (Go's default is 100). A
 // GraphQL response allocates a value for every field it marshals — a large session board is
@@ -148,23 +156,48 @@ func serve(ctx context.Context, cfg config, work bool) error {
 	case <-ctx.Done():
 	}
 	log.Info("shutting down: finishing in-flight requests and jobs")
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
-	defer cancel()
-	err = srv.Shutdown(shutdownCtx)
-	if work {
-		// Running deliveries finish; past the grace period they are cancelled and retried later.
-		if rerr := river.Stop(shutdownCtx); rerr != nil {
-			log.Warn("workers did not stop in time; cancelling running jobs", "err", rerr)
-			cancelCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			_ = river.StopAndCancel(cancelCtx)
-		}
-	}
+	start := time.Now()
+	err = shutdown(srv, river, work, log)
 	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
-	log.Info("stopped")
+	log.Info("stopped", "took_ms", time.Since(start).Milliseconds())
 	return nil
+}
+
+// shutdown stops serving and working within shutdownBound. The HTTP server stops accepting,
+// closes idle keep-alive connections and waits for requests in flight; River stops fetching and
+// waits for running jobs — both at once. Past shutdownGrace, connections still open are closed and
+// running jobs cancelled. Queued jobs are left in the database for the next process.
+func shutdown(srv *http.Server, river interface {
+	Stop(context.Context) error
+	StopAndCancel(context.Context) error
+}, work bool, log *slog.Logger) error {
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	srv.SetKeepAlivesEnabled(false)
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		if !work {
+			return
+		}
+		if err := river.Stop(ctx); err != nil {
+			log.Warn("workers did not stop in time; cancelling running jobs", "err", err)
+			cancelCtx, cancel := context.WithTimeout(context.Background(), cancelGrace)
+			defer cancel()
+			_ = river.StopAndCancel(cancelCtx)
+		}
+	}()
+	err := srv.Shutdown(ctx)
+	if err != nil {
+		// Requests still running past the grace period are cut off: their clients see the
+		// connection close, as after a crash, and retry (with an Idempotency-Key for writes).
+		log.Warn("requests did not finish in time; closing their connections", "err", err)
+		err = srv.Close()
+	}
+	<-stopped
+	return err
 }
 
 // newSender delivers over SMTP_URL, or logs emails when it is unset.

@@ -16,12 +16,16 @@
 package dbx
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"entgo.io/ent/dialect"
 	entsql "entgo.io/ent/dialect/sql"
@@ -65,11 +69,27 @@ type Options struct {
 	// UnsafeNoRLS is Owner for tests: the isolation tests run the server without row-level
 	// security to prove that the code alone keeps organizations apart.
 	UnsafeNoRLS bool
+	// StatementTimeout is the session's statement_timeout: a statement running longer is
+	// cancelled by PostgreSQL, so one slow query cannot hold a pooled connection indefinitely
+	// while requests queue behind it. 0 leaves the server's setting.
+	StatementTimeout time.Duration
+	// AcquireTimeout bounds the wait for a pooled connection (see ErrAcquireTimeout); 0 waits as
+	// long as the caller's context. It covers ent and transactions; hand-written queries on Pool
+	// bound their own contexts.
+	AcquireTimeout time.Duration
+	// ConnectTimeout bounds opening one connection when the URL sets no connect_timeout;
+	// 0 means DefaultConnectTimeout.
+	ConnectTimeout time.Duration
 	// UnsafeNoTenantFilter leaves the schema's tenant filter off the ent clients: the isolation
 	// tests run the server without it to prove that row-level security alone keeps
 	// organizations apart.
 	UnsafeNoTenantFilter bool
 }
+
+// DefaultConnectTimeout bounds opening a connection: long enough for a TLS handshake to a remote
+// server, short enough that a request arriving while PostgreSQL is unreachable fails in seconds
+// rather than waiting for the operating system to give up on the connection.
+const DefaultConnectTimeout = 5 * time.Second
 
 // Open connects to the database at url.
 func Open(ctx context.Context, url string, opts Options) (*DB, error) {
@@ -79,6 +99,12 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 	}
 	if opts.MaxConns > 0 {
 		cfg.MaxConns = opts.MaxConns
+	}
+	if cfg.ConnConfig.ConnectTimeout == 0 {
+		cfg.ConnConfig.ConnectTimeout = cmp.Or(opts.ConnectTimeout, DefaultConnectTimeout)
+	}
+	if opts.StatementTimeout > 0 {
+		cfg.ConnConfig.RuntimeParams["statement_timeout"] = strconv.FormatInt(opts.StatementTimeout.Milliseconds(), 10)
 	}
 	queries := new(atomic.Int64)
 	cfg.ConnConfig.Tracer = counter{total: queries}
@@ -94,10 +120,15 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 		pool.Close()
 		return nil, fmt.Errorf("dbx: connect: %w", err)
 	}
-	// database/sql keeps no idle connections of its own here (OpenDBFromPool sets that): each
+	// database/sql keeps no idle connections of its own here (as OpenDBFromPool would): each
 	// statement of the root client takes a connection from pgxpool with its own context, which
 	// is what lets prepareScope tell PostgreSQL the statement's organization.
-	sqlDB := stdlib.OpenDBFromPool(pool)
+	var connector driver.Connector = stdlib.GetPoolConnector(pool)
+	if opts.AcquireTimeout > 0 {
+		connector = acquireConnector{Connector: connector, timeout: opts.AcquireTimeout}
+	}
+	sqlDB := sql.OpenDB(connector)
+	sqlDB.SetMaxIdleConns(0)
 	entOpts := []ent.Option{ent.Driver(entsql.OpenDB(dialect.Postgres, sqlDB))}
 	if opts.Debug {
 		entOpts = append(entOpts, ent.Debug())

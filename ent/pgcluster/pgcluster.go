@@ -74,6 +74,8 @@ type Cluster struct {
 	binDir  string
 	as      runner
 
+	ephemeral bool // Options.Ephemeral, for Restart
+
 	mu    sync.Mutex
 	owned bool // this Cluster started the server and must stop it
 }
@@ -115,13 +117,14 @@ func start(ctx context.Context, opts Options) (*Cluster, error) {
 	}
 	as.dir = dir
 	c := &Cluster{
-		dir:     dir,
-		dataDir: filepath.Join(dir, "pgdata"),
-		logFile: filepath.Join(dir, "postgres.log"),
-		sockDir: socketDir(dir, port),
-		port:    port,
-		binDir:  bin,
-		as:      as,
+		dir:       dir,
+		dataDir:   filepath.Join(dir, "pgdata"),
+		logFile:   filepath.Join(dir, "postgres.log"),
+		sockDir:   socketDir(dir, port),
+		port:      port,
+		binDir:    bin,
+		as:        as,
+		ephemeral: opts.Ephemeral,
 	}
 	if err := c.prepare(); err != nil {
 		return nil, err
@@ -184,6 +187,29 @@ func (c *Cluster) Stop(ctx context.Context) error {
 		}
 	}
 	c.owned = false
+	return nil
+}
+
+// Restart stops the server this Cluster started with pg_ctl's shutdown mode ("smart", "fast" or
+// "immediate"), waits down for the outage to last, then starts it again — the faults the
+// reliability tests put Podium through. Immediate mode is a crash as far as PostgreSQL can tell:
+// the next start recovers from the WAL, which keeps every commit it acknowledged unless the
+// cluster is Ephemeral (synchronous_commit=off). down receives the moment the server is down.
+func (c *Cluster) Restart(ctx context.Context, mode string, down func()) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.owned {
+		return errors.New("pgcluster: restart: this Cluster did not start the server")
+	}
+	if _, err := c.as.run(ctx, c.bin("pg_ctl"), "stop", "-D", c.dataDir, "-m", mode, "-w", "-t", waitSeconds, "-s"); err != nil {
+		return fmt.Errorf("pgcluster: restart: stop (%s): %w%s", mode, err, c.logTail())
+	}
+	if down != nil {
+		down()
+	}
+	if err := c.startServer(ctx, c.ephemeral); err != nil {
+		return fmt.Errorf("pgcluster: restart: start: %w", err)
+	}
 	return nil
 }
 

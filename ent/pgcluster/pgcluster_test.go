@@ -184,3 +184,22 @@ func TestUnreachableDirIsReported(t *testing.T) {
 	require.ErrorContains(t, err, "cannot reach")
 	require.ErrorContains(t, err, blocked+" is not searchable")
 }
+
+// Restart in fast and immediate modes: the server is down in between (down runs then), comes back
+// on the same socket, and keeps what was committed — immediate mode through crash recovery.
+func TestRestart(t *testing.T) {
+	t.Parallel()
+	c := mustStart(t, Options{Dir: testDir(t), Database: "app"})
+	t.Cleanup(func() { _ = c.Remove(context.Background()) })
+	requirePSQL(t, c, "app", "CREATE TABLE kept (n int); INSERT INTO kept VALUES (1)", "CREATE TABLE\nINSERT 0 1")
+	for i, mode := range []string{"fast", "immediate"} {
+		wasDown := false
+		require.NoError(t, c.Restart(context.Background(), mode, func() {
+			_, err := psql(c, "app", "SELECT 1")
+			wasDown = err != nil
+		}))
+		require.True(t, wasDown, "%s: the server answered while down", mode)
+		requirePSQL(t, c, "app", "SELECT count(*) FROM kept", strconv.Itoa(i+1))
+		requirePSQL(t, c, "app", "INSERT INTO kept VALUES (1)", "INSERT 0 1")
+	}
+}

@@ -32,6 +32,7 @@ const (
 	CodePayloadTooLarge           = "payload_too_large"
 	CodeIdempotencyKeyReused      = "idempotency_key_reused"
 	CodeRateLimited               = "rate_limited"
+	CodeUnavailable               = "unavailable"
 	CodeInternal                  = "internal_error"
 	CodeReviewGenerationError     = "review_generation_error"
 	CodeGraphQLParseFailed        = "graphql_parse_failed"
@@ -117,4 +118,17 @@ func Conflict(code, message string) *Error {
 // Internal hides a failure's detail from the caller; the detail belongs in the log.
 func Internal() *Error {
 	return New(http.StatusInternalServerError, CodeInternal, "Something went wrong handling this request")
+}
+
+// UnavailableRetryAfter is the Retry-After, in seconds, of an unavailable answer: a PostgreSQL
+// restart or failover usually takes a few seconds, and a client retrying sooner only adds load.
+const UnavailableRetryAfter = 2
+
+// Unavailable says the database cannot be reached right now — down, restarting, or too busy to
+// hand out a connection in time (503 unavailable, with Retry-After over REST). The request may be
+// retried as it was; a write answered so may or may not have committed, which is what
+// Idempotency-Key is for.
+func Unavailable() *Error {
+	return New(http.StatusServiceUnavailable, CodeUnavailable,
+		"The service is temporarily unavailable; retry the request shortly")
 }

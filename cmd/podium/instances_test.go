@@ -1,0 +1,340 @@
+//go:build reliability
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"regexp"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+
+	"github.com/podium/podium/ent/pgtest"
+	"github.com/podium/podium/jobs"
+	"github.com/podium/podium/jobs/mailtest"
+)
+
+// balancer is a round-robin load balancer over instances, as an operator would put in front of
+// them: httputil.ReverseProxy with a transport that takes the next backend for each request and
+// skips one that refuses connections (a health-checking balancer stops sending to a dead
+// instance; refusing the connection means the request never reached it). A request lost with an
+// instance — sent, then the connection closed — is answered 502 with ProxyErrorHeader naming the
+// backend, so that the test can tell it from Podium's own 5xx.
+type balancer struct {
+	backends []*url.URL
+	next     atomic.Uint64
+	proxy    *httputil.ReverseProxy
+}
+
+// proxyErrorHeader marks the balancer's own 502s with the backend that failed.
+const proxyErrorHeader = "X-Balancer-Error"
+
+type backendKey struct{}
+
+func newBalancer(servers []*server) *balancer {
+	b := &balancer{}
+	for _, s := range servers {
+		u, _ := url.Parse(s.URL())
+		b.backends = append(b.backends, u)
+	}
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	transport.MaxIdleConns, transport.MaxIdleConnsPerHost = 400, 200
+	b.proxy = &httputil.ReverseProxy{
+		Rewrite:   func(r *httputil.ProxyRequest) { r.Out.URL.Scheme = "http" },
+		Transport: roundRobin{b: b, inner: transport},
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			backend, _ := r.Context().Value(backendKey{}).(*atomic.Value)
+			name := "?"
+			if backend != nil {
+				if v, ok := backend.Load().(string); ok {
+					name = v
+				}
+			}
+			w.Header().Set(proxyErrorHeader, name)
+			w.WriteHeader(http.StatusBadGateway)
+		},
+	}
+	return b
+}
+
+// ServeHTTP keeps the body, so that a request refused by a dead backend can go to the next one.
+func (b *balancer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		w.WriteHeader(http.StatusBadRequest)
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	b.proxy.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), backendKey{}, new(atomic.Value))))
+}
+
+type roundRobin struct {
+	b     *balancer
+	inner http.RoundTripper
+}
+
+func (rr roundRobin) RoundTrip(req *http.Request) (*http.Response, error) {
+	var err error
+	for range rr.b.backends {
+		i := int(rr.b.next.Add(1) % uint64(len(rr.b.backends)))
+		out := req.Clone(req.Context())
+		out.URL.Host, out.Host = rr.b.backends[i].Host, rr.b.backends[i].Host
+		if req.GetBody != nil {
+			out.Body, _ = req.GetBody()
+		}
+		if v, ok := req.Context().Value(backendKey{}).(*atomic.Value); ok {
+			v.Store(fmt.Sprint(i))
+		}
+		var resp *http.Response
+		resp, err = rr.inner.RoundTrip(out)
+		if err == nil || !errors.Is(err, syscall.ECONNREFUSED) {
+			return resp, err
+		}
+	}
+	return nil, err
+}
+
+// riverClientID reads the River client id of the server's latest start from its log.
+func (s *server) riverClientID() string {
+	s.t.Helper()
+	data, err := os.ReadFile(s.logPath)
+	require.NoError(s.t, err)
+	m := regexp.MustCompile(`"msg":"River client started","client_id":"([^"]+)"`).FindAllSubmatch(data, -1)
+	require.NotEmpty(s.t, m, "no River client started in the log")
+	return string(m[len(m)-1][1])
+}
+
+// Instances figures: rate and burst of every key, and the clients sharing each key of the mix.
+const (
+	instancesRate      = 25
+	instancesKeyShare  = 5
+	instancesGreedy    = 16
+	instancesKillAfter = overloadFor / 2
+)
+
+// TestInstances runs three instances on one database behind a round-robin balancer: 200 clients
+// send the overload mix for a minute, one greedy key sends as fast as it can, and in the middle
+// one instance is killed (SIGKILL) and restarted. Every acknowledged write must be in the
+// database, the only 5xx may be the balancer's for requests lost with the killed instance, every
+// email must arrive (duplicates within the crash bound), and the greedy key must get its rate
+// across the three instances together, within 10%. Periodic jobs run on the River leader only,
+// and River UI shows the same jobs on every instance.
+func TestInstances(t *testing.T) {
+	ctx := context.Background()
+	sink := mailtest.New(t, mailtest.Options{})
+	dbURL := pgtest.NewURL(t)
+	env := []string{fmt.Sprintf("PODIUM_RATE_LIMIT=%d", instancesRate), fmt.Sprintf("PODIUM_RATE_BURST=%d", instancesRate)}
+	var servers []*server
+	for range 3 {
+		servers = append(servers, startServer(t, serverOpts{SMTPURL: sink.URL(), DatabaseURL: dbURL, Env: env}))
+	}
+	lb := newBalancer(servers)
+	front := &server{t: t, addr: freeAddr(t)}
+	hs := &http.Server{Addr: front.addr, Handler: lb, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = hs.ListenAndServe() }()
+	t.Cleanup(func() { _ = hs.Close() })
+	db := servers[0].openDB()
+
+	keys := make([]string, overloadClients/instancesKeyShare+1)
+	parallel(t, len(keys), 4, func(i int) error {
+		keys[i] = servers[i%3].createKey("Acme Events")
+		return nil
+	})
+	greedyKey, mixKeys := keys[0], keys[1:]
+	clients := make([]*apiClient, len(mixKeys))
+	for i, k := range mixKeys {
+		clients[i] = newClient(front, k, overloadClients)
+	}
+
+	// Periodic jobs: one leader, one prune job, however many instances started.
+	requireOneLeader(t, db)
+
+	st := &overloadState{speakers: map[string][]string{}, cancellable: map[string][]string{}}
+	events := make([]string, overloadEvents)
+	for e := range events {
+		api := clients[e]
+		events[e] = api.createEvent(t, fmt.Sprintf("Instances Conf %d", e))
+		for i := range 5 {
+			id, err := api.mustCreate("/events/"+events[e]+"/speakers",
+				speakerBody("Seed", fmt.Sprintf("seed%d-%d@example.test", e, i)))
+			require.NoError(t, err)
+			st.speakers[events[e]] = append(st.speakers[events[e]], id)
+		}
+		for i := range 20 {
+			id, err := api.mustCreate("/events/"+events[e]+"/sessions",
+				sessionBody(fmt.Sprintf("Seed %d", i), st.speakers[events[e]][i%5]))
+			require.NoError(t, err)
+			st.cancellable[events[e]] = append(st.cancellable[events[e]], id)
+		}
+	}
+
+	var mu sync.Mutex
+	var samples []sample
+	type failure struct {
+		op     overloadOp
+		status int
+		err    error
+	}
+	var failures []failure
+	var wg sync.WaitGroup
+	start := time.Now()
+	deadline := start.Add(overloadFor)
+	for c := range overloadClients {
+		wg.Go(func() {
+			rng := rand.New(rand.NewPCG(uint64(c), 11))
+			api := clients[c/instancesKeyShare]
+			var mine []sample
+			for time.Now().Before(deadline) {
+				s := st.request(ctx, api, events[rng.IntN(len(events))], rng)
+				mine = append(mine, s)
+			}
+			mu.Lock()
+			samples = append(samples, mine...)
+			mu.Unlock()
+		})
+	}
+
+	// The greedy key, straight at the balancer, counting what is allowed.
+	var allowed, refused, greedyOther atomic.Int64
+	greedyStart := time.Now()
+	greedy := newClient(front, greedyKey, instancesGreedy)
+	for range instancesGreedy {
+		wg.Go(func() {
+			for time.Now().Before(deadline) {
+				r, err := greedy.do(ctx, http.MethodGet, "/events", nil)
+				switch {
+				case err == nil && r.Status == http.StatusOK:
+					allowed.Add(1)
+				case err == nil && r.Status == http.StatusTooManyRequests:
+					refused.Add(1)
+				default:
+					greedyOther.Add(1)
+				}
+			}
+		})
+	}
+
+	// The kill, in the middle.
+	killed := servers[1]
+	time.Sleep(instancesKillAfter)
+	killedClient := killed.riverClientID()
+	killed.stop(syscall.SIGKILL)
+	killedAt := time.Now()
+	time.Sleep(2 * time.Second)
+	killed.restart()
+	restartedIn := time.Since(killedAt)
+	wg.Wait()
+	greedyFor := time.Since(greedyStart)
+	elapsed := time.Since(start)
+
+	report(t, samples, elapsed)
+	lost := 0
+	for _, s := range samples {
+		if s.err == nil && s.status < 500 && (s.status < 400 || s.status == http.StatusTooManyRequests) {
+			continue
+		}
+		failures = append(failures, failure{op: s.op, status: s.status, err: s.err})
+	}
+	// A 502 of the balancer is a request lost with the killed instance; anything else failed.
+	for _, f := range failures {
+		if f.status == http.StatusBadGateway {
+			lost++
+			continue
+		}
+		require.Fail(t, "request failed", "%s: %d %v", f.op, f.status, f.err)
+	}
+	require.LessOrEqual(t, lost, overloadClients, "more requests lost than were in flight")
+	// The greedy key's other answers are its requests lost with the killed instance, at most one
+	// per greedy client.
+	require.LessOrEqual(t, greedyOther.Load(), int64(instancesGreedy), "greedy requests that neither passed nor were limited")
+
+	// Every acknowledged write is there.
+	var n int
+	require.NoError(t, db.QueryRow(ctx, `SELECT count(*) FROM contacts WHERE id = ANY($1)`, st.ackSpeakers).Scan(&n))
+	require.Equal(t, len(st.ackSpeakers), n, "acknowledged speakers in the database")
+	require.NoError(t, db.QueryRow(ctx, `SELECT count(*) FROM submissions WHERE id = ANY($1)`, st.ackSessions).Scan(&n))
+	require.Equal(t, len(st.ackSessions), n, "acknowledged sessions in the database")
+	require.NoError(t, db.QueryRow(ctx, `SELECT count(*) FROM submissions WHERE id = ANY($1) AND cancelled_at IS NOT NULL`,
+		st.ackCancels).Scan(&n))
+	require.Equal(t, len(st.ackCancels), n, "acknowledged cancellations in the database")
+
+	// Deliveries the killed instance left running are rescued by River after five minutes; the
+	// test does now what the rescuer would then.
+	tag, err := db.Exec(ctx, `UPDATE river_job SET state = 'available', scheduled_at = now()
+		WHERE state = 'running' AND attempted_by[cardinality(attempted_by)] = $1`, killedClient)
+	require.NoError(t, err)
+	waitDelivered(t, db, 2*time.Minute)
+	var emails int
+	require.NoError(t, db.QueryRow(ctx, `SELECT count(*) FROM email_log`).Scan(&emails))
+	var unsent int
+	require.NoError(t, db.QueryRow(ctx, `SELECT count(*) FROM email_log WHERE status <> 'sent'`).Scan(&unsent))
+	require.Zero(t, unsent, "emails not sent")
+	delivered, _ := deliveries(t, sink)
+	require.Len(t, delivered, emails, "every email delivered, and only those of the log")
+	dupIDs, extra := duplicates(delivered)
+	require.LessOrEqual(t, extra, jobs.MaxUnrecorded, "more duplicates than one crash may cause")
+
+	// The rate limit across the instances: Burst at once, then the rate.
+	want := float64(instancesRate) + instancesRate*greedyFor.Seconds()
+	got := float64(allowed.Load())
+	t.Logf("three instances, one killed after %s and serving again %s later: %d requests lost with it (502 of the balancer); "+
+		"%d speakers, %d sessions, %d cancellations acknowledged and found; %d emails, %d Message-IDs duplicated (%d extra), "+
+		"%d deliveries rescued; greedy key: %d allowed, %d refused in %s, %.0f expected (%.1f%% off)",
+		instancesKillAfter, restartedIn.Round(time.Millisecond), lost, len(st.ackSpeakers), len(st.ackSessions),
+		len(st.ackCancels), emails, dupIDs, extra, tag.RowsAffected(), allowed.Load(), refused.Load(),
+		greedyFor.Round(time.Millisecond), want, 100*(got-want)/want)
+	require.InEpsilon(t, want, got, 0.10, "the greedy key's allowed requests across three instances")
+
+	// River UI shows the same jobs whichever instance answers.
+	var lists []string
+	for _, s := range servers {
+		req, err := http.NewRequest(http.MethodGet, s.URL()+"/riverui/api/jobs?state=completed&limit=5", nil)
+		require.NoError(t, err)
+		req.SetBasicAuth("operator", greedyKey)
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		body, err := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, resp.StatusCode, "%s", body)
+		lists = append(lists, regexp.MustCompile(`"id":\d+`).FindString(string(body)))
+	}
+	require.NotEmpty(t, lists[0])
+	require.Equal(t, []string{lists[0], lists[0], lists[0]}, lists, "River UI's newest completed job on each instance")
+	requireOneLeader(t, db)
+}
+
+// requireOneLeader checks that River elected one leader among the instances and that the leader
+// alone queued the periodic prune job (once at start, then hourly).
+func requireOneLeader(t *testing.T, db *pgxpool.Pool) {
+	t.Helper()
+	ctx := context.Background()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var leaders, prunes int
+		require.NoError(t, db.QueryRow(ctx, `SELECT count(*) FROM river_leader`).Scan(&leaders))
+		require.NoError(t, db.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE kind = 'prune_idempotency_records'`).Scan(&prunes))
+		require.LessOrEqual(t, leaders, 1)
+		require.LessOrEqual(t, prunes, 1, "the prune job was queued more than once in its period")
+		if leaders == 1 && prunes == 1 {
+			return
+		}
+		require.True(t, time.Now().Before(deadline), "after 30 s, %d leaders and %d prune jobs", leaders, prunes)
+		time.Sleep(200 * time.Millisecond)
+	}
+}

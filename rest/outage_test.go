@@ -1,0 +1,203 @@
+package rest_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/require"
+
+	"github.com/podium/podium/ent/dbx"
+	"github.com/podium/podium/ent/pgtest"
+)
+
+// pgProxy stands between Podium and PostgreSQL, so that a test can take the database away and
+// give it back: down closes every connection and refuses new ones, as a stopped server does;
+// hang accepts connections and never answers, as an unreachable host does.
+type pgProxy struct {
+	t      *testing.T
+	target func() (net.Conn, error)
+	addr   string
+
+	mu    sync.Mutex
+	ln    net.Listener
+	conns map[net.Conn]bool
+	hang  bool
+}
+
+// newPGProxy proxies the database of dbURL and returns the proxy and the URL that reaches the
+// database through it.
+func newPGProxy(t *testing.T, dbURL string) (*pgProxy, string) {
+	t.Helper()
+	cfg, err := pgx.ParseConfig(dbURL)
+	require.NoError(t, err)
+	network, address := "tcp", net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port)))
+	if strings.HasPrefix(cfg.Host, "/") {
+		network, address = "unix", filepath.Join(cfg.Host, fmt.Sprintf(".s.PGSQL.%d", cfg.Port))
+	}
+	p := &pgProxy{t: t, conns: map[net.Conn]bool{},
+		target: func() (net.Conn, error) { return net.Dial(network, address) }}
+	p.up()
+	t.Cleanup(p.down)
+	u := url.URL{Scheme: "postgres", User: url.User(cfg.User), Host: p.addr, Path: "/" + cfg.Database,
+		RawQuery: "sslmode=disable"}
+	if cfg.Password != "" {
+		u.User = url.UserPassword(cfg.User, cfg.Password)
+	}
+	return p, u.String()
+}
+
+// up listens (again, on the same address) and forwards connections.
+func (p *pgProxy) up() {
+	p.t.Helper()
+	addr := p.addr
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	ln, err := net.Listen("tcp", addr)
+	require.NoError(p.t, err)
+	p.mu.Lock()
+	p.ln, p.addr, p.hang = ln, ln.Addr().String(), false
+	p.mu.Unlock()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go p.serve(c)
+		}
+	}()
+}
+
+func (p *pgProxy) serve(c net.Conn) {
+	p.mu.Lock()
+	p.conns[c] = true
+	hang := p.hang
+	p.mu.Unlock()
+	if hang {
+		return // held open, never answered, closed by down
+	}
+	s, err := p.target()
+	if err != nil {
+		_ = c.Close()
+		return
+	}
+	p.mu.Lock()
+	p.conns[s] = true
+	p.mu.Unlock()
+	go func() { _, _ = io.Copy(s, c); _ = s.Close() }()
+	_, _ = io.Copy(c, s)
+	_ = c.Close()
+}
+
+// down stops listening and cuts every connection.
+func (p *pgProxy) down() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ln != nil {
+		_ = p.ln.Close()
+		p.ln = nil
+	}
+	for c := range p.conns {
+		_ = c.Close()
+	}
+	clear(p.conns)
+}
+
+// blackhole cuts every connection, then accepts new ones without ever answering.
+func (p *pgProxy) blackhole() {
+	p.down()
+	p.up()
+	p.mu.Lock()
+	p.hang = true
+	p.mu.Unlock()
+}
+
+// While PostgreSQL is away, every request answers quickly, 503 unavailable with Retry-After over
+// REST and extensions.code unavailable over GraphQL, and /readyz says not ready; once it is back,
+// requests succeed again without anything being restarted, and what was acknowledged before is
+// still there.
+func TestDatabaseOutage(t *testing.T) {
+	t.Parallel()
+	proxy, proxied := newPGProxy(t, pgtest.NewURL(t))
+	db, err := dbx.Open(context.Background(), proxied, dbx.Options{MaxConns: 4,
+		ConnectTimeout: 500 * time.Millisecond, AcquireTimeout: 2 * time.Second, StatementTimeout: 5 * time.Second})
+	require.NoError(t, err)
+	t.Cleanup(db.Close)
+	b := newBundle(t, bundleOpts{DB: db})
+	created := b.do(http.MethodPost, "/api/v1/events", b.acme, map[string]any{"name": "Before the outage",
+		"type": "conference", "timezone": "UTC", "startsAt": "2027-01-01T09:00:00Z", "endsAt": "2027-01-02T17:00:00Z"})
+	require.Equal(t, http.StatusCreated, created.Status, created.Raw)
+
+	requireUnavailable := func(t *testing.T) {
+		t.Helper()
+		for _, req := range []struct{ method, path, body string }{
+			{http.MethodGet, "/api/v1/events", ""},
+			{http.MethodPost, "/api/v1/events", `{"name":"During","type":"conference","timezone":"UTC","startsAt":"2027-01-01T09:00:00Z","endsAt":"2027-01-02T17:00:00Z"}`},
+		} {
+			start := time.Now()
+			r := httptest.NewRequest(req.method, req.path, strings.NewReader(req.body))
+			r.Header.Set("Authorization", "Bearer "+b.acme)
+			r.Header.Set("Content-Type", "application/json")
+			rec := httptest.NewRecorder()
+			b.handler.ServeHTTP(rec, r)
+			require.Less(t, time.Since(start), 3*time.Second, "%s %s took too long", req.method, req.path)
+			require.Equal(t, http.StatusServiceUnavailable, rec.Code, "%s %s: %s", req.method, req.path, rec.Body)
+			require.JSONEq(t, `{"error":{"code":"unavailable","message":"The service is temporarily unavailable; retry the request shortly"}}`, rec.Body.String())
+			require.Equal(t, "2", rec.Header().Get("Retry-After"))
+		}
+		r := httptest.NewRequest(http.MethodPost, "/graphql", strings.NewReader(`{"query":"{ events(first: 1) { totalCount } }"}`))
+		r.Header.Set("Authorization", "Bearer "+b.acme)
+		r.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		b.handler.ServeHTTP(rec, r)
+		require.Contains(t, rec.Body.String(), `"code":"unavailable"`)
+		rec = httptest.NewRecorder()
+		b.handler.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/readyz", nil))
+		require.Equal(t, http.StatusServiceUnavailable, rec.Code)
+	}
+	requireBack := func(t *testing.T) {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			r := b.do(http.MethodGet, "/api/v1/events", b.acme, nil)
+			if r.Status == http.StatusOK {
+				require.Contains(t, r.Raw, "Before the outage")
+				break
+			}
+			require.Equal(t, http.StatusServiceUnavailable, r.Status, r.Raw)
+			require.True(t, time.Now().Before(deadline), "not serving 5 s after the database came back")
+			time.Sleep(100 * time.Millisecond)
+		}
+		rec := httptest.NewRecorder()
+		b.handler.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/readyz", nil))
+		require.Equal(t, http.StatusOK, rec.Code)
+	}
+
+	t.Run("Down", func(t *testing.T) {
+		proxy.down()
+		requireUnavailable(t)
+		proxy.up()
+		requireBack(t)
+	})
+	t.Run("Unreachable", func(t *testing.T) {
+		// Connections that never answer are bounded by the connect timeout, not by the request.
+		proxy.blackhole()
+		requireUnavailable(t)
+		proxy.down()
+		proxy.up()
+		requireBack(t)
+	})
+}
