@@ -73,7 +73,7 @@ func (c acquireConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(actx), ErrAcquireTimeout) {
 		// Not wrapping err: it wraps context.DeadlineExceeded, which callers read as the end of
 		// the request's own time.
-		return nil, fmt.Errorf("%w after %s (%v)", ErrAcquireTimeout, c.timeout, err)
+		return nil, fmt.Errorf("%w after %s (%v)", ErrAcquireTimeout, c.timeout, err) //nolint:errorlint // see above: err must not be wrapped
 	}
 	return conn, err
 }
