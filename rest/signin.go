@@ -3,7 +3,6 @@ package rest
 import (
 	"context"
 	"encoding/json"
-	"github.com/podium/podium/ent/dbx"
 	"html/template"
 	"io"
 	"mime"
@@ -17,6 +16,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"golang.org/x/time/rate"
 
+	"github.com/podium/podium/ent/dbx"
 	"github.com/podium/podium/ent/schema/viewer"
 	"github.com/podium/podium/graph/access"
 	"github.com/podium/podium/graph/apperr"
