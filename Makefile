@@ -78,5 +78,5 @@ reliability: ## Crash, SMTP outage and overload tests against the real binary (a
 	$(GO) test -tags reliability -run . -count=1 -v -timeout 15m ./cmd/podium/
 
 .PHONY: e2e
-e2e: ## Browser check of GraphiQL and River UI in headless Chromium (installs Debian's chromium if absent)
+e2e: ## Browser checks in headless Chromium: GraphiQL, River UI, sign-in from emails (installs Debian's chromium if absent)
 	./.ci/e2e
