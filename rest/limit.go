@@ -42,11 +42,41 @@ type limiter struct {
 	// mu guards buckets, and makes taking a token and reading what is left for the headers one
 	// step, so that concurrent requests of one key each report their own remainder.
 	mu      sync.Mutex
-	buckets map[string]*rate.Limiter
+	buckets *buckets
 }
 
 // maxBuckets bounds memory: past it, full buckets (idle keys) are forgotten.
 const maxBuckets = 10_000
+
+// buckets are token buckets of one rate, one per key, kept in this process. Past maxBuckets keys,
+// the buckets that have refilled are forgotten — never one that still holds back its key, so
+// making up keys cannot buy anyone a fresh bucket. Callers serialize access.
+type buckets struct {
+	every rate.Limit
+	burst int
+	byKey map[string]*rate.Limiter
+}
+
+func newBuckets(every rate.Limit, burst int) *buckets {
+	return &buckets{every: every, burst: burst, byKey: map[string]*rate.Limiter{}}
+}
+
+// of returns key's bucket, making a full one for a new key.
+func (b *buckets) of(key string, now time.Time) *rate.Limiter {
+	l, ok := b.byKey[key]
+	if !ok {
+		if len(b.byKey) >= maxBuckets {
+			for k, l := range b.byKey {
+				if l.TokensAt(now) >= float64(b.burst) {
+					delete(b.byKey, k)
+				}
+			}
+		}
+		l = rate.NewLimiter(b.every, b.burst)
+		b.byKey[key] = l
+	}
+	return l
+}
 
 // newLimiter returns the limiter of cfg, sharing its buckets through pool unless cfg.Local (or
 // pool is nil); nil when cfg does not limit.
@@ -59,7 +89,7 @@ func newLimiter(cfg RateLimit, pool *pgxpool.Pool) *limiter {
 	}
 	l := &limiter{cfg: cfg}
 	if cfg.Local || pool == nil {
-		l.buckets = map[string]*rate.Limiter{}
+		l.buckets = newBuckets(rate.Limit(cfg.PerSecond), cfg.Burst)
 	} else {
 		l.pool = pool
 	}
@@ -103,14 +133,7 @@ func (l *limiter) takeLocal(keyID string) (allowed bool, tokens float64) {
 	now := time.Now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	b, ok := l.buckets[keyID]
-	if !ok {
-		if len(l.buckets) >= maxBuckets {
-			l.prune(now)
-		}
-		b = rate.NewLimiter(rate.Limit(l.cfg.PerSecond), l.cfg.Burst)
-		l.buckets[keyID] = b
-	}
+	b := l.buckets.of(keyID, now)
 	allowed = b.AllowN(now, 1)
 	return allowed, b.TokensAt(now)
 }
@@ -140,13 +163,4 @@ func (l *limiter) takeShared(ctx context.Context, keyID string) (allowed bool, t
 	// PostgreSQL keeps microseconds: without the slack, an interval rounded up by half a
 	// microsecond would report one token less than is left.
 	return allowed, float64(l.cfg.Burst) - ahead/interval + 1e-6, nil
-}
-
-// prune forgets the buckets that have refilled; the caller holds the lock.
-func (l *limiter) prune(now time.Time) {
-	for id, b := range l.buckets {
-		if b.TokensAt(now) >= float64(l.cfg.Burst) {
-			delete(l.buckets, id)
-		}
-	}
 }

@@ -22,7 +22,7 @@ func TestLimiterForgetsOnlyFullBuckets(t *testing.T) {
 		for i := range maxBuckets {
 			require.NoError(t, l.allow(t.Context(), httptest.NewRecorder(), fmt.Sprint("key", i)))
 		}
-		require.Len(t, l.buckets, maxBuckets)
+		require.Len(t, l.buckets.byKey, maxBuckets)
 		require.NoError(t, l.allow(t.Context(), httptest.NewRecorder(), "one more"))
 	}
 
@@ -30,14 +30,14 @@ func TestLimiterForgetsOnlyFullBuckets(t *testing.T) {
 		t.Parallel()
 		l := newLimiter(RateLimit{PerSecond: 1e12, Burst: 1}, nil)
 		fill(l)
-		require.Len(t, l.buckets, 1)
+		require.Len(t, l.buckets.byKey, 1)
 	})
 
 	t.Run("Spent", func(t *testing.T) {
 		t.Parallel()
 		l := newLimiter(RateLimit{PerSecond: 0.001, Burst: 1}, nil)
 		fill(l)
-		require.Len(t, l.buckets, maxBuckets+1)
+		require.Len(t, l.buckets.byKey, maxBuckets+1)
 		require.Error(t, l.allow(t.Context(), httptest.NewRecorder(), "key0"))
 	})
 }
@@ -79,4 +79,18 @@ func BenchmarkLimiter(b *testing.B) {
 			})
 		}
 	}
+}
+
+// Making up addresses does not reset sign-in limits: past maxBuckets, only refilled buckets go.
+func TestSignInLimitSurvivesAFloodOfAddresses(t *testing.T) {
+	t.Parallel()
+	s := newSignIn(nil, "", nil)
+	for range signInAddressBurst {
+		require.True(t, s.allow("ada@example.test", fmt.Sprint("client-", t.Name())))
+	}
+	require.False(t, s.allow("ada@example.test", "another client"), "the address has spent its links")
+	for i := range maxBuckets + 10 {
+		s.allow(fmt.Sprintf("made-up-%d@example.test", i), fmt.Sprint("client-", i))
+	}
+	require.False(t, s.allow("ada@example.test", "yet another client"), "the flood did not refill the address")
 }

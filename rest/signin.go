@@ -58,8 +58,8 @@ type signIn struct {
 	cop    *http.CrossOriginProtection
 
 	mu        sync.Mutex
-	addresses map[string]*rate.Limiter
-	clients   map[string]*rate.Limiter
+	addresses *buckets
+	clients   *buckets
 	// work bounds the links being prepared in the background.
 	work chan struct{}
 	log  func(ctx context.Context, msg string, args ...any)
@@ -69,7 +69,7 @@ func newSignIn(people *access.People, publicURL string, log func(ctx context.Con
 	return &signIn{
 		people: people, secure: strings.HasPrefix(publicURL, "https://"),
 		cop:       http.NewCrossOriginProtection(),
-		addresses: map[string]*rate.Limiter{}, clients: map[string]*rate.Limiter{},
+		addresses: newBuckets(signInPerAddress, signInAddressBurst), clients: newBuckets(signInPerClient, signInClientBurst),
 		work: make(chan struct{}, signInWorkers), log: log,
 	}
 }
@@ -143,24 +143,9 @@ func (s *signIn) guard(next http.HandlerFunc) http.HandlerFunc {
 func (s *signIn) allow(addr, client string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.addresses) > maxBuckets {
-		s.addresses = map[string]*rate.Limiter{}
-	}
-	if len(s.clients) > maxBuckets {
-		s.clients = map[string]*rate.Limiter{}
-	}
-	a, ok := s.addresses[addr]
-	if !ok {
-		a = rate.NewLimiter(signInPerAddress, signInAddressBurst)
-		s.addresses[addr] = a
-	}
-	c, ok := s.clients[client]
-	if !ok {
-		c = rate.NewLimiter(signInPerClient, signInClientBurst)
-		s.clients[client] = c
-	}
-	// Both must allow; a refused client does not spend the address's token, and the reverse.
 	now := time.Now()
+	a, c := s.addresses.of(addr, now), s.clients.of(client, now)
+	// Both must allow; a refused client does not spend the address's token, and the reverse.
 	ra, rc := a.ReserveN(now, 1), c.ReserveN(now, 1)
 	if ra.DelayFrom(now) > 0 || rc.DelayFrom(now) > 0 {
 		ra.CancelAt(now)
