@@ -37,6 +37,7 @@ import (
 	"github.com/podium/podium/graph"
 	"github.com/podium/podium/graph/access"
 	"github.com/podium/podium/graph/apperr"
+	"github.com/podium/podium/rest/web"
 )
 
 // MaxBodyBytes caps a request body; larger bodies are answered 413 payload_too_large.
@@ -367,7 +368,7 @@ func (a *API) graphQLViewer(r *http.Request) (*viewer.Viewer, string, error) {
 		}
 		return v, v.APIKeyID, nil
 	}
-	if err := a.signin.cop.Check(r); err != nil {
+	if err := web.CheckOrigin(r); err != nil {
 		return nil, "", apperr.Forbidden("A request from another site cannot use your session")
 	}
 	p, err := a.signin.people.Authenticate(r.Context(), secret)

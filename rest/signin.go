@@ -3,7 +3,6 @@ package rest
 import (
 	"context"
 	"encoding/json"
-	"html/template"
 	"io"
 	"mime"
 	"net"
@@ -20,6 +19,7 @@ import (
 	"github.com/podium/podium/ent/schema/viewer"
 	"github.com/podium/podium/graph/access"
 	"github.com/podium/podium/graph/apperr"
+	"github.com/podium/podium/rest/web"
 )
 
 // Sign-in by email link and browser sessions (docs/people.md). These pages and endpoints live
@@ -55,7 +55,6 @@ type signIn struct {
 	// secure marks the cookie Secure (PUBLIC_URL is https) and names it with the __Host- prefix,
 	// which browsers accept only for Secure, host-only cookies on path /.
 	secure bool
-	cop    *http.CrossOriginProtection
 
 	mu        sync.Mutex
 	addresses *buckets
@@ -68,7 +67,6 @@ type signIn struct {
 func newSignIn(people *access.People, publicURL string, log func(ctx context.Context, msg string, args ...any)) *signIn {
 	return &signIn{
 		people: people, secure: strings.HasPrefix(publicURL, "https://"),
-		cop:       http.NewCrossOriginProtection(),
 		addresses: newBuckets(signInPerAddress, signInAddressBurst), clients: newBuckets(signInPerClient, signInClientBurst),
 		work: make(chan struct{}, signInWorkers), log: log,
 	}
@@ -104,12 +102,14 @@ func (s *signIn) setCookie(w http.ResponseWriter, value string, expires time.Tim
 
 // routes mounts the sign-in pages. Every POST is refused when it comes from another origin.
 func (s *signIn) routes(r chi.Router) {
+	r.Get(web.StylesheetPath, web.Stylesheet)
+	r.Get(web.AccentPath+"*", web.Accent)
 	r.Get("/auth/signin", s.signInPage)
-	r.Post("/auth/signin", s.guard(s.requestLink))
+	r.Post("/auth/signin", web.Protect(s.requestLink))
 	r.Get("/auth/link", s.linkPage)
-	r.Post("/auth/link", s.guard(s.followLink))
-	r.Post("/auth/signout", s.guard(s.signOut))
-	r.Post("/auth/signout-everywhere", s.guard(s.signOutEverywhere))
+	r.Post("/auth/link", web.Protect(s.followLink))
+	r.Post("/auth/signout", web.Protect(s.signOut))
+	r.Post("/auth/signout-everywhere", web.Protect(s.signOutEverywhere))
 	r.Get("/me", s.mePage)
 	// Where Podium's emails lead (portal invitations, reviewer invitations and reminders): the
 	// sign-in page, then who is signed in, until the portal and reviewer pages exist.
@@ -126,17 +126,6 @@ func (s *signIn) landing(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mePage(w, r)
-}
-
-// guard refuses cross-origin writes: a page on another site cannot sign a browser in or out.
-func (s *signIn) guard(next http.HandlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		if err := s.cop.Check(r); err != nil {
-			writePage(w, http.StatusForbidden, "Refused", "This request came from another site and was refused.", nil)
-			return
-		}
-		next(w, r)
-	}
 }
 
 // allow takes a token from the buckets of the address and of the client.
@@ -189,7 +178,7 @@ func (s *signIn) requestLink(w http.ResponseWriter, r *http.Request) {
 		if asJSON {
 			writeJSON(w, e.Status, envelope{Error: envelopeError{Code: e.Code, Message: e.Message}})
 		} else {
-			writePage(w, e.Status, "Slow down", e.Message, nil)
+			message(w, e.Status, "Slow down", e.Message, nil)
 		}
 		return
 	}
@@ -209,7 +198,7 @@ func (s *signIn) requestLink(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusAccepted, map[string]string{"status": "accepted", "message": signInAnswer})
 		return
 	}
-	writePage(w, http.StatusAccepted, "Check your email", signInAnswer, nil)
+	message(w, http.StatusAccepted, "Check your email", signInAnswer, nil)
 }
 
 // readSignIn reads a sign-in request from a form or a JSON body.
@@ -237,7 +226,7 @@ func readSignIn(w http.ResponseWriter, r *http.Request) (signInRequest, bool, er
 // replaced, never kept, so a session id planted before sign-in is worthless.
 func (s *signIn) followLink(w http.ResponseWriter, r *http.Request) {
 	if err := r.ParseForm(); err != nil {
-		writePage(w, http.StatusBadRequest, "Sign-in failed", "The form could not be read.", nil)
+		message(w, http.StatusBadRequest, "Sign-in failed", "The form could not be read.", nil)
 		return
 	}
 	sess, err := s.people.FollowLink(r.Context(), r.PostForm.Get("token"), r.UserAgent())
@@ -245,10 +234,10 @@ func (s *signIn) followLink(w http.ResponseWriter, r *http.Request) {
 		e, ok := apperr.As(err)
 		if !ok {
 			s.log(r.Context(), "sign-in failed", "err", err)
-			writePage(w, http.StatusInternalServerError, "Sign-in failed", "Something went wrong; try again.", nil)
+			message(w, http.StatusInternalServerError, "Sign-in failed", "Something went wrong; try again.", nil)
 			return
 		}
-		writePage(w, e.Status, "Sign-in failed", e.Message, &pageLink{"/auth/signin", "Ask for a new link"})
+		message(w, e.Status, "Sign-in failed", e.Message, &web.Link{Href: "/auth/signin", Text: "Ask for a new link"})
 		return
 	}
 	if old := s.sessionSecret(r); old != "" {
@@ -290,72 +279,29 @@ func (s *signIn) person(r *http.Request) *viewer.Person {
 	return p
 }
 
-// pageLink is a link at the foot of a page.
-type pageLink struct{ Href, Text string }
-
-var pageTmpl = template.Must(template.New("page").Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<meta name="referrer" content="no-referrer"><title>{{.Title}} · Podium</title>
-<style>body{font:16px/1.5 system-ui,sans-serif;max-width:34rem;margin:3rem auto;padding:0 1rem;color:#1f2933}
-button,input{font:inherit;padding:.5rem .8rem}button{background:#1d6b4c;color:#fff;border:0;border-radius:6px}
-li{margin:.2rem 0}</style></head>
-<body><h1>{{.Title}}</h1>{{if .Text}}<p id="message">{{.Text}}</p>{{end}}{{.Body}}
-{{with .Link}}<p><a href="{{.Href}}">{{.Text}}</a></p>{{end}}</body></html>
-`))
-
-type page struct {
-	Title, Text string
-	Body        template.HTML
-	Link        *pageLink
-}
-
-// writePage writes a small HTML page. Pages are never cached and never framed.
-func writePage(w http.ResponseWriter, status int, title, text string, link *pageLink) {
-	writeHTML(w, status, page{Title: title, Text: text, Link: link})
-}
-
-func writeHTML(w http.ResponseWriter, status int, p page) {
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("X-Frame-Options", "DENY")
-	w.Header().Set("Referrer-Policy", "no-referrer")
-	w.WriteHeader(status)
-	_ = pageTmpl.Execute(w, p)
-}
-
-var signInForm = template.Must(template.New("form").Parse(`<form method="post" action="/auth/signin">
-<input type="hidden" name="next" value="{{.}}"><label>Email <input type="email" name="email" required autofocus></label>
-<button type="submit">Email me a sign-in link</button></form>`))
-
-var confirmForm = template.Must(template.New("confirm").Parse(`<form method="post" action="/auth/link">
-<input type="hidden" name="token" value="{{.}}"><button id="confirm" type="submit">Sign in</button></form>`))
-
-func render(t *template.Template, data any) template.HTML {
-	var b strings.Builder
-	_ = t.Execute(&b, data)
-	return template.HTML(b.String()) //nolint:gosec // output of html/template, escaped
+// message renders a page of one message, and a link when there is one.
+func message(w http.ResponseWriter, status int, title, text string, link *web.Link) {
+	p := web.Page{Title: title, Error: text}
+	if status < 400 {
+		p = web.Page{Title: title, Notice: text}
+	}
+	if link != nil {
+		p.Content, p.Data = "link", link
+	}
+	web.Render(w, status, p)
 }
 
 func (s *signIn) signInPage(w http.ResponseWriter, r *http.Request) {
-	writeHTML(w, http.StatusOK, page{Title: "Sign in to Podium",
-		Text: "Podium emails you a link that signs you in; no password.",
-		Body: render(signInForm, access.SafeNext(r.URL.Query().Get("next")))})
+	web.Render(w, http.StatusOK, web.Page{Title: "Sign in to Podium", Content: "signin",
+		Data: access.SafeNext(r.URL.Query().Get("next"))})
 }
 
 // linkPage shows a button that posts the token: following a link with GET changes nothing, so
 // a mail scanner that opens every link in an email does not use the link up.
 func (s *signIn) linkPage(w http.ResponseWriter, r *http.Request) {
-	writeHTML(w, http.StatusOK, page{Title: "Sign in to Podium", Text: "Press the button to finish signing in.",
-		Body: render(confirmForm, r.URL.Query().Get("token"))})
+	web.Render(w, http.StatusOK, web.Page{Title: "Sign in to Podium", Content: "signin-confirm",
+		Data: r.URL.Query().Get("token")})
 }
-
-var meTmpl = template.Must(template.New("me").Parse(`<p>Signed in as <strong id="email">{{.Email}}</strong>.</p>
-<ul id="roles">{{range .Memberships}}<li>{{.Role}} of organization {{.OrganizationID}}</li>{{end}}
-{{range .EventRoles}}<li>{{.Role}} of event {{.EventID}}</li>{{end}}
-{{range .Contacts}}<li>speaker at event {{.EventID}}</li>{{end}}</ul>
-<p>Your front end reads what you may do through GraphQL at /graphql (the viewer query).</p>
-<form method="post" action="/auth/signout"><button type="submit">Sign out</button></form>
-<form method="post" action="/auth/signout-everywhere"><button type="submit">Sign out everywhere</button></form>`))
 
 // mePage says who is signed in and what they are; the organizer, reviewer and speaker pages that
 // build on it come later.
@@ -365,5 +311,5 @@ func (s *signIn) mePage(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/auth/signin", http.StatusSeeOther)
 		return
 	}
-	writeHTML(w, http.StatusOK, page{Title: "Podium", Body: render(meTmpl, p)})
+	web.Render(w, http.StatusOK, web.Page{Title: "Podium", Person: p, Content: "me", Data: p})
 }
