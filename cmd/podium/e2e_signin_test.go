@@ -50,7 +50,7 @@ func TestBrowserSignIn(t *testing.T) {
 			chromedp.WaitVisible(`input[name=email]`, chromedp.ByQuery),
 			chromedp.SendKeys(`input[name=email]`, "ada@example.test", chromedp.ByQuery),
 			chromedp.Click(`button[type=submit]`, chromedp.ByQuery))
-		waitText(t, ctx, `#message`, "sign-in link is on its way")
+		waitText(t, ctx, `#notice`, "sign-in link is on its way")
 
 		signin := lastTo(t, sink, "ada@example.test", 2)
 		require.Contains(t, signin.Header.Get("Subject"), "sign-in link")
@@ -90,7 +90,7 @@ func TestBrowserSignIn(t *testing.T) {
 			chromedp.WaitVisible(`input[name=email]`, chromedp.ByQuery),
 			chromedp.SendKeys(`input[name=email]`, "grace@example.test", chromedp.ByQuery),
 			chromedp.Click(`button[type=submit]`, chromedp.ByQuery))
-		waitText(t, ctx, `#message`, "sign-in link is on its way")
+		waitText(t, ctx, `#notice`, "sign-in link is on its way")
 		signin := lastTo(t, sink, "grace@example.test", 2)
 		run(t, ctx, "follow the sign-in link and confirm",
 			chromedp.Navigate(link.FindString(signin.Text)),
