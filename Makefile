@@ -77,6 +77,10 @@ fuzz: ## Run each fuzz target for FUZZTIME (default 60s): REST write bodies, Gra
 reliability: ## Crash, SMTP outage and overload tests against the real binary (about 4 minutes)
 	$(GO) test -tags reliability -run . -count=1 -v -timeout 15m ./cmd/podium/
 
+.PHONY: screenshots
+screenshots: ## Run the browser checks and refresh the screenshots committed under docs/
+	E2E_SCREENSHOTS=$(CURDIR)/docs ./.ci/e2e
+
 .PHONY: e2e
 e2e: ## Browser checks in headless Chromium: GraphiQL, River UI, sign-in from emails (installs Debian's chromium if absent)
 	./.ci/e2e

@@ -461,10 +461,19 @@ func waitText(t *testing.T, ctx context.Context, selector, want string) string {
 	}
 }
 
-// screenshot saves the tab's viewport as docs/NAME, for people to see what the check saw.
+// screenshot saves the tab's viewport as NAME (a path under docs/, such as "screens/x.png") in
+// the directory E2E_SCREENSHOTS names — `make screenshots` points it at docs/ to refresh the
+// committed pictures — or in the test's temporary directory, so a plain run leaves the checkout
+// as it was.
 func screenshot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
 	var png []byte
 	run(t, ctx, "take a screenshot", chromedp.CaptureScreenshot(&png))
-	require.NoError(t, os.WriteFile(filepath.Join("..", "..", "docs", name), png, 0o644))
+	dir := os.Getenv("E2E_SCREENSHOTS")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	path := filepath.Join(dir, filepath.FromSlash(name))
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(t, os.WriteFile(path, png, 0o644))
 }
