@@ -108,6 +108,21 @@ func Apply(ctx context.Context, pool *pgxpool.Pool) (Applied, error) {
 		return out, fmt.Errorf("migrations: river: %w", err)
 	}
 	out.River = len(res.Versions)
+	// River's tables belong to the role its client acts as: River's leader rebuilds their indexes
+	// (REINDEX INDEX CONCURRENTLY, its reindexer), which PostgreSQL allows only to an index's
+	// owner, and Podium's connections act as podium_app. They hold jobs, not tenant rows.
+	_, err = pool.Exec(ctx, `DO $$
+DECLARE t text;
+BEGIN
+  FOR t IN SELECT tablename FROM pg_tables
+           WHERE schemaname = current_schema() AND tablename LIKE 'river\_%' AND tableowner <> 'podium_app'
+  LOOP
+    EXECUTE format('ALTER TABLE %I OWNER TO podium_app', t);
+  END LOOP;
+END $$`)
+	if err != nil {
+		return out, fmt.Errorf("migrations: give River's tables to podium_app: %w", err)
+	}
 	return out, nil
 }
 

@@ -8,8 +8,10 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
 	"github.com/stretchr/testify/require"
 
+	"github.com/podium/podium/ent/dbx"
 	"github.com/podium/podium/ent/migrate/migrations"
 	"github.com/podium/podium/ent/pgtest"
 )
@@ -37,6 +39,21 @@ func TestApply(t *testing.T) {
 	require.NoError(t, pool.QueryRow(ctx,
 		"SELECT count(*) FROM information_schema.tables WHERE table_name IN ('events', 'river_job')").Scan(&tables))
 	require.Equal(t, 2, tables)
+
+	// River's leader rebuilds its indexes as the application role; PostgreSQL lets only an
+	// index's owner do that.
+	t.Run("AppRoleMayReindexRiver", func(t *testing.T) {
+		conn, err := pool.Acquire(ctx)
+		require.NoError(t, err)
+		defer conn.Release()
+		_, err = conn.Exec(ctx, "SET ROLE "+dbx.AppRole)
+		require.NoError(t, err)
+		defer func() { _, _ = conn.Exec(ctx, "RESET ROLE") }()
+		for _, index := range river.ReindexerIndexNamesDefault() {
+			_, err := conn.Exec(ctx, "REINDEX INDEX CONCURRENTLY "+index)
+			require.NoError(t, err, index)
+		}
+	})
 
 	t.Run("SecondApplyIsNoOp", func(t *testing.T) {
 		again, err := migrations.Apply(ctx, pool)
