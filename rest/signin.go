@@ -237,7 +237,9 @@ func (s *signIn) followLink(w http.ResponseWriter, r *http.Request) {
 			message(w, http.StatusInternalServerError, "Sign-in failed", "Something went wrong; try again.", nil)
 			return
 		}
-		message(w, e.Status, "Sign-in failed", e.Message, &web.Link{Href: "/auth/signin", Text: "Ask for a new link"})
+		// The sign-in page, still leading where the link led: the person asks for a new link.
+		web.Render(w, e.Status, web.Page{Title: "Sign in to Podium", Error: e.Message, Content: "signin",
+			Data: access.SafeNext(r.PostForm.Get("next"))})
 		return
 	}
 	if old := s.sessionSecret(r); old != "" {
@@ -299,8 +301,15 @@ func (s *signIn) signInPage(w http.ResponseWriter, r *http.Request) {
 // linkPage shows a button that posts the token: following a link with GET changes nothing, so
 // a mail scanner that opens every link in an email does not use the link up.
 func (s *signIn) linkPage(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
 	web.Render(w, http.StatusOK, web.Page{Title: "Sign in to Podium", Content: "signin-confirm",
-		Data: r.URL.Query().Get("token")})
+		Data: confirm{Token: q.Get("token"), Next: access.SafeNext(q.Get("next"))}})
+}
+
+// confirm is what the confirm page posts: the token, and where a refused link still leads
+// (the sign-in page keeps it). The token's own next decides where a good link lands.
+type confirm struct {
+	Token, Next string
 }
 
 // mePage says who is signed in and what they are; the organizer, reviewer and speaker pages that

@@ -2,12 +2,19 @@ package rest_test
 
 import (
 	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/podium/podium/ent/emaillog"
 	"github.com/podium/podium/ent/reviewanswer"
+	"github.com/podium/podium/ent/signintoken"
+	"github.com/podium/podium/graph/access/secret"
 )
 
 const deskQuery = `{ myReviewAssignments { id eventId eventName status round { id blind status }
@@ -142,5 +149,64 @@ func TestSpeakerOwnRecords(t *testing.T) {
 		require.NotContains(t, theirs.Raw, "Lovelace")
 		mine := b.gqlVars(ada, q.doc, `{"id":"`+q.id+`"}`)
 		require.Empty(t, mine.Errors, mine.Raw)
+	}
+}
+
+// TestOneClickInvitation: a reviewer invitation signs its recipient in with one click. The
+// email log (which organizers read) holds the link with a placeholder, never a token; the
+// message sent holds a fresh token that works once, for seven days, and lands on the reviewer's
+// page; used, expired, forged and truncated links land on the sign-in page with where they led.
+func TestOneClickInvitation(t *testing.T) {
+	t.Parallel()
+	b := setupMail(t)
+	ev := str(b.createEvent(b.acme, "Oneclick"), "id")
+	w := world{event: ev, base: "/api/v1/events/" + ev}
+	round := b.saveRound(w, roundBody("R", numericCriterion("Q", 1, 5, 1, true)))
+	roundID := str(roundOf(round), "id")
+	b.addReviewer(w, roundID, "click@example.test", nil)
+	msgs := b.sink.Wait(t, 1, 10*time.Second)
+	m := msgs[0]
+	link := regexp.MustCompile(`https?://[^\s]*/auth/link\?token=([A-Za-z0-9_-]+)&next=(\S+)`).FindStringSubmatch(m.Text)
+	require.NotNil(t, link, m.Text)
+	token, next := link[1], link[2]
+	require.Len(t, token, 43, "a fresh token in the message sent")
+	require.Equal(t, url.QueryEscape("/reviews/"+roundID), next)
+	require.Contains(t, m.HTML, "token="+token)
+
+	// The log keeps the placeholder: no stored copy signs anyone in.
+	logged, err := b.db.Ent.EmailLog.Query().Where(emaillog.Recipient("click@example.test")).Only(b.sys())
+	require.NoError(t, err)
+	require.NotContains(t, logged.Body+logged.HTMLBody, token)
+	require.Contains(t, logged.Body, "token="+secret.Placeholder)
+	emails := b.must(http.StatusOK, http.MethodGet, w.base+"/emails", b.acme, nil).Raw
+	require.NotContains(t, emails, token)
+	rec := b.follow(secret.Placeholder, "")
+	require.Equal(t, http.StatusForbidden, rec.Code, "the logged link signs nobody in")
+
+	tok, err := b.db.Ent.SignInToken.Query().Where(signintoken.Email("click@example.test")).Only(b.sys())
+	require.NoError(t, err)
+	require.WithinDuration(t, time.Now().Add(7*24*time.Hour), tok.ExpiresAt, time.Minute)
+	require.Equal(t, "/reviews/"+roundID, tok.Next)
+
+	// The page the link opens changes nothing; its button signs in and lands on the reviews.
+	page := b.sendRaw(httptest.NewRequest(http.MethodGet, "/auth/link?token="+token+"&next="+next, nil))
+	require.Equal(t, http.StatusOK, page.Code)
+	require.Contains(t, page.Body.String(), `name="next" value="/reviews/`+roundID+`"`)
+	rec = b.follow(token, "")
+	require.Equal(t, http.StatusSeeOther, rec.Code, rec.Body.String())
+	require.Equal(t, "/reviews/"+roundID, rec.Header().Get("Location"))
+
+	// Used again, truncated or forged: the sign-in page, keeping where the link led.
+	for _, bad := range []string{token, token[:42], strings.Repeat("A", 43)} {
+		form := url.Values{"token": {bad}, "next": {"/reviews/" + roundID}}
+		req := httptest.NewRequest(http.MethodPost, "/auth/link", strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Sec-Fetch-Site", "same-origin")
+		rec := b.sendRaw(req)
+		require.Equal(t, http.StatusForbidden, rec.Code)
+		body := rec.Body.String()
+		require.Contains(t, body, "invalid, expired or already used")
+		require.Contains(t, body, `name="next" value="/reviews/`+roundID+`"`)
+		require.Contains(t, body, `action="/auth/signin"`)
 	}
 }
