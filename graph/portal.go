@@ -174,3 +174,6 @@ func toSpeakerContact(ct *ent.Contact) *SpeakerContact {
 		Title: ct.Title, Company: ct.Company, Bio: ct.Bio, WorkflowStatus: ct.WorkflowStatus.String(),
 		ProfileReviewStatus: ct.ProfileReviewStatus.String(), ConfirmedAt: ct.ConfirmedAt}
 }
+
+// Speaking lists the events where the caller speaks (mySpeaking), for the portal's pages.
+func (r *Resolver) Speaking(ctx context.Context) ([]*SpeakerEvent, error) { return r.mySpeaking(ctx) }

@@ -205,3 +205,24 @@ func (d *desk) present(ctx context.Context, a *ent.ReviewAssignment) (*MyReviewA
 	}
 	return out, nil
 }
+
+// ReviewerDesk lists the caller's assignments: the operation of myReviewAssignments, for the
+// reviewer's pages (rest/web).
+func (r *Resolver) ReviewerDesk(ctx context.Context) ([]*MyReviewAssignment, error) {
+	return r.myReviewAssignments(ctx)
+}
+
+// ReviewerAssignment is one of the caller's assignments (myReviewAssignment).
+func (r *Resolver) ReviewerAssignment(ctx context.Context, id string) (*MyReviewAssignment, error) {
+	return r.myReviewAssignment(ctx, id)
+}
+
+// SubmitReview records the caller's answers (submitMyReview).
+func (r *Resolver) SubmitReview(ctx context.Context, id string, in SubmitReviewAnswersInput) (*MyReviewAssignment, error) {
+	return r.submitMyReview(ctx, id, in)
+}
+
+// Recuse records the caller stepping back (recuseMyAssignment).
+func (r *Resolver) Recuse(ctx context.Context, id, reason string) (*MyReviewAssignment, error) {
+	return r.recuseMyAssignment(ctx, id, RecuseReviewInput{Reason: reason})
+}
