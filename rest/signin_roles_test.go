@@ -210,3 +210,76 @@ func TestOneClickInvitation(t *testing.T) {
 		require.Contains(t, body, `action="/auth/signin"`)
 	}
 }
+
+// TestReviewerDeskPages: the reviewer's pages list and show the assignment (redacted in a blind
+// round), keep what was typed when the form is refused, save the review, refuse cross-origin
+// posts, and answer another reviewer's assignment as a missing one.
+func TestReviewerDeskPages(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	f := b.fixture()
+	ids := f.ids
+	_, err := b.db.Pool.Exec(b.sys(), `UPDATE review_rounds SET blind = true WHERE id = $1`, ids["roundId"])
+	require.NoError(t, err)
+	_, err = b.db.Pool.Exec(b.sys(), `UPDATE submissions SET description = 'Ada Lovelace talks' WHERE id = $1`, ids["proposalId"])
+	require.NoError(t, err)
+	w := world{event: ids["eventId"], base: "/api/v1/events/" + ids["eventId"]}
+	b.addReviewer(w, ids["roundId"], "idle-reviewer@example.test", nil)
+	reviewer := b.signIn("reviewer@example.test")
+	idle := b.signIn("idle-reviewer@example.test")
+	page := func(cookie, method, path string, form url.Values, site string) *httptest.ResponseRecorder {
+		t.Helper()
+		req := httptest.NewRequest(method, path, strings.NewReader(form.Encode()))
+		if method == http.MethodPost {
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			req.Header.Set("Sec-Fetch-Site", site)
+		}
+		req.AddCookie(&http.Cookie{Name: sessionCookie, Value: cookie})
+		return b.sendRaw(req)
+	}
+	path := "/reviews/" + ids["assignmentId"]
+
+	list := page(reviewer, http.MethodGet, "/reviews", nil, "")
+	require.Equal(t, http.StatusOK, list.Code)
+	require.Contains(t, list.Body.String(), `href="`+path+`"`)
+	one := page(reviewer, http.MethodGet, path, nil, "")
+	require.Equal(t, http.StatusOK, one.Code)
+	body := one.Body.String()
+	require.Contains(t, body, "[redacted] talks")
+	require.Contains(t, body, "Speaker 1")
+	require.NotContains(t, body, "Lovelace")
+	require.Contains(t, body, `<label for="c_`+ids["criterionId"]+`"`)
+
+	// Another reviewer: the page of a missing assignment, nothing of this one.
+	theirs := page(idle, http.MethodGet, path, nil, "")
+	require.Equal(t, http.StatusNotFound, theirs.Code)
+	require.NotContains(t, theirs.Body.String(), "talks")
+	madeUp := page(idle, http.MethodGet, "/reviews/asg_0000000000000000000000", nil, "")
+	require.Equal(t, madeUp.Body.String(), theirs.Body.String())
+	require.Equal(t, http.StatusNotFound, page(idle, http.MethodPost, path, url.Values{"c_" + ids["criterionId"]: {"4"}}, "same-origin").Code)
+
+	// A refused form keeps what was typed, with the reason next to the field.
+	field := "c_" + ids["criterionId"]
+	bad := page(reviewer, http.MethodPost, path, url.Values{field: {"four"}}, "same-origin")
+	require.Equal(t, http.StatusBadRequest, bad.Code)
+	require.Contains(t, bad.Body.String(), `value="four"`)
+	require.Contains(t, bad.Body.String(), `aria-describedby="h_`+ids["criterionId"]+` err_`+ids["criterionId"]+`"`)
+	out := page(reviewer, http.MethodPost, path, url.Values{field: {"9"}}, "same-origin")
+	require.Equal(t, http.StatusBadRequest, out.Code)
+	require.Contains(t, out.Body.String(), `value="9"`)
+	require.Contains(t, out.Body.String(), "outside its allowed range")
+
+	// From another site: refused, nothing written.
+	cross := page(reviewer, http.MethodPost, path, url.Values{field: {"4"}}, "cross-site")
+	require.Equal(t, http.StatusForbidden, cross.Code)
+	n, err := b.db.Ent.ReviewAnswer.Query().Where(reviewanswer.AssignmentID(ids["assignmentId"])).Count(b.sys())
+	require.NoError(t, err)
+	require.Zero(t, n)
+
+	ok := page(reviewer, http.MethodPost, path, url.Values{field: {"4"}}, "same-origin")
+	require.Equal(t, http.StatusSeeOther, ok.Code, ok.Body.String())
+	saved := page(reviewer, http.MethodGet, ok.Header().Get("Location"), nil, "")
+	require.Contains(t, saved.Body.String(), "Your review is saved")
+	require.Contains(t, saved.Body.String(), `value="4"`)
+	require.Contains(t, b.must(http.StatusOK, http.MethodGet, w.base+"/evaluation", b.acme, nil).Raw, `"numericValue":4`)
+}
