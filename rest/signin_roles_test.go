@@ -196,8 +196,18 @@ func TestOneClickInvitation(t *testing.T) {
 	require.Equal(t, http.StatusSeeOther, rec.Code, rec.Body.String())
 	require.Equal(t, "/reviews/"+roundID, rec.Header().Get("Location"))
 
-	// Used again, truncated or forged: the sign-in page, keeping where the link led.
-	for _, bad := range []string{token, token[:42], strings.Repeat("A", 43)} {
+	// A second invitation's link, expired: refused like the others below.
+	round2 := str(roundOf(b.saveRound(w, roundBody("R2", numericCriterion("Q", 1, 5, 1, true)))), "id")
+	b.addReviewer(w, round2, "click@example.test", nil)
+	second := b.sink.Wait(t, 2, 10*time.Second)[1]
+	expired := regexp.MustCompile(`token=([A-Za-z0-9_-]{43})`).FindStringSubmatch(second.Text)
+	require.NotNil(t, expired, second.Text)
+	require.NotEqual(t, token, expired[1], "every email gets its own token")
+	_, err = b.db.Pool.Exec(b.sys(), `UPDATE sign_in_tokens SET expires_at = now() - interval '1 second' WHERE next = $1`, "/reviews/"+round2)
+	require.NoError(t, err)
+
+	// Used again, expired, truncated or forged: the sign-in page, keeping where the link led.
+	for _, bad := range []string{token, expired[1], token[:42], strings.Repeat("A", 43)} {
 		form := url.Values{"token": {bad}, "next": {"/reviews/" + roundID}}
 		req := httptest.NewRequest(http.MethodPost, "/auth/link", strings.NewReader(form.Encode()))
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
