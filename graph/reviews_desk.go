@@ -4,11 +4,15 @@ import (
 	"context"
 	"slices"
 
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
+
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/dbx"
 	"github.com/podium/podium/ent/reviewassignment"
 	"github.com/podium/podium/ent/schema/pid"
 	"github.com/podium/podium/ent/schema/viewer"
+	"github.com/podium/podium/graph/apperr"
 )
 
 // The reviewer desk (docs/people.md): a signed-in reviewer reads their own assignments and the
@@ -140,10 +144,39 @@ func (r *Resolver) recuseMyAssignment(ctx context.Context, id string, in RecuseR
 	})
 }
 
+// errNotAlone refuses a reviewer's change sent with other mutation fields in one document: it
+// commits in a transaction of its own (see inOrganization), so it could not roll back with the
+// others, and a document must never be written in part.
+var errNotAlone = apperr.Invalid("Send this mutation alone in its document: it cannot share a transaction with other fields")
+
+// alone checks that the GraphQL mutation of ctx, if any, has this one root field.
+func alone(ctx context.Context) error {
+	if !graphql.HasOperationContext(ctx) {
+		return nil
+	}
+	oc := graphql.GetOperationContext(ctx)
+	if oc.Operation == nil || oc.Operation.Operation != ast.Mutation {
+		return nil
+	}
+	n := 0
+	for _, f := range graphql.CollectFields(oc, oc.Operation.SelectionSet, []string{"Mutation"}) {
+		if f.Name != "__typename" {
+			n++
+		}
+	}
+	if n > 1 {
+		return errNotAlone
+	}
+	return nil
+}
+
 // onMyAssignment runs change on the caller's assignment id in one transaction of its
 // organization and answers the assignment as it then is; nothing is written when the
 // assignment is not the caller's or change fails.
 func (r *Resolver) onMyAssignment(ctx context.Context, id string, change func(context.Context, *ent.ReviewAssignment) error) (*MyReviewAssignment, error) {
+	if err := alone(ctx); err != nil {
+		return nil, err
+	}
 	org, a, err := r.myAssignment(ctx, id)
 	if err != nil {
 		return nil, err

@@ -293,3 +293,24 @@ func TestReviewerDeskPages(t *testing.T) {
 	require.Contains(t, saved.Body.String(), `value="4"`)
 	require.Contains(t, b.must(http.StatusOK, http.MethodGet, w.base+"/evaluation", b.acme, nil).Raw, `"numericValue":4`)
 }
+
+// TestReviewerChangeAlone: a reviewer's change commits in a transaction of its own, so a
+// document sending it with other mutation fields is refused whole and writes nothing.
+func TestReviewerChangeAlone(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	f := b.fixture()
+	ids := f.ids
+	reviewer := b.signIn("reviewer@example.test")
+	answers := `{"id":"` + ids["assignmentId"] + `","in":{"answers":[{"criterionId":"` + ids["criterionId"] + `","numericValue":4,"textValue":null,"optionValue":null}]}}`
+	r := b.gqlVars(reviewer, `mutation($id: ID!, $in: SubmitReviewAnswersInput!) {
+	  a: submitMyReview(assignmentId: $id, input: $in) { status }
+	  b: recuseMyAssignment(assignmentId: $id, input: {reason: "x"}) { status } }`, answers)
+	require.Equal(t, []string{"invalid_input", "invalid_input"}, r.Codes(), r.Raw)
+	n, err := b.db.Ent.ReviewAnswer.Query().Where(reviewanswer.AssignmentID(ids["assignmentId"])).Count(b.sys())
+	require.NoError(t, err)
+	require.Zero(t, n)
+	a, err := b.db.Ent.ReviewAssignment.Get(b.sys(), ids["assignmentId"])
+	require.NoError(t, err)
+	require.Equal(t, "pending", a.Status.String())
+}
