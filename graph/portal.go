@@ -28,11 +28,8 @@ var (
 	errSpeakerContactNotFound = apperr.NotFound("Contact")
 )
 
-// Speaking is a person's contacts: the events they speak at.
-type Speaking = []viewer.Contact
-
-// speakingOf returns the caller's contacts; none for an API key.
-func speakingOf(ctx context.Context) Speaking {
+// speakingOf returns the caller's contacts, the events they speak at; none for an API key.
+func speakingOf(ctx context.Context) []viewer.Contact {
 	if v := viewer.FromContext(ctx); v != nil && v.Person != nil {
 		return v.Person.Contacts
 	}

@@ -23,12 +23,10 @@ import (
 // rounds show the submission as the workspace's blind summary. Reviewers never read other
 // reviewers' answers nor results: review rounds have no setting that would allow it.
 
-// Reviewing is where a person reviews: their reviewer event memberships by organization.
-type Reviewing map[string][]string
-
-// reviewingOf returns where the caller of ctx reviews; nothing for an API key.
-func reviewingOf(ctx context.Context) Reviewing {
-	out := Reviewing{}
+// reviewingOf returns where the caller of ctx reviews: their reviewer event memberships by
+// organization; nothing for an API key.
+func reviewingOf(ctx context.Context) map[string][]string {
+	out := map[string][]string{}
 	v := viewer.FromContext(ctx)
 	if v == nil || v.Person == nil {
 		return out

@@ -138,6 +138,18 @@ func TestSpeakerOwnRecords(t *testing.T) {
 	require.Contains(t, r.Raw, "grace@example.test")
 	require.NotContains(t, r.Raw, ids["submissionId"])
 
+	// The portal's landing page shows each speaker their own sessions.
+	portal := func(cookie string) string {
+		req := httptest.NewRequest(http.MethodGet, "/portal", nil)
+		req.AddCookie(&http.Cookie{Name: sessionCookie, Value: cookie})
+		rec := b.sendRaw(req)
+		require.Equal(t, http.StatusOK, rec.Code)
+		return rec.Body.String()
+	}
+	require.Contains(t, portal(ada), "<strong>S</strong>")
+	require.Contains(t, portal(ada), "<strong>P</strong>")
+	require.NotContains(t, portal(grace), "<strong>S</strong>")
+
 	for _, q := range []struct{ doc, id, madeUp string }{
 		{`query($id: ID!) { mySpeakerSession(id: $id) { id title } }`, ids["submissionId"], "sub_0000000000000000000000"},
 		{`query($id: ID!) { mySpeakerContact(id: $id) { id email } }`, ids["contactId"], "con_0000000000000000000000"},

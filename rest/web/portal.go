@@ -2,7 +2,9 @@ package web
 
 import (
 	"net/http"
+	"slices"
 
+	"github.com/podium/podium/ent/schema/viewer"
 	"github.com/podium/podium/graph"
 )
 
@@ -20,7 +22,7 @@ func (d *Desk) portal(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	Render(w, http.StatusOK, Page{Title: "Your speaker portal", Person: p, Content: "portal-home",
-		Data: portalHome{Events: events, Reviews: len(p.EventRoles) > 0}})
+		Data: portalHome{Events: events, Reviews: slices.ContainsFunc(p.EventRoles, func(e viewer.EventRole) bool { return e.Role == "reviewer" })}})
 }
 
 // portalHome is what the portal's landing page draws.
