@@ -1,19 +1,24 @@
 package rest_test
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/podium/podium/ent/dbx"
 	"github.com/podium/podium/ent/emaillog"
 	"github.com/podium/podium/ent/reviewanswer"
+	"github.com/podium/podium/ent/schema/viewer"
 	"github.com/podium/podium/ent/signintoken"
+	"github.com/podium/podium/graph/access"
 	"github.com/podium/podium/graph/access/secret"
 )
 
@@ -325,4 +330,39 @@ func TestReviewerChangeAlone(t *testing.T) {
 	a, err := b.db.Ent.ReviewAssignment.Get(b.sys(), ids["assignmentId"])
 	require.NoError(t, err)
 	require.Equal(t, "pending", a.Status.String())
+}
+
+// TestReviewerDeskQueryCount: the reviewer's list costs the same statements for one assignment
+// and for twenty in a round: the round's workspace is read once, not per assignment.
+func TestReviewerDeskQueryCount(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	f := b.fixture()
+	ids := f.ids
+	base := "/api/v1/events/" + ids["eventId"]
+	w := world{event: ids["eventId"], base: base}
+	reviewer := b.signIn("reviewer@example.test")
+	people := &access.People{DB: b.db}
+	desk := func() (int64, int) {
+		p, err := people.Authenticate(context.Background(), reviewer)
+		require.NoError(t, err)
+		ctx, counter := dbx.WithQueryCount(context.Background())
+		list, err := b.res.ReviewerDesk(viewer.NewContext(ctx, access.PersonViewer(p, "")))
+		require.NoError(t, err)
+		return counter.Load(), len(list)
+	}
+	one, n := desk()
+	require.Equal(t, 1, n)
+	more := make([]string, 19)
+	for i := range more {
+		more[i] = str(b.must(http.StatusCreated, http.MethodPost, base+"/submissions", b.acme, map[string]any{
+			"title": "P" + strconv.Itoa(i), "description": "d", "formatId": ids["formatId"], "trackIds": []any{ids["trackId"]},
+			"speakerIds": []any{ids["contactId"]}}).Obj(), "id")
+	}
+	require.Equal(t, http.StatusOK, b.assign(w, ids["roundId"], ids["eventMemberId"], more...).Status)
+	twenty, n := desk()
+	require.Equal(t, 20, n)
+	require.NotZero(t, one)
+	require.Equal(t, one, twenty, "statements for 1 and 20 assignments")
+	t.Logf("reviewer desk: %d statements for 1 assignment and for 20", one)
 }
