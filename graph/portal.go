@@ -133,35 +133,44 @@ func (r *Resolver) speakerSessions(ctx context.Context, ct *ent.Contact, id *str
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*SpeakerSession, 0, len(subs))
-	for _, s := range subs {
-		tasks, err := r.Client.TaskAssignment.Query().Where(taskassignment.SubmissionID(s.ID),
-			taskassignment.Or(taskassignment.ContactIDIsNil(), taskassignment.ContactID(ct.ID))).WithTemplate().All(ctx)
-		if err != nil {
-			return nil, err
-		}
-		files, err := r.Client.DeliverableAssignment.Query().Where(deliverableassignment.SubmissionID(s.ID),
-			deliverableassignment.Or(deliverableassignment.ContactIDIsNil(), deliverableassignment.ContactID(ct.ID))).
-			WithRequirement().All(ctx)
-		if err != nil {
-			return nil, err
-		}
-		ss := &SpeakerSession{ID: s.ID, EventID: s.EventID, Code: s.Code, Title: s.Title, Description: s.Description,
+	ids := make([]string, len(subs))
+	for i, s := range subs {
+		ids[i] = s.ID
+	}
+	// Two queries for all the sessions: the tasks and the deliverables that are the session's
+	// or the contact's.
+	tasks, err := r.Client.TaskAssignment.Query().Where(taskassignment.SubmissionIDIn(ids...),
+		taskassignment.Or(taskassignment.ContactIDIsNil(), taskassignment.ContactID(ct.ID))).WithTemplate().All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	files, err := r.Client.DeliverableAssignment.Query().Where(deliverableassignment.SubmissionIDIn(ids...),
+		deliverableassignment.Or(deliverableassignment.ContactIDIsNil(), deliverableassignment.ContactID(ct.ID))).
+		WithRequirement().All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*SpeakerSession, len(subs))
+	byID := make(map[string]*SpeakerSession, len(subs))
+	for i, s := range subs {
+		out[i] = &SpeakerSession{ID: s.ID, EventID: s.EventID, Code: s.Code, Title: s.Title, Description: s.Description,
 			Status: SubmissionStatus(s.Status), CancelledAt: s.CancelledAt, StartsAt: s.StartsAt, EndsAt: s.EndsAt,
-			Tasks: mapAll(tasks, toTask), Deliverables: mapAll(files, toDeliverable), Ready: true}
+			Tasks: []*Task{}, Deliverables: []*Deliverable{}, Ready: true}
+		byID[s.ID] = out[i]
+	}
+	for _, t := range tasks {
+		ss := byID[t.SubmissionID]
+		ss.Tasks = append(ss.Tasks, toTask(t))
+		ss.Ready = ss.Ready && t.Status != taskassignment.StatusTodo
+	}
+	for _, d := range files {
+		ss := byID[d.SubmissionID]
+		ss.Deliverables = append(ss.Deliverables, toDeliverable(d))
+		ss.Ready = ss.Ready && d.Status == deliverableassignment.StatusUploaded
+	}
+	for _, ss := range out {
 		slices.SortStableFunc(ss.Tasks, func(a, b *Task) int { return a.position - b.position })
 		slices.SortStableFunc(ss.Deliverables, func(a, b *Deliverable) int { return a.position - b.position })
-		for _, t := range ss.Tasks {
-			if t.Status == TaskStatusTodo {
-				ss.Ready = false
-			}
-		}
-		for _, d := range ss.Deliverables {
-			if d.Status != DeliverableStatusUploaded {
-				ss.Ready = false
-			}
-		}
-		out = append(out, ss)
 	}
 	return out, nil
 }
