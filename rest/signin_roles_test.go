@@ -121,7 +121,12 @@ func TestSpeakerOwnRecords(t *testing.T) {
 	f := b.fixture()
 	ids := f.ids
 	base := "/api/v1/events/" + ids["eventId"]
-	b.must(http.StatusCreated, http.MethodPost, base+"/speakers", b.acme, speakerBody("grace@example.test"))
+	graceID := str(b.must(http.StatusCreated, http.MethodPost, base+"/speakers", b.acme, speakerBody("grace@example.test")).Obj(), "id")
+	// Grace co-speaks in the session: her own tasks are hers, not Ada's.
+	b.must(http.StatusOK, http.MethodPut, base+"/sessions/"+ids["submissionId"]+"/speakers", b.acme,
+		map[string]any{"speakerIds": []any{ids["contactId"], graceID}})
+	require.Contains(t, b.must(http.StatusOK, http.MethodGet, base+"/sessions/"+ids["submissionId"]+"/tasks", b.acme, nil).Raw,
+		graceID, "Grace has a task of her own in the session")
 	ada := b.signIn("ada@example.test")
 	grace := b.signIn("grace@example.test")
 
@@ -138,10 +143,15 @@ func TestSpeakerOwnRecords(t *testing.T) {
 	require.Contains(t, r.Raw, ids["proposalId"])
 	require.Contains(t, r.Raw, `"title":"Bio"`, "the speaker's task")
 
-	r = b.gqlCookie(grace, `{ mySpeaking { contact { email } sessions { id } } }`, nil)
+	require.NotContains(t, r.Raw, graceID, "a co-speaker's tasks and deliverables")
+	require.Contains(t, r.Raw, `"contactId":"`+ids["contactId"]+`"`, "Ada's own speaker task")
+
+	r = b.gqlCookie(grace, `{ mySpeaking { contact { email } sessions { id tasks { contactId } } } }`, nil)
 	require.Empty(t, r.Errors, r.Raw)
 	require.Contains(t, r.Raw, "grace@example.test")
-	require.NotContains(t, r.Raw, ids["submissionId"])
+	require.Contains(t, r.Raw, ids["submissionId"], "the session she speaks in")
+	require.NotContains(t, r.Raw, ids["proposalId"], "Ada's proposal")
+	require.NotContains(t, r.Raw, `"contactId":"`+ids["contactId"]+`"`, "Ada's tasks")
 
 	// The portal's landing page shows each speaker their own sessions.
 	portal := func(cookie string) string {
@@ -153,10 +163,10 @@ func TestSpeakerOwnRecords(t *testing.T) {
 	}
 	require.Contains(t, portal(ada), "<strong>S</strong>")
 	require.Contains(t, portal(ada), "<strong>P</strong>")
-	require.NotContains(t, portal(grace), "<strong>S</strong>")
+	require.NotContains(t, portal(grace), "<strong>P</strong>")
 
 	for _, q := range []struct{ doc, id, madeUp string }{
-		{`query($id: ID!) { mySpeakerSession(id: $id) { id title } }`, ids["submissionId"], "sub_0000000000000000000000"},
+		{`query($id: ID!) { mySpeakerSession(id: $id) { id title } }`, ids["proposalId"], "sub_0000000000000000000000"},
 		{`query($id: ID!) { mySpeakerContact(id: $id) { id email } }`, ids["contactId"], "con_0000000000000000000000"},
 	} {
 		theirs := b.gqlVars(grace, q.doc, `{"id":"`+q.id+`"}`)
