@@ -70,6 +70,9 @@ func TestReviewerDesk(t *testing.T) {
 	require.Equal(t, []string{"not_found"}, theirs.Codes(), theirs.Raw)
 	require.Equal(t, madeUp.Errors[0].Message, theirs.Errors[0].Message)
 	require.Equal(t, strings.ReplaceAll(madeUp.Raw, "asg_0000000000000000000000", ids["assignmentId"]), theirs.Raw)
+	// A submission's id (not assigned to them) names nothing either.
+	proposal := b.gqlVars(idle, one, `{"id":"`+ids["proposalId"]+`"}`)
+	require.Equal(t, strings.ReplaceAll(madeUp.Raw, "asg_0000000000000000000000", ids["proposalId"]), proposal.Raw)
 
 	submit := `mutation($id: ID!, $in: SubmitReviewAnswersInput!) { submitMyReview(assignmentId: $id, input: $in) { status answers { criterionId numericValue } } }`
 	answers := `{"id":"` + ids["assignmentId"] + `","in":{"answers":[{"criterionId":"` + ids["criterionId"] + `","numericValue":4,"textValue":null,"optionValue":null}]}}`
