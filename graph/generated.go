@@ -458,6 +458,7 @@ type ComplexityRoot struct {
 		OverrideAiReview         func(childComplexity int, eventID string, input OverrideAiReviewInput) int
 		PublishAgenda            func(childComplexity int, eventID string) int
 		RecordDeliverableUpload  func(childComplexity int, eventID string, sessionID string, deliverableID string, input RecordDeliverableUploadInput) int
+		RecuseMyAssignment       func(childComplexity int, assignmentID string, input RecuseReviewInput) int
 		RecuseReview             func(childComplexity int, eventID string, assignmentID string, input RecuseReviewInput) int
 		RedeliverWebhook         func(childComplexity int, webhookID string, deliveryID string) int
 		RedeliverWebhooks        func(childComplexity int, webhookID string, input RedeliverWebhooksInput) int
@@ -477,12 +478,27 @@ type ComplexityRoot struct {
 		SetSessionSpeakers       func(childComplexity int, eventID string, sessionID string, input SetSessionSpeakersInput) int
 		SetSpeakerWorkflow       func(childComplexity int, eventID string, contactID string, input SetSpeakerWorkflowInput) int
 		SetTaskStatus            func(childComplexity int, eventID string, sessionID string, taskID string, input SetTaskStatusInput) int
+		SubmitMyReview           func(childComplexity int, assignmentID string, input SubmitReviewAnswersInput) int
 		SubmitReviewAnswers      func(childComplexity int, eventID string, assignmentID string, input SubmitReviewAnswersInput) int
 		UnassignReview           func(childComplexity int, eventID string, roundID string, assignmentID string) int
 		UnpublishAgenda          func(childComplexity int, eventID string) int
 		UpdateEvent              func(childComplexity int, id string, input UpdateEventInput) int
 		UpdateResource           func(childComplexity int, eventID string, resourceID string, input ResourceInput) int
 		UpdateWebhook            func(childComplexity int, webhookID string, input UpdateWebhookInput) int
+	}
+
+	MyReviewAssignment struct {
+		Answers     func(childComplexity int) int
+		AssignedAt  func(childComplexity int) int
+		CompletedAt func(childComplexity int) int
+		Criteria    func(childComplexity int) int
+		EventID     func(childComplexity int) int
+		EventName   func(childComplexity int) int
+		ID          func(childComplexity int) int
+		RecusedAt   func(childComplexity int) int
+		Round       func(childComplexity int) int
+		Status      func(childComplexity int) int
+		Submission  func(childComplexity int) int
 	}
 
 	Organization struct {
@@ -538,16 +554,21 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
-		Event             func(childComplexity int, id string) int
-		Events            func(childComplexity int, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string], last *int, orderBy *ent.EventOrder, where *ent.EventWhereInput) int
-		Node              func(childComplexity int, id string) int
-		Nodes             func(childComplexity int, ids []string) int
-		Organization      func(childComplexity int) int
-		Viewer            func(childComplexity int) int
-		Webhook           func(childComplexity int, webhookID string) int
-		WebhookDeliveries func(childComplexity int, webhookID string, status *WebhookDeliveryState, first *int) int
-		WebhookEventTypes func(childComplexity int) int
-		Webhooks          func(childComplexity int) int
+		Event               func(childComplexity int, id string) int
+		Events              func(childComplexity int, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string], last *int, orderBy *ent.EventOrder, where *ent.EventWhereInput) int
+		MyReviewAssignment  func(childComplexity int, id string) int
+		MyReviewAssignments func(childComplexity int) int
+		MySpeakerContact    func(childComplexity int, id string) int
+		MySpeakerSession    func(childComplexity int, id string) int
+		MySpeaking          func(childComplexity int) int
+		Node                func(childComplexity int, id string) int
+		Nodes               func(childComplexity int, ids []string) int
+		Organization        func(childComplexity int) int
+		Viewer              func(childComplexity int) int
+		Webhook             func(childComplexity int, webhookID string) int
+		WebhookDeliveries   func(childComplexity int, webhookID string, status *WebhookDeliveryState, first *int) int
+		WebhookEventTypes   func(childComplexity int) int
+		Webhooks            func(childComplexity int) int
 	}
 
 	QuickReview struct {
@@ -833,6 +854,20 @@ type ComplexityRoot struct {
 		Role        func(childComplexity int) int
 	}
 
+	SpeakerContact struct {
+		Bio                 func(childComplexity int) int
+		Company             func(childComplexity int) int
+		ConfirmedAt         func(childComplexity int) int
+		Email               func(childComplexity int) int
+		EventID             func(childComplexity int) int
+		FirstName           func(childComplexity int) int
+		ID                  func(childComplexity int) int
+		LastName            func(childComplexity int) int
+		ProfileReviewStatus func(childComplexity int) int
+		Title               func(childComplexity int) int
+		WorkflowStatus      func(childComplexity int) int
+	}
+
 	SpeakerDirectory struct {
 		CSV  func(childComplexity int) int
 		Rows func(childComplexity int) int
@@ -844,6 +879,17 @@ type ComplexityRoot struct {
 		Status  func(childComplexity int) int
 		Subject func(childComplexity int) int
 		Type    func(childComplexity int) int
+	}
+
+	SpeakerEvent struct {
+		Agenda            func(childComplexity int) int
+		AgendaPublishedAt func(childComplexity int) int
+		Contact           func(childComplexity int) int
+		EventID           func(childComplexity int) int
+		EventName         func(childComplexity int) int
+		Resources         func(childComplexity int) int
+		Sessions          func(childComplexity int) int
+		Timezone          func(childComplexity int) int
 	}
 
 	SpeakerFile struct {
@@ -858,6 +904,15 @@ type ComplexityRoot struct {
 		VersionID    func(childComplexity int) int
 	}
 
+	SpeakerResource struct {
+		Body     func(childComplexity int) int
+		EmbedURL func(childComplexity int) int
+		ID       func(childComplexity int) int
+		LinkURL  func(childComplexity int) int
+		Subtitle func(childComplexity int) int
+		Title    func(childComplexity int) int
+	}
+
 	SpeakerRow struct {
 		Contact        func(childComplexity int) int
 		Emails         func(childComplexity int) int
@@ -865,6 +920,21 @@ type ComplexityRoot struct {
 		ProfileChanges func(childComplexity int) int
 		Sessions       func(childComplexity int) int
 		Tasks          func(childComplexity int) int
+	}
+
+	SpeakerSession struct {
+		CancelledAt  func(childComplexity int) int
+		Code         func(childComplexity int) int
+		Deliverables func(childComplexity int) int
+		Description  func(childComplexity int) int
+		EndsAt       func(childComplexity int) int
+		EventID      func(childComplexity int) int
+		ID           func(childComplexity int) int
+		Ready        func(childComplexity int) int
+		StartsAt     func(childComplexity int) int
+		Status       func(childComplexity int) int
+		Tasks        func(childComplexity int) int
+		Title        func(childComplexity int) int
 	}
 
 	SpeakerSummary struct {
@@ -1137,6 +1207,8 @@ type MutationResolver interface {
 	GenerateAiReview(ctx context.Context, eventID string, roundID string, input GenerateAiReviewInput) (*AIResult, error)
 	OverrideAiReview(ctx context.Context, eventID string, input OverrideAiReviewInput) (*AIResult, error)
 	ScoreRoundWithAi(ctx context.Context, eventID string, roundID string, input *ScoreRoundWithAiInput) (*ScoreRoundWithAiResult, error)
+	SubmitMyReview(ctx context.Context, assignmentID string, input SubmitReviewAnswersInput) (*MyReviewAssignment, error)
+	RecuseMyAssignment(ctx context.Context, assignmentID string, input RecuseReviewInput) (*MyReviewAssignment, error)
 	CreateSession(ctx context.Context, eventID string, input CreateSessionInput) (*SessionRecord, error)
 	CancelSession(ctx context.Context, eventID string, sessionID string, input CancelSessionInput) (*CancelSessionResult, error)
 	ReinstateSession(ctx context.Context, eventID string, sessionID string, input ReinstateSessionInput) (*ReinstateSessionResult, error)
@@ -1168,6 +1240,11 @@ type QueryResolver interface {
 	Event(ctx context.Context, id string) (*ent.Event, error)
 	Organization(ctx context.Context) (*ent.Organization, error)
 	Viewer(ctx context.Context) (*Viewer, error)
+	MySpeaking(ctx context.Context) ([]*SpeakerEvent, error)
+	MySpeakerSession(ctx context.Context, id string) (*SpeakerSession, error)
+	MySpeakerContact(ctx context.Context, id string) (*SpeakerContact, error)
+	MyReviewAssignments(ctx context.Context) ([]*MyReviewAssignment, error)
+	MyReviewAssignment(ctx context.Context, id string) (*MyReviewAssignment, error)
 	Webhooks(ctx context.Context) ([]*Webhook, error)
 	Webhook(ctx context.Context, webhookID string) (*Webhook, error)
 	WebhookDeliveries(ctx context.Context, webhookID string, status *WebhookDeliveryState, first *int) ([]*WebhookDeliveryEntry, error)
@@ -3172,6 +3249,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RecordDeliverableUpload(childComplexity, args["eventId"].(string), args["sessionId"].(string), args["deliverableId"].(string), args["input"].(RecordDeliverableUploadInput)), true
+	case "Mutation.recuseMyAssignment":
+		if e.ComplexityRoot.Mutation.RecuseMyAssignment == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_recuseMyAssignment_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RecuseMyAssignment(childComplexity, args["assignmentId"].(string), args["input"].(RecuseReviewInput)), true
 	case "Mutation.recuseReview":
 		if e.ComplexityRoot.Mutation.RecuseReview == nil {
 			break
@@ -3381,6 +3469,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SetTaskStatus(childComplexity, args["eventId"].(string), args["sessionId"].(string), args["taskId"].(string), args["input"].(SetTaskStatusInput)), true
+	case "Mutation.submitMyReview":
+		if e.ComplexityRoot.Mutation.SubmitMyReview == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_submitMyReview_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SubmitMyReview(childComplexity, args["assignmentId"].(string), args["input"].(SubmitReviewAnswersInput)), true
 	case "Mutation.submitReviewAnswers":
 		if e.ComplexityRoot.Mutation.SubmitReviewAnswers == nil {
 			break
@@ -3447,6 +3546,73 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateWebhook(childComplexity, args["webhookId"].(string), args["input"].(UpdateWebhookInput)), true
+
+	case "MyReviewAssignment.answers":
+		if e.ComplexityRoot.MyReviewAssignment.Answers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyReviewAssignment.Answers(childComplexity), true
+	case "MyReviewAssignment.assignedAt":
+		if e.ComplexityRoot.MyReviewAssignment.AssignedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyReviewAssignment.AssignedAt(childComplexity), true
+	case "MyReviewAssignment.completedAt":
+		if e.ComplexityRoot.MyReviewAssignment.CompletedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyReviewAssignment.CompletedAt(childComplexity), true
+	case "MyReviewAssignment.criteria":
+		if e.ComplexityRoot.MyReviewAssignment.Criteria == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyReviewAssignment.Criteria(childComplexity), true
+	case "MyReviewAssignment.eventId":
+		if e.ComplexityRoot.MyReviewAssignment.EventID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyReviewAssignment.EventID(childComplexity), true
+	case "MyReviewAssignment.eventName":
+		if e.ComplexityRoot.MyReviewAssignment.EventName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyReviewAssignment.EventName(childComplexity), true
+	case "MyReviewAssignment.id":
+		if e.ComplexityRoot.MyReviewAssignment.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyReviewAssignment.ID(childComplexity), true
+	case "MyReviewAssignment.recusedAt":
+		if e.ComplexityRoot.MyReviewAssignment.RecusedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyReviewAssignment.RecusedAt(childComplexity), true
+	case "MyReviewAssignment.round":
+		if e.ComplexityRoot.MyReviewAssignment.Round == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyReviewAssignment.Round(childComplexity), true
+	case "MyReviewAssignment.status":
+		if e.ComplexityRoot.MyReviewAssignment.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyReviewAssignment.Status(childComplexity), true
+	case "MyReviewAssignment.submission":
+		if e.ComplexityRoot.MyReviewAssignment.Submission == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyReviewAssignment.Submission(childComplexity), true
 
 	case "Organization.createdAt":
 		if e.ComplexityRoot.Organization.CreatedAt == nil {
@@ -3681,6 +3847,51 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.Events(childComplexity, args["after"].(*entgql.Cursor[string]), args["first"].(*int), args["before"].(*entgql.Cursor[string]), args["last"].(*int), args["orderBy"].(*ent.EventOrder), args["where"].(*ent.EventWhereInput)), true
 
+	case "Query.myReviewAssignment":
+		if e.ComplexityRoot.Query.MyReviewAssignment == nil {
+			break
+		}
+
+		args, err := ec.field_Query_myReviewAssignment_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.MyReviewAssignment(childComplexity, args["id"].(string)), true
+	case "Query.myReviewAssignments":
+		if e.ComplexityRoot.Query.MyReviewAssignments == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.MyReviewAssignments(childComplexity), true
+	case "Query.mySpeakerContact":
+		if e.ComplexityRoot.Query.MySpeakerContact == nil {
+			break
+		}
+
+		args, err := ec.field_Query_mySpeakerContact_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.MySpeakerContact(childComplexity, args["id"].(string)), true
+	case "Query.mySpeakerSession":
+		if e.ComplexityRoot.Query.MySpeakerSession == nil {
+			break
+		}
+
+		args, err := ec.field_Query_mySpeakerSession_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.MySpeakerSession(childComplexity, args["id"].(string)), true
+	case "Query.mySpeaking":
+		if e.ComplexityRoot.Query.MySpeaking == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.MySpeaking(childComplexity), true
 	case "Query.node":
 		if e.ComplexityRoot.Query.Node == nil {
 			break
@@ -5016,6 +5227,73 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.SessionSpeaker.Role(childComplexity), true
 
+	case "SpeakerContact.bio":
+		if e.ComplexityRoot.SpeakerContact.Bio == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpeakerContact.Bio(childComplexity), true
+	case "SpeakerContact.company":
+		if e.ComplexityRoot.SpeakerContact.Company == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpeakerContact.Company(childComplexity), true
+	case "SpeakerContact.confirmedAt":
+		if e.ComplexityRoot.SpeakerContact.ConfirmedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpeakerContact.ConfirmedAt(childComplexity), true
+	case "SpeakerContact.email":
+		if e.ComplexityRoot.SpeakerContact.Email == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpeakerContact.Email(childComplexity), true
+	case "SpeakerContact.eventId":
+		if e.ComplexityRoot.SpeakerContact.EventID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpeakerContact.EventID(childComplexity), true
+	case "SpeakerContact.firstName":
+		if e.ComplexityRoot.SpeakerContact.FirstName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpeakerContact.FirstName(childComplexity), true
+	case "SpeakerContact.id":
+		if e.ComplexityRoot.SpeakerContact.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpeakerContact.ID(childComplexity), true
+	case "SpeakerContact.lastName":
+		if e.ComplexityRoot.SpeakerContact.LastName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpeakerContact.LastName(childComplexity), true
+	case "SpeakerContact.profileReviewStatus":
+		if e.ComplexityRoot.SpeakerContact.ProfileReviewStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpeakerContact.ProfileReviewStatus(childComplexity), true
+	case "SpeakerContact.title":
+		if e.ComplexityRoot.SpeakerContact.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpeakerContact.Title(childComplexity), true
+	case "SpeakerContact.workflowStatus":
+		if e.ComplexityRoot.SpeakerContact.WorkflowStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpeakerContact.WorkflowStatus(childComplexity), true
+
 	case "SpeakerDirectory.csv":
 		if e.ComplexityRoot.SpeakerDirectory.CSV == nil {
 			break
@@ -5059,6 +5337,55 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SpeakerEmail.Type(childComplexity), true
+
+	case "SpeakerEvent.agenda":
+		if e.ComplexityRoot.SpeakerEvent.Agenda == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpeakerEvent.Agenda(childComplexity), true
+	case "SpeakerEvent.agendaPublishedAt":
+		if e.ComplexityRoot.SpeakerEvent.AgendaPublishedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpeakerEvent.AgendaPublishedAt(childComplexity), true
+	case "SpeakerEvent.contact":
+		if e.ComplexityRoot.SpeakerEvent.Contact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpeakerEvent.Contact(childComplexity), true
+	case "SpeakerEvent.eventId":
+		if e.ComplexityRoot.SpeakerEvent.EventID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpeakerEvent.EventID(childComplexity), true
+	case "SpeakerEvent.eventName":
+		if e.ComplexityRoot.SpeakerEvent.EventName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpeakerEvent.EventName(childComplexity), true
+	case "SpeakerEvent.resources":
+		if e.ComplexityRoot.SpeakerEvent.Resources == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpeakerEvent.Resources(childComplexity), true
+	case "SpeakerEvent.sessions":
+		if e.ComplexityRoot.SpeakerEvent.Sessions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpeakerEvent.Sessions(childComplexity), true
+	case "SpeakerEvent.timezone":
+		if e.ComplexityRoot.SpeakerEvent.Timezone == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpeakerEvent.Timezone(childComplexity), true
 
 	case "SpeakerFile.contentType":
 		if e.ComplexityRoot.SpeakerFile.ContentType == nil {
@@ -5115,6 +5442,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.SpeakerFile.VersionID(childComplexity), true
 
+	case "SpeakerResource.body":
+		if e.ComplexityRoot.SpeakerResource.Body == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpeakerResource.Body(childComplexity), true
+	case "SpeakerResource.embedUrl":
+		if e.ComplexityRoot.SpeakerResource.EmbedURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpeakerResource.EmbedURL(childComplexity), true
+	case "SpeakerResource.id":
+		if e.ComplexityRoot.SpeakerResource.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpeakerResource.ID(childComplexity), true
+	case "SpeakerResource.linkUrl":
+		if e.ComplexityRoot.SpeakerResource.LinkURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpeakerResource.LinkURL(childComplexity), true
+	case "SpeakerResource.subtitle":
+		if e.ComplexityRoot.SpeakerResource.Subtitle == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpeakerResource.Subtitle(childComplexity), true
+	case "SpeakerResource.title":
+		if e.ComplexityRoot.SpeakerResource.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpeakerResource.Title(childComplexity), true
+
 	case "SpeakerRow.contact":
 		if e.ComplexityRoot.SpeakerRow.Contact == nil {
 			break
@@ -5151,6 +5515,79 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SpeakerRow.Tasks(childComplexity), true
+
+	case "SpeakerSession.cancelledAt":
+		if e.ComplexityRoot.SpeakerSession.CancelledAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpeakerSession.CancelledAt(childComplexity), true
+	case "SpeakerSession.code":
+		if e.ComplexityRoot.SpeakerSession.Code == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpeakerSession.Code(childComplexity), true
+	case "SpeakerSession.deliverables":
+		if e.ComplexityRoot.SpeakerSession.Deliverables == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpeakerSession.Deliverables(childComplexity), true
+	case "SpeakerSession.description":
+		if e.ComplexityRoot.SpeakerSession.Description == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpeakerSession.Description(childComplexity), true
+	case "SpeakerSession.endsAt":
+		if e.ComplexityRoot.SpeakerSession.EndsAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpeakerSession.EndsAt(childComplexity), true
+	case "SpeakerSession.eventId":
+		if e.ComplexityRoot.SpeakerSession.EventID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpeakerSession.EventID(childComplexity), true
+	case "SpeakerSession.id":
+		if e.ComplexityRoot.SpeakerSession.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpeakerSession.ID(childComplexity), true
+	case "SpeakerSession.ready":
+		if e.ComplexityRoot.SpeakerSession.Ready == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpeakerSession.Ready(childComplexity), true
+	case "SpeakerSession.startsAt":
+		if e.ComplexityRoot.SpeakerSession.StartsAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpeakerSession.StartsAt(childComplexity), true
+	case "SpeakerSession.status":
+		if e.ComplexityRoot.SpeakerSession.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpeakerSession.Status(childComplexity), true
+	case "SpeakerSession.tasks":
+		if e.ComplexityRoot.SpeakerSession.Tasks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpeakerSession.Tasks(childComplexity), true
+	case "SpeakerSession.title":
+		if e.ComplexityRoot.SpeakerSession.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpeakerSession.Title(childComplexity), true
 
 	case "SpeakerSummary.id":
 		if e.ComplexityRoot.SpeakerSummary.ID == nil {
@@ -6162,7 +6599,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "ent.graphql" "agenda.graphqls" "emails.graphqls" "event.graphqls" "library.graphqls" "people.graphqls" "readiness.graphqls" "resources.graphqls" "reviews.graphqls" "sessions.graphqls" "speakers.graphqls" "submissions.graphqls" "webhooks.graphqls"
+//go:embed "ent.graphql" "agenda.graphqls" "emails.graphqls" "event.graphqls" "library.graphqls" "people.graphqls" "portal.graphqls" "readiness.graphqls" "resources.graphqls" "reviews.graphqls" "reviews_desk.graphqls" "sessions.graphqls" "speakers.graphqls" "submissions.graphqls" "webhooks.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -6180,9 +6617,11 @@ var sources = []*ast.Source{
 	{Name: "event.graphqls", Input: sourceData("event.graphqls"), BuiltIn: false},
 	{Name: "library.graphqls", Input: sourceData("library.graphqls"), BuiltIn: false},
 	{Name: "people.graphqls", Input: sourceData("people.graphqls"), BuiltIn: false},
+	{Name: "portal.graphqls", Input: sourceData("portal.graphqls"), BuiltIn: false},
 	{Name: "readiness.graphqls", Input: sourceData("readiness.graphqls"), BuiltIn: false},
 	{Name: "resources.graphqls", Input: sourceData("resources.graphqls"), BuiltIn: false},
 	{Name: "reviews.graphqls", Input: sourceData("reviews.graphqls"), BuiltIn: false},
+	{Name: "reviews_desk.graphqls", Input: sourceData("reviews_desk.graphqls"), BuiltIn: false},
 	{Name: "sessions.graphqls", Input: sourceData("sessions.graphqls"), BuiltIn: false},
 	{Name: "speakers.graphqls", Input: sourceData("speakers.graphqls"), BuiltIn: false},
 	{Name: "submissions.graphqls", Input: sourceData("submissions.graphqls"), BuiltIn: false},
@@ -6950,6 +7389,34 @@ func (ec *executionContext) childFields_Member(ctx context.Context, field graphq
 	return nil, fmt.Errorf("no field named %q was found under type Member", field.Name)
 }
 
+func (ec *executionContext) childFields_MyReviewAssignment(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_MyReviewAssignment_id(ctx, field)
+	case "eventId":
+		return ec.fieldContext_MyReviewAssignment_eventId(ctx, field)
+	case "eventName":
+		return ec.fieldContext_MyReviewAssignment_eventName(ctx, field)
+	case "status":
+		return ec.fieldContext_MyReviewAssignment_status(ctx, field)
+	case "assignedAt":
+		return ec.fieldContext_MyReviewAssignment_assignedAt(ctx, field)
+	case "completedAt":
+		return ec.fieldContext_MyReviewAssignment_completedAt(ctx, field)
+	case "recusedAt":
+		return ec.fieldContext_MyReviewAssignment_recusedAt(ctx, field)
+	case "round":
+		return ec.fieldContext_MyReviewAssignment_round(ctx, field)
+	case "submission":
+		return ec.fieldContext_MyReviewAssignment_submission(ctx, field)
+	case "criteria":
+		return ec.fieldContext_MyReviewAssignment_criteria(ctx, field)
+	case "answers":
+		return ec.fieldContext_MyReviewAssignment_answers(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MyReviewAssignment", field.Name)
+}
+
 func (ec *executionContext) childFields_Organization(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -7620,6 +8087,34 @@ func (ec *executionContext) childFields_SessionSpeaker(ctx context.Context, fiel
 	return nil, fmt.Errorf("no field named %q was found under type SessionSpeaker", field.Name)
 }
 
+func (ec *executionContext) childFields_SpeakerContact(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_SpeakerContact_id(ctx, field)
+	case "eventId":
+		return ec.fieldContext_SpeakerContact_eventId(ctx, field)
+	case "email":
+		return ec.fieldContext_SpeakerContact_email(ctx, field)
+	case "firstName":
+		return ec.fieldContext_SpeakerContact_firstName(ctx, field)
+	case "lastName":
+		return ec.fieldContext_SpeakerContact_lastName(ctx, field)
+	case "title":
+		return ec.fieldContext_SpeakerContact_title(ctx, field)
+	case "company":
+		return ec.fieldContext_SpeakerContact_company(ctx, field)
+	case "bio":
+		return ec.fieldContext_SpeakerContact_bio(ctx, field)
+	case "workflowStatus":
+		return ec.fieldContext_SpeakerContact_workflowStatus(ctx, field)
+	case "profileReviewStatus":
+		return ec.fieldContext_SpeakerContact_profileReviewStatus(ctx, field)
+	case "confirmedAt":
+		return ec.fieldContext_SpeakerContact_confirmedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SpeakerContact", field.Name)
+}
+
 func (ec *executionContext) childFields_SpeakerDirectory(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "rows":
@@ -7646,6 +8141,28 @@ func (ec *executionContext) childFields_SpeakerEmail(ctx context.Context, field 
 	return nil, fmt.Errorf("no field named %q was found under type SpeakerEmail", field.Name)
 }
 
+func (ec *executionContext) childFields_SpeakerEvent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "eventId":
+		return ec.fieldContext_SpeakerEvent_eventId(ctx, field)
+	case "eventName":
+		return ec.fieldContext_SpeakerEvent_eventName(ctx, field)
+	case "timezone":
+		return ec.fieldContext_SpeakerEvent_timezone(ctx, field)
+	case "contact":
+		return ec.fieldContext_SpeakerEvent_contact(ctx, field)
+	case "sessions":
+		return ec.fieldContext_SpeakerEvent_sessions(ctx, field)
+	case "resources":
+		return ec.fieldContext_SpeakerEvent_resources(ctx, field)
+	case "agendaPublishedAt":
+		return ec.fieldContext_SpeakerEvent_agendaPublishedAt(ctx, field)
+	case "agenda":
+		return ec.fieldContext_SpeakerEvent_agenda(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SpeakerEvent", field.Name)
+}
+
 func (ec *executionContext) childFields_SpeakerFile(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -7670,6 +8187,24 @@ func (ec *executionContext) childFields_SpeakerFile(ctx context.Context, field g
 	return nil, fmt.Errorf("no field named %q was found under type SpeakerFile", field.Name)
 }
 
+func (ec *executionContext) childFields_SpeakerResource(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_SpeakerResource_id(ctx, field)
+	case "title":
+		return ec.fieldContext_SpeakerResource_title(ctx, field)
+	case "subtitle":
+		return ec.fieldContext_SpeakerResource_subtitle(ctx, field)
+	case "body":
+		return ec.fieldContext_SpeakerResource_body(ctx, field)
+	case "linkUrl":
+		return ec.fieldContext_SpeakerResource_linkUrl(ctx, field)
+	case "embedUrl":
+		return ec.fieldContext_SpeakerResource_embedUrl(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SpeakerResource", field.Name)
+}
+
 func (ec *executionContext) childFields_SpeakerRow(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "contact":
@@ -7686,6 +8221,36 @@ func (ec *executionContext) childFields_SpeakerRow(ctx context.Context, field gr
 		return ec.fieldContext_SpeakerRow_profileChanges(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SpeakerRow", field.Name)
+}
+
+func (ec *executionContext) childFields_SpeakerSession(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_SpeakerSession_id(ctx, field)
+	case "eventId":
+		return ec.fieldContext_SpeakerSession_eventId(ctx, field)
+	case "code":
+		return ec.fieldContext_SpeakerSession_code(ctx, field)
+	case "title":
+		return ec.fieldContext_SpeakerSession_title(ctx, field)
+	case "description":
+		return ec.fieldContext_SpeakerSession_description(ctx, field)
+	case "status":
+		return ec.fieldContext_SpeakerSession_status(ctx, field)
+	case "cancelledAt":
+		return ec.fieldContext_SpeakerSession_cancelledAt(ctx, field)
+	case "startsAt":
+		return ec.fieldContext_SpeakerSession_startsAt(ctx, field)
+	case "endsAt":
+		return ec.fieldContext_SpeakerSession_endsAt(ctx, field)
+	case "tasks":
+		return ec.fieldContext_SpeakerSession_tasks(ctx, field)
+	case "deliverables":
+		return ec.fieldContext_SpeakerSession_deliverables(ctx, field)
+	case "ready":
+		return ec.fieldContext_SpeakerSession_ready(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SpeakerSession", field.Name)
 }
 
 func (ec *executionContext) childFields_SpeakerSummary(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -9034,6 +9599,28 @@ func (ec *executionContext) field_Mutation_recordDeliverableUpload_args(ctx cont
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_recuseMyAssignment_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "assignmentId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["assignmentId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (RecuseReviewInput, error) {
+			return ec.unmarshalNRecuseReviewInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐRecuseReviewInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_recuseReview_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -9524,6 +10111,28 @@ func (ec *executionContext) field_Mutation_setTaskStatus_args(ctx context.Contex
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_submitMyReview_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "assignmentId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["assignmentId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (SubmitReviewAnswersInput, error) {
+			return ec.unmarshalNSubmitReviewAnswersInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐSubmitReviewAnswersInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_submitReviewAnswers_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -9751,6 +10360,48 @@ func (ec *executionContext) field_Query_events_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["where"] = arg5
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_myReviewAssignment_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_mySpeakerContact_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_mySpeakerSession_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -18018,6 +18669,94 @@ func (ec *executionContext) fieldContext_Mutation_scoreRoundWithAi(ctx context.C
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_submitMyReview(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_submitMyReview(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SubmitMyReview(ctx, fc.Args["assignmentId"].(string), fc.Args["input"].(SubmitReviewAnswersInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *MyReviewAssignment) graphql.Marshaler {
+			return ec.marshalNMyReviewAssignment2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐMyReviewAssignment(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_submitMyReview(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MyReviewAssignment(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_submitMyReview_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_recuseMyAssignment(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_recuseMyAssignment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RecuseMyAssignment(ctx, fc.Args["assignmentId"].(string), fc.Args["input"].(RecuseReviewInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *MyReviewAssignment) graphql.Marshaler {
+			return ec.marshalNMyReviewAssignment2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐMyReviewAssignment(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_recuseMyAssignment(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MyReviewAssignment(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_recuseMyAssignment_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_createSession(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -18806,6 +19545,295 @@ func (ec *executionContext) fieldContext_Mutation_redeliverWebhooks(ctx context.
 	if fc.Args, err = ec.field_Mutation_redeliverWebhooks_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MyReviewAssignment_id(ctx context.Context, field graphql.CollectedField, obj *MyReviewAssignment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyReviewAssignment_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MyReviewAssignment_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MyReviewAssignment", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _MyReviewAssignment_eventId(ctx context.Context, field graphql.CollectedField, obj *MyReviewAssignment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyReviewAssignment_eventId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MyReviewAssignment_eventId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MyReviewAssignment", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _MyReviewAssignment_eventName(ctx context.Context, field graphql.CollectedField, obj *MyReviewAssignment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyReviewAssignment_eventName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MyReviewAssignment_eventName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MyReviewAssignment", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MyReviewAssignment_status(ctx context.Context, field graphql.CollectedField, obj *MyReviewAssignment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyReviewAssignment_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v ReviewAssignmentStatus) graphql.Marshaler {
+			return ec.marshalNReviewAssignmentStatus2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐReviewAssignmentStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MyReviewAssignment_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MyReviewAssignment", field, false, false, errors.New("field of type ReviewAssignmentStatus does not have child fields"))
+}
+
+func (ec *executionContext) _MyReviewAssignment_assignedAt(ctx context.Context, field graphql.CollectedField, obj *MyReviewAssignment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyReviewAssignment_assignedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AssignedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MyReviewAssignment_assignedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MyReviewAssignment", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _MyReviewAssignment_completedAt(ctx context.Context, field graphql.CollectedField, obj *MyReviewAssignment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyReviewAssignment_completedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CompletedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MyReviewAssignment_completedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MyReviewAssignment", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _MyReviewAssignment_recusedAt(ctx context.Context, field graphql.CollectedField, obj *MyReviewAssignment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyReviewAssignment_recusedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RecusedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MyReviewAssignment_recusedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MyReviewAssignment", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _MyReviewAssignment_round(ctx context.Context, field graphql.CollectedField, obj *MyReviewAssignment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyReviewAssignment_round(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Round, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *Round) graphql.Marshaler {
+			return ec.marshalNReviewRound2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐRound(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MyReviewAssignment_round(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MyReviewAssignment",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ReviewRound(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MyReviewAssignment_submission(ctx context.Context, field graphql.CollectedField, obj *MyReviewAssignment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyReviewAssignment_submission(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Submission, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *EvaluationSubmission) graphql.Marshaler {
+			return ec.marshalNEvaluationSubmission2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐEvaluationSubmission(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MyReviewAssignment_submission(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MyReviewAssignment",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EvaluationSubmission(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MyReviewAssignment_criteria(ctx context.Context, field graphql.CollectedField, obj *MyReviewAssignment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyReviewAssignment_criteria(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Criteria, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*Criterion) graphql.Marshaler {
+			return ec.marshalNReviewCriterion2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCriterionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MyReviewAssignment_criteria(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MyReviewAssignment",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ReviewCriterion(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MyReviewAssignment_answers(ctx context.Context, field graphql.CollectedField, obj *MyReviewAssignment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyReviewAssignment_answers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Answers, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ReviewAnswerView) graphql.Marshaler {
+			return ec.marshalNReviewAnswerView2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐReviewAnswerViewᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MyReviewAssignment_answers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MyReviewAssignment",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ReviewAnswerView(ctx, field)
+		},
 	}
 	return fc, nil
 }
@@ -19846,6 +20874,202 @@ func (ec *executionContext) fieldContext_Query_viewer(_ context.Context, field g
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Viewer(ctx, field)
 		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_mySpeaking(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_mySpeaking(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().MySpeaking(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*SpeakerEvent) graphql.Marshaler {
+			return ec.marshalNSpeakerEvent2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐSpeakerEventᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_mySpeaking(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SpeakerEvent(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_mySpeakerSession(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_mySpeakerSession(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().MySpeakerSession(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *SpeakerSession) graphql.Marshaler {
+			return ec.marshalNSpeakerSession2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐSpeakerSession(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_mySpeakerSession(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SpeakerSession(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_mySpeakerSession_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_mySpeakerContact(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_mySpeakerContact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().MySpeakerContact(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *SpeakerContact) graphql.Marshaler {
+			return ec.marshalNSpeakerContact2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐSpeakerContact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_mySpeakerContact(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SpeakerContact(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_mySpeakerContact_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_myReviewAssignments(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_myReviewAssignments(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().MyReviewAssignments(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*MyReviewAssignment) graphql.Marshaler {
+			return ec.marshalNMyReviewAssignment2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐMyReviewAssignmentᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_myReviewAssignments(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MyReviewAssignment(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_myReviewAssignment(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_myReviewAssignment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().MyReviewAssignment(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *MyReviewAssignment) graphql.Marshaler {
+			return ec.marshalNMyReviewAssignment2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐMyReviewAssignment(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_myReviewAssignment(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MyReviewAssignment(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_myReviewAssignment_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -25060,6 +26284,259 @@ func (ec *executionContext) fieldContext_SessionSpeaker_confirmedAt(_ context.Co
 	return graphql.NewScalarFieldContext("SessionSpeaker", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
+func (ec *executionContext) _SpeakerContact_id(ctx context.Context, field graphql.CollectedField, obj *SpeakerContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpeakerContact_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SpeakerContact_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpeakerContact", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _SpeakerContact_eventId(ctx context.Context, field graphql.CollectedField, obj *SpeakerContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpeakerContact_eventId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SpeakerContact_eventId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpeakerContact", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _SpeakerContact_email(ctx context.Context, field graphql.CollectedField, obj *SpeakerContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpeakerContact_email(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Email, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SpeakerContact_email(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpeakerContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SpeakerContact_firstName(ctx context.Context, field graphql.CollectedField, obj *SpeakerContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpeakerContact_firstName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FirstName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SpeakerContact_firstName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpeakerContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SpeakerContact_lastName(ctx context.Context, field graphql.CollectedField, obj *SpeakerContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpeakerContact_lastName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SpeakerContact_lastName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpeakerContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SpeakerContact_title(ctx context.Context, field graphql.CollectedField, obj *SpeakerContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpeakerContact_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SpeakerContact_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpeakerContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SpeakerContact_company(ctx context.Context, field graphql.CollectedField, obj *SpeakerContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpeakerContact_company(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Company, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SpeakerContact_company(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpeakerContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SpeakerContact_bio(ctx context.Context, field graphql.CollectedField, obj *SpeakerContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpeakerContact_bio(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Bio, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SpeakerContact_bio(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpeakerContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SpeakerContact_workflowStatus(ctx context.Context, field graphql.CollectedField, obj *SpeakerContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpeakerContact_workflowStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WorkflowStatus, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SpeakerContact_workflowStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpeakerContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SpeakerContact_profileReviewStatus(ctx context.Context, field graphql.CollectedField, obj *SpeakerContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpeakerContact_profileReviewStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ProfileReviewStatus, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SpeakerContact_profileReviewStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpeakerContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SpeakerContact_confirmedAt(ctx context.Context, field graphql.CollectedField, obj *SpeakerContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpeakerContact_confirmedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ConfirmedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SpeakerContact_confirmedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpeakerContact", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
 func (ec *executionContext) _SpeakerDirectory_rows(ctx context.Context, field graphql.CollectedField, obj *SpeakerDirectory) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -25228,6 +26705,226 @@ func (ec *executionContext) _SpeakerEmail_sentAt(ctx context.Context, field grap
 }
 func (ec *executionContext) fieldContext_SpeakerEmail_sentAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SpeakerEmail", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _SpeakerEvent_eventId(ctx context.Context, field graphql.CollectedField, obj *SpeakerEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpeakerEvent_eventId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SpeakerEvent_eventId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpeakerEvent", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _SpeakerEvent_eventName(ctx context.Context, field graphql.CollectedField, obj *SpeakerEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpeakerEvent_eventName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SpeakerEvent_eventName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpeakerEvent", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SpeakerEvent_timezone(ctx context.Context, field graphql.CollectedField, obj *SpeakerEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpeakerEvent_timezone(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Timezone, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SpeakerEvent_timezone(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpeakerEvent", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SpeakerEvent_contact(ctx context.Context, field graphql.CollectedField, obj *SpeakerEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpeakerEvent_contact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Contact, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *SpeakerContact) graphql.Marshaler {
+			return ec.marshalNSpeakerContact2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐSpeakerContact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SpeakerEvent_contact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SpeakerEvent",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SpeakerContact(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SpeakerEvent_sessions(ctx context.Context, field graphql.CollectedField, obj *SpeakerEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpeakerEvent_sessions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sessions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*SpeakerSession) graphql.Marshaler {
+			return ec.marshalNSpeakerSession2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐSpeakerSessionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SpeakerEvent_sessions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SpeakerEvent",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SpeakerSession(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SpeakerEvent_resources(ctx context.Context, field graphql.CollectedField, obj *SpeakerEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpeakerEvent_resources(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Resources, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*SpeakerResource) graphql.Marshaler {
+			return ec.marshalNSpeakerResource2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐSpeakerResourceᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SpeakerEvent_resources(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SpeakerEvent",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SpeakerResource(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SpeakerEvent_agendaPublishedAt(ctx context.Context, field graphql.CollectedField, obj *SpeakerEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpeakerEvent_agendaPublishedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AgendaPublishedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SpeakerEvent_agendaPublishedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpeakerEvent", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _SpeakerEvent_agenda(ctx context.Context, field graphql.CollectedField, obj *SpeakerEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpeakerEvent_agenda(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Agenda, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*agenda.Entry) graphql.Marshaler {
+			return ec.marshalNAgendaEntry2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚋschemaᚋagendaᚐEntryᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SpeakerEvent_agenda(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SpeakerEvent",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AgendaEntry(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _SpeakerFile_id(ctx context.Context, field graphql.CollectedField, obj *SpeakerFile) (ret graphql.Marshaler) {
@@ -25437,6 +27134,144 @@ func (ec *executionContext) fieldContext_SpeakerFile_uploaderName(_ context.Cont
 	return graphql.NewScalarFieldContext("SpeakerFile", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _SpeakerResource_id(ctx context.Context, field graphql.CollectedField, obj *SpeakerResource) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpeakerResource_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SpeakerResource_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpeakerResource", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _SpeakerResource_title(ctx context.Context, field graphql.CollectedField, obj *SpeakerResource) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpeakerResource_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SpeakerResource_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpeakerResource", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SpeakerResource_subtitle(ctx context.Context, field graphql.CollectedField, obj *SpeakerResource) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpeakerResource_subtitle(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Subtitle, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SpeakerResource_subtitle(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpeakerResource", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SpeakerResource_body(ctx context.Context, field graphql.CollectedField, obj *SpeakerResource) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpeakerResource_body(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Body, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SpeakerResource_body(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpeakerResource", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SpeakerResource_linkUrl(ctx context.Context, field graphql.CollectedField, obj *SpeakerResource) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpeakerResource_linkUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LinkURL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SpeakerResource_linkUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpeakerResource", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SpeakerResource_embedUrl(ctx context.Context, field graphql.CollectedField, obj *SpeakerResource) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpeakerResource_embedUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EmbedURL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SpeakerResource_embedUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpeakerResource", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _SpeakerRow_contact(ctx context.Context, field graphql.CollectedField, obj *SpeakerRow) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -25627,6 +27462,300 @@ func (ec *executionContext) fieldContext_SpeakerRow_profileChanges(_ context.Con
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _SpeakerSession_id(ctx context.Context, field graphql.CollectedField, obj *SpeakerSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpeakerSession_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SpeakerSession_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpeakerSession", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _SpeakerSession_eventId(ctx context.Context, field graphql.CollectedField, obj *SpeakerSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpeakerSession_eventId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SpeakerSession_eventId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpeakerSession", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _SpeakerSession_code(ctx context.Context, field graphql.CollectedField, obj *SpeakerSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpeakerSession_code(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Code, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SpeakerSession_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpeakerSession", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SpeakerSession_title(ctx context.Context, field graphql.CollectedField, obj *SpeakerSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpeakerSession_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SpeakerSession_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpeakerSession", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SpeakerSession_description(ctx context.Context, field graphql.CollectedField, obj *SpeakerSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpeakerSession_description(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Description, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SpeakerSession_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpeakerSession", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SpeakerSession_status(ctx context.Context, field graphql.CollectedField, obj *SpeakerSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpeakerSession_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v SubmissionStatus) graphql.Marshaler {
+			return ec.marshalNSubmissionStatus2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐSubmissionStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SpeakerSession_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpeakerSession", field, false, false, errors.New("field of type SubmissionStatus does not have child fields"))
+}
+
+func (ec *executionContext) _SpeakerSession_cancelledAt(ctx context.Context, field graphql.CollectedField, obj *SpeakerSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpeakerSession_cancelledAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CancelledAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SpeakerSession_cancelledAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpeakerSession", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _SpeakerSession_startsAt(ctx context.Context, field graphql.CollectedField, obj *SpeakerSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpeakerSession_startsAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StartsAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SpeakerSession_startsAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpeakerSession", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _SpeakerSession_endsAt(ctx context.Context, field graphql.CollectedField, obj *SpeakerSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpeakerSession_endsAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EndsAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SpeakerSession_endsAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpeakerSession", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _SpeakerSession_tasks(ctx context.Context, field graphql.CollectedField, obj *SpeakerSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpeakerSession_tasks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tasks, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*Task) graphql.Marshaler {
+			return ec.marshalNTask2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐTaskᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SpeakerSession_tasks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SpeakerSession",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Task(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SpeakerSession_deliverables(ctx context.Context, field graphql.CollectedField, obj *SpeakerSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpeakerSession_deliverables(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Deliverables, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*Deliverable) graphql.Marshaler {
+			return ec.marshalNDeliverable2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐDeliverableᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SpeakerSession_deliverables(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SpeakerSession",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Deliverable(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SpeakerSession_ready(ctx context.Context, field graphql.CollectedField, obj *SpeakerSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpeakerSession_ready(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Ready, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SpeakerSession_ready(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpeakerSession", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _SpeakerSummary_id(ctx context.Context, field graphql.CollectedField, obj *agenda.Speaker) (ret graphql.Marshaler) {
@@ -38761,6 +40890,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "submitMyReview":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_submitMyReview(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "recuseMyAssignment":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_recuseMyAssignment(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "createSession":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_createSession(ctx, field)
@@ -38884,6 +41027,94 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_redeliverWebhooks(ctx, field)
 			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var myReviewAssignmentImplementors = []string{"MyReviewAssignment"}
+
+func (ec *executionContext) _MyReviewAssignment(ctx context.Context, sel ast.SelectionSet, obj *MyReviewAssignment) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, myReviewAssignmentImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MyReviewAssignment")
+		case "id":
+			out.Values[i] = ec._MyReviewAssignment_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "eventId":
+			out.Values[i] = ec._MyReviewAssignment_eventId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "eventName":
+			out.Values[i] = ec._MyReviewAssignment_eventName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._MyReviewAssignment_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "assignedAt":
+			out.Values[i] = ec._MyReviewAssignment_assignedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "completedAt":
+			out.Values[i] = ec._MyReviewAssignment_completedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "recusedAt":
+			out.Values[i] = ec._MyReviewAssignment_recusedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "round":
+			out.Values[i] = ec._MyReviewAssignment_round(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "submission":
+			out.Values[i] = ec._MyReviewAssignment_submission(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "criteria":
+			out.Values[i] = ec._MyReviewAssignment_criteria(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "answers":
+			out.Values[i] = ec._MyReviewAssignment_answers(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -39515,6 +41746,116 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_viewer(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "mySpeaking":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_mySpeaking(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "mySpeakerSession":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_mySpeakerSession(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "mySpeakerContact":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_mySpeakerContact(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "myReviewAssignments":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_myReviewAssignments(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "myReviewAssignment":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_myReviewAssignment(ctx, field)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -41863,6 +44204,94 @@ func (ec *executionContext) _SessionSpeaker(ctx context.Context, sel ast.Selecti
 	return out
 }
 
+var speakerContactImplementors = []string{"SpeakerContact"}
+
+func (ec *executionContext) _SpeakerContact(ctx context.Context, sel ast.SelectionSet, obj *SpeakerContact) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, speakerContactImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SpeakerContact")
+		case "id":
+			out.Values[i] = ec._SpeakerContact_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "eventId":
+			out.Values[i] = ec._SpeakerContact_eventId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "email":
+			out.Values[i] = ec._SpeakerContact_email(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "firstName":
+			out.Values[i] = ec._SpeakerContact_firstName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "lastName":
+			out.Values[i] = ec._SpeakerContact_lastName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "title":
+			out.Values[i] = ec._SpeakerContact_title(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "company":
+			out.Values[i] = ec._SpeakerContact_company(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "bio":
+			out.Values[i] = ec._SpeakerContact_bio(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "workflowStatus":
+			out.Values[i] = ec._SpeakerContact_workflowStatus(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "profileReviewStatus":
+			out.Values[i] = ec._SpeakerContact_profileReviewStatus(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "confirmedAt":
+			out.Values[i] = ec._SpeakerContact_confirmedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var speakerDirectoryImplementors = []string{"SpeakerDirectory"}
 
 func (ec *executionContext) _SpeakerDirectory(ctx context.Context, sel ast.SelectionSet, obj *SpeakerDirectory) graphql.Marshaler {
@@ -41964,6 +44393,79 @@ func (ec *executionContext) _SpeakerEmail(ctx context.Context, sel ast.Selection
 	return out
 }
 
+var speakerEventImplementors = []string{"SpeakerEvent"}
+
+func (ec *executionContext) _SpeakerEvent(ctx context.Context, sel ast.SelectionSet, obj *SpeakerEvent) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, speakerEventImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SpeakerEvent")
+		case "eventId":
+			out.Values[i] = ec._SpeakerEvent_eventId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "eventName":
+			out.Values[i] = ec._SpeakerEvent_eventName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "timezone":
+			out.Values[i] = ec._SpeakerEvent_timezone(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "contact":
+			out.Values[i] = ec._SpeakerEvent_contact(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sessions":
+			out.Values[i] = ec._SpeakerEvent_sessions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "resources":
+			out.Values[i] = ec._SpeakerEvent_resources(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "agendaPublishedAt":
+			out.Values[i] = ec._SpeakerEvent_agendaPublishedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "agenda":
+			out.Values[i] = ec._SpeakerEvent_agenda(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var speakerFileImplementors = []string{"SpeakerFile"}
 
 func (ec *executionContext) _SpeakerFile(ctx context.Context, sel ast.SelectionSet, obj *SpeakerFile) graphql.Marshaler {
@@ -42042,6 +44544,69 @@ func (ec *executionContext) _SpeakerFile(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
+var speakerResourceImplementors = []string{"SpeakerResource"}
+
+func (ec *executionContext) _SpeakerResource(ctx context.Context, sel ast.SelectionSet, obj *SpeakerResource) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, speakerResourceImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SpeakerResource")
+		case "id":
+			out.Values[i] = ec._SpeakerResource_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "title":
+			out.Values[i] = ec._SpeakerResource_title(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "subtitle":
+			out.Values[i] = ec._SpeakerResource_subtitle(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "body":
+			out.Values[i] = ec._SpeakerResource_body(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "linkUrl":
+			out.Values[i] = ec._SpeakerResource_linkUrl(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "embedUrl":
+			out.Values[i] = ec._SpeakerResource_embedUrl(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var speakerRowImplementors = []string{"SpeakerRow"}
 
 func (ec *executionContext) _SpeakerRow(ctx context.Context, sel ast.SelectionSet, obj *SpeakerRow) graphql.Marshaler {
@@ -42081,6 +44646,99 @@ func (ec *executionContext) _SpeakerRow(ctx context.Context, sel ast.SelectionSe
 			}
 		case "profileChanges":
 			out.Values[i] = ec._SpeakerRow_profileChanges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var speakerSessionImplementors = []string{"SpeakerSession"}
+
+func (ec *executionContext) _SpeakerSession(ctx context.Context, sel ast.SelectionSet, obj *SpeakerSession) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, speakerSessionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SpeakerSession")
+		case "id":
+			out.Values[i] = ec._SpeakerSession_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "eventId":
+			out.Values[i] = ec._SpeakerSession_eventId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "code":
+			out.Values[i] = ec._SpeakerSession_code(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "title":
+			out.Values[i] = ec._SpeakerSession_title(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "description":
+			out.Values[i] = ec._SpeakerSession_description(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._SpeakerSession_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cancelledAt":
+			out.Values[i] = ec._SpeakerSession_cancelledAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "startsAt":
+			out.Values[i] = ec._SpeakerSession_startsAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "endsAt":
+			out.Values[i] = ec._SpeakerSession_endsAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "tasks":
+			out.Values[i] = ec._SpeakerSession_tasks(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deliverables":
+			out.Values[i] = ec._SpeakerSession_deliverables(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "ready":
+			out.Values[i] = ec._SpeakerSession_ready(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -44195,6 +46853,32 @@ func (ec *executionContext) marshalNAgendaEntry2ᚕgithubᚗcomᚋpodiumᚋpodiu
 	return ret
 }
 
+func (ec *executionContext) marshalNAgendaEntry2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚋschemaᚋagendaᚐEntryᚄ(ctx context.Context, sel ast.SelectionSet, v []*agenda.Entry) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAgendaEntry2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚋschemaᚋagendaᚐEntry(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNAgendaEntry2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚋschemaᚋagendaᚐEntry(ctx context.Context, sel ast.SelectionSet, v *agenda.Entry) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AgendaEntry(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNAgendaEvent2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐAgendaEvent(ctx context.Context, sel ast.SelectionSet, v *AgendaEvent) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -45172,6 +47856,32 @@ func (ec *executionContext) marshalNMember2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋg
 	return ec._Member(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNMyReviewAssignment2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐMyReviewAssignmentᚄ(ctx context.Context, sel ast.SelectionSet, v []*MyReviewAssignment) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNMyReviewAssignment2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐMyReviewAssignment(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNMyReviewAssignment2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐMyReviewAssignment(ctx context.Context, sel ast.SelectionSet, v *MyReviewAssignment) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._MyReviewAssignment(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNNode2ᚕgithubᚗcomᚋpodiumᚋpodiumᚋentᚐNoder(ctx context.Context, sel ast.SelectionSet, v []ent.Noder) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -46044,6 +48754,16 @@ func (ec *executionContext) unmarshalNSetTaskStatusInput2githubᚗcomᚋpodium�
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNSpeakerContact2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐSpeakerContact(ctx context.Context, sel ast.SelectionSet, v *SpeakerContact) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._SpeakerContact(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNSpeakerDirectory2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐSpeakerDirectory(ctx context.Context, sel ast.SelectionSet, v *SpeakerDirectory) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -46078,6 +48798,32 @@ func (ec *executionContext) marshalNSpeakerEmail2ᚖgithubᚗcomᚋpodiumᚋpodi
 		return graphql.Null
 	}
 	return ec._SpeakerEmail(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNSpeakerEvent2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐSpeakerEventᚄ(ctx context.Context, sel ast.SelectionSet, v []*SpeakerEvent) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSpeakerEvent2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐSpeakerEvent(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNSpeakerEvent2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐSpeakerEvent(ctx context.Context, sel ast.SelectionSet, v *SpeakerEvent) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._SpeakerEvent(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNSpeakerFile2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐSpeakerFileᚄ(ctx context.Context, sel ast.SelectionSet, v []*SpeakerFile) graphql.Marshaler {
@@ -46135,6 +48881,32 @@ func (ec *executionContext) unmarshalNSpeakerImportRow2ᚖgithubᚗcomᚋpodium�
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNSpeakerResource2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐSpeakerResourceᚄ(ctx context.Context, sel ast.SelectionSet, v []*SpeakerResource) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSpeakerResource2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐSpeakerResource(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNSpeakerResource2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐSpeakerResource(ctx context.Context, sel ast.SelectionSet, v *SpeakerResource) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._SpeakerResource(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNSpeakerRow2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐSpeakerRowᚄ(ctx context.Context, sel ast.SelectionSet, v []*SpeakerRow) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -46159,6 +48931,32 @@ func (ec *executionContext) marshalNSpeakerRow2ᚖgithubᚗcomᚋpodiumᚋpodium
 		return graphql.Null
 	}
 	return ec._SpeakerRow(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNSpeakerSession2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐSpeakerSessionᚄ(ctx context.Context, sel ast.SelectionSet, v []*SpeakerSession) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSpeakerSession2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐSpeakerSession(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNSpeakerSession2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐSpeakerSession(ctx context.Context, sel ast.SelectionSet, v *SpeakerSession) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._SpeakerSession(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNSpeakerSummary2githubᚗcomᚋpodiumᚋpodiumᚋentᚋschemaᚋagendaᚐSpeaker(ctx context.Context, sel ast.SelectionSet, v agenda.Speaker) graphql.Marshaler {

@@ -257,6 +257,35 @@ type Member struct {
 	CreatedAt time.Time `json:"createdAt"`
 }
 
+// A review assignment as its reviewer sees it: the round, the submission (redacted in a blind
+// round), the scorecard and the reviewer's own answers — never another reviewer's answers nor the
+// round's results.
+type MyReviewAssignment struct {
+	// The assignment's id.
+	ID string `json:"id"`
+	// The event reviewed.
+	EventID string `json:"eventId"`
+	// The event's name.
+	EventName string `json:"eventName"`
+	// Pending, completed or recused.
+	Status ReviewAssignmentStatus `json:"status"`
+	// When the submission was assigned.
+	AssignedAt time.Time `json:"assignedAt"`
+	// When the answers were last submitted; null before.
+	CompletedAt *time.Time `json:"completedAt"`
+	// When the reviewer stepped back; null unless recused.
+	RecusedAt *time.Time `json:"recusedAt"`
+	// The round, with its window; answers are accepted while its status is open.
+	Round *Round `json:"round"`
+	// The submission to review. In a blind round participants are "Speaker n" without contact or
+	// headshot, and their names, companies, emails and profile URLs are redacted from the text.
+	Submission *EvaluationSubmission `json:"submission"`
+	// The round's scorecard, by position.
+	Criteria []*Criterion `json:"criteria"`
+	// The caller's answers, by criterion position; empty before the first submission.
+	Answers []*ReviewAnswerView `json:"answers"`
+}
+
 // An organizer's score for an AI result.
 type OverrideAiReviewInput struct {
 	// The AI result's id; a result of another event answers `not_found`.
@@ -604,6 +633,53 @@ type SetTaskStatusInput struct {
 	Status TaskStatus `json:"status"`
 }
 
+// The caller's own contact record in one event.
+type SpeakerContact struct {
+	// The contact's id.
+	ID string `json:"id"`
+	// The event's id.
+	EventID string `json:"eventId"`
+	// The email address.
+	Email string `json:"email"`
+	// The first name.
+	FirstName string `json:"firstName"`
+	// The last name.
+	LastName string `json:"lastName"`
+	// The job title; null when unknown.
+	Title *string `json:"title"`
+	// The company; null when unknown.
+	Company *string `json:"company"`
+	// The biography; null when none.
+	Bio *string `json:"bio"`
+	// Where the speaker stands with the organizers: invited, onboarding, confirmed, ready or declined.
+	WorkflowStatus string `json:"workflowStatus"`
+	// Whether the organizers approved the profile: approved, pending_review or rejected.
+	ProfileReviewStatus string `json:"profileReviewStatus"`
+	// When the speaker confirmed; null before.
+	ConfirmedAt *time.Time `json:"confirmedAt"`
+}
+
+// An event where the caller speaks, with what is theirs there.
+type SpeakerEvent struct {
+	// The event's id.
+	EventID string `json:"eventId"`
+	// The event's name.
+	EventName string `json:"eventName"`
+	// The event's time zone.
+	Timezone string `json:"timezone"`
+	// The caller's contact record in the event.
+	Contact *SpeakerContact `json:"contact"`
+	// The caller's sessions and submissions in the event, by number.
+	Sessions []*SpeakerSession `json:"sessions"`
+	// Published resources whose audience includes the caller: everyone, the caller by name, or a
+	// track of one of their active sessions.
+	Resources []*SpeakerResource `json:"resources"`
+	// When the agenda was published; null while it is not.
+	AgendaPublishedAt *time.Time `json:"agendaPublishedAt"`
+	// The published agenda; empty while it is not published.
+	Agenda []*agenda.Entry `json:"agenda"`
+}
+
 // One speaker of an import, matched to contacts by email. The optional keys take null or a string.
 type SpeakerImportRow struct {
 	// The first name; not empty.
@@ -634,6 +710,51 @@ type SpeakerImportRow struct {
 	Phone *string `json:"phone"`
 	// What to do with the row.
 	Action SpeakerImportAction `json:"action"`
+}
+
+// A published resource meant for the caller.
+type SpeakerResource struct {
+	// The resource's id.
+	ID string `json:"id"`
+	// The title.
+	Title string `json:"title"`
+	// The subtitle.
+	Subtitle string `json:"subtitle"`
+	// The body text.
+	Body string `json:"body"`
+	// A link to open; null when none.
+	LinkURL *string `json:"linkUrl"`
+	// An address to embed; null when none.
+	EmbedURL *string `json:"embedUrl"`
+}
+
+// One of the caller's sessions or submissions, with its readiness.
+type SpeakerSession struct {
+	// The session's id (its submission's id).
+	ID string `json:"id"`
+	// The event's id.
+	EventID string `json:"eventId"`
+	// The code, such as SESS-12.
+	Code string `json:"code"`
+	// The title.
+	Title string `json:"title"`
+	// The description; empty when none.
+	Description string `json:"description"`
+	// The submission's status.
+	Status SubmissionStatus `json:"status"`
+	// When the session was cancelled; null unless it was.
+	CancelledAt *time.Time `json:"cancelledAt"`
+	// When the session starts; null while it is not scheduled.
+	StartsAt *time.Time `json:"startsAt"`
+	// When the session ends; null while it is not scheduled.
+	EndsAt *time.Time `json:"endsAt"`
+	// The caller's tasks for the session: the session's own and the caller's, not the co-speakers'.
+	Tasks []*Task `json:"tasks"`
+	// The files the caller owes for the session: the session's and the caller's own.
+	Deliverables []*Deliverable `json:"deliverables"`
+	// Tasks done or waived out of tasks, and deliverables uploaded out of deliverables: the session
+	// is ready for the caller when both are complete.
+	Ready bool `json:"ready"`
 }
 
 // A submission's status after a change.

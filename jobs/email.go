@@ -50,6 +50,10 @@ type DeliverEmailWorker struct {
 	Pool   *pgxpool.Pool
 	Sender Sender
 	Log    *slog.Logger
+	// Tokens records the sign-in tokens minted for one-click links (see mintSignInLink), with
+	// synchronous commits: a token must exist before the email carrying it can be followed.
+	// Without it, and with the LogSender (whose log is no mailbox), no token is minted.
+	Tokens *pgxpool.Pool
 
 	once sync.Once
 	// mu guards byOrg: deliveries are batched per organization, since a statement runs scoped to
@@ -239,6 +243,12 @@ func (w *DeliverEmailWorker) Work(ctx context.Context, job *river.Job[DeliverEma
 	}
 	if msg == nil {
 		return nil // sent already
+	}
+
+	if w.Tokens != nil && w.Sender.Provider() != (LogSender{}).Provider() {
+		if err := mintSignInLink(ctx, w.Tokens, msg); err != nil {
+			return err
+		}
 	}
 
 	hold := &acceptHold{places: w.accepted}

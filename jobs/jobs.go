@@ -86,7 +86,7 @@ func NewClient(db *dbx.DB, cfg Config) (*river.Client[pgx.Tx], error) {
 		return nil, fmt.Errorf("jobs: status pool: %w", err)
 	}
 	workers := river.NewWorkers()
-	river.AddWorker(workers, &DeliverEmailWorker{Pool: statusPool, Sender: cfg.Sender, Log: cfg.Log})
+	river.AddWorker(workers, &DeliverEmailWorker{Pool: statusPool, Sender: cfg.Sender, Log: cfg.Log, Tokens: db.Pool})
 	river.AddWorker(workers, &AIReviewWorker{Scorer: cfg.Scorer, Pool: db.Pool})
 	river.AddWorker(workers, &PruneIdempotencyWorker{Pool: db.Pool})
 	river.AddWorker(workers, &DeliverWebhookWorker{Pool: db.Pool, Config: cfg.Webhooks, Log: cfg.Log})

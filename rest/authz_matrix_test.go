@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/podium/podium/ent/organizationmember"
 	"github.com/podium/podium/graph"
@@ -41,6 +42,9 @@ func TestAuthorizationRulesCoverTheSchema(t *testing.T) {
 // not from the document.
 var graphQLOnlyVariables = map[string]string{
 	"inviteOrganizationMember": `{"input":{"email":"invitee@example.test","role":"member"}}`,
+	"submitMyReview": `{"assignmentId":"{assignmentId}","input":{"answers":[{"criterionId":"{criterionId}",` +
+		`"numericValue":3,"textValue":null,"optionValue":null}]}}`,
+	"recuseMyAssignment": `{"assignmentId":"{assignmentId}","input":{"reason":"conflict"}}`,
 }
 
 // matrixCaller is one caller of the authorization matrix.
@@ -81,6 +85,24 @@ func TestAuthorizationMatrix(t *testing.T) {
 	}
 	sort.Strings(secrets)
 
+	// What each caller may never read, through any field, allowed or not: a blind round's
+	// reviewer nothing that identifies the speaker; a reviewer not assigned nothing of the
+	// assignment; a speaker nothing of another speaker's records nor of the reviews. None of
+	// these values is an argument of the calls, so an answer holds one only if it leaked.
+	ada, grace := "ada@example.test", "grace@example.test"
+	never := map[string][]string{
+		"speaker A":                       {grace, `"reviewer@example.test"`, f.ids["criterionId"], f.ids["eventMemberId"]},
+		"speaker B":                       {ada, f.ids["submissionId"], f.ids["taskId"], f.ids["deliverableId"], f.ids["criterionId"]},
+		"reviewer assigned (blind round)": {"Lovelace", ada, grace, f.ids["submissionId"], f.ids["taskId"]},
+		"reviewer not assigned":           {"Lovelace", ada, grace, f.ids["criterionId"], `"reviewer@example.test"`},
+	}
+	// What the caller-scoped fields answer their owner: the checks above could see a leak.
+	owns := map[string]string{
+		"speaker A → Query.mySpeaking":                                f.ids["submissionId"],
+		"reviewer assigned (blind round) → Query.myReviewAssignments": f.ids["criterionId"],
+	}
+	seen := map[string]bool{}
+
 	anyone := func(r access.Rule) bool { return r == access.Anyone }
 	callers := []matrixCaller{
 		{name: "anonymous", allowed: func(access.Rule) bool { return false }},
@@ -104,6 +126,12 @@ func TestAuthorizationMatrix(t *testing.T) {
 		}
 		for _, id := range []string{f.ids["eventId"], f.ids["contactId"], f.ids["proposalId"], f.ids["assignmentId"]} {
 			q, v := queryDocument(schema, field, id, []string{id})
+			if access.Rules["Query."+field.Name] == access.Anyone {
+				// The fields every caller reaches answer with every field they have, so that
+				// a value leaked anywhere in them shows.
+				q = strings.Replace(q, "{ id }", deepSelection(schema, field.Type.Name(), 4), 1)
+				q = strings.Replace(q, "{ __typename }", deepSelection(schema, field.Type.Name(), 4), 1)
+			}
 			calls = append(calls, call{"Query." + field.Name, q, v})
 		}
 	}
@@ -142,6 +170,12 @@ func TestAuthorizationMatrix(t *testing.T) {
 				}
 				require.Equal(t, []string{want}, codes, "%s: %s", what, r.Raw)
 			}
+			for _, v := range never[c.name] {
+				require.NotContains(t, r.Raw, v, "%s: the answer holds a value this caller may never read", what)
+			}
+			if want, ok := owns[what]; ok && strings.Contains(r.Raw, want) {
+				seen[what] = true
+			}
 			if c.allowed == nil || !c.allowed(rule) {
 				for _, s := range secrets {
 					require.NotContains(t, r.Raw, s, "%s: a refused answer holds a value of the protected records", what)
@@ -149,6 +183,9 @@ func TestAuthorizationMatrix(t *testing.T) {
 			}
 			checked++
 		}
+	}
+	for what := range owns {
+		require.True(t, seen[what], "%s: the caller's own records were not answered", what)
 	}
 	require.Greater(t, checked, 9*50)
 }
@@ -168,4 +205,26 @@ func (b *testBundle) matrixCall(c matrixCaller, query, variables string) gqlResp
 	out := gqlResponse{Status: r.Status, Raw: r.Raw}
 	require.NoError(b.t, json.Unmarshal([]byte(r.Raw), &out), r.Raw)
 	return out
+}
+
+// deepSelection selects every field of the object type name without arguments, nested objects
+// included down to depth levels.
+func deepSelection(schema *ast.Schema, name string, depth int) string {
+	def := schema.Types[name]
+	if def == nil || def.Kind != ast.Object || depth == 0 {
+		return "{ __typename }"
+	}
+	var parts []string
+	for _, f := range def.Fields {
+		if len(f.Arguments) > 0 || strings.HasPrefix(f.Name, "__") {
+			continue
+		}
+		switch schema.Types[f.Type.Name()].Kind {
+		case ast.Scalar, ast.Enum:
+			parts = append(parts, f.Name)
+		case ast.Object:
+			parts = append(parts, f.Name+" "+deepSelection(schema, f.Type.Name(), depth-1))
+		}
+	}
+	return "{ " + strings.Join(parts, " ") + " }"
 }

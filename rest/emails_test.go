@@ -50,7 +50,7 @@ func TestListEmails(t *testing.T) {
 	require.Equal(t, "Your speaker portal for E", newest["subject"])
 	require.Equal(t, "queued", newest["status"])
 	require.Equal(t, "custom", newest["type"])
-	require.Contains(t, newest["body"], "https://podium.example.test/portal")
+	require.Contains(t, newest["body"], "https://podium.example.test/auth/link?token=ONE-CLICK-SIGN-IN&next=%2Fportal")
 	require.Contains(t, newest["htmlBody"], "<!DOCTYPE html>")
 	for _, key := range []string{"contactId", "submissionId", "icsContent", "icsSequence", "provider", "providerId", "error", "sentAt"} {
 		v, ok := newest[key]

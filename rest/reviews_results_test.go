@@ -296,7 +296,8 @@ func TestReviewReminders(t *testing.T) {
 		}
 		got[m.To[0]] = subject
 		require.Contains(t, m.Text, `"Main"`)
-		require.Contains(t, m.Text, "https://podium.example.test/reviews")
+		require.Contains(t, m.Text, "https://podium.example.test/auth/link?token=")
+		require.Contains(t, m.Text, "&next=%2Freviews")
 	}
 	require.Equal(t, map[string]string{
 		"r2@example.test": "1 review is waiting for you — World",

@@ -2,6 +2,7 @@ package rest_test
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -325,7 +326,8 @@ func TestReviewerPool(t *testing.T) {
 	msg := b.sink.Wait(t, 1, 10*time.Second)[0]
 	require.Equal(t, []string{"rev.one@example.test"}, msg.To)
 	require.Contains(t, msg.Text, "Round 1")
-	require.Contains(t, msg.Text, "https://podium.example.test/reviews/"+round)
+	require.Contains(t, msg.Text, "https://podium.example.test/auth/link?token=")
+	require.Contains(t, msg.Text, "&next="+url.QueryEscape("/reviews/"+round), "a one-click sign-in link to the round")
 	emails := b.must(http.StatusOK, http.MethodGet, w.base+"/emails", b.acme, nil).List()
 	require.Equal(t, logID, str(emails[0].(map[string]any), "id"))
 	require.Equal(t, "custom", str(emails[0].(map[string]any), "type"))

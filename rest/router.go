@@ -99,6 +99,7 @@ func NewHandler(opts Options) http.Handler {
 	}
 	a.signin = newSignIn(&access.People{DB: opts.DB, Outbox: opts.Resolver.Outbox}, publicURL,
 		func(ctx context.Context, msg string, args ...any) { a.log.ErrorContext(ctx, msg, args...) })
+	a.signin.ops = opts.Resolver
 
 	r := chi.NewRouter()
 	r.Use(a.logRequests, compress, a.recoverPanics, cors)

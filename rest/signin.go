@@ -7,7 +7,6 @@ import (
 	"mime"
 	"net"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/podium/podium/ent/dbx"
 	"github.com/podium/podium/ent/schema/viewer"
+	"github.com/podium/podium/graph"
 	"github.com/podium/podium/graph/access"
 	"github.com/podium/podium/graph/apperr"
 	"github.com/podium/podium/rest/web"
@@ -32,7 +32,8 @@ import (
 //	POST /auth/signout             end this session
 //	POST /auth/signout-everywhere  end every session of this person
 //	GET  /me                       who is signed in and what they may do
-//	GET  /portal…, /reviews…       where emails lead: sign in first, then /me's page for now
+//	GET  /reviews, /reviews/{id}   the reviewer desk (rest/web/review.go); POST answers, recusal
+//	GET  /portal                   the speaker portal's landing page (rest/web/portal.go)
 
 // Rates of sign-in requests, per address and per client address (IP): a few links a quarter
 // hour for one address is what a person needs, and the limit keeps a stranger from filling
@@ -52,6 +53,8 @@ const (
 // signIn is the state of the sign-in endpoints.
 type signIn struct {
 	people *access.People
+	// ops are the operations the reviewer and portal pages call.
+	ops *graph.Resolver
 	// secure marks the cookie Secure (PUBLIC_URL is https) and names it with the __Host- prefix,
 	// which browsers accept only for Secure, host-only cookies on path /.
 	secure bool
@@ -112,20 +115,8 @@ func (s *signIn) routes(r chi.Router) {
 	r.Post("/auth/signout-everywhere", web.Protect(s.signOutEverywhere))
 	r.Get("/me", s.mePage)
 	// Where Podium's emails lead (portal invitations, reviewer invitations and reminders): the
-	// sign-in page, then who is signed in, until the portal and reviewer pages exist.
-	for _, p := range []string{"/portal", "/portal/*", "/reviews", "/reviews/*"} {
-		r.Get(p, s.landing)
-	}
-}
-
-// landing serves a page an email links to: a person not signed in is sent to sign in and
-// brought back; a signed-in person sees who they are and what they may do.
-func (s *signIn) landing(w http.ResponseWriter, r *http.Request) {
-	if s.person(r) == nil {
-		http.Redirect(w, r, "/auth/signin?next="+url.QueryEscape(access.SafeNext(r.URL.RequestURI())), http.StatusSeeOther)
-		return
-	}
-	s.mePage(w, r)
+	// reviewer desk and the portal's landing page, after signing in.
+	(&web.Desk{Ops: s.ops, Person: s.person, Log: s.log}).Mount(r)
 }
 
 // allow takes a token from the buckets of the address and of the client.
@@ -237,7 +228,9 @@ func (s *signIn) followLink(w http.ResponseWriter, r *http.Request) {
 			message(w, http.StatusInternalServerError, "Sign-in failed", "Something went wrong; try again.", nil)
 			return
 		}
-		message(w, e.Status, "Sign-in failed", e.Message, &web.Link{Href: "/auth/signin", Text: "Ask for a new link"})
+		// The sign-in page, still leading where the link led: the person asks for a new link.
+		web.Render(w, e.Status, web.Page{Title: "Sign in to Podium", Error: e.Message, Content: "signin",
+			Data: access.SafeNext(r.PostForm.Get("next"))})
 		return
 	}
 	if old := s.sessionSecret(r); old != "" {
@@ -299,8 +292,15 @@ func (s *signIn) signInPage(w http.ResponseWriter, r *http.Request) {
 // linkPage shows a button that posts the token: following a link with GET changes nothing, so
 // a mail scanner that opens every link in an email does not use the link up.
 func (s *signIn) linkPage(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
 	web.Render(w, http.StatusOK, web.Page{Title: "Sign in to Podium", Content: "signin-confirm",
-		Data: r.URL.Query().Get("token")})
+		Data: confirm{Token: q.Get("token"), Next: access.SafeNext(q.Get("next"))}})
+}
+
+// confirm is what the confirm page posts: the token, and where a refused link still leads
+// (the sign-in page keeps it). The token's own next decides where a good link lands.
+type confirm struct {
+	Token, Next string
 }
 
 // mePage says who is signed in and what they are; the organizer, reviewer and speaker pages that

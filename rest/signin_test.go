@@ -20,6 +20,7 @@ import (
 	"github.com/podium/podium/ent/signintoken"
 	"github.com/podium/podium/ent/user"
 	"github.com/podium/podium/graph/access"
+	"github.com/podium/podium/graph/access/secret"
 )
 
 // The cookie of a bundle: its PUBLIC_URL is https, so the cookie is Secure and __Host- named.
@@ -536,6 +537,10 @@ func TestOrganizationInvitations(t *testing.T) {
 	require.Contains(t, r.Raw, "Globex Days")
 }
 
+// TestEmailsLeadToSignIn: the email log holds invitations with a link whose token is a
+// placeholder (the delivery worker mints the real one, see TestOneClickInvitation): followed from
+// the log, it signs nobody in and lands on the sign-in page leading to the portal; a person who
+// signs in lands there, and the reviewer on their desk.
 func TestEmailsLeadToSignIn(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
@@ -543,37 +548,49 @@ func TestEmailsLeadToSignIn(t *testing.T) {
 	b.must(http.StatusOK, http.MethodPost, w.base+"/speakers/invite", b.acme, map[string]any{"contactIds": []any{w.ada}})
 	sent, err := b.db.Ent.EmailLog.Query().Where(emaillog.Recipient("ada@example.test")).Only(b.sys())
 	require.NoError(t, err)
-	m := regexp.MustCompile(`https://podium\.example\.test(/portal[^\s]*)`).FindStringSubmatch(sent.Body)
+	m := regexp.MustCompile(`https://podium\.example\.test(/auth/link\?token=` + secret.Placeholder + `&next=%2Fportal)\s`).FindStringSubmatch(sent.Body)
 	require.NotNil(t, m, sent.Body)
 
-	// Not signed in: the portal link leads to sign-in, which brings the speaker back.
-	rec := b.sendRaw(httptest.NewRequest(http.MethodGet, m[1], nil))
-	require.Equal(t, http.StatusSeeOther, rec.Code)
-	signin := rec.Header().Get("Location")
-	require.Equal(t, "/auth/signin?next="+url.QueryEscape(m[1]), signin)
-	page := b.sendRaw(httptest.NewRequest(http.MethodGet, signin, nil))
-	require.Contains(t, page.Body.String(), `name="next" value="`+m[1]+`"`)
+	// The logged link opens the confirm page; its button signs nobody in and shows the sign-in
+	// form, still leading to the portal.
+	page := b.sendRaw(httptest.NewRequest(http.MethodGet, m[1], nil))
+	require.Equal(t, http.StatusOK, page.Code)
+	require.Contains(t, page.Body.String(), `name="next" value="/portal"`)
+	form := url.Values{"token": {secret.Placeholder}, "next": {"/portal"}}
+	req := httptest.NewRequest(http.MethodPost, "/auth/link", strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	rec := b.sendRaw(req)
+	require.Equal(t, http.StatusForbidden, rec.Code)
+	require.Empty(t, rec.Result().Cookies(), "no session")
+	require.Contains(t, rec.Body.String(), `name="next" value="/portal"`)
 
-	require.Equal(t, http.StatusAccepted, b.requestLink("ada@example.test", m[1]).Code)
+	// Not signed in: the portal leads to sign-in, which brings the speaker back.
+	rec = b.sendRaw(httptest.NewRequest(http.MethodGet, "/portal", nil))
+	require.Equal(t, http.StatusSeeOther, rec.Code)
+	require.Equal(t, "/auth/signin?next="+url.QueryEscape("/portal"), rec.Header().Get("Location"))
+	require.Equal(t, http.StatusAccepted, b.requestLink("ada@example.test", "/portal").Code)
 	rec = b.follow(b.linkFor("ada@example.test", 1), "")
-	require.Equal(t, m[1], rec.Header().Get("Location"))
-	req := httptest.NewRequest(http.MethodGet, m[1], nil)
+	require.Equal(t, "/portal", rec.Header().Get("Location"))
+	req = httptest.NewRequest(http.MethodGet, "/portal", nil)
 	req.AddCookie(cookieOf(t, rec))
 	landed := b.sendRaw(req)
 	require.Equal(t, http.StatusOK, landed.Code)
 	require.Contains(t, landed.Body.String(), "ada@example.test")
-	require.Contains(t, landed.Body.String(), "speaker at event "+w.event)
+	require.Contains(t, landed.Body.String(), "Your speaker portal")
 
-	// A reviewer's invitation leads to the round's page the same way.
+	// A reviewer's invitation leads to the round's address, which shows their reviews.
 	round := str(roundOf(b.saveRound(w, roundBody("R", numericCriterion("Q", 1, 5, 1, true)))), "id")
 	b.addReviewer(w, round, "rev@example.test", nil)
 	inv, err := b.db.Ent.EmailLog.Query().Where(emaillog.Recipient("rev@example.test")).Only(b.sys())
 	require.NoError(t, err)
-	require.Contains(t, inv.Body, "https://podium.example.test/reviews/"+round)
+	require.Contains(t, inv.Body, "next="+url.QueryEscape("/reviews/"+round))
 	rec = b.sendRaw(httptest.NewRequest(http.MethodGet, "/reviews/"+round, nil))
 	require.Equal(t, "/auth/signin?next="+url.QueryEscape("/reviews/"+round), rec.Header().Get("Location"))
 	cookie := b.signIn("rev@example.test")
 	req = httptest.NewRequest(http.MethodGet, "/reviews/"+round, nil)
 	req.AddCookie(&http.Cookie{Name: sessionCookie, Value: cookie})
-	require.Contains(t, b.sendRaw(req).Body.String(), "reviewer of event "+w.event)
+	body := b.sendRaw(req).Body.String()
+	require.Contains(t, body, "Your reviews")
+	require.Contains(t, body, "no review assignments yet")
 }

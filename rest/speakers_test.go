@@ -98,7 +98,8 @@ func TestSpeakers(t *testing.T) {
 		require.NotNil(t, inv[0].(map[string]any)["logId"])
 		msgs := b.sink.Wait(t, 2, 10*time.Second)
 		require.Equal(t, "Your speaker portal for World", msgs[0].Header.Get("Subject"))
-		require.Contains(t, msgs[0].Text, "https://podium.example.test/portal")
+		require.Contains(t, msgs[0].Text, "https://podium.example.test/auth/link?token=")
+		require.Contains(t, msgs[0].Text, "&next=%2Fportal", "a one-click sign-in link to the portal")
 
 		again := b.must(http.StatusOK, http.MethodPost, path, b.acme, map[string]any{"contactIds": []any{w.ada, w.alan}}).Obj()
 		require.Equal(t, int64(1), num(t, again, "sent"))

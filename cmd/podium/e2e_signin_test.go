@@ -14,10 +14,11 @@ import (
 	"github.com/podium/podium/jobs/mailtest"
 )
 
-// TestBrowserSignIn follows Podium's emails in Chromium as a speaker and a reviewer would: the
-// portal invitation (or the reviewer invitation) leads to the sign-in page, the person asks for a
-// link, the link from the second email signs them in, and they land back where the first email
-// pointed, signed in. The emails are read from an SMTP sink, as they arrive in an inbox.
+// TestBrowserSignIn follows Podium's emails in Chromium as a speaker and a reviewer would, read
+// from an SMTP sink as they arrive in an inbox: the portal invitation's link signs the speaker in
+// with one click and lands on their portal; the reviewer invitation's link signs the reviewer in
+// and lands on their reviews, where they answer a blind round's scorecard, and the organizer's
+// results show the answer.
 func TestBrowserSignIn(t *testing.T) {
 	t.Parallel()
 	sink := mailtest.New(t, mailtest.Options{})
@@ -29,11 +30,15 @@ func TestBrowserSignIn(t *testing.T) {
 		"name": "Sign-in Check", "type": "conference", "timezone": "Europe/Berlin",
 		"startsAt": "2027-06-10T09:00:00.000Z", "endsAt": "2027-06-12T18:00:00.000Z"})
 	eventID := event["id"].(string)
-	speaker := api.must(t, http.StatusCreated, http.MethodPost, "/events/"+eventID+"/speakers", map[string]any{
+	base := "/events/" + eventID
+	speaker := api.must(t, http.StatusCreated, http.MethodPost, base+"/speakers", map[string]any{
 		"id": nil, "firstName": "Ada", "lastName": "Lovelace", "email": "ada@example.test", "title": nil,
 		"company": nil, "bio": nil, "linkedinUrl": nil, "twitterUrl": nil, "websiteUrl": nil,
 		"dietaryRequirements": "none", "tshirtSize": nil, "travelLogistics": nil, "workflowStatus": "invited"})
-	api.must(t, http.StatusOK, http.MethodPost, "/events/"+eventID+"/speakers/invite",
+	proposal := api.must(t, http.StatusCreated, http.MethodPost, base+"/submissions", map[string]any{
+		"title": "Engines by Ada Lovelace", "description": "Notes on the analytical engine.", "formatId": nil,
+		"trackIds": []any{}, "speakerIds": []any{speaker["id"]}})
+	api.must(t, http.StatusOK, http.MethodPost, base+"/speakers/invite",
 		map[string]any{"contactIds": []string{speaker["id"].(string)}})
 
 	browser := newBrowser(t, srv.url)
@@ -42,65 +47,67 @@ func TestBrowserSignIn(t *testing.T) {
 	t.Run("SpeakerFromPortalInvitation", func(t *testing.T) {
 		ctx := browser.tab(t)
 		invitation := lastTo(t, sink, "ada@example.test", 1)
-		portal := link.FindString(invitation.Text)
-		require.Contains(t, portal, "/portal")
+		oneClick := link.FindString(invitation.Text)
+		require.Contains(t, oneClick, "/auth/link?token=")
+		require.Contains(t, oneClick, "next=%2Fportal")
 
-		run(t, ctx, "open the portal link and ask for a sign-in link",
-			chromedp.Navigate(portal),
-			chromedp.WaitVisible(`input[name=email]`, chromedp.ByQuery),
-			chromedp.SendKeys(`input[name=email]`, "ada@example.test", chromedp.ByQuery),
-			chromedp.Click(`button[type=submit]`, chromedp.ByQuery))
-		waitText(t, ctx, `#notice`, "sign-in link is on its way")
-
-		signin := lastTo(t, sink, "ada@example.test", 2)
-		require.Contains(t, signin.Header.Get("Subject"), "sign-in link")
-		run(t, ctx, "follow the sign-in link and confirm",
-			chromedp.Navigate(link.FindString(signin.Text)),
+		run(t, ctx, "follow the invitation's link and confirm",
+			chromedp.Navigate(oneClick),
 			chromedp.WaitVisible(`#confirm`, chromedp.ByQuery),
 			chromedp.Click(`#confirm`, chromedp.ByQuery))
-		waitText(t, ctx, `#email`, "ada@example.test")
-		waitText(t, ctx, `#roles`, "speaker at event "+eventID)
+		waitText(t, ctx, `#signed-in-as`, "ada@example.test")
+		waitText(t, ctx, `main`, "Engines by Ada Lovelace")
 		var location string
 		run(t, ctx, "read where the browser landed", chromedp.Location(&location))
-		require.Equal(t, portal, location)
+		require.Equal(t, srv.url+"/portal", location)
 	})
 
-	t.Run("ReviewerFromInvitation", func(t *testing.T) {
+	t.Run("ReviewerFromInvitationSubmitsAReview", func(t *testing.T) {
 		ctx := browser.tab(t)
-		saved := api.must(t, http.StatusOK, http.MethodPost, "/events/"+eventID+"/review-rounds", map[string]any{
+		saved := api.must(t, http.StatusOK, http.MethodPost, base+"/review-rounds", map[string]any{
 			"roundId": nil, "name": "First round", "blind": true, "reviewsPerSubmission": 2, "position": 1,
 			"opensAt":  time.Now().Add(-time.Hour).UTC().Format(time.RFC3339),
 			"closesAt": time.Now().Add(24 * time.Hour).UTC().Format(time.RFC3339),
 			"criteria": []any{map[string]any{"id": nil, "label": "Depth", "type": "numeric", "min": 1, "max": 5,
 				"options": []any{}, "required": true, "weight": 1, "position": 1}}})
 		round := saved["roundId"].(string)
-		api.must(t, http.StatusCreated, http.MethodPost, "/events/"+eventID+"/review-rounds/"+round+"/members",
+		added := api.must(t, http.StatusCreated, http.MethodPost, base+"/review-rounds/"+round+"/members",
 			map[string]any{"email": "grace@example.test", "assignmentCap": nil, "accessPath": "/reviews/" + round})
+		member := added["reviewer"].(map[string]any)["member"].(map[string]any)["eventMemberId"]
+		api.must(t, http.StatusOK, http.MethodPost, base+"/review-rounds/"+round+"/assignments",
+			map[string]any{"eventMemberId": member, "submissionIds": []any{proposal["id"]}})
 		invitation := lastTo(t, sink, "grace@example.test", 1)
-		reviews := link.FindString(invitation.Text)
-		require.Contains(t, reviews, "/reviews/"+round)
+		oneClick := link.FindString(invitation.Text)
+		require.Contains(t, oneClick, "next=%2Freviews%2F"+round)
 
-		// The browser is still signed in as the speaker: sign out first, as a person would.
-		run(t, ctx, "sign the speaker out",
-			chromedp.Navigate(srv.url+"/me"),
-			chromedp.Click(`form[action="/auth/signout"] button`, chromedp.ByQuery),
-			chromedp.WaitVisible(`input[name=email]`, chromedp.ByQuery))
-		run(t, ctx, "open the reviewer link and ask for a sign-in link",
-			chromedp.Navigate(reviews),
-			chromedp.WaitVisible(`input[name=email]`, chromedp.ByQuery),
-			chromedp.SendKeys(`input[name=email]`, "grace@example.test", chromedp.ByQuery),
-			chromedp.Click(`button[type=submit]`, chromedp.ByQuery))
-		waitText(t, ctx, `#notice`, "sign-in link is on its way")
-		signin := lastTo(t, sink, "grace@example.test", 2)
-		run(t, ctx, "follow the sign-in link and confirm",
-			chromedp.Navigate(link.FindString(signin.Text)),
+		// The browser is still signed in as the speaker: the link replaces that session.
+		run(t, ctx, "follow the invitation's link and confirm",
+			chromedp.Navigate(oneClick),
 			chromedp.WaitVisible(`#confirm`, chromedp.ByQuery),
 			chromedp.Click(`#confirm`, chromedp.ByQuery))
-		waitText(t, ctx, `#email`, "grace@example.test")
-		waitText(t, ctx, `#roles`, "reviewer of event "+eventID)
+		waitText(t, ctx, `#signed-in-as`, "grace@example.test")
 		var location string
 		run(t, ctx, "read where the browser landed", chromedp.Location(&location))
-		require.Equal(t, reviews, location)
+		require.Equal(t, srv.url+"/reviews/"+round, location)
+
+		run(t, ctx, "open the assignment",
+			chromedp.Click(`#assignments a`, chromedp.ByQuery),
+			chromedp.WaitVisible(`#review-form`, chromedp.ByQuery))
+		var page string
+		run(t, ctx, "read the assignment", chromedp.Text(`main`, &page, chromedp.ByQuery))
+		require.Contains(t, page, "[redacted]")
+		require.NotContains(t, page, "Lovelace", "a blind round shows the reviewer who the speaker is")
+		run(t, ctx, "answer the scorecard and submit",
+			chromedp.SendKeys(`#review-form input`, "4", chromedp.ByQuery),
+			chromedp.Click(`#submit-review`, chromedp.ByQuery))
+		waitText(t, ctx, `#notice`, "Your review is saved")
+		waitText(t, ctx, `#status`, "completed")
+
+		status, raw := api.do(t, http.MethodGet, base+"/evaluation", nil)
+		require.Equal(t, http.StatusOK, status)
+		results := string(raw)
+		require.Contains(t, results, `"numericValue":4`)
+		require.Contains(t, results, `"status":"completed"`)
 	})
 
 	browser.requireLocal(t)

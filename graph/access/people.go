@@ -2,10 +2,6 @@ package access
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/hex"
 	"fmt"
 	"net/http"
 	"strings"
@@ -27,6 +23,7 @@ import (
 	"github.com/podium/podium/ent/schema/viewer"
 	"github.com/podium/podium/ent/signintoken"
 	"github.com/podium/podium/ent/user"
+	"github.com/podium/podium/graph/access/secret"
 	"github.com/podium/podium/graph/apperr"
 	"github.com/podium/podium/graph/email"
 )
@@ -42,13 +39,6 @@ const (
 	// seenEvery bounds how often a session's last_seen_at is written.
 	seenEvery = time.Minute
 )
-
-// secretBytes is the entropy of a sign-in token and of a session secret: 256 bits from
-// crypto/rand, far beyond guessing.
-const secretBytes = 32
-
-// secretLen is the length of a secret encoded in unpadded base64url.
-var secretLen = base64.RawURLEncoding.EncodedLen(secretBytes)
 
 // ErrBadLink answers every sign-in link that cannot sign anyone in: unknown, forged, truncated,
 // expired or already used. One answer for all, so a link tells nothing about the others.
@@ -75,31 +65,13 @@ func (p *People) now() time.Time {
 	return time.Now()
 }
 
-// newSecret returns a random secret for a link or a cookie and the hash the database keeps.
-func newSecret() (secret, hash string) {
-	b := make([]byte, secretBytes)
-	if _, err := rand.Read(b); err != nil {
-		panic("access: no randomness: " + err.Error())
-	}
-	secret = base64.RawURLEncoding.EncodeToString(b)
-	return secret, hashSecret(secret)
-}
-
-// hashSecret is the hex SHA-256 of a secret: what the database stores in its place.
-func hashSecret(secret string) string {
-	sum := sha256.Sum256([]byte(secret))
-	return hex.EncodeToString(sum[:])
-}
-
-// wellFormedSecret reports whether s has the shape of a secret made by newSecret, so that a
-// truncated or mangled value is refused without a database read.
-func wellFormedSecret(s string) bool {
-	if len(s) != secretLen {
-		return false
-	}
-	_, err := base64.RawURLEncoding.DecodeString(s)
-	return err == nil
-}
+// newSecret, hashSecret and wellFormedSecret are package secret's, shared with the email
+// delivery worker, which mints the links of invitations.
+var (
+	newSecret        = secret.New
+	hashSecret       = secret.Hash
+	wellFormedSecret = secret.WellFormed
+)
 
 // NormalizeEmail lower-cases and trims an address; addresses are compared that way.
 func NormalizeEmail(s string) string { return strings.ToLower(strings.TrimSpace(s)) }

@@ -85,4 +85,14 @@ var Rules = map[string]Rule{
 	"Mutation.rotateWebhookSecret": Admins,
 	"Mutation.redeliverWebhook":    Admins,
 	"Mutation.redeliverWebhooks":   Admins,
+	// The reviewer desk and the speaker's own records answer about the caller alone (their own
+	// assignments, contacts and sessions; nothing for an API key or a person without that role),
+	// so anyone signed in may ask: the operations decide what is theirs (docs/people.md).
+	"Query.myReviewAssignments":   Anyone,
+	"Query.myReviewAssignment":    Anyone,
+	"Mutation.submitMyReview":     Anyone,
+	"Mutation.recuseMyAssignment": Anyone,
+	"Query.mySpeaking":            Anyone,
+	"Query.mySpeakerSession":      Anyone,
+	"Query.mySpeakerContact":      Anyone,
 }

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	htmltemplate "html/template"
+	"net/url"
 	"strings"
 	texttemplate "text/template"
 
@@ -22,6 +23,7 @@ import (
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/dbx"
 	"github.com/podium/podium/ent/emaillog"
+	"github.com/podium/podium/graph/access/secret"
 	"github.com/podium/podium/jobs"
 )
 
@@ -190,7 +192,21 @@ func (o *Outbox) link(path string) string {
 	return strings.TrimRight(o.PublicURL, "/") + path
 }
 
+// oneClick lists the emails whose link signs their recipient in (docs/people.md).
+var oneClick = map[string]bool{ReviewerInvitation: true, ReviewReminder: true, PortalInvitation: true}
+
+// OneClickPath is the sign-in link that lands on path, with the placeholder of a token: the
+// delivery worker puts a fresh token in its place in the message it sends (see package jobs),
+// so the email log, which organizers read, never holds one. next is also in the link itself, so
+// that a used or expired link still leads to the sign-in page with the same destination.
+func OneClickPath(path string) string {
+	return "/auth/link?token=" + secret.Placeholder + "&next=" + url.QueryEscape(path)
+}
+
 func (o *Outbox) builder(c *ent.Client, e Email) (*ent.EmailLogCreate, error) {
+	if oneClick[e.Template] && strings.HasPrefix(e.Data.Path, "/") {
+		e.Data.Path = OneClickPath(e.Data.Path)
+	}
 	e.Data.Link = o.link(e.Data.Path)
 	r, err := Render(e.Template, e.Data)
 	if err != nil {

@@ -1,0 +1,185 @@
+package graph
+
+import (
+	"context"
+	"slices"
+
+	"github.com/podium/podium/ent"
+	"github.com/podium/podium/ent/contact"
+	"github.com/podium/podium/ent/deliverableassignment"
+	"github.com/podium/podium/ent/schema/agenda"
+	"github.com/podium/podium/ent/schema/pid"
+	"github.com/podium/podium/ent/schema/viewer"
+	"github.com/podium/podium/ent/submission"
+	"github.com/podium/podium/ent/submissionparticipant"
+	"github.com/podium/podium/ent/taskassignment"
+	"github.com/podium/podium/graph/apperr"
+)
+
+// A speaker's own records (docs/people.md). A speaker is an event contact whose email address
+// is the signed-in person's; they have no organization scope of their own, so each read acts in
+// the organization of one of their contacts and reads only what hangs off that contact: their
+// sessions and submissions (those they take part in), the tasks and deliverables that are the
+// session's or theirs (never a co-speaker's), the published resources whose audience includes
+// them and the published agenda. Anything else by id answers as an id that does not exist.
+
+var (
+	errSpeakerSessionNotFound = apperr.NotFound("Session")
+	errSpeakerContactNotFound = apperr.NotFound("Contact")
+)
+
+// speakingOf returns the caller's contacts, the events they speak at; none for an API key.
+func speakingOf(ctx context.Context) []viewer.Contact {
+	if v := viewer.FromContext(ctx); v != nil && v.Person != nil {
+		return v.Person.Contacts
+	}
+	return nil
+}
+
+// mySpeaking lists every event where the caller speaks, with what is theirs there.
+func (r *Resolver) mySpeaking(ctx context.Context) ([]*SpeakerEvent, error) {
+	out := []*SpeakerEvent{}
+	for _, c := range speakingOf(ctx) {
+		sctx := inOrganization(ctx, c.OrganizationID)
+		ct, err := r.ownContact(sctx, c.ContactID)
+		if err != nil {
+			return nil, err
+		}
+		ev, err := r.Client.Event.Get(sctx, ct.EventID)
+		if err != nil {
+			return nil, err
+		}
+		sessions, err := r.speakerSessions(sctx, ct, nil)
+		if err != nil {
+			return nil, err
+		}
+		res, err := r.contactResources(sctx, ct)
+		if err != nil {
+			return nil, err
+		}
+		se := &SpeakerEvent{EventID: ev.ID, EventName: ev.Name, Timezone: ev.Timezone, Contact: toSpeakerContact(ct),
+			Sessions: sessions, Resources: make([]*SpeakerResource, len(res)), Agenda: []*agenda.Entry{}}
+		for i, x := range res {
+			se.Resources[i] = &SpeakerResource{ID: x.ID, Title: x.Title, Subtitle: x.Subtitle, Body: x.Body,
+				LinkURL: x.LinkURL, EmbedURL: x.EmbedURL}
+		}
+		if ev.AgendaPublishedAt != nil {
+			se.AgendaPublishedAt = ev.AgendaPublishedAt
+			for i := range ev.PublishedAgenda {
+				se.Agenda = append(se.Agenda, &ev.PublishedAgenda[i])
+			}
+		}
+		out = append(out, se)
+	}
+	return out, nil
+}
+
+// mySpeakerSession is one of the caller's sessions or submissions.
+func (r *Resolver) mySpeakerSession(ctx context.Context, id string) (*SpeakerSession, error) {
+	if !pid.Plausible(id) {
+		return nil, errSpeakerSessionNotFound
+	}
+	for _, c := range speakingOf(ctx) {
+		sctx := inOrganization(ctx, c.OrganizationID)
+		ct, err := r.ownContact(sctx, c.ContactID)
+		if err != nil {
+			return nil, err
+		}
+		s, err := r.speakerSessions(sctx, ct, &id)
+		if err != nil {
+			return nil, err
+		}
+		if len(s) == 1 {
+			return s[0], nil
+		}
+	}
+	return nil, errSpeakerSessionNotFound
+}
+
+// mySpeakerContact is one of the caller's contact records.
+func (r *Resolver) mySpeakerContact(ctx context.Context, id string) (*SpeakerContact, error) {
+	for _, c := range speakingOf(ctx) {
+		if c.ContactID != id {
+			continue
+		}
+		ct, err := r.ownContact(inOrganization(ctx, c.OrganizationID), id)
+		if err != nil {
+			return nil, err
+		}
+		return toSpeakerContact(ct), nil
+	}
+	return nil, errSpeakerContactNotFound
+}
+
+// ownContact reads a contact of the caller, checking again that its address is theirs.
+func (r *Resolver) ownContact(ctx context.Context, id string) (*ent.Contact, error) {
+	p := viewer.FromContext(ctx).Person
+	ct, err := r.Client.Contact.Query().Where(contact.ID(id), contact.EmailEqualFold(p.Email)).Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, errSpeakerContactNotFound
+	}
+	return ct, err
+}
+
+// speakerSessions lists the sessions and submissions the contact takes part in (only id when
+// given), each with the tasks and deliverables that are the session's or the contact's.
+func (r *Resolver) speakerSessions(ctx context.Context, ct *ent.Contact, id *string) ([]*SpeakerSession, error) {
+	q := r.Client.Submission.Query().Where(submission.EventID(ct.EventID),
+		submission.HasParticipantsWith(submissionparticipant.ContactID(ct.ID)))
+	if id != nil {
+		q = q.Where(submission.ID(*id))
+	}
+	subs, err := q.Order(ent.Asc(submission.FieldNumber), ent.Asc(submission.FieldID)).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(subs))
+	for i, s := range subs {
+		ids[i] = s.ID
+	}
+	// Two queries for all the sessions: the tasks and the deliverables that are the session's
+	// or the contact's.
+	tasks, err := r.Client.TaskAssignment.Query().Where(taskassignment.SubmissionIDIn(ids...),
+		taskassignment.Or(taskassignment.ContactIDIsNil(), taskassignment.ContactID(ct.ID))).WithTemplate().All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	files, err := r.Client.DeliverableAssignment.Query().Where(deliverableassignment.SubmissionIDIn(ids...),
+		deliverableassignment.Or(deliverableassignment.ContactIDIsNil(), deliverableassignment.ContactID(ct.ID))).
+		WithRequirement().All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*SpeakerSession, len(subs))
+	byID := make(map[string]*SpeakerSession, len(subs))
+	for i, s := range subs {
+		out[i] = &SpeakerSession{ID: s.ID, EventID: s.EventID, Code: s.Code, Title: s.Title, Description: s.Description,
+			Status: SubmissionStatus(s.Status), CancelledAt: s.CancelledAt, StartsAt: s.StartsAt, EndsAt: s.EndsAt,
+			Tasks: []*Task{}, Deliverables: []*Deliverable{}, Ready: true}
+		byID[s.ID] = out[i]
+	}
+	for _, t := range tasks {
+		ss := byID[t.SubmissionID]
+		ss.Tasks = append(ss.Tasks, toTask(t))
+		ss.Ready = ss.Ready && t.Status != taskassignment.StatusTodo
+	}
+	for _, d := range files {
+		ss := byID[d.SubmissionID]
+		ss.Deliverables = append(ss.Deliverables, toDeliverable(d))
+		ss.Ready = ss.Ready && d.Status == deliverableassignment.StatusUploaded
+	}
+	for _, ss := range out {
+		slices.SortStableFunc(ss.Tasks, func(a, b *Task) int { return a.position - b.position })
+		slices.SortStableFunc(ss.Deliverables, func(a, b *Deliverable) int { return a.position - b.position })
+	}
+	return out, nil
+}
+
+func toSpeakerContact(ct *ent.Contact) *SpeakerContact {
+	return &SpeakerContact{ID: ct.ID, EventID: ct.EventID, Email: ct.Email, FirstName: ct.FirstName, LastName: ct.LastName,
+		Title: ct.Title, Company: ct.Company, Bio: ct.Bio, WorkflowStatus: ct.WorkflowStatus.String(),
+		ProfileReviewStatus: ct.ProfileReviewStatus.String(), ConfirmedAt: ct.ConfirmedAt}
+}
+
+// Speaking lists the events where the caller speaks (mySpeaking), for the portal's pages.
+func (r *Resolver) Speaking(ctx context.Context) ([]*SpeakerEvent, error) { return r.mySpeaking(ctx) }

@@ -1,0 +1,259 @@
+package graph
+
+import (
+	"context"
+	"slices"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
+
+	"github.com/podium/podium/ent"
+	"github.com/podium/podium/ent/dbx"
+	"github.com/podium/podium/ent/reviewassignment"
+	"github.com/podium/podium/ent/schema/pid"
+	"github.com/podium/podium/ent/schema/viewer"
+	"github.com/podium/podium/graph/apperr"
+)
+
+// The reviewer desk (docs/people.md): a signed-in reviewer reads their own assignments and the
+// submissions assigned to them, answers them while the round is open and recuses themselves.
+// A reviewer has no organization scope of their own (access.PersonViewer), so each operation
+// acts in the organization of the reviewer's event membership, and only on assignments of that
+// membership: another reviewer's assignment is answered as an id that does not exist. Blind
+// rounds show the submission as the workspace's blind summary. Reviewers never read other
+// reviewers' answers nor results: review rounds have no setting that would allow it.
+
+// reviewingOf returns where the caller of ctx reviews: their reviewer event memberships by
+// organization; nothing for an API key.
+func reviewingOf(ctx context.Context) map[string][]string {
+	out := map[string][]string{}
+	v := viewer.FromContext(ctx)
+	if v == nil || v.Person == nil {
+		return out
+	}
+	for _, e := range v.Person.EventRoles {
+		if e.Role == "reviewer" {
+			out[e.OrganizationID] = append(out[e.OrganizationID], e.MemberID)
+		}
+	}
+	return out
+}
+
+// inOrganization returns ctx acting for the person of ctx in the organization org, where they
+// hold a role (a reviewer's event membership, a speaker's contact). It drops any transaction of
+// ctx: that one was begun without the organization, which row-level security then hides.
+func inOrganization(ctx context.Context, org string) context.Context {
+	v := viewer.FromContext(ctx)
+	scoped := &viewer.Viewer{OrganizationID: org}
+	if v != nil {
+		scoped.Person = v.Person
+	}
+	return withoutTx{viewer.NewContext(ctx, scoped)}
+}
+
+// withoutTx hides the transaction a context carries (the mutation's, see transactioner), and
+// the ent client bound to it, so that work in it begins its own transaction with the scope of
+// the context: a connection's organization is set when the connection is taken.
+type withoutTx struct{ context.Context }
+
+// Value answers nil for the transaction and its client.
+func (c withoutTx) Value(key any) any {
+	switch v := c.Context.Value(key).(type) {
+	case *dbx.Tx, *ent.Client:
+		return nil
+	default:
+		return v
+	}
+}
+
+// myAssignment finds the assignment id among the caller's own and returns the organization it
+// belongs to, or errAssignmentNotFound.
+func (r *Resolver) myAssignment(ctx context.Context, id string) (string, *ent.ReviewAssignment, error) {
+	if !pid.Plausible(id) {
+		return "", nil, errAssignmentNotFound
+	}
+	for org, members := range reviewingOf(ctx) {
+		a, err := r.Client.ReviewAssignment.Query().
+			Where(reviewassignment.ID(id), reviewassignment.EventMemberIDIn(members...)).
+			WithRound().Only(inOrganization(ctx, org))
+		if ent.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return "", nil, err
+		}
+		return org, a, nil
+	}
+	return "", nil, errAssignmentNotFound
+}
+
+// myReviewAssignments lists the caller's assignments, oldest first.
+func (r *Resolver) myReviewAssignments(ctx context.Context) ([]*MyReviewAssignment, error) {
+	reviewing := reviewingOf(ctx)
+	orgs := make([]string, 0, len(reviewing))
+	for org := range reviewing {
+		orgs = append(orgs, org)
+	}
+	slices.Sort(orgs)
+	out := []*MyReviewAssignment{}
+	for _, org := range orgs {
+		sctx := inOrganization(ctx, org)
+		as, err := r.Client.ReviewAssignment.Query().
+			Where(reviewassignment.EventMemberIDIn(reviewing[org]...)).WithRound().
+			Order(ent.Asc(reviewassignment.FieldAssignedAt), ent.Asc(reviewassignment.FieldID)).All(sctx)
+		if err != nil {
+			return nil, err
+		}
+		desk := r.newDesk()
+		for _, a := range as {
+			m, err := desk.present(sctx, a)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
+
+// myReviewAssignment is one of the caller's assignments.
+func (r *Resolver) myReviewAssignment(ctx context.Context, id string) (*MyReviewAssignment, error) {
+	org, a, err := r.myAssignment(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return r.newDesk().present(inOrganization(ctx, org), a)
+}
+
+// submitMyReview records the caller's answers to their assignment, in a transaction of the
+// assignment's organization, with the rules of submitReviewAnswers.
+func (r *Resolver) submitMyReview(ctx context.Context, id string, in SubmitReviewAnswersInput) (*MyReviewAssignment, error) {
+	return r.onMyAssignment(ctx, id, func(ctx context.Context, a *ent.ReviewAssignment) error {
+		_, err := r.submitReviewAnswers(ctx, a.Edges.Round.EventID, a.ID, in)
+		return err
+	})
+}
+
+// recuseMyAssignment records the caller stepping back from their assignment.
+func (r *Resolver) recuseMyAssignment(ctx context.Context, id string, in RecuseReviewInput) (*MyReviewAssignment, error) {
+	return r.onMyAssignment(ctx, id, func(ctx context.Context, a *ent.ReviewAssignment) error {
+		_, err := r.recuseReview(ctx, a.Edges.Round.EventID, a.ID, in)
+		return err
+	})
+}
+
+// errNotAlone refuses a reviewer's change sent with other mutation fields in one document: it
+// commits in a transaction of its own (see inOrganization), so it could not roll back with the
+// others, and a document must never be written in part.
+var errNotAlone = apperr.Invalid("Send this mutation alone in its document: it cannot share a transaction with other fields")
+
+// alone checks that the GraphQL mutation of ctx, if any, has this one root field.
+func alone(ctx context.Context) error {
+	if !graphql.HasOperationContext(ctx) {
+		return nil
+	}
+	oc := graphql.GetOperationContext(ctx)
+	if oc.Operation == nil || oc.Operation.Operation != ast.Mutation {
+		return nil
+	}
+	n := 0
+	for _, f := range graphql.CollectFields(oc, oc.Operation.SelectionSet, []string{"Mutation"}) {
+		if f.Name != "__typename" {
+			n++
+		}
+	}
+	if n > 1 {
+		return errNotAlone
+	}
+	return nil
+}
+
+// onMyAssignment runs change on the caller's assignment id in one transaction of its
+// organization and answers the assignment as it then is; nothing is written when the
+// assignment is not the caller's or change fails.
+func (r *Resolver) onMyAssignment(ctx context.Context, id string, change func(context.Context, *ent.ReviewAssignment) error) (*MyReviewAssignment, error) {
+	if err := alone(ctx); err != nil {
+		return nil, err
+	}
+	org, a, err := r.myAssignment(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	sctx := inOrganization(ctx, org)
+	if err := r.DB.InTx(sctx, func(ctx context.Context) error { return change(ctx, a) }); err != nil {
+		return nil, err
+	}
+	a, err = r.Client.ReviewAssignment.Query().Where(reviewassignment.ID(id)).WithRound().Only(sctx)
+	if err != nil {
+		return nil, err
+	}
+	return r.newDesk().present(sctx, a)
+}
+
+// desk presents assignments, loading each round's workspace once.
+type desk struct {
+	r      *Resolver
+	rounds map[string]*RoundView
+	events map[string]*ent.Event
+}
+
+func (r *Resolver) newDesk() *desk {
+	return &desk{r: r, rounds: map[string]*RoundView{}, events: map[string]*ent.Event{}}
+}
+
+// present is an assignment as its reviewer sees it. ctx is scoped to its organization.
+func (d *desk) present(ctx context.Context, a *ent.ReviewAssignment) (*MyReviewAssignment, error) {
+	rd := a.Edges.Round
+	view, ok := d.rounds[rd.ID]
+	if !ok {
+		ws, err := d.r.evaluation(ctx, rd.EventID, rd.ID)
+		if err != nil {
+			return nil, err
+		}
+		if len(ws.Rounds) != 1 {
+			return nil, errAssignmentNotFound
+		}
+		view = ws.Rounds[0]
+		d.rounds[rd.ID] = view
+	}
+	ev, ok := d.events[rd.EventID]
+	if !ok {
+		var err error
+		if ev, err = d.r.Client.Event.Get(ctx, rd.EventID); err != nil {
+			return nil, err
+		}
+		d.events[rd.EventID] = ev
+	}
+	sub := view.index.submissions[a.SubmissionID]
+	if sub == nil {
+		return nil, errAssignmentNotFound
+	}
+	out := &MyReviewAssignment{
+		ID: a.ID, EventID: ev.ID, EventName: ev.Name, Status: ReviewAssignmentStatus(a.Status),
+		AssignedAt: a.AssignedAt, CompletedAt: a.CompletedAt, RecusedAt: a.RecusedAt,
+		Round: view.Configuration.Round, Submission: sub, Criteria: view.Configuration.Criteria,
+		Answers: answersView(view.index.reviews[a.ID]),
+	}
+	return out, nil
+}
+
+// ReviewerDesk lists the caller's assignments: the operation of myReviewAssignments, for the
+// reviewer's pages (rest/web).
+func (r *Resolver) ReviewerDesk(ctx context.Context) ([]*MyReviewAssignment, error) {
+	return r.myReviewAssignments(ctx)
+}
+
+// ReviewerAssignment is one of the caller's assignments (myReviewAssignment).
+func (r *Resolver) ReviewerAssignment(ctx context.Context, id string) (*MyReviewAssignment, error) {
+	return r.myReviewAssignment(ctx, id)
+}
+
+// SubmitReview records the caller's answers (submitMyReview).
+func (r *Resolver) SubmitReview(ctx context.Context, id string, in SubmitReviewAnswersInput) (*MyReviewAssignment, error) {
+	return r.submitMyReview(ctx, id, in)
+}
+
+// Recuse records the caller stepping back (recuseMyAssignment).
+func (r *Resolver) Recuse(ctx context.Context, id, reason string) (*MyReviewAssignment, error) {
+	return r.recuseMyAssignment(ctx, id, RecuseReviewInput{Reason: reason})
+}
