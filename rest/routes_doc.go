@@ -371,6 +371,16 @@ var routeDocs = map[string]routeDoc{
 		description: "The given resources (duplicates and ids of other events ignored) take positions 1..n in that " +
 			"order; the others follow in their previous order.",
 	},
+	"downloadFile": {
+		tag:     "Resources",
+		summary: "Download a file (ext)",
+		description: "The bytes of a file of the event: a resource's file (fileId is the part of fileStorageKey after " +
+			"the slash), a deliverable, a headshot, the logo or background (logoUrl, backgroundUrl and headshotUrl " +
+			"point here). Served with its stored Content-Type, Content-Length, Content-Disposition: attachment and " +
+			"X-Content-Type-Options: nosniff; Range requests are answered 206. A file no row of the event points at " +
+			"is 404.",
+		output: fileBody{},
+	},
 
 	// agenda.go
 	"getAgenda": {
