@@ -135,6 +135,8 @@ func SanitizeName(name string) string {
 	}
 	name = strings.Map(func(r rune) rune {
 		switch {
+		case r == '\t':
+			return ' '
 		case unicode.IsControl(r), strings.ContainsRune(`"<>:|?*`, r):
 			return -1
 		case unicode.IsSpace(r):
