@@ -97,6 +97,9 @@ type Stored struct {
 // at it. Refusals are apperr errors: 413 payload_too_large over the limit, 400 invalid_input for
 // an empty file or a type that is not accepted or that the bytes contradict.
 func (s *Service) Put(ctx context.Context, use Use, up Upload, rules Rules) (*Stored, error) {
+	if up.File == nil {
+		return nil, invalid("Choose a file to upload")
+	}
 	t, _ := ctx.Value(trackerKey{}).(*Tracker)
 	if t == nil {
 		return nil, errors.New("files: Put outside Track")
@@ -104,9 +107,6 @@ func (s *Service) Put(ctx context.Context, use Use, up Upload, rules Rules) (*St
 	org := viewer.OrganizationID(ctx)
 	if !validOrg(org) {
 		return nil, viewer.ErrNoScope
-	}
-	if up.File == nil {
-		return nil, invalid("Choose a file to upload")
 	}
 	limit := s.Limit()
 	if rules.MaxBytes > 0 && rules.MaxBytes < limit {
