@@ -137,8 +137,11 @@ func (d *Disk) List(ctx context.Context, fn func(key string, modified time.Time)
 			return nil
 		}
 		info, err := e.Info()
-		if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
 			return nil // removed meanwhile
+		}
+		if err != nil {
+			return err
 		}
 		if strings.HasPrefix(e.Name(), partialPrefix) {
 			if time.Since(info.ModTime()) > jobs.FileOrphanAge {
@@ -148,7 +151,7 @@ func (d *Disk) List(ctx context.Context, fn func(key string, modified time.Time)
 		}
 		rel, err := filepath.Rel(d.root, p)
 		if err != nil {
-			return nil
+			return err
 		}
 		key := filepath.ToSlash(rel)
 		if _, _, ok := ParseKey(key); !ok {

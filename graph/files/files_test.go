@@ -37,7 +37,8 @@ func TestKeys(t *testing.T) {
 		require.False(t, ok, bad)
 	}
 	require.Empty(t, files.Key(org, "../../etc/passwd"))
-	require.NotEqual(t, files.NewKey(org), files.NewKey(org))
+	first, second := files.NewKey(org), files.NewKey(org)
+	require.NotEqual(t, first, second)
 }
 
 func TestSanitizeName(t *testing.T) {

@@ -47,7 +47,8 @@ func MinIO(t testing.TB) files.S3Config {
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 	console := "127.0.0.1:" + strconv.Itoa(freePort(t))
 	const user, password = "podium-test", "podium-test-secret"
-	cmd := exec.Command(bin, "server", "--quiet", "--address", addr, "--console-address", console, t.TempDir())
+	ctx, stop := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, bin, "server", "--quiet", "--address", addr, "--console-address", console, t.TempDir())
 	cmd.Env = append(os.Environ(), "MINIO_ROOT_USER="+user, "MINIO_ROOT_PASSWORD="+password,
 		"MINIO_BROWSER=off", "MINIO_UPDATE=off")
 	var logs strings.Builder
@@ -56,13 +57,14 @@ func MinIO(t testing.TB) files.S3Config {
 		t.Fatalf("start MinIO: %v", err)
 	}
 	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
+		stop() // kills the server
 		_ = cmd.Wait()
 	})
 	endpoint := "http://" + addr
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		resp, err := http.Get(endpoint + "/minio/health/live")
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, endpoint+"/minio/health/live", nil)
+		resp, err := http.DefaultClient.Do(req)
 		if err == nil {
 			_ = resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
@@ -92,7 +94,7 @@ func NewS3(t testing.TB) *files.S3 {
 
 func freePort(t testing.TB) int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := new(net.ListenConfig).Listen(context.Background(), "tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatalf("free port: %v", err)
 	}
