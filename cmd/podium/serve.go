@@ -102,13 +102,19 @@ func serve(ctx context.Context, cfg config, work bool) error {
 	if resolver.Files, err = openFiles(ctx, cfg, db, log); err != nil {
 		return err
 	}
-	river, err := jobs.NewClient(db, jobs.Config{Work: work, Sender: sender, EmailWorkers: cfg.EmailWorkers,
-		Scorer: resolver, Webhooks: cfg.Webhooks, Files: resolver.Files.Store, Log: log})
+	jobsCfg := jobs.Config{Work: work, Sender: sender, EmailWorkers: cfg.EmailWorkers,
+		Scorer: resolver, Webhooks: cfg.Webhooks, Log: log}
+	if resolver.Files != nil {
+		jobsCfg.Files = resolver.Files.Store
+	}
+	river, err := jobs.NewClient(db, jobsCfg)
 	if err != nil {
 		return err
 	}
 	outbox.Jobs = river
-	resolver.Files.Jobs = river
+	if resolver.Files != nil {
+		resolver.Files.Jobs = river
+	}
 	ui, err := jobs.NewUI(ctx, river, log)
 	if err != nil {
 		return err
@@ -235,6 +241,12 @@ func servePprof(addr string, log *slog.Logger) {
 // openFiles opens the file store: S3 when PODIUM_S3_ENDPOINT is set, else a directory under the
 // data directory (docs/files.md). Uploads spooled by a process that stopped are removed.
 func openFiles(ctx context.Context, cfg config, db *dbx.DB, log *slog.Logger) (*files.Service, error) {
+	if cfg.Files.Dir == "" && cfg.Files.S3.Endpoint == "" {
+		// A configuration not read from the environment (tests of serve) has no file store:
+		// uploads are refused as not configured.
+		log.Info("no file store configured: uploads are refused")
+		return nil, nil
+	}
 	var store files.Store
 	var err error
 	if cfg.Files.S3.Endpoint != "" {
