@@ -250,6 +250,40 @@ func (r *Resolver) setDeliverableFile(ctx context.Context, eventID, sessionID, i
 	return toDeliverable(updated), nil
 }
 
+// checkRecordedFile checks the storage key an API call records as a deliverable's upload
+// (recordDeliverableUpload): with a file store, it must name a file stored for the caller's
+// organization, of that size, so that deliverablesUploaded counts real uploads only.
+func (r *Resolver) checkRecordedFile(ctx context.Context, key string, size int64) error {
+	if r.Files == nil {
+		return nil
+	}
+	org, _, ok := files.ParseKey(key)
+	notStored := apperr.Invalid("storageKey must name a file uploaded to Podium (uploadDeliverable stores one)")
+	if !ok || org != viewer.OrganizationID(ctx) {
+		return notStored
+	}
+	obj, err := r.Files.Store.Open(ctx, key)
+	if errors.Is(err, files.ErrNotExist) {
+		return notStored
+	}
+	if err != nil {
+		return err
+	}
+	defer func() { _ = obj.Close() }()
+	if obj.Size() != size {
+		return apperr.Invalid("size must be the stored file's size, %d bytes", obj.Size())
+	}
+	return nil
+}
+
+// releaseFile queues the deletion of a file a row stopped pointing at, once the change commits.
+func (r *Resolver) releaseFile(ctx context.Context, key *string) error {
+	if r.Files == nil {
+		return nil
+	}
+	return r.Files.DeleteLater(ctx, key)
+}
+
 // upload is a GraphQL upload as the file operations take it.
 func upload(u *graphql.Upload) files.Upload {
 	if u == nil {

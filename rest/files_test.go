@@ -392,6 +392,26 @@ func TestDeliverableUploads(t *testing.T) {
 	require.Zero(t, uploaded())
 	w.eventually(func() bool { return len(w.objects()) == 0 }, "the removed deliverable is deleted")
 
+	// REST records an upload only of a file stored for the caller's organization, of its size;
+	// clearing it deletes the file.
+	put := w.base + "/sessions/" + w.sessID + "/deliverables/" + w.deliverable
+	record := func(key string, size int) response {
+		return w.do(http.MethodPut, put, w.acme, map[string]any{"fileName": "s.pdf", "contentType": "application/pdf",
+			"size": size, "storageKey": key})
+	}
+	w.requireError(record("events/x/slides.pdf", 10), http.StatusBadRequest, "invalid_input")
+	w.requireError(record(files.NewKey(w.acmeOrg), 10), http.StatusBadRequest, "invalid_input")
+	r = w.upload(w.acme, up, vars, "slides.pdf", content)
+	require.Empty(t, r.Errors, r.Raw)
+	stored := str(r.Data["uploadDeliverable"].(map[string]any), "storageKey")
+	_, storedID, _ := files.ParseKey(stored)
+	w.requireError(record(w.globexOrg+"/"+storedID, len(content)), http.StatusBadRequest, "invalid_input")
+	w.requireError(record(stored, 10), http.StatusBadRequest, "invalid_input")
+	require.Equal(t, "uploaded", record(stored, len(content)).Obj()["status"])
+	w.must(http.StatusOK, http.MethodDelete, put, w.acme, nil)
+	require.Zero(t, uploaded())
+	w.eventually(func() bool { return len(w.objects()) == 0 }, "the cleared deliverable's file is deleted")
+
 	// The requirement accepts only .key files of at most 1 MiB from now on (the organizer app sets
 	// these; the API does not).
 	_, err := w.db.Pool.Exec(w.sys(), `UPDATE file_requirements SET accept_types = '.key', max_size_mb = 1`)

@@ -230,15 +230,17 @@ var routeDocs = map[string]routeDoc{
 		output:      []*graph.Deliverable{},
 	},
 	"recordDeliverableUpload": {
-		tag:         "Readiness",
-		summary:     "Record a deliverable's upload (ext)",
-		description: "The organizer app stores the bytes; Podium records file name, content type, size and storage key.",
-		output:      graph.Deliverable{},
+		tag:     "Readiness",
+		summary: "Record a deliverable's upload (ext)",
+		description: "Records file name, content type, size and storage key; the key must name a file stored in Podium for " +
+			"the caller's organization, of that size (GraphQL's uploadDeliverable stores and records one in one step).",
+		output: graph.Deliverable{},
 	},
 	"clearDeliverableUpload": {
-		tag:     "Readiness",
-		summary: "Mark a deliverable outstanding again (ext)",
-		output:  graph.Deliverable{},
+		tag:         "Readiness",
+		summary:     "Mark a deliverable outstanding again (ext)",
+		description: "Its file is deleted once the change commits.",
+		output:      graph.Deliverable{},
 	},
 
 	// reviews.go
