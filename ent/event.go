@@ -55,6 +55,8 @@ type Event struct {
 	LogoKey *string `json:"logo_key,omitempty"`
 	// Where the event's background image can be downloaded; null when it has none.
 	BackgroundURL *string `json:"background_url,omitempty"`
+	// The storage key of the background image uploaded in the organizer app; null when none was uploaded.
+	BackgroundKey *string `json:"background_key,omitempty"`
 	// How many proposals one speaker may send through a call-for-proposals form that sets no limit of its own: a whole number, at least 1; 3 by default. The forms apply it; createSubmission does not.
 	DefaultSubmissionLimit int `json:"default_submission_limit,omitempty"`
 	// Whether speakers confirm their sessions themselves (true, the default). When false, accepting a submission confirms its speakers at once: their confirmedAt is set.
@@ -271,7 +273,7 @@ func (*Event) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullBool)
 		case event.FieldDefaultSubmissionLimit:
 			values[i] = new(sql.NullInt64)
-		case event.FieldID, event.FieldOrganizationID, event.FieldName, event.FieldSlug, event.FieldTagline, event.FieldDescription, event.FieldType, event.FieldWebsiteURL, event.FieldLocation, event.FieldTimezone, event.FieldTheme, event.FieldLogoURL, event.FieldLogoKey, event.FieldBackgroundURL:
+		case event.FieldID, event.FieldOrganizationID, event.FieldName, event.FieldSlug, event.FieldTagline, event.FieldDescription, event.FieldType, event.FieldWebsiteURL, event.FieldLocation, event.FieldTimezone, event.FieldTheme, event.FieldLogoURL, event.FieldLogoKey, event.FieldBackgroundURL, event.FieldBackgroundKey:
 			values[i] = new(sql.NullString)
 		case event.FieldCreatedAt, event.FieldUpdatedAt, event.FieldStartsAt, event.FieldEndsAt, event.FieldAgendaPublishedAt:
 			values[i] = new(sql.NullTime)
@@ -405,6 +407,13 @@ func (_m *Event) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.BackgroundURL = new(string)
 				*_m.BackgroundURL = value.String
+			}
+		case event.FieldBackgroundKey:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field background_key", values[i])
+			} else if value.Valid {
+				_m.BackgroundKey = new(string)
+				*_m.BackgroundKey = value.String
 			}
 		case event.FieldDefaultSubmissionLimit:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
@@ -614,6 +623,11 @@ func (_m *Event) String() string {
 	builder.WriteString(", ")
 	if v := _m.BackgroundURL; v != nil {
 		builder.WriteString("background_url=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.BackgroundKey; v != nil {
+		builder.WriteString("background_key=")
 		builder.WriteString(*v)
 	}
 	builder.WriteString(", ")

@@ -229,6 +229,20 @@ func (_c *EventCreate) SetNillableBackgroundURL(v *string) *EventCreate {
 	return _c
 }
 
+// SetBackgroundKey sets the "background_key" field.
+func (_c *EventCreate) SetBackgroundKey(v string) *EventCreate {
+	_c.mutation.SetBackgroundKey(v)
+	return _c
+}
+
+// SetNillableBackgroundKey sets the "background_key" field if the given value is not nil.
+func (_c *EventCreate) SetNillableBackgroundKey(v *string) *EventCreate {
+	if v != nil {
+		_c.SetBackgroundKey(*v)
+	}
+	return _c
+}
+
 // SetDefaultSubmissionLimit sets the "default_submission_limit" field.
 func (_c *EventCreate) SetDefaultSubmissionLimit(v int) *EventCreate {
 	_c.mutation.SetDefaultSubmissionLimit(v)
@@ -678,6 +692,11 @@ func (_c *EventCreate) check() error {
 			return &ValidationError{Name: "background_url", err: fmt.Errorf(`ent: validator failed for field "Event.background_url": %w`, err)}
 		}
 	}
+	if v, ok := _c.mutation.BackgroundKey(); ok {
+		if err := event.BackgroundKeyValidator(v); err != nil {
+			return &ValidationError{Name: "background_key", err: fmt.Errorf(`ent: validator failed for field "Event.background_key": %w`, err)}
+		}
+	}
 	if _, ok := _c.mutation.DefaultSubmissionLimit(); !ok {
 		return &ValidationError{Name: "default_submission_limit", err: errors.New(`ent: missing required field "Event.default_submission_limit"`)}
 	}
@@ -802,6 +821,10 @@ func (_c *EventCreate) createSpec() (*Event, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.BackgroundURL(); ok {
 		_spec.SetField(event.FieldBackgroundURL, field.TypeString, value)
 		_node.BackgroundURL = &value
+	}
+	if value, ok := _c.mutation.BackgroundKey(); ok {
+		_spec.SetField(event.FieldBackgroundKey, field.TypeString, value)
+		_node.BackgroundKey = &value
 	}
 	if value, ok := _c.mutation.DefaultSubmissionLimit(); ok {
 		_spec.SetField(event.FieldDefaultSubmissionLimit, field.TypeInt, value)
@@ -1344,6 +1367,24 @@ func (u *EventUpsert) ClearBackgroundURL() *EventUpsert {
 	return u
 }
 
+// SetBackgroundKey sets the "background_key" field.
+func (u *EventUpsert) SetBackgroundKey(v string) *EventUpsert {
+	u.Set(event.FieldBackgroundKey, v)
+	return u
+}
+
+// UpdateBackgroundKey sets the "background_key" field to the value that was provided on create.
+func (u *EventUpsert) UpdateBackgroundKey() *EventUpsert {
+	u.SetExcluded(event.FieldBackgroundKey)
+	return u
+}
+
+// ClearBackgroundKey clears the value of the "background_key" field.
+func (u *EventUpsert) ClearBackgroundKey() *EventUpsert {
+	u.SetNull(event.FieldBackgroundKey)
+	return u
+}
+
 // SetDefaultSubmissionLimit sets the "default_submission_limit" field.
 func (u *EventUpsert) SetDefaultSubmissionLimit(v int) *EventUpsert {
 	u.Set(event.FieldDefaultSubmissionLimit, v)
@@ -1733,6 +1774,27 @@ func (u *EventUpsertOne) UpdateBackgroundURL() *EventUpsertOne {
 func (u *EventUpsertOne) ClearBackgroundURL() *EventUpsertOne {
 	return u.Update(func(s *EventUpsert) {
 		s.ClearBackgroundURL()
+	})
+}
+
+// SetBackgroundKey sets the "background_key" field.
+func (u *EventUpsertOne) SetBackgroundKey(v string) *EventUpsertOne {
+	return u.Update(func(s *EventUpsert) {
+		s.SetBackgroundKey(v)
+	})
+}
+
+// UpdateBackgroundKey sets the "background_key" field to the value that was provided on create.
+func (u *EventUpsertOne) UpdateBackgroundKey() *EventUpsertOne {
+	return u.Update(func(s *EventUpsert) {
+		s.UpdateBackgroundKey()
+	})
+}
+
+// ClearBackgroundKey clears the value of the "background_key" field.
+func (u *EventUpsertOne) ClearBackgroundKey() *EventUpsertOne {
+	return u.Update(func(s *EventUpsert) {
+		s.ClearBackgroundKey()
 	})
 }
 
@@ -2304,6 +2366,27 @@ func (u *EventUpsertBulk) UpdateBackgroundURL() *EventUpsertBulk {
 func (u *EventUpsertBulk) ClearBackgroundURL() *EventUpsertBulk {
 	return u.Update(func(s *EventUpsert) {
 		s.ClearBackgroundURL()
+	})
+}
+
+// SetBackgroundKey sets the "background_key" field.
+func (u *EventUpsertBulk) SetBackgroundKey(v string) *EventUpsertBulk {
+	return u.Update(func(s *EventUpsert) {
+		s.SetBackgroundKey(v)
+	})
+}
+
+// UpdateBackgroundKey sets the "background_key" field to the value that was provided on create.
+func (u *EventUpsertBulk) UpdateBackgroundKey() *EventUpsertBulk {
+	return u.Update(func(s *EventUpsert) {
+		s.UpdateBackgroundKey()
+	})
+}
+
+// ClearBackgroundKey clears the value of the "background_key" field.
+func (u *EventUpsertBulk) ClearBackgroundKey() *EventUpsertBulk {
+	return u.Update(func(s *EventUpsert) {
+		s.ClearBackgroundKey()
 	})
 }
 

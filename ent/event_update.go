@@ -295,6 +295,26 @@ func (_u *EventUpdate) ClearBackgroundURL() *EventUpdate {
 	return _u
 }
 
+// SetBackgroundKey sets the "background_key" field.
+func (_u *EventUpdate) SetBackgroundKey(v string) *EventUpdate {
+	_u.mutation.SetBackgroundKey(v)
+	return _u
+}
+
+// SetNillableBackgroundKey sets the "background_key" field if the given value is not nil.
+func (_u *EventUpdate) SetNillableBackgroundKey(v *string) *EventUpdate {
+	if v != nil {
+		_u.SetBackgroundKey(*v)
+	}
+	return _u
+}
+
+// ClearBackgroundKey clears the value of the "background_key" field.
+func (_u *EventUpdate) ClearBackgroundKey() *EventUpdate {
+	_u.mutation.ClearBackgroundKey()
+	return _u
+}
+
 // SetDefaultSubmissionLimit sets the "default_submission_limit" field.
 func (_u *EventUpdate) SetDefaultSubmissionLimit(v int) *EventUpdate {
 	_u.mutation.ResetDefaultSubmissionLimit()
@@ -983,6 +1003,11 @@ func (_u *EventUpdate) check() error {
 			return &ValidationError{Name: "background_url", err: fmt.Errorf(`ent: validator failed for field "Event.background_url": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.BackgroundKey(); ok {
+		if err := event.BackgroundKeyValidator(v); err != nil {
+			return &ValidationError{Name: "background_key", err: fmt.Errorf(`ent: validator failed for field "Event.background_key": %w`, err)}
+		}
+	}
 	if v, ok := _u.mutation.DefaultSubmissionLimit(); ok {
 		if err := event.DefaultSubmissionLimitValidator(v); err != nil {
 			return &ValidationError{Name: "default_submission_limit", err: fmt.Errorf(`ent: validator failed for field "Event.default_submission_limit": %w`, err)}
@@ -1080,6 +1105,12 @@ func (_u *EventUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if _u.mutation.BackgroundURLCleared() {
 		_spec.ClearField(event.FieldBackgroundURL, field.TypeString)
+	}
+	if value, ok := _u.mutation.BackgroundKey(); ok {
+		_spec.SetField(event.FieldBackgroundKey, field.TypeString, value)
+	}
+	if _u.mutation.BackgroundKeyCleared() {
+		_spec.ClearField(event.FieldBackgroundKey, field.TypeString)
 	}
 	if value, ok := _u.mutation.DefaultSubmissionLimit(); ok {
 		_spec.SetField(event.FieldDefaultSubmissionLimit, field.TypeInt, value)
@@ -2009,6 +2040,26 @@ func (_u *EventUpdateOne) ClearBackgroundURL() *EventUpdateOne {
 	return _u
 }
 
+// SetBackgroundKey sets the "background_key" field.
+func (_u *EventUpdateOne) SetBackgroundKey(v string) *EventUpdateOne {
+	_u.mutation.SetBackgroundKey(v)
+	return _u
+}
+
+// SetNillableBackgroundKey sets the "background_key" field if the given value is not nil.
+func (_u *EventUpdateOne) SetNillableBackgroundKey(v *string) *EventUpdateOne {
+	if v != nil {
+		_u.SetBackgroundKey(*v)
+	}
+	return _u
+}
+
+// ClearBackgroundKey clears the value of the "background_key" field.
+func (_u *EventUpdateOne) ClearBackgroundKey() *EventUpdateOne {
+	_u.mutation.ClearBackgroundKey()
+	return _u
+}
+
 // SetDefaultSubmissionLimit sets the "default_submission_limit" field.
 func (_u *EventUpdateOne) SetDefaultSubmissionLimit(v int) *EventUpdateOne {
 	_u.mutation.ResetDefaultSubmissionLimit()
@@ -2710,6 +2761,11 @@ func (_u *EventUpdateOne) check() error {
 			return &ValidationError{Name: "background_url", err: fmt.Errorf(`ent: validator failed for field "Event.background_url": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.BackgroundKey(); ok {
+		if err := event.BackgroundKeyValidator(v); err != nil {
+			return &ValidationError{Name: "background_key", err: fmt.Errorf(`ent: validator failed for field "Event.background_key": %w`, err)}
+		}
+	}
 	if v, ok := _u.mutation.DefaultSubmissionLimit(); ok {
 		if err := event.DefaultSubmissionLimitValidator(v); err != nil {
 			return &ValidationError{Name: "default_submission_limit", err: fmt.Errorf(`ent: validator failed for field "Event.default_submission_limit": %w`, err)}
@@ -2824,6 +2880,12 @@ func (_u *EventUpdateOne) sqlSave(ctx context.Context) (_node *Event, err error)
 	}
 	if _u.mutation.BackgroundURLCleared() {
 		_spec.ClearField(event.FieldBackgroundURL, field.TypeString)
+	}
+	if value, ok := _u.mutation.BackgroundKey(); ok {
+		_spec.SetField(event.FieldBackgroundKey, field.TypeString, value)
+	}
+	if _u.mutation.BackgroundKeyCleared() {
+		_spec.ClearField(event.FieldBackgroundKey, field.TypeString)
 	}
 	if value, ok := _u.mutation.DefaultSubmissionLimit(); ok {
 		_spec.SetField(event.FieldDefaultSubmissionLimit, field.TypeInt, value)

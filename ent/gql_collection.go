@@ -522,6 +522,11 @@ func (_q *EventQuery) collectField(ctx context.Context, oneNode bool, opCtx *gra
 				selectedFields = append(selectedFields, event.FieldBackgroundURL)
 				fieldSeen[event.FieldBackgroundURL] = struct{}{}
 			}
+		case "backgroundKey":
+			if _, ok := fieldSeen[event.FieldBackgroundKey]; !ok {
+				selectedFields = append(selectedFields, event.FieldBackgroundKey)
+				fieldSeen[event.FieldBackgroundKey] = struct{}{}
+			}
 		case "defaultSubmissionLimit":
 			if _, ok := fieldSeen[event.FieldDefaultSubmissionLimit]; !ok {
 				selectedFields = append(selectedFields, event.FieldDefaultSubmissionLimit)

@@ -1012,6 +1012,23 @@ type EventWhereInput struct {
 	BackgroundURLEqualFold    *string  `json:"backgroundURLEqualFold,omitempty"`
 	BackgroundURLContainsFold *string  `json:"backgroundURLContainsFold,omitempty"`
 
+	// "background_key" field predicates.
+	BackgroundKey             *string  `json:"backgroundKey,omitempty"`
+	BackgroundKeyNEQ          *string  `json:"backgroundKeyNEQ,omitempty"`
+	BackgroundKeyIn           []string `json:"backgroundKeyIn,omitempty"`
+	BackgroundKeyNotIn        []string `json:"backgroundKeyNotIn,omitempty"`
+	BackgroundKeyGT           *string  `json:"backgroundKeyGT,omitempty"`
+	BackgroundKeyGTE          *string  `json:"backgroundKeyGTE,omitempty"`
+	BackgroundKeyLT           *string  `json:"backgroundKeyLT,omitempty"`
+	BackgroundKeyLTE          *string  `json:"backgroundKeyLTE,omitempty"`
+	BackgroundKeyContains     *string  `json:"backgroundKeyContains,omitempty"`
+	BackgroundKeyHasPrefix    *string  `json:"backgroundKeyHasPrefix,omitempty"`
+	BackgroundKeyHasSuffix    *string  `json:"backgroundKeyHasSuffix,omitempty"`
+	BackgroundKeyIsNil        bool     `json:"backgroundKeyIsNil,omitempty"`
+	BackgroundKeyNotNil       bool     `json:"backgroundKeyNotNil,omitempty"`
+	BackgroundKeyEqualFold    *string  `json:"backgroundKeyEqualFold,omitempty"`
+	BackgroundKeyContainsFold *string  `json:"backgroundKeyContainsFold,omitempty"`
+
 	// "default_submission_limit" field predicates.
 	DefaultSubmissionLimit      *int  `json:"defaultSubmissionLimit,omitempty"`
 	DefaultSubmissionLimitNEQ   *int  `json:"defaultSubmissionLimitNEQ,omitempty"`
@@ -1767,6 +1784,51 @@ func (i *EventWhereInput) P() (predicate.Event, error) {
 	}
 	if i.BackgroundURLContainsFold != nil {
 		predicates = append(predicates, event.BackgroundURLContainsFold(*i.BackgroundURLContainsFold))
+	}
+	if i.BackgroundKey != nil {
+		predicates = append(predicates, event.BackgroundKeyEQ(*i.BackgroundKey))
+	}
+	if i.BackgroundKeyNEQ != nil {
+		predicates = append(predicates, event.BackgroundKeyNEQ(*i.BackgroundKeyNEQ))
+	}
+	if len(i.BackgroundKeyIn) > 0 {
+		predicates = append(predicates, event.BackgroundKeyIn(i.BackgroundKeyIn...))
+	}
+	if len(i.BackgroundKeyNotIn) > 0 {
+		predicates = append(predicates, event.BackgroundKeyNotIn(i.BackgroundKeyNotIn...))
+	}
+	if i.BackgroundKeyGT != nil {
+		predicates = append(predicates, event.BackgroundKeyGT(*i.BackgroundKeyGT))
+	}
+	if i.BackgroundKeyGTE != nil {
+		predicates = append(predicates, event.BackgroundKeyGTE(*i.BackgroundKeyGTE))
+	}
+	if i.BackgroundKeyLT != nil {
+		predicates = append(predicates, event.BackgroundKeyLT(*i.BackgroundKeyLT))
+	}
+	if i.BackgroundKeyLTE != nil {
+		predicates = append(predicates, event.BackgroundKeyLTE(*i.BackgroundKeyLTE))
+	}
+	if i.BackgroundKeyContains != nil {
+		predicates = append(predicates, event.BackgroundKeyContains(*i.BackgroundKeyContains))
+	}
+	if i.BackgroundKeyHasPrefix != nil {
+		predicates = append(predicates, event.BackgroundKeyHasPrefix(*i.BackgroundKeyHasPrefix))
+	}
+	if i.BackgroundKeyHasSuffix != nil {
+		predicates = append(predicates, event.BackgroundKeyHasSuffix(*i.BackgroundKeyHasSuffix))
+	}
+	if i.BackgroundKeyIsNil {
+		predicates = append(predicates, event.BackgroundKeyIsNil())
+	}
+	if i.BackgroundKeyNotNil {
+		predicates = append(predicates, event.BackgroundKeyNotNil())
+	}
+	if i.BackgroundKeyEqualFold != nil {
+		predicates = append(predicates, event.BackgroundKeyEqualFold(*i.BackgroundKeyEqualFold))
+	}
+	if i.BackgroundKeyContainsFold != nil {
+		predicates = append(predicates, event.BackgroundKeyContainsFold(*i.BackgroundKeyContainsFold))
 	}
 	if i.DefaultSubmissionLimit != nil {
 		predicates = append(predicates, event.DefaultSubmissionLimitEQ(*i.DefaultSubmissionLimit))

@@ -8761,6 +8761,7 @@ type EventMutation struct {
 	logo_url                     *string
 	logo_key                     *string
 	background_url               *string
+	background_key               *string
 	default_submission_limit     *int
 	adddefault_submission_limit  *int
 	speaker_confirmation_enabled *bool
@@ -9636,6 +9637,55 @@ func (m *EventMutation) BackgroundURLCleared() bool {
 func (m *EventMutation) ResetBackgroundURL() {
 	m.background_url = nil
 	delete(m.clearedFields, event.FieldBackgroundURL)
+}
+
+// SetBackgroundKey sets the "background_key" field.
+func (m *EventMutation) SetBackgroundKey(s string) {
+	m.background_key = &s
+}
+
+// BackgroundKey returns the value of the "background_key" field in the mutation.
+func (m *EventMutation) BackgroundKey() (r string, exists bool) {
+	v := m.background_key
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBackgroundKey returns the old "background_key" field's value of the Event entity.
+// If the Event object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EventMutation) OldBackgroundKey(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBackgroundKey is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBackgroundKey requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBackgroundKey: %w", err)
+	}
+	return oldValue.BackgroundKey, nil
+}
+
+// ClearBackgroundKey clears the value of the "background_key" field.
+func (m *EventMutation) ClearBackgroundKey() {
+	m.background_key = nil
+	m.clearedFields[event.FieldBackgroundKey] = struct{}{}
+}
+
+// BackgroundKeyCleared returns if the "background_key" field was cleared in this mutation.
+func (m *EventMutation) BackgroundKeyCleared() bool {
+	_, ok := m.clearedFields[event.FieldBackgroundKey]
+	return ok
+}
+
+// ResetBackgroundKey resets all changes to the "background_key" field.
+func (m *EventMutation) ResetBackgroundKey() {
+	m.background_key = nil
+	delete(m.clearedFields, event.FieldBackgroundKey)
 }
 
 // SetDefaultSubmissionLimit sets the "default_submission_limit" field.
@@ -10683,7 +10733,7 @@ func (m *EventMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *EventMutation) Fields() []string {
-	fields := make([]string, 0, 22)
+	fields := make([]string, 0, 23)
 	if m.created_at != nil {
 		fields = append(fields, event.FieldCreatedAt)
 	}
@@ -10734,6 +10784,9 @@ func (m *EventMutation) Fields() []string {
 	}
 	if m.background_url != nil {
 		fields = append(fields, event.FieldBackgroundURL)
+	}
+	if m.background_key != nil {
+		fields = append(fields, event.FieldBackgroundKey)
 	}
 	if m.default_submission_limit != nil {
 		fields = append(fields, event.FieldDefaultSubmissionLimit)
@@ -10792,6 +10845,8 @@ func (m *EventMutation) Field(name string) (ent.Value, bool) {
 		return m.LogoKey()
 	case event.FieldBackgroundURL:
 		return m.BackgroundURL()
+	case event.FieldBackgroundKey:
+		return m.BackgroundKey()
 	case event.FieldDefaultSubmissionLimit:
 		return m.DefaultSubmissionLimit()
 	case event.FieldSpeakerConfirmationEnabled:
@@ -10845,6 +10900,8 @@ func (m *EventMutation) OldField(ctx context.Context, name string) (ent.Value, e
 		return m.OldLogoKey(ctx)
 	case event.FieldBackgroundURL:
 		return m.OldBackgroundURL(ctx)
+	case event.FieldBackgroundKey:
+		return m.OldBackgroundKey(ctx)
 	case event.FieldDefaultSubmissionLimit:
 		return m.OldDefaultSubmissionLimit(ctx)
 	case event.FieldSpeakerConfirmationEnabled:
@@ -10983,6 +11040,13 @@ func (m *EventMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetBackgroundURL(v)
 		return nil
+	case event.FieldBackgroundKey:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBackgroundKey(v)
+		return nil
 	case event.FieldDefaultSubmissionLimit:
 		v, ok := value.(int)
 		if !ok {
@@ -11087,6 +11151,9 @@ func (m *EventMutation) ClearedFields() []string {
 	if m.FieldCleared(event.FieldBackgroundURL) {
 		fields = append(fields, event.FieldBackgroundURL)
 	}
+	if m.FieldCleared(event.FieldBackgroundKey) {
+		fields = append(fields, event.FieldBackgroundKey)
+	}
 	if m.FieldCleared(event.FieldAgendaPublishedAt) {
 		fields = append(fields, event.FieldAgendaPublishedAt)
 	}
@@ -11127,6 +11194,9 @@ func (m *EventMutation) ClearField(name string) error {
 		return nil
 	case event.FieldBackgroundURL:
 		m.ClearBackgroundURL()
+		return nil
+	case event.FieldBackgroundKey:
+		m.ClearBackgroundKey()
 		return nil
 	case event.FieldAgendaPublishedAt:
 		m.ClearAgendaPublishedAt()
@@ -11189,6 +11259,9 @@ func (m *EventMutation) ResetField(name string) error {
 		return nil
 	case event.FieldBackgroundURL:
 		m.ResetBackgroundURL()
+		return nil
+	case event.FieldBackgroundKey:
+		m.ResetBackgroundKey()
 		return nil
 	case event.FieldDefaultSubmissionLimit:
 		m.ResetDefaultSubmissionLimit()

@@ -39,6 +39,7 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 type ResolverRoot interface {
 	Agenda() AgendaResolver
 	Contact() ContactResolver
+	Deliverable() DeliverableResolver
 	Event() EventResolver
 	Mutation() MutationResolver
 	Organization() OrganizationResolver
@@ -186,6 +187,7 @@ type ComplexityRoot struct {
 		FacebookURL         func(childComplexity int) int
 		FirstName           func(childComplexity int) int
 		Gender              func(childComplexity int) int
+		HeadshotDownloadURL func(childComplexity int) int
 		HeadshotKey         func(childComplexity int) int
 		HeadshotURL         func(childComplexity int) int
 		Honorific           func(childComplexity int) int
@@ -232,6 +234,7 @@ type ComplexityRoot struct {
 	Deliverable struct {
 		ContactID     func(childComplexity int) int
 		ContentType   func(childComplexity int) int
+		DownloadURL   func(childComplexity int) int
 		FileName      func(childComplexity int) int
 		ID            func(childComplexity int) int
 		Label         func(childComplexity int) int
@@ -307,6 +310,8 @@ type ComplexityRoot struct {
 		Agenda                     func(childComplexity int) int
 		AgendaDirty                func(childComplexity int) int
 		AgendaPublishedAt          func(childComplexity int) int
+		BackgroundDownloadURL      func(childComplexity int) int
+		BackgroundKey              func(childComplexity int) int
 		BackgroundURL              func(childComplexity int) int
 		CreatedAt                  func(childComplexity int) int
 		DefaultSubmissionLimit     func(childComplexity int) int
@@ -318,6 +323,7 @@ type ComplexityRoot struct {
 		ID                         func(childComplexity int) int
 		Library                    func(childComplexity int) int
 		Location                   func(childComplexity int) int
+		LogoDownloadURL            func(childComplexity int) int
 		LogoKey                    func(childComplexity int) int
 		LogoURL                    func(childComplexity int) int
 		Name                       func(childComplexity int) int
@@ -435,6 +441,7 @@ type ComplexityRoot struct {
 	Mutation struct {
 		AddReviewer              func(childComplexity int, eventID string, roundID string, input AddReviewerInput) int
 		AssignReviews            func(childComplexity int, eventID string, roundID string, input AssignReviewsInput) int
+		AttachResourceFile       func(childComplexity int, eventID string, resourceID string, file *graphql.Upload) int
 		AutoDistributeReviews    func(childComplexity int, eventID string, roundID string, input AutoDistributeReviewsInput) int
 		CancelSession            func(childComplexity int, eventID string, sessionID string, input CancelSessionInput) int
 		ChangeSubmissionStatus   func(childComplexity int, eventID string, submissionID string, input ChangeSubmissionStatusInput) int
@@ -463,6 +470,10 @@ type ComplexityRoot struct {
 		RedeliverWebhook         func(childComplexity int, webhookID string, deliveryID string) int
 		RedeliverWebhooks        func(childComplexity int, webhookID string, input RedeliverWebhooksInput) int
 		ReinstateSession         func(childComplexity int, eventID string, sessionID string, input ReinstateSessionInput) int
+		RemoveDeliverable        func(childComplexity int, eventID string, sessionID string, deliverableID string) int
+		RemoveEventImage         func(childComplexity int, eventID string, kind EventImageKind) int
+		RemoveResourceFile       func(childComplexity int, eventID string, resourceID string) int
+		RemoveSpeakerHeadshot    func(childComplexity int, eventID string, contactID string) int
 		ReorderResources         func(childComplexity int, eventID string, input ReorderResourcesInput) int
 		RotateWebhookSecret      func(childComplexity int, webhookID string, input *RotateWebhookSecretInput) int
 		SaveFileRequirement      func(childComplexity int, eventID string, input SaveFileRequirementInput) int
@@ -485,6 +496,9 @@ type ComplexityRoot struct {
 		UpdateEvent              func(childComplexity int, id string, input UpdateEventInput) int
 		UpdateResource           func(childComplexity int, eventID string, resourceID string, input ResourceInput) int
 		UpdateWebhook            func(childComplexity int, webhookID string, input UpdateWebhookInput) int
+		UploadDeliverable        func(childComplexity int, eventID string, sessionID string, deliverableID string, file *graphql.Upload) int
+		UploadEventImage         func(childComplexity int, eventID string, kind EventImageKind, file *graphql.Upload) int
+		UploadSpeakerHeadshot    func(childComplexity int, eventID string, contactID string, file *graphql.Upload) int
 	}
 
 	MyReviewAssignment struct {
@@ -598,6 +612,7 @@ type ComplexityRoot struct {
 		EmbedURL        func(childComplexity int) int
 		EventID         func(childComplexity int) int
 		FileContentType func(childComplexity int) int
+		FileDownloadURL func(childComplexity int) int
 		FileName        func(childComplexity int) int
 		FileSize        func(childComplexity int) int
 		FileStorageKey  func(childComplexity int) int
@@ -1154,11 +1169,17 @@ type AgendaResolver interface {
 	Conflicts(ctx context.Context, obj *Agenda) ([]*AgendaConflict, error)
 }
 type ContactResolver interface {
+	HeadshotDownloadURL(ctx context.Context, obj *ent.Contact) (*string, error)
 	Resources(ctx context.Context, obj *ent.Contact) ([]*ResourceRecord, error)
+}
+type DeliverableResolver interface {
+	DownloadURL(ctx context.Context, obj *Deliverable) (*string, error)
 }
 type EventResolver interface {
 	Agenda(ctx context.Context, obj *ent.Event) (*Agenda, error)
 	Emails(ctx context.Context, obj *ent.Event, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string], last *int, orderBy *ent.EmailLogOrder, where *ent.EmailLogWhereInput) (*ent.EmailLogConnection, error)
+	LogoDownloadURL(ctx context.Context, obj *ent.Event) (*string, error)
+	BackgroundDownloadURL(ctx context.Context, obj *ent.Event) (*string, error)
 	Library(ctx context.Context, obj *ent.Event) (*Library, error)
 	TaskTemplates(ctx context.Context, obj *ent.Event) ([]*TaskTemplate, error)
 	FileRequirements(ctx context.Context, obj *ent.Event) ([]*FileRequirement, error)
@@ -1181,6 +1202,14 @@ type MutationResolver interface {
 	PublishAgenda(ctx context.Context, eventID string) (*Agenda, error)
 	UnpublishAgenda(ctx context.Context, eventID string) (*Agenda, error)
 	SendCalendarInvites(ctx context.Context, eventID string, input *SendCalendarInvitesInput) (*CalendarInvitesResult, error)
+	AttachResourceFile(ctx context.Context, eventID string, resourceID string, file *graphql.Upload) (*ResourceRecord, error)
+	RemoveResourceFile(ctx context.Context, eventID string, resourceID string) (*ResourceRecord, error)
+	UploadEventImage(ctx context.Context, eventID string, kind EventImageKind, file *graphql.Upload) (*ent.Event, error)
+	RemoveEventImage(ctx context.Context, eventID string, kind EventImageKind) (*ent.Event, error)
+	UploadSpeakerHeadshot(ctx context.Context, eventID string, contactID string, file *graphql.Upload) (*ent.Contact, error)
+	RemoveSpeakerHeadshot(ctx context.Context, eventID string, contactID string) (*ent.Contact, error)
+	UploadDeliverable(ctx context.Context, eventID string, sessionID string, deliverableID string, file *graphql.Upload) (*Deliverable, error)
+	RemoveDeliverable(ctx context.Context, eventID string, sessionID string, deliverableID string) (*Deliverable, error)
 	SaveLibraryItem(ctx context.Context, eventID string, input SaveLibraryItemInput) (ent.Noder, error)
 	DeleteLibraryItem(ctx context.Context, eventID string, kind LibraryKind, id string) (string, error)
 	InviteOrganizationMember(ctx context.Context, input InviteOrganizationMemberInput) (*ent.OrganizationInvitation, error)
@@ -1252,6 +1281,8 @@ type QueryResolver interface {
 }
 type ResourceResolver interface {
 	FileSize(ctx context.Context, obj *ResourceRecord) (*int, error)
+
+	FileDownloadURL(ctx context.Context, obj *ResourceRecord) (*string, error)
 }
 type ReviewAssignmentRecordResolver interface {
 	Submission(ctx context.Context, obj *ReviewAssignmentRecord) (*EvaluationSubmission, error)
@@ -1860,6 +1891,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Contact.Gender(childComplexity), true
+	case "Contact.headshotDownloadUrl":
+		if e.ComplexityRoot.Contact.HeadshotDownloadURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Contact.HeadshotDownloadURL(childComplexity), true
 	case "Contact.headshotKey":
 		if e.ComplexityRoot.Contact.HeadshotKey == nil {
 			break
@@ -2051,6 +2088,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Deliverable.ContentType(childComplexity), true
+	case "Deliverable.downloadUrl":
+		if e.ComplexityRoot.Deliverable.DownloadURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Deliverable.DownloadURL(childComplexity), true
 	case "Deliverable.fileName":
 		if e.ComplexityRoot.Deliverable.FileName == nil {
 			break
@@ -2382,6 +2425,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Event.AgendaPublishedAt(childComplexity), true
+	case "Event.backgroundDownloadUrl":
+		if e.ComplexityRoot.Event.BackgroundDownloadURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Event.BackgroundDownloadURL(childComplexity), true
+	case "Event.backgroundKey":
+		if e.ComplexityRoot.Event.BackgroundKey == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Event.BackgroundKey(childComplexity), true
 	case "Event.backgroundUrl":
 		if e.ComplexityRoot.Event.BackgroundURL == nil {
 			break
@@ -2453,6 +2508,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Event.Location(childComplexity), true
+	case "Event.logoDownloadUrl":
+		if e.ComplexityRoot.Event.LogoDownloadURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Event.LogoDownloadURL(childComplexity), true
 	case "Event.logoKey":
 		if e.ComplexityRoot.Event.LogoKey == nil {
 			break
@@ -2996,6 +3057,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.AssignReviews(childComplexity, args["eventId"].(string), args["roundId"].(string), args["input"].(AssignReviewsInput)), true
+	case "Mutation.attachResourceFile":
+		if e.ComplexityRoot.Mutation.AttachResourceFile == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_attachResourceFile_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AttachResourceFile(childComplexity, args["eventId"].(string), args["resourceId"].(string), args["file"].(*graphql.Upload)), true
 	case "Mutation.autoDistributeReviews":
 		if e.ComplexityRoot.Mutation.AutoDistributeReviews == nil {
 			break
@@ -3304,6 +3376,50 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ReinstateSession(childComplexity, args["eventId"].(string), args["sessionId"].(string), args["input"].(ReinstateSessionInput)), true
+	case "Mutation.removeDeliverable":
+		if e.ComplexityRoot.Mutation.RemoveDeliverable == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_removeDeliverable_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RemoveDeliverable(childComplexity, args["eventId"].(string), args["sessionId"].(string), args["deliverableId"].(string)), true
+	case "Mutation.removeEventImage":
+		if e.ComplexityRoot.Mutation.RemoveEventImage == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_removeEventImage_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RemoveEventImage(childComplexity, args["eventId"].(string), args["kind"].(EventImageKind)), true
+	case "Mutation.removeResourceFile":
+		if e.ComplexityRoot.Mutation.RemoveResourceFile == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_removeResourceFile_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RemoveResourceFile(childComplexity, args["eventId"].(string), args["resourceId"].(string)), true
+	case "Mutation.removeSpeakerHeadshot":
+		if e.ComplexityRoot.Mutation.RemoveSpeakerHeadshot == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_removeSpeakerHeadshot_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RemoveSpeakerHeadshot(childComplexity, args["eventId"].(string), args["contactId"].(string)), true
 	case "Mutation.reorderResources":
 		if e.ComplexityRoot.Mutation.ReorderResources == nil {
 			break
@@ -3546,6 +3662,39 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateWebhook(childComplexity, args["webhookId"].(string), args["input"].(UpdateWebhookInput)), true
+	case "Mutation.uploadDeliverable":
+		if e.ComplexityRoot.Mutation.UploadDeliverable == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_uploadDeliverable_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UploadDeliverable(childComplexity, args["eventId"].(string), args["sessionId"].(string), args["deliverableId"].(string), args["file"].(*graphql.Upload)), true
+	case "Mutation.uploadEventImage":
+		if e.ComplexityRoot.Mutation.UploadEventImage == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_uploadEventImage_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UploadEventImage(childComplexity, args["eventId"].(string), args["kind"].(EventImageKind), args["file"].(*graphql.Upload)), true
+	case "Mutation.uploadSpeakerHeadshot":
+		if e.ComplexityRoot.Mutation.UploadSpeakerHeadshot == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_uploadSpeakerHeadshot_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UploadSpeakerHeadshot(childComplexity, args["eventId"].(string), args["contactId"].(string), args["file"].(*graphql.Upload)), true
 
 	case "MyReviewAssignment.answers":
 		if e.ComplexityRoot.MyReviewAssignment.Answers == nil {
@@ -4083,6 +4232,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Resource.FileContentType(childComplexity), true
+	case "Resource.fileDownloadUrl":
+		if e.ComplexityRoot.Resource.FileDownloadURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Resource.FileDownloadURL(childComplexity), true
 	case "Resource.fileName":
 		if e.ComplexityRoot.Resource.FileName == nil {
 			break
@@ -6599,7 +6754,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "ent.graphql" "agenda.graphqls" "emails.graphqls" "event.graphqls" "library.graphqls" "people.graphqls" "portal.graphqls" "readiness.graphqls" "resources.graphqls" "reviews.graphqls" "reviews_desk.graphqls" "sessions.graphqls" "speakers.graphqls" "submissions.graphqls" "webhooks.graphqls"
+//go:embed "ent.graphql" "agenda.graphqls" "emails.graphqls" "event.graphqls" "files.graphqls" "library.graphqls" "people.graphqls" "portal.graphqls" "readiness.graphqls" "resources.graphqls" "reviews.graphqls" "reviews_desk.graphqls" "sessions.graphqls" "speakers.graphqls" "submissions.graphqls" "webhooks.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -6615,6 +6770,7 @@ var sources = []*ast.Source{
 	{Name: "agenda.graphqls", Input: sourceData("agenda.graphqls"), BuiltIn: false},
 	{Name: "emails.graphqls", Input: sourceData("emails.graphqls"), BuiltIn: false},
 	{Name: "event.graphqls", Input: sourceData("event.graphqls"), BuiltIn: false},
+	{Name: "files.graphqls", Input: sourceData("files.graphqls"), BuiltIn: false},
 	{Name: "library.graphqls", Input: sourceData("library.graphqls"), BuiltIn: false},
 	{Name: "people.graphqls", Input: sourceData("people.graphqls"), BuiltIn: false},
 	{Name: "portal.graphqls", Input: sourceData("portal.graphqls"), BuiltIn: false},
@@ -6931,6 +7087,8 @@ func (ec *executionContext) childFields_Contact(ctx context.Context, field graph
 		return ec.fieldContext_Contact_profileReviewStatus(ctx, field)
 	case "workflowStatus":
 		return ec.fieldContext_Contact_workflowStatus(ctx, field)
+	case "headshotDownloadUrl":
+		return ec.fieldContext_Contact_headshotDownloadUrl(ctx, field)
 	case "resources":
 		return ec.fieldContext_Contact_resources(ctx, field)
 	}
@@ -7009,6 +7167,8 @@ func (ec *executionContext) childFields_Deliverable(ctx context.Context, field g
 		return ec.fieldContext_Deliverable_storageKey(ctx, field)
 	case "uploadedAt":
 		return ec.fieldContext_Deliverable_uploadedAt(ctx, field)
+	case "downloadUrl":
+		return ec.fieldContext_Deliverable_downloadUrl(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Deliverable", field.Name)
 }
@@ -7169,6 +7329,8 @@ func (ec *executionContext) childFields_Event(ctx context.Context, field graphql
 		return ec.fieldContext_Event_logoKey(ctx, field)
 	case "backgroundUrl":
 		return ec.fieldContext_Event_backgroundUrl(ctx, field)
+	case "backgroundKey":
+		return ec.fieldContext_Event_backgroundKey(ctx, field)
 	case "defaultSubmissionLimit":
 		return ec.fieldContext_Event_defaultSubmissionLimit(ctx, field)
 	case "speakerConfirmationEnabled":
@@ -7183,6 +7345,10 @@ func (ec *executionContext) childFields_Event(ctx context.Context, field graphql
 		return ec.fieldContext_Event_agenda(ctx, field)
 	case "emails":
 		return ec.fieldContext_Event_emails(ctx, field)
+	case "logoDownloadUrl":
+		return ec.fieldContext_Event_logoDownloadUrl(ctx, field)
+	case "backgroundDownloadUrl":
+		return ec.fieldContext_Event_backgroundDownloadUrl(ctx, field)
 	case "library":
 		return ec.fieldContext_Event_library(ctx, field)
 	case "taskTemplates":
@@ -7597,6 +7763,8 @@ func (ec *executionContext) childFields_Resource(ctx context.Context, field grap
 		return ec.fieldContext_Resource_trackIds(ctx, field)
 	case "contactIds":
 		return ec.fieldContext_Resource_contactIds(ctx, field)
+	case "fileDownloadUrl":
+		return ec.fieldContext_Resource_fileDownloadUrl(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Resource", field.Name)
 }
@@ -9069,6 +9237,36 @@ func (ec *executionContext) field_Mutation_assignReviews_args(ctx context.Contex
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_attachResourceFile_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "eventId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["eventId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "resourceId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["resourceId"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "file",
+		func(ctx context.Context, v any) (*graphql.Upload, error) {
+			return ec.unmarshalOUpload2ᚖgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚐUpload(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["file"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_autoDistributeReviews_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -9725,6 +9923,102 @@ func (ec *executionContext) field_Mutation_reinstateSession_args(ctx context.Con
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_removeDeliverable_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "eventId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["eventId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "sessionId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["sessionId"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "deliverableId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["deliverableId"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_removeEventImage_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "eventId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["eventId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "kind",
+		func(ctx context.Context, v any) (EventImageKind, error) {
+			return ec.unmarshalNEventImageKind2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐEventImageKind(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["kind"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_removeResourceFile_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "eventId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["eventId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "resourceId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["resourceId"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_removeSpeakerHeadshot_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "eventId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["eventId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "contactId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["contactId"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_reorderResources_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -10278,6 +10572,104 @@ func (ec *executionContext) field_Mutation_updateWebhook_args(ctx context.Contex
 		return nil, err
 	}
 	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_uploadDeliverable_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "eventId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["eventId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "sessionId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["sessionId"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "deliverableId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["deliverableId"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "file",
+		func(ctx context.Context, v any) (*graphql.Upload, error) {
+			return ec.unmarshalOUpload2ᚖgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚐUpload(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["file"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_uploadEventImage_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "eventId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["eventId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "kind",
+		func(ctx context.Context, v any) (EventImageKind, error) {
+			return ec.unmarshalNEventImageKind2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐEventImageKind(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["kind"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "file",
+		func(ctx context.Context, v any) (*graphql.Upload, error) {
+			return ec.unmarshalOUpload2ᚖgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚐUpload(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["file"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_uploadSpeakerHeadshot_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "eventId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["eventId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "contactId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["contactId"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "file",
+		func(ctx context.Context, v any) (*graphql.Upload, error) {
+			return ec.unmarshalOUpload2ᚖgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚐUpload(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["file"] = arg2
 	return args, nil
 }
 
@@ -13171,6 +13563,29 @@ func (ec *executionContext) fieldContext_Contact_workflowStatus(_ context.Contex
 	return graphql.NewScalarFieldContext("Contact", field, false, false, errors.New("field of type ContactWorkflowStatus does not have child fields"))
 }
 
+func (ec *executionContext) _Contact_headshotDownloadUrl(ctx context.Context, field graphql.CollectedField, obj *ent.Contact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Contact_headshotDownloadUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Contact().HeadshotDownloadURL(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Contact_headshotDownloadUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Contact", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _Contact_resources(ctx context.Context, field graphql.CollectedField, obj *ent.Contact) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13766,6 +14181,29 @@ func (ec *executionContext) _Deliverable_uploadedAt(ctx context.Context, field g
 }
 func (ec *executionContext) fieldContext_Deliverable_uploadedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Deliverable", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Deliverable_downloadUrl(ctx context.Context, field graphql.CollectedField, obj *Deliverable) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Deliverable_downloadUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Deliverable().DownloadURL(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Deliverable_downloadUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Deliverable", field, true, true, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _EmailLog_id(ctx context.Context, field graphql.CollectedField, obj *ent.EmailLog) (ret graphql.Marshaler) {
@@ -15179,6 +15617,29 @@ func (ec *executionContext) fieldContext_Event_backgroundUrl(_ context.Context, 
 	return graphql.NewScalarFieldContext("Event", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _Event_backgroundKey(ctx context.Context, field graphql.CollectedField, obj *ent.Event) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Event_backgroundKey(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BackgroundKey, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Event_backgroundKey(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Event", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _Event_defaultSubmissionLimit(ctx context.Context, field graphql.CollectedField, obj *ent.Event) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15377,6 +15838,52 @@ func (ec *executionContext) fieldContext_Event_emails(ctx context.Context, field
 		return fc, err
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Event_logoDownloadUrl(ctx context.Context, field graphql.CollectedField, obj *ent.Event) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Event_logoDownloadUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Event().LogoDownloadURL(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Event_logoDownloadUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Event", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Event_backgroundDownloadUrl(ctx context.Context, field graphql.CollectedField, obj *ent.Event) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Event_backgroundDownloadUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Event().BackgroundDownloadURL(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Event_backgroundDownloadUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Event", field, true, true, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Event_library(ctx context.Context, field graphql.CollectedField, obj *ent.Event) (ret graphql.Marshaler) {
@@ -17519,6 +18026,358 @@ func (ec *executionContext) fieldContext_Mutation_sendCalendarInvites(ctx contex
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_sendCalendarInvites_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_attachResourceFile(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_attachResourceFile(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().AttachResourceFile(ctx, fc.Args["eventId"].(string), fc.Args["resourceId"].(string), fc.Args["file"].(*graphql.Upload))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ResourceRecord) graphql.Marshaler {
+			return ec.marshalNResource2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐResourceRecord(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_attachResourceFile(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Resource(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_attachResourceFile_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_removeResourceFile(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_removeResourceFile(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RemoveResourceFile(ctx, fc.Args["eventId"].(string), fc.Args["resourceId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ResourceRecord) graphql.Marshaler {
+			return ec.marshalNResource2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐResourceRecord(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_removeResourceFile(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Resource(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_removeResourceFile_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_uploadEventImage(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_uploadEventImage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UploadEventImage(ctx, fc.Args["eventId"].(string), fc.Args["kind"].(EventImageKind), fc.Args["file"].(*graphql.Upload))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Event) graphql.Marshaler {
+			return ec.marshalNEvent2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚐEvent(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_uploadEventImage(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Event(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_uploadEventImage_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_removeEventImage(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_removeEventImage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RemoveEventImage(ctx, fc.Args["eventId"].(string), fc.Args["kind"].(EventImageKind))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Event) graphql.Marshaler {
+			return ec.marshalNEvent2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚐEvent(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_removeEventImage(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Event(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_removeEventImage_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_uploadSpeakerHeadshot(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_uploadSpeakerHeadshot(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UploadSpeakerHeadshot(ctx, fc.Args["eventId"].(string), fc.Args["contactId"].(string), fc.Args["file"].(*graphql.Upload))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Contact) graphql.Marshaler {
+			return ec.marshalNContact2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚐContact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_uploadSpeakerHeadshot(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Contact(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_uploadSpeakerHeadshot_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_removeSpeakerHeadshot(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_removeSpeakerHeadshot(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RemoveSpeakerHeadshot(ctx, fc.Args["eventId"].(string), fc.Args["contactId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Contact) graphql.Marshaler {
+			return ec.marshalNContact2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚐContact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_removeSpeakerHeadshot(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Contact(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_removeSpeakerHeadshot_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_uploadDeliverable(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_uploadDeliverable(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UploadDeliverable(ctx, fc.Args["eventId"].(string), fc.Args["sessionId"].(string), fc.Args["deliverableId"].(string), fc.Args["file"].(*graphql.Upload))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *Deliverable) graphql.Marshaler {
+			return ec.marshalNDeliverable2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐDeliverable(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_uploadDeliverable(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Deliverable(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_uploadDeliverable_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_removeDeliverable(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_removeDeliverable(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RemoveDeliverable(ctx, fc.Args["eventId"].(string), fc.Args["sessionId"].(string), fc.Args["deliverableId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *Deliverable) graphql.Marshaler {
+			return ec.marshalNDeliverable2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐDeliverable(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_removeDeliverable(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Deliverable(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_removeDeliverable_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -22004,6 +22863,29 @@ func (ec *executionContext) _Resource_contactIds(ctx context.Context, field grap
 }
 func (ec *executionContext) fieldContext_Resource_contactIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Resource", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Resource_fileDownloadUrl(ctx context.Context, field graphql.CollectedField, obj *ResourceRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Resource_fileDownloadUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Resource().FileDownloadURL(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Resource_fileDownloadUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Resource", field, true, true, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _ReviewAnswerView_criterionId(ctx context.Context, field graphql.CollectedField, obj *ReviewAnswerView) (ret graphql.Marshaler) {
@@ -33832,7 +34714,7 @@ func (ec *executionContext) unmarshalInputEventWhereInput(ctx context.Context, o
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "idEqualFold", "idContainsFold", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "organizationID", "organizationIDNEQ", "organizationIDIn", "organizationIDNotIn", "organizationIDGT", "organizationIDGTE", "organizationIDLT", "organizationIDLTE", "organizationIDContains", "organizationIDHasPrefix", "organizationIDHasSuffix", "organizationIDEqualFold", "organizationIDContainsFold", "name", "nameNEQ", "nameIn", "nameNotIn", "nameGT", "nameGTE", "nameLT", "nameLTE", "nameContains", "nameHasPrefix", "nameHasSuffix", "nameEqualFold", "nameContainsFold", "slug", "slugNEQ", "slugIn", "slugNotIn", "slugGT", "slugGTE", "slugLT", "slugLTE", "slugContains", "slugHasPrefix", "slugHasSuffix", "slugEqualFold", "slugContainsFold", "tagline", "taglineNEQ", "taglineIn", "taglineNotIn", "taglineGT", "taglineGTE", "taglineLT", "taglineLTE", "taglineContains", "taglineHasPrefix", "taglineHasSuffix", "taglineIsNil", "taglineNotNil", "taglineEqualFold", "taglineContainsFold", "description", "descriptionNEQ", "descriptionIn", "descriptionNotIn", "descriptionGT", "descriptionGTE", "descriptionLT", "descriptionLTE", "descriptionContains", "descriptionHasPrefix", "descriptionHasSuffix", "descriptionIsNil", "descriptionNotNil", "descriptionEqualFold", "descriptionContainsFold", "type", "typeNEQ", "typeIn", "typeNotIn", "websiteURL", "websiteURLNEQ", "websiteURLIn", "websiteURLNotIn", "websiteURLGT", "websiteURLGTE", "websiteURLLT", "websiteURLLTE", "websiteURLContains", "websiteURLHasPrefix", "websiteURLHasSuffix", "websiteURLIsNil", "websiteURLNotNil", "websiteURLEqualFold", "websiteURLContainsFold", "location", "locationNEQ", "locationIn", "locationNotIn", "locationGT", "locationGTE", "locationLT", "locationLTE", "locationContains", "locationHasPrefix", "locationHasSuffix", "locationIsNil", "locationNotNil", "locationEqualFold", "locationContainsFold", "timezone", "timezoneNEQ", "timezoneIn", "timezoneNotIn", "timezoneGT", "timezoneGTE", "timezoneLT", "timezoneLTE", "timezoneContains", "timezoneHasPrefix", "timezoneHasSuffix", "timezoneEqualFold", "timezoneContainsFold", "startsAt", "startsAtNEQ", "startsAtIn", "startsAtNotIn", "startsAtGT", "startsAtGTE", "startsAtLT", "startsAtLTE", "endsAt", "endsAtNEQ", "endsAtIn", "endsAtNotIn", "endsAtGT", "endsAtGTE", "endsAtLT", "endsAtLTE", "theme", "themeNEQ", "themeIn", "themeNotIn", "themeGT", "themeGTE", "themeLT", "themeLTE", "themeContains", "themeHasPrefix", "themeHasSuffix", "themeIsNil", "themeNotNil", "themeEqualFold", "themeContainsFold", "logoURL", "logoURLNEQ", "logoURLIn", "logoURLNotIn", "logoURLGT", "logoURLGTE", "logoURLLT", "logoURLLTE", "logoURLContains", "logoURLHasPrefix", "logoURLHasSuffix", "logoURLIsNil", "logoURLNotNil", "logoURLEqualFold", "logoURLContainsFold", "logoKey", "logoKeyNEQ", "logoKeyIn", "logoKeyNotIn", "logoKeyGT", "logoKeyGTE", "logoKeyLT", "logoKeyLTE", "logoKeyContains", "logoKeyHasPrefix", "logoKeyHasSuffix", "logoKeyIsNil", "logoKeyNotNil", "logoKeyEqualFold", "logoKeyContainsFold", "backgroundURL", "backgroundURLNEQ", "backgroundURLIn", "backgroundURLNotIn", "backgroundURLGT", "backgroundURLGTE", "backgroundURLLT", "backgroundURLLTE", "backgroundURLContains", "backgroundURLHasPrefix", "backgroundURLHasSuffix", "backgroundURLIsNil", "backgroundURLNotNil", "backgroundURLEqualFold", "backgroundURLContainsFold", "defaultSubmissionLimit", "defaultSubmissionLimitNEQ", "defaultSubmissionLimitIn", "defaultSubmissionLimitNotIn", "defaultSubmissionLimitGT", "defaultSubmissionLimitGTE", "defaultSubmissionLimitLT", "defaultSubmissionLimitLTE", "speakerConfirmationEnabled", "speakerConfirmationEnabledNEQ", "agendaPublishedAt", "agendaPublishedAtNEQ", "agendaPublishedAtIn", "agendaPublishedAtNotIn", "agendaPublishedAtGT", "agendaPublishedAtGTE", "agendaPublishedAtLT", "agendaPublishedAtLTE", "agendaPublishedAtIsNil", "agendaPublishedAtNotNil", "agendaDirty", "agendaDirtyNEQ"}
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "idEqualFold", "idContainsFold", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "organizationID", "organizationIDNEQ", "organizationIDIn", "organizationIDNotIn", "organizationIDGT", "organizationIDGTE", "organizationIDLT", "organizationIDLTE", "organizationIDContains", "organizationIDHasPrefix", "organizationIDHasSuffix", "organizationIDEqualFold", "organizationIDContainsFold", "name", "nameNEQ", "nameIn", "nameNotIn", "nameGT", "nameGTE", "nameLT", "nameLTE", "nameContains", "nameHasPrefix", "nameHasSuffix", "nameEqualFold", "nameContainsFold", "slug", "slugNEQ", "slugIn", "slugNotIn", "slugGT", "slugGTE", "slugLT", "slugLTE", "slugContains", "slugHasPrefix", "slugHasSuffix", "slugEqualFold", "slugContainsFold", "tagline", "taglineNEQ", "taglineIn", "taglineNotIn", "taglineGT", "taglineGTE", "taglineLT", "taglineLTE", "taglineContains", "taglineHasPrefix", "taglineHasSuffix", "taglineIsNil", "taglineNotNil", "taglineEqualFold", "taglineContainsFold", "description", "descriptionNEQ", "descriptionIn", "descriptionNotIn", "descriptionGT", "descriptionGTE", "descriptionLT", "descriptionLTE", "descriptionContains", "descriptionHasPrefix", "descriptionHasSuffix", "descriptionIsNil", "descriptionNotNil", "descriptionEqualFold", "descriptionContainsFold", "type", "typeNEQ", "typeIn", "typeNotIn", "websiteURL", "websiteURLNEQ", "websiteURLIn", "websiteURLNotIn", "websiteURLGT", "websiteURLGTE", "websiteURLLT", "websiteURLLTE", "websiteURLContains", "websiteURLHasPrefix", "websiteURLHasSuffix", "websiteURLIsNil", "websiteURLNotNil", "websiteURLEqualFold", "websiteURLContainsFold", "location", "locationNEQ", "locationIn", "locationNotIn", "locationGT", "locationGTE", "locationLT", "locationLTE", "locationContains", "locationHasPrefix", "locationHasSuffix", "locationIsNil", "locationNotNil", "locationEqualFold", "locationContainsFold", "timezone", "timezoneNEQ", "timezoneIn", "timezoneNotIn", "timezoneGT", "timezoneGTE", "timezoneLT", "timezoneLTE", "timezoneContains", "timezoneHasPrefix", "timezoneHasSuffix", "timezoneEqualFold", "timezoneContainsFold", "startsAt", "startsAtNEQ", "startsAtIn", "startsAtNotIn", "startsAtGT", "startsAtGTE", "startsAtLT", "startsAtLTE", "endsAt", "endsAtNEQ", "endsAtIn", "endsAtNotIn", "endsAtGT", "endsAtGTE", "endsAtLT", "endsAtLTE", "theme", "themeNEQ", "themeIn", "themeNotIn", "themeGT", "themeGTE", "themeLT", "themeLTE", "themeContains", "themeHasPrefix", "themeHasSuffix", "themeIsNil", "themeNotNil", "themeEqualFold", "themeContainsFold", "logoURL", "logoURLNEQ", "logoURLIn", "logoURLNotIn", "logoURLGT", "logoURLGTE", "logoURLLT", "logoURLLTE", "logoURLContains", "logoURLHasPrefix", "logoURLHasSuffix", "logoURLIsNil", "logoURLNotNil", "logoURLEqualFold", "logoURLContainsFold", "logoKey", "logoKeyNEQ", "logoKeyIn", "logoKeyNotIn", "logoKeyGT", "logoKeyGTE", "logoKeyLT", "logoKeyLTE", "logoKeyContains", "logoKeyHasPrefix", "logoKeyHasSuffix", "logoKeyIsNil", "logoKeyNotNil", "logoKeyEqualFold", "logoKeyContainsFold", "backgroundURL", "backgroundURLNEQ", "backgroundURLIn", "backgroundURLNotIn", "backgroundURLGT", "backgroundURLGTE", "backgroundURLLT", "backgroundURLLTE", "backgroundURLContains", "backgroundURLHasPrefix", "backgroundURLHasSuffix", "backgroundURLIsNil", "backgroundURLNotNil", "backgroundURLEqualFold", "backgroundURLContainsFold", "backgroundKey", "backgroundKeyNEQ", "backgroundKeyIn", "backgroundKeyNotIn", "backgroundKeyGT", "backgroundKeyGTE", "backgroundKeyLT", "backgroundKeyLTE", "backgroundKeyContains", "backgroundKeyHasPrefix", "backgroundKeyHasSuffix", "backgroundKeyIsNil", "backgroundKeyNotNil", "backgroundKeyEqualFold", "backgroundKeyContainsFold", "defaultSubmissionLimit", "defaultSubmissionLimitNEQ", "defaultSubmissionLimitIn", "defaultSubmissionLimitNotIn", "defaultSubmissionLimitGT", "defaultSubmissionLimitGTE", "defaultSubmissionLimitLT", "defaultSubmissionLimitLTE", "speakerConfirmationEnabled", "speakerConfirmationEnabledNEQ", "agendaPublishedAt", "agendaPublishedAtNEQ", "agendaPublishedAtIn", "agendaPublishedAtNotIn", "agendaPublishedAtGT", "agendaPublishedAtGTE", "agendaPublishedAtLT", "agendaPublishedAtLTE", "agendaPublishedAtIsNil", "agendaPublishedAtNotNil", "agendaDirty", "agendaDirtyNEQ"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -35386,6 +36268,111 @@ func (ec *executionContext) unmarshalInputEventWhereInput(ctx context.Context, o
 				return it, err
 			}
 			it.BackgroundURLContainsFold = data
+		case "backgroundKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("backgroundKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BackgroundKey = data
+		case "backgroundKeyNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("backgroundKeyNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BackgroundKeyNEQ = data
+		case "backgroundKeyIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("backgroundKeyIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BackgroundKeyIn = data
+		case "backgroundKeyNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("backgroundKeyNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BackgroundKeyNotIn = data
+		case "backgroundKeyGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("backgroundKeyGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BackgroundKeyGT = data
+		case "backgroundKeyGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("backgroundKeyGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BackgroundKeyGTE = data
+		case "backgroundKeyLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("backgroundKeyLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BackgroundKeyLT = data
+		case "backgroundKeyLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("backgroundKeyLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BackgroundKeyLTE = data
+		case "backgroundKeyContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("backgroundKeyContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BackgroundKeyContains = data
+		case "backgroundKeyHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("backgroundKeyHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BackgroundKeyHasPrefix = data
+		case "backgroundKeyHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("backgroundKeyHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BackgroundKeyHasSuffix = data
+		case "backgroundKeyIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("backgroundKeyIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BackgroundKeyIsNil = data
+		case "backgroundKeyNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("backgroundKeyNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BackgroundKeyNotNil = data
+		case "backgroundKeyEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("backgroundKeyEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BackgroundKeyEqualFold = data
+		case "backgroundKeyContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("backgroundKeyContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BackgroundKeyContainsFold = data
 		case "defaultSubmissionLimit":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("defaultSubmissionLimit"))
 			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
@@ -38515,6 +39502,44 @@ func (ec *executionContext) _Contact(ctx context.Context, sel ast.SelectionSet, 
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "headshotDownloadUrl":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Contact_headshotDownloadUrl(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "resources":
 			field := field
 
@@ -38776,63 +39801,101 @@ func (ec *executionContext) _Deliverable(ctx context.Context, sel ast.SelectionS
 		case "id":
 			out.Values[i] = ec._Deliverable_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "sessionId":
 			out.Values[i] = ec._Deliverable_sessionId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "requirementId":
 			out.Values[i] = ec._Deliverable_requirementId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "label":
 			out.Values[i] = ec._Deliverable_label(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "scope":
 			out.Values[i] = ec._Deliverable_scope(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "contactId":
 			out.Values[i] = ec._Deliverable_contactId(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "status":
 			out.Values[i] = ec._Deliverable_status(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "fileName":
 			out.Values[i] = ec._Deliverable_fileName(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "contentType":
 			out.Values[i] = ec._Deliverable_contentType(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "size":
 			out.Values[i] = ec._Deliverable_size(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "storageKey":
 			out.Values[i] = ec._Deliverable_storageKey(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "uploadedAt":
 			out.Values[i] = ec._Deliverable_uploadedAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "downloadUrl":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Deliverable_downloadUrl(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -39359,6 +40422,11 @@ func (ec *executionContext) _Event(ctx context.Context, sel ast.SelectionSet, ob
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "backgroundKey":
+			out.Values[i] = ec._Event_backgroundKey(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "defaultSubmissionLimit":
 			out.Values[i] = ec._Event_defaultSubmissionLimit(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -39433,6 +40501,82 @@ func (ec *executionContext) _Event(ctx context.Context, sel ast.SelectionSet, ob
 				}()
 				res = ec._Event_emails(ctx, field, obj)
 				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "logoDownloadUrl":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Event_logoDownloadUrl(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "backgroundDownloadUrl":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Event_backgroundDownloadUrl(ctx, field, obj)
+				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -40704,6 +41848,62 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "sendCalendarInvites":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_sendCalendarInvites(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "attachResourceFile":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_attachResourceFile(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "removeResourceFile":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_removeResourceFile(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "uploadEventImage":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_uploadEventImage(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "removeEventImage":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_removeEventImage(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "uploadSpeakerHeadshot":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_uploadSpeakerHeadshot(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "removeSpeakerHeadshot":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_removeSpeakerHeadshot(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "uploadDeliverable":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_uploadDeliverable(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "removeDeliverable":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_removeDeliverable(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -42257,6 +43457,44 @@ func (ec *executionContext) _Resource(ctx context.Context, sel ast.SelectionSet,
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "fileDownloadUrl":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Resource_fileDownloadUrl(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -47468,6 +48706,16 @@ func (ec *executionContext) marshalNEventConnection2ᚖgithubᚗcomᚋpodiumᚋp
 	return ec._EventConnection(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNEventImageKind2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐEventImageKind(ctx context.Context, v any) (EventImageKind, error) {
+	var res EventImageKind
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNEventImageKind2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐEventImageKind(ctx context.Context, sel ast.SelectionSet, v EventImageKind) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) unmarshalNEventOrderField2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚐEventOrderField(ctx context.Context, v any) (*ent.EventOrderField, error) {
 	var res = new(ent.EventOrderField)
 	err := res.UnmarshalGQL(v)
@@ -50867,6 +52115,24 @@ func (ec *executionContext) marshalOTime2ᚖtimeᚐTime(ctx context.Context, sel
 	_ = sel
 	_ = ctx
 	res := scalar.MarshalTime(*v)
+	return res
+}
+
+func (ec *executionContext) unmarshalOUpload2ᚖgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚐUpload(ctx context.Context, v any) (*graphql.Upload, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := graphql.UnmarshalUpload(v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOUpload2ᚖgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚐUpload(ctx context.Context, sel ast.SelectionSet, v *graphql.Upload) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalUpload(*v)
 	return res
 }
 

@@ -28,6 +28,7 @@ import (
 	"github.com/podium/podium/ent/dbx"
 	"github.com/podium/podium/graph/access"
 	"github.com/podium/podium/graph/apperr"
+	"github.com/podium/podium/graph/files"
 )
 
 // Limits bound what one GraphQL request may ask for and cost: a document over a limit is refused
@@ -102,6 +103,9 @@ func NewHandler(opts HandlerOptions) http.Handler {
 	srv := handler.New(schema)
 	srv.AddTransport(transport.Options{})
 	srv.AddTransport(transport.GET{})
+	if opts.Resolver != nil && opts.Resolver.Files != nil { // multipart uploads (docs/files.md)
+		srv.AddTransport(files.Transport{Service: opts.Resolver.Files, Budget: opts.Limits.Budget})
+	}
 	srv.AddTransport(jsonPOST{}) // before transport.POST, which serves what it leaves
 	srv.AddTransport(transport.POST{})
 	queries := newByteLRU(documentCacheBytes, documentSize)
@@ -129,7 +133,7 @@ func NewHandler(opts HandlerOptions) http.Handler {
 			graphiql.ServeHTTP(w, r)
 			return
 		}
-		if r.Method == http.MethodPost {
+		if r.Method == http.MethodPost && !files.IsMultipart(r) {
 			if err := checkBody(r); err != nil {
 				w.Header().Set("Content-Type", "application/json")
 				w.WriteHeader(err.Status)

@@ -1317,6 +1317,64 @@ func (e DeliverableStatus) MarshalJSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// Which image of an event.
+type EventImageKind string
+
+const (
+	// The event's logo (logoKey, logoUrl).
+	EventImageKindLogo EventImageKind = "logo"
+	// The event's background image (backgroundKey, backgroundUrl).
+	EventImageKindBackground EventImageKind = "background"
+)
+
+var AllEventImageKind = []EventImageKind{
+	EventImageKindLogo,
+	EventImageKindBackground,
+}
+
+func (e EventImageKind) IsValid() bool {
+	switch e {
+	case EventImageKindLogo, EventImageKindBackground:
+		return true
+	}
+	return false
+}
+
+func (e EventImageKind) String() string {
+	return string(e)
+}
+
+func (e *EventImageKind) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = EventImageKind(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid EventImageKind", str)
+	}
+	return nil
+}
+
+func (e EventImageKind) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *EventImageKind) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e EventImageKind) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
 // The kinds of library item.
 type LibraryKind string
 

@@ -383,11 +383,19 @@ func (r *Resolver) recordDeliverableUpload(ctx context.Context, eventID, session
 	if in.Size < 0 {
 		return nil, apperr.Invalid("size must not be negative")
 	}
+	if err := r.checkRecordedFile(ctx, in.StorageKey, int64(in.Size)); err != nil {
+		return nil, err
+	}
 	updated, err := d.Update().SetStatus(deliverableassignment.StatusUploaded).SetFileName(in.FileName).
 		SetContentType(in.ContentType).SetSize(int64(in.Size)).SetStorageKey(in.StorageKey).
 		SetUploadedAt(time.Now()).Save(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if d.StorageKey != nil && *d.StorageKey != in.StorageKey {
+		if err := r.releaseFile(ctx, d.StorageKey); err != nil {
+			return nil, err
+		}
 	}
 	updated.Edges.Requirement = d.Edges.Requirement
 	return toDeliverable(updated), nil
@@ -403,6 +411,9 @@ func (r *Resolver) clearDeliverableUpload(ctx context.Context, eventID, sessionI
 	updated, err := d.Update().SetStatus(deliverableassignment.StatusOutstanding).ClearFileName().
 		ClearContentType().ClearSize().ClearStorageKey().ClearUploadedAt().Save(ctx)
 	if err != nil {
+		return nil, err
+	}
+	if err := r.releaseFile(ctx, d.StorageKey); err != nil {
 		return nil, err
 	}
 	updated.Edges.Requirement = d.Edges.Requirement

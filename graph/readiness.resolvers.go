@@ -55,3 +55,8 @@ func (r *mutationResolver) RecordDeliverableUpload(ctx context.Context, eventID 
 func (r *mutationResolver) ClearDeliverableUpload(ctx context.Context, eventID string, sessionID string, deliverableID string) (*Deliverable, error) {
 	return r.clearDeliverableUpload(ctx, eventID, sessionID, deliverableID)
 }
+
+// Deliverable returns DeliverableResolver implementation.
+func (r *Resolver) Deliverable() DeliverableResolver { return &deliverableResolver{r} }
+
+type deliverableResolver struct{ *Resolver }

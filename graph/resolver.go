@@ -16,6 +16,7 @@ import (
 	"github.com/podium/podium/ent/schema/viewer"
 	"github.com/podium/podium/graph/ai"
 	"github.com/podium/podium/graph/email"
+	"github.com/podium/podium/graph/files"
 	"github.com/podium/podium/jobs"
 )
 
@@ -32,6 +33,8 @@ type Resolver struct {
 	AI *ai.Client
 	// Webhooks says which URLs webhook endpoints may have; its zero value allows public https only.
 	Webhooks jobs.WebhookNetwork
+	// Files stores uploaded files (docs/files.md); nil refuses uploads and downloads.
+	Files *files.Service
 }
 
 // NewResolver returns the operations on db, queuing emails in outbox.

@@ -38,6 +38,8 @@ type Config struct {
 	Webhooks WebhookConfig
 	// RetryPolicy replaces River's backoff (attempt⁴ seconds); tests shorten it.
 	RetryPolicy river.ClientRetryPolicy
+	// Files is the file store the file jobs delete from (jobs/files.go); nil leaves the sweep out.
+	Files FileObjects
 	// Tune adjusts River's configuration last; tests use it to poll faster.
 	Tune func(*river.Config)
 	Log  *slog.Logger
@@ -90,6 +92,8 @@ func NewClient(db *dbx.DB, cfg Config) (*river.Client[pgx.Tx], error) {
 	river.AddWorker(workers, &AIReviewWorker{Scorer: cfg.Scorer, Pool: db.Pool})
 	river.AddWorker(workers, &PruneIdempotencyWorker{Pool: db.Pool})
 	river.AddWorker(workers, &DeliverWebhookWorker{Pool: db.Pool, Config: cfg.Webhooks, Log: cfg.Log})
+	river.AddWorker(workers, &DeleteFileWorker{Pool: db.Pool, Files: cfg.Files})
+	river.AddWorker(workers, &SweepFilesWorker{Pool: db.Pool, Files: cfg.Files})
 
 	rc := &river.Config{Logger: cfg.Log, Workers: workers, RetryPolicy: cfg.RetryPolicy, FetchCooldown: fetchCooldown,
 		RescueStuckJobsAfter: rescueAfter, Middleware: []rivertype.Middleware{&telemetry{}}}
@@ -101,6 +105,9 @@ func NewClient(db *dbx.DB, cfg Config) (*river.Client[pgx.Tx], error) {
 			WebhookQueue:     {MaxWorkers: cmp.Or(cfg.Webhooks.Workers, DefaultWebhookWorkers)},
 		}
 		rc.PeriodicJobs = periodicJobs()
+		if cfg.Files != nil {
+			rc.PeriodicJobs = append(rc.PeriodicJobs, filePeriodicJobs()...)
+		}
 	}
 	if cfg.Tune != nil {
 		cfg.Tune(rc)

@@ -173,7 +173,8 @@ func (w *compressWriter) eligible() bool {
 		return false
 	}
 	addVary(h)
-	return h.Get("Content-Encoding") == ""
+	// no-transform asks for the bytes as they are (file downloads: Range and Content-Length).
+	return h.Get("Content-Encoding") == "" && !strings.Contains(h.Get("Cache-Control"), "no-transform")
 }
 
 // decide sends the status and what was held back, through a new encoder when on.

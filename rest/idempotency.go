@@ -50,6 +50,8 @@ type response struct {
 	contentType string
 	// header holds further headers, such as the validators of the public feeds.
 	header http.Header
+	// stream writes the whole response itself (a file download); reads only, never recorded.
+	stream func(http.ResponseWriter)
 }
 
 // keyedWriteOf reads the Idempotency-Key of a write, if any.

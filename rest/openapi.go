@@ -168,9 +168,14 @@ func responses(rt *route, doc routeDoc) obj {
 		out["422"] = errRef("The Idempotency-Key was used for another request (idempotency_key_reused)")
 	}
 	_, isFeed := doc.output.(calendarFeed)
+	_, isFile := doc.output.(fileBody)
 	switch {
 	case rt.status == http.StatusNoContent:
 		out["204"] = obj{"description": "Done; no body"}
+	case isFile:
+		binary := obj{"*/*": obj{"schema": obj{"type": "string", "format": "binary"}}}
+		out["200"] = obj{"description": "The file's bytes, with its Content-Type, Content-Length and Content-Disposition", "content": binary}
+		out["206"] = obj{"description": "The range of the file's bytes a Range header asked for", "content": binary}
 	case isFeed:
 		mediaType, _, _ := strings.Cut(calendarContentType, ";")
 		out[strconv.Itoa(rt.status)] = obj{"description": "Success", "content": obj{

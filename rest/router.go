@@ -37,6 +37,7 @@ import (
 	"github.com/podium/podium/graph"
 	"github.com/podium/podium/graph/access"
 	"github.com/podium/podium/graph/apperr"
+	"github.com/podium/podium/graph/files"
 	"github.com/podium/podium/rest/web"
 )
 
@@ -113,6 +114,7 @@ func NewHandler(opts Options) http.Handler {
 	r.Method(http.MethodGet, "/metrics", a.metrics.Handler())
 	r.Handle("/graphql", a.graphQL(opts.GraphQL))
 	a.signin.routes(r)
+	r.Get("/files/{orgId}/{fileId}", a.serveSignedFile) // signed download URLs (files.go)
 	r.Get("/graphql/schema.graphql", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = io.WriteString(w, graph.SDL())
@@ -281,6 +283,10 @@ func (res *response) write(w http.ResponseWriter, replayed bool) {
 	for k, v := range res.header {
 		w.Header()[k] = v
 	}
+	if res.stream != nil { // a download (files.go)
+		res.stream(w)
+		return
+	}
 	if res.status != http.StatusNoContent && res.status != http.StatusNotModified {
 		contentType := res.contentType
 		if contentType == "" {
@@ -350,7 +356,9 @@ func (a *API) graphQL(next http.Handler) http.Handler {
 		if v.APIKeyID != "" {
 			noteKey(r.Context(), v.APIKeyID)
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+		if !files.IsMultipart(r) { // an upload is bounded by its own limit (docs/files.md)
+			r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+		}
 		ctx := graph.WithObserver(viewer.NewContext(r.Context(), v), a.metrics.ObserveGraphQL)
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})

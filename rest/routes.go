@@ -80,6 +80,7 @@ var routes = []route{
 	{"PATCH", "/events/{eventId}/resources/{resourceId}", "updateResource", (*API).updateResource, "ResourceInput", 200, 0},
 	{"DELETE", "/events/{eventId}/resources/{resourceId}", "deleteResource", (*API).deleteResource, "", 204, 0},
 	{"POST", "/events/{eventId}/resources/reorder", "reorderResources", (*API).reorderResources, "ReorderResourcesInput", 204, 0},
+	{"GET", "/events/{eventId}/files/{fileId}", "downloadFile", (*API).downloadFile, "", 200, 0}, // files.go
 
 	// agenda.go
 	{"GET", "/events/{eventId}/agenda", "getAgenda", (*API).getAgenda, "", 200, 0},

@@ -230,15 +230,17 @@ var routeDocs = map[string]routeDoc{
 		output:      []*graph.Deliverable{},
 	},
 	"recordDeliverableUpload": {
-		tag:         "Readiness",
-		summary:     "Record a deliverable's upload (ext)",
-		description: "The organizer app stores the bytes; Podium records file name, content type, size and storage key.",
-		output:      graph.Deliverable{},
+		tag:     "Readiness",
+		summary: "Record a deliverable's upload (ext)",
+		description: "Records file name, content type, size and storage key; the key must name a file stored in Podium for " +
+			"the caller's organization, of that size (GraphQL's uploadDeliverable stores and records one in one step).",
+		output: graph.Deliverable{},
 	},
 	"clearDeliverableUpload": {
-		tag:     "Readiness",
-		summary: "Mark a deliverable outstanding again (ext)",
-		output:  graph.Deliverable{},
+		tag:         "Readiness",
+		summary:     "Mark a deliverable outstanding again (ext)",
+		description: "Its file is deleted once the change commits.",
+		output:      graph.Deliverable{},
 	},
 
 	// reviews.go
@@ -370,6 +372,16 @@ var routeDocs = map[string]routeDoc{
 		summary: "Reorder resources",
 		description: "The given resources (duplicates and ids of other events ignored) take positions 1..n in that " +
 			"order; the others follow in their previous order.",
+	},
+	"downloadFile": {
+		tag:     "Resources",
+		summary: "Download a file (ext)",
+		description: "The bytes of a file of the event: a resource's file (fileId is the part of fileStorageKey after " +
+			"the slash), a deliverable, a headshot, the logo or background (logoUrl, backgroundUrl and headshotUrl " +
+			"point here). Served with its stored Content-Type, Content-Length, Content-Disposition: attachment and " +
+			"X-Content-Type-Options: nosniff; Range requests are answered 206. A file no row of the event points at " +
+			"is 404.",
+		output: fileBody{},
 	},
 
 	// agenda.go

@@ -15,6 +15,7 @@ import (
 	"github.com/podium/podium/ent/migrate/migrations"
 	"github.com/podium/podium/ent/pgcluster"
 	"github.com/podium/podium/ent/schema/viewer"
+	"github.com/podium/podium/graph/files"
 	"github.com/podium/podium/jobs"
 	"github.com/podium/podium/rest"
 )
@@ -51,6 +52,33 @@ type config struct {
 	Webhooks jobs.WebhookConfig
 	// WebhookErr is why a webhook variable was refused; serve reports it.
 	WebhookErr error
+	// Files configures the file store (docs/files.md): PODIUM_FILES_DIR (DataDir/files),
+	// PODIUM_UPLOAD_LIMIT_MB (50), PODIUM_UPLOAD_TMP_DIR (DataDir/tmp), PODIUM_FILES_SIGNING_KEY,
+	// and PODIUM_S3_ENDPOINT, _BUCKET, _REGION, _ACCESS_KEY, _SECRET_KEY, _PATH_STYLE for S3.
+	Files filesConfig
+}
+
+// filesConfig is the file store's configuration.
+type filesConfig struct {
+	Dir, TempDir, SigningKey string
+	LimitBytes               int64
+	S3                       files.S3Config
+}
+
+func loadFilesConfig(dataDir string) filesConfig {
+	c := filesConfig{
+		Dir:        env("PODIUM_FILES_DIR", filepath.Join(dataDir, "files")),
+		TempDir:    env("PODIUM_UPLOAD_TMP_DIR", filepath.Join(dataDir, "tmp")),
+		SigningKey: os.Getenv("PODIUM_FILES_SIGNING_KEY"),
+		LimitBytes: files.DefaultMaxBytes,
+		S3: files.S3Config{Endpoint: os.Getenv("PODIUM_S3_ENDPOINT"), Bucket: os.Getenv("PODIUM_S3_BUCKET"),
+			Region: os.Getenv("PODIUM_S3_REGION"), AccessKey: os.Getenv("PODIUM_S3_ACCESS_KEY"),
+			SecretKey: os.Getenv("PODIUM_S3_SECRET_KEY"), PathStyle: os.Getenv("PODIUM_S3_PATH_STYLE") != ""},
+	}
+	if mb, err := strconv.ParseInt(os.Getenv("PODIUM_UPLOAD_LIMIT_MB"), 10, 64); err == nil && mb > 0 {
+		c.LimitBytes = mb << 20
+	}
+	return c
 }
 
 // defaultDBMaxConns sizes the pool for a server: requests wait on PostgreSQL far more than they
@@ -86,6 +114,7 @@ func loadConfig() config {
 	c.DBAcquireTimeout = duration("PODIUM_DB_ACQUIRE_TIMEOUT", defaultAcquireTimeout)
 	c.PublicURL = strings.TrimRight(env("PUBLIC_URL", "http://"+c.Addr), "/")
 	c.Webhooks, c.WebhookErr = webhookConfig()
+	c.Files = loadFilesConfig(c.DataDir)
 	return c
 }
 

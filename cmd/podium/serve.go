@@ -17,9 +17,11 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/spf13/cobra"
 
+	"github.com/podium/podium/ent/dbx"
 	"github.com/podium/podium/graph"
 	"github.com/podium/podium/graph/ai"
 	"github.com/podium/podium/graph/email"
+	"github.com/podium/podium/graph/files"
 	"github.com/podium/podium/jobs"
 	"github.com/podium/podium/rest"
 )
@@ -97,12 +99,22 @@ func serve(ctx context.Context, cfg config, work bool) error {
 	if resolver.AI == nil {
 		log.Info("ANTHROPIC_API_KEY is unset: AI review is not configured")
 	}
-	river, err := jobs.NewClient(db, jobs.Config{Work: work, Sender: sender, EmailWorkers: cfg.EmailWorkers,
-		Scorer: resolver, Webhooks: cfg.Webhooks, Log: log})
+	if resolver.Files, err = openFiles(ctx, cfg, db, log); err != nil {
+		return err
+	}
+	jobsCfg := jobs.Config{Work: work, Sender: sender, EmailWorkers: cfg.EmailWorkers,
+		Scorer: resolver, Webhooks: cfg.Webhooks, Log: log}
+	if resolver.Files != nil {
+		jobsCfg.Files = resolver.Files.Store
+	}
+	river, err := jobs.NewClient(db, jobsCfg)
 	if err != nil {
 		return err
 	}
 	outbox.Jobs = river
+	if resolver.Files != nil {
+		resolver.Files.Jobs = river
+	}
 	ui, err := jobs.NewUI(ctx, river, log)
 	if err != nil {
 		return err
@@ -224,4 +236,36 @@ func servePprof(addr string, log *slog.Logger) {
 			log.Error("profiles server stopped", "err", err)
 		}
 	}()
+}
+
+// openFiles opens the file store: S3 when PODIUM_S3_ENDPOINT is set, else a directory under the
+// data directory (docs/files.md). Uploads spooled by a process that stopped are removed.
+func openFiles(ctx context.Context, cfg config, db *dbx.DB, log *slog.Logger) (*files.Service, error) {
+	if cfg.Files.Dir == "" && cfg.Files.S3.Endpoint == "" {
+		// A configuration not read from the environment (tests of serve) has no file store:
+		// uploads are refused as not configured.
+		log.Info("no file store configured: uploads are refused")
+		return nil, nil
+	}
+	var store files.Store
+	var err error
+	if cfg.Files.S3.Endpoint != "" {
+		store, err = files.NewS3(ctx, cfg.Files.S3)
+	} else {
+		store, err = files.NewDisk(cfg.Files.Dir)
+	}
+	if err != nil {
+		return nil, err
+	}
+	_ = os.RemoveAll(cfg.Files.TempDir)
+	if err := os.MkdirAll(cfg.Files.TempDir, 0o700); err != nil {
+		return nil, fmt.Errorf("files: upload directory: %w", err)
+	}
+	svc := files.NewService(store, db, cfg.Files.SigningKey)
+	svc.MaxBytes, svc.TempDir, svc.PublicURL, svc.Log = cfg.Files.LimitBytes, cfg.Files.TempDir, cfg.PublicURL, log
+	if cfg.Files.SigningKey == "" {
+		log.Info("PODIUM_FILES_SIGNING_KEY is unset: signed download URLs work only in this process until it stops")
+	}
+	log.Info("file store", "backend", store.Name(), "upload_limit_mb", cfg.Files.LimitBytes>>20)
+	return svc, nil
 }

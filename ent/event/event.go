@@ -52,6 +52,8 @@ const (
 	FieldLogoKey = "logo_key"
 	// FieldBackgroundURL holds the string denoting the background_url field in the database.
 	FieldBackgroundURL = "background_url"
+	// FieldBackgroundKey holds the string denoting the background_key field in the database.
+	FieldBackgroundKey = "background_key"
 	// FieldDefaultSubmissionLimit holds the string denoting the default_submission_limit field in the database.
 	FieldDefaultSubmissionLimit = "default_submission_limit"
 	// FieldSpeakerConfirmationEnabled holds the string denoting the speaker_confirmation_enabled field in the database.
@@ -221,6 +223,7 @@ var Columns = []string{
 	FieldLogoURL,
 	FieldLogoKey,
 	FieldBackgroundURL,
+	FieldBackgroundKey,
 	FieldDefaultSubmissionLimit,
 	FieldSpeakerConfirmationEnabled,
 	FieldAgendaPublishedAt,
@@ -267,6 +270,8 @@ var (
 	LogoKeyValidator func(string) error
 	// BackgroundURLValidator is a validator for the "background_url" field. It is called by the builders before save.
 	BackgroundURLValidator func(string) error
+	// BackgroundKeyValidator is a validator for the "background_key" field. It is called by the builders before save.
+	BackgroundKeyValidator func(string) error
 	// DefaultDefaultSubmissionLimit holds the default value on creation for the "default_submission_limit" field.
 	DefaultDefaultSubmissionLimit int
 	// DefaultSubmissionLimitValidator is a validator for the "default_submission_limit" field. It is called by the builders before save.
@@ -401,6 +406,11 @@ func ByLogoKey(opts ...sql.OrderTermOption) OrderOption {
 // ByBackgroundURL orders the results by the background_url field.
 func ByBackgroundURL(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldBackgroundURL, opts...).ToFunc()
+}
+
+// ByBackgroundKey orders the results by the background_key field.
+func ByBackgroundKey(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldBackgroundKey, opts...).ToFunc()
 }
 
 // ByDefaultSubmissionLimit orders the results by the default_submission_limit field.

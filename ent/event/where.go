@@ -145,6 +145,11 @@ func BackgroundURL(v string) predicate.Event {
 	return predicate.Event(sql.FieldEQ(FieldBackgroundURL, v))
 }
 
+// BackgroundKey applies equality check predicate on the "background_key" field. It's identical to BackgroundKeyEQ.
+func BackgroundKey(v string) predicate.Event {
+	return predicate.Event(sql.FieldEQ(FieldBackgroundKey, v))
+}
+
 // DefaultSubmissionLimit applies equality check predicate on the "default_submission_limit" field. It's identical to DefaultSubmissionLimitEQ.
 func DefaultSubmissionLimit(v int) predicate.Event {
 	return predicate.Event(sql.FieldEQ(FieldDefaultSubmissionLimit, v))
@@ -1203,6 +1208,81 @@ func BackgroundURLEqualFold(v string) predicate.Event {
 // BackgroundURLContainsFold applies the ContainsFold predicate on the "background_url" field.
 func BackgroundURLContainsFold(v string) predicate.Event {
 	return predicate.Event(sql.FieldContainsFold(FieldBackgroundURL, v))
+}
+
+// BackgroundKeyEQ applies the EQ predicate on the "background_key" field.
+func BackgroundKeyEQ(v string) predicate.Event {
+	return predicate.Event(sql.FieldEQ(FieldBackgroundKey, v))
+}
+
+// BackgroundKeyNEQ applies the NEQ predicate on the "background_key" field.
+func BackgroundKeyNEQ(v string) predicate.Event {
+	return predicate.Event(sql.FieldNEQ(FieldBackgroundKey, v))
+}
+
+// BackgroundKeyIn applies the In predicate on the "background_key" field.
+func BackgroundKeyIn(vs ...string) predicate.Event {
+	return predicate.Event(sql.FieldIn(FieldBackgroundKey, vs...))
+}
+
+// BackgroundKeyNotIn applies the NotIn predicate on the "background_key" field.
+func BackgroundKeyNotIn(vs ...string) predicate.Event {
+	return predicate.Event(sql.FieldNotIn(FieldBackgroundKey, vs...))
+}
+
+// BackgroundKeyGT applies the GT predicate on the "background_key" field.
+func BackgroundKeyGT(v string) predicate.Event {
+	return predicate.Event(sql.FieldGT(FieldBackgroundKey, v))
+}
+
+// BackgroundKeyGTE applies the GTE predicate on the "background_key" field.
+func BackgroundKeyGTE(v string) predicate.Event {
+	return predicate.Event(sql.FieldGTE(FieldBackgroundKey, v))
+}
+
+// BackgroundKeyLT applies the LT predicate on the "background_key" field.
+func BackgroundKeyLT(v string) predicate.Event {
+	return predicate.Event(sql.FieldLT(FieldBackgroundKey, v))
+}
+
+// BackgroundKeyLTE applies the LTE predicate on the "background_key" field.
+func BackgroundKeyLTE(v string) predicate.Event {
+	return predicate.Event(sql.FieldLTE(FieldBackgroundKey, v))
+}
+
+// BackgroundKeyContains applies the Contains predicate on the "background_key" field.
+func BackgroundKeyContains(v string) predicate.Event {
+	return predicate.Event(sql.FieldContains(FieldBackgroundKey, v))
+}
+
+// BackgroundKeyHasPrefix applies the HasPrefix predicate on the "background_key" field.
+func BackgroundKeyHasPrefix(v string) predicate.Event {
+	return predicate.Event(sql.FieldHasPrefix(FieldBackgroundKey, v))
+}
+
+// BackgroundKeyHasSuffix applies the HasSuffix predicate on the "background_key" field.
+func BackgroundKeyHasSuffix(v string) predicate.Event {
+	return predicate.Event(sql.FieldHasSuffix(FieldBackgroundKey, v))
+}
+
+// BackgroundKeyIsNil applies the IsNil predicate on the "background_key" field.
+func BackgroundKeyIsNil() predicate.Event {
+	return predicate.Event(sql.FieldIsNull(FieldBackgroundKey))
+}
+
+// BackgroundKeyNotNil applies the NotNil predicate on the "background_key" field.
+func BackgroundKeyNotNil() predicate.Event {
+	return predicate.Event(sql.FieldNotNull(FieldBackgroundKey))
+}
+
+// BackgroundKeyEqualFold applies the EqualFold predicate on the "background_key" field.
+func BackgroundKeyEqualFold(v string) predicate.Event {
+	return predicate.Event(sql.FieldEqualFold(FieldBackgroundKey, v))
+}
+
+// BackgroundKeyContainsFold applies the ContainsFold predicate on the "background_key" field.
+func BackgroundKeyContainsFold(v string) predicate.Event {
+	return predicate.Event(sql.FieldContainsFold(FieldBackgroundKey, v))
 }
 
 // DefaultSubmissionLimitEQ applies the EQ predicate on the "default_submission_limit" field.

@@ -175,6 +175,14 @@ var (
 				Unique:  false,
 				Columns: []*schema.Column{ContactsColumns[29], ContactsColumns[6], ContactsColumns[5]},
 			},
+			{
+				Name:    "contact_headshot_key",
+				Unique:  false,
+				Columns: []*schema.Column{ContactsColumns[16]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "headshot_key IS NOT NULL",
+				},
+			},
 		},
 	}
 	// DeliverableAssignmentsColumns holds the columns for the "deliverable_assignments" table.
@@ -223,6 +231,14 @@ var (
 				Name:    "deliverableassignment_submission_id",
 				Unique:  false,
 				Columns: []*schema.Column{DeliverableAssignmentsColumns[12]},
+			},
+			{
+				Name:    "deliverableassignment_storage_key",
+				Unique:  false,
+				Columns: []*schema.Column{DeliverableAssignmentsColumns[8]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "storage_key IS NOT NULL",
+				},
 			},
 			{
 				Name:    "deliverables_session_unique",
@@ -328,6 +344,7 @@ var (
 		{Name: "logo_url", Type: field.TypeString, Nullable: true},
 		{Name: "logo_key", Type: field.TypeString, Nullable: true},
 		{Name: "background_url", Type: field.TypeString, Nullable: true},
+		{Name: "background_key", Type: field.TypeString, Nullable: true},
 		{Name: "default_submission_limit", Type: field.TypeInt, Default: 3},
 		{Name: "speaker_confirmation_enabled", Type: field.TypeBool, Default: true},
 		{Name: "agenda_published_at", Type: field.TypeTime, Nullable: true},
@@ -343,7 +360,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "events_organizations_events",
-				Columns:    []*schema.Column{EventsColumns[22]},
+				Columns:    []*schema.Column{EventsColumns[23]},
 				RefColumns: []*schema.Column{OrganizationsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -352,12 +369,28 @@ var (
 			{
 				Name:    "event_organization_id_slug",
 				Unique:  true,
-				Columns: []*schema.Column{EventsColumns[22], EventsColumns[4]},
+				Columns: []*schema.Column{EventsColumns[23], EventsColumns[4]},
 			},
 			{
 				Name:    "event_organization_id_starts_at",
 				Unique:  false,
-				Columns: []*schema.Column{EventsColumns[22], EventsColumns[11]},
+				Columns: []*schema.Column{EventsColumns[23], EventsColumns[11]},
+			},
+			{
+				Name:    "event_logo_key",
+				Unique:  false,
+				Columns: []*schema.Column{EventsColumns[15]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "logo_key IS NOT NULL",
+				},
+			},
+			{
+				Name:    "event_background_key",
+				Unique:  false,
+				Columns: []*schema.Column{EventsColumns[17]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "background_key IS NOT NULL",
+				},
 			},
 		},
 	}
@@ -701,6 +734,14 @@ var (
 				Name:    "resource_event_id_position",
 				Unique:  false,
 				Columns: []*schema.Column{ResourcesColumns[17], ResourcesColumns[7]},
+			},
+			{
+				Name:    "resource_file_storage_key",
+				Unique:  false,
+				Columns: []*schema.Column{ResourcesColumns[13]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "file_storage_key IS NOT NULL",
+				},
 			},
 		},
 	}

@@ -495,22 +495,26 @@ func init() {
 	eventDescBackgroundURL := eventFields[14].Descriptor()
 	// event.BackgroundURLValidator is a validator for the "background_url" field. It is called by the builders before save.
 	event.BackgroundURLValidator = eventDescBackgroundURL.Validators[0].(func(string) error)
+	// eventDescBackgroundKey is the schema descriptor for background_key field.
+	eventDescBackgroundKey := eventFields[15].Descriptor()
+	// event.BackgroundKeyValidator is a validator for the "background_key" field. It is called by the builders before save.
+	event.BackgroundKeyValidator = eventDescBackgroundKey.Validators[0].(func(string) error)
 	// eventDescDefaultSubmissionLimit is the schema descriptor for default_submission_limit field.
-	eventDescDefaultSubmissionLimit := eventFields[15].Descriptor()
+	eventDescDefaultSubmissionLimit := eventFields[16].Descriptor()
 	// event.DefaultDefaultSubmissionLimit holds the default value on creation for the default_submission_limit field.
 	event.DefaultDefaultSubmissionLimit = eventDescDefaultSubmissionLimit.Default.(int)
 	// event.DefaultSubmissionLimitValidator is a validator for the "default_submission_limit" field. It is called by the builders before save.
 	event.DefaultSubmissionLimitValidator = eventDescDefaultSubmissionLimit.Validators[0].(func(int) error)
 	// eventDescSpeakerConfirmationEnabled is the schema descriptor for speaker_confirmation_enabled field.
-	eventDescSpeakerConfirmationEnabled := eventFields[16].Descriptor()
+	eventDescSpeakerConfirmationEnabled := eventFields[17].Descriptor()
 	// event.DefaultSpeakerConfirmationEnabled holds the default value on creation for the speaker_confirmation_enabled field.
 	event.DefaultSpeakerConfirmationEnabled = eventDescSpeakerConfirmationEnabled.Default.(bool)
 	// eventDescPublishedAgenda is the schema descriptor for published_agenda field.
-	eventDescPublishedAgenda := eventFields[18].Descriptor()
+	eventDescPublishedAgenda := eventFields[19].Descriptor()
 	// event.DefaultPublishedAgenda holds the default value on creation for the published_agenda field.
 	event.DefaultPublishedAgenda = eventDescPublishedAgenda.Default.([]agenda.Entry)
 	// eventDescAgendaDirty is the schema descriptor for agenda_dirty field.
-	eventDescAgendaDirty := eventFields[19].Descriptor()
+	eventDescAgendaDirty := eventFields[20].Descriptor()
 	// event.DefaultAgendaDirty holds the default value on creation for the agenda_dirty field.
 	event.DefaultAgendaDirty = eventDescAgendaDirty.Default.(bool)
 	// eventDescID is the schema descriptor for id field.

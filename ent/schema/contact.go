@@ -96,6 +96,8 @@ func (Contact) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("event_id", "email").Unique(),
 		index.Fields("event_id", "last_name", "first_name"),
+		// The file jobs look up whether a storage key is in use (docs/files.md).
+		index.Fields("headshot_key").Annotations(entsql.IndexWhere("headshot_key IS NOT NULL")),
 	}
 }
 

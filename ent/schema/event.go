@@ -62,6 +62,8 @@ func (Event) Fields() []ent.Field {
 		field.String("background_url").Optional().Nillable().Validate(text("Background URL", 2048)).
 			Annotations(gqlName("background_url")).
 			Comment("Where the event's background image can be downloaded; null when it has none."),
+		field.String("background_key").Optional().Nillable().Validate(text("Background key", 1024)).
+			Comment("The storage key of the background image uploaded in the organizer app; null when none was uploaded."),
 		field.Int("default_submission_limit").Default(3).
 			Validate(atLeast("defaultSubmissionLimit", 1)).
 			Comment("How many proposals one speaker may send through a call-for-proposals form that sets no " +
@@ -113,6 +115,9 @@ func (Event) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("organization_id", "slug").Unique(),
 		index.Fields("organization_id", "starts_at"),
+		// The file jobs look up whether a storage key is in use (docs/files.md).
+		index.Fields("logo_key").Annotations(entsql.IndexWhere("logo_key IS NOT NULL")),
+		index.Fields("background_key").Annotations(entsql.IndexWhere("background_key IS NOT NULL")),
 	}
 }
 

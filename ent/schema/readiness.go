@@ -137,7 +137,7 @@ func (FileRequirement) Indexes() []ent.Index {
 func (FileRequirement) Annotations() []schema.Annotation { return []schema.Annotation{hidden()} }
 
 // DeliverableAssignment is a file owed for one session, or by one speaker of that session. The
-// bytes live in the organizer app's storage; Podium records what was uploaded.
+// bytes live in Podium's file store (docs/files.md) under storage_key.
 type DeliverableAssignment struct{ ent.Schema }
 
 // Mixin of the DeliverableAssignment.
@@ -173,6 +173,8 @@ func (DeliverableAssignment) Edges() []ent.Edge {
 func (DeliverableAssignment) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("submission_id"),
+		// The file jobs look up whether a storage key is in use (docs/files.md).
+		index.Fields("storage_key").Annotations(entsql.IndexWhere("storage_key IS NOT NULL")),
 		index.Fields("requirement_id", "submission_id").Unique().
 			Annotations(entsql.IndexWhere("contact_id IS NULL")).StorageKey("deliverables_session_unique"),
 		index.Fields("requirement_id", "submission_id", "contact_id").Unique().

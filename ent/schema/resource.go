@@ -53,7 +53,11 @@ func (Resource) Edges() []ent.Edge {
 
 // Indexes of the Resource.
 func (Resource) Indexes() []ent.Index {
-	return []ent.Index{index.Fields("event_id", "position")}
+	return []ent.Index{
+		index.Fields("event_id", "position"),
+		// The file jobs look up whether a storage key is in use (docs/files.md).
+		index.Fields("file_storage_key").Annotations(entsql.IndexWhere("file_storage_key IS NOT NULL")),
+	}
 }
 
 // Annotations of the Resource.

@@ -1,0 +1,51 @@
+package rest
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/podium/podium/ent/schema/viewer"
+	"github.com/podium/podium/graph/files"
+)
+
+// Files: downloads of stored files (docs/files.md). Uploads are GraphQL only (the organizer app);
+// the REST API attaches links and embeds, and reads files.
+
+// fileBody documents a route that answers a file's bytes (see openapi.go).
+type fileBody struct{}
+
+// downloadFile streams a file of the event: GET E/files/{fileId}.
+func (a *API) downloadFile(ctx context.Context, q *request) (any, error) {
+	f, err := a.res.OpenEventFile(ctx, q.param("eventId"), q.param("fileId"))
+	if err != nil {
+		return nil, err
+	}
+	return &response{stream: func(w http.ResponseWriter) {
+		files.Serve(w, q.Request, f.Object, f.Name, f.ContentType)
+	}}, nil
+}
+
+// serveSignedFile streams the file of a signed URL (GraphQL's download URLs): no API key, the
+// signature and its expiry are the credential, and a row of the key's organization must still
+// point at the file.
+func (a *API) serveSignedFile(w http.ResponseWriter, r *http.Request) {
+	if a.res.Files == nil {
+		http.NotFound(w, r)
+		return
+	}
+	org := chi.URLParam(r, "orgId")
+	key, err := a.res.Files.VerifySigned(org, chi.URLParam(r, "fileId"),
+		r.URL.Query().Get("expires"), r.URL.Query().Get("signature"))
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	f, err := a.res.OpenSignedFile(viewer.WithOrganization(r.Context(), org), key)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	files.Serve(w, r, f.Object, f.Name, f.ContentType)
+}
