@@ -112,6 +112,7 @@ func NewHandler(opts Options) http.Handler {
 	r.Method(http.MethodGet, "/metrics", a.metrics.Handler())
 	r.Handle("/graphql", a.graphQL(opts.GraphQL))
 	a.signin.routes(r)
+	web.MountCFP(r, web.CFPDeps{Resolver: a.res, Person: a.signin.person, Log: a.log})
 	r.Get("/graphql/schema.graphql", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = io.WriteString(w, graph.SDL())
