@@ -328,8 +328,17 @@ func (r *Resolver) SaveOwnProposal(ctx context.Context, person *viewer.Person, f
 				return apperr.Invalid("This proposal is %s and can no longer be changed", sub.Status)
 			}
 			u := sub.Update().SetTitle(p.title).SetDescription(p.description).SetLanguage(p.lang).
-				ClearFormatID().SetNillableFormatID(p.formatID).ClearLevelID().SetNillableLevelID(p.levelID).
 				ClearTracks().AddTrackIDs(p.trackIDs...).SetAnswers(p.answers)
+			if p.formatID == nil {
+				u.ClearFormatID()
+			} else {
+				u.SetFormatID(*p.formatID)
+			}
+			if p.levelID == nil {
+				u.ClearLevelID()
+			} else {
+				u.SetLevelID(*p.levelID)
+			}
 			if sub, err = u.Save(ctx); err != nil {
 				return err
 			}

@@ -91,9 +91,22 @@ func (r *Resolver) updateForm(ctx context.Context, eventID, formID string, in Cf
 		return nil, err
 	}
 	u := f.Update().SetExternalTitle(s.title).SetInternalName(s.internalName).SetStatus(s.status).
-		ClearOpensAt().SetNillableOpensAt(s.opensAt).ClearCloseDate().SetNillableCloseDate(s.closesAt).
-		ClearSubmissionLimit().SetNillableSubmissionLimit(s.limit).SetTrackIds(s.trackIDs).
-		SetFormatIds(s.formatIDs).SetLevelIds(s.levelIDs).SetQuestions(s.questions)
+		SetTrackIds(s.trackIDs).SetFormatIds(s.formatIDs).SetLevelIds(s.levelIDs).SetQuestions(s.questions)
+	if s.opensAt == nil {
+		u.ClearOpensAt()
+	} else {
+		u.SetOpensAt(*s.opensAt)
+	}
+	if s.closesAt == nil {
+		u.ClearCloseDate()
+	} else {
+		u.SetCloseDate(*s.closesAt)
+	}
+	if s.limit == nil {
+		u.ClearSubmissionLimit()
+	} else {
+		u.SetSubmissionLimit(*s.limit)
+	}
 	if f, err = u.Save(ctx); err != nil {
 		return nil, err
 	}
