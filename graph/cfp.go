@@ -291,9 +291,6 @@ func (r *Resolver) SaveOwnProposal(ctx context.Context, person *viewer.Person, f
 	if err != nil {
 		return nil, err
 	}
-	if submit && len(p.missingRequired) > 0 {
-		return nil, apperr.Invalid("Answer %s before submitting", strings.Join(quoted(p.missingRequired), ", "))
-	}
 	var out *Proposal
 	err = r.DB.InTx(s.ctx, func(ctx context.Context) error {
 		c := r.client(ctx)
@@ -322,6 +319,11 @@ func (r *Resolver) SaveOwnProposal(ctx context.Context, person *viewer.Person, f
 		sub, created, err := r.proposalToSave(ctx, c, s, f, me, id, p)
 		if err != nil {
 			return err
+		}
+		// Checked after the form and the limit, which say more: a missing answer is refused, and
+		// the draft just made with it rolls back.
+		if submit && len(p.missingRequired) > 0 {
+			return apperr.Invalid("Answer %s before submitting", strings.Join(quoted(p.missingRequired), ", "))
 		}
 		if !created {
 			if sub.Status != submission.StatusDraft && sub.Status != submission.StatusPending {

@@ -41,6 +41,10 @@ func TestAuthorizationRulesCoverTheSchema(t *testing.T) {
 // not from the document.
 var graphQLOnlyVariables = map[string]string{
 	"inviteOrganizationMember": `{"input":{"email":"invitee@example.test","role":"member"}}`,
+	"createForm":               `{"eventId":"{eventId}","input":{"title":"Form"}}`,
+	"updateForm":               `{"eventId":"{eventId}","formId":"{formId}","input":{"title":"Form"}}`,
+	"saveProposal":             `{"formId":"{formId}","input":{"title":"P"}}`,
+	"withdrawProposal":         `{"formId":"{formId}","id":"{proposalId}"}`,
 }
 
 // matrixCaller is one caller of the authorization matrix.
