@@ -132,15 +132,14 @@ func (s *cfpScope) me(c *ent.Client) (*ent.Contact, error) {
 
 // proposal is a checked ProposalInput.
 type proposal struct {
-	key                         *string
-	title, description, lang    string
-	formatID, levelID           *string
-	trackIDs                    []string
-	coSpeakers                  []coSpeaker
-	answers                     map[string]any
-	firstName, lastName         string
-	missingRequired             []string
-	formatOK, levelOK, tracksOK bool
+	key                      *string
+	title, description, lang string
+	formatID, levelID        *string
+	trackIDs                 []string
+	coSpeakers               []coSpeaker
+	answers                  map[string]any
+	firstName, lastName      string
+	missingRequired          []string
 }
 
 type coSpeaker struct{ first, last, email string }

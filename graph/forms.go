@@ -273,12 +273,12 @@ func questionsOf(in []*CfpQuestionInput) ([]cfpform.Question, error) {
 }
 
 // checkLine checks one line of text a person typed: no NUL or other control characters (JSON
-// columns cannot hold NUL), valid UTF-8, at most max characters, not empty when required.
-func checkLine(label, s string, max int, required bool) error {
+// columns cannot hold NUL), valid UTF-8, at most limit characters, not empty when required.
+func checkLine(label, s string, limit int, required bool) error {
 	if required && s == "" {
 		return apperr.Invalid("%s must not be empty", label)
 	}
-	if err := checkText(label, s, max); err != nil {
+	if err := checkText(label, s, limit); err != nil {
 		return err
 	}
 	if strings.ContainsAny(s, "\r\n") {
@@ -288,7 +288,7 @@ func checkLine(label, s string, max int, required bool) error {
 }
 
 // checkText checks text a person typed, line breaks allowed.
-func checkText(label, s string, max int) error {
+func checkText(label, s string, limit int) error {
 	if !utf8.ValidString(s) {
 		return apperr.Invalid("%s is not valid text", label)
 	}
@@ -297,8 +297,8 @@ func checkText(label, s string, max int) error {
 			return apperr.Invalid("%s must not contain control characters", label)
 		}
 	}
-	if n := utf8.RuneCountInString(s); n > max {
-		return apperr.Invalid("%s must be at most %d characters (it has %d)", label, max, n)
+	if n := utf8.RuneCountInString(s); n > limit {
+		return apperr.Invalid("%s must be at most %d characters (it has %d)", label, limit, n)
 	}
 	return nil
 }

@@ -112,10 +112,10 @@ func TestCFPForms(t *testing.T) {
 		in   map[string]any
 		code string
 	}{
-		"empty title":         {map[string]any{"title": "  "}, "invalid_input"},
-		"NUL in title":        {map[string]any{"title": "a\x00b"}, "invalid_input"},
-		"closes before opens": {map[string]any{"title": "T", "opensAt": "2027-01-02T00:00:00Z", "closesAt": "2027-01-01T00:00:00Z"}, "invalid_input"},
-		"limit 0":             {map[string]any{"title": "T", "submissionLimit": 0}, "invalid_input"},
+		"empty title":           {map[string]any{"title": "  "}, "invalid_input"},
+		"NUL in title":          {map[string]any{"title": "a\x00b"}, "invalid_input"},
+		"closes before opens":   {map[string]any{"title": "T", "opensAt": "2027-01-02T00:00:00Z", "closesAt": "2027-01-01T00:00:00Z"}, "invalid_input"},
+		"limit 0":               {map[string]any{"title": "T", "submissionLimit": 0}, "invalid_input"},
 		"another event's track": {map[string]any{"title": "T", "trackIds": []any{otherTrack}}, "invalid_input"},
 		"a made-up format":      {map[string]any{"title": "T", "formatIds": []any{"fmt_nope"}}, "invalid_input"},
 		"bad question key":      {map[string]any{"title": "T", "questions": []any{map[string]any{"key": "Bad Key", "label": "Q", "kind": "text"}}}, "invalid_input"},
@@ -194,7 +194,7 @@ func TestCFPProposals(t *testing.T) {
 	})
 	t.Run("refused values store nothing", func(t *testing.T) {
 		for name, in := range map[string]map[string]any{
-			"malformed co-speaker": {"title": "X", "coSpeakers": []any{map[string]any{"name": "Bob", "email": "bob@@example"}}},
+			"malformed co-speaker":     {"title": "X", "coSpeakers": []any{map[string]any{"name": "Bob", "email": "bob@@example"}}},
 			"co-speaker with a header": {"title": "X", "coSpeakers": []any{map[string]any{"name": "Bob", "email": "b@example.test\r\nBcc: v@example.test"}}},
 			"an option not offered":    {"title": "X", "answers": map[string]any{"length": "3 hours"}},
 			"an unknown question":      {"title": "X", "answers": map[string]any{"nope": "x"}},

@@ -398,7 +398,7 @@ func coSpeakersOf(text string) ([]*graph.CoSpeakerInput, string, error) {
 		if line == "" {
 			continue
 		}
-		name, addr := "", ""
+		var name, addr string
 		if a, err := mail.ParseAddress(line); err == nil && !strings.Contains(line, ",") {
 			name, addr = a.Name, a.Address
 		} else if n, e, ok := strings.Cut(line, ","); ok {
