@@ -330,18 +330,6 @@ func (_c *FormCreate) check() error {
 			return &ValidationError{Name: "submission_limit", err: fmt.Errorf(`ent: validator failed for field "Form.submission_limit": %w`, err)}
 		}
 	}
-	if _, ok := _c.mutation.TrackIds(); !ok {
-		return &ValidationError{Name: "track_ids", err: errors.New(`ent: missing required field "Form.track_ids"`)}
-	}
-	if _, ok := _c.mutation.FormatIds(); !ok {
-		return &ValidationError{Name: "format_ids", err: errors.New(`ent: missing required field "Form.format_ids"`)}
-	}
-	if _, ok := _c.mutation.LevelIds(); !ok {
-		return &ValidationError{Name: "level_ids", err: errors.New(`ent: missing required field "Form.level_ids"`)}
-	}
-	if _, ok := _c.mutation.Questions(); !ok {
-		return &ValidationError{Name: "questions", err: errors.New(`ent: missing required field "Form.questions"`)}
-	}
 	if v, ok := _c.mutation.ID(); ok {
 		if err := form.IDValidator(v); err != nil {
 			return &ValidationError{Name: "id", err: fmt.Errorf(`ent: validator failed for field "Form.id": %w`, err)}

@@ -32,8 +32,7 @@ func TestBrowserCFP(t *testing.T) {
 
 	event := api.must(t, http.StatusCreated, http.MethodPost, "/events", map[string]any{
 		"name": "GopherCon CFP Check", "type": "conference", "timezone": "Europe/Berlin",
-		"startsAt": "2027-06-10T09:00:00.000Z", "endsAt": "2027-06-12T18:00:00.000Z",
-		"theme": `{"mode":"light","primaryColor":"#6b2fa0"}`})
+		"startsAt": "2027-06-10T09:00:00.000Z", "endsAt": "2027-06-12T18:00:00.000Z"})
 	eventID := event["id"].(string)
 	for _, item := range []map[string]any{{"kind": "track", "name": "Cloud"}, {"kind": "track", "name": "Tooling"},
 		{"kind": "format", "name": "Talk"}, {"kind": "level", "name": "Intermediate"}} {
@@ -126,6 +125,8 @@ func TestBrowserCFP(t *testing.T) {
 		require.Contains(t, confirmation.Text, page)
 		invited := lastTo(t, sink, "grace@example.test", 1)
 		require.Contains(t, invited.Text, page)
+		run(t, ctx, "follow the confirmation's link", chromedp.Navigate(link.FindString(confirmation.Text)))
+		waitText(t, ctx, `#proposals`, "Generics in anger")
 	})
 
 	t.Run("EditAndLimit", func(t *testing.T) {

@@ -448,10 +448,10 @@ var (
 		{Name: "close_date", Type: field.TypeTime, Nullable: true},
 		{Name: "submission_limit", Type: field.TypeInt, Nullable: true},
 		{Name: "opens_at", Type: field.TypeTime, Nullable: true},
-		{Name: "track_ids", Type: field.TypeJSON},
-		{Name: "format_ids", Type: field.TypeJSON},
-		{Name: "level_ids", Type: field.TypeJSON},
-		{Name: "questions", Type: field.TypeJSON},
+		{Name: "track_ids", Type: field.TypeJSON, Default: schema.Expr("'[]'::jsonb")},
+		{Name: "format_ids", Type: field.TypeJSON, Default: schema.Expr("'[]'::jsonb")},
+		{Name: "level_ids", Type: field.TypeJSON, Default: schema.Expr("'[]'::jsonb")},
+		{Name: "questions", Type: field.TypeJSON, Default: schema.Expr("'[]'::jsonb")},
 		{Name: "event_id", Type: field.TypeString, Size: 40},
 	}
 	// FormsTable holds the schema information for the "forms" table.

@@ -40,14 +40,18 @@ func (Form) Fields() []ent.Field {
 		field.Int("submission_limit").Optional().Nillable().Validate(atLeast("submissionLimit", 1)),
 		// opens_at: before it the form takes no proposals; null means open from its creation.
 		field.Time("opens_at").Optional().Nillable(),
-		// The tracks, formats and levels the form offers; empty offers all of the event's.
-		field.Strings("track_ids").Default([]string{}),
-		field.Strings("format_ids").Default([]string{}),
-		field.Strings("level_ids").Default([]string{}),
+		// The tracks, formats and levels the form offers; empty offers all of the event's. The
+		// database defaults them too, for hand-written inserts (seeds, fixtures).
+		field.Strings("track_ids").Default([]string{}).Annotations(emptyList),
+		field.Strings("format_ids").Default([]string{}).Annotations(emptyList),
+		field.Strings("level_ids").Default([]string{}).Annotations(emptyList),
 		// questions are the form's own questions; replies land in submissions.answers.
-		field.JSON("questions", []cfpform.Question{}).Default([]cfpform.Question{}),
+		field.JSON("questions", []cfpform.Question{}).Default([]cfpform.Question{}).Annotations(emptyList),
 	}
 }
+
+// emptyList is the database default of a form's JSON list columns.
+var emptyList = entsql.DefaultExpr("'[]'::jsonb")
 
 // Edges of the Form.
 func (Form) Edges() []ent.Edge {
