@@ -3,6 +3,7 @@
 package ent
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"github.com/podium/podium/ent/event"
 	"github.com/podium/podium/ent/form"
+	"github.com/podium/podium/ent/schema/cfpform"
 )
 
 // Form is the model entity for the Form schema.
@@ -39,6 +41,16 @@ type Form struct {
 	CloseDate *time.Time `json:"close_date,omitempty"`
 	// SubmissionLimit holds the value of the "submission_limit" field.
 	SubmissionLimit *int `json:"submission_limit,omitempty"`
+	// OpensAt holds the value of the "opens_at" field.
+	OpensAt *time.Time `json:"opens_at,omitempty"`
+	// TrackIds holds the value of the "track_ids" field.
+	TrackIds []string `json:"track_ids,omitempty"`
+	// FormatIds holds the value of the "format_ids" field.
+	FormatIds []string `json:"format_ids,omitempty"`
+	// LevelIds holds the value of the "level_ids" field.
+	LevelIds []string `json:"level_ids,omitempty"`
+	// Questions holds the value of the "questions" field.
+	Questions []cfpform.Question `json:"questions,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the FormQuery when eager-loading is set.
 	Edges        FormEdges `json:"edges"`
@@ -85,13 +97,15 @@ func (*Form) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
+		case form.FieldTrackIds, form.FieldFormatIds, form.FieldLevelIds, form.FieldQuestions:
+			values[i] = new([]byte)
 		case form.FieldIsDefault:
 			values[i] = new(sql.NullBool)
 		case form.FieldSubmissionLimit:
 			values[i] = new(sql.NullInt64)
 		case form.FieldID, form.FieldOrganizationID, form.FieldEventID, form.FieldInternalName, form.FieldExternalTitle, form.FieldStatus:
 			values[i] = new(sql.NullString)
-		case form.FieldCreatedAt, form.FieldUpdatedAt, form.FieldCloseDate:
+		case form.FieldCreatedAt, form.FieldUpdatedAt, form.FieldCloseDate, form.FieldOpensAt:
 			values[i] = new(sql.NullTime)
 		default:
 			values[i] = new(sql.UnknownType)
@@ -176,6 +190,45 @@ func (_m *Form) assignValues(columns []string, values []any) error {
 				_m.SubmissionLimit = new(int)
 				*_m.SubmissionLimit = int(value.Int64)
 			}
+		case form.FieldOpensAt:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field opens_at", values[i])
+			} else if value.Valid {
+				_m.OpensAt = new(time.Time)
+				*_m.OpensAt = value.Time
+			}
+		case form.FieldTrackIds:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field track_ids", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.TrackIds); err != nil {
+					return fmt.Errorf("unmarshal field track_ids: %w", err)
+				}
+			}
+		case form.FieldFormatIds:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field format_ids", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.FormatIds); err != nil {
+					return fmt.Errorf("unmarshal field format_ids: %w", err)
+				}
+			}
+		case form.FieldLevelIds:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field level_ids", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.LevelIds); err != nil {
+					return fmt.Errorf("unmarshal field level_ids: %w", err)
+				}
+			}
+		case form.FieldQuestions:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field questions", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.Questions); err != nil {
+					return fmt.Errorf("unmarshal field questions: %w", err)
+				}
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -255,6 +308,23 @@ func (_m *Form) String() string {
 		builder.WriteString("submission_limit=")
 		builder.WriteString(fmt.Sprintf("%v", *v))
 	}
+	builder.WriteString(", ")
+	if v := _m.OpensAt; v != nil {
+		builder.WriteString("opens_at=")
+		builder.WriteString(v.Format(time.ANSIC))
+	}
+	builder.WriteString(", ")
+	builder.WriteString("track_ids=")
+	builder.WriteString(fmt.Sprintf("%v", _m.TrackIds))
+	builder.WriteString(", ")
+	builder.WriteString("format_ids=")
+	builder.WriteString(fmt.Sprintf("%v", _m.FormatIds))
+	builder.WriteString(", ")
+	builder.WriteString("level_ids=")
+	builder.WriteString(fmt.Sprintf("%v", _m.LevelIds))
+	builder.WriteString(", ")
+	builder.WriteString("questions=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Questions))
 	builder.WriteByte(')')
 	return builder.String()
 }

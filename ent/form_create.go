@@ -14,6 +14,7 @@ import (
 	"entgo.io/ent/schema/field"
 	"github.com/podium/podium/ent/event"
 	"github.com/podium/podium/ent/form"
+	"github.com/podium/podium/ent/schema/cfpform"
 	"github.com/podium/podium/ent/submission"
 )
 
@@ -133,6 +134,44 @@ func (_c *FormCreate) SetNillableSubmissionLimit(v *int) *FormCreate {
 	return _c
 }
 
+// SetOpensAt sets the "opens_at" field.
+func (_c *FormCreate) SetOpensAt(v time.Time) *FormCreate {
+	_c.mutation.SetOpensAt(v)
+	return _c
+}
+
+// SetNillableOpensAt sets the "opens_at" field if the given value is not nil.
+func (_c *FormCreate) SetNillableOpensAt(v *time.Time) *FormCreate {
+	if v != nil {
+		_c.SetOpensAt(*v)
+	}
+	return _c
+}
+
+// SetTrackIds sets the "track_ids" field.
+func (_c *FormCreate) SetTrackIds(v []string) *FormCreate {
+	_c.mutation.SetTrackIds(v)
+	return _c
+}
+
+// SetFormatIds sets the "format_ids" field.
+func (_c *FormCreate) SetFormatIds(v []string) *FormCreate {
+	_c.mutation.SetFormatIds(v)
+	return _c
+}
+
+// SetLevelIds sets the "level_ids" field.
+func (_c *FormCreate) SetLevelIds(v []string) *FormCreate {
+	_c.mutation.SetLevelIds(v)
+	return _c
+}
+
+// SetQuestions sets the "questions" field.
+func (_c *FormCreate) SetQuestions(v []cfpform.Question) *FormCreate {
+	_c.mutation.SetQuestions(v)
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *FormCreate) SetID(v string) *FormCreate {
 	_c.mutation.SetID(v)
@@ -217,6 +256,22 @@ func (_c *FormCreate) defaults() {
 	if _, ok := _c.mutation.IsDefault(); !ok {
 		v := form.DefaultIsDefault
 		_c.mutation.SetIsDefault(v)
+	}
+	if _, ok := _c.mutation.TrackIds(); !ok {
+		v := form.DefaultTrackIds
+		_c.mutation.SetTrackIds(v)
+	}
+	if _, ok := _c.mutation.FormatIds(); !ok {
+		v := form.DefaultFormatIds
+		_c.mutation.SetFormatIds(v)
+	}
+	if _, ok := _c.mutation.LevelIds(); !ok {
+		v := form.DefaultLevelIds
+		_c.mutation.SetLevelIds(v)
+	}
+	if _, ok := _c.mutation.Questions(); !ok {
+		v := form.DefaultQuestions
+		_c.mutation.SetQuestions(v)
 	}
 	if _, ok := _c.mutation.ID(); !ok {
 		v := form.DefaultID()
@@ -354,6 +409,26 @@ func (_c *FormCreate) createSpec() (*Form, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.SubmissionLimit(); ok {
 		_spec.SetField(form.FieldSubmissionLimit, field.TypeInt, value)
 		_node.SubmissionLimit = &value
+	}
+	if value, ok := _c.mutation.OpensAt(); ok {
+		_spec.SetField(form.FieldOpensAt, field.TypeTime, value)
+		_node.OpensAt = &value
+	}
+	if value, ok := _c.mutation.TrackIds(); ok {
+		_spec.SetField(form.FieldTrackIds, field.TypeJSON, value)
+		_node.TrackIds = value
+	}
+	if value, ok := _c.mutation.FormatIds(); ok {
+		_spec.SetField(form.FieldFormatIds, field.TypeJSON, value)
+		_node.FormatIds = value
+	}
+	if value, ok := _c.mutation.LevelIds(); ok {
+		_spec.SetField(form.FieldLevelIds, field.TypeJSON, value)
+		_node.LevelIds = value
+	}
+	if value, ok := _c.mutation.Questions(); ok {
+		_spec.SetField(form.FieldQuestions, field.TypeJSON, value)
+		_node.Questions = value
 	}
 	if nodes := _c.mutation.EventIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -542,6 +617,72 @@ func (u *FormUpsert) ClearSubmissionLimit() *FormUpsert {
 	return u
 }
 
+// SetOpensAt sets the "opens_at" field.
+func (u *FormUpsert) SetOpensAt(v time.Time) *FormUpsert {
+	u.Set(form.FieldOpensAt, v)
+	return u
+}
+
+// UpdateOpensAt sets the "opens_at" field to the value that was provided on create.
+func (u *FormUpsert) UpdateOpensAt() *FormUpsert {
+	u.SetExcluded(form.FieldOpensAt)
+	return u
+}
+
+// ClearOpensAt clears the value of the "opens_at" field.
+func (u *FormUpsert) ClearOpensAt() *FormUpsert {
+	u.SetNull(form.FieldOpensAt)
+	return u
+}
+
+// SetTrackIds sets the "track_ids" field.
+func (u *FormUpsert) SetTrackIds(v []string) *FormUpsert {
+	u.Set(form.FieldTrackIds, v)
+	return u
+}
+
+// UpdateTrackIds sets the "track_ids" field to the value that was provided on create.
+func (u *FormUpsert) UpdateTrackIds() *FormUpsert {
+	u.SetExcluded(form.FieldTrackIds)
+	return u
+}
+
+// SetFormatIds sets the "format_ids" field.
+func (u *FormUpsert) SetFormatIds(v []string) *FormUpsert {
+	u.Set(form.FieldFormatIds, v)
+	return u
+}
+
+// UpdateFormatIds sets the "format_ids" field to the value that was provided on create.
+func (u *FormUpsert) UpdateFormatIds() *FormUpsert {
+	u.SetExcluded(form.FieldFormatIds)
+	return u
+}
+
+// SetLevelIds sets the "level_ids" field.
+func (u *FormUpsert) SetLevelIds(v []string) *FormUpsert {
+	u.Set(form.FieldLevelIds, v)
+	return u
+}
+
+// UpdateLevelIds sets the "level_ids" field to the value that was provided on create.
+func (u *FormUpsert) UpdateLevelIds() *FormUpsert {
+	u.SetExcluded(form.FieldLevelIds)
+	return u
+}
+
+// SetQuestions sets the "questions" field.
+func (u *FormUpsert) SetQuestions(v []cfpform.Question) *FormUpsert {
+	u.Set(form.FieldQuestions, v)
+	return u
+}
+
+// UpdateQuestions sets the "questions" field to the value that was provided on create.
+func (u *FormUpsert) UpdateQuestions() *FormUpsert {
+	u.SetExcluded(form.FieldQuestions)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create except the ID field.
 // Using this option is equivalent to using:
 //
@@ -715,6 +856,83 @@ func (u *FormUpsertOne) UpdateSubmissionLimit() *FormUpsertOne {
 func (u *FormUpsertOne) ClearSubmissionLimit() *FormUpsertOne {
 	return u.Update(func(s *FormUpsert) {
 		s.ClearSubmissionLimit()
+	})
+}
+
+// SetOpensAt sets the "opens_at" field.
+func (u *FormUpsertOne) SetOpensAt(v time.Time) *FormUpsertOne {
+	return u.Update(func(s *FormUpsert) {
+		s.SetOpensAt(v)
+	})
+}
+
+// UpdateOpensAt sets the "opens_at" field to the value that was provided on create.
+func (u *FormUpsertOne) UpdateOpensAt() *FormUpsertOne {
+	return u.Update(func(s *FormUpsert) {
+		s.UpdateOpensAt()
+	})
+}
+
+// ClearOpensAt clears the value of the "opens_at" field.
+func (u *FormUpsertOne) ClearOpensAt() *FormUpsertOne {
+	return u.Update(func(s *FormUpsert) {
+		s.ClearOpensAt()
+	})
+}
+
+// SetTrackIds sets the "track_ids" field.
+func (u *FormUpsertOne) SetTrackIds(v []string) *FormUpsertOne {
+	return u.Update(func(s *FormUpsert) {
+		s.SetTrackIds(v)
+	})
+}
+
+// UpdateTrackIds sets the "track_ids" field to the value that was provided on create.
+func (u *FormUpsertOne) UpdateTrackIds() *FormUpsertOne {
+	return u.Update(func(s *FormUpsert) {
+		s.UpdateTrackIds()
+	})
+}
+
+// SetFormatIds sets the "format_ids" field.
+func (u *FormUpsertOne) SetFormatIds(v []string) *FormUpsertOne {
+	return u.Update(func(s *FormUpsert) {
+		s.SetFormatIds(v)
+	})
+}
+
+// UpdateFormatIds sets the "format_ids" field to the value that was provided on create.
+func (u *FormUpsertOne) UpdateFormatIds() *FormUpsertOne {
+	return u.Update(func(s *FormUpsert) {
+		s.UpdateFormatIds()
+	})
+}
+
+// SetLevelIds sets the "level_ids" field.
+func (u *FormUpsertOne) SetLevelIds(v []string) *FormUpsertOne {
+	return u.Update(func(s *FormUpsert) {
+		s.SetLevelIds(v)
+	})
+}
+
+// UpdateLevelIds sets the "level_ids" field to the value that was provided on create.
+func (u *FormUpsertOne) UpdateLevelIds() *FormUpsertOne {
+	return u.Update(func(s *FormUpsert) {
+		s.UpdateLevelIds()
+	})
+}
+
+// SetQuestions sets the "questions" field.
+func (u *FormUpsertOne) SetQuestions(v []cfpform.Question) *FormUpsertOne {
+	return u.Update(func(s *FormUpsert) {
+		s.SetQuestions(v)
+	})
+}
+
+// UpdateQuestions sets the "questions" field to the value that was provided on create.
+func (u *FormUpsertOne) UpdateQuestions() *FormUpsertOne {
+	return u.Update(func(s *FormUpsert) {
+		s.UpdateQuestions()
 	})
 }
 
@@ -1058,6 +1276,83 @@ func (u *FormUpsertBulk) UpdateSubmissionLimit() *FormUpsertBulk {
 func (u *FormUpsertBulk) ClearSubmissionLimit() *FormUpsertBulk {
 	return u.Update(func(s *FormUpsert) {
 		s.ClearSubmissionLimit()
+	})
+}
+
+// SetOpensAt sets the "opens_at" field.
+func (u *FormUpsertBulk) SetOpensAt(v time.Time) *FormUpsertBulk {
+	return u.Update(func(s *FormUpsert) {
+		s.SetOpensAt(v)
+	})
+}
+
+// UpdateOpensAt sets the "opens_at" field to the value that was provided on create.
+func (u *FormUpsertBulk) UpdateOpensAt() *FormUpsertBulk {
+	return u.Update(func(s *FormUpsert) {
+		s.UpdateOpensAt()
+	})
+}
+
+// ClearOpensAt clears the value of the "opens_at" field.
+func (u *FormUpsertBulk) ClearOpensAt() *FormUpsertBulk {
+	return u.Update(func(s *FormUpsert) {
+		s.ClearOpensAt()
+	})
+}
+
+// SetTrackIds sets the "track_ids" field.
+func (u *FormUpsertBulk) SetTrackIds(v []string) *FormUpsertBulk {
+	return u.Update(func(s *FormUpsert) {
+		s.SetTrackIds(v)
+	})
+}
+
+// UpdateTrackIds sets the "track_ids" field to the value that was provided on create.
+func (u *FormUpsertBulk) UpdateTrackIds() *FormUpsertBulk {
+	return u.Update(func(s *FormUpsert) {
+		s.UpdateTrackIds()
+	})
+}
+
+// SetFormatIds sets the "format_ids" field.
+func (u *FormUpsertBulk) SetFormatIds(v []string) *FormUpsertBulk {
+	return u.Update(func(s *FormUpsert) {
+		s.SetFormatIds(v)
+	})
+}
+
+// UpdateFormatIds sets the "format_ids" field to the value that was provided on create.
+func (u *FormUpsertBulk) UpdateFormatIds() *FormUpsertBulk {
+	return u.Update(func(s *FormUpsert) {
+		s.UpdateFormatIds()
+	})
+}
+
+// SetLevelIds sets the "level_ids" field.
+func (u *FormUpsertBulk) SetLevelIds(v []string) *FormUpsertBulk {
+	return u.Update(func(s *FormUpsert) {
+		s.SetLevelIds(v)
+	})
+}
+
+// UpdateLevelIds sets the "level_ids" field to the value that was provided on create.
+func (u *FormUpsertBulk) UpdateLevelIds() *FormUpsertBulk {
+	return u.Update(func(s *FormUpsert) {
+		s.UpdateLevelIds()
+	})
+}
+
+// SetQuestions sets the "questions" field.
+func (u *FormUpsertBulk) SetQuestions(v []cfpform.Question) *FormUpsertBulk {
+	return u.Update(func(s *FormUpsert) {
+		s.SetQuestions(v)
+	})
+}
+
+// UpdateQuestions sets the "questions" field to the value that was provided on create.
+func (u *FormUpsertBulk) UpdateQuestions() *FormUpsertBulk {
+	return u.Update(func(s *FormUpsert) {
+		s.UpdateQuestions()
 	})
 }
 

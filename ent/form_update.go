@@ -10,9 +10,11 @@ import (
 
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
+	"entgo.io/ent/dialect/sql/sqljson"
 	"entgo.io/ent/schema/field"
 	"github.com/podium/podium/ent/form"
 	"github.com/podium/podium/ent/predicate"
+	"github.com/podium/podium/ent/schema/cfpform"
 	"github.com/podium/podium/ent/submission"
 )
 
@@ -136,6 +138,74 @@ func (_u *FormUpdate) AddSubmissionLimit(v int) *FormUpdate {
 // ClearSubmissionLimit clears the value of the "submission_limit" field.
 func (_u *FormUpdate) ClearSubmissionLimit() *FormUpdate {
 	_u.mutation.ClearSubmissionLimit()
+	return _u
+}
+
+// SetOpensAt sets the "opens_at" field.
+func (_u *FormUpdate) SetOpensAt(v time.Time) *FormUpdate {
+	_u.mutation.SetOpensAt(v)
+	return _u
+}
+
+// SetNillableOpensAt sets the "opens_at" field if the given value is not nil.
+func (_u *FormUpdate) SetNillableOpensAt(v *time.Time) *FormUpdate {
+	if v != nil {
+		_u.SetOpensAt(*v)
+	}
+	return _u
+}
+
+// ClearOpensAt clears the value of the "opens_at" field.
+func (_u *FormUpdate) ClearOpensAt() *FormUpdate {
+	_u.mutation.ClearOpensAt()
+	return _u
+}
+
+// SetTrackIds sets the "track_ids" field.
+func (_u *FormUpdate) SetTrackIds(v []string) *FormUpdate {
+	_u.mutation.SetTrackIds(v)
+	return _u
+}
+
+// AppendTrackIds appends value to the "track_ids" field.
+func (_u *FormUpdate) AppendTrackIds(v []string) *FormUpdate {
+	_u.mutation.AppendTrackIds(v)
+	return _u
+}
+
+// SetFormatIds sets the "format_ids" field.
+func (_u *FormUpdate) SetFormatIds(v []string) *FormUpdate {
+	_u.mutation.SetFormatIds(v)
+	return _u
+}
+
+// AppendFormatIds appends value to the "format_ids" field.
+func (_u *FormUpdate) AppendFormatIds(v []string) *FormUpdate {
+	_u.mutation.AppendFormatIds(v)
+	return _u
+}
+
+// SetLevelIds sets the "level_ids" field.
+func (_u *FormUpdate) SetLevelIds(v []string) *FormUpdate {
+	_u.mutation.SetLevelIds(v)
+	return _u
+}
+
+// AppendLevelIds appends value to the "level_ids" field.
+func (_u *FormUpdate) AppendLevelIds(v []string) *FormUpdate {
+	_u.mutation.AppendLevelIds(v)
+	return _u
+}
+
+// SetQuestions sets the "questions" field.
+func (_u *FormUpdate) SetQuestions(v []cfpform.Question) *FormUpdate {
+	_u.mutation.SetQuestions(v)
+	return _u
+}
+
+// AppendQuestions appends value to the "questions" field.
+func (_u *FormUpdate) AppendQuestions(v []cfpform.Question) *FormUpdate {
+	_u.mutation.AppendQuestions(v)
 	return _u
 }
 
@@ -291,6 +361,44 @@ func (_u *FormUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if _u.mutation.SubmissionLimitCleared() {
 		_spec.ClearField(form.FieldSubmissionLimit, field.TypeInt)
+	}
+	if value, ok := _u.mutation.OpensAt(); ok {
+		_spec.SetField(form.FieldOpensAt, field.TypeTime, value)
+	}
+	if _u.mutation.OpensAtCleared() {
+		_spec.ClearField(form.FieldOpensAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.TrackIds(); ok {
+		_spec.SetField(form.FieldTrackIds, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedTrackIds(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, form.FieldTrackIds, value)
+		})
+	}
+	if value, ok := _u.mutation.FormatIds(); ok {
+		_spec.SetField(form.FieldFormatIds, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedFormatIds(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, form.FieldFormatIds, value)
+		})
+	}
+	if value, ok := _u.mutation.LevelIds(); ok {
+		_spec.SetField(form.FieldLevelIds, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedLevelIds(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, form.FieldLevelIds, value)
+		})
+	}
+	if value, ok := _u.mutation.Questions(); ok {
+		_spec.SetField(form.FieldQuestions, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedQuestions(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, form.FieldQuestions, value)
+		})
 	}
 	if _u.mutation.SubmissionsCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -465,6 +573,74 @@ func (_u *FormUpdateOne) AddSubmissionLimit(v int) *FormUpdateOne {
 // ClearSubmissionLimit clears the value of the "submission_limit" field.
 func (_u *FormUpdateOne) ClearSubmissionLimit() *FormUpdateOne {
 	_u.mutation.ClearSubmissionLimit()
+	return _u
+}
+
+// SetOpensAt sets the "opens_at" field.
+func (_u *FormUpdateOne) SetOpensAt(v time.Time) *FormUpdateOne {
+	_u.mutation.SetOpensAt(v)
+	return _u
+}
+
+// SetNillableOpensAt sets the "opens_at" field if the given value is not nil.
+func (_u *FormUpdateOne) SetNillableOpensAt(v *time.Time) *FormUpdateOne {
+	if v != nil {
+		_u.SetOpensAt(*v)
+	}
+	return _u
+}
+
+// ClearOpensAt clears the value of the "opens_at" field.
+func (_u *FormUpdateOne) ClearOpensAt() *FormUpdateOne {
+	_u.mutation.ClearOpensAt()
+	return _u
+}
+
+// SetTrackIds sets the "track_ids" field.
+func (_u *FormUpdateOne) SetTrackIds(v []string) *FormUpdateOne {
+	_u.mutation.SetTrackIds(v)
+	return _u
+}
+
+// AppendTrackIds appends value to the "track_ids" field.
+func (_u *FormUpdateOne) AppendTrackIds(v []string) *FormUpdateOne {
+	_u.mutation.AppendTrackIds(v)
+	return _u
+}
+
+// SetFormatIds sets the "format_ids" field.
+func (_u *FormUpdateOne) SetFormatIds(v []string) *FormUpdateOne {
+	_u.mutation.SetFormatIds(v)
+	return _u
+}
+
+// AppendFormatIds appends value to the "format_ids" field.
+func (_u *FormUpdateOne) AppendFormatIds(v []string) *FormUpdateOne {
+	_u.mutation.AppendFormatIds(v)
+	return _u
+}
+
+// SetLevelIds sets the "level_ids" field.
+func (_u *FormUpdateOne) SetLevelIds(v []string) *FormUpdateOne {
+	_u.mutation.SetLevelIds(v)
+	return _u
+}
+
+// AppendLevelIds appends value to the "level_ids" field.
+func (_u *FormUpdateOne) AppendLevelIds(v []string) *FormUpdateOne {
+	_u.mutation.AppendLevelIds(v)
+	return _u
+}
+
+// SetQuestions sets the "questions" field.
+func (_u *FormUpdateOne) SetQuestions(v []cfpform.Question) *FormUpdateOne {
+	_u.mutation.SetQuestions(v)
+	return _u
+}
+
+// AppendQuestions appends value to the "questions" field.
+func (_u *FormUpdateOne) AppendQuestions(v []cfpform.Question) *FormUpdateOne {
+	_u.mutation.AppendQuestions(v)
 	return _u
 }
 
@@ -650,6 +826,44 @@ func (_u *FormUpdateOne) sqlSave(ctx context.Context) (_node *Form, err error) {
 	}
 	if _u.mutation.SubmissionLimitCleared() {
 		_spec.ClearField(form.FieldSubmissionLimit, field.TypeInt)
+	}
+	if value, ok := _u.mutation.OpensAt(); ok {
+		_spec.SetField(form.FieldOpensAt, field.TypeTime, value)
+	}
+	if _u.mutation.OpensAtCleared() {
+		_spec.ClearField(form.FieldOpensAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.TrackIds(); ok {
+		_spec.SetField(form.FieldTrackIds, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedTrackIds(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, form.FieldTrackIds, value)
+		})
+	}
+	if value, ok := _u.mutation.FormatIds(); ok {
+		_spec.SetField(form.FieldFormatIds, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedFormatIds(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, form.FieldFormatIds, value)
+		})
+	}
+	if value, ok := _u.mutation.LevelIds(); ok {
+		_spec.SetField(form.FieldLevelIds, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedLevelIds(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, form.FieldLevelIds, value)
+		})
+	}
+	if value, ok := _u.mutation.Questions(); ok {
+		_spec.SetField(form.FieldQuestions, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedQuestions(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, form.FieldQuestions, value)
+		})
 	}
 	if _u.mutation.SubmissionsCleared() {
 		edge := &sqlgraph.EdgeSpec{

@@ -36,6 +36,7 @@ import (
 	"github.com/podium/podium/ent/reviewroundmember"
 	"github.com/podium/podium/ent/room"
 	"github.com/podium/podium/ent/schema/agenda"
+	"github.com/podium/podium/ent/schema/cfpform"
 	"github.com/podium/podium/ent/signintoken"
 	"github.com/podium/podium/ent/submission"
 	"github.com/podium/podium/ent/submissionparticipant"
@@ -13886,6 +13887,15 @@ type FormMutation struct {
 	close_date          *time.Time
 	submission_limit    *int
 	addsubmission_limit *int
+	opens_at            *time.Time
+	track_ids           *[]string
+	appendtrack_ids     []string
+	format_ids          *[]string
+	appendformat_ids    []string
+	level_ids           *[]string
+	appendlevel_ids     []string
+	questions           *[]cfpform.Question
+	appendquestions     []cfpform.Question
 	clearedFields       map[string]struct{}
 	event               *string
 	clearedevent        bool
@@ -14408,6 +14418,259 @@ func (m *FormMutation) ResetSubmissionLimit() {
 	delete(m.clearedFields, form.FieldSubmissionLimit)
 }
 
+// SetOpensAt sets the "opens_at" field.
+func (m *FormMutation) SetOpensAt(t time.Time) {
+	m.opens_at = &t
+}
+
+// OpensAt returns the value of the "opens_at" field in the mutation.
+func (m *FormMutation) OpensAt() (r time.Time, exists bool) {
+	v := m.opens_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOpensAt returns the old "opens_at" field's value of the Form entity.
+// If the Form object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FormMutation) OldOpensAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOpensAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOpensAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOpensAt: %w", err)
+	}
+	return oldValue.OpensAt, nil
+}
+
+// ClearOpensAt clears the value of the "opens_at" field.
+func (m *FormMutation) ClearOpensAt() {
+	m.opens_at = nil
+	m.clearedFields[form.FieldOpensAt] = struct{}{}
+}
+
+// OpensAtCleared returns if the "opens_at" field was cleared in this mutation.
+func (m *FormMutation) OpensAtCleared() bool {
+	_, ok := m.clearedFields[form.FieldOpensAt]
+	return ok
+}
+
+// ResetOpensAt resets all changes to the "opens_at" field.
+func (m *FormMutation) ResetOpensAt() {
+	m.opens_at = nil
+	delete(m.clearedFields, form.FieldOpensAt)
+}
+
+// SetTrackIds sets the "track_ids" field.
+func (m *FormMutation) SetTrackIds(s []string) {
+	m.track_ids = &s
+	m.appendtrack_ids = nil
+}
+
+// TrackIds returns the value of the "track_ids" field in the mutation.
+func (m *FormMutation) TrackIds() (r []string, exists bool) {
+	v := m.track_ids
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTrackIds returns the old "track_ids" field's value of the Form entity.
+// If the Form object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FormMutation) OldTrackIds(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTrackIds is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTrackIds requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTrackIds: %w", err)
+	}
+	return oldValue.TrackIds, nil
+}
+
+// AppendTrackIds adds s to the "track_ids" field.
+func (m *FormMutation) AppendTrackIds(s []string) {
+	m.appendtrack_ids = append(m.appendtrack_ids, s...)
+}
+
+// AppendedTrackIds returns the list of values that were appended to the "track_ids" field in this mutation.
+func (m *FormMutation) AppendedTrackIds() ([]string, bool) {
+	if len(m.appendtrack_ids) == 0 {
+		return nil, false
+	}
+	return m.appendtrack_ids, true
+}
+
+// ResetTrackIds resets all changes to the "track_ids" field.
+func (m *FormMutation) ResetTrackIds() {
+	m.track_ids = nil
+	m.appendtrack_ids = nil
+}
+
+// SetFormatIds sets the "format_ids" field.
+func (m *FormMutation) SetFormatIds(s []string) {
+	m.format_ids = &s
+	m.appendformat_ids = nil
+}
+
+// FormatIds returns the value of the "format_ids" field in the mutation.
+func (m *FormMutation) FormatIds() (r []string, exists bool) {
+	v := m.format_ids
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFormatIds returns the old "format_ids" field's value of the Form entity.
+// If the Form object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FormMutation) OldFormatIds(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFormatIds is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFormatIds requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFormatIds: %w", err)
+	}
+	return oldValue.FormatIds, nil
+}
+
+// AppendFormatIds adds s to the "format_ids" field.
+func (m *FormMutation) AppendFormatIds(s []string) {
+	m.appendformat_ids = append(m.appendformat_ids, s...)
+}
+
+// AppendedFormatIds returns the list of values that were appended to the "format_ids" field in this mutation.
+func (m *FormMutation) AppendedFormatIds() ([]string, bool) {
+	if len(m.appendformat_ids) == 0 {
+		return nil, false
+	}
+	return m.appendformat_ids, true
+}
+
+// ResetFormatIds resets all changes to the "format_ids" field.
+func (m *FormMutation) ResetFormatIds() {
+	m.format_ids = nil
+	m.appendformat_ids = nil
+}
+
+// SetLevelIds sets the "level_ids" field.
+func (m *FormMutation) SetLevelIds(s []string) {
+	m.level_ids = &s
+	m.appendlevel_ids = nil
+}
+
+// LevelIds returns the value of the "level_ids" field in the mutation.
+func (m *FormMutation) LevelIds() (r []string, exists bool) {
+	v := m.level_ids
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLevelIds returns the old "level_ids" field's value of the Form entity.
+// If the Form object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FormMutation) OldLevelIds(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLevelIds is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLevelIds requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLevelIds: %w", err)
+	}
+	return oldValue.LevelIds, nil
+}
+
+// AppendLevelIds adds s to the "level_ids" field.
+func (m *FormMutation) AppendLevelIds(s []string) {
+	m.appendlevel_ids = append(m.appendlevel_ids, s...)
+}
+
+// AppendedLevelIds returns the list of values that were appended to the "level_ids" field in this mutation.
+func (m *FormMutation) AppendedLevelIds() ([]string, bool) {
+	if len(m.appendlevel_ids) == 0 {
+		return nil, false
+	}
+	return m.appendlevel_ids, true
+}
+
+// ResetLevelIds resets all changes to the "level_ids" field.
+func (m *FormMutation) ResetLevelIds() {
+	m.level_ids = nil
+	m.appendlevel_ids = nil
+}
+
+// SetQuestions sets the "questions" field.
+func (m *FormMutation) SetQuestions(c []cfpform.Question) {
+	m.questions = &c
+	m.appendquestions = nil
+}
+
+// Questions returns the value of the "questions" field in the mutation.
+func (m *FormMutation) Questions() (r []cfpform.Question, exists bool) {
+	v := m.questions
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldQuestions returns the old "questions" field's value of the Form entity.
+// If the Form object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FormMutation) OldQuestions(ctx context.Context) (v []cfpform.Question, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldQuestions is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldQuestions requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldQuestions: %w", err)
+	}
+	return oldValue.Questions, nil
+}
+
+// AppendQuestions adds c to the "questions" field.
+func (m *FormMutation) AppendQuestions(c []cfpform.Question) {
+	m.appendquestions = append(m.appendquestions, c...)
+}
+
+// AppendedQuestions returns the list of values that were appended to the "questions" field in this mutation.
+func (m *FormMutation) AppendedQuestions() ([]cfpform.Question, bool) {
+	if len(m.appendquestions) == 0 {
+		return nil, false
+	}
+	return m.appendquestions, true
+}
+
+// ResetQuestions resets all changes to the "questions" field.
+func (m *FormMutation) ResetQuestions() {
+	m.questions = nil
+	m.appendquestions = nil
+}
+
 // ClearEvent clears the "event" edge to the Event entity.
 func (m *FormMutation) ClearEvent() {
 	m.clearedevent = true
@@ -14523,7 +14786,7 @@ func (m *FormMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *FormMutation) Fields() []string {
-	fields := make([]string, 0, 10)
+	fields := make([]string, 0, 15)
 	if m.created_at != nil {
 		fields = append(fields, form.FieldCreatedAt)
 	}
@@ -14554,6 +14817,21 @@ func (m *FormMutation) Fields() []string {
 	if m.submission_limit != nil {
 		fields = append(fields, form.FieldSubmissionLimit)
 	}
+	if m.opens_at != nil {
+		fields = append(fields, form.FieldOpensAt)
+	}
+	if m.track_ids != nil {
+		fields = append(fields, form.FieldTrackIds)
+	}
+	if m.format_ids != nil {
+		fields = append(fields, form.FieldFormatIds)
+	}
+	if m.level_ids != nil {
+		fields = append(fields, form.FieldLevelIds)
+	}
+	if m.questions != nil {
+		fields = append(fields, form.FieldQuestions)
+	}
 	return fields
 }
 
@@ -14582,6 +14860,16 @@ func (m *FormMutation) Field(name string) (ent.Value, bool) {
 		return m.CloseDate()
 	case form.FieldSubmissionLimit:
 		return m.SubmissionLimit()
+	case form.FieldOpensAt:
+		return m.OpensAt()
+	case form.FieldTrackIds:
+		return m.TrackIds()
+	case form.FieldFormatIds:
+		return m.FormatIds()
+	case form.FieldLevelIds:
+		return m.LevelIds()
+	case form.FieldQuestions:
+		return m.Questions()
 	}
 	return nil, false
 }
@@ -14611,6 +14899,16 @@ func (m *FormMutation) OldField(ctx context.Context, name string) (ent.Value, er
 		return m.OldCloseDate(ctx)
 	case form.FieldSubmissionLimit:
 		return m.OldSubmissionLimit(ctx)
+	case form.FieldOpensAt:
+		return m.OldOpensAt(ctx)
+	case form.FieldTrackIds:
+		return m.OldTrackIds(ctx)
+	case form.FieldFormatIds:
+		return m.OldFormatIds(ctx)
+	case form.FieldLevelIds:
+		return m.OldLevelIds(ctx)
+	case form.FieldQuestions:
+		return m.OldQuestions(ctx)
 	}
 	return nil, fmt.Errorf("unknown Form field %s", name)
 }
@@ -14690,6 +14988,41 @@ func (m *FormMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetSubmissionLimit(v)
 		return nil
+	case form.FieldOpensAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOpensAt(v)
+		return nil
+	case form.FieldTrackIds:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTrackIds(v)
+		return nil
+	case form.FieldFormatIds:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFormatIds(v)
+		return nil
+	case form.FieldLevelIds:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLevelIds(v)
+		return nil
+	case form.FieldQuestions:
+		v, ok := value.([]cfpform.Question)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetQuestions(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Form field %s", name)
 }
@@ -14741,6 +15074,9 @@ func (m *FormMutation) ClearedFields() []string {
 	if m.FieldCleared(form.FieldSubmissionLimit) {
 		fields = append(fields, form.FieldSubmissionLimit)
 	}
+	if m.FieldCleared(form.FieldOpensAt) {
+		fields = append(fields, form.FieldOpensAt)
+	}
 	return fields
 }
 
@@ -14760,6 +15096,9 @@ func (m *FormMutation) ClearField(name string) error {
 		return nil
 	case form.FieldSubmissionLimit:
 		m.ClearSubmissionLimit()
+		return nil
+	case form.FieldOpensAt:
+		m.ClearOpensAt()
 		return nil
 	}
 	return fmt.Errorf("unknown Form nullable field %s", name)
@@ -14798,6 +15137,21 @@ func (m *FormMutation) ResetField(name string) error {
 		return nil
 	case form.FieldSubmissionLimit:
 		m.ResetSubmissionLimit()
+		return nil
+	case form.FieldOpensAt:
+		m.ResetOpensAt()
+		return nil
+	case form.FieldTrackIds:
+		m.ResetTrackIds()
+		return nil
+	case form.FieldFormatIds:
+		m.ResetFormatIds()
+		return nil
+	case form.FieldLevelIds:
+		m.ResetLevelIds()
+		return nil
+	case form.FieldQuestions:
+		m.ResetQuestions()
 		return nil
 	}
 	return fmt.Errorf("unknown Form field %s", name)
@@ -28252,6 +28606,7 @@ type SubmissionMutation struct {
 	client_session_id         *string
 	notified_at               *time.Time
 	submitted_at              *time.Time
+	proposal_key              *string
 	answers                   *map[string]interface{}
 	approved_snapshot         *map[string]interface{}
 	content_review_status     *submission.ContentReviewStatus
@@ -29508,6 +29863,55 @@ func (m *SubmissionMutation) ResetSubmittedAt() {
 	delete(m.clearedFields, submission.FieldSubmittedAt)
 }
 
+// SetProposalKey sets the "proposal_key" field.
+func (m *SubmissionMutation) SetProposalKey(s string) {
+	m.proposal_key = &s
+}
+
+// ProposalKey returns the value of the "proposal_key" field in the mutation.
+func (m *SubmissionMutation) ProposalKey() (r string, exists bool) {
+	v := m.proposal_key
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProposalKey returns the old "proposal_key" field's value of the Submission entity.
+// If the Submission object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SubmissionMutation) OldProposalKey(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProposalKey is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProposalKey requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProposalKey: %w", err)
+	}
+	return oldValue.ProposalKey, nil
+}
+
+// ClearProposalKey clears the value of the "proposal_key" field.
+func (m *SubmissionMutation) ClearProposalKey() {
+	m.proposal_key = nil
+	m.clearedFields[submission.FieldProposalKey] = struct{}{}
+}
+
+// ProposalKeyCleared returns if the "proposal_key" field was cleared in this mutation.
+func (m *SubmissionMutation) ProposalKeyCleared() bool {
+	_, ok := m.clearedFields[submission.FieldProposalKey]
+	return ok
+}
+
+// ResetProposalKey resets all changes to the "proposal_key" field.
+func (m *SubmissionMutation) ResetProposalKey() {
+	m.proposal_key = nil
+	delete(m.clearedFields, submission.FieldProposalKey)
+}
+
 // SetAnswers sets the "answers" field.
 func (m *SubmissionMutation) SetAnswers(value map[string]interface{}) {
 	m.answers = &value
@@ -30409,7 +30813,7 @@ func (m *SubmissionMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *SubmissionMutation) Fields() []string {
-	fields := make([]string, 0, 29)
+	fields := make([]string, 0, 30)
 	if m.created_at != nil {
 		fields = append(fields, submission.FieldCreatedAt)
 	}
@@ -30482,6 +30886,9 @@ func (m *SubmissionMutation) Fields() []string {
 	if m.submitted_at != nil {
 		fields = append(fields, submission.FieldSubmittedAt)
 	}
+	if m.proposal_key != nil {
+		fields = append(fields, submission.FieldProposalKey)
+	}
 	if m.answers != nil {
 		fields = append(fields, submission.FieldAnswers)
 	}
@@ -30553,6 +30960,8 @@ func (m *SubmissionMutation) Field(name string) (ent.Value, bool) {
 		return m.NotifiedAt()
 	case submission.FieldSubmittedAt:
 		return m.SubmittedAt()
+	case submission.FieldProposalKey:
+		return m.ProposalKey()
 	case submission.FieldAnswers:
 		return m.Answers()
 	case submission.FieldApprovedSnapshot:
@@ -30620,6 +31029,8 @@ func (m *SubmissionMutation) OldField(ctx context.Context, name string) (ent.Val
 		return m.OldNotifiedAt(ctx)
 	case submission.FieldSubmittedAt:
 		return m.OldSubmittedAt(ctx)
+	case submission.FieldProposalKey:
+		return m.OldProposalKey(ctx)
 	case submission.FieldAnswers:
 		return m.OldAnswers(ctx)
 	case submission.FieldApprovedSnapshot:
@@ -30807,6 +31218,13 @@ func (m *SubmissionMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetSubmittedAt(v)
 		return nil
+	case submission.FieldProposalKey:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProposalKey(v)
+		return nil
 	case submission.FieldAnswers:
 		v, ok := value.(map[string]interface{})
 		if !ok {
@@ -30959,6 +31377,9 @@ func (m *SubmissionMutation) ClearedFields() []string {
 	if m.FieldCleared(submission.FieldSubmittedAt) {
 		fields = append(fields, submission.FieldSubmittedAt)
 	}
+	if m.FieldCleared(submission.FieldProposalKey) {
+		fields = append(fields, submission.FieldProposalKey)
+	}
 	if m.FieldCleared(submission.FieldCancelledAt) {
 		fields = append(fields, submission.FieldCancelledAt)
 	}
@@ -31014,6 +31435,9 @@ func (m *SubmissionMutation) ClearField(name string) error {
 		return nil
 	case submission.FieldSubmittedAt:
 		m.ClearSubmittedAt()
+		return nil
+	case submission.FieldProposalKey:
+		m.ClearProposalKey()
 		return nil
 	case submission.FieldCancelledAt:
 		m.ClearCancelledAt()
@@ -31100,6 +31524,9 @@ func (m *SubmissionMutation) ResetField(name string) error {
 		return nil
 	case submission.FieldSubmittedAt:
 		m.ResetSubmittedAt()
+		return nil
+	case submission.FieldProposalKey:
+		m.ResetProposalKey()
 		return nil
 	case submission.FieldAnswers:
 		m.ResetAnswers()

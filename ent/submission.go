@@ -73,6 +73,8 @@ type Submission struct {
 	NotifiedAt *time.Time `json:"notified_at,omitempty"`
 	// SubmittedAt holds the value of the "submitted_at" field.
 	SubmittedAt *time.Time `json:"submitted_at,omitempty"`
+	// ProposalKey holds the value of the "proposal_key" field.
+	ProposalKey *string `json:"proposal_key,omitempty"`
 	// Answers holds the value of the "answers" field.
 	Answers map[string]interface{} `json:"answers,omitempty"`
 	// ApprovedSnapshot holds the value of the "approved_snapshot" field.
@@ -296,7 +298,7 @@ func (*Submission) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullBool)
 		case submission.FieldNumber, submission.FieldIcsSequence, submission.FieldCapacity, submission.FieldCeuCredits:
 			values[i] = new(sql.NullInt64)
-		case submission.FieldID, submission.FieldOrganizationID, submission.FieldEventID, submission.FieldCode, submission.FieldStatus, submission.FieldSourceFormID, submission.FieldSubmitterContactID, submission.FieldTitle, submission.FieldDescription, submission.FieldFormatID, submission.FieldLevelID, submission.FieldLanguage, submission.FieldRoomID, submission.FieldClientSessionID, submission.FieldContentReviewStatus, submission.FieldCancelledBy:
+		case submission.FieldID, submission.FieldOrganizationID, submission.FieldEventID, submission.FieldCode, submission.FieldStatus, submission.FieldSourceFormID, submission.FieldSubmitterContactID, submission.FieldTitle, submission.FieldDescription, submission.FieldFormatID, submission.FieldLevelID, submission.FieldLanguage, submission.FieldRoomID, submission.FieldClientSessionID, submission.FieldProposalKey, submission.FieldContentReviewStatus, submission.FieldCancelledBy:
 			values[i] = new(sql.NullString)
 		case submission.FieldCreatedAt, submission.FieldUpdatedAt, submission.FieldStartsAt, submission.FieldEndsAt, submission.FieldNotifiedAt, submission.FieldSubmittedAt, submission.FieldCancelledAt:
 			values[i] = new(sql.NullTime)
@@ -476,6 +478,13 @@ func (_m *Submission) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.SubmittedAt = new(time.Time)
 				*_m.SubmittedAt = value.Time
+			}
+		case submission.FieldProposalKey:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field proposal_key", values[i])
+			} else if value.Valid {
+				_m.ProposalKey = new(string)
+				*_m.ProposalKey = value.String
 			}
 		case submission.FieldAnswers:
 			if value, ok := values[i].(*[]byte); !ok {
@@ -718,6 +727,11 @@ func (_m *Submission) String() string {
 	if v := _m.SubmittedAt; v != nil {
 		builder.WriteString("submitted_at=")
 		builder.WriteString(v.Format(time.ANSIC))
+	}
+	builder.WriteString(", ")
+	if v := _m.ProposalKey; v != nil {
+		builder.WriteString("proposal_key=")
+		builder.WriteString(*v)
 	}
 	builder.WriteString(", ")
 	builder.WriteString("answers=")

@@ -326,6 +326,20 @@ func (_c *SubmissionCreate) SetNillableSubmittedAt(v *time.Time) *SubmissionCrea
 	return _c
 }
 
+// SetProposalKey sets the "proposal_key" field.
+func (_c *SubmissionCreate) SetProposalKey(v string) *SubmissionCreate {
+	_c.mutation.SetProposalKey(v)
+	return _c
+}
+
+// SetNillableProposalKey sets the "proposal_key" field if the given value is not nil.
+func (_c *SubmissionCreate) SetNillableProposalKey(v *string) *SubmissionCreate {
+	if v != nil {
+		_c.SetProposalKey(*v)
+	}
+	return _c
+}
+
 // SetAnswers sets the "answers" field.
 func (_c *SubmissionCreate) SetAnswers(v map[string]interface{}) *SubmissionCreate {
 	_c.mutation.SetAnswers(v)
@@ -755,6 +769,11 @@ func (_c *SubmissionCreate) check() error {
 			return &ValidationError{Name: "client_session_id", err: fmt.Errorf(`ent: validator failed for field "Submission.client_session_id": %w`, err)}
 		}
 	}
+	if v, ok := _c.mutation.ProposalKey(); ok {
+		if err := submission.ProposalKeyValidator(v); err != nil {
+			return &ValidationError{Name: "proposal_key", err: fmt.Errorf(`ent: validator failed for field "Submission.proposal_key": %w`, err)}
+		}
+	}
 	if _, ok := _c.mutation.Answers(); !ok {
 		return &ValidationError{Name: "answers", err: errors.New(`ent: missing required field "Submission.answers"`)}
 	}
@@ -889,6 +908,10 @@ func (_c *SubmissionCreate) createSpec() (*Submission, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.SubmittedAt(); ok {
 		_spec.SetField(submission.FieldSubmittedAt, field.TypeTime, value)
 		_node.SubmittedAt = &value
+	}
+	if value, ok := _c.mutation.ProposalKey(); ok {
+		_spec.SetField(submission.FieldProposalKey, field.TypeString, value)
+		_node.ProposalKey = &value
 	}
 	if value, ok := _c.mutation.Answers(); ok {
 		_spec.SetField(submission.FieldAnswers, field.TypeJSON, value)
@@ -1526,6 +1549,24 @@ func (u *SubmissionUpsert) ClearSubmittedAt() *SubmissionUpsert {
 	return u
 }
 
+// SetProposalKey sets the "proposal_key" field.
+func (u *SubmissionUpsert) SetProposalKey(v string) *SubmissionUpsert {
+	u.Set(submission.FieldProposalKey, v)
+	return u
+}
+
+// UpdateProposalKey sets the "proposal_key" field to the value that was provided on create.
+func (u *SubmissionUpsert) UpdateProposalKey() *SubmissionUpsert {
+	u.SetExcluded(submission.FieldProposalKey)
+	return u
+}
+
+// ClearProposalKey clears the value of the "proposal_key" field.
+func (u *SubmissionUpsert) ClearProposalKey() *SubmissionUpsert {
+	u.SetNull(submission.FieldProposalKey)
+	return u
+}
+
 // SetAnswers sets the "answers" field.
 func (u *SubmissionUpsert) SetAnswers(v map[string]interface{}) *SubmissionUpsert {
 	u.Set(submission.FieldAnswers, v)
@@ -2029,6 +2070,27 @@ func (u *SubmissionUpsertOne) UpdateSubmittedAt() *SubmissionUpsertOne {
 func (u *SubmissionUpsertOne) ClearSubmittedAt() *SubmissionUpsertOne {
 	return u.Update(func(s *SubmissionUpsert) {
 		s.ClearSubmittedAt()
+	})
+}
+
+// SetProposalKey sets the "proposal_key" field.
+func (u *SubmissionUpsertOne) SetProposalKey(v string) *SubmissionUpsertOne {
+	return u.Update(func(s *SubmissionUpsert) {
+		s.SetProposalKey(v)
+	})
+}
+
+// UpdateProposalKey sets the "proposal_key" field to the value that was provided on create.
+func (u *SubmissionUpsertOne) UpdateProposalKey() *SubmissionUpsertOne {
+	return u.Update(func(s *SubmissionUpsert) {
+		s.UpdateProposalKey()
+	})
+}
+
+// ClearProposalKey clears the value of the "proposal_key" field.
+func (u *SubmissionUpsertOne) ClearProposalKey() *SubmissionUpsertOne {
+	return u.Update(func(s *SubmissionUpsert) {
+		s.ClearProposalKey()
 	})
 }
 
@@ -2714,6 +2776,27 @@ func (u *SubmissionUpsertBulk) UpdateSubmittedAt() *SubmissionUpsertBulk {
 func (u *SubmissionUpsertBulk) ClearSubmittedAt() *SubmissionUpsertBulk {
 	return u.Update(func(s *SubmissionUpsert) {
 		s.ClearSubmittedAt()
+	})
+}
+
+// SetProposalKey sets the "proposal_key" field.
+func (u *SubmissionUpsertBulk) SetProposalKey(v string) *SubmissionUpsertBulk {
+	return u.Update(func(s *SubmissionUpsert) {
+		s.SetProposalKey(v)
+	})
+}
+
+// UpdateProposalKey sets the "proposal_key" field to the value that was provided on create.
+func (u *SubmissionUpsertBulk) UpdateProposalKey() *SubmissionUpsertBulk {
+	return u.Update(func(s *SubmissionUpsert) {
+		s.UpdateProposalKey()
+	})
+}
+
+// ClearProposalKey clears the value of the "proposal_key" field.
+func (u *SubmissionUpsertBulk) ClearProposalKey() *SubmissionUpsertBulk {
+	return u.Update(func(s *SubmissionUpsert) {
+		s.ClearProposalKey()
 	})
 }
 

@@ -394,6 +394,26 @@ func (_u *SubmissionUpdate) ClearSubmittedAt() *SubmissionUpdate {
 	return _u
 }
 
+// SetProposalKey sets the "proposal_key" field.
+func (_u *SubmissionUpdate) SetProposalKey(v string) *SubmissionUpdate {
+	_u.mutation.SetProposalKey(v)
+	return _u
+}
+
+// SetNillableProposalKey sets the "proposal_key" field if the given value is not nil.
+func (_u *SubmissionUpdate) SetNillableProposalKey(v *string) *SubmissionUpdate {
+	if v != nil {
+		_u.SetProposalKey(*v)
+	}
+	return _u
+}
+
+// ClearProposalKey clears the value of the "proposal_key" field.
+func (_u *SubmissionUpdate) ClearProposalKey() *SubmissionUpdate {
+	_u.mutation.ClearProposalKey()
+	return _u
+}
+
 // SetAnswers sets the "answers" field.
 func (_u *SubmissionUpdate) SetAnswers(v map[string]interface{}) *SubmissionUpdate {
 	_u.mutation.SetAnswers(v)
@@ -942,6 +962,11 @@ func (_u *SubmissionUpdate) check() error {
 			return &ValidationError{Name: "client_session_id", err: fmt.Errorf(`ent: validator failed for field "Submission.client_session_id": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.ProposalKey(); ok {
+		if err := submission.ProposalKeyValidator(v); err != nil {
+			return &ValidationError{Name: "proposal_key", err: fmt.Errorf(`ent: validator failed for field "Submission.proposal_key": %w`, err)}
+		}
+	}
 	if v, ok := _u.mutation.ContentReviewStatus(); ok {
 		if err := submission.ContentReviewStatusValidator(v); err != nil {
 			return &ValidationError{Name: "content_review_status", err: fmt.Errorf(`ent: validator failed for field "Submission.content_review_status": %w`, err)}
@@ -1047,6 +1072,12 @@ func (_u *SubmissionUpdate) sqlSave(ctx context.Context) (_node int, err error) 
 	}
 	if _u.mutation.SubmittedAtCleared() {
 		_spec.ClearField(submission.FieldSubmittedAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.ProposalKey(); ok {
+		_spec.SetField(submission.FieldProposalKey, field.TypeString, value)
+	}
+	if _u.mutation.ProposalKeyCleared() {
+		_spec.ClearField(submission.FieldProposalKey, field.TypeString)
 	}
 	if value, ok := _u.mutation.Answers(); ok {
 		_spec.SetField(submission.FieldAnswers, field.TypeJSON, value)
@@ -1992,6 +2023,26 @@ func (_u *SubmissionUpdateOne) ClearSubmittedAt() *SubmissionUpdateOne {
 	return _u
 }
 
+// SetProposalKey sets the "proposal_key" field.
+func (_u *SubmissionUpdateOne) SetProposalKey(v string) *SubmissionUpdateOne {
+	_u.mutation.SetProposalKey(v)
+	return _u
+}
+
+// SetNillableProposalKey sets the "proposal_key" field if the given value is not nil.
+func (_u *SubmissionUpdateOne) SetNillableProposalKey(v *string) *SubmissionUpdateOne {
+	if v != nil {
+		_u.SetProposalKey(*v)
+	}
+	return _u
+}
+
+// ClearProposalKey clears the value of the "proposal_key" field.
+func (_u *SubmissionUpdateOne) ClearProposalKey() *SubmissionUpdateOne {
+	_u.mutation.ClearProposalKey()
+	return _u
+}
+
 // SetAnswers sets the "answers" field.
 func (_u *SubmissionUpdateOne) SetAnswers(v map[string]interface{}) *SubmissionUpdateOne {
 	_u.mutation.SetAnswers(v)
@@ -2553,6 +2604,11 @@ func (_u *SubmissionUpdateOne) check() error {
 			return &ValidationError{Name: "client_session_id", err: fmt.Errorf(`ent: validator failed for field "Submission.client_session_id": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.ProposalKey(); ok {
+		if err := submission.ProposalKeyValidator(v); err != nil {
+			return &ValidationError{Name: "proposal_key", err: fmt.Errorf(`ent: validator failed for field "Submission.proposal_key": %w`, err)}
+		}
+	}
 	if v, ok := _u.mutation.ContentReviewStatus(); ok {
 		if err := submission.ContentReviewStatusValidator(v); err != nil {
 			return &ValidationError{Name: "content_review_status", err: fmt.Errorf(`ent: validator failed for field "Submission.content_review_status": %w`, err)}
@@ -2675,6 +2731,12 @@ func (_u *SubmissionUpdateOne) sqlSave(ctx context.Context) (_node *Submission, 
 	}
 	if _u.mutation.SubmittedAtCleared() {
 		_spec.ClearField(submission.FieldSubmittedAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.ProposalKey(); ok {
+		_spec.SetField(submission.FieldProposalKey, field.TypeString, value)
+	}
+	if _u.mutation.ProposalKeyCleared() {
+		_spec.ClearField(submission.FieldProposalKey, field.TypeString)
 	}
 	if value, ok := _u.mutation.Answers(); ok {
 		_spec.SetField(submission.FieldAnswers, field.TypeJSON, value)

@@ -174,6 +174,38 @@ type ComplexityRoot struct {
 		WaivedTasks   func(childComplexity int) int
 	}
 
+	CfpForm struct {
+		AcceptingProposals       func(childComplexity int) int
+		ClosesAt                 func(childComplexity int) int
+		EffectiveSubmissionLimit func(childComplexity int) int
+		EventID                  func(childComplexity int) int
+		EventName                func(childComplexity int) int
+		Formats                  func(childComplexity int) int
+		ID                       func(childComplexity int) int
+		InternalName             func(childComplexity int) int
+		IsDefault                func(childComplexity int) int
+		Levels                   func(childComplexity int) int
+		OpensAt                  func(childComplexity int) int
+		Questions                func(childComplexity int) int
+		Status                   func(childComplexity int) int
+		SubmissionLimit          func(childComplexity int) int
+		Title                    func(childComplexity int) int
+		Tracks                   func(childComplexity int) int
+	}
+
+	CfpOption struct {
+		ID   func(childComplexity int) int
+		Name func(childComplexity int) int
+	}
+
+	CfpQuestion struct {
+		Key      func(childComplexity int) int
+		Kind     func(childComplexity int) int
+		Label    func(childComplexity int) int
+		Options  func(childComplexity int) int
+		Required func(childComplexity int) int
+	}
+
 	Contact struct {
 		ApprovedProfile     func(childComplexity int) int
 		Bio                 func(childComplexity int) int
@@ -320,6 +352,7 @@ type ComplexityRoot struct {
 		EndsAt                     func(childComplexity int) int
 		Evaluation                 func(childComplexity int) int
 		FileRequirements           func(childComplexity int) int
+		Forms                      func(childComplexity int) int
 		ID                         func(childComplexity int) int
 		Library                    func(childComplexity int) int
 		Location                   func(childComplexity int) int
@@ -447,12 +480,14 @@ type ComplexityRoot struct {
 		ChangeSubmissionStatus   func(childComplexity int, eventID string, submissionID string, input ChangeSubmissionStatusInput) int
 		ClearDeliverableUpload   func(childComplexity int, eventID string, sessionID string, deliverableID string) int
 		CreateEvent              func(childComplexity int, input CreateEventInput) int
+		CreateForm               func(childComplexity int, eventID string, input CfpFormInput) int
 		CreateResource           func(childComplexity int, eventID string, input ResourceInput) int
 		CreateSession            func(childComplexity int, eventID string, input CreateSessionInput) int
 		CreateSubmission         func(childComplexity int, eventID string, input CreateSubmissionInput) int
 		CreateWebhook            func(childComplexity int, input CreateWebhookInput) int
 		DecideSubmissions        func(childComplexity int, eventID string, input DecideSubmissionsInput) int
 		DeleteFileRequirement    func(childComplexity int, eventID string, id string) int
+		DeleteForm               func(childComplexity int, eventID string, formID string) int
 		DeleteLibraryItem        func(childComplexity int, eventID string, kind LibraryKind, id string) int
 		DeleteResource           func(childComplexity int, eventID string, resourceID string) int
 		DeleteSession            func(childComplexity int, eventID string, sessionID string) int
@@ -478,6 +513,7 @@ type ComplexityRoot struct {
 		RotateWebhookSecret      func(childComplexity int, webhookID string, input *RotateWebhookSecretInput) int
 		SaveFileRequirement      func(childComplexity int, eventID string, input SaveFileRequirementInput) int
 		SaveLibraryItem          func(childComplexity int, eventID string, input SaveLibraryItemInput) int
+		SaveProposal             func(childComplexity int, formID string, id *string, input ProposalInput, submit *bool) int
 		SaveReviewRound          func(childComplexity int, eventID string, input SaveReviewRoundInput) int
 		SaveSpeaker              func(childComplexity int, eventID string, input SaveSpeakerInput) int
 		SaveTaskTemplate         func(childComplexity int, eventID string, input SaveTaskTemplateInput) int
@@ -494,11 +530,13 @@ type ComplexityRoot struct {
 		UnassignReview           func(childComplexity int, eventID string, roundID string, assignmentID string) int
 		UnpublishAgenda          func(childComplexity int, eventID string) int
 		UpdateEvent              func(childComplexity int, id string, input UpdateEventInput) int
+		UpdateForm               func(childComplexity int, eventID string, formID string, input CfpFormInput) int
 		UpdateResource           func(childComplexity int, eventID string, resourceID string, input ResourceInput) int
 		UpdateWebhook            func(childComplexity int, webhookID string, input UpdateWebhookInput) int
 		UploadDeliverable        func(childComplexity int, eventID string, sessionID string, deliverableID string, file *graphql.Upload) int
 		UploadEventImage         func(childComplexity int, eventID string, kind EventImageKind, file *graphql.Upload) int
 		UploadSpeakerHeadshot    func(childComplexity int, eventID string, contactID string, file *graphql.Upload) int
+		WithdrawProposal         func(childComplexity int, formID string, id string) int
 	}
 
 	MyReviewAssignment struct {
@@ -567,9 +605,37 @@ type ComplexityRoot struct {
 		ReviewedAt     func(childComplexity int) int
 	}
 
+	Proposal struct {
+		Answers     func(childComplexity int) int
+		Code        func(childComplexity int) int
+		CreatedAt   func(childComplexity int) int
+		Description func(childComplexity int) int
+		Editable    func(childComplexity int) int
+		EventID     func(childComplexity int) int
+		FormID      func(childComplexity int) int
+		FormatID    func(childComplexity int) int
+		ID          func(childComplexity int) int
+		Language    func(childComplexity int) int
+		LevelID     func(childComplexity int) int
+		Mine        func(childComplexity int) int
+		Speakers    func(childComplexity int) int
+		Status      func(childComplexity int) int
+		SubmittedAt func(childComplexity int) int
+		Title       func(childComplexity int) int
+		TrackIds    func(childComplexity int) int
+	}
+
+	ProposalSpeaker struct {
+		Email     func(childComplexity int) int
+		Name      func(childComplexity int) int
+		Submitter func(childComplexity int) int
+	}
+
 	Query struct {
+		CfpForm             func(childComplexity int, id string) int
 		Event               func(childComplexity int, id string) int
 		Events              func(childComplexity int, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string], last *int, orderBy *ent.EventOrder, where *ent.EventWhereInput) int
+		MyProposals         func(childComplexity int, formID string) int
 		MyReviewAssignment  func(childComplexity int, id string) int
 		MyReviewAssignments func(childComplexity int) int
 		MySpeakerContact    func(childComplexity int, id string) int
@@ -1180,6 +1246,7 @@ type EventResolver interface {
 	Emails(ctx context.Context, obj *ent.Event, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string], last *int, orderBy *ent.EmailLogOrder, where *ent.EmailLogWhereInput) (*ent.EmailLogConnection, error)
 	LogoDownloadURL(ctx context.Context, obj *ent.Event) (*string, error)
 	BackgroundDownloadURL(ctx context.Context, obj *ent.Event) (*string, error)
+	Forms(ctx context.Context, obj *ent.Event) ([]*CfpForm, error)
 	Library(ctx context.Context, obj *ent.Event) (*Library, error)
 	TaskTemplates(ctx context.Context, obj *ent.Event) ([]*TaskTemplate, error)
 	FileRequirements(ctx context.Context, obj *ent.Event) ([]*FileRequirement, error)
@@ -1202,6 +1269,8 @@ type MutationResolver interface {
 	PublishAgenda(ctx context.Context, eventID string) (*Agenda, error)
 	UnpublishAgenda(ctx context.Context, eventID string) (*Agenda, error)
 	SendCalendarInvites(ctx context.Context, eventID string, input *SendCalendarInvitesInput) (*CalendarInvitesResult, error)
+	SaveProposal(ctx context.Context, formID string, id *string, input ProposalInput, submit *bool) (*Proposal, error)
+	WithdrawProposal(ctx context.Context, formID string, id string) (*Proposal, error)
 	AttachResourceFile(ctx context.Context, eventID string, resourceID string, file *graphql.Upload) (*ResourceRecord, error)
 	RemoveResourceFile(ctx context.Context, eventID string, resourceID string) (*ResourceRecord, error)
 	UploadEventImage(ctx context.Context, eventID string, kind EventImageKind, file *graphql.Upload) (*ent.Event, error)
@@ -1210,6 +1279,9 @@ type MutationResolver interface {
 	RemoveSpeakerHeadshot(ctx context.Context, eventID string, contactID string) (*ent.Contact, error)
 	UploadDeliverable(ctx context.Context, eventID string, sessionID string, deliverableID string, file *graphql.Upload) (*Deliverable, error)
 	RemoveDeliverable(ctx context.Context, eventID string, sessionID string, deliverableID string) (*Deliverable, error)
+	CreateForm(ctx context.Context, eventID string, input CfpFormInput) (*CfpForm, error)
+	UpdateForm(ctx context.Context, eventID string, formID string, input CfpFormInput) (*CfpForm, error)
+	DeleteForm(ctx context.Context, eventID string, formID string) (string, error)
 	SaveLibraryItem(ctx context.Context, eventID string, input SaveLibraryItemInput) (ent.Noder, error)
 	DeleteLibraryItem(ctx context.Context, eventID string, kind LibraryKind, id string) (string, error)
 	InviteOrganizationMember(ctx context.Context, input InviteOrganizationMemberInput) (*ent.OrganizationInvitation, error)
@@ -1266,6 +1338,8 @@ type QueryResolver interface {
 	Node(ctx context.Context, id string) (ent.Noder, error)
 	Nodes(ctx context.Context, ids []string) ([]ent.Noder, error)
 	Events(ctx context.Context, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string], last *int, orderBy *ent.EventOrder, where *ent.EventWhereInput) (*ent.EventConnection, error)
+	CfpForm(ctx context.Context, id string) (*CfpForm, error)
+	MyProposals(ctx context.Context, formID string) ([]*Proposal, error)
 	Event(ctx context.Context, id string) (*ent.Event, error)
 	Organization(ctx context.Context) (*ent.Organization, error)
 	Viewer(ctx context.Context) (*Viewer, error)
@@ -1818,6 +1892,147 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CancelSessionResult.WaivedTasks(childComplexity), true
+
+	case "CfpForm.acceptingProposals":
+		if e.ComplexityRoot.CfpForm.AcceptingProposals == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CfpForm.AcceptingProposals(childComplexity), true
+	case "CfpForm.closesAt":
+		if e.ComplexityRoot.CfpForm.ClosesAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CfpForm.ClosesAt(childComplexity), true
+	case "CfpForm.effectiveSubmissionLimit":
+		if e.ComplexityRoot.CfpForm.EffectiveSubmissionLimit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CfpForm.EffectiveSubmissionLimit(childComplexity), true
+	case "CfpForm.eventId":
+		if e.ComplexityRoot.CfpForm.EventID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CfpForm.EventID(childComplexity), true
+	case "CfpForm.eventName":
+		if e.ComplexityRoot.CfpForm.EventName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CfpForm.EventName(childComplexity), true
+	case "CfpForm.formats":
+		if e.ComplexityRoot.CfpForm.Formats == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CfpForm.Formats(childComplexity), true
+	case "CfpForm.id":
+		if e.ComplexityRoot.CfpForm.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CfpForm.ID(childComplexity), true
+	case "CfpForm.internalName":
+		if e.ComplexityRoot.CfpForm.InternalName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CfpForm.InternalName(childComplexity), true
+	case "CfpForm.isDefault":
+		if e.ComplexityRoot.CfpForm.IsDefault == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CfpForm.IsDefault(childComplexity), true
+	case "CfpForm.levels":
+		if e.ComplexityRoot.CfpForm.Levels == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CfpForm.Levels(childComplexity), true
+	case "CfpForm.opensAt":
+		if e.ComplexityRoot.CfpForm.OpensAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CfpForm.OpensAt(childComplexity), true
+	case "CfpForm.questions":
+		if e.ComplexityRoot.CfpForm.Questions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CfpForm.Questions(childComplexity), true
+	case "CfpForm.status":
+		if e.ComplexityRoot.CfpForm.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CfpForm.Status(childComplexity), true
+	case "CfpForm.submissionLimit":
+		if e.ComplexityRoot.CfpForm.SubmissionLimit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CfpForm.SubmissionLimit(childComplexity), true
+	case "CfpForm.title":
+		if e.ComplexityRoot.CfpForm.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CfpForm.Title(childComplexity), true
+	case "CfpForm.tracks":
+		if e.ComplexityRoot.CfpForm.Tracks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CfpForm.Tracks(childComplexity), true
+
+	case "CfpOption.id":
+		if e.ComplexityRoot.CfpOption.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CfpOption.ID(childComplexity), true
+	case "CfpOption.name":
+		if e.ComplexityRoot.CfpOption.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CfpOption.Name(childComplexity), true
+
+	case "CfpQuestion.key":
+		if e.ComplexityRoot.CfpQuestion.Key == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CfpQuestion.Key(childComplexity), true
+	case "CfpQuestion.kind":
+		if e.ComplexityRoot.CfpQuestion.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CfpQuestion.Kind(childComplexity), true
+	case "CfpQuestion.label":
+		if e.ComplexityRoot.CfpQuestion.Label == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CfpQuestion.Label(childComplexity), true
+	case "CfpQuestion.options":
+		if e.ComplexityRoot.CfpQuestion.Options == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CfpQuestion.Options(childComplexity), true
+	case "CfpQuestion.required":
+		if e.ComplexityRoot.CfpQuestion.Required == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CfpQuestion.Required(childComplexity), true
 
 	case "Contact.approvedProfile":
 		if e.ComplexityRoot.Contact.ApprovedProfile == nil {
@@ -2490,6 +2705,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Event.FileRequirements(childComplexity), true
+	case "Event.forms":
+		if e.ComplexityRoot.Event.Forms == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Event.Forms(childComplexity), true
 	case "Event.id":
 		if e.ComplexityRoot.Event.ID == nil {
 			break
@@ -3123,6 +3344,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateEvent(childComplexity, args["input"].(CreateEventInput)), true
+	case "Mutation.createForm":
+		if e.ComplexityRoot.Mutation.CreateForm == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createForm_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateForm(childComplexity, args["eventId"].(string), args["input"].(CfpFormInput)), true
 	case "Mutation.createResource":
 		if e.ComplexityRoot.Mutation.CreateResource == nil {
 			break
@@ -3189,6 +3421,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteFileRequirement(childComplexity, args["eventId"].(string), args["id"].(string)), true
+	case "Mutation.deleteForm":
+		if e.ComplexityRoot.Mutation.DeleteForm == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteForm_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteForm(childComplexity, args["eventId"].(string), args["formId"].(string)), true
 	case "Mutation.deleteLibraryItem":
 		if e.ComplexityRoot.Mutation.DeleteLibraryItem == nil {
 			break
@@ -3464,6 +3707,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SaveLibraryItem(childComplexity, args["eventId"].(string), args["input"].(SaveLibraryItemInput)), true
+	case "Mutation.saveProposal":
+		if e.ComplexityRoot.Mutation.SaveProposal == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_saveProposal_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SaveProposal(childComplexity, args["formId"].(string), args["id"].(*string), args["input"].(ProposalInput), args["submit"].(*bool)), true
 	case "Mutation.saveReviewRound":
 		if e.ComplexityRoot.Mutation.SaveReviewRound == nil {
 			break
@@ -3640,6 +3894,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateEvent(childComplexity, args["id"].(string), args["input"].(UpdateEventInput)), true
+	case "Mutation.updateForm":
+		if e.ComplexityRoot.Mutation.UpdateForm == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateForm_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateForm(childComplexity, args["eventId"].(string), args["formId"].(string), args["input"].(CfpFormInput)), true
 	case "Mutation.updateResource":
 		if e.ComplexityRoot.Mutation.UpdateResource == nil {
 			break
@@ -3695,6 +3960,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UploadSpeakerHeadshot(childComplexity, args["eventId"].(string), args["contactId"].(string), args["file"].(*graphql.Upload)), true
+	case "Mutation.withdrawProposal":
+		if e.ComplexityRoot.Mutation.WithdrawProposal == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_withdrawProposal_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.WithdrawProposal(childComplexity, args["formId"].(string), args["id"].(string)), true
 
 	case "MyReviewAssignment.answers":
 		if e.ComplexityRoot.MyReviewAssignment.Answers == nil {
@@ -3973,6 +4249,139 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ProfileChange.ReviewedAt(childComplexity), true
 
+	case "Proposal.answers":
+		if e.ComplexityRoot.Proposal.Answers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Proposal.Answers(childComplexity), true
+	case "Proposal.code":
+		if e.ComplexityRoot.Proposal.Code == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Proposal.Code(childComplexity), true
+	case "Proposal.createdAt":
+		if e.ComplexityRoot.Proposal.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Proposal.CreatedAt(childComplexity), true
+	case "Proposal.description":
+		if e.ComplexityRoot.Proposal.Description == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Proposal.Description(childComplexity), true
+	case "Proposal.editable":
+		if e.ComplexityRoot.Proposal.Editable == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Proposal.Editable(childComplexity), true
+	case "Proposal.eventId":
+		if e.ComplexityRoot.Proposal.EventID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Proposal.EventID(childComplexity), true
+	case "Proposal.formId":
+		if e.ComplexityRoot.Proposal.FormID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Proposal.FormID(childComplexity), true
+	case "Proposal.formatId":
+		if e.ComplexityRoot.Proposal.FormatID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Proposal.FormatID(childComplexity), true
+	case "Proposal.id":
+		if e.ComplexityRoot.Proposal.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Proposal.ID(childComplexity), true
+	case "Proposal.language":
+		if e.ComplexityRoot.Proposal.Language == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Proposal.Language(childComplexity), true
+	case "Proposal.levelId":
+		if e.ComplexityRoot.Proposal.LevelID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Proposal.LevelID(childComplexity), true
+	case "Proposal.mine":
+		if e.ComplexityRoot.Proposal.Mine == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Proposal.Mine(childComplexity), true
+	case "Proposal.speakers":
+		if e.ComplexityRoot.Proposal.Speakers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Proposal.Speakers(childComplexity), true
+	case "Proposal.status":
+		if e.ComplexityRoot.Proposal.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Proposal.Status(childComplexity), true
+	case "Proposal.submittedAt":
+		if e.ComplexityRoot.Proposal.SubmittedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Proposal.SubmittedAt(childComplexity), true
+	case "Proposal.title":
+		if e.ComplexityRoot.Proposal.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Proposal.Title(childComplexity), true
+	case "Proposal.trackIds":
+		if e.ComplexityRoot.Proposal.TrackIds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Proposal.TrackIds(childComplexity), true
+
+	case "ProposalSpeaker.email":
+		if e.ComplexityRoot.ProposalSpeaker.Email == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProposalSpeaker.Email(childComplexity), true
+	case "ProposalSpeaker.name":
+		if e.ComplexityRoot.ProposalSpeaker.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProposalSpeaker.Name(childComplexity), true
+	case "ProposalSpeaker.submitter":
+		if e.ComplexityRoot.ProposalSpeaker.Submitter == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProposalSpeaker.Submitter(childComplexity), true
+
+	case "Query.cfpForm":
+		if e.ComplexityRoot.Query.CfpForm == nil {
+			break
+		}
+
+		args, err := ec.field_Query_cfpForm_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.CfpForm(childComplexity, args["id"].(string)), true
 	case "Query.event":
 		if e.ComplexityRoot.Query.Event == nil {
 			break
@@ -3996,6 +4405,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.Events(childComplexity, args["after"].(*entgql.Cursor[string]), args["first"].(*int), args["before"].(*entgql.Cursor[string]), args["last"].(*int), args["orderBy"].(*ent.EventOrder), args["where"].(*ent.EventWhereInput)), true
 
+	case "Query.myProposals":
+		if e.ComplexityRoot.Query.MyProposals == nil {
+			break
+		}
+
+		args, err := ec.field_Query_myProposals_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.MyProposals(childComplexity, args["formId"].(string)), true
 	case "Query.myReviewAssignment":
 		if e.ComplexityRoot.Query.MyReviewAssignment == nil {
 			break
@@ -6630,7 +7050,10 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputAssignReviewsInput,
 		ec.unmarshalInputAutoDistributeReviewsInput,
 		ec.unmarshalInputCancelSessionInput,
+		ec.unmarshalInputCfpFormInput,
+		ec.unmarshalInputCfpQuestionInput,
 		ec.unmarshalInputChangeSubmissionStatusInput,
+		ec.unmarshalInputCoSpeakerInput,
 		ec.unmarshalInputContactOrder,
 		ec.unmarshalInputContactWhereInput,
 		ec.unmarshalInputCreateEventInput,
@@ -6650,6 +7073,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputLevelOrder,
 		ec.unmarshalInputOrganizationOrder,
 		ec.unmarshalInputOverrideAiReviewInput,
+		ec.unmarshalInputProposalInput,
 		ec.unmarshalInputRecordDeliverableUploadInput,
 		ec.unmarshalInputRecuseReviewInput,
 		ec.unmarshalInputRedeliverWebhooksInput,
@@ -6754,7 +7178,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "ent.graphql" "agenda.graphqls" "emails.graphqls" "event.graphqls" "files.graphqls" "library.graphqls" "people.graphqls" "portal.graphqls" "readiness.graphqls" "resources.graphqls" "reviews.graphqls" "reviews_desk.graphqls" "sessions.graphqls" "speakers.graphqls" "submissions.graphqls" "webhooks.graphqls"
+//go:embed "ent.graphql" "agenda.graphqls" "cfp.graphqls" "emails.graphqls" "event.graphqls" "files.graphqls" "forms.graphqls" "library.graphqls" "people.graphqls" "portal.graphqls" "readiness.graphqls" "resources.graphqls" "reviews.graphqls" "reviews_desk.graphqls" "sessions.graphqls" "speakers.graphqls" "submissions.graphqls" "webhooks.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -6768,9 +7192,11 @@ func sourceData(filename string) string {
 var sources = []*ast.Source{
 	{Name: "ent.graphql", Input: sourceData("ent.graphql"), BuiltIn: false},
 	{Name: "agenda.graphqls", Input: sourceData("agenda.graphqls"), BuiltIn: false},
+	{Name: "cfp.graphqls", Input: sourceData("cfp.graphqls"), BuiltIn: false},
 	{Name: "emails.graphqls", Input: sourceData("emails.graphqls"), BuiltIn: false},
 	{Name: "event.graphqls", Input: sourceData("event.graphqls"), BuiltIn: false},
 	{Name: "files.graphqls", Input: sourceData("files.graphqls"), BuiltIn: false},
+	{Name: "forms.graphqls", Input: sourceData("forms.graphqls"), BuiltIn: false},
 	{Name: "library.graphqls", Input: sourceData("library.graphqls"), BuiltIn: false},
 	{Name: "people.graphqls", Input: sourceData("people.graphqls"), BuiltIn: false},
 	{Name: "portal.graphqls", Input: sourceData("portal.graphqls"), BuiltIn: false},
@@ -7025,6 +7451,70 @@ func (ec *executionContext) childFields_CancelSessionResult(ctx context.Context,
 		return ec.fieldContext_CancelSessionResult_waivedTasks(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CancelSessionResult", field.Name)
+}
+
+func (ec *executionContext) childFields_CfpForm(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_CfpForm_id(ctx, field)
+	case "eventId":
+		return ec.fieldContext_CfpForm_eventId(ctx, field)
+	case "eventName":
+		return ec.fieldContext_CfpForm_eventName(ctx, field)
+	case "title":
+		return ec.fieldContext_CfpForm_title(ctx, field)
+	case "internalName":
+		return ec.fieldContext_CfpForm_internalName(ctx, field)
+	case "status":
+		return ec.fieldContext_CfpForm_status(ctx, field)
+	case "acceptingProposals":
+		return ec.fieldContext_CfpForm_acceptingProposals(ctx, field)
+	case "opensAt":
+		return ec.fieldContext_CfpForm_opensAt(ctx, field)
+	case "closesAt":
+		return ec.fieldContext_CfpForm_closesAt(ctx, field)
+	case "submissionLimit":
+		return ec.fieldContext_CfpForm_submissionLimit(ctx, field)
+	case "effectiveSubmissionLimit":
+		return ec.fieldContext_CfpForm_effectiveSubmissionLimit(ctx, field)
+	case "isDefault":
+		return ec.fieldContext_CfpForm_isDefault(ctx, field)
+	case "tracks":
+		return ec.fieldContext_CfpForm_tracks(ctx, field)
+	case "formats":
+		return ec.fieldContext_CfpForm_formats(ctx, field)
+	case "levels":
+		return ec.fieldContext_CfpForm_levels(ctx, field)
+	case "questions":
+		return ec.fieldContext_CfpForm_questions(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CfpForm", field.Name)
+}
+
+func (ec *executionContext) childFields_CfpOption(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_CfpOption_id(ctx, field)
+	case "name":
+		return ec.fieldContext_CfpOption_name(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CfpOption", field.Name)
+}
+
+func (ec *executionContext) childFields_CfpQuestion(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "key":
+		return ec.fieldContext_CfpQuestion_key(ctx, field)
+	case "label":
+		return ec.fieldContext_CfpQuestion_label(ctx, field)
+	case "kind":
+		return ec.fieldContext_CfpQuestion_kind(ctx, field)
+	case "required":
+		return ec.fieldContext_CfpQuestion_required(ctx, field)
+	case "options":
+		return ec.fieldContext_CfpQuestion_options(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CfpQuestion", field.Name)
 }
 
 func (ec *executionContext) childFields_Contact(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7349,6 +7839,8 @@ func (ec *executionContext) childFields_Event(ctx context.Context, field graphql
 		return ec.fieldContext_Event_logoDownloadUrl(ctx, field)
 	case "backgroundDownloadUrl":
 		return ec.fieldContext_Event_backgroundDownloadUrl(ctx, field)
+	case "forms":
+		return ec.fieldContext_Event_forms(ctx, field)
 	case "library":
 		return ec.fieldContext_Event_library(ctx, field)
 	case "taskTemplates":
@@ -7685,6 +8177,58 @@ func (ec *executionContext) childFields_ProfileChange(ctx context.Context, field
 		return ec.fieldContext_ProfileChange_createdAt(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ProfileChange", field.Name)
+}
+
+func (ec *executionContext) childFields_Proposal(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Proposal_id(ctx, field)
+	case "formId":
+		return ec.fieldContext_Proposal_formId(ctx, field)
+	case "eventId":
+		return ec.fieldContext_Proposal_eventId(ctx, field)
+	case "code":
+		return ec.fieldContext_Proposal_code(ctx, field)
+	case "status":
+		return ec.fieldContext_Proposal_status(ctx, field)
+	case "title":
+		return ec.fieldContext_Proposal_title(ctx, field)
+	case "description":
+		return ec.fieldContext_Proposal_description(ctx, field)
+	case "formatId":
+		return ec.fieldContext_Proposal_formatId(ctx, field)
+	case "levelId":
+		return ec.fieldContext_Proposal_levelId(ctx, field)
+	case "trackIds":
+		return ec.fieldContext_Proposal_trackIds(ctx, field)
+	case "language":
+		return ec.fieldContext_Proposal_language(ctx, field)
+	case "answers":
+		return ec.fieldContext_Proposal_answers(ctx, field)
+	case "speakers":
+		return ec.fieldContext_Proposal_speakers(ctx, field)
+	case "mine":
+		return ec.fieldContext_Proposal_mine(ctx, field)
+	case "editable":
+		return ec.fieldContext_Proposal_editable(ctx, field)
+	case "submittedAt":
+		return ec.fieldContext_Proposal_submittedAt(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Proposal_createdAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Proposal", field.Name)
+}
+
+func (ec *executionContext) childFields_ProposalSpeaker(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_ProposalSpeaker_name(ctx, field)
+	case "email":
+		return ec.fieldContext_ProposalSpeaker_email(ctx, field)
+	case "submitter":
+		return ec.fieldContext_ProposalSpeaker_submitter(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ProposalSpeaker", field.Name)
 }
 
 func (ec *executionContext) childFields_QuickReview(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -9401,6 +9945,28 @@ func (ec *executionContext) field_Mutation_createEvent_args(ctx context.Context,
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_createForm_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "eventId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["eventId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (CfpFormInput, error) {
+			return ec.unmarshalNCfpFormInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCfpFormInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createResource_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -9522,6 +10088,28 @@ func (ec *executionContext) field_Mutation_deleteFileRequirement_args(ctx contex
 		return nil, err
 	}
 	args["id"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteForm_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "eventId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["eventId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "formId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["formId"] = arg1
 	return args, nil
 }
 
@@ -10107,6 +10695,44 @@ func (ec *executionContext) field_Mutation_saveLibraryItem_args(ctx context.Cont
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_saveProposal_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "formId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["formId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOID2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (ProposalInput, error) {
+			return ec.unmarshalNProposalInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProposalInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "submit",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["submit"] = arg3
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_saveReviewRound_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -10523,6 +11149,36 @@ func (ec *executionContext) field_Mutation_updateEvent_args(ctx context.Context,
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_updateForm_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "eventId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["eventId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "formId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["formId"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (CfpFormInput, error) {
+			return ec.unmarshalNCfpFormInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCfpFormInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_updateResource_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -10673,6 +11329,28 @@ func (ec *executionContext) field_Mutation_uploadSpeakerHeadshot_args(ctx contex
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_withdrawProposal_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "formId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["formId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Query___type_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -10684,6 +11362,20 @@ func (ec *executionContext) field_Query___type_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["name"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_cfpForm_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -10752,6 +11444,20 @@ func (ec *executionContext) field_Query_events_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["where"] = arg5
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_myProposals_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "formId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["formId"] = arg0
 	return args, nil
 }
 
@@ -12894,6 +13600,571 @@ func (ec *executionContext) _CancelSessionResult_waivedTasks(ctx context.Context
 }
 func (ec *executionContext) fieldContext_CancelSessionResult_waivedTasks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("CancelSessionResult", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CfpForm_id(ctx context.Context, field graphql.CollectedField, obj *CfpForm) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CfpForm_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CfpForm_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CfpForm", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CfpForm_eventId(ctx context.Context, field graphql.CollectedField, obj *CfpForm) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CfpForm_eventId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CfpForm_eventId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CfpForm", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CfpForm_eventName(ctx context.Context, field graphql.CollectedField, obj *CfpForm) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CfpForm_eventName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CfpForm_eventName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CfpForm", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CfpForm_title(ctx context.Context, field graphql.CollectedField, obj *CfpForm) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CfpForm_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CfpForm_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CfpForm", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CfpForm_internalName(ctx context.Context, field graphql.CollectedField, obj *CfpForm) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CfpForm_internalName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InternalName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CfpForm_internalName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CfpForm", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CfpForm_status(ctx context.Context, field graphql.CollectedField, obj *CfpForm) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CfpForm_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v CfpFormStatus) graphql.Marshaler {
+			return ec.marshalNCfpFormStatus2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCfpFormStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CfpForm_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CfpForm", field, false, false, errors.New("field of type CfpFormStatus does not have child fields"))
+}
+
+func (ec *executionContext) _CfpForm_acceptingProposals(ctx context.Context, field graphql.CollectedField, obj *CfpForm) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CfpForm_acceptingProposals(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AcceptingProposals, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CfpForm_acceptingProposals(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CfpForm", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _CfpForm_opensAt(ctx context.Context, field graphql.CollectedField, obj *CfpForm) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CfpForm_opensAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OpensAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CfpForm_opensAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CfpForm", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CfpForm_closesAt(ctx context.Context, field graphql.CollectedField, obj *CfpForm) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CfpForm_closesAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ClosesAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CfpForm_closesAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CfpForm", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CfpForm_submissionLimit(ctx context.Context, field graphql.CollectedField, obj *CfpForm) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CfpForm_submissionLimit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SubmissionLimit, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CfpForm_submissionLimit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CfpForm", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CfpForm_effectiveSubmissionLimit(ctx context.Context, field graphql.CollectedField, obj *CfpForm) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CfpForm_effectiveSubmissionLimit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EffectiveSubmissionLimit, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CfpForm_effectiveSubmissionLimit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CfpForm", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CfpForm_isDefault(ctx context.Context, field graphql.CollectedField, obj *CfpForm) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CfpForm_isDefault(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsDefault, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CfpForm_isDefault(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CfpForm", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _CfpForm_tracks(ctx context.Context, field graphql.CollectedField, obj *CfpForm) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CfpForm_tracks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tracks, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*CfpOption) graphql.Marshaler {
+			return ec.marshalNCfpOption2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCfpOptionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CfpForm_tracks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CfpForm",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CfpOption(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CfpForm_formats(ctx context.Context, field graphql.CollectedField, obj *CfpForm) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CfpForm_formats(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Formats, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*CfpOption) graphql.Marshaler {
+			return ec.marshalNCfpOption2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCfpOptionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CfpForm_formats(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CfpForm",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CfpOption(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CfpForm_levels(ctx context.Context, field graphql.CollectedField, obj *CfpForm) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CfpForm_levels(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Levels, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*CfpOption) graphql.Marshaler {
+			return ec.marshalNCfpOption2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCfpOptionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CfpForm_levels(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CfpForm",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CfpOption(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CfpForm_questions(ctx context.Context, field graphql.CollectedField, obj *CfpForm) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CfpForm_questions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Questions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*CfpQuestion) graphql.Marshaler {
+			return ec.marshalNCfpQuestion2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCfpQuestionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CfpForm_questions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CfpForm",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CfpQuestion(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CfpOption_id(ctx context.Context, field graphql.CollectedField, obj *CfpOption) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CfpOption_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CfpOption_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CfpOption", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CfpOption_name(ctx context.Context, field graphql.CollectedField, obj *CfpOption) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CfpOption_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CfpOption_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CfpOption", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CfpQuestion_key(ctx context.Context, field graphql.CollectedField, obj *CfpQuestion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CfpQuestion_key(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Key, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CfpQuestion_key(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CfpQuestion", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CfpQuestion_label(ctx context.Context, field graphql.CollectedField, obj *CfpQuestion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CfpQuestion_label(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Label, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CfpQuestion_label(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CfpQuestion", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CfpQuestion_kind(ctx context.Context, field graphql.CollectedField, obj *CfpQuestion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CfpQuestion_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v CfpQuestionKind) graphql.Marshaler {
+			return ec.marshalNCfpQuestionKind2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCfpQuestionKind(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CfpQuestion_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CfpQuestion", field, false, false, errors.New("field of type CfpQuestionKind does not have child fields"))
+}
+
+func (ec *executionContext) _CfpQuestion_required(ctx context.Context, field graphql.CollectedField, obj *CfpQuestion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CfpQuestion_required(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Required, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CfpQuestion_required(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CfpQuestion", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _CfpQuestion_options(ctx context.Context, field graphql.CollectedField, obj *CfpQuestion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CfpQuestion_options(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Options, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CfpQuestion_options(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CfpQuestion", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Contact_id(ctx context.Context, field graphql.CollectedField, obj *ent.Contact) (ret graphql.Marshaler) {
@@ -15886,6 +17157,38 @@ func (ec *executionContext) fieldContext_Event_backgroundDownloadUrl(_ context.C
 	return graphql.NewScalarFieldContext("Event", field, true, true, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _Event_forms(ctx context.Context, field graphql.CollectedField, obj *ent.Event) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Event_forms(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Event().Forms(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*CfpForm) graphql.Marshaler {
+			return ec.marshalNCfpForm2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCfpFormᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Event_forms(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Event",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CfpForm(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Event_library(ctx context.Context, field graphql.CollectedField, obj *ent.Event) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -18032,6 +19335,94 @@ func (ec *executionContext) fieldContext_Mutation_sendCalendarInvites(ctx contex
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_saveProposal(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_saveProposal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SaveProposal(ctx, fc.Args["formId"].(string), fc.Args["id"].(*string), fc.Args["input"].(ProposalInput), fc.Args["submit"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *Proposal) graphql.Marshaler {
+			return ec.marshalNProposal2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProposal(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_saveProposal(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Proposal(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_saveProposal_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_withdrawProposal(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_withdrawProposal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().WithdrawProposal(ctx, fc.Args["formId"].(string), fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *Proposal) graphql.Marshaler {
+			return ec.marshalNProposal2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProposal(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_withdrawProposal(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Proposal(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_withdrawProposal_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_attachResourceFile(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -18378,6 +19769,138 @@ func (ec *executionContext) fieldContext_Mutation_removeDeliverable(ctx context.
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_removeDeliverable_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_createForm(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createForm(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateForm(ctx, fc.Args["eventId"].(string), fc.Args["input"].(CfpFormInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CfpForm) graphql.Marshaler {
+			return ec.marshalNCfpForm2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCfpForm(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createForm(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CfpForm(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createForm_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateForm(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateForm(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateForm(ctx, fc.Args["eventId"].(string), fc.Args["formId"].(string), fc.Args["input"].(CfpFormInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CfpForm) graphql.Marshaler {
+			return ec.marshalNCfpForm2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCfpForm(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateForm(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CfpForm(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateForm_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteForm(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteForm(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteForm(ctx, fc.Args["eventId"].(string), fc.Args["formId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteForm(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteForm_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -21497,6 +23020,475 @@ func (ec *executionContext) fieldContext_ProfileChange_createdAt(_ context.Conte
 	return graphql.NewScalarFieldContext("ProfileChange", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
+func (ec *executionContext) _Proposal_id(ctx context.Context, field graphql.CollectedField, obj *Proposal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Proposal_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Proposal_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Proposal", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Proposal_formId(ctx context.Context, field graphql.CollectedField, obj *Proposal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Proposal_formId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FormID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Proposal_formId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Proposal", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Proposal_eventId(ctx context.Context, field graphql.CollectedField, obj *Proposal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Proposal_eventId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Proposal_eventId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Proposal", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Proposal_code(ctx context.Context, field graphql.CollectedField, obj *Proposal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Proposal_code(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Code, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Proposal_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Proposal", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Proposal_status(ctx context.Context, field graphql.CollectedField, obj *Proposal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Proposal_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v SubmissionStatus) graphql.Marshaler {
+			return ec.marshalNSubmissionStatus2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐSubmissionStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Proposal_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Proposal", field, false, false, errors.New("field of type SubmissionStatus does not have child fields"))
+}
+
+func (ec *executionContext) _Proposal_title(ctx context.Context, field graphql.CollectedField, obj *Proposal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Proposal_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Proposal_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Proposal", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Proposal_description(ctx context.Context, field graphql.CollectedField, obj *Proposal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Proposal_description(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Description, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Proposal_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Proposal", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Proposal_formatId(ctx context.Context, field graphql.CollectedField, obj *Proposal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Proposal_formatId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FormatID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Proposal_formatId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Proposal", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Proposal_levelId(ctx context.Context, field graphql.CollectedField, obj *Proposal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Proposal_levelId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LevelID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Proposal_levelId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Proposal", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Proposal_trackIds(ctx context.Context, field graphql.CollectedField, obj *Proposal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Proposal_trackIds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TrackIds, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNID2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Proposal_trackIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Proposal", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Proposal_language(ctx context.Context, field graphql.CollectedField, obj *Proposal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Proposal_language(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Language, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Proposal_language(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Proposal", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Proposal_answers(ctx context.Context, field graphql.CollectedField, obj *Proposal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Proposal_answers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Answers, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v map[string]any) graphql.Marshaler {
+			return ec.marshalNMap2map(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Proposal_answers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Proposal", field, false, false, errors.New("field of type Map does not have child fields"))
+}
+
+func (ec *executionContext) _Proposal_speakers(ctx context.Context, field graphql.CollectedField, obj *Proposal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Proposal_speakers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Speakers, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ProposalSpeaker) graphql.Marshaler {
+			return ec.marshalNProposalSpeaker2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProposalSpeakerᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Proposal_speakers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Proposal",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ProposalSpeaker(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Proposal_mine(ctx context.Context, field graphql.CollectedField, obj *Proposal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Proposal_mine(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Mine, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Proposal_mine(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Proposal", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Proposal_editable(ctx context.Context, field graphql.CollectedField, obj *Proposal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Proposal_editable(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Editable, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Proposal_editable(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Proposal", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Proposal_submittedAt(ctx context.Context, field graphql.CollectedField, obj *Proposal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Proposal_submittedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SubmittedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Proposal_submittedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Proposal", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Proposal_createdAt(ctx context.Context, field graphql.CollectedField, obj *Proposal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Proposal_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Proposal_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Proposal", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _ProposalSpeaker_name(ctx context.Context, field graphql.CollectedField, obj *ProposalSpeaker) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProposalSpeaker_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProposalSpeaker_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProposalSpeaker", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ProposalSpeaker_email(ctx context.Context, field graphql.CollectedField, obj *ProposalSpeaker) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProposalSpeaker_email(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Email, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProposalSpeaker_email(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProposalSpeaker", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ProposalSpeaker_submitter(ctx context.Context, field graphql.CollectedField, obj *ProposalSpeaker) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProposalSpeaker_submitter(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Submitter, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProposalSpeaker_submitter(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProposalSpeaker", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
 func (ec *executionContext) _Query_node(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -21623,6 +23615,94 @@ func (ec *executionContext) fieldContext_Query_events(ctx context.Context, field
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_events_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_cfpForm(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_cfpForm(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().CfpForm(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CfpForm) graphql.Marshaler {
+			return ec.marshalNCfpForm2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCfpForm(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_cfpForm(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CfpForm(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_cfpForm_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_myProposals(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_myProposals(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().MyProposals(ctx, fc.Args["formId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*Proposal) graphql.Marshaler {
+			return ec.marshalNProposal2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProposalᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_myProposals(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Proposal(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_myProposals_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -33262,6 +35342,157 @@ func (ec *executionContext) unmarshalInputCancelSessionInput(ctx context.Context
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputCfpFormInput(ctx context.Context, obj any) (CfpFormInput, error) {
+	var it CfpFormInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"title", "internalName", "status", "opensAt", "closesAt", "submissionLimit", "trackIds", "formatIds", "levelIds", "questions"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "title":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("title"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Title = data
+		case "internalName":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("internalName"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InternalName = data
+		case "status":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("status"))
+			data, err := ec.unmarshalOCfpFormStatus2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCfpFormStatus(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Status = data
+		case "opensAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("opensAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OpensAt = data
+		case "closesAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("closesAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClosesAt = data
+		case "submissionLimit":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("submissionLimit"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SubmissionLimit = data
+		case "trackIds":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("trackIds"))
+			data, err := ec.unmarshalOID2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TrackIds = data
+		case "formatIds":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("formatIds"))
+			data, err := ec.unmarshalOID2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FormatIds = data
+		case "levelIds":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("levelIds"))
+			data, err := ec.unmarshalOID2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LevelIds = data
+		case "questions":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("questions"))
+			data, err := ec.unmarshalOCfpQuestionInput2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCfpQuestionInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Questions = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputCfpQuestionInput(ctx context.Context, obj any) (CfpQuestionInput, error) {
+	var it CfpQuestionInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"key", "label", "kind", "required", "options"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "key":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("key"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Key = data
+		case "label":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("label"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Label = data
+		case "kind":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("kind"))
+			data, err := ec.unmarshalNCfpQuestionKind2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCfpQuestionKind(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Kind = data
+		case "required":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("required"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Required = data
+		case "options":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("options"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Options = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputChangeSubmissionStatusInput(ctx context.Context, obj any) (ChangeSubmissionStatusInput, error) {
 	var it ChangeSubmissionStatusInput
 	if obj == nil {
@@ -33287,6 +35518,43 @@ func (ec *executionContext) unmarshalInputChangeSubmissionStatusInput(ctx contex
 				return it, err
 			}
 			it.Status = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputCoSpeakerInput(ctx context.Context, obj any) (CoSpeakerInput, error) {
+	var it CoSpeakerInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "email"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "email":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("email"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Email = data
 		}
 	}
 	return it, nil
@@ -36826,6 +39094,106 @@ func (ec *executionContext) unmarshalInputOverrideAiReviewInput(ctx context.Cont
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputProposalInput(ctx context.Context, obj any) (ProposalInput, error) {
+	var it ProposalInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"key", "title", "description", "formatId", "levelId", "trackIds", "language", "coSpeakers", "answers", "firstName", "lastName"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "key":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("key"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Key = data
+		case "title":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("title"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Title = data
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = data
+		case "formatId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("formatId"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FormatID = data
+		case "levelId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("levelId"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LevelID = data
+		case "trackIds":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("trackIds"))
+			data, err := ec.unmarshalOID2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TrackIds = data
+		case "language":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("language"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Language = data
+		case "coSpeakers":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("coSpeakers"))
+			data, err := ec.unmarshalOCoSpeakerInput2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCoSpeakerInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CoSpeakers = data
+		case "answers":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("answers"))
+			data, err := ec.unmarshalOMap2map(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Answers = data
+		case "firstName":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("firstName"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FirstName = data
+		case "lastName":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lastName"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LastName = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputRecordDeliverableUploadInput(ctx context.Context, obj any) (RecordDeliverableUploadInput, error) {
 	var it RecordDeliverableUploadInput
 	if obj == nil {
@@ -39345,6 +41713,220 @@ func (ec *executionContext) _CancelSessionResult(ctx context.Context, sel ast.Se
 	return out
 }
 
+var cfpFormImplementors = []string{"CfpForm"}
+
+func (ec *executionContext) _CfpForm(ctx context.Context, sel ast.SelectionSet, obj *CfpForm) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, cfpFormImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CfpForm")
+		case "id":
+			out.Values[i] = ec._CfpForm_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "eventId":
+			out.Values[i] = ec._CfpForm_eventId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "eventName":
+			out.Values[i] = ec._CfpForm_eventName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "title":
+			out.Values[i] = ec._CfpForm_title(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "internalName":
+			out.Values[i] = ec._CfpForm_internalName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._CfpForm_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "acceptingProposals":
+			out.Values[i] = ec._CfpForm_acceptingProposals(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "opensAt":
+			out.Values[i] = ec._CfpForm_opensAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "closesAt":
+			out.Values[i] = ec._CfpForm_closesAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "submissionLimit":
+			out.Values[i] = ec._CfpForm_submissionLimit(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "effectiveSubmissionLimit":
+			out.Values[i] = ec._CfpForm_effectiveSubmissionLimit(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "isDefault":
+			out.Values[i] = ec._CfpForm_isDefault(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "tracks":
+			out.Values[i] = ec._CfpForm_tracks(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "formats":
+			out.Values[i] = ec._CfpForm_formats(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "levels":
+			out.Values[i] = ec._CfpForm_levels(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "questions":
+			out.Values[i] = ec._CfpForm_questions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var cfpOptionImplementors = []string{"CfpOption"}
+
+func (ec *executionContext) _CfpOption(ctx context.Context, sel ast.SelectionSet, obj *CfpOption) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, cfpOptionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CfpOption")
+		case "id":
+			out.Values[i] = ec._CfpOption_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._CfpOption_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var cfpQuestionImplementors = []string{"CfpQuestion"}
+
+func (ec *executionContext) _CfpQuestion(ctx context.Context, sel ast.SelectionSet, obj *CfpQuestion) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, cfpQuestionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CfpQuestion")
+		case "key":
+			out.Values[i] = ec._CfpQuestion_key(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "label":
+			out.Values[i] = ec._CfpQuestion_label(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "kind":
+			out.Values[i] = ec._CfpQuestion_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "required":
+			out.Values[i] = ec._CfpQuestion_required(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "options":
+			out.Values[i] = ec._CfpQuestion_options(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var contactImplementors = []string{"Contact", "Node"}
 
 func (ec *executionContext) _Contact(ctx context.Context, sel ast.SelectionSet, obj *ent.Contact) graphql.Marshaler {
@@ -40577,6 +43159,44 @@ func (ec *executionContext) _Event(ctx context.Context, sel ast.SelectionSet, ob
 				}()
 				res = ec._Event_backgroundDownloadUrl(ctx, field, obj)
 				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "forms":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Event_forms(ctx, field, obj)
+				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -41852,6 +44472,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "saveProposal":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_saveProposal(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "withdrawProposal":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_withdrawProposal(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "attachResourceFile":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_attachResourceFile(ctx, field)
@@ -41904,6 +44538,27 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "removeDeliverable":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_removeDeliverable(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createForm":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createForm(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateForm":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateForm(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteForm":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteForm(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -42806,6 +45461,172 @@ func (ec *executionContext) _ProfileChange(ctx context.Context, sel ast.Selectio
 	return out
 }
 
+var proposalImplementors = []string{"Proposal"}
+
+func (ec *executionContext) _Proposal(ctx context.Context, sel ast.SelectionSet, obj *Proposal) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, proposalImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Proposal")
+		case "id":
+			out.Values[i] = ec._Proposal_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "formId":
+			out.Values[i] = ec._Proposal_formId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "eventId":
+			out.Values[i] = ec._Proposal_eventId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "code":
+			out.Values[i] = ec._Proposal_code(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._Proposal_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "title":
+			out.Values[i] = ec._Proposal_title(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "description":
+			out.Values[i] = ec._Proposal_description(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "formatId":
+			out.Values[i] = ec._Proposal_formatId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "levelId":
+			out.Values[i] = ec._Proposal_levelId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "trackIds":
+			out.Values[i] = ec._Proposal_trackIds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "language":
+			out.Values[i] = ec._Proposal_language(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "answers":
+			out.Values[i] = ec._Proposal_answers(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "speakers":
+			out.Values[i] = ec._Proposal_speakers(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "mine":
+			out.Values[i] = ec._Proposal_mine(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "editable":
+			out.Values[i] = ec._Proposal_editable(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "submittedAt":
+			out.Values[i] = ec._Proposal_submittedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._Proposal_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var proposalSpeakerImplementors = []string{"ProposalSpeaker"}
+
+func (ec *executionContext) _ProposalSpeaker(ctx context.Context, sel ast.SelectionSet, obj *ProposalSpeaker) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, proposalSpeakerImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ProposalSpeaker")
+		case "name":
+			out.Values[i] = ec._ProposalSpeaker_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "email":
+			out.Values[i] = ec._ProposalSpeaker_email(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "submitter":
+			out.Values[i] = ec._ProposalSpeaker_submitter(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var queryImplementors = []string{"Query"}
 
 func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
@@ -42880,6 +45701,50 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_events(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "cfpForm":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_cfpForm(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "myProposals":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_myProposals(ctx, field)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -48328,9 +51193,122 @@ func (ec *executionContext) marshalNCancelSessionResult2ᚖgithubᚗcomᚋpodium
 	return ec._CancelSessionResult(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNCfpForm2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCfpFormᚄ(ctx context.Context, sel ast.SelectionSet, v []*CfpForm) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCfpForm2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCfpForm(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCfpForm2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCfpForm(ctx context.Context, sel ast.SelectionSet, v *CfpForm) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CfpForm(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNCfpFormInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCfpFormInput(ctx context.Context, v any) (CfpFormInput, error) {
+	res, err := ec.unmarshalInputCfpFormInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNCfpFormStatus2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCfpFormStatus(ctx context.Context, v any) (CfpFormStatus, error) {
+	var res CfpFormStatus
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCfpFormStatus2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCfpFormStatus(ctx context.Context, sel ast.SelectionSet, v CfpFormStatus) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNCfpOption2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCfpOptionᚄ(ctx context.Context, sel ast.SelectionSet, v []*CfpOption) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCfpOption2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCfpOption(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCfpOption2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCfpOption(ctx context.Context, sel ast.SelectionSet, v *CfpOption) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CfpOption(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCfpQuestion2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCfpQuestionᚄ(ctx context.Context, sel ast.SelectionSet, v []*CfpQuestion) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCfpQuestion2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCfpQuestion(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCfpQuestion2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCfpQuestion(ctx context.Context, sel ast.SelectionSet, v *CfpQuestion) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CfpQuestion(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNCfpQuestionInput2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCfpQuestionInput(ctx context.Context, v any) (*CfpQuestionInput, error) {
+	res, err := ec.unmarshalInputCfpQuestionInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNCfpQuestionKind2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCfpQuestionKind(ctx context.Context, v any) (CfpQuestionKind, error) {
+	var res CfpQuestionKind
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCfpQuestionKind2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCfpQuestionKind(ctx context.Context, sel ast.SelectionSet, v CfpQuestionKind) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) unmarshalNChangeSubmissionStatusInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐChangeSubmissionStatusInput(ctx context.Context, v any) (ChangeSubmissionStatusInput, error) {
 	res, err := ec.unmarshalInputChangeSubmissionStatusInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNCoSpeakerInput2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCoSpeakerInput(ctx context.Context, v any) (*CoSpeakerInput, error) {
+	res, err := ec.unmarshalInputCoSpeakerInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNContact2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚐContactᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.Contact) graphql.Marshaler {
@@ -49281,6 +52259,63 @@ func (ec *executionContext) marshalNProfileChange2ᚖgithubᚗcomᚋpodiumᚋpod
 		return graphql.Null
 	}
 	return ec._ProfileChange(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNProposal2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProposalᚄ(ctx context.Context, sel ast.SelectionSet, v []*Proposal) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNProposal2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProposal(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNProposal2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProposal(ctx context.Context, sel ast.SelectionSet, v *Proposal) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Proposal(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNProposalInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProposalInput(ctx context.Context, v any) (ProposalInput, error) {
+	res, err := ec.unmarshalInputProposalInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNProposalSpeaker2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProposalSpeakerᚄ(ctx context.Context, sel ast.SelectionSet, v []*ProposalSpeaker) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNProposalSpeaker2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProposalSpeaker(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNProposalSpeaker2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProposalSpeaker(ctx context.Context, sel ast.SelectionSet, v *ProposalSpeaker) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ProposalSpeaker(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNQuickReview2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐQuickReviewᚄ(ctx context.Context, sel ast.SelectionSet, v []*QuickReview) graphql.Marshaler {
@@ -51082,6 +54117,56 @@ func (ec *executionContext) marshalOBoolean2ᚖbool(ctx context.Context, sel ast
 	_ = ctx
 	res := scalar.MarshalBoolean(*v)
 	return res
+}
+
+func (ec *executionContext) unmarshalOCfpFormStatus2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCfpFormStatus(ctx context.Context, v any) (*CfpFormStatus, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(CfpFormStatus)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOCfpFormStatus2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCfpFormStatus(ctx context.Context, sel ast.SelectionSet, v *CfpFormStatus) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalOCfpQuestionInput2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCfpQuestionInputᚄ(ctx context.Context, v any) ([]*CfpQuestionInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*CfpQuestionInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNCfpQuestionInput2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCfpQuestionInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalOCoSpeakerInput2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCoSpeakerInputᚄ(ctx context.Context, v any) ([]*CoSpeakerInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*CoSpeakerInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNCoSpeakerInput2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCoSpeakerInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 func (ec *executionContext) marshalOContact2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚐContact(ctx context.Context, sel ast.SelectionSet, v *ent.Contact) graphql.Marshaler {

@@ -79,11 +79,116 @@ type CancelSessionInput struct {
 	NotifySpeakers *bool `json:"notifySpeakers"`
 }
 
+// A call-for-proposals form.
+type CfpForm struct {
+	// The form's id.
+	ID string `json:"id"`
+	// The id of its event.
+	EventID string `json:"eventId"`
+	// The event's name.
+	EventName string `json:"eventName"`
+	// The title speakers read.
+	Title string `json:"title"`
+	// The organizers' own name for it.
+	InternalName string `json:"internalName"`
+	// open or closed.
+	Status CfpFormStatus `json:"status"`
+	// Whether it takes proposals now: open, past opensAt and before closesAt.
+	AcceptingProposals bool `json:"acceptingProposals"`
+	// When it starts taking proposals; null: from its creation.
+	OpensAt *time.Time `json:"opensAt"`
+	// When it stops taking proposals and edits; null: when an organizer closes it.
+	ClosesAt *time.Time `json:"closesAt"`
+	// The form's own limit of proposals per speaker; null: the event's defaultSubmissionLimit applies.
+	SubmissionLimit *int `json:"submissionLimit"`
+	// The limit that applies: submissionLimit, else the event's defaultSubmissionLimit.
+	EffectiveSubmissionLimit int `json:"effectiveSubmissionLimit"`
+	// Whether proposals brought in through the API (createSubmission) land in this form.
+	IsDefault bool `json:"isDefault"`
+	// The tracks offered, by position.
+	Tracks []*CfpOption `json:"tracks"`
+	// The formats offered, by position.
+	Formats []*CfpOption `json:"formats"`
+	// The levels offered, by position.
+	Levels []*CfpOption `json:"levels"`
+	// The form's own questions, in order; replies land in a proposal's answers under their key.
+	Questions []*CfpQuestion `json:"questions"`
+}
+
+// A form's settings. Saving replaces every setting: what is left out takes its default.
+type CfpFormInput struct {
+	// The title speakers read; trimmed, not empty, at most 200 characters.
+	Title string `json:"title"`
+	// The organizers' own name; the title when left out.
+	InternalName *string `json:"internalName"`
+	// open (the default) or closed.
+	Status *CfpFormStatus `json:"status"`
+	// When it starts taking proposals; null: at once.
+	OpensAt *time.Time `json:"opensAt"`
+	// When it stops; null: never by itself. After opensAt.
+	ClosesAt *time.Time `json:"closesAt"`
+	// Proposals per speaker, at least 1; null: the event's defaultSubmissionLimit.
+	SubmissionLimit *int `json:"submissionLimit"`
+	// Tracks of the event to offer; empty or left out: every track.
+	TrackIds []string `json:"trackIds"`
+	// Formats of the event to offer; empty or left out: every format.
+	FormatIds []string `json:"formatIds"`
+	// Levels of the event to offer; empty or left out: every level.
+	LevelIds []string `json:"levelIds"`
+	// The form's own questions, at most 30.
+	Questions []*CfpQuestionInput `json:"questions"`
+}
+
+// A track, format or level a form offers.
+type CfpOption struct {
+	// Its id.
+	ID string `json:"id"`
+	// Its name.
+	Name string `json:"name"`
+}
+
+// A question of a form.
+type CfpQuestion struct {
+	// The key of the reply in answers.
+	Key string `json:"key"`
+	// The question.
+	Label string `json:"label"`
+	// text, long_text or choice.
+	Kind CfpQuestionKind `json:"kind"`
+	// Whether submitting needs a reply (a draft may leave it empty).
+	Required bool `json:"required"`
+	// The choices of a choice question; empty otherwise.
+	Options []string `json:"options"`
+}
+
+// A question of a form.
+type CfpQuestionInput struct {
+	// The key of the reply in answers: 1 to 40 lower-case letters, digits or underscores, starting with
+	// a letter; unique in the form.
+	Key string `json:"key"`
+	// The question; not empty, at most 500 characters.
+	Label string `json:"label"`
+	// text, long_text or choice.
+	Kind CfpQuestionKind `json:"kind"`
+	// Whether submitting needs a reply; false when left out.
+	Required *bool `json:"required"`
+	// The choices of a choice question (1 to 50, each at most 200 characters); none for other kinds.
+	Options []string `json:"options"`
+}
+
 // A submission's new status.
 type ChangeSubmissionStatusInput struct {
 	// pending, maybe or withdrawn; accepted and declined go through decideSubmissions, and draft is
 	// refused.
 	Status SubmissionStatus `json:"status"`
+}
+
+// A co-speaker of a proposal.
+type CoSpeakerInput struct {
+	// "First Last"; not empty.
+	Name string `json:"name"`
+	// The co-speaker's email address.
+	Email string `json:"email"`
 }
 
 // A new event. Its other fields start with their defaults and are set with updateEvent.
@@ -308,6 +413,81 @@ type PortalInvitation struct {
 	AlreadyInvited bool `json:"alreadyInvited"`
 	// The invitation email's id (see Event.emails); null when none was sent now.
 	LogID *string `json:"logId"`
+}
+
+// A proposal as its speakers see it.
+type Proposal struct {
+	// The proposal's id (a submission id).
+	ID string `json:"id"`
+	// The form it came through.
+	FormID string `json:"formId"`
+	// The id of its event.
+	EventID string `json:"eventId"`
+	// The code, such as SESS-12.
+	Code string `json:"code"`
+	// draft until submitted; then pending, and what organizers decide; withdrawn when withdrawn.
+	Status SubmissionStatus `json:"status"`
+	// The title.
+	Title string `json:"title"`
+	// The description; empty when none.
+	Description string `json:"description"`
+	// The format's id; null for none.
+	FormatID *string `json:"formatId"`
+	// The level's id; null for none.
+	LevelID *string `json:"levelId"`
+	// The tracks' ids.
+	TrackIds []string `json:"trackIds"`
+	// The language, such as en.
+	Language string `json:"language"`
+	// Replies to the form's own questions, by key.
+	Answers map[string]any `json:"answers"`
+	// The speakers, submitter first.
+	Speakers []*ProposalSpeaker `json:"speakers"`
+	// Whether the caller submitted it (co-speakers see it too).
+	Mine bool `json:"mine"`
+	// Whether it can still be edited: its form takes proposals and it is a draft or pending.
+	Editable bool `json:"editable"`
+	// When it was submitted; null for a draft.
+	SubmittedAt *time.Time `json:"submittedAt"`
+	// When it was created.
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+// A proposal's content.
+type ProposalInput struct {
+	// The key of a new proposal: the same key again finds the proposal it made (a double submit makes
+	// one proposal). Up to 100 characters; ignored when updating.
+	Key *string `json:"key"`
+	// The title; trimmed, not empty, at most 500 characters.
+	Title string `json:"title"`
+	// The description, at most 50,000 characters.
+	Description *string `json:"description"`
+	// A format the form offers; null for none.
+	FormatID *string `json:"formatId"`
+	// A level the form offers; null for none.
+	LevelID *string `json:"levelId"`
+	// Tracks the form offers.
+	TrackIds []string `json:"trackIds"`
+	// The language tag, such as en (the default); at most 35 characters.
+	Language *string `json:"language"`
+	// Co-speakers, at most 5: each is emailed and added as a speaker.
+	CoSpeakers []*CoSpeakerInput `json:"coSpeakers"`
+	// Replies to the form's questions: question key → text.
+	Answers map[string]any `json:"answers"`
+	// The submitter's first name, when the event does not know them yet.
+	FirstName *string `json:"firstName"`
+	// The submitter's last name, when the event does not know them yet.
+	LastName *string `json:"lastName"`
+}
+
+// A speaker of a proposal.
+type ProposalSpeaker struct {
+	// "First Last".
+	Name string `json:"name"`
+	// The address.
+	Email string `json:"email"`
+	// Whether this is the submitter.
+	Submitter bool `json:"submitter"`
 }
 
 // The file uploaded for a deliverable.
@@ -1135,6 +1315,125 @@ func (e *AutoDistributionTier) UnmarshalJSON(b []byte) error {
 }
 
 func (e AutoDistributionTier) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// Whether a form is open. An open form takes proposals between its opensAt and closesAt.
+type CfpFormStatus string
+
+const (
+	// Takes proposals within its dates.
+	CfpFormStatusOpen CfpFormStatus = "open"
+	// Takes none, whatever its dates.
+	CfpFormStatusClosed CfpFormStatus = "closed"
+)
+
+var AllCfpFormStatus = []CfpFormStatus{
+	CfpFormStatusOpen,
+	CfpFormStatusClosed,
+}
+
+func (e CfpFormStatus) IsValid() bool {
+	switch e {
+	case CfpFormStatusOpen, CfpFormStatusClosed:
+		return true
+	}
+	return false
+}
+
+func (e CfpFormStatus) String() string {
+	return string(e)
+}
+
+func (e *CfpFormStatus) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = CfpFormStatus(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid CfpFormStatus", str)
+	}
+	return nil
+}
+
+func (e CfpFormStatus) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *CfpFormStatus) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e CfpFormStatus) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// The kind of a form's own question.
+type CfpQuestionKind string
+
+const (
+	// A one-line answer.
+	CfpQuestionKindText CfpQuestionKind = "text"
+	// A paragraph.
+	CfpQuestionKindLongText CfpQuestionKind = "long_text"
+	// One of the question's options.
+	CfpQuestionKindChoice CfpQuestionKind = "choice"
+)
+
+var AllCfpQuestionKind = []CfpQuestionKind{
+	CfpQuestionKindText,
+	CfpQuestionKindLongText,
+	CfpQuestionKindChoice,
+}
+
+func (e CfpQuestionKind) IsValid() bool {
+	switch e {
+	case CfpQuestionKindText, CfpQuestionKindLongText, CfpQuestionKindChoice:
+		return true
+	}
+	return false
+}
+
+func (e CfpQuestionKind) String() string {
+	return string(e)
+}
+
+func (e *CfpQuestionKind) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = CfpQuestionKind(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid CfpQuestionKind", str)
+	}
+	return nil
+}
+
+func (e CfpQuestionKind) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *CfpQuestionKind) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e CfpQuestionKind) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

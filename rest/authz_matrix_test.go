@@ -45,6 +45,10 @@ var graphQLOnlyVariables = map[string]string{
 	"submitMyReview": `{"assignmentId":"{assignmentId}","input":{"answers":[{"criterionId":"{criterionId}",` +
 		`"numericValue":3,"textValue":null,"optionValue":null}]}}`,
 	"recuseMyAssignment": `{"assignmentId":"{assignmentId}","input":{"reason":"conflict"}}`,
+	"createForm":         `{"eventId":"{eventId}","input":{"title":"Form"}}`,
+	"updateForm":         `{"eventId":"{eventId}","formId":"{formId}","input":{"title":"Form"}}`,
+	"saveProposal":       `{"formId":"{formId}","input":{"title":"P"}}`,
+	"withdrawProposal":   `{"formId":"{formId}","id":"{proposalId}"}`,
 }
 
 // matrixCaller is one caller of the authorization matrix.

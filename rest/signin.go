@@ -148,6 +148,9 @@ func clientAddress(r *http.Request) string {
 type signInRequest struct {
 	Email string `json:"email"`
 	Next  string `json:"next"`
+	// Form is a call-for-proposals form whose page asks for the link: any address may sign in
+	// there (docs/cfp.md).
+	Form string `json:"form"`
 }
 
 // signInAnswer is what POST /auth/signin answers, whatever the address.
@@ -180,7 +183,13 @@ func (s *signIn) requestLink(w http.ResponseWriter, r *http.Request) {
 		go func() {
 			s.work <- struct{}{}
 			defer func() { <-s.work }()
-			if err := s.people.RequestLink(ctx, addr, in.Next); err != nil {
+			request := s.people.RequestLink
+			if in.Form != "" {
+				request = func(ctx context.Context, addr, next string) error {
+					return s.people.RequestFormLink(ctx, addr, next, in.Form)
+				}
+			}
+			if err := request(ctx, addr, in.Next); err != nil {
 				s.log(ctx, "sign-in link not sent", "err", err)
 			}
 		}()
@@ -210,7 +219,7 @@ func readSignIn(w http.ResponseWriter, r *http.Request) (signInRequest, bool, er
 	if err := r.ParseForm(); err != nil {
 		return in, false, apperr.InvalidBody("The form could not be read")
 	}
-	return signInRequest{Email: r.PostForm.Get("email"), Next: r.PostForm.Get("next")}, false, nil
+	return signInRequest{Email: r.PostForm.Get("email"), Next: r.PostForm.Get("next"), Form: r.PostForm.Get("form")}, false, nil
 }
 
 // followLink consumes the token and starts a new session: the cookie of any earlier session is

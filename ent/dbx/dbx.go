@@ -265,6 +265,14 @@ func NewContext(ctx context.Context, tx *Tx) context.Context {
 	return ent.NewContext(ctx, tx.ent)
 }
 
+// Detach returns ctx without its transaction: work that must run under another organization than
+// the caller's opens a transaction of its own (a speaker's proposal runs in the organization of
+// the form's event).
+func Detach(ctx context.Context) context.Context {
+	ctx = context.WithValue(ctx, txKey{}, (*Tx)(nil))
+	return ent.NewContext(ctx, nil)
+}
+
 // TxFromContext returns the transaction in ctx, or nil.
 func TxFromContext(ctx context.Context) *Tx {
 	tx, _ := ctx.Value(txKey{}).(*Tx)

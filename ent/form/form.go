@@ -10,6 +10,7 @@ import (
 
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
+	"github.com/podium/podium/ent/schema/cfpform"
 )
 
 const (
@@ -37,6 +38,16 @@ const (
 	FieldCloseDate = "close_date"
 	// FieldSubmissionLimit holds the string denoting the submission_limit field in the database.
 	FieldSubmissionLimit = "submission_limit"
+	// FieldOpensAt holds the string denoting the opens_at field in the database.
+	FieldOpensAt = "opens_at"
+	// FieldTrackIds holds the string denoting the track_ids field in the database.
+	FieldTrackIds = "track_ids"
+	// FieldFormatIds holds the string denoting the format_ids field in the database.
+	FieldFormatIds = "format_ids"
+	// FieldLevelIds holds the string denoting the level_ids field in the database.
+	FieldLevelIds = "level_ids"
+	// FieldQuestions holds the string denoting the questions field in the database.
+	FieldQuestions = "questions"
 	// EdgeEvent holds the string denoting the event edge name in mutations.
 	EdgeEvent = "event"
 	// EdgeSubmissions holds the string denoting the submissions edge name in mutations.
@@ -72,6 +83,11 @@ var Columns = []string{
 	FieldIsDefault,
 	FieldCloseDate,
 	FieldSubmissionLimit,
+	FieldOpensAt,
+	FieldTrackIds,
+	FieldFormatIds,
+	FieldLevelIds,
+	FieldQuestions,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -101,6 +117,14 @@ var (
 	DefaultIsDefault bool
 	// SubmissionLimitValidator is a validator for the "submission_limit" field. It is called by the builders before save.
 	SubmissionLimitValidator func(int) error
+	// DefaultTrackIds holds the default value on creation for the "track_ids" field.
+	DefaultTrackIds []string
+	// DefaultFormatIds holds the default value on creation for the "format_ids" field.
+	DefaultFormatIds []string
+	// DefaultLevelIds holds the default value on creation for the "level_ids" field.
+	DefaultLevelIds []string
+	// DefaultQuestions holds the default value on creation for the "questions" field.
+	DefaultQuestions []cfpform.Question
 	// DefaultID holds the default value on creation for the "id" field.
 	DefaultID func() string
 	// IDValidator is a validator for the "id" field. It is called by the builders before save.
@@ -189,6 +213,11 @@ func ByCloseDate(opts ...sql.OrderTermOption) OrderOption {
 // BySubmissionLimit orders the results by the submission_limit field.
 func BySubmissionLimit(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldSubmissionLimit, opts...).ToFunc()
+}
+
+// ByOpensAt orders the results by the opens_at field.
+func ByOpensAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldOpensAt, opts...).ToFunc()
 }
 
 // ByEventField orders the results by event field.

@@ -110,6 +110,11 @@ func SubmissionLimit(v int) predicate.Form {
 	return predicate.Form(sql.FieldEQ(FieldSubmissionLimit, v))
 }
 
+// OpensAt applies equality check predicate on the "opens_at" field. It's identical to OpensAtEQ.
+func OpensAt(v time.Time) predicate.Form {
+	return predicate.Form(sql.FieldEQ(FieldOpensAt, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.Form {
 	return predicate.Form(sql.FieldEQ(FieldCreatedAt, v))
@@ -578,6 +583,56 @@ func SubmissionLimitIsNil() predicate.Form {
 // SubmissionLimitNotNil applies the NotNil predicate on the "submission_limit" field.
 func SubmissionLimitNotNil() predicate.Form {
 	return predicate.Form(sql.FieldNotNull(FieldSubmissionLimit))
+}
+
+// OpensAtEQ applies the EQ predicate on the "opens_at" field.
+func OpensAtEQ(v time.Time) predicate.Form {
+	return predicate.Form(sql.FieldEQ(FieldOpensAt, v))
+}
+
+// OpensAtNEQ applies the NEQ predicate on the "opens_at" field.
+func OpensAtNEQ(v time.Time) predicate.Form {
+	return predicate.Form(sql.FieldNEQ(FieldOpensAt, v))
+}
+
+// OpensAtIn applies the In predicate on the "opens_at" field.
+func OpensAtIn(vs ...time.Time) predicate.Form {
+	return predicate.Form(sql.FieldIn(FieldOpensAt, vs...))
+}
+
+// OpensAtNotIn applies the NotIn predicate on the "opens_at" field.
+func OpensAtNotIn(vs ...time.Time) predicate.Form {
+	return predicate.Form(sql.FieldNotIn(FieldOpensAt, vs...))
+}
+
+// OpensAtGT applies the GT predicate on the "opens_at" field.
+func OpensAtGT(v time.Time) predicate.Form {
+	return predicate.Form(sql.FieldGT(FieldOpensAt, v))
+}
+
+// OpensAtGTE applies the GTE predicate on the "opens_at" field.
+func OpensAtGTE(v time.Time) predicate.Form {
+	return predicate.Form(sql.FieldGTE(FieldOpensAt, v))
+}
+
+// OpensAtLT applies the LT predicate on the "opens_at" field.
+func OpensAtLT(v time.Time) predicate.Form {
+	return predicate.Form(sql.FieldLT(FieldOpensAt, v))
+}
+
+// OpensAtLTE applies the LTE predicate on the "opens_at" field.
+func OpensAtLTE(v time.Time) predicate.Form {
+	return predicate.Form(sql.FieldLTE(FieldOpensAt, v))
+}
+
+// OpensAtIsNil applies the IsNil predicate on the "opens_at" field.
+func OpensAtIsNil() predicate.Form {
+	return predicate.Form(sql.FieldIsNull(FieldOpensAt))
+}
+
+// OpensAtNotNil applies the NotNil predicate on the "opens_at" field.
+func OpensAtNotNil() predicate.Form {
+	return predicate.Form(sql.FieldNotNull(FieldOpensAt))
 }
 
 // HasEvent applies the HasEdge predicate on the "event" edge.

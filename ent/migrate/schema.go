@@ -480,6 +480,11 @@ var (
 		{Name: "is_default", Type: field.TypeBool, Default: false},
 		{Name: "close_date", Type: field.TypeTime, Nullable: true},
 		{Name: "submission_limit", Type: field.TypeInt, Nullable: true},
+		{Name: "opens_at", Type: field.TypeTime, Nullable: true},
+		{Name: "track_ids", Type: field.TypeJSON, Default: schema.Expr("'[]'::jsonb")},
+		{Name: "format_ids", Type: field.TypeJSON, Default: schema.Expr("'[]'::jsonb")},
+		{Name: "level_ids", Type: field.TypeJSON, Default: schema.Expr("'[]'::jsonb")},
+		{Name: "questions", Type: field.TypeJSON, Default: schema.Expr("'[]'::jsonb")},
 		{Name: "event_id", Type: field.TypeString, Size: 40},
 	}
 	// FormsTable holds the schema information for the "forms" table.
@@ -490,7 +495,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "forms_events_forms",
-				Columns:    []*schema.Column{FormsColumns[10]},
+				Columns:    []*schema.Column{FormsColumns[15]},
 				RefColumns: []*schema.Column{EventsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -499,12 +504,12 @@ var (
 			{
 				Name:    "form_event_id",
 				Unique:  false,
-				Columns: []*schema.Column{FormsColumns[10]},
+				Columns: []*schema.Column{FormsColumns[15]},
 			},
 			{
 				Name:    "forms_event_default",
 				Unique:  true,
-				Columns: []*schema.Column{FormsColumns[10]},
+				Columns: []*schema.Column{FormsColumns[15]},
 				Annotation: &entsql.IndexAnnotation{
 					Where: "is_default",
 				},
@@ -1029,6 +1034,7 @@ var (
 		{Name: "client_session_id", Type: field.TypeString, Nullable: true},
 		{Name: "notified_at", Type: field.TypeTime, Nullable: true},
 		{Name: "submitted_at", Type: field.TypeTime, Nullable: true},
+		{Name: "proposal_key", Type: field.TypeString, Nullable: true},
 		{Name: "answers", Type: field.TypeJSON},
 		{Name: "approved_snapshot", Type: field.TypeJSON},
 		{Name: "content_review_status", Type: field.TypeEnum, Enums: []string{"approved", "pending_review", "rejected"}, Default: "approved"},
@@ -1049,37 +1055,37 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "submissions_contacts_submitted",
-				Columns:    []*schema.Column{SubmissionsColumns[24]},
+				Columns:    []*schema.Column{SubmissionsColumns[25]},
 				RefColumns: []*schema.Column{ContactsColumns[0]},
 				OnDelete:   schema.SetNull,
 			},
 			{
 				Symbol:     "submissions_events_submissions",
-				Columns:    []*schema.Column{SubmissionsColumns[25]},
+				Columns:    []*schema.Column{SubmissionsColumns[26]},
 				RefColumns: []*schema.Column{EventsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
 			{
 				Symbol:     "submissions_forms_submissions",
-				Columns:    []*schema.Column{SubmissionsColumns[26]},
+				Columns:    []*schema.Column{SubmissionsColumns[27]},
 				RefColumns: []*schema.Column{FormsColumns[0]},
-				OnDelete:   schema.SetNull,
+				OnDelete:   schema.NoAction,
 			},
 			{
 				Symbol:     "submissions_formats_submissions",
-				Columns:    []*schema.Column{SubmissionsColumns[27]},
+				Columns:    []*schema.Column{SubmissionsColumns[28]},
 				RefColumns: []*schema.Column{FormatsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 			{
 				Symbol:     "submissions_levels_submissions",
-				Columns:    []*schema.Column{SubmissionsColumns[28]},
+				Columns:    []*schema.Column{SubmissionsColumns[29]},
 				RefColumns: []*schema.Column{LevelsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 			{
 				Symbol:     "submissions_rooms_submissions",
-				Columns:    []*schema.Column{SubmissionsColumns[29]},
+				Columns:    []*schema.Column{SubmissionsColumns[30]},
 				RefColumns: []*schema.Column{RoomsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -1088,22 +1094,27 @@ var (
 			{
 				Name:    "submission_event_id_code",
 				Unique:  true,
-				Columns: []*schema.Column{SubmissionsColumns[25], SubmissionsColumns[5]},
+				Columns: []*schema.Column{SubmissionsColumns[26], SubmissionsColumns[5]},
 			},
 			{
 				Name:    "submission_event_id_number",
 				Unique:  true,
-				Columns: []*schema.Column{SubmissionsColumns[25], SubmissionsColumns[4]},
+				Columns: []*schema.Column{SubmissionsColumns[26], SubmissionsColumns[4]},
 			},
 			{
 				Name:    "submission_event_id_status",
 				Unique:  false,
-				Columns: []*schema.Column{SubmissionsColumns[25], SubmissionsColumns[6]},
+				Columns: []*schema.Column{SubmissionsColumns[26], SubmissionsColumns[6]},
 			},
 			{
 				Name:    "submission_event_id_room_id_starts_at",
 				Unique:  false,
-				Columns: []*schema.Column{SubmissionsColumns[25], SubmissionsColumns[29], SubmissionsColumns[10]},
+				Columns: []*schema.Column{SubmissionsColumns[26], SubmissionsColumns[30], SubmissionsColumns[10]},
+			},
+			{
+				Name:    "submission_event_id_proposal_key",
+				Unique:  true,
+				Columns: []*schema.Column{SubmissionsColumns[26], SubmissionsColumns[19]},
 			},
 		},
 	}

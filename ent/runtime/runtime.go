@@ -30,6 +30,7 @@ import (
 	"github.com/podium/podium/ent/room"
 	"github.com/podium/podium/ent/schema"
 	"github.com/podium/podium/ent/schema/agenda"
+	"github.com/podium/podium/ent/schema/cfpform"
 	"github.com/podium/podium/ent/signintoken"
 	"github.com/podium/podium/ent/submission"
 	"github.com/podium/podium/ent/submissionparticipant"
@@ -688,6 +689,22 @@ func init() {
 	formDescSubmissionLimit := formFields[6].Descriptor()
 	// form.SubmissionLimitValidator is a validator for the "submission_limit" field. It is called by the builders before save.
 	form.SubmissionLimitValidator = formDescSubmissionLimit.Validators[0].(func(int) error)
+	// formDescTrackIds is the schema descriptor for track_ids field.
+	formDescTrackIds := formFields[8].Descriptor()
+	// form.DefaultTrackIds holds the default value on creation for the track_ids field.
+	form.DefaultTrackIds = formDescTrackIds.Default.([]string)
+	// formDescFormatIds is the schema descriptor for format_ids field.
+	formDescFormatIds := formFields[9].Descriptor()
+	// form.DefaultFormatIds holds the default value on creation for the format_ids field.
+	form.DefaultFormatIds = formDescFormatIds.Default.([]string)
+	// formDescLevelIds is the schema descriptor for level_ids field.
+	formDescLevelIds := formFields[10].Descriptor()
+	// form.DefaultLevelIds holds the default value on creation for the level_ids field.
+	form.DefaultLevelIds = formDescLevelIds.Default.([]string)
+	// formDescQuestions is the schema descriptor for questions field.
+	formDescQuestions := formFields[11].Descriptor()
+	// form.DefaultQuestions holds the default value on creation for the questions field.
+	form.DefaultQuestions = formDescQuestions.Default.([]cfpform.Question)
 	// formDescID is the schema descriptor for id field.
 	formDescID := formMixinFields0[0].Descriptor()
 	// form.DefaultID holds the default value on creation for the id field.
@@ -1535,12 +1552,16 @@ func init() {
 	submissionDescClientSessionID := submissionFields[18].Descriptor()
 	// submission.ClientSessionIDValidator is a validator for the "client_session_id" field. It is called by the builders before save.
 	submission.ClientSessionIDValidator = submissionDescClientSessionID.Validators[0].(func(string) error)
+	// submissionDescProposalKey is the schema descriptor for proposal_key field.
+	submissionDescProposalKey := submissionFields[21].Descriptor()
+	// submission.ProposalKeyValidator is a validator for the "proposal_key" field. It is called by the builders before save.
+	submission.ProposalKeyValidator = submissionDescProposalKey.Validators[0].(func(string) error)
 	// submissionDescAnswers is the schema descriptor for answers field.
-	submissionDescAnswers := submissionFields[21].Descriptor()
+	submissionDescAnswers := submissionFields[22].Descriptor()
 	// submission.DefaultAnswers holds the default value on creation for the answers field.
 	submission.DefaultAnswers = submissionDescAnswers.Default.(map[string]interface{})
 	// submissionDescApprovedSnapshot is the schema descriptor for approved_snapshot field.
-	submissionDescApprovedSnapshot := submissionFields[22].Descriptor()
+	submissionDescApprovedSnapshot := submissionFields[23].Descriptor()
 	// submission.DefaultApprovedSnapshot holds the default value on creation for the approved_snapshot field.
 	submission.DefaultApprovedSnapshot = submissionDescApprovedSnapshot.Default.(map[string]interface{})
 	// submissionDescID is the schema descriptor for id field.

@@ -14,6 +14,7 @@ import (
 	gen "github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/hook"
 	"github.com/podium/podium/ent/predicate"
+	"github.com/podium/podium/ent/schema/cfpform"
 	"github.com/podium/podium/ent/submission"
 )
 
@@ -37,14 +38,29 @@ func (Form) Fields() []ent.Field {
 		field.Bool("is_default").Default(false),
 		field.Time("close_date").Optional().Nillable(),
 		field.Int("submission_limit").Optional().Nillable().Validate(atLeast("submissionLimit", 1)),
+		// opens_at: before it the form takes no proposals; null means open from its creation.
+		field.Time("opens_at").Optional().Nillable(),
+		// The tracks, formats and levels the form offers; empty offers all of the event's. The
+		// database defaults them too, for hand-written inserts (seeds, fixtures).
+		field.Strings("track_ids").Default([]string{}).Annotations(emptyList),
+		field.Strings("format_ids").Default([]string{}).Annotations(emptyList),
+		field.Strings("level_ids").Default([]string{}).Annotations(emptyList),
+		// questions are the form's own questions; replies land in submissions.answers.
+		field.JSON("questions", []cfpform.Question{}).Default([]cfpform.Question{}).Annotations(emptyList),
 	}
 }
+
+// emptyList is the database default of a form's JSON list columns.
+var emptyList = entsql.DefaultExpr("'[]'::jsonb")
 
 // Edges of the Form.
 func (Form) Edges() []ent.Edge {
 	return []ent.Edge{
 		edge.From("event", Event.Type).Ref("forms").Field("event_id").Unique().Required().Immutable(),
-		edge.To("submissions", Submission.Type).Annotations(entsql.OnDelete(entsql.SetNull)),
+		// A form with submissions is never deleted (the operation refuses it, and the database's NO
+		// ACTION does too): a submission without its form would read as a manual session. Deleting
+		// the event removes both together.
+		edge.To("submissions", Submission.Type).Annotations(entsql.OnDelete(entsql.NoAction)),
 	}
 }
 
@@ -101,6 +117,9 @@ func (Submission) Fields() []ent.Field {
 		field.String("client_session_id").Optional().Nillable().Validate(text("Client session id", 200)),
 		field.Time("notified_at").Optional().Nillable(),
 		field.Time("submitted_at").Optional().Nillable(),
+		// proposal_key is the key a proposal page sends with a new proposal: the same key again (a
+		// double submit, a reloaded page) finds the proposal it created instead of a second one.
+		field.String("proposal_key").Optional().Nillable().Validate(text("Proposal key", 100)),
 		field.JSON("answers", map[string]any{}).Default(map[string]any{}),
 		// approved_snapshot is the content last approved for publication.
 		field.JSON("approved_snapshot", map[string]any{}).Default(map[string]any{}),
@@ -142,6 +161,7 @@ func (Submission) Indexes() []ent.Index {
 		index.Fields("event_id", "number").Unique(),
 		index.Fields("event_id", "status"),
 		index.Fields("event_id", "room_id", "starts_at"),
+		index.Fields("event_id", "proposal_key").Unique(),
 	}
 }
 

@@ -66,6 +66,8 @@ const (
 	FieldNotifiedAt = "notified_at"
 	// FieldSubmittedAt holds the string denoting the submitted_at field in the database.
 	FieldSubmittedAt = "submitted_at"
+	// FieldProposalKey holds the string denoting the proposal_key field in the database.
+	FieldProposalKey = "proposal_key"
 	// FieldAnswers holds the string denoting the answers field in the database.
 	FieldAnswers = "answers"
 	// FieldApprovedSnapshot holds the string denoting the approved_snapshot field in the database.
@@ -238,6 +240,7 @@ var Columns = []string{
 	FieldClientSessionID,
 	FieldNotifiedAt,
 	FieldSubmittedAt,
+	FieldProposalKey,
 	FieldAnswers,
 	FieldApprovedSnapshot,
 	FieldContentReviewStatus,
@@ -305,6 +308,8 @@ var (
 	CeuCreditsValidator func(int) error
 	// ClientSessionIDValidator is a validator for the "client_session_id" field. It is called by the builders before save.
 	ClientSessionIDValidator func(string) error
+	// ProposalKeyValidator is a validator for the "proposal_key" field. It is called by the builders before save.
+	ProposalKeyValidator func(string) error
 	// DefaultAnswers holds the default value on creation for the "answers" field.
 	DefaultAnswers map[string]interface{}
 	// DefaultApprovedSnapshot holds the default value on creation for the "approved_snapshot" field.
@@ -518,6 +523,11 @@ func ByNotifiedAt(opts ...sql.OrderTermOption) OrderOption {
 // BySubmittedAt orders the results by the submitted_at field.
 func BySubmittedAt(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldSubmittedAt, opts...).ToFunc()
+}
+
+// ByProposalKey orders the results by the proposal_key field.
+func ByProposalKey(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldProposalKey, opts...).ToFunc()
 }
 
 // ByContentReviewStatus orders the results by the content_review_status field.

@@ -180,6 +180,11 @@ func SubmittedAt(v time.Time) predicate.Submission {
 	return predicate.Submission(sql.FieldEQ(FieldSubmittedAt, v))
 }
 
+// ProposalKey applies equality check predicate on the "proposal_key" field. It's identical to ProposalKeyEQ.
+func ProposalKey(v string) predicate.Submission {
+	return predicate.Submission(sql.FieldEQ(FieldProposalKey, v))
+}
+
 // CancelledAt applies equality check predicate on the "cancelled_at" field. It's identical to CancelledAtEQ.
 func CancelledAt(v time.Time) predicate.Submission {
 	return predicate.Submission(sql.FieldEQ(FieldCancelledAt, v))
@@ -1513,6 +1518,81 @@ func SubmittedAtIsNil() predicate.Submission {
 // SubmittedAtNotNil applies the NotNil predicate on the "submitted_at" field.
 func SubmittedAtNotNil() predicate.Submission {
 	return predicate.Submission(sql.FieldNotNull(FieldSubmittedAt))
+}
+
+// ProposalKeyEQ applies the EQ predicate on the "proposal_key" field.
+func ProposalKeyEQ(v string) predicate.Submission {
+	return predicate.Submission(sql.FieldEQ(FieldProposalKey, v))
+}
+
+// ProposalKeyNEQ applies the NEQ predicate on the "proposal_key" field.
+func ProposalKeyNEQ(v string) predicate.Submission {
+	return predicate.Submission(sql.FieldNEQ(FieldProposalKey, v))
+}
+
+// ProposalKeyIn applies the In predicate on the "proposal_key" field.
+func ProposalKeyIn(vs ...string) predicate.Submission {
+	return predicate.Submission(sql.FieldIn(FieldProposalKey, vs...))
+}
+
+// ProposalKeyNotIn applies the NotIn predicate on the "proposal_key" field.
+func ProposalKeyNotIn(vs ...string) predicate.Submission {
+	return predicate.Submission(sql.FieldNotIn(FieldProposalKey, vs...))
+}
+
+// ProposalKeyGT applies the GT predicate on the "proposal_key" field.
+func ProposalKeyGT(v string) predicate.Submission {
+	return predicate.Submission(sql.FieldGT(FieldProposalKey, v))
+}
+
+// ProposalKeyGTE applies the GTE predicate on the "proposal_key" field.
+func ProposalKeyGTE(v string) predicate.Submission {
+	return predicate.Submission(sql.FieldGTE(FieldProposalKey, v))
+}
+
+// ProposalKeyLT applies the LT predicate on the "proposal_key" field.
+func ProposalKeyLT(v string) predicate.Submission {
+	return predicate.Submission(sql.FieldLT(FieldProposalKey, v))
+}
+
+// ProposalKeyLTE applies the LTE predicate on the "proposal_key" field.
+func ProposalKeyLTE(v string) predicate.Submission {
+	return predicate.Submission(sql.FieldLTE(FieldProposalKey, v))
+}
+
+// ProposalKeyContains applies the Contains predicate on the "proposal_key" field.
+func ProposalKeyContains(v string) predicate.Submission {
+	return predicate.Submission(sql.FieldContains(FieldProposalKey, v))
+}
+
+// ProposalKeyHasPrefix applies the HasPrefix predicate on the "proposal_key" field.
+func ProposalKeyHasPrefix(v string) predicate.Submission {
+	return predicate.Submission(sql.FieldHasPrefix(FieldProposalKey, v))
+}
+
+// ProposalKeyHasSuffix applies the HasSuffix predicate on the "proposal_key" field.
+func ProposalKeyHasSuffix(v string) predicate.Submission {
+	return predicate.Submission(sql.FieldHasSuffix(FieldProposalKey, v))
+}
+
+// ProposalKeyIsNil applies the IsNil predicate on the "proposal_key" field.
+func ProposalKeyIsNil() predicate.Submission {
+	return predicate.Submission(sql.FieldIsNull(FieldProposalKey))
+}
+
+// ProposalKeyNotNil applies the NotNil predicate on the "proposal_key" field.
+func ProposalKeyNotNil() predicate.Submission {
+	return predicate.Submission(sql.FieldNotNull(FieldProposalKey))
+}
+
+// ProposalKeyEqualFold applies the EqualFold predicate on the "proposal_key" field.
+func ProposalKeyEqualFold(v string) predicate.Submission {
+	return predicate.Submission(sql.FieldEqualFold(FieldProposalKey, v))
+}
+
+// ProposalKeyContainsFold applies the ContainsFold predicate on the "proposal_key" field.
+func ProposalKeyContainsFold(v string) predicate.Submission {
+	return predicate.Submission(sql.FieldContainsFold(FieldProposalKey, v))
 }
 
 // ContentReviewStatusEQ applies the EQ predicate on the "content_review_status" field.

@@ -17,9 +17,11 @@ import (
 	"github.com/podium/podium/ent/emaillog"
 	"github.com/podium/podium/ent/event"
 	"github.com/podium/podium/ent/eventmember"
+	"github.com/podium/podium/ent/form"
 	"github.com/podium/podium/ent/organizationinvitation"
 	"github.com/podium/podium/ent/organizationmember"
 	"github.com/podium/podium/ent/predicate"
+	"github.com/podium/podium/ent/schema/pid"
 	"github.com/podium/podium/ent/schema/viewer"
 	"github.com/podium/podium/ent/signintoken"
 	"github.com/podium/podium/ent/user"
@@ -205,6 +207,39 @@ func (p *People) RequestLink(ctx context.Context, addr, next string) error {
 	if err != nil || k == nil {
 		return err
 	}
+	return p.sendLink(ctx, k, addr, next)
+}
+
+// RequestFormLink sends a sign-in link to addr from the page of a call-for-proposals form that
+// takes proposals, known address or not: a call for proposals is open to people Podium does not
+// know yet (docs/cfp.md). The email is logged under the form's event. Any other form id sends
+// nothing. The caller answers as for RequestLink, without waiting.
+func (p *People) RequestFormLink(ctx context.Context, addr, next, formID string) error {
+	addr = NormalizeEmail(addr)
+	if !pid.Plausible(formID) {
+		return nil
+	}
+	sys := viewer.System(ctx, "sign-in: send a link from a call for proposals, which any address may answer")
+	f, err := p.DB.Ent.Form.Query().Where(form.ID(formID), form.StatusEQ(form.StatusOpen),
+		form.Or(form.CloseDateIsNil(), form.CloseDateGT(p.now()))).WithEvent().Only(sys)
+	if ent.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	k := &known{event: f.Edges.Event, firstName: strings.SplitN(addr, "@", 2)[0]}
+	ct, err := p.DB.Ent.Contact.Query().Where(contact.EventID(f.EventID), contact.EmailEqualFold(addr)).First(sys)
+	if err == nil {
+		k.contactID, k.firstName = &ct.ID, ct.FirstName
+	} else if !ent.IsNotFound(err) {
+		return err
+	}
+	return p.sendLink(ctx, k, addr, next)
+}
+
+// sendLink makes a sign-in token for addr and queues its email under k's event.
+func (p *People) sendLink(ctx context.Context, k *known, addr, next string) error {
 	secret, hash := newSecret()
 	ctx = viewer.WithOrganization(ctx, k.event.OrganizationID)
 	return p.DB.InTx(ctx, func(ctx context.Context) error {

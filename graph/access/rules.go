@@ -81,6 +81,14 @@ var Rules = map[string]Rule{
 	"Mutation.createSubmission":         Admins,
 	"Mutation.changeSubmissionStatus":   Admins,
 	"Mutation.decideSubmissions":        Admins,
+	"Mutation.createForm":               Admins,
+	"Mutation.updateForm":               Admins,
+	"Mutation.deleteForm":               Admins,
+	// A speaker's own proposals: the operations find them through the caller's address.
+	"Query.cfpForm":             Anyone,
+	"Query.myProposals":         Anyone,
+	"Mutation.saveProposal":     Anyone,
+	"Mutation.withdrawProposal": Anyone,
 	// Webhook endpoints are the organization's configuration, with URLs and delivery logs that
 	// name its systems: admins only, members included out.
 	"Query.webhooks":               Admins,

@@ -28,6 +28,8 @@ const (
 	CodeAssignmentCapExceeded     = "assignment_cap_exceeded"
 	CodeRoundClosed               = "round_closed"
 	CodeResourceInUse             = "resource_in_use"
+	CodeFormClosed                = "form_closed"
+	CodeSubmissionLimitReached    = "submission_limit_reached"
 	CodeConflict                  = "conflict"
 	CodePayloadTooLarge           = "payload_too_large"
 	CodeIdempotencyKeyReused      = "idempotency_key_reused"

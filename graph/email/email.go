@@ -46,11 +46,15 @@ const (
 	SignIn = "sign_in"
 	// OrganizationInvitation invites someone to an organization; RoundName holds the role.
 	OrganizationInvitation = "organization_invitation"
+	// CFPSubmitted confirms a submitted proposal to its submitter (docs/cfp.md).
+	CFPSubmitted = "cfp_submitted"
+	// CFPCoSpeaker tells a co-speaker they were named on a proposal; Message holds who named them.
+	CFPCoSpeaker = "cfp_co_speaker"
 )
 
 // Names lists every template, for tests and tools.
 var Names = []string{PortalInvitation, SessionAccepted, SessionDeclined, SessionCancelled,
-	SessionReinstated, CalendarInvite, SessionUnscheduled, ReviewerInvitation, ReviewReminder, SignIn, OrganizationInvitation}
+	SessionReinstated, CalendarInvite, SessionUnscheduled, ReviewerInvitation, ReviewReminder, SignIn, OrganizationInvitation, CFPSubmitted, CFPCoSpeaker}
 
 // Data is what templates may use. EventName, FirstName and Link are in every email.
 type Data struct {

@@ -1,0 +1,370 @@
+package graph
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/podium/podium/ent"
+	"github.com/podium/podium/ent/form"
+	"github.com/podium/podium/ent/format"
+	"github.com/podium/podium/ent/level"
+	"github.com/podium/podium/ent/schema/cfpform"
+	"github.com/podium/podium/ent/schema/pid"
+	"github.com/podium/podium/ent/submission"
+	"github.com/podium/podium/ent/track"
+	"github.com/podium/podium/graph/access"
+	"github.com/podium/podium/graph/apperr"
+)
+
+// Call-for-proposals forms (docs/cfp.md): organizers create, change and delete them; proposals
+// come through them (cfp.go).
+
+var errFormNotFound = apperr.NotFound("Form")
+
+// Limits of a form's settings.
+const (
+	maxFormTitle      = 200
+	maxQuestions      = 30
+	maxQuestionLabel  = 500
+	maxChoiceOptions  = 50
+	maxChoiceOption   = 200
+	maxOfferedOptions = 200
+)
+
+var questionKey = regexp.MustCompile(`^[a-z][a-z0-9_]{0,39}$`)
+
+// eventForms answers Event.forms: the event's forms, oldest first.
+func (r *Resolver) eventForms(ctx context.Context, ev *ent.Event) ([]*CfpForm, error) {
+	c := r.client(ctx)
+	fs, err := c.Form.Query().Where(form.EventID(ev.ID)).Order(ent.Asc(form.FieldCreatedAt), ent.Asc(form.FieldID)).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*CfpForm, len(fs))
+	for i, f := range fs {
+		if out[i], err = formView(ctx, c, ev, f, time.Now()); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// createForm creates a call-for-proposals form.
+func (r *Resolver) createForm(ctx context.Context, eventID string, in CfpFormInput) (*CfpForm, error) {
+	c := r.client(ctx)
+	ev, err := access.Event(ctx, c, eventID)
+	if err != nil {
+		return nil, err
+	}
+	s, err := formSettingsOf(ctx, c, ev.ID, in)
+	if err != nil {
+		return nil, err
+	}
+	f, err := c.Form.Create().SetEventID(ev.ID).SetExternalTitle(s.title).SetInternalName(s.internalName).
+		SetStatus(s.status).SetNillableOpensAt(s.opensAt).SetNillableCloseDate(s.closesAt).
+		SetNillableSubmissionLimit(s.limit).SetTrackIds(s.trackIDs).SetFormatIds(s.formatIDs).
+		SetLevelIds(s.levelIDs).SetQuestions(s.questions).Save(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return formView(ctx, c, ev, f, time.Now())
+}
+
+// updateForm replaces a form's settings.
+func (r *Resolver) updateForm(ctx context.Context, eventID, formID string, in CfpFormInput) (*CfpForm, error) {
+	c := r.client(ctx)
+	ev, err := access.Event(ctx, c, eventID)
+	if err != nil {
+		return nil, err
+	}
+	f, err := findForm(ctx, c, ev.ID, formID)
+	if err != nil {
+		return nil, err
+	}
+	s, err := formSettingsOf(ctx, c, ev.ID, in)
+	if err != nil {
+		return nil, err
+	}
+	u := f.Update().SetExternalTitle(s.title).SetInternalName(s.internalName).SetStatus(s.status).
+		SetTrackIds(s.trackIDs).SetFormatIds(s.formatIDs).SetLevelIds(s.levelIDs).SetQuestions(s.questions)
+	if s.opensAt == nil {
+		u.ClearOpensAt()
+	} else {
+		u.SetOpensAt(*s.opensAt)
+	}
+	if s.closesAt == nil {
+		u.ClearCloseDate()
+	} else {
+		u.SetCloseDate(*s.closesAt)
+	}
+	if s.limit == nil {
+		u.ClearSubmissionLimit()
+	} else {
+		u.SetSubmissionLimit(*s.limit)
+	}
+	if f, err = u.Save(ctx); err != nil {
+		return nil, err
+	}
+	return formView(ctx, c, ev, f, time.Now())
+}
+
+// deleteForm deletes a form without proposals. A form with proposals is refused: its proposals
+// would lose their source and read as manual sessions, which can be deleted.
+func (r *Resolver) deleteForm(ctx context.Context, eventID, formID string) (string, error) {
+	c := r.client(ctx)
+	ev, err := access.Event(ctx, c, eventID)
+	if err != nil {
+		return "", err
+	}
+	f, err := findForm(ctx, c, ev.ID, formID)
+	if err != nil {
+		return "", err
+	}
+	n, err := c.Submission.Query().Where(submission.SourceFormID(f.ID)).Count(ctx)
+	if err != nil {
+		return "", err
+	}
+	if n > 0 {
+		return "", apperr.Conflict(apperr.CodeResourceInUse,
+			fmt.Sprintf("This form has %d proposal(s) and cannot be deleted: close it instead", n))
+	}
+	if err := c.Form.DeleteOneID(f.ID).Exec(ctx); err != nil {
+		return "", err
+	}
+	return f.ID, nil
+}
+
+// findForm loads a form of the event, locked for the change.
+func findForm(ctx context.Context, c *ent.Client, eventID, id string) (*ent.Form, error) {
+	if !pid.Plausible(id) {
+		return nil, errFormNotFound
+	}
+	f, err := c.Form.Query().Where(form.ID(id), form.EventID(eventID)).ForUpdate().Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, errFormNotFound
+	}
+	return f, err
+}
+
+// formSettings are a form's checked settings.
+type formSettings struct {
+	title, internalName           string
+	status                        form.Status
+	opensAt, closesAt             *time.Time
+	limit                         *int
+	trackIDs, formatIDs, levelIDs []string
+	questions                     []cfpform.Question
+}
+
+// formSettingsOf checks a form's settings.
+func formSettingsOf(ctx context.Context, c *ent.Client, eventID string, in CfpFormInput) (*formSettings, error) {
+	s := &formSettings{title: strings.TrimSpace(in.Title), status: form.StatusOpen, opensAt: in.OpensAt,
+		closesAt: in.ClosesAt, limit: in.SubmissionLimit}
+	if err := checkLine("Form title", s.title, maxFormTitle, true); err != nil {
+		return nil, err
+	}
+	s.internalName = s.title
+	if in.InternalName != nil {
+		s.internalName = strings.TrimSpace(*in.InternalName)
+		if err := checkLine("Form name", s.internalName, maxFormTitle, true); err != nil {
+			return nil, err
+		}
+	}
+	if in.Status != nil {
+		s.status = form.Status(*in.Status)
+	}
+	if s.opensAt != nil && s.closesAt != nil && !s.closesAt.After(*s.opensAt) {
+		return nil, apperr.Invalid("closesAt must be after opensAt")
+	}
+	if s.limit != nil && *s.limit < 1 {
+		return nil, apperr.Invalid("submissionLimit must be a whole number of at least 1")
+	}
+	var err error
+	if s.trackIDs, err = offered(ctx, "tracks", in.TrackIds, func(ids []string) (int, error) {
+		return c.Track.Query().Where(track.IDIn(ids...), track.EventID(eventID)).Count(ctx)
+	}); err != nil {
+		return nil, err
+	}
+	if s.formatIDs, err = offered(ctx, "formats", in.FormatIds, func(ids []string) (int, error) {
+		return c.Format.Query().Where(format.IDIn(ids...), format.EventID(eventID)).Count(ctx)
+	}); err != nil {
+		return nil, err
+	}
+	if s.levelIDs, err = offered(ctx, "levels", in.LevelIds, func(ids []string) (int, error) {
+		return c.Level.Query().Where(level.IDIn(ids...), level.EventID(eventID)).Count(ctx)
+	}); err != nil {
+		return nil, err
+	}
+	s.questions, err = questionsOf(in.Questions)
+	return s, err
+}
+
+// offered checks ids the form offers: each one of the event's (count counts those that are).
+func offered(_ context.Context, what string, ids []string, count func([]string) (int, error)) ([]string, error) {
+	ids = unique(ids)
+	if len(ids) == 0 {
+		return []string{}, nil
+	}
+	if len(ids) > maxOfferedOptions {
+		return nil, apperr.Invalid("Offer at most %d %s", maxOfferedOptions, what)
+	}
+	for _, id := range ids {
+		if !pid.Plausible(id) {
+			return nil, apperr.Invalid("Choose %s from this event", what)
+		}
+	}
+	n, err := count(ids)
+	if err != nil {
+		return nil, err
+	}
+	if n != len(ids) {
+		return nil, apperr.Invalid("Choose %s from this event", what)
+	}
+	return ids, nil
+}
+
+// questionsOf checks a form's own questions.
+func questionsOf(in []*CfpQuestionInput) ([]cfpform.Question, error) {
+	if len(in) > maxQuestions {
+		return nil, apperr.Invalid("A form has at most %d questions", maxQuestions)
+	}
+	out := make([]cfpform.Question, 0, len(in))
+	seen := map[string]bool{}
+	for i, q := range in {
+		n := i + 1
+		if !questionKey.MatchString(q.Key) {
+			return nil, apperr.Invalid("Question %d: the key must be 1 to 40 lower-case letters, digits or underscores, starting with a letter", n)
+		}
+		if seen[q.Key] {
+			return nil, apperr.Invalid("Question %d: the key %s is used twice", n, q.Key)
+		}
+		seen[q.Key] = true
+		label := strings.TrimSpace(q.Label)
+		if err := checkLine(fmt.Sprintf("Question %d", n), label, maxQuestionLabel, true); err != nil {
+			return nil, err
+		}
+		opts := []string{}
+		if q.Kind == CfpQuestionKindChoice {
+			if len(q.Options) == 0 || len(q.Options) > maxChoiceOptions {
+				return nil, apperr.Invalid("Question %d: a choice has 1 to %d options", n, maxChoiceOptions)
+			}
+			for _, o := range q.Options {
+				o = strings.TrimSpace(o)
+				if err := checkLine(fmt.Sprintf("Question %d: an option", n), o, maxChoiceOption, true); err != nil {
+					return nil, err
+				}
+				if slices.Contains(opts, o) {
+					return nil, apperr.Invalid("Question %d: the option %q is listed twice", n, o)
+				}
+				opts = append(opts, o)
+			}
+		} else if len(q.Options) > 0 {
+			return nil, apperr.Invalid("Question %d: only a choice question has options", n)
+		}
+		out = append(out, cfpform.Question{Key: q.Key, Label: label, Kind: string(q.Kind),
+			Required: q.Required != nil && *q.Required, Options: opts})
+	}
+	return out, nil
+}
+
+// checkLine checks one line of text a person typed: no NUL or other control characters (JSON
+// columns cannot hold NUL), valid UTF-8, at most limit characters, not empty when required.
+func checkLine(label, s string, limit int, required bool) error {
+	if required && s == "" {
+		return apperr.Invalid("%s must not be empty", label)
+	}
+	if err := checkText(label, s, limit); err != nil {
+		return err
+	}
+	if strings.ContainsAny(s, "\r\n") {
+		return apperr.Invalid("%s must be one line", label)
+	}
+	return nil
+}
+
+// checkText checks text a person typed, line breaks allowed.
+func checkText(label, s string, limit int) error {
+	if !utf8.ValidString(s) {
+		return apperr.Invalid("%s is not valid text", label)
+	}
+	for _, r := range s {
+		if r == 0 || (r < 0x20 && r != '\n' && r != '\r' && r != '\t') || r == 0x7f {
+			return apperr.Invalid("%s must not contain control characters", label)
+		}
+	}
+	if n := utf8.RuneCountInString(s); n > limit {
+		return apperr.Invalid("%s must be at most %d characters (it has %d)", label, limit, n)
+	}
+	return nil
+}
+
+// formAccepting reports whether f takes proposals at now.
+func formAccepting(f *ent.Form, now time.Time) bool {
+	return f.Status == form.StatusOpen && (f.OpensAt == nil || !now.Before(*f.OpensAt)) &&
+		(f.CloseDate == nil || now.Before(*f.CloseDate))
+}
+
+// checkFormOpen answers form_closed unless f takes proposals at now.
+func checkFormOpen(f *ent.Form, now time.Time) error {
+	if formAccepting(f, now) {
+		return nil
+	}
+	if f.Status == form.StatusOpen && f.OpensAt != nil && now.Before(*f.OpensAt) {
+		return apperr.Conflict(apperr.CodeFormClosed, "This form opens on "+f.OpensAt.UTC().Format("2 Jan 2006, 15:04 UTC"))
+	}
+	return apperr.Conflict(apperr.CodeFormClosed, "This submission form is closed")
+}
+
+// formLimit is the proposals a speaker may make through f.
+func formLimit(f *ent.Form, ev *ent.Event) int {
+	if f.SubmissionLimit != nil {
+		return *f.SubmissionLimit
+	}
+	return ev.DefaultSubmissionLimit
+}
+
+// formView is a form as GraphQL and the pages show it, with the names of what it offers (all of
+// the event's when it lists none).
+func formView(ctx context.Context, c *ent.Client, ev *ent.Event, f *ent.Form, now time.Time) (*CfpForm, error) {
+	out := &CfpForm{ID: f.ID, EventID: ev.ID, EventName: ev.Name, Title: f.ExternalTitle, InternalName: f.InternalName,
+		Status: CfpFormStatus(f.Status), AcceptingProposals: formAccepting(f, now), OpensAt: f.OpensAt,
+		ClosesAt: f.CloseDate, SubmissionLimit: f.SubmissionLimit, EffectiveSubmissionLimit: formLimit(f, ev),
+		IsDefault: f.IsDefault, Questions: []*CfpQuestion{}}
+	tq := c.Track.Query().Where(track.EventID(ev.ID)).Order(ent.Asc(track.FieldPosition), ent.Asc(track.FieldName))
+	if len(f.TrackIds) > 0 {
+		tq.Where(track.IDIn(f.TrackIds...))
+	}
+	ts, err := tq.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out.Tracks = mapAll(ts, func(t *ent.Track) *CfpOption { return &CfpOption{ID: t.ID, Name: t.Name} })
+	fq := c.Format.Query().Where(format.EventID(ev.ID)).Order(ent.Asc(format.FieldPosition), ent.Asc(format.FieldName))
+	if len(f.FormatIds) > 0 {
+		fq.Where(format.IDIn(f.FormatIds...))
+	}
+	fs, err := fq.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out.Formats = mapAll(fs, func(t *ent.Format) *CfpOption { return &CfpOption{ID: t.ID, Name: t.Name} })
+	lq := c.Level.Query().Where(level.EventID(ev.ID)).Order(ent.Asc(level.FieldPosition), ent.Asc(level.FieldName))
+	if len(f.LevelIds) > 0 {
+		lq.Where(level.IDIn(f.LevelIds...))
+	}
+	ls, err := lq.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out.Levels = mapAll(ls, func(t *ent.Level) *CfpOption { return &CfpOption{ID: t.ID, Name: t.Name} })
+	for _, q := range f.Questions {
+		out.Questions = append(out.Questions, &CfpQuestion{Key: q.Key, Label: q.Label, Kind: CfpQuestionKind(q.Kind),
+			Required: q.Required, Options: append([]string{}, q.Options...)})
+	}
+	return out, nil
+}
