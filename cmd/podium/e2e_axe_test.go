@@ -129,9 +129,8 @@ func axeViolations(t *testing.T, ctx context.Context, page string) []axeViolatio
 // phone makes the tab the size of a phone, where the pages must work as well.
 func phone() chromedp.Action { return chromedp.EmulateViewport(390, 844) }
 
-// screen saves the tab's viewport as docs/screens/NAME.
+// screen saves the tab's viewport as screens/NAME (docs/screens/NAME under make screenshots).
 func screen(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
-	require.NoError(t, os.MkdirAll(filepath.Join("..", "..", "docs", "screens"), 0o755))
-	screenshot(t, ctx, filepath.Join("screens", name))
+	screenshot(t, ctx, "screens/"+name)
 }

@@ -60,6 +60,8 @@ func TestBrowserSignIn(t *testing.T) {
 		var location string
 		run(t, ctx, "read where the browser landed", chromedp.Location(&location))
 		require.Equal(t, srv.url+"/portal", location)
+		checkAccessibility(t, ctx, "/portal")
+		screen(t, ctx, "portal-landing.png")
 	})
 
 	t.Run("ReviewerFromInvitationSubmitsAReview", func(t *testing.T) {
@@ -89,10 +91,14 @@ func TestBrowserSignIn(t *testing.T) {
 		var location string
 		run(t, ctx, "read where the browser landed", chromedp.Location(&location))
 		require.Equal(t, srv.url+"/reviews/"+round, location)
+		checkAccessibility(t, ctx, "/reviews/{round}")
+		screen(t, ctx, "review-assignments.png")
 
 		run(t, ctx, "open the assignment",
 			chromedp.Click(`#assignments a`, chromedp.ByQuery),
 			chromedp.WaitVisible(`#review-form`, chromedp.ByQuery))
+		checkAccessibility(t, ctx, "/reviews/{assignment}")
+		screen(t, ctx, "review-assignment.png")
 		var page string
 		run(t, ctx, "read the assignment", chromedp.Text(`main`, &page, chromedp.ByQuery))
 		require.Contains(t, page, "[redacted]")
@@ -102,6 +108,8 @@ func TestBrowserSignIn(t *testing.T) {
 			chromedp.Click(`#submit-review`, chromedp.ByQuery))
 		waitText(t, ctx, `#notice`, "Your review is saved")
 		waitText(t, ctx, `#status`, "completed")
+		checkAccessibility(t, ctx, "review saved")
+		screen(t, ctx, "review-saved.png")
 
 		status, raw := api.do(t, http.MethodGet, base+"/evaluation", nil)
 		require.Equal(t, http.StatusOK, status)
