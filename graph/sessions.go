@@ -15,6 +15,7 @@ import (
 
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/contact"
+	"github.com/podium/podium/ent/dbx"
 	"github.com/podium/podium/ent/emaillog"
 	"github.com/podium/podium/ent/event"
 	"github.com/podium/podium/ent/format"
@@ -312,62 +313,78 @@ type sessionCounts struct {
 	lo, hi int
 }
 
+// pageRead is the largest first that sessionWindow treats as a page of a longer list: it reads
+// the list's counts alongside the page's rows. A larger first is most often a read of the whole
+// list, which needs no counts statement.
+const pageRead = 100
+
 // sessionWindow reads the page of q that first and last choose, and the list's counts.
+//
+// The page's rows do not depend on the counts: first becomes a LIMIT, last a LIMIT on the list
+// read from its end, and the page's place in the window follows from the rows returned. So a
+// page's counts statement runs on a connection of its own while the page is read (outside a
+// transaction), and the page costs the longer of the two instead of their sum.
 //
 // When nothing narrows the list — no state, no cursor, no last — and the page turns out to hold
 // all of it, the counts, formats and tracks follow from the page's own rows and the counts
 // statement is not sent: the REST list and a GraphQL board asking for more than there is cost
 // one statement less. To tell, a page of first sessions reads one row more than it shows.
 func (r *Resolver) sessionWindow(ctx context.Context, q sessionQuery, first, last *int) ([]*Session, *sessionCounts, error) {
-	if q.state == "" && q.after == nil && q.before == nil && last == nil {
-		if first != nil {
-			q.limit = new(*first + 1)
-		}
-		page, tracks, err := r.sessionPage(ctx, q)
-		if err != nil {
-			return nil, nil, err
-		}
-		if first == nil || len(page) <= *first {
-			n := len(page)
-			return page, &sessionCounts{total: n, window: n, formats: formatsOf(page), tracks: tracks, hi: n}, nil
-		}
-		counts, err := r.sessionCounts(ctx, q)
-		if err != nil {
-			return nil, nil, err
-		}
-		counts.hi = *first
-		return page[:*first], counts, nil
+	whole := q.state == "" && q.after == nil && q.before == nil && last == nil
+	switch {
+	case first == nil && last != nil:
+		q.fromEnd, q.limit = true, new(*last)
+	case first != nil && whole:
+		q.limit = new(*first + 1)
+	case first != nil:
+		q.limit = new(*first)
 	}
 
-	counts, err := r.sessionCounts(ctx, q)
+	var counts *sessionCounts
+	var countsErr error
+	wait := func() {}
+	if !whole || (first != nil && *first <= pageRead) {
+		if dbx.TxFromContext(ctx) == nil {
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				counts, countsErr = r.sessionCounts(ctx, q)
+			}()
+			wait = func() { <-done }
+		} else {
+			counts, countsErr = r.sessionCounts(ctx, q)
+		}
+	}
+	page, tracks, err := r.sessionPage(ctx, q)
+	wait()
 	if err != nil {
 		return nil, nil, err
+	}
+	if whole && (first == nil || len(page) <= *first) {
+		n := len(page)
+		return page, &sessionCounts{total: n, window: n, formats: formatsOf(page), tracks: tracks, hi: n}, nil
+	}
+	if whole {
+		page = page[:*first]
+	}
+	if counts == nil && countsErr == nil {
+		counts, countsErr = r.sessionCounts(ctx, q)
+	}
+	if countsErr != nil {
+		return nil, nil, countsErr
 	}
 	// The page is window[lo:hi]: first takes from the start of the window, then last from the
 	// end of what is left.
-	lo, hi := 0, counts.window
-	if first != nil {
-		hi = min(hi, *first)
+	if q.fromEnd {
+		counts.hi = counts.window
+		counts.lo = max(0, counts.window-len(page))
+		return page, counts, nil
 	}
+	counts.hi = len(page)
 	if last != nil {
-		lo = max(lo, hi-*last)
+		counts.lo = max(0, len(page)-*last)
+		page = page[counts.lo:]
 	}
-	switch {
-	case first == nil && last != nil:
-		q.fromEnd, q.limit = true, new(hi-lo)
-	case first != nil:
-		q.limit = new(hi)
-	}
-	page, _, err := r.sessionPage(ctx, q)
-	if err != nil {
-		return nil, nil, err
-	}
-	if !q.fromEnd && lo < len(page) {
-		page = page[lo:]
-	} else if !q.fromEnd {
-		page = page[:0]
-	}
-	counts.lo, counts.hi = lo, hi
 	return page, counts, nil
 }
 
