@@ -86,6 +86,11 @@ type lease struct {
 	// refusedUntil is when the shared bucket will hold a token again, after a refusal: until
 	// then requests are refused without asking (other instances can only take tokens).
 	refusedUntil time.Time
+	// err is the error of the last statement, sent at failed: requests that waited for it get
+	// the same error instead of each trying again in turn, so that while PostgreSQL is away
+	// a key's requests fail after one statement's timeout, not after one per request ahead.
+	err    error
+	failed time.Time
 }
 
 // idle reports whether l holds nothing worth keeping at now: no tokens, no refusal, no holder.
@@ -231,7 +236,8 @@ func (l *limiter) leaseOf(keyID string, now time.Time) *lease {
 // key's bucket in PostgreSQL, leasing a few more when the key is busy here. It returns whether a
 // token was there and the tokens left (the shared bucket's and the lease's).
 func (l *limiter) takeShared(ctx context.Context, keyID string) (allowed bool, tokens float64, err error) {
-	ls := l.leaseOf(keyID, time.Now())
+	arrived := time.Now()
+	ls := l.leaseOf(keyID, arrived)
 	select {
 	case ls.lock <- struct{}{}:
 	case <-ctx.Done():
@@ -240,6 +246,9 @@ func (l *limiter) takeShared(ctx context.Context, keyID string) (allowed bool, t
 	defer func() { <-ls.lock }()
 
 	now := time.Now()
+	if ls.err != nil && ls.failed.After(arrived) {
+		return false, 0, ls.err
+	}
 	if now.Before(ls.refusedUntil) {
 		return false, max(0, 1-ls.refusedUntil.Sub(now).Seconds()*l.cfg.PerSecond), nil
 	}
@@ -264,8 +273,12 @@ func (l *limiter) takeShared(ctx context.Context, keyID string) (allowed bool, t
 		want = min(want-1, int(tokens))
 	}
 	if err != nil {
+		if ctx.Err() == nil { // not this request's own end, which others must not inherit
+			ls.err, ls.failed = err, time.Now()
+		}
 		return false, 0, err
 	}
+	ls.err = nil
 	ls.left, ls.spent, ls.taken, ls.expires, ls.shared = want-1, 1, now, now.Add(leaseTTL), tokens
 	return true, tokens + float64(ls.left), nil
 }

@@ -3,6 +3,7 @@ package rest
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http/httptest"
 	"sync"
 	"sync/atomic"
@@ -218,4 +219,43 @@ func TestLimiterLeasesAcrossInstances(t *testing.T) {
 		}
 		require.Zero(t, refused)
 	})
+}
+
+// While PostgreSQL does not answer, a key's requests on an instance fail together after one
+// statement's wait, not one after the other: those that waited for a failed statement share its
+// error.
+func TestLimiterSharesFailures(t *testing.T) {
+	t.Parallel()
+	// A server that accepts connections and never answers: every connection attempt waits for
+	// its timeout (1 s).
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			t.Cleanup(func() { _ = c.Close() })
+		}
+	}()
+	pool, err := pgxpool.New(context.Background(), "postgres://podium@"+ln.Addr().String()+"/podium?connect_timeout=1&sslmode=disable")
+	require.NoError(t, err)
+	t.Cleanup(pool.Close)
+	l := newLimiter(RateLimit{PerSecond: 100, Burst: 200}, pool)
+
+	start := time.Now()
+	var failed atomic.Int64
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			if l.allow(limitCtx(), httptest.NewRecorder(), "away") != nil {
+				failed.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	require.EqualValues(t, 8, failed.Load())
+	require.Less(t, time.Since(start), 4*time.Second, "eight requests one after the other would take 8 s")
 }
