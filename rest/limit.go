@@ -62,21 +62,29 @@ const leaseTTL = 200 * time.Millisecond
 // maxLeaseTokens caps a lease whatever the rate.
 const maxLeaseTokens = 64
 
+// minLeaseTokens is the smallest cap worth leasing with: below it leases save little, and at the
+// modest paces of such limits their tokens expire unspent too often (the three-instance test at
+// 25/s lost a fifth of its allowance to leases of 2).
+const minLeaseTokens = 4
+
 // leaseSize is the most tokens one lease takes for cfg: at most a tenth of the bucket, so that no
 // instance can hold much of a key's bucket while another is refused, at most what the rate
-// refills in leaseTTL, at most maxLeaseTokens, and at least 1. With a bucket of fewer than 20
-// tokens it is 1: every request asks PostgreSQL, as without leasing.
+// refills in leaseTTL, at most maxLeaseTokens. Below minLeaseTokens it is 1 — with a bucket of
+// fewer than 40 tokens, or a rate under 20/s — and every request asks PostgreSQL, as without
+// leasing.
 func leaseSize(cfg RateLimit) int {
-	n := min(float64(cfg.Burst)/10, cfg.PerSecond*leaseTTL.Seconds(), maxLeaseTokens)
-	return max(1, int(n))
+	n := int(min(float64(cfg.Burst)/10, cfg.PerSecond*leaseTTL.Seconds(), maxLeaseTokens))
+	if n < minLeaseTokens {
+		return 1
+	}
+	return n
 }
 
-// lease is this process's share of one key's shared bucket. Its lock (a channel, so that waiting
-// for it follows the request's context) orders the key's requests on this instance: while one
-// takes a lease from PostgreSQL, the others wait for it and then spend its tokens, instead of
-// each sending its own statement.
+// lease is this process's share of one key's shared bucket. Its lock guards the fields and is
+// never held across a statement: requests of one key that find no tokens each send their own
+// statement, as without leases, so a slow database never makes them queue behind each other.
 type lease struct {
-	lock chan struct{}
+	mu sync.Mutex
 	// left tokens may be spent until expires; spent were spent of the current lease, taken at
 	// taken.
 	left, spent    int
@@ -86,22 +94,13 @@ type lease struct {
 	// refusedUntil is when the shared bucket will hold a token again, after a refusal: until
 	// then requests are refused without asking (other instances can only take tokens).
 	refusedUntil time.Time
-	// err is the error of the last statement, sent at failed: requests that waited for it get
-	// the same error instead of each trying again in turn, so that while PostgreSQL is away
-	// a key's requests fail after one statement's timeout, not after one per request ahead.
-	err    error
-	failed time.Time
 }
 
-// idle reports whether l holds nothing worth keeping at now: no tokens, no refusal, no holder.
+// idle reports whether l holds nothing worth keeping at now: no tokens, no refusal.
 func (l *lease) idle(now time.Time) bool {
-	select {
-	case l.lock <- struct{}{}:
-		defer func() { <-l.lock }()
-		return (l.left == 0 || now.After(l.expires)) && !now.Before(l.refusedUntil)
-	default:
-		return false
-	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return (l.left == 0 || now.After(l.expires)) && !now.Before(l.refusedUntil)
 }
 
 // maxBuckets bounds memory: past it, full buckets (idle keys) are forgotten.
@@ -226,7 +225,7 @@ func (l *limiter) leaseOf(keyID string, now time.Time) *lease {
 				}
 			}
 		}
-		ls = &lease{lock: make(chan struct{}, 1)}
+		ls = &lease{}
 		l.leases[keyID] = ls
 	}
 	return ls
@@ -236,50 +235,51 @@ func (l *limiter) leaseOf(keyID string, now time.Time) *lease {
 // key's bucket in PostgreSQL, leasing a few more when the key is busy here. It returns whether a
 // token was there and the tokens left (the shared bucket's and the lease's).
 func (l *limiter) takeShared(ctx context.Context, keyID string) (allowed bool, tokens float64, err error) {
-	arrived := time.Now()
-	ls := l.leaseOf(keyID, arrived)
-	select {
-	case ls.lock <- struct{}{}:
-	case <-ctx.Done():
-		return false, 0, ctx.Err()
-	}
-	defer func() { <-ls.lock }()
-
 	now := time.Now()
-	if ls.err != nil && ls.failed.After(arrived) {
-		return false, 0, ls.err
-	}
+	ls := l.leaseOf(keyID, now)
+	ls.mu.Lock()
 	if now.Before(ls.refusedUntil) {
-		return false, max(0, 1-ls.refusedUntil.Sub(now).Seconds()*l.cfg.PerSecond), nil
+		tokens = max(0, 1-ls.refusedUntil.Sub(now).Seconds()*l.cfg.PerSecond)
+		ls.mu.Unlock()
+		return false, tokens, nil
 	}
 	if ls.left > 0 && now.Before(ls.expires) {
 		ls.left--
 		ls.spent++
-		return true, ls.shared + float64(ls.left), nil
+		tokens = ls.shared + float64(ls.left)
+		ls.mu.Unlock()
+		return true, tokens, nil
 	}
 	want := l.nextLease(ls, now)
-	ls.left, ls.spent = 0, 0
+	ls.mu.Unlock()
+
 	// A lease is all or nothing; when the bucket holds fewer tokens than asked, ask again for
 	// what it holds, then give up.
 	for {
 		allowed, tokens, err = l.takeTokens(ctx, keyID, want)
-		if err != nil || allowed {
-			break
+		if err != nil {
+			return false, 0, err
 		}
-		if tokens < 1 || want == 1 {
-			ls.refusedUntil = now.Add(time.Duration((1 - tokens) / l.cfg.PerSecond * float64(time.Second)))
-			return false, tokens, nil
+		if allowed || tokens < 1 || want == 1 {
+			break
 		}
 		want = min(want-1, int(tokens))
 	}
-	if err != nil {
-		if ctx.Err() == nil { // not this request's own end, which others must not inherit
-			ls.err, ls.failed = err, time.Now()
-		}
-		return false, 0, err
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	if !allowed {
+		ls.refusedUntil = now.Add(time.Duration((1 - tokens) / l.cfg.PerSecond * float64(time.Second)))
+		return false, tokens, nil
 	}
-	ls.err = nil
-	ls.left, ls.spent, ls.taken, ls.expires, ls.shared = want-1, 1, now, now.Add(leaseTTL), tokens
+	if ls.left > 0 && now.Before(ls.expires) {
+		// Another request of the key leased meanwhile: the tokens join its lease and expire
+		// with it, never later than their own lease would.
+		ls.left += want - 1
+		ls.spent++
+	} else {
+		ls.left, ls.spent, ls.taken, ls.expires = want-1, 1, now, now.Add(leaseTTL)
+	}
+	ls.shared = tokens
 	return true, tokens + float64(ls.left), nil
 }
 

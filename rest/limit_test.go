@@ -139,9 +139,10 @@ func TestLimiterLeasesTokens(t *testing.T) {
 	require.Less(t, statements, int64(100))
 	require.Positive(t, statements)
 
-	// A small bucket leases one token at a time: every request asks.
-	small := newLimiter(RateLimit{PerSecond: 100, Burst: 19}, db.Pool)
-	require.Equal(t, 1, small.maxLease)
+	// A small bucket or a slow rate leases one token at a time: every request asks.
+	require.Equal(t, 1, newLimiter(RateLimit{PerSecond: 100, Burst: 39}, db.Pool).maxLease)
+	require.Equal(t, 1, newLimiter(RateLimit{PerSecond: 19, Burst: 1000}, db.Pool).maxLease)
+	require.Equal(t, 4, newLimiter(RateLimit{PerSecond: 20, Burst: 40}, db.Pool).maxLease)
 }
 
 // Refused, a key is refused locally until the shared bucket can hold a token again: a flood of
@@ -222,9 +223,8 @@ func TestLimiterLeasesAcrossInstances(t *testing.T) {
 }
 
 // While PostgreSQL does not answer, a key's requests on an instance fail together after one
-// statement's wait, not one after the other: those that waited for a failed statement share its
-// error.
-func TestLimiterSharesFailures(t *testing.T) {
+// statement's wait, not one after the other: they never queue behind each other's statements.
+func TestLimiterDoesNotQueueAKeysRequests(t *testing.T) {
 	t.Parallel()
 	// A server that accepts connections and never answers: every connection attempt waits for
 	// its timeout (1 s).
