@@ -55,8 +55,8 @@ type limiter struct {
 
 // leaseTTL is how long leased tokens may be spent. Tokens are taken from the shared bucket when
 // leased, so over any span of time the instances together allow at most what the bucket allows
-// over that span plus leaseTTL: PerSecond × leaseTTL requests more at worst (2 at 10/s, 20 at
-// 100/s), whatever the number of instances. Tokens not spent in time are lost.
+// over that span plus leaseTTL: PerSecond × leaseTTL requests more at worst (20 at 100/s),
+// whatever the number of instances. Tokens not spent in time are lost.
 const leaseTTL = 200 * time.Millisecond
 
 // maxLeaseTokens caps a lease whatever the rate.
@@ -238,17 +238,17 @@ func (l *limiter) takeShared(ctx context.Context, keyID string) (allowed bool, t
 	now := time.Now()
 	ls := l.leaseOf(keyID, now)
 	ls.mu.Lock()
-	if now.Before(ls.refusedUntil) {
-		tokens = max(0, 1-ls.refusedUntil.Sub(now).Seconds()*l.cfg.PerSecond)
-		ls.mu.Unlock()
-		return false, tokens, nil
-	}
 	if ls.left > 0 && now.Before(ls.expires) {
 		ls.left--
 		ls.spent++
 		tokens = ls.shared + float64(ls.left)
 		ls.mu.Unlock()
 		return true, tokens, nil
+	}
+	if now.Before(ls.refusedUntil) {
+		tokens = max(0, 1-ls.refusedUntil.Sub(now).Seconds()*l.cfg.PerSecond)
+		ls.mu.Unlock()
+		return false, tokens, nil
 	}
 	want := l.nextLease(ls, now)
 	ls.mu.Unlock()
