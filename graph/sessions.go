@@ -15,6 +15,7 @@ import (
 
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/contact"
+	"github.com/podium/podium/ent/dbx"
 	"github.com/podium/podium/ent/emaillog"
 	"github.com/podium/podium/ent/event"
 	"github.com/podium/podium/ent/format"
@@ -206,8 +207,9 @@ func (q sessionQuery) args() []any {
 	return []any{q.eventID, q.only, q.state, a1, a2, a3, b1, b2, b3, limit}
 }
 
-// sessionPage reads the sessions of q, in list order, with their readiness, tracks and speakers.
-func (r *Resolver) sessionPage(ctx context.Context, q sessionQuery) ([]*Session, error) {
+// sessionPage reads the sessions of q, in list order, with their readiness, tracks and speakers;
+// it also returns the distinct tracks of those sessions in track order (position, name, id).
+func (r *Resolver) sessionPage(ctx context.Context, q sessionQuery) ([]*Session, []agenda.Track, error) {
 	db := r.sql(ctx)
 	order := sessionOrderSQL
 	if q.fromEnd {
@@ -215,7 +217,7 @@ func (r *Resolver) sessionPage(ctx context.Context, q sessionQuery) ([]*Session,
 	}
 	rows, err := db.Query(ctx, fmt.Sprintf(sessionPageSQL, order), q.args()...)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	sessions, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*Session, error) {
 		s := &Session{EventID: q.eventID, Tracks: []agenda.Track{}, Speakers: []*SessionSpeaker{}}
@@ -240,13 +242,14 @@ func (r *Resolver) sessionPage(ctx context.Context, q sessionQuery) ([]*Session,
 		return s, nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if q.fromEnd {
 		slices.Reverse(sessions)
 	}
+	tracks := []agenda.Track{}
 	if len(sessions) == 0 {
-		return sessions, nil
+		return sessions, tracks, nil
 	}
 	byID := make(map[string]*Session, len(sessions))
 	ids := make([]string, len(sessions))
@@ -257,22 +260,28 @@ func (r *Resolver) sessionPage(ctx context.Context, q sessionQuery) ([]*Session,
 
 	rows, err = db.Query(ctx, sessionTracksSQL, ids)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var sessionID string
 	var t agenda.Track
+	seen := map[string]bool{}
 	if _, err := pgx.ForEachRow(rows, []any{&sessionID, &t.ID, &t.Name, &t.Color}, func() error {
 		if s := byID[sessionID]; s != nil {
 			s.Tracks = append(s.Tracks, t)
 		}
+		// The rows come in track order, so the first sight of each track keeps that order.
+		if !seen[t.ID] {
+			seen[t.ID] = true
+			tracks = append(tracks, t)
+		}
 		return nil
 	}); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 
 	rows, err = db.Query(ctx, sessionSpeakersSQL, ids)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var first, last string
 	var confirmedAt *time.Time
@@ -288,9 +297,9 @@ func (r *Resolver) sessionPage(ctx context.Context, q sessionQuery) ([]*Session,
 		sp.HeadshotURL = nil
 		return nil
 	}); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return sessions, nil
+	return sessions, tracks, nil
 }
 
 // sessionCounts is what sessionCountsSQL reads.
@@ -300,6 +309,97 @@ type sessionCounts struct {
 	total, window, beforeWindow, afterWindow int
 	formats                                  []string
 	tracks                                   []agenda.Track
+	// The page is window[lo:hi].
+	lo, hi int
+}
+
+// pageRead is the largest first that sessionWindow treats as a page of a longer list: it reads
+// the list's counts alongside the page's rows. A larger first is most often a read of the whole
+// list, which needs no counts statement.
+const pageRead = 100
+
+// sessionWindow reads the page of q that first and last choose, and the list's counts.
+//
+// The page's rows do not depend on the counts: first becomes a LIMIT, last a LIMIT on the list
+// read from its end, and the page's place in the window follows from the rows returned. So a
+// page's counts statement runs on a connection of its own while the page is read (outside a
+// transaction), and the page costs the longer of the two instead of their sum.
+//
+// When nothing narrows the list — no state, no cursor, no last — and the page turns out to hold
+// all of it, the counts, formats and tracks follow from the page's own rows and the counts
+// statement is not sent: the REST list and a GraphQL board asking for more than there is cost
+// one statement less. To tell, a page of first sessions reads one row more than it shows.
+func (r *Resolver) sessionWindow(ctx context.Context, q sessionQuery, first, last *int) ([]*Session, *sessionCounts, error) {
+	whole := q.state == "" && q.after == nil && q.before == nil && last == nil
+	switch {
+	case first == nil && last != nil:
+		q.fromEnd, q.limit = true, new(*last)
+	case first != nil && whole:
+		q.limit = new(*first + 1)
+	case first != nil:
+		q.limit = new(*first)
+	}
+
+	var counts *sessionCounts
+	var countsErr error
+	wait := func() {}
+	if !whole || (first != nil && *first <= pageRead) {
+		if dbx.TxFromContext(ctx) == nil {
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				counts, countsErr = r.sessionCounts(ctx, q)
+			}()
+			wait = func() { <-done }
+		} else {
+			counts, countsErr = r.sessionCounts(ctx, q)
+		}
+	}
+	page, tracks, err := r.sessionPage(ctx, q)
+	wait()
+	if err != nil {
+		return nil, nil, err
+	}
+	if whole && (first == nil || len(page) <= *first) {
+		n := len(page)
+		return page, &sessionCounts{total: n, window: n, formats: formatsOf(page), tracks: tracks, hi: n}, nil
+	}
+	if whole {
+		page = page[:*first]
+	}
+	if counts == nil && countsErr == nil {
+		counts, countsErr = r.sessionCounts(ctx, q)
+	}
+	if countsErr != nil {
+		return nil, nil, countsErr
+	}
+	// The page is window[lo:hi]: first takes from the start of the window, then last from the
+	// end of what is left.
+	if q.fromEnd {
+		counts.hi = counts.window
+		counts.lo = max(0, counts.window-len(page))
+		return page, counts, nil
+	}
+	counts.hi = len(page)
+	if last != nil {
+		counts.lo = max(0, len(page)-*last)
+		page = page[counts.lo:]
+	}
+	return page, counts, nil
+}
+
+// formatsOf is the distinct format names of sessions, sorted as the counts statement sorts them.
+func formatsOf(sessions []*Session) []string {
+	formats := []string{}
+	seen := map[string]bool{}
+	for _, s := range sessions {
+		if s.Format != nil && !seen[*s.Format] {
+			seen[*s.Format] = true
+			formats = append(formats, *s.Format)
+		}
+	}
+	sort.Strings(formats)
+	return formats
 }
 
 func (r *Resolver) sessionCounts(ctx context.Context, q sessionQuery) (*sessionCounts, error) {
@@ -339,33 +439,9 @@ func (r *Resolver) sessions(ctx context.Context, ev *ent.Event, state *SessionSt
 	if last != nil && *last < 0 {
 		return nil, apperr.Invalid("last must not be negative")
 	}
-	counts, err := r.sessionCounts(ctx, q)
+	page, counts, err := r.sessionWindow(ctx, q, first, last)
 	if err != nil {
 		return nil, err
-	}
-	// The page is window[lo:hi]: first takes from the start of the window, then last from the
-	// end of what is left.
-	lo, hi := 0, counts.window
-	if first != nil {
-		hi = min(hi, *first)
-	}
-	if last != nil {
-		lo = max(lo, hi-*last)
-	}
-	switch {
-	case first == nil && last != nil:
-		q.fromEnd, q.limit = true, new(hi-lo)
-	case first != nil:
-		q.limit = new(hi)
-	}
-	page, err := r.sessionPage(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	if !q.fromEnd && lo < len(page) {
-		page = page[lo:]
-	} else if !q.fromEnd {
-		page = page[:0]
 	}
 	conn := &SessionConnection{TotalCount: counts.total, Tracks: counts.tracks, Formats: counts.formats,
 		Edges: make([]*SessionEdge, 0, len(page))}
@@ -375,8 +451,8 @@ func (r *Resolver) sessions(ctx context.Context, ev *ent.Event, state *SessionSt
 	if err := r.prefetchSessions(ctx, page); err != nil {
 		return nil, err
 	}
-	conn.PageInfo.HasPreviousPage = counts.beforeWindow > 0 || lo > 0
-	conn.PageInfo.HasNextPage = counts.afterWindow > 0 || hi < counts.window
+	conn.PageInfo.HasPreviousPage = counts.beforeWindow > 0 || counts.lo > 0
+	conn.PageInfo.HasNextPage = counts.afterWindow > 0 || counts.hi < counts.window
 	if len(conn.Edges) > 0 {
 		conn.PageInfo.StartCursor = &conn.Edges[0].Cursor
 		conn.PageInfo.EndCursor = &conn.Edges[len(conn.Edges)-1].Cursor
@@ -389,7 +465,7 @@ func (r *Resolver) session(ctx context.Context, eventID, id string) (*Session, e
 	if !pid.Plausible(id) {
 		return nil, errSessionNotFound
 	}
-	list, err := r.sessionPage(ctx, sessionQuery{eventID: eventID, only: id})
+	list, _, err := r.sessionPage(ctx, sessionQuery{eventID: eventID, only: id})
 	if err != nil {
 		return nil, err
 	}

@@ -43,8 +43,14 @@ import (
 //	go test -tags bench -run '^TestBench$' -v -count=1 -timeout 30m ./rest/
 //
 // BENCH_ROUNDS sets how many requests W1–W3, W7 and W8 send (default 60 each); BENCH_DURATION
-// (a Go duration) replaces the length of each concurrent workload (W4 and W5 8 s, W6 30 s per
-// side), for a quick check that the harness runs; BENCH_ONLY=W6,W7 runs only the workloads named.
+// (a Go duration) replaces the length of each concurrent workload (W4, W4L and W5 8 s, W6 30 s per
+// side, W9 60 s), for a quick check that the harness runs; BENCH_ONLY=W6,W7 runs only the
+// workloads named (W4 brings W4L).
+//
+// W4L is W4 against a second server whose shared rate limit is on (and never reached), in slices
+// alternating with W4's: ratio_p50, ratio_p99 and rps_ratio compare it with W4. W9 runs 8 clients
+// on the GraphQL board for 60 s against a server started for it, whose peak RSS is then that
+// load's alone.
 //
 // W6–W8 measure the performance issue's targets: W6 runs 8 clients on the REST board, then on
 // the GraphQL board, and compares requests/s and the server's CPU per request (from
@@ -108,8 +114,16 @@ func TestBench(t *testing.T) {
 			func() error { _, err := floorEvaluation(ctx, pool, reviewsEvent, false); return err }))
 	}
 	if run("W4") {
-		results = append(results, concurrent(t, "W4", client, srv, 32, duration(8*time.Second),
-			func(int) []request { return []request{get("/api/v1/events/" + sessionsEvent)} }))
+		// W4L is W4 on a second server whose rate limit is on but never reached: the shared
+		// limiter's cost, in slices alternating with W4's so that both see the same machine.
+		limited := startServer(t, bin, dbURL, "PODIUM_RATE_LIMIT=1000000", "PODIUM_RATE_BURST=1000000")
+		w4, w4l := alternating(t, "W4", "W4L", client, srv, limited, 32, duration(8*time.Second), 4,
+			func(s server) []request {
+				return []request{{method: http.MethodGet, url: s.url + "/api/v1/events/" + sessionsEvent, key: key}}
+			})
+		w4l.ratios = map[string]float64{"ratio_p50": w4l.p50 / w4.p50, "ratio_p99": w4l.p99 / w4.p99, "rps_ratio": w4l.rps / w4.rps}
+		w4l.ratioNames = []string{"ratio_p50", "ratio_p99", "rps_ratio"}
+		results = append(results, w4, w4l)
 	}
 	if run("W6") {
 		results = append(results, boards(t, client, srv, restBoard, graphQL, 8, duration(30*time.Second)))
@@ -124,6 +138,15 @@ func TestBench(t *testing.T) {
 			body: mustJSON(map[string]any{"query": strings.Replace(sessionsDocument, "first: 2000", "first: 50", 1),
 				"variables": map[string]any{"e": sessionsEvent}})}
 		results = append(results, paged(t, "W8", client, srv, page, graphQL, rounds))
+	}
+	if run("W9") {
+		// W9: the GraphQL board alone for a minute on a server that served nothing else, so that
+		// its peak RSS is this load's.
+		fresh := startServer(t, bin, dbURL)
+		gql := graphQL
+		gql.url = fresh.url + "/graphql"
+		w9 := concurrent(t, "W9", client, fresh, 8, duration(60*time.Second), func(int) []request { return []request{gql} })
+		results = append(results, w9)
 	}
 	speakers := speakerIDs(t, ctx, pool, sessionsEvent, 64)
 	if run("W5") {
@@ -206,7 +229,9 @@ func (s server) rssMB() float64 {
 	return math.NaN()
 }
 
-func startServer(t *testing.T, bin, dbURL string) server {
+// startServer starts podium serve on the benchmark database, without the per-key rate limit unless
+// env sets one (later entries of env win).
+func startServer(t *testing.T, bin, dbURL string, env ...string) server {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
@@ -217,9 +242,10 @@ func startServer(t *testing.T, bin, dbURL string) server {
 		"PUBLIC_URL=http://"+addr, "SMTP_URL=", "ANTHROPIC_API_KEY=",
 		// The benchmark measures the server, not the per-key rate limit.
 		"PODIUM_RATE_LIMIT=0")
-	if dir := os.Getenv("BENCH_PPROF"); dir != "" {
+	if dir := os.Getenv("BENCH_PPROF"); dir != "" && len(env) == 0 {
 		cmd.Env = append(cmd.Env, "PODIUM_PPROF_ADDR="+dir)
 	}
+	cmd.Env = append(cmd.Env, env...)
 	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() {
@@ -465,14 +491,32 @@ func interleaved(t *testing.T, name string, client *http.Client, srv server, r r
 	return res
 }
 
-// concurrent runs clients loops of requests(i) for d.
-func concurrent(t *testing.T, name string, client *http.Client, srv server, clients int, d time.Duration, requests func(int) []request) benchResult {
+// alternating runs clients loops of requests(a) and of requests(b) for d each, in slices
+// alternately (a first), and returns the figures of each.
+func alternating(t *testing.T, nameA, nameB string, client *http.Client, a, b server, clients int, d time.Duration, slices int,
+	requests func(server) []request) (benchResult, benchResult) {
 	t.Helper()
-	var mu sync.Mutex
-	var latencies []time.Duration
-	var errs, counter atomic.Int64
-	maxQueries := 0
-	var firstErr error
+	var pa, pb phase
+	for range slices {
+		pa.run(client, clients, d/time.Duration(slices), func(int) []request { return requests(a) })
+		pb.run(client, clients, d/time.Duration(slices), func(int) []request { return requests(b) })
+	}
+	return pa.result(t, nameA, a, clients), pb.result(t, nameB, b, clients)
+}
+
+// phase accumulates the figures of concurrent loops, over one or more runs.
+type phase struct {
+	mu         sync.Mutex
+	latencies  []time.Duration
+	errs       int
+	maxQueries int
+	firstErr   error
+	elapsed    time.Duration
+}
+
+// run runs clients loops of requests(i) for d.
+func (p *phase) run(client *http.Client, clients int, d time.Duration, requests func(int) []request) {
+	var counter atomic.Int64
 	stop := time.Now().Add(d)
 	start := time.Now()
 	var wg sync.WaitGroup
@@ -485,18 +529,18 @@ func concurrent(t *testing.T, name string, client *http.Client, srv server, clie
 				for _, r := range requests(i) {
 					for {
 						lat, q, decoded, err := r.do(client)
-						mu.Lock()
+						p.mu.Lock()
 						if err != nil {
-							errs.Add(1)
-							if firstErr == nil {
-								firstErr = err
+							p.errs++
+							if p.firstErr == nil {
+								p.firstErr = err
 							}
-							mu.Unlock()
+							p.mu.Unlock()
 							break
 						}
-						latencies = append(latencies, lat)
-						maxQueries = max(maxQueries, q)
-						mu.Unlock()
+						p.latencies = append(p.latencies, lat)
+						p.maxQueries = max(p.maxQueries, q)
+						p.mu.Unlock()
 						if r.then == nil {
 							break
 						}
@@ -507,13 +551,26 @@ func concurrent(t *testing.T, name string, client *http.Client, srv server, clie
 		}()
 	}
 	wg.Wait()
-	elapsed := time.Since(start)
-	res := benchResult{name: name, p50: pct(latencies, 50), p99: pct(latencies, 99),
-		rps: float64(len(latencies)) / elapsed.Seconds(), rss: srv.rssMB(), queries: maxQueries,
-		errors: int(errs.Load()), requests: len(latencies)}
-	t.Logf("%s: %d clients, %d requests, %d errors", name, clients, len(latencies), res.errors)
-	require.Zero(t, res.errors, "%s: first error: %v", name, firstErr)
+	p.elapsed += time.Since(start)
+}
+
+// result is the phase's figures as a workload's; it fails the test on any error.
+func (p *phase) result(t *testing.T, name string, srv server, clients int) benchResult {
+	t.Helper()
+	res := benchResult{name: name, p50: pct(p.latencies, 50), p99: pct(p.latencies, 99),
+		rps: float64(len(p.latencies)) / p.elapsed.Seconds(), rss: srv.rssMB(), queries: p.maxQueries,
+		errors: p.errs, requests: len(p.latencies)}
+	t.Logf("%s: %d clients, %d requests, %d errors", name, clients, len(p.latencies), res.errors)
+	require.Zero(t, res.errors, "%s: first error: %v", name, p.firstErr)
 	return res
+}
+
+// concurrent runs clients loops of requests(i) for d.
+func concurrent(t *testing.T, name string, client *http.Client, srv server, clients int, d time.Duration, requests func(int) []request) benchResult {
+	t.Helper()
+	var p phase
+	p.run(client, clients, d, requests)
+	return p.result(t, name, srv, clients)
 }
 
 // pct is the p-th percentile of ds, in milliseconds.
@@ -588,6 +645,10 @@ func targets(rs []benchResult) string {
 	if w4, ok := by["W4"]; ok {
 		fmt.Fprintf(&b, "  W4 p99 %.1f ms < 25 ms %s\n", w4.p99, check(w4.p99 < 25))
 	}
+	if w4l, ok := by["W4L"]; ok {
+		fmt.Fprintf(&b, "  W4L (shared rate limit on) p99 %.1f ms < 25 ms %s; p50 %.2f× W4's, req/s %.2f× W4's\n", w4l.p99,
+			check(w4l.p99 < 25), w4l.ratios["ratio_p50"], w4l.ratios["rps_ratio"])
+	}
 	if w5, ok := by["W5"]; ok {
 		fmt.Fprintf(&b, "  W5 %d errors %s\n", w5.errors, check(w5.errors == 0))
 	}
@@ -601,6 +662,9 @@ func targets(rs []benchResult) string {
 	}
 	if w8, ok := by["W8"]; ok {
 		fmt.Fprintf(&b, "  W8 first 50 p50 ≤ 10%% of the full board (%.3f) %s\n", w8.ratios["ratio_p50"], check(w8.ratios["ratio_p50"] <= 0.1))
+	}
+	if w9, ok := by["W9"]; ok {
+		fmt.Fprintf(&b, "  W9 GraphQL board, 8 clients, own server: peak RSS %.0f MB < 300 MB %s\n", w9.rss, check(w9.rss < 300))
 	}
 	fmt.Fprintf(&b, "  peak RSS %.0f MB < 300 MB %s", peak, check(peak < 300))
 	return b.String()

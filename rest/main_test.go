@@ -115,7 +115,7 @@ func newBundle(t *testing.T, opts bundleOpts) *testBundle {
 	res := graph.NewResolver(db, &email.Outbox{Jobs: rc, PublicURL: "https://podium.example.test"})
 	b := &testBundle{t: t, db: db, logs: logs, res: res, river: rc}
 	b.handler = rest.NewHandler(rest.Options{
-		DB: db, Resolver: res, Log: log,
+		DB: db, Resolver: res, Log: log, QueryCountHeader: true,
 		GraphQL: graph.NewHandler(graph.HandlerOptions{DB: db, Resolver: res, Log: log}),
 		Mount: func(r chi.Router, requireKey func(http.Handler) http.Handler) {
 			if mount != nil {
