@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
@@ -260,7 +261,12 @@ func (w *DeliverEmailWorker) Work(ctx context.Context, job *river.Job[DeliverEma
 		status = emaillog.StatusFailed
 	}
 	reason := sendErr.Error()
-	if _, err := b.outcomes.do(ctx, outcome{id: id, status: string(status), provider: w.Sender.Provider(), err: &reason, hold: hold}); err != nil {
+	if final {
+		err = w.recordFailure(ctx, job, reason, hold)
+	} else {
+		_, err = b.outcomes.do(ctx, outcome{id: id, status: string(status), provider: w.Sender.Provider(), err: &reason, hold: hold})
+	}
+	if err != nil {
 		return errors.Join(sendErr, err)
 	}
 	w.Log.WarnContext(ctx, "email delivery failed", "email_id", id, "attempt", job.Attempt,
@@ -269,6 +275,39 @@ func (w *DeliverEmailWorker) Work(ctx context.Context, job *river.Job[DeliverEma
 		return river.JobCancel(fmt.Errorf("email %s refused: %w", id, sendErr))
 	}
 	return sendErr
+}
+
+// recordFailure marks an email failed for good and, in the same transaction, emits email.failed
+// for the organization's webhooks: the event is sent if and only if the failure is recorded.
+// Final failures are rare, so they are not batched.
+func (w *DeliverEmailWorker) recordFailure(ctx context.Context, job *river.Job[DeliverEmailArgs], reason string, hold *acceptHold) error {
+	ctx = context.WithoutCancel(ctx)
+	defer hold.release()
+	client, err := river.ClientFromContextSafely[pgx.Tx](ctx)
+	if err != nil {
+		return err
+	}
+	tx, err := w.Pool.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	var eventID, emailType, recipient string
+	err = tx.QueryRow(ctx, `UPDATE `+emaillog.Table+` SET status = 'failed', provider = $2, error = $3, updated_at = now()
+		WHERE id = $1 AND status <> 'sent' RETURNING event_id, type, recipient`,
+		job.Args.EmailID, w.Sender.Provider(), reason).Scan(&eventID, &emailType, &recipient)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil // sent meanwhile, or deleted with its event
+	}
+	if err != nil {
+		return err
+	}
+	if err := EmitWebhook(ctx, tx, client, viewer.OrganizationID(ctx), HookEmailFailed, map[string]any{
+		"eventId": eventID, "emailId": job.Args.EmailID, "type": emailType, "recipient": recipient,
+		"error": reason, "attempts": job.Attempt}); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
 }
 
 // icsMethod reads the METHOD property of an iCalendar object (REQUEST or CANCEL).

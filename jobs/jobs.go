@@ -36,6 +36,9 @@ type Config struct {
 	AIWorkers int
 	// Webhooks configures webhook delivery (see DeliverWebhookWorker).
 	Webhooks WebhookConfig
+	// Notifier emails an organization's admins about its webhooks (the operation layer);
+	// without one, a disabled endpoint is only logged.
+	Notifier WebhookNotifier
 	// RetryPolicy replaces River's backoff (attempt⁴ seconds); tests shorten it.
 	RetryPolicy river.ClientRetryPolicy
 	// Tune adjusts River's configuration last; tests use it to poll faster.
@@ -89,7 +92,9 @@ func NewClient(db *dbx.DB, cfg Config) (*river.Client[pgx.Tx], error) {
 	river.AddWorker(workers, &DeliverEmailWorker{Pool: statusPool, Sender: cfg.Sender, Log: cfg.Log})
 	river.AddWorker(workers, &AIReviewWorker{Scorer: cfg.Scorer, Pool: db.Pool})
 	river.AddWorker(workers, &PruneIdempotencyWorker{Pool: db.Pool})
-	river.AddWorker(workers, &DeliverWebhookWorker{Pool: db.Pool, Config: cfg.Webhooks, Log: cfg.Log})
+	river.AddWorker(workers, &DeliverWebhookWorker{Pool: db.Pool, DB: db, Notifier: cfg.Notifier,
+		Config: cfg.Webhooks, Log: cfg.Log})
+	river.AddWorker(workers, &FanOutWebhookWorker{Pool: db.Pool})
 
 	rc := &river.Config{Logger: cfg.Log, Workers: workers, RetryPolicy: cfg.RetryPolicy, FetchCooldown: fetchCooldown,
 		RescueStuckJobsAfter: rescueAfter, Middleware: []rivertype.Middleware{&telemetry{}}}

@@ -21,6 +21,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 
+	"github.com/podium/podium/ent/dbx"
 	"github.com/podium/podium/ent/schema/viewer"
 )
 
@@ -94,9 +95,13 @@ func (DeliverWebhookArgs) InsertOpts() river.InsertOpts {
 // which receivers deduplicate on.
 type DeliverWebhookWorker struct {
 	river.WorkerDefaults[DeliverWebhookArgs]
-	Pool   *pgxpool.Pool
-	Config WebhookConfig
-	Log    *slog.Logger
+	Pool *pgxpool.Pool
+	// DB records attempts, in transactions the Notifier can queue email in.
+	DB *dbx.DB
+	// Notifier, when set, tells the organization's admins that an endpoint was disabled.
+	Notifier WebhookNotifier
+	Config   WebhookConfig
+	Log      *slog.Logger
 
 	once   sync.Once
 	client *http.Client
@@ -154,6 +159,15 @@ func (w *DeliverWebhookWorker) release(endpoint string) {
 	if w.busy[endpoint]--; w.busy[endpoint] <= 0 {
 		delete(w.busy, endpoint)
 	}
+}
+
+// WebhookNotifier tells an organization about its webhooks (the operation layer implements it).
+type WebhookNotifier interface {
+	// WebhookDisabled queues, in the transaction of ctx (package dbx), the email telling the
+	// organization's owners and admins that Podium disabled the endpoint, failing since
+	// failingSince, for reason. It returns an error only when the transaction failed: the
+	// endpoint is disabled whether or not someone could be told.
+	WebhookDisabled(ctx context.Context, endpointID, reason string, failingSince time.Time) error
 }
 
 // webhookTarget is what one attempt needs.
@@ -261,11 +275,12 @@ func (w *DeliverWebhookWorker) record(ctx context.Context, job *river.Job[Delive
 		codePtr = &code
 	}
 	ms := int(latency.Milliseconds())
-	tx, err := w.Pool.Begin(ctx)
+	dtx, err := w.DB.Begin(ctx)
 	if err != nil {
 		return errors.Join(sendErr, err)
 	}
-	defer func() { _ = tx.Rollback(ctx) }()
+	defer func() { _ = dtx.Rollback() }()
+	tx := dtx.PGX()
 	if _, err := tx.Exec(ctx, `UPDATE webhook_deliveries SET status = $2::text, attempts = attempts + 1,
 		response_code = $3, latency_ms = $4, error = $5,
 		delivered_at = CASE WHEN $2::text = 'succeeded' THEN now() ELSE delivered_at END, updated_at = now()
@@ -277,7 +292,7 @@ func (w *DeliverWebhookWorker) record(ctx context.Context, job *river.Job[Delive
 			WHERE id = $1 AND failing_since IS NOT NULL`, t.endpointID); err != nil {
 			return err
 		}
-		return tx.Commit(ctx)
+		return dtx.Commit()
 	}
 	var failingSince time.Time
 	if err := tx.QueryRow(ctx, `UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, now())
@@ -293,9 +308,13 @@ func (w *DeliverWebhookWorker) record(ctx context.Context, job *river.Job[Delive
 			return errors.Join(sendErr, err)
 		}
 		if tag.RowsAffected() == 1 {
-			// The organization's admins are not emailed yet (docs/webhooks.md, Limits): the log
-			// and the endpoint's disabledReason tell.
 			w.Log.WarnContext(ctx, "webhook endpoint disabled", "endpoint_id", t.endpointID, "reason", reason)
+			if w.Notifier != nil {
+				// The email commits with the endpoint's disabling, and only then.
+				if err := w.Notifier.WebhookDisabled(dbx.NewContext(ctx, dtx), t.endpointID, reason, failingSince); err != nil {
+					return errors.Join(sendErr, err)
+				}
+			}
 		}
 		final = true
 		if _, err := tx.Exec(ctx, `UPDATE webhook_deliveries SET status = 'failed' WHERE id = $1`,
@@ -303,7 +322,7 @@ func (w *DeliverWebhookWorker) record(ctx context.Context, job *river.Job[Delive
 			return errors.Join(sendErr, err)
 		}
 	}
-	if err := tx.Commit(ctx); err != nil {
+	if err := dtx.Commit(); err != nil {
 		return errors.Join(sendErr, err)
 	}
 	w.Log.InfoContext(ctx, "webhook delivery failed", "delivery_id", job.Args.DeliveryID,

@@ -98,7 +98,7 @@ func serve(ctx context.Context, cfg config, work bool) error {
 		log.Info("ANTHROPIC_API_KEY is unset: AI review is not configured")
 	}
 	river, err := jobs.NewClient(db, jobs.Config{Work: work, Sender: sender, EmailWorkers: cfg.EmailWorkers,
-		Scorer: resolver, Webhooks: cfg.Webhooks, Log: log})
+		Scorer: resolver, Notifier: resolver, Webhooks: cfg.Webhooks, Log: log})
 	if err != nil {
 		return err
 	}

@@ -44,11 +44,15 @@ const (
 	SignIn = "sign_in"
 	// OrganizationInvitation invites someone to an organization; RoundName holds the role.
 	OrganizationInvitation = "organization_invitation"
+	// WebhookDisabled tells an organization's owners and admins that Podium disabled a webhook
+	// endpoint that kept failing (docs/webhooks.md): URL, Reason, When (failing since).
+	WebhookDisabled = "webhook_disabled"
 )
 
 // Names lists every template, for tests and tools.
 var Names = []string{PortalInvitation, SessionAccepted, SessionDeclined, SessionCancelled,
-	SessionReinstated, CalendarInvite, SessionUnscheduled, ReviewerInvitation, ReviewReminder, SignIn, OrganizationInvitation}
+	SessionReinstated, CalendarInvite, SessionUnscheduled, ReviewerInvitation, ReviewReminder, SignIn, OrganizationInvitation,
+	WebhookDisabled}
 
 // Data is what templates may use. EventName, FirstName and Link are in every email.
 type Data struct {
@@ -70,6 +74,9 @@ type Data struct {
 	Room      string
 	RoundName string
 	Count     int
+	// URL is a webhook endpoint's URL and Reason why Podium disabled it (WebhookDisabled).
+	URL    string
+	Reason string
 }
 
 // Rendered is an email's subject and bodies.
