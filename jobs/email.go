@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 
@@ -45,11 +44,16 @@ func (DeliverEmailArgs) InsertOpts() river.InsertOpts {
 // sent is never sent again, however often its job runs.
 type DeliverEmailWorker struct {
 	river.WorkerDefaults[DeliverEmailArgs]
-	// Pool records outcomes. Its sessions may commit asynchronously (see NewClient): River then
-	// completes the job with a synchronous commit, and PostgreSQL's log is written in order, so
-	// whenever the job's completion survives a crash, the outcome recorded before it does too.
-	Pool   *pgxpool.Pool
-	Sender Sender
+	// Pool records outcomes, durably: Work returns, and River completes the job, only once the
+	// outcome would survive a crash of PostgreSQL itself. (Outcomes once committed asynchronously;
+	// an immediate shutdown of PostgreSQL then lost the "sent" of emails whose jobs completed
+	// after its restart, leaving them "sending", and sent again those whose jobs had not.)
+	Pool *pgxpool.Pool
+	// ClaimPool, when set, moves rows to sending; its sessions may commit asynchronously (see
+	// dbx.AsyncPool): a lost claim leaves a row queued, and the durable outcome recorded after it
+	// makes it durable too, PostgreSQL's log being written in order. Nil uses Pool.
+	ClaimPool *pgxpool.Pool
+	Sender    Sender
 	Log    *slog.Logger
 
 	once sync.Once
@@ -66,8 +70,8 @@ type DeliverEmailWorker struct {
 type outcome struct {
 	id, status, provider string
 	providerID, err      *string
-	// hold is the delivery's place among the emails awaiting their record, given back as soon
-	// as the statement recording it has been written to PostgreSQL.
+	// hold is the delivery's place among the emails awaiting their record, given back once the
+	// record is committed.
 	hold *acceptHold
 }
 
@@ -151,7 +155,11 @@ const MaxUnrecorded = 10
 // claim moves the rows not yet sent to sending and returns their messages; ids of rows already
 // sent (or deleted with their event) get nil.
 func (w *DeliverEmailWorker) claim(ctx context.Context, ids []string) ([]*Message, error) {
-	rows, err := w.Pool.Query(ctx, claimSQL, ids)
+	pool := w.ClaimPool
+	if pool == nil {
+		pool = w.Pool
+	}
+	rows, err := pool.Query(ctx, claimSQL, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -182,9 +190,9 @@ func (w *DeliverEmailWorker) claim(ctx context.Context, ids []string) ([]*Messag
 // outcomeStatement names outcomeSQL prepared on a status connection.
 const outcomeStatement = "podium_record_email_outcomes"
 
-// record writes outcomes. It sends the statement in pipeline mode so as to know when it has been
-// written: from then on PostgreSQL runs it even if this process dies, so the outcomes' holds are
-// given back before the reply is read.
+// record writes outcomes, in one statement prepared once per connection, and gives their holds
+// back once it has committed: from then on neither a crash of this process nor one of PostgreSQL
+// can send them again. Until then a crash of either may, which MaxUnrecorded bounds.
 func (w *DeliverEmailWorker) record(ctx context.Context, outs []outcome) ([]struct{}, error) {
 	n := len(outs)
 	ids, statuses, providers := make([]string, n), make([]string, n), make([]string, n)
@@ -197,26 +205,16 @@ func (w *DeliverEmailWorker) record(ctx context.Context, outs []outcome) ([]stru
 		return nil, err
 	}
 	defer conn.Release()
-	sd, err := conn.Conn().Prepare(ctx, outcomeStatement, outcomeSQL) // prepared once per connection
-	if err != nil {
+	if _, err := conn.Conn().Prepare(ctx, outcomeStatement, outcomeSQL); err != nil {
 		return nil, err
 	}
-	params := make([][]byte, len(sd.ParamOIDs))
-	for i, v := range []any{ids, statuses, providers, providerIDs, errs} {
-		if params[i], err = conn.Conn().TypeMap().Encode(sd.ParamOIDs[i], pgtype.BinaryFormatCode, v, nil); err != nil {
-			return nil, err
-		}
-	}
-	p := conn.Conn().PgConn().StartPipeline(ctx)
-	p.SendQueryStatement(sd, params, []int16{pgtype.BinaryFormatCode}, nil)
-	if err := p.Sync(); err != nil {
-		_ = p.Close()
+	if _, err := conn.Exec(ctx, outcomeStatement, ids, statuses, providers, providerIDs, errs); err != nil {
 		return nil, err
 	}
 	for _, o := range outs {
 		o.hold.release()
 	}
-	return make([]struct{}, n), p.Close()
+	return make([]struct{}, n), nil
 }
 
 // Timeout bounds one delivery attempt.

@@ -82,14 +82,17 @@ func NewClient(db *dbx.DB, cfg Config) (*river.Client[pgx.Tx], error) {
 	if cfg.AIWorkers <= 0 {
 		cfg.AIWorkers = DefaultAIWorkers
 	}
-	// Delivery outcomes commit asynchronously (see DeliverEmailWorker): waiting for the disk on
-	// every status change would cost throughput and buy no durability.
-	statusPool, err := db.AsyncPool(statusConns)
+	// Delivery outcomes commit durably, claims asynchronously (see DeliverEmailWorker).
+	outcomePool, err := db.DurablePool(statusConns)
 	if err != nil {
 		return nil, fmt.Errorf("jobs: status pool: %w", err)
 	}
+	claimPool, err := db.AsyncPool(statusConns)
+	if err != nil {
+		return nil, fmt.Errorf("jobs: claim pool: %w", err)
+	}
 	workers := river.NewWorkers()
-	river.AddWorker(workers, &DeliverEmailWorker{Pool: statusPool, Sender: cfg.Sender, Log: cfg.Log})
+	river.AddWorker(workers, &DeliverEmailWorker{Pool: outcomePool, ClaimPool: claimPool, Sender: cfg.Sender, Log: cfg.Log})
 	river.AddWorker(workers, &AIReviewWorker{Scorer: cfg.Scorer, Pool: db.Pool})
 	river.AddWorker(workers, &PruneIdempotencyWorker{Pool: db.Pool})
 	river.AddWorker(workers, &DeliverWebhookWorker{Pool: db.Pool, DB: db, Notifier: cfg.Notifier,
