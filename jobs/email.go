@@ -54,7 +54,7 @@ type DeliverEmailWorker struct {
 	// makes it durable too, PostgreSQL's log being written in order. Nil uses Pool.
 	ClaimPool *pgxpool.Pool
 	Sender    Sender
-	Log    *slog.Logger
+	Log       *slog.Logger
 
 	once sync.Once
 	// mu guards byOrg: deliveries are batched per organization, since a statement runs scoped to
