@@ -261,9 +261,8 @@ func (w *DeliverWebhookWorker) record(ctx context.Context, job *river.Job[Delive
 	code int, latency time.Duration, sendErr error, final bool) error {
 	// The outcome is recorded even if the job's context ran out during the request.
 	ctx = context.WithoutCancel(ctx)
-	status, errText := "succeeded", (*string)(nil)
+	status, errText := "pending", (*string)(nil)
 	if sendErr != nil {
-		status = "pending"
 		if final {
 			status = "failed"
 		}
@@ -275,6 +274,16 @@ func (w *DeliverWebhookWorker) record(ctx context.Context, job *river.Job[Delive
 		codePtr = &code
 	}
 	ms := int(latency.Milliseconds())
+	if sendErr == nil {
+		// The common case, in one statement: the delivery succeeded, and the endpoint is not
+		// failing any more.
+		_, err := w.Pool.Exec(ctx, `WITH d AS (UPDATE webhook_deliveries SET status = 'succeeded', attempts = attempts + 1,
+			response_code = $2, latency_ms = $3, error = NULL, delivered_at = now(), updated_at = now()
+			WHERE id = $1 RETURNING endpoint_id)
+			UPDATE webhook_endpoints e SET failing_since = NULL, updated_at = now()
+			FROM d WHERE e.id = d.endpoint_id AND e.failing_since IS NOT NULL`, job.Args.DeliveryID, codePtr, ms)
+		return err
+	}
 	dtx, err := w.DB.Begin(ctx)
 	if err != nil {
 		return errors.Join(sendErr, err)
@@ -282,17 +291,9 @@ func (w *DeliverWebhookWorker) record(ctx context.Context, job *river.Job[Delive
 	defer func() { _ = dtx.Rollback() }()
 	tx := dtx.PGX()
 	if _, err := tx.Exec(ctx, `UPDATE webhook_deliveries SET status = $2::text, attempts = attempts + 1,
-		response_code = $3, latency_ms = $4, error = $5,
-		delivered_at = CASE WHEN $2::text = 'succeeded' THEN now() ELSE delivered_at END, updated_at = now()
+		response_code = $3, latency_ms = $4, error = $5, updated_at = now()
 		WHERE id = $1`, job.Args.DeliveryID, status, codePtr, ms, errText); err != nil {
 		return errors.Join(sendErr, err)
-	}
-	if sendErr == nil {
-		if _, err := tx.Exec(ctx, `UPDATE webhook_endpoints SET failing_since = NULL, updated_at = now()
-			WHERE id = $1 AND failing_since IS NOT NULL`, t.endpointID); err != nil {
-			return err
-		}
-		return dtx.Commit()
 	}
 	var failingSince time.Time
 	if err := tx.QueryRow(ctx, `UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, now())
