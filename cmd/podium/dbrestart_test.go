@@ -4,7 +4,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"os"
@@ -60,23 +59,7 @@ func testDatabaseRestart(t *testing.T, mode string) {
 	db := srv.openDB()
 	api := newClient(srv, srv.createKey("Acme Events"), restartClients)
 
-	st := &overloadState{speakers: map[string][]string{}, cancellable: map[string][]string{}}
-	events := make([]string, overloadEvents)
-	for e := range events {
-		events[e] = api.createEvent(t, fmt.Sprintf("Restart Conf %d", e))
-		for i := range 5 {
-			id, err := api.mustCreate("/events/"+events[e]+"/speakers",
-				speakerBody("Seed", fmt.Sprintf("seed%d-%d@example.test", e, i)))
-			require.NoError(t, err)
-			st.speakers[events[e]] = append(st.speakers[events[e]], id)
-		}
-		for i := range 20 {
-			id, err := api.mustCreate("/events/"+events[e]+"/sessions",
-				sessionBody(fmt.Sprintf("Seed %d", i), st.speakers[events[e]][i%5]))
-			require.NoError(t, err)
-			st.cancellable[events[e]] = append(st.cancellable[events[e]], id)
-		}
-	}
+	st, events := seedOverload(t, "Restart", func(int) *apiClient { return api })
 
 	var mu sync.Mutex
 	var answers []timed
