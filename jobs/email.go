@@ -62,8 +62,12 @@ type DeliverEmailWorker struct {
 	mu    sync.Mutex
 	byOrg map[string]*emailBatches
 	// accepted holds a place for each email the relay may have accepted whose outcome has not
-	// been written yet (see acceptHold).
+	// been committed yet (see acceptHold).
 	accepted chan struct{}
+	// stranded holds the places of sent emails whose outcome could not be recorded (PostgreSQL
+	// was unreachable): they will be sent again, so they keep their places until PostgreSQL
+	// answers again (see strand), and the emails sent meanwhile stay within MaxUnrecorded.
+	stranded []*acceptHold
 }
 
 // outcome is what a delivery attempt records.
@@ -180,6 +184,7 @@ func (w *DeliverEmailWorker) claim(ctx context.Context, ids []string) ([]*Messag
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
+	w.releaseStranded()
 	out := make([]*Message, len(ids))
 	for i, id := range ids {
 		out[i] = byID[id]
@@ -214,7 +219,30 @@ func (w *DeliverEmailWorker) record(ctx context.Context, outs []outcome) ([]stru
 	for _, o := range outs {
 		o.hold.release()
 	}
+	w.releaseStranded()
 	return make([]struct{}, n), nil
+}
+
+// strand keeps the place of an email sent whose outcome could not be recorded. Giving it back
+// at once would let the next delivery in flight take it, be accepted by the relay and fail its
+// record too: during an outage of PostgreSQL every delivery past its claim would be sent twice,
+// however many MaxUnrecorded allows.
+func (w *DeliverEmailWorker) strand(h *acceptHold) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.stranded = append(w.stranded, h)
+}
+
+// releaseStranded gives back the stranded places once a statement has succeeded: PostgreSQL
+// answers again, and the stranded emails' jobs will send and record them again.
+func (w *DeliverEmailWorker) releaseStranded() {
+	w.mu.Lock()
+	stranded := w.stranded
+	w.stranded = nil
+	w.mu.Unlock()
+	for _, h := range stranded {
+		h.release()
+	}
 }
 
 // Timeout bounds one delivery attempt.
@@ -241,7 +269,7 @@ func (w *DeliverEmailWorker) Work(ctx context.Context, job *river.Job[DeliverEma
 	}
 
 	hold := &acceptHold{places: w.accepted}
-	defer hold.release()
+	defer func() { hold.release() }() // hold is replaced when stranded
 	msg.Committing = hold.take
 	providerID, sendErr := w.Sender.Send(ctx, *msg)
 	// The outcome is recorded before the job completes, even if its context has run out: the
@@ -249,6 +277,10 @@ func (w *DeliverEmailWorker) Work(ctx context.Context, job *river.Job[DeliverEma
 	if sendErr == nil {
 		_, err := b.outcomes.do(ctx, outcome{id: id, status: string(emaillog.StatusSent),
 			provider: w.Sender.Provider(), providerID: &providerID, hold: hold})
+		if err != nil {
+			w.strand(hold)
+			hold = &acceptHold{} // nothing for the deferred release to give back
+		}
 		return err
 	}
 
