@@ -94,16 +94,22 @@ func FanOutWebhook(ctx context.Context, pool *pgxpool.Pool, jobs *river.Client[p
 		return err
 	}
 	defer func() { _ = tx.Rollback(ctx) }()
-	// The row lock serializes two runs of the same job (a rescued one and its original).
+	// The row lock serializes two runs of the same job (a rescued one and its original). The
+	// deliveries are looked for after it, in a statement of their own: its snapshot then sees
+	// what a run that held the lock before committed.
 	var eventType string
-	var fanned bool
-	err = tx.QueryRow(ctx, `SELECT m.event_type, EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.message_id = m.id)
-		FROM webhook_messages m WHERE m.id = $1 FOR UPDATE`, args.MessageID).Scan(&eventType, &fanned)
-	if errors.Is(err, pgx.ErrNoRows) || (err == nil && fanned) {
-		return nil // pruned, or fanned out already
+	err = tx.QueryRow(ctx, `SELECT event_type FROM webhook_messages WHERE id = $1 FOR UPDATE`,
+		args.MessageID).Scan(&eventType)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil // pruned
 	}
 	if err != nil {
 		return err
+	}
+	var fanned bool
+	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM webhook_deliveries WHERE message_id = $1)`,
+		args.MessageID).Scan(&fanned); err != nil || fanned {
+		return err // fanned out already when err is nil
 	}
 	rows, err := tx.Query(ctx, `SELECT id FROM webhook_endpoints WHERE organization_id = $1 AND enabled
 		AND (event_types = '[]'::jsonb OR event_types ? $2) ORDER BY id`, args.OrganizationID, eventType)
