@@ -2,7 +2,6 @@ package graph
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -21,8 +20,9 @@ import (
 )
 
 // Webhooks (docs/webhooks.md). An operation that changes something integrators hear about calls
-// emit in its transaction: the message, its deliveries and their River jobs commit or roll back
-// with the change (the outbox), and the worker (jobs.DeliverWebhookWorker) sends them.
+// emit in its transaction: the message and its fan-out job commit or roll back with the change
+// (the outbox); jobs.FanOutWebhookWorker then writes one delivery per subscribed endpoint, and
+// jobs.DeliverWebhookWorker sends them.
 
 // The event types, each with the payload documented in docs/webhooks.md. A type's payload only
 // grows (new keys); a change that would break receivers gets a new type name.
@@ -39,7 +39,7 @@ const (
 	hookReviewCompleted        = "review.completed"
 	hookAgendaPublished        = "agenda.published"
 	hookAgendaUnpublished      = "agenda.unpublished"
-	hookEmailFailed            = "email.failed"
+	hookEmailFailed            = jobs.HookEmailFailed
 	hookResourcePublished      = "resource.published"
 )
 
@@ -54,15 +54,13 @@ var WebhookEventTypes = []string{hookSessionCreated, hookSessionCancelled, hookS
 // carries stale detail.
 type hookData map[string]any
 
-// WebhookPayloadVersion is the version of the envelope every message carries.
-const WebhookPayloadVersion = 1
-
 // maxWebhooks bounds an organization's endpoints: each one multiplies the rows every change writes.
 const maxWebhooks = 20
 
 // emit records an event for the organization's endpoints subscribed to its type, in the
-// transaction of ctx. With no endpoint subscribed it costs one indexed read and writes nothing.
-// System work (seeds, migrations) has no organization and emits nothing.
+// transaction of ctx (jobs.EmitWebhook): the message and one fan-out job when an endpoint is
+// subscribed, one statement and nothing written when none is. System work (seeds, migrations)
+// has no organization and emits nothing.
 func (r *Resolver) emit(ctx context.Context, eventType string, data hookData) error {
 	org := viewer.OrganizationID(ctx)
 	if org == "" {
@@ -72,44 +70,7 @@ func (r *Resolver) emit(ctx context.Context, eventType string, data hookData) er
 	if tx == nil {
 		return errNoTransaction
 	}
-	rows, err := tx.PGX().Query(ctx, `SELECT id FROM webhook_endpoints WHERE organization_id = $1 AND enabled
-		AND (event_types = '[]'::jsonb OR event_types ? $2) ORDER BY id`, org, eventType)
-	if err != nil {
-		return fmt.Errorf("graph: webhook endpoints: %w", err)
-	}
-	var endpoints []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return err
-		}
-		endpoints = append(endpoints, id)
-	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	if len(endpoints) == 0 {
-		return nil
-	}
-	payload, err := json.Marshal(map[string]any{"type": eventType, "version": WebhookPayloadVersion,
-		"timestamp": time.Now().UTC().Format(time.RFC3339Nano), "data": data})
-	if err != nil {
-		return err
-	}
-	msg, err := tx.Ent().WebhookMessage.Create().SetEventType(eventType).SetPayload(string(payload)).Save(ctx)
-	if err != nil {
-		return err
-	}
-	builders := make([]*ent.WebhookDeliveryCreate, len(endpoints))
-	for i, ep := range endpoints {
-		builders[i] = tx.Ent().WebhookDelivery.Create().SetEndpointID(ep).SetMessageID(msg.ID)
-	}
-	deliveries, err := tx.Ent().WebhookDelivery.CreateBulk(builders...).Save(ctx)
-	if err != nil {
-		return err
-	}
-	return r.queueDeliveries(ctx, deliveries)
+	return jobs.EmitWebhook(ctx, tx.PGX(), r.Outbox.Jobs, org, eventType, map[string]any(data))
 }
 
 // emitWhen is emit when cond holds.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/podium/podium/ent/emaillog"
 	"github.com/podium/podium/ent/pgtest"
+	"github.com/podium/podium/ent/schema/viewer"
 	"github.com/podium/podium/graph/email"
 	"github.com/podium/podium/jobs"
 	"github.com/podium/podium/jobs/mailtest"
@@ -110,8 +111,10 @@ func podiumDelivery(b *testing.B, n int) (time.Duration, float64) {
 	require.NoError(b, err)
 	outbox := &email.Outbox{Jobs: rc, PublicURL: "https://x.test"}
 
-	org, err := db.Ent.Organization.Create().SetName("Acme").SetSlug("acme").Save(ctx)
+	org, err := db.Ent.Organization.Create().SetName("Acme").SetSlug("acme").
+		Save(viewer.System(ctx, "bench: create an organization"))
 	require.NoError(b, err)
+	ctx = viewer.WithOrganization(ctx, org.ID)
 	ev, err := db.Ent.Event.Create().SetOrganizationID(org.ID).SetName("GopherCon EU").SetSlug("gc").
 		SetTimezone("UTC").SetStartsAt(time.Now()).SetEndsAt(time.Now().Add(time.Hour)).Save(ctx)
 	require.NoError(b, err)

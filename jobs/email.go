@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 
@@ -44,12 +44,17 @@ func (DeliverEmailArgs) InsertOpts() river.InsertOpts {
 // sent is never sent again, however often its job runs.
 type DeliverEmailWorker struct {
 	river.WorkerDefaults[DeliverEmailArgs]
-	// Pool records outcomes. Its sessions may commit asynchronously (see NewClient): River then
-	// completes the job with a synchronous commit, and PostgreSQL's log is written in order, so
-	// whenever the job's completion survives a crash, the outcome recorded before it does too.
-	Pool   *pgxpool.Pool
-	Sender Sender
-	Log    *slog.Logger
+	// Pool records outcomes, durably: Work returns, and River completes the job, only once the
+	// outcome would survive a crash of PostgreSQL itself. (Outcomes once committed asynchronously;
+	// an immediate shutdown of PostgreSQL then lost the "sent" of emails whose jobs completed
+	// after its restart, leaving them "sending", and sent again those whose jobs had not.)
+	Pool *pgxpool.Pool
+	// ClaimPool, when set, moves rows to sending; its sessions may commit asynchronously (see
+	// dbx.AsyncPool): a lost claim leaves a row queued, and the durable outcome recorded after it
+	// makes it durable too, PostgreSQL's log being written in order. Nil uses Pool.
+	ClaimPool *pgxpool.Pool
+	Sender    Sender
+	Log       *slog.Logger
 	// Tokens records the sign-in tokens minted for one-click links (see mintSignInLink), with
 	// synchronous commits: a token must exist before the email carrying it can be followed.
 	// Without it, and with the LogSender (whose log is no mailbox), no token is minted.
@@ -61,16 +66,20 @@ type DeliverEmailWorker struct {
 	mu    sync.Mutex
 	byOrg map[string]*emailBatches
 	// accepted holds a place for each email the relay may have accepted whose outcome has not
-	// been written yet (see acceptHold).
+	// been committed yet (see acceptHold).
 	accepted chan struct{}
+	// stranded holds the places of sent emails whose outcome could not be recorded (PostgreSQL
+	// was unreachable): they will be sent again, so they keep their places until PostgreSQL
+	// answers again (see strand), and the emails sent meanwhile stay within MaxUnrecorded.
+	stranded []*acceptHold
 }
 
 // outcome is what a delivery attempt records.
 type outcome struct {
 	id, status, provider string
 	providerID, err      *string
-	// hold is the delivery's place among the emails awaiting their record, given back as soon
-	// as the statement recording it has been written to PostgreSQL.
+	// hold is the delivery's place among the emails awaiting their record, given back once the
+	// record is committed.
 	hold *acceptHold
 }
 
@@ -154,7 +163,11 @@ const MaxUnrecorded = 10
 // claim moves the rows not yet sent to sending and returns their messages; ids of rows already
 // sent (or deleted with their event) get nil.
 func (w *DeliverEmailWorker) claim(ctx context.Context, ids []string) ([]*Message, error) {
-	rows, err := w.Pool.Query(ctx, claimSQL, ids)
+	pool := w.ClaimPool
+	if pool == nil {
+		pool = w.Pool
+	}
+	rows, err := pool.Query(ctx, claimSQL, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -175,6 +188,7 @@ func (w *DeliverEmailWorker) claim(ctx context.Context, ids []string) ([]*Messag
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
+	w.releaseStranded()
 	out := make([]*Message, len(ids))
 	for i, id := range ids {
 		out[i] = byID[id]
@@ -185,9 +199,9 @@ func (w *DeliverEmailWorker) claim(ctx context.Context, ids []string) ([]*Messag
 // outcomeStatement names outcomeSQL prepared on a status connection.
 const outcomeStatement = "podium_record_email_outcomes"
 
-// record writes outcomes. It sends the statement in pipeline mode so as to know when it has been
-// written: from then on PostgreSQL runs it even if this process dies, so the outcomes' holds are
-// given back before the reply is read.
+// record writes outcomes, in one statement prepared once per connection, and gives their holds
+// back once it has committed: from then on neither a crash of this process nor one of PostgreSQL
+// can send them again. Until then a crash of either may, which MaxUnrecorded bounds.
 func (w *DeliverEmailWorker) record(ctx context.Context, outs []outcome) ([]struct{}, error) {
 	n := len(outs)
 	ids, statuses, providers := make([]string, n), make([]string, n), make([]string, n)
@@ -200,26 +214,39 @@ func (w *DeliverEmailWorker) record(ctx context.Context, outs []outcome) ([]stru
 		return nil, err
 	}
 	defer conn.Release()
-	sd, err := conn.Conn().Prepare(ctx, outcomeStatement, outcomeSQL) // prepared once per connection
-	if err != nil {
+	if _, err := conn.Conn().Prepare(ctx, outcomeStatement, outcomeSQL); err != nil {
 		return nil, err
 	}
-	params := make([][]byte, len(sd.ParamOIDs))
-	for i, v := range []any{ids, statuses, providers, providerIDs, errs} {
-		if params[i], err = conn.Conn().TypeMap().Encode(sd.ParamOIDs[i], pgtype.BinaryFormatCode, v, nil); err != nil {
-			return nil, err
-		}
-	}
-	p := conn.Conn().PgConn().StartPipeline(ctx)
-	p.SendQueryStatement(sd, params, []int16{pgtype.BinaryFormatCode}, nil)
-	if err := p.Sync(); err != nil {
-		_ = p.Close()
+	if _, err := conn.Exec(ctx, outcomeStatement, ids, statuses, providers, providerIDs, errs); err != nil {
 		return nil, err
 	}
 	for _, o := range outs {
 		o.hold.release()
 	}
-	return make([]struct{}, n), p.Close()
+	w.releaseStranded()
+	return make([]struct{}, n), nil
+}
+
+// strand keeps the place of an email sent whose outcome could not be recorded. Giving it back
+// at once would let the next delivery in flight take it, be accepted by the relay and fail its
+// record too: during an outage of PostgreSQL every delivery past its claim would be sent twice,
+// however many MaxUnrecorded allows.
+func (w *DeliverEmailWorker) strand(h *acceptHold) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.stranded = append(w.stranded, h)
+}
+
+// releaseStranded gives back the stranded places once a statement has succeeded: PostgreSQL
+// answers again, and the stranded emails' jobs will send and record them again.
+func (w *DeliverEmailWorker) releaseStranded() {
+	w.mu.Lock()
+	stranded := w.stranded
+	w.stranded = nil
+	w.mu.Unlock()
+	for _, h := range stranded {
+		h.release()
+	}
 }
 
 // Timeout bounds one delivery attempt.
@@ -252,7 +279,7 @@ func (w *DeliverEmailWorker) Work(ctx context.Context, job *river.Job[DeliverEma
 	}
 
 	hold := &acceptHold{places: w.accepted}
-	defer hold.release()
+	defer func() { hold.release() }() // hold is replaced when stranded
 	msg.Committing = hold.take
 	providerID, sendErr := w.Sender.Send(ctx, *msg)
 	// The outcome is recorded before the job completes, even if its context has run out: the
@@ -260,6 +287,10 @@ func (w *DeliverEmailWorker) Work(ctx context.Context, job *river.Job[DeliverEma
 	if sendErr == nil {
 		_, err := b.outcomes.do(ctx, outcome{id: id, status: string(emaillog.StatusSent),
 			provider: w.Sender.Provider(), providerID: &providerID, hold: hold})
+		if err != nil {
+			w.strand(hold)
+			hold = &acceptHold{} // nothing for the deferred release to give back
+		}
 		return err
 	}
 
@@ -270,7 +301,12 @@ func (w *DeliverEmailWorker) Work(ctx context.Context, job *river.Job[DeliverEma
 		status = emaillog.StatusFailed
 	}
 	reason := sendErr.Error()
-	if _, err := b.outcomes.do(ctx, outcome{id: id, status: string(status), provider: w.Sender.Provider(), err: &reason, hold: hold}); err != nil {
+	if final {
+		err = w.recordFailure(ctx, job, reason, hold)
+	} else {
+		_, err = b.outcomes.do(ctx, outcome{id: id, status: string(status), provider: w.Sender.Provider(), err: &reason, hold: hold})
+	}
+	if err != nil {
 		return errors.Join(sendErr, err)
 	}
 	w.Log.WarnContext(ctx, "email delivery failed", "email_id", id, "attempt", job.Attempt,
@@ -279,6 +315,39 @@ func (w *DeliverEmailWorker) Work(ctx context.Context, job *river.Job[DeliverEma
 		return river.JobCancel(fmt.Errorf("email %s refused: %w", id, sendErr))
 	}
 	return sendErr
+}
+
+// recordFailure marks an email failed for good and, in the same transaction, emits email.failed
+// for the organization's webhooks: the event is sent if and only if the failure is recorded.
+// Final failures are rare, so they are not batched.
+func (w *DeliverEmailWorker) recordFailure(ctx context.Context, job *river.Job[DeliverEmailArgs], reason string, hold *acceptHold) error {
+	ctx = context.WithoutCancel(ctx)
+	defer hold.release()
+	client, err := river.ClientFromContextSafely[pgx.Tx](ctx)
+	if err != nil {
+		return err
+	}
+	tx, err := w.Pool.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	var eventID, emailType, recipient string
+	err = tx.QueryRow(ctx, `UPDATE `+emaillog.Table+` SET status = 'failed', provider = $2, error = $3, updated_at = now()
+		WHERE id = $1 AND status <> 'sent' RETURNING event_id, type, recipient`,
+		job.Args.EmailID, w.Sender.Provider(), reason).Scan(&eventID, &emailType, &recipient)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil // sent meanwhile, or deleted with its event
+	}
+	if err != nil {
+		return err
+	}
+	if err := EmitWebhook(ctx, tx, client, viewer.OrganizationID(ctx), HookEmailFailed, map[string]any{
+		"eventId": eventID, "emailId": job.Args.EmailID, "type": emailType, "recipient": recipient,
+		"error": reason, "attempts": job.Attempt}); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
 }
 
 // icsMethod reads the METHOD property of an iCalendar object (REQUEST or CANCEL).

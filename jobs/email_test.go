@@ -423,10 +423,11 @@ func TestRetryFailedEmailWithSQL(t *testing.T) {
 }
 
 // TestCrashWindowIsBounded stalls the recording of outcomes and checks that the relay is then
-// given at most jobs.MaxUnrecorded messages whose outcome has not been written to PostgreSQL:
-// the most a crash at that moment could deliver twice. A transaction of the test locks each
-// email's row while it is being sent, so the first outcome statement waits in PostgreSQL (it is
-// written, so its email is safe) and the statements after it cannot be sent.
+// given at most jobs.MaxUnrecorded messages whose outcome has not been committed: the most a
+// crash of Podium or of PostgreSQL at that moment could deliver twice. A transaction of the test
+// locks each email's row while it is being sent, so the first outcome statement waits in
+// PostgreSQL (written, not committed: its email still holds a place) and the statements after
+// it cannot run.
 func TestCrashWindowIsBounded(t *testing.T) {
 	t.Parallel()
 	sender := &stallingSender{firstWritten: make(chan struct{})}
@@ -460,12 +461,13 @@ func TestCrashWindowIsBounded(t *testing.T) {
 	require.EqualValues(t, 1, sender.accepted.Load())
 	close(sender.firstWritten)
 
-	// Sending goes on until MaxUnrecorded emails wait for their outcome to be written, then stops.
-	require.Eventually(t, func() bool { return sender.accepted.Load() >= 1+jobs.MaxUnrecorded },
+	// Sending goes on until MaxUnrecorded emails, the first included, wait for their outcome to
+	// commit, then stops.
+	require.Eventually(t, func() bool { return sender.accepted.Load() >= jobs.MaxUnrecorded },
 		10*time.Second, 10*time.Millisecond, "sending stopped before the bound")
 	time.Sleep(300 * time.Millisecond)
-	require.EqualValues(t, 1+jobs.MaxUnrecorded, sender.accepted.Load(),
-		"more emails accepted than the bound while outcomes could not be written")
+	require.EqualValues(t, jobs.MaxUnrecorded, sender.accepted.Load(),
+		"more emails accepted than the bound while outcomes could not be committed")
 
 	// Once outcomes can be written again, everything is delivered, each email once.
 	sender.mu.Lock()

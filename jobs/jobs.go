@@ -36,6 +36,9 @@ type Config struct {
 	AIWorkers int
 	// Webhooks configures webhook delivery (see DeliverWebhookWorker).
 	Webhooks WebhookConfig
+	// Notifier emails an organization's admins about its webhooks (the operation layer);
+	// without one, a disabled endpoint is only logged.
+	Notifier WebhookNotifier
 	// RetryPolicy replaces River's backoff (attempt⁴ seconds); tests shorten it.
 	RetryPolicy river.ClientRetryPolicy
 	// Files is the file store the file jobs delete from (jobs/files.go); nil leaves the sweep out.
@@ -81,17 +84,23 @@ func NewClient(db *dbx.DB, cfg Config) (*river.Client[pgx.Tx], error) {
 	if cfg.AIWorkers <= 0 {
 		cfg.AIWorkers = DefaultAIWorkers
 	}
-	// Delivery outcomes commit asynchronously (see DeliverEmailWorker): waiting for the disk on
-	// every status change would cost throughput and buy no durability.
-	statusPool, err := db.AsyncPool(statusConns)
+	// Delivery outcomes commit durably, claims asynchronously (see DeliverEmailWorker).
+	outcomePool, err := db.DurablePool(statusConns)
 	if err != nil {
 		return nil, fmt.Errorf("jobs: status pool: %w", err)
 	}
+	claimPool, err := db.AsyncPool(statusConns)
+	if err != nil {
+		return nil, fmt.Errorf("jobs: claim pool: %w", err)
+	}
 	workers := river.NewWorkers()
-	river.AddWorker(workers, &DeliverEmailWorker{Pool: statusPool, Sender: cfg.Sender, Log: cfg.Log, Tokens: db.Pool})
+	river.AddWorker(workers, &DeliverEmailWorker{Pool: outcomePool, ClaimPool: claimPool, Sender: cfg.Sender,
+		Log: cfg.Log, Tokens: db.Pool})
 	river.AddWorker(workers, &AIReviewWorker{Scorer: cfg.Scorer, Pool: db.Pool})
 	river.AddWorker(workers, &PruneIdempotencyWorker{Pool: db.Pool})
-	river.AddWorker(workers, &DeliverWebhookWorker{Pool: db.Pool, Config: cfg.Webhooks, Log: cfg.Log})
+	river.AddWorker(workers, &DeliverWebhookWorker{Pool: db.Pool, DB: db, Notifier: cfg.Notifier,
+		Config: cfg.Webhooks, Log: cfg.Log})
+	river.AddWorker(workers, &FanOutWebhookWorker{Pool: db.Pool})
 	river.AddWorker(workers, &DeleteFileWorker{Pool: db.Pool, Files: cfg.Files})
 	river.AddWorker(workers, &SweepFilesWorker{Pool: db.Pool, Files: cfg.Files})
 

@@ -21,6 +21,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 
+	"github.com/podium/podium/ent/dbx"
 	"github.com/podium/podium/ent/schema/viewer"
 )
 
@@ -94,9 +95,13 @@ func (DeliverWebhookArgs) InsertOpts() river.InsertOpts {
 // which receivers deduplicate on.
 type DeliverWebhookWorker struct {
 	river.WorkerDefaults[DeliverWebhookArgs]
-	Pool   *pgxpool.Pool
-	Config WebhookConfig
-	Log    *slog.Logger
+	Pool *pgxpool.Pool
+	// DB records attempts, in transactions the Notifier can queue email in.
+	DB *dbx.DB
+	// Notifier, when set, tells the organization's admins that an endpoint was disabled.
+	Notifier WebhookNotifier
+	Config   WebhookConfig
+	Log      *slog.Logger
 
 	once   sync.Once
 	client *http.Client
@@ -154,6 +159,15 @@ func (w *DeliverWebhookWorker) release(endpoint string) {
 	if w.busy[endpoint]--; w.busy[endpoint] <= 0 {
 		delete(w.busy, endpoint)
 	}
+}
+
+// WebhookNotifier tells an organization about its webhooks (the operation layer implements it).
+type WebhookNotifier interface {
+	// WebhookDisabled queues, in the transaction of ctx (package dbx), the email telling the
+	// organization's owners and admins that Podium disabled the endpoint, failing since
+	// failingSince, for reason. It returns an error only when the transaction failed: the
+	// endpoint is disabled whether or not someone could be told.
+	WebhookDisabled(ctx context.Context, endpointID, reason string, failingSince time.Time) error
 }
 
 // webhookTarget is what one attempt needs.
@@ -247,9 +261,8 @@ func (w *DeliverWebhookWorker) record(ctx context.Context, job *river.Job[Delive
 	code int, latency time.Duration, sendErr error, final bool) error {
 	// The outcome is recorded even if the job's context ran out during the request.
 	ctx = context.WithoutCancel(ctx)
-	status, errText := "succeeded", (*string)(nil)
+	status, errText := "pending", (*string)(nil)
 	if sendErr != nil {
-		status = "pending"
 		if final {
 			status = "failed"
 		}
@@ -261,23 +274,26 @@ func (w *DeliverWebhookWorker) record(ctx context.Context, job *river.Job[Delive
 		codePtr = &code
 	}
 	ms := int(latency.Milliseconds())
-	tx, err := w.Pool.Begin(ctx)
+	if sendErr == nil {
+		// The common case, in one statement: the delivery succeeded, and the endpoint is not
+		// failing any more.
+		_, err := w.Pool.Exec(ctx, `WITH d AS (UPDATE webhook_deliveries SET status = 'succeeded', attempts = attempts + 1,
+			response_code = $2, latency_ms = $3, error = NULL, delivered_at = now(), updated_at = now()
+			WHERE id = $1 RETURNING endpoint_id)
+			UPDATE webhook_endpoints e SET failing_since = NULL, updated_at = now()
+			FROM d WHERE e.id = d.endpoint_id AND e.failing_since IS NOT NULL`, job.Args.DeliveryID, codePtr, ms)
+		return err
+	}
+	dtx, err := w.DB.Begin(ctx)
 	if err != nil {
 		return errors.Join(sendErr, err)
 	}
-	defer func() { _ = tx.Rollback(ctx) }()
+	defer func() { _ = dtx.Rollback() }()
+	tx := dtx.PGX()
 	if _, err := tx.Exec(ctx, `UPDATE webhook_deliveries SET status = $2::text, attempts = attempts + 1,
-		response_code = $3, latency_ms = $4, error = $5,
-		delivered_at = CASE WHEN $2::text = 'succeeded' THEN now() ELSE delivered_at END, updated_at = now()
+		response_code = $3, latency_ms = $4, error = $5, updated_at = now()
 		WHERE id = $1`, job.Args.DeliveryID, status, codePtr, ms, errText); err != nil {
 		return errors.Join(sendErr, err)
-	}
-	if sendErr == nil {
-		if _, err := tx.Exec(ctx, `UPDATE webhook_endpoints SET failing_since = NULL, updated_at = now()
-			WHERE id = $1 AND failing_since IS NOT NULL`, t.endpointID); err != nil {
-			return err
-		}
-		return tx.Commit(ctx)
 	}
 	var failingSince time.Time
 	if err := tx.QueryRow(ctx, `UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, now())
@@ -293,9 +309,13 @@ func (w *DeliverWebhookWorker) record(ctx context.Context, job *river.Job[Delive
 			return errors.Join(sendErr, err)
 		}
 		if tag.RowsAffected() == 1 {
-			// The organization's admins are not emailed yet (docs/webhooks.md, Limits): the log
-			// and the endpoint's disabledReason tell.
 			w.Log.WarnContext(ctx, "webhook endpoint disabled", "endpoint_id", t.endpointID, "reason", reason)
+			if w.Notifier != nil {
+				// The email commits with the endpoint's disabling, and only then.
+				if err := w.Notifier.WebhookDisabled(dbx.NewContext(ctx, dtx), t.endpointID, reason, failingSince); err != nil {
+					return errors.Join(sendErr, err)
+				}
+			}
 		}
 		final = true
 		if _, err := tx.Exec(ctx, `UPDATE webhook_deliveries SET status = 'failed' WHERE id = $1`,
@@ -303,7 +323,7 @@ func (w *DeliverWebhookWorker) record(ctx context.Context, job *river.Job[Delive
 			return errors.Join(sendErr, err)
 		}
 	}
-	if err := tx.Commit(ctx); err != nil {
+	if err := dtx.Commit(); err != nil {
 		return errors.Join(sendErr, err)
 	}
 	w.Log.InfoContext(ctx, "webhook delivery failed", "delivery_id", job.Args.DeliveryID,

@@ -168,6 +168,7 @@ func (b *testBundle) fixture() fixture {
 		(id, created_at, updated_at, round_id, submission_id, score, reasoning, provider, model)
 		VALUES ('air_fixture', now(), now(), $1, $2, 3, 'r', 'anthropic', 'm') RETURNING id`, roundID, proposal["id"]).Scan(&result))
 	deliverables := b.must(http.StatusOK, http.MethodGet, base+"/sessions/"+str(session, "id")+"/deliverables", b.acme, nil).List()
+	b.fanOutWebhooks()
 	delivery := str(b.must(http.StatusOK, http.MethodGet, "/api/v1/webhooks/"+str(webhook, "id")+"/deliveries", b.acme, nil).List()[0].(map[string]any), "id")
 	return fixture{
 		ids: map[string]string{

@@ -164,24 +164,7 @@ func TestInstances(t *testing.T) {
 	// Periodic jobs: one leader, one prune job, however many instances started.
 	requireOneLeader(t, db)
 
-	st := &overloadState{speakers: map[string][]string{}, cancellable: map[string][]string{}}
-	events := make([]string, overloadEvents)
-	for e := range events {
-		api := clients[e]
-		events[e] = api.createEvent(t, fmt.Sprintf("Instances Conf %d", e))
-		for i := range 5 {
-			id, err := api.mustCreate("/events/"+events[e]+"/speakers",
-				speakerBody("Seed", fmt.Sprintf("seed%d-%d@example.test", e, i)))
-			require.NoError(t, err)
-			st.speakers[events[e]] = append(st.speakers[events[e]], id)
-		}
-		for i := range 20 {
-			id, err := api.mustCreate("/events/"+events[e]+"/sessions",
-				sessionBody(fmt.Sprintf("Seed %d", i), st.speakers[events[e]][i%5]))
-			require.NoError(t, err)
-			st.cancellable[events[e]] = append(st.cancellable[events[e]], id)
-		}
-	}
+	st, events := seedOverload(t, "Instances", func(e int) *apiClient { return clients[e] })
 
 	var mu sync.Mutex
 	var samples []sample

@@ -59,6 +59,30 @@ type sample struct {
 
 // overloadState is what the clients share: the speakers sessions can be given, the sessions
 // that can be cancelled, and every write acknowledged with 2xx, to find afterwards.
+// seedOverload makes overloadEvents events ("<name> Conf N"), each with 5 speakers and 20
+// sessions, through clientOf(e) for event e, and returns the load's state over them.
+func seedOverload(t *testing.T, name string, clientOf func(e int) *apiClient) (*overloadState, []string) {
+	st := &overloadState{speakers: map[string][]string{}, cancellable: map[string][]string{}}
+	events := make([]string, overloadEvents)
+	for e := range events {
+		api := clientOf(e)
+		events[e] = api.createEvent(t, fmt.Sprintf("%s Conf %d", name, e))
+		for i := range 5 {
+			id, err := api.mustCreate("/events/"+events[e]+"/speakers",
+				speakerBody("Seed", fmt.Sprintf("seed%d-%d@example.test", e, i)))
+			require.NoError(t, err)
+			st.speakers[events[e]] = append(st.speakers[events[e]], id)
+		}
+		for i := range 20 {
+			id, err := api.mustCreate("/events/"+events[e]+"/sessions",
+				sessionBody(fmt.Sprintf("Seed %d", i), st.speakers[events[e]][i%5]))
+			require.NoError(t, err)
+			st.cancellable[events[e]] = append(st.cancellable[events[e]], id)
+		}
+	}
+	return st, events
+}
+
 type overloadState struct {
 	mu          sync.Mutex
 	speakers    map[string][]string // event → speakers
@@ -84,23 +108,7 @@ func TestOverload(t *testing.T) {
 	db := srv.openDB()
 	api := newClient(srv, srv.createKey("Acme Events"), overloadClients)
 
-	st := &overloadState{speakers: map[string][]string{}, cancellable: map[string][]string{}}
-	events := make([]string, overloadEvents)
-	for e := range events {
-		events[e] = api.createEvent(t, fmt.Sprintf("Overload Conf %d", e))
-		for i := range 5 {
-			id, err := api.mustCreate("/events/"+events[e]+"/speakers",
-				speakerBody("Seed", fmt.Sprintf("seed%d-%d@example.test", e, i)))
-			require.NoError(t, err)
-			st.speakers[events[e]] = append(st.speakers[events[e]], id)
-		}
-		for i := range 20 {
-			id, err := api.mustCreate("/events/"+events[e]+"/sessions",
-				sessionBody(fmt.Sprintf("Seed %d", i), st.speakers[events[e]][i%5]))
-			require.NoError(t, err)
-			st.cancellable[events[e]] = append(st.cancellable[events[e]], id)
-		}
-	}
+	st, events := seedOverload(t, "Overload", func(int) *apiClient { return api })
 
 	var mu sync.Mutex
 	var samples []sample

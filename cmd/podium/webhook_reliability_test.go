@@ -51,7 +51,9 @@ type hookReceiver struct {
 	mu     sync.Mutex
 	counts map[string]int
 	bad    int
-	downed atomic.Int64
+	// abandoned counts requests whose sender had gone when they were answered.
+	abandoned int
+	downed    atomic.Int64
 }
 
 func newHookReceiver(t *testing.T, delay time.Duration) *hookReceiver {
@@ -76,6 +78,12 @@ func (r *hookReceiver) serve(w http.ResponseWriter, req *http.Request) {
 	if err := r.wh.Verify(body, req.Header); err != nil {
 		r.bad++
 		w.WriteHeader(http.StatusUnauthorized)
+		return
+	}
+	if req.Context().Err() != nil {
+		// The sender gave up (its timeout passed while the gate held the request): no answer
+		// reaches it, so this is not an acknowledgement, and it will send the message again.
+		r.abandoned++
 		return
 	}
 	r.counts[req.Header.Get("webhook-id")]++
@@ -247,7 +255,11 @@ func TestWebhooksSurviveSIGKILL(t *testing.T) {
 
 	waitReceived(t, rc, webhookEvents, 3*time.Minute)
 	distinct, extra, bad := rc.tally()
-	t.Logf("WEBHOOK sigkill events=%d delivered_at_kill=%d delivered=%d duplicates=%d", webhookEvents, atKill, distinct, extra)
+	rc.mu.Lock()
+	abandoned := rc.abandoned
+	rc.mu.Unlock()
+	t.Logf("WEBHOOK sigkill events=%d delivered_at_kill=%d delivered=%d duplicates=%d abandoned_by_sender=%d",
+		webhookEvents, atKill, distinct, extra, abandoned)
 	require.Equal(t, webhookEvents, distinct)
 	require.Zero(t, bad)
 	require.Less(t, atKill, webhookEvents, "the kill came after every delivery")

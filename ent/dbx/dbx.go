@@ -50,9 +50,36 @@ type DB struct {
 	Queries *atomic.Int64
 
 	tenantFilter bool
-	asyncOnce    sync.Once
-	async        *pgxpool.Pool
-	asyncErr     error
+	async        sidePool
+	durable      sidePool
+}
+
+// sidePool is a small pool beside Pool, made on first use with Pool's configuration.
+type sidePool struct {
+	once sync.Once
+	pool *pgxpool.Pool
+	err  error
+}
+
+// get makes the pool once, with maxConns connections and the session parameters params.
+func (s *sidePool) get(base *pgxpool.Pool, maxConns int32, params map[string]string) (*pgxpool.Pool, error) {
+	s.once.Do(func() {
+		cfg := base.Config()
+		for k, v := range params {
+			cfg.ConnConfig.RuntimeParams[k] = v
+		}
+		cfg.MaxConns, cfg.MinConns = maxConns, 0
+		s.pool, s.err = pgxpool.NewWithConfig(context.Background(), cfg)
+	})
+	return s.pool, s.err
+}
+
+// close closes the pool if it was made, and keeps it from being made after.
+func (s *sidePool) close() {
+	s.once.Do(func() {})
+	if s.pool != nil {
+		s.pool.Close()
+	}
 }
 
 // Options tune Open.
@@ -156,25 +183,26 @@ func (db *DB) newClient(opts ...ent.Option) *ent.Client {
 func (db *DB) Close() {
 	_ = db.SQL.Close()
 	db.Pool.Close()
-	db.asyncOnce.Do(func() {})
-	if db.async != nil {
-		db.async.Close()
-	}
+	db.async.close()
+	db.durable.close()
 }
 
 // AsyncPool returns a second, smaller pool whose sessions commit without waiting for the disk
 // (synchronous_commit off). It is for bookkeeping whose durability rides on a later synchronous
-// commit: PostgreSQL writes its log in order, so once a later commit is durable, every earlier
-// one is too. A crash of the database server may lose the last fraction of a second of these
-// writes, never their order.
+// commit made before anything relies on it: PostgreSQL writes its log in order, so once a later
+// commit is durable, every earlier one is too. A crash of the database server may lose the last
+// fraction of a second of these writes, never their order. Nothing whose loss would repeat an
+// action (an email marked sent) may be written here: a later commit can come after a crash, in
+// a log that no longer holds the lost write.
 func (db *DB) AsyncPool(maxConns int32) (*pgxpool.Pool, error) {
-	db.asyncOnce.Do(func() {
-		cfg := db.Pool.Config()
-		cfg.ConnConfig.RuntimeParams["synchronous_commit"] = "off"
-		cfg.MaxConns, cfg.MinConns = maxConns, 0
-		db.async, db.asyncErr = pgxpool.NewWithConfig(context.Background(), cfg)
-	})
-	return db.async, db.asyncErr
+	return db.async.get(db.Pool, maxConns, map[string]string{"synchronous_commit": "off"})
+}
+
+// DurablePool returns a small pool beside Pool whose commits are as durable as Pool's (the
+// server's synchronous_commit), for writes that must survive a crash of the database server and
+// must not queue behind requests for a connection: delivery outcomes.
+func (db *DB) DurablePool(maxConns int32) (*pgxpool.Pool, error) {
+	return db.durable.get(db.Pool, maxConns, nil)
 }
 
 // Tx is one PostgreSQL transaction, used by ent (Ent) and River (PGX) together. It implements

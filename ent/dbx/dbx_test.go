@@ -155,3 +155,28 @@ func TestQueryCount(t *testing.T) {
 	require.Equal(t, int64(2), count.Load())
 	require.GreaterOrEqual(t, b.db.Queries.Load()-before, int64(2))
 }
+
+// TestSidePoolsDurability: the async pool commits without waiting for the disk, the durable pool
+// as durably as the main pool (delivery outcomes rely on it: docs/reliability.md).
+func TestSidePoolsDurability(t *testing.T) {
+	t.Parallel()
+	db := pgtest.New(t)
+	ctx := viewer.System(context.Background(), "test: read session settings")
+	setting := func(q interface {
+		QueryRow(context.Context, string, ...any) pgx.Row
+	}) string {
+		var v string
+		require.NoError(t, q.QueryRow(ctx, `SHOW synchronous_commit`).Scan(&v))
+		return v
+	}
+	async, err := db.AsyncPool(1)
+	require.NoError(t, err)
+	durable, err := db.DurablePool(1)
+	require.NoError(t, err)
+	require.Equal(t, "off", setting(async))
+	require.NotEqual(t, "off", setting(durable))
+	require.Equal(t, setting(db.Pool), setting(durable))
+	again, err := db.DurablePool(4)
+	require.NoError(t, err)
+	require.Same(t, durable, again, "one durable pool per database")
+}

@@ -50,11 +50,15 @@ const (
 	CFPSubmitted = "cfp_submitted"
 	// CFPCoSpeaker tells a co-speaker they were named on a proposal; Message holds who named them.
 	CFPCoSpeaker = "cfp_co_speaker"
+	// WebhookDisabled tells an organization's owners and admins that Podium disabled a webhook
+	// endpoint that kept failing (docs/webhooks.md): URL, Reason, When (failing since).
+	WebhookDisabled = "webhook_disabled"
 )
 
 // Names lists every template, for tests and tools.
 var Names = []string{PortalInvitation, SessionAccepted, SessionDeclined, SessionCancelled,
-	SessionReinstated, CalendarInvite, SessionUnscheduled, ReviewerInvitation, ReviewReminder, SignIn, OrganizationInvitation, CFPSubmitted, CFPCoSpeaker}
+	SessionReinstated, CalendarInvite, SessionUnscheduled, ReviewerInvitation, ReviewReminder, SignIn, OrganizationInvitation,
+	CFPSubmitted, CFPCoSpeaker, WebhookDisabled}
 
 // Data is what templates may use. EventName, FirstName and Link are in every email.
 type Data struct {
@@ -76,6 +80,9 @@ type Data struct {
 	Room      string
 	RoundName string
 	Count     int
+	// URL is a webhook endpoint's URL and Reason why Podium disabled it (WebhookDisabled).
+	URL    string
+	Reason string
 }
 
 // Rendered is an email's subject and bodies.

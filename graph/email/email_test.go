@@ -19,6 +19,7 @@ func sample(name string) Data {
 		SessionTitle: "Go <generics> & you", Message: "We are sorry.\nThe room flooded.",
 		Calendar: true, When: "10 September 2027, 09:00 CEST", Room: "Hall A",
 		RoundName: "First round", Count: 3,
+		URL: "https://hooks.example.test/podium?a=1&b=<2>", Reason: "receiver answered 500 <boom>",
 	}
 	if name == ReviewReminder {
 		d.Link = "https://podium.example.test/reviews"

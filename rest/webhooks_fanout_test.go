@@ -1,0 +1,26 @@
+package rest_test
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/require"
+
+	"github.com/podium/podium/jobs"
+)
+
+// fanOutWebhooks does the work of the waiting fan-out jobs (jobs.FanOutWebhook), for bundles
+// whose workers do not run: the messages' deliveries are written as the worker would.
+func (b *testBundle) fanOutWebhooks() {
+	b.t.Helper()
+	rows, err := b.db.Pool.Query(b.sys(), `SELECT args FROM river_job WHERE kind = 'fan_out_webhook' AND state = 'available'`)
+	require.NoError(b.t, err)
+	raw, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
+	require.NoError(b.t, err)
+	for _, r := range raw {
+		var args jobs.FanOutWebhookArgs
+		require.NoError(b.t, json.Unmarshal(r, &args))
+		require.NoError(b.t, jobs.FanOutWebhook(context.Background(), b.db.Pool, b.river, args))
+	}
+}
