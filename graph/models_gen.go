@@ -928,6 +928,10 @@ type SpeakerSession struct {
 	StartsAt *time.Time `json:"startsAt"`
 	// When the session ends; null while it is not scheduled.
 	EndsAt *time.Time `json:"endsAt"`
+	// The room's name; null while the session has no room.
+	Room *string `json:"room"`
+	// The other speakers of the session, by name.
+	CoSpeakers []string `json:"coSpeakers"`
 	// The caller's tasks for the session: the session's own and the caller's, not the co-speakers'.
 	Tasks []*Task `json:"tasks"`
 	// The files the caller owes for the session: the session's and the caller's own.

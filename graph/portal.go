@@ -125,7 +125,7 @@ func (r *Resolver) ownContact(ctx context.Context, id string) (*ent.Contact, err
 // given), each with the tasks and deliverables that are the session's or the contact's.
 func (r *Resolver) speakerSessions(ctx context.Context, ct *ent.Contact, id *string) ([]*SpeakerSession, error) {
 	q := r.Client.Submission.Query().Where(submission.EventID(ct.EventID),
-		submission.HasParticipantsWith(submissionparticipant.ContactID(ct.ID)))
+		submission.HasParticipantsWith(submissionparticipant.ContactID(ct.ID))).WithRoom()
 	if id != nil {
 		q = q.Where(submission.ID(*id))
 	}
@@ -150,13 +150,26 @@ func (r *Resolver) speakerSessions(ctx context.Context, ct *ent.Contact, id *str
 	if err != nil {
 		return nil, err
 	}
+	others, err := r.Client.SubmissionParticipant.Query().Where(submissionparticipant.SubmissionIDIn(ids...),
+		submissionparticipant.ContactIDNEQ(ct.ID)).WithContact().
+		Order(ent.Asc(submissionparticipant.FieldPosition), ent.Asc(submissionparticipant.FieldContactID)).All(ctx)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]*SpeakerSession, len(subs))
 	byID := make(map[string]*SpeakerSession, len(subs))
 	for i, s := range subs {
 		out[i] = &SpeakerSession{ID: s.ID, EventID: s.EventID, Code: s.Code, Title: s.Title, Description: s.Description,
 			Status: SubmissionStatus(s.Status), CancelledAt: s.CancelledAt, StartsAt: s.StartsAt, EndsAt: s.EndsAt,
-			Tasks: []*Task{}, Deliverables: []*Deliverable{}, Ready: true}
+			Tasks: []*Task{}, Deliverables: []*Deliverable{}, Ready: true, CoSpeakers: []string{}}
+		if s.Edges.Room != nil {
+			out[i].Room = &s.Edges.Room.Name
+		}
 		byID[s.ID] = out[i]
+	}
+	for _, p := range others {
+		ss := byID[p.SubmissionID]
+		ss.CoSpeakers = append(ss.CoSpeakers, fullName(p.Edges.Contact.FirstName, p.Edges.Contact.LastName))
 	}
 	for _, t := range tasks {
 		ss := byID[t.SubmissionID]
