@@ -968,14 +968,17 @@ type ComplexityRoot struct {
 	}
 
 	SpeakerEvent struct {
-		Agenda            func(childComplexity int) int
-		AgendaPublishedAt func(childComplexity int) int
-		Contact           func(childComplexity int) int
-		EventID           func(childComplexity int) int
-		EventName         func(childComplexity int) int
-		Resources         func(childComplexity int) int
-		Sessions          func(childComplexity int) int
-		Timezone          func(childComplexity int) int
+		Agenda                     func(childComplexity int) int
+		AgendaPublishedAt          func(childComplexity int) int
+		Contact                    func(childComplexity int) int
+		EventID                    func(childComplexity int) int
+		EventName                  func(childComplexity int) int
+		LogoURL                    func(childComplexity int) int
+		Resources                  func(childComplexity int) int
+		Sessions                   func(childComplexity int) int
+		SpeakerConfirmationEnabled func(childComplexity int) int
+		Theme                      func(childComplexity int) int
+		Timezone                   func(childComplexity int) int
 	}
 
 	SpeakerFile struct {
@@ -993,6 +996,8 @@ type ComplexityRoot struct {
 	SpeakerResource struct {
 		Body     func(childComplexity int) int
 		EmbedURL func(childComplexity int) int
+		FileName func(childComplexity int) int
+		FileURL  func(childComplexity int) int
 		ID       func(childComplexity int) int
 		LinkURL  func(childComplexity int) int
 		Subtitle func(childComplexity int) int
@@ -6010,6 +6015,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SpeakerEvent.EventName(childComplexity), true
+	case "SpeakerEvent.logoUrl":
+		if e.ComplexityRoot.SpeakerEvent.LogoURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpeakerEvent.LogoURL(childComplexity), true
 	case "SpeakerEvent.resources":
 		if e.ComplexityRoot.SpeakerEvent.Resources == nil {
 			break
@@ -6022,6 +6033,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SpeakerEvent.Sessions(childComplexity), true
+	case "SpeakerEvent.speakerConfirmationEnabled":
+		if e.ComplexityRoot.SpeakerEvent.SpeakerConfirmationEnabled == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpeakerEvent.SpeakerConfirmationEnabled(childComplexity), true
+	case "SpeakerEvent.theme":
+		if e.ComplexityRoot.SpeakerEvent.Theme == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpeakerEvent.Theme(childComplexity), true
 	case "SpeakerEvent.timezone":
 		if e.ComplexityRoot.SpeakerEvent.Timezone == nil {
 			break
@@ -6096,6 +6119,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SpeakerResource.EmbedURL(childComplexity), true
+	case "SpeakerResource.fileName":
+		if e.ComplexityRoot.SpeakerResource.FileName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpeakerResource.FileName(childComplexity), true
+	case "SpeakerResource.fileUrl":
+		if e.ComplexityRoot.SpeakerResource.FileURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpeakerResource.FileURL(childComplexity), true
 	case "SpeakerResource.id":
 		if e.ComplexityRoot.SpeakerResource.ID == nil {
 			break
@@ -8941,6 +8976,12 @@ func (ec *executionContext) childFields_SpeakerEvent(ctx context.Context, field 
 		return ec.fieldContext_SpeakerEvent_eventName(ctx, field)
 	case "timezone":
 		return ec.fieldContext_SpeakerEvent_timezone(ctx, field)
+	case "theme":
+		return ec.fieldContext_SpeakerEvent_theme(ctx, field)
+	case "logoUrl":
+		return ec.fieldContext_SpeakerEvent_logoUrl(ctx, field)
+	case "speakerConfirmationEnabled":
+		return ec.fieldContext_SpeakerEvent_speakerConfirmationEnabled(ctx, field)
 	case "contact":
 		return ec.fieldContext_SpeakerEvent_contact(ctx, field)
 	case "sessions":
@@ -8993,6 +9034,10 @@ func (ec *executionContext) childFields_SpeakerResource(ctx context.Context, fie
 		return ec.fieldContext_SpeakerResource_linkUrl(ctx, field)
 	case "embedUrl":
 		return ec.fieldContext_SpeakerResource_embedUrl(ctx, field)
+	case "fileName":
+		return ec.fieldContext_SpeakerResource_fileName(ctx, field)
+	case "fileUrl":
+		return ec.fieldContext_SpeakerResource_fileUrl(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SpeakerResource", field.Name)
 }
@@ -30128,6 +30173,75 @@ func (ec *executionContext) fieldContext_SpeakerEvent_timezone(_ context.Context
 	return graphql.NewScalarFieldContext("SpeakerEvent", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _SpeakerEvent_theme(ctx context.Context, field graphql.CollectedField, obj *SpeakerEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpeakerEvent_theme(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Theme, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SpeakerEvent_theme(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpeakerEvent", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SpeakerEvent_logoUrl(ctx context.Context, field graphql.CollectedField, obj *SpeakerEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpeakerEvent_logoUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LogoURL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SpeakerEvent_logoUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpeakerEvent", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SpeakerEvent_speakerConfirmationEnabled(ctx context.Context, field graphql.CollectedField, obj *SpeakerEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpeakerEvent_speakerConfirmationEnabled(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SpeakerConfirmationEnabled, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SpeakerEvent_speakerConfirmationEnabled(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpeakerEvent", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
 func (ec *executionContext) _SpeakerEvent_contact(ctx context.Context, field graphql.CollectedField, obj *SpeakerEvent) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -30621,6 +30735,52 @@ func (ec *executionContext) _SpeakerResource_embedUrl(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_SpeakerResource_embedUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpeakerResource", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SpeakerResource_fileName(ctx context.Context, field graphql.CollectedField, obj *SpeakerResource) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpeakerResource_fileName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FileName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SpeakerResource_fileName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpeakerResource", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SpeakerResource_fileUrl(ctx context.Context, field graphql.CollectedField, obj *SpeakerResource) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpeakerResource_fileUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FileURL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SpeakerResource_fileUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SpeakerResource", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
@@ -48994,6 +49154,21 @@ func (ec *executionContext) _SpeakerEvent(ctx context.Context, sel ast.Selection
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "theme":
+			out.Values[i] = ec._SpeakerEvent_theme(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "logoUrl":
+			out.Values[i] = ec._SpeakerEvent_logoUrl(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "speakerConfirmationEnabled":
+			out.Values[i] = ec._SpeakerEvent_speakerConfirmationEnabled(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "contact":
 			out.Values[i] = ec._SpeakerEvent_contact(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -49157,6 +49332,16 @@ func (ec *executionContext) _SpeakerResource(ctx context.Context, sel ast.Select
 			}
 		case "embedUrl":
 			out.Values[i] = ec._SpeakerResource_embedUrl(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "fileName":
+			out.Values[i] = ec._SpeakerResource_fileName(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "fileUrl":
+			out.Values[i] = ec._SpeakerResource_fileUrl(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}

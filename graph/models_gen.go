@@ -847,6 +847,12 @@ type SpeakerEvent struct {
 	EventName string `json:"eventName"`
 	// The event's time zone.
 	Timezone string `json:"timezone"`
+	// The event's theme (light, dark or auto, and an accent colour); null for Podium's own.
+	Theme *string `json:"theme"`
+	// The event's logo; null when none.
+	LogoURL *string `json:"logoUrl"`
+	// Whether the organizers ask speakers to confirm taking part (confirmMyParticipation).
+	SpeakerConfirmationEnabled bool `json:"speakerConfirmationEnabled"`
 	// The caller's contact record in the event.
 	Contact *SpeakerContact `json:"contact"`
 	// The caller's sessions and submissions in the event, by number.
@@ -906,6 +912,10 @@ type SpeakerResource struct {
 	LinkURL *string `json:"linkUrl"`
 	// An address to embed; null when none.
 	EmbedURL *string `json:"embedUrl"`
+	// The attached file's name; null when the resource has no file.
+	FileName *string `json:"fileName"`
+	// A signed address that downloads the attached file for a while; null when there is none.
+	FileURL *string `json:"fileUrl"`
 }
 
 // One of the caller's sessions or submissions, with its readiness.

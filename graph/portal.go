@@ -57,11 +57,12 @@ func (r *Resolver) mySpeaking(ctx context.Context) ([]*SpeakerEvent, error) {
 		if err != nil {
 			return nil, err
 		}
-		se := &SpeakerEvent{EventID: ev.ID, EventName: ev.Name, Timezone: ev.Timezone, Contact: toSpeakerContact(ct),
+		se := &SpeakerEvent{EventID: ev.ID, EventName: ev.Name, Timezone: ev.Timezone, Theme: ev.Theme, LogoURL: ev.LogoURL,
+			SpeakerConfirmationEnabled: ev.SpeakerConfirmationEnabled, Contact: toSpeakerContact(ct),
 			Sessions: sessions, Resources: make([]*SpeakerResource, len(res)), Agenda: []*agenda.Entry{}}
 		for i, x := range res {
 			se.Resources[i] = &SpeakerResource{ID: x.ID, Title: x.Title, Subtitle: x.Subtitle, Body: x.Body,
-				LinkURL: x.LinkURL, EmbedURL: x.EmbedURL}
+				LinkURL: x.LinkURL, EmbedURL: x.EmbedURL, FileName: x.FileName, FileURL: r.signedLink(x.FileStorageKey)}
 		}
 		if ev.AgendaPublishedAt != nil {
 			se.AgendaPublishedAt = ev.AgendaPublishedAt
@@ -160,7 +161,7 @@ func (r *Resolver) speakerSessions(ctx context.Context, ct *ent.Contact, id *str
 	byID := make(map[string]*SpeakerSession, len(subs))
 	for i, s := range subs {
 		out[i] = &SpeakerSession{ID: s.ID, EventID: s.EventID, Code: s.Code, Title: s.Title, Description: s.Description,
-			Status: SubmissionStatus(s.Status), CancelledAt: s.CancelledAt, StartsAt: s.StartsAt, EndsAt: s.EndsAt,
+			Status: speakerStatus(s.Status), CancelledAt: s.CancelledAt, StartsAt: s.StartsAt, EndsAt: s.EndsAt,
 			Tasks: []*Task{}, Deliverables: []*Deliverable{}, Ready: true, CoSpeakers: []string{}}
 		if s.Edges.Room != nil {
 			out[i].Room = &s.Edges.Room.Name
@@ -196,3 +197,12 @@ func toSpeakerContact(ct *ent.Contact) *SpeakerContact {
 
 // Speaking lists the events where the caller speaks (mySpeaking), for the portal's pages.
 func (r *Resolver) Speaking(ctx context.Context) ([]*SpeakerEvent, error) { return r.mySpeaking(ctx) }
+
+// speakerStatus is a submission's status as its speakers see it: maybe, the organizers' own
+// shortlist, reads as pending.
+func speakerStatus(s submission.Status) SubmissionStatus {
+	if s == submission.StatusMaybe {
+		return SubmissionStatusPending
+	}
+	return SubmissionStatus(s)
+}
