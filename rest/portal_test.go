@@ -250,3 +250,49 @@ func TestPortalHostileValues(t *testing.T) {
 	require.Nil(t, ct.ConfirmedAt)
 	require.Empty(t, w.objects())
 }
+
+// TestPortalMutations: the speaker's operations over GraphQL, for their own records.
+func TestPortalMutations(t *testing.T) {
+	t.Parallel()
+	w := setupPortal(t, 1<<20)
+	b := w.testBundle
+
+	r := b.gqlCookie(w.ada, `mutation { setMyTaskDone(id: "`+w.task+`", done: true) { id status completedAt } }`, nil)
+	require.Empty(t, r.Errors, r.Raw)
+	require.Equal(t, "done", r.Data["setMyTaskDone"].(map[string]any)["status"])
+	r = b.gqlCookie(w.ada, `mutation { setMyTaskDone(id: "`+w.task+`", done: false) { status completedAt } }`, nil)
+	require.Empty(t, r.Errors, r.Raw)
+	require.Equal(t, map[string]any{"status": "todo", "completedAt": nil}, r.Data["setMyTaskDone"])
+
+	// A waived task stays waived.
+	b.must(http.StatusOK, http.MethodPatch, w.base+"/sessions/"+w.sessID+"/tasks/"+w.task, b.acme, map[string]any{"status": "waived"})
+	r = b.gqlCookie(w.ada, `mutation { setMyTaskDone(id: "`+w.task+`", done: true) { status } }`, nil)
+	require.Equal(t, []string{"invalid_input"}, r.Codes(), r.Raw)
+
+	// Two changes in one document are refused: each commits on its own.
+	r = b.gqlCookie(w.ada, `mutation { a: confirmMyParticipation(contactId: "`+w.contact+`") { id }
+	  b: removeMyDeliverable(id: "`+w.deliverable+`") { id } }`, nil)
+	require.Equal(t, []string{"invalid_input", "invalid_input"}, r.Codes(), r.Raw)
+	ct, err := b.db.Ent.Contact.Get(b.sys(), w.contact)
+	require.NoError(t, err)
+	require.Nil(t, ct.ConfirmedAt)
+
+	r = b.gqlCookie(w.ada, `mutation { confirmMyParticipation(contactId: "`+w.contact+`") { workflowStatus confirmedAt } }`, nil)
+	require.Empty(t, r.Errors, r.Raw)
+	require.Equal(t, "confirmed", r.Data["confirmMyParticipation"].(map[string]any)["workflowStatus"])
+	require.NotNil(t, r.Data["confirmMyParticipation"].(map[string]any)["confirmedAt"])
+
+	// A null file is refused; the deliverable stays outstanding.
+	r = b.gqlCookie(w.ada, `mutation { uploadMyDeliverable(id: "`+w.deliverable+`", file: null) { status } }`, nil)
+	require.Equal(t, []string{"invalid_input"}, r.Codes(), r.Raw)
+
+	// A speaker without an accepted session has nothing to confirm.
+	lin := str(b.must(http.StatusCreated, http.MethodPost, w.base+"/speakers", b.acme, speakerBody("lin@example.test")).Obj(), "id")
+	r = b.gqlCookie(b.signIn("lin@example.test"), `mutation { declineMyParticipation(contactId: "`+lin+`") { id } }`, nil)
+	require.Equal(t, []string{"invalid_input"}, r.Codes(), r.Raw)
+	require.Contains(t, r.Raw, "nothing to confirm or decline")
+
+	// An API key speaks nowhere: every id is one that does not exist.
+	k := b.matrixCall(matrixCaller{key: b.acme}, `mutation { confirmMyParticipation(contactId: "`+w.contact+`") { id } }`, "")
+	require.Equal(t, []string{"not_found"}, k.Codes(), k.Raw)
+}
