@@ -3,11 +3,13 @@ package rest_test
 import (
 	"bytes"
 	"fmt"
+	"html"
 	"io"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -208,6 +210,21 @@ func TestPortalPages(t *testing.T) {
 	ct, _ = b.db.Ent.Contact.Get(b.sys(), w.contact)
 	require.Equal(t, contact.WorkflowStatusDeclined, ct.WorkflowStatus)
 	require.True(t, stamp.Equal(*ct.ConfirmedAt))
+
+	// A published resource's file downloads through the page's signed link, without a key.
+	content := pdf(1500)
+	up := w.upload(b.acme, attachQ, w.attachVars(), "map.pdf", content)
+	require.Empty(t, up.Errors, up.Raw)
+	require.NotContains(t, b.pageAs(w.ada, http.MethodGet, "/portal/resources", nil).Body.String(), "map.pdf", "an unpublished resource")
+	b.must(http.StatusOK, http.MethodPatch, w.base+"/resources/"+w.resource, b.acme, with(resourceBody("Venue map"), "published", true))
+	page := b.pageAs(w.ada, http.MethodGet, "/portal/resources", nil).Body.String()
+	m := regexp.MustCompile(`href="([^"]+)" download>Download map.pdf`).FindStringSubmatch(page)
+	require.Len(t, m, 2, page)
+	signed, err := url.Parse(html.UnescapeString(m[1]))
+	require.NoError(t, err)
+	got := w.download(signed.RequestURI(), "", nil)
+	require.Equal(t, http.StatusOK, got.Code, got.Body.String())
+	require.Equal(t, content, got.Body.Bytes())
 }
 
 // TestPortalHostileValues: every form field of the portal's pages, with each hostile value, gets a
