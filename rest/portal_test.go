@@ -96,7 +96,9 @@ func TestPortalPages(t *testing.T) {
 		require.Contains(t, rec.Body.String(), `aria-current="page"`, path)
 		require.NotContains(t, rec.Body.String(), "Compilers", path)
 	}
-	require.Contains(t, b.pageAs(w.ada, http.MethodGet, "/portal/tasks", nil).Body.String(), "Send your bio")
+	tasksPage := b.pageAs(w.ada, http.MethodGet, "/portal/tasks", nil).Body.String()
+	require.Contains(t, tasksPage, "Send your bio")
+	require.Contains(t, tasksPage, "up to 1 MB")
 	require.Contains(t, b.pageAs(w.ada, http.MethodGet, "/portal", nil).Body.String(), `id="confirm-banner"`)
 	require.Equal(t, http.StatusNotFound, b.pageAs(w.ada, http.MethodGet, "/portal/nothing-here", nil).Code)
 	// Not signed in: sent to sign in and back.
@@ -169,7 +171,7 @@ func TestPortalPages(t *testing.T) {
 		rec := w.uploadPage(w.ada, w.deliverable, c.name, c.content)
 		require.Equal(t, c.status, rec.Code, rec.Body.String())
 		body := rec.Body.String()
-		require.Contains(t, body, `aria-describedby="file-`+w.deliverable+`-error"`)
+		require.Contains(t, body, `aria-describedby="file-`+w.deliverable+`-hint file-`+w.deliverable+`-error"`)
 		require.Contains(t, body, `id="file-`+w.deliverable+`-error"`)
 		require.Contains(t, strings.ToLower(body), strings.ToLower(c.says), body)
 		require.Empty(t, w.objects(), c.name)

@@ -71,6 +71,8 @@ type portalView struct {
 	Reviews bool
 	// Errors are messages by deliverable id (an upload refused); the file input points at it.
 	Errors map[string]string
+	// UploadLimitMB is the server's upload limit, said next to each file input.
+	UploadLimitMB int64
 }
 
 // portalSession is a session with its slot written in the event's time zone and its counts.
@@ -142,6 +144,9 @@ func (p *Portal) load(ctx context.Context, r *http.Request, person *viewer.Perso
 		if ev.EventID == want {
 			break
 		}
+	}
+	if p.Ops.Files != nil {
+		v.UploadLimitMB = p.Ops.Files.Limit() >> 20
 	}
 	if v.Event == nil {
 		return v, nil
