@@ -315,3 +315,45 @@ func TestPortalMutations(t *testing.T) {
 	k := b.matrixCall(matrixCaller{key: b.acme}, `mutation { confirmMyParticipation(contactId: "`+w.contact+`") { id } }`, "")
 	require.Equal(t, []string{"not_found"}, k.Codes(), k.Raw)
 }
+
+// TestPortalEvents: a speaker of two events sees one at a time and switches with the form; the
+// choice is kept in a cookie, and another event's id is refused.
+func TestPortalEvents(t *testing.T) {
+	t.Parallel()
+	w := setupPortal(t, 0)
+	b := w.testBundle
+	other := str(b.createEvent(b.acme, "Second Days"), "id")
+	ada2 := str(b.must(http.StatusCreated, http.MethodPost, "/api/v1/events/"+other+"/speakers", b.acme,
+		speakerBody("ada@example.test")).Obj(), "id")
+	b.must(http.StatusCreated, http.MethodPost, "/api/v1/events/"+other+"/sessions", b.acme, map[string]any{
+		"title": "Looms", "description": nil, "formatId": nil, "speakerIds": []any{ada2}})
+	ada := b.signIn("ada@example.test") // a new sign-in reads both contacts
+
+	home := b.pageAs(ada, http.MethodGet, "/portal", nil).Body.String()
+	require.Contains(t, home, `name="event"`, "the switcher")
+	require.Contains(t, home, "Engines")
+	require.NotContains(t, home, "Looms")
+
+	rec := b.pageAs(ada, http.MethodPost, "/portal/event", url.Values{"event": {other}})
+	require.Equal(t, http.StatusSeeOther, rec.Code, rec.Body.String())
+	cookies := rec.Result().Cookies()
+	require.Len(t, cookies, 1)
+	require.Equal(t, other, cookies[0].Value)
+	require.True(t, cookies[0].HttpOnly)
+
+	req := httptest.NewRequest(http.MethodGet, "/portal", nil)
+	req.AddCookie(&http.Cookie{Name: sessionCookie, Value: ada})
+	req.AddCookie(cookies[0])
+	page := b.sendRaw(req).Body.String()
+	require.Contains(t, page, "Looms")
+	require.NotContains(t, page, "Engines")
+	require.Contains(t, page, "Second Days")
+
+	// Grace's event is not Ada's: refused, nothing pinned.
+	graceEvent, err := b.db.Ent.Contact.Get(b.sys(), w.graceContact)
+	require.NoError(t, err)
+	rec = b.pageAs(ada, http.MethodPost, "/portal/event", url.Values{"event": {graceEvent.EventID}})
+	require.Equal(t, http.StatusBadRequest, rec.Code)
+	require.Contains(t, rec.Body.String(), "Choose one of your events.")
+	require.Empty(t, rec.Result().Cookies())
+}
