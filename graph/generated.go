@@ -479,6 +479,7 @@ type ComplexityRoot struct {
 		CancelSession            func(childComplexity int, eventID string, sessionID string, input CancelSessionInput) int
 		ChangeSubmissionStatus   func(childComplexity int, eventID string, submissionID string, input ChangeSubmissionStatusInput) int
 		ClearDeliverableUpload   func(childComplexity int, eventID string, sessionID string, deliverableID string) int
+		ConfirmMyParticipation   func(childComplexity int, contactID string) int
 		CreateEvent              func(childComplexity int, input CreateEventInput) int
 		CreateForm               func(childComplexity int, eventID string, input CfpFormInput) int
 		CreateResource           func(childComplexity int, eventID string, input ResourceInput) int
@@ -486,6 +487,7 @@ type ComplexityRoot struct {
 		CreateSubmission         func(childComplexity int, eventID string, input CreateSubmissionInput) int
 		CreateWebhook            func(childComplexity int, input CreateWebhookInput) int
 		DecideSubmissions        func(childComplexity int, eventID string, input DecideSubmissionsInput) int
+		DeclineMyParticipation   func(childComplexity int, contactID string) int
 		DeleteFileRequirement    func(childComplexity int, eventID string, id string) int
 		DeleteForm               func(childComplexity int, eventID string, formID string) int
 		DeleteLibraryItem        func(childComplexity int, eventID string, kind LibraryKind, id string) int
@@ -507,6 +509,7 @@ type ComplexityRoot struct {
 		ReinstateSession         func(childComplexity int, eventID string, sessionID string, input ReinstateSessionInput) int
 		RemoveDeliverable        func(childComplexity int, eventID string, sessionID string, deliverableID string) int
 		RemoveEventImage         func(childComplexity int, eventID string, kind EventImageKind) int
+		RemoveMyDeliverable      func(childComplexity int, id string) int
 		RemoveResourceFile       func(childComplexity int, eventID string, resourceID string) int
 		RemoveSpeakerHeadshot    func(childComplexity int, eventID string, contactID string) int
 		ReorderResources         func(childComplexity int, eventID string, input ReorderResourcesInput) int
@@ -521,6 +524,7 @@ type ComplexityRoot struct {
 		ScoreRoundWithAi         func(childComplexity int, eventID string, roundID string, input *ScoreRoundWithAiInput) int
 		SendCalendarInvites      func(childComplexity int, eventID string, input *SendCalendarInvitesInput) int
 		SendReviewReminders      func(childComplexity int, eventID string, roundID string, input SendReviewRemindersInput) int
+		SetMyTaskDone            func(childComplexity int, id string, done bool) int
 		SetReviewerTracks        func(childComplexity int, eventID string, eventMemberID string, input SetReviewerTracksInput) int
 		SetSessionSpeakers       func(childComplexity int, eventID string, sessionID string, input SetSessionSpeakersInput) int
 		SetSpeakerWorkflow       func(childComplexity int, eventID string, contactID string, input SetSpeakerWorkflowInput) int
@@ -535,6 +539,7 @@ type ComplexityRoot struct {
 		UpdateWebhook            func(childComplexity int, webhookID string, input UpdateWebhookInput) int
 		UploadDeliverable        func(childComplexity int, eventID string, sessionID string, deliverableID string, file *graphql.Upload) int
 		UploadEventImage         func(childComplexity int, eventID string, kind EventImageKind, file *graphql.Upload) int
+		UploadMyDeliverable      func(childComplexity int, id string, file *graphql.Upload) int
 		UploadSpeakerHeadshot    func(childComplexity int, eventID string, contactID string, file *graphql.Upload) int
 		WithdrawProposal         func(childComplexity int, formID string, id string) int
 	}
@@ -963,14 +968,17 @@ type ComplexityRoot struct {
 	}
 
 	SpeakerEvent struct {
-		Agenda            func(childComplexity int) int
-		AgendaPublishedAt func(childComplexity int) int
-		Contact           func(childComplexity int) int
-		EventID           func(childComplexity int) int
-		EventName         func(childComplexity int) int
-		Resources         func(childComplexity int) int
-		Sessions          func(childComplexity int) int
-		Timezone          func(childComplexity int) int
+		Agenda                     func(childComplexity int) int
+		AgendaPublishedAt          func(childComplexity int) int
+		Contact                    func(childComplexity int) int
+		EventID                    func(childComplexity int) int
+		EventName                  func(childComplexity int) int
+		LogoURL                    func(childComplexity int) int
+		Resources                  func(childComplexity int) int
+		Sessions                   func(childComplexity int) int
+		SpeakerConfirmationEnabled func(childComplexity int) int
+		Theme                      func(childComplexity int) int
+		Timezone                   func(childComplexity int) int
 	}
 
 	SpeakerFile struct {
@@ -988,6 +996,8 @@ type ComplexityRoot struct {
 	SpeakerResource struct {
 		Body     func(childComplexity int) int
 		EmbedURL func(childComplexity int) int
+		FileName func(childComplexity int) int
+		FileURL  func(childComplexity int) int
 		ID       func(childComplexity int) int
 		LinkURL  func(childComplexity int) int
 		Subtitle func(childComplexity int) int
@@ -1005,6 +1015,7 @@ type ComplexityRoot struct {
 
 	SpeakerSession struct {
 		CancelledAt  func(childComplexity int) int
+		CoSpeakers   func(childComplexity int) int
 		Code         func(childComplexity int) int
 		Deliverables func(childComplexity int) int
 		Description  func(childComplexity int) int
@@ -1012,6 +1023,7 @@ type ComplexityRoot struct {
 		EventID      func(childComplexity int) int
 		ID           func(childComplexity int) int
 		Ready        func(childComplexity int) int
+		Room         func(childComplexity int) int
 		StartsAt     func(childComplexity int) int
 		Status       func(childComplexity int) int
 		Tasks        func(childComplexity int) int
@@ -1285,6 +1297,11 @@ type MutationResolver interface {
 	SaveLibraryItem(ctx context.Context, eventID string, input SaveLibraryItemInput) (ent.Noder, error)
 	DeleteLibraryItem(ctx context.Context, eventID string, kind LibraryKind, id string) (string, error)
 	InviteOrganizationMember(ctx context.Context, input InviteOrganizationMemberInput) (*ent.OrganizationInvitation, error)
+	ConfirmMyParticipation(ctx context.Context, contactID string) (*SpeakerContact, error)
+	DeclineMyParticipation(ctx context.Context, contactID string) (*SpeakerContact, error)
+	SetMyTaskDone(ctx context.Context, id string, done bool) (*Task, error)
+	UploadMyDeliverable(ctx context.Context, id string, file *graphql.Upload) (*Deliverable, error)
+	RemoveMyDeliverable(ctx context.Context, id string) (*Deliverable, error)
 	SaveTaskTemplate(ctx context.Context, eventID string, input SaveTaskTemplateInput) (*TaskTemplate, error)
 	DeleteTaskTemplate(ctx context.Context, eventID string, id string) (string, error)
 	SaveFileRequirement(ctx context.Context, eventID string, input SaveFileRequirementInput) (*FileRequirement, error)
@@ -3333,6 +3350,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ClearDeliverableUpload(childComplexity, args["eventId"].(string), args["sessionId"].(string), args["deliverableId"].(string)), true
+	case "Mutation.confirmMyParticipation":
+		if e.ComplexityRoot.Mutation.ConfirmMyParticipation == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_confirmMyParticipation_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ConfirmMyParticipation(childComplexity, args["contactId"].(string)), true
 	case "Mutation.createEvent":
 		if e.ComplexityRoot.Mutation.CreateEvent == nil {
 			break
@@ -3410,6 +3438,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DecideSubmissions(childComplexity, args["eventId"].(string), args["input"].(DecideSubmissionsInput)), true
+	case "Mutation.declineMyParticipation":
+		if e.ComplexityRoot.Mutation.DeclineMyParticipation == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_declineMyParticipation_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeclineMyParticipation(childComplexity, args["contactId"].(string)), true
 	case "Mutation.deleteFileRequirement":
 		if e.ComplexityRoot.Mutation.DeleteFileRequirement == nil {
 			break
@@ -3641,6 +3680,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RemoveEventImage(childComplexity, args["eventId"].(string), args["kind"].(EventImageKind)), true
+	case "Mutation.removeMyDeliverable":
+		if e.ComplexityRoot.Mutation.RemoveMyDeliverable == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_removeMyDeliverable_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RemoveMyDeliverable(childComplexity, args["id"].(string)), true
 	case "Mutation.removeResourceFile":
 		if e.ComplexityRoot.Mutation.RemoveResourceFile == nil {
 			break
@@ -3795,6 +3845,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SendReviewReminders(childComplexity, args["eventId"].(string), args["roundId"].(string), args["input"].(SendReviewRemindersInput)), true
+	case "Mutation.setMyTaskDone":
+		if e.ComplexityRoot.Mutation.SetMyTaskDone == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_setMyTaskDone_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SetMyTaskDone(childComplexity, args["id"].(string), args["done"].(bool)), true
 	case "Mutation.setReviewerTracks":
 		if e.ComplexityRoot.Mutation.SetReviewerTracks == nil {
 			break
@@ -3949,6 +4010,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UploadEventImage(childComplexity, args["eventId"].(string), args["kind"].(EventImageKind), args["file"].(*graphql.Upload)), true
+	case "Mutation.uploadMyDeliverable":
+		if e.ComplexityRoot.Mutation.UploadMyDeliverable == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_uploadMyDeliverable_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UploadMyDeliverable(childComplexity, args["id"].(string), args["file"].(*graphql.Upload)), true
 	case "Mutation.uploadSpeakerHeadshot":
 		if e.ComplexityRoot.Mutation.UploadSpeakerHeadshot == nil {
 			break
@@ -5943,6 +6015,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SpeakerEvent.EventName(childComplexity), true
+	case "SpeakerEvent.logoUrl":
+		if e.ComplexityRoot.SpeakerEvent.LogoURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpeakerEvent.LogoURL(childComplexity), true
 	case "SpeakerEvent.resources":
 		if e.ComplexityRoot.SpeakerEvent.Resources == nil {
 			break
@@ -5955,6 +6033,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SpeakerEvent.Sessions(childComplexity), true
+	case "SpeakerEvent.speakerConfirmationEnabled":
+		if e.ComplexityRoot.SpeakerEvent.SpeakerConfirmationEnabled == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpeakerEvent.SpeakerConfirmationEnabled(childComplexity), true
+	case "SpeakerEvent.theme":
+		if e.ComplexityRoot.SpeakerEvent.Theme == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpeakerEvent.Theme(childComplexity), true
 	case "SpeakerEvent.timezone":
 		if e.ComplexityRoot.SpeakerEvent.Timezone == nil {
 			break
@@ -6029,6 +6119,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SpeakerResource.EmbedURL(childComplexity), true
+	case "SpeakerResource.fileName":
+		if e.ComplexityRoot.SpeakerResource.FileName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpeakerResource.FileName(childComplexity), true
+	case "SpeakerResource.fileUrl":
+		if e.ComplexityRoot.SpeakerResource.FileURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpeakerResource.FileURL(childComplexity), true
 	case "SpeakerResource.id":
 		if e.ComplexityRoot.SpeakerResource.ID == nil {
 			break
@@ -6097,6 +6199,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SpeakerSession.CancelledAt(childComplexity), true
+	case "SpeakerSession.coSpeakers":
+		if e.ComplexityRoot.SpeakerSession.CoSpeakers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpeakerSession.CoSpeakers(childComplexity), true
 	case "SpeakerSession.code":
 		if e.ComplexityRoot.SpeakerSession.Code == nil {
 			break
@@ -6139,6 +6247,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SpeakerSession.Ready(childComplexity), true
+	case "SpeakerSession.room":
+		if e.ComplexityRoot.SpeakerSession.Room == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpeakerSession.Room(childComplexity), true
 	case "SpeakerSession.startsAt":
 		if e.ComplexityRoot.SpeakerSession.StartsAt == nil {
 			break
@@ -7178,7 +7292,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "ent.graphql" "agenda.graphqls" "cfp.graphqls" "emails.graphqls" "event.graphqls" "files.graphqls" "forms.graphqls" "library.graphqls" "people.graphqls" "portal.graphqls" "readiness.graphqls" "resources.graphqls" "reviews.graphqls" "reviews_desk.graphqls" "sessions.graphqls" "speakers.graphqls" "submissions.graphqls" "webhooks.graphqls"
+//go:embed "ent.graphql" "agenda.graphqls" "cfp.graphqls" "emails.graphqls" "event.graphqls" "files.graphqls" "forms.graphqls" "library.graphqls" "people.graphqls" "portal.graphqls" "portal_actions.graphqls" "readiness.graphqls" "resources.graphqls" "reviews.graphqls" "reviews_desk.graphqls" "sessions.graphqls" "speakers.graphqls" "submissions.graphqls" "webhooks.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -7200,6 +7314,7 @@ var sources = []*ast.Source{
 	{Name: "library.graphqls", Input: sourceData("library.graphqls"), BuiltIn: false},
 	{Name: "people.graphqls", Input: sourceData("people.graphqls"), BuiltIn: false},
 	{Name: "portal.graphqls", Input: sourceData("portal.graphqls"), BuiltIn: false},
+	{Name: "portal_actions.graphqls", Input: sourceData("portal_actions.graphqls"), BuiltIn: false},
 	{Name: "readiness.graphqls", Input: sourceData("readiness.graphqls"), BuiltIn: false},
 	{Name: "resources.graphqls", Input: sourceData("resources.graphqls"), BuiltIn: false},
 	{Name: "reviews.graphqls", Input: sourceData("reviews.graphqls"), BuiltIn: false},
@@ -8861,6 +8976,12 @@ func (ec *executionContext) childFields_SpeakerEvent(ctx context.Context, field 
 		return ec.fieldContext_SpeakerEvent_eventName(ctx, field)
 	case "timezone":
 		return ec.fieldContext_SpeakerEvent_timezone(ctx, field)
+	case "theme":
+		return ec.fieldContext_SpeakerEvent_theme(ctx, field)
+	case "logoUrl":
+		return ec.fieldContext_SpeakerEvent_logoUrl(ctx, field)
+	case "speakerConfirmationEnabled":
+		return ec.fieldContext_SpeakerEvent_speakerConfirmationEnabled(ctx, field)
 	case "contact":
 		return ec.fieldContext_SpeakerEvent_contact(ctx, field)
 	case "sessions":
@@ -8913,6 +9034,10 @@ func (ec *executionContext) childFields_SpeakerResource(ctx context.Context, fie
 		return ec.fieldContext_SpeakerResource_linkUrl(ctx, field)
 	case "embedUrl":
 		return ec.fieldContext_SpeakerResource_embedUrl(ctx, field)
+	case "fileName":
+		return ec.fieldContext_SpeakerResource_fileName(ctx, field)
+	case "fileUrl":
+		return ec.fieldContext_SpeakerResource_fileUrl(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SpeakerResource", field.Name)
 }
@@ -8955,6 +9080,10 @@ func (ec *executionContext) childFields_SpeakerSession(ctx context.Context, fiel
 		return ec.fieldContext_SpeakerSession_startsAt(ctx, field)
 	case "endsAt":
 		return ec.fieldContext_SpeakerSession_endsAt(ctx, field)
+	case "room":
+		return ec.fieldContext_SpeakerSession_room(ctx, field)
+	case "coSpeakers":
+		return ec.fieldContext_SpeakerSession_coSpeakers(ctx, field)
 	case "tasks":
 		return ec.fieldContext_SpeakerSession_tasks(ctx, field)
 	case "deliverables":
@@ -9931,6 +10060,20 @@ func (ec *executionContext) field_Mutation_clearDeliverableUpload_args(ctx conte
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_confirmMyParticipation_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "contactId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["contactId"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createEvent_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -10066,6 +10209,20 @@ func (ec *executionContext) field_Mutation_decideSubmissions_args(ctx context.Co
 		return nil, err
 	}
 	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_declineMyParticipation_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "contactId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["contactId"] = arg0
 	return args, nil
 }
 
@@ -10563,6 +10720,20 @@ func (ec *executionContext) field_Mutation_removeEventImage_args(ctx context.Con
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_removeMyDeliverable_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_removeResourceFile_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -10900,6 +11071,28 @@ func (ec *executionContext) field_Mutation_sendReviewReminders_args(ctx context.
 		return nil, err
 	}
 	args["input"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_setMyTaskDone_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "done",
+		func(ctx context.Context, v any) (bool, error) {
+			return ec.unmarshalNBoolean2bool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["done"] = arg1
 	return args, nil
 }
 
@@ -11296,6 +11489,28 @@ func (ec *executionContext) field_Mutation_uploadEventImage_args(ctx context.Con
 		return nil, err
 	}
 	args["file"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_uploadMyDeliverable_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "file",
+		func(ctx context.Context, v any) (*graphql.Upload, error) {
+			return ec.unmarshalOUpload2ᚖgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚐUpload(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["file"] = arg1
 	return args, nil
 }
 
@@ -20033,6 +20248,226 @@ func (ec *executionContext) fieldContext_Mutation_inviteOrganizationMember(ctx c
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_inviteOrganizationMember_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_confirmMyParticipation(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_confirmMyParticipation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ConfirmMyParticipation(ctx, fc.Args["contactId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *SpeakerContact) graphql.Marshaler {
+			return ec.marshalNSpeakerContact2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐSpeakerContact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_confirmMyParticipation(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SpeakerContact(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_confirmMyParticipation_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_declineMyParticipation(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_declineMyParticipation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeclineMyParticipation(ctx, fc.Args["contactId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *SpeakerContact) graphql.Marshaler {
+			return ec.marshalNSpeakerContact2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐSpeakerContact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_declineMyParticipation(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SpeakerContact(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_declineMyParticipation_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_setMyTaskDone(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_setMyTaskDone(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SetMyTaskDone(ctx, fc.Args["id"].(string), fc.Args["done"].(bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *Task) graphql.Marshaler {
+			return ec.marshalNTask2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐTask(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_setMyTaskDone(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Task(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_setMyTaskDone_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_uploadMyDeliverable(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_uploadMyDeliverable(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UploadMyDeliverable(ctx, fc.Args["id"].(string), fc.Args["file"].(*graphql.Upload))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *Deliverable) graphql.Marshaler {
+			return ec.marshalNDeliverable2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐDeliverable(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_uploadMyDeliverable(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Deliverable(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_uploadMyDeliverable_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_removeMyDeliverable(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_removeMyDeliverable(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RemoveMyDeliverable(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *Deliverable) graphql.Marshaler {
+			return ec.marshalNDeliverable2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐDeliverable(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_removeMyDeliverable(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Deliverable(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_removeMyDeliverable_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -29738,6 +30173,75 @@ func (ec *executionContext) fieldContext_SpeakerEvent_timezone(_ context.Context
 	return graphql.NewScalarFieldContext("SpeakerEvent", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _SpeakerEvent_theme(ctx context.Context, field graphql.CollectedField, obj *SpeakerEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpeakerEvent_theme(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Theme, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SpeakerEvent_theme(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpeakerEvent", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SpeakerEvent_logoUrl(ctx context.Context, field graphql.CollectedField, obj *SpeakerEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpeakerEvent_logoUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LogoURL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SpeakerEvent_logoUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpeakerEvent", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SpeakerEvent_speakerConfirmationEnabled(ctx context.Context, field graphql.CollectedField, obj *SpeakerEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpeakerEvent_speakerConfirmationEnabled(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SpeakerConfirmationEnabled, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SpeakerEvent_speakerConfirmationEnabled(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpeakerEvent", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
 func (ec *executionContext) _SpeakerEvent_contact(ctx context.Context, field graphql.CollectedField, obj *SpeakerEvent) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -30234,6 +30738,52 @@ func (ec *executionContext) fieldContext_SpeakerResource_embedUrl(_ context.Cont
 	return graphql.NewScalarFieldContext("SpeakerResource", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _SpeakerResource_fileName(ctx context.Context, field graphql.CollectedField, obj *SpeakerResource) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpeakerResource_fileName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FileName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SpeakerResource_fileName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpeakerResource", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SpeakerResource_fileUrl(ctx context.Context, field graphql.CollectedField, obj *SpeakerResource) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpeakerResource_fileUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FileURL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SpeakerResource_fileUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpeakerResource", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _SpeakerRow_contact(ctx context.Context, field graphql.CollectedField, obj *SpeakerRow) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -30631,6 +31181,52 @@ func (ec *executionContext) _SpeakerSession_endsAt(ctx context.Context, field gr
 }
 func (ec *executionContext) fieldContext_SpeakerSession_endsAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SpeakerSession", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _SpeakerSession_room(ctx context.Context, field graphql.CollectedField, obj *SpeakerSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpeakerSession_room(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Room, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SpeakerSession_room(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpeakerSession", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SpeakerSession_coSpeakers(ctx context.Context, field graphql.CollectedField, obj *SpeakerSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpeakerSession_coSpeakers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CoSpeakers, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SpeakerSession_coSpeakers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpeakerSession", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _SpeakerSession_tasks(ctx context.Context, field graphql.CollectedField, obj *SpeakerSession) (ret graphql.Marshaler) {
@@ -44584,6 +45180,41 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "confirmMyParticipation":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_confirmMyParticipation(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "declineMyParticipation":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_declineMyParticipation(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "setMyTaskDone":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_setMyTaskDone(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "uploadMyDeliverable":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_uploadMyDeliverable(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "removeMyDeliverable":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_removeMyDeliverable(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "saveTaskTemplate":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_saveTaskTemplate(ctx, field)
@@ -48523,6 +49154,21 @@ func (ec *executionContext) _SpeakerEvent(ctx context.Context, sel ast.Selection
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "theme":
+			out.Values[i] = ec._SpeakerEvent_theme(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "logoUrl":
+			out.Values[i] = ec._SpeakerEvent_logoUrl(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "speakerConfirmationEnabled":
+			out.Values[i] = ec._SpeakerEvent_speakerConfirmationEnabled(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "contact":
 			out.Values[i] = ec._SpeakerEvent_contact(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -48689,6 +49335,16 @@ func (ec *executionContext) _SpeakerResource(ctx context.Context, sel ast.Select
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
+		case "fileName":
+			out.Values[i] = ec._SpeakerResource_fileName(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "fileUrl":
+			out.Values[i] = ec._SpeakerResource_fileUrl(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -48828,6 +49484,16 @@ func (ec *executionContext) _SpeakerSession(ctx context.Context, sel ast.Selecti
 		case "endsAt":
 			out.Values[i] = ec._SpeakerSession_endsAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "room":
+			out.Values[i] = ec._SpeakerSession_room(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "coSpeakers":
+			out.Values[i] = ec._SpeakerSession_coSpeakers(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "tasks":

@@ -847,6 +847,12 @@ type SpeakerEvent struct {
 	EventName string `json:"eventName"`
 	// The event's time zone.
 	Timezone string `json:"timezone"`
+	// The event's theme (light, dark or auto, and an accent colour); null for Podium's own.
+	Theme *string `json:"theme"`
+	// The event's logo; null when none.
+	LogoURL *string `json:"logoUrl"`
+	// Whether the organizers ask speakers to confirm taking part (confirmMyParticipation).
+	SpeakerConfirmationEnabled bool `json:"speakerConfirmationEnabled"`
 	// The caller's contact record in the event.
 	Contact *SpeakerContact `json:"contact"`
 	// The caller's sessions and submissions in the event, by number.
@@ -906,6 +912,10 @@ type SpeakerResource struct {
 	LinkURL *string `json:"linkUrl"`
 	// An address to embed; null when none.
 	EmbedURL *string `json:"embedUrl"`
+	// The attached file's name; null when the resource has no file.
+	FileName *string `json:"fileName"`
+	// A signed address that downloads the attached file for a while; null when there is none.
+	FileURL *string `json:"fileUrl"`
 }
 
 // One of the caller's sessions or submissions, with its readiness.
@@ -928,6 +938,10 @@ type SpeakerSession struct {
 	StartsAt *time.Time `json:"startsAt"`
 	// When the session ends; null while it is not scheduled.
 	EndsAt *time.Time `json:"endsAt"`
+	// The room's name; null while the session has no room.
+	Room *string `json:"room"`
+	// The other speakers of the session, by name.
+	CoSpeakers []string `json:"coSpeakers"`
 	// The caller's tasks for the session: the session's own and the caller's, not the co-speakers'.
 	Tasks []*Task `json:"tasks"`
 	// The files the caller owes for the session: the session's and the caller's own.

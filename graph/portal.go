@@ -57,11 +57,12 @@ func (r *Resolver) mySpeaking(ctx context.Context) ([]*SpeakerEvent, error) {
 		if err != nil {
 			return nil, err
 		}
-		se := &SpeakerEvent{EventID: ev.ID, EventName: ev.Name, Timezone: ev.Timezone, Contact: toSpeakerContact(ct),
+		se := &SpeakerEvent{EventID: ev.ID, EventName: ev.Name, Timezone: ev.Timezone, Theme: ev.Theme, LogoURL: ev.LogoURL,
+			SpeakerConfirmationEnabled: ev.SpeakerConfirmationEnabled, Contact: toSpeakerContact(ct),
 			Sessions: sessions, Resources: make([]*SpeakerResource, len(res)), Agenda: []*agenda.Entry{}}
 		for i, x := range res {
 			se.Resources[i] = &SpeakerResource{ID: x.ID, Title: x.Title, Subtitle: x.Subtitle, Body: x.Body,
-				LinkURL: x.LinkURL, EmbedURL: x.EmbedURL}
+				LinkURL: x.LinkURL, EmbedURL: x.EmbedURL, FileName: x.FileName, FileURL: r.signedLink(x.FileStorageKey)}
 		}
 		if ev.AgendaPublishedAt != nil {
 			se.AgendaPublishedAt = ev.AgendaPublishedAt
@@ -125,7 +126,7 @@ func (r *Resolver) ownContact(ctx context.Context, id string) (*ent.Contact, err
 // given), each with the tasks and deliverables that are the session's or the contact's.
 func (r *Resolver) speakerSessions(ctx context.Context, ct *ent.Contact, id *string) ([]*SpeakerSession, error) {
 	q := r.Client.Submission.Query().Where(submission.EventID(ct.EventID),
-		submission.HasParticipantsWith(submissionparticipant.ContactID(ct.ID)))
+		submission.HasParticipantsWith(submissionparticipant.ContactID(ct.ID))).WithRoom()
 	if id != nil {
 		q = q.Where(submission.ID(*id))
 	}
@@ -150,13 +151,26 @@ func (r *Resolver) speakerSessions(ctx context.Context, ct *ent.Contact, id *str
 	if err != nil {
 		return nil, err
 	}
+	others, err := r.Client.SubmissionParticipant.Query().Where(submissionparticipant.SubmissionIDIn(ids...),
+		submissionparticipant.ContactIDNEQ(ct.ID)).WithContact().
+		Order(ent.Asc(submissionparticipant.FieldPosition), ent.Asc(submissionparticipant.FieldContactID)).All(ctx)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]*SpeakerSession, len(subs))
 	byID := make(map[string]*SpeakerSession, len(subs))
 	for i, s := range subs {
 		out[i] = &SpeakerSession{ID: s.ID, EventID: s.EventID, Code: s.Code, Title: s.Title, Description: s.Description,
-			Status: SubmissionStatus(s.Status), CancelledAt: s.CancelledAt, StartsAt: s.StartsAt, EndsAt: s.EndsAt,
-			Tasks: []*Task{}, Deliverables: []*Deliverable{}, Ready: true}
+			Status: speakerStatus(s.Status), CancelledAt: s.CancelledAt, StartsAt: s.StartsAt, EndsAt: s.EndsAt,
+			Tasks: []*Task{}, Deliverables: []*Deliverable{}, Ready: true, CoSpeakers: []string{}}
+		if s.Edges.Room != nil {
+			out[i].Room = &s.Edges.Room.Name
+		}
 		byID[s.ID] = out[i]
+	}
+	for _, p := range others {
+		ss := byID[p.SubmissionID]
+		ss.CoSpeakers = append(ss.CoSpeakers, fullName(p.Edges.Contact.FirstName, p.Edges.Contact.LastName))
 	}
 	for _, t := range tasks {
 		ss := byID[t.SubmissionID]
@@ -183,3 +197,12 @@ func toSpeakerContact(ct *ent.Contact) *SpeakerContact {
 
 // Speaking lists the events where the caller speaks (mySpeaking), for the portal's pages.
 func (r *Resolver) Speaking(ctx context.Context) ([]*SpeakerEvent, error) { return r.mySpeaking(ctx) }
+
+// speakerStatus is a submission's status as its speakers see it: maybe, the organizers' own
+// shortlist, reads as pending.
+func speakerStatus(s submission.Status) SubmissionStatus {
+	if s == submission.StatusMaybe {
+		return SubmissionStatusPending
+	}
+	return SubmissionStatus(s)
+}

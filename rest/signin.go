@@ -33,7 +33,7 @@ import (
 //	POST /auth/signout-everywhere  end every session of this person
 //	GET  /me                       who is signed in and what they may do
 //	GET  /reviews, /reviews/{id}   the reviewer desk (rest/web/review.go); POST answers, recusal
-//	GET  /portal                   the speaker portal's landing page (rest/web/portal.go)
+//	GET  /portal                   the speaker portal (rest/web/portal.go, docs/portal.md)
 
 // Rates of sign-in requests, per address and per client address (IP): a few links a quarter
 // hour for one address is what a person needs, and the limit keeps a stranger from filling
@@ -115,8 +115,9 @@ func (s *signIn) routes(r chi.Router) {
 	r.Post("/auth/signout-everywhere", web.Protect(s.signOutEverywhere))
 	r.Get("/me", s.mePage)
 	// Where Podium's emails lead (portal invitations, reviewer invitations and reminders): the
-	// reviewer desk and the portal's landing page, after signing in.
+	// reviewer desk and the speaker portal, after signing in.
 	(&web.Desk{Ops: s.ops, Person: s.person, Log: s.log}).Mount(r)
+	(&web.Portal{Ops: s.ops, Person: s.person, Log: s.log}).Mount(r)
 }
 
 // allow takes a token from the buckets of the address and of the client.

@@ -164,9 +164,9 @@ func TestSpeakerOwnRecords(t *testing.T) {
 		require.Equal(t, http.StatusOK, rec.Code)
 		return rec.Body.String()
 	}
-	require.Contains(t, portal(ada), "<strong>S</strong>")
-	require.Contains(t, portal(ada), "<strong>P</strong>")
-	require.NotContains(t, portal(grace), "<strong>P</strong>")
+	require.Contains(t, portal(ada), " — S</strong>")
+	require.Contains(t, portal(ada), " — P</strong>")
+	require.NotContains(t, portal(grace), " — P</strong>")
 
 	for _, q := range []struct{ doc, id, madeUp string }{
 		{`query($id: ID!) { mySpeakerSession(id: $id) { id title } }`, ids["proposalId"], "sub_0000000000000000000000"},

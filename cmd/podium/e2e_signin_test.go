@@ -31,10 +31,7 @@ func TestBrowserSignIn(t *testing.T) {
 		"startsAt": "2027-06-10T09:00:00.000Z", "endsAt": "2027-06-12T18:00:00.000Z"})
 	eventID := event["id"].(string)
 	base := "/events/" + eventID
-	speaker := api.must(t, http.StatusCreated, http.MethodPost, base+"/speakers", map[string]any{
-		"id": nil, "firstName": "Ada", "lastName": "Lovelace", "email": "ada@example.test", "title": nil,
-		"company": nil, "bio": nil, "linkedinUrl": nil, "twitterUrl": nil, "websiteUrl": nil,
-		"dietaryRequirements": "none", "tshirtSize": nil, "travelLogistics": nil, "workflowStatus": "invited"})
+	speaker := addAda(t, api, base)
 	proposal := api.must(t, http.StatusCreated, http.MethodPost, base+"/submissions", map[string]any{
 		"title": "Engines by Ada Lovelace", "description": "Notes on the analytical engine.", "formatId": nil,
 		"trackIds": []any{}, "speakerIds": []any{speaker["id"]}})

@@ -111,4 +111,10 @@ var Rules = map[string]Rule{
 	"Query.mySpeaking":            Anyone,
 	"Query.mySpeakerSession":      Anyone,
 	"Query.mySpeakerContact":      Anyone,
+	// A speaker's changes to their own records (docs/portal.md).
+	"Mutation.confirmMyParticipation": Anyone,
+	"Mutation.declineMyParticipation": Anyone,
+	"Mutation.setMyTaskDone":          Anyone,
+	"Mutation.uploadMyDeliverable":    Anyone,
+	"Mutation.removeMyDeliverable":    Anyone,
 }

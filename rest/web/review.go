@@ -16,10 +16,9 @@ import (
 	"github.com/podium/podium/graph/apperr"
 )
 
-// Desk serves the reviewer desk (/reviews) and the speaker portal's landing page (/portal):
-// pages that call the same operations as GraphQL's myReviewAssignments, submitMyReview,
-// recuseMyAssignment and mySpeaking, for the signed-in person. Someone not signed in is sent to
-// sign in and brought back.
+// Desk serves the reviewer desk (/reviews): pages that call the same operations as GraphQL's
+// myReviewAssignments, submitMyReview and recuseMyAssignment, for the signed-in person. Someone
+// not signed in is sent to sign in and brought back.
 type Desk struct {
 	Ops *graph.Resolver
 	// Person returns the signed-in person of a request, or nil.
@@ -34,8 +33,6 @@ func (d *Desk) Mount(r chi.Router) {
 	r.Get("/reviews/{id}", d.assignment)
 	r.Post("/reviews/{id}", Protect(d.submit))
 	r.Post("/reviews/{id}/recuse", Protect(d.recuse))
-	r.Get("/portal", d.portal)
-	r.Get("/portal/*", d.portal)
 }
 
 // signedIn returns the person of r and a context acting as them, or sends them to sign in.
@@ -50,9 +47,13 @@ func (d *Desk) signedIn(w http.ResponseWriter, r *http.Request) (*viewer.Person,
 
 // failed renders an operation's refusal, or a generic page for anything else (logged).
 func (d *Desk) failed(w http.ResponseWriter, r *http.Request, p *viewer.Person, err error) {
+	d.failedBack(w, r, p, err, Link{Href: "/reviews", Text: "Back to your reviews"})
+}
+
+// failedBack is failed with a refusal's page linking back to back.
+func (d *Desk) failedBack(w http.ResponseWriter, r *http.Request, p *viewer.Person, err error, back Link) {
 	if e, ok := apperr.As(err); ok {
-		Render(w, e.Status, Page{Title: "Not available", Person: p, Error: e.Message, Content: "link",
-			Data: &Link{Href: "/reviews", Text: "Back to your reviews"}})
+		Render(w, e.Status, Page{Title: "Not available", Person: p, Error: e.Message, Content: "link", Data: &back})
 		return
 	}
 	d.Log(r.Context(), "page failed", "path", r.URL.Path, "err", err)

@@ -1,0 +1,191 @@
+package graph
+
+import (
+	"context"
+
+	"github.com/podium/podium/ent"
+	"github.com/podium/podium/ent/contact"
+	"github.com/podium/podium/ent/deliverableassignment"
+	"github.com/podium/podium/ent/predicate"
+	"github.com/podium/podium/ent/schema/pid"
+	"github.com/podium/podium/ent/submission"
+	"github.com/podium/podium/ent/submissionparticipant"
+	"github.com/podium/podium/ent/taskassignment"
+	"github.com/podium/podium/graph/apperr"
+	"github.com/podium/podium/graph/files"
+)
+
+// What a signed-in speaker changes of their own (docs/portal.md): they confirm or decline
+// taking part in an event, mark their tasks done or not, and upload, replace or remove the files
+// they owe. Each change finds its target among the caller's contacts (as the reads of
+// graph/portal.go do), then runs the organizers' operation on it — setSpeakerWorkflow,
+// setTaskStatus, UploadDeliverable — in one transaction of the contact's organization, so the
+// rules are those of the organizer side. Another speaker's id answers as an id that does not
+// exist, and nothing is written.
+
+var (
+	errMyTaskNotFound        = apperr.NotFound("Task")
+	errMyDeliverableNotFound = apperr.NotFound("Deliverable")
+	errTaskWaived            = apperr.Invalid("The organizers waived this task: it needs nothing from you")
+	errNoActiveSession       = apperr.Invalid("You have no accepted session at this event: there is nothing to confirm or decline yet")
+)
+
+// mySessionPredicates are the accepted, uncancelled sessions of ct's event where ct speaks.
+func mySessionPredicates(ct *ent.Contact) []predicate.Submission {
+	return []predicate.Submission{submission.EventID(ct.EventID), submission.StatusEQ(submission.StatusAccepted),
+		submission.CancelledAtIsNil(), submission.HasParticipantsWith(submissionparticipant.ContactID(ct.ID))}
+}
+
+// onMine runs change in one transaction of the organization of the caller's contact for which
+// find locates id (find answers ent's not-found error for a contact it is not theirs); notFound
+// when none does.
+func (r *Resolver) onMine(ctx context.Context, id string, notFound error,
+	find func(ctx context.Context, ct *ent.Contact) error, change func(ctx context.Context, ct *ent.Contact) error) error {
+	if err := alone(ctx); err != nil {
+		return err
+	}
+	if !pid.Plausible(id) {
+		return notFound
+	}
+	for _, c := range speakingOf(ctx) {
+		found := false
+		err := r.DB.InTx(inOrganization(ctx, c.OrganizationID), func(ctx context.Context) error {
+			ct, err := r.ownContact(ctx, c.ContactID)
+			if err != nil {
+				return err
+			}
+			if err := find(ctx, ct); ent.IsNotFound(err) {
+				return nil
+			} else if err != nil {
+				return err
+			}
+			found = true
+			return change(ctx, ct)
+		})
+		if err != nil || found {
+			return err
+		}
+	}
+	return notFound
+}
+
+// ConfirmMyParticipation records that the caller takes part in the event of their contact
+// contactID: confirmedAt is stamped the first time, and the workflow status becomes confirmed
+// unless it is already confirmed or ready. Confirming again changes nothing.
+func (r *Resolver) ConfirmMyParticipation(ctx context.Context, contactID string) (*SpeakerContact, error) {
+	return r.answerParticipation(ctx, contactID, true)
+}
+
+// DeclineMyParticipation records that the caller does not take part: the workflow status
+// becomes declined; confirmedAt, when set, is kept (it is never cleared).
+func (r *Resolver) DeclineMyParticipation(ctx context.Context, contactID string) (*SpeakerContact, error) {
+	return r.answerParticipation(ctx, contactID, false)
+}
+
+// participationAnswer is the workflow status a speaker's answer leads to from now.
+func participationAnswer(now contact.WorkflowStatus, confirm bool) contact.WorkflowStatus {
+	switch {
+	case !confirm:
+		return contact.WorkflowStatusDeclined
+	case now == contact.WorkflowStatusConfirmed || now == contact.WorkflowStatusReady:
+		return now
+	default:
+		return contact.WorkflowStatusConfirmed
+	}
+}
+
+func (r *Resolver) answerParticipation(ctx context.Context, contactID string, confirm bool) (*SpeakerContact, error) {
+	var out *ent.Contact
+	err := r.onMine(ctx, contactID, errSpeakerContactNotFound,
+		func(ctx context.Context, ct *ent.Contact) error {
+			if ct.ID != contactID {
+				return &ent.NotFoundError{}
+			}
+			return nil
+		},
+		func(ctx context.Context, ct *ent.Contact) error {
+			c := r.client(ctx)
+			// The contact's row is locked: two answers at once are applied one after the other.
+			ct, err := c.Contact.Query().Where(contact.ID(ct.ID)).ForUpdate().Only(ctx)
+			if err != nil {
+				return err
+			}
+			active, err := c.Submission.Query().Where(mySessionPredicates(ct)...).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !active {
+				return errNoActiveSession
+			}
+			next := participationAnswer(ct.WorkflowStatus, confirm)
+			if next == ct.WorkflowStatus {
+				out = ct
+				return nil
+			}
+			out, err = r.setSpeakerWorkflow(ctx, ct.EventID, ct.ID, SetSpeakerWorkflowInput{Status: next})
+			return err
+		})
+	if err != nil {
+		return nil, err
+	}
+	return toSpeakerContact(out), nil
+}
+
+// SetMyTaskDone marks one of the caller's tasks (the session's own or theirs, on an accepted,
+// uncancelled session of theirs) done or back to do. A task the organizers waived stays waived.
+func (r *Resolver) SetMyTaskDone(ctx context.Context, id string, done bool) (*Task, error) {
+	var a *ent.TaskAssignment
+	var out *Task
+	err := r.onMine(ctx, id, errMyTaskNotFound,
+		func(ctx context.Context, ct *ent.Contact) (err error) {
+			a, err = r.client(ctx).TaskAssignment.Query().Where(taskassignment.ID(id),
+				taskassignment.Or(taskassignment.ContactIDIsNil(), taskassignment.ContactID(ct.ID)),
+				taskassignment.HasSubmissionWith(mySessionPredicates(ct)...)).Only(ctx)
+			return err
+		},
+		func(ctx context.Context, ct *ent.Contact) (err error) {
+			if a.Status == taskassignment.StatusWaived {
+				return errTaskWaived
+			}
+			status := TaskStatusTodo
+			if done {
+				status = TaskStatusDone
+			}
+			out, err = r.setTaskStatus(ctx, ct.EventID, a.SubmissionID, a.ID, SetTaskStatusInput{Status: status})
+			return err
+		})
+	return out, err
+}
+
+// UploadMyDeliverable stores up as the file of one of the caller's deliverables (the session's
+// or theirs, on an accepted, uncancelled session of theirs), replacing any earlier one; the
+// requirement's types and size limit apply. Like every upload it runs inside files.Track.
+func (r *Resolver) UploadMyDeliverable(ctx context.Context, id string, up files.Upload) (*Deliverable, error) {
+	return r.setMyDeliverable(ctx, id, &up)
+}
+
+// RemoveMyDeliverable removes the file of one of the caller's deliverables.
+func (r *Resolver) RemoveMyDeliverable(ctx context.Context, id string) (*Deliverable, error) {
+	return r.setMyDeliverable(ctx, id, nil)
+}
+
+func (r *Resolver) setMyDeliverable(ctx context.Context, id string, up *files.Upload) (*Deliverable, error) {
+	var d *ent.DeliverableAssignment
+	var out *Deliverable
+	err := r.onMine(ctx, id, errMyDeliverableNotFound,
+		func(ctx context.Context, ct *ent.Contact) (err error) {
+			d, err = r.client(ctx).DeliverableAssignment.Query().Where(deliverableassignment.ID(id),
+				deliverableassignment.Or(deliverableassignment.ContactIDIsNil(), deliverableassignment.ContactID(ct.ID)),
+				deliverableassignment.HasSubmissionWith(mySessionPredicates(ct)...)).Only(ctx)
+			return err
+		},
+		func(ctx context.Context, ct *ent.Contact) (err error) {
+			if up == nil {
+				out, err = r.RemoveDeliverable(ctx, ct.EventID, d.SubmissionID, d.ID)
+			} else {
+				out, err = r.UploadDeliverable(ctx, ct.EventID, d.SubmissionID, d.ID, *up)
+			}
+			return err
+		})
+	return out, err
+}
