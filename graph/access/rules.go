@@ -111,4 +111,14 @@ var Rules = map[string]Rule{
 	"Query.mySpeaking":            Anyone,
 	"Query.mySpeakerSession":      Anyone,
 	"Query.mySpeakerContact":      Anyone,
+	// A speaker's own profile and session content (docs/profile-review.md); organizers review.
+	"Query.myProfile":                 Anyone,
+	"Query.mySessionContent":          Anyone,
+	"Mutation.updateMyProfile":        Anyone,
+	"Mutation.uploadMyHeadshot":       Anyone,
+	"Mutation.updateMySessionContent": Anyone,
+	"Mutation.approveSpeakerProfile":  Admins,
+	"Mutation.rejectSpeakerProfile":   Admins,
+	"Mutation.approveSessionContent":  Admins,
+	"Mutation.rejectSessionContent":   Admins,
 }
