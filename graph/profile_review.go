@@ -626,3 +626,20 @@ func (r *Resolver) reviewSessionContent(ctx context.Context, eventID, sessionID 
 	}
 	return r.session(ctx, eventID, sessionID)
 }
+
+// OwnContactEvent is the event of one of the caller's contacts (for the pages' theme).
+func (r *Resolver) OwnContactEvent(ctx context.Context, person *viewer.Person, contactID string) (*ent.Event, error) {
+	sctx, err := ownContactScope(ctx, person, contactID)
+	if err != nil {
+		return nil, err
+	}
+	ct, err := r.Client.Contact.Query().Where(contact.ID(contactID), contact.EmailEqualFold(person.Email)).
+		WithEvent().Only(sctx)
+	if ent.IsNotFound(err) {
+		return nil, errSpeakerContactNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	return ct.Edges.Event, nil
+}

@@ -117,6 +117,7 @@ func (s *signIn) routes(r chi.Router) {
 	// Where Podium's emails lead (portal invitations, reviewer invitations and reminders): the
 	// reviewer desk and the portal's landing page, after signing in.
 	(&web.Desk{Ops: s.ops, Person: s.person, Log: s.log}).Mount(r)
+	web.MountProfile(r, &web.Desk{Ops: s.ops, Person: s.person, Log: s.log})
 }
 
 // allow takes a token from the buckets of the address and of the client.
