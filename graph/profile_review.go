@@ -230,7 +230,7 @@ func (r *Resolver) UpdateOwnProfile(ctx context.Context, person *viewer.Person, 
 	if err != nil {
 		return nil, err
 	}
-	return r.changeOwnProfile(ctx, person, contactID, func(ct *ent.Contact, u *ent.ContactUpdateOne) error {
+	return r.changeOwnProfile(ctx, person, contactID, func(_ context.Context, ct *ent.Contact, u *ent.ContactUpdateOne) error {
 		setProfile(u, ch)
 		return nil
 	})
@@ -243,7 +243,7 @@ func (r *Resolver) UploadOwnHeadshot(ctx context.Context, person *viewer.Person,
 		return nil, err
 	}
 	var old *string
-	out, err := r.changeOwnProfile(ctx, person, contactID, func(ct *ent.Contact, u *ent.ContactUpdateOne) error {
+	out, err := r.changeOwnProfile(ctx, person, contactID, func(ctx context.Context, ct *ent.Contact, u *ent.ContactUpdateOne) error {
 		stored, err := svc.Put(ctx, files.Image, up, files.Rules{})
 		if err != nil {
 			return fieldErr("headshot", err)
@@ -266,7 +266,7 @@ func (r *Resolver) UploadOwnHeadshot(ctx context.Context, person *viewer.Person,
 }
 
 func (r *Resolver) changeOwnProfile(ctx context.Context, person *viewer.Person, contactID string,
-	change func(*ent.Contact, *ent.ContactUpdateOne) error) (*MyProfile, error) {
+	change func(context.Context, *ent.Contact, *ent.ContactUpdateOne) error) (*MyProfile, error) {
 	sctx, err := ownContactScope(ctx, person, contactID)
 	if err != nil {
 		return nil, err
@@ -280,7 +280,7 @@ func (r *Resolver) changeOwnProfile(ctx context.Context, person *viewer.Person, 
 		}
 		before := publicProfile(ct)
 		u := ct.Update()
-		if err := change(ct, u); err != nil {
+		if err := change(ctx, ct, u); err != nil {
 			return err
 		}
 		updated, err := u.Save(ctx)
@@ -319,12 +319,12 @@ func sameValues(a, b map[string]any) bool {
 }
 
 func setProfile(u *ent.ContactUpdateOne, ch *profileChange) {
-	set := func(key string, setTo func(string) *ent.ContactUpdateOne, clear func() *ent.ContactUpdateOne) {
+	set := func(key string, setTo func(string) *ent.ContactUpdateOne, clearIt func() *ent.ContactUpdateOne) {
 		v, ok := ch.set[key]
 		switch {
 		case !ok:
 		case v == nil:
-			clear()
+			clearIt()
 		default:
 			setTo(*v)
 		}
@@ -411,11 +411,11 @@ func revertProfile(u *ent.ContactUpdateOne, approved map[string]any) {
 		SetNillableTwitterURL(str("twitterUrl")).SetNillableFacebookURL(str("facebookUrl")).
 		SetNillableWebsiteURL(str("websiteUrl")).SetNillableHeadshotURL(str("headshotUrl")).
 		SetNillableHeadshotKey(str("headshotKey"))
-	for k, clear := range map[string]func() *ent.ContactUpdateOne{"pronouns": u.ClearPronouns, "bio": u.ClearBio,
+	for k, clearIt := range map[string]func() *ent.ContactUpdateOne{"pronouns": u.ClearPronouns, "bio": u.ClearBio,
 		"linkedinUrl": u.ClearLinkedinURL, "twitterUrl": u.ClearTwitterURL, "facebookUrl": u.ClearFacebookURL,
 		"websiteUrl": u.ClearWebsiteURL, "headshotUrl": u.ClearHeadshotURL, "headshotKey": u.ClearHeadshotKey} {
 		if str(k) == nil {
-			clear()
+			clearIt()
 		}
 	}
 }
@@ -468,7 +468,7 @@ func contentClosed(ctx context.Context, c *ent.Client, s *ent.Submission, now ti
 	if err != nil {
 		return "", err
 	}
-	if err := checkFormOpen(f, now); err != nil {
+	if !formAccepting(f, now) {
 		return "This submission form is closed. Your content is now read-only.", nil
 	}
 	return "", nil
@@ -560,7 +560,7 @@ func (r *Resolver) withOwnSession(ctx context.Context, person *viewer.Person, se
 			out = toMyContent(s, closed)
 			return err
 		})
-		if err == errSpeakerSessionNotFound {
+		if errors.Is(err, errSpeakerSessionNotFound) {
 			continue
 		}
 		return out, err

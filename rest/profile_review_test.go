@@ -1,7 +1,10 @@
 package rest_test
 
 import (
+	"bytes"
+	"mime/multipart"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -228,4 +231,44 @@ func TestProfilePages(t *testing.T) {
 	other := b.signIn("grace@example.test")
 	rec = b.pageAs(other, http.MethodPost, "/portal/profile", form)
 	require.Equal(t, http.StatusNotFound, rec.Code)
+}
+
+// TestProfileHeadshotPage: a headshot uploaded from the profile page goes through the file store
+// (images only) and to review like the other public fields.
+func TestProfileHeadshotPage(t *testing.T) {
+	t.Parallel()
+	w := setupFiles(t, nil, 1<<20)
+	me := w.signIn("ada@example.test")
+	post := func(name string, content []byte) *httptest.ResponseRecorder {
+		var buf bytes.Buffer
+		mw := multipart.NewWriter(&buf)
+		part, err := mw.CreateFormFile("headshot", name)
+		require.NoError(t, err)
+		_, _ = part.Write(content)
+		require.NoError(t, mw.Close())
+		req := httptest.NewRequest(http.MethodPost, "/portal/profile/headshot?contact="+w.contact, &buf)
+		req.Header.Set("Content-Type", mw.FormDataContentType())
+		req.Header.Set("Sec-Fetch-Site", "same-origin")
+		req.AddCookie(&http.Cookie{Name: sessionCookie, Value: me})
+		return w.sendRaw(req)
+	}
+	rec := post("notes.pdf", pdf(500))
+	require.Equal(t, http.StatusBadRequest, rec.Code, rec.Body.String())
+	require.Contains(t, rec.Body.String(), `aria-describedby="headshot-hint headshot-error"`)
+	ct, err := w.db.Ent.Contact.Get(w.sys(), w.contact)
+	require.NoError(t, err)
+	require.Nil(t, ct.HeadshotKey, "nothing stored")
+
+	rec = post("me.png", png)
+	require.Equal(t, http.StatusSeeOther, rec.Code, rec.Body.String())
+	require.Contains(t, rec.Header().Get("Location"), "done=pending", "Ada speaks in an accepted session")
+	ct, err = w.db.Ent.Contact.Get(w.sys(), w.contact)
+	require.NoError(t, err)
+	require.NotNil(t, ct.HeadshotKey)
+	require.Equal(t, "pending_review", ct.ProfileReviewStatus.String())
+	c := data(t, w.gql(w.acme, strings.Replace(reviewProfileDoc, "%s", "approveSpeakerProfile", 1),
+		map[string]any{"e": w.event, "c": w.contact}), "approveSpeakerProfile")
+	require.Equal(t, *ct.HeadshotKey, c["approvedProfile"].(map[string]any)["headshotKey"])
+	page := w.pageAs(me, http.MethodGet, "/portal/profile", nil)
+	require.Contains(t, page.Body.String(), `alt="Your current headshot"`)
 }

@@ -249,7 +249,13 @@ func (p *profilePages) headshot(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer func() { _ = f.Close() }()
-	prof, err := p.Ops.UploadOwnHeadshot(r.Context(), person, id, files.Upload{Name: h.Filename, File: f, Size: h.Size})
+	// The file store notes what it stores; once the change has committed or rolled back, what no
+	// row points at goes.
+	ctx, tracker := files.Track(r.Context())
+	prof, err := p.Ops.UploadOwnHeadshot(ctx, person, id, files.Upload{Name: h.Filename, File: f, Size: h.Size})
+	if p.Ops.Files != nil {
+		p.Ops.Files.Settle(ctx, tracker)
+	}
 	if err != nil {
 		p.refused(w, r, person, id, nil, err)
 		return
