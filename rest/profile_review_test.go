@@ -183,6 +183,20 @@ func TestSessionContentReview(t *testing.T) {
 	require.Equal(t, http.StatusSeeOther, page.Code)
 	require.Contains(t, page.Header().Get("Location"), "done=pending")
 
+	// Every hostile value on both fields: a success or a refusal of the input, never anything else.
+	for _, field := range []string{"title", "description"} {
+		for _, raw := range hostileValues {
+			in := `{"title":"T","description":"D"}`
+			in = strings.Replace(in, `"`+field+`":"`+map[string]string{"title": "T", "description": "D"}[field]+`"`, `"`+field+`":`+raw, 1)
+			r := b.gqlVars(sam, `mutation($s: ID!, $in: MySessionContentInput!) { updateMySessionContent(sessionId: $s, input: $in) { title } }`,
+				`{"s":"`+id+`","in":`+in+`}`)
+			for _, code := range r.Codes() {
+				require.Contains(t, []string{"invalid_input", "invalid_body", "graphql_validation_failed", "invalid_json", "graphql_parse_failed"},
+					code, "%s = %s: %s", field, raw, r.Raw)
+			}
+		}
+	}
+
 	require.NoError(t, b.db.Ent.Form.UpdateOneID(fx.form).SetStatus(form.StatusClosed).Exec(b.sys()))
 	require.Equal(t, []string{"form_closed"}, edit(sam, "Too late").Codes())
 	page = b.pageAs(sam, http.MethodGet, "/portal/sessions/"+id+"/content", nil)
