@@ -473,6 +473,8 @@ type ComplexityRoot struct {
 
 	Mutation struct {
 		AddReviewer              func(childComplexity int, eventID string, roundID string, input AddReviewerInput) int
+		ApproveSessionContent    func(childComplexity int, eventID string, sessionID string) int
+		ApproveSpeakerProfile    func(childComplexity int, eventID string, contactID string) int
 		AssignReviews            func(childComplexity int, eventID string, roundID string, input AssignReviewsInput) int
 		AttachResourceFile       func(childComplexity int, eventID string, resourceID string, file *graphql.Upload) int
 		AutoDistributeReviews    func(childComplexity int, eventID string, roundID string, input AutoDistributeReviewsInput) int
@@ -507,6 +509,8 @@ type ComplexityRoot struct {
 		RedeliverWebhook         func(childComplexity int, webhookID string, deliveryID string) int
 		RedeliverWebhooks        func(childComplexity int, webhookID string, input RedeliverWebhooksInput) int
 		ReinstateSession         func(childComplexity int, eventID string, sessionID string, input ReinstateSessionInput) int
+		RejectSessionContent     func(childComplexity int, eventID string, sessionID string) int
+		RejectSpeakerProfile     func(childComplexity int, eventID string, contactID string) int
 		RemoveDeliverable        func(childComplexity int, eventID string, sessionID string, deliverableID string) int
 		RemoveEventImage         func(childComplexity int, eventID string, kind EventImageKind) int
 		RemoveMyDeliverable      func(childComplexity int, id string) int
@@ -535,13 +539,41 @@ type ComplexityRoot struct {
 		UnpublishAgenda          func(childComplexity int, eventID string) int
 		UpdateEvent              func(childComplexity int, id string, input UpdateEventInput) int
 		UpdateForm               func(childComplexity int, eventID string, formID string, input CfpFormInput) int
+		UpdateMyProfile          func(childComplexity int, contactID string, input MyProfileInput) int
+		UpdateMySessionContent   func(childComplexity int, sessionID string, input MySessionContentInput) int
 		UpdateResource           func(childComplexity int, eventID string, resourceID string, input ResourceInput) int
 		UpdateWebhook            func(childComplexity int, webhookID string, input UpdateWebhookInput) int
 		UploadDeliverable        func(childComplexity int, eventID string, sessionID string, deliverableID string, file *graphql.Upload) int
 		UploadEventImage         func(childComplexity int, eventID string, kind EventImageKind, file *graphql.Upload) int
 		UploadMyDeliverable      func(childComplexity int, id string, file *graphql.Upload) int
+		UploadMyHeadshot         func(childComplexity int, contactID string, file *graphql.Upload) int
 		UploadSpeakerHeadshot    func(childComplexity int, eventID string, contactID string, file *graphql.Upload) int
 		WithdrawProposal         func(childComplexity int, formID string, id string) int
+	}
+
+	MyProfile struct {
+		ApprovedProfile     func(childComplexity int) int
+		Bio                 func(childComplexity int) int
+		Company             func(childComplexity int) int
+		ContactID           func(childComplexity int) int
+		DietaryRequirements func(childComplexity int) int
+		Email               func(childComplexity int) int
+		EventID             func(childComplexity int) int
+		FacebookURL         func(childComplexity int) int
+		FirstName           func(childComplexity int) int
+		Gender              func(childComplexity int) int
+		HeadshotDownloadURL func(childComplexity int) int
+		Honorific           func(childComplexity int) int
+		LastName            func(childComplexity int) int
+		LinkedinURL         func(childComplexity int) int
+		ProfileReviewStatus func(childComplexity int) int
+		Pronouns            func(childComplexity int) int
+		Reviewed            func(childComplexity int) int
+		Salutation          func(childComplexity int) int
+		Title               func(childComplexity int) int
+		TshirtSize          func(childComplexity int) int
+		TwitterURL          func(childComplexity int) int
+		WebsiteURL          func(childComplexity int) int
 	}
 
 	MyReviewAssignment struct {
@@ -556,6 +588,19 @@ type ComplexityRoot struct {
 		Round       func(childComplexity int) int
 		Status      func(childComplexity int) int
 		Submission  func(childComplexity int) int
+	}
+
+	MySessionContent struct {
+		ApprovedSnapshot    func(childComplexity int) int
+		ClosedReason        func(childComplexity int) int
+		Code                func(childComplexity int) int
+		ContentReviewStatus func(childComplexity int) int
+		Description         func(childComplexity int) int
+		Editable            func(childComplexity int) int
+		EventID             func(childComplexity int) int
+		Reviewed            func(childComplexity int) int
+		SessionID           func(childComplexity int) int
+		Title               func(childComplexity int) int
 	}
 
 	Organization struct {
@@ -640,9 +685,11 @@ type ComplexityRoot struct {
 		CfpForm             func(childComplexity int, id string) int
 		Event               func(childComplexity int, id string) int
 		Events              func(childComplexity int, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string], last *int, orderBy *ent.EventOrder, where *ent.EventWhereInput) int
+		MyProfile           func(childComplexity int, contactID string) int
 		MyProposals         func(childComplexity int, formID string) int
 		MyReviewAssignment  func(childComplexity int, id string) int
 		MyReviewAssignments func(childComplexity int) int
+		MySessionContent    func(childComplexity int, sessionID string) int
 		MySpeakerContact    func(childComplexity int, id string) int
 		MySpeakerSession    func(childComplexity int, id string) int
 		MySpeaking          func(childComplexity int) int
@@ -1302,6 +1349,13 @@ type MutationResolver interface {
 	SetMyTaskDone(ctx context.Context, id string, done bool) (*Task, error)
 	UploadMyDeliverable(ctx context.Context, id string, file *graphql.Upload) (*Deliverable, error)
 	RemoveMyDeliverable(ctx context.Context, id string) (*Deliverable, error)
+	UpdateMyProfile(ctx context.Context, contactID string, input MyProfileInput) (*MyProfile, error)
+	UploadMyHeadshot(ctx context.Context, contactID string, file *graphql.Upload) (*MyProfile, error)
+	ApproveSpeakerProfile(ctx context.Context, eventID string, contactID string) (*ent.Contact, error)
+	RejectSpeakerProfile(ctx context.Context, eventID string, contactID string) (*ent.Contact, error)
+	UpdateMySessionContent(ctx context.Context, sessionID string, input MySessionContentInput) (*MySessionContent, error)
+	ApproveSessionContent(ctx context.Context, eventID string, sessionID string) (*Session, error)
+	RejectSessionContent(ctx context.Context, eventID string, sessionID string) (*Session, error)
 	SaveTaskTemplate(ctx context.Context, eventID string, input SaveTaskTemplateInput) (*TaskTemplate, error)
 	DeleteTaskTemplate(ctx context.Context, eventID string, id string) (string, error)
 	SaveFileRequirement(ctx context.Context, eventID string, input SaveFileRequirementInput) (*FileRequirement, error)
@@ -1363,6 +1417,8 @@ type QueryResolver interface {
 	MySpeaking(ctx context.Context) ([]*SpeakerEvent, error)
 	MySpeakerSession(ctx context.Context, id string) (*SpeakerSession, error)
 	MySpeakerContact(ctx context.Context, id string) (*SpeakerContact, error)
+	MyProfile(ctx context.Context, contactID string) (*MyProfile, error)
+	MySessionContent(ctx context.Context, sessionID string) (*MySessionContent, error)
 	MyReviewAssignments(ctx context.Context) ([]*MyReviewAssignment, error)
 	MyReviewAssignment(ctx context.Context, id string) (*MyReviewAssignment, error)
 	Webhooks(ctx context.Context) ([]*Webhook, error)
@@ -3284,6 +3340,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.AddReviewer(childComplexity, args["eventId"].(string), args["roundId"].(string), args["input"].(AddReviewerInput)), true
+	case "Mutation.approveSessionContent":
+		if e.ComplexityRoot.Mutation.ApproveSessionContent == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_approveSessionContent_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ApproveSessionContent(childComplexity, args["eventId"].(string), args["sessionId"].(string)), true
+	case "Mutation.approveSpeakerProfile":
+		if e.ComplexityRoot.Mutation.ApproveSpeakerProfile == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_approveSpeakerProfile_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ApproveSpeakerProfile(childComplexity, args["eventId"].(string), args["contactId"].(string)), true
 	case "Mutation.assignReviews":
 		if e.ComplexityRoot.Mutation.AssignReviews == nil {
 			break
@@ -3658,6 +3736,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ReinstateSession(childComplexity, args["eventId"].(string), args["sessionId"].(string), args["input"].(ReinstateSessionInput)), true
+	case "Mutation.rejectSessionContent":
+		if e.ComplexityRoot.Mutation.RejectSessionContent == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_rejectSessionContent_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RejectSessionContent(childComplexity, args["eventId"].(string), args["sessionId"].(string)), true
+	case "Mutation.rejectSpeakerProfile":
+		if e.ComplexityRoot.Mutation.RejectSpeakerProfile == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_rejectSpeakerProfile_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RejectSpeakerProfile(childComplexity, args["eventId"].(string), args["contactId"].(string)), true
 	case "Mutation.removeDeliverable":
 		if e.ComplexityRoot.Mutation.RemoveDeliverable == nil {
 			break
@@ -3966,6 +4066,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateForm(childComplexity, args["eventId"].(string), args["formId"].(string), args["input"].(CfpFormInput)), true
+	case "Mutation.updateMyProfile":
+		if e.ComplexityRoot.Mutation.UpdateMyProfile == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateMyProfile_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateMyProfile(childComplexity, args["contactId"].(string), args["input"].(MyProfileInput)), true
+	case "Mutation.updateMySessionContent":
+		if e.ComplexityRoot.Mutation.UpdateMySessionContent == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateMySessionContent_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateMySessionContent(childComplexity, args["sessionId"].(string), args["input"].(MySessionContentInput)), true
 	case "Mutation.updateResource":
 		if e.ComplexityRoot.Mutation.UpdateResource == nil {
 			break
@@ -4021,6 +4143,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UploadMyDeliverable(childComplexity, args["id"].(string), args["file"].(*graphql.Upload)), true
+	case "Mutation.uploadMyHeadshot":
+		if e.ComplexityRoot.Mutation.UploadMyHeadshot == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_uploadMyHeadshot_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UploadMyHeadshot(childComplexity, args["contactId"].(string), args["file"].(*graphql.Upload)), true
 	case "Mutation.uploadSpeakerHeadshot":
 		if e.ComplexityRoot.Mutation.UploadSpeakerHeadshot == nil {
 			break
@@ -4043,6 +4176,139 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.WithdrawProposal(childComplexity, args["formId"].(string), args["id"].(string)), true
+
+	case "MyProfile.approvedProfile":
+		if e.ComplexityRoot.MyProfile.ApprovedProfile == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyProfile.ApprovedProfile(childComplexity), true
+	case "MyProfile.bio":
+		if e.ComplexityRoot.MyProfile.Bio == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyProfile.Bio(childComplexity), true
+	case "MyProfile.company":
+		if e.ComplexityRoot.MyProfile.Company == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyProfile.Company(childComplexity), true
+	case "MyProfile.contactId":
+		if e.ComplexityRoot.MyProfile.ContactID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyProfile.ContactID(childComplexity), true
+	case "MyProfile.dietaryRequirements":
+		if e.ComplexityRoot.MyProfile.DietaryRequirements == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyProfile.DietaryRequirements(childComplexity), true
+	case "MyProfile.email":
+		if e.ComplexityRoot.MyProfile.Email == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyProfile.Email(childComplexity), true
+	case "MyProfile.eventId":
+		if e.ComplexityRoot.MyProfile.EventID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyProfile.EventID(childComplexity), true
+	case "MyProfile.facebookUrl":
+		if e.ComplexityRoot.MyProfile.FacebookURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyProfile.FacebookURL(childComplexity), true
+	case "MyProfile.firstName":
+		if e.ComplexityRoot.MyProfile.FirstName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyProfile.FirstName(childComplexity), true
+	case "MyProfile.gender":
+		if e.ComplexityRoot.MyProfile.Gender == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyProfile.Gender(childComplexity), true
+	case "MyProfile.headshotDownloadUrl":
+		if e.ComplexityRoot.MyProfile.HeadshotDownloadURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyProfile.HeadshotDownloadURL(childComplexity), true
+	case "MyProfile.honorific":
+		if e.ComplexityRoot.MyProfile.Honorific == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyProfile.Honorific(childComplexity), true
+	case "MyProfile.lastName":
+		if e.ComplexityRoot.MyProfile.LastName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyProfile.LastName(childComplexity), true
+	case "MyProfile.linkedinUrl":
+		if e.ComplexityRoot.MyProfile.LinkedinURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyProfile.LinkedinURL(childComplexity), true
+	case "MyProfile.profileReviewStatus":
+		if e.ComplexityRoot.MyProfile.ProfileReviewStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyProfile.ProfileReviewStatus(childComplexity), true
+	case "MyProfile.pronouns":
+		if e.ComplexityRoot.MyProfile.Pronouns == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyProfile.Pronouns(childComplexity), true
+	case "MyProfile.reviewed":
+		if e.ComplexityRoot.MyProfile.Reviewed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyProfile.Reviewed(childComplexity), true
+	case "MyProfile.salutation":
+		if e.ComplexityRoot.MyProfile.Salutation == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyProfile.Salutation(childComplexity), true
+	case "MyProfile.title":
+		if e.ComplexityRoot.MyProfile.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyProfile.Title(childComplexity), true
+	case "MyProfile.tshirtSize":
+		if e.ComplexityRoot.MyProfile.TshirtSize == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyProfile.TshirtSize(childComplexity), true
+	case "MyProfile.twitterUrl":
+		if e.ComplexityRoot.MyProfile.TwitterURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyProfile.TwitterURL(childComplexity), true
+	case "MyProfile.websiteUrl":
+		if e.ComplexityRoot.MyProfile.WebsiteURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyProfile.WebsiteURL(childComplexity), true
 
 	case "MyReviewAssignment.answers":
 		if e.ComplexityRoot.MyReviewAssignment.Answers == nil {
@@ -4110,6 +4376,67 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.MyReviewAssignment.Submission(childComplexity), true
+
+	case "MySessionContent.approvedSnapshot":
+		if e.ComplexityRoot.MySessionContent.ApprovedSnapshot == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MySessionContent.ApprovedSnapshot(childComplexity), true
+	case "MySessionContent.closedReason":
+		if e.ComplexityRoot.MySessionContent.ClosedReason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MySessionContent.ClosedReason(childComplexity), true
+	case "MySessionContent.code":
+		if e.ComplexityRoot.MySessionContent.Code == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MySessionContent.Code(childComplexity), true
+	case "MySessionContent.contentReviewStatus":
+		if e.ComplexityRoot.MySessionContent.ContentReviewStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MySessionContent.ContentReviewStatus(childComplexity), true
+	case "MySessionContent.description":
+		if e.ComplexityRoot.MySessionContent.Description == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MySessionContent.Description(childComplexity), true
+	case "MySessionContent.editable":
+		if e.ComplexityRoot.MySessionContent.Editable == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MySessionContent.Editable(childComplexity), true
+	case "MySessionContent.eventId":
+		if e.ComplexityRoot.MySessionContent.EventID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MySessionContent.EventID(childComplexity), true
+	case "MySessionContent.reviewed":
+		if e.ComplexityRoot.MySessionContent.Reviewed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MySessionContent.Reviewed(childComplexity), true
+	case "MySessionContent.sessionId":
+		if e.ComplexityRoot.MySessionContent.SessionID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MySessionContent.SessionID(childComplexity), true
+	case "MySessionContent.title":
+		if e.ComplexityRoot.MySessionContent.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MySessionContent.Title(childComplexity), true
 
 	case "Organization.createdAt":
 		if e.ComplexityRoot.Organization.CreatedAt == nil {
@@ -4477,6 +4804,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.Events(childComplexity, args["after"].(*entgql.Cursor[string]), args["first"].(*int), args["before"].(*entgql.Cursor[string]), args["last"].(*int), args["orderBy"].(*ent.EventOrder), args["where"].(*ent.EventWhereInput)), true
 
+	case "Query.myProfile":
+		if e.ComplexityRoot.Query.MyProfile == nil {
+			break
+		}
+
+		args, err := ec.field_Query_myProfile_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.MyProfile(childComplexity, args["contactId"].(string)), true
 	case "Query.myProposals":
 		if e.ComplexityRoot.Query.MyProposals == nil {
 			break
@@ -4505,6 +4843,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.MyReviewAssignments(childComplexity), true
+	case "Query.mySessionContent":
+		if e.ComplexityRoot.Query.MySessionContent == nil {
+			break
+		}
+
+		args, err := ec.field_Query_mySessionContent_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.MySessionContent(childComplexity, args["sessionId"].(string)), true
 	case "Query.mySpeakerContact":
 		if e.ComplexityRoot.Query.MySpeakerContact == nil {
 			break
@@ -7185,6 +7534,8 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputInviteOrganizationMemberInput,
 		ec.unmarshalInputInviteSpeakerPortalsInput,
 		ec.unmarshalInputLevelOrder,
+		ec.unmarshalInputMyProfileInput,
+		ec.unmarshalInputMySessionContentInput,
 		ec.unmarshalInputOrganizationOrder,
 		ec.unmarshalInputOverrideAiReviewInput,
 		ec.unmarshalInputProposalInput,
@@ -7292,7 +7643,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "ent.graphql" "agenda.graphqls" "cfp.graphqls" "emails.graphqls" "event.graphqls" "files.graphqls" "forms.graphqls" "library.graphqls" "people.graphqls" "portal.graphqls" "portal_actions.graphqls" "readiness.graphqls" "resources.graphqls" "reviews.graphqls" "reviews_desk.graphqls" "sessions.graphqls" "speakers.graphqls" "submissions.graphqls" "webhooks.graphqls"
+//go:embed "ent.graphql" "agenda.graphqls" "cfp.graphqls" "emails.graphqls" "event.graphqls" "files.graphqls" "forms.graphqls" "library.graphqls" "people.graphqls" "portal.graphqls" "portal_actions.graphqls" "profile_review.graphqls" "readiness.graphqls" "resources.graphqls" "reviews.graphqls" "reviews_desk.graphqls" "sessions.graphqls" "speakers.graphqls" "submissions.graphqls" "webhooks.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -7315,6 +7666,7 @@ var sources = []*ast.Source{
 	{Name: "people.graphqls", Input: sourceData("people.graphqls"), BuiltIn: false},
 	{Name: "portal.graphqls", Input: sourceData("portal.graphqls"), BuiltIn: false},
 	{Name: "portal_actions.graphqls", Input: sourceData("portal_actions.graphqls"), BuiltIn: false},
+	{Name: "profile_review.graphqls", Input: sourceData("profile_review.graphqls"), BuiltIn: false},
 	{Name: "readiness.graphqls", Input: sourceData("readiness.graphqls"), BuiltIn: false},
 	{Name: "resources.graphqls", Input: sourceData("resources.graphqls"), BuiltIn: false},
 	{Name: "reviews.graphqls", Input: sourceData("reviews.graphqls"), BuiltIn: false},
@@ -8162,6 +8514,56 @@ func (ec *executionContext) childFields_Member(ctx context.Context, field graphq
 	return nil, fmt.Errorf("no field named %q was found under type Member", field.Name)
 }
 
+func (ec *executionContext) childFields_MyProfile(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "contactId":
+		return ec.fieldContext_MyProfile_contactId(ctx, field)
+	case "eventId":
+		return ec.fieldContext_MyProfile_eventId(ctx, field)
+	case "email":
+		return ec.fieldContext_MyProfile_email(ctx, field)
+	case "title":
+		return ec.fieldContext_MyProfile_title(ctx, field)
+	case "company":
+		return ec.fieldContext_MyProfile_company(ctx, field)
+	case "firstName":
+		return ec.fieldContext_MyProfile_firstName(ctx, field)
+	case "lastName":
+		return ec.fieldContext_MyProfile_lastName(ctx, field)
+	case "salutation":
+		return ec.fieldContext_MyProfile_salutation(ctx, field)
+	case "honorific":
+		return ec.fieldContext_MyProfile_honorific(ctx, field)
+	case "pronouns":
+		return ec.fieldContext_MyProfile_pronouns(ctx, field)
+	case "gender":
+		return ec.fieldContext_MyProfile_gender(ctx, field)
+	case "bio":
+		return ec.fieldContext_MyProfile_bio(ctx, field)
+	case "linkedinUrl":
+		return ec.fieldContext_MyProfile_linkedinUrl(ctx, field)
+	case "twitterUrl":
+		return ec.fieldContext_MyProfile_twitterUrl(ctx, field)
+	case "facebookUrl":
+		return ec.fieldContext_MyProfile_facebookUrl(ctx, field)
+	case "websiteUrl":
+		return ec.fieldContext_MyProfile_websiteUrl(ctx, field)
+	case "headshotDownloadUrl":
+		return ec.fieldContext_MyProfile_headshotDownloadUrl(ctx, field)
+	case "dietaryRequirements":
+		return ec.fieldContext_MyProfile_dietaryRequirements(ctx, field)
+	case "tshirtSize":
+		return ec.fieldContext_MyProfile_tshirtSize(ctx, field)
+	case "profileReviewStatus":
+		return ec.fieldContext_MyProfile_profileReviewStatus(ctx, field)
+	case "approvedProfile":
+		return ec.fieldContext_MyProfile_approvedProfile(ctx, field)
+	case "reviewed":
+		return ec.fieldContext_MyProfile_reviewed(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MyProfile", field.Name)
+}
+
 func (ec *executionContext) childFields_MyReviewAssignment(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -8188,6 +8590,32 @@ func (ec *executionContext) childFields_MyReviewAssignment(ctx context.Context, 
 		return ec.fieldContext_MyReviewAssignment_answers(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type MyReviewAssignment", field.Name)
+}
+
+func (ec *executionContext) childFields_MySessionContent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "sessionId":
+		return ec.fieldContext_MySessionContent_sessionId(ctx, field)
+	case "eventId":
+		return ec.fieldContext_MySessionContent_eventId(ctx, field)
+	case "code":
+		return ec.fieldContext_MySessionContent_code(ctx, field)
+	case "title":
+		return ec.fieldContext_MySessionContent_title(ctx, field)
+	case "description":
+		return ec.fieldContext_MySessionContent_description(ctx, field)
+	case "contentReviewStatus":
+		return ec.fieldContext_MySessionContent_contentReviewStatus(ctx, field)
+	case "approvedSnapshot":
+		return ec.fieldContext_MySessionContent_approvedSnapshot(ctx, field)
+	case "editable":
+		return ec.fieldContext_MySessionContent_editable(ctx, field)
+	case "closedReason":
+		return ec.fieldContext_MySessionContent_closedReason(ctx, field)
+	case "reviewed":
+		return ec.fieldContext_MySessionContent_reviewed(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MySessionContent", field.Name)
 }
 
 func (ec *executionContext) childFields_Organization(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -9880,6 +10308,50 @@ func (ec *executionContext) field_Mutation_addReviewer_args(ctx context.Context,
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_approveSessionContent_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "eventId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["eventId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "sessionId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["sessionId"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_approveSpeakerProfile_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "eventId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["eventId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "contactId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["contactId"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_assignReviews_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -10668,6 +11140,50 @@ func (ec *executionContext) field_Mutation_reinstateSession_args(ctx context.Con
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_rejectSessionContent_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "eventId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["eventId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "sessionId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["sessionId"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_rejectSpeakerProfile_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "eventId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["eventId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "contactId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["contactId"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_removeDeliverable_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -11372,6 +11888,50 @@ func (ec *executionContext) field_Mutation_updateForm_args(ctx context.Context, 
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_updateMyProfile_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "contactId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["contactId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (MyProfileInput, error) {
+			return ec.unmarshalNMyProfileInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐMyProfileInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateMySessionContent_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "sessionId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["sessionId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (MySessionContentInput, error) {
+			return ec.unmarshalNMySessionContentInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐMySessionContentInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_updateResource_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -11503,6 +12063,28 @@ func (ec *executionContext) field_Mutation_uploadMyDeliverable_args(ctx context.
 		return nil, err
 	}
 	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "file",
+		func(ctx context.Context, v any) (*graphql.Upload, error) {
+			return ec.unmarshalOUpload2ᚖgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚐUpload(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["file"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_uploadMyHeadshot_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "contactId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["contactId"] = arg0
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "file",
 		func(ctx context.Context, v any) (*graphql.Upload, error) {
 			return ec.unmarshalOUpload2ᚖgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚐUpload(ctx, v)
@@ -11662,6 +12244,20 @@ func (ec *executionContext) field_Query_events_args(ctx context.Context, rawArgs
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_myProfile_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "contactId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["contactId"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_myProposals_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -11687,6 +12283,20 @@ func (ec *executionContext) field_Query_myReviewAssignment_args(ctx context.Cont
 		return nil, err
 	}
 	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_mySessionContent_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "sessionId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["sessionId"] = arg0
 	return args, nil
 }
 
@@ -20474,6 +21084,314 @@ func (ec *executionContext) fieldContext_Mutation_removeMyDeliverable(ctx contex
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_updateMyProfile(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateMyProfile(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateMyProfile(ctx, fc.Args["contactId"].(string), fc.Args["input"].(MyProfileInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *MyProfile) graphql.Marshaler {
+			return ec.marshalNMyProfile2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐMyProfile(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateMyProfile(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MyProfile(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateMyProfile_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_uploadMyHeadshot(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_uploadMyHeadshot(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UploadMyHeadshot(ctx, fc.Args["contactId"].(string), fc.Args["file"].(*graphql.Upload))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *MyProfile) graphql.Marshaler {
+			return ec.marshalNMyProfile2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐMyProfile(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_uploadMyHeadshot(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MyProfile(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_uploadMyHeadshot_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_approveSpeakerProfile(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_approveSpeakerProfile(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ApproveSpeakerProfile(ctx, fc.Args["eventId"].(string), fc.Args["contactId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Contact) graphql.Marshaler {
+			return ec.marshalNContact2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚐContact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_approveSpeakerProfile(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Contact(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_approveSpeakerProfile_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_rejectSpeakerProfile(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_rejectSpeakerProfile(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RejectSpeakerProfile(ctx, fc.Args["eventId"].(string), fc.Args["contactId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Contact) graphql.Marshaler {
+			return ec.marshalNContact2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚐContact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_rejectSpeakerProfile(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Contact(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_rejectSpeakerProfile_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateMySessionContent(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateMySessionContent(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateMySessionContent(ctx, fc.Args["sessionId"].(string), fc.Args["input"].(MySessionContentInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *MySessionContent) graphql.Marshaler {
+			return ec.marshalNMySessionContent2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐMySessionContent(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateMySessionContent(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MySessionContent(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateMySessionContent_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_approveSessionContent(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_approveSessionContent(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ApproveSessionContent(ctx, fc.Args["eventId"].(string), fc.Args["sessionId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *Session) graphql.Marshaler {
+			return ec.marshalNSession2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐSession(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_approveSessionContent(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Session(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_approveSessionContent_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_rejectSessionContent(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_rejectSessionContent(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RejectSessionContent(ctx, fc.Args["eventId"].(string), fc.Args["sessionId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *Session) graphql.Marshaler {
+			return ec.marshalNSession2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐSession(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_rejectSessionContent(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Session(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_rejectSessionContent_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_saveTaskTemplate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -22366,6 +23284,512 @@ func (ec *executionContext) fieldContext_Mutation_redeliverWebhooks(ctx context.
 	return fc, nil
 }
 
+func (ec *executionContext) _MyProfile_contactId(ctx context.Context, field graphql.CollectedField, obj *MyProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyProfile_contactId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContactID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MyProfile_contactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MyProfile", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _MyProfile_eventId(ctx context.Context, field graphql.CollectedField, obj *MyProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyProfile_eventId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MyProfile_eventId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MyProfile", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _MyProfile_email(ctx context.Context, field graphql.CollectedField, obj *MyProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyProfile_email(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Email, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MyProfile_email(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MyProfile", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MyProfile_title(ctx context.Context, field graphql.CollectedField, obj *MyProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyProfile_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MyProfile_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MyProfile", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MyProfile_company(ctx context.Context, field graphql.CollectedField, obj *MyProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyProfile_company(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Company, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MyProfile_company(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MyProfile", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MyProfile_firstName(ctx context.Context, field graphql.CollectedField, obj *MyProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyProfile_firstName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FirstName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MyProfile_firstName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MyProfile", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MyProfile_lastName(ctx context.Context, field graphql.CollectedField, obj *MyProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyProfile_lastName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MyProfile_lastName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MyProfile", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MyProfile_salutation(ctx context.Context, field graphql.CollectedField, obj *MyProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyProfile_salutation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Salutation, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MyProfile_salutation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MyProfile", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MyProfile_honorific(ctx context.Context, field graphql.CollectedField, obj *MyProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyProfile_honorific(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Honorific, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MyProfile_honorific(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MyProfile", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MyProfile_pronouns(ctx context.Context, field graphql.CollectedField, obj *MyProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyProfile_pronouns(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Pronouns, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MyProfile_pronouns(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MyProfile", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MyProfile_gender(ctx context.Context, field graphql.CollectedField, obj *MyProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyProfile_gender(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Gender, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MyProfile_gender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MyProfile", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MyProfile_bio(ctx context.Context, field graphql.CollectedField, obj *MyProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyProfile_bio(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Bio, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MyProfile_bio(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MyProfile", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MyProfile_linkedinUrl(ctx context.Context, field graphql.CollectedField, obj *MyProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyProfile_linkedinUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LinkedinURL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MyProfile_linkedinUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MyProfile", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MyProfile_twitterUrl(ctx context.Context, field graphql.CollectedField, obj *MyProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyProfile_twitterUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TwitterURL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MyProfile_twitterUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MyProfile", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MyProfile_facebookUrl(ctx context.Context, field graphql.CollectedField, obj *MyProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyProfile_facebookUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FacebookURL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MyProfile_facebookUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MyProfile", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MyProfile_websiteUrl(ctx context.Context, field graphql.CollectedField, obj *MyProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyProfile_websiteUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WebsiteURL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MyProfile_websiteUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MyProfile", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MyProfile_headshotDownloadUrl(ctx context.Context, field graphql.CollectedField, obj *MyProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyProfile_headshotDownloadUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HeadshotDownloadURL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MyProfile_headshotDownloadUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MyProfile", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MyProfile_dietaryRequirements(ctx context.Context, field graphql.CollectedField, obj *MyProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyProfile_dietaryRequirements(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DietaryRequirements, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MyProfile_dietaryRequirements(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MyProfile", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MyProfile_tshirtSize(ctx context.Context, field graphql.CollectedField, obj *MyProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyProfile_tshirtSize(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TshirtSize, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MyProfile_tshirtSize(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MyProfile", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MyProfile_profileReviewStatus(ctx context.Context, field graphql.CollectedField, obj *MyProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyProfile_profileReviewStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ProfileReviewStatus, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MyProfile_profileReviewStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MyProfile", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MyProfile_approvedProfile(ctx context.Context, field graphql.CollectedField, obj *MyProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyProfile_approvedProfile(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ApprovedProfile, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v map[string]any) graphql.Marshaler {
+			return ec.marshalNMap2map(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MyProfile_approvedProfile(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MyProfile", field, false, false, errors.New("field of type Map does not have child fields"))
+}
+
+func (ec *executionContext) _MyProfile_reviewed(ctx context.Context, field graphql.CollectedField, obj *MyProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyProfile_reviewed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reviewed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MyProfile_reviewed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MyProfile", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
 func (ec *executionContext) _MyReviewAssignment_id(ctx context.Context, field graphql.CollectedField, obj *MyReviewAssignment) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -22653,6 +24077,236 @@ func (ec *executionContext) fieldContext_MyReviewAssignment_answers(_ context.Co
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _MySessionContent_sessionId(ctx context.Context, field graphql.CollectedField, obj *MySessionContent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MySessionContent_sessionId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SessionID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MySessionContent_sessionId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MySessionContent", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _MySessionContent_eventId(ctx context.Context, field graphql.CollectedField, obj *MySessionContent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MySessionContent_eventId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MySessionContent_eventId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MySessionContent", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _MySessionContent_code(ctx context.Context, field graphql.CollectedField, obj *MySessionContent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MySessionContent_code(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Code, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MySessionContent_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MySessionContent", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MySessionContent_title(ctx context.Context, field graphql.CollectedField, obj *MySessionContent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MySessionContent_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MySessionContent_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MySessionContent", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MySessionContent_description(ctx context.Context, field graphql.CollectedField, obj *MySessionContent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MySessionContent_description(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Description, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MySessionContent_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MySessionContent", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MySessionContent_contentReviewStatus(ctx context.Context, field graphql.CollectedField, obj *MySessionContent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MySessionContent_contentReviewStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContentReviewStatus, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MySessionContent_contentReviewStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MySessionContent", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MySessionContent_approvedSnapshot(ctx context.Context, field graphql.CollectedField, obj *MySessionContent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MySessionContent_approvedSnapshot(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ApprovedSnapshot, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v map[string]any) graphql.Marshaler {
+			return ec.marshalNMap2map(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MySessionContent_approvedSnapshot(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MySessionContent", field, false, false, errors.New("field of type Map does not have child fields"))
+}
+
+func (ec *executionContext) _MySessionContent_editable(ctx context.Context, field graphql.CollectedField, obj *MySessionContent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MySessionContent_editable(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Editable, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MySessionContent_editable(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MySessionContent", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _MySessionContent_closedReason(ctx context.Context, field graphql.CollectedField, obj *MySessionContent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MySessionContent_closedReason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ClosedReason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MySessionContent_closedReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MySessionContent", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MySessionContent_reviewed(ctx context.Context, field graphql.CollectedField, obj *MySessionContent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MySessionContent_reviewed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reviewed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MySessionContent_reviewed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MySessionContent", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _Organization_id(ctx context.Context, field graphql.CollectedField, obj *ent.Organization) (ret graphql.Marshaler) {
@@ -24366,6 +26020,94 @@ func (ec *executionContext) fieldContext_Query_mySpeakerContact(ctx context.Cont
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_mySpeakerContact_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_myProfile(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_myProfile(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().MyProfile(ctx, fc.Args["contactId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *MyProfile) graphql.Marshaler {
+			return ec.marshalNMyProfile2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐMyProfile(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_myProfile(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MyProfile(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_myProfile_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_mySessionContent(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_mySessionContent(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().MySessionContent(ctx, fc.Args["sessionId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *MySessionContent) graphql.Marshaler {
+			return ec.marshalNMySessionContent2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐMySessionContent(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_mySessionContent(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MySessionContent(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_mySessionContent_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -39605,6 +41347,157 @@ func (ec *executionContext) unmarshalInputLevelOrder(ctx context.Context, obj an
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputMyProfileInput(ctx context.Context, obj any) (MyProfileInput, error) {
+	var it MyProfileInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"firstName", "lastName", "salutation", "honorific", "pronouns", "gender", "bio", "linkedinUrl", "twitterUrl", "facebookUrl", "websiteUrl", "dietaryRequirements", "tshirtSize"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "firstName":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("firstName"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FirstName = data
+		case "lastName":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lastName"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LastName = data
+		case "salutation":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("salutation"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Salutation = data
+		case "honorific":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("honorific"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Honorific = data
+		case "pronouns":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("pronouns"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Pronouns = data
+		case "gender":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("gender"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Gender = data
+		case "bio":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("bio"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Bio = data
+		case "linkedinUrl":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("linkedinUrl"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LinkedinURL = data
+		case "twitterUrl":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("twitterUrl"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TwitterURL = data
+		case "facebookUrl":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("facebookUrl"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FacebookURL = data
+		case "websiteUrl":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("websiteUrl"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.WebsiteURL = data
+		case "dietaryRequirements":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dietaryRequirements"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DietaryRequirements = data
+		case "tshirtSize":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tshirtSize"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TshirtSize = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputMySessionContentInput(ctx context.Context, obj any) (MySessionContentInput, error) {
+	var it MySessionContentInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"title", "description"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "title":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("title"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Title = data
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputOrganizationOrder(ctx context.Context, obj any) (ent.OrganizationOrder, error) {
 	var it ent.OrganizationOrder
 	if obj == nil {
@@ -45215,6 +47108,55 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "updateMyProfile":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateMyProfile(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "uploadMyHeadshot":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_uploadMyHeadshot(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "approveSpeakerProfile":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_approveSpeakerProfile(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "rejectSpeakerProfile":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_rejectSpeakerProfile(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateMySessionContent":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateMySessionContent(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "approveSessionContent":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_approveSessionContent(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "rejectSessionContent":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_rejectSessionContent(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "saveTaskTemplate":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_saveTaskTemplate(ctx, field)
@@ -45537,6 +47479,149 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 	return out
 }
 
+var myProfileImplementors = []string{"MyProfile"}
+
+func (ec *executionContext) _MyProfile(ctx context.Context, sel ast.SelectionSet, obj *MyProfile) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, myProfileImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MyProfile")
+		case "contactId":
+			out.Values[i] = ec._MyProfile_contactId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "eventId":
+			out.Values[i] = ec._MyProfile_eventId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "email":
+			out.Values[i] = ec._MyProfile_email(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "title":
+			out.Values[i] = ec._MyProfile_title(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "company":
+			out.Values[i] = ec._MyProfile_company(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "firstName":
+			out.Values[i] = ec._MyProfile_firstName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "lastName":
+			out.Values[i] = ec._MyProfile_lastName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "salutation":
+			out.Values[i] = ec._MyProfile_salutation(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "honorific":
+			out.Values[i] = ec._MyProfile_honorific(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "pronouns":
+			out.Values[i] = ec._MyProfile_pronouns(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "gender":
+			out.Values[i] = ec._MyProfile_gender(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "bio":
+			out.Values[i] = ec._MyProfile_bio(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "linkedinUrl":
+			out.Values[i] = ec._MyProfile_linkedinUrl(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "twitterUrl":
+			out.Values[i] = ec._MyProfile_twitterUrl(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "facebookUrl":
+			out.Values[i] = ec._MyProfile_facebookUrl(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "websiteUrl":
+			out.Values[i] = ec._MyProfile_websiteUrl(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "headshotDownloadUrl":
+			out.Values[i] = ec._MyProfile_headshotDownloadUrl(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "dietaryRequirements":
+			out.Values[i] = ec._MyProfile_dietaryRequirements(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "tshirtSize":
+			out.Values[i] = ec._MyProfile_tshirtSize(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "profileReviewStatus":
+			out.Values[i] = ec._MyProfile_profileReviewStatus(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "approvedProfile":
+			out.Values[i] = ec._MyProfile_approvedProfile(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "reviewed":
+			out.Values[i] = ec._MyProfile_reviewed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var myReviewAssignmentImplementors = []string{"MyReviewAssignment"}
 
 func (ec *executionContext) _MyReviewAssignment(ctx context.Context, sel ast.SelectionSet, obj *MyReviewAssignment) graphql.Marshaler {
@@ -45601,6 +47686,89 @@ func (ec *executionContext) _MyReviewAssignment(ctx context.Context, sel ast.Sel
 			}
 		case "answers":
 			out.Values[i] = ec._MyReviewAssignment_answers(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var mySessionContentImplementors = []string{"MySessionContent"}
+
+func (ec *executionContext) _MySessionContent(ctx context.Context, sel ast.SelectionSet, obj *MySessionContent) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, mySessionContentImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MySessionContent")
+		case "sessionId":
+			out.Values[i] = ec._MySessionContent_sessionId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "eventId":
+			out.Values[i] = ec._MySessionContent_eventId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "code":
+			out.Values[i] = ec._MySessionContent_code(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "title":
+			out.Values[i] = ec._MySessionContent_title(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "description":
+			out.Values[i] = ec._MySessionContent_description(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "contentReviewStatus":
+			out.Values[i] = ec._MySessionContent_contentReviewStatus(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "approvedSnapshot":
+			out.Values[i] = ec._MySessionContent_approvedSnapshot(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "editable":
+			out.Values[i] = ec._MySessionContent_editable(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "closedReason":
+			out.Values[i] = ec._MySessionContent_closedReason(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "reviewed":
+			out.Values[i] = ec._MySessionContent_reviewed(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -46508,6 +48676,50 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_mySpeakerContact(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "myProfile":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_myProfile(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "mySessionContent":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_mySessionContent(ctx, field)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -52748,6 +54960,21 @@ func (ec *executionContext) marshalNMember2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋg
 	return ec._Member(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNMyProfile2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐMyProfile(ctx context.Context, sel ast.SelectionSet, v *MyProfile) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._MyProfile(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNMyProfileInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐMyProfileInput(ctx context.Context, v any) (MyProfileInput, error) {
+	res, err := ec.unmarshalInputMyProfileInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalNMyReviewAssignment2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐMyReviewAssignmentᚄ(ctx context.Context, sel ast.SelectionSet, v []*MyReviewAssignment) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -52772,6 +54999,21 @@ func (ec *executionContext) marshalNMyReviewAssignment2ᚖgithubᚗcomᚋpodium�
 		return graphql.Null
 	}
 	return ec._MyReviewAssignment(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNMySessionContent2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐMySessionContent(ctx context.Context, sel ast.SelectionSet, v *MySessionContent) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._MySessionContent(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNMySessionContentInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐMySessionContentInput(ctx context.Context, v any) (MySessionContentInput, error) {
+	res, err := ec.unmarshalInputMySessionContentInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNNode2ᚕgithubᚗcomᚋpodiumᚋpodiumᚋentᚐNoder(ctx context.Context, sel ast.SelectionSet, v []ent.Noder) graphql.Marshaler {

@@ -362,6 +362,84 @@ type Member struct {
 	CreatedAt time.Time `json:"createdAt"`
 }
 
+// The caller's own profile in one event.
+type MyProfile struct {
+	// The contact's id.
+	ContactID string `json:"contactId"`
+	// The event's id.
+	EventID string `json:"eventId"`
+	// The email address (not editable here).
+	Email string `json:"email"`
+	// The job title (organizers edit it).
+	Title *string `json:"title"`
+	// The company (organizers edit it).
+	Company *string `json:"company"`
+	// The first name.
+	FirstName string `json:"firstName"`
+	// The last name.
+	LastName string `json:"lastName"`
+	// How to address the speaker; null when unknown.
+	Salutation *string `json:"salutation"`
+	// An honorific; null when unknown.
+	Honorific *string `json:"honorific"`
+	// The pronouns; null when unknown.
+	Pronouns *string `json:"pronouns"`
+	// The gender; null when unknown.
+	Gender *string `json:"gender"`
+	// The biography; null when none.
+	Bio *string `json:"bio"`
+	// The LinkedIn profile; null when unknown.
+	LinkedinURL *string `json:"linkedinUrl"`
+	// The Twitter (X) profile; null when unknown.
+	TwitterURL *string `json:"twitterUrl"`
+	// The Facebook profile; null when unknown.
+	FacebookURL *string `json:"facebookUrl"`
+	// A website; null when unknown.
+	WebsiteURL *string `json:"websiteUrl"`
+	// A signed address that downloads the uploaded headshot for 15 minutes; null when none.
+	HeadshotDownloadURL *string `json:"headshotDownloadUrl"`
+	// What the speaker can eat.
+	DietaryRequirements string `json:"dietaryRequirements"`
+	// The T-shirt size; null when unknown.
+	TshirtSize *string `json:"tshirtSize"`
+	// approved, pending_review or rejected.
+	ProfileReviewStatus string `json:"profileReviewStatus"`
+	// The public fields as organizers last approved them; {} when none.
+	ApprovedProfile map[string]any `json:"approvedProfile"`
+	// Whether a change to a public field goes to review (the speaker has an accepted session).
+	Reviewed bool `json:"reviewed"`
+}
+
+// Changes to the caller's profile; a null field stays as it is, an empty string clears it.
+type MyProfileInput struct {
+	// The first name; never empty.
+	FirstName *string `json:"firstName"`
+	// The last name; never empty.
+	LastName *string `json:"lastName"`
+	// How to address the speaker (Ms, Mr, …).
+	Salutation *string `json:"salutation"`
+	// An honorific such as Dr or Prof.
+	Honorific *string `json:"honorific"`
+	// The pronouns, as the speaker writes them.
+	Pronouns *string `json:"pronouns"`
+	// The gender, as the speaker writes it.
+	Gender *string `json:"gender"`
+	// The biography, at most 5,000 characters.
+	Bio *string `json:"bio"`
+	// The LinkedIn profile, an https:// address.
+	LinkedinURL *string `json:"linkedinUrl"`
+	// The Twitter (X) profile, an https:// address.
+	TwitterURL *string `json:"twitterUrl"`
+	// The Facebook profile, an https:// address.
+	FacebookURL *string `json:"facebookUrl"`
+	// A website, an https:// address.
+	WebsiteURL *string `json:"websiteUrl"`
+	// none, vegetarian, vegan, gluten_free or other.
+	DietaryRequirements *string `json:"dietaryRequirements"`
+	// XS, S, M, L, XL or XXL; an empty string clears it.
+	TshirtSize *string `json:"tshirtSize"`
+}
+
 // A review assignment as its reviewer sees it: the round, the submission (redacted in a blind
 // round), the scorecard and the reviewer's own answers — never another reviewer's answers nor the
 // round's results.
@@ -389,6 +467,38 @@ type MyReviewAssignment struct {
 	Criteria []*Criterion `json:"criteria"`
 	// The caller's answers, by criterion position; empty before the first submission.
 	Answers []*ReviewAnswerView `json:"answers"`
+}
+
+// One of the caller's sessions, as far as its content goes.
+type MySessionContent struct {
+	// The session's id.
+	SessionID string `json:"sessionId"`
+	// The event's id.
+	EventID string `json:"eventId"`
+	// The session's code.
+	Code string `json:"code"`
+	// The live title.
+	Title string `json:"title"`
+	// The live description.
+	Description *string `json:"description"`
+	// approved, pending_review or rejected.
+	ContentReviewStatus string `json:"contentReviewStatus"`
+	// The content last approved for publication; {} when none.
+	ApprovedSnapshot map[string]any `json:"approvedSnapshot"`
+	// Whether the caller may change it now.
+	Editable bool `json:"editable"`
+	// Why not, when editable is false; null otherwise.
+	ClosedReason *string `json:"closedReason"`
+	// Whether a change waits for the organizers (the session is accepted).
+	Reviewed bool `json:"reviewed"`
+}
+
+// New content for a session.
+type MySessionContentInput struct {
+	// The title, one line, never empty.
+	Title string `json:"title"`
+	// The description; null or empty for none.
+	Description *string `json:"description"`
 }
 
 // An organizer's score for an AI result.

@@ -118,6 +118,7 @@ func (s *signIn) routes(r chi.Router) {
 	// reviewer desk and the speaker portal, after signing in.
 	(&web.Desk{Ops: s.ops, Person: s.person, Log: s.log}).Mount(r)
 	(&web.Portal{Ops: s.ops, Person: s.person, Log: s.log}).Mount(r)
+	web.MountProfile(r, &web.Desk{Ops: s.ops, Person: s.person, Log: s.log})
 }
 
 // allow takes a token from the buckets of the address and of the client.

@@ -117,4 +117,14 @@ var Rules = map[string]Rule{
 	"Mutation.setMyTaskDone":          Anyone,
 	"Mutation.uploadMyDeliverable":    Anyone,
 	"Mutation.removeMyDeliverable":    Anyone,
+	// A speaker's own profile and session content (docs/profile-review.md); organizers review.
+	"Query.myProfile":                 Anyone,
+	"Query.mySessionContent":          Anyone,
+	"Mutation.updateMyProfile":        Anyone,
+	"Mutation.uploadMyHeadshot":       Anyone,
+	"Mutation.updateMySessionContent": Anyone,
+	"Mutation.approveSpeakerProfile":  Admins,
+	"Mutation.rejectSpeakerProfile":   Admins,
+	"Mutation.approveSessionContent":  Admins,
+	"Mutation.rejectSessionContent":   Admins,
 }

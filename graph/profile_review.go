@@ -1,0 +1,645 @@
+package graph
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/podium/podium/ent"
+	"github.com/podium/podium/ent/contact"
+	"github.com/podium/podium/ent/form"
+	"github.com/podium/podium/ent/schema/pid"
+	"github.com/podium/podium/ent/schema/viewer"
+	"github.com/podium/podium/ent/submission"
+	"github.com/podium/podium/ent/submissionparticipant"
+	"github.com/podium/podium/graph/access"
+	"github.com/podium/podium/graph/apperr"
+	"github.com/podium/podium/graph/files"
+)
+
+// A speaker's own profile and session content, and the organizers' review of what the public
+// sees (docs/profile-review.md). Each operation takes the caller; a speaker reaches only the
+// contacts whose address is theirs and the sessions those contacts take part in.
+
+// gatedKeys are the profile fields the public sees, as approvedProfile names them. Once a speaker
+// has an accepted session, a change to one of them waits for the organizers.
+var gatedKeys = []string{"firstName", "lastName", "pronouns", "bio", "linkedinUrl", "twitterUrl",
+	"facebookUrl", "websiteUrl", "headshotUrl", "headshotKey"}
+
+var (
+	errNotASpeaker       = apperr.Forbidden("Sign in with your email address to edit your speaker profile")
+	errProfileNotPending = apperr.Conflict(apperr.CodeConflict, "This profile has no change waiting for approval")
+	errContentNotPending = apperr.Conflict(apperr.CodeConflict, "This session has no content change waiting for approval")
+)
+
+// publicProfile is the gated fields of ct, as approvedProfile holds them.
+func publicProfile(ct *ent.Contact) map[string]any {
+	opt := func(s *string) any {
+		if s == nil {
+			return nil
+		}
+		return *s
+	}
+	return map[string]any{"firstName": ct.FirstName, "lastName": ct.LastName, "pronouns": opt(ct.Pronouns),
+		"bio": opt(ct.Bio), "linkedinUrl": opt(ct.LinkedinURL), "twitterUrl": opt(ct.TwitterURL),
+		"facebookUrl": opt(ct.FacebookURL), "websiteUrl": opt(ct.WebsiteURL), "headshotUrl": opt(ct.HeadshotURL),
+		"headshotKey": opt(ct.HeadshotKey)}
+}
+
+// ownContactScope finds the caller's contact id among their contacts and returns a context in its
+// organization.
+func ownContactScope(ctx context.Context, person *viewer.Person, contactID string) (context.Context, error) {
+	if person == nil {
+		return nil, errNotASpeaker
+	}
+	for _, c := range person.Contacts {
+		if c.ContactID == contactID {
+			return inOrganization(viewer.NewContext(ctx, &viewer.Viewer{Person: person}), c.OrganizationID), nil
+		}
+	}
+	return nil, errSpeakerContactNotFound
+}
+
+// lockOwnContact reads the caller's contact for an update, checking again that its address is theirs.
+func lockOwnContact(ctx context.Context, c *ent.Client, person *viewer.Person, id string) (*ent.Contact, error) {
+	ct, err := c.Contact.Query().Where(contact.ID(id), contact.EmailEqualFold(person.Email)).ForUpdate().Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, errSpeakerContactNotFound
+	}
+	return ct, err
+}
+
+// profileReviewed reports whether ct's public fields go to review: ct takes part in an accepted
+// session (a cancelled one included).
+func profileReviewed(ctx context.Context, c *ent.Client, ct *ent.Contact) (bool, error) {
+	return c.Submission.Query().Where(submission.EventID(ct.EventID), submission.StatusEQ(submission.StatusAccepted),
+		submission.HasParticipantsWith(submissionparticipant.ContactID(ct.ID))).Exist(ctx)
+}
+
+func (r *Resolver) toMyProfile(ct *ent.Contact, reviewed bool) *MyProfile {
+	p := &MyProfile{ContactID: ct.ID, EventID: ct.EventID, Email: ct.Email, Title: ct.Title, Company: ct.Company,
+		FirstName: ct.FirstName, LastName: ct.LastName, Salutation: ct.Salutation, Honorific: ct.Honorific,
+		Pronouns: ct.Pronouns, Gender: ct.Gender, Bio: ct.Bio, LinkedinURL: ct.LinkedinURL, TwitterURL: ct.TwitterURL,
+		FacebookURL: ct.FacebookURL, WebsiteURL: ct.WebsiteURL, HeadshotDownloadURL: r.signedLink(ct.HeadshotKey),
+		DietaryRequirements: ct.DietaryRequirements.String(), ProfileReviewStatus: ct.ProfileReviewStatus.String(),
+		ApprovedProfile: ct.ApprovedProfile, Reviewed: reviewed}
+	if ct.TshirtSize != nil {
+		s := ct.TshirtSize.String()
+		p.TshirtSize = &s
+	}
+	if p.ApprovedProfile == nil {
+		p.ApprovedProfile = map[string]any{}
+	}
+	return p
+}
+
+// OwnProfile is the caller's profile in the event of one of their contacts.
+func (r *Resolver) OwnProfile(ctx context.Context, person *viewer.Person, contactID string) (*MyProfile, error) {
+	sctx, err := ownContactScope(ctx, person, contactID)
+	if err != nil {
+		return nil, err
+	}
+	var out *MyProfile
+	err = r.DB.InTx(sctx, func(ctx context.Context) error {
+		c := r.client(ctx)
+		ct, err := c.Contact.Query().Where(contact.ID(contactID), contact.EmailEqualFold(person.Email)).Only(ctx)
+		if ent.IsNotFound(err) {
+			return errSpeakerContactNotFound
+		}
+		if err != nil {
+			return err
+		}
+		reviewed, err := profileReviewed(ctx, c, ct)
+		if err != nil {
+			return err
+		}
+		out = r.toMyProfile(ct, reviewed)
+		return nil
+	})
+	return out, err
+}
+
+// profileChange is a checked MyProfileInput: the values to write, by approvedProfile's names for
+// the gated ones.
+type profileChange struct {
+	set   map[string]*string
+	diet  *contact.DietaryRequirements
+	shirt *string
+}
+
+// profileFields are the text fields a speaker edits: name, label, limit, whether it is a link.
+var profileFields = []struct {
+	key, label string
+	limit      int
+	link       bool
+}{
+	{"firstName", "First name", 200, false}, {"lastName", "Last name", 200, false},
+	{"salutation", "Salutation", 100, false}, {"honorific", "Honorific", 100, false},
+	{"pronouns", "Pronouns", 100, false}, {"gender", "Gender", 100, false}, {"bio", "Bio", 5000, false},
+	{"linkedinUrl", "LinkedIn URL", 2048, true}, {"twitterUrl", "Twitter URL", 2048, true},
+	{"facebookUrl", "Facebook URL", 2048, true}, {"websiteUrl", "Website URL", 2048, true},
+}
+
+// ProfileFieldError is a refused profile or content field: the page points the field at it.
+type ProfileFieldError struct {
+	Field string
+	Err   *apperr.Error
+}
+
+func (e *ProfileFieldError) Error() string { return e.Err.Message }
+func (e *ProfileFieldError) Unwrap() error { return e.Err }
+
+// FieldOf is the field a refusal is about, or "".
+func FieldOf(err error) string {
+	var fe *ProfileFieldError
+	if errors.As(err, &fe) {
+		return fe.Field
+	}
+	return ""
+}
+
+func fieldErr(key string, err error) error {
+	if e, ok := apperr.As(err); ok {
+		return &ProfileFieldError{Field: key, Err: e}
+	}
+	return err
+}
+
+func inputValues(in MyProfileInput) map[string]*string {
+	return map[string]*string{"firstName": in.FirstName, "lastName": in.LastName, "salutation": in.Salutation,
+		"honorific": in.Honorific, "pronouns": in.Pronouns, "gender": in.Gender, "bio": in.Bio,
+		"linkedinUrl": in.LinkedinURL, "twitterUrl": in.TwitterURL, "facebookUrl": in.FacebookURL,
+		"websiteUrl": in.WebsiteURL}
+}
+
+// checkProfile checks every field of in: text a person typed, names not empty, links http(s).
+func checkProfile(in MyProfileInput) (*profileChange, error) {
+	vals := inputValues(in)
+	ch := &profileChange{set: map[string]*string{}}
+	for _, f := range profileFields {
+		v := vals[f.key]
+		if v == nil {
+			continue
+		}
+		s := strings.TrimSpace(*v)
+		var err error
+		if f.key == "bio" {
+			err = checkText(f.label, s, f.limit)
+		} else {
+			err = checkLine(f.label, s, f.limit, f.key == "firstName" || f.key == "lastName")
+		}
+		if err == nil && f.link && s != "" {
+			if u, perr := url.Parse(s); perr != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+				err = apperr.Invalid("%s must be a web address starting with https://", f.label)
+			}
+		}
+		if err != nil {
+			return nil, fieldErr(f.key, err)
+		}
+		if s == "" {
+			ch.set[f.key] = nil
+		} else {
+			ch.set[f.key] = &s
+		}
+	}
+	if in.DietaryRequirements != nil {
+		d := contact.DietaryRequirements(*in.DietaryRequirements)
+		if contact.DietaryRequirementsValidator(d) != nil {
+			return nil, fieldErr("dietaryRequirements", apperr.Invalid("Dietary requirements must be one of none, vegetarian, vegan, gluten_free, other"))
+		}
+		ch.diet = &d
+	}
+	if in.TshirtSize != nil {
+		s := *in.TshirtSize
+		if s != "" && contact.TshirtSizeValidator(contact.TshirtSize(s)) != nil {
+			return nil, fieldErr("tshirtSize", apperr.Invalid("T-shirt size must be one of XS, S, M, L, XL, XXL"))
+		}
+		ch.shirt = &s
+	}
+	return ch, nil
+}
+
+// UpdateOwnProfile changes the caller's profile. Once they have an accepted session, a change to
+// a gated field is written to the live row and waits for approval: approvedProfile keeps the last
+// approved values (or, the first time, the values before the change) and profileReviewStatus
+// becomes pending_review. Anything else is saved directly.
+func (r *Resolver) UpdateOwnProfile(ctx context.Context, person *viewer.Person, contactID string, in MyProfileInput) (*MyProfile, error) {
+	ch, err := checkProfile(in)
+	if err != nil {
+		return nil, err
+	}
+	return r.changeOwnProfile(ctx, person, contactID, func(_ context.Context, ct *ent.Contact, u *ent.ContactUpdateOne) error {
+		setProfile(u, ch)
+		return nil
+	})
+}
+
+// UploadOwnHeadshot stores up (an image) as the caller's headshot; it is a gated field.
+func (r *Resolver) UploadOwnHeadshot(ctx context.Context, person *viewer.Person, contactID string, up files.Upload) (*MyProfile, error) {
+	svc, err := r.fileService()
+	if err != nil {
+		return nil, err
+	}
+	var old *string
+	out, err := r.changeOwnProfile(ctx, person, contactID, func(ctx context.Context, ct *ent.Contact, u *ent.ContactUpdateOne) error {
+		stored, err := svc.Put(ctx, files.Image, up, files.Rules{})
+		if err != nil {
+			return fieldErr("headshot", err)
+		}
+		old = ct.HeadshotKey
+		u.SetHeadshotKey(stored.Key).SetHeadshotURL(r.fileLink(ct.EventID, stored.Key))
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	// The previous photo goes, unless approvedProfile still shows it to the public.
+	if old != nil && out.ApprovedProfile["headshotKey"] != *old {
+		sctx, _ := ownContactScope(ctx, person, contactID)
+		if err := svc.DeleteLater(sctx, old); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func (r *Resolver) changeOwnProfile(ctx context.Context, person *viewer.Person, contactID string,
+	change func(context.Context, *ent.Contact, *ent.ContactUpdateOne) error) (*MyProfile, error) {
+	sctx, err := ownContactScope(ctx, person, contactID)
+	if err != nil {
+		return nil, err
+	}
+	var out *MyProfile
+	err = r.DB.InTx(sctx, func(ctx context.Context) error {
+		c := r.client(ctx)
+		ct, err := lockOwnContact(ctx, c, person, contactID)
+		if err != nil {
+			return err
+		}
+		before := publicProfile(ct)
+		u := ct.Update()
+		if err := change(ctx, ct, u); err != nil {
+			return err
+		}
+		updated, err := u.Save(ctx)
+		if err != nil {
+			return err
+		}
+		reviewed, err := profileReviewed(ctx, c, ct)
+		if err != nil {
+			return err
+		}
+		after := publicProfile(updated)
+		if reviewed && !sameValues(before, after) {
+			baseline := ct.ApprovedProfile
+			if len(baseline) == 0 {
+				baseline = before
+			}
+			updated, err = updated.Update().SetApprovedProfile(baseline).
+				SetProfileReviewStatus(contact.ProfileReviewStatusPendingReview).Save(ctx)
+			if err != nil {
+				return err
+			}
+		}
+		out = r.toMyProfile(updated, reviewed)
+		return nil
+	})
+	return out, err
+}
+
+func sameValues(a, b map[string]any) bool {
+	for _, k := range gatedKeys {
+		if a[k] != b[k] {
+			return false
+		}
+	}
+	return true
+}
+
+func setProfile(u *ent.ContactUpdateOne, ch *profileChange) {
+	set := func(key string, setTo func(string) *ent.ContactUpdateOne, clearIt func() *ent.ContactUpdateOne) {
+		v, ok := ch.set[key]
+		switch {
+		case !ok:
+		case v == nil:
+			clearIt()
+		default:
+			setTo(*v)
+		}
+	}
+	if v := ch.set["firstName"]; v != nil {
+		u.SetFirstName(*v)
+	}
+	if v := ch.set["lastName"]; v != nil {
+		u.SetLastName(*v)
+	}
+	set("salutation", u.SetSalutation, u.ClearSalutation)
+	set("honorific", u.SetHonorific, u.ClearHonorific)
+	set("pronouns", u.SetPronouns, u.ClearPronouns)
+	set("gender", u.SetGender, u.ClearGender)
+	set("bio", u.SetBio, u.ClearBio)
+	set("linkedinUrl", u.SetLinkedinURL, u.ClearLinkedinURL)
+	set("twitterUrl", u.SetTwitterURL, u.ClearTwitterURL)
+	set("facebookUrl", u.SetFacebookURL, u.ClearFacebookURL)
+	set("websiteUrl", u.SetWebsiteURL, u.ClearWebsiteURL)
+	if ch.diet != nil {
+		u.SetDietaryRequirements(*ch.diet)
+	}
+	if ch.shirt != nil {
+		if *ch.shirt == "" {
+			u.ClearTshirtSize()
+		} else {
+			u.SetTshirtSize(contact.TshirtSize(*ch.shirt))
+		}
+	}
+}
+
+// reviewSpeakerProfile approves or rejects a speaker's pending profile changes. Approving folds
+// the live public fields into approvedProfile; rejecting puts approvedProfile's values back on
+// the live row. A profile with nothing pending (approved twice, or in two tabs) is a conflict.
+func (r *Resolver) reviewSpeakerProfile(ctx context.Context, eventID, contactID string, approve bool) (*ent.Contact, error) {
+	var out *ent.Contact
+	err := r.DB.InTx(ctx, func(ctx context.Context) error {
+		c := r.client(ctx)
+		ev, err := access.Event(ctx, c, eventID)
+		if err != nil {
+			return err
+		}
+		if !pid.Plausible(contactID) {
+			return apperr.NotFound("Speaker")
+		}
+		ct, err := c.Contact.Query().Where(contact.ID(contactID), contact.EventID(ev.ID)).ForUpdate().Only(ctx)
+		if ent.IsNotFound(err) {
+			return apperr.NotFound("Speaker")
+		}
+		if err != nil {
+			return err
+		}
+		if ct.ProfileReviewStatus != contact.ProfileReviewStatusPendingReview {
+			return errProfileNotPending
+		}
+		u := ct.Update()
+		if approve {
+			u.SetApprovedProfile(publicProfile(ct)).SetProfileReviewStatus(contact.ProfileReviewStatusApproved)
+		} else {
+			revertProfile(u, ct.ApprovedProfile)
+			u.SetProfileReviewStatus(contact.ProfileReviewStatusRejected)
+		}
+		out, err = u.Save(ctx)
+		return err
+	})
+	return out, err
+}
+
+// revertProfile puts the approved values of the gated fields back.
+func revertProfile(u *ent.ContactUpdateOne, approved map[string]any) {
+	str := func(k string) *string {
+		if s, ok := approved[k].(string); ok {
+			return &s
+		}
+		return nil
+	}
+	if s := str("firstName"); s != nil {
+		u.SetFirstName(*s)
+	}
+	if s := str("lastName"); s != nil {
+		u.SetLastName(*s)
+	}
+	u.SetNillablePronouns(str("pronouns")).SetNillableBio(str("bio")).SetNillableLinkedinURL(str("linkedinUrl")).
+		SetNillableTwitterURL(str("twitterUrl")).SetNillableFacebookURL(str("facebookUrl")).
+		SetNillableWebsiteURL(str("websiteUrl")).SetNillableHeadshotURL(str("headshotUrl")).
+		SetNillableHeadshotKey(str("headshotKey"))
+	for k, clearIt := range map[string]func() *ent.ContactUpdateOne{"pronouns": u.ClearPronouns, "bio": u.ClearBio,
+		"linkedinUrl": u.ClearLinkedinURL, "twitterUrl": u.ClearTwitterURL, "facebookUrl": u.ClearFacebookURL,
+		"websiteUrl": u.ClearWebsiteURL, "headshotUrl": u.ClearHeadshotURL, "headshotKey": u.ClearHeadshotKey} {
+		if str(k) == nil {
+			clearIt()
+		}
+	}
+}
+
+// Session content.
+
+// ownSession finds one of the caller's sessions: the organization context, the session (locked
+// when lock is set) and the caller's contact in it.
+func (r *Resolver) ownSession(ctx context.Context, person *viewer.Person, sessionID string, lock bool) (*ent.Submission, error) {
+	c := r.client(ctx)
+	q := c.Submission.Query().Where(submission.ID(sessionID), submission.HasParticipantsWith(
+		submissionparticipant.HasContactWith(contact.EmailEqualFold(person.Email))))
+	if lock {
+		q = q.ForUpdate()
+	}
+	s, err := q.Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, errSpeakerSessionNotFound
+	}
+	return s, err
+}
+
+// sessionScopes are the organization contexts where the caller speaks.
+func sessionScopes(ctx context.Context, person *viewer.Person) ([]context.Context, error) {
+	if person == nil {
+		return nil, errNotASpeaker
+	}
+	seen := map[string]bool{}
+	var out []context.Context
+	for _, c := range person.Contacts {
+		if !seen[c.OrganizationID] {
+			seen[c.OrganizationID] = true
+			out = append(out, inOrganization(viewer.NewContext(ctx, &viewer.Viewer{Person: person}), c.OrganizationID))
+		}
+	}
+	return out, nil
+}
+
+// contentClosed says why s's content cannot be changed now, or "" when it can.
+func contentClosed(ctx context.Context, c *ent.Client, s *ent.Submission, now time.Time) (string, error) {
+	switch {
+	case s.Status == submission.StatusWithdrawn:
+		return "This proposal was withdrawn.", nil
+	case s.CancelledAt != nil:
+		return "This session is cancelled.", nil
+	case s.SourceFormID == nil:
+		return "The organizers manage this session's content: write to them to change it.", nil
+	}
+	f, err := c.Form.Query().Where(form.ID(*s.SourceFormID)).Only(ctx)
+	if err != nil {
+		return "", err
+	}
+	if !formAccepting(f, now) {
+		return "This submission form is closed. Your content is now read-only.", nil
+	}
+	return "", nil
+}
+
+func toMyContent(s *ent.Submission, closed string) *MySessionContent {
+	out := &MySessionContent{SessionID: s.ID, EventID: s.EventID, Code: s.Code, Title: s.Title,
+		ContentReviewStatus: s.ContentReviewStatus.String(), ApprovedSnapshot: s.ApprovedSnapshot,
+		Editable: closed == "", Reviewed: s.Status == submission.StatusAccepted}
+	if s.Description != "" {
+		d := s.Description
+		out.Description = &d
+	}
+	if closed != "" {
+		out.ClosedReason = &closed
+	}
+	if out.ApprovedSnapshot == nil {
+		out.ApprovedSnapshot = map[string]any{}
+	}
+	return out
+}
+
+// OwnSessionContent is what the caller may edit of one of their sessions.
+func (r *Resolver) OwnSessionContent(ctx context.Context, person *viewer.Person, sessionID string) (*MySessionContent, error) {
+	return r.withOwnSession(ctx, person, sessionID, false, func(ctx context.Context, s *ent.Submission, closed string) (*ent.Submission, error) {
+		return s, nil
+	})
+}
+
+// UpdateOwnSessionContent changes the title and description of one of the caller's sessions.
+func (r *Resolver) UpdateOwnSessionContent(ctx context.Context, person *viewer.Person, sessionID string, in MySessionContentInput) (*MySessionContent, error) {
+	title := strings.TrimSpace(in.Title)
+	if err := checkLine("Title", title, 500, true); err != nil {
+		return nil, fieldErr("title", err)
+	}
+	desc := ""
+	if in.Description != nil {
+		desc = strings.TrimSpace(*in.Description)
+	}
+	if err := checkText("Description", desc, 50000); err != nil {
+		return nil, fieldErr("description", err)
+	}
+	return r.withOwnSession(ctx, person, sessionID, true, func(ctx context.Context, s *ent.Submission, closed string) (*ent.Submission, error) {
+		if closed != "" {
+			return nil, apperr.Conflict(apperr.CodeFormClosed, closed)
+		}
+		if s.Title == title && s.Description == desc {
+			return s, nil
+		}
+		u := s.Update().SetTitle(title).SetDescription(desc)
+		if s.Status == submission.StatusAccepted {
+			u.SetContentReviewStatus(submission.ContentReviewStatusPendingReview)
+		} else {
+			snap := contentSnapshot(s)
+			snap["title"], snap["description"] = title, desc
+			u.SetApprovedSnapshot(snap).SetContentReviewStatus(submission.ContentReviewStatusApproved)
+		}
+		return u.Save(ctx)
+	})
+}
+
+func (r *Resolver) withOwnSession(ctx context.Context, person *viewer.Person, sessionID string, lock bool,
+	do func(context.Context, *ent.Submission, string) (*ent.Submission, error)) (*MySessionContent, error) {
+	scopes, err := sessionScopes(ctx, person)
+	if err != nil {
+		return nil, err
+	}
+	if !pid.Plausible(sessionID) {
+		return nil, errSpeakerSessionNotFound
+	}
+	for _, sctx := range scopes {
+		var out *MySessionContent
+		err := r.DB.InTx(sctx, func(ctx context.Context) error {
+			s, err := r.ownSession(ctx, person, sessionID, lock)
+			if err != nil {
+				return err
+			}
+			closed, err := contentClosed(ctx, r.client(ctx), s, time.Now())
+			if err != nil {
+				return err
+			}
+			s, err = do(ctx, s, closed)
+			if err != nil {
+				return err
+			}
+			if closed == "" {
+				closed, err = contentClosed(ctx, r.client(ctx), s, time.Now())
+			}
+			out = toMyContent(s, closed)
+			return err
+		})
+		if errors.Is(err, errSpeakerSessionNotFound) {
+			continue
+		}
+		return out, err
+	}
+	return nil, errSpeakerSessionNotFound
+}
+
+// contentSnapshot is s's content as approvedSnapshot holds it.
+func contentSnapshot(s *ent.Submission) map[string]any {
+	opt := func(p *string) any {
+		if p == nil {
+			return nil
+		}
+		return *p
+	}
+	answers := s.Answers
+	if answers == nil {
+		answers = map[string]any{}
+	}
+	return map[string]any{"title": s.Title, "description": s.Description, "formatId": opt(s.FormatID),
+		"levelId": opt(s.LevelID), "language": s.Language, "answers": answers}
+}
+
+// reviewSessionContent approves or rejects a session's pending content. Approving snapshots the
+// live content; rejecting puts the snapshot's title and description back.
+func (r *Resolver) reviewSessionContent(ctx context.Context, eventID, sessionID string, approve bool) (*Session, error) {
+	err := r.DB.InTx(ctx, func(ctx context.Context) error {
+		c := r.client(ctx)
+		ev, err := access.Event(ctx, c, eventID)
+		if err != nil {
+			return err
+		}
+		if !pid.Plausible(sessionID) {
+			return errSessionNotFound
+		}
+		s, err := c.Submission.Query().Where(submission.ID(sessionID), submission.EventID(ev.ID)).ForUpdate().Only(ctx)
+		if ent.IsNotFound(err) {
+			return errSessionNotFound
+		}
+		if err != nil {
+			return err
+		}
+		if s.ContentReviewStatus != submission.ContentReviewStatusPendingReview {
+			return errContentNotPending
+		}
+		u := s.Update()
+		if approve {
+			u.SetApprovedSnapshot(contentSnapshot(s)).SetContentReviewStatus(submission.ContentReviewStatusApproved)
+		} else {
+			if t, ok := s.ApprovedSnapshot["title"].(string); ok && t != "" {
+				u.SetTitle(t)
+			}
+			if d, ok := s.ApprovedSnapshot["description"].(string); ok {
+				u.SetDescription(d)
+			}
+			u.SetContentReviewStatus(submission.ContentReviewStatusRejected)
+		}
+		_, err = u.Save(ctx)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return r.session(ctx, eventID, sessionID)
+}
+
+// OwnContactEvent is the event of one of the caller's contacts (for the pages' theme).
+func (r *Resolver) OwnContactEvent(ctx context.Context, person *viewer.Person, contactID string) (*ent.Event, error) {
+	sctx, err := ownContactScope(ctx, person, contactID)
+	if err != nil {
+		return nil, err
+	}
+	ct, err := r.Client.Contact.Query().Where(contact.ID(contactID), contact.EmailEqualFold(person.Email)).
+		WithEvent().Only(sctx)
+	if ent.IsNotFound(err) {
+		return nil, errSpeakerContactNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	return ct.Edges.Event, nil
+}
