@@ -55,7 +55,7 @@ func (r *Resolver) WebhookDisabled(ctx context.Context, endpointID, reason strin
 		emails = append(emails, email.Email{EventID: ev.ID, Type: emaillog.TypeCustom, To: u.Email,
 			Template: email.WebhookDisabled,
 			Data: email.Data{EventName: ev.Name, FirstName: name, URL: e.URL, Reason: reason,
-				When: failingSince.UTC().Format("2 January 2006, 15:04 MST"), Path: "/api/v1/webhooks/" + e.ID}})
+				When: failingSince.UTC().Format("2 January 2006, 15:04 MST"), Path: "/webhooks/" + e.ID + "?organization=" + e.OrganizationID}})
 	}
 	if len(emails) == 0 {
 		return nil

@@ -9,11 +9,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/podium/podium/ent/emaillog"
+	"github.com/podium/podium/ent/organizationmember"
 	"github.com/podium/podium/graph/email"
+	"github.com/podium/podium/jobs"
 )
 
 // linkInEmail is a link into Podium in an email's text or HTML.
@@ -73,6 +76,16 @@ func TestEveryEmailLinkOpens(t *testing.T) {
 		"answers": map[string]any{"audience": "All"}, "firstName": "Sam", "lastName": "Speaker",
 		"coSpeakers": []any{map[string]any{"name": "Cora Speaker", "email": "cora@example.test"}}}})
 	require.Empty(t, r.Errors, r.Raw)
+	// A webhook endpoint that keeps failing, disabled at once: its organization's admins are told.
+	b.addMember(b.acmeOrg, "admin@acme.test", organizationmember.RoleAdmin)
+	b.startWorkers(jobs.Config{Webhooks: b.loopbackWebhooks(jobs.WebhookConfig{DisableAfter: time.Nanosecond}), Notifier: b.res})
+	rc := newReceiver(t)
+	rc.set(http.StatusInternalServerError)
+	b.createWebhook(b.acme, rc.srv.URL, "session.created")
+	b.createSession(w, "Hooked", w.ada)
+	require.Eventually(t, func() bool {
+		return b.count(`SELECT count(*) FROM email_log WHERE template = 'webhook_disabled'`) == 1
+	}, 10*time.Second, 20*time.Millisecond)
 
 	logs, err := b.db.Ent.EmailLog.Query().Order(emaillog.ByCreatedAt()).All(b.sys())
 	require.NoError(t, err)
@@ -138,4 +151,14 @@ func (b *testBundle) openFollowing(path, cookie string) (int, string) {
 		}
 	}
 	return 0, path
+}
+
+// openPage GETs path once, with the session cookie when given, and returns the status and body.
+func (b *testBundle) openPage(path, cookie string) (int, string) {
+	req := httptest.NewRequest(http.MethodGet, path, nil)
+	if cookie != "" {
+		req.AddCookie(&http.Cookie{Name: sessionCookie, Value: cookie})
+	}
+	rec := b.sendRaw(req)
+	return rec.Code, rec.Body.String()
 }

@@ -84,7 +84,7 @@ func TestWebhookDisabledEmailsTheAdmins(t *testing.T) {
 		require.Contains(t, m.Header.Get("Subject"), "disabled a webhook endpoint")
 		require.Contains(t, m.Text, rc.srv.URL)
 		require.Contains(t, m.Text, "500")
-		require.Contains(t, m.Text, "/api/v1/webhooks/"+id)
+		require.Contains(t, m.Text, "/webhooks/"+id+"?organization="+b.acmeOrg)
 	}
 	slices.Sort(to)
 	require.Equal(t, []string{"admin@acme.test", "owner@acme.test"}, to)
@@ -94,4 +94,17 @@ func TestWebhookDisabledEmailsTheAdmins(t *testing.T) {
 	time.Sleep(500 * time.Millisecond)
 	require.Len(t, b.sink.Messages(), 2)
 	require.Equal(t, 2, b.count(`SELECT count(*) FROM email_log WHERE template = 'webhook_disabled'`))
+
+	// The link opens the endpoint's page for its owners and admins, signed in; a member and
+	// someone signed out do not see it.
+	page := "/webhooks/" + id + "?organization=" + b.acmeOrg
+	code, body := b.openPage(page, b.signIn("admin@acme.test"))
+	require.Equal(t, http.StatusOK, code)
+	require.Contains(t, body, rc.srv.URL)
+	require.Contains(t, body, "disabled")
+	code, body = b.openPage(page, b.signIn("member@acme.test"))
+	require.Equal(t, http.StatusNotFound, code)
+	require.NotContains(t, body, rc.srv.URL)
+	code, _ = b.openPage(page, "")
+	require.Equal(t, http.StatusSeeOther, code)
 }

@@ -33,11 +33,16 @@ var stylesheet []byte
 var StylesheetPath = "/static/podium-" + shortHash(stylesheet) + ".css"
 
 var pages = template.Must(template.New("").Funcs(template.FuncMap{
-	"date": func(t *time.Time) string {
-		if t == nil {
-			return ""
+	"date": func(t any) string {
+		switch t := t.(type) {
+		case time.Time:
+			return t.UTC().Format("Mon 2 Jan 2006, 15:04 UTC")
+		case *time.Time:
+			if t != nil {
+				return t.UTC().Format("Mon 2 Jan 2006, 15:04 UTC")
+			}
 		}
-		return t.UTC().Format("Mon 2 Jan 2006, 15:04 UTC")
+		return ""
 	},
 	"stylesheet": func() string { return StylesheetPath },
 	"accent":     func(hex string) string { return AccentPath + strings.TrimPrefix(hex, "#") + ".css" },
