@@ -22,12 +22,8 @@ import (
 //
 // The buckets live in PostgreSQL (the table rate_limit_buckets), so a key's limit holds across
 // every Podium instance on the database: behind a load balancer, N instances still allow a key
-// PerSecond, not N times it. Local keeps them in this process instead, which saves the statements
-// where only one instance serves.
-//
-// An instance does not ask PostgreSQL for every request. It leases tokens: a key busy on this
-// instance takes a few tokens from the shared bucket in one statement and spends them locally
-// (see lease), and a refusal is remembered until the shared bucket can hold a token again.
+// PerSecond, not N times it. Local keeps them in this process instead, which saves a statement per
+// request where only one instance serves.
 type RateLimit struct {
 	// PerSecond is the sustained rate; 0 or less turns limiting off.
 	PerSecond float64
@@ -43,64 +39,10 @@ type limiter struct {
 	cfg RateLimit
 	// pool holds the shared buckets; nil when they are local.
 	pool *pgxpool.Pool
-	// mu guards buckets and leases (the map; each lease has its own lock). For local buckets it
-	// makes taking a token and reading what is left for the headers one step, so that
-	// concurrent requests of one key each report their own remainder.
+	// mu guards buckets, and makes taking a token and reading what is left for the headers one
+	// step, so that concurrent requests of one key each report their own remainder.
 	mu      sync.Mutex
 	buckets *buckets
-	leases  map[string]*lease
-	// maxLease is the most tokens one lease takes (see leaseSize).
-	maxLease int
-}
-
-// leaseTTL is how long leased tokens may be spent. Tokens are taken from the shared bucket when
-// leased, so over any span of time the instances together allow at most what the bucket allows
-// over that span plus leaseTTL: PerSecond × leaseTTL requests more at worst (20 at 100/s),
-// whatever the number of instances. Tokens not spent in time are lost.
-const leaseTTL = 200 * time.Millisecond
-
-// maxLeaseTokens caps a lease whatever the rate.
-const maxLeaseTokens = 64
-
-// minLeaseTokens is the smallest cap worth leasing with: below it leases save little, and at the
-// modest paces of such limits their tokens expire unspent too often (the three-instance test at
-// 25/s lost a fifth of its allowance to leases of 2).
-const minLeaseTokens = 4
-
-// leaseSize is the most tokens one lease takes for cfg: at most a tenth of the bucket, so that no
-// instance can hold much of a key's bucket while another is refused, at most what the rate
-// refills in leaseTTL, at most maxLeaseTokens. Below minLeaseTokens it is 1 — with a bucket of
-// fewer than 40 tokens, or a rate under 20/s — and every request asks PostgreSQL, as without
-// leasing.
-func leaseSize(cfg RateLimit) int {
-	n := int(min(float64(cfg.Burst)/10, cfg.PerSecond*leaseTTL.Seconds(), maxLeaseTokens))
-	if n < minLeaseTokens {
-		return 1
-	}
-	return n
-}
-
-// lease is this process's share of one key's shared bucket. Its lock guards the fields and is
-// never held across a statement: requests of one key that find no tokens each send their own
-// statement, as without leases, so a slow database never makes them queue behind each other.
-type lease struct {
-	mu sync.Mutex
-	// left tokens may be spent until expires; spent were spent of the current lease, taken at
-	// taken.
-	left, spent    int
-	taken, expires time.Time
-	// shared is what the shared bucket held after the last lease was taken, for the headers.
-	shared float64
-	// refusedUntil is when the shared bucket will hold a token again, after a refusal: until
-	// then requests are refused without asking (other instances can only take tokens).
-	refusedUntil time.Time
-}
-
-// idle reports whether l holds nothing worth keeping at now: no tokens, no refusal.
-func (l *lease) idle(now time.Time) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return (l.left == 0 || now.After(l.expires)) && !now.Before(l.refusedUntil)
 }
 
 // maxBuckets bounds memory: past it, full buckets (idle keys) are forgotten.
@@ -149,7 +91,7 @@ func newLimiter(cfg RateLimit, pool *pgxpool.Pool) *limiter {
 	if cfg.Local || pool == nil {
 		l.buckets = newBuckets(rate.Limit(cfg.PerSecond), cfg.Burst)
 	} else {
-		l.pool, l.leases, l.maxLease = pool, map[string]*lease{}, leaseSize(cfg)
+		l.pool = pool
 	}
 	return l
 }
@@ -198,8 +140,8 @@ func (l *limiter) takeLocal(keyID string) (allowed bool, tokens float64) {
 
 // takeSQL is the shared bucket as GCRA (the generic cell rate algorithm), which needs one
 // timestamp per key instead of a count and a time: tat, the theoretical arrival time, is when the
-// bucket would be full again. Taking n tokens is allowed when advancing tat by n intervals
-// ($2 = n/PerSecond s) leaves it at most Burst intervals ($3 s) ahead of now; the tokens left are
+// bucket would be full again. A request is allowed when advancing tat by one interval
+// ($2 = 1/PerSecond s) leaves it at most Burst intervals ($3 s) ahead of now; the tokens left are
 // Burst minus the intervals tat is ahead. It is one statement — the row lock of the upsert orders
 // concurrent requests of a key, across instances — and the clock is the database's, so instances
 // whose clocks differ still share one bucket. Every SET expression reads the row as it was.
@@ -211,98 +153,11 @@ ON CONFLICT (api_key_id) DO UPDATE SET
     THEN greatest(b.tat, now()) + make_interval(secs => $2) ELSE b.tat END
 RETURNING allowed, extract(epoch FROM tat - now())::float8`
 
-// leaseOf returns the key's lease, making an empty one for a new key. Past maxBuckets keys, the
-// idle leases are forgotten.
-func (l *limiter) leaseOf(keyID string, now time.Time) *lease {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	ls, ok := l.leases[keyID]
-	if !ok {
-		if len(l.leases) >= maxBuckets {
-			for k, other := range l.leases {
-				if other.idle(now) {
-					delete(l.leases, k)
-				}
-			}
-		}
-		ls = &lease{}
-		l.leases[keyID] = ls
-	}
-	return ls
-}
-
-// takeShared takes a token for the key: from this instance's lease while it lasts, else from the
-// key's bucket in PostgreSQL, leasing a few more when the key is busy here. It returns whether a
-// token was there and the tokens left (the shared bucket's and the lease's).
+// takeShared takes a token from the key's bucket in PostgreSQL.
 func (l *limiter) takeShared(ctx context.Context, keyID string) (allowed bool, tokens float64, err error) {
-	now := time.Now()
-	ls := l.leaseOf(keyID, now)
-	ls.mu.Lock()
-	if ls.left > 0 && now.Before(ls.expires) {
-		ls.left--
-		ls.spent++
-		tokens = ls.shared + float64(ls.left)
-		ls.mu.Unlock()
-		return true, tokens, nil
-	}
-	if now.Before(ls.refusedUntil) {
-		tokens = max(0, 1-ls.refusedUntil.Sub(now).Seconds()*l.cfg.PerSecond)
-		ls.mu.Unlock()
-		return false, tokens, nil
-	}
-	want := l.nextLease(ls, now)
-	ls.mu.Unlock()
-
-	// A lease is all or nothing; when the bucket holds fewer tokens than asked, ask again for
-	// what it holds, then give up.
-	for {
-		allowed, tokens, err = l.takeTokens(ctx, keyID, want)
-		if err != nil {
-			return false, 0, err
-		}
-		if allowed || tokens < 1 || want == 1 {
-			break
-		}
-		want = min(want-1, int(tokens))
-	}
-	ls.mu.Lock()
-	defer ls.mu.Unlock()
-	if !allowed {
-		ls.refusedUntil = now.Add(time.Duration((1 - tokens) / l.cfg.PerSecond * float64(time.Second)))
-		return false, tokens, nil
-	}
-	if ls.left > 0 && now.Before(ls.expires) {
-		// Another request of the key leased meanwhile: the tokens join its lease and expire
-		// with it, never later than their own lease would.
-		ls.left += want - 1
-		ls.spent++
-	} else {
-		ls.left, ls.spent, ls.taken, ls.expires = want-1, 1, now, now.Add(leaseTTL)
-	}
-	ls.shared = tokens
-	return true, tokens + float64(ls.left), nil
-}
-
-// nextLease is how many tokens the next lease of ls asks for at now: what the key spent here at
-// the pace of the last lease over half of leaseTTL, within 1 and maxLease. A lease then runs out
-// about halfway through its life while the pace holds, and few tokens are lost when it drops.
-func (l *limiter) nextLease(ls *lease, now time.Time) int {
-	if ls.spent == 0 || l.maxLease == 1 {
-		return 1
-	}
-	// Over less than an eighth of leaseTTL the pace is not known well enough: at most it
-	// quadruples from one lease to the next.
-	elapsed := min(max(now.Sub(ls.taken), leaseTTL/8), leaseTTL)
-	n := math.Ceil(float64(ls.spent) / elapsed.Seconds() * leaseTTL.Seconds() / 2)
-	return int(min(max(n, 1), float64(l.maxLease)))
-}
-
-// takeTokens takes n tokens at once from the key's bucket in PostgreSQL, or none when it holds
-// fewer, and returns the tokens left there.
-func (l *limiter) takeTokens(ctx context.Context, keyID string, n int) (allowed bool, tokens float64, err error) {
 	interval := 1 / l.cfg.PerSecond
 	var ahead float64
-	if err := l.pool.QueryRow(ctx, takeSQL, keyID, float64(n)*interval, float64(l.cfg.Burst)*interval).Scan(&allowed, &ahead); err != nil {
+	if err := l.pool.QueryRow(ctx, takeSQL, keyID, interval, float64(l.cfg.Burst)*interval).Scan(&allowed, &ahead); err != nil {
 		return false, 0, fmt.Errorf("rest: rate limit of key %s: %w", keyID, err)
 	}
 	// PostgreSQL keeps microseconds: without the slack, an interval rounded up by half a
