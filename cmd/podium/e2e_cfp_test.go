@@ -30,10 +30,7 @@ func TestBrowserCFP(t *testing.T) {
 	api := e2eAPI{base: srv.url + "/api/v1", key: key}
 	gql := e2eAPI{base: srv.url, key: key}
 
-	event := api.must(t, http.StatusCreated, http.MethodPost, "/events", map[string]any{
-		"name": "GopherCon CFP Check", "type": "conference", "timezone": "Europe/Berlin",
-		"startsAt": "2027-06-10T09:00:00.000Z", "endsAt": "2027-06-12T18:00:00.000Z"})
-	eventID := event["id"].(string)
+	eventID := createE2EEvent(t, api, "GopherCon CFP Check")
 	for _, item := range []map[string]any{{"kind": "track", "name": "Cloud"}, {"kind": "track", "name": "Tooling"},
 		{"kind": "format", "name": "Talk"}, {"kind": "level", "name": "Intermediate"}} {
 		item["id"] = nil

@@ -29,10 +29,7 @@ func TestBrowserFileUpload(t *testing.T) {
 	srv := startE2EServer(t, "PODIUM_DATA_DIR="+t.TempDir())
 	key := srv.createKey(t, "Upload Check Org")
 	api := e2eAPI{base: srv.url + "/api/v1", key: key}
-	event := api.must(t, http.StatusCreated, http.MethodPost, "/events", map[string]any{
-		"name": "Upload Check", "type": "conference", "timezone": "Europe/Berlin",
-		"startsAt": "2027-06-10T09:00:00.000Z", "endsAt": "2027-06-12T18:00:00.000Z"})
-	eventID := event["id"].(string)
+	eventID := createE2EEvent(t, api, "Upload Check")
 	resource := api.must(t, http.StatusCreated, http.MethodPost, "/events/"+eventID+"/resources", map[string]any{
 		"title": "Venue map", "subtitle": "", "body": "", "published": true, "audienceMode": "all",
 		"attachmentKind": nil, "linkUrl": nil, "embedUrl": nil, "trackIds": []any{}, "contactIds": []any{}})

@@ -30,10 +30,7 @@ func TestBrowserPortal(t *testing.T) {
 	key := srv.createKey(t, "Portal Check Org")
 	api := e2eAPI{base: srv.url + "/api/v1", key: key}
 
-	event := api.must(t, http.StatusCreated, http.MethodPost, "/events", map[string]any{
-		"name": "GopherCon Portal Check", "type": "conference", "timezone": "Europe/Berlin",
-		"startsAt": "2027-06-10T09:00:00.000Z", "endsAt": "2027-06-12T18:00:00.000Z"})
-	eventID := event["id"].(string)
+	eventID := createE2EEvent(t, api, "GopherCon Portal Check")
 	base := "/events/" + eventID
 	speaker := addAda(t, api, base)
 	api.must(t, http.StatusOK, http.MethodPost, base+"/file-requirements",

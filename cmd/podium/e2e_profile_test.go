@@ -27,15 +27,9 @@ func TestBrowserProfile(t *testing.T) {
 	api := e2eAPI{base: srv.url + "/api/v1", key: key}
 	gql := e2eAPI{base: srv.url, key: key}
 
-	event := api.must(t, http.StatusCreated, http.MethodPost, "/events", map[string]any{
-		"name": "Profile Check", "type": "conference", "timezone": "Europe/Berlin",
-		"startsAt": "2027-06-10T09:00:00.000Z", "endsAt": "2027-06-12T18:00:00.000Z"})
-	eventID := event["id"].(string)
+	eventID := createE2EEvent(t, api, "Profile Check")
 	base := "/events/" + eventID
-	speaker := api.must(t, http.StatusCreated, http.MethodPost, base+"/speakers", map[string]any{
-		"id": nil, "firstName": "Ada", "lastName": "Lovelace", "email": "ada@example.test", "title": nil,
-		"company": nil, "bio": nil, "linkedinUrl": nil, "twitterUrl": nil, "websiteUrl": nil,
-		"dietaryRequirements": "none", "tshirtSize": nil, "travelLogistics": nil, "workflowStatus": "invited"})
+	speaker := addAda(t, api, base)
 	contactID := speaker["id"].(string)
 	session := api.must(t, http.StatusCreated, http.MethodPost, base+"/sessions", map[string]any{
 		"title": "Engines", "description": nil, "formatId": nil, "speakerIds": []any{contactID}})

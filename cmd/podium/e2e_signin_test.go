@@ -26,10 +26,7 @@ func TestBrowserSignIn(t *testing.T) {
 	key := srv.createKey(t, "Sign-in Check Org")
 	api := e2eAPI{base: srv.url + "/api/v1", key: key}
 
-	event := api.must(t, http.StatusCreated, http.MethodPost, "/events", map[string]any{
-		"name": "Sign-in Check", "type": "conference", "timezone": "Europe/Berlin",
-		"startsAt": "2027-06-10T09:00:00.000Z", "endsAt": "2027-06-12T18:00:00.000Z"})
-	eventID := event["id"].(string)
+	eventID := createE2EEvent(t, api, "Sign-in Check")
 	base := "/events/" + eventID
 	speaker := addAda(t, api, base)
 	proposal := api.must(t, http.StatusCreated, http.MethodPost, base+"/submissions", map[string]any{

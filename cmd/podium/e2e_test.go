@@ -218,6 +218,15 @@ func lastLines(s string, n int) string {
 }
 
 // e2eAPI sends REST requests with an API key.
+// createE2EEvent creates a three-day conference named name through the REST API and returns its id.
+func createE2EEvent(t *testing.T, api e2eAPI, name string) string {
+	t.Helper()
+	event := api.must(t, http.StatusCreated, http.MethodPost, "/events", map[string]any{
+		"name": name, "type": "conference", "timezone": "Europe/Berlin",
+		"startsAt": "2027-06-10T09:00:00.000Z", "endsAt": "2027-06-12T18:00:00.000Z"})
+	return event["id"].(string)
+}
+
 type e2eAPI struct {
 	base string
 	key  string
