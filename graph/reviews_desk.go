@@ -48,22 +48,7 @@ func inOrganization(ctx context.Context, org string) context.Context {
 	if v != nil {
 		scoped.Person = v.Person
 	}
-	return withoutTx{viewer.NewContext(ctx, scoped)}
-}
-
-// withoutTx hides the transaction a context carries (the mutation's, see transactioner), and
-// the ent client bound to it, so that work in it begins its own transaction with the scope of
-// the context: a connection's organization is set when the connection is taken.
-type withoutTx struct{ context.Context }
-
-// Value answers nil for the transaction and its client.
-func (c withoutTx) Value(key any) any {
-	switch v := c.Context.Value(key).(type) {
-	case *dbx.Tx, *ent.Client:
-		return nil
-	default:
-		return v
-	}
+	return dbx.Detach(viewer.NewContext(ctx, scoped))
 }
 
 // myAssignment finds the assignment id among the caller's own and returns the organization it
