@@ -29,7 +29,7 @@ func crmTS(col string) string {
 	return fmt.Sprintf(`to_char(%s AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`, col)
 }
 
-// crmDirectorySQL reads the directory of organization $1, filtered by $2 (lower-cased; ” for
+// crmDirectorySQL reads the directory of organization $1, filtered by $2 (lower-cased; empty for
 // all), after the key ($3, $4, $5) when $5 is set, at most $6 rows (all when null). It returns the
 // rows as one JSON array, and how many contacts match $2.
 var crmDirectorySQL = strings.NewReplacer("{{created}}", crmTS("c.created_at"), "{{updated}}", crmTS("c.updated_at"),
