@@ -80,7 +80,7 @@ var (
     AND ($2 = '' OR strpos(lower(c.first_name || ' ' || c.last_name || ' ' || c.email || ' ' || coalesce(c.company, '')), $2) > 0))`)
 )
 
-// crmSearch normalizes the directory's search text: trimmed and lower-cased, ” for none.
+// crmSearch normalizes the directory's search text: trimmed and lower-cased, empty for none.
 func crmSearch(q *string) string {
 	if q == nil {
 		return ""
