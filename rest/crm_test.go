@@ -3,6 +3,7 @@ package rest_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/podium/podium/ent/organizationcontact"
+	"github.com/podium/podium/ent/organizationmember"
 	"github.com/podium/podium/ent/schema/viewer"
 )
 
@@ -562,4 +564,27 @@ func TestCrmGraphQL(t *testing.T) {
 	require.Equal(t, []string{"not_found"}, other.Codes())
 	imp := b.gqlOK(b.acme, `mutation { importContacts(input: {behavior: skip, rows: [{firstName: "A", lastName: "B", email: "q@example.test"}]}) { skipped outcomes { email action } } }`, nil)
 	require.Equal(t, float64(1), imp["importContacts"].(map[string]any)["skipped"])
+}
+
+// TestCrmNoteBySignedInAdmin records a person as a note's author: their user id, no key, and
+// their name in the detail. A member of the organization may not read or write the book.
+func TestCrmNoteBySignedInAdmin(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.createEvent(b.acme, "Sign-in emails are logged under an event")
+	userID := b.addMember(b.acmeOrg, "admin@example.test", organizationmember.RoleAdmin)
+	b.addMember(b.acmeOrg, "member@example.test", organizationmember.RoleMember)
+	id := str(b.newContact("Ada", "Lovelace", "ada@example.test"), "id")
+	const add = `mutation { addContactNote(contactId: %q, input: {body: "Called"}) { authorUserId authorApiKeyId } }`
+	r := b.gqlCookie(b.signIn("admin@example.test"), fmt.Sprintf(add, id), nil)
+	require.Empty(t, r.Errors, r.Raw)
+	note := r.Data["addContactNote"].(map[string]any)
+	require.Equal(t, userID, str(note, "authorUserId"))
+	require.Nil(t, note["authorApiKeyId"])
+	d := b.must(http.StatusOK, http.MethodGet, "/api/v1/contacts/"+id, b.acme, nil).Obj()
+	require.Equal(t, "Member admin@example.test", str(d["notes"].([]any)[0].(map[string]any), "authorName"))
+
+	member := b.signIn("member@example.test")
+	require.Equal(t, []string{"forbidden"}, b.gqlCookie(member, fmt.Sprintf(add, id), nil).Codes())
+	require.Equal(t, []string{"forbidden"}, b.gqlCookie(member, `{ contacts { totalCount } }`, nil).Codes())
 }
