@@ -170,7 +170,7 @@ func (b *testBundle) fixture() fixture {
 	deliverables := b.must(http.StatusOK, http.MethodGet, base+"/sessions/"+str(session, "id")+"/deliverables", b.acme, nil).List()
 	b.fanOutWebhooks()
 	delivery := str(b.must(http.StatusOK, http.MethodGet, "/api/v1/webhooks/"+str(webhook, "id")+"/deliveries", b.acme, nil).List()[0].(map[string]any), "id")
-	return fixture{
+	f := fixture{
 		ids: map[string]string{
 			"eventId": ev, "submissionId": str(session, "id"), "contactId": str(speaker, "id"), "itemId": track,
 			"kind": "track", "taskId": str(tasks[0].(map[string]any), "id"),
@@ -234,6 +234,8 @@ func (b *testBundle) fixture() fixture {
 				"confirmRedecide": false, "approveContent": false},
 		},
 	}
+	b.pipelineFixture(f) // pipeline_test.go
+	return f
 }
 
 func speakerBody(email string) map[string]any {

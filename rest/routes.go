@@ -105,6 +105,19 @@ var routes = []route{
 	{"GET", "/webhooks/{webhookId}/deliveries", "listWebhookDeliveries", (*API).listWebhookDeliveries, "", 200, 0},
 	{"POST", "/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver", "redeliverWebhook", (*API).redeliverWebhook, "", 200, 0},
 	{"POST", "/webhooks/{webhookId}/redeliver", "redeliverWebhooks", (*API).redeliverWebhooks, "RedeliverWebhooksInput", 200, 0},
+
+	// pipeline.go
+	{"GET", "/pipeline", "getPipeline", (*API).getPipeline, "", 200, 0},
+	{"POST", "/pipeline/stages", "savePipelineStage", (*API).savePipelineStage, "SavePipelineStageInput", 200, 0},
+	{"PUT", "/pipeline/stages/order", "reorderPipelineStages", (*API).reorderPipelineStages, "ReorderPipelineStagesInput", 200, 0},
+	{"DELETE", "/pipeline/stages/{stageId}", "deletePipelineStage", (*API).deletePipelineStage, "", 204, 0},
+	{"POST", "/pipeline/cards", "addPipelineCard", (*API).addPipelineCard, "AddPipelineCardInput", 201, 0},
+	{"POST", "/pipeline/cards/{cardId}/move", "movePipelineCard", (*API).movePipelineCard, "MovePipelineCardInput", 200, 0},
+
+	// segments.go
+	{"GET", "/segments", "listSegments", (*API).listSegments, "", 200, 0},
+	{"POST", "/segments", "saveSegment", (*API).saveSegment, "SaveSegmentInput", 201, 0},
+	{"GET", "/segments/{segmentId}/contacts", "listSegmentContacts", (*API).listSegmentContacts, "", 200, 0},
 }
 
 // route is one line of the table above.
