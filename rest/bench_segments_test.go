@@ -53,17 +53,18 @@ func seedSegmentBench(t *testing.T, ctx context.Context, pool *pgxpool.Pool, org
 	t.Helper()
 	for _, stmt := range []string{`
 INSERT INTO organization_tags (id, created_at, updated_at, organization_id, name)
-SELECT 'otag_bench' || i, now(), now(), $1, 'Bench tag ' || i FROM generate_series(1, $3::int) i`, `
+SELECT 'otag_bench' || i, now(), now(), $1, 'Bench tag ' || i FROM n, generate_series(1, n.tags) i`, `
 INSERT INTO organization_contacts (id, created_at, updated_at, organization_id, first_name, last_name, email, title, company, custom)
 SELECT 'crm_bench' || lpad(i::text, 6, '0'), now(), now(), $1,
   (ARRAY['Ada', 'Grace', 'Alan', 'Edsger', 'Barbara', 'Ken', 'Katherine'])[1 + i % 7], 'Person ' || (i % 4999),
   'person' || i || '@bench.test', (ARRAY['Engineer', 'Scientist', 'Director', 'Chief Engineer', 'Designer'])[1 + i % 5],
   'Company ' || (i % 700) || ', Inc.', '{}'
-FROM generate_series(1, $2::int) i`, `
+FROM n, generate_series(1, n.contacts) i`, `
 INSERT INTO organization_contact_tags (id, created_at, updated_at, organization_id, organization_contact_id, tag_id)
-SELECT 'octg_bench' || i || '_' || k, now(), now(), $1, 'crm_bench' || lpad(i::text, 6, '0'), 'otag_bench' || (1 + (i * 7 + k * 3) % $3::int)
-FROM generate_series(1, $2::int) i, generate_series(0, 1) k`} {
-		_, err := pool.Exec(ctx, stmt, org, benchContacts, benchTags)
+SELECT 'octg_bench' || i || '_' || k, now(), now(), $1, 'crm_bench' || lpad(i::text, 6, '0'), 'otag_bench' || (1 + (i * 7 + k * 3) % n.tags)
+FROM n, generate_series(1, n.contacts) i, generate_series(0, 1) k`} {
+		// Each statement takes all three parameters, typed once in n.
+		_, err := pool.Exec(ctx, "WITH n AS (SELECT $2::int AS contacts, $3::int AS tags)"+stmt, org, benchContacts, benchTags)
 		require.NoError(t, err)
 	}
 	_, err := pool.Exec(ctx, `ANALYZE organization_contacts, organization_tags, organization_contact_tags`)
