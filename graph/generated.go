@@ -39,6 +39,7 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 type ResolverRoot interface {
 	Agenda() AgendaResolver
 	Contact() ContactResolver
+	CrmSegment() CrmSegmentResolver
 	Deliverable() DeliverableResolver
 	Event() EventResolver
 	Mutation() MutationResolver
@@ -251,6 +252,50 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	CrmBookContact struct {
+		Bio            func(childComplexity int) int
+		Company        func(childComplexity int) int
+		CreatedAt      func(childComplexity int) int
+		Custom         func(childComplexity int) int
+		Email          func(childComplexity int) int
+		FacebookURL    func(childComplexity int) int
+		FirstName      func(childComplexity int) int
+		HeadshotURL    func(childComplexity int) int
+		ID             func(childComplexity int) int
+		LastName       func(childComplexity int) int
+		LinkedinURL    func(childComplexity int) int
+		OrganizationID func(childComplexity int) int
+		Title          func(childComplexity int) int
+		TwitterURL     func(childComplexity int) int
+		UpdatedAt      func(childComplexity int) int
+		WebsiteURL     func(childComplexity int) int
+	}
+
+	CrmBookContactEvent struct {
+		ContactID             func(childComplexity int) int
+		CreatedAt             func(childComplexity int) int
+		EventID               func(childComplexity int) int
+		ID                    func(childComplexity int) int
+		OrganizationContactID func(childComplexity int) int
+		Role                  func(childComplexity int) int
+		Status                func(childComplexity int) int
+		UpdatedAt             func(childComplexity int) int
+	}
+
+	CrmBookRow struct {
+		Contact func(childComplexity int) int
+		Events  func(childComplexity int) int
+		Tags    func(childComplexity int) int
+	}
+
+	CrmBookTag struct {
+		CreatedAt      func(childComplexity int) int
+		ID             func(childComplexity int) int
+		Name           func(childComplexity int) int
+		OrganizationID func(childComplexity int) int
+		UpdatedAt      func(childComplexity int) int
+	}
+
 	CrmContact struct {
 		Bio            func(childComplexity int) int
 		Company        func(childComplexity int) int
@@ -348,6 +393,61 @@ type ComplexityRoot struct {
 	CrmNoteEntry struct {
 		AuthorName func(childComplexity int) int
 		Note       func(childComplexity int) int
+	}
+
+	CrmPipelineBoard struct {
+		Columns func(childComplexity int) int
+	}
+
+	CrmPipelineBoardCard struct {
+		Card    func(childComplexity int) int
+		Contact func(childComplexity int) int
+	}
+
+	CrmPipelineCard struct {
+		CreatedAt             func(childComplexity int) int
+		ID                    func(childComplexity int) int
+		Note                  func(childComplexity int) int
+		OrganizationContactID func(childComplexity int) int
+		OwnerUserID           func(childComplexity int) int
+		StageID               func(childComplexity int) int
+		UpdatedAt             func(childComplexity int) int
+	}
+
+	CrmPipelineColumn struct {
+		Cards func(childComplexity int) int
+		Stage func(childComplexity int) int
+	}
+
+	CrmPipelineStage struct {
+		CreatedAt      func(childComplexity int) int
+		ID             func(childComplexity int) int
+		Name           func(childComplexity int) int
+		OrganizationID func(childComplexity int) int
+		Position       func(childComplexity int) int
+		SemanticStatus func(childComplexity int) int
+		UpdatedAt      func(childComplexity int) int
+	}
+
+	CrmSegment struct {
+		Contacts       func(childComplexity int, first *int, after *entgql.Cursor[string]) int
+		CreatedAt      func(childComplexity int) int
+		Filter         func(childComplexity int) int
+		ID             func(childComplexity int) int
+		Name           func(childComplexity int) int
+		OrganizationID func(childComplexity int) int
+		UpdatedAt      func(childComplexity int) int
+	}
+
+	CrmSegmentContactConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	CrmSegmentContactEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
 	}
 
 	CrmSessionRef struct {
@@ -605,6 +705,7 @@ type ComplexityRoot struct {
 		AddContactNote           func(childComplexity int, contactID string, input AddContactNoteInput) int
 		AddContactTag            func(childComplexity int, contactID string, input AddContactTagInput) int
 		AddContactToEvent        func(childComplexity int, contactID string, input AddContactToEventInput) int
+		AddPipelineCard          func(childComplexity int, input AddPipelineCardInput) int
 		AddReviewer              func(childComplexity int, eventID string, roundID string, input AddReviewerInput) int
 		ApproveSessionContent    func(childComplexity int, eventID string, sessionID string) int
 		ApproveSpeakerProfile    func(childComplexity int, eventID string, contactID string) int
@@ -627,6 +728,7 @@ type ComplexityRoot struct {
 		DeleteFileRequirement    func(childComplexity int, eventID string, id string) int
 		DeleteForm               func(childComplexity int, eventID string, formID string) int
 		DeleteLibraryItem        func(childComplexity int, eventID string, kind LibraryKind, id string) int
+		DeletePipelineStage      func(childComplexity int, stageID string) int
 		DeleteResource           func(childComplexity int, eventID string, resourceID string) int
 		DeleteSession            func(childComplexity int, eventID string, sessionID string) int
 		DeleteTaskTemplate       func(childComplexity int, eventID string, id string) int
@@ -637,6 +739,7 @@ type ComplexityRoot struct {
 		InviteOrganizationMember func(childComplexity int, input InviteOrganizationMemberInput) int
 		InviteSpeakerPortals     func(childComplexity int, eventID string, input InviteSpeakerPortalsInput) int
 		MergeContacts            func(childComplexity int, input MergeContactsInput) int
+		MovePipelineCard         func(childComplexity int, cardID string, input MovePipelineCardInput) int
 		OverrideAiReview         func(childComplexity int, eventID string, input OverrideAiReviewInput) int
 		PublishAgenda            func(childComplexity int, eventID string) int
 		RecordDeliverableUpload  func(childComplexity int, eventID string, sessionID string, deliverableID string, input RecordDeliverableUploadInput) int
@@ -653,12 +756,15 @@ type ComplexityRoot struct {
 		RemoveMyDeliverable      func(childComplexity int, id string) int
 		RemoveResourceFile       func(childComplexity int, eventID string, resourceID string) int
 		RemoveSpeakerHeadshot    func(childComplexity int, eventID string, contactID string) int
+		ReorderPipelineStages    func(childComplexity int, input ReorderPipelineStagesInput) int
 		ReorderResources         func(childComplexity int, eventID string, input ReorderResourcesInput) int
 		RotateWebhookSecret      func(childComplexity int, webhookID string, input *RotateWebhookSecretInput) int
 		SaveFileRequirement      func(childComplexity int, eventID string, input SaveFileRequirementInput) int
 		SaveLibraryItem          func(childComplexity int, eventID string, input SaveLibraryItemInput) int
+		SavePipelineStage        func(childComplexity int, input SavePipelineStageInput) int
 		SaveProposal             func(childComplexity int, formID string, id *string, input ProposalInput, submit *bool) int
 		SaveReviewRound          func(childComplexity int, eventID string, input SaveReviewRoundInput) int
+		SaveSegment              func(childComplexity int, input SaveSegmentInput) int
 		SaveSpeaker              func(childComplexity int, eventID string, input SaveSpeakerInput) int
 		SaveTaskTemplate         func(childComplexity int, eventID string, input SaveTaskTemplateInput) int
 		ScheduleSession          func(childComplexity int, eventID string, input ScheduleSessionInput) int
@@ -836,6 +942,9 @@ type ComplexityRoot struct {
 		Node                func(childComplexity int, id string) int
 		Nodes               func(childComplexity int, ids []string) int
 		Organization        func(childComplexity int) int
+		Pipeline            func(childComplexity int) int
+		Segment             func(childComplexity int, segmentID string) int
+		Segments            func(childComplexity int) int
 		Viewer              func(childComplexity int) int
 		Webhook             func(childComplexity int, webhookID string) int
 		WebhookDeliveries   func(childComplexity int, webhookID string, status *WebhookDeliveryState, first *int) int
@@ -1437,6 +1546,9 @@ type ContactResolver interface {
 	HeadshotDownloadURL(ctx context.Context, obj *ent.Contact) (*string, error)
 	Resources(ctx context.Context, obj *ent.Contact) ([]*ResourceRecord, error)
 }
+type CrmSegmentResolver interface {
+	Contacts(ctx context.Context, obj *CrmSegment, first *int, after *entgql.Cursor[string]) (*CrmSegmentContactConnection, error)
+}
 type DeliverableResolver interface {
 	DownloadURL(ctx context.Context, obj *Deliverable) (*string, error)
 }
@@ -1492,6 +1604,11 @@ type MutationResolver interface {
 	SaveLibraryItem(ctx context.Context, eventID string, input SaveLibraryItemInput) (ent.Noder, error)
 	DeleteLibraryItem(ctx context.Context, eventID string, kind LibraryKind, id string) (string, error)
 	InviteOrganizationMember(ctx context.Context, input InviteOrganizationMemberInput) (*ent.OrganizationInvitation, error)
+	SavePipelineStage(ctx context.Context, input SavePipelineStageInput) (*CrmPipelineStage, error)
+	ReorderPipelineStages(ctx context.Context, input ReorderPipelineStagesInput) (bool, error)
+	DeletePipelineStage(ctx context.Context, stageID string) (string, error)
+	AddPipelineCard(ctx context.Context, input AddPipelineCardInput) (*CrmPipelineCard, error)
+	MovePipelineCard(ctx context.Context, cardID string, input MovePipelineCardInput) (*CrmPipelineCard, error)
 	ConfirmMyParticipation(ctx context.Context, contactID string) (*SpeakerContact, error)
 	DeclineMyParticipation(ctx context.Context, contactID string) (*SpeakerContact, error)
 	SetMyTaskDone(ctx context.Context, id string, done bool) (*Task, error)
@@ -1529,6 +1646,7 @@ type MutationResolver interface {
 	ScoreRoundWithAi(ctx context.Context, eventID string, roundID string, input *ScoreRoundWithAiInput) (*ScoreRoundWithAiResult, error)
 	SubmitMyReview(ctx context.Context, assignmentID string, input SubmitReviewAnswersInput) (*MyReviewAssignment, error)
 	RecuseMyAssignment(ctx context.Context, assignmentID string, input RecuseReviewInput) (*MyReviewAssignment, error)
+	SaveSegment(ctx context.Context, input SaveSegmentInput) (*CrmSegment, error)
 	CreateSession(ctx context.Context, eventID string, input CreateSessionInput) (*SessionRecord, error)
 	CancelSession(ctx context.Context, eventID string, sessionID string, input CancelSessionInput) (*CancelSessionResult, error)
 	ReinstateSession(ctx context.Context, eventID string, sessionID string, input ReinstateSessionInput) (*ReinstateSessionResult, error)
@@ -1564,6 +1682,7 @@ type QueryResolver interface {
 	Event(ctx context.Context, id string) (*ent.Event, error)
 	Organization(ctx context.Context) (*ent.Organization, error)
 	Viewer(ctx context.Context) (*Viewer, error)
+	Pipeline(ctx context.Context) (*CrmPipelineBoard, error)
 	MySpeaking(ctx context.Context) ([]*SpeakerEvent, error)
 	MySpeakerSession(ctx context.Context, id string) (*SpeakerSession, error)
 	MySpeakerContact(ctx context.Context, id string) (*SpeakerContact, error)
@@ -1571,6 +1690,8 @@ type QueryResolver interface {
 	MySessionContent(ctx context.Context, sessionID string) (*MySessionContent, error)
 	MyReviewAssignments(ctx context.Context) ([]*MyReviewAssignment, error)
 	MyReviewAssignment(ctx context.Context, id string) (*MyReviewAssignment, error)
+	Segments(ctx context.Context) ([]*CrmSegment, error)
+	Segment(ctx context.Context, segmentID string) (*CrmSegment, error)
 	Webhooks(ctx context.Context) ([]*Webhook, error)
 	Webhook(ctx context.Context, webhookID string) (*Webhook, error)
 	WebhookDeliveries(ctx context.Context, webhookID string, status *WebhookDeliveryState, first *int) ([]*WebhookDeliveryEntry, error)
@@ -2476,6 +2597,202 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ContactEdge.Node(childComplexity), true
 
+	case "CrmBookContact.bio":
+		if e.ComplexityRoot.CrmBookContact.Bio == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookContact.Bio(childComplexity), true
+	case "CrmBookContact.company":
+		if e.ComplexityRoot.CrmBookContact.Company == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookContact.Company(childComplexity), true
+	case "CrmBookContact.createdAt":
+		if e.ComplexityRoot.CrmBookContact.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookContact.CreatedAt(childComplexity), true
+	case "CrmBookContact.custom":
+		if e.ComplexityRoot.CrmBookContact.Custom == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookContact.Custom(childComplexity), true
+	case "CrmBookContact.email":
+		if e.ComplexityRoot.CrmBookContact.Email == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookContact.Email(childComplexity), true
+	case "CrmBookContact.facebookUrl":
+		if e.ComplexityRoot.CrmBookContact.FacebookURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookContact.FacebookURL(childComplexity), true
+	case "CrmBookContact.firstName":
+		if e.ComplexityRoot.CrmBookContact.FirstName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookContact.FirstName(childComplexity), true
+	case "CrmBookContact.headshotUrl":
+		if e.ComplexityRoot.CrmBookContact.HeadshotURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookContact.HeadshotURL(childComplexity), true
+	case "CrmBookContact.id":
+		if e.ComplexityRoot.CrmBookContact.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookContact.ID(childComplexity), true
+	case "CrmBookContact.lastName":
+		if e.ComplexityRoot.CrmBookContact.LastName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookContact.LastName(childComplexity), true
+	case "CrmBookContact.linkedinUrl":
+		if e.ComplexityRoot.CrmBookContact.LinkedinURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookContact.LinkedinURL(childComplexity), true
+	case "CrmBookContact.organizationId":
+		if e.ComplexityRoot.CrmBookContact.OrganizationID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookContact.OrganizationID(childComplexity), true
+	case "CrmBookContact.title":
+		if e.ComplexityRoot.CrmBookContact.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookContact.Title(childComplexity), true
+	case "CrmBookContact.twitterUrl":
+		if e.ComplexityRoot.CrmBookContact.TwitterURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookContact.TwitterURL(childComplexity), true
+	case "CrmBookContact.updatedAt":
+		if e.ComplexityRoot.CrmBookContact.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookContact.UpdatedAt(childComplexity), true
+	case "CrmBookContact.websiteUrl":
+		if e.ComplexityRoot.CrmBookContact.WebsiteURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookContact.WebsiteURL(childComplexity), true
+
+	case "CrmBookContactEvent.contactId":
+		if e.ComplexityRoot.CrmBookContactEvent.ContactID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookContactEvent.ContactID(childComplexity), true
+	case "CrmBookContactEvent.createdAt":
+		if e.ComplexityRoot.CrmBookContactEvent.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookContactEvent.CreatedAt(childComplexity), true
+	case "CrmBookContactEvent.eventId":
+		if e.ComplexityRoot.CrmBookContactEvent.EventID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookContactEvent.EventID(childComplexity), true
+	case "CrmBookContactEvent.id":
+		if e.ComplexityRoot.CrmBookContactEvent.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookContactEvent.ID(childComplexity), true
+	case "CrmBookContactEvent.organizationContactId":
+		if e.ComplexityRoot.CrmBookContactEvent.OrganizationContactID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookContactEvent.OrganizationContactID(childComplexity), true
+	case "CrmBookContactEvent.role":
+		if e.ComplexityRoot.CrmBookContactEvent.Role == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookContactEvent.Role(childComplexity), true
+	case "CrmBookContactEvent.status":
+		if e.ComplexityRoot.CrmBookContactEvent.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookContactEvent.Status(childComplexity), true
+	case "CrmBookContactEvent.updatedAt":
+		if e.ComplexityRoot.CrmBookContactEvent.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookContactEvent.UpdatedAt(childComplexity), true
+
+	case "CrmBookRow.contact":
+		if e.ComplexityRoot.CrmBookRow.Contact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookRow.Contact(childComplexity), true
+	case "CrmBookRow.events":
+		if e.ComplexityRoot.CrmBookRow.Events == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookRow.Events(childComplexity), true
+	case "CrmBookRow.tags":
+		if e.ComplexityRoot.CrmBookRow.Tags == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookRow.Tags(childComplexity), true
+
+	case "CrmBookTag.createdAt":
+		if e.ComplexityRoot.CrmBookTag.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookTag.CreatedAt(childComplexity), true
+	case "CrmBookTag.id":
+		if e.ComplexityRoot.CrmBookTag.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookTag.ID(childComplexity), true
+	case "CrmBookTag.name":
+		if e.ComplexityRoot.CrmBookTag.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookTag.Name(childComplexity), true
+	case "CrmBookTag.organizationId":
+		if e.ComplexityRoot.CrmBookTag.OrganizationID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookTag.OrganizationID(childComplexity), true
+	case "CrmBookTag.updatedAt":
+		if e.ComplexityRoot.CrmBookTag.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookTag.UpdatedAt(childComplexity), true
+
 	case "CrmContact.bio":
 		if e.ComplexityRoot.CrmContact.Bio == nil {
 			break
@@ -2865,6 +3182,205 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CrmNoteEntry.Note(childComplexity), true
+
+	case "CrmPipelineBoard.columns":
+		if e.ComplexityRoot.CrmPipelineBoard.Columns == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmPipelineBoard.Columns(childComplexity), true
+
+	case "CrmPipelineBoardCard.card":
+		if e.ComplexityRoot.CrmPipelineBoardCard.Card == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmPipelineBoardCard.Card(childComplexity), true
+	case "CrmPipelineBoardCard.contact":
+		if e.ComplexityRoot.CrmPipelineBoardCard.Contact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmPipelineBoardCard.Contact(childComplexity), true
+
+	case "CrmPipelineCard.createdAt":
+		if e.ComplexityRoot.CrmPipelineCard.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmPipelineCard.CreatedAt(childComplexity), true
+	case "CrmPipelineCard.id":
+		if e.ComplexityRoot.CrmPipelineCard.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmPipelineCard.ID(childComplexity), true
+	case "CrmPipelineCard.note":
+		if e.ComplexityRoot.CrmPipelineCard.Note == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmPipelineCard.Note(childComplexity), true
+	case "CrmPipelineCard.organizationContactId":
+		if e.ComplexityRoot.CrmPipelineCard.OrganizationContactID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmPipelineCard.OrganizationContactID(childComplexity), true
+	case "CrmPipelineCard.ownerUserId":
+		if e.ComplexityRoot.CrmPipelineCard.OwnerUserID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmPipelineCard.OwnerUserID(childComplexity), true
+	case "CrmPipelineCard.stageId":
+		if e.ComplexityRoot.CrmPipelineCard.StageID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmPipelineCard.StageID(childComplexity), true
+	case "CrmPipelineCard.updatedAt":
+		if e.ComplexityRoot.CrmPipelineCard.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmPipelineCard.UpdatedAt(childComplexity), true
+
+	case "CrmPipelineColumn.cards":
+		if e.ComplexityRoot.CrmPipelineColumn.Cards == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmPipelineColumn.Cards(childComplexity), true
+	case "CrmPipelineColumn.stage":
+		if e.ComplexityRoot.CrmPipelineColumn.Stage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmPipelineColumn.Stage(childComplexity), true
+
+	case "CrmPipelineStage.createdAt":
+		if e.ComplexityRoot.CrmPipelineStage.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmPipelineStage.CreatedAt(childComplexity), true
+	case "CrmPipelineStage.id":
+		if e.ComplexityRoot.CrmPipelineStage.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmPipelineStage.ID(childComplexity), true
+	case "CrmPipelineStage.name":
+		if e.ComplexityRoot.CrmPipelineStage.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmPipelineStage.Name(childComplexity), true
+	case "CrmPipelineStage.organizationId":
+		if e.ComplexityRoot.CrmPipelineStage.OrganizationID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmPipelineStage.OrganizationID(childComplexity), true
+	case "CrmPipelineStage.position":
+		if e.ComplexityRoot.CrmPipelineStage.Position == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmPipelineStage.Position(childComplexity), true
+	case "CrmPipelineStage.semanticStatus":
+		if e.ComplexityRoot.CrmPipelineStage.SemanticStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmPipelineStage.SemanticStatus(childComplexity), true
+	case "CrmPipelineStage.updatedAt":
+		if e.ComplexityRoot.CrmPipelineStage.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmPipelineStage.UpdatedAt(childComplexity), true
+
+	case "CrmSegment.contacts":
+		if e.ComplexityRoot.CrmSegment.Contacts == nil {
+			break
+		}
+
+		args, err := ec.field_CrmSegment_contacts_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.CrmSegment.Contacts(childComplexity, args["first"].(*int), args["after"].(*entgql.Cursor[string])), true
+	case "CrmSegment.createdAt":
+		if e.ComplexityRoot.CrmSegment.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmSegment.CreatedAt(childComplexity), true
+	case "CrmSegment.filter":
+		if e.ComplexityRoot.CrmSegment.Filter == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmSegment.Filter(childComplexity), true
+	case "CrmSegment.id":
+		if e.ComplexityRoot.CrmSegment.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmSegment.ID(childComplexity), true
+	case "CrmSegment.name":
+		if e.ComplexityRoot.CrmSegment.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmSegment.Name(childComplexity), true
+	case "CrmSegment.organizationId":
+		if e.ComplexityRoot.CrmSegment.OrganizationID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmSegment.OrganizationID(childComplexity), true
+	case "CrmSegment.updatedAt":
+		if e.ComplexityRoot.CrmSegment.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmSegment.UpdatedAt(childComplexity), true
+
+	case "CrmSegmentContactConnection.edges":
+		if e.ComplexityRoot.CrmSegmentContactConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmSegmentContactConnection.Edges(childComplexity), true
+	case "CrmSegmentContactConnection.pageInfo":
+		if e.ComplexityRoot.CrmSegmentContactConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmSegmentContactConnection.PageInfo(childComplexity), true
+	case "CrmSegmentContactConnection.totalCount":
+		if e.ComplexityRoot.CrmSegmentContactConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmSegmentContactConnection.TotalCount(childComplexity), true
+
+	case "CrmSegmentContactEdge.cursor":
+		if e.ComplexityRoot.CrmSegmentContactEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmSegmentContactEdge.Cursor(childComplexity), true
+	case "CrmSegmentContactEdge.node":
+		if e.ComplexityRoot.CrmSegmentContactEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmSegmentContactEdge.Node(childComplexity), true
 
 	case "CrmSessionRef.code":
 		if e.ComplexityRoot.CrmSessionRef.Code == nil {
@@ -4020,6 +4536,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.AddContactToEvent(childComplexity, args["contactId"].(string), args["input"].(AddContactToEventInput)), true
+	case "Mutation.addPipelineCard":
+		if e.ComplexityRoot.Mutation.AddPipelineCard == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_addPipelineCard_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AddPipelineCard(childComplexity, args["input"].(AddPipelineCardInput)), true
 	case "Mutation.addReviewer":
 		if e.ComplexityRoot.Mutation.AddReviewer == nil {
 			break
@@ -4262,6 +4789,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteLibraryItem(childComplexity, args["eventId"].(string), args["kind"].(LibraryKind), args["id"].(string)), true
+	case "Mutation.deletePipelineStage":
+		if e.ComplexityRoot.Mutation.DeletePipelineStage == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deletePipelineStage_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeletePipelineStage(childComplexity, args["stageId"].(string)), true
 	case "Mutation.deleteResource":
 		if e.ComplexityRoot.Mutation.DeleteResource == nil {
 			break
@@ -4372,6 +4910,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.MergeContacts(childComplexity, args["input"].(MergeContactsInput)), true
+	case "Mutation.movePipelineCard":
+		if e.ComplexityRoot.Mutation.MovePipelineCard == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_movePipelineCard_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.MovePipelineCard(childComplexity, args["cardId"].(string), args["input"].(MovePipelineCardInput)), true
 	case "Mutation.overrideAiReview":
 		if e.ComplexityRoot.Mutation.OverrideAiReview == nil {
 			break
@@ -4548,6 +5097,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RemoveSpeakerHeadshot(childComplexity, args["eventId"].(string), args["contactId"].(string)), true
+	case "Mutation.reorderPipelineStages":
+		if e.ComplexityRoot.Mutation.ReorderPipelineStages == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_reorderPipelineStages_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ReorderPipelineStages(childComplexity, args["input"].(ReorderPipelineStagesInput)), true
 	case "Mutation.reorderResources":
 		if e.ComplexityRoot.Mutation.ReorderResources == nil {
 			break
@@ -4592,6 +5152,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SaveLibraryItem(childComplexity, args["eventId"].(string), args["input"].(SaveLibraryItemInput)), true
+	case "Mutation.savePipelineStage":
+		if e.ComplexityRoot.Mutation.SavePipelineStage == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_savePipelineStage_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SavePipelineStage(childComplexity, args["input"].(SavePipelineStageInput)), true
 	case "Mutation.saveProposal":
 		if e.ComplexityRoot.Mutation.SaveProposal == nil {
 			break
@@ -4614,6 +5185,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SaveReviewRound(childComplexity, args["eventId"].(string), args["input"].(SaveReviewRoundInput)), true
+	case "Mutation.saveSegment":
+		if e.ComplexityRoot.Mutation.SaveSegment == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_saveSegment_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SaveSegment(childComplexity, args["input"].(SaveSegmentInput)), true
 	case "Mutation.saveSpeaker":
 		if e.ComplexityRoot.Mutation.SaveSpeaker == nil {
 			break
@@ -5678,6 +6260,29 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Organization(childComplexity), true
+	case "Query.pipeline":
+		if e.ComplexityRoot.Query.Pipeline == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.Pipeline(childComplexity), true
+	case "Query.segment":
+		if e.ComplexityRoot.Query.Segment == nil {
+			break
+		}
+
+		args, err := ec.field_Query_segment_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Segment(childComplexity, args["segmentId"].(string)), true
+	case "Query.segments":
+		if e.ComplexityRoot.Query.Segments == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.Segments(childComplexity), true
 	case "Query.viewer":
 		if e.ComplexityRoot.Query.Viewer == nil {
 			break
@@ -8280,6 +8885,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputAddContactNoteInput,
 		ec.unmarshalInputAddContactTagInput,
 		ec.unmarshalInputAddContactToEventInput,
+		ec.unmarshalInputAddPipelineCardInput,
 		ec.unmarshalInputAddReviewerInput,
 		ec.unmarshalInputAssignReviewsInput,
 		ec.unmarshalInputAutoDistributeReviewsInput,
@@ -8309,6 +8915,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputInviteSpeakerPortalsInput,
 		ec.unmarshalInputLevelOrder,
 		ec.unmarshalInputMergeContactsInput,
+		ec.unmarshalInputMovePipelineCardInput,
 		ec.unmarshalInputMyProfileInput,
 		ec.unmarshalInputMySessionContentInput,
 		ec.unmarshalInputOrganizationOrder,
@@ -8318,6 +8925,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputRecuseReviewInput,
 		ec.unmarshalInputRedeliverWebhooksInput,
 		ec.unmarshalInputReinstateSessionInput,
+		ec.unmarshalInputReorderPipelineStagesInput,
 		ec.unmarshalInputReorderResourcesInput,
 		ec.unmarshalInputResourceInput,
 		ec.unmarshalInputReviewAnswerInput,
@@ -8327,7 +8935,9 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputRotateWebhookSecretInput,
 		ec.unmarshalInputSaveFileRequirementInput,
 		ec.unmarshalInputSaveLibraryItemInput,
+		ec.unmarshalInputSavePipelineStageInput,
 		ec.unmarshalInputSaveReviewRoundInput,
+		ec.unmarshalInputSaveSegmentInput,
 		ec.unmarshalInputSaveSpeakerInput,
 		ec.unmarshalInputSaveTaskTemplateInput,
 		ec.unmarshalInputScheduleSessionInput,
@@ -8418,7 +9028,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "ent.graphql" "agenda.graphqls" "cfp.graphqls" "crm.graphqls" "emails.graphqls" "event.graphqls" "files.graphqls" "forms.graphqls" "library.graphqls" "people.graphqls" "portal.graphqls" "portal_actions.graphqls" "profile_review.graphqls" "readiness.graphqls" "resources.graphqls" "reviews.graphqls" "reviews_desk.graphqls" "sessions.graphqls" "speakers.graphqls" "submissions.graphqls" "webhooks.graphqls"
+//go:embed "ent.graphql" "agenda.graphqls" "cfp.graphqls" "crm.graphqls" "emails.graphqls" "event.graphqls" "files.graphqls" "forms.graphqls" "library.graphqls" "people.graphqls" "pipeline.graphqls" "portal.graphqls" "portal_actions.graphqls" "profile_review.graphqls" "readiness.graphqls" "resources.graphqls" "reviews.graphqls" "reviews_desk.graphqls" "segments.graphqls" "sessions.graphqls" "speakers.graphqls" "submissions.graphqls" "webhooks.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -8440,6 +9050,7 @@ var sources = []*ast.Source{
 	{Name: "forms.graphqls", Input: sourceData("forms.graphqls"), BuiltIn: false},
 	{Name: "library.graphqls", Input: sourceData("library.graphqls"), BuiltIn: false},
 	{Name: "people.graphqls", Input: sourceData("people.graphqls"), BuiltIn: false},
+	{Name: "pipeline.graphqls", Input: sourceData("pipeline.graphqls"), BuiltIn: false},
 	{Name: "portal.graphqls", Input: sourceData("portal.graphqls"), BuiltIn: false},
 	{Name: "portal_actions.graphqls", Input: sourceData("portal_actions.graphqls"), BuiltIn: false},
 	{Name: "profile_review.graphqls", Input: sourceData("profile_review.graphqls"), BuiltIn: false},
@@ -8447,6 +9058,7 @@ var sources = []*ast.Source{
 	{Name: "resources.graphqls", Input: sourceData("resources.graphqls"), BuiltIn: false},
 	{Name: "reviews.graphqls", Input: sourceData("reviews.graphqls"), BuiltIn: false},
 	{Name: "reviews_desk.graphqls", Input: sourceData("reviews_desk.graphqls"), BuiltIn: false},
+	{Name: "segments.graphqls", Input: sourceData("segments.graphqls"), BuiltIn: false},
 	{Name: "sessions.graphqls", Input: sourceData("sessions.graphqls"), BuiltIn: false},
 	{Name: "speakers.graphqls", Input: sourceData("speakers.graphqls"), BuiltIn: false},
 	{Name: "submissions.graphqls", Input: sourceData("submissions.graphqls"), BuiltIn: false},
@@ -8850,6 +9462,94 @@ func (ec *executionContext) childFields_ContactEdge(ctx context.Context, field g
 	return nil, fmt.Errorf("no field named %q was found under type ContactEdge", field.Name)
 }
 
+func (ec *executionContext) childFields_CrmBookContact(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_CrmBookContact_id(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_CrmBookContact_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_CrmBookContact_updatedAt(ctx, field)
+	case "organizationId":
+		return ec.fieldContext_CrmBookContact_organizationId(ctx, field)
+	case "firstName":
+		return ec.fieldContext_CrmBookContact_firstName(ctx, field)
+	case "lastName":
+		return ec.fieldContext_CrmBookContact_lastName(ctx, field)
+	case "email":
+		return ec.fieldContext_CrmBookContact_email(ctx, field)
+	case "title":
+		return ec.fieldContext_CrmBookContact_title(ctx, field)
+	case "company":
+		return ec.fieldContext_CrmBookContact_company(ctx, field)
+	case "bio":
+		return ec.fieldContext_CrmBookContact_bio(ctx, field)
+	case "linkedinUrl":
+		return ec.fieldContext_CrmBookContact_linkedinUrl(ctx, field)
+	case "twitterUrl":
+		return ec.fieldContext_CrmBookContact_twitterUrl(ctx, field)
+	case "facebookUrl":
+		return ec.fieldContext_CrmBookContact_facebookUrl(ctx, field)
+	case "websiteUrl":
+		return ec.fieldContext_CrmBookContact_websiteUrl(ctx, field)
+	case "headshotUrl":
+		return ec.fieldContext_CrmBookContact_headshotUrl(ctx, field)
+	case "custom":
+		return ec.fieldContext_CrmBookContact_custom(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CrmBookContact", field.Name)
+}
+
+func (ec *executionContext) childFields_CrmBookContactEvent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_CrmBookContactEvent_id(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_CrmBookContactEvent_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_CrmBookContactEvent_updatedAt(ctx, field)
+	case "organizationContactId":
+		return ec.fieldContext_CrmBookContactEvent_organizationContactId(ctx, field)
+	case "contactId":
+		return ec.fieldContext_CrmBookContactEvent_contactId(ctx, field)
+	case "eventId":
+		return ec.fieldContext_CrmBookContactEvent_eventId(ctx, field)
+	case "role":
+		return ec.fieldContext_CrmBookContactEvent_role(ctx, field)
+	case "status":
+		return ec.fieldContext_CrmBookContactEvent_status(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CrmBookContactEvent", field.Name)
+}
+
+func (ec *executionContext) childFields_CrmBookRow(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "contact":
+		return ec.fieldContext_CrmBookRow_contact(ctx, field)
+	case "tags":
+		return ec.fieldContext_CrmBookRow_tags(ctx, field)
+	case "events":
+		return ec.fieldContext_CrmBookRow_events(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CrmBookRow", field.Name)
+}
+
+func (ec *executionContext) childFields_CrmBookTag(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_CrmBookTag_id(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_CrmBookTag_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_CrmBookTag_updatedAt(ctx, field)
+	case "organizationId":
+		return ec.fieldContext_CrmBookTag_organizationId(ctx, field)
+	case "name":
+		return ec.fieldContext_CrmBookTag_name(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CrmBookTag", field.Name)
+}
+
 func (ec *executionContext) childFields_CrmContact(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -9046,6 +9746,116 @@ func (ec *executionContext) childFields_CrmNoteEntry(ctx context.Context, field 
 		return ec.fieldContext_CrmNoteEntry_authorName(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CrmNoteEntry", field.Name)
+}
+
+func (ec *executionContext) childFields_CrmPipelineBoard(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "columns":
+		return ec.fieldContext_CrmPipelineBoard_columns(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CrmPipelineBoard", field.Name)
+}
+
+func (ec *executionContext) childFields_CrmPipelineBoardCard(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "card":
+		return ec.fieldContext_CrmPipelineBoardCard_card(ctx, field)
+	case "contact":
+		return ec.fieldContext_CrmPipelineBoardCard_contact(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CrmPipelineBoardCard", field.Name)
+}
+
+func (ec *executionContext) childFields_CrmPipelineCard(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_CrmPipelineCard_id(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_CrmPipelineCard_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_CrmPipelineCard_updatedAt(ctx, field)
+	case "organizationContactId":
+		return ec.fieldContext_CrmPipelineCard_organizationContactId(ctx, field)
+	case "stageId":
+		return ec.fieldContext_CrmPipelineCard_stageId(ctx, field)
+	case "ownerUserId":
+		return ec.fieldContext_CrmPipelineCard_ownerUserId(ctx, field)
+	case "note":
+		return ec.fieldContext_CrmPipelineCard_note(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CrmPipelineCard", field.Name)
+}
+
+func (ec *executionContext) childFields_CrmPipelineColumn(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "stage":
+		return ec.fieldContext_CrmPipelineColumn_stage(ctx, field)
+	case "cards":
+		return ec.fieldContext_CrmPipelineColumn_cards(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CrmPipelineColumn", field.Name)
+}
+
+func (ec *executionContext) childFields_CrmPipelineStage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_CrmPipelineStage_id(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_CrmPipelineStage_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_CrmPipelineStage_updatedAt(ctx, field)
+	case "organizationId":
+		return ec.fieldContext_CrmPipelineStage_organizationId(ctx, field)
+	case "name":
+		return ec.fieldContext_CrmPipelineStage_name(ctx, field)
+	case "semanticStatus":
+		return ec.fieldContext_CrmPipelineStage_semanticStatus(ctx, field)
+	case "position":
+		return ec.fieldContext_CrmPipelineStage_position(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CrmPipelineStage", field.Name)
+}
+
+func (ec *executionContext) childFields_CrmSegment(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_CrmSegment_id(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_CrmSegment_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_CrmSegment_updatedAt(ctx, field)
+	case "organizationId":
+		return ec.fieldContext_CrmSegment_organizationId(ctx, field)
+	case "name":
+		return ec.fieldContext_CrmSegment_name(ctx, field)
+	case "filter":
+		return ec.fieldContext_CrmSegment_filter(ctx, field)
+	case "contacts":
+		return ec.fieldContext_CrmSegment_contacts(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CrmSegment", field.Name)
+}
+
+func (ec *executionContext) childFields_CrmSegmentContactConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_CrmSegmentContactConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_CrmSegmentContactConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_CrmSegmentContactConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CrmSegmentContactConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_CrmSegmentContactEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "node":
+		return ec.fieldContext_CrmSegmentContactEdge_node(ctx, field)
+	case "cursor":
+		return ec.fieldContext_CrmSegmentContactEdge_cursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CrmSegmentContactEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_CrmSessionRef(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -11090,6 +11900,28 @@ func (ec *executionContext) childFields___Type(ctx context.Context, field graphq
 
 // region    ***************************** args.gotpl *****************************
 
+func (ec *executionContext) field_CrmSegment_contacts_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*entgql.Cursor[string], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Event_emails_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -11377,6 +12209,20 @@ func (ec *executionContext) field_Mutation_addContactToEvent_args(ctx context.Co
 		return nil, err
 	}
 	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_addPipelineCard_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (AddPipelineCardInput, error) {
+			return ec.unmarshalNAddPipelineCardInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐAddPipelineCardInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
 	return args, nil
 }
 
@@ -11888,6 +12734,20 @@ func (ec *executionContext) field_Mutation_deleteLibraryItem_args(ctx context.Co
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_deletePipelineStage_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "stageId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["stageId"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_deleteResource_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -12081,6 +12941,28 @@ func (ec *executionContext) field_Mutation_mergeContacts_args(ctx context.Contex
 		return nil, err
 	}
 	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_movePipelineCard_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "cardId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["cardId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (MovePipelineCardInput, error) {
+			return ec.unmarshalNMovePipelineCardInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐMovePipelineCardInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
 	return args, nil
 }
 
@@ -12460,6 +13342,20 @@ func (ec *executionContext) field_Mutation_removeSpeakerHeadshot_args(ctx contex
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_reorderPipelineStages_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (ReorderPipelineStagesInput, error) {
+			return ec.unmarshalNReorderPipelineStagesInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐReorderPipelineStagesInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_reorderResources_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -12548,6 +13444,20 @@ func (ec *executionContext) field_Mutation_saveLibraryItem_args(ctx context.Cont
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_savePipelineStage_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (SavePipelineStageInput, error) {
+			return ec.unmarshalNSavePipelineStageInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐSavePipelineStageInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_saveProposal_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -12605,6 +13515,20 @@ func (ec *executionContext) field_Mutation_saveReviewRound_args(ctx context.Cont
 		return nil, err
 	}
 	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_saveSegment_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (SaveSegmentInput, error) {
+			return ec.unmarshalNSaveSegmentInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐSaveSegmentInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
 	return args, nil
 }
 
@@ -13585,6 +14509,20 @@ func (ec *executionContext) field_Query_nodes_args(ctx context.Context, rawArgs 
 		return nil, err
 	}
 	args["ids"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_segment_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "segmentId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["segmentId"] = arg0
 	return args, nil
 }
 
@@ -17088,6 +18026,769 @@ func (ec *executionContext) fieldContext_ContactEdge_cursor(_ context.Context, f
 	return graphql.NewScalarFieldContext("ContactEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
 }
 
+func (ec *executionContext) _CrmBookContact_id(ctx context.Context, field graphql.CollectedField, obj *CrmBookContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookContact_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookContact_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmBookContact", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmBookContact_createdAt(ctx context.Context, field graphql.CollectedField, obj *CrmBookContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookContact_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookContact_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmBookContact", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CrmBookContact_updatedAt(ctx context.Context, field graphql.CollectedField, obj *CrmBookContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookContact_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookContact_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmBookContact", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CrmBookContact_organizationId(ctx context.Context, field graphql.CollectedField, obj *CrmBookContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookContact_organizationId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OrganizationID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookContact_organizationId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmBookContact", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmBookContact_firstName(ctx context.Context, field graphql.CollectedField, obj *CrmBookContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookContact_firstName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FirstName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookContact_firstName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmBookContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmBookContact_lastName(ctx context.Context, field graphql.CollectedField, obj *CrmBookContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookContact_lastName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookContact_lastName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmBookContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmBookContact_email(ctx context.Context, field graphql.CollectedField, obj *CrmBookContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookContact_email(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Email, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookContact_email(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmBookContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmBookContact_title(ctx context.Context, field graphql.CollectedField, obj *CrmBookContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookContact_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookContact_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmBookContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmBookContact_company(ctx context.Context, field graphql.CollectedField, obj *CrmBookContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookContact_company(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Company, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookContact_company(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmBookContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmBookContact_bio(ctx context.Context, field graphql.CollectedField, obj *CrmBookContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookContact_bio(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Bio, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookContact_bio(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmBookContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmBookContact_linkedinUrl(ctx context.Context, field graphql.CollectedField, obj *CrmBookContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookContact_linkedinUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LinkedinURL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookContact_linkedinUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmBookContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmBookContact_twitterUrl(ctx context.Context, field graphql.CollectedField, obj *CrmBookContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookContact_twitterUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TwitterURL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookContact_twitterUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmBookContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmBookContact_facebookUrl(ctx context.Context, field graphql.CollectedField, obj *CrmBookContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookContact_facebookUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FacebookURL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookContact_facebookUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmBookContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmBookContact_websiteUrl(ctx context.Context, field graphql.CollectedField, obj *CrmBookContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookContact_websiteUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WebsiteURL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookContact_websiteUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmBookContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmBookContact_headshotUrl(ctx context.Context, field graphql.CollectedField, obj *CrmBookContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookContact_headshotUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HeadshotURL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookContact_headshotUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmBookContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmBookContact_custom(ctx context.Context, field graphql.CollectedField, obj *CrmBookContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookContact_custom(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Custom, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v map[string]any) graphql.Marshaler {
+			return ec.marshalNMap2map(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookContact_custom(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmBookContact", field, false, false, errors.New("field of type Map does not have child fields"))
+}
+
+func (ec *executionContext) _CrmBookContactEvent_id(ctx context.Context, field graphql.CollectedField, obj *CrmBookContactEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookContactEvent_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookContactEvent_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmBookContactEvent", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmBookContactEvent_createdAt(ctx context.Context, field graphql.CollectedField, obj *CrmBookContactEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookContactEvent_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookContactEvent_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmBookContactEvent", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CrmBookContactEvent_updatedAt(ctx context.Context, field graphql.CollectedField, obj *CrmBookContactEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookContactEvent_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookContactEvent_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmBookContactEvent", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CrmBookContactEvent_organizationContactId(ctx context.Context, field graphql.CollectedField, obj *CrmBookContactEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookContactEvent_organizationContactId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OrganizationContactID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookContactEvent_organizationContactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmBookContactEvent", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmBookContactEvent_contactId(ctx context.Context, field graphql.CollectedField, obj *CrmBookContactEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookContactEvent_contactId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContactID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookContactEvent_contactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmBookContactEvent", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmBookContactEvent_eventId(ctx context.Context, field graphql.CollectedField, obj *CrmBookContactEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookContactEvent_eventId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookContactEvent_eventId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmBookContactEvent", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmBookContactEvent_role(ctx context.Context, field graphql.CollectedField, obj *CrmBookContactEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookContactEvent_role(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Role, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookContactEvent_role(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmBookContactEvent", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmBookContactEvent_status(ctx context.Context, field graphql.CollectedField, obj *CrmBookContactEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookContactEvent_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookContactEvent_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmBookContactEvent", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmBookRow_contact(ctx context.Context, field graphql.CollectedField, obj *CrmBookRow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookRow_contact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Contact, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmBookContact) graphql.Marshaler {
+			return ec.marshalNCrmBookContact2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmBookContact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookRow_contact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CrmBookRow",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmBookContact(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CrmBookRow_tags(ctx context.Context, field graphql.CollectedField, obj *CrmBookRow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookRow_tags(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tags, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*CrmBookTag) graphql.Marshaler {
+			return ec.marshalNCrmBookTag2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmBookTagᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookRow_tags(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CrmBookRow",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmBookTag(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CrmBookRow_events(ctx context.Context, field graphql.CollectedField, obj *CrmBookRow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookRow_events(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Events, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*CrmBookContactEvent) graphql.Marshaler {
+			return ec.marshalNCrmBookContactEvent2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmBookContactEventᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookRow_events(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CrmBookRow",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmBookContactEvent(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CrmBookTag_id(ctx context.Context, field graphql.CollectedField, obj *CrmBookTag) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookTag_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookTag_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmBookTag", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmBookTag_createdAt(ctx context.Context, field graphql.CollectedField, obj *CrmBookTag) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookTag_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookTag_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmBookTag", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CrmBookTag_updatedAt(ctx context.Context, field graphql.CollectedField, obj *CrmBookTag) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookTag_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookTag_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmBookTag", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CrmBookTag_organizationId(ctx context.Context, field graphql.CollectedField, obj *CrmBookTag) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookTag_organizationId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OrganizationID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookTag_organizationId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmBookTag", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmBookTag_name(ctx context.Context, field graphql.CollectedField, obj *CrmBookTag) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookTag_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookTag_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmBookTag", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _CrmContact_id(ctx context.Context, field graphql.CollectedField, obj *CrmContact) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -18679,6 +20380,812 @@ func (ec *executionContext) _CrmNoteEntry_authorName(ctx context.Context, field 
 }
 func (ec *executionContext) fieldContext_CrmNoteEntry_authorName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("CrmNoteEntry", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmPipelineBoard_columns(ctx context.Context, field graphql.CollectedField, obj *CrmPipelineBoard) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmPipelineBoard_columns(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Columns, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*CrmPipelineColumn) graphql.Marshaler {
+			return ec.marshalNCrmPipelineColumn2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmPipelineColumnᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmPipelineBoard_columns(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CrmPipelineBoard",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmPipelineColumn(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CrmPipelineBoardCard_card(ctx context.Context, field graphql.CollectedField, obj *CrmPipelineBoardCard) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmPipelineBoardCard_card(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Card, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmPipelineCard) graphql.Marshaler {
+			return ec.marshalNCrmPipelineCard2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmPipelineCard(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmPipelineBoardCard_card(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CrmPipelineBoardCard",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmPipelineCard(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CrmPipelineBoardCard_contact(ctx context.Context, field graphql.CollectedField, obj *CrmPipelineBoardCard) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmPipelineBoardCard_contact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Contact, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmBookContact) graphql.Marshaler {
+			return ec.marshalNCrmBookContact2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmBookContact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmPipelineBoardCard_contact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CrmPipelineBoardCard",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmBookContact(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CrmPipelineCard_id(ctx context.Context, field graphql.CollectedField, obj *CrmPipelineCard) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmPipelineCard_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmPipelineCard_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmPipelineCard", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmPipelineCard_createdAt(ctx context.Context, field graphql.CollectedField, obj *CrmPipelineCard) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmPipelineCard_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmPipelineCard_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmPipelineCard", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CrmPipelineCard_updatedAt(ctx context.Context, field graphql.CollectedField, obj *CrmPipelineCard) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmPipelineCard_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmPipelineCard_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmPipelineCard", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CrmPipelineCard_organizationContactId(ctx context.Context, field graphql.CollectedField, obj *CrmPipelineCard) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmPipelineCard_organizationContactId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OrganizationContactID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmPipelineCard_organizationContactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmPipelineCard", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmPipelineCard_stageId(ctx context.Context, field graphql.CollectedField, obj *CrmPipelineCard) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmPipelineCard_stageId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StageID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmPipelineCard_stageId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmPipelineCard", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmPipelineCard_ownerUserId(ctx context.Context, field graphql.CollectedField, obj *CrmPipelineCard) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmPipelineCard_ownerUserId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OwnerUserID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CrmPipelineCard_ownerUserId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmPipelineCard", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmPipelineCard_note(ctx context.Context, field graphql.CollectedField, obj *CrmPipelineCard) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmPipelineCard_note(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Note, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CrmPipelineCard_note(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmPipelineCard", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmPipelineColumn_stage(ctx context.Context, field graphql.CollectedField, obj *CrmPipelineColumn) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmPipelineColumn_stage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Stage, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmPipelineStage) graphql.Marshaler {
+			return ec.marshalNCrmPipelineStage2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmPipelineStage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmPipelineColumn_stage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CrmPipelineColumn",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmPipelineStage(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CrmPipelineColumn_cards(ctx context.Context, field graphql.CollectedField, obj *CrmPipelineColumn) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmPipelineColumn_cards(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cards, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*CrmPipelineBoardCard) graphql.Marshaler {
+			return ec.marshalNCrmPipelineBoardCard2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmPipelineBoardCardᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmPipelineColumn_cards(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CrmPipelineColumn",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmPipelineBoardCard(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CrmPipelineStage_id(ctx context.Context, field graphql.CollectedField, obj *CrmPipelineStage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmPipelineStage_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmPipelineStage_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmPipelineStage", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmPipelineStage_createdAt(ctx context.Context, field graphql.CollectedField, obj *CrmPipelineStage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmPipelineStage_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmPipelineStage_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmPipelineStage", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CrmPipelineStage_updatedAt(ctx context.Context, field graphql.CollectedField, obj *CrmPipelineStage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmPipelineStage_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmPipelineStage_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmPipelineStage", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CrmPipelineStage_organizationId(ctx context.Context, field graphql.CollectedField, obj *CrmPipelineStage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmPipelineStage_organizationId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OrganizationID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmPipelineStage_organizationId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmPipelineStage", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmPipelineStage_name(ctx context.Context, field graphql.CollectedField, obj *CrmPipelineStage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmPipelineStage_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmPipelineStage_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmPipelineStage", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmPipelineStage_semanticStatus(ctx context.Context, field graphql.CollectedField, obj *CrmPipelineStage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmPipelineStage_semanticStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SemanticStatus, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v CrmSemanticStatus) graphql.Marshaler {
+			return ec.marshalNCrmSemanticStatus2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmSemanticStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmPipelineStage_semanticStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmPipelineStage", field, false, false, errors.New("field of type CrmSemanticStatus does not have child fields"))
+}
+
+func (ec *executionContext) _CrmPipelineStage_position(ctx context.Context, field graphql.CollectedField, obj *CrmPipelineStage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmPipelineStage_position(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Position, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmPipelineStage_position(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmPipelineStage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CrmSegment_id(ctx context.Context, field graphql.CollectedField, obj *CrmSegment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmSegment_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmSegment_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmSegment", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmSegment_createdAt(ctx context.Context, field graphql.CollectedField, obj *CrmSegment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmSegment_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmSegment_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmSegment", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CrmSegment_updatedAt(ctx context.Context, field graphql.CollectedField, obj *CrmSegment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmSegment_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmSegment_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmSegment", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CrmSegment_organizationId(ctx context.Context, field graphql.CollectedField, obj *CrmSegment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmSegment_organizationId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OrganizationID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmSegment_organizationId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmSegment", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmSegment_name(ctx context.Context, field graphql.CollectedField, obj *CrmSegment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmSegment_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmSegment_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmSegment", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmSegment_filter(ctx context.Context, field graphql.CollectedField, obj *CrmSegment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmSegment_filter(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Filter, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v map[string]any) graphql.Marshaler {
+			return ec.marshalNMap2map(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmSegment_filter(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmSegment", field, false, false, errors.New("field of type Map does not have child fields"))
+}
+
+func (ec *executionContext) _CrmSegment_contacts(ctx context.Context, field graphql.CollectedField, obj *CrmSegment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmSegment_contacts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.CrmSegment().Contacts(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*entgql.Cursor[string]))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmSegmentContactConnection) graphql.Marshaler {
+			return ec.marshalNCrmSegmentContactConnection2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmSegmentContactConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmSegment_contacts(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CrmSegment",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmSegmentContactConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_CrmSegment_contacts_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CrmSegmentContactConnection_edges(ctx context.Context, field graphql.CollectedField, obj *CrmSegmentContactConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmSegmentContactConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*CrmSegmentContactEdge) graphql.Marshaler {
+			return ec.marshalNCrmSegmentContactEdge2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmSegmentContactEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmSegmentContactConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CrmSegmentContactConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmSegmentContactEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CrmSegmentContactConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *CrmSegmentContactConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmSegmentContactConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *entgql.PageInfo[string]) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖentgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmSegmentContactConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CrmSegmentContactConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CrmSegmentContactConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *CrmSegmentContactConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmSegmentContactConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmSegmentContactConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmSegmentContactConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CrmSegmentContactEdge_node(ctx context.Context, field graphql.CollectedField, obj *CrmSegmentContactEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmSegmentContactEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmBookRow) graphql.Marshaler {
+			return ec.marshalNCrmBookRow2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmBookRow(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmSegmentContactEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CrmSegmentContactEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmBookRow(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CrmSegmentContactEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *CrmSegmentContactEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmSegmentContactEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[string]) graphql.Marshaler {
+			return ec.marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmSegmentContactEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmSegmentContactEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
 }
 
 func (ec *executionContext) _CrmSessionRef_id(ctx context.Context, field graphql.CollectedField, obj *CrmSessionRef) (ret graphql.Marshaler) {
@@ -24487,6 +26994,226 @@ func (ec *executionContext) fieldContext_Mutation_inviteOrganizationMember(ctx c
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_savePipelineStage(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_savePipelineStage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SavePipelineStage(ctx, fc.Args["input"].(SavePipelineStageInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmPipelineStage) graphql.Marshaler {
+			return ec.marshalNCrmPipelineStage2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmPipelineStage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_savePipelineStage(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmPipelineStage(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_savePipelineStage_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_reorderPipelineStages(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_reorderPipelineStages(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ReorderPipelineStages(ctx, fc.Args["input"].(ReorderPipelineStagesInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_reorderPipelineStages(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_reorderPipelineStages_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deletePipelineStage(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deletePipelineStage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeletePipelineStage(ctx, fc.Args["stageId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deletePipelineStage(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deletePipelineStage_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_addPipelineCard(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_addPipelineCard(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().AddPipelineCard(ctx, fc.Args["input"].(AddPipelineCardInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmPipelineCard) graphql.Marshaler {
+			return ec.marshalNCrmPipelineCard2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmPipelineCard(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_addPipelineCard(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmPipelineCard(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_addPipelineCard_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_movePipelineCard(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_movePipelineCard(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().MovePipelineCard(ctx, fc.Args["cardId"].(string), fc.Args["input"].(MovePipelineCardInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmPipelineCard) graphql.Marshaler {
+			return ec.marshalNCrmPipelineCard2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmPipelineCard(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_movePipelineCard(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmPipelineCard(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_movePipelineCard_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_confirmMyParticipation(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -26109,6 +28836,50 @@ func (ec *executionContext) fieldContext_Mutation_recuseMyAssignment(ctx context
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_recuseMyAssignment_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_saveSegment(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_saveSegment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SaveSegment(ctx, fc.Args["input"].(SaveSegmentInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmSegment) graphql.Marshaler {
+			return ec.marshalNCrmSegment2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmSegment(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_saveSegment(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmSegment(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_saveSegment_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -29617,6 +32388,38 @@ func (ec *executionContext) fieldContext_Query_viewer(_ context.Context, field g
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_pipeline(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_pipeline(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().Pipeline(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmPipelineBoard) graphql.Marshaler {
+			return ec.marshalNCrmPipelineBoard2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmPipelineBoard(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_pipeline(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmPipelineBoard(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_mySpeaking(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -29895,6 +32698,82 @@ func (ec *executionContext) fieldContext_Query_myReviewAssignment(ctx context.Co
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_myReviewAssignment_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_segments(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_segments(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().Segments(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*CrmSegment) graphql.Marshaler {
+			return ec.marshalNCrmSegment2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmSegmentᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_segments(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmSegment(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_segment(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_segment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Segment(ctx, fc.Args["segmentId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmSegment) graphql.Marshaler {
+			return ec.marshalNCrmSegment2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmSegment(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_segment(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmSegment(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_segment_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -41326,6 +44205,50 @@ func (ec *executionContext) unmarshalInputAddContactToEventInput(ctx context.Con
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputAddPipelineCardInput(ctx context.Context, obj any) (AddPipelineCardInput, error) {
+	var it AddPipelineCardInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"organizationContactId", "stageId", "note"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "organizationContactId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("organizationContactId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OrganizationContactID = data
+		case "stageId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("stageId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StageID = data
+		case "note":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("note"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Note = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputAddReviewerInput(ctx context.Context, obj any) (AddReviewerInput, error) {
 	var it AddReviewerInput
 	if obj == nil {
@@ -45394,6 +48317,36 @@ func (ec *executionContext) unmarshalInputMergeContactsInput(ctx context.Context
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputMovePipelineCardInput(ctx context.Context, obj any) (MovePipelineCardInput, error) {
+	var it MovePipelineCardInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"toStageId"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "toStageId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("toStageId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ToStageID = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputMyProfileInput(ctx context.Context, obj any) (MyProfileInput, error) {
 	var it MyProfileInput
 	if obj == nil {
@@ -45873,6 +48826,36 @@ func (ec *executionContext) unmarshalInputReinstateSessionInput(ctx context.Cont
 				return it, err
 			}
 			it.NotifySpeakers = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputReorderPipelineStagesInput(ctx context.Context, obj any) (ReorderPipelineStagesInput, error) {
+	var it ReorderPipelineStagesInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"stageIds"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "stageIds":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("stageIds"))
+			data, err := ec.unmarshalNID2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StageIds = data
 		}
 	}
 	return it, nil
@@ -46373,6 +49356,57 @@ func (ec *executionContext) unmarshalInputSaveLibraryItemInput(ctx context.Conte
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputSavePipelineStageInput(ctx context.Context, obj any) (SavePipelineStageInput, error) {
+	var it SavePipelineStageInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id", "name", "semanticStatus", "position"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "semanticStatus":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("semanticStatus"))
+			data, err := ec.unmarshalNCrmSemanticStatus2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmSemanticStatus(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SemanticStatus = data
+		case "position":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("position"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Position = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputSaveReviewRoundInput(ctx context.Context, obj any) (SaveReviewRoundInput, error) {
 	var it SaveReviewRoundInput
 	if obj == nil {
@@ -46447,6 +49481,43 @@ func (ec *executionContext) unmarshalInputSaveReviewRoundInput(ctx context.Conte
 				return it, err
 			}
 			it.Criteria = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputSaveSegmentInput(ctx context.Context, obj any) (SaveSegmentInput, error) {
+	var it SaveSegmentInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "filter"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "filter":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("filter"))
+			data, err := ec.unmarshalNMap2map(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Filter = data
 		}
 	}
 	return it, nil
@@ -48808,6 +51879,298 @@ func (ec *executionContext) _ContactEdge(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
+var crmBookContactImplementors = []string{"CrmBookContact"}
+
+func (ec *executionContext) _CrmBookContact(ctx context.Context, sel ast.SelectionSet, obj *CrmBookContact) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, crmBookContactImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CrmBookContact")
+		case "id":
+			out.Values[i] = ec._CrmBookContact_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._CrmBookContact_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._CrmBookContact_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "organizationId":
+			out.Values[i] = ec._CrmBookContact_organizationId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "firstName":
+			out.Values[i] = ec._CrmBookContact_firstName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "lastName":
+			out.Values[i] = ec._CrmBookContact_lastName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "email":
+			out.Values[i] = ec._CrmBookContact_email(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "title":
+			out.Values[i] = ec._CrmBookContact_title(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "company":
+			out.Values[i] = ec._CrmBookContact_company(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "bio":
+			out.Values[i] = ec._CrmBookContact_bio(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "linkedinUrl":
+			out.Values[i] = ec._CrmBookContact_linkedinUrl(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "twitterUrl":
+			out.Values[i] = ec._CrmBookContact_twitterUrl(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "facebookUrl":
+			out.Values[i] = ec._CrmBookContact_facebookUrl(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "websiteUrl":
+			out.Values[i] = ec._CrmBookContact_websiteUrl(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "headshotUrl":
+			out.Values[i] = ec._CrmBookContact_headshotUrl(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "custom":
+			out.Values[i] = ec._CrmBookContact_custom(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var crmBookContactEventImplementors = []string{"CrmBookContactEvent"}
+
+func (ec *executionContext) _CrmBookContactEvent(ctx context.Context, sel ast.SelectionSet, obj *CrmBookContactEvent) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, crmBookContactEventImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CrmBookContactEvent")
+		case "id":
+			out.Values[i] = ec._CrmBookContactEvent_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._CrmBookContactEvent_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._CrmBookContactEvent_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "organizationContactId":
+			out.Values[i] = ec._CrmBookContactEvent_organizationContactId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "contactId":
+			out.Values[i] = ec._CrmBookContactEvent_contactId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "eventId":
+			out.Values[i] = ec._CrmBookContactEvent_eventId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "role":
+			out.Values[i] = ec._CrmBookContactEvent_role(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._CrmBookContactEvent_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var crmBookRowImplementors = []string{"CrmBookRow"}
+
+func (ec *executionContext) _CrmBookRow(ctx context.Context, sel ast.SelectionSet, obj *CrmBookRow) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, crmBookRowImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CrmBookRow")
+		case "contact":
+			out.Values[i] = ec._CrmBookRow_contact(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "tags":
+			out.Values[i] = ec._CrmBookRow_tags(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "events":
+			out.Values[i] = ec._CrmBookRow_events(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var crmBookTagImplementors = []string{"CrmBookTag"}
+
+func (ec *executionContext) _CrmBookTag(ctx context.Context, sel ast.SelectionSet, obj *CrmBookTag) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, crmBookTagImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CrmBookTag")
+		case "id":
+			out.Values[i] = ec._CrmBookTag_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._CrmBookTag_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._CrmBookTag_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "organizationId":
+			out.Values[i] = ec._CrmBookTag_organizationId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._CrmBookTag_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var crmContactImplementors = []string{"CrmContact"}
 
 func (ec *executionContext) _CrmContact(ctx context.Context, sel ast.SelectionSet, obj *CrmContact) graphql.Marshaler {
@@ -49495,6 +52858,458 @@ func (ec *executionContext) _CrmNoteEntry(ctx context.Context, sel ast.Selection
 			}
 		case "authorName":
 			out.Values[i] = ec._CrmNoteEntry_authorName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var crmPipelineBoardImplementors = []string{"CrmPipelineBoard"}
+
+func (ec *executionContext) _CrmPipelineBoard(ctx context.Context, sel ast.SelectionSet, obj *CrmPipelineBoard) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, crmPipelineBoardImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CrmPipelineBoard")
+		case "columns":
+			out.Values[i] = ec._CrmPipelineBoard_columns(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var crmPipelineBoardCardImplementors = []string{"CrmPipelineBoardCard"}
+
+func (ec *executionContext) _CrmPipelineBoardCard(ctx context.Context, sel ast.SelectionSet, obj *CrmPipelineBoardCard) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, crmPipelineBoardCardImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CrmPipelineBoardCard")
+		case "card":
+			out.Values[i] = ec._CrmPipelineBoardCard_card(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "contact":
+			out.Values[i] = ec._CrmPipelineBoardCard_contact(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var crmPipelineCardImplementors = []string{"CrmPipelineCard"}
+
+func (ec *executionContext) _CrmPipelineCard(ctx context.Context, sel ast.SelectionSet, obj *CrmPipelineCard) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, crmPipelineCardImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CrmPipelineCard")
+		case "id":
+			out.Values[i] = ec._CrmPipelineCard_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._CrmPipelineCard_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._CrmPipelineCard_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "organizationContactId":
+			out.Values[i] = ec._CrmPipelineCard_organizationContactId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "stageId":
+			out.Values[i] = ec._CrmPipelineCard_stageId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "ownerUserId":
+			out.Values[i] = ec._CrmPipelineCard_ownerUserId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "note":
+			out.Values[i] = ec._CrmPipelineCard_note(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var crmPipelineColumnImplementors = []string{"CrmPipelineColumn"}
+
+func (ec *executionContext) _CrmPipelineColumn(ctx context.Context, sel ast.SelectionSet, obj *CrmPipelineColumn) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, crmPipelineColumnImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CrmPipelineColumn")
+		case "stage":
+			out.Values[i] = ec._CrmPipelineColumn_stage(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cards":
+			out.Values[i] = ec._CrmPipelineColumn_cards(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var crmPipelineStageImplementors = []string{"CrmPipelineStage"}
+
+func (ec *executionContext) _CrmPipelineStage(ctx context.Context, sel ast.SelectionSet, obj *CrmPipelineStage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, crmPipelineStageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CrmPipelineStage")
+		case "id":
+			out.Values[i] = ec._CrmPipelineStage_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._CrmPipelineStage_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._CrmPipelineStage_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "organizationId":
+			out.Values[i] = ec._CrmPipelineStage_organizationId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._CrmPipelineStage_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "semanticStatus":
+			out.Values[i] = ec._CrmPipelineStage_semanticStatus(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "position":
+			out.Values[i] = ec._CrmPipelineStage_position(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var crmSegmentImplementors = []string{"CrmSegment"}
+
+func (ec *executionContext) _CrmSegment(ctx context.Context, sel ast.SelectionSet, obj *CrmSegment) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, crmSegmentImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CrmSegment")
+		case "id":
+			out.Values[i] = ec._CrmSegment_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdAt":
+			out.Values[i] = ec._CrmSegment_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "updatedAt":
+			out.Values[i] = ec._CrmSegment_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "organizationId":
+			out.Values[i] = ec._CrmSegment_organizationId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "name":
+			out.Values[i] = ec._CrmSegment_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "filter":
+			out.Values[i] = ec._CrmSegment_filter(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "contacts":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._CrmSegment_contacts(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var crmSegmentContactConnectionImplementors = []string{"CrmSegmentContactConnection"}
+
+func (ec *executionContext) _CrmSegmentContactConnection(ctx context.Context, sel ast.SelectionSet, obj *CrmSegmentContactConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, crmSegmentContactConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CrmSegmentContactConnection")
+		case "edges":
+			out.Values[i] = ec._CrmSegmentContactConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._CrmSegmentContactConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._CrmSegmentContactConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var crmSegmentContactEdgeImplementors = []string{"CrmSegmentContactEdge"}
+
+func (ec *executionContext) _CrmSegmentContactEdge(ctx context.Context, sel ast.SelectionSet, obj *CrmSegmentContactEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, crmSegmentContactEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CrmSegmentContactEdge")
+		case "node":
+			out.Values[i] = ec._CrmSegmentContactEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cursor":
+			out.Values[i] = ec._CrmSegmentContactEdge_cursor(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -52114,6 +55929,41 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "savePipelineStage":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_savePipelineStage(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "reorderPipelineStages":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_reorderPipelineStages(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deletePipelineStage":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deletePipelineStage(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "addPipelineCard":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_addPipelineCard(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "movePipelineCard":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_movePipelineCard(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "confirmMyParticipation":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_confirmMyParticipation(ctx, field)
@@ -52369,6 +56219,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "recuseMyAssignment":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_recuseMyAssignment(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "saveSegment":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_saveSegment(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -53707,6 +57564,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "pipeline":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_pipeline(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "mySpeaking":
 			field := field
 
@@ -53849,6 +57728,50 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_myReviewAssignment(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "segments":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_segments(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "segment":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_segment(ctx, field)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -58837,6 +62760,11 @@ func (ec *executionContext) unmarshalNAddContactToEventInput2githubᚗcomᚋpodi
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNAddPipelineCardInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐAddPipelineCardInput(ctx context.Context, v any) (AddPipelineCardInput, error) {
+	res, err := ec.unmarshalInputAddPipelineCardInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNAddReviewerInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐAddReviewerInput(ctx context.Context, v any) (AddReviewerInput, error) {
 	res, err := ec.unmarshalInputAddReviewerInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -59450,6 +63378,78 @@ func (ec *executionContext) unmarshalNCreateWebhookInput2githubᚗcomᚋpodium�
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNCrmBookContact2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmBookContact(ctx context.Context, sel ast.SelectionSet, v *CrmBookContact) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CrmBookContact(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCrmBookContactEvent2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmBookContactEventᚄ(ctx context.Context, sel ast.SelectionSet, v []*CrmBookContactEvent) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCrmBookContactEvent2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmBookContactEvent(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCrmBookContactEvent2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmBookContactEvent(ctx context.Context, sel ast.SelectionSet, v *CrmBookContactEvent) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CrmBookContactEvent(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCrmBookRow2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmBookRow(ctx context.Context, sel ast.SelectionSet, v *CrmBookRow) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CrmBookRow(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCrmBookTag2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmBookTagᚄ(ctx context.Context, sel ast.SelectionSet, v []*CrmBookTag) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCrmBookTag2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmBookTag(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCrmBookTag2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmBookTag(ctx context.Context, sel ast.SelectionSet, v *CrmBookTag) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CrmBookTag(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNCrmContact2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContact(ctx context.Context, sel ast.SelectionSet, v *CrmContact) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -59658,6 +63658,160 @@ func (ec *executionContext) marshalNCrmNoteEntry2ᚖgithubᚗcomᚋpodiumᚋpodi
 		return graphql.Null
 	}
 	return ec._CrmNoteEntry(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCrmPipelineBoard2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmPipelineBoard(ctx context.Context, sel ast.SelectionSet, v *CrmPipelineBoard) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CrmPipelineBoard(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCrmPipelineBoardCard2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmPipelineBoardCardᚄ(ctx context.Context, sel ast.SelectionSet, v []*CrmPipelineBoardCard) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCrmPipelineBoardCard2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmPipelineBoardCard(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCrmPipelineBoardCard2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmPipelineBoardCard(ctx context.Context, sel ast.SelectionSet, v *CrmPipelineBoardCard) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CrmPipelineBoardCard(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCrmPipelineCard2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmPipelineCard(ctx context.Context, sel ast.SelectionSet, v *CrmPipelineCard) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CrmPipelineCard(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCrmPipelineColumn2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmPipelineColumnᚄ(ctx context.Context, sel ast.SelectionSet, v []*CrmPipelineColumn) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCrmPipelineColumn2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmPipelineColumn(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCrmPipelineColumn2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmPipelineColumn(ctx context.Context, sel ast.SelectionSet, v *CrmPipelineColumn) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CrmPipelineColumn(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCrmPipelineStage2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmPipelineStage(ctx context.Context, sel ast.SelectionSet, v *CrmPipelineStage) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CrmPipelineStage(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCrmSegment2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmSegmentᚄ(ctx context.Context, sel ast.SelectionSet, v []*CrmSegment) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCrmSegment2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmSegment(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCrmSegment2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmSegment(ctx context.Context, sel ast.SelectionSet, v *CrmSegment) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CrmSegment(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCrmSegmentContactConnection2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmSegmentContactConnection(ctx context.Context, sel ast.SelectionSet, v *CrmSegmentContactConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CrmSegmentContactConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCrmSegmentContactEdge2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmSegmentContactEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*CrmSegmentContactEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCrmSegmentContactEdge2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmSegmentContactEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCrmSegmentContactEdge2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmSegmentContactEdge(ctx context.Context, sel ast.SelectionSet, v *CrmSegmentContactEdge) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CrmSegmentContactEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNCrmSemanticStatus2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmSemanticStatus(ctx context.Context, v any) (CrmSemanticStatus, error) {
+	var res CrmSemanticStatus
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCrmSemanticStatus2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmSemanticStatus(ctx context.Context, sel ast.SelectionSet, v CrmSemanticStatus) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) marshalNCrmSessionRef2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmSessionRefᚄ(ctx context.Context, sel ast.SelectionSet, v []*CrmSessionRef) graphql.Marshaler {
@@ -60392,6 +64546,11 @@ func (ec *executionContext) unmarshalNMergeContactsInput2githubᚗcomᚋpodium�
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNMovePipelineCardInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐMovePipelineCardInput(ctx context.Context, v any) (MovePipelineCardInput, error) {
+	res, err := ec.unmarshalInputMovePipelineCardInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalNMyProfile2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐMyProfile(ctx context.Context, sel ast.SelectionSet, v *MyProfile) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -60521,6 +64680,16 @@ func (ec *executionContext) unmarshalNOverrideAiReviewInput2githubᚗcomᚋpodiu
 
 func (ec *executionContext) marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx context.Context, sel ast.SelectionSet, v entgql.PageInfo[string]) graphql.Marshaler {
 	return ec._PageInfo(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNPageInfo2ᚖentgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx context.Context, sel ast.SelectionSet, v *entgql.PageInfo[string]) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._PageInfo(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNPlannedAssignment2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐPlannedAssignmentᚄ(ctx context.Context, sel ast.SelectionSet, v []*PlannedAssignment) graphql.Marshaler {
@@ -60722,6 +64891,11 @@ func (ec *executionContext) marshalNReinstateSessionResult2ᚖgithubᚗcomᚋpod
 		return graphql.Null
 	}
 	return ec._ReinstateSessionResult(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNReorderPipelineStagesInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐReorderPipelineStagesInput(ctx context.Context, v any) (ReorderPipelineStagesInput, error) {
+	res, err := ec.unmarshalInputReorderPipelineStagesInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNReorderResourcesInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐReorderResourcesInput(ctx context.Context, v any) (ReorderResourcesInput, error) {
@@ -61184,6 +65358,11 @@ func (ec *executionContext) unmarshalNSaveLibraryItemInput2githubᚗcomᚋpodium
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNSavePipelineStageInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐSavePipelineStageInput(ctx context.Context, v any) (SavePipelineStageInput, error) {
+	res, err := ec.unmarshalInputSavePipelineStageInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNSaveReviewRoundInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐSaveReviewRoundInput(ctx context.Context, v any) (SaveReviewRoundInput, error) {
 	res, err := ec.unmarshalInputSaveReviewRoundInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -61197,6 +65376,11 @@ func (ec *executionContext) marshalNSaveReviewRoundResult2ᚖgithubᚗcomᚋpodi
 		return graphql.Null
 	}
 	return ec._SaveReviewRoundResult(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNSaveSegmentInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐSaveSegmentInput(ctx context.Context, v any) (SaveSegmentInput, error) {
+	res, err := ec.unmarshalInputSaveSegmentInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNSaveSpeakerInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐSaveSpeakerInput(ctx context.Context, v any) (SaveSpeakerInput, error) {

@@ -37,6 +37,16 @@ type AddContactToEventInput struct {
 	Participation contact.Participation `json:"participation"`
 }
 
+// A contact to place in a stage.
+type AddPipelineCardInput struct {
+	// The contact of the organization's book.
+	OrganizationContactID string `json:"organizationContactId"`
+	// The stage of the organization's pipeline.
+	StageID string `json:"stageId"`
+	// The card's note; it replaces the note of an existing card, null included.
+	Note *string `json:"note"`
+}
+
 // A reviewer to add to a round's pool, or whose cap to change.
 type AddReviewerInput struct {
 	// The reviewer's email address; a user is created for an unknown one.
@@ -308,6 +318,17 @@ type CreateWebhookInput struct {
 	EventTypes []string `json:"eventTypes"`
 }
 
+// A contact of the organization's book with its tags and event links: the row of the contact
+// directory.
+type CrmBookRow struct {
+	// The contact.
+	Contact *CrmBookContact `json:"contact"`
+	// The contact's tags, by name.
+	Tags []*CrmBookTag `json:"tags"`
+	// The contact's links to event contacts (speakers, organizers), oldest first.
+	Events []*CrmBookContactEvent `json:"events"`
+}
+
 // The outcome of one imported row.
 type CrmImportOutcome struct {
 	// The row's email, trimmed and in lower case.
@@ -326,6 +347,47 @@ type CrmImportResult struct {
 	Skipped int `json:"skipped"`
 	// Each row's outcome, in the order of the rows.
 	Outcomes []*CrmImportOutcome `json:"outcomes"`
+}
+
+// The pipeline: every stage by position, each with its cards.
+// REST: GET /pipeline.
+type CrmPipelineBoard struct {
+	// The stages by position (then name), each with its cards.
+	Columns []*CrmPipelineColumn `json:"columns"`
+}
+
+// A card of the board with its contact.
+type CrmPipelineBoardCard struct {
+	// The card.
+	Card *CrmPipelineCard `json:"card"`
+	// The card's contact.
+	Contact *CrmBookContact `json:"contact"`
+}
+
+// A stage with the cards in it.
+type CrmPipelineColumn struct {
+	// The stage.
+	Stage *CrmPipelineStage `json:"stage"`
+	// Its cards, by the contact's last name, then first name.
+	Cards []*CrmPipelineBoardCard `json:"cards"`
+}
+
+// A page of a segment's contacts.
+type CrmSegmentContactConnection struct {
+	// The contacts of the page, in order, each with its cursor.
+	Edges []*CrmSegmentContactEdge `json:"edges"`
+	// Whether more contacts follow, and the cursor to ask for them.
+	PageInfo *entgql.PageInfo[string] `json:"pageInfo"`
+	// How many contacts the segment selects, across all pages.
+	TotalCount int `json:"totalCount"`
+}
+
+// One contact of a segment's page, with its cursor.
+type CrmSegmentContactEdge struct {
+	// The contact with its tags and event links.
+	Node *CrmBookRow `json:"node"`
+	// Pass it as after to get the contacts that follow.
+	Cursor entgql.Cursor[string] `json:"cursor"`
 }
 
 // A decision on submissions.
@@ -458,6 +520,12 @@ type MergeContactsInput struct {
 	PrimaryID string `json:"primaryId"`
 	// The contact merged into it and deleted.
 	DuplicateID string `json:"duplicateId"`
+}
+
+// Where to move a card.
+type MovePipelineCardInput struct {
+	// The stage to move the card to: another stage of the organization's pipeline.
+	ToStageID string `json:"toStageId"`
 }
 
 // The caller's own profile in one event.
@@ -743,6 +811,13 @@ type ReinstateSessionResult struct {
 	CalendarReinvited bool `json:"calendarReinvited"`
 }
 
+// A new order of stages.
+type ReorderPipelineStagesInput struct {
+	// Stage ids in their new order: they get positions 1..n. Ids that are not the organization's
+	// stages are ignored; stages left out keep their positions.
+	StageIds []string `json:"stageIds"`
+}
+
 // A new order of resources.
 type ReorderResourcesInput struct {
 	// Resources of the event in their new order, from position 1; repeats and ids of other events are
@@ -869,6 +944,18 @@ type SaveLibraryItemInput struct {
 	Capacity graphql.Omittable[*int] `json:"capacity"`
 }
 
+// A stage to create or update.
+type SavePipelineStageInput struct {
+	// null creates a stage; the id of a stage of the organization updates it.
+	ID *string `json:"id"`
+	// The stage's name; trimmed, not empty, at most 200 characters, unique in the organization.
+	Name string `json:"name"`
+	// What reaching the stage means.
+	SemanticStatus CrmSemanticStatus `json:"semanticStatus"`
+	// The stage's place (a whole number); other stages keep theirs.
+	Position int `json:"position"`
+}
+
 // A review round with its whole scorecard.
 type SaveReviewRoundInput struct {
 	// null creates a round.
@@ -895,6 +982,15 @@ type SaveReviewRoundResult struct {
 	RoundID string `json:"roundId"`
 	// The event's review workspace after the save.
 	Workspace *EvaluationWorkspace `json:"workspace"`
+}
+
+// A segment to save: the name is the key, so saving under an existing name replaces its filter.
+type SaveSegmentInput struct {
+	// The segment's name; trimmed, not empty, at most 200 characters.
+	Name string `json:"name"`
+	// The filter, kept as sent: search, company, title (strings) and tagIds (a list of tag ids);
+	// other keys are stored and ignored.
+	Filter map[string]any `json:"filter"`
 }
 
 // A speaker to create or update. REST takes the same keys, all required.
@@ -1836,6 +1932,67 @@ func (e *CrmImportBehavior) UnmarshalJSON(b []byte) error {
 }
 
 func (e CrmImportBehavior) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// What reaching a stage means.
+type CrmSemanticStatus string
+
+const (
+	// Still in progress.
+	CrmSemanticStatusOpen CrmSemanticStatus = "open"
+	// The contact said yes.
+	CrmSemanticStatusWon CrmSemanticStatus = "won"
+	// The contact said no.
+	CrmSemanticStatusLost CrmSemanticStatus = "lost"
+)
+
+var AllCrmSemanticStatus = []CrmSemanticStatus{
+	CrmSemanticStatusOpen,
+	CrmSemanticStatusWon,
+	CrmSemanticStatusLost,
+}
+
+func (e CrmSemanticStatus) IsValid() bool {
+	switch e {
+	case CrmSemanticStatusOpen, CrmSemanticStatusWon, CrmSemanticStatusLost:
+		return true
+	}
+	return false
+}
+
+func (e CrmSemanticStatus) String() string {
+	return string(e)
+}
+
+func (e *CrmSemanticStatus) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = CrmSemanticStatus(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid CrmSemanticStatus", str)
+	}
+	return nil
+}
+
+func (e CrmSemanticStatus) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *CrmSemanticStatus) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e CrmSemanticStatus) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

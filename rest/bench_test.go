@@ -166,6 +166,10 @@ func TestBench(t *testing.T) {
 		results = append(results, w5Webhooks(t, client, srv, key, sessionsEvent, speakers, results[len(results)-1]))
 	}
 
+	if run("WSEG") { // bench_segments_test.go
+		results = append(results, benchSegments(t, ctx, client, srv, pool, key, rounds))
+	}
+
 	t.Log("")
 	for _, r := range results {
 		t.Log(r.line())

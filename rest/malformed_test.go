@@ -172,7 +172,7 @@ func (b *testBundle) fixture() fixture {
 	delivery := str(b.must(http.StatusOK, http.MethodGet, "/api/v1/webhooks/"+str(webhook, "id")+"/deliveries", b.acme, nil).List()[0].(map[string]any), "id")
 	crmContact := str(b.must(http.StatusCreated, http.MethodPost, "/api/v1/contacts", b.acme, contactBody("Ada", "L", "crm@example.test")).Obj(), "id")
 	crmTag := str(b.must(http.StatusCreated, http.MethodPost, "/api/v1/contacts/"+crmContact+"/tags", b.acme, map[string]any{"name": "T"}).Obj(), "id")
-	return fixture{
+	f := fixture{
 		ids: map[string]string{
 			"eventId": ev, "submissionId": str(session, "id"), "contactId": str(speaker, "id"), "itemId": track,
 			"kind": "track", "taskId": str(tasks[0].(map[string]any), "id"),
@@ -245,6 +245,8 @@ func (b *testBundle) fixture() fixture {
 				"email": "crm@example.test", "title": nil, "company": nil, "bio": nil}}},
 		},
 	}
+	b.pipelineFixture(f) // pipeline_test.go
+	return f
 }
 
 func speakerBody(email string) map[string]any {

@@ -139,4 +139,15 @@ var Rules = map[string]Rule{
 	"Mutation.addContactNote":    Admins,
 	"Mutation.addContactToEvent": Admins,
 	"Mutation.mergeContacts":     Admins,
+	// The pipeline and segments (docs/crm-pipeline.md): the organization's contact book, which
+	// members do not see, like the webhooks.
+	"Query.pipeline":                 Admins,
+	"Query.segments":                 Admins,
+	"Query.segment":                  Admins,
+	"Mutation.savePipelineStage":     Admins,
+	"Mutation.reorderPipelineStages": Admins,
+	"Mutation.deletePipelineStage":   Admins,
+	"Mutation.addPipelineCard":       Admins,
+	"Mutation.movePipelineCard":      Admins,
+	"Mutation.saveSegment":           Admins,
 }
