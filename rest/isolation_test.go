@@ -182,7 +182,12 @@ func queryDocument(schema *ast.Schema, field *ast.FieldDefinition, id string, id
 	if ret := schema.Types[field.Type.Name()]; ret.Kind != ast.Scalar && ret.Kind != ast.Enum {
 		switch {
 		case ret.Fields.ForName("edges") != nil:
-			selection = " { edges { node { id } } }"
+			node := schema.Types[schema.Types[ret.Fields.ForName("edges").Type.Name()].Fields.ForName("node").Type.Name()]
+			if node.Fields.ForName("id") != nil {
+				selection = " { edges { node { id } } }"
+			} else {
+				selection = " { edges { node { __typename } } }"
+			}
 		case ret.Fields.ForName("id") != nil || ret.Kind == ast.Interface:
 			selection = " { id }"
 		default:
