@@ -17,6 +17,7 @@ import (
 	"github.com/podium/podium/ent/submission"
 	"github.com/podium/podium/ent/timelineentry"
 	"github.com/podium/podium/graph/access"
+	"github.com/podium/podium/graph/agenda/solver"
 	"github.com/podium/podium/graph/apperr"
 	"github.com/podium/podium/graph/calendar"
 	"github.com/podium/podium/graph/email"
@@ -239,17 +240,9 @@ func checkSlot(ctx context.Context, c *ent.Client, ev *ent.Event, in ScheduleSes
 	if err != nil {
 		return "", err
 	}
-	if !in.EndsAt.After(*in.StartsAt) {
-		return "", apperr.Invalid("End time must be after start time")
-	}
-	loc, err := time.LoadLocation(ev.Timezone)
-	if err != nil {
-		loc = time.UTC
-	}
-	day := func(t time.Time) string { return t.In(loc).Format(time.DateOnly) }
-	start, first, last := day(*in.StartsAt), day(ev.StartsAt), day(ev.EndsAt)
-	if start != day(*in.EndsAt) || start < first || start > last {
-		return "", apperr.Invalid("Keep the session within one event day")
+	// The rule of a slot is the agenda drafts' too (package solver).
+	if err := solver.EventOf(ev.Timezone, ev.StartsAt, ev.EndsAt).CheckSlot(*in.StartsAt, *in.EndsAt); err != nil {
+		return "", apperr.Invalid("%s", err.Error())
 	}
 	return rm.Name, nil
 }
