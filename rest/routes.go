@@ -105,6 +105,12 @@ var routes = []route{
 	{"GET", "/webhooks/{webhookId}/deliveries", "listWebhookDeliveries", (*API).listWebhookDeliveries, "", 200, 0},
 	{"POST", "/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver", "redeliverWebhook", (*API).redeliverWebhook, "", 200, 0},
 	{"POST", "/webhooks/{webhookId}/redeliver", "redeliverWebhooks", (*API).redeliverWebhooks, "RedeliverWebhooksInput", 200, 0},
+
+	// agenda_drafts.go
+	{"GET", "/events/{eventId}/agenda/drafts", "listAgendaDrafts", (*API).listAgendaDrafts, "", 200, 0},
+	{"POST", "/events/{eventId}/agenda/drafts", "generateAgendaDraft", (*API).generateAgendaDraft, "GenerateAgendaDraftInput", 201, 0},
+	{"POST", "/events/{eventId}/agenda/drafts/{draftId}", "changeAgendaDraft", (*API).changeAgendaDraft, "ChangeAgendaDraftInput", 200, 0},
+	{"POST", "/events/{eventId}/agenda/drafts/{draftId}/accept", "acceptAgendaDraft", (*API).acceptAgendaDraft, "AcceptAgendaDraftInput", 200, 0},
 }
 
 // route is one line of the table above.

@@ -127,4 +127,10 @@ var Rules = map[string]Rule{
 	"Mutation.rejectSpeakerProfile":   Admins,
 	"Mutation.approveSessionContent":  Admins,
 	"Mutation.rejectSessionContent":   Admins,
+	// Agenda drafts are the organizers' working plans, and accepting one changes the schedule:
+	// admins only (docs/agenda-drafts.md).
+	"Query.agendaDrafts":           Admins,
+	"Mutation.generateAgendaDraft": Admins,
+	"Mutation.changeAgendaDraft":   Admins,
+	"Mutation.acceptAgendaDraft":   Admins,
 }
