@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/podium/podium/graph/ai"
 	"github.com/podium/podium/jobs"
+	"github.com/podium/podium/rest"
 )
 
 // agendaProvider is a local stand-in for Anthropic's Messages API answering agenda requests with
@@ -484,4 +486,38 @@ func TestAgendaDraftCriteriaChecked(t *testing.T) {
 	r := b.gql(b.acme, `mutation($e: ID!, $in: GenerateAgendaDraftInput!) { generateAgendaDraft(eventId: $e, input: $in) { id } }`,
 		map[string]any{"e": w.event, "in": draftBody("", []any{"2027-09-10"}, []any{st.hall})})
 	require.Equal(t, []string{"invalid_input"}, r.Codes())
+}
+
+// TestAgendaDraftStatements counts SQL statements: listing drafts costs the same for 1 and for 20,
+// and accepting costs a fixed number per moved session on top of a fixed base.
+func TestAgendaDraftStatements(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	st := b.stage()
+	w := st.w
+	statements := func(r response) int {
+		t.Helper()
+		require.Less(t, r.Status, 300, r.Raw)
+		n, err := strconv.Atoi(r.Header.Get(rest.QueryCountHeader))
+		require.NoError(t, err)
+		return n
+	}
+	list := func() int { return statements(b.do(http.MethodGet, w.base+"/agenda/drafts", b.acme, nil)) }
+	one := b.generate(st, draftBody("One", []any{"2027-09-10"}, []any{st.annex, st.hall}))
+	listOne := list()
+	for range 19 {
+		b.generate(st, draftBody("More", []any{"2027-09-10"}, []any{st.annex, st.hall}))
+	}
+	require.Equal(t, listOne, list(), "listing 20 drafts costs what listing 1 does")
+
+	accept := func(d map[string]any, ids ...any) int {
+		return statements(b.do(http.MethodPost, w.base+"/agenda/drafts/"+str(d, "id")+"/accept", b.acme, map[string]any{"submissionIds": ids}))
+	}
+	acceptOne := accept(one, st.go1)
+	three := b.generate(st, draftBody("Three", []any{"2027-09-11"}, []any{st.annex, st.hall}))
+	acceptThree := accept(three, st.go1, st.go2, st.keynote)
+	perSession := (acceptThree - acceptOne) / 2
+	require.Equal(t, acceptThree, acceptOne+2*perSession, "linear in the moved sessions")
+	require.LessOrEqual(t, perSession, 4)
+	t.Logf("list: %d statements; accept: %d + %d per moved session", listOne, acceptOne-perSession, perSession)
 }
