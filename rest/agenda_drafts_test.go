@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -295,8 +296,10 @@ func TestAgendaDraftRetriedOnOutage(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	st := b.stage()
+	// The provider fails its first call, then answers an empty proposal, until it goes down.
+	var down atomic.Bool
 	p := newAgendaProvider(t, func(n int) (int, []any) {
-		if n == 1 {
+		if n == 1 || down.Load() {
 			return http.StatusServiceUnavailable, nil
 		}
 		return http.StatusOK, []any{}
@@ -315,13 +318,12 @@ func TestAgendaDraftRetriedOnOutage(t *testing.T) {
 	require.Len(t, placements(b.draft(st, str(d, "id"))), 3)
 
 	// On the last attempt an outage fails the draft, with the reason.
-	p2 := newAgendaProvider(t, func(int) (int, []any) { return http.StatusServiceUnavailable, nil })
-	b.res.AI = ai.New(ai.Config{APIKey: "sk-ant-test-key", BaseURL: p2.srv.URL, Model: "claude-test"})
+	down.Store(true)
 	d = b.must(http.StatusCreated, http.MethodPost, st.w.base+"/agenda/drafts", b.acme,
 		draftBody("Down", []any{"2027-09-12"}, []any{st.hall})).Obj()
 	require.Eventually(t, func() bool { return b.draft(st, str(d, "id"))["status"] == "failed" }, 15*time.Second, 50*time.Millisecond)
 	require.Equal(t, "The AI provider refused the request (HTTP 503)", b.draft(st, str(d, "id"))["failureReason"])
-	require.Equal(t, 5, p2.calls(), "five attempts, as AI reviews have")
+	require.Equal(t, 2+5, p.calls(), "five attempts, as AI reviews have")
 }
 
 func TestAgendaDraftAcceptConflict(t *testing.T) {
