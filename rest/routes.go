@@ -105,6 +105,12 @@ var routes = []route{
 	{"GET", "/webhooks/{webhookId}/deliveries", "listWebhookDeliveries", (*API).listWebhookDeliveries, "", 200, 0},
 	{"POST", "/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver", "redeliverWebhook", (*API).redeliverWebhook, "", 200, 0},
 	{"POST", "/webhooks/{webhookId}/redeliver", "redeliverWebhooks", (*API).redeliverWebhooks, "RedeliverWebhooksInput", 200, 0},
+
+	// widgets.go (docs/widgets.md; the public pages and feeds are embed.go's, outside /api/v1)
+	{"GET", "/events/{eventId}/program", "getProgram", (*API).getProgram, "", 200, 0},
+	{"GET", "/events/{eventId}/widgets", "listWidgets", (*API).listWidgets, "", 200, 0},
+	{"POST", "/events/{eventId}/widgets", "createWidget", (*API).createWidget, "CreateWidgetInput", 201, 0},
+	{"PATCH", "/events/{eventId}/widgets/{widgetId}", "updateWidget", (*API).updateWidget, "UpdateWidgetInput", 200, 0},
 }
 
 // route is one line of the table above.
