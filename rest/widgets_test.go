@@ -304,3 +304,60 @@ func TestEmbed(t *testing.T) {
 		require.Equal(t, http.StatusNotFound, b.page("/embed/"+unknown+"/json").Code)
 	}
 }
+
+// TestProgramQueryCount: the program reads a fixed number of statements, whatever its size.
+func TestProgramQueryCount(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	w := b.world()
+	room := str(b.saveItem(b.acme, w.event, map[string]any{"kind": "room", "name": "Hall"}), "id")
+	count := func(sessions int) int64 {
+		_, err := b.db.Pool.Exec(b.sys(), `UPDATE submissions SET room_id = $2, starts_at = '2027-09-10T09:00:00Z',
+			ends_at = '2027-09-10T10:00:00Z' WHERE event_id = $1`, w.event, room)
+		require.NoError(t, err)
+		b.must(http.StatusOK, http.MethodPost, w.base+"/agenda/publish", b.acme, nil)
+		req := httptest.NewRequest(http.MethodGet, w.base+"/program", nil)
+		req.Header.Set("Authorization", "Bearer "+b.acme)
+		rec := b.sendRaw(req)
+		require.Equal(t, http.StatusOK, rec.Code)
+		var p map[string]any
+		require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &p))
+		require.Len(t, p["sessions"], sessions)
+		return statements(t, rec)
+	}
+	b.createSession(w, "One", w.ada)
+	one := count(1)
+	for i := range 99 {
+		s := b.createSession(w, "Session "+itoa(i), w.ada, w.grace, w.alan)
+		_, err := b.db.Pool.Exec(b.sys(), "INSERT INTO submission_tracks VALUES ($1, $2), ($1, $3)", s["id"], w.track1, w.track2)
+		require.NoError(t, err)
+	}
+	require.Equal(t, one, count(100))
+	require.LessOrEqual(t, one, int64(6))
+}
+
+// TestEmbedHostile: whatever a visitor puts in a widget's URL, the answer is a page or a 4xx,
+// never a failure, and nothing of it is echoed into the page unescaped.
+func TestEmbedHostile(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	st := b.publish(b.stage())
+	id := str(b.must(http.StatusCreated, http.MethodPost, st.w.base+"/widgets", b.acme, map[string]any{"name": "P", "view": "agenda"}).Obj(), "id")
+	values := []string{"%00", "%FF%FE", "%3Cscript%3Ealert(1)%3C%2Fscript%3E", "..%2F..%2Fetc%2Fpasswd", strings.Repeat("a", 5000),
+		"%22%3E%3Cimg%20src%3Dx%3E", "%E2%80%AE", ",,,", "%23fff%3B%7D", "1e999"}
+	for _, v := range values {
+		for _, path := range []string{"/embed/" + v, "/embed/" + v + "/json", "/embed/" + v + "/ics"} {
+			rec := b.page(path)
+			require.Equal(t, http.StatusNotFound, rec.Code, path)
+			require.NotContains(t, rec.Body.String(), "<script>", path)
+		}
+		for _, key := range []string{"view", "theme", "color", "time", "tracks", "days", "tags", "formats", "calendar", "session"} {
+			for _, suffix := range []string{"", "/json", "/ics"} {
+				rec := b.page("/embed/" + id + suffix + "?" + key + "=" + v)
+				require.Less(t, rec.Code, 500, "%s %s=%s", suffix, key, v)
+				require.NotContains(t, rec.Body.String(), "<script>", "%s %s=%s", suffix, key, v)
+				require.NotContains(t, rec.Body.String(), "<img src=x>", "%s %s=%s", suffix, key, v)
+			}
+		}
+	}
+}
