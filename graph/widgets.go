@@ -340,6 +340,14 @@ func (r *Resolver) PublicWidget(ctx context.Context, widgetID string) (*PublicWi
 	if out.Program, err = r.programOf(ctx, ev); err != nil {
 		return nil, err
 	}
+	for _, s := range out.Program.Sessions {
+		for _, sp := range s.Speakers {
+			if sp.headshotKey != nil {
+				// An uploaded photo's headshotUrl is the API's download route, which needs a key.
+				sp.HeadshotURL = nil
+			}
+		}
+	}
 	return out, nil
 }
 

@@ -251,8 +251,18 @@ func TestEmbed(t *testing.T) {
 		"enabled": true, "options": widgetOptions(func(o map[string]any) {
 			o["trackIds"], o["theme"], o["customCss"], o["showSpeakerBio"] = []any{w.track2}, "dark", ".os-gallery{gap:2rem}", false
 		})})
+	_, err := b.db.Pool.Exec(b.sys(), `UPDATE contacts SET headshot_url = 'https://img.example.test/alan.jpg' WHERE id = $1`, w.alan)
+	require.NoError(t, err)
 	rec = b.page("/embed/" + id)
 	html = rec.Body.String()
+	require.Contains(t, html, `src="https://img.example.test/alan.jpg"`, "a photo at an https address")
+	// An uploaded photo's address is the API's, which visitors cannot open: initials instead.
+	_, err = b.db.Pool.Exec(b.sys(), `UPDATE contacts SET headshot_key = 'org/file', headshot_url = 'https://podium.example.test/api/v1/events/x/files/file' WHERE id = $1`, w.alan)
+	require.NoError(t, err)
+	rec = b.page("/embed/" + id)
+	html = rec.Body.String()
+	require.NotContains(t, html, "/api/v1/")
+	require.Contains(t, html, `os-initials" aria-hidden="true">AT<`)
 	require.Contains(t, html, `class="mode-dark"`)
 	require.Contains(t, html, "Alan Turing", "Fuzzing's speaker")
 	require.NotContains(t, html, "Ada Lovelace", "Generics is not in track Data")
