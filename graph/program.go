@@ -164,10 +164,9 @@ func (r *Resolver) programOf(ctx context.Context, ev *ent.Event) (*Program, erro
 			return err
 		}
 		e := published[id]
-		start, err1 := scalar.ParseTime(e.StartsAt)
-		end, err2 := scalar.ParseTime(e.EndsAt)
-		if err1 != nil || err2 != nil {
-			return nil // a snapshot entry without a slot is not on the program
+		start, end, ok := entrySlot(e)
+		if !ok {
+			return nil // a snapshot entry without a readable slot is not on the program
 		}
 		s := &ProgramSession{ID: id, Code: e.Code, Title: approvedText(snapshot, "title", title),
 			Description: approvedText(snapshot, "description", description),
@@ -227,6 +226,13 @@ func (r *Resolver) programOf(ctx context.Context, ev *ent.Event) (*Program, erro
 	})
 	p.Tracks, p.Formats, p.Tags = programIndexes(p.Sessions)
 	return p, nil
+}
+
+// entrySlot is the start and end of a published entry; ok is false when they cannot be read.
+func entrySlot(e agenda.Entry) (start, end time.Time, ok bool) {
+	start, err1 := scalar.ParseTime(e.StartsAt)
+	end, err2 := scalar.ParseTime(e.EndsAt)
+	return start, end, err1 == nil && err2 == nil
 }
 
 // programIndexes lists the tracks, formats and tags of sessions, each once, in order of first

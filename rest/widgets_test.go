@@ -125,7 +125,7 @@ func TestWidgets(t *testing.T) {
 
 	// customCss left out reads back as "".
 	body := map[string]any{"name": "A", "view": "sessions", "enabled": true, "options": widgetOptions(func(o map[string]any) { delete(o, "customCss") })}
-	require.Equal(t, "", b.must(http.StatusOK, http.MethodPatch, base+"/"+id, b.acme, body).Obj()["options"].(map[string]any)["customCss"])
+	require.Empty(t, b.must(http.StatusOK, http.MethodPatch, base+"/"+id, b.acme, body).Obj()["options"].(map[string]any)["customCss"])
 
 	for name, tc := range map[string]struct {
 		edit func(map[string]any)
