@@ -87,23 +87,23 @@ func normalizeOptions(m map[string]any) *WidgetOptions {
 		return !ok || b
 	}
 	o.TrackIds, o.FormatIds, o.TagIds, o.DayKeys = ids("trackIds"), ids("formatIds"), ids("tagIds"), ids("dayKeys")
-	if t := WidgetTheme(str(m["theme"])); t.IsValid() {
+	if t := WidgetTheme(stringValue(m["theme"])); t.IsValid() {
 		o.Theme = t
 	}
-	if c := str(m["primaryColor"]); HexColour.MatchString(c) {
+	if c := stringValue(m["primaryColor"]); HexColour.MatchString(c) {
 		o.PrimaryColor = &c
 	}
-	if str(m["dateFormat"]) == "24h" {
+	if stringValue(m["dateFormat"]) == "24h" {
 		o.DateFormat = "24h"
 	}
 	o.ShowSpeakerCompany, o.ShowSpeakerTitle, o.ShowSpeakerBio = flag("showSpeakerCompany"), flag("showSpeakerTitle"), flag("showSpeakerBio")
 	o.ShowSessionDescription, o.ShowSessionLevel = flag("showSessionDescription"), flag("showSessionLevel")
 	o.ShowSessionFormat, o.ShowAddToCalendar = flag("showSessionFormat"), flag("showAddToCalendar")
-	o.CustomCSS = str(m["customCss"])
+	o.CustomCSS = stringValue(m["customCss"])
 	return &o
 }
 
-func str(v any) string {
+func stringValue(v any) string {
 	s, _ := v.(string)
 	return s
 }

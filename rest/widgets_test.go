@@ -184,8 +184,12 @@ func TestWidgets(t *testing.T) {
 	require.Equal(t, []string{"invalid_input"}, b.gql(b.acme, q, map[string]any{"e": w.event, "w": id, "in": bad}).Codes())
 	require.Equal(t, []string{"not_found"}, b.gql(b.acme, q, map[string]any{"e": w.event, "w": "wdg_0000000000000000000000000", "in": body}).Codes())
 	require.Equal(t, []string{"forbidden"}, b.gql(b.globex, q, map[string]any{"e": w.event, "w": id, "in": body}).Codes())
-	data := b.gqlOK(b.acme, `query($e: ID!) { widgets(eventId: $e) { id options { theme customCss } } }`, map[string]any{"e": w.event})
-	require.Len(t, data["widgets"], 2)
+	data := b.gqlOK(b.acme, `mutation($e: ID!) { createWidget(eventId: $e, input: {name: "Gallery", view: speaker_gallery}) {
+		view enabled options { theme dateFormat customCss } } }`, map[string]any{"e": w.event})
+	require.Equal(t, map[string]any{"view": "speaker_gallery", "enabled": true, "options": map[string]any{"theme": "auto",
+		"dateFormat": "12h", "customCss": ""}}, data["createWidget"])
+	data = b.gqlOK(b.acme, `query($e: ID!) { widgets(eventId: $e) { id options { theme customCss } } }`, map[string]any{"e": w.event})
+	require.Len(t, data["widgets"], 3)
 }
 
 // page fetches a widget page without a key.
