@@ -22,6 +22,7 @@ import (
 	"github.com/podium/podium/ent/contact"
 	"github.com/podium/podium/ent/deliverableassignment"
 	"github.com/podium/podium/ent/emaillog"
+	"github.com/podium/podium/ent/embed"
 	"github.com/podium/podium/ent/event"
 	"github.com/podium/podium/ent/eventmember"
 	"github.com/podium/podium/ent/filerequirement"
@@ -83,6 +84,8 @@ type Client struct {
 	DeliverableAssignment *DeliverableAssignmentClient
 	// EmailLog is the client for interacting with the EmailLog builders.
 	EmailLog *EmailLogClient
+	// Embed is the client for interacting with the Embed builders.
+	Embed *EmbedClient
 	// Event is the client for interacting with the Event builders.
 	Event *EventClient
 	// EventMember is the client for interacting with the EventMember builders.
@@ -177,6 +180,7 @@ func (c *Client) init() {
 	c.Contact = NewContactClient(c.config)
 	c.DeliverableAssignment = NewDeliverableAssignmentClient(c.config)
 	c.EmailLog = NewEmailLogClient(c.config)
+	c.Embed = NewEmbedClient(c.config)
 	c.Event = NewEventClient(c.config)
 	c.EventMember = NewEventMemberClient(c.config)
 	c.FileRequirement = NewFileRequirementClient(c.config)
@@ -314,6 +318,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Contact:                  NewContactClient(cfg),
 		DeliverableAssignment:    NewDeliverableAssignmentClient(cfg),
 		EmailLog:                 NewEmailLogClient(cfg),
+		Embed:                    NewEmbedClient(cfg),
 		Event:                    NewEventClient(cfg),
 		EventMember:              NewEventMemberClient(cfg),
 		FileRequirement:          NewFileRequirementClient(cfg),
@@ -378,6 +383,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Contact:                  NewContactClient(cfg),
 		DeliverableAssignment:    NewDeliverableAssignmentClient(cfg),
 		EmailLog:                 NewEmailLogClient(cfg),
+		Embed:                    NewEmbedClient(cfg),
 		Event:                    NewEventClient(cfg),
 		EventMember:              NewEventMemberClient(cfg),
 		FileRequirement:          NewFileRequirementClient(cfg),
@@ -446,16 +452,16 @@ func (c *Client) Close() error {
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.AIReviewResult, c.APIKey, c.AgendaDraft, c.BrowserSession, c.Contact,
-		c.DeliverableAssignment, c.EmailLog, c.Event, c.EventMember, c.FileRequirement,
-		c.Form, c.Format, c.IdempotencyRecord, c.Level, c.Organization,
-		c.OrganizationContact, c.OrganizationContactEvent, c.OrganizationContactNote,
-		c.OrganizationContactTag, c.OrganizationInvitation, c.OrganizationMember,
-		c.OrganizationTag, c.PipelineCard, c.PipelineStage, c.Resource, c.ReviewAnswer,
-		c.ReviewAssignment, c.ReviewCriterion, c.ReviewRound, c.ReviewRoundMember,
-		c.Room, c.Segment, c.SignInToken, c.StageHistory, c.Submission,
-		c.SubmissionParticipant, c.Tag, c.TaskAssignment, c.TaskTemplate,
-		c.TimelineEntry, c.Track, c.User, c.WebhookDelivery, c.WebhookEndpoint,
-		c.WebhookMessage,
+		c.DeliverableAssignment, c.EmailLog, c.Embed, c.Event, c.EventMember,
+		c.FileRequirement, c.Form, c.Format, c.IdempotencyRecord, c.Level,
+		c.Organization, c.OrganizationContact, c.OrganizationContactEvent,
+		c.OrganizationContactNote, c.OrganizationContactTag, c.OrganizationInvitation,
+		c.OrganizationMember, c.OrganizationTag, c.PipelineCard, c.PipelineStage,
+		c.Resource, c.ReviewAnswer, c.ReviewAssignment, c.ReviewCriterion,
+		c.ReviewRound, c.ReviewRoundMember, c.Room, c.Segment, c.SignInToken,
+		c.StageHistory, c.Submission, c.SubmissionParticipant, c.Tag, c.TaskAssignment,
+		c.TaskTemplate, c.TimelineEntry, c.Track, c.User, c.WebhookDelivery,
+		c.WebhookEndpoint, c.WebhookMessage,
 	} {
 		n.Use(hooks...)
 	}
@@ -466,16 +472,16 @@ func (c *Client) Use(hooks ...Hook) {
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.AIReviewResult, c.APIKey, c.AgendaDraft, c.BrowserSession, c.Contact,
-		c.DeliverableAssignment, c.EmailLog, c.Event, c.EventMember, c.FileRequirement,
-		c.Form, c.Format, c.IdempotencyRecord, c.Level, c.Organization,
-		c.OrganizationContact, c.OrganizationContactEvent, c.OrganizationContactNote,
-		c.OrganizationContactTag, c.OrganizationInvitation, c.OrganizationMember,
-		c.OrganizationTag, c.PipelineCard, c.PipelineStage, c.Resource, c.ReviewAnswer,
-		c.ReviewAssignment, c.ReviewCriterion, c.ReviewRound, c.ReviewRoundMember,
-		c.Room, c.Segment, c.SignInToken, c.StageHistory, c.Submission,
-		c.SubmissionParticipant, c.Tag, c.TaskAssignment, c.TaskTemplate,
-		c.TimelineEntry, c.Track, c.User, c.WebhookDelivery, c.WebhookEndpoint,
-		c.WebhookMessage,
+		c.DeliverableAssignment, c.EmailLog, c.Embed, c.Event, c.EventMember,
+		c.FileRequirement, c.Form, c.Format, c.IdempotencyRecord, c.Level,
+		c.Organization, c.OrganizationContact, c.OrganizationContactEvent,
+		c.OrganizationContactNote, c.OrganizationContactTag, c.OrganizationInvitation,
+		c.OrganizationMember, c.OrganizationTag, c.PipelineCard, c.PipelineStage,
+		c.Resource, c.ReviewAnswer, c.ReviewAssignment, c.ReviewCriterion,
+		c.ReviewRound, c.ReviewRoundMember, c.Room, c.Segment, c.SignInToken,
+		c.StageHistory, c.Submission, c.SubmissionParticipant, c.Tag, c.TaskAssignment,
+		c.TaskTemplate, c.TimelineEntry, c.Track, c.User, c.WebhookDelivery,
+		c.WebhookEndpoint, c.WebhookMessage,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -498,6 +504,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.DeliverableAssignment.mutate(ctx, m)
 	case *EmailLogMutation:
 		return c.EmailLog.mutate(ctx, m)
+	case *EmbedMutation:
+		return c.Embed.mutate(ctx, m)
 	case *EventMutation:
 		return c.Event.mutate(ctx, m)
 	case *EventMemberMutation:
@@ -1811,6 +1819,155 @@ func (c *EmailLogClient) mutate(ctx context.Context, m *EmailLogMutation) (Value
 		return (&EmailLogDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown EmailLog mutation op: %q", m.Op())
+	}
+}
+
+// EmbedClient is a client for the Embed schema.
+type EmbedClient struct {
+	config
+}
+
+// NewEmbedClient returns a client for the Embed from the given config.
+func NewEmbedClient(c config) *EmbedClient {
+	return &EmbedClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `embed.Hooks(f(g(h())))`.
+func (c *EmbedClient) Use(hooks ...Hook) {
+	c.hooks.Embed = append(c.hooks.Embed, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `embed.Intercept(f(g(h())))`.
+func (c *EmbedClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Embed = append(c.inters.Embed, interceptors...)
+}
+
+// Create returns a builder for creating a Embed entity.
+func (c *EmbedClient) Create() *EmbedCreate {
+	mutation := newEmbedMutation(c.config, OpCreate)
+	return &EmbedCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Embed entities.
+func (c *EmbedClient) CreateBulk(builders ...*EmbedCreate) *EmbedCreateBulk {
+	return &EmbedCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *EmbedClient) MapCreateBulk(slice any, setFunc func(*EmbedCreate, int)) *EmbedCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &EmbedCreateBulk{err: fmt.Errorf("calling to EmbedClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*EmbedCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &EmbedCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Embed.
+func (c *EmbedClient) Update() *EmbedUpdate {
+	mutation := newEmbedMutation(c.config, OpUpdate)
+	return &EmbedUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *EmbedClient) UpdateOne(_m *Embed) *EmbedUpdateOne {
+	mutation := newEmbedMutation(c.config, OpUpdateOne, withEmbed(_m))
+	return &EmbedUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *EmbedClient) UpdateOneID(id string) *EmbedUpdateOne {
+	mutation := newEmbedMutation(c.config, OpUpdateOne, withEmbedID(id))
+	return &EmbedUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Embed.
+func (c *EmbedClient) Delete() *EmbedDelete {
+	mutation := newEmbedMutation(c.config, OpDelete)
+	return &EmbedDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *EmbedClient) DeleteOne(_m *Embed) *EmbedDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *EmbedClient) DeleteOneID(id string) *EmbedDeleteOne {
+	builder := c.Delete().Where(embed.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &EmbedDeleteOne{builder}
+}
+
+// Query returns a query builder for Embed.
+func (c *EmbedClient) Query() *EmbedQuery {
+	return &EmbedQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeEmbed},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Embed entity by its id.
+func (c *EmbedClient) Get(ctx context.Context, id string) (*Embed, error) {
+	return c.Query().Where(embed.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *EmbedClient) GetX(ctx context.Context, id string) *Embed {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryEvent queries the event edge of a Embed.
+func (c *EmbedClient) QueryEvent(_m *Embed) *EventQuery {
+	query := (&EventClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(embed.Table, embed.FieldID, id),
+			sqlgraph.To(event.Table, event.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, embed.EventTable, embed.EventColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *EmbedClient) Hooks() []Hook {
+	return c.hooks.Embed
+}
+
+// Interceptors returns the client interceptors.
+func (c *EmbedClient) Interceptors() []Interceptor {
+	return c.inters.Embed
+}
+
+func (c *EmbedClient) mutate(ctx context.Context, m *EmbedMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&EmbedCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&EmbedUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&EmbedUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&EmbedDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Embed mutation op: %q", m.Op())
 	}
 }
 
@@ -8601,8 +8758,8 @@ func (c *WebhookMessageClient) mutate(ctx context.Context, m *WebhookMessageMuta
 type (
 	hooks struct {
 		AIReviewResult, APIKey, AgendaDraft, BrowserSession, Contact,
-		DeliverableAssignment, EmailLog, Event, EventMember, FileRequirement, Form,
-		Format, IdempotencyRecord, Level, Organization, OrganizationContact,
+		DeliverableAssignment, EmailLog, Embed, Event, EventMember, FileRequirement,
+		Form, Format, IdempotencyRecord, Level, Organization, OrganizationContact,
 		OrganizationContactEvent, OrganizationContactNote, OrganizationContactTag,
 		OrganizationInvitation, OrganizationMember, OrganizationTag, PipelineCard,
 		PipelineStage, Resource, ReviewAnswer, ReviewAssignment, ReviewCriterion,
@@ -8613,8 +8770,8 @@ type (
 	}
 	inters struct {
 		AIReviewResult, APIKey, AgendaDraft, BrowserSession, Contact,
-		DeliverableAssignment, EmailLog, Event, EventMember, FileRequirement, Form,
-		Format, IdempotencyRecord, Level, Organization, OrganizationContact,
+		DeliverableAssignment, EmailLog, Embed, Event, EventMember, FileRequirement,
+		Form, Format, IdempotencyRecord, Level, Organization, OrganizationContact,
 		OrganizationContactEvent, OrganizationContactNote, OrganizationContactTag,
 		OrganizationInvitation, OrganizationMember, OrganizationTag, PipelineCard,
 		PipelineStage, Resource, ReviewAnswer, ReviewAssignment, ReviewCriterion,

@@ -19,6 +19,7 @@ import (
 	"github.com/podium/podium/ent/contact"
 	"github.com/podium/podium/ent/deliverableassignment"
 	"github.com/podium/podium/ent/emaillog"
+	"github.com/podium/podium/ent/embed"
 	"github.com/podium/podium/ent/event"
 	"github.com/podium/podium/ent/eventmember"
 	"github.com/podium/podium/ent/filerequirement"
@@ -124,6 +125,7 @@ func checkColumn(t, c string) error {
 			contact.Table:                  contact.ValidColumn,
 			deliverableassignment.Table:    deliverableassignment.ValidColumn,
 			emaillog.Table:                 emaillog.ValidColumn,
+			embed.Table:                    embed.ValidColumn,
 			event.Table:                    event.ValidColumn,
 			eventmember.Table:              eventmember.ValidColumn,
 			filerequirement.Table:          filerequirement.ValidColumn,

@@ -28,6 +28,8 @@ type Tx struct {
 	DeliverableAssignment *DeliverableAssignmentClient
 	// EmailLog is the client for interacting with the EmailLog builders.
 	EmailLog *EmailLogClient
+	// Embed is the client for interacting with the Embed builders.
+	Embed *EmbedClient
 	// Event is the client for interacting with the Event builders.
 	Event *EventClient
 	// EventMember is the client for interacting with the EventMember builders.
@@ -242,6 +244,7 @@ func (tx *Tx) init() {
 	tx.Contact = NewContactClient(tx.config)
 	tx.DeliverableAssignment = NewDeliverableAssignmentClient(tx.config)
 	tx.EmailLog = NewEmailLogClient(tx.config)
+	tx.Embed = NewEmbedClient(tx.config)
 	tx.Event = NewEventClient(tx.config)
 	tx.EventMember = NewEventMemberClient(tx.config)
 	tx.FileRequirement = NewFileRequirementClient(tx.config)

@@ -766,6 +766,7 @@ type ComplexityRoot struct {
 		CreateSession            func(childComplexity int, eventID string, input CreateSessionInput) int
 		CreateSubmission         func(childComplexity int, eventID string, input CreateSubmissionInput) int
 		CreateWebhook            func(childComplexity int, input CreateWebhookInput) int
+		CreateWidget             func(childComplexity int, eventID string, input CreateWidgetInput) int
 		DecideSubmissions        func(childComplexity int, eventID string, input DecideSubmissionsInput) int
 		DeclineMyParticipation   func(childComplexity int, contactID string) int
 		DeleteFileRequirement    func(childComplexity int, eventID string, id string) int
@@ -831,6 +832,7 @@ type ComplexityRoot struct {
 		UpdateMySessionContent   func(childComplexity int, sessionID string, input MySessionContentInput) int
 		UpdateResource           func(childComplexity int, eventID string, resourceID string, input ResourceInput) int
 		UpdateWebhook            func(childComplexity int, webhookID string, input UpdateWebhookInput) int
+		UpdateWidget             func(childComplexity int, eventID string, widgetID string, input UpdateWidgetInput) int
 		UploadDeliverable        func(childComplexity int, eventID string, sessionID string, deliverableID string, file *graphql.Upload) int
 		UploadEventImage         func(childComplexity int, eventID string, kind EventImageKind, file *graphql.Upload) int
 		UploadMyDeliverable      func(childComplexity int, id string, file *graphql.Upload) int
@@ -943,6 +945,58 @@ type ComplexityRoot struct {
 		ReviewedAt     func(childComplexity int) int
 	}
 
+	Program struct {
+		Event    func(childComplexity int) int
+		Formats  func(childComplexity int) int
+		Sessions func(childComplexity int) int
+		Tags     func(childComplexity int) int
+		Tracks   func(childComplexity int) int
+	}
+
+	ProgramEvent struct {
+		AgendaPublishedAt func(childComplexity int) int
+		Description       func(childComplexity int) int
+		EndsAt            func(childComplexity int) int
+		ID                func(childComplexity int) int
+		Location          func(childComplexity int) int
+		LogoURL           func(childComplexity int) int
+		Name              func(childComplexity int) int
+		Slug              func(childComplexity int) int
+		StartsAt          func(childComplexity int) int
+		Tagline           func(childComplexity int) int
+		Timezone          func(childComplexity int) int
+	}
+
+	ProgramLabel struct {
+		ID   func(childComplexity int) int
+		Name func(childComplexity int) int
+	}
+
+	ProgramSession struct {
+		Code        func(childComplexity int) int
+		Description func(childComplexity int) int
+		EndsAt      func(childComplexity int) int
+		Format      func(childComplexity int) int
+		ID          func(childComplexity int) int
+		Level       func(childComplexity int) int
+		RoomName    func(childComplexity int) int
+		Speakers    func(childComplexity int) int
+		StartsAt    func(childComplexity int) int
+		Tags        func(childComplexity int) int
+		Title       func(childComplexity int) int
+		Tracks      func(childComplexity int) int
+	}
+
+	ProgramSpeaker struct {
+		Bio         func(childComplexity int) int
+		Company     func(childComplexity int) int
+		FirstName   func(childComplexity int) int
+		HeadshotURL func(childComplexity int) int
+		ID          func(childComplexity int) int
+		LastName    func(childComplexity int) int
+		Title       func(childComplexity int) int
+	}
+
 	Proposal struct {
 		Answers     func(childComplexity int) int
 		Code        func(childComplexity int) int
@@ -988,6 +1042,7 @@ type ComplexityRoot struct {
 		Nodes               func(childComplexity int, ids []string) int
 		Organization        func(childComplexity int) int
 		Pipeline            func(childComplexity int) int
+		Program             func(childComplexity int, eventID string) int
 		Segment             func(childComplexity int, segmentID string) int
 		Segments            func(childComplexity int) int
 		Viewer              func(childComplexity int) int
@@ -995,6 +1050,7 @@ type ComplexityRoot struct {
 		WebhookDeliveries   func(childComplexity int, webhookID string, status *WebhookDeliveryState, first *int) int
 		WebhookEventTypes   func(childComplexity int) int
 		Webhooks            func(childComplexity int) int
+		Widgets             func(childComplexity int, eventID string) int
 	}
 
 	QuickReview struct {
@@ -1578,6 +1634,35 @@ type ComplexityRoot struct {
 		Secret  func(childComplexity int) int
 		Webhook func(childComplexity int) int
 	}
+
+	Widget struct {
+		CreatedAt func(childComplexity int) int
+		Enabled   func(childComplexity int) int
+		EventID   func(childComplexity int) int
+		ID        func(childComplexity int) int
+		Name      func(childComplexity int) int
+		Options   func(childComplexity int) int
+		UpdatedAt func(childComplexity int) int
+		View      func(childComplexity int) int
+	}
+
+	WidgetOptions struct {
+		CustomCSS              func(childComplexity int) int
+		DateFormat             func(childComplexity int) int
+		DayKeys                func(childComplexity int) int
+		FormatIds              func(childComplexity int) int
+		PrimaryColor           func(childComplexity int) int
+		ShowAddToCalendar      func(childComplexity int) int
+		ShowSessionDescription func(childComplexity int) int
+		ShowSessionFormat      func(childComplexity int) int
+		ShowSessionLevel       func(childComplexity int) int
+		ShowSpeakerBio         func(childComplexity int) int
+		ShowSpeakerCompany     func(childComplexity int) int
+		ShowSpeakerTitle       func(childComplexity int) int
+		TagIds                 func(childComplexity int) int
+		Theme                  func(childComplexity int) int
+		TrackIds               func(childComplexity int) int
+	}
 }
 
 // endregion ***************************** api!.gotpl *****************************
@@ -1713,6 +1798,8 @@ type MutationResolver interface {
 	RotateWebhookSecret(ctx context.Context, webhookID string, input *RotateWebhookSecretInput) (*WebhookWithSecret, error)
 	RedeliverWebhook(ctx context.Context, webhookID string, deliveryID string) (*WebhookDeliveryEntry, error)
 	RedeliverWebhooks(ctx context.Context, webhookID string, input RedeliverWebhooksInput) (int, error)
+	CreateWidget(ctx context.Context, eventID string, input CreateWidgetInput) (*Widget, error)
+	UpdateWidget(ctx context.Context, eventID string, widgetID string, input UpdateWidgetInput) (*Widget, error)
 }
 type OrganizationResolver interface {
 	ViewerRole(ctx context.Context, obj *ent.Organization) (OrganizationRole, error)
@@ -1745,6 +1832,8 @@ type QueryResolver interface {
 	Webhook(ctx context.Context, webhookID string) (*Webhook, error)
 	WebhookDeliveries(ctx context.Context, webhookID string, status *WebhookDeliveryState, first *int) ([]*WebhookDeliveryEntry, error)
 	WebhookEventTypes(ctx context.Context) ([]string, error)
+	Program(ctx context.Context, eventID string) (*Program, error)
+	Widgets(ctx context.Context, eventID string) ([]*Widget, error)
 }
 type ResourceResolver interface {
 	FileSize(ctx context.Context, obj *ResourceRecord) (*int, error)
@@ -4966,6 +5055,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateWebhook(childComplexity, args["input"].(CreateWebhookInput)), true
+	case "Mutation.createWidget":
+		if e.ComplexityRoot.Mutation.CreateWidget == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createWidget_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateWidget(childComplexity, args["eventId"].(string), args["input"].(CreateWidgetInput)), true
 	case "Mutation.decideSubmissions":
 		if e.ComplexityRoot.Mutation.DecideSubmissions == nil {
 			break
@@ -5681,6 +5781,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateWebhook(childComplexity, args["webhookId"].(string), args["input"].(UpdateWebhookInput)), true
+	case "Mutation.updateWidget":
+		if e.ComplexityRoot.Mutation.UpdateWidget == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateWidget_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateWidget(childComplexity, args["eventId"].(string), args["widgetId"].(string), args["input"].(UpdateWidgetInput)), true
 	case "Mutation.uploadDeliverable":
 		if e.ComplexityRoot.Mutation.UploadDeliverable == nil {
 			break
@@ -6219,6 +6330,233 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ProfileChange.ReviewedAt(childComplexity), true
 
+	case "Program.event":
+		if e.ComplexityRoot.Program.Event == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Program.Event(childComplexity), true
+	case "Program.formats":
+		if e.ComplexityRoot.Program.Formats == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Program.Formats(childComplexity), true
+	case "Program.sessions":
+		if e.ComplexityRoot.Program.Sessions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Program.Sessions(childComplexity), true
+	case "Program.tags":
+		if e.ComplexityRoot.Program.Tags == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Program.Tags(childComplexity), true
+	case "Program.tracks":
+		if e.ComplexityRoot.Program.Tracks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Program.Tracks(childComplexity), true
+
+	case "ProgramEvent.agendaPublishedAt":
+		if e.ComplexityRoot.ProgramEvent.AgendaPublishedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProgramEvent.AgendaPublishedAt(childComplexity), true
+	case "ProgramEvent.description":
+		if e.ComplexityRoot.ProgramEvent.Description == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProgramEvent.Description(childComplexity), true
+	case "ProgramEvent.endsAt":
+		if e.ComplexityRoot.ProgramEvent.EndsAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProgramEvent.EndsAt(childComplexity), true
+	case "ProgramEvent.id":
+		if e.ComplexityRoot.ProgramEvent.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProgramEvent.ID(childComplexity), true
+	case "ProgramEvent.location":
+		if e.ComplexityRoot.ProgramEvent.Location == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProgramEvent.Location(childComplexity), true
+	case "ProgramEvent.logoUrl":
+		if e.ComplexityRoot.ProgramEvent.LogoURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProgramEvent.LogoURL(childComplexity), true
+	case "ProgramEvent.name":
+		if e.ComplexityRoot.ProgramEvent.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProgramEvent.Name(childComplexity), true
+	case "ProgramEvent.slug":
+		if e.ComplexityRoot.ProgramEvent.Slug == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProgramEvent.Slug(childComplexity), true
+	case "ProgramEvent.startsAt":
+		if e.ComplexityRoot.ProgramEvent.StartsAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProgramEvent.StartsAt(childComplexity), true
+	case "ProgramEvent.tagline":
+		if e.ComplexityRoot.ProgramEvent.Tagline == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProgramEvent.Tagline(childComplexity), true
+	case "ProgramEvent.timezone":
+		if e.ComplexityRoot.ProgramEvent.Timezone == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProgramEvent.Timezone(childComplexity), true
+
+	case "ProgramLabel.id":
+		if e.ComplexityRoot.ProgramLabel.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProgramLabel.ID(childComplexity), true
+	case "ProgramLabel.name":
+		if e.ComplexityRoot.ProgramLabel.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProgramLabel.Name(childComplexity), true
+
+	case "ProgramSession.code":
+		if e.ComplexityRoot.ProgramSession.Code == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProgramSession.Code(childComplexity), true
+	case "ProgramSession.description":
+		if e.ComplexityRoot.ProgramSession.Description == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProgramSession.Description(childComplexity), true
+	case "ProgramSession.endsAt":
+		if e.ComplexityRoot.ProgramSession.EndsAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProgramSession.EndsAt(childComplexity), true
+	case "ProgramSession.format":
+		if e.ComplexityRoot.ProgramSession.Format == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProgramSession.Format(childComplexity), true
+	case "ProgramSession.id":
+		if e.ComplexityRoot.ProgramSession.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProgramSession.ID(childComplexity), true
+	case "ProgramSession.level":
+		if e.ComplexityRoot.ProgramSession.Level == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProgramSession.Level(childComplexity), true
+	case "ProgramSession.roomName":
+		if e.ComplexityRoot.ProgramSession.RoomName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProgramSession.RoomName(childComplexity), true
+	case "ProgramSession.speakers":
+		if e.ComplexityRoot.ProgramSession.Speakers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProgramSession.Speakers(childComplexity), true
+	case "ProgramSession.startsAt":
+		if e.ComplexityRoot.ProgramSession.StartsAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProgramSession.StartsAt(childComplexity), true
+	case "ProgramSession.tags":
+		if e.ComplexityRoot.ProgramSession.Tags == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProgramSession.Tags(childComplexity), true
+	case "ProgramSession.title":
+		if e.ComplexityRoot.ProgramSession.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProgramSession.Title(childComplexity), true
+	case "ProgramSession.tracks":
+		if e.ComplexityRoot.ProgramSession.Tracks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProgramSession.Tracks(childComplexity), true
+
+	case "ProgramSpeaker.bio":
+		if e.ComplexityRoot.ProgramSpeaker.Bio == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProgramSpeaker.Bio(childComplexity), true
+	case "ProgramSpeaker.company":
+		if e.ComplexityRoot.ProgramSpeaker.Company == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProgramSpeaker.Company(childComplexity), true
+	case "ProgramSpeaker.firstName":
+		if e.ComplexityRoot.ProgramSpeaker.FirstName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProgramSpeaker.FirstName(childComplexity), true
+	case "ProgramSpeaker.headshotUrl":
+		if e.ComplexityRoot.ProgramSpeaker.HeadshotURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProgramSpeaker.HeadshotURL(childComplexity), true
+	case "ProgramSpeaker.id":
+		if e.ComplexityRoot.ProgramSpeaker.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProgramSpeaker.ID(childComplexity), true
+	case "ProgramSpeaker.lastName":
+		if e.ComplexityRoot.ProgramSpeaker.LastName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProgramSpeaker.LastName(childComplexity), true
+	case "ProgramSpeaker.title":
+		if e.ComplexityRoot.ProgramSpeaker.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProgramSpeaker.Title(childComplexity), true
+
 	case "Proposal.answers":
 		if e.ComplexityRoot.Proposal.Answers == nil {
 			break
@@ -6520,6 +6858,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Pipeline(childComplexity), true
+	case "Query.program":
+		if e.ComplexityRoot.Query.Program == nil {
+			break
+		}
+
+		args, err := ec.field_Query_program_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Program(childComplexity, args["eventId"].(string)), true
 	case "Query.segment":
 		if e.ComplexityRoot.Query.Segment == nil {
 			break
@@ -6577,6 +6926,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Webhooks(childComplexity), true
+	case "Query.widgets":
+		if e.ComplexityRoot.Query.Widgets == nil {
+			break
+		}
+
+		args, err := ec.field_Query_widgets_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Widgets(childComplexity, args["eventId"].(string)), true
 
 	case "QuickReview.comment":
 		if e.ComplexityRoot.QuickReview.Comment == nil {
@@ -9128,6 +9488,146 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.WebhookWithSecret.Webhook(childComplexity), true
 
+	case "Widget.createdAt":
+		if e.ComplexityRoot.Widget.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Widget.CreatedAt(childComplexity), true
+	case "Widget.enabled":
+		if e.ComplexityRoot.Widget.Enabled == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Widget.Enabled(childComplexity), true
+	case "Widget.eventId":
+		if e.ComplexityRoot.Widget.EventID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Widget.EventID(childComplexity), true
+	case "Widget.id":
+		if e.ComplexityRoot.Widget.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Widget.ID(childComplexity), true
+	case "Widget.name":
+		if e.ComplexityRoot.Widget.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Widget.Name(childComplexity), true
+	case "Widget.options":
+		if e.ComplexityRoot.Widget.Options == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Widget.Options(childComplexity), true
+	case "Widget.updatedAt":
+		if e.ComplexityRoot.Widget.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Widget.UpdatedAt(childComplexity), true
+	case "Widget.view":
+		if e.ComplexityRoot.Widget.View == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Widget.View(childComplexity), true
+
+	case "WidgetOptions.customCss":
+		if e.ComplexityRoot.WidgetOptions.CustomCSS == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WidgetOptions.CustomCSS(childComplexity), true
+	case "WidgetOptions.dateFormat":
+		if e.ComplexityRoot.WidgetOptions.DateFormat == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WidgetOptions.DateFormat(childComplexity), true
+	case "WidgetOptions.dayKeys":
+		if e.ComplexityRoot.WidgetOptions.DayKeys == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WidgetOptions.DayKeys(childComplexity), true
+	case "WidgetOptions.formatIds":
+		if e.ComplexityRoot.WidgetOptions.FormatIds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WidgetOptions.FormatIds(childComplexity), true
+	case "WidgetOptions.primaryColor":
+		if e.ComplexityRoot.WidgetOptions.PrimaryColor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WidgetOptions.PrimaryColor(childComplexity), true
+	case "WidgetOptions.showAddToCalendar":
+		if e.ComplexityRoot.WidgetOptions.ShowAddToCalendar == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WidgetOptions.ShowAddToCalendar(childComplexity), true
+	case "WidgetOptions.showSessionDescription":
+		if e.ComplexityRoot.WidgetOptions.ShowSessionDescription == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WidgetOptions.ShowSessionDescription(childComplexity), true
+	case "WidgetOptions.showSessionFormat":
+		if e.ComplexityRoot.WidgetOptions.ShowSessionFormat == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WidgetOptions.ShowSessionFormat(childComplexity), true
+	case "WidgetOptions.showSessionLevel":
+		if e.ComplexityRoot.WidgetOptions.ShowSessionLevel == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WidgetOptions.ShowSessionLevel(childComplexity), true
+	case "WidgetOptions.showSpeakerBio":
+		if e.ComplexityRoot.WidgetOptions.ShowSpeakerBio == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WidgetOptions.ShowSpeakerBio(childComplexity), true
+	case "WidgetOptions.showSpeakerCompany":
+		if e.ComplexityRoot.WidgetOptions.ShowSpeakerCompany == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WidgetOptions.ShowSpeakerCompany(childComplexity), true
+	case "WidgetOptions.showSpeakerTitle":
+		if e.ComplexityRoot.WidgetOptions.ShowSpeakerTitle == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WidgetOptions.ShowSpeakerTitle(childComplexity), true
+	case "WidgetOptions.tagIds":
+		if e.ComplexityRoot.WidgetOptions.TagIds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WidgetOptions.TagIds(childComplexity), true
+	case "WidgetOptions.theme":
+		if e.ComplexityRoot.WidgetOptions.Theme == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WidgetOptions.Theme(childComplexity), true
+	case "WidgetOptions.trackIds":
+		if e.ComplexityRoot.WidgetOptions.TrackIds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WidgetOptions.TrackIds(childComplexity), true
+
 	}
 	return 0, false
 }
@@ -9159,6 +9659,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputCreateSessionInput,
 		ec.unmarshalInputCreateSubmissionInput,
 		ec.unmarshalInputCreateWebhookInput,
+		ec.unmarshalInputCreateWidgetInput,
 		ec.unmarshalInputDecideSubmissionsInput,
 		ec.unmarshalInputEmailLogOrder,
 		ec.unmarshalInputEmailLogWhereInput,
@@ -9212,6 +9713,8 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputTrackOrder,
 		ec.unmarshalInputUpdateEventInput,
 		ec.unmarshalInputUpdateWebhookInput,
+		ec.unmarshalInputUpdateWidgetInput,
+		ec.unmarshalInputWidgetOptionsInput,
 	)
 	first := true
 
@@ -9286,7 +9789,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "ent.graphql" "agenda.graphqls" "agenda_drafts.graphqls" "cfp.graphqls" "crm.graphqls" "emails.graphqls" "event.graphqls" "files.graphqls" "forms.graphqls" "library.graphqls" "people.graphqls" "pipeline.graphqls" "portal.graphqls" "portal_actions.graphqls" "profile_review.graphqls" "readiness.graphqls" "resources.graphqls" "reviews.graphqls" "reviews_desk.graphqls" "segments.graphqls" "sessions.graphqls" "speakers.graphqls" "submissions.graphqls" "webhooks.graphqls"
+//go:embed "ent.graphql" "agenda.graphqls" "agenda_drafts.graphqls" "cfp.graphqls" "crm.graphqls" "emails.graphqls" "event.graphqls" "files.graphqls" "forms.graphqls" "library.graphqls" "people.graphqls" "pipeline.graphqls" "portal.graphqls" "portal_actions.graphqls" "profile_review.graphqls" "readiness.graphqls" "resources.graphqls" "reviews.graphqls" "reviews_desk.graphqls" "segments.graphqls" "sessions.graphqls" "speakers.graphqls" "submissions.graphqls" "webhooks.graphqls" "widgets.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -9322,6 +9825,7 @@ var sources = []*ast.Source{
 	{Name: "speakers.graphqls", Input: sourceData("speakers.graphqls"), BuiltIn: false},
 	{Name: "submissions.graphqls", Input: sourceData("submissions.graphqls"), BuiltIn: false},
 	{Name: "webhooks.graphqls", Input: sourceData("webhooks.graphqls"), BuiltIn: false},
+	{Name: "widgets.graphqls", Input: sourceData("widgets.graphqls"), BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
@@ -10909,6 +11413,110 @@ func (ec *executionContext) childFields_ProfileChange(ctx context.Context, field
 	return nil, fmt.Errorf("no field named %q was found under type ProfileChange", field.Name)
 }
 
+func (ec *executionContext) childFields_Program(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "event":
+		return ec.fieldContext_Program_event(ctx, field)
+	case "tracks":
+		return ec.fieldContext_Program_tracks(ctx, field)
+	case "formats":
+		return ec.fieldContext_Program_formats(ctx, field)
+	case "tags":
+		return ec.fieldContext_Program_tags(ctx, field)
+	case "sessions":
+		return ec.fieldContext_Program_sessions(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Program", field.Name)
+}
+
+func (ec *executionContext) childFields_ProgramEvent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_ProgramEvent_id(ctx, field)
+	case "slug":
+		return ec.fieldContext_ProgramEvent_slug(ctx, field)
+	case "name":
+		return ec.fieldContext_ProgramEvent_name(ctx, field)
+	case "tagline":
+		return ec.fieldContext_ProgramEvent_tagline(ctx, field)
+	case "description":
+		return ec.fieldContext_ProgramEvent_description(ctx, field)
+	case "logoUrl":
+		return ec.fieldContext_ProgramEvent_logoUrl(ctx, field)
+	case "location":
+		return ec.fieldContext_ProgramEvent_location(ctx, field)
+	case "timezone":
+		return ec.fieldContext_ProgramEvent_timezone(ctx, field)
+	case "startsAt":
+		return ec.fieldContext_ProgramEvent_startsAt(ctx, field)
+	case "endsAt":
+		return ec.fieldContext_ProgramEvent_endsAt(ctx, field)
+	case "agendaPublishedAt":
+		return ec.fieldContext_ProgramEvent_agendaPublishedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ProgramEvent", field.Name)
+}
+
+func (ec *executionContext) childFields_ProgramLabel(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_ProgramLabel_id(ctx, field)
+	case "name":
+		return ec.fieldContext_ProgramLabel_name(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ProgramLabel", field.Name)
+}
+
+func (ec *executionContext) childFields_ProgramSession(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_ProgramSession_id(ctx, field)
+	case "code":
+		return ec.fieldContext_ProgramSession_code(ctx, field)
+	case "title":
+		return ec.fieldContext_ProgramSession_title(ctx, field)
+	case "description":
+		return ec.fieldContext_ProgramSession_description(ctx, field)
+	case "format":
+		return ec.fieldContext_ProgramSession_format(ctx, field)
+	case "level":
+		return ec.fieldContext_ProgramSession_level(ctx, field)
+	case "tracks":
+		return ec.fieldContext_ProgramSession_tracks(ctx, field)
+	case "tags":
+		return ec.fieldContext_ProgramSession_tags(ctx, field)
+	case "speakers":
+		return ec.fieldContext_ProgramSession_speakers(ctx, field)
+	case "startsAt":
+		return ec.fieldContext_ProgramSession_startsAt(ctx, field)
+	case "endsAt":
+		return ec.fieldContext_ProgramSession_endsAt(ctx, field)
+	case "roomName":
+		return ec.fieldContext_ProgramSession_roomName(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ProgramSession", field.Name)
+}
+
+func (ec *executionContext) childFields_ProgramSpeaker(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_ProgramSpeaker_id(ctx, field)
+	case "firstName":
+		return ec.fieldContext_ProgramSpeaker_firstName(ctx, field)
+	case "lastName":
+		return ec.fieldContext_ProgramSpeaker_lastName(ctx, field)
+	case "title":
+		return ec.fieldContext_ProgramSpeaker_title(ctx, field)
+	case "company":
+		return ec.fieldContext_ProgramSpeaker_company(ctx, field)
+	case "bio":
+		return ec.fieldContext_ProgramSpeaker_bio(ctx, field)
+	case "headshotUrl":
+		return ec.fieldContext_ProgramSpeaker_headshotUrl(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ProgramSpeaker", field.Name)
+}
+
 func (ec *executionContext) childFields_Proposal(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -12125,6 +12733,64 @@ func (ec *executionContext) childFields_WebhookWithSecret(ctx context.Context, f
 	return nil, fmt.Errorf("no field named %q was found under type WebhookWithSecret", field.Name)
 }
 
+func (ec *executionContext) childFields_Widget(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Widget_id(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Widget_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_Widget_updatedAt(ctx, field)
+	case "eventId":
+		return ec.fieldContext_Widget_eventId(ctx, field)
+	case "name":
+		return ec.fieldContext_Widget_name(ctx, field)
+	case "view":
+		return ec.fieldContext_Widget_view(ctx, field)
+	case "enabled":
+		return ec.fieldContext_Widget_enabled(ctx, field)
+	case "options":
+		return ec.fieldContext_Widget_options(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Widget", field.Name)
+}
+
+func (ec *executionContext) childFields_WidgetOptions(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "trackIds":
+		return ec.fieldContext_WidgetOptions_trackIds(ctx, field)
+	case "formatIds":
+		return ec.fieldContext_WidgetOptions_formatIds(ctx, field)
+	case "tagIds":
+		return ec.fieldContext_WidgetOptions_tagIds(ctx, field)
+	case "dayKeys":
+		return ec.fieldContext_WidgetOptions_dayKeys(ctx, field)
+	case "theme":
+		return ec.fieldContext_WidgetOptions_theme(ctx, field)
+	case "primaryColor":
+		return ec.fieldContext_WidgetOptions_primaryColor(ctx, field)
+	case "dateFormat":
+		return ec.fieldContext_WidgetOptions_dateFormat(ctx, field)
+	case "showSpeakerCompany":
+		return ec.fieldContext_WidgetOptions_showSpeakerCompany(ctx, field)
+	case "showSpeakerTitle":
+		return ec.fieldContext_WidgetOptions_showSpeakerTitle(ctx, field)
+	case "showSpeakerBio":
+		return ec.fieldContext_WidgetOptions_showSpeakerBio(ctx, field)
+	case "showSessionDescription":
+		return ec.fieldContext_WidgetOptions_showSessionDescription(ctx, field)
+	case "showSessionLevel":
+		return ec.fieldContext_WidgetOptions_showSessionLevel(ctx, field)
+	case "showSessionFormat":
+		return ec.fieldContext_WidgetOptions_showSessionFormat(ctx, field)
+	case "showAddToCalendar":
+		return ec.fieldContext_WidgetOptions_showAddToCalendar(ctx, field)
+	case "customCss":
+		return ec.fieldContext_WidgetOptions_customCss(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WidgetOptions", field.Name)
+}
+
 func (ec *executionContext) childFields___Directive(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "name":
@@ -13022,6 +13688,28 @@ func (ec *executionContext) field_Mutation_createWebhook_args(ctx context.Contex
 		return nil, err
 	}
 	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_createWidget_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "eventId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["eventId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (CreateWidgetInput, error) {
+			return ec.unmarshalNCreateWidgetInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCreateWidgetInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
 	return args, nil
 }
 
@@ -14519,6 +15207,36 @@ func (ec *executionContext) field_Mutation_updateWebhook_args(ctx context.Contex
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_updateWidget_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "eventId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["eventId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "widgetId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["widgetId"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (UpdateWidgetInput, error) {
+			return ec.unmarshalNUpdateWidgetInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐUpdateWidgetInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_uploadDeliverable_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -14949,6 +15667,20 @@ func (ec *executionContext) field_Query_nodes_args(ctx context.Context, rawArgs 
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_program_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "eventId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["eventId"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_segment_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -15004,6 +15736,20 @@ func (ec *executionContext) field_Query_webhook_args(ctx context.Context, rawArg
 		return nil, err
 	}
 	args["webhookId"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_widgets_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "eventId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["eventId"] = arg0
 	return args, nil
 }
 
@@ -30890,6 +31636,94 @@ func (ec *executionContext) fieldContext_Mutation_redeliverWebhooks(ctx context.
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_createWidget(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createWidget(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateWidget(ctx, fc.Args["eventId"].(string), fc.Args["input"].(CreateWidgetInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *Widget) graphql.Marshaler {
+			return ec.marshalNWidget2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐWidget(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createWidget(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Widget(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createWidget_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateWidget(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateWidget(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateWidget(ctx, fc.Args["eventId"].(string), fc.Args["widgetId"].(string), fc.Args["input"].(UpdateWidgetInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *Widget) graphql.Marshaler {
+			return ec.marshalNWidget2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐWidget(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateWidget(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Widget(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateWidget_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _MyProfile_contactId(ctx context.Context, field graphql.CollectedField, obj *MyProfile) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -32715,6 +33549,947 @@ func (ec *executionContext) fieldContext_ProfileChange_createdAt(_ context.Conte
 	return graphql.NewScalarFieldContext("ProfileChange", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
+func (ec *executionContext) _Program_event(ctx context.Context, field graphql.CollectedField, obj *Program) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Program_event(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Event, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ProgramEvent) graphql.Marshaler {
+			return ec.marshalNProgramEvent2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProgramEvent(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Program_event(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Program",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ProgramEvent(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Program_tracks(ctx context.Context, field graphql.CollectedField, obj *Program) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Program_tracks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tracks, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []agenda.Track) graphql.Marshaler {
+			return ec.marshalNTrackSummary2ᚕgithubᚗcomᚋpodiumᚋpodiumᚋentᚋschemaᚋagendaᚐTrackᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Program_tracks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Program",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TrackSummary(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Program_formats(ctx context.Context, field graphql.CollectedField, obj *Program) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Program_formats(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Formats, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ProgramLabel) graphql.Marshaler {
+			return ec.marshalNProgramLabel2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProgramLabelᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Program_formats(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Program",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ProgramLabel(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Program_tags(ctx context.Context, field graphql.CollectedField, obj *Program) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Program_tags(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tags, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ProgramLabel) graphql.Marshaler {
+			return ec.marshalNProgramLabel2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProgramLabelᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Program_tags(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Program",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ProgramLabel(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Program_sessions(ctx context.Context, field graphql.CollectedField, obj *Program) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Program_sessions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sessions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ProgramSession) graphql.Marshaler {
+			return ec.marshalNProgramSession2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProgramSessionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Program_sessions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Program",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ProgramSession(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ProgramEvent_id(ctx context.Context, field graphql.CollectedField, obj *ProgramEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProgramEvent_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProgramEvent_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProgramEvent", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _ProgramEvent_slug(ctx context.Context, field graphql.CollectedField, obj *ProgramEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProgramEvent_slug(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Slug, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProgramEvent_slug(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProgramEvent", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ProgramEvent_name(ctx context.Context, field graphql.CollectedField, obj *ProgramEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProgramEvent_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProgramEvent_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProgramEvent", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ProgramEvent_tagline(ctx context.Context, field graphql.CollectedField, obj *ProgramEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProgramEvent_tagline(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tagline, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ProgramEvent_tagline(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProgramEvent", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ProgramEvent_description(ctx context.Context, field graphql.CollectedField, obj *ProgramEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProgramEvent_description(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Description, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ProgramEvent_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProgramEvent", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ProgramEvent_logoUrl(ctx context.Context, field graphql.CollectedField, obj *ProgramEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProgramEvent_logoUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LogoURL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ProgramEvent_logoUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProgramEvent", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ProgramEvent_location(ctx context.Context, field graphql.CollectedField, obj *ProgramEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProgramEvent_location(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Location, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ProgramEvent_location(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProgramEvent", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ProgramEvent_timezone(ctx context.Context, field graphql.CollectedField, obj *ProgramEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProgramEvent_timezone(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Timezone, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProgramEvent_timezone(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProgramEvent", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ProgramEvent_startsAt(ctx context.Context, field graphql.CollectedField, obj *ProgramEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProgramEvent_startsAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StartsAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProgramEvent_startsAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProgramEvent", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _ProgramEvent_endsAt(ctx context.Context, field graphql.CollectedField, obj *ProgramEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProgramEvent_endsAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EndsAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProgramEvent_endsAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProgramEvent", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _ProgramEvent_agendaPublishedAt(ctx context.Context, field graphql.CollectedField, obj *ProgramEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProgramEvent_agendaPublishedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AgendaPublishedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalOTime2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ProgramEvent_agendaPublishedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProgramEvent", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _ProgramLabel_id(ctx context.Context, field graphql.CollectedField, obj *ProgramLabel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProgramLabel_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProgramLabel_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProgramLabel", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _ProgramLabel_name(ctx context.Context, field graphql.CollectedField, obj *ProgramLabel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProgramLabel_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProgramLabel_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProgramLabel", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ProgramSession_id(ctx context.Context, field graphql.CollectedField, obj *ProgramSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProgramSession_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProgramSession_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProgramSession", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _ProgramSession_code(ctx context.Context, field graphql.CollectedField, obj *ProgramSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProgramSession_code(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Code, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProgramSession_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProgramSession", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ProgramSession_title(ctx context.Context, field graphql.CollectedField, obj *ProgramSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProgramSession_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProgramSession_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProgramSession", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ProgramSession_description(ctx context.Context, field graphql.CollectedField, obj *ProgramSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProgramSession_description(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Description, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProgramSession_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProgramSession", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ProgramSession_format(ctx context.Context, field graphql.CollectedField, obj *ProgramSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProgramSession_format(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Format, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ProgramLabel) graphql.Marshaler {
+			return ec.marshalOProgramLabel2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProgramLabel(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ProgramSession_format(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ProgramSession",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ProgramLabel(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ProgramSession_level(ctx context.Context, field graphql.CollectedField, obj *ProgramSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProgramSession_level(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Level, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ProgramLabel) graphql.Marshaler {
+			return ec.marshalOProgramLabel2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProgramLabel(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ProgramSession_level(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ProgramSession",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ProgramLabel(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ProgramSession_tracks(ctx context.Context, field graphql.CollectedField, obj *ProgramSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProgramSession_tracks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tracks, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []agenda.Track) graphql.Marshaler {
+			return ec.marshalNTrackSummary2ᚕgithubᚗcomᚋpodiumᚋpodiumᚋentᚋschemaᚋagendaᚐTrackᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProgramSession_tracks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ProgramSession",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TrackSummary(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ProgramSession_tags(ctx context.Context, field graphql.CollectedField, obj *ProgramSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProgramSession_tags(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tags, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ProgramLabel) graphql.Marshaler {
+			return ec.marshalNProgramLabel2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProgramLabelᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProgramSession_tags(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ProgramSession",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ProgramLabel(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ProgramSession_speakers(ctx context.Context, field graphql.CollectedField, obj *ProgramSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProgramSession_speakers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Speakers, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ProgramSpeaker) graphql.Marshaler {
+			return ec.marshalNProgramSpeaker2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProgramSpeakerᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProgramSession_speakers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ProgramSession",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ProgramSpeaker(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ProgramSession_startsAt(ctx context.Context, field graphql.CollectedField, obj *ProgramSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProgramSession_startsAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StartsAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProgramSession_startsAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProgramSession", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _ProgramSession_endsAt(ctx context.Context, field graphql.CollectedField, obj *ProgramSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProgramSession_endsAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EndsAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProgramSession_endsAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProgramSession", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _ProgramSession_roomName(ctx context.Context, field graphql.CollectedField, obj *ProgramSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProgramSession_roomName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RoomName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProgramSession_roomName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProgramSession", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ProgramSpeaker_id(ctx context.Context, field graphql.CollectedField, obj *ProgramSpeaker) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProgramSpeaker_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProgramSpeaker_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProgramSpeaker", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _ProgramSpeaker_firstName(ctx context.Context, field graphql.CollectedField, obj *ProgramSpeaker) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProgramSpeaker_firstName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FirstName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProgramSpeaker_firstName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProgramSpeaker", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ProgramSpeaker_lastName(ctx context.Context, field graphql.CollectedField, obj *ProgramSpeaker) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProgramSpeaker_lastName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProgramSpeaker_lastName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProgramSpeaker", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ProgramSpeaker_title(ctx context.Context, field graphql.CollectedField, obj *ProgramSpeaker) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProgramSpeaker_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ProgramSpeaker_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProgramSpeaker", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ProgramSpeaker_company(ctx context.Context, field graphql.CollectedField, obj *ProgramSpeaker) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProgramSpeaker_company(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Company, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ProgramSpeaker_company(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProgramSpeaker", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ProgramSpeaker_bio(ctx context.Context, field graphql.CollectedField, obj *ProgramSpeaker) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProgramSpeaker_bio(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Bio, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ProgramSpeaker_bio(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProgramSpeaker", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ProgramSpeaker_headshotUrl(ctx context.Context, field graphql.CollectedField, obj *ProgramSpeaker) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProgramSpeaker_headshotUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HeadshotURL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ProgramSpeaker_headshotUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProgramSpeaker", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _Proposal_id(ctx context.Context, field graphql.CollectedField, obj *Proposal) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -34177,6 +35952,94 @@ func (ec *executionContext) _Query_webhookEventTypes(ctx context.Context, field 
 }
 func (ec *executionContext) fieldContext_Query_webhookEventTypes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Query", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Query_program(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_program(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Program(ctx, fc.Args["eventId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *Program) graphql.Marshaler {
+			return ec.marshalNProgram2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProgram(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_program(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Program(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_program_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_widgets(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_widgets(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Widgets(ctx, fc.Args["eventId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*Widget) graphql.Marshaler {
+			return ec.marshalNWidget2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐWidgetᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_widgets(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Widget(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_widgets_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -44305,6 +46168,544 @@ func (ec *executionContext) fieldContext_WebhookWithSecret_secret(_ context.Cont
 	return graphql.NewScalarFieldContext("WebhookWithSecret", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _Widget_id(ctx context.Context, field graphql.CollectedField, obj *Widget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Widget_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Widget_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Widget", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Widget_createdAt(ctx context.Context, field graphql.CollectedField, obj *Widget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Widget_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Widget_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Widget", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Widget_updatedAt(ctx context.Context, field graphql.CollectedField, obj *Widget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Widget_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Widget_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Widget", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Widget_eventId(ctx context.Context, field graphql.CollectedField, obj *Widget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Widget_eventId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Widget_eventId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Widget", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Widget_name(ctx context.Context, field graphql.CollectedField, obj *Widget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Widget_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Widget_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Widget", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Widget_view(ctx context.Context, field graphql.CollectedField, obj *Widget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Widget_view(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.View, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v WidgetView) graphql.Marshaler {
+			return ec.marshalNWidgetView2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐWidgetView(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Widget_view(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Widget", field, false, false, errors.New("field of type WidgetView does not have child fields"))
+}
+
+func (ec *executionContext) _Widget_enabled(ctx context.Context, field graphql.CollectedField, obj *Widget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Widget_enabled(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Enabled, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Widget_enabled(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Widget", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Widget_options(ctx context.Context, field graphql.CollectedField, obj *Widget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Widget_options(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Options, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *WidgetOptions) graphql.Marshaler {
+			return ec.marshalNWidgetOptions2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐWidgetOptions(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Widget_options(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Widget",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WidgetOptions(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WidgetOptions_trackIds(ctx context.Context, field graphql.CollectedField, obj *WidgetOptions) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WidgetOptions_trackIds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TrackIds, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WidgetOptions_trackIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WidgetOptions", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _WidgetOptions_formatIds(ctx context.Context, field graphql.CollectedField, obj *WidgetOptions) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WidgetOptions_formatIds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FormatIds, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WidgetOptions_formatIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WidgetOptions", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _WidgetOptions_tagIds(ctx context.Context, field graphql.CollectedField, obj *WidgetOptions) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WidgetOptions_tagIds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TagIds, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WidgetOptions_tagIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WidgetOptions", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _WidgetOptions_dayKeys(ctx context.Context, field graphql.CollectedField, obj *WidgetOptions) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WidgetOptions_dayKeys(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DayKeys, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WidgetOptions_dayKeys(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WidgetOptions", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _WidgetOptions_theme(ctx context.Context, field graphql.CollectedField, obj *WidgetOptions) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WidgetOptions_theme(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Theme, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v WidgetTheme) graphql.Marshaler {
+			return ec.marshalNWidgetTheme2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐWidgetTheme(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WidgetOptions_theme(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WidgetOptions", field, false, false, errors.New("field of type WidgetTheme does not have child fields"))
+}
+
+func (ec *executionContext) _WidgetOptions_primaryColor(ctx context.Context, field graphql.CollectedField, obj *WidgetOptions) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WidgetOptions_primaryColor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PrimaryColor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WidgetOptions_primaryColor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WidgetOptions", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _WidgetOptions_dateFormat(ctx context.Context, field graphql.CollectedField, obj *WidgetOptions) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WidgetOptions_dateFormat(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DateFormat, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WidgetOptions_dateFormat(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WidgetOptions", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _WidgetOptions_showSpeakerCompany(ctx context.Context, field graphql.CollectedField, obj *WidgetOptions) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WidgetOptions_showSpeakerCompany(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ShowSpeakerCompany, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WidgetOptions_showSpeakerCompany(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WidgetOptions", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _WidgetOptions_showSpeakerTitle(ctx context.Context, field graphql.CollectedField, obj *WidgetOptions) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WidgetOptions_showSpeakerTitle(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ShowSpeakerTitle, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WidgetOptions_showSpeakerTitle(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WidgetOptions", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _WidgetOptions_showSpeakerBio(ctx context.Context, field graphql.CollectedField, obj *WidgetOptions) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WidgetOptions_showSpeakerBio(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ShowSpeakerBio, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WidgetOptions_showSpeakerBio(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WidgetOptions", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _WidgetOptions_showSessionDescription(ctx context.Context, field graphql.CollectedField, obj *WidgetOptions) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WidgetOptions_showSessionDescription(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ShowSessionDescription, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WidgetOptions_showSessionDescription(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WidgetOptions", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _WidgetOptions_showSessionLevel(ctx context.Context, field graphql.CollectedField, obj *WidgetOptions) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WidgetOptions_showSessionLevel(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ShowSessionLevel, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WidgetOptions_showSessionLevel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WidgetOptions", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _WidgetOptions_showSessionFormat(ctx context.Context, field graphql.CollectedField, obj *WidgetOptions) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WidgetOptions_showSessionFormat(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ShowSessionFormat, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WidgetOptions_showSessionFormat(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WidgetOptions", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _WidgetOptions_showAddToCalendar(ctx context.Context, field graphql.CollectedField, obj *WidgetOptions) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WidgetOptions_showAddToCalendar(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ShowAddToCalendar, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WidgetOptions_showAddToCalendar(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WidgetOptions", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _WidgetOptions_customCss(ctx context.Context, field graphql.CollectedField, obj *WidgetOptions) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WidgetOptions_customCss(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CustomCSS, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WidgetOptions_customCss(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WidgetOptions", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -47152,6 +49553,43 @@ func (ec *executionContext) unmarshalInputCreateWebhookInput(ctx context.Context
 				return it, err
 			}
 			it.EventTypes = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputCreateWidgetInput(ctx context.Context, obj any) (CreateWidgetInput, error) {
+	var it CreateWidgetInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "view"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "view":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("view"))
+			data, err := ec.unmarshalNWidgetView2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐWidgetView(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.View = data
 		}
 	}
 	return it, nil
@@ -51753,6 +54191,185 @@ func (ec *executionContext) unmarshalInputUpdateWebhookInput(ctx context.Context
 				return it, err
 			}
 			it.Enabled = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputUpdateWidgetInput(ctx context.Context, obj any) (UpdateWidgetInput, error) {
+	var it UpdateWidgetInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "view", "enabled", "options"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "view":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("view"))
+			data, err := ec.unmarshalNWidgetView2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐWidgetView(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.View = data
+		case "enabled":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("enabled"))
+			data, err := ec.unmarshalNBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Enabled = data
+		case "options":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("options"))
+			data, err := ec.unmarshalNWidgetOptionsInput2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐWidgetOptionsInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Options = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputWidgetOptionsInput(ctx context.Context, obj any) (WidgetOptionsInput, error) {
+	var it WidgetOptionsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"trackIds", "formatIds", "tagIds", "dayKeys", "theme", "primaryColor", "dateFormat", "showSpeakerCompany", "showSpeakerTitle", "showSpeakerBio", "showSessionDescription", "showSessionLevel", "showSessionFormat", "showAddToCalendar", "customCss"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "trackIds":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("trackIds"))
+			data, err := ec.unmarshalNString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TrackIds = data
+		case "formatIds":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("formatIds"))
+			data, err := ec.unmarshalNString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FormatIds = data
+		case "tagIds":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tagIds"))
+			data, err := ec.unmarshalNString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TagIds = data
+		case "dayKeys":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dayKeys"))
+			data, err := ec.unmarshalNString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DayKeys = data
+		case "theme":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("theme"))
+			data, err := ec.unmarshalNWidgetTheme2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐWidgetTheme(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Theme = data
+		case "primaryColor":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("primaryColor"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PrimaryColor = data
+		case "dateFormat":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dateFormat"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DateFormat = data
+		case "showSpeakerCompany":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("showSpeakerCompany"))
+			data, err := ec.unmarshalNBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ShowSpeakerCompany = data
+		case "showSpeakerTitle":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("showSpeakerTitle"))
+			data, err := ec.unmarshalNBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ShowSpeakerTitle = data
+		case "showSpeakerBio":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("showSpeakerBio"))
+			data, err := ec.unmarshalNBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ShowSpeakerBio = data
+		case "showSessionDescription":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("showSessionDescription"))
+			data, err := ec.unmarshalNBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ShowSessionDescription = data
+		case "showSessionLevel":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("showSessionLevel"))
+			data, err := ec.unmarshalNBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ShowSessionLevel = data
+		case "showSessionFormat":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("showSessionFormat"))
+			data, err := ec.unmarshalNBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ShowSessionFormat = data
+		case "showAddToCalendar":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("showAddToCalendar"))
+			data, err := ec.unmarshalNBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ShowAddToCalendar = data
+		case "customCss":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("customCss"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CustomCSS = data
 		}
 	}
 	return it, nil
@@ -58083,6 +60700,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "createWidget":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createWidget(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateWidget":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateWidget(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -58885,6 +61516,356 @@ func (ec *executionContext) _ProfileChange(ctx context.Context, sel ast.Selectio
 	return out
 }
 
+var programImplementors = []string{"Program"}
+
+func (ec *executionContext) _Program(ctx context.Context, sel ast.SelectionSet, obj *Program) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, programImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Program")
+		case "event":
+			out.Values[i] = ec._Program_event(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "tracks":
+			out.Values[i] = ec._Program_tracks(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "formats":
+			out.Values[i] = ec._Program_formats(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "tags":
+			out.Values[i] = ec._Program_tags(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sessions":
+			out.Values[i] = ec._Program_sessions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var programEventImplementors = []string{"ProgramEvent"}
+
+func (ec *executionContext) _ProgramEvent(ctx context.Context, sel ast.SelectionSet, obj *ProgramEvent) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, programEventImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ProgramEvent")
+		case "id":
+			out.Values[i] = ec._ProgramEvent_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "slug":
+			out.Values[i] = ec._ProgramEvent_slug(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._ProgramEvent_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "tagline":
+			out.Values[i] = ec._ProgramEvent_tagline(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "description":
+			out.Values[i] = ec._ProgramEvent_description(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "logoUrl":
+			out.Values[i] = ec._ProgramEvent_logoUrl(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "location":
+			out.Values[i] = ec._ProgramEvent_location(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "timezone":
+			out.Values[i] = ec._ProgramEvent_timezone(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "startsAt":
+			out.Values[i] = ec._ProgramEvent_startsAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "endsAt":
+			out.Values[i] = ec._ProgramEvent_endsAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "agendaPublishedAt":
+			out.Values[i] = ec._ProgramEvent_agendaPublishedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var programLabelImplementors = []string{"ProgramLabel"}
+
+func (ec *executionContext) _ProgramLabel(ctx context.Context, sel ast.SelectionSet, obj *ProgramLabel) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, programLabelImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ProgramLabel")
+		case "id":
+			out.Values[i] = ec._ProgramLabel_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._ProgramLabel_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var programSessionImplementors = []string{"ProgramSession"}
+
+func (ec *executionContext) _ProgramSession(ctx context.Context, sel ast.SelectionSet, obj *ProgramSession) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, programSessionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ProgramSession")
+		case "id":
+			out.Values[i] = ec._ProgramSession_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "code":
+			out.Values[i] = ec._ProgramSession_code(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "title":
+			out.Values[i] = ec._ProgramSession_title(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "description":
+			out.Values[i] = ec._ProgramSession_description(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "format":
+			out.Values[i] = ec._ProgramSession_format(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "level":
+			out.Values[i] = ec._ProgramSession_level(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "tracks":
+			out.Values[i] = ec._ProgramSession_tracks(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "tags":
+			out.Values[i] = ec._ProgramSession_tags(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "speakers":
+			out.Values[i] = ec._ProgramSession_speakers(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "startsAt":
+			out.Values[i] = ec._ProgramSession_startsAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "endsAt":
+			out.Values[i] = ec._ProgramSession_endsAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "roomName":
+			out.Values[i] = ec._ProgramSession_roomName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var programSpeakerImplementors = []string{"ProgramSpeaker"}
+
+func (ec *executionContext) _ProgramSpeaker(ctx context.Context, sel ast.SelectionSet, obj *ProgramSpeaker) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, programSpeakerImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ProgramSpeaker")
+		case "id":
+			out.Values[i] = ec._ProgramSpeaker_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "firstName":
+			out.Values[i] = ec._ProgramSpeaker_firstName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "lastName":
+			out.Values[i] = ec._ProgramSpeaker_lastName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "title":
+			out.Values[i] = ec._ProgramSpeaker_title(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "company":
+			out.Values[i] = ec._ProgramSpeaker_company(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "bio":
+			out.Values[i] = ec._ProgramSpeaker_bio(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "headshotUrl":
+			out.Values[i] = ec._ProgramSpeaker_headshotUrl(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var proposalImplementors = []string{"Proposal"}
 
 func (ec *executionContext) _Proposal(ctx context.Context, sel ast.SelectionSet, obj *Proposal) graphql.Marshaler {
@@ -59609,6 +62590,50 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_webhookEventTypes(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "program":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_program(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "widgets":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_widgets(ctx, field)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -64102,6 +67127,187 @@ func (ec *executionContext) _WebhookWithSecret(ctx context.Context, sel ast.Sele
 	return out
 }
 
+var widgetImplementors = []string{"Widget"}
+
+func (ec *executionContext) _Widget(ctx context.Context, sel ast.SelectionSet, obj *Widget) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, widgetImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Widget")
+		case "id":
+			out.Values[i] = ec._Widget_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._Widget_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._Widget_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "eventId":
+			out.Values[i] = ec._Widget_eventId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._Widget_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "view":
+			out.Values[i] = ec._Widget_view(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "enabled":
+			out.Values[i] = ec._Widget_enabled(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "options":
+			out.Values[i] = ec._Widget_options(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var widgetOptionsImplementors = []string{"WidgetOptions"}
+
+func (ec *executionContext) _WidgetOptions(ctx context.Context, sel ast.SelectionSet, obj *WidgetOptions) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, widgetOptionsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WidgetOptions")
+		case "trackIds":
+			out.Values[i] = ec._WidgetOptions_trackIds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "formatIds":
+			out.Values[i] = ec._WidgetOptions_formatIds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "tagIds":
+			out.Values[i] = ec._WidgetOptions_tagIds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "dayKeys":
+			out.Values[i] = ec._WidgetOptions_dayKeys(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "theme":
+			out.Values[i] = ec._WidgetOptions_theme(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "primaryColor":
+			out.Values[i] = ec._WidgetOptions_primaryColor(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "dateFormat":
+			out.Values[i] = ec._WidgetOptions_dateFormat(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "showSpeakerCompany":
+			out.Values[i] = ec._WidgetOptions_showSpeakerCompany(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "showSpeakerTitle":
+			out.Values[i] = ec._WidgetOptions_showSpeakerTitle(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "showSpeakerBio":
+			out.Values[i] = ec._WidgetOptions_showSpeakerBio(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "showSessionDescription":
+			out.Values[i] = ec._WidgetOptions_showSessionDescription(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "showSessionLevel":
+			out.Values[i] = ec._WidgetOptions_showSessionLevel(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "showSessionFormat":
+			out.Values[i] = ec._WidgetOptions_showSessionFormat(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "showAddToCalendar":
+			out.Values[i] = ec._WidgetOptions_showAddToCalendar(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "customCss":
+			out.Values[i] = ec._WidgetOptions_customCss(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var __DirectiveImplementors = []string{"__Directive"}
 
 func (ec *executionContext) ___Directive(ctx context.Context, sel ast.SelectionSet, obj *introspection.Directive) graphql.Marshaler {
@@ -65263,6 +68469,11 @@ func (ec *executionContext) unmarshalNCreateSubmissionInput2githubᚗcomᚋpodiu
 
 func (ec *executionContext) unmarshalNCreateWebhookInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCreateWebhookInput(ctx context.Context, v any) (CreateWebhookInput, error) {
 	res, err := ec.unmarshalInputCreateWebhookInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNCreateWidgetInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCreateWidgetInput(ctx context.Context, v any) (CreateWidgetInput, error) {
+	res, err := ec.unmarshalInputCreateWidgetInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -66661,6 +69872,104 @@ func (ec *executionContext) marshalNProfileChange2ᚖgithubᚗcomᚋpodiumᚋpod
 		return graphql.Null
 	}
 	return ec._ProfileChange(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNProgram2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProgram(ctx context.Context, sel ast.SelectionSet, v *Program) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Program(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNProgramEvent2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProgramEvent(ctx context.Context, sel ast.SelectionSet, v *ProgramEvent) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ProgramEvent(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNProgramLabel2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProgramLabelᚄ(ctx context.Context, sel ast.SelectionSet, v []*ProgramLabel) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNProgramLabel2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProgramLabel(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNProgramLabel2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProgramLabel(ctx context.Context, sel ast.SelectionSet, v *ProgramLabel) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ProgramLabel(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNProgramSession2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProgramSessionᚄ(ctx context.Context, sel ast.SelectionSet, v []*ProgramSession) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNProgramSession2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProgramSession(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNProgramSession2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProgramSession(ctx context.Context, sel ast.SelectionSet, v *ProgramSession) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ProgramSession(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNProgramSpeaker2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProgramSpeakerᚄ(ctx context.Context, sel ast.SelectionSet, v []*ProgramSpeaker) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNProgramSpeaker2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProgramSpeaker(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNProgramSpeaker2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProgramSpeaker(ctx context.Context, sel ast.SelectionSet, v *ProgramSpeaker) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ProgramSpeaker(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNProposal2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProposalᚄ(ctx context.Context, sel ast.SelectionSet, v []*Proposal) graphql.Marshaler {
@@ -68189,6 +71498,11 @@ func (ec *executionContext) unmarshalNUpdateWebhookInput2githubᚗcomᚋpodium�
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNUpdateWidgetInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐUpdateWidgetInput(ctx context.Context, v any) (UpdateWidgetInput, error) {
+	res, err := ec.unmarshalInputUpdateWidgetInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalNViewer2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐViewer(ctx context.Context, sel ast.SelectionSet, v *Viewer) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -68357,6 +71671,67 @@ func (ec *executionContext) marshalNWebhookWithSecret2ᚖgithubᚗcomᚋpodium�
 		return graphql.Null
 	}
 	return ec._WebhookWithSecret(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNWidget2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐWidgetᚄ(ctx context.Context, sel ast.SelectionSet, v []*Widget) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNWidget2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐWidget(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNWidget2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐWidget(ctx context.Context, sel ast.SelectionSet, v *Widget) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Widget(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNWidgetOptions2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐWidgetOptions(ctx context.Context, sel ast.SelectionSet, v *WidgetOptions) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._WidgetOptions(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNWidgetOptionsInput2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐWidgetOptionsInput(ctx context.Context, v any) (*WidgetOptionsInput, error) {
+	res, err := ec.unmarshalInputWidgetOptionsInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNWidgetTheme2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐWidgetTheme(ctx context.Context, v any) (WidgetTheme, error) {
+	var res WidgetTheme
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNWidgetTheme2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐWidgetTheme(ctx context.Context, sel ast.SelectionSet, v WidgetTheme) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNWidgetView2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐWidgetView(ctx context.Context, v any) (WidgetView, error) {
+	var res WidgetView
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNWidgetView2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐWidgetView(ctx context.Context, sel ast.SelectionSet, v WidgetView) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) marshalN__Directive2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirective(ctx context.Context, sel ast.SelectionSet, v introspection.Directive) graphql.Marshaler {
@@ -69354,6 +72729,13 @@ func (ec *executionContext) marshalONode2githubᚗcomᚋpodiumᚋpodiumᚋentᚐ
 		return graphql.Null
 	}
 	return ec._Node(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOProgramLabel2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProgramLabel(ctx context.Context, sel ast.SelectionSet, v *ProgramLabel) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ProgramLabel(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOResourceAttachmentKind2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐResourceAttachmentKind(ctx context.Context, v any) (*ResourceAttachmentKind, error) {

@@ -344,6 +344,14 @@ type CreateWebhookInput struct {
 	EventTypes []string `json:"eventTypes"`
 }
 
+// A new widget: enabled, with the default options.
+type CreateWidgetInput struct {
+	// The widget's name, stored as sent (at most 200 characters).
+	Name string `json:"name"`
+	// What it shows.
+	View WidgetView `json:"view"`
+}
+
 // A contact of the organization's book with its tags and event links: the row of the contact
 // directory.
 type CrmBookRow struct {
@@ -1376,6 +1384,18 @@ type UpdateWebhookInput struct {
 	Enabled *bool `json:"enabled"`
 }
 
+// A full replacement of a widget.
+type UpdateWidgetInput struct {
+	// The widget's name, stored as sent (at most 200 characters).
+	Name string `json:"name"`
+	// What it shows.
+	View WidgetView `json:"view"`
+	// Whether it is served.
+	Enabled bool `json:"enabled"`
+	// Every option.
+	Options *WidgetOptionsInput `json:"options"`
+}
+
 // The caller of a request and what they may act as.
 type Viewer struct {
 	// An API key or a person.
@@ -1488,6 +1508,42 @@ type WebhookWithSecret struct {
 	Webhook *Webhook `json:"webhook"`
 	// The signing secret: "whsec_" and base64 of the key. Store it; it is not shown again.
 	Secret string `json:"secret"`
+}
+
+// A widget's filters and display options, all given (customCss may be left out: "").
+type WidgetOptionsInput struct {
+	// Only sessions in any of these tracks; empty for all. Ids are not checked against the event.
+	TrackIds []string `json:"trackIds"`
+	// Only sessions of these formats; empty for all.
+	FormatIds []string `json:"formatIds"`
+	// Only sessions with any of these tags; empty for all.
+	TagIds []string `json:"tagIds"`
+	// Only sessions starting on these days, each YYYY-MM-DD in the event's time zone.
+	DayKeys []string `json:"dayKeys"`
+	// The colours.
+	Theme WidgetTheme `json:"theme"`
+	// The accent colour as #rrggbb; null for the default.
+	PrimaryColor *string `json:"primaryColor"`
+	// 12h or 24h.
+	DateFormat string `json:"dateFormat"`
+	// Whether speakers' companies show.
+	ShowSpeakerCompany bool `json:"showSpeakerCompany"`
+	// Whether speakers' job titles show.
+	ShowSpeakerTitle bool `json:"showSpeakerTitle"`
+	// Whether speakers' biographies show.
+	ShowSpeakerBio bool `json:"showSpeakerBio"`
+	// Whether session descriptions show.
+	ShowSessionDescription bool `json:"showSessionDescription"`
+	// Whether session levels show.
+	ShowSessionLevel bool `json:"showSessionLevel"`
+	// Whether session formats show.
+	ShowSessionFormat bool `json:"showSessionFormat"`
+	// Whether each session has add-to-calendar links.
+	ShowAddToCalendar bool `json:"showAddToCalendar"`
+	// Extra CSS (at most 20,000 characters), served as the widget page's own stylesheet. Refused
+	// when it holds "<" (so it can never close a style element), "@import", a backslash escape or a
+	// control character (docs/widgets.md).
+	CustomCSS *string `json:"customCss"`
 }
 
 // What kind of double booking a conflict is.
@@ -3488,6 +3544,134 @@ func (e *WebhookDeliveryState) UnmarshalJSON(b []byte) error {
 }
 
 func (e WebhookDeliveryState) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// A widget's colours.
+type WidgetTheme string
+
+const (
+	// Light.
+	WidgetThemeLight WidgetTheme = "light"
+	// Dark.
+	WidgetThemeDark WidgetTheme = "dark"
+	// Follows the visitor's browser.
+	WidgetThemeAuto WidgetTheme = "auto"
+)
+
+var AllWidgetTheme = []WidgetTheme{
+	WidgetThemeLight,
+	WidgetThemeDark,
+	WidgetThemeAuto,
+}
+
+func (e WidgetTheme) IsValid() bool {
+	switch e {
+	case WidgetThemeLight, WidgetThemeDark, WidgetThemeAuto:
+		return true
+	}
+	return false
+}
+
+func (e WidgetTheme) String() string {
+	return string(e)
+}
+
+func (e *WidgetTheme) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = WidgetTheme(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid WidgetTheme", str)
+	}
+	return nil
+}
+
+func (e WidgetTheme) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *WidgetTheme) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e WidgetTheme) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// What a widget shows.
+type WidgetView string
+
+const (
+	// A list of sessions.
+	WidgetViewSessions WidgetView = "sessions"
+	// A compact list of speakers.
+	WidgetViewSpeakers WidgetView = "speakers"
+	// A gallery of speakers with their photos.
+	WidgetViewSpeakerGallery WidgetView = "speaker_gallery"
+	// The agenda: time slots by day.
+	WidgetViewAgenda WidgetView = "agenda"
+	// Day by day, with a personal schedule the visitor keeps in their browser.
+	WidgetViewItinerary WidgetView = "itinerary"
+)
+
+var AllWidgetView = []WidgetView{
+	WidgetViewSessions,
+	WidgetViewSpeakers,
+	WidgetViewSpeakerGallery,
+	WidgetViewAgenda,
+	WidgetViewItinerary,
+}
+
+func (e WidgetView) IsValid() bool {
+	switch e {
+	case WidgetViewSessions, WidgetViewSpeakers, WidgetViewSpeakerGallery, WidgetViewAgenda, WidgetViewItinerary:
+		return true
+	}
+	return false
+}
+
+func (e WidgetView) String() string {
+	return string(e)
+}
+
+func (e *WidgetView) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = WidgetView(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid WidgetView", str)
+	}
+	return nil
+}
+
+func (e WidgetView) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *WidgetView) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e WidgetView) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

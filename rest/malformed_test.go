@@ -172,6 +172,7 @@ func (b *testBundle) fixture() fixture {
 		(id, created_at, updated_at, round_id, submission_id, score, reasoning, provider, model)
 		VALUES ('air_fixture', now(), now(), $1, $2, 3, 'r', 'anthropic', 'm') RETURNING id`, roundID, proposal["id"]).Scan(&result))
 	deliverables := b.must(http.StatusOK, http.MethodGet, base+"/sessions/"+str(session, "id")+"/deliverables", b.acme, nil).List()
+	widget := str(b.must(http.StatusCreated, http.MethodPost, base+"/widgets", b.acme, map[string]any{"name": "W", "view": "agenda"}).Obj(), "id")
 	b.fanOutWebhooks()
 	delivery := str(b.must(http.StatusOK, http.MethodGet, "/api/v1/webhooks/"+str(webhook, "id")+"/deliveries", b.acme, nil).List()[0].(map[string]any), "id")
 	crmContact := str(b.must(http.StatusCreated, http.MethodPost, "/api/v1/contacts", b.acme, contactBody("Ada", "L", "crm@example.test")).Obj(), "id")
@@ -186,7 +187,8 @@ func (b *testBundle) fixture() fixture {
 			"trackId": track, "formatId": format, "roomId": room, "proposalId": str(proposal, "id"),
 			"criterionId": criterion, "resultId": result, "webhookId": str(webhook, "id"), "deliveryId": delivery,
 			"crmContactId": crmContact, "tagId": crmTag,
-			"draftId": draft,
+			"draftId":  draft,
+			"widgetId": widget,
 		},
 		bodies: map[string]map[string]any{
 			"createEvent": {"name": "E", "type": "conference", "timezone": "UTC",
@@ -238,6 +240,8 @@ func (b *testBundle) fixture() fixture {
 			"updateWebhook":       webhookBody,
 			"rotateWebhookSecret": {"graceHours": 1},
 			"redeliverWebhooks":   {"since": "2020-01-01T00:00:00Z"},
+			"createWidget":        {"name": "W2", "view": "sessions"},
+			"updateWidget":        {"name": "W", "view": "agenda", "enabled": true, "options": widgetOptions(nil)},
 			"decideSubmissions": {"submissionIds": []any{proposal["id"]}, "decision": "accept", "feedback": "Welcome",
 				"confirmRedecide": false, "approveContent": false},
 			"createContact":     contactBody("Grace", "H", "crm2@example.test"),

@@ -115,6 +115,7 @@ func NewHandler(opts Options) http.Handler {
 	r.Handle("/graphql", a.graphQL(opts.GraphQL))
 	a.signin.routes(r)
 	r.Get("/files/{orgId}/{fileId}", a.serveSignedFile) // signed download URLs (files.go)
+	a.mountEmbed(r)                                     // public widget pages and feeds (embed.go)
 	web.MountCFP(r, web.CFPDeps{Resolver: a.res, Person: a.signin.person, Log: a.log})
 	r.Get("/graphql/schema.graphql", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")

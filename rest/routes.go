@@ -136,6 +136,12 @@ var routes = []route{
 	{"POST", "/events/{eventId}/agenda/drafts", "generateAgendaDraft", (*API).generateAgendaDraft, "GenerateAgendaDraftInput", 201, 0},
 	{"POST", "/events/{eventId}/agenda/drafts/{draftId}", "changeAgendaDraft", (*API).changeAgendaDraft, "ChangeAgendaDraftInput", 200, 0},
 	{"POST", "/events/{eventId}/agenda/drafts/{draftId}/accept", "acceptAgendaDraft", (*API).acceptAgendaDraft, "AcceptAgendaDraftInput", 200, 0},
+
+	// widgets.go (docs/widgets.md; the public pages and feeds are embed.go's, outside /api/v1)
+	{"GET", "/events/{eventId}/program", "getProgram", (*API).getProgram, "", 200, 0},
+	{"GET", "/events/{eventId}/widgets", "listWidgets", (*API).listWidgets, "", 200, 0},
+	{"POST", "/events/{eventId}/widgets", "createWidget", (*API).createWidget, "CreateWidgetInput", 201, 0},
+	{"PATCH", "/events/{eventId}/widgets/{widgetId}", "updateWidget", (*API).updateWidget, "UpdateWidgetInput", 200, 0},
 }
 
 // route is one line of the table above.

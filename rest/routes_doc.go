@@ -687,6 +687,35 @@ var routeDocs = map[string]routeDoc{
 			"schedule_conflict. Each moved session is marked scheduleDirty, the agenda agendaDirty, the draft committed.",
 		output: graph.AcceptAgendaDraftResult{},
 	},
+	// widgets.go (docs/widgets.md)
+	"getProgram": {
+		tag:     "Widgets",
+		summary: "Get the public program",
+		description: "The sessions of the published agenda that are still active (accepted, not cancelled), with " +
+			"their approved content, tracks, tags and speakers' public profile fields, by start time: what the " +
+			"event's widgets render. Empty while the agenda is not published.",
+		output: graph.Program{},
+	},
+	"listWidgets": {
+		tag:         "Widgets",
+		summary:     "List widgets",
+		description: "The event's widgets by name, every option present.",
+		output:      []graph.Widget{},
+	},
+	"createWidget": {
+		tag:     "Widgets",
+		summary: "Create a widget",
+		description: "An enabled widget with the default options, live at once at /embed/{widgetId}, " +
+			"/embed/{widgetId}/json and /embed/{widgetId}/ics.",
+		output: graph.Widget{},
+	},
+	"updateWidget": {
+		tag:     "Widgets",
+		summary: "Update a widget",
+		description: "A full replacement of name, view, enabled and options. primaryColor must be #rrggbb or null; " +
+			"customCss may not contain \"<\", a backslash or @import.",
+		output: graph.Widget{},
+	},
 }
 
 // routeDoc is what the OpenAPI document says of an operation beyond its route.

@@ -93,6 +93,18 @@ func (f EmailLogFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, er
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.EmailLogMutation", m)
 }
 
+// The EmbedFunc type is an adapter to allow the use of ordinary
+// function as Embed mutator.
+type EmbedFunc func(context.Context, *ent.EmbedMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f EmbedFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.EmbedMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.EmbedMutation", m)
+}
+
 // The EventFunc type is an adapter to allow the use of ordinary
 // function as Event mutator.
 type EventFunc func(context.Context, *ent.EventMutation) (ent.Value, error)

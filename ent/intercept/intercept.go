@@ -15,6 +15,7 @@ import (
 	"github.com/podium/podium/ent/contact"
 	"github.com/podium/podium/ent/deliverableassignment"
 	"github.com/podium/podium/ent/emaillog"
+	"github.com/podium/podium/ent/embed"
 	"github.com/podium/podium/ent/event"
 	"github.com/podium/podium/ent/eventmember"
 	"github.com/podium/podium/ent/filerequirement"
@@ -299,6 +300,33 @@ func (f TraverseEmailLog) Traverse(ctx context.Context, q ent.Query) error {
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.EmailLogQuery", q)
+}
+
+// The EmbedFunc type is an adapter to allow the use of ordinary function as a Querier.
+type EmbedFunc func(context.Context, *ent.EmbedQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f EmbedFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.EmbedQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.EmbedQuery", q)
+}
+
+// The TraverseEmbed type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseEmbed func(context.Context, *ent.EmbedQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseEmbed) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseEmbed) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.EmbedQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.EmbedQuery", q)
 }
 
 // The EventFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -1344,6 +1372,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.DeliverableAssignmentQuery, predicate.DeliverableAssignment, deliverableassignment.OrderOption]{typ: ent.TypeDeliverableAssignment, tq: q}, nil
 	case *ent.EmailLogQuery:
 		return &query[*ent.EmailLogQuery, predicate.EmailLog, emaillog.OrderOption]{typ: ent.TypeEmailLog, tq: q}, nil
+	case *ent.EmbedQuery:
+		return &query[*ent.EmbedQuery, predicate.Embed, embed.OrderOption]{typ: ent.TypeEmbed, tq: q}, nil
 	case *ent.EventQuery:
 		return &query[*ent.EventQuery, predicate.Event, event.OrderOption]{typ: ent.TypeEvent, tq: q}, nil
 	case *ent.EventMemberQuery:

@@ -362,6 +362,39 @@ var (
 			},
 		},
 	}
+	// EmbedsColumns holds the columns for the "embeds" table.
+	EmbedsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "organization_id", Type: field.TypeString},
+		{Name: "name", Type: field.TypeString},
+		{Name: "view", Type: field.TypeEnum, Enums: []string{"sessions", "speakers", "speaker_gallery", "agenda", "itinerary"}},
+		{Name: "enabled", Type: field.TypeBool, Default: true},
+		{Name: "options", Type: field.TypeJSON},
+		{Name: "event_id", Type: field.TypeString, Size: 40},
+	}
+	// EmbedsTable holds the schema information for the "embeds" table.
+	EmbedsTable = &schema.Table{
+		Name:       "embeds",
+		Columns:    EmbedsColumns,
+		PrimaryKey: []*schema.Column{EmbedsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "embeds_events_event",
+				Columns:    []*schema.Column{EmbedsColumns[8]},
+				RefColumns: []*schema.Column{EventsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "embed_event_id_name",
+				Unique:  false,
+				Columns: []*schema.Column{EmbedsColumns[8], EmbedsColumns[4]},
+			},
+		},
+	}
 	// EventsColumns holds the columns for the "events" table.
 	EventsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
@@ -1951,6 +1984,7 @@ var (
 		ContactsTable,
 		DeliverableAssignmentsTable,
 		EmailLogTable,
+		EmbedsTable,
 		EventsTable,
 		EventMembersTable,
 		FileRequirementsTable,
@@ -2024,6 +2058,10 @@ func init() {
 	EmailLogTable.ForeignKeys[2].RefTable = SubmissionsTable
 	EmailLogTable.Annotation = &entsql.Annotation{
 		Table: "email_log",
+	}
+	EmbedsTable.ForeignKeys[0].RefTable = EventsTable
+	EmbedsTable.Annotation = &entsql.Annotation{
+		Table: "embeds",
 	}
 	EventsTable.ForeignKeys[0].RefTable = OrganizationsTable
 	EventMembersTable.ForeignKeys[0].RefTable = EventsTable

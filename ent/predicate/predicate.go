@@ -27,6 +27,9 @@ type DeliverableAssignment func(*sql.Selector)
 // EmailLog is the predicate function for emaillog builders.
 type EmailLog func(*sql.Selector)
 
+// Embed is the predicate function for embed builders.
+type Embed func(*sql.Selector)
+
 // Event is the predicate function for event builders.
 type Event func(*sql.Selector)
 

@@ -12,6 +12,7 @@ import (
 	"github.com/podium/podium/ent/contact"
 	"github.com/podium/podium/ent/deliverableassignment"
 	"github.com/podium/podium/ent/emaillog"
+	"github.com/podium/podium/ent/embed"
 	"github.com/podium/podium/ent/event"
 	"github.com/podium/podium/ent/eventmember"
 	"github.com/podium/podium/ent/filerequirement"
@@ -487,6 +488,61 @@ func init() {
 	// emaillog.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	emaillog.IDValidator = func() func(string) error {
 		validators := emaillogDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	embedMixin := schema.Embed{}.Mixin()
+	embedMixinFields0 := embedMixin[0].Fields()
+	_ = embedMixinFields0
+	embedMixinFields1 := embedMixin[1].Fields()
+	_ = embedMixinFields1
+	embedMixinFields2 := embedMixin[2].Fields()
+	_ = embedMixinFields2
+	embedFields := schema.Embed{}.Fields()
+	_ = embedFields
+	// embedDescCreatedAt is the schema descriptor for created_at field.
+	embedDescCreatedAt := embedMixinFields1[0].Descriptor()
+	// embed.DefaultCreatedAt holds the default value on creation for the created_at field.
+	embed.DefaultCreatedAt = embedDescCreatedAt.Default.(func() time.Time)
+	// embedDescUpdatedAt is the schema descriptor for updated_at field.
+	embedDescUpdatedAt := embedMixinFields1[1].Descriptor()
+	// embed.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	embed.DefaultUpdatedAt = embedDescUpdatedAt.Default.(func() time.Time)
+	// embed.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	embed.UpdateDefaultUpdatedAt = embedDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// embedDescOrganizationID is the schema descriptor for organization_id field.
+	embedDescOrganizationID := embedMixinFields2[0].Descriptor()
+	// embed.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	embed.OrganizationIDValidator = embedDescOrganizationID.Validators[0].(func(string) error)
+	// embedDescName is the schema descriptor for name field.
+	embedDescName := embedFields[1].Descriptor()
+	// embed.NameValidator is a validator for the "name" field. It is called by the builders before save.
+	embed.NameValidator = embedDescName.Validators[0].(func(string) error)
+	// embedDescEnabled is the schema descriptor for enabled field.
+	embedDescEnabled := embedFields[3].Descriptor()
+	// embed.DefaultEnabled holds the default value on creation for the enabled field.
+	embed.DefaultEnabled = embedDescEnabled.Default.(bool)
+	// embedDescOptions is the schema descriptor for options field.
+	embedDescOptions := embedFields[4].Descriptor()
+	// embed.DefaultOptions holds the default value on creation for the options field.
+	embed.DefaultOptions = embedDescOptions.Default.(map[string]interface{})
+	// embedDescID is the schema descriptor for id field.
+	embedDescID := embedMixinFields0[0].Descriptor()
+	// embed.DefaultID holds the default value on creation for the id field.
+	embed.DefaultID = embedDescID.Default.(func() string)
+	// embed.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	embed.IDValidator = func() func(string) error {
+		validators := embedDescID.Validators
 		fns := [...]func(string) error{
 			validators[0].(func(string) error),
 			validators[1].(func(string) error),

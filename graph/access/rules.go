@@ -156,4 +156,10 @@ var Rules = map[string]Rule{
 	"Mutation.generateAgendaDraft": Admins,
 	"Mutation.changeAgendaDraft":   Admins,
 	"Mutation.acceptAgendaDraft":   Admins,
+	// The public program and widgets (docs/widgets.md): the program is public once published, but
+	// this read names unpublished events; widgets are the organization's configuration.
+	"Query.program":         Admins,
+	"Query.widgets":         Admins,
+	"Mutation.createWidget": Admins,
+	"Mutation.updateWidget": Admins,
 }

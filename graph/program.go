@@ -1,0 +1,302 @@
+package graph
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"time"
+
+	"github.com/podium/podium/ent"
+	"github.com/podium/podium/ent/contact"
+	"github.com/podium/podium/ent/schema/agenda"
+	"github.com/podium/podium/graph/access"
+	"github.com/podium/podium/graph/scalar"
+)
+
+// The public program (docs/widgets.md): the published agenda as the public sees it. It starts from
+// the snapshot publishAgenda froze on the event and keeps only the sessions that are still active;
+// it shows approved content and the speakers' public profile fields, never a draft, a cancelled
+// session, an email address or a phone number. getProgram and every widget read it.
+
+// Program is GET E/program and Query.program.
+type Program struct {
+	Event    *ProgramEvent     `json:"event"`
+	Tracks   []agenda.Track    `json:"tracks"`
+	Formats  []*ProgramLabel   `json:"formats"`
+	Tags     []*ProgramLabel   `json:"tags"`
+	Sessions []*ProgramSession `json:"sessions"`
+}
+
+// ProgramEvent is the event as its program shows it.
+type ProgramEvent struct {
+	ID                string            `json:"id"`
+	Slug              string            `json:"slug"`
+	Name              string            `json:"name"`
+	Tagline           *string           `json:"tagline"`
+	Description       *string           `json:"description"`
+	LogoURL           *string           `json:"logoUrl"`
+	Location          *string           `json:"location"`
+	Timezone          string            `json:"timezone"`
+	StartsAt          scalar.Timestamp  `json:"startsAt"`
+	EndsAt            scalar.Timestamp  `json:"endsAt"`
+	AgendaPublishedAt *scalar.Timestamp `json:"agendaPublishedAt"`
+}
+
+// ProgramLabel is a format, level or tag.
+type ProgramLabel struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+}
+
+// ProgramSession is a session of the program.
+type ProgramSession struct {
+	ID          string            `json:"id"`
+	Code        string            `json:"code"`
+	Title       string            `json:"title"`
+	Description string            `json:"description"`
+	Format      *ProgramLabel     `json:"format"`
+	Level       *ProgramLabel     `json:"level"`
+	Tracks      []agenda.Track    `json:"tracks"`
+	Tags        []*ProgramLabel   `json:"tags"`
+	Speakers    []*ProgramSpeaker `json:"speakers"`
+	StartsAt    scalar.Timestamp  `json:"startsAt"`
+	EndsAt      scalar.Timestamp  `json:"endsAt"`
+	RoomName    string            `json:"roomName"`
+}
+
+// ProgramSpeaker is a speaker as the public sees them.
+type ProgramSpeaker struct {
+	ID          string  `json:"id"`
+	FirstName   string  `json:"firstName"`
+	LastName    string  `json:"lastName"`
+	Title       *string `json:"title"`
+	Company     *string `json:"company"`
+	Bio         *string `json:"bio"`
+	HeadshotURL *string `json:"headshotUrl"`
+	// headshotKey is the approved uploaded photo, if any: getProgram links it with a signed URL;
+	// the public widgets leave it out (docs/widgets.md).
+	headshotKey *string
+}
+
+// The program reads four statements besides the event, whatever its size. The sessions are those
+// of the snapshot that are still active; the pg array parameters are the snapshot's ids.
+const (
+	programSessionsSQL = `
+SELECT id, title, description, format_id, level_id, approved_snapshot
+FROM submissions
+WHERE event_id = $1 AND id = ANY($2) AND status = 'accepted' AND cancelled_at IS NULL`
+
+	programLabelsSQL = `
+SELECT 'format', id, name FROM formats WHERE event_id = $1
+UNION ALL
+SELECT 'level', id, name FROM levels WHERE event_id = $1`
+
+	programTagsSQL = `
+SELECT st.submission_id, t.id, t.name
+FROM submission_tags st JOIN tags t ON t.id = st.tag_id
+WHERE st.submission_id = ANY($1)
+ORDER BY t.position, t.name, t.id`
+
+	programSpeakersSQL = `
+SELECT p.submission_id, c.id, c.first_name, c.last_name, c.title, c.company, c.bio, c.headshot_url,
+       c.headshot_key, c.profile_review_status, c.approved_profile
+FROM submission_participants p JOIN contacts c ON c.id = p.contact_id
+WHERE p.submission_id = ANY($1)
+ORDER BY p.submission_id, p.position, c.id`
+)
+
+// program answers getProgram: the program of an event of the caller's organization, with signed
+// links to uploaded photos.
+func (r *Resolver) program(ctx context.Context, eventID string) (*Program, error) {
+	ev, err := access.Event(ctx, r.client(ctx), eventID)
+	if err != nil {
+		return nil, err
+	}
+	p, err := r.programOf(ctx, ev)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range p.Sessions {
+		for _, sp := range s.Speakers {
+			if sp.headshotKey != nil {
+				sp.HeadshotURL = r.signedLink(sp.headshotKey)
+			}
+		}
+	}
+	return p, nil
+}
+
+// programOf builds the program of ev, which the caller may read; ctx carries ev's organization.
+func (r *Resolver) programOf(ctx context.Context, ev *ent.Event) (*Program, error) {
+	p := &Program{Event: programEvent(ev), Tracks: []agenda.Track{}, Formats: []*ProgramLabel{},
+		Tags: []*ProgramLabel{}, Sessions: []*ProgramSession{}}
+	published := map[string]agenda.Entry{}
+	ids := []string{}
+	if ev.AgendaPublishedAt != nil {
+		for _, e := range ev.PublishedAgenda {
+			published[e.ID] = e
+			ids = append(ids, e.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return p, nil
+	}
+	q := r.sql(ctx)
+	labels := map[string]*ProgramLabel{}
+	err := eachRowArgs(ctx, q, programLabelsSQL, []any{ev.ID}, func(scan func(...any) error) error {
+		var kind string
+		l := &ProgramLabel{}
+		if err := scan(&kind, &l.ID, &l.Name); err != nil {
+			return err
+		}
+		labels[l.ID] = l
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	byID := map[string]*ProgramSession{}
+	err = eachRowArgs(ctx, q, programSessionsSQL, []any{ev.ID, ids}, func(scan func(...any) error) error {
+		var id, title, description string
+		var formatID, levelID *string
+		var snapshot map[string]any
+		if err := scan(&id, &title, &description, &formatID, &levelID, &snapshot); err != nil {
+			return err
+		}
+		e := published[id]
+		start, end, ok := entrySlot(e)
+		if !ok {
+			return nil // a snapshot entry without a readable slot is not on the program
+		}
+		s := &ProgramSession{ID: id, Code: e.Code, Title: approvedText(snapshot, "title", title),
+			Description: approvedText(snapshot, "description", description),
+			Format:      labels[deref(approvedRef(snapshot, "formatId", formatID))],
+			Level:       labels[deref(approvedRef(snapshot, "levelId", levelID))],
+			Tracks:      nonNilSlice(e.Tracks), Tags: []*ProgramLabel{}, Speakers: []*ProgramSpeaker{},
+			StartsAt: scalar.At(start), EndsAt: scalar.At(end), RoomName: e.RoomName}
+		byID[id] = s
+		p.Sessions = append(p.Sessions, s)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	live := mapAll(p.Sessions, func(s *ProgramSession) string { return s.ID })
+	err = eachRowArgs(ctx, q, programTagsSQL, []any{live}, func(scan func(...any) error) error {
+		var id string
+		t := &ProgramLabel{}
+		if err := scan(&id, &t.ID, &t.Name); err != nil {
+			return err
+		}
+		byID[id].Tags = append(byID[id].Tags, t)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	err = eachRowArgs(ctx, q, programSpeakersSQL, []any{live}, func(scan func(...any) error) error {
+		var id string
+		var status string
+		var approved map[string]any
+		sp := &ProgramSpeaker{}
+		if err := scan(&id, &sp.ID, &sp.FirstName, &sp.LastName, &sp.Title, &sp.Company, &sp.Bio, &sp.HeadshotURL,
+			&sp.headshotKey, &status, &approved); err != nil {
+			return err
+		}
+		// Only speakers the publication listed: one added since shows once the agenda is
+		// published again, one removed disappears at once.
+		if !slices.ContainsFunc(published[id].Speakers, func(x agenda.Speaker) bool { return x.ID == sp.ID }) {
+			return nil
+		}
+		if status == contact.ProfileReviewStatusPendingReview.String() && len(approved) > 0 {
+			sp.FirstName = approvedText(approved, "firstName", sp.FirstName)
+			sp.LastName = approvedText(approved, "lastName", sp.LastName)
+			sp.Bio = approvedRef(approved, "bio", sp.Bio)
+			sp.HeadshotURL = approvedRef(approved, "headshotUrl", sp.HeadshotURL)
+			sp.headshotKey = approvedRef(approved, "headshotKey", sp.headshotKey)
+		}
+		byID[id].Speakers = append(byID[id].Speakers, sp)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.SortStableFunc(p.Sessions, func(a, b *ProgramSession) int {
+		return cmp.Or(a.StartsAt.Compare(b.StartsAt.Time), cmp.Compare(a.Code, b.Code))
+	})
+	p.Tracks, p.Formats, p.Tags = programIndexes(p.Sessions)
+	return p, nil
+}
+
+// entrySlot is the start and end of a published entry; ok is false when they cannot be read.
+func entrySlot(e agenda.Entry) (start, end time.Time, ok bool) {
+	start, err1 := scalar.ParseTime(e.StartsAt)
+	end, err2 := scalar.ParseTime(e.EndsAt)
+	return start, end, err1 == nil && err2 == nil
+}
+
+// programIndexes lists the tracks, formats and tags of sessions, each once, in order of first
+// appearance.
+func programIndexes(sessions []*ProgramSession) ([]agenda.Track, []*ProgramLabel, []*ProgramLabel) {
+	tracks, formats, tags := []agenda.Track{}, []*ProgramLabel{}, []*ProgramLabel{}
+	seen := map[string]bool{}
+	once := func(id string) bool {
+		if seen[id] {
+			return false
+		}
+		seen[id] = true
+		return true
+	}
+	for _, s := range sessions {
+		for _, t := range s.Tracks {
+			if once(t.ID) {
+				tracks = append(tracks, t)
+			}
+		}
+		if s.Format != nil && once(s.Format.ID) {
+			formats = append(formats, s.Format)
+		}
+		for _, t := range s.Tags {
+			if once(t.ID) {
+				tags = append(tags, t)
+			}
+		}
+	}
+	return tracks, formats, tags
+}
+
+func programEvent(ev *ent.Event) *ProgramEvent {
+	return &ProgramEvent{ID: ev.ID, Slug: ev.Slug, Name: ev.Name, Tagline: ev.Tagline, Description: ev.Description,
+		LogoURL: ev.LogoURL, Location: ev.Location, Timezone: ev.Timezone, StartsAt: scalar.At(ev.StartsAt),
+		EndsAt: scalar.At(ev.EndsAt), AgendaPublishedAt: scalar.AtPtr(ev.AgendaPublishedAt)}
+}
+
+// approvedText is snapshot[key] when it is a string, else live.
+func approvedText(snapshot map[string]any, key, live string) string {
+	if s, ok := snapshot[key].(string); ok {
+		return s
+	}
+	return live
+}
+
+// approvedRef is snapshot[key] when the snapshot has the key (a string, or null for none), else
+// live.
+func approvedRef(snapshot map[string]any, key string, live *string) *string {
+	v, ok := snapshot[key]
+	if !ok {
+		return live
+	}
+	if s, ok := v.(string); ok {
+		return &s
+	}
+	return nil
+}
+
+// DayKey is the day a time falls on in the event's time zone, as widgets filter by it:
+// YYYY-MM-DD.
+func DayKey(t time.Time, timezone string) string {
+	if loc, err := time.LoadLocation(timezone); err == nil {
+		t = t.In(loc)
+	}
+	return t.Format(time.DateOnly)
+}

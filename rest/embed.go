@@ -1,0 +1,310 @@
+package rest
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/podium/podium/graph"
+	"github.com/podium/podium/graph/apperr"
+	"github.com/podium/podium/graph/calendar"
+	"github.com/podium/podium/graph/scalar"
+	"github.com/podium/podium/rest/web"
+)
+
+// Widgets as anyone sees them (docs/widgets.md), without a key:
+//
+//	GET /embed/{widgetId}              the HTML page an iframe shows (query overrides apply)
+//	GET /embed/{widgetId}/json         the sessions it shows, as JSON (saved filters only)
+//	GET /embed/{widgetId}/ics          the same as an iCalendar feed; ?session= one of them
+//	GET /embed/{widgetId}/custom.css   the widget's custom CSS, as its own stylesheet
+//	GET /embed/{widgetId}/embed.js     a script that inserts the iframe where it stands
+//
+// Every answer carries an ETag made from its bytes and Cache-Control: public, max-age=60, and a
+// request whose If-None-Match still matches gets 304. Last-Modified is the widget's or its event's
+// last change; it is informative only: the program also follows live changes (a cancelled session,
+// a speaker removed) that touch neither, so only the ETag decides a 304.
+
+// embedMaxAge is how long browsers and CDNs may keep a widget's answers without asking again.
+const embedMaxAge = 60 * time.Second
+
+func (a *API) mountEmbed(r chi.Router) {
+	r.Get(web.EmbedStylesheetPath, web.EmbedStylesheet)
+	r.Get("/embed/{widgetId}", a.embedPage)
+	r.Get("/embed/{widgetId}/json", a.embedJSON)
+	r.Get("/embed/{widgetId}/ics", a.embedICS)
+	r.Get("/embed/{widgetId}/custom.css", a.embedCustomCSS)
+	r.Get("/embed/{widgetId}/embed.js", a.embedScript)
+}
+
+// publicWidget reads the widget of the request; the error is nil, errUnknownWidget or a failure.
+func (a *API) publicWidget(r *http.Request) (*graph.PublicWidget, error) {
+	pw, err := a.res.PublicWidget(r.Context(), chi.URLParam(r, "widgetId"))
+	var ae *apperr.Error
+	if errors.As(err, &ae) && ae.Status == http.StatusNotFound {
+		return nil, errUnknownWidget
+	}
+	return pw, err
+}
+
+var errUnknownWidget = errors.New("rest: unknown widget")
+
+// embedFailed answers a feed that cannot be served: plain text, as the original's feeds answer.
+func (a *API) embedFailed(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(err, errUnknownWidget) {
+		http.Error(w, "Widget not found", http.StatusNotFound)
+		return
+	}
+	a.log.ErrorContext(r.Context(), "widget: serving failed", "path", r.URL.Path, "error", err.Error())
+	http.Error(w, "Something went wrong", http.StatusInternalServerError)
+}
+
+// serveCached writes body with its validators, or 304 when the client's copy is current.
+func serveCached(w http.ResponseWriter, r *http.Request, body []byte, contentType string, modified time.Time) {
+	sum := sha256.Sum256(body)
+	etag := `W/"` + hex.EncodeToString(sum[:16]) + `"`
+	h := w.Header()
+	h.Set("ETag", etag)
+	h.Set("Cache-Control", fmt.Sprintf("public, max-age=%d", int(embedMaxAge.Seconds())))
+	if !modified.IsZero() {
+		h.Set("Last-Modified", modified.UTC().Format(http.TimeFormat))
+	}
+	if notModified(r, etag, time.Time{}) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	h.Set("Content-Type", contentType)
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(body)
+}
+
+func (a *API) embedPage(w http.ResponseWriter, r *http.Request) {
+	web.EmbedHeaders(w.Header())
+	pw, err := a.publicWidget(r)
+	var page web.EmbedPage
+	status := http.StatusOK
+	switch {
+	case errors.Is(err, errUnknownWidget):
+		page, status = web.EmbedMessagePage("This embed is unavailable."), http.StatusNotFound
+	case err != nil:
+		a.embedFailed(w, r, err)
+		return
+	case !pw.Widget.Enabled:
+		page = web.EmbedMessagePage("Embed disabled")
+	default:
+		s := web.Settings(pw.Widget, r.URL.Query())
+		custom := ""
+		if css := pw.Widget.Options.CustomCSS; css != "" {
+			sum := sha256.Sum256([]byte(css))
+			custom = "/embed/" + pw.Widget.ID + "/custom.css?v=" + hex.EncodeToString(sum[:6])
+		}
+		page = web.BuildEmbedPage(pw, s, pw.Program.Filter(&s.Options), web.EmbedParams{Base: a.publicURL(), CustomHref: custom})
+	}
+	body, err := web.RenderEmbed(page)
+	if err != nil {
+		a.embedFailed(w, r, err)
+		return
+	}
+	if status != http.StatusOK {
+		w.WriteHeader(status)
+		_, _ = w.Write(body)
+		return
+	}
+	modified := time.Time{}
+	if pw != nil {
+		modified = pw.Modified
+	}
+	serveCached(w, r, body, "text/html; charset=utf-8", modified)
+}
+
+// enabledWidget reads the widget of a feed, answering unknown and disabled widgets itself.
+func (a *API) enabledWidget(w http.ResponseWriter, r *http.Request) *graph.PublicWidget {
+	pw, err := a.publicWidget(r)
+	if err != nil {
+		a.embedFailed(w, r, err)
+		return nil
+	}
+	if !pw.Widget.Enabled {
+		http.Error(w, "Embed disabled", http.StatusNotFound)
+		return nil
+	}
+	return pw
+}
+
+// embedFeed is the JSON feed of a widget: the sessions its saved filters let through, with
+// public fields only (no biography, no photo, whatever the options say).
+type embedFeed struct {
+	Widget   embedFeedWidget    `json:"widget"`
+	Event    embedFeedEvent     `json:"event"`
+	Sessions []embedFeedSession `json:"sessions"`
+}
+
+type embedFeedWidget struct {
+	ID   string           `json:"id"`
+	Name string           `json:"name"`
+	View graph.WidgetView `json:"view"`
+}
+
+type embedFeedEvent struct {
+	Name     string           `json:"name"`
+	Slug     string           `json:"slug"`
+	Timezone string           `json:"timezone"`
+	StartsAt scalar.Timestamp `json:"startsAt"`
+	EndsAt   scalar.Timestamp `json:"endsAt"`
+	URL      string           `json:"url"`
+}
+
+type embedFeedSession struct {
+	ID          string             `json:"id"`
+	Code        string             `json:"code"`
+	Title       string             `json:"title"`
+	Description string             `json:"description"`
+	StartsAt    scalar.Timestamp   `json:"startsAt"`
+	EndsAt      scalar.Timestamp   `json:"endsAt"`
+	Room        string             `json:"room"`
+	Format      *string            `json:"format"`
+	Level       *string            `json:"level"`
+	Tracks      []string           `json:"tracks"`
+	Tags        []string           `json:"tags"`
+	URL         string             `json:"url"`
+	Speakers    []embedFeedSpeaker `json:"speakers"`
+}
+
+type embedFeedSpeaker struct {
+	Name    string  `json:"name"`
+	Title   *string `json:"title"`
+	Company *string `json:"company"`
+}
+
+func (a *API) embedJSON(w http.ResponseWriter, r *http.Request) {
+	pw := a.enabledWidget(w, r)
+	if pw == nil {
+		return
+	}
+	ev, page := pw.Program.Event, a.publicURL()+"/embed/"+pw.Widget.ID
+	feed := embedFeed{Widget: embedFeedWidget{ID: pw.Widget.ID, Name: pw.Widget.Name, View: pw.Widget.View},
+		Event: embedFeedEvent{Name: ev.Name, Slug: ev.Slug, Timezone: ev.Timezone, StartsAt: ev.StartsAt,
+			EndsAt: ev.EndsAt, URL: page},
+		Sessions: []embedFeedSession{}}
+	for _, s := range pw.Program.Filter(pw.Widget.Options) {
+		fs := embedFeedSession{ID: s.ID, Code: s.Code, Title: s.Title, Description: s.Description,
+			StartsAt: s.StartsAt, EndsAt: s.EndsAt, Room: s.RoomName, Tracks: []string{}, Tags: []string{},
+			URL: page + "#session-" + s.Code, Speakers: []embedFeedSpeaker{}}
+		if s.Format != nil {
+			fs.Format = &s.Format.Name
+		}
+		if s.Level != nil {
+			fs.Level = &s.Level.Name
+		}
+		for _, t := range s.Tracks {
+			fs.Tracks = append(fs.Tracks, t.Name)
+		}
+		for _, t := range s.Tags {
+			fs.Tags = append(fs.Tags, t.Name)
+		}
+		for _, sp := range s.Speakers {
+			fs.Speakers = append(fs.Speakers, embedFeedSpeaker{Name: strings.TrimSpace(sp.FirstName + " " + sp.LastName),
+				Title: sp.Title, Company: sp.Company})
+		}
+		feed.Sessions = append(feed.Sessions, fs)
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(feed); err != nil {
+		a.embedFailed(w, r, err)
+		return
+	}
+	serveCached(w, r, b.Bytes(), "application/json; charset=utf-8", pw.Modified)
+}
+
+// embedICS is the widget's sessions as an iCalendar feed, or one session (?session=id, the
+// page's add-to-calendar link). Entries carry the UIDs of the agenda feed and the speakers'
+// invitations, so a calendar holding one of them updates it instead of adding another.
+func (a *API) embedICS(w http.ResponseWriter, r *http.Request) {
+	pw := a.enabledWidget(w, r)
+	if pw == nil {
+		return
+	}
+	ev := pw.Program.Event
+	feed := calendar.Feed{Name: ev.Name + " — " + pw.Widget.Name, Timezone: ev.Timezone,
+		URL: a.publicURL() + "/embed/" + pw.Widget.ID}
+	if ev.AgendaPublishedAt != nil {
+		feed.PublishedAt = ev.AgendaPublishedAt.Time
+	}
+	one := r.URL.Query().Get("session")
+	for _, s := range pw.Program.Filter(pw.Widget.Options) {
+		if one != "" && s.ID != one {
+			continue
+		}
+		fs := calendar.FeedSession{ID: s.ID, Code: s.Code, Title: s.Title, Description: s.Description,
+			Room: s.RoomName, StartsAt: s.StartsAt.Time, EndsAt: s.EndsAt.Time}
+		for _, sp := range s.Speakers {
+			fs.Speakers = append(fs.Speakers, strings.TrimSpace(sp.FirstName+" "+sp.LastName))
+		}
+		for _, t := range s.Tracks {
+			fs.Tracks = append(fs.Tracks, t.Name)
+		}
+		feed.Sessions = append(feed.Sessions, fs)
+	}
+	if one != "" && len(feed.Sessions) == 0 {
+		http.Error(w, "Session not found", http.StatusNotFound)
+		return
+	}
+	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="%s-%s.ics"`, ev.Slug, pw.Widget.ID))
+	serveCached(w, r, []byte(feed.Serialize()), calendarContentType, pw.Modified)
+}
+
+// embedCustomCSS serves the widget's custom CSS. updateWidget refused anything but plain CSS;
+// "<" is dropped again here, so no stored value can ever end an element around it.
+func (a *API) embedCustomCSS(w http.ResponseWriter, r *http.Request) {
+	pw := a.enabledWidget(w, r)
+	if pw == nil {
+		return
+	}
+	css := strings.ReplaceAll(pw.Widget.Options.CustomCSS, "<", "")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	serveCached(w, r, []byte(css), "text/css; charset=utf-8", pw.Modified)
+}
+
+// embedScriptJS inserts, where its <script> element stands, an iframe of the widget page with the
+// script's own query string (the page's overrides): a site pastes one line.
+const embedScriptJS = `(function () {
+  var s = document.currentScript;
+  if (!s) return;
+  var u = new URL(s.src);
+  u.pathname = u.pathname.replace(/\/embed\.js$/, "");
+  var f = document.createElement("iframe");
+  f.src = u.toString();
+  f.title = s.getAttribute("data-title") || "Event program";
+  f.width = "100%";
+  f.height = s.getAttribute("data-height") || "640";
+  f.loading = "lazy";
+  f.style.border = "0";
+  s.parentNode.insertBefore(f, s.nextSibling);
+})();
+`
+
+func (a *API) embedScript(w http.ResponseWriter, r *http.Request) {
+	if pw := a.enabledWidget(w, r); pw == nil {
+		return
+	}
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	serveCached(w, r, []byte(embedScriptJS), "text/javascript; charset=utf-8", time.Time{})
+}
+
+// publicURL is Podium's public address, for links in what widgets serve.
+func (a *API) publicURL() string {
+	if a.res != nil && a.res.Outbox != nil {
+		return a.res.Outbox.PublicURL
+	}
+	return ""
+}
