@@ -166,6 +166,7 @@ func (r *Resolver) contacts(ctx context.Context, q *string, first *int, after *e
 	}
 	conn.PageInfo.HasPreviousPage = after != nil
 	for _, row := range rows {
+		row.ID = row.Contact.ID
 		conn.Edges = append(conn.Edges, &CrmContactEdge{Node: row, Cursor: crmCursor(row.Contact)})
 	}
 	if n := len(conn.Edges); n > 0 {

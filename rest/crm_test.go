@@ -531,7 +531,7 @@ func TestCrmGraphQL(t *testing.T) {
 		b.newContact("F", "Name"+itoa(i), "g"+itoa(i)+"@example.test")
 	}
 	const page = `query($after: Cursor) { contacts(first: 2, after: $after) { totalCount
-		pageInfo { hasNextPage endCursor } edges { node { contact { lastName } tags { name } } } } }`
+		pageInfo { hasNextPage endCursor } edges { node { id contact { id lastName } tags { name } } } } }`
 	var seen []string
 	var after any
 	for range 3 {
@@ -539,7 +539,9 @@ func TestCrmGraphQL(t *testing.T) {
 		conn := data["contacts"].(map[string]any)
 		require.Equal(t, float64(5), conn["totalCount"])
 		for _, e := range conn["edges"].([]any) {
-			seen = append(seen, str(e.(map[string]any)["node"].(map[string]any)["contact"].(map[string]any), "lastName"))
+			node := e.(map[string]any)["node"].(map[string]any)
+			require.Equal(t, str(node["contact"].(map[string]any), "id"), str(node, "id"))
+			seen = append(seen, str(node["contact"].(map[string]any), "lastName"))
 		}
 		info := conn["pageInfo"].(map[string]any)
 		after = info["endCursor"]
