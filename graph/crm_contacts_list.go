@@ -89,7 +89,8 @@ func crmSearch(q *string) string {
 }
 
 // ContactDirectoryJSON is listContacts over REST: every contact of the organization matching q,
-// as the JSON array of directory rows, written by PostgreSQL in one statement.
+// as the JSON array of directory rows, written by PostgreSQL in one statement, compacted and
+// ended with a newline.
 func (r *Resolver) ContactDirectoryJSON(ctx context.Context, q *string) ([]byte, error) {
 	if _, err := access.Viewer(ctx); err != nil {
 		return nil, err
@@ -101,11 +102,14 @@ func (r *Resolver) ContactDirectoryJSON(ctx context.Context, q *string) ([]byte,
 	if err != nil {
 		return nil, err
 	}
+	// Compacted into one buffer with room for the newline REST ends bodies with: the directory can
+	// be tens of megabytes, and each copy of it counts in the server's memory.
 	var b bytes.Buffer
-	b.Grow(len(raw))
+	b.Grow(len(raw) + 1)
 	if err := json.Compact(&b, raw); err != nil {
 		return nil, err
 	}
+	b.WriteByte('\n')
 	return b.Bytes(), nil
 }
 
@@ -162,6 +166,7 @@ func (r *Resolver) contacts(ctx context.Context, q *string, first *int, after *e
 	}
 	conn.PageInfo.HasPreviousPage = after != nil
 	for _, row := range rows {
+		row.ID = row.Contact.ID
 		conn.Edges = append(conn.Edges, &CrmContactEdge{Node: row, Cursor: crmCursor(row.Contact)})
 	}
 	if n := len(conn.Edges); n > 0 {

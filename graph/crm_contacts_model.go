@@ -85,6 +85,8 @@ type CrmStageChange struct {
 
 // CrmDirectoryRow is a row of the directory (REST: CrmDirectoryRow).
 type CrmDirectoryRow struct {
+	// ID is the contact's, for GraphQL clients that key rows by id; REST rows have none.
+	ID      string             `json:"-"`
 	Contact *CrmContact        `json:"contact"`
 	Tags    []*CrmTag          `json:"tags"`
 	Events  []*CrmContactEvent `json:"events"`

@@ -416,6 +416,7 @@ type ComplexityRoot struct {
 	CrmDirectoryRow struct {
 		Contact func(childComplexity int) int
 		Events  func(childComplexity int) int
+		ID      func(childComplexity int) int
 		Tags    func(childComplexity int) int
 	}
 
@@ -3424,6 +3425,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CrmDirectoryRow.Events(childComplexity), true
+	case "CrmDirectoryRow.id":
+		if e.ComplexityRoot.CrmDirectoryRow.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmDirectoryRow.ID(childComplexity), true
 	case "CrmDirectoryRow.tags":
 		if e.ComplexityRoot.CrmDirectoryRow.Tags == nil {
 			break
@@ -10549,6 +10556,8 @@ func (ec *executionContext) childFields_CrmContactNote(ctx context.Context, fiel
 
 func (ec *executionContext) childFields_CrmDirectoryRow(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
+	case "id":
+		return ec.fieldContext_CrmDirectoryRow_id(ctx, field)
 	case "contact":
 		return ec.fieldContext_CrmDirectoryRow_contact(ctx, field)
 	case "tags":
@@ -21908,6 +21917,29 @@ func (ec *executionContext) _CrmContactNote_createdAt(ctx context.Context, field
 }
 func (ec *executionContext) fieldContext_CrmContactNote_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("CrmContactNote", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CrmDirectoryRow_id(ctx context.Context, field graphql.CollectedField, obj *CrmDirectoryRow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmDirectoryRow_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmDirectoryRow_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmDirectoryRow", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
 func (ec *executionContext) _CrmDirectoryRow_contact(ctx context.Context, field graphql.CollectedField, obj *CrmDirectoryRow) (ret graphql.Marshaler) {
@@ -57030,6 +57062,11 @@ func (ec *executionContext) _CrmDirectoryRow(ctx context.Context, sel ast.Select
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("CrmDirectoryRow")
+		case "id":
+			out.Values[i] = ec._CrmDirectoryRow_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "contact":
 			out.Values[i] = ec._CrmDirectoryRow_contact(ctx, field, obj)
 			if out.Values[i] == graphql.Null {

@@ -18,7 +18,7 @@ func (a *API) listContacts(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &response{status: http.StatusOK, body: append(body, '\n')}, nil
+	return &response{status: http.StatusOK, body: body}, nil
 }
 
 func (a *API) createContact(ctx context.Context, q *request) (any, error) {
