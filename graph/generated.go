@@ -296,6 +296,105 @@ type ComplexityRoot struct {
 		UpdatedAt      func(childComplexity int) int
 	}
 
+	CrmContact struct {
+		Bio            func(childComplexity int) int
+		Company        func(childComplexity int) int
+		CreatedAt      func(childComplexity int) int
+		Custom         func(childComplexity int) int
+		Email          func(childComplexity int) int
+		FacebookURL    func(childComplexity int) int
+		FirstName      func(childComplexity int) int
+		HeadshotURL    func(childComplexity int) int
+		ID             func(childComplexity int) int
+		LastName       func(childComplexity int) int
+		LinkedinURL    func(childComplexity int) int
+		OrganizationID func(childComplexity int) int
+		Title          func(childComplexity int) int
+		TwitterURL     func(childComplexity int) int
+		UpdatedAt      func(childComplexity int) int
+		WebsiteURL     func(childComplexity int) int
+	}
+
+	CrmContactCard struct {
+		CreatedAt             func(childComplexity int) int
+		ID                    func(childComplexity int) int
+		Note                  func(childComplexity int) int
+		OrganizationContactID func(childComplexity int) int
+		OwnerUserID           func(childComplexity int) int
+		StageID               func(childComplexity int) int
+		UpdatedAt             func(childComplexity int) int
+	}
+
+	CrmContactConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	CrmContactDetail struct {
+		Card         func(childComplexity int) int
+		Contact      func(childComplexity int) int
+		Events       func(childComplexity int) int
+		Notes        func(childComplexity int) int
+		StageHistory func(childComplexity int) int
+		Tags         func(childComplexity int) int
+	}
+
+	CrmContactEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	CrmContactEvent struct {
+		ContactID             func(childComplexity int) int
+		CreatedAt             func(childComplexity int) int
+		EventID               func(childComplexity int) int
+		ID                    func(childComplexity int) int
+		OrganizationContactID func(childComplexity int) int
+		Role                  func(childComplexity int) int
+		Status                func(childComplexity int) int
+		UpdatedAt             func(childComplexity int) int
+	}
+
+	CrmContactEventEntry struct {
+		Link     func(childComplexity int) int
+		Name     func(childComplexity int) int
+		Sessions func(childComplexity int) int
+		Slug     func(childComplexity int) int
+	}
+
+	CrmContactNote struct {
+		AuthorAPIKeyID        func(childComplexity int) int
+		AuthorUserID          func(childComplexity int) int
+		Body                  func(childComplexity int) int
+		CreatedAt             func(childComplexity int) int
+		ID                    func(childComplexity int) int
+		OrganizationContactID func(childComplexity int) int
+	}
+
+	CrmDirectoryRow struct {
+		Contact func(childComplexity int) int
+		Events  func(childComplexity int) int
+		Tags    func(childComplexity int) int
+	}
+
+	CrmImportOutcome struct {
+		Action func(childComplexity int) int
+		Email  func(childComplexity int) int
+	}
+
+	CrmImportResult struct {
+		Created  func(childComplexity int) int
+		Outcomes func(childComplexity int) int
+		Skipped  func(childComplexity int) int
+		Updated  func(childComplexity int) int
+	}
+
+	CrmNoteEntry struct {
+		AuthorName func(childComplexity int) int
+		Note       func(childComplexity int) int
+	}
+
 	CrmPipelineBoard struct {
 		Columns func(childComplexity int) int
 	}
@@ -349,6 +448,37 @@ type ComplexityRoot struct {
 	CrmSegmentContactEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	CrmSessionRef struct {
+		Code  func(childComplexity int) int
+		ID    func(childComplexity int) int
+		Title func(childComplexity int) int
+	}
+
+	CrmStageChange struct {
+		ActorAPIKeyID func(childComplexity int) int
+		ActorUserID   func(childComplexity int) int
+		CardID        func(childComplexity int) int
+		CreatedAt     func(childComplexity int) int
+		FromStageID   func(childComplexity int) int
+		ID            func(childComplexity int) int
+		ToStageID     func(childComplexity int) int
+	}
+
+	CrmStageHistoryEntry struct {
+		ActorName     func(childComplexity int) int
+		FromStageName func(childComplexity int) int
+		History       func(childComplexity int) int
+		ToStageName   func(childComplexity int) int
+	}
+
+	CrmTag struct {
+		CreatedAt      func(childComplexity int) int
+		ID             func(childComplexity int) int
+		Name           func(childComplexity int) int
+		OrganizationID func(childComplexity int) int
+		UpdatedAt      func(childComplexity int) int
 	}
 
 	DecidedSubmission struct {
@@ -572,6 +702,9 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
+		AddContactNote           func(childComplexity int, contactID string, input AddContactNoteInput) int
+		AddContactTag            func(childComplexity int, contactID string, input AddContactTagInput) int
+		AddContactToEvent        func(childComplexity int, contactID string, input AddContactToEventInput) int
 		AddPipelineCard          func(childComplexity int, input AddPipelineCardInput) int
 		AddReviewer              func(childComplexity int, eventID string, roundID string, input AddReviewerInput) int
 		ApproveSessionContent    func(childComplexity int, eventID string, sessionID string) int
@@ -583,6 +716,7 @@ type ComplexityRoot struct {
 		ChangeSubmissionStatus   func(childComplexity int, eventID string, submissionID string, input ChangeSubmissionStatusInput) int
 		ClearDeliverableUpload   func(childComplexity int, eventID string, sessionID string, deliverableID string) int
 		ConfirmMyParticipation   func(childComplexity int, contactID string) int
+		CreateContact            func(childComplexity int, input ContactInput) int
 		CreateEvent              func(childComplexity int, input CreateEventInput) int
 		CreateForm               func(childComplexity int, eventID string, input CfpFormInput) int
 		CreateResource           func(childComplexity int, eventID string, input ResourceInput) int
@@ -600,9 +734,11 @@ type ComplexityRoot struct {
 		DeleteTaskTemplate       func(childComplexity int, eventID string, id string) int
 		DeleteWebhook            func(childComplexity int, webhookID string) int
 		GenerateAiReview         func(childComplexity int, eventID string, roundID string, input GenerateAiReviewInput) int
+		ImportContacts           func(childComplexity int, input ImportContactsInput) int
 		ImportSpeakers           func(childComplexity int, eventID string, input ImportSpeakersInput) int
 		InviteOrganizationMember func(childComplexity int, input InviteOrganizationMemberInput) int
 		InviteSpeakerPortals     func(childComplexity int, eventID string, input InviteSpeakerPortalsInput) int
+		MergeContacts            func(childComplexity int, input MergeContactsInput) int
 		MovePipelineCard         func(childComplexity int, cardID string, input MovePipelineCardInput) int
 		OverrideAiReview         func(childComplexity int, eventID string, input OverrideAiReviewInput) int
 		PublishAgenda            func(childComplexity int, eventID string) int
@@ -614,6 +750,7 @@ type ComplexityRoot struct {
 		ReinstateSession         func(childComplexity int, eventID string, sessionID string, input ReinstateSessionInput) int
 		RejectSessionContent     func(childComplexity int, eventID string, sessionID string) int
 		RejectSpeakerProfile     func(childComplexity int, eventID string, contactID string) int
+		RemoveContactTag         func(childComplexity int, contactID string, tagID string) int
 		RemoveDeliverable        func(childComplexity int, eventID string, sessionID string, deliverableID string) int
 		RemoveEventImage         func(childComplexity int, eventID string, kind EventImageKind) int
 		RemoveMyDeliverable      func(childComplexity int, id string) int
@@ -643,6 +780,7 @@ type ComplexityRoot struct {
 		SubmitReviewAnswers      func(childComplexity int, eventID string, assignmentID string, input SubmitReviewAnswersInput) int
 		UnassignReview           func(childComplexity int, eventID string, roundID string, assignmentID string) int
 		UnpublishAgenda          func(childComplexity int, eventID string) int
+		UpdateContact            func(childComplexity int, contactID string, input ContactInput) int
 		UpdateEvent              func(childComplexity int, id string, input UpdateEventInput) int
 		UpdateForm               func(childComplexity int, eventID string, formID string, input CfpFormInput) int
 		UpdateMyProfile          func(childComplexity int, contactID string, input MyProfileInput) int
@@ -789,6 +927,8 @@ type ComplexityRoot struct {
 
 	Query struct {
 		CfpForm             func(childComplexity int, id string) int
+		Contact             func(childComplexity int, contactID string) int
+		Contacts            func(childComplexity int, q *string, first *int, after *entgql.Cursor[string]) int
 		Event               func(childComplexity int, id string) int
 		Events              func(childComplexity int, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string], last *int, orderBy *ent.EventOrder, where *ent.EventWhereInput) int
 		MyProfile           func(childComplexity int, contactID string) int
@@ -1442,6 +1582,14 @@ type MutationResolver interface {
 	SendCalendarInvites(ctx context.Context, eventID string, input *SendCalendarInvitesInput) (*CalendarInvitesResult, error)
 	SaveProposal(ctx context.Context, formID string, id *string, input ProposalInput, submit *bool) (*Proposal, error)
 	WithdrawProposal(ctx context.Context, formID string, id string) (*Proposal, error)
+	CreateContact(ctx context.Context, input ContactInput) (*CrmContact, error)
+	UpdateContact(ctx context.Context, contactID string, input ContactInput) (*CrmContact, error)
+	ImportContacts(ctx context.Context, input ImportContactsInput) (*CrmImportResult, error)
+	AddContactTag(ctx context.Context, contactID string, input AddContactTagInput) (*CrmTag, error)
+	RemoveContactTag(ctx context.Context, contactID string, tagID string) (string, error)
+	AddContactNote(ctx context.Context, contactID string, input AddContactNoteInput) (*CrmContactNote, error)
+	AddContactToEvent(ctx context.Context, contactID string, input AddContactToEventInput) (*CrmContactEvent, error)
+	MergeContacts(ctx context.Context, input MergeContactsInput) (*CrmContact, error)
 	AttachResourceFile(ctx context.Context, eventID string, resourceID string, file *graphql.Upload) (*ResourceRecord, error)
 	RemoveResourceFile(ctx context.Context, eventID string, resourceID string) (*ResourceRecord, error)
 	UploadEventImage(ctx context.Context, eventID string, kind EventImageKind, file *graphql.Upload) (*ent.Event, error)
@@ -1529,6 +1677,8 @@ type QueryResolver interface {
 	Events(ctx context.Context, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string], last *int, orderBy *ent.EventOrder, where *ent.EventWhereInput) (*ent.EventConnection, error)
 	CfpForm(ctx context.Context, id string) (*CfpForm, error)
 	MyProposals(ctx context.Context, formID string) ([]*Proposal, error)
+	Contacts(ctx context.Context, q *string, first *int, after *entgql.Cursor[string]) (*CrmContactConnection, error)
+	Contact(ctx context.Context, contactID string) (*CrmContactDetail, error)
 	Event(ctx context.Context, id string) (*ent.Event, error)
 	Organization(ctx context.Context) (*ent.Organization, error)
 	Viewer(ctx context.Context) (*Viewer, error)
@@ -2643,6 +2793,396 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.CrmBookTag.UpdatedAt(childComplexity), true
 
+	case "CrmContact.bio":
+		if e.ComplexityRoot.CrmContact.Bio == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContact.Bio(childComplexity), true
+	case "CrmContact.company":
+		if e.ComplexityRoot.CrmContact.Company == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContact.Company(childComplexity), true
+	case "CrmContact.createdAt":
+		if e.ComplexityRoot.CrmContact.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContact.CreatedAt(childComplexity), true
+	case "CrmContact.custom":
+		if e.ComplexityRoot.CrmContact.Custom == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContact.Custom(childComplexity), true
+	case "CrmContact.email":
+		if e.ComplexityRoot.CrmContact.Email == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContact.Email(childComplexity), true
+	case "CrmContact.facebookUrl":
+		if e.ComplexityRoot.CrmContact.FacebookURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContact.FacebookURL(childComplexity), true
+	case "CrmContact.firstName":
+		if e.ComplexityRoot.CrmContact.FirstName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContact.FirstName(childComplexity), true
+	case "CrmContact.headshotUrl":
+		if e.ComplexityRoot.CrmContact.HeadshotURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContact.HeadshotURL(childComplexity), true
+	case "CrmContact.id":
+		if e.ComplexityRoot.CrmContact.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContact.ID(childComplexity), true
+	case "CrmContact.lastName":
+		if e.ComplexityRoot.CrmContact.LastName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContact.LastName(childComplexity), true
+	case "CrmContact.linkedinUrl":
+		if e.ComplexityRoot.CrmContact.LinkedinURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContact.LinkedinURL(childComplexity), true
+	case "CrmContact.organizationId":
+		if e.ComplexityRoot.CrmContact.OrganizationID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContact.OrganizationID(childComplexity), true
+	case "CrmContact.title":
+		if e.ComplexityRoot.CrmContact.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContact.Title(childComplexity), true
+	case "CrmContact.twitterUrl":
+		if e.ComplexityRoot.CrmContact.TwitterURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContact.TwitterURL(childComplexity), true
+	case "CrmContact.updatedAt":
+		if e.ComplexityRoot.CrmContact.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContact.UpdatedAt(childComplexity), true
+	case "CrmContact.websiteUrl":
+		if e.ComplexityRoot.CrmContact.WebsiteURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContact.WebsiteURL(childComplexity), true
+
+	case "CrmContactCard.createdAt":
+		if e.ComplexityRoot.CrmContactCard.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactCard.CreatedAt(childComplexity), true
+	case "CrmContactCard.id":
+		if e.ComplexityRoot.CrmContactCard.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactCard.ID(childComplexity), true
+	case "CrmContactCard.note":
+		if e.ComplexityRoot.CrmContactCard.Note == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactCard.Note(childComplexity), true
+	case "CrmContactCard.organizationContactId":
+		if e.ComplexityRoot.CrmContactCard.OrganizationContactID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactCard.OrganizationContactID(childComplexity), true
+	case "CrmContactCard.ownerUserId":
+		if e.ComplexityRoot.CrmContactCard.OwnerUserID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactCard.OwnerUserID(childComplexity), true
+	case "CrmContactCard.stageId":
+		if e.ComplexityRoot.CrmContactCard.StageID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactCard.StageID(childComplexity), true
+	case "CrmContactCard.updatedAt":
+		if e.ComplexityRoot.CrmContactCard.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactCard.UpdatedAt(childComplexity), true
+
+	case "CrmContactConnection.edges":
+		if e.ComplexityRoot.CrmContactConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactConnection.Edges(childComplexity), true
+	case "CrmContactConnection.pageInfo":
+		if e.ComplexityRoot.CrmContactConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactConnection.PageInfo(childComplexity), true
+	case "CrmContactConnection.totalCount":
+		if e.ComplexityRoot.CrmContactConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactConnection.TotalCount(childComplexity), true
+
+	case "CrmContactDetail.card":
+		if e.ComplexityRoot.CrmContactDetail.Card == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactDetail.Card(childComplexity), true
+	case "CrmContactDetail.contact":
+		if e.ComplexityRoot.CrmContactDetail.Contact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactDetail.Contact(childComplexity), true
+	case "CrmContactDetail.events":
+		if e.ComplexityRoot.CrmContactDetail.Events == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactDetail.Events(childComplexity), true
+	case "CrmContactDetail.notes":
+		if e.ComplexityRoot.CrmContactDetail.Notes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactDetail.Notes(childComplexity), true
+	case "CrmContactDetail.stageHistory":
+		if e.ComplexityRoot.CrmContactDetail.StageHistory == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactDetail.StageHistory(childComplexity), true
+	case "CrmContactDetail.tags":
+		if e.ComplexityRoot.CrmContactDetail.Tags == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactDetail.Tags(childComplexity), true
+
+	case "CrmContactEdge.cursor":
+		if e.ComplexityRoot.CrmContactEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactEdge.Cursor(childComplexity), true
+	case "CrmContactEdge.node":
+		if e.ComplexityRoot.CrmContactEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactEdge.Node(childComplexity), true
+
+	case "CrmContactEvent.contactId":
+		if e.ComplexityRoot.CrmContactEvent.ContactID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactEvent.ContactID(childComplexity), true
+	case "CrmContactEvent.createdAt":
+		if e.ComplexityRoot.CrmContactEvent.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactEvent.CreatedAt(childComplexity), true
+	case "CrmContactEvent.eventId":
+		if e.ComplexityRoot.CrmContactEvent.EventID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactEvent.EventID(childComplexity), true
+	case "CrmContactEvent.id":
+		if e.ComplexityRoot.CrmContactEvent.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactEvent.ID(childComplexity), true
+	case "CrmContactEvent.organizationContactId":
+		if e.ComplexityRoot.CrmContactEvent.OrganizationContactID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactEvent.OrganizationContactID(childComplexity), true
+	case "CrmContactEvent.role":
+		if e.ComplexityRoot.CrmContactEvent.Role == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactEvent.Role(childComplexity), true
+	case "CrmContactEvent.status":
+		if e.ComplexityRoot.CrmContactEvent.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactEvent.Status(childComplexity), true
+	case "CrmContactEvent.updatedAt":
+		if e.ComplexityRoot.CrmContactEvent.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactEvent.UpdatedAt(childComplexity), true
+
+	case "CrmContactEventEntry.link":
+		if e.ComplexityRoot.CrmContactEventEntry.Link == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactEventEntry.Link(childComplexity), true
+	case "CrmContactEventEntry.name":
+		if e.ComplexityRoot.CrmContactEventEntry.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactEventEntry.Name(childComplexity), true
+	case "CrmContactEventEntry.sessions":
+		if e.ComplexityRoot.CrmContactEventEntry.Sessions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactEventEntry.Sessions(childComplexity), true
+	case "CrmContactEventEntry.slug":
+		if e.ComplexityRoot.CrmContactEventEntry.Slug == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactEventEntry.Slug(childComplexity), true
+
+	case "CrmContactNote.authorApiKeyId":
+		if e.ComplexityRoot.CrmContactNote.AuthorAPIKeyID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactNote.AuthorAPIKeyID(childComplexity), true
+	case "CrmContactNote.authorUserId":
+		if e.ComplexityRoot.CrmContactNote.AuthorUserID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactNote.AuthorUserID(childComplexity), true
+	case "CrmContactNote.body":
+		if e.ComplexityRoot.CrmContactNote.Body == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactNote.Body(childComplexity), true
+	case "CrmContactNote.createdAt":
+		if e.ComplexityRoot.CrmContactNote.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactNote.CreatedAt(childComplexity), true
+	case "CrmContactNote.id":
+		if e.ComplexityRoot.CrmContactNote.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactNote.ID(childComplexity), true
+	case "CrmContactNote.organizationContactId":
+		if e.ComplexityRoot.CrmContactNote.OrganizationContactID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactNote.OrganizationContactID(childComplexity), true
+
+	case "CrmDirectoryRow.contact":
+		if e.ComplexityRoot.CrmDirectoryRow.Contact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmDirectoryRow.Contact(childComplexity), true
+	case "CrmDirectoryRow.events":
+		if e.ComplexityRoot.CrmDirectoryRow.Events == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmDirectoryRow.Events(childComplexity), true
+	case "CrmDirectoryRow.tags":
+		if e.ComplexityRoot.CrmDirectoryRow.Tags == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmDirectoryRow.Tags(childComplexity), true
+
+	case "CrmImportOutcome.action":
+		if e.ComplexityRoot.CrmImportOutcome.Action == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmImportOutcome.Action(childComplexity), true
+	case "CrmImportOutcome.email":
+		if e.ComplexityRoot.CrmImportOutcome.Email == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmImportOutcome.Email(childComplexity), true
+
+	case "CrmImportResult.created":
+		if e.ComplexityRoot.CrmImportResult.Created == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmImportResult.Created(childComplexity), true
+	case "CrmImportResult.outcomes":
+		if e.ComplexityRoot.CrmImportResult.Outcomes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmImportResult.Outcomes(childComplexity), true
+	case "CrmImportResult.skipped":
+		if e.ComplexityRoot.CrmImportResult.Skipped == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmImportResult.Skipped(childComplexity), true
+	case "CrmImportResult.updated":
+		if e.ComplexityRoot.CrmImportResult.Updated == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmImportResult.Updated(childComplexity), true
+
+	case "CrmNoteEntry.authorName":
+		if e.ComplexityRoot.CrmNoteEntry.AuthorName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmNoteEntry.AuthorName(childComplexity), true
+	case "CrmNoteEntry.note":
+		if e.ComplexityRoot.CrmNoteEntry.Note == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmNoteEntry.Note(childComplexity), true
+
 	case "CrmPipelineBoard.columns":
 		if e.ComplexityRoot.CrmPipelineBoard.Columns == nil {
 			break
@@ -2841,6 +3381,124 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CrmSegmentContactEdge.Node(childComplexity), true
+
+	case "CrmSessionRef.code":
+		if e.ComplexityRoot.CrmSessionRef.Code == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmSessionRef.Code(childComplexity), true
+	case "CrmSessionRef.id":
+		if e.ComplexityRoot.CrmSessionRef.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmSessionRef.ID(childComplexity), true
+	case "CrmSessionRef.title":
+		if e.ComplexityRoot.CrmSessionRef.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmSessionRef.Title(childComplexity), true
+
+	case "CrmStageChange.actorApiKeyId":
+		if e.ComplexityRoot.CrmStageChange.ActorAPIKeyID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmStageChange.ActorAPIKeyID(childComplexity), true
+	case "CrmStageChange.actorUserId":
+		if e.ComplexityRoot.CrmStageChange.ActorUserID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmStageChange.ActorUserID(childComplexity), true
+	case "CrmStageChange.cardId":
+		if e.ComplexityRoot.CrmStageChange.CardID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmStageChange.CardID(childComplexity), true
+	case "CrmStageChange.createdAt":
+		if e.ComplexityRoot.CrmStageChange.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmStageChange.CreatedAt(childComplexity), true
+	case "CrmStageChange.fromStageId":
+		if e.ComplexityRoot.CrmStageChange.FromStageID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmStageChange.FromStageID(childComplexity), true
+	case "CrmStageChange.id":
+		if e.ComplexityRoot.CrmStageChange.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmStageChange.ID(childComplexity), true
+	case "CrmStageChange.toStageId":
+		if e.ComplexityRoot.CrmStageChange.ToStageID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmStageChange.ToStageID(childComplexity), true
+
+	case "CrmStageHistoryEntry.actorName":
+		if e.ComplexityRoot.CrmStageHistoryEntry.ActorName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmStageHistoryEntry.ActorName(childComplexity), true
+	case "CrmStageHistoryEntry.fromStageName":
+		if e.ComplexityRoot.CrmStageHistoryEntry.FromStageName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmStageHistoryEntry.FromStageName(childComplexity), true
+	case "CrmStageHistoryEntry.history":
+		if e.ComplexityRoot.CrmStageHistoryEntry.History == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmStageHistoryEntry.History(childComplexity), true
+	case "CrmStageHistoryEntry.toStageName":
+		if e.ComplexityRoot.CrmStageHistoryEntry.ToStageName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmStageHistoryEntry.ToStageName(childComplexity), true
+
+	case "CrmTag.createdAt":
+		if e.ComplexityRoot.CrmTag.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmTag.CreatedAt(childComplexity), true
+	case "CrmTag.id":
+		if e.ComplexityRoot.CrmTag.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmTag.ID(childComplexity), true
+	case "CrmTag.name":
+		if e.ComplexityRoot.CrmTag.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmTag.Name(childComplexity), true
+	case "CrmTag.organizationId":
+		if e.ComplexityRoot.CrmTag.OrganizationID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmTag.OrganizationID(childComplexity), true
+	case "CrmTag.updatedAt":
+		if e.ComplexityRoot.CrmTag.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmTag.UpdatedAt(childComplexity), true
 
 	case "DecidedSubmission.id":
 		if e.ComplexityRoot.DecidedSubmission.ID == nil {
@@ -3845,6 +4503,39 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Member.UserID(childComplexity), true
 
+	case "Mutation.addContactNote":
+		if e.ComplexityRoot.Mutation.AddContactNote == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_addContactNote_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AddContactNote(childComplexity, args["contactId"].(string), args["input"].(AddContactNoteInput)), true
+	case "Mutation.addContactTag":
+		if e.ComplexityRoot.Mutation.AddContactTag == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_addContactTag_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AddContactTag(childComplexity, args["contactId"].(string), args["input"].(AddContactTagInput)), true
+	case "Mutation.addContactToEvent":
+		if e.ComplexityRoot.Mutation.AddContactToEvent == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_addContactToEvent_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AddContactToEvent(childComplexity, args["contactId"].(string), args["input"].(AddContactToEventInput)), true
 	case "Mutation.addPipelineCard":
 		if e.ComplexityRoot.Mutation.AddPipelineCard == nil {
 			break
@@ -3966,6 +4657,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ConfirmMyParticipation(childComplexity, args["contactId"].(string)), true
+	case "Mutation.createContact":
+		if e.ComplexityRoot.Mutation.CreateContact == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createContact_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateContact(childComplexity, args["input"].(ContactInput)), true
 	case "Mutation.createEvent":
 		if e.ComplexityRoot.Mutation.CreateEvent == nil {
 			break
@@ -4153,6 +4855,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.GenerateAiReview(childComplexity, args["eventId"].(string), args["roundId"].(string), args["input"].(GenerateAiReviewInput)), true
+	case "Mutation.importContacts":
+		if e.ComplexityRoot.Mutation.ImportContacts == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_importContacts_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ImportContacts(childComplexity, args["input"].(ImportContactsInput)), true
 	case "Mutation.importSpeakers":
 		if e.ComplexityRoot.Mutation.ImportSpeakers == nil {
 			break
@@ -4186,6 +4899,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.InviteSpeakerPortals(childComplexity, args["eventId"].(string), args["input"].(InviteSpeakerPortalsInput)), true
+	case "Mutation.mergeContacts":
+		if e.ComplexityRoot.Mutation.MergeContacts == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_mergeContacts_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.MergeContacts(childComplexity, args["input"].(MergeContactsInput)), true
 	case "Mutation.movePipelineCard":
 		if e.ComplexityRoot.Mutation.MovePipelineCard == nil {
 			break
@@ -4307,6 +5031,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RejectSpeakerProfile(childComplexity, args["eventId"].(string), args["contactId"].(string)), true
+	case "Mutation.removeContactTag":
+		if e.ComplexityRoot.Mutation.RemoveContactTag == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_removeContactTag_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RemoveContactTag(childComplexity, args["contactId"].(string), args["tagId"].(string)), true
 	case "Mutation.removeDeliverable":
 		if e.ComplexityRoot.Mutation.RemoveDeliverable == nil {
 			break
@@ -4626,6 +5361,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UnpublishAgenda(childComplexity, args["eventId"].(string)), true
+	case "Mutation.updateContact":
+		if e.ComplexityRoot.Mutation.UpdateContact == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateContact_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateContact(childComplexity, args["contactId"].(string), args["input"].(ContactInput)), true
 	case "Mutation.updateEvent":
 		if e.ComplexityRoot.Mutation.UpdateEvent == nil {
 			break
@@ -5363,6 +6109,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.CfpForm(childComplexity, args["id"].(string)), true
+	case "Query.contact":
+		if e.ComplexityRoot.Query.Contact == nil {
+			break
+		}
+
+		args, err := ec.field_Query_contact_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Contact(childComplexity, args["contactId"].(string)), true
+	case "Query.contacts":
+		if e.ComplexityRoot.Query.Contacts == nil {
+			break
+		}
+
+		args, err := ec.field_Query_contacts_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Contacts(childComplexity, args["q"].(*string), args["first"].(*int), args["after"].(*entgql.Cursor[string])), true
 	case "Query.event":
 		if e.ComplexityRoot.Query.Event == nil {
 			break
@@ -8114,6 +8882,9 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	opCtx := graphql.GetOperationContext(ctx)
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
+		ec.unmarshalInputAddContactNoteInput,
+		ec.unmarshalInputAddContactTagInput,
+		ec.unmarshalInputAddContactToEventInput,
 		ec.unmarshalInputAddPipelineCardInput,
 		ec.unmarshalInputAddReviewerInput,
 		ec.unmarshalInputAssignReviewsInput,
@@ -8123,6 +8894,8 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputCfpQuestionInput,
 		ec.unmarshalInputChangeSubmissionStatusInput,
 		ec.unmarshalInputCoSpeakerInput,
+		ec.unmarshalInputContactImportRow,
+		ec.unmarshalInputContactInput,
 		ec.unmarshalInputContactOrder,
 		ec.unmarshalInputContactWhereInput,
 		ec.unmarshalInputCreateEventInput,
@@ -8136,10 +8909,12 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputEventWhereInput,
 		ec.unmarshalInputFormatOrder,
 		ec.unmarshalInputGenerateAiReviewInput,
+		ec.unmarshalInputImportContactsInput,
 		ec.unmarshalInputImportSpeakersInput,
 		ec.unmarshalInputInviteOrganizationMemberInput,
 		ec.unmarshalInputInviteSpeakerPortalsInput,
 		ec.unmarshalInputLevelOrder,
+		ec.unmarshalInputMergeContactsInput,
 		ec.unmarshalInputMovePipelineCardInput,
 		ec.unmarshalInputMyProfileInput,
 		ec.unmarshalInputMySessionContentInput,
@@ -8253,7 +9028,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "ent.graphql" "agenda.graphqls" "cfp.graphqls" "emails.graphqls" "event.graphqls" "files.graphqls" "forms.graphqls" "library.graphqls" "people.graphqls" "pipeline.graphqls" "portal.graphqls" "portal_actions.graphqls" "profile_review.graphqls" "readiness.graphqls" "resources.graphqls" "reviews.graphqls" "reviews_desk.graphqls" "segments.graphqls" "sessions.graphqls" "speakers.graphqls" "submissions.graphqls" "webhooks.graphqls"
+//go:embed "ent.graphql" "agenda.graphqls" "cfp.graphqls" "crm.graphqls" "emails.graphqls" "event.graphqls" "files.graphqls" "forms.graphqls" "library.graphqls" "people.graphqls" "pipeline.graphqls" "portal.graphqls" "portal_actions.graphqls" "profile_review.graphqls" "readiness.graphqls" "resources.graphqls" "reviews.graphqls" "reviews_desk.graphqls" "segments.graphqls" "sessions.graphqls" "speakers.graphqls" "submissions.graphqls" "webhooks.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -8268,6 +9043,7 @@ var sources = []*ast.Source{
 	{Name: "ent.graphql", Input: sourceData("ent.graphql"), BuiltIn: false},
 	{Name: "agenda.graphqls", Input: sourceData("agenda.graphqls"), BuiltIn: false},
 	{Name: "cfp.graphqls", Input: sourceData("cfp.graphqls"), BuiltIn: false},
+	{Name: "crm.graphqls", Input: sourceData("crm.graphqls"), BuiltIn: false},
 	{Name: "emails.graphqls", Input: sourceData("emails.graphqls"), BuiltIn: false},
 	{Name: "event.graphqls", Input: sourceData("event.graphqls"), BuiltIn: false},
 	{Name: "files.graphqls", Input: sourceData("files.graphqls"), BuiltIn: false},
@@ -8774,6 +9550,204 @@ func (ec *executionContext) childFields_CrmBookTag(ctx context.Context, field gr
 	return nil, fmt.Errorf("no field named %q was found under type CrmBookTag", field.Name)
 }
 
+func (ec *executionContext) childFields_CrmContact(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_CrmContact_id(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_CrmContact_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_CrmContact_updatedAt(ctx, field)
+	case "organizationId":
+		return ec.fieldContext_CrmContact_organizationId(ctx, field)
+	case "firstName":
+		return ec.fieldContext_CrmContact_firstName(ctx, field)
+	case "lastName":
+		return ec.fieldContext_CrmContact_lastName(ctx, field)
+	case "email":
+		return ec.fieldContext_CrmContact_email(ctx, field)
+	case "title":
+		return ec.fieldContext_CrmContact_title(ctx, field)
+	case "company":
+		return ec.fieldContext_CrmContact_company(ctx, field)
+	case "bio":
+		return ec.fieldContext_CrmContact_bio(ctx, field)
+	case "linkedinUrl":
+		return ec.fieldContext_CrmContact_linkedinUrl(ctx, field)
+	case "twitterUrl":
+		return ec.fieldContext_CrmContact_twitterUrl(ctx, field)
+	case "facebookUrl":
+		return ec.fieldContext_CrmContact_facebookUrl(ctx, field)
+	case "websiteUrl":
+		return ec.fieldContext_CrmContact_websiteUrl(ctx, field)
+	case "headshotUrl":
+		return ec.fieldContext_CrmContact_headshotUrl(ctx, field)
+	case "custom":
+		return ec.fieldContext_CrmContact_custom(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CrmContact", field.Name)
+}
+
+func (ec *executionContext) childFields_CrmContactCard(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_CrmContactCard_id(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_CrmContactCard_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_CrmContactCard_updatedAt(ctx, field)
+	case "organizationContactId":
+		return ec.fieldContext_CrmContactCard_organizationContactId(ctx, field)
+	case "stageId":
+		return ec.fieldContext_CrmContactCard_stageId(ctx, field)
+	case "ownerUserId":
+		return ec.fieldContext_CrmContactCard_ownerUserId(ctx, field)
+	case "note":
+		return ec.fieldContext_CrmContactCard_note(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CrmContactCard", field.Name)
+}
+
+func (ec *executionContext) childFields_CrmContactConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_CrmContactConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_CrmContactConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_CrmContactConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CrmContactConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_CrmContactDetail(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "contact":
+		return ec.fieldContext_CrmContactDetail_contact(ctx, field)
+	case "tags":
+		return ec.fieldContext_CrmContactDetail_tags(ctx, field)
+	case "events":
+		return ec.fieldContext_CrmContactDetail_events(ctx, field)
+	case "notes":
+		return ec.fieldContext_CrmContactDetail_notes(ctx, field)
+	case "card":
+		return ec.fieldContext_CrmContactDetail_card(ctx, field)
+	case "stageHistory":
+		return ec.fieldContext_CrmContactDetail_stageHistory(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CrmContactDetail", field.Name)
+}
+
+func (ec *executionContext) childFields_CrmContactEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "node":
+		return ec.fieldContext_CrmContactEdge_node(ctx, field)
+	case "cursor":
+		return ec.fieldContext_CrmContactEdge_cursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CrmContactEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_CrmContactEvent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_CrmContactEvent_id(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_CrmContactEvent_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_CrmContactEvent_updatedAt(ctx, field)
+	case "organizationContactId":
+		return ec.fieldContext_CrmContactEvent_organizationContactId(ctx, field)
+	case "contactId":
+		return ec.fieldContext_CrmContactEvent_contactId(ctx, field)
+	case "eventId":
+		return ec.fieldContext_CrmContactEvent_eventId(ctx, field)
+	case "role":
+		return ec.fieldContext_CrmContactEvent_role(ctx, field)
+	case "status":
+		return ec.fieldContext_CrmContactEvent_status(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CrmContactEvent", field.Name)
+}
+
+func (ec *executionContext) childFields_CrmContactEventEntry(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "link":
+		return ec.fieldContext_CrmContactEventEntry_link(ctx, field)
+	case "name":
+		return ec.fieldContext_CrmContactEventEntry_name(ctx, field)
+	case "slug":
+		return ec.fieldContext_CrmContactEventEntry_slug(ctx, field)
+	case "sessions":
+		return ec.fieldContext_CrmContactEventEntry_sessions(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CrmContactEventEntry", field.Name)
+}
+
+func (ec *executionContext) childFields_CrmContactNote(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_CrmContactNote_id(ctx, field)
+	case "organizationContactId":
+		return ec.fieldContext_CrmContactNote_organizationContactId(ctx, field)
+	case "body":
+		return ec.fieldContext_CrmContactNote_body(ctx, field)
+	case "authorUserId":
+		return ec.fieldContext_CrmContactNote_authorUserId(ctx, field)
+	case "authorApiKeyId":
+		return ec.fieldContext_CrmContactNote_authorApiKeyId(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_CrmContactNote_createdAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CrmContactNote", field.Name)
+}
+
+func (ec *executionContext) childFields_CrmDirectoryRow(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "contact":
+		return ec.fieldContext_CrmDirectoryRow_contact(ctx, field)
+	case "tags":
+		return ec.fieldContext_CrmDirectoryRow_tags(ctx, field)
+	case "events":
+		return ec.fieldContext_CrmDirectoryRow_events(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CrmDirectoryRow", field.Name)
+}
+
+func (ec *executionContext) childFields_CrmImportOutcome(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "email":
+		return ec.fieldContext_CrmImportOutcome_email(ctx, field)
+	case "action":
+		return ec.fieldContext_CrmImportOutcome_action(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CrmImportOutcome", field.Name)
+}
+
+func (ec *executionContext) childFields_CrmImportResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "created":
+		return ec.fieldContext_CrmImportResult_created(ctx, field)
+	case "updated":
+		return ec.fieldContext_CrmImportResult_updated(ctx, field)
+	case "skipped":
+		return ec.fieldContext_CrmImportResult_skipped(ctx, field)
+	case "outcomes":
+		return ec.fieldContext_CrmImportResult_outcomes(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CrmImportResult", field.Name)
+}
+
+func (ec *executionContext) childFields_CrmNoteEntry(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "note":
+		return ec.fieldContext_CrmNoteEntry_note(ctx, field)
+	case "authorName":
+		return ec.fieldContext_CrmNoteEntry_authorName(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CrmNoteEntry", field.Name)
+}
+
 func (ec *executionContext) childFields_CrmPipelineBoard(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "columns":
@@ -8882,6 +9856,68 @@ func (ec *executionContext) childFields_CrmSegmentContactEdge(ctx context.Contex
 		return ec.fieldContext_CrmSegmentContactEdge_cursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CrmSegmentContactEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_CrmSessionRef(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_CrmSessionRef_id(ctx, field)
+	case "code":
+		return ec.fieldContext_CrmSessionRef_code(ctx, field)
+	case "title":
+		return ec.fieldContext_CrmSessionRef_title(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CrmSessionRef", field.Name)
+}
+
+func (ec *executionContext) childFields_CrmStageChange(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_CrmStageChange_id(ctx, field)
+	case "cardId":
+		return ec.fieldContext_CrmStageChange_cardId(ctx, field)
+	case "fromStageId":
+		return ec.fieldContext_CrmStageChange_fromStageId(ctx, field)
+	case "toStageId":
+		return ec.fieldContext_CrmStageChange_toStageId(ctx, field)
+	case "actorUserId":
+		return ec.fieldContext_CrmStageChange_actorUserId(ctx, field)
+	case "actorApiKeyId":
+		return ec.fieldContext_CrmStageChange_actorApiKeyId(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_CrmStageChange_createdAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CrmStageChange", field.Name)
+}
+
+func (ec *executionContext) childFields_CrmStageHistoryEntry(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "history":
+		return ec.fieldContext_CrmStageHistoryEntry_history(ctx, field)
+	case "fromStageName":
+		return ec.fieldContext_CrmStageHistoryEntry_fromStageName(ctx, field)
+	case "toStageName":
+		return ec.fieldContext_CrmStageHistoryEntry_toStageName(ctx, field)
+	case "actorName":
+		return ec.fieldContext_CrmStageHistoryEntry_actorName(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CrmStageHistoryEntry", field.Name)
+}
+
+func (ec *executionContext) childFields_CrmTag(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_CrmTag_id(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_CrmTag_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_CrmTag_updatedAt(ctx, field)
+	case "organizationId":
+		return ec.fieldContext_CrmTag_organizationId(ctx, field)
+	case "name":
+		return ec.fieldContext_CrmTag_name(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CrmTag", field.Name)
 }
 
 func (ec *executionContext) childFields_DecidedSubmission(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -11110,6 +12146,72 @@ func (ec *executionContext) field_Event_submissions_args(ctx context.Context, ra
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_addContactNote_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "contactId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["contactId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (AddContactNoteInput, error) {
+			return ec.unmarshalNAddContactNoteInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐAddContactNoteInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_addContactTag_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "contactId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["contactId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (AddContactTagInput, error) {
+			return ec.unmarshalNAddContactTagInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐAddContactTagInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_addContactToEvent_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "contactId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["contactId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (AddContactToEventInput, error) {
+			return ec.unmarshalNAddContactToEventInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐAddContactToEventInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_addPipelineCard_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -11389,6 +12491,20 @@ func (ec *executionContext) field_Mutation_confirmMyParticipation_args(ctx conte
 		return nil, err
 	}
 	args["contactId"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_createContact_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (ContactInput, error) {
+			return ec.unmarshalNContactInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐContactInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
 	return args, nil
 }
 
@@ -11742,6 +12858,20 @@ func (ec *executionContext) field_Mutation_generateAiReview_args(ctx context.Con
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_importContacts_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (ImportContactsInput, error) {
+			return ec.unmarshalNImportContactsInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐImportContactsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_importSpeakers_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -11797,6 +12927,20 @@ func (ec *executionContext) field_Mutation_inviteSpeakerPortals_args(ctx context
 		return nil, err
 	}
 	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_mergeContacts_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (MergeContactsInput, error) {
+			return ec.unmarshalNMergeContactsInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐMergeContactsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
 	return args, nil
 }
 
@@ -12063,6 +13207,28 @@ func (ec *executionContext) field_Mutation_rejectSpeakerProfile_args(ctx context
 		return nil, err
 	}
 	args["contactId"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_removeContactTag_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "contactId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["contactId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "tagId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["tagId"] = arg1
 	return args, nil
 }
 
@@ -12760,6 +13926,28 @@ func (ec *executionContext) field_Mutation_unpublishAgenda_args(ctx context.Cont
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_updateContact_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "contactId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["contactId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (ContactInput, error) {
+			return ec.unmarshalNContactInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐContactInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_updateEvent_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -13097,6 +14285,50 @@ func (ec *executionContext) field_Query_cfpForm_args(ctx context.Context, rawArg
 		return nil, err
 	}
 	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_contact_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "contactId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["contactId"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_contacts_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "q",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["q"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*entgql.Cursor[string], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
 	return args, nil
 }
 
@@ -17557,6 +18789,1599 @@ func (ec *executionContext) fieldContext_CrmBookTag_name(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("CrmBookTag", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _CrmContact_id(ctx context.Context, field graphql.CollectedField, obj *CrmContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContact_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContact_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContact", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContact_createdAt(ctx context.Context, field graphql.CollectedField, obj *CrmContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContact_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContact_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContact", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContact_updatedAt(ctx context.Context, field graphql.CollectedField, obj *CrmContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContact_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContact_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContact", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContact_organizationId(ctx context.Context, field graphql.CollectedField, obj *CrmContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContact_organizationId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OrganizationID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContact_organizationId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContact", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContact_firstName(ctx context.Context, field graphql.CollectedField, obj *CrmContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContact_firstName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FirstName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContact_firstName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContact_lastName(ctx context.Context, field graphql.CollectedField, obj *CrmContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContact_lastName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContact_lastName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContact_email(ctx context.Context, field graphql.CollectedField, obj *CrmContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContact_email(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Email, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContact_email(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContact_title(ctx context.Context, field graphql.CollectedField, obj *CrmContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContact_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContact_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContact_company(ctx context.Context, field graphql.CollectedField, obj *CrmContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContact_company(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Company, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContact_company(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContact_bio(ctx context.Context, field graphql.CollectedField, obj *CrmContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContact_bio(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Bio, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContact_bio(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContact_linkedinUrl(ctx context.Context, field graphql.CollectedField, obj *CrmContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContact_linkedinUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LinkedinURL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContact_linkedinUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContact_twitterUrl(ctx context.Context, field graphql.CollectedField, obj *CrmContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContact_twitterUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TwitterURL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContact_twitterUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContact_facebookUrl(ctx context.Context, field graphql.CollectedField, obj *CrmContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContact_facebookUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FacebookURL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContact_facebookUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContact_websiteUrl(ctx context.Context, field graphql.CollectedField, obj *CrmContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContact_websiteUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WebsiteURL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContact_websiteUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContact_headshotUrl(ctx context.Context, field graphql.CollectedField, obj *CrmContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContact_headshotUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HeadshotURL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContact_headshotUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContact_custom(ctx context.Context, field graphql.CollectedField, obj *CrmContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContact_custom(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Custom, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v map[string]any) graphql.Marshaler {
+			return ec.marshalNMap2map(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContact_custom(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContact", field, false, false, errors.New("field of type Map does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContactCard_id(ctx context.Context, field graphql.CollectedField, obj *CrmContactCard) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactCard_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactCard_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContactCard", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContactCard_createdAt(ctx context.Context, field graphql.CollectedField, obj *CrmContactCard) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactCard_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactCard_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContactCard", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContactCard_updatedAt(ctx context.Context, field graphql.CollectedField, obj *CrmContactCard) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactCard_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactCard_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContactCard", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContactCard_organizationContactId(ctx context.Context, field graphql.CollectedField, obj *CrmContactCard) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactCard_organizationContactId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OrganizationContactID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactCard_organizationContactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContactCard", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContactCard_stageId(ctx context.Context, field graphql.CollectedField, obj *CrmContactCard) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactCard_stageId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StageID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactCard_stageId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContactCard", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContactCard_ownerUserId(ctx context.Context, field graphql.CollectedField, obj *CrmContactCard) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactCard_ownerUserId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OwnerUserID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactCard_ownerUserId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContactCard", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContactCard_note(ctx context.Context, field graphql.CollectedField, obj *CrmContactCard) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactCard_note(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Note, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactCard_note(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContactCard", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContactConnection_edges(ctx context.Context, field graphql.CollectedField, obj *CrmContactConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*CrmContactEdge) graphql.Marshaler {
+			return ec.marshalNCrmContactEdge2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContactEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CrmContactConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmContactEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CrmContactConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *CrmContactConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.PageInfo[string]) graphql.Marshaler {
+			return ec.marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CrmContactConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CrmContactConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *CrmContactConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContactConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContactDetail_contact(ctx context.Context, field graphql.CollectedField, obj *CrmContactDetail) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactDetail_contact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Contact, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmContact) graphql.Marshaler {
+			return ec.marshalNCrmContact2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactDetail_contact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CrmContactDetail",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmContact(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CrmContactDetail_tags(ctx context.Context, field graphql.CollectedField, obj *CrmContactDetail) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactDetail_tags(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tags, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*CrmTag) graphql.Marshaler {
+			return ec.marshalNCrmTag2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmTagᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactDetail_tags(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CrmContactDetail",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmTag(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CrmContactDetail_events(ctx context.Context, field graphql.CollectedField, obj *CrmContactDetail) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactDetail_events(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Events, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*CrmContactEventEntry) graphql.Marshaler {
+			return ec.marshalNCrmContactEventEntry2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContactEventEntryᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactDetail_events(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CrmContactDetail",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmContactEventEntry(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CrmContactDetail_notes(ctx context.Context, field graphql.CollectedField, obj *CrmContactDetail) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactDetail_notes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Notes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*CrmNoteEntry) graphql.Marshaler {
+			return ec.marshalNCrmNoteEntry2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmNoteEntryᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactDetail_notes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CrmContactDetail",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmNoteEntry(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CrmContactDetail_card(ctx context.Context, field graphql.CollectedField, obj *CrmContactDetail) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactDetail_card(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Card, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmContactCard) graphql.Marshaler {
+			return ec.marshalOCrmContactCard2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContactCard(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactDetail_card(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CrmContactDetail",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmContactCard(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CrmContactDetail_stageHistory(ctx context.Context, field graphql.CollectedField, obj *CrmContactDetail) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactDetail_stageHistory(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StageHistory, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*CrmStageHistoryEntry) graphql.Marshaler {
+			return ec.marshalNCrmStageHistoryEntry2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmStageHistoryEntryᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactDetail_stageHistory(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CrmContactDetail",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmStageHistoryEntry(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CrmContactEdge_node(ctx context.Context, field graphql.CollectedField, obj *CrmContactEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmDirectoryRow) graphql.Marshaler {
+			return ec.marshalNCrmDirectoryRow2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmDirectoryRow(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CrmContactEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmDirectoryRow(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CrmContactEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *CrmContactEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[string]) graphql.Marshaler {
+			return ec.marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContactEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContactEvent_id(ctx context.Context, field graphql.CollectedField, obj *CrmContactEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactEvent_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactEvent_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContactEvent", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContactEvent_createdAt(ctx context.Context, field graphql.CollectedField, obj *CrmContactEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactEvent_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactEvent_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContactEvent", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContactEvent_updatedAt(ctx context.Context, field graphql.CollectedField, obj *CrmContactEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactEvent_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactEvent_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContactEvent", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContactEvent_organizationContactId(ctx context.Context, field graphql.CollectedField, obj *CrmContactEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactEvent_organizationContactId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OrganizationContactID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactEvent_organizationContactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContactEvent", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContactEvent_contactId(ctx context.Context, field graphql.CollectedField, obj *CrmContactEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactEvent_contactId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContactID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactEvent_contactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContactEvent", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContactEvent_eventId(ctx context.Context, field graphql.CollectedField, obj *CrmContactEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactEvent_eventId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactEvent_eventId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContactEvent", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContactEvent_role(ctx context.Context, field graphql.CollectedField, obj *CrmContactEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactEvent_role(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Role, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactEvent_role(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContactEvent", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContactEvent_status(ctx context.Context, field graphql.CollectedField, obj *CrmContactEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactEvent_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactEvent_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContactEvent", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContactEventEntry_link(ctx context.Context, field graphql.CollectedField, obj *CrmContactEventEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactEventEntry_link(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Link, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmContactEvent) graphql.Marshaler {
+			return ec.marshalNCrmContactEvent2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContactEvent(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactEventEntry_link(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CrmContactEventEntry",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmContactEvent(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CrmContactEventEntry_name(ctx context.Context, field graphql.CollectedField, obj *CrmContactEventEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactEventEntry_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactEventEntry_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContactEventEntry", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContactEventEntry_slug(ctx context.Context, field graphql.CollectedField, obj *CrmContactEventEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactEventEntry_slug(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Slug, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactEventEntry_slug(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContactEventEntry", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContactEventEntry_sessions(ctx context.Context, field graphql.CollectedField, obj *CrmContactEventEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactEventEntry_sessions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sessions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*CrmSessionRef) graphql.Marshaler {
+			return ec.marshalNCrmSessionRef2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmSessionRefᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactEventEntry_sessions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CrmContactEventEntry",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmSessionRef(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CrmContactNote_id(ctx context.Context, field graphql.CollectedField, obj *CrmContactNote) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactNote_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactNote_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContactNote", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContactNote_organizationContactId(ctx context.Context, field graphql.CollectedField, obj *CrmContactNote) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactNote_organizationContactId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OrganizationContactID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactNote_organizationContactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContactNote", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContactNote_body(ctx context.Context, field graphql.CollectedField, obj *CrmContactNote) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactNote_body(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Body, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactNote_body(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContactNote", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContactNote_authorUserId(ctx context.Context, field graphql.CollectedField, obj *CrmContactNote) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactNote_authorUserId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AuthorUserID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactNote_authorUserId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContactNote", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContactNote_authorApiKeyId(ctx context.Context, field graphql.CollectedField, obj *CrmContactNote) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactNote_authorApiKeyId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AuthorAPIKeyID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactNote_authorApiKeyId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContactNote", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContactNote_createdAt(ctx context.Context, field graphql.CollectedField, obj *CrmContactNote) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactNote_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactNote_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContactNote", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CrmDirectoryRow_contact(ctx context.Context, field graphql.CollectedField, obj *CrmDirectoryRow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmDirectoryRow_contact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Contact, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmContact) graphql.Marshaler {
+			return ec.marshalNCrmContact2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmDirectoryRow_contact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CrmDirectoryRow",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmContact(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CrmDirectoryRow_tags(ctx context.Context, field graphql.CollectedField, obj *CrmDirectoryRow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmDirectoryRow_tags(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tags, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*CrmTag) graphql.Marshaler {
+			return ec.marshalNCrmTag2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmTagᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmDirectoryRow_tags(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CrmDirectoryRow",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmTag(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CrmDirectoryRow_events(ctx context.Context, field graphql.CollectedField, obj *CrmDirectoryRow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmDirectoryRow_events(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Events, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*CrmContactEvent) graphql.Marshaler {
+			return ec.marshalNCrmContactEvent2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContactEventᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmDirectoryRow_events(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CrmDirectoryRow",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmContactEvent(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CrmImportOutcome_email(ctx context.Context, field graphql.CollectedField, obj *CrmImportOutcome) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmImportOutcome_email(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Email, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmImportOutcome_email(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmImportOutcome", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmImportOutcome_action(ctx context.Context, field graphql.CollectedField, obj *CrmImportOutcome) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmImportOutcome_action(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Action, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v CrmImportAction) graphql.Marshaler {
+			return ec.marshalNCrmImportAction2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmImportAction(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmImportOutcome_action(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmImportOutcome", field, false, false, errors.New("field of type CrmImportAction does not have child fields"))
+}
+
+func (ec *executionContext) _CrmImportResult_created(ctx context.Context, field graphql.CollectedField, obj *CrmImportResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmImportResult_created(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Created, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmImportResult_created(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmImportResult", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CrmImportResult_updated(ctx context.Context, field graphql.CollectedField, obj *CrmImportResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmImportResult_updated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Updated, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmImportResult_updated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmImportResult", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CrmImportResult_skipped(ctx context.Context, field graphql.CollectedField, obj *CrmImportResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmImportResult_skipped(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Skipped, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmImportResult_skipped(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmImportResult", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CrmImportResult_outcomes(ctx context.Context, field graphql.CollectedField, obj *CrmImportResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmImportResult_outcomes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Outcomes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*CrmImportOutcome) graphql.Marshaler {
+			return ec.marshalNCrmImportOutcome2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmImportOutcomeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmImportResult_outcomes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CrmImportResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmImportOutcome(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CrmNoteEntry_note(ctx context.Context, field graphql.CollectedField, obj *CrmNoteEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmNoteEntry_note(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Note, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmContactNote) graphql.Marshaler {
+			return ec.marshalNCrmContactNote2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContactNote(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmNoteEntry_note(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CrmNoteEntry",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmContactNote(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CrmNoteEntry_authorName(ctx context.Context, field graphql.CollectedField, obj *CrmNoteEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmNoteEntry_authorName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AuthorName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmNoteEntry_authorName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmNoteEntry", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _CrmPipelineBoard_columns(ctx context.Context, field graphql.CollectedField, obj *CrmPipelineBoard) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -18361,6 +21186,452 @@ func (ec *executionContext) _CrmSegmentContactEdge_cursor(ctx context.Context, f
 }
 func (ec *executionContext) fieldContext_CrmSegmentContactEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("CrmSegmentContactEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+}
+
+func (ec *executionContext) _CrmSessionRef_id(ctx context.Context, field graphql.CollectedField, obj *CrmSessionRef) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmSessionRef_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmSessionRef_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmSessionRef", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmSessionRef_code(ctx context.Context, field graphql.CollectedField, obj *CrmSessionRef) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmSessionRef_code(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Code, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmSessionRef_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmSessionRef", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmSessionRef_title(ctx context.Context, field graphql.CollectedField, obj *CrmSessionRef) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmSessionRef_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmSessionRef_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmSessionRef", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmStageChange_id(ctx context.Context, field graphql.CollectedField, obj *CrmStageChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmStageChange_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmStageChange_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmStageChange", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmStageChange_cardId(ctx context.Context, field graphql.CollectedField, obj *CrmStageChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmStageChange_cardId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CardID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmStageChange_cardId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmStageChange", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmStageChange_fromStageId(ctx context.Context, field graphql.CollectedField, obj *CrmStageChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmStageChange_fromStageId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FromStageID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CrmStageChange_fromStageId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmStageChange", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmStageChange_toStageId(ctx context.Context, field graphql.CollectedField, obj *CrmStageChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmStageChange_toStageId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ToStageID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CrmStageChange_toStageId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmStageChange", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmStageChange_actorUserId(ctx context.Context, field graphql.CollectedField, obj *CrmStageChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmStageChange_actorUserId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ActorUserID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CrmStageChange_actorUserId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmStageChange", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmStageChange_actorApiKeyId(ctx context.Context, field graphql.CollectedField, obj *CrmStageChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmStageChange_actorApiKeyId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ActorAPIKeyID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CrmStageChange_actorApiKeyId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmStageChange", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmStageChange_createdAt(ctx context.Context, field graphql.CollectedField, obj *CrmStageChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmStageChange_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmStageChange_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmStageChange", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CrmStageHistoryEntry_history(ctx context.Context, field graphql.CollectedField, obj *CrmStageHistoryEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmStageHistoryEntry_history(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.History, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmStageChange) graphql.Marshaler {
+			return ec.marshalNCrmStageChange2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmStageChange(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmStageHistoryEntry_history(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CrmStageHistoryEntry",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmStageChange(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CrmStageHistoryEntry_fromStageName(ctx context.Context, field graphql.CollectedField, obj *CrmStageHistoryEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmStageHistoryEntry_fromStageName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FromStageName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CrmStageHistoryEntry_fromStageName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmStageHistoryEntry", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmStageHistoryEntry_toStageName(ctx context.Context, field graphql.CollectedField, obj *CrmStageHistoryEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmStageHistoryEntry_toStageName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ToStageName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmStageHistoryEntry_toStageName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmStageHistoryEntry", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmStageHistoryEntry_actorName(ctx context.Context, field graphql.CollectedField, obj *CrmStageHistoryEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmStageHistoryEntry_actorName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ActorName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmStageHistoryEntry_actorName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmStageHistoryEntry", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmTag_id(ctx context.Context, field graphql.CollectedField, obj *CrmTag) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmTag_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmTag_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmTag", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmTag_createdAt(ctx context.Context, field graphql.CollectedField, obj *CrmTag) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmTag_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmTag_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmTag", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CrmTag_updatedAt(ctx context.Context, field graphql.CollectedField, obj *CrmTag) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmTag_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmTag_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmTag", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CrmTag_organizationId(ctx context.Context, field graphql.CollectedField, obj *CrmTag) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmTag_organizationId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OrganizationID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmTag_organizationId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmTag", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmTag_name(ctx context.Context, field graphql.CollectedField, obj *CrmTag) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmTag_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmTag_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmTag", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _DecidedSubmission_id(ctx context.Context, field graphql.CollectedField, obj *DecidedSubmission) (ret graphql.Marshaler) {
@@ -22749,6 +26020,358 @@ func (ec *executionContext) fieldContext_Mutation_withdrawProposal(ctx context.C
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_withdrawProposal_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_createContact(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createContact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateContact(ctx, fc.Args["input"].(ContactInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmContact) graphql.Marshaler {
+			return ec.marshalNCrmContact2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createContact(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmContact(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createContact_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateContact(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateContact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateContact(ctx, fc.Args["contactId"].(string), fc.Args["input"].(ContactInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmContact) graphql.Marshaler {
+			return ec.marshalNCrmContact2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateContact(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmContact(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateContact_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_importContacts(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_importContacts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ImportContacts(ctx, fc.Args["input"].(ImportContactsInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmImportResult) graphql.Marshaler {
+			return ec.marshalNCrmImportResult2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmImportResult(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_importContacts(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmImportResult(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_importContacts_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_addContactTag(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_addContactTag(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().AddContactTag(ctx, fc.Args["contactId"].(string), fc.Args["input"].(AddContactTagInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmTag) graphql.Marshaler {
+			return ec.marshalNCrmTag2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmTag(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_addContactTag(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmTag(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_addContactTag_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_removeContactTag(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_removeContactTag(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RemoveContactTag(ctx, fc.Args["contactId"].(string), fc.Args["tagId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_removeContactTag(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_removeContactTag_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_addContactNote(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_addContactNote(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().AddContactNote(ctx, fc.Args["contactId"].(string), fc.Args["input"].(AddContactNoteInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmContactNote) graphql.Marshaler {
+			return ec.marshalNCrmContactNote2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContactNote(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_addContactNote(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmContactNote(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_addContactNote_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_addContactToEvent(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_addContactToEvent(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().AddContactToEvent(ctx, fc.Args["contactId"].(string), fc.Args["input"].(AddContactToEventInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmContactEvent) graphql.Marshaler {
+			return ec.marshalNCrmContactEvent2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContactEvent(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_addContactToEvent(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmContactEvent(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_addContactToEvent_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_mergeContacts(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_mergeContacts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().MergeContacts(ctx, fc.Args["input"].(MergeContactsInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmContact) graphql.Marshaler {
+			return ec.marshalNCrmContact2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_mergeContacts(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmContact(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_mergeContacts_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -28563,6 +32186,94 @@ func (ec *executionContext) fieldContext_Query_myProposals(ctx context.Context, 
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_myProposals_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_contacts(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_contacts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Contacts(ctx, fc.Args["q"].(*string), fc.Args["first"].(*int), fc.Args["after"].(*entgql.Cursor[string]))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmContactConnection) graphql.Marshaler {
+			return ec.marshalNCrmContactConnection2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContactConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_contacts(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmContactConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_contacts_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_contact(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_contact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Contact(ctx, fc.Args["contactId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmContactDetail) graphql.Marshaler {
+			return ec.marshalNCrmContactDetail2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContactDetail(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_contact(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmContactDetail(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_contact_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -40397,6 +44108,103 @@ func (ec *executionContext) fieldContext___Type_isOneOf(_ context.Context, field
 
 // region    **************************** input.gotpl *****************************
 
+func (ec *executionContext) unmarshalInputAddContactNoteInput(ctx context.Context, obj any) (AddContactNoteInput, error) {
+	var it AddContactNoteInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"body"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "body":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("body"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Body = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputAddContactTagInput(ctx context.Context, obj any) (AddContactTagInput, error) {
+	var it AddContactTagInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputAddContactToEventInput(ctx context.Context, obj any) (AddContactToEventInput, error) {
+	var it AddContactToEventInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"eventId", "participation"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "eventId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("eventId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EventID = data
+		case "participation":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("participation"))
+			data, err := ec.unmarshalNContactParticipation2githubᚗcomᚋpodiumᚋpodiumᚋentᚋcontactᚐParticipation(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Participation = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputAddPipelineCardInput(ctx context.Context, obj any) (AddPipelineCardInput, error) {
 	var it AddPipelineCardInput
 	if obj == nil {
@@ -40816,6 +44624,171 @@ func (ec *executionContext) unmarshalInputCoSpeakerInput(ctx context.Context, ob
 				return it, err
 			}
 			it.Email = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputContactImportRow(ctx context.Context, obj any) (ContactImportRow, error) {
+	var it ContactImportRow
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"firstName", "lastName", "email", "title", "company", "bio"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "firstName":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("firstName"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FirstName = data
+		case "lastName":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lastName"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LastName = data
+		case "email":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("email"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Email = data
+		case "title":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("title"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Title = data
+		case "company":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("company"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Company = data
+		case "bio":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("bio"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Bio = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputContactInput(ctx context.Context, obj any) (ContactInput, error) {
+	var it ContactInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"firstName", "lastName", "email", "title", "company", "bio", "linkedinUrl", "twitterUrl", "facebookUrl", "websiteUrl", "headshotUrl"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "firstName":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("firstName"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FirstName = data
+		case "lastName":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lastName"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LastName = data
+		case "email":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("email"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Email = data
+		case "title":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("title"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Title = data
+		case "company":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("company"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Company = data
+		case "bio":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("bio"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Bio = data
+		case "linkedinUrl":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("linkedinUrl"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LinkedinURL = data
+		case "twitterUrl":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("twitterUrl"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TwitterURL = data
+		case "facebookUrl":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("facebookUrl"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FacebookURL = data
+		case "websiteUrl":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("websiteUrl"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.WebsiteURL = data
+		case "headshotUrl":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headshotUrl"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeadshotURL = data
 		}
 	}
 	return it, nil
@@ -44132,6 +48105,43 @@ func (ec *executionContext) unmarshalInputGenerateAiReviewInput(ctx context.Cont
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputImportContactsInput(ctx context.Context, obj any) (ImportContactsInput, error) {
+	var it ImportContactsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"behavior", "rows"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "behavior":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("behavior"))
+			data, err := ec.unmarshalNCrmImportBehavior2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmImportBehavior(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Behavior = data
+		case "rows":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("rows"))
+			data, err := ec.unmarshalNContactImportRow2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐContactImportRowᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Rows = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputImportSpeakersInput(ctx context.Context, obj any) (ImportSpeakersInput, error) {
 	var it ImportSpeakersInput
 	if obj == nil {
@@ -44265,6 +48275,43 @@ func (ec *executionContext) unmarshalInputLevelOrder(ctx context.Context, obj an
 				return it, err
 			}
 			it.Field = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputMergeContactsInput(ctx context.Context, obj any) (MergeContactsInput, error) {
+	var it MergeContactsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"primaryId", "duplicateId"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "primaryId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("primaryId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PrimaryID = data
+		case "duplicateId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("duplicateId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DuplicateID = data
 		}
 	}
 	return it, nil
@@ -48124,6 +52171,717 @@ func (ec *executionContext) _CrmBookTag(ctx context.Context, sel ast.SelectionSe
 	return out
 }
 
+var crmContactImplementors = []string{"CrmContact"}
+
+func (ec *executionContext) _CrmContact(ctx context.Context, sel ast.SelectionSet, obj *CrmContact) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, crmContactImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CrmContact")
+		case "id":
+			out.Values[i] = ec._CrmContact_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._CrmContact_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._CrmContact_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "organizationId":
+			out.Values[i] = ec._CrmContact_organizationId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "firstName":
+			out.Values[i] = ec._CrmContact_firstName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "lastName":
+			out.Values[i] = ec._CrmContact_lastName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "email":
+			out.Values[i] = ec._CrmContact_email(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "title":
+			out.Values[i] = ec._CrmContact_title(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "company":
+			out.Values[i] = ec._CrmContact_company(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "bio":
+			out.Values[i] = ec._CrmContact_bio(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "linkedinUrl":
+			out.Values[i] = ec._CrmContact_linkedinUrl(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "twitterUrl":
+			out.Values[i] = ec._CrmContact_twitterUrl(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "facebookUrl":
+			out.Values[i] = ec._CrmContact_facebookUrl(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "websiteUrl":
+			out.Values[i] = ec._CrmContact_websiteUrl(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "headshotUrl":
+			out.Values[i] = ec._CrmContact_headshotUrl(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "custom":
+			out.Values[i] = ec._CrmContact_custom(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var crmContactCardImplementors = []string{"CrmContactCard"}
+
+func (ec *executionContext) _CrmContactCard(ctx context.Context, sel ast.SelectionSet, obj *CrmContactCard) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, crmContactCardImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CrmContactCard")
+		case "id":
+			out.Values[i] = ec._CrmContactCard_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._CrmContactCard_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._CrmContactCard_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "organizationContactId":
+			out.Values[i] = ec._CrmContactCard_organizationContactId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "stageId":
+			out.Values[i] = ec._CrmContactCard_stageId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "ownerUserId":
+			out.Values[i] = ec._CrmContactCard_ownerUserId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "note":
+			out.Values[i] = ec._CrmContactCard_note(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var crmContactConnectionImplementors = []string{"CrmContactConnection"}
+
+func (ec *executionContext) _CrmContactConnection(ctx context.Context, sel ast.SelectionSet, obj *CrmContactConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, crmContactConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CrmContactConnection")
+		case "edges":
+			out.Values[i] = ec._CrmContactConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._CrmContactConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._CrmContactConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var crmContactDetailImplementors = []string{"CrmContactDetail"}
+
+func (ec *executionContext) _CrmContactDetail(ctx context.Context, sel ast.SelectionSet, obj *CrmContactDetail) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, crmContactDetailImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CrmContactDetail")
+		case "contact":
+			out.Values[i] = ec._CrmContactDetail_contact(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "tags":
+			out.Values[i] = ec._CrmContactDetail_tags(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "events":
+			out.Values[i] = ec._CrmContactDetail_events(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "notes":
+			out.Values[i] = ec._CrmContactDetail_notes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "card":
+			out.Values[i] = ec._CrmContactDetail_card(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "stageHistory":
+			out.Values[i] = ec._CrmContactDetail_stageHistory(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var crmContactEdgeImplementors = []string{"CrmContactEdge"}
+
+func (ec *executionContext) _CrmContactEdge(ctx context.Context, sel ast.SelectionSet, obj *CrmContactEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, crmContactEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CrmContactEdge")
+		case "node":
+			out.Values[i] = ec._CrmContactEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cursor":
+			out.Values[i] = ec._CrmContactEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var crmContactEventImplementors = []string{"CrmContactEvent"}
+
+func (ec *executionContext) _CrmContactEvent(ctx context.Context, sel ast.SelectionSet, obj *CrmContactEvent) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, crmContactEventImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CrmContactEvent")
+		case "id":
+			out.Values[i] = ec._CrmContactEvent_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._CrmContactEvent_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._CrmContactEvent_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "organizationContactId":
+			out.Values[i] = ec._CrmContactEvent_organizationContactId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "contactId":
+			out.Values[i] = ec._CrmContactEvent_contactId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "eventId":
+			out.Values[i] = ec._CrmContactEvent_eventId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "role":
+			out.Values[i] = ec._CrmContactEvent_role(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._CrmContactEvent_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var crmContactEventEntryImplementors = []string{"CrmContactEventEntry"}
+
+func (ec *executionContext) _CrmContactEventEntry(ctx context.Context, sel ast.SelectionSet, obj *CrmContactEventEntry) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, crmContactEventEntryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CrmContactEventEntry")
+		case "link":
+			out.Values[i] = ec._CrmContactEventEntry_link(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._CrmContactEventEntry_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "slug":
+			out.Values[i] = ec._CrmContactEventEntry_slug(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sessions":
+			out.Values[i] = ec._CrmContactEventEntry_sessions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var crmContactNoteImplementors = []string{"CrmContactNote"}
+
+func (ec *executionContext) _CrmContactNote(ctx context.Context, sel ast.SelectionSet, obj *CrmContactNote) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, crmContactNoteImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CrmContactNote")
+		case "id":
+			out.Values[i] = ec._CrmContactNote_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "organizationContactId":
+			out.Values[i] = ec._CrmContactNote_organizationContactId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "body":
+			out.Values[i] = ec._CrmContactNote_body(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "authorUserId":
+			out.Values[i] = ec._CrmContactNote_authorUserId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "authorApiKeyId":
+			out.Values[i] = ec._CrmContactNote_authorApiKeyId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._CrmContactNote_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var crmDirectoryRowImplementors = []string{"CrmDirectoryRow"}
+
+func (ec *executionContext) _CrmDirectoryRow(ctx context.Context, sel ast.SelectionSet, obj *CrmDirectoryRow) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, crmDirectoryRowImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CrmDirectoryRow")
+		case "contact":
+			out.Values[i] = ec._CrmDirectoryRow_contact(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "tags":
+			out.Values[i] = ec._CrmDirectoryRow_tags(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "events":
+			out.Values[i] = ec._CrmDirectoryRow_events(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var crmImportOutcomeImplementors = []string{"CrmImportOutcome"}
+
+func (ec *executionContext) _CrmImportOutcome(ctx context.Context, sel ast.SelectionSet, obj *CrmImportOutcome) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, crmImportOutcomeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CrmImportOutcome")
+		case "email":
+			out.Values[i] = ec._CrmImportOutcome_email(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "action":
+			out.Values[i] = ec._CrmImportOutcome_action(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var crmImportResultImplementors = []string{"CrmImportResult"}
+
+func (ec *executionContext) _CrmImportResult(ctx context.Context, sel ast.SelectionSet, obj *CrmImportResult) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, crmImportResultImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CrmImportResult")
+		case "created":
+			out.Values[i] = ec._CrmImportResult_created(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updated":
+			out.Values[i] = ec._CrmImportResult_updated(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "skipped":
+			out.Values[i] = ec._CrmImportResult_skipped(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "outcomes":
+			out.Values[i] = ec._CrmImportResult_outcomes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var crmNoteEntryImplementors = []string{"CrmNoteEntry"}
+
+func (ec *executionContext) _CrmNoteEntry(ctx context.Context, sel ast.SelectionSet, obj *CrmNoteEntry) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, crmNoteEntryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CrmNoteEntry")
+		case "note":
+			out.Values[i] = ec._CrmNoteEntry_note(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "authorName":
+			out.Values[i] = ec._CrmNoteEntry_authorName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var crmPipelineBoardImplementors = []string{"CrmPipelineBoard"}
 
 func (ec *executionContext) _CrmPipelineBoard(ctx context.Context, sel ast.SelectionSet, obj *CrmPipelineBoard) graphql.Marshaler {
@@ -48552,6 +53310,233 @@ func (ec *executionContext) _CrmSegmentContactEdge(ctx context.Context, sel ast.
 			}
 		case "cursor":
 			out.Values[i] = ec._CrmSegmentContactEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var crmSessionRefImplementors = []string{"CrmSessionRef"}
+
+func (ec *executionContext) _CrmSessionRef(ctx context.Context, sel ast.SelectionSet, obj *CrmSessionRef) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, crmSessionRefImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CrmSessionRef")
+		case "id":
+			out.Values[i] = ec._CrmSessionRef_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "code":
+			out.Values[i] = ec._CrmSessionRef_code(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "title":
+			out.Values[i] = ec._CrmSessionRef_title(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var crmStageChangeImplementors = []string{"CrmStageChange"}
+
+func (ec *executionContext) _CrmStageChange(ctx context.Context, sel ast.SelectionSet, obj *CrmStageChange) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, crmStageChangeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CrmStageChange")
+		case "id":
+			out.Values[i] = ec._CrmStageChange_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cardId":
+			out.Values[i] = ec._CrmStageChange_cardId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "fromStageId":
+			out.Values[i] = ec._CrmStageChange_fromStageId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "toStageId":
+			out.Values[i] = ec._CrmStageChange_toStageId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "actorUserId":
+			out.Values[i] = ec._CrmStageChange_actorUserId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "actorApiKeyId":
+			out.Values[i] = ec._CrmStageChange_actorApiKeyId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._CrmStageChange_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var crmStageHistoryEntryImplementors = []string{"CrmStageHistoryEntry"}
+
+func (ec *executionContext) _CrmStageHistoryEntry(ctx context.Context, sel ast.SelectionSet, obj *CrmStageHistoryEntry) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, crmStageHistoryEntryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CrmStageHistoryEntry")
+		case "history":
+			out.Values[i] = ec._CrmStageHistoryEntry_history(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "fromStageName":
+			out.Values[i] = ec._CrmStageHistoryEntry_fromStageName(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "toStageName":
+			out.Values[i] = ec._CrmStageHistoryEntry_toStageName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "actorName":
+			out.Values[i] = ec._CrmStageHistoryEntry_actorName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var crmTagImplementors = []string{"CrmTag"}
+
+func (ec *executionContext) _CrmTag(ctx context.Context, sel ast.SelectionSet, obj *CrmTag) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, crmTagImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CrmTag")
+		case "id":
+			out.Values[i] = ec._CrmTag_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._CrmTag_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._CrmTag_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "organizationId":
+			out.Values[i] = ec._CrmTag_organizationId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._CrmTag_name(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -50790,6 +55775,62 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "createContact":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createContact(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateContact":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateContact(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "importContacts":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_importContacts(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "addContactTag":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_addContactTag(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "removeContactTag":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_removeContactTag(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "addContactNote":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_addContactNote(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "addContactToEvent":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_addContactToEvent(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "mergeContacts":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_mergeContacts(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "attachResourceFile":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_attachResourceFile(ctx, field)
@@ -52401,6 +57442,50 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_myProposals(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "contacts":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_contacts(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "contact":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_contact(ctx, field)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -57660,6 +62745,21 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 
 // region    ***************************** type.gotpl *****************************
 
+func (ec *executionContext) unmarshalNAddContactNoteInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐAddContactNoteInput(ctx context.Context, v any) (AddContactNoteInput, error) {
+	res, err := ec.unmarshalInputAddContactNoteInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNAddContactTagInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐAddContactTagInput(ctx context.Context, v any) (AddContactTagInput, error) {
+	res, err := ec.unmarshalInputAddContactTagInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNAddContactToEventInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐAddContactToEventInput(ctx context.Context, v any) (AddContactToEventInput, error) {
+	res, err := ec.unmarshalInputAddContactToEventInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNAddPipelineCardInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐAddPipelineCardInput(ctx context.Context, v any) (AddPipelineCardInput, error) {
 	res, err := ec.unmarshalInputAddPipelineCardInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -58163,6 +63263,30 @@ func (ec *executionContext) marshalNContactDietaryRequirements2githubᚗcomᚋpo
 	return v
 }
 
+func (ec *executionContext) unmarshalNContactImportRow2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐContactImportRowᚄ(ctx context.Context, v any) ([]*ContactImportRow, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*ContactImportRow, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNContactImportRow2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐContactImportRow(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalNContactImportRow2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐContactImportRow(ctx context.Context, v any) (*ContactImportRow, error) {
+	res, err := ec.unmarshalInputContactImportRow(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNContactInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐContactInput(ctx context.Context, v any) (ContactInput, error) {
+	res, err := ec.unmarshalInputContactInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNContactOrderField2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚐContactOrderField(ctx context.Context, v any) (*ent.ContactOrderField, error) {
 	var res = new(ent.ContactOrderField)
 	err := res.UnmarshalGQL(v)
@@ -58326,6 +63450,216 @@ func (ec *executionContext) marshalNCrmBookTag2ᚖgithubᚗcomᚋpodiumᚋpodium
 	return ec._CrmBookTag(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNCrmContact2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContact(ctx context.Context, sel ast.SelectionSet, v *CrmContact) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CrmContact(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCrmContactConnection2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContactConnection(ctx context.Context, sel ast.SelectionSet, v *CrmContactConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CrmContactConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCrmContactDetail2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContactDetail(ctx context.Context, sel ast.SelectionSet, v *CrmContactDetail) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CrmContactDetail(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCrmContactEdge2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContactEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*CrmContactEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCrmContactEdge2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContactEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCrmContactEdge2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContactEdge(ctx context.Context, sel ast.SelectionSet, v *CrmContactEdge) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CrmContactEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCrmContactEvent2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContactEventᚄ(ctx context.Context, sel ast.SelectionSet, v []*CrmContactEvent) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCrmContactEvent2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContactEvent(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCrmContactEvent2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContactEvent(ctx context.Context, sel ast.SelectionSet, v *CrmContactEvent) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CrmContactEvent(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCrmContactEventEntry2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContactEventEntryᚄ(ctx context.Context, sel ast.SelectionSet, v []*CrmContactEventEntry) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCrmContactEventEntry2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContactEventEntry(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCrmContactEventEntry2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContactEventEntry(ctx context.Context, sel ast.SelectionSet, v *CrmContactEventEntry) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CrmContactEventEntry(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCrmContactNote2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContactNote(ctx context.Context, sel ast.SelectionSet, v *CrmContactNote) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CrmContactNote(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCrmDirectoryRow2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmDirectoryRow(ctx context.Context, sel ast.SelectionSet, v *CrmDirectoryRow) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CrmDirectoryRow(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNCrmImportAction2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmImportAction(ctx context.Context, v any) (CrmImportAction, error) {
+	var res CrmImportAction
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCrmImportAction2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmImportAction(ctx context.Context, sel ast.SelectionSet, v CrmImportAction) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNCrmImportBehavior2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmImportBehavior(ctx context.Context, v any) (CrmImportBehavior, error) {
+	var res CrmImportBehavior
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCrmImportBehavior2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmImportBehavior(ctx context.Context, sel ast.SelectionSet, v CrmImportBehavior) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNCrmImportOutcome2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmImportOutcomeᚄ(ctx context.Context, sel ast.SelectionSet, v []*CrmImportOutcome) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCrmImportOutcome2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmImportOutcome(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCrmImportOutcome2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmImportOutcome(ctx context.Context, sel ast.SelectionSet, v *CrmImportOutcome) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CrmImportOutcome(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCrmImportResult2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmImportResult(ctx context.Context, sel ast.SelectionSet, v *CrmImportResult) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CrmImportResult(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCrmNoteEntry2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmNoteEntryᚄ(ctx context.Context, sel ast.SelectionSet, v []*CrmNoteEntry) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCrmNoteEntry2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmNoteEntry(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCrmNoteEntry2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmNoteEntry(ctx context.Context, sel ast.SelectionSet, v *CrmNoteEntry) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CrmNoteEntry(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNCrmPipelineBoard2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmPipelineBoard(ctx context.Context, sel ast.SelectionSet, v *CrmPipelineBoard) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -58478,6 +63812,94 @@ func (ec *executionContext) unmarshalNCrmSemanticStatus2githubᚗcomᚋpodiumᚋ
 
 func (ec *executionContext) marshalNCrmSemanticStatus2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmSemanticStatus(ctx context.Context, sel ast.SelectionSet, v CrmSemanticStatus) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) marshalNCrmSessionRef2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmSessionRefᚄ(ctx context.Context, sel ast.SelectionSet, v []*CrmSessionRef) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCrmSessionRef2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmSessionRef(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCrmSessionRef2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmSessionRef(ctx context.Context, sel ast.SelectionSet, v *CrmSessionRef) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CrmSessionRef(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCrmStageChange2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmStageChange(ctx context.Context, sel ast.SelectionSet, v *CrmStageChange) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CrmStageChange(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCrmStageHistoryEntry2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmStageHistoryEntryᚄ(ctx context.Context, sel ast.SelectionSet, v []*CrmStageHistoryEntry) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCrmStageHistoryEntry2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmStageHistoryEntry(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCrmStageHistoryEntry2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmStageHistoryEntry(ctx context.Context, sel ast.SelectionSet, v *CrmStageHistoryEntry) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CrmStageHistoryEntry(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCrmTag2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmTagᚄ(ctx context.Context, sel ast.SelectionSet, v []*CrmTag) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCrmTag2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmTag(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCrmTag2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmTag(ctx context.Context, sel ast.SelectionSet, v *CrmTag) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CrmTag(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx context.Context, v any) (entgql.Cursor[string], error) {
@@ -58917,6 +64339,11 @@ func (ec *executionContext) marshalNID2ᚕstringᚄ(ctx context.Context, sel ast
 	return ret
 }
 
+func (ec *executionContext) unmarshalNImportContactsInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐImportContactsInput(ctx context.Context, v any) (ImportContactsInput, error) {
+	res, err := ec.unmarshalInputImportContactsInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNImportSpeakersInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐImportSpeakersInput(ctx context.Context, v any) (ImportSpeakersInput, error) {
 	res, err := ec.unmarshalInputImportSpeakersInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -59112,6 +64539,11 @@ func (ec *executionContext) marshalNMember2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋg
 		return graphql.Null
 	}
 	return ec._Member(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNMergeContactsInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐMergeContactsInput(ctx context.Context, v any) (MergeContactsInput, error) {
+	res, err := ec.unmarshalInputMergeContactsInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNMovePipelineCardInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐMovePipelineCardInput(ctx context.Context, v any) (MovePipelineCardInput, error) {
@@ -61579,6 +67011,13 @@ func (ec *executionContext) marshalOContactWorkflowStatus2ᚖgithubᚗcomᚋpodi
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) marshalOCrmContactCard2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContactCard(ctx context.Context, sel ast.SelectionSet, v *CrmContactCard) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._CrmContactCard(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx context.Context, v any) (*entgql.Cursor[string], error) {

@@ -17,6 +17,26 @@ import (
 	"github.com/podium/podium/ent/schema/agenda"
 )
 
+// A note about a contact.
+type AddContactNoteInput struct {
+	// The note.
+	Body string `json:"body"`
+}
+
+// A tag to put on a contact.
+type AddContactTagInput struct {
+	// The tag's name, as sent: an existing tag of that name is reused.
+	Name string `json:"name"`
+}
+
+// The event to copy a contact into.
+type AddContactToEventInput struct {
+	// An event of the organization.
+	EventID string `json:"eventId"`
+	// speaker or organizer.
+	Participation contact.Participation `json:"participation"`
+}
+
 // A contact to place in a stage.
 type AddPipelineCardInput struct {
 	// The contact of the organization's book.
@@ -201,6 +221,48 @@ type CoSpeakerInput struct {
 	Email string `json:"email"`
 }
 
+// One row of an import.
+type ContactImportRow struct {
+	// The first name; trimmed.
+	FirstName string `json:"firstName"`
+	// The last name; trimmed.
+	LastName string `json:"lastName"`
+	// The email address: trimmed, in lower case, must contain @. It matches existing contacts.
+	Email string `json:"email"`
+	// The job title; null for none.
+	Title *string `json:"title"`
+	// The company; null for none.
+	Company *string `json:"company"`
+	// The biography; null for none.
+	Bio *string `json:"bio"`
+}
+
+// A contact of the book: the whole record (updateContact replaces every field).
+type ContactInput struct {
+	// The first name; trimmed, may be empty.
+	FirstName string `json:"firstName"`
+	// The last name; trimmed, may be empty.
+	LastName string `json:"lastName"`
+	// The email address: trimmed, stored in lower case, must contain @; unique in the organization.
+	Email string `json:"email"`
+	// The job title; null for none.
+	Title *string `json:"title"`
+	// The company; null for none.
+	Company *string `json:"company"`
+	// The biography; null for none.
+	Bio *string `json:"bio"`
+	// The LinkedIn profile; null or left out for none.
+	LinkedinURL *string `json:"linkedinUrl"`
+	// The Twitter (X) profile; null or left out for none.
+	TwitterURL *string `json:"twitterUrl"`
+	// The Facebook profile; null or left out for none.
+	FacebookURL *string `json:"facebookUrl"`
+	// A website; null or left out for none.
+	WebsiteURL *string `json:"websiteUrl"`
+	// Where the photo can be downloaded; null or left out for none.
+	HeadshotURL *string `json:"headshotUrl"`
+}
+
 // A new event. Its other fields start with their defaults and are set with updateEvent.
 type CreateEventInput struct {
 	// The event's name; trimmed, not empty.
@@ -265,6 +327,26 @@ type CrmBookRow struct {
 	Tags []*CrmBookTag `json:"tags"`
 	// The contact's links to event contacts (speakers, organizers), oldest first.
 	Events []*CrmBookContactEvent `json:"events"`
+}
+
+// The outcome of one imported row.
+type CrmImportOutcome struct {
+	// The row's email, trimmed and in lower case.
+	Email string `json:"email"`
+	// What was done.
+	Action CrmImportAction `json:"action"`
+}
+
+// The result of an import.
+type CrmImportResult struct {
+	// Rows that created a contact.
+	Created int `json:"created"`
+	// Rows that updated one.
+	Updated int `json:"updated"`
+	// Rows left untouched.
+	Skipped int `json:"skipped"`
+	// Each row's outcome, in the order of the rows.
+	Outcomes []*CrmImportOutcome `json:"outcomes"`
 }
 
 // The pipeline: every stage by position, each with its cards.
@@ -336,6 +418,14 @@ type DecisionResult struct {
 type GenerateAiReviewInput struct {
 	// A submission of the event.
 	SubmissionID string `json:"submissionId"`
+}
+
+// A batch of contacts to import, matched by email.
+type ImportContactsInput struct {
+	// update refreshes contacts the organization has; skip leaves them untouched.
+	Behavior CrmImportBehavior `json:"behavior"`
+	// The rows: at least 1, at most 5,000.
+	Rows []*ContactImportRow `json:"rows"`
 }
 
 // Rows of a speaker spreadsheet.
@@ -422,6 +512,14 @@ type Member struct {
 	Role OrganizationRole `json:"role"`
 	// When the member joined.
 	CreatedAt time.Time `json:"createdAt"`
+}
+
+// Two contacts to merge.
+type MergeContactsInput struct {
+	// The contact that survives.
+	PrimaryID string `json:"primaryId"`
+	// The contact merged into it and deleted.
+	DuplicateID string `json:"duplicateId"`
 }
 
 // Where to move a card.
@@ -1715,6 +1813,125 @@ func (e *ContentReviewStatus) UnmarshalJSON(b []byte) error {
 }
 
 func (e ContentReviewStatus) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// What importContacts did with a row.
+type CrmImportAction string
+
+const (
+	// A new contact was created.
+	CrmImportActionCreated CrmImportAction = "created"
+	// An existing contact (or one created earlier in the batch) was updated.
+	CrmImportActionUpdated CrmImportAction = "updated"
+	// An existing contact was left untouched.
+	CrmImportActionSkipped CrmImportAction = "skipped"
+)
+
+var AllCrmImportAction = []CrmImportAction{
+	CrmImportActionCreated,
+	CrmImportActionUpdated,
+	CrmImportActionSkipped,
+}
+
+func (e CrmImportAction) IsValid() bool {
+	switch e {
+	case CrmImportActionCreated, CrmImportActionUpdated, CrmImportActionSkipped:
+		return true
+	}
+	return false
+}
+
+func (e CrmImportAction) String() string {
+	return string(e)
+}
+
+func (e *CrmImportAction) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = CrmImportAction(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid CrmImportAction", str)
+	}
+	return nil
+}
+
+func (e CrmImportAction) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *CrmImportAction) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e CrmImportAction) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// What importContacts does with a row whose email the organization already has.
+type CrmImportBehavior string
+
+const (
+	// Overwrite its names, title, company and bio with the row's.
+	CrmImportBehaviorUpdate CrmImportBehavior = "update"
+	// Leave it untouched.
+	CrmImportBehaviorSkip CrmImportBehavior = "skip"
+)
+
+var AllCrmImportBehavior = []CrmImportBehavior{
+	CrmImportBehaviorUpdate,
+	CrmImportBehaviorSkip,
+}
+
+func (e CrmImportBehavior) IsValid() bool {
+	switch e {
+	case CrmImportBehaviorUpdate, CrmImportBehaviorSkip:
+		return true
+	}
+	return false
+}
+
+func (e CrmImportBehavior) String() string {
+	return string(e)
+}
+
+func (e *CrmImportBehavior) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = CrmImportBehavior(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid CrmImportBehavior", str)
+	}
+	return nil
+}
+
+func (e CrmImportBehavior) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *CrmImportBehavior) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e CrmImportBehavior) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

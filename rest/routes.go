@@ -106,6 +106,17 @@ var routes = []route{
 	{"POST", "/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver", "redeliverWebhook", (*API).redeliverWebhook, "", 200, 0},
 	{"POST", "/webhooks/{webhookId}/redeliver", "redeliverWebhooks", (*API).redeliverWebhooks, "RedeliverWebhooksInput", 200, 0},
 
+	// crm.go
+	{"GET", "/contacts", "listContacts", (*API).listContacts, "", 200, 0},
+	{"POST", "/contacts", "createContact", (*API).createContact, "ContactInput", 201, 0},
+	{"POST", "/contacts/import", "importContacts", (*API).importContacts, "ImportContactsInput", 200, 0},
+	{"POST", "/contacts/merge", "mergeContacts", (*API).mergeContacts, "MergeContactsInput", 200, 0},
+	{"GET", "/contacts/{contactId}", "getContact", (*API).getContact, "", 200, 0},
+	{"PATCH", "/contacts/{contactId}", "updateContact", (*API).updateContact, "ContactInput", 200, 0},
+	{"POST", "/contacts/{contactId}/tags", "addContactTag", (*API).addContactTag, "AddContactTagInput", 201, 0},
+	{"DELETE", "/contacts/{contactId}/tags/{tagId}", "removeContactTag", (*API).removeContactTag, "", 204, 0},
+	{"POST", "/contacts/{contactId}/notes", "addContactNote", (*API).addContactNote, "AddContactNoteInput", 201, 0},
+	{"POST", "/contacts/{contactId}/events", "addContactToEvent", (*API).addContactToEvent, "AddContactToEventInput", 201, 0},
 	// pipeline.go
 	{"GET", "/pipeline", "getPipeline", (*API).getPipeline, "", 200, 0},
 	{"POST", "/pipeline/stages", "savePipelineStage", (*API).savePipelineStage, "SavePipelineStageInput", 200, 0},

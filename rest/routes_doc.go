@@ -515,6 +515,75 @@ var routeDocs = map[string]routeDoc{
 		output:      Redelivered{},
 	},
 
+	// crm.go (docs/crm.md)
+	"listContacts": {
+		tag:     "CRM",
+		summary: "List the organization's contacts",
+		description: "The whole contact directory, by last name then first name, each contact with its tags and " +
+			"event links. q keeps the contacts whose \"first last email company\" contains it, ignoring case.",
+		query:  []queryParam{{name: "q", description: "Search text; blank lists every contact"}},
+		output: []graph.CrmDirectoryRow{},
+	},
+	"createContact": {
+		tag:     "CRM",
+		summary: "Create a contact",
+		description: "The email is trimmed and lower-cased and must contain @. A contact of the organization with the " +
+			"same email answers 409 conflict.",
+		output: graph.CrmContact{},
+	},
+	"getContact": {
+		tag:         "CRM",
+		summary:     "Get a contact",
+		description: "The contact with its tags, event links (with their sessions), notes, pipeline card and stage history.",
+		output:      graph.CrmContactDetail{},
+	},
+	"updateContact": {
+		tag:     "CRM",
+		summary: "Update a contact",
+		description: "A full replacement: null clears title, company and bio, and socials left out are cleared. " +
+			"custom is kept. The email rules are createContact's.",
+		output: graph.CrmContact{},
+	},
+	"importContacts": {
+		tag:     "CRM",
+		summary: "Import contacts",
+		description: "Idempotent by email, in one transaction (all rows or none), at most 5,000 rows. behavior update " +
+			"refreshes existing contacts, skip leaves them untouched; an email repeated in the batch counts as existing. " +
+			"Returns created/updated/skipped counts with a per-row outcome list.",
+		output: graph.CrmImportResult{},
+	},
+	"addContactTag": {
+		tag:         "CRM",
+		summary:     "Tag a contact",
+		description: "Creates the organization's tag of that name when there is none (names are case-sensitive) and puts it on the contact; repeating it changes nothing.",
+		output:      graph.CrmTag{},
+	},
+	"removeContactTag": {
+		tag:         "CRM",
+		summary:     "Untag a contact",
+		description: "Takes the tag off the contact; the tag stays in the organization. A tag the contact does not carry is no error.",
+	},
+	"addContactNote": {
+		tag:         "CRM",
+		summary:     "Add a note to a contact",
+		description: "Records the API key as the author (authorApiKeyId).",
+		output:      graph.CrmContactNote{},
+	},
+	"addContactToEvent": {
+		tag:     "CRM",
+		summary: "Add a contact to an event",
+		description: "Copies the contact into the event as a speaker or organizer contact (an event contact with the same " +
+			"email gets only its blank fields filled) and links them; the link's status is reset to invited. " +
+			"The event must be the organization's.",
+		output: graph.CrmContactEvent{},
+	},
+	"mergeContacts": {
+		tag:     "CRM",
+		summary: "Merge two contacts",
+		description: "Moves tags, notes, events, and pipeline history onto the primary, then deletes the duplicate. " +
+			"The primary's null fields take the duplicate's. primaryId equal to duplicateId answers 409 duplicate_merge.",
+		output: graph.CrmContact{},
+	},
 	// pipeline.go (docs/crm-pipeline.md)
 	"getPipeline": {
 		tag:     "Pipeline",

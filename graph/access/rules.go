@@ -127,6 +127,18 @@ var Rules = map[string]Rule{
 	"Mutation.rejectSpeakerProfile":   Admins,
 	"Mutation.approveSessionContent":  Admins,
 	"Mutation.rejectSessionContent":   Admins,
+	// The organization's contact book (docs/crm.md): people, notes and who wrote them, for
+	// admins only, members included out.
+	"Query.contacts":             Admins,
+	"Query.contact":              Admins,
+	"Mutation.createContact":     Admins,
+	"Mutation.updateContact":     Admins,
+	"Mutation.importContacts":    Admins,
+	"Mutation.addContactTag":     Admins,
+	"Mutation.removeContactTag":  Admins,
+	"Mutation.addContactNote":    Admins,
+	"Mutation.addContactToEvent": Admins,
+	"Mutation.mergeContacts":     Admins,
 	// The pipeline and segments (docs/crm-pipeline.md): the organization's contact book, which
 	// members do not see, like the webhooks.
 	"Query.pipeline":                 Admins,
