@@ -392,3 +392,26 @@ func TestPipelineConcurrentCards(t *testing.T) {
 	require.Len(t, cards, 1)
 	require.Len(t, b.stageHistory(cards[0].ID), 1)
 }
+
+// TestPipelineHistoryReadsBack reads the history the pipeline writes through getContact: stage
+// names and the actor's name as they were, after the stage is renamed.
+func TestPipelineHistoryReadsBack(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ada := b.bookContact(b.acmeOrg, "Ada", "Lovelace", "ada@example.test", "", "")
+	prospect, contacted := b.saveStage(b.acme, "Prospect", 1), b.saveStage(b.acme, "Contacted", 2)
+	card := str(b.placeCard(b.acme, ada, prospect, "n"), "id")
+	b.must(http.StatusOK, http.MethodPost, "/api/v1/pipeline/cards/"+card+"/move", b.acme, map[string]any{"toStageId": contacted})
+	b.must(http.StatusOK, http.MethodPost, "/api/v1/pipeline/stages", b.acme, stageBody(prospect, "Renamed", "open", 1))
+
+	detail := b.must(http.StatusOK, http.MethodGet, "/api/v1/contacts/"+ada, b.acme, nil).Obj()
+	require.Equal(t, contacted, detail["card"].(map[string]any)["stageId"])
+	var moves []string
+	for _, h := range detail["stageHistory"].([]any) {
+		e := h.(map[string]any)
+		require.Equal(t, "API key: test", e["actorName"])
+		from, _ := e["fromStageName"].(string)
+		moves = append(moves, from+"→"+str(e, "toStageName"))
+	}
+	require.ElementsMatch(t, []string{"→Prospect", "Prospect→Contacted"}, moves)
+}
