@@ -15,6 +15,7 @@ import (
 	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
+	"github.com/podium/podium/ent/agendadraft"
 	"github.com/podium/podium/ent/aireviewresult"
 	"github.com/podium/podium/ent/apikey"
 	"github.com/podium/podium/ent/browsersession"
@@ -72,6 +73,8 @@ type Client struct {
 	AIReviewResult *AIReviewResultClient
 	// APIKey is the client for interacting with the APIKey builders.
 	APIKey *APIKeyClient
+	// AgendaDraft is the client for interacting with the AgendaDraft builders.
+	AgendaDraft *AgendaDraftClient
 	// BrowserSession is the client for interacting with the BrowserSession builders.
 	BrowserSession *BrowserSessionClient
 	// Contact is the client for interacting with the Contact builders.
@@ -169,6 +172,7 @@ func (c *Client) init() {
 	c.Schema = migrate.NewSchema(c.driver)
 	c.AIReviewResult = NewAIReviewResultClient(c.config)
 	c.APIKey = NewAPIKeyClient(c.config)
+	c.AgendaDraft = NewAgendaDraftClient(c.config)
 	c.BrowserSession = NewBrowserSessionClient(c.config)
 	c.Contact = NewContactClient(c.config)
 	c.DeliverableAssignment = NewDeliverableAssignmentClient(c.config)
@@ -305,6 +309,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		config:                   cfg,
 		AIReviewResult:           NewAIReviewResultClient(cfg),
 		APIKey:                   NewAPIKeyClient(cfg),
+		AgendaDraft:              NewAgendaDraftClient(cfg),
 		BrowserSession:           NewBrowserSessionClient(cfg),
 		Contact:                  NewContactClient(cfg),
 		DeliverableAssignment:    NewDeliverableAssignmentClient(cfg),
@@ -368,6 +373,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		config:                   cfg,
 		AIReviewResult:           NewAIReviewResultClient(cfg),
 		APIKey:                   NewAPIKeyClient(cfg),
+		AgendaDraft:              NewAgendaDraftClient(cfg),
 		BrowserSession:           NewBrowserSessionClient(cfg),
 		Contact:                  NewContactClient(cfg),
 		DeliverableAssignment:    NewDeliverableAssignmentClient(cfg),
@@ -439,7 +445,7 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.AIReviewResult, c.APIKey, c.BrowserSession, c.Contact,
+		c.AIReviewResult, c.APIKey, c.AgendaDraft, c.BrowserSession, c.Contact,
 		c.DeliverableAssignment, c.EmailLog, c.Event, c.EventMember, c.FileRequirement,
 		c.Form, c.Format, c.IdempotencyRecord, c.Level, c.Organization,
 		c.OrganizationContact, c.OrganizationContactEvent, c.OrganizationContactNote,
@@ -459,7 +465,7 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.AIReviewResult, c.APIKey, c.BrowserSession, c.Contact,
+		c.AIReviewResult, c.APIKey, c.AgendaDraft, c.BrowserSession, c.Contact,
 		c.DeliverableAssignment, c.EmailLog, c.Event, c.EventMember, c.FileRequirement,
 		c.Form, c.Format, c.IdempotencyRecord, c.Level, c.Organization,
 		c.OrganizationContact, c.OrganizationContactEvent, c.OrganizationContactNote,
@@ -482,6 +488,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.AIReviewResult.mutate(ctx, m)
 	case *APIKeyMutation:
 		return c.APIKey.mutate(ctx, m)
+	case *AgendaDraftMutation:
+		return c.AgendaDraft.mutate(ctx, m)
 	case *BrowserSessionMutation:
 		return c.BrowserSession.mutate(ctx, m)
 	case *ContactMutation:
@@ -898,6 +906,155 @@ func (c *APIKeyClient) mutate(ctx context.Context, m *APIKeyMutation) (Value, er
 		return (&APIKeyDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown APIKey mutation op: %q", m.Op())
+	}
+}
+
+// AgendaDraftClient is a client for the AgendaDraft schema.
+type AgendaDraftClient struct {
+	config
+}
+
+// NewAgendaDraftClient returns a client for the AgendaDraft from the given config.
+func NewAgendaDraftClient(c config) *AgendaDraftClient {
+	return &AgendaDraftClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `agendadraft.Hooks(f(g(h())))`.
+func (c *AgendaDraftClient) Use(hooks ...Hook) {
+	c.hooks.AgendaDraft = append(c.hooks.AgendaDraft, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `agendadraft.Intercept(f(g(h())))`.
+func (c *AgendaDraftClient) Intercept(interceptors ...Interceptor) {
+	c.inters.AgendaDraft = append(c.inters.AgendaDraft, interceptors...)
+}
+
+// Create returns a builder for creating a AgendaDraft entity.
+func (c *AgendaDraftClient) Create() *AgendaDraftCreate {
+	mutation := newAgendaDraftMutation(c.config, OpCreate)
+	return &AgendaDraftCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of AgendaDraft entities.
+func (c *AgendaDraftClient) CreateBulk(builders ...*AgendaDraftCreate) *AgendaDraftCreateBulk {
+	return &AgendaDraftCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *AgendaDraftClient) MapCreateBulk(slice any, setFunc func(*AgendaDraftCreate, int)) *AgendaDraftCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &AgendaDraftCreateBulk{err: fmt.Errorf("calling to AgendaDraftClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*AgendaDraftCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &AgendaDraftCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for AgendaDraft.
+func (c *AgendaDraftClient) Update() *AgendaDraftUpdate {
+	mutation := newAgendaDraftMutation(c.config, OpUpdate)
+	return &AgendaDraftUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *AgendaDraftClient) UpdateOne(_m *AgendaDraft) *AgendaDraftUpdateOne {
+	mutation := newAgendaDraftMutation(c.config, OpUpdateOne, withAgendaDraft(_m))
+	return &AgendaDraftUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *AgendaDraftClient) UpdateOneID(id string) *AgendaDraftUpdateOne {
+	mutation := newAgendaDraftMutation(c.config, OpUpdateOne, withAgendaDraftID(id))
+	return &AgendaDraftUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for AgendaDraft.
+func (c *AgendaDraftClient) Delete() *AgendaDraftDelete {
+	mutation := newAgendaDraftMutation(c.config, OpDelete)
+	return &AgendaDraftDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *AgendaDraftClient) DeleteOne(_m *AgendaDraft) *AgendaDraftDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *AgendaDraftClient) DeleteOneID(id string) *AgendaDraftDeleteOne {
+	builder := c.Delete().Where(agendadraft.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &AgendaDraftDeleteOne{builder}
+}
+
+// Query returns a query builder for AgendaDraft.
+func (c *AgendaDraftClient) Query() *AgendaDraftQuery {
+	return &AgendaDraftQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeAgendaDraft},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a AgendaDraft entity by its id.
+func (c *AgendaDraftClient) Get(ctx context.Context, id string) (*AgendaDraft, error) {
+	return c.Query().Where(agendadraft.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *AgendaDraftClient) GetX(ctx context.Context, id string) *AgendaDraft {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryEvent queries the event edge of a AgendaDraft.
+func (c *AgendaDraftClient) QueryEvent(_m *AgendaDraft) *EventQuery {
+	query := (&EventClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(agendadraft.Table, agendadraft.FieldID, id),
+			sqlgraph.To(event.Table, event.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, agendadraft.EventTable, agendadraft.EventColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *AgendaDraftClient) Hooks() []Hook {
+	return c.hooks.AgendaDraft
+}
+
+// Interceptors returns the client interceptors.
+func (c *AgendaDraftClient) Interceptors() []Interceptor {
+	return c.inters.AgendaDraft
+}
+
+func (c *AgendaDraftClient) mutate(ctx context.Context, m *AgendaDraftMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&AgendaDraftCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&AgendaDraftUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&AgendaDraftUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&AgendaDraftDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown AgendaDraft mutation op: %q", m.Op())
 	}
 }
 
@@ -8443,26 +8600,28 @@ func (c *WebhookMessageClient) mutate(ctx context.Context, m *WebhookMessageMuta
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		AIReviewResult, APIKey, BrowserSession, Contact, DeliverableAssignment,
-		EmailLog, Event, EventMember, FileRequirement, Form, Format, IdempotencyRecord,
-		Level, Organization, OrganizationContact, OrganizationContactEvent,
-		OrganizationContactNote, OrganizationContactTag, OrganizationInvitation,
-		OrganizationMember, OrganizationTag, PipelineCard, PipelineStage, Resource,
-		ReviewAnswer, ReviewAssignment, ReviewCriterion, ReviewRound,
-		ReviewRoundMember, Room, Segment, SignInToken, StageHistory, Submission,
-		SubmissionParticipant, Tag, TaskAssignment, TaskTemplate, TimelineEntry, Track,
-		User, WebhookDelivery, WebhookEndpoint, WebhookMessage []ent.Hook
+		AIReviewResult, APIKey, AgendaDraft, BrowserSession, Contact,
+		DeliverableAssignment, EmailLog, Event, EventMember, FileRequirement, Form,
+		Format, IdempotencyRecord, Level, Organization, OrganizationContact,
+		OrganizationContactEvent, OrganizationContactNote, OrganizationContactTag,
+		OrganizationInvitation, OrganizationMember, OrganizationTag, PipelineCard,
+		PipelineStage, Resource, ReviewAnswer, ReviewAssignment, ReviewCriterion,
+		ReviewRound, ReviewRoundMember, Room, Segment, SignInToken, StageHistory,
+		Submission, SubmissionParticipant, Tag, TaskAssignment, TaskTemplate,
+		TimelineEntry, Track, User, WebhookDelivery, WebhookEndpoint,
+		WebhookMessage []ent.Hook
 	}
 	inters struct {
-		AIReviewResult, APIKey, BrowserSession, Contact, DeliverableAssignment,
-		EmailLog, Event, EventMember, FileRequirement, Form, Format, IdempotencyRecord,
-		Level, Organization, OrganizationContact, OrganizationContactEvent,
-		OrganizationContactNote, OrganizationContactTag, OrganizationInvitation,
-		OrganizationMember, OrganizationTag, PipelineCard, PipelineStage, Resource,
-		ReviewAnswer, ReviewAssignment, ReviewCriterion, ReviewRound,
-		ReviewRoundMember, Room, Segment, SignInToken, StageHistory, Submission,
-		SubmissionParticipant, Tag, TaskAssignment, TaskTemplate, TimelineEntry, Track,
-		User, WebhookDelivery, WebhookEndpoint, WebhookMessage []ent.Interceptor
+		AIReviewResult, APIKey, AgendaDraft, BrowserSession, Contact,
+		DeliverableAssignment, EmailLog, Event, EventMember, FileRequirement, Form,
+		Format, IdempotencyRecord, Level, Organization, OrganizationContact,
+		OrganizationContactEvent, OrganizationContactNote, OrganizationContactTag,
+		OrganizationInvitation, OrganizationMember, OrganizationTag, PipelineCard,
+		PipelineStage, Resource, ReviewAnswer, ReviewAssignment, ReviewCriterion,
+		ReviewRound, ReviewRoundMember, Room, Segment, SignInToken, StageHistory,
+		Submission, SubmissionParticipant, Tag, TaskAssignment, TaskTemplate,
+		TimelineEntry, Track, User, WebhookDelivery, WebhookEndpoint,
+		WebhookMessage []ent.Interceptor
 	}
 )
 

@@ -11,6 +11,7 @@ import (
 
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
+	"github.com/podium/podium/ent/agendadraft"
 	"github.com/podium/podium/ent/aireviewresult"
 	"github.com/podium/podium/ent/apikey"
 	"github.com/podium/podium/ent/browsersession"
@@ -71,6 +72,7 @@ const (
 	// Node types.
 	TypeAIReviewResult           = "AIReviewResult"
 	TypeAPIKey                   = "APIKey"
+	TypeAgendaDraft              = "AgendaDraft"
 	TypeBrowserSession           = "BrowserSession"
 	TypeContact                  = "Contact"
 	TypeDeliverableAssignment    = "DeliverableAssignment"
@@ -2305,6 +2307,1065 @@ func (m *APIKeyMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown APIKey edge %s", name)
+}
+
+// AgendaDraftMutation represents an operation that mutates the AgendaDraft nodes in the graph.
+type AgendaDraftMutation struct {
+	config
+	op              Op
+	typ             string
+	id              *string
+	created_at      *time.Time
+	updated_at      *time.Time
+	organization_id *string
+	name            *string
+	status          *agendadraft.Status
+	criteria        *agenda.DraftCriteria
+	proposal        *agenda.Proposal
+	generated_at    *time.Time
+	committed_at    *time.Time
+	failure_reason  *string
+	generator       *string
+	clearedFields   map[string]struct{}
+	event           *string
+	clearedevent    bool
+	done            bool
+	oldValue        func(context.Context) (*AgendaDraft, error)
+	predicates      []predicate.AgendaDraft
+}
+
+var _ ent.Mutation = (*AgendaDraftMutation)(nil)
+
+// agendadraftOption allows management of the mutation configuration using functional options.
+type agendadraftOption func(*AgendaDraftMutation)
+
+// newAgendaDraftMutation creates new mutation for the AgendaDraft entity.
+func newAgendaDraftMutation(c config, op Op, opts ...agendadraftOption) *AgendaDraftMutation {
+	m := &AgendaDraftMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeAgendaDraft,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withAgendaDraftID sets the ID field of the mutation.
+func withAgendaDraftID(id string) agendadraftOption {
+	return func(m *AgendaDraftMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *AgendaDraft
+		)
+		m.oldValue = func(ctx context.Context) (*AgendaDraft, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().AgendaDraft.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withAgendaDraft sets the old AgendaDraft of the mutation.
+func withAgendaDraft(node *AgendaDraft) agendadraftOption {
+	return func(m *AgendaDraftMutation) {
+		m.oldValue = func(context.Context) (*AgendaDraft, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m AgendaDraftMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m AgendaDraftMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of AgendaDraft entities.
+func (m *AgendaDraftMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *AgendaDraftMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *AgendaDraftMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().AgendaDraft.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *AgendaDraftMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *AgendaDraftMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the AgendaDraft entity.
+// If the AgendaDraft object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AgendaDraftMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *AgendaDraftMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *AgendaDraftMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *AgendaDraftMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the AgendaDraft entity.
+// If the AgendaDraft object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AgendaDraftMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *AgendaDraftMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetOrganizationID sets the "organization_id" field.
+func (m *AgendaDraftMutation) SetOrganizationID(s string) {
+	m.organization_id = &s
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *AgendaDraftMutation) OrganizationID() (r string, exists bool) {
+	v := m.organization_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the AgendaDraft entity.
+// If the AgendaDraft object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AgendaDraftMutation) OldOrganizationID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *AgendaDraftMutation) ResetOrganizationID() {
+	m.organization_id = nil
+}
+
+// SetEventID sets the "event_id" field.
+func (m *AgendaDraftMutation) SetEventID(s string) {
+	m.event = &s
+}
+
+// EventID returns the value of the "event_id" field in the mutation.
+func (m *AgendaDraftMutation) EventID() (r string, exists bool) {
+	v := m.event
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEventID returns the old "event_id" field's value of the AgendaDraft entity.
+// If the AgendaDraft object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AgendaDraftMutation) OldEventID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEventID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEventID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEventID: %w", err)
+	}
+	return oldValue.EventID, nil
+}
+
+// ResetEventID resets all changes to the "event_id" field.
+func (m *AgendaDraftMutation) ResetEventID() {
+	m.event = nil
+}
+
+// SetName sets the "name" field.
+func (m *AgendaDraftMutation) SetName(s string) {
+	m.name = &s
+}
+
+// Name returns the value of the "name" field in the mutation.
+func (m *AgendaDraftMutation) Name() (r string, exists bool) {
+	v := m.name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldName returns the old "name" field's value of the AgendaDraft entity.
+// If the AgendaDraft object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AgendaDraftMutation) OldName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldName: %w", err)
+	}
+	return oldValue.Name, nil
+}
+
+// ResetName resets all changes to the "name" field.
+func (m *AgendaDraftMutation) ResetName() {
+	m.name = nil
+}
+
+// SetStatus sets the "status" field.
+func (m *AgendaDraftMutation) SetStatus(a agendadraft.Status) {
+	m.status = &a
+}
+
+// Status returns the value of the "status" field in the mutation.
+func (m *AgendaDraftMutation) Status() (r agendadraft.Status, exists bool) {
+	v := m.status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatus returns the old "status" field's value of the AgendaDraft entity.
+// If the AgendaDraft object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AgendaDraftMutation) OldStatus(ctx context.Context) (v agendadraft.Status, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatus: %w", err)
+	}
+	return oldValue.Status, nil
+}
+
+// ResetStatus resets all changes to the "status" field.
+func (m *AgendaDraftMutation) ResetStatus() {
+	m.status = nil
+}
+
+// SetCriteria sets the "criteria" field.
+func (m *AgendaDraftMutation) SetCriteria(ac agenda.DraftCriteria) {
+	m.criteria = &ac
+}
+
+// Criteria returns the value of the "criteria" field in the mutation.
+func (m *AgendaDraftMutation) Criteria() (r agenda.DraftCriteria, exists bool) {
+	v := m.criteria
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCriteria returns the old "criteria" field's value of the AgendaDraft entity.
+// If the AgendaDraft object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AgendaDraftMutation) OldCriteria(ctx context.Context) (v agenda.DraftCriteria, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCriteria is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCriteria requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCriteria: %w", err)
+	}
+	return oldValue.Criteria, nil
+}
+
+// ResetCriteria resets all changes to the "criteria" field.
+func (m *AgendaDraftMutation) ResetCriteria() {
+	m.criteria = nil
+}
+
+// SetProposal sets the "proposal" field.
+func (m *AgendaDraftMutation) SetProposal(a agenda.Proposal) {
+	m.proposal = &a
+}
+
+// Proposal returns the value of the "proposal" field in the mutation.
+func (m *AgendaDraftMutation) Proposal() (r agenda.Proposal, exists bool) {
+	v := m.proposal
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProposal returns the old "proposal" field's value of the AgendaDraft entity.
+// If the AgendaDraft object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AgendaDraftMutation) OldProposal(ctx context.Context) (v agenda.Proposal, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProposal is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProposal requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProposal: %w", err)
+	}
+	return oldValue.Proposal, nil
+}
+
+// ResetProposal resets all changes to the "proposal" field.
+func (m *AgendaDraftMutation) ResetProposal() {
+	m.proposal = nil
+}
+
+// SetGeneratedAt sets the "generated_at" field.
+func (m *AgendaDraftMutation) SetGeneratedAt(t time.Time) {
+	m.generated_at = &t
+}
+
+// GeneratedAt returns the value of the "generated_at" field in the mutation.
+func (m *AgendaDraftMutation) GeneratedAt() (r time.Time, exists bool) {
+	v := m.generated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldGeneratedAt returns the old "generated_at" field's value of the AgendaDraft entity.
+// If the AgendaDraft object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AgendaDraftMutation) OldGeneratedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldGeneratedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldGeneratedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldGeneratedAt: %w", err)
+	}
+	return oldValue.GeneratedAt, nil
+}
+
+// ClearGeneratedAt clears the value of the "generated_at" field.
+func (m *AgendaDraftMutation) ClearGeneratedAt() {
+	m.generated_at = nil
+	m.clearedFields[agendadraft.FieldGeneratedAt] = struct{}{}
+}
+
+// GeneratedAtCleared returns if the "generated_at" field was cleared in this mutation.
+func (m *AgendaDraftMutation) GeneratedAtCleared() bool {
+	_, ok := m.clearedFields[agendadraft.FieldGeneratedAt]
+	return ok
+}
+
+// ResetGeneratedAt resets all changes to the "generated_at" field.
+func (m *AgendaDraftMutation) ResetGeneratedAt() {
+	m.generated_at = nil
+	delete(m.clearedFields, agendadraft.FieldGeneratedAt)
+}
+
+// SetCommittedAt sets the "committed_at" field.
+func (m *AgendaDraftMutation) SetCommittedAt(t time.Time) {
+	m.committed_at = &t
+}
+
+// CommittedAt returns the value of the "committed_at" field in the mutation.
+func (m *AgendaDraftMutation) CommittedAt() (r time.Time, exists bool) {
+	v := m.committed_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCommittedAt returns the old "committed_at" field's value of the AgendaDraft entity.
+// If the AgendaDraft object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AgendaDraftMutation) OldCommittedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCommittedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCommittedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCommittedAt: %w", err)
+	}
+	return oldValue.CommittedAt, nil
+}
+
+// ClearCommittedAt clears the value of the "committed_at" field.
+func (m *AgendaDraftMutation) ClearCommittedAt() {
+	m.committed_at = nil
+	m.clearedFields[agendadraft.FieldCommittedAt] = struct{}{}
+}
+
+// CommittedAtCleared returns if the "committed_at" field was cleared in this mutation.
+func (m *AgendaDraftMutation) CommittedAtCleared() bool {
+	_, ok := m.clearedFields[agendadraft.FieldCommittedAt]
+	return ok
+}
+
+// ResetCommittedAt resets all changes to the "committed_at" field.
+func (m *AgendaDraftMutation) ResetCommittedAt() {
+	m.committed_at = nil
+	delete(m.clearedFields, agendadraft.FieldCommittedAt)
+}
+
+// SetFailureReason sets the "failure_reason" field.
+func (m *AgendaDraftMutation) SetFailureReason(s string) {
+	m.failure_reason = &s
+}
+
+// FailureReason returns the value of the "failure_reason" field in the mutation.
+func (m *AgendaDraftMutation) FailureReason() (r string, exists bool) {
+	v := m.failure_reason
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFailureReason returns the old "failure_reason" field's value of the AgendaDraft entity.
+// If the AgendaDraft object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AgendaDraftMutation) OldFailureReason(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFailureReason is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFailureReason requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFailureReason: %w", err)
+	}
+	return oldValue.FailureReason, nil
+}
+
+// ClearFailureReason clears the value of the "failure_reason" field.
+func (m *AgendaDraftMutation) ClearFailureReason() {
+	m.failure_reason = nil
+	m.clearedFields[agendadraft.FieldFailureReason] = struct{}{}
+}
+
+// FailureReasonCleared returns if the "failure_reason" field was cleared in this mutation.
+func (m *AgendaDraftMutation) FailureReasonCleared() bool {
+	_, ok := m.clearedFields[agendadraft.FieldFailureReason]
+	return ok
+}
+
+// ResetFailureReason resets all changes to the "failure_reason" field.
+func (m *AgendaDraftMutation) ResetFailureReason() {
+	m.failure_reason = nil
+	delete(m.clearedFields, agendadraft.FieldFailureReason)
+}
+
+// SetGenerator sets the "generator" field.
+func (m *AgendaDraftMutation) SetGenerator(s string) {
+	m.generator = &s
+}
+
+// Generator returns the value of the "generator" field in the mutation.
+func (m *AgendaDraftMutation) Generator() (r string, exists bool) {
+	v := m.generator
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldGenerator returns the old "generator" field's value of the AgendaDraft entity.
+// If the AgendaDraft object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AgendaDraftMutation) OldGenerator(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldGenerator is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldGenerator requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldGenerator: %w", err)
+	}
+	return oldValue.Generator, nil
+}
+
+// ClearGenerator clears the value of the "generator" field.
+func (m *AgendaDraftMutation) ClearGenerator() {
+	m.generator = nil
+	m.clearedFields[agendadraft.FieldGenerator] = struct{}{}
+}
+
+// GeneratorCleared returns if the "generator" field was cleared in this mutation.
+func (m *AgendaDraftMutation) GeneratorCleared() bool {
+	_, ok := m.clearedFields[agendadraft.FieldGenerator]
+	return ok
+}
+
+// ResetGenerator resets all changes to the "generator" field.
+func (m *AgendaDraftMutation) ResetGenerator() {
+	m.generator = nil
+	delete(m.clearedFields, agendadraft.FieldGenerator)
+}
+
+// ClearEvent clears the "event" edge to the Event entity.
+func (m *AgendaDraftMutation) ClearEvent() {
+	m.clearedevent = true
+	m.clearedFields[agendadraft.FieldEventID] = struct{}{}
+}
+
+// EventCleared reports if the "event" edge to the Event entity was cleared.
+func (m *AgendaDraftMutation) EventCleared() bool {
+	return m.clearedevent
+}
+
+// EventIDs returns the "event" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// EventID instead. It exists only for internal usage by the builders.
+func (m *AgendaDraftMutation) EventIDs() (ids []string) {
+	if id := m.event; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetEvent resets all changes to the "event" edge.
+func (m *AgendaDraftMutation) ResetEvent() {
+	m.event = nil
+	m.clearedevent = false
+}
+
+// Where appends a list predicates to the AgendaDraftMutation builder.
+func (m *AgendaDraftMutation) Where(ps ...predicate.AgendaDraft) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the AgendaDraftMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *AgendaDraftMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.AgendaDraft, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *AgendaDraftMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *AgendaDraftMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (AgendaDraft).
+func (m *AgendaDraftMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *AgendaDraftMutation) Fields() []string {
+	fields := make([]string, 0, 12)
+	if m.created_at != nil {
+		fields = append(fields, agendadraft.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, agendadraft.FieldUpdatedAt)
+	}
+	if m.organization_id != nil {
+		fields = append(fields, agendadraft.FieldOrganizationID)
+	}
+	if m.event != nil {
+		fields = append(fields, agendadraft.FieldEventID)
+	}
+	if m.name != nil {
+		fields = append(fields, agendadraft.FieldName)
+	}
+	if m.status != nil {
+		fields = append(fields, agendadraft.FieldStatus)
+	}
+	if m.criteria != nil {
+		fields = append(fields, agendadraft.FieldCriteria)
+	}
+	if m.proposal != nil {
+		fields = append(fields, agendadraft.FieldProposal)
+	}
+	if m.generated_at != nil {
+		fields = append(fields, agendadraft.FieldGeneratedAt)
+	}
+	if m.committed_at != nil {
+		fields = append(fields, agendadraft.FieldCommittedAt)
+	}
+	if m.failure_reason != nil {
+		fields = append(fields, agendadraft.FieldFailureReason)
+	}
+	if m.generator != nil {
+		fields = append(fields, agendadraft.FieldGenerator)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *AgendaDraftMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case agendadraft.FieldCreatedAt:
+		return m.CreatedAt()
+	case agendadraft.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case agendadraft.FieldOrganizationID:
+		return m.OrganizationID()
+	case agendadraft.FieldEventID:
+		return m.EventID()
+	case agendadraft.FieldName:
+		return m.Name()
+	case agendadraft.FieldStatus:
+		return m.Status()
+	case agendadraft.FieldCriteria:
+		return m.Criteria()
+	case agendadraft.FieldProposal:
+		return m.Proposal()
+	case agendadraft.FieldGeneratedAt:
+		return m.GeneratedAt()
+	case agendadraft.FieldCommittedAt:
+		return m.CommittedAt()
+	case agendadraft.FieldFailureReason:
+		return m.FailureReason()
+	case agendadraft.FieldGenerator:
+		return m.Generator()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *AgendaDraftMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case agendadraft.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case agendadraft.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case agendadraft.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
+	case agendadraft.FieldEventID:
+		return m.OldEventID(ctx)
+	case agendadraft.FieldName:
+		return m.OldName(ctx)
+	case agendadraft.FieldStatus:
+		return m.OldStatus(ctx)
+	case agendadraft.FieldCriteria:
+		return m.OldCriteria(ctx)
+	case agendadraft.FieldProposal:
+		return m.OldProposal(ctx)
+	case agendadraft.FieldGeneratedAt:
+		return m.OldGeneratedAt(ctx)
+	case agendadraft.FieldCommittedAt:
+		return m.OldCommittedAt(ctx)
+	case agendadraft.FieldFailureReason:
+		return m.OldFailureReason(ctx)
+	case agendadraft.FieldGenerator:
+		return m.OldGenerator(ctx)
+	}
+	return nil, fmt.Errorf("unknown AgendaDraft field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *AgendaDraftMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case agendadraft.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case agendadraft.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case agendadraft.FieldOrganizationID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
+		return nil
+	case agendadraft.FieldEventID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEventID(v)
+		return nil
+	case agendadraft.FieldName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetName(v)
+		return nil
+	case agendadraft.FieldStatus:
+		v, ok := value.(agendadraft.Status)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatus(v)
+		return nil
+	case agendadraft.FieldCriteria:
+		v, ok := value.(agenda.DraftCriteria)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCriteria(v)
+		return nil
+	case agendadraft.FieldProposal:
+		v, ok := value.(agenda.Proposal)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProposal(v)
+		return nil
+	case agendadraft.FieldGeneratedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetGeneratedAt(v)
+		return nil
+	case agendadraft.FieldCommittedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCommittedAt(v)
+		return nil
+	case agendadraft.FieldFailureReason:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFailureReason(v)
+		return nil
+	case agendadraft.FieldGenerator:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetGenerator(v)
+		return nil
+	}
+	return fmt.Errorf("unknown AgendaDraft field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *AgendaDraftMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *AgendaDraftMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *AgendaDraftMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown AgendaDraft numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *AgendaDraftMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(agendadraft.FieldGeneratedAt) {
+		fields = append(fields, agendadraft.FieldGeneratedAt)
+	}
+	if m.FieldCleared(agendadraft.FieldCommittedAt) {
+		fields = append(fields, agendadraft.FieldCommittedAt)
+	}
+	if m.FieldCleared(agendadraft.FieldFailureReason) {
+		fields = append(fields, agendadraft.FieldFailureReason)
+	}
+	if m.FieldCleared(agendadraft.FieldGenerator) {
+		fields = append(fields, agendadraft.FieldGenerator)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *AgendaDraftMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *AgendaDraftMutation) ClearField(name string) error {
+	switch name {
+	case agendadraft.FieldGeneratedAt:
+		m.ClearGeneratedAt()
+		return nil
+	case agendadraft.FieldCommittedAt:
+		m.ClearCommittedAt()
+		return nil
+	case agendadraft.FieldFailureReason:
+		m.ClearFailureReason()
+		return nil
+	case agendadraft.FieldGenerator:
+		m.ClearGenerator()
+		return nil
+	}
+	return fmt.Errorf("unknown AgendaDraft nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *AgendaDraftMutation) ResetField(name string) error {
+	switch name {
+	case agendadraft.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case agendadraft.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case agendadraft.FieldOrganizationID:
+		m.ResetOrganizationID()
+		return nil
+	case agendadraft.FieldEventID:
+		m.ResetEventID()
+		return nil
+	case agendadraft.FieldName:
+		m.ResetName()
+		return nil
+	case agendadraft.FieldStatus:
+		m.ResetStatus()
+		return nil
+	case agendadraft.FieldCriteria:
+		m.ResetCriteria()
+		return nil
+	case agendadraft.FieldProposal:
+		m.ResetProposal()
+		return nil
+	case agendadraft.FieldGeneratedAt:
+		m.ResetGeneratedAt()
+		return nil
+	case agendadraft.FieldCommittedAt:
+		m.ResetCommittedAt()
+		return nil
+	case agendadraft.FieldFailureReason:
+		m.ResetFailureReason()
+		return nil
+	case agendadraft.FieldGenerator:
+		m.ResetGenerator()
+		return nil
+	}
+	return fmt.Errorf("unknown AgendaDraft field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *AgendaDraftMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.event != nil {
+		edges = append(edges, agendadraft.EdgeEvent)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *AgendaDraftMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case agendadraft.EdgeEvent:
+		if id := m.event; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *AgendaDraftMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *AgendaDraftMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *AgendaDraftMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedevent {
+		edges = append(edges, agendadraft.EdgeEvent)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *AgendaDraftMutation) EdgeCleared(name string) bool {
+	switch name {
+	case agendadraft.EdgeEvent:
+		return m.clearedevent
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *AgendaDraftMutation) ClearEdge(name string) error {
+	switch name {
+	case agendadraft.EdgeEvent:
+		m.ClearEvent()
+		return nil
+	}
+	return fmt.Errorf("unknown AgendaDraft unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *AgendaDraftMutation) ResetEdge(name string) error {
+	switch name {
+	case agendadraft.EdgeEvent:
+		m.ResetEvent()
+		return nil
+	}
+	return fmt.Errorf("unknown AgendaDraft edge %s", name)
 }
 
 // BrowserSessionMutation represents an operation that mutates the BrowserSession nodes in the graph.

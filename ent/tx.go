@@ -18,6 +18,8 @@ type Tx struct {
 	AIReviewResult *AIReviewResultClient
 	// APIKey is the client for interacting with the APIKey builders.
 	APIKey *APIKeyClient
+	// AgendaDraft is the client for interacting with the AgendaDraft builders.
+	AgendaDraft *AgendaDraftClient
 	// BrowserSession is the client for interacting with the BrowserSession builders.
 	BrowserSession *BrowserSessionClient
 	// Contact is the client for interacting with the Contact builders.
@@ -235,6 +237,7 @@ func (tx *Tx) Client() *Client {
 func (tx *Tx) init() {
 	tx.AIReviewResult = NewAIReviewResultClient(tx.config)
 	tx.APIKey = NewAPIKeyClient(tx.config)
+	tx.AgendaDraft = NewAgendaDraftClient(tx.config)
 	tx.BrowserSession = NewBrowserSessionClient(tx.config)
 	tx.Contact = NewContactClient(tx.config)
 	tx.DeliverableAssignment = NewDeliverableAssignmentClient(tx.config)

@@ -17,6 +17,7 @@ import (
 	"github.com/podium/podium/ent/submission"
 	"github.com/podium/podium/ent/timelineentry"
 	"github.com/podium/podium/graph/access"
+	"github.com/podium/podium/graph/agenda/solver"
 	"github.com/podium/podium/graph/apperr"
 	"github.com/podium/podium/graph/calendar"
 	"github.com/podium/podium/graph/email"
@@ -193,6 +194,19 @@ func (r *Resolver) scheduleSession(ctx context.Context, eventID string, in Sched
 	if sameTime(s.StartsAt, in.StartsAt) && sameTime(s.EndsAt, in.EndsAt) && equalPtr(s.RoomID, in.RoomID) {
 		return r.agenda(ctx, ev)
 	}
+	if err := r.moveSession(ctx, c, ev, s, in, roomName); err != nil {
+		return nil, err
+	}
+	if ev, err = ev.Update().SetAgendaDirty(true).Save(ctx); err != nil {
+		return nil, err
+	}
+	return r.agenda(ctx, ev)
+}
+
+// moveSession writes a checked schedule change of a session — the slot, scheduleDirty, a
+// timeline line, the session.scheduled webhook — leaving the event's agendaDirty to the caller.
+// Accepting an agenda draft moves its sessions the same way (agenda_drafts.go).
+func (r *Resolver) moveSession(ctx context.Context, c *ent.Client, ev *ent.Event, s *ent.Submission, in ScheduleSessionInput, roomName string) error {
 	u := s.Update().SetScheduleDirty(true)
 	if in.RoomID == nil {
 		u.ClearRoomID().ClearStartsAt().ClearEndsAt()
@@ -200,22 +214,16 @@ func (r *Resolver) scheduleSession(ctx context.Context, eventID string, in Sched
 		u.SetRoomID(*in.RoomID).SetStartsAt(*in.StartsAt).SetEndsAt(*in.EndsAt)
 	}
 	if err := u.Exec(ctx); err != nil {
-		return nil, err
-	}
-	if ev, err = ev.Update().SetAgendaDirty(true).Save(ctx); err != nil {
-		return nil, err
+		return err
 	}
 	label := "Removed from the schedule"
 	if in.RoomID != nil {
 		label = fmt.Sprintf("Scheduled in %s, %s", roomName, slotText(*in.StartsAt, *in.EndsAt, ev.Timezone))
 	}
 	if err := record(ctx, c, timelineentry.KindScheduled, label, nil, s.ID); err != nil {
-		return nil, err
+		return err
 	}
-	if err := r.emit(ctx, hookSessionScheduled, hookData{"eventId": ev.ID, "sessionId": s.ID, "roomId": in.RoomID, "startsAt": in.StartsAt, "endsAt": in.EndsAt}); err != nil {
-		return nil, err
-	}
-	return r.agenda(ctx, ev)
+	return r.emit(ctx, hookSessionScheduled, hookData{"eventId": ev.ID, "sessionId": s.ID, "roomId": in.RoomID, "startsAt": in.StartsAt, "endsAt": in.EndsAt})
 }
 
 // checkSlot checks a schedule change: a room, a start and an end, or none of them; the room of the
@@ -239,17 +247,9 @@ func checkSlot(ctx context.Context, c *ent.Client, ev *ent.Event, in ScheduleSes
 	if err != nil {
 		return "", err
 	}
-	if !in.EndsAt.After(*in.StartsAt) {
-		return "", apperr.Invalid("End time must be after start time")
-	}
-	loc, err := time.LoadLocation(ev.Timezone)
-	if err != nil {
-		loc = time.UTC
-	}
-	day := func(t time.Time) string { return t.In(loc).Format(time.DateOnly) }
-	start, first, last := day(*in.StartsAt), day(ev.StartsAt), day(ev.EndsAt)
-	if start != day(*in.EndsAt) || start < first || start > last {
-		return "", apperr.Invalid("Keep the session within one event day")
+	// The rule of a slot is the agenda drafts' too (package solver).
+	if err := solver.EventOf(ev.Timezone, ev.StartsAt, ev.EndsAt).CheckSlot(*in.StartsAt, *in.EndsAt); err != nil {
+		return "", apperr.Invalid("%s", err.Error())
 	}
 	return rm.Name, nil
 }

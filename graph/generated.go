@@ -56,6 +56,12 @@ type DirectiveRoot struct {
 }
 
 type ComplexityRoot struct {
+	AcceptAgendaDraftResult struct {
+		Agenda               func(childComplexity int) int
+		ChangedSubmissionIds func(childComplexity int) int
+		Draft                func(childComplexity int) int
+	}
+
 	Admin struct {
 		Email func(childComplexity int) int
 		ID    func(childComplexity int) int
@@ -80,6 +86,29 @@ type ComplexityRoot struct {
 		StartsAt   func(childComplexity int) int
 	}
 
+	AgendaDraft struct {
+		CommittedAt   func(childComplexity int) int
+		CreatedAt     func(childComplexity int) int
+		Criteria      func(childComplexity int) int
+		EventID       func(childComplexity int) int
+		FailureReason func(childComplexity int) int
+		GeneratedAt   func(childComplexity int) int
+		Generator     func(childComplexity int) int
+		ID            func(childComplexity int) int
+		Name          func(childComplexity int) int
+		Proposal      func(childComplexity int) int
+		Status        func(childComplexity int) int
+		UpdatedAt     func(childComplexity int) int
+	}
+
+	AgendaDraftCriteria struct {
+		Days                      func(childComplexity int) int
+		IncludeStatuses           func(childComplexity int) int
+		RespectExistingPlacements func(childComplexity int) int
+		RoomIDs                   func(childComplexity int) int
+		Rules                     func(childComplexity int) int
+	}
+
 	AgendaEntry struct {
 		Code        func(childComplexity int) int
 		Description func(childComplexity int) int
@@ -101,6 +130,18 @@ type ComplexityRoot struct {
 		Slug              func(childComplexity int) int
 		StartsAt          func(childComplexity int) int
 		Timezone          func(childComplexity int) int
+	}
+
+	AgendaPlacement struct {
+		EndsAt       func(childComplexity int) int
+		Reason       func(childComplexity int) int
+		RoomID       func(childComplexity int) int
+		StartsAt     func(childComplexity int) int
+		SubmissionID func(childComplexity int) int
+	}
+
+	AgendaProposal struct {
+		Placements func(childComplexity int) int
 	}
 
 	AgendaRoom struct {
@@ -637,6 +678,7 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
+		AcceptAgendaDraft        func(childComplexity int, eventID string, draftID string, input AcceptAgendaDraftInput) int
 		AddContactNote           func(childComplexity int, contactID string, input AddContactNoteInput) int
 		AddContactTag            func(childComplexity int, contactID string, input AddContactTagInput) int
 		AddContactToEvent        func(childComplexity int, contactID string, input AddContactToEventInput) int
@@ -648,6 +690,7 @@ type ComplexityRoot struct {
 		AttachResourceFile       func(childComplexity int, eventID string, resourceID string, file *graphql.Upload) int
 		AutoDistributeReviews    func(childComplexity int, eventID string, roundID string, input AutoDistributeReviewsInput) int
 		CancelSession            func(childComplexity int, eventID string, sessionID string, input CancelSessionInput) int
+		ChangeAgendaDraft        func(childComplexity int, eventID string, draftID string, input ChangeAgendaDraftInput) int
 		ChangeSubmissionStatus   func(childComplexity int, eventID string, submissionID string, input ChangeSubmissionStatusInput) int
 		ClearDeliverableUpload   func(childComplexity int, eventID string, sessionID string, deliverableID string) int
 		ConfirmMyParticipation   func(childComplexity int, contactID string) int
@@ -668,6 +711,7 @@ type ComplexityRoot struct {
 		DeleteSession            func(childComplexity int, eventID string, sessionID string) int
 		DeleteTaskTemplate       func(childComplexity int, eventID string, id string) int
 		DeleteWebhook            func(childComplexity int, webhookID string) int
+		GenerateAgendaDraft      func(childComplexity int, eventID string, input GenerateAgendaDraftInput) int
 		GenerateAiReview         func(childComplexity int, eventID string, roundID string, input GenerateAiReviewInput) int
 		ImportContacts           func(childComplexity int, input ImportContactsInput) int
 		ImportSpeakers           func(childComplexity int, eventID string, input ImportSpeakersInput) int
@@ -861,6 +905,7 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
+		AgendaDrafts        func(childComplexity int, eventID string) int
 		CfpForm             func(childComplexity int, id string) int
 		Contact             func(childComplexity int, contactID string) int
 		Contacts            func(childComplexity int, q *string, first *int, after *entgql.Cursor[string]) int
@@ -1515,6 +1560,9 @@ type MutationResolver interface {
 	PublishAgenda(ctx context.Context, eventID string) (*Agenda, error)
 	UnpublishAgenda(ctx context.Context, eventID string) (*Agenda, error)
 	SendCalendarInvites(ctx context.Context, eventID string, input *SendCalendarInvitesInput) (*CalendarInvitesResult, error)
+	GenerateAgendaDraft(ctx context.Context, eventID string, input GenerateAgendaDraftInput) (*AgendaDraft, error)
+	ChangeAgendaDraft(ctx context.Context, eventID string, draftID string, input ChangeAgendaDraftInput) (*AgendaDraft, error)
+	AcceptAgendaDraft(ctx context.Context, eventID string, draftID string, input AcceptAgendaDraftInput) (*AcceptAgendaDraftResult, error)
 	SaveProposal(ctx context.Context, formID string, id *string, input ProposalInput, submit *bool) (*Proposal, error)
 	WithdrawProposal(ctx context.Context, formID string, id string) (*Proposal, error)
 	CreateContact(ctx context.Context, input ContactInput) (*CrmContact, error)
@@ -1610,6 +1658,7 @@ type QueryResolver interface {
 	Node(ctx context.Context, id string) (ent.Noder, error)
 	Nodes(ctx context.Context, ids []string) ([]ent.Noder, error)
 	Events(ctx context.Context, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string], last *int, orderBy *ent.EventOrder, where *ent.EventWhereInput) (*ent.EventConnection, error)
+	AgendaDrafts(ctx context.Context, eventID string) ([]*AgendaDraft, error)
 	CfpForm(ctx context.Context, id string) (*CfpForm, error)
 	MyProposals(ctx context.Context, formID string) ([]*Proposal, error)
 	Contacts(ctx context.Context, q *string, first *int, after *entgql.Cursor[string]) (*CrmContactConnection, error)
@@ -1678,6 +1727,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 	ec := newExecutionContext(nil, e, nil)
 	_ = ec
 	switch typeName + "." + field {
+
+	case "AcceptAgendaDraftResult.agenda":
+		if e.ComplexityRoot.AcceptAgendaDraftResult.Agenda == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AcceptAgendaDraftResult.Agenda(childComplexity), true
+	case "AcceptAgendaDraftResult.changedSubmissionIds":
+		if e.ComplexityRoot.AcceptAgendaDraftResult.ChangedSubmissionIds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AcceptAgendaDraftResult.ChangedSubmissionIds(childComplexity), true
+	case "AcceptAgendaDraftResult.draft":
+		if e.ComplexityRoot.AcceptAgendaDraftResult.Draft == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AcceptAgendaDraftResult.Draft(childComplexity), true
 
 	case "Admin.email":
 		if e.ComplexityRoot.Admin.Email == nil {
@@ -1771,6 +1839,110 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AgendaConflict.StartsAt(childComplexity), true
+
+	case "AgendaDraft.committedAt":
+		if e.ComplexityRoot.AgendaDraft.CommittedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaDraft.CommittedAt(childComplexity), true
+	case "AgendaDraft.createdAt":
+		if e.ComplexityRoot.AgendaDraft.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaDraft.CreatedAt(childComplexity), true
+	case "AgendaDraft.criteria":
+		if e.ComplexityRoot.AgendaDraft.Criteria == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaDraft.Criteria(childComplexity), true
+	case "AgendaDraft.eventId":
+		if e.ComplexityRoot.AgendaDraft.EventID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaDraft.EventID(childComplexity), true
+	case "AgendaDraft.failureReason":
+		if e.ComplexityRoot.AgendaDraft.FailureReason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaDraft.FailureReason(childComplexity), true
+	case "AgendaDraft.generatedAt":
+		if e.ComplexityRoot.AgendaDraft.GeneratedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaDraft.GeneratedAt(childComplexity), true
+	case "AgendaDraft.generator":
+		if e.ComplexityRoot.AgendaDraft.Generator == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaDraft.Generator(childComplexity), true
+	case "AgendaDraft.id":
+		if e.ComplexityRoot.AgendaDraft.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaDraft.ID(childComplexity), true
+	case "AgendaDraft.name":
+		if e.ComplexityRoot.AgendaDraft.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaDraft.Name(childComplexity), true
+	case "AgendaDraft.proposal":
+		if e.ComplexityRoot.AgendaDraft.Proposal == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaDraft.Proposal(childComplexity), true
+	case "AgendaDraft.status":
+		if e.ComplexityRoot.AgendaDraft.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaDraft.Status(childComplexity), true
+	case "AgendaDraft.updatedAt":
+		if e.ComplexityRoot.AgendaDraft.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaDraft.UpdatedAt(childComplexity), true
+
+	case "AgendaDraftCriteria.days":
+		if e.ComplexityRoot.AgendaDraftCriteria.Days == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaDraftCriteria.Days(childComplexity), true
+	case "AgendaDraftCriteria.includeStatuses":
+		if e.ComplexityRoot.AgendaDraftCriteria.IncludeStatuses == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaDraftCriteria.IncludeStatuses(childComplexity), true
+	case "AgendaDraftCriteria.respectExistingPlacements":
+		if e.ComplexityRoot.AgendaDraftCriteria.RespectExistingPlacements == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaDraftCriteria.RespectExistingPlacements(childComplexity), true
+	case "AgendaDraftCriteria.roomIds":
+		if e.ComplexityRoot.AgendaDraftCriteria.RoomIDs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaDraftCriteria.RoomIDs(childComplexity), true
+	case "AgendaDraftCriteria.rules":
+		if e.ComplexityRoot.AgendaDraftCriteria.Rules == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaDraftCriteria.Rules(childComplexity), true
 
 	case "AgendaEntry.code":
 		if e.ComplexityRoot.AgendaEntry.Code == nil {
@@ -1875,6 +2047,44 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AgendaEvent.Timezone(childComplexity), true
+
+	case "AgendaPlacement.endsAt":
+		if e.ComplexityRoot.AgendaPlacement.EndsAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaPlacement.EndsAt(childComplexity), true
+	case "AgendaPlacement.reason":
+		if e.ComplexityRoot.AgendaPlacement.Reason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaPlacement.Reason(childComplexity), true
+	case "AgendaPlacement.roomId":
+		if e.ComplexityRoot.AgendaPlacement.RoomID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaPlacement.RoomID(childComplexity), true
+	case "AgendaPlacement.startsAt":
+		if e.ComplexityRoot.AgendaPlacement.StartsAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaPlacement.StartsAt(childComplexity), true
+	case "AgendaPlacement.submissionId":
+		if e.ComplexityRoot.AgendaPlacement.SubmissionID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaPlacement.SubmissionID(childComplexity), true
+
+	case "AgendaProposal.placements":
+		if e.ComplexityRoot.AgendaProposal.Placements == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaProposal.Placements(childComplexity), true
 
 	case "AgendaRoom.id":
 		if e.ComplexityRoot.AgendaRoom.ID == nil {
@@ -4167,6 +4377,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Member.UserID(childComplexity), true
 
+	case "Mutation.acceptAgendaDraft":
+		if e.ComplexityRoot.Mutation.AcceptAgendaDraft == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_acceptAgendaDraft_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AcceptAgendaDraft(childComplexity, args["eventId"].(string), args["draftId"].(string), args["input"].(AcceptAgendaDraftInput)), true
 	case "Mutation.addContactNote":
 		if e.ComplexityRoot.Mutation.AddContactNote == nil {
 			break
@@ -4288,6 +4509,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CancelSession(childComplexity, args["eventId"].(string), args["sessionId"].(string), args["input"].(CancelSessionInput)), true
+	case "Mutation.changeAgendaDraft":
+		if e.ComplexityRoot.Mutation.ChangeAgendaDraft == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_changeAgendaDraft_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ChangeAgendaDraft(childComplexity, args["eventId"].(string), args["draftId"].(string), args["input"].(ChangeAgendaDraftInput)), true
 	case "Mutation.changeSubmissionStatus":
 		if e.ComplexityRoot.Mutation.ChangeSubmissionStatus == nil {
 			break
@@ -4508,6 +4740,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteWebhook(childComplexity, args["webhookId"].(string)), true
+	case "Mutation.generateAgendaDraft":
+		if e.ComplexityRoot.Mutation.GenerateAgendaDraft == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_generateAgendaDraft_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.GenerateAgendaDraft(childComplexity, args["eventId"].(string), args["input"].(GenerateAgendaDraftInput)), true
 	case "Mutation.generateAiReview":
 		if e.ComplexityRoot.Mutation.GenerateAiReview == nil {
 			break
@@ -5762,6 +6005,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ProposalSpeaker.Submitter(childComplexity), true
 
+	case "Query.agendaDrafts":
+		if e.ComplexityRoot.Query.AgendaDrafts == nil {
+			break
+		}
+
+		args, err := ec.field_Query_agendaDrafts_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.AgendaDrafts(childComplexity, args["eventId"].(string)), true
 	case "Query.cfpForm":
 		if e.ComplexityRoot.Query.CfpForm == nil {
 			break
@@ -8546,16 +8800,19 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	opCtx := graphql.GetOperationContext(ctx)
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
+		ec.unmarshalInputAcceptAgendaDraftInput,
 		ec.unmarshalInputAddContactNoteInput,
 		ec.unmarshalInputAddContactTagInput,
 		ec.unmarshalInputAddContactToEventInput,
 		ec.unmarshalInputAddPipelineCardInput,
 		ec.unmarshalInputAddReviewerInput,
+		ec.unmarshalInputAgendaDraftCriteriaInput,
 		ec.unmarshalInputAssignReviewsInput,
 		ec.unmarshalInputAutoDistributeReviewsInput,
 		ec.unmarshalInputCancelSessionInput,
 		ec.unmarshalInputCfpFormInput,
 		ec.unmarshalInputCfpQuestionInput,
+		ec.unmarshalInputChangeAgendaDraftInput,
 		ec.unmarshalInputChangeSubmissionStatusInput,
 		ec.unmarshalInputCoSpeakerInput,
 		ec.unmarshalInputContactImportRow,
@@ -8572,6 +8829,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputEventOrder,
 		ec.unmarshalInputEventWhereInput,
 		ec.unmarshalInputFormatOrder,
+		ec.unmarshalInputGenerateAgendaDraftInput,
 		ec.unmarshalInputGenerateAiReviewInput,
 		ec.unmarshalInputImportContactsInput,
 		ec.unmarshalInputImportSpeakersInput,
@@ -8692,7 +8950,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "ent.graphql" "agenda.graphqls" "cfp.graphqls" "crm.graphqls" "emails.graphqls" "event.graphqls" "files.graphqls" "forms.graphqls" "library.graphqls" "people.graphqls" "pipeline.graphqls" "portal.graphqls" "portal_actions.graphqls" "profile_review.graphqls" "readiness.graphqls" "resources.graphqls" "reviews.graphqls" "reviews_desk.graphqls" "segments.graphqls" "sessions.graphqls" "speakers.graphqls" "submissions.graphqls" "webhooks.graphqls"
+//go:embed "ent.graphql" "agenda.graphqls" "agenda_drafts.graphqls" "cfp.graphqls" "crm.graphqls" "emails.graphqls" "event.graphqls" "files.graphqls" "forms.graphqls" "library.graphqls" "people.graphqls" "pipeline.graphqls" "portal.graphqls" "portal_actions.graphqls" "profile_review.graphqls" "readiness.graphqls" "resources.graphqls" "reviews.graphqls" "reviews_desk.graphqls" "segments.graphqls" "sessions.graphqls" "speakers.graphqls" "submissions.graphqls" "webhooks.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -8706,6 +8964,7 @@ func sourceData(filename string) string {
 var sources = []*ast.Source{
 	{Name: "ent.graphql", Input: sourceData("ent.graphql"), BuiltIn: false},
 	{Name: "agenda.graphqls", Input: sourceData("agenda.graphqls"), BuiltIn: false},
+	{Name: "agenda_drafts.graphqls", Input: sourceData("agenda_drafts.graphqls"), BuiltIn: false},
 	{Name: "cfp.graphqls", Input: sourceData("cfp.graphqls"), BuiltIn: false},
 	{Name: "crm.graphqls", Input: sourceData("crm.graphqls"), BuiltIn: false},
 	{Name: "emails.graphqls", Input: sourceData("emails.graphqls"), BuiltIn: false},
@@ -8733,6 +8992,18 @@ var parsedSchema = gqlparser.MustLoadSchema(sources...)
 // childFields_* functions provide shared child field context lookups.
 // Each function is generated once per unique object type, deduplicating the
 // switch statements that were previously inlined in every fieldContext_* function.
+
+func (ec *executionContext) childFields_AcceptAgendaDraftResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "agenda":
+		return ec.fieldContext_AcceptAgendaDraftResult_agenda(ctx, field)
+	case "draft":
+		return ec.fieldContext_AcceptAgendaDraftResult_draft(ctx, field)
+	case "changedSubmissionIds":
+		return ec.fieldContext_AcceptAgendaDraftResult_changedSubmissionIds(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AcceptAgendaDraftResult", field.Name)
+}
 
 func (ec *executionContext) childFields_Admin(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
@@ -8782,6 +9053,52 @@ func (ec *executionContext) childFields_AgendaConflict(ctx context.Context, fiel
 	return nil, fmt.Errorf("no field named %q was found under type AgendaConflict", field.Name)
 }
 
+func (ec *executionContext) childFields_AgendaDraft(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_AgendaDraft_id(ctx, field)
+	case "eventId":
+		return ec.fieldContext_AgendaDraft_eventId(ctx, field)
+	case "name":
+		return ec.fieldContext_AgendaDraft_name(ctx, field)
+	case "status":
+		return ec.fieldContext_AgendaDraft_status(ctx, field)
+	case "criteria":
+		return ec.fieldContext_AgendaDraft_criteria(ctx, field)
+	case "proposal":
+		return ec.fieldContext_AgendaDraft_proposal(ctx, field)
+	case "failureReason":
+		return ec.fieldContext_AgendaDraft_failureReason(ctx, field)
+	case "generator":
+		return ec.fieldContext_AgendaDraft_generator(ctx, field)
+	case "generatedAt":
+		return ec.fieldContext_AgendaDraft_generatedAt(ctx, field)
+	case "committedAt":
+		return ec.fieldContext_AgendaDraft_committedAt(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_AgendaDraft_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_AgendaDraft_updatedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AgendaDraft", field.Name)
+}
+
+func (ec *executionContext) childFields_AgendaDraftCriteria(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "days":
+		return ec.fieldContext_AgendaDraftCriteria_days(ctx, field)
+	case "roomIds":
+		return ec.fieldContext_AgendaDraftCriteria_roomIds(ctx, field)
+	case "includeStatuses":
+		return ec.fieldContext_AgendaDraftCriteria_includeStatuses(ctx, field)
+	case "respectExistingPlacements":
+		return ec.fieldContext_AgendaDraftCriteria_respectExistingPlacements(ctx, field)
+	case "rules":
+		return ec.fieldContext_AgendaDraftCriteria_rules(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AgendaDraftCriteria", field.Name)
+}
+
 func (ec *executionContext) childFields_AgendaEntry(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -8826,6 +9143,30 @@ func (ec *executionContext) childFields_AgendaEvent(ctx context.Context, field g
 		return ec.fieldContext_AgendaEvent_agendaDirty(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AgendaEvent", field.Name)
+}
+
+func (ec *executionContext) childFields_AgendaPlacement(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "submissionId":
+		return ec.fieldContext_AgendaPlacement_submissionId(ctx, field)
+	case "roomId":
+		return ec.fieldContext_AgendaPlacement_roomId(ctx, field)
+	case "startsAt":
+		return ec.fieldContext_AgendaPlacement_startsAt(ctx, field)
+	case "endsAt":
+		return ec.fieldContext_AgendaPlacement_endsAt(ctx, field)
+	case "reason":
+		return ec.fieldContext_AgendaPlacement_reason(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AgendaPlacement", field.Name)
+}
+
+func (ec *executionContext) childFields_AgendaProposal(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "placements":
+		return ec.fieldContext_AgendaProposal_placements(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AgendaProposal", field.Name)
 }
 
 func (ec *executionContext) childFields_AgendaRoom(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -11680,6 +12021,36 @@ func (ec *executionContext) field_Event_submissions_args(ctx context.Context, ra
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_acceptAgendaDraft_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "eventId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["eventId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "draftId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["draftId"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (AcceptAgendaDraftInput, error) {
+			return ec.unmarshalNAcceptAgendaDraftInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐAcceptAgendaDraftInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_addContactNote_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -11946,6 +12317,36 @@ func (ec *executionContext) field_Mutation_cancelSession_args(ctx context.Contex
 	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (CancelSessionInput, error) {
 			return ec.unmarshalNCancelSessionInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCancelSessionInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_changeAgendaDraft_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "eventId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["eventId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "draftId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["draftId"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (ChangeAgendaDraftInput, error) {
+			return ec.unmarshalNChangeAgendaDraftInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐChangeAgendaDraftInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -12359,6 +12760,28 @@ func (ec *executionContext) field_Mutation_deleteWebhook_args(ctx context.Contex
 		return nil, err
 	}
 	args["webhookId"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_generateAgendaDraft_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "eventId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["eventId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (GenerateAgendaDraftInput, error) {
+			return ec.unmarshalNGenerateAgendaDraftInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐGenerateAgendaDraftInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
 	return args, nil
 }
 
@@ -13808,6 +14231,20 @@ func (ec *executionContext) field_Query___type_args(ctx context.Context, rawArgs
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_agendaDrafts_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "eventId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["eventId"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_cfpForm_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -14191,6 +14628,93 @@ func (ec *executionContext) field___Type_fields_args(ctx context.Context, rawArg
 // endregion ***************************** args.gotpl *****************************
 
 // region    **************************** field.gotpl *****************************
+
+func (ec *executionContext) _AcceptAgendaDraftResult_agenda(ctx context.Context, field graphql.CollectedField, obj *AcceptAgendaDraftResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AcceptAgendaDraftResult_agenda(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Agenda, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *Agenda) graphql.Marshaler {
+			return ec.marshalNAgenda2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐAgenda(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AcceptAgendaDraftResult_agenda(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AcceptAgendaDraftResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Agenda(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AcceptAgendaDraftResult_draft(ctx context.Context, field graphql.CollectedField, obj *AcceptAgendaDraftResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AcceptAgendaDraftResult_draft(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Draft, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *AgendaDraft) graphql.Marshaler {
+			return ec.marshalNAgendaDraft2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐAgendaDraft(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AcceptAgendaDraftResult_draft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AcceptAgendaDraftResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AgendaDraft(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AcceptAgendaDraftResult_changedSubmissionIds(ctx context.Context, field graphql.CollectedField, obj *AcceptAgendaDraftResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AcceptAgendaDraftResult_changedSubmissionIds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ChangedSubmissionIds, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNID2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AcceptAgendaDraftResult_changedSubmissionIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AcceptAgendaDraftResult", field, false, false, errors.New("field of type ID does not have child fields"))
+}
 
 func (ec *executionContext) _Admin_id(ctx context.Context, field graphql.CollectedField, obj *Admin) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
@@ -14580,6 +15104,415 @@ func (ec *executionContext) _AgendaConflict_endsAt(ctx context.Context, field gr
 }
 func (ec *executionContext) fieldContext_AgendaConflict_endsAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AgendaConflict", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _AgendaDraft_id(ctx context.Context, field graphql.CollectedField, obj *AgendaDraft) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaDraft_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaDraft_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgendaDraft", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _AgendaDraft_eventId(ctx context.Context, field graphql.CollectedField, obj *AgendaDraft) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaDraft_eventId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaDraft_eventId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgendaDraft", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _AgendaDraft_name(ctx context.Context, field graphql.CollectedField, obj *AgendaDraft) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaDraft_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaDraft_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgendaDraft", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AgendaDraft_status(ctx context.Context, field graphql.CollectedField, obj *AgendaDraft) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaDraft_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v AgendaDraftStatus) graphql.Marshaler {
+			return ec.marshalNAgendaDraftStatus2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐAgendaDraftStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaDraft_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgendaDraft", field, false, false, errors.New("field of type AgendaDraftStatus does not have child fields"))
+}
+
+func (ec *executionContext) _AgendaDraft_criteria(ctx context.Context, field graphql.CollectedField, obj *AgendaDraft) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaDraft_criteria(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Criteria, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v agenda.DraftCriteria) graphql.Marshaler {
+			return ec.marshalNAgendaDraftCriteria2githubᚗcomᚋpodiumᚋpodiumᚋentᚋschemaᚋagendaᚐDraftCriteria(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaDraft_criteria(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgendaDraft",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AgendaDraftCriteria(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgendaDraft_proposal(ctx context.Context, field graphql.CollectedField, obj *AgendaDraft) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaDraft_proposal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Proposal, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v agenda.Proposal) graphql.Marshaler {
+			return ec.marshalNAgendaProposal2githubᚗcomᚋpodiumᚋpodiumᚋentᚋschemaᚋagendaᚐProposal(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaDraft_proposal(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgendaDraft",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AgendaProposal(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgendaDraft_failureReason(ctx context.Context, field graphql.CollectedField, obj *AgendaDraft) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaDraft_failureReason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FailureReason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaDraft_failureReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgendaDraft", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AgendaDraft_generator(ctx context.Context, field graphql.CollectedField, obj *AgendaDraft) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaDraft_generator(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Generator, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaDraft_generator(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgendaDraft", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AgendaDraft_generatedAt(ctx context.Context, field graphql.CollectedField, obj *AgendaDraft) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaDraft_generatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.GeneratedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalOTime2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaDraft_generatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgendaDraft", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _AgendaDraft_committedAt(ctx context.Context, field graphql.CollectedField, obj *AgendaDraft) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaDraft_committedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CommittedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalOTime2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaDraft_committedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgendaDraft", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _AgendaDraft_createdAt(ctx context.Context, field graphql.CollectedField, obj *AgendaDraft) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaDraft_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaDraft_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgendaDraft", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _AgendaDraft_updatedAt(ctx context.Context, field graphql.CollectedField, obj *AgendaDraft) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaDraft_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaDraft_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgendaDraft", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _AgendaDraftCriteria_days(ctx context.Context, field graphql.CollectedField, obj *agenda.DraftCriteria) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaDraftCriteria_days(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Days, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaDraftCriteria_days(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgendaDraftCriteria", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AgendaDraftCriteria_roomIds(ctx context.Context, field graphql.CollectedField, obj *agenda.DraftCriteria) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaDraftCriteria_roomIds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RoomIDs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNID2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaDraftCriteria_roomIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgendaDraftCriteria", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _AgendaDraftCriteria_includeStatuses(ctx context.Context, field graphql.CollectedField, obj *agenda.DraftCriteria) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaDraftCriteria_includeStatuses(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IncludeStatuses, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaDraftCriteria_includeStatuses(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgendaDraftCriteria", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AgendaDraftCriteria_respectExistingPlacements(ctx context.Context, field graphql.CollectedField, obj *agenda.DraftCriteria) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaDraftCriteria_respectExistingPlacements(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RespectExistingPlacements, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaDraftCriteria_respectExistingPlacements(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgendaDraftCriteria", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _AgendaDraftCriteria_rules(ctx context.Context, field graphql.CollectedField, obj *agenda.DraftCriteria) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaDraftCriteria_rules(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Rules, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaDraftCriteria_rules(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgendaDraftCriteria", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _AgendaEntry_id(ctx context.Context, field graphql.CollectedField, obj *agenda.Entry) (ret graphql.Marshaler) {
@@ -14989,6 +15922,153 @@ func (ec *executionContext) _AgendaEvent_agendaDirty(ctx context.Context, field 
 }
 func (ec *executionContext) fieldContext_AgendaEvent_agendaDirty(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AgendaEvent", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _AgendaPlacement_submissionId(ctx context.Context, field graphql.CollectedField, obj *agenda.Placement) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaPlacement_submissionId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SubmissionID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaPlacement_submissionId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgendaPlacement", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _AgendaPlacement_roomId(ctx context.Context, field graphql.CollectedField, obj *agenda.Placement) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaPlacement_roomId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RoomID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaPlacement_roomId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgendaPlacement", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _AgendaPlacement_startsAt(ctx context.Context, field graphql.CollectedField, obj *agenda.Placement) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaPlacement_startsAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StartsAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaPlacement_startsAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgendaPlacement", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AgendaPlacement_endsAt(ctx context.Context, field graphql.CollectedField, obj *agenda.Placement) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaPlacement_endsAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EndsAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaPlacement_endsAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgendaPlacement", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AgendaPlacement_reason(ctx context.Context, field graphql.CollectedField, obj *agenda.Placement) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaPlacement_reason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaPlacement_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgendaPlacement", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AgendaProposal_placements(ctx context.Context, field graphql.CollectedField, obj *agenda.Proposal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaProposal_placements(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Placements, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []agenda.Placement) graphql.Marshaler {
+			return ec.marshalNAgendaPlacement2ᚕgithubᚗcomᚋpodiumᚋpodiumᚋentᚋschemaᚋagendaᚐPlacementᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaProposal_placements(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgendaProposal",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AgendaPlacement(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _AgendaRoom_id(ctx context.Context, field graphql.CollectedField, obj *AgendaRoom) (ret graphql.Marshaler) {
@@ -24406,6 +25486,138 @@ func (ec *executionContext) fieldContext_Mutation_sendCalendarInvites(ctx contex
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_generateAgendaDraft(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_generateAgendaDraft(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().GenerateAgendaDraft(ctx, fc.Args["eventId"].(string), fc.Args["input"].(GenerateAgendaDraftInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *AgendaDraft) graphql.Marshaler {
+			return ec.marshalNAgendaDraft2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐAgendaDraft(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_generateAgendaDraft(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AgendaDraft(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_generateAgendaDraft_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_changeAgendaDraft(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_changeAgendaDraft(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ChangeAgendaDraft(ctx, fc.Args["eventId"].(string), fc.Args["draftId"].(string), fc.Args["input"].(ChangeAgendaDraftInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *AgendaDraft) graphql.Marshaler {
+			return ec.marshalNAgendaDraft2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐAgendaDraft(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_changeAgendaDraft(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AgendaDraft(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_changeAgendaDraft_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_acceptAgendaDraft(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_acceptAgendaDraft(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().AcceptAgendaDraft(ctx, fc.Args["eventId"].(string), fc.Args["draftId"].(string), fc.Args["input"].(AcceptAgendaDraftInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *AcceptAgendaDraftResult) graphql.Marshaler {
+			return ec.marshalNAcceptAgendaDraftResult2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐAcceptAgendaDraftResult(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_acceptAgendaDraft(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AcceptAgendaDraftResult(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_acceptAgendaDraft_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_saveProposal(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -30566,6 +31778,50 @@ func (ec *executionContext) fieldContext_Query_events(ctx context.Context, field
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_events_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_agendaDrafts(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_agendaDrafts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().AgendaDrafts(ctx, fc.Args["eventId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*AgendaDraft) graphql.Marshaler {
+			return ec.marshalNAgendaDraft2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐAgendaDraftᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_agendaDrafts(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AgendaDraft(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_agendaDrafts_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -42576,6 +43832,36 @@ func (ec *executionContext) fieldContext___Type_isOneOf(_ context.Context, field
 
 // region    **************************** input.gotpl *****************************
 
+func (ec *executionContext) unmarshalInputAcceptAgendaDraftInput(ctx context.Context, obj any) (AcceptAgendaDraftInput, error) {
+	var it AcceptAgendaDraftInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"submissionIds"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "submissionIds":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("submissionIds"))
+			data, err := ec.unmarshalNID2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SubmissionIds = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputAddContactNoteInput(ctx context.Context, obj any) (AddContactNoteInput, error) {
 	var it AddContactNoteInput
 	if obj == nil {
@@ -42756,6 +44042,64 @@ func (ec *executionContext) unmarshalInputAddReviewerInput(ctx context.Context, 
 				return it, err
 			}
 			it.AccessPath = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputAgendaDraftCriteriaInput(ctx context.Context, obj any) (AgendaDraftCriteriaInput, error) {
+	var it AgendaDraftCriteriaInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"days", "roomIds", "includeStatuses", "respectExistingPlacements", "rules"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "days":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("days"))
+			data, err := ec.unmarshalNString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Days = data
+		case "roomIds":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("roomIds"))
+			data, err := ec.unmarshalNID2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RoomIds = data
+		case "includeStatuses":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("includeStatuses"))
+			data, err := ec.unmarshalNAgendaDraftSessionStatus2ᚕgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐAgendaDraftSessionStatusᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IncludeStatuses = data
+		case "respectExistingPlacements":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("respectExistingPlacements"))
+			data, err := ec.unmarshalNBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RespectExistingPlacements = data
+		case "rules":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("rules"))
+			data, err := ec.unmarshalNString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Rules = data
 		}
 	}
 	return it, nil
@@ -43025,6 +44369,36 @@ func (ec *executionContext) unmarshalInputCfpQuestionInput(ctx context.Context, 
 				return it, err
 			}
 			it.Options = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputChangeAgendaDraftInput(ctx context.Context, obj any) (ChangeAgendaDraftInput, error) {
+	var it ChangeAgendaDraftInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"action"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "action":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("action"))
+			data, err := ec.unmarshalNAgendaDraftAction2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐAgendaDraftAction(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Action = data
 		}
 	}
 	return it, nil
@@ -46543,6 +47917,43 @@ func (ec *executionContext) unmarshalInputFormatOrder(ctx context.Context, obj a
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputGenerateAgendaDraftInput(ctx context.Context, obj any) (GenerateAgendaDraftInput, error) {
+	var it GenerateAgendaDraftInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "criteria"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "criteria":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("criteria"))
+			data, err := ec.unmarshalNAgendaDraftCriteriaInput2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐAgendaDraftCriteriaInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Criteria = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputGenerateAiReviewInput(ctx context.Context, obj any) (GenerateAiReviewInput, error) {
 	var it GenerateAiReviewInput
 	if obj == nil {
@@ -48926,6 +50337,54 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 
 // region    **************************** object.gotpl ****************************
 
+var acceptAgendaDraftResultImplementors = []string{"AcceptAgendaDraftResult"}
+
+func (ec *executionContext) _AcceptAgendaDraftResult(ctx context.Context, sel ast.SelectionSet, obj *AcceptAgendaDraftResult) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, acceptAgendaDraftResultImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AcceptAgendaDraftResult")
+		case "agenda":
+			out.Values[i] = ec._AcceptAgendaDraftResult_agenda(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "draft":
+			out.Values[i] = ec._AcceptAgendaDraftResult_draft(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "changedSubmissionIds":
+			out.Values[i] = ec._AcceptAgendaDraftResult_changedSubmissionIds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var adminImplementors = []string{"Admin"}
 
 func (ec *executionContext) _Admin(ctx context.Context, sel ast.SelectionSet, obj *Admin) graphql.Marshaler {
@@ -49133,6 +50592,157 @@ func (ec *executionContext) _AgendaConflict(ctx context.Context, sel ast.Selecti
 	return out
 }
 
+var agendaDraftImplementors = []string{"AgendaDraft"}
+
+func (ec *executionContext) _AgendaDraft(ctx context.Context, sel ast.SelectionSet, obj *AgendaDraft) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, agendaDraftImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AgendaDraft")
+		case "id":
+			out.Values[i] = ec._AgendaDraft_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "eventId":
+			out.Values[i] = ec._AgendaDraft_eventId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._AgendaDraft_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._AgendaDraft_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "criteria":
+			out.Values[i] = ec._AgendaDraft_criteria(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "proposal":
+			out.Values[i] = ec._AgendaDraft_proposal(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "failureReason":
+			out.Values[i] = ec._AgendaDraft_failureReason(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "generator":
+			out.Values[i] = ec._AgendaDraft_generator(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "generatedAt":
+			out.Values[i] = ec._AgendaDraft_generatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "committedAt":
+			out.Values[i] = ec._AgendaDraft_committedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._AgendaDraft_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._AgendaDraft_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var agendaDraftCriteriaImplementors = []string{"AgendaDraftCriteria"}
+
+func (ec *executionContext) _AgendaDraftCriteria(ctx context.Context, sel ast.SelectionSet, obj *agenda.DraftCriteria) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, agendaDraftCriteriaImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AgendaDraftCriteria")
+		case "days":
+			out.Values[i] = ec._AgendaDraftCriteria_days(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "roomIds":
+			out.Values[i] = ec._AgendaDraftCriteria_roomIds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "includeStatuses":
+			out.Values[i] = ec._AgendaDraftCriteria_includeStatuses(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "respectExistingPlacements":
+			out.Values[i] = ec._AgendaDraftCriteria_respectExistingPlacements(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "rules":
+			out.Values[i] = ec._AgendaDraftCriteria_rules(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var agendaEntryImplementors = []string{"AgendaEntry"}
 
 func (ec *executionContext) _AgendaEntry(ctx context.Context, sel ast.SelectionSet, obj *agenda.Entry) graphql.Marshaler {
@@ -49260,6 +50870,102 @@ func (ec *executionContext) _AgendaEvent(ctx context.Context, sel ast.SelectionS
 			}
 		case "agendaDirty":
 			out.Values[i] = ec._AgendaEvent_agendaDirty(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var agendaPlacementImplementors = []string{"AgendaPlacement"}
+
+func (ec *executionContext) _AgendaPlacement(ctx context.Context, sel ast.SelectionSet, obj *agenda.Placement) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, agendaPlacementImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AgendaPlacement")
+		case "submissionId":
+			out.Values[i] = ec._AgendaPlacement_submissionId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "roomId":
+			out.Values[i] = ec._AgendaPlacement_roomId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "startsAt":
+			out.Values[i] = ec._AgendaPlacement_startsAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "endsAt":
+			out.Values[i] = ec._AgendaPlacement_endsAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "reason":
+			out.Values[i] = ec._AgendaPlacement_reason(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var agendaProposalImplementors = []string{"AgendaProposal"}
+
+func (ec *executionContext) _AgendaProposal(ctx context.Context, sel ast.SelectionSet, obj *agenda.Proposal) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, agendaProposalImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AgendaProposal")
+		case "placements":
+			out.Values[i] = ec._AgendaProposal_placements(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -53778,6 +55484,27 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "generateAgendaDraft":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_generateAgendaDraft(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "changeAgendaDraft":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_changeAgendaDraft(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "acceptAgendaDraft":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_acceptAgendaDraft(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "saveProposal":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_saveProposal(ctx, field)
@@ -55415,6 +57142,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_events(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "agendaDrafts":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_agendaDrafts(ctx, field)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -60762,6 +62511,21 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 
 // region    ***************************** type.gotpl *****************************
 
+func (ec *executionContext) unmarshalNAcceptAgendaDraftInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐAcceptAgendaDraftInput(ctx context.Context, v any) (AcceptAgendaDraftInput, error) {
+	res, err := ec.unmarshalInputAcceptAgendaDraftInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAcceptAgendaDraftResult2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐAcceptAgendaDraftResult(ctx context.Context, sel ast.SelectionSet, v *AcceptAgendaDraftResult) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AcceptAgendaDraftResult(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNAddContactNoteInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐAddContactNoteInput(ctx context.Context, v any) (AddContactNoteInput, error) {
 	res, err := ec.unmarshalInputAddContactNoteInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -60859,6 +62623,101 @@ func (ec *executionContext) marshalNAgendaConflictKind2githubᚗcomᚋpodiumᚋp
 	return v
 }
 
+func (ec *executionContext) marshalNAgendaDraft2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐAgendaDraftᚄ(ctx context.Context, sel ast.SelectionSet, v []*AgendaDraft) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAgendaDraft2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐAgendaDraft(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNAgendaDraft2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐAgendaDraft(ctx context.Context, sel ast.SelectionSet, v *AgendaDraft) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AgendaDraft(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNAgendaDraftAction2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐAgendaDraftAction(ctx context.Context, v any) (AgendaDraftAction, error) {
+	var res AgendaDraftAction
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAgendaDraftAction2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐAgendaDraftAction(ctx context.Context, sel ast.SelectionSet, v AgendaDraftAction) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNAgendaDraftCriteria2githubᚗcomᚋpodiumᚋpodiumᚋentᚋschemaᚋagendaᚐDraftCriteria(ctx context.Context, sel ast.SelectionSet, v agenda.DraftCriteria) graphql.Marshaler {
+	return ec._AgendaDraftCriteria(ctx, sel, &v)
+}
+
+func (ec *executionContext) unmarshalNAgendaDraftCriteriaInput2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐAgendaDraftCriteriaInput(ctx context.Context, v any) (*AgendaDraftCriteriaInput, error) {
+	res, err := ec.unmarshalInputAgendaDraftCriteriaInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNAgendaDraftSessionStatus2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐAgendaDraftSessionStatus(ctx context.Context, v any) (AgendaDraftSessionStatus, error) {
+	var res AgendaDraftSessionStatus
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAgendaDraftSessionStatus2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐAgendaDraftSessionStatus(ctx context.Context, sel ast.SelectionSet, v AgendaDraftSessionStatus) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNAgendaDraftSessionStatus2ᚕgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐAgendaDraftSessionStatusᚄ(ctx context.Context, v any) ([]AgendaDraftSessionStatus, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]AgendaDraftSessionStatus, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNAgendaDraftSessionStatus2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐAgendaDraftSessionStatus(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNAgendaDraftSessionStatus2ᚕgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐAgendaDraftSessionStatusᚄ(ctx context.Context, sel ast.SelectionSet, v []AgendaDraftSessionStatus) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAgendaDraftSessionStatus2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐAgendaDraftSessionStatus(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalNAgendaDraftStatus2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐAgendaDraftStatus(ctx context.Context, v any) (AgendaDraftStatus, error) {
+	var res AgendaDraftStatus
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAgendaDraftStatus2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐAgendaDraftStatus(ctx context.Context, sel ast.SelectionSet, v AgendaDraftStatus) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) marshalNAgendaEntry2githubᚗcomᚋpodiumᚋpodiumᚋentᚋschemaᚋagendaᚐEntry(ctx context.Context, sel ast.SelectionSet, v agenda.Entry) graphql.Marshaler {
 	return ec._AgendaEntry(ctx, sel, &v)
 }
@@ -60913,6 +62772,30 @@ func (ec *executionContext) marshalNAgendaEvent2ᚖgithubᚗcomᚋpodiumᚋpodiu
 		return graphql.Null
 	}
 	return ec._AgendaEvent(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAgendaPlacement2githubᚗcomᚋpodiumᚋpodiumᚋentᚋschemaᚋagendaᚐPlacement(ctx context.Context, sel ast.SelectionSet, v agenda.Placement) graphql.Marshaler {
+	return ec._AgendaPlacement(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNAgendaPlacement2ᚕgithubᚗcomᚋpodiumᚋpodiumᚋentᚋschemaᚋagendaᚐPlacementᚄ(ctx context.Context, sel ast.SelectionSet, v []agenda.Placement) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAgendaPlacement2githubᚗcomᚋpodiumᚋpodiumᚋentᚋschemaᚋagendaᚐPlacement(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNAgendaProposal2githubᚗcomᚋpodiumᚋpodiumᚋentᚋschemaᚋagendaᚐProposal(ctx context.Context, sel ast.SelectionSet, v agenda.Proposal) graphql.Marshaler {
+	return ec._AgendaProposal(ctx, sel, &v)
 }
 
 func (ec *executionContext) marshalNAgendaRoom2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐAgendaRoomᚄ(ctx context.Context, sel ast.SelectionSet, v []*AgendaRoom) graphql.Marshaler {
@@ -61222,6 +63105,11 @@ func (ec *executionContext) unmarshalNCfpQuestionKind2githubᚗcomᚋpodiumᚋpo
 
 func (ec *executionContext) marshalNCfpQuestionKind2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCfpQuestionKind(ctx context.Context, sel ast.SelectionSet, v CfpQuestionKind) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) unmarshalNChangeAgendaDraftInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐChangeAgendaDraftInput(ctx context.Context, v any) (ChangeAgendaDraftInput, error) {
+	res, err := ec.unmarshalInputChangeAgendaDraftInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNChangeSubmissionStatusInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐChangeSubmissionStatusInput(ctx context.Context, v any) (ChangeSubmissionStatusInput, error) {
@@ -62170,6 +64058,11 @@ func (ec *executionContext) marshalNFormatOrderField2ᚖgithubᚗcomᚋpodiumᚋ
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) unmarshalNGenerateAgendaDraftInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐGenerateAgendaDraftInput(ctx context.Context, v any) (GenerateAgendaDraftInput, error) {
+	res, err := ec.unmarshalInputGenerateAgendaDraftInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNGenerateAiReviewInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐGenerateAiReviewInput(ctx context.Context, v any) (GenerateAiReviewInput, error) {

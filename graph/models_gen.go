@@ -17,6 +17,12 @@ import (
 	"github.com/podium/podium/ent/schema/agenda"
 )
 
+// Which of a draft's changes to apply.
+type AcceptAgendaDraftInput struct {
+	// Sessions whose proposed slot differs from their live one, at least one, no repeats.
+	SubmissionIds []string `json:"submissionIds"`
+}
+
 // A note about a contact.
 type AddContactNoteInput struct {
 	// The note.
@@ -65,6 +71,20 @@ type Admin struct {
 	Name string `json:"name"`
 	// The person's email address.
 	Email string `json:"email"`
+}
+
+// What a draft is asked to do.
+type AgendaDraftCriteriaInput struct {
+	// Local dates (YYYY-MM-DD) of the event, at least one.
+	Days []string `json:"days"`
+	// Rooms of the event, at least one.
+	RoomIds []string `json:"roomIds"`
+	// Exactly ["accepted"].
+	IncludeStatuses []AgendaDraftSessionStatus `json:"includeStatuses"`
+	// Keep sessions already scheduled where they are.
+	RespectExistingPlacements bool `json:"respectExistingPlacements"`
+	// At most 12 rules of at most 200 characters each.
+	Rules []string `json:"rules"`
 }
 
 // Submissions to assign to one reviewer.
@@ -204,6 +224,12 @@ type CfpQuestionInput struct {
 	Required *bool `json:"required"`
 	// The choices of a choice question (1 to 50, each at most 200 characters); none for other kinds.
 	Options []string `json:"options"`
+}
+
+// A change to a draft.
+type ChangeAgendaDraftInput struct {
+	// Duplicate or discard.
+	Action AgendaDraftAction `json:"action"`
 }
 
 // A submission's new status.
@@ -383,6 +409,14 @@ type DecisionResult struct {
 	CreatedTasks int `json:"createdTasks"`
 	// Decision emails queued, one per speaker of each submission newly decided.
 	CreatedEmails int `json:"createdEmails"`
+}
+
+// A draft to generate.
+type GenerateAgendaDraftInput struct {
+	// The draft's name, at most 120 characters.
+	Name string `json:"name"`
+	// What the draft is asked to do.
+	Criteria *AgendaDraftCriteriaInput `json:"criteria"`
 }
 
 // The submission to score.
@@ -1480,6 +1514,192 @@ func (e *AgendaConflictKind) UnmarshalJSON(b []byte) error {
 }
 
 func (e AgendaConflictKind) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// What to do with a draft.
+type AgendaDraftAction string
+
+const (
+	// Make a new draft with the same criteria and no proposal.
+	AgendaDraftActionDuplicate AgendaDraftAction = "duplicate"
+	// Set the draft aside; a committed draft cannot be.
+	AgendaDraftActionDiscard AgendaDraftAction = "discard"
+)
+
+var AllAgendaDraftAction = []AgendaDraftAction{
+	AgendaDraftActionDuplicate,
+	AgendaDraftActionDiscard,
+}
+
+func (e AgendaDraftAction) IsValid() bool {
+	switch e {
+	case AgendaDraftActionDuplicate, AgendaDraftActionDiscard:
+		return true
+	}
+	return false
+}
+
+func (e AgendaDraftAction) String() string {
+	return string(e)
+}
+
+func (e *AgendaDraftAction) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = AgendaDraftAction(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid AgendaDraftAction", str)
+	}
+	return nil
+}
+
+func (e AgendaDraftAction) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *AgendaDraftAction) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e AgendaDraftAction) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// Which statuses of submissions a draft schedules.
+type AgendaDraftSessionStatus string
+
+const (
+	// Accepted sessions: the only choice drafts accept.
+	AgendaDraftSessionStatusAccepted AgendaDraftSessionStatus = "accepted"
+	// Maybe: refused, drafts schedule accepted sessions only.
+	AgendaDraftSessionStatusMaybe AgendaDraftSessionStatus = "maybe"
+)
+
+var AllAgendaDraftSessionStatus = []AgendaDraftSessionStatus{
+	AgendaDraftSessionStatusAccepted,
+	AgendaDraftSessionStatusMaybe,
+}
+
+func (e AgendaDraftSessionStatus) IsValid() bool {
+	switch e {
+	case AgendaDraftSessionStatusAccepted, AgendaDraftSessionStatusMaybe:
+		return true
+	}
+	return false
+}
+
+func (e AgendaDraftSessionStatus) String() string {
+	return string(e)
+}
+
+func (e *AgendaDraftSessionStatus) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = AgendaDraftSessionStatus(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid AgendaDraftSessionStatus", str)
+	}
+	return nil
+}
+
+func (e AgendaDraftSessionStatus) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *AgendaDraftSessionStatus) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e AgendaDraftSessionStatus) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// Where an agenda draft is in its life.
+type AgendaDraftStatus string
+
+const (
+	// Generation is waiting for, or running in, its background job.
+	AgendaDraftStatusQueued AgendaDraftStatus = "queued"
+	// A duplicate of another draft, never generated.
+	AgendaDraftStatusDraft AgendaDraftStatus = "draft"
+	// The proposal is ready to review and accept.
+	AgendaDraftStatusGenerated AgendaDraftStatus = "generated"
+	// Accepted into the live schedule.
+	AgendaDraftStatusCommitted AgendaDraftStatus = "committed"
+	// Set aside by an organizer.
+	AgendaDraftStatusDiscarded AgendaDraftStatus = "discarded"
+	// Generation found no valid agenda; failureReason says why.
+	AgendaDraftStatusFailed AgendaDraftStatus = "failed"
+)
+
+var AllAgendaDraftStatus = []AgendaDraftStatus{
+	AgendaDraftStatusQueued,
+	AgendaDraftStatusDraft,
+	AgendaDraftStatusGenerated,
+	AgendaDraftStatusCommitted,
+	AgendaDraftStatusDiscarded,
+	AgendaDraftStatusFailed,
+}
+
+func (e AgendaDraftStatus) IsValid() bool {
+	switch e {
+	case AgendaDraftStatusQueued, AgendaDraftStatusDraft, AgendaDraftStatusGenerated, AgendaDraftStatusCommitted, AgendaDraftStatusDiscarded, AgendaDraftStatusFailed:
+		return true
+	}
+	return false
+}
+
+func (e AgendaDraftStatus) String() string {
+	return string(e)
+}
+
+func (e *AgendaDraftStatus) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = AgendaDraftStatus(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid AgendaDraftStatus", str)
+	}
+	return nil
+}
+
+func (e AgendaDraftStatus) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *AgendaDraftStatus) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e AgendaDraftStatus) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

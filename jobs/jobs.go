@@ -32,6 +32,8 @@ type Config struct {
 	EmailWorkers int
 	// Scorer runs AI reviews (the operation layer); AI jobs are cancelled without one.
 	Scorer Scorer
+	// Drafter makes agenda drafts (the operation layer); their jobs are cancelled without one.
+	Drafter Drafter
 	// AIWorkers is how many AI reviews run at once; 0 means DefaultAIWorkers.
 	AIWorkers int
 	// Webhooks configures webhook delivery (see DeliverWebhookWorker).
@@ -97,6 +99,7 @@ func NewClient(db *dbx.DB, cfg Config) (*river.Client[pgx.Tx], error) {
 	river.AddWorker(workers, &DeliverEmailWorker{Pool: outcomePool, ClaimPool: claimPool, Sender: cfg.Sender,
 		Log: cfg.Log, Tokens: db.Pool})
 	river.AddWorker(workers, &AIReviewWorker{Scorer: cfg.Scorer, Pool: db.Pool})
+	river.AddWorker(workers, &AgendaDraftWorker{Drafter: cfg.Drafter})
 	river.AddWorker(workers, &PruneIdempotencyWorker{Pool: db.Pool})
 	deliverWebhooks := &DeliverWebhookWorker{Pool: db.Pool, DB: db, Notifier: cfg.Notifier,
 		Config: cfg.Webhooks, Log: cfg.Log}

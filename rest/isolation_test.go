@@ -182,11 +182,11 @@ func queryDocument(schema *ast.Schema, field *ast.FieldDefinition, id string, id
 	if ret := schema.Types[field.Type.Name()]; ret.Kind != ast.Scalar && ret.Kind != ast.Enum {
 		switch {
 		case ret.Fields.ForName("edges") != nil:
-			// A node without an id of its own (a directory row) is read whole, ids inside.
 			node := schema.Types[schema.Types[ret.Fields.ForName("edges").Type.Name()].Fields.ForName("node").Type.Name()]
-			selection = " { edges { node { id } } }"
-			if node.Fields.ForName("id") == nil {
-				selection = " { edges { node " + deepSelection(schema, node.Name, 3) + " } }"
+			if node.Fields.ForName("id") != nil {
+				selection = " { edges { node { id } } }"
+			} else {
+				selection = " { edges { node { __typename } } }"
 			}
 		case ret.Fields.ForName("id") != nil || ret.Kind == ast.Interface:
 			selection = " { id }"

@@ -159,6 +159,10 @@ func (b *testBundle) fixture() fixture {
 	require.Equal(b.t, http.StatusOK, b.assign(w, roundID, member, str(proposal, "id")).Status)
 	assignment := str(objects(roundIn(b.t, b.workspace(w), roundID)["assignments"])[0], "id")
 	room := str(b.saveItem(b.acme, ev, map[string]any{"kind": "room", "name": "Hall"}), "id")
+	// agenda_drafts_test.go: a generated draft placing the session.
+	draftCriteria := draftBody("D", []any{"2027-09-10"}, []any{room}, "r")
+	draft := str(b.must(http.StatusCreated, http.MethodPost, base+"/agenda/drafts", b.acme, draftCriteria).Obj(), "id")
+	require.NoError(b.t, b.res.GenerateAgendaDraft(b.scopeOf(ev), draft, false))
 	resourceBody := map[string]any{"title": "Briefing", "subtitle": "s", "body": "b", "published": true,
 		"audienceMode": "tracks", "attachmentKind": "embed", "linkUrl": nil, "embedUrl": "https://www.youtube.com/embed/x",
 		"trackIds": []any{track}, "contactIds": []any{}}
@@ -182,6 +186,7 @@ func (b *testBundle) fixture() fixture {
 			"trackId": track, "formatId": format, "roomId": room, "proposalId": str(proposal, "id"),
 			"criterionId": criterion, "resultId": result, "webhookId": str(webhook, "id"), "deliveryId": delivery,
 			"crmContactId": crmContact, "tagId": crmTag,
+			"draftId": draft,
 		},
 		bodies: map[string]map[string]any{
 			"createEvent": {"name": "E", "type": "conference", "timezone": "UTC",
@@ -243,6 +248,9 @@ func (b *testBundle) fixture() fixture {
 			"mergeContacts":     {"primaryId": crmContact, "duplicateId": crmContact},
 			"importContacts": {"behavior": "update", "rows": []any{map[string]any{"firstName": "A", "lastName": "L",
 				"email": "crm@example.test", "title": nil, "company": nil, "bio": nil}}},
+			"generateAgendaDraft": draftCriteria,
+			"changeAgendaDraft":   {"action": "duplicate"},
+			"acceptAgendaDraft":   {"submissionIds": []any{session["id"]}},
 		},
 	}
 	b.pipelineFixture(f) // pipeline_test.go

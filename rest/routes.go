@@ -117,6 +117,7 @@ var routes = []route{
 	{"DELETE", "/contacts/{contactId}/tags/{tagId}", "removeContactTag", (*API).removeContactTag, "", 204, 0},
 	{"POST", "/contacts/{contactId}/notes", "addContactNote", (*API).addContactNote, "AddContactNoteInput", 201, 0},
 	{"POST", "/contacts/{contactId}/events", "addContactToEvent", (*API).addContactToEvent, "AddContactToEventInput", 201, 0},
+
 	// pipeline.go
 	{"GET", "/pipeline", "getPipeline", (*API).getPipeline, "", 200, 0},
 	{"POST", "/pipeline/stages", "savePipelineStage", (*API).savePipelineStage, "SavePipelineStageInput", 200, 0},
@@ -129,6 +130,12 @@ var routes = []route{
 	{"GET", "/segments", "listSegments", (*API).listSegments, "", 200, 0},
 	{"POST", "/segments", "saveSegment", (*API).saveSegment, "SaveSegmentInput", 201, 0},
 	{"GET", "/segments/{segmentId}/contacts", "listSegmentContacts", (*API).listSegmentContacts, "", 200, 0},
+
+	// agenda_drafts.go
+	{"GET", "/events/{eventId}/agenda/drafts", "listAgendaDrafts", (*API).listAgendaDrafts, "", 200, 0},
+	{"POST", "/events/{eventId}/agenda/drafts", "generateAgendaDraft", (*API).generateAgendaDraft, "GenerateAgendaDraftInput", 201, 0},
+	{"POST", "/events/{eventId}/agenda/drafts/{draftId}", "changeAgendaDraft", (*API).changeAgendaDraft, "ChangeAgendaDraftInput", 200, 0},
+	{"POST", "/events/{eventId}/agenda/drafts/{draftId}/accept", "acceptAgendaDraft", (*API).acceptAgendaDraft, "AcceptAgendaDraftInput", 200, 0},
 }
 
 // route is one line of the table above.

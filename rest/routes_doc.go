@@ -655,6 +655,38 @@ var routeDocs = map[string]routeDoc{
 		},
 		output: SegmentContacts{},
 	},
+	// agenda_drafts.go
+	"listAgendaDrafts": {
+		tag:         "Agenda",
+		summary:     "List agenda drafts",
+		description: "The event's agenda drafts, every status (queued, draft, generated, committed, discarded, failed), newest first.",
+		output:      []graph.AgendaDraft{},
+	},
+	"generateAgendaDraft": {
+		tag:     "Agenda",
+		summary: "Generate an agenda draft",
+		description: "Checks the criteria (a name of at most 120 characters; includeStatuses exactly [\"accepted\"]; at " +
+			"least one room, each of the event; at least one day, each a local date of the event; at most 12 rules of " +
+			"at most 200 characters), stores the draft queued and generates it in the background: with the AI " +
+			"provider when one is configured, by the deterministic solver otherwise. The proposal is checked and " +
+			"repaired; a draft for which no valid agenda can be made becomes failed, with failureReason (ext).",
+		output: graph.AgendaDraft{},
+	},
+	"changeAgendaDraft": {
+		tag:     "Agenda",
+		summary: "Duplicate or discard an agenda draft",
+		description: "duplicate answers a new draft (status draft) with the same criteria and no proposal; discard " +
+			"sets the draft aside, except a committed one (400).",
+		output: graph.AgendaDraft{},
+	},
+	"acceptAgendaDraft": {
+		tag:     "Agenda",
+		summary: "Accept changes of an agenda draft",
+		description: "Applies the proposed slots of submissionIds (sessions whose proposed slot differs from the live " +
+			"one) to the live schedule, all or none: a room or speaker booked twice by the result is 409 " +
+			"schedule_conflict. Each moved session is marked scheduleDirty, the agenda agendaDirty, the draft committed.",
+		output: graph.AcceptAgendaDraftResult{},
+	},
 }
 
 // routeDoc is what the OpenAPI document says of an operation beyond its route.

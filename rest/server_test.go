@@ -43,5 +43,5 @@ func TestInternalErrorsDoNotLeak(t *testing.T) {
 	logMu.Lock()
 	defer logMu.Unlock()
 	require.Contains(t, logs.String(), "secret detail 42")
-	require.Contains(t, logs.String(), "database is closed")
+	require.Contains(t, logs.String(), "access: look up key: closed pool")
 }

@@ -103,7 +103,7 @@ func serve(ctx context.Context, cfg config, work bool) error {
 		return err
 	}
 	jobsCfg := jobs.Config{Work: work, Sender: sender, EmailWorkers: cfg.EmailWorkers,
-		Scorer: resolver, Notifier: resolver, Webhooks: cfg.Webhooks, Log: log}
+		Scorer: resolver, Drafter: resolver, Notifier: resolver, Webhooks: cfg.Webhooks, Log: log}
 	if resolver.Files != nil {
 		jobsCfg.Files = resolver.Files.Store
 	}

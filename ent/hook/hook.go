@@ -33,6 +33,18 @@ func (f APIKeyFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, erro
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.APIKeyMutation", m)
 }
 
+// The AgendaDraftFunc type is an adapter to allow the use of ordinary
+// function as AgendaDraft mutator.
+type AgendaDraftFunc func(context.Context, *ent.AgendaDraftMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f AgendaDraftFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.AgendaDraftMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.AgendaDraftMutation", m)
+}
+
 // The BrowserSessionFunc type is an adapter to allow the use of ordinary
 // function as BrowserSession mutator.
 type BrowserSessionFunc func(context.Context, *ent.BrowserSessionMutation) (ent.Value, error)

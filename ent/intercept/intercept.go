@@ -8,6 +8,7 @@ import (
 
 	"entgo.io/ent/dialect/sql"
 	"github.com/podium/podium/ent"
+	"github.com/podium/podium/ent/agendadraft"
 	"github.com/podium/podium/ent/aireviewresult"
 	"github.com/podium/podium/ent/apikey"
 	"github.com/podium/podium/ent/browsersession"
@@ -163,6 +164,33 @@ func (f TraverseAPIKey) Traverse(ctx context.Context, q ent.Query) error {
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.APIKeyQuery", q)
+}
+
+// The AgendaDraftFunc type is an adapter to allow the use of ordinary function as a Querier.
+type AgendaDraftFunc func(context.Context, *ent.AgendaDraftQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f AgendaDraftFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.AgendaDraftQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.AgendaDraftQuery", q)
+}
+
+// The TraverseAgendaDraft type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseAgendaDraft func(context.Context, *ent.AgendaDraftQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseAgendaDraft) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseAgendaDraft) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.AgendaDraftQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.AgendaDraftQuery", q)
 }
 
 // The BrowserSessionFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -1306,6 +1334,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.AIReviewResultQuery, predicate.AIReviewResult, aireviewresult.OrderOption]{typ: ent.TypeAIReviewResult, tq: q}, nil
 	case *ent.APIKeyQuery:
 		return &query[*ent.APIKeyQuery, predicate.APIKey, apikey.OrderOption]{typ: ent.TypeAPIKey, tq: q}, nil
+	case *ent.AgendaDraftQuery:
+		return &query[*ent.AgendaDraftQuery, predicate.AgendaDraft, agendadraft.OrderOption]{typ: ent.TypeAgendaDraft, tq: q}, nil
 	case *ent.BrowserSessionQuery:
 		return &query[*ent.BrowserSessionQuery, predicate.BrowserSession, browsersession.OrderOption]{typ: ent.TypeBrowserSession, tq: q}, nil
 	case *ent.ContactQuery:

@@ -80,6 +80,43 @@ var (
 			},
 		},
 	}
+	// AgendaDraftsColumns holds the columns for the "agenda_drafts" table.
+	AgendaDraftsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "organization_id", Type: field.TypeString},
+		{Name: "name", Type: field.TypeString},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"queued", "draft", "generated", "committed", "discarded", "failed"}, Default: "draft"},
+		{Name: "criteria", Type: field.TypeJSON},
+		{Name: "proposal", Type: field.TypeJSON},
+		{Name: "generated_at", Type: field.TypeTime, Nullable: true},
+		{Name: "committed_at", Type: field.TypeTime, Nullable: true},
+		{Name: "failure_reason", Type: field.TypeString, Nullable: true},
+		{Name: "generator", Type: field.TypeString, Nullable: true},
+		{Name: "event_id", Type: field.TypeString, Size: 40},
+	}
+	// AgendaDraftsTable holds the schema information for the "agenda_drafts" table.
+	AgendaDraftsTable = &schema.Table{
+		Name:       "agenda_drafts",
+		Columns:    AgendaDraftsColumns,
+		PrimaryKey: []*schema.Column{AgendaDraftsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "agenda_drafts_events_event",
+				Columns:    []*schema.Column{AgendaDraftsColumns[12]},
+				RefColumns: []*schema.Column{EventsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "agendadraft_event_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{AgendaDraftsColumns[12], AgendaDraftsColumns[1]},
+			},
+		},
+	}
 	// BrowserSessionsColumns holds the columns for the "browser_sessions" table.
 	BrowserSessionsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
@@ -1909,6 +1946,7 @@ var (
 	Tables = []*schema.Table{
 		AiReviewResultsTable,
 		APIKeysTable,
+		AgendaDraftsTable,
 		BrowserSessionsTable,
 		ContactsTable,
 		DeliverableAssignmentsTable,
@@ -1968,6 +2006,10 @@ func init() {
 	APIKeysTable.ForeignKeys[0].RefTable = OrganizationsTable
 	APIKeysTable.Annotation = &entsql.Annotation{
 		Table: "api_keys",
+	}
+	AgendaDraftsTable.ForeignKeys[0].RefTable = EventsTable
+	AgendaDraftsTable.Annotation = &entsql.Annotation{
+		Table: "agenda_drafts",
 	}
 	BrowserSessionsTable.ForeignKeys[0].RefTable = UsersTable
 	BrowserSessionsTable.Annotation = &entsql.Annotation{

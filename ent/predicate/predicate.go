@@ -12,6 +12,9 @@ type AIReviewResult func(*sql.Selector)
 // APIKey is the predicate function for apikey builders.
 type APIKey func(*sql.Selector)
 
+// AgendaDraft is the predicate function for agendadraft builders.
+type AgendaDraft func(*sql.Selector)
+
 // BrowserSession is the predicate function for browsersession builders.
 type BrowserSession func(*sql.Selector)
 

@@ -5,6 +5,7 @@ package runtime
 import (
 	"time"
 
+	"github.com/podium/podium/ent/agendadraft"
 	"github.com/podium/podium/ent/aireviewresult"
 	"github.com/podium/podium/ent/apikey"
 	"github.com/podium/podium/ent/browsersession"
@@ -153,6 +154,61 @@ func init() {
 	// apikey.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	apikey.IDValidator = func() func(string) error {
 		validators := apikeyDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	agendadraftMixin := schema.AgendaDraft{}.Mixin()
+	agendadraftMixinFields0 := agendadraftMixin[0].Fields()
+	_ = agendadraftMixinFields0
+	agendadraftMixinFields1 := agendadraftMixin[1].Fields()
+	_ = agendadraftMixinFields1
+	agendadraftMixinFields2 := agendadraftMixin[2].Fields()
+	_ = agendadraftMixinFields2
+	agendadraftFields := schema.AgendaDraft{}.Fields()
+	_ = agendadraftFields
+	// agendadraftDescCreatedAt is the schema descriptor for created_at field.
+	agendadraftDescCreatedAt := agendadraftMixinFields1[0].Descriptor()
+	// agendadraft.DefaultCreatedAt holds the default value on creation for the created_at field.
+	agendadraft.DefaultCreatedAt = agendadraftDescCreatedAt.Default.(func() time.Time)
+	// agendadraftDescUpdatedAt is the schema descriptor for updated_at field.
+	agendadraftDescUpdatedAt := agendadraftMixinFields1[1].Descriptor()
+	// agendadraft.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	agendadraft.DefaultUpdatedAt = agendadraftDescUpdatedAt.Default.(func() time.Time)
+	// agendadraft.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	agendadraft.UpdateDefaultUpdatedAt = agendadraftDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// agendadraftDescOrganizationID is the schema descriptor for organization_id field.
+	agendadraftDescOrganizationID := agendadraftMixinFields2[0].Descriptor()
+	// agendadraft.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	agendadraft.OrganizationIDValidator = agendadraftDescOrganizationID.Validators[0].(func(string) error)
+	// agendadraftDescName is the schema descriptor for name field.
+	agendadraftDescName := agendadraftFields[1].Descriptor()
+	// agendadraft.NameValidator is a validator for the "name" field. It is called by the builders before save.
+	agendadraft.NameValidator = agendadraftDescName.Validators[0].(func(string) error)
+	// agendadraftDescProposal is the schema descriptor for proposal field.
+	agendadraftDescProposal := agendadraftFields[4].Descriptor()
+	// agendadraft.DefaultProposal holds the default value on creation for the proposal field.
+	agendadraft.DefaultProposal = agendadraftDescProposal.Default.(agenda.Proposal)
+	// agendadraftDescFailureReason is the schema descriptor for failure_reason field.
+	agendadraftDescFailureReason := agendadraftFields[7].Descriptor()
+	// agendadraft.FailureReasonValidator is a validator for the "failure_reason" field. It is called by the builders before save.
+	agendadraft.FailureReasonValidator = agendadraftDescFailureReason.Validators[0].(func(string) error)
+	// agendadraftDescID is the schema descriptor for id field.
+	agendadraftDescID := agendadraftMixinFields0[0].Descriptor()
+	// agendadraft.DefaultID holds the default value on creation for the id field.
+	agendadraft.DefaultID = agendadraftDescID.Default.(func() string)
+	// agendadraft.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	agendadraft.IDValidator = func() func(string) error {
+		validators := agendadraftDescID.Validators
 		fns := [...]func(string) error{
 			validators[0].(func(string) error),
 			validators[1].(func(string) error),

@@ -150,4 +150,10 @@ var Rules = map[string]Rule{
 	"Mutation.addPipelineCard":       Admins,
 	"Mutation.movePipelineCard":      Admins,
 	"Mutation.saveSegment":           Admins,
+	// Agenda drafts are the organizers' working plans, and accepting one changes the schedule:
+	// admins only (docs/agenda-drafts.md).
+	"Query.agendaDrafts":           Admins,
+	"Mutation.generateAgendaDraft": Admins,
+	"Mutation.changeAgendaDraft":   Admins,
+	"Mutation.acceptAgendaDraft":   Admins,
 }

@@ -1,15 +1,13 @@
-// Package ai is Podium's AI review provider: a client of Anthropic's Messages API over plain HTTP.
-// It sends a prompt and reads back a score with its reasoning; what goes into the prompt (and what
-// a blind round leaves out) is the operation layer's business.
+// Package ai is Podium's AI provider: a client of Anthropic's Messages API over plain HTTP. It sends
+// a prompt and reads back a review's score with its reasoning, or an agenda proposal through a
+// tool call (agenda.go); what goes into the prompt (and what a blind round leaves out) is the
+// operation layer's business.
 package ai
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
 	"math"
 	"net/http"
 	"strings"
@@ -115,6 +113,7 @@ type request struct {
 type response struct {
 	Content []struct {
 		Type  string          `json:"type"`
+		Name  string          `json:"name"`
 		Text  string          `json:"text"`
 		Input json.RawMessage `json:"input"`
 	} `json:"content"`
@@ -133,34 +132,13 @@ func (c *Client) Review(ctx context.Context, system, prompt string) (Review, err
 	if err != nil {
 		return Review{}, err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
+	raw, status, err := c.post(ctx, body)
 	if err != nil {
-		return Review{}, &Error{Message: "The AI provider URL is not valid", Detail: err.Error()}
-	}
-	req.Header.Set("content-type", "application/json")
-	req.Header.Set("x-api-key", c.key)
-	req.Header.Set("anthropic-version", apiVersion)
-	res, err := c.http.Do(req)
-	if err != nil {
-		return Review{}, &Error{Message: "The AI provider could not be reached", Detail: err.Error()}
-	}
-	defer res.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(res.Body, 4<<20))
-	if err != nil {
-		return Review{}, &Error{Message: "The AI provider's answer could not be read", Detail: err.Error(), Status: res.StatusCode}
+		return Review{}, err
 	}
 	var out response
-	decodeErr := json.Unmarshal(raw, &out)
-	if res.StatusCode/100 != 2 {
-		detail := strings.TrimSpace(string(raw))
-		if decodeErr == nil && out.Error != nil {
-			detail = out.Error.Type + ": " + out.Error.Message
-		}
-		return Review{}, &Error{Message: fmt.Sprintf("The AI provider refused the request (HTTP %d)", res.StatusCode),
-			Detail: truncate(detail, 500), Status: res.StatusCode}
-	}
-	if decodeErr != nil {
-		return Review{}, &Error{Message: "The AI provider's answer is not a Messages API response", Detail: decodeErr.Error(), Status: res.StatusCode}
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return Review{}, &Error{Message: "The AI provider's answer is not a Messages API response", Detail: err.Error(), Status: status}
 	}
 	var text strings.Builder
 	for _, block := range out.Content {
@@ -175,7 +153,7 @@ func (c *Client) Review(ctx context.Context, system, prompt string) (Review, err
 	}
 	r, err := parseText(text.String())
 	if err != nil {
-		return Review{}, &Error{Message: "The AI provider did not answer with a score", Detail: err.Error(), Status: res.StatusCode}
+		return Review{}, &Error{Message: "The AI provider did not answer with a score", Detail: err.Error(), Status: status}
 	}
 	return r, nil
 }

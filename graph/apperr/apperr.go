@@ -28,6 +28,7 @@ const (
 	CodeAssignmentCapExceeded     = "assignment_cap_exceeded"
 	CodeRoundClosed               = "round_closed"
 	CodeResourceInUse             = "resource_in_use"
+	CodeScheduleConflict          = "schedule_conflict"
 	CodeFormClosed                = "form_closed"
 	CodeSubmissionLimitReached    = "submission_limit_reached"
 	CodeConflict                  = "conflict"

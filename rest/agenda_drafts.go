@@ -1,0 +1,38 @@
+package rest
+
+import (
+	"context"
+
+	"github.com/podium/podium/graph"
+)
+
+// Agenda drafts: proposed agendas, generated in the background, accepted into the live schedule
+// (docs/agenda-drafts.md).
+
+func (a *API) listAgendaDrafts(ctx context.Context, q *request) (any, error) {
+	return a.res.Query().AgendaDrafts(ctx, q.param("eventId"))
+}
+
+func (a *API) generateAgendaDraft(ctx context.Context, q *request) (any, error) {
+	in, err := bind[graph.GenerateAgendaDraftInput](q)
+	if err != nil {
+		return nil, err
+	}
+	return a.res.Mutation().GenerateAgendaDraft(ctx, q.param("eventId"), in)
+}
+
+func (a *API) changeAgendaDraft(ctx context.Context, q *request) (any, error) {
+	in, err := bind[graph.ChangeAgendaDraftInput](q)
+	if err != nil {
+		return nil, err
+	}
+	return a.res.Mutation().ChangeAgendaDraft(ctx, q.param("eventId"), q.param("draftId"), in)
+}
+
+func (a *API) acceptAgendaDraft(ctx context.Context, q *request) (any, error) {
+	in, err := bind[graph.AcceptAgendaDraftInput](q)
+	if err != nil {
+		return nil, err
+	}
+	return a.res.Mutation().AcceptAgendaDraft(ctx, q.param("eventId"), q.param("draftId"), in)
+}
