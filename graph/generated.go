@@ -293,50 +293,6 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
-	CrmBookContact struct {
-		Bio            func(childComplexity int) int
-		Company        func(childComplexity int) int
-		CreatedAt      func(childComplexity int) int
-		Custom         func(childComplexity int) int
-		Email          func(childComplexity int) int
-		FacebookURL    func(childComplexity int) int
-		FirstName      func(childComplexity int) int
-		HeadshotURL    func(childComplexity int) int
-		ID             func(childComplexity int) int
-		LastName       func(childComplexity int) int
-		LinkedinURL    func(childComplexity int) int
-		OrganizationID func(childComplexity int) int
-		Title          func(childComplexity int) int
-		TwitterURL     func(childComplexity int) int
-		UpdatedAt      func(childComplexity int) int
-		WebsiteURL     func(childComplexity int) int
-	}
-
-	CrmBookContactEvent struct {
-		ContactID             func(childComplexity int) int
-		CreatedAt             func(childComplexity int) int
-		EventID               func(childComplexity int) int
-		ID                    func(childComplexity int) int
-		OrganizationContactID func(childComplexity int) int
-		Role                  func(childComplexity int) int
-		Status                func(childComplexity int) int
-		UpdatedAt             func(childComplexity int) int
-	}
-
-	CrmBookRow struct {
-		Contact func(childComplexity int) int
-		Events  func(childComplexity int) int
-		Tags    func(childComplexity int) int
-	}
-
-	CrmBookTag struct {
-		CreatedAt      func(childComplexity int) int
-		ID             func(childComplexity int) int
-		Name           func(childComplexity int) int
-		OrganizationID func(childComplexity int) int
-		UpdatedAt      func(childComplexity int) int
-	}
-
 	CrmContact struct {
 		Bio            func(childComplexity int) int
 		Company        func(childComplexity int) int
@@ -446,16 +402,6 @@ type ComplexityRoot struct {
 		Contact func(childComplexity int) int
 	}
 
-	CrmPipelineCard struct {
-		CreatedAt             func(childComplexity int) int
-		ID                    func(childComplexity int) int
-		Note                  func(childComplexity int) int
-		OrganizationContactID func(childComplexity int) int
-		OwnerUserID           func(childComplexity int) int
-		StageID               func(childComplexity int) int
-		UpdatedAt             func(childComplexity int) int
-	}
-
 	CrmPipelineColumn struct {
 		Cards func(childComplexity int) int
 		Stage func(childComplexity int) int
@@ -479,17 +425,6 @@ type ComplexityRoot struct {
 		Name           func(childComplexity int) int
 		OrganizationID func(childComplexity int) int
 		UpdatedAt      func(childComplexity int) int
-	}
-
-	CrmSegmentContactConnection struct {
-		Edges      func(childComplexity int) int
-		PageInfo   func(childComplexity int) int
-		TotalCount func(childComplexity int) int
-	}
-
-	CrmSegmentContactEdge struct {
-		Cursor func(childComplexity int) int
-		Node   func(childComplexity int) int
 	}
 
 	CrmSessionRef struct {
@@ -1678,7 +1613,7 @@ type ContactResolver interface {
 	Resources(ctx context.Context, obj *ent.Contact) ([]*ResourceRecord, error)
 }
 type CrmSegmentResolver interface {
-	Contacts(ctx context.Context, obj *CrmSegment, first *int, after *entgql.Cursor[string]) (*CrmSegmentContactConnection, error)
+	Contacts(ctx context.Context, obj *CrmSegment, first *int, after *entgql.Cursor[string]) (*CrmContactConnection, error)
 }
 type DeliverableResolver interface {
 	DownloadURL(ctx context.Context, obj *Deliverable) (*string, error)
@@ -1741,8 +1676,8 @@ type MutationResolver interface {
 	SavePipelineStage(ctx context.Context, input SavePipelineStageInput) (*CrmPipelineStage, error)
 	ReorderPipelineStages(ctx context.Context, input ReorderPipelineStagesInput) (bool, error)
 	DeletePipelineStage(ctx context.Context, stageID string) (string, error)
-	AddPipelineCard(ctx context.Context, input AddPipelineCardInput) (*CrmPipelineCard, error)
-	MovePipelineCard(ctx context.Context, cardID string, input MovePipelineCardInput) (*CrmPipelineCard, error)
+	AddPipelineCard(ctx context.Context, input AddPipelineCardInput) (*CrmContactCard, error)
+	MovePipelineCard(ctx context.Context, cardID string, input MovePipelineCardInput) (*CrmContactCard, error)
 	ConfirmMyParticipation(ctx context.Context, contactID string) (*SpeakerContact, error)
 	DeclineMyParticipation(ctx context.Context, contactID string) (*SpeakerContact, error)
 	SetMyTaskDone(ctx context.Context, id string, done bool) (*Task, error)
@@ -2897,202 +2832,6 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ContactEdge.Node(childComplexity), true
 
-	case "CrmBookContact.bio":
-		if e.ComplexityRoot.CrmBookContact.Bio == nil {
-			break
-		}
-
-		return e.ComplexityRoot.CrmBookContact.Bio(childComplexity), true
-	case "CrmBookContact.company":
-		if e.ComplexityRoot.CrmBookContact.Company == nil {
-			break
-		}
-
-		return e.ComplexityRoot.CrmBookContact.Company(childComplexity), true
-	case "CrmBookContact.createdAt":
-		if e.ComplexityRoot.CrmBookContact.CreatedAt == nil {
-			break
-		}
-
-		return e.ComplexityRoot.CrmBookContact.CreatedAt(childComplexity), true
-	case "CrmBookContact.custom":
-		if e.ComplexityRoot.CrmBookContact.Custom == nil {
-			break
-		}
-
-		return e.ComplexityRoot.CrmBookContact.Custom(childComplexity), true
-	case "CrmBookContact.email":
-		if e.ComplexityRoot.CrmBookContact.Email == nil {
-			break
-		}
-
-		return e.ComplexityRoot.CrmBookContact.Email(childComplexity), true
-	case "CrmBookContact.facebookUrl":
-		if e.ComplexityRoot.CrmBookContact.FacebookURL == nil {
-			break
-		}
-
-		return e.ComplexityRoot.CrmBookContact.FacebookURL(childComplexity), true
-	case "CrmBookContact.firstName":
-		if e.ComplexityRoot.CrmBookContact.FirstName == nil {
-			break
-		}
-
-		return e.ComplexityRoot.CrmBookContact.FirstName(childComplexity), true
-	case "CrmBookContact.headshotUrl":
-		if e.ComplexityRoot.CrmBookContact.HeadshotURL == nil {
-			break
-		}
-
-		return e.ComplexityRoot.CrmBookContact.HeadshotURL(childComplexity), true
-	case "CrmBookContact.id":
-		if e.ComplexityRoot.CrmBookContact.ID == nil {
-			break
-		}
-
-		return e.ComplexityRoot.CrmBookContact.ID(childComplexity), true
-	case "CrmBookContact.lastName":
-		if e.ComplexityRoot.CrmBookContact.LastName == nil {
-			break
-		}
-
-		return e.ComplexityRoot.CrmBookContact.LastName(childComplexity), true
-	case "CrmBookContact.linkedinUrl":
-		if e.ComplexityRoot.CrmBookContact.LinkedinURL == nil {
-			break
-		}
-
-		return e.ComplexityRoot.CrmBookContact.LinkedinURL(childComplexity), true
-	case "CrmBookContact.organizationId":
-		if e.ComplexityRoot.CrmBookContact.OrganizationID == nil {
-			break
-		}
-
-		return e.ComplexityRoot.CrmBookContact.OrganizationID(childComplexity), true
-	case "CrmBookContact.title":
-		if e.ComplexityRoot.CrmBookContact.Title == nil {
-			break
-		}
-
-		return e.ComplexityRoot.CrmBookContact.Title(childComplexity), true
-	case "CrmBookContact.twitterUrl":
-		if e.ComplexityRoot.CrmBookContact.TwitterURL == nil {
-			break
-		}
-
-		return e.ComplexityRoot.CrmBookContact.TwitterURL(childComplexity), true
-	case "CrmBookContact.updatedAt":
-		if e.ComplexityRoot.CrmBookContact.UpdatedAt == nil {
-			break
-		}
-
-		return e.ComplexityRoot.CrmBookContact.UpdatedAt(childComplexity), true
-	case "CrmBookContact.websiteUrl":
-		if e.ComplexityRoot.CrmBookContact.WebsiteURL == nil {
-			break
-		}
-
-		return e.ComplexityRoot.CrmBookContact.WebsiteURL(childComplexity), true
-
-	case "CrmBookContactEvent.contactId":
-		if e.ComplexityRoot.CrmBookContactEvent.ContactID == nil {
-			break
-		}
-
-		return e.ComplexityRoot.CrmBookContactEvent.ContactID(childComplexity), true
-	case "CrmBookContactEvent.createdAt":
-		if e.ComplexityRoot.CrmBookContactEvent.CreatedAt == nil {
-			break
-		}
-
-		return e.ComplexityRoot.CrmBookContactEvent.CreatedAt(childComplexity), true
-	case "CrmBookContactEvent.eventId":
-		if e.ComplexityRoot.CrmBookContactEvent.EventID == nil {
-			break
-		}
-
-		return e.ComplexityRoot.CrmBookContactEvent.EventID(childComplexity), true
-	case "CrmBookContactEvent.id":
-		if e.ComplexityRoot.CrmBookContactEvent.ID == nil {
-			break
-		}
-
-		return e.ComplexityRoot.CrmBookContactEvent.ID(childComplexity), true
-	case "CrmBookContactEvent.organizationContactId":
-		if e.ComplexityRoot.CrmBookContactEvent.OrganizationContactID == nil {
-			break
-		}
-
-		return e.ComplexityRoot.CrmBookContactEvent.OrganizationContactID(childComplexity), true
-	case "CrmBookContactEvent.role":
-		if e.ComplexityRoot.CrmBookContactEvent.Role == nil {
-			break
-		}
-
-		return e.ComplexityRoot.CrmBookContactEvent.Role(childComplexity), true
-	case "CrmBookContactEvent.status":
-		if e.ComplexityRoot.CrmBookContactEvent.Status == nil {
-			break
-		}
-
-		return e.ComplexityRoot.CrmBookContactEvent.Status(childComplexity), true
-	case "CrmBookContactEvent.updatedAt":
-		if e.ComplexityRoot.CrmBookContactEvent.UpdatedAt == nil {
-			break
-		}
-
-		return e.ComplexityRoot.CrmBookContactEvent.UpdatedAt(childComplexity), true
-
-	case "CrmBookRow.contact":
-		if e.ComplexityRoot.CrmBookRow.Contact == nil {
-			break
-		}
-
-		return e.ComplexityRoot.CrmBookRow.Contact(childComplexity), true
-	case "CrmBookRow.events":
-		if e.ComplexityRoot.CrmBookRow.Events == nil {
-			break
-		}
-
-		return e.ComplexityRoot.CrmBookRow.Events(childComplexity), true
-	case "CrmBookRow.tags":
-		if e.ComplexityRoot.CrmBookRow.Tags == nil {
-			break
-		}
-
-		return e.ComplexityRoot.CrmBookRow.Tags(childComplexity), true
-
-	case "CrmBookTag.createdAt":
-		if e.ComplexityRoot.CrmBookTag.CreatedAt == nil {
-			break
-		}
-
-		return e.ComplexityRoot.CrmBookTag.CreatedAt(childComplexity), true
-	case "CrmBookTag.id":
-		if e.ComplexityRoot.CrmBookTag.ID == nil {
-			break
-		}
-
-		return e.ComplexityRoot.CrmBookTag.ID(childComplexity), true
-	case "CrmBookTag.name":
-		if e.ComplexityRoot.CrmBookTag.Name == nil {
-			break
-		}
-
-		return e.ComplexityRoot.CrmBookTag.Name(childComplexity), true
-	case "CrmBookTag.organizationId":
-		if e.ComplexityRoot.CrmBookTag.OrganizationID == nil {
-			break
-		}
-
-		return e.ComplexityRoot.CrmBookTag.OrganizationID(childComplexity), true
-	case "CrmBookTag.updatedAt":
-		if e.ComplexityRoot.CrmBookTag.UpdatedAt == nil {
-			break
-		}
-
-		return e.ComplexityRoot.CrmBookTag.UpdatedAt(childComplexity), true
-
 	case "CrmContact.bio":
 		if e.ComplexityRoot.CrmContact.Bio == nil {
 			break
@@ -3509,49 +3248,6 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.CrmPipelineBoardCard.Contact(childComplexity), true
 
-	case "CrmPipelineCard.createdAt":
-		if e.ComplexityRoot.CrmPipelineCard.CreatedAt == nil {
-			break
-		}
-
-		return e.ComplexityRoot.CrmPipelineCard.CreatedAt(childComplexity), true
-	case "CrmPipelineCard.id":
-		if e.ComplexityRoot.CrmPipelineCard.ID == nil {
-			break
-		}
-
-		return e.ComplexityRoot.CrmPipelineCard.ID(childComplexity), true
-	case "CrmPipelineCard.note":
-		if e.ComplexityRoot.CrmPipelineCard.Note == nil {
-			break
-		}
-
-		return e.ComplexityRoot.CrmPipelineCard.Note(childComplexity), true
-	case "CrmPipelineCard.organizationContactId":
-		if e.ComplexityRoot.CrmPipelineCard.OrganizationContactID == nil {
-			break
-		}
-
-		return e.ComplexityRoot.CrmPipelineCard.OrganizationContactID(childComplexity), true
-	case "CrmPipelineCard.ownerUserId":
-		if e.ComplexityRoot.CrmPipelineCard.OwnerUserID == nil {
-			break
-		}
-
-		return e.ComplexityRoot.CrmPipelineCard.OwnerUserID(childComplexity), true
-	case "CrmPipelineCard.stageId":
-		if e.ComplexityRoot.CrmPipelineCard.StageID == nil {
-			break
-		}
-
-		return e.ComplexityRoot.CrmPipelineCard.StageID(childComplexity), true
-	case "CrmPipelineCard.updatedAt":
-		if e.ComplexityRoot.CrmPipelineCard.UpdatedAt == nil {
-			break
-		}
-
-		return e.ComplexityRoot.CrmPipelineCard.UpdatedAt(childComplexity), true
-
 	case "CrmPipelineColumn.cards":
 		if e.ComplexityRoot.CrmPipelineColumn.Cards == nil {
 			break
@@ -3655,38 +3351,6 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CrmSegment.UpdatedAt(childComplexity), true
-
-	case "CrmSegmentContactConnection.edges":
-		if e.ComplexityRoot.CrmSegmentContactConnection.Edges == nil {
-			break
-		}
-
-		return e.ComplexityRoot.CrmSegmentContactConnection.Edges(childComplexity), true
-	case "CrmSegmentContactConnection.pageInfo":
-		if e.ComplexityRoot.CrmSegmentContactConnection.PageInfo == nil {
-			break
-		}
-
-		return e.ComplexityRoot.CrmSegmentContactConnection.PageInfo(childComplexity), true
-	case "CrmSegmentContactConnection.totalCount":
-		if e.ComplexityRoot.CrmSegmentContactConnection.TotalCount == nil {
-			break
-		}
-
-		return e.ComplexityRoot.CrmSegmentContactConnection.TotalCount(childComplexity), true
-
-	case "CrmSegmentContactEdge.cursor":
-		if e.ComplexityRoot.CrmSegmentContactEdge.Cursor == nil {
-			break
-		}
-
-		return e.ComplexityRoot.CrmSegmentContactEdge.Cursor(childComplexity), true
-	case "CrmSegmentContactEdge.node":
-		if e.ComplexityRoot.CrmSegmentContactEdge.Node == nil {
-			break
-		}
-
-		return e.ComplexityRoot.CrmSegmentContactEdge.Node(childComplexity), true
 
 	case "CrmSessionRef.code":
 		if e.ComplexityRoot.CrmSessionRef.Code == nil {
@@ -10314,94 +9978,6 @@ func (ec *executionContext) childFields_ContactEdge(ctx context.Context, field g
 	return nil, fmt.Errorf("no field named %q was found under type ContactEdge", field.Name)
 }
 
-func (ec *executionContext) childFields_CrmBookContact(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-	switch field.Name {
-	case "id":
-		return ec.fieldContext_CrmBookContact_id(ctx, field)
-	case "createdAt":
-		return ec.fieldContext_CrmBookContact_createdAt(ctx, field)
-	case "updatedAt":
-		return ec.fieldContext_CrmBookContact_updatedAt(ctx, field)
-	case "organizationId":
-		return ec.fieldContext_CrmBookContact_organizationId(ctx, field)
-	case "firstName":
-		return ec.fieldContext_CrmBookContact_firstName(ctx, field)
-	case "lastName":
-		return ec.fieldContext_CrmBookContact_lastName(ctx, field)
-	case "email":
-		return ec.fieldContext_CrmBookContact_email(ctx, field)
-	case "title":
-		return ec.fieldContext_CrmBookContact_title(ctx, field)
-	case "company":
-		return ec.fieldContext_CrmBookContact_company(ctx, field)
-	case "bio":
-		return ec.fieldContext_CrmBookContact_bio(ctx, field)
-	case "linkedinUrl":
-		return ec.fieldContext_CrmBookContact_linkedinUrl(ctx, field)
-	case "twitterUrl":
-		return ec.fieldContext_CrmBookContact_twitterUrl(ctx, field)
-	case "facebookUrl":
-		return ec.fieldContext_CrmBookContact_facebookUrl(ctx, field)
-	case "websiteUrl":
-		return ec.fieldContext_CrmBookContact_websiteUrl(ctx, field)
-	case "headshotUrl":
-		return ec.fieldContext_CrmBookContact_headshotUrl(ctx, field)
-	case "custom":
-		return ec.fieldContext_CrmBookContact_custom(ctx, field)
-	}
-	return nil, fmt.Errorf("no field named %q was found under type CrmBookContact", field.Name)
-}
-
-func (ec *executionContext) childFields_CrmBookContactEvent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-	switch field.Name {
-	case "id":
-		return ec.fieldContext_CrmBookContactEvent_id(ctx, field)
-	case "createdAt":
-		return ec.fieldContext_CrmBookContactEvent_createdAt(ctx, field)
-	case "updatedAt":
-		return ec.fieldContext_CrmBookContactEvent_updatedAt(ctx, field)
-	case "organizationContactId":
-		return ec.fieldContext_CrmBookContactEvent_organizationContactId(ctx, field)
-	case "contactId":
-		return ec.fieldContext_CrmBookContactEvent_contactId(ctx, field)
-	case "eventId":
-		return ec.fieldContext_CrmBookContactEvent_eventId(ctx, field)
-	case "role":
-		return ec.fieldContext_CrmBookContactEvent_role(ctx, field)
-	case "status":
-		return ec.fieldContext_CrmBookContactEvent_status(ctx, field)
-	}
-	return nil, fmt.Errorf("no field named %q was found under type CrmBookContactEvent", field.Name)
-}
-
-func (ec *executionContext) childFields_CrmBookRow(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-	switch field.Name {
-	case "contact":
-		return ec.fieldContext_CrmBookRow_contact(ctx, field)
-	case "tags":
-		return ec.fieldContext_CrmBookRow_tags(ctx, field)
-	case "events":
-		return ec.fieldContext_CrmBookRow_events(ctx, field)
-	}
-	return nil, fmt.Errorf("no field named %q was found under type CrmBookRow", field.Name)
-}
-
-func (ec *executionContext) childFields_CrmBookTag(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-	switch field.Name {
-	case "id":
-		return ec.fieldContext_CrmBookTag_id(ctx, field)
-	case "createdAt":
-		return ec.fieldContext_CrmBookTag_createdAt(ctx, field)
-	case "updatedAt":
-		return ec.fieldContext_CrmBookTag_updatedAt(ctx, field)
-	case "organizationId":
-		return ec.fieldContext_CrmBookTag_organizationId(ctx, field)
-	case "name":
-		return ec.fieldContext_CrmBookTag_name(ctx, field)
-	}
-	return nil, fmt.Errorf("no field named %q was found under type CrmBookTag", field.Name)
-}
-
 func (ec *executionContext) childFields_CrmContact(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -10620,26 +10196,6 @@ func (ec *executionContext) childFields_CrmPipelineBoardCard(ctx context.Context
 	return nil, fmt.Errorf("no field named %q was found under type CrmPipelineBoardCard", field.Name)
 }
 
-func (ec *executionContext) childFields_CrmPipelineCard(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-	switch field.Name {
-	case "id":
-		return ec.fieldContext_CrmPipelineCard_id(ctx, field)
-	case "createdAt":
-		return ec.fieldContext_CrmPipelineCard_createdAt(ctx, field)
-	case "updatedAt":
-		return ec.fieldContext_CrmPipelineCard_updatedAt(ctx, field)
-	case "organizationContactId":
-		return ec.fieldContext_CrmPipelineCard_organizationContactId(ctx, field)
-	case "stageId":
-		return ec.fieldContext_CrmPipelineCard_stageId(ctx, field)
-	case "ownerUserId":
-		return ec.fieldContext_CrmPipelineCard_ownerUserId(ctx, field)
-	case "note":
-		return ec.fieldContext_CrmPipelineCard_note(ctx, field)
-	}
-	return nil, fmt.Errorf("no field named %q was found under type CrmPipelineCard", field.Name)
-}
-
 func (ec *executionContext) childFields_CrmPipelineColumn(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "stage":
@@ -10688,28 +10244,6 @@ func (ec *executionContext) childFields_CrmSegment(ctx context.Context, field gr
 		return ec.fieldContext_CrmSegment_contacts(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CrmSegment", field.Name)
-}
-
-func (ec *executionContext) childFields_CrmSegmentContactConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-	switch field.Name {
-	case "edges":
-		return ec.fieldContext_CrmSegmentContactConnection_edges(ctx, field)
-	case "pageInfo":
-		return ec.fieldContext_CrmSegmentContactConnection_pageInfo(ctx, field)
-	case "totalCount":
-		return ec.fieldContext_CrmSegmentContactConnection_totalCount(ctx, field)
-	}
-	return nil, fmt.Errorf("no field named %q was found under type CrmSegmentContactConnection", field.Name)
-}
-
-func (ec *executionContext) childFields_CrmSegmentContactEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-	switch field.Name {
-	case "node":
-		return ec.fieldContext_CrmSegmentContactEdge_node(ctx, field)
-	case "cursor":
-		return ec.fieldContext_CrmSegmentContactEdge_cursor(ctx, field)
-	}
-	return nil, fmt.Errorf("no field named %q was found under type CrmSegmentContactEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_CrmSessionRef(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -19861,769 +19395,6 @@ func (ec *executionContext) fieldContext_ContactEdge_cursor(_ context.Context, f
 	return graphql.NewScalarFieldContext("ContactEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
 }
 
-func (ec *executionContext) _CrmBookContact_id(ctx context.Context, field graphql.CollectedField, obj *CrmBookContact) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CrmBookContact_id(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNID2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_CrmBookContact_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CrmBookContact", field, false, false, errors.New("field of type ID does not have child fields"))
-}
-
-func (ec *executionContext) _CrmBookContact_createdAt(ctx context.Context, field graphql.CollectedField, obj *CrmBookContact) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CrmBookContact_createdAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.CreatedAt, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
-			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_CrmBookContact_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CrmBookContact", field, false, false, errors.New("field of type Time does not have child fields"))
-}
-
-func (ec *executionContext) _CrmBookContact_updatedAt(ctx context.Context, field graphql.CollectedField, obj *CrmBookContact) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CrmBookContact_updatedAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.UpdatedAt, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
-			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_CrmBookContact_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CrmBookContact", field, false, false, errors.New("field of type Time does not have child fields"))
-}
-
-func (ec *executionContext) _CrmBookContact_organizationId(ctx context.Context, field graphql.CollectedField, obj *CrmBookContact) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CrmBookContact_organizationId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.OrganizationID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNID2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_CrmBookContact_organizationId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CrmBookContact", field, false, false, errors.New("field of type ID does not have child fields"))
-}
-
-func (ec *executionContext) _CrmBookContact_firstName(ctx context.Context, field graphql.CollectedField, obj *CrmBookContact) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CrmBookContact_firstName(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.FirstName, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_CrmBookContact_firstName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CrmBookContact", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _CrmBookContact_lastName(ctx context.Context, field graphql.CollectedField, obj *CrmBookContact) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CrmBookContact_lastName(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.LastName, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_CrmBookContact_lastName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CrmBookContact", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _CrmBookContact_email(ctx context.Context, field graphql.CollectedField, obj *CrmBookContact) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CrmBookContact_email(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Email, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_CrmBookContact_email(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CrmBookContact", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _CrmBookContact_title(ctx context.Context, field graphql.CollectedField, obj *CrmBookContact) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CrmBookContact_title(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Title, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_CrmBookContact_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CrmBookContact", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _CrmBookContact_company(ctx context.Context, field graphql.CollectedField, obj *CrmBookContact) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CrmBookContact_company(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Company, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_CrmBookContact_company(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CrmBookContact", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _CrmBookContact_bio(ctx context.Context, field graphql.CollectedField, obj *CrmBookContact) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CrmBookContact_bio(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Bio, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_CrmBookContact_bio(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CrmBookContact", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _CrmBookContact_linkedinUrl(ctx context.Context, field graphql.CollectedField, obj *CrmBookContact) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CrmBookContact_linkedinUrl(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.LinkedinURL, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_CrmBookContact_linkedinUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CrmBookContact", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _CrmBookContact_twitterUrl(ctx context.Context, field graphql.CollectedField, obj *CrmBookContact) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CrmBookContact_twitterUrl(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.TwitterURL, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_CrmBookContact_twitterUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CrmBookContact", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _CrmBookContact_facebookUrl(ctx context.Context, field graphql.CollectedField, obj *CrmBookContact) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CrmBookContact_facebookUrl(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.FacebookURL, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_CrmBookContact_facebookUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CrmBookContact", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _CrmBookContact_websiteUrl(ctx context.Context, field graphql.CollectedField, obj *CrmBookContact) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CrmBookContact_websiteUrl(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.WebsiteURL, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_CrmBookContact_websiteUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CrmBookContact", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _CrmBookContact_headshotUrl(ctx context.Context, field graphql.CollectedField, obj *CrmBookContact) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CrmBookContact_headshotUrl(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.HeadshotURL, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_CrmBookContact_headshotUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CrmBookContact", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _CrmBookContact_custom(ctx context.Context, field graphql.CollectedField, obj *CrmBookContact) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CrmBookContact_custom(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Custom, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v map[string]any) graphql.Marshaler {
-			return ec.marshalNMap2map(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_CrmBookContact_custom(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CrmBookContact", field, false, false, errors.New("field of type Map does not have child fields"))
-}
-
-func (ec *executionContext) _CrmBookContactEvent_id(ctx context.Context, field graphql.CollectedField, obj *CrmBookContactEvent) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CrmBookContactEvent_id(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNID2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_CrmBookContactEvent_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CrmBookContactEvent", field, false, false, errors.New("field of type ID does not have child fields"))
-}
-
-func (ec *executionContext) _CrmBookContactEvent_createdAt(ctx context.Context, field graphql.CollectedField, obj *CrmBookContactEvent) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CrmBookContactEvent_createdAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.CreatedAt, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
-			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_CrmBookContactEvent_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CrmBookContactEvent", field, false, false, errors.New("field of type Time does not have child fields"))
-}
-
-func (ec *executionContext) _CrmBookContactEvent_updatedAt(ctx context.Context, field graphql.CollectedField, obj *CrmBookContactEvent) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CrmBookContactEvent_updatedAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.UpdatedAt, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
-			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_CrmBookContactEvent_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CrmBookContactEvent", field, false, false, errors.New("field of type Time does not have child fields"))
-}
-
-func (ec *executionContext) _CrmBookContactEvent_organizationContactId(ctx context.Context, field graphql.CollectedField, obj *CrmBookContactEvent) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CrmBookContactEvent_organizationContactId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.OrganizationContactID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNID2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_CrmBookContactEvent_organizationContactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CrmBookContactEvent", field, false, false, errors.New("field of type ID does not have child fields"))
-}
-
-func (ec *executionContext) _CrmBookContactEvent_contactId(ctx context.Context, field graphql.CollectedField, obj *CrmBookContactEvent) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CrmBookContactEvent_contactId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ContactID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNID2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_CrmBookContactEvent_contactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CrmBookContactEvent", field, false, false, errors.New("field of type ID does not have child fields"))
-}
-
-func (ec *executionContext) _CrmBookContactEvent_eventId(ctx context.Context, field graphql.CollectedField, obj *CrmBookContactEvent) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CrmBookContactEvent_eventId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.EventID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNID2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_CrmBookContactEvent_eventId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CrmBookContactEvent", field, false, false, errors.New("field of type ID does not have child fields"))
-}
-
-func (ec *executionContext) _CrmBookContactEvent_role(ctx context.Context, field graphql.CollectedField, obj *CrmBookContactEvent) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CrmBookContactEvent_role(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Role, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_CrmBookContactEvent_role(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CrmBookContactEvent", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _CrmBookContactEvent_status(ctx context.Context, field graphql.CollectedField, obj *CrmBookContactEvent) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CrmBookContactEvent_status(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Status, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_CrmBookContactEvent_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CrmBookContactEvent", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _CrmBookRow_contact(ctx context.Context, field graphql.CollectedField, obj *CrmBookRow) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CrmBookRow_contact(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Contact, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *CrmBookContact) graphql.Marshaler {
-			return ec.marshalNCrmBookContact2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmBookContact(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_CrmBookRow_contact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "CrmBookRow",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_CrmBookContact(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _CrmBookRow_tags(ctx context.Context, field graphql.CollectedField, obj *CrmBookRow) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CrmBookRow_tags(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Tags, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*CrmBookTag) graphql.Marshaler {
-			return ec.marshalNCrmBookTag2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmBookTagᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_CrmBookRow_tags(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "CrmBookRow",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_CrmBookTag(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _CrmBookRow_events(ctx context.Context, field graphql.CollectedField, obj *CrmBookRow) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CrmBookRow_events(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Events, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*CrmBookContactEvent) graphql.Marshaler {
-			return ec.marshalNCrmBookContactEvent2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmBookContactEventᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_CrmBookRow_events(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "CrmBookRow",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_CrmBookContactEvent(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _CrmBookTag_id(ctx context.Context, field graphql.CollectedField, obj *CrmBookTag) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CrmBookTag_id(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNID2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_CrmBookTag_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CrmBookTag", field, false, false, errors.New("field of type ID does not have child fields"))
-}
-
-func (ec *executionContext) _CrmBookTag_createdAt(ctx context.Context, field graphql.CollectedField, obj *CrmBookTag) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CrmBookTag_createdAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.CreatedAt, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
-			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_CrmBookTag_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CrmBookTag", field, false, false, errors.New("field of type Time does not have child fields"))
-}
-
-func (ec *executionContext) _CrmBookTag_updatedAt(ctx context.Context, field graphql.CollectedField, obj *CrmBookTag) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CrmBookTag_updatedAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.UpdatedAt, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
-			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_CrmBookTag_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CrmBookTag", field, false, false, errors.New("field of type Time does not have child fields"))
-}
-
-func (ec *executionContext) _CrmBookTag_organizationId(ctx context.Context, field graphql.CollectedField, obj *CrmBookTag) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CrmBookTag_organizationId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.OrganizationID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNID2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_CrmBookTag_organizationId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CrmBookTag", field, false, false, errors.New("field of type ID does not have child fields"))
-}
-
-func (ec *executionContext) _CrmBookTag_name(ctx context.Context, field graphql.CollectedField, obj *CrmBookTag) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CrmBookTag_name(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Name, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_CrmBookTag_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CrmBookTag", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
 func (ec *executionContext) _CrmContact_id(ctx context.Context, field graphql.CollectedField, obj *CrmContact) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -22284,8 +21055,8 @@ func (ec *executionContext) _CrmPipelineBoardCard_card(ctx context.Context, fiel
 			return obj.Card, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *CrmPipelineCard) graphql.Marshaler {
-			return ec.marshalNCrmPipelineCard2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmPipelineCard(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmContactCard) graphql.Marshaler {
+			return ec.marshalNCrmContactCard2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContactCard(ctx, selections, v)
 		},
 		true,
 		true,
@@ -22298,7 +21069,7 @@ func (ec *executionContext) fieldContext_CrmPipelineBoardCard_card(_ context.Con
 		IsMethod:   false,
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_CrmPipelineCard(ctx, field)
+			return ec.childFields_CrmContactCard(ctx, field)
 		},
 	}
 	return fc, nil
@@ -22316,8 +21087,8 @@ func (ec *executionContext) _CrmPipelineBoardCard_contact(ctx context.Context, f
 			return obj.Contact, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *CrmBookContact) graphql.Marshaler {
-			return ec.marshalNCrmBookContact2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmBookContact(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmContact) graphql.Marshaler {
+			return ec.marshalNCrmContact2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContact(ctx, selections, v)
 		},
 		true,
 		true,
@@ -22330,171 +21101,10 @@ func (ec *executionContext) fieldContext_CrmPipelineBoardCard_contact(_ context.
 		IsMethod:   false,
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_CrmBookContact(ctx, field)
+			return ec.childFields_CrmContact(ctx, field)
 		},
 	}
 	return fc, nil
-}
-
-func (ec *executionContext) _CrmPipelineCard_id(ctx context.Context, field graphql.CollectedField, obj *CrmPipelineCard) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CrmPipelineCard_id(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNID2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_CrmPipelineCard_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CrmPipelineCard", field, false, false, errors.New("field of type ID does not have child fields"))
-}
-
-func (ec *executionContext) _CrmPipelineCard_createdAt(ctx context.Context, field graphql.CollectedField, obj *CrmPipelineCard) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CrmPipelineCard_createdAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.CreatedAt, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
-			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_CrmPipelineCard_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CrmPipelineCard", field, false, false, errors.New("field of type Time does not have child fields"))
-}
-
-func (ec *executionContext) _CrmPipelineCard_updatedAt(ctx context.Context, field graphql.CollectedField, obj *CrmPipelineCard) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CrmPipelineCard_updatedAt(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.UpdatedAt, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
-			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_CrmPipelineCard_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CrmPipelineCard", field, false, false, errors.New("field of type Time does not have child fields"))
-}
-
-func (ec *executionContext) _CrmPipelineCard_organizationContactId(ctx context.Context, field graphql.CollectedField, obj *CrmPipelineCard) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CrmPipelineCard_organizationContactId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.OrganizationContactID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNID2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_CrmPipelineCard_organizationContactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CrmPipelineCard", field, false, false, errors.New("field of type ID does not have child fields"))
-}
-
-func (ec *executionContext) _CrmPipelineCard_stageId(ctx context.Context, field graphql.CollectedField, obj *CrmPipelineCard) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CrmPipelineCard_stageId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.StageID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNID2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_CrmPipelineCard_stageId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CrmPipelineCard", field, false, false, errors.New("field of type ID does not have child fields"))
-}
-
-func (ec *executionContext) _CrmPipelineCard_ownerUserId(ctx context.Context, field graphql.CollectedField, obj *CrmPipelineCard) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CrmPipelineCard_ownerUserId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.OwnerUserID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOID2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_CrmPipelineCard_ownerUserId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CrmPipelineCard", field, false, false, errors.New("field of type ID does not have child fields"))
-}
-
-func (ec *executionContext) _CrmPipelineCard_note(ctx context.Context, field graphql.CollectedField, obj *CrmPipelineCard) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CrmPipelineCard_note(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Note, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_CrmPipelineCard_note(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CrmPipelineCard", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _CrmPipelineColumn_stage(ctx context.Context, field graphql.CollectedField, obj *CrmPipelineColumn) (ret graphql.Marshaler) {
@@ -22873,8 +21483,8 @@ func (ec *executionContext) _CrmSegment_contacts(ctx context.Context, field grap
 			return ec.Resolvers.CrmSegment().Contacts(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*entgql.Cursor[string]))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *CrmSegmentContactConnection) graphql.Marshaler {
-			return ec.marshalNCrmSegmentContactConnection2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmSegmentContactConnection(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmContactConnection) graphql.Marshaler {
+			return ec.marshalNCrmContactConnection2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContactConnection(ctx, selections, v)
 		},
 		true,
 		true,
@@ -22887,7 +21497,7 @@ func (ec *executionContext) fieldContext_CrmSegment_contacts(ctx context.Context
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_CrmSegmentContactConnection(ctx, field)
+			return ec.childFields_CrmContactConnection(ctx, field)
 		},
 	}
 	defer func() {
@@ -22902,148 +21512,6 @@ func (ec *executionContext) fieldContext_CrmSegment_contacts(ctx context.Context
 		return fc, err
 	}
 	return fc, nil
-}
-
-func (ec *executionContext) _CrmSegmentContactConnection_edges(ctx context.Context, field graphql.CollectedField, obj *CrmSegmentContactConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CrmSegmentContactConnection_edges(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Edges, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*CrmSegmentContactEdge) graphql.Marshaler {
-			return ec.marshalNCrmSegmentContactEdge2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmSegmentContactEdgeᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_CrmSegmentContactConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "CrmSegmentContactConnection",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_CrmSegmentContactEdge(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _CrmSegmentContactConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *CrmSegmentContactConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CrmSegmentContactConnection_pageInfo(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.PageInfo, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *entgql.PageInfo[string]) graphql.Marshaler {
-			return ec.marshalNPageInfo2ᚖentgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_CrmSegmentContactConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "CrmSegmentContactConnection",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_PageInfo(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _CrmSegmentContactConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *CrmSegmentContactConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CrmSegmentContactConnection_totalCount(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.TotalCount, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_CrmSegmentContactConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CrmSegmentContactConnection", field, false, false, errors.New("field of type Int does not have child fields"))
-}
-
-func (ec *executionContext) _CrmSegmentContactEdge_node(ctx context.Context, field graphql.CollectedField, obj *CrmSegmentContactEdge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CrmSegmentContactEdge_node(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Node, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *CrmBookRow) graphql.Marshaler {
-			return ec.marshalNCrmBookRow2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmBookRow(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_CrmSegmentContactEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "CrmSegmentContactEdge",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_CrmBookRow(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _CrmSegmentContactEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *CrmSegmentContactEdge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CrmSegmentContactEdge_cursor(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Cursor, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[string]) graphql.Marshaler {
-			return ec.marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_CrmSegmentContactEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CrmSegmentContactEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
 }
 
 func (ec *executionContext) _CrmSessionRef_id(ctx context.Context, field graphql.CollectedField, obj *CrmSessionRef) (ret graphql.Marshaler) {
@@ -29129,8 +27597,8 @@ func (ec *executionContext) _Mutation_addPipelineCard(ctx context.Context, field
 			return ec.Resolvers.Mutation().AddPipelineCard(ctx, fc.Args["input"].(AddPipelineCardInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *CrmPipelineCard) graphql.Marshaler {
-			return ec.marshalNCrmPipelineCard2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmPipelineCard(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmContactCard) graphql.Marshaler {
+			return ec.marshalNCrmContactCard2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContactCard(ctx, selections, v)
 		},
 		true,
 		true,
@@ -29143,7 +27611,7 @@ func (ec *executionContext) fieldContext_Mutation_addPipelineCard(ctx context.Co
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_CrmPipelineCard(ctx, field)
+			return ec.childFields_CrmContactCard(ctx, field)
 		},
 	}
 	defer func() {
@@ -29173,8 +27641,8 @@ func (ec *executionContext) _Mutation_movePipelineCard(ctx context.Context, fiel
 			return ec.Resolvers.Mutation().MovePipelineCard(ctx, fc.Args["cardId"].(string), fc.Args["input"].(MovePipelineCardInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *CrmPipelineCard) graphql.Marshaler {
-			return ec.marshalNCrmPipelineCard2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmPipelineCard(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmContactCard) graphql.Marshaler {
+			return ec.marshalNCrmContactCard2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContactCard(ctx, selections, v)
 		},
 		true,
 		true,
@@ -29187,7 +27655,7 @@ func (ec *executionContext) fieldContext_Mutation_movePipelineCard(ctx context.C
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_CrmPipelineCard(ctx, field)
+			return ec.childFields_CrmContactCard(ctx, field)
 		},
 	}
 	defer func() {
@@ -56234,298 +54702,6 @@ func (ec *executionContext) _ContactEdge(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
-var crmBookContactImplementors = []string{"CrmBookContact"}
-
-func (ec *executionContext) _CrmBookContact(ctx context.Context, sel ast.SelectionSet, obj *CrmBookContact) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, crmBookContactImplementors)
-
-	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
-	for i, field := range fields {
-		switch field.Name {
-		case "__typename":
-			out.Values[i] = graphql.MarshalString("CrmBookContact")
-		case "id":
-			out.Values[i] = ec._CrmBookContact_id(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "createdAt":
-			out.Values[i] = ec._CrmBookContact_createdAt(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "updatedAt":
-			out.Values[i] = ec._CrmBookContact_updatedAt(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "organizationId":
-			out.Values[i] = ec._CrmBookContact_organizationId(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "firstName":
-			out.Values[i] = ec._CrmBookContact_firstName(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "lastName":
-			out.Values[i] = ec._CrmBookContact_lastName(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "email":
-			out.Values[i] = ec._CrmBookContact_email(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "title":
-			out.Values[i] = ec._CrmBookContact_title(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
-			}
-		case "company":
-			out.Values[i] = ec._CrmBookContact_company(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
-			}
-		case "bio":
-			out.Values[i] = ec._CrmBookContact_bio(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
-			}
-		case "linkedinUrl":
-			out.Values[i] = ec._CrmBookContact_linkedinUrl(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
-			}
-		case "twitterUrl":
-			out.Values[i] = ec._CrmBookContact_twitterUrl(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
-			}
-		case "facebookUrl":
-			out.Values[i] = ec._CrmBookContact_facebookUrl(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
-			}
-		case "websiteUrl":
-			out.Values[i] = ec._CrmBookContact_websiteUrl(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
-			}
-		case "headshotUrl":
-			out.Values[i] = ec._CrmBookContact_headshotUrl(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
-			}
-		case "custom":
-			out.Values[i] = ec._CrmBookContact_custom(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		default:
-			panic("unknown field " + strconv.Quote(field.Name))
-		}
-	}
-	out.Dispatch(ctx)
-	if out.Invalids > 0 {
-		return graphql.Null
-	}
-
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
-
-	return out
-}
-
-var crmBookContactEventImplementors = []string{"CrmBookContactEvent"}
-
-func (ec *executionContext) _CrmBookContactEvent(ctx context.Context, sel ast.SelectionSet, obj *CrmBookContactEvent) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, crmBookContactEventImplementors)
-
-	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
-	for i, field := range fields {
-		switch field.Name {
-		case "__typename":
-			out.Values[i] = graphql.MarshalString("CrmBookContactEvent")
-		case "id":
-			out.Values[i] = ec._CrmBookContactEvent_id(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "createdAt":
-			out.Values[i] = ec._CrmBookContactEvent_createdAt(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "updatedAt":
-			out.Values[i] = ec._CrmBookContactEvent_updatedAt(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "organizationContactId":
-			out.Values[i] = ec._CrmBookContactEvent_organizationContactId(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "contactId":
-			out.Values[i] = ec._CrmBookContactEvent_contactId(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "eventId":
-			out.Values[i] = ec._CrmBookContactEvent_eventId(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "role":
-			out.Values[i] = ec._CrmBookContactEvent_role(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "status":
-			out.Values[i] = ec._CrmBookContactEvent_status(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		default:
-			panic("unknown field " + strconv.Quote(field.Name))
-		}
-	}
-	out.Dispatch(ctx)
-	if out.Invalids > 0 {
-		return graphql.Null
-	}
-
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
-
-	return out
-}
-
-var crmBookRowImplementors = []string{"CrmBookRow"}
-
-func (ec *executionContext) _CrmBookRow(ctx context.Context, sel ast.SelectionSet, obj *CrmBookRow) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, crmBookRowImplementors)
-
-	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
-	for i, field := range fields {
-		switch field.Name {
-		case "__typename":
-			out.Values[i] = graphql.MarshalString("CrmBookRow")
-		case "contact":
-			out.Values[i] = ec._CrmBookRow_contact(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "tags":
-			out.Values[i] = ec._CrmBookRow_tags(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "events":
-			out.Values[i] = ec._CrmBookRow_events(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		default:
-			panic("unknown field " + strconv.Quote(field.Name))
-		}
-	}
-	out.Dispatch(ctx)
-	if out.Invalids > 0 {
-		return graphql.Null
-	}
-
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
-
-	return out
-}
-
-var crmBookTagImplementors = []string{"CrmBookTag"}
-
-func (ec *executionContext) _CrmBookTag(ctx context.Context, sel ast.SelectionSet, obj *CrmBookTag) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, crmBookTagImplementors)
-
-	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
-	for i, field := range fields {
-		switch field.Name {
-		case "__typename":
-			out.Values[i] = graphql.MarshalString("CrmBookTag")
-		case "id":
-			out.Values[i] = ec._CrmBookTag_id(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "createdAt":
-			out.Values[i] = ec._CrmBookTag_createdAt(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "updatedAt":
-			out.Values[i] = ec._CrmBookTag_updatedAt(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "organizationId":
-			out.Values[i] = ec._CrmBookTag_organizationId(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "name":
-			out.Values[i] = ec._CrmBookTag_name(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		default:
-			panic("unknown field " + strconv.Quote(field.Name))
-		}
-	}
-	out.Dispatch(ctx)
-	if out.Invalids > 0 {
-		return graphql.Null
-	}
-
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
-
-	return out
-}
-
 var crmContactImplementors = []string{"CrmContact"}
 
 func (ec *executionContext) _CrmContact(ctx context.Context, sel ast.SelectionSet, obj *CrmContact) graphql.Marshaler {
@@ -57323,74 +55499,6 @@ func (ec *executionContext) _CrmPipelineBoardCard(ctx context.Context, sel ast.S
 	return out
 }
 
-var crmPipelineCardImplementors = []string{"CrmPipelineCard"}
-
-func (ec *executionContext) _CrmPipelineCard(ctx context.Context, sel ast.SelectionSet, obj *CrmPipelineCard) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, crmPipelineCardImplementors)
-
-	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
-	for i, field := range fields {
-		switch field.Name {
-		case "__typename":
-			out.Values[i] = graphql.MarshalString("CrmPipelineCard")
-		case "id":
-			out.Values[i] = ec._CrmPipelineCard_id(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "createdAt":
-			out.Values[i] = ec._CrmPipelineCard_createdAt(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "updatedAt":
-			out.Values[i] = ec._CrmPipelineCard_updatedAt(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "organizationContactId":
-			out.Values[i] = ec._CrmPipelineCard_organizationContactId(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "stageId":
-			out.Values[i] = ec._CrmPipelineCard_stageId(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "ownerUserId":
-			out.Values[i] = ec._CrmPipelineCard_ownerUserId(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
-			}
-		case "note":
-			out.Values[i] = ec._CrmPipelineCard_note(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
-			}
-		default:
-			panic("unknown field " + strconv.Quote(field.Name))
-		}
-	}
-	out.Dispatch(ctx)
-	if out.Invalids > 0 {
-		return graphql.Null
-	}
-
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
-
-	return out
-}
-
 var crmPipelineColumnImplementors = []string{"CrmPipelineColumn"}
 
 func (ec *executionContext) _CrmPipelineColumn(ctx context.Context, sel ast.SelectionSet, obj *CrmPipelineColumn) graphql.Marshaler {
@@ -57582,97 +55690,6 @@ func (ec *executionContext) _CrmSegment(ctx context.Context, sel ast.SelectionSe
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
-		default:
-			panic("unknown field " + strconv.Quote(field.Name))
-		}
-	}
-	out.Dispatch(ctx)
-	if out.Invalids > 0 {
-		return graphql.Null
-	}
-
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
-
-	return out
-}
-
-var crmSegmentContactConnectionImplementors = []string{"CrmSegmentContactConnection"}
-
-func (ec *executionContext) _CrmSegmentContactConnection(ctx context.Context, sel ast.SelectionSet, obj *CrmSegmentContactConnection) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, crmSegmentContactConnectionImplementors)
-
-	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
-	for i, field := range fields {
-		switch field.Name {
-		case "__typename":
-			out.Values[i] = graphql.MarshalString("CrmSegmentContactConnection")
-		case "edges":
-			out.Values[i] = ec._CrmSegmentContactConnection_edges(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "pageInfo":
-			out.Values[i] = ec._CrmSegmentContactConnection_pageInfo(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "totalCount":
-			out.Values[i] = ec._CrmSegmentContactConnection_totalCount(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		default:
-			panic("unknown field " + strconv.Quote(field.Name))
-		}
-	}
-	out.Dispatch(ctx)
-	if out.Invalids > 0 {
-		return graphql.Null
-	}
-
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
-
-	return out
-}
-
-var crmSegmentContactEdgeImplementors = []string{"CrmSegmentContactEdge"}
-
-func (ec *executionContext) _CrmSegmentContactEdge(ctx context.Context, sel ast.SelectionSet, obj *CrmSegmentContactEdge) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, crmSegmentContactEdgeImplementors)
-
-	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
-	for i, field := range fields {
-		switch field.Name {
-		case "__typename":
-			out.Values[i] = graphql.MarshalString("CrmSegmentContactEdge")
-		case "node":
-			out.Values[i] = ec._CrmSegmentContactEdge_node(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "cursor":
-			out.Values[i] = ec._CrmSegmentContactEdge_cursor(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -68514,78 +66531,6 @@ func (ec *executionContext) unmarshalNCreateWidgetInput2githubᚗcomᚋpodiumᚋ
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNCrmBookContact2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmBookContact(ctx context.Context, sel ast.SelectionSet, v *CrmBookContact) graphql.Marshaler {
-	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
-		return graphql.Null
-	}
-	return ec._CrmBookContact(ctx, sel, v)
-}
-
-func (ec *executionContext) marshalNCrmBookContactEvent2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmBookContactEventᚄ(ctx context.Context, sel ast.SelectionSet, v []*CrmBookContactEvent) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
-		fc := graphql.GetFieldContext(ctx)
-		fc.Result = &v[i]
-		return ec.marshalNCrmBookContactEvent2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmBookContactEvent(ctx, sel, v[i])
-	})
-
-	for _, e := range ret {
-		if e == graphql.Null {
-			return graphql.Null
-		}
-	}
-
-	return ret
-}
-
-func (ec *executionContext) marshalNCrmBookContactEvent2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmBookContactEvent(ctx context.Context, sel ast.SelectionSet, v *CrmBookContactEvent) graphql.Marshaler {
-	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
-		return graphql.Null
-	}
-	return ec._CrmBookContactEvent(ctx, sel, v)
-}
-
-func (ec *executionContext) marshalNCrmBookRow2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmBookRow(ctx context.Context, sel ast.SelectionSet, v *CrmBookRow) graphql.Marshaler {
-	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
-		return graphql.Null
-	}
-	return ec._CrmBookRow(ctx, sel, v)
-}
-
-func (ec *executionContext) marshalNCrmBookTag2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmBookTagᚄ(ctx context.Context, sel ast.SelectionSet, v []*CrmBookTag) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
-		fc := graphql.GetFieldContext(ctx)
-		fc.Result = &v[i]
-		return ec.marshalNCrmBookTag2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmBookTag(ctx, sel, v[i])
-	})
-
-	for _, e := range ret {
-		if e == graphql.Null {
-			return graphql.Null
-		}
-	}
-
-	return ret
-}
-
-func (ec *executionContext) marshalNCrmBookTag2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmBookTag(ctx context.Context, sel ast.SelectionSet, v *CrmBookTag) graphql.Marshaler {
-	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
-		return graphql.Null
-	}
-	return ec._CrmBookTag(ctx, sel, v)
-}
-
 func (ec *executionContext) marshalNCrmContact2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContact(ctx context.Context, sel ast.SelectionSet, v *CrmContact) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -68594,6 +66539,16 @@ func (ec *executionContext) marshalNCrmContact2ᚖgithubᚗcomᚋpodiumᚋpodium
 		return graphql.Null
 	}
 	return ec._CrmContact(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCrmContactCard2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContactCard(ctx context.Context, sel ast.SelectionSet, v *CrmContactCard) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CrmContactCard(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNCrmContactConnection2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContactConnection(ctx context.Context, sel ast.SelectionSet, v *CrmContactConnection) graphql.Marshaler {
@@ -68832,16 +66787,6 @@ func (ec *executionContext) marshalNCrmPipelineBoardCard2ᚖgithubᚗcomᚋpodiu
 	return ec._CrmPipelineBoardCard(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNCrmPipelineCard2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmPipelineCard(ctx context.Context, sel ast.SelectionSet, v *CrmPipelineCard) graphql.Marshaler {
-	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
-		return graphql.Null
-	}
-	return ec._CrmPipelineCard(ctx, sel, v)
-}
-
 func (ec *executionContext) marshalNCrmPipelineColumn2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmPipelineColumnᚄ(ctx context.Context, sel ast.SelectionSet, v []*CrmPipelineColumn) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -68902,42 +66847,6 @@ func (ec *executionContext) marshalNCrmSegment2ᚖgithubᚗcomᚋpodiumᚋpodium
 		return graphql.Null
 	}
 	return ec._CrmSegment(ctx, sel, v)
-}
-
-func (ec *executionContext) marshalNCrmSegmentContactConnection2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmSegmentContactConnection(ctx context.Context, sel ast.SelectionSet, v *CrmSegmentContactConnection) graphql.Marshaler {
-	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
-		return graphql.Null
-	}
-	return ec._CrmSegmentContactConnection(ctx, sel, v)
-}
-
-func (ec *executionContext) marshalNCrmSegmentContactEdge2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmSegmentContactEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*CrmSegmentContactEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
-		fc := graphql.GetFieldContext(ctx)
-		fc.Result = &v[i]
-		return ec.marshalNCrmSegmentContactEdge2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmSegmentContactEdge(ctx, sel, v[i])
-	})
-
-	for _, e := range ret {
-		if e == graphql.Null {
-			return graphql.Null
-		}
-	}
-
-	return ret
-}
-
-func (ec *executionContext) marshalNCrmSegmentContactEdge2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmSegmentContactEdge(ctx context.Context, sel ast.SelectionSet, v *CrmSegmentContactEdge) graphql.Marshaler {
-	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
-		return graphql.Null
-	}
-	return ec._CrmSegmentContactEdge(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNCrmSemanticStatus2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmSemanticStatus(ctx context.Context, v any) (CrmSemanticStatus, error) {
@@ -69821,16 +67730,6 @@ func (ec *executionContext) unmarshalNOverrideAiReviewInput2githubᚗcomᚋpodiu
 
 func (ec *executionContext) marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx context.Context, sel ast.SelectionSet, v entgql.PageInfo[string]) graphql.Marshaler {
 	return ec._PageInfo(ctx, sel, &v)
-}
-
-func (ec *executionContext) marshalNPageInfo2ᚖentgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx context.Context, sel ast.SelectionSet, v *entgql.PageInfo[string]) graphql.Marshaler {
-	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
-		return graphql.Null
-	}
-	return ec._PageInfo(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNPlannedAssignment2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐPlannedAssignmentᚄ(ctx context.Context, sel ast.SelectionSet, v []*PlannedAssignment) graphql.Marshaler {

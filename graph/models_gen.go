@@ -352,17 +352,6 @@ type CreateWidgetInput struct {
 	View WidgetView `json:"view"`
 }
 
-// A contact of the organization's book with its tags and event links: the row of the contact
-// directory.
-type CrmBookRow struct {
-	// The contact.
-	Contact *CrmBookContact `json:"contact"`
-	// The contact's tags, by name.
-	Tags []*CrmBookTag `json:"tags"`
-	// The contact's links to event contacts (speakers, organizers), oldest first.
-	Events []*CrmBookContactEvent `json:"events"`
-}
-
 // The outcome of one imported row.
 type CrmImportOutcome struct {
 	// The row's email, trimmed and in lower case.
@@ -393,9 +382,9 @@ type CrmPipelineBoard struct {
 // A card of the board with its contact.
 type CrmPipelineBoardCard struct {
 	// The card.
-	Card *CrmPipelineCard `json:"card"`
+	Card *CrmContactCard `json:"card"`
 	// The card's contact.
-	Contact *CrmBookContact `json:"contact"`
+	Contact *CrmContact `json:"contact"`
 }
 
 // A stage with the cards in it.
@@ -404,24 +393,6 @@ type CrmPipelineColumn struct {
 	Stage *CrmPipelineStage `json:"stage"`
 	// Its cards, by the contact's last name, then first name.
 	Cards []*CrmPipelineBoardCard `json:"cards"`
-}
-
-// A page of a segment's contacts.
-type CrmSegmentContactConnection struct {
-	// The contacts of the page, in order, each with its cursor.
-	Edges []*CrmSegmentContactEdge `json:"edges"`
-	// Whether more contacts follow, and the cursor to ask for them.
-	PageInfo *entgql.PageInfo[string] `json:"pageInfo"`
-	// How many contacts the segment selects, across all pages.
-	TotalCount int `json:"totalCount"`
-}
-
-// One contact of a segment's page, with its cursor.
-type CrmSegmentContactEdge struct {
-	// The contact with its tags and event links.
-	Node *CrmBookRow `json:"node"`
-	// Pass it as after to get the contacts that follow.
-	Cursor entgql.Cursor[string] `json:"cursor"`
 }
 
 // A decision on submissions.

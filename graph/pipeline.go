@@ -39,26 +39,10 @@ type CrmPipelineStage struct {
 	Position       int               `json:"position"`
 }
 
-// CrmPipelineCard is a card, as both transports show it.
-type CrmPipelineCard struct {
-	ID                    string           `json:"id"`
-	CreatedAt             scalar.Timestamp `json:"createdAt"`
-	UpdatedAt             scalar.Timestamp `json:"updatedAt"`
-	OrganizationContactID string           `json:"organizationContactId"`
-	StageID               string           `json:"stageId"`
-	OwnerUserID           *string          `json:"ownerUserId"`
-	Note                  *string          `json:"note"`
-}
-
 func toCrmPipelineStage(s *ent.PipelineStage) *CrmPipelineStage {
 	return &CrmPipelineStage{ID: s.ID, CreatedAt: scalar.At(s.CreatedAt), UpdatedAt: scalar.At(s.UpdatedAt),
 		OrganizationID: s.OrganizationID, Name: s.Name, SemanticStatus: CrmSemanticStatus(s.SemanticStatus),
 		Position: s.Position}
-}
-
-func toCrmPipelineCard(c *ent.PipelineCard) *CrmPipelineCard {
-	return &CrmPipelineCard{ID: c.ID, CreatedAt: scalar.At(c.CreatedAt), UpdatedAt: scalar.At(c.UpdatedAt),
-		OrganizationContactID: c.OrganizationContactID, StageID: c.StageID, OwnerUserID: c.OwnerUserID, Note: c.Note}
 }
 
 // historyActor is who moves a card: an API key (its id and "API key: <name>") or a signed-in
@@ -119,8 +103,8 @@ func (r *Resolver) pipeline(ctx context.Context) (*CrmPipelineBoard, error) {
 	}
 	for _, card := range cards {
 		if col := column[card.StageID]; col != nil && card.Edges.Contact != nil {
-			col.Cards = append(col.Cards, &CrmPipelineBoardCard{Card: toCrmPipelineCard(card),
-				Contact: toCrmBookContact(card.Edges.Contact)})
+			col.Cards = append(col.Cards, &CrmPipelineBoardCard{Card: toCrmContactCard(card),
+				Contact: toCrmContact(card.Edges.Contact)})
 		}
 	}
 	return board, nil
@@ -204,7 +188,7 @@ func (r *Resolver) deletePipelineStage(ctx context.Context, id string) (string, 
 // addPipelineCard places a contact in a stage: a new card with its history row, or — the
 // contact's one card — moved there with its note replaced, with a history row only when the
 // stage changed.
-func (r *Resolver) addPipelineCard(ctx context.Context, in AddPipelineCardInput) (*CrmPipelineCard, error) {
+func (r *Resolver) addPipelineCard(ctx context.Context, in AddPipelineCardInput) (*CrmContactCard, error) {
 	v, err := access.Viewer(ctx)
 	if err != nil {
 		return nil, err
@@ -233,7 +217,7 @@ func (r *Resolver) addPipelineCard(ctx context.Context, in AddPipelineCardInput)
 		if err != nil {
 			return nil, err
 		}
-		return toCrmPipelineCard(card), recordStageEntry(ctx, c, card.ID, nil, to)
+		return toCrmContactCard(card), recordStageEntry(ctx, c, card.ID, nil, to)
 	} else if err != nil {
 		return nil, err
 	}
@@ -248,14 +232,14 @@ func (r *Resolver) addPipelineCard(ctx context.Context, in AddPipelineCardInput)
 		return nil, err
 	}
 	if from != nil && from.ID == to.ID {
-		return toCrmPipelineCard(card), nil
+		return toCrmContactCard(card), nil
 	}
-	return toCrmPipelineCard(card), recordStageEntry(ctx, c, card.ID, from, to)
+	return toCrmContactCard(card), recordStageEntry(ctx, c, card.ID, from, to)
 }
 
 // movePipelineCard moves a card to another stage of the organization's pipeline, with its
 // history row; the note is kept.
-func (r *Resolver) movePipelineCard(ctx context.Context, cardID string, in MovePipelineCardInput) (*CrmPipelineCard, error) {
+func (r *Resolver) movePipelineCard(ctx context.Context, cardID string, in MovePipelineCardInput) (*CrmContactCard, error) {
 	if _, err := access.Viewer(ctx); err != nil {
 		return nil, err
 	}
@@ -280,5 +264,5 @@ func (r *Resolver) movePipelineCard(ctx context.Context, cardID string, in MoveP
 	if err != nil {
 		return nil, err
 	}
-	return toCrmPipelineCard(card), recordStageEntry(ctx, c, card.ID, from, to)
+	return toCrmContactCard(card), recordStageEntry(ctx, c, card.ID, from, to)
 }

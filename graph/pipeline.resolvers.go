@@ -25,12 +25,12 @@ func (r *mutationResolver) DeletePipelineStage(ctx context.Context, stageID stri
 }
 
 // AddPipelineCard is the resolver for the addPipelineCard field.
-func (r *mutationResolver) AddPipelineCard(ctx context.Context, input AddPipelineCardInput) (*CrmPipelineCard, error) {
+func (r *mutationResolver) AddPipelineCard(ctx context.Context, input AddPipelineCardInput) (*CrmContactCard, error) {
 	return r.addPipelineCard(ctx, input)
 }
 
 // MovePipelineCard is the resolver for the movePipelineCard field.
-func (r *mutationResolver) MovePipelineCard(ctx context.Context, cardID string, input MovePipelineCardInput) (*CrmPipelineCard, error) {
+func (r *mutationResolver) MovePipelineCard(ctx context.Context, cardID string, input MovePipelineCardInput) (*CrmContactCard, error) {
 	return r.movePipelineCard(ctx, cardID, input)
 }
 

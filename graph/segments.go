@@ -34,47 +34,6 @@ type CrmSegment struct {
 	Filter         map[string]any   `json:"filter"`
 }
 
-// CrmBookContact is a contact of the organization's book, as the directory rows show it.
-type CrmBookContact struct {
-	ID             string           `json:"id"`
-	CreatedAt      scalar.Timestamp `json:"createdAt"`
-	UpdatedAt      scalar.Timestamp `json:"updatedAt"`
-	OrganizationID string           `json:"organizationId"`
-	FirstName      string           `json:"firstName"`
-	LastName       string           `json:"lastName"`
-	Email          string           `json:"email"`
-	Title          *string          `json:"title"`
-	Company        *string          `json:"company"`
-	Bio            *string          `json:"bio"`
-	LinkedinURL    *string          `json:"linkedinUrl"`
-	TwitterURL     *string          `json:"twitterUrl"`
-	FacebookURL    *string          `json:"facebookUrl"`
-	WebsiteURL     *string          `json:"websiteUrl"`
-	HeadshotURL    *string          `json:"headshotUrl"`
-	Custom         map[string]any   `json:"custom"`
-}
-
-// CrmBookTag is a tag of the organization's book.
-type CrmBookTag struct {
-	ID             string           `json:"id"`
-	CreatedAt      scalar.Timestamp `json:"createdAt"`
-	UpdatedAt      scalar.Timestamp `json:"updatedAt"`
-	OrganizationID string           `json:"organizationId"`
-	Name           string           `json:"name"`
-}
-
-// CrmBookContactEvent links a contact of the book to an event contact.
-type CrmBookContactEvent struct {
-	ID                    string           `json:"id"`
-	CreatedAt             scalar.Timestamp `json:"createdAt"`
-	UpdatedAt             scalar.Timestamp `json:"updatedAt"`
-	OrganizationContactID string           `json:"organizationContactId"`
-	ContactID             string           `json:"contactId"`
-	EventID               string           `json:"eventId"`
-	Role                  string           `json:"role"`
-	Status                string           `json:"status"`
-}
-
 func toCrmSegment(s *ent.Segment) *CrmSegment {
 	filter := s.Filter
 	if filter == nil {
@@ -82,17 +41,6 @@ func toCrmSegment(s *ent.Segment) *CrmSegment {
 	}
 	return &CrmSegment{ID: s.ID, CreatedAt: scalar.At(s.CreatedAt), UpdatedAt: scalar.At(s.UpdatedAt),
 		OrganizationID: s.OrganizationID, Name: s.Name, Filter: filter}
-}
-
-func toCrmBookContact(c *ent.OrganizationContact) *CrmBookContact {
-	custom := c.Custom
-	if custom == nil {
-		custom = map[string]any{}
-	}
-	return &CrmBookContact{ID: c.ID, CreatedAt: scalar.At(c.CreatedAt), UpdatedAt: scalar.At(c.UpdatedAt),
-		OrganizationID: c.OrganizationID, FirstName: c.FirstName, LastName: c.LastName, Email: c.Email,
-		Title: c.Title, Company: c.Company, Bio: c.Bio, LinkedinURL: c.LinkedinURL, TwitterURL: c.TwitterURL,
-		FacebookURL: c.FacebookURL, WebsiteURL: c.WebsiteURL, HeadshotURL: c.HeadshotURL, Custom: custom}
 }
 
 // SegmentFilter is a segment's filter as Podium reads it: a missing or ill-typed key is no
@@ -297,28 +245,6 @@ const (
 	maxSegmentPage     = 1000
 )
 
-// segmentCursorVersion starts every cursor of a segment's contacts.
-const segmentCursorVersion = "m1"
-
-// segmentKey is where a contact sits in a segment's order.
-type segmentKey struct{ last, first, id string }
-
-func (k segmentKey) cursor() ent.Cursor {
-	raw, _ := json.Marshal([]string{segmentCursorVersion, k.last, k.first, k.id})
-	return ent.Cursor{ID: string(raw)}
-}
-
-func parseSegmentCursor(c *entgql.Cursor[string]) (*segmentKey, error) {
-	if c == nil {
-		return nil, nil
-	}
-	var parts []string
-	if json.Unmarshal([]byte(c.ID), &parts) != nil || len(parts) != 4 || parts[0] != segmentCursorVersion {
-		return nil, apperr.Invalid("The cursor is not valid")
-	}
-	return &segmentKey{last: parts[1], first: parts[2], id: parts[3]}, nil
-}
-
 // segmentPageSQL is a page of a segment's contacts and their total, in one statement: the
 // members (SegmentMembers) once, their count, and the rows of the page as JSON, each the
 // directory's {contact, tags, events}. It selects one row more than the page, to tell whether
@@ -342,7 +268,7 @@ SELECT (SELECT count(*) FROM m), COALESCE((SELECT json_agg(json_build_object(
   JOIN organization_contacts c ON c.id = p.id AND c.organization_id = $1), '[]')`
 
 // segmentContacts answers CrmSegment.contacts: a page of the contacts the segment selects now.
-func (r *Resolver) segmentContacts(ctx context.Context, s *CrmSegment, first *int, after *entgql.Cursor[string]) (*CrmSegmentContactConnection, error) {
+func (r *Resolver) segmentContacts(ctx context.Context, s *CrmSegment, first *int, after *entgql.Cursor[string]) (*CrmContactConnection, error) {
 	n := defaultSegmentPage
 	if first != nil {
 		if *first < 0 || *first > maxSegmentPage {
@@ -350,7 +276,7 @@ func (r *Resolver) segmentContacts(ctx context.Context, s *CrmSegment, first *in
 		}
 		n = *first
 	}
-	key, err := parseSegmentCursor(after)
+	key, err := parseCrmCursor(after) // the directory's order, so the directory's cursors
 	if err != nil {
 		return nil, err
 	}
@@ -360,8 +286,8 @@ func (r *Resolver) segmentContacts(ctx context.Context, s *CrmSegment, first *in
 	}
 	members, args := SegmentMembers(org, s.Filter, nil)
 	keyset := "true"
-	if key != nil {
-		args = append(args, key.last, key.first, key.id)
+	if after != nil {
+		args = append(args, key...)
 		keyset = fmt.Sprintf("(m.last_name, m.first_name, m.id) > ($%d, $%d, $%d)", len(args)-2, len(args)-1, len(args))
 	}
 	args = append(args, n+1)
@@ -373,18 +299,17 @@ func (r *Resolver) segmentContacts(ctx context.Context, s *CrmSegment, first *in
 		Scan(&total, &raw); err != nil {
 		return nil, err
 	}
-	var rows []*CrmBookRow
+	var rows []*CrmDirectoryRow
 	if err := json.Unmarshal(raw, &rows); err != nil {
 		return nil, fmt.Errorf("graph: segment page: %w", err)
 	}
-	conn := &CrmSegmentContactConnection{TotalCount: total, PageInfo: &ent.PageInfo{HasPreviousPage: key != nil},
-		Edges: make([]*CrmSegmentContactEdge, 0, min(len(rows), n))}
+	conn := &CrmContactConnection{TotalCount: total, Edges: make([]*CrmContactEdge, 0, min(len(rows), n))}
+	conn.PageInfo.HasPreviousPage = after != nil
 	if len(rows) > n {
 		rows, conn.PageInfo.HasNextPage = rows[:n], true
 	}
 	for _, row := range rows {
-		k := segmentKey{last: row.Contact.LastName, first: row.Contact.FirstName, id: row.Contact.ID}
-		conn.Edges = append(conn.Edges, &CrmSegmentContactEdge{Node: row, Cursor: k.cursor()})
+		conn.Edges = append(conn.Edges, &CrmContactEdge{Node: row, Cursor: crmCursor(row.Contact)})
 	}
 	if len(conn.Edges) > 0 {
 		conn.PageInfo.StartCursor = &conn.Edges[0].Cursor

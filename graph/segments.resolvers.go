@@ -12,7 +12,7 @@ import (
 )
 
 // Contacts is the resolver for the contacts field.
-func (r *crmSegmentResolver) Contacts(ctx context.Context, obj *CrmSegment, first *int, after *entgql.Cursor[string]) (*CrmSegmentContactConnection, error) {
+func (r *crmSegmentResolver) Contacts(ctx context.Context, obj *CrmSegment, first *int, after *entgql.Cursor[string]) (*CrmContactConnection, error) {
 	return r.segmentContacts(ctx, obj, first, after)
 }
 

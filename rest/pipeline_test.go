@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -362,4 +363,55 @@ func TestPipelineQueryCount(t *testing.T) {
 	cols := b.must(http.StatusOK, http.MethodGet, "/api/v1/pipeline", b.acme, nil).Obj()["columns"].([]any)
 	require.Len(t, cols[0].(map[string]any)["cards"], 100)
 	require.Len(t, cols[1].(map[string]any)["cards"], 100)
+}
+
+// TestPipelineConcurrentCards places one contact's card from many requests at once: one card,
+// one history row per stage it entered, and no request fails with a 5xx.
+func TestPipelineConcurrentCards(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ada := b.bookContact(b.acmeOrg, "Ada", "Lovelace", "ada@example.test", "", "")
+	stage := b.saveStage(b.acme, "Prospect", 1)
+	var wg sync.WaitGroup
+	statuses := make([]int, 8)
+	for i := range statuses {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			statuses[i] = b.do(http.MethodPost, "/api/v1/pipeline/cards", b.acme,
+				map[string]any{"organizationContactId": ada, "stageId": stage, "note": "n" + itoa(i)}).Status
+		}()
+	}
+	wg.Wait()
+	for _, s := range statuses {
+		require.Contains(t, []int{http.StatusCreated, http.StatusConflict}, s)
+	}
+	require.Contains(t, statuses, http.StatusCreated)
+	cards, err := b.db.Ent.PipelineCard.Query().All(b.sys())
+	require.NoError(t, err)
+	require.Len(t, cards, 1)
+	require.Len(t, b.stageHistory(cards[0].ID), 1)
+}
+
+// TestPipelineHistoryReadsBack reads the history the pipeline writes through getContact: stage
+// names and the actor's name as they were, after the stage is renamed.
+func TestPipelineHistoryReadsBack(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ada := b.bookContact(b.acmeOrg, "Ada", "Lovelace", "ada@example.test", "", "")
+	prospect, contacted := b.saveStage(b.acme, "Prospect", 1), b.saveStage(b.acme, "Contacted", 2)
+	card := str(b.placeCard(b.acme, ada, prospect, "n"), "id")
+	b.must(http.StatusOK, http.MethodPost, "/api/v1/pipeline/cards/"+card+"/move", b.acme, map[string]any{"toStageId": contacted})
+	b.must(http.StatusOK, http.MethodPost, "/api/v1/pipeline/stages", b.acme, stageBody(prospect, "Renamed", "open", 1))
+
+	detail := b.must(http.StatusOK, http.MethodGet, "/api/v1/contacts/"+ada, b.acme, nil).Obj()
+	require.Equal(t, contacted, detail["card"].(map[string]any)["stageId"])
+	var moves []string
+	for _, h := range detail["stageHistory"].([]any) {
+		e := h.(map[string]any)
+		require.Equal(t, "API key: test", e["actorName"])
+		from, _ := e["fromStageName"].(string)
+		moves = append(moves, from+"→"+str(e, "toStageName"))
+	}
+	require.ElementsMatch(t, []string{"→Prospect", "Prospect→Contacted"}, moves)
 }

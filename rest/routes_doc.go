@@ -619,14 +619,14 @@ var routeDocs = map[string]routeDoc{
 		description: "A contact has one card: the first call creates it, later calls move it to stageId and replace " +
 			"its note (null included). A stage history row is written for a new card and whenever the stage changes. " +
 			"A contact or stage that is not the organization's is 404.",
-		output: graph.CrmPipelineCard{},
+		output: graph.CrmContactCard{},
 	},
 	"movePipelineCard": {
 		tag:     "Pipeline",
 		summary: "Move a card to another stage",
 		description: "Writes a stage history row with the actor. Moving a card to the stage it is in is 409 " +
 			"invalid_pipeline_move; an unknown card or stage is 404.",
-		output: graph.CrmPipelineCard{},
+		output: graph.CrmContactCard{},
 	},
 
 	// segments.go (docs/crm-pipeline.md)

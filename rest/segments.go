@@ -29,7 +29,7 @@ func (a *API) saveSegment(ctx context.Context, q *request) (any, error) {
 // SegmentContacts is a page of the contacts a segment selects.
 type SegmentContacts struct {
 	// Rows are the contacts of the page, each as a row of listContacts.
-	Rows []*graph.CrmBookRow `json:"rows"`
+	Rows []*graph.CrmDirectoryRow `json:"rows"`
 	// TotalCount is how many contacts the segment selects, across all pages.
 	TotalCount int `json:"totalCount"`
 	// NextCursor, passed as after, asks for the next page; null on the last page.
@@ -61,7 +61,7 @@ func (a *API) listSegmentContacts(ctx context.Context, q *request) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	out := SegmentContacts{Rows: make([]*graph.CrmBookRow, len(conn.Edges)), TotalCount: conn.TotalCount}
+	out := SegmentContacts{Rows: make([]*graph.CrmDirectoryRow, len(conn.Edges)), TotalCount: conn.TotalCount}
 	for i, e := range conn.Edges {
 		out.Rows[i] = e.Node
 	}

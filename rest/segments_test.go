@@ -311,3 +311,21 @@ func TestSegmentQueryCount(t *testing.T) {
 	require.LessOrEqual(t, many, int64(3))
 	require.Len(t, b.segmentEmails(b.acme, seg, 1000), 200)
 }
+
+// TestSegmentMembersEmbeds uses graph.SegmentMembers as campaigns do: inside a statement of the
+// caller's, with parameters of its own before the query's.
+func TestSegmentMembersEmbeds(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	vip := b.bookTag(b.acmeOrg, "VIP", b.bookContact(b.acmeOrg, "Ada", "Lovelace", "ada@example.test", "Acme", "CTO"))
+	b.bookContact(b.acmeOrg, "Alan", "Turing", "alan@example.test", "Acme", "CTO")
+	b.bookTag(b.globexOrg, "VIP", b.bookContact(b.globexOrg, "Ada", "Lovelace", "ada@globex.test", "Acme", "CTO"))
+	q, args := graph.SegmentMembers(b.acmeOrg, map[string]any{"search": "ada", "company": "ACME", "title": "cto", "tagIds": []any{vip}},
+		[]any{"Welcome"})
+	require.Len(t, args, 6)
+	var subject, email string
+	require.NoError(t, b.db.Pool.QueryRow(viewer.WithOrganization(context.Background(), b.acmeOrg),
+		`SELECT $1::text, c.email FROM organization_contacts c WHERE c.id IN (SELECT id FROM (`+q+`) m)`, args...).Scan(&subject, &email))
+	require.Equal(t, "Welcome", subject)
+	require.Equal(t, "ada@example.test", email)
+}
