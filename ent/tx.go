@@ -24,6 +24,10 @@ type Tx struct {
 	Contact *ContactClient
 	// DeliverableAssignment is the client for interacting with the DeliverableAssignment builders.
 	DeliverableAssignment *DeliverableAssignmentClient
+	// EmailCampaign is the client for interacting with the EmailCampaign builders.
+	EmailCampaign *EmailCampaignClient
+	// EmailCampaignRecipient is the client for interacting with the EmailCampaignRecipient builders.
+	EmailCampaignRecipient *EmailCampaignRecipientClient
 	// EmailLog is the client for interacting with the EmailLog builders.
 	EmailLog *EmailLogClient
 	// Event is the client for interacting with the Event builders.
@@ -220,6 +224,8 @@ func (tx *Tx) init() {
 	tx.BrowserSession = NewBrowserSessionClient(tx.config)
 	tx.Contact = NewContactClient(tx.config)
 	tx.DeliverableAssignment = NewDeliverableAssignmentClient(tx.config)
+	tx.EmailCampaign = NewEmailCampaignClient(tx.config)
+	tx.EmailCampaignRecipient = NewEmailCampaignRecipientClient(tx.config)
 	tx.EmailLog = NewEmailLogClient(tx.config)
 	tx.Event = NewEventClient(tx.config)
 	tx.EventMember = NewEventMemberClient(tx.config)

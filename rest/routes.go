@@ -105,6 +105,10 @@ var routes = []route{
 	{"GET", "/webhooks/{webhookId}/deliveries", "listWebhookDeliveries", (*API).listWebhookDeliveries, "", 200, 0},
 	{"POST", "/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver", "redeliverWebhook", (*API).redeliverWebhook, "", 200, 0},
 	{"POST", "/webhooks/{webhookId}/redeliver", "redeliverWebhooks", (*API).redeliverWebhooks, "RedeliverWebhooksInput", 200, 0},
+
+	// campaigns.go
+	{"GET", "/events/{eventId}/communications", "getCommunications", (*API).getCommunications, "", 200, 0},
+	{"POST", "/events/{eventId}/campaigns", "sendCampaign", (*API).sendCampaign, "SendCampaignInput", 201, 0},
 }
 
 // route is one line of the table above.
