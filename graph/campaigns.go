@@ -28,9 +28,6 @@ const (
 	maxCampaignBody    = 50000
 	// maxMergedSubject is the email log's limit on a subject.
 	maxMergedSubject = 1000
-	// recipientBatch bounds the rows of one INSERT of recipients (eight columns each), well under
-	// PostgreSQL's 65,535 parameters.
-	recipientBatch = 5000
 )
 
 // campaignAudience is a speaker a campaign goes to, with what its merge tokens need.
@@ -102,20 +99,26 @@ func (r *Resolver) sendCampaign(ctx context.Context, eventID string, in SendCamp
 	if err != nil {
 		return nil, err
 	}
-	for start := 0; start < len(rows); start += recipientBatch {
-		end := min(start+recipientBatch, len(rows))
-		builders := make([]*ent.EmailCampaignRecipientCreate, 0, end-start)
-		for i := start; i < end; i++ {
-			a, row := audience[i], rows[i]
-			builders = append(builders, c.EmailCampaignRecipient.Create().SetCampaignID(campaign.ID).
-				SetContactID(a.ID).SetRecipientName(fullName(a.FirstName, a.LastName)).SetRecipientEmail(a.Email).
-				SetResolvedSubject(row.Subject).SetResolvedBody(row.Body).SetEmailLogID(row.ID))
-		}
-		if err := c.EmailCampaignRecipient.CreateBulk(builders...).Exec(ctx); err != nil {
-			return nil, err
-		}
+	if err := r.insertRecipients(ctx, campaign.ID, audience, rows); err != nil {
+		return nil, err
 	}
 	return &SendCampaignResult{Campaign: toCampaign(campaign, CampaignStats{Pending: len(rows)}), Sent: len(rows), Failed: 0}, nil
+}
+
+// insertRecipients records who the campaign went to, in one statement: each recipient's resolved
+// text is read from their email log row rather than sent again.
+func (r *Resolver) insertRecipients(ctx context.Context, campaignID string, audience []campaignAudience, rows []*ent.EmailLog) error {
+	ids, logs, names := make([]string, len(rows)), make([]string, len(rows)), make([]string, len(rows))
+	for i, row := range rows {
+		ids[i], logs[i], names[i] = pid.New("cmr"), row.ID, fullName(audience[i].FirstName, audience[i].LastName)
+	}
+	_, err := r.sql(ctx).Exec(ctx, `
+INSERT INTO email_campaign_recipients (id, created_at, updated_at, organization_id, campaign_id, contact_id,
+  recipient_name, recipient_email, resolved_subject, resolved_body, email_log_id)
+SELECT v.id, now(), now(), e.organization_id, $1, e.contact_id, v.name, e.recipient, e.subject, e.body, e.id
+FROM unnest($2::text[], $3::text[], $4::text[]) AS v(id, log_id, name)
+JOIN email_log e ON e.id = v.log_id`, campaignID, ids, logs, names)
+	return err
 }
 
 // campaignText checks the lengths of a campaign's text and the template id it records.
