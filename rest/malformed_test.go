@@ -232,6 +232,8 @@ func (b *testBundle) fixture() fixture {
 			"redeliverWebhooks":   {"since": "2020-01-01T00:00:00Z"},
 			"decideSubmissions": {"submissionIds": []any{proposal["id"]}, "decision": "accept", "feedback": "Welcome",
 				"confirmRedecide": false, "approveContent": false},
+			"sendCampaign": {"templateId": nil, "subject": "News for {speaker_name}", "body": "Hello {talk_title}",
+				"contactIds": []any{speaker["id"]}, "audience": map[string]any{"workflowStatuses": []any{"invited"}}},
 		},
 	}
 }
