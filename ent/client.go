@@ -31,8 +31,15 @@ import (
 	"github.com/podium/podium/ent/idempotencyrecord"
 	"github.com/podium/podium/ent/level"
 	"github.com/podium/podium/ent/organization"
+	"github.com/podium/podium/ent/organizationcontact"
+	"github.com/podium/podium/ent/organizationcontactevent"
+	"github.com/podium/podium/ent/organizationcontactnote"
+	"github.com/podium/podium/ent/organizationcontacttag"
 	"github.com/podium/podium/ent/organizationinvitation"
 	"github.com/podium/podium/ent/organizationmember"
+	"github.com/podium/podium/ent/organizationtag"
+	"github.com/podium/podium/ent/pipelinecard"
+	"github.com/podium/podium/ent/pipelinestage"
 	"github.com/podium/podium/ent/resource"
 	"github.com/podium/podium/ent/reviewanswer"
 	"github.com/podium/podium/ent/reviewassignment"
@@ -40,7 +47,9 @@ import (
 	"github.com/podium/podium/ent/reviewround"
 	"github.com/podium/podium/ent/reviewroundmember"
 	"github.com/podium/podium/ent/room"
+	"github.com/podium/podium/ent/segment"
 	"github.com/podium/podium/ent/signintoken"
+	"github.com/podium/podium/ent/stagehistory"
 	"github.com/podium/podium/ent/submission"
 	"github.com/podium/podium/ent/submissionparticipant"
 	"github.com/podium/podium/ent/tag"
@@ -93,10 +102,24 @@ type Client struct {
 	Level *LevelClient
 	// Organization is the client for interacting with the Organization builders.
 	Organization *OrganizationClient
+	// OrganizationContact is the client for interacting with the OrganizationContact builders.
+	OrganizationContact *OrganizationContactClient
+	// OrganizationContactEvent is the client for interacting with the OrganizationContactEvent builders.
+	OrganizationContactEvent *OrganizationContactEventClient
+	// OrganizationContactNote is the client for interacting with the OrganizationContactNote builders.
+	OrganizationContactNote *OrganizationContactNoteClient
+	// OrganizationContactTag is the client for interacting with the OrganizationContactTag builders.
+	OrganizationContactTag *OrganizationContactTagClient
 	// OrganizationInvitation is the client for interacting with the OrganizationInvitation builders.
 	OrganizationInvitation *OrganizationInvitationClient
 	// OrganizationMember is the client for interacting with the OrganizationMember builders.
 	OrganizationMember *OrganizationMemberClient
+	// OrganizationTag is the client for interacting with the OrganizationTag builders.
+	OrganizationTag *OrganizationTagClient
+	// PipelineCard is the client for interacting with the PipelineCard builders.
+	PipelineCard *PipelineCardClient
+	// PipelineStage is the client for interacting with the PipelineStage builders.
+	PipelineStage *PipelineStageClient
 	// Resource is the client for interacting with the Resource builders.
 	Resource *ResourceClient
 	// ReviewAnswer is the client for interacting with the ReviewAnswer builders.
@@ -111,8 +134,12 @@ type Client struct {
 	ReviewRoundMember *ReviewRoundMemberClient
 	// Room is the client for interacting with the Room builders.
 	Room *RoomClient
+	// Segment is the client for interacting with the Segment builders.
+	Segment *SegmentClient
 	// SignInToken is the client for interacting with the SignInToken builders.
 	SignInToken *SignInTokenClient
+	// StageHistory is the client for interacting with the StageHistory builders.
+	StageHistory *StageHistoryClient
 	// Submission is the client for interacting with the Submission builders.
 	Submission *SubmissionClient
 	// SubmissionParticipant is the client for interacting with the SubmissionParticipant builders.
@@ -162,8 +189,15 @@ func (c *Client) init() {
 	c.IdempotencyRecord = NewIdempotencyRecordClient(c.config)
 	c.Level = NewLevelClient(c.config)
 	c.Organization = NewOrganizationClient(c.config)
+	c.OrganizationContact = NewOrganizationContactClient(c.config)
+	c.OrganizationContactEvent = NewOrganizationContactEventClient(c.config)
+	c.OrganizationContactNote = NewOrganizationContactNoteClient(c.config)
+	c.OrganizationContactTag = NewOrganizationContactTagClient(c.config)
 	c.OrganizationInvitation = NewOrganizationInvitationClient(c.config)
 	c.OrganizationMember = NewOrganizationMemberClient(c.config)
+	c.OrganizationTag = NewOrganizationTagClient(c.config)
+	c.PipelineCard = NewPipelineCardClient(c.config)
+	c.PipelineStage = NewPipelineStageClient(c.config)
 	c.Resource = NewResourceClient(c.config)
 	c.ReviewAnswer = NewReviewAnswerClient(c.config)
 	c.ReviewAssignment = NewReviewAssignmentClient(c.config)
@@ -171,7 +205,9 @@ func (c *Client) init() {
 	c.ReviewRound = NewReviewRoundClient(c.config)
 	c.ReviewRoundMember = NewReviewRoundMemberClient(c.config)
 	c.Room = NewRoomClient(c.config)
+	c.Segment = NewSegmentClient(c.config)
 	c.SignInToken = NewSignInTokenClient(c.config)
+	c.StageHistory = NewStageHistoryClient(c.config)
 	c.Submission = NewSubmissionClient(c.config)
 	c.SubmissionParticipant = NewSubmissionParticipantClient(c.config)
 	c.Tag = NewTagClient(c.config)
@@ -273,45 +309,54 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 	cfg := c.config
 	cfg.driver = tx
 	return &Tx{
-		ctx:                    ctx,
-		config:                 cfg,
-		AIReviewResult:         NewAIReviewResultClient(cfg),
-		APIKey:                 NewAPIKeyClient(cfg),
-		BrowserSession:         NewBrowserSessionClient(cfg),
-		Contact:                NewContactClient(cfg),
-		DeliverableAssignment:  NewDeliverableAssignmentClient(cfg),
-		EmailCampaign:          NewEmailCampaignClient(cfg),
-		EmailCampaignRecipient: NewEmailCampaignRecipientClient(cfg),
-		EmailLog:               NewEmailLogClient(cfg),
-		Event:                  NewEventClient(cfg),
-		EventMember:            NewEventMemberClient(cfg),
-		FileRequirement:        NewFileRequirementClient(cfg),
-		Form:                   NewFormClient(cfg),
-		Format:                 NewFormatClient(cfg),
-		IdempotencyRecord:      NewIdempotencyRecordClient(cfg),
-		Level:                  NewLevelClient(cfg),
-		Organization:           NewOrganizationClient(cfg),
-		OrganizationInvitation: NewOrganizationInvitationClient(cfg),
-		OrganizationMember:     NewOrganizationMemberClient(cfg),
-		Resource:               NewResourceClient(cfg),
-		ReviewAnswer:           NewReviewAnswerClient(cfg),
-		ReviewAssignment:       NewReviewAssignmentClient(cfg),
-		ReviewCriterion:        NewReviewCriterionClient(cfg),
-		ReviewRound:            NewReviewRoundClient(cfg),
-		ReviewRoundMember:      NewReviewRoundMemberClient(cfg),
-		Room:                   NewRoomClient(cfg),
-		SignInToken:            NewSignInTokenClient(cfg),
-		Submission:             NewSubmissionClient(cfg),
-		SubmissionParticipant:  NewSubmissionParticipantClient(cfg),
-		Tag:                    NewTagClient(cfg),
-		TaskAssignment:         NewTaskAssignmentClient(cfg),
-		TaskTemplate:           NewTaskTemplateClient(cfg),
-		TimelineEntry:          NewTimelineEntryClient(cfg),
-		Track:                  NewTrackClient(cfg),
-		User:                   NewUserClient(cfg),
-		WebhookDelivery:        NewWebhookDeliveryClient(cfg),
-		WebhookEndpoint:        NewWebhookEndpointClient(cfg),
-		WebhookMessage:         NewWebhookMessageClient(cfg),
+		ctx:                      ctx,
+		config:                   cfg,
+		AIReviewResult:           NewAIReviewResultClient(cfg),
+		APIKey:                   NewAPIKeyClient(cfg),
+		BrowserSession:           NewBrowserSessionClient(cfg),
+		Contact:                  NewContactClient(cfg),
+		DeliverableAssignment:    NewDeliverableAssignmentClient(cfg),
+		EmailCampaign:            NewEmailCampaignClient(cfg),
+		EmailCampaignRecipient:   NewEmailCampaignRecipientClient(cfg),
+		EmailLog:                 NewEmailLogClient(cfg),
+		Event:                    NewEventClient(cfg),
+		EventMember:              NewEventMemberClient(cfg),
+		FileRequirement:          NewFileRequirementClient(cfg),
+		Form:                     NewFormClient(cfg),
+		Format:                   NewFormatClient(cfg),
+		IdempotencyRecord:        NewIdempotencyRecordClient(cfg),
+		Level:                    NewLevelClient(cfg),
+		Organization:             NewOrganizationClient(cfg),
+		OrganizationContact:      NewOrganizationContactClient(cfg),
+		OrganizationContactEvent: NewOrganizationContactEventClient(cfg),
+		OrganizationContactNote:  NewOrganizationContactNoteClient(cfg),
+		OrganizationContactTag:   NewOrganizationContactTagClient(cfg),
+		OrganizationInvitation:   NewOrganizationInvitationClient(cfg),
+		OrganizationMember:       NewOrganizationMemberClient(cfg),
+		OrganizationTag:          NewOrganizationTagClient(cfg),
+		PipelineCard:             NewPipelineCardClient(cfg),
+		PipelineStage:            NewPipelineStageClient(cfg),
+		Resource:                 NewResourceClient(cfg),
+		ReviewAnswer:             NewReviewAnswerClient(cfg),
+		ReviewAssignment:         NewReviewAssignmentClient(cfg),
+		ReviewCriterion:          NewReviewCriterionClient(cfg),
+		ReviewRound:              NewReviewRoundClient(cfg),
+		ReviewRoundMember:        NewReviewRoundMemberClient(cfg),
+		Room:                     NewRoomClient(cfg),
+		Segment:                  NewSegmentClient(cfg),
+		SignInToken:              NewSignInTokenClient(cfg),
+		StageHistory:             NewStageHistoryClient(cfg),
+		Submission:               NewSubmissionClient(cfg),
+		SubmissionParticipant:    NewSubmissionParticipantClient(cfg),
+		Tag:                      NewTagClient(cfg),
+		TaskAssignment:           NewTaskAssignmentClient(cfg),
+		TaskTemplate:             NewTaskTemplateClient(cfg),
+		TimelineEntry:            NewTimelineEntryClient(cfg),
+		Track:                    NewTrackClient(cfg),
+		User:                     NewUserClient(cfg),
+		WebhookDelivery:          NewWebhookDeliveryClient(cfg),
+		WebhookEndpoint:          NewWebhookEndpointClient(cfg),
+		WebhookMessage:           NewWebhookMessageClient(cfg),
 	}, nil
 }
 
@@ -329,45 +374,54 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 	cfg := c.config
 	cfg.driver = &txDriver{tx: tx, drv: c.driver}
 	return &Tx{
-		ctx:                    ctx,
-		config:                 cfg,
-		AIReviewResult:         NewAIReviewResultClient(cfg),
-		APIKey:                 NewAPIKeyClient(cfg),
-		BrowserSession:         NewBrowserSessionClient(cfg),
-		Contact:                NewContactClient(cfg),
-		DeliverableAssignment:  NewDeliverableAssignmentClient(cfg),
-		EmailCampaign:          NewEmailCampaignClient(cfg),
-		EmailCampaignRecipient: NewEmailCampaignRecipientClient(cfg),
-		EmailLog:               NewEmailLogClient(cfg),
-		Event:                  NewEventClient(cfg),
-		EventMember:            NewEventMemberClient(cfg),
-		FileRequirement:        NewFileRequirementClient(cfg),
-		Form:                   NewFormClient(cfg),
-		Format:                 NewFormatClient(cfg),
-		IdempotencyRecord:      NewIdempotencyRecordClient(cfg),
-		Level:                  NewLevelClient(cfg),
-		Organization:           NewOrganizationClient(cfg),
-		OrganizationInvitation: NewOrganizationInvitationClient(cfg),
-		OrganizationMember:     NewOrganizationMemberClient(cfg),
-		Resource:               NewResourceClient(cfg),
-		ReviewAnswer:           NewReviewAnswerClient(cfg),
-		ReviewAssignment:       NewReviewAssignmentClient(cfg),
-		ReviewCriterion:        NewReviewCriterionClient(cfg),
-		ReviewRound:            NewReviewRoundClient(cfg),
-		ReviewRoundMember:      NewReviewRoundMemberClient(cfg),
-		Room:                   NewRoomClient(cfg),
-		SignInToken:            NewSignInTokenClient(cfg),
-		Submission:             NewSubmissionClient(cfg),
-		SubmissionParticipant:  NewSubmissionParticipantClient(cfg),
-		Tag:                    NewTagClient(cfg),
-		TaskAssignment:         NewTaskAssignmentClient(cfg),
-		TaskTemplate:           NewTaskTemplateClient(cfg),
-		TimelineEntry:          NewTimelineEntryClient(cfg),
-		Track:                  NewTrackClient(cfg),
-		User:                   NewUserClient(cfg),
-		WebhookDelivery:        NewWebhookDeliveryClient(cfg),
-		WebhookEndpoint:        NewWebhookEndpointClient(cfg),
-		WebhookMessage:         NewWebhookMessageClient(cfg),
+		ctx:                      ctx,
+		config:                   cfg,
+		AIReviewResult:           NewAIReviewResultClient(cfg),
+		APIKey:                   NewAPIKeyClient(cfg),
+		BrowserSession:           NewBrowserSessionClient(cfg),
+		Contact:                  NewContactClient(cfg),
+		DeliverableAssignment:    NewDeliverableAssignmentClient(cfg),
+		EmailCampaign:            NewEmailCampaignClient(cfg),
+		EmailCampaignRecipient:   NewEmailCampaignRecipientClient(cfg),
+		EmailLog:                 NewEmailLogClient(cfg),
+		Event:                    NewEventClient(cfg),
+		EventMember:              NewEventMemberClient(cfg),
+		FileRequirement:          NewFileRequirementClient(cfg),
+		Form:                     NewFormClient(cfg),
+		Format:                   NewFormatClient(cfg),
+		IdempotencyRecord:        NewIdempotencyRecordClient(cfg),
+		Level:                    NewLevelClient(cfg),
+		Organization:             NewOrganizationClient(cfg),
+		OrganizationContact:      NewOrganizationContactClient(cfg),
+		OrganizationContactEvent: NewOrganizationContactEventClient(cfg),
+		OrganizationContactNote:  NewOrganizationContactNoteClient(cfg),
+		OrganizationContactTag:   NewOrganizationContactTagClient(cfg),
+		OrganizationInvitation:   NewOrganizationInvitationClient(cfg),
+		OrganizationMember:       NewOrganizationMemberClient(cfg),
+		OrganizationTag:          NewOrganizationTagClient(cfg),
+		PipelineCard:             NewPipelineCardClient(cfg),
+		PipelineStage:            NewPipelineStageClient(cfg),
+		Resource:                 NewResourceClient(cfg),
+		ReviewAnswer:             NewReviewAnswerClient(cfg),
+		ReviewAssignment:         NewReviewAssignmentClient(cfg),
+		ReviewCriterion:          NewReviewCriterionClient(cfg),
+		ReviewRound:              NewReviewRoundClient(cfg),
+		ReviewRoundMember:        NewReviewRoundMemberClient(cfg),
+		Room:                     NewRoomClient(cfg),
+		Segment:                  NewSegmentClient(cfg),
+		SignInToken:              NewSignInTokenClient(cfg),
+		StageHistory:             NewStageHistoryClient(cfg),
+		Submission:               NewSubmissionClient(cfg),
+		SubmissionParticipant:    NewSubmissionParticipantClient(cfg),
+		Tag:                      NewTagClient(cfg),
+		TaskAssignment:           NewTaskAssignmentClient(cfg),
+		TaskTemplate:             NewTaskTemplateClient(cfg),
+		TimelineEntry:            NewTimelineEntryClient(cfg),
+		Track:                    NewTrackClient(cfg),
+		User:                     NewUserClient(cfg),
+		WebhookDelivery:          NewWebhookDeliveryClient(cfg),
+		WebhookEndpoint:          NewWebhookEndpointClient(cfg),
+		WebhookMessage:           NewWebhookMessageClient(cfg),
 	}, nil
 }
 
@@ -400,10 +454,13 @@ func (c *Client) Use(hooks ...Hook) {
 		c.AIReviewResult, c.APIKey, c.BrowserSession, c.Contact,
 		c.DeliverableAssignment, c.EmailCampaign, c.EmailCampaignRecipient, c.EmailLog,
 		c.Event, c.EventMember, c.FileRequirement, c.Form, c.Format,
-		c.IdempotencyRecord, c.Level, c.Organization, c.OrganizationInvitation,
-		c.OrganizationMember, c.Resource, c.ReviewAnswer, c.ReviewAssignment,
-		c.ReviewCriterion, c.ReviewRound, c.ReviewRoundMember, c.Room, c.SignInToken,
-		c.Submission, c.SubmissionParticipant, c.Tag, c.TaskAssignment, c.TaskTemplate,
+		c.IdempotencyRecord, c.Level, c.Organization, c.OrganizationContact,
+		c.OrganizationContactEvent, c.OrganizationContactNote,
+		c.OrganizationContactTag, c.OrganizationInvitation, c.OrganizationMember,
+		c.OrganizationTag, c.PipelineCard, c.PipelineStage, c.Resource, c.ReviewAnswer,
+		c.ReviewAssignment, c.ReviewCriterion, c.ReviewRound, c.ReviewRoundMember,
+		c.Room, c.Segment, c.SignInToken, c.StageHistory, c.Submission,
+		c.SubmissionParticipant, c.Tag, c.TaskAssignment, c.TaskTemplate,
 		c.TimelineEntry, c.Track, c.User, c.WebhookDelivery, c.WebhookEndpoint,
 		c.WebhookMessage,
 	} {
@@ -418,10 +475,13 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.AIReviewResult, c.APIKey, c.BrowserSession, c.Contact,
 		c.DeliverableAssignment, c.EmailCampaign, c.EmailCampaignRecipient, c.EmailLog,
 		c.Event, c.EventMember, c.FileRequirement, c.Form, c.Format,
-		c.IdempotencyRecord, c.Level, c.Organization, c.OrganizationInvitation,
-		c.OrganizationMember, c.Resource, c.ReviewAnswer, c.ReviewAssignment,
-		c.ReviewCriterion, c.ReviewRound, c.ReviewRoundMember, c.Room, c.SignInToken,
-		c.Submission, c.SubmissionParticipant, c.Tag, c.TaskAssignment, c.TaskTemplate,
+		c.IdempotencyRecord, c.Level, c.Organization, c.OrganizationContact,
+		c.OrganizationContactEvent, c.OrganizationContactNote,
+		c.OrganizationContactTag, c.OrganizationInvitation, c.OrganizationMember,
+		c.OrganizationTag, c.PipelineCard, c.PipelineStage, c.Resource, c.ReviewAnswer,
+		c.ReviewAssignment, c.ReviewCriterion, c.ReviewRound, c.ReviewRoundMember,
+		c.Room, c.Segment, c.SignInToken, c.StageHistory, c.Submission,
+		c.SubmissionParticipant, c.Tag, c.TaskAssignment, c.TaskTemplate,
 		c.TimelineEntry, c.Track, c.User, c.WebhookDelivery, c.WebhookEndpoint,
 		c.WebhookMessage,
 	} {
@@ -464,10 +524,24 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Level.mutate(ctx, m)
 	case *OrganizationMutation:
 		return c.Organization.mutate(ctx, m)
+	case *OrganizationContactMutation:
+		return c.OrganizationContact.mutate(ctx, m)
+	case *OrganizationContactEventMutation:
+		return c.OrganizationContactEvent.mutate(ctx, m)
+	case *OrganizationContactNoteMutation:
+		return c.OrganizationContactNote.mutate(ctx, m)
+	case *OrganizationContactTagMutation:
+		return c.OrganizationContactTag.mutate(ctx, m)
 	case *OrganizationInvitationMutation:
 		return c.OrganizationInvitation.mutate(ctx, m)
 	case *OrganizationMemberMutation:
 		return c.OrganizationMember.mutate(ctx, m)
+	case *OrganizationTagMutation:
+		return c.OrganizationTag.mutate(ctx, m)
+	case *PipelineCardMutation:
+		return c.PipelineCard.mutate(ctx, m)
+	case *PipelineStageMutation:
+		return c.PipelineStage.mutate(ctx, m)
 	case *ResourceMutation:
 		return c.Resource.mutate(ctx, m)
 	case *ReviewAnswerMutation:
@@ -482,8 +556,12 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.ReviewRoundMember.mutate(ctx, m)
 	case *RoomMutation:
 		return c.Room.mutate(ctx, m)
+	case *SegmentMutation:
+		return c.Segment.mutate(ctx, m)
 	case *SignInTokenMutation:
 		return c.SignInToken.mutate(ctx, m)
+	case *StageHistoryMutation:
+		return c.StageHistory.mutate(ctx, m)
 	case *SubmissionMutation:
 		return c.Submission.mutate(ctx, m)
 	case *SubmissionParticipantMutation:
@@ -3535,6 +3613,698 @@ func (c *OrganizationClient) mutate(ctx context.Context, m *OrganizationMutation
 	}
 }
 
+// OrganizationContactClient is a client for the OrganizationContact schema.
+type OrganizationContactClient struct {
+	config
+}
+
+// NewOrganizationContactClient returns a client for the OrganizationContact from the given config.
+func NewOrganizationContactClient(c config) *OrganizationContactClient {
+	return &OrganizationContactClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `organizationcontact.Hooks(f(g(h())))`.
+func (c *OrganizationContactClient) Use(hooks ...Hook) {
+	c.hooks.OrganizationContact = append(c.hooks.OrganizationContact, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `organizationcontact.Intercept(f(g(h())))`.
+func (c *OrganizationContactClient) Intercept(interceptors ...Interceptor) {
+	c.inters.OrganizationContact = append(c.inters.OrganizationContact, interceptors...)
+}
+
+// Create returns a builder for creating a OrganizationContact entity.
+func (c *OrganizationContactClient) Create() *OrganizationContactCreate {
+	mutation := newOrganizationContactMutation(c.config, OpCreate)
+	return &OrganizationContactCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of OrganizationContact entities.
+func (c *OrganizationContactClient) CreateBulk(builders ...*OrganizationContactCreate) *OrganizationContactCreateBulk {
+	return &OrganizationContactCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *OrganizationContactClient) MapCreateBulk(slice any, setFunc func(*OrganizationContactCreate, int)) *OrganizationContactCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &OrganizationContactCreateBulk{err: fmt.Errorf("calling to OrganizationContactClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*OrganizationContactCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &OrganizationContactCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for OrganizationContact.
+func (c *OrganizationContactClient) Update() *OrganizationContactUpdate {
+	mutation := newOrganizationContactMutation(c.config, OpUpdate)
+	return &OrganizationContactUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *OrganizationContactClient) UpdateOne(_m *OrganizationContact) *OrganizationContactUpdateOne {
+	mutation := newOrganizationContactMutation(c.config, OpUpdateOne, withOrganizationContact(_m))
+	return &OrganizationContactUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *OrganizationContactClient) UpdateOneID(id string) *OrganizationContactUpdateOne {
+	mutation := newOrganizationContactMutation(c.config, OpUpdateOne, withOrganizationContactID(id))
+	return &OrganizationContactUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for OrganizationContact.
+func (c *OrganizationContactClient) Delete() *OrganizationContactDelete {
+	mutation := newOrganizationContactMutation(c.config, OpDelete)
+	return &OrganizationContactDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *OrganizationContactClient) DeleteOne(_m *OrganizationContact) *OrganizationContactDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *OrganizationContactClient) DeleteOneID(id string) *OrganizationContactDeleteOne {
+	builder := c.Delete().Where(organizationcontact.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &OrganizationContactDeleteOne{builder}
+}
+
+// Query returns a query builder for OrganizationContact.
+func (c *OrganizationContactClient) Query() *OrganizationContactQuery {
+	return &OrganizationContactQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeOrganizationContact},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a OrganizationContact entity by its id.
+func (c *OrganizationContactClient) Get(ctx context.Context, id string) (*OrganizationContact, error) {
+	return c.Query().Where(organizationcontact.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *OrganizationContactClient) GetX(ctx context.Context, id string) *OrganizationContact {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryTagLinks queries the tag_links edge of a OrganizationContact.
+func (c *OrganizationContactClient) QueryTagLinks(_m *OrganizationContact) *OrganizationContactTagQuery {
+	query := (&OrganizationContactTagClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(organizationcontact.Table, organizationcontact.FieldID, id),
+			sqlgraph.To(organizationcontacttag.Table, organizationcontacttag.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, organizationcontact.TagLinksTable, organizationcontact.TagLinksColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryNotes queries the notes edge of a OrganizationContact.
+func (c *OrganizationContactClient) QueryNotes(_m *OrganizationContact) *OrganizationContactNoteQuery {
+	query := (&OrganizationContactNoteClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(organizationcontact.Table, organizationcontact.FieldID, id),
+			sqlgraph.To(organizationcontactnote.Table, organizationcontactnote.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, organizationcontact.NotesTable, organizationcontact.NotesColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryEventLinks queries the event_links edge of a OrganizationContact.
+func (c *OrganizationContactClient) QueryEventLinks(_m *OrganizationContact) *OrganizationContactEventQuery {
+	query := (&OrganizationContactEventClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(organizationcontact.Table, organizationcontact.FieldID, id),
+			sqlgraph.To(organizationcontactevent.Table, organizationcontactevent.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, organizationcontact.EventLinksTable, organizationcontact.EventLinksColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryCard queries the card edge of a OrganizationContact.
+func (c *OrganizationContactClient) QueryCard(_m *OrganizationContact) *PipelineCardQuery {
+	query := (&PipelineCardClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(organizationcontact.Table, organizationcontact.FieldID, id),
+			sqlgraph.To(pipelinecard.Table, pipelinecard.FieldID),
+			sqlgraph.Edge(sqlgraph.O2O, false, organizationcontact.CardTable, organizationcontact.CardColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *OrganizationContactClient) Hooks() []Hook {
+	return c.hooks.OrganizationContact
+}
+
+// Interceptors returns the client interceptors.
+func (c *OrganizationContactClient) Interceptors() []Interceptor {
+	return c.inters.OrganizationContact
+}
+
+func (c *OrganizationContactClient) mutate(ctx context.Context, m *OrganizationContactMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&OrganizationContactCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&OrganizationContactUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&OrganizationContactUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&OrganizationContactDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown OrganizationContact mutation op: %q", m.Op())
+	}
+}
+
+// OrganizationContactEventClient is a client for the OrganizationContactEvent schema.
+type OrganizationContactEventClient struct {
+	config
+}
+
+// NewOrganizationContactEventClient returns a client for the OrganizationContactEvent from the given config.
+func NewOrganizationContactEventClient(c config) *OrganizationContactEventClient {
+	return &OrganizationContactEventClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `organizationcontactevent.Hooks(f(g(h())))`.
+func (c *OrganizationContactEventClient) Use(hooks ...Hook) {
+	c.hooks.OrganizationContactEvent = append(c.hooks.OrganizationContactEvent, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `organizationcontactevent.Intercept(f(g(h())))`.
+func (c *OrganizationContactEventClient) Intercept(interceptors ...Interceptor) {
+	c.inters.OrganizationContactEvent = append(c.inters.OrganizationContactEvent, interceptors...)
+}
+
+// Create returns a builder for creating a OrganizationContactEvent entity.
+func (c *OrganizationContactEventClient) Create() *OrganizationContactEventCreate {
+	mutation := newOrganizationContactEventMutation(c.config, OpCreate)
+	return &OrganizationContactEventCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of OrganizationContactEvent entities.
+func (c *OrganizationContactEventClient) CreateBulk(builders ...*OrganizationContactEventCreate) *OrganizationContactEventCreateBulk {
+	return &OrganizationContactEventCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *OrganizationContactEventClient) MapCreateBulk(slice any, setFunc func(*OrganizationContactEventCreate, int)) *OrganizationContactEventCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &OrganizationContactEventCreateBulk{err: fmt.Errorf("calling to OrganizationContactEventClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*OrganizationContactEventCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &OrganizationContactEventCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for OrganizationContactEvent.
+func (c *OrganizationContactEventClient) Update() *OrganizationContactEventUpdate {
+	mutation := newOrganizationContactEventMutation(c.config, OpUpdate)
+	return &OrganizationContactEventUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *OrganizationContactEventClient) UpdateOne(_m *OrganizationContactEvent) *OrganizationContactEventUpdateOne {
+	mutation := newOrganizationContactEventMutation(c.config, OpUpdateOne, withOrganizationContactEvent(_m))
+	return &OrganizationContactEventUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *OrganizationContactEventClient) UpdateOneID(id string) *OrganizationContactEventUpdateOne {
+	mutation := newOrganizationContactEventMutation(c.config, OpUpdateOne, withOrganizationContactEventID(id))
+	return &OrganizationContactEventUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for OrganizationContactEvent.
+func (c *OrganizationContactEventClient) Delete() *OrganizationContactEventDelete {
+	mutation := newOrganizationContactEventMutation(c.config, OpDelete)
+	return &OrganizationContactEventDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *OrganizationContactEventClient) DeleteOne(_m *OrganizationContactEvent) *OrganizationContactEventDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *OrganizationContactEventClient) DeleteOneID(id string) *OrganizationContactEventDeleteOne {
+	builder := c.Delete().Where(organizationcontactevent.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &OrganizationContactEventDeleteOne{builder}
+}
+
+// Query returns a query builder for OrganizationContactEvent.
+func (c *OrganizationContactEventClient) Query() *OrganizationContactEventQuery {
+	return &OrganizationContactEventQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeOrganizationContactEvent},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a OrganizationContactEvent entity by its id.
+func (c *OrganizationContactEventClient) Get(ctx context.Context, id string) (*OrganizationContactEvent, error) {
+	return c.Query().Where(organizationcontactevent.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *OrganizationContactEventClient) GetX(ctx context.Context, id string) *OrganizationContactEvent {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryOrganizationContact queries the organization_contact edge of a OrganizationContactEvent.
+func (c *OrganizationContactEventClient) QueryOrganizationContact(_m *OrganizationContactEvent) *OrganizationContactQuery {
+	query := (&OrganizationContactClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(organizationcontactevent.Table, organizationcontactevent.FieldID, id),
+			sqlgraph.To(organizationcontact.Table, organizationcontact.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, organizationcontactevent.OrganizationContactTable, organizationcontactevent.OrganizationContactColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryContact queries the contact edge of a OrganizationContactEvent.
+func (c *OrganizationContactEventClient) QueryContact(_m *OrganizationContactEvent) *ContactQuery {
+	query := (&ContactClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(organizationcontactevent.Table, organizationcontactevent.FieldID, id),
+			sqlgraph.To(contact.Table, contact.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, organizationcontactevent.ContactTable, organizationcontactevent.ContactColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryEvent queries the event edge of a OrganizationContactEvent.
+func (c *OrganizationContactEventClient) QueryEvent(_m *OrganizationContactEvent) *EventQuery {
+	query := (&EventClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(organizationcontactevent.Table, organizationcontactevent.FieldID, id),
+			sqlgraph.To(event.Table, event.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, organizationcontactevent.EventTable, organizationcontactevent.EventColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *OrganizationContactEventClient) Hooks() []Hook {
+	return c.hooks.OrganizationContactEvent
+}
+
+// Interceptors returns the client interceptors.
+func (c *OrganizationContactEventClient) Interceptors() []Interceptor {
+	return c.inters.OrganizationContactEvent
+}
+
+func (c *OrganizationContactEventClient) mutate(ctx context.Context, m *OrganizationContactEventMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&OrganizationContactEventCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&OrganizationContactEventUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&OrganizationContactEventUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&OrganizationContactEventDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown OrganizationContactEvent mutation op: %q", m.Op())
+	}
+}
+
+// OrganizationContactNoteClient is a client for the OrganizationContactNote schema.
+type OrganizationContactNoteClient struct {
+	config
+}
+
+// NewOrganizationContactNoteClient returns a client for the OrganizationContactNote from the given config.
+func NewOrganizationContactNoteClient(c config) *OrganizationContactNoteClient {
+	return &OrganizationContactNoteClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `organizationcontactnote.Hooks(f(g(h())))`.
+func (c *OrganizationContactNoteClient) Use(hooks ...Hook) {
+	c.hooks.OrganizationContactNote = append(c.hooks.OrganizationContactNote, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `organizationcontactnote.Intercept(f(g(h())))`.
+func (c *OrganizationContactNoteClient) Intercept(interceptors ...Interceptor) {
+	c.inters.OrganizationContactNote = append(c.inters.OrganizationContactNote, interceptors...)
+}
+
+// Create returns a builder for creating a OrganizationContactNote entity.
+func (c *OrganizationContactNoteClient) Create() *OrganizationContactNoteCreate {
+	mutation := newOrganizationContactNoteMutation(c.config, OpCreate)
+	return &OrganizationContactNoteCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of OrganizationContactNote entities.
+func (c *OrganizationContactNoteClient) CreateBulk(builders ...*OrganizationContactNoteCreate) *OrganizationContactNoteCreateBulk {
+	return &OrganizationContactNoteCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *OrganizationContactNoteClient) MapCreateBulk(slice any, setFunc func(*OrganizationContactNoteCreate, int)) *OrganizationContactNoteCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &OrganizationContactNoteCreateBulk{err: fmt.Errorf("calling to OrganizationContactNoteClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*OrganizationContactNoteCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &OrganizationContactNoteCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for OrganizationContactNote.
+func (c *OrganizationContactNoteClient) Update() *OrganizationContactNoteUpdate {
+	mutation := newOrganizationContactNoteMutation(c.config, OpUpdate)
+	return &OrganizationContactNoteUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *OrganizationContactNoteClient) UpdateOne(_m *OrganizationContactNote) *OrganizationContactNoteUpdateOne {
+	mutation := newOrganizationContactNoteMutation(c.config, OpUpdateOne, withOrganizationContactNote(_m))
+	return &OrganizationContactNoteUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *OrganizationContactNoteClient) UpdateOneID(id string) *OrganizationContactNoteUpdateOne {
+	mutation := newOrganizationContactNoteMutation(c.config, OpUpdateOne, withOrganizationContactNoteID(id))
+	return &OrganizationContactNoteUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for OrganizationContactNote.
+func (c *OrganizationContactNoteClient) Delete() *OrganizationContactNoteDelete {
+	mutation := newOrganizationContactNoteMutation(c.config, OpDelete)
+	return &OrganizationContactNoteDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *OrganizationContactNoteClient) DeleteOne(_m *OrganizationContactNote) *OrganizationContactNoteDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *OrganizationContactNoteClient) DeleteOneID(id string) *OrganizationContactNoteDeleteOne {
+	builder := c.Delete().Where(organizationcontactnote.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &OrganizationContactNoteDeleteOne{builder}
+}
+
+// Query returns a query builder for OrganizationContactNote.
+func (c *OrganizationContactNoteClient) Query() *OrganizationContactNoteQuery {
+	return &OrganizationContactNoteQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeOrganizationContactNote},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a OrganizationContactNote entity by its id.
+func (c *OrganizationContactNoteClient) Get(ctx context.Context, id string) (*OrganizationContactNote, error) {
+	return c.Query().Where(organizationcontactnote.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *OrganizationContactNoteClient) GetX(ctx context.Context, id string) *OrganizationContactNote {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryContact queries the contact edge of a OrganizationContactNote.
+func (c *OrganizationContactNoteClient) QueryContact(_m *OrganizationContactNote) *OrganizationContactQuery {
+	query := (&OrganizationContactClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(organizationcontactnote.Table, organizationcontactnote.FieldID, id),
+			sqlgraph.To(organizationcontact.Table, organizationcontact.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, organizationcontactnote.ContactTable, organizationcontactnote.ContactColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *OrganizationContactNoteClient) Hooks() []Hook {
+	return c.hooks.OrganizationContactNote
+}
+
+// Interceptors returns the client interceptors.
+func (c *OrganizationContactNoteClient) Interceptors() []Interceptor {
+	return c.inters.OrganizationContactNote
+}
+
+func (c *OrganizationContactNoteClient) mutate(ctx context.Context, m *OrganizationContactNoteMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&OrganizationContactNoteCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&OrganizationContactNoteUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&OrganizationContactNoteUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&OrganizationContactNoteDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown OrganizationContactNote mutation op: %q", m.Op())
+	}
+}
+
+// OrganizationContactTagClient is a client for the OrganizationContactTag schema.
+type OrganizationContactTagClient struct {
+	config
+}
+
+// NewOrganizationContactTagClient returns a client for the OrganizationContactTag from the given config.
+func NewOrganizationContactTagClient(c config) *OrganizationContactTagClient {
+	return &OrganizationContactTagClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `organizationcontacttag.Hooks(f(g(h())))`.
+func (c *OrganizationContactTagClient) Use(hooks ...Hook) {
+	c.hooks.OrganizationContactTag = append(c.hooks.OrganizationContactTag, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `organizationcontacttag.Intercept(f(g(h())))`.
+func (c *OrganizationContactTagClient) Intercept(interceptors ...Interceptor) {
+	c.inters.OrganizationContactTag = append(c.inters.OrganizationContactTag, interceptors...)
+}
+
+// Create returns a builder for creating a OrganizationContactTag entity.
+func (c *OrganizationContactTagClient) Create() *OrganizationContactTagCreate {
+	mutation := newOrganizationContactTagMutation(c.config, OpCreate)
+	return &OrganizationContactTagCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of OrganizationContactTag entities.
+func (c *OrganizationContactTagClient) CreateBulk(builders ...*OrganizationContactTagCreate) *OrganizationContactTagCreateBulk {
+	return &OrganizationContactTagCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *OrganizationContactTagClient) MapCreateBulk(slice any, setFunc func(*OrganizationContactTagCreate, int)) *OrganizationContactTagCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &OrganizationContactTagCreateBulk{err: fmt.Errorf("calling to OrganizationContactTagClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*OrganizationContactTagCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &OrganizationContactTagCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for OrganizationContactTag.
+func (c *OrganizationContactTagClient) Update() *OrganizationContactTagUpdate {
+	mutation := newOrganizationContactTagMutation(c.config, OpUpdate)
+	return &OrganizationContactTagUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *OrganizationContactTagClient) UpdateOne(_m *OrganizationContactTag) *OrganizationContactTagUpdateOne {
+	mutation := newOrganizationContactTagMutation(c.config, OpUpdateOne, withOrganizationContactTag(_m))
+	return &OrganizationContactTagUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *OrganizationContactTagClient) UpdateOneID(id string) *OrganizationContactTagUpdateOne {
+	mutation := newOrganizationContactTagMutation(c.config, OpUpdateOne, withOrganizationContactTagID(id))
+	return &OrganizationContactTagUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for OrganizationContactTag.
+func (c *OrganizationContactTagClient) Delete() *OrganizationContactTagDelete {
+	mutation := newOrganizationContactTagMutation(c.config, OpDelete)
+	return &OrganizationContactTagDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *OrganizationContactTagClient) DeleteOne(_m *OrganizationContactTag) *OrganizationContactTagDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *OrganizationContactTagClient) DeleteOneID(id string) *OrganizationContactTagDeleteOne {
+	builder := c.Delete().Where(organizationcontacttag.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &OrganizationContactTagDeleteOne{builder}
+}
+
+// Query returns a query builder for OrganizationContactTag.
+func (c *OrganizationContactTagClient) Query() *OrganizationContactTagQuery {
+	return &OrganizationContactTagQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeOrganizationContactTag},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a OrganizationContactTag entity by its id.
+func (c *OrganizationContactTagClient) Get(ctx context.Context, id string) (*OrganizationContactTag, error) {
+	return c.Query().Where(organizationcontacttag.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *OrganizationContactTagClient) GetX(ctx context.Context, id string) *OrganizationContactTag {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryContact queries the contact edge of a OrganizationContactTag.
+func (c *OrganizationContactTagClient) QueryContact(_m *OrganizationContactTag) *OrganizationContactQuery {
+	query := (&OrganizationContactClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(organizationcontacttag.Table, organizationcontacttag.FieldID, id),
+			sqlgraph.To(organizationcontact.Table, organizationcontact.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, organizationcontacttag.ContactTable, organizationcontacttag.ContactColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryTag queries the tag edge of a OrganizationContactTag.
+func (c *OrganizationContactTagClient) QueryTag(_m *OrganizationContactTag) *OrganizationTagQuery {
+	query := (&OrganizationTagClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(organizationcontacttag.Table, organizationcontacttag.FieldID, id),
+			sqlgraph.To(organizationtag.Table, organizationtag.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, organizationcontacttag.TagTable, organizationcontacttag.TagColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *OrganizationContactTagClient) Hooks() []Hook {
+	return c.hooks.OrganizationContactTag
+}
+
+// Interceptors returns the client interceptors.
+func (c *OrganizationContactTagClient) Interceptors() []Interceptor {
+	return c.inters.OrganizationContactTag
+}
+
+func (c *OrganizationContactTagClient) mutate(ctx context.Context, m *OrganizationContactTagMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&OrganizationContactTagCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&OrganizationContactTagUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&OrganizationContactTagUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&OrganizationContactTagDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown OrganizationContactTag mutation op: %q", m.Op())
+	}
+}
+
 // OrganizationInvitationClient is a client for the OrganizationInvitation schema.
 type OrganizationInvitationClient struct {
 	config
@@ -3846,6 +4616,485 @@ func (c *OrganizationMemberClient) mutate(ctx context.Context, m *OrganizationMe
 		return (&OrganizationMemberDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown OrganizationMember mutation op: %q", m.Op())
+	}
+}
+
+// OrganizationTagClient is a client for the OrganizationTag schema.
+type OrganizationTagClient struct {
+	config
+}
+
+// NewOrganizationTagClient returns a client for the OrganizationTag from the given config.
+func NewOrganizationTagClient(c config) *OrganizationTagClient {
+	return &OrganizationTagClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `organizationtag.Hooks(f(g(h())))`.
+func (c *OrganizationTagClient) Use(hooks ...Hook) {
+	c.hooks.OrganizationTag = append(c.hooks.OrganizationTag, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `organizationtag.Intercept(f(g(h())))`.
+func (c *OrganizationTagClient) Intercept(interceptors ...Interceptor) {
+	c.inters.OrganizationTag = append(c.inters.OrganizationTag, interceptors...)
+}
+
+// Create returns a builder for creating a OrganizationTag entity.
+func (c *OrganizationTagClient) Create() *OrganizationTagCreate {
+	mutation := newOrganizationTagMutation(c.config, OpCreate)
+	return &OrganizationTagCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of OrganizationTag entities.
+func (c *OrganizationTagClient) CreateBulk(builders ...*OrganizationTagCreate) *OrganizationTagCreateBulk {
+	return &OrganizationTagCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *OrganizationTagClient) MapCreateBulk(slice any, setFunc func(*OrganizationTagCreate, int)) *OrganizationTagCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &OrganizationTagCreateBulk{err: fmt.Errorf("calling to OrganizationTagClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*OrganizationTagCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &OrganizationTagCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for OrganizationTag.
+func (c *OrganizationTagClient) Update() *OrganizationTagUpdate {
+	mutation := newOrganizationTagMutation(c.config, OpUpdate)
+	return &OrganizationTagUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *OrganizationTagClient) UpdateOne(_m *OrganizationTag) *OrganizationTagUpdateOne {
+	mutation := newOrganizationTagMutation(c.config, OpUpdateOne, withOrganizationTag(_m))
+	return &OrganizationTagUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *OrganizationTagClient) UpdateOneID(id string) *OrganizationTagUpdateOne {
+	mutation := newOrganizationTagMutation(c.config, OpUpdateOne, withOrganizationTagID(id))
+	return &OrganizationTagUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for OrganizationTag.
+func (c *OrganizationTagClient) Delete() *OrganizationTagDelete {
+	mutation := newOrganizationTagMutation(c.config, OpDelete)
+	return &OrganizationTagDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *OrganizationTagClient) DeleteOne(_m *OrganizationTag) *OrganizationTagDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *OrganizationTagClient) DeleteOneID(id string) *OrganizationTagDeleteOne {
+	builder := c.Delete().Where(organizationtag.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &OrganizationTagDeleteOne{builder}
+}
+
+// Query returns a query builder for OrganizationTag.
+func (c *OrganizationTagClient) Query() *OrganizationTagQuery {
+	return &OrganizationTagQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeOrganizationTag},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a OrganizationTag entity by its id.
+func (c *OrganizationTagClient) Get(ctx context.Context, id string) (*OrganizationTag, error) {
+	return c.Query().Where(organizationtag.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *OrganizationTagClient) GetX(ctx context.Context, id string) *OrganizationTag {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryContactLinks queries the contact_links edge of a OrganizationTag.
+func (c *OrganizationTagClient) QueryContactLinks(_m *OrganizationTag) *OrganizationContactTagQuery {
+	query := (&OrganizationContactTagClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(organizationtag.Table, organizationtag.FieldID, id),
+			sqlgraph.To(organizationcontacttag.Table, organizationcontacttag.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, organizationtag.ContactLinksTable, organizationtag.ContactLinksColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *OrganizationTagClient) Hooks() []Hook {
+	return c.hooks.OrganizationTag
+}
+
+// Interceptors returns the client interceptors.
+func (c *OrganizationTagClient) Interceptors() []Interceptor {
+	return c.inters.OrganizationTag
+}
+
+func (c *OrganizationTagClient) mutate(ctx context.Context, m *OrganizationTagMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&OrganizationTagCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&OrganizationTagUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&OrganizationTagUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&OrganizationTagDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown OrganizationTag mutation op: %q", m.Op())
+	}
+}
+
+// PipelineCardClient is a client for the PipelineCard schema.
+type PipelineCardClient struct {
+	config
+}
+
+// NewPipelineCardClient returns a client for the PipelineCard from the given config.
+func NewPipelineCardClient(c config) *PipelineCardClient {
+	return &PipelineCardClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `pipelinecard.Hooks(f(g(h())))`.
+func (c *PipelineCardClient) Use(hooks ...Hook) {
+	c.hooks.PipelineCard = append(c.hooks.PipelineCard, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `pipelinecard.Intercept(f(g(h())))`.
+func (c *PipelineCardClient) Intercept(interceptors ...Interceptor) {
+	c.inters.PipelineCard = append(c.inters.PipelineCard, interceptors...)
+}
+
+// Create returns a builder for creating a PipelineCard entity.
+func (c *PipelineCardClient) Create() *PipelineCardCreate {
+	mutation := newPipelineCardMutation(c.config, OpCreate)
+	return &PipelineCardCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of PipelineCard entities.
+func (c *PipelineCardClient) CreateBulk(builders ...*PipelineCardCreate) *PipelineCardCreateBulk {
+	return &PipelineCardCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *PipelineCardClient) MapCreateBulk(slice any, setFunc func(*PipelineCardCreate, int)) *PipelineCardCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &PipelineCardCreateBulk{err: fmt.Errorf("calling to PipelineCardClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*PipelineCardCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &PipelineCardCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for PipelineCard.
+func (c *PipelineCardClient) Update() *PipelineCardUpdate {
+	mutation := newPipelineCardMutation(c.config, OpUpdate)
+	return &PipelineCardUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *PipelineCardClient) UpdateOne(_m *PipelineCard) *PipelineCardUpdateOne {
+	mutation := newPipelineCardMutation(c.config, OpUpdateOne, withPipelineCard(_m))
+	return &PipelineCardUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *PipelineCardClient) UpdateOneID(id string) *PipelineCardUpdateOne {
+	mutation := newPipelineCardMutation(c.config, OpUpdateOne, withPipelineCardID(id))
+	return &PipelineCardUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for PipelineCard.
+func (c *PipelineCardClient) Delete() *PipelineCardDelete {
+	mutation := newPipelineCardMutation(c.config, OpDelete)
+	return &PipelineCardDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *PipelineCardClient) DeleteOne(_m *PipelineCard) *PipelineCardDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *PipelineCardClient) DeleteOneID(id string) *PipelineCardDeleteOne {
+	builder := c.Delete().Where(pipelinecard.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &PipelineCardDeleteOne{builder}
+}
+
+// Query returns a query builder for PipelineCard.
+func (c *PipelineCardClient) Query() *PipelineCardQuery {
+	return &PipelineCardQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypePipelineCard},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a PipelineCard entity by its id.
+func (c *PipelineCardClient) Get(ctx context.Context, id string) (*PipelineCard, error) {
+	return c.Query().Where(pipelinecard.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *PipelineCardClient) GetX(ctx context.Context, id string) *PipelineCard {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryContact queries the contact edge of a PipelineCard.
+func (c *PipelineCardClient) QueryContact(_m *PipelineCard) *OrganizationContactQuery {
+	query := (&OrganizationContactClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(pipelinecard.Table, pipelinecard.FieldID, id),
+			sqlgraph.To(organizationcontact.Table, organizationcontact.FieldID),
+			sqlgraph.Edge(sqlgraph.O2O, true, pipelinecard.ContactTable, pipelinecard.ContactColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryStage queries the stage edge of a PipelineCard.
+func (c *PipelineCardClient) QueryStage(_m *PipelineCard) *PipelineStageQuery {
+	query := (&PipelineStageClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(pipelinecard.Table, pipelinecard.FieldID, id),
+			sqlgraph.To(pipelinestage.Table, pipelinestage.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, pipelinecard.StageTable, pipelinecard.StageColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryHistory queries the history edge of a PipelineCard.
+func (c *PipelineCardClient) QueryHistory(_m *PipelineCard) *StageHistoryQuery {
+	query := (&StageHistoryClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(pipelinecard.Table, pipelinecard.FieldID, id),
+			sqlgraph.To(stagehistory.Table, stagehistory.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, pipelinecard.HistoryTable, pipelinecard.HistoryColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *PipelineCardClient) Hooks() []Hook {
+	return c.hooks.PipelineCard
+}
+
+// Interceptors returns the client interceptors.
+func (c *PipelineCardClient) Interceptors() []Interceptor {
+	return c.inters.PipelineCard
+}
+
+func (c *PipelineCardClient) mutate(ctx context.Context, m *PipelineCardMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&PipelineCardCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&PipelineCardUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&PipelineCardUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&PipelineCardDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown PipelineCard mutation op: %q", m.Op())
+	}
+}
+
+// PipelineStageClient is a client for the PipelineStage schema.
+type PipelineStageClient struct {
+	config
+}
+
+// NewPipelineStageClient returns a client for the PipelineStage from the given config.
+func NewPipelineStageClient(c config) *PipelineStageClient {
+	return &PipelineStageClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `pipelinestage.Hooks(f(g(h())))`.
+func (c *PipelineStageClient) Use(hooks ...Hook) {
+	c.hooks.PipelineStage = append(c.hooks.PipelineStage, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `pipelinestage.Intercept(f(g(h())))`.
+func (c *PipelineStageClient) Intercept(interceptors ...Interceptor) {
+	c.inters.PipelineStage = append(c.inters.PipelineStage, interceptors...)
+}
+
+// Create returns a builder for creating a PipelineStage entity.
+func (c *PipelineStageClient) Create() *PipelineStageCreate {
+	mutation := newPipelineStageMutation(c.config, OpCreate)
+	return &PipelineStageCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of PipelineStage entities.
+func (c *PipelineStageClient) CreateBulk(builders ...*PipelineStageCreate) *PipelineStageCreateBulk {
+	return &PipelineStageCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *PipelineStageClient) MapCreateBulk(slice any, setFunc func(*PipelineStageCreate, int)) *PipelineStageCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &PipelineStageCreateBulk{err: fmt.Errorf("calling to PipelineStageClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*PipelineStageCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &PipelineStageCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for PipelineStage.
+func (c *PipelineStageClient) Update() *PipelineStageUpdate {
+	mutation := newPipelineStageMutation(c.config, OpUpdate)
+	return &PipelineStageUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *PipelineStageClient) UpdateOne(_m *PipelineStage) *PipelineStageUpdateOne {
+	mutation := newPipelineStageMutation(c.config, OpUpdateOne, withPipelineStage(_m))
+	return &PipelineStageUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *PipelineStageClient) UpdateOneID(id string) *PipelineStageUpdateOne {
+	mutation := newPipelineStageMutation(c.config, OpUpdateOne, withPipelineStageID(id))
+	return &PipelineStageUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for PipelineStage.
+func (c *PipelineStageClient) Delete() *PipelineStageDelete {
+	mutation := newPipelineStageMutation(c.config, OpDelete)
+	return &PipelineStageDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *PipelineStageClient) DeleteOne(_m *PipelineStage) *PipelineStageDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *PipelineStageClient) DeleteOneID(id string) *PipelineStageDeleteOne {
+	builder := c.Delete().Where(pipelinestage.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &PipelineStageDeleteOne{builder}
+}
+
+// Query returns a query builder for PipelineStage.
+func (c *PipelineStageClient) Query() *PipelineStageQuery {
+	return &PipelineStageQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypePipelineStage},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a PipelineStage entity by its id.
+func (c *PipelineStageClient) Get(ctx context.Context, id string) (*PipelineStage, error) {
+	return c.Query().Where(pipelinestage.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *PipelineStageClient) GetX(ctx context.Context, id string) *PipelineStage {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryCards queries the cards edge of a PipelineStage.
+func (c *PipelineStageClient) QueryCards(_m *PipelineStage) *PipelineCardQuery {
+	query := (&PipelineCardClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(pipelinestage.Table, pipelinestage.FieldID, id),
+			sqlgraph.To(pipelinecard.Table, pipelinecard.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, pipelinestage.CardsTable, pipelinestage.CardsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *PipelineStageClient) Hooks() []Hook {
+	return c.hooks.PipelineStage
+}
+
+// Interceptors returns the client interceptors.
+func (c *PipelineStageClient) Interceptors() []Interceptor {
+	return c.inters.PipelineStage
+}
+
+func (c *PipelineStageClient) mutate(ctx context.Context, m *PipelineStageMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&PipelineStageCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&PipelineStageUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&PipelineStageUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&PipelineStageDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown PipelineStage mutation op: %q", m.Op())
 	}
 }
 
@@ -5100,6 +6349,139 @@ func (c *RoomClient) mutate(ctx context.Context, m *RoomMutation) (Value, error)
 	}
 }
 
+// SegmentClient is a client for the Segment schema.
+type SegmentClient struct {
+	config
+}
+
+// NewSegmentClient returns a client for the Segment from the given config.
+func NewSegmentClient(c config) *SegmentClient {
+	return &SegmentClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `segment.Hooks(f(g(h())))`.
+func (c *SegmentClient) Use(hooks ...Hook) {
+	c.hooks.Segment = append(c.hooks.Segment, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `segment.Intercept(f(g(h())))`.
+func (c *SegmentClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Segment = append(c.inters.Segment, interceptors...)
+}
+
+// Create returns a builder for creating a Segment entity.
+func (c *SegmentClient) Create() *SegmentCreate {
+	mutation := newSegmentMutation(c.config, OpCreate)
+	return &SegmentCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Segment entities.
+func (c *SegmentClient) CreateBulk(builders ...*SegmentCreate) *SegmentCreateBulk {
+	return &SegmentCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *SegmentClient) MapCreateBulk(slice any, setFunc func(*SegmentCreate, int)) *SegmentCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &SegmentCreateBulk{err: fmt.Errorf("calling to SegmentClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*SegmentCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &SegmentCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Segment.
+func (c *SegmentClient) Update() *SegmentUpdate {
+	mutation := newSegmentMutation(c.config, OpUpdate)
+	return &SegmentUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *SegmentClient) UpdateOne(_m *Segment) *SegmentUpdateOne {
+	mutation := newSegmentMutation(c.config, OpUpdateOne, withSegment(_m))
+	return &SegmentUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *SegmentClient) UpdateOneID(id string) *SegmentUpdateOne {
+	mutation := newSegmentMutation(c.config, OpUpdateOne, withSegmentID(id))
+	return &SegmentUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Segment.
+func (c *SegmentClient) Delete() *SegmentDelete {
+	mutation := newSegmentMutation(c.config, OpDelete)
+	return &SegmentDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *SegmentClient) DeleteOne(_m *Segment) *SegmentDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *SegmentClient) DeleteOneID(id string) *SegmentDeleteOne {
+	builder := c.Delete().Where(segment.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &SegmentDeleteOne{builder}
+}
+
+// Query returns a query builder for Segment.
+func (c *SegmentClient) Query() *SegmentQuery {
+	return &SegmentQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeSegment},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Segment entity by its id.
+func (c *SegmentClient) Get(ctx context.Context, id string) (*Segment, error) {
+	return c.Query().Where(segment.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *SegmentClient) GetX(ctx context.Context, id string) *Segment {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *SegmentClient) Hooks() []Hook {
+	return c.hooks.Segment
+}
+
+// Interceptors returns the client interceptors.
+func (c *SegmentClient) Interceptors() []Interceptor {
+	return c.inters.Segment
+}
+
+func (c *SegmentClient) mutate(ctx context.Context, m *SegmentMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&SegmentCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&SegmentUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&SegmentUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&SegmentDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Segment mutation op: %q", m.Op())
+	}
+}
+
 // SignInTokenClient is a client for the SignInToken schema.
 type SignInTokenClient struct {
 	config
@@ -5230,6 +6612,155 @@ func (c *SignInTokenClient) mutate(ctx context.Context, m *SignInTokenMutation) 
 		return (&SignInTokenDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown SignInToken mutation op: %q", m.Op())
+	}
+}
+
+// StageHistoryClient is a client for the StageHistory schema.
+type StageHistoryClient struct {
+	config
+}
+
+// NewStageHistoryClient returns a client for the StageHistory from the given config.
+func NewStageHistoryClient(c config) *StageHistoryClient {
+	return &StageHistoryClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `stagehistory.Hooks(f(g(h())))`.
+func (c *StageHistoryClient) Use(hooks ...Hook) {
+	c.hooks.StageHistory = append(c.hooks.StageHistory, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `stagehistory.Intercept(f(g(h())))`.
+func (c *StageHistoryClient) Intercept(interceptors ...Interceptor) {
+	c.inters.StageHistory = append(c.inters.StageHistory, interceptors...)
+}
+
+// Create returns a builder for creating a StageHistory entity.
+func (c *StageHistoryClient) Create() *StageHistoryCreate {
+	mutation := newStageHistoryMutation(c.config, OpCreate)
+	return &StageHistoryCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of StageHistory entities.
+func (c *StageHistoryClient) CreateBulk(builders ...*StageHistoryCreate) *StageHistoryCreateBulk {
+	return &StageHistoryCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *StageHistoryClient) MapCreateBulk(slice any, setFunc func(*StageHistoryCreate, int)) *StageHistoryCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &StageHistoryCreateBulk{err: fmt.Errorf("calling to StageHistoryClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*StageHistoryCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &StageHistoryCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for StageHistory.
+func (c *StageHistoryClient) Update() *StageHistoryUpdate {
+	mutation := newStageHistoryMutation(c.config, OpUpdate)
+	return &StageHistoryUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *StageHistoryClient) UpdateOne(_m *StageHistory) *StageHistoryUpdateOne {
+	mutation := newStageHistoryMutation(c.config, OpUpdateOne, withStageHistory(_m))
+	return &StageHistoryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *StageHistoryClient) UpdateOneID(id string) *StageHistoryUpdateOne {
+	mutation := newStageHistoryMutation(c.config, OpUpdateOne, withStageHistoryID(id))
+	return &StageHistoryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for StageHistory.
+func (c *StageHistoryClient) Delete() *StageHistoryDelete {
+	mutation := newStageHistoryMutation(c.config, OpDelete)
+	return &StageHistoryDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *StageHistoryClient) DeleteOne(_m *StageHistory) *StageHistoryDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *StageHistoryClient) DeleteOneID(id string) *StageHistoryDeleteOne {
+	builder := c.Delete().Where(stagehistory.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &StageHistoryDeleteOne{builder}
+}
+
+// Query returns a query builder for StageHistory.
+func (c *StageHistoryClient) Query() *StageHistoryQuery {
+	return &StageHistoryQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeStageHistory},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a StageHistory entity by its id.
+func (c *StageHistoryClient) Get(ctx context.Context, id string) (*StageHistory, error) {
+	return c.Query().Where(stagehistory.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *StageHistoryClient) GetX(ctx context.Context, id string) *StageHistory {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryCard queries the card edge of a StageHistory.
+func (c *StageHistoryClient) QueryCard(_m *StageHistory) *PipelineCardQuery {
+	query := (&PipelineCardClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(stagehistory.Table, stagehistory.FieldID, id),
+			sqlgraph.To(pipelinecard.Table, pipelinecard.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, stagehistory.CardTable, stagehistory.CardColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *StageHistoryClient) Hooks() []Hook {
+	return c.hooks.StageHistory
+}
+
+// Interceptors returns the client interceptors.
+func (c *StageHistoryClient) Interceptors() []Interceptor {
+	return c.inters.StageHistory
+}
+
+func (c *StageHistoryClient) mutate(ctx context.Context, m *StageHistoryMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&StageHistoryCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&StageHistoryUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&StageHistoryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&StageHistoryDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown StageHistory mutation op: %q", m.Op())
 	}
 }
 
@@ -7279,21 +8810,25 @@ type (
 		AIReviewResult, APIKey, BrowserSession, Contact, DeliverableAssignment,
 		EmailCampaign, EmailCampaignRecipient, EmailLog, Event, EventMember,
 		FileRequirement, Form, Format, IdempotencyRecord, Level, Organization,
-		OrganizationInvitation, OrganizationMember, Resource, ReviewAnswer,
+		OrganizationContact, OrganizationContactEvent, OrganizationContactNote,
+		OrganizationContactTag, OrganizationInvitation, OrganizationMember,
+		OrganizationTag, PipelineCard, PipelineStage, Resource, ReviewAnswer,
 		ReviewAssignment, ReviewCriterion, ReviewRound, ReviewRoundMember, Room,
-		SignInToken, Submission, SubmissionParticipant, Tag, TaskAssignment,
-		TaskTemplate, TimelineEntry, Track, User, WebhookDelivery, WebhookEndpoint,
-		WebhookMessage []ent.Hook
+		Segment, SignInToken, StageHistory, Submission, SubmissionParticipant, Tag,
+		TaskAssignment, TaskTemplate, TimelineEntry, Track, User, WebhookDelivery,
+		WebhookEndpoint, WebhookMessage []ent.Hook
 	}
 	inters struct {
 		AIReviewResult, APIKey, BrowserSession, Contact, DeliverableAssignment,
 		EmailCampaign, EmailCampaignRecipient, EmailLog, Event, EventMember,
 		FileRequirement, Form, Format, IdempotencyRecord, Level, Organization,
-		OrganizationInvitation, OrganizationMember, Resource, ReviewAnswer,
+		OrganizationContact, OrganizationContactEvent, OrganizationContactNote,
+		OrganizationContactTag, OrganizationInvitation, OrganizationMember,
+		OrganizationTag, PipelineCard, PipelineStage, Resource, ReviewAnswer,
 		ReviewAssignment, ReviewCriterion, ReviewRound, ReviewRoundMember, Room,
-		SignInToken, Submission, SubmissionParticipant, Tag, TaskAssignment,
-		TaskTemplate, TimelineEntry, Track, User, WebhookDelivery, WebhookEndpoint,
-		WebhookMessage []ent.Interceptor
+		Segment, SignInToken, StageHistory, Submission, SubmissionParticipant, Tag,
+		TaskAssignment, TaskTemplate, TimelineEntry, Track, User, WebhookDelivery,
+		WebhookEndpoint, WebhookMessage []ent.Interceptor
 	}
 )
 

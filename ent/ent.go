@@ -28,8 +28,15 @@ import (
 	"github.com/podium/podium/ent/idempotencyrecord"
 	"github.com/podium/podium/ent/level"
 	"github.com/podium/podium/ent/organization"
+	"github.com/podium/podium/ent/organizationcontact"
+	"github.com/podium/podium/ent/organizationcontactevent"
+	"github.com/podium/podium/ent/organizationcontactnote"
+	"github.com/podium/podium/ent/organizationcontacttag"
 	"github.com/podium/podium/ent/organizationinvitation"
 	"github.com/podium/podium/ent/organizationmember"
+	"github.com/podium/podium/ent/organizationtag"
+	"github.com/podium/podium/ent/pipelinecard"
+	"github.com/podium/podium/ent/pipelinestage"
 	"github.com/podium/podium/ent/resource"
 	"github.com/podium/podium/ent/reviewanswer"
 	"github.com/podium/podium/ent/reviewassignment"
@@ -37,7 +44,9 @@ import (
 	"github.com/podium/podium/ent/reviewround"
 	"github.com/podium/podium/ent/reviewroundmember"
 	"github.com/podium/podium/ent/room"
+	"github.com/podium/podium/ent/segment"
 	"github.com/podium/podium/ent/signintoken"
+	"github.com/podium/podium/ent/stagehistory"
 	"github.com/podium/podium/ent/submission"
 	"github.com/podium/podium/ent/submissionparticipant"
 	"github.com/podium/podium/ent/tag"
@@ -109,43 +118,52 @@ var (
 func checkColumn(t, c string) error {
 	initCheck.Do(func() {
 		columnCheck = sql.NewColumnCheck(map[string]func(string) bool{
-			aireviewresult.Table:         aireviewresult.ValidColumn,
-			apikey.Table:                 apikey.ValidColumn,
-			browsersession.Table:         browsersession.ValidColumn,
-			contact.Table:                contact.ValidColumn,
-			deliverableassignment.Table:  deliverableassignment.ValidColumn,
-			emailcampaign.Table:          emailcampaign.ValidColumn,
-			emailcampaignrecipient.Table: emailcampaignrecipient.ValidColumn,
-			emaillog.Table:               emaillog.ValidColumn,
-			event.Table:                  event.ValidColumn,
-			eventmember.Table:            eventmember.ValidColumn,
-			filerequirement.Table:        filerequirement.ValidColumn,
-			form.Table:                   form.ValidColumn,
-			format.Table:                 format.ValidColumn,
-			idempotencyrecord.Table:      idempotencyrecord.ValidColumn,
-			level.Table:                  level.ValidColumn,
-			organization.Table:           organization.ValidColumn,
-			organizationinvitation.Table: organizationinvitation.ValidColumn,
-			organizationmember.Table:     organizationmember.ValidColumn,
-			resource.Table:               resource.ValidColumn,
-			reviewanswer.Table:           reviewanswer.ValidColumn,
-			reviewassignment.Table:       reviewassignment.ValidColumn,
-			reviewcriterion.Table:        reviewcriterion.ValidColumn,
-			reviewround.Table:            reviewround.ValidColumn,
-			reviewroundmember.Table:      reviewroundmember.ValidColumn,
-			room.Table:                   room.ValidColumn,
-			signintoken.Table:            signintoken.ValidColumn,
-			submission.Table:             submission.ValidColumn,
-			submissionparticipant.Table:  submissionparticipant.ValidColumn,
-			tag.Table:                    tag.ValidColumn,
-			taskassignment.Table:         taskassignment.ValidColumn,
-			tasktemplate.Table:           tasktemplate.ValidColumn,
-			timelineentry.Table:          timelineentry.ValidColumn,
-			track.Table:                  track.ValidColumn,
-			user.Table:                   user.ValidColumn,
-			webhookdelivery.Table:        webhookdelivery.ValidColumn,
-			webhookendpoint.Table:        webhookendpoint.ValidColumn,
-			webhookmessage.Table:         webhookmessage.ValidColumn,
+			aireviewresult.Table:           aireviewresult.ValidColumn,
+			apikey.Table:                   apikey.ValidColumn,
+			browsersession.Table:           browsersession.ValidColumn,
+			contact.Table:                  contact.ValidColumn,
+			deliverableassignment.Table:    deliverableassignment.ValidColumn,
+			emailcampaign.Table:            emailcampaign.ValidColumn,
+			emailcampaignrecipient.Table:   emailcampaignrecipient.ValidColumn,
+			emaillog.Table:                 emaillog.ValidColumn,
+			event.Table:                    event.ValidColumn,
+			eventmember.Table:              eventmember.ValidColumn,
+			filerequirement.Table:          filerequirement.ValidColumn,
+			form.Table:                     form.ValidColumn,
+			format.Table:                   format.ValidColumn,
+			idempotencyrecord.Table:        idempotencyrecord.ValidColumn,
+			level.Table:                    level.ValidColumn,
+			organization.Table:             organization.ValidColumn,
+			organizationcontact.Table:      organizationcontact.ValidColumn,
+			organizationcontactevent.Table: organizationcontactevent.ValidColumn,
+			organizationcontactnote.Table:  organizationcontactnote.ValidColumn,
+			organizationcontacttag.Table:   organizationcontacttag.ValidColumn,
+			organizationinvitation.Table:   organizationinvitation.ValidColumn,
+			organizationmember.Table:       organizationmember.ValidColumn,
+			organizationtag.Table:          organizationtag.ValidColumn,
+			pipelinecard.Table:             pipelinecard.ValidColumn,
+			pipelinestage.Table:            pipelinestage.ValidColumn,
+			resource.Table:                 resource.ValidColumn,
+			reviewanswer.Table:             reviewanswer.ValidColumn,
+			reviewassignment.Table:         reviewassignment.ValidColumn,
+			reviewcriterion.Table:          reviewcriterion.ValidColumn,
+			reviewround.Table:              reviewround.ValidColumn,
+			reviewroundmember.Table:        reviewroundmember.ValidColumn,
+			room.Table:                     room.ValidColumn,
+			segment.Table:                  segment.ValidColumn,
+			signintoken.Table:              signintoken.ValidColumn,
+			stagehistory.Table:             stagehistory.ValidColumn,
+			submission.Table:               submission.ValidColumn,
+			submissionparticipant.Table:    submissionparticipant.ValidColumn,
+			tag.Table:                      tag.ValidColumn,
+			taskassignment.Table:           taskassignment.ValidColumn,
+			tasktemplate.Table:             tasktemplate.ValidColumn,
+			timelineentry.Table:            timelineentry.ValidColumn,
+			track.Table:                    track.ValidColumn,
+			user.Table:                     user.ValidColumn,
+			webhookdelivery.Table:          webhookdelivery.ValidColumn,
+			webhookendpoint.Table:          webhookendpoint.ValidColumn,
+			webhookmessage.Table:           webhookmessage.ValidColumn,
 		})
 	})
 	return columnCheck(t, c)

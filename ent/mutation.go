@@ -27,8 +27,15 @@ import (
 	"github.com/podium/podium/ent/idempotencyrecord"
 	"github.com/podium/podium/ent/level"
 	"github.com/podium/podium/ent/organization"
+	"github.com/podium/podium/ent/organizationcontact"
+	"github.com/podium/podium/ent/organizationcontactevent"
+	"github.com/podium/podium/ent/organizationcontactnote"
+	"github.com/podium/podium/ent/organizationcontacttag"
 	"github.com/podium/podium/ent/organizationinvitation"
 	"github.com/podium/podium/ent/organizationmember"
+	"github.com/podium/podium/ent/organizationtag"
+	"github.com/podium/podium/ent/pipelinecard"
+	"github.com/podium/podium/ent/pipelinestage"
 	"github.com/podium/podium/ent/predicate"
 	"github.com/podium/podium/ent/resource"
 	"github.com/podium/podium/ent/reviewanswer"
@@ -39,7 +46,9 @@ import (
 	"github.com/podium/podium/ent/room"
 	"github.com/podium/podium/ent/schema/agenda"
 	"github.com/podium/podium/ent/schema/cfpform"
+	"github.com/podium/podium/ent/segment"
 	"github.com/podium/podium/ent/signintoken"
+	"github.com/podium/podium/ent/stagehistory"
 	"github.com/podium/podium/ent/submission"
 	"github.com/podium/podium/ent/submissionparticipant"
 	"github.com/podium/podium/ent/tag"
@@ -62,43 +71,52 @@ const (
 	OpUpdateOne = ent.OpUpdateOne
 
 	// Node types.
-	TypeAIReviewResult         = "AIReviewResult"
-	TypeAPIKey                 = "APIKey"
-	TypeBrowserSession         = "BrowserSession"
-	TypeContact                = "Contact"
-	TypeDeliverableAssignment  = "DeliverableAssignment"
-	TypeEmailCampaign          = "EmailCampaign"
-	TypeEmailCampaignRecipient = "EmailCampaignRecipient"
-	TypeEmailLog               = "EmailLog"
-	TypeEvent                  = "Event"
-	TypeEventMember            = "EventMember"
-	TypeFileRequirement        = "FileRequirement"
-	TypeForm                   = "Form"
-	TypeFormat                 = "Format"
-	TypeIdempotencyRecord      = "IdempotencyRecord"
-	TypeLevel                  = "Level"
-	TypeOrganization           = "Organization"
-	TypeOrganizationInvitation = "OrganizationInvitation"
-	TypeOrganizationMember     = "OrganizationMember"
-	TypeResource               = "Resource"
-	TypeReviewAnswer           = "ReviewAnswer"
-	TypeReviewAssignment       = "ReviewAssignment"
-	TypeReviewCriterion        = "ReviewCriterion"
-	TypeReviewRound            = "ReviewRound"
-	TypeReviewRoundMember      = "ReviewRoundMember"
-	TypeRoom                   = "Room"
-	TypeSignInToken            = "SignInToken"
-	TypeSubmission             = "Submission"
-	TypeSubmissionParticipant  = "SubmissionParticipant"
-	TypeTag                    = "Tag"
-	TypeTaskAssignment         = "TaskAssignment"
-	TypeTaskTemplate           = "TaskTemplate"
-	TypeTimelineEntry          = "TimelineEntry"
-	TypeTrack                  = "Track"
-	TypeUser                   = "User"
-	TypeWebhookDelivery        = "WebhookDelivery"
-	TypeWebhookEndpoint        = "WebhookEndpoint"
-	TypeWebhookMessage         = "WebhookMessage"
+	TypeAIReviewResult           = "AIReviewResult"
+	TypeAPIKey                   = "APIKey"
+	TypeBrowserSession           = "BrowserSession"
+	TypeContact                  = "Contact"
+	TypeDeliverableAssignment    = "DeliverableAssignment"
+	TypeEmailCampaign            = "EmailCampaign"
+	TypeEmailCampaignRecipient   = "EmailCampaignRecipient"
+	TypeEmailLog                 = "EmailLog"
+	TypeEvent                    = "Event"
+	TypeEventMember              = "EventMember"
+	TypeFileRequirement          = "FileRequirement"
+	TypeForm                     = "Form"
+	TypeFormat                   = "Format"
+	TypeIdempotencyRecord        = "IdempotencyRecord"
+	TypeLevel                    = "Level"
+	TypeOrganization             = "Organization"
+	TypeOrganizationContact      = "OrganizationContact"
+	TypeOrganizationContactEvent = "OrganizationContactEvent"
+	TypeOrganizationContactNote  = "OrganizationContactNote"
+	TypeOrganizationContactTag   = "OrganizationContactTag"
+	TypeOrganizationInvitation   = "OrganizationInvitation"
+	TypeOrganizationMember       = "OrganizationMember"
+	TypeOrganizationTag          = "OrganizationTag"
+	TypePipelineCard             = "PipelineCard"
+	TypePipelineStage            = "PipelineStage"
+	TypeResource                 = "Resource"
+	TypeReviewAnswer             = "ReviewAnswer"
+	TypeReviewAssignment         = "ReviewAssignment"
+	TypeReviewCriterion          = "ReviewCriterion"
+	TypeReviewRound              = "ReviewRound"
+	TypeReviewRoundMember        = "ReviewRoundMember"
+	TypeRoom                     = "Room"
+	TypeSegment                  = "Segment"
+	TypeSignInToken              = "SignInToken"
+	TypeStageHistory             = "StageHistory"
+	TypeSubmission               = "Submission"
+	TypeSubmissionParticipant    = "SubmissionParticipant"
+	TypeTag                      = "Tag"
+	TypeTaskAssignment           = "TaskAssignment"
+	TypeTaskTemplate             = "TaskTemplate"
+	TypeTimelineEntry            = "TimelineEntry"
+	TypeTrack                    = "Track"
+	TypeUser                     = "User"
+	TypeWebhookDelivery          = "WebhookDelivery"
+	TypeWebhookEndpoint          = "WebhookEndpoint"
+	TypeWebhookMessage           = "WebhookMessage"
 )
 
 // AIReviewResultMutation represents an operation that mutates the AIReviewResult nodes in the graph.
@@ -20741,6 +20759,3902 @@ func (m *OrganizationMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown Organization edge %s", name)
 }
 
+// OrganizationContactMutation represents an operation that mutates the OrganizationContact nodes in the graph.
+type OrganizationContactMutation struct {
+	config
+	op                 Op
+	typ                string
+	id                 *string
+	created_at         *time.Time
+	updated_at         *time.Time
+	organization_id    *string
+	first_name         *string
+	last_name          *string
+	email              *string
+	title              *string
+	company            *string
+	bio                *string
+	linkedin_url       *string
+	twitter_url        *string
+	facebook_url       *string
+	website_url        *string
+	headshot_url       *string
+	custom             *map[string]interface{}
+	clearedFields      map[string]struct{}
+	tag_links          map[string]struct{}
+	removedtag_links   map[string]struct{}
+	clearedtag_links   bool
+	notes              map[string]struct{}
+	removednotes       map[string]struct{}
+	clearednotes       bool
+	event_links        map[string]struct{}
+	removedevent_links map[string]struct{}
+	clearedevent_links bool
+	card               *string
+	clearedcard        bool
+	done               bool
+	oldValue           func(context.Context) (*OrganizationContact, error)
+	predicates         []predicate.OrganizationContact
+}
+
+var _ ent.Mutation = (*OrganizationContactMutation)(nil)
+
+// organizationcontactOption allows management of the mutation configuration using functional options.
+type organizationcontactOption func(*OrganizationContactMutation)
+
+// newOrganizationContactMutation creates new mutation for the OrganizationContact entity.
+func newOrganizationContactMutation(c config, op Op, opts ...organizationcontactOption) *OrganizationContactMutation {
+	m := &OrganizationContactMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeOrganizationContact,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withOrganizationContactID sets the ID field of the mutation.
+func withOrganizationContactID(id string) organizationcontactOption {
+	return func(m *OrganizationContactMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *OrganizationContact
+		)
+		m.oldValue = func(ctx context.Context) (*OrganizationContact, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().OrganizationContact.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withOrganizationContact sets the old OrganizationContact of the mutation.
+func withOrganizationContact(node *OrganizationContact) organizationcontactOption {
+	return func(m *OrganizationContactMutation) {
+		m.oldValue = func(context.Context) (*OrganizationContact, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m OrganizationContactMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m OrganizationContactMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of OrganizationContact entities.
+func (m *OrganizationContactMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *OrganizationContactMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *OrganizationContactMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().OrganizationContact.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *OrganizationContactMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *OrganizationContactMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the OrganizationContact entity.
+// If the OrganizationContact object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrganizationContactMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *OrganizationContactMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *OrganizationContactMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *OrganizationContactMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the OrganizationContact entity.
+// If the OrganizationContact object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrganizationContactMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *OrganizationContactMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetOrganizationID sets the "organization_id" field.
+func (m *OrganizationContactMutation) SetOrganizationID(s string) {
+	m.organization_id = &s
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *OrganizationContactMutation) OrganizationID() (r string, exists bool) {
+	v := m.organization_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the OrganizationContact entity.
+// If the OrganizationContact object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrganizationContactMutation) OldOrganizationID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *OrganizationContactMutation) ResetOrganizationID() {
+	m.organization_id = nil
+}
+
+// SetFirstName sets the "first_name" field.
+func (m *OrganizationContactMutation) SetFirstName(s string) {
+	m.first_name = &s
+}
+
+// FirstName returns the value of the "first_name" field in the mutation.
+func (m *OrganizationContactMutation) FirstName() (r string, exists bool) {
+	v := m.first_name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFirstName returns the old "first_name" field's value of the OrganizationContact entity.
+// If the OrganizationContact object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrganizationContactMutation) OldFirstName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFirstName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFirstName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFirstName: %w", err)
+	}
+	return oldValue.FirstName, nil
+}
+
+// ResetFirstName resets all changes to the "first_name" field.
+func (m *OrganizationContactMutation) ResetFirstName() {
+	m.first_name = nil
+}
+
+// SetLastName sets the "last_name" field.
+func (m *OrganizationContactMutation) SetLastName(s string) {
+	m.last_name = &s
+}
+
+// LastName returns the value of the "last_name" field in the mutation.
+func (m *OrganizationContactMutation) LastName() (r string, exists bool) {
+	v := m.last_name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLastName returns the old "last_name" field's value of the OrganizationContact entity.
+// If the OrganizationContact object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrganizationContactMutation) OldLastName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLastName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLastName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLastName: %w", err)
+	}
+	return oldValue.LastName, nil
+}
+
+// ResetLastName resets all changes to the "last_name" field.
+func (m *OrganizationContactMutation) ResetLastName() {
+	m.last_name = nil
+}
+
+// SetEmail sets the "email" field.
+func (m *OrganizationContactMutation) SetEmail(s string) {
+	m.email = &s
+}
+
+// Email returns the value of the "email" field in the mutation.
+func (m *OrganizationContactMutation) Email() (r string, exists bool) {
+	v := m.email
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEmail returns the old "email" field's value of the OrganizationContact entity.
+// If the OrganizationContact object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrganizationContactMutation) OldEmail(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEmail is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEmail requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEmail: %w", err)
+	}
+	return oldValue.Email, nil
+}
+
+// ResetEmail resets all changes to the "email" field.
+func (m *OrganizationContactMutation) ResetEmail() {
+	m.email = nil
+}
+
+// SetTitle sets the "title" field.
+func (m *OrganizationContactMutation) SetTitle(s string) {
+	m.title = &s
+}
+
+// Title returns the value of the "title" field in the mutation.
+func (m *OrganizationContactMutation) Title() (r string, exists bool) {
+	v := m.title
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTitle returns the old "title" field's value of the OrganizationContact entity.
+// If the OrganizationContact object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrganizationContactMutation) OldTitle(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTitle is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTitle requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTitle: %w", err)
+	}
+	return oldValue.Title, nil
+}
+
+// ClearTitle clears the value of the "title" field.
+func (m *OrganizationContactMutation) ClearTitle() {
+	m.title = nil
+	m.clearedFields[organizationcontact.FieldTitle] = struct{}{}
+}
+
+// TitleCleared returns if the "title" field was cleared in this mutation.
+func (m *OrganizationContactMutation) TitleCleared() bool {
+	_, ok := m.clearedFields[organizationcontact.FieldTitle]
+	return ok
+}
+
+// ResetTitle resets all changes to the "title" field.
+func (m *OrganizationContactMutation) ResetTitle() {
+	m.title = nil
+	delete(m.clearedFields, organizationcontact.FieldTitle)
+}
+
+// SetCompany sets the "company" field.
+func (m *OrganizationContactMutation) SetCompany(s string) {
+	m.company = &s
+}
+
+// Company returns the value of the "company" field in the mutation.
+func (m *OrganizationContactMutation) Company() (r string, exists bool) {
+	v := m.company
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompany returns the old "company" field's value of the OrganizationContact entity.
+// If the OrganizationContact object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrganizationContactMutation) OldCompany(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompany is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompany requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompany: %w", err)
+	}
+	return oldValue.Company, nil
+}
+
+// ClearCompany clears the value of the "company" field.
+func (m *OrganizationContactMutation) ClearCompany() {
+	m.company = nil
+	m.clearedFields[organizationcontact.FieldCompany] = struct{}{}
+}
+
+// CompanyCleared returns if the "company" field was cleared in this mutation.
+func (m *OrganizationContactMutation) CompanyCleared() bool {
+	_, ok := m.clearedFields[organizationcontact.FieldCompany]
+	return ok
+}
+
+// ResetCompany resets all changes to the "company" field.
+func (m *OrganizationContactMutation) ResetCompany() {
+	m.company = nil
+	delete(m.clearedFields, organizationcontact.FieldCompany)
+}
+
+// SetBio sets the "bio" field.
+func (m *OrganizationContactMutation) SetBio(s string) {
+	m.bio = &s
+}
+
+// Bio returns the value of the "bio" field in the mutation.
+func (m *OrganizationContactMutation) Bio() (r string, exists bool) {
+	v := m.bio
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBio returns the old "bio" field's value of the OrganizationContact entity.
+// If the OrganizationContact object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrganizationContactMutation) OldBio(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBio is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBio requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBio: %w", err)
+	}
+	return oldValue.Bio, nil
+}
+
+// ClearBio clears the value of the "bio" field.
+func (m *OrganizationContactMutation) ClearBio() {
+	m.bio = nil
+	m.clearedFields[organizationcontact.FieldBio] = struct{}{}
+}
+
+// BioCleared returns if the "bio" field was cleared in this mutation.
+func (m *OrganizationContactMutation) BioCleared() bool {
+	_, ok := m.clearedFields[organizationcontact.FieldBio]
+	return ok
+}
+
+// ResetBio resets all changes to the "bio" field.
+func (m *OrganizationContactMutation) ResetBio() {
+	m.bio = nil
+	delete(m.clearedFields, organizationcontact.FieldBio)
+}
+
+// SetLinkedinURL sets the "linkedin_url" field.
+func (m *OrganizationContactMutation) SetLinkedinURL(s string) {
+	m.linkedin_url = &s
+}
+
+// LinkedinURL returns the value of the "linkedin_url" field in the mutation.
+func (m *OrganizationContactMutation) LinkedinURL() (r string, exists bool) {
+	v := m.linkedin_url
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLinkedinURL returns the old "linkedin_url" field's value of the OrganizationContact entity.
+// If the OrganizationContact object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrganizationContactMutation) OldLinkedinURL(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLinkedinURL is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLinkedinURL requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLinkedinURL: %w", err)
+	}
+	return oldValue.LinkedinURL, nil
+}
+
+// ClearLinkedinURL clears the value of the "linkedin_url" field.
+func (m *OrganizationContactMutation) ClearLinkedinURL() {
+	m.linkedin_url = nil
+	m.clearedFields[organizationcontact.FieldLinkedinURL] = struct{}{}
+}
+
+// LinkedinURLCleared returns if the "linkedin_url" field was cleared in this mutation.
+func (m *OrganizationContactMutation) LinkedinURLCleared() bool {
+	_, ok := m.clearedFields[organizationcontact.FieldLinkedinURL]
+	return ok
+}
+
+// ResetLinkedinURL resets all changes to the "linkedin_url" field.
+func (m *OrganizationContactMutation) ResetLinkedinURL() {
+	m.linkedin_url = nil
+	delete(m.clearedFields, organizationcontact.FieldLinkedinURL)
+}
+
+// SetTwitterURL sets the "twitter_url" field.
+func (m *OrganizationContactMutation) SetTwitterURL(s string) {
+	m.twitter_url = &s
+}
+
+// TwitterURL returns the value of the "twitter_url" field in the mutation.
+func (m *OrganizationContactMutation) TwitterURL() (r string, exists bool) {
+	v := m.twitter_url
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTwitterURL returns the old "twitter_url" field's value of the OrganizationContact entity.
+// If the OrganizationContact object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrganizationContactMutation) OldTwitterURL(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTwitterURL is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTwitterURL requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTwitterURL: %w", err)
+	}
+	return oldValue.TwitterURL, nil
+}
+
+// ClearTwitterURL clears the value of the "twitter_url" field.
+func (m *OrganizationContactMutation) ClearTwitterURL() {
+	m.twitter_url = nil
+	m.clearedFields[organizationcontact.FieldTwitterURL] = struct{}{}
+}
+
+// TwitterURLCleared returns if the "twitter_url" field was cleared in this mutation.
+func (m *OrganizationContactMutation) TwitterURLCleared() bool {
+	_, ok := m.clearedFields[organizationcontact.FieldTwitterURL]
+	return ok
+}
+
+// ResetTwitterURL resets all changes to the "twitter_url" field.
+func (m *OrganizationContactMutation) ResetTwitterURL() {
+	m.twitter_url = nil
+	delete(m.clearedFields, organizationcontact.FieldTwitterURL)
+}
+
+// SetFacebookURL sets the "facebook_url" field.
+func (m *OrganizationContactMutation) SetFacebookURL(s string) {
+	m.facebook_url = &s
+}
+
+// FacebookURL returns the value of the "facebook_url" field in the mutation.
+func (m *OrganizationContactMutation) FacebookURL() (r string, exists bool) {
+	v := m.facebook_url
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFacebookURL returns the old "facebook_url" field's value of the OrganizationContact entity.
+// If the OrganizationContact object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrganizationContactMutation) OldFacebookURL(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFacebookURL is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFacebookURL requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFacebookURL: %w", err)
+	}
+	return oldValue.FacebookURL, nil
+}
+
+// ClearFacebookURL clears the value of the "facebook_url" field.
+func (m *OrganizationContactMutation) ClearFacebookURL() {
+	m.facebook_url = nil
+	m.clearedFields[organizationcontact.FieldFacebookURL] = struct{}{}
+}
+
+// FacebookURLCleared returns if the "facebook_url" field was cleared in this mutation.
+func (m *OrganizationContactMutation) FacebookURLCleared() bool {
+	_, ok := m.clearedFields[organizationcontact.FieldFacebookURL]
+	return ok
+}
+
+// ResetFacebookURL resets all changes to the "facebook_url" field.
+func (m *OrganizationContactMutation) ResetFacebookURL() {
+	m.facebook_url = nil
+	delete(m.clearedFields, organizationcontact.FieldFacebookURL)
+}
+
+// SetWebsiteURL sets the "website_url" field.
+func (m *OrganizationContactMutation) SetWebsiteURL(s string) {
+	m.website_url = &s
+}
+
+// WebsiteURL returns the value of the "website_url" field in the mutation.
+func (m *OrganizationContactMutation) WebsiteURL() (r string, exists bool) {
+	v := m.website_url
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldWebsiteURL returns the old "website_url" field's value of the OrganizationContact entity.
+// If the OrganizationContact object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrganizationContactMutation) OldWebsiteURL(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldWebsiteURL is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldWebsiteURL requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldWebsiteURL: %w", err)
+	}
+	return oldValue.WebsiteURL, nil
+}
+
+// ClearWebsiteURL clears the value of the "website_url" field.
+func (m *OrganizationContactMutation) ClearWebsiteURL() {
+	m.website_url = nil
+	m.clearedFields[organizationcontact.FieldWebsiteURL] = struct{}{}
+}
+
+// WebsiteURLCleared returns if the "website_url" field was cleared in this mutation.
+func (m *OrganizationContactMutation) WebsiteURLCleared() bool {
+	_, ok := m.clearedFields[organizationcontact.FieldWebsiteURL]
+	return ok
+}
+
+// ResetWebsiteURL resets all changes to the "website_url" field.
+func (m *OrganizationContactMutation) ResetWebsiteURL() {
+	m.website_url = nil
+	delete(m.clearedFields, organizationcontact.FieldWebsiteURL)
+}
+
+// SetHeadshotURL sets the "headshot_url" field.
+func (m *OrganizationContactMutation) SetHeadshotURL(s string) {
+	m.headshot_url = &s
+}
+
+// HeadshotURL returns the value of the "headshot_url" field in the mutation.
+func (m *OrganizationContactMutation) HeadshotURL() (r string, exists bool) {
+	v := m.headshot_url
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldHeadshotURL returns the old "headshot_url" field's value of the OrganizationContact entity.
+// If the OrganizationContact object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrganizationContactMutation) OldHeadshotURL(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldHeadshotURL is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldHeadshotURL requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldHeadshotURL: %w", err)
+	}
+	return oldValue.HeadshotURL, nil
+}
+
+// ClearHeadshotURL clears the value of the "headshot_url" field.
+func (m *OrganizationContactMutation) ClearHeadshotURL() {
+	m.headshot_url = nil
+	m.clearedFields[organizationcontact.FieldHeadshotURL] = struct{}{}
+}
+
+// HeadshotURLCleared returns if the "headshot_url" field was cleared in this mutation.
+func (m *OrganizationContactMutation) HeadshotURLCleared() bool {
+	_, ok := m.clearedFields[organizationcontact.FieldHeadshotURL]
+	return ok
+}
+
+// ResetHeadshotURL resets all changes to the "headshot_url" field.
+func (m *OrganizationContactMutation) ResetHeadshotURL() {
+	m.headshot_url = nil
+	delete(m.clearedFields, organizationcontact.FieldHeadshotURL)
+}
+
+// SetCustom sets the "custom" field.
+func (m *OrganizationContactMutation) SetCustom(value map[string]interface{}) {
+	m.custom = &value
+}
+
+// Custom returns the value of the "custom" field in the mutation.
+func (m *OrganizationContactMutation) Custom() (r map[string]interface{}, exists bool) {
+	v := m.custom
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCustom returns the old "custom" field's value of the OrganizationContact entity.
+// If the OrganizationContact object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrganizationContactMutation) OldCustom(ctx context.Context) (v map[string]interface{}, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCustom is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCustom requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCustom: %w", err)
+	}
+	return oldValue.Custom, nil
+}
+
+// ResetCustom resets all changes to the "custom" field.
+func (m *OrganizationContactMutation) ResetCustom() {
+	m.custom = nil
+}
+
+// AddTagLinkIDs adds the "tag_links" edge to the OrganizationContactTag entity by ids.
+func (m *OrganizationContactMutation) AddTagLinkIDs(ids ...string) {
+	if m.tag_links == nil {
+		m.tag_links = make(map[string]struct{})
+	}
+	for i := range ids {
+		m.tag_links[ids[i]] = struct{}{}
+	}
+}
+
+// ClearTagLinks clears the "tag_links" edge to the OrganizationContactTag entity.
+func (m *OrganizationContactMutation) ClearTagLinks() {
+	m.clearedtag_links = true
+}
+
+// TagLinksCleared reports if the "tag_links" edge to the OrganizationContactTag entity was cleared.
+func (m *OrganizationContactMutation) TagLinksCleared() bool {
+	return m.clearedtag_links
+}
+
+// RemoveTagLinkIDs removes the "tag_links" edge to the OrganizationContactTag entity by IDs.
+func (m *OrganizationContactMutation) RemoveTagLinkIDs(ids ...string) {
+	if m.removedtag_links == nil {
+		m.removedtag_links = make(map[string]struct{})
+	}
+	for i := range ids {
+		delete(m.tag_links, ids[i])
+		m.removedtag_links[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedTagLinks returns the removed IDs of the "tag_links" edge to the OrganizationContactTag entity.
+func (m *OrganizationContactMutation) RemovedTagLinksIDs() (ids []string) {
+	for id := range m.removedtag_links {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// TagLinksIDs returns the "tag_links" edge IDs in the mutation.
+func (m *OrganizationContactMutation) TagLinksIDs() (ids []string) {
+	for id := range m.tag_links {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetTagLinks resets all changes to the "tag_links" edge.
+func (m *OrganizationContactMutation) ResetTagLinks() {
+	m.tag_links = nil
+	m.clearedtag_links = false
+	m.removedtag_links = nil
+}
+
+// AddNoteIDs adds the "notes" edge to the OrganizationContactNote entity by ids.
+func (m *OrganizationContactMutation) AddNoteIDs(ids ...string) {
+	if m.notes == nil {
+		m.notes = make(map[string]struct{})
+	}
+	for i := range ids {
+		m.notes[ids[i]] = struct{}{}
+	}
+}
+
+// ClearNotes clears the "notes" edge to the OrganizationContactNote entity.
+func (m *OrganizationContactMutation) ClearNotes() {
+	m.clearednotes = true
+}
+
+// NotesCleared reports if the "notes" edge to the OrganizationContactNote entity was cleared.
+func (m *OrganizationContactMutation) NotesCleared() bool {
+	return m.clearednotes
+}
+
+// RemoveNoteIDs removes the "notes" edge to the OrganizationContactNote entity by IDs.
+func (m *OrganizationContactMutation) RemoveNoteIDs(ids ...string) {
+	if m.removednotes == nil {
+		m.removednotes = make(map[string]struct{})
+	}
+	for i := range ids {
+		delete(m.notes, ids[i])
+		m.removednotes[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedNotes returns the removed IDs of the "notes" edge to the OrganizationContactNote entity.
+func (m *OrganizationContactMutation) RemovedNotesIDs() (ids []string) {
+	for id := range m.removednotes {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// NotesIDs returns the "notes" edge IDs in the mutation.
+func (m *OrganizationContactMutation) NotesIDs() (ids []string) {
+	for id := range m.notes {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetNotes resets all changes to the "notes" edge.
+func (m *OrganizationContactMutation) ResetNotes() {
+	m.notes = nil
+	m.clearednotes = false
+	m.removednotes = nil
+}
+
+// AddEventLinkIDs adds the "event_links" edge to the OrganizationContactEvent entity by ids.
+func (m *OrganizationContactMutation) AddEventLinkIDs(ids ...string) {
+	if m.event_links == nil {
+		m.event_links = make(map[string]struct{})
+	}
+	for i := range ids {
+		m.event_links[ids[i]] = struct{}{}
+	}
+}
+
+// ClearEventLinks clears the "event_links" edge to the OrganizationContactEvent entity.
+func (m *OrganizationContactMutation) ClearEventLinks() {
+	m.clearedevent_links = true
+}
+
+// EventLinksCleared reports if the "event_links" edge to the OrganizationContactEvent entity was cleared.
+func (m *OrganizationContactMutation) EventLinksCleared() bool {
+	return m.clearedevent_links
+}
+
+// RemoveEventLinkIDs removes the "event_links" edge to the OrganizationContactEvent entity by IDs.
+func (m *OrganizationContactMutation) RemoveEventLinkIDs(ids ...string) {
+	if m.removedevent_links == nil {
+		m.removedevent_links = make(map[string]struct{})
+	}
+	for i := range ids {
+		delete(m.event_links, ids[i])
+		m.removedevent_links[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedEventLinks returns the removed IDs of the "event_links" edge to the OrganizationContactEvent entity.
+func (m *OrganizationContactMutation) RemovedEventLinksIDs() (ids []string) {
+	for id := range m.removedevent_links {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// EventLinksIDs returns the "event_links" edge IDs in the mutation.
+func (m *OrganizationContactMutation) EventLinksIDs() (ids []string) {
+	for id := range m.event_links {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetEventLinks resets all changes to the "event_links" edge.
+func (m *OrganizationContactMutation) ResetEventLinks() {
+	m.event_links = nil
+	m.clearedevent_links = false
+	m.removedevent_links = nil
+}
+
+// SetCardID sets the "card" edge to the PipelineCard entity by id.
+func (m *OrganizationContactMutation) SetCardID(id string) {
+	m.card = &id
+}
+
+// ClearCard clears the "card" edge to the PipelineCard entity.
+func (m *OrganizationContactMutation) ClearCard() {
+	m.clearedcard = true
+}
+
+// CardCleared reports if the "card" edge to the PipelineCard entity was cleared.
+func (m *OrganizationContactMutation) CardCleared() bool {
+	return m.clearedcard
+}
+
+// CardID returns the "card" edge ID in the mutation.
+func (m *OrganizationContactMutation) CardID() (id string, exists bool) {
+	if m.card != nil {
+		return *m.card, true
+	}
+	return
+}
+
+// CardIDs returns the "card" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// CardID instead. It exists only for internal usage by the builders.
+func (m *OrganizationContactMutation) CardIDs() (ids []string) {
+	if id := m.card; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetCard resets all changes to the "card" edge.
+func (m *OrganizationContactMutation) ResetCard() {
+	m.card = nil
+	m.clearedcard = false
+}
+
+// Where appends a list predicates to the OrganizationContactMutation builder.
+func (m *OrganizationContactMutation) Where(ps ...predicate.OrganizationContact) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the OrganizationContactMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *OrganizationContactMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.OrganizationContact, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *OrganizationContactMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *OrganizationContactMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (OrganizationContact).
+func (m *OrganizationContactMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *OrganizationContactMutation) Fields() []string {
+	fields := make([]string, 0, 15)
+	if m.created_at != nil {
+		fields = append(fields, organizationcontact.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, organizationcontact.FieldUpdatedAt)
+	}
+	if m.organization_id != nil {
+		fields = append(fields, organizationcontact.FieldOrganizationID)
+	}
+	if m.first_name != nil {
+		fields = append(fields, organizationcontact.FieldFirstName)
+	}
+	if m.last_name != nil {
+		fields = append(fields, organizationcontact.FieldLastName)
+	}
+	if m.email != nil {
+		fields = append(fields, organizationcontact.FieldEmail)
+	}
+	if m.title != nil {
+		fields = append(fields, organizationcontact.FieldTitle)
+	}
+	if m.company != nil {
+		fields = append(fields, organizationcontact.FieldCompany)
+	}
+	if m.bio != nil {
+		fields = append(fields, organizationcontact.FieldBio)
+	}
+	if m.linkedin_url != nil {
+		fields = append(fields, organizationcontact.FieldLinkedinURL)
+	}
+	if m.twitter_url != nil {
+		fields = append(fields, organizationcontact.FieldTwitterURL)
+	}
+	if m.facebook_url != nil {
+		fields = append(fields, organizationcontact.FieldFacebookURL)
+	}
+	if m.website_url != nil {
+		fields = append(fields, organizationcontact.FieldWebsiteURL)
+	}
+	if m.headshot_url != nil {
+		fields = append(fields, organizationcontact.FieldHeadshotURL)
+	}
+	if m.custom != nil {
+		fields = append(fields, organizationcontact.FieldCustom)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *OrganizationContactMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case organizationcontact.FieldCreatedAt:
+		return m.CreatedAt()
+	case organizationcontact.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case organizationcontact.FieldOrganizationID:
+		return m.OrganizationID()
+	case organizationcontact.FieldFirstName:
+		return m.FirstName()
+	case organizationcontact.FieldLastName:
+		return m.LastName()
+	case organizationcontact.FieldEmail:
+		return m.Email()
+	case organizationcontact.FieldTitle:
+		return m.Title()
+	case organizationcontact.FieldCompany:
+		return m.Company()
+	case organizationcontact.FieldBio:
+		return m.Bio()
+	case organizationcontact.FieldLinkedinURL:
+		return m.LinkedinURL()
+	case organizationcontact.FieldTwitterURL:
+		return m.TwitterURL()
+	case organizationcontact.FieldFacebookURL:
+		return m.FacebookURL()
+	case organizationcontact.FieldWebsiteURL:
+		return m.WebsiteURL()
+	case organizationcontact.FieldHeadshotURL:
+		return m.HeadshotURL()
+	case organizationcontact.FieldCustom:
+		return m.Custom()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *OrganizationContactMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case organizationcontact.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case organizationcontact.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case organizationcontact.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
+	case organizationcontact.FieldFirstName:
+		return m.OldFirstName(ctx)
+	case organizationcontact.FieldLastName:
+		return m.OldLastName(ctx)
+	case organizationcontact.FieldEmail:
+		return m.OldEmail(ctx)
+	case organizationcontact.FieldTitle:
+		return m.OldTitle(ctx)
+	case organizationcontact.FieldCompany:
+		return m.OldCompany(ctx)
+	case organizationcontact.FieldBio:
+		return m.OldBio(ctx)
+	case organizationcontact.FieldLinkedinURL:
+		return m.OldLinkedinURL(ctx)
+	case organizationcontact.FieldTwitterURL:
+		return m.OldTwitterURL(ctx)
+	case organizationcontact.FieldFacebookURL:
+		return m.OldFacebookURL(ctx)
+	case organizationcontact.FieldWebsiteURL:
+		return m.OldWebsiteURL(ctx)
+	case organizationcontact.FieldHeadshotURL:
+		return m.OldHeadshotURL(ctx)
+	case organizationcontact.FieldCustom:
+		return m.OldCustom(ctx)
+	}
+	return nil, fmt.Errorf("unknown OrganizationContact field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *OrganizationContactMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case organizationcontact.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case organizationcontact.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case organizationcontact.FieldOrganizationID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
+		return nil
+	case organizationcontact.FieldFirstName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFirstName(v)
+		return nil
+	case organizationcontact.FieldLastName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLastName(v)
+		return nil
+	case organizationcontact.FieldEmail:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEmail(v)
+		return nil
+	case organizationcontact.FieldTitle:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTitle(v)
+		return nil
+	case organizationcontact.FieldCompany:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompany(v)
+		return nil
+	case organizationcontact.FieldBio:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBio(v)
+		return nil
+	case organizationcontact.FieldLinkedinURL:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLinkedinURL(v)
+		return nil
+	case organizationcontact.FieldTwitterURL:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTwitterURL(v)
+		return nil
+	case organizationcontact.FieldFacebookURL:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFacebookURL(v)
+		return nil
+	case organizationcontact.FieldWebsiteURL:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetWebsiteURL(v)
+		return nil
+	case organizationcontact.FieldHeadshotURL:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetHeadshotURL(v)
+		return nil
+	case organizationcontact.FieldCustom:
+		v, ok := value.(map[string]interface{})
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCustom(v)
+		return nil
+	}
+	return fmt.Errorf("unknown OrganizationContact field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *OrganizationContactMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *OrganizationContactMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *OrganizationContactMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown OrganizationContact numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *OrganizationContactMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(organizationcontact.FieldTitle) {
+		fields = append(fields, organizationcontact.FieldTitle)
+	}
+	if m.FieldCleared(organizationcontact.FieldCompany) {
+		fields = append(fields, organizationcontact.FieldCompany)
+	}
+	if m.FieldCleared(organizationcontact.FieldBio) {
+		fields = append(fields, organizationcontact.FieldBio)
+	}
+	if m.FieldCleared(organizationcontact.FieldLinkedinURL) {
+		fields = append(fields, organizationcontact.FieldLinkedinURL)
+	}
+	if m.FieldCleared(organizationcontact.FieldTwitterURL) {
+		fields = append(fields, organizationcontact.FieldTwitterURL)
+	}
+	if m.FieldCleared(organizationcontact.FieldFacebookURL) {
+		fields = append(fields, organizationcontact.FieldFacebookURL)
+	}
+	if m.FieldCleared(organizationcontact.FieldWebsiteURL) {
+		fields = append(fields, organizationcontact.FieldWebsiteURL)
+	}
+	if m.FieldCleared(organizationcontact.FieldHeadshotURL) {
+		fields = append(fields, organizationcontact.FieldHeadshotURL)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *OrganizationContactMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *OrganizationContactMutation) ClearField(name string) error {
+	switch name {
+	case organizationcontact.FieldTitle:
+		m.ClearTitle()
+		return nil
+	case organizationcontact.FieldCompany:
+		m.ClearCompany()
+		return nil
+	case organizationcontact.FieldBio:
+		m.ClearBio()
+		return nil
+	case organizationcontact.FieldLinkedinURL:
+		m.ClearLinkedinURL()
+		return nil
+	case organizationcontact.FieldTwitterURL:
+		m.ClearTwitterURL()
+		return nil
+	case organizationcontact.FieldFacebookURL:
+		m.ClearFacebookURL()
+		return nil
+	case organizationcontact.FieldWebsiteURL:
+		m.ClearWebsiteURL()
+		return nil
+	case organizationcontact.FieldHeadshotURL:
+		m.ClearHeadshotURL()
+		return nil
+	}
+	return fmt.Errorf("unknown OrganizationContact nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *OrganizationContactMutation) ResetField(name string) error {
+	switch name {
+	case organizationcontact.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case organizationcontact.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case organizationcontact.FieldOrganizationID:
+		m.ResetOrganizationID()
+		return nil
+	case organizationcontact.FieldFirstName:
+		m.ResetFirstName()
+		return nil
+	case organizationcontact.FieldLastName:
+		m.ResetLastName()
+		return nil
+	case organizationcontact.FieldEmail:
+		m.ResetEmail()
+		return nil
+	case organizationcontact.FieldTitle:
+		m.ResetTitle()
+		return nil
+	case organizationcontact.FieldCompany:
+		m.ResetCompany()
+		return nil
+	case organizationcontact.FieldBio:
+		m.ResetBio()
+		return nil
+	case organizationcontact.FieldLinkedinURL:
+		m.ResetLinkedinURL()
+		return nil
+	case organizationcontact.FieldTwitterURL:
+		m.ResetTwitterURL()
+		return nil
+	case organizationcontact.FieldFacebookURL:
+		m.ResetFacebookURL()
+		return nil
+	case organizationcontact.FieldWebsiteURL:
+		m.ResetWebsiteURL()
+		return nil
+	case organizationcontact.FieldHeadshotURL:
+		m.ResetHeadshotURL()
+		return nil
+	case organizationcontact.FieldCustom:
+		m.ResetCustom()
+		return nil
+	}
+	return fmt.Errorf("unknown OrganizationContact field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *OrganizationContactMutation) AddedEdges() []string {
+	edges := make([]string, 0, 4)
+	if m.tag_links != nil {
+		edges = append(edges, organizationcontact.EdgeTagLinks)
+	}
+	if m.notes != nil {
+		edges = append(edges, organizationcontact.EdgeNotes)
+	}
+	if m.event_links != nil {
+		edges = append(edges, organizationcontact.EdgeEventLinks)
+	}
+	if m.card != nil {
+		edges = append(edges, organizationcontact.EdgeCard)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *OrganizationContactMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case organizationcontact.EdgeTagLinks:
+		ids := make([]ent.Value, 0, len(m.tag_links))
+		for id := range m.tag_links {
+			ids = append(ids, id)
+		}
+		return ids
+	case organizationcontact.EdgeNotes:
+		ids := make([]ent.Value, 0, len(m.notes))
+		for id := range m.notes {
+			ids = append(ids, id)
+		}
+		return ids
+	case organizationcontact.EdgeEventLinks:
+		ids := make([]ent.Value, 0, len(m.event_links))
+		for id := range m.event_links {
+			ids = append(ids, id)
+		}
+		return ids
+	case organizationcontact.EdgeCard:
+		if id := m.card; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *OrganizationContactMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 4)
+	if m.removedtag_links != nil {
+		edges = append(edges, organizationcontact.EdgeTagLinks)
+	}
+	if m.removednotes != nil {
+		edges = append(edges, organizationcontact.EdgeNotes)
+	}
+	if m.removedevent_links != nil {
+		edges = append(edges, organizationcontact.EdgeEventLinks)
+	}
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *OrganizationContactMutation) RemovedIDs(name string) []ent.Value {
+	switch name {
+	case organizationcontact.EdgeTagLinks:
+		ids := make([]ent.Value, 0, len(m.removedtag_links))
+		for id := range m.removedtag_links {
+			ids = append(ids, id)
+		}
+		return ids
+	case organizationcontact.EdgeNotes:
+		ids := make([]ent.Value, 0, len(m.removednotes))
+		for id := range m.removednotes {
+			ids = append(ids, id)
+		}
+		return ids
+	case organizationcontact.EdgeEventLinks:
+		ids := make([]ent.Value, 0, len(m.removedevent_links))
+		for id := range m.removedevent_links {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *OrganizationContactMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 4)
+	if m.clearedtag_links {
+		edges = append(edges, organizationcontact.EdgeTagLinks)
+	}
+	if m.clearednotes {
+		edges = append(edges, organizationcontact.EdgeNotes)
+	}
+	if m.clearedevent_links {
+		edges = append(edges, organizationcontact.EdgeEventLinks)
+	}
+	if m.clearedcard {
+		edges = append(edges, organizationcontact.EdgeCard)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *OrganizationContactMutation) EdgeCleared(name string) bool {
+	switch name {
+	case organizationcontact.EdgeTagLinks:
+		return m.clearedtag_links
+	case organizationcontact.EdgeNotes:
+		return m.clearednotes
+	case organizationcontact.EdgeEventLinks:
+		return m.clearedevent_links
+	case organizationcontact.EdgeCard:
+		return m.clearedcard
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *OrganizationContactMutation) ClearEdge(name string) error {
+	switch name {
+	case organizationcontact.EdgeCard:
+		m.ClearCard()
+		return nil
+	}
+	return fmt.Errorf("unknown OrganizationContact unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *OrganizationContactMutation) ResetEdge(name string) error {
+	switch name {
+	case organizationcontact.EdgeTagLinks:
+		m.ResetTagLinks()
+		return nil
+	case organizationcontact.EdgeNotes:
+		m.ResetNotes()
+		return nil
+	case organizationcontact.EdgeEventLinks:
+		m.ResetEventLinks()
+		return nil
+	case organizationcontact.EdgeCard:
+		m.ResetCard()
+		return nil
+	}
+	return fmt.Errorf("unknown OrganizationContact edge %s", name)
+}
+
+// OrganizationContactEventMutation represents an operation that mutates the OrganizationContactEvent nodes in the graph.
+type OrganizationContactEventMutation struct {
+	config
+	op                          Op
+	typ                         string
+	id                          *string
+	created_at                  *time.Time
+	updated_at                  *time.Time
+	organization_id             *string
+	role                        *string
+	status                      *string
+	clearedFields               map[string]struct{}
+	organization_contact        *string
+	clearedorganization_contact bool
+	contact                     *string
+	clearedcontact              bool
+	event                       *string
+	clearedevent                bool
+	done                        bool
+	oldValue                    func(context.Context) (*OrganizationContactEvent, error)
+	predicates                  []predicate.OrganizationContactEvent
+}
+
+var _ ent.Mutation = (*OrganizationContactEventMutation)(nil)
+
+// organizationcontacteventOption allows management of the mutation configuration using functional options.
+type organizationcontacteventOption func(*OrganizationContactEventMutation)
+
+// newOrganizationContactEventMutation creates new mutation for the OrganizationContactEvent entity.
+func newOrganizationContactEventMutation(c config, op Op, opts ...organizationcontacteventOption) *OrganizationContactEventMutation {
+	m := &OrganizationContactEventMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeOrganizationContactEvent,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withOrganizationContactEventID sets the ID field of the mutation.
+func withOrganizationContactEventID(id string) organizationcontacteventOption {
+	return func(m *OrganizationContactEventMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *OrganizationContactEvent
+		)
+		m.oldValue = func(ctx context.Context) (*OrganizationContactEvent, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().OrganizationContactEvent.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withOrganizationContactEvent sets the old OrganizationContactEvent of the mutation.
+func withOrganizationContactEvent(node *OrganizationContactEvent) organizationcontacteventOption {
+	return func(m *OrganizationContactEventMutation) {
+		m.oldValue = func(context.Context) (*OrganizationContactEvent, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m OrganizationContactEventMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m OrganizationContactEventMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of OrganizationContactEvent entities.
+func (m *OrganizationContactEventMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *OrganizationContactEventMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *OrganizationContactEventMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().OrganizationContactEvent.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *OrganizationContactEventMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *OrganizationContactEventMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the OrganizationContactEvent entity.
+// If the OrganizationContactEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrganizationContactEventMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *OrganizationContactEventMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *OrganizationContactEventMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *OrganizationContactEventMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the OrganizationContactEvent entity.
+// If the OrganizationContactEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrganizationContactEventMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *OrganizationContactEventMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetOrganizationID sets the "organization_id" field.
+func (m *OrganizationContactEventMutation) SetOrganizationID(s string) {
+	m.organization_id = &s
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *OrganizationContactEventMutation) OrganizationID() (r string, exists bool) {
+	v := m.organization_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the OrganizationContactEvent entity.
+// If the OrganizationContactEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrganizationContactEventMutation) OldOrganizationID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *OrganizationContactEventMutation) ResetOrganizationID() {
+	m.organization_id = nil
+}
+
+// SetOrganizationContactID sets the "organization_contact_id" field.
+func (m *OrganizationContactEventMutation) SetOrganizationContactID(s string) {
+	m.organization_contact = &s
+}
+
+// OrganizationContactID returns the value of the "organization_contact_id" field in the mutation.
+func (m *OrganizationContactEventMutation) OrganizationContactID() (r string, exists bool) {
+	v := m.organization_contact
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationContactID returns the old "organization_contact_id" field's value of the OrganizationContactEvent entity.
+// If the OrganizationContactEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrganizationContactEventMutation) OldOrganizationContactID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationContactID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationContactID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationContactID: %w", err)
+	}
+	return oldValue.OrganizationContactID, nil
+}
+
+// ResetOrganizationContactID resets all changes to the "organization_contact_id" field.
+func (m *OrganizationContactEventMutation) ResetOrganizationContactID() {
+	m.organization_contact = nil
+}
+
+// SetContactID sets the "contact_id" field.
+func (m *OrganizationContactEventMutation) SetContactID(s string) {
+	m.contact = &s
+}
+
+// ContactID returns the value of the "contact_id" field in the mutation.
+func (m *OrganizationContactEventMutation) ContactID() (r string, exists bool) {
+	v := m.contact
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContactID returns the old "contact_id" field's value of the OrganizationContactEvent entity.
+// If the OrganizationContactEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrganizationContactEventMutation) OldContactID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContactID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContactID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContactID: %w", err)
+	}
+	return oldValue.ContactID, nil
+}
+
+// ResetContactID resets all changes to the "contact_id" field.
+func (m *OrganizationContactEventMutation) ResetContactID() {
+	m.contact = nil
+}
+
+// SetEventID sets the "event_id" field.
+func (m *OrganizationContactEventMutation) SetEventID(s string) {
+	m.event = &s
+}
+
+// EventID returns the value of the "event_id" field in the mutation.
+func (m *OrganizationContactEventMutation) EventID() (r string, exists bool) {
+	v := m.event
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEventID returns the old "event_id" field's value of the OrganizationContactEvent entity.
+// If the OrganizationContactEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrganizationContactEventMutation) OldEventID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEventID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEventID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEventID: %w", err)
+	}
+	return oldValue.EventID, nil
+}
+
+// ResetEventID resets all changes to the "event_id" field.
+func (m *OrganizationContactEventMutation) ResetEventID() {
+	m.event = nil
+}
+
+// SetRole sets the "role" field.
+func (m *OrganizationContactEventMutation) SetRole(s string) {
+	m.role = &s
+}
+
+// Role returns the value of the "role" field in the mutation.
+func (m *OrganizationContactEventMutation) Role() (r string, exists bool) {
+	v := m.role
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRole returns the old "role" field's value of the OrganizationContactEvent entity.
+// If the OrganizationContactEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrganizationContactEventMutation) OldRole(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRole is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRole requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRole: %w", err)
+	}
+	return oldValue.Role, nil
+}
+
+// ResetRole resets all changes to the "role" field.
+func (m *OrganizationContactEventMutation) ResetRole() {
+	m.role = nil
+}
+
+// SetStatus sets the "status" field.
+func (m *OrganizationContactEventMutation) SetStatus(s string) {
+	m.status = &s
+}
+
+// Status returns the value of the "status" field in the mutation.
+func (m *OrganizationContactEventMutation) Status() (r string, exists bool) {
+	v := m.status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatus returns the old "status" field's value of the OrganizationContactEvent entity.
+// If the OrganizationContactEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrganizationContactEventMutation) OldStatus(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatus: %w", err)
+	}
+	return oldValue.Status, nil
+}
+
+// ResetStatus resets all changes to the "status" field.
+func (m *OrganizationContactEventMutation) ResetStatus() {
+	m.status = nil
+}
+
+// ClearOrganizationContact clears the "organization_contact" edge to the OrganizationContact entity.
+func (m *OrganizationContactEventMutation) ClearOrganizationContact() {
+	m.clearedorganization_contact = true
+	m.clearedFields[organizationcontactevent.FieldOrganizationContactID] = struct{}{}
+}
+
+// OrganizationContactCleared reports if the "organization_contact" edge to the OrganizationContact entity was cleared.
+func (m *OrganizationContactEventMutation) OrganizationContactCleared() bool {
+	return m.clearedorganization_contact
+}
+
+// OrganizationContactIDs returns the "organization_contact" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// OrganizationContactID instead. It exists only for internal usage by the builders.
+func (m *OrganizationContactEventMutation) OrganizationContactIDs() (ids []string) {
+	if id := m.organization_contact; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetOrganizationContact resets all changes to the "organization_contact" edge.
+func (m *OrganizationContactEventMutation) ResetOrganizationContact() {
+	m.organization_contact = nil
+	m.clearedorganization_contact = false
+}
+
+// ClearContact clears the "contact" edge to the Contact entity.
+func (m *OrganizationContactEventMutation) ClearContact() {
+	m.clearedcontact = true
+	m.clearedFields[organizationcontactevent.FieldContactID] = struct{}{}
+}
+
+// ContactCleared reports if the "contact" edge to the Contact entity was cleared.
+func (m *OrganizationContactEventMutation) ContactCleared() bool {
+	return m.clearedcontact
+}
+
+// ContactIDs returns the "contact" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// ContactID instead. It exists only for internal usage by the builders.
+func (m *OrganizationContactEventMutation) ContactIDs() (ids []string) {
+	if id := m.contact; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetContact resets all changes to the "contact" edge.
+func (m *OrganizationContactEventMutation) ResetContact() {
+	m.contact = nil
+	m.clearedcontact = false
+}
+
+// ClearEvent clears the "event" edge to the Event entity.
+func (m *OrganizationContactEventMutation) ClearEvent() {
+	m.clearedevent = true
+	m.clearedFields[organizationcontactevent.FieldEventID] = struct{}{}
+}
+
+// EventCleared reports if the "event" edge to the Event entity was cleared.
+func (m *OrganizationContactEventMutation) EventCleared() bool {
+	return m.clearedevent
+}
+
+// EventIDs returns the "event" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// EventID instead. It exists only for internal usage by the builders.
+func (m *OrganizationContactEventMutation) EventIDs() (ids []string) {
+	if id := m.event; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetEvent resets all changes to the "event" edge.
+func (m *OrganizationContactEventMutation) ResetEvent() {
+	m.event = nil
+	m.clearedevent = false
+}
+
+// Where appends a list predicates to the OrganizationContactEventMutation builder.
+func (m *OrganizationContactEventMutation) Where(ps ...predicate.OrganizationContactEvent) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the OrganizationContactEventMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *OrganizationContactEventMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.OrganizationContactEvent, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *OrganizationContactEventMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *OrganizationContactEventMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (OrganizationContactEvent).
+func (m *OrganizationContactEventMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *OrganizationContactEventMutation) Fields() []string {
+	fields := make([]string, 0, 8)
+	if m.created_at != nil {
+		fields = append(fields, organizationcontactevent.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, organizationcontactevent.FieldUpdatedAt)
+	}
+	if m.organization_id != nil {
+		fields = append(fields, organizationcontactevent.FieldOrganizationID)
+	}
+	if m.organization_contact != nil {
+		fields = append(fields, organizationcontactevent.FieldOrganizationContactID)
+	}
+	if m.contact != nil {
+		fields = append(fields, organizationcontactevent.FieldContactID)
+	}
+	if m.event != nil {
+		fields = append(fields, organizationcontactevent.FieldEventID)
+	}
+	if m.role != nil {
+		fields = append(fields, organizationcontactevent.FieldRole)
+	}
+	if m.status != nil {
+		fields = append(fields, organizationcontactevent.FieldStatus)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *OrganizationContactEventMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case organizationcontactevent.FieldCreatedAt:
+		return m.CreatedAt()
+	case organizationcontactevent.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case organizationcontactevent.FieldOrganizationID:
+		return m.OrganizationID()
+	case organizationcontactevent.FieldOrganizationContactID:
+		return m.OrganizationContactID()
+	case organizationcontactevent.FieldContactID:
+		return m.ContactID()
+	case organizationcontactevent.FieldEventID:
+		return m.EventID()
+	case organizationcontactevent.FieldRole:
+		return m.Role()
+	case organizationcontactevent.FieldStatus:
+		return m.Status()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *OrganizationContactEventMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case organizationcontactevent.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case organizationcontactevent.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case organizationcontactevent.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
+	case organizationcontactevent.FieldOrganizationContactID:
+		return m.OldOrganizationContactID(ctx)
+	case organizationcontactevent.FieldContactID:
+		return m.OldContactID(ctx)
+	case organizationcontactevent.FieldEventID:
+		return m.OldEventID(ctx)
+	case organizationcontactevent.FieldRole:
+		return m.OldRole(ctx)
+	case organizationcontactevent.FieldStatus:
+		return m.OldStatus(ctx)
+	}
+	return nil, fmt.Errorf("unknown OrganizationContactEvent field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *OrganizationContactEventMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case organizationcontactevent.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case organizationcontactevent.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case organizationcontactevent.FieldOrganizationID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
+		return nil
+	case organizationcontactevent.FieldOrganizationContactID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationContactID(v)
+		return nil
+	case organizationcontactevent.FieldContactID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContactID(v)
+		return nil
+	case organizationcontactevent.FieldEventID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEventID(v)
+		return nil
+	case organizationcontactevent.FieldRole:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRole(v)
+		return nil
+	case organizationcontactevent.FieldStatus:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatus(v)
+		return nil
+	}
+	return fmt.Errorf("unknown OrganizationContactEvent field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *OrganizationContactEventMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *OrganizationContactEventMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *OrganizationContactEventMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown OrganizationContactEvent numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *OrganizationContactEventMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *OrganizationContactEventMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *OrganizationContactEventMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown OrganizationContactEvent nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *OrganizationContactEventMutation) ResetField(name string) error {
+	switch name {
+	case organizationcontactevent.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case organizationcontactevent.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case organizationcontactevent.FieldOrganizationID:
+		m.ResetOrganizationID()
+		return nil
+	case organizationcontactevent.FieldOrganizationContactID:
+		m.ResetOrganizationContactID()
+		return nil
+	case organizationcontactevent.FieldContactID:
+		m.ResetContactID()
+		return nil
+	case organizationcontactevent.FieldEventID:
+		m.ResetEventID()
+		return nil
+	case organizationcontactevent.FieldRole:
+		m.ResetRole()
+		return nil
+	case organizationcontactevent.FieldStatus:
+		m.ResetStatus()
+		return nil
+	}
+	return fmt.Errorf("unknown OrganizationContactEvent field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *OrganizationContactEventMutation) AddedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.organization_contact != nil {
+		edges = append(edges, organizationcontactevent.EdgeOrganizationContact)
+	}
+	if m.contact != nil {
+		edges = append(edges, organizationcontactevent.EdgeContact)
+	}
+	if m.event != nil {
+		edges = append(edges, organizationcontactevent.EdgeEvent)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *OrganizationContactEventMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case organizationcontactevent.EdgeOrganizationContact:
+		if id := m.organization_contact; id != nil {
+			return []ent.Value{*id}
+		}
+	case organizationcontactevent.EdgeContact:
+		if id := m.contact; id != nil {
+			return []ent.Value{*id}
+		}
+	case organizationcontactevent.EdgeEvent:
+		if id := m.event; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *OrganizationContactEventMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 3)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *OrganizationContactEventMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *OrganizationContactEventMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.clearedorganization_contact {
+		edges = append(edges, organizationcontactevent.EdgeOrganizationContact)
+	}
+	if m.clearedcontact {
+		edges = append(edges, organizationcontactevent.EdgeContact)
+	}
+	if m.clearedevent {
+		edges = append(edges, organizationcontactevent.EdgeEvent)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *OrganizationContactEventMutation) EdgeCleared(name string) bool {
+	switch name {
+	case organizationcontactevent.EdgeOrganizationContact:
+		return m.clearedorganization_contact
+	case organizationcontactevent.EdgeContact:
+		return m.clearedcontact
+	case organizationcontactevent.EdgeEvent:
+		return m.clearedevent
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *OrganizationContactEventMutation) ClearEdge(name string) error {
+	switch name {
+	case organizationcontactevent.EdgeOrganizationContact:
+		m.ClearOrganizationContact()
+		return nil
+	case organizationcontactevent.EdgeContact:
+		m.ClearContact()
+		return nil
+	case organizationcontactevent.EdgeEvent:
+		m.ClearEvent()
+		return nil
+	}
+	return fmt.Errorf("unknown OrganizationContactEvent unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *OrganizationContactEventMutation) ResetEdge(name string) error {
+	switch name {
+	case organizationcontactevent.EdgeOrganizationContact:
+		m.ResetOrganizationContact()
+		return nil
+	case organizationcontactevent.EdgeContact:
+		m.ResetContact()
+		return nil
+	case organizationcontactevent.EdgeEvent:
+		m.ResetEvent()
+		return nil
+	}
+	return fmt.Errorf("unknown OrganizationContactEvent edge %s", name)
+}
+
+// OrganizationContactNoteMutation represents an operation that mutates the OrganizationContactNote nodes in the graph.
+type OrganizationContactNoteMutation struct {
+	config
+	op                Op
+	typ               string
+	id                *string
+	created_at        *time.Time
+	updated_at        *time.Time
+	organization_id   *string
+	body              *string
+	author_user_id    *string
+	author_api_key_id *string
+	author_name       *string
+	clearedFields     map[string]struct{}
+	contact           *string
+	clearedcontact    bool
+	done              bool
+	oldValue          func(context.Context) (*OrganizationContactNote, error)
+	predicates        []predicate.OrganizationContactNote
+}
+
+var _ ent.Mutation = (*OrganizationContactNoteMutation)(nil)
+
+// organizationcontactnoteOption allows management of the mutation configuration using functional options.
+type organizationcontactnoteOption func(*OrganizationContactNoteMutation)
+
+// newOrganizationContactNoteMutation creates new mutation for the OrganizationContactNote entity.
+func newOrganizationContactNoteMutation(c config, op Op, opts ...organizationcontactnoteOption) *OrganizationContactNoteMutation {
+	m := &OrganizationContactNoteMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeOrganizationContactNote,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withOrganizationContactNoteID sets the ID field of the mutation.
+func withOrganizationContactNoteID(id string) organizationcontactnoteOption {
+	return func(m *OrganizationContactNoteMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *OrganizationContactNote
+		)
+		m.oldValue = func(ctx context.Context) (*OrganizationContactNote, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().OrganizationContactNote.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withOrganizationContactNote sets the old OrganizationContactNote of the mutation.
+func withOrganizationContactNote(node *OrganizationContactNote) organizationcontactnoteOption {
+	return func(m *OrganizationContactNoteMutation) {
+		m.oldValue = func(context.Context) (*OrganizationContactNote, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m OrganizationContactNoteMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m OrganizationContactNoteMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of OrganizationContactNote entities.
+func (m *OrganizationContactNoteMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *OrganizationContactNoteMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *OrganizationContactNoteMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().OrganizationContactNote.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *OrganizationContactNoteMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *OrganizationContactNoteMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the OrganizationContactNote entity.
+// If the OrganizationContactNote object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrganizationContactNoteMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *OrganizationContactNoteMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *OrganizationContactNoteMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *OrganizationContactNoteMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the OrganizationContactNote entity.
+// If the OrganizationContactNote object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrganizationContactNoteMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *OrganizationContactNoteMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetOrganizationID sets the "organization_id" field.
+func (m *OrganizationContactNoteMutation) SetOrganizationID(s string) {
+	m.organization_id = &s
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *OrganizationContactNoteMutation) OrganizationID() (r string, exists bool) {
+	v := m.organization_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the OrganizationContactNote entity.
+// If the OrganizationContactNote object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrganizationContactNoteMutation) OldOrganizationID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *OrganizationContactNoteMutation) ResetOrganizationID() {
+	m.organization_id = nil
+}
+
+// SetOrganizationContactID sets the "organization_contact_id" field.
+func (m *OrganizationContactNoteMutation) SetOrganizationContactID(s string) {
+	m.contact = &s
+}
+
+// OrganizationContactID returns the value of the "organization_contact_id" field in the mutation.
+func (m *OrganizationContactNoteMutation) OrganizationContactID() (r string, exists bool) {
+	v := m.contact
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationContactID returns the old "organization_contact_id" field's value of the OrganizationContactNote entity.
+// If the OrganizationContactNote object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrganizationContactNoteMutation) OldOrganizationContactID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationContactID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationContactID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationContactID: %w", err)
+	}
+	return oldValue.OrganizationContactID, nil
+}
+
+// ResetOrganizationContactID resets all changes to the "organization_contact_id" field.
+func (m *OrganizationContactNoteMutation) ResetOrganizationContactID() {
+	m.contact = nil
+}
+
+// SetBody sets the "body" field.
+func (m *OrganizationContactNoteMutation) SetBody(s string) {
+	m.body = &s
+}
+
+// Body returns the value of the "body" field in the mutation.
+func (m *OrganizationContactNoteMutation) Body() (r string, exists bool) {
+	v := m.body
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBody returns the old "body" field's value of the OrganizationContactNote entity.
+// If the OrganizationContactNote object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrganizationContactNoteMutation) OldBody(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBody is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBody requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBody: %w", err)
+	}
+	return oldValue.Body, nil
+}
+
+// ResetBody resets all changes to the "body" field.
+func (m *OrganizationContactNoteMutation) ResetBody() {
+	m.body = nil
+}
+
+// SetAuthorUserID sets the "author_user_id" field.
+func (m *OrganizationContactNoteMutation) SetAuthorUserID(s string) {
+	m.author_user_id = &s
+}
+
+// AuthorUserID returns the value of the "author_user_id" field in the mutation.
+func (m *OrganizationContactNoteMutation) AuthorUserID() (r string, exists bool) {
+	v := m.author_user_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAuthorUserID returns the old "author_user_id" field's value of the OrganizationContactNote entity.
+// If the OrganizationContactNote object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrganizationContactNoteMutation) OldAuthorUserID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAuthorUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAuthorUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAuthorUserID: %w", err)
+	}
+	return oldValue.AuthorUserID, nil
+}
+
+// ClearAuthorUserID clears the value of the "author_user_id" field.
+func (m *OrganizationContactNoteMutation) ClearAuthorUserID() {
+	m.author_user_id = nil
+	m.clearedFields[organizationcontactnote.FieldAuthorUserID] = struct{}{}
+}
+
+// AuthorUserIDCleared returns if the "author_user_id" field was cleared in this mutation.
+func (m *OrganizationContactNoteMutation) AuthorUserIDCleared() bool {
+	_, ok := m.clearedFields[organizationcontactnote.FieldAuthorUserID]
+	return ok
+}
+
+// ResetAuthorUserID resets all changes to the "author_user_id" field.
+func (m *OrganizationContactNoteMutation) ResetAuthorUserID() {
+	m.author_user_id = nil
+	delete(m.clearedFields, organizationcontactnote.FieldAuthorUserID)
+}
+
+// SetAuthorAPIKeyID sets the "author_api_key_id" field.
+func (m *OrganizationContactNoteMutation) SetAuthorAPIKeyID(s string) {
+	m.author_api_key_id = &s
+}
+
+// AuthorAPIKeyID returns the value of the "author_api_key_id" field in the mutation.
+func (m *OrganizationContactNoteMutation) AuthorAPIKeyID() (r string, exists bool) {
+	v := m.author_api_key_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAuthorAPIKeyID returns the old "author_api_key_id" field's value of the OrganizationContactNote entity.
+// If the OrganizationContactNote object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrganizationContactNoteMutation) OldAuthorAPIKeyID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAuthorAPIKeyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAuthorAPIKeyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAuthorAPIKeyID: %w", err)
+	}
+	return oldValue.AuthorAPIKeyID, nil
+}
+
+// ClearAuthorAPIKeyID clears the value of the "author_api_key_id" field.
+func (m *OrganizationContactNoteMutation) ClearAuthorAPIKeyID() {
+	m.author_api_key_id = nil
+	m.clearedFields[organizationcontactnote.FieldAuthorAPIKeyID] = struct{}{}
+}
+
+// AuthorAPIKeyIDCleared returns if the "author_api_key_id" field was cleared in this mutation.
+func (m *OrganizationContactNoteMutation) AuthorAPIKeyIDCleared() bool {
+	_, ok := m.clearedFields[organizationcontactnote.FieldAuthorAPIKeyID]
+	return ok
+}
+
+// ResetAuthorAPIKeyID resets all changes to the "author_api_key_id" field.
+func (m *OrganizationContactNoteMutation) ResetAuthorAPIKeyID() {
+	m.author_api_key_id = nil
+	delete(m.clearedFields, organizationcontactnote.FieldAuthorAPIKeyID)
+}
+
+// SetAuthorName sets the "author_name" field.
+func (m *OrganizationContactNoteMutation) SetAuthorName(s string) {
+	m.author_name = &s
+}
+
+// AuthorName returns the value of the "author_name" field in the mutation.
+func (m *OrganizationContactNoteMutation) AuthorName() (r string, exists bool) {
+	v := m.author_name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAuthorName returns the old "author_name" field's value of the OrganizationContactNote entity.
+// If the OrganizationContactNote object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrganizationContactNoteMutation) OldAuthorName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAuthorName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAuthorName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAuthorName: %w", err)
+	}
+	return oldValue.AuthorName, nil
+}
+
+// ResetAuthorName resets all changes to the "author_name" field.
+func (m *OrganizationContactNoteMutation) ResetAuthorName() {
+	m.author_name = nil
+}
+
+// SetContactID sets the "contact" edge to the OrganizationContact entity by id.
+func (m *OrganizationContactNoteMutation) SetContactID(id string) {
+	m.contact = &id
+}
+
+// ClearContact clears the "contact" edge to the OrganizationContact entity.
+func (m *OrganizationContactNoteMutation) ClearContact() {
+	m.clearedcontact = true
+	m.clearedFields[organizationcontactnote.FieldOrganizationContactID] = struct{}{}
+}
+
+// ContactCleared reports if the "contact" edge to the OrganizationContact entity was cleared.
+func (m *OrganizationContactNoteMutation) ContactCleared() bool {
+	return m.clearedcontact
+}
+
+// ContactID returns the "contact" edge ID in the mutation.
+func (m *OrganizationContactNoteMutation) ContactID() (id string, exists bool) {
+	if m.contact != nil {
+		return *m.contact, true
+	}
+	return
+}
+
+// ContactIDs returns the "contact" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// ContactID instead. It exists only for internal usage by the builders.
+func (m *OrganizationContactNoteMutation) ContactIDs() (ids []string) {
+	if id := m.contact; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetContact resets all changes to the "contact" edge.
+func (m *OrganizationContactNoteMutation) ResetContact() {
+	m.contact = nil
+	m.clearedcontact = false
+}
+
+// Where appends a list predicates to the OrganizationContactNoteMutation builder.
+func (m *OrganizationContactNoteMutation) Where(ps ...predicate.OrganizationContactNote) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the OrganizationContactNoteMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *OrganizationContactNoteMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.OrganizationContactNote, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *OrganizationContactNoteMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *OrganizationContactNoteMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (OrganizationContactNote).
+func (m *OrganizationContactNoteMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *OrganizationContactNoteMutation) Fields() []string {
+	fields := make([]string, 0, 8)
+	if m.created_at != nil {
+		fields = append(fields, organizationcontactnote.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, organizationcontactnote.FieldUpdatedAt)
+	}
+	if m.organization_id != nil {
+		fields = append(fields, organizationcontactnote.FieldOrganizationID)
+	}
+	if m.contact != nil {
+		fields = append(fields, organizationcontactnote.FieldOrganizationContactID)
+	}
+	if m.body != nil {
+		fields = append(fields, organizationcontactnote.FieldBody)
+	}
+	if m.author_user_id != nil {
+		fields = append(fields, organizationcontactnote.FieldAuthorUserID)
+	}
+	if m.author_api_key_id != nil {
+		fields = append(fields, organizationcontactnote.FieldAuthorAPIKeyID)
+	}
+	if m.author_name != nil {
+		fields = append(fields, organizationcontactnote.FieldAuthorName)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *OrganizationContactNoteMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case organizationcontactnote.FieldCreatedAt:
+		return m.CreatedAt()
+	case organizationcontactnote.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case organizationcontactnote.FieldOrganizationID:
+		return m.OrganizationID()
+	case organizationcontactnote.FieldOrganizationContactID:
+		return m.OrganizationContactID()
+	case organizationcontactnote.FieldBody:
+		return m.Body()
+	case organizationcontactnote.FieldAuthorUserID:
+		return m.AuthorUserID()
+	case organizationcontactnote.FieldAuthorAPIKeyID:
+		return m.AuthorAPIKeyID()
+	case organizationcontactnote.FieldAuthorName:
+		return m.AuthorName()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *OrganizationContactNoteMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case organizationcontactnote.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case organizationcontactnote.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case organizationcontactnote.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
+	case organizationcontactnote.FieldOrganizationContactID:
+		return m.OldOrganizationContactID(ctx)
+	case organizationcontactnote.FieldBody:
+		return m.OldBody(ctx)
+	case organizationcontactnote.FieldAuthorUserID:
+		return m.OldAuthorUserID(ctx)
+	case organizationcontactnote.FieldAuthorAPIKeyID:
+		return m.OldAuthorAPIKeyID(ctx)
+	case organizationcontactnote.FieldAuthorName:
+		return m.OldAuthorName(ctx)
+	}
+	return nil, fmt.Errorf("unknown OrganizationContactNote field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *OrganizationContactNoteMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case organizationcontactnote.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case organizationcontactnote.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case organizationcontactnote.FieldOrganizationID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
+		return nil
+	case organizationcontactnote.FieldOrganizationContactID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationContactID(v)
+		return nil
+	case organizationcontactnote.FieldBody:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBody(v)
+		return nil
+	case organizationcontactnote.FieldAuthorUserID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAuthorUserID(v)
+		return nil
+	case organizationcontactnote.FieldAuthorAPIKeyID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAuthorAPIKeyID(v)
+		return nil
+	case organizationcontactnote.FieldAuthorName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAuthorName(v)
+		return nil
+	}
+	return fmt.Errorf("unknown OrganizationContactNote field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *OrganizationContactNoteMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *OrganizationContactNoteMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *OrganizationContactNoteMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown OrganizationContactNote numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *OrganizationContactNoteMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(organizationcontactnote.FieldAuthorUserID) {
+		fields = append(fields, organizationcontactnote.FieldAuthorUserID)
+	}
+	if m.FieldCleared(organizationcontactnote.FieldAuthorAPIKeyID) {
+		fields = append(fields, organizationcontactnote.FieldAuthorAPIKeyID)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *OrganizationContactNoteMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *OrganizationContactNoteMutation) ClearField(name string) error {
+	switch name {
+	case organizationcontactnote.FieldAuthorUserID:
+		m.ClearAuthorUserID()
+		return nil
+	case organizationcontactnote.FieldAuthorAPIKeyID:
+		m.ClearAuthorAPIKeyID()
+		return nil
+	}
+	return fmt.Errorf("unknown OrganizationContactNote nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *OrganizationContactNoteMutation) ResetField(name string) error {
+	switch name {
+	case organizationcontactnote.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case organizationcontactnote.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case organizationcontactnote.FieldOrganizationID:
+		m.ResetOrganizationID()
+		return nil
+	case organizationcontactnote.FieldOrganizationContactID:
+		m.ResetOrganizationContactID()
+		return nil
+	case organizationcontactnote.FieldBody:
+		m.ResetBody()
+		return nil
+	case organizationcontactnote.FieldAuthorUserID:
+		m.ResetAuthorUserID()
+		return nil
+	case organizationcontactnote.FieldAuthorAPIKeyID:
+		m.ResetAuthorAPIKeyID()
+		return nil
+	case organizationcontactnote.FieldAuthorName:
+		m.ResetAuthorName()
+		return nil
+	}
+	return fmt.Errorf("unknown OrganizationContactNote field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *OrganizationContactNoteMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.contact != nil {
+		edges = append(edges, organizationcontactnote.EdgeContact)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *OrganizationContactNoteMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case organizationcontactnote.EdgeContact:
+		if id := m.contact; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *OrganizationContactNoteMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *OrganizationContactNoteMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *OrganizationContactNoteMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedcontact {
+		edges = append(edges, organizationcontactnote.EdgeContact)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *OrganizationContactNoteMutation) EdgeCleared(name string) bool {
+	switch name {
+	case organizationcontactnote.EdgeContact:
+		return m.clearedcontact
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *OrganizationContactNoteMutation) ClearEdge(name string) error {
+	switch name {
+	case organizationcontactnote.EdgeContact:
+		m.ClearContact()
+		return nil
+	}
+	return fmt.Errorf("unknown OrganizationContactNote unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *OrganizationContactNoteMutation) ResetEdge(name string) error {
+	switch name {
+	case organizationcontactnote.EdgeContact:
+		m.ResetContact()
+		return nil
+	}
+	return fmt.Errorf("unknown OrganizationContactNote edge %s", name)
+}
+
+// OrganizationContactTagMutation represents an operation that mutates the OrganizationContactTag nodes in the graph.
+type OrganizationContactTagMutation struct {
+	config
+	op              Op
+	typ             string
+	id              *string
+	created_at      *time.Time
+	updated_at      *time.Time
+	organization_id *string
+	clearedFields   map[string]struct{}
+	contact         *string
+	clearedcontact  bool
+	tag             *string
+	clearedtag      bool
+	done            bool
+	oldValue        func(context.Context) (*OrganizationContactTag, error)
+	predicates      []predicate.OrganizationContactTag
+}
+
+var _ ent.Mutation = (*OrganizationContactTagMutation)(nil)
+
+// organizationcontacttagOption allows management of the mutation configuration using functional options.
+type organizationcontacttagOption func(*OrganizationContactTagMutation)
+
+// newOrganizationContactTagMutation creates new mutation for the OrganizationContactTag entity.
+func newOrganizationContactTagMutation(c config, op Op, opts ...organizationcontacttagOption) *OrganizationContactTagMutation {
+	m := &OrganizationContactTagMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeOrganizationContactTag,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withOrganizationContactTagID sets the ID field of the mutation.
+func withOrganizationContactTagID(id string) organizationcontacttagOption {
+	return func(m *OrganizationContactTagMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *OrganizationContactTag
+		)
+		m.oldValue = func(ctx context.Context) (*OrganizationContactTag, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().OrganizationContactTag.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withOrganizationContactTag sets the old OrganizationContactTag of the mutation.
+func withOrganizationContactTag(node *OrganizationContactTag) organizationcontacttagOption {
+	return func(m *OrganizationContactTagMutation) {
+		m.oldValue = func(context.Context) (*OrganizationContactTag, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m OrganizationContactTagMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m OrganizationContactTagMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of OrganizationContactTag entities.
+func (m *OrganizationContactTagMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *OrganizationContactTagMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *OrganizationContactTagMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().OrganizationContactTag.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *OrganizationContactTagMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *OrganizationContactTagMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the OrganizationContactTag entity.
+// If the OrganizationContactTag object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrganizationContactTagMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *OrganizationContactTagMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *OrganizationContactTagMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *OrganizationContactTagMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the OrganizationContactTag entity.
+// If the OrganizationContactTag object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrganizationContactTagMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *OrganizationContactTagMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetOrganizationID sets the "organization_id" field.
+func (m *OrganizationContactTagMutation) SetOrganizationID(s string) {
+	m.organization_id = &s
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *OrganizationContactTagMutation) OrganizationID() (r string, exists bool) {
+	v := m.organization_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the OrganizationContactTag entity.
+// If the OrganizationContactTag object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrganizationContactTagMutation) OldOrganizationID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *OrganizationContactTagMutation) ResetOrganizationID() {
+	m.organization_id = nil
+}
+
+// SetOrganizationContactID sets the "organization_contact_id" field.
+func (m *OrganizationContactTagMutation) SetOrganizationContactID(s string) {
+	m.contact = &s
+}
+
+// OrganizationContactID returns the value of the "organization_contact_id" field in the mutation.
+func (m *OrganizationContactTagMutation) OrganizationContactID() (r string, exists bool) {
+	v := m.contact
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationContactID returns the old "organization_contact_id" field's value of the OrganizationContactTag entity.
+// If the OrganizationContactTag object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrganizationContactTagMutation) OldOrganizationContactID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationContactID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationContactID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationContactID: %w", err)
+	}
+	return oldValue.OrganizationContactID, nil
+}
+
+// ResetOrganizationContactID resets all changes to the "organization_contact_id" field.
+func (m *OrganizationContactTagMutation) ResetOrganizationContactID() {
+	m.contact = nil
+}
+
+// SetTagID sets the "tag_id" field.
+func (m *OrganizationContactTagMutation) SetTagID(s string) {
+	m.tag = &s
+}
+
+// TagID returns the value of the "tag_id" field in the mutation.
+func (m *OrganizationContactTagMutation) TagID() (r string, exists bool) {
+	v := m.tag
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTagID returns the old "tag_id" field's value of the OrganizationContactTag entity.
+// If the OrganizationContactTag object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrganizationContactTagMutation) OldTagID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTagID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTagID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTagID: %w", err)
+	}
+	return oldValue.TagID, nil
+}
+
+// ResetTagID resets all changes to the "tag_id" field.
+func (m *OrganizationContactTagMutation) ResetTagID() {
+	m.tag = nil
+}
+
+// SetContactID sets the "contact" edge to the OrganizationContact entity by id.
+func (m *OrganizationContactTagMutation) SetContactID(id string) {
+	m.contact = &id
+}
+
+// ClearContact clears the "contact" edge to the OrganizationContact entity.
+func (m *OrganizationContactTagMutation) ClearContact() {
+	m.clearedcontact = true
+	m.clearedFields[organizationcontacttag.FieldOrganizationContactID] = struct{}{}
+}
+
+// ContactCleared reports if the "contact" edge to the OrganizationContact entity was cleared.
+func (m *OrganizationContactTagMutation) ContactCleared() bool {
+	return m.clearedcontact
+}
+
+// ContactID returns the "contact" edge ID in the mutation.
+func (m *OrganizationContactTagMutation) ContactID() (id string, exists bool) {
+	if m.contact != nil {
+		return *m.contact, true
+	}
+	return
+}
+
+// ContactIDs returns the "contact" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// ContactID instead. It exists only for internal usage by the builders.
+func (m *OrganizationContactTagMutation) ContactIDs() (ids []string) {
+	if id := m.contact; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetContact resets all changes to the "contact" edge.
+func (m *OrganizationContactTagMutation) ResetContact() {
+	m.contact = nil
+	m.clearedcontact = false
+}
+
+// ClearTag clears the "tag" edge to the OrganizationTag entity.
+func (m *OrganizationContactTagMutation) ClearTag() {
+	m.clearedtag = true
+	m.clearedFields[organizationcontacttag.FieldTagID] = struct{}{}
+}
+
+// TagCleared reports if the "tag" edge to the OrganizationTag entity was cleared.
+func (m *OrganizationContactTagMutation) TagCleared() bool {
+	return m.clearedtag
+}
+
+// TagIDs returns the "tag" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// TagID instead. It exists only for internal usage by the builders.
+func (m *OrganizationContactTagMutation) TagIDs() (ids []string) {
+	if id := m.tag; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetTag resets all changes to the "tag" edge.
+func (m *OrganizationContactTagMutation) ResetTag() {
+	m.tag = nil
+	m.clearedtag = false
+}
+
+// Where appends a list predicates to the OrganizationContactTagMutation builder.
+func (m *OrganizationContactTagMutation) Where(ps ...predicate.OrganizationContactTag) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the OrganizationContactTagMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *OrganizationContactTagMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.OrganizationContactTag, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *OrganizationContactTagMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *OrganizationContactTagMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (OrganizationContactTag).
+func (m *OrganizationContactTagMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *OrganizationContactTagMutation) Fields() []string {
+	fields := make([]string, 0, 5)
+	if m.created_at != nil {
+		fields = append(fields, organizationcontacttag.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, organizationcontacttag.FieldUpdatedAt)
+	}
+	if m.organization_id != nil {
+		fields = append(fields, organizationcontacttag.FieldOrganizationID)
+	}
+	if m.contact != nil {
+		fields = append(fields, organizationcontacttag.FieldOrganizationContactID)
+	}
+	if m.tag != nil {
+		fields = append(fields, organizationcontacttag.FieldTagID)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *OrganizationContactTagMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case organizationcontacttag.FieldCreatedAt:
+		return m.CreatedAt()
+	case organizationcontacttag.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case organizationcontacttag.FieldOrganizationID:
+		return m.OrganizationID()
+	case organizationcontacttag.FieldOrganizationContactID:
+		return m.OrganizationContactID()
+	case organizationcontacttag.FieldTagID:
+		return m.TagID()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *OrganizationContactTagMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case organizationcontacttag.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case organizationcontacttag.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case organizationcontacttag.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
+	case organizationcontacttag.FieldOrganizationContactID:
+		return m.OldOrganizationContactID(ctx)
+	case organizationcontacttag.FieldTagID:
+		return m.OldTagID(ctx)
+	}
+	return nil, fmt.Errorf("unknown OrganizationContactTag field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *OrganizationContactTagMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case organizationcontacttag.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case organizationcontacttag.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case organizationcontacttag.FieldOrganizationID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
+		return nil
+	case organizationcontacttag.FieldOrganizationContactID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationContactID(v)
+		return nil
+	case organizationcontacttag.FieldTagID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTagID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown OrganizationContactTag field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *OrganizationContactTagMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *OrganizationContactTagMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *OrganizationContactTagMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown OrganizationContactTag numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *OrganizationContactTagMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *OrganizationContactTagMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *OrganizationContactTagMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown OrganizationContactTag nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *OrganizationContactTagMutation) ResetField(name string) error {
+	switch name {
+	case organizationcontacttag.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case organizationcontacttag.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case organizationcontacttag.FieldOrganizationID:
+		m.ResetOrganizationID()
+		return nil
+	case organizationcontacttag.FieldOrganizationContactID:
+		m.ResetOrganizationContactID()
+		return nil
+	case organizationcontacttag.FieldTagID:
+		m.ResetTagID()
+		return nil
+	}
+	return fmt.Errorf("unknown OrganizationContactTag field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *OrganizationContactTagMutation) AddedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.contact != nil {
+		edges = append(edges, organizationcontacttag.EdgeContact)
+	}
+	if m.tag != nil {
+		edges = append(edges, organizationcontacttag.EdgeTag)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *OrganizationContactTagMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case organizationcontacttag.EdgeContact:
+		if id := m.contact; id != nil {
+			return []ent.Value{*id}
+		}
+	case organizationcontacttag.EdgeTag:
+		if id := m.tag; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *OrganizationContactTagMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 2)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *OrganizationContactTagMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *OrganizationContactTagMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.clearedcontact {
+		edges = append(edges, organizationcontacttag.EdgeContact)
+	}
+	if m.clearedtag {
+		edges = append(edges, organizationcontacttag.EdgeTag)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *OrganizationContactTagMutation) EdgeCleared(name string) bool {
+	switch name {
+	case organizationcontacttag.EdgeContact:
+		return m.clearedcontact
+	case organizationcontacttag.EdgeTag:
+		return m.clearedtag
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *OrganizationContactTagMutation) ClearEdge(name string) error {
+	switch name {
+	case organizationcontacttag.EdgeContact:
+		m.ClearContact()
+		return nil
+	case organizationcontacttag.EdgeTag:
+		m.ClearTag()
+		return nil
+	}
+	return fmt.Errorf("unknown OrganizationContactTag unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *OrganizationContactTagMutation) ResetEdge(name string) error {
+	switch name {
+	case organizationcontacttag.EdgeContact:
+		m.ResetContact()
+		return nil
+	case organizationcontacttag.EdgeTag:
+		m.ResetTag()
+		return nil
+	}
+	return fmt.Errorf("unknown OrganizationContactTag edge %s", name)
+}
+
 // OrganizationInvitationMutation represents an operation that mutates the OrganizationInvitation nodes in the graph.
 type OrganizationInvitationMutation struct {
 	config
@@ -22097,6 +26011,2219 @@ func (m *OrganizationMemberMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown OrganizationMember edge %s", name)
+}
+
+// OrganizationTagMutation represents an operation that mutates the OrganizationTag nodes in the graph.
+type OrganizationTagMutation struct {
+	config
+	op                   Op
+	typ                  string
+	id                   *string
+	created_at           *time.Time
+	updated_at           *time.Time
+	organization_id      *string
+	name                 *string
+	clearedFields        map[string]struct{}
+	contact_links        map[string]struct{}
+	removedcontact_links map[string]struct{}
+	clearedcontact_links bool
+	done                 bool
+	oldValue             func(context.Context) (*OrganizationTag, error)
+	predicates           []predicate.OrganizationTag
+}
+
+var _ ent.Mutation = (*OrganizationTagMutation)(nil)
+
+// organizationtagOption allows management of the mutation configuration using functional options.
+type organizationtagOption func(*OrganizationTagMutation)
+
+// newOrganizationTagMutation creates new mutation for the OrganizationTag entity.
+func newOrganizationTagMutation(c config, op Op, opts ...organizationtagOption) *OrganizationTagMutation {
+	m := &OrganizationTagMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeOrganizationTag,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withOrganizationTagID sets the ID field of the mutation.
+func withOrganizationTagID(id string) organizationtagOption {
+	return func(m *OrganizationTagMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *OrganizationTag
+		)
+		m.oldValue = func(ctx context.Context) (*OrganizationTag, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().OrganizationTag.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withOrganizationTag sets the old OrganizationTag of the mutation.
+func withOrganizationTag(node *OrganizationTag) organizationtagOption {
+	return func(m *OrganizationTagMutation) {
+		m.oldValue = func(context.Context) (*OrganizationTag, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m OrganizationTagMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m OrganizationTagMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of OrganizationTag entities.
+func (m *OrganizationTagMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *OrganizationTagMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *OrganizationTagMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().OrganizationTag.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *OrganizationTagMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *OrganizationTagMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the OrganizationTag entity.
+// If the OrganizationTag object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrganizationTagMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *OrganizationTagMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *OrganizationTagMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *OrganizationTagMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the OrganizationTag entity.
+// If the OrganizationTag object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrganizationTagMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *OrganizationTagMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetOrganizationID sets the "organization_id" field.
+func (m *OrganizationTagMutation) SetOrganizationID(s string) {
+	m.organization_id = &s
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *OrganizationTagMutation) OrganizationID() (r string, exists bool) {
+	v := m.organization_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the OrganizationTag entity.
+// If the OrganizationTag object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrganizationTagMutation) OldOrganizationID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *OrganizationTagMutation) ResetOrganizationID() {
+	m.organization_id = nil
+}
+
+// SetName sets the "name" field.
+func (m *OrganizationTagMutation) SetName(s string) {
+	m.name = &s
+}
+
+// Name returns the value of the "name" field in the mutation.
+func (m *OrganizationTagMutation) Name() (r string, exists bool) {
+	v := m.name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldName returns the old "name" field's value of the OrganizationTag entity.
+// If the OrganizationTag object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrganizationTagMutation) OldName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldName: %w", err)
+	}
+	return oldValue.Name, nil
+}
+
+// ResetName resets all changes to the "name" field.
+func (m *OrganizationTagMutation) ResetName() {
+	m.name = nil
+}
+
+// AddContactLinkIDs adds the "contact_links" edge to the OrganizationContactTag entity by ids.
+func (m *OrganizationTagMutation) AddContactLinkIDs(ids ...string) {
+	if m.contact_links == nil {
+		m.contact_links = make(map[string]struct{})
+	}
+	for i := range ids {
+		m.contact_links[ids[i]] = struct{}{}
+	}
+}
+
+// ClearContactLinks clears the "contact_links" edge to the OrganizationContactTag entity.
+func (m *OrganizationTagMutation) ClearContactLinks() {
+	m.clearedcontact_links = true
+}
+
+// ContactLinksCleared reports if the "contact_links" edge to the OrganizationContactTag entity was cleared.
+func (m *OrganizationTagMutation) ContactLinksCleared() bool {
+	return m.clearedcontact_links
+}
+
+// RemoveContactLinkIDs removes the "contact_links" edge to the OrganizationContactTag entity by IDs.
+func (m *OrganizationTagMutation) RemoveContactLinkIDs(ids ...string) {
+	if m.removedcontact_links == nil {
+		m.removedcontact_links = make(map[string]struct{})
+	}
+	for i := range ids {
+		delete(m.contact_links, ids[i])
+		m.removedcontact_links[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedContactLinks returns the removed IDs of the "contact_links" edge to the OrganizationContactTag entity.
+func (m *OrganizationTagMutation) RemovedContactLinksIDs() (ids []string) {
+	for id := range m.removedcontact_links {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ContactLinksIDs returns the "contact_links" edge IDs in the mutation.
+func (m *OrganizationTagMutation) ContactLinksIDs() (ids []string) {
+	for id := range m.contact_links {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetContactLinks resets all changes to the "contact_links" edge.
+func (m *OrganizationTagMutation) ResetContactLinks() {
+	m.contact_links = nil
+	m.clearedcontact_links = false
+	m.removedcontact_links = nil
+}
+
+// Where appends a list predicates to the OrganizationTagMutation builder.
+func (m *OrganizationTagMutation) Where(ps ...predicate.OrganizationTag) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the OrganizationTagMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *OrganizationTagMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.OrganizationTag, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *OrganizationTagMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *OrganizationTagMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (OrganizationTag).
+func (m *OrganizationTagMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *OrganizationTagMutation) Fields() []string {
+	fields := make([]string, 0, 4)
+	if m.created_at != nil {
+		fields = append(fields, organizationtag.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, organizationtag.FieldUpdatedAt)
+	}
+	if m.organization_id != nil {
+		fields = append(fields, organizationtag.FieldOrganizationID)
+	}
+	if m.name != nil {
+		fields = append(fields, organizationtag.FieldName)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *OrganizationTagMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case organizationtag.FieldCreatedAt:
+		return m.CreatedAt()
+	case organizationtag.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case organizationtag.FieldOrganizationID:
+		return m.OrganizationID()
+	case organizationtag.FieldName:
+		return m.Name()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *OrganizationTagMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case organizationtag.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case organizationtag.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case organizationtag.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
+	case organizationtag.FieldName:
+		return m.OldName(ctx)
+	}
+	return nil, fmt.Errorf("unknown OrganizationTag field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *OrganizationTagMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case organizationtag.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case organizationtag.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case organizationtag.FieldOrganizationID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
+		return nil
+	case organizationtag.FieldName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetName(v)
+		return nil
+	}
+	return fmt.Errorf("unknown OrganizationTag field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *OrganizationTagMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *OrganizationTagMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *OrganizationTagMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown OrganizationTag numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *OrganizationTagMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *OrganizationTagMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *OrganizationTagMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown OrganizationTag nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *OrganizationTagMutation) ResetField(name string) error {
+	switch name {
+	case organizationtag.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case organizationtag.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case organizationtag.FieldOrganizationID:
+		m.ResetOrganizationID()
+		return nil
+	case organizationtag.FieldName:
+		m.ResetName()
+		return nil
+	}
+	return fmt.Errorf("unknown OrganizationTag field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *OrganizationTagMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.contact_links != nil {
+		edges = append(edges, organizationtag.EdgeContactLinks)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *OrganizationTagMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case organizationtag.EdgeContactLinks:
+		ids := make([]ent.Value, 0, len(m.contact_links))
+		for id := range m.contact_links {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *OrganizationTagMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.removedcontact_links != nil {
+		edges = append(edges, organizationtag.EdgeContactLinks)
+	}
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *OrganizationTagMutation) RemovedIDs(name string) []ent.Value {
+	switch name {
+	case organizationtag.EdgeContactLinks:
+		ids := make([]ent.Value, 0, len(m.removedcontact_links))
+		for id := range m.removedcontact_links {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *OrganizationTagMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedcontact_links {
+		edges = append(edges, organizationtag.EdgeContactLinks)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *OrganizationTagMutation) EdgeCleared(name string) bool {
+	switch name {
+	case organizationtag.EdgeContactLinks:
+		return m.clearedcontact_links
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *OrganizationTagMutation) ClearEdge(name string) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown OrganizationTag unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *OrganizationTagMutation) ResetEdge(name string) error {
+	switch name {
+	case organizationtag.EdgeContactLinks:
+		m.ResetContactLinks()
+		return nil
+	}
+	return fmt.Errorf("unknown OrganizationTag edge %s", name)
+}
+
+// PipelineCardMutation represents an operation that mutates the PipelineCard nodes in the graph.
+type PipelineCardMutation struct {
+	config
+	op              Op
+	typ             string
+	id              *string
+	created_at      *time.Time
+	updated_at      *time.Time
+	organization_id *string
+	owner_user_id   *string
+	note            *string
+	clearedFields   map[string]struct{}
+	contact         *string
+	clearedcontact  bool
+	stage           *string
+	clearedstage    bool
+	history         map[string]struct{}
+	removedhistory  map[string]struct{}
+	clearedhistory  bool
+	done            bool
+	oldValue        func(context.Context) (*PipelineCard, error)
+	predicates      []predicate.PipelineCard
+}
+
+var _ ent.Mutation = (*PipelineCardMutation)(nil)
+
+// pipelinecardOption allows management of the mutation configuration using functional options.
+type pipelinecardOption func(*PipelineCardMutation)
+
+// newPipelineCardMutation creates new mutation for the PipelineCard entity.
+func newPipelineCardMutation(c config, op Op, opts ...pipelinecardOption) *PipelineCardMutation {
+	m := &PipelineCardMutation{
+		config:        c,
+		op:            op,
+		typ:           TypePipelineCard,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withPipelineCardID sets the ID field of the mutation.
+func withPipelineCardID(id string) pipelinecardOption {
+	return func(m *PipelineCardMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *PipelineCard
+		)
+		m.oldValue = func(ctx context.Context) (*PipelineCard, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().PipelineCard.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withPipelineCard sets the old PipelineCard of the mutation.
+func withPipelineCard(node *PipelineCard) pipelinecardOption {
+	return func(m *PipelineCardMutation) {
+		m.oldValue = func(context.Context) (*PipelineCard, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m PipelineCardMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m PipelineCardMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of PipelineCard entities.
+func (m *PipelineCardMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *PipelineCardMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *PipelineCardMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().PipelineCard.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *PipelineCardMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *PipelineCardMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the PipelineCard entity.
+// If the PipelineCard object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PipelineCardMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *PipelineCardMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *PipelineCardMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *PipelineCardMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the PipelineCard entity.
+// If the PipelineCard object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PipelineCardMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *PipelineCardMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetOrganizationID sets the "organization_id" field.
+func (m *PipelineCardMutation) SetOrganizationID(s string) {
+	m.organization_id = &s
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *PipelineCardMutation) OrganizationID() (r string, exists bool) {
+	v := m.organization_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the PipelineCard entity.
+// If the PipelineCard object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PipelineCardMutation) OldOrganizationID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *PipelineCardMutation) ResetOrganizationID() {
+	m.organization_id = nil
+}
+
+// SetOrganizationContactID sets the "organization_contact_id" field.
+func (m *PipelineCardMutation) SetOrganizationContactID(s string) {
+	m.contact = &s
+}
+
+// OrganizationContactID returns the value of the "organization_contact_id" field in the mutation.
+func (m *PipelineCardMutation) OrganizationContactID() (r string, exists bool) {
+	v := m.contact
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationContactID returns the old "organization_contact_id" field's value of the PipelineCard entity.
+// If the PipelineCard object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PipelineCardMutation) OldOrganizationContactID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationContactID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationContactID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationContactID: %w", err)
+	}
+	return oldValue.OrganizationContactID, nil
+}
+
+// ResetOrganizationContactID resets all changes to the "organization_contact_id" field.
+func (m *PipelineCardMutation) ResetOrganizationContactID() {
+	m.contact = nil
+}
+
+// SetStageID sets the "stage_id" field.
+func (m *PipelineCardMutation) SetStageID(s string) {
+	m.stage = &s
+}
+
+// StageID returns the value of the "stage_id" field in the mutation.
+func (m *PipelineCardMutation) StageID() (r string, exists bool) {
+	v := m.stage
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStageID returns the old "stage_id" field's value of the PipelineCard entity.
+// If the PipelineCard object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PipelineCardMutation) OldStageID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStageID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStageID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStageID: %w", err)
+	}
+	return oldValue.StageID, nil
+}
+
+// ResetStageID resets all changes to the "stage_id" field.
+func (m *PipelineCardMutation) ResetStageID() {
+	m.stage = nil
+}
+
+// SetOwnerUserID sets the "owner_user_id" field.
+func (m *PipelineCardMutation) SetOwnerUserID(s string) {
+	m.owner_user_id = &s
+}
+
+// OwnerUserID returns the value of the "owner_user_id" field in the mutation.
+func (m *PipelineCardMutation) OwnerUserID() (r string, exists bool) {
+	v := m.owner_user_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOwnerUserID returns the old "owner_user_id" field's value of the PipelineCard entity.
+// If the PipelineCard object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PipelineCardMutation) OldOwnerUserID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOwnerUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOwnerUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOwnerUserID: %w", err)
+	}
+	return oldValue.OwnerUserID, nil
+}
+
+// ClearOwnerUserID clears the value of the "owner_user_id" field.
+func (m *PipelineCardMutation) ClearOwnerUserID() {
+	m.owner_user_id = nil
+	m.clearedFields[pipelinecard.FieldOwnerUserID] = struct{}{}
+}
+
+// OwnerUserIDCleared returns if the "owner_user_id" field was cleared in this mutation.
+func (m *PipelineCardMutation) OwnerUserIDCleared() bool {
+	_, ok := m.clearedFields[pipelinecard.FieldOwnerUserID]
+	return ok
+}
+
+// ResetOwnerUserID resets all changes to the "owner_user_id" field.
+func (m *PipelineCardMutation) ResetOwnerUserID() {
+	m.owner_user_id = nil
+	delete(m.clearedFields, pipelinecard.FieldOwnerUserID)
+}
+
+// SetNote sets the "note" field.
+func (m *PipelineCardMutation) SetNote(s string) {
+	m.note = &s
+}
+
+// Note returns the value of the "note" field in the mutation.
+func (m *PipelineCardMutation) Note() (r string, exists bool) {
+	v := m.note
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldNote returns the old "note" field's value of the PipelineCard entity.
+// If the PipelineCard object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PipelineCardMutation) OldNote(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldNote is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldNote requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldNote: %w", err)
+	}
+	return oldValue.Note, nil
+}
+
+// ClearNote clears the value of the "note" field.
+func (m *PipelineCardMutation) ClearNote() {
+	m.note = nil
+	m.clearedFields[pipelinecard.FieldNote] = struct{}{}
+}
+
+// NoteCleared returns if the "note" field was cleared in this mutation.
+func (m *PipelineCardMutation) NoteCleared() bool {
+	_, ok := m.clearedFields[pipelinecard.FieldNote]
+	return ok
+}
+
+// ResetNote resets all changes to the "note" field.
+func (m *PipelineCardMutation) ResetNote() {
+	m.note = nil
+	delete(m.clearedFields, pipelinecard.FieldNote)
+}
+
+// SetContactID sets the "contact" edge to the OrganizationContact entity by id.
+func (m *PipelineCardMutation) SetContactID(id string) {
+	m.contact = &id
+}
+
+// ClearContact clears the "contact" edge to the OrganizationContact entity.
+func (m *PipelineCardMutation) ClearContact() {
+	m.clearedcontact = true
+	m.clearedFields[pipelinecard.FieldOrganizationContactID] = struct{}{}
+}
+
+// ContactCleared reports if the "contact" edge to the OrganizationContact entity was cleared.
+func (m *PipelineCardMutation) ContactCleared() bool {
+	return m.clearedcontact
+}
+
+// ContactID returns the "contact" edge ID in the mutation.
+func (m *PipelineCardMutation) ContactID() (id string, exists bool) {
+	if m.contact != nil {
+		return *m.contact, true
+	}
+	return
+}
+
+// ContactIDs returns the "contact" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// ContactID instead. It exists only for internal usage by the builders.
+func (m *PipelineCardMutation) ContactIDs() (ids []string) {
+	if id := m.contact; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetContact resets all changes to the "contact" edge.
+func (m *PipelineCardMutation) ResetContact() {
+	m.contact = nil
+	m.clearedcontact = false
+}
+
+// ClearStage clears the "stage" edge to the PipelineStage entity.
+func (m *PipelineCardMutation) ClearStage() {
+	m.clearedstage = true
+	m.clearedFields[pipelinecard.FieldStageID] = struct{}{}
+}
+
+// StageCleared reports if the "stage" edge to the PipelineStage entity was cleared.
+func (m *PipelineCardMutation) StageCleared() bool {
+	return m.clearedstage
+}
+
+// StageIDs returns the "stage" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// StageID instead. It exists only for internal usage by the builders.
+func (m *PipelineCardMutation) StageIDs() (ids []string) {
+	if id := m.stage; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetStage resets all changes to the "stage" edge.
+func (m *PipelineCardMutation) ResetStage() {
+	m.stage = nil
+	m.clearedstage = false
+}
+
+// AddHistoryIDs adds the "history" edge to the StageHistory entity by ids.
+func (m *PipelineCardMutation) AddHistoryIDs(ids ...string) {
+	if m.history == nil {
+		m.history = make(map[string]struct{})
+	}
+	for i := range ids {
+		m.history[ids[i]] = struct{}{}
+	}
+}
+
+// ClearHistory clears the "history" edge to the StageHistory entity.
+func (m *PipelineCardMutation) ClearHistory() {
+	m.clearedhistory = true
+}
+
+// HistoryCleared reports if the "history" edge to the StageHistory entity was cleared.
+func (m *PipelineCardMutation) HistoryCleared() bool {
+	return m.clearedhistory
+}
+
+// RemoveHistoryIDs removes the "history" edge to the StageHistory entity by IDs.
+func (m *PipelineCardMutation) RemoveHistoryIDs(ids ...string) {
+	if m.removedhistory == nil {
+		m.removedhistory = make(map[string]struct{})
+	}
+	for i := range ids {
+		delete(m.history, ids[i])
+		m.removedhistory[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedHistory returns the removed IDs of the "history" edge to the StageHistory entity.
+func (m *PipelineCardMutation) RemovedHistoryIDs() (ids []string) {
+	for id := range m.removedhistory {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// HistoryIDs returns the "history" edge IDs in the mutation.
+func (m *PipelineCardMutation) HistoryIDs() (ids []string) {
+	for id := range m.history {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetHistory resets all changes to the "history" edge.
+func (m *PipelineCardMutation) ResetHistory() {
+	m.history = nil
+	m.clearedhistory = false
+	m.removedhistory = nil
+}
+
+// Where appends a list predicates to the PipelineCardMutation builder.
+func (m *PipelineCardMutation) Where(ps ...predicate.PipelineCard) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the PipelineCardMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *PipelineCardMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.PipelineCard, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *PipelineCardMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *PipelineCardMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (PipelineCard).
+func (m *PipelineCardMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *PipelineCardMutation) Fields() []string {
+	fields := make([]string, 0, 7)
+	if m.created_at != nil {
+		fields = append(fields, pipelinecard.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, pipelinecard.FieldUpdatedAt)
+	}
+	if m.organization_id != nil {
+		fields = append(fields, pipelinecard.FieldOrganizationID)
+	}
+	if m.contact != nil {
+		fields = append(fields, pipelinecard.FieldOrganizationContactID)
+	}
+	if m.stage != nil {
+		fields = append(fields, pipelinecard.FieldStageID)
+	}
+	if m.owner_user_id != nil {
+		fields = append(fields, pipelinecard.FieldOwnerUserID)
+	}
+	if m.note != nil {
+		fields = append(fields, pipelinecard.FieldNote)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *PipelineCardMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case pipelinecard.FieldCreatedAt:
+		return m.CreatedAt()
+	case pipelinecard.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case pipelinecard.FieldOrganizationID:
+		return m.OrganizationID()
+	case pipelinecard.FieldOrganizationContactID:
+		return m.OrganizationContactID()
+	case pipelinecard.FieldStageID:
+		return m.StageID()
+	case pipelinecard.FieldOwnerUserID:
+		return m.OwnerUserID()
+	case pipelinecard.FieldNote:
+		return m.Note()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *PipelineCardMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case pipelinecard.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case pipelinecard.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case pipelinecard.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
+	case pipelinecard.FieldOrganizationContactID:
+		return m.OldOrganizationContactID(ctx)
+	case pipelinecard.FieldStageID:
+		return m.OldStageID(ctx)
+	case pipelinecard.FieldOwnerUserID:
+		return m.OldOwnerUserID(ctx)
+	case pipelinecard.FieldNote:
+		return m.OldNote(ctx)
+	}
+	return nil, fmt.Errorf("unknown PipelineCard field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *PipelineCardMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case pipelinecard.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case pipelinecard.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case pipelinecard.FieldOrganizationID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
+		return nil
+	case pipelinecard.FieldOrganizationContactID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationContactID(v)
+		return nil
+	case pipelinecard.FieldStageID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStageID(v)
+		return nil
+	case pipelinecard.FieldOwnerUserID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOwnerUserID(v)
+		return nil
+	case pipelinecard.FieldNote:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetNote(v)
+		return nil
+	}
+	return fmt.Errorf("unknown PipelineCard field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *PipelineCardMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *PipelineCardMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *PipelineCardMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown PipelineCard numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *PipelineCardMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(pipelinecard.FieldOwnerUserID) {
+		fields = append(fields, pipelinecard.FieldOwnerUserID)
+	}
+	if m.FieldCleared(pipelinecard.FieldNote) {
+		fields = append(fields, pipelinecard.FieldNote)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *PipelineCardMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *PipelineCardMutation) ClearField(name string) error {
+	switch name {
+	case pipelinecard.FieldOwnerUserID:
+		m.ClearOwnerUserID()
+		return nil
+	case pipelinecard.FieldNote:
+		m.ClearNote()
+		return nil
+	}
+	return fmt.Errorf("unknown PipelineCard nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *PipelineCardMutation) ResetField(name string) error {
+	switch name {
+	case pipelinecard.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case pipelinecard.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case pipelinecard.FieldOrganizationID:
+		m.ResetOrganizationID()
+		return nil
+	case pipelinecard.FieldOrganizationContactID:
+		m.ResetOrganizationContactID()
+		return nil
+	case pipelinecard.FieldStageID:
+		m.ResetStageID()
+		return nil
+	case pipelinecard.FieldOwnerUserID:
+		m.ResetOwnerUserID()
+		return nil
+	case pipelinecard.FieldNote:
+		m.ResetNote()
+		return nil
+	}
+	return fmt.Errorf("unknown PipelineCard field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *PipelineCardMutation) AddedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.contact != nil {
+		edges = append(edges, pipelinecard.EdgeContact)
+	}
+	if m.stage != nil {
+		edges = append(edges, pipelinecard.EdgeStage)
+	}
+	if m.history != nil {
+		edges = append(edges, pipelinecard.EdgeHistory)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *PipelineCardMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case pipelinecard.EdgeContact:
+		if id := m.contact; id != nil {
+			return []ent.Value{*id}
+		}
+	case pipelinecard.EdgeStage:
+		if id := m.stage; id != nil {
+			return []ent.Value{*id}
+		}
+	case pipelinecard.EdgeHistory:
+		ids := make([]ent.Value, 0, len(m.history))
+		for id := range m.history {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *PipelineCardMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.removedhistory != nil {
+		edges = append(edges, pipelinecard.EdgeHistory)
+	}
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *PipelineCardMutation) RemovedIDs(name string) []ent.Value {
+	switch name {
+	case pipelinecard.EdgeHistory:
+		ids := make([]ent.Value, 0, len(m.removedhistory))
+		for id := range m.removedhistory {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *PipelineCardMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.clearedcontact {
+		edges = append(edges, pipelinecard.EdgeContact)
+	}
+	if m.clearedstage {
+		edges = append(edges, pipelinecard.EdgeStage)
+	}
+	if m.clearedhistory {
+		edges = append(edges, pipelinecard.EdgeHistory)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *PipelineCardMutation) EdgeCleared(name string) bool {
+	switch name {
+	case pipelinecard.EdgeContact:
+		return m.clearedcontact
+	case pipelinecard.EdgeStage:
+		return m.clearedstage
+	case pipelinecard.EdgeHistory:
+		return m.clearedhistory
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *PipelineCardMutation) ClearEdge(name string) error {
+	switch name {
+	case pipelinecard.EdgeContact:
+		m.ClearContact()
+		return nil
+	case pipelinecard.EdgeStage:
+		m.ClearStage()
+		return nil
+	}
+	return fmt.Errorf("unknown PipelineCard unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *PipelineCardMutation) ResetEdge(name string) error {
+	switch name {
+	case pipelinecard.EdgeContact:
+		m.ResetContact()
+		return nil
+	case pipelinecard.EdgeStage:
+		m.ResetStage()
+		return nil
+	case pipelinecard.EdgeHistory:
+		m.ResetHistory()
+		return nil
+	}
+	return fmt.Errorf("unknown PipelineCard edge %s", name)
+}
+
+// PipelineStageMutation represents an operation that mutates the PipelineStage nodes in the graph.
+type PipelineStageMutation struct {
+	config
+	op              Op
+	typ             string
+	id              *string
+	created_at      *time.Time
+	updated_at      *time.Time
+	organization_id *string
+	name            *string
+	semantic_status *pipelinestage.SemanticStatus
+	position        *int
+	addposition     *int
+	clearedFields   map[string]struct{}
+	cards           map[string]struct{}
+	removedcards    map[string]struct{}
+	clearedcards    bool
+	done            bool
+	oldValue        func(context.Context) (*PipelineStage, error)
+	predicates      []predicate.PipelineStage
+}
+
+var _ ent.Mutation = (*PipelineStageMutation)(nil)
+
+// pipelinestageOption allows management of the mutation configuration using functional options.
+type pipelinestageOption func(*PipelineStageMutation)
+
+// newPipelineStageMutation creates new mutation for the PipelineStage entity.
+func newPipelineStageMutation(c config, op Op, opts ...pipelinestageOption) *PipelineStageMutation {
+	m := &PipelineStageMutation{
+		config:        c,
+		op:            op,
+		typ:           TypePipelineStage,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withPipelineStageID sets the ID field of the mutation.
+func withPipelineStageID(id string) pipelinestageOption {
+	return func(m *PipelineStageMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *PipelineStage
+		)
+		m.oldValue = func(ctx context.Context) (*PipelineStage, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().PipelineStage.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withPipelineStage sets the old PipelineStage of the mutation.
+func withPipelineStage(node *PipelineStage) pipelinestageOption {
+	return func(m *PipelineStageMutation) {
+		m.oldValue = func(context.Context) (*PipelineStage, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m PipelineStageMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m PipelineStageMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of PipelineStage entities.
+func (m *PipelineStageMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *PipelineStageMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *PipelineStageMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().PipelineStage.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *PipelineStageMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *PipelineStageMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the PipelineStage entity.
+// If the PipelineStage object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PipelineStageMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *PipelineStageMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *PipelineStageMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *PipelineStageMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the PipelineStage entity.
+// If the PipelineStage object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PipelineStageMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *PipelineStageMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetOrganizationID sets the "organization_id" field.
+func (m *PipelineStageMutation) SetOrganizationID(s string) {
+	m.organization_id = &s
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *PipelineStageMutation) OrganizationID() (r string, exists bool) {
+	v := m.organization_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the PipelineStage entity.
+// If the PipelineStage object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PipelineStageMutation) OldOrganizationID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *PipelineStageMutation) ResetOrganizationID() {
+	m.organization_id = nil
+}
+
+// SetName sets the "name" field.
+func (m *PipelineStageMutation) SetName(s string) {
+	m.name = &s
+}
+
+// Name returns the value of the "name" field in the mutation.
+func (m *PipelineStageMutation) Name() (r string, exists bool) {
+	v := m.name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldName returns the old "name" field's value of the PipelineStage entity.
+// If the PipelineStage object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PipelineStageMutation) OldName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldName: %w", err)
+	}
+	return oldValue.Name, nil
+}
+
+// ResetName resets all changes to the "name" field.
+func (m *PipelineStageMutation) ResetName() {
+	m.name = nil
+}
+
+// SetSemanticStatus sets the "semantic_status" field.
+func (m *PipelineStageMutation) SetSemanticStatus(ps pipelinestage.SemanticStatus) {
+	m.semantic_status = &ps
+}
+
+// SemanticStatus returns the value of the "semantic_status" field in the mutation.
+func (m *PipelineStageMutation) SemanticStatus() (r pipelinestage.SemanticStatus, exists bool) {
+	v := m.semantic_status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSemanticStatus returns the old "semantic_status" field's value of the PipelineStage entity.
+// If the PipelineStage object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PipelineStageMutation) OldSemanticStatus(ctx context.Context) (v pipelinestage.SemanticStatus, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSemanticStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSemanticStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSemanticStatus: %w", err)
+	}
+	return oldValue.SemanticStatus, nil
+}
+
+// ResetSemanticStatus resets all changes to the "semantic_status" field.
+func (m *PipelineStageMutation) ResetSemanticStatus() {
+	m.semantic_status = nil
+}
+
+// SetPosition sets the "position" field.
+func (m *PipelineStageMutation) SetPosition(i int) {
+	m.position = &i
+	m.addposition = nil
+}
+
+// Position returns the value of the "position" field in the mutation.
+func (m *PipelineStageMutation) Position() (r int, exists bool) {
+	v := m.position
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPosition returns the old "position" field's value of the PipelineStage entity.
+// If the PipelineStage object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PipelineStageMutation) OldPosition(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPosition is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPosition requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPosition: %w", err)
+	}
+	return oldValue.Position, nil
+}
+
+// AddPosition adds i to the "position" field.
+func (m *PipelineStageMutation) AddPosition(i int) {
+	if m.addposition != nil {
+		*m.addposition += i
+	} else {
+		m.addposition = &i
+	}
+}
+
+// AddedPosition returns the value that was added to the "position" field in this mutation.
+func (m *PipelineStageMutation) AddedPosition() (r int, exists bool) {
+	v := m.addposition
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetPosition resets all changes to the "position" field.
+func (m *PipelineStageMutation) ResetPosition() {
+	m.position = nil
+	m.addposition = nil
+}
+
+// AddCardIDs adds the "cards" edge to the PipelineCard entity by ids.
+func (m *PipelineStageMutation) AddCardIDs(ids ...string) {
+	if m.cards == nil {
+		m.cards = make(map[string]struct{})
+	}
+	for i := range ids {
+		m.cards[ids[i]] = struct{}{}
+	}
+}
+
+// ClearCards clears the "cards" edge to the PipelineCard entity.
+func (m *PipelineStageMutation) ClearCards() {
+	m.clearedcards = true
+}
+
+// CardsCleared reports if the "cards" edge to the PipelineCard entity was cleared.
+func (m *PipelineStageMutation) CardsCleared() bool {
+	return m.clearedcards
+}
+
+// RemoveCardIDs removes the "cards" edge to the PipelineCard entity by IDs.
+func (m *PipelineStageMutation) RemoveCardIDs(ids ...string) {
+	if m.removedcards == nil {
+		m.removedcards = make(map[string]struct{})
+	}
+	for i := range ids {
+		delete(m.cards, ids[i])
+		m.removedcards[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedCards returns the removed IDs of the "cards" edge to the PipelineCard entity.
+func (m *PipelineStageMutation) RemovedCardsIDs() (ids []string) {
+	for id := range m.removedcards {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// CardsIDs returns the "cards" edge IDs in the mutation.
+func (m *PipelineStageMutation) CardsIDs() (ids []string) {
+	for id := range m.cards {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetCards resets all changes to the "cards" edge.
+func (m *PipelineStageMutation) ResetCards() {
+	m.cards = nil
+	m.clearedcards = false
+	m.removedcards = nil
+}
+
+// Where appends a list predicates to the PipelineStageMutation builder.
+func (m *PipelineStageMutation) Where(ps ...predicate.PipelineStage) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the PipelineStageMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *PipelineStageMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.PipelineStage, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *PipelineStageMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *PipelineStageMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (PipelineStage).
+func (m *PipelineStageMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *PipelineStageMutation) Fields() []string {
+	fields := make([]string, 0, 6)
+	if m.created_at != nil {
+		fields = append(fields, pipelinestage.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, pipelinestage.FieldUpdatedAt)
+	}
+	if m.organization_id != nil {
+		fields = append(fields, pipelinestage.FieldOrganizationID)
+	}
+	if m.name != nil {
+		fields = append(fields, pipelinestage.FieldName)
+	}
+	if m.semantic_status != nil {
+		fields = append(fields, pipelinestage.FieldSemanticStatus)
+	}
+	if m.position != nil {
+		fields = append(fields, pipelinestage.FieldPosition)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *PipelineStageMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case pipelinestage.FieldCreatedAt:
+		return m.CreatedAt()
+	case pipelinestage.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case pipelinestage.FieldOrganizationID:
+		return m.OrganizationID()
+	case pipelinestage.FieldName:
+		return m.Name()
+	case pipelinestage.FieldSemanticStatus:
+		return m.SemanticStatus()
+	case pipelinestage.FieldPosition:
+		return m.Position()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *PipelineStageMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case pipelinestage.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case pipelinestage.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case pipelinestage.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
+	case pipelinestage.FieldName:
+		return m.OldName(ctx)
+	case pipelinestage.FieldSemanticStatus:
+		return m.OldSemanticStatus(ctx)
+	case pipelinestage.FieldPosition:
+		return m.OldPosition(ctx)
+	}
+	return nil, fmt.Errorf("unknown PipelineStage field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *PipelineStageMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case pipelinestage.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case pipelinestage.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case pipelinestage.FieldOrganizationID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
+		return nil
+	case pipelinestage.FieldName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetName(v)
+		return nil
+	case pipelinestage.FieldSemanticStatus:
+		v, ok := value.(pipelinestage.SemanticStatus)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSemanticStatus(v)
+		return nil
+	case pipelinestage.FieldPosition:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPosition(v)
+		return nil
+	}
+	return fmt.Errorf("unknown PipelineStage field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *PipelineStageMutation) AddedFields() []string {
+	var fields []string
+	if m.addposition != nil {
+		fields = append(fields, pipelinestage.FieldPosition)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *PipelineStageMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case pipelinestage.FieldPosition:
+		return m.AddedPosition()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *PipelineStageMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case pipelinestage.FieldPosition:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddPosition(v)
+		return nil
+	}
+	return fmt.Errorf("unknown PipelineStage numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *PipelineStageMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *PipelineStageMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *PipelineStageMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown PipelineStage nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *PipelineStageMutation) ResetField(name string) error {
+	switch name {
+	case pipelinestage.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case pipelinestage.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case pipelinestage.FieldOrganizationID:
+		m.ResetOrganizationID()
+		return nil
+	case pipelinestage.FieldName:
+		m.ResetName()
+		return nil
+	case pipelinestage.FieldSemanticStatus:
+		m.ResetSemanticStatus()
+		return nil
+	case pipelinestage.FieldPosition:
+		m.ResetPosition()
+		return nil
+	}
+	return fmt.Errorf("unknown PipelineStage field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *PipelineStageMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.cards != nil {
+		edges = append(edges, pipelinestage.EdgeCards)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *PipelineStageMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case pipelinestage.EdgeCards:
+		ids := make([]ent.Value, 0, len(m.cards))
+		for id := range m.cards {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *PipelineStageMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.removedcards != nil {
+		edges = append(edges, pipelinestage.EdgeCards)
+	}
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *PipelineStageMutation) RemovedIDs(name string) []ent.Value {
+	switch name {
+	case pipelinestage.EdgeCards:
+		ids := make([]ent.Value, 0, len(m.removedcards))
+		for id := range m.removedcards {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *PipelineStageMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedcards {
+		edges = append(edges, pipelinestage.EdgeCards)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *PipelineStageMutation) EdgeCleared(name string) bool {
+	switch name {
+	case pipelinestage.EdgeCards:
+		return m.clearedcards
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *PipelineStageMutation) ClearEdge(name string) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown PipelineStage unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *PipelineStageMutation) ResetEdge(name string) error {
+	switch name {
+	case pipelinestage.EdgeCards:
+		m.ResetCards()
+		return nil
+	}
+	return fmt.Errorf("unknown PipelineStage edge %s", name)
 }
 
 // ResourceMutation represents an operation that mutates the Resource nodes in the graph.
@@ -30029,6 +36156,554 @@ func (m *RoomMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown Room edge %s", name)
 }
 
+// SegmentMutation represents an operation that mutates the Segment nodes in the graph.
+type SegmentMutation struct {
+	config
+	op              Op
+	typ             string
+	id              *string
+	created_at      *time.Time
+	updated_at      *time.Time
+	organization_id *string
+	name            *string
+	filter          *map[string]interface{}
+	clearedFields   map[string]struct{}
+	done            bool
+	oldValue        func(context.Context) (*Segment, error)
+	predicates      []predicate.Segment
+}
+
+var _ ent.Mutation = (*SegmentMutation)(nil)
+
+// segmentOption allows management of the mutation configuration using functional options.
+type segmentOption func(*SegmentMutation)
+
+// newSegmentMutation creates new mutation for the Segment entity.
+func newSegmentMutation(c config, op Op, opts ...segmentOption) *SegmentMutation {
+	m := &SegmentMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeSegment,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withSegmentID sets the ID field of the mutation.
+func withSegmentID(id string) segmentOption {
+	return func(m *SegmentMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *Segment
+		)
+		m.oldValue = func(ctx context.Context) (*Segment, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().Segment.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withSegment sets the old Segment of the mutation.
+func withSegment(node *Segment) segmentOption {
+	return func(m *SegmentMutation) {
+		m.oldValue = func(context.Context) (*Segment, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m SegmentMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m SegmentMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of Segment entities.
+func (m *SegmentMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *SegmentMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *SegmentMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().Segment.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *SegmentMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *SegmentMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the Segment entity.
+// If the Segment object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SegmentMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *SegmentMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *SegmentMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *SegmentMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the Segment entity.
+// If the Segment object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SegmentMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *SegmentMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetOrganizationID sets the "organization_id" field.
+func (m *SegmentMutation) SetOrganizationID(s string) {
+	m.organization_id = &s
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *SegmentMutation) OrganizationID() (r string, exists bool) {
+	v := m.organization_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the Segment entity.
+// If the Segment object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SegmentMutation) OldOrganizationID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *SegmentMutation) ResetOrganizationID() {
+	m.organization_id = nil
+}
+
+// SetName sets the "name" field.
+func (m *SegmentMutation) SetName(s string) {
+	m.name = &s
+}
+
+// Name returns the value of the "name" field in the mutation.
+func (m *SegmentMutation) Name() (r string, exists bool) {
+	v := m.name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldName returns the old "name" field's value of the Segment entity.
+// If the Segment object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SegmentMutation) OldName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldName: %w", err)
+	}
+	return oldValue.Name, nil
+}
+
+// ResetName resets all changes to the "name" field.
+func (m *SegmentMutation) ResetName() {
+	m.name = nil
+}
+
+// SetFilter sets the "filter" field.
+func (m *SegmentMutation) SetFilter(value map[string]interface{}) {
+	m.filter = &value
+}
+
+// Filter returns the value of the "filter" field in the mutation.
+func (m *SegmentMutation) Filter() (r map[string]interface{}, exists bool) {
+	v := m.filter
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFilter returns the old "filter" field's value of the Segment entity.
+// If the Segment object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SegmentMutation) OldFilter(ctx context.Context) (v map[string]interface{}, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFilter is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFilter requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFilter: %w", err)
+	}
+	return oldValue.Filter, nil
+}
+
+// ResetFilter resets all changes to the "filter" field.
+func (m *SegmentMutation) ResetFilter() {
+	m.filter = nil
+}
+
+// Where appends a list predicates to the SegmentMutation builder.
+func (m *SegmentMutation) Where(ps ...predicate.Segment) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the SegmentMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *SegmentMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.Segment, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *SegmentMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *SegmentMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (Segment).
+func (m *SegmentMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *SegmentMutation) Fields() []string {
+	fields := make([]string, 0, 5)
+	if m.created_at != nil {
+		fields = append(fields, segment.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, segment.FieldUpdatedAt)
+	}
+	if m.organization_id != nil {
+		fields = append(fields, segment.FieldOrganizationID)
+	}
+	if m.name != nil {
+		fields = append(fields, segment.FieldName)
+	}
+	if m.filter != nil {
+		fields = append(fields, segment.FieldFilter)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *SegmentMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case segment.FieldCreatedAt:
+		return m.CreatedAt()
+	case segment.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case segment.FieldOrganizationID:
+		return m.OrganizationID()
+	case segment.FieldName:
+		return m.Name()
+	case segment.FieldFilter:
+		return m.Filter()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *SegmentMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case segment.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case segment.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case segment.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
+	case segment.FieldName:
+		return m.OldName(ctx)
+	case segment.FieldFilter:
+		return m.OldFilter(ctx)
+	}
+	return nil, fmt.Errorf("unknown Segment field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *SegmentMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case segment.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case segment.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case segment.FieldOrganizationID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
+		return nil
+	case segment.FieldName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetName(v)
+		return nil
+	case segment.FieldFilter:
+		v, ok := value.(map[string]interface{})
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFilter(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Segment field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *SegmentMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *SegmentMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *SegmentMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown Segment numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *SegmentMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *SegmentMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *SegmentMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown Segment nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *SegmentMutation) ResetField(name string) error {
+	switch name {
+	case segment.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case segment.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case segment.FieldOrganizationID:
+		m.ResetOrganizationID()
+		return nil
+	case segment.FieldName:
+		m.ResetName()
+		return nil
+	case segment.FieldFilter:
+		m.ResetFilter()
+		return nil
+	}
+	return fmt.Errorf("unknown Segment field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *SegmentMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *SegmentMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *SegmentMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *SegmentMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *SegmentMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *SegmentMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *SegmentMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown Segment unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *SegmentMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown Segment edge %s", name)
+}
+
 // SignInTokenMutation represents an operation that mutates the SignInToken nodes in the graph.
 type SignInTokenMutation struct {
 	config
@@ -30705,6 +37380,1030 @@ func (m *SignInTokenMutation) ClearEdge(name string) error {
 // It returns an error if the edge is not defined in the schema.
 func (m *SignInTokenMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown SignInToken edge %s", name)
+}
+
+// StageHistoryMutation represents an operation that mutates the StageHistory nodes in the graph.
+type StageHistoryMutation struct {
+	config
+	op               Op
+	typ              string
+	id               *string
+	created_at       *time.Time
+	updated_at       *time.Time
+	organization_id  *string
+	from_stage_id    *string
+	from_stage_name  *string
+	to_stage_id      *string
+	to_stage_name    *string
+	actor_user_id    *string
+	actor_api_key_id *string
+	actor_name       *string
+	clearedFields    map[string]struct{}
+	card             *string
+	clearedcard      bool
+	done             bool
+	oldValue         func(context.Context) (*StageHistory, error)
+	predicates       []predicate.StageHistory
+}
+
+var _ ent.Mutation = (*StageHistoryMutation)(nil)
+
+// stagehistoryOption allows management of the mutation configuration using functional options.
+type stagehistoryOption func(*StageHistoryMutation)
+
+// newStageHistoryMutation creates new mutation for the StageHistory entity.
+func newStageHistoryMutation(c config, op Op, opts ...stagehistoryOption) *StageHistoryMutation {
+	m := &StageHistoryMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeStageHistory,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withStageHistoryID sets the ID field of the mutation.
+func withStageHistoryID(id string) stagehistoryOption {
+	return func(m *StageHistoryMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *StageHistory
+		)
+		m.oldValue = func(ctx context.Context) (*StageHistory, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().StageHistory.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withStageHistory sets the old StageHistory of the mutation.
+func withStageHistory(node *StageHistory) stagehistoryOption {
+	return func(m *StageHistoryMutation) {
+		m.oldValue = func(context.Context) (*StageHistory, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m StageHistoryMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m StageHistoryMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of StageHistory entities.
+func (m *StageHistoryMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *StageHistoryMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *StageHistoryMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().StageHistory.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *StageHistoryMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *StageHistoryMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the StageHistory entity.
+// If the StageHistory object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StageHistoryMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *StageHistoryMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *StageHistoryMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *StageHistoryMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the StageHistory entity.
+// If the StageHistory object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StageHistoryMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *StageHistoryMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetOrganizationID sets the "organization_id" field.
+func (m *StageHistoryMutation) SetOrganizationID(s string) {
+	m.organization_id = &s
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *StageHistoryMutation) OrganizationID() (r string, exists bool) {
+	v := m.organization_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the StageHistory entity.
+// If the StageHistory object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StageHistoryMutation) OldOrganizationID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *StageHistoryMutation) ResetOrganizationID() {
+	m.organization_id = nil
+}
+
+// SetCardID sets the "card_id" field.
+func (m *StageHistoryMutation) SetCardID(s string) {
+	m.card = &s
+}
+
+// CardID returns the value of the "card_id" field in the mutation.
+func (m *StageHistoryMutation) CardID() (r string, exists bool) {
+	v := m.card
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCardID returns the old "card_id" field's value of the StageHistory entity.
+// If the StageHistory object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StageHistoryMutation) OldCardID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCardID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCardID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCardID: %w", err)
+	}
+	return oldValue.CardID, nil
+}
+
+// ResetCardID resets all changes to the "card_id" field.
+func (m *StageHistoryMutation) ResetCardID() {
+	m.card = nil
+}
+
+// SetFromStageID sets the "from_stage_id" field.
+func (m *StageHistoryMutation) SetFromStageID(s string) {
+	m.from_stage_id = &s
+}
+
+// FromStageID returns the value of the "from_stage_id" field in the mutation.
+func (m *StageHistoryMutation) FromStageID() (r string, exists bool) {
+	v := m.from_stage_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFromStageID returns the old "from_stage_id" field's value of the StageHistory entity.
+// If the StageHistory object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StageHistoryMutation) OldFromStageID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFromStageID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFromStageID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFromStageID: %w", err)
+	}
+	return oldValue.FromStageID, nil
+}
+
+// ClearFromStageID clears the value of the "from_stage_id" field.
+func (m *StageHistoryMutation) ClearFromStageID() {
+	m.from_stage_id = nil
+	m.clearedFields[stagehistory.FieldFromStageID] = struct{}{}
+}
+
+// FromStageIDCleared returns if the "from_stage_id" field was cleared in this mutation.
+func (m *StageHistoryMutation) FromStageIDCleared() bool {
+	_, ok := m.clearedFields[stagehistory.FieldFromStageID]
+	return ok
+}
+
+// ResetFromStageID resets all changes to the "from_stage_id" field.
+func (m *StageHistoryMutation) ResetFromStageID() {
+	m.from_stage_id = nil
+	delete(m.clearedFields, stagehistory.FieldFromStageID)
+}
+
+// SetFromStageName sets the "from_stage_name" field.
+func (m *StageHistoryMutation) SetFromStageName(s string) {
+	m.from_stage_name = &s
+}
+
+// FromStageName returns the value of the "from_stage_name" field in the mutation.
+func (m *StageHistoryMutation) FromStageName() (r string, exists bool) {
+	v := m.from_stage_name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFromStageName returns the old "from_stage_name" field's value of the StageHistory entity.
+// If the StageHistory object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StageHistoryMutation) OldFromStageName(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFromStageName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFromStageName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFromStageName: %w", err)
+	}
+	return oldValue.FromStageName, nil
+}
+
+// ClearFromStageName clears the value of the "from_stage_name" field.
+func (m *StageHistoryMutation) ClearFromStageName() {
+	m.from_stage_name = nil
+	m.clearedFields[stagehistory.FieldFromStageName] = struct{}{}
+}
+
+// FromStageNameCleared returns if the "from_stage_name" field was cleared in this mutation.
+func (m *StageHistoryMutation) FromStageNameCleared() bool {
+	_, ok := m.clearedFields[stagehistory.FieldFromStageName]
+	return ok
+}
+
+// ResetFromStageName resets all changes to the "from_stage_name" field.
+func (m *StageHistoryMutation) ResetFromStageName() {
+	m.from_stage_name = nil
+	delete(m.clearedFields, stagehistory.FieldFromStageName)
+}
+
+// SetToStageID sets the "to_stage_id" field.
+func (m *StageHistoryMutation) SetToStageID(s string) {
+	m.to_stage_id = &s
+}
+
+// ToStageID returns the value of the "to_stage_id" field in the mutation.
+func (m *StageHistoryMutation) ToStageID() (r string, exists bool) {
+	v := m.to_stage_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldToStageID returns the old "to_stage_id" field's value of the StageHistory entity.
+// If the StageHistory object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StageHistoryMutation) OldToStageID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldToStageID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldToStageID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldToStageID: %w", err)
+	}
+	return oldValue.ToStageID, nil
+}
+
+// ClearToStageID clears the value of the "to_stage_id" field.
+func (m *StageHistoryMutation) ClearToStageID() {
+	m.to_stage_id = nil
+	m.clearedFields[stagehistory.FieldToStageID] = struct{}{}
+}
+
+// ToStageIDCleared returns if the "to_stage_id" field was cleared in this mutation.
+func (m *StageHistoryMutation) ToStageIDCleared() bool {
+	_, ok := m.clearedFields[stagehistory.FieldToStageID]
+	return ok
+}
+
+// ResetToStageID resets all changes to the "to_stage_id" field.
+func (m *StageHistoryMutation) ResetToStageID() {
+	m.to_stage_id = nil
+	delete(m.clearedFields, stagehistory.FieldToStageID)
+}
+
+// SetToStageName sets the "to_stage_name" field.
+func (m *StageHistoryMutation) SetToStageName(s string) {
+	m.to_stage_name = &s
+}
+
+// ToStageName returns the value of the "to_stage_name" field in the mutation.
+func (m *StageHistoryMutation) ToStageName() (r string, exists bool) {
+	v := m.to_stage_name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldToStageName returns the old "to_stage_name" field's value of the StageHistory entity.
+// If the StageHistory object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StageHistoryMutation) OldToStageName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldToStageName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldToStageName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldToStageName: %w", err)
+	}
+	return oldValue.ToStageName, nil
+}
+
+// ResetToStageName resets all changes to the "to_stage_name" field.
+func (m *StageHistoryMutation) ResetToStageName() {
+	m.to_stage_name = nil
+}
+
+// SetActorUserID sets the "actor_user_id" field.
+func (m *StageHistoryMutation) SetActorUserID(s string) {
+	m.actor_user_id = &s
+}
+
+// ActorUserID returns the value of the "actor_user_id" field in the mutation.
+func (m *StageHistoryMutation) ActorUserID() (r string, exists bool) {
+	v := m.actor_user_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldActorUserID returns the old "actor_user_id" field's value of the StageHistory entity.
+// If the StageHistory object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StageHistoryMutation) OldActorUserID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldActorUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldActorUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldActorUserID: %w", err)
+	}
+	return oldValue.ActorUserID, nil
+}
+
+// ClearActorUserID clears the value of the "actor_user_id" field.
+func (m *StageHistoryMutation) ClearActorUserID() {
+	m.actor_user_id = nil
+	m.clearedFields[stagehistory.FieldActorUserID] = struct{}{}
+}
+
+// ActorUserIDCleared returns if the "actor_user_id" field was cleared in this mutation.
+func (m *StageHistoryMutation) ActorUserIDCleared() bool {
+	_, ok := m.clearedFields[stagehistory.FieldActorUserID]
+	return ok
+}
+
+// ResetActorUserID resets all changes to the "actor_user_id" field.
+func (m *StageHistoryMutation) ResetActorUserID() {
+	m.actor_user_id = nil
+	delete(m.clearedFields, stagehistory.FieldActorUserID)
+}
+
+// SetActorAPIKeyID sets the "actor_api_key_id" field.
+func (m *StageHistoryMutation) SetActorAPIKeyID(s string) {
+	m.actor_api_key_id = &s
+}
+
+// ActorAPIKeyID returns the value of the "actor_api_key_id" field in the mutation.
+func (m *StageHistoryMutation) ActorAPIKeyID() (r string, exists bool) {
+	v := m.actor_api_key_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldActorAPIKeyID returns the old "actor_api_key_id" field's value of the StageHistory entity.
+// If the StageHistory object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StageHistoryMutation) OldActorAPIKeyID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldActorAPIKeyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldActorAPIKeyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldActorAPIKeyID: %w", err)
+	}
+	return oldValue.ActorAPIKeyID, nil
+}
+
+// ClearActorAPIKeyID clears the value of the "actor_api_key_id" field.
+func (m *StageHistoryMutation) ClearActorAPIKeyID() {
+	m.actor_api_key_id = nil
+	m.clearedFields[stagehistory.FieldActorAPIKeyID] = struct{}{}
+}
+
+// ActorAPIKeyIDCleared returns if the "actor_api_key_id" field was cleared in this mutation.
+func (m *StageHistoryMutation) ActorAPIKeyIDCleared() bool {
+	_, ok := m.clearedFields[stagehistory.FieldActorAPIKeyID]
+	return ok
+}
+
+// ResetActorAPIKeyID resets all changes to the "actor_api_key_id" field.
+func (m *StageHistoryMutation) ResetActorAPIKeyID() {
+	m.actor_api_key_id = nil
+	delete(m.clearedFields, stagehistory.FieldActorAPIKeyID)
+}
+
+// SetActorName sets the "actor_name" field.
+func (m *StageHistoryMutation) SetActorName(s string) {
+	m.actor_name = &s
+}
+
+// ActorName returns the value of the "actor_name" field in the mutation.
+func (m *StageHistoryMutation) ActorName() (r string, exists bool) {
+	v := m.actor_name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldActorName returns the old "actor_name" field's value of the StageHistory entity.
+// If the StageHistory object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StageHistoryMutation) OldActorName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldActorName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldActorName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldActorName: %w", err)
+	}
+	return oldValue.ActorName, nil
+}
+
+// ResetActorName resets all changes to the "actor_name" field.
+func (m *StageHistoryMutation) ResetActorName() {
+	m.actor_name = nil
+}
+
+// ClearCard clears the "card" edge to the PipelineCard entity.
+func (m *StageHistoryMutation) ClearCard() {
+	m.clearedcard = true
+	m.clearedFields[stagehistory.FieldCardID] = struct{}{}
+}
+
+// CardCleared reports if the "card" edge to the PipelineCard entity was cleared.
+func (m *StageHistoryMutation) CardCleared() bool {
+	return m.clearedcard
+}
+
+// CardIDs returns the "card" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// CardID instead. It exists only for internal usage by the builders.
+func (m *StageHistoryMutation) CardIDs() (ids []string) {
+	if id := m.card; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetCard resets all changes to the "card" edge.
+func (m *StageHistoryMutation) ResetCard() {
+	m.card = nil
+	m.clearedcard = false
+}
+
+// Where appends a list predicates to the StageHistoryMutation builder.
+func (m *StageHistoryMutation) Where(ps ...predicate.StageHistory) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the StageHistoryMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *StageHistoryMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.StageHistory, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *StageHistoryMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *StageHistoryMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (StageHistory).
+func (m *StageHistoryMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *StageHistoryMutation) Fields() []string {
+	fields := make([]string, 0, 11)
+	if m.created_at != nil {
+		fields = append(fields, stagehistory.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, stagehistory.FieldUpdatedAt)
+	}
+	if m.organization_id != nil {
+		fields = append(fields, stagehistory.FieldOrganizationID)
+	}
+	if m.card != nil {
+		fields = append(fields, stagehistory.FieldCardID)
+	}
+	if m.from_stage_id != nil {
+		fields = append(fields, stagehistory.FieldFromStageID)
+	}
+	if m.from_stage_name != nil {
+		fields = append(fields, stagehistory.FieldFromStageName)
+	}
+	if m.to_stage_id != nil {
+		fields = append(fields, stagehistory.FieldToStageID)
+	}
+	if m.to_stage_name != nil {
+		fields = append(fields, stagehistory.FieldToStageName)
+	}
+	if m.actor_user_id != nil {
+		fields = append(fields, stagehistory.FieldActorUserID)
+	}
+	if m.actor_api_key_id != nil {
+		fields = append(fields, stagehistory.FieldActorAPIKeyID)
+	}
+	if m.actor_name != nil {
+		fields = append(fields, stagehistory.FieldActorName)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *StageHistoryMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case stagehistory.FieldCreatedAt:
+		return m.CreatedAt()
+	case stagehistory.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case stagehistory.FieldOrganizationID:
+		return m.OrganizationID()
+	case stagehistory.FieldCardID:
+		return m.CardID()
+	case stagehistory.FieldFromStageID:
+		return m.FromStageID()
+	case stagehistory.FieldFromStageName:
+		return m.FromStageName()
+	case stagehistory.FieldToStageID:
+		return m.ToStageID()
+	case stagehistory.FieldToStageName:
+		return m.ToStageName()
+	case stagehistory.FieldActorUserID:
+		return m.ActorUserID()
+	case stagehistory.FieldActorAPIKeyID:
+		return m.ActorAPIKeyID()
+	case stagehistory.FieldActorName:
+		return m.ActorName()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *StageHistoryMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case stagehistory.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case stagehistory.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case stagehistory.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
+	case stagehistory.FieldCardID:
+		return m.OldCardID(ctx)
+	case stagehistory.FieldFromStageID:
+		return m.OldFromStageID(ctx)
+	case stagehistory.FieldFromStageName:
+		return m.OldFromStageName(ctx)
+	case stagehistory.FieldToStageID:
+		return m.OldToStageID(ctx)
+	case stagehistory.FieldToStageName:
+		return m.OldToStageName(ctx)
+	case stagehistory.FieldActorUserID:
+		return m.OldActorUserID(ctx)
+	case stagehistory.FieldActorAPIKeyID:
+		return m.OldActorAPIKeyID(ctx)
+	case stagehistory.FieldActorName:
+		return m.OldActorName(ctx)
+	}
+	return nil, fmt.Errorf("unknown StageHistory field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *StageHistoryMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case stagehistory.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case stagehistory.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case stagehistory.FieldOrganizationID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
+		return nil
+	case stagehistory.FieldCardID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCardID(v)
+		return nil
+	case stagehistory.FieldFromStageID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFromStageID(v)
+		return nil
+	case stagehistory.FieldFromStageName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFromStageName(v)
+		return nil
+	case stagehistory.FieldToStageID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetToStageID(v)
+		return nil
+	case stagehistory.FieldToStageName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetToStageName(v)
+		return nil
+	case stagehistory.FieldActorUserID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetActorUserID(v)
+		return nil
+	case stagehistory.FieldActorAPIKeyID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetActorAPIKeyID(v)
+		return nil
+	case stagehistory.FieldActorName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetActorName(v)
+		return nil
+	}
+	return fmt.Errorf("unknown StageHistory field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *StageHistoryMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *StageHistoryMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *StageHistoryMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown StageHistory numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *StageHistoryMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(stagehistory.FieldFromStageID) {
+		fields = append(fields, stagehistory.FieldFromStageID)
+	}
+	if m.FieldCleared(stagehistory.FieldFromStageName) {
+		fields = append(fields, stagehistory.FieldFromStageName)
+	}
+	if m.FieldCleared(stagehistory.FieldToStageID) {
+		fields = append(fields, stagehistory.FieldToStageID)
+	}
+	if m.FieldCleared(stagehistory.FieldActorUserID) {
+		fields = append(fields, stagehistory.FieldActorUserID)
+	}
+	if m.FieldCleared(stagehistory.FieldActorAPIKeyID) {
+		fields = append(fields, stagehistory.FieldActorAPIKeyID)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *StageHistoryMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *StageHistoryMutation) ClearField(name string) error {
+	switch name {
+	case stagehistory.FieldFromStageID:
+		m.ClearFromStageID()
+		return nil
+	case stagehistory.FieldFromStageName:
+		m.ClearFromStageName()
+		return nil
+	case stagehistory.FieldToStageID:
+		m.ClearToStageID()
+		return nil
+	case stagehistory.FieldActorUserID:
+		m.ClearActorUserID()
+		return nil
+	case stagehistory.FieldActorAPIKeyID:
+		m.ClearActorAPIKeyID()
+		return nil
+	}
+	return fmt.Errorf("unknown StageHistory nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *StageHistoryMutation) ResetField(name string) error {
+	switch name {
+	case stagehistory.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case stagehistory.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case stagehistory.FieldOrganizationID:
+		m.ResetOrganizationID()
+		return nil
+	case stagehistory.FieldCardID:
+		m.ResetCardID()
+		return nil
+	case stagehistory.FieldFromStageID:
+		m.ResetFromStageID()
+		return nil
+	case stagehistory.FieldFromStageName:
+		m.ResetFromStageName()
+		return nil
+	case stagehistory.FieldToStageID:
+		m.ResetToStageID()
+		return nil
+	case stagehistory.FieldToStageName:
+		m.ResetToStageName()
+		return nil
+	case stagehistory.FieldActorUserID:
+		m.ResetActorUserID()
+		return nil
+	case stagehistory.FieldActorAPIKeyID:
+		m.ResetActorAPIKeyID()
+		return nil
+	case stagehistory.FieldActorName:
+		m.ResetActorName()
+		return nil
+	}
+	return fmt.Errorf("unknown StageHistory field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *StageHistoryMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.card != nil {
+		edges = append(edges, stagehistory.EdgeCard)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *StageHistoryMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case stagehistory.EdgeCard:
+		if id := m.card; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *StageHistoryMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *StageHistoryMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *StageHistoryMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedcard {
+		edges = append(edges, stagehistory.EdgeCard)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *StageHistoryMutation) EdgeCleared(name string) bool {
+	switch name {
+	case stagehistory.EdgeCard:
+		return m.clearedcard
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *StageHistoryMutation) ClearEdge(name string) error {
+	switch name {
+	case stagehistory.EdgeCard:
+		m.ClearCard()
+		return nil
+	}
+	return fmt.Errorf("unknown StageHistory unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *StageHistoryMutation) ResetEdge(name string) error {
+	switch name {
+	case stagehistory.EdgeCard:
+		m.ResetCard()
+		return nil
+	}
+	return fmt.Errorf("unknown StageHistory edge %s", name)
 }
 
 // SubmissionMutation represents an operation that mutates the Submission nodes in the graph.

@@ -46,10 +46,24 @@ type Tx struct {
 	Level *LevelClient
 	// Organization is the client for interacting with the Organization builders.
 	Organization *OrganizationClient
+	// OrganizationContact is the client for interacting with the OrganizationContact builders.
+	OrganizationContact *OrganizationContactClient
+	// OrganizationContactEvent is the client for interacting with the OrganizationContactEvent builders.
+	OrganizationContactEvent *OrganizationContactEventClient
+	// OrganizationContactNote is the client for interacting with the OrganizationContactNote builders.
+	OrganizationContactNote *OrganizationContactNoteClient
+	// OrganizationContactTag is the client for interacting with the OrganizationContactTag builders.
+	OrganizationContactTag *OrganizationContactTagClient
 	// OrganizationInvitation is the client for interacting with the OrganizationInvitation builders.
 	OrganizationInvitation *OrganizationInvitationClient
 	// OrganizationMember is the client for interacting with the OrganizationMember builders.
 	OrganizationMember *OrganizationMemberClient
+	// OrganizationTag is the client for interacting with the OrganizationTag builders.
+	OrganizationTag *OrganizationTagClient
+	// PipelineCard is the client for interacting with the PipelineCard builders.
+	PipelineCard *PipelineCardClient
+	// PipelineStage is the client for interacting with the PipelineStage builders.
+	PipelineStage *PipelineStageClient
 	// Resource is the client for interacting with the Resource builders.
 	Resource *ResourceClient
 	// ReviewAnswer is the client for interacting with the ReviewAnswer builders.
@@ -64,8 +78,12 @@ type Tx struct {
 	ReviewRoundMember *ReviewRoundMemberClient
 	// Room is the client for interacting with the Room builders.
 	Room *RoomClient
+	// Segment is the client for interacting with the Segment builders.
+	Segment *SegmentClient
 	// SignInToken is the client for interacting with the SignInToken builders.
 	SignInToken *SignInTokenClient
+	// StageHistory is the client for interacting with the StageHistory builders.
+	StageHistory *StageHistoryClient
 	// Submission is the client for interacting with the Submission builders.
 	Submission *SubmissionClient
 	// SubmissionParticipant is the client for interacting with the SubmissionParticipant builders.
@@ -235,8 +253,15 @@ func (tx *Tx) init() {
 	tx.IdempotencyRecord = NewIdempotencyRecordClient(tx.config)
 	tx.Level = NewLevelClient(tx.config)
 	tx.Organization = NewOrganizationClient(tx.config)
+	tx.OrganizationContact = NewOrganizationContactClient(tx.config)
+	tx.OrganizationContactEvent = NewOrganizationContactEventClient(tx.config)
+	tx.OrganizationContactNote = NewOrganizationContactNoteClient(tx.config)
+	tx.OrganizationContactTag = NewOrganizationContactTagClient(tx.config)
 	tx.OrganizationInvitation = NewOrganizationInvitationClient(tx.config)
 	tx.OrganizationMember = NewOrganizationMemberClient(tx.config)
+	tx.OrganizationTag = NewOrganizationTagClient(tx.config)
+	tx.PipelineCard = NewPipelineCardClient(tx.config)
+	tx.PipelineStage = NewPipelineStageClient(tx.config)
 	tx.Resource = NewResourceClient(tx.config)
 	tx.ReviewAnswer = NewReviewAnswerClient(tx.config)
 	tx.ReviewAssignment = NewReviewAssignmentClient(tx.config)
@@ -244,7 +269,9 @@ func (tx *Tx) init() {
 	tx.ReviewRound = NewReviewRoundClient(tx.config)
 	tx.ReviewRoundMember = NewReviewRoundMemberClient(tx.config)
 	tx.Room = NewRoomClient(tx.config)
+	tx.Segment = NewSegmentClient(tx.config)
 	tx.SignInToken = NewSignInTokenClient(tx.config)
+	tx.StageHistory = NewStageHistoryClient(tx.config)
 	tx.Submission = NewSubmissionClient(tx.config)
 	tx.SubmissionParticipant = NewSubmissionParticipantClient(tx.config)
 	tx.Tag = NewTagClient(tx.config)

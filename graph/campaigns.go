@@ -50,13 +50,19 @@ func (r *Resolver) sendCampaign(ctx context.Context, eventID string, in SendCamp
 		return nil, err
 	}
 	var statuses []string
+	var segment *ent.Segment
 	if in.Audience != nil {
 		statuses = mapAll(in.Audience.WorkflowStatuses, func(s contact.WorkflowStatus) string { return string(s) })
+		if in.Audience.SegmentID != nil {
+			if segment, err = r.segmentRow(ctx, *in.Audience.SegmentID); err != nil {
+				return nil, err
+			}
+		}
 	}
-	if len(in.ContactIds) == 0 && len(statuses) == 0 {
+	if len(in.ContactIds) == 0 && len(statuses) == 0 && segment == nil {
 		return nil, apperr.Invalid("Choose at least one recipient")
 	}
-	audience, err := r.campaignAudience(ctx, ev.ID, in.ContactIds, statuses)
+	audience, err := r.campaignAudience(ctx, ev.ID, in.ContactIds, statuses, segment)
 	if err != nil {
 		return nil, err
 	}
@@ -82,6 +88,9 @@ func (r *Resolver) sendCampaign(ctx context.Context, eventID string, in SendCamp
 	filter := map[string]any{}
 	if len(statuses) > 0 {
 		filter["workflowStatuses"] = statuses
+	}
+	if segment != nil {
+		filter["segmentId"] = segment.ID
 	}
 	create := c.EmailCampaign.Create().SetEventID(ev.ID).SetNillableTemplateID(in.TemplateID).
 		SetSubjectSnapshot(in.Subject).SetBodySnapshot(in.Body).SetRecipientFilter(filter).
@@ -137,15 +146,24 @@ func campaignText(in SendCampaignInput) error {
 	return nil
 }
 
-// campaignAudience finds the event's speakers among ids or with one of the workflow statuses, by
-// last name, each once, with the title of their first submission: one statement, whatever their
-// number. Ids that are not speakers of the event are left out.
-func (r *Resolver) campaignAudience(ctx context.Context, eventID string, ids, statuses []string) ([]campaignAudience, error) {
+// campaignAudience finds the event's speakers among ids, with one of the workflow statuses, or
+// linked to a contact the segment (when not nil) selects now, by last name, each once, with the
+// title of their first submission: one statement, whatever their number; the segment is evaluated
+// inside it (SegmentMembers). Ids that are not speakers of the event are left out.
+func (r *Resolver) campaignAudience(ctx context.Context, eventID string, ids, statuses []string, segment *ent.Segment) ([]campaignAudience, error) {
 	plausible := make([]string, 0, len(ids))
 	for _, id := range ids {
 		if pid.Plausible(id) {
 			plausible = append(plausible, id)
 		}
+	}
+	args := []any{eventID, plausible, statuses}
+	chosen := "c.id = ANY($2) OR c.workflow_status = ANY($3)"
+	if segment != nil {
+		var members string
+		members, args = SegmentMembers(segment.OrganizationID, segment.Filter, args)
+		chosen += ` OR c.id IN (SELECT l.contact_id FROM organization_contact_events l
+    WHERE l.event_id = $1 AND l.organization_contact_id IN (SELECT m.id FROM (` + members + `) m))`
 	}
 	var out []campaignAudience
 	err := eachRowArgs(ctx, r.sql(ctx), `
@@ -155,8 +173,8 @@ LEFT JOIN LATERAL (
   SELECT s.title FROM submission_participants p JOIN submissions s ON s.id = p.submission_id
   WHERE p.contact_id = c.id ORDER BY s.created_at, s.id LIMIT 1) t ON true
 WHERE c.event_id = $1 AND c.participation = 'speaker'
-  AND (c.id = ANY($2) OR c.workflow_status = ANY($3))
-ORDER BY c.last_name, c.first_name, c.id`, []any{eventID, plausible, statuses},
+  AND (`+chosen+`)
+ORDER BY c.last_name, c.first_name, c.id`, args,
 		func(scan func(...any) error) error {
 			var a campaignAudience
 			if err := scan(&a.ID, &a.Email, &a.FirstName, &a.LastName, &a.TalkTitle); err != nil {

@@ -39,6 +39,7 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 type ResolverRoot interface {
 	Agenda() AgendaResolver
 	Contact() ContactResolver
+	CrmSegment() CrmSegmentResolver
 	Deliverable() DeliverableResolver
 	Event() EventResolver
 	Mutation() MutationResolver
@@ -293,6 +294,235 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	CrmBookContact struct {
+		Bio            func(childComplexity int) int
+		Company        func(childComplexity int) int
+		CreatedAt      func(childComplexity int) int
+		Custom         func(childComplexity int) int
+		Email          func(childComplexity int) int
+		FacebookURL    func(childComplexity int) int
+		FirstName      func(childComplexity int) int
+		HeadshotURL    func(childComplexity int) int
+		ID             func(childComplexity int) int
+		LastName       func(childComplexity int) int
+		LinkedinURL    func(childComplexity int) int
+		OrganizationID func(childComplexity int) int
+		Title          func(childComplexity int) int
+		TwitterURL     func(childComplexity int) int
+		UpdatedAt      func(childComplexity int) int
+		WebsiteURL     func(childComplexity int) int
+	}
+
+	CrmBookContactEvent struct {
+		ContactID             func(childComplexity int) int
+		CreatedAt             func(childComplexity int) int
+		EventID               func(childComplexity int) int
+		ID                    func(childComplexity int) int
+		OrganizationContactID func(childComplexity int) int
+		Role                  func(childComplexity int) int
+		Status                func(childComplexity int) int
+		UpdatedAt             func(childComplexity int) int
+	}
+
+	CrmBookRow struct {
+		Contact func(childComplexity int) int
+		Events  func(childComplexity int) int
+		Tags    func(childComplexity int) int
+	}
+
+	CrmBookTag struct {
+		CreatedAt      func(childComplexity int) int
+		ID             func(childComplexity int) int
+		Name           func(childComplexity int) int
+		OrganizationID func(childComplexity int) int
+		UpdatedAt      func(childComplexity int) int
+	}
+
+	CrmContact struct {
+		Bio            func(childComplexity int) int
+		Company        func(childComplexity int) int
+		CreatedAt      func(childComplexity int) int
+		Custom         func(childComplexity int) int
+		Email          func(childComplexity int) int
+		FacebookURL    func(childComplexity int) int
+		FirstName      func(childComplexity int) int
+		HeadshotURL    func(childComplexity int) int
+		ID             func(childComplexity int) int
+		LastName       func(childComplexity int) int
+		LinkedinURL    func(childComplexity int) int
+		OrganizationID func(childComplexity int) int
+		Title          func(childComplexity int) int
+		TwitterURL     func(childComplexity int) int
+		UpdatedAt      func(childComplexity int) int
+		WebsiteURL     func(childComplexity int) int
+	}
+
+	CrmContactCard struct {
+		CreatedAt             func(childComplexity int) int
+		ID                    func(childComplexity int) int
+		Note                  func(childComplexity int) int
+		OrganizationContactID func(childComplexity int) int
+		OwnerUserID           func(childComplexity int) int
+		StageID               func(childComplexity int) int
+		UpdatedAt             func(childComplexity int) int
+	}
+
+	CrmContactConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	CrmContactDetail struct {
+		Card         func(childComplexity int) int
+		Contact      func(childComplexity int) int
+		Events       func(childComplexity int) int
+		Notes        func(childComplexity int) int
+		StageHistory func(childComplexity int) int
+		Tags         func(childComplexity int) int
+	}
+
+	CrmContactEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	CrmContactEvent struct {
+		ContactID             func(childComplexity int) int
+		CreatedAt             func(childComplexity int) int
+		EventID               func(childComplexity int) int
+		ID                    func(childComplexity int) int
+		OrganizationContactID func(childComplexity int) int
+		Role                  func(childComplexity int) int
+		Status                func(childComplexity int) int
+		UpdatedAt             func(childComplexity int) int
+	}
+
+	CrmContactEventEntry struct {
+		Link     func(childComplexity int) int
+		Name     func(childComplexity int) int
+		Sessions func(childComplexity int) int
+		Slug     func(childComplexity int) int
+	}
+
+	CrmContactNote struct {
+		AuthorAPIKeyID        func(childComplexity int) int
+		AuthorUserID          func(childComplexity int) int
+		Body                  func(childComplexity int) int
+		CreatedAt             func(childComplexity int) int
+		ID                    func(childComplexity int) int
+		OrganizationContactID func(childComplexity int) int
+	}
+
+	CrmDirectoryRow struct {
+		Contact func(childComplexity int) int
+		Events  func(childComplexity int) int
+		Tags    func(childComplexity int) int
+	}
+
+	CrmImportOutcome struct {
+		Action func(childComplexity int) int
+		Email  func(childComplexity int) int
+	}
+
+	CrmImportResult struct {
+		Created  func(childComplexity int) int
+		Outcomes func(childComplexity int) int
+		Skipped  func(childComplexity int) int
+		Updated  func(childComplexity int) int
+	}
+
+	CrmNoteEntry struct {
+		AuthorName func(childComplexity int) int
+		Note       func(childComplexity int) int
+	}
+
+	CrmPipelineBoard struct {
+		Columns func(childComplexity int) int
+	}
+
+	CrmPipelineBoardCard struct {
+		Card    func(childComplexity int) int
+		Contact func(childComplexity int) int
+	}
+
+	CrmPipelineCard struct {
+		CreatedAt             func(childComplexity int) int
+		ID                    func(childComplexity int) int
+		Note                  func(childComplexity int) int
+		OrganizationContactID func(childComplexity int) int
+		OwnerUserID           func(childComplexity int) int
+		StageID               func(childComplexity int) int
+		UpdatedAt             func(childComplexity int) int
+	}
+
+	CrmPipelineColumn struct {
+		Cards func(childComplexity int) int
+		Stage func(childComplexity int) int
+	}
+
+	CrmPipelineStage struct {
+		CreatedAt      func(childComplexity int) int
+		ID             func(childComplexity int) int
+		Name           func(childComplexity int) int
+		OrganizationID func(childComplexity int) int
+		Position       func(childComplexity int) int
+		SemanticStatus func(childComplexity int) int
+		UpdatedAt      func(childComplexity int) int
+	}
+
+	CrmSegment struct {
+		Contacts       func(childComplexity int, first *int, after *entgql.Cursor[string]) int
+		CreatedAt      func(childComplexity int) int
+		Filter         func(childComplexity int) int
+		ID             func(childComplexity int) int
+		Name           func(childComplexity int) int
+		OrganizationID func(childComplexity int) int
+		UpdatedAt      func(childComplexity int) int
+	}
+
+	CrmSegmentContactConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	CrmSegmentContactEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	CrmSessionRef struct {
+		Code  func(childComplexity int) int
+		ID    func(childComplexity int) int
+		Title func(childComplexity int) int
+	}
+
+	CrmStageChange struct {
+		ActorAPIKeyID func(childComplexity int) int
+		ActorUserID   func(childComplexity int) int
+		CardID        func(childComplexity int) int
+		CreatedAt     func(childComplexity int) int
+		FromStageID   func(childComplexity int) int
+		ID            func(childComplexity int) int
+		ToStageID     func(childComplexity int) int
+	}
+
+	CrmStageHistoryEntry struct {
+		ActorName     func(childComplexity int) int
+		FromStageName func(childComplexity int) int
+		History       func(childComplexity int) int
+		ToStageName   func(childComplexity int) int
+	}
+
+	CrmTag struct {
+		CreatedAt      func(childComplexity int) int
+		ID             func(childComplexity int) int
+		Name           func(childComplexity int) int
+		OrganizationID func(childComplexity int) int
+		UpdatedAt      func(childComplexity int) int
+	}
+
 	DecidedSubmission struct {
 		ID         func(childComplexity int) int
 		NotifiedAt func(childComplexity int) int
@@ -540,6 +770,10 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
+		AddContactNote           func(childComplexity int, contactID string, input AddContactNoteInput) int
+		AddContactTag            func(childComplexity int, contactID string, input AddContactTagInput) int
+		AddContactToEvent        func(childComplexity int, contactID string, input AddContactToEventInput) int
+		AddPipelineCard          func(childComplexity int, input AddPipelineCardInput) int
 		AddReviewer              func(childComplexity int, eventID string, roundID string, input AddReviewerInput) int
 		ApproveSessionContent    func(childComplexity int, eventID string, sessionID string) int
 		ApproveSpeakerProfile    func(childComplexity int, eventID string, contactID string) int
@@ -550,6 +784,7 @@ type ComplexityRoot struct {
 		ChangeSubmissionStatus   func(childComplexity int, eventID string, submissionID string, input ChangeSubmissionStatusInput) int
 		ClearDeliverableUpload   func(childComplexity int, eventID string, sessionID string, deliverableID string) int
 		ConfirmMyParticipation   func(childComplexity int, contactID string) int
+		CreateContact            func(childComplexity int, input ContactInput) int
 		CreateEvent              func(childComplexity int, input CreateEventInput) int
 		CreateForm               func(childComplexity int, eventID string, input CfpFormInput) int
 		CreateResource           func(childComplexity int, eventID string, input ResourceInput) int
@@ -561,14 +796,18 @@ type ComplexityRoot struct {
 		DeleteFileRequirement    func(childComplexity int, eventID string, id string) int
 		DeleteForm               func(childComplexity int, eventID string, formID string) int
 		DeleteLibraryItem        func(childComplexity int, eventID string, kind LibraryKind, id string) int
+		DeletePipelineStage      func(childComplexity int, stageID string) int
 		DeleteResource           func(childComplexity int, eventID string, resourceID string) int
 		DeleteSession            func(childComplexity int, eventID string, sessionID string) int
 		DeleteTaskTemplate       func(childComplexity int, eventID string, id string) int
 		DeleteWebhook            func(childComplexity int, webhookID string) int
 		GenerateAiReview         func(childComplexity int, eventID string, roundID string, input GenerateAiReviewInput) int
+		ImportContacts           func(childComplexity int, input ImportContactsInput) int
 		ImportSpeakers           func(childComplexity int, eventID string, input ImportSpeakersInput) int
 		InviteOrganizationMember func(childComplexity int, input InviteOrganizationMemberInput) int
 		InviteSpeakerPortals     func(childComplexity int, eventID string, input InviteSpeakerPortalsInput) int
+		MergeContacts            func(childComplexity int, input MergeContactsInput) int
+		MovePipelineCard         func(childComplexity int, cardID string, input MovePipelineCardInput) int
 		OverrideAiReview         func(childComplexity int, eventID string, input OverrideAiReviewInput) int
 		PublishAgenda            func(childComplexity int, eventID string) int
 		RecordDeliverableUpload  func(childComplexity int, eventID string, sessionID string, deliverableID string, input RecordDeliverableUploadInput) int
@@ -579,17 +818,21 @@ type ComplexityRoot struct {
 		ReinstateSession         func(childComplexity int, eventID string, sessionID string, input ReinstateSessionInput) int
 		RejectSessionContent     func(childComplexity int, eventID string, sessionID string) int
 		RejectSpeakerProfile     func(childComplexity int, eventID string, contactID string) int
+		RemoveContactTag         func(childComplexity int, contactID string, tagID string) int
 		RemoveDeliverable        func(childComplexity int, eventID string, sessionID string, deliverableID string) int
 		RemoveEventImage         func(childComplexity int, eventID string, kind EventImageKind) int
 		RemoveMyDeliverable      func(childComplexity int, id string) int
 		RemoveResourceFile       func(childComplexity int, eventID string, resourceID string) int
 		RemoveSpeakerHeadshot    func(childComplexity int, eventID string, contactID string) int
+		ReorderPipelineStages    func(childComplexity int, input ReorderPipelineStagesInput) int
 		ReorderResources         func(childComplexity int, eventID string, input ReorderResourcesInput) int
 		RotateWebhookSecret      func(childComplexity int, webhookID string, input *RotateWebhookSecretInput) int
 		SaveFileRequirement      func(childComplexity int, eventID string, input SaveFileRequirementInput) int
 		SaveLibraryItem          func(childComplexity int, eventID string, input SaveLibraryItemInput) int
+		SavePipelineStage        func(childComplexity int, input SavePipelineStageInput) int
 		SaveProposal             func(childComplexity int, formID string, id *string, input ProposalInput, submit *bool) int
 		SaveReviewRound          func(childComplexity int, eventID string, input SaveReviewRoundInput) int
+		SaveSegment              func(childComplexity int, input SaveSegmentInput) int
 		SaveSpeaker              func(childComplexity int, eventID string, input SaveSpeakerInput) int
 		SaveTaskTemplate         func(childComplexity int, eventID string, input SaveTaskTemplateInput) int
 		ScheduleSession          func(childComplexity int, eventID string, input ScheduleSessionInput) int
@@ -606,6 +849,7 @@ type ComplexityRoot struct {
 		SubmitReviewAnswers      func(childComplexity int, eventID string, assignmentID string, input SubmitReviewAnswersInput) int
 		UnassignReview           func(childComplexity int, eventID string, roundID string, assignmentID string) int
 		UnpublishAgenda          func(childComplexity int, eventID string) int
+		UpdateContact            func(childComplexity int, contactID string, input ContactInput) int
 		UpdateEvent              func(childComplexity int, id string, input UpdateEventInput) int
 		UpdateForm               func(childComplexity int, eventID string, formID string, input CfpFormInput) int
 		UpdateMyProfile          func(childComplexity int, contactID string, input MyProfileInput) int
@@ -753,6 +997,8 @@ type ComplexityRoot struct {
 	Query struct {
 		CfpForm             func(childComplexity int, id string) int
 		Communications      func(childComplexity int, eventID string) int
+		Contact             func(childComplexity int, contactID string) int
+		Contacts            func(childComplexity int, q *string, first *int, after *entgql.Cursor[string]) int
 		Event               func(childComplexity int, id string) int
 		Events              func(childComplexity int, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string], last *int, orderBy *ent.EventOrder, where *ent.EventWhereInput) int
 		MyProfile           func(childComplexity int, contactID string) int
@@ -766,6 +1012,9 @@ type ComplexityRoot struct {
 		Node                func(childComplexity int, id string) int
 		Nodes               func(childComplexity int, ids []string) int
 		Organization        func(childComplexity int) int
+		Pipeline            func(childComplexity int) int
+		Segment             func(childComplexity int, segmentID string) int
+		Segments            func(childComplexity int) int
 		Viewer              func(childComplexity int) int
 		Webhook             func(childComplexity int, webhookID string) int
 		WebhookDeliveries   func(childComplexity int, webhookID string, status *WebhookDeliveryState, first *int) int
@@ -1385,6 +1634,9 @@ type ContactResolver interface {
 	HeadshotDownloadURL(ctx context.Context, obj *ent.Contact) (*string, error)
 	Resources(ctx context.Context, obj *ent.Contact) ([]*ResourceRecord, error)
 }
+type CrmSegmentResolver interface {
+	Contacts(ctx context.Context, obj *CrmSegment, first *int, after *entgql.Cursor[string]) (*CrmSegmentContactConnection, error)
+}
 type DeliverableResolver interface {
 	DownloadURL(ctx context.Context, obj *Deliverable) (*string, error)
 }
@@ -1419,6 +1671,14 @@ type MutationResolver interface {
 	SendCampaign(ctx context.Context, eventID string, input SendCampaignInput) (*SendCampaignResult, error)
 	SaveProposal(ctx context.Context, formID string, id *string, input ProposalInput, submit *bool) (*Proposal, error)
 	WithdrawProposal(ctx context.Context, formID string, id string) (*Proposal, error)
+	CreateContact(ctx context.Context, input ContactInput) (*CrmContact, error)
+	UpdateContact(ctx context.Context, contactID string, input ContactInput) (*CrmContact, error)
+	ImportContacts(ctx context.Context, input ImportContactsInput) (*CrmImportResult, error)
+	AddContactTag(ctx context.Context, contactID string, input AddContactTagInput) (*CrmTag, error)
+	RemoveContactTag(ctx context.Context, contactID string, tagID string) (string, error)
+	AddContactNote(ctx context.Context, contactID string, input AddContactNoteInput) (*CrmContactNote, error)
+	AddContactToEvent(ctx context.Context, contactID string, input AddContactToEventInput) (*CrmContactEvent, error)
+	MergeContacts(ctx context.Context, input MergeContactsInput) (*CrmContact, error)
 	AttachResourceFile(ctx context.Context, eventID string, resourceID string, file *graphql.Upload) (*ResourceRecord, error)
 	RemoveResourceFile(ctx context.Context, eventID string, resourceID string) (*ResourceRecord, error)
 	UploadEventImage(ctx context.Context, eventID string, kind EventImageKind, file *graphql.Upload) (*ent.Event, error)
@@ -1433,6 +1693,11 @@ type MutationResolver interface {
 	SaveLibraryItem(ctx context.Context, eventID string, input SaveLibraryItemInput) (ent.Noder, error)
 	DeleteLibraryItem(ctx context.Context, eventID string, kind LibraryKind, id string) (string, error)
 	InviteOrganizationMember(ctx context.Context, input InviteOrganizationMemberInput) (*ent.OrganizationInvitation, error)
+	SavePipelineStage(ctx context.Context, input SavePipelineStageInput) (*CrmPipelineStage, error)
+	ReorderPipelineStages(ctx context.Context, input ReorderPipelineStagesInput) (bool, error)
+	DeletePipelineStage(ctx context.Context, stageID string) (string, error)
+	AddPipelineCard(ctx context.Context, input AddPipelineCardInput) (*CrmPipelineCard, error)
+	MovePipelineCard(ctx context.Context, cardID string, input MovePipelineCardInput) (*CrmPipelineCard, error)
 	ConfirmMyParticipation(ctx context.Context, contactID string) (*SpeakerContact, error)
 	DeclineMyParticipation(ctx context.Context, contactID string) (*SpeakerContact, error)
 	SetMyTaskDone(ctx context.Context, id string, done bool) (*Task, error)
@@ -1470,6 +1735,7 @@ type MutationResolver interface {
 	ScoreRoundWithAi(ctx context.Context, eventID string, roundID string, input *ScoreRoundWithAiInput) (*ScoreRoundWithAiResult, error)
 	SubmitMyReview(ctx context.Context, assignmentID string, input SubmitReviewAnswersInput) (*MyReviewAssignment, error)
 	RecuseMyAssignment(ctx context.Context, assignmentID string, input RecuseReviewInput) (*MyReviewAssignment, error)
+	SaveSegment(ctx context.Context, input SaveSegmentInput) (*CrmSegment, error)
 	CreateSession(ctx context.Context, eventID string, input CreateSessionInput) (*SessionRecord, error)
 	CancelSession(ctx context.Context, eventID string, sessionID string, input CancelSessionInput) (*CancelSessionResult, error)
 	ReinstateSession(ctx context.Context, eventID string, sessionID string, input ReinstateSessionInput) (*ReinstateSessionResult, error)
@@ -1501,9 +1767,12 @@ type QueryResolver interface {
 	Communications(ctx context.Context, eventID string) (*CommunicationCenter, error)
 	CfpForm(ctx context.Context, id string) (*CfpForm, error)
 	MyProposals(ctx context.Context, formID string) ([]*Proposal, error)
+	Contacts(ctx context.Context, q *string, first *int, after *entgql.Cursor[string]) (*CrmContactConnection, error)
+	Contact(ctx context.Context, contactID string) (*CrmContactDetail, error)
 	Event(ctx context.Context, id string) (*ent.Event, error)
 	Organization(ctx context.Context) (*ent.Organization, error)
 	Viewer(ctx context.Context) (*Viewer, error)
+	Pipeline(ctx context.Context) (*CrmPipelineBoard, error)
 	MySpeaking(ctx context.Context) ([]*SpeakerEvent, error)
 	MySpeakerSession(ctx context.Context, id string) (*SpeakerSession, error)
 	MySpeakerContact(ctx context.Context, id string) (*SpeakerContact, error)
@@ -1511,6 +1780,8 @@ type QueryResolver interface {
 	MySessionContent(ctx context.Context, sessionID string) (*MySessionContent, error)
 	MyReviewAssignments(ctx context.Context) ([]*MyReviewAssignment, error)
 	MyReviewAssignment(ctx context.Context, id string) (*MyReviewAssignment, error)
+	Segments(ctx context.Context) ([]*CrmSegment, error)
+	Segment(ctx context.Context, segmentID string) (*CrmSegment, error)
 	Webhooks(ctx context.Context) ([]*Webhook, error)
 	Webhook(ctx context.Context, webhookID string) (*Webhook, error)
 	WebhookDeliveries(ctx context.Context, webhookID string, status *WebhookDeliveryState, first *int) ([]*WebhookDeliveryEntry, error)
@@ -2599,6 +2870,909 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ContactEdge.Node(childComplexity), true
+
+	case "CrmBookContact.bio":
+		if e.ComplexityRoot.CrmBookContact.Bio == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookContact.Bio(childComplexity), true
+	case "CrmBookContact.company":
+		if e.ComplexityRoot.CrmBookContact.Company == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookContact.Company(childComplexity), true
+	case "CrmBookContact.createdAt":
+		if e.ComplexityRoot.CrmBookContact.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookContact.CreatedAt(childComplexity), true
+	case "CrmBookContact.custom":
+		if e.ComplexityRoot.CrmBookContact.Custom == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookContact.Custom(childComplexity), true
+	case "CrmBookContact.email":
+		if e.ComplexityRoot.CrmBookContact.Email == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookContact.Email(childComplexity), true
+	case "CrmBookContact.facebookUrl":
+		if e.ComplexityRoot.CrmBookContact.FacebookURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookContact.FacebookURL(childComplexity), true
+	case "CrmBookContact.firstName":
+		if e.ComplexityRoot.CrmBookContact.FirstName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookContact.FirstName(childComplexity), true
+	case "CrmBookContact.headshotUrl":
+		if e.ComplexityRoot.CrmBookContact.HeadshotURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookContact.HeadshotURL(childComplexity), true
+	case "CrmBookContact.id":
+		if e.ComplexityRoot.CrmBookContact.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookContact.ID(childComplexity), true
+	case "CrmBookContact.lastName":
+		if e.ComplexityRoot.CrmBookContact.LastName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookContact.LastName(childComplexity), true
+	case "CrmBookContact.linkedinUrl":
+		if e.ComplexityRoot.CrmBookContact.LinkedinURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookContact.LinkedinURL(childComplexity), true
+	case "CrmBookContact.organizationId":
+		if e.ComplexityRoot.CrmBookContact.OrganizationID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookContact.OrganizationID(childComplexity), true
+	case "CrmBookContact.title":
+		if e.ComplexityRoot.CrmBookContact.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookContact.Title(childComplexity), true
+	case "CrmBookContact.twitterUrl":
+		if e.ComplexityRoot.CrmBookContact.TwitterURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookContact.TwitterURL(childComplexity), true
+	case "CrmBookContact.updatedAt":
+		if e.ComplexityRoot.CrmBookContact.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookContact.UpdatedAt(childComplexity), true
+	case "CrmBookContact.websiteUrl":
+		if e.ComplexityRoot.CrmBookContact.WebsiteURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookContact.WebsiteURL(childComplexity), true
+
+	case "CrmBookContactEvent.contactId":
+		if e.ComplexityRoot.CrmBookContactEvent.ContactID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookContactEvent.ContactID(childComplexity), true
+	case "CrmBookContactEvent.createdAt":
+		if e.ComplexityRoot.CrmBookContactEvent.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookContactEvent.CreatedAt(childComplexity), true
+	case "CrmBookContactEvent.eventId":
+		if e.ComplexityRoot.CrmBookContactEvent.EventID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookContactEvent.EventID(childComplexity), true
+	case "CrmBookContactEvent.id":
+		if e.ComplexityRoot.CrmBookContactEvent.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookContactEvent.ID(childComplexity), true
+	case "CrmBookContactEvent.organizationContactId":
+		if e.ComplexityRoot.CrmBookContactEvent.OrganizationContactID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookContactEvent.OrganizationContactID(childComplexity), true
+	case "CrmBookContactEvent.role":
+		if e.ComplexityRoot.CrmBookContactEvent.Role == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookContactEvent.Role(childComplexity), true
+	case "CrmBookContactEvent.status":
+		if e.ComplexityRoot.CrmBookContactEvent.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookContactEvent.Status(childComplexity), true
+	case "CrmBookContactEvent.updatedAt":
+		if e.ComplexityRoot.CrmBookContactEvent.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookContactEvent.UpdatedAt(childComplexity), true
+
+	case "CrmBookRow.contact":
+		if e.ComplexityRoot.CrmBookRow.Contact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookRow.Contact(childComplexity), true
+	case "CrmBookRow.events":
+		if e.ComplexityRoot.CrmBookRow.Events == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookRow.Events(childComplexity), true
+	case "CrmBookRow.tags":
+		if e.ComplexityRoot.CrmBookRow.Tags == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookRow.Tags(childComplexity), true
+
+	case "CrmBookTag.createdAt":
+		if e.ComplexityRoot.CrmBookTag.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookTag.CreatedAt(childComplexity), true
+	case "CrmBookTag.id":
+		if e.ComplexityRoot.CrmBookTag.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookTag.ID(childComplexity), true
+	case "CrmBookTag.name":
+		if e.ComplexityRoot.CrmBookTag.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookTag.Name(childComplexity), true
+	case "CrmBookTag.organizationId":
+		if e.ComplexityRoot.CrmBookTag.OrganizationID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookTag.OrganizationID(childComplexity), true
+	case "CrmBookTag.updatedAt":
+		if e.ComplexityRoot.CrmBookTag.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmBookTag.UpdatedAt(childComplexity), true
+
+	case "CrmContact.bio":
+		if e.ComplexityRoot.CrmContact.Bio == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContact.Bio(childComplexity), true
+	case "CrmContact.company":
+		if e.ComplexityRoot.CrmContact.Company == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContact.Company(childComplexity), true
+	case "CrmContact.createdAt":
+		if e.ComplexityRoot.CrmContact.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContact.CreatedAt(childComplexity), true
+	case "CrmContact.custom":
+		if e.ComplexityRoot.CrmContact.Custom == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContact.Custom(childComplexity), true
+	case "CrmContact.email":
+		if e.ComplexityRoot.CrmContact.Email == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContact.Email(childComplexity), true
+	case "CrmContact.facebookUrl":
+		if e.ComplexityRoot.CrmContact.FacebookURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContact.FacebookURL(childComplexity), true
+	case "CrmContact.firstName":
+		if e.ComplexityRoot.CrmContact.FirstName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContact.FirstName(childComplexity), true
+	case "CrmContact.headshotUrl":
+		if e.ComplexityRoot.CrmContact.HeadshotURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContact.HeadshotURL(childComplexity), true
+	case "CrmContact.id":
+		if e.ComplexityRoot.CrmContact.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContact.ID(childComplexity), true
+	case "CrmContact.lastName":
+		if e.ComplexityRoot.CrmContact.LastName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContact.LastName(childComplexity), true
+	case "CrmContact.linkedinUrl":
+		if e.ComplexityRoot.CrmContact.LinkedinURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContact.LinkedinURL(childComplexity), true
+	case "CrmContact.organizationId":
+		if e.ComplexityRoot.CrmContact.OrganizationID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContact.OrganizationID(childComplexity), true
+	case "CrmContact.title":
+		if e.ComplexityRoot.CrmContact.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContact.Title(childComplexity), true
+	case "CrmContact.twitterUrl":
+		if e.ComplexityRoot.CrmContact.TwitterURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContact.TwitterURL(childComplexity), true
+	case "CrmContact.updatedAt":
+		if e.ComplexityRoot.CrmContact.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContact.UpdatedAt(childComplexity), true
+	case "CrmContact.websiteUrl":
+		if e.ComplexityRoot.CrmContact.WebsiteURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContact.WebsiteURL(childComplexity), true
+
+	case "CrmContactCard.createdAt":
+		if e.ComplexityRoot.CrmContactCard.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactCard.CreatedAt(childComplexity), true
+	case "CrmContactCard.id":
+		if e.ComplexityRoot.CrmContactCard.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactCard.ID(childComplexity), true
+	case "CrmContactCard.note":
+		if e.ComplexityRoot.CrmContactCard.Note == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactCard.Note(childComplexity), true
+	case "CrmContactCard.organizationContactId":
+		if e.ComplexityRoot.CrmContactCard.OrganizationContactID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactCard.OrganizationContactID(childComplexity), true
+	case "CrmContactCard.ownerUserId":
+		if e.ComplexityRoot.CrmContactCard.OwnerUserID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactCard.OwnerUserID(childComplexity), true
+	case "CrmContactCard.stageId":
+		if e.ComplexityRoot.CrmContactCard.StageID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactCard.StageID(childComplexity), true
+	case "CrmContactCard.updatedAt":
+		if e.ComplexityRoot.CrmContactCard.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactCard.UpdatedAt(childComplexity), true
+
+	case "CrmContactConnection.edges":
+		if e.ComplexityRoot.CrmContactConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactConnection.Edges(childComplexity), true
+	case "CrmContactConnection.pageInfo":
+		if e.ComplexityRoot.CrmContactConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactConnection.PageInfo(childComplexity), true
+	case "CrmContactConnection.totalCount":
+		if e.ComplexityRoot.CrmContactConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactConnection.TotalCount(childComplexity), true
+
+	case "CrmContactDetail.card":
+		if e.ComplexityRoot.CrmContactDetail.Card == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactDetail.Card(childComplexity), true
+	case "CrmContactDetail.contact":
+		if e.ComplexityRoot.CrmContactDetail.Contact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactDetail.Contact(childComplexity), true
+	case "CrmContactDetail.events":
+		if e.ComplexityRoot.CrmContactDetail.Events == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactDetail.Events(childComplexity), true
+	case "CrmContactDetail.notes":
+		if e.ComplexityRoot.CrmContactDetail.Notes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactDetail.Notes(childComplexity), true
+	case "CrmContactDetail.stageHistory":
+		if e.ComplexityRoot.CrmContactDetail.StageHistory == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactDetail.StageHistory(childComplexity), true
+	case "CrmContactDetail.tags":
+		if e.ComplexityRoot.CrmContactDetail.Tags == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactDetail.Tags(childComplexity), true
+
+	case "CrmContactEdge.cursor":
+		if e.ComplexityRoot.CrmContactEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactEdge.Cursor(childComplexity), true
+	case "CrmContactEdge.node":
+		if e.ComplexityRoot.CrmContactEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactEdge.Node(childComplexity), true
+
+	case "CrmContactEvent.contactId":
+		if e.ComplexityRoot.CrmContactEvent.ContactID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactEvent.ContactID(childComplexity), true
+	case "CrmContactEvent.createdAt":
+		if e.ComplexityRoot.CrmContactEvent.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactEvent.CreatedAt(childComplexity), true
+	case "CrmContactEvent.eventId":
+		if e.ComplexityRoot.CrmContactEvent.EventID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactEvent.EventID(childComplexity), true
+	case "CrmContactEvent.id":
+		if e.ComplexityRoot.CrmContactEvent.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactEvent.ID(childComplexity), true
+	case "CrmContactEvent.organizationContactId":
+		if e.ComplexityRoot.CrmContactEvent.OrganizationContactID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactEvent.OrganizationContactID(childComplexity), true
+	case "CrmContactEvent.role":
+		if e.ComplexityRoot.CrmContactEvent.Role == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactEvent.Role(childComplexity), true
+	case "CrmContactEvent.status":
+		if e.ComplexityRoot.CrmContactEvent.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactEvent.Status(childComplexity), true
+	case "CrmContactEvent.updatedAt":
+		if e.ComplexityRoot.CrmContactEvent.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactEvent.UpdatedAt(childComplexity), true
+
+	case "CrmContactEventEntry.link":
+		if e.ComplexityRoot.CrmContactEventEntry.Link == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactEventEntry.Link(childComplexity), true
+	case "CrmContactEventEntry.name":
+		if e.ComplexityRoot.CrmContactEventEntry.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactEventEntry.Name(childComplexity), true
+	case "CrmContactEventEntry.sessions":
+		if e.ComplexityRoot.CrmContactEventEntry.Sessions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactEventEntry.Sessions(childComplexity), true
+	case "CrmContactEventEntry.slug":
+		if e.ComplexityRoot.CrmContactEventEntry.Slug == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactEventEntry.Slug(childComplexity), true
+
+	case "CrmContactNote.authorApiKeyId":
+		if e.ComplexityRoot.CrmContactNote.AuthorAPIKeyID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactNote.AuthorAPIKeyID(childComplexity), true
+	case "CrmContactNote.authorUserId":
+		if e.ComplexityRoot.CrmContactNote.AuthorUserID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactNote.AuthorUserID(childComplexity), true
+	case "CrmContactNote.body":
+		if e.ComplexityRoot.CrmContactNote.Body == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactNote.Body(childComplexity), true
+	case "CrmContactNote.createdAt":
+		if e.ComplexityRoot.CrmContactNote.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactNote.CreatedAt(childComplexity), true
+	case "CrmContactNote.id":
+		if e.ComplexityRoot.CrmContactNote.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactNote.ID(childComplexity), true
+	case "CrmContactNote.organizationContactId":
+		if e.ComplexityRoot.CrmContactNote.OrganizationContactID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmContactNote.OrganizationContactID(childComplexity), true
+
+	case "CrmDirectoryRow.contact":
+		if e.ComplexityRoot.CrmDirectoryRow.Contact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmDirectoryRow.Contact(childComplexity), true
+	case "CrmDirectoryRow.events":
+		if e.ComplexityRoot.CrmDirectoryRow.Events == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmDirectoryRow.Events(childComplexity), true
+	case "CrmDirectoryRow.tags":
+		if e.ComplexityRoot.CrmDirectoryRow.Tags == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmDirectoryRow.Tags(childComplexity), true
+
+	case "CrmImportOutcome.action":
+		if e.ComplexityRoot.CrmImportOutcome.Action == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmImportOutcome.Action(childComplexity), true
+	case "CrmImportOutcome.email":
+		if e.ComplexityRoot.CrmImportOutcome.Email == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmImportOutcome.Email(childComplexity), true
+
+	case "CrmImportResult.created":
+		if e.ComplexityRoot.CrmImportResult.Created == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmImportResult.Created(childComplexity), true
+	case "CrmImportResult.outcomes":
+		if e.ComplexityRoot.CrmImportResult.Outcomes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmImportResult.Outcomes(childComplexity), true
+	case "CrmImportResult.skipped":
+		if e.ComplexityRoot.CrmImportResult.Skipped == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmImportResult.Skipped(childComplexity), true
+	case "CrmImportResult.updated":
+		if e.ComplexityRoot.CrmImportResult.Updated == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmImportResult.Updated(childComplexity), true
+
+	case "CrmNoteEntry.authorName":
+		if e.ComplexityRoot.CrmNoteEntry.AuthorName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmNoteEntry.AuthorName(childComplexity), true
+	case "CrmNoteEntry.note":
+		if e.ComplexityRoot.CrmNoteEntry.Note == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmNoteEntry.Note(childComplexity), true
+
+	case "CrmPipelineBoard.columns":
+		if e.ComplexityRoot.CrmPipelineBoard.Columns == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmPipelineBoard.Columns(childComplexity), true
+
+	case "CrmPipelineBoardCard.card":
+		if e.ComplexityRoot.CrmPipelineBoardCard.Card == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmPipelineBoardCard.Card(childComplexity), true
+	case "CrmPipelineBoardCard.contact":
+		if e.ComplexityRoot.CrmPipelineBoardCard.Contact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmPipelineBoardCard.Contact(childComplexity), true
+
+	case "CrmPipelineCard.createdAt":
+		if e.ComplexityRoot.CrmPipelineCard.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmPipelineCard.CreatedAt(childComplexity), true
+	case "CrmPipelineCard.id":
+		if e.ComplexityRoot.CrmPipelineCard.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmPipelineCard.ID(childComplexity), true
+	case "CrmPipelineCard.note":
+		if e.ComplexityRoot.CrmPipelineCard.Note == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmPipelineCard.Note(childComplexity), true
+	case "CrmPipelineCard.organizationContactId":
+		if e.ComplexityRoot.CrmPipelineCard.OrganizationContactID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmPipelineCard.OrganizationContactID(childComplexity), true
+	case "CrmPipelineCard.ownerUserId":
+		if e.ComplexityRoot.CrmPipelineCard.OwnerUserID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmPipelineCard.OwnerUserID(childComplexity), true
+	case "CrmPipelineCard.stageId":
+		if e.ComplexityRoot.CrmPipelineCard.StageID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmPipelineCard.StageID(childComplexity), true
+	case "CrmPipelineCard.updatedAt":
+		if e.ComplexityRoot.CrmPipelineCard.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmPipelineCard.UpdatedAt(childComplexity), true
+
+	case "CrmPipelineColumn.cards":
+		if e.ComplexityRoot.CrmPipelineColumn.Cards == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmPipelineColumn.Cards(childComplexity), true
+	case "CrmPipelineColumn.stage":
+		if e.ComplexityRoot.CrmPipelineColumn.Stage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmPipelineColumn.Stage(childComplexity), true
+
+	case "CrmPipelineStage.createdAt":
+		if e.ComplexityRoot.CrmPipelineStage.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmPipelineStage.CreatedAt(childComplexity), true
+	case "CrmPipelineStage.id":
+		if e.ComplexityRoot.CrmPipelineStage.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmPipelineStage.ID(childComplexity), true
+	case "CrmPipelineStage.name":
+		if e.ComplexityRoot.CrmPipelineStage.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmPipelineStage.Name(childComplexity), true
+	case "CrmPipelineStage.organizationId":
+		if e.ComplexityRoot.CrmPipelineStage.OrganizationID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmPipelineStage.OrganizationID(childComplexity), true
+	case "CrmPipelineStage.position":
+		if e.ComplexityRoot.CrmPipelineStage.Position == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmPipelineStage.Position(childComplexity), true
+	case "CrmPipelineStage.semanticStatus":
+		if e.ComplexityRoot.CrmPipelineStage.SemanticStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmPipelineStage.SemanticStatus(childComplexity), true
+	case "CrmPipelineStage.updatedAt":
+		if e.ComplexityRoot.CrmPipelineStage.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmPipelineStage.UpdatedAt(childComplexity), true
+
+	case "CrmSegment.contacts":
+		if e.ComplexityRoot.CrmSegment.Contacts == nil {
+			break
+		}
+
+		args, err := ec.field_CrmSegment_contacts_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.CrmSegment.Contacts(childComplexity, args["first"].(*int), args["after"].(*entgql.Cursor[string])), true
+	case "CrmSegment.createdAt":
+		if e.ComplexityRoot.CrmSegment.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmSegment.CreatedAt(childComplexity), true
+	case "CrmSegment.filter":
+		if e.ComplexityRoot.CrmSegment.Filter == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmSegment.Filter(childComplexity), true
+	case "CrmSegment.id":
+		if e.ComplexityRoot.CrmSegment.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmSegment.ID(childComplexity), true
+	case "CrmSegment.name":
+		if e.ComplexityRoot.CrmSegment.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmSegment.Name(childComplexity), true
+	case "CrmSegment.organizationId":
+		if e.ComplexityRoot.CrmSegment.OrganizationID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmSegment.OrganizationID(childComplexity), true
+	case "CrmSegment.updatedAt":
+		if e.ComplexityRoot.CrmSegment.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmSegment.UpdatedAt(childComplexity), true
+
+	case "CrmSegmentContactConnection.edges":
+		if e.ComplexityRoot.CrmSegmentContactConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmSegmentContactConnection.Edges(childComplexity), true
+	case "CrmSegmentContactConnection.pageInfo":
+		if e.ComplexityRoot.CrmSegmentContactConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmSegmentContactConnection.PageInfo(childComplexity), true
+	case "CrmSegmentContactConnection.totalCount":
+		if e.ComplexityRoot.CrmSegmentContactConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmSegmentContactConnection.TotalCount(childComplexity), true
+
+	case "CrmSegmentContactEdge.cursor":
+		if e.ComplexityRoot.CrmSegmentContactEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmSegmentContactEdge.Cursor(childComplexity), true
+	case "CrmSegmentContactEdge.node":
+		if e.ComplexityRoot.CrmSegmentContactEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmSegmentContactEdge.Node(childComplexity), true
+
+	case "CrmSessionRef.code":
+		if e.ComplexityRoot.CrmSessionRef.Code == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmSessionRef.Code(childComplexity), true
+	case "CrmSessionRef.id":
+		if e.ComplexityRoot.CrmSessionRef.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmSessionRef.ID(childComplexity), true
+	case "CrmSessionRef.title":
+		if e.ComplexityRoot.CrmSessionRef.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmSessionRef.Title(childComplexity), true
+
+	case "CrmStageChange.actorApiKeyId":
+		if e.ComplexityRoot.CrmStageChange.ActorAPIKeyID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmStageChange.ActorAPIKeyID(childComplexity), true
+	case "CrmStageChange.actorUserId":
+		if e.ComplexityRoot.CrmStageChange.ActorUserID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmStageChange.ActorUserID(childComplexity), true
+	case "CrmStageChange.cardId":
+		if e.ComplexityRoot.CrmStageChange.CardID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmStageChange.CardID(childComplexity), true
+	case "CrmStageChange.createdAt":
+		if e.ComplexityRoot.CrmStageChange.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmStageChange.CreatedAt(childComplexity), true
+	case "CrmStageChange.fromStageId":
+		if e.ComplexityRoot.CrmStageChange.FromStageID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmStageChange.FromStageID(childComplexity), true
+	case "CrmStageChange.id":
+		if e.ComplexityRoot.CrmStageChange.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmStageChange.ID(childComplexity), true
+	case "CrmStageChange.toStageId":
+		if e.ComplexityRoot.CrmStageChange.ToStageID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmStageChange.ToStageID(childComplexity), true
+
+	case "CrmStageHistoryEntry.actorName":
+		if e.ComplexityRoot.CrmStageHistoryEntry.ActorName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmStageHistoryEntry.ActorName(childComplexity), true
+	case "CrmStageHistoryEntry.fromStageName":
+		if e.ComplexityRoot.CrmStageHistoryEntry.FromStageName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmStageHistoryEntry.FromStageName(childComplexity), true
+	case "CrmStageHistoryEntry.history":
+		if e.ComplexityRoot.CrmStageHistoryEntry.History == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmStageHistoryEntry.History(childComplexity), true
+	case "CrmStageHistoryEntry.toStageName":
+		if e.ComplexityRoot.CrmStageHistoryEntry.ToStageName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmStageHistoryEntry.ToStageName(childComplexity), true
+
+	case "CrmTag.createdAt":
+		if e.ComplexityRoot.CrmTag.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmTag.CreatedAt(childComplexity), true
+	case "CrmTag.id":
+		if e.ComplexityRoot.CrmTag.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmTag.ID(childComplexity), true
+	case "CrmTag.name":
+		if e.ComplexityRoot.CrmTag.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmTag.Name(childComplexity), true
+	case "CrmTag.organizationId":
+		if e.ComplexityRoot.CrmTag.OrganizationID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmTag.OrganizationID(childComplexity), true
+	case "CrmTag.updatedAt":
+		if e.ComplexityRoot.CrmTag.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CrmTag.UpdatedAt(childComplexity), true
 
 	case "DecidedSubmission.id":
 		if e.ComplexityRoot.DecidedSubmission.ID == nil {
@@ -3725,6 +4899,50 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Member.UserID(childComplexity), true
 
+	case "Mutation.addContactNote":
+		if e.ComplexityRoot.Mutation.AddContactNote == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_addContactNote_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AddContactNote(childComplexity, args["contactId"].(string), args["input"].(AddContactNoteInput)), true
+	case "Mutation.addContactTag":
+		if e.ComplexityRoot.Mutation.AddContactTag == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_addContactTag_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AddContactTag(childComplexity, args["contactId"].(string), args["input"].(AddContactTagInput)), true
+	case "Mutation.addContactToEvent":
+		if e.ComplexityRoot.Mutation.AddContactToEvent == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_addContactToEvent_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AddContactToEvent(childComplexity, args["contactId"].(string), args["input"].(AddContactToEventInput)), true
+	case "Mutation.addPipelineCard":
+		if e.ComplexityRoot.Mutation.AddPipelineCard == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_addPipelineCard_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AddPipelineCard(childComplexity, args["input"].(AddPipelineCardInput)), true
 	case "Mutation.addReviewer":
 		if e.ComplexityRoot.Mutation.AddReviewer == nil {
 			break
@@ -3835,6 +5053,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ConfirmMyParticipation(childComplexity, args["contactId"].(string)), true
+	case "Mutation.createContact":
+		if e.ComplexityRoot.Mutation.CreateContact == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createContact_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateContact(childComplexity, args["input"].(ContactInput)), true
 	case "Mutation.createEvent":
 		if e.ComplexityRoot.Mutation.CreateEvent == nil {
 			break
@@ -3956,6 +5185,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteLibraryItem(childComplexity, args["eventId"].(string), args["kind"].(LibraryKind), args["id"].(string)), true
+	case "Mutation.deletePipelineStage":
+		if e.ComplexityRoot.Mutation.DeletePipelineStage == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deletePipelineStage_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeletePipelineStage(childComplexity, args["stageId"].(string)), true
 	case "Mutation.deleteResource":
 		if e.ComplexityRoot.Mutation.DeleteResource == nil {
 			break
@@ -4011,6 +5251,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.GenerateAiReview(childComplexity, args["eventId"].(string), args["roundId"].(string), args["input"].(GenerateAiReviewInput)), true
+	case "Mutation.importContacts":
+		if e.ComplexityRoot.Mutation.ImportContacts == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_importContacts_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ImportContacts(childComplexity, args["input"].(ImportContactsInput)), true
 	case "Mutation.importSpeakers":
 		if e.ComplexityRoot.Mutation.ImportSpeakers == nil {
 			break
@@ -4044,6 +5295,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.InviteSpeakerPortals(childComplexity, args["eventId"].(string), args["input"].(InviteSpeakerPortalsInput)), true
+	case "Mutation.mergeContacts":
+		if e.ComplexityRoot.Mutation.MergeContacts == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_mergeContacts_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.MergeContacts(childComplexity, args["input"].(MergeContactsInput)), true
+	case "Mutation.movePipelineCard":
+		if e.ComplexityRoot.Mutation.MovePipelineCard == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_movePipelineCard_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.MovePipelineCard(childComplexity, args["cardId"].(string), args["input"].(MovePipelineCardInput)), true
 	case "Mutation.overrideAiReview":
 		if e.ComplexityRoot.Mutation.OverrideAiReview == nil {
 			break
@@ -4154,6 +5427,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RejectSpeakerProfile(childComplexity, args["eventId"].(string), args["contactId"].(string)), true
+	case "Mutation.removeContactTag":
+		if e.ComplexityRoot.Mutation.RemoveContactTag == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_removeContactTag_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RemoveContactTag(childComplexity, args["contactId"].(string), args["tagId"].(string)), true
 	case "Mutation.removeDeliverable":
 		if e.ComplexityRoot.Mutation.RemoveDeliverable == nil {
 			break
@@ -4209,6 +5493,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RemoveSpeakerHeadshot(childComplexity, args["eventId"].(string), args["contactId"].(string)), true
+	case "Mutation.reorderPipelineStages":
+		if e.ComplexityRoot.Mutation.ReorderPipelineStages == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_reorderPipelineStages_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ReorderPipelineStages(childComplexity, args["input"].(ReorderPipelineStagesInput)), true
 	case "Mutation.reorderResources":
 		if e.ComplexityRoot.Mutation.ReorderResources == nil {
 			break
@@ -4253,6 +5548,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SaveLibraryItem(childComplexity, args["eventId"].(string), args["input"].(SaveLibraryItemInput)), true
+	case "Mutation.savePipelineStage":
+		if e.ComplexityRoot.Mutation.SavePipelineStage == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_savePipelineStage_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SavePipelineStage(childComplexity, args["input"].(SavePipelineStageInput)), true
 	case "Mutation.saveProposal":
 		if e.ComplexityRoot.Mutation.SaveProposal == nil {
 			break
@@ -4275,6 +5581,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SaveReviewRound(childComplexity, args["eventId"].(string), args["input"].(SaveReviewRoundInput)), true
+	case "Mutation.saveSegment":
+		if e.ComplexityRoot.Mutation.SaveSegment == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_saveSegment_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SaveSegment(childComplexity, args["input"].(SaveSegmentInput)), true
 	case "Mutation.saveSpeaker":
 		if e.ComplexityRoot.Mutation.SaveSpeaker == nil {
 			break
@@ -4451,6 +5768,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UnpublishAgenda(childComplexity, args["eventId"].(string)), true
+	case "Mutation.updateContact":
+		if e.ComplexityRoot.Mutation.UpdateContact == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateContact_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateContact(childComplexity, args["contactId"].(string), args["input"].(ContactInput)), true
 	case "Mutation.updateEvent":
 		if e.ComplexityRoot.Mutation.UpdateEvent == nil {
 			break
@@ -5199,6 +6527,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Communications(childComplexity, args["eventId"].(string)), true
+	case "Query.contact":
+		if e.ComplexityRoot.Query.Contact == nil {
+			break
+		}
+
+		args, err := ec.field_Query_contact_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Contact(childComplexity, args["contactId"].(string)), true
+	case "Query.contacts":
+		if e.ComplexityRoot.Query.Contacts == nil {
+			break
+		}
+
+		args, err := ec.field_Query_contacts_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Contacts(childComplexity, args["q"].(*string), args["first"].(*int), args["after"].(*entgql.Cursor[string])), true
 	case "Query.event":
 		if e.ComplexityRoot.Query.Event == nil {
 			break
@@ -5328,6 +6678,29 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Organization(childComplexity), true
+	case "Query.pipeline":
+		if e.ComplexityRoot.Query.Pipeline == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.Pipeline(childComplexity), true
+	case "Query.segment":
+		if e.ComplexityRoot.Query.Segment == nil {
+			break
+		}
+
+		args, err := ec.field_Query_segment_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Segment(childComplexity, args["segmentId"].(string)), true
+	case "Query.segments":
+		if e.ComplexityRoot.Query.Segments == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.Segments(childComplexity), true
 	case "Query.viewer":
 		if e.ComplexityRoot.Query.Viewer == nil {
 			break
@@ -8001,6 +9374,10 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	opCtx := graphql.GetOperationContext(ctx)
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
+		ec.unmarshalInputAddContactNoteInput,
+		ec.unmarshalInputAddContactTagInput,
+		ec.unmarshalInputAddContactToEventInput,
+		ec.unmarshalInputAddPipelineCardInput,
 		ec.unmarshalInputAddReviewerInput,
 		ec.unmarshalInputAssignReviewsInput,
 		ec.unmarshalInputAutoDistributeReviewsInput,
@@ -8010,6 +9387,8 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputCfpQuestionInput,
 		ec.unmarshalInputChangeSubmissionStatusInput,
 		ec.unmarshalInputCoSpeakerInput,
+		ec.unmarshalInputContactImportRow,
+		ec.unmarshalInputContactInput,
 		ec.unmarshalInputContactOrder,
 		ec.unmarshalInputContactWhereInput,
 		ec.unmarshalInputCreateEventInput,
@@ -8023,10 +9402,13 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputEventWhereInput,
 		ec.unmarshalInputFormatOrder,
 		ec.unmarshalInputGenerateAiReviewInput,
+		ec.unmarshalInputImportContactsInput,
 		ec.unmarshalInputImportSpeakersInput,
 		ec.unmarshalInputInviteOrganizationMemberInput,
 		ec.unmarshalInputInviteSpeakerPortalsInput,
 		ec.unmarshalInputLevelOrder,
+		ec.unmarshalInputMergeContactsInput,
+		ec.unmarshalInputMovePipelineCardInput,
 		ec.unmarshalInputMyProfileInput,
 		ec.unmarshalInputMySessionContentInput,
 		ec.unmarshalInputOrganizationOrder,
@@ -8036,6 +9418,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputRecuseReviewInput,
 		ec.unmarshalInputRedeliverWebhooksInput,
 		ec.unmarshalInputReinstateSessionInput,
+		ec.unmarshalInputReorderPipelineStagesInput,
 		ec.unmarshalInputReorderResourcesInput,
 		ec.unmarshalInputResourceInput,
 		ec.unmarshalInputReviewAnswerInput,
@@ -8045,7 +9428,9 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputRotateWebhookSecretInput,
 		ec.unmarshalInputSaveFileRequirementInput,
 		ec.unmarshalInputSaveLibraryItemInput,
+		ec.unmarshalInputSavePipelineStageInput,
 		ec.unmarshalInputSaveReviewRoundInput,
+		ec.unmarshalInputSaveSegmentInput,
 		ec.unmarshalInputSaveSpeakerInput,
 		ec.unmarshalInputSaveTaskTemplateInput,
 		ec.unmarshalInputScheduleSessionInput,
@@ -8137,7 +9522,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "ent.graphql" "agenda.graphqls" "campaigns.graphqls" "cfp.graphqls" "emails.graphqls" "event.graphqls" "files.graphqls" "forms.graphqls" "library.graphqls" "people.graphqls" "portal.graphqls" "portal_actions.graphqls" "profile_review.graphqls" "readiness.graphqls" "resources.graphqls" "reviews.graphqls" "reviews_desk.graphqls" "sessions.graphqls" "speakers.graphqls" "submissions.graphqls" "webhooks.graphqls"
+//go:embed "ent.graphql" "agenda.graphqls" "campaigns.graphqls" "cfp.graphqls" "crm.graphqls" "emails.graphqls" "event.graphqls" "files.graphqls" "forms.graphqls" "library.graphqls" "people.graphqls" "pipeline.graphqls" "portal.graphqls" "portal_actions.graphqls" "profile_review.graphqls" "readiness.graphqls" "resources.graphqls" "reviews.graphqls" "reviews_desk.graphqls" "segments.graphqls" "sessions.graphqls" "speakers.graphqls" "submissions.graphqls" "webhooks.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -8153,12 +9538,14 @@ var sources = []*ast.Source{
 	{Name: "agenda.graphqls", Input: sourceData("agenda.graphqls"), BuiltIn: false},
 	{Name: "campaigns.graphqls", Input: sourceData("campaigns.graphqls"), BuiltIn: false},
 	{Name: "cfp.graphqls", Input: sourceData("cfp.graphqls"), BuiltIn: false},
+	{Name: "crm.graphqls", Input: sourceData("crm.graphqls"), BuiltIn: false},
 	{Name: "emails.graphqls", Input: sourceData("emails.graphqls"), BuiltIn: false},
 	{Name: "event.graphqls", Input: sourceData("event.graphqls"), BuiltIn: false},
 	{Name: "files.graphqls", Input: sourceData("files.graphqls"), BuiltIn: false},
 	{Name: "forms.graphqls", Input: sourceData("forms.graphqls"), BuiltIn: false},
 	{Name: "library.graphqls", Input: sourceData("library.graphqls"), BuiltIn: false},
 	{Name: "people.graphqls", Input: sourceData("people.graphqls"), BuiltIn: false},
+	{Name: "pipeline.graphqls", Input: sourceData("pipeline.graphqls"), BuiltIn: false},
 	{Name: "portal.graphqls", Input: sourceData("portal.graphqls"), BuiltIn: false},
 	{Name: "portal_actions.graphqls", Input: sourceData("portal_actions.graphqls"), BuiltIn: false},
 	{Name: "profile_review.graphqls", Input: sourceData("profile_review.graphqls"), BuiltIn: false},
@@ -8166,6 +9553,7 @@ var sources = []*ast.Source{
 	{Name: "resources.graphqls", Input: sourceData("resources.graphqls"), BuiltIn: false},
 	{Name: "reviews.graphqls", Input: sourceData("reviews.graphqls"), BuiltIn: false},
 	{Name: "reviews_desk.graphqls", Input: sourceData("reviews_desk.graphqls"), BuiltIn: false},
+	{Name: "segments.graphqls", Input: sourceData("segments.graphqls"), BuiltIn: false},
 	{Name: "sessions.graphqls", Input: sourceData("sessions.graphqls"), BuiltIn: false},
 	{Name: "speakers.graphqls", Input: sourceData("speakers.graphqls"), BuiltIn: false},
 	{Name: "submissions.graphqls", Input: sourceData("submissions.graphqls"), BuiltIn: false},
@@ -8651,6 +10039,464 @@ func (ec *executionContext) childFields_ContactEdge(ctx context.Context, field g
 		return ec.fieldContext_ContactEdge_cursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ContactEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_CrmBookContact(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_CrmBookContact_id(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_CrmBookContact_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_CrmBookContact_updatedAt(ctx, field)
+	case "organizationId":
+		return ec.fieldContext_CrmBookContact_organizationId(ctx, field)
+	case "firstName":
+		return ec.fieldContext_CrmBookContact_firstName(ctx, field)
+	case "lastName":
+		return ec.fieldContext_CrmBookContact_lastName(ctx, field)
+	case "email":
+		return ec.fieldContext_CrmBookContact_email(ctx, field)
+	case "title":
+		return ec.fieldContext_CrmBookContact_title(ctx, field)
+	case "company":
+		return ec.fieldContext_CrmBookContact_company(ctx, field)
+	case "bio":
+		return ec.fieldContext_CrmBookContact_bio(ctx, field)
+	case "linkedinUrl":
+		return ec.fieldContext_CrmBookContact_linkedinUrl(ctx, field)
+	case "twitterUrl":
+		return ec.fieldContext_CrmBookContact_twitterUrl(ctx, field)
+	case "facebookUrl":
+		return ec.fieldContext_CrmBookContact_facebookUrl(ctx, field)
+	case "websiteUrl":
+		return ec.fieldContext_CrmBookContact_websiteUrl(ctx, field)
+	case "headshotUrl":
+		return ec.fieldContext_CrmBookContact_headshotUrl(ctx, field)
+	case "custom":
+		return ec.fieldContext_CrmBookContact_custom(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CrmBookContact", field.Name)
+}
+
+func (ec *executionContext) childFields_CrmBookContactEvent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_CrmBookContactEvent_id(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_CrmBookContactEvent_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_CrmBookContactEvent_updatedAt(ctx, field)
+	case "organizationContactId":
+		return ec.fieldContext_CrmBookContactEvent_organizationContactId(ctx, field)
+	case "contactId":
+		return ec.fieldContext_CrmBookContactEvent_contactId(ctx, field)
+	case "eventId":
+		return ec.fieldContext_CrmBookContactEvent_eventId(ctx, field)
+	case "role":
+		return ec.fieldContext_CrmBookContactEvent_role(ctx, field)
+	case "status":
+		return ec.fieldContext_CrmBookContactEvent_status(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CrmBookContactEvent", field.Name)
+}
+
+func (ec *executionContext) childFields_CrmBookRow(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "contact":
+		return ec.fieldContext_CrmBookRow_contact(ctx, field)
+	case "tags":
+		return ec.fieldContext_CrmBookRow_tags(ctx, field)
+	case "events":
+		return ec.fieldContext_CrmBookRow_events(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CrmBookRow", field.Name)
+}
+
+func (ec *executionContext) childFields_CrmBookTag(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_CrmBookTag_id(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_CrmBookTag_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_CrmBookTag_updatedAt(ctx, field)
+	case "organizationId":
+		return ec.fieldContext_CrmBookTag_organizationId(ctx, field)
+	case "name":
+		return ec.fieldContext_CrmBookTag_name(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CrmBookTag", field.Name)
+}
+
+func (ec *executionContext) childFields_CrmContact(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_CrmContact_id(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_CrmContact_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_CrmContact_updatedAt(ctx, field)
+	case "organizationId":
+		return ec.fieldContext_CrmContact_organizationId(ctx, field)
+	case "firstName":
+		return ec.fieldContext_CrmContact_firstName(ctx, field)
+	case "lastName":
+		return ec.fieldContext_CrmContact_lastName(ctx, field)
+	case "email":
+		return ec.fieldContext_CrmContact_email(ctx, field)
+	case "title":
+		return ec.fieldContext_CrmContact_title(ctx, field)
+	case "company":
+		return ec.fieldContext_CrmContact_company(ctx, field)
+	case "bio":
+		return ec.fieldContext_CrmContact_bio(ctx, field)
+	case "linkedinUrl":
+		return ec.fieldContext_CrmContact_linkedinUrl(ctx, field)
+	case "twitterUrl":
+		return ec.fieldContext_CrmContact_twitterUrl(ctx, field)
+	case "facebookUrl":
+		return ec.fieldContext_CrmContact_facebookUrl(ctx, field)
+	case "websiteUrl":
+		return ec.fieldContext_CrmContact_websiteUrl(ctx, field)
+	case "headshotUrl":
+		return ec.fieldContext_CrmContact_headshotUrl(ctx, field)
+	case "custom":
+		return ec.fieldContext_CrmContact_custom(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CrmContact", field.Name)
+}
+
+func (ec *executionContext) childFields_CrmContactCard(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_CrmContactCard_id(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_CrmContactCard_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_CrmContactCard_updatedAt(ctx, field)
+	case "organizationContactId":
+		return ec.fieldContext_CrmContactCard_organizationContactId(ctx, field)
+	case "stageId":
+		return ec.fieldContext_CrmContactCard_stageId(ctx, field)
+	case "ownerUserId":
+		return ec.fieldContext_CrmContactCard_ownerUserId(ctx, field)
+	case "note":
+		return ec.fieldContext_CrmContactCard_note(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CrmContactCard", field.Name)
+}
+
+func (ec *executionContext) childFields_CrmContactConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_CrmContactConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_CrmContactConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_CrmContactConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CrmContactConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_CrmContactDetail(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "contact":
+		return ec.fieldContext_CrmContactDetail_contact(ctx, field)
+	case "tags":
+		return ec.fieldContext_CrmContactDetail_tags(ctx, field)
+	case "events":
+		return ec.fieldContext_CrmContactDetail_events(ctx, field)
+	case "notes":
+		return ec.fieldContext_CrmContactDetail_notes(ctx, field)
+	case "card":
+		return ec.fieldContext_CrmContactDetail_card(ctx, field)
+	case "stageHistory":
+		return ec.fieldContext_CrmContactDetail_stageHistory(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CrmContactDetail", field.Name)
+}
+
+func (ec *executionContext) childFields_CrmContactEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "node":
+		return ec.fieldContext_CrmContactEdge_node(ctx, field)
+	case "cursor":
+		return ec.fieldContext_CrmContactEdge_cursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CrmContactEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_CrmContactEvent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_CrmContactEvent_id(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_CrmContactEvent_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_CrmContactEvent_updatedAt(ctx, field)
+	case "organizationContactId":
+		return ec.fieldContext_CrmContactEvent_organizationContactId(ctx, field)
+	case "contactId":
+		return ec.fieldContext_CrmContactEvent_contactId(ctx, field)
+	case "eventId":
+		return ec.fieldContext_CrmContactEvent_eventId(ctx, field)
+	case "role":
+		return ec.fieldContext_CrmContactEvent_role(ctx, field)
+	case "status":
+		return ec.fieldContext_CrmContactEvent_status(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CrmContactEvent", field.Name)
+}
+
+func (ec *executionContext) childFields_CrmContactEventEntry(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "link":
+		return ec.fieldContext_CrmContactEventEntry_link(ctx, field)
+	case "name":
+		return ec.fieldContext_CrmContactEventEntry_name(ctx, field)
+	case "slug":
+		return ec.fieldContext_CrmContactEventEntry_slug(ctx, field)
+	case "sessions":
+		return ec.fieldContext_CrmContactEventEntry_sessions(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CrmContactEventEntry", field.Name)
+}
+
+func (ec *executionContext) childFields_CrmContactNote(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_CrmContactNote_id(ctx, field)
+	case "organizationContactId":
+		return ec.fieldContext_CrmContactNote_organizationContactId(ctx, field)
+	case "body":
+		return ec.fieldContext_CrmContactNote_body(ctx, field)
+	case "authorUserId":
+		return ec.fieldContext_CrmContactNote_authorUserId(ctx, field)
+	case "authorApiKeyId":
+		return ec.fieldContext_CrmContactNote_authorApiKeyId(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_CrmContactNote_createdAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CrmContactNote", field.Name)
+}
+
+func (ec *executionContext) childFields_CrmDirectoryRow(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "contact":
+		return ec.fieldContext_CrmDirectoryRow_contact(ctx, field)
+	case "tags":
+		return ec.fieldContext_CrmDirectoryRow_tags(ctx, field)
+	case "events":
+		return ec.fieldContext_CrmDirectoryRow_events(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CrmDirectoryRow", field.Name)
+}
+
+func (ec *executionContext) childFields_CrmImportOutcome(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "email":
+		return ec.fieldContext_CrmImportOutcome_email(ctx, field)
+	case "action":
+		return ec.fieldContext_CrmImportOutcome_action(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CrmImportOutcome", field.Name)
+}
+
+func (ec *executionContext) childFields_CrmImportResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "created":
+		return ec.fieldContext_CrmImportResult_created(ctx, field)
+	case "updated":
+		return ec.fieldContext_CrmImportResult_updated(ctx, field)
+	case "skipped":
+		return ec.fieldContext_CrmImportResult_skipped(ctx, field)
+	case "outcomes":
+		return ec.fieldContext_CrmImportResult_outcomes(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CrmImportResult", field.Name)
+}
+
+func (ec *executionContext) childFields_CrmNoteEntry(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "note":
+		return ec.fieldContext_CrmNoteEntry_note(ctx, field)
+	case "authorName":
+		return ec.fieldContext_CrmNoteEntry_authorName(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CrmNoteEntry", field.Name)
+}
+
+func (ec *executionContext) childFields_CrmPipelineBoard(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "columns":
+		return ec.fieldContext_CrmPipelineBoard_columns(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CrmPipelineBoard", field.Name)
+}
+
+func (ec *executionContext) childFields_CrmPipelineBoardCard(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "card":
+		return ec.fieldContext_CrmPipelineBoardCard_card(ctx, field)
+	case "contact":
+		return ec.fieldContext_CrmPipelineBoardCard_contact(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CrmPipelineBoardCard", field.Name)
+}
+
+func (ec *executionContext) childFields_CrmPipelineCard(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_CrmPipelineCard_id(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_CrmPipelineCard_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_CrmPipelineCard_updatedAt(ctx, field)
+	case "organizationContactId":
+		return ec.fieldContext_CrmPipelineCard_organizationContactId(ctx, field)
+	case "stageId":
+		return ec.fieldContext_CrmPipelineCard_stageId(ctx, field)
+	case "ownerUserId":
+		return ec.fieldContext_CrmPipelineCard_ownerUserId(ctx, field)
+	case "note":
+		return ec.fieldContext_CrmPipelineCard_note(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CrmPipelineCard", field.Name)
+}
+
+func (ec *executionContext) childFields_CrmPipelineColumn(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "stage":
+		return ec.fieldContext_CrmPipelineColumn_stage(ctx, field)
+	case "cards":
+		return ec.fieldContext_CrmPipelineColumn_cards(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CrmPipelineColumn", field.Name)
+}
+
+func (ec *executionContext) childFields_CrmPipelineStage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_CrmPipelineStage_id(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_CrmPipelineStage_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_CrmPipelineStage_updatedAt(ctx, field)
+	case "organizationId":
+		return ec.fieldContext_CrmPipelineStage_organizationId(ctx, field)
+	case "name":
+		return ec.fieldContext_CrmPipelineStage_name(ctx, field)
+	case "semanticStatus":
+		return ec.fieldContext_CrmPipelineStage_semanticStatus(ctx, field)
+	case "position":
+		return ec.fieldContext_CrmPipelineStage_position(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CrmPipelineStage", field.Name)
+}
+
+func (ec *executionContext) childFields_CrmSegment(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_CrmSegment_id(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_CrmSegment_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_CrmSegment_updatedAt(ctx, field)
+	case "organizationId":
+		return ec.fieldContext_CrmSegment_organizationId(ctx, field)
+	case "name":
+		return ec.fieldContext_CrmSegment_name(ctx, field)
+	case "filter":
+		return ec.fieldContext_CrmSegment_filter(ctx, field)
+	case "contacts":
+		return ec.fieldContext_CrmSegment_contacts(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CrmSegment", field.Name)
+}
+
+func (ec *executionContext) childFields_CrmSegmentContactConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_CrmSegmentContactConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_CrmSegmentContactConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_CrmSegmentContactConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CrmSegmentContactConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_CrmSegmentContactEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "node":
+		return ec.fieldContext_CrmSegmentContactEdge_node(ctx, field)
+	case "cursor":
+		return ec.fieldContext_CrmSegmentContactEdge_cursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CrmSegmentContactEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_CrmSessionRef(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_CrmSessionRef_id(ctx, field)
+	case "code":
+		return ec.fieldContext_CrmSessionRef_code(ctx, field)
+	case "title":
+		return ec.fieldContext_CrmSessionRef_title(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CrmSessionRef", field.Name)
+}
+
+func (ec *executionContext) childFields_CrmStageChange(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_CrmStageChange_id(ctx, field)
+	case "cardId":
+		return ec.fieldContext_CrmStageChange_cardId(ctx, field)
+	case "fromStageId":
+		return ec.fieldContext_CrmStageChange_fromStageId(ctx, field)
+	case "toStageId":
+		return ec.fieldContext_CrmStageChange_toStageId(ctx, field)
+	case "actorUserId":
+		return ec.fieldContext_CrmStageChange_actorUserId(ctx, field)
+	case "actorApiKeyId":
+		return ec.fieldContext_CrmStageChange_actorApiKeyId(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_CrmStageChange_createdAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CrmStageChange", field.Name)
+}
+
+func (ec *executionContext) childFields_CrmStageHistoryEntry(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "history":
+		return ec.fieldContext_CrmStageHistoryEntry_history(ctx, field)
+	case "fromStageName":
+		return ec.fieldContext_CrmStageHistoryEntry_fromStageName(ctx, field)
+	case "toStageName":
+		return ec.fieldContext_CrmStageHistoryEntry_toStageName(ctx, field)
+	case "actorName":
+		return ec.fieldContext_CrmStageHistoryEntry_actorName(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CrmStageHistoryEntry", field.Name)
+}
+
+func (ec *executionContext) childFields_CrmTag(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_CrmTag_id(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_CrmTag_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_CrmTag_updatedAt(ctx, field)
+	case "organizationId":
+		return ec.fieldContext_CrmTag_organizationId(ctx, field)
+	case "name":
+		return ec.fieldContext_CrmTag_name(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CrmTag", field.Name)
 }
 
 func (ec *executionContext) childFields_DecidedSubmission(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -10721,6 +12567,28 @@ func (ec *executionContext) childFields___Type(ctx context.Context, field graphq
 
 // region    ***************************** args.gotpl *****************************
 
+func (ec *executionContext) field_CrmSegment_contacts_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*entgql.Cursor[string], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Event_emails_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -10942,6 +12810,86 @@ func (ec *executionContext) field_Event_submissions_args(ctx context.Context, ra
 		return nil, err
 	}
 	args["status"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_addContactNote_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "contactId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["contactId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (AddContactNoteInput, error) {
+			return ec.unmarshalNAddContactNoteInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐAddContactNoteInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_addContactTag_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "contactId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["contactId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (AddContactTagInput, error) {
+			return ec.unmarshalNAddContactTagInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐAddContactTagInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_addContactToEvent_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "contactId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["contactId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (AddContactToEventInput, error) {
+			return ec.unmarshalNAddContactToEventInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐAddContactToEventInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_addPipelineCard_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (AddPipelineCardInput, error) {
+			return ec.unmarshalNAddPipelineCardInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐAddPipelineCardInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
 	return args, nil
 }
 
@@ -11213,6 +13161,20 @@ func (ec *executionContext) field_Mutation_confirmMyParticipation_args(ctx conte
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_createContact_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (ContactInput, error) {
+			return ec.unmarshalNContactInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐContactInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createEvent_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -11439,6 +13401,20 @@ func (ec *executionContext) field_Mutation_deleteLibraryItem_args(ctx context.Co
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_deletePipelineStage_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "stageId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["stageId"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_deleteResource_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -11549,6 +13525,20 @@ func (ec *executionContext) field_Mutation_generateAiReview_args(ctx context.Con
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_importContacts_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (ImportContactsInput, error) {
+			return ec.unmarshalNImportContactsInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐImportContactsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_importSpeakers_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -11599,6 +13589,42 @@ func (ec *executionContext) field_Mutation_inviteSpeakerPortals_args(ctx context
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (InviteSpeakerPortalsInput, error) {
 			return ec.unmarshalNInviteSpeakerPortalsInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐInviteSpeakerPortalsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_mergeContacts_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (MergeContactsInput, error) {
+			return ec.unmarshalNMergeContactsInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐMergeContactsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_movePipelineCard_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "cardId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["cardId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (MovePipelineCardInput, error) {
+			return ec.unmarshalNMovePipelineCardInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐMovePipelineCardInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -11851,6 +13877,28 @@ func (ec *executionContext) field_Mutation_rejectSpeakerProfile_args(ctx context
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_removeContactTag_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "contactId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["contactId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "tagId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["tagId"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_removeDeliverable_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -11961,6 +14009,20 @@ func (ec *executionContext) field_Mutation_removeSpeakerHeadshot_args(ctx contex
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_reorderPipelineStages_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (ReorderPipelineStagesInput, error) {
+			return ec.unmarshalNReorderPipelineStagesInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐReorderPipelineStagesInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_reorderResources_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -12049,6 +14111,20 @@ func (ec *executionContext) field_Mutation_saveLibraryItem_args(ctx context.Cont
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_savePipelineStage_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (SavePipelineStageInput, error) {
+			return ec.unmarshalNSavePipelineStageInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐSavePipelineStageInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_saveProposal_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -12106,6 +14182,20 @@ func (ec *executionContext) field_Mutation_saveReviewRound_args(ctx context.Cont
 		return nil, err
 	}
 	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_saveSegment_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (SaveSegmentInput, error) {
+			return ec.unmarshalNSaveSegmentInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐSaveSegmentInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
 	return args, nil
 }
 
@@ -12525,6 +14615,28 @@ func (ec *executionContext) field_Mutation_unpublishAgenda_args(ctx context.Cont
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_updateContact_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "contactId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["contactId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (ContactInput, error) {
+			return ec.unmarshalNContactInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐContactInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_updateEvent_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -12879,6 +14991,50 @@ func (ec *executionContext) field_Query_communications_args(ctx context.Context,
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_contact_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "contactId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["contactId"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_contacts_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "q",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["q"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*entgql.Cursor[string], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_event_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -13056,6 +15212,20 @@ func (ec *executionContext) field_Query_nodes_args(ctx context.Context, rawArgs 
 		return nil, err
 	}
 	args["ids"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_segment_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "segmentId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["segmentId"] = arg0
 	return args, nil
 }
 
@@ -17301,6 +19471,3614 @@ func (ec *executionContext) _ContactEdge_cursor(ctx context.Context, field graph
 }
 func (ec *executionContext) fieldContext_ContactEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ContactEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+}
+
+func (ec *executionContext) _CrmBookContact_id(ctx context.Context, field graphql.CollectedField, obj *CrmBookContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookContact_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookContact_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmBookContact", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmBookContact_createdAt(ctx context.Context, field graphql.CollectedField, obj *CrmBookContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookContact_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookContact_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmBookContact", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CrmBookContact_updatedAt(ctx context.Context, field graphql.CollectedField, obj *CrmBookContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookContact_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookContact_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmBookContact", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CrmBookContact_organizationId(ctx context.Context, field graphql.CollectedField, obj *CrmBookContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookContact_organizationId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OrganizationID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookContact_organizationId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmBookContact", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmBookContact_firstName(ctx context.Context, field graphql.CollectedField, obj *CrmBookContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookContact_firstName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FirstName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookContact_firstName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmBookContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmBookContact_lastName(ctx context.Context, field graphql.CollectedField, obj *CrmBookContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookContact_lastName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookContact_lastName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmBookContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmBookContact_email(ctx context.Context, field graphql.CollectedField, obj *CrmBookContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookContact_email(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Email, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookContact_email(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmBookContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmBookContact_title(ctx context.Context, field graphql.CollectedField, obj *CrmBookContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookContact_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookContact_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmBookContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmBookContact_company(ctx context.Context, field graphql.CollectedField, obj *CrmBookContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookContact_company(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Company, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookContact_company(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmBookContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmBookContact_bio(ctx context.Context, field graphql.CollectedField, obj *CrmBookContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookContact_bio(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Bio, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookContact_bio(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmBookContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmBookContact_linkedinUrl(ctx context.Context, field graphql.CollectedField, obj *CrmBookContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookContact_linkedinUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LinkedinURL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookContact_linkedinUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmBookContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmBookContact_twitterUrl(ctx context.Context, field graphql.CollectedField, obj *CrmBookContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookContact_twitterUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TwitterURL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookContact_twitterUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmBookContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmBookContact_facebookUrl(ctx context.Context, field graphql.CollectedField, obj *CrmBookContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookContact_facebookUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FacebookURL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookContact_facebookUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmBookContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmBookContact_websiteUrl(ctx context.Context, field graphql.CollectedField, obj *CrmBookContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookContact_websiteUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WebsiteURL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookContact_websiteUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmBookContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmBookContact_headshotUrl(ctx context.Context, field graphql.CollectedField, obj *CrmBookContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookContact_headshotUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HeadshotURL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookContact_headshotUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmBookContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmBookContact_custom(ctx context.Context, field graphql.CollectedField, obj *CrmBookContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookContact_custom(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Custom, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v map[string]any) graphql.Marshaler {
+			return ec.marshalNMap2map(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookContact_custom(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmBookContact", field, false, false, errors.New("field of type Map does not have child fields"))
+}
+
+func (ec *executionContext) _CrmBookContactEvent_id(ctx context.Context, field graphql.CollectedField, obj *CrmBookContactEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookContactEvent_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookContactEvent_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmBookContactEvent", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmBookContactEvent_createdAt(ctx context.Context, field graphql.CollectedField, obj *CrmBookContactEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookContactEvent_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookContactEvent_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmBookContactEvent", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CrmBookContactEvent_updatedAt(ctx context.Context, field graphql.CollectedField, obj *CrmBookContactEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookContactEvent_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookContactEvent_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmBookContactEvent", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CrmBookContactEvent_organizationContactId(ctx context.Context, field graphql.CollectedField, obj *CrmBookContactEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookContactEvent_organizationContactId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OrganizationContactID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookContactEvent_organizationContactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmBookContactEvent", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmBookContactEvent_contactId(ctx context.Context, field graphql.CollectedField, obj *CrmBookContactEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookContactEvent_contactId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContactID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookContactEvent_contactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmBookContactEvent", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmBookContactEvent_eventId(ctx context.Context, field graphql.CollectedField, obj *CrmBookContactEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookContactEvent_eventId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookContactEvent_eventId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmBookContactEvent", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmBookContactEvent_role(ctx context.Context, field graphql.CollectedField, obj *CrmBookContactEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookContactEvent_role(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Role, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookContactEvent_role(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmBookContactEvent", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmBookContactEvent_status(ctx context.Context, field graphql.CollectedField, obj *CrmBookContactEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookContactEvent_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookContactEvent_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmBookContactEvent", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmBookRow_contact(ctx context.Context, field graphql.CollectedField, obj *CrmBookRow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookRow_contact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Contact, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmBookContact) graphql.Marshaler {
+			return ec.marshalNCrmBookContact2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmBookContact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookRow_contact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CrmBookRow",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmBookContact(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CrmBookRow_tags(ctx context.Context, field graphql.CollectedField, obj *CrmBookRow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookRow_tags(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tags, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*CrmBookTag) graphql.Marshaler {
+			return ec.marshalNCrmBookTag2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmBookTagᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookRow_tags(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CrmBookRow",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmBookTag(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CrmBookRow_events(ctx context.Context, field graphql.CollectedField, obj *CrmBookRow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookRow_events(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Events, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*CrmBookContactEvent) graphql.Marshaler {
+			return ec.marshalNCrmBookContactEvent2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmBookContactEventᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookRow_events(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CrmBookRow",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmBookContactEvent(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CrmBookTag_id(ctx context.Context, field graphql.CollectedField, obj *CrmBookTag) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookTag_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookTag_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmBookTag", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmBookTag_createdAt(ctx context.Context, field graphql.CollectedField, obj *CrmBookTag) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookTag_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookTag_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmBookTag", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CrmBookTag_updatedAt(ctx context.Context, field graphql.CollectedField, obj *CrmBookTag) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookTag_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookTag_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmBookTag", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CrmBookTag_organizationId(ctx context.Context, field graphql.CollectedField, obj *CrmBookTag) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookTag_organizationId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OrganizationID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookTag_organizationId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmBookTag", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmBookTag_name(ctx context.Context, field graphql.CollectedField, obj *CrmBookTag) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmBookTag_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmBookTag_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmBookTag", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContact_id(ctx context.Context, field graphql.CollectedField, obj *CrmContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContact_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContact_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContact", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContact_createdAt(ctx context.Context, field graphql.CollectedField, obj *CrmContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContact_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContact_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContact", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContact_updatedAt(ctx context.Context, field graphql.CollectedField, obj *CrmContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContact_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContact_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContact", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContact_organizationId(ctx context.Context, field graphql.CollectedField, obj *CrmContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContact_organizationId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OrganizationID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContact_organizationId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContact", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContact_firstName(ctx context.Context, field graphql.CollectedField, obj *CrmContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContact_firstName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FirstName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContact_firstName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContact_lastName(ctx context.Context, field graphql.CollectedField, obj *CrmContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContact_lastName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContact_lastName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContact_email(ctx context.Context, field graphql.CollectedField, obj *CrmContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContact_email(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Email, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContact_email(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContact_title(ctx context.Context, field graphql.CollectedField, obj *CrmContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContact_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContact_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContact_company(ctx context.Context, field graphql.CollectedField, obj *CrmContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContact_company(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Company, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContact_company(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContact_bio(ctx context.Context, field graphql.CollectedField, obj *CrmContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContact_bio(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Bio, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContact_bio(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContact_linkedinUrl(ctx context.Context, field graphql.CollectedField, obj *CrmContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContact_linkedinUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LinkedinURL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContact_linkedinUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContact_twitterUrl(ctx context.Context, field graphql.CollectedField, obj *CrmContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContact_twitterUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TwitterURL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContact_twitterUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContact_facebookUrl(ctx context.Context, field graphql.CollectedField, obj *CrmContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContact_facebookUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FacebookURL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContact_facebookUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContact_websiteUrl(ctx context.Context, field graphql.CollectedField, obj *CrmContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContact_websiteUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WebsiteURL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContact_websiteUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContact_headshotUrl(ctx context.Context, field graphql.CollectedField, obj *CrmContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContact_headshotUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HeadshotURL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContact_headshotUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContact_custom(ctx context.Context, field graphql.CollectedField, obj *CrmContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContact_custom(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Custom, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v map[string]any) graphql.Marshaler {
+			return ec.marshalNMap2map(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContact_custom(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContact", field, false, false, errors.New("field of type Map does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContactCard_id(ctx context.Context, field graphql.CollectedField, obj *CrmContactCard) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactCard_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactCard_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContactCard", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContactCard_createdAt(ctx context.Context, field graphql.CollectedField, obj *CrmContactCard) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactCard_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactCard_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContactCard", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContactCard_updatedAt(ctx context.Context, field graphql.CollectedField, obj *CrmContactCard) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactCard_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactCard_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContactCard", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContactCard_organizationContactId(ctx context.Context, field graphql.CollectedField, obj *CrmContactCard) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactCard_organizationContactId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OrganizationContactID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactCard_organizationContactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContactCard", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContactCard_stageId(ctx context.Context, field graphql.CollectedField, obj *CrmContactCard) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactCard_stageId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StageID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactCard_stageId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContactCard", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContactCard_ownerUserId(ctx context.Context, field graphql.CollectedField, obj *CrmContactCard) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactCard_ownerUserId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OwnerUserID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactCard_ownerUserId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContactCard", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContactCard_note(ctx context.Context, field graphql.CollectedField, obj *CrmContactCard) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactCard_note(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Note, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactCard_note(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContactCard", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContactConnection_edges(ctx context.Context, field graphql.CollectedField, obj *CrmContactConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*CrmContactEdge) graphql.Marshaler {
+			return ec.marshalNCrmContactEdge2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContactEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CrmContactConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmContactEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CrmContactConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *CrmContactConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.PageInfo[string]) graphql.Marshaler {
+			return ec.marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CrmContactConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CrmContactConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *CrmContactConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContactConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContactDetail_contact(ctx context.Context, field graphql.CollectedField, obj *CrmContactDetail) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactDetail_contact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Contact, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmContact) graphql.Marshaler {
+			return ec.marshalNCrmContact2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactDetail_contact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CrmContactDetail",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmContact(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CrmContactDetail_tags(ctx context.Context, field graphql.CollectedField, obj *CrmContactDetail) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactDetail_tags(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tags, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*CrmTag) graphql.Marshaler {
+			return ec.marshalNCrmTag2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmTagᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactDetail_tags(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CrmContactDetail",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmTag(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CrmContactDetail_events(ctx context.Context, field graphql.CollectedField, obj *CrmContactDetail) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactDetail_events(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Events, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*CrmContactEventEntry) graphql.Marshaler {
+			return ec.marshalNCrmContactEventEntry2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContactEventEntryᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactDetail_events(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CrmContactDetail",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmContactEventEntry(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CrmContactDetail_notes(ctx context.Context, field graphql.CollectedField, obj *CrmContactDetail) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactDetail_notes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Notes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*CrmNoteEntry) graphql.Marshaler {
+			return ec.marshalNCrmNoteEntry2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmNoteEntryᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactDetail_notes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CrmContactDetail",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmNoteEntry(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CrmContactDetail_card(ctx context.Context, field graphql.CollectedField, obj *CrmContactDetail) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactDetail_card(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Card, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmContactCard) graphql.Marshaler {
+			return ec.marshalOCrmContactCard2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContactCard(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactDetail_card(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CrmContactDetail",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmContactCard(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CrmContactDetail_stageHistory(ctx context.Context, field graphql.CollectedField, obj *CrmContactDetail) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactDetail_stageHistory(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StageHistory, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*CrmStageHistoryEntry) graphql.Marshaler {
+			return ec.marshalNCrmStageHistoryEntry2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmStageHistoryEntryᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactDetail_stageHistory(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CrmContactDetail",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmStageHistoryEntry(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CrmContactEdge_node(ctx context.Context, field graphql.CollectedField, obj *CrmContactEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmDirectoryRow) graphql.Marshaler {
+			return ec.marshalNCrmDirectoryRow2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmDirectoryRow(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CrmContactEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmDirectoryRow(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CrmContactEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *CrmContactEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[string]) graphql.Marshaler {
+			return ec.marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContactEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContactEvent_id(ctx context.Context, field graphql.CollectedField, obj *CrmContactEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactEvent_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactEvent_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContactEvent", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContactEvent_createdAt(ctx context.Context, field graphql.CollectedField, obj *CrmContactEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactEvent_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactEvent_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContactEvent", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContactEvent_updatedAt(ctx context.Context, field graphql.CollectedField, obj *CrmContactEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactEvent_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactEvent_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContactEvent", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContactEvent_organizationContactId(ctx context.Context, field graphql.CollectedField, obj *CrmContactEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactEvent_organizationContactId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OrganizationContactID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactEvent_organizationContactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContactEvent", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContactEvent_contactId(ctx context.Context, field graphql.CollectedField, obj *CrmContactEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactEvent_contactId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContactID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactEvent_contactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContactEvent", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContactEvent_eventId(ctx context.Context, field graphql.CollectedField, obj *CrmContactEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactEvent_eventId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactEvent_eventId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContactEvent", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContactEvent_role(ctx context.Context, field graphql.CollectedField, obj *CrmContactEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactEvent_role(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Role, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactEvent_role(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContactEvent", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContactEvent_status(ctx context.Context, field graphql.CollectedField, obj *CrmContactEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactEvent_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactEvent_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContactEvent", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContactEventEntry_link(ctx context.Context, field graphql.CollectedField, obj *CrmContactEventEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactEventEntry_link(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Link, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmContactEvent) graphql.Marshaler {
+			return ec.marshalNCrmContactEvent2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContactEvent(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactEventEntry_link(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CrmContactEventEntry",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmContactEvent(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CrmContactEventEntry_name(ctx context.Context, field graphql.CollectedField, obj *CrmContactEventEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactEventEntry_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactEventEntry_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContactEventEntry", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContactEventEntry_slug(ctx context.Context, field graphql.CollectedField, obj *CrmContactEventEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactEventEntry_slug(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Slug, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactEventEntry_slug(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContactEventEntry", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContactEventEntry_sessions(ctx context.Context, field graphql.CollectedField, obj *CrmContactEventEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactEventEntry_sessions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sessions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*CrmSessionRef) graphql.Marshaler {
+			return ec.marshalNCrmSessionRef2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmSessionRefᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactEventEntry_sessions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CrmContactEventEntry",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmSessionRef(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CrmContactNote_id(ctx context.Context, field graphql.CollectedField, obj *CrmContactNote) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactNote_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactNote_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContactNote", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContactNote_organizationContactId(ctx context.Context, field graphql.CollectedField, obj *CrmContactNote) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactNote_organizationContactId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OrganizationContactID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactNote_organizationContactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContactNote", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContactNote_body(ctx context.Context, field graphql.CollectedField, obj *CrmContactNote) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactNote_body(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Body, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactNote_body(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContactNote", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContactNote_authorUserId(ctx context.Context, field graphql.CollectedField, obj *CrmContactNote) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactNote_authorUserId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AuthorUserID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactNote_authorUserId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContactNote", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContactNote_authorApiKeyId(ctx context.Context, field graphql.CollectedField, obj *CrmContactNote) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactNote_authorApiKeyId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AuthorAPIKeyID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactNote_authorApiKeyId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContactNote", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmContactNote_createdAt(ctx context.Context, field graphql.CollectedField, obj *CrmContactNote) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmContactNote_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmContactNote_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmContactNote", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CrmDirectoryRow_contact(ctx context.Context, field graphql.CollectedField, obj *CrmDirectoryRow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmDirectoryRow_contact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Contact, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmContact) graphql.Marshaler {
+			return ec.marshalNCrmContact2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmDirectoryRow_contact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CrmDirectoryRow",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmContact(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CrmDirectoryRow_tags(ctx context.Context, field graphql.CollectedField, obj *CrmDirectoryRow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmDirectoryRow_tags(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tags, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*CrmTag) graphql.Marshaler {
+			return ec.marshalNCrmTag2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmTagᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmDirectoryRow_tags(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CrmDirectoryRow",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmTag(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CrmDirectoryRow_events(ctx context.Context, field graphql.CollectedField, obj *CrmDirectoryRow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmDirectoryRow_events(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Events, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*CrmContactEvent) graphql.Marshaler {
+			return ec.marshalNCrmContactEvent2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContactEventᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmDirectoryRow_events(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CrmDirectoryRow",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmContactEvent(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CrmImportOutcome_email(ctx context.Context, field graphql.CollectedField, obj *CrmImportOutcome) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmImportOutcome_email(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Email, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmImportOutcome_email(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmImportOutcome", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmImportOutcome_action(ctx context.Context, field graphql.CollectedField, obj *CrmImportOutcome) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmImportOutcome_action(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Action, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v CrmImportAction) graphql.Marshaler {
+			return ec.marshalNCrmImportAction2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmImportAction(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmImportOutcome_action(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmImportOutcome", field, false, false, errors.New("field of type CrmImportAction does not have child fields"))
+}
+
+func (ec *executionContext) _CrmImportResult_created(ctx context.Context, field graphql.CollectedField, obj *CrmImportResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmImportResult_created(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Created, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmImportResult_created(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmImportResult", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CrmImportResult_updated(ctx context.Context, field graphql.CollectedField, obj *CrmImportResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmImportResult_updated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Updated, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmImportResult_updated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmImportResult", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CrmImportResult_skipped(ctx context.Context, field graphql.CollectedField, obj *CrmImportResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmImportResult_skipped(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Skipped, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmImportResult_skipped(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmImportResult", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CrmImportResult_outcomes(ctx context.Context, field graphql.CollectedField, obj *CrmImportResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmImportResult_outcomes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Outcomes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*CrmImportOutcome) graphql.Marshaler {
+			return ec.marshalNCrmImportOutcome2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmImportOutcomeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmImportResult_outcomes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CrmImportResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmImportOutcome(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CrmNoteEntry_note(ctx context.Context, field graphql.CollectedField, obj *CrmNoteEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmNoteEntry_note(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Note, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmContactNote) graphql.Marshaler {
+			return ec.marshalNCrmContactNote2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContactNote(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmNoteEntry_note(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CrmNoteEntry",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmContactNote(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CrmNoteEntry_authorName(ctx context.Context, field graphql.CollectedField, obj *CrmNoteEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmNoteEntry_authorName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AuthorName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmNoteEntry_authorName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmNoteEntry", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmPipelineBoard_columns(ctx context.Context, field graphql.CollectedField, obj *CrmPipelineBoard) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmPipelineBoard_columns(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Columns, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*CrmPipelineColumn) graphql.Marshaler {
+			return ec.marshalNCrmPipelineColumn2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmPipelineColumnᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmPipelineBoard_columns(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CrmPipelineBoard",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmPipelineColumn(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CrmPipelineBoardCard_card(ctx context.Context, field graphql.CollectedField, obj *CrmPipelineBoardCard) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmPipelineBoardCard_card(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Card, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmPipelineCard) graphql.Marshaler {
+			return ec.marshalNCrmPipelineCard2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmPipelineCard(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmPipelineBoardCard_card(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CrmPipelineBoardCard",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmPipelineCard(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CrmPipelineBoardCard_contact(ctx context.Context, field graphql.CollectedField, obj *CrmPipelineBoardCard) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmPipelineBoardCard_contact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Contact, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmBookContact) graphql.Marshaler {
+			return ec.marshalNCrmBookContact2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmBookContact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmPipelineBoardCard_contact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CrmPipelineBoardCard",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmBookContact(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CrmPipelineCard_id(ctx context.Context, field graphql.CollectedField, obj *CrmPipelineCard) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmPipelineCard_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmPipelineCard_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmPipelineCard", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmPipelineCard_createdAt(ctx context.Context, field graphql.CollectedField, obj *CrmPipelineCard) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmPipelineCard_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmPipelineCard_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmPipelineCard", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CrmPipelineCard_updatedAt(ctx context.Context, field graphql.CollectedField, obj *CrmPipelineCard) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmPipelineCard_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmPipelineCard_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmPipelineCard", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CrmPipelineCard_organizationContactId(ctx context.Context, field graphql.CollectedField, obj *CrmPipelineCard) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmPipelineCard_organizationContactId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OrganizationContactID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmPipelineCard_organizationContactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmPipelineCard", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmPipelineCard_stageId(ctx context.Context, field graphql.CollectedField, obj *CrmPipelineCard) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmPipelineCard_stageId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StageID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmPipelineCard_stageId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmPipelineCard", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmPipelineCard_ownerUserId(ctx context.Context, field graphql.CollectedField, obj *CrmPipelineCard) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmPipelineCard_ownerUserId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OwnerUserID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CrmPipelineCard_ownerUserId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmPipelineCard", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmPipelineCard_note(ctx context.Context, field graphql.CollectedField, obj *CrmPipelineCard) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmPipelineCard_note(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Note, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CrmPipelineCard_note(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmPipelineCard", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmPipelineColumn_stage(ctx context.Context, field graphql.CollectedField, obj *CrmPipelineColumn) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmPipelineColumn_stage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Stage, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmPipelineStage) graphql.Marshaler {
+			return ec.marshalNCrmPipelineStage2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmPipelineStage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmPipelineColumn_stage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CrmPipelineColumn",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmPipelineStage(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CrmPipelineColumn_cards(ctx context.Context, field graphql.CollectedField, obj *CrmPipelineColumn) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmPipelineColumn_cards(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cards, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*CrmPipelineBoardCard) graphql.Marshaler {
+			return ec.marshalNCrmPipelineBoardCard2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmPipelineBoardCardᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmPipelineColumn_cards(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CrmPipelineColumn",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmPipelineBoardCard(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CrmPipelineStage_id(ctx context.Context, field graphql.CollectedField, obj *CrmPipelineStage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmPipelineStage_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmPipelineStage_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmPipelineStage", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmPipelineStage_createdAt(ctx context.Context, field graphql.CollectedField, obj *CrmPipelineStage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmPipelineStage_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmPipelineStage_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmPipelineStage", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CrmPipelineStage_updatedAt(ctx context.Context, field graphql.CollectedField, obj *CrmPipelineStage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmPipelineStage_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmPipelineStage_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmPipelineStage", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CrmPipelineStage_organizationId(ctx context.Context, field graphql.CollectedField, obj *CrmPipelineStage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmPipelineStage_organizationId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OrganizationID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmPipelineStage_organizationId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmPipelineStage", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmPipelineStage_name(ctx context.Context, field graphql.CollectedField, obj *CrmPipelineStage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmPipelineStage_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmPipelineStage_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmPipelineStage", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmPipelineStage_semanticStatus(ctx context.Context, field graphql.CollectedField, obj *CrmPipelineStage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmPipelineStage_semanticStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SemanticStatus, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v CrmSemanticStatus) graphql.Marshaler {
+			return ec.marshalNCrmSemanticStatus2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmSemanticStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmPipelineStage_semanticStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmPipelineStage", field, false, false, errors.New("field of type CrmSemanticStatus does not have child fields"))
+}
+
+func (ec *executionContext) _CrmPipelineStage_position(ctx context.Context, field graphql.CollectedField, obj *CrmPipelineStage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmPipelineStage_position(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Position, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmPipelineStage_position(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmPipelineStage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CrmSegment_id(ctx context.Context, field graphql.CollectedField, obj *CrmSegment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmSegment_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmSegment_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmSegment", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmSegment_createdAt(ctx context.Context, field graphql.CollectedField, obj *CrmSegment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmSegment_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmSegment_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmSegment", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CrmSegment_updatedAt(ctx context.Context, field graphql.CollectedField, obj *CrmSegment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmSegment_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmSegment_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmSegment", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CrmSegment_organizationId(ctx context.Context, field graphql.CollectedField, obj *CrmSegment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmSegment_organizationId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OrganizationID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmSegment_organizationId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmSegment", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmSegment_name(ctx context.Context, field graphql.CollectedField, obj *CrmSegment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmSegment_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmSegment_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmSegment", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmSegment_filter(ctx context.Context, field graphql.CollectedField, obj *CrmSegment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmSegment_filter(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Filter, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v map[string]any) graphql.Marshaler {
+			return ec.marshalNMap2map(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmSegment_filter(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmSegment", field, false, false, errors.New("field of type Map does not have child fields"))
+}
+
+func (ec *executionContext) _CrmSegment_contacts(ctx context.Context, field graphql.CollectedField, obj *CrmSegment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmSegment_contacts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.CrmSegment().Contacts(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*entgql.Cursor[string]))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmSegmentContactConnection) graphql.Marshaler {
+			return ec.marshalNCrmSegmentContactConnection2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmSegmentContactConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmSegment_contacts(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CrmSegment",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmSegmentContactConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_CrmSegment_contacts_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CrmSegmentContactConnection_edges(ctx context.Context, field graphql.CollectedField, obj *CrmSegmentContactConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmSegmentContactConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*CrmSegmentContactEdge) graphql.Marshaler {
+			return ec.marshalNCrmSegmentContactEdge2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmSegmentContactEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmSegmentContactConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CrmSegmentContactConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmSegmentContactEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CrmSegmentContactConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *CrmSegmentContactConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmSegmentContactConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *entgql.PageInfo[string]) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖentgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmSegmentContactConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CrmSegmentContactConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CrmSegmentContactConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *CrmSegmentContactConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmSegmentContactConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmSegmentContactConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmSegmentContactConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CrmSegmentContactEdge_node(ctx context.Context, field graphql.CollectedField, obj *CrmSegmentContactEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmSegmentContactEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmBookRow) graphql.Marshaler {
+			return ec.marshalNCrmBookRow2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmBookRow(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmSegmentContactEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CrmSegmentContactEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmBookRow(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CrmSegmentContactEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *CrmSegmentContactEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmSegmentContactEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[string]) graphql.Marshaler {
+			return ec.marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmSegmentContactEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmSegmentContactEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+}
+
+func (ec *executionContext) _CrmSessionRef_id(ctx context.Context, field graphql.CollectedField, obj *CrmSessionRef) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmSessionRef_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmSessionRef_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmSessionRef", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmSessionRef_code(ctx context.Context, field graphql.CollectedField, obj *CrmSessionRef) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmSessionRef_code(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Code, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmSessionRef_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmSessionRef", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmSessionRef_title(ctx context.Context, field graphql.CollectedField, obj *CrmSessionRef) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmSessionRef_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmSessionRef_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmSessionRef", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmStageChange_id(ctx context.Context, field graphql.CollectedField, obj *CrmStageChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmStageChange_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmStageChange_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmStageChange", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmStageChange_cardId(ctx context.Context, field graphql.CollectedField, obj *CrmStageChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmStageChange_cardId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CardID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmStageChange_cardId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmStageChange", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmStageChange_fromStageId(ctx context.Context, field graphql.CollectedField, obj *CrmStageChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmStageChange_fromStageId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FromStageID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CrmStageChange_fromStageId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmStageChange", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmStageChange_toStageId(ctx context.Context, field graphql.CollectedField, obj *CrmStageChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmStageChange_toStageId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ToStageID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CrmStageChange_toStageId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmStageChange", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmStageChange_actorUserId(ctx context.Context, field graphql.CollectedField, obj *CrmStageChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmStageChange_actorUserId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ActorUserID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CrmStageChange_actorUserId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmStageChange", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmStageChange_actorApiKeyId(ctx context.Context, field graphql.CollectedField, obj *CrmStageChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmStageChange_actorApiKeyId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ActorAPIKeyID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CrmStageChange_actorApiKeyId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmStageChange", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmStageChange_createdAt(ctx context.Context, field graphql.CollectedField, obj *CrmStageChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmStageChange_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmStageChange_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmStageChange", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CrmStageHistoryEntry_history(ctx context.Context, field graphql.CollectedField, obj *CrmStageHistoryEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmStageHistoryEntry_history(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.History, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmStageChange) graphql.Marshaler {
+			return ec.marshalNCrmStageChange2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmStageChange(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmStageHistoryEntry_history(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CrmStageHistoryEntry",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmStageChange(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CrmStageHistoryEntry_fromStageName(ctx context.Context, field graphql.CollectedField, obj *CrmStageHistoryEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmStageHistoryEntry_fromStageName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FromStageName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CrmStageHistoryEntry_fromStageName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmStageHistoryEntry", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmStageHistoryEntry_toStageName(ctx context.Context, field graphql.CollectedField, obj *CrmStageHistoryEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmStageHistoryEntry_toStageName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ToStageName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmStageHistoryEntry_toStageName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmStageHistoryEntry", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmStageHistoryEntry_actorName(ctx context.Context, field graphql.CollectedField, obj *CrmStageHistoryEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmStageHistoryEntry_actorName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ActorName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmStageHistoryEntry_actorName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmStageHistoryEntry", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CrmTag_id(ctx context.Context, field graphql.CollectedField, obj *CrmTag) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmTag_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmTag_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmTag", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmTag_createdAt(ctx context.Context, field graphql.CollectedField, obj *CrmTag) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmTag_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmTag_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmTag", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CrmTag_updatedAt(ctx context.Context, field graphql.CollectedField, obj *CrmTag) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmTag_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmTag_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmTag", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CrmTag_organizationId(ctx context.Context, field graphql.CollectedField, obj *CrmTag) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmTag_organizationId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OrganizationID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmTag_organizationId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmTag", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CrmTag_name(ctx context.Context, field graphql.CollectedField, obj *CrmTag) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CrmTag_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CrmTag_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CrmTag", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _DecidedSubmission_id(ctx context.Context, field graphql.CollectedField, obj *DecidedSubmission) (ret graphql.Marshaler) {
@@ -22199,6 +27977,358 @@ func (ec *executionContext) fieldContext_Mutation_withdrawProposal(ctx context.C
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_createContact(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createContact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateContact(ctx, fc.Args["input"].(ContactInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmContact) graphql.Marshaler {
+			return ec.marshalNCrmContact2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createContact(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmContact(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createContact_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateContact(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateContact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateContact(ctx, fc.Args["contactId"].(string), fc.Args["input"].(ContactInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmContact) graphql.Marshaler {
+			return ec.marshalNCrmContact2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateContact(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmContact(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateContact_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_importContacts(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_importContacts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ImportContacts(ctx, fc.Args["input"].(ImportContactsInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmImportResult) graphql.Marshaler {
+			return ec.marshalNCrmImportResult2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmImportResult(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_importContacts(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmImportResult(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_importContacts_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_addContactTag(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_addContactTag(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().AddContactTag(ctx, fc.Args["contactId"].(string), fc.Args["input"].(AddContactTagInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmTag) graphql.Marshaler {
+			return ec.marshalNCrmTag2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmTag(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_addContactTag(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmTag(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_addContactTag_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_removeContactTag(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_removeContactTag(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RemoveContactTag(ctx, fc.Args["contactId"].(string), fc.Args["tagId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_removeContactTag(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_removeContactTag_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_addContactNote(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_addContactNote(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().AddContactNote(ctx, fc.Args["contactId"].(string), fc.Args["input"].(AddContactNoteInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmContactNote) graphql.Marshaler {
+			return ec.marshalNCrmContactNote2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContactNote(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_addContactNote(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmContactNote(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_addContactNote_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_addContactToEvent(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_addContactToEvent(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().AddContactToEvent(ctx, fc.Args["contactId"].(string), fc.Args["input"].(AddContactToEventInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmContactEvent) graphql.Marshaler {
+			return ec.marshalNCrmContactEvent2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContactEvent(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_addContactToEvent(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmContactEvent(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_addContactToEvent_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_mergeContacts(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_mergeContacts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().MergeContacts(ctx, fc.Args["input"].(MergeContactsInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmContact) graphql.Marshaler {
+			return ec.marshalNCrmContact2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_mergeContacts(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmContact(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_mergeContacts_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_attachResourceFile(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -22809,6 +28939,226 @@ func (ec *executionContext) fieldContext_Mutation_inviteOrganizationMember(ctx c
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_inviteOrganizationMember_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_savePipelineStage(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_savePipelineStage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SavePipelineStage(ctx, fc.Args["input"].(SavePipelineStageInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmPipelineStage) graphql.Marshaler {
+			return ec.marshalNCrmPipelineStage2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmPipelineStage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_savePipelineStage(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmPipelineStage(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_savePipelineStage_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_reorderPipelineStages(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_reorderPipelineStages(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ReorderPipelineStages(ctx, fc.Args["input"].(ReorderPipelineStagesInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_reorderPipelineStages(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_reorderPipelineStages_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deletePipelineStage(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deletePipelineStage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeletePipelineStage(ctx, fc.Args["stageId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deletePipelineStage(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deletePipelineStage_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_addPipelineCard(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_addPipelineCard(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().AddPipelineCard(ctx, fc.Args["input"].(AddPipelineCardInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmPipelineCard) graphql.Marshaler {
+			return ec.marshalNCrmPipelineCard2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmPipelineCard(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_addPipelineCard(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmPipelineCard(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_addPipelineCard_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_movePipelineCard(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_movePipelineCard(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().MovePipelineCard(ctx, fc.Args["cardId"].(string), fc.Args["input"].(MovePipelineCardInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmPipelineCard) graphql.Marshaler {
+			return ec.marshalNCrmPipelineCard2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmPipelineCard(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_movePipelineCard(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmPipelineCard(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_movePipelineCard_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -24437,6 +30787,50 @@ func (ec *executionContext) fieldContext_Mutation_recuseMyAssignment(ctx context
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_recuseMyAssignment_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_saveSegment(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_saveSegment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SaveSegment(ctx, fc.Args["input"].(SaveSegmentInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmSegment) graphql.Marshaler {
+			return ec.marshalNCrmSegment2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmSegment(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_saveSegment(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmSegment(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_saveSegment_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -27793,6 +34187,94 @@ func (ec *executionContext) fieldContext_Query_myProposals(ctx context.Context, 
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_contacts(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_contacts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Contacts(ctx, fc.Args["q"].(*string), fc.Args["first"].(*int), fc.Args["after"].(*entgql.Cursor[string]))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmContactConnection) graphql.Marshaler {
+			return ec.marshalNCrmContactConnection2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContactConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_contacts(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmContactConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_contacts_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_contact(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_contact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Contact(ctx, fc.Args["contactId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmContactDetail) graphql.Marshaler {
+			return ec.marshalNCrmContactDetail2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContactDetail(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_contact(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmContactDetail(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_contact_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_event(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -27896,6 +34378,38 @@ func (ec *executionContext) fieldContext_Query_viewer(_ context.Context, field g
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Viewer(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_pipeline(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_pipeline(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().Pipeline(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmPipelineBoard) graphql.Marshaler {
+			return ec.marshalNCrmPipelineBoard2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmPipelineBoard(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_pipeline(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmPipelineBoard(ctx, field)
 		},
 	}
 	return fc, nil
@@ -28179,6 +34693,82 @@ func (ec *executionContext) fieldContext_Query_myReviewAssignment(ctx context.Co
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_myReviewAssignment_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_segments(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_segments(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().Segments(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*CrmSegment) graphql.Marshaler {
+			return ec.marshalNCrmSegment2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmSegmentᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_segments(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmSegment(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_segment(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_segment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Segment(ctx, fc.Args["segmentId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CrmSegment) graphql.Marshaler {
+			return ec.marshalNCrmSegment2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmSegment(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_segment(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CrmSegment(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_segment_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -39798,6 +46388,147 @@ func (ec *executionContext) fieldContext___Type_isOneOf(_ context.Context, field
 
 // region    **************************** input.gotpl *****************************
 
+func (ec *executionContext) unmarshalInputAddContactNoteInput(ctx context.Context, obj any) (AddContactNoteInput, error) {
+	var it AddContactNoteInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"body"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "body":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("body"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Body = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputAddContactTagInput(ctx context.Context, obj any) (AddContactTagInput, error) {
+	var it AddContactTagInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputAddContactToEventInput(ctx context.Context, obj any) (AddContactToEventInput, error) {
+	var it AddContactToEventInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"eventId", "participation"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "eventId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("eventId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EventID = data
+		case "participation":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("participation"))
+			data, err := ec.unmarshalNContactParticipation2githubᚗcomᚋpodiumᚋpodiumᚋentᚋcontactᚐParticipation(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Participation = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputAddPipelineCardInput(ctx context.Context, obj any) (AddPipelineCardInput, error) {
+	var it AddPipelineCardInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"organizationContactId", "stageId", "note"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "organizationContactId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("organizationContactId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OrganizationContactID = data
+		case "stageId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("stageId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StageID = data
+		case "note":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("note"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Note = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputAddReviewerInput(ctx context.Context, obj any) (AddReviewerInput, error) {
 	var it AddReviewerInput
 	if obj == nil {
@@ -39927,7 +46658,7 @@ func (ec *executionContext) unmarshalInputCampaignAudienceInput(ctx context.Cont
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"workflowStatuses"}
+	fieldsInOrder := [...]string{"workflowStatuses", "segmentId"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -39941,6 +46672,13 @@ func (ec *executionContext) unmarshalInputCampaignAudienceInput(ctx context.Cont
 				return it, err
 			}
 			it.WorkflowStatuses = data
+		case "segmentId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("segmentId"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SegmentID = data
 		}
 	}
 	return it, nil
@@ -40203,6 +46941,171 @@ func (ec *executionContext) unmarshalInputCoSpeakerInput(ctx context.Context, ob
 				return it, err
 			}
 			it.Email = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputContactImportRow(ctx context.Context, obj any) (ContactImportRow, error) {
+	var it ContactImportRow
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"firstName", "lastName", "email", "title", "company", "bio"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "firstName":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("firstName"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FirstName = data
+		case "lastName":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lastName"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LastName = data
+		case "email":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("email"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Email = data
+		case "title":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("title"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Title = data
+		case "company":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("company"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Company = data
+		case "bio":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("bio"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Bio = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputContactInput(ctx context.Context, obj any) (ContactInput, error) {
+	var it ContactInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"firstName", "lastName", "email", "title", "company", "bio", "linkedinUrl", "twitterUrl", "facebookUrl", "websiteUrl", "headshotUrl"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "firstName":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("firstName"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FirstName = data
+		case "lastName":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lastName"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LastName = data
+		case "email":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("email"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Email = data
+		case "title":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("title"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Title = data
+		case "company":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("company"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Company = data
+		case "bio":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("bio"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Bio = data
+		case "linkedinUrl":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("linkedinUrl"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LinkedinURL = data
+		case "twitterUrl":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("twitterUrl"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TwitterURL = data
+		case "facebookUrl":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("facebookUrl"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FacebookURL = data
+		case "websiteUrl":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("websiteUrl"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.WebsiteURL = data
+		case "headshotUrl":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headshotUrl"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeadshotURL = data
 		}
 	}
 	return it, nil
@@ -43519,6 +50422,43 @@ func (ec *executionContext) unmarshalInputGenerateAiReviewInput(ctx context.Cont
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputImportContactsInput(ctx context.Context, obj any) (ImportContactsInput, error) {
+	var it ImportContactsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"behavior", "rows"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "behavior":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("behavior"))
+			data, err := ec.unmarshalNCrmImportBehavior2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmImportBehavior(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Behavior = data
+		case "rows":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("rows"))
+			data, err := ec.unmarshalNContactImportRow2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐContactImportRowᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Rows = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputImportSpeakersInput(ctx context.Context, obj any) (ImportSpeakersInput, error) {
 	var it ImportSpeakersInput
 	if obj == nil {
@@ -43652,6 +50592,73 @@ func (ec *executionContext) unmarshalInputLevelOrder(ctx context.Context, obj an
 				return it, err
 			}
 			it.Field = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputMergeContactsInput(ctx context.Context, obj any) (MergeContactsInput, error) {
+	var it MergeContactsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"primaryId", "duplicateId"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "primaryId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("primaryId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PrimaryID = data
+		case "duplicateId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("duplicateId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DuplicateID = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputMovePipelineCardInput(ctx context.Context, obj any) (MovePipelineCardInput, error) {
+	var it MovePipelineCardInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"toStageId"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "toStageId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("toStageId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ToStageID = data
 		}
 	}
 	return it, nil
@@ -44136,6 +51143,36 @@ func (ec *executionContext) unmarshalInputReinstateSessionInput(ctx context.Cont
 				return it, err
 			}
 			it.NotifySpeakers = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputReorderPipelineStagesInput(ctx context.Context, obj any) (ReorderPipelineStagesInput, error) {
+	var it ReorderPipelineStagesInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"stageIds"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "stageIds":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("stageIds"))
+			data, err := ec.unmarshalNID2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StageIds = data
 		}
 	}
 	return it, nil
@@ -44636,6 +51673,57 @@ func (ec *executionContext) unmarshalInputSaveLibraryItemInput(ctx context.Conte
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputSavePipelineStageInput(ctx context.Context, obj any) (SavePipelineStageInput, error) {
+	var it SavePipelineStageInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id", "name", "semanticStatus", "position"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "semanticStatus":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("semanticStatus"))
+			data, err := ec.unmarshalNCrmSemanticStatus2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmSemanticStatus(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SemanticStatus = data
+		case "position":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("position"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Position = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputSaveReviewRoundInput(ctx context.Context, obj any) (SaveReviewRoundInput, error) {
 	var it SaveReviewRoundInput
 	if obj == nil {
@@ -44710,6 +51798,43 @@ func (ec *executionContext) unmarshalInputSaveReviewRoundInput(ctx context.Conte
 				return it, err
 			}
 			it.Criteria = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputSaveSegmentInput(ctx context.Context, obj any) (SaveSegmentInput, error) {
+	var it SaveSegmentInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "filter"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "filter":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("filter"))
+			data, err := ec.unmarshalNMap2map(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Filter = data
 		}
 	}
 	return it, nil
@@ -47411,6 +54536,1688 @@ func (ec *executionContext) _ContactEdge(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
+var crmBookContactImplementors = []string{"CrmBookContact"}
+
+func (ec *executionContext) _CrmBookContact(ctx context.Context, sel ast.SelectionSet, obj *CrmBookContact) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, crmBookContactImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CrmBookContact")
+		case "id":
+			out.Values[i] = ec._CrmBookContact_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._CrmBookContact_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._CrmBookContact_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "organizationId":
+			out.Values[i] = ec._CrmBookContact_organizationId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "firstName":
+			out.Values[i] = ec._CrmBookContact_firstName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "lastName":
+			out.Values[i] = ec._CrmBookContact_lastName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "email":
+			out.Values[i] = ec._CrmBookContact_email(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "title":
+			out.Values[i] = ec._CrmBookContact_title(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "company":
+			out.Values[i] = ec._CrmBookContact_company(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "bio":
+			out.Values[i] = ec._CrmBookContact_bio(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "linkedinUrl":
+			out.Values[i] = ec._CrmBookContact_linkedinUrl(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "twitterUrl":
+			out.Values[i] = ec._CrmBookContact_twitterUrl(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "facebookUrl":
+			out.Values[i] = ec._CrmBookContact_facebookUrl(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "websiteUrl":
+			out.Values[i] = ec._CrmBookContact_websiteUrl(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "headshotUrl":
+			out.Values[i] = ec._CrmBookContact_headshotUrl(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "custom":
+			out.Values[i] = ec._CrmBookContact_custom(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var crmBookContactEventImplementors = []string{"CrmBookContactEvent"}
+
+func (ec *executionContext) _CrmBookContactEvent(ctx context.Context, sel ast.SelectionSet, obj *CrmBookContactEvent) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, crmBookContactEventImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CrmBookContactEvent")
+		case "id":
+			out.Values[i] = ec._CrmBookContactEvent_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._CrmBookContactEvent_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._CrmBookContactEvent_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "organizationContactId":
+			out.Values[i] = ec._CrmBookContactEvent_organizationContactId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "contactId":
+			out.Values[i] = ec._CrmBookContactEvent_contactId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "eventId":
+			out.Values[i] = ec._CrmBookContactEvent_eventId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "role":
+			out.Values[i] = ec._CrmBookContactEvent_role(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._CrmBookContactEvent_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var crmBookRowImplementors = []string{"CrmBookRow"}
+
+func (ec *executionContext) _CrmBookRow(ctx context.Context, sel ast.SelectionSet, obj *CrmBookRow) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, crmBookRowImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CrmBookRow")
+		case "contact":
+			out.Values[i] = ec._CrmBookRow_contact(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "tags":
+			out.Values[i] = ec._CrmBookRow_tags(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "events":
+			out.Values[i] = ec._CrmBookRow_events(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var crmBookTagImplementors = []string{"CrmBookTag"}
+
+func (ec *executionContext) _CrmBookTag(ctx context.Context, sel ast.SelectionSet, obj *CrmBookTag) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, crmBookTagImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CrmBookTag")
+		case "id":
+			out.Values[i] = ec._CrmBookTag_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._CrmBookTag_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._CrmBookTag_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "organizationId":
+			out.Values[i] = ec._CrmBookTag_organizationId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._CrmBookTag_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var crmContactImplementors = []string{"CrmContact"}
+
+func (ec *executionContext) _CrmContact(ctx context.Context, sel ast.SelectionSet, obj *CrmContact) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, crmContactImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CrmContact")
+		case "id":
+			out.Values[i] = ec._CrmContact_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._CrmContact_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._CrmContact_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "organizationId":
+			out.Values[i] = ec._CrmContact_organizationId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "firstName":
+			out.Values[i] = ec._CrmContact_firstName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "lastName":
+			out.Values[i] = ec._CrmContact_lastName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "email":
+			out.Values[i] = ec._CrmContact_email(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "title":
+			out.Values[i] = ec._CrmContact_title(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "company":
+			out.Values[i] = ec._CrmContact_company(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "bio":
+			out.Values[i] = ec._CrmContact_bio(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "linkedinUrl":
+			out.Values[i] = ec._CrmContact_linkedinUrl(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "twitterUrl":
+			out.Values[i] = ec._CrmContact_twitterUrl(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "facebookUrl":
+			out.Values[i] = ec._CrmContact_facebookUrl(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "websiteUrl":
+			out.Values[i] = ec._CrmContact_websiteUrl(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "headshotUrl":
+			out.Values[i] = ec._CrmContact_headshotUrl(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "custom":
+			out.Values[i] = ec._CrmContact_custom(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var crmContactCardImplementors = []string{"CrmContactCard"}
+
+func (ec *executionContext) _CrmContactCard(ctx context.Context, sel ast.SelectionSet, obj *CrmContactCard) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, crmContactCardImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CrmContactCard")
+		case "id":
+			out.Values[i] = ec._CrmContactCard_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._CrmContactCard_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._CrmContactCard_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "organizationContactId":
+			out.Values[i] = ec._CrmContactCard_organizationContactId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "stageId":
+			out.Values[i] = ec._CrmContactCard_stageId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "ownerUserId":
+			out.Values[i] = ec._CrmContactCard_ownerUserId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "note":
+			out.Values[i] = ec._CrmContactCard_note(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var crmContactConnectionImplementors = []string{"CrmContactConnection"}
+
+func (ec *executionContext) _CrmContactConnection(ctx context.Context, sel ast.SelectionSet, obj *CrmContactConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, crmContactConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CrmContactConnection")
+		case "edges":
+			out.Values[i] = ec._CrmContactConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._CrmContactConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._CrmContactConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var crmContactDetailImplementors = []string{"CrmContactDetail"}
+
+func (ec *executionContext) _CrmContactDetail(ctx context.Context, sel ast.SelectionSet, obj *CrmContactDetail) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, crmContactDetailImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CrmContactDetail")
+		case "contact":
+			out.Values[i] = ec._CrmContactDetail_contact(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "tags":
+			out.Values[i] = ec._CrmContactDetail_tags(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "events":
+			out.Values[i] = ec._CrmContactDetail_events(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "notes":
+			out.Values[i] = ec._CrmContactDetail_notes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "card":
+			out.Values[i] = ec._CrmContactDetail_card(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "stageHistory":
+			out.Values[i] = ec._CrmContactDetail_stageHistory(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var crmContactEdgeImplementors = []string{"CrmContactEdge"}
+
+func (ec *executionContext) _CrmContactEdge(ctx context.Context, sel ast.SelectionSet, obj *CrmContactEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, crmContactEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CrmContactEdge")
+		case "node":
+			out.Values[i] = ec._CrmContactEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cursor":
+			out.Values[i] = ec._CrmContactEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var crmContactEventImplementors = []string{"CrmContactEvent"}
+
+func (ec *executionContext) _CrmContactEvent(ctx context.Context, sel ast.SelectionSet, obj *CrmContactEvent) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, crmContactEventImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CrmContactEvent")
+		case "id":
+			out.Values[i] = ec._CrmContactEvent_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._CrmContactEvent_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._CrmContactEvent_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "organizationContactId":
+			out.Values[i] = ec._CrmContactEvent_organizationContactId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "contactId":
+			out.Values[i] = ec._CrmContactEvent_contactId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "eventId":
+			out.Values[i] = ec._CrmContactEvent_eventId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "role":
+			out.Values[i] = ec._CrmContactEvent_role(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._CrmContactEvent_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var crmContactEventEntryImplementors = []string{"CrmContactEventEntry"}
+
+func (ec *executionContext) _CrmContactEventEntry(ctx context.Context, sel ast.SelectionSet, obj *CrmContactEventEntry) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, crmContactEventEntryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CrmContactEventEntry")
+		case "link":
+			out.Values[i] = ec._CrmContactEventEntry_link(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._CrmContactEventEntry_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "slug":
+			out.Values[i] = ec._CrmContactEventEntry_slug(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sessions":
+			out.Values[i] = ec._CrmContactEventEntry_sessions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var crmContactNoteImplementors = []string{"CrmContactNote"}
+
+func (ec *executionContext) _CrmContactNote(ctx context.Context, sel ast.SelectionSet, obj *CrmContactNote) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, crmContactNoteImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CrmContactNote")
+		case "id":
+			out.Values[i] = ec._CrmContactNote_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "organizationContactId":
+			out.Values[i] = ec._CrmContactNote_organizationContactId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "body":
+			out.Values[i] = ec._CrmContactNote_body(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "authorUserId":
+			out.Values[i] = ec._CrmContactNote_authorUserId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "authorApiKeyId":
+			out.Values[i] = ec._CrmContactNote_authorApiKeyId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._CrmContactNote_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var crmDirectoryRowImplementors = []string{"CrmDirectoryRow"}
+
+func (ec *executionContext) _CrmDirectoryRow(ctx context.Context, sel ast.SelectionSet, obj *CrmDirectoryRow) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, crmDirectoryRowImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CrmDirectoryRow")
+		case "contact":
+			out.Values[i] = ec._CrmDirectoryRow_contact(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "tags":
+			out.Values[i] = ec._CrmDirectoryRow_tags(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "events":
+			out.Values[i] = ec._CrmDirectoryRow_events(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var crmImportOutcomeImplementors = []string{"CrmImportOutcome"}
+
+func (ec *executionContext) _CrmImportOutcome(ctx context.Context, sel ast.SelectionSet, obj *CrmImportOutcome) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, crmImportOutcomeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CrmImportOutcome")
+		case "email":
+			out.Values[i] = ec._CrmImportOutcome_email(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "action":
+			out.Values[i] = ec._CrmImportOutcome_action(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var crmImportResultImplementors = []string{"CrmImportResult"}
+
+func (ec *executionContext) _CrmImportResult(ctx context.Context, sel ast.SelectionSet, obj *CrmImportResult) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, crmImportResultImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CrmImportResult")
+		case "created":
+			out.Values[i] = ec._CrmImportResult_created(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updated":
+			out.Values[i] = ec._CrmImportResult_updated(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "skipped":
+			out.Values[i] = ec._CrmImportResult_skipped(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "outcomes":
+			out.Values[i] = ec._CrmImportResult_outcomes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var crmNoteEntryImplementors = []string{"CrmNoteEntry"}
+
+func (ec *executionContext) _CrmNoteEntry(ctx context.Context, sel ast.SelectionSet, obj *CrmNoteEntry) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, crmNoteEntryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CrmNoteEntry")
+		case "note":
+			out.Values[i] = ec._CrmNoteEntry_note(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "authorName":
+			out.Values[i] = ec._CrmNoteEntry_authorName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var crmPipelineBoardImplementors = []string{"CrmPipelineBoard"}
+
+func (ec *executionContext) _CrmPipelineBoard(ctx context.Context, sel ast.SelectionSet, obj *CrmPipelineBoard) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, crmPipelineBoardImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CrmPipelineBoard")
+		case "columns":
+			out.Values[i] = ec._CrmPipelineBoard_columns(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var crmPipelineBoardCardImplementors = []string{"CrmPipelineBoardCard"}
+
+func (ec *executionContext) _CrmPipelineBoardCard(ctx context.Context, sel ast.SelectionSet, obj *CrmPipelineBoardCard) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, crmPipelineBoardCardImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CrmPipelineBoardCard")
+		case "card":
+			out.Values[i] = ec._CrmPipelineBoardCard_card(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "contact":
+			out.Values[i] = ec._CrmPipelineBoardCard_contact(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var crmPipelineCardImplementors = []string{"CrmPipelineCard"}
+
+func (ec *executionContext) _CrmPipelineCard(ctx context.Context, sel ast.SelectionSet, obj *CrmPipelineCard) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, crmPipelineCardImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CrmPipelineCard")
+		case "id":
+			out.Values[i] = ec._CrmPipelineCard_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._CrmPipelineCard_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._CrmPipelineCard_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "organizationContactId":
+			out.Values[i] = ec._CrmPipelineCard_organizationContactId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "stageId":
+			out.Values[i] = ec._CrmPipelineCard_stageId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "ownerUserId":
+			out.Values[i] = ec._CrmPipelineCard_ownerUserId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "note":
+			out.Values[i] = ec._CrmPipelineCard_note(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var crmPipelineColumnImplementors = []string{"CrmPipelineColumn"}
+
+func (ec *executionContext) _CrmPipelineColumn(ctx context.Context, sel ast.SelectionSet, obj *CrmPipelineColumn) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, crmPipelineColumnImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CrmPipelineColumn")
+		case "stage":
+			out.Values[i] = ec._CrmPipelineColumn_stage(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cards":
+			out.Values[i] = ec._CrmPipelineColumn_cards(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var crmPipelineStageImplementors = []string{"CrmPipelineStage"}
+
+func (ec *executionContext) _CrmPipelineStage(ctx context.Context, sel ast.SelectionSet, obj *CrmPipelineStage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, crmPipelineStageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CrmPipelineStage")
+		case "id":
+			out.Values[i] = ec._CrmPipelineStage_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._CrmPipelineStage_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._CrmPipelineStage_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "organizationId":
+			out.Values[i] = ec._CrmPipelineStage_organizationId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._CrmPipelineStage_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "semanticStatus":
+			out.Values[i] = ec._CrmPipelineStage_semanticStatus(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "position":
+			out.Values[i] = ec._CrmPipelineStage_position(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var crmSegmentImplementors = []string{"CrmSegment"}
+
+func (ec *executionContext) _CrmSegment(ctx context.Context, sel ast.SelectionSet, obj *CrmSegment) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, crmSegmentImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CrmSegment")
+		case "id":
+			out.Values[i] = ec._CrmSegment_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdAt":
+			out.Values[i] = ec._CrmSegment_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "updatedAt":
+			out.Values[i] = ec._CrmSegment_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "organizationId":
+			out.Values[i] = ec._CrmSegment_organizationId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "name":
+			out.Values[i] = ec._CrmSegment_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "filter":
+			out.Values[i] = ec._CrmSegment_filter(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "contacts":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._CrmSegment_contacts(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var crmSegmentContactConnectionImplementors = []string{"CrmSegmentContactConnection"}
+
+func (ec *executionContext) _CrmSegmentContactConnection(ctx context.Context, sel ast.SelectionSet, obj *CrmSegmentContactConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, crmSegmentContactConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CrmSegmentContactConnection")
+		case "edges":
+			out.Values[i] = ec._CrmSegmentContactConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._CrmSegmentContactConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._CrmSegmentContactConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var crmSegmentContactEdgeImplementors = []string{"CrmSegmentContactEdge"}
+
+func (ec *executionContext) _CrmSegmentContactEdge(ctx context.Context, sel ast.SelectionSet, obj *CrmSegmentContactEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, crmSegmentContactEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CrmSegmentContactEdge")
+		case "node":
+			out.Values[i] = ec._CrmSegmentContactEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cursor":
+			out.Values[i] = ec._CrmSegmentContactEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var crmSessionRefImplementors = []string{"CrmSessionRef"}
+
+func (ec *executionContext) _CrmSessionRef(ctx context.Context, sel ast.SelectionSet, obj *CrmSessionRef) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, crmSessionRefImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CrmSessionRef")
+		case "id":
+			out.Values[i] = ec._CrmSessionRef_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "code":
+			out.Values[i] = ec._CrmSessionRef_code(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "title":
+			out.Values[i] = ec._CrmSessionRef_title(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var crmStageChangeImplementors = []string{"CrmStageChange"}
+
+func (ec *executionContext) _CrmStageChange(ctx context.Context, sel ast.SelectionSet, obj *CrmStageChange) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, crmStageChangeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CrmStageChange")
+		case "id":
+			out.Values[i] = ec._CrmStageChange_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cardId":
+			out.Values[i] = ec._CrmStageChange_cardId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "fromStageId":
+			out.Values[i] = ec._CrmStageChange_fromStageId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "toStageId":
+			out.Values[i] = ec._CrmStageChange_toStageId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "actorUserId":
+			out.Values[i] = ec._CrmStageChange_actorUserId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "actorApiKeyId":
+			out.Values[i] = ec._CrmStageChange_actorApiKeyId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._CrmStageChange_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var crmStageHistoryEntryImplementors = []string{"CrmStageHistoryEntry"}
+
+func (ec *executionContext) _CrmStageHistoryEntry(ctx context.Context, sel ast.SelectionSet, obj *CrmStageHistoryEntry) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, crmStageHistoryEntryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CrmStageHistoryEntry")
+		case "history":
+			out.Values[i] = ec._CrmStageHistoryEntry_history(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "fromStageName":
+			out.Values[i] = ec._CrmStageHistoryEntry_fromStageName(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "toStageName":
+			out.Values[i] = ec._CrmStageHistoryEntry_toStageName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "actorName":
+			out.Values[i] = ec._CrmStageHistoryEntry_actorName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var crmTagImplementors = []string{"CrmTag"}
+
+func (ec *executionContext) _CrmTag(ctx context.Context, sel ast.SelectionSet, obj *CrmTag) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, crmTagImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CrmTag")
+		case "id":
+			out.Values[i] = ec._CrmTag_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._CrmTag_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._CrmTag_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "organizationId":
+			out.Values[i] = ec._CrmTag_organizationId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._CrmTag_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var decidedSubmissionImplementors = []string{"DecidedSubmission"}
 
 func (ec *executionContext) _DecidedSubmission(ctx context.Context, sel ast.SelectionSet, obj *DecidedSubmission) graphql.Marshaler {
@@ -49798,6 +58605,62 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "createContact":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createContact(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateContact":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateContact(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "importContacts":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_importContacts(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "addContactTag":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_addContactTag(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "removeContactTag":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_removeContactTag(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "addContactNote":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_addContactNote(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "addContactToEvent":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_addContactToEvent(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "mergeContacts":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_mergeContacts(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "attachResourceFile":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_attachResourceFile(ctx, field)
@@ -49892,6 +58755,41 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "inviteOrganizationMember":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_inviteOrganizationMember(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "savePipelineStage":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_savePipelineStage(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "reorderPipelineStages":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_reorderPipelineStages(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deletePipelineStage":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deletePipelineStage(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "addPipelineCard":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_addPipelineCard(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "movePipelineCard":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_movePipelineCard(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -50151,6 +59049,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "recuseMyAssignment":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_recuseMyAssignment(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "saveSegment":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_saveSegment(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -51401,6 +60306,50 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "contacts":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_contacts(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "contact":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_contact(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "event":
 			field := field
 
@@ -51455,6 +60404,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_viewer(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "pipeline":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_pipeline(ctx, field)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -51609,6 +60580,50 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_myReviewAssignment(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "segments":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_segments(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "segment":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_segment(ctx, field)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -56708,6 +65723,26 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 
 // region    ***************************** type.gotpl *****************************
 
+func (ec *executionContext) unmarshalNAddContactNoteInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐAddContactNoteInput(ctx context.Context, v any) (AddContactNoteInput, error) {
+	res, err := ec.unmarshalInputAddContactNoteInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNAddContactTagInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐAddContactTagInput(ctx context.Context, v any) (AddContactTagInput, error) {
+	res, err := ec.unmarshalInputAddContactTagInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNAddContactToEventInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐAddContactToEventInput(ctx context.Context, v any) (AddContactToEventInput, error) {
+	res, err := ec.unmarshalInputAddContactToEventInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNAddPipelineCardInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐAddPipelineCardInput(ctx context.Context, v any) (AddPipelineCardInput, error) {
+	res, err := ec.unmarshalInputAddPipelineCardInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNAddReviewerInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐAddReviewerInput(ctx context.Context, v any) (AddReviewerInput, error) {
 	res, err := ec.unmarshalInputAddReviewerInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -57304,6 +66339,30 @@ func (ec *executionContext) marshalNContactDietaryRequirements2githubᚗcomᚋpo
 	return v
 }
 
+func (ec *executionContext) unmarshalNContactImportRow2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐContactImportRowᚄ(ctx context.Context, v any) ([]*ContactImportRow, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*ContactImportRow, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNContactImportRow2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐContactImportRow(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalNContactImportRow2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐContactImportRow(ctx context.Context, v any) (*ContactImportRow, error) {
+	res, err := ec.unmarshalInputContactImportRow(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNContactInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐContactInput(ctx context.Context, v any) (ContactInput, error) {
+	res, err := ec.unmarshalInputContactInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNContactOrderField2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚐContactOrderField(ctx context.Context, v any) (*ent.ContactOrderField, error) {
 	var res = new(ent.ContactOrderField)
 	err := res.UnmarshalGQL(v)
@@ -57393,6 +66452,530 @@ func (ec *executionContext) unmarshalNCreateSubmissionInput2githubᚗcomᚋpodiu
 func (ec *executionContext) unmarshalNCreateWebhookInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCreateWebhookInput(ctx context.Context, v any) (CreateWebhookInput, error) {
 	res, err := ec.unmarshalInputCreateWebhookInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCrmBookContact2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmBookContact(ctx context.Context, sel ast.SelectionSet, v *CrmBookContact) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CrmBookContact(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCrmBookContactEvent2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmBookContactEventᚄ(ctx context.Context, sel ast.SelectionSet, v []*CrmBookContactEvent) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCrmBookContactEvent2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmBookContactEvent(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCrmBookContactEvent2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmBookContactEvent(ctx context.Context, sel ast.SelectionSet, v *CrmBookContactEvent) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CrmBookContactEvent(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCrmBookRow2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmBookRow(ctx context.Context, sel ast.SelectionSet, v *CrmBookRow) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CrmBookRow(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCrmBookTag2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmBookTagᚄ(ctx context.Context, sel ast.SelectionSet, v []*CrmBookTag) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCrmBookTag2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmBookTag(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCrmBookTag2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmBookTag(ctx context.Context, sel ast.SelectionSet, v *CrmBookTag) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CrmBookTag(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCrmContact2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContact(ctx context.Context, sel ast.SelectionSet, v *CrmContact) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CrmContact(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCrmContactConnection2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContactConnection(ctx context.Context, sel ast.SelectionSet, v *CrmContactConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CrmContactConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCrmContactDetail2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContactDetail(ctx context.Context, sel ast.SelectionSet, v *CrmContactDetail) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CrmContactDetail(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCrmContactEdge2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContactEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*CrmContactEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCrmContactEdge2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContactEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCrmContactEdge2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContactEdge(ctx context.Context, sel ast.SelectionSet, v *CrmContactEdge) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CrmContactEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCrmContactEvent2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContactEventᚄ(ctx context.Context, sel ast.SelectionSet, v []*CrmContactEvent) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCrmContactEvent2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContactEvent(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCrmContactEvent2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContactEvent(ctx context.Context, sel ast.SelectionSet, v *CrmContactEvent) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CrmContactEvent(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCrmContactEventEntry2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContactEventEntryᚄ(ctx context.Context, sel ast.SelectionSet, v []*CrmContactEventEntry) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCrmContactEventEntry2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContactEventEntry(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCrmContactEventEntry2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContactEventEntry(ctx context.Context, sel ast.SelectionSet, v *CrmContactEventEntry) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CrmContactEventEntry(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCrmContactNote2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContactNote(ctx context.Context, sel ast.SelectionSet, v *CrmContactNote) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CrmContactNote(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCrmDirectoryRow2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmDirectoryRow(ctx context.Context, sel ast.SelectionSet, v *CrmDirectoryRow) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CrmDirectoryRow(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNCrmImportAction2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmImportAction(ctx context.Context, v any) (CrmImportAction, error) {
+	var res CrmImportAction
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCrmImportAction2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmImportAction(ctx context.Context, sel ast.SelectionSet, v CrmImportAction) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNCrmImportBehavior2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmImportBehavior(ctx context.Context, v any) (CrmImportBehavior, error) {
+	var res CrmImportBehavior
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCrmImportBehavior2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmImportBehavior(ctx context.Context, sel ast.SelectionSet, v CrmImportBehavior) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNCrmImportOutcome2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmImportOutcomeᚄ(ctx context.Context, sel ast.SelectionSet, v []*CrmImportOutcome) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCrmImportOutcome2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmImportOutcome(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCrmImportOutcome2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmImportOutcome(ctx context.Context, sel ast.SelectionSet, v *CrmImportOutcome) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CrmImportOutcome(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCrmImportResult2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmImportResult(ctx context.Context, sel ast.SelectionSet, v *CrmImportResult) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CrmImportResult(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCrmNoteEntry2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmNoteEntryᚄ(ctx context.Context, sel ast.SelectionSet, v []*CrmNoteEntry) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCrmNoteEntry2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmNoteEntry(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCrmNoteEntry2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmNoteEntry(ctx context.Context, sel ast.SelectionSet, v *CrmNoteEntry) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CrmNoteEntry(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCrmPipelineBoard2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmPipelineBoard(ctx context.Context, sel ast.SelectionSet, v *CrmPipelineBoard) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CrmPipelineBoard(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCrmPipelineBoardCard2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmPipelineBoardCardᚄ(ctx context.Context, sel ast.SelectionSet, v []*CrmPipelineBoardCard) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCrmPipelineBoardCard2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmPipelineBoardCard(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCrmPipelineBoardCard2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmPipelineBoardCard(ctx context.Context, sel ast.SelectionSet, v *CrmPipelineBoardCard) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CrmPipelineBoardCard(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCrmPipelineCard2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmPipelineCard(ctx context.Context, sel ast.SelectionSet, v *CrmPipelineCard) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CrmPipelineCard(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCrmPipelineColumn2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmPipelineColumnᚄ(ctx context.Context, sel ast.SelectionSet, v []*CrmPipelineColumn) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCrmPipelineColumn2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmPipelineColumn(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCrmPipelineColumn2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmPipelineColumn(ctx context.Context, sel ast.SelectionSet, v *CrmPipelineColumn) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CrmPipelineColumn(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCrmPipelineStage2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmPipelineStage(ctx context.Context, sel ast.SelectionSet, v *CrmPipelineStage) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CrmPipelineStage(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCrmSegment2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmSegmentᚄ(ctx context.Context, sel ast.SelectionSet, v []*CrmSegment) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCrmSegment2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmSegment(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCrmSegment2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmSegment(ctx context.Context, sel ast.SelectionSet, v *CrmSegment) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CrmSegment(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCrmSegmentContactConnection2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmSegmentContactConnection(ctx context.Context, sel ast.SelectionSet, v *CrmSegmentContactConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CrmSegmentContactConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCrmSegmentContactEdge2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmSegmentContactEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*CrmSegmentContactEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCrmSegmentContactEdge2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmSegmentContactEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCrmSegmentContactEdge2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmSegmentContactEdge(ctx context.Context, sel ast.SelectionSet, v *CrmSegmentContactEdge) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CrmSegmentContactEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNCrmSemanticStatus2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmSemanticStatus(ctx context.Context, v any) (CrmSemanticStatus, error) {
+	var res CrmSemanticStatus
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCrmSemanticStatus2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmSemanticStatus(ctx context.Context, sel ast.SelectionSet, v CrmSemanticStatus) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNCrmSessionRef2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmSessionRefᚄ(ctx context.Context, sel ast.SelectionSet, v []*CrmSessionRef) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCrmSessionRef2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmSessionRef(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCrmSessionRef2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmSessionRef(ctx context.Context, sel ast.SelectionSet, v *CrmSessionRef) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CrmSessionRef(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCrmStageChange2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmStageChange(ctx context.Context, sel ast.SelectionSet, v *CrmStageChange) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CrmStageChange(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCrmStageHistoryEntry2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmStageHistoryEntryᚄ(ctx context.Context, sel ast.SelectionSet, v []*CrmStageHistoryEntry) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCrmStageHistoryEntry2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmStageHistoryEntry(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCrmStageHistoryEntry2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmStageHistoryEntry(ctx context.Context, sel ast.SelectionSet, v *CrmStageHistoryEntry) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CrmStageHistoryEntry(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCrmTag2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmTagᚄ(ctx context.Context, sel ast.SelectionSet, v []*CrmTag) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCrmTag2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmTag(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCrmTag2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmTag(ctx context.Context, sel ast.SelectionSet, v *CrmTag) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CrmTag(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx context.Context, v any) (entgql.Cursor[string], error) {
@@ -57878,6 +67461,11 @@ func (ec *executionContext) marshalNID2ᚕstringᚄ(ctx context.Context, sel ast
 	return ret
 }
 
+func (ec *executionContext) unmarshalNImportContactsInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐImportContactsInput(ctx context.Context, v any) (ImportContactsInput, error) {
+	res, err := ec.unmarshalInputImportContactsInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNImportSpeakersInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐImportSpeakersInput(ctx context.Context, v any) (ImportSpeakersInput, error) {
 	res, err := ec.unmarshalInputImportSpeakersInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -58075,6 +67663,16 @@ func (ec *executionContext) marshalNMember2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋg
 	return ec._Member(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNMergeContactsInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐMergeContactsInput(ctx context.Context, v any) (MergeContactsInput, error) {
+	res, err := ec.unmarshalInputMergeContactsInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNMovePipelineCardInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐMovePipelineCardInput(ctx context.Context, v any) (MovePipelineCardInput, error) {
+	res, err := ec.unmarshalInputMovePipelineCardInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalNMyProfile2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐMyProfile(ctx context.Context, sel ast.SelectionSet, v *MyProfile) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -58204,6 +67802,16 @@ func (ec *executionContext) unmarshalNOverrideAiReviewInput2githubᚗcomᚋpodiu
 
 func (ec *executionContext) marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx context.Context, sel ast.SelectionSet, v entgql.PageInfo[string]) graphql.Marshaler {
 	return ec._PageInfo(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNPageInfo2ᚖentgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx context.Context, sel ast.SelectionSet, v *entgql.PageInfo[string]) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._PageInfo(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNPlannedAssignment2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐPlannedAssignmentᚄ(ctx context.Context, sel ast.SelectionSet, v []*PlannedAssignment) graphql.Marshaler {
@@ -58431,6 +68039,11 @@ func (ec *executionContext) marshalNReminderRule2ᚖgithubᚗcomᚋpodiumᚋpodi
 		return graphql.Null
 	}
 	return ec._ReminderRule(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNReorderPipelineStagesInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐReorderPipelineStagesInput(ctx context.Context, v any) (ReorderPipelineStagesInput, error) {
+	res, err := ec.unmarshalInputReorderPipelineStagesInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNReorderResourcesInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐReorderResourcesInput(ctx context.Context, v any) (ReorderResourcesInput, error) {
@@ -58893,6 +68506,11 @@ func (ec *executionContext) unmarshalNSaveLibraryItemInput2githubᚗcomᚋpodium
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNSavePipelineStageInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐSavePipelineStageInput(ctx context.Context, v any) (SavePipelineStageInput, error) {
+	res, err := ec.unmarshalInputSavePipelineStageInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNSaveReviewRoundInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐSaveReviewRoundInput(ctx context.Context, v any) (SaveReviewRoundInput, error) {
 	res, err := ec.unmarshalInputSaveReviewRoundInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -58906,6 +68524,11 @@ func (ec *executionContext) marshalNSaveReviewRoundResult2ᚖgithubᚗcomᚋpodi
 		return graphql.Null
 	}
 	return ec._SaveReviewRoundResult(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNSaveSegmentInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐSaveSegmentInput(ctx context.Context, v any) (SaveSegmentInput, error) {
+	res, err := ec.unmarshalInputSaveSegmentInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNSaveSpeakerInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐSaveSpeakerInput(ctx context.Context, v any) (SaveSpeakerInput, error) {
@@ -60559,6 +70182,13 @@ func (ec *executionContext) marshalOContactWorkflowStatus2ᚖgithubᚗcomᚋpodi
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) marshalOCrmContactCard2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCrmContactCard(ctx context.Context, sel ast.SelectionSet, v *CrmContactCard) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._CrmContactCard(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx context.Context, v any) (*entgql.Cursor[string], error) {

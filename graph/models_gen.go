@@ -18,6 +18,36 @@ import (
 	"github.com/podium/podium/ent/schema/agenda"
 )
 
+// A note about a contact.
+type AddContactNoteInput struct {
+	// The note.
+	Body string `json:"body"`
+}
+
+// A tag to put on a contact.
+type AddContactTagInput struct {
+	// The tag's name, as sent: an existing tag of that name is reused.
+	Name string `json:"name"`
+}
+
+// The event to copy a contact into.
+type AddContactToEventInput struct {
+	// An event of the organization.
+	EventID string `json:"eventId"`
+	// speaker or organizer.
+	Participation contact.Participation `json:"participation"`
+}
+
+// A contact to place in a stage.
+type AddPipelineCardInput struct {
+	// The contact of the organization's book.
+	OrganizationContactID string `json:"organizationContactId"`
+	// The stage of the organization's pipeline.
+	StageID string `json:"stageId"`
+	// The card's note; it replaces the note of an existing card, null included.
+	Note *string `json:"note"`
+}
+
 // A reviewer to add to a round's pool, or whose cap to change.
 type AddReviewerInput struct {
 	// The reviewer's email address; a user is created for an unknown one.
@@ -74,6 +104,9 @@ type CalendarInvitesResult struct {
 type CampaignAudienceInput struct {
 	// Every speaker of the event whose workflow status is one of these.
 	WorkflowStatuses []contact.WorkflowStatus `json:"workflowStatuses"`
+	// Every speaker of the event linked to a contact of this CRM segment, as the segment selects now
+	// (see segment); a segment of another organization is not_found.
+	SegmentID *string `json:"segmentId"`
 }
 
 // A campaign with its recipients.
@@ -274,6 +307,48 @@ type CommunicationContact struct {
 	TalkTitle string `json:"talkTitle"`
 }
 
+// One row of an import.
+type ContactImportRow struct {
+	// The first name; trimmed.
+	FirstName string `json:"firstName"`
+	// The last name; trimmed.
+	LastName string `json:"lastName"`
+	// The email address: trimmed, in lower case, must contain @. It matches existing contacts.
+	Email string `json:"email"`
+	// The job title; null for none.
+	Title *string `json:"title"`
+	// The company; null for none.
+	Company *string `json:"company"`
+	// The biography; null for none.
+	Bio *string `json:"bio"`
+}
+
+// A contact of the book: the whole record (updateContact replaces every field).
+type ContactInput struct {
+	// The first name; trimmed, may be empty.
+	FirstName string `json:"firstName"`
+	// The last name; trimmed, may be empty.
+	LastName string `json:"lastName"`
+	// The email address: trimmed, stored in lower case, must contain @; unique in the organization.
+	Email string `json:"email"`
+	// The job title; null for none.
+	Title *string `json:"title"`
+	// The company; null for none.
+	Company *string `json:"company"`
+	// The biography; null for none.
+	Bio *string `json:"bio"`
+	// The LinkedIn profile; null or left out for none.
+	LinkedinURL *string `json:"linkedinUrl"`
+	// The Twitter (X) profile; null or left out for none.
+	TwitterURL *string `json:"twitterUrl"`
+	// The Facebook profile; null or left out for none.
+	FacebookURL *string `json:"facebookUrl"`
+	// A website; null or left out for none.
+	WebsiteURL *string `json:"websiteUrl"`
+	// Where the photo can be downloaded; null or left out for none.
+	HeadshotURL *string `json:"headshotUrl"`
+}
+
 // A new event. Its other fields start with their defaults and are set with updateEvent.
 type CreateEventInput struct {
 	// The event's name; trimmed, not empty.
@@ -329,6 +404,78 @@ type CreateWebhookInput struct {
 	EventTypes []string `json:"eventTypes"`
 }
 
+// A contact of the organization's book with its tags and event links: the row of the contact
+// directory.
+type CrmBookRow struct {
+	// The contact.
+	Contact *CrmBookContact `json:"contact"`
+	// The contact's tags, by name.
+	Tags []*CrmBookTag `json:"tags"`
+	// The contact's links to event contacts (speakers, organizers), oldest first.
+	Events []*CrmBookContactEvent `json:"events"`
+}
+
+// The outcome of one imported row.
+type CrmImportOutcome struct {
+	// The row's email, trimmed and in lower case.
+	Email string `json:"email"`
+	// What was done.
+	Action CrmImportAction `json:"action"`
+}
+
+// The result of an import.
+type CrmImportResult struct {
+	// Rows that created a contact.
+	Created int `json:"created"`
+	// Rows that updated one.
+	Updated int `json:"updated"`
+	// Rows left untouched.
+	Skipped int `json:"skipped"`
+	// Each row's outcome, in the order of the rows.
+	Outcomes []*CrmImportOutcome `json:"outcomes"`
+}
+
+// The pipeline: every stage by position, each with its cards.
+// REST: GET /pipeline.
+type CrmPipelineBoard struct {
+	// The stages by position (then name), each with its cards.
+	Columns []*CrmPipelineColumn `json:"columns"`
+}
+
+// A card of the board with its contact.
+type CrmPipelineBoardCard struct {
+	// The card.
+	Card *CrmPipelineCard `json:"card"`
+	// The card's contact.
+	Contact *CrmBookContact `json:"contact"`
+}
+
+// A stage with the cards in it.
+type CrmPipelineColumn struct {
+	// The stage.
+	Stage *CrmPipelineStage `json:"stage"`
+	// Its cards, by the contact's last name, then first name.
+	Cards []*CrmPipelineBoardCard `json:"cards"`
+}
+
+// A page of a segment's contacts.
+type CrmSegmentContactConnection struct {
+	// The contacts of the page, in order, each with its cursor.
+	Edges []*CrmSegmentContactEdge `json:"edges"`
+	// Whether more contacts follow, and the cursor to ask for them.
+	PageInfo *entgql.PageInfo[string] `json:"pageInfo"`
+	// How many contacts the segment selects, across all pages.
+	TotalCount int `json:"totalCount"`
+}
+
+// One contact of a segment's page, with its cursor.
+type CrmSegmentContactEdge struct {
+	// The contact with its tags and event links.
+	Node *CrmBookRow `json:"node"`
+	// Pass it as after to get the contacts that follow.
+	Cursor entgql.Cursor[string] `json:"cursor"`
+}
+
 // A decision on submissions.
 type DecideSubmissionsInput struct {
 	// Submissions of the event; not drafts or withdrawn ones.
@@ -357,6 +504,14 @@ type DecisionResult struct {
 type GenerateAiReviewInput struct {
 	// A submission of the event.
 	SubmissionID string `json:"submissionId"`
+}
+
+// A batch of contacts to import, matched by email.
+type ImportContactsInput struct {
+	// update refreshes contacts the organization has; skip leaves them untouched.
+	Behavior CrmImportBehavior `json:"behavior"`
+	// The rows: at least 1, at most 5,000.
+	Rows []*ContactImportRow `json:"rows"`
 }
 
 // Rows of a speaker spreadsheet.
@@ -443,6 +598,20 @@ type Member struct {
 	Role OrganizationRole `json:"role"`
 	// When the member joined.
 	CreatedAt time.Time `json:"createdAt"`
+}
+
+// Two contacts to merge.
+type MergeContactsInput struct {
+	// The contact that survives.
+	PrimaryID string `json:"primaryId"`
+	// The contact merged into it and deleted.
+	DuplicateID string `json:"duplicateId"`
+}
+
+// Where to move a card.
+type MovePipelineCardInput struct {
+	// The stage to move the card to: another stage of the organization's pipeline.
+	ToStageID string `json:"toStageId"`
 }
 
 // The caller's own profile in one event.
@@ -728,6 +897,13 @@ type ReinstateSessionResult struct {
 	CalendarReinvited bool `json:"calendarReinvited"`
 }
 
+// A new order of stages.
+type ReorderPipelineStagesInput struct {
+	// Stage ids in their new order: they get positions 1..n. Ids that are not the organization's
+	// stages are ignored; stages left out keep their positions.
+	StageIds []string `json:"stageIds"`
+}
+
 // A new order of resources.
 type ReorderResourcesInput struct {
 	// Resources of the event in their new order, from position 1; repeats and ids of other events are
@@ -854,6 +1030,18 @@ type SaveLibraryItemInput struct {
 	Capacity graphql.Omittable[*int] `json:"capacity"`
 }
 
+// A stage to create or update.
+type SavePipelineStageInput struct {
+	// null creates a stage; the id of a stage of the organization updates it.
+	ID *string `json:"id"`
+	// The stage's name; trimmed, not empty, at most 200 characters, unique in the organization.
+	Name string `json:"name"`
+	// What reaching the stage means.
+	SemanticStatus CrmSemanticStatus `json:"semanticStatus"`
+	// The stage's place (a whole number); other stages keep theirs.
+	Position int `json:"position"`
+}
+
 // A review round with its whole scorecard.
 type SaveReviewRoundInput struct {
 	// null creates a round.
@@ -880,6 +1068,15 @@ type SaveReviewRoundResult struct {
 	RoundID string `json:"roundId"`
 	// The event's review workspace after the save.
 	Workspace *EvaluationWorkspace `json:"workspace"`
+}
+
+// A segment to save: the name is the key, so saving under an existing name replaces its filter.
+type SaveSegmentInput struct {
+	// The segment's name; trimmed, not empty, at most 200 characters.
+	Name string `json:"name"`
+	// The filter, kept as sent: search, company, title (strings) and tagIds (a list of tag ids);
+	// other keys are stored and ignored.
+	Filter map[string]any `json:"filter"`
 }
 
 // A speaker to create or update. REST takes the same keys, all required.
@@ -1790,6 +1987,186 @@ func (e *ContentReviewStatus) UnmarshalJSON(b []byte) error {
 }
 
 func (e ContentReviewStatus) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// What importContacts did with a row.
+type CrmImportAction string
+
+const (
+	// A new contact was created.
+	CrmImportActionCreated CrmImportAction = "created"
+	// An existing contact (or one created earlier in the batch) was updated.
+	CrmImportActionUpdated CrmImportAction = "updated"
+	// An existing contact was left untouched.
+	CrmImportActionSkipped CrmImportAction = "skipped"
+)
+
+var AllCrmImportAction = []CrmImportAction{
+	CrmImportActionCreated,
+	CrmImportActionUpdated,
+	CrmImportActionSkipped,
+}
+
+func (e CrmImportAction) IsValid() bool {
+	switch e {
+	case CrmImportActionCreated, CrmImportActionUpdated, CrmImportActionSkipped:
+		return true
+	}
+	return false
+}
+
+func (e CrmImportAction) String() string {
+	return string(e)
+}
+
+func (e *CrmImportAction) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = CrmImportAction(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid CrmImportAction", str)
+	}
+	return nil
+}
+
+func (e CrmImportAction) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *CrmImportAction) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e CrmImportAction) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// What importContacts does with a row whose email the organization already has.
+type CrmImportBehavior string
+
+const (
+	// Overwrite its names, title, company and bio with the row's.
+	CrmImportBehaviorUpdate CrmImportBehavior = "update"
+	// Leave it untouched.
+	CrmImportBehaviorSkip CrmImportBehavior = "skip"
+)
+
+var AllCrmImportBehavior = []CrmImportBehavior{
+	CrmImportBehaviorUpdate,
+	CrmImportBehaviorSkip,
+}
+
+func (e CrmImportBehavior) IsValid() bool {
+	switch e {
+	case CrmImportBehaviorUpdate, CrmImportBehaviorSkip:
+		return true
+	}
+	return false
+}
+
+func (e CrmImportBehavior) String() string {
+	return string(e)
+}
+
+func (e *CrmImportBehavior) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = CrmImportBehavior(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid CrmImportBehavior", str)
+	}
+	return nil
+}
+
+func (e CrmImportBehavior) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *CrmImportBehavior) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e CrmImportBehavior) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// What reaching a stage means.
+type CrmSemanticStatus string
+
+const (
+	// Still in progress.
+	CrmSemanticStatusOpen CrmSemanticStatus = "open"
+	// The contact said yes.
+	CrmSemanticStatusWon CrmSemanticStatus = "won"
+	// The contact said no.
+	CrmSemanticStatusLost CrmSemanticStatus = "lost"
+)
+
+var AllCrmSemanticStatus = []CrmSemanticStatus{
+	CrmSemanticStatusOpen,
+	CrmSemanticStatusWon,
+	CrmSemanticStatusLost,
+}
+
+func (e CrmSemanticStatus) IsValid() bool {
+	switch e {
+	case CrmSemanticStatusOpen, CrmSemanticStatusWon, CrmSemanticStatusLost:
+		return true
+	}
+	return false
+}
+
+func (e CrmSemanticStatus) String() string {
+	return string(e)
+}
+
+func (e *CrmSemanticStatus) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = CrmSemanticStatus(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid CrmSemanticStatus", str)
+	}
+	return nil
+}
+
+func (e CrmSemanticStatus) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *CrmSemanticStatus) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e CrmSemanticStatus) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

@@ -98,9 +98,10 @@ func NewClient(db *dbx.DB, cfg Config) (*river.Client[pgx.Tx], error) {
 		Log: cfg.Log, Tokens: db.Pool})
 	river.AddWorker(workers, &AIReviewWorker{Scorer: cfg.Scorer, Pool: db.Pool})
 	river.AddWorker(workers, &PruneIdempotencyWorker{Pool: db.Pool})
-	river.AddWorker(workers, &DeliverWebhookWorker{Pool: db.Pool, DB: db, Notifier: cfg.Notifier,
-		Config: cfg.Webhooks, Log: cfg.Log})
-	river.AddWorker(workers, &FanOutWebhookWorker{Pool: db.Pool})
+	deliverWebhooks := &DeliverWebhookWorker{Pool: db.Pool, DB: db, Notifier: cfg.Notifier,
+		Config: cfg.Webhooks, Log: cfg.Log}
+	river.AddWorker(workers, deliverWebhooks)
+	river.AddWorker(workers, &FanOutWebhookWorker{Pool: db.Pool, Deliver: deliverWebhooks})
 	river.AddWorker(workers, &DeleteFileWorker{Pool: db.Pool, Files: cfg.Files})
 	river.AddWorker(workers, &SweepFilesWorker{Pool: db.Pool, Files: cfg.Files})
 

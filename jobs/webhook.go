@@ -74,11 +74,14 @@ type WebhookConfig struct {
 	Backoff func(attempt int) time.Duration
 }
 
-// DeliverWebhookArgs asks for one delivery (a message to an endpoint) to be attempted. It is
-// inserted in the transaction of the change that causes the message.
+// DeliverWebhookArgs asks for one delivery (a message to an endpoint) to be attempted: a retry of
+// a first attempt that failed (FanOutWebhookWorker), or a redelivery an organization asked for.
 type DeliverWebhookArgs struct {
 	DeliveryID     string `json:"delivery_id"`
 	OrganizationID string `json:"organization_id"`
+	// PriorAttempts counts the attempts made before the job: its attempt n is the delivery's
+	// attempt PriorAttempts+n, which sets the wait before the next (WebhookBackoff).
+	PriorAttempts int `json:"prior_attempts,omitempty"`
 }
 
 // Kind names the job.
@@ -139,7 +142,7 @@ func (w *DeliverWebhookWorker) Timeout(*river.Job[DeliverWebhookArgs]) time.Dura
 // NextRetry schedules the next attempt by Config.Backoff.
 func (w *DeliverWebhookWorker) NextRetry(job *river.Job[DeliverWebhookArgs]) time.Time {
 	w.once.Do(w.init)
-	return time.Now().Add(w.Config.Backoff(job.Attempt))
+	return time.Now().Add(w.Config.Backoff(job.Args.PriorAttempts + job.Attempt))
 }
 
 // acquire takes one of the endpoint's places, or reports that all are taken.
@@ -213,8 +216,17 @@ func (w *DeliverWebhookWorker) Work(ctx context.Context, job *river.Job[DeliverW
 	defer w.release(t.endpointID)
 
 	code, latency, sendErr := w.send(ctx, t)
-	final := job.Attempt >= job.MaxAttempts
-	return w.record(ctx, job, t, code, latency, sendErr, final)
+	if sendErr == nil {
+		return w.recordSuccesses(ctx, []string{id}, []int{code}, []time.Duration{latency})
+	}
+	final, err := w.recordFailure(ctx, id, job.Attempt, t, code, latency, sendErr, job.Attempt >= job.MaxAttempts, nil)
+	if err != nil {
+		return errors.Join(sendErr, err)
+	}
+	if final {
+		return river.JobCancel(sendErr)
+	}
+	return sendErr
 }
 
 // send makes the HTTP request and returns the response code (0 when there was none) and latency.
@@ -255,84 +267,187 @@ func (w *DeliverWebhookWorker) send(ctx context.Context, t webhookTarget) (int, 
 	return resp.StatusCode, latency, nil
 }
 
-// record writes the attempt to the delivery log and the endpoint's health, disabling an endpoint
-// that has failed for Config.DisableAfter, all in one transaction.
-func (w *DeliverWebhookWorker) record(ctx context.Context, job *river.Job[DeliverWebhookArgs], t webhookTarget,
-	code int, latency time.Duration, sendErr error, final bool) error {
+// recordSuccesses writes successful attempts to the delivery log, and that their endpoints are not
+// failing any more, in one statement however many there are.
+func (w *DeliverWebhookWorker) recordSuccesses(ctx context.Context, ids []string, codes []int, latencies []time.Duration) error {
 	// The outcome is recorded even if the job's context ran out during the request.
 	ctx = context.WithoutCancel(ctx)
-	status, errText := "pending", (*string)(nil)
-	if sendErr != nil {
-		if final {
-			status = "failed"
-		}
-		s := sendErr.Error()
-		errText = &s
+	ms := make([]int, len(latencies))
+	for i, l := range latencies {
+		ms[i] = int(l.Milliseconds())
 	}
+	_, err := w.Pool.Exec(ctx, `WITH d AS (UPDATE webhook_deliveries w SET status = 'succeeded', attempts = w.attempts + 1,
+		response_code = o.code, latency_ms = o.ms, error = NULL, delivered_at = now(), updated_at = now()
+		FROM unnest($1::text[], $2::int[], $3::int[]) AS o(id, code, ms) WHERE w.id = o.id RETURNING w.endpoint_id)
+		UPDATE webhook_endpoints e SET failing_since = NULL, updated_at = now()
+		FROM (SELECT DISTINCT endpoint_id FROM d) x WHERE e.id = x.endpoint_id AND e.failing_since IS NOT NULL`,
+		ids, codes, ms)
+	return err
+}
+
+// recordFailure writes a failed attempt (the attempt-th) to the delivery log and the endpoint's
+// health, disabling an endpoint that has failed for Config.DisableAfter, all in one transaction;
+// then, when set, runs in that transaction too (the first attempt queues its retry there). It
+// reports whether the delivery is over: final, or its endpoint was disabled.
+func (w *DeliverWebhookWorker) recordFailure(ctx context.Context, id string, attempt int, t webhookTarget,
+	code int, latency time.Duration, sendErr error, final bool, then func(pgx.Tx) error) (bool, error) {
+	ctx = context.WithoutCancel(ctx)
+	status := "pending"
+	if final {
+		status = "failed"
+	}
+	errText := sendErr.Error()
 	var codePtr *int
 	if code != 0 {
 		codePtr = &code
 	}
-	ms := int(latency.Milliseconds())
-	if sendErr == nil {
-		// The common case, in one statement: the delivery succeeded, and the endpoint is not
-		// failing any more.
-		_, err := w.Pool.Exec(ctx, `WITH d AS (UPDATE webhook_deliveries SET status = 'succeeded', attempts = attempts + 1,
-			response_code = $2, latency_ms = $3, error = NULL, delivered_at = now(), updated_at = now()
-			WHERE id = $1 RETURNING endpoint_id)
-			UPDATE webhook_endpoints e SET failing_since = NULL, updated_at = now()
-			FROM d WHERE e.id = d.endpoint_id AND e.failing_since IS NOT NULL`, job.Args.DeliveryID, codePtr, ms)
-		return err
-	}
 	dtx, err := w.DB.Begin(ctx)
 	if err != nil {
-		return errors.Join(sendErr, err)
+		return final, err
 	}
 	defer func() { _ = dtx.Rollback() }()
 	tx := dtx.PGX()
 	if _, err := tx.Exec(ctx, `UPDATE webhook_deliveries SET status = $2::text, attempts = attempts + 1,
 		response_code = $3, latency_ms = $4, error = $5, updated_at = now()
-		WHERE id = $1`, job.Args.DeliveryID, status, codePtr, ms, errText); err != nil {
-		return errors.Join(sendErr, err)
+		WHERE id = $1`, id, status, codePtr, int(latency.Milliseconds()), errText); err != nil {
+		return final, err
 	}
 	var failingSince time.Time
 	if err := tx.QueryRow(ctx, `UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, now())
 		WHERE id = $1 RETURNING failing_since`, t.endpointID).Scan(&failingSince); err != nil {
-		return errors.Join(sendErr, err)
+		return final, err
 	}
 	if time.Since(failingSince) >= w.Config.DisableAfter {
 		reason := fmt.Sprintf("every delivery failed since %s; last error: %s",
-			failingSince.UTC().Format(time.RFC3339), *errText)
+			failingSince.UTC().Format(time.RFC3339), errText)
 		tag, err := tx.Exec(ctx, `UPDATE webhook_endpoints SET enabled = false, disabled_reason = $2,
 			updated_at = now() WHERE id = $1 AND enabled`, t.endpointID, reason)
 		if err != nil {
-			return errors.Join(sendErr, err)
+			return final, err
 		}
 		if tag.RowsAffected() == 1 {
 			w.Log.WarnContext(ctx, "webhook endpoint disabled", "endpoint_id", t.endpointID, "reason", reason)
 			if w.Notifier != nil {
 				// The email commits with the endpoint's disabling, and only then.
 				if err := w.Notifier.WebhookDisabled(dbx.NewContext(ctx, dtx), t.endpointID, reason, failingSince); err != nil {
-					return errors.Join(sendErr, err)
+					return final, err
 				}
 			}
 		}
 		final = true
-		if _, err := tx.Exec(ctx, `UPDATE webhook_deliveries SET status = 'failed' WHERE id = $1`,
-			job.Args.DeliveryID); err != nil {
-			return errors.Join(sendErr, err)
+		if _, err := tx.Exec(ctx, `UPDATE webhook_deliveries SET status = 'failed' WHERE id = $1`, id); err != nil {
+			return final, err
+		}
+	}
+	if !final && then != nil {
+		if err := then(tx); err != nil {
+			return final, err
 		}
 	}
 	if err := dtx.Commit(); err != nil {
-		return errors.Join(sendErr, err)
+		return final, err
 	}
-	w.Log.InfoContext(ctx, "webhook delivery failed", "delivery_id", job.Args.DeliveryID,
-		"endpoint_id", t.endpointID, "attempt", job.Attempt, "final", final, "err", sendErr)
-	if final {
-		return river.JobCancel(sendErr)
-	}
-	return sendErr
+	w.Log.InfoContext(ctx, "webhook delivery failed", "delivery_id", id,
+		"endpoint_id", t.endpointID, "attempt", attempt, "final", final, "err", sendErr)
+	return final, nil
 }
+
+// firstAttempts makes the first attempt of each of the message's deliveries that is pending and
+// unattempted, all at once, and records them: successes in one statement, each failure with the
+// job that retries it. A delivery whose endpoint has all its places taken in this process goes
+// to a job at once.
+func (w *DeliverWebhookWorker) firstAttempts(ctx context.Context, args FanOutWebhookArgs) error {
+	w.once.Do(w.init)
+	ctx = viewer.WithOrganization(ctx, args.OrganizationID)
+	rows, err := w.Pool.Query(ctx, `SELECT d.id, e.id, e.url, e.enabled, e.secret, e.previous_secret,
+		e.previous_secret_expires_at, m.id, m.payload
+		FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+		JOIN webhook_messages m ON m.id = d.message_id
+		WHERE d.message_id = $1 AND d.status = 'pending' AND d.attempts = 0 ORDER BY d.id`, args.MessageID)
+	if err != nil {
+		return err
+	}
+	type pending struct {
+		id string
+		t  webhookTarget
+	}
+	var todo []pending
+	for rows.Next() {
+		var p pending
+		if err := rows.Scan(&p.id, &p.t.endpointID, &p.t.url, &p.t.enabled, &p.t.secret, &p.t.previous,
+			&p.t.previousUntil, &p.t.messageID, &p.t.payload); err != nil {
+			rows.Close()
+			return err
+		}
+		todo = append(todo, p)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	jobs := river.ClientFromContext[pgx.Tx](ctx)
+	retry := func(id string, prior int, at time.Time) func(pgx.Tx) error {
+		return func(tx pgx.Tx) error {
+			_, err := jobs.InsertTx(ctx, tx, DeliverWebhookArgs{DeliveryID: id, OrganizationID: args.OrganizationID,
+				PriorAttempts: prior}, &river.InsertOpts{ScheduledAt: at, MaxAttempts: max(WebhookMaxAttempts-prior, 1)})
+			return err
+		}
+	}
+	type outcome struct {
+		code    int
+		latency time.Duration
+		err     error
+		skipped bool // the endpoint is busy here: a job makes the attempt
+	}
+	outcomes := make([]outcome, len(todo))
+	var wg sync.WaitGroup
+	for i, p := range todo {
+		if !p.t.enabled {
+			outcomes[i].err = errEndpointDisabled
+			continue
+		}
+		if !w.acquire(p.t.endpointID) {
+			outcomes[i].skipped = true
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer w.release(p.t.endpointID)
+			o := &outcomes[i]
+			o.code, o.latency, o.err = w.send(ctx, p.t)
+		}()
+	}
+	wg.Wait()
+	var ids []string
+	var codes []int
+	var latencies []time.Duration
+	var errs []error
+	for i, p := range todo {
+		o := outcomes[i]
+		switch {
+		case o.skipped:
+			_, err := jobs.Insert(ctx, DeliverWebhookArgs{DeliveryID: p.id, OrganizationID: args.OrganizationID}, nil)
+			errs = append(errs, err)
+		case errors.Is(o.err, errEndpointDisabled):
+			_, err := w.Pool.Exec(ctx, `UPDATE webhook_deliveries SET status = 'failed', error = 'endpoint disabled',
+				updated_at = now() WHERE id = $1`, p.id)
+			errs = append(errs, err)
+		case o.err != nil:
+			_, err := w.recordFailure(ctx, p.id, 1, p.t, o.code, o.latency, o.err, WebhookMaxAttempts <= 1,
+				retry(p.id, 1, time.Now().Add(w.Config.Backoff(1))))
+			errs = append(errs, err)
+		default:
+			ids, codes, latencies = append(ids, p.id), append(codes, o.code), append(latencies, o.latency)
+		}
+	}
+	if len(ids) > 0 {
+		errs = append(errs, w.recordSuccesses(ctx, ids, codes, latencies))
+	}
+	return errors.Join(errs...)
+}
+
+// errEndpointDisabled marks a delivery whose endpoint was disabled before it was attempted.
+var errEndpointDisabled = errors.New("endpoint disabled")
 
 // SignWebhook returns the webhook-signature header of a message per Standard Webhooks: for each
 // secret ("whsec_" and base64 of the key), "v1," and the base64 HMAC-SHA256 of

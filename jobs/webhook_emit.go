@@ -34,8 +34,9 @@ const emitSQL = `INSERT INTO webhook_messages (id, created_at, updated_at, organ
 // EmitWebhook records an event of the organization org in tx — the transaction of the change it
 // reports, so that the message commits or rolls back with it (the outbox). When an endpoint is
 // subscribed it writes the message and ONE fan-out job (FanOutWebhookArgs), whatever the number
-// of endpoints: the per-endpoint deliveries are written after the commit by FanOutWebhookWorker,
-// so that the change's transaction stays as short with five endpoints as with one.
+// of endpoints: the per-endpoint deliveries are written and first attempted after the commit by
+// FanOutWebhookWorker, so that the change's transaction stays as short with five endpoints as
+// with one.
 func EmitWebhook(ctx context.Context, tx pgx.Tx, jobs *river.Client[pgx.Tx], org, eventType string, data any) error {
 	now := time.Now().UTC()
 	payload, err := json.Marshal(map[string]any{"type": eventType, "version": WebhookPayloadVersion,
@@ -57,8 +58,8 @@ func EmitWebhook(ctx context.Context, tx pgx.Tx, jobs *river.Client[pgx.Tx], org
 	return nil
 }
 
-// FanOutWebhookArgs asks for a message's deliveries to be written: one per endpoint subscribed
-// to its type, each with its DeliverWebhookArgs job. It is inserted with the message.
+// FanOutWebhookArgs asks for a message's deliveries to be written, one per endpoint subscribed to
+// its type, and first attempted. It is inserted with the message.
 type FanOutWebhookArgs struct {
 	MessageID      string `json:"message_id"`
 	OrganizationID string `json:"organization_id"`
@@ -72,44 +73,61 @@ func (FanOutWebhookArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{Queue: WebhookQueue, MaxAttempts: WebhookMaxAttempts}
 }
 
-// FanOutWebhookWorker writes a message's deliveries and their jobs in one transaction. It is
-// idempotent: a message that has deliveries already (its job ran before a crash, or it was
-// redelivered) gets none more.
+// FanOutWebhookWorker writes a message's deliveries (FanOutWebhook), then makes each one's first
+// attempt itself, all endpoints at once, and records every success in one statement. Only a
+// delivery that fails (or whose endpoint is busy) gets a job of its own (DeliverWebhookArgs),
+// which retries it on WebhookBackoff's schedule. The common case — every receiver answers — thus
+// costs one job and a handful of statements per message, not a job and two statements per
+// endpoint: deliveries compete less with the API's own writes for the database and the CPU.
+//
+// The job stays running until the attempts are recorded. If the process dies before, River
+// rescues the job and the run after finds the deliveries written and still unattempted, and
+// attempts them: a receiver may get a message twice, with the same webhook-id.
 type FanOutWebhookWorker struct {
 	river.WorkerDefaults[FanOutWebhookArgs]
 	Pool *pgxpool.Pool
+	// Deliver makes and records the attempts (its configuration, HTTP client and per-endpoint
+	// limits are shared with the retries).
+	Deliver *DeliverWebhookWorker
 }
 
-// Work fans one message out.
+// Timeout leaves room for the attempts' own timeout and the records around them.
+func (w *FanOutWebhookWorker) Timeout(*river.Job[FanOutWebhookArgs]) time.Duration {
+	w.Deliver.once.Do(w.Deliver.init)
+	return w.Deliver.Config.Timeout + 30*time.Second
+}
+
+// Work fans one message out and makes the first attempts.
 func (w *FanOutWebhookWorker) Work(ctx context.Context, job *river.Job[FanOutWebhookArgs]) error {
-	return FanOutWebhook(ctx, w.Pool, river.ClientFromContext[pgx.Tx](ctx), job.Args)
+	if err := FanOutWebhook(ctx, w.Pool, job.Args); err != nil {
+		return err
+	}
+	return w.Deliver.firstAttempts(ctx, job.Args)
 }
 
-// FanOutWebhook does a fan-out job's work: it writes the message's deliveries, one per endpoint
-// of the organization subscribed to its type, and their jobs, in one transaction.
-func FanOutWebhook(ctx context.Context, pool *pgxpool.Pool, jobs *river.Client[pgx.Tx], args FanOutWebhookArgs) error {
+// FanOutWebhook does the first half of a fan-out job's work: it writes the message's deliveries,
+// one per endpoint of the organization subscribed to its type, in one transaction, once (a run
+// that finds deliveries written adds none). The deliveries are pending and unattempted; the
+// worker attempts them next.
+func FanOutWebhook(ctx context.Context, pool *pgxpool.Pool, args FanOutWebhookArgs) error {
 	ctx = viewer.WithOrganization(ctx, args.OrganizationID)
 	tx, err := pool.Begin(ctx)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = tx.Rollback(ctx) }()
-	// The row lock serializes two runs of the same job (a rescued one and its original). The
-	// deliveries are looked for after it, in a statement of their own: its snapshot then sees
-	// what a run that held the lock before committed.
+	// The row lock serializes two runs of the same job (a rescued one and its original); the
+	// deliveries are looked for in the same statement, after the lock is taken (FOR UPDATE
+	// re-reads the row, and the subquery runs per locked row).
 	var eventType string
-	err = tx.QueryRow(ctx, `SELECT event_type FROM webhook_messages WHERE id = $1 FOR UPDATE`,
-		args.MessageID).Scan(&eventType)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil // pruned
+	var fanned bool
+	err = tx.QueryRow(ctx, `SELECT m.event_type, EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.message_id = m.id)
+		FROM webhook_messages m WHERE m.id = $1 FOR UPDATE`, args.MessageID).Scan(&eventType, &fanned)
+	if errors.Is(err, pgx.ErrNoRows) || fanned {
+		return nil // pruned, or fanned out already
 	}
 	if err != nil {
 		return err
-	}
-	var fanned bool
-	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM webhook_deliveries WHERE message_id = $1)`,
-		args.MessageID).Scan(&fanned); err != nil || fanned {
-		return err // fanned out already when err is nil
 	}
 	rows, err := tx.Query(ctx, `SELECT id FROM webhook_endpoints WHERE organization_id = $1 AND enabled
 		AND (event_types = '[]'::jsonb OR event_types ? $2) ORDER BY id`, args.OrganizationID, eventType)
@@ -121,22 +139,17 @@ func FanOutWebhook(ctx context.Context, pool *pgxpool.Pool, jobs *river.Client[p
 		return err
 	}
 	if len(endpoints) == 0 {
-		return tx.Commit(ctx) // every subscribed endpoint was disabled or deleted meanwhile
+		return nil // every subscribed endpoint was disabled or deleted meanwhile
 	}
 	ids := make([]string, len(endpoints))
-	params := make([]river.InsertManyParams, len(endpoints))
 	for i := range endpoints {
 		ids[i] = pid.New("whdl")
-		params[i] = river.InsertManyParams{Args: DeliverWebhookArgs{DeliveryID: ids[i], OrganizationID: args.OrganizationID}}
 	}
 	if _, err := tx.Exec(ctx, `INSERT INTO webhook_deliveries (id, created_at, updated_at, organization_id, status,
 		attempts, endpoint_id, message_id)
 		SELECT d.id, now(), now(), $1, 'pending', 0, d.endpoint_id, $2 FROM unnest($3::text[], $4::text[]) AS d(id, endpoint_id)`,
 		args.OrganizationID, args.MessageID, ids, endpoints); err != nil {
 		return fmt.Errorf("jobs: webhook deliveries: %w", err)
-	}
-	if _, err := jobs.InsertManyFastTx(ctx, tx, params); err != nil {
-		return fmt.Errorf("jobs: queue webhook deliveries: %w", err)
 	}
 	return tx.Commit(ctx)
 }

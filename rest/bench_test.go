@@ -148,6 +148,9 @@ func TestBench(t *testing.T) {
 		w9 := concurrent(t, "W9", client, fresh, 8, duration(60*time.Second), func(int) []request { return []request{gql} })
 		results = append(results, w9)
 	}
+	if run("W10") { // bench_crm_test.go
+		results = append(results, w10Contacts(t, ctx, client, srv, pool, key, sessionsEvent, rounds))
+	}
 	speakers := speakerIDs(t, ctx, pool, sessionsEvent, 64)
 	if run("W5") {
 		results = append(results, concurrent(t, "W5", client, srv, 8, duration(8*time.Second), func(i int) []request {
@@ -161,6 +164,10 @@ func TestBench(t *testing.T) {
 				}}}
 		}))
 		results = append(results, w5Webhooks(t, client, srv, key, sessionsEvent, speakers, results[len(results)-1]))
+	}
+
+	if run("WSEG") { // bench_segments_test.go
+		results = append(results, benchSegments(t, ctx, client, srv, pool, key, rounds))
 	}
 
 	t.Log("")

@@ -170,7 +170,9 @@ func (b *testBundle) fixture() fixture {
 	deliverables := b.must(http.StatusOK, http.MethodGet, base+"/sessions/"+str(session, "id")+"/deliverables", b.acme, nil).List()
 	b.fanOutWebhooks()
 	delivery := str(b.must(http.StatusOK, http.MethodGet, "/api/v1/webhooks/"+str(webhook, "id")+"/deliveries", b.acme, nil).List()[0].(map[string]any), "id")
-	return fixture{
+	crmContact := str(b.must(http.StatusCreated, http.MethodPost, "/api/v1/contacts", b.acme, contactBody("Ada", "L", "crm@example.test")).Obj(), "id")
+	crmTag := str(b.must(http.StatusCreated, http.MethodPost, "/api/v1/contacts/"+crmContact+"/tags", b.acme, map[string]any{"name": "T"}).Obj(), "id")
+	f := fixture{
 		ids: map[string]string{
 			"eventId": ev, "submissionId": str(session, "id"), "contactId": str(speaker, "id"), "itemId": track,
 			"kind": "track", "taskId": str(tasks[0].(map[string]any), "id"),
@@ -179,6 +181,7 @@ func (b *testBundle) fixture() fixture {
 			// Not path parameters: ids the bodies refer to, named for the fuzz corpus's placeholders.
 			"trackId": track, "formatId": format, "roomId": room, "proposalId": str(proposal, "id"),
 			"criterionId": criterion, "resultId": result, "webhookId": str(webhook, "id"), "deliveryId": delivery,
+			"crmContactId": crmContact, "tagId": crmTag,
 		},
 		bodies: map[string]map[string]any{
 			"createEvent": {"name": "E", "type": "conference", "timezone": "UTC",
@@ -234,8 +237,18 @@ func (b *testBundle) fixture() fixture {
 				"confirmRedecide": false, "approveContent": false},
 			"sendCampaign": {"templateId": nil, "subject": "News for {speaker_name}", "body": "Hello {talk_title}",
 				"contactIds": []any{speaker["id"]}, "audience": map[string]any{"workflowStatuses": []any{"invited"}}},
+			"createContact":     contactBody("Grace", "H", "crm2@example.test"),
+			"updateContact":     contactBody("Ada", "L", "crm@example.test"),
+			"addContactTag":     {"name": "T"},
+			"addContactNote":    {"body": "n"},
+			"addContactToEvent": {"eventId": ev, "participation": "speaker"},
+			"mergeContacts":     {"primaryId": crmContact, "duplicateId": crmContact},
+			"importContacts": {"behavior": "update", "rows": []any{map[string]any{"firstName": "A", "lastName": "L",
+				"email": "crm@example.test", "title": nil, "company": nil, "bio": nil}}},
 		},
 	}
+	b.pipelineFixture(f) // pipeline_test.go
+	return f
 }
 
 func speakerBody(email string) map[string]any {

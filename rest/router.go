@@ -84,7 +84,7 @@ func NewHandler(opts Options) http.Handler {
 	a := &API{
 		db:          opts.DB,
 		res:         opts.Resolver,
-		auth:        access.NewAuthenticator(opts.DB.Ent),
+		auth:        access.NewAuthenticator(opts.DB.Ent, opts.DB.Pool),
 		log:         opts.Log,
 		schema:      graph.NewExecutableSchema(graph.Config{}).Schema(),
 		queryHeader: opts.QueryCountHeader,

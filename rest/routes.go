@@ -109,6 +109,30 @@ var routes = []route{
 	// campaigns.go
 	{"GET", "/events/{eventId}/communications", "getCommunications", (*API).getCommunications, "", 200, 0},
 	{"POST", "/events/{eventId}/campaigns", "sendCampaign", (*API).sendCampaign, "SendCampaignInput", 201, 0},
+
+	// crm.go
+	{"GET", "/contacts", "listContacts", (*API).listContacts, "", 200, 0},
+	{"POST", "/contacts", "createContact", (*API).createContact, "ContactInput", 201, 0},
+	{"POST", "/contacts/import", "importContacts", (*API).importContacts, "ImportContactsInput", 200, 0},
+	{"POST", "/contacts/merge", "mergeContacts", (*API).mergeContacts, "MergeContactsInput", 200, 0},
+	{"GET", "/contacts/{contactId}", "getContact", (*API).getContact, "", 200, 0},
+	{"PATCH", "/contacts/{contactId}", "updateContact", (*API).updateContact, "ContactInput", 200, 0},
+	{"POST", "/contacts/{contactId}/tags", "addContactTag", (*API).addContactTag, "AddContactTagInput", 201, 0},
+	{"DELETE", "/contacts/{contactId}/tags/{tagId}", "removeContactTag", (*API).removeContactTag, "", 204, 0},
+	{"POST", "/contacts/{contactId}/notes", "addContactNote", (*API).addContactNote, "AddContactNoteInput", 201, 0},
+	{"POST", "/contacts/{contactId}/events", "addContactToEvent", (*API).addContactToEvent, "AddContactToEventInput", 201, 0},
+	// pipeline.go
+	{"GET", "/pipeline", "getPipeline", (*API).getPipeline, "", 200, 0},
+	{"POST", "/pipeline/stages", "savePipelineStage", (*API).savePipelineStage, "SavePipelineStageInput", 200, 0},
+	{"PUT", "/pipeline/stages/order", "reorderPipelineStages", (*API).reorderPipelineStages, "ReorderPipelineStagesInput", 200, 0},
+	{"DELETE", "/pipeline/stages/{stageId}", "deletePipelineStage", (*API).deletePipelineStage, "", 204, 0},
+	{"POST", "/pipeline/cards", "addPipelineCard", (*API).addPipelineCard, "AddPipelineCardInput", 201, 0},
+	{"POST", "/pipeline/cards/{cardId}/move", "movePipelineCard", (*API).movePipelineCard, "MovePipelineCardInput", 200, 0},
+
+	// segments.go
+	{"GET", "/segments", "listSegments", (*API).listSegments, "", 200, 0},
+	{"POST", "/segments", "saveSegment", (*API).saveSegment, "SaveSegmentInput", 201, 0},
+	{"GET", "/segments/{segmentId}/contacts", "listSegmentContacts", (*API).listSegmentContacts, "", 200, 0},
 }
 
 // route is one line of the table above.

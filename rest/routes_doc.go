@@ -531,6 +531,147 @@ var routeDocs = map[string]routeDoc{
 			"delivered in the background: sent counts emails queued, failed recipients refused (0).",
 		output: graph.SendCampaignResult{},
 	},
+
+	// crm.go (docs/crm.md)
+	"listContacts": {
+		tag:     "CRM",
+		summary: "List the organization's contacts",
+		description: "The whole contact directory, by last name then first name, each contact with its tags and " +
+			"event links. q keeps the contacts whose \"first last email company\" contains it, ignoring case.",
+		query:  []queryParam{{name: "q", description: "Search text; blank lists every contact"}},
+		output: []graph.CrmDirectoryRow{},
+	},
+	"createContact": {
+		tag:     "CRM",
+		summary: "Create a contact",
+		description: "The email is trimmed and lower-cased and must contain @. A contact of the organization with the " +
+			"same email answers 409 conflict.",
+		output: graph.CrmContact{},
+	},
+	"getContact": {
+		tag:         "CRM",
+		summary:     "Get a contact",
+		description: "The contact with its tags, event links (with their sessions), notes, pipeline card and stage history.",
+		output:      graph.CrmContactDetail{},
+	},
+	"updateContact": {
+		tag:     "CRM",
+		summary: "Update a contact",
+		description: "A full replacement: null clears title, company and bio, and socials left out are cleared. " +
+			"custom is kept. The email rules are createContact's.",
+		output: graph.CrmContact{},
+	},
+	"importContacts": {
+		tag:     "CRM",
+		summary: "Import contacts",
+		description: "Idempotent by email, in one transaction (all rows or none), at most 5,000 rows. behavior update " +
+			"refreshes existing contacts, skip leaves them untouched; an email repeated in the batch counts as existing. " +
+			"Returns created/updated/skipped counts with a per-row outcome list.",
+		output: graph.CrmImportResult{},
+	},
+	"addContactTag": {
+		tag:         "CRM",
+		summary:     "Tag a contact",
+		description: "Creates the organization's tag of that name when there is none (names are case-sensitive) and puts it on the contact; repeating it changes nothing.",
+		output:      graph.CrmTag{},
+	},
+	"removeContactTag": {
+		tag:         "CRM",
+		summary:     "Untag a contact",
+		description: "Takes the tag off the contact; the tag stays in the organization. A tag the contact does not carry is no error.",
+	},
+	"addContactNote": {
+		tag:         "CRM",
+		summary:     "Add a note to a contact",
+		description: "Records the API key as the author (authorApiKeyId).",
+		output:      graph.CrmContactNote{},
+	},
+	"addContactToEvent": {
+		tag:     "CRM",
+		summary: "Add a contact to an event",
+		description: "Copies the contact into the event as a speaker or organizer contact (an event contact with the same " +
+			"email gets only its blank fields filled) and links them; the link's status is reset to invited. " +
+			"The event must be the organization's.",
+		output: graph.CrmContactEvent{},
+	},
+	"mergeContacts": {
+		tag:     "CRM",
+		summary: "Merge two contacts",
+		description: "Moves tags, notes, events, and pipeline history onto the primary, then deletes the duplicate. " +
+			"The primary's null fields take the duplicate's. primaryId equal to duplicateId answers 409 duplicate_merge.",
+		output: graph.CrmContact{},
+	},
+	// pipeline.go (docs/crm-pipeline.md)
+	"getPipeline": {
+		tag:     "Pipeline",
+		summary: "Get the pipeline",
+		description: "Every stage of the organization by position (then name), each with its cards by the contact's " +
+			"last name, then first name. An organization without stages gets {columns: []}.",
+		output: graph.CrmPipelineBoard{},
+	},
+	"savePipelineStage": {
+		tag:     "Pipeline",
+		summary: "Create or update a pipeline stage",
+		description: "id null creates a stage; an id of the organization's stages updates it (404 otherwise). The name " +
+			"is trimmed, not empty and unique in the organization (409 conflict). position is a whole number, stored " +
+			"as sent; other stages keep theirs.",
+		output: graph.CrmPipelineStage{},
+	},
+	"reorderPipelineStages": {
+		tag:     "Pipeline",
+		summary: "Reorder the pipeline's stages",
+		description: "The listed stages get positions 1..n in the given order, in one transaction. Ids that are not " +
+			"the organization's stages are ignored; stages left out keep their positions.",
+		output: Reordered{},
+	},
+	"deletePipelineStage": {
+		tag:     "Pipeline",
+		summary: "Delete a pipeline stage",
+		description: "A stage that still holds cards cannot be deleted (409 resource_in_use). The stage history keeps " +
+			"the stage's name.",
+	},
+	"addPipelineCard": {
+		tag:     "Pipeline",
+		summary: "Place a contact in a stage",
+		description: "A contact has one card: the first call creates it, later calls move it to stageId and replace " +
+			"its note (null included). A stage history row is written for a new card and whenever the stage changes. " +
+			"A contact or stage that is not the organization's is 404.",
+		output: graph.CrmPipelineCard{},
+	},
+	"movePipelineCard": {
+		tag:     "Pipeline",
+		summary: "Move a card to another stage",
+		description: "Writes a stage history row with the actor. Moving a card to the stage it is in is 409 " +
+			"invalid_pipeline_move; an unknown card or stage is 404.",
+		output: graph.CrmPipelineCard{},
+	},
+
+	// segments.go (docs/crm-pipeline.md)
+	"listSegments": {
+		tag:         "CRM",
+		summary:     "List segments",
+		description: "The organization's segments, by name.",
+		output:      []graph.CrmSegment{},
+	},
+	"saveSegment": {
+		tag:     "CRM",
+		summary: "Save a segment",
+		description: "Upsert by name: saving under an existing name replaces that segment's filter and keeps its id. " +
+			"filter must be an object and is stored as sent; search, company and title (strings, at most 500 " +
+			"characters) and tagIds (at most 500) are what Podium evaluates.",
+		output: graph.CrmSegment{},
+	},
+	"listSegmentContacts": {
+		tag:     "CRM",
+		summary: "List a segment's contacts (ext)",
+		description: "The contacts the segment's filter selects now, evaluated in the database, as rows of " +
+			"listContacts ({contact, tags, events}), by last name, first name and id, a page at a time.",
+		query: []queryParam{
+			{name: "limit", description: "At most this many rows (default 100, at most 1000)"},
+			{name: "after", description: "The nextCursor of the page before"},
+		},
+		output: SegmentContacts{},
+	},
 }
 
 // routeDoc is what the OpenAPI document says of an operation beyond its route.

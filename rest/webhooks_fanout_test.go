@@ -10,8 +10,9 @@ import (
 	"github.com/podium/podium/jobs"
 )
 
-// fanOutWebhooks does the work of the waiting fan-out jobs (jobs.FanOutWebhook), for bundles
-// whose workers do not run: the messages' deliveries are written as the worker would.
+// fanOutWebhooks does the first half of the waiting fan-out jobs' work (jobs.FanOutWebhook), for
+// bundles whose workers do not run: the messages' deliveries are written as the worker would,
+// and left unattempted.
 func (b *testBundle) fanOutWebhooks() {
 	b.t.Helper()
 	rows, err := b.db.Pool.Query(b.sys(), `SELECT args FROM river_job WHERE kind = 'fan_out_webhook' AND state = 'available'`)
@@ -21,6 +22,6 @@ func (b *testBundle) fanOutWebhooks() {
 	for _, r := range raw {
 		var args jobs.FanOutWebhookArgs
 		require.NoError(b.t, json.Unmarshal(r, &args))
-		require.NoError(b.t, jobs.FanOutWebhook(context.Background(), b.db.Pool, b.river, args))
+		require.NoError(b.t, jobs.FanOutWebhook(context.Background(), b.db.Pool, args))
 	}
 }

@@ -37,9 +37,13 @@ const scopeKey = "podium.scope"
 
 // prepareScope runs every time a connection is taken from the pool: it tells the session the
 // organization of ctx, or that ctx is system work, or neither — then the policies show it no
-// tenant row. The settings are session-wide and are set again whenever the next taker's scope
+// tenant row. A ctx marked viewer.AnyScope takes the connection as it is: its statements set their
+// own scope. The settings are session-wide and are set again whenever the next taker's scope
 // differs, so a connection never carries one context's organization into another's work.
 func prepareScope(ctx context.Context, conn *pgx.Conn) (bool, error) {
+	if viewer.IsAnyScope(ctx) {
+		return true, nil
+	}
 	org, system := viewer.OrganizationID(ctx), "off"
 	if viewer.IsSystem(ctx) {
 		org, system = "", "on"

@@ -242,3 +242,33 @@ func requireRLSRefusal(t *testing.T, err error) {
 	require.ErrorAs(t, err, &pgErr)
 	require.Equal(t, "42501", pgErr.Code, pgErr.Message)
 }
+
+// TestAnyScopeKeepsTheConnectionsScope takes the one connection of the pool for an organization,
+// then under viewer.AnyScope: the session is not told anything new, so a plain read still sees
+// that organization only, while podium_api_key, which sets its own scope, finds a key of the other
+// organization.
+func TestAnyScopeKeepsTheConnectionsScope(t *testing.T) {
+	t.Parallel()
+	b := setupTenants(t, dbx.Options{MaxConns: 1})
+	globex := viewer.WithOrganization(context.Background(), b.globex)
+	key, err := b.db.Ent.APIKey.Create().SetOrganizationID(b.globex).SetName("CI").SetPrefix("pdm_test").
+		SetHash("0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef").Save(globex)
+	require.NoError(t, err)
+
+	acme := viewer.WithOrganization(context.Background(), b.acme)
+	require.Equal(t, 1, b.count(t, acme, "events"))
+	anyScope := viewer.AnyScope(context.Background())
+	var orgs []string
+	rows, err := b.db.Pool.Query(anyScope, "SELECT organization_id FROM events")
+	require.NoError(t, err)
+	orgs, err = pgx.CollectRows(rows, pgx.RowTo[string])
+	require.NoError(t, err)
+	require.Equal(t, []string{b.acme}, orgs, "the session still holds acme's scope")
+
+	var id, org string
+	require.NoError(t, b.db.Pool.QueryRow(anyScope, "SELECT id, organization_id FROM podium_api_key($1)", key.Hash).
+		Scan(&id, &org))
+	require.Equal(t, key.ID, id)
+	require.Equal(t, b.globex, org)
+	require.Equal(t, 0, b.count(t, anyScope, "api_keys"), "outside the function, acme's scope still holds")
+}

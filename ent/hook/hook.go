@@ -201,6 +201,54 @@ func (f OrganizationFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.OrganizationMutation", m)
 }
 
+// The OrganizationContactFunc type is an adapter to allow the use of ordinary
+// function as OrganizationContact mutator.
+type OrganizationContactFunc func(context.Context, *ent.OrganizationContactMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f OrganizationContactFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.OrganizationContactMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.OrganizationContactMutation", m)
+}
+
+// The OrganizationContactEventFunc type is an adapter to allow the use of ordinary
+// function as OrganizationContactEvent mutator.
+type OrganizationContactEventFunc func(context.Context, *ent.OrganizationContactEventMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f OrganizationContactEventFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.OrganizationContactEventMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.OrganizationContactEventMutation", m)
+}
+
+// The OrganizationContactNoteFunc type is an adapter to allow the use of ordinary
+// function as OrganizationContactNote mutator.
+type OrganizationContactNoteFunc func(context.Context, *ent.OrganizationContactNoteMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f OrganizationContactNoteFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.OrganizationContactNoteMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.OrganizationContactNoteMutation", m)
+}
+
+// The OrganizationContactTagFunc type is an adapter to allow the use of ordinary
+// function as OrganizationContactTag mutator.
+type OrganizationContactTagFunc func(context.Context, *ent.OrganizationContactTagMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f OrganizationContactTagFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.OrganizationContactTagMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.OrganizationContactTagMutation", m)
+}
+
 // The OrganizationInvitationFunc type is an adapter to allow the use of ordinary
 // function as OrganizationInvitation mutator.
 type OrganizationInvitationFunc func(context.Context, *ent.OrganizationInvitationMutation) (ent.Value, error)
@@ -223,6 +271,42 @@ func (f OrganizationMemberFunc) Mutate(ctx context.Context, m ent.Mutation) (ent
 		return f(ctx, mv)
 	}
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.OrganizationMemberMutation", m)
+}
+
+// The OrganizationTagFunc type is an adapter to allow the use of ordinary
+// function as OrganizationTag mutator.
+type OrganizationTagFunc func(context.Context, *ent.OrganizationTagMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f OrganizationTagFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.OrganizationTagMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.OrganizationTagMutation", m)
+}
+
+// The PipelineCardFunc type is an adapter to allow the use of ordinary
+// function as PipelineCard mutator.
+type PipelineCardFunc func(context.Context, *ent.PipelineCardMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f PipelineCardFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.PipelineCardMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.PipelineCardMutation", m)
+}
+
+// The PipelineStageFunc type is an adapter to allow the use of ordinary
+// function as PipelineStage mutator.
+type PipelineStageFunc func(context.Context, *ent.PipelineStageMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f PipelineStageFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.PipelineStageMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.PipelineStageMutation", m)
 }
 
 // The ResourceFunc type is an adapter to allow the use of ordinary
@@ -309,6 +393,18 @@ func (f RoomFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error)
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.RoomMutation", m)
 }
 
+// The SegmentFunc type is an adapter to allow the use of ordinary
+// function as Segment mutator.
+type SegmentFunc func(context.Context, *ent.SegmentMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f SegmentFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.SegmentMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.SegmentMutation", m)
+}
+
 // The SignInTokenFunc type is an adapter to allow the use of ordinary
 // function as SignInToken mutator.
 type SignInTokenFunc func(context.Context, *ent.SignInTokenMutation) (ent.Value, error)
@@ -319,6 +415,18 @@ func (f SignInTokenFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value,
 		return f(ctx, mv)
 	}
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.SignInTokenMutation", m)
+}
+
+// The StageHistoryFunc type is an adapter to allow the use of ordinary
+// function as StageHistory mutator.
+type StageHistoryFunc func(context.Context, *ent.StageHistoryMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f StageHistoryFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.StageHistoryMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.StageHistoryMutation", m)
 }
 
 // The SubmissionFunc type is an adapter to allow the use of ordinary

@@ -24,8 +24,15 @@ import (
 	"github.com/podium/podium/ent/idempotencyrecord"
 	"github.com/podium/podium/ent/level"
 	"github.com/podium/podium/ent/organization"
+	"github.com/podium/podium/ent/organizationcontact"
+	"github.com/podium/podium/ent/organizationcontactevent"
+	"github.com/podium/podium/ent/organizationcontactnote"
+	"github.com/podium/podium/ent/organizationcontacttag"
 	"github.com/podium/podium/ent/organizationinvitation"
 	"github.com/podium/podium/ent/organizationmember"
+	"github.com/podium/podium/ent/organizationtag"
+	"github.com/podium/podium/ent/pipelinecard"
+	"github.com/podium/podium/ent/pipelinestage"
 	"github.com/podium/podium/ent/predicate"
 	"github.com/podium/podium/ent/resource"
 	"github.com/podium/podium/ent/reviewanswer"
@@ -34,7 +41,9 @@ import (
 	"github.com/podium/podium/ent/reviewround"
 	"github.com/podium/podium/ent/reviewroundmember"
 	"github.com/podium/podium/ent/room"
+	"github.com/podium/podium/ent/segment"
 	"github.com/podium/podium/ent/signintoken"
+	"github.com/podium/podium/ent/stagehistory"
 	"github.com/podium/podium/ent/submission"
 	"github.com/podium/podium/ent/submissionparticipant"
 	"github.com/podium/podium/ent/tag"
@@ -536,6 +545,114 @@ func (f TraverseOrganization) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.OrganizationQuery", q)
 }
 
+// The OrganizationContactFunc type is an adapter to allow the use of ordinary function as a Querier.
+type OrganizationContactFunc func(context.Context, *ent.OrganizationContactQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f OrganizationContactFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.OrganizationContactQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.OrganizationContactQuery", q)
+}
+
+// The TraverseOrganizationContact type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseOrganizationContact func(context.Context, *ent.OrganizationContactQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseOrganizationContact) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseOrganizationContact) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.OrganizationContactQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.OrganizationContactQuery", q)
+}
+
+// The OrganizationContactEventFunc type is an adapter to allow the use of ordinary function as a Querier.
+type OrganizationContactEventFunc func(context.Context, *ent.OrganizationContactEventQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f OrganizationContactEventFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.OrganizationContactEventQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.OrganizationContactEventQuery", q)
+}
+
+// The TraverseOrganizationContactEvent type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseOrganizationContactEvent func(context.Context, *ent.OrganizationContactEventQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseOrganizationContactEvent) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseOrganizationContactEvent) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.OrganizationContactEventQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.OrganizationContactEventQuery", q)
+}
+
+// The OrganizationContactNoteFunc type is an adapter to allow the use of ordinary function as a Querier.
+type OrganizationContactNoteFunc func(context.Context, *ent.OrganizationContactNoteQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f OrganizationContactNoteFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.OrganizationContactNoteQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.OrganizationContactNoteQuery", q)
+}
+
+// The TraverseOrganizationContactNote type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseOrganizationContactNote func(context.Context, *ent.OrganizationContactNoteQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseOrganizationContactNote) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseOrganizationContactNote) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.OrganizationContactNoteQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.OrganizationContactNoteQuery", q)
+}
+
+// The OrganizationContactTagFunc type is an adapter to allow the use of ordinary function as a Querier.
+type OrganizationContactTagFunc func(context.Context, *ent.OrganizationContactTagQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f OrganizationContactTagFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.OrganizationContactTagQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.OrganizationContactTagQuery", q)
+}
+
+// The TraverseOrganizationContactTag type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseOrganizationContactTag func(context.Context, *ent.OrganizationContactTagQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseOrganizationContactTag) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseOrganizationContactTag) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.OrganizationContactTagQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.OrganizationContactTagQuery", q)
+}
+
 // The OrganizationInvitationFunc type is an adapter to allow the use of ordinary function as a Querier.
 type OrganizationInvitationFunc func(context.Context, *ent.OrganizationInvitationQuery) (ent.Value, error)
 
@@ -588,6 +705,87 @@ func (f TraverseOrganizationMember) Traverse(ctx context.Context, q ent.Query) e
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.OrganizationMemberQuery", q)
+}
+
+// The OrganizationTagFunc type is an adapter to allow the use of ordinary function as a Querier.
+type OrganizationTagFunc func(context.Context, *ent.OrganizationTagQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f OrganizationTagFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.OrganizationTagQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.OrganizationTagQuery", q)
+}
+
+// The TraverseOrganizationTag type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseOrganizationTag func(context.Context, *ent.OrganizationTagQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseOrganizationTag) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseOrganizationTag) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.OrganizationTagQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.OrganizationTagQuery", q)
+}
+
+// The PipelineCardFunc type is an adapter to allow the use of ordinary function as a Querier.
+type PipelineCardFunc func(context.Context, *ent.PipelineCardQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f PipelineCardFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.PipelineCardQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.PipelineCardQuery", q)
+}
+
+// The TraversePipelineCard type is an adapter to allow the use of ordinary function as Traverser.
+type TraversePipelineCard func(context.Context, *ent.PipelineCardQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraversePipelineCard) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraversePipelineCard) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.PipelineCardQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.PipelineCardQuery", q)
+}
+
+// The PipelineStageFunc type is an adapter to allow the use of ordinary function as a Querier.
+type PipelineStageFunc func(context.Context, *ent.PipelineStageQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f PipelineStageFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.PipelineStageQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.PipelineStageQuery", q)
+}
+
+// The TraversePipelineStage type is an adapter to allow the use of ordinary function as Traverser.
+type TraversePipelineStage func(context.Context, *ent.PipelineStageQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraversePipelineStage) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraversePipelineStage) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.PipelineStageQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.PipelineStageQuery", q)
 }
 
 // The ResourceFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -779,6 +977,33 @@ func (f TraverseRoom) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.RoomQuery", q)
 }
 
+// The SegmentFunc type is an adapter to allow the use of ordinary function as a Querier.
+type SegmentFunc func(context.Context, *ent.SegmentQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f SegmentFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.SegmentQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.SegmentQuery", q)
+}
+
+// The TraverseSegment type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseSegment func(context.Context, *ent.SegmentQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseSegment) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseSegment) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.SegmentQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.SegmentQuery", q)
+}
+
 // The SignInTokenFunc type is an adapter to allow the use of ordinary function as a Querier.
 type SignInTokenFunc func(context.Context, *ent.SignInTokenQuery) (ent.Value, error)
 
@@ -804,6 +1029,33 @@ func (f TraverseSignInToken) Traverse(ctx context.Context, q ent.Query) error {
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.SignInTokenQuery", q)
+}
+
+// The StageHistoryFunc type is an adapter to allow the use of ordinary function as a Querier.
+type StageHistoryFunc func(context.Context, *ent.StageHistoryQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f StageHistoryFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.StageHistoryQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.StageHistoryQuery", q)
+}
+
+// The TraverseStageHistory type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseStageHistory func(context.Context, *ent.StageHistoryQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseStageHistory) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseStageHistory) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.StageHistoryQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.StageHistoryQuery", q)
 }
 
 // The SubmissionFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -1138,10 +1390,24 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.LevelQuery, predicate.Level, level.OrderOption]{typ: ent.TypeLevel, tq: q}, nil
 	case *ent.OrganizationQuery:
 		return &query[*ent.OrganizationQuery, predicate.Organization, organization.OrderOption]{typ: ent.TypeOrganization, tq: q}, nil
+	case *ent.OrganizationContactQuery:
+		return &query[*ent.OrganizationContactQuery, predicate.OrganizationContact, organizationcontact.OrderOption]{typ: ent.TypeOrganizationContact, tq: q}, nil
+	case *ent.OrganizationContactEventQuery:
+		return &query[*ent.OrganizationContactEventQuery, predicate.OrganizationContactEvent, organizationcontactevent.OrderOption]{typ: ent.TypeOrganizationContactEvent, tq: q}, nil
+	case *ent.OrganizationContactNoteQuery:
+		return &query[*ent.OrganizationContactNoteQuery, predicate.OrganizationContactNote, organizationcontactnote.OrderOption]{typ: ent.TypeOrganizationContactNote, tq: q}, nil
+	case *ent.OrganizationContactTagQuery:
+		return &query[*ent.OrganizationContactTagQuery, predicate.OrganizationContactTag, organizationcontacttag.OrderOption]{typ: ent.TypeOrganizationContactTag, tq: q}, nil
 	case *ent.OrganizationInvitationQuery:
 		return &query[*ent.OrganizationInvitationQuery, predicate.OrganizationInvitation, organizationinvitation.OrderOption]{typ: ent.TypeOrganizationInvitation, tq: q}, nil
 	case *ent.OrganizationMemberQuery:
 		return &query[*ent.OrganizationMemberQuery, predicate.OrganizationMember, organizationmember.OrderOption]{typ: ent.TypeOrganizationMember, tq: q}, nil
+	case *ent.OrganizationTagQuery:
+		return &query[*ent.OrganizationTagQuery, predicate.OrganizationTag, organizationtag.OrderOption]{typ: ent.TypeOrganizationTag, tq: q}, nil
+	case *ent.PipelineCardQuery:
+		return &query[*ent.PipelineCardQuery, predicate.PipelineCard, pipelinecard.OrderOption]{typ: ent.TypePipelineCard, tq: q}, nil
+	case *ent.PipelineStageQuery:
+		return &query[*ent.PipelineStageQuery, predicate.PipelineStage, pipelinestage.OrderOption]{typ: ent.TypePipelineStage, tq: q}, nil
 	case *ent.ResourceQuery:
 		return &query[*ent.ResourceQuery, predicate.Resource, resource.OrderOption]{typ: ent.TypeResource, tq: q}, nil
 	case *ent.ReviewAnswerQuery:
@@ -1156,8 +1422,12 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.ReviewRoundMemberQuery, predicate.ReviewRoundMember, reviewroundmember.OrderOption]{typ: ent.TypeReviewRoundMember, tq: q}, nil
 	case *ent.RoomQuery:
 		return &query[*ent.RoomQuery, predicate.Room, room.OrderOption]{typ: ent.TypeRoom, tq: q}, nil
+	case *ent.SegmentQuery:
+		return &query[*ent.SegmentQuery, predicate.Segment, segment.OrderOption]{typ: ent.TypeSegment, tq: q}, nil
 	case *ent.SignInTokenQuery:
 		return &query[*ent.SignInTokenQuery, predicate.SignInToken, signintoken.OrderOption]{typ: ent.TypeSignInToken, tq: q}, nil
+	case *ent.StageHistoryQuery:
+		return &query[*ent.StageHistoryQuery, predicate.StageHistory, stagehistory.OrderOption]{typ: ent.TypeStageHistory, tq: q}, nil
 	case *ent.SubmissionQuery:
 		return &query[*ent.SubmissionQuery, predicate.Submission, submission.OrderOption]{typ: ent.TypeSubmission, tq: q}, nil
 	case *ent.SubmissionParticipantQuery:

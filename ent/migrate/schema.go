@@ -725,6 +725,172 @@ var (
 		Columns:    OrganizationsColumns,
 		PrimaryKey: []*schema.Column{OrganizationsColumns[0]},
 	}
+	// OrganizationContactsColumns holds the columns for the "organization_contacts" table.
+	OrganizationContactsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "organization_id", Type: field.TypeString},
+		{Name: "first_name", Type: field.TypeString},
+		{Name: "last_name", Type: field.TypeString},
+		{Name: "email", Type: field.TypeString},
+		{Name: "title", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "company", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "bio", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "linkedin_url", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "twitter_url", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "facebook_url", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "website_url", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "headshot_url", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "custom", Type: field.TypeJSON},
+	}
+	// OrganizationContactsTable holds the schema information for the "organization_contacts" table.
+	OrganizationContactsTable = &schema.Table{
+		Name:       "organization_contacts",
+		Columns:    OrganizationContactsColumns,
+		PrimaryKey: []*schema.Column{OrganizationContactsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "organizationcontact_organization_id_email",
+				Unique:  true,
+				Columns: []*schema.Column{OrganizationContactsColumns[3], OrganizationContactsColumns[6]},
+			},
+			{
+				Name:    "organizationcontact_organization_id_last_name_first_name",
+				Unique:  false,
+				Columns: []*schema.Column{OrganizationContactsColumns[3], OrganizationContactsColumns[5], OrganizationContactsColumns[4]},
+			},
+		},
+	}
+	// OrganizationContactEventsColumns holds the columns for the "organization_contact_events" table.
+	OrganizationContactEventsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "organization_id", Type: field.TypeString},
+		{Name: "role", Type: field.TypeString},
+		{Name: "status", Type: field.TypeString, Default: "invited"},
+		{Name: "organization_contact_id", Type: field.TypeString, Size: 40},
+		{Name: "contact_id", Type: field.TypeString, Size: 40},
+		{Name: "event_id", Type: field.TypeString, Size: 40},
+	}
+	// OrganizationContactEventsTable holds the schema information for the "organization_contact_events" table.
+	OrganizationContactEventsTable = &schema.Table{
+		Name:       "organization_contact_events",
+		Columns:    OrganizationContactEventsColumns,
+		PrimaryKey: []*schema.Column{OrganizationContactEventsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "organization_contact_events_organization_contacts_event_links",
+				Columns:    []*schema.Column{OrganizationContactEventsColumns[6]},
+				RefColumns: []*schema.Column{OrganizationContactsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+			{
+				Symbol:     "organization_contact_events_contacts_contact",
+				Columns:    []*schema.Column{OrganizationContactEventsColumns[7]},
+				RefColumns: []*schema.Column{ContactsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+			{
+				Symbol:     "organization_contact_events_events_event",
+				Columns:    []*schema.Column{OrganizationContactEventsColumns[8]},
+				RefColumns: []*schema.Column{EventsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "organizationcontactevent_organization_contact_id_event_id",
+				Unique:  true,
+				Columns: []*schema.Column{OrganizationContactEventsColumns[6], OrganizationContactEventsColumns[8]},
+			},
+			{
+				Name:    "organizationcontactevent_event_id",
+				Unique:  false,
+				Columns: []*schema.Column{OrganizationContactEventsColumns[8]},
+			},
+			{
+				Name:    "organizationcontactevent_contact_id",
+				Unique:  false,
+				Columns: []*schema.Column{OrganizationContactEventsColumns[7]},
+			},
+		},
+	}
+	// OrganizationContactNotesColumns holds the columns for the "organization_contact_notes" table.
+	OrganizationContactNotesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "organization_id", Type: field.TypeString},
+		{Name: "body", Type: field.TypeString, Size: 2147483647},
+		{Name: "author_user_id", Type: field.TypeString, Nullable: true},
+		{Name: "author_api_key_id", Type: field.TypeString, Nullable: true},
+		{Name: "author_name", Type: field.TypeString, Default: ""},
+		{Name: "organization_contact_id", Type: field.TypeString, Size: 40},
+	}
+	// OrganizationContactNotesTable holds the schema information for the "organization_contact_notes" table.
+	OrganizationContactNotesTable = &schema.Table{
+		Name:       "organization_contact_notes",
+		Columns:    OrganizationContactNotesColumns,
+		PrimaryKey: []*schema.Column{OrganizationContactNotesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "organization_contact_notes_organization_contacts_notes",
+				Columns:    []*schema.Column{OrganizationContactNotesColumns[8]},
+				RefColumns: []*schema.Column{OrganizationContactsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "organizationcontactnote_organization_contact_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{OrganizationContactNotesColumns[8], OrganizationContactNotesColumns[1]},
+			},
+		},
+	}
+	// OrganizationContactTagsColumns holds the columns for the "organization_contact_tags" table.
+	OrganizationContactTagsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "organization_id", Type: field.TypeString},
+		{Name: "organization_contact_id", Type: field.TypeString, Size: 40},
+		{Name: "tag_id", Type: field.TypeString, Size: 40},
+	}
+	// OrganizationContactTagsTable holds the schema information for the "organization_contact_tags" table.
+	OrganizationContactTagsTable = &schema.Table{
+		Name:       "organization_contact_tags",
+		Columns:    OrganizationContactTagsColumns,
+		PrimaryKey: []*schema.Column{OrganizationContactTagsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "organization_contact_tags_organization_contacts_tag_links",
+				Columns:    []*schema.Column{OrganizationContactTagsColumns[4]},
+				RefColumns: []*schema.Column{OrganizationContactsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+			{
+				Symbol:     "organization_contact_tags_organization_tags_contact_links",
+				Columns:    []*schema.Column{OrganizationContactTagsColumns[5]},
+				RefColumns: []*schema.Column{OrganizationTagsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "organizationcontacttag_organization_contact_id_tag_id",
+				Unique:  true,
+				Columns: []*schema.Column{OrganizationContactTagsColumns[4], OrganizationContactTagsColumns[5]},
+			},
+			{
+				Name:    "organizationcontacttag_tag_id",
+				Unique:  false,
+				Columns: []*schema.Column{OrganizationContactTagsColumns[5]},
+			},
+		},
+	}
 	// OrganizationInvitationsColumns holds the columns for the "organization_invitations" table.
 	OrganizationInvitationsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
@@ -790,6 +956,93 @@ var (
 				Name:    "organizationmember_organization_id_user_id",
 				Unique:  true,
 				Columns: []*schema.Column{OrganizationMembersColumns[4], OrganizationMembersColumns[5]},
+			},
+		},
+	}
+	// OrganizationTagsColumns holds the columns for the "organization_tags" table.
+	OrganizationTagsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "organization_id", Type: field.TypeString},
+		{Name: "name", Type: field.TypeString},
+	}
+	// OrganizationTagsTable holds the schema information for the "organization_tags" table.
+	OrganizationTagsTable = &schema.Table{
+		Name:       "organization_tags",
+		Columns:    OrganizationTagsColumns,
+		PrimaryKey: []*schema.Column{OrganizationTagsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "organizationtag_organization_id_name",
+				Unique:  true,
+				Columns: []*schema.Column{OrganizationTagsColumns[3], OrganizationTagsColumns[4]},
+			},
+		},
+	}
+	// CrmPipelineCardsColumns holds the columns for the "crm_pipeline_cards" table.
+	CrmPipelineCardsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "organization_id", Type: field.TypeString},
+		{Name: "owner_user_id", Type: field.TypeString, Nullable: true},
+		{Name: "note", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "organization_contact_id", Type: field.TypeString, Unique: true, Size: 40},
+		{Name: "stage_id", Type: field.TypeString, Size: 40},
+	}
+	// CrmPipelineCardsTable holds the schema information for the "crm_pipeline_cards" table.
+	CrmPipelineCardsTable = &schema.Table{
+		Name:       "crm_pipeline_cards",
+		Columns:    CrmPipelineCardsColumns,
+		PrimaryKey: []*schema.Column{CrmPipelineCardsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "crm_pipeline_cards_organization_contacts_card",
+				Columns:    []*schema.Column{CrmPipelineCardsColumns[6]},
+				RefColumns: []*schema.Column{OrganizationContactsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+			{
+				Symbol:     "crm_pipeline_cards_crm_pipeline_stages_cards",
+				Columns:    []*schema.Column{CrmPipelineCardsColumns[7]},
+				RefColumns: []*schema.Column{CrmPipelineStagesColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "pipelinecard_stage_id",
+				Unique:  false,
+				Columns: []*schema.Column{CrmPipelineCardsColumns[7]},
+			},
+		},
+	}
+	// CrmPipelineStagesColumns holds the columns for the "crm_pipeline_stages" table.
+	CrmPipelineStagesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "organization_id", Type: field.TypeString},
+		{Name: "name", Type: field.TypeString},
+		{Name: "semantic_status", Type: field.TypeEnum, Enums: []string{"open", "won", "lost"}},
+		{Name: "position", Type: field.TypeInt},
+	}
+	// CrmPipelineStagesTable holds the schema information for the "crm_pipeline_stages" table.
+	CrmPipelineStagesTable = &schema.Table{
+		Name:       "crm_pipeline_stages",
+		Columns:    CrmPipelineStagesColumns,
+		PrimaryKey: []*schema.Column{CrmPipelineStagesColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "pipelinestage_organization_id_name",
+				Unique:  true,
+				Columns: []*schema.Column{CrmPipelineStagesColumns[3], CrmPipelineStagesColumns[4]},
+			},
+			{
+				Name:    "pipelinestage_organization_id_position",
+				Unique:  false,
+				Columns: []*schema.Column{CrmPipelineStagesColumns[3], CrmPipelineStagesColumns[6]},
 			},
 		},
 	}
@@ -1082,6 +1335,28 @@ var (
 			},
 		},
 	}
+	// CrmSegmentsColumns holds the columns for the "crm_segments" table.
+	CrmSegmentsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "organization_id", Type: field.TypeString},
+		{Name: "name", Type: field.TypeString},
+		{Name: "filter", Type: field.TypeJSON},
+	}
+	// CrmSegmentsTable holds the schema information for the "crm_segments" table.
+	CrmSegmentsTable = &schema.Table{
+		Name:       "crm_segments",
+		Columns:    CrmSegmentsColumns,
+		PrimaryKey: []*schema.Column{CrmSegmentsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "segment_organization_id_name",
+				Unique:  true,
+				Columns: []*schema.Column{CrmSegmentsColumns[3], CrmSegmentsColumns[4]},
+			},
+		},
+	}
 	// SignInTokensColumns holds the columns for the "sign_in_tokens" table.
 	SignInTokensColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
@@ -1103,6 +1378,42 @@ var (
 				Name:    "signintoken_expires_at",
 				Unique:  false,
 				Columns: []*schema.Column{SignInTokensColumns[6]},
+			},
+		},
+	}
+	// CrmStageHistoryColumns holds the columns for the "crm_stage_history" table.
+	CrmStageHistoryColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "organization_id", Type: field.TypeString},
+		{Name: "from_stage_id", Type: field.TypeString, Nullable: true},
+		{Name: "from_stage_name", Type: field.TypeString, Nullable: true},
+		{Name: "to_stage_id", Type: field.TypeString, Nullable: true},
+		{Name: "to_stage_name", Type: field.TypeString},
+		{Name: "actor_user_id", Type: field.TypeString, Nullable: true},
+		{Name: "actor_api_key_id", Type: field.TypeString, Nullable: true},
+		{Name: "actor_name", Type: field.TypeString, Default: ""},
+		{Name: "card_id", Type: field.TypeString, Size: 40},
+	}
+	// CrmStageHistoryTable holds the schema information for the "crm_stage_history" table.
+	CrmStageHistoryTable = &schema.Table{
+		Name:       "crm_stage_history",
+		Columns:    CrmStageHistoryColumns,
+		PrimaryKey: []*schema.Column{CrmStageHistoryColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "crm_stage_history_crm_pipeline_cards_history",
+				Columns:    []*schema.Column{CrmStageHistoryColumns[11]},
+				RefColumns: []*schema.Column{CrmPipelineCardsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "stagehistory_card_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{CrmStageHistoryColumns[11], CrmStageHistoryColumns[1]},
 			},
 		},
 	}
@@ -1705,8 +2016,15 @@ var (
 		IdempotencyRecordsTable,
 		LevelsTable,
 		OrganizationsTable,
+		OrganizationContactsTable,
+		OrganizationContactEventsTable,
+		OrganizationContactNotesTable,
+		OrganizationContactTagsTable,
 		OrganizationInvitationsTable,
 		OrganizationMembersTable,
+		OrganizationTagsTable,
+		CrmPipelineCardsTable,
+		CrmPipelineStagesTable,
 		ResourcesTable,
 		ReviewAnswersTable,
 		ReviewAssignmentsTable,
@@ -1714,7 +2032,9 @@ var (
 		ReviewRoundsTable,
 		ReviewRoundMembersTable,
 		RoomsTable,
+		CrmSegmentsTable,
 		SignInTokensTable,
+		CrmStageHistoryTable,
 		SubmissionsTable,
 		SubmissionParticipantsTable,
 		TagsTable,
@@ -1779,9 +2099,38 @@ func init() {
 		Table: "idempotency_records",
 	}
 	LevelsTable.ForeignKeys[0].RefTable = EventsTable
+	OrganizationContactsTable.Annotation = &entsql.Annotation{
+		Table: "organization_contacts",
+	}
+	OrganizationContactEventsTable.ForeignKeys[0].RefTable = OrganizationContactsTable
+	OrganizationContactEventsTable.ForeignKeys[1].RefTable = ContactsTable
+	OrganizationContactEventsTable.ForeignKeys[2].RefTable = EventsTable
+	OrganizationContactEventsTable.Annotation = &entsql.Annotation{
+		Table: "organization_contact_events",
+	}
+	OrganizationContactNotesTable.ForeignKeys[0].RefTable = OrganizationContactsTable
+	OrganizationContactNotesTable.Annotation = &entsql.Annotation{
+		Table: "organization_contact_notes",
+	}
+	OrganizationContactTagsTable.ForeignKeys[0].RefTable = OrganizationContactsTable
+	OrganizationContactTagsTable.ForeignKeys[1].RefTable = OrganizationTagsTable
+	OrganizationContactTagsTable.Annotation = &entsql.Annotation{
+		Table: "organization_contact_tags",
+	}
 	OrganizationInvitationsTable.ForeignKeys[0].RefTable = OrganizationsTable
 	OrganizationMembersTable.ForeignKeys[0].RefTable = OrganizationsTable
 	OrganizationMembersTable.ForeignKeys[1].RefTable = UsersTable
+	OrganizationTagsTable.Annotation = &entsql.Annotation{
+		Table: "organization_tags",
+	}
+	CrmPipelineCardsTable.ForeignKeys[0].RefTable = OrganizationContactsTable
+	CrmPipelineCardsTable.ForeignKeys[1].RefTable = CrmPipelineStagesTable
+	CrmPipelineCardsTable.Annotation = &entsql.Annotation{
+		Table: "crm_pipeline_cards",
+	}
+	CrmPipelineStagesTable.Annotation = &entsql.Annotation{
+		Table: "crm_pipeline_stages",
+	}
 	ResourcesTable.ForeignKeys[0].RefTable = EventsTable
 	ResourcesTable.Annotation = &entsql.Annotation{}
 	ResourcesTable.Annotation.Checks = map[string]string{
@@ -1800,8 +2149,15 @@ func init() {
 	ReviewRoundMembersTable.ForeignKeys[0].RefTable = EventMembersTable
 	ReviewRoundMembersTable.ForeignKeys[1].RefTable = ReviewRoundsTable
 	RoomsTable.ForeignKeys[0].RefTable = EventsTable
+	CrmSegmentsTable.Annotation = &entsql.Annotation{
+		Table: "crm_segments",
+	}
 	SignInTokensTable.Annotation = &entsql.Annotation{
 		Table: "sign_in_tokens",
+	}
+	CrmStageHistoryTable.ForeignKeys[0].RefTable = CrmPipelineCardsTable
+	CrmStageHistoryTable.Annotation = &entsql.Annotation{
+		Table: "crm_stage_history",
 	}
 	SubmissionsTable.ForeignKeys[0].RefTable = ContactsTable
 	SubmissionsTable.ForeignKeys[1].RefTable = EventsTable

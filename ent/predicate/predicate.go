@@ -54,11 +54,32 @@ type Level func(*sql.Selector)
 // Organization is the predicate function for organization builders.
 type Organization func(*sql.Selector)
 
+// OrganizationContact is the predicate function for organizationcontact builders.
+type OrganizationContact func(*sql.Selector)
+
+// OrganizationContactEvent is the predicate function for organizationcontactevent builders.
+type OrganizationContactEvent func(*sql.Selector)
+
+// OrganizationContactNote is the predicate function for organizationcontactnote builders.
+type OrganizationContactNote func(*sql.Selector)
+
+// OrganizationContactTag is the predicate function for organizationcontacttag builders.
+type OrganizationContactTag func(*sql.Selector)
+
 // OrganizationInvitation is the predicate function for organizationinvitation builders.
 type OrganizationInvitation func(*sql.Selector)
 
 // OrganizationMember is the predicate function for organizationmember builders.
 type OrganizationMember func(*sql.Selector)
+
+// OrganizationTag is the predicate function for organizationtag builders.
+type OrganizationTag func(*sql.Selector)
+
+// PipelineCard is the predicate function for pipelinecard builders.
+type PipelineCard func(*sql.Selector)
+
+// PipelineStage is the predicate function for pipelinestage builders.
+type PipelineStage func(*sql.Selector)
 
 // Resource is the predicate function for resource builders.
 type Resource func(*sql.Selector)
@@ -81,8 +102,14 @@ type ReviewRoundMember func(*sql.Selector)
 // Room is the predicate function for room builders.
 type Room func(*sql.Selector)
 
+// Segment is the predicate function for segment builders.
+type Segment func(*sql.Selector)
+
 // SignInToken is the predicate function for signintoken builders.
 type SignInToken func(*sql.Selector)
+
+// StageHistory is the predicate function for stagehistory builders.
+type StageHistory func(*sql.Selector)
 
 // Submission is the predicate function for submission builders.
 type Submission func(*sql.Selector)

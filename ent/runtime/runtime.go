@@ -21,8 +21,15 @@ import (
 	"github.com/podium/podium/ent/idempotencyrecord"
 	"github.com/podium/podium/ent/level"
 	"github.com/podium/podium/ent/organization"
+	"github.com/podium/podium/ent/organizationcontact"
+	"github.com/podium/podium/ent/organizationcontactevent"
+	"github.com/podium/podium/ent/organizationcontactnote"
+	"github.com/podium/podium/ent/organizationcontacttag"
 	"github.com/podium/podium/ent/organizationinvitation"
 	"github.com/podium/podium/ent/organizationmember"
+	"github.com/podium/podium/ent/organizationtag"
+	"github.com/podium/podium/ent/pipelinecard"
+	"github.com/podium/podium/ent/pipelinestage"
 	"github.com/podium/podium/ent/resource"
 	"github.com/podium/podium/ent/reviewanswer"
 	"github.com/podium/podium/ent/reviewassignment"
@@ -33,7 +40,9 @@ import (
 	"github.com/podium/podium/ent/schema"
 	"github.com/podium/podium/ent/schema/agenda"
 	"github.com/podium/podium/ent/schema/cfpform"
+	"github.com/podium/podium/ent/segment"
 	"github.com/podium/podium/ent/signintoken"
+	"github.com/podium/podium/ent/stagehistory"
 	"github.com/podium/podium/ent/submission"
 	"github.com/podium/podium/ent/submissionparticipant"
 	"github.com/podium/podium/ent/tag"
@@ -1033,6 +1042,246 @@ func init() {
 			return nil
 		}
 	}()
+	organizationcontactMixin := schema.OrganizationContact{}.Mixin()
+	organizationcontactMixinFields0 := organizationcontactMixin[0].Fields()
+	_ = organizationcontactMixinFields0
+	organizationcontactMixinFields1 := organizationcontactMixin[1].Fields()
+	_ = organizationcontactMixinFields1
+	organizationcontactMixinFields2 := organizationcontactMixin[2].Fields()
+	_ = organizationcontactMixinFields2
+	organizationcontactFields := schema.OrganizationContact{}.Fields()
+	_ = organizationcontactFields
+	// organizationcontactDescCreatedAt is the schema descriptor for created_at field.
+	organizationcontactDescCreatedAt := organizationcontactMixinFields1[0].Descriptor()
+	// organizationcontact.DefaultCreatedAt holds the default value on creation for the created_at field.
+	organizationcontact.DefaultCreatedAt = organizationcontactDescCreatedAt.Default.(func() time.Time)
+	// organizationcontactDescUpdatedAt is the schema descriptor for updated_at field.
+	organizationcontactDescUpdatedAt := organizationcontactMixinFields1[1].Descriptor()
+	// organizationcontact.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	organizationcontact.DefaultUpdatedAt = organizationcontactDescUpdatedAt.Default.(func() time.Time)
+	// organizationcontact.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	organizationcontact.UpdateDefaultUpdatedAt = organizationcontactDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// organizationcontactDescOrganizationID is the schema descriptor for organization_id field.
+	organizationcontactDescOrganizationID := organizationcontactMixinFields2[0].Descriptor()
+	// organizationcontact.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	organizationcontact.OrganizationIDValidator = organizationcontactDescOrganizationID.Validators[0].(func(string) error)
+	// organizationcontactDescFirstName is the schema descriptor for first_name field.
+	organizationcontactDescFirstName := organizationcontactFields[0].Descriptor()
+	// organizationcontact.FirstNameValidator is a validator for the "first_name" field. It is called by the builders before save.
+	organizationcontact.FirstNameValidator = organizationcontactDescFirstName.Validators[0].(func(string) error)
+	// organizationcontactDescLastName is the schema descriptor for last_name field.
+	organizationcontactDescLastName := organizationcontactFields[1].Descriptor()
+	// organizationcontact.LastNameValidator is a validator for the "last_name" field. It is called by the builders before save.
+	organizationcontact.LastNameValidator = organizationcontactDescLastName.Validators[0].(func(string) error)
+	// organizationcontactDescEmail is the schema descriptor for email field.
+	organizationcontactDescEmail := organizationcontactFields[2].Descriptor()
+	// organizationcontact.EmailValidator is a validator for the "email" field. It is called by the builders before save.
+	organizationcontact.EmailValidator = organizationcontactDescEmail.Validators[0].(func(string) error)
+	// organizationcontactDescTitle is the schema descriptor for title field.
+	organizationcontactDescTitle := organizationcontactFields[3].Descriptor()
+	// organizationcontact.TitleValidator is a validator for the "title" field. It is called by the builders before save.
+	organizationcontact.TitleValidator = organizationcontactDescTitle.Validators[0].(func(string) error)
+	// organizationcontactDescCompany is the schema descriptor for company field.
+	organizationcontactDescCompany := organizationcontactFields[4].Descriptor()
+	// organizationcontact.CompanyValidator is a validator for the "company" field. It is called by the builders before save.
+	organizationcontact.CompanyValidator = organizationcontactDescCompany.Validators[0].(func(string) error)
+	// organizationcontactDescBio is the schema descriptor for bio field.
+	organizationcontactDescBio := organizationcontactFields[5].Descriptor()
+	// organizationcontact.BioValidator is a validator for the "bio" field. It is called by the builders before save.
+	organizationcontact.BioValidator = organizationcontactDescBio.Validators[0].(func(string) error)
+	// organizationcontactDescLinkedinURL is the schema descriptor for linkedin_url field.
+	organizationcontactDescLinkedinURL := organizationcontactFields[6].Descriptor()
+	// organizationcontact.LinkedinURLValidator is a validator for the "linkedin_url" field. It is called by the builders before save.
+	organizationcontact.LinkedinURLValidator = organizationcontactDescLinkedinURL.Validators[0].(func(string) error)
+	// organizationcontactDescTwitterURL is the schema descriptor for twitter_url field.
+	organizationcontactDescTwitterURL := organizationcontactFields[7].Descriptor()
+	// organizationcontact.TwitterURLValidator is a validator for the "twitter_url" field. It is called by the builders before save.
+	organizationcontact.TwitterURLValidator = organizationcontactDescTwitterURL.Validators[0].(func(string) error)
+	// organizationcontactDescFacebookURL is the schema descriptor for facebook_url field.
+	organizationcontactDescFacebookURL := organizationcontactFields[8].Descriptor()
+	// organizationcontact.FacebookURLValidator is a validator for the "facebook_url" field. It is called by the builders before save.
+	organizationcontact.FacebookURLValidator = organizationcontactDescFacebookURL.Validators[0].(func(string) error)
+	// organizationcontactDescWebsiteURL is the schema descriptor for website_url field.
+	organizationcontactDescWebsiteURL := organizationcontactFields[9].Descriptor()
+	// organizationcontact.WebsiteURLValidator is a validator for the "website_url" field. It is called by the builders before save.
+	organizationcontact.WebsiteURLValidator = organizationcontactDescWebsiteURL.Validators[0].(func(string) error)
+	// organizationcontactDescHeadshotURL is the schema descriptor for headshot_url field.
+	organizationcontactDescHeadshotURL := organizationcontactFields[10].Descriptor()
+	// organizationcontact.HeadshotURLValidator is a validator for the "headshot_url" field. It is called by the builders before save.
+	organizationcontact.HeadshotURLValidator = organizationcontactDescHeadshotURL.Validators[0].(func(string) error)
+	// organizationcontactDescCustom is the schema descriptor for custom field.
+	organizationcontactDescCustom := organizationcontactFields[11].Descriptor()
+	// organizationcontact.DefaultCustom holds the default value on creation for the custom field.
+	organizationcontact.DefaultCustom = organizationcontactDescCustom.Default.(map[string]interface{})
+	// organizationcontactDescID is the schema descriptor for id field.
+	organizationcontactDescID := organizationcontactMixinFields0[0].Descriptor()
+	// organizationcontact.DefaultID holds the default value on creation for the id field.
+	organizationcontact.DefaultID = organizationcontactDescID.Default.(func() string)
+	// organizationcontact.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	organizationcontact.IDValidator = func() func(string) error {
+		validators := organizationcontactDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	organizationcontacteventMixin := schema.OrganizationContactEvent{}.Mixin()
+	organizationcontacteventMixinFields0 := organizationcontacteventMixin[0].Fields()
+	_ = organizationcontacteventMixinFields0
+	organizationcontacteventMixinFields1 := organizationcontacteventMixin[1].Fields()
+	_ = organizationcontacteventMixinFields1
+	organizationcontacteventMixinFields2 := organizationcontacteventMixin[2].Fields()
+	_ = organizationcontacteventMixinFields2
+	organizationcontacteventFields := schema.OrganizationContactEvent{}.Fields()
+	_ = organizationcontacteventFields
+	// organizationcontacteventDescCreatedAt is the schema descriptor for created_at field.
+	organizationcontacteventDescCreatedAt := organizationcontacteventMixinFields1[0].Descriptor()
+	// organizationcontactevent.DefaultCreatedAt holds the default value on creation for the created_at field.
+	organizationcontactevent.DefaultCreatedAt = organizationcontacteventDescCreatedAt.Default.(func() time.Time)
+	// organizationcontacteventDescUpdatedAt is the schema descriptor for updated_at field.
+	organizationcontacteventDescUpdatedAt := organizationcontacteventMixinFields1[1].Descriptor()
+	// organizationcontactevent.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	organizationcontactevent.DefaultUpdatedAt = organizationcontacteventDescUpdatedAt.Default.(func() time.Time)
+	// organizationcontactevent.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	organizationcontactevent.UpdateDefaultUpdatedAt = organizationcontacteventDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// organizationcontacteventDescOrganizationID is the schema descriptor for organization_id field.
+	organizationcontacteventDescOrganizationID := organizationcontacteventMixinFields2[0].Descriptor()
+	// organizationcontactevent.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	organizationcontactevent.OrganizationIDValidator = organizationcontacteventDescOrganizationID.Validators[0].(func(string) error)
+	// organizationcontacteventDescRole is the schema descriptor for role field.
+	organizationcontacteventDescRole := organizationcontacteventFields[3].Descriptor()
+	// organizationcontactevent.RoleValidator is a validator for the "role" field. It is called by the builders before save.
+	organizationcontactevent.RoleValidator = organizationcontacteventDescRole.Validators[0].(func(string) error)
+	// organizationcontacteventDescStatus is the schema descriptor for status field.
+	organizationcontacteventDescStatus := organizationcontacteventFields[4].Descriptor()
+	// organizationcontactevent.DefaultStatus holds the default value on creation for the status field.
+	organizationcontactevent.DefaultStatus = organizationcontacteventDescStatus.Default.(string)
+	// organizationcontactevent.StatusValidator is a validator for the "status" field. It is called by the builders before save.
+	organizationcontactevent.StatusValidator = organizationcontacteventDescStatus.Validators[0].(func(string) error)
+	// organizationcontacteventDescID is the schema descriptor for id field.
+	organizationcontacteventDescID := organizationcontacteventMixinFields0[0].Descriptor()
+	// organizationcontactevent.DefaultID holds the default value on creation for the id field.
+	organizationcontactevent.DefaultID = organizationcontacteventDescID.Default.(func() string)
+	// organizationcontactevent.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	organizationcontactevent.IDValidator = func() func(string) error {
+		validators := organizationcontacteventDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	organizationcontactnoteMixin := schema.OrganizationContactNote{}.Mixin()
+	organizationcontactnoteMixinFields0 := organizationcontactnoteMixin[0].Fields()
+	_ = organizationcontactnoteMixinFields0
+	organizationcontactnoteMixinFields1 := organizationcontactnoteMixin[1].Fields()
+	_ = organizationcontactnoteMixinFields1
+	organizationcontactnoteMixinFields2 := organizationcontactnoteMixin[2].Fields()
+	_ = organizationcontactnoteMixinFields2
+	organizationcontactnoteFields := schema.OrganizationContactNote{}.Fields()
+	_ = organizationcontactnoteFields
+	// organizationcontactnoteDescCreatedAt is the schema descriptor for created_at field.
+	organizationcontactnoteDescCreatedAt := organizationcontactnoteMixinFields1[0].Descriptor()
+	// organizationcontactnote.DefaultCreatedAt holds the default value on creation for the created_at field.
+	organizationcontactnote.DefaultCreatedAt = organizationcontactnoteDescCreatedAt.Default.(func() time.Time)
+	// organizationcontactnoteDescUpdatedAt is the schema descriptor for updated_at field.
+	organizationcontactnoteDescUpdatedAt := organizationcontactnoteMixinFields1[1].Descriptor()
+	// organizationcontactnote.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	organizationcontactnote.DefaultUpdatedAt = organizationcontactnoteDescUpdatedAt.Default.(func() time.Time)
+	// organizationcontactnote.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	organizationcontactnote.UpdateDefaultUpdatedAt = organizationcontactnoteDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// organizationcontactnoteDescOrganizationID is the schema descriptor for organization_id field.
+	organizationcontactnoteDescOrganizationID := organizationcontactnoteMixinFields2[0].Descriptor()
+	// organizationcontactnote.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	organizationcontactnote.OrganizationIDValidator = organizationcontactnoteDescOrganizationID.Validators[0].(func(string) error)
+	// organizationcontactnoteDescBody is the schema descriptor for body field.
+	organizationcontactnoteDescBody := organizationcontactnoteFields[1].Descriptor()
+	// organizationcontactnote.BodyValidator is a validator for the "body" field. It is called by the builders before save.
+	organizationcontactnote.BodyValidator = organizationcontactnoteDescBody.Validators[0].(func(string) error)
+	// organizationcontactnoteDescAuthorName is the schema descriptor for author_name field.
+	organizationcontactnoteDescAuthorName := organizationcontactnoteFields[4].Descriptor()
+	// organizationcontactnote.DefaultAuthorName holds the default value on creation for the author_name field.
+	organizationcontactnote.DefaultAuthorName = organizationcontactnoteDescAuthorName.Default.(string)
+	// organizationcontactnote.AuthorNameValidator is a validator for the "author_name" field. It is called by the builders before save.
+	organizationcontactnote.AuthorNameValidator = organizationcontactnoteDescAuthorName.Validators[0].(func(string) error)
+	// organizationcontactnoteDescID is the schema descriptor for id field.
+	organizationcontactnoteDescID := organizationcontactnoteMixinFields0[0].Descriptor()
+	// organizationcontactnote.DefaultID holds the default value on creation for the id field.
+	organizationcontactnote.DefaultID = organizationcontactnoteDescID.Default.(func() string)
+	// organizationcontactnote.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	organizationcontactnote.IDValidator = func() func(string) error {
+		validators := organizationcontactnoteDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	organizationcontacttagMixin := schema.OrganizationContactTag{}.Mixin()
+	organizationcontacttagMixinFields0 := organizationcontacttagMixin[0].Fields()
+	_ = organizationcontacttagMixinFields0
+	organizationcontacttagMixinFields1 := organizationcontacttagMixin[1].Fields()
+	_ = organizationcontacttagMixinFields1
+	organizationcontacttagMixinFields2 := organizationcontacttagMixin[2].Fields()
+	_ = organizationcontacttagMixinFields2
+	organizationcontacttagFields := schema.OrganizationContactTag{}.Fields()
+	_ = organizationcontacttagFields
+	// organizationcontacttagDescCreatedAt is the schema descriptor for created_at field.
+	organizationcontacttagDescCreatedAt := organizationcontacttagMixinFields1[0].Descriptor()
+	// organizationcontacttag.DefaultCreatedAt holds the default value on creation for the created_at field.
+	organizationcontacttag.DefaultCreatedAt = organizationcontacttagDescCreatedAt.Default.(func() time.Time)
+	// organizationcontacttagDescUpdatedAt is the schema descriptor for updated_at field.
+	organizationcontacttagDescUpdatedAt := organizationcontacttagMixinFields1[1].Descriptor()
+	// organizationcontacttag.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	organizationcontacttag.DefaultUpdatedAt = organizationcontacttagDescUpdatedAt.Default.(func() time.Time)
+	// organizationcontacttag.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	organizationcontacttag.UpdateDefaultUpdatedAt = organizationcontacttagDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// organizationcontacttagDescOrganizationID is the schema descriptor for organization_id field.
+	organizationcontacttagDescOrganizationID := organizationcontacttagMixinFields2[0].Descriptor()
+	// organizationcontacttag.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	organizationcontacttag.OrganizationIDValidator = organizationcontacttagDescOrganizationID.Validators[0].(func(string) error)
+	// organizationcontacttagDescID is the schema descriptor for id field.
+	organizationcontacttagDescID := organizationcontacttagMixinFields0[0].Descriptor()
+	// organizationcontacttag.DefaultID holds the default value on creation for the id field.
+	organizationcontacttag.DefaultID = organizationcontacttagDescID.Default.(func() string)
+	// organizationcontacttag.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	organizationcontacttag.IDValidator = func() func(string) error {
+		validators := organizationcontacttagDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
 	organizationinvitationMixin := schema.OrganizationInvitation{}.Mixin()
 	organizationinvitationMixinFields0 := organizationinvitationMixin[0].Fields()
 	_ = organizationinvitationMixinFields0
@@ -1098,6 +1347,147 @@ func init() {
 	// organizationmember.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	organizationmember.IDValidator = func() func(string) error {
 		validators := organizationmemberDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	organizationtagMixin := schema.OrganizationTag{}.Mixin()
+	organizationtagMixinFields0 := organizationtagMixin[0].Fields()
+	_ = organizationtagMixinFields0
+	organizationtagMixinFields1 := organizationtagMixin[1].Fields()
+	_ = organizationtagMixinFields1
+	organizationtagMixinFields2 := organizationtagMixin[2].Fields()
+	_ = organizationtagMixinFields2
+	organizationtagFields := schema.OrganizationTag{}.Fields()
+	_ = organizationtagFields
+	// organizationtagDescCreatedAt is the schema descriptor for created_at field.
+	organizationtagDescCreatedAt := organizationtagMixinFields1[0].Descriptor()
+	// organizationtag.DefaultCreatedAt holds the default value on creation for the created_at field.
+	organizationtag.DefaultCreatedAt = organizationtagDescCreatedAt.Default.(func() time.Time)
+	// organizationtagDescUpdatedAt is the schema descriptor for updated_at field.
+	organizationtagDescUpdatedAt := organizationtagMixinFields1[1].Descriptor()
+	// organizationtag.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	organizationtag.DefaultUpdatedAt = organizationtagDescUpdatedAt.Default.(func() time.Time)
+	// organizationtag.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	organizationtag.UpdateDefaultUpdatedAt = organizationtagDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// organizationtagDescOrganizationID is the schema descriptor for organization_id field.
+	organizationtagDescOrganizationID := organizationtagMixinFields2[0].Descriptor()
+	// organizationtag.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	organizationtag.OrganizationIDValidator = organizationtagDescOrganizationID.Validators[0].(func(string) error)
+	// organizationtagDescName is the schema descriptor for name field.
+	organizationtagDescName := organizationtagFields[0].Descriptor()
+	// organizationtag.NameValidator is a validator for the "name" field. It is called by the builders before save.
+	organizationtag.NameValidator = organizationtagDescName.Validators[0].(func(string) error)
+	// organizationtagDescID is the schema descriptor for id field.
+	organizationtagDescID := organizationtagMixinFields0[0].Descriptor()
+	// organizationtag.DefaultID holds the default value on creation for the id field.
+	organizationtag.DefaultID = organizationtagDescID.Default.(func() string)
+	// organizationtag.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	organizationtag.IDValidator = func() func(string) error {
+		validators := organizationtagDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	pipelinecardMixin := schema.PipelineCard{}.Mixin()
+	pipelinecardMixinFields0 := pipelinecardMixin[0].Fields()
+	_ = pipelinecardMixinFields0
+	pipelinecardMixinFields1 := pipelinecardMixin[1].Fields()
+	_ = pipelinecardMixinFields1
+	pipelinecardMixinFields2 := pipelinecardMixin[2].Fields()
+	_ = pipelinecardMixinFields2
+	pipelinecardFields := schema.PipelineCard{}.Fields()
+	_ = pipelinecardFields
+	// pipelinecardDescCreatedAt is the schema descriptor for created_at field.
+	pipelinecardDescCreatedAt := pipelinecardMixinFields1[0].Descriptor()
+	// pipelinecard.DefaultCreatedAt holds the default value on creation for the created_at field.
+	pipelinecard.DefaultCreatedAt = pipelinecardDescCreatedAt.Default.(func() time.Time)
+	// pipelinecardDescUpdatedAt is the schema descriptor for updated_at field.
+	pipelinecardDescUpdatedAt := pipelinecardMixinFields1[1].Descriptor()
+	// pipelinecard.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	pipelinecard.DefaultUpdatedAt = pipelinecardDescUpdatedAt.Default.(func() time.Time)
+	// pipelinecard.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	pipelinecard.UpdateDefaultUpdatedAt = pipelinecardDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// pipelinecardDescOrganizationID is the schema descriptor for organization_id field.
+	pipelinecardDescOrganizationID := pipelinecardMixinFields2[0].Descriptor()
+	// pipelinecard.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	pipelinecard.OrganizationIDValidator = pipelinecardDescOrganizationID.Validators[0].(func(string) error)
+	// pipelinecardDescNote is the schema descriptor for note field.
+	pipelinecardDescNote := pipelinecardFields[3].Descriptor()
+	// pipelinecard.NoteValidator is a validator for the "note" field. It is called by the builders before save.
+	pipelinecard.NoteValidator = pipelinecardDescNote.Validators[0].(func(string) error)
+	// pipelinecardDescID is the schema descriptor for id field.
+	pipelinecardDescID := pipelinecardMixinFields0[0].Descriptor()
+	// pipelinecard.DefaultID holds the default value on creation for the id field.
+	pipelinecard.DefaultID = pipelinecardDescID.Default.(func() string)
+	// pipelinecard.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	pipelinecard.IDValidator = func() func(string) error {
+		validators := pipelinecardDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	pipelinestageMixin := schema.PipelineStage{}.Mixin()
+	pipelinestageMixinFields0 := pipelinestageMixin[0].Fields()
+	_ = pipelinestageMixinFields0
+	pipelinestageMixinFields1 := pipelinestageMixin[1].Fields()
+	_ = pipelinestageMixinFields1
+	pipelinestageMixinFields2 := pipelinestageMixin[2].Fields()
+	_ = pipelinestageMixinFields2
+	pipelinestageFields := schema.PipelineStage{}.Fields()
+	_ = pipelinestageFields
+	// pipelinestageDescCreatedAt is the schema descriptor for created_at field.
+	pipelinestageDescCreatedAt := pipelinestageMixinFields1[0].Descriptor()
+	// pipelinestage.DefaultCreatedAt holds the default value on creation for the created_at field.
+	pipelinestage.DefaultCreatedAt = pipelinestageDescCreatedAt.Default.(func() time.Time)
+	// pipelinestageDescUpdatedAt is the schema descriptor for updated_at field.
+	pipelinestageDescUpdatedAt := pipelinestageMixinFields1[1].Descriptor()
+	// pipelinestage.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	pipelinestage.DefaultUpdatedAt = pipelinestageDescUpdatedAt.Default.(func() time.Time)
+	// pipelinestage.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	pipelinestage.UpdateDefaultUpdatedAt = pipelinestageDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// pipelinestageDescOrganizationID is the schema descriptor for organization_id field.
+	pipelinestageDescOrganizationID := pipelinestageMixinFields2[0].Descriptor()
+	// pipelinestage.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	pipelinestage.OrganizationIDValidator = pipelinestageDescOrganizationID.Validators[0].(func(string) error)
+	// pipelinestageDescName is the schema descriptor for name field.
+	pipelinestageDescName := pipelinestageFields[0].Descriptor()
+	// pipelinestage.NameValidator is a validator for the "name" field. It is called by the builders before save.
+	pipelinestage.NameValidator = pipelinestageDescName.Validators[0].(func(string) error)
+	// pipelinestageDescID is the schema descriptor for id field.
+	pipelinestageDescID := pipelinestageMixinFields0[0].Descriptor()
+	// pipelinestage.DefaultID holds the default value on creation for the id field.
+	pipelinestage.DefaultID = pipelinestageDescID.Default.(func() string)
+	// pipelinestage.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	pipelinestage.IDValidator = func() func(string) error {
+		validators := pipelinestageDescID.Validators
 		fns := [...]func(string) error{
 			validators[0].(func(string) error),
 			validators[1].(func(string) error),
@@ -1530,6 +1920,57 @@ func init() {
 			return nil
 		}
 	}()
+	segmentMixin := schema.Segment{}.Mixin()
+	segmentMixinFields0 := segmentMixin[0].Fields()
+	_ = segmentMixinFields0
+	segmentMixinFields1 := segmentMixin[1].Fields()
+	_ = segmentMixinFields1
+	segmentMixinFields2 := segmentMixin[2].Fields()
+	_ = segmentMixinFields2
+	segmentFields := schema.Segment{}.Fields()
+	_ = segmentFields
+	// segmentDescCreatedAt is the schema descriptor for created_at field.
+	segmentDescCreatedAt := segmentMixinFields1[0].Descriptor()
+	// segment.DefaultCreatedAt holds the default value on creation for the created_at field.
+	segment.DefaultCreatedAt = segmentDescCreatedAt.Default.(func() time.Time)
+	// segmentDescUpdatedAt is the schema descriptor for updated_at field.
+	segmentDescUpdatedAt := segmentMixinFields1[1].Descriptor()
+	// segment.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	segment.DefaultUpdatedAt = segmentDescUpdatedAt.Default.(func() time.Time)
+	// segment.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	segment.UpdateDefaultUpdatedAt = segmentDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// segmentDescOrganizationID is the schema descriptor for organization_id field.
+	segmentDescOrganizationID := segmentMixinFields2[0].Descriptor()
+	// segment.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	segment.OrganizationIDValidator = segmentDescOrganizationID.Validators[0].(func(string) error)
+	// segmentDescName is the schema descriptor for name field.
+	segmentDescName := segmentFields[0].Descriptor()
+	// segment.NameValidator is a validator for the "name" field. It is called by the builders before save.
+	segment.NameValidator = segmentDescName.Validators[0].(func(string) error)
+	// segmentDescFilter is the schema descriptor for filter field.
+	segmentDescFilter := segmentFields[1].Descriptor()
+	// segment.DefaultFilter holds the default value on creation for the filter field.
+	segment.DefaultFilter = segmentDescFilter.Default.(map[string]interface{})
+	// segmentDescID is the schema descriptor for id field.
+	segmentDescID := segmentMixinFields0[0].Descriptor()
+	// segment.DefaultID holds the default value on creation for the id field.
+	segment.DefaultID = segmentDescID.Default.(func() string)
+	// segment.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	segment.IDValidator = func() func(string) error {
+		validators := segmentDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
 	signintokenMixin := schema.SignInToken{}.Mixin()
 	signintokenMixinFields0 := signintokenMixin[0].Fields()
 	_ = signintokenMixinFields0
@@ -1568,6 +2009,63 @@ func init() {
 	// signintoken.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	signintoken.IDValidator = func() func(string) error {
 		validators := signintokenDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	stagehistoryMixin := schema.StageHistory{}.Mixin()
+	stagehistoryMixinFields0 := stagehistoryMixin[0].Fields()
+	_ = stagehistoryMixinFields0
+	stagehistoryMixinFields1 := stagehistoryMixin[1].Fields()
+	_ = stagehistoryMixinFields1
+	stagehistoryMixinFields2 := stagehistoryMixin[2].Fields()
+	_ = stagehistoryMixinFields2
+	stagehistoryFields := schema.StageHistory{}.Fields()
+	_ = stagehistoryFields
+	// stagehistoryDescCreatedAt is the schema descriptor for created_at field.
+	stagehistoryDescCreatedAt := stagehistoryMixinFields1[0].Descriptor()
+	// stagehistory.DefaultCreatedAt holds the default value on creation for the created_at field.
+	stagehistory.DefaultCreatedAt = stagehistoryDescCreatedAt.Default.(func() time.Time)
+	// stagehistoryDescUpdatedAt is the schema descriptor for updated_at field.
+	stagehistoryDescUpdatedAt := stagehistoryMixinFields1[1].Descriptor()
+	// stagehistory.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	stagehistory.DefaultUpdatedAt = stagehistoryDescUpdatedAt.Default.(func() time.Time)
+	// stagehistory.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	stagehistory.UpdateDefaultUpdatedAt = stagehistoryDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// stagehistoryDescOrganizationID is the schema descriptor for organization_id field.
+	stagehistoryDescOrganizationID := stagehistoryMixinFields2[0].Descriptor()
+	// stagehistory.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	stagehistory.OrganizationIDValidator = stagehistoryDescOrganizationID.Validators[0].(func(string) error)
+	// stagehistoryDescFromStageName is the schema descriptor for from_stage_name field.
+	stagehistoryDescFromStageName := stagehistoryFields[2].Descriptor()
+	// stagehistory.FromStageNameValidator is a validator for the "from_stage_name" field. It is called by the builders before save.
+	stagehistory.FromStageNameValidator = stagehistoryDescFromStageName.Validators[0].(func(string) error)
+	// stagehistoryDescToStageName is the schema descriptor for to_stage_name field.
+	stagehistoryDescToStageName := stagehistoryFields[4].Descriptor()
+	// stagehistory.ToStageNameValidator is a validator for the "to_stage_name" field. It is called by the builders before save.
+	stagehistory.ToStageNameValidator = stagehistoryDescToStageName.Validators[0].(func(string) error)
+	// stagehistoryDescActorName is the schema descriptor for actor_name field.
+	stagehistoryDescActorName := stagehistoryFields[7].Descriptor()
+	// stagehistory.DefaultActorName holds the default value on creation for the actor_name field.
+	stagehistory.DefaultActorName = stagehistoryDescActorName.Default.(string)
+	// stagehistory.ActorNameValidator is a validator for the "actor_name" field. It is called by the builders before save.
+	stagehistory.ActorNameValidator = stagehistoryDescActorName.Validators[0].(func(string) error)
+	// stagehistoryDescID is the schema descriptor for id field.
+	stagehistoryDescID := stagehistoryMixinFields0[0].Descriptor()
+	// stagehistory.DefaultID holds the default value on creation for the id field.
+	stagehistory.DefaultID = stagehistoryDescID.Default.(func() string)
+	// stagehistory.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	stagehistory.IDValidator = func() func(string) error {
+		validators := stagehistoryDescID.Validators
 		fns := [...]func(string) error{
 			validators[0].(func(string) error),
 			validators[1].(func(string) error),

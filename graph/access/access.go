@@ -2,11 +2,15 @@ package access
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/apikey"
@@ -23,15 +27,17 @@ const touchEvery = time.Minute
 // Authenticator turns an Authorization header into a Viewer.
 type Authenticator struct {
 	client *ent.Client
+	pool   *pgxpool.Pool
 	now    func() time.Time
 
 	mu      sync.Mutex
 	touched map[string]time.Time // key id → when this process last wrote last_used_at
 }
 
-// NewAuthenticator returns an Authenticator reading keys through client.
-func NewAuthenticator(client *ent.Client) *Authenticator {
-	return &Authenticator{client: client, now: time.Now, touched: make(map[string]time.Time)}
+// NewAuthenticator returns an Authenticator finding keys on pool and recording their use through
+// client.
+func NewAuthenticator(client *ent.Client, pool *pgxpool.Pool) *Authenticator {
+	return &Authenticator{client: client, pool: pool, now: time.Now, touched: make(map[string]time.Time)}
 }
 
 // Errors of the contract for a missing or bad key.
@@ -54,18 +60,20 @@ func (a *Authenticator) Authenticate(ctx context.Context, header string) (*viewe
 		return nil, ErrInvalidKey
 	}
 	// Which organization the caller belongs to is what the key says: the lookup spans them all.
-	lookup := viewer.System(ctx, "authenticate: find an API key by its hash, before its organization is known")
-	key, err := a.client.APIKey.Query().
-		Where(apikey.Hash(HashKey(token)), apikey.RevokedAtIsNil()).
-		Only(lookup)
-	if ent.IsNotFound(err) {
+	// It goes through the function podium_api_key, which admits every organization's keys for its
+	// own statement, so the connection need not be told "system" first and its organization again
+	// afterwards (viewer.AnyScope): one round trip instead of three.
+	var key struct{ id, org, name string }
+	err := a.pool.QueryRow(viewer.AnyScope(ctx), `SELECT id, organization_id, name FROM podium_api_key($1)`,
+		HashKey(token)).Scan(&key.id, &key.org, &key.name)
+	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, ErrInvalidKey
 	}
 	if err != nil {
 		return nil, fmt.Errorf("access: look up key: %w", err)
 	}
-	a.touch(viewer.WithOrganization(ctx, key.OrganizationID), key.ID)
-	return &viewer.Viewer{OrganizationID: key.OrganizationID, APIKeyID: key.ID, APIKeyName: key.Name}, nil
+	a.touch(viewer.WithOrganization(ctx, key.org), key.id)
+	return &viewer.Viewer{OrganizationID: key.org, APIKeyID: key.id, APIKeyName: key.name}, nil
 }
 
 // touch records that the key was used, at most once per touchEvery, and never fails the request.

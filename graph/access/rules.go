@@ -131,4 +131,27 @@ var Rules = map[string]Rule{
 	// every message sent; sending mails the event's speakers. Admins only, as in the original.
 	"Query.communications":  Admins,
 	"Mutation.sendCampaign": Admins,
+	// The organization's contact book (docs/crm.md): people, notes and who wrote them, for
+	// admins only, members included out.
+	"Query.contacts":             Admins,
+	"Query.contact":              Admins,
+	"Mutation.createContact":     Admins,
+	"Mutation.updateContact":     Admins,
+	"Mutation.importContacts":    Admins,
+	"Mutation.addContactTag":     Admins,
+	"Mutation.removeContactTag":  Admins,
+	"Mutation.addContactNote":    Admins,
+	"Mutation.addContactToEvent": Admins,
+	"Mutation.mergeContacts":     Admins,
+	// The pipeline and segments (docs/crm-pipeline.md): the organization's contact book, which
+	// members do not see, like the webhooks.
+	"Query.pipeline":                 Admins,
+	"Query.segments":                 Admins,
+	"Query.segment":                  Admins,
+	"Mutation.savePipelineStage":     Admins,
+	"Mutation.reorderPipelineStages": Admins,
+	"Mutation.deletePipelineStage":   Admins,
+	"Mutation.addPipelineCard":       Admins,
+	"Mutation.movePipelineCard":      Admins,
+	"Mutation.saveSegment":           Admins,
 }

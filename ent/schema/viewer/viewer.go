@@ -122,6 +122,22 @@ func System(ctx context.Context, reason string) context.Context {
 	return context.WithValue(ctx, systemKey{}, reason)
 }
 
+type anyScopeKey struct{}
+
+// AnyScope returns ctx marked as work whose statements read no tenant table directly, only
+// through a database function that sets its own scope (the API key lookup). A connection taken
+// for it keeps whatever organization it was last told, which saves the two round trips of
+// telling it "system" and then the organization again.
+func AnyScope(ctx context.Context) context.Context {
+	return context.WithValue(ctx, anyScopeKey{}, true)
+}
+
+// IsAnyScope reports whether ctx is marked by AnyScope.
+func IsAnyScope(ctx context.Context) bool {
+	b, _ := ctx.Value(anyScopeKey{}).(bool)
+	return b
+}
+
 // IsSystem reports whether ctx is marked as system work.
 func IsSystem(ctx context.Context) bool {
 	return SystemReason(ctx) != ""

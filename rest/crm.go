@@ -1,0 +1,86 @@
+package rest
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/podium/podium/graph"
+)
+
+// The organization's contact book (docs/crm.md), at the original API's paths under /contacts.
+
+func (a *API) listContacts(ctx context.Context, q *request) (any, error) {
+	var search *string
+	if v, ok := q.URL.Query()["q"]; ok && len(v) > 0 {
+		search = &v[0]
+	}
+	body, err := a.res.ContactDirectoryJSON(ctx, search)
+	if err != nil {
+		return nil, err
+	}
+	return &response{status: http.StatusOK, body: append(body, '\n')}, nil
+}
+
+func (a *API) createContact(ctx context.Context, q *request) (any, error) {
+	in, err := bind[graph.ContactInput](q)
+	if err != nil {
+		return nil, err
+	}
+	return a.res.Mutation().CreateContact(ctx, in)
+}
+
+func (a *API) getContact(ctx context.Context, q *request) (any, error) {
+	return a.res.Query().Contact(ctx, q.param("contactId"))
+}
+
+func (a *API) updateContact(ctx context.Context, q *request) (any, error) {
+	in, err := bind[graph.ContactInput](q)
+	if err != nil {
+		return nil, err
+	}
+	return a.res.Mutation().UpdateContact(ctx, q.param("contactId"), in)
+}
+
+func (a *API) importContacts(ctx context.Context, q *request) (any, error) {
+	in, err := bind[graph.ImportContactsInput](q)
+	if err != nil {
+		return nil, err
+	}
+	return a.res.Mutation().ImportContacts(ctx, in)
+}
+
+func (a *API) addContactTag(ctx context.Context, q *request) (any, error) {
+	in, err := bind[graph.AddContactTagInput](q)
+	if err != nil {
+		return nil, err
+	}
+	return a.res.Mutation().AddContactTag(ctx, q.param("contactId"), in)
+}
+
+func (a *API) removeContactTag(ctx context.Context, q *request) (any, error) {
+	return a.res.Mutation().RemoveContactTag(ctx, q.param("contactId"), q.param("tagId"))
+}
+
+func (a *API) addContactNote(ctx context.Context, q *request) (any, error) {
+	in, err := bind[graph.AddContactNoteInput](q)
+	if err != nil {
+		return nil, err
+	}
+	return a.res.Mutation().AddContactNote(ctx, q.param("contactId"), in)
+}
+
+func (a *API) addContactToEvent(ctx context.Context, q *request) (any, error) {
+	in, err := bind[graph.AddContactToEventInput](q)
+	if err != nil {
+		return nil, err
+	}
+	return a.res.Mutation().AddContactToEvent(ctx, q.param("contactId"), in)
+}
+
+func (a *API) mergeContacts(ctx context.Context, q *request) (any, error) {
+	in, err := bind[graph.MergeContactsInput](q)
+	if err != nil {
+		return nil, err
+	}
+	return a.res.Mutation().MergeContacts(ctx, in)
+}

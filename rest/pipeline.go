@@ -1,0 +1,60 @@
+package rest
+
+import (
+	"context"
+
+	"github.com/podium/podium/graph"
+)
+
+// The pipeline: the organization's stages and cards (docs/crm-pipeline.md), on the original
+// API's paths.
+
+func (a *API) getPipeline(ctx context.Context, _ *request) (any, error) {
+	return a.res.Query().Pipeline(ctx)
+}
+
+func (a *API) savePipelineStage(ctx context.Context, q *request) (any, error) {
+	in, err := bind[graph.SavePipelineStageInput](q)
+	if err != nil {
+		return nil, err
+	}
+	return a.res.Mutation().SavePipelineStage(ctx, in)
+}
+
+// Reordered answers a reorder of the pipeline's stages.
+type Reordered struct {
+	// OK is always true.
+	OK bool `json:"ok"`
+}
+
+func (a *API) reorderPipelineStages(ctx context.Context, q *request) (any, error) {
+	in, err := bind[graph.ReorderPipelineStagesInput](q)
+	if err != nil {
+		return nil, err
+	}
+	ok, err := a.res.Mutation().ReorderPipelineStages(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return Reordered{OK: ok}, nil
+}
+
+func (a *API) deletePipelineStage(ctx context.Context, q *request) (any, error) {
+	return a.res.Mutation().DeletePipelineStage(ctx, q.param("stageId"))
+}
+
+func (a *API) addPipelineCard(ctx context.Context, q *request) (any, error) {
+	in, err := bind[graph.AddPipelineCardInput](q)
+	if err != nil {
+		return nil, err
+	}
+	return a.res.Mutation().AddPipelineCard(ctx, in)
+}
+
+func (a *API) movePipelineCard(ctx context.Context, q *request) (any, error) {
+	in, err := bind[graph.MovePipelineCardInput](q)
+	if err != nil {
+		return nil, err
+	}
+	return a.res.Mutation().MovePipelineCard(ctx, q.param("cardId"), in)
+}
