@@ -248,6 +248,7 @@ func (b *testBundle) fixture() fixture {
 		},
 	}
 	b.pipelineFixture(f) // pipeline_test.go
+	f.bodies["sendCampaign"]["audience"].(map[string]any)["segmentId"] = f.ids["segmentId"] // campaigns_test.go
 	return f
 }
 
