@@ -21,6 +21,8 @@ import (
 	"github.com/podium/podium/ent/browsersession"
 	"github.com/podium/podium/ent/contact"
 	"github.com/podium/podium/ent/deliverableassignment"
+	"github.com/podium/podium/ent/emailcampaign"
+	"github.com/podium/podium/ent/emailcampaignrecipient"
 	"github.com/podium/podium/ent/emaillog"
 	"github.com/podium/podium/ent/embed"
 	"github.com/podium/podium/ent/event"
@@ -82,6 +84,10 @@ type Client struct {
 	Contact *ContactClient
 	// DeliverableAssignment is the client for interacting with the DeliverableAssignment builders.
 	DeliverableAssignment *DeliverableAssignmentClient
+	// EmailCampaign is the client for interacting with the EmailCampaign builders.
+	EmailCampaign *EmailCampaignClient
+	// EmailCampaignRecipient is the client for interacting with the EmailCampaignRecipient builders.
+	EmailCampaignRecipient *EmailCampaignRecipientClient
 	// EmailLog is the client for interacting with the EmailLog builders.
 	EmailLog *EmailLogClient
 	// Embed is the client for interacting with the Embed builders.
@@ -179,6 +185,8 @@ func (c *Client) init() {
 	c.BrowserSession = NewBrowserSessionClient(c.config)
 	c.Contact = NewContactClient(c.config)
 	c.DeliverableAssignment = NewDeliverableAssignmentClient(c.config)
+	c.EmailCampaign = NewEmailCampaignClient(c.config)
+	c.EmailCampaignRecipient = NewEmailCampaignRecipientClient(c.config)
 	c.EmailLog = NewEmailLogClient(c.config)
 	c.Embed = NewEmbedClient(c.config)
 	c.Event = NewEventClient(c.config)
@@ -317,6 +325,8 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		BrowserSession:           NewBrowserSessionClient(cfg),
 		Contact:                  NewContactClient(cfg),
 		DeliverableAssignment:    NewDeliverableAssignmentClient(cfg),
+		EmailCampaign:            NewEmailCampaignClient(cfg),
+		EmailCampaignRecipient:   NewEmailCampaignRecipientClient(cfg),
 		EmailLog:                 NewEmailLogClient(cfg),
 		Embed:                    NewEmbedClient(cfg),
 		Event:                    NewEventClient(cfg),
@@ -382,6 +392,8 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		BrowserSession:           NewBrowserSessionClient(cfg),
 		Contact:                  NewContactClient(cfg),
 		DeliverableAssignment:    NewDeliverableAssignmentClient(cfg),
+		EmailCampaign:            NewEmailCampaignClient(cfg),
+		EmailCampaignRecipient:   NewEmailCampaignRecipientClient(cfg),
 		EmailLog:                 NewEmailLogClient(cfg),
 		Embed:                    NewEmbedClient(cfg),
 		Event:                    NewEventClient(cfg),
@@ -452,16 +464,17 @@ func (c *Client) Close() error {
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.AIReviewResult, c.APIKey, c.AgendaDraft, c.BrowserSession, c.Contact,
-		c.DeliverableAssignment, c.EmailLog, c.Embed, c.Event, c.EventMember,
-		c.FileRequirement, c.Form, c.Format, c.IdempotencyRecord, c.Level,
-		c.Organization, c.OrganizationContact, c.OrganizationContactEvent,
-		c.OrganizationContactNote, c.OrganizationContactTag, c.OrganizationInvitation,
-		c.OrganizationMember, c.OrganizationTag, c.PipelineCard, c.PipelineStage,
-		c.Resource, c.ReviewAnswer, c.ReviewAssignment, c.ReviewCriterion,
-		c.ReviewRound, c.ReviewRoundMember, c.Room, c.Segment, c.SignInToken,
-		c.StageHistory, c.Submission, c.SubmissionParticipant, c.Tag, c.TaskAssignment,
-		c.TaskTemplate, c.TimelineEntry, c.Track, c.User, c.WebhookDelivery,
-		c.WebhookEndpoint, c.WebhookMessage,
+		c.DeliverableAssignment, c.EmailCampaign, c.EmailCampaignRecipient, c.EmailLog,
+		c.Embed, c.Event, c.EventMember, c.FileRequirement, c.Form, c.Format,
+		c.IdempotencyRecord, c.Level, c.Organization, c.OrganizationContact,
+		c.OrganizationContactEvent, c.OrganizationContactNote,
+		c.OrganizationContactTag, c.OrganizationInvitation, c.OrganizationMember,
+		c.OrganizationTag, c.PipelineCard, c.PipelineStage, c.Resource, c.ReviewAnswer,
+		c.ReviewAssignment, c.ReviewCriterion, c.ReviewRound, c.ReviewRoundMember,
+		c.Room, c.Segment, c.SignInToken, c.StageHistory, c.Submission,
+		c.SubmissionParticipant, c.Tag, c.TaskAssignment, c.TaskTemplate,
+		c.TimelineEntry, c.Track, c.User, c.WebhookDelivery, c.WebhookEndpoint,
+		c.WebhookMessage,
 	} {
 		n.Use(hooks...)
 	}
@@ -472,16 +485,17 @@ func (c *Client) Use(hooks ...Hook) {
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.AIReviewResult, c.APIKey, c.AgendaDraft, c.BrowserSession, c.Contact,
-		c.DeliverableAssignment, c.EmailLog, c.Embed, c.Event, c.EventMember,
-		c.FileRequirement, c.Form, c.Format, c.IdempotencyRecord, c.Level,
-		c.Organization, c.OrganizationContact, c.OrganizationContactEvent,
-		c.OrganizationContactNote, c.OrganizationContactTag, c.OrganizationInvitation,
-		c.OrganizationMember, c.OrganizationTag, c.PipelineCard, c.PipelineStage,
-		c.Resource, c.ReviewAnswer, c.ReviewAssignment, c.ReviewCriterion,
-		c.ReviewRound, c.ReviewRoundMember, c.Room, c.Segment, c.SignInToken,
-		c.StageHistory, c.Submission, c.SubmissionParticipant, c.Tag, c.TaskAssignment,
-		c.TaskTemplate, c.TimelineEntry, c.Track, c.User, c.WebhookDelivery,
-		c.WebhookEndpoint, c.WebhookMessage,
+		c.DeliverableAssignment, c.EmailCampaign, c.EmailCampaignRecipient, c.EmailLog,
+		c.Embed, c.Event, c.EventMember, c.FileRequirement, c.Form, c.Format,
+		c.IdempotencyRecord, c.Level, c.Organization, c.OrganizationContact,
+		c.OrganizationContactEvent, c.OrganizationContactNote,
+		c.OrganizationContactTag, c.OrganizationInvitation, c.OrganizationMember,
+		c.OrganizationTag, c.PipelineCard, c.PipelineStage, c.Resource, c.ReviewAnswer,
+		c.ReviewAssignment, c.ReviewCriterion, c.ReviewRound, c.ReviewRoundMember,
+		c.Room, c.Segment, c.SignInToken, c.StageHistory, c.Submission,
+		c.SubmissionParticipant, c.Tag, c.TaskAssignment, c.TaskTemplate,
+		c.TimelineEntry, c.Track, c.User, c.WebhookDelivery, c.WebhookEndpoint,
+		c.WebhookMessage,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -502,6 +516,10 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Contact.mutate(ctx, m)
 	case *DeliverableAssignmentMutation:
 		return c.DeliverableAssignment.mutate(ctx, m)
+	case *EmailCampaignMutation:
+		return c.EmailCampaign.mutate(ctx, m)
+	case *EmailCampaignRecipientMutation:
+		return c.EmailCampaignRecipient.mutate(ctx, m)
 	case *EmailLogMutation:
 		return c.EmailLog.mutate(ctx, m)
 	case *EmbedMutation:
@@ -1638,6 +1656,352 @@ func (c *DeliverableAssignmentClient) mutate(ctx context.Context, m *Deliverable
 		return (&DeliverableAssignmentDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown DeliverableAssignment mutation op: %q", m.Op())
+	}
+}
+
+// EmailCampaignClient is a client for the EmailCampaign schema.
+type EmailCampaignClient struct {
+	config
+}
+
+// NewEmailCampaignClient returns a client for the EmailCampaign from the given config.
+func NewEmailCampaignClient(c config) *EmailCampaignClient {
+	return &EmailCampaignClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `emailcampaign.Hooks(f(g(h())))`.
+func (c *EmailCampaignClient) Use(hooks ...Hook) {
+	c.hooks.EmailCampaign = append(c.hooks.EmailCampaign, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `emailcampaign.Intercept(f(g(h())))`.
+func (c *EmailCampaignClient) Intercept(interceptors ...Interceptor) {
+	c.inters.EmailCampaign = append(c.inters.EmailCampaign, interceptors...)
+}
+
+// Create returns a builder for creating a EmailCampaign entity.
+func (c *EmailCampaignClient) Create() *EmailCampaignCreate {
+	mutation := newEmailCampaignMutation(c.config, OpCreate)
+	return &EmailCampaignCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of EmailCampaign entities.
+func (c *EmailCampaignClient) CreateBulk(builders ...*EmailCampaignCreate) *EmailCampaignCreateBulk {
+	return &EmailCampaignCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *EmailCampaignClient) MapCreateBulk(slice any, setFunc func(*EmailCampaignCreate, int)) *EmailCampaignCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &EmailCampaignCreateBulk{err: fmt.Errorf("calling to EmailCampaignClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*EmailCampaignCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &EmailCampaignCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for EmailCampaign.
+func (c *EmailCampaignClient) Update() *EmailCampaignUpdate {
+	mutation := newEmailCampaignMutation(c.config, OpUpdate)
+	return &EmailCampaignUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *EmailCampaignClient) UpdateOne(_m *EmailCampaign) *EmailCampaignUpdateOne {
+	mutation := newEmailCampaignMutation(c.config, OpUpdateOne, withEmailCampaign(_m))
+	return &EmailCampaignUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *EmailCampaignClient) UpdateOneID(id string) *EmailCampaignUpdateOne {
+	mutation := newEmailCampaignMutation(c.config, OpUpdateOne, withEmailCampaignID(id))
+	return &EmailCampaignUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for EmailCampaign.
+func (c *EmailCampaignClient) Delete() *EmailCampaignDelete {
+	mutation := newEmailCampaignMutation(c.config, OpDelete)
+	return &EmailCampaignDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *EmailCampaignClient) DeleteOne(_m *EmailCampaign) *EmailCampaignDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *EmailCampaignClient) DeleteOneID(id string) *EmailCampaignDeleteOne {
+	builder := c.Delete().Where(emailcampaign.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &EmailCampaignDeleteOne{builder}
+}
+
+// Query returns a query builder for EmailCampaign.
+func (c *EmailCampaignClient) Query() *EmailCampaignQuery {
+	return &EmailCampaignQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeEmailCampaign},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a EmailCampaign entity by its id.
+func (c *EmailCampaignClient) Get(ctx context.Context, id string) (*EmailCampaign, error) {
+	return c.Query().Where(emailcampaign.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *EmailCampaignClient) GetX(ctx context.Context, id string) *EmailCampaign {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryEvent queries the event edge of a EmailCampaign.
+func (c *EmailCampaignClient) QueryEvent(_m *EmailCampaign) *EventQuery {
+	query := (&EventClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(emailcampaign.Table, emailcampaign.FieldID, id),
+			sqlgraph.To(event.Table, event.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, emailcampaign.EventTable, emailcampaign.EventColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryRecipients queries the recipients edge of a EmailCampaign.
+func (c *EmailCampaignClient) QueryRecipients(_m *EmailCampaign) *EmailCampaignRecipientQuery {
+	query := (&EmailCampaignRecipientClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(emailcampaign.Table, emailcampaign.FieldID, id),
+			sqlgraph.To(emailcampaignrecipient.Table, emailcampaignrecipient.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, emailcampaign.RecipientsTable, emailcampaign.RecipientsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *EmailCampaignClient) Hooks() []Hook {
+	return c.hooks.EmailCampaign
+}
+
+// Interceptors returns the client interceptors.
+func (c *EmailCampaignClient) Interceptors() []Interceptor {
+	return c.inters.EmailCampaign
+}
+
+func (c *EmailCampaignClient) mutate(ctx context.Context, m *EmailCampaignMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&EmailCampaignCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&EmailCampaignUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&EmailCampaignUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&EmailCampaignDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown EmailCampaign mutation op: %q", m.Op())
+	}
+}
+
+// EmailCampaignRecipientClient is a client for the EmailCampaignRecipient schema.
+type EmailCampaignRecipientClient struct {
+	config
+}
+
+// NewEmailCampaignRecipientClient returns a client for the EmailCampaignRecipient from the given config.
+func NewEmailCampaignRecipientClient(c config) *EmailCampaignRecipientClient {
+	return &EmailCampaignRecipientClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `emailcampaignrecipient.Hooks(f(g(h())))`.
+func (c *EmailCampaignRecipientClient) Use(hooks ...Hook) {
+	c.hooks.EmailCampaignRecipient = append(c.hooks.EmailCampaignRecipient, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `emailcampaignrecipient.Intercept(f(g(h())))`.
+func (c *EmailCampaignRecipientClient) Intercept(interceptors ...Interceptor) {
+	c.inters.EmailCampaignRecipient = append(c.inters.EmailCampaignRecipient, interceptors...)
+}
+
+// Create returns a builder for creating a EmailCampaignRecipient entity.
+func (c *EmailCampaignRecipientClient) Create() *EmailCampaignRecipientCreate {
+	mutation := newEmailCampaignRecipientMutation(c.config, OpCreate)
+	return &EmailCampaignRecipientCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of EmailCampaignRecipient entities.
+func (c *EmailCampaignRecipientClient) CreateBulk(builders ...*EmailCampaignRecipientCreate) *EmailCampaignRecipientCreateBulk {
+	return &EmailCampaignRecipientCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *EmailCampaignRecipientClient) MapCreateBulk(slice any, setFunc func(*EmailCampaignRecipientCreate, int)) *EmailCampaignRecipientCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &EmailCampaignRecipientCreateBulk{err: fmt.Errorf("calling to EmailCampaignRecipientClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*EmailCampaignRecipientCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &EmailCampaignRecipientCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for EmailCampaignRecipient.
+func (c *EmailCampaignRecipientClient) Update() *EmailCampaignRecipientUpdate {
+	mutation := newEmailCampaignRecipientMutation(c.config, OpUpdate)
+	return &EmailCampaignRecipientUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *EmailCampaignRecipientClient) UpdateOne(_m *EmailCampaignRecipient) *EmailCampaignRecipientUpdateOne {
+	mutation := newEmailCampaignRecipientMutation(c.config, OpUpdateOne, withEmailCampaignRecipient(_m))
+	return &EmailCampaignRecipientUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *EmailCampaignRecipientClient) UpdateOneID(id string) *EmailCampaignRecipientUpdateOne {
+	mutation := newEmailCampaignRecipientMutation(c.config, OpUpdateOne, withEmailCampaignRecipientID(id))
+	return &EmailCampaignRecipientUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for EmailCampaignRecipient.
+func (c *EmailCampaignRecipientClient) Delete() *EmailCampaignRecipientDelete {
+	mutation := newEmailCampaignRecipientMutation(c.config, OpDelete)
+	return &EmailCampaignRecipientDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *EmailCampaignRecipientClient) DeleteOne(_m *EmailCampaignRecipient) *EmailCampaignRecipientDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *EmailCampaignRecipientClient) DeleteOneID(id string) *EmailCampaignRecipientDeleteOne {
+	builder := c.Delete().Where(emailcampaignrecipient.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &EmailCampaignRecipientDeleteOne{builder}
+}
+
+// Query returns a query builder for EmailCampaignRecipient.
+func (c *EmailCampaignRecipientClient) Query() *EmailCampaignRecipientQuery {
+	return &EmailCampaignRecipientQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeEmailCampaignRecipient},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a EmailCampaignRecipient entity by its id.
+func (c *EmailCampaignRecipientClient) Get(ctx context.Context, id string) (*EmailCampaignRecipient, error) {
+	return c.Query().Where(emailcampaignrecipient.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *EmailCampaignRecipientClient) GetX(ctx context.Context, id string) *EmailCampaignRecipient {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryCampaign queries the campaign edge of a EmailCampaignRecipient.
+func (c *EmailCampaignRecipientClient) QueryCampaign(_m *EmailCampaignRecipient) *EmailCampaignQuery {
+	query := (&EmailCampaignClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(emailcampaignrecipient.Table, emailcampaignrecipient.FieldID, id),
+			sqlgraph.To(emailcampaign.Table, emailcampaign.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, emailcampaignrecipient.CampaignTable, emailcampaignrecipient.CampaignColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryContact queries the contact edge of a EmailCampaignRecipient.
+func (c *EmailCampaignRecipientClient) QueryContact(_m *EmailCampaignRecipient) *ContactQuery {
+	query := (&ContactClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(emailcampaignrecipient.Table, emailcampaignrecipient.FieldID, id),
+			sqlgraph.To(contact.Table, contact.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, emailcampaignrecipient.ContactTable, emailcampaignrecipient.ContactColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryEmail queries the email edge of a EmailCampaignRecipient.
+func (c *EmailCampaignRecipientClient) QueryEmail(_m *EmailCampaignRecipient) *EmailLogQuery {
+	query := (&EmailLogClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(emailcampaignrecipient.Table, emailcampaignrecipient.FieldID, id),
+			sqlgraph.To(emaillog.Table, emaillog.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, emailcampaignrecipient.EmailTable, emailcampaignrecipient.EmailColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *EmailCampaignRecipientClient) Hooks() []Hook {
+	return c.hooks.EmailCampaignRecipient
+}
+
+// Interceptors returns the client interceptors.
+func (c *EmailCampaignRecipientClient) Interceptors() []Interceptor {
+	return c.inters.EmailCampaignRecipient
+}
+
+func (c *EmailCampaignRecipientClient) mutate(ctx context.Context, m *EmailCampaignRecipientMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&EmailCampaignRecipientCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&EmailCampaignRecipientUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&EmailCampaignRecipientUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&EmailCampaignRecipientDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown EmailCampaignRecipient mutation op: %q", m.Op())
 	}
 }
 
@@ -8758,27 +9122,27 @@ func (c *WebhookMessageClient) mutate(ctx context.Context, m *WebhookMessageMuta
 type (
 	hooks struct {
 		AIReviewResult, APIKey, AgendaDraft, BrowserSession, Contact,
-		DeliverableAssignment, EmailLog, Embed, Event, EventMember, FileRequirement,
-		Form, Format, IdempotencyRecord, Level, Organization, OrganizationContact,
-		OrganizationContactEvent, OrganizationContactNote, OrganizationContactTag,
-		OrganizationInvitation, OrganizationMember, OrganizationTag, PipelineCard,
-		PipelineStage, Resource, ReviewAnswer, ReviewAssignment, ReviewCriterion,
-		ReviewRound, ReviewRoundMember, Room, Segment, SignInToken, StageHistory,
-		Submission, SubmissionParticipant, Tag, TaskAssignment, TaskTemplate,
-		TimelineEntry, Track, User, WebhookDelivery, WebhookEndpoint,
-		WebhookMessage []ent.Hook
+		DeliverableAssignment, EmailCampaign, EmailCampaignRecipient, EmailLog, Embed,
+		Event, EventMember, FileRequirement, Form, Format, IdempotencyRecord, Level,
+		Organization, OrganizationContact, OrganizationContactEvent,
+		OrganizationContactNote, OrganizationContactTag, OrganizationInvitation,
+		OrganizationMember, OrganizationTag, PipelineCard, PipelineStage, Resource,
+		ReviewAnswer, ReviewAssignment, ReviewCriterion, ReviewRound,
+		ReviewRoundMember, Room, Segment, SignInToken, StageHistory, Submission,
+		SubmissionParticipant, Tag, TaskAssignment, TaskTemplate, TimelineEntry, Track,
+		User, WebhookDelivery, WebhookEndpoint, WebhookMessage []ent.Hook
 	}
 	inters struct {
 		AIReviewResult, APIKey, AgendaDraft, BrowserSession, Contact,
-		DeliverableAssignment, EmailLog, Embed, Event, EventMember, FileRequirement,
-		Form, Format, IdempotencyRecord, Level, Organization, OrganizationContact,
-		OrganizationContactEvent, OrganizationContactNote, OrganizationContactTag,
-		OrganizationInvitation, OrganizationMember, OrganizationTag, PipelineCard,
-		PipelineStage, Resource, ReviewAnswer, ReviewAssignment, ReviewCriterion,
-		ReviewRound, ReviewRoundMember, Room, Segment, SignInToken, StageHistory,
-		Submission, SubmissionParticipant, Tag, TaskAssignment, TaskTemplate,
-		TimelineEntry, Track, User, WebhookDelivery, WebhookEndpoint,
-		WebhookMessage []ent.Interceptor
+		DeliverableAssignment, EmailCampaign, EmailCampaignRecipient, EmailLog, Embed,
+		Event, EventMember, FileRequirement, Form, Format, IdempotencyRecord, Level,
+		Organization, OrganizationContact, OrganizationContactEvent,
+		OrganizationContactNote, OrganizationContactTag, OrganizationInvitation,
+		OrganizationMember, OrganizationTag, PipelineCard, PipelineStage, Resource,
+		ReviewAnswer, ReviewAssignment, ReviewCriterion, ReviewRound,
+		ReviewRoundMember, Room, Segment, SignInToken, StageHistory, Submission,
+		SubmissionParticipant, Tag, TaskAssignment, TaskTemplate, TimelineEntry, Track,
+		User, WebhookDelivery, WebhookEndpoint, WebhookMessage []ent.Interceptor
 	}
 )
 

@@ -18,6 +18,8 @@ import (
 	"github.com/podium/podium/ent/browsersession"
 	"github.com/podium/podium/ent/contact"
 	"github.com/podium/podium/ent/deliverableassignment"
+	"github.com/podium/podium/ent/emailcampaign"
+	"github.com/podium/podium/ent/emailcampaignrecipient"
 	"github.com/podium/podium/ent/emaillog"
 	"github.com/podium/podium/ent/embed"
 	"github.com/podium/podium/ent/event"
@@ -124,6 +126,8 @@ func checkColumn(t, c string) error {
 			browsersession.Table:           browsersession.ValidColumn,
 			contact.Table:                  contact.ValidColumn,
 			deliverableassignment.Table:    deliverableassignment.ValidColumn,
+			emailcampaign.Table:            emailcampaign.ValidColumn,
+			emailcampaignrecipient.Table:   emailcampaignrecipient.ValidColumn,
 			emaillog.Table:                 emaillog.ValidColumn,
 			embed.Table:                    embed.ValidColumn,
 			event.Table:                    event.ValidColumn,

@@ -17,6 +17,8 @@ import (
 	"github.com/podium/podium/ent/browsersession"
 	"github.com/podium/podium/ent/contact"
 	"github.com/podium/podium/ent/deliverableassignment"
+	"github.com/podium/podium/ent/emailcampaign"
+	"github.com/podium/podium/ent/emailcampaignrecipient"
 	"github.com/podium/podium/ent/emaillog"
 	"github.com/podium/podium/ent/embed"
 	"github.com/podium/podium/ent/event"
@@ -77,6 +79,8 @@ const (
 	TypeBrowserSession           = "BrowserSession"
 	TypeContact                  = "Contact"
 	TypeDeliverableAssignment    = "DeliverableAssignment"
+	TypeEmailCampaign            = "EmailCampaign"
+	TypeEmailCampaignRecipient   = "EmailCampaignRecipient"
 	TypeEmailLog                 = "EmailLog"
 	TypeEmbed                    = "Embed"
 	TypeEvent                    = "Event"
@@ -8104,6 +8108,2131 @@ func (m *DeliverableAssignmentMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown DeliverableAssignment edge %s", name)
+}
+
+// EmailCampaignMutation represents an operation that mutates the EmailCampaign nodes in the graph.
+type EmailCampaignMutation struct {
+	config
+	op                    Op
+	typ                   string
+	id                    *string
+	created_at            *time.Time
+	updated_at            *time.Time
+	organization_id       *string
+	template_id           *string
+	subject_snapshot      *string
+	body_snapshot         *string
+	recipient_filter      *map[string]interface{}
+	created_by_user_id    *string
+	created_by_api_key_id *string
+	recipient_count       *int
+	addrecipient_count    *int
+	clearedFields         map[string]struct{}
+	event                 *string
+	clearedevent          bool
+	recipients            map[string]struct{}
+	removedrecipients     map[string]struct{}
+	clearedrecipients     bool
+	done                  bool
+	oldValue              func(context.Context) (*EmailCampaign, error)
+	predicates            []predicate.EmailCampaign
+}
+
+var _ ent.Mutation = (*EmailCampaignMutation)(nil)
+
+// emailcampaignOption allows management of the mutation configuration using functional options.
+type emailcampaignOption func(*EmailCampaignMutation)
+
+// newEmailCampaignMutation creates new mutation for the EmailCampaign entity.
+func newEmailCampaignMutation(c config, op Op, opts ...emailcampaignOption) *EmailCampaignMutation {
+	m := &EmailCampaignMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeEmailCampaign,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withEmailCampaignID sets the ID field of the mutation.
+func withEmailCampaignID(id string) emailcampaignOption {
+	return func(m *EmailCampaignMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *EmailCampaign
+		)
+		m.oldValue = func(ctx context.Context) (*EmailCampaign, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().EmailCampaign.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withEmailCampaign sets the old EmailCampaign of the mutation.
+func withEmailCampaign(node *EmailCampaign) emailcampaignOption {
+	return func(m *EmailCampaignMutation) {
+		m.oldValue = func(context.Context) (*EmailCampaign, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m EmailCampaignMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m EmailCampaignMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of EmailCampaign entities.
+func (m *EmailCampaignMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *EmailCampaignMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *EmailCampaignMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().EmailCampaign.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *EmailCampaignMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *EmailCampaignMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the EmailCampaign entity.
+// If the EmailCampaign object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailCampaignMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *EmailCampaignMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *EmailCampaignMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *EmailCampaignMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the EmailCampaign entity.
+// If the EmailCampaign object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailCampaignMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *EmailCampaignMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetOrganizationID sets the "organization_id" field.
+func (m *EmailCampaignMutation) SetOrganizationID(s string) {
+	m.organization_id = &s
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *EmailCampaignMutation) OrganizationID() (r string, exists bool) {
+	v := m.organization_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the EmailCampaign entity.
+// If the EmailCampaign object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailCampaignMutation) OldOrganizationID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *EmailCampaignMutation) ResetOrganizationID() {
+	m.organization_id = nil
+}
+
+// SetEventID sets the "event_id" field.
+func (m *EmailCampaignMutation) SetEventID(s string) {
+	m.event = &s
+}
+
+// EventID returns the value of the "event_id" field in the mutation.
+func (m *EmailCampaignMutation) EventID() (r string, exists bool) {
+	v := m.event
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEventID returns the old "event_id" field's value of the EmailCampaign entity.
+// If the EmailCampaign object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailCampaignMutation) OldEventID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEventID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEventID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEventID: %w", err)
+	}
+	return oldValue.EventID, nil
+}
+
+// ResetEventID resets all changes to the "event_id" field.
+func (m *EmailCampaignMutation) ResetEventID() {
+	m.event = nil
+}
+
+// SetTemplateID sets the "template_id" field.
+func (m *EmailCampaignMutation) SetTemplateID(s string) {
+	m.template_id = &s
+}
+
+// TemplateID returns the value of the "template_id" field in the mutation.
+func (m *EmailCampaignMutation) TemplateID() (r string, exists bool) {
+	v := m.template_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTemplateID returns the old "template_id" field's value of the EmailCampaign entity.
+// If the EmailCampaign object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailCampaignMutation) OldTemplateID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTemplateID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTemplateID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTemplateID: %w", err)
+	}
+	return oldValue.TemplateID, nil
+}
+
+// ClearTemplateID clears the value of the "template_id" field.
+func (m *EmailCampaignMutation) ClearTemplateID() {
+	m.template_id = nil
+	m.clearedFields[emailcampaign.FieldTemplateID] = struct{}{}
+}
+
+// TemplateIDCleared returns if the "template_id" field was cleared in this mutation.
+func (m *EmailCampaignMutation) TemplateIDCleared() bool {
+	_, ok := m.clearedFields[emailcampaign.FieldTemplateID]
+	return ok
+}
+
+// ResetTemplateID resets all changes to the "template_id" field.
+func (m *EmailCampaignMutation) ResetTemplateID() {
+	m.template_id = nil
+	delete(m.clearedFields, emailcampaign.FieldTemplateID)
+}
+
+// SetSubjectSnapshot sets the "subject_snapshot" field.
+func (m *EmailCampaignMutation) SetSubjectSnapshot(s string) {
+	m.subject_snapshot = &s
+}
+
+// SubjectSnapshot returns the value of the "subject_snapshot" field in the mutation.
+func (m *EmailCampaignMutation) SubjectSnapshot() (r string, exists bool) {
+	v := m.subject_snapshot
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSubjectSnapshot returns the old "subject_snapshot" field's value of the EmailCampaign entity.
+// If the EmailCampaign object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailCampaignMutation) OldSubjectSnapshot(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSubjectSnapshot is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSubjectSnapshot requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSubjectSnapshot: %w", err)
+	}
+	return oldValue.SubjectSnapshot, nil
+}
+
+// ResetSubjectSnapshot resets all changes to the "subject_snapshot" field.
+func (m *EmailCampaignMutation) ResetSubjectSnapshot() {
+	m.subject_snapshot = nil
+}
+
+// SetBodySnapshot sets the "body_snapshot" field.
+func (m *EmailCampaignMutation) SetBodySnapshot(s string) {
+	m.body_snapshot = &s
+}
+
+// BodySnapshot returns the value of the "body_snapshot" field in the mutation.
+func (m *EmailCampaignMutation) BodySnapshot() (r string, exists bool) {
+	v := m.body_snapshot
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBodySnapshot returns the old "body_snapshot" field's value of the EmailCampaign entity.
+// If the EmailCampaign object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailCampaignMutation) OldBodySnapshot(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBodySnapshot is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBodySnapshot requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBodySnapshot: %w", err)
+	}
+	return oldValue.BodySnapshot, nil
+}
+
+// ResetBodySnapshot resets all changes to the "body_snapshot" field.
+func (m *EmailCampaignMutation) ResetBodySnapshot() {
+	m.body_snapshot = nil
+}
+
+// SetRecipientFilter sets the "recipient_filter" field.
+func (m *EmailCampaignMutation) SetRecipientFilter(value map[string]interface{}) {
+	m.recipient_filter = &value
+}
+
+// RecipientFilter returns the value of the "recipient_filter" field in the mutation.
+func (m *EmailCampaignMutation) RecipientFilter() (r map[string]interface{}, exists bool) {
+	v := m.recipient_filter
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRecipientFilter returns the old "recipient_filter" field's value of the EmailCampaign entity.
+// If the EmailCampaign object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailCampaignMutation) OldRecipientFilter(ctx context.Context) (v map[string]interface{}, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRecipientFilter is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRecipientFilter requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRecipientFilter: %w", err)
+	}
+	return oldValue.RecipientFilter, nil
+}
+
+// ResetRecipientFilter resets all changes to the "recipient_filter" field.
+func (m *EmailCampaignMutation) ResetRecipientFilter() {
+	m.recipient_filter = nil
+}
+
+// SetCreatedByUserID sets the "created_by_user_id" field.
+func (m *EmailCampaignMutation) SetCreatedByUserID(s string) {
+	m.created_by_user_id = &s
+}
+
+// CreatedByUserID returns the value of the "created_by_user_id" field in the mutation.
+func (m *EmailCampaignMutation) CreatedByUserID() (r string, exists bool) {
+	v := m.created_by_user_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedByUserID returns the old "created_by_user_id" field's value of the EmailCampaign entity.
+// If the EmailCampaign object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailCampaignMutation) OldCreatedByUserID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedByUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedByUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedByUserID: %w", err)
+	}
+	return oldValue.CreatedByUserID, nil
+}
+
+// ClearCreatedByUserID clears the value of the "created_by_user_id" field.
+func (m *EmailCampaignMutation) ClearCreatedByUserID() {
+	m.created_by_user_id = nil
+	m.clearedFields[emailcampaign.FieldCreatedByUserID] = struct{}{}
+}
+
+// CreatedByUserIDCleared returns if the "created_by_user_id" field was cleared in this mutation.
+func (m *EmailCampaignMutation) CreatedByUserIDCleared() bool {
+	_, ok := m.clearedFields[emailcampaign.FieldCreatedByUserID]
+	return ok
+}
+
+// ResetCreatedByUserID resets all changes to the "created_by_user_id" field.
+func (m *EmailCampaignMutation) ResetCreatedByUserID() {
+	m.created_by_user_id = nil
+	delete(m.clearedFields, emailcampaign.FieldCreatedByUserID)
+}
+
+// SetCreatedByAPIKeyID sets the "created_by_api_key_id" field.
+func (m *EmailCampaignMutation) SetCreatedByAPIKeyID(s string) {
+	m.created_by_api_key_id = &s
+}
+
+// CreatedByAPIKeyID returns the value of the "created_by_api_key_id" field in the mutation.
+func (m *EmailCampaignMutation) CreatedByAPIKeyID() (r string, exists bool) {
+	v := m.created_by_api_key_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedByAPIKeyID returns the old "created_by_api_key_id" field's value of the EmailCampaign entity.
+// If the EmailCampaign object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailCampaignMutation) OldCreatedByAPIKeyID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedByAPIKeyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedByAPIKeyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedByAPIKeyID: %w", err)
+	}
+	return oldValue.CreatedByAPIKeyID, nil
+}
+
+// ClearCreatedByAPIKeyID clears the value of the "created_by_api_key_id" field.
+func (m *EmailCampaignMutation) ClearCreatedByAPIKeyID() {
+	m.created_by_api_key_id = nil
+	m.clearedFields[emailcampaign.FieldCreatedByAPIKeyID] = struct{}{}
+}
+
+// CreatedByAPIKeyIDCleared returns if the "created_by_api_key_id" field was cleared in this mutation.
+func (m *EmailCampaignMutation) CreatedByAPIKeyIDCleared() bool {
+	_, ok := m.clearedFields[emailcampaign.FieldCreatedByAPIKeyID]
+	return ok
+}
+
+// ResetCreatedByAPIKeyID resets all changes to the "created_by_api_key_id" field.
+func (m *EmailCampaignMutation) ResetCreatedByAPIKeyID() {
+	m.created_by_api_key_id = nil
+	delete(m.clearedFields, emailcampaign.FieldCreatedByAPIKeyID)
+}
+
+// SetRecipientCount sets the "recipient_count" field.
+func (m *EmailCampaignMutation) SetRecipientCount(i int) {
+	m.recipient_count = &i
+	m.addrecipient_count = nil
+}
+
+// RecipientCount returns the value of the "recipient_count" field in the mutation.
+func (m *EmailCampaignMutation) RecipientCount() (r int, exists bool) {
+	v := m.recipient_count
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRecipientCount returns the old "recipient_count" field's value of the EmailCampaign entity.
+// If the EmailCampaign object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailCampaignMutation) OldRecipientCount(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRecipientCount is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRecipientCount requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRecipientCount: %w", err)
+	}
+	return oldValue.RecipientCount, nil
+}
+
+// AddRecipientCount adds i to the "recipient_count" field.
+func (m *EmailCampaignMutation) AddRecipientCount(i int) {
+	if m.addrecipient_count != nil {
+		*m.addrecipient_count += i
+	} else {
+		m.addrecipient_count = &i
+	}
+}
+
+// AddedRecipientCount returns the value that was added to the "recipient_count" field in this mutation.
+func (m *EmailCampaignMutation) AddedRecipientCount() (r int, exists bool) {
+	v := m.addrecipient_count
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetRecipientCount resets all changes to the "recipient_count" field.
+func (m *EmailCampaignMutation) ResetRecipientCount() {
+	m.recipient_count = nil
+	m.addrecipient_count = nil
+}
+
+// ClearEvent clears the "event" edge to the Event entity.
+func (m *EmailCampaignMutation) ClearEvent() {
+	m.clearedevent = true
+	m.clearedFields[emailcampaign.FieldEventID] = struct{}{}
+}
+
+// EventCleared reports if the "event" edge to the Event entity was cleared.
+func (m *EmailCampaignMutation) EventCleared() bool {
+	return m.clearedevent
+}
+
+// EventIDs returns the "event" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// EventID instead. It exists only for internal usage by the builders.
+func (m *EmailCampaignMutation) EventIDs() (ids []string) {
+	if id := m.event; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetEvent resets all changes to the "event" edge.
+func (m *EmailCampaignMutation) ResetEvent() {
+	m.event = nil
+	m.clearedevent = false
+}
+
+// AddRecipientIDs adds the "recipients" edge to the EmailCampaignRecipient entity by ids.
+func (m *EmailCampaignMutation) AddRecipientIDs(ids ...string) {
+	if m.recipients == nil {
+		m.recipients = make(map[string]struct{})
+	}
+	for i := range ids {
+		m.recipients[ids[i]] = struct{}{}
+	}
+}
+
+// ClearRecipients clears the "recipients" edge to the EmailCampaignRecipient entity.
+func (m *EmailCampaignMutation) ClearRecipients() {
+	m.clearedrecipients = true
+}
+
+// RecipientsCleared reports if the "recipients" edge to the EmailCampaignRecipient entity was cleared.
+func (m *EmailCampaignMutation) RecipientsCleared() bool {
+	return m.clearedrecipients
+}
+
+// RemoveRecipientIDs removes the "recipients" edge to the EmailCampaignRecipient entity by IDs.
+func (m *EmailCampaignMutation) RemoveRecipientIDs(ids ...string) {
+	if m.removedrecipients == nil {
+		m.removedrecipients = make(map[string]struct{})
+	}
+	for i := range ids {
+		delete(m.recipients, ids[i])
+		m.removedrecipients[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedRecipients returns the removed IDs of the "recipients" edge to the EmailCampaignRecipient entity.
+func (m *EmailCampaignMutation) RemovedRecipientsIDs() (ids []string) {
+	for id := range m.removedrecipients {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// RecipientsIDs returns the "recipients" edge IDs in the mutation.
+func (m *EmailCampaignMutation) RecipientsIDs() (ids []string) {
+	for id := range m.recipients {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetRecipients resets all changes to the "recipients" edge.
+func (m *EmailCampaignMutation) ResetRecipients() {
+	m.recipients = nil
+	m.clearedrecipients = false
+	m.removedrecipients = nil
+}
+
+// Where appends a list predicates to the EmailCampaignMutation builder.
+func (m *EmailCampaignMutation) Where(ps ...predicate.EmailCampaign) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the EmailCampaignMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *EmailCampaignMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.EmailCampaign, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *EmailCampaignMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *EmailCampaignMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (EmailCampaign).
+func (m *EmailCampaignMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *EmailCampaignMutation) Fields() []string {
+	fields := make([]string, 0, 11)
+	if m.created_at != nil {
+		fields = append(fields, emailcampaign.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, emailcampaign.FieldUpdatedAt)
+	}
+	if m.organization_id != nil {
+		fields = append(fields, emailcampaign.FieldOrganizationID)
+	}
+	if m.event != nil {
+		fields = append(fields, emailcampaign.FieldEventID)
+	}
+	if m.template_id != nil {
+		fields = append(fields, emailcampaign.FieldTemplateID)
+	}
+	if m.subject_snapshot != nil {
+		fields = append(fields, emailcampaign.FieldSubjectSnapshot)
+	}
+	if m.body_snapshot != nil {
+		fields = append(fields, emailcampaign.FieldBodySnapshot)
+	}
+	if m.recipient_filter != nil {
+		fields = append(fields, emailcampaign.FieldRecipientFilter)
+	}
+	if m.created_by_user_id != nil {
+		fields = append(fields, emailcampaign.FieldCreatedByUserID)
+	}
+	if m.created_by_api_key_id != nil {
+		fields = append(fields, emailcampaign.FieldCreatedByAPIKeyID)
+	}
+	if m.recipient_count != nil {
+		fields = append(fields, emailcampaign.FieldRecipientCount)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *EmailCampaignMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case emailcampaign.FieldCreatedAt:
+		return m.CreatedAt()
+	case emailcampaign.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case emailcampaign.FieldOrganizationID:
+		return m.OrganizationID()
+	case emailcampaign.FieldEventID:
+		return m.EventID()
+	case emailcampaign.FieldTemplateID:
+		return m.TemplateID()
+	case emailcampaign.FieldSubjectSnapshot:
+		return m.SubjectSnapshot()
+	case emailcampaign.FieldBodySnapshot:
+		return m.BodySnapshot()
+	case emailcampaign.FieldRecipientFilter:
+		return m.RecipientFilter()
+	case emailcampaign.FieldCreatedByUserID:
+		return m.CreatedByUserID()
+	case emailcampaign.FieldCreatedByAPIKeyID:
+		return m.CreatedByAPIKeyID()
+	case emailcampaign.FieldRecipientCount:
+		return m.RecipientCount()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *EmailCampaignMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case emailcampaign.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case emailcampaign.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case emailcampaign.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
+	case emailcampaign.FieldEventID:
+		return m.OldEventID(ctx)
+	case emailcampaign.FieldTemplateID:
+		return m.OldTemplateID(ctx)
+	case emailcampaign.FieldSubjectSnapshot:
+		return m.OldSubjectSnapshot(ctx)
+	case emailcampaign.FieldBodySnapshot:
+		return m.OldBodySnapshot(ctx)
+	case emailcampaign.FieldRecipientFilter:
+		return m.OldRecipientFilter(ctx)
+	case emailcampaign.FieldCreatedByUserID:
+		return m.OldCreatedByUserID(ctx)
+	case emailcampaign.FieldCreatedByAPIKeyID:
+		return m.OldCreatedByAPIKeyID(ctx)
+	case emailcampaign.FieldRecipientCount:
+		return m.OldRecipientCount(ctx)
+	}
+	return nil, fmt.Errorf("unknown EmailCampaign field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *EmailCampaignMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case emailcampaign.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case emailcampaign.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case emailcampaign.FieldOrganizationID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
+		return nil
+	case emailcampaign.FieldEventID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEventID(v)
+		return nil
+	case emailcampaign.FieldTemplateID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTemplateID(v)
+		return nil
+	case emailcampaign.FieldSubjectSnapshot:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSubjectSnapshot(v)
+		return nil
+	case emailcampaign.FieldBodySnapshot:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBodySnapshot(v)
+		return nil
+	case emailcampaign.FieldRecipientFilter:
+		v, ok := value.(map[string]interface{})
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRecipientFilter(v)
+		return nil
+	case emailcampaign.FieldCreatedByUserID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedByUserID(v)
+		return nil
+	case emailcampaign.FieldCreatedByAPIKeyID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedByAPIKeyID(v)
+		return nil
+	case emailcampaign.FieldRecipientCount:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRecipientCount(v)
+		return nil
+	}
+	return fmt.Errorf("unknown EmailCampaign field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *EmailCampaignMutation) AddedFields() []string {
+	var fields []string
+	if m.addrecipient_count != nil {
+		fields = append(fields, emailcampaign.FieldRecipientCount)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *EmailCampaignMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case emailcampaign.FieldRecipientCount:
+		return m.AddedRecipientCount()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *EmailCampaignMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case emailcampaign.FieldRecipientCount:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddRecipientCount(v)
+		return nil
+	}
+	return fmt.Errorf("unknown EmailCampaign numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *EmailCampaignMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(emailcampaign.FieldTemplateID) {
+		fields = append(fields, emailcampaign.FieldTemplateID)
+	}
+	if m.FieldCleared(emailcampaign.FieldCreatedByUserID) {
+		fields = append(fields, emailcampaign.FieldCreatedByUserID)
+	}
+	if m.FieldCleared(emailcampaign.FieldCreatedByAPIKeyID) {
+		fields = append(fields, emailcampaign.FieldCreatedByAPIKeyID)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *EmailCampaignMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *EmailCampaignMutation) ClearField(name string) error {
+	switch name {
+	case emailcampaign.FieldTemplateID:
+		m.ClearTemplateID()
+		return nil
+	case emailcampaign.FieldCreatedByUserID:
+		m.ClearCreatedByUserID()
+		return nil
+	case emailcampaign.FieldCreatedByAPIKeyID:
+		m.ClearCreatedByAPIKeyID()
+		return nil
+	}
+	return fmt.Errorf("unknown EmailCampaign nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *EmailCampaignMutation) ResetField(name string) error {
+	switch name {
+	case emailcampaign.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case emailcampaign.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case emailcampaign.FieldOrganizationID:
+		m.ResetOrganizationID()
+		return nil
+	case emailcampaign.FieldEventID:
+		m.ResetEventID()
+		return nil
+	case emailcampaign.FieldTemplateID:
+		m.ResetTemplateID()
+		return nil
+	case emailcampaign.FieldSubjectSnapshot:
+		m.ResetSubjectSnapshot()
+		return nil
+	case emailcampaign.FieldBodySnapshot:
+		m.ResetBodySnapshot()
+		return nil
+	case emailcampaign.FieldRecipientFilter:
+		m.ResetRecipientFilter()
+		return nil
+	case emailcampaign.FieldCreatedByUserID:
+		m.ResetCreatedByUserID()
+		return nil
+	case emailcampaign.FieldCreatedByAPIKeyID:
+		m.ResetCreatedByAPIKeyID()
+		return nil
+	case emailcampaign.FieldRecipientCount:
+		m.ResetRecipientCount()
+		return nil
+	}
+	return fmt.Errorf("unknown EmailCampaign field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *EmailCampaignMutation) AddedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.event != nil {
+		edges = append(edges, emailcampaign.EdgeEvent)
+	}
+	if m.recipients != nil {
+		edges = append(edges, emailcampaign.EdgeRecipients)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *EmailCampaignMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case emailcampaign.EdgeEvent:
+		if id := m.event; id != nil {
+			return []ent.Value{*id}
+		}
+	case emailcampaign.EdgeRecipients:
+		ids := make([]ent.Value, 0, len(m.recipients))
+		for id := range m.recipients {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *EmailCampaignMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.removedrecipients != nil {
+		edges = append(edges, emailcampaign.EdgeRecipients)
+	}
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *EmailCampaignMutation) RemovedIDs(name string) []ent.Value {
+	switch name {
+	case emailcampaign.EdgeRecipients:
+		ids := make([]ent.Value, 0, len(m.removedrecipients))
+		for id := range m.removedrecipients {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *EmailCampaignMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.clearedevent {
+		edges = append(edges, emailcampaign.EdgeEvent)
+	}
+	if m.clearedrecipients {
+		edges = append(edges, emailcampaign.EdgeRecipients)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *EmailCampaignMutation) EdgeCleared(name string) bool {
+	switch name {
+	case emailcampaign.EdgeEvent:
+		return m.clearedevent
+	case emailcampaign.EdgeRecipients:
+		return m.clearedrecipients
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *EmailCampaignMutation) ClearEdge(name string) error {
+	switch name {
+	case emailcampaign.EdgeEvent:
+		m.ClearEvent()
+		return nil
+	}
+	return fmt.Errorf("unknown EmailCampaign unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *EmailCampaignMutation) ResetEdge(name string) error {
+	switch name {
+	case emailcampaign.EdgeEvent:
+		m.ResetEvent()
+		return nil
+	case emailcampaign.EdgeRecipients:
+		m.ResetRecipients()
+		return nil
+	}
+	return fmt.Errorf("unknown EmailCampaign edge %s", name)
+}
+
+// EmailCampaignRecipientMutation represents an operation that mutates the EmailCampaignRecipient nodes in the graph.
+type EmailCampaignRecipientMutation struct {
+	config
+	op               Op
+	typ              string
+	id               *string
+	created_at       *time.Time
+	updated_at       *time.Time
+	organization_id  *string
+	recipient_name   *string
+	recipient_email  *string
+	resolved_subject *string
+	resolved_body    *string
+	clearedFields    map[string]struct{}
+	campaign         *string
+	clearedcampaign  bool
+	contact          *string
+	clearedcontact   bool
+	email            *string
+	clearedemail     bool
+	done             bool
+	oldValue         func(context.Context) (*EmailCampaignRecipient, error)
+	predicates       []predicate.EmailCampaignRecipient
+}
+
+var _ ent.Mutation = (*EmailCampaignRecipientMutation)(nil)
+
+// emailcampaignrecipientOption allows management of the mutation configuration using functional options.
+type emailcampaignrecipientOption func(*EmailCampaignRecipientMutation)
+
+// newEmailCampaignRecipientMutation creates new mutation for the EmailCampaignRecipient entity.
+func newEmailCampaignRecipientMutation(c config, op Op, opts ...emailcampaignrecipientOption) *EmailCampaignRecipientMutation {
+	m := &EmailCampaignRecipientMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeEmailCampaignRecipient,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withEmailCampaignRecipientID sets the ID field of the mutation.
+func withEmailCampaignRecipientID(id string) emailcampaignrecipientOption {
+	return func(m *EmailCampaignRecipientMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *EmailCampaignRecipient
+		)
+		m.oldValue = func(ctx context.Context) (*EmailCampaignRecipient, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().EmailCampaignRecipient.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withEmailCampaignRecipient sets the old EmailCampaignRecipient of the mutation.
+func withEmailCampaignRecipient(node *EmailCampaignRecipient) emailcampaignrecipientOption {
+	return func(m *EmailCampaignRecipientMutation) {
+		m.oldValue = func(context.Context) (*EmailCampaignRecipient, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m EmailCampaignRecipientMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m EmailCampaignRecipientMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of EmailCampaignRecipient entities.
+func (m *EmailCampaignRecipientMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *EmailCampaignRecipientMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *EmailCampaignRecipientMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().EmailCampaignRecipient.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *EmailCampaignRecipientMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *EmailCampaignRecipientMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the EmailCampaignRecipient entity.
+// If the EmailCampaignRecipient object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailCampaignRecipientMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *EmailCampaignRecipientMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *EmailCampaignRecipientMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *EmailCampaignRecipientMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the EmailCampaignRecipient entity.
+// If the EmailCampaignRecipient object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailCampaignRecipientMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *EmailCampaignRecipientMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetOrganizationID sets the "organization_id" field.
+func (m *EmailCampaignRecipientMutation) SetOrganizationID(s string) {
+	m.organization_id = &s
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *EmailCampaignRecipientMutation) OrganizationID() (r string, exists bool) {
+	v := m.organization_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the EmailCampaignRecipient entity.
+// If the EmailCampaignRecipient object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailCampaignRecipientMutation) OldOrganizationID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *EmailCampaignRecipientMutation) ResetOrganizationID() {
+	m.organization_id = nil
+}
+
+// SetCampaignID sets the "campaign_id" field.
+func (m *EmailCampaignRecipientMutation) SetCampaignID(s string) {
+	m.campaign = &s
+}
+
+// CampaignID returns the value of the "campaign_id" field in the mutation.
+func (m *EmailCampaignRecipientMutation) CampaignID() (r string, exists bool) {
+	v := m.campaign
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCampaignID returns the old "campaign_id" field's value of the EmailCampaignRecipient entity.
+// If the EmailCampaignRecipient object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailCampaignRecipientMutation) OldCampaignID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCampaignID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCampaignID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCampaignID: %w", err)
+	}
+	return oldValue.CampaignID, nil
+}
+
+// ResetCampaignID resets all changes to the "campaign_id" field.
+func (m *EmailCampaignRecipientMutation) ResetCampaignID() {
+	m.campaign = nil
+}
+
+// SetContactID sets the "contact_id" field.
+func (m *EmailCampaignRecipientMutation) SetContactID(s string) {
+	m.contact = &s
+}
+
+// ContactID returns the value of the "contact_id" field in the mutation.
+func (m *EmailCampaignRecipientMutation) ContactID() (r string, exists bool) {
+	v := m.contact
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContactID returns the old "contact_id" field's value of the EmailCampaignRecipient entity.
+// If the EmailCampaignRecipient object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailCampaignRecipientMutation) OldContactID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContactID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContactID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContactID: %w", err)
+	}
+	return oldValue.ContactID, nil
+}
+
+// ClearContactID clears the value of the "contact_id" field.
+func (m *EmailCampaignRecipientMutation) ClearContactID() {
+	m.contact = nil
+	m.clearedFields[emailcampaignrecipient.FieldContactID] = struct{}{}
+}
+
+// ContactIDCleared returns if the "contact_id" field was cleared in this mutation.
+func (m *EmailCampaignRecipientMutation) ContactIDCleared() bool {
+	_, ok := m.clearedFields[emailcampaignrecipient.FieldContactID]
+	return ok
+}
+
+// ResetContactID resets all changes to the "contact_id" field.
+func (m *EmailCampaignRecipientMutation) ResetContactID() {
+	m.contact = nil
+	delete(m.clearedFields, emailcampaignrecipient.FieldContactID)
+}
+
+// SetRecipientName sets the "recipient_name" field.
+func (m *EmailCampaignRecipientMutation) SetRecipientName(s string) {
+	m.recipient_name = &s
+}
+
+// RecipientName returns the value of the "recipient_name" field in the mutation.
+func (m *EmailCampaignRecipientMutation) RecipientName() (r string, exists bool) {
+	v := m.recipient_name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRecipientName returns the old "recipient_name" field's value of the EmailCampaignRecipient entity.
+// If the EmailCampaignRecipient object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailCampaignRecipientMutation) OldRecipientName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRecipientName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRecipientName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRecipientName: %w", err)
+	}
+	return oldValue.RecipientName, nil
+}
+
+// ResetRecipientName resets all changes to the "recipient_name" field.
+func (m *EmailCampaignRecipientMutation) ResetRecipientName() {
+	m.recipient_name = nil
+}
+
+// SetRecipientEmail sets the "recipient_email" field.
+func (m *EmailCampaignRecipientMutation) SetRecipientEmail(s string) {
+	m.recipient_email = &s
+}
+
+// RecipientEmail returns the value of the "recipient_email" field in the mutation.
+func (m *EmailCampaignRecipientMutation) RecipientEmail() (r string, exists bool) {
+	v := m.recipient_email
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRecipientEmail returns the old "recipient_email" field's value of the EmailCampaignRecipient entity.
+// If the EmailCampaignRecipient object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailCampaignRecipientMutation) OldRecipientEmail(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRecipientEmail is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRecipientEmail requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRecipientEmail: %w", err)
+	}
+	return oldValue.RecipientEmail, nil
+}
+
+// ResetRecipientEmail resets all changes to the "recipient_email" field.
+func (m *EmailCampaignRecipientMutation) ResetRecipientEmail() {
+	m.recipient_email = nil
+}
+
+// SetResolvedSubject sets the "resolved_subject" field.
+func (m *EmailCampaignRecipientMutation) SetResolvedSubject(s string) {
+	m.resolved_subject = &s
+}
+
+// ResolvedSubject returns the value of the "resolved_subject" field in the mutation.
+func (m *EmailCampaignRecipientMutation) ResolvedSubject() (r string, exists bool) {
+	v := m.resolved_subject
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldResolvedSubject returns the old "resolved_subject" field's value of the EmailCampaignRecipient entity.
+// If the EmailCampaignRecipient object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailCampaignRecipientMutation) OldResolvedSubject(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldResolvedSubject is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldResolvedSubject requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldResolvedSubject: %w", err)
+	}
+	return oldValue.ResolvedSubject, nil
+}
+
+// ResetResolvedSubject resets all changes to the "resolved_subject" field.
+func (m *EmailCampaignRecipientMutation) ResetResolvedSubject() {
+	m.resolved_subject = nil
+}
+
+// SetResolvedBody sets the "resolved_body" field.
+func (m *EmailCampaignRecipientMutation) SetResolvedBody(s string) {
+	m.resolved_body = &s
+}
+
+// ResolvedBody returns the value of the "resolved_body" field in the mutation.
+func (m *EmailCampaignRecipientMutation) ResolvedBody() (r string, exists bool) {
+	v := m.resolved_body
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldResolvedBody returns the old "resolved_body" field's value of the EmailCampaignRecipient entity.
+// If the EmailCampaignRecipient object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailCampaignRecipientMutation) OldResolvedBody(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldResolvedBody is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldResolvedBody requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldResolvedBody: %w", err)
+	}
+	return oldValue.ResolvedBody, nil
+}
+
+// ResetResolvedBody resets all changes to the "resolved_body" field.
+func (m *EmailCampaignRecipientMutation) ResetResolvedBody() {
+	m.resolved_body = nil
+}
+
+// SetEmailLogID sets the "email_log_id" field.
+func (m *EmailCampaignRecipientMutation) SetEmailLogID(s string) {
+	m.email = &s
+}
+
+// EmailLogID returns the value of the "email_log_id" field in the mutation.
+func (m *EmailCampaignRecipientMutation) EmailLogID() (r string, exists bool) {
+	v := m.email
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEmailLogID returns the old "email_log_id" field's value of the EmailCampaignRecipient entity.
+// If the EmailCampaignRecipient object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailCampaignRecipientMutation) OldEmailLogID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEmailLogID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEmailLogID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEmailLogID: %w", err)
+	}
+	return oldValue.EmailLogID, nil
+}
+
+// ClearEmailLogID clears the value of the "email_log_id" field.
+func (m *EmailCampaignRecipientMutation) ClearEmailLogID() {
+	m.email = nil
+	m.clearedFields[emailcampaignrecipient.FieldEmailLogID] = struct{}{}
+}
+
+// EmailLogIDCleared returns if the "email_log_id" field was cleared in this mutation.
+func (m *EmailCampaignRecipientMutation) EmailLogIDCleared() bool {
+	_, ok := m.clearedFields[emailcampaignrecipient.FieldEmailLogID]
+	return ok
+}
+
+// ResetEmailLogID resets all changes to the "email_log_id" field.
+func (m *EmailCampaignRecipientMutation) ResetEmailLogID() {
+	m.email = nil
+	delete(m.clearedFields, emailcampaignrecipient.FieldEmailLogID)
+}
+
+// ClearCampaign clears the "campaign" edge to the EmailCampaign entity.
+func (m *EmailCampaignRecipientMutation) ClearCampaign() {
+	m.clearedcampaign = true
+	m.clearedFields[emailcampaignrecipient.FieldCampaignID] = struct{}{}
+}
+
+// CampaignCleared reports if the "campaign" edge to the EmailCampaign entity was cleared.
+func (m *EmailCampaignRecipientMutation) CampaignCleared() bool {
+	return m.clearedcampaign
+}
+
+// CampaignIDs returns the "campaign" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// CampaignID instead. It exists only for internal usage by the builders.
+func (m *EmailCampaignRecipientMutation) CampaignIDs() (ids []string) {
+	if id := m.campaign; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetCampaign resets all changes to the "campaign" edge.
+func (m *EmailCampaignRecipientMutation) ResetCampaign() {
+	m.campaign = nil
+	m.clearedcampaign = false
+}
+
+// ClearContact clears the "contact" edge to the Contact entity.
+func (m *EmailCampaignRecipientMutation) ClearContact() {
+	m.clearedcontact = true
+	m.clearedFields[emailcampaignrecipient.FieldContactID] = struct{}{}
+}
+
+// ContactCleared reports if the "contact" edge to the Contact entity was cleared.
+func (m *EmailCampaignRecipientMutation) ContactCleared() bool {
+	return m.ContactIDCleared() || m.clearedcontact
+}
+
+// ContactIDs returns the "contact" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// ContactID instead. It exists only for internal usage by the builders.
+func (m *EmailCampaignRecipientMutation) ContactIDs() (ids []string) {
+	if id := m.contact; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetContact resets all changes to the "contact" edge.
+func (m *EmailCampaignRecipientMutation) ResetContact() {
+	m.contact = nil
+	m.clearedcontact = false
+}
+
+// SetEmailID sets the "email" edge to the EmailLog entity by id.
+func (m *EmailCampaignRecipientMutation) SetEmailID(id string) {
+	m.email = &id
+}
+
+// ClearEmail clears the "email" edge to the EmailLog entity.
+func (m *EmailCampaignRecipientMutation) ClearEmail() {
+	m.clearedemail = true
+	m.clearedFields[emailcampaignrecipient.FieldEmailLogID] = struct{}{}
+}
+
+// EmailCleared reports if the "email" edge to the EmailLog entity was cleared.
+func (m *EmailCampaignRecipientMutation) EmailCleared() bool {
+	return m.EmailLogIDCleared() || m.clearedemail
+}
+
+// EmailID returns the "email" edge ID in the mutation.
+func (m *EmailCampaignRecipientMutation) EmailID() (id string, exists bool) {
+	if m.email != nil {
+		return *m.email, true
+	}
+	return
+}
+
+// EmailIDs returns the "email" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// EmailID instead. It exists only for internal usage by the builders.
+func (m *EmailCampaignRecipientMutation) EmailIDs() (ids []string) {
+	if id := m.email; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetEmail resets all changes to the "email" edge.
+func (m *EmailCampaignRecipientMutation) ResetEmail() {
+	m.email = nil
+	m.clearedemail = false
+}
+
+// Where appends a list predicates to the EmailCampaignRecipientMutation builder.
+func (m *EmailCampaignRecipientMutation) Where(ps ...predicate.EmailCampaignRecipient) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the EmailCampaignRecipientMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *EmailCampaignRecipientMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.EmailCampaignRecipient, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *EmailCampaignRecipientMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *EmailCampaignRecipientMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (EmailCampaignRecipient).
+func (m *EmailCampaignRecipientMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *EmailCampaignRecipientMutation) Fields() []string {
+	fields := make([]string, 0, 10)
+	if m.created_at != nil {
+		fields = append(fields, emailcampaignrecipient.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, emailcampaignrecipient.FieldUpdatedAt)
+	}
+	if m.organization_id != nil {
+		fields = append(fields, emailcampaignrecipient.FieldOrganizationID)
+	}
+	if m.campaign != nil {
+		fields = append(fields, emailcampaignrecipient.FieldCampaignID)
+	}
+	if m.contact != nil {
+		fields = append(fields, emailcampaignrecipient.FieldContactID)
+	}
+	if m.recipient_name != nil {
+		fields = append(fields, emailcampaignrecipient.FieldRecipientName)
+	}
+	if m.recipient_email != nil {
+		fields = append(fields, emailcampaignrecipient.FieldRecipientEmail)
+	}
+	if m.resolved_subject != nil {
+		fields = append(fields, emailcampaignrecipient.FieldResolvedSubject)
+	}
+	if m.resolved_body != nil {
+		fields = append(fields, emailcampaignrecipient.FieldResolvedBody)
+	}
+	if m.email != nil {
+		fields = append(fields, emailcampaignrecipient.FieldEmailLogID)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *EmailCampaignRecipientMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case emailcampaignrecipient.FieldCreatedAt:
+		return m.CreatedAt()
+	case emailcampaignrecipient.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case emailcampaignrecipient.FieldOrganizationID:
+		return m.OrganizationID()
+	case emailcampaignrecipient.FieldCampaignID:
+		return m.CampaignID()
+	case emailcampaignrecipient.FieldContactID:
+		return m.ContactID()
+	case emailcampaignrecipient.FieldRecipientName:
+		return m.RecipientName()
+	case emailcampaignrecipient.FieldRecipientEmail:
+		return m.RecipientEmail()
+	case emailcampaignrecipient.FieldResolvedSubject:
+		return m.ResolvedSubject()
+	case emailcampaignrecipient.FieldResolvedBody:
+		return m.ResolvedBody()
+	case emailcampaignrecipient.FieldEmailLogID:
+		return m.EmailLogID()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *EmailCampaignRecipientMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case emailcampaignrecipient.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case emailcampaignrecipient.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case emailcampaignrecipient.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
+	case emailcampaignrecipient.FieldCampaignID:
+		return m.OldCampaignID(ctx)
+	case emailcampaignrecipient.FieldContactID:
+		return m.OldContactID(ctx)
+	case emailcampaignrecipient.FieldRecipientName:
+		return m.OldRecipientName(ctx)
+	case emailcampaignrecipient.FieldRecipientEmail:
+		return m.OldRecipientEmail(ctx)
+	case emailcampaignrecipient.FieldResolvedSubject:
+		return m.OldResolvedSubject(ctx)
+	case emailcampaignrecipient.FieldResolvedBody:
+		return m.OldResolvedBody(ctx)
+	case emailcampaignrecipient.FieldEmailLogID:
+		return m.OldEmailLogID(ctx)
+	}
+	return nil, fmt.Errorf("unknown EmailCampaignRecipient field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *EmailCampaignRecipientMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case emailcampaignrecipient.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case emailcampaignrecipient.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case emailcampaignrecipient.FieldOrganizationID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
+		return nil
+	case emailcampaignrecipient.FieldCampaignID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCampaignID(v)
+		return nil
+	case emailcampaignrecipient.FieldContactID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContactID(v)
+		return nil
+	case emailcampaignrecipient.FieldRecipientName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRecipientName(v)
+		return nil
+	case emailcampaignrecipient.FieldRecipientEmail:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRecipientEmail(v)
+		return nil
+	case emailcampaignrecipient.FieldResolvedSubject:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetResolvedSubject(v)
+		return nil
+	case emailcampaignrecipient.FieldResolvedBody:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetResolvedBody(v)
+		return nil
+	case emailcampaignrecipient.FieldEmailLogID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEmailLogID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown EmailCampaignRecipient field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *EmailCampaignRecipientMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *EmailCampaignRecipientMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *EmailCampaignRecipientMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown EmailCampaignRecipient numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *EmailCampaignRecipientMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(emailcampaignrecipient.FieldContactID) {
+		fields = append(fields, emailcampaignrecipient.FieldContactID)
+	}
+	if m.FieldCleared(emailcampaignrecipient.FieldEmailLogID) {
+		fields = append(fields, emailcampaignrecipient.FieldEmailLogID)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *EmailCampaignRecipientMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *EmailCampaignRecipientMutation) ClearField(name string) error {
+	switch name {
+	case emailcampaignrecipient.FieldContactID:
+		m.ClearContactID()
+		return nil
+	case emailcampaignrecipient.FieldEmailLogID:
+		m.ClearEmailLogID()
+		return nil
+	}
+	return fmt.Errorf("unknown EmailCampaignRecipient nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *EmailCampaignRecipientMutation) ResetField(name string) error {
+	switch name {
+	case emailcampaignrecipient.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case emailcampaignrecipient.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case emailcampaignrecipient.FieldOrganizationID:
+		m.ResetOrganizationID()
+		return nil
+	case emailcampaignrecipient.FieldCampaignID:
+		m.ResetCampaignID()
+		return nil
+	case emailcampaignrecipient.FieldContactID:
+		m.ResetContactID()
+		return nil
+	case emailcampaignrecipient.FieldRecipientName:
+		m.ResetRecipientName()
+		return nil
+	case emailcampaignrecipient.FieldRecipientEmail:
+		m.ResetRecipientEmail()
+		return nil
+	case emailcampaignrecipient.FieldResolvedSubject:
+		m.ResetResolvedSubject()
+		return nil
+	case emailcampaignrecipient.FieldResolvedBody:
+		m.ResetResolvedBody()
+		return nil
+	case emailcampaignrecipient.FieldEmailLogID:
+		m.ResetEmailLogID()
+		return nil
+	}
+	return fmt.Errorf("unknown EmailCampaignRecipient field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *EmailCampaignRecipientMutation) AddedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.campaign != nil {
+		edges = append(edges, emailcampaignrecipient.EdgeCampaign)
+	}
+	if m.contact != nil {
+		edges = append(edges, emailcampaignrecipient.EdgeContact)
+	}
+	if m.email != nil {
+		edges = append(edges, emailcampaignrecipient.EdgeEmail)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *EmailCampaignRecipientMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case emailcampaignrecipient.EdgeCampaign:
+		if id := m.campaign; id != nil {
+			return []ent.Value{*id}
+		}
+	case emailcampaignrecipient.EdgeContact:
+		if id := m.contact; id != nil {
+			return []ent.Value{*id}
+		}
+	case emailcampaignrecipient.EdgeEmail:
+		if id := m.email; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *EmailCampaignRecipientMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 3)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *EmailCampaignRecipientMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *EmailCampaignRecipientMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.clearedcampaign {
+		edges = append(edges, emailcampaignrecipient.EdgeCampaign)
+	}
+	if m.clearedcontact {
+		edges = append(edges, emailcampaignrecipient.EdgeContact)
+	}
+	if m.clearedemail {
+		edges = append(edges, emailcampaignrecipient.EdgeEmail)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *EmailCampaignRecipientMutation) EdgeCleared(name string) bool {
+	switch name {
+	case emailcampaignrecipient.EdgeCampaign:
+		return m.clearedcampaign
+	case emailcampaignrecipient.EdgeContact:
+		return m.clearedcontact
+	case emailcampaignrecipient.EdgeEmail:
+		return m.clearedemail
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *EmailCampaignRecipientMutation) ClearEdge(name string) error {
+	switch name {
+	case emailcampaignrecipient.EdgeCampaign:
+		m.ClearCampaign()
+		return nil
+	case emailcampaignrecipient.EdgeContact:
+		m.ClearContact()
+		return nil
+	case emailcampaignrecipient.EdgeEmail:
+		m.ClearEmail()
+		return nil
+	}
+	return fmt.Errorf("unknown EmailCampaignRecipient unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *EmailCampaignRecipientMutation) ResetEdge(name string) error {
+	switch name {
+	case emailcampaignrecipient.EdgeCampaign:
+		m.ResetCampaign()
+		return nil
+	case emailcampaignrecipient.EdgeContact:
+		m.ResetContact()
+		return nil
+	case emailcampaignrecipient.EdgeEmail:
+		m.ResetEmail()
+		return nil
+	}
+	return fmt.Errorf("unknown EmailCampaignRecipient edge %s", name)
 }
 
 // EmailLogMutation represents an operation that mutates the EmailLog nodes in the graph.

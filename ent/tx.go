@@ -26,6 +26,10 @@ type Tx struct {
 	Contact *ContactClient
 	// DeliverableAssignment is the client for interacting with the DeliverableAssignment builders.
 	DeliverableAssignment *DeliverableAssignmentClient
+	// EmailCampaign is the client for interacting with the EmailCampaign builders.
+	EmailCampaign *EmailCampaignClient
+	// EmailCampaignRecipient is the client for interacting with the EmailCampaignRecipient builders.
+	EmailCampaignRecipient *EmailCampaignRecipientClient
 	// EmailLog is the client for interacting with the EmailLog builders.
 	EmailLog *EmailLogClient
 	// Embed is the client for interacting with the Embed builders.
@@ -243,6 +247,8 @@ func (tx *Tx) init() {
 	tx.BrowserSession = NewBrowserSessionClient(tx.config)
 	tx.Contact = NewContactClient(tx.config)
 	tx.DeliverableAssignment = NewDeliverableAssignmentClient(tx.config)
+	tx.EmailCampaign = NewEmailCampaignClient(tx.config)
+	tx.EmailCampaignRecipient = NewEmailCampaignRecipientClient(tx.config)
 	tx.EmailLog = NewEmailLogClient(tx.config)
 	tx.Embed = NewEmbedClient(tx.config)
 	tx.Event = NewEventClient(tx.config)

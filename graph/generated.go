@@ -208,6 +208,24 @@ type ComplexityRoot struct {
 		Sessions      func(childComplexity int) int
 	}
 
+	CampaignHistory struct {
+		Campaign     func(childComplexity int) int
+		Recipients   func(childComplexity int) int
+		TemplateName func(childComplexity int) int
+	}
+
+	CampaignRecipient struct {
+		ContactID       func(childComplexity int) int
+		ContactName     func(childComplexity int) int
+		DeliveryStatus  func(childComplexity int) int
+		Email           func(childComplexity int) int
+		EmailLogID      func(childComplexity int) int
+		EmailStatus     func(childComplexity int) int
+		ID              func(childComplexity int) int
+		ResolvedBody    func(childComplexity int) int
+		ResolvedSubject func(childComplexity int) int
+	}
+
 	CancelSessionResult struct {
 		CancelledAt   func(childComplexity int) int
 		CancelledBy   func(childComplexity int) int
@@ -246,6 +264,30 @@ type ComplexityRoot struct {
 		Label    func(childComplexity int) int
 		Options  func(childComplexity int) int
 		Required func(childComplexity int) int
+	}
+
+	CommunicationCenter struct {
+		Campaigns     func(childComplexity int) int
+		Contacts      func(childComplexity int) int
+		EventName     func(childComplexity int) int
+		EventSlug     func(childComplexity int) int
+		ReminderRules func(childComplexity int) int
+		Templates     func(childComplexity int) int
+	}
+
+	CommunicationContact struct {
+		Company        func(childComplexity int) int
+		Email          func(childComplexity int) int
+		FirstName      func(childComplexity int) int
+		HeadshotURL    func(childComplexity int) int
+		ID             func(childComplexity int) int
+		LastName       func(childComplexity int) int
+		TalkTitle      func(childComplexity int) int
+		TaskDone       func(childComplexity int) int
+		TaskIncomplete func(childComplexity int) int
+		TaskTotal      func(childComplexity int) int
+		Title          func(childComplexity int) int
+		WorkflowStatus func(childComplexity int) int
 	}
 
 	Contact struct {
@@ -486,6 +528,21 @@ type ComplexityRoot struct {
 		UploadedAt    func(childComplexity int) int
 	}
 
+	EmailCampaign struct {
+		BodySnapshot      func(childComplexity int) int
+		CreatedAt         func(childComplexity int) int
+		CreatedByAPIKeyID func(childComplexity int) int
+		CreatedByUserID   func(childComplexity int) int
+		EventID           func(childComplexity int) int
+		ID                func(childComplexity int) int
+		RecipientFilter   func(childComplexity int) int
+		SentAt            func(childComplexity int) int
+		Status            func(childComplexity int) int
+		SubjectSnapshot   func(childComplexity int) int
+		TemplateID        func(childComplexity int) int
+		UpdatedAt         func(childComplexity int) int
+	}
+
 	EmailLog struct {
 		Body         func(childComplexity int) int
 		ContactID    func(childComplexity int) int
@@ -517,6 +574,17 @@ type ComplexityRoot struct {
 	EmailLogEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	EmailTemplate struct {
+		BodyTemplate    func(childComplexity int) int
+		CreatedAt       func(childComplexity int) int
+		EventID         func(childComplexity int) int
+		ID              func(childComplexity int) int
+		MergeFields     func(childComplexity int) int
+		Name            func(childComplexity int) int
+		SubjectTemplate func(childComplexity int) int
+		UpdatedAt       func(childComplexity int) int
 	}
 
 	EvaluationParticipant struct {
@@ -751,6 +819,7 @@ type ComplexityRoot struct {
 		ScheduleSession          func(childComplexity int, eventID string, input ScheduleSessionInput) int
 		ScoreRoundWithAi         func(childComplexity int, eventID string, roundID string, input *ScoreRoundWithAiInput) int
 		SendCalendarInvites      func(childComplexity int, eventID string, input *SendCalendarInvitesInput) int
+		SendCampaign             func(childComplexity int, eventID string, input SendCampaignInput) int
 		SendReviewReminders      func(childComplexity int, eventID string, roundID string, input SendReviewRemindersInput) int
 		SetMyTaskDone            func(childComplexity int, id string, done bool) int
 		SetReviewerTracks        func(childComplexity int, eventID string, eventMemberID string, input SetReviewerTracksInput) int
@@ -962,6 +1031,7 @@ type ComplexityRoot struct {
 	Query struct {
 		AgendaDrafts        func(childComplexity int, eventID string) int
 		CfpForm             func(childComplexity int, id string) int
+		Communications      func(childComplexity int, eventID string) int
 		Contact             func(childComplexity int, contactID string) int
 		Contacts            func(childComplexity int, q *string, first *int, after *entgql.Cursor[string]) int
 		Event               func(childComplexity int, id string) int
@@ -1005,6 +1075,18 @@ type ComplexityRoot struct {
 		CreatedEmails     func(childComplexity int) int
 		ID                func(childComplexity int) int
 		ReopenedTasks     func(childComplexity int) int
+	}
+
+	ReminderRule struct {
+		CreatedAt     func(childComplexity int) int
+		DaysBeforeDue func(childComplexity int) int
+		Enabled       func(childComplexity int) int
+		EventID       func(childComplexity int) int
+		ID            func(childComplexity int) int
+		LastRunAt     func(childComplexity int) int
+		Scope         func(childComplexity int) int
+		TaskType      func(childComplexity int) int
+		UpdatedAt     func(childComplexity int) int
 	}
 
 	Resource struct {
@@ -1181,6 +1263,12 @@ type ComplexityRoot struct {
 		AlreadyQueued func(childComplexity int) int
 		Queued        func(childComplexity int) int
 		RoundID       func(childComplexity int) int
+	}
+
+	SendCampaignResult struct {
+		Campaign func(childComplexity int) int
+		Failed   func(childComplexity int) int
+		Sent     func(childComplexity int) int
 	}
 
 	Session struct {
@@ -1649,6 +1737,7 @@ type MutationResolver interface {
 	GenerateAgendaDraft(ctx context.Context, eventID string, input GenerateAgendaDraftInput) (*AgendaDraft, error)
 	ChangeAgendaDraft(ctx context.Context, eventID string, draftID string, input ChangeAgendaDraftInput) (*AgendaDraft, error)
 	AcceptAgendaDraft(ctx context.Context, eventID string, draftID string, input AcceptAgendaDraftInput) (*AcceptAgendaDraftResult, error)
+	SendCampaign(ctx context.Context, eventID string, input SendCampaignInput) (*SendCampaignResult, error)
 	SaveProposal(ctx context.Context, formID string, id *string, input ProposalInput, submit *bool) (*Proposal, error)
 	WithdrawProposal(ctx context.Context, formID string, id string) (*Proposal, error)
 	CreateContact(ctx context.Context, input ContactInput) (*CrmContact, error)
@@ -1747,6 +1836,7 @@ type QueryResolver interface {
 	Nodes(ctx context.Context, ids []string) ([]ent.Noder, error)
 	Events(ctx context.Context, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string], last *int, orderBy *ent.EventOrder, where *ent.EventWhereInput) (*ent.EventConnection, error)
 	AgendaDrafts(ctx context.Context, eventID string) ([]*AgendaDraft, error)
+	Communications(ctx context.Context, eventID string) (*CommunicationCenter, error)
 	CfpForm(ctx context.Context, id string) (*CfpForm, error)
 	MyProposals(ctx context.Context, formID string) ([]*Proposal, error)
 	Contacts(ctx context.Context, q *string, first *int, after *entgql.Cursor[string]) (*CrmContactConnection, error)
@@ -2441,6 +2531,80 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.CalendarInvitesResult.Sessions(childComplexity), true
 
+	case "CampaignHistory.campaign":
+		if e.ComplexityRoot.CampaignHistory.Campaign == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CampaignHistory.Campaign(childComplexity), true
+	case "CampaignHistory.recipients":
+		if e.ComplexityRoot.CampaignHistory.Recipients == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CampaignHistory.Recipients(childComplexity), true
+	case "CampaignHistory.templateName":
+		if e.ComplexityRoot.CampaignHistory.TemplateName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CampaignHistory.TemplateName(childComplexity), true
+
+	case "CampaignRecipient.contactId":
+		if e.ComplexityRoot.CampaignRecipient.ContactID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CampaignRecipient.ContactID(childComplexity), true
+	case "CampaignRecipient.contactName":
+		if e.ComplexityRoot.CampaignRecipient.ContactName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CampaignRecipient.ContactName(childComplexity), true
+	case "CampaignRecipient.deliveryStatus":
+		if e.ComplexityRoot.CampaignRecipient.DeliveryStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CampaignRecipient.DeliveryStatus(childComplexity), true
+	case "CampaignRecipient.email":
+		if e.ComplexityRoot.CampaignRecipient.Email == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CampaignRecipient.Email(childComplexity), true
+	case "CampaignRecipient.emailLogId":
+		if e.ComplexityRoot.CampaignRecipient.EmailLogID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CampaignRecipient.EmailLogID(childComplexity), true
+	case "CampaignRecipient.emailStatus":
+		if e.ComplexityRoot.CampaignRecipient.EmailStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CampaignRecipient.EmailStatus(childComplexity), true
+	case "CampaignRecipient.id":
+		if e.ComplexityRoot.CampaignRecipient.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CampaignRecipient.ID(childComplexity), true
+	case "CampaignRecipient.resolvedBody":
+		if e.ComplexityRoot.CampaignRecipient.ResolvedBody == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CampaignRecipient.ResolvedBody(childComplexity), true
+	case "CampaignRecipient.resolvedSubject":
+		if e.ComplexityRoot.CampaignRecipient.ResolvedSubject == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CampaignRecipient.ResolvedSubject(childComplexity), true
+
 	case "CancelSessionResult.cancelledAt":
 		if e.ComplexityRoot.CancelSessionResult.CancelledAt == nil {
 			break
@@ -2612,6 +2776,116 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CfpQuestion.Required(childComplexity), true
+
+	case "CommunicationCenter.campaigns":
+		if e.ComplexityRoot.CommunicationCenter.Campaigns == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommunicationCenter.Campaigns(childComplexity), true
+	case "CommunicationCenter.contacts":
+		if e.ComplexityRoot.CommunicationCenter.Contacts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommunicationCenter.Contacts(childComplexity), true
+	case "CommunicationCenter.eventName":
+		if e.ComplexityRoot.CommunicationCenter.EventName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommunicationCenter.EventName(childComplexity), true
+	case "CommunicationCenter.eventSlug":
+		if e.ComplexityRoot.CommunicationCenter.EventSlug == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommunicationCenter.EventSlug(childComplexity), true
+	case "CommunicationCenter.reminderRules":
+		if e.ComplexityRoot.CommunicationCenter.ReminderRules == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommunicationCenter.ReminderRules(childComplexity), true
+	case "CommunicationCenter.templates":
+		if e.ComplexityRoot.CommunicationCenter.Templates == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommunicationCenter.Templates(childComplexity), true
+
+	case "CommunicationContact.company":
+		if e.ComplexityRoot.CommunicationContact.Company == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommunicationContact.Company(childComplexity), true
+	case "CommunicationContact.email":
+		if e.ComplexityRoot.CommunicationContact.Email == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommunicationContact.Email(childComplexity), true
+	case "CommunicationContact.firstName":
+		if e.ComplexityRoot.CommunicationContact.FirstName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommunicationContact.FirstName(childComplexity), true
+	case "CommunicationContact.headshotUrl":
+		if e.ComplexityRoot.CommunicationContact.HeadshotURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommunicationContact.HeadshotURL(childComplexity), true
+	case "CommunicationContact.id":
+		if e.ComplexityRoot.CommunicationContact.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommunicationContact.ID(childComplexity), true
+	case "CommunicationContact.lastName":
+		if e.ComplexityRoot.CommunicationContact.LastName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommunicationContact.LastName(childComplexity), true
+	case "CommunicationContact.talkTitle":
+		if e.ComplexityRoot.CommunicationContact.TalkTitle == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommunicationContact.TalkTitle(childComplexity), true
+	case "CommunicationContact.taskDone":
+		if e.ComplexityRoot.CommunicationContact.TaskDone == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommunicationContact.TaskDone(childComplexity), true
+	case "CommunicationContact.taskIncomplete":
+		if e.ComplexityRoot.CommunicationContact.TaskIncomplete == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommunicationContact.TaskIncomplete(childComplexity), true
+	case "CommunicationContact.taskTotal":
+		if e.ComplexityRoot.CommunicationContact.TaskTotal == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommunicationContact.TaskTotal(childComplexity), true
+	case "CommunicationContact.title":
+		if e.ComplexityRoot.CommunicationContact.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommunicationContact.Title(childComplexity), true
+	case "CommunicationContact.workflowStatus":
+		if e.ComplexityRoot.CommunicationContact.WorkflowStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommunicationContact.WorkflowStatus(childComplexity), true
 
 	case "Contact.approvedProfile":
 		if e.ComplexityRoot.Contact.ApprovedProfile == nil {
@@ -3587,6 +3861,79 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Deliverable.UploadedAt(childComplexity), true
 
+	case "EmailCampaign.bodySnapshot":
+		if e.ComplexityRoot.EmailCampaign.BodySnapshot == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailCampaign.BodySnapshot(childComplexity), true
+	case "EmailCampaign.createdAt":
+		if e.ComplexityRoot.EmailCampaign.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailCampaign.CreatedAt(childComplexity), true
+	case "EmailCampaign.createdByApiKeyId":
+		if e.ComplexityRoot.EmailCampaign.CreatedByAPIKeyID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailCampaign.CreatedByAPIKeyID(childComplexity), true
+	case "EmailCampaign.createdByUserId":
+		if e.ComplexityRoot.EmailCampaign.CreatedByUserID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailCampaign.CreatedByUserID(childComplexity), true
+	case "EmailCampaign.eventId":
+		if e.ComplexityRoot.EmailCampaign.EventID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailCampaign.EventID(childComplexity), true
+	case "EmailCampaign.id":
+		if e.ComplexityRoot.EmailCampaign.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailCampaign.ID(childComplexity), true
+	case "EmailCampaign.recipientFilter":
+		if e.ComplexityRoot.EmailCampaign.RecipientFilter == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailCampaign.RecipientFilter(childComplexity), true
+	case "EmailCampaign.sentAt":
+		if e.ComplexityRoot.EmailCampaign.SentAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailCampaign.SentAt(childComplexity), true
+	case "EmailCampaign.status":
+		if e.ComplexityRoot.EmailCampaign.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailCampaign.Status(childComplexity), true
+	case "EmailCampaign.subjectSnapshot":
+		if e.ComplexityRoot.EmailCampaign.SubjectSnapshot == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailCampaign.SubjectSnapshot(childComplexity), true
+	case "EmailCampaign.templateId":
+		if e.ComplexityRoot.EmailCampaign.TemplateID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailCampaign.TemplateID(childComplexity), true
+	case "EmailCampaign.updatedAt":
+		if e.ComplexityRoot.EmailCampaign.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailCampaign.UpdatedAt(childComplexity), true
+
 	case "EmailLog.body":
 		if e.ComplexityRoot.EmailLog.Body == nil {
 			break
@@ -3733,6 +4080,55 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.EmailLogEdge.Node(childComplexity), true
+
+	case "EmailTemplate.bodyTemplate":
+		if e.ComplexityRoot.EmailTemplate.BodyTemplate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailTemplate.BodyTemplate(childComplexity), true
+	case "EmailTemplate.createdAt":
+		if e.ComplexityRoot.EmailTemplate.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailTemplate.CreatedAt(childComplexity), true
+	case "EmailTemplate.eventId":
+		if e.ComplexityRoot.EmailTemplate.EventID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailTemplate.EventID(childComplexity), true
+	case "EmailTemplate.id":
+		if e.ComplexityRoot.EmailTemplate.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailTemplate.ID(childComplexity), true
+	case "EmailTemplate.mergeFields":
+		if e.ComplexityRoot.EmailTemplate.MergeFields == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailTemplate.MergeFields(childComplexity), true
+	case "EmailTemplate.name":
+		if e.ComplexityRoot.EmailTemplate.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailTemplate.Name(childComplexity), true
+	case "EmailTemplate.subjectTemplate":
+		if e.ComplexityRoot.EmailTemplate.SubjectTemplate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailTemplate.SubjectTemplate(childComplexity), true
+	case "EmailTemplate.updatedAt":
+		if e.ComplexityRoot.EmailTemplate.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailTemplate.UpdatedAt(childComplexity), true
 
 	case "EvaluationParticipant.contactId":
 		if e.ComplexityRoot.EvaluationParticipant.ContactID == nil {
@@ -5265,6 +5661,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SendCalendarInvites(childComplexity, args["eventId"].(string), args["input"].(*SendCalendarInvitesInput)), true
+	case "Mutation.sendCampaign":
+		if e.ComplexityRoot.Mutation.SendCampaign == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_sendCampaign_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SendCampaign(childComplexity, args["eventId"].(string), args["input"].(SendCampaignInput)), true
 	case "Mutation.sendReviewReminders":
 		if e.ComplexityRoot.Mutation.SendReviewReminders == nil {
 			break
@@ -6372,6 +6779,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.CfpForm(childComplexity, args["id"].(string)), true
+	case "Query.communications":
+		if e.ComplexityRoot.Query.Communications == nil {
+			break
+		}
+
+		args, err := ec.field_Query_communications_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Communications(childComplexity, args["eventId"].(string)), true
 	case "Query.contact":
 		if e.ComplexityRoot.Query.Contact == nil {
 			break
@@ -6682,6 +7100,61 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ReinstateSessionResult.ReopenedTasks(childComplexity), true
+
+	case "ReminderRule.createdAt":
+		if e.ComplexityRoot.ReminderRule.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReminderRule.CreatedAt(childComplexity), true
+	case "ReminderRule.daysBeforeDue":
+		if e.ComplexityRoot.ReminderRule.DaysBeforeDue == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReminderRule.DaysBeforeDue(childComplexity), true
+	case "ReminderRule.enabled":
+		if e.ComplexityRoot.ReminderRule.Enabled == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReminderRule.Enabled(childComplexity), true
+	case "ReminderRule.eventId":
+		if e.ComplexityRoot.ReminderRule.EventID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReminderRule.EventID(childComplexity), true
+	case "ReminderRule.id":
+		if e.ComplexityRoot.ReminderRule.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReminderRule.ID(childComplexity), true
+	case "ReminderRule.lastRunAt":
+		if e.ComplexityRoot.ReminderRule.LastRunAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReminderRule.LastRunAt(childComplexity), true
+	case "ReminderRule.scope":
+		if e.ComplexityRoot.ReminderRule.Scope == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReminderRule.Scope(childComplexity), true
+	case "ReminderRule.taskType":
+		if e.ComplexityRoot.ReminderRule.TaskType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReminderRule.TaskType(childComplexity), true
+	case "ReminderRule.updatedAt":
+		if e.ComplexityRoot.ReminderRule.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReminderRule.UpdatedAt(childComplexity), true
 
 	case "Resource.attachmentKind":
 		if e.ComplexityRoot.Resource.AttachmentKind == nil {
@@ -7442,6 +7915,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ScoreRoundWithAiResult.RoundID(childComplexity), true
+
+	case "SendCampaignResult.campaign":
+		if e.ComplexityRoot.SendCampaignResult.Campaign == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SendCampaignResult.Campaign(childComplexity), true
+	case "SendCampaignResult.failed":
+		if e.ComplexityRoot.SendCampaignResult.Failed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SendCampaignResult.Failed(childComplexity), true
+	case "SendCampaignResult.sent":
+		if e.ComplexityRoot.SendCampaignResult.Sent == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SendCampaignResult.Sent(childComplexity), true
 
 	case "Session.cancelledAt":
 		if e.ComplexityRoot.Session.CancelledAt == nil {
@@ -9316,6 +9808,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputAgendaDraftCriteriaInput,
 		ec.unmarshalInputAssignReviewsInput,
 		ec.unmarshalInputAutoDistributeReviewsInput,
+		ec.unmarshalInputCampaignAudienceInput,
 		ec.unmarshalInputCancelSessionInput,
 		ec.unmarshalInputCfpFormInput,
 		ec.unmarshalInputCfpQuestionInput,
@@ -9373,6 +9866,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputScheduleSessionInput,
 		ec.unmarshalInputScoreRoundWithAiInput,
 		ec.unmarshalInputSendCalendarInvitesInput,
+		ec.unmarshalInputSendCampaignInput,
 		ec.unmarshalInputSendReviewRemindersInput,
 		ec.unmarshalInputSetReviewerTracksInput,
 		ec.unmarshalInputSetSessionSpeakersInput,
@@ -9460,7 +9954,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "ent.graphql" "agenda.graphqls" "agenda_drafts.graphqls" "cfp.graphqls" "crm.graphqls" "emails.graphqls" "event.graphqls" "files.graphqls" "forms.graphqls" "library.graphqls" "people.graphqls" "pipeline.graphqls" "portal.graphqls" "portal_actions.graphqls" "profile_review.graphqls" "readiness.graphqls" "resources.graphqls" "reviews.graphqls" "reviews_desk.graphqls" "segments.graphqls" "sessions.graphqls" "speakers.graphqls" "submissions.graphqls" "webhooks.graphqls" "widgets.graphqls"
+//go:embed "ent.graphql" "agenda.graphqls" "agenda_drafts.graphqls" "campaigns.graphqls" "cfp.graphqls" "crm.graphqls" "emails.graphqls" "event.graphqls" "files.graphqls" "forms.graphqls" "library.graphqls" "people.graphqls" "pipeline.graphqls" "portal.graphqls" "portal_actions.graphqls" "profile_review.graphqls" "readiness.graphqls" "resources.graphqls" "reviews.graphqls" "reviews_desk.graphqls" "segments.graphqls" "sessions.graphqls" "speakers.graphqls" "submissions.graphqls" "webhooks.graphqls" "widgets.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -9475,6 +9969,7 @@ var sources = []*ast.Source{
 	{Name: "ent.graphql", Input: sourceData("ent.graphql"), BuiltIn: false},
 	{Name: "agenda.graphqls", Input: sourceData("agenda.graphqls"), BuiltIn: false},
 	{Name: "agenda_drafts.graphqls", Input: sourceData("agenda_drafts.graphqls"), BuiltIn: false},
+	{Name: "campaigns.graphqls", Input: sourceData("campaigns.graphqls"), BuiltIn: false},
 	{Name: "cfp.graphqls", Input: sourceData("cfp.graphqls"), BuiltIn: false},
 	{Name: "crm.graphqls", Input: sourceData("crm.graphqls"), BuiltIn: false},
 	{Name: "emails.graphqls", Input: sourceData("emails.graphqls"), BuiltIn: false},
@@ -9808,6 +10303,42 @@ func (ec *executionContext) childFields_CalendarInvitesResult(ctx context.Contex
 	return nil, fmt.Errorf("no field named %q was found under type CalendarInvitesResult", field.Name)
 }
 
+func (ec *executionContext) childFields_CampaignHistory(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "campaign":
+		return ec.fieldContext_CampaignHistory_campaign(ctx, field)
+	case "templateName":
+		return ec.fieldContext_CampaignHistory_templateName(ctx, field)
+	case "recipients":
+		return ec.fieldContext_CampaignHistory_recipients(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CampaignHistory", field.Name)
+}
+
+func (ec *executionContext) childFields_CampaignRecipient(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_CampaignRecipient_id(ctx, field)
+	case "contactId":
+		return ec.fieldContext_CampaignRecipient_contactId(ctx, field)
+	case "contactName":
+		return ec.fieldContext_CampaignRecipient_contactName(ctx, field)
+	case "email":
+		return ec.fieldContext_CampaignRecipient_email(ctx, field)
+	case "resolvedSubject":
+		return ec.fieldContext_CampaignRecipient_resolvedSubject(ctx, field)
+	case "resolvedBody":
+		return ec.fieldContext_CampaignRecipient_resolvedBody(ctx, field)
+	case "deliveryStatus":
+		return ec.fieldContext_CampaignRecipient_deliveryStatus(ctx, field)
+	case "emailLogId":
+		return ec.fieldContext_CampaignRecipient_emailLogId(ctx, field)
+	case "emailStatus":
+		return ec.fieldContext_CampaignRecipient_emailStatus(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CampaignRecipient", field.Name)
+}
+
 func (ec *executionContext) childFields_CancelSessionResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -9886,6 +10417,54 @@ func (ec *executionContext) childFields_CfpQuestion(ctx context.Context, field g
 		return ec.fieldContext_CfpQuestion_options(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CfpQuestion", field.Name)
+}
+
+func (ec *executionContext) childFields_CommunicationCenter(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "eventName":
+		return ec.fieldContext_CommunicationCenter_eventName(ctx, field)
+	case "eventSlug":
+		return ec.fieldContext_CommunicationCenter_eventSlug(ctx, field)
+	case "contacts":
+		return ec.fieldContext_CommunicationCenter_contacts(ctx, field)
+	case "templates":
+		return ec.fieldContext_CommunicationCenter_templates(ctx, field)
+	case "campaigns":
+		return ec.fieldContext_CommunicationCenter_campaigns(ctx, field)
+	case "reminderRules":
+		return ec.fieldContext_CommunicationCenter_reminderRules(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CommunicationCenter", field.Name)
+}
+
+func (ec *executionContext) childFields_CommunicationContact(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_CommunicationContact_id(ctx, field)
+	case "email":
+		return ec.fieldContext_CommunicationContact_email(ctx, field)
+	case "firstName":
+		return ec.fieldContext_CommunicationContact_firstName(ctx, field)
+	case "lastName":
+		return ec.fieldContext_CommunicationContact_lastName(ctx, field)
+	case "headshotUrl":
+		return ec.fieldContext_CommunicationContact_headshotUrl(ctx, field)
+	case "title":
+		return ec.fieldContext_CommunicationContact_title(ctx, field)
+	case "company":
+		return ec.fieldContext_CommunicationContact_company(ctx, field)
+	case "workflowStatus":
+		return ec.fieldContext_CommunicationContact_workflowStatus(ctx, field)
+	case "taskTotal":
+		return ec.fieldContext_CommunicationContact_taskTotal(ctx, field)
+	case "taskDone":
+		return ec.fieldContext_CommunicationContact_taskDone(ctx, field)
+	case "taskIncomplete":
+		return ec.fieldContext_CommunicationContact_taskIncomplete(ctx, field)
+	case "talkTitle":
+		return ec.fieldContext_CommunicationContact_talkTitle(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CommunicationContact", field.Name)
 }
 
 func (ec *executionContext) childFields_Contact(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -10364,6 +10943,36 @@ func (ec *executionContext) childFields_Deliverable(ctx context.Context, field g
 	return nil, fmt.Errorf("no field named %q was found under type Deliverable", field.Name)
 }
 
+func (ec *executionContext) childFields_EmailCampaign(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_EmailCampaign_id(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_EmailCampaign_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_EmailCampaign_updatedAt(ctx, field)
+	case "eventId":
+		return ec.fieldContext_EmailCampaign_eventId(ctx, field)
+	case "templateId":
+		return ec.fieldContext_EmailCampaign_templateId(ctx, field)
+	case "subjectSnapshot":
+		return ec.fieldContext_EmailCampaign_subjectSnapshot(ctx, field)
+	case "bodySnapshot":
+		return ec.fieldContext_EmailCampaign_bodySnapshot(ctx, field)
+	case "recipientFilter":
+		return ec.fieldContext_EmailCampaign_recipientFilter(ctx, field)
+	case "status":
+		return ec.fieldContext_EmailCampaign_status(ctx, field)
+	case "createdByUserId":
+		return ec.fieldContext_EmailCampaign_createdByUserId(ctx, field)
+	case "createdByApiKeyId":
+		return ec.fieldContext_EmailCampaign_createdByApiKeyId(ctx, field)
+	case "sentAt":
+		return ec.fieldContext_EmailCampaign_sentAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type EmailCampaign", field.Name)
+}
+
 func (ec *executionContext) childFields_EmailLog(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -10428,6 +11037,28 @@ func (ec *executionContext) childFields_EmailLogEdge(ctx context.Context, field 
 		return ec.fieldContext_EmailLogEdge_cursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type EmailLogEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_EmailTemplate(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_EmailTemplate_id(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_EmailTemplate_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_EmailTemplate_updatedAt(ctx, field)
+	case "eventId":
+		return ec.fieldContext_EmailTemplate_eventId(ctx, field)
+	case "name":
+		return ec.fieldContext_EmailTemplate_name(ctx, field)
+	case "subjectTemplate":
+		return ec.fieldContext_EmailTemplate_subjectTemplate(ctx, field)
+	case "bodyTemplate":
+		return ec.fieldContext_EmailTemplate_bodyTemplate(ctx, field)
+	case "mergeFields":
+		return ec.fieldContext_EmailTemplate_mergeFields(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type EmailTemplate", field.Name)
 }
 
 func (ec *executionContext) childFields_EvaluationParticipant(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -11148,6 +11779,30 @@ func (ec *executionContext) childFields_ReinstateSessionResult(ctx context.Conte
 	return nil, fmt.Errorf("no field named %q was found under type ReinstateSessionResult", field.Name)
 }
 
+func (ec *executionContext) childFields_ReminderRule(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_ReminderRule_id(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_ReminderRule_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_ReminderRule_updatedAt(ctx, field)
+	case "eventId":
+		return ec.fieldContext_ReminderRule_eventId(ctx, field)
+	case "scope":
+		return ec.fieldContext_ReminderRule_scope(ctx, field)
+	case "taskType":
+		return ec.fieldContext_ReminderRule_taskType(ctx, field)
+	case "daysBeforeDue":
+		return ec.fieldContext_ReminderRule_daysBeforeDue(ctx, field)
+	case "enabled":
+		return ec.fieldContext_ReminderRule_enabled(ctx, field)
+	case "lastRunAt":
+		return ec.fieldContext_ReminderRule_lastRunAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ReminderRule", field.Name)
+}
+
 func (ec *executionContext) childFields_Resource(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -11498,6 +12153,18 @@ func (ec *executionContext) childFields_ScoreRoundWithAiResult(ctx context.Conte
 		return ec.fieldContext_ScoreRoundWithAiResult_alreadyQueued(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ScoreRoundWithAiResult", field.Name)
+}
+
+func (ec *executionContext) childFields_SendCampaignResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "campaign":
+		return ec.fieldContext_SendCampaignResult_campaign(ctx, field)
+	case "sent":
+		return ec.fieldContext_SendCampaignResult_sent(ctx, field)
+	case "failed":
+		return ec.fieldContext_SendCampaignResult_failed(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SendCampaignResult", field.Name)
 }
 
 func (ec *executionContext) childFields_Session(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -14304,6 +14971,28 @@ func (ec *executionContext) field_Mutation_sendCalendarInvites_args(ctx context.
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_sendCampaign_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "eventId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["eventId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (SendCampaignInput, error) {
+			return ec.unmarshalNSendCampaignInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐSendCampaignInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_sendReviewReminders_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -14983,6 +15672,20 @@ func (ec *executionContext) field_Query_cfpForm_args(ctx context.Context, rawArg
 		return nil, err
 	}
 	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_communications_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "eventId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["eventId"] = arg0
 	return args, nil
 }
 
@@ -17851,6 +18554,300 @@ func (ec *executionContext) fieldContext_CalendarInvitesResult_sessions(_ contex
 	return graphql.NewScalarFieldContext("CalendarInvitesResult", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
+func (ec *executionContext) _CampaignHistory_campaign(ctx context.Context, field graphql.CollectedField, obj *CampaignHistory) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CampaignHistory_campaign(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Campaign, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CampaignRecord) graphql.Marshaler {
+			return ec.marshalNEmailCampaign2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCampaignRecord(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CampaignHistory_campaign(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CampaignHistory",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EmailCampaign(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CampaignHistory_templateName(ctx context.Context, field graphql.CollectedField, obj *CampaignHistory) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CampaignHistory_templateName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TemplateName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CampaignHistory_templateName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CampaignHistory", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CampaignHistory_recipients(ctx context.Context, field graphql.CollectedField, obj *CampaignHistory) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CampaignHistory_recipients(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Recipients, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*CampaignRecipient) graphql.Marshaler {
+			return ec.marshalNCampaignRecipient2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCampaignRecipientᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CampaignHistory_recipients(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CampaignHistory",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CampaignRecipient(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CampaignRecipient_id(ctx context.Context, field graphql.CollectedField, obj *CampaignRecipient) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CampaignRecipient_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CampaignRecipient_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CampaignRecipient", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CampaignRecipient_contactId(ctx context.Context, field graphql.CollectedField, obj *CampaignRecipient) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CampaignRecipient_contactId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContactID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CampaignRecipient_contactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CampaignRecipient", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CampaignRecipient_contactName(ctx context.Context, field graphql.CollectedField, obj *CampaignRecipient) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CampaignRecipient_contactName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContactName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CampaignRecipient_contactName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CampaignRecipient", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CampaignRecipient_email(ctx context.Context, field graphql.CollectedField, obj *CampaignRecipient) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CampaignRecipient_email(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Email, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CampaignRecipient_email(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CampaignRecipient", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CampaignRecipient_resolvedSubject(ctx context.Context, field graphql.CollectedField, obj *CampaignRecipient) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CampaignRecipient_resolvedSubject(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ResolvedSubject, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CampaignRecipient_resolvedSubject(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CampaignRecipient", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CampaignRecipient_resolvedBody(ctx context.Context, field graphql.CollectedField, obj *CampaignRecipient) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CampaignRecipient_resolvedBody(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ResolvedBody, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CampaignRecipient_resolvedBody(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CampaignRecipient", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CampaignRecipient_deliveryStatus(ctx context.Context, field graphql.CollectedField, obj *CampaignRecipient) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CampaignRecipient_deliveryStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeliveryStatus, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v CampaignDeliveryStatus) graphql.Marshaler {
+			return ec.marshalNCampaignDeliveryStatus2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCampaignDeliveryStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CampaignRecipient_deliveryStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CampaignRecipient", field, false, false, errors.New("field of type CampaignDeliveryStatus does not have child fields"))
+}
+
+func (ec *executionContext) _CampaignRecipient_emailLogId(ctx context.Context, field graphql.CollectedField, obj *CampaignRecipient) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CampaignRecipient_emailLogId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EmailLogID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CampaignRecipient_emailLogId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CampaignRecipient", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CampaignRecipient_emailStatus(ctx context.Context, field graphql.CollectedField, obj *CampaignRecipient) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CampaignRecipient_emailStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EmailStatus, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *emaillog.Status) graphql.Marshaler {
+			return ec.marshalOEmailLogStatus2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚋemaillogᚐStatus(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CampaignRecipient_emailStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CampaignRecipient", field, false, false, errors.New("field of type EmailLogStatus does not have child fields"))
+}
+
 func (ec *executionContext) _CancelSessionResult_id(ctx context.Context, field graphql.CollectedField, obj *CancelSessionResult) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -18529,6 +19526,456 @@ func (ec *executionContext) _CfpQuestion_options(ctx context.Context, field grap
 }
 func (ec *executionContext) fieldContext_CfpQuestion_options(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("CfpQuestion", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CommunicationCenter_eventName(ctx context.Context, field graphql.CollectedField, obj *CommunicationCenter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommunicationCenter_eventName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommunicationCenter_eventName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CommunicationCenter", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CommunicationCenter_eventSlug(ctx context.Context, field graphql.CollectedField, obj *CommunicationCenter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommunicationCenter_eventSlug(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventSlug, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommunicationCenter_eventSlug(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CommunicationCenter", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CommunicationCenter_contacts(ctx context.Context, field graphql.CollectedField, obj *CommunicationCenter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommunicationCenter_contacts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Contacts, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*CommunicationContact) graphql.Marshaler {
+			return ec.marshalNCommunicationContact2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCommunicationContactᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommunicationCenter_contacts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CommunicationCenter",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CommunicationContact(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CommunicationCenter_templates(ctx context.Context, field graphql.CollectedField, obj *CommunicationCenter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommunicationCenter_templates(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Templates, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*EmailTemplateRecord) graphql.Marshaler {
+			return ec.marshalNEmailTemplate2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐEmailTemplateRecordᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommunicationCenter_templates(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CommunicationCenter",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EmailTemplate(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CommunicationCenter_campaigns(ctx context.Context, field graphql.CollectedField, obj *CommunicationCenter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommunicationCenter_campaigns(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Campaigns, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*CampaignHistory) graphql.Marshaler {
+			return ec.marshalNCampaignHistory2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCampaignHistoryᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommunicationCenter_campaigns(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CommunicationCenter",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CampaignHistory(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CommunicationCenter_reminderRules(ctx context.Context, field graphql.CollectedField, obj *CommunicationCenter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommunicationCenter_reminderRules(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ReminderRules, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ReminderRuleRecord) graphql.Marshaler {
+			return ec.marshalNReminderRule2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐReminderRuleRecordᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommunicationCenter_reminderRules(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CommunicationCenter",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ReminderRule(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CommunicationContact_id(ctx context.Context, field graphql.CollectedField, obj *CommunicationContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommunicationContact_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommunicationContact_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CommunicationContact", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CommunicationContact_email(ctx context.Context, field graphql.CollectedField, obj *CommunicationContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommunicationContact_email(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Email, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommunicationContact_email(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CommunicationContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CommunicationContact_firstName(ctx context.Context, field graphql.CollectedField, obj *CommunicationContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommunicationContact_firstName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FirstName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommunicationContact_firstName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CommunicationContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CommunicationContact_lastName(ctx context.Context, field graphql.CollectedField, obj *CommunicationContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommunicationContact_lastName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommunicationContact_lastName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CommunicationContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CommunicationContact_headshotUrl(ctx context.Context, field graphql.CollectedField, obj *CommunicationContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommunicationContact_headshotUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HeadshotURL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CommunicationContact_headshotUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CommunicationContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CommunicationContact_title(ctx context.Context, field graphql.CollectedField, obj *CommunicationContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommunicationContact_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CommunicationContact_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CommunicationContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CommunicationContact_company(ctx context.Context, field graphql.CollectedField, obj *CommunicationContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommunicationContact_company(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Company, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CommunicationContact_company(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CommunicationContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CommunicationContact_workflowStatus(ctx context.Context, field graphql.CollectedField, obj *CommunicationContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommunicationContact_workflowStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WorkflowStatus, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v contact.WorkflowStatus) graphql.Marshaler {
+			return ec.marshalNContactWorkflowStatus2githubᚗcomᚋpodiumᚋpodiumᚋentᚋcontactᚐWorkflowStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommunicationContact_workflowStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CommunicationContact", field, false, false, errors.New("field of type ContactWorkflowStatus does not have child fields"))
+}
+
+func (ec *executionContext) _CommunicationContact_taskTotal(ctx context.Context, field graphql.CollectedField, obj *CommunicationContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommunicationContact_taskTotal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TaskTotal, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommunicationContact_taskTotal(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CommunicationContact", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CommunicationContact_taskDone(ctx context.Context, field graphql.CollectedField, obj *CommunicationContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommunicationContact_taskDone(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TaskDone, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommunicationContact_taskDone(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CommunicationContact", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CommunicationContact_taskIncomplete(ctx context.Context, field graphql.CollectedField, obj *CommunicationContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommunicationContact_taskIncomplete(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TaskIncomplete, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommunicationContact_taskIncomplete(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CommunicationContact", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CommunicationContact_talkTitle(ctx context.Context, field graphql.CollectedField, obj *CommunicationContact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommunicationContact_talkTitle(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TalkTitle, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommunicationContact_talkTitle(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CommunicationContact", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Contact_id(ctx context.Context, field graphql.CollectedField, obj *ent.Contact) (ret graphql.Marshaler) {
@@ -22406,6 +23853,282 @@ func (ec *executionContext) fieldContext_Deliverable_downloadUrl(_ context.Conte
 	return graphql.NewScalarFieldContext("Deliverable", field, true, true, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _EmailCampaign_id(ctx context.Context, field graphql.CollectedField, obj *CampaignRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailCampaign_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EmailCampaign_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EmailCampaign", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _EmailCampaign_createdAt(ctx context.Context, field graphql.CollectedField, obj *CampaignRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailCampaign_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EmailCampaign_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EmailCampaign", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _EmailCampaign_updatedAt(ctx context.Context, field graphql.CollectedField, obj *CampaignRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailCampaign_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EmailCampaign_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EmailCampaign", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _EmailCampaign_eventId(ctx context.Context, field graphql.CollectedField, obj *CampaignRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailCampaign_eventId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EmailCampaign_eventId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EmailCampaign", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _EmailCampaign_templateId(ctx context.Context, field graphql.CollectedField, obj *CampaignRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailCampaign_templateId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TemplateID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_EmailCampaign_templateId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EmailCampaign", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _EmailCampaign_subjectSnapshot(ctx context.Context, field graphql.CollectedField, obj *CampaignRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailCampaign_subjectSnapshot(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SubjectSnapshot, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EmailCampaign_subjectSnapshot(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EmailCampaign", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _EmailCampaign_bodySnapshot(ctx context.Context, field graphql.CollectedField, obj *CampaignRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailCampaign_bodySnapshot(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BodySnapshot, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EmailCampaign_bodySnapshot(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EmailCampaign", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _EmailCampaign_recipientFilter(ctx context.Context, field graphql.CollectedField, obj *CampaignRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailCampaign_recipientFilter(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RecipientFilter, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v map[string]any) graphql.Marshaler {
+			return ec.marshalNMap2map(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EmailCampaign_recipientFilter(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EmailCampaign", field, false, false, errors.New("field of type Map does not have child fields"))
+}
+
+func (ec *executionContext) _EmailCampaign_status(ctx context.Context, field graphql.CollectedField, obj *CampaignRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailCampaign_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v EmailCampaignStatus) graphql.Marshaler {
+			return ec.marshalNEmailCampaignStatus2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐEmailCampaignStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EmailCampaign_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EmailCampaign", field, false, false, errors.New("field of type EmailCampaignStatus does not have child fields"))
+}
+
+func (ec *executionContext) _EmailCampaign_createdByUserId(ctx context.Context, field graphql.CollectedField, obj *CampaignRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailCampaign_createdByUserId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedByUserID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_EmailCampaign_createdByUserId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EmailCampaign", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _EmailCampaign_createdByApiKeyId(ctx context.Context, field graphql.CollectedField, obj *CampaignRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailCampaign_createdByApiKeyId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedByAPIKeyID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_EmailCampaign_createdByApiKeyId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EmailCampaign", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _EmailCampaign_sentAt(ctx context.Context, field graphql.CollectedField, obj *CampaignRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailCampaign_sentAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SentAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalOTime2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_EmailCampaign_sentAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EmailCampaign", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
 func (ec *executionContext) _EmailLog_id(ctx context.Context, field graphql.CollectedField, obj *ent.EmailLog) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -22983,6 +24706,190 @@ func (ec *executionContext) _EmailLogEdge_cursor(ctx context.Context, field grap
 }
 func (ec *executionContext) fieldContext_EmailLogEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("EmailLogEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+}
+
+func (ec *executionContext) _EmailTemplate_id(ctx context.Context, field graphql.CollectedField, obj *EmailTemplateRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailTemplate_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EmailTemplate_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EmailTemplate", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _EmailTemplate_createdAt(ctx context.Context, field graphql.CollectedField, obj *EmailTemplateRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailTemplate_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EmailTemplate_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EmailTemplate", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _EmailTemplate_updatedAt(ctx context.Context, field graphql.CollectedField, obj *EmailTemplateRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailTemplate_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EmailTemplate_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EmailTemplate", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _EmailTemplate_eventId(ctx context.Context, field graphql.CollectedField, obj *EmailTemplateRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailTemplate_eventId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EmailTemplate_eventId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EmailTemplate", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _EmailTemplate_name(ctx context.Context, field graphql.CollectedField, obj *EmailTemplateRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailTemplate_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EmailTemplate_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EmailTemplate", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _EmailTemplate_subjectTemplate(ctx context.Context, field graphql.CollectedField, obj *EmailTemplateRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailTemplate_subjectTemplate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SubjectTemplate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EmailTemplate_subjectTemplate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EmailTemplate", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _EmailTemplate_bodyTemplate(ctx context.Context, field graphql.CollectedField, obj *EmailTemplateRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailTemplate_bodyTemplate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BodyTemplate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EmailTemplate_bodyTemplate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EmailTemplate", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _EmailTemplate_mergeFields(ctx context.Context, field graphql.CollectedField, obj *EmailTemplateRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailTemplate_mergeFields(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MergeFields, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EmailTemplate_mergeFields(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EmailTemplate", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _EvaluationParticipant_name(ctx context.Context, field graphql.CollectedField, obj *EvaluationParticipant) (ret graphql.Marshaler) {
@@ -26390,6 +28297,50 @@ func (ec *executionContext) fieldContext_Mutation_acceptAgendaDraft(ctx context.
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_acceptAgendaDraft_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_sendCampaign(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_sendCampaign(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SendCampaign(ctx, fc.Args["eventId"].(string), fc.Args["input"].(SendCampaignInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *SendCampaignResult) graphql.Marshaler {
+			return ec.marshalNSendCampaignResult2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐSendCampaignResult(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_sendCampaign(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SendCampaignResult(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_sendCampaign_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -33635,6 +35586,50 @@ func (ec *executionContext) fieldContext_Query_agendaDrafts(ctx context.Context,
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_communications(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_communications(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Communications(ctx, fc.Args["eventId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CommunicationCenter) graphql.Marshaler {
+			return ec.marshalNCommunicationCenter2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCommunicationCenter(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_communications(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CommunicationCenter(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_communications_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_cfpForm(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -34892,6 +36887,213 @@ func (ec *executionContext) _ReinstateSessionResult_calendarReinvited(ctx contex
 }
 func (ec *executionContext) fieldContext_ReinstateSessionResult_calendarReinvited(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ReinstateSessionResult", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _ReminderRule_id(ctx context.Context, field graphql.CollectedField, obj *ReminderRuleRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReminderRule_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReminderRule_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReminderRule", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _ReminderRule_createdAt(ctx context.Context, field graphql.CollectedField, obj *ReminderRuleRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReminderRule_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReminderRule_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReminderRule", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _ReminderRule_updatedAt(ctx context.Context, field graphql.CollectedField, obj *ReminderRuleRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReminderRule_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReminderRule_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReminderRule", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _ReminderRule_eventId(ctx context.Context, field graphql.CollectedField, obj *ReminderRuleRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReminderRule_eventId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReminderRule_eventId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReminderRule", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _ReminderRule_scope(ctx context.Context, field graphql.CollectedField, obj *ReminderRuleRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReminderRule_scope(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Scope, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReminderRule_scope(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReminderRule", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ReminderRule_taskType(ctx context.Context, field graphql.CollectedField, obj *ReminderRuleRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReminderRule_taskType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TaskType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReminderRule_taskType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReminderRule", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ReminderRule_daysBeforeDue(ctx context.Context, field graphql.CollectedField, obj *ReminderRuleRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReminderRule_daysBeforeDue(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DaysBeforeDue, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReminderRule_daysBeforeDue(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReminderRule", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ReminderRule_enabled(ctx context.Context, field graphql.CollectedField, obj *ReminderRuleRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReminderRule_enabled(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Enabled, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReminderRule_enabled(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReminderRule", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _ReminderRule_lastRunAt(ctx context.Context, field graphql.CollectedField, obj *ReminderRuleRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReminderRule_lastRunAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastRunAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalOTime2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ReminderRule_lastRunAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReminderRule", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
 func (ec *executionContext) _Resource_id(ctx context.Context, field graphql.CollectedField, obj *ResourceRecord) (ret graphql.Marshaler) {
@@ -37884,6 +40086,84 @@ func (ec *executionContext) _ScoreRoundWithAiResult_alreadyQueued(ctx context.Co
 }
 func (ec *executionContext) fieldContext_ScoreRoundWithAiResult_alreadyQueued(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ScoreRoundWithAiResult", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _SendCampaignResult_campaign(ctx context.Context, field graphql.CollectedField, obj *SendCampaignResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SendCampaignResult_campaign(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Campaign, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CampaignRecord) graphql.Marshaler {
+			return ec.marshalNEmailCampaign2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCampaignRecord(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SendCampaignResult_campaign(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SendCampaignResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EmailCampaign(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SendCampaignResult_sent(ctx context.Context, field graphql.CollectedField, obj *SendCampaignResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SendCampaignResult_sent(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sent, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SendCampaignResult_sent(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SendCampaignResult", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _SendCampaignResult_failed(ctx context.Context, field graphql.CollectedField, obj *SendCampaignResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SendCampaignResult_failed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Failed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SendCampaignResult_failed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SendCampaignResult", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _Session_id(ctx context.Context, field graphql.CollectedField, obj *Session) (ret graphql.Marshaler) {
@@ -46612,6 +48892,43 @@ func (ec *executionContext) unmarshalInputAutoDistributeReviewsInput(ctx context
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputCampaignAudienceInput(ctx context.Context, obj any) (CampaignAudienceInput, error) {
+	var it CampaignAudienceInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"workflowStatuses", "segmentId"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "workflowStatuses":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("workflowStatuses"))
+			data, err := ec.unmarshalOContactWorkflowStatus2ᚕgithubᚗcomᚋpodiumᚋpodiumᚋentᚋcontactᚐWorkflowStatusᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.WorkflowStatuses = data
+		case "segmentId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("segmentId"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SegmentID = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputCancelSessionInput(ctx context.Context, obj any) (CancelSessionInput, error) {
 	var it CancelSessionInput
 	if obj == nil {
@@ -52169,6 +54486,64 @@ func (ec *executionContext) unmarshalInputSendCalendarInvitesInput(ctx context.C
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputSendCampaignInput(ctx context.Context, obj any) (SendCampaignInput, error) {
+	var it SendCampaignInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"templateId", "subject", "body", "contactIds", "audience"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "templateId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("templateId"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TemplateID = data
+		case "subject":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("subject"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Subject = data
+		case "body":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("body"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Body = data
+		case "contactIds":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contactIds"))
+			data, err := ec.unmarshalNID2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ContactIds = data
+		case "audience":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("audience"))
+			data, err := ec.unmarshalOCampaignAudienceInput2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCampaignAudienceInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Audience = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputSendReviewRemindersInput(ctx context.Context, obj any) (SendReviewRemindersInput, error) {
 	var it SendReviewRemindersInput
 	if obj == nil {
@@ -54085,6 +56460,132 @@ func (ec *executionContext) _CalendarInvitesResult(ctx context.Context, sel ast.
 	return out
 }
 
+var campaignHistoryImplementors = []string{"CampaignHistory"}
+
+func (ec *executionContext) _CampaignHistory(ctx context.Context, sel ast.SelectionSet, obj *CampaignHistory) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, campaignHistoryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CampaignHistory")
+		case "campaign":
+			out.Values[i] = ec._CampaignHistory_campaign(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "templateName":
+			out.Values[i] = ec._CampaignHistory_templateName(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "recipients":
+			out.Values[i] = ec._CampaignHistory_recipients(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var campaignRecipientImplementors = []string{"CampaignRecipient"}
+
+func (ec *executionContext) _CampaignRecipient(ctx context.Context, sel ast.SelectionSet, obj *CampaignRecipient) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, campaignRecipientImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CampaignRecipient")
+		case "id":
+			out.Values[i] = ec._CampaignRecipient_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "contactId":
+			out.Values[i] = ec._CampaignRecipient_contactId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "contactName":
+			out.Values[i] = ec._CampaignRecipient_contactName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "email":
+			out.Values[i] = ec._CampaignRecipient_email(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "resolvedSubject":
+			out.Values[i] = ec._CampaignRecipient_resolvedSubject(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "resolvedBody":
+			out.Values[i] = ec._CampaignRecipient_resolvedBody(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deliveryStatus":
+			out.Values[i] = ec._CampaignRecipient_deliveryStatus(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "emailLogId":
+			out.Values[i] = ec._CampaignRecipient_emailLogId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "emailStatus":
+			out.Values[i] = ec._CampaignRecipient_emailStatus(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var cancelSessionResultImplementors = []string{"CancelSessionResult"}
 
 func (ec *executionContext) _CancelSessionResult(ctx context.Context, sel ast.SelectionSet, obj *CancelSessionResult) graphql.Marshaler {
@@ -54333,6 +56834,162 @@ func (ec *executionContext) _CfpQuestion(ctx context.Context, sel ast.SelectionS
 			}
 		case "options":
 			out.Values[i] = ec._CfpQuestion_options(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var communicationCenterImplementors = []string{"CommunicationCenter"}
+
+func (ec *executionContext) _CommunicationCenter(ctx context.Context, sel ast.SelectionSet, obj *CommunicationCenter) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, communicationCenterImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CommunicationCenter")
+		case "eventName":
+			out.Values[i] = ec._CommunicationCenter_eventName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "eventSlug":
+			out.Values[i] = ec._CommunicationCenter_eventSlug(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "contacts":
+			out.Values[i] = ec._CommunicationCenter_contacts(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "templates":
+			out.Values[i] = ec._CommunicationCenter_templates(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "campaigns":
+			out.Values[i] = ec._CommunicationCenter_campaigns(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "reminderRules":
+			out.Values[i] = ec._CommunicationCenter_reminderRules(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var communicationContactImplementors = []string{"CommunicationContact"}
+
+func (ec *executionContext) _CommunicationContact(ctx context.Context, sel ast.SelectionSet, obj *CommunicationContact) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, communicationContactImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CommunicationContact")
+		case "id":
+			out.Values[i] = ec._CommunicationContact_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "email":
+			out.Values[i] = ec._CommunicationContact_email(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "firstName":
+			out.Values[i] = ec._CommunicationContact_firstName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "lastName":
+			out.Values[i] = ec._CommunicationContact_lastName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "headshotUrl":
+			out.Values[i] = ec._CommunicationContact_headshotUrl(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "title":
+			out.Values[i] = ec._CommunicationContact_title(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "company":
+			out.Values[i] = ec._CommunicationContact_company(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "workflowStatus":
+			out.Values[i] = ec._CommunicationContact_workflowStatus(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "taskTotal":
+			out.Values[i] = ec._CommunicationContact_taskTotal(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "taskDone":
+			out.Values[i] = ec._CommunicationContact_taskDone(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "taskIncomplete":
+			out.Values[i] = ec._CommunicationContact_taskIncomplete(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "talkTitle":
+			out.Values[i] = ec._CommunicationContact_talkTitle(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -56165,6 +58822,99 @@ func (ec *executionContext) _Deliverable(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
+var emailCampaignImplementors = []string{"EmailCampaign"}
+
+func (ec *executionContext) _EmailCampaign(ctx context.Context, sel ast.SelectionSet, obj *CampaignRecord) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, emailCampaignImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("EmailCampaign")
+		case "id":
+			out.Values[i] = ec._EmailCampaign_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._EmailCampaign_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._EmailCampaign_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "eventId":
+			out.Values[i] = ec._EmailCampaign_eventId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "templateId":
+			out.Values[i] = ec._EmailCampaign_templateId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "subjectSnapshot":
+			out.Values[i] = ec._EmailCampaign_subjectSnapshot(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "bodySnapshot":
+			out.Values[i] = ec._EmailCampaign_bodySnapshot(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "recipientFilter":
+			out.Values[i] = ec._EmailCampaign_recipientFilter(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._EmailCampaign_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdByUserId":
+			out.Values[i] = ec._EmailCampaign_createdByUserId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "createdByApiKeyId":
+			out.Values[i] = ec._EmailCampaign_createdByApiKeyId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "sentAt":
+			out.Values[i] = ec._EmailCampaign_sentAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var emailLogImplementors = []string{"EmailLog", "Node"}
 
 func (ec *executionContext) _EmailLog(ctx context.Context, sel ast.SelectionSet, obj *ent.EmailLog) graphql.Marshaler {
@@ -56360,6 +59110,79 @@ func (ec *executionContext) _EmailLogEdge(ctx context.Context, sel ast.Selection
 			}
 		case "cursor":
 			out.Values[i] = ec._EmailLogEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var emailTemplateImplementors = []string{"EmailTemplate"}
+
+func (ec *executionContext) _EmailTemplate(ctx context.Context, sel ast.SelectionSet, obj *EmailTemplateRecord) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, emailTemplateImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("EmailTemplate")
+		case "id":
+			out.Values[i] = ec._EmailTemplate_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._EmailTemplate_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._EmailTemplate_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "eventId":
+			out.Values[i] = ec._EmailTemplate_eventId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._EmailTemplate_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "subjectTemplate":
+			out.Values[i] = ec._EmailTemplate_subjectTemplate(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "bodyTemplate":
+			out.Values[i] = ec._EmailTemplate_bodyTemplate(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "mergeFields":
+			out.Values[i] = ec._EmailTemplate_mergeFields(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -58155,6 +60978,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "acceptAgendaDraft":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_acceptAgendaDraft(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sendCampaign":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_sendCampaign(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -60194,6 +63024,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "communications":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_communications(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "cfpForm":
 			field := field
 
@@ -60838,6 +63690,84 @@ func (ec *executionContext) _ReinstateSessionResult(ctx context.Context, sel ast
 		case "calendarReinvited":
 			out.Values[i] = ec._ReinstateSessionResult_calendarReinvited(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var reminderRuleImplementors = []string{"ReminderRule"}
+
+func (ec *executionContext) _ReminderRule(ctx context.Context, sel ast.SelectionSet, obj *ReminderRuleRecord) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, reminderRuleImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ReminderRule")
+		case "id":
+			out.Values[i] = ec._ReminderRule_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._ReminderRule_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._ReminderRule_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "eventId":
+			out.Values[i] = ec._ReminderRule_eventId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "scope":
+			out.Values[i] = ec._ReminderRule_scope(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "taskType":
+			out.Values[i] = ec._ReminderRule_taskType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "daysBeforeDue":
+			out.Values[i] = ec._ReminderRule_daysBeforeDue(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "enabled":
+			out.Values[i] = ec._ReminderRule_enabled(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "lastRunAt":
+			out.Values[i] = ec._ReminderRule_lastRunAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -62272,6 +65202,54 @@ func (ec *executionContext) _ScoreRoundWithAiResult(ctx context.Context, sel ast
 			}
 		case "alreadyQueued":
 			out.Values[i] = ec._ScoreRoundWithAiResult_alreadyQueued(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var sendCampaignResultImplementors = []string{"SendCampaignResult"}
+
+func (ec *executionContext) _SendCampaignResult(ctx context.Context, sel ast.SelectionSet, obj *SendCampaignResult) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, sendCampaignResultImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SendCampaignResult")
+		case "campaign":
+			out.Values[i] = ec._SendCampaignResult_campaign(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sent":
+			out.Values[i] = ec._SendCampaignResult_sent(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "failed":
+			out.Values[i] = ec._SendCampaignResult_failed(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -66227,6 +69205,68 @@ func (ec *executionContext) marshalNCalendarInvitesResult2ᚖgithubᚗcomᚋpodi
 	return ec._CalendarInvitesResult(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNCampaignDeliveryStatus2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCampaignDeliveryStatus(ctx context.Context, v any) (CampaignDeliveryStatus, error) {
+	var res CampaignDeliveryStatus
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCampaignDeliveryStatus2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCampaignDeliveryStatus(ctx context.Context, sel ast.SelectionSet, v CampaignDeliveryStatus) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNCampaignHistory2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCampaignHistoryᚄ(ctx context.Context, sel ast.SelectionSet, v []*CampaignHistory) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCampaignHistory2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCampaignHistory(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCampaignHistory2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCampaignHistory(ctx context.Context, sel ast.SelectionSet, v *CampaignHistory) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CampaignHistory(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCampaignRecipient2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCampaignRecipientᚄ(ctx context.Context, sel ast.SelectionSet, v []*CampaignRecipient) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCampaignRecipient2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCampaignRecipient(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCampaignRecipient2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCampaignRecipient(ctx context.Context, sel ast.SelectionSet, v *CampaignRecipient) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CampaignRecipient(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNCancelSessionInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCancelSessionInput(ctx context.Context, v any) (CancelSessionInput, error) {
 	res, err := ec.unmarshalInputCancelSessionInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -66363,6 +69403,42 @@ func (ec *executionContext) unmarshalNChangeSubmissionStatusInput2githubᚗcom�
 func (ec *executionContext) unmarshalNCoSpeakerInput2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCoSpeakerInput(ctx context.Context, v any) (*CoSpeakerInput, error) {
 	res, err := ec.unmarshalInputCoSpeakerInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCommunicationCenter2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCommunicationCenter(ctx context.Context, sel ast.SelectionSet, v *CommunicationCenter) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CommunicationCenter(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCommunicationContact2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCommunicationContactᚄ(ctx context.Context, sel ast.SelectionSet, v []*CommunicationContact) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCommunicationContact2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCommunicationContact(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCommunicationContact2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCommunicationContact(ctx context.Context, sel ast.SelectionSet, v *CommunicationContact) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CommunicationContact(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNContact2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚐContactᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.Contact) graphql.Marshaler {
@@ -67050,6 +70126,26 @@ func (ec *executionContext) marshalNDeliverableStatus2githubᚗcomᚋpodiumᚋpo
 	return v
 }
 
+func (ec *executionContext) marshalNEmailCampaign2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCampaignRecord(ctx context.Context, sel ast.SelectionSet, v *CampaignRecord) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._EmailCampaign(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNEmailCampaignStatus2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐEmailCampaignStatus(ctx context.Context, v any) (EmailCampaignStatus, error) {
+	var res EmailCampaignStatus
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNEmailCampaignStatus2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐEmailCampaignStatus(ctx context.Context, sel ast.SelectionSet, v EmailCampaignStatus) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) marshalNEmailLogConnection2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚐEmailLogConnection(ctx context.Context, sel ast.SelectionSet, v *ent.EmailLogConnection) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -67099,6 +70195,32 @@ func (ec *executionContext) marshalNEmailLogType2githubᚗcomᚋpodiumᚋpodium�
 func (ec *executionContext) unmarshalNEmailLogWhereInput2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚐEmailLogWhereInput(ctx context.Context, v any) (*ent.EmailLogWhereInput, error) {
 	res, err := ec.unmarshalInputEmailLogWhereInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNEmailTemplate2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐEmailTemplateRecordᚄ(ctx context.Context, sel ast.SelectionSet, v []*EmailTemplateRecord) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNEmailTemplate2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐEmailTemplateRecord(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNEmailTemplate2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐEmailTemplateRecord(ctx context.Context, sel ast.SelectionSet, v *EmailTemplateRecord) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._EmailTemplate(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNEvaluationParticipant2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐEvaluationParticipantᚄ(ctx context.Context, sel ast.SelectionSet, v []*EvaluationParticipant) graphql.Marshaler {
@@ -68031,6 +71153,32 @@ func (ec *executionContext) marshalNReinstateSessionResult2ᚖgithubᚗcomᚋpod
 	return ec._ReinstateSessionResult(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNReminderRule2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐReminderRuleRecordᚄ(ctx context.Context, sel ast.SelectionSet, v []*ReminderRuleRecord) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNReminderRule2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐReminderRuleRecord(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNReminderRule2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐReminderRuleRecord(ctx context.Context, sel ast.SelectionSet, v *ReminderRuleRecord) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ReminderRule(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNReorderPipelineStagesInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐReorderPipelineStagesInput(ctx context.Context, v any) (ReorderPipelineStagesInput, error) {
 	res, err := ec.unmarshalInputReorderPipelineStagesInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -68544,6 +71692,21 @@ func (ec *executionContext) marshalNScoreRoundWithAiResult2ᚖgithubᚗcomᚋpod
 		return graphql.Null
 	}
 	return ec._ScoreRoundWithAiResult(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNSendCampaignInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐSendCampaignInput(ctx context.Context, v any) (SendCampaignInput, error) {
+	res, err := ec.unmarshalInputSendCampaignInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSendCampaignResult2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐSendCampaignResult(ctx context.Context, sel ast.SelectionSet, v *SendCampaignResult) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._SendCampaignResult(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNSendReviewRemindersInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐSendReviewRemindersInput(ctx context.Context, v any) (SendReviewRemindersInput, error) {
@@ -69845,6 +73008,14 @@ func (ec *executionContext) marshalOBoolean2ᚖbool(ctx context.Context, sel ast
 	_ = ctx
 	res := scalar.MarshalBoolean(*v)
 	return res
+}
+
+func (ec *executionContext) unmarshalOCampaignAudienceInput2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCampaignAudienceInput(ctx context.Context, v any) (*CampaignAudienceInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputCampaignAudienceInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOCfpFormStatus2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCfpFormStatus(ctx context.Context, v any) (*CfpFormStatus, error) {

@@ -13,6 +13,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/contact"
+	"github.com/podium/podium/ent/emaillog"
 	"github.com/podium/podium/ent/event"
 	"github.com/podium/podium/ent/schema/agenda"
 )
@@ -117,6 +118,47 @@ type CalendarInvitesResult struct {
 	CreatedEmails int `json:"createdEmails"`
 	// Sessions whose speakers were sent an invitation or an update.
 	Sessions int `json:"sessions"`
+}
+
+// Speakers of the event chosen by what they are rather than by id (ext).
+type CampaignAudienceInput struct {
+	// Every speaker of the event whose workflow status is one of these.
+	WorkflowStatuses []contact.WorkflowStatus `json:"workflowStatuses"`
+	// Every speaker of the event linked to a contact of this CRM segment, as the segment selects now
+	// (see segment); a segment of another organization is not_found.
+	SegmentID *string `json:"segmentId"`
+}
+
+// A campaign with its recipients.
+type CampaignHistory struct {
+	// The campaign.
+	Campaign *CampaignRecord `json:"campaign"`
+	// The template's name: always null, Podium has no templates.
+	TemplateName *string `json:"templateName"`
+	// Who it was sent to, by last name; recipients whose contact was deleted are left out.
+	Recipients []*CampaignRecipient `json:"recipients"`
+}
+
+// One recipient of a campaign.
+type CampaignRecipient struct {
+	// The recipient's id.
+	ID string `json:"id"`
+	// The event contact's id.
+	ContactID string `json:"contactId"`
+	// The contact's name, "First Last", as now.
+	ContactName string `json:"contactName"`
+	// The contact's email address, as now.
+	Email string `json:"email"`
+	// The subject with merge tokens replaced for this recipient.
+	ResolvedSubject string `json:"resolvedSubject"`
+	// The message with merge tokens replaced for this recipient.
+	ResolvedBody string `json:"resolvedBody"`
+	// Where the email stands, from its email log row.
+	DeliveryStatus CampaignDeliveryStatus `json:"deliveryStatus"`
+	// The email's id (see Event.emails); null when none was queued.
+	EmailLogID *string `json:"emailLogId"`
+	// The email log row's status; null when there is none.
+	EmailStatus *emaillog.Status `json:"emailStatus"`
 }
 
 // Why a session is cancelled, and whether to tell its speakers.
@@ -245,6 +287,50 @@ type CoSpeakerInput struct {
 	Name string `json:"name"`
 	// The co-speaker's email address.
 	Email string `json:"email"`
+}
+
+// An event's communications.
+type CommunicationCenter struct {
+	// The event's name.
+	EventName string `json:"eventName"`
+	// The event's slug.
+	EventSlug string `json:"eventSlug"`
+	// The event's speakers (organizer contacts left out), by last name, then first name.
+	Contacts []*CommunicationContact `json:"contacts"`
+	// Saved email templates: always empty, Podium has none (docs/campaigns.md).
+	Templates []*EmailTemplateRecord `json:"templates"`
+	// Every campaign of the event, newest first.
+	Campaigns []*CampaignHistory `json:"campaigns"`
+	// Automatic reminder rules: always empty, Podium has none (docs/campaigns.md).
+	ReminderRules []*ReminderRuleRecord `json:"reminderRules"`
+}
+
+// A speaker as the communications view shows them.
+type CommunicationContact struct {
+	// The contact's id.
+	ID string `json:"id"`
+	// The email address.
+	Email string `json:"email"`
+	// The first name.
+	FirstName string `json:"firstName"`
+	// The last name.
+	LastName string `json:"lastName"`
+	// Where the photo can be downloaded; null when none.
+	HeadshotURL *string `json:"headshotUrl"`
+	// The job title; null when unknown.
+	Title *string `json:"title"`
+	// The company; null when unknown.
+	Company *string `json:"company"`
+	// Where the speaker stands in the organizers' workflow.
+	WorkflowStatus contact.WorkflowStatus `json:"workflowStatus"`
+	// Tasks that apply to the speaker: their own, and those of sessions they speak in.
+	TaskTotal int `json:"taskTotal"`
+	// Of those, tasks done or waived.
+	TaskDone int `json:"taskDone"`
+	// Of those, tasks still to do.
+	TaskIncomplete int `json:"taskIncomplete"`
+	// The title of the speaker's first submission (any status), or "".
+	TalkTitle string `json:"talkTitle"`
 }
 
 // One row of an import.
@@ -1090,6 +1176,33 @@ type SendCalendarInvitesInput struct {
 	SubmissionIds []string `json:"submissionIds"`
 }
 
+// A campaign to send. REST takes the same keys; templateId, subject, body and contactIds are required.
+type SendCampaignInput struct {
+	// Recorded with the campaign and never applied: send the final subject and body.
+	TemplateID *string `json:"templateId"`
+	// The subject, with merge tokens; not blank, at most 500 characters.
+	Subject string `json:"subject"`
+	// The plain-text message, with merge tokens; not blank, at most 50,000 characters.
+	Body string `json:"body"`
+	// Event contacts to send to; contacts that are not speakers of the event are left out. May be
+	// empty when audience names speakers.
+	ContactIds []string `json:"contactIds"`
+	// More speakers to send to (ext), added to contactIds; each speaker gets one email however many
+	// ways they are named.
+	Audience *CampaignAudienceInput `json:"audience"`
+}
+
+// What sending a campaign did.
+type SendCampaignResult struct {
+	// The campaign, status sending until every email has an outcome.
+	Campaign *CampaignRecord `json:"campaign"`
+	// Emails queued for delivery, one per recipient. Delivery happens after the answer; see
+	// communications for each email's outcome.
+	Sent int `json:"sent"`
+	// Recipients no email was queued for. Always 0 today: Podium has no suppression list yet.
+	Failed int `json:"failed"`
+}
+
 // Which reviewers to remind.
 type SendReviewRemindersInput struct {
 	// Reviewers of the round, by event membership id; those without pending assignments get no email.
@@ -1885,6 +1998,67 @@ func (e AutoDistributionTier) MarshalJSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// Where one recipient's email stands.
+type CampaignDeliveryStatus string
+
+const (
+	// Queued or being sent, or waiting to retry.
+	CampaignDeliveryStatusPending CampaignDeliveryStatus = "pending"
+	// Accepted by the mail server (or logged, when no SMTP server is configured).
+	CampaignDeliveryStatusSent CampaignDeliveryStatus = "sent"
+	// Refused for good, or out of attempts.
+	CampaignDeliveryStatusFailed CampaignDeliveryStatus = "failed"
+)
+
+var AllCampaignDeliveryStatus = []CampaignDeliveryStatus{
+	CampaignDeliveryStatusPending,
+	CampaignDeliveryStatusSent,
+	CampaignDeliveryStatusFailed,
+}
+
+func (e CampaignDeliveryStatus) IsValid() bool {
+	switch e {
+	case CampaignDeliveryStatusPending, CampaignDeliveryStatusSent, CampaignDeliveryStatusFailed:
+		return true
+	}
+	return false
+}
+
+func (e CampaignDeliveryStatus) String() string {
+	return string(e)
+}
+
+func (e *CampaignDeliveryStatus) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = CampaignDeliveryStatus(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid CampaignDeliveryStatus", str)
+	}
+	return nil
+}
+
+func (e CampaignDeliveryStatus) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *CampaignDeliveryStatus) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e CampaignDeliveryStatus) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
 // Whether a form is open. An open form takes proposals between its opensAt and closesAt.
 type CfpFormStatus string
 
@@ -2356,6 +2530,67 @@ func (e *DeliverableStatus) UnmarshalJSON(b []byte) error {
 }
 
 func (e DeliverableStatus) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// Where a campaign stands.
+type EmailCampaignStatus string
+
+const (
+	// Not sent (never used by Podium: a campaign is sent when it is made).
+	EmailCampaignStatusDraft EmailCampaignStatus = "draft"
+	// Some emails wait for delivery (queued, being sent, or waiting to retry).
+	EmailCampaignStatusSending EmailCampaignStatus = "sending"
+	// Every email has an outcome: sent or failed.
+	EmailCampaignStatusSent EmailCampaignStatus = "sent"
+)
+
+var AllEmailCampaignStatus = []EmailCampaignStatus{
+	EmailCampaignStatusDraft,
+	EmailCampaignStatusSending,
+	EmailCampaignStatusSent,
+}
+
+func (e EmailCampaignStatus) IsValid() bool {
+	switch e {
+	case EmailCampaignStatusDraft, EmailCampaignStatusSending, EmailCampaignStatusSent:
+		return true
+	}
+	return false
+}
+
+func (e EmailCampaignStatus) String() string {
+	return string(e)
+}
+
+func (e *EmailCampaignStatus) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = EmailCampaignStatus(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid EmailCampaignStatus", str)
+	}
+	return nil
+}
+
+func (e EmailCampaignStatus) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *EmailCampaignStatus) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e EmailCampaignStatus) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

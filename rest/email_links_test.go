@@ -32,6 +32,9 @@ func TestEveryEmailLinkOpens(t *testing.T) {
 	w := b.world()
 	// A portal invitation, and a sign-in link.
 	b.must(http.StatusOK, http.MethodPost, w.base+"/speakers/invite", b.acme, map[string]any{"contactIds": []any{w.ada}})
+	// A campaign pointing speakers to their portal.
+	b.must(http.StatusCreated, http.MethodPost, w.base+"/campaigns", b.acme,
+		campaignBody("News", "Hi {speaker_name}, see {portal_url}", w.ada))
 	require.Equal(t, http.StatusAccepted, b.requestLink("ada@example.test", "/portal").Code)
 	// A session cancelled and reinstated, with its speaker told.
 	s := str(b.createSession(w, "Talk", w.ada), "id")

@@ -244,6 +244,8 @@ func (b *testBundle) fixture() fixture {
 			"updateWidget":        {"name": "W", "view": "agenda", "enabled": true, "options": widgetOptions(nil)},
 			"decideSubmissions": {"submissionIds": []any{proposal["id"]}, "decision": "accept", "feedback": "Welcome",
 				"confirmRedecide": false, "approveContent": false},
+			"sendCampaign": {"templateId": nil, "subject": "News for {speaker_name}", "body": "Hello {talk_title}",
+				"contactIds": []any{speaker["id"]}, "audience": map[string]any{"workflowStatuses": []any{"invited"}}},
 			"createContact":     contactBody("Grace", "H", "crm2@example.test"),
 			"updateContact":     contactBody("Ada", "L", "crm@example.test"),
 			"addContactTag":     {"name": "T"},
@@ -258,6 +260,7 @@ func (b *testBundle) fixture() fixture {
 		},
 	}
 	b.pipelineFixture(f) // pipeline_test.go
+	f.bodies["sendCampaign"]["audience"].(map[string]any)["segmentId"] = f.ids["segmentId"] // campaigns_test.go
 	return f
 }
 

@@ -106,6 +106,10 @@ var routes = []route{
 	{"POST", "/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver", "redeliverWebhook", (*API).redeliverWebhook, "", 200, 0},
 	{"POST", "/webhooks/{webhookId}/redeliver", "redeliverWebhooks", (*API).redeliverWebhooks, "RedeliverWebhooksInput", 200, 0},
 
+	// campaigns.go
+	{"GET", "/events/{eventId}/communications", "getCommunications", (*API).getCommunications, "", 200, 0},
+	{"POST", "/events/{eventId}/campaigns", "sendCampaign", (*API).sendCampaign, "SendCampaignInput", 201, 0},
+
 	// crm.go
 	{"GET", "/contacts", "listContacts", (*API).listContacts, "", 200, 0},
 	{"POST", "/contacts", "createContact", (*API).createContact, "ContactInput", 201, 0},

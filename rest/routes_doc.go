@@ -515,6 +515,23 @@ var routeDocs = map[string]routeDoc{
 		output:      Redelivered{},
 	},
 
+	// campaigns.go (docs/campaigns.md)
+	"getCommunications": {
+		tag:     "Mail",
+		summary: "Get the communications view",
+		description: "The event's speakers with workflow status and task counts, and every campaign with each " +
+			"recipient's delivery. templates and reminderRules are always empty: Podium has neither.",
+		output: graph.CommunicationCenter{},
+	},
+	"sendCampaign": {
+		tag:     "Mail",
+		summary: "Send a campaign",
+		description: "One email per speaker among contactIds (and, ext, the audience), with {speaker_name}, " +
+			"{talk_title}, {event_name} and {portal_url} replaced, queued with the campaign in one transaction and " +
+			"delivered in the background: sent counts emails queued, failed recipients refused (0).",
+		output: graph.SendCampaignResult{},
+	},
+
 	// crm.go (docs/crm.md)
 	"listContacts": {
 		tag:     "CRM",

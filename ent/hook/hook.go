@@ -81,6 +81,30 @@ func (f DeliverableAssignmentFunc) Mutate(ctx context.Context, m ent.Mutation) (
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.DeliverableAssignmentMutation", m)
 }
 
+// The EmailCampaignFunc type is an adapter to allow the use of ordinary
+// function as EmailCampaign mutator.
+type EmailCampaignFunc func(context.Context, *ent.EmailCampaignMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f EmailCampaignFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.EmailCampaignMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.EmailCampaignMutation", m)
+}
+
+// The EmailCampaignRecipientFunc type is an adapter to allow the use of ordinary
+// function as EmailCampaignRecipient mutator.
+type EmailCampaignRecipientFunc func(context.Context, *ent.EmailCampaignRecipientMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f EmailCampaignRecipientFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.EmailCampaignRecipientMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.EmailCampaignRecipientMutation", m)
+}
+
 // The EmailLogFunc type is an adapter to allow the use of ordinary
 // function as EmailLog mutator.
 type EmailLogFunc func(context.Context, *ent.EmailLogMutation) (ent.Value, error)

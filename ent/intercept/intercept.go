@@ -14,6 +14,8 @@ import (
 	"github.com/podium/podium/ent/browsersession"
 	"github.com/podium/podium/ent/contact"
 	"github.com/podium/podium/ent/deliverableassignment"
+	"github.com/podium/podium/ent/emailcampaign"
+	"github.com/podium/podium/ent/emailcampaignrecipient"
 	"github.com/podium/podium/ent/emaillog"
 	"github.com/podium/podium/ent/embed"
 	"github.com/podium/podium/ent/event"
@@ -273,6 +275,60 @@ func (f TraverseDeliverableAssignment) Traverse(ctx context.Context, q ent.Query
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.DeliverableAssignmentQuery", q)
+}
+
+// The EmailCampaignFunc type is an adapter to allow the use of ordinary function as a Querier.
+type EmailCampaignFunc func(context.Context, *ent.EmailCampaignQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f EmailCampaignFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.EmailCampaignQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.EmailCampaignQuery", q)
+}
+
+// The TraverseEmailCampaign type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseEmailCampaign func(context.Context, *ent.EmailCampaignQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseEmailCampaign) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseEmailCampaign) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.EmailCampaignQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.EmailCampaignQuery", q)
+}
+
+// The EmailCampaignRecipientFunc type is an adapter to allow the use of ordinary function as a Querier.
+type EmailCampaignRecipientFunc func(context.Context, *ent.EmailCampaignRecipientQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f EmailCampaignRecipientFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.EmailCampaignRecipientQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.EmailCampaignRecipientQuery", q)
+}
+
+// The TraverseEmailCampaignRecipient type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseEmailCampaignRecipient func(context.Context, *ent.EmailCampaignRecipientQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseEmailCampaignRecipient) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseEmailCampaignRecipient) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.EmailCampaignRecipientQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.EmailCampaignRecipientQuery", q)
 }
 
 // The EmailLogFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -1370,6 +1426,10 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.ContactQuery, predicate.Contact, contact.OrderOption]{typ: ent.TypeContact, tq: q}, nil
 	case *ent.DeliverableAssignmentQuery:
 		return &query[*ent.DeliverableAssignmentQuery, predicate.DeliverableAssignment, deliverableassignment.OrderOption]{typ: ent.TypeDeliverableAssignment, tq: q}, nil
+	case *ent.EmailCampaignQuery:
+		return &query[*ent.EmailCampaignQuery, predicate.EmailCampaign, emailcampaign.OrderOption]{typ: ent.TypeEmailCampaign, tq: q}, nil
+	case *ent.EmailCampaignRecipientQuery:
+		return &query[*ent.EmailCampaignRecipientQuery, predicate.EmailCampaignRecipient, emailcampaignrecipient.OrderOption]{typ: ent.TypeEmailCampaignRecipient, tq: q}, nil
 	case *ent.EmailLogQuery:
 		return &query[*ent.EmailLogQuery, predicate.EmailLog, emaillog.OrderOption]{typ: ent.TypeEmailLog, tq: q}, nil
 	case *ent.EmbedQuery:

@@ -295,6 +295,99 @@ var (
 			},
 		},
 	}
+	// EmailCampaignsColumns holds the columns for the "email_campaigns" table.
+	EmailCampaignsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "organization_id", Type: field.TypeString},
+		{Name: "template_id", Type: field.TypeString, Nullable: true},
+		{Name: "subject_snapshot", Type: field.TypeString, Size: 2147483647},
+		{Name: "body_snapshot", Type: field.TypeString, Size: 2147483647},
+		{Name: "recipient_filter", Type: field.TypeJSON},
+		{Name: "created_by_user_id", Type: field.TypeString, Nullable: true},
+		{Name: "created_by_api_key_id", Type: field.TypeString, Nullable: true},
+		{Name: "recipient_count", Type: field.TypeInt, Default: 0},
+		{Name: "event_id", Type: field.TypeString, Size: 40},
+	}
+	// EmailCampaignsTable holds the schema information for the "email_campaigns" table.
+	EmailCampaignsTable = &schema.Table{
+		Name:       "email_campaigns",
+		Columns:    EmailCampaignsColumns,
+		PrimaryKey: []*schema.Column{EmailCampaignsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "email_campaigns_events_event",
+				Columns:    []*schema.Column{EmailCampaignsColumns[11]},
+				RefColumns: []*schema.Column{EventsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "emailcampaign_event_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{EmailCampaignsColumns[11], EmailCampaignsColumns[1]},
+			},
+		},
+	}
+	// EmailCampaignRecipientsColumns holds the columns for the "email_campaign_recipients" table.
+	EmailCampaignRecipientsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "organization_id", Type: field.TypeString},
+		{Name: "recipient_name", Type: field.TypeString},
+		{Name: "recipient_email", Type: field.TypeString},
+		{Name: "resolved_subject", Type: field.TypeString, Size: 2147483647},
+		{Name: "resolved_body", Type: field.TypeString, Size: 2147483647},
+		{Name: "campaign_id", Type: field.TypeString, Size: 40},
+		{Name: "contact_id", Type: field.TypeString, Nullable: true, Size: 40},
+		{Name: "email_log_id", Type: field.TypeString, Nullable: true, Size: 40},
+	}
+	// EmailCampaignRecipientsTable holds the schema information for the "email_campaign_recipients" table.
+	EmailCampaignRecipientsTable = &schema.Table{
+		Name:       "email_campaign_recipients",
+		Columns:    EmailCampaignRecipientsColumns,
+		PrimaryKey: []*schema.Column{EmailCampaignRecipientsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "email_campaign_recipients_email_campaigns_recipients",
+				Columns:    []*schema.Column{EmailCampaignRecipientsColumns[8]},
+				RefColumns: []*schema.Column{EmailCampaignsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+			{
+				Symbol:     "email_campaign_recipients_contacts_contact",
+				Columns:    []*schema.Column{EmailCampaignRecipientsColumns[9]},
+				RefColumns: []*schema.Column{ContactsColumns[0]},
+				OnDelete:   schema.SetNull,
+			},
+			{
+				Symbol:     "email_campaign_recipients_email_log_email",
+				Columns:    []*schema.Column{EmailCampaignRecipientsColumns[10]},
+				RefColumns: []*schema.Column{EmailLogColumns[0]},
+				OnDelete:   schema.SetNull,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "emailcampaignrecipient_campaign_id_recipient_email",
+				Unique:  true,
+				Columns: []*schema.Column{EmailCampaignRecipientsColumns[8], EmailCampaignRecipientsColumns[5]},
+			},
+			{
+				Name:    "emailcampaignrecipient_contact_id",
+				Unique:  false,
+				Columns: []*schema.Column{EmailCampaignRecipientsColumns[9]},
+			},
+			{
+				Name:    "emailcampaignrecipient_email_log_id",
+				Unique:  false,
+				Columns: []*schema.Column{EmailCampaignRecipientsColumns[10]},
+			},
+		},
+	}
 	// EmailLogColumns holds the columns for the "email_log" table.
 	EmailLogColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
@@ -1983,6 +2076,8 @@ var (
 		BrowserSessionsTable,
 		ContactsTable,
 		DeliverableAssignmentsTable,
+		EmailCampaignsTable,
+		EmailCampaignRecipientsTable,
 		EmailLogTable,
 		EmbedsTable,
 		EventsTable,
@@ -2053,6 +2148,16 @@ func init() {
 	DeliverableAssignmentsTable.ForeignKeys[0].RefTable = ContactsTable
 	DeliverableAssignmentsTable.ForeignKeys[1].RefTable = FileRequirementsTable
 	DeliverableAssignmentsTable.ForeignKeys[2].RefTable = SubmissionsTable
+	EmailCampaignsTable.ForeignKeys[0].RefTable = EventsTable
+	EmailCampaignsTable.Annotation = &entsql.Annotation{
+		Table: "email_campaigns",
+	}
+	EmailCampaignRecipientsTable.ForeignKeys[0].RefTable = EmailCampaignsTable
+	EmailCampaignRecipientsTable.ForeignKeys[1].RefTable = ContactsTable
+	EmailCampaignRecipientsTable.ForeignKeys[2].RefTable = EmailLogTable
+	EmailCampaignRecipientsTable.Annotation = &entsql.Annotation{
+		Table: "email_campaign_recipients",
+	}
 	EmailLogTable.ForeignKeys[0].RefTable = ContactsTable
 	EmailLogTable.ForeignKeys[1].RefTable = EventsTable
 	EmailLogTable.ForeignKeys[2].RefTable = SubmissionsTable

@@ -24,6 +24,12 @@ type Contact func(*sql.Selector)
 // DeliverableAssignment is the predicate function for deliverableassignment builders.
 type DeliverableAssignment func(*sql.Selector)
 
+// EmailCampaign is the predicate function for emailcampaign builders.
+type EmailCampaign func(*sql.Selector)
+
+// EmailCampaignRecipient is the predicate function for emailcampaignrecipient builders.
+type EmailCampaignRecipient func(*sql.Selector)
+
 // EmailLog is the predicate function for emaillog builders.
 type EmailLog func(*sql.Selector)
 

@@ -11,6 +11,8 @@ import (
 	"github.com/podium/podium/ent/browsersession"
 	"github.com/podium/podium/ent/contact"
 	"github.com/podium/podium/ent/deliverableassignment"
+	"github.com/podium/podium/ent/emailcampaign"
+	"github.com/podium/podium/ent/emailcampaignrecipient"
 	"github.com/podium/podium/ent/emaillog"
 	"github.com/podium/podium/ent/embed"
 	"github.com/podium/podium/ent/event"
@@ -433,6 +435,104 @@ func init() {
 	// deliverableassignment.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	deliverableassignment.IDValidator = func() func(string) error {
 		validators := deliverableassignmentDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	emailcampaignMixin := schema.EmailCampaign{}.Mixin()
+	emailcampaignMixinFields0 := emailcampaignMixin[0].Fields()
+	_ = emailcampaignMixinFields0
+	emailcampaignMixinFields1 := emailcampaignMixin[1].Fields()
+	_ = emailcampaignMixinFields1
+	emailcampaignMixinFields2 := emailcampaignMixin[2].Fields()
+	_ = emailcampaignMixinFields2
+	emailcampaignFields := schema.EmailCampaign{}.Fields()
+	_ = emailcampaignFields
+	// emailcampaignDescCreatedAt is the schema descriptor for created_at field.
+	emailcampaignDescCreatedAt := emailcampaignMixinFields1[0].Descriptor()
+	// emailcampaign.DefaultCreatedAt holds the default value on creation for the created_at field.
+	emailcampaign.DefaultCreatedAt = emailcampaignDescCreatedAt.Default.(func() time.Time)
+	// emailcampaignDescUpdatedAt is the schema descriptor for updated_at field.
+	emailcampaignDescUpdatedAt := emailcampaignMixinFields1[1].Descriptor()
+	// emailcampaign.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	emailcampaign.DefaultUpdatedAt = emailcampaignDescUpdatedAt.Default.(func() time.Time)
+	// emailcampaign.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	emailcampaign.UpdateDefaultUpdatedAt = emailcampaignDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// emailcampaignDescOrganizationID is the schema descriptor for organization_id field.
+	emailcampaignDescOrganizationID := emailcampaignMixinFields2[0].Descriptor()
+	// emailcampaign.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	emailcampaign.OrganizationIDValidator = emailcampaignDescOrganizationID.Validators[0].(func(string) error)
+	// emailcampaignDescTemplateID is the schema descriptor for template_id field.
+	emailcampaignDescTemplateID := emailcampaignFields[1].Descriptor()
+	// emailcampaign.TemplateIDValidator is a validator for the "template_id" field. It is called by the builders before save.
+	emailcampaign.TemplateIDValidator = emailcampaignDescTemplateID.Validators[0].(func(string) error)
+	// emailcampaignDescRecipientFilter is the schema descriptor for recipient_filter field.
+	emailcampaignDescRecipientFilter := emailcampaignFields[4].Descriptor()
+	// emailcampaign.DefaultRecipientFilter holds the default value on creation for the recipient_filter field.
+	emailcampaign.DefaultRecipientFilter = emailcampaignDescRecipientFilter.Default.(map[string]interface{})
+	// emailcampaignDescRecipientCount is the schema descriptor for recipient_count field.
+	emailcampaignDescRecipientCount := emailcampaignFields[7].Descriptor()
+	// emailcampaign.DefaultRecipientCount holds the default value on creation for the recipient_count field.
+	emailcampaign.DefaultRecipientCount = emailcampaignDescRecipientCount.Default.(int)
+	// emailcampaignDescID is the schema descriptor for id field.
+	emailcampaignDescID := emailcampaignMixinFields0[0].Descriptor()
+	// emailcampaign.DefaultID holds the default value on creation for the id field.
+	emailcampaign.DefaultID = emailcampaignDescID.Default.(func() string)
+	// emailcampaign.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	emailcampaign.IDValidator = func() func(string) error {
+		validators := emailcampaignDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	emailcampaignrecipientMixin := schema.EmailCampaignRecipient{}.Mixin()
+	emailcampaignrecipientMixinFields0 := emailcampaignrecipientMixin[0].Fields()
+	_ = emailcampaignrecipientMixinFields0
+	emailcampaignrecipientMixinFields1 := emailcampaignrecipientMixin[1].Fields()
+	_ = emailcampaignrecipientMixinFields1
+	emailcampaignrecipientMixinFields2 := emailcampaignrecipientMixin[2].Fields()
+	_ = emailcampaignrecipientMixinFields2
+	emailcampaignrecipientFields := schema.EmailCampaignRecipient{}.Fields()
+	_ = emailcampaignrecipientFields
+	// emailcampaignrecipientDescCreatedAt is the schema descriptor for created_at field.
+	emailcampaignrecipientDescCreatedAt := emailcampaignrecipientMixinFields1[0].Descriptor()
+	// emailcampaignrecipient.DefaultCreatedAt holds the default value on creation for the created_at field.
+	emailcampaignrecipient.DefaultCreatedAt = emailcampaignrecipientDescCreatedAt.Default.(func() time.Time)
+	// emailcampaignrecipientDescUpdatedAt is the schema descriptor for updated_at field.
+	emailcampaignrecipientDescUpdatedAt := emailcampaignrecipientMixinFields1[1].Descriptor()
+	// emailcampaignrecipient.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	emailcampaignrecipient.DefaultUpdatedAt = emailcampaignrecipientDescUpdatedAt.Default.(func() time.Time)
+	// emailcampaignrecipient.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	emailcampaignrecipient.UpdateDefaultUpdatedAt = emailcampaignrecipientDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// emailcampaignrecipientDescOrganizationID is the schema descriptor for organization_id field.
+	emailcampaignrecipientDescOrganizationID := emailcampaignrecipientMixinFields2[0].Descriptor()
+	// emailcampaignrecipient.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	emailcampaignrecipient.OrganizationIDValidator = emailcampaignrecipientDescOrganizationID.Validators[0].(func(string) error)
+	// emailcampaignrecipientDescID is the schema descriptor for id field.
+	emailcampaignrecipientDescID := emailcampaignrecipientMixinFields0[0].Descriptor()
+	// emailcampaignrecipient.DefaultID holds the default value on creation for the id field.
+	emailcampaignrecipient.DefaultID = emailcampaignrecipientDescID.Default.(func() string)
+	// emailcampaignrecipient.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	emailcampaignrecipient.IDValidator = func() func(string) error {
+		validators := emailcampaignrecipientDescID.Validators
 		fns := [...]func(string) error{
 			validators[0].(func(string) error),
 			validators[1].(func(string) error),

@@ -127,6 +127,10 @@ var Rules = map[string]Rule{
 	"Mutation.rejectSpeakerProfile":   Admins,
 	"Mutation.approveSessionContent":  Admins,
 	"Mutation.rejectSessionContent":   Admins,
+	// Campaigns (docs/campaigns.md): the communications view shows every speaker's address and
+	// every message sent; sending mails the event's speakers. Admins only, as in the original.
+	"Query.communications":  Admins,
+	"Mutation.sendCampaign": Admins,
 	// The organization's contact book (docs/crm.md): people, notes and who wrote them, for
 	// admins only, members included out.
 	"Query.contacts":             Admins,

@@ -53,12 +53,15 @@ const (
 	// WebhookDisabled tells an organization's owners and admins that Podium disabled a webhook
 	// endpoint that kept failing (docs/webhooks.md): URL, Reason, When (failing since).
 	WebhookDisabled = "webhook_disabled"
+	// Campaign is an organizer's own message to speakers (docs/campaigns.md): Subject and Message
+	// hold their text, merge tokens already replaced; the HTML keeps its line breaks.
+	Campaign = "campaign"
 )
 
 // Names lists every template, for tests and tools.
 var Names = []string{PortalInvitation, SessionAccepted, SessionDeclined, SessionCancelled,
 	SessionReinstated, CalendarInvite, SessionUnscheduled, ReviewerInvitation, ReviewReminder, SignIn, OrganizationInvitation,
-	CFPSubmitted, CFPCoSpeaker, WebhookDisabled}
+	CFPSubmitted, CFPCoSpeaker, WebhookDisabled, Campaign}
 
 // Data is what templates may use. EventName, FirstName and Link are in every email.
 type Data struct {
@@ -68,7 +71,8 @@ type Data struct {
 	// Link.
 	Path string
 	Link string
-	// Subject is filled by Render for the HTML title.
+	// Subject is filled by Render for the HTML title; the Campaign template reads the organizer's
+	// subject from it.
 	Subject string
 
 	SessionTitle string

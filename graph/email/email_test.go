@@ -24,6 +24,11 @@ func sample(name string) Data {
 	if name == ReviewReminder {
 		d.Link = "https://podium.example.test/reviews"
 	}
+	if name == Campaign {
+		// An organizer's own text, merge tokens already replaced.
+		d.Subject = "News for Ada <Lovelace> &\r\nBcc: someone"
+		d.Message = "Hi Ada,\n\nGo <generics> & you is on.\nYour portal: https://podium.example.test/portal"
+	}
 	return d
 }
 

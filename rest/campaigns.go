@@ -1,0 +1,22 @@
+package rest
+
+import (
+	"context"
+
+	"github.com/podium/podium/graph"
+)
+
+// Campaigns and the communications view (docs/campaigns.md; docs/rest-api.md §4 "Campaigns").
+// Both shapes are the operation layer's read models, which encode as the contract's JSON.
+
+func (a *API) getCommunications(ctx context.Context, q *request) (any, error) {
+	return a.res.Query().Communications(ctx, q.param("eventId"))
+}
+
+func (a *API) sendCampaign(ctx context.Context, q *request) (any, error) {
+	in, err := bind[graph.SendCampaignInput](q)
+	if err != nil {
+		return nil, err
+	}
+	return a.res.Mutation().SendCampaign(ctx, q.param("eventId"), in)
+}
