@@ -259,7 +259,7 @@ func (b *testBundle) fixture() fixture {
 			"acceptAgendaDraft":   {"submissionIds": []any{session["id"]}},
 		},
 	}
-	b.pipelineFixture(f) // pipeline_test.go
+	b.pipelineFixture(f)                                                                    // pipeline_test.go
 	f.bodies["sendCampaign"]["audience"].(map[string]any)["segmentId"] = f.ids["segmentId"] // campaigns_test.go
 	return f
 }
