@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 
 	"entgo.io/contrib/entgql"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/schema/viewer"
@@ -29,11 +31,10 @@ func crmTS(col string) string {
 	return fmt.Sprintf(`to_char(%s AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`, col)
 }
 
-// crmDirectorySQL reads the directory of organization $1, filtered by $2 (lower-cased; empty for
-// all), after the key ($3, $4, $5) when $5 is set, at most $6 rows (all when null). It returns the
-// rows as one JSON array, and how many contacts match $2.
-var crmDirectorySQL = strings.NewReplacer("{{created}}", crmTS("c.created_at"), "{{updated}}", crmTS("c.updated_at"),
-	"{{tcreated}}", crmTS("t.created_at"), "{{tupdated}}", crmTS("t.updated_at"),
+// crmDirectoryCTEs select the directory page of organization $1, filtered by $2 (lower-cased;
+// empty for all), after the key ($3, $4, $5) when $5 is set, at most $6 rows (all when null), and
+// aggregate each page contact's tags and event links once per kind.
+var crmDirectoryCTEs = strings.NewReplacer("{{tcreated}}", crmTS("t.created_at"), "{{tupdated}}", crmTS("t.updated_at"),
 	"{{ecreated}}", crmTS("e.created_at"), "{{eupdated}}", crmTS("e.updated_at")).Replace(`
 WITH page AS MATERIALIZED (
   SELECT c.* FROM organization_contacts c
@@ -57,27 +58,36 @@ events_of AS (
   FROM organization_contact_events e
   WHERE e.organization_id = $1 AND e.organization_contact_id IN (SELECT id FROM page)
   GROUP BY e.organization_contact_id
-)
-SELECT COALESCE(json_agg(json_build_object(
+)`)
+
+// crmDirectoryRow is one directory row as JSON, of the page contact c.
+var crmDirectoryRow = strings.NewReplacer("{{created}}", crmTS("c.created_at"), "{{updated}}", crmTS("c.updated_at")).Replace(`
+json_build_object(
   'contact', json_build_object('id', c.id, 'createdAt', {{created}}, 'updatedAt', {{updated}},
     'organizationId', c.organization_id, 'firstName', c.first_name, 'lastName', c.last_name, 'email', c.email,
     'title', c.title, 'company', c.company, 'bio', c.bio, 'linkedinUrl', c.linkedin_url,
     'twitterUrl', c.twitter_url, 'facebookUrl', c.facebook_url, 'websiteUrl', c.website_url,
     'headshotUrl', c.headshot_url, 'custom', c.custom),
   'tags', COALESCE(tg.list, '[]'::json),
-  'events', COALESCE(ev.list, '[]'::json)) ORDER BY c.last_name, c.first_name, c.id)::text, '[]'),
-  %s
+  'events', COALESCE(ev.list, '[]'::json))`)
+
+// crmDirectoryFrom joins the page with its aggregates.
+const crmDirectoryFrom = `
 FROM page c
 LEFT JOIN tags_of tg ON tg.id = c.id
-LEFT JOIN events_of ev ON ev.id = c.id`)
+LEFT JOIN events_of ev ON ev.id = c.id`
 
 var (
-	// crmDirectoryAllSQL is the REST directory: every row, no count.
-	crmDirectoryAllSQL = fmt.Sprintf(crmDirectorySQL, "0")
-	// crmDirectoryPageSQL is a GraphQL page, with the count of every match.
-	crmDirectoryPageSQL = fmt.Sprintf(crmDirectorySQL, `(SELECT count(*) FROM organization_contacts c
+	// crmDirectoryRowsSQL is the REST directory: one JSON row per contact, in directory order,
+	// which REST streams as they come (ContactDirectory).
+	crmDirectoryRowsSQL = crmDirectoryCTEs + "\nSELECT " + crmDirectoryRow + "::text" + crmDirectoryFrom +
+		"\nORDER BY c.last_name, c.first_name, c.id"
+	// crmDirectoryPageSQL is a GraphQL page as one JSON array, with the count of every match.
+	crmDirectoryPageSQL = crmDirectoryCTEs + "\nSELECT COALESCE(json_agg(" + crmDirectoryRow +
+		" ORDER BY c.last_name, c.first_name, c.id)::text, '[]'), " + `(SELECT count(*) FROM organization_contacts c
   WHERE c.organization_id = $1
-    AND ($2 = '' OR strpos(lower(c.first_name || ' ' || c.last_name || ' ' || c.email || ' ' || coalesce(c.company, '')), $2) > 0))`)
+    AND ($2 = '' OR strpos(lower(c.first_name || ' ' || c.last_name || ' ' || c.email || ' ' || coalesce(c.company, '')), $2) > 0))` +
+		crmDirectoryFrom
 )
 
 // crmSearch normalizes the directory's search text: trimmed and lower-cased, empty for none.
@@ -88,29 +98,76 @@ func crmSearch(q *string) string {
 	return strings.ToLower(strings.TrimSpace(*q))
 }
 
-// ContactDirectoryJSON is listContacts over REST: every contact of the organization matching q,
-// as the JSON array of directory rows, written by PostgreSQL in one statement, compacted and
-// ended with a newline.
-func (r *Resolver) ContactDirectoryJSON(ctx context.Context, q *string) ([]byte, error) {
+// ContactDirectory is listContacts over REST: every contact of the organization matching q, in
+// directory order, one JSON row per contact as PostgreSQL writes it. The statement has started
+// when it is returned (its errors are the caller's to answer); WriteTo then streams the array,
+// row by row, so that a directory of tens of megabytes never sits whole in the server's memory.
+type ContactDirectory struct {
+	rows  pgx.Rows
+	first []byte // the first row, read to surface the statement's errors; nil for none
+}
+
+// ContactDirectory starts listContacts' statement.
+func (r *Resolver) ContactDirectory(ctx context.Context, q *string) (*ContactDirectory, error) {
 	if _, err := access.Viewer(ctx); err != nil {
 		return nil, err
 	}
-	var raw []byte
-	var total int
-	err := r.sql(ctx).QueryRow(ctx, crmDirectoryAllSQL, viewer.OrganizationID(ctx), crmSearch(q),
-		nil, nil, nil, nil).Scan(&raw, &total)
+	rows, err := r.sql(ctx).Query(ctx, crmDirectoryRowsSQL, viewer.OrganizationID(ctx), crmSearch(q), nil, nil, nil, nil)
 	if err != nil {
 		return nil, err
 	}
-	// Compacted into one buffer with room for the newline REST ends bodies with: the directory can
-	// be tens of megabytes, and each copy of it counts in the server's memory.
-	var b bytes.Buffer
-	b.Grow(len(raw) + 1)
-	if err := json.Compact(&b, raw); err != nil {
+	d := &ContactDirectory{rows: rows}
+	if rows.Next() {
+		if err := rows.Scan(&d.first); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		d.first = bytes.Clone(d.first)
+	} else if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	b.WriteByte('\n')
-	return b.Bytes(), nil
+	return d, nil
+}
+
+// WriteTo writes the directory as one compact JSON array ended with a newline, and ends the
+// statement. An error after the first row leaves a truncated array, which no client takes for a
+// whole one.
+func (d *ContactDirectory) WriteTo(w io.Writer) (int64, error) {
+	defer d.rows.Close()
+	var b bytes.Buffer
+	var n int64
+	flush := func() error {
+		m, err := w.Write(b.Bytes())
+		n += int64(m)
+		b.Reset()
+		return err
+	}
+	b.WriteByte('[')
+	row := d.first
+	for i := 0; row != nil; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if err := json.Compact(&b, row); err != nil {
+			return n, err
+		}
+		if b.Len() >= 64<<10 {
+			if err := flush(); err != nil {
+				return n, err
+			}
+		}
+		row = nil
+		if d.rows.Next() {
+			if err := d.rows.Scan(&row); err != nil {
+				return n, err
+			}
+		}
+	}
+	if err := d.rows.Err(); err != nil {
+		return n, err
+	}
+	b.WriteString("]\n")
+	return n, flush()
 }
 
 // crmCursorVersion starts every directory cursor.

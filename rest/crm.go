@@ -14,11 +14,18 @@ func (a *API) listContacts(ctx context.Context, q *request) (any, error) {
 	if v, ok := q.URL.Query()["q"]; ok && len(v) > 0 {
 		search = &v[0]
 	}
-	body, err := a.res.ContactDirectoryJSON(ctx, search)
+	dir, err := a.res.ContactDirectory(ctx, search)
 	if err != nil {
 		return nil, err
 	}
-	return &response{status: http.StatusOK, body: body}, nil
+	// The directory streams: tens of megabytes for a large contact book, never whole in memory.
+	return &response{status: http.StatusOK, stream: func(w http.ResponseWriter) {
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.WriteHeader(http.StatusOK)
+		if _, err := dir.WriteTo(w); err != nil {
+			a.log.ErrorContext(ctx, "stream the contact directory", "err", err)
+		}
+	}}, nil
 }
 
 func (a *API) createContact(ctx context.Context, q *request) (any, error) {
