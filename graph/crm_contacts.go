@@ -74,8 +74,8 @@ func crmEmailFree(ctx context.Context, c *ent.Client, addr, except string) error
 	return nil
 }
 
-// crmActor is who writes a note: a signed-in person (their user id and name) or an API key (its
-// id and "API key: <name>").
+// crmActor is who writes a note or moves a card: a signed-in person (their user id, and their name
+// or else their email) or an API key (its id and "API key: <name>").
 func crmActor(ctx context.Context) (userID, keyID *string, name string) {
 	v := viewer.FromContext(ctx)
 	switch {

@@ -8,7 +8,6 @@ import (
 	"github.com/podium/podium/ent/organizationcontact"
 	"github.com/podium/podium/ent/pipelinecard"
 	"github.com/podium/podium/ent/pipelinestage"
-	"github.com/podium/podium/ent/schema/viewer"
 	"github.com/podium/podium/graph/access"
 	"github.com/podium/podium/graph/apperr"
 	"github.com/podium/podium/graph/scalar"
@@ -45,29 +44,9 @@ func toCrmPipelineStage(s *ent.PipelineStage) *CrmPipelineStage {
 		Position: s.Position}
 }
 
-// historyActor is who moves a card: an API key (its id and "API key: <name>") or a signed-in
-// person (their user id and name, or email when they have no name).
-func historyActor(ctx context.Context) (userID, keyID *string, name string) {
-	v := viewer.FromContext(ctx)
-	switch {
-	case v == nil:
-		return nil, nil, "Podium"
-	case v.Person != nil:
-		id, name := v.Person.UserID, v.Person.Name
-		if strings.TrimSpace(name) == "" {
-			name = v.Person.Email
-		}
-		return &id, nil, name
-	case v.APIKeyID != "":
-		id := v.APIKeyID
-		return nil, &id, "API key: " + v.APIKeyName
-	}
-	return nil, nil, "Podium"
-}
-
 // recordStageEntry writes the history row of card entering to, from from (nil for a new card).
 func recordStageEntry(ctx context.Context, c *ent.Client, cardID string, from, to *ent.PipelineStage) error {
-	userID, keyID, name := historyActor(ctx)
+	userID, keyID, name := crmActor(ctx)
 	h := c.StageHistory.Create().SetCardID(cardID).SetToStageID(to.ID).SetToStageName(to.Name).
 		SetNillableActorUserID(userID).SetNillableActorAPIKeyID(keyID).SetActorName(name)
 	if from != nil {
