@@ -55,7 +55,7 @@ var WebhookEventTypes = []string{hookSessionCreated, hookSessionCancelled, hookS
 type hookData map[string]any
 
 // maxWebhooks bounds an organization's endpoints: each one multiplies the rows every change writes.
-const maxWebhooks = 20
+const maxWebhooks = jobs.MaxWebhookEndpoints
 
 // emit records an event for the organization's endpoints subscribed to its type, in the
 // transaction of ctx (jobs.EmitWebhook): the message and one fan-out job when an endpoint is

@@ -352,38 +352,12 @@ func (w *DeliverWebhookWorker) recordFailure(ctx context.Context, id string, att
 	return final, nil
 }
 
-// firstAttempts makes the first attempt of each of the message's deliveries that is pending and
-// unattempted, all at once, and records them: successes in one statement, each failure with the
-// job that retries it. A delivery whose endpoint has all its places taken in this process goes
-// to a job at once.
-func (w *DeliverWebhookWorker) firstAttempts(ctx context.Context, args FanOutWebhookArgs) error {
+// firstAttempts makes the first attempt of each delivery in todo (FanOutWebhook's), all at once,
+// and records them: successes in one statement, each failure with the job that retries it. A
+// delivery whose endpoint has all its places taken in this process goes to a job at once.
+func (w *DeliverWebhookWorker) firstAttempts(ctx context.Context, args FanOutWebhookArgs, todo []PendingDelivery) error {
 	w.once.Do(w.init)
 	ctx = viewer.WithOrganization(ctx, args.OrganizationID)
-	rows, err := w.Pool.Query(ctx, `SELECT d.id, e.id, e.url, e.enabled, e.secret, e.previous_secret,
-		e.previous_secret_expires_at, m.id, m.payload
-		FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
-		JOIN webhook_messages m ON m.id = d.message_id
-		WHERE d.message_id = $1 AND d.status = 'pending' AND d.attempts = 0 ORDER BY d.id`, args.MessageID)
-	if err != nil {
-		return err
-	}
-	type pending struct {
-		id string
-		t  webhookTarget
-	}
-	var todo []pending
-	for rows.Next() {
-		var p pending
-		if err := rows.Scan(&p.id, &p.t.endpointID, &p.t.url, &p.t.enabled, &p.t.secret, &p.t.previous,
-			&p.t.previousUntil, &p.t.messageID, &p.t.payload); err != nil {
-			rows.Close()
-			return err
-		}
-		todo = append(todo, p)
-	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
 	jobs := river.ClientFromContext[pgx.Tx](ctx)
 	retry := func(id string, prior int, at time.Time) func(pgx.Tx) error {
 		return func(tx pgx.Tx) error {

@@ -3,7 +3,6 @@ package jobs
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -73,12 +72,16 @@ func (FanOutWebhookArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{Queue: WebhookQueue, MaxAttempts: WebhookMaxAttempts}
 }
 
-// FanOutWebhookWorker writes a message's deliveries (FanOutWebhook), then makes each one's first
-// attempt itself, all endpoints at once, and records every success in one statement. Only a
-// delivery that fails (or whose endpoint is busy) gets a job of its own (DeliverWebhookArgs),
-// which retries it on WebhookBackoff's schedule. The common case — every receiver answers — thus
-// costs one job and a handful of statements per message, not a job and two statements per
-// endpoint: deliveries compete less with the API's own writes for the database and the CPU.
+// MaxWebhookEndpoints bounds an organization's endpoints (the operation layer refuses more): each
+// one multiplies the rows every change writes.
+const MaxWebhookEndpoints = 20
+
+// FanOutWebhookWorker writes a message's deliveries and makes each one's first attempt itself,
+// all endpoints at once, recording every success in one statement. Only a delivery that fails
+// (or whose endpoint is busy) gets a job of its own (DeliverWebhookArgs), which retries it on
+// WebhookBackoff's schedule. The common case — every receiver answers — thus costs one job and
+// two statements per message (FanOutWebhook's and the successes'), not a job and two statements
+// per endpoint: deliveries compete less with the API's own writes for the database and the CPU.
 //
 // The job stays running until the attempts are recorded. If the process dies before, River
 // rescues the job and the run after finds the deliveries written and still unattempted, and
@@ -99,59 +102,68 @@ func (w *FanOutWebhookWorker) Timeout(*river.Job[FanOutWebhookArgs]) time.Durati
 
 // Work fans one message out and makes the first attempts.
 func (w *FanOutWebhookWorker) Work(ctx context.Context, job *river.Job[FanOutWebhookArgs]) error {
-	if err := FanOutWebhook(ctx, w.Pool, job.Args); err != nil {
+	todo, err := FanOutWebhook(ctx, w.Pool, job.Args)
+	if err != nil {
 		return err
 	}
-	return w.Deliver.firstAttempts(ctx, job.Args)
+	return w.Deliver.firstAttempts(ctx, job.Args, todo)
 }
 
-// FanOutWebhook does the first half of a fan-out job's work: it writes the message's deliveries,
-// one per endpoint of the organization subscribed to its type, in one transaction, once (a run
-// that finds deliveries written adds none). The deliveries are pending and unattempted; the
-// worker attempts them next.
-func FanOutWebhook(ctx context.Context, pool *pgxpool.Pool, args FanOutWebhookArgs) error {
+// fanOutSQL writes message $1's deliveries, one per endpoint of its organization enabled and
+// subscribed to its type, with the ids $2 (one per endpoint, in endpoint order), and returns every
+// delivery of the message still pending and unattempted with what its attempt needs. The unique
+// index on (message_id, endpoint_id) makes a second run write nothing again: it waits for the
+// first run's rows and skips them. Rows the first run wrote and left unattempted (it died
+// before) are found by the second part, which sees what committed before the statement began.
+const fanOutSQL = `WITH ins AS (
+	INSERT INTO webhook_deliveries (id, created_at, updated_at, organization_id, status, attempts, endpoint_id, message_id)
+	SELECT ($2::text[])[row_number() OVER (ORDER BY e.id)], now(), now(), m.organization_id, 'pending', 0, e.id, m.id
+	FROM webhook_messages m JOIN webhook_endpoints e ON e.organization_id = m.organization_id AND e.enabled
+		AND (e.event_types = '[]'::jsonb OR e.event_types ? m.event_type)
+	WHERE m.id = $1
+	ON CONFLICT (message_id, endpoint_id) DO NOTHING
+	RETURNING id, endpoint_id, message_id
+), todo AS (
+	SELECT id, endpoint_id, message_id FROM ins
+	UNION
+	SELECT d.id, d.endpoint_id, d.message_id FROM webhook_deliveries d
+	WHERE d.message_id = $1 AND d.status = 'pending' AND d.attempts = 0
+)
+SELECT t.id, e.id, e.url, e.enabled, e.secret, e.previous_secret, e.previous_secret_expires_at, m.id, m.payload
+FROM todo t JOIN webhook_endpoints e ON e.id = t.endpoint_id JOIN webhook_messages m ON m.id = t.message_id
+ORDER BY t.id`
+
+// PendingDelivery is a delivery waiting for its first attempt, as FanOutWebhook returns it.
+type PendingDelivery struct {
+	id string
+	t  webhookTarget
+}
+
+// FanOutWebhook does the first half of a fan-out job's work, in one statement: it writes the
+// message's deliveries, one per endpoint of the organization subscribed to its type, once (a run
+// that finds them written adds none), and returns those still unattempted, which the worker
+// attempts next.
+func FanOutWebhook(ctx context.Context, pool *pgxpool.Pool, args FanOutWebhookArgs) ([]PendingDelivery, error) {
 	ctx = viewer.WithOrganization(ctx, args.OrganizationID)
-	tx, err := pool.Begin(ctx)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = tx.Rollback(ctx) }()
-	// The row lock serializes two runs of the same job (a rescued one and its original); the
-	// deliveries are looked for in the same statement, after the lock is taken (FOR UPDATE
-	// re-reads the row, and the subquery runs per locked row).
-	var eventType string
-	var fanned bool
-	err = tx.QueryRow(ctx, `SELECT m.event_type, EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.message_id = m.id)
-		FROM webhook_messages m WHERE m.id = $1 FOR UPDATE`, args.MessageID).Scan(&eventType, &fanned)
-	if errors.Is(err, pgx.ErrNoRows) || fanned {
-		return nil // pruned, or fanned out already
-	}
-	if err != nil {
-		return err
-	}
-	rows, err := tx.Query(ctx, `SELECT id FROM webhook_endpoints WHERE organization_id = $1 AND enabled
-		AND (event_types = '[]'::jsonb OR event_types ? $2) ORDER BY id`, args.OrganizationID, eventType)
-	if err != nil {
-		return err
-	}
-	endpoints, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return err
-	}
-	if len(endpoints) == 0 {
-		return nil // every subscribed endpoint was disabled or deleted meanwhile
-	}
-	ids := make([]string, len(endpoints))
-	for i := range endpoints {
+	ids := make([]string, MaxWebhookEndpoints)
+	for i := range ids {
 		ids[i] = pid.New("whdl")
 	}
-	if _, err := tx.Exec(ctx, `INSERT INTO webhook_deliveries (id, created_at, updated_at, organization_id, status,
-		attempts, endpoint_id, message_id)
-		SELECT d.id, now(), now(), $1, 'pending', 0, d.endpoint_id, $2 FROM unnest($3::text[], $4::text[]) AS d(id, endpoint_id)`,
-		args.OrganizationID, args.MessageID, ids, endpoints); err != nil {
-		return fmt.Errorf("jobs: webhook deliveries: %w", err)
+	rows, err := pool.Query(ctx, fanOutSQL, args.MessageID, ids)
+	if err != nil {
+		return nil, fmt.Errorf("jobs: webhook deliveries: %w", err)
 	}
-	return tx.Commit(ctx)
+	defer rows.Close()
+	var todo []PendingDelivery
+	for rows.Next() {
+		var p PendingDelivery
+		if err := rows.Scan(&p.id, &p.t.endpointID, &p.t.url, &p.t.enabled, &p.t.secret, &p.t.previous,
+			&p.t.previousUntil, &p.t.messageID, &p.t.payload); err != nil {
+			return nil, err
+		}
+		todo = append(todo, p)
+	}
+	return todo, rows.Err()
 }
 
 var _ river.Worker[FanOutWebhookArgs] = (*FanOutWebhookWorker)(nil)

@@ -22,6 +22,7 @@ func (b *testBundle) fanOutWebhooks() {
 	for _, r := range raw {
 		var args jobs.FanOutWebhookArgs
 		require.NoError(b.t, json.Unmarshal(r, &args))
-		require.NoError(b.t, jobs.FanOutWebhook(context.Background(), b.db.Pool, args))
+		_, err := jobs.FanOutWebhook(context.Background(), b.db.Pool, args)
+		require.NoError(b.t, err)
 	}
 }

@@ -1886,9 +1886,9 @@ var (
 				Columns: []*schema.Column{WebhookDeliveriesColumns[10], WebhookDeliveriesColumns[1]},
 			},
 			{
-				Name:    "webhookdelivery_message_id",
-				Unique:  false,
-				Columns: []*schema.Column{WebhookDeliveriesColumns[11]},
+				Name:    "webhookdelivery_message_id_endpoint_id",
+				Unique:  true,
+				Columns: []*schema.Column{WebhookDeliveriesColumns[11], WebhookDeliveriesColumns[10]},
 			},
 		},
 	}

@@ -148,7 +148,9 @@ func (WebhookDelivery) Edges() []ent.Edge {
 
 // Indexes of the WebhookDelivery.
 func (WebhookDelivery) Indexes() []ent.Index {
-	return []ent.Index{index.Fields("endpoint_id", "created_at"), index.Fields("message_id")}
+	// One delivery per message and endpoint: a fan-out run twice (a job rescued after a crash)
+	// writes none again, in a single statement (jobs.FanOutWebhook).
+	return []ent.Index{index.Fields("endpoint_id", "created_at"), index.Fields("message_id", "endpoint_id").Unique()}
 }
 
 // Annotations of the WebhookDelivery.
