@@ -205,9 +205,7 @@ func (w *DeliverWebhookWorker) Work(ctx context.Context, job *river.Job[DeliverW
 		return nil
 	}
 	if !t.enabled {
-		_, err := w.Pool.Exec(ctx, `UPDATE webhook_deliveries SET status = 'failed', error = 'endpoint disabled',
-			updated_at = now() WHERE id = $1`, id)
-		return err
+		return w.failDisabled(ctx, id)
 	}
 	if !w.acquire(t.endpointID) {
 		// River's snooze does not use up an attempt.
@@ -403,9 +401,7 @@ func (w *DeliverWebhookWorker) firstAttempts(ctx context.Context, args FanOutWeb
 			_, err := jobs.Insert(ctx, DeliverWebhookArgs{DeliveryID: p.id, OrganizationID: args.OrganizationID}, nil)
 			errs = append(errs, err)
 		case errors.Is(o.err, errEndpointDisabled):
-			_, err := w.Pool.Exec(ctx, `UPDATE webhook_deliveries SET status = 'failed', error = 'endpoint disabled',
-				updated_at = now() WHERE id = $1`, p.id)
-			errs = append(errs, err)
+			errs = append(errs, w.failDisabled(ctx, p.id))
 		case o.err != nil:
 			_, err := w.recordFailure(ctx, p.id, 1, p.t, o.code, o.latency, o.err, WebhookMaxAttempts <= 1,
 				retry(p.id, 1, time.Now().Add(w.Config.Backoff(1))))
@@ -422,6 +418,13 @@ func (w *DeliverWebhookWorker) firstAttempts(ctx context.Context, args FanOutWeb
 
 // errEndpointDisabled marks a delivery whose endpoint was disabled before it was attempted.
 var errEndpointDisabled = errors.New("endpoint disabled")
+
+// failDisabled ends a delivery whose endpoint was disabled before it was attempted.
+func (w *DeliverWebhookWorker) failDisabled(ctx context.Context, id string) error {
+	_, err := w.Pool.Exec(ctx, `UPDATE webhook_deliveries SET status = 'failed', error = $2,
+		updated_at = now() WHERE id = $1`, id, errEndpointDisabled.Error())
+	return err
+}
 
 // SignWebhook returns the webhook-signature header of a message per Standard Webhooks: for each
 // secret ("whsec_" and base64 of the key), "v1," and the base64 HMAC-SHA256 of
