@@ -63,7 +63,7 @@ type Limits struct {
 var DefaultLimits = Limits{
 	Complexity: 250_000, Depth: 15, Aliases: 50,
 	Document: DocumentLimits{Tokens: 10_000, Operations: 20, Fragments: 100, Selections: 1_000,
-		Fields: 500, ExpandedFields: 2_000, Directives: 50, Variables: 100, Arguments: 1_000},
+		Fields: 500, ExpandedFields: 2_000, Directives: 50, Variables: 100, Arguments: 1_000, NameBytes: 1_000},
 	Errors: 20, ErrorMessageBytes: 1_000,
 	Budget: 50 * time.Second,
 }

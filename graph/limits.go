@@ -50,6 +50,11 @@ type DocumentLimits struct {
 	// Arguments caps the arguments of fields and directives, each item of a list and each field
 	// of an object written inline counting as one more.
 	Arguments int
+	// NameBytes caps the length of each name in the document (fields, aliases, arguments,
+	// variables, fragments, directives, types, enum values): validation compares a name it does
+	// not know with every name it could have meant, to suggest one, at a cost that grows with
+	// the name's length times the schema's size.
+	NameBytes int
 }
 
 // documentLimit parses and bounds each new document before gqlgen validates it (see
@@ -132,6 +137,8 @@ func tokensExceed(query string, limit int) bool {
 // documentCount is what DocumentLimits caps, counted in one document.
 type documentCount struct {
 	operations, fragments, selections, fields, expandedFields, directives, variables, arguments int
+	// longestName is the length in bytes of the document's longest name.
+	longestName int
 }
 
 // check refuses a count over a limit, naming the first one exceeded.
@@ -153,6 +160,9 @@ func (l DocumentLimits) check(c documentCount) *gqlerror.Error {
 			return documentError("The document has %d %s; the limit is %d", x.n, x.what, x.limit)
 		}
 	}
+	if l.NameBytes > 0 && c.longestName > l.NameBytes {
+		return documentError("The document has a name of %d bytes; the limit is %d", c.longestName, l.NameBytes)
+	}
 	return nil
 }
 
@@ -160,23 +170,37 @@ func (l DocumentLimits) check(c documentCount) *gqlerror.Error {
 // expandedLimit (when it is not 0). The parser bounds nesting, so the recursion is bounded too.
 func countDocument(doc *ast.QueryDocument, expandedLimit int) documentCount {
 	var c documentCount
+	name := func(names ...string) {
+		for _, n := range names {
+			c.longestName = max(c.longestName, len(n))
+		}
+	}
 	var value func(v *ast.Value)
 	value = func(v *ast.Value) {
 		if v == nil {
 			return
 		}
+		if v.Kind == ast.Variable || v.Kind == ast.EnumValue {
+			name(v.Raw)
+		}
 		for _, child := range v.Children {
 			c.arguments++
+			name(child.Name)
 			value(child.Value)
+		}
+	}
+	arguments := func(list ast.ArgumentList) {
+		c.arguments += len(list)
+		for _, a := range list {
+			name(a.Name)
+			value(a.Value)
 		}
 	}
 	directives := func(list ast.DirectiveList) {
 		c.directives += len(list)
 		for _, d := range list {
-			c.arguments += len(d.Arguments)
-			for _, a := range d.Arguments {
-				value(a.Value)
-			}
+			name(d.Name)
+			arguments(d.Arguments)
 		}
 	}
 	var selections func(set ast.SelectionSet)
@@ -186,15 +210,15 @@ func countDocument(doc *ast.QueryDocument, expandedLimit int) documentCount {
 			switch s := sel.(type) {
 			case *ast.Field:
 				c.fields++
-				c.arguments += len(s.Arguments)
-				for _, a := range s.Arguments {
-					value(a.Value)
-				}
+				name(s.Name, s.Alias)
+				arguments(s.Arguments)
 				directives(s.Directives)
 				selections(s.SelectionSet)
 			case *ast.FragmentSpread:
+				name(s.Name)
 				directives(s.Directives)
 			case *ast.InlineFragment:
+				name(s.TypeCondition)
 				directives(s.Directives)
 				selections(s.SelectionSet)
 			}
@@ -202,8 +226,13 @@ func countDocument(doc *ast.QueryDocument, expandedLimit int) documentCount {
 	}
 	c.operations = len(doc.Operations)
 	for _, op := range doc.Operations {
+		name(op.Name)
 		c.variables += len(op.VariableDefinitions)
 		for _, v := range op.VariableDefinitions {
+			name(v.Variable)
+			for t := v.Type; t != nil; t = t.Elem {
+				name(t.NamedType)
+			}
 			directives(v.Directives)
 			value(v.DefaultValue)
 		}
@@ -212,6 +241,7 @@ func countDocument(doc *ast.QueryDocument, expandedLimit int) documentCount {
 	}
 	c.fragments = len(doc.Fragments)
 	for _, f := range doc.Fragments {
+		name(f.Name, f.TypeCondition)
 		directives(f.Directives)
 		selections(f.SelectionSet)
 	}

@@ -297,12 +297,26 @@ func TestGraphQLDocumentLimits(t *testing.T) {
 		require.Equal(t, fmt.Sprintf("%d more errors were left out; fix the ones above and send the document again", 100-(limit-1)), last.Message)
 	})
 
+	t.Run("NameBytes", func(t *testing.T) {
+		n := graph.DefaultLimits.Document.NameBytes
+		r := b.gql(b.acme, "{ "+repeat("x", n)+" }", nil)
+		require.Equal(t, "graphql_validation_failed", r.Errors[0].Extensions["code"], r.Raw)
+		for _, doc := range []string{"{ " + repeat("x", n+1) + " }", "{ events(" + repeat("x", n+1) + ": 1) { totalCount } }",
+			"query($" + repeat("v", n+1) + ": Int) { __typename }", "{ ...on " + repeat("T", n+1) + " { __typename } }"} {
+			r := b.gql(b.acme, doc, nil)
+			require.Equal(t, "graphql_document_too_large", r.Errors[0].Extensions["code"], r.Raw)
+			require.Equal(t, fmt.Sprintf("The document has a name of %d bytes; the limit is %d", n+1, n), r.Errors[0].Message)
+		}
+	})
+
 	t.Run("LongMessagesCut", func(t *testing.T) {
-		r := b.gql(b.acme, "{ "+repeat("x", 5000)+" }", nil)
+		// A long value where an Int belongs: the message quotes it. (A long name is refused before
+		// validation, see NameBytes.)
+		r := b.gql(b.acme, `{ events(first: "`+repeat("x", 5000)+`") { totalCount } }`, nil)
 		require.Len(t, r.Errors, 1, r.Raw)
 		msg := r.Errors[0].Message
 		require.LessOrEqual(t, len(msg), graph.DefaultLimits.ErrorMessageBytes+len("…"))
-		require.True(t, strings.HasPrefix(msg, `Cannot query field "xx`), msg)
+		require.Contains(t, msg, `"xxxx`)
 		require.True(t, strings.HasSuffix(msg, "…"), msg)
 		require.True(t, utf8.ValidString(msg))
 	})
