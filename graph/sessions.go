@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"entgo.io/contrib/entgql"
+	"entgo.io/ent/dialect/sql"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/podium/podium/ent"
@@ -532,9 +533,12 @@ func formatOf(ctx context.Context, c *ent.Client, eventID string, formatID *stri
 
 // nextNumber returns the next submission number of the event: 1 + the highest used, drafts
 // included. The event's row is locked for the rest of the transaction, so numbers are never
-// handed out twice.
+// handed out twice. The lock is FOR NO KEY UPDATE: it serializes the event's numberings, but not
+// the rows that merely refer to the event (an email, a timeline line), whose foreign-key checks
+// take KEY SHARE, which FOR UPDATE would block until this transaction ends.
 func nextNumber(ctx context.Context, c *ent.Client, eventID string) (int, error) {
-	if _, err := c.Event.Query().Where(event.ID(eventID)).ForUpdate().Only(ctx); err != nil {
+	if _, err := c.Event.Query().Where(event.ID(eventID)).Select(event.FieldID).
+		Modify(func(s *sql.Selector) { s.For(sql.LockNoKeyUpdate) }).Strings(ctx); err != nil {
 		return 0, err
 	}
 	var out []struct {
@@ -579,6 +583,12 @@ func (r *Resolver) createSession(ctx context.Context, eventID string, in CreateS
 	if err := formatOf(ctx, c, ev.ID, in.FormatID); err != nil {
 		return nil, err
 	}
+	// The webhook message is written before nextNumber locks the event: that lock serializes the
+	// event's creations until commit, and the message (which needs no number) need not be inside it.
+	id := pid.New("sub")
+	if err := r.emit(ctx, hookSessionCreated, hookData{"eventId": ev.ID, "sessionId": id, "title": title}); err != nil {
+		return nil, err
+	}
 	n, err := nextNumber(ctx, c, ev.ID)
 	if err != nil {
 		return nil, err
@@ -587,7 +597,7 @@ func (r *Resolver) createSession(ctx context.Context, eventID string, in CreateS
 	if in.Description != nil {
 		description = *in.Description
 	}
-	s, err := c.Submission.Create().
+	s, err := c.Submission.Create().SetID(id).
 		SetEventID(ev.ID).SetNumber(n).SetCode(fmt.Sprintf("SESS-%d", n)).
 		SetStatus(submission.StatusAccepted).
 		SetTitle(title).SetDescription(description).SetNillableFormatID(in.FormatID).
@@ -604,9 +614,6 @@ func (r *Resolver) createSession(ctx context.Context, eventID string, in CreateS
 		return nil, err
 	}
 	if _, err := r.assignReadiness(ctx, ev.ID, s.ID); err != nil {
-		return nil, err
-	}
-	if err := r.emit(ctx, hookSessionCreated, hookData{"eventId": ev.ID, "sessionId": s.ID, "title": s.Title}); err != nil {
 		return nil, err
 	}
 	return toSessionRecord(s), nil
