@@ -52167,21 +52167,24 @@ func (m *WebhookEndpointMutation) ResetEdge(name string) error {
 // WebhookMessageMutation represents an operation that mutates the WebhookMessage nodes in the graph.
 type WebhookMessageMutation struct {
 	config
-	op                Op
-	typ               string
-	id                *string
-	created_at        *time.Time
-	updated_at        *time.Time
-	organization_id   *string
-	event_type        *string
-	payload           *string
-	clearedFields     map[string]struct{}
-	deliveries        map[string]struct{}
-	removeddeliveries map[string]struct{}
-	cleareddeliveries bool
-	done              bool
-	oldValue          func(context.Context) (*WebhookMessage, error)
-	predicates        []predicate.WebhookMessage
+	op                 Op
+	typ                string
+	id                 *string
+	created_at         *time.Time
+	updated_at         *time.Time
+	organization_id    *string
+	event_type         *string
+	payload            *string
+	dispatched_at      *time.Time
+	dispatch_job_id    *int64
+	adddispatch_job_id *int64
+	clearedFields      map[string]struct{}
+	deliveries         map[string]struct{}
+	removeddeliveries  map[string]struct{}
+	cleareddeliveries  bool
+	done               bool
+	oldValue           func(context.Context) (*WebhookMessage, error)
+	predicates         []predicate.WebhookMessage
 }
 
 var _ ent.Mutation = (*WebhookMessageMutation)(nil)
@@ -52468,6 +52471,125 @@ func (m *WebhookMessageMutation) ResetPayload() {
 	m.payload = nil
 }
 
+// SetDispatchedAt sets the "dispatched_at" field.
+func (m *WebhookMessageMutation) SetDispatchedAt(t time.Time) {
+	m.dispatched_at = &t
+}
+
+// DispatchedAt returns the value of the "dispatched_at" field in the mutation.
+func (m *WebhookMessageMutation) DispatchedAt() (r time.Time, exists bool) {
+	v := m.dispatched_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDispatchedAt returns the old "dispatched_at" field's value of the WebhookMessage entity.
+// If the WebhookMessage object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WebhookMessageMutation) OldDispatchedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDispatchedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDispatchedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDispatchedAt: %w", err)
+	}
+	return oldValue.DispatchedAt, nil
+}
+
+// ClearDispatchedAt clears the value of the "dispatched_at" field.
+func (m *WebhookMessageMutation) ClearDispatchedAt() {
+	m.dispatched_at = nil
+	m.clearedFields[webhookmessage.FieldDispatchedAt] = struct{}{}
+}
+
+// DispatchedAtCleared returns if the "dispatched_at" field was cleared in this mutation.
+func (m *WebhookMessageMutation) DispatchedAtCleared() bool {
+	_, ok := m.clearedFields[webhookmessage.FieldDispatchedAt]
+	return ok
+}
+
+// ResetDispatchedAt resets all changes to the "dispatched_at" field.
+func (m *WebhookMessageMutation) ResetDispatchedAt() {
+	m.dispatched_at = nil
+	delete(m.clearedFields, webhookmessage.FieldDispatchedAt)
+}
+
+// SetDispatchJobID sets the "dispatch_job_id" field.
+func (m *WebhookMessageMutation) SetDispatchJobID(i int64) {
+	m.dispatch_job_id = &i
+	m.adddispatch_job_id = nil
+}
+
+// DispatchJobID returns the value of the "dispatch_job_id" field in the mutation.
+func (m *WebhookMessageMutation) DispatchJobID() (r int64, exists bool) {
+	v := m.dispatch_job_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDispatchJobID returns the old "dispatch_job_id" field's value of the WebhookMessage entity.
+// If the WebhookMessage object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WebhookMessageMutation) OldDispatchJobID(ctx context.Context) (v *int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDispatchJobID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDispatchJobID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDispatchJobID: %w", err)
+	}
+	return oldValue.DispatchJobID, nil
+}
+
+// AddDispatchJobID adds i to the "dispatch_job_id" field.
+func (m *WebhookMessageMutation) AddDispatchJobID(i int64) {
+	if m.adddispatch_job_id != nil {
+		*m.adddispatch_job_id += i
+	} else {
+		m.adddispatch_job_id = &i
+	}
+}
+
+// AddedDispatchJobID returns the value that was added to the "dispatch_job_id" field in this mutation.
+func (m *WebhookMessageMutation) AddedDispatchJobID() (r int64, exists bool) {
+	v := m.adddispatch_job_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearDispatchJobID clears the value of the "dispatch_job_id" field.
+func (m *WebhookMessageMutation) ClearDispatchJobID() {
+	m.dispatch_job_id = nil
+	m.adddispatch_job_id = nil
+	m.clearedFields[webhookmessage.FieldDispatchJobID] = struct{}{}
+}
+
+// DispatchJobIDCleared returns if the "dispatch_job_id" field was cleared in this mutation.
+func (m *WebhookMessageMutation) DispatchJobIDCleared() bool {
+	_, ok := m.clearedFields[webhookmessage.FieldDispatchJobID]
+	return ok
+}
+
+// ResetDispatchJobID resets all changes to the "dispatch_job_id" field.
+func (m *WebhookMessageMutation) ResetDispatchJobID() {
+	m.dispatch_job_id = nil
+	m.adddispatch_job_id = nil
+	delete(m.clearedFields, webhookmessage.FieldDispatchJobID)
+}
+
 // AddDeliveryIDs adds the "deliveries" edge to the WebhookDelivery entity by ids.
 func (m *WebhookMessageMutation) AddDeliveryIDs(ids ...string) {
 	if m.deliveries == nil {
@@ -52556,7 +52678,7 @@ func (m *WebhookMessageMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *WebhookMessageMutation) Fields() []string {
-	fields := make([]string, 0, 5)
+	fields := make([]string, 0, 7)
 	if m.created_at != nil {
 		fields = append(fields, webhookmessage.FieldCreatedAt)
 	}
@@ -52571,6 +52693,12 @@ func (m *WebhookMessageMutation) Fields() []string {
 	}
 	if m.payload != nil {
 		fields = append(fields, webhookmessage.FieldPayload)
+	}
+	if m.dispatched_at != nil {
+		fields = append(fields, webhookmessage.FieldDispatchedAt)
+	}
+	if m.dispatch_job_id != nil {
+		fields = append(fields, webhookmessage.FieldDispatchJobID)
 	}
 	return fields
 }
@@ -52590,6 +52718,10 @@ func (m *WebhookMessageMutation) Field(name string) (ent.Value, bool) {
 		return m.EventType()
 	case webhookmessage.FieldPayload:
 		return m.Payload()
+	case webhookmessage.FieldDispatchedAt:
+		return m.DispatchedAt()
+	case webhookmessage.FieldDispatchJobID:
+		return m.DispatchJobID()
 	}
 	return nil, false
 }
@@ -52609,6 +52741,10 @@ func (m *WebhookMessageMutation) OldField(ctx context.Context, name string) (ent
 		return m.OldEventType(ctx)
 	case webhookmessage.FieldPayload:
 		return m.OldPayload(ctx)
+	case webhookmessage.FieldDispatchedAt:
+		return m.OldDispatchedAt(ctx)
+	case webhookmessage.FieldDispatchJobID:
+		return m.OldDispatchJobID(ctx)
 	}
 	return nil, fmt.Errorf("unknown WebhookMessage field %s", name)
 }
@@ -52653,6 +52789,20 @@ func (m *WebhookMessageMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetPayload(v)
 		return nil
+	case webhookmessage.FieldDispatchedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDispatchedAt(v)
+		return nil
+	case webhookmessage.FieldDispatchJobID:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDispatchJobID(v)
+		return nil
 	}
 	return fmt.Errorf("unknown WebhookMessage field %s", name)
 }
@@ -52660,13 +52810,21 @@ func (m *WebhookMessageMutation) SetField(name string, value ent.Value) error {
 // AddedFields returns all numeric fields that were incremented/decremented during
 // this mutation.
 func (m *WebhookMessageMutation) AddedFields() []string {
-	return nil
+	var fields []string
+	if m.adddispatch_job_id != nil {
+		fields = append(fields, webhookmessage.FieldDispatchJobID)
+	}
+	return fields
 }
 
 // AddedField returns the numeric value that was incremented/decremented on a field
 // with the given name. The second boolean return value indicates that this field
 // was not set, or was not defined in the schema.
 func (m *WebhookMessageMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case webhookmessage.FieldDispatchJobID:
+		return m.AddedDispatchJobID()
+	}
 	return nil, false
 }
 
@@ -52675,6 +52833,13 @@ func (m *WebhookMessageMutation) AddedField(name string) (ent.Value, bool) {
 // type.
 func (m *WebhookMessageMutation) AddField(name string, value ent.Value) error {
 	switch name {
+	case webhookmessage.FieldDispatchJobID:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDispatchJobID(v)
+		return nil
 	}
 	return fmt.Errorf("unknown WebhookMessage numeric field %s", name)
 }
@@ -52682,7 +52847,14 @@ func (m *WebhookMessageMutation) AddField(name string, value ent.Value) error {
 // ClearedFields returns all nullable fields that were cleared during this
 // mutation.
 func (m *WebhookMessageMutation) ClearedFields() []string {
-	return nil
+	var fields []string
+	if m.FieldCleared(webhookmessage.FieldDispatchedAt) {
+		fields = append(fields, webhookmessage.FieldDispatchedAt)
+	}
+	if m.FieldCleared(webhookmessage.FieldDispatchJobID) {
+		fields = append(fields, webhookmessage.FieldDispatchJobID)
+	}
+	return fields
 }
 
 // FieldCleared returns a boolean indicating if a field with the given name was
@@ -52695,6 +52867,14 @@ func (m *WebhookMessageMutation) FieldCleared(name string) bool {
 // ClearField clears the value of the field with the given name. It returns an
 // error if the field is not defined in the schema.
 func (m *WebhookMessageMutation) ClearField(name string) error {
+	switch name {
+	case webhookmessage.FieldDispatchedAt:
+		m.ClearDispatchedAt()
+		return nil
+	case webhookmessage.FieldDispatchJobID:
+		m.ClearDispatchJobID()
+		return nil
+	}
 	return fmt.Errorf("unknown WebhookMessage nullable field %s", name)
 }
 
@@ -52716,6 +52896,12 @@ func (m *WebhookMessageMutation) ResetField(name string) error {
 		return nil
 	case webhookmessage.FieldPayload:
 		m.ResetPayload()
+		return nil
+	case webhookmessage.FieldDispatchedAt:
+		m.ResetDispatchedAt()
+		return nil
+	case webhookmessage.FieldDispatchJobID:
+		m.ResetDispatchJobID()
 		return nil
 	}
 	return fmt.Errorf("unknown WebhookMessage field %s", name)

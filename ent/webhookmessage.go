@@ -28,6 +28,10 @@ type WebhookMessage struct {
 	EventType string `json:"event_type,omitempty"`
 	// Payload holds the value of the "payload" field.
 	Payload string `json:"payload,omitempty"`
+	// DispatchedAt holds the value of the "dispatched_at" field.
+	DispatchedAt *time.Time `json:"dispatched_at,omitempty"`
+	// DispatchJobID holds the value of the "dispatch_job_id" field.
+	DispatchJobID *int64 `json:"dispatch_job_id,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the WebhookMessageQuery when eager-loading is set.
 	Edges        WebhookMessageEdges `json:"edges"`
@@ -59,9 +63,11 @@ func (*WebhookMessage) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
+		case webhookmessage.FieldDispatchJobID:
+			values[i] = new(sql.NullInt64)
 		case webhookmessage.FieldID, webhookmessage.FieldOrganizationID, webhookmessage.FieldEventType, webhookmessage.FieldPayload:
 			values[i] = new(sql.NullString)
-		case webhookmessage.FieldCreatedAt, webhookmessage.FieldUpdatedAt:
+		case webhookmessage.FieldCreatedAt, webhookmessage.FieldUpdatedAt, webhookmessage.FieldDispatchedAt:
 			values[i] = new(sql.NullTime)
 		default:
 			values[i] = new(sql.UnknownType)
@@ -113,6 +119,20 @@ func (_m *WebhookMessage) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field payload", values[i])
 			} else if value.Valid {
 				_m.Payload = value.String
+			}
+		case webhookmessage.FieldDispatchedAt:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field dispatched_at", values[i])
+			} else if value.Valid {
+				_m.DispatchedAt = new(time.Time)
+				*_m.DispatchedAt = value.Time
+			}
+		case webhookmessage.FieldDispatchJobID:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field dispatch_job_id", values[i])
+			} else if value.Valid {
+				_m.DispatchJobID = new(int64)
+				*_m.DispatchJobID = value.Int64
 			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
@@ -169,6 +189,16 @@ func (_m *WebhookMessage) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("payload=")
 	builder.WriteString(_m.Payload)
+	builder.WriteString(", ")
+	if v := _m.DispatchedAt; v != nil {
+		builder.WriteString("dispatched_at=")
+		builder.WriteString(v.Format(time.ANSIC))
+	}
+	builder.WriteString(", ")
+	if v := _m.DispatchJobID; v != nil {
+		builder.WriteString("dispatch_job_id=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
 	builder.WriteByte(')')
 	return builder.String()
 }

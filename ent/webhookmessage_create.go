@@ -70,6 +70,34 @@ func (_c *WebhookMessageCreate) SetPayload(v string) *WebhookMessageCreate {
 	return _c
 }
 
+// SetDispatchedAt sets the "dispatched_at" field.
+func (_c *WebhookMessageCreate) SetDispatchedAt(v time.Time) *WebhookMessageCreate {
+	_c.mutation.SetDispatchedAt(v)
+	return _c
+}
+
+// SetNillableDispatchedAt sets the "dispatched_at" field if the given value is not nil.
+func (_c *WebhookMessageCreate) SetNillableDispatchedAt(v *time.Time) *WebhookMessageCreate {
+	if v != nil {
+		_c.SetDispatchedAt(*v)
+	}
+	return _c
+}
+
+// SetDispatchJobID sets the "dispatch_job_id" field.
+func (_c *WebhookMessageCreate) SetDispatchJobID(v int64) *WebhookMessageCreate {
+	_c.mutation.SetDispatchJobID(v)
+	return _c
+}
+
+// SetNillableDispatchJobID sets the "dispatch_job_id" field if the given value is not nil.
+func (_c *WebhookMessageCreate) SetNillableDispatchJobID(v *int64) *WebhookMessageCreate {
+	if v != nil {
+		_c.SetDispatchJobID(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *WebhookMessageCreate) SetID(v string) *WebhookMessageCreate {
 	_c.mutation.SetID(v)
@@ -236,6 +264,14 @@ func (_c *WebhookMessageCreate) createSpec() (*WebhookMessage, *sqlgraph.CreateS
 		_spec.SetField(webhookmessage.FieldPayload, field.TypeString, value)
 		_node.Payload = value
 	}
+	if value, ok := _c.mutation.DispatchedAt(); ok {
+		_spec.SetField(webhookmessage.FieldDispatchedAt, field.TypeTime, value)
+		_node.DispatchedAt = &value
+	}
+	if value, ok := _c.mutation.DispatchJobID(); ok {
+		_spec.SetField(webhookmessage.FieldDispatchJobID, field.TypeInt64, value)
+		_node.DispatchJobID = &value
+	}
 	if nodes := _c.mutation.DeliveriesIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.O2M,
@@ -316,6 +352,48 @@ func (u *WebhookMessageUpsert) UpdateUpdatedAt() *WebhookMessageUpsert {
 	return u
 }
 
+// SetDispatchedAt sets the "dispatched_at" field.
+func (u *WebhookMessageUpsert) SetDispatchedAt(v time.Time) *WebhookMessageUpsert {
+	u.Set(webhookmessage.FieldDispatchedAt, v)
+	return u
+}
+
+// UpdateDispatchedAt sets the "dispatched_at" field to the value that was provided on create.
+func (u *WebhookMessageUpsert) UpdateDispatchedAt() *WebhookMessageUpsert {
+	u.SetExcluded(webhookmessage.FieldDispatchedAt)
+	return u
+}
+
+// ClearDispatchedAt clears the value of the "dispatched_at" field.
+func (u *WebhookMessageUpsert) ClearDispatchedAt() *WebhookMessageUpsert {
+	u.SetNull(webhookmessage.FieldDispatchedAt)
+	return u
+}
+
+// SetDispatchJobID sets the "dispatch_job_id" field.
+func (u *WebhookMessageUpsert) SetDispatchJobID(v int64) *WebhookMessageUpsert {
+	u.Set(webhookmessage.FieldDispatchJobID, v)
+	return u
+}
+
+// UpdateDispatchJobID sets the "dispatch_job_id" field to the value that was provided on create.
+func (u *WebhookMessageUpsert) UpdateDispatchJobID() *WebhookMessageUpsert {
+	u.SetExcluded(webhookmessage.FieldDispatchJobID)
+	return u
+}
+
+// AddDispatchJobID adds v to the "dispatch_job_id" field.
+func (u *WebhookMessageUpsert) AddDispatchJobID(v int64) *WebhookMessageUpsert {
+	u.Add(webhookmessage.FieldDispatchJobID, v)
+	return u
+}
+
+// ClearDispatchJobID clears the value of the "dispatch_job_id" field.
+func (u *WebhookMessageUpsert) ClearDispatchJobID() *WebhookMessageUpsert {
+	u.SetNull(webhookmessage.FieldDispatchJobID)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create except the ID field.
 // Using this option is equivalent to using:
 //
@@ -387,6 +465,55 @@ func (u *WebhookMessageUpsertOne) SetUpdatedAt(v time.Time) *WebhookMessageUpser
 func (u *WebhookMessageUpsertOne) UpdateUpdatedAt() *WebhookMessageUpsertOne {
 	return u.Update(func(s *WebhookMessageUpsert) {
 		s.UpdateUpdatedAt()
+	})
+}
+
+// SetDispatchedAt sets the "dispatched_at" field.
+func (u *WebhookMessageUpsertOne) SetDispatchedAt(v time.Time) *WebhookMessageUpsertOne {
+	return u.Update(func(s *WebhookMessageUpsert) {
+		s.SetDispatchedAt(v)
+	})
+}
+
+// UpdateDispatchedAt sets the "dispatched_at" field to the value that was provided on create.
+func (u *WebhookMessageUpsertOne) UpdateDispatchedAt() *WebhookMessageUpsertOne {
+	return u.Update(func(s *WebhookMessageUpsert) {
+		s.UpdateDispatchedAt()
+	})
+}
+
+// ClearDispatchedAt clears the value of the "dispatched_at" field.
+func (u *WebhookMessageUpsertOne) ClearDispatchedAt() *WebhookMessageUpsertOne {
+	return u.Update(func(s *WebhookMessageUpsert) {
+		s.ClearDispatchedAt()
+	})
+}
+
+// SetDispatchJobID sets the "dispatch_job_id" field.
+func (u *WebhookMessageUpsertOne) SetDispatchJobID(v int64) *WebhookMessageUpsertOne {
+	return u.Update(func(s *WebhookMessageUpsert) {
+		s.SetDispatchJobID(v)
+	})
+}
+
+// AddDispatchJobID adds v to the "dispatch_job_id" field.
+func (u *WebhookMessageUpsertOne) AddDispatchJobID(v int64) *WebhookMessageUpsertOne {
+	return u.Update(func(s *WebhookMessageUpsert) {
+		s.AddDispatchJobID(v)
+	})
+}
+
+// UpdateDispatchJobID sets the "dispatch_job_id" field to the value that was provided on create.
+func (u *WebhookMessageUpsertOne) UpdateDispatchJobID() *WebhookMessageUpsertOne {
+	return u.Update(func(s *WebhookMessageUpsert) {
+		s.UpdateDispatchJobID()
+	})
+}
+
+// ClearDispatchJobID clears the value of the "dispatch_job_id" field.
+func (u *WebhookMessageUpsertOne) ClearDispatchJobID() *WebhookMessageUpsertOne {
+	return u.Update(func(s *WebhookMessageUpsert) {
+		s.ClearDispatchJobID()
 	})
 }
 
@@ -628,6 +755,55 @@ func (u *WebhookMessageUpsertBulk) SetUpdatedAt(v time.Time) *WebhookMessageUpse
 func (u *WebhookMessageUpsertBulk) UpdateUpdatedAt() *WebhookMessageUpsertBulk {
 	return u.Update(func(s *WebhookMessageUpsert) {
 		s.UpdateUpdatedAt()
+	})
+}
+
+// SetDispatchedAt sets the "dispatched_at" field.
+func (u *WebhookMessageUpsertBulk) SetDispatchedAt(v time.Time) *WebhookMessageUpsertBulk {
+	return u.Update(func(s *WebhookMessageUpsert) {
+		s.SetDispatchedAt(v)
+	})
+}
+
+// UpdateDispatchedAt sets the "dispatched_at" field to the value that was provided on create.
+func (u *WebhookMessageUpsertBulk) UpdateDispatchedAt() *WebhookMessageUpsertBulk {
+	return u.Update(func(s *WebhookMessageUpsert) {
+		s.UpdateDispatchedAt()
+	})
+}
+
+// ClearDispatchedAt clears the value of the "dispatched_at" field.
+func (u *WebhookMessageUpsertBulk) ClearDispatchedAt() *WebhookMessageUpsertBulk {
+	return u.Update(func(s *WebhookMessageUpsert) {
+		s.ClearDispatchedAt()
+	})
+}
+
+// SetDispatchJobID sets the "dispatch_job_id" field.
+func (u *WebhookMessageUpsertBulk) SetDispatchJobID(v int64) *WebhookMessageUpsertBulk {
+	return u.Update(func(s *WebhookMessageUpsert) {
+		s.SetDispatchJobID(v)
+	})
+}
+
+// AddDispatchJobID adds v to the "dispatch_job_id" field.
+func (u *WebhookMessageUpsertBulk) AddDispatchJobID(v int64) *WebhookMessageUpsertBulk {
+	return u.Update(func(s *WebhookMessageUpsert) {
+		s.AddDispatchJobID(v)
+	})
+}
+
+// UpdateDispatchJobID sets the "dispatch_job_id" field to the value that was provided on create.
+func (u *WebhookMessageUpsertBulk) UpdateDispatchJobID() *WebhookMessageUpsertBulk {
+	return u.Update(func(s *WebhookMessageUpsert) {
+		s.UpdateDispatchJobID()
+	})
+}
+
+// ClearDispatchJobID clears the value of the "dispatch_job_id" field.
+func (u *WebhookMessageUpsertBulk) ClearDispatchJobID() *WebhookMessageUpsertBulk {
+	return u.Update(func(s *WebhookMessageUpsert) {
+		s.ClearDispatchJobID()
 	})
 }
 

@@ -36,6 +36,53 @@ func (_u *WebhookMessageUpdate) SetUpdatedAt(v time.Time) *WebhookMessageUpdate 
 	return _u
 }
 
+// SetDispatchedAt sets the "dispatched_at" field.
+func (_u *WebhookMessageUpdate) SetDispatchedAt(v time.Time) *WebhookMessageUpdate {
+	_u.mutation.SetDispatchedAt(v)
+	return _u
+}
+
+// SetNillableDispatchedAt sets the "dispatched_at" field if the given value is not nil.
+func (_u *WebhookMessageUpdate) SetNillableDispatchedAt(v *time.Time) *WebhookMessageUpdate {
+	if v != nil {
+		_u.SetDispatchedAt(*v)
+	}
+	return _u
+}
+
+// ClearDispatchedAt clears the value of the "dispatched_at" field.
+func (_u *WebhookMessageUpdate) ClearDispatchedAt() *WebhookMessageUpdate {
+	_u.mutation.ClearDispatchedAt()
+	return _u
+}
+
+// SetDispatchJobID sets the "dispatch_job_id" field.
+func (_u *WebhookMessageUpdate) SetDispatchJobID(v int64) *WebhookMessageUpdate {
+	_u.mutation.ResetDispatchJobID()
+	_u.mutation.SetDispatchJobID(v)
+	return _u
+}
+
+// SetNillableDispatchJobID sets the "dispatch_job_id" field if the given value is not nil.
+func (_u *WebhookMessageUpdate) SetNillableDispatchJobID(v *int64) *WebhookMessageUpdate {
+	if v != nil {
+		_u.SetDispatchJobID(*v)
+	}
+	return _u
+}
+
+// AddDispatchJobID adds value to the "dispatch_job_id" field.
+func (_u *WebhookMessageUpdate) AddDispatchJobID(v int64) *WebhookMessageUpdate {
+	_u.mutation.AddDispatchJobID(v)
+	return _u
+}
+
+// ClearDispatchJobID clears the value of the "dispatch_job_id" field.
+func (_u *WebhookMessageUpdate) ClearDispatchJobID() *WebhookMessageUpdate {
+	_u.mutation.ClearDispatchJobID()
+	return _u
+}
+
 // AddDeliveryIDs adds the "deliveries" edge to the WebhookDelivery entity by IDs.
 func (_u *WebhookMessageUpdate) AddDeliveryIDs(ids ...string) *WebhookMessageUpdate {
 	_u.mutation.AddDeliveryIDs(ids...)
@@ -131,6 +178,21 @@ func (_u *WebhookMessageUpdate) sqlSave(ctx context.Context) (_node int, err err
 	if value, ok := _u.mutation.UpdatedAt(); ok {
 		_spec.SetField(webhookmessage.FieldUpdatedAt, field.TypeTime, value)
 	}
+	if value, ok := _u.mutation.DispatchedAt(); ok {
+		_spec.SetField(webhookmessage.FieldDispatchedAt, field.TypeTime, value)
+	}
+	if _u.mutation.DispatchedAtCleared() {
+		_spec.ClearField(webhookmessage.FieldDispatchedAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.DispatchJobID(); ok {
+		_spec.SetField(webhookmessage.FieldDispatchJobID, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedDispatchJobID(); ok {
+		_spec.AddField(webhookmessage.FieldDispatchJobID, field.TypeInt64, value)
+	}
+	if _u.mutation.DispatchJobIDCleared() {
+		_spec.ClearField(webhookmessage.FieldDispatchJobID, field.TypeInt64)
+	}
 	if _u.mutation.DeliveriesCleared() {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.O2M,
@@ -201,6 +263,53 @@ type WebhookMessageUpdateOne struct {
 // SetUpdatedAt sets the "updated_at" field.
 func (_u *WebhookMessageUpdateOne) SetUpdatedAt(v time.Time) *WebhookMessageUpdateOne {
 	_u.mutation.SetUpdatedAt(v)
+	return _u
+}
+
+// SetDispatchedAt sets the "dispatched_at" field.
+func (_u *WebhookMessageUpdateOne) SetDispatchedAt(v time.Time) *WebhookMessageUpdateOne {
+	_u.mutation.SetDispatchedAt(v)
+	return _u
+}
+
+// SetNillableDispatchedAt sets the "dispatched_at" field if the given value is not nil.
+func (_u *WebhookMessageUpdateOne) SetNillableDispatchedAt(v *time.Time) *WebhookMessageUpdateOne {
+	if v != nil {
+		_u.SetDispatchedAt(*v)
+	}
+	return _u
+}
+
+// ClearDispatchedAt clears the value of the "dispatched_at" field.
+func (_u *WebhookMessageUpdateOne) ClearDispatchedAt() *WebhookMessageUpdateOne {
+	_u.mutation.ClearDispatchedAt()
+	return _u
+}
+
+// SetDispatchJobID sets the "dispatch_job_id" field.
+func (_u *WebhookMessageUpdateOne) SetDispatchJobID(v int64) *WebhookMessageUpdateOne {
+	_u.mutation.ResetDispatchJobID()
+	_u.mutation.SetDispatchJobID(v)
+	return _u
+}
+
+// SetNillableDispatchJobID sets the "dispatch_job_id" field if the given value is not nil.
+func (_u *WebhookMessageUpdateOne) SetNillableDispatchJobID(v *int64) *WebhookMessageUpdateOne {
+	if v != nil {
+		_u.SetDispatchJobID(*v)
+	}
+	return _u
+}
+
+// AddDispatchJobID adds value to the "dispatch_job_id" field.
+func (_u *WebhookMessageUpdateOne) AddDispatchJobID(v int64) *WebhookMessageUpdateOne {
+	_u.mutation.AddDispatchJobID(v)
+	return _u
+}
+
+// ClearDispatchJobID clears the value of the "dispatch_job_id" field.
+func (_u *WebhookMessageUpdateOne) ClearDispatchJobID() *WebhookMessageUpdateOne {
+	_u.mutation.ClearDispatchJobID()
 	return _u
 }
 
@@ -328,6 +437,21 @@ func (_u *WebhookMessageUpdateOne) sqlSave(ctx context.Context) (_node *WebhookM
 	}
 	if value, ok := _u.mutation.UpdatedAt(); ok {
 		_spec.SetField(webhookmessage.FieldUpdatedAt, field.TypeTime, value)
+	}
+	if value, ok := _u.mutation.DispatchedAt(); ok {
+		_spec.SetField(webhookmessage.FieldDispatchedAt, field.TypeTime, value)
+	}
+	if _u.mutation.DispatchedAtCleared() {
+		_spec.ClearField(webhookmessage.FieldDispatchedAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.DispatchJobID(); ok {
+		_spec.SetField(webhookmessage.FieldDispatchJobID, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedDispatchJobID(); ok {
+		_spec.AddField(webhookmessage.FieldDispatchJobID, field.TypeInt64, value)
+	}
+	if _u.mutation.DispatchJobIDCleared() {
+		_spec.ClearField(webhookmessage.FieldDispatchJobID, field.TypeInt64)
 	}
 	if _u.mutation.DeliveriesCleared() {
 		edge := &sqlgraph.EdgeSpec{

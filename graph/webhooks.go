@@ -20,9 +20,9 @@ import (
 )
 
 // Webhooks (docs/webhooks.md). An operation that changes something integrators hear about calls
-// emit in its transaction: the message and its fan-out job commit or roll back with the change
-// (the outbox); jobs.FanOutWebhookWorker then writes one delivery per subscribed endpoint, and
-// jobs.DeliverWebhookWorker sends them.
+// emit in its transaction: the message commits or rolls back with the change (the outbox);
+// jobs.DispatchWebhooksWorker then delivers it to each subscribed endpoint, and
+// jobs.DeliverWebhookWorker retries the deliveries that failed.
 
 // The event types, each with the payload documented in docs/webhooks.md. A type's payload only
 // grows (new keys); a change that would break receivers gets a new type name.
@@ -58,8 +58,8 @@ type hookData map[string]any
 const maxWebhooks = jobs.MaxWebhookEndpoints
 
 // emit records an event for the organization's endpoints subscribed to its type, in the
-// transaction of ctx (jobs.EmitWebhook): the message and one fan-out job when an endpoint is
-// subscribed, one statement and nothing written when none is. System work (seeds, migrations)
+// transaction of ctx (jobs.EmitWebhook): one statement, which writes the message when an endpoint
+// is subscribed and nothing when none is. System work (seeds, migrations)
 // has no organization and emits nothing.
 func (r *Resolver) emit(ctx context.Context, eventType string, data hookData) error {
 	org := viewer.OrganizationID(ctx)
@@ -70,7 +70,7 @@ func (r *Resolver) emit(ctx context.Context, eventType string, data hookData) er
 	if tx == nil {
 		return errNoTransaction
 	}
-	return jobs.EmitWebhook(ctx, tx.PGX(), r.Outbox.Jobs, org, eventType, map[string]any(data))
+	return jobs.EmitWebhook(ctx, tx.PGX(), org, eventType, map[string]any(data))
 }
 
 // emitWhen is emit when cond holds.

@@ -323,10 +323,6 @@ func (w *DeliverEmailWorker) Work(ctx context.Context, job *river.Job[DeliverEma
 func (w *DeliverEmailWorker) recordFailure(ctx context.Context, job *river.Job[DeliverEmailArgs], reason string, hold *acceptHold) error {
 	ctx = context.WithoutCancel(ctx)
 	defer hold.release()
-	client, err := river.ClientFromContextSafely[pgx.Tx](ctx)
-	if err != nil {
-		return err
-	}
 	tx, err := w.Pool.Begin(ctx)
 	if err != nil {
 		return err
@@ -342,7 +338,7 @@ func (w *DeliverEmailWorker) recordFailure(ctx context.Context, job *river.Job[D
 	if err != nil {
 		return err
 	}
-	if err := EmitWebhook(ctx, tx, client, viewer.OrganizationID(ctx), HookEmailFailed, map[string]any{
+	if err := EmitWebhook(ctx, tx, viewer.OrganizationID(ctx), HookEmailFailed, map[string]any{
 		"eventId": eventID, "emailId": job.Args.EmailID, "type": emailType, "recipient": recipient,
 		"error": reason, "attempts": job.Attempt}); err != nil {
 		return err

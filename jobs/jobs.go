@@ -86,7 +86,8 @@ func NewClient(db *dbx.DB, cfg Config) (*river.Client[pgx.Tx], error) {
 	if cfg.AIWorkers <= 0 {
 		cfg.AIWorkers = DefaultAIWorkers
 	}
-	// Delivery outcomes commit durably, claims asynchronously (see DeliverEmailWorker).
+	// Email outcomes commit durably, email claims and webhook successes asynchronously (see
+	// DeliverEmailWorker and DeliverWebhookWorker.Records).
 	outcomePool, err := db.DurablePool(statusConns)
 	if err != nil {
 		return nil, fmt.Errorf("jobs: status pool: %w", err)
@@ -101,10 +102,11 @@ func NewClient(db *dbx.DB, cfg Config) (*river.Client[pgx.Tx], error) {
 	river.AddWorker(workers, &AIReviewWorker{Scorer: cfg.Scorer, Pool: db.Pool})
 	river.AddWorker(workers, &AgendaDraftWorker{Drafter: cfg.Drafter})
 	river.AddWorker(workers, &PruneIdempotencyWorker{Pool: db.Pool})
-	deliverWebhooks := &DeliverWebhookWorker{Pool: db.Pool, DB: db, Notifier: cfg.Notifier,
+	deliverWebhooks := &DeliverWebhookWorker{Pool: db.Pool, Records: claimPool, DB: db, Notifier: cfg.Notifier,
 		Config: cfg.Webhooks, Log: cfg.Log}
 	river.AddWorker(workers, deliverWebhooks)
-	river.AddWorker(workers, &FanOutWebhookWorker{Pool: db.Pool, Deliver: deliverWebhooks})
+	river.AddWorker(workers, &DispatchWebhooksWorker{Pool: db.Pool, Deliver: deliverWebhooks})
+	river.AddWorker(workers, &FanOutWebhookWorker{})
 	river.AddWorker(workers, &DeleteFileWorker{Pool: db.Pool, Files: cfg.Files})
 	river.AddWorker(workers, &SweepFilesWorker{Pool: db.Pool, Files: cfg.Files})
 
@@ -117,7 +119,7 @@ func NewClient(db *dbx.DB, cfg Config) (*river.Client[pgx.Tx], error) {
 			MaintenanceQueue: {MaxWorkers: 1},
 			WebhookQueue:     {MaxWorkers: cmp.Or(cfg.Webhooks.Workers, DefaultWebhookWorkers)},
 		}
-		rc.PeriodicJobs = periodicJobs()
+		rc.PeriodicJobs = append(periodicJobs(), webhookPeriodicJobs()...)
 		if cfg.Files != nil {
 			rc.PeriodicJobs = append(rc.PeriodicJobs, filePeriodicJobs()...)
 		}

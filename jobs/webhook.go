@@ -99,6 +99,11 @@ func (DeliverWebhookArgs) InsertOpts() river.InsertOpts {
 type DeliverWebhookWorker struct {
 	river.WorkerDefaults[DeliverWebhookArgs]
 	Pool *pgxpool.Pool
+	// Records writes the deliveries that succeeded (dbx.AsyncPool; Pool when nil): their commits
+	// need not wait for the disk. Losing the last of them in a crash of the database server only
+	// repeats a delivery, with the same webhook-id: the job that made it completes in a later,
+	// durable commit, which makes them durable too, or it runs again.
+	Records *pgxpool.Pool
 	// DB records attempts, in transactions the Notifier can queue email in.
 	DB *dbx.DB
 	// Notifier, when set, tells the organization's admins that an endpoint was disabled.
@@ -111,6 +116,15 @@ type DeliverWebhookWorker struct {
 	mu     sync.Mutex
 	// busy counts the deliveries running per endpoint (Config.PerEndpoint).
 	busy map[string]int
+	// successes batches the writes of successful attempts.
+	successes *batch[success, struct{}]
+}
+
+// success is an attempt that succeeded, as the delivery log records it.
+type success struct {
+	id, endpointID, messageID, org string
+	code                           int
+	latency                        time.Duration
 }
 
 func (w *DeliverWebhookWorker) init() {
@@ -129,8 +143,12 @@ func (w *DeliverWebhookWorker) init() {
 	if w.Log == nil {
 		w.Log = slog.Default()
 	}
+	if w.Records == nil {
+		w.Records = w.Pool
+	}
 	w.client = w.Config.Network.Client(w.Config.Timeout)
 	w.busy = make(map[string]int)
+	w.successes = &batch[success, struct{}]{exec: w.recordSuccesses}
 }
 
 // Timeout leaves room for the attempt's own timeout and the records around it.
@@ -179,7 +197,7 @@ type webhookTarget struct {
 	enabled                         bool
 	previous                        *string
 	previousUntil                   *time.Time
-	messageID, payload              string
+	messageID, payload, org         string
 }
 
 const webhookTargetSQL = `SELECT d.status, e.id, e.url, e.enabled, e.secret, e.previous_secret,
@@ -204,6 +222,7 @@ func (w *DeliverWebhookWorker) Work(ctx context.Context, job *river.Job[DeliverW
 	if t.status == "succeeded" {
 		return nil
 	}
+	t.org = job.Args.OrganizationID
 	if !t.enabled {
 		return w.failDisabled(ctx, id)
 	}
@@ -215,7 +234,8 @@ func (w *DeliverWebhookWorker) Work(ctx context.Context, job *river.Job[DeliverW
 
 	code, latency, sendErr := w.send(ctx, t)
 	if sendErr == nil {
-		return w.recordSuccesses(ctx, []string{id}, []int{code}, []time.Duration{latency})
+		return w.recordSuccess(ctx, success{id: id, endpointID: t.endpointID, messageID: t.messageID, org: t.org,
+			code: code, latency: latency})
 	}
 	final, err := w.recordFailure(ctx, id, job.Attempt, t, code, latency, sendErr, job.Attempt >= job.MaxAttempts, nil)
 	if err != nil {
@@ -265,22 +285,47 @@ func (w *DeliverWebhookWorker) send(ctx context.Context, t webhookTarget) (int, 
 	return resp.StatusCode, latency, nil
 }
 
-// recordSuccesses writes successful attempts to the delivery log, and that their endpoints are not
-// failing any more, in one statement however many there are.
-func (w *DeliverWebhookWorker) recordSuccesses(ctx context.Context, ids []string, codes []int, latencies []time.Duration) error {
+// recordSuccess writes a successful attempt to the delivery log, together with those of the other
+// deliveries finishing at the moment (see batch), whatever their organizations.
+func (w *DeliverWebhookWorker) recordSuccess(ctx context.Context, s success) error {
 	// The outcome is recorded even if the job's context ran out during the request.
-	ctx = context.WithoutCancel(ctx)
-	ms := make([]int, len(latencies))
-	for i, l := range latencies {
-		ms[i] = int(l.Milliseconds())
-	}
-	_, err := w.Pool.Exec(ctx, `WITH d AS (UPDATE webhook_deliveries w SET status = 'succeeded', attempts = w.attempts + 1,
-		response_code = o.code, latency_ms = o.ms, error = NULL, delivered_at = now(), updated_at = now()
-		FROM unnest($1::text[], $2::int[], $3::int[]) AS o(id, code, ms) WHERE w.id = o.id RETURNING w.endpoint_id)
-		UPDATE webhook_endpoints e SET failing_since = NULL, updated_at = now()
-		FROM (SELECT DISTINCT endpoint_id FROM d) x WHERE e.id = x.endpoint_id AND e.failing_since IS NOT NULL`,
-		ids, codes, ms)
+	_, err := w.successes.do(context.WithoutCancel(viewer.System(ctx, "webhook delivery log")), s)
 	return err
+}
+
+// successSQL writes successful attempts, one row per delivery — a first attempt's row is new, a
+// retry's exists — and that their endpoints are not failing any more, in one statement however
+// many there are.
+const successSQL = `WITH d AS (INSERT INTO webhook_deliveries AS w (id, created_at, updated_at, organization_id,
+		status, attempts, response_code, latency_ms, delivered_at, endpoint_id, message_id)
+	SELECT o.id, now(), now(), o.org, 'succeeded', 1, o.code, o.ms, now(), o.endpoint_id, o.message_id
+	FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::int[]) AS o(id, endpoint_id, message_id, org, code, ms)
+	ON CONFLICT (message_id, endpoint_id) DO UPDATE SET status = 'succeeded', attempts = w.attempts + 1,
+		response_code = excluded.response_code, latency_ms = excluded.latency_ms, error = NULL,
+		delivered_at = now(), updated_at = now()
+	RETURNING w.endpoint_id)
+UPDATE webhook_endpoints e SET failing_since = NULL, updated_at = now()
+FROM (SELECT DISTINCT endpoint_id FROM d) x WHERE e.id = x.endpoint_id AND e.failing_since IS NOT NULL`
+
+// recordSuccesses runs successSQL, in the system scope: successes of several organizations share
+// a statement.
+func (w *DeliverWebhookWorker) recordSuccesses(ctx context.Context, ss []success) ([]struct{}, error) {
+	var ids, endpoints, messages, orgs []string
+	var codes, ms []int
+	seen := make(map[[2]string]bool, len(ss))
+	for _, s := range ss {
+		// A statement may change a row once: a delivery made twice at once (a rescued run beside
+		// the retry of one of its deliveries) is written once.
+		if k := [2]string{s.messageID, s.endpointID}; !seen[k] {
+			seen[k] = true
+			ids, endpoints, messages, orgs = append(ids, s.id), append(endpoints, s.endpointID), append(messages, s.messageID), append(orgs, s.org)
+			codes, ms = append(codes, s.code), append(ms, int(s.latency.Milliseconds()))
+		}
+	}
+	if _, err := w.Records.Exec(ctx, successSQL, ids, endpoints, messages, orgs, codes, ms); err != nil {
+		return nil, fmt.Errorf("jobs: webhook deliveries: %w", err)
+	}
+	return make([]struct{}, len(ss)), nil
 }
 
 // recordFailure writes a failed attempt (the attempt-th) to the delivery log and the endpoint's
@@ -350,70 +395,120 @@ func (w *DeliverWebhookWorker) recordFailure(ctx context.Context, id string, att
 	return final, nil
 }
 
-// firstAttempts makes the first attempt of each delivery in todo (FanOutWebhook's), all at once,
-// and records them: successes in one statement, each failure with the job that retries it. A
-// delivery whose endpoint has all its places taken in this process goes to a job at once.
-func (w *DeliverWebhookWorker) firstAttempts(ctx context.Context, args FanOutWebhookArgs, todo []PendingDelivery) error {
-	w.once.Do(w.init)
-	ctx = viewer.WithOrganization(ctx, args.OrganizationID)
-	jobs := river.ClientFromContext[pgx.Tx](ctx)
-	retry := func(id string, prior int, at time.Time) func(pgx.Tx) error {
-		return func(tx pgx.Tx) error {
-			_, err := jobs.InsertTx(ctx, tx, DeliverWebhookArgs{DeliveryID: id, OrganizationID: args.OrganizationID,
-				PriorAttempts: prior}, &river.InsertOpts{ScheduledAt: at, MaxAttempts: max(WebhookMaxAttempts-prior, 1)})
-			return err
+// dispatch makes the first attempt of each delivery in due and records it. Each endpoint's
+// deliveries go in due's order (oldest message first) through at most Config.PerEndpoint lanes,
+// each holding one of the endpoint's places in this process: a delivery finds no place when
+// retries or another run hold them, and goes to a job instead. Once an attempt to an endpoint
+// fails, its deliveries left in due go to jobs too, without an attempt: a receiver that is down or
+// slow costs the run one timeout per lane, not one per message.
+func (w *DeliverWebhookWorker) dispatch(ctx context.Context, due []PendingDelivery) error {
+	byEndpoint := make(map[string][]PendingDelivery)
+	var order []string
+	for _, p := range due {
+		if _, ok := byEndpoint[p.t.endpointID]; !ok {
+			order = append(order, p.t.endpointID)
 		}
+		byEndpoint[p.t.endpointID] = append(byEndpoint[p.t.endpointID], p)
 	}
-	type outcome struct {
-		code    int
-		latency time.Duration
-		err     error
-		skipped bool // the endpoint is busy here: a job makes the attempt
-	}
-	outcomes := make([]outcome, len(todo))
-	var wg sync.WaitGroup
-	for i, p := range todo {
-		if !p.t.enabled {
-			outcomes[i].err = errEndpointDisabled
-			continue
+	var (
+		mu       sync.Mutex
+		errs     []error
+		handOver []PendingDelivery
+		wg       sync.WaitGroup
+	)
+	for _, endpoint := range order {
+		queue := byEndpoint[endpoint]
+		var next int
+		failed := false
+		take := func() (PendingDelivery, bool, bool) {
+			mu.Lock()
+			defer mu.Unlock()
+			if next == len(queue) {
+				return PendingDelivery{}, false, false
+			}
+			p := queue[next]
+			next++
+			return p, true, failed
 		}
-		if !w.acquire(p.t.endpointID) {
-			outcomes[i].skipped = true
-			continue
+		for range min(w.Config.PerEndpoint, len(queue)) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					p, ok, skip := take()
+					if !ok {
+						return
+					}
+					var err error
+					switch {
+					case !p.t.enabled: // only a delivery written already has a disabled endpoint
+						err = w.failDisabled(ctx, p.id)
+					case skip || !w.acquire(endpoint):
+						mu.Lock()
+						handOver = append(handOver, p)
+						mu.Unlock()
+						continue
+					default:
+						var sent bool
+						sent, err = w.firstAttempt(ctx, p)
+						w.release(endpoint)
+						if !sent {
+							mu.Lock()
+							failed = true
+							mu.Unlock()
+						}
+					}
+					if err != nil {
+						mu.Lock()
+						errs = append(errs, err)
+						mu.Unlock()
+					}
+				}
+			}()
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer w.release(p.t.endpointID)
-			o := &outcomes[i]
-			o.code, o.latency, o.err = w.send(ctx, p.t)
-		}()
 	}
 	wg.Wait()
-	var ids []string
-	var codes []int
-	var latencies []time.Duration
-	var errs []error
-	for i, p := range todo {
-		o := outcomes[i]
-		switch {
-		case o.skipped:
-			_, err := jobs.Insert(ctx, DeliverWebhookArgs{DeliveryID: p.id, OrganizationID: args.OrganizationID}, nil)
-			errs = append(errs, err)
-		case errors.Is(o.err, errEndpointDisabled):
-			errs = append(errs, w.failDisabled(ctx, p.id))
-		case o.err != nil:
-			_, err := w.recordFailure(ctx, p.id, 1, p.t, o.code, o.latency, o.err, WebhookMaxAttempts <= 1,
-				retry(p.id, 1, time.Now().Add(w.Config.Backoff(1))))
-			errs = append(errs, err)
-		default:
-			ids, codes, latencies = append(ids, p.id), append(codes, o.code), append(latencies, o.latency)
-		}
-	}
-	if len(ids) > 0 {
-		errs = append(errs, w.recordSuccesses(ctx, ids, codes, latencies))
+	if len(handOver) > 0 {
+		errs = append(errs, w.handOver(ctx, handOver))
 	}
 	return errors.Join(errs...)
+}
+
+// handOver writes deliveries pending and gives each a job that makes its first attempt.
+func (w *DeliverWebhookWorker) handOver(ctx context.Context, due []PendingDelivery) error {
+	if err := HoldWebhookDeliveries(ctx, w.Pool, due); err != nil {
+		return err
+	}
+	params := make([]river.InsertManyParams, len(due))
+	for i, p := range due {
+		params[i] = river.InsertManyParams{Args: DeliverWebhookArgs{DeliveryID: p.id, OrganizationID: p.t.org}}
+	}
+	_, err := river.ClientFromContext[pgx.Tx](ctx).InsertMany(ctx, params)
+	return err
+}
+
+// firstAttempt makes a delivery's first attempt and records it, and reports whether the receiver
+// took it. A failure writes the delivery (when it was not) and records the failed attempt with
+// the job that retries it.
+func (w *DeliverWebhookWorker) firstAttempt(ctx context.Context, p PendingDelivery) (bool, error) {
+	code, latency, sendErr := w.send(ctx, p.t)
+	if sendErr == nil {
+		return true, w.recordSuccess(ctx, success{id: p.id, endpointID: p.t.endpointID, messageID: p.t.messageID,
+			org: p.t.org, code: code, latency: latency})
+	}
+	ctx = context.WithoutCancel(ctx)
+	if err := HoldWebhookDeliveries(ctx, w.Pool, []PendingDelivery{p}); err != nil {
+		return false, errors.Join(sendErr, err)
+	}
+	jobs := river.ClientFromContext[pgx.Tx](ctx)
+	retry := func(tx pgx.Tx) error {
+		_, err := jobs.InsertTx(ctx, tx, DeliverWebhookArgs{DeliveryID: p.id, OrganizationID: p.t.org, PriorAttempts: 1},
+			&river.InsertOpts{ScheduledAt: time.Now().Add(w.Config.Backoff(1)), MaxAttempts: max(WebhookMaxAttempts-1, 1)})
+		return err
+	}
+	_, err := w.recordFailure(viewer.WithOrganization(ctx, p.t.org), p.id, 1, p.t, code, latency, sendErr,
+		WebhookMaxAttempts <= 1, retry)
+	return false, err
 }
 
 // errEndpointDisabled marks a delivery whose endpoint was disabled before it was attempted.

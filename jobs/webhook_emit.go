@@ -23,42 +23,241 @@ const WebhookPayloadVersion = 1
 const HookEmailFailed = "email.failed"
 
 // emitSQL writes a message when, and only when, one of the organization's enabled endpoints
-// subscribes to its type: the check and the write are one statement, so an emitting write with
-// no endpoint subscribed costs one round trip and writes nothing. Endpoints are read here, in the
+// subscribes to its type: the check and the write are one statement, so an emitting write costs
+// one round trip, and writes nothing when no endpoint is subscribed. Endpoints are read here, in the
 // write's own transaction, never from a cache that another instance could make stale.
 const emitSQL = `INSERT INTO webhook_messages (id, created_at, updated_at, organization_id, event_type, payload)
 	SELECT $1::text, $2::timestamptz, $2::timestamptz, $3::text, $4::text, $5::text WHERE EXISTS (SELECT 1 FROM webhook_endpoints
 		WHERE organization_id = $3::text AND enabled AND (event_types = '[]'::jsonb OR event_types ? $4::text))`
 
 // EmitWebhook records an event of the organization org in tx — the transaction of the change it
-// reports, so that the message commits or rolls back with it (the outbox). When an endpoint is
-// subscribed it writes the message and ONE fan-out job (FanOutWebhookArgs), whatever the number
-// of endpoints: the per-endpoint deliveries are written and first attempted after the commit by
-// FanOutWebhookWorker, so that the change's transaction stays as short with five endpoints as
-// with one.
-func EmitWebhook(ctx context.Context, tx pgx.Tx, jobs *river.Client[pgx.Tx], org, eventType string, data any) error {
+// reports, so that the message commits or rolls back with it (the outbox). It writes the message
+// alone, whatever the number of endpoints: a dispatch run (DispatchWebhooksWorker) takes it after
+// the commit, so the change's transaction pays one statement for its webhooks, subscribed or not.
+func EmitWebhook(ctx context.Context, tx pgx.Tx, org, eventType string, data any) error {
 	now := time.Now().UTC()
 	payload, err := json.Marshal(map[string]any{"type": eventType, "version": WebhookPayloadVersion,
 		"timestamp": now.Format(time.RFC3339Nano), "data": data})
 	if err != nil {
 		return fmt.Errorf("jobs: webhook payload: %w", err)
 	}
-	id := pid.New("msg")
-	tag, err := tx.Exec(ctx, emitSQL, id, now, org, eventType, string(payload))
-	if err != nil {
+	if _, err := tx.Exec(ctx, emitSQL, pid.New("msg"), now, org, eventType, string(payload)); err != nil {
 		return fmt.Errorf("jobs: webhook message: %w", err)
-	}
-	if tag.RowsAffected() == 0 {
-		return nil
-	}
-	if _, err := jobs.InsertTx(ctx, tx, FanOutWebhookArgs{MessageID: id, OrganizationID: org}, nil); err != nil {
-		return fmt.Errorf("jobs: queue webhook fan-out: %w", err)
 	}
 	return nil
 }
 
-// FanOutWebhookArgs asks for a message's deliveries to be written, one per endpoint subscribed to
-// its type, and first attempted. It is inserted with the message.
+// MaxWebhookEndpoints bounds an organization's endpoints (the operation layer refuses more): each
+// one multiplies the deliveries of every change.
+const MaxWebhookEndpoints = 20
+
+// DispatchInterval is how often River starts a dispatch run (DispatchWebhooksArgs): a message's
+// first attempts start within about this long of its commit.
+const DispatchInterval = time.Second
+
+// webhookPeriodicJobs starts the dispatch runs.
+func webhookPeriodicJobs() []*river.PeriodicJob {
+	return []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(DispatchInterval),
+		func() (river.JobArgs, *river.InsertOpts) { return DispatchWebhooksArgs{}, nil },
+		&river.PeriodicJobOpts{RunOnStart: true})}
+}
+
+// DispatchWebhooksArgs starts a dispatch run: the outbox's relay. River's leader inserts one every
+// DispatchInterval (a periodic job), and any process's worker runs it.
+type DispatchWebhooksArgs struct{}
+
+// Kind names the job.
+func (DispatchWebhooksArgs) Kind() string { return "dispatch_webhooks" }
+
+// InsertOpts puts dispatch runs on the webhook queue. A run that fails is retried soon: messages
+// wait for it only until the next run, which takes them instead.
+func (DispatchWebhooksArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: WebhookQueue, MaxAttempts: 3}
+}
+
+// A run lasts about DispatchInterval, until the next one starts: it looks at the outbox every
+// dispatchPoll and takes what has come, at most dispatchBatch messages at once, so that messages
+// are delivered a few at a time as they come rather than in bursts, which would slow the API's
+// requests running beside them. With a backlog, a run takes batch after batch for up to
+// dispatchFor.
+const (
+	dispatchPoll  = 100 * time.Millisecond
+	dispatchBatch = 200
+	dispatchFor   = 20 * time.Second
+)
+
+// DispatchWebhooksWorker takes the messages not dispatched yet, oldest first, in batches, and
+// delivers each to every endpoint of its organization subscribed to its type (see
+// DeliverWebhookWorker.dispatch): it makes the first attempts itself and writes the deliveries
+// that succeeded afterwards, already succeeded, in statements shared with the other deliveries
+// finishing at the moment. Only a delivery that fails, or whose endpoint is busy, is written
+// before its outcome is known, pending, with a job of its own (DeliverWebhookArgs) that retries
+// it on WebhookBackoff's schedule. Per message, the common case — every receiver answers — thus
+// costs a share of one claim and of one write, and no job: deliveries compete as little as they
+// can with the API's writes for the database and the CPU.
+//
+// Runs in several processes share the outbox: a batch is taken with SKIP LOCKED, so each message
+// goes to one run. A run that dies (its process killed) is rescued by River and run again; it
+// then first attempts the deliveries of its messages not written yet or never attempted: a
+// receiver may get a message twice, with the same webhook-id.
+type DispatchWebhooksWorker struct {
+	river.WorkerDefaults[DispatchWebhooksArgs]
+	Pool *pgxpool.Pool
+	// Deliver makes and records the attempts (its configuration, HTTP client and per-endpoint
+	// limits are shared with the retries).
+	Deliver *DeliverWebhookWorker
+}
+
+// Timeout leaves room for the run's batches and the attempts' own timeout.
+func (w *DispatchWebhooksWorker) Timeout(*river.Job[DispatchWebhooksArgs]) time.Duration {
+	w.Deliver.once.Do(w.Deliver.init)
+	return dispatchFor + w.Deliver.Config.Timeout + 30*time.Second
+}
+
+// Work runs one dispatch.
+func (w *DispatchWebhooksWorker) Work(ctx context.Context, job *river.Job[DispatchWebhooksArgs]) error {
+	w.Deliver.once.Do(w.Deliver.init)
+	// The outbox holds every organization's messages; each delivery is written for its own.
+	ctx = viewer.System(ctx, "webhook dispatch")
+	if job.Attempt > 1 {
+		due, err := unfinishedDispatch(ctx, w.Pool, job.ID)
+		if err != nil {
+			return err
+		}
+		if err := w.Deliver.dispatch(ctx, due); err != nil {
+			return err
+		}
+	}
+	for start := time.Now(); ; {
+		due, claimed, err := ClaimWebhookMessages(ctx, w.Pool, job.ID, dispatchBatch)
+		if err != nil {
+			return err
+		}
+		if err := w.Deliver.dispatch(ctx, due); err != nil {
+			return err
+		}
+		switch {
+		case claimed == dispatchBatch && time.Since(start) < dispatchFor:
+			continue // a backlog: take more at once
+		case time.Since(start) >= DispatchInterval:
+			return nil // the next run goes on
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(dispatchPoll):
+		}
+	}
+}
+
+// dispatchSQL takes up to $2 messages not dispatched yet, oldest first, for the run $1, and returns
+// one row per delivery to make: per message, each endpoint of its organization enabled and
+// subscribed to its type at this moment (an endpoint added or unsubscribed since the change counts
+// as it is now), with how many messages were taken.
+const dispatchSQL = `WITH c AS (
+	UPDATE webhook_messages m SET dispatched_at = now(), dispatch_job_id = $1
+	WHERE m.id IN (SELECT id FROM webhook_messages WHERE dispatched_at IS NULL ORDER BY created_at, id LIMIT $2 FOR UPDATE SKIP LOCKED)
+	RETURNING m.id, m.organization_id, m.event_type, m.payload, m.created_at
+), n AS (SELECT count(*) AS claimed FROM c)
+SELECT n.claimed, '', e.id, e.url, e.enabled, e.secret, e.previous_secret, e.previous_secret_expires_at,
+	c.id, c.payload, c.organization_id
+FROM n LEFT JOIN (c JOIN webhook_endpoints e ON e.organization_id = c.organization_id AND e.enabled
+	AND (e.event_types = '[]'::jsonb OR e.event_types ? c.event_type)) ON true
+ORDER BY c.created_at, c.id, e.id`
+
+// unfinishedSQL returns what a dispatch run $1 that died left to do: per message it took, each
+// subscribed endpoint with no delivery of the message yet, and each delivery written and never
+// attempted.
+const unfinishedSQL = `SELECT 0, coalesce(d.id, ''), e.id, e.url, e.enabled, e.secret, e.previous_secret,
+	e.previous_secret_expires_at, m.id, m.payload, m.organization_id
+FROM webhook_messages m JOIN webhook_endpoints e ON e.organization_id = m.organization_id
+LEFT JOIN webhook_deliveries d ON d.message_id = m.id AND d.endpoint_id = e.id
+WHERE m.dispatch_job_id = $1 AND CASE WHEN d.id IS NULL THEN e.enabled AND (e.event_types = '[]'::jsonb OR e.event_types ? m.event_type)
+	ELSE d.status = 'pending' AND d.attempts = 0 END
+ORDER BY m.created_at, m.id, e.id`
+
+// PendingDelivery is a delivery due for its first attempt: written already (pending and
+// unattempted) or not yet, with a fresh id.
+type PendingDelivery struct {
+	id      string
+	written bool
+	t       webhookTarget
+}
+
+// ClaimWebhookMessages takes up to limit messages not dispatched yet for the dispatch run job (in
+// the system scope of ctx), in one statement, and returns the deliveries to make and how many
+// messages it took.
+func ClaimWebhookMessages(ctx context.Context, pool *pgxpool.Pool, job int64, limit int) ([]PendingDelivery, int, error) {
+	return scanDue(pool.Query(ctx, dispatchSQL, job, limit))
+}
+
+// unfinishedDispatch returns the deliveries a dispatch run left to do when it died.
+func unfinishedDispatch(ctx context.Context, pool *pgxpool.Pool, job int64) ([]PendingDelivery, error) {
+	due, _, err := scanDue(pool.Query(ctx, unfinishedSQL, job))
+	return due, err
+}
+
+// scanDue reads dispatchSQL's and unfinishedSQL's rows.
+func scanDue(rows pgx.Rows, err error) ([]PendingDelivery, int, error) {
+	if err != nil {
+		return nil, 0, fmt.Errorf("jobs: webhook dispatch: %w", err)
+	}
+	defer rows.Close()
+	var due []PendingDelivery
+	claimed := 0
+	for rows.Next() {
+		var p PendingDelivery
+		var endpoint *string
+		var t webhookTarget
+		var enabled *bool
+		var url, secret, message, payload, org *string
+		if err := rows.Scan(&claimed, &p.id, &endpoint, &url, &enabled, &secret, &t.previous, &t.previousUntil,
+			&message, &payload, &org); err != nil {
+			return nil, 0, err
+		}
+		if endpoint == nil {
+			continue // taken, but no endpoint subscribed any more
+		}
+		t.endpointID, t.url, t.enabled, t.secret, t.messageID, t.payload, t.org = *endpoint, *url, *enabled, *secret, *message, *payload, *org
+		p.t = t
+		if p.written = p.id != ""; !p.written {
+			p.id = pid.New("whdl")
+		}
+		due = append(due, p)
+	}
+	return due, claimed, rows.Err()
+}
+
+// holdSQL writes deliveries pending and unattempted. The unique index on (message_id,
+// endpoint_id) keeps a delivery from being written twice: a second writer waits for the first
+// and writes nothing.
+const holdSQL = `INSERT INTO webhook_deliveries (id, created_at, updated_at, organization_id, status, attempts, endpoint_id, message_id)
+	SELECT o.id, now(), now(), o.org, 'pending', 0, o.endpoint_id, o.message_id
+	FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS o(id, endpoint_id, message_id, org)
+	ON CONFLICT (message_id, endpoint_id) DO NOTHING`
+
+// HoldWebhookDeliveries writes the deliveries of due not written yet, pending and unattempted (in
+// the scope of ctx, which must cover their organizations): a dispatch does so for those it hands
+// to a job (their endpoint is busy, or the first attempt failed), before the job is queued.
+func HoldWebhookDeliveries(ctx context.Context, pool *pgxpool.Pool, due []PendingDelivery) error {
+	var ids, endpoints, messages, orgs []string
+	for _, p := range due {
+		if !p.written {
+			ids, endpoints, messages = append(ids, p.id), append(endpoints, p.t.endpointID), append(messages, p.t.messageID)
+			orgs = append(orgs, p.t.org)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	if _, err := pool.Exec(ctx, holdSQL, ids, endpoints, messages, orgs); err != nil {
+		return fmt.Errorf("jobs: webhook deliveries: %w", err)
+	}
+	return nil
+}
+
+// FanOutWebhookArgs is the job that fanned a message out before dispatch runs did. Jobs of this
+// kind written before the change still run, and do nothing: their messages are dispatched.
 type FanOutWebhookArgs struct {
 	MessageID      string `json:"message_id"`
 	OrganizationID string `json:"organization_id"`
@@ -67,103 +266,15 @@ type FanOutWebhookArgs struct {
 // Kind names the job.
 func (FanOutWebhookArgs) Kind() string { return "fan_out_webhook" }
 
-// InsertOpts puts fan-outs on the webhook queue.
-func (FanOutWebhookArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: WebhookQueue, MaxAttempts: WebhookMaxAttempts}
-}
-
-// MaxWebhookEndpoints bounds an organization's endpoints (the operation layer refuses more): each
-// one multiplies the rows every change writes.
-const MaxWebhookEndpoints = 20
-
-// FanOutWebhookWorker writes a message's deliveries and makes each one's first attempt itself,
-// all endpoints at once, recording every success in one statement. Only a delivery that fails
-// (or whose endpoint is busy) gets a job of its own (DeliverWebhookArgs), which retries it on
-// WebhookBackoff's schedule. The common case — every receiver answers — thus costs one job and
-// two statements per message (FanOutWebhook's and the successes'), not a job and two statements
-// per endpoint: deliveries compete less with the API's own writes for the database and the CPU.
-//
-// The job stays running until the attempts are recorded. If the process dies before, River
-// rescues the job and the run after finds the deliveries written and still unattempted, and
-// attempts them: a receiver may get a message twice, with the same webhook-id.
+// FanOutWebhookWorker completes the fan-out jobs left from before dispatch runs.
 type FanOutWebhookWorker struct {
 	river.WorkerDefaults[FanOutWebhookArgs]
-	Pool *pgxpool.Pool
-	// Deliver makes and records the attempts (its configuration, HTTP client and per-endpoint
-	// limits are shared with the retries).
-	Deliver *DeliverWebhookWorker
 }
 
-// Timeout leaves room for the attempts' own timeout and the records around them.
-func (w *FanOutWebhookWorker) Timeout(*river.Job[FanOutWebhookArgs]) time.Duration {
-	w.Deliver.once.Do(w.Deliver.init)
-	return w.Deliver.Config.Timeout + 30*time.Second
-}
+// Work does nothing: the message is in the outbox, and a dispatch run delivers it.
+func (*FanOutWebhookWorker) Work(context.Context, *river.Job[FanOutWebhookArgs]) error { return nil }
 
-// Work fans one message out and makes the first attempts.
-func (w *FanOutWebhookWorker) Work(ctx context.Context, job *river.Job[FanOutWebhookArgs]) error {
-	todo, err := FanOutWebhook(ctx, w.Pool, job.Args)
-	if err != nil {
-		return err
-	}
-	return w.Deliver.firstAttempts(ctx, job.Args, todo)
-}
-
-// fanOutSQL writes message $1's deliveries, one per endpoint of its organization enabled and
-// subscribed to its type, with the ids $2 (one per endpoint, in endpoint order), and returns every
-// delivery of the message still pending and unattempted with what its attempt needs. The unique
-// index on (message_id, endpoint_id) makes a second run write nothing again: it waits for the
-// first run's rows and skips them. Rows the first run wrote and left unattempted (it died
-// before) are found by the second part, which sees what committed before the statement began.
-const fanOutSQL = `WITH ins AS (
-	INSERT INTO webhook_deliveries (id, created_at, updated_at, organization_id, status, attempts, endpoint_id, message_id)
-	SELECT ($2::text[])[row_number() OVER (ORDER BY e.id)], now(), now(), m.organization_id, 'pending', 0, e.id, m.id
-	FROM webhook_messages m JOIN webhook_endpoints e ON e.organization_id = m.organization_id AND e.enabled
-		AND (e.event_types = '[]'::jsonb OR e.event_types ? m.event_type)
-	WHERE m.id = $1
-	ON CONFLICT (message_id, endpoint_id) DO NOTHING
-	RETURNING id, endpoint_id, message_id
-), todo AS (
-	SELECT id, endpoint_id, message_id FROM ins
-	UNION
-	SELECT d.id, d.endpoint_id, d.message_id FROM webhook_deliveries d
-	WHERE d.message_id = $1 AND d.status = 'pending' AND d.attempts = 0
+var (
+	_ river.Worker[FanOutWebhookArgs]    = (*FanOutWebhookWorker)(nil)
+	_ river.Worker[DispatchWebhooksArgs] = (*DispatchWebhooksWorker)(nil)
 )
-SELECT t.id, e.id, e.url, e.enabled, e.secret, e.previous_secret, e.previous_secret_expires_at, m.id, m.payload
-FROM todo t JOIN webhook_endpoints e ON e.id = t.endpoint_id JOIN webhook_messages m ON m.id = t.message_id
-ORDER BY t.id`
-
-// PendingDelivery is a delivery waiting for its first attempt, as FanOutWebhook returns it.
-type PendingDelivery struct {
-	id string
-	t  webhookTarget
-}
-
-// FanOutWebhook does the first half of a fan-out job's work, in one statement: it writes the
-// message's deliveries, one per endpoint of the organization subscribed to its type, once (a run
-// that finds them written adds none), and returns those still unattempted, which the worker
-// attempts next.
-func FanOutWebhook(ctx context.Context, pool *pgxpool.Pool, args FanOutWebhookArgs) ([]PendingDelivery, error) {
-	ctx = viewer.WithOrganization(ctx, args.OrganizationID)
-	ids := make([]string, MaxWebhookEndpoints)
-	for i := range ids {
-		ids[i] = pid.New("whdl")
-	}
-	rows, err := pool.Query(ctx, fanOutSQL, args.MessageID, ids)
-	if err != nil {
-		return nil, fmt.Errorf("jobs: webhook deliveries: %w", err)
-	}
-	defer rows.Close()
-	var todo []PendingDelivery
-	for rows.Next() {
-		var p PendingDelivery
-		if err := rows.Scan(&p.id, &p.t.endpointID, &p.t.url, &p.t.enabled, &p.t.secret, &p.t.previous,
-			&p.t.previousUntil, &p.t.messageID, &p.t.payload); err != nil {
-			return nil, err
-		}
-		todo = append(todo, p)
-	}
-	return todo, rows.Err()
-}
-
-var _ river.Worker[FanOutWebhookArgs] = (*FanOutWebhookWorker)(nil)

@@ -249,7 +249,7 @@ func TestWebhooksSurviveSIGKILL(t *testing.T) {
 	// River rescues the jobs of a dead process only after five minutes (see jobs.NewClient); the
 	// test does what the rescuer will.
 	_, err := w.db.Exec(ctx, `UPDATE river_job SET state = 'available', scheduled_at = now()
-		WHERE kind IN ('fan_out_webhook', 'deliver_webhook') AND state = 'running'`)
+		WHERE kind IN ('dispatch_webhooks', 'deliver_webhook') AND state = 'running'`)
 	require.NoError(t, err)
 	w.srv.restart()
 

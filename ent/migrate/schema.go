@@ -1929,6 +1929,8 @@ var (
 		{Name: "organization_id", Type: field.TypeString},
 		{Name: "event_type", Type: field.TypeString},
 		{Name: "payload", Type: field.TypeString, Size: 2147483647},
+		{Name: "dispatched_at", Type: field.TypeTime, Nullable: true},
+		{Name: "dispatch_job_id", Type: field.TypeInt64, Nullable: true},
 	}
 	// WebhookMessagesTable holds the schema information for the "webhook_messages" table.
 	WebhookMessagesTable = &schema.Table{
@@ -1940,6 +1942,19 @@ var (
 				Name:    "webhookmessage_organization_id_created_at",
 				Unique:  false,
 				Columns: []*schema.Column{WebhookMessagesColumns[3], WebhookMessagesColumns[1]},
+			},
+			{
+				Name:    "webhookmessage_undispatched",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookMessagesColumns[1]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "dispatched_at IS NULL",
+				},
+			},
+			{
+				Name:    "webhookmessage_dispatch_job_id",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookMessagesColumns[7]},
 			},
 		},
 	}

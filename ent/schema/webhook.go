@@ -94,6 +94,12 @@ func (WebhookMessage) Fields() []ent.Field {
 		field.String("event_type").Immutable().NotEmpty(),
 		// payload is the body, signed and sent byte for byte on every attempt.
 		field.Text("payload").Immutable(),
+		// dispatched_at is when a dispatch run (jobs.DispatchWebhooksWorker) took the message to
+		// make its first attempts; dispatch_job_id is that run's River job, which finishes the
+		// message if the run dies before it is done. Both are unset until then: the outbox's
+		// queue is the messages not dispatched yet.
+		field.Time("dispatched_at").Optional().Nillable(),
+		field.Int64("dispatch_job_id").Optional().Nillable(),
 	}
 }
 
@@ -106,7 +112,10 @@ func (WebhookMessage) Edges() []ent.Edge {
 
 // Indexes of the WebhookMessage.
 func (WebhookMessage) Indexes() []ent.Index {
-	return []ent.Index{index.Fields("organization_id", "created_at")}
+	return []ent.Index{index.Fields("organization_id", "created_at"),
+		// The outbox's queue, kept small: only the messages waiting for dispatch are in it.
+		index.Fields("created_at").Annotations(entsql.IndexWhere("dispatched_at IS NULL")).StorageKey("webhookmessage_undispatched"),
+		index.Fields("dispatch_job_id")}
 }
 
 // Annotations of the WebhookMessage.
@@ -148,8 +157,8 @@ func (WebhookDelivery) Edges() []ent.Edge {
 
 // Indexes of the WebhookDelivery.
 func (WebhookDelivery) Indexes() []ent.Index {
-	// One delivery per message and endpoint: a fan-out run twice (a job rescued after a crash)
-	// writes none again, in a single statement (jobs.FanOutWebhook).
+	// One delivery per message and endpoint: a dispatch run done again (a job rescued after a
+	// crash) writes none twice; a retry's success updates its row (jobs.DeliverWebhookWorker).
 	return []ent.Index{index.Fields("endpoint_id", "created_at"), index.Fields("message_id", "endpoint_id").Unique()}
 }
 

@@ -24,6 +24,10 @@ const (
 	FieldEventType = "event_type"
 	// FieldPayload holds the string denoting the payload field in the database.
 	FieldPayload = "payload"
+	// FieldDispatchedAt holds the string denoting the dispatched_at field in the database.
+	FieldDispatchedAt = "dispatched_at"
+	// FieldDispatchJobID holds the string denoting the dispatch_job_id field in the database.
+	FieldDispatchJobID = "dispatch_job_id"
 	// EdgeDeliveries holds the string denoting the deliveries edge name in mutations.
 	EdgeDeliveries = "deliveries"
 	// Table holds the table name of the webhookmessage in the database.
@@ -45,6 +49,8 @@ var Columns = []string{
 	FieldOrganizationID,
 	FieldEventType,
 	FieldPayload,
+	FieldDispatchedAt,
+	FieldDispatchJobID,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -105,6 +111,16 @@ func ByEventType(opts ...sql.OrderTermOption) OrderOption {
 // ByPayload orders the results by the payload field.
 func ByPayload(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldPayload, opts...).ToFunc()
+}
+
+// ByDispatchedAt orders the results by the dispatched_at field.
+func ByDispatchedAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldDispatchedAt, opts...).ToFunc()
+}
+
+// ByDispatchJobID orders the results by the dispatch_job_id field.
+func ByDispatchJobID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldDispatchJobID, opts...).ToFunc()
 }
 
 // ByDeliveriesCount orders the results by deliveries count.

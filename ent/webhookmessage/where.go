@@ -90,6 +90,16 @@ func Payload(v string) predicate.WebhookMessage {
 	return predicate.WebhookMessage(sql.FieldEQ(FieldPayload, v))
 }
 
+// DispatchedAt applies equality check predicate on the "dispatched_at" field. It's identical to DispatchedAtEQ.
+func DispatchedAt(v time.Time) predicate.WebhookMessage {
+	return predicate.WebhookMessage(sql.FieldEQ(FieldDispatchedAt, v))
+}
+
+// DispatchJobID applies equality check predicate on the "dispatch_job_id" field. It's identical to DispatchJobIDEQ.
+func DispatchJobID(v int64) predicate.WebhookMessage {
+	return predicate.WebhookMessage(sql.FieldEQ(FieldDispatchJobID, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.WebhookMessage {
 	return predicate.WebhookMessage(sql.FieldEQ(FieldCreatedAt, v))
@@ -363,6 +373,106 @@ func PayloadEqualFold(v string) predicate.WebhookMessage {
 // PayloadContainsFold applies the ContainsFold predicate on the "payload" field.
 func PayloadContainsFold(v string) predicate.WebhookMessage {
 	return predicate.WebhookMessage(sql.FieldContainsFold(FieldPayload, v))
+}
+
+// DispatchedAtEQ applies the EQ predicate on the "dispatched_at" field.
+func DispatchedAtEQ(v time.Time) predicate.WebhookMessage {
+	return predicate.WebhookMessage(sql.FieldEQ(FieldDispatchedAt, v))
+}
+
+// DispatchedAtNEQ applies the NEQ predicate on the "dispatched_at" field.
+func DispatchedAtNEQ(v time.Time) predicate.WebhookMessage {
+	return predicate.WebhookMessage(sql.FieldNEQ(FieldDispatchedAt, v))
+}
+
+// DispatchedAtIn applies the In predicate on the "dispatched_at" field.
+func DispatchedAtIn(vs ...time.Time) predicate.WebhookMessage {
+	return predicate.WebhookMessage(sql.FieldIn(FieldDispatchedAt, vs...))
+}
+
+// DispatchedAtNotIn applies the NotIn predicate on the "dispatched_at" field.
+func DispatchedAtNotIn(vs ...time.Time) predicate.WebhookMessage {
+	return predicate.WebhookMessage(sql.FieldNotIn(FieldDispatchedAt, vs...))
+}
+
+// DispatchedAtGT applies the GT predicate on the "dispatched_at" field.
+func DispatchedAtGT(v time.Time) predicate.WebhookMessage {
+	return predicate.WebhookMessage(sql.FieldGT(FieldDispatchedAt, v))
+}
+
+// DispatchedAtGTE applies the GTE predicate on the "dispatched_at" field.
+func DispatchedAtGTE(v time.Time) predicate.WebhookMessage {
+	return predicate.WebhookMessage(sql.FieldGTE(FieldDispatchedAt, v))
+}
+
+// DispatchedAtLT applies the LT predicate on the "dispatched_at" field.
+func DispatchedAtLT(v time.Time) predicate.WebhookMessage {
+	return predicate.WebhookMessage(sql.FieldLT(FieldDispatchedAt, v))
+}
+
+// DispatchedAtLTE applies the LTE predicate on the "dispatched_at" field.
+func DispatchedAtLTE(v time.Time) predicate.WebhookMessage {
+	return predicate.WebhookMessage(sql.FieldLTE(FieldDispatchedAt, v))
+}
+
+// DispatchedAtIsNil applies the IsNil predicate on the "dispatched_at" field.
+func DispatchedAtIsNil() predicate.WebhookMessage {
+	return predicate.WebhookMessage(sql.FieldIsNull(FieldDispatchedAt))
+}
+
+// DispatchedAtNotNil applies the NotNil predicate on the "dispatched_at" field.
+func DispatchedAtNotNil() predicate.WebhookMessage {
+	return predicate.WebhookMessage(sql.FieldNotNull(FieldDispatchedAt))
+}
+
+// DispatchJobIDEQ applies the EQ predicate on the "dispatch_job_id" field.
+func DispatchJobIDEQ(v int64) predicate.WebhookMessage {
+	return predicate.WebhookMessage(sql.FieldEQ(FieldDispatchJobID, v))
+}
+
+// DispatchJobIDNEQ applies the NEQ predicate on the "dispatch_job_id" field.
+func DispatchJobIDNEQ(v int64) predicate.WebhookMessage {
+	return predicate.WebhookMessage(sql.FieldNEQ(FieldDispatchJobID, v))
+}
+
+// DispatchJobIDIn applies the In predicate on the "dispatch_job_id" field.
+func DispatchJobIDIn(vs ...int64) predicate.WebhookMessage {
+	return predicate.WebhookMessage(sql.FieldIn(FieldDispatchJobID, vs...))
+}
+
+// DispatchJobIDNotIn applies the NotIn predicate on the "dispatch_job_id" field.
+func DispatchJobIDNotIn(vs ...int64) predicate.WebhookMessage {
+	return predicate.WebhookMessage(sql.FieldNotIn(FieldDispatchJobID, vs...))
+}
+
+// DispatchJobIDGT applies the GT predicate on the "dispatch_job_id" field.
+func DispatchJobIDGT(v int64) predicate.WebhookMessage {
+	return predicate.WebhookMessage(sql.FieldGT(FieldDispatchJobID, v))
+}
+
+// DispatchJobIDGTE applies the GTE predicate on the "dispatch_job_id" field.
+func DispatchJobIDGTE(v int64) predicate.WebhookMessage {
+	return predicate.WebhookMessage(sql.FieldGTE(FieldDispatchJobID, v))
+}
+
+// DispatchJobIDLT applies the LT predicate on the "dispatch_job_id" field.
+func DispatchJobIDLT(v int64) predicate.WebhookMessage {
+	return predicate.WebhookMessage(sql.FieldLT(FieldDispatchJobID, v))
+}
+
+// DispatchJobIDLTE applies the LTE predicate on the "dispatch_job_id" field.
+func DispatchJobIDLTE(v int64) predicate.WebhookMessage {
+	return predicate.WebhookMessage(sql.FieldLTE(FieldDispatchJobID, v))
+}
+
+// DispatchJobIDIsNil applies the IsNil predicate on the "dispatch_job_id" field.
+func DispatchJobIDIsNil() predicate.WebhookMessage {
+	return predicate.WebhookMessage(sql.FieldIsNull(FieldDispatchJobID))
+}
+
+// DispatchJobIDNotNil applies the NotNil predicate on the "dispatch_job_id" field.
+func DispatchJobIDNotNil() predicate.WebhookMessage {
+	return predicate.WebhookMessage(sql.FieldNotNull(FieldDispatchJobID))
 }
 
 // HasDeliveries applies the HasEdge predicate on the "deliveries" edge.
