@@ -164,7 +164,8 @@ func TestBench(t *testing.T) {
 						body: []byte(`{"cause":"organizer","message":"Benchmark"}`)}
 				}}}
 		}))
-		results = append(results, w5Webhooks(t, client, srv, key, sessionsEvent, speakers, results[len(results)-1]))
+		w5off, w5h := w5Webhooks(t, client, srv, pool, key, sessionsEvent, speakers, duration(8*time.Second))
+		results = append(results, w5off, w5h)
 	}
 
 	if run("WSEG") { // bench_segments_test.go
@@ -659,6 +660,10 @@ func targets(rs []benchResult) string {
 	}
 	if w5, ok := by["W5"]; ok {
 		fmt.Fprintf(&b, "  W5 %d errors %s\n", w5.errors, check(w5.errors == 0))
+	}
+	if w5h, ok := by["W5h"]; ok {
+		fmt.Fprintf(&b, "  W5h p99 ≤ 1.10× W5off, its slices without webhooks (%.2f) %s\n", w5h.ratios["ratio_p99"],
+			check(w5h.ratios["ratio_p99"] <= 1.1))
 	}
 	if w6, ok := by["W6"]; ok {
 		fmt.Fprintf(&b, "  W6 GraphQL CPU/request ≤ 2× REST (%.2f) %s; GraphQL req/s ≥ 0.5× REST (%.2f) %s\n",
