@@ -324,8 +324,16 @@ func TestWebhookSecretRotationAndRedelivery(t *testing.T) {
 	b.createSession(w, "Keynote", w.ada)
 	require.Eventually(t, func() bool { return len(rc.types()) == 1 }, 10*time.Second, 20*time.Millisecond)
 
-	// Redelivery sends the same message, with the same webhook-id.
-	d := b.deliveries(b.acme, id)[0]
+	// Redelivery sends the same message, with the same webhook-id. The delivery is in the log once
+	// its answer is recorded, just after the receiver answered.
+	var d map[string]any
+	require.Eventually(t, func() bool {
+		log := b.deliveries(b.acme, id)
+		if len(log) == 1 {
+			d = log[0]
+		}
+		return d != nil && d["status"] == "succeeded"
+	}, 10*time.Second, 20*time.Millisecond)
 	b.must(http.StatusOK, http.MethodPost, "/api/v1/webhooks/"+id+"/deliveries/"+str(d, "id")+"/redeliver", b.acme, nil)
 	require.Eventually(t, func() bool { return len(rc.types()) == 2 }, 10*time.Second, 20*time.Millisecond)
 	rc.mu.Lock()
