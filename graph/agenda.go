@@ -345,7 +345,7 @@ func lockedEvent(ctx context.Context, c *ent.Client, eventID string) (*ent.Event
 	if err != nil {
 		return nil, err
 	}
-	return c.Event.Query().Where(event.ID(ev.ID)).ForUpdate().Only(ctx)
+	return lockEvent(ctx, c, ev.ID)
 }
 
 // PublicAgenda is the published agenda of any event, for anyone (no key): published data only.

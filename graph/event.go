@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"entgo.io/contrib/entgql"
+	"entgo.io/ent/dialect/sql"
 	"github.com/99designs/gqlgen/graphql"
 
 	"github.com/podium/podium/ent"
@@ -18,6 +19,18 @@ import (
 	"github.com/podium/podium/graph/apperr"
 	"github.com/podium/podium/graph/slug"
 )
+
+// noKeyUpdate makes ent's ForUpdate lock FOR NO KEY UPDATE. A parent row is locked to serialize
+// what is allocated under it (a number, a position, a slug) until the transaction ends; FOR
+// UPDATE would also hold up, for as long, every insert elsewhere that merely refers to the row,
+// since its foreign-key check takes KEY SHARE. FOR NO KEY UPDATE is what an UPDATE of the row
+// takes: it serializes the lockers and updates and lets references through.
+func noKeyUpdate(o *sql.LockOptions) { o.Strength = sql.LockNoKeyUpdate }
+
+// lockEvent locks the event's row for the rest of the transaction (see noKeyUpdate).
+func lockEvent(ctx context.Context, c *ent.Client, eventID string) (*ent.Event, error) {
+	return c.Event.Query().Where(event.ID(eventID)).ForUpdate(noKeyUpdate).Only(ctx)
+}
 
 // createEvent makes an event in the caller's organization (docs/rest-api.md §4 Events).
 func (r *Resolver) createEvent(ctx context.Context, in CreateEventInput) (*ent.Event, error) {
@@ -34,7 +47,7 @@ func (r *Resolver) createEvent(ctx context.Context, in CreateEventInput) (*ent.E
 	}
 	c := r.client(ctx)
 	// Taking the organization's row lock makes concurrent creations pick slugs one at a time.
-	if _, err := c.Organization.Query().Where(organization.ID(v.OrganizationID)).ForUpdate().Only(ctx); err != nil {
+	if _, err := c.Organization.Query().Where(organization.ID(v.OrganizationID)).ForUpdate(noKeyUpdate).Only(ctx); err != nil {
 		return nil, err
 	}
 	var lookupErr error

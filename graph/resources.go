@@ -9,7 +9,6 @@ import (
 
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/contact"
-	"github.com/podium/podium/ent/event"
 	"github.com/podium/podium/ent/resource"
 	"github.com/podium/podium/ent/schema/pid"
 	"github.com/podium/podium/graph/access"
@@ -217,7 +216,7 @@ func (r *Resolver) createResource(ctx context.Context, eventID string, in Resour
 		return nil, err
 	}
 	// The event row is locked so that two resources created at once do not share a position.
-	if _, err := c.Event.Query().Where(event.ID(ev.ID)).ForUpdate().Only(ctx); err != nil {
+	if _, err := lockEvent(ctx, c, ev.ID); err != nil {
 		return nil, err
 	}
 	var last []struct {

@@ -11,14 +11,12 @@ import (
 	"time"
 
 	"entgo.io/contrib/entgql"
-	"entgo.io/ent/dialect/sql"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/contact"
 	"github.com/podium/podium/ent/dbx"
 	"github.com/podium/podium/ent/emaillog"
-	"github.com/podium/podium/ent/event"
 	"github.com/podium/podium/ent/format"
 	"github.com/podium/podium/ent/schema/agenda"
 	"github.com/podium/podium/ent/schema/pid"
@@ -532,13 +530,10 @@ func formatOf(ctx context.Context, c *ent.Client, eventID string, formatID *stri
 }
 
 // nextNumber returns the next submission number of the event: 1 + the highest used, drafts
-// included. The event's row is locked for the rest of the transaction, so numbers are never
-// handed out twice. The lock is FOR NO KEY UPDATE: it serializes the event's numberings, but not
-// the rows that merely refer to the event (an email, a timeline line), whose foreign-key checks
-// take KEY SHARE, which FOR UPDATE would block until this transaction ends.
+// included. The event's row is locked for the rest of the transaction (lockEvent), so numbers are
+// never handed out twice.
 func nextNumber(ctx context.Context, c *ent.Client, eventID string) (int, error) {
-	if _, err := c.Event.Query().Where(event.ID(eventID)).Select(event.FieldID).
-		Modify(func(s *sql.Selector) { s.For(sql.LockNoKeyUpdate) }).Strings(ctx); err != nil {
+	if _, err := lockEvent(ctx, c, eventID); err != nil {
 		return 0, err
 	}
 	var out []struct {
