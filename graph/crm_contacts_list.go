@@ -197,12 +197,9 @@ func (r *Resolver) contacts(ctx context.Context, q *string, first *int, after *e
 	if _, err := access.Viewer(ctx); err != nil {
 		return nil, err
 	}
-	limit := crmDirectoryPageSize
-	if first != nil {
-		if *first < 0 || *first > crmDirectoryPageSize {
-			return nil, apperr.Invalid("first must be between 0 and %d", crmDirectoryPageSize)
-		}
-		limit = *first
+	limit, err := crmPageSize(first, crmDirectoryPageSize, crmDirectoryPageSize)
+	if err != nil {
+		return nil, err
 	}
 	key, err := parseCrmCursor(after)
 	if err != nil {
@@ -210,18 +207,37 @@ func (r *Resolver) contacts(ctx context.Context, q *string, first *int, after *e
 	}
 	args := append([]any{viewer.OrganizationID(ctx), crmSearch(q)}, key...)
 	var raw []byte
-	conn := &CrmContactConnection{Edges: []*CrmContactEdge{}}
-	if err := r.sql(ctx).QueryRow(ctx, crmDirectoryPageSQL, append(args, limit+1)...).Scan(&raw, &conn.TotalCount); err != nil {
+	var total int
+	if err := r.sql(ctx).QueryRow(ctx, crmDirectoryPageSQL, append(args, limit+1)...).Scan(&raw, &total); err != nil {
 		return nil, err
 	}
+	return crmPage(raw, total, limit, after != nil)
+}
+
+// crmPageSize is the page size first asks for: def when it is nil, refused outside 0..max.
+func crmPageSize(first *int, def, max int) (int, error) {
+	if first == nil {
+		return def, nil
+	}
+	if *first < 0 || *first > max {
+		return 0, apperr.Invalid("first must be between 0 and %d", max)
+	}
+	return *first, nil
+}
+
+// crmPage makes a connection of directory rows (raw, a JSON array of up to limit+1 rows, one
+// more than the page telling that another follows), total matching in all: the contacts
+// directory's and a segment's pages alike.
+func crmPage(raw []byte, total, limit int, afterCursor bool) (*CrmContactConnection, error) {
 	var rows []*CrmDirectoryRow
 	if err := json.Unmarshal(raw, &rows); err != nil {
 		return nil, fmt.Errorf("graph: decode contact directory: %w", err)
 	}
+	conn := &CrmContactConnection{TotalCount: total, Edges: make([]*CrmContactEdge, 0, min(len(rows), limit))}
 	if len(rows) > limit {
 		rows, conn.PageInfo.HasNextPage = rows[:limit], true
 	}
-	conn.PageInfo.HasPreviousPage = after != nil
+	conn.PageInfo.HasPreviousPage = afterCursor
 	for _, row := range rows {
 		row.ID = row.Contact.ID
 		conn.Edges = append(conn.Edges, &CrmContactEdge{Node: row, Cursor: crmCursor(row.Contact)})

@@ -2,7 +2,6 @@ package graph
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -269,12 +268,9 @@ SELECT (SELECT count(*) FROM m), COALESCE((SELECT json_agg(json_build_object(
 
 // segmentContacts answers CrmSegment.contacts: a page of the contacts the segment selects now.
 func (r *Resolver) segmentContacts(ctx context.Context, s *CrmSegment, first *int, after *entgql.Cursor[string]) (*CrmContactConnection, error) {
-	n := defaultSegmentPage
-	if first != nil {
-		if *first < 0 || *first > maxSegmentPage {
-			return nil, apperr.Invalid("first must be between 0 and %d", maxSegmentPage)
-		}
-		n = *first
+	n, err := crmPageSize(first, defaultSegmentPage, maxSegmentPage)
+	if err != nil {
+		return nil, err
 	}
 	key, err := parseCrmCursor(after) // the directory's order, so the directory's cursors
 	if err != nil {
@@ -299,21 +295,5 @@ func (r *Resolver) segmentContacts(ctx context.Context, s *CrmSegment, first *in
 		Scan(&total, &raw); err != nil {
 		return nil, err
 	}
-	var rows []*CrmDirectoryRow
-	if err := json.Unmarshal(raw, &rows); err != nil {
-		return nil, fmt.Errorf("graph: segment page: %w", err)
-	}
-	conn := &CrmContactConnection{TotalCount: total, Edges: make([]*CrmContactEdge, 0, min(len(rows), n))}
-	conn.PageInfo.HasPreviousPage = after != nil
-	if len(rows) > n {
-		rows, conn.PageInfo.HasNextPage = rows[:n], true
-	}
-	for _, row := range rows {
-		conn.Edges = append(conn.Edges, &CrmContactEdge{Node: row, Cursor: crmCursor(row.Contact)})
-	}
-	if len(conn.Edges) > 0 {
-		conn.PageInfo.StartCursor = &conn.Edges[0].Cursor
-		conn.PageInfo.EndCursor = &conn.Edges[len(conn.Edges)-1].Cursor
-	}
-	return conn, nil
+	return crmPage(raw, total, n, after != nil)
 }

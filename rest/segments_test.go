@@ -254,7 +254,7 @@ func TestSegmentGraphQL(t *testing.T) {
 		map[string]any{"in": map[string]any{"name": "People", "filter": map[string]any{"search": "person", "kept": true}}})["saveSegment"].(map[string]any)
 	require.Equal(t, map[string]any{"search": "person", "kept": true}, saved["filter"])
 	doc := `query($id: ID!, $after: Cursor) { segment(segmentId: $id) { name contacts(first: 2, after: $after) {
-  totalCount pageInfo { hasNextPage hasPreviousPage endCursor } edges { cursor node { contact { email } tags { name } events { id } } } } } }`
+  totalCount pageInfo { hasNextPage hasPreviousPage endCursor } edges { cursor node { id contact { id email } tags { name } events { id } } } } } }`
 	var emails []string
 	var after any
 	for range 3 {
@@ -262,7 +262,10 @@ func TestSegmentGraphQL(t *testing.T) {
 		conn := d["contacts"].(map[string]any)
 		require.Equal(t, float64(5), conn["totalCount"])
 		for _, e := range conn["edges"].([]any) {
-			emails = append(emails, str(e.(map[string]any)["node"].(map[string]any)["contact"].(map[string]any), "email"))
+			node := e.(map[string]any)["node"].(map[string]any)
+			contact := node["contact"].(map[string]any)
+			require.Equal(t, str(contact, "id"), str(node, "id")) // the row's id is its contact's
+			emails = append(emails, str(contact, "email"))
 		}
 		info := conn["pageInfo"].(map[string]any)
 		after = info["endCursor"]
