@@ -74,10 +74,20 @@ func crmEmailFree(ctx context.Context, c *ent.Client, addr, except string) error
 	return nil
 }
 
+// crmActorNameMax is the length of an actor's name as notes and stage history keep it (the
+// schema's limit): a longer name or email is cut, so that it cannot refuse the write.
+const crmActorNameMax = 300
+
 // crmActor is who writes a note or moves a card: a signed-in person (their user id, and their name
-// or else their email) or an API key (its id and "API key: <name>").
+// or else their email) or an API key (its id and "API key: <name>"), the name cut to
+// crmActorNameMax characters.
 func crmActor(ctx context.Context) (userID, keyID *string, name string) {
-	v := viewer.FromContext(ctx)
+	userID, keyID, name = crmActorOf(viewer.FromContext(ctx))
+	return userID, keyID, truncateRunes(name, crmActorNameMax)
+}
+
+// crmActorOf is crmActor before the cut.
+func crmActorOf(v *viewer.Viewer) (userID, keyID *string, name string) {
 	switch {
 	case v == nil:
 		return nil, nil, "Podium"
@@ -305,7 +315,7 @@ func (r *Resolver) addContactNote(ctx context.Context, contactID string, in AddC
 	}
 	userID, keyID, name := crmActor(ctx)
 	n, err := c.OrganizationContactNote.Create().SetOrganizationContactID(ct.ID).SetBody(in.Body).
-		SetNillableAuthorUserID(userID).SetNillableAuthorAPIKeyID(keyID).SetAuthorName(truncate(name, 300)).Save(ctx)
+		SetNillableAuthorUserID(userID).SetNillableAuthorAPIKeyID(keyID).SetAuthorName(name).Save(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -416,13 +426,4 @@ func blankValue(v any) bool {
 		return len(x) == 0
 	}
 	return false
-}
-
-// truncate cuts s to at most n characters.
-func truncate(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n])
 }
