@@ -130,17 +130,16 @@ JOIN email_log e ON e.id = v.log_id`, campaignID, ids, logs, names)
 	return err
 }
 
-// campaignText checks the lengths of a campaign's text and the template id it records.
+// campaignText checks a campaign's text as any typed text is checked (checkLine, checkText: no
+// control characters, the subject one line) and the template id it records.
 func campaignText(in SendCampaignInput) error {
-	switch {
-	case utf8.RuneCountInString(in.Subject) > maxCampaignSubject:
-		return apperr.Invalid("The subject must be at most %d characters", maxCampaignSubject)
-	case utf8.RuneCountInString(in.Body) > maxCampaignBody:
-		return apperr.Invalid("The message must be at most %d characters", maxCampaignBody)
-	case strings.ContainsRune(in.Subject+in.Body, 0) || !utf8.ValidString(in.Subject+in.Body):
-		return apperr.Invalid("The subject and message must be text")
-	case in.TemplateID != nil && (len(*in.TemplateID) > 200 || !utf8.ValidString(*in.TemplateID) ||
-		strings.ContainsRune(*in.TemplateID, 0)):
+	if err := checkLine("The subject", in.Subject, maxCampaignSubject, false); err != nil {
+		return err
+	}
+	if err := checkText("The message", in.Body, maxCampaignBody); err != nil {
+		return err
+	}
+	if in.TemplateID != nil && checkLine("templateId", *in.TemplateID, 200, false) != nil {
 		return apperr.Invalid("templateId must be an id")
 	}
 	return nil

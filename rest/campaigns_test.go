@@ -163,6 +163,11 @@ func TestCampaignRules(t *testing.T) {
 			http.StatusBadRequest, "invalid_input")
 		b.requireError(b.do(http.MethodPost, url, b.acme, campaignBody("Hi", strings.Repeat("b", 50001), w.ada)),
 			http.StatusBadRequest, "invalid_input")
+		// Control characters, and a line break in the subject, as in any typed text.
+		for _, bad := range [][2]string{{"Hi\x01", "Hello"}, {"Hi\nBcc: x", "Hello"}, {"Hi", "Hello\x1b[2J"}} {
+			b.requireError(b.do(http.MethodPost, url, b.acme, campaignBody(bad[0], bad[1], w.ada)),
+				http.StatusBadRequest, "invalid_input")
+		}
 		// A subject that only grows too long once merged for one speaker refuses the whole campaign.
 		long := b.speaker(w.base, strings.Repeat("L", 200), strings.Repeat("N", 200), "long@example.test")
 		r := b.do(http.MethodPost, url, b.acme, campaignBody(strings.Repeat("{speaker_name}", 3), "Hello", w.ada, long))
