@@ -270,9 +270,8 @@ func equalPtr[T comparable](a, b *T) bool {
 
 // slotText describes a slot in the event's time zone: "Fri, Sep 10, 2027, 11:00 AM–11:45 AM CEST".
 func slotText(start, end time.Time, tz string) string {
-	if loc, err := time.LoadLocation(tz); err == nil {
-		start, end = start.In(loc), end.In(loc)
-	}
+	loc := EventLocation(tz)
+	start, end = start.In(loc), end.In(loc)
 	return start.Format("Mon, Jan 2, 2006, 3:04 PM") + "–" + end.Format("3:04 PM MST")
 }
 

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/podium/podium/ent"
@@ -295,8 +296,23 @@ func approvedRef(snapshot map[string]any, key string, live *string) *string {
 // DayKey is the day a time falls on in the event's time zone, as widgets filter by it:
 // YYYY-MM-DD.
 func DayKey(t time.Time, timezone string) string {
-	if loc, err := time.LoadLocation(timezone); err == nil {
-		t = t.In(loc)
+	return t.In(EventLocation(timezone)).Format(time.DateOnly)
+}
+
+// locations holds the time zones EventLocation has loaded: time.LoadLocation reads the zone's
+// file each time, and pages and filters ask once per session shown.
+var locations sync.Map // zone name → *time.Location
+
+// EventLocation is the time zone named tz (an event's), loaded once per process; UTC when the name
+// is not a zone.
+func EventLocation(tz string) *time.Location {
+	if loc, ok := locations.Load(tz); ok {
+		return loc.(*time.Location)
 	}
-	return t.Format(time.DateOnly)
+	loc, err := time.LoadLocation(tz)
+	if err != nil {
+		loc = time.UTC
+	}
+	locations.Store(tz, loc)
+	return loc
 }

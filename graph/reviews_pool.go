@@ -246,8 +246,5 @@ func (r *Resolver) sendReviewReminders(ctx context.Context, eventID, roundID str
 
 // closesAt formats a round's deadline in the event's time zone.
 func closesAt(t time.Time, tz string) string {
-	if loc, err := time.LoadLocation(tz); err == nil {
-		t = t.In(loc)
-	}
-	return t.Format("Jan 2, 2006 at 3:04 PM MST")
+	return t.In(EventLocation(tz)).Format("Jan 2, 2006 at 3:04 PM MST")
 }

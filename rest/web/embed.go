@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
 
 	"github.com/podium/podium/graph"
 )
@@ -159,10 +158,7 @@ func BuildEmbedPage(pw *graph.PublicWidget, s EmbedSettings, sessions []*graph.P
 	if o.PrimaryColor != nil {
 		page.AccentHref = AccentPath + strings.TrimPrefix(*o.PrimaryColor, "#") + ".css"
 	}
-	loc, err := time.LoadLocation(ev.Timezone)
-	if err != nil {
-		loc = time.UTC
-	}
+	loc := graph.EventLocation(ev.Timezone)
 	clock := "3:04 PM"
 	if o.DateFormat == "24h" {
 		clock = "15:04"

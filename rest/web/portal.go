@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/go-chi/chi/v5"
 
@@ -151,10 +150,7 @@ func (p *Portal) load(ctx context.Context, r *http.Request, person *viewer.Perso
 	if v.Event == nil {
 		return v, nil
 	}
-	loc, err := time.LoadLocation(v.Event.Timezone)
-	if err != nil {
-		loc = time.UTC
-	}
+	loc := graph.EventLocation(v.Event.Timezone)
 	for _, s := range v.Event.Sessions {
 		ps := portalSession{SpeakerSession: s, Accepted: s.Status == graph.SubmissionStatusAccepted}
 		ps.Active = ps.Accepted && s.CancelledAt == nil
