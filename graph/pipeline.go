@@ -22,9 +22,8 @@ import (
 const codeInvalidPipelineMove = "invalid_pipeline_move"
 
 var (
-	errStageNotFound   = apperr.NotFound("CRM stage")
-	errCardNotFound    = apperr.NotFound("CRM card")
-	errContactNotFound = apperr.NotFound("CRM contact")
+	errStageNotFound = apperr.NotFound("CRM stage")
+	errCardNotFound  = apperr.NotFound("CRM card")
 )
 
 // CrmPipelineStage is a stage, as both transports show it.
@@ -173,10 +172,8 @@ func (r *Resolver) addPipelineCard(ctx context.Context, in AddPipelineCardInput)
 		return nil, err
 	}
 	c := r.client(ctx)
-	if ok, err := c.OrganizationContact.Query().Where(organizationcontact.ID(in.OrganizationContactID)).Exist(ctx); err != nil {
+	if _, err := crmContactOf(ctx, c, in.OrganizationContactID); err != nil {
 		return nil, err
-	} else if !ok {
-		return nil, errContactNotFound
 	}
 	to, err := c.PipelineStage.Get(ctx, in.StageID)
 	if ent.IsNotFound(err) {
