@@ -310,9 +310,11 @@ type PublicWidget struct {
 	Modified time.Time
 }
 
-// PublicWidget reads a widget by id, for anyone (no key). Only the widget's own lookup spans
-// organizations; the program is then read as its organization, like any of its reads.
-func (r *Resolver) PublicWidget(ctx context.Context, widgetID string) (*PublicWidget, error) {
+// PublicWidget reads a widget by id, for anyone (no key), and its event; with program, the
+// event's program too (what the page and the feeds show; the script and the custom CSS need only
+// the widget). Only the widget's own lookup spans organizations; the rest is then read as its
+// organization, like any of its reads.
+func (r *Resolver) PublicWidget(ctx context.Context, widgetID string, program bool) (*PublicWidget, error) {
 	if !pid.Plausible(widgetID) {
 		return nil, errWidgetNotFound
 	}
@@ -333,7 +335,7 @@ func (r *Resolver) PublicWidget(ctx context.Context, widgetID string) (*PublicWi
 	if ev.UpdatedAt.After(out.Modified) {
 		out.Modified = ev.UpdatedAt
 	}
-	if !e.Enabled {
+	if !e.Enabled || !program {
 		out.Program = &Program{Event: programEvent(ev)}
 		return out, nil
 	}

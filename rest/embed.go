@@ -46,8 +46,8 @@ func (a *API) mountEmbed(r chi.Router) {
 }
 
 // publicWidget reads the widget of the request; the error is nil, errUnknownWidget or a failure.
-func (a *API) publicWidget(r *http.Request) (*graph.PublicWidget, error) {
-	pw, err := a.res.PublicWidget(r.Context(), chi.URLParam(r, "widgetId"))
+func (a *API) publicWidget(r *http.Request, program bool) (*graph.PublicWidget, error) {
+	pw, err := a.res.PublicWidget(r.Context(), chi.URLParam(r, "widgetId"), program)
 	var ae *apperr.Error
 	if errors.As(err, &ae) && ae.Status == http.StatusNotFound {
 		return nil, errUnknownWidget
@@ -88,7 +88,7 @@ func serveCached(w http.ResponseWriter, r *http.Request, body []byte, contentTyp
 
 func (a *API) embedPage(w http.ResponseWriter, r *http.Request) {
 	web.EmbedHeaders(w.Header())
-	pw, err := a.publicWidget(r)
+	pw, err := a.publicWidget(r, true)
 	var page web.EmbedPage
 	status := http.StatusOK
 	switch {
@@ -126,8 +126,8 @@ func (a *API) embedPage(w http.ResponseWriter, r *http.Request) {
 }
 
 // enabledWidget reads the widget of a feed, answering unknown and disabled widgets itself.
-func (a *API) enabledWidget(w http.ResponseWriter, r *http.Request) *graph.PublicWidget {
-	pw, err := a.publicWidget(r)
+func (a *API) enabledWidget(w http.ResponseWriter, r *http.Request, program bool) *graph.PublicWidget {
+	pw, err := a.publicWidget(r, program)
 	if err != nil {
 		a.embedFailed(w, r, err)
 		return nil
@@ -185,7 +185,7 @@ type embedFeedSpeaker struct {
 }
 
 func (a *API) embedJSON(w http.ResponseWriter, r *http.Request) {
-	pw := a.enabledWidget(w, r)
+	pw := a.enabledWidget(w, r, true)
 	if pw == nil {
 		return
 	}
@@ -230,7 +230,7 @@ func (a *API) embedJSON(w http.ResponseWriter, r *http.Request) {
 // page's add-to-calendar link). Entries carry the UIDs of the agenda feed and the speakers'
 // invitations, so a calendar holding one of them updates it instead of adding another.
 func (a *API) embedICS(w http.ResponseWriter, r *http.Request) {
-	pw := a.enabledWidget(w, r)
+	pw := a.enabledWidget(w, r, true)
 	if pw == nil {
 		return
 	}
@@ -266,7 +266,7 @@ func (a *API) embedICS(w http.ResponseWriter, r *http.Request) {
 // embedCustomCSS serves the widget's custom CSS. updateWidget refused anything but plain CSS;
 // "<" is dropped again here, so no stored value can ever end an element around it.
 func (a *API) embedCustomCSS(w http.ResponseWriter, r *http.Request) {
-	pw := a.enabledWidget(w, r)
+	pw := a.enabledWidget(w, r, false)
 	if pw == nil {
 		return
 	}
@@ -294,7 +294,7 @@ const embedScriptJS = `(function () {
 `
 
 func (a *API) embedScript(w http.ResponseWriter, r *http.Request) {
-	if pw := a.enabledWidget(w, r); pw == nil {
+	if pw := a.enabledWidget(w, r, false); pw == nil {
 		return
 	}
 	w.Header().Set("X-Content-Type-Options", "nosniff")

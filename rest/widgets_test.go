@@ -300,6 +300,10 @@ func TestEmbed(t *testing.T) {
 	require.Contains(t, b.page("/embed/"+id+"/ics?session="+st.go2).Body.String(), "UID:"+st.go2+"@podium")
 	require.Equal(t, http.StatusNotFound, b.page("/embed/"+id+"/ics?session="+st.go1).Code, "filtered out")
 	require.Contains(t, b.page("/embed/"+id+"/embed.js").Body.String(), "iframe")
+	// The script and the custom CSS read the widget and its event, not the program: two statements.
+	for _, part := range []string{"/embed.js", "/custom.css"} {
+		require.Equal(t, int64(2), statements(t, b.page("/embed/"+id+part)), part)
+	}
 
 	// Disabled, then unknown.
 	b.must(http.StatusOK, http.MethodPatch, w.base+"/widgets/"+id, b.acme, map[string]any{"name": "Program", "view": "sessions",
