@@ -214,13 +214,13 @@ func (r *Resolver) contacts(ctx context.Context, q *string, first *int, after *e
 	return crmPage(raw, total, limit, after != nil)
 }
 
-// crmPageSize is the page size first asks for: def when it is nil, refused outside 0..max.
-func crmPageSize(first *int, def, max int) (int, error) {
+// crmPageSize is the page size first asks for: def when it is nil, refused outside 0..most.
+func crmPageSize(first *int, def, most int) (int, error) {
 	if first == nil {
 		return def, nil
 	}
-	if *first < 0 || *first > max {
-		return 0, apperr.Invalid("first must be between 0 and %d", max)
+	if *first < 0 || *first > most {
+		return 0, apperr.Invalid("first must be between 0 and %d", most)
 	}
 	return *first, nil
 }
