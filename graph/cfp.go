@@ -439,7 +439,7 @@ func (r *Resolver) proposalToSave(ctx context.Context, c *ent.Client, s *cfpScop
 	if err != nil {
 		return nil, false, err
 	}
-	sub, err := c.Submission.Create().SetEventID(s.event.ID).SetNumber(num).SetCode(fmt.Sprintf("SESS-%d", num)).
+	sub, err := c.Submission.Create().SetEventID(s.event.ID).SetNumber(num).SetCode(sessionCode(num)).
 		SetStatus(submission.StatusDraft).SetSourceFormID(f.ID).SetSubmitterContactID(me.ID).
 		SetTitle(p.title).SetDescription(p.description).SetLanguage(p.lang).SetNillableFormatID(p.formatID).
 		SetNillableLevelID(p.levelID).AddTrackIDs(p.trackIDs...).SetAnswers(p.answers).
@@ -495,7 +495,7 @@ func (r *Resolver) setProposalSpeakers(ctx context.Context, c *ent.Client, s *cf
 	if slices.Equal(before, ids) {
 		return nil
 	}
-	if err := setParticipants(ctx, c, sub.ID, ids); err != nil {
+	if err := setParticipants(ctx, c, sub.ID, ids, false); err != nil {
 		return err
 	}
 	emails := make([]email.Email, len(named))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"slices"
 	"sort"
 	"strconv"
@@ -550,6 +551,41 @@ func nextNumber(ctx context.Context, c *ent.Client, eventID string) (int, error)
 	return *out[0].Max + 1, nil
 }
 
+// pendingNumbers is where the provisional numbers of sessions being created start (pendingNumber):
+// far above any real number, so that numberSession's maximum ignores them.
+const pendingNumbers = 1 << 52
+
+// pendingNumber is the provisional number of the session id until numberSession numbers it, in
+// the same transaction: unique in practice (the id's random bits), so that sessions created at
+// once do not meet on the event's unique numbers — and were two to meet, the second would only
+// wait for the first to commit, by which time the first holds its real number.
+func pendingNumber(id string) int {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(id))
+	return pendingNumbers + int(h.Sum64()>>24)
+}
+
+// sessionCode is the code of the session numbered n.
+func sessionCode(n int) string { return fmt.Sprintf("SESS-%d", n) }
+
+// numberSessionSQL gives the session $2 of the event $1 its number and code: 1 + the highest number
+// used, provisional numbers aside.
+const numberSessionSQL = `UPDATE submissions SET number = m.n, code = 'SESS-' || m.n
+FROM (SELECT COALESCE(MAX(number), 0) + 1 AS n FROM submissions WHERE event_id = $1 AND number < $3) m
+WHERE id = $2 RETURNING m.n`
+
+// numberSession numbers a session created in this transaction with a provisional number
+// (pendingNumber), as nextNumber does: it locks the event for the rest of the transaction, which
+// is then only the commit.
+func (r *Resolver) numberSession(ctx context.Context, c *ent.Client, eventID, id string) (int, error) {
+	if _, err := lockEvent(ctx, c, eventID); err != nil {
+		return 0, err
+	}
+	var n int
+	err := r.sql(ctx).QueryRow(ctx, numberSessionSQL, eventID, id, pendingNumbers).Scan(&n)
+	return n, err
+}
+
 // snapshot is the content approved for publication (docs/rest-api.md: approvedSnapshot).
 func snapshot(s *ent.Submission) map[string]any {
 	answers := s.Answers
@@ -578,14 +614,11 @@ func (r *Resolver) createSession(ctx context.Context, eventID string, in CreateS
 	if err := formatOf(ctx, c, ev.ID, in.FormatID); err != nil {
 		return nil, err
 	}
-	// The webhook message is written before nextNumber locks the event: that lock serializes the
-	// event's creations until commit, and the message (which needs no number) need not be inside it.
+	// Everything but the number is written before the event is locked: the lock serializes the
+	// event's creations until commit, so the session is written with a provisional number and
+	// code (pendingNumber) and numbered last (numberSession), two statements before the commit.
 	id := pid.New("sub")
 	if err := r.emit(ctx, hookSessionCreated, hookData{"eventId": ev.ID, "sessionId": id, "title": title}); err != nil {
-		return nil, err
-	}
-	n, err := nextNumber(ctx, c, ev.ID)
-	if err != nil {
 		return nil, err
 	}
 	description := ""
@@ -593,31 +626,37 @@ func (r *Resolver) createSession(ctx context.Context, eventID string, in CreateS
 		description = *in.Description
 	}
 	s, err := c.Submission.Create().SetID(id).
-		SetEventID(ev.ID).SetNumber(n).SetCode(fmt.Sprintf("SESS-%d", n)).
+		SetEventID(ev.ID).SetNumber(pendingNumber(id)).SetCode(id).
 		SetStatus(submission.StatusAccepted).
 		SetTitle(title).SetDescription(description).SetNillableFormatID(in.FormatID).
 		SetSubmittedAt(time.Now()).SetAnswers(map[string]any{}).
 		SetContentReviewStatus(submission.ContentReviewStatusApproved).
+		SetApprovedSnapshot(snapshot(&ent.Submission{Title: title, Description: description, FormatID: in.FormatID,
+			Language: "en"})).
 		Save(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if s, err = s.Update().SetApprovedSnapshot(snapshot(s)).Save(ctx); err != nil {
-		return nil, err
-	}
-	if err := setParticipants(ctx, c, s.ID, speakers); err != nil {
+	if err := setParticipants(ctx, c, s.ID, speakers, true); err != nil {
 		return nil, err
 	}
 	if _, err := r.assignReadiness(ctx, ev.ID, s.ID); err != nil {
 		return nil, err
 	}
+	if s.Number, err = r.numberSession(ctx, c, ev.ID, s.ID); err != nil {
+		return nil, err
+	}
+	s.Code = sessionCode(s.Number)
 	return toSessionRecord(s), nil
 }
 
-// setParticipants makes ids the speakers of a submission, in order (positions from 0).
-func setParticipants(ctx context.Context, c *ent.Client, submissionID string, ids []string) error {
-	if _, err := c.SubmissionParticipant.Delete().Where(submissionparticipant.SubmissionID(submissionID)).Exec(ctx); err != nil {
-		return err
+// setParticipants makes ids the speakers of a submission, in order (positions from 0); fresh says
+// the submission was just created, with no participants to replace.
+func setParticipants(ctx context.Context, c *ent.Client, submissionID string, ids []string, fresh bool) error {
+	if !fresh {
+		if _, err := c.SubmissionParticipant.Delete().Where(submissionparticipant.SubmissionID(submissionID)).Exec(ctx); err != nil {
+			return err
+		}
 	}
 	builders := make([]*ent.SubmissionParticipantCreate, len(ids))
 	for i, id := range ids {
@@ -642,7 +681,7 @@ func (r *Resolver) setSessionSpeakers(ctx context.Context, eventID, sessionID st
 	if err != nil {
 		return nil, err
 	}
-	if err := setParticipants(ctx, c, s.ID, speakers); err != nil {
+	if err := setParticipants(ctx, c, s.ID, speakers, false); err != nil {
 		return nil, err
 	}
 	if err := r.dropLeftSpeakers(ctx, s.ID); err != nil {

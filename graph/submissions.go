@@ -2,7 +2,6 @@ package graph
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -90,7 +89,7 @@ func (r *Resolver) createSubmission(ctx context.Context, eventID string, in Crea
 		answers = map[string]any{}
 	}
 	create := c.Submission.Create().
-		SetEventID(ev.ID).SetNumber(n).SetCode(fmt.Sprintf("SESS-%d", n)).
+		SetEventID(ev.ID).SetNumber(n).SetCode(sessionCode(n)).
 		SetStatus(submission.Status(status)).SetSourceFormID(f.ID).SetSubmitterContactID(speakers[0]).
 		SetTitle(title).SetDescription(description).SetNillableFormatID(in.FormatID).
 		SetAnswers(answers).AddTrackIDs(trackIDs...)
@@ -106,7 +105,7 @@ func (r *Resolver) createSubmission(ctx context.Context, eventID string, in Crea
 	if err := r.emitWhen(ctx, status == SubmissionStatusPending, hookSubmissionSubmitted, hookData{"eventId": ev.ID, "submissionId": s.ID, "title": s.Title}); err != nil {
 		return nil, err
 	}
-	if err := setParticipants(ctx, c, s.ID, speakers); err != nil {
+	if err := setParticipants(ctx, c, s.ID, speakers, true); err != nil {
 		return nil, err
 	}
 	return toSessionRecord(s), nil
