@@ -111,7 +111,11 @@ func (h *acceptHold) release() {
 }
 
 // The worker's two statements, each serving every delivery running at the moment (see batch):
-// claim the rows and read their messages; record the outcomes.
+// claim the rows and read their messages; record the outcomes. Both run unprepared
+// (pgx.QueryExecModeExec), so that PostgreSQL plans each run for its ids: a prepared statement
+// settles after five runs on a generic plan costed for email_log as it was then, and one made
+// while the table was small kept scanning all of it for every batch after it had grown (until
+// an ANALYZE, which a server without autovacuum never runs). Planning costs far less.
 var (
 	claimSQL = `UPDATE ` + emaillog.Table + ` SET status = 'sending', updated_at = now()
 		WHERE id = ANY($1) AND status <> 'sent'
@@ -167,7 +171,7 @@ func (w *DeliverEmailWorker) claim(ctx context.Context, ids []string) ([]*Messag
 	if pool == nil {
 		pool = w.Pool
 	}
-	rows, err := pool.Query(ctx, claimSQL, ids)
+	rows, err := pool.Query(ctx, claimSQL, pgx.QueryExecModeExec, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -196,10 +200,7 @@ func (w *DeliverEmailWorker) claim(ctx context.Context, ids []string) ([]*Messag
 	return out, nil
 }
 
-// outcomeStatement names outcomeSQL prepared on a status connection.
-const outcomeStatement = "podium_record_email_outcomes"
-
-// record writes outcomes, in one statement prepared once per connection, and gives their holds
+// record writes outcomes, in one statement, and gives their holds
 // back once it has committed: from then on neither a crash of this process nor one of PostgreSQL
 // can send them again. Until then a crash of either may, which MaxUnrecorded bounds.
 func (w *DeliverEmailWorker) record(ctx context.Context, outs []outcome) ([]struct{}, error) {
@@ -209,15 +210,7 @@ func (w *DeliverEmailWorker) record(ctx context.Context, outs []outcome) ([]stru
 	for i, o := range outs {
 		ids[i], statuses[i], providers[i], providerIDs[i], errs[i] = o.id, o.status, o.provider, o.providerID, o.err
 	}
-	conn, err := w.Pool.Acquire(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer conn.Release()
-	if _, err := conn.Conn().Prepare(ctx, outcomeStatement, outcomeSQL); err != nil {
-		return nil, err
-	}
-	if _, err := conn.Exec(ctx, outcomeStatement, ids, statuses, providers, providerIDs, errs); err != nil {
+	if _, err := w.Pool.Exec(ctx, outcomeSQL, pgx.QueryExecModeExec, ids, statuses, providers, providerIDs, errs); err != nil {
 		return nil, err
 	}
 	for _, o := range outs {
