@@ -3,7 +3,9 @@ package jobs
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -106,6 +108,32 @@ type DispatchWebhooksWorker struct {
 	// Deliver makes and records the attempts (its configuration, HTTP client and per-endpoint
 	// limits are shared with the retries).
 	Deliver *DeliverWebhookWorker
+
+	// running is held by the run taking messages in this process (a semaphore of one, made on
+	// first use). Runs start every DispatchInterval and last about as long, longer with a
+	// backlog: a run beside another would find the endpoints' places taken by the other's lanes
+	// and hand every delivery to a job of its own, several statements each where a run's
+	// delivery costs a share of one. A run waits for the one before it to end, for at most
+	// DispatchInterval — it then takes over without a gap — and otherwise leaves the messages to
+	// it.
+	running     chan struct{}
+	runningOnce sync.Once
+}
+
+// take waits up to wait for the process's run to end and takes its place; it reports whether it
+// did (see running).
+func (w *DispatchWebhooksWorker) take(ctx context.Context, wait time.Duration) bool {
+	w.runningOnce.Do(func() { w.running = make(chan struct{}, 1) })
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case w.running <- struct{}{}:
+		return true
+	case <-t.C:
+		return false
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // Timeout leaves room for the run's batches and the attempts' own timeout.
@@ -119,6 +147,16 @@ func (w *DispatchWebhooksWorker) Work(ctx context.Context, job *river.Job[Dispat
 	w.Deliver.once.Do(w.Deliver.init)
 	// The outbox holds every organization's messages; each delivery is written for its own.
 	ctx = viewer.System(ctx, "webhook dispatch")
+	// A rescued run must finish what it took: it waits longer, and fails when it could not take
+	// its place, to be tried again.
+	if job.Attempt > 1 {
+		if !w.take(ctx, dispatchFor) {
+			return errors.New("jobs: webhook dispatch: another run held the outbox")
+		}
+	} else if !w.take(ctx, DispatchInterval) {
+		return nil // the run still going takes the messages
+	}
+	defer func() { <-w.running }()
 	if job.Attempt > 1 {
 		due, err := unfinishedDispatch(ctx, w.Pool, job.ID)
 		if err != nil {
