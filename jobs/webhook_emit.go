@@ -147,10 +147,10 @@ func (w *DispatchWebhooksWorker) Work(ctx context.Context, job *river.Job[Dispat
 	w.Deliver.once.Do(w.Deliver.init)
 	// The outbox holds every organization's messages; each delivery is written for its own.
 	ctx = viewer.System(ctx, "webhook dispatch")
-	// A rescued run must finish what it took: it waits longer, and fails when it could not take
-	// its place, to be tried again.
+	// A rescued run must finish what it took: it waits for its place as long as its job may run
+	// (longer than another run holds the place), and fails, to be tried again, only if it ran out.
 	if job.Attempt > 1 {
-		if !w.take(ctx, dispatchFor) {
+		if !w.take(ctx, w.Timeout(job)) {
 			return errors.New("jobs: webhook dispatch: another run held the outbox")
 		}
 	} else if !w.take(ctx, DispatchInterval) {
