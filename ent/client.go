@@ -8763,38 +8763,6 @@ func (c *WebhookDeliveryClient) GetX(ctx context.Context, id string) *WebhookDel
 	return obj
 }
 
-// QueryEndpoint queries the endpoint edge of a WebhookDelivery.
-func (c *WebhookDeliveryClient) QueryEndpoint(_m *WebhookDelivery) *WebhookEndpointQuery {
-	query := (&WebhookEndpointClient{config: c.config}).Query()
-	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
-		id := _m.ID
-		step := sqlgraph.NewStep(
-			sqlgraph.From(webhookdelivery.Table, webhookdelivery.FieldID, id),
-			sqlgraph.To(webhookendpoint.Table, webhookendpoint.FieldID),
-			sqlgraph.Edge(sqlgraph.M2O, true, webhookdelivery.EndpointTable, webhookdelivery.EndpointColumn),
-		)
-		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
-		return fromV, nil
-	}
-	return query
-}
-
-// QueryMessage queries the message edge of a WebhookDelivery.
-func (c *WebhookDeliveryClient) QueryMessage(_m *WebhookDelivery) *WebhookMessageQuery {
-	query := (&WebhookMessageClient{config: c.config}).Query()
-	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
-		id := _m.ID
-		step := sqlgraph.NewStep(
-			sqlgraph.From(webhookdelivery.Table, webhookdelivery.FieldID, id),
-			sqlgraph.To(webhookmessage.Table, webhookmessage.FieldID),
-			sqlgraph.Edge(sqlgraph.M2O, true, webhookdelivery.MessageTable, webhookdelivery.MessageColumn),
-		)
-		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
-		return fromV, nil
-	}
-	return query
-}
-
 // Hooks returns the client hooks.
 func (c *WebhookDeliveryClient) Hooks() []Hook {
 	return c.hooks.WebhookDelivery
@@ -8928,22 +8896,6 @@ func (c *WebhookEndpointClient) GetX(ctx context.Context, id string) *WebhookEnd
 	return obj
 }
 
-// QueryDeliveries queries the deliveries edge of a WebhookEndpoint.
-func (c *WebhookEndpointClient) QueryDeliveries(_m *WebhookEndpoint) *WebhookDeliveryQuery {
-	query := (&WebhookDeliveryClient{config: c.config}).Query()
-	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
-		id := _m.ID
-		step := sqlgraph.NewStep(
-			sqlgraph.From(webhookendpoint.Table, webhookendpoint.FieldID, id),
-			sqlgraph.To(webhookdelivery.Table, webhookdelivery.FieldID),
-			sqlgraph.Edge(sqlgraph.O2M, false, webhookendpoint.DeliveriesTable, webhookendpoint.DeliveriesColumn),
-		)
-		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
-		return fromV, nil
-	}
-	return query
-}
-
 // Hooks returns the client hooks.
 func (c *WebhookEndpointClient) Hooks() []Hook {
 	return c.hooks.WebhookEndpoint
@@ -9075,22 +9027,6 @@ func (c *WebhookMessageClient) GetX(ctx context.Context, id string) *WebhookMess
 		panic(err)
 	}
 	return obj
-}
-
-// QueryDeliveries queries the deliveries edge of a WebhookMessage.
-func (c *WebhookMessageClient) QueryDeliveries(_m *WebhookMessage) *WebhookDeliveryQuery {
-	query := (&WebhookDeliveryClient{config: c.config}).Query()
-	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
-		id := _m.ID
-		step := sqlgraph.NewStep(
-			sqlgraph.From(webhookmessage.Table, webhookmessage.FieldID, id),
-			sqlgraph.To(webhookdelivery.Table, webhookdelivery.FieldID),
-			sqlgraph.Edge(sqlgraph.O2M, false, webhookmessage.DeliveriesTable, webhookmessage.DeliveriesColumn),
-		)
-		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
-		return fromV, nil
-	}
-	return query
 }
 
 // Hooks returns the client hooks.

@@ -49904,6 +49904,8 @@ type WebhookDeliveryMutation struct {
 	created_at       *time.Time
 	updated_at       *time.Time
 	organization_id  *string
+	endpoint_id      *string
+	message_id       *string
 	status           *webhookdelivery.Status
 	attempts         *int
 	addattempts      *int
@@ -49914,10 +49916,6 @@ type WebhookDeliveryMutation struct {
 	error            *string
 	delivered_at     *time.Time
 	clearedFields    map[string]struct{}
-	endpoint         *string
-	clearedendpoint  bool
-	message          *string
-	clearedmessage   bool
 	done             bool
 	oldValue         func(context.Context) (*WebhookDelivery, error)
 	predicates       []predicate.WebhookDelivery
@@ -50137,12 +50135,12 @@ func (m *WebhookDeliveryMutation) ResetOrganizationID() {
 
 // SetEndpointID sets the "endpoint_id" field.
 func (m *WebhookDeliveryMutation) SetEndpointID(s string) {
-	m.endpoint = &s
+	m.endpoint_id = &s
 }
 
 // EndpointID returns the value of the "endpoint_id" field in the mutation.
 func (m *WebhookDeliveryMutation) EndpointID() (r string, exists bool) {
-	v := m.endpoint
+	v := m.endpoint_id
 	if v == nil {
 		return
 	}
@@ -50168,17 +50166,17 @@ func (m *WebhookDeliveryMutation) OldEndpointID(ctx context.Context) (v string, 
 
 // ResetEndpointID resets all changes to the "endpoint_id" field.
 func (m *WebhookDeliveryMutation) ResetEndpointID() {
-	m.endpoint = nil
+	m.endpoint_id = nil
 }
 
 // SetMessageID sets the "message_id" field.
 func (m *WebhookDeliveryMutation) SetMessageID(s string) {
-	m.message = &s
+	m.message_id = &s
 }
 
 // MessageID returns the value of the "message_id" field in the mutation.
 func (m *WebhookDeliveryMutation) MessageID() (r string, exists bool) {
-	v := m.message
+	v := m.message_id
 	if v == nil {
 		return
 	}
@@ -50204,7 +50202,7 @@ func (m *WebhookDeliveryMutation) OldMessageID(ctx context.Context) (v string, e
 
 // ResetMessageID resets all changes to the "message_id" field.
 func (m *WebhookDeliveryMutation) ResetMessageID() {
-	m.message = nil
+	m.message_id = nil
 }
 
 // SetStatus sets the "status" field.
@@ -50537,60 +50535,6 @@ func (m *WebhookDeliveryMutation) ResetDeliveredAt() {
 	delete(m.clearedFields, webhookdelivery.FieldDeliveredAt)
 }
 
-// ClearEndpoint clears the "endpoint" edge to the WebhookEndpoint entity.
-func (m *WebhookDeliveryMutation) ClearEndpoint() {
-	m.clearedendpoint = true
-	m.clearedFields[webhookdelivery.FieldEndpointID] = struct{}{}
-}
-
-// EndpointCleared reports if the "endpoint" edge to the WebhookEndpoint entity was cleared.
-func (m *WebhookDeliveryMutation) EndpointCleared() bool {
-	return m.clearedendpoint
-}
-
-// EndpointIDs returns the "endpoint" edge IDs in the mutation.
-// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
-// EndpointID instead. It exists only for internal usage by the builders.
-func (m *WebhookDeliveryMutation) EndpointIDs() (ids []string) {
-	if id := m.endpoint; id != nil {
-		ids = append(ids, *id)
-	}
-	return
-}
-
-// ResetEndpoint resets all changes to the "endpoint" edge.
-func (m *WebhookDeliveryMutation) ResetEndpoint() {
-	m.endpoint = nil
-	m.clearedendpoint = false
-}
-
-// ClearMessage clears the "message" edge to the WebhookMessage entity.
-func (m *WebhookDeliveryMutation) ClearMessage() {
-	m.clearedmessage = true
-	m.clearedFields[webhookdelivery.FieldMessageID] = struct{}{}
-}
-
-// MessageCleared reports if the "message" edge to the WebhookMessage entity was cleared.
-func (m *WebhookDeliveryMutation) MessageCleared() bool {
-	return m.clearedmessage
-}
-
-// MessageIDs returns the "message" edge IDs in the mutation.
-// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
-// MessageID instead. It exists only for internal usage by the builders.
-func (m *WebhookDeliveryMutation) MessageIDs() (ids []string) {
-	if id := m.message; id != nil {
-		ids = append(ids, *id)
-	}
-	return
-}
-
-// ResetMessage resets all changes to the "message" edge.
-func (m *WebhookDeliveryMutation) ResetMessage() {
-	m.message = nil
-	m.clearedmessage = false
-}
-
 // Where appends a list predicates to the WebhookDeliveryMutation builder.
 func (m *WebhookDeliveryMutation) Where(ps ...predicate.WebhookDelivery) {
 	m.predicates = append(m.predicates, ps...)
@@ -50635,10 +50579,10 @@ func (m *WebhookDeliveryMutation) Fields() []string {
 	if m.organization_id != nil {
 		fields = append(fields, webhookdelivery.FieldOrganizationID)
 	}
-	if m.endpoint != nil {
+	if m.endpoint_id != nil {
 		fields = append(fields, webhookdelivery.FieldEndpointID)
 	}
-	if m.message != nil {
+	if m.message_id != nil {
 		fields = append(fields, webhookdelivery.FieldMessageID)
 	}
 	if m.status != nil {
@@ -50960,35 +50904,19 @@ func (m *WebhookDeliveryMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *WebhookDeliveryMutation) AddedEdges() []string {
-	edges := make([]string, 0, 2)
-	if m.endpoint != nil {
-		edges = append(edges, webhookdelivery.EdgeEndpoint)
-	}
-	if m.message != nil {
-		edges = append(edges, webhookdelivery.EdgeMessage)
-	}
+	edges := make([]string, 0, 0)
 	return edges
 }
 
 // AddedIDs returns all IDs (to other nodes) that were added for the given edge
 // name in this mutation.
 func (m *WebhookDeliveryMutation) AddedIDs(name string) []ent.Value {
-	switch name {
-	case webhookdelivery.EdgeEndpoint:
-		if id := m.endpoint; id != nil {
-			return []ent.Value{*id}
-		}
-	case webhookdelivery.EdgeMessage:
-		if id := m.message; id != nil {
-			return []ent.Value{*id}
-		}
-	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *WebhookDeliveryMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 2)
+	edges := make([]string, 0, 0)
 	return edges
 }
 
@@ -51000,53 +50928,25 @@ func (m *WebhookDeliveryMutation) RemovedIDs(name string) []ent.Value {
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *WebhookDeliveryMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 2)
-	if m.clearedendpoint {
-		edges = append(edges, webhookdelivery.EdgeEndpoint)
-	}
-	if m.clearedmessage {
-		edges = append(edges, webhookdelivery.EdgeMessage)
-	}
+	edges := make([]string, 0, 0)
 	return edges
 }
 
 // EdgeCleared returns a boolean which indicates if the edge with the given name
 // was cleared in this mutation.
 func (m *WebhookDeliveryMutation) EdgeCleared(name string) bool {
-	switch name {
-	case webhookdelivery.EdgeEndpoint:
-		return m.clearedendpoint
-	case webhookdelivery.EdgeMessage:
-		return m.clearedmessage
-	}
 	return false
 }
 
 // ClearEdge clears the value of the edge with the given name. It returns an error
 // if that edge is not defined in the schema.
 func (m *WebhookDeliveryMutation) ClearEdge(name string) error {
-	switch name {
-	case webhookdelivery.EdgeEndpoint:
-		m.ClearEndpoint()
-		return nil
-	case webhookdelivery.EdgeMessage:
-		m.ClearMessage()
-		return nil
-	}
 	return fmt.Errorf("unknown WebhookDelivery unique edge %s", name)
 }
 
 // ResetEdge resets all changes to the edge with the given name in this mutation.
 // It returns an error if the edge is not defined in the schema.
 func (m *WebhookDeliveryMutation) ResetEdge(name string) error {
-	switch name {
-	case webhookdelivery.EdgeEndpoint:
-		m.ResetEndpoint()
-		return nil
-	case webhookdelivery.EdgeMessage:
-		m.ResetMessage()
-		return nil
-	}
 	return fmt.Errorf("unknown WebhookDelivery edge %s", name)
 }
 
@@ -51070,9 +50970,6 @@ type WebhookEndpointMutation struct {
 	failing_since              *time.Time
 	disabled_reason            *string
 	clearedFields              map[string]struct{}
-	deliveries                 map[string]struct{}
-	removeddeliveries          map[string]struct{}
-	cleareddeliveries          bool
 	done                       bool
 	oldValue                   func(context.Context) (*WebhookEndpoint, error)
 	predicates                 []predicate.WebhookEndpoint
@@ -51681,60 +51578,6 @@ func (m *WebhookEndpointMutation) ResetDisabledReason() {
 	delete(m.clearedFields, webhookendpoint.FieldDisabledReason)
 }
 
-// AddDeliveryIDs adds the "deliveries" edge to the WebhookDelivery entity by ids.
-func (m *WebhookEndpointMutation) AddDeliveryIDs(ids ...string) {
-	if m.deliveries == nil {
-		m.deliveries = make(map[string]struct{})
-	}
-	for i := range ids {
-		m.deliveries[ids[i]] = struct{}{}
-	}
-}
-
-// ClearDeliveries clears the "deliveries" edge to the WebhookDelivery entity.
-func (m *WebhookEndpointMutation) ClearDeliveries() {
-	m.cleareddeliveries = true
-}
-
-// DeliveriesCleared reports if the "deliveries" edge to the WebhookDelivery entity was cleared.
-func (m *WebhookEndpointMutation) DeliveriesCleared() bool {
-	return m.cleareddeliveries
-}
-
-// RemoveDeliveryIDs removes the "deliveries" edge to the WebhookDelivery entity by IDs.
-func (m *WebhookEndpointMutation) RemoveDeliveryIDs(ids ...string) {
-	if m.removeddeliveries == nil {
-		m.removeddeliveries = make(map[string]struct{})
-	}
-	for i := range ids {
-		delete(m.deliveries, ids[i])
-		m.removeddeliveries[ids[i]] = struct{}{}
-	}
-}
-
-// RemovedDeliveries returns the removed IDs of the "deliveries" edge to the WebhookDelivery entity.
-func (m *WebhookEndpointMutation) RemovedDeliveriesIDs() (ids []string) {
-	for id := range m.removeddeliveries {
-		ids = append(ids, id)
-	}
-	return
-}
-
-// DeliveriesIDs returns the "deliveries" edge IDs in the mutation.
-func (m *WebhookEndpointMutation) DeliveriesIDs() (ids []string) {
-	for id := range m.deliveries {
-		ids = append(ids, id)
-	}
-	return
-}
-
-// ResetDeliveries resets all changes to the "deliveries" edge.
-func (m *WebhookEndpointMutation) ResetDeliveries() {
-	m.deliveries = nil
-	m.cleareddeliveries = false
-	m.removeddeliveries = nil
-}
-
 // Where appends a list predicates to the WebhookEndpointMutation builder.
 func (m *WebhookEndpointMutation) Where(ps ...predicate.WebhookEndpoint) {
 	m.predicates = append(m.predicates, ps...)
@@ -52082,85 +51925,49 @@ func (m *WebhookEndpointMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *WebhookEndpointMutation) AddedEdges() []string {
-	edges := make([]string, 0, 1)
-	if m.deliveries != nil {
-		edges = append(edges, webhookendpoint.EdgeDeliveries)
-	}
+	edges := make([]string, 0, 0)
 	return edges
 }
 
 // AddedIDs returns all IDs (to other nodes) that were added for the given edge
 // name in this mutation.
 func (m *WebhookEndpointMutation) AddedIDs(name string) []ent.Value {
-	switch name {
-	case webhookendpoint.EdgeDeliveries:
-		ids := make([]ent.Value, 0, len(m.deliveries))
-		for id := range m.deliveries {
-			ids = append(ids, id)
-		}
-		return ids
-	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *WebhookEndpointMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 1)
-	if m.removeddeliveries != nil {
-		edges = append(edges, webhookendpoint.EdgeDeliveries)
-	}
+	edges := make([]string, 0, 0)
 	return edges
 }
 
 // RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
 // the given name in this mutation.
 func (m *WebhookEndpointMutation) RemovedIDs(name string) []ent.Value {
-	switch name {
-	case webhookendpoint.EdgeDeliveries:
-		ids := make([]ent.Value, 0, len(m.removeddeliveries))
-		for id := range m.removeddeliveries {
-			ids = append(ids, id)
-		}
-		return ids
-	}
 	return nil
 }
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *WebhookEndpointMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 1)
-	if m.cleareddeliveries {
-		edges = append(edges, webhookendpoint.EdgeDeliveries)
-	}
+	edges := make([]string, 0, 0)
 	return edges
 }
 
 // EdgeCleared returns a boolean which indicates if the edge with the given name
 // was cleared in this mutation.
 func (m *WebhookEndpointMutation) EdgeCleared(name string) bool {
-	switch name {
-	case webhookendpoint.EdgeDeliveries:
-		return m.cleareddeliveries
-	}
 	return false
 }
 
 // ClearEdge clears the value of the edge with the given name. It returns an error
 // if that edge is not defined in the schema.
 func (m *WebhookEndpointMutation) ClearEdge(name string) error {
-	switch name {
-	}
 	return fmt.Errorf("unknown WebhookEndpoint unique edge %s", name)
 }
 
 // ResetEdge resets all changes to the edge with the given name in this mutation.
 // It returns an error if the edge is not defined in the schema.
 func (m *WebhookEndpointMutation) ResetEdge(name string) error {
-	switch name {
-	case webhookendpoint.EdgeDeliveries:
-		m.ResetDeliveries()
-		return nil
-	}
 	return fmt.Errorf("unknown WebhookEndpoint edge %s", name)
 }
 
@@ -52179,9 +51986,6 @@ type WebhookMessageMutation struct {
 	dispatch_job_id    *int64
 	adddispatch_job_id *int64
 	clearedFields      map[string]struct{}
-	deliveries         map[string]struct{}
-	removeddeliveries  map[string]struct{}
-	cleareddeliveries  bool
 	done               bool
 	oldValue           func(context.Context) (*WebhookMessage, error)
 	predicates         []predicate.WebhookMessage
@@ -52590,60 +52394,6 @@ func (m *WebhookMessageMutation) ResetDispatchJobID() {
 	delete(m.clearedFields, webhookmessage.FieldDispatchJobID)
 }
 
-// AddDeliveryIDs adds the "deliveries" edge to the WebhookDelivery entity by ids.
-func (m *WebhookMessageMutation) AddDeliveryIDs(ids ...string) {
-	if m.deliveries == nil {
-		m.deliveries = make(map[string]struct{})
-	}
-	for i := range ids {
-		m.deliveries[ids[i]] = struct{}{}
-	}
-}
-
-// ClearDeliveries clears the "deliveries" edge to the WebhookDelivery entity.
-func (m *WebhookMessageMutation) ClearDeliveries() {
-	m.cleareddeliveries = true
-}
-
-// DeliveriesCleared reports if the "deliveries" edge to the WebhookDelivery entity was cleared.
-func (m *WebhookMessageMutation) DeliveriesCleared() bool {
-	return m.cleareddeliveries
-}
-
-// RemoveDeliveryIDs removes the "deliveries" edge to the WebhookDelivery entity by IDs.
-func (m *WebhookMessageMutation) RemoveDeliveryIDs(ids ...string) {
-	if m.removeddeliveries == nil {
-		m.removeddeliveries = make(map[string]struct{})
-	}
-	for i := range ids {
-		delete(m.deliveries, ids[i])
-		m.removeddeliveries[ids[i]] = struct{}{}
-	}
-}
-
-// RemovedDeliveries returns the removed IDs of the "deliveries" edge to the WebhookDelivery entity.
-func (m *WebhookMessageMutation) RemovedDeliveriesIDs() (ids []string) {
-	for id := range m.removeddeliveries {
-		ids = append(ids, id)
-	}
-	return
-}
-
-// DeliveriesIDs returns the "deliveries" edge IDs in the mutation.
-func (m *WebhookMessageMutation) DeliveriesIDs() (ids []string) {
-	for id := range m.deliveries {
-		ids = append(ids, id)
-	}
-	return
-}
-
-// ResetDeliveries resets all changes to the "deliveries" edge.
-func (m *WebhookMessageMutation) ResetDeliveries() {
-	m.deliveries = nil
-	m.cleareddeliveries = false
-	m.removeddeliveries = nil
-}
-
 // Where appends a list predicates to the WebhookMessageMutation builder.
 func (m *WebhookMessageMutation) Where(ps ...predicate.WebhookMessage) {
 	m.predicates = append(m.predicates, ps...)
@@ -52909,84 +52659,48 @@ func (m *WebhookMessageMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *WebhookMessageMutation) AddedEdges() []string {
-	edges := make([]string, 0, 1)
-	if m.deliveries != nil {
-		edges = append(edges, webhookmessage.EdgeDeliveries)
-	}
+	edges := make([]string, 0, 0)
 	return edges
 }
 
 // AddedIDs returns all IDs (to other nodes) that were added for the given edge
 // name in this mutation.
 func (m *WebhookMessageMutation) AddedIDs(name string) []ent.Value {
-	switch name {
-	case webhookmessage.EdgeDeliveries:
-		ids := make([]ent.Value, 0, len(m.deliveries))
-		for id := range m.deliveries {
-			ids = append(ids, id)
-		}
-		return ids
-	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *WebhookMessageMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 1)
-	if m.removeddeliveries != nil {
-		edges = append(edges, webhookmessage.EdgeDeliveries)
-	}
+	edges := make([]string, 0, 0)
 	return edges
 }
 
 // RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
 // the given name in this mutation.
 func (m *WebhookMessageMutation) RemovedIDs(name string) []ent.Value {
-	switch name {
-	case webhookmessage.EdgeDeliveries:
-		ids := make([]ent.Value, 0, len(m.removeddeliveries))
-		for id := range m.removeddeliveries {
-			ids = append(ids, id)
-		}
-		return ids
-	}
 	return nil
 }
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *WebhookMessageMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 1)
-	if m.cleareddeliveries {
-		edges = append(edges, webhookmessage.EdgeDeliveries)
-	}
+	edges := make([]string, 0, 0)
 	return edges
 }
 
 // EdgeCleared returns a boolean which indicates if the edge with the given name
 // was cleared in this mutation.
 func (m *WebhookMessageMutation) EdgeCleared(name string) bool {
-	switch name {
-	case webhookmessage.EdgeDeliveries:
-		return m.cleareddeliveries
-	}
 	return false
 }
 
 // ClearEdge clears the value of the edge with the given name. It returns an error
 // if that edge is not defined in the schema.
 func (m *WebhookMessageMutation) ClearEdge(name string) error {
-	switch name {
-	}
 	return fmt.Errorf("unknown WebhookMessage unique edge %s", name)
 }
 
 // ResetEdge resets all changes to the edge with the given name in this mutation.
 // It returns an error if the edge is not defined in the schema.
 func (m *WebhookMessageMutation) ResetEdge(name string) error {
-	switch name {
-	case webhookmessage.EdgeDeliveries:
-		m.ResetDeliveries()
-		return nil
-	}
 	return fmt.Errorf("unknown WebhookMessage edge %s", name)
 }

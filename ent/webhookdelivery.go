@@ -10,8 +10,6 @@ import (
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 	"github.com/podium/podium/ent/webhookdelivery"
-	"github.com/podium/podium/ent/webhookendpoint"
-	"github.com/podium/podium/ent/webhookmessage"
 )
 
 // WebhookDelivery is the model entity for the WebhookDelivery schema.
@@ -41,44 +39,8 @@ type WebhookDelivery struct {
 	// Error holds the value of the "error" field.
 	Error *string `json:"error,omitempty"`
 	// DeliveredAt holds the value of the "delivered_at" field.
-	DeliveredAt *time.Time `json:"delivered_at,omitempty"`
-	// Edges holds the relations/edges for other nodes in the graph.
-	// The values are being populated by the WebhookDeliveryQuery when eager-loading is set.
-	Edges        WebhookDeliveryEdges `json:"edges"`
+	DeliveredAt  *time.Time `json:"delivered_at,omitempty"`
 	selectValues sql.SelectValues
-}
-
-// WebhookDeliveryEdges holds the relations/edges for other nodes in the graph.
-type WebhookDeliveryEdges struct {
-	// Endpoint holds the value of the endpoint edge.
-	Endpoint *WebhookEndpoint `json:"endpoint,omitempty"`
-	// Message holds the value of the message edge.
-	Message *WebhookMessage `json:"message,omitempty"`
-	// loadedTypes holds the information for reporting if a
-	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [2]bool
-}
-
-// EndpointOrErr returns the Endpoint value or an error if the edge
-// was not loaded in eager-loading, or loaded but was not found.
-func (e WebhookDeliveryEdges) EndpointOrErr() (*WebhookEndpoint, error) {
-	if e.Endpoint != nil {
-		return e.Endpoint, nil
-	} else if e.loadedTypes[0] {
-		return nil, &NotFoundError{label: webhookendpoint.Label}
-	}
-	return nil, &NotLoadedError{edge: "endpoint"}
-}
-
-// MessageOrErr returns the Message value or an error if the edge
-// was not loaded in eager-loading, or loaded but was not found.
-func (e WebhookDeliveryEdges) MessageOrErr() (*WebhookMessage, error) {
-	if e.Message != nil {
-		return e.Message, nil
-	} else if e.loadedTypes[1] {
-		return nil, &NotFoundError{label: webhookmessage.Label}
-	}
-	return nil, &NotLoadedError{edge: "message"}
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -194,16 +156,6 @@ func (_m *WebhookDelivery) assignValues(columns []string, values []any) error {
 // This includes values selected through modifiers, order, etc.
 func (_m *WebhookDelivery) Value(name string) (ent.Value, error) {
 	return _m.selectValues.Get(name)
-}
-
-// QueryEndpoint queries the "endpoint" edge of the WebhookDelivery entity.
-func (_m *WebhookDelivery) QueryEndpoint() *WebhookEndpointQuery {
-	return NewWebhookDeliveryClient(_m.config).QueryEndpoint(_m)
-}
-
-// QueryMessage queries the "message" edge of the WebhookDelivery entity.
-func (_m *WebhookDelivery) QueryMessage() *WebhookMessageQuery {
-	return NewWebhookDeliveryClient(_m.config).QueryMessage(_m)
 }
 
 // Update returns a builder for updating this WebhookDelivery.

@@ -13,8 +13,6 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/podium/podium/ent/webhookdelivery"
-	"github.com/podium/podium/ent/webhookendpoint"
-	"github.com/podium/podium/ent/webhookmessage"
 )
 
 // WebhookDeliveryCreate is the builder for creating a WebhookDelivery entity.
@@ -169,16 +167,6 @@ func (_c *WebhookDeliveryCreate) SetNillableID(v *string) *WebhookDeliveryCreate
 	return _c
 }
 
-// SetEndpoint sets the "endpoint" edge to the WebhookEndpoint entity.
-func (_c *WebhookDeliveryCreate) SetEndpoint(v *WebhookEndpoint) *WebhookDeliveryCreate {
-	return _c.SetEndpointID(v.ID)
-}
-
-// SetMessage sets the "message" edge to the WebhookMessage entity.
-func (_c *WebhookDeliveryCreate) SetMessage(v *WebhookMessage) *WebhookDeliveryCreate {
-	return _c.SetMessageID(v.ID)
-}
-
 // Mutation returns the WebhookDeliveryMutation object of the builder.
 func (_c *WebhookDeliveryCreate) Mutation() *WebhookDeliveryMutation {
 	return _c.mutation
@@ -274,12 +262,6 @@ func (_c *WebhookDeliveryCreate) check() error {
 			return &ValidationError{Name: "id", err: fmt.Errorf(`ent: validator failed for field "WebhookDelivery.id": %w`, err)}
 		}
 	}
-	if len(_c.mutation.EndpointIDs()) == 0 {
-		return &ValidationError{Name: "endpoint", err: errors.New(`ent: missing required edge "WebhookDelivery.endpoint"`)}
-	}
-	if len(_c.mutation.MessageIDs()) == 0 {
-		return &ValidationError{Name: "message", err: errors.New(`ent: missing required edge "WebhookDelivery.message"`)}
-	}
 	return nil
 }
 
@@ -328,6 +310,14 @@ func (_c *WebhookDeliveryCreate) createSpec() (*WebhookDelivery, *sqlgraph.Creat
 		_spec.SetField(webhookdelivery.FieldOrganizationID, field.TypeString, value)
 		_node.OrganizationID = value
 	}
+	if value, ok := _c.mutation.EndpointID(); ok {
+		_spec.SetField(webhookdelivery.FieldEndpointID, field.TypeString, value)
+		_node.EndpointID = value
+	}
+	if value, ok := _c.mutation.MessageID(); ok {
+		_spec.SetField(webhookdelivery.FieldMessageID, field.TypeString, value)
+		_node.MessageID = value
+	}
 	if value, ok := _c.mutation.Status(); ok {
 		_spec.SetField(webhookdelivery.FieldStatus, field.TypeEnum, value)
 		_node.Status = value
@@ -351,40 +341,6 @@ func (_c *WebhookDeliveryCreate) createSpec() (*WebhookDelivery, *sqlgraph.Creat
 	if value, ok := _c.mutation.DeliveredAt(); ok {
 		_spec.SetField(webhookdelivery.FieldDeliveredAt, field.TypeTime, value)
 		_node.DeliveredAt = &value
-	}
-	if nodes := _c.mutation.EndpointIDs(); len(nodes) > 0 {
-		edge := &sqlgraph.EdgeSpec{
-			Rel:     sqlgraph.M2O,
-			Inverse: true,
-			Table:   webhookdelivery.EndpointTable,
-			Columns: []string{webhookdelivery.EndpointColumn},
-			Bidi:    false,
-			Target: &sqlgraph.EdgeTarget{
-				IDSpec: sqlgraph.NewFieldSpec(webhookendpoint.FieldID, field.TypeString),
-			},
-		}
-		for _, k := range nodes {
-			edge.Target.Nodes = append(edge.Target.Nodes, k)
-		}
-		_node.EndpointID = nodes[0]
-		_spec.Edges = append(_spec.Edges, edge)
-	}
-	if nodes := _c.mutation.MessageIDs(); len(nodes) > 0 {
-		edge := &sqlgraph.EdgeSpec{
-			Rel:     sqlgraph.M2O,
-			Inverse: true,
-			Table:   webhookdelivery.MessageTable,
-			Columns: []string{webhookdelivery.MessageColumn},
-			Bidi:    false,
-			Target: &sqlgraph.EdgeTarget{
-				IDSpec: sqlgraph.NewFieldSpec(webhookmessage.FieldID, field.TypeString),
-			},
-		}
-		for _, k := range nodes {
-			edge.Target.Nodes = append(edge.Target.Nodes, k)
-		}
-		_node.MessageID = nodes[0]
-		_spec.Edges = append(_spec.Edges, edge)
 	}
 	return _node, _spec
 }

@@ -14,21 +14,17 @@ import (
 	"entgo.io/ent/schema/field"
 	"github.com/podium/podium/ent/predicate"
 	"github.com/podium/podium/ent/webhookdelivery"
-	"github.com/podium/podium/ent/webhookendpoint"
-	"github.com/podium/podium/ent/webhookmessage"
 )
 
 // WebhookDeliveryQuery is the builder for querying WebhookDelivery entities.
 type WebhookDeliveryQuery struct {
 	config
-	ctx          *QueryContext
-	order        []webhookdelivery.OrderOption
-	inters       []Interceptor
-	predicates   []predicate.WebhookDelivery
-	withEndpoint *WebhookEndpointQuery
-	withMessage  *WebhookMessageQuery
-	loadTotal    []func(context.Context, []*WebhookDelivery) error
-	modifiers    []func(*sql.Selector)
+	ctx        *QueryContext
+	order      []webhookdelivery.OrderOption
+	inters     []Interceptor
+	predicates []predicate.WebhookDelivery
+	loadTotal  []func(context.Context, []*WebhookDelivery) error
+	modifiers  []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -63,50 +59,6 @@ func (_q *WebhookDeliveryQuery) Unique(unique bool) *WebhookDeliveryQuery {
 func (_q *WebhookDeliveryQuery) Order(o ...webhookdelivery.OrderOption) *WebhookDeliveryQuery {
 	_q.order = append(_q.order, o...)
 	return _q
-}
-
-// QueryEndpoint chains the current query on the "endpoint" edge.
-func (_q *WebhookDeliveryQuery) QueryEndpoint() *WebhookEndpointQuery {
-	query := (&WebhookEndpointClient{config: _q.config}).Query()
-	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
-		if err := _q.prepareQuery(ctx); err != nil {
-			return nil, err
-		}
-		selector := _q.sqlQuery(ctx)
-		if err := selector.Err(); err != nil {
-			return nil, err
-		}
-		step := sqlgraph.NewStep(
-			sqlgraph.From(webhookdelivery.Table, webhookdelivery.FieldID, selector),
-			sqlgraph.To(webhookendpoint.Table, webhookendpoint.FieldID),
-			sqlgraph.Edge(sqlgraph.M2O, true, webhookdelivery.EndpointTable, webhookdelivery.EndpointColumn),
-		)
-		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
-		return fromU, nil
-	}
-	return query
-}
-
-// QueryMessage chains the current query on the "message" edge.
-func (_q *WebhookDeliveryQuery) QueryMessage() *WebhookMessageQuery {
-	query := (&WebhookMessageClient{config: _q.config}).Query()
-	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
-		if err := _q.prepareQuery(ctx); err != nil {
-			return nil, err
-		}
-		selector := _q.sqlQuery(ctx)
-		if err := selector.Err(); err != nil {
-			return nil, err
-		}
-		step := sqlgraph.NewStep(
-			sqlgraph.From(webhookdelivery.Table, webhookdelivery.FieldID, selector),
-			sqlgraph.To(webhookmessage.Table, webhookmessage.FieldID),
-			sqlgraph.Edge(sqlgraph.M2O, true, webhookdelivery.MessageTable, webhookdelivery.MessageColumn),
-		)
-		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
-		return fromU, nil
-	}
-	return query
 }
 
 // First returns the first WebhookDelivery entity from the query.
@@ -296,40 +248,16 @@ func (_q *WebhookDeliveryQuery) Clone() *WebhookDeliveryQuery {
 		return nil
 	}
 	return &WebhookDeliveryQuery{
-		config:       _q.config,
-		ctx:          _q.ctx.Clone(),
-		order:        append([]webhookdelivery.OrderOption{}, _q.order...),
-		inters:       append([]Interceptor{}, _q.inters...),
-		predicates:   append([]predicate.WebhookDelivery{}, _q.predicates...),
-		withEndpoint: _q.withEndpoint.Clone(),
-		withMessage:  _q.withMessage.Clone(),
+		config:     _q.config,
+		ctx:        _q.ctx.Clone(),
+		order:      append([]webhookdelivery.OrderOption{}, _q.order...),
+		inters:     append([]Interceptor{}, _q.inters...),
+		predicates: append([]predicate.WebhookDelivery{}, _q.predicates...),
 		// clone intermediate query.
 		sql:       _q.sql.Clone(),
 		path:      _q.path,
 		modifiers: append([]func(*sql.Selector){}, _q.modifiers...),
 	}
-}
-
-// WithEndpoint tells the query-builder to eager-load the nodes that are connected to
-// the "endpoint" edge. The optional arguments are used to configure the query builder of the edge.
-func (_q *WebhookDeliveryQuery) WithEndpoint(opts ...func(*WebhookEndpointQuery)) *WebhookDeliveryQuery {
-	query := (&WebhookEndpointClient{config: _q.config}).Query()
-	for _, opt := range opts {
-		opt(query)
-	}
-	_q.withEndpoint = query
-	return _q
-}
-
-// WithMessage tells the query-builder to eager-load the nodes that are connected to
-// the "message" edge. The optional arguments are used to configure the query builder of the edge.
-func (_q *WebhookDeliveryQuery) WithMessage(opts ...func(*WebhookMessageQuery)) *WebhookDeliveryQuery {
-	query := (&WebhookMessageClient{config: _q.config}).Query()
-	for _, opt := range opts {
-		opt(query)
-	}
-	_q.withMessage = query
-	return _q
 }
 
 // GroupBy is used to group vertices by one or more fields/columns.
@@ -408,12 +336,8 @@ func (_q *WebhookDeliveryQuery) prepareQuery(ctx context.Context) error {
 
 func (_q *WebhookDeliveryQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*WebhookDelivery, error) {
 	var (
-		nodes       = []*WebhookDelivery{}
-		_spec       = _q.querySpec()
-		loadedTypes = [2]bool{
-			_q.withEndpoint != nil,
-			_q.withMessage != nil,
-		}
+		nodes = []*WebhookDelivery{}
+		_spec = _q.querySpec()
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
 		return (*WebhookDelivery).scanValues(nil, columns)
@@ -421,7 +345,6 @@ func (_q *WebhookDeliveryQuery) sqlAll(ctx context.Context, hooks ...queryHook) 
 	_spec.Assign = func(columns []string, values []any) error {
 		node := &WebhookDelivery{config: _q.config}
 		nodes = append(nodes, node)
-		node.Edges.loadedTypes = loadedTypes
 		return node.assignValues(columns, values)
 	}
 	if len(_q.modifiers) > 0 {
@@ -436,83 +359,12 @@ func (_q *WebhookDeliveryQuery) sqlAll(ctx context.Context, hooks ...queryHook) 
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withEndpoint; query != nil {
-		if err := _q.loadEndpoint(ctx, query, nodes, nil,
-			func(n *WebhookDelivery, e *WebhookEndpoint) { n.Edges.Endpoint = e }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withMessage; query != nil {
-		if err := _q.loadMessage(ctx, query, nodes, nil,
-			func(n *WebhookDelivery, e *WebhookMessage) { n.Edges.Message = e }); err != nil {
-			return nil, err
-		}
-	}
 	for i := range _q.loadTotal {
 		if err := _q.loadTotal[i](ctx, nodes); err != nil {
 			return nil, err
 		}
 	}
 	return nodes, nil
-}
-
-func (_q *WebhookDeliveryQuery) loadEndpoint(ctx context.Context, query *WebhookEndpointQuery, nodes []*WebhookDelivery, init func(*WebhookDelivery), assign func(*WebhookDelivery, *WebhookEndpoint)) error {
-	ids := make([]string, 0, len(nodes))
-	nodeids := make(map[string][]*WebhookDelivery)
-	for i := range nodes {
-		fk := nodes[i].EndpointID
-		if _, ok := nodeids[fk]; !ok {
-			ids = append(ids, fk)
-		}
-		nodeids[fk] = append(nodeids[fk], nodes[i])
-	}
-	if len(ids) == 0 {
-		return nil
-	}
-	query.Where(webhookendpoint.IDIn(ids...))
-	neighbors, err := query.All(ctx)
-	if err != nil {
-		return err
-	}
-	for _, n := range neighbors {
-		nodes, ok := nodeids[n.ID]
-		if !ok {
-			return fmt.Errorf(`unexpected foreign-key "endpoint_id" returned %v`, n.ID)
-		}
-		for i := range nodes {
-			assign(nodes[i], n)
-		}
-	}
-	return nil
-}
-func (_q *WebhookDeliveryQuery) loadMessage(ctx context.Context, query *WebhookMessageQuery, nodes []*WebhookDelivery, init func(*WebhookDelivery), assign func(*WebhookDelivery, *WebhookMessage)) error {
-	ids := make([]string, 0, len(nodes))
-	nodeids := make(map[string][]*WebhookDelivery)
-	for i := range nodes {
-		fk := nodes[i].MessageID
-		if _, ok := nodeids[fk]; !ok {
-			ids = append(ids, fk)
-		}
-		nodeids[fk] = append(nodeids[fk], nodes[i])
-	}
-	if len(ids) == 0 {
-		return nil
-	}
-	query.Where(webhookmessage.IDIn(ids...))
-	neighbors, err := query.All(ctx)
-	if err != nil {
-		return err
-	}
-	for _, n := range neighbors {
-		nodes, ok := nodeids[n.ID]
-		if !ok {
-			return fmt.Errorf(`unexpected foreign-key "message_id" returned %v`, n.ID)
-		}
-		for i := range nodes {
-			assign(nodes[i], n)
-		}
-	}
-	return nil
 }
 
 func (_q *WebhookDeliveryQuery) sqlCount(ctx context.Context) (int, error) {
@@ -542,12 +394,6 @@ func (_q *WebhookDeliveryQuery) querySpec() *sqlgraph.QuerySpec {
 			if fields[i] != webhookdelivery.FieldID {
 				_spec.Node.Columns = append(_spec.Node.Columns, fields[i])
 			}
-		}
-		if _q.withEndpoint != nil {
-			_spec.Node.AddColumnOnce(webhookdelivery.FieldEndpointID)
-		}
-		if _q.withMessage != nil {
-			_spec.Node.AddColumnOnce(webhookdelivery.FieldMessageID)
 		}
 	}
 	if ps := _q.predicates; len(ps) > 0 {

@@ -212,12 +212,6 @@ func (_u *WebhookDeliveryUpdate) check() error {
 			return &ValidationError{Name: "status", err: fmt.Errorf(`ent: validator failed for field "WebhookDelivery.status": %w`, err)}
 		}
 	}
-	if _u.mutation.EndpointCleared() && len(_u.mutation.EndpointIDs()) > 0 {
-		return errors.New(`ent: clearing a required unique edge "WebhookDelivery.endpoint"`)
-	}
-	if _u.mutation.MessageCleared() && len(_u.mutation.MessageIDs()) > 0 {
-		return errors.New(`ent: clearing a required unique edge "WebhookDelivery.message"`)
-	}
 	return nil
 }
 
@@ -498,12 +492,6 @@ func (_u *WebhookDeliveryUpdateOne) check() error {
 		if err := webhookdelivery.StatusValidator(v); err != nil {
 			return &ValidationError{Name: "status", err: fmt.Errorf(`ent: validator failed for field "WebhookDelivery.status": %w`, err)}
 		}
-	}
-	if _u.mutation.EndpointCleared() && len(_u.mutation.EndpointIDs()) > 0 {
-		return errors.New(`ent: clearing a required unique edge "WebhookDelivery.endpoint"`)
-	}
-	if _u.mutation.MessageCleared() && len(_u.mutation.MessageIDs()) > 0 {
-		return errors.New(`ent: clearing a required unique edge "WebhookDelivery.message"`)
 	}
 	return nil
 }

@@ -43,30 +43,7 @@ type WebhookEndpoint struct {
 	FailingSince *time.Time `json:"failing_since,omitempty"`
 	// Why Podium disabled the endpoint; null when it did not.
 	DisabledReason *string `json:"disabled_reason,omitempty"`
-	// Edges holds the relations/edges for other nodes in the graph.
-	// The values are being populated by the WebhookEndpointQuery when eager-loading is set.
-	Edges        WebhookEndpointEdges `json:"edges"`
-	selectValues sql.SelectValues
-}
-
-// WebhookEndpointEdges holds the relations/edges for other nodes in the graph.
-type WebhookEndpointEdges struct {
-	// Deliveries holds the value of the deliveries edge.
-	Deliveries []*WebhookDelivery `json:"deliveries,omitempty"`
-	// loadedTypes holds the information for reporting if a
-	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [1]bool
-
-	namedDeliveries map[string][]*WebhookDelivery
-}
-
-// DeliveriesOrErr returns the Deliveries value or an error if the edge
-// was not loaded in eager-loading.
-func (e WebhookEndpointEdges) DeliveriesOrErr() ([]*WebhookDelivery, error) {
-	if e.loadedTypes[0] {
-		return e.Deliveries, nil
-	}
-	return nil, &NotLoadedError{edge: "deliveries"}
+	selectValues   sql.SelectValues
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -194,11 +171,6 @@ func (_m *WebhookEndpoint) Value(name string) (ent.Value, error) {
 	return _m.selectValues.Get(name)
 }
 
-// QueryDeliveries queries the "deliveries" edge of the WebhookEndpoint entity.
-func (_m *WebhookEndpoint) QueryDeliveries() *WebhookDeliveryQuery {
-	return NewWebhookEndpointClient(_m.config).QueryDeliveries(_m)
-}
-
 // Update returns a builder for updating this WebhookEndpoint.
 // Note that you need to call WebhookEndpoint.Unwrap() before calling this method if this WebhookEndpoint
 // was returned from a transaction, and the transaction was committed or rolled back.
@@ -263,30 +235,6 @@ func (_m *WebhookEndpoint) String() string {
 	}
 	builder.WriteByte(')')
 	return builder.String()
-}
-
-// NamedDeliveries returns the Deliveries named value or an error if the edge was not
-// loaded in eager-loading with this name.
-func (_m *WebhookEndpoint) NamedDeliveries(name string) ([]*WebhookDelivery, error) {
-	if _m.Edges.namedDeliveries == nil {
-		return nil, &NotLoadedError{edge: name}
-	}
-	nodes, ok := _m.Edges.namedDeliveries[name]
-	if !ok {
-		return nil, &NotLoadedError{edge: name}
-	}
-	return nodes, nil
-}
-
-func (_m *WebhookEndpoint) appendNamedDeliveries(name string, edges ...*WebhookDelivery) {
-	if _m.Edges.namedDeliveries == nil {
-		_m.Edges.namedDeliveries = make(map[string][]*WebhookDelivery)
-	}
-	if len(edges) == 0 {
-		_m.Edges.namedDeliveries[name] = []*WebhookDelivery{}
-	} else {
-		_m.Edges.namedDeliveries[name] = append(_m.Edges.namedDeliveries[name], edges...)
-	}
 }
 
 // WebhookEndpoints is a parsable slice of WebhookEndpoint.

@@ -12,7 +12,6 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
-	"github.com/podium/podium/ent/webhookdelivery"
 	"github.com/podium/podium/ent/webhookendpoint"
 )
 
@@ -172,21 +171,6 @@ func (_c *WebhookEndpointCreate) SetNillableID(v *string) *WebhookEndpointCreate
 		_c.SetID(*v)
 	}
 	return _c
-}
-
-// AddDeliveryIDs adds the "deliveries" edge to the WebhookDelivery entity by IDs.
-func (_c *WebhookEndpointCreate) AddDeliveryIDs(ids ...string) *WebhookEndpointCreate {
-	_c.mutation.AddDeliveryIDs(ids...)
-	return _c
-}
-
-// AddDeliveries adds the "deliveries" edges to the WebhookDelivery entity.
-func (_c *WebhookEndpointCreate) AddDeliveries(v ...*WebhookDelivery) *WebhookEndpointCreate {
-	ids := make([]string, len(v))
-	for i := range v {
-		ids[i] = v[i].ID
-	}
-	return _c.AddDeliveryIDs(ids...)
 }
 
 // Mutation returns the WebhookEndpointMutation object of the builder.
@@ -375,22 +359,6 @@ func (_c *WebhookEndpointCreate) createSpec() (*WebhookEndpoint, *sqlgraph.Creat
 	if value, ok := _c.mutation.DisabledReason(); ok {
 		_spec.SetField(webhookendpoint.FieldDisabledReason, field.TypeString, value)
 		_node.DisabledReason = &value
-	}
-	if nodes := _c.mutation.DeliveriesIDs(); len(nodes) > 0 {
-		edge := &sqlgraph.EdgeSpec{
-			Rel:     sqlgraph.O2M,
-			Inverse: false,
-			Table:   webhookendpoint.DeliveriesTable,
-			Columns: []string{webhookendpoint.DeliveriesColumn},
-			Bidi:    false,
-			Target: &sqlgraph.EdgeTarget{
-				IDSpec: sqlgraph.NewFieldSpec(webhookdelivery.FieldID, field.TypeString),
-			},
-		}
-		for _, k := range nodes {
-			edge.Target.Nodes = append(edge.Target.Nodes, k)
-		}
-		_spec.Edges = append(_spec.Edges, edge)
 	}
 	return _node, _spec
 }

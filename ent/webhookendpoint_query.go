@@ -4,7 +4,6 @@ package ent
 
 import (
 	"context"
-	"database/sql/driver"
 	"fmt"
 	"math"
 
@@ -14,21 +13,18 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/podium/podium/ent/predicate"
-	"github.com/podium/podium/ent/webhookdelivery"
 	"github.com/podium/podium/ent/webhookendpoint"
 )
 
 // WebhookEndpointQuery is the builder for querying WebhookEndpoint entities.
 type WebhookEndpointQuery struct {
 	config
-	ctx                 *QueryContext
-	order               []webhookendpoint.OrderOption
-	inters              []Interceptor
-	predicates          []predicate.WebhookEndpoint
-	withDeliveries      *WebhookDeliveryQuery
-	loadTotal           []func(context.Context, []*WebhookEndpoint) error
-	modifiers           []func(*sql.Selector)
-	withNamedDeliveries map[string]*WebhookDeliveryQuery
+	ctx        *QueryContext
+	order      []webhookendpoint.OrderOption
+	inters     []Interceptor
+	predicates []predicate.WebhookEndpoint
+	loadTotal  []func(context.Context, []*WebhookEndpoint) error
+	modifiers  []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -63,28 +59,6 @@ func (_q *WebhookEndpointQuery) Unique(unique bool) *WebhookEndpointQuery {
 func (_q *WebhookEndpointQuery) Order(o ...webhookendpoint.OrderOption) *WebhookEndpointQuery {
 	_q.order = append(_q.order, o...)
 	return _q
-}
-
-// QueryDeliveries chains the current query on the "deliveries" edge.
-func (_q *WebhookEndpointQuery) QueryDeliveries() *WebhookDeliveryQuery {
-	query := (&WebhookDeliveryClient{config: _q.config}).Query()
-	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
-		if err := _q.prepareQuery(ctx); err != nil {
-			return nil, err
-		}
-		selector := _q.sqlQuery(ctx)
-		if err := selector.Err(); err != nil {
-			return nil, err
-		}
-		step := sqlgraph.NewStep(
-			sqlgraph.From(webhookendpoint.Table, webhookendpoint.FieldID, selector),
-			sqlgraph.To(webhookdelivery.Table, webhookdelivery.FieldID),
-			sqlgraph.Edge(sqlgraph.O2M, false, webhookendpoint.DeliveriesTable, webhookendpoint.DeliveriesColumn),
-		)
-		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
-		return fromU, nil
-	}
-	return query
 }
 
 // First returns the first WebhookEndpoint entity from the query.
@@ -274,28 +248,16 @@ func (_q *WebhookEndpointQuery) Clone() *WebhookEndpointQuery {
 		return nil
 	}
 	return &WebhookEndpointQuery{
-		config:         _q.config,
-		ctx:            _q.ctx.Clone(),
-		order:          append([]webhookendpoint.OrderOption{}, _q.order...),
-		inters:         append([]Interceptor{}, _q.inters...),
-		predicates:     append([]predicate.WebhookEndpoint{}, _q.predicates...),
-		withDeliveries: _q.withDeliveries.Clone(),
+		config:     _q.config,
+		ctx:        _q.ctx.Clone(),
+		order:      append([]webhookendpoint.OrderOption{}, _q.order...),
+		inters:     append([]Interceptor{}, _q.inters...),
+		predicates: append([]predicate.WebhookEndpoint{}, _q.predicates...),
 		// clone intermediate query.
 		sql:       _q.sql.Clone(),
 		path:      _q.path,
 		modifiers: append([]func(*sql.Selector){}, _q.modifiers...),
 	}
-}
-
-// WithDeliveries tells the query-builder to eager-load the nodes that are connected to
-// the "deliveries" edge. The optional arguments are used to configure the query builder of the edge.
-func (_q *WebhookEndpointQuery) WithDeliveries(opts ...func(*WebhookDeliveryQuery)) *WebhookEndpointQuery {
-	query := (&WebhookDeliveryClient{config: _q.config}).Query()
-	for _, opt := range opts {
-		opt(query)
-	}
-	_q.withDeliveries = query
-	return _q
 }
 
 // GroupBy is used to group vertices by one or more fields/columns.
@@ -374,11 +336,8 @@ func (_q *WebhookEndpointQuery) prepareQuery(ctx context.Context) error {
 
 func (_q *WebhookEndpointQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*WebhookEndpoint, error) {
 	var (
-		nodes       = []*WebhookEndpoint{}
-		_spec       = _q.querySpec()
-		loadedTypes = [1]bool{
-			_q.withDeliveries != nil,
-		}
+		nodes = []*WebhookEndpoint{}
+		_spec = _q.querySpec()
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
 		return (*WebhookEndpoint).scanValues(nil, columns)
@@ -386,7 +345,6 @@ func (_q *WebhookEndpointQuery) sqlAll(ctx context.Context, hooks ...queryHook) 
 	_spec.Assign = func(columns []string, values []any) error {
 		node := &WebhookEndpoint{config: _q.config}
 		nodes = append(nodes, node)
-		node.Edges.loadedTypes = loadedTypes
 		return node.assignValues(columns, values)
 	}
 	if len(_q.modifiers) > 0 {
@@ -401,57 +359,12 @@ func (_q *WebhookEndpointQuery) sqlAll(ctx context.Context, hooks ...queryHook) 
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
-	if query := _q.withDeliveries; query != nil {
-		if err := _q.loadDeliveries(ctx, query, nodes,
-			func(n *WebhookEndpoint) { n.Edges.Deliveries = []*WebhookDelivery{} },
-			func(n *WebhookEndpoint, e *WebhookDelivery) { n.Edges.Deliveries = append(n.Edges.Deliveries, e) }); err != nil {
-			return nil, err
-		}
-	}
-	for name, query := range _q.withNamedDeliveries {
-		if err := _q.loadDeliveries(ctx, query, nodes,
-			func(n *WebhookEndpoint) { n.appendNamedDeliveries(name) },
-			func(n *WebhookEndpoint, e *WebhookDelivery) { n.appendNamedDeliveries(name, e) }); err != nil {
-			return nil, err
-		}
-	}
 	for i := range _q.loadTotal {
 		if err := _q.loadTotal[i](ctx, nodes); err != nil {
 			return nil, err
 		}
 	}
 	return nodes, nil
-}
-
-func (_q *WebhookEndpointQuery) loadDeliveries(ctx context.Context, query *WebhookDeliveryQuery, nodes []*WebhookEndpoint, init func(*WebhookEndpoint), assign func(*WebhookEndpoint, *WebhookDelivery)) error {
-	fks := make([]driver.Value, 0, len(nodes))
-	nodeids := make(map[string]*WebhookEndpoint)
-	for i := range nodes {
-		fks = append(fks, nodes[i].ID)
-		nodeids[nodes[i].ID] = nodes[i]
-		if init != nil {
-			init(nodes[i])
-		}
-	}
-	if len(query.ctx.Fields) > 0 {
-		query.ctx.AppendFieldOnce(webhookdelivery.FieldEndpointID)
-	}
-	query.Where(predicate.WebhookDelivery(func(s *sql.Selector) {
-		s.Where(sql.InValues(s.C(webhookendpoint.DeliveriesColumn), fks...))
-	}))
-	neighbors, err := query.All(ctx)
-	if err != nil {
-		return err
-	}
-	for _, n := range neighbors {
-		fk := n.EndpointID
-		node, ok := nodeids[fk]
-		if !ok {
-			return fmt.Errorf(`unexpected referenced foreign-key "endpoint_id" returned %v for node %v`, fk, n.ID)
-		}
-		assign(node, n)
-	}
-	return nil
 }
 
 func (_q *WebhookEndpointQuery) sqlCount(ctx context.Context) (int, error) {
@@ -571,20 +484,6 @@ func (_q *WebhookEndpointQuery) ForShare(opts ...sql.LockOption) *WebhookEndpoin
 func (_q *WebhookEndpointQuery) Modify(modifiers ...func(s *sql.Selector)) *WebhookEndpointSelect {
 	_q.modifiers = append(_q.modifiers, modifiers...)
 	return _q.Select()
-}
-
-// WithNamedDeliveries tells the query-builder to eager-load the nodes that are connected to the "deliveries"
-// edge with the given name. The optional arguments are used to configure the query builder of the edge.
-func (_q *WebhookEndpointQuery) WithNamedDeliveries(name string, opts ...func(*WebhookDeliveryQuery)) *WebhookEndpointQuery {
-	query := (&WebhookDeliveryClient{config: _q.config}).Query()
-	for _, opt := range opts {
-		opt(query)
-	}
-	if _q.withNamedDeliveries == nil {
-		_q.withNamedDeliveries = make(map[string]*WebhookDeliveryQuery)
-	}
-	_q.withNamedDeliveries[name] = query
-	return _q
 }
 
 // WebhookEndpointGroupBy is the group-by builder for WebhookEndpoint entities.

@@ -13,7 +13,6 @@ import (
 	"entgo.io/ent/dialect/sql/sqljson"
 	"entgo.io/ent/schema/field"
 	"github.com/podium/podium/ent/predicate"
-	"github.com/podium/podium/ent/webhookdelivery"
 	"github.com/podium/podium/ent/webhookendpoint"
 )
 
@@ -185,45 +184,9 @@ func (_u *WebhookEndpointUpdate) ClearDisabledReason() *WebhookEndpointUpdate {
 	return _u
 }
 
-// AddDeliveryIDs adds the "deliveries" edge to the WebhookDelivery entity by IDs.
-func (_u *WebhookEndpointUpdate) AddDeliveryIDs(ids ...string) *WebhookEndpointUpdate {
-	_u.mutation.AddDeliveryIDs(ids...)
-	return _u
-}
-
-// AddDeliveries adds the "deliveries" edges to the WebhookDelivery entity.
-func (_u *WebhookEndpointUpdate) AddDeliveries(v ...*WebhookDelivery) *WebhookEndpointUpdate {
-	ids := make([]string, len(v))
-	for i := range v {
-		ids[i] = v[i].ID
-	}
-	return _u.AddDeliveryIDs(ids...)
-}
-
 // Mutation returns the WebhookEndpointMutation object of the builder.
 func (_u *WebhookEndpointUpdate) Mutation() *WebhookEndpointMutation {
 	return _u.mutation
-}
-
-// ClearDeliveries clears all "deliveries" edges to the WebhookDelivery entity.
-func (_u *WebhookEndpointUpdate) ClearDeliveries() *WebhookEndpointUpdate {
-	_u.mutation.ClearDeliveries()
-	return _u
-}
-
-// RemoveDeliveryIDs removes the "deliveries" edge to WebhookDelivery entities by IDs.
-func (_u *WebhookEndpointUpdate) RemoveDeliveryIDs(ids ...string) *WebhookEndpointUpdate {
-	_u.mutation.RemoveDeliveryIDs(ids...)
-	return _u
-}
-
-// RemoveDeliveries removes "deliveries" edges to WebhookDelivery entities.
-func (_u *WebhookEndpointUpdate) RemoveDeliveries(v ...*WebhookDelivery) *WebhookEndpointUpdate {
-	ids := make([]string, len(v))
-	for i := range v {
-		ids[i] = v[i].ID
-	}
-	return _u.RemoveDeliveryIDs(ids...)
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -341,51 +304,6 @@ func (_u *WebhookEndpointUpdate) sqlSave(ctx context.Context) (_node int, err er
 	}
 	if _u.mutation.DisabledReasonCleared() {
 		_spec.ClearField(webhookendpoint.FieldDisabledReason, field.TypeString)
-	}
-	if _u.mutation.DeliveriesCleared() {
-		edge := &sqlgraph.EdgeSpec{
-			Rel:     sqlgraph.O2M,
-			Inverse: false,
-			Table:   webhookendpoint.DeliveriesTable,
-			Columns: []string{webhookendpoint.DeliveriesColumn},
-			Bidi:    false,
-			Target: &sqlgraph.EdgeTarget{
-				IDSpec: sqlgraph.NewFieldSpec(webhookdelivery.FieldID, field.TypeString),
-			},
-		}
-		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
-	}
-	if nodes := _u.mutation.RemovedDeliveriesIDs(); len(nodes) > 0 && !_u.mutation.DeliveriesCleared() {
-		edge := &sqlgraph.EdgeSpec{
-			Rel:     sqlgraph.O2M,
-			Inverse: false,
-			Table:   webhookendpoint.DeliveriesTable,
-			Columns: []string{webhookendpoint.DeliveriesColumn},
-			Bidi:    false,
-			Target: &sqlgraph.EdgeTarget{
-				IDSpec: sqlgraph.NewFieldSpec(webhookdelivery.FieldID, field.TypeString),
-			},
-		}
-		for _, k := range nodes {
-			edge.Target.Nodes = append(edge.Target.Nodes, k)
-		}
-		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
-	}
-	if nodes := _u.mutation.DeliveriesIDs(); len(nodes) > 0 {
-		edge := &sqlgraph.EdgeSpec{
-			Rel:     sqlgraph.O2M,
-			Inverse: false,
-			Table:   webhookendpoint.DeliveriesTable,
-			Columns: []string{webhookendpoint.DeliveriesColumn},
-			Bidi:    false,
-			Target: &sqlgraph.EdgeTarget{
-				IDSpec: sqlgraph.NewFieldSpec(webhookdelivery.FieldID, field.TypeString),
-			},
-		}
-		for _, k := range nodes {
-			edge.Target.Nodes = append(edge.Target.Nodes, k)
-		}
-		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
@@ -563,45 +481,9 @@ func (_u *WebhookEndpointUpdateOne) ClearDisabledReason() *WebhookEndpointUpdate
 	return _u
 }
 
-// AddDeliveryIDs adds the "deliveries" edge to the WebhookDelivery entity by IDs.
-func (_u *WebhookEndpointUpdateOne) AddDeliveryIDs(ids ...string) *WebhookEndpointUpdateOne {
-	_u.mutation.AddDeliveryIDs(ids...)
-	return _u
-}
-
-// AddDeliveries adds the "deliveries" edges to the WebhookDelivery entity.
-func (_u *WebhookEndpointUpdateOne) AddDeliveries(v ...*WebhookDelivery) *WebhookEndpointUpdateOne {
-	ids := make([]string, len(v))
-	for i := range v {
-		ids[i] = v[i].ID
-	}
-	return _u.AddDeliveryIDs(ids...)
-}
-
 // Mutation returns the WebhookEndpointMutation object of the builder.
 func (_u *WebhookEndpointUpdateOne) Mutation() *WebhookEndpointMutation {
 	return _u.mutation
-}
-
-// ClearDeliveries clears all "deliveries" edges to the WebhookDelivery entity.
-func (_u *WebhookEndpointUpdateOne) ClearDeliveries() *WebhookEndpointUpdateOne {
-	_u.mutation.ClearDeliveries()
-	return _u
-}
-
-// RemoveDeliveryIDs removes the "deliveries" edge to WebhookDelivery entities by IDs.
-func (_u *WebhookEndpointUpdateOne) RemoveDeliveryIDs(ids ...string) *WebhookEndpointUpdateOne {
-	_u.mutation.RemoveDeliveryIDs(ids...)
-	return _u
-}
-
-// RemoveDeliveries removes "deliveries" edges to WebhookDelivery entities.
-func (_u *WebhookEndpointUpdateOne) RemoveDeliveries(v ...*WebhookDelivery) *WebhookEndpointUpdateOne {
-	ids := make([]string, len(v))
-	for i := range v {
-		ids[i] = v[i].ID
-	}
-	return _u.RemoveDeliveryIDs(ids...)
 }
 
 // Where appends a list predicates to the WebhookEndpointUpdate builder.
@@ -749,51 +631,6 @@ func (_u *WebhookEndpointUpdateOne) sqlSave(ctx context.Context) (_node *Webhook
 	}
 	if _u.mutation.DisabledReasonCleared() {
 		_spec.ClearField(webhookendpoint.FieldDisabledReason, field.TypeString)
-	}
-	if _u.mutation.DeliveriesCleared() {
-		edge := &sqlgraph.EdgeSpec{
-			Rel:     sqlgraph.O2M,
-			Inverse: false,
-			Table:   webhookendpoint.DeliveriesTable,
-			Columns: []string{webhookendpoint.DeliveriesColumn},
-			Bidi:    false,
-			Target: &sqlgraph.EdgeTarget{
-				IDSpec: sqlgraph.NewFieldSpec(webhookdelivery.FieldID, field.TypeString),
-			},
-		}
-		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
-	}
-	if nodes := _u.mutation.RemovedDeliveriesIDs(); len(nodes) > 0 && !_u.mutation.DeliveriesCleared() {
-		edge := &sqlgraph.EdgeSpec{
-			Rel:     sqlgraph.O2M,
-			Inverse: false,
-			Table:   webhookendpoint.DeliveriesTable,
-			Columns: []string{webhookendpoint.DeliveriesColumn},
-			Bidi:    false,
-			Target: &sqlgraph.EdgeTarget{
-				IDSpec: sqlgraph.NewFieldSpec(webhookdelivery.FieldID, field.TypeString),
-			},
-		}
-		for _, k := range nodes {
-			edge.Target.Nodes = append(edge.Target.Nodes, k)
-		}
-		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
-	}
-	if nodes := _u.mutation.DeliveriesIDs(); len(nodes) > 0 {
-		edge := &sqlgraph.EdgeSpec{
-			Rel:     sqlgraph.O2M,
-			Inverse: false,
-			Table:   webhookendpoint.DeliveriesTable,
-			Columns: []string{webhookendpoint.DeliveriesColumn},
-			Bidi:    false,
-			Target: &sqlgraph.EdgeTarget{
-				IDSpec: sqlgraph.NewFieldSpec(webhookdelivery.FieldID, field.TypeString),
-			},
-		}
-		for _, k := range nodes {
-			edge.Target.Nodes = append(edge.Target.Nodes, k)
-		}
-		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	_node = &WebhookEndpoint{config: _u.config}

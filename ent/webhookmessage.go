@@ -32,30 +32,7 @@ type WebhookMessage struct {
 	DispatchedAt *time.Time `json:"dispatched_at,omitempty"`
 	// DispatchJobID holds the value of the "dispatch_job_id" field.
 	DispatchJobID *int64 `json:"dispatch_job_id,omitempty"`
-	// Edges holds the relations/edges for other nodes in the graph.
-	// The values are being populated by the WebhookMessageQuery when eager-loading is set.
-	Edges        WebhookMessageEdges `json:"edges"`
-	selectValues sql.SelectValues
-}
-
-// WebhookMessageEdges holds the relations/edges for other nodes in the graph.
-type WebhookMessageEdges struct {
-	// Deliveries holds the value of the deliveries edge.
-	Deliveries []*WebhookDelivery `json:"deliveries,omitempty"`
-	// loadedTypes holds the information for reporting if a
-	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [1]bool
-
-	namedDeliveries map[string][]*WebhookDelivery
-}
-
-// DeliveriesOrErr returns the Deliveries value or an error if the edge
-// was not loaded in eager-loading.
-func (e WebhookMessageEdges) DeliveriesOrErr() ([]*WebhookDelivery, error) {
-	if e.loadedTypes[0] {
-		return e.Deliveries, nil
-	}
-	return nil, &NotLoadedError{edge: "deliveries"}
+	selectValues  sql.SelectValues
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -147,11 +124,6 @@ func (_m *WebhookMessage) Value(name string) (ent.Value, error) {
 	return _m.selectValues.Get(name)
 }
 
-// QueryDeliveries queries the "deliveries" edge of the WebhookMessage entity.
-func (_m *WebhookMessage) QueryDeliveries() *WebhookDeliveryQuery {
-	return NewWebhookMessageClient(_m.config).QueryDeliveries(_m)
-}
-
 // Update returns a builder for updating this WebhookMessage.
 // Note that you need to call WebhookMessage.Unwrap() before calling this method if this WebhookMessage
 // was returned from a transaction, and the transaction was committed or rolled back.
@@ -201,30 +173,6 @@ func (_m *WebhookMessage) String() string {
 	}
 	builder.WriteByte(')')
 	return builder.String()
-}
-
-// NamedDeliveries returns the Deliveries named value or an error if the edge was not
-// loaded in eager-loading with this name.
-func (_m *WebhookMessage) NamedDeliveries(name string) ([]*WebhookDelivery, error) {
-	if _m.Edges.namedDeliveries == nil {
-		return nil, &NotLoadedError{edge: name}
-	}
-	nodes, ok := _m.Edges.namedDeliveries[name]
-	if !ok {
-		return nil, &NotLoadedError{edge: name}
-	}
-	return nodes, nil
-}
-
-func (_m *WebhookMessage) appendNamedDeliveries(name string, edges ...*WebhookDelivery) {
-	if _m.Edges.namedDeliveries == nil {
-		_m.Edges.namedDeliveries = make(map[string][]*WebhookDelivery)
-	}
-	if len(edges) == 0 {
-		_m.Edges.namedDeliveries[name] = []*WebhookDelivery{}
-	} else {
-		_m.Edges.namedDeliveries[name] = append(_m.Edges.namedDeliveries[name], edges...)
-	}
 }
 
 // WebhookMessages is a parsable slice of WebhookMessage.

@@ -12,7 +12,6 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
-	"github.com/podium/podium/ent/webhookdelivery"
 	"github.com/podium/podium/ent/webhookmessage"
 )
 
@@ -110,21 +109,6 @@ func (_c *WebhookMessageCreate) SetNillableID(v *string) *WebhookMessageCreate {
 		_c.SetID(*v)
 	}
 	return _c
-}
-
-// AddDeliveryIDs adds the "deliveries" edge to the WebhookDelivery entity by IDs.
-func (_c *WebhookMessageCreate) AddDeliveryIDs(ids ...string) *WebhookMessageCreate {
-	_c.mutation.AddDeliveryIDs(ids...)
-	return _c
-}
-
-// AddDeliveries adds the "deliveries" edges to the WebhookDelivery entity.
-func (_c *WebhookMessageCreate) AddDeliveries(v ...*WebhookDelivery) *WebhookMessageCreate {
-	ids := make([]string, len(v))
-	for i := range v {
-		ids[i] = v[i].ID
-	}
-	return _c.AddDeliveryIDs(ids...)
 }
 
 // Mutation returns the WebhookMessageMutation object of the builder.
@@ -271,22 +255,6 @@ func (_c *WebhookMessageCreate) createSpec() (*WebhookMessage, *sqlgraph.CreateS
 	if value, ok := _c.mutation.DispatchJobID(); ok {
 		_spec.SetField(webhookmessage.FieldDispatchJobID, field.TypeInt64, value)
 		_node.DispatchJobID = &value
-	}
-	if nodes := _c.mutation.DeliveriesIDs(); len(nodes) > 0 {
-		edge := &sqlgraph.EdgeSpec{
-			Rel:     sqlgraph.O2M,
-			Inverse: false,
-			Table:   webhookmessage.DeliveriesTable,
-			Columns: []string{webhookmessage.DeliveriesColumn},
-			Bidi:    false,
-			Target: &sqlgraph.EdgeTarget{
-				IDSpec: sqlgraph.NewFieldSpec(webhookdelivery.FieldID, field.TypeString),
-			},
-		}
-		for _, k := range nodes {
-			edge.Target.Nodes = append(edge.Target.Nodes, k)
-		}
-		_spec.Edges = append(_spec.Edges, edge)
 	}
 	return _node, _spec
 }

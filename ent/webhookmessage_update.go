@@ -12,7 +12,6 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/podium/podium/ent/predicate"
-	"github.com/podium/podium/ent/webhookdelivery"
 	"github.com/podium/podium/ent/webhookmessage"
 )
 
@@ -83,45 +82,9 @@ func (_u *WebhookMessageUpdate) ClearDispatchJobID() *WebhookMessageUpdate {
 	return _u
 }
 
-// AddDeliveryIDs adds the "deliveries" edge to the WebhookDelivery entity by IDs.
-func (_u *WebhookMessageUpdate) AddDeliveryIDs(ids ...string) *WebhookMessageUpdate {
-	_u.mutation.AddDeliveryIDs(ids...)
-	return _u
-}
-
-// AddDeliveries adds the "deliveries" edges to the WebhookDelivery entity.
-func (_u *WebhookMessageUpdate) AddDeliveries(v ...*WebhookDelivery) *WebhookMessageUpdate {
-	ids := make([]string, len(v))
-	for i := range v {
-		ids[i] = v[i].ID
-	}
-	return _u.AddDeliveryIDs(ids...)
-}
-
 // Mutation returns the WebhookMessageMutation object of the builder.
 func (_u *WebhookMessageUpdate) Mutation() *WebhookMessageMutation {
 	return _u.mutation
-}
-
-// ClearDeliveries clears all "deliveries" edges to the WebhookDelivery entity.
-func (_u *WebhookMessageUpdate) ClearDeliveries() *WebhookMessageUpdate {
-	_u.mutation.ClearDeliveries()
-	return _u
-}
-
-// RemoveDeliveryIDs removes the "deliveries" edge to WebhookDelivery entities by IDs.
-func (_u *WebhookMessageUpdate) RemoveDeliveryIDs(ids ...string) *WebhookMessageUpdate {
-	_u.mutation.RemoveDeliveryIDs(ids...)
-	return _u
-}
-
-// RemoveDeliveries removes "deliveries" edges to WebhookDelivery entities.
-func (_u *WebhookMessageUpdate) RemoveDeliveries(v ...*WebhookDelivery) *WebhookMessageUpdate {
-	ids := make([]string, len(v))
-	for i := range v {
-		ids[i] = v[i].ID
-	}
-	return _u.RemoveDeliveryIDs(ids...)
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -192,51 +155,6 @@ func (_u *WebhookMessageUpdate) sqlSave(ctx context.Context) (_node int, err err
 	}
 	if _u.mutation.DispatchJobIDCleared() {
 		_spec.ClearField(webhookmessage.FieldDispatchJobID, field.TypeInt64)
-	}
-	if _u.mutation.DeliveriesCleared() {
-		edge := &sqlgraph.EdgeSpec{
-			Rel:     sqlgraph.O2M,
-			Inverse: false,
-			Table:   webhookmessage.DeliveriesTable,
-			Columns: []string{webhookmessage.DeliveriesColumn},
-			Bidi:    false,
-			Target: &sqlgraph.EdgeTarget{
-				IDSpec: sqlgraph.NewFieldSpec(webhookdelivery.FieldID, field.TypeString),
-			},
-		}
-		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
-	}
-	if nodes := _u.mutation.RemovedDeliveriesIDs(); len(nodes) > 0 && !_u.mutation.DeliveriesCleared() {
-		edge := &sqlgraph.EdgeSpec{
-			Rel:     sqlgraph.O2M,
-			Inverse: false,
-			Table:   webhookmessage.DeliveriesTable,
-			Columns: []string{webhookmessage.DeliveriesColumn},
-			Bidi:    false,
-			Target: &sqlgraph.EdgeTarget{
-				IDSpec: sqlgraph.NewFieldSpec(webhookdelivery.FieldID, field.TypeString),
-			},
-		}
-		for _, k := range nodes {
-			edge.Target.Nodes = append(edge.Target.Nodes, k)
-		}
-		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
-	}
-	if nodes := _u.mutation.DeliveriesIDs(); len(nodes) > 0 {
-		edge := &sqlgraph.EdgeSpec{
-			Rel:     sqlgraph.O2M,
-			Inverse: false,
-			Table:   webhookmessage.DeliveriesTable,
-			Columns: []string{webhookmessage.DeliveriesColumn},
-			Bidi:    false,
-			Target: &sqlgraph.EdgeTarget{
-				IDSpec: sqlgraph.NewFieldSpec(webhookdelivery.FieldID, field.TypeString),
-			},
-		}
-		for _, k := range nodes {
-			edge.Target.Nodes = append(edge.Target.Nodes, k)
-		}
-		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
@@ -313,45 +231,9 @@ func (_u *WebhookMessageUpdateOne) ClearDispatchJobID() *WebhookMessageUpdateOne
 	return _u
 }
 
-// AddDeliveryIDs adds the "deliveries" edge to the WebhookDelivery entity by IDs.
-func (_u *WebhookMessageUpdateOne) AddDeliveryIDs(ids ...string) *WebhookMessageUpdateOne {
-	_u.mutation.AddDeliveryIDs(ids...)
-	return _u
-}
-
-// AddDeliveries adds the "deliveries" edges to the WebhookDelivery entity.
-func (_u *WebhookMessageUpdateOne) AddDeliveries(v ...*WebhookDelivery) *WebhookMessageUpdateOne {
-	ids := make([]string, len(v))
-	for i := range v {
-		ids[i] = v[i].ID
-	}
-	return _u.AddDeliveryIDs(ids...)
-}
-
 // Mutation returns the WebhookMessageMutation object of the builder.
 func (_u *WebhookMessageUpdateOne) Mutation() *WebhookMessageMutation {
 	return _u.mutation
-}
-
-// ClearDeliveries clears all "deliveries" edges to the WebhookDelivery entity.
-func (_u *WebhookMessageUpdateOne) ClearDeliveries() *WebhookMessageUpdateOne {
-	_u.mutation.ClearDeliveries()
-	return _u
-}
-
-// RemoveDeliveryIDs removes the "deliveries" edge to WebhookDelivery entities by IDs.
-func (_u *WebhookMessageUpdateOne) RemoveDeliveryIDs(ids ...string) *WebhookMessageUpdateOne {
-	_u.mutation.RemoveDeliveryIDs(ids...)
-	return _u
-}
-
-// RemoveDeliveries removes "deliveries" edges to WebhookDelivery entities.
-func (_u *WebhookMessageUpdateOne) RemoveDeliveries(v ...*WebhookDelivery) *WebhookMessageUpdateOne {
-	ids := make([]string, len(v))
-	for i := range v {
-		ids[i] = v[i].ID
-	}
-	return _u.RemoveDeliveryIDs(ids...)
 }
 
 // Where appends a list predicates to the WebhookMessageUpdate builder.
@@ -452,51 +334,6 @@ func (_u *WebhookMessageUpdateOne) sqlSave(ctx context.Context) (_node *WebhookM
 	}
 	if _u.mutation.DispatchJobIDCleared() {
 		_spec.ClearField(webhookmessage.FieldDispatchJobID, field.TypeInt64)
-	}
-	if _u.mutation.DeliveriesCleared() {
-		edge := &sqlgraph.EdgeSpec{
-			Rel:     sqlgraph.O2M,
-			Inverse: false,
-			Table:   webhookmessage.DeliveriesTable,
-			Columns: []string{webhookmessage.DeliveriesColumn},
-			Bidi:    false,
-			Target: &sqlgraph.EdgeTarget{
-				IDSpec: sqlgraph.NewFieldSpec(webhookdelivery.FieldID, field.TypeString),
-			},
-		}
-		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
-	}
-	if nodes := _u.mutation.RemovedDeliveriesIDs(); len(nodes) > 0 && !_u.mutation.DeliveriesCleared() {
-		edge := &sqlgraph.EdgeSpec{
-			Rel:     sqlgraph.O2M,
-			Inverse: false,
-			Table:   webhookmessage.DeliveriesTable,
-			Columns: []string{webhookmessage.DeliveriesColumn},
-			Bidi:    false,
-			Target: &sqlgraph.EdgeTarget{
-				IDSpec: sqlgraph.NewFieldSpec(webhookdelivery.FieldID, field.TypeString),
-			},
-		}
-		for _, k := range nodes {
-			edge.Target.Nodes = append(edge.Target.Nodes, k)
-		}
-		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
-	}
-	if nodes := _u.mutation.DeliveriesIDs(); len(nodes) > 0 {
-		edge := &sqlgraph.EdgeSpec{
-			Rel:     sqlgraph.O2M,
-			Inverse: false,
-			Table:   webhookmessage.DeliveriesTable,
-			Columns: []string{webhookmessage.DeliveriesColumn},
-			Bidi:    false,
-			Target: &sqlgraph.EdgeTarget{
-				IDSpec: sqlgraph.NewFieldSpec(webhookdelivery.FieldID, field.TypeString),
-			},
-		}
-		for _, k := range nodes {
-			edge.Target.Nodes = append(edge.Target.Nodes, k)
-		}
-		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	_node = &WebhookMessage{config: _u.config}

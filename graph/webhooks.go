@@ -14,6 +14,7 @@ import (
 	"github.com/podium/podium/ent/schema/viewer"
 	"github.com/podium/podium/ent/webhookdelivery"
 	"github.com/podium/podium/ent/webhookendpoint"
+	"github.com/podium/podium/ent/webhookmessage"
 	"github.com/podium/podium/graph/access"
 	"github.com/podium/podium/graph/apperr"
 	"github.com/podium/podium/jobs"
@@ -246,7 +247,13 @@ func (r *Resolver) deleteWebhook(ctx context.Context, id string) (string, error)
 	if err != nil {
 		return "", err
 	}
-	return e.ID, r.client(ctx).WebhookEndpoint.DeleteOne(e).Exec(ctx)
+	// The delivery log has no foreign keys (see the WebhookDelivery schema): the endpoint's
+	// deliveries go with it here.
+	c := r.client(ctx)
+	if _, err := c.WebhookDelivery.Delete().Where(webhookdelivery.EndpointID(e.ID)).Exec(ctx); err != nil {
+		return "", err
+	}
+	return e.ID, c.WebhookEndpoint.DeleteOne(e).Exec(ctx)
 }
 
 // defaultGraceHours is how long a rotated secret keeps signing by default: a day, so a receiver
@@ -300,26 +307,36 @@ func (r *Resolver) webhookDeliveries(ctx context.Context, webhookID string, stat
 		}
 		q.Where(webhookdelivery.StatusEQ(webhookdelivery.Status(*status)))
 	}
-	rows, err := q.WithMessage().Order(ent.Desc(webhookdelivery.FieldCreatedAt), ent.Desc(webhookdelivery.FieldID)).
+	rows, err := q.Order(ent.Desc(webhookdelivery.FieldCreatedAt), ent.Desc(webhookdelivery.FieldID)).
 		Limit(n).All(ctx)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*WebhookDeliveryEntry, len(rows))
-	for i, d := range rows {
-		out[i] = toDeliveryEntry(d)
-	}
-	return out, nil
+	return r.deliveryEntries(ctx, rows)
 }
 
-func toDeliveryEntry(d *ent.WebhookDelivery) *WebhookDeliveryEntry {
-	out := &WebhookDeliveryEntry{ID: d.ID, WebhookID: d.EndpointID, MessageID: d.MessageID,
-		Status: WebhookDeliveryState(d.Status), Attempts: d.Attempts, ResponseCode: d.ResponseCode,
-		LatencyMs: d.LatencyMs, Error: d.Error, DeliveredAt: d.DeliveredAt, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}
-	if m := d.Edges.Message; m != nil {
-		out.EventType = m.EventType
+// deliveryEntries returns the log entries of rows, with their messages' event types.
+func (r *Resolver) deliveryEntries(ctx context.Context, rows []*ent.WebhookDelivery) ([]*WebhookDeliveryEntry, error) {
+	ids := make([]string, 0, len(rows))
+	for _, d := range rows {
+		ids = append(ids, d.MessageID)
 	}
-	return out
+	messages, err := r.client(ctx).WebhookMessage.Query().Where(webhookmessage.IDIn(ids...)).
+		Select(webhookmessage.FieldID, webhookmessage.FieldEventType).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	types := make(map[string]string, len(messages))
+	for _, m := range messages {
+		types[m.ID] = m.EventType
+	}
+	out := make([]*WebhookDeliveryEntry, len(rows))
+	for i, d := range rows {
+		out[i] = &WebhookDeliveryEntry{ID: d.ID, WebhookID: d.EndpointID, MessageID: d.MessageID, EventType: types[d.MessageID],
+			Status: WebhookDeliveryState(d.Status), Attempts: d.Attempts, ResponseCode: d.ResponseCode,
+			LatencyMs: d.LatencyMs, Error: d.Error, DeliveredAt: d.DeliveredAt, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}
+	}
+	return out, nil
 }
 
 func (r *Resolver) redeliverWebhook(ctx context.Context, webhookID, deliveryID string) (*WebhookDeliveryEntry, error) {
@@ -327,8 +344,7 @@ func (r *Resolver) redeliverWebhook(ctx context.Context, webhookID, deliveryID s
 		return nil, err
 	}
 	c := r.client(ctx)
-	d, err := c.WebhookDelivery.Query().Where(webhookdelivery.ID(deliveryID), webhookdelivery.EndpointID(webhookID)).
-		WithMessage().Only(ctx)
+	d, err := c.WebhookDelivery.Query().Where(webhookdelivery.ID(deliveryID), webhookdelivery.EndpointID(webhookID)).Only(ctx)
 	if ent.IsNotFound(err) {
 		return nil, apperr.NotFound("Delivery")
 	}
@@ -342,7 +358,11 @@ func (r *Resolver) redeliverWebhook(ctx context.Context, webhookID, deliveryID s
 		return nil, err
 	}
 	d.Status = webhookdelivery.StatusPending
-	return toDeliveryEntry(d), nil
+	entries, err := r.deliveryEntries(ctx, []*ent.WebhookDelivery{d})
+	if err != nil {
+		return nil, err
+	}
+	return entries[0], nil
 }
 
 // maxRedeliver bounds one redelivery of everything since a time.

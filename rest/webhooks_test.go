@@ -228,7 +228,7 @@ func TestWebhookFiltersEventTypes(t *testing.T) {
 	t.Parallel()
 	b := webhookBundle(t, jobs.WebhookConfig{})
 	rc := newReceiver(t)
-	b.createWebhook(b.acme, rc.srv.URL, "session.cancelled")
+	id, _ := b.createWebhook(b.acme, rc.srv.URL, "session.cancelled")
 	w := b.world()
 	s := b.createSession(w, "Keynote", w.ada)
 	b.must(http.StatusOK, http.MethodPost, w.base+"/sessions/"+str(s, "id")+"/cancel", b.acme,
@@ -236,6 +236,13 @@ func TestWebhookFiltersEventTypes(t *testing.T) {
 	require.Eventually(t, func() bool { return len(rc.types()) == 1 }, 10*time.Second, 20*time.Millisecond)
 	require.Equal(t, []string{"session.cancelled"}, rc.types())
 	require.Equal(t, 1, b.count("SELECT count(*) FROM webhook_messages"))
+
+	// The log shows each delivery's event type; deleting the endpoint deletes its log (the
+	// deliveries have no foreign key to cascade from).
+	require.Eventually(t, func() bool { return len(b.deliveries(b.acme, id)) == 1 }, 5*time.Second, 20*time.Millisecond)
+	require.Equal(t, "session.cancelled", b.deliveries(b.acme, id)[0]["eventType"])
+	b.must(http.StatusNoContent, http.MethodDelete, "/api/v1/webhooks/"+id, b.acme, nil)
+	require.Zero(t, b.count("SELECT count(*) FROM webhook_deliveries"))
 }
 
 func TestWebhookRetriesThenSucceeds(t *testing.T) {

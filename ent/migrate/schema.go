@@ -1851,44 +1851,30 @@ var (
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "updated_at", Type: field.TypeTime},
 		{Name: "organization_id", Type: field.TypeString},
+		{Name: "endpoint_id", Type: field.TypeString},
+		{Name: "message_id", Type: field.TypeString},
 		{Name: "status", Type: field.TypeEnum, Enums: []string{"pending", "succeeded", "failed"}, Default: "pending"},
 		{Name: "attempts", Type: field.TypeInt, Default: 0},
 		{Name: "response_code", Type: field.TypeInt, Nullable: true},
 		{Name: "latency_ms", Type: field.TypeInt, Nullable: true},
 		{Name: "error", Type: field.TypeString, Nullable: true},
 		{Name: "delivered_at", Type: field.TypeTime, Nullable: true},
-		{Name: "endpoint_id", Type: field.TypeString, Size: 40},
-		{Name: "message_id", Type: field.TypeString, Size: 40},
 	}
 	// WebhookDeliveriesTable holds the schema information for the "webhook_deliveries" table.
 	WebhookDeliveriesTable = &schema.Table{
 		Name:       "webhook_deliveries",
 		Columns:    WebhookDeliveriesColumns,
 		PrimaryKey: []*schema.Column{WebhookDeliveriesColumns[0]},
-		ForeignKeys: []*schema.ForeignKey{
-			{
-				Symbol:     "webhook_deliveries_webhook_endpoints_deliveries",
-				Columns:    []*schema.Column{WebhookDeliveriesColumns[10]},
-				RefColumns: []*schema.Column{WebhookEndpointsColumns[0]},
-				OnDelete:   schema.Cascade,
-			},
-			{
-				Symbol:     "webhook_deliveries_webhook_messages_deliveries",
-				Columns:    []*schema.Column{WebhookDeliveriesColumns[11]},
-				RefColumns: []*schema.Column{WebhookMessagesColumns[0]},
-				OnDelete:   schema.Cascade,
-			},
-		},
 		Indexes: []*schema.Index{
 			{
 				Name:    "webhookdelivery_endpoint_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{WebhookDeliveriesColumns[10], WebhookDeliveriesColumns[1]},
+				Columns: []*schema.Column{WebhookDeliveriesColumns[4], WebhookDeliveriesColumns[1]},
 			},
 			{
 				Name:    "webhookdelivery_message_id_endpoint_id",
 				Unique:  true,
-				Columns: []*schema.Column{WebhookDeliveriesColumns[11], WebhookDeliveriesColumns[10]},
+				Columns: []*schema.Column{WebhookDeliveriesColumns[5], WebhookDeliveriesColumns[4]},
 			},
 		},
 	}
@@ -2269,8 +2255,6 @@ func init() {
 	TaskTemplatesTable.ForeignKeys[0].RefTable = EventsTable
 	TimelineEntriesTable.ForeignKeys[0].RefTable = SubmissionsTable
 	TracksTable.ForeignKeys[0].RefTable = EventsTable
-	WebhookDeliveriesTable.ForeignKeys[0].RefTable = WebhookEndpointsTable
-	WebhookDeliveriesTable.ForeignKeys[1].RefTable = WebhookMessagesTable
 	WebhookDeliveriesTable.Annotation = &entsql.Annotation{
 		Table: "webhook_deliveries",
 	}

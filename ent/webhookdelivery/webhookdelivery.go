@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"entgo.io/ent/dialect/sql"
-	"entgo.io/ent/dialect/sql/sqlgraph"
 )
 
 const (
@@ -39,26 +38,8 @@ const (
 	FieldError = "error"
 	// FieldDeliveredAt holds the string denoting the delivered_at field in the database.
 	FieldDeliveredAt = "delivered_at"
-	// EdgeEndpoint holds the string denoting the endpoint edge name in mutations.
-	EdgeEndpoint = "endpoint"
-	// EdgeMessage holds the string denoting the message edge name in mutations.
-	EdgeMessage = "message"
 	// Table holds the table name of the webhookdelivery in the database.
 	Table = "webhook_deliveries"
-	// EndpointTable is the table that holds the endpoint relation/edge.
-	EndpointTable = "webhook_deliveries"
-	// EndpointInverseTable is the table name for the WebhookEndpoint entity.
-	// It exists in this package in order to avoid circular dependency with the "webhookendpoint" package.
-	EndpointInverseTable = "webhook_endpoints"
-	// EndpointColumn is the table column denoting the endpoint relation/edge.
-	EndpointColumn = "endpoint_id"
-	// MessageTable is the table that holds the message relation/edge.
-	MessageTable = "webhook_deliveries"
-	// MessageInverseTable is the table name for the WebhookMessage entity.
-	// It exists in this package in order to avoid circular dependency with the "webhookmessage" package.
-	MessageInverseTable = "webhook_messages"
-	// MessageColumn is the table column denoting the message relation/edge.
-	MessageColumn = "message_id"
 )
 
 // Columns holds all SQL columns for webhookdelivery fields.
@@ -192,34 +173,6 @@ func ByError(opts ...sql.OrderTermOption) OrderOption {
 // ByDeliveredAt orders the results by the delivered_at field.
 func ByDeliveredAt(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldDeliveredAt, opts...).ToFunc()
-}
-
-// ByEndpointField orders the results by endpoint field.
-func ByEndpointField(field string, opts ...sql.OrderTermOption) OrderOption {
-	return func(s *sql.Selector) {
-		sqlgraph.OrderByNeighborTerms(s, newEndpointStep(), sql.OrderByField(field, opts...))
-	}
-}
-
-// ByMessageField orders the results by message field.
-func ByMessageField(field string, opts ...sql.OrderTermOption) OrderOption {
-	return func(s *sql.Selector) {
-		sqlgraph.OrderByNeighborTerms(s, newMessageStep(), sql.OrderByField(field, opts...))
-	}
-}
-func newEndpointStep() *sqlgraph.Step {
-	return sqlgraph.NewStep(
-		sqlgraph.From(Table, FieldID),
-		sqlgraph.To(EndpointInverseTable, FieldID),
-		sqlgraph.Edge(sqlgraph.M2O, true, EndpointTable, EndpointColumn),
-	)
-}
-func newMessageStep() *sqlgraph.Step {
-	return sqlgraph.NewStep(
-		sqlgraph.From(Table, FieldID),
-		sqlgraph.To(MessageInverseTable, FieldID),
-		sqlgraph.Edge(sqlgraph.M2O, true, MessageTable, MessageColumn),
-	)
 }
 
 // MarshalGQL implements graphql.Marshaler interface.

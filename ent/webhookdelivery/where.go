@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"entgo.io/ent/dialect/sql"
-	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/podium/podium/ent/predicate"
 )
 
@@ -673,52 +672,6 @@ func DeliveredAtIsNil() predicate.WebhookDelivery {
 // DeliveredAtNotNil applies the NotNil predicate on the "delivered_at" field.
 func DeliveredAtNotNil() predicate.WebhookDelivery {
 	return predicate.WebhookDelivery(sql.FieldNotNull(FieldDeliveredAt))
-}
-
-// HasEndpoint applies the HasEdge predicate on the "endpoint" edge.
-func HasEndpoint() predicate.WebhookDelivery {
-	return predicate.WebhookDelivery(func(s *sql.Selector) {
-		step := sqlgraph.NewStep(
-			sqlgraph.From(Table, FieldID),
-			sqlgraph.Edge(sqlgraph.M2O, true, EndpointTable, EndpointColumn),
-		)
-		sqlgraph.HasNeighbors(s, step)
-	})
-}
-
-// HasEndpointWith applies the HasEdge predicate on the "endpoint" edge with a given conditions (other predicates).
-func HasEndpointWith(preds ...predicate.WebhookEndpoint) predicate.WebhookDelivery {
-	return predicate.WebhookDelivery(func(s *sql.Selector) {
-		step := newEndpointStep()
-		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
-			for _, p := range preds {
-				p(s)
-			}
-		})
-	})
-}
-
-// HasMessage applies the HasEdge predicate on the "message" edge.
-func HasMessage() predicate.WebhookDelivery {
-	return predicate.WebhookDelivery(func(s *sql.Selector) {
-		step := sqlgraph.NewStep(
-			sqlgraph.From(Table, FieldID),
-			sqlgraph.Edge(sqlgraph.M2O, true, MessageTable, MessageColumn),
-		)
-		sqlgraph.HasNeighbors(s, step)
-	})
-}
-
-// HasMessageWith applies the HasEdge predicate on the "message" edge with a given conditions (other predicates).
-func HasMessageWith(preds ...predicate.WebhookMessage) predicate.WebhookDelivery {
-	return predicate.WebhookDelivery(func(s *sql.Selector) {
-		step := newMessageStep()
-		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
-			for _, p := range preds {
-				p(s)
-			}
-		})
-	})
 }
 
 // And groups predicates with the AND operator between them.

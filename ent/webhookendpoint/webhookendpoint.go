@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"entgo.io/ent/dialect/sql"
-	"entgo.io/ent/dialect/sql/sqlgraph"
 )
 
 const (
@@ -38,17 +37,8 @@ const (
 	FieldFailingSince = "failing_since"
 	// FieldDisabledReason holds the string denoting the disabled_reason field in the database.
 	FieldDisabledReason = "disabled_reason"
-	// EdgeDeliveries holds the string denoting the deliveries edge name in mutations.
-	EdgeDeliveries = "deliveries"
 	// Table holds the table name of the webhookendpoint in the database.
 	Table = "webhook_endpoints"
-	// DeliveriesTable is the table that holds the deliveries relation/edge.
-	DeliveriesTable = "webhook_deliveries"
-	// DeliveriesInverseTable is the table name for the WebhookDelivery entity.
-	// It exists in this package in order to avoid circular dependency with the "webhookdelivery" package.
-	DeliveriesInverseTable = "webhook_deliveries"
-	// DeliveriesColumn is the table column denoting the deliveries relation/edge.
-	DeliveriesColumn = "endpoint_id"
 )
 
 // Columns holds all SQL columns for webhookendpoint fields.
@@ -162,25 +152,4 @@ func ByFailingSince(opts ...sql.OrderTermOption) OrderOption {
 // ByDisabledReason orders the results by the disabled_reason field.
 func ByDisabledReason(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldDisabledReason, opts...).ToFunc()
-}
-
-// ByDeliveriesCount orders the results by deliveries count.
-func ByDeliveriesCount(opts ...sql.OrderTermOption) OrderOption {
-	return func(s *sql.Selector) {
-		sqlgraph.OrderByNeighborsCount(s, newDeliveriesStep(), opts...)
-	}
-}
-
-// ByDeliveries orders the results by deliveries terms.
-func ByDeliveries(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
-	return func(s *sql.Selector) {
-		sqlgraph.OrderByNeighborTerms(s, newDeliveriesStep(), append([]sql.OrderTerm{term}, terms...)...)
-	}
-}
-func newDeliveriesStep() *sqlgraph.Step {
-	return sqlgraph.NewStep(
-		sqlgraph.From(Table, FieldID),
-		sqlgraph.To(DeliveriesInverseTable, FieldID),
-		sqlgraph.Edge(sqlgraph.O2M, false, DeliveriesTable, DeliveriesColumn),
-	)
 }

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"entgo.io/ent/dialect/sql"
-	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/podium/podium/ent/predicate"
 )
 
@@ -718,29 +717,6 @@ func DisabledReasonEqualFold(v string) predicate.WebhookEndpoint {
 // DisabledReasonContainsFold applies the ContainsFold predicate on the "disabled_reason" field.
 func DisabledReasonContainsFold(v string) predicate.WebhookEndpoint {
 	return predicate.WebhookEndpoint(sql.FieldContainsFold(FieldDisabledReason, v))
-}
-
-// HasDeliveries applies the HasEdge predicate on the "deliveries" edge.
-func HasDeliveries() predicate.WebhookEndpoint {
-	return predicate.WebhookEndpoint(func(s *sql.Selector) {
-		step := sqlgraph.NewStep(
-			sqlgraph.From(Table, FieldID),
-			sqlgraph.Edge(sqlgraph.O2M, false, DeliveriesTable, DeliveriesColumn),
-		)
-		sqlgraph.HasNeighbors(s, step)
-	})
-}
-
-// HasDeliveriesWith applies the HasEdge predicate on the "deliveries" edge with a given conditions (other predicates).
-func HasDeliveriesWith(preds ...predicate.WebhookDelivery) predicate.WebhookEndpoint {
-	return predicate.WebhookEndpoint(func(s *sql.Selector) {
-		step := newDeliveriesStep()
-		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
-			for _, p := range preds {
-				p(s)
-			}
-		})
-	})
 }
 
 // And groups predicates with the AND operator between them.

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"entgo.io/ent/dialect/sql"
-	"entgo.io/ent/dialect/sql/sqlgraph"
 )
 
 const (
@@ -28,17 +27,8 @@ const (
 	FieldDispatchedAt = "dispatched_at"
 	// FieldDispatchJobID holds the string denoting the dispatch_job_id field in the database.
 	FieldDispatchJobID = "dispatch_job_id"
-	// EdgeDeliveries holds the string denoting the deliveries edge name in mutations.
-	EdgeDeliveries = "deliveries"
 	// Table holds the table name of the webhookmessage in the database.
 	Table = "webhook_messages"
-	// DeliveriesTable is the table that holds the deliveries relation/edge.
-	DeliveriesTable = "webhook_deliveries"
-	// DeliveriesInverseTable is the table name for the WebhookDelivery entity.
-	// It exists in this package in order to avoid circular dependency with the "webhookdelivery" package.
-	DeliveriesInverseTable = "webhook_deliveries"
-	// DeliveriesColumn is the table column denoting the deliveries relation/edge.
-	DeliveriesColumn = "message_id"
 )
 
 // Columns holds all SQL columns for webhookmessage fields.
@@ -121,25 +111,4 @@ func ByDispatchedAt(opts ...sql.OrderTermOption) OrderOption {
 // ByDispatchJobID orders the results by the dispatch_job_id field.
 func ByDispatchJobID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldDispatchJobID, opts...).ToFunc()
-}
-
-// ByDeliveriesCount orders the results by deliveries count.
-func ByDeliveriesCount(opts ...sql.OrderTermOption) OrderOption {
-	return func(s *sql.Selector) {
-		sqlgraph.OrderByNeighborsCount(s, newDeliveriesStep(), opts...)
-	}
-}
-
-// ByDeliveries orders the results by deliveries terms.
-func ByDeliveries(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
-	return func(s *sql.Selector) {
-		sqlgraph.OrderByNeighborTerms(s, newDeliveriesStep(), append([]sql.OrderTerm{term}, terms...)...)
-	}
-}
-func newDeliveriesStep() *sqlgraph.Step {
-	return sqlgraph.NewStep(
-		sqlgraph.From(Table, FieldID),
-		sqlgraph.To(DeliveriesInverseTable, FieldID),
-		sqlgraph.Edge(sqlgraph.O2M, false, DeliveriesTable, DeliveriesColumn),
-	)
 }

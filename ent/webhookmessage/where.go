@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"entgo.io/ent/dialect/sql"
-	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/podium/podium/ent/predicate"
 )
 
@@ -473,29 +472,6 @@ func DispatchJobIDIsNil() predicate.WebhookMessage {
 // DispatchJobIDNotNil applies the NotNil predicate on the "dispatch_job_id" field.
 func DispatchJobIDNotNil() predicate.WebhookMessage {
 	return predicate.WebhookMessage(sql.FieldNotNull(FieldDispatchJobID))
-}
-
-// HasDeliveries applies the HasEdge predicate on the "deliveries" edge.
-func HasDeliveries() predicate.WebhookMessage {
-	return predicate.WebhookMessage(func(s *sql.Selector) {
-		step := sqlgraph.NewStep(
-			sqlgraph.From(Table, FieldID),
-			sqlgraph.Edge(sqlgraph.O2M, false, DeliveriesTable, DeliveriesColumn),
-		)
-		sqlgraph.HasNeighbors(s, step)
-	})
-}
-
-// HasDeliveriesWith applies the HasEdge predicate on the "deliveries" edge with a given conditions (other predicates).
-func HasDeliveriesWith(preds ...predicate.WebhookDelivery) predicate.WebhookMessage {
-	return predicate.WebhookMessage(func(s *sql.Selector) {
-		step := newDeliveriesStep()
-		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
-			for _, p := range preds {
-				p(s)
-			}
-		})
-	})
 }
 
 // And groups predicates with the AND operator between them.
