@@ -42,6 +42,8 @@ const (
 	// DefaultWebhookDisableAfter is how long an endpoint may keep failing, with no success in
 	// between, before Podium disables it.
 	DefaultWebhookDisableAfter = 5 * 24 * time.Hour
+	// DefaultRetryGivenUpEvery is how often a process looks for dispatch runs that gave up.
+	DefaultRetryGivenUpEvery = time.Minute
 	// WebhookMaxAttempts is the attempts of one delivery: with WebhookBackoff's schedule
 	// (15 s, 45 s, 2¼ min, … tripling, at most a day) the last of 10 comes about 38 hours after the first.
 	WebhookMaxAttempts = 10
@@ -72,6 +74,9 @@ type WebhookConfig struct {
 	DisableAfter time.Duration
 	// Backoff replaces WebhookBackoff; the reliability tests shorten it.
 	Backoff func(attempt int) time.Duration
+	// RetryGivenUpEvery is how often a process looks for dispatch runs that gave up
+	// (DispatchWebhooksWorker.retryGivenUp); DefaultRetryGivenUpEvery when zero.
+	RetryGivenUpEvery time.Duration
 }
 
 // DeliverWebhookArgs asks for one delivery (a message to an endpoint) to be attempted: a retry of
@@ -139,6 +144,9 @@ func (w *DeliverWebhookWorker) init() {
 	}
 	if w.Config.Backoff == nil {
 		w.Config.Backoff = WebhookBackoff
+	}
+	if w.Config.RetryGivenUpEvery <= 0 {
+		w.Config.RetryGivenUpEvery = DefaultRetryGivenUpEvery
 	}
 	if w.Log == nil {
 		w.Log = slog.Default()

@@ -118,6 +118,8 @@ type DispatchWebhooksWorker struct {
 	// it.
 	running     chan struct{}
 	runningOnce sync.Once
+	// lookedForGivenUp is when the run holding running last looked for runs that gave up.
+	lookedForGivenUp time.Time
 }
 
 // take waits up to wait for the process's run to end and takes its place; it reports whether it
@@ -157,6 +159,12 @@ func (w *DispatchWebhooksWorker) Work(ctx context.Context, job *river.Job[Dispat
 		return nil // the run still going takes the messages
 	}
 	defer func() { <-w.running }()
+	if time.Since(w.lookedForGivenUp) >= w.Deliver.Config.RetryGivenUpEvery {
+		w.lookedForGivenUp = time.Now()
+		if err := retryGivenUp(ctx, w.Pool); err != nil {
+			w.Deliver.Log.WarnContext(ctx, "webhook dispatch: retrying runs that gave up", "err", err)
+		}
+	}
 	if job.Attempt > 1 {
 		due, err := unfinishedDispatch(ctx, w.Pool, job.ID)
 		if err != nil {
@@ -186,6 +194,36 @@ func (w *DispatchWebhooksWorker) Work(ctx context.Context, job *river.Job[Dispat
 		case <-time.After(dispatchPoll):
 		}
 	}
+}
+
+// givenUpSQL finds dispatch runs that River discarded (every attempt failed) or cancelled after
+// they took messages. Their messages are marked dispatched, and no later run takes them: only
+// the run itself finishes them (unfinishedSQL), when it runs again. River keeps such jobs for days;
+// the index on their state finds them without reading the completed runs.
+const givenUpSQL = `SELECT j.id FROM river_job j WHERE j.state IN ('discarded', 'cancelled') AND j.finalized_at IS NOT NULL
+	AND j.kind = 'dispatch_webhooks' AND EXISTS (SELECT 1 FROM webhook_messages m WHERE m.dispatch_job_id = j.id)
+	ORDER BY j.id LIMIT 100`
+
+// retryGivenUp makes the dispatch runs that gave up available again (River's JobRetry adds an
+// attempt): each then delivers what its messages still lack, as a rescued run does, so that a
+// database outage longer than a run's attempts loses no message. A run that finishes completes,
+// and is not found again.
+func retryGivenUp(ctx context.Context, pool *pgxpool.Pool) error {
+	rows, err := pool.Query(ctx, givenUpSQL)
+	if err != nil {
+		return err
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return err
+	}
+	client := river.ClientFromContext[pgx.Tx](ctx)
+	for _, id := range ids {
+		if _, err := client.JobRetry(ctx, id); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // dispatchSQL takes up to $2 messages not dispatched yet, oldest first, for the run $1, and returns

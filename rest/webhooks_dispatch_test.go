@@ -4,10 +4,12 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"sort"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/podium/podium/ent/dbx"
@@ -58,4 +60,68 @@ func TestWebhookBacklogStaysWithOneDispatchRun(t *testing.T) {
 	for id, n := range got {
 		require.Equal(t, 1, n, "message %s delivered %d times", id, n)
 	}
+}
+
+// A dispatch run that gave up — every attempt failed, a database outage longer than its retries,
+// say — leaves its messages marked dispatched, and no other run takes them. Runs look for such
+// runs and have River try them again, so the messages they had not finished are delivered, and
+// only those.
+func TestWebhookDispatchRunThatGaveUpIsRetried(t *testing.T) {
+	t.Parallel()
+	b := webhookBundle(t, jobs.WebhookConfig{RetryGivenUpEvery: 50 * time.Millisecond})
+	var mu sync.Mutex
+	got := map[string]int{}
+	rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got[r.Header.Get("webhook-id")]++
+		mu.Unlock()
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(rc.Close)
+	endpoint, _ := b.createWebhook(b.acme, rc.URL)
+
+	// The state such a run leaves: River discarded it; it had taken two messages and delivered
+	// the first.
+	var job int64
+	var messages []string
+	require.NoError(t, b.db.InTx(b.sys(), func(ctx context.Context) error {
+		tx := dbx.TxFromContext(ctx).PGX()
+		if err := tx.QueryRow(ctx, `INSERT INTO river_job (args, attempt, attempted_at, finalized_at, kind, max_attempts,
+			queue, state, scheduled_at) VALUES ('{}', 3, now(), now(), 'dispatch_webhooks', 3, $1, 'discarded', now())
+			RETURNING id`, jobs.WebhookQueue).Scan(&job); err != nil {
+			return err
+		}
+		for range 2 {
+			if err := jobs.EmitWebhook(ctx, tx, b.acmeOrg, "session.created", map[string]any{"sessionId": "x"}); err != nil {
+				return err
+			}
+		}
+		rows, err := tx.Query(ctx, `UPDATE webhook_messages SET dispatched_at = now(), dispatch_job_id = $1
+			RETURNING id`, job)
+		if err != nil {
+			return err
+		}
+		if messages, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
+			return err
+		}
+		sort.Strings(messages)
+		_, err = tx.Exec(ctx, `INSERT INTO webhook_deliveries (id, created_at, updated_at, organization_id, status,
+			attempts, response_code, endpoint_id, message_id) VALUES ('whdl_done', now(), now(), $1, 'succeeded', 1, 204, $2, $3)`,
+			b.acmeOrg, endpoint, messages[0])
+		return err
+	}))
+
+	require.Eventually(t, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return got[messages[1]] == 1
+	}, 20*time.Second, 20*time.Millisecond)
+	var state string
+	require.Eventually(t, func() bool {
+		require.NoError(t, b.db.Pool.QueryRow(b.sys(), `SELECT state FROM river_job WHERE id = $1`, job).Scan(&state))
+		return state == "completed"
+	}, 10*time.Second, 20*time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	require.Equal(t, map[string]int{messages[1]: 1}, got, "only the message the run had not delivered")
 }
