@@ -60,7 +60,6 @@ func (WebhookEndpoint) Fields() []ent.Field {
 	}
 }
 
-
 // Indexes of the WebhookEndpoint.
 func (WebhookEndpoint) Indexes() []ent.Index {
 	return []ent.Index{index.Fields("organization_id")}
@@ -95,7 +94,6 @@ func (WebhookMessage) Fields() []ent.Field {
 		field.Int64("dispatch_job_id").Optional().Nillable(),
 	}
 }
-
 
 // Indexes of the WebhookMessage.
 func (WebhookMessage) Indexes() []ent.Index {
