@@ -380,6 +380,26 @@ func (s server) serverCPU(t *testing.T) time.Duration {
 	return time.Duration(utime+stime) * time.Second / clockTicks
 }
 
+// machineCPU is the CPU time every process on the machine has used, from /proc/stat's first
+// line: all but idle and iowait (guest time is already counted in user and nice).
+func machineCPU(t *testing.T) time.Duration {
+	t.Helper()
+	raw, err := os.ReadFile("/proc/stat")
+	require.NoError(t, err)
+	line, _, _ := strings.Cut(string(raw), "\n")
+	fields := strings.Fields(line)[1:] // user nice system idle iowait irq softirq steal …
+	var busy int64
+	for i, f := range fields[:min(len(fields), 8)] {
+		n, err := strconv.ParseInt(f, 10, 64)
+		require.NoError(t, err)
+		if i != 3 && i != 4 {
+			busy += n
+		}
+	}
+	const clockTicks = 100
+	return time.Duration(busy) * time.Second / clockTicks
+}
+
 // boards is W6: clients loops on the REST board for d, then on the GraphQL board for d, each with
 // the server's CPU per request.
 func boards(t *testing.T, client *http.Client, srv server, rest, gql request, clients int, d time.Duration) benchResult {

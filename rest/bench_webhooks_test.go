@@ -86,14 +86,18 @@ func w5Webhooks(t *testing.T, client *http.Client, srv server, pool *pgxpool.Poo
 			}}}
 	}
 	var off, on phase
-	var lag time.Duration
+	var lag, offCPU, onCPU time.Duration
 	duringSlices := int64(0)
 	for range w5Slices {
 		enable(false)
+		cpu := machineCPU(t)
 		off.run(client, 8, d/w5Slices, writes)
+		offCPU += machineCPU(t) - cpu
 		enable(true)
 		before := received.Load()
+		cpu = machineCPU(t)
 		on.run(client, 8, d/w5Slices, writes)
+		onCPU += machineCPU(t) - cpu
 		duringSlices += received.Load() - before
 		// Endpoints count as they are when a message is delivered: disabled before, they would
 		// receive nothing more.
@@ -106,7 +110,15 @@ func w5Webhooks(t *testing.T, client *http.Client, srv server, pool *pgxpool.Poo
 	if w5h.p99 <= 1.1*w5off.p99 {
 		verdict = "met"
 	}
-	w5h.extra = fmt.Sprintf("deliveries=%d during_slices=%d max_drain_ms=%d", received.Load(), duringSlices, lag.Milliseconds())
+	// The machine's CPU per request, every process counted (server, database, receivers, clients):
+	// what the webhooks add to a write when the two cores are saturated (both sides make the same
+	// requests, a create and a cancel per loop).
+	perRequest := func(cpu time.Duration, r benchResult) float64 {
+		return float64(cpu.Microseconds()) / 1000 / float64(r.requests)
+	}
+	w5off.extra = fmt.Sprintf("machine_cpu_ms=%.2f", perRequest(offCPU, w5off))
+	w5h.extra = fmt.Sprintf("machine_cpu_ms=%.2f deliveries=%d during_slices=%d max_drain_ms=%d", perRequest(onCPU, w5h),
+		received.Load(), duringSlices, lag.Milliseconds())
 	t.Logf("W5h (%d webhook endpoints) p99 %.1f ms vs W5off %.1f ms: ratio %.2f ≤ 1.10 %s; %d deliveries, %d of them "+
 		"during the W5h slices; the last delivery of a slice came at most %s after it",
 		webhookEndpoints, w5h.p99, w5off.p99, w5h.p99/w5off.p99, verdict, received.Load(), duringSlices, lag.Round(time.Millisecond))
