@@ -75,7 +75,7 @@ type WebhookConfig struct {
 	// Backoff replaces WebhookBackoff; the reliability tests shorten it.
 	Backoff func(attempt int) time.Duration
 	// RetryGivenUpEvery is how often a process looks for dispatch runs that gave up
-	// (DispatchWebhooksWorker.retryGivenUp); DefaultRetryGivenUpEvery when zero.
+	// (retryGivenUp, in a dispatch run); DefaultRetryGivenUpEvery when zero.
 	RetryGivenUpEvery time.Duration
 }
 

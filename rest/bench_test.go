@@ -366,6 +366,9 @@ func (r benchResult) line() string {
 	return s
 }
 
+// clockTicks is USER_HZ, the unit of /proc's CPU times: 100 on every Linux this runs on.
+const clockTicks = 100
+
 // serverCPU is the CPU time the server process has used, user and system, from /proc/<pid>/stat.
 func (s server) serverCPU(t *testing.T) time.Duration {
 	t.Helper()
@@ -376,7 +379,6 @@ func (s server) serverCPU(t *testing.T) time.Duration {
 	utime, err1 := strconv.ParseInt(fields[11], 10, 64)
 	stime, err2 := strconv.ParseInt(fields[12], 10, 64)
 	require.NoError(t, errors.Join(err1, err2))
-	const clockTicks = 100 // USER_HZ, 100 on every Linux this runs on
 	return time.Duration(utime+stime) * time.Second / clockTicks
 }
 
@@ -396,7 +398,6 @@ func machineCPU(t *testing.T) time.Duration {
 			busy += n
 		}
 	}
-	const clockTicks = 100
 	return time.Duration(busy) * time.Second / clockTicks
 }
 
