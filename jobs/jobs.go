@@ -102,6 +102,7 @@ func NewClient(db *dbx.DB, cfg Config) (*river.Client[pgx.Tx], error) {
 	river.AddWorker(workers, &AIReviewWorker{Scorer: cfg.Scorer, Pool: db.Pool})
 	river.AddWorker(workers, &AgendaDraftWorker{Drafter: cfg.Drafter})
 	river.AddWorker(workers, &PruneIdempotencyWorker{Pool: db.Pool})
+	river.AddWorker(workers, &PruneWebhooksWorker{Pool: db.Pool, Retention: cfg.Webhooks.Retention})
 	deliverWebhooks := &DeliverWebhookWorker{Pool: db.Pool, Records: claimPool, DB: db, Notifier: cfg.Notifier,
 		Config: cfg.Webhooks, Log: cfg.Log}
 	river.AddWorker(workers, deliverWebhooks)

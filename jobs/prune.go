@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"time"
@@ -56,5 +57,69 @@ func periodicJobs() []*river.PeriodicJob {
 		river.NewPeriodicJob(river.PeriodicInterval(pruneEvery),
 			func() (river.JobArgs, *river.InsertOpts) { return PruneIdempotencyArgs{}, nil },
 			&river.PeriodicJobOpts{RunOnStart: true}),
+		river.NewPeriodicJob(river.PeriodicInterval(pruneEvery),
+			func() (river.JobArgs, *river.InsertOpts) { return PruneWebhooksArgs{}, nil },
+			&river.PeriodicJobOpts{RunOnStart: true}),
+	}
+}
+
+// DefaultWebhookRetention is how long webhook messages and their delivery log are kept
+// (WebhookConfig.Retention, PODIUM_WEBHOOK_RETENTION): long enough to redeliver a month of
+// events to a receiver that lost them, far longer than a delivery's retries (about 38 hours).
+const DefaultWebhookRetention = 30 * 24 * time.Hour
+
+// pruneWebhooksBatch is how many messages one statement deletes, with their deliveries: a
+// backlog is deleted in several short transactions rather than in one that holds locks for long.
+const pruneWebhooksBatch = 5000
+
+// PruneWebhooksArgs asks for the webhook messages older than the retention, and their delivery
+// log, to be deleted. Without it the outbox would keep every event ever emitted, and the log five
+// rows or so for each.
+type PruneWebhooksArgs struct{}
+
+// Kind names the job.
+func (PruneWebhooksArgs) Kind() string { return "prune_webhook_messages" }
+
+// InsertOpts puts the job on the maintenance queue, once per period however many processes run.
+func (PruneWebhooksArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: MaintenanceQueue, MaxAttempts: 3, UniqueOpts: river.UniqueOpts{ByPeriod: pruneEvery}}
+}
+
+// PruneWebhooksWorker deletes the webhook messages older than Retention, with their deliveries.
+type PruneWebhooksWorker struct {
+	river.WorkerDefaults[PruneWebhooksArgs]
+	Pool *pgxpool.Pool
+	// Retention is DefaultWebhookRetention when zero.
+	Retention time.Duration
+}
+
+// pruneWebhooksSQL deletes up to $2 messages created before $1, and their deliveries (which have
+// no foreign key to cascade from). Each organization's messages are found by its index on
+// (organization_id, created_at), so that the hourly run reads only what it deletes. A message is
+// kept while it waits for its dispatch, or while one of its deliveries is still being retried:
+// what is pruned was delivered, or failed for good.
+const pruneWebhooksSQL = `WITH m AS (
+	DELETE FROM webhook_messages WHERE id IN (
+		SELECT o.id FROM organizations g CROSS JOIN LATERAL (SELECT m.id FROM webhook_messages m
+			WHERE m.organization_id = g.id AND m.created_at < $1 AND m.dispatched_at IS NOT NULL
+			AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.message_id = m.id AND d.status = 'pending')
+			ORDER BY m.created_at LIMIT $2) o
+		LIMIT $2)
+	RETURNING id
+), d AS (DELETE FROM webhook_deliveries d USING m WHERE d.message_id = m.id)
+SELECT count(*) FROM m`
+
+// Work deletes the expired messages of every organization, a batch at a time.
+func (w *PruneWebhooksWorker) Work(ctx context.Context, _ *river.Job[PruneWebhooksArgs]) error {
+	ctx = viewer.System(ctx, "prune: expired webhook messages of every organization")
+	cutoff := time.Now().Add(-cmp.Or(w.Retention, DefaultWebhookRetention))
+	for {
+		var deleted int
+		if err := w.Pool.QueryRow(ctx, pruneWebhooksSQL, cutoff, pruneWebhooksBatch).Scan(&deleted); err != nil {
+			return fmt.Errorf("jobs: prune webhook messages: %w", err)
+		}
+		if deleted < pruneWebhooksBatch {
+			return nil
+		}
 	}
 }

@@ -74,6 +74,9 @@ type WebhookConfig struct {
 	DisableAfter time.Duration
 	// Backoff replaces WebhookBackoff; the reliability tests shorten it.
 	Backoff func(attempt int) time.Duration
+	// Retention is how long messages and their delivery log are kept (PruneWebhooksWorker);
+	// DefaultWebhookRetention when zero.
+	Retention time.Duration
 	// RetryGivenUpEvery is how often a process looks for dispatch runs that gave up
 	// (retryGivenUp, in a dispatch run); DefaultRetryGivenUpEvery when zero.
 	RetryGivenUpEvery time.Duration

@@ -48,7 +48,8 @@ type config struct {
 	// instead of PostgreSQL, for a single instance.
 	RateLimit rest.RateLimit
 	// Webhooks configures webhook delivery: PODIUM_WEBHOOK_ALLOW_HTTP, PODIUM_WEBHOOK_ALLOW_NETWORKS,
-	// PODIUM_WEBHOOK_WORKERS, PODIUM_WEBHOOK_TIMEOUT, PODIUM_WEBHOOK_BACKOFF (docs/webhooks.md).
+	// PODIUM_WEBHOOK_WORKERS, PODIUM_WEBHOOK_TIMEOUT, PODIUM_WEBHOOK_BACKOFF, PODIUM_WEBHOOK_RETENTION
+	// (docs/webhooks.md).
 	Webhooks jobs.WebhookConfig
 	// WebhookErr is why a webhook variable was refused; serve reports it.
 	WebhookErr error
@@ -131,6 +132,11 @@ func webhookConfig() (jobs.WebhookConfig, error) {
 	if v := os.Getenv("PODIUM_WEBHOOK_TIMEOUT"); v != "" {
 		if w.Timeout, err = time.ParseDuration(v); err != nil {
 			return w, fmt.Errorf("PODIUM_WEBHOOK_TIMEOUT: %w", err)
+		}
+	}
+	if v := os.Getenv("PODIUM_WEBHOOK_RETENTION"); v != "" {
+		if w.Retention, err = time.ParseDuration(v); err != nil || w.Retention < 2*24*time.Hour {
+			return w, fmt.Errorf("PODIUM_WEBHOOK_RETENTION: %q is not a duration of at least 48h", v)
 		}
 	}
 	// PODIUM_WEBHOOK_BACKOFF scales the retry schedule: the first retry waits this long and each

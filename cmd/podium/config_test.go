@@ -1,0 +1,31 @@
+package main
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/podium/podium/jobs"
+)
+
+// PODIUM_WEBHOOK_RETENTION sets how long webhook messages are kept; a value shorter than two days
+// would prune messages whose deliveries may still be retried or redelivered, and is refused.
+func TestWebhookRetentionVariable(t *testing.T) {
+	t.Setenv("PODIUM_WEBHOOK_RETENTION", "")
+	w, err := webhookConfig()
+	require.NoError(t, err)
+	require.Zero(t, w.Retention, "unset: the worker's default, jobs.DefaultWebhookRetention")
+	require.Equal(t, 30*24*time.Hour, jobs.DefaultWebhookRetention)
+
+	t.Setenv("PODIUM_WEBHOOK_RETENTION", "2160h")
+	w, err = webhookConfig()
+	require.NoError(t, err)
+	require.Equal(t, 90*24*time.Hour, w.Retention)
+
+	for _, bad := range []string{"a month", "24h", "-720h"} {
+		t.Setenv("PODIUM_WEBHOOK_RETENTION", bad)
+		_, err = webhookConfig()
+		require.ErrorContains(t, err, "PODIUM_WEBHOOK_RETENTION", bad)
+	}
+}
