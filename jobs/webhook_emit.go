@@ -217,13 +217,15 @@ func retryGivenUp(ctx context.Context, pool *pgxpool.Pool) error {
 	if err != nil {
 		return err
 	}
+	// One run that cannot be retried does not keep the others waiting.
 	client := river.ClientFromContext[pgx.Tx](ctx)
+	var errs []error
 	for _, id := range ids {
 		if _, err := client.JobRetry(ctx, id); err != nil {
-			return err
+			errs = append(errs, fmt.Errorf("dispatch run %d: %w", id, err))
 		}
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // dispatchSQL takes up to $2 messages not dispatched yet, oldest first, for the run $1, and returns
