@@ -98,9 +98,7 @@ type SweepFilesArgs struct{}
 func (SweepFilesArgs) Kind() string { return "sweep_files" }
 
 // InsertOpts makes one sweep per period however many processes run.
-func (SweepFilesArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: MaintenanceQueue, MaxAttempts: 3, UniqueOpts: river.UniqueOpts{ByPeriod: sweepFilesEvery}}
-}
+func (SweepFilesArgs) InsertOpts() river.InsertOpts { return maintenanceOnce(sweepFilesEvery) }
 
 // SweepFilesWorker deletes orphaned objects.
 type SweepFilesWorker struct {
@@ -136,7 +134,5 @@ func (w *SweepFilesWorker) Work(ctx context.Context, _ *river.Job[SweepFilesArgs
 
 // filePeriodicJobs is the sweep, queued by the elected leader.
 func filePeriodicJobs() []*river.PeriodicJob {
-	return []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(sweepFilesEvery),
-		func() (river.JobArgs, *river.InsertOpts) { return SweepFilesArgs{}, nil },
-		&river.PeriodicJobOpts{RunOnStart: true})}
+	return []*river.PeriodicJob{every(sweepFilesEvery, SweepFilesArgs{})}
 }

@@ -28,9 +28,7 @@ type PruneIdempotencyArgs struct{}
 func (PruneIdempotencyArgs) Kind() string { return "prune_idempotency_records" }
 
 // InsertOpts puts the job on the maintenance queue, once per period however many processes run.
-func (PruneIdempotencyArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: MaintenanceQueue, MaxAttempts: 3, UniqueOpts: river.UniqueOpts{ByPeriod: pruneEvery}}
-}
+func (PruneIdempotencyArgs) InsertOpts() river.InsertOpts { return maintenanceOnce(pruneEvery) }
 
 // PruneIdempotencyWorker deletes expired idempotency records.
 type PruneIdempotencyWorker struct {
@@ -53,14 +51,19 @@ func (w *PruneIdempotencyWorker) Work(ctx context.Context, _ *river.Job[PruneIde
 
 // periodicJobs are the housekeeping jobs the elected leader among working processes queues.
 func periodicJobs() []*river.PeriodicJob {
-	return []*river.PeriodicJob{
-		river.NewPeriodicJob(river.PeriodicInterval(pruneEvery),
-			func() (river.JobArgs, *river.InsertOpts) { return PruneIdempotencyArgs{}, nil },
-			&river.PeriodicJobOpts{RunOnStart: true}),
-		river.NewPeriodicJob(river.PeriodicInterval(pruneEvery),
-			func() (river.JobArgs, *river.InsertOpts) { return PruneWebhooksArgs{}, nil },
-			&river.PeriodicJobOpts{RunOnStart: true}),
-	}
+	return []*river.PeriodicJob{every(pruneEvery, PruneIdempotencyArgs{}), every(pruneEvery, PruneWebhooksArgs{})}
+}
+
+// maintenanceOnce puts a housekeeping job on the maintenance queue, once per period however many
+// processes run.
+func maintenanceOnce(period time.Duration) river.InsertOpts {
+	return river.InsertOpts{Queue: MaintenanceQueue, MaxAttempts: 3, UniqueOpts: river.UniqueOpts{ByPeriod: period}}
+}
+
+// every is a periodic job that the elected leader queues every period, and once when it starts.
+func every(period time.Duration, args river.JobArgs) *river.PeriodicJob {
+	return river.NewPeriodicJob(river.PeriodicInterval(period),
+		func() (river.JobArgs, *river.InsertOpts) { return args, nil }, &river.PeriodicJobOpts{RunOnStart: true})
 }
 
 // DefaultWebhookRetention is how long webhook messages and their delivery log are kept
@@ -81,9 +84,7 @@ type PruneWebhooksArgs struct{}
 func (PruneWebhooksArgs) Kind() string { return "prune_webhook_messages" }
 
 // InsertOpts puts the job on the maintenance queue, once per period however many processes run.
-func (PruneWebhooksArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: MaintenanceQueue, MaxAttempts: 3, UniqueOpts: river.UniqueOpts{ByPeriod: pruneEvery}}
-}
+func (PruneWebhooksArgs) InsertOpts() river.InsertOpts { return maintenanceOnce(pruneEvery) }
 
 // PruneWebhooksWorker deletes the webhook messages older than Retention, with their deliveries.
 type PruneWebhooksWorker struct {

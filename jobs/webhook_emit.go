@@ -59,9 +59,7 @@ const DispatchInterval = time.Second
 
 // webhookPeriodicJobs starts the dispatch runs.
 func webhookPeriodicJobs() []*river.PeriodicJob {
-	return []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(DispatchInterval),
-		func() (river.JobArgs, *river.InsertOpts) { return DispatchWebhooksArgs{}, nil },
-		&river.PeriodicJobOpts{RunOnStart: true})}
+	return []*river.PeriodicJob{every(DispatchInterval, DispatchWebhooksArgs{})}
 }
 
 // DispatchWebhooksArgs starts a dispatch run: the outbox's relay. River's leader inserts one every
