@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"sync"
+	"time"
 )
 
 // batch runs many small statements as one: calls that arrive while a statement is running wait,
@@ -12,6 +13,15 @@ import (
 type batch[Req, Res any] struct {
 	// exec runs one statement for reqs and returns a result for each, in order.
 	exec func(ctx context.Context, reqs []Req) ([]Res, error)
+	// expect, when set, says how many calls are under way now — begun elsewhere, and soon to be
+	// made here. A call about to run a statement then waits, for at most linger, until that many
+	// are pending, so that one statement serves them all: a statement costs much more than a row
+	// (BenchmarkWebhookSuccessRows).
+	expect func() int
+	linger time.Duration
+	// arrived is signalled when a call joins while the leader waits for more (gathering).
+	arrived   chan struct{}
+	gathering bool
 
 	mu      sync.Mutex
 	running bool
@@ -31,6 +41,12 @@ func (b *batch[Req, Res]) do(ctx context.Context, req Req) (Res, error) {
 	c := &batchCall[Req, Res]{req: req, wake: make(chan struct{})}
 	b.mu.Lock()
 	b.pending = append(b.pending, c)
+	if b.gathering {
+		select {
+		case b.arrived <- struct{}{}:
+		default:
+		}
+	}
 	if b.running {
 		b.mu.Unlock()
 		<-c.wake
@@ -42,6 +58,7 @@ func (b *batch[Req, Res]) do(ctx context.Context, req Req) (Res, error) {
 	// This call leads: it runs everything pending, itself included, then hands the lead to a
 	// call that arrived meanwhile, if any, so that no caller waits for more than two statements.
 	b.running = true
+	b.gather()
 	calls := b.pending
 	b.pending = nil
 	b.mu.Unlock()
@@ -72,4 +89,32 @@ func (b *batch[Req, Res]) do(ctx context.Context, req Req) (Res, error) {
 	}
 	b.mu.Unlock()
 	return c.res, c.err
+}
+
+// gather waits, with b.mu held on entry and on return, until as many calls are pending as expect
+// says are under way, for at most linger.
+func (b *batch[Req, Res]) gather() {
+	if b.expect == nil || b.linger <= 0 || len(b.pending) >= b.expect() {
+		return
+	}
+	if b.arrived == nil {
+		b.arrived = make(chan struct{}, 1)
+	}
+	timer := time.NewTimer(b.linger)
+	defer timer.Stop()
+	for len(b.pending) < b.expect() {
+		b.gathering = true
+		b.mu.Unlock()
+		timedOut := false
+		select {
+		case <-b.arrived:
+		case <-timer.C:
+			timedOut = true
+		}
+		b.mu.Lock()
+		b.gathering = false
+		if timedOut {
+			return
+		}
+	}
 }

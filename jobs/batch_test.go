@@ -80,4 +80,40 @@ func TestBatch(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, 7, got)
 	})
+
+	t.Run("WaitsForTheCallsUnderWay", func(t *testing.T) {
+		t.Parallel()
+		var sizes []int
+		b := &batch[int, int]{expect: func() int { return 5 }, linger: 10 * time.Second,
+			exec: func(_ context.Context, reqs []int) ([]int, error) {
+				sizes = append(sizes, len(reqs)) // statements run one at a time
+				return reqs, nil
+			}}
+		var wg sync.WaitGroup
+		for i := range 5 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				time.Sleep(time.Duration(i) * 5 * time.Millisecond)
+				got, err := b.do(context.Background(), i)
+				require.NoError(t, err)
+				require.Equal(t, i, got)
+			}()
+		}
+		wg.Wait()
+		require.Equal(t, []int{5}, sizes, "the first call waited for the four under way")
+	})
+
+	t.Run("WaitsNoLongerThanLinger", func(t *testing.T) {
+		t.Parallel()
+		b := &batch[int, int]{expect: func() int { return 10 }, linger: 50 * time.Millisecond,
+			exec: func(_ context.Context, reqs []int) ([]int, error) { return reqs, nil }}
+		start := time.Now()
+		got, err := b.do(context.Background(), 3)
+		require.NoError(t, err)
+		require.Equal(t, 3, got)
+		require.GreaterOrEqual(t, time.Since(start), 50*time.Millisecond)
+		require.Less(t, time.Since(start), 5*time.Second)
+		require.False(t, b.running)
+	})
 }
