@@ -118,7 +118,7 @@ func w5Webhooks(t *testing.T, client *http.Client, srv server, pool *pgxpool.Poo
 	}
 	// A slice that counts for neither side warms the writes first, and the pairs alternate which
 	// side goes first. With both sides alike (endpoints disabled in both), the side always run
-	// second, after the slowest slice, looked 3–9% faster at p99: a bias as large as the margin
+	// second, after the slowest slice, looked 2–9% faster at p99: a bias as large as the margin
 	// measured.
 	var warm phase
 	enable(false)
