@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"net"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 
@@ -242,8 +245,13 @@ func (w *DeliverEmailWorker) releaseStranded() {
 	}
 }
 
-// Timeout bounds one delivery attempt.
-func (w *DeliverEmailWorker) Timeout(*river.Job[DeliverEmailArgs]) time.Duration { return time.Minute }
+// emailTimeout bounds one delivery attempt: the claim, the relay's answers (each SMTP command is
+// bounded by SMTPOptions.Timeout) and the outcome's write. It also sets how soon a delivery left
+// running by a dead process is retried (rescueQueues).
+const emailTimeout = 30 * time.Second
+
+// Timeout bounds one delivery attempt (emailTimeout).
+func (w *DeliverEmailWorker) Timeout(*river.Job[DeliverEmailArgs]) time.Duration { return emailTimeout }
 
 // Work delivers one email.
 func (w *DeliverEmailWorker) Work(ctx context.Context, job *river.Job[DeliverEmailArgs]) error {
@@ -278,7 +286,7 @@ func (w *DeliverEmailWorker) Work(ctx context.Context, job *river.Job[DeliverEma
 	// The outcome is recorded before the job completes, even if its context has run out: the
 	// message may be gone.
 	if sendErr == nil {
-		_, err := b.outcomes.do(ctx, outcome{id: id, status: string(emaillog.StatusSent),
+		err := w.recordSent(ctx, b, outcome{id: id, status: string(emaillog.StatusSent),
 			provider: w.Sender.Provider(), providerID: &providerID, hold: hold})
 		if err != nil {
 			w.strand(hold)
@@ -308,6 +316,46 @@ func (w *DeliverEmailWorker) Work(ctx context.Context, job *river.Job[DeliverEma
 		return river.JobCancel(fmt.Errorf("email %s refused: %w", id, sendErr))
 	}
 	return sendErr
+}
+
+// recordSent writes the outcome of an email the relay accepted, retrying while PostgreSQL cannot
+// be reached, until the attempt's context ends. The job's next attempt would send the email again,
+// so the mark is worth waiting for: an outage shorter than what is left of the attempt costs no
+// duplicate, and the email's place among the unrecorded (MaxUnrecorded) stays taken meanwhile.
+func (w *DeliverEmailWorker) recordSent(ctx context.Context, b *emailBatches, o outcome) error {
+	wait := 50 * time.Millisecond
+	for {
+		_, err := b.outcomes.do(ctx, o)
+		if err == nil || !unreachable(err) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, time.Second)
+	}
+}
+
+// unreachable tells whether err says PostgreSQL could not be reached or is not serving for the
+// moment (restarting, shutting down, out of connections), rather than refusing the statement.
+func unreachable(err error) bool {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch pgErr.Code[:2] {
+		case "08", "53", "57", "58": // connection exception, insufficient resources, operator intervention, system error
+			return true
+		}
+		return false
+	}
+	var connectErr *pgconn.ConnectError
+	var netErr net.Error
+	return errors.As(err, &connectErr) || errors.As(err, &netErr) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || pgconn.SafeToRetry(err)
 }
 
 // recordFailure marks an email failed for good and, in the same transaction, emits email.failed

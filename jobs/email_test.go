@@ -56,6 +56,8 @@ type setupOpts struct {
 	sender func(sink *mailtest.Sink) jobs.Sender
 	// idle leaves the workers stopped.
 	idle bool
+	// rescuer, when set, is given the workers' jobs (jobs.Config.Rescuer).
+	rescuer *jobs.Rescuer
 }
 
 func setup(t *testing.T, opts setupOpts) *testBundle {
@@ -74,7 +76,7 @@ func setup(t *testing.T, opts setupOpts) *testBundle {
 	}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	rc, err := jobs.NewClient(db, jobs.Config{
-		Work: true, Sender: sender, RetryPolicy: fastRetry{}, Log: quiet,
+		Work: true, Sender: sender, RetryPolicy: fastRetry{}, Log: quiet, Rescuer: opts.rescuer,
 		Tune: func(c *river.Config) {
 			c.FetchPollInterval = 20 * time.Millisecond
 			c.FetchCooldown = 5 * time.Millisecond

@@ -45,6 +45,9 @@ type Config struct {
 	RetryPolicy river.ClientRetryPolicy
 	// Files is the file store the file jobs delete from (jobs/files.go); nil leaves the sweep out.
 	Files FileObjects
+	// Rescuer, when set, learns which jobs this process works, so that its Run can retry those
+	// left running with nobody working them within seconds (see Rescuer).
+	Rescuer *Rescuer
 	// Tune adjusts River's configuration last; tests use it to poll faster.
 	Tune func(*river.Config)
 	Log  *slog.Logger
@@ -68,8 +71,9 @@ const statusConns = 4
 const fetchCooldown = 2 * time.Millisecond
 
 // rescueAfter is how long a job may stay running before River takes it for the job of a crashed
-// process and runs it again. River's default is an hour, which after a crash delays every email
-// that was being sent by as much; it must exceed the longest job timeout (AIReviewWorker's).
+// process and runs it again. River's default is an hour; it must exceed the longest job timeout
+// of the jobs it is for (AIReviewWorker's three minutes). Emails, and jobs stranded in a live
+// process, are rescued sooner by the Rescuer.
 const rescueAfter = 5 * time.Minute
 
 // NewClient returns the River client of db's pool, with every worker registered.
@@ -113,6 +117,9 @@ func NewClient(db *dbx.DB, cfg Config) (*river.Client[pgx.Tx], error) {
 
 	rc := &river.Config{Logger: cfg.Log, Workers: workers, RetryPolicy: cfg.RetryPolicy, FetchCooldown: fetchCooldown,
 		RescueStuckJobsAfter: rescueAfter, Middleware: []rivertype.Middleware{&telemetry{}}}
+	if cfg.Rescuer != nil {
+		rc.Middleware = append(rc.Middleware, cfg.Rescuer.middleware())
+	}
 	if cfg.Work {
 		rc.Queues = map[string]river.QueueConfig{
 			EmailQueue:       {MaxWorkers: cfg.EmailWorkers},

@@ -2,128 +2,17 @@ package rest_test
 
 import (
 	"context"
-	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
-	"path/filepath"
-	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/podium/podium/ent/dbx"
 	"github.com/podium/podium/ent/pgtest"
 )
-
-// pgProxy stands between Podium and PostgreSQL, so that a test can take the database away and
-// give it back: down closes every connection and refuses new ones, as a stopped server does;
-// hang accepts connections and never answers, as an unreachable host does.
-type pgProxy struct {
-	t      *testing.T
-	target func() (net.Conn, error)
-	addr   string
-
-	mu    sync.Mutex
-	ln    net.Listener
-	conns map[net.Conn]bool
-	hang  bool
-}
-
-// newPGProxy proxies the database of dbURL and returns the proxy and the URL that reaches the
-// database through it.
-func newPGProxy(t *testing.T, dbURL string) (*pgProxy, string) {
-	t.Helper()
-	cfg, err := pgx.ParseConfig(dbURL)
-	require.NoError(t, err)
-	network, address := "tcp", net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port)))
-	if strings.HasPrefix(cfg.Host, "/") {
-		network, address = "unix", filepath.Join(cfg.Host, fmt.Sprintf(".s.PGSQL.%d", cfg.Port))
-	}
-	p := &pgProxy{t: t, conns: map[net.Conn]bool{},
-		target: func() (net.Conn, error) { return net.Dial(network, address) }}
-	p.up()
-	t.Cleanup(p.down)
-	u := url.URL{Scheme: "postgres", User: url.User(cfg.User), Host: p.addr, Path: "/" + cfg.Database,
-		RawQuery: "sslmode=disable"}
-	if cfg.Password != "" {
-		u.User = url.UserPassword(cfg.User, cfg.Password)
-	}
-	return p, u.String()
-}
-
-// up listens (again, on the same address) and forwards connections.
-func (p *pgProxy) up() {
-	p.t.Helper()
-	addr := p.addr
-	if addr == "" {
-		addr = "127.0.0.1:0"
-	}
-	ln, err := net.Listen("tcp", addr)
-	require.NoError(p.t, err)
-	p.mu.Lock()
-	p.ln, p.addr, p.hang = ln, ln.Addr().String(), false
-	p.mu.Unlock()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go p.serve(c)
-		}
-	}()
-}
-
-func (p *pgProxy) serve(c net.Conn) {
-	p.mu.Lock()
-	p.conns[c] = true
-	hang := p.hang
-	p.mu.Unlock()
-	if hang {
-		return // held open, never answered, closed by down
-	}
-	s, err := p.target()
-	if err != nil {
-		_ = c.Close()
-		return
-	}
-	p.mu.Lock()
-	p.conns[s] = true
-	p.mu.Unlock()
-	go func() { _, _ = io.Copy(s, c); _ = s.Close() }()
-	_, _ = io.Copy(c, s)
-	_ = c.Close()
-}
-
-// down stops listening and cuts every connection.
-func (p *pgProxy) down() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.ln != nil {
-		_ = p.ln.Close()
-		p.ln = nil
-	}
-	for c := range p.conns {
-		_ = c.Close()
-	}
-	clear(p.conns)
-}
-
-// blackhole cuts every connection, then accepts new ones without ever answering.
-func (p *pgProxy) blackhole() {
-	p.down()
-	p.up()
-	p.mu.Lock()
-	p.hang = true
-	p.mu.Unlock()
-}
 
 // While PostgreSQL is away, every request answers quickly, 503 unavailable with Retry-After over
 // REST and extensions.code unavailable over GraphQL, and /readyz says not ready; once it is back,
@@ -131,7 +20,7 @@ func (p *pgProxy) blackhole() {
 // still there.
 func TestDatabaseOutage(t *testing.T) {
 	t.Parallel()
-	proxy, proxied := newPGProxy(t, pgtest.NewURL(t))
+	proxy, proxied := pgtest.NewProxy(t, pgtest.NewURL(t))
 	db, err := dbx.Open(context.Background(), proxied, dbx.Options{MaxConns: 4,
 		ConnectTimeout: 500 * time.Millisecond, AcquireTimeout: 2 * time.Second, StatementTimeout: 5 * time.Second})
 	require.NoError(t, err)
@@ -187,17 +76,17 @@ func TestDatabaseOutage(t *testing.T) {
 	}
 
 	t.Run("Down", func(t *testing.T) {
-		proxy.down()
+		proxy.Down()
 		requireUnavailable(t)
-		proxy.up()
+		proxy.Up()
 		requireBack(t)
 	})
 	t.Run("Unreachable", func(t *testing.T) {
 		// Connections that never answer are bounded by the connect timeout, not by the request.
-		proxy.blackhole()
+		proxy.Blackhole()
 		requireUnavailable(t)
-		proxy.down()
-		proxy.up()
+		proxy.Down()
+		proxy.Up()
 		requireBack(t)
 	})
 }

@@ -26,7 +26,15 @@ const (
 	restartDown    = 3 * time.Second
 	// restartBack is how soon after PostgreSQL accepts connections again Podium must serve.
 	restartBack = 5 * time.Second
+	// restartDelivered is how soon after PostgreSQL's last return every email must be delivered:
+	// a delivery stranded by the outage (fetched as PostgreSQL went down, or its outcome unwritten)
+	// is retried within seconds (jobs.Rescuer), not after River's five minutes.
+	restartDelivered = 45 * time.Second
 )
+
+// restartRounds is how many times each mode restarts PostgreSQL in one run: an immediate restart
+// strands a delivery only when it lands in the middle of a fetch, which one restart often misses.
+var restartRounds = map[string]int{"fast": 1, "immediate": 4}
 
 // timed is one answer of the load, with when it was sent and answered.
 type timed struct {
@@ -39,8 +47,9 @@ type timed struct {
 // load, in fast mode (sessions closed, checkpoint) or immediate mode (a crash, recovered from the
 // WAL). While it is down every request answers 503 unavailable, quickly; once it is back Podium
 // serves within 5 s without a restart of its own; no acknowledged write is lost; every email is
-// delivered, with duplicates within the crash bound (a delivery the relay accepted whose sent mark
-// the outage prevented is sent again).
+// delivered within 45 s of PostgreSQL's last return, with duplicates within the crash bound (a
+// delivery the relay accepted whose sent mark the outage prevented is sent again). The immediate
+// mode restarts four times in one run (restartRounds).
 func TestDatabaseRestartFast(t *testing.T) { testDatabaseRestart(t, "fast") }
 
 // TestDatabaseRestartImmediate: see TestDatabaseRestartFast.
@@ -85,7 +94,7 @@ func testDatabaseRestart(t *testing.T, mode string) {
 		stopping, down, up, served time.Time
 	}
 	var outages []outage
-	for _, mode := range []string{mode} { // one outage per test; the checks below take any number
+	for range restartRounds[mode] {
 		time.Sleep(5 * time.Second)
 		o := outage{mode: mode, stopping: time.Now()}
 		require.NoError(t, cluster.Restart(ctx, mode, func() {
@@ -149,8 +158,9 @@ func testDatabaseRestart(t *testing.T, mode string) {
 		st.ackCancels).Scan(&n))
 	require.Equal(t, len(st.ackCancels), n, "acknowledged cancellations in the database")
 
-	// River resumed: every email is delivered.
-	waitDelivered(t, db, 3*time.Minute)
+	// River resumed: every email is delivered, soon.
+	waitDelivered(t, db, restartDelivered-time.Since(outages[len(outages)-1].up))
+	deliveredIn := time.Since(outages[len(outages)-1].up)
 	var emails, unsent int
 	require.NoError(t, db.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE status <> 'sent') FROM email_log`).Scan(&emails, &unsent))
 	require.Zero(t, unsent, "emails not sent")
@@ -163,10 +173,13 @@ func testDatabaseRestart(t *testing.T, mode string) {
 			o.mode, o.down.Sub(o.stopping).Round(time.Millisecond), o.up.Sub(o.down).Round(time.Millisecond),
 			o.served.Sub(o.up).Round(time.Millisecond))
 	}
+	var rescued int
+	require.NoError(t, db.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE errors::text LIKE '%podium: rescued%'`).Scan(&rescued))
 	t.Logf("%d answers %v; while down: %d answers, p50 %s, max %s; %d speakers, %d sessions, %d cancellations "+
-		"acknowledged and found; %d emails, %d Message-IDs duplicated (%d extra copies)",
+		"acknowledged and found; %d emails, %d Message-IDs duplicated (%d extra copies), every one delivered %s after "+
+		"PostgreSQL's last return; %d stranded jobs rescued",
 		len(answers), statuses, len(downLatencies), percentile(downLatencies, 50).Round(time.Millisecond),
 		percentile(downLatencies, 100).Round(time.Millisecond), len(st.ackSpeakers), len(st.ackSessions),
-		len(st.ackCancels), emails, dupIDs, extra)
+		len(st.ackCancels), emails, dupIDs, extra, deliveredIn.Round(time.Millisecond), rescued)
 	require.LessOrEqual(t, extra, len(outages)*jobs.MaxUnrecorded, "more duplicates than the outages may cause")
 }

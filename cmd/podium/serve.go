@@ -107,6 +107,9 @@ func serve(ctx context.Context, cfg config, work bool) error {
 	if resolver.Files != nil {
 		jobsCfg.Files = resolver.Files.Store
 	}
+	if work {
+		jobsCfg.Rescuer = jobs.NewRescuer(db.Pool, log)
+	}
 	river, err := jobs.NewClient(db, jobsCfg)
 	if err != nil {
 		return err
@@ -125,6 +128,7 @@ func serve(ctx context.Context, cfg config, work bool) error {
 		if err := river.Start(context.WithoutCancel(ctx)); err != nil {
 			return fmt.Errorf("start workers: %w", err)
 		}
+		go jobsCfg.Rescuer.Run(context.WithoutCancel(ctx), river)
 	}
 
 	handler := rest.NewHandler(rest.Options{

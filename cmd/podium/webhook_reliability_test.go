@@ -246,8 +246,8 @@ func TestWebhooksSurviveSIGKILL(t *testing.T) {
 	atKill, _, _ := rc.tally()
 	ctx := context.Background()
 	waitBackendsGone(t, w.db)
-	// River rescues the jobs of a dead process only after five minutes (see jobs.NewClient); the
-	// test does what the rescuer will.
+	// River rescues the webhook jobs of a dead process only after five minutes (jobs.Rescuer
+	// leaves them to it); the test does what the rescuer will.
 	_, err := w.db.Exec(ctx, `UPDATE river_job SET state = 'available', scheduled_at = now()
 		WHERE kind IN ('dispatch_webhooks', 'deliver_webhook') AND state = 'running'`)
 	require.NoError(t, err)
