@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 
@@ -48,10 +49,7 @@ func TestBrowserNewcomer(t *testing.T) {
 
 	t.Run("UsedLinkOffersANewOneForTheSameForm", func(t *testing.T) {
 		ctx := browser.tab(t)
-		run(t, ctx, "open the form's page", phone(), chromedp.Navigate(formPage),
-			chromedp.WaitVisible(`input[name=email]`, chromedp.ByQuery),
-			chromedp.SendKeys(`input[name=email]`, "newbie@example.test", chromedp.ByQuery),
-			chromedp.Click(`form[action="/auth/signin"] button`, chromedp.ByQuery))
+		run(t, ctx, "ask for a link on the form's page", phone(), chromedp.Navigate(formPage), askForLink("newbie@example.test"))
 		checkEmail := waitText(t, ctx, `main`, "sign-in link is on its way")
 		require.Contains(t, checkEmail, "newbie@example.test")
 		require.NotContains(t, checkEmail, "If this address is known")
@@ -71,8 +69,7 @@ func TestBrowserNewcomer(t *testing.T) {
 		// Signed out, the newcomer opens the same email again: the link is used.
 		run(t, ctx, "sign out", chromedp.Click(`header form.who button`, chromedp.ByQuery),
 			chromedp.WaitVisible(`input[name=email]`, chromedp.ByQuery))
-		run(t, ctx, "follow the used link", chromedp.Navigate(first),
-			chromedp.WaitVisible(`#confirm`, chromedp.ByQuery), chromedp.Click(`#confirm`, chromedp.ByQuery))
+		run(t, ctx, "follow the used link", followLink(first))
 		refused := waitText(t, ctx, `main`, "already used")
 		require.Contains(t, refused, "new link")
 		waitText(t, ctx, `header`, "GopherCon Newcomer Check")
@@ -85,12 +82,10 @@ func TestBrowserNewcomer(t *testing.T) {
 		require.Equal(t, "/cfp/"+formID, next)
 		require.Equal(t, formID, form)
 
-		run(t, ctx, "ask for a new link", chromedp.SendKeys(`input[name=email]`, "newbie@example.test", chromedp.ByQuery),
-			chromedp.Click(`form[action="/auth/signin"] button`, chromedp.ByQuery))
+		run(t, ctx, "ask for a new link", askForLink("newbie@example.test"))
 		waitText(t, ctx, `main`, "sign-in link is on its way")
 		second := link.FindString(lastTo(t, sink, "newbie@example.test", 2).Text)
-		run(t, ctx, "follow the new link", chromedp.Navigate(second),
-			chromedp.WaitVisible(`#confirm`, chromedp.ByQuery), chromedp.Click(`#confirm`, chromedp.ByQuery))
+		run(t, ctx, "follow the new link", followLink(second))
 		waitText(t, ctx, `#signed-in-as`, "newbie@example.test")
 		require.Equal(t, formPage, location(t, ctx))
 	})
@@ -98,9 +93,7 @@ func TestBrowserNewcomer(t *testing.T) {
 	t.Run("PlainSignInSaysWhatHappens", func(t *testing.T) {
 		ctx := browser.tab(t)
 		run(t, ctx, "ask for a link for an address nobody knows", phone(), chromedp.Navigate(srv.url+"/auth/signin"),
-			chromedp.WaitVisible(`input[name=email]`, chromedp.ByQuery),
-			chromedp.SendKeys(`input[name=email]`, "stranger@example.test", chromedp.ByQuery),
-			chromedp.Click(`form[action="/auth/signin"] button`, chromedp.ByQuery))
+			askForLink("stranger@example.test"))
 		page := waitText(t, ctx, `main`, "stranger@example.test")
 		require.NotContains(t, page, "If this address is known")
 		require.Contains(t, page, "15 minutes")
@@ -111,18 +104,15 @@ func TestBrowserNewcomer(t *testing.T) {
 	t.Run("OrganizerUsesGraphiQLWithTheirSession", func(t *testing.T) {
 		gql.graphQL(t, `mutation { inviteOrganizationMember(input: {email: "org@example.test", role: "admin"}) { id } }`, nil)
 		ctx := browser.tab(t)
-		run(t, ctx, "open GraphiQL signed out", chromedp.Navigate(srv.url+"/graphql"),
+		run(t, ctx, "open GraphiQL signed out", network.ClearBrowserCookies(), chromedp.Navigate(srv.url+"/graphql"),
 			chromedp.WaitVisible(`#podium-hint`, chromedp.ByQuery))
 		hint := waitText(t, ctx, `#podium-hint`, "Sign in")
 		require.NotContains(t, hint, "Every query needs an API key")
 		run(t, ctx, "follow the hint's sign-in link", chromedp.Click(`#podium-hint a`, chromedp.ByQuery),
-			chromedp.WaitVisible(`input[name=email]`, chromedp.ByQuery),
-			chromedp.SendKeys(`input[name=email]`, "org@example.test", chromedp.ByQuery),
-			chromedp.Click(`form[action="/auth/signin"] button`, chromedp.ByQuery))
+			askForLink("org@example.test"))
 		waitText(t, ctx, `main`, "org@example.test")
 		signin := link.FindString(lastTo(t, sink, "org@example.test", 2).Text)
-		run(t, ctx, "follow the link and confirm", chromedp.Navigate(signin),
-			chromedp.WaitVisible(`#confirm`, chromedp.ByQuery), chromedp.Click(`#confirm`, chromedp.ByQuery),
+		run(t, ctx, "follow the link and confirm", followLink(signin),
 			chromedp.WaitVisible(`.graphiql-query-editor .CodeMirror`, chromedp.ByQuery))
 		require.Equal(t, srv.url+"/graphql", location(t, ctx))
 		waitText(t, ctx, `#podium-hint`, "org@example.test")
@@ -152,20 +142,16 @@ func TestBrowserNewcomer(t *testing.T) {
 	t.Run("EachRoleLandsOnItsHome", func(t *testing.T) {
 		addAda(t, api, "/events/"+eventID)
 		ctx := browser.tab(t)
-		run(t, ctx, "open the home page signed out", phone(), chromedp.Navigate(srv.url+"/"),
+		run(t, ctx, "open the home page signed out", phone(), network.ClearBrowserCookies(), chromedp.Navigate(srv.url+"/"),
 			chromedp.WaitVisible(`main`, chromedp.ByQuery))
 		home := waitText(t, ctx, `main`, "Sign in")
 		require.NotContains(t, home, `"error"`)
 		checkAccessibility(t, ctx, "/ signed out")
 		screen(t, ctx, "home.png")
 
-		run(t, ctx, "sign in from the home page", chromedp.Click(`#signin`, chromedp.ByQuery),
-			chromedp.WaitVisible(`input[name=email]`, chromedp.ByQuery),
-			chromedp.SendKeys(`input[name=email]`, "ada@example.test", chromedp.ByQuery),
-			chromedp.Click(`form[action="/auth/signin"] button`, chromedp.ByQuery))
+		run(t, ctx, "sign in from the home page", chromedp.Click(`#signin`, chromedp.ByQuery), askForLink("ada@example.test"))
 		waitText(t, ctx, `main`, "ada@example.test")
-		run(t, ctx, "follow the link and confirm", chromedp.Navigate(link.FindString(lastTo(t, sink, "ada@example.test", 1).Text)),
-			chromedp.WaitVisible(`#confirm`, chromedp.ByQuery), chromedp.Click(`#confirm`, chromedp.ByQuery))
+		run(t, ctx, "follow the link and confirm", followLink(link.FindString(lastTo(t, sink, "ada@example.test", 1).Text)))
 		waitText(t, ctx, `#signed-in-as`, "ada@example.test")
 		require.Equal(t, srv.url+"/portal", location(t, ctx), "a speaker lands on their portal")
 
@@ -196,10 +182,7 @@ func TestBrowserNewcomer(t *testing.T) {
 			status, _ := postForm(t, srv.url+"/auth/signin", url.Values{"email": {"eager@example.test"}})
 			require.Equal(t, http.StatusAccepted, status)
 		}
-		run(t, ctx, "ask once too often", chromedp.Navigate(srv.url+"/auth/signin"),
-			chromedp.WaitVisible(`input[name=email]`, chromedp.ByQuery),
-			chromedp.SendKeys(`input[name=email]`, "eager@example.test", chromedp.ByQuery),
-			chromedp.Click(`form[action="/auth/signin"] button`, chromedp.ByQuery))
+		run(t, ctx, "ask once too often", chromedp.Navigate(srv.url+"/auth/signin"), askForLink("eager@example.test"))
 		slow := waitText(t, ctx, `main`, "minutes")
 		require.NotContains(t, slow, "wait a minute")
 		require.Contains(t, slow, "3 minutes")
@@ -207,6 +190,24 @@ func TestBrowserNewcomer(t *testing.T) {
 	})
 
 	browser.requireLocal(t)
+}
+
+// askForLink types addr into the page's sign-in form and sends it.
+func askForLink(addr string) chromedp.Action {
+	return chromedp.Tasks{
+		chromedp.WaitVisible(`form[action="/auth/signin"] input[name=email]`, chromedp.ByQuery),
+		chromedp.SendKeys(`form[action="/auth/signin"] input[name=email]`, addr, chromedp.ByQuery),
+		chromedp.Click(`form[action="/auth/signin"] button`, chromedp.ByQuery),
+	}
+}
+
+// followLink opens a sign-in link from an email and presses its button.
+func followLink(link string) chromedp.Action {
+	return chromedp.Tasks{
+		chromedp.Navigate(link),
+		chromedp.WaitVisible(`#confirm`, chromedp.ByQuery),
+		chromedp.Click(`#confirm`, chromedp.ByQuery),
+	}
 }
 
 // postForm posts a same-origin form and returns the status and the body.
