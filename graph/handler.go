@@ -306,4 +306,3 @@ func limitError(message string) *gqlerror.Error {
 	err.Extensions = map[string]any{"code": apperr.CodeComplexityLimitExceeded}
 	return err
 }
-

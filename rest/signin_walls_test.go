@@ -77,10 +77,10 @@ func TestSignInTokensNotStored(t *testing.T) {
 	for _, text := range []string{rows[0].Body, rows[0].HTMLBody, rows[0].Subject} {
 		require.NotContains(t, text, token[1])
 	}
-	var clear int
+	var inClear int
 	require.NoError(t, b.db.Pool.QueryRow(b.sys(), `SELECT count(*) FROM email_log WHERE body LIKE '%' || $1 || '%'
-		OR html_body LIKE '%' || $1 || '%'`, token[1]).Scan(&clear))
-	require.Zero(t, clear)
+		OR html_body LIKE '%' || $1 || '%'`, token[1]).Scan(&inClear))
+	require.Zero(t, inClear)
 	var jobs int
 	require.NoError(t, b.db.Pool.QueryRow(b.sys(), `SELECT count(*) FROM river_job WHERE args::text LIKE '%' || $1 || '%'`,
 		token[1]).Scan(&jobs))
