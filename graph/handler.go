@@ -3,17 +3,12 @@ package graph
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"embed"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
-	"strings"
 	"sync"
 	"time"
 
@@ -21,7 +16,6 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
-	"github.com/99designs/gqlgen/graphql/playground"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
@@ -127,7 +121,7 @@ func NewHandler(opts HandlerOptions) http.Handler {
 	srv.SetErrorPresenter(present)
 	srv.SetRecoverFunc(recoverPanic(opts.Log))
 
-	graphiql := newGraphiQL("/graphql")
+	graphiql := newGraphiQL()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if WantsGraphiQL(r) {
 			graphiql.ServeHTTP(w, r)
@@ -312,113 +306,3 @@ func limitError(message string) *gqlerror.Error {
 	err.Extensions = map[string]any{"code": apperr.CodeComplexityLimitExceeded}
 	return err
 }
-
-// WantsGraphiQL reports whether r is a browser opening /graphql, which gets GraphiQL rather than
-// a GraphQL response: the page, or one of the files it loads (GET /graphql?graphiql=NAME). Both
-// are public; the page's queries need a key.
-func WantsGraphiQL(r *http.Request) bool {
-	if r.Method != http.MethodGet {
-		return false
-	}
-	if r.URL.RawQuery == "" {
-		return strings.Contains(r.Header.Get("Accept"), "text/html")
-	}
-	q := r.URL.Query()
-	_, ok := graphiqlAssets()[q.Get(graphiqlAssetParam)]
-	return ok && len(q) == 1
-}
-
-// graphiqlFiles are the scripts and stylesheet of gqlgen's GraphiQL page — graphiql 4.1.2,
-// react and react-dom 18.2.0 from npm (MIT, see the LICENSE files), byte for byte the files
-// gqlgen pins by SRI hash on cdn.jsdelivr.net — served by Podium itself: GraphiQL opens where
-// the browser cannot reach the CDN (an offline or locked-down network) and loads nothing from a
-// third party. When gqlgen moves to other versions, replace the files with its new ones.
-//
-//go:embed graphiql/*.js graphiql/*.css
-var graphiqlFiles embed.FS
-
-// graphiqlAssetParam names a GraphiQL file in GET /graphql?graphiql=NAME. The files share the
-// page's path so that serving them needs no route beyond /graphql.
-const graphiqlAssetParam = "graphiql"
-
-// graphiqlAsset is one file of GraphiQL, with its SRI hash ("sha256-…"), which the page checks
-// and which is also its ETag.
-type graphiqlAsset struct {
-	body        []byte
-	sri         string
-	contentType string
-}
-
-// graphiqlAssets reads the embedded files once, by name.
-var graphiqlAssets = sync.OnceValue(func() map[string]graphiqlAsset {
-	entries, err := graphiqlFiles.ReadDir("graphiql")
-	if err != nil {
-		panic(err)
-	}
-	assets := make(map[string]graphiqlAsset, len(entries))
-	for _, e := range entries {
-		body, err := graphiqlFiles.ReadFile("graphiql/" + e.Name())
-		if err != nil {
-			panic(err)
-		}
-		sum := sha256.Sum256(body)
-		contentType := "text/javascript; charset=utf-8"
-		if strings.HasSuffix(e.Name(), ".css") {
-			contentType = "text/css; charset=utf-8"
-		}
-		assets[e.Name()] = graphiqlAsset{body: body, sri: "sha256-" + base64.StdEncoding.EncodeToString(sum[:]),
-			contentType: contentType}
-	}
-	return assets
-})
-
-// newGraphiQL serves gqlgen's GraphiQL page for endpoint, pointed at the embedded files, and the
-// files themselves. Every query needs an API key, which a newcomer has no way to guess: the page
-// opens with the Authorization header already in GraphiQL's headers editor, waiting for the key,
-// and says so above the editor, before a first query fails with missing_api_key.
-func newGraphiQL(endpoint string) http.Handler {
-	assets := graphiqlAssets()
-	url := func(name string) string { return endpoint + "?" + graphiqlAssetParam + "=" + name }
-	page := httptest.NewRecorder()
-	playground.Handler("Podium GraphQL", endpoint,
-		playground.WithGraphiqlVersion(url("graphiql.min.js"), url("graphiql.min.css"),
-			assets["graphiql.min.js"].sri, assets["graphiql.min.css"].sri),
-		playground.WithGraphiqlReactVersion(url("react.production.min.js"), url("react-dom.production.min.js"),
-			assets["react.production.min.js"].sri, assets["react-dom.production.min.js"].sri),
-		playground.WithGraphiqlUiHeaders(map[string]string{"Authorization": "Bearer " + graphiqlKeyPlaceholder}),
-	)(page, httptest.NewRequestWithContext(context.Background(), http.MethodGet, endpoint, nil))
-	html := bytes.Replace(page.Body.Bytes(), []byte("</head>"), []byte(graphiqlHintStyle+"</head>"), 1)
-	html = bytes.Replace(html, []byte("<body>"), []byte("<body>"+graphiqlHint), 1)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		a, ok := assets[r.URL.Query().Get(graphiqlAssetParam)]
-		if !ok {
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			_, _ = w.Write(html)
-			return
-		}
-		w.Header().Set("Content-Type", a.contentType)
-		w.Header().Set("Cache-Control", "public, max-age=86400")
-		w.Header().Set("ETag", `"`+a.sri+`"`)
-		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(a.body))
-	})
-}
-
-// graphiqlKeyPlaceholder stands for the API key in the headers GraphiQL opens with.
-const graphiqlKeyPlaceholder = "<your API key>"
-
-// graphiqlHint tells a newcomer where the API key goes; graphiqlHintStyle makes room for it
-// above GraphiQL.
-const (
-	graphiqlHint = `<p id="podium-key-hint">Every query needs an API key: in <b>Headers</b> below the editor,
-replace <code>&lt;your API key&gt;</code> with yours. No key yet? <code>podium keys create --org NAME</code>
-prints one.</p>
-`
-	graphiqlHintStyle = `<style>
-#podium-key-hint { margin: 0; padding: 0.5rem 1rem; height: 1.5rem; overflow: hidden;
-  white-space: nowrap; text-overflow: ellipsis;
-  font: 14px/1.5rem system-ui, sans-serif; background: #fff8db; border-bottom: 1px solid #e6d48a; }
-#podium-key-hint code { font-size: 13px; }
-#graphiql { height: calc(100vh - 2.5rem - 1px) !important; }
-</style>
-`
-)

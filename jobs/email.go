@@ -58,7 +58,7 @@ type DeliverEmailWorker struct {
 	ClaimPool *pgxpool.Pool
 	Sender    Sender
 	Log       *slog.Logger
-	// Tokens records the sign-in tokens minted for one-click links (see mintSignInLink), with
+	// Tokens records the sign-in tokens minted for one-click links (see MintSignInLink), with
 	// synchronous commits: a token must exist before the email carrying it can be followed.
 	// Without it, and with the LogSender (whose log is no mailbox), no token is minted.
 	Tokens *pgxpool.Pool
@@ -274,7 +274,7 @@ func (w *DeliverEmailWorker) Work(ctx context.Context, job *river.Job[DeliverEma
 	}
 
 	if w.Tokens != nil && w.Sender.Provider() != (LogSender{}).Provider() {
-		if err := mintSignInLink(ctx, w.Tokens, msg); err != nil {
+		if err := MintSignInLink(ctx, w.Tokens, msg); err != nil {
 			return err
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/podium/podium/ent/schema/viewer"
 	"github.com/podium/podium/graph/files"
+	"github.com/podium/podium/rest/web"
 )
 
 // Files: downloads of stored files (docs/files.md). Uploads are GraphQL only (the organizer app);
@@ -27,6 +28,22 @@ func (a *API) downloadFile(ctx context.Context, q *request) (any, error) {
 	}}, nil
 }
 
+// refuseDownload answers a download link that cannot be served: a page for a person's browser
+// (a link from an email or a page, opened once it expired), the error envelope for API clients.
+func (a *API) refuseDownload(w http.ResponseWriter, r *http.Request, err error) {
+	if !web.WantsPage(r) {
+		a.writeError(w, r, err)
+		return
+	}
+	e := a.errorOf(w, r, err)
+	msg := e.Message
+	if e.Status < http.StatusInternalServerError {
+		msg = "This download link has expired or is not valid. Go back to the page that offered the file and " +
+			"open it again: each visit makes a fresh link."
+	}
+	web.Render(w, e.Status, web.Page{Title: "Download not available", Error: msg})
+}
+
 // serveSignedFile streams the file of a signed URL (GraphQL's download URLs): no API key, the
 // signature and its expiry are the credential, and a row of the key's organization must still
 // point at the file.
@@ -39,12 +56,12 @@ func (a *API) serveSignedFile(w http.ResponseWriter, r *http.Request) {
 	key, err := a.res.Files.VerifySigned(org, chi.URLParam(r, "fileId"),
 		r.URL.Query().Get("expires"), r.URL.Query().Get("signature"))
 	if err != nil {
-		a.writeError(w, r, err)
+		a.refuseDownload(w, r, err)
 		return
 	}
 	f, err := a.res.OpenSignedFile(viewer.WithOrganization(r.Context(), org), key)
 	if err != nil {
-		a.writeError(w, r, err)
+		a.refuseDownload(w, r, err)
 		return
 	}
 	files.Serve(w, r, f.Object, f.Name, f.ContentType)

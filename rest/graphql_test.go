@@ -237,6 +237,10 @@ func TestGraphQLQueries(t *testing.T) {
 	})
 
 	t.Run("GraphiQLForBrowsers", func(t *testing.T) {
+		get := func(target, _ string) *httptest.ResponseRecorder {
+			req, _ := http.NewRequest(http.MethodGet, target, nil)
+			return b.sendRaw(req)
+		}
 		req, _ := http.NewRequest(http.MethodGet, "/graphql", nil)
 		req.Header.Set("Accept", "text/html")
 		rec := b.sendRaw(req)
@@ -245,10 +249,21 @@ func TestGraphQLQueries(t *testing.T) {
 		// The page loads its scripts and stylesheet from Podium itself, never from a CDN.
 		require.NotContains(t, rec.Body.String(), "cdn.jsdelivr.net")
 		require.Contains(t, rec.Body.String(), `src="/graphql?graphiql=graphiql.min.js"`)
-		// A newcomer sees where the key goes before a first query fails: the headers editor opens
-		// with the header the API reads, and a line above GraphiQL says what to do.
-		require.Contains(t, rec.Body.String(), `const uiHeaders = {"Authorization":"Bearer \u003cyour API key\u003e"};`)
-		require.Contains(t, rec.Body.String(), `<p id="podium-key-hint">Every query needs an API key`)
+		// A person signed in by email runs queries with their session: the page pre-fills no
+		// header (a placeholder key made every query fail), keeps none, and says what a key is for.
+		require.NotContains(t, rec.Body.String(), "your API key")
+		require.NotContains(t, rec.Body.String(), "Every query needs an API key")
+		require.Contains(t, rec.Body.String(), `<a href="/auth/signin?next=%2Fgraphql">Sign in</a>`)
+		// No inline script or style, a policy that allows only this site's, and no framing.
+		require.NotRegexp(t, `<script>|<style|style=`, rec.Body.String())
+		csp := rec.Header().Get("Content-Security-Policy")
+		require.Contains(t, csp, "script-src 'self';")
+		require.Contains(t, csp, "frame-ancestors 'none'")
+		require.NotContains(t, csp, "unsafe-eval")
+		require.Equal(t, "DENY", rec.Header().Get("X-Frame-Options"))
+		start := get("/graphql?graphiql=podium.js", "")
+		require.Equal(t, http.StatusOK, start.Code)
+		require.Contains(t, start.Body.String(), "shouldPersistHeaders: false")
 		require.Contains(t, rec.Body.String(), `podium keys create --org NAME`)
 	})
 

@@ -80,17 +80,3 @@ func BenchmarkLimiter(b *testing.B) {
 		}
 	}
 }
-
-// Making up addresses does not reset sign-in limits: past maxBuckets, only refilled buckets go.
-func TestSignInLimitSurvivesAFloodOfAddresses(t *testing.T) {
-	t.Parallel()
-	s := newSignIn(nil, "", nil)
-	for range signInAddressBurst {
-		require.True(t, s.allow("ada@example.test", fmt.Sprint("client-", t.Name())))
-	}
-	require.False(t, s.allow("ada@example.test", "another client"), "the address has spent its links")
-	for i := range maxBuckets + 10 {
-		s.allow(fmt.Sprintf("made-up-%d@example.test", i), fmt.Sprint("client-", i))
-	}
-	require.False(t, s.allow("ada@example.test", "yet another client"), "the flood did not refill the address")
-}

@@ -36,6 +36,7 @@ import (
 	"github.com/podium/podium/ent/schema/viewer"
 	"github.com/podium/podium/graph"
 	"github.com/podium/podium/graph/access"
+	"github.com/podium/podium/graph/access/mailbudget"
 	"github.com/podium/podium/graph/apperr"
 	"github.com/podium/podium/graph/files"
 	"github.com/podium/podium/rest/web"
@@ -60,6 +61,8 @@ type Options struct {
 	RateLimit RateLimit
 	// Metrics are served at /metrics; nil makes a set of this router's own.
 	Metrics *Metrics
+	// MailLimits bound the sign-in links sent (docs/people.md); nil means mailbudget.Default.
+	MailLimits *mailbudget.Limits
 }
 
 // API is the REST API's state.
@@ -98,7 +101,12 @@ func NewHandler(opts Options) http.Handler {
 	if opts.Resolver != nil && opts.Resolver.Outbox != nil {
 		publicURL = opts.Resolver.Outbox.PublicURL
 	}
-	a.signin = newSignIn(&access.People{DB: opts.DB, Outbox: opts.Resolver.Outbox}, publicURL,
+	limits := mailbudget.Default
+	if opts.MailLimits != nil {
+		limits = *opts.MailLimits
+	}
+	people := &access.People{DB: opts.DB, Outbox: opts.Resolver.Outbox, Budgets: mailbudget.New(opts.DB.Pool, limits)}
+	a.signin = newSignIn(people, publicURL,
 		func(ctx context.Context, msg string, args ...any) { a.log.ErrorContext(ctx, msg, args...) })
 	a.signin.ops = opts.Resolver
 

@@ -7,17 +7,19 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/url"
+	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-chi/chi/v5"
-	"golang.org/x/time/rate"
 
+	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/dbx"
 	"github.com/podium/podium/ent/schema/viewer"
 	"github.com/podium/podium/graph"
 	"github.com/podium/podium/graph/access"
+	"github.com/podium/podium/graph/access/mailbudget"
 	"github.com/podium/podium/graph/apperr"
 	"github.com/podium/podium/rest/web"
 )
@@ -31,24 +33,13 @@ import (
 //	POST /auth/link                consume the token, start a new session, 303 to where the link leads
 //	POST /auth/signout             end this session
 //	POST /auth/signout-everywhere  end every session of this person
-//	GET  /me                       who is signed in and what they may do
+//	GET  /                         the home page: who Podium is for, or the signed-in person's home
+//	GET  /me                       the signed-in person's homes, one per role (rest/web/home.go)
 //	GET  /reviews, /reviews/{id}   the reviewer desk (rest/web/review.go); POST answers, recusal
 //	GET  /portal                   the speaker portal (rest/web/portal.go, docs/portal.md)
 
-// Rates of sign-in requests, per address and per client address (IP): a few links a quarter
-// hour for one address is what a person needs, and the limit keeps a stranger from filling
-// someone's inbox. Both live in this process, like the API key buckets.
-var (
-	signInPerAddress = rate.Every(3 * time.Minute) // 5 at once, then one every 3 minutes
-	signInPerClient  = rate.Every(6 * time.Second) // 20 at once, then 10 a minute
-)
-
-const (
-	signInAddressBurst = 5
-	signInClientBurst  = 20
-	// signInWorkers bounds the sign-in emails being prepared at once.
-	signInWorkers = 4
-)
+// signInWorkers bounds the sign-in emails being prepared at once.
+const signInWorkers = 4
 
 // signIn is the state of the sign-in endpoints.
 type signIn struct {
@@ -59,9 +50,9 @@ type signIn struct {
 	// which browsers accept only for Secure, host-only cookies on path /.
 	secure bool
 
-	mu        sync.Mutex
-	addresses *buckets
-	clients   *buckets
+	// budgets bound the sign-in links sent, in PostgreSQL, across every Podium process
+	// (graph/access/mailbudget, docs/people.md).
+	budgets *mailbudget.Budgets
 	// work bounds the links being prepared in the background.
 	work chan struct{}
 	log  func(ctx context.Context, msg string, args ...any)
@@ -69,8 +60,7 @@ type signIn struct {
 
 func newSignIn(people *access.People, publicURL string, log func(ctx context.Context, msg string, args ...any)) *signIn {
 	return &signIn{
-		people: people, secure: strings.HasPrefix(publicURL, "https://"),
-		addresses: newBuckets(signInPerAddress, signInAddressBurst), clients: newBuckets(signInPerClient, signInClientBurst),
+		people: people, secure: strings.HasPrefix(publicURL, "https://"), budgets: people.Budgets,
 		work: make(chan struct{}, signInWorkers), log: log,
 	}
 }
@@ -113,29 +103,15 @@ func (s *signIn) routes(r chi.Router) {
 	r.Post("/auth/link", web.Protect(s.followLink))
 	r.Post("/auth/signout", web.Protect(s.signOut))
 	r.Post("/auth/signout-everywhere", web.Protect(s.signOutEverywhere))
-	r.Get("/me", s.mePage)
+	home := &web.Home{People: s.people, Person: s.person, Log: s.log}
+	r.Get("/", home.Root)
+	r.Get("/me", home.Me)
 	// Where Podium's emails lead (portal invitations, reviewer invitations and reminders): the
 	// reviewer desk and the speaker portal, after signing in.
 	(&web.Desk{Ops: s.ops, Person: s.person, Log: s.log}).Mount(r)
 	(&web.Portal{Ops: s.ops, Person: s.person, Log: s.log}).Mount(r)
 	web.MountProfile(r, &web.Desk{Ops: s.ops, Person: s.person, Log: s.log})
 	web.MountWebhooks(r, &web.Desk{Ops: s.ops, Person: s.person, Log: s.log})
-}
-
-// allow takes a token from the buckets of the address and of the client.
-func (s *signIn) allow(addr, client string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	now := time.Now()
-	a, c := s.addresses.of(addr, now), s.clients.of(client, now)
-	// Both must allow; a refused client does not spend the address's token, and the reverse.
-	ra, rc := a.ReserveN(now, 1), c.ReserveN(now, 1)
-	if ra.DelayFrom(now) > 0 || rc.DelayFrom(now) > 0 {
-		ra.CancelAt(now)
-		rc.CancelAt(now)
-		return false
-	}
-	return true
 }
 
 // clientAddress is the request's peer address without its port.
@@ -156,11 +132,12 @@ type signInRequest struct {
 	Form string `json:"form"`
 }
 
-// signInAnswer is what POST /auth/signin answers, whatever the address.
-const signInAnswer = "If this address is known to Podium, a sign-in link is on its way. It works once, within 15 minutes."
-
-// requestLink answers 202 at once and prepares the link in the background, so that the answer
-// and its timing are the same for a known address, an unknown one and a malformed one.
+// requestLink draws on the sign-in budgets, answers 202 and prepares the link in the background,
+// so that the answer and its timing are the same for a known address, an unknown one and a
+// malformed one: the budgets are drawn for each alike, and only the background work tells them
+// apart. From a call-for-proposals form (named by the request or by where it leads) any address
+// gets its link, and the answer says so; elsewhere only an address Podium knows does, and the
+// answer says that, in words that fit both.
 func (s *signIn) requestLink(w http.ResponseWriter, r *http.Request) {
 	in, asJSON, err := readSignIn(w, r)
 	if err != nil {
@@ -168,15 +145,17 @@ func (s *signIn) requestLink(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, e.Status, envelope{Error: envelopeError{Code: e.Code, Message: e.Message}})
 		return
 	}
-	addr := access.NormalizeEmail(in.Email)
-	if !s.allow(addr, clientAddress(r)) {
-		w.Header().Set("Retry-After", "60")
-		e := apperr.New(http.StatusTooManyRequests, apperr.CodeRateLimited, "Too many sign-in requests: wait a minute and try again")
-		if asJSON {
-			writeJSON(w, e.Status, envelope{Error: envelopeError{Code: e.Code, Message: e.Message}})
-		} else {
-			message(w, e.Status, "Slow down", e.Message, nil)
-		}
+	addr, next := access.NormalizeEmail(in.Email), access.SafeNext(in.Next)
+	if in.Form != "" && access.FormOf(next) != in.Form {
+		next = "/cfp/" + in.Form
+	}
+	pl := s.place(r.Context(), next)
+	formID, org := "", ""
+	if pl.form != nil {
+		formID, org = pl.form.ID, pl.form.Edges.Event.OrganizationID
+	}
+	if err := s.budgets.SignIn(r.Context(), addr, clientAddress(r), formID, org); err != nil {
+		s.refuse(w, r, err, asJSON, pl)
 		return
 	}
 	if strings.Contains(addr, "@") && len(addr) <= 320 {
@@ -186,22 +165,98 @@ func (s *signIn) requestLink(w http.ResponseWriter, r *http.Request) {
 		go func() {
 			s.work <- struct{}{}
 			defer func() { <-s.work }()
-			request := s.people.RequestLink
-			if in.Form != "" {
-				request = func(ctx context.Context, addr, next string) error {
-					return s.people.RequestFormLink(ctx, addr, next, in.Form)
-				}
-			}
-			if err := request(ctx, addr, in.Next); err != nil {
+			if err := s.people.RequestLink(ctx, addr, next); err != nil {
 				s.log(ctx, "sign-in link not sent", "err", err)
 			}
 		}()
 	}
+	sent := sentPage{Email: addr, Minutes: int(access.LinkLifetime / time.Minute), Form: pl.title, Retry: pl.retry()}
 	if asJSON {
-		writeJSON(w, http.StatusAccepted, map[string]string{"status": "accepted", "message": signInAnswer})
+		writeJSON(w, http.StatusAccepted, map[string]string{"status": "accepted", "message": sent.message()})
 		return
 	}
-	message(w, http.StatusAccepted, "Check your email", signInAnswer, nil)
+	web.Render(w, http.StatusAccepted, web.Page{Title: "Check your email", Theme: pl.theme, Content: "signin-sent", Data: sent})
+}
+
+// refuse answers a sign-in request over budget (429 with the wait), or one whose budgets could
+// not be read.
+func (s *signIn) refuse(w http.ResponseWriter, r *http.Request, err error, asJSON bool, pl place) {
+	e, ok := apperr.As(err)
+	if !ok {
+		s.log(r.Context(), "sign-in budgets unavailable", "err", err)
+		e = apperr.Internal()
+	} else {
+		w.Header().Set("Retry-After", strconv.Itoa(mailbudget.RetryAfter(err)))
+		e = apperr.New(e.Status, e.Code, "Too many sign-in links were asked for: try again in "+
+			mailbudget.Wait(time.Duration(mailbudget.RetryAfter(err))*time.Second)+". A link already sent works for "+
+			strconv.Itoa(int(access.LinkLifetime/time.Minute))+" minutes.")
+	}
+	if asJSON {
+		writeJSON(w, e.Status, envelope{Error: envelopeError{Code: e.Code, Message: e.Message}})
+		return
+	}
+	web.Render(w, e.Status, web.Page{Title: "Slow down", Theme: pl.theme, Error: e.Message})
+}
+
+// sentPage is what the check-your-email page says (template signin-sent).
+type sentPage struct {
+	Email   string
+	Minutes int
+	// Form is the title of the call for proposals the link leads to: any address gets it. Empty
+	// for a plain sign-in, which sends links only to addresses an event knows.
+	Form string
+	// Retry is the sign-in page to ask again, for the same place.
+	Retry string
+}
+
+// message is the page's words for JSON clients.
+func (p sentPage) message() string {
+	if p.Form != "" {
+		return "A sign-in link is on its way to " + p.Email + ". It works once, within " + strconv.Itoa(p.Minutes) + " minutes."
+	}
+	return "If a speaker, reviewer or organizer of an event uses " + p.Email + ", a sign-in link is on its way to it. " +
+		"It works once, within " + strconv.Itoa(p.Minutes) + " minutes."
+}
+
+// place is where a sign-in leads, as the sign-in pages show it: an open call-for-proposals form
+// wears its event's theme, and its page sends links to any address.
+type place struct {
+	next  string
+	form  *ent.Form
+	title string
+	theme web.Theme
+}
+
+// place finds where next leads. A form that is closed, or unknown, is no place of its own: the
+// sign-in is a plain one.
+func (s *signIn) place(ctx context.Context, next string) place {
+	pl := place{next: next}
+	f, err := s.people.OpenForm(ctx, access.FormOf(next))
+	if err != nil {
+		s.log(ctx, "sign-in: form not read", "err", err)
+	}
+	if f != nil {
+		pl.form, pl.title, pl.theme = f, f.ExternalTitle, web.ThemeOfEvent(f.Edges.Event)
+	}
+	return pl
+}
+
+// retry is the sign-in page for the same place.
+func (pl place) retry() string { return "/auth/signin?next=" + url.QueryEscape(pl.next) }
+
+// signInForm is what the sign-in form posts (template signin).
+type signInForm struct {
+	Next string
+	// Form is the call for proposals whose page sends links to any address, and Title its title.
+	Form, Title string
+}
+
+func (pl place) signInForm() signInForm {
+	f := signInForm{Next: pl.next}
+	if pl.form != nil {
+		f.Form, f.Title = pl.form.ID, pl.title
+	}
+	return f
 }
 
 // readSignIn reads a sign-in request from a form or a JSON body.
@@ -240,9 +295,11 @@ func (s *signIn) followLink(w http.ResponseWriter, r *http.Request) {
 			message(w, http.StatusInternalServerError, "Sign-in failed", "Something went wrong; try again.", nil)
 			return
 		}
-		// The sign-in page, still leading where the link led: the person asks for a new link.
-		web.Render(w, e.Status, web.Page{Title: "Sign in to Podium", Error: e.Message, Content: "signin",
-			Data: access.SafeNext(r.PostForm.Get("next"))})
+		// The sign-in page, still leading where the link led, for the same place: the person asks
+		// for a new link.
+		pl := s.place(r.Context(), access.SafeNext(r.PostForm.Get("next")))
+		web.Render(w, e.Status, web.Page{Title: "Ask for a new link", Theme: pl.theme, Error: e.Message,
+			Content: "signin", Data: pl.signInForm()})
 		return
 	}
 	if old := s.sessionSecret(r); old != "" {
@@ -297,31 +354,23 @@ func message(w http.ResponseWriter, status int, title, text string, link *web.Li
 }
 
 func (s *signIn) signInPage(w http.ResponseWriter, r *http.Request) {
-	web.Render(w, http.StatusOK, web.Page{Title: "Sign in to Podium", Content: "signin",
-		Data: access.SafeNext(r.URL.Query().Get("next"))})
+	pl := s.place(r.Context(), access.SafeNext(r.URL.Query().Get("next")))
+	web.Render(w, http.StatusOK, web.Page{Title: "Sign in", Theme: pl.theme, Content: "signin", Data: pl.signInForm()})
 }
 
 // linkPage shows a button that posts the token: following a link with GET changes nothing, so
 // a mail scanner that opens every link in an email does not use the link up.
 func (s *signIn) linkPage(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	web.Render(w, http.StatusOK, web.Page{Title: "Sign in to Podium", Content: "signin-confirm",
-		Data: confirm{Token: q.Get("token"), Next: access.SafeNext(q.Get("next"))}})
+	pl := s.place(r.Context(), access.SafeNext(q.Get("next")))
+	web.Render(w, http.StatusOK, web.Page{Title: "Sign in", Theme: pl.theme, Content: "signin-confirm",
+		Data: confirm{Token: q.Get("token"), Next: pl.next, Title: pl.title}})
 }
 
 // confirm is what the confirm page posts: the token, and where a refused link still leads
 // (the sign-in page keeps it). The token's own next decides where a good link lands.
 type confirm struct {
 	Token, Next string
-}
-
-// mePage says who is signed in and what they are; the organizer, reviewer and speaker pages that
-// build on it come later.
-func (s *signIn) mePage(w http.ResponseWriter, r *http.Request) {
-	p := s.person(r)
-	if p == nil {
-		http.Redirect(w, r, "/auth/signin", http.StatusSeeOther)
-		return
-	}
-	web.Render(w, http.StatusOK, web.Page{Title: "Podium", Person: p, Content: "me", Data: p})
+	// Title is the call for proposals the link leads to, if any.
+	Title string
 }

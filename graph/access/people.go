@@ -18,6 +18,7 @@ import (
 	"github.com/podium/podium/ent/event"
 	"github.com/podium/podium/ent/eventmember"
 	"github.com/podium/podium/ent/form"
+	"github.com/podium/podium/ent/organization"
 	"github.com/podium/podium/ent/organizationinvitation"
 	"github.com/podium/podium/ent/organizationmember"
 	"github.com/podium/podium/ent/predicate"
@@ -25,6 +26,8 @@ import (
 	"github.com/podium/podium/ent/schema/viewer"
 	"github.com/podium/podium/ent/signintoken"
 	"github.com/podium/podium/ent/user"
+	"github.com/podium/podium/graph/access/landing"
+	"github.com/podium/podium/graph/access/mailbudget"
 	"github.com/podium/podium/graph/access/secret"
 	"github.com/podium/podium/graph/apperr"
 	"github.com/podium/podium/graph/email"
@@ -35,7 +38,7 @@ import (
 // session ends after a week without use, and in any case thirty days after sign-in, so a
 // forgotten browser does not stay signed in for ever.
 const (
-	LinkLifetime    = 15 * time.Minute
+	LinkLifetime    = secret.LinkLifetime
 	SessionIdle     = 7 * 24 * time.Hour
 	SessionLifetime = 30 * 24 * time.Hour
 	// seenEvery bounds how often a session's last_seen_at is written.
@@ -56,6 +59,8 @@ var ErrNoSession = apperr.New(http.StatusUnauthorized, apperr.CodeMissingAPIKey,
 type People struct {
 	DB     *dbx.DB
 	Outbox *email.Outbox
+	// Budgets bound the sign-in links sent (docs/people.md); nil sends without bounds.
+	Budgets *mailbudget.Budgets
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -78,72 +83,67 @@ var (
 // NormalizeEmail lower-cases and trims an address; addresses are compared that way.
 func NormalizeEmail(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
 
-// SafeNext returns next when it is a path on this site ("/…", not "//…" nor "/\…"), else "/me":
-// a sign-in link never sends a person to another site.
-func SafeNext(next string) string {
-	if next == "" || !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") ||
-		strings.HasPrefix(next, "/\\") || strings.ContainsAny(next, "\r\n") || len(next) > 2048 {
-		return "/me"
-	}
-	return next
-}
+// SafeNext returns next when it is an absolute path of this site, else the home page: a
+// sign-in never sends a person to another site (package landing says what passes).
+func SafeNext(next string) string { return landing.Path(next) }
 
 // known is how Podium knows an address: the event whose email log records the sign-in email,
-// and the name to greet.
+// and the name to greet ("" for an address no event knows).
 type known struct {
 	event     *ent.Event
 	contactID *string
 	firstName string
 }
 
-// whoIs finds how Podium knows addr: as an event contact (a speaker), an event member (a
-// reviewer or event admin) or an organization member. It is system work: the address may be
-// known to any organization. It returns nil for an address Podium does not know.
+// whoIs finds how Podium knows addr, for a sign-in that names no place: through the person's own
+// memberships first — the first organization they joined (the one they act for by default,
+// PersonViewer), then the first event they review for — and only then as an event contact
+// (a speaker), the earliest, since any organization may add any address as a contact. It is
+// system work: the address may be known to any organization. It returns nil for an address
+// Podium does not know.
 func (p *People) whoIs(ctx context.Context, addr string) (*known, error) {
 	ctx = viewer.System(ctx, "sign-in: find which organizations know an email address")
 	c := p.DB.Ent
+	u, err := c.User.Query().Where(user.EmailEqualFold(addr)).Only(ctx)
+	if err != nil && !ent.IsNotFound(err) {
+		return nil, err
+	}
+	if u != nil {
+		first := strings.Fields(u.Name + " " + addr)[0]
+		orgs, err := c.OrganizationMember.Query().Where(organizationmember.UserID(u.ID)).
+			Order(ent.Asc(organizationmember.FieldCreatedAt)).Select(organizationmember.FieldOrganizationID).Strings(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, org := range orgs {
+			ev, err := c.Event.Query().Where(event.OrganizationID(org)).Order(ent.Desc(event.FieldCreatedAt)).First(ctx)
+			if err == nil {
+				return &known{event: ev, firstName: first}, nil
+			}
+			if !ent.IsNotFound(err) {
+				return nil, err
+			}
+		}
+		em, err := c.EventMember.Query().Where(eventmember.UserID(u.ID)).WithEvent().
+			Order(ent.Asc(eventmember.FieldCreatedAt)).First(ctx)
+		if err == nil {
+			return &known{event: em.Edges.Event, firstName: first}, nil
+		}
+		if !ent.IsNotFound(err) {
+			return nil, err
+		}
+	}
 	ct, err := c.Contact.Query().Where(contact.EmailEqualFold(addr)).WithEvent().
-		Order(ent.Desc(contact.FieldCreatedAt)).First(ctx)
+		Order(ent.Asc(contact.FieldCreatedAt)).First(ctx)
 	if err == nil {
 		return &known{event: ct.Edges.Event, contactID: &ct.ID, firstName: ct.FirstName}, nil
 	}
 	if !ent.IsNotFound(err) {
 		return nil, err
 	}
-	u, err := c.User.Query().Where(user.EmailEqualFold(addr)).Only(ctx)
-	if ent.IsNotFound(err) {
-		return p.invited(ctx, addr)
-	}
-	if err != nil {
-		return nil, err
-	}
-	first := strings.Fields(u.Name + " " + addr)[0]
-	em, err := c.EventMember.Query().Where(eventmember.UserID(u.ID)).WithEvent().
-		Order(ent.Desc(eventmember.FieldCreatedAt)).First(ctx)
-	if err == nil {
-		return &known{event: em.Edges.Event, firstName: first}, nil
-	}
-	if !ent.IsNotFound(err) {
-		return nil, err
-	}
-	orgs, err := c.OrganizationMember.Query().Where(organizationmember.UserID(u.ID)).
-		Select(organizationmember.FieldOrganizationID).Strings(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if len(orgs) == 0 {
-		return p.invited(ctx, addr)
-	}
-	ev, err := c.Event.Query().Where(event.OrganizationIDIn(orgs...)).Order(ent.Desc(event.FieldCreatedAt)).First(ctx)
-	if ent.IsNotFound(err) {
-		// The email log belongs to an event; an organization without events has none to log the
-		// email under. Documented in docs/people.md.
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &known{event: ev, firstName: first}, nil
+	// An organization member whose organizations have no event yet has no email log to log the
+	// email under (docs/people.md), unless an invitation names one.
+	return p.invited(ctx, addr)
 }
 
 // invited finds an address through a pending organization invitation: the invitee signs in to
@@ -165,7 +165,7 @@ func (p *People) invited(ctx context.Context, addr string) (*known, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &known{event: ev, firstName: strings.SplitN(addr, "@", 2)[0]}, nil
+	return &known{event: ev}, nil
 }
 
 // accept makes u a member of every organization that invited u's address, with the invited
@@ -197,62 +197,85 @@ func (p *People) accept(ctx context.Context, tx *ent.Client, u *ent.User) error 
 	return nil
 }
 
-// RequestLink sends a sign-in link to addr when Podium knows the address, through the outbox
-// (logged under the event the address is known through), and does nothing otherwise. The caller
-// answers the same in both cases and should not wait for this call (see rest/signin.go), so
-// neither the answer nor its timing tells whether the address is known.
+// FormOf returns the call-for-proposals form a landing path leads to ("/cfp/{form}…"), or "".
+func FormOf(next string) string {
+	rest, ok := strings.CutPrefix(next, "/cfp/")
+	if !ok {
+		return ""
+	}
+	id, _, _ := strings.Cut(rest, "/")
+	id, _, _ = strings.Cut(id, "?")
+	id, _, _ = strings.Cut(id, "#")
+	if !pid.Plausible(id) {
+		return ""
+	}
+	return id
+}
+
+// OpenForm returns the call-for-proposals form formID with its event when it takes proposals
+// now, else nil: its page sends sign-in links to any address (docs/cfp.md).
+func (p *People) OpenForm(ctx context.Context, formID string) (*ent.Form, error) {
+	if !pid.Plausible(formID) {
+		return nil, nil
+	}
+	sys := viewer.System(ctx, "sign-in: find a call for proposals, which any address may answer")
+	f, err := p.DB.Ent.Form.Query().Where(form.ID(formID), form.StatusEQ(form.StatusOpen),
+		form.Or(form.CloseDateIsNil(), form.CloseDateGT(p.now()))).WithEvent().Only(sys)
+	if ent.IsNotFound(err) {
+		return nil, nil
+	}
+	return f, err
+}
+
+// RequestLink sends a sign-in link to addr that lands on next. When next leads to a
+// call-for-proposals form that takes proposals (FormOf), any address gets the link, logged under
+// the form's event: a call for proposals is open to people Podium does not know yet
+// (docs/cfp.md); the caller has drawn on the form's and organization's budgets. Otherwise the
+// link goes only to an address Podium knows, logged under the event of whoIs, once the
+// organization's budget allows, and nothing happens for another address.
+//
+// The caller answers the same whatever happens and should not wait for this call (see
+// rest/signin.go), so that neither the answer nor its timing tells whether the address is known.
 func (p *People) RequestLink(ctx context.Context, addr, next string) error {
-	addr = NormalizeEmail(addr)
+	addr, next = NormalizeEmail(addr), SafeNext(next)
+	f, err := p.OpenForm(ctx, FormOf(next))
+	if err != nil {
+		return err
+	}
+	if f != nil {
+		k := &known{event: f.Edges.Event}
+		sys := viewer.System(ctx, "sign-in: greet a call for proposals' newcomer by name when the event knows them")
+		ct, err := p.DB.Ent.Contact.Query().Where(contact.EventID(f.EventID), contact.EmailEqualFold(addr)).First(sys)
+		if err == nil {
+			k.contactID, k.firstName = &ct.ID, ct.FirstName
+		} else if !ent.IsNotFound(err) {
+			return err
+		}
+		return p.sendLink(ctx, k, addr, next)
+	}
 	k, err := p.whoIs(ctx, addr)
 	if err != nil || k == nil {
 		return err
 	}
-	return p.sendLink(ctx, k, addr, next)
-}
-
-// RequestFormLink sends a sign-in link to addr from the page of a call-for-proposals form that
-// takes proposals, known address or not: a call for proposals is open to people Podium does not
-// know yet (docs/cfp.md). The email is logged under the form's event. Any other form id sends
-// nothing. The caller answers as for RequestLink, without waiting.
-func (p *People) RequestFormLink(ctx context.Context, addr, next, formID string) error {
-	addr = NormalizeEmail(addr)
-	if !pid.Plausible(formID) {
-		return nil
-	}
-	sys := viewer.System(ctx, "sign-in: send a link from a call for proposals, which any address may answer")
-	f, err := p.DB.Ent.Form.Query().Where(form.ID(formID), form.StatusEQ(form.StatusOpen),
-		form.Or(form.CloseDateIsNil(), form.CloseDateGT(p.now()))).WithEvent().Only(sys)
-	if ent.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	k := &known{event: f.Edges.Event, firstName: strings.SplitN(addr, "@", 2)[0]}
-	ct, err := p.DB.Ent.Contact.Query().Where(contact.EventID(f.EventID), contact.EmailEqualFold(addr)).First(sys)
-	if err == nil {
-		k.contactID, k.firstName = &ct.ID, ct.FirstName
-	} else if !ent.IsNotFound(err) {
-		return err
+	if p.Budgets != nil {
+		if err := p.Budgets.Take(ctx, p.Budgets.Organization(k.event.OrganizationID)); err != nil {
+			return fmt.Errorf("access: sign-in link for organization %s not sent: %w", k.event.OrganizationID, err)
+		}
 	}
 	return p.sendLink(ctx, k, addr, next)
 }
 
-// sendLink makes a sign-in token for addr and queues its email under k's event.
+// sendLink queues the sign-in email to addr under k's event. The email log keeps the link with a
+// placeholder; the delivery worker mints the token, holding only its hash, in the message it
+// sends (email.SignInPath, docs/people.md).
 func (p *People) sendLink(ctx context.Context, k *known, addr, next string) error {
-	secret, hash := newSecret()
 	ctx = viewer.WithOrganization(ctx, k.event.OrganizationID)
 	return p.DB.InTx(ctx, func(ctx context.Context) error {
-		tx := dbx.TxFromContext(ctx).Ent()
-		if err := tx.SignInToken.Create().SetEmail(addr).SetHash(hash).SetNext(SafeNext(next)).
-			SetExpiresAt(p.now().Add(LinkLifetime)).Exec(ctx); err != nil {
-			return err
-		}
 		_, err := p.Outbox.Queue(ctx, email.Email{
 			EventID: k.event.ID, ContactID: k.contactID, Type: emaillog.TypeMagicLink, To: addr,
 			Template: email.SignIn,
 			Data: email.Data{EventName: k.event.Name, FirstName: k.firstName,
-				Path: "/auth/link?token=" + secret, Count: int(LinkLifetime / time.Minute)},
+				Path: email.SignInPath(next), Count: int(LinkLifetime / time.Minute)},
 		})
 		return err
 	})
@@ -524,4 +547,76 @@ func MayInvite(ctx context.Context, role string) error {
 	default:
 		return apperr.Forbidden("Only owners may invite owners")
 	}
+}
+
+// Home is a page that is a person's because of a role they hold (docs/people.md).
+type Home struct {
+	// Role is "speaker", "reviewer" or "organizer".
+	Role string
+	// Href is the role's page: the speaker portal, the reviewer desk, GraphiQL.
+	Href string
+	// Where names the events (speaker, reviewer) or organizations (organizer) of the role.
+	Where []string
+}
+
+// Homes lists the homes of the person's roles, in the order speaker, reviewer, organizer. An
+// organization member who reviews in one of its events is no organizer there (PersonViewer).
+func (p *People) Homes(ctx context.Context, pr *viewer.Person) ([]Home, error) {
+	ctx = viewer.System(ctx, "homes: name the events and organizations of a person's roles, which span organizations")
+	var events, orgs []string
+	speaking, reviewing := map[string]bool{}, map[string]bool{}
+	for _, c := range pr.Contacts {
+		events, speaking[c.EventID] = append(events, c.EventID), true
+	}
+	for _, e := range pr.EventRoles {
+		if e.Role == "reviewer" {
+			events, reviewing[e.EventID] = append(events, e.EventID), true
+		}
+	}
+	for _, m := range pr.Memberships {
+		if m.Role != "member" || !reviews(pr, m.OrganizationID) {
+			orgs = append(orgs, m.OrganizationID)
+		}
+	}
+	eventNames, orgNames := map[string]string{}, map[string]string{}
+	if len(events) > 0 {
+		evs, err := p.DB.Ent.Event.Query().Where(event.IDIn(events...)).Order(ent.Asc(event.FieldStartsAt)).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range evs {
+			eventNames[e.ID] = e.Name
+		}
+	}
+	if len(orgs) > 0 {
+		os, err := p.DB.Ent.Organization.Query().Where(organization.IDIn(orgs...)).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range os {
+			orgNames[o.ID] = o.Name
+		}
+	}
+	names := func(ids []string, of map[string]string, keep func(string) bool) []string {
+		var out []string
+		seen := map[string]bool{}
+		for _, id := range ids {
+			if keep(id) && !seen[id] && of[id] != "" {
+				seen[id] = true
+				out = append(out, of[id])
+			}
+		}
+		return out
+	}
+	var homes []Home
+	if where := names(events, eventNames, func(id string) bool { return speaking[id] }); len(where) > 0 {
+		homes = append(homes, Home{Role: "speaker", Href: "/portal", Where: where})
+	}
+	if where := names(events, eventNames, func(id string) bool { return reviewing[id] }); len(where) > 0 {
+		homes = append(homes, Home{Role: "reviewer", Href: "/reviews", Where: where})
+	}
+	if where := names(orgs, orgNames, func(string) bool { return true }); len(where) > 0 {
+		homes = append(homes, Home{Role: "organizer", Href: "/graphql", Where: where})
+	}
+	return homes, nil
 }

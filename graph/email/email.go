@@ -42,7 +42,8 @@ const (
 	SessionUnscheduled = "session_unscheduled"
 	ReviewerInvitation = "reviewer_invitation"
 	ReviewReminder     = "review_reminder"
-	// SignIn carries a one-time sign-in link (docs/people.md); Count is its lifetime in minutes.
+	// SignIn carries a one-time sign-in link (docs/people.md); Count is its lifetime in minutes,
+	// Path is SignInPath, FirstName is empty for an address no event knows.
 	SignIn = "sign_in"
 	// OrganizationInvitation invites someone to an organization; RoundName holds the role.
 	OrganizationInvitation = "organization_invitation"
@@ -216,6 +217,14 @@ var oneClick = map[string]bool{ReviewerInvitation: true, ReviewReminder: true, P
 // that a used or expired link still leads to the sign-in page with the same destination.
 func OneClickPath(path string) string {
 	return "/auth/link?token=" + secret.Placeholder + "&next=" + url.QueryEscape(path)
+}
+
+// SignInPath is the link of a sign-in email (template SignIn) that lands on next, with the
+// placeholder of a token that the delivery worker replaces, as in OneClickPath: no stored copy of
+// a sign-in email signs anyone in. next is in the link too, so that a used or expired link still
+// leads to a sign-in form for the same place.
+func SignInPath(next string) string {
+	return "/auth/link?token=" + secret.RequestedPlaceholder + "&next=" + url.QueryEscape(next)
 }
 
 func (o *Outbox) builder(c *ent.Client, e Email) (*ent.EmailLogCreate, error) {

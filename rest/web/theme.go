@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+
+	"github.com/podium/podium/ent"
 )
 
 // Theme is an event's look on its pages: its name and logo in the header, a light or dark
@@ -50,3 +52,6 @@ func ThemeOf(eventName, theme, logoURL string) Theme {
 	}
 	return t
 }
+
+// ThemeOfEvent is the theme of ev's pages: its name, logo and theme field.
+func ThemeOfEvent(ev *ent.Event) Theme { return themeOfEvent(ev) }

@@ -165,5 +165,9 @@ func firstLine(s string) string {
 	return strings.TrimSpace(s)
 }
 
+// WantsPage reports whether r comes from a person's browser, which asks for HTML first, rather
+// than from an API client: an answer that is JSON for one is a page for the other.
+func WantsPage(r *http.Request) bool { return strings.Contains(r.Header.Get("Accept"), "text/html") }
+
 // Link is a link a page shows (template "link").
 type Link struct{ Href, Text string }

@@ -24,6 +24,15 @@ var length = base64.RawURLEncoding.EncodedLen(bytes)
 // logged link signs nobody in.
 const Placeholder = "ONE-CLICK-SIGN-IN"
 
+// RequestedPlaceholder stands for the token of a sign-in link a person asked for (the sign_in
+// email), as Placeholder does in invitations: the delivery worker mints the token, with the
+// lifetime LinkLifetime, in the message it sends and nowhere else.
+const RequestedPlaceholder = "REQUESTED-SIGN-IN"
+
+// LinkLifetime is how long a sign-in link a person asked for works: it travels by email, which
+// is read on many devices and kept for years, and the person is waiting for it.
+const LinkLifetime = 15 * time.Minute
+
 // InvitationLifetime is how long the link of an invitation or a reminder works: people act on
 // invitations over days, not minutes. It works once, like every sign-in link.
 const InvitationLifetime = 7 * 24 * time.Hour
