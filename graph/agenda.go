@@ -276,7 +276,9 @@ func slotText(start, end time.Time, tz string) string {
 }
 
 // publishAgenda freezes the scheduled active sessions — start, end and room set — as the
-// published agenda, by start time (docs/rest-api.md: "Publish").
+// published agenda, by start time (docs/rest-api.md: "Publish"). Each entry is the session's
+// public view (public_view.go): its approved content and the speakers with an approved name; a
+// session with nothing approved is left out. The public agenda feeds serve this snapshot.
 func (r *Resolver) publishAgenda(ctx context.Context, eventID string) (*Agenda, error) {
 	c := r.client(ctx)
 	ev, err := lockedEvent(ctx, c, eventID)
@@ -291,18 +293,26 @@ func (r *Resolver) publishAgenda(ctx context.Context, eventID string) (*Agenda, 
 	for _, rm := range current.Rooms {
 		rooms[rm.ID] = rm.Name
 	}
+	public, err := r.publicSessions(ctx, ev.ID, nil)
+	if err != nil {
+		return nil, err
+	}
 	entries := []agenda.Entry{}
 	for _, s := range current.Sessions {
-		if s.StartsAt == nil || s.EndsAt == nil || s.RoomID == nil {
+		ps, approved := public[s.ID]
+		if !approved || s.StartsAt == nil || s.EndsAt == nil || s.RoomID == nil {
 			continue
 		}
 		name, ok := rooms[*s.RoomID]
 		if !ok {
 			continue
 		}
-		entries = append(entries, agenda.Entry{ID: s.ID, Code: s.Code, Title: s.Title, Description: s.Description,
+		speakers := mapAll(ps.Speakers, func(sp *ProgramSpeaker) agenda.Speaker {
+			return agenda.Speaker{ID: sp.ID, Name: fullName(sp.FirstName, sp.LastName)}
+		})
+		entries = append(entries, agenda.Entry{ID: s.ID, Code: s.Code, Title: ps.Title, Description: ps.Description,
 			StartsAt: scalar.FormatTime(s.StartsAt.Time), EndsAt: scalar.FormatTime(s.EndsAt.Time), RoomName: name,
-			Tracks: s.Tracks, Speakers: s.Speakers})
+			Tracks: s.Tracks, Speakers: speakers})
 	}
 	slices.SortStableFunc(entries, func(a, b agenda.Entry) int { return cmp.Compare(a.StartsAt, b.StartsAt) })
 	ev, err = ev.Update().SetPublishedAgenda(entries).SetAgendaPublishedAt(time.Now()).SetAgendaDirty(false).Save(ctx)
@@ -543,9 +553,10 @@ func (r *Resolver) sendCalendarInvites(ctx context.Context, eventID string, in *
 // longer scheduled.
 func (r *Resolver) calendarEmails(ctx context.Context, c *ent.Client, ev *ent.Event, s *ent.Submission, to []speaker,
 	sequence int, scheduled bool, now time.Time) ([]email.Email, error) {
-	entry := calendar.Session{ID: s.ID, Title: s.Title, Description: s.Description, Sequence: sequence,
+	title, description := invitationContent(s.Title, s.Description, s.ApprovedSnapshot)
+	entry := calendar.Session{ID: s.ID, Title: title, Description: description, Sequence: sequence,
 		URL: r.Outbox.PublicURL + "/portal"}
-	data := email.Data{EventName: ev.Name, Path: "/portal", SessionTitle: s.Title, Calendar: true}
+	data := email.Data{EventName: ev.Name, Path: "/portal", SessionTitle: title, Calendar: true}
 	ics, template := calendar.Request, email.CalendarInvite
 	if scheduled {
 		var err error

@@ -50423,7 +50423,7 @@ func (ec *executionContext) unmarshalInputDecideSubmissionsInput(ctx context.Con
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"submissionIds", "decision", "feedback", "confirmRedecide", "approveContent"}
+	fieldsInOrder := [...]string{"submissionIds", "decision", "feedback", "confirmRedecide", "approveContent", "reviewContentFirst"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -50465,6 +50465,13 @@ func (ec *executionContext) unmarshalInputDecideSubmissionsInput(ctx context.Con
 				return it, err
 			}
 			it.ApproveContent = data
+		case "reviewContentFirst":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reviewContentFirst"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReviewContentFirst = data
 		}
 	}
 	return it, nil

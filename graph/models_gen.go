@@ -491,8 +491,14 @@ type DecideSubmissionsInput struct {
 	Feedback string `json:"feedback"`
 	// Needed to accept a declined submission.
 	ConfirmRedecide *bool `json:"confirmRedecide"`
-	// Approve the content for publication at once.
+	// Approve the content for publication at once: contentReviewStatus `approved`.
 	ApproveContent *bool `json:"approveContent"`
+	// Keep everything of the accepted sessions off the public surfaces (program, widgets, published
+	// agenda, feeds) until an organizer approves their content (approveSessionContent). Without it (and
+	// without approveContent), the content as accepted is recorded as approvedSnapshot — what the
+	// public sees — while contentReviewStatus is `pending_review` for the organizers to look at.
+	// Cannot be combined with approveContent.
+	ReviewContentFirst *bool `json:"reviewContentFirst"`
 }
 
 // What a decision did.

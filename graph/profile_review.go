@@ -34,8 +34,8 @@ var (
 	errContentNotPending = apperr.Conflict(apperr.CodeConflict, "This session has no content change waiting for approval")
 )
 
-// publicProfile is the gated fields of ct, as approvedProfile holds them.
-func publicProfile(ct *ent.Contact) map[string]any {
+// gatedProfile is the live values of ct's gated fields, as approvedProfile holds them.
+func gatedProfile(ct *ent.Contact) map[string]any {
 	opt := func(s *string) any {
 		if s == nil {
 			return nil
@@ -278,7 +278,7 @@ func (r *Resolver) changeOwnProfile(ctx context.Context, person *viewer.Person, 
 		if err != nil {
 			return err
 		}
-		before := publicProfile(ct)
+		before := gatedProfile(ct)
 		u := ct.Update()
 		if err := change(ctx, ct, u); err != nil {
 			return err
@@ -291,7 +291,7 @@ func (r *Resolver) changeOwnProfile(ctx context.Context, person *viewer.Person, 
 		if err != nil {
 			return err
 		}
-		after := publicProfile(updated)
+		after := gatedProfile(updated)
 		if reviewed && !sameValues(before, after) {
 			baseline := ct.ApprovedProfile
 			if len(baseline) == 0 {
@@ -382,7 +382,7 @@ func (r *Resolver) reviewSpeakerProfile(ctx context.Context, eventID, contactID 
 		}
 		u := ct.Update()
 		if approve {
-			u.SetApprovedProfile(publicProfile(ct)).SetProfileReviewStatus(contact.ProfileReviewStatusApproved)
+			u.SetApprovedProfile(gatedProfile(ct)).SetProfileReviewStatus(contact.ProfileReviewStatusApproved)
 		} else {
 			revertProfile(u, ct.ApprovedProfile)
 			u.SetProfileReviewStatus(contact.ProfileReviewStatusRejected)
@@ -522,7 +522,7 @@ func (r *Resolver) UpdateOwnSessionContent(ctx context.Context, person *viewer.P
 		if s.Status == submission.StatusAccepted {
 			u.SetContentReviewStatus(submission.ContentReviewStatusPendingReview)
 		} else {
-			snap := contentSnapshot(s)
+			snap := snapshot(s)
 			snap["title"], snap["description"] = title, desc
 			u.SetApprovedSnapshot(snap).SetContentReviewStatus(submission.ContentReviewStatusApproved)
 		}
@@ -568,24 +568,10 @@ func (r *Resolver) withOwnSession(ctx context.Context, person *viewer.Person, se
 	return nil, errSpeakerSessionNotFound
 }
 
-// contentSnapshot is s's content as approvedSnapshot holds it.
-func contentSnapshot(s *ent.Submission) map[string]any {
-	opt := func(p *string) any {
-		if p == nil {
-			return nil
-		}
-		return *p
-	}
-	answers := s.Answers
-	if answers == nil {
-		answers = map[string]any{}
-	}
-	return map[string]any{"title": s.Title, "description": s.Description, "formatId": opt(s.FormatID),
-		"levelId": opt(s.LevelID), "language": s.Language, "answers": answers}
-}
-
 // reviewSessionContent approves or rejects a session's pending content. Approving snapshots the
-// live content; rejecting puts the snapshot's title and description back.
+// live content; rejecting puts the snapshot's content back in the editable fields, so that what
+// the speaker and the organizers see again is what the public sees (with nothing approved, as
+// after a review-first acceptance, the live content stays and the session stays unpublished).
 func (r *Resolver) reviewSessionContent(ctx context.Context, eventID, sessionID string, approve bool) (*Session, error) {
 	err := r.DB.InTx(ctx, func(ctx context.Context) error {
 		c := r.client(ctx)
@@ -608,14 +594,9 @@ func (r *Resolver) reviewSessionContent(ctx context.Context, eventID, sessionID 
 		}
 		u := s.Update()
 		if approve {
-			u.SetApprovedSnapshot(contentSnapshot(s)).SetContentReviewStatus(submission.ContentReviewStatusApproved)
+			u.SetApprovedSnapshot(snapshot(s)).SetContentReviewStatus(submission.ContentReviewStatusApproved)
 		} else {
-			if t, ok := s.ApprovedSnapshot["title"].(string); ok && t != "" {
-				u.SetTitle(t)
-			}
-			if d, ok := s.ApprovedSnapshot["description"].(string); ok {
-				u.SetDescription(d)
-			}
+			restoreContent(u, s.ApprovedSnapshot)
 			u.SetContentReviewStatus(submission.ContentReviewStatusRejected)
 		}
 		_, err = u.Save(ctx)
@@ -625,6 +606,74 @@ func (r *Resolver) reviewSessionContent(ctx context.Context, eventID, sessionID 
 		return nil, err
 	}
 	return r.session(ctx, eventID, sessionID)
+}
+
+// restoreContent puts an approved snapshot back on the live row: title, description, format,
+// level, language and answers. An empty snapshot restores nothing.
+func restoreContent(u *ent.SubmissionUpdateOne, snap map[string]any) {
+	c, ok := publicContentOf(snap)
+	if !ok {
+		return
+	}
+	u.SetTitle(c.Title).SetDescription(c.Description).SetNillableFormatID(c.FormatID).SetNillableLevelID(c.LevelID)
+	if c.FormatID == nil {
+		u.ClearFormatID()
+	}
+	if c.LevelID == nil {
+		u.ClearLevelID()
+	}
+	if lang, ok := snap["language"].(string); ok && lang != "" {
+		u.SetLanguage(lang)
+	}
+	if answers, ok := snap["answers"].(map[string]any); ok {
+		u.SetAnswers(answers)
+	}
+}
+
+// recordApprovedProfilesSQL approves, for the contacts $2 of the event $1 with no approved profile yet, their
+// gated fields as they are (the keys of gatedProfile). One statement for a whole decision.
+const recordApprovedProfilesSQL = `
+UPDATE contacts SET updated_at = now(), approved_profile = jsonb_build_object(
+  'firstName', first_name, 'lastName', last_name, 'pronouns', pronouns, 'bio', bio,
+  'linkedinUrl', linkedin_url, 'twitterUrl', twitter_url, 'facebookUrl', facebook_url,
+  'websiteUrl', website_url, 'headshotUrl', headshot_url, 'headshotKey', headshot_key)
+WHERE event_id = $1 AND id = ANY($2) AND approved_profile = '{}'::jsonb`
+
+// recordApprovedProfiles approves the current profiles of contacts becoming speakers of an
+// accepted session — by a decision, a session organizers create, or organizers naming its
+// speakers — unless they have an approved profile already. From then on the public reads the
+// approved profile only (public_view.go) and the speaker's own changes wait for review. A
+// placeholder name is recorded as it is; the public view still refuses it (placeholderName).
+func (r *Resolver) recordApprovedProfiles(ctx context.Context, eventID string, contactIDs []string) error {
+	if len(contactIDs) == 0 {
+		return nil
+	}
+	_, err := r.sql(ctx).Exec(ctx, recordApprovedProfilesSQL, eventID, contactIDs)
+	return err
+}
+
+// approveOrganizerEdits folds into approvedProfile the gated fields an organizer changed, from
+// before to after: what organizers write is approved. A speaker's change still waiting keeps
+// waiting, and a contact with nothing approved yet is left to recordApprovedProfiles.
+func approveOrganizerEdits(ctx context.Context, before, after *ent.Contact) (*ent.Contact, error) {
+	if len(before.ApprovedProfile) == 0 {
+		return after, nil
+	}
+	was, now := gatedProfile(before), gatedProfile(after)
+	approved := make(map[string]any, len(before.ApprovedProfile))
+	for k, v := range before.ApprovedProfile {
+		approved[k] = v
+	}
+	changed := false
+	for _, k := range gatedKeys {
+		if was[k] != now[k] {
+			approved[k], changed = now[k], true
+		}
+	}
+	if !changed {
+		return after, nil
+	}
+	return after.Update().SetApprovedProfile(approved).Save(ctx)
 }
 
 // OwnContactEvent is the event of one of the caller's contacts (for the pages' theme).

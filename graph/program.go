@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/podium/podium/ent"
-	"github.com/podium/podium/ent/contact"
 	"github.com/podium/podium/ent/schema/agenda"
 	"github.com/podium/podium/graph/access"
 	"github.com/podium/podium/graph/scalar"
@@ -16,8 +15,9 @@ import (
 
 // The public program (docs/widgets.md): the published agenda as the public sees it. It starts from
 // the snapshot publishAgenda froze on the event and keeps only the sessions that are still active;
-// it shows approved content and the speakers' public profile fields, never a draft, a cancelled
-// session, an email address or a phone number. getProgram and every widget read it.
+// it shows the public view of each session and speaker (public_view.go: approved content only),
+// never a draft, a cancelled session, an email address or a phone number. getProgram and every
+// widget read it.
 
 // Program is GET E/program and Query.program.
 type Program struct {
@@ -79,14 +79,9 @@ type ProgramSpeaker struct {
 	headshotKey *string
 }
 
-// The program reads four statements besides the event, whatever its size. The sessions are those
-// of the snapshot that are still active; the pg array parameters are the snapshot's ids.
+// The program reads four statements besides the event, whatever its size: the labels, the tags,
+// and the public view of the snapshot's sessions that are still active (publicSessions, two).
 const (
-	programSessionsSQL = `
-SELECT id, title, description, format_id, level_id, approved_snapshot
-FROM submissions
-WHERE event_id = $1 AND id = ANY($2) AND status = 'accepted' AND cancelled_at IS NULL`
-
 	programLabelsSQL = `
 SELECT 'format', id, name FROM formats WHERE event_id = $1
 UNION ALL
@@ -97,13 +92,6 @@ SELECT st.submission_id, t.id, t.name
 FROM submission_tags st JOIN tags t ON t.id = st.tag_id
 WHERE st.submission_id = ANY($1)
 ORDER BY t.position, t.name, t.id`
-
-	programSpeakersSQL = `
-SELECT p.submission_id, c.id, c.first_name, c.last_name, c.title, c.company, c.bio, c.headshot_url,
-       c.headshot_key, c.profile_review_status, c.approved_profile
-FROM submission_participants p JOIN contacts c ON c.id = p.contact_id
-WHERE p.submission_id = ANY($1)
-ORDER BY p.submission_id, p.position, c.id`
 )
 
 // program answers getProgram: the program of an event of the caller's organization, with signed
@@ -156,31 +144,31 @@ func (r *Resolver) programOf(ctx context.Context, ev *ent.Event) (*Program, erro
 	if err != nil {
 		return nil, err
 	}
-	byID := map[string]*ProgramSession{}
-	err = eachRowArgs(ctx, q, programSessionsSQL, []any{ev.ID, ids}, func(scan func(...any) error) error {
-		var id, title, description string
-		var formatID, levelID *string
-		var snapshot map[string]any
-		if err := scan(&id, &title, &description, &formatID, &levelID, &snapshot); err != nil {
-			return err
-		}
-		e := published[id]
-		start, end, ok := entrySlot(e)
-		if !ok {
-			return nil // a snapshot entry without a readable slot is not on the program
-		}
-		s := &ProgramSession{ID: id, Code: e.Code, Title: approvedText(snapshot, "title", title),
-			Description: approvedText(snapshot, "description", description),
-			Format:      labels[deref(approvedRef(snapshot, "formatId", formatID))],
-			Level:       labels[deref(approvedRef(snapshot, "levelId", levelID))],
-			Tracks:      nonNilSlice(e.Tracks), Tags: []*ProgramLabel{}, Speakers: []*ProgramSpeaker{},
-			StartsAt: scalar.At(start), EndsAt: scalar.At(end), RoomName: e.RoomName}
-		byID[id] = s
-		p.Sessions = append(p.Sessions, s)
-		return nil
-	})
+	public, err := r.publicSessions(ctx, ev.ID, ids)
 	if err != nil {
 		return nil, err
+	}
+	byID := map[string]*ProgramSession{}
+	for _, id := range ids {
+		ps, ok := public[id]
+		e := published[id]
+		start, end, readable := entrySlot(e)
+		if !ok || !readable || byID[id] != nil {
+			continue // cancelled since, nothing approved, or a snapshot entry without a readable slot
+		}
+		s := &ProgramSession{ID: id, Code: e.Code, Title: ps.Title, Description: ps.Description,
+			Format: labels[deref(ps.FormatID)], Level: labels[deref(ps.LevelID)],
+			Tracks: nonNilSlice(e.Tracks), Tags: []*ProgramLabel{}, Speakers: []*ProgramSpeaker{},
+			StartsAt: scalar.At(start), EndsAt: scalar.At(end), RoomName: e.RoomName}
+		// Only speakers the publication listed: one added since shows once the agenda is
+		// published again, one removed disappears at once.
+		for _, sp := range ps.Speakers {
+			if slices.ContainsFunc(e.Speakers, func(x agenda.Speaker) bool { return x.ID == sp.ID }) {
+				s.Speakers = append(s.Speakers, sp)
+			}
+		}
+		byID[id] = s
+		p.Sessions = append(p.Sessions, s)
 	}
 	live := mapAll(p.Sessions, func(s *ProgramSession) string { return s.ID })
 	err = eachRowArgs(ctx, q, programTagsSQL, []any{live}, func(scan func(...any) error) error {
@@ -190,33 +178,6 @@ func (r *Resolver) programOf(ctx context.Context, ev *ent.Event) (*Program, erro
 			return err
 		}
 		byID[id].Tags = append(byID[id].Tags, t)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	err = eachRowArgs(ctx, q, programSpeakersSQL, []any{live}, func(scan func(...any) error) error {
-		var id string
-		var status string
-		var approved map[string]any
-		sp := &ProgramSpeaker{}
-		if err := scan(&id, &sp.ID, &sp.FirstName, &sp.LastName, &sp.Title, &sp.Company, &sp.Bio, &sp.HeadshotURL,
-			&sp.headshotKey, &status, &approved); err != nil {
-			return err
-		}
-		// Only speakers the publication listed: one added since shows once the agenda is
-		// published again, one removed disappears at once.
-		if !slices.ContainsFunc(published[id].Speakers, func(x agenda.Speaker) bool { return x.ID == sp.ID }) {
-			return nil
-		}
-		if status == contact.ProfileReviewStatusPendingReview.String() && len(approved) > 0 {
-			sp.FirstName = approvedText(approved, "firstName", sp.FirstName)
-			sp.LastName = approvedText(approved, "lastName", sp.LastName)
-			sp.Bio = approvedRef(approved, "bio", sp.Bio)
-			sp.HeadshotURL = approvedRef(approved, "headshotUrl", sp.HeadshotURL)
-			sp.headshotKey = approvedRef(approved, "headshotKey", sp.headshotKey)
-		}
-		byID[id].Speakers = append(byID[id].Speakers, sp)
 		return nil
 	})
 	if err != nil {
@@ -270,27 +231,6 @@ func programEvent(ev *ent.Event) *ProgramEvent {
 	return &ProgramEvent{ID: ev.ID, Slug: ev.Slug, Name: ev.Name, Tagline: ev.Tagline, Description: ev.Description,
 		LogoURL: ev.LogoURL, Location: ev.Location, Timezone: ev.Timezone, StartsAt: scalar.At(ev.StartsAt),
 		EndsAt: scalar.At(ev.EndsAt), AgendaPublishedAt: scalar.AtPtr(ev.AgendaPublishedAt)}
-}
-
-// approvedText is snapshot[key] when it is a string, else live.
-func approvedText(snapshot map[string]any, key, live string) string {
-	if s, ok := snapshot[key].(string); ok {
-		return s
-	}
-	return live
-}
-
-// approvedRef is snapshot[key] when the snapshot has the key (a string, or null for none), else
-// live.
-func approvedRef(snapshot map[string]any, key string, live *string) *string {
-	v, ok := snapshot[key]
-	if !ok {
-		return live
-	}
-	if s, ok := v.(string); ok {
-		return &s
-	}
-	return nil
 }
 
 // DayKey is the day a time falls on in the event's time zone, as widgets filter by it:

@@ -640,6 +640,9 @@ func (r *Resolver) createSession(ctx context.Context, eventID string, in CreateS
 	if err := setParticipants(ctx, c, s.ID, speakers, true); err != nil {
 		return nil, err
 	}
+	if err := r.recordApprovedProfiles(ctx, ev.ID, speakers); err != nil {
+		return nil, err
+	}
 	if _, err := r.assignReadiness(ctx, ev.ID, s.ID); err != nil {
 		return nil, err
 	}
@@ -682,6 +685,9 @@ func (r *Resolver) setSessionSpeakers(ctx context.Context, eventID, sessionID st
 		return nil, err
 	}
 	if err := setParticipants(ctx, c, s.ID, speakers, false); err != nil {
+		return nil, err
+	}
+	if err := r.recordApprovedProfiles(ctx, ev.ID, speakers); err != nil {
 		return nil, err
 	}
 	if err := r.dropLeftSpeakers(ctx, s.ID); err != nil {
@@ -746,7 +752,8 @@ func invitesSent(ctx context.Context, c *ent.Client, sessionID string) (bool, er
 
 // calendarEntry describes a scheduled session for an ICS object.
 func (r *Resolver) calendarEntry(ctx context.Context, c *ent.Client, s *ent.Submission, sequence int) (calendar.Session, error) {
-	entry := calendar.Session{ID: s.ID, Title: s.Title, Description: s.Description, StartsAt: *s.StartsAt,
+	title, description := invitationContent(s.Title, s.Description, s.ApprovedSnapshot)
+	entry := calendar.Session{ID: s.ID, Title: title, Description: description, StartsAt: *s.StartsAt,
 		EndsAt: *s.EndsAt, Sequence: sequence, URL: r.Outbox.PublicURL + "/portal"}
 	if s.RoomID != nil {
 		room, err := c.Room.Get(ctx, *s.RoomID)

@@ -120,7 +120,11 @@ func (r *Resolver) saveSpeaker(ctx context.Context, eventID string, in SaveSpeak
 	if stampConfirmed(existing, in.WorkflowStatus) {
 		u.SetConfirmedAt(time.Now())
 	}
-	return u.Save(ctx)
+	updated, err := u.Save(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return approveOrganizerEdits(ctx, existing, updated)
 }
 
 // setSpeakerWorkflow sets a speaker's workflow status: any value from any value; confirmed and
@@ -209,7 +213,11 @@ func (r *Resolver) importSpeakers(ctx context.Context, eventID string, in Import
 			if blankNil(row.Dietary) != nil {
 				u.SetDietaryRequirements(dietary(row.Dietary))
 			}
-			if err := u.Exec(ctx); err != nil {
+			updated, err := u.Save(ctx)
+			if err == nil {
+				_, err = approveOrganizerEdits(ctx, ct, updated)
+			}
+			if err != nil {
 				return nil, err
 			}
 			res.Updated++

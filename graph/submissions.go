@@ -354,7 +354,8 @@ func (r *Resolver) changeSubmissionStatus(ctx context.Context, eventID, id strin
 
 // decideSubmissions accepts or declines submissions, emailing each of their speakers once
 // (docs/rest-api.md: POST E/submissions/decide). Accepted submissions become sessions: their tasks and
-// deliverables are assigned, and their content waits for approval unless approveContent.
+// deliverables are assigned, what they say is recorded as approved for the public (acceptContent),
+// and so are their speakers' profiles (recordApprovedProfiles).
 func (r *Resolver) decideSubmissions(ctx context.Context, eventID string, in DecideSubmissionsInput) (*DecisionResult, error) {
 	c := r.client(ctx)
 	ev, err := access.Event(ctx, c, eventID)
@@ -383,6 +384,10 @@ func (r *Resolver) decideSubmissions(ctx context.Context, eventID string, in Dec
 	next := submission.StatusDeclined
 	if in.Decision == DecisionAccept {
 		next = submission.StatusAccepted
+	}
+	approve, reviewFirst := in.ApproveContent != nil && *in.ApproveContent, in.ReviewContentFirst != nil && *in.ReviewContentFirst
+	if approve && reviewFirst {
+		return nil, apperr.Invalid("Choose approveContent or reviewContentFirst, not both")
 	}
 	people, err := participants(ctx, c, ids...)
 	if err != nil {
@@ -421,12 +426,7 @@ func (r *Resolver) decideSubmissions(ctx context.Context, eventID string, in Dec
 		}
 		u := s.Update().SetStatus(next).SetNotifiedAt(now)
 		if next == submission.StatusAccepted {
-			switch {
-			case in.ApproveContent != nil && *in.ApproveContent:
-				u.SetContentReviewStatus(submission.ContentReviewStatusApproved).SetApprovedSnapshot(snapshot(s))
-			case len(s.ApprovedSnapshot) == 0:
-				u.SetContentReviewStatus(submission.ContentReviewStatusPendingReview)
-			}
+			acceptContent(u, s, approve, reviewFirst)
 			accepted = append(accepted, s.ID)
 		}
 		if err := u.Exec(ctx); err != nil {
@@ -449,6 +449,13 @@ func (r *Resolver) decideSubmissions(ctx context.Context, eventID string, in Dec
 		if err := r.confirmOnAcceptance(ctx, c, ev, accepted, people); err != nil {
 			return nil, err
 		}
+		var speakers []string
+		for _, id := range accepted {
+			speakers = append(speakers, mapAll(people[id], func(p speaker) string { return p.ContactID })...)
+		}
+		if err := r.recordApprovedProfiles(ctx, ev.ID, speakers); err != nil {
+			return nil, err
+		}
 		if result.CreatedTasks, err = r.assignReadiness(ctx, ev.ID, accepted...); err != nil {
 			return nil, err
 		}
@@ -462,6 +469,24 @@ func (r *Resolver) decideSubmissions(ctx context.Context, eventID string, in Dec
 	}
 	result.CreatedEmails = len(rows)
 	return result, nil
+}
+
+// acceptContent sets the content review of a submission being accepted (docs/profile-review.md
+// "Acceptance"). What the committee accepted is what may be published, so its content becomes the
+// approved snapshot, while contentReviewStatus stays pending_review for the organizers to look
+// at (the contract's default) or is approved at once with approve. With reviewFirst nothing is
+// approved: the session is on no public surface until approveSessionContent. A session already
+// accepted keeps its review as it is, unless approve.
+func acceptContent(u *ent.SubmissionUpdateOne, s *ent.Submission, approve, reviewFirst bool) {
+	switch {
+	case approve:
+		u.SetContentReviewStatus(submission.ContentReviewStatusApproved).SetApprovedSnapshot(snapshot(s))
+	case s.Status == submission.StatusAccepted:
+	case reviewFirst:
+		u.SetContentReviewStatus(submission.ContentReviewStatusPendingReview).SetApprovedSnapshot(map[string]any{})
+	default:
+		u.SetContentReviewStatus(submission.ContentReviewStatusPendingReview).SetApprovedSnapshot(snapshot(s))
+	}
 }
 
 // confirmOnAcceptance confirms the speakers of newly accepted sessions when the event does not

@@ -59,7 +59,8 @@ func TestProfileReview(t *testing.T) {
 	p = data(t, update(me, ada, map[string]any{"salutation": "Dr", "tshirtSize": "M"}), "updateMyProfile")
 	require.Equal(t, "approved", p["profileReviewStatus"])
 	require.Equal(t, "Dr", p["salutation"])
-	require.Empty(t, p["approvedProfile"])
+	require.Equal(t, "Ada", p["approvedProfile"].(map[string]any)["firstName"], "recorded when her session was created")
+	require.NotContains(t, p["approvedProfile"], "salutation", "not a public field")
 
 	// A gated field is written, and waits; approvedProfile keeps the values before it.
 	p = data(t, update(me, ada, map[string]any{"bio": "Wrote the first program.", "websiteUrl": "https://ada.example"}), "updateMyProfile")

@@ -12,14 +12,15 @@ import (
 
 // publish schedules and publishes the stage's agenda: the keynote (Hall, 10 Sep 09:00 UTC), Generics
 // (Annex, 10 Sep 12:00, track Go) and Fuzzing (Hall, 11 Sep 09:00, tracks Go and Data). Ada has a
-// phone number and a bio; the keynote's content has a change waiting for approval.
+// phone number and an approved bio; the keynote's content has a change waiting for approval.
 func (b *testBundle) publish(st stage) stage {
 	b.t.Helper()
 	require.Equal(b.t, http.StatusOK, b.schedule(st, st.keynote, st.hall, "2027-09-10T09:00:00Z", "2027-09-10T10:00:00Z").Status)
 	require.Equal(b.t, http.StatusOK, b.schedule(st, st.go1, st.annex, "2027-09-10T12:00:00Z", "2027-09-10T12:30:00Z").Status)
 	require.Equal(b.t, http.StatusOK, b.schedule(st, st.go2, st.hall, "2027-09-11T09:00:00Z", "2027-09-11T09:45:00Z").Status)
 	_, err := b.db.Pool.Exec(b.sys(), `UPDATE contacts SET phone = '+49 30 5550100', bio = 'Wrote the first program.',
-		company = 'Analytical Engines' WHERE id = $1`, st.w.ada)
+		company = 'Analytical Engines', approved_profile = approved_profile || '{"bio": "Wrote the first program."}'
+		WHERE id = $1`, st.w.ada)
 	require.NoError(b.t, err)
 	b.must(http.StatusOK, http.MethodPost, st.w.base+"/agenda/publish", b.acme, nil)
 	_, err = b.db.Pool.Exec(b.sys(), `UPDATE submissions SET title = 'Unapproved title', content_review_status = 'pending_review',
@@ -256,13 +257,17 @@ func TestEmbed(t *testing.T) {
 		"enabled": true, "options": widgetOptions(func(o map[string]any) {
 			o["trackIds"], o["theme"], o["customCss"], o["showSpeakerBio"] = []any{w.track2}, "dark", ".os-gallery{gap:2rem}", false
 		})})
-	_, err := b.db.Pool.Exec(b.sys(), `UPDATE contacts SET headshot_url = 'https://img.example.test/alan.jpg' WHERE id = $1`, w.alan)
+	// Photos as organizers approved them: the public reads approvedProfile only.
+	_, err := b.db.Pool.Exec(b.sys(), `UPDATE contacts SET headshot_url = 'https://img.example.test/alan.jpg',
+		approved_profile = approved_profile || '{"headshotUrl": "https://img.example.test/alan.jpg"}' WHERE id = $1`, w.alan)
 	require.NoError(t, err)
 	rec = b.page("/embed/" + id)
 	html = rec.Body.String()
 	require.Contains(t, html, `src="https://img.example.test/alan.jpg"`, "a photo at an https address")
 	// An uploaded photo's address is the API's, which visitors cannot open: initials instead.
-	_, err = b.db.Pool.Exec(b.sys(), `UPDATE contacts SET headshot_key = 'org/file', headshot_url = 'https://podium.example.test/api/v1/events/x/files/file' WHERE id = $1`, w.alan)
+	_, err = b.db.Pool.Exec(b.sys(), `UPDATE contacts SET headshot_key = 'org/file', headshot_url = 'https://podium.example.test/api/v1/events/x/files/file',
+		approved_profile = approved_profile || '{"headshotKey": "org/file", "headshotUrl": "https://podium.example.test/api/v1/events/x/files/file"}'
+		WHERE id = $1`, w.alan)
 	require.NoError(t, err)
 	rec = b.page("/embed/" + id)
 	html = rec.Body.String()
