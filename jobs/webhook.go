@@ -112,8 +112,8 @@ func (DeliverWebhookArgs) InsertOpts() river.InsertOpts {
 type DeliverWebhookWorker struct {
 	river.WorkerDefaults[DeliverWebhookArgs]
 	Pool *pgxpool.Pool
-	// Records writes the deliveries that succeeded (dbx.AsyncPool; Pool when nil): their commits
-	// need not wait for the disk. Losing the last of them in a crash of the database server only
+	// Records writes the deliveries that succeeded, system work (dbx.DB.SystemAsyncPool; DB.System
+	// or Pool when nil): their commits need not wait for the disk. Losing the last of them in a crash of the database server only
 	// repeats a delivery, with the same webhook-id: the job that made it completes in a later,
 	// durable commit, which makes them durable too, or it runs again.
 	Records *pgxpool.Pool
@@ -159,6 +159,9 @@ func (w *DeliverWebhookWorker) init() {
 	}
 	if w.Log == nil {
 		w.Log = slog.Default()
+	}
+	if w.Records == nil && w.DB != nil {
+		w.Records = w.DB.System
 	}
 	if w.Records == nil {
 		w.Records = w.Pool
