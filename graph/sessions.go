@@ -3,12 +3,14 @@ package graph
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"entgo.io/contrib/entgql"
@@ -104,11 +106,21 @@ FROM submissions s
 LEFT JOIN formats f ON f.id = s.format_id
 WHERE s.event_id = $1 AND s.status = 'accepted'`
 
+	// sessionTracksSQL and sessionSpeakersSQL read the tracks and speakers of the sessions $1; the
+	// …ScopeSQL forms read those of every session of sessionScopeSQL ($1–$3), so that they can run
+	// beside the page's statement instead of after it.
 	sessionTracksSQL = `
 SELECT st.submission_id, t.id, t.name, t.color
 FROM submission_tracks st
 JOIN tracks t ON t.id = st.track_id
 WHERE st.submission_id = ANY($1)
+ORDER BY t.position, t.name, t.id`
+	sessionTracksScopeSQL = `
+SELECT st.submission_id, t.id, t.name, t.color
+FROM submissions s
+JOIN submission_tracks st ON st.submission_id = s.id
+JOIN tracks t ON t.id = st.track_id
+WHERE ` + sessionScopeSQL + `
 ORDER BY t.position, t.name, t.id`
 
 	sessionSpeakersSQL = `
@@ -116,6 +128,13 @@ SELECT p.submission_id, c.id, c.first_name, c.last_name, c.email, p.role, p.posi
 FROM submission_participants p
 JOIN contacts c ON c.id = p.contact_id
 WHERE p.submission_id = ANY($1)
+ORDER BY p.submission_id, p.position, c.id`
+	sessionSpeakersScopeSQL = `
+SELECT p.submission_id, c.id, c.first_name, c.last_name, c.email, p.role, p.position, c.headshot_url, c.confirmed_at
+FROM submissions s
+JOIN submission_participants p ON p.submission_id = s.id
+JOIN contacts c ON c.id = p.contact_id
+WHERE ` + sessionScopeSQL + `
 ORDER BY p.submission_id, p.position, c.id`
 )
 
@@ -209,18 +228,66 @@ func (q sessionQuery) args() []any {
 
 // sessionPage reads the sessions of q, in list order, with their readiness, tracks and speakers;
 // it also returns the distinct tracks of those sessions in track order (position, name, id).
+//
+// A read of the whole scope (no cursor, no limit: the REST board, a GraphQL board asking for all)
+// outside a transaction sends the tracks and speakers statements at once with the page's, each on
+// a connection of its own, selecting by the scope instead of by the page's ids: the three
+// statements then cost PostgreSQL the longest of them in time instead of their sum.
 func (r *Resolver) sessionPage(ctx context.Context, q sessionQuery) ([]*Session, []agenda.Track, error) {
 	db := r.sql(ctx)
 	order := sessionOrderSQL
 	if q.fromEnd {
 		order = sessionReverseOrderSQL
 	}
-	rows, err := db.Query(ctx, fmt.Sprintf(sessionPageSQL, order), q.args()...)
+	var links sessionLinks
+	wait := func() error { return nil }
+	if q.limit == nil && q.after == nil && q.before == nil && dbx.TxFromContext(ctx) == nil {
+		scope := q.args()[:3]
+		var tracksErr, speakersErr error
+		var done sync.WaitGroup
+		done.Go(func() { links.tracks, tracksErr = readSessionTracks(ctx, db, sessionTracksScopeSQL, scope...) })
+		done.Go(func() { links.speakers, speakersErr = readSessionSpeakers(ctx, db, sessionSpeakersScopeSQL, scope...) })
+		wait = func() error {
+			done.Wait()
+			return errors.Join(tracksErr, speakersErr)
+		}
+	}
+	sessions, err := readSessions(ctx, db, fmt.Sprintf(sessionPageSQL, order), q)
+	if werr := wait(); err == nil {
+		err = werr
+	}
 	if err != nil {
 		return nil, nil, err
 	}
-	sessions, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*Session, error) {
-		s := &Session{EventID: q.eventID, Tracks: []agenda.Track{}, Speakers: []*SessionSpeaker{}}
+	if q.fromEnd {
+		slices.Reverse(sessions)
+	}
+	if len(sessions) == 0 {
+		return sessions, []agenda.Track{}, nil
+	}
+	if links.tracks == nil && links.speakers == nil {
+		ids := make([]string, len(sessions))
+		for i, s := range sessions {
+			ids[i] = s.ID
+		}
+		if links.tracks, err = readSessionTracks(ctx, db, sessionTracksSQL, ids); err != nil {
+			return nil, nil, err
+		}
+		if links.speakers, err = readSessionSpeakers(ctx, db, sessionSpeakersSQL, ids); err != nil {
+			return nil, nil, err
+		}
+	}
+	return sessions, links.attach(sessions), nil
+}
+
+// readSessions reads the rows of sessionPageSQL.
+func readSessions(ctx context.Context, db querier, sql string, q sessionQuery) ([]*Session, error) {
+	rows, err := db.Query(ctx, sql, q.args()...)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (*Session, error) {
+		s := &Session{EventID: q.eventID}
 		var manual bool
 		var startsAt, endsAt, cancelledAt *time.Time
 		var createdAt time.Time
@@ -241,65 +308,105 @@ func (r *Resolver) sessionPage(ctx context.Context, q sessionQuery) ([]*Session,
 		}
 		return s, nil
 	})
-	if err != nil {
-		return nil, nil, err
-	}
-	if q.fromEnd {
-		slices.Reverse(sessions)
-	}
-	tracks := []agenda.Track{}
-	if len(sessions) == 0 {
-		return sessions, tracks, nil
-	}
-	byID := make(map[string]*Session, len(sessions))
-	ids := make([]string, len(sessions))
-	for i, s := range sessions {
-		byID[s.ID] = s
-		ids[i] = s.ID
-	}
+}
 
-	rows, err = db.Query(ctx, sessionTracksSQL, ids)
+// sessionLinks are the tracks and speakers of sessions, as read, in the statements' order.
+type sessionLinks struct {
+	tracks   []sessionTrack
+	speakers []sessionSpeaker
+}
+
+type sessionTrack struct {
+	sessionID string
+	track     agenda.Track
+}
+
+type sessionSpeaker struct {
+	sessionID string
+	speaker   SessionSpeaker
+}
+
+func readSessionTracks(ctx context.Context, db querier, sql string, args ...any) ([]sessionTrack, error) {
+	rows, err := db.Query(ctx, sql, args...)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	var sessionID string
-	var t agenda.Track
-	seen := map[string]bool{}
-	if _, err := pgx.ForEachRow(rows, []any{&sessionID, &t.ID, &t.Name, &t.Color}, func() error {
-		if s := byID[sessionID]; s != nil {
-			s.Tracks = append(s.Tracks, t)
-		}
-		// The rows come in track order, so the first sight of each track keeps that order.
-		if !seen[t.ID] {
-			seen[t.ID] = true
-			tracks = append(tracks, t)
-		}
+	out := []sessionTrack{}
+	var st sessionTrack
+	_, err = pgx.ForEachRow(rows, []any{&st.sessionID, &st.track.ID, &st.track.Name, &st.track.Color}, func() error {
+		out = append(out, st)
 		return nil
-	}); err != nil {
-		return nil, nil, err
-	}
+	})
+	return out, err
+}
 
-	rows, err = db.Query(ctx, sessionSpeakersSQL, ids)
+func readSessionSpeakers(ctx context.Context, db querier, sql string, args ...any) ([]sessionSpeaker, error) {
+	rows, err := db.Query(ctx, sql, args...)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	var first, last string
+	out := []sessionSpeaker{}
+	var sid, first, last string
 	var confirmedAt *time.Time
-	sp := &SessionSpeaker{}
-	if _, err := pgx.ForEachRow(rows, []any{&sessionID, &sp.ID, &first, &last, &sp.Email, &sp.Role, &sp.Position,
+	var sp SessionSpeaker
+	_, err = pgx.ForEachRow(rows, []any{&sid, &sp.ID, &first, &last, &sp.Email, &sp.Role, &sp.Position,
 		&sp.HeadshotURL, &confirmedAt}, func() error {
-		if s := byID[sessionID]; s != nil {
-			speaker := *sp
-			speaker.Name = fullName(first, last)
-			speaker.ConfirmedAt = scalar.AtPtr(confirmedAt)
-			s.Speakers = append(s.Speakers, &speaker)
-		}
+		sp.Name = fullName(first, last)
+		sp.ConfirmedAt = scalar.AtPtr(confirmedAt)
+		out = append(out, sessionSpeaker{sessionID: sid, speaker: sp})
 		sp.HeadshotURL = nil
 		return nil
-	}); err != nil {
-		return nil, nil, err
+	})
+	return out, err
+}
+
+// attach gives each session its tracks and speakers, in the statements' order, and returns the
+// distinct tracks in track order.
+func (l sessionLinks) attach(sessions []*Session) []agenda.Track {
+	byID := make(map[string]*Session, len(sessions))
+	for _, s := range sessions {
+		byID[s.ID] = s
 	}
-	return sessions, tracks, nil
+	// Each session's slices are cut from one array per kind: a few allocations, not one per
+	// session.
+	nTracks, nSpeakers := map[string]int{}, map[string]int{}
+	for _, t := range l.tracks {
+		nTracks[t.sessionID]++
+	}
+	for _, sp := range l.speakers {
+		nSpeakers[sp.sessionID]++
+	}
+	trackArr := make([]agenda.Track, len(l.tracks))
+	speakerArr := make([]SessionSpeaker, len(l.speakers))
+	speakerPtrs := make([]*SessionSpeaker, len(l.speakers))
+	ti, si := 0, 0
+	for _, s := range sessions {
+		n := nTracks[s.ID]
+		s.Tracks, ti = trackArr[ti:ti:ti+n], ti+n
+		n = nSpeakers[s.ID]
+		s.Speakers, si = speakerPtrs[si:si:si+n], si+n
+	}
+	tracks := []agenda.Track{}
+	seen := map[string]bool{}
+	for _, t := range l.tracks {
+		s := byID[t.sessionID]
+		if s == nil {
+			continue // a session the page's snapshot did not hold
+		}
+		s.Tracks = append(s.Tracks, t.track)
+		// The rows come in track order, so the first sight of each track keeps that order.
+		if !seen[t.track.ID] {
+			seen[t.track.ID] = true
+			tracks = append(tracks, t.track)
+		}
+	}
+	for i, sp := range l.speakers {
+		if s := byID[sp.sessionID]; s != nil {
+			speakerArr[i] = sp.speaker
+			s.Speakers = append(s.Speakers, &speakerArr[i])
+		}
+	}
+	return tracks
 }
 
 // sessionCounts is what sessionCountsSQL reads.
