@@ -87,6 +87,29 @@ LEFT JOIN LATERAL (
   FROM deliverable_assignments da WHERE da.submission_id = s.id) d ON true
 ORDER BY %[1]s`
 
+	// sessionAllSQL reads every session of sessionScopeSQL ($1-$3) at once, as the REST board does:
+	// without a page to choose, the readiness counts are grouped once over the event's tasks and
+	// deliverables and hash-joined, instead of aggregated per session in a nested loop (2,000
+	// index lookups each).
+	sessionAllSQL = `
+SELECT s.id, s.code, s.title, s.description, f.name, ` + manualSQL + `, s.starts_at, s.ends_at,
+       s.room_id, r.name, s.content_review_status, s.approved_snapshot <> '{}'::jsonb, s.cancelled_at,
+       s.cancelled_by, s.capacity, s.created_at,
+       COALESCE(t.total, 0), COALESCE(t.done, 0), COALESCE(d.total, 0), COALESCE(d.uploaded, 0)
+FROM submissions s
+LEFT JOIN formats f ON f.id = s.format_id
+LEFT JOIN rooms r ON r.id = s.room_id
+LEFT JOIN (
+  SELECT ta.submission_id, count(*) FILTER (WHERE ta.status <> 'waived') AS total, count(*) FILTER (WHERE ta.status = 'done') AS done
+  FROM task_assignments ta JOIN submissions x ON x.id = ta.submission_id
+  WHERE x.event_id = $1 AND x.status = 'accepted' GROUP BY ta.submission_id) t ON t.submission_id = s.id
+LEFT JOIN (
+  SELECT da.submission_id, count(*) AS total, count(*) FILTER (WHERE da.status = 'uploaded') AS uploaded
+  FROM deliverable_assignments da JOIN submissions x ON x.id = da.submission_id
+  WHERE x.event_id = $1 AND x.status = 'accepted' GROUP BY da.submission_id) d ON d.submission_id = s.id
+WHERE ` + sessionScopeSQL + `
+ORDER BY ` + sessionOrderSQL
+
 	// sessionCountsSQL counts, over the same parameters, the sessions in the state (totalCount),
 	// those between the cursors, those at or before the after cursor and those at or after the
 	// before cursor — from which the page's position follows — and reads the format names and
@@ -241,7 +264,12 @@ func (r *Resolver) sessionPage(ctx context.Context, q sessionQuery) ([]*Session,
 	}
 	var links sessionLinks
 	wait := func() error { return nil }
-	if q.limit == nil && q.after == nil && q.before == nil && dbx.TxFromContext(ctx) == nil {
+	pageSQL, args := fmt.Sprintf(sessionPageSQL, order), q.args()
+	whole := q.limit == nil && q.after == nil && q.before == nil
+	if whole && q.only == "" && !q.fromEnd {
+		pageSQL, args = sessionAllSQL, args[:3]
+	}
+	if whole && dbx.TxFromContext(ctx) == nil {
 		scope := q.args()[:3]
 		var tracksErr, speakersErr error
 		var done sync.WaitGroup
@@ -252,7 +280,7 @@ func (r *Resolver) sessionPage(ctx context.Context, q sessionQuery) ([]*Session,
 			return errors.Join(tracksErr, speakersErr)
 		}
 	}
-	sessions, err := readSessions(ctx, db, fmt.Sprintf(sessionPageSQL, order), q)
+	sessions, err := readSessions(ctx, db, pageSQL, q.eventID, args)
 	if werr := wait(); err == nil {
 		err = werr
 	}
@@ -280,14 +308,14 @@ func (r *Resolver) sessionPage(ctx context.Context, q sessionQuery) ([]*Session,
 	return sessions, links.attach(sessions), nil
 }
 
-// readSessions reads the rows of sessionPageSQL.
-func readSessions(ctx context.Context, db querier, sql string, q sessionQuery) ([]*Session, error) {
-	rows, err := db.Query(ctx, sql, q.args()...)
+// readSessions reads the rows of sessionPageSQL or sessionAllSQL, sessions of the event eventID.
+func readSessions(ctx context.Context, db querier, sql, eventID string, args []any) ([]*Session, error) {
+	rows, err := db.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, err
 	}
 	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (*Session, error) {
-		s := &Session{EventID: q.eventID}
+		s := &Session{EventID: eventID}
 		var manual bool
 		var startsAt, endsAt, cancelledAt *time.Time
 		var createdAt time.Time
