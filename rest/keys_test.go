@@ -42,7 +42,7 @@ func mistype(key string) string {
 func (b *testBundle) keyID(key string) string {
 	b.t.Helper()
 	var id string
-	require.NoError(b.t, b.db.Pool.QueryRow(b.sys(),
+	require.NoError(b.t, b.db.System.QueryRow(b.sys(),
 		`SELECT id FROM api_keys WHERE prefix = $1`, key[:12]).Scan(&id))
 	return id
 }

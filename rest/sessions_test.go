@@ -332,7 +332,7 @@ func TestSessionListQueryCount(t *testing.T) {
 	one := count()
 	for i := range 299 {
 		s := b.createSession(w, "Session "+itoa(i), w.ada, w.grace, w.alan)
-		_, err := b.db.Pool.Exec(b.sys(), "INSERT INTO submission_tracks VALUES ($1, $2), ($1, $3)", s["id"], w.track1, w.track2)
+		_, err := b.db.System.Exec(b.sys(), "INSERT INTO submission_tracks VALUES ($1, $2), ($1, $3)", s["id"], w.track1, w.track2)
 		require.NoError(t, err)
 	}
 	many := count()
