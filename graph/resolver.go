@@ -71,7 +71,7 @@ func (r *Resolver) sql(ctx context.Context) querier {
 	if tx := dbx.TxFromContext(ctx); tx != nil {
 		return tx.PGX()
 	}
-	return r.DB.Pool
+	return r.DB.PoolFor(ctx)
 }
 
 // noScope is the querier of a context without an organization: every statement fails.

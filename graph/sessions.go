@@ -3,12 +3,14 @@ package graph
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"entgo.io/contrib/entgql"
@@ -85,6 +87,29 @@ LEFT JOIN LATERAL (
   FROM deliverable_assignments da WHERE da.submission_id = s.id) d ON true
 ORDER BY %[1]s`
 
+	// sessionAllSQL reads every session of sessionScopeSQL ($1-$3) at once, as the REST board does:
+	// without a page to choose, the readiness counts are grouped once over the event's tasks and
+	// deliverables and hash-joined, instead of aggregated per session in a nested loop (2,000
+	// index lookups each).
+	sessionAllSQL = `
+SELECT s.id, s.code, s.title, s.description, f.name, ` + manualSQL + `, s.starts_at, s.ends_at,
+       s.room_id, r.name, s.content_review_status, s.approved_snapshot <> '{}'::jsonb, s.cancelled_at,
+       s.cancelled_by, s.capacity, s.created_at,
+       COALESCE(t.total, 0), COALESCE(t.done, 0), COALESCE(d.total, 0), COALESCE(d.uploaded, 0)
+FROM submissions s
+LEFT JOIN formats f ON f.id = s.format_id
+LEFT JOIN rooms r ON r.id = s.room_id
+LEFT JOIN (
+  SELECT ta.submission_id, count(*) FILTER (WHERE ta.status <> 'waived') AS total, count(*) FILTER (WHERE ta.status = 'done') AS done
+  FROM task_assignments ta JOIN submissions x ON x.id = ta.submission_id
+  WHERE x.event_id = $1 AND x.status = 'accepted' GROUP BY ta.submission_id) t ON t.submission_id = s.id
+LEFT JOIN (
+  SELECT da.submission_id, count(*) AS total, count(*) FILTER (WHERE da.status = 'uploaded') AS uploaded
+  FROM deliverable_assignments da JOIN submissions x ON x.id = da.submission_id
+  WHERE x.event_id = $1 AND x.status = 'accepted' GROUP BY da.submission_id) d ON d.submission_id = s.id
+WHERE ` + sessionScopeSQL + `
+ORDER BY ` + sessionOrderSQL
+
 	// sessionCountsSQL counts, over the same parameters, the sessions in the state (totalCount),
 	// those between the cursors, those at or before the after cursor and those at or after the
 	// before cursor — from which the page's position follows — and reads the format names and
@@ -104,11 +129,21 @@ FROM submissions s
 LEFT JOIN formats f ON f.id = s.format_id
 WHERE s.event_id = $1 AND s.status = 'accepted'`
 
+	// sessionTracksSQL and sessionSpeakersSQL read the tracks and speakers of the sessions $1; the
+	// …ScopeSQL forms read those of every session of sessionScopeSQL ($1–$3), so that they can run
+	// beside the page's statement instead of after it.
 	sessionTracksSQL = `
 SELECT st.submission_id, t.id, t.name, t.color
 FROM submission_tracks st
 JOIN tracks t ON t.id = st.track_id
 WHERE st.submission_id = ANY($1)
+ORDER BY t.position, t.name, t.id`
+	sessionTracksScopeSQL = `
+SELECT st.submission_id, t.id, t.name, t.color
+FROM submissions s
+JOIN submission_tracks st ON st.submission_id = s.id
+JOIN tracks t ON t.id = st.track_id
+WHERE ` + sessionScopeSQL + `
 ORDER BY t.position, t.name, t.id`
 
 	sessionSpeakersSQL = `
@@ -116,6 +151,13 @@ SELECT p.submission_id, c.id, c.first_name, c.last_name, c.email, p.role, p.posi
 FROM submission_participants p
 JOIN contacts c ON c.id = p.contact_id
 WHERE p.submission_id = ANY($1)
+ORDER BY p.submission_id, p.position, c.id`
+	sessionSpeakersScopeSQL = `
+SELECT p.submission_id, c.id, c.first_name, c.last_name, c.email, p.role, p.position, c.headshot_url, c.confirmed_at
+FROM submissions s
+JOIN submission_participants p ON p.submission_id = s.id
+JOIN contacts c ON c.id = p.contact_id
+WHERE ` + sessionScopeSQL + `
 ORDER BY p.submission_id, p.position, c.id`
 )
 
@@ -209,18 +251,71 @@ func (q sessionQuery) args() []any {
 
 // sessionPage reads the sessions of q, in list order, with their readiness, tracks and speakers;
 // it also returns the distinct tracks of those sessions in track order (position, name, id).
+//
+// A read of the whole scope (no cursor, no limit: the REST board, a GraphQL board asking for all)
+// outside a transaction sends the tracks and speakers statements at once with the page's, each on
+// a connection of its own, selecting by the scope instead of by the page's ids: the three
+// statements then cost PostgreSQL the longest of them in time instead of their sum.
 func (r *Resolver) sessionPage(ctx context.Context, q sessionQuery) ([]*Session, []agenda.Track, error) {
 	db := r.sql(ctx)
 	order := sessionOrderSQL
 	if q.fromEnd {
 		order = sessionReverseOrderSQL
 	}
-	rows, err := db.Query(ctx, fmt.Sprintf(sessionPageSQL, order), q.args()...)
+	var links sessionLinks
+	wait := func() error { return nil }
+	pageSQL, args := fmt.Sprintf(sessionPageSQL, order), q.args()
+	whole := q.limit == nil && q.after == nil && q.before == nil
+	if whole && q.only == "" && !q.fromEnd {
+		pageSQL, args = sessionAllSQL, args[:3]
+	}
+	if whole && dbx.TxFromContext(ctx) == nil {
+		scope := q.args()[:3]
+		var tracksErr, speakersErr error
+		var done sync.WaitGroup
+		done.Go(func() { links.tracks, tracksErr = readSessionTracks(ctx, db, sessionTracksScopeSQL, scope...) })
+		done.Go(func() { links.speakers, speakersErr = readSessionSpeakers(ctx, db, sessionSpeakersScopeSQL, scope...) })
+		wait = func() error {
+			done.Wait()
+			return errors.Join(tracksErr, speakersErr)
+		}
+	}
+	sessions, err := readSessions(ctx, db, pageSQL, q.eventID, args)
+	if werr := wait(); err == nil {
+		err = werr
+	}
 	if err != nil {
 		return nil, nil, err
 	}
-	sessions, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*Session, error) {
-		s := &Session{EventID: q.eventID, Tracks: []agenda.Track{}, Speakers: []*SessionSpeaker{}}
+	if q.fromEnd {
+		slices.Reverse(sessions)
+	}
+	if len(sessions) == 0 {
+		return sessions, []agenda.Track{}, nil
+	}
+	if links.tracks == nil && links.speakers == nil {
+		ids := make([]string, len(sessions))
+		for i, s := range sessions {
+			ids[i] = s.ID
+		}
+		if links.tracks, err = readSessionTracks(ctx, db, sessionTracksSQL, ids); err != nil {
+			return nil, nil, err
+		}
+		if links.speakers, err = readSessionSpeakers(ctx, db, sessionSpeakersSQL, ids); err != nil {
+			return nil, nil, err
+		}
+	}
+	return sessions, links.attach(sessions), nil
+}
+
+// readSessions reads the rows of sessionPageSQL or sessionAllSQL, sessions of the event eventID.
+func readSessions(ctx context.Context, db querier, sql, eventID string, args []any) ([]*Session, error) {
+	rows, err := db.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (*Session, error) {
+		s := &Session{EventID: eventID}
 		var manual bool
 		var startsAt, endsAt, cancelledAt *time.Time
 		var createdAt time.Time
@@ -241,65 +336,105 @@ func (r *Resolver) sessionPage(ctx context.Context, q sessionQuery) ([]*Session,
 		}
 		return s, nil
 	})
-	if err != nil {
-		return nil, nil, err
-	}
-	if q.fromEnd {
-		slices.Reverse(sessions)
-	}
-	tracks := []agenda.Track{}
-	if len(sessions) == 0 {
-		return sessions, tracks, nil
-	}
-	byID := make(map[string]*Session, len(sessions))
-	ids := make([]string, len(sessions))
-	for i, s := range sessions {
-		byID[s.ID] = s
-		ids[i] = s.ID
-	}
+}
 
-	rows, err = db.Query(ctx, sessionTracksSQL, ids)
+// sessionLinks are the tracks and speakers of sessions, as read, in the statements' order.
+type sessionLinks struct {
+	tracks   []sessionTrack
+	speakers []sessionSpeaker
+}
+
+type sessionTrack struct {
+	sessionID string
+	track     agenda.Track
+}
+
+type sessionSpeaker struct {
+	sessionID string
+	speaker   SessionSpeaker
+}
+
+func readSessionTracks(ctx context.Context, db querier, sql string, args ...any) ([]sessionTrack, error) {
+	rows, err := db.Query(ctx, sql, args...)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	var sessionID string
-	var t agenda.Track
-	seen := map[string]bool{}
-	if _, err := pgx.ForEachRow(rows, []any{&sessionID, &t.ID, &t.Name, &t.Color}, func() error {
-		if s := byID[sessionID]; s != nil {
-			s.Tracks = append(s.Tracks, t)
-		}
-		// The rows come in track order, so the first sight of each track keeps that order.
-		if !seen[t.ID] {
-			seen[t.ID] = true
-			tracks = append(tracks, t)
-		}
+	out := []sessionTrack{}
+	var st sessionTrack
+	_, err = pgx.ForEachRow(rows, []any{&st.sessionID, &st.track.ID, &st.track.Name, &st.track.Color}, func() error {
+		out = append(out, st)
 		return nil
-	}); err != nil {
-		return nil, nil, err
-	}
+	})
+	return out, err
+}
 
-	rows, err = db.Query(ctx, sessionSpeakersSQL, ids)
+func readSessionSpeakers(ctx context.Context, db querier, sql string, args ...any) ([]sessionSpeaker, error) {
+	rows, err := db.Query(ctx, sql, args...)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	var first, last string
+	out := []sessionSpeaker{}
+	var sid, first, last string
 	var confirmedAt *time.Time
-	sp := &SessionSpeaker{}
-	if _, err := pgx.ForEachRow(rows, []any{&sessionID, &sp.ID, &first, &last, &sp.Email, &sp.Role, &sp.Position,
+	var sp SessionSpeaker
+	_, err = pgx.ForEachRow(rows, []any{&sid, &sp.ID, &first, &last, &sp.Email, &sp.Role, &sp.Position,
 		&sp.HeadshotURL, &confirmedAt}, func() error {
-		if s := byID[sessionID]; s != nil {
-			speaker := *sp
-			speaker.Name = fullName(first, last)
-			speaker.ConfirmedAt = scalar.AtPtr(confirmedAt)
-			s.Speakers = append(s.Speakers, &speaker)
-		}
+		sp.Name = fullName(first, last)
+		sp.ConfirmedAt = scalar.AtPtr(confirmedAt)
+		out = append(out, sessionSpeaker{sessionID: sid, speaker: sp})
 		sp.HeadshotURL = nil
 		return nil
-	}); err != nil {
-		return nil, nil, err
+	})
+	return out, err
+}
+
+// attach gives each session its tracks and speakers, in the statements' order, and returns the
+// distinct tracks in track order.
+func (l sessionLinks) attach(sessions []*Session) []agenda.Track {
+	byID := make(map[string]*Session, len(sessions))
+	for _, s := range sessions {
+		byID[s.ID] = s
 	}
-	return sessions, tracks, nil
+	// Each session's slices are cut from one array per kind: a few allocations, not one per
+	// session.
+	nTracks, nSpeakers := map[string]int{}, map[string]int{}
+	for _, t := range l.tracks {
+		nTracks[t.sessionID]++
+	}
+	for _, sp := range l.speakers {
+		nSpeakers[sp.sessionID]++
+	}
+	trackArr := make([]agenda.Track, len(l.tracks))
+	speakerArr := make([]SessionSpeaker, len(l.speakers))
+	speakerPtrs := make([]*SessionSpeaker, len(l.speakers))
+	ti, si := 0, 0
+	for _, s := range sessions {
+		n := nTracks[s.ID]
+		s.Tracks, ti = trackArr[ti:ti:ti+n], ti+n
+		n = nSpeakers[s.ID]
+		s.Speakers, si = speakerPtrs[si:si:si+n], si+n
+	}
+	tracks := []agenda.Track{}
+	seen := map[string]bool{}
+	for _, t := range l.tracks {
+		s := byID[t.sessionID]
+		if s == nil {
+			continue // a session the page's snapshot did not hold
+		}
+		s.Tracks = append(s.Tracks, t.track)
+		// The rows come in track order, so the first sight of each track keeps that order.
+		if !seen[t.track.ID] {
+			seen[t.track.ID] = true
+			tracks = append(tracks, t.track)
+		}
+	}
+	for i, sp := range l.speakers {
+		if s := byID[sp.sessionID]; s != nil {
+			speakerArr[i] = sp.speaker
+			s.Speakers = append(s.Speakers, &speakerArr[i])
+		}
+	}
+	return tracks
 }
 
 // sessionCounts is what sessionCountsSQL reads.

@@ -53,7 +53,7 @@ type Scorer interface {
 type AIReviewWorker struct {
 	river.WorkerDefaults[AIReviewArgs]
 	Scorer Scorer
-	// Pool finds the organization of jobs queued without one.
+	// Pool finds the organization of jobs queued without one: system work (dbx.DB.System).
 	Pool *pgxpool.Pool
 }
 

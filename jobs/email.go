@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -56,8 +57,10 @@ type DeliverEmailWorker struct {
 	// dbx.AsyncPool): a lost claim leaves a row queued, and the durable outcome recorded after it
 	// makes it durable too, PostgreSQL's log being written in order. Nil uses Pool.
 	ClaimPool *pgxpool.Pool
-	Sender    Sender
-	Log       *slog.Logger
+	// System finds the organization of jobs queued without one (dbx.DB.System). Nil uses Pool.
+	System *pgxpool.Pool
+	Sender Sender
+	Log    *slog.Logger
 	// Tokens records the sign-in tokens minted for one-click links (see MintSignInLink), with
 	// synchronous commits: a token must exist before the email carrying it can be followed.
 	// Without it, and with the LogSender (whose log is no mailbox), no token is minted.
@@ -259,7 +262,7 @@ func (w *DeliverEmailWorker) Work(ctx context.Context, job *river.Job[DeliverEma
 	id, org := job.Args.EmailID, job.Args.OrganizationID
 	if org == "" {
 		var err error
-		if org, err = legacyOrganization(ctx, w.Pool, "email_log", id); err != nil || org == "" {
+		if org, err = legacyOrganization(ctx, cmp.Or(w.System, w.Pool), "email_log", id); err != nil || org == "" {
 			return err // "" when the row is gone with its event: nothing to send
 		}
 	}

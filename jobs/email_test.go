@@ -274,7 +274,7 @@ func TestSentRowIsNeverSentAgain(t *testing.T) {
 	require.NoError(t, err)
 	pool, err := b.db.AsyncPool(2)
 	require.NoError(t, err)
-	worker := &jobs.DeliverEmailWorker{Pool: pool, Sender: sender, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	worker := &jobs.DeliverEmailWorker{Pool: pool, System: b.db.System, Sender: sender, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	row := b.queue(t, "ada@example.test")
 
 	w := rivertest.NewWorker(t, riverpgxv5.New(b.db.Pool), &river.Config{}, worker)

@@ -100,17 +100,22 @@ func NewClient(db *dbx.DB, cfg Config) (*river.Client[pgx.Tx], error) {
 	if err != nil {
 		return nil, fmt.Errorf("jobs: claim pool: %w", err)
 	}
+	// Webhook successes of several organizations share a statement: system work.
+	successPool, err := db.SystemAsyncPool(statusConns)
+	if err != nil {
+		return nil, fmt.Errorf("jobs: webhook success pool: %w", err)
+	}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &DeliverEmailWorker{Pool: outcomePool, ClaimPool: claimPool, Sender: cfg.Sender,
-		Log: cfg.Log, Tokens: db.Pool})
-	river.AddWorker(workers, &AIReviewWorker{Scorer: cfg.Scorer, Pool: db.Pool})
+		Log: cfg.Log, Tokens: db.Pool, System: db.System})
+	river.AddWorker(workers, &AIReviewWorker{Scorer: cfg.Scorer, Pool: db.System})
 	river.AddWorker(workers, &AgendaDraftWorker{Drafter: cfg.Drafter})
-	river.AddWorker(workers, &PruneIdempotencyWorker{Pool: db.Pool})
-	river.AddWorker(workers, &PruneWebhooksWorker{Pool: db.Pool, Retention: cfg.Webhooks.Retention})
-	deliverWebhooks := &DeliverWebhookWorker{Pool: db.Pool, Records: claimPool, DB: db, Notifier: cfg.Notifier,
+	river.AddWorker(workers, &PruneIdempotencyWorker{Pool: db.System})
+	river.AddWorker(workers, &PruneWebhooksWorker{Pool: db.System, Retention: cfg.Webhooks.Retention})
+	deliverWebhooks := &DeliverWebhookWorker{Pool: db.Pool, Records: successPool, DB: db, Notifier: cfg.Notifier,
 		Config: cfg.Webhooks, Log: cfg.Log}
 	river.AddWorker(workers, deliverWebhooks)
-	river.AddWorker(workers, &DispatchWebhooksWorker{Pool: db.Pool, Deliver: deliverWebhooks})
+	river.AddWorker(workers, &DispatchWebhooksWorker{Pool: db.System, Deliver: deliverWebhooks})
 	river.AddWorker(workers, &FanOutWebhookWorker{})
 	river.AddWorker(workers, &DeleteFileWorker{Pool: db.Pool, Files: cfg.Files})
 	river.AddWorker(workers, &SweepFilesWorker{Pool: db.Pool, Files: cfg.Files})

@@ -24,20 +24,20 @@ func TestIdempotencyRecordsArePruned(t *testing.T) {
 	_, key, err := access.CreateKey(ctx, b.db.Ent, "Acme", "integration")
 	require.NoError(t, err)
 	for id, age := range map[string]string{"idm_old": "25 hours", "idm_new": "1 hour"} {
-		_, err := b.db.Pool.Exec(ctx, `INSERT INTO idempotency_records
+		_, err := b.db.System.Exec(ctx, `INSERT INTO idempotency_records
 			(id, created_at, updated_at, key, request_hash, status, response, api_key_id)
 			VALUES ($1, now() - $2::interval, now(), $1, 'h', 201, '\x7b7d', $3)`, id, age, key.ID)
 		require.NoError(t, err)
 	}
 
-	require.NoError(t, b.river.Start(ctx))
+	require.NoError(t, b.river.Start(context.Background()))
 	t.Cleanup(func() {
 		stopCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
 		_ = b.river.Stop(stopCtx)
 	})
 	remaining := func() []string {
-		rows, err := b.db.Pool.Query(ctx, `SELECT id FROM idempotency_records ORDER BY id`)
+		rows, err := b.db.System.Query(ctx, `SELECT id FROM idempotency_records ORDER BY id`)
 		require.NoError(t, err)
 		ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
 		require.NoError(t, err)
@@ -48,7 +48,7 @@ func TestIdempotencyRecordsArePruned(t *testing.T) {
 	require.Equal(t, []string{"idm_new"}, remaining())
 
 	var state string
-	require.NoError(t, b.db.Pool.QueryRow(ctx, `SELECT state FROM river_job WHERE kind = 'prune_idempotency_records'`).Scan(&state))
+	require.NoError(t, b.db.System.QueryRow(ctx, `SELECT state FROM river_job WHERE kind = 'prune_idempotency_records'`).Scan(&state))
 	require.Contains(t, []string{"running", "completed"}, state)
 }
 
@@ -78,12 +78,12 @@ func TestWebhookMessagesArePruned(t *testing.T) {
 		{"msg_new", "Beta", "29 days", true, []string{"succeeded"}},
 	}
 	for _, m := range messages {
-		_, err := b.db.Pool.Exec(ctx, `INSERT INTO webhook_messages (id, created_at, updated_at, organization_id,
+		_, err := b.db.System.Exec(ctx, `INSERT INTO webhook_messages (id, created_at, updated_at, organization_id,
 			event_type, payload, dispatched_at) VALUES ($1, now() - $2::interval, now(), $3, 'session.created', '{}',
 			CASE WHEN $4 THEN now() - $2::interval END)`, m.id, m.age, orgs[m.org], m.dispatched)
 		require.NoError(t, err)
 		for i, status := range m.deliveries {
-			_, err := b.db.Pool.Exec(ctx, `INSERT INTO webhook_deliveries (id, created_at, updated_at, organization_id,
+			_, err := b.db.System.Exec(ctx, `INSERT INTO webhook_deliveries (id, created_at, updated_at, organization_id,
 				status, attempts, endpoint_id, message_id) VALUES ($1, now(), now(), $2, $3, 1, $4, $5)`,
 				fmt.Sprintf("whdl_%s_%d", m.id, i), orgs[m.org], status, fmt.Sprintf("whe_%d", i), m.id)
 			require.NoError(t, err)
@@ -91,9 +91,9 @@ func TestWebhookMessagesArePruned(t *testing.T) {
 	}
 
 	// The job's statement, before any dispatch run could take the waiting message.
-	require.NoError(t, (&jobs.PruneWebhooksWorker{Pool: b.db.Pool}).Work(ctx, nil))
+	require.NoError(t, (&jobs.PruneWebhooksWorker{Pool: b.db.System}).Work(ctx, nil))
 	ids := func(sql string) []string {
-		rows, err := b.db.Pool.Query(ctx, sql)
+		rows, err := b.db.System.Query(ctx, sql)
 		require.NoError(t, err)
 		ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
 		require.NoError(t, err)
@@ -105,7 +105,7 @@ func TestWebhookMessagesArePruned(t *testing.T) {
 		ids(`SELECT id FROM webhook_deliveries ORDER BY id`))
 
 	// The leader queues the job when the workers start.
-	require.NoError(t, b.river.Start(ctx))
+	require.NoError(t, b.river.Start(context.Background()))
 	t.Cleanup(func() {
 		stopCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
@@ -113,7 +113,7 @@ func TestWebhookMessagesArePruned(t *testing.T) {
 	})
 	require.Eventually(t, func() bool {
 		var state string
-		err := b.db.Pool.QueryRow(ctx, `SELECT state FROM river_job WHERE kind = 'prune_webhook_messages'`).Scan(&state)
+		err := b.db.System.QueryRow(ctx, `SELECT state FROM river_job WHERE kind = 'prune_webhook_messages'`).Scan(&state)
 		return err == nil && state == "completed"
 	}, 15*time.Second, 50*time.Millisecond, "the webhook pruning job was never queued, or never completed")
 }

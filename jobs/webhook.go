@@ -112,8 +112,8 @@ func (DeliverWebhookArgs) InsertOpts() river.InsertOpts {
 type DeliverWebhookWorker struct {
 	river.WorkerDefaults[DeliverWebhookArgs]
 	Pool *pgxpool.Pool
-	// Records writes the deliveries that succeeded (dbx.AsyncPool; Pool when nil): their commits
-	// need not wait for the disk. Losing the last of them in a crash of the database server only
+	// Records writes the deliveries that succeeded, system work (dbx.DB.SystemAsyncPool; DB.System
+	// or Pool when nil): their commits need not wait for the disk. Losing the last of them in a crash of the database server only
 	// repeats a delivery, with the same webhook-id: the job that made it completes in a later,
 	// durable commit, which makes them durable too, or it runs again.
 	Records *pgxpool.Pool
@@ -159,6 +159,9 @@ func (w *DeliverWebhookWorker) init() {
 	}
 	if w.Log == nil {
 		w.Log = slog.Default()
+	}
+	if w.Records == nil && w.DB != nil {
+		w.Records = w.DB.System
 	}
 	if w.Records == nil {
 		w.Records = w.Pool
@@ -238,7 +241,7 @@ func (w *DeliverWebhookWorker) Work(ctx context.Context, job *river.Job[DeliverW
 	id := job.Args.DeliveryID
 	ctx = viewer.WithOrganization(ctx, job.Args.OrganizationID)
 	var t webhookTarget
-	err := w.Pool.QueryRow(ctx, webhookTargetSQL, id).Scan(&t.status, &t.endpointID, &t.url, &t.enabled,
+	err := w.pool(ctx).QueryRow(ctx, webhookTargetSQL, id).Scan(&t.status, &t.endpointID, &t.url, &t.enabled,
 		&t.secret, &t.previous, &t.previousUntil, &t.messageID, &t.payload)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil // deleted with its endpoint
@@ -501,9 +504,17 @@ func (w *DeliverWebhookWorker) dispatch(ctx context.Context, due []PendingDelive
 	return errors.Join(errs...)
 }
 
+// pool is the pool for ctx's work: a dispatch run's statements are system work (dbx.DB.PoolFor).
+func (w *DeliverWebhookWorker) pool(ctx context.Context) *pgxpool.Pool {
+	if w.DB != nil {
+		return w.DB.PoolFor(ctx)
+	}
+	return w.Pool
+}
+
 // handOver writes deliveries pending and gives each a job that makes its first attempt.
 func (w *DeliverWebhookWorker) handOver(ctx context.Context, due []PendingDelivery) error {
-	if err := HoldWebhookDeliveries(ctx, w.Pool, due); err != nil {
+	if err := HoldWebhookDeliveries(ctx, w.pool(ctx), due); err != nil {
 		return err
 	}
 	params := make([]river.InsertManyParams, len(due))
@@ -524,7 +535,7 @@ func (w *DeliverWebhookWorker) firstAttempt(ctx context.Context, p PendingDelive
 			org: p.t.org, code: code, latency: latency})
 	}
 	ctx = context.WithoutCancel(ctx)
-	if err := HoldWebhookDeliveries(ctx, w.Pool, []PendingDelivery{p}); err != nil {
+	if err := HoldWebhookDeliveries(ctx, w.pool(ctx), []PendingDelivery{p}); err != nil {
 		return false, errors.Join(sendErr, err)
 	}
 	jobs := river.ClientFromContext[pgx.Tx](ctx)
@@ -543,7 +554,7 @@ var errEndpointDisabled = errors.New("endpoint disabled")
 
 // failDisabled ends a delivery whose endpoint was disabled before it was attempted.
 func (w *DeliverWebhookWorker) failDisabled(ctx context.Context, id string) error {
-	_, err := w.Pool.Exec(ctx, `UPDATE webhook_deliveries SET status = 'failed', error = $2,
+	_, err := w.pool(ctx).Exec(ctx, `UPDATE webhook_deliveries SET status = 'failed', error = $2,
 		updated_at = now() WHERE id = $1`, id, errEndpointDisabled.Error())
 	return err
 }

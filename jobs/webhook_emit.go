@@ -218,8 +218,11 @@ func retryGivenUp(ctx context.Context, pool *pgxpool.Pool) error {
 	// One run that cannot be retried does not keep the others waiting.
 	client := river.ClientFromContext[pgx.Tx](ctx)
 	var errs []error
+	// River's tables hold no organization's rows: its statements go to the application pool, in
+	// whatever scope a connection has, not to the system pool this run's work uses.
+	riverCtx := viewer.AnyScope(ctx)
 	for _, id := range ids {
-		if _, err := client.JobRetry(ctx, id); err != nil {
+		if _, err := client.JobRetry(riverCtx, id); err != nil {
 			errs = append(errs, fmt.Errorf("dispatch run %d: %w", id, err))
 		}
 	}

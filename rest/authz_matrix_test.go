@@ -72,7 +72,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 	ids := f.replacer()
 	base := "/api/v1/events/" + f.ids["eventId"]
 	b.must(http.StatusCreated, http.MethodPost, base+"/speakers", b.acme, speakerBody("grace@example.test"))
-	_, err := b.db.Pool.Exec(b.sys(), `UPDATE review_rounds SET blind = true WHERE id = $1`, f.ids["roundId"])
+	_, err := b.db.System.Exec(b.sys(), `UPDATE review_rounds SET blind = true WHERE id = $1`, f.ids["roundId"])
 	require.NoError(t, err)
 	w := world{event: f.ids["eventId"], base: base}
 	b.addReviewer(w, f.ids["roundId"], "idle-reviewer@example.test", nil)

@@ -28,7 +28,7 @@ func w10Contacts(t *testing.T, ctx context.Context, client *http.Client, srv ser
 	t.Logf("W10: seeded %d contacts in %s", crmContacts, time.Since(start).Round(time.Millisecond))
 	_, err := pool.Exec(ctx, `ANALYZE organization_contacts, organization_contact_tags, organization_tags, organization_contact_events`)
 	require.NoError(t, err)
-	res := interleaved(t, "W10", client, srv, request{method: http.MethodGet, url: srv.url + "/api/v1/contacts", key: key}, rounds,
+	res := interleaved(t, "W10", client, srv, request{method: http.MethodGet, url: srv.url + "/api/v1/contacts", key: key}, nil, rounds,
 		func() error { _, err := floorContacts(ctx, pool, org); return err })
 	return res
 }

@@ -42,7 +42,7 @@ func benchSegments(t *testing.T, ctx context.Context, client *http.Client, srv s
 	seedSegmentBench(t, ctx, pool, org)
 	t.Logf("WSEG: seeded %d contacts with %d tags each in %s", benchContacts, 2, time.Since(start).Round(time.Millisecond))
 	page := request{method: http.MethodGet, url: srv.url + "/api/v1/segments/" + segment + "/contacts?limit=100", key: key}
-	return interleaved(t, "WSEG", client, srv, page, rounds, func() error {
+	return interleaved(t, "WSEG", client, srv, page, nil, rounds, func() error {
 		_, err := floorSegmentPage(ctx, pool, org, segmentSearch, segmentTags, 100)
 		return err
 	})

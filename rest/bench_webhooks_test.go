@@ -97,24 +97,28 @@ func w5Webhooks(t *testing.T, client *http.Client, srv server, pool *pgxpool.Poo
 			}}}
 	}
 	var off, on phase
-	var lag, offCPU, onCPU time.Duration
-	duringSlices := int64(0)
+	var lag, offCPU, onCPU, offServer, onServer time.Duration
+	duringSlices, onDeliveries := int64(0), int64(0)
 	runOff := func() {
 		enable(false)
-		cpu := machineCPU(t)
+		cpu, server := machineCPU(t), srv.serverCPU(t)
 		off.run(client, 8, d/w5Slices, writes)
 		offCPU += machineCPU(t) - cpu
+		offServer += srv.serverCPU(t) - server
 	}
 	runOn := func() {
 		enable(true)
 		before := received.Load()
-		cpu := machineCPU(t)
+		cpu, server := machineCPU(t), srv.serverCPU(t)
 		on.run(client, 8, d/w5Slices, writes)
 		onCPU += machineCPU(t) - cpu
 		duringSlices += received.Load() - before
 		// Endpoints count as they are when a message is delivered: disabled before, they would
 		// receive nothing more.
 		lag = max(lag, drained())
+		// The server's CPU counts until the slice's messages are delivered.
+		onServer += srv.serverCPU(t) - server
+		onDeliveries += received.Load() - before
 	}
 	// A slice that counts for neither side warms the writes first, and the pairs alternate which
 	// side goes first. With both sides alike (endpoints disabled in both), the side always run
@@ -148,9 +152,15 @@ func w5Webhooks(t *testing.T, client *http.Client, srv server, pool *pgxpool.Poo
 	deliveries := received.Load()
 	floor := exchangeFloor(t, receivers[0])
 	w5off.extra = fmt.Sprintf("machine_cpu_ms=%.2f", perRequest(offCPU, w5off))
+	// Webhooks' cost to the server: its CPU in the W5h slices (through their deliveries) beyond
+	// what the same writes cost it without webhooks, per delivery — against the bare exchange.
+	perDelivery := (float64(onServer.Microseconds()) - float64(offServer.Microseconds())*float64(w5h.requests)/float64(w5off.requests)) /
+		float64(max(onDeliveries, 1))
 	w5h.extra = fmt.Sprintf("machine_cpu_ms=%.2f deliveries=%d during_slices=%d max_drain_ms=%d exchange_floor_us=%.0f "+
-		"floor_share=%.3f", perRequest(onCPU, w5h), deliveries, duringSlices, lag.Milliseconds(), floor,
-		webhookEndpoints*floor/1000/perRequest(offCPU, w5off))
+		"floor_share=%.3f server_cpu_per_delivery_us=%.0f", perRequest(onCPU, w5h), deliveries, duringSlices, lag.Milliseconds(), floor,
+		webhookEndpoints*floor/1000/perRequest(offCPU, w5off), perDelivery)
+	w5h.ratios["delivery_floor_ratio"] = perDelivery / floor
+	w5h.ratioNames = append(w5h.ratioNames, "delivery_floor_ratio")
 	t.Logf("W5h: %d bare HTTP exchanges, one per endpoint, take %.2f ms of CPU per write: %.0f%% of W5off's CPU per write, "+
 		"before Podium reads, signs or records anything", webhookEndpoints, webhookEndpoints*floor/1000,
 		100*webhookEndpoints*floor/1000/perRequest(offCPU, w5off))

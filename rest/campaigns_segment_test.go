@@ -15,13 +15,13 @@ func TestCampaignToSegment(t *testing.T) {
 	b := setup(t)
 	w := b.world()
 	book := func(id, org, company string) {
-		_, err := b.db.Pool.Exec(b.sys(), `INSERT INTO organization_contacts (id, created_at, updated_at, organization_id,
+		_, err := b.db.System.Exec(b.sys(), `INSERT INTO organization_contacts (id, created_at, updated_at, organization_id,
 			first_name, last_name, email, company, custom) VALUES ($1::text, now(), now(), $2, 'F', 'L', $1::text || '@example.test', $3, '{}')`,
 			id, org, company)
 		require.NoError(t, err)
 	}
 	link := func(id, orgContact, contact string) {
-		_, err := b.db.Pool.Exec(b.sys(), `INSERT INTO organization_contact_events (id, created_at, updated_at, organization_id,
+		_, err := b.db.System.Exec(b.sys(), `INSERT INTO organization_contact_events (id, created_at, updated_at, organization_id,
 			role, status, organization_contact_id, contact_id, event_id)
 			SELECT $1, now(), now(), c.organization_id, 'speaker', 'invited', $2, c.id, c.event_id FROM contacts c WHERE c.id = $3`,
 			id, orgContact, contact)

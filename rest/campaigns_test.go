@@ -96,9 +96,9 @@ func TestCommunicationsContacts(t *testing.T) {
 	}
 	b.createSession(w, "First", w.ada)
 	b.createSession(w, "Second", w.ada, w.grace)
-	_, err := b.db.Pool.Exec(b.sys(), `UPDATE contacts SET participation = 'organizer' WHERE id = $1`, w.alan)
+	_, err := b.db.System.Exec(b.sys(), `UPDATE contacts SET participation = 'organizer' WHERE id = $1`, w.alan)
 	require.NoError(t, err)
-	_, err = b.db.Pool.Exec(b.sys(), `UPDATE task_assignments SET status = 'done' WHERE contact_id = $1 AND
+	_, err = b.db.System.Exec(b.sys(), `UPDATE task_assignments SET status = 'done' WHERE contact_id = $1 AND
 		submission_id = (SELECT id FROM submissions WHERE title = 'First')`, w.ada)
 	require.NoError(t, err)
 
@@ -137,7 +137,7 @@ func TestCampaignRules(t *testing.T) {
 		nothingWritten()
 	})
 	t.Run("NoRecipient", func(t *testing.T) {
-		_, err := b.db.Pool.Exec(b.sys(), `UPDATE contacts SET participation = 'organizer' WHERE id = $1`, w.alan)
+		_, err := b.db.System.Exec(b.sys(), `UPDATE contacts SET participation = 'organizer' WHERE id = $1`, w.alan)
 		require.NoError(t, err)
 		for _, ids := range [][]string{{}, {w.outsider, w.alan, "ctc_unknown", "not an id"}} {
 			r := b.do(http.MethodPost, url, b.acme, campaignBody("Hi", "Hello", ids...))

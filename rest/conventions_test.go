@@ -171,7 +171,7 @@ func TestAuthentication(t *testing.T) {
 		key, _ := b.newKey("Initech")
 		read := func() *string {
 			var at *string
-			require.NoError(t, b.db.Pool.QueryRow(b.sys(),
+			require.NoError(t, b.db.System.QueryRow(b.sys(),
 				"SELECT last_used_at::text FROM api_keys WHERE prefix = $1", key[:12]).Scan(&at))
 			return at
 		}

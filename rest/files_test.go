@@ -414,7 +414,7 @@ func TestDeliverableUploads(t *testing.T) {
 
 	// The requirement accepts only .key files of at most 1 MiB from now on (the organizer app sets
 	// these; the API does not).
-	_, err := w.db.Pool.Exec(w.sys(), `UPDATE file_requirements SET accept_types = '.key', max_size_mb = 1`)
+	_, err := w.db.System.Exec(w.sys(), `UPDATE file_requirements SET accept_types = '.key', max_size_mb = 1`)
 	require.NoError(t, err)
 	r = w.upload(w.acme, up, vars, "slides.key", append([]byte("PK\x03\x04"), make([]byte, 1<<20)...))
 	require.Equal(t, []string{"payload_too_large"}, r.Codes(), r.Raw)

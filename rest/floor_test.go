@@ -308,7 +308,7 @@ func TestFloorsMatchREST(t *testing.T) {
 		require.Greater(t, len(want), 1000, "%s: too little data to compare", name)
 		require.Equal(t, want, string(got), "%s: the floor's bytes differ from Podium's", name)
 	}
-	pool := b.db.Pool
+	pool := b.db.System
 	for _, ev := range []string{res.SessionsEventID, sc.w.event} {
 		check("sessions "+ev, "/api/v1/events/"+ev+"/sessions", func() ([]byte, error) { return floorSessions(ctx, pool, ev) })
 	}

@@ -219,7 +219,7 @@ func (b *testBundle) countWrites() {
 func (b *testBundle) writeCount() int64 {
 	b.t.Helper()
 	var n int64
-	require.NoError(b.t, b.db.Pool.QueryRow(b.sys(), `SELECT n FROM test_writes`).Scan(&n))
+	require.NoError(b.t, b.db.System.QueryRow(b.sys(), `SELECT n FROM test_writes`).Scan(&n))
 	return n
 }
 
@@ -429,7 +429,7 @@ func TestURLsAreNeverFetched(t *testing.T) {
 	// are read, so that a fetch made by a worker would be seen.
 	require.Eventually(t, func() bool {
 		var pending int
-		require.NoError(t, b.db.Pool.QueryRow(b.sys(),
+		require.NoError(t, b.db.System.QueryRow(b.sys(),
 			`SELECT count(*) FROM river_job WHERE kind = 'deliver_email' AND state IN ('available', 'running', 'scheduled', 'retryable', 'pending')`).Scan(&pending))
 		return pending == 0
 	}, 20*time.Second, 20*time.Millisecond)

@@ -236,7 +236,7 @@ func acmeRows(t *testing.T, b *testBundle) map[string]string {
 	out := map[string]string{}
 	for _, table := range tables {
 		var sum string
-		require.NoError(t, owner.QueryRow(ctx, `SELECT count(*) || ':' || coalesce(md5(string_agg(x::text, ',' ORDER BY x.id)), '')
+		require.NoError(t, owner.QueryRow(ctx, `SELECT count(*) || ':' || coalesce(md5(string_agg(x::text, ',' ORDER BY x::text)), '')
 			FROM `+pgx.Identifier{table}.Sanitize()+` x WHERE organization_id = $1`, b.acmeOrg).Scan(&sum))
 		out[table] = sum
 	}

@@ -42,7 +42,7 @@ func mistype(key string) string {
 func (b *testBundle) keyID(key string) string {
 	b.t.Helper()
 	var id string
-	require.NoError(b.t, b.db.Pool.QueryRow(b.sys(),
+	require.NoError(b.t, b.db.System.QueryRow(b.sys(),
 		`SELECT id FROM api_keys WHERE prefix = $1`, key[:12]).Scan(&id))
 	return id
 }
@@ -168,7 +168,7 @@ func TestKeysHashedAtRest(t *testing.T) {
 
 	for _, key := range []string{b.acme, b.globex} {
 		var hash, prefix string
-		require.NoError(t, b.db.Pool.QueryRow(ctx, `SELECT hash, prefix FROM api_keys WHERE prefix = $1`, key[:12]).Scan(&hash, &prefix))
+		require.NoError(t, b.db.PoolFor(ctx).QueryRow(ctx, `SELECT hash, prefix FROM api_keys WHERE prefix = $1`, key[:12]).Scan(&hash, &prefix))
 		require.Equal(t, access.HashKey(key), hash)
 		require.Equal(t, key[:12], prefix)
 	}
@@ -178,7 +178,7 @@ func TestKeysHashedAtRest(t *testing.T) {
 		secrets = append(secrets, keySecrets(key)...)
 	}
 	pattern := strings.Join(secrets, "|") // base62: nothing to escape
-	rows, err := b.db.Pool.Query(ctx, `SELECT table_name FROM information_schema.tables
+	rows, err := b.db.PoolFor(ctx).Query(ctx, `SELECT table_name FROM information_schema.tables
 		WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'`)
 	require.NoError(t, err)
 	tables, err := pgx.CollectRows(rows, pgx.RowTo[string])
@@ -187,7 +187,7 @@ func TestKeysHashedAtRest(t *testing.T) {
 	for _, table := range tables {
 		var leaked int
 		id := pgx.Identifier{table}.Sanitize()
-		require.NoError(t, b.db.Pool.QueryRow(ctx, `SELECT count(*) FROM `+id+` t WHERE t::text ~ $1`, pattern).Scan(&leaked))
+		require.NoError(t, b.db.PoolFor(ctx).QueryRow(ctx, `SELECT count(*) FROM `+id+` t WHERE t::text ~ $1`, pattern).Scan(&leaked))
 		require.Zero(t, leaked, "a row of %s holds an API key", table)
 	}
 }

@@ -242,7 +242,7 @@ func TestIdempotencyKeys(t *testing.T) {
 	require.Len(t, b.sink.Messages(), 1)
 
 	// After 24 hours a key is forgotten.
-	_, err := b.db.Pool.Exec(b.sys(), `UPDATE idempotency_records SET created_at = now() - interval '25 hours' WHERE key = 'create-1'`)
+	_, err := b.db.System.Exec(b.sys(), `UPDATE idempotency_records SET created_at = now() - interval '25 hours' WHERE key = 'create-1'`)
 	require.NoError(t, err)
 	fresh := send(b.acme, "create-1", other)
 	require.Equal(t, http.StatusCreated, fresh.Status)

@@ -79,7 +79,7 @@ func TestMalformedBodiesNeverFail5xx(t *testing.T) {
 func (b *testBundle) storedRows() int {
 	b.t.Helper()
 	storedRowsOnce.Do(func() {
-		rows, err := b.db.Pool.Query(b.sys(), `SELECT table_name FROM information_schema.tables
+		rows, err := b.db.System.Query(b.sys(), `SELECT table_name FROM information_schema.tables
 			WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name`)
 		require.NoError(b.t, err)
 		tables, err := pgx.CollectRows(rows, pgx.RowTo[string])
@@ -99,7 +99,7 @@ func (b *testBundle) storedRows() int {
 	})
 	require.NotEmpty(b.t, storedRowsSQL, "listing the tables failed in an earlier test")
 	var n int
-	require.NoError(b.t, b.db.Pool.QueryRow(b.sys(), storedRowsSQL).Scan(&n))
+	require.NoError(b.t, b.db.System.QueryRow(b.sys(), storedRowsSQL).Scan(&n))
 	return n
 }
 
@@ -168,7 +168,7 @@ func (b *testBundle) fixture() fixture {
 		"trackIds": []any{track}, "contactIds": []any{}}
 	res := b.must(http.StatusCreated, http.MethodPost, base+"/resources", b.acme, resourceBody).Obj()
 	var result string
-	require.NoError(b.t, b.db.Pool.QueryRow(b.sys(), `INSERT INTO ai_review_results
+	require.NoError(b.t, b.db.System.QueryRow(b.sys(), `INSERT INTO ai_review_results
 		(id, created_at, updated_at, round_id, submission_id, score, reasoning, provider, model)
 		VALUES ('air_fixture', now(), now(), $1, $2, 3, 'r', 'anthropic', 'm') RETURNING id`, roundID, proposal["id"]).Scan(&result))
 	deliverables := b.must(http.StatusOK, http.MethodGet, base+"/sessions/"+str(session, "id")+"/deliverables", b.acme, nil).List()

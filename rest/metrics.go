@@ -151,14 +151,14 @@ func (c *dbCollector) counts() (map[[2]string]float64, map[string]float64) {
 	jobs, emails := map[[2]string]float64{}, map[string]float64{}
 	var kind, state string
 	var n int64
-	rows, _ := c.db.Pool.Query(ctx, `SELECT kind, state::text, count(*) FROM river_job GROUP BY kind, state`)
+	rows, _ := c.db.System.Query(ctx, `SELECT kind, state::text, count(*) FROM river_job GROUP BY kind, state`)
 	if _, err := pgx.ForEachRow(rows, []any{&kind, &state, &n}, func() error {
 		jobs[[2]string{kind, state}] = float64(n)
 		return nil
 	}); err != nil {
 		return c.jobs, c.emails
 	}
-	rows, _ = c.db.Pool.Query(ctx, `SELECT status, count(*) FROM email_log GROUP BY status`)
+	rows, _ = c.db.System.Query(ctx, `SELECT status, count(*) FROM email_log GROUP BY status`)
 	if _, err := pgx.ForEachRow(rows, []any{&state, &n}, func() error {
 		emails[state] = float64(n)
 		return nil

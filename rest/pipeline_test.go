@@ -187,7 +187,7 @@ func TestPipelineCards(t *testing.T) {
 	prospect, contacted := b.saveStage(b.acme, "Prospect", 1), b.saveStage(b.acme, "Contacted", 2)
 	rivalStage := b.saveStage(b.globex, "Theirs", 1)
 	var keyID string
-	require.NoError(t, b.db.Pool.QueryRow(b.sys(), `SELECT id FROM api_keys WHERE organization_id = $1`, b.acmeOrg).Scan(&keyID))
+	require.NoError(t, b.db.System.QueryRow(b.sys(), `SELECT id FROM api_keys WHERE organization_id = $1`, b.acmeOrg).Scan(&keyID))
 
 	card := b.placeCard(b.acme, ada, prospect, "First call")
 	id := str(card, "id")

@@ -200,7 +200,7 @@ func TestPortalPages(t *testing.T) {
 	require.Equal(t, http.StatusOK, cal.Code)
 	require.Equal(t, "text/calendar; charset=utf-8", cal.Header().Get("Content-Type"))
 	require.NotContains(t, cal.Body.String(), "BEGIN:VEVENT", "an unscheduled session")
-	_, err = b.db.Pool.Exec(b.sys(), `UPDATE submissions SET starts_at = '2030-05-01T09:00:00Z', ends_at = '2030-05-01T10:00:00Z' WHERE id = $1`, w.sessID)
+	_, err = b.db.System.Exec(b.sys(), `UPDATE submissions SET starts_at = '2030-05-01T09:00:00Z', ends_at = '2030-05-01T10:00:00Z' WHERE id = $1`, w.sessID)
 	require.NoError(t, err)
 	cal = b.pageAs(w.ada, http.MethodGet, "/portal/calendar.ics", nil)
 	require.Contains(t, cal.Body.String(), "SUMMARY:Engines")

@@ -144,7 +144,7 @@ func TestResources(t *testing.T) {
 	b.requireError(b.do(http.MethodPatch, url+"/"+str(first, "id"), b.globex, resourceBody("x")), 403, "forbidden")
 
 	// A file resource (uploaded in the organizer app) keeps its file through a PATCH.
-	_, err := b.db.Pool.Exec(b.sys(), `UPDATE resources SET attachment_kind = 'file', file_storage_key = 'k/venue.pdf',
+	_, err := b.db.System.Exec(b.sys(), `UPDATE resources SET attachment_kind = 'file', file_storage_key = 'k/venue.pdf',
 		file_name = 'venue.pdf', file_content_type = 'application/pdf', file_size = 1234 WHERE id = $1`, third["id"])
 	require.NoError(t, err)
 	kept := b.must(http.StatusOK, http.MethodPatch, url+"/"+str(third, "id"), b.acme, with(resourceBody("Venue map (new)"),

@@ -143,7 +143,7 @@ func TestAIReview(t *testing.T) {
 	require.Equal(t, "4.25", over["overriddenScore"].(json.Number).String())
 	require.Equal(t, "Stronger than it reads", over["overrideReason"])
 	var keyID string
-	require.NoError(t, b.db.Pool.QueryRow(b.sys(),
+	require.NoError(t, b.db.System.QueryRow(b.sys(),
 		`SELECT id FROM api_keys WHERE organization_id = $1`, b.acmeOrg).Scan(&keyID))
 	require.Equal(t, keyID, over["overriddenByApiKeyId"])
 	require.Nil(t, over["overriddenByUserId"])

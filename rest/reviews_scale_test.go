@@ -31,7 +31,7 @@ func (b *testBundle) seedReviews(n int) world {
 	for _, r := range []string{"a", "b", "c"} {
 		b.addReviewer(w, round, r+"@reviewers.test", nil)
 	}
-	_, err := b.db.Pool.Exec(ctx, `
+	_, err := b.db.PoolFor(ctx).Exec(ctx, `
 WITH f AS (
   INSERT INTO forms (id, created_at, updated_at, internal_name, external_title, is_default, event_id)
   VALUES ('form_' || $1, now(), now(), 'CFP', 'CFP', true, $1) RETURNING id
@@ -55,13 +55,13 @@ INSERT INTO submission_tracks (submission_id, track_id)
 SELECT 'sub_' || $1 || '_' || i, CASE WHEN i % 2 = 0 THEN $3 ELSE $4 END FROM generate_series(1, $2) i`,
 		w.event, n, w.track1, w.track2)
 	require.NoError(b.t, err)
-	_, err = b.db.Pool.Exec(ctx, `
+	_, err = b.db.PoolFor(ctx).Exec(ctx, `
 INSERT INTO review_assignments (id, created_at, updated_at, status, assigned_at, completed_at, round_id, event_member_id, submission_id)
 SELECT 'asg_' || s.id || '_' || m.event_member_id, now(), now(), 'completed', now(), now(), m.round_id, m.event_member_id, s.id
 FROM submissions s CROSS JOIN review_round_members m
 WHERE s.event_id = $1 AND m.round_id = $2`, w.event, round)
 	require.NoError(b.t, err)
-	_, err = b.db.Pool.Exec(ctx, `
+	_, err = b.db.PoolFor(ctx).Exec(ctx, `
 INSERT INTO review_answers (id, created_at, updated_at, numeric_value, text_value, option_value, assignment_id, criterion_id)
 SELECT 'ans_' || a.id || '_' || c.id, now(), now(),
        CASE WHEN c.type = 'numeric' THEN 1 + (length(a.id) + c.position) % 4 END,
@@ -71,7 +71,7 @@ SELECT 'ans_' || a.id || '_' || c.id, now(), now(),
 FROM review_assignments a JOIN review_criteria c ON c.round_id = a.round_id
 WHERE a.round_id = $1`, round)
 	require.NoError(b.t, err)
-	_, err = b.db.Pool.Exec(ctx, `
+	_, err = b.db.PoolFor(ctx).Exec(ctx, `
 INSERT INTO ai_review_results (id, created_at, updated_at, round_id, submission_id, score, reasoning, provider, model)
 SELECT 'air_' || s.id, now(), now(), $2, s.id, s.number % 5, 'Because.', 'anthropic', 'claude-test'
 FROM submissions s WHERE s.event_id = $1 AND s.number % 2 = 0`, w.event, round)

@@ -137,7 +137,7 @@ func anys(s []string) []any {
 func (b *testBundle) count(sql string, args ...any) int {
 	b.t.Helper()
 	var n int
-	require.NoError(b.t, b.db.Pool.QueryRow(b.sys(), sql, args...).Scan(&n))
+	require.NoError(b.t, b.db.System.QueryRow(b.sys(), sql, args...).Scan(&n))
 	return n
 }
 

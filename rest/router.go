@@ -264,6 +264,9 @@ func (a *API) runWrite(q *request) (res *response, replayed bool, err error) {
 	return res, replayed, err
 }
 
+// jsonAppender is a result that writes its own JSON, byte for byte what the encoder below would.
+type jsonAppender interface{ AppendJSON([]byte) []byte }
+
 // render encodes a handler's result as the route's response: JSON, or the document itself when
 // the handler returns a calendarFeed.
 func (rt *route) render(out any) (*response, error) {
@@ -275,6 +278,9 @@ func (rt *route) render(out any) (*response, error) {
 	}
 	if feed, ok := out.(calendarFeed); ok {
 		return &response{status: rt.status, body: []byte(feed), contentType: calendarContentType}, nil
+	}
+	if a, ok := out.(jsonAppender); ok { // the session board (sessions.go)
+		return &response{status: rt.status, body: a.AppendJSON(make([]byte, 0, 64<<10))}, nil
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)

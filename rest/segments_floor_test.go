@@ -97,7 +97,7 @@ func TestSegmentFloorMatchesREST(t *testing.T) {
 	seg := str(b.saveSegment(b.acme, "Engineers", map[string]any{"search": "ENGINEER", "tagIds": []any{vip, repeat}}), "id")
 
 	want := withoutCursor(t, b.must(http.StatusOK, http.MethodGet, "/api/v1/segments/"+seg+"/contacts?limit=25", b.acme, nil).Raw)
-	got, err := floorSegmentPage(b.sys(), b.db.Pool, b.acmeOrg, "ENGINEER", []string{vip, repeat}, 25)
+	got, err := floorSegmentPage(b.sys(), b.db.System, b.acmeOrg, "ENGINEER", []string{vip, repeat}, 25)
 	require.NoError(t, err)
 	require.Greater(t, len(want), 5000, "too little data to compare")
 	require.Contains(t, string(want), `"events":[{`)

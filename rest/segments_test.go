@@ -301,7 +301,7 @@ func TestSegmentQueryCount(t *testing.T) {
 		"tagIds": []any{tags[0], tags[1]}}), "id")
 	add := func(i int) {
 		c := b.bookContact(b.acmeOrg, "Person", "P"+itoa(i), "p"+itoa(i)+"@example.test", "ACME", "CTO")
-		_, err := b.db.Pool.Exec(b.sys(), `INSERT INTO organization_contact_tags (id, created_at, updated_at, organization_id, organization_contact_id, tag_id)
+		_, err := b.db.System.Exec(b.sys(), `INSERT INTO organization_contact_tags (id, created_at, updated_at, organization_id, organization_contact_id, tag_id)
 			VALUES ('octg_a' || $1, now(), now(), $2, $1, $3), ('octg_b' || $1, now(), now(), $2, $1, $4)`, c, b.acmeOrg, tags[0], tags[1])
 		require.NoError(t, err)
 	}

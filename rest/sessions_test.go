@@ -332,7 +332,7 @@ func TestSessionListQueryCount(t *testing.T) {
 	one := count()
 	for i := range 299 {
 		s := b.createSession(w, "Session "+itoa(i), w.ada, w.grace, w.alan)
-		_, err := b.db.Pool.Exec(b.sys(), "INSERT INTO submission_tracks VALUES ($1, $2), ($1, $3)", s["id"], w.track1, w.track2)
+		_, err := b.db.System.Exec(b.sys(), "INSERT INTO submission_tracks VALUES ($1, $2), ($1, $3)", s["id"], w.track1, w.track2)
 		require.NoError(t, err)
 	}
 	many := count()
@@ -357,9 +357,9 @@ func TestCancelWithCalendarInvites(t *testing.T) {
 	id := str(s, "id")
 	ctx := b.sys()
 	// Scheduled, and an invite sent (the agenda's operations come with their own issue).
-	_, err := b.db.Pool.Exec(ctx, `UPDATE submissions SET starts_at = '2027-09-10T09:00:00Z', ends_at = '2027-09-10T09:45:00Z', room_id = $2 WHERE id = $1`, id, room)
+	_, err := b.db.PoolFor(ctx).Exec(ctx, `UPDATE submissions SET starts_at = '2027-09-10T09:00:00Z', ends_at = '2027-09-10T09:45:00Z', room_id = $2 WHERE id = $1`, id, room)
 	require.NoError(t, err)
-	_, err = b.db.Pool.Exec(ctx, `INSERT INTO email_log (id, created_at, updated_at, event_id, submission_id, type, recipient, subject, body, html_body, status)
+	_, err = b.db.PoolFor(ctx).Exec(ctx, `INSERT INTO email_log (id, created_at, updated_at, event_id, submission_id, type, recipient, subject, body, html_body, status)
 		VALUES ('eml_01invitesentalready0000000', now(), now(), $1, $2, 'calendar_invite', 'ada@example.test', 'Invite', '', '', 'sent')`, w.event, id)
 	require.NoError(t, err)
 

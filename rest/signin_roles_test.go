@@ -40,9 +40,9 @@ func TestReviewerDesk(t *testing.T) {
 	b := setup(t)
 	f := b.fixture()
 	ids := f.ids
-	_, err := b.db.Pool.Exec(b.sys(), `UPDATE submissions SET title = 'Ada Lovelace on engines', description = 'By ada@example.test' WHERE id = $1`, ids["proposalId"])
+	_, err := b.db.System.Exec(b.sys(), `UPDATE submissions SET title = 'Ada Lovelace on engines', description = 'By ada@example.test' WHERE id = $1`, ids["proposalId"])
 	require.NoError(t, err)
-	_, err = b.db.Pool.Exec(b.sys(), `UPDATE review_rounds SET blind = true WHERE id = $1`, ids["roundId"])
+	_, err = b.db.System.Exec(b.sys(), `UPDATE review_rounds SET blind = true WHERE id = $1`, ids["roundId"])
 	require.NoError(t, err)
 	w := world{event: ids["eventId"], base: "/api/v1/events/" + ids["eventId"]}
 	b.addReviewer(w, ids["roundId"], "idle-reviewer@example.test", nil)
@@ -100,7 +100,7 @@ func TestReviewerDesk(t *testing.T) {
 	require.Contains(t, b.must(http.StatusOK, http.MethodGet, w.base+"/evaluation", b.acme, nil).Raw, `"numericValue":4`)
 
 	// Once the round has closed, answers are refused.
-	_, err = b.db.Pool.Exec(b.sys(), `UPDATE review_rounds SET closes_at = now() - interval '1 minute' WHERE id = $1`, ids["roundId"])
+	_, err = b.db.System.Exec(b.sys(), `UPDATE review_rounds SET closes_at = now() - interval '1 minute' WHERE id = $1`, ids["roundId"])
 	require.NoError(t, err)
 	r = b.gqlVars(reviewer, submit, answers)
 	require.Equal(t, []string{"round_closed"}, r.Codes(), r.Raw)
@@ -233,7 +233,7 @@ func TestOneClickInvitation(t *testing.T) {
 	expired := regexp.MustCompile(`token=([A-Za-z0-9_-]{43})`).FindStringSubmatch(second.Text)
 	require.NotNil(t, expired, second.Text)
 	require.NotEqual(t, token, expired[1], "every email gets its own token")
-	_, err = b.db.Pool.Exec(b.sys(), `UPDATE sign_in_tokens SET expires_at = now() - interval '1 second' WHERE next = $1`, "/reviews/"+round2)
+	_, err = b.db.System.Exec(b.sys(), `UPDATE sign_in_tokens SET expires_at = now() - interval '1 second' WHERE next = $1`, "/reviews/"+round2)
 	require.NoError(t, err)
 
 	// Used again, expired, truncated or forged: the sign-in page, keeping where the link led.
@@ -259,9 +259,9 @@ func TestReviewerDeskPages(t *testing.T) {
 	b := setup(t)
 	f := b.fixture()
 	ids := f.ids
-	_, err := b.db.Pool.Exec(b.sys(), `UPDATE review_rounds SET blind = true WHERE id = $1`, ids["roundId"])
+	_, err := b.db.System.Exec(b.sys(), `UPDATE review_rounds SET blind = true WHERE id = $1`, ids["roundId"])
 	require.NoError(t, err)
-	_, err = b.db.Pool.Exec(b.sys(), `UPDATE submissions SET description = 'Ada Lovelace talks' WHERE id = $1`, ids["proposalId"])
+	_, err = b.db.System.Exec(b.sys(), `UPDATE submissions SET description = 'Ada Lovelace talks' WHERE id = $1`, ids["proposalId"])
 	require.NoError(t, err)
 	w := world{event: ids["eventId"], base: "/api/v1/events/" + ids["eventId"]}
 	b.addReviewer(w, ids["roundId"], "idle-reviewer@example.test", nil)

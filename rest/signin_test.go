@@ -256,7 +256,7 @@ func TestSignIn(t *testing.T) {
 	t.Run("ExpiredToken", func(t *testing.T) {
 		require.Equal(t, http.StatusAccepted, b.requestLink("out@example.test", "").Code)
 		token := b.linkFor("out@example.test", 1)
-		_, err := b.db.Pool.Exec(b.sys(), `UPDATE sign_in_tokens SET expires_at = now() - interval '1 second' WHERE email = 'out@example.test'`)
+		_, err := b.db.System.Exec(b.sys(), `UPDATE sign_in_tokens SET expires_at = now() - interval '1 second' WHERE email = 'out@example.test'`)
 		require.NoError(t, err)
 		rec := b.follow(token, "")
 		require.Equal(t, http.StatusForbidden, rec.Code)
@@ -345,13 +345,13 @@ func TestSessions(t *testing.T) {
 
 	t.Run("IdleAndAbsoluteExpiry", func(t *testing.T) {
 		idle := b.signIn("alan@example.test")
-		_, err := b.db.Pool.Exec(b.sys(), `UPDATE browser_sessions SET last_seen_at = now() - interval '8 days'
+		_, err := b.db.System.Exec(b.sys(), `UPDATE browser_sessions SET last_seen_at = now() - interval '8 days'
 			WHERE user_id = (SELECT id FROM users WHERE email = 'alan@example.test')`)
 		require.NoError(t, err)
 		require.Equal(t, []string{"missing_api_key"}, b.gqlCookie(idle, `{ __typename }`, nil).Codes())
 
 		old := b.signIn("alan@example.test")
-		_, err = b.db.Pool.Exec(b.sys(), `UPDATE browser_sessions SET expires_at = now() - interval '1 second'
+		_, err = b.db.System.Exec(b.sys(), `UPDATE browser_sessions SET expires_at = now() - interval '1 second'
 			WHERE user_id = (SELECT id FROM users WHERE email = 'alan@example.test')`)
 		require.NoError(t, err)
 		require.Equal(t, []string{"missing_api_key"}, b.gqlCookie(old, `{ __typename }`, nil).Codes())
@@ -530,7 +530,7 @@ func TestOrganizationInvitations(t *testing.T) {
 
 	// An expired invitation is not accepted.
 	b.gqlOK(b.acme, invite, map[string]any{"email": "late@example.test", "role": "member"})
-	_, err = b.db.Pool.Exec(b.sys(), `UPDATE organization_invitations SET expires_at = now() - interval '1 second' WHERE email = 'late@example.test'`)
+	_, err = b.db.System.Exec(b.sys(), `UPDATE organization_invitations SET expires_at = now() - interval '1 second' WHERE email = 'late@example.test'`)
 	require.NoError(t, err)
 	// The endpoint prepares links in the background; the same step, called directly, is
 	// finished when it returns.

@@ -53,7 +53,7 @@ func TestWebhookBacklogStaysWithOneDispatchRun(t *testing.T) {
 	}, time.Minute, 20*time.Millisecond)
 
 	var handedOver int
-	require.NoError(t, b.db.Pool.QueryRow(b.sys(), `SELECT count(*) FROM river_job WHERE kind = 'deliver_webhook'`).Scan(&handedOver))
+	require.NoError(t, b.db.System.QueryRow(b.sys(), `SELECT count(*) FROM river_job WHERE kind = 'deliver_webhook'`).Scan(&handedOver))
 	require.Zero(t, handedOver, "deliveries handed to jobs")
 	mu.Lock()
 	defer mu.Unlock()
@@ -118,7 +118,7 @@ func TestWebhookDispatchRunThatGaveUpIsRetried(t *testing.T) {
 	}, 20*time.Second, 20*time.Millisecond)
 	var state string
 	require.Eventually(t, func() bool {
-		require.NoError(t, b.db.Pool.QueryRow(b.sys(), `SELECT state FROM river_job WHERE id = $1`, job).Scan(&state))
+		require.NoError(t, b.db.System.QueryRow(b.sys(), `SELECT state FROM river_job WHERE id = $1`, job).Scan(&state))
 		return state == "completed"
 	}, 10*time.Second, 20*time.Millisecond)
 	mu.Lock()

@@ -49,7 +49,7 @@ func TestWebhookEmailFailed(t *testing.T) {
 	got := rc.got[0]
 	rc.mu.Unlock()
 	var emailID, emailType string
-	require.NoError(t, b.db.Pool.QueryRow(b.sys(), `SELECT id, type FROM email_log WHERE status = 'failed'`).Scan(&emailID, &emailType))
+	require.NoError(t, b.db.System.QueryRow(b.sys(), `SELECT id, type FROM email_log WHERE status = 'failed'`).Scan(&emailID, &emailType))
 	require.Equal(t, emailID, got.Data["emailId"])
 	require.Equal(t, emailType, got.Data["type"])
 	require.Equal(t, w.event, got.Data["eventId"])

@@ -12,9 +12,9 @@ import (
 func (b *testBundle) fanOutWebhooks() {
 	b.t.Helper()
 	for {
-		due, claimed, err := jobs.ClaimWebhookMessages(b.sys(), b.db.Pool, 1, 100)
+		due, claimed, err := jobs.ClaimWebhookMessages(b.sys(), b.db.System, 1, 100)
 		require.NoError(b.t, err)
-		require.NoError(b.t, jobs.HoldWebhookDeliveries(b.sys(), b.db.Pool, due))
+		require.NoError(b.t, jobs.HoldWebhookDeliveries(b.sys(), b.db.System, due))
 		if claimed < 100 {
 			return
 		}

@@ -435,7 +435,7 @@ func TestWebhookEventsOfEachOperation(t *testing.T) {
 	call(http.MethodPost, "/events/{eventId}/sessions/{submissionId}/reinstate", f.bodies["reinstateSession"])
 	call(http.MethodDelete, "/events/{eventId}/sessions/{submissionId}", nil)
 
-	rows, err := b.db.Pool.Query(b.sys(), `SELECT DISTINCT event_type FROM webhook_messages`)
+	rows, err := b.db.System.Query(b.sys(), `SELECT DISTINCT event_type FROM webhook_messages`)
 	require.NoError(t, err)
 	var types []string
 	for rows.Next() {

@@ -18,12 +18,12 @@ func (b *testBundle) publish(st stage) stage {
 	require.Equal(b.t, http.StatusOK, b.schedule(st, st.keynote, st.hall, "2027-09-10T09:00:00Z", "2027-09-10T10:00:00Z").Status)
 	require.Equal(b.t, http.StatusOK, b.schedule(st, st.go1, st.annex, "2027-09-10T12:00:00Z", "2027-09-10T12:30:00Z").Status)
 	require.Equal(b.t, http.StatusOK, b.schedule(st, st.go2, st.hall, "2027-09-11T09:00:00Z", "2027-09-11T09:45:00Z").Status)
-	_, err := b.db.Pool.Exec(b.sys(), `UPDATE contacts SET phone = '+49 30 5550100', bio = 'Wrote the first program.',
+	_, err := b.db.System.Exec(b.sys(), `UPDATE contacts SET phone = '+49 30 5550100', bio = 'Wrote the first program.',
 		company = 'Analytical Engines', approved_profile = approved_profile || '{"bio": "Wrote the first program."}'
 		WHERE id = $1`, st.w.ada)
 	require.NoError(b.t, err)
 	b.must(http.StatusOK, http.MethodPost, st.w.base+"/agenda/publish", b.acme, nil)
-	_, err = b.db.Pool.Exec(b.sys(), `UPDATE submissions SET title = 'Unapproved title', content_review_status = 'pending_review',
+	_, err = b.db.System.Exec(b.sys(), `UPDATE submissions SET title = 'Unapproved title', content_review_status = 'pending_review',
 		approved_snapshot = '{"title":"Keynote"}' WHERE id = $1`, st.keynote)
 	require.NoError(b.t, err)
 	return st
@@ -169,7 +169,7 @@ func TestWidgets(t *testing.T) {
 	require.Equal(t, 2, b.count(`SELECT count(*) FROM embeds`), "nothing written by a refused request")
 
 	// Stored options that are missing or unreadable read as their defaults.
-	_, err := b.db.Pool.Exec(b.sys(), `UPDATE embeds SET options = '{"theme":"neon","primaryColor":"red;}","trackIds":"x",
+	_, err := b.db.System.Exec(b.sys(), `UPDATE embeds SET options = '{"theme":"neon","primaryColor":"red;}","trackIds":"x",
 		"tagIds":["t",3],"showSpeakerBio":"no","dateFormat":"24h"}' WHERE id = $1`, id)
 	require.NoError(t, err)
 	var got any
@@ -258,14 +258,14 @@ func TestEmbed(t *testing.T) {
 			o["trackIds"], o["theme"], o["customCss"], o["showSpeakerBio"] = []any{w.track2}, "dark", ".os-gallery{gap:2rem}", false
 		})})
 	// Photos as organizers approved them: the public reads approvedProfile only.
-	_, err := b.db.Pool.Exec(b.sys(), `UPDATE contacts SET headshot_url = 'https://img.example.test/alan.jpg',
+	_, err := b.db.System.Exec(b.sys(), `UPDATE contacts SET headshot_url = 'https://img.example.test/alan.jpg',
 		approved_profile = approved_profile || '{"headshotUrl": "https://img.example.test/alan.jpg"}' WHERE id = $1`, w.alan)
 	require.NoError(t, err)
 	rec = b.page("/embed/" + id)
 	html = rec.Body.String()
 	require.Contains(t, html, `src="https://img.example.test/alan.jpg"`, "a photo at an https address")
 	// An uploaded photo's address is the API's, which visitors cannot open: initials instead.
-	_, err = b.db.Pool.Exec(b.sys(), `UPDATE contacts SET headshot_key = 'org/file', headshot_url = 'https://podium.example.test/api/v1/events/x/files/file',
+	_, err = b.db.System.Exec(b.sys(), `UPDATE contacts SET headshot_key = 'org/file', headshot_url = 'https://podium.example.test/api/v1/events/x/files/file',
 		approved_profile = approved_profile || '{"headshotKey": "org/file", "headshotUrl": "https://podium.example.test/api/v1/events/x/files/file"}'
 		WHERE id = $1`, w.alan)
 	require.NoError(t, err)
@@ -336,7 +336,7 @@ func TestProgramQueryCount(t *testing.T) {
 	w := b.world()
 	room := str(b.saveItem(b.acme, w.event, map[string]any{"kind": "room", "name": "Hall"}), "id")
 	count := func(sessions int) int64 {
-		_, err := b.db.Pool.Exec(b.sys(), `UPDATE submissions SET room_id = $2, starts_at = '2027-09-10T09:00:00Z',
+		_, err := b.db.System.Exec(b.sys(), `UPDATE submissions SET room_id = $2, starts_at = '2027-09-10T09:00:00Z',
 			ends_at = '2027-09-10T10:00:00Z' WHERE event_id = $1`, w.event, room)
 		require.NoError(t, err)
 		b.must(http.StatusOK, http.MethodPost, w.base+"/agenda/publish", b.acme, nil)
@@ -353,7 +353,7 @@ func TestProgramQueryCount(t *testing.T) {
 	one := count(1)
 	for i := range 99 {
 		s := b.createSession(w, "Session "+itoa(i), w.ada, w.grace, w.alan)
-		_, err := b.db.Pool.Exec(b.sys(), "INSERT INTO submission_tracks VALUES ($1, $2), ($1, $3)", s["id"], w.track1, w.track2)
+		_, err := b.db.System.Exec(b.sys(), "INSERT INTO submission_tracks VALUES ($1, $2), ($1, $3)", s["id"], w.track1, w.track2)
 		require.NoError(t, err)
 	}
 	require.Equal(t, one, count(100))

@@ -192,7 +192,7 @@ func TestShutdownWithDeliveriesInFlight(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		var sending int
-		require.NoError(t, r.db.Pool.QueryRow(sys, `SELECT count(*) FROM river_job
+		require.NoError(t, r.db.System.QueryRow(sys, `SELECT count(*) FROM river_job
 			WHERE kind = 'deliver_email' AND state = 'running'`).Scan(&sending))
 		if sending == len(ids) {
 			break
@@ -203,7 +203,7 @@ func TestShutdownWithDeliveriesInFlight(t *testing.T) {
 	took := r.stopWithin(t, shutdownBound)
 	require.Len(t, sink.Messages(), len(ids))
 	var sent int
-	require.NoError(t, r.db.Pool.QueryRow(sys, `SELECT count(*) FROM email_log WHERE status = 'sent'`).Scan(&sent))
+	require.NoError(t, r.db.System.QueryRow(sys, `SELECT count(*) FROM email_log WHERE status = 'sent'`).Scan(&sent))
 	require.Equal(t, len(ids), sent)
 	t.Logf("exited %s after the signal, with %d deliveries in flight", took.Round(time.Millisecond), len(ids))
 }

@@ -1,13 +1,16 @@
-// Package dbx is Podium's database: one pgx pool shared by ent (through database/sql) and River,
-// and transactions that both use at once.
+// Package dbx is Podium's database: a pgx pool shared by ent (through database/sql) and River,
+// a small pool for system work beside it, and transactions that ent and River use at once.
 //
-// It is also where tenant isolation meets PostgreSQL (docs/tenancy.md). Every pooled connection
-// enters the application role AppRole, which row-level security applies to, and every time a
-// connection is taken from the pool — for a statement of the root ent client, a hand-written
-// query, a transaction or River — it is told the organization of the context taking it
-// (podium.org_id) or that the context is system work (podium.system). Every ent client made here
-// also carries the schema's tenant filter. Both walls can be switched off for the isolation tests
-// only (Options.UnsafeNoRLS, Options.UnsafeNoTenantFilter), to prove that each alone holds.
+// It is also where tenant isolation meets PostgreSQL (docs/tenancy.md). Pool's connections log in
+// as the database's application login role (a member of AppRole), which row-level security
+// applies to, and every time one is taken — for a statement of the root ent client, a
+// hand-written query, a transaction or River — it is told the organization of the context taking
+// it (podium.org_id). System work (viewer.System) runs on System, whose connections log in as the
+// login role and enter SystemRole, the only role the policies show every row. The root ent client
+// and Begin pick the pool from the context; hand-written statements use PoolFor. Every ent client
+// made here also carries the schema's tenant filter. Both walls can be switched off for the
+// isolation tests only (Options.UnsafeNoRLS, Options.UnsafeNoTenantFilter), to prove that each
+// alone holds.
 //
 // River inserts jobs with InsertTx, which needs a pgx.Tx; ent runs on database/sql. A pgx.Tx cannot
 // be had from a *sql.Tx, so dbx reverses the roles: it pins one pooled connection, begins the
@@ -34,14 +37,19 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/podium/podium/ent"
+	"github.com/podium/podium/ent/schema/viewer"
 	// Registers the schema's hooks, interceptors and defaults.
 	_ "github.com/podium/podium/ent/runtime"
 )
 
 // DB is an open database.
 type DB struct {
-	// Pool is the one connection pool; River uses it directly.
+	// Pool is the application's connection pool, scoped to one organization per use; River uses
+	// it directly.
 	Pool *pgxpool.Pool
+	// System is the pool of system work (viewer.System), in SystemRole; it refuses any other
+	// context. With Options.Owner or Options.UnsafeNoRLS it is Pool.
+	System *pgxpool.Pool
 	// SQL is database/sql over Pool, for ent.
 	SQL *sql.DB
 	// Ent is the root ent client, for work outside a transaction.
@@ -52,6 +60,7 @@ type DB struct {
 	tenantFilter bool
 	async        sidePool
 	durable      sidePool
+	systemAsync  sidePool
 }
 
 // sidePool is a small pool beside Pool, made on first use with Pool's configuration.
@@ -107,6 +116,8 @@ type Options struct {
 	// ConnectTimeout bounds opening one connection when the URL sets no connect_timeout;
 	// 0 means DefaultConnectTimeout.
 	ConnectTimeout time.Duration
+	// SystemConns caps the System pool; 0 means DefaultSystemConns.
+	SystemConns int32
 	// UnsafeNoTenantFilter leaves the schema's tenant filter off the ent clients: the isolation
 	// tests run the server without it to prove that row-level security alone keeps
 	// organizations apart.
@@ -118,7 +129,13 @@ type Options struct {
 // rather than waiting for the operating system to give up on the connection.
 const DefaultConnectTimeout = 5 * time.Second
 
-// Open connects to the database at url.
+// DefaultSystemConns caps the System pool: system work is rare (sign-in, public pages, the
+// webhook outbox, housekeeping) and short.
+const DefaultSystemConns = 4
+
+// Open connects to the database at url, which logs in as the role that ran the migrations. Unless
+// opts.Owner or opts.UnsafeNoRLS is set, Pool then logs in as the database's application login role
+// (read from podium_app_login), and System as url's role in SystemRole.
 func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
@@ -135,22 +152,36 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 	}
 	queries := new(atomic.Int64)
 	cfg.ConnConfig.Tracer = counter{total: queries}
-	if !opts.Owner && !opts.UnsafeNoRLS {
-		cfg.AfterConnect = enterAppRole
-	}
-	cfg.PrepareConn = prepareScope
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		return nil, fmt.Errorf("dbx: connect: %w", err)
-	}
-	if err := pool.Ping(ctx); err != nil {
-		pool.Close()
-		return nil, fmt.Errorf("dbx: connect: %w", err)
+	var pool, system *pgxpool.Pool
+	if opts.Owner || opts.UnsafeNoRLS {
+		cfg.PrepareConn = prepareOwnerScope
+		if pool, err = connect(ctx, cfg); err != nil {
+			return nil, err
+		}
+		system = pool
+	} else {
+		role, password, err := appLogin(ctx, cfg.ConnConfig)
+		if err != nil {
+			return nil, err
+		}
+		sysCfg := cfg.Copy()
+		sysCfg.MaxConns, sysCfg.MinConns = cmp.Or(opts.SystemConns, DefaultSystemConns), 0
+		sysCfg.AfterConnect, sysCfg.PrepareConn = enterSystemRole, requireSystem
+		cfg.ConnConfig.User, cfg.ConnConfig.Password = role, password
+		cfg.PrepareConn = prepareScope
+		if pool, err = connect(ctx, cfg); err != nil {
+			return nil, fmt.Errorf("%w (as the application login role %s: the server must let it log in with its "+
+				"password, or trust it, from where Podium connects; docs/tenancy.md)", err, role)
+		}
+		if system, err = connect(viewer.System(ctx, "dbx: check the system pool"), sysCfg); err != nil {
+			pool.Close()
+			return nil, err
+		}
 	}
 	// database/sql keeps no idle connections of its own here (as OpenDBFromPool would): each
 	// statement of the root client takes a connection from pgxpool with its own context, which
 	// is what lets prepareScope tell PostgreSQL the statement's organization.
-	var connector driver.Connector = stdlib.GetPoolConnector(pool)
+	var connector driver.Connector = systemConnector{app: stdlib.GetPoolConnector(pool), system: stdlib.GetPoolConnector(system)}
 	if opts.AcquireTimeout > 0 {
 		connector = acquireConnector{Connector: connector, timeout: opts.AcquireTimeout}
 	}
@@ -160,10 +191,38 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 	if opts.Debug {
 		entOpts = append(entOpts, ent.Debug())
 	}
-	db := &DB{Pool: pool, SQL: sqlDB, Queries: queries, tenantFilter: !opts.UnsafeNoTenantFilter}
+	db := &DB{Pool: pool, System: system, SQL: sqlDB, Queries: queries, tenantFilter: !opts.UnsafeNoTenantFilter}
 	db.Ent = db.newClient(entOpts...)
 	return db, nil
 }
+
+// connect opens a pool with cfg and checks that it answers.
+func connect(ctx context.Context, cfg *pgxpool.Config) (*pgxpool.Pool, error) {
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("dbx: connect: %w", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("dbx: connect: %w", err)
+	}
+	return pool, nil
+}
+
+// systemConnector hands database/sql a connection of the pool that the context's work belongs on,
+// so that the root ent client and Begin serve system work from System.
+type systemConnector struct{ app, system driver.Connector }
+
+// Connect acquires from System for system work, from Pool otherwise.
+func (c systemConnector) Connect(ctx context.Context) (driver.Conn, error) {
+	if viewer.IsSystem(ctx) {
+		return c.system.Connect(ctx)
+	}
+	return c.app.Connect(ctx)
+}
+
+// Driver is the application pool's driver.
+func (c systemConnector) Driver() driver.Driver { return c.app.Driver() }
 
 // newClient returns an ent client with the schema's tenant filter, unless the DB was opened
 // without it. Either way, creates get the organization of their context.
@@ -183,8 +242,12 @@ func (db *DB) newClient(opts ...ent.Option) *ent.Client {
 func (db *DB) Close() {
 	_ = db.SQL.Close()
 	db.Pool.Close()
+	if db.System != db.Pool {
+		db.System.Close()
+	}
 	db.async.close()
 	db.durable.close()
+	db.systemAsync.close()
 }
 
 // AsyncPool returns a second, smaller pool whose sessions commit without waiting for the disk
@@ -196,6 +259,11 @@ func (db *DB) Close() {
 // a log that no longer holds the lost write.
 func (db *DB) AsyncPool(maxConns int32) (*pgxpool.Pool, error) {
 	return db.async.get(db.Pool, maxConns, map[string]string{"synchronous_commit": "off"})
+}
+
+// SystemAsyncPool is AsyncPool for system work: its connections are System's.
+func (db *DB) SystemAsyncPool(maxConns int32) (*pgxpool.Pool, error) {
+	return db.systemAsync.get(db.System, maxConns, map[string]string{"synchronous_commit": "off"})
 }
 
 // DurablePool returns a small pool beside Pool whose commits are as durable as Pool's (the

@@ -161,7 +161,7 @@ func TestQueryCount(t *testing.T) {
 func TestSidePoolsDurability(t *testing.T) {
 	t.Parallel()
 	db := pgtest.New(t)
-	ctx := viewer.System(context.Background(), "test: read session settings")
+	ctx := viewer.WithOrganization(context.Background(), "org_settings")
 	setting := func(q interface {
 		QueryRow(context.Context, string, ...any) pgx.Row
 	}) string {

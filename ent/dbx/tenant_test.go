@@ -52,7 +52,7 @@ func setupTenants(t *testing.T, opts dbx.Options) *tenantBundle {
 func (b *tenantBundle) count(t *testing.T, ctx context.Context, table string) int {
 	t.Helper()
 	var n int
-	require.NoError(t, b.db.Pool.QueryRow(ctx, "SELECT count(*) FROM "+pgx.Identifier{table}.Sanitize()).Scan(&n))
+	require.NoError(t, b.db.PoolFor(ctx).QueryRow(ctx, "SELECT count(*) FROM "+pgx.Identifier{table}.Sanitize()).Scan(&n))
 	return n
 }
 
@@ -181,19 +181,26 @@ func TestHandWrittenInsertGetsItsOrganization(t *testing.T) {
 	require.Equal(t, "23503", pgErr.Code, pgErr.Message)
 }
 
-// TestApplicationRole checks what an operator would: Podium's statements run as podium_app, which
-// cannot bypass row-level security, and every tenant table has its policies, forced.
+// TestApplicationRole checks what an operator would: Podium's statements run as the database's
+// application login role, a member of podium_app that cannot bypass row-level security, and every
+// tenant table has its policies, forced.
 func TestApplicationRole(t *testing.T) {
 	t.Parallel()
 	b := setupTenants(t, dbx.Options{})
-	ctx := viewer.System(context.Background(), "test: read the catalog")
-	var user string
-	var super, bypass bool
-	require.NoError(t, b.db.Pool.QueryRow(ctx, `SELECT current_user, rolsuper, rolbypassrls
-		FROM pg_roles WHERE rolname = current_user`).Scan(&user, &super, &bypass))
-	require.Equal(t, dbx.AppRole, user)
+	ctx := viewer.WithOrganization(context.Background(), b.acme)
+	var user, session string
+	var super, bypass, member bool
+	require.NoError(t, b.db.Pool.QueryRow(ctx, `SELECT current_user, session_user, rolsuper, rolbypassrls,
+		pg_has_role(current_user, $1, 'MEMBER') FROM pg_roles WHERE rolname = current_user`, dbx.AppRole).
+		Scan(&user, &session, &super, &bypass, &member))
+	require.Equal(t, session, user, "logged in as the application role, not switched into it")
+	require.True(t, member, "%s is not a member of %s", user, dbx.AppRole)
 	require.False(t, super)
 	require.False(t, bypass)
+
+	var systemUser string
+	require.NoError(t, b.db.System.QueryRow(viewer.System(ctx, "test: the system pool's role"), `SELECT current_user`).Scan(&systemUser))
+	require.Equal(t, dbx.SystemRole, systemUser)
 
 	tables := tenantTables(t, b.db)
 	// Every tenant type of the schema has a table with policies, and so do the link tables.
@@ -212,13 +219,14 @@ func TestApplicationRole(t *testing.T) {
 	require.NoError(t, err)
 	open, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	require.NoError(t, err)
-	require.Equal(t, []string{"browser_sessions", "podium_schema_migrations", "rate_limit_buckets", "sign_in_tokens", "users"}, open)
+	require.Equal(t, []string{"browser_sessions", "podium_app_login", "podium_schema_migrations", "rate_limit_buckets",
+		"sign_in_tokens", "users"}, open)
 }
 
 // tenantTables returns the tables with row-level security enabled, each with whether it is forced.
 func tenantTables(t *testing.T, db *dbx.DB) map[string]bool {
 	t.Helper()
-	ctx := viewer.System(context.Background(), "test: read the catalog")
+	ctx := viewer.WithOrganization(context.Background(), "org_catalog")
 	rows, err := db.Pool.Query(ctx, `SELECT c.relname, c.relforcerowsecurity FROM pg_class c
 		JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND c.relkind = 'r' AND c.relrowsecurity`)
 	require.NoError(t, err)

@@ -141,7 +141,8 @@ func NewWith(t testing.TB, opts dbx.Options) *dbx.DB {
 // t ends.
 func OwnerPool(t testing.TB, db *dbx.DB) *pgxpool.Pool {
 	t.Helper()
-	cfg := db.Pool.Config()
+	// System's connections log in as the login role (and enter the system role after).
+	cfg := db.System.Config()
 	cfg.AfterConnect, cfg.PrepareConn = nil, nil
 	cfg.MaxConns, cfg.MinConns = 2, 0
 	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
@@ -252,13 +253,23 @@ func admin(ctx context.Context, stmt string) error {
 	return err
 }
 
+// dropDatabase drops the database name and the application login role its migrations made, if
+// any (roles are the cluster's: a database cloned from it shares the role and is dropped first).
 func dropDatabase(ctx context.Context, name string) error {
+	var role string
+	if db, err := pgx.Connect(ctx, WithDatabase(serverURL, name)); err == nil {
+		_ = db.QueryRow(ctx, `SELECT "role" FROM "podium_app_login" WHERE "made_in" = current_database()`).Scan(&role)
+		_ = db.Close(ctx)
+	}
 	conn, err := pgx.Connect(ctx, serverURL)
 	if err != nil {
 		return err
 	}
 	defer conn.Close(ctx)
-	_, err = conn.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+	if _, err = conn.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil || role == "" {
+		return err
+	}
+	_, err = conn.Exec(ctx, "DROP ROLE IF EXISTS "+pgx.Identifier{role}.Sanitize())
 	return err
 }
 

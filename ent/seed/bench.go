@@ -76,9 +76,10 @@ func Bench(ctx context.Context, tx pgx.Tx, opts BenchOptions) (BenchResult, erro
 		return res, w.err
 	}
 	// Fresh statistics, or the planner picks plans for empty tables. Only a table's owner may
-	// analyze it, and Podium's connections act as dbx.AppRole, which owns nothing: for these
-	// statements the transaction steps back to its login role (this is system work already),
-	// then returns to the role it had. SET LOCAL ends with the transaction whatever happens.
+	// analyze it, and system work acts as dbx.SystemRole, which owns nothing: for these
+	// statements the transaction steps back to its login role (the system pool's connections log
+	// in as the owner), then returns to the role it had. SET LOCAL ends with the transaction
+	// whatever happens.
 	var role string
 	if w.err == nil {
 		w.err = tx.QueryRow(ctx, "SELECT current_user").Scan(&role)

@@ -31,7 +31,7 @@ func TestLoad(t *testing.T) {
 	require.NotEmpty(t, out.Key)
 
 	var orgID string
-	require.NoError(t, db.Pool.QueryRow(viewer.System(ctx, "test: the demo's organization"),
+	require.NoError(t, db.System.QueryRow(viewer.System(ctx, "test: the demo's organization"),
 		`SELECT organization_id FROM events WHERE id = $1`, out.EventID).Scan(&orgID))
 	ctx = viewer.NewContext(ctx, &viewer.Viewer{OrganizationID: orgID})
 	ev, err := res.Query().Event(ctx, out.EventID)
