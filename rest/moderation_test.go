@@ -46,7 +46,7 @@ func TestPublicSurfacesShowApprovedContent(t *testing.T) {
 	nameless := b.speaker(w.base, "x7q9nameless", "-", "x7q9nameless@example.test")
 	session := b.proposeIn(w, "Accepted title", "Accepted description", []string{w.track1}, w.ada, nameless)
 	held := b.proposeIn(w, "Held title", "Held description", nil, w.grace)
-	_, err := b.db.Pool.Exec(b.sys(), `UPDATE contacts SET bio = 'Approved bio' WHERE id = $1`, w.ada)
+	_, err := b.db.System.Exec(b.sys(), `UPDATE contacts SET bio = 'Approved bio' WHERE id = $1`, w.ada)
 	require.NoError(t, err)
 
 	// Accepted the default way: REST clients see contentReviewStatus pending_review (the
@@ -119,9 +119,9 @@ func TestPublicSurfacesShowApprovedContent(t *testing.T) {
 	requirePublic("edited", "Accepted title", "Accepted description")
 	publish()
 	requirePublic("edited, published again", "Accepted title", "Accepted description")
-	_, err = b.db.Pool.Exec(b.sys(), `UPDATE submissions SET title = 'Unapproved bypass' WHERE id = $1`, session)
+	_, err = b.db.System.Exec(b.sys(), `UPDATE submissions SET title = 'Unapproved bypass' WHERE id = $1`, session)
 	require.NoError(t, err)
-	_, err = b.db.Pool.Exec(b.sys(), `UPDATE contacts SET first_name = 'Unapproved' WHERE id = $1`, w.ada)
+	_, err = b.db.System.Exec(b.sys(), `UPDATE contacts SET first_name = 'Unapproved' WHERE id = $1`, w.ada)
 	require.NoError(t, err)
 	publish()
 	requirePublic("written behind the review's back", "Accepted title", "Accepted description")

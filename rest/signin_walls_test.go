@@ -78,11 +78,11 @@ func TestSignInTokensNotStored(t *testing.T) {
 		require.NotContains(t, text, token[1])
 	}
 	var inClear int
-	require.NoError(t, b.db.Pool.QueryRow(b.sys(), `SELECT count(*) FROM email_log WHERE body LIKE '%' || $1 || '%'
+	require.NoError(t, b.db.System.QueryRow(b.sys(), `SELECT count(*) FROM email_log WHERE body LIKE '%' || $1 || '%'
 		OR html_body LIKE '%' || $1 || '%'`, token[1]).Scan(&inClear))
 	require.Zero(t, inClear)
 	var jobs int
-	require.NoError(t, b.db.Pool.QueryRow(b.sys(), `SELECT count(*) FROM river_job WHERE args::text LIKE '%' || $1 || '%'`,
+	require.NoError(t, b.db.System.QueryRow(b.sys(), `SELECT count(*) FROM river_job WHERE args::text LIKE '%' || $1 || '%'`,
 		token[1]).Scan(&jobs))
 	require.Zero(t, jobs)
 
@@ -151,7 +151,7 @@ func (b *testBundle) settled() {
 	b.t.Helper()
 	require.Eventually(b.t, func() bool {
 		var waiting int
-		require.NoError(b.t, b.db.Pool.QueryRow(b.sys(),
+		require.NoError(b.t, b.db.System.QueryRow(b.sys(),
 			`SELECT count(*) FROM river_job WHERE kind = 'deliver_email' AND state NOT IN ('completed', 'cancelled', 'discarded')`).Scan(&waiting))
 		return waiting == 0
 	}, 30*time.Second, 50*time.Millisecond)

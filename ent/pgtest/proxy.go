@@ -1,6 +1,7 @@
 package pgtest
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -40,7 +41,9 @@ func NewProxy(t testing.TB, dbURL string) (*Proxy, string) {
 		network, address = "unix", filepath.Join(cfg.Host, fmt.Sprintf(".s.PGSQL.%d", cfg.Port))
 	}
 	p := &Proxy{t: t, conns: map[net.Conn]bool{},
-		target: func() (net.Conn, error) { return net.Dial(network, address) }}
+		target: func() (net.Conn, error) {
+			return (&net.Dialer{}).DialContext(context.Background(), network, address)
+		}}
 	p.Up()
 	t.Cleanup(p.Down)
 	u := url.URL{Scheme: "postgres", User: url.User(cfg.User), Host: p.addr, Path: "/" + cfg.Database,
@@ -58,7 +61,7 @@ func (p *Proxy) Up() {
 	if addr == "" {
 		addr = "127.0.0.1:0"
 	}
-	ln, err := net.Listen("tcp", addr)
+	ln, err := (&net.ListenConfig{}).Listen(context.Background(), "tcp", addr)
 	require.NoError(p.t, err)
 	p.mu.Lock()
 	p.ln, p.addr, p.hang = ln, ln.Addr().String(), false
