@@ -288,7 +288,7 @@ func startServer(t *testing.T, bin, dbURL string, env ...string) server {
 	require.NoError(t, ln.Close())
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = append(os.Environ(), "DATABASE_URL="+dbURL, "PODIUM_ADDR="+addr, "PODIUM_QUERY_COUNT_HEADER=1",
-		"PUBLIC_URL=http://"+addr, "SMTP_URL=", "ANTHROPIC_API_KEY=",
+		"PUBLIC_URL=http://"+addr, "SMTP_URL=", "ANTHROPIC_API_KEY=", "PODIUM_OPERATOR_ADDR=off",
 		// The benchmark measures the server, not the per-key rate limit.
 		"PODIUM_RATE_LIMIT=0")
 	if dir := os.Getenv("BENCH_PPROF"); dir != "" && len(env) == 0 {

@@ -281,9 +281,9 @@ func TestInstances(t *testing.T) {
 	// River UI shows the same jobs whichever instance answers.
 	var lists []string
 	for _, s := range servers {
-		req, err := http.NewRequest(http.MethodGet, s.URL()+"/riverui/api/jobs?state=completed&limit=5", nil)
+		req, err := http.NewRequest(http.MethodGet, s.OperatorURL()+"/riverui/api/jobs?state=completed&limit=5", nil)
 		require.NoError(t, err)
-		req.SetBasicAuth("operator", greedyKey)
+		req.SetBasicAuth("operator", operatorToken)
 		resp, err := http.DefaultClient.Do(req)
 		require.NoError(t, err)
 		body, err := io.ReadAll(resp.Body)
@@ -294,6 +294,16 @@ func TestInstances(t *testing.T) {
 	}
 	require.NotEmpty(t, lists[0])
 	require.Equal(t, []string{lists[0], lists[0], lists[0]}, lists, "River UI's newest completed job on each instance")
+	// An organization's key opens River UI on neither listener.
+	for _, url := range []string{servers[0].URL(), servers[0].OperatorURL()} {
+		req, err := http.NewRequest(http.MethodGet, url+"/riverui/api/jobs?state=completed&limit=5", nil)
+		require.NoError(t, err)
+		req.SetBasicAuth("operator", greedyKey)
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		_ = resp.Body.Close()
+		require.Contains(t, []int{http.StatusNotFound, http.StatusUnauthorized}, resp.StatusCode, url)
+	}
 	requireOneLeader(t, db)
 }
 
