@@ -49,13 +49,16 @@ type Limits struct {
 }
 
 // DefaultLimits suit the organizer front ends: a full session board or review workspace fits,
-// a document built to exhaust the server does not. The document limits leave several times the
+// a document built to exhaust the server does not. Complexity counts the items a request may read
+// (see costedSchema): the board of 2,000 sessions with every field costs about 250,000, a page of
+// 1,000 sessions with each speaker's resources and each submission's activity and emails about
+// 150,000; three such pages are refused. The document limits leave several times the
 // room of the largest document a client sends, GraphiQL's introspection query (three fragments,
 // under a hundred fields and a few hundred once expanded); at these limits validation takes
 // milliseconds. The budget stays under the HTTP server's write timeout (60 s), so that a request
 // over it is still answered, and above the slowest legitimate operation, a synchronous AI review.
 var DefaultLimits = Limits{
-	Complexity: 250_000, Depth: 15, Aliases: 50,
+	Complexity: 400_000, Depth: 15, Aliases: 50,
 	Document: DocumentLimits{Tokens: 10_000, Operations: 20, Fragments: 100, Selections: 1_000,
 		Fields: 500, ExpandedFields: 2_000, Directives: 50, Variables: 100, Arguments: 1_000, NameBytes: 1_000},
 	Errors: 20, ErrorMessageBytes: 1_000,
@@ -93,7 +96,7 @@ func NewHandler(opts HandlerOptions) http.Handler {
 	cfg.Complexity.Query.Nodes = func(childComplexity int, ids []string) int {
 		return len(ids) * (nodeComplexity + childComplexity)
 	}
-	schema := NewExecutableSchema(cfg)
+	schema := costedSchema{NewExecutableSchema(cfg)}
 	srv := handler.New(schema)
 	srv.AddTransport(transport.Options{})
 	srv.AddTransport(transport.GET{})
@@ -109,6 +112,7 @@ func NewHandler(opts HandlerOptions) http.Handler {
 	srv.Use(documentLimit{limits: opts.Limits.Document, schema: schema.Schema(), cache: queries})
 	srv.Use(extension.Introspection{})
 	srv.Use(extension.AutomaticPersistedQuery{Cache: newByteLRU(documentCacheBytes, persistedQuerySize)})
+	srv.Use(pageLimit{}) // before the complexity limit, which counts the pages
 	srv.Use(extension.FixedComplexityLimit(opts.Limits.Complexity))
 	srv.Use(shapeLimit{depth: opts.Limits.Depth, aliases: opts.Limits.Aliases})
 	present := presentError(opts.Log)

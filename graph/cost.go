@@ -1,0 +1,199 @@
+package graph
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"strings"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/podium/podium/graph/apperr"
+)
+
+// MaxPageSize is the most items first or last may ask for on any list that takes them: the
+// session board of the largest event the performance targets are set for (2,000 sessions) fits
+// in one page, a request for more is refused with invalid_input before anything runs. Lists with
+// a smaller maximum of their own (the contact directory, webhook deliveries) keep it.
+const MaxPageSize = 2000
+
+// The complexity of a list is the number of items it may hold times the cost of one item, so that
+// the complexity limit bounds what a request reads rather than how long its document is. A page
+// holds what first or last asks for, MaxPageSize when neither is given (the list is read whole).
+// A list without pages holds an estimate.
+const (
+	// nestedListItems estimates an unpaginated list of one item: a session's speakers, a
+	// submission's emails, a contact's resources — a handful, rarely more than a few dozen.
+	nestedListItems = 10
+	// collectionItems estimates an unpaginated list that holds an event's whole collection of
+	// something (listItems): its submissions, agenda, speaker rows or review assignments.
+	collectionItems = 1000
+)
+
+// listItems estimates the unpaginated lists that are not nestedListItems long: those that hold
+// an event's whole collection (collectionItems) and a few that are always short.
+var listItems = map[string]int{
+	"Agenda.sessions": collectionItems, "Event.publishedAgenda": collectionItems,
+	"SubmissionList.submissions": collectionItems, "SpeakerDirectory.rows": collectionItems,
+	"Program.sessions": collectionItems, "ReviewRoundView.assignments": collectionItems,
+	"ReviewRoundView.progress": collectionItems, "ReviewRoundView.results": collectionItems,
+	"ReviewRoundView.submissions": collectionItems, "CrmPipelineColumn.cards": collectionItems,
+	"CommunicationCenter.contacts": collectionItems, "CampaignHistory.recipients": collectionItems,
+	"DecisionResult.submissions": collectionItems, "AgendaProposal.placements": collectionItems,
+	"AutoDistributionResult.planned": collectionItems, "SpeakerEvent.sessions": collectionItems,
+	"Query.myProposals": collectionItems, "Query.myReviewAssignments": collectionItems,
+	// An event has one or a few review rounds; a submission is reviewed by a few reviewers.
+	"EvaluationWorkspace.rounds": 3, "ReviewResultRow.humanReviews": 5,
+}
+
+// scalarCosts are scalar fields that render a whole collection in one value.
+var scalarCosts = map[string]int{
+	// One CSV line of 13 columns per speaker.
+	"SpeakerDirectory.csv": collectionItems * 13,
+}
+
+// costedSchema is the executable schema with list-aware complexity: gqlgen's walker asks it the
+// cost of every field. Costs configured in Config.Complexity (Query.nodes) come first.
+type costedSchema struct{ graphql.ExecutableSchema }
+
+// Complexity returns the cost of one field given the cost of its selection.
+func (s costedSchema) Complexity(ctx context.Context, typeName, field string, child int, args map[string]any) (int, bool) {
+	if c, ok := s.ExecutableSchema.Complexity(ctx, typeName, field, child, args); ok {
+		return c, true
+	}
+	def := s.Schema().Types[typeName]
+	if def == nil {
+		return 0, false
+	}
+	fd := def.Fields.ForName(field)
+	if fd == nil {
+		return 0, false
+	}
+	return fieldCost(typeName, fd, child, args), true
+}
+
+// fieldCost is the complexity of one field of typeName: 1 for itself plus its selection, its
+// selection times the items of a list.
+func fieldCost(typeName string, fd *ast.FieldDefinition, child int, args map[string]any) int {
+	key := typeName + "." + fd.Name
+	if c, ok := scalarCosts[key]; ok {
+		return c
+	}
+	if strings.HasSuffix(typeName, "Connection") && (fd.Name == "edges" || fd.Name == "nodes") {
+		return addCost(1, child) // the connection field counts the page's items
+	}
+	items := 1
+	switch {
+	case paged(fd):
+		items = MaxPageSize
+		if n, ok := pageArg(args, "first"); ok {
+			items = n
+		} else if n, ok := pageArg(args, "last"); ok {
+			items = n
+		}
+	case fd.Type.Elem != nil && child > 0: // a list of objects
+		items = nestedListItems
+		if n, ok := listItems[key]; ok {
+			items = n
+		}
+	}
+	return addCost(1, mulCost(max(items, 1), child))
+}
+
+// paged reports whether a field takes first or last: a connection or a list read in pages.
+func paged(fd *ast.FieldDefinition) bool {
+	return fd.Arguments.ForName("first") != nil || fd.Arguments.ForName("last") != nil
+}
+
+// pageArg reads an Int argument, as given inline or by a variable.
+func pageArg(args map[string]any, name string) (int, bool) {
+	switch v := args[name].(type) {
+	case int:
+		return v, true
+	case int64:
+		return int(min(max(v, math.MinInt32), math.MaxInt32)), true
+	case float64:
+		return int(min(max(v, math.MinInt32), math.MaxInt32)), true
+	case json.Number:
+		n, err := v.Int64()
+		if err != nil {
+			return math.MaxInt32, true
+		}
+		return int(min(max(n, math.MinInt32), math.MaxInt32)), true
+	}
+	return 0, false
+}
+
+// addCost and mulCost saturate instead of overflowing, as gqlgen's walker does.
+func addCost(a, b int) int {
+	if a > math.MaxInt-b {
+		return math.MaxInt
+	}
+	return a + b
+}
+
+func mulCost(a, b int) int {
+	if a != 0 && b > math.MaxInt/a {
+		return math.MaxInt
+	}
+	return a * b
+}
+
+// pageLimit refuses a first or last outside 0..MaxPageSize on any field that takes them, before
+// anything runs: the complexity limit counts what a page may hold, and a page larger than any
+// event's list would only make that count meaningless.
+type pageLimit struct{}
+
+var _ interface {
+	graphql.HandlerExtension
+	graphql.OperationContextMutator
+} = pageLimit{}
+
+// ExtensionName names the extension.
+func (pageLimit) ExtensionName() string { return "PodiumPageLimit" }
+
+// Validate accepts any schema.
+func (pageLimit) Validate(graphql.ExecutableSchema) error { return nil }
+
+// MutateOperationContext checks every field of the operation, fragments followed.
+func (pageLimit) MutateOperationContext(_ context.Context, oc *graphql.OperationContext) *gqlerror.Error {
+	if oc.Operation == nil {
+		return nil
+	}
+	var bad *gqlerror.Error
+	var walk func(set ast.SelectionSet, seen map[string]bool)
+	walk = func(set ast.SelectionSet, seen map[string]bool) {
+		for _, sel := range set {
+			if bad != nil {
+				return
+			}
+			switch s := sel.(type) {
+			case *ast.Field:
+				if s.Definition != nil && paged(s.Definition) {
+					args := s.ArgumentMap(oc.Variables)
+					for _, name := range []string{"first", "last"} {
+						if n, ok := pageArg(args, name); ok && (n < 0 || n > MaxPageSize) {
+							bad = gqlerror.Errorf("%s: %s must be between 0 and %d", s.Name, name, MaxPageSize)
+							bad.Extensions = map[string]any{"code": apperr.CodeInvalidInput, "field": name, "max": MaxPageSize}
+							return
+						}
+					}
+				}
+				walk(s.SelectionSet, seen)
+			case *ast.InlineFragment:
+				walk(s.SelectionSet, seen)
+			case *ast.FragmentSpread:
+				if seen[s.Name] || s.Definition == nil {
+					continue
+				}
+				seen[s.Name] = true
+				walk(s.Definition.SelectionSet, seen)
+				delete(seen, s.Name)
+			}
+		}
+	}
+	walk(oc.Operation.SelectionSet, map[string]bool{})
+	return bad
+}
