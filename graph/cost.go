@@ -3,13 +3,17 @@ package graph
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"math"
+	"net/http"
 	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
+	"github.com/podium/podium/ent/dbx"
 	"github.com/podium/podium/graph/apperr"
 )
 
@@ -196,4 +200,96 @@ func (pageLimit) MutateOperationContext(_ context.Context, oc *graphql.Operation
 	}
 	walk(oc.Operation.SelectionSet, map[string]bool{})
 	return bad
+}
+
+// errReadBudget is the cause of a query's context when its ReadBudget runs out.
+var errReadBudget = apperr.New(http.StatusServiceUnavailable, apperr.CodeRequestTimeout,
+	"The query ran out of its time budget; ask for less at a time")
+
+// errStatementLimit answers an operation stopped by its statement cap.
+func errStatementLimit(limit int64) *apperr.Error {
+	return apperr.New(http.StatusUnprocessableEntity, apperr.CodeStatementLimitExceeded,
+		fmt.Sprintf("The request needs more than %d SQL statements; ask for less at a time", limit))
+}
+
+// operationBudget gives each operation its statement cap and, for a query, its time budget
+// (Limits.Statements, MutationStatements, ReadBudget). An operation stopped by either is answered
+// with that one error and no data: what it read up to then is dropped rather than answered in
+// part, and a mutation's transaction, inside this extension, rolls back.
+type operationBudget struct{ limits Limits }
+
+var _ interface {
+	graphql.HandlerExtension
+	graphql.ResponseInterceptor
+} = operationBudget{}
+
+// ExtensionName names the extension.
+func (operationBudget) ExtensionName() string { return "PodiumOperationBudget" }
+
+// Validate accepts any schema.
+func (operationBudget) Validate(graphql.ExecutableSchema) error { return nil }
+
+// InterceptResponse runs the operation within its budget.
+func (b operationBudget) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
+	if !graphql.HasOperationContext(ctx) {
+		return next(ctx)
+	}
+	op := graphql.GetOperationContext(ctx).Operation
+	if op == nil {
+		return next(ctx)
+	}
+	statements := b.limits.Statements
+	if op.Operation == ast.Mutation {
+		statements = b.limits.MutationStatements
+	} else if b.limits.ReadBudget > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, b.limits.ReadBudget, errReadBudget)
+		defer cancel()
+	}
+	if statements > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = dbx.WithStatementLimit(ctx, statements)
+		defer cancel()
+	}
+	resp := next(ctx)
+	var stopped *apperr.Error
+	switch cause := context.Cause(ctx); {
+	case errors.Is(cause, dbx.ErrStatementLimit):
+		stopped = errStatementLimit(statements)
+	case errors.Is(cause, errReadBudget):
+		stopped = errReadBudget
+	}
+	if stopped == nil || resp == nil {
+		return resp
+	}
+	err := gqlerror.Errorf("%s", stopped.Message)
+	err.Extensions = map[string]any{"code": stopped.Code}
+	return &graphql.Response{Errors: gqlerror.List{err}, Extensions: resp.Extensions}
+}
+
+// answerCap refuses an answer whose data is larger than max bytes (Limits.AnswerBytes), with
+// response_too_large and no data. It runs inside the mutation's transaction, which then rolls
+// back: a client never misses the answer of a write that committed.
+type answerCap struct{ max int }
+
+var _ interface {
+	graphql.HandlerExtension
+	graphql.ResponseInterceptor
+} = answerCap{}
+
+// ExtensionName names the extension.
+func (answerCap) ExtensionName() string { return "PodiumAnswerCap" }
+
+// Validate accepts any schema.
+func (answerCap) Validate(graphql.ExecutableSchema) error { return nil }
+
+// InterceptResponse measures the answer.
+func (c answerCap) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
+	resp := next(ctx)
+	if resp == nil || c.max <= 0 || len(resp.Data) <= c.max {
+		return resp
+	}
+	err := gqlerror.Errorf("The answer would be %d bytes, over the limit of %d; ask for less at a time", len(resp.Data), c.max)
+	err.Extensions = map[string]any{"code": apperr.CodeResponseTooLarge, "bytes": len(resp.Data), "limit": c.max}
+	return &graphql.Response{Errors: gqlerror.List{err}, Extensions: resp.Extensions}
 }

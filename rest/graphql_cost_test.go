@@ -1,15 +1,21 @@
 package rest_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/podium/podium/ent/event"
 	"github.com/podium/podium/graph"
+	"github.com/podium/podium/rest"
 )
 
 // costAttackSelection is the selection of the list attack: a large page of sessions, and under
@@ -129,4 +135,110 @@ func TestGraphQLListComplexity(t *testing.T) {
 			b.gqlOK(b.acme, doc, vars)
 		})
 	}
+}
+
+// limitedGraphQL is b's router with a GraphQL endpoint of other limits (DefaultLimits changed by
+// change), answering with the Podium-Query-Count header.
+func (b *testBundle) limitedGraphQL(change func(*graph.Limits)) http.Handler {
+	limits := graph.DefaultLimits
+	change(&limits)
+	return rest.NewHandler(rest.Options{DB: b.db, Resolver: b.res, Log: b.quietLog(), QueryCountHeader: true,
+		GraphQL: graph.NewHandler(graph.HandlerOptions{DB: b.db, Resolver: b.res, Log: b.quietLog(), Limits: limits})})
+}
+
+// postTo posts a GraphQL document to h and returns the answer and its SQL statement count.
+func (b *testBundle) postTo(h http.Handler, key, query string, vars map[string]any) (gqlResponse, int64) {
+	b.t.Helper()
+	raw, err := json.Marshal(map[string]any{"query": query, "variables": vars})
+	require.NoError(b.t, err)
+	req := httptest.NewRequest(http.MethodPost, "/graphql", bytes.NewReader(raw))
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	require.Less(b.t, rec.Code, 500, rec.Body.String())
+	out := gqlResponse{Status: rec.Code, Raw: rec.Body.String()}
+	require.NoError(b.t, json.Unmarshal(rec.Body.Bytes(), &out), rec.Body.String())
+	n, err := strconv.ParseInt(rec.Header().Get(rest.QueryCountHeader), 10, 64)
+	require.NoError(b.t, err)
+	return out, n
+}
+
+// eventsCount counts the organization's events, directly in the database.
+func (b *testBundle) eventsCount(orgID string) int {
+	b.t.Helper()
+	n, err := b.db.Ent.Event.Query().Where(event.OrganizationID(orgID)).Count(b.sys())
+	require.NoError(b.t, err)
+	return n
+}
+
+// TestGraphQLStatementLimit: an operation that needs more SQL statements than its cap stops at
+// the cap, is answered statement_limit_exceeded with no data, and a mutation writes nothing.
+func TestGraphQLStatementLimit(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ev := str(b.createEvent(b.acme, "Statements"), "id")
+	const limit = 4
+	h := b.limitedGraphQL(func(l *graph.Limits) { l.Statements, l.MutationStatements = limit, limit })
+
+	// Each alias reads the event and its sessions: a few statements each.
+	r, statements := b.postTo(h, b.acme, costAttack(6, 10), map[string]any{"e": ev})
+	require.Equal(t, []string{"statement_limit_exceeded"}, r.Codes(), r.Raw)
+	require.Nil(t, r.Data)
+	require.LessOrEqual(t, statements, int64(limit+3), "the cap, the key and its rate limit; nothing more is sent")
+
+	before := b.eventsCount(b.acmeOrg)
+	in := map[string]any{"name": "Many", "type": "meetup", "timezone": "UTC",
+		"startsAt": "2027-01-01T00:00:00Z", "endsAt": "2027-01-02T00:00:00Z"}
+	r, _ = b.postTo(h, b.acme, `mutation($in: CreateEventInput!) { a: createEvent(input: $in) { id }
+		b: createEvent(input: $in) { id } c: createEvent(input: $in) { id } d: createEvent(input: $in) { id } }`,
+		map[string]any{"in": in})
+	require.Equal(t, []string{"statement_limit_exceeded"}, r.Codes(), r.Raw)
+	require.Equal(t, before, b.eventsCount(b.acmeOrg), "no partial write")
+
+	// Under the cap, the same endpoint answers.
+	r, _ = b.postTo(h, b.acme, `{ organization { id } }`, nil)
+	require.Empty(t, r.Errors, r.Raw)
+}
+
+// TestGraphQLAnswerCap: an answer larger than Limits.AnswerBytes is replaced by
+// response_too_large, and a mutation whose answer is refused rolls back.
+func TestGraphQLAnswerCap(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ev := str(b.createEvent(b.acme, "Answers of a length that adds up"), "id")
+	const limit = 300
+	h := b.limitedGraphQL(func(l *graph.Limits) { l.AnswerBytes = limit })
+
+	var q strings.Builder
+	q.WriteString("query($e: ID!) {")
+	for i := range 20 {
+		fmt.Fprintf(&q, " e%d: event(id: $e) { id name }", i)
+	}
+	q.WriteString(" }")
+	r, _ := b.postTo(h, b.acme, q.String(), map[string]any{"e": ev})
+	require.Equal(t, []string{"response_too_large"}, r.Codes(), r.Raw)
+	require.Nil(t, r.Data)
+	require.Less(t, len(r.Raw), limit, "the refusal is short")
+
+	before := b.eventsCount(b.acmeOrg)
+	in := map[string]any{"name": strings.Repeat("Long name ", 19), "type": "meetup", "timezone": "UTC",
+		"startsAt": "2027-01-01T00:00:00Z", "endsAt": "2027-01-02T00:00:00Z"}
+	r, _ = b.postTo(h, b.acme, `mutation($in: CreateEventInput!) { createEvent(input: $in) { id name a: name b: name } }`, map[string]any{"in": in})
+	require.Equal(t, []string{"response_too_large"}, r.Codes(), r.Raw)
+	require.Equal(t, before, b.eventsCount(b.acmeOrg), "the write whose answer was refused rolled back")
+
+	r, _ = b.postTo(h, b.acme, `query($e: ID!) { event(id: $e) { id } }`, map[string]any{"e": ev})
+	require.Empty(t, r.Errors, r.Raw)
+}
+
+// TestGraphQLReadBudget: a query past Limits.ReadBudget is answered request_timeout, with no data.
+func TestGraphQLReadBudget(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ev := str(b.createEvent(b.acme, "Slow"), "id")
+	h := b.limitedGraphQL(func(l *graph.Limits) { l.ReadBudget = time.Nanosecond })
+	r, _ := b.postTo(h, b.acme, costAttack(2, 10), map[string]any{"e": ev})
+	require.Equal(t, []string{"request_timeout"}, r.Codes(), r.Raw)
+	require.Nil(t, r.Data)
 }
