@@ -313,7 +313,15 @@ func (r *Resolver) SaveOwnProposal(ctx context.Context, person *viewer.Person, f
 		if err := checkOffered(ctx, c, s.event.ID, f, p); err != nil {
 			return err
 		}
-		me, err := r.submitterContact(ctx, c, s, p)
+		// An update needs a proposal of the person's, so a contact of theirs; only a new proposal
+		// makes one.
+		me, err := s.me(c)
+		if err == nil && me == nil && id != nil && *id != "" {
+			err = errProposalNotFound
+		}
+		if err == nil && me == nil {
+			me, err = r.submitterContact(ctx, c, s, p)
+		}
 		if err != nil {
 			return err
 		}
@@ -391,13 +399,9 @@ func checkOffered(ctx context.Context, c *ent.Client, eventID string, f *ent.For
 	return nil
 }
 
-// submitterContact is the person's contact in the event, created (a speaker) on their first
+// submitterContact creates the person's contact in the event (a speaker) on their first
 // proposal, named as they typed or else after their user; without a name it is refused.
 func (r *Resolver) submitterContact(ctx context.Context, c *ent.Client, s *cfpScope, p *proposal) (*ent.Contact, error) {
-	me, err := s.me(c)
-	if err != nil || me != nil {
-		return me, err
-	}
 	first, last := p.firstName, p.lastName
 	if first == "" {
 		first, last, _ = strings.Cut(strings.TrimSpace(s.person.Name), " ")

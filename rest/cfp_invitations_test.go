@@ -70,7 +70,8 @@ func TestCFPCoSpeakers(t *testing.T) {
 		require.NotContains(t, m.Subject, "WIN")
 		require.Contains(t, m.Body, spam, "the title is in the text body")
 		require.NotContains(t, m.HTMLBody, "<b>now</b>", "and escaped in the HTML")
-		require.Contains(t, m.Body, "/cfp/"+fx.form+"/invitations/"+id)
+		require.Contains(t, m.Body, "/auth/link?token=", "the link signs the person in")
+		require.Contains(t, m.Body, url.QueryEscape("/cfp/"+fx.form+"/invitations/"+id))
 		require.NotContains(t, m.Body, "Named Person", "the name the submitter typed is not in it")
 	})
 	t.Run("SavingAgainSendsNothingNew", func(t *testing.T) {

@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/chromedp/cdproto/network"
-	"github.com/jackc/pgx/v5"
 	"github.com/chromedp/chromedp"
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/podium/podium/jobs/mailtest"

@@ -86,7 +86,7 @@ type proposalPage struct {
 	// submitter's to set, so the box is not shown.
 	CoSpeaker bool
 	Key       string
-	V      proposalValues
+	V         proposalValues
 	// Errors are messages by field name; the field points at its message (aria-describedby).
 	Errors   map[string]string
 	Formats  []choice
