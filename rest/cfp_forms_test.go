@@ -216,7 +216,7 @@ func TestCFPPageStates(t *testing.T) {
 		rec := b.pageAs(ada, http.MethodGet, page+"/proposals/"+id, nil)
 		require.Equal(t, http.StatusOK, rec.Code)
 		require.NotContains(t, rec.Body.String(), `id="submit"`)
-		require.Contains(t, rec.Body.String(), "accepted")
+		require.Contains(t, rec.Body.String(), "/portal/sessions/"+id+"/content", "content edits go through review")
 	})
 	t.Run("AClosedFormShowsItsState", func(t *testing.T) {
 		b.gqlOK(b.acme, strings.Replace(formStatusDoc, "%s", "closeForm", 1), map[string]any{"e": fx.event, "f": fx.form})

@@ -19,9 +19,11 @@ import (
 // TestBrowserCFP is a speaker answering a call for proposals in Chromium, at a phone's size: they
 // open the form's page, ask for a sign-in link, follow it from the email in the SMTP sink, write
 // a proposal (refused once for a missing title, keeping what they typed), submit it, and get the
-// confirmation email; the organizer's REST list shows it pending. Then they meet the form's
-// limit and, once the organizer closes the form, a closed form. Every page passes axe-core and is
-// saved to docs/screens/.
+// confirmation email; the organizer's REST list shows it pending, with the co-speaker they named
+// invited, not a speaker. Then they meet the form's limit and, once the organizer closes the
+// form, a closed form — each shown instead of a proposal form. Last, the co-speaker follows the
+// invitation's link, is signed in, and accepts. Every page passes axe-core and is saved to
+// docs/screens/.
 func TestBrowserCFP(t *testing.T) {
 	t.Parallel()
 	sink := mailtest.New(t, mailtest.Options{})
