@@ -59,7 +59,7 @@ func (b *testBundle) linkFor(addr string, nth int) string {
 	}, 10*time.Second, 20*time.Millisecond, "no sign-in email to %s", addr)
 	require.Contains(b.t, row.Body, "token="+secret.RequestedPlaceholder+"&", "the email log holds a token")
 	m := &jobs.Message{To: row.Recipient, Text: row.Body, HTML: row.HTMLBody}
-	require.NoError(b.t, jobs.MintSignInLink(b.sys(), b.db.Pool, m))
+	require.NoError(b.t, jobs.MintSignInLink(b.sys(), b.db.System, m))
 	token := tokenInLink.FindStringSubmatch(m.Text)
 	require.NotNil(b.t, token, m.Text)
 	return token[1]
