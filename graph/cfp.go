@@ -855,6 +855,12 @@ func (r *Resolver) WithdrawOwnProposal(ctx context.Context, person *viewer.Perso
 			if err := record(ctx, c, timelineentry.KindStatusChanged, "Withdrawn by the speaker", new("was "+string(from)), sub.ID); err != nil {
 				return err
 			}
+			if from != submission.StatusDraft {
+				if err := r.tellOrganizers(ctx, sub.EventID, email.ProposalWithdrawn,
+					email.Data{Message: fullName(me.FirstName, me.LastName), SessionTitle: sub.Title}); err != nil {
+					return err
+				}
+			}
 		case submission.StatusWithdrawn:
 		default:
 			return apperr.Invalid("This proposal is %s and can no longer be withdrawn", sub.Status)

@@ -309,6 +309,15 @@ func (r *Resolver) signedLink(key *string) *string {
 	return nil
 }
 
+// DownloadLink is a signed address that downloads key without credentials for a while, for the
+// pages that offer a person their own files; empty when there is no file or no storage.
+func (r *Resolver) DownloadLink(key *string) string {
+	if u := r.signedLink(key); u != nil {
+		return *u
+	}
+	return ""
+}
+
 // OpenedFile is a stored file opened for a download.
 type OpenedFile struct {
 	Object      files.Object

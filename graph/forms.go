@@ -337,7 +337,8 @@ func questionsOf(in []*CfpQuestionInput) ([]cfpform.Question, error) {
 			return nil, apperr.Invalid("Question %d: only a choice question has options", n)
 		}
 		out = append(out, cfpform.Question{Key: q.Key, Label: label, Kind: string(q.Kind),
-			Required: q.Required != nil && *q.Required, Options: opts})
+			Required: q.Required != nil && *q.Required, Options: opts,
+			HiddenFromReviewers: q.HiddenFromReviewers != nil && *q.HiddenFromReviewers})
 	}
 	return out, nil
 }
@@ -434,7 +435,7 @@ func formView(ctx context.Context, c *ent.Client, ev *ent.Event, f *ent.Form, no
 	out.Levels = mapAll(ls, func(t *ent.Level) *CfpOption { return &CfpOption{ID: t.ID, Name: t.Name} })
 	for _, q := range f.Questions {
 		out.Questions = append(out.Questions, &CfpQuestion{Key: q.Key, Label: q.Label, Kind: CfpQuestionKind(q.Kind),
-			Required: q.Required, Options: append([]string{}, q.Options...)})
+			Required: q.Required, Options: append([]string{}, q.Options...), HiddenFromReviewers: q.HiddenFromReviewers})
 	}
 	return out, nil
 }

@@ -259,11 +259,12 @@ type ComplexityRoot struct {
 	}
 
 	CfpQuestion struct {
-		Key      func(childComplexity int) int
-		Kind     func(childComplexity int) int
-		Label    func(childComplexity int) int
-		Options  func(childComplexity int) int
-		Required func(childComplexity int) int
+		HiddenFromReviewers func(childComplexity int) int
+		Key                 func(childComplexity int) int
+		Kind                func(childComplexity int) int
+		Label               func(childComplexity int) int
+		Options             func(childComplexity int) int
+		Required            func(childComplexity int) int
 	}
 
 	CoSpeakerInvitation struct {
@@ -521,7 +522,9 @@ type ComplexityRoot struct {
 	Deliverable struct {
 		ContactID     func(childComplexity int) int
 		ContentType   func(childComplexity int) int
+		Description   func(childComplexity int) int
 		DownloadURL   func(childComplexity int) int
+		DueAt         func(childComplexity int) int
 		FileName      func(childComplexity int) int
 		ID            func(childComplexity int) int
 		Label         func(childComplexity int) int
@@ -882,17 +885,19 @@ type ComplexityRoot struct {
 	}
 
 	MyReviewAssignment struct {
-		Answers     func(childComplexity int) int
-		AssignedAt  func(childComplexity int) int
-		CompletedAt func(childComplexity int) int
-		Criteria    func(childComplexity int) int
-		EventID     func(childComplexity int) int
-		EventName   func(childComplexity int) int
-		ID          func(childComplexity int) int
-		RecusedAt   func(childComplexity int) int
-		Round       func(childComplexity int) int
-		Status      func(childComplexity int) int
-		Submission  func(childComplexity int) int
+		Answers       func(childComplexity int) int
+		AssignedAt    func(childComplexity int) int
+		CompletedAt   func(childComplexity int) int
+		Criteria      func(childComplexity int) int
+		EventID       func(childComplexity int) int
+		EventName     func(childComplexity int) int
+		EventTimezone func(childComplexity int) int
+		ID            func(childComplexity int) int
+		Proposal      func(childComplexity int) int
+		RecusedAt     func(childComplexity int) int
+		Round         func(childComplexity int) int
+		Status        func(childComplexity int) int
+		Submission    func(childComplexity int) int
 	}
 
 	MySessionContent struct {
@@ -1239,6 +1244,19 @@ type ComplexityRoot struct {
 		Submissions   func(childComplexity int) int
 	}
 
+	ReviewedAnswer struct {
+		Key   func(childComplexity int) int
+		Label func(childComplexity int) int
+		Value func(childComplexity int) int
+	}
+
+	ReviewedProposal struct {
+		Answers    func(childComplexity int) int
+		FormatName func(childComplexity int) int
+		Language   func(childComplexity int) int
+		LevelName  func(childComplexity int) int
+	}
+
 	Reviewer struct {
 		Email  func(childComplexity int) int
 		Member func(childComplexity int) int
@@ -1570,15 +1588,16 @@ type ComplexityRoot struct {
 	}
 
 	Task struct {
-		CompletedAt func(childComplexity int) int
-		ContactID   func(childComplexity int) int
-		DueDate     func(childComplexity int) int
-		ID          func(childComplexity int) int
-		Scope       func(childComplexity int) int
-		SessionID   func(childComplexity int) int
-		Status      func(childComplexity int) int
-		TemplateID  func(childComplexity int) int
-		Title       func(childComplexity int) int
+		CompletedAt  func(childComplexity int) int
+		ContactID    func(childComplexity int) int
+		DueDate      func(childComplexity int) int
+		ID           func(childComplexity int) int
+		Instructions func(childComplexity int) int
+		Scope        func(childComplexity int) int
+		SessionID    func(childComplexity int) int
+		Status       func(childComplexity int) int
+		TemplateID   func(childComplexity int) int
+		Title        func(childComplexity int) int
 	}
 
 	TaskTemplate struct {
@@ -2771,6 +2790,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.CfpOption.Name(childComplexity), true
 
+	case "CfpQuestion.hiddenFromReviewers":
+		if e.ComplexityRoot.CfpQuestion.HiddenFromReviewers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CfpQuestion.HiddenFromReviewers(childComplexity), true
 	case "CfpQuestion.key":
 		if e.ComplexityRoot.CfpQuestion.Key == nil {
 			break
@@ -3838,12 +3863,24 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Deliverable.ContentType(childComplexity), true
+	case "Deliverable.description":
+		if e.ComplexityRoot.Deliverable.Description == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Deliverable.Description(childComplexity), true
 	case "Deliverable.downloadUrl":
 		if e.ComplexityRoot.Deliverable.DownloadURL == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Deliverable.DownloadURL(childComplexity), true
+	case "Deliverable.dueAt":
+		if e.ComplexityRoot.Deliverable.DueAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Deliverable.DueAt(childComplexity), true
 	case "Deliverable.fileName":
 		if e.ComplexityRoot.Deliverable.FileName == nil {
 			break
@@ -6194,12 +6231,24 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.MyReviewAssignment.EventName(childComplexity), true
+	case "MyReviewAssignment.eventTimezone":
+		if e.ComplexityRoot.MyReviewAssignment.EventTimezone == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyReviewAssignment.EventTimezone(childComplexity), true
 	case "MyReviewAssignment.id":
 		if e.ComplexityRoot.MyReviewAssignment.ID == nil {
 			break
 		}
 
 		return e.ComplexityRoot.MyReviewAssignment.ID(childComplexity), true
+	case "MyReviewAssignment.proposal":
+		if e.ComplexityRoot.MyReviewAssignment.Proposal == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyReviewAssignment.Proposal(childComplexity), true
 	case "MyReviewAssignment.recusedAt":
 		if e.ComplexityRoot.MyReviewAssignment.RecusedAt == nil {
 			break
@@ -7895,6 +7944,50 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ReviewRoundView.Submissions(childComplexity), true
 
+	case "ReviewedAnswer.key":
+		if e.ComplexityRoot.ReviewedAnswer.Key == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReviewedAnswer.Key(childComplexity), true
+	case "ReviewedAnswer.label":
+		if e.ComplexityRoot.ReviewedAnswer.Label == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReviewedAnswer.Label(childComplexity), true
+	case "ReviewedAnswer.value":
+		if e.ComplexityRoot.ReviewedAnswer.Value == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReviewedAnswer.Value(childComplexity), true
+
+	case "ReviewedProposal.answers":
+		if e.ComplexityRoot.ReviewedProposal.Answers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReviewedProposal.Answers(childComplexity), true
+	case "ReviewedProposal.formatName":
+		if e.ComplexityRoot.ReviewedProposal.FormatName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReviewedProposal.FormatName(childComplexity), true
+	case "ReviewedProposal.language":
+		if e.ComplexityRoot.ReviewedProposal.Language == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReviewedProposal.Language(childComplexity), true
+	case "ReviewedProposal.levelName":
+		if e.ComplexityRoot.ReviewedProposal.LevelName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReviewedProposal.LevelName(childComplexity), true
+
 	case "Reviewer.email":
 		if e.ComplexityRoot.Reviewer.Email == nil {
 			break
@@ -9355,6 +9448,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Task.ID(childComplexity), true
+	case "Task.instructions":
+		if e.ComplexityRoot.Task.Instructions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.Instructions(childComplexity), true
 	case "Task.scope":
 		if e.ComplexityRoot.Task.Scope == nil {
 			break
@@ -10551,6 +10650,8 @@ func (ec *executionContext) childFields_CfpQuestion(ctx context.Context, field g
 		return ec.fieldContext_CfpQuestion_required(ctx, field)
 	case "options":
 		return ec.fieldContext_CfpQuestion_options(ctx, field)
+	case "hiddenFromReviewers":
+		return ec.fieldContext_CfpQuestion_hiddenFromReviewers(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CfpQuestion", field.Name)
 }
@@ -11069,6 +11170,10 @@ func (ec *executionContext) childFields_Deliverable(ctx context.Context, field g
 		return ec.fieldContext_Deliverable_requirementId(ctx, field)
 	case "label":
 		return ec.fieldContext_Deliverable_label(ctx, field)
+	case "description":
+		return ec.fieldContext_Deliverable_description(ctx, field)
+	case "dueAt":
+		return ec.fieldContext_Deliverable_dueAt(ctx, field)
 	case "scope":
 		return ec.fieldContext_Deliverable_scope(ctx, field)
 	case "contactId":
@@ -11585,6 +11690,8 @@ func (ec *executionContext) childFields_MyReviewAssignment(ctx context.Context, 
 		return ec.fieldContext_MyReviewAssignment_eventId(ctx, field)
 	case "eventName":
 		return ec.fieldContext_MyReviewAssignment_eventName(ctx, field)
+	case "eventTimezone":
+		return ec.fieldContext_MyReviewAssignment_eventTimezone(ctx, field)
 	case "status":
 		return ec.fieldContext_MyReviewAssignment_status(ctx, field)
 	case "assignedAt":
@@ -11601,6 +11708,8 @@ func (ec *executionContext) childFields_MyReviewAssignment(ctx context.Context, 
 		return ec.fieldContext_MyReviewAssignment_criteria(ctx, field)
 	case "answers":
 		return ec.fieldContext_MyReviewAssignment_answers(ctx, field)
+	case "proposal":
+		return ec.fieldContext_MyReviewAssignment_proposal(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type MyReviewAssignment", field.Name)
 }
@@ -12227,6 +12336,32 @@ func (ec *executionContext) childFields_ReviewRoundView(ctx context.Context, fie
 		return ec.fieldContext_ReviewRoundView_results(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ReviewRoundView", field.Name)
+}
+
+func (ec *executionContext) childFields_ReviewedAnswer(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "key":
+		return ec.fieldContext_ReviewedAnswer_key(ctx, field)
+	case "label":
+		return ec.fieldContext_ReviewedAnswer_label(ctx, field)
+	case "value":
+		return ec.fieldContext_ReviewedAnswer_value(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ReviewedAnswer", field.Name)
+}
+
+func (ec *executionContext) childFields_ReviewedProposal(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "formatName":
+		return ec.fieldContext_ReviewedProposal_formatName(ctx, field)
+	case "levelName":
+		return ec.fieldContext_ReviewedProposal_levelName(ctx, field)
+	case "language":
+		return ec.fieldContext_ReviewedProposal_language(ctx, field)
+	case "answers":
+		return ec.fieldContext_ReviewedProposal_answers(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ReviewedProposal", field.Name)
 }
 
 func (ec *executionContext) childFields_Reviewer(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -12905,6 +13040,8 @@ func (ec *executionContext) childFields_Task(ctx context.Context, field graphql.
 		return ec.fieldContext_Task_contactId(ctx, field)
 	case "status":
 		return ec.fieldContext_Task_status(ctx, field)
+	case "instructions":
+		return ec.fieldContext_Task_instructions(ctx, field)
 	case "dueDate":
 		return ec.fieldContext_Task_dueDate(ctx, field)
 	case "completedAt":
@@ -19804,6 +19941,29 @@ func (ec *executionContext) fieldContext_CfpQuestion_options(_ context.Context, 
 	return graphql.NewScalarFieldContext("CfpQuestion", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _CfpQuestion_hiddenFromReviewers(ctx context.Context, field graphql.CollectedField, obj *CfpQuestion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CfpQuestion_hiddenFromReviewers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HiddenFromReviewers, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CfpQuestion_hiddenFromReviewers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CfpQuestion", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
 func (ec *executionContext) _CoSpeakerInvitation_name(ctx context.Context, field graphql.CollectedField, obj *CoSpeakerInvitation) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -23989,6 +24149,52 @@ func (ec *executionContext) _Deliverable_label(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_Deliverable_label(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Deliverable", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Deliverable_description(ctx context.Context, field graphql.CollectedField, obj *Deliverable) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Deliverable_description(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Description, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Deliverable_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Deliverable", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Deliverable_dueAt(ctx context.Context, field graphql.CollectedField, obj *Deliverable) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Deliverable_dueAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DueAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalOTime2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Deliverable_dueAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Deliverable", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
 func (ec *executionContext) _Deliverable_scope(ctx context.Context, field graphql.CollectedField, obj *Deliverable) (ret graphql.Marshaler) {
@@ -33271,6 +33477,29 @@ func (ec *executionContext) fieldContext_MyReviewAssignment_eventName(_ context.
 	return graphql.NewScalarFieldContext("MyReviewAssignment", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _MyReviewAssignment_eventTimezone(ctx context.Context, field graphql.CollectedField, obj *MyReviewAssignment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyReviewAssignment_eventTimezone(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventTimezone, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MyReviewAssignment_eventTimezone(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MyReviewAssignment", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _MyReviewAssignment_status(ctx context.Context, field graphql.CollectedField, obj *MyReviewAssignment) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -33486,6 +33715,38 @@ func (ec *executionContext) fieldContext_MyReviewAssignment_answers(_ context.Co
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ReviewAnswerView(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MyReviewAssignment_proposal(ctx context.Context, field graphql.CollectedField, obj *MyReviewAssignment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyReviewAssignment_proposal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Proposal, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ReviewedProposal) graphql.Marshaler {
+			return ec.marshalNReviewedProposal2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐReviewedProposal(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MyReviewAssignment_proposal(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MyReviewAssignment",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ReviewedProposal(ctx, field)
 		},
 	}
 	return fc, nil
@@ -40198,6 +40459,176 @@ func (ec *executionContext) fieldContext_ReviewRoundView_results(ctx context.Con
 	return fc, nil
 }
 
+func (ec *executionContext) _ReviewedAnswer_key(ctx context.Context, field graphql.CollectedField, obj *ReviewedAnswer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReviewedAnswer_key(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Key, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReviewedAnswer_key(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReviewedAnswer", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ReviewedAnswer_label(ctx context.Context, field graphql.CollectedField, obj *ReviewedAnswer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReviewedAnswer_label(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Label, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReviewedAnswer_label(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReviewedAnswer", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ReviewedAnswer_value(ctx context.Context, field graphql.CollectedField, obj *ReviewedAnswer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReviewedAnswer_value(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Value, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReviewedAnswer_value(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReviewedAnswer", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ReviewedProposal_formatName(ctx context.Context, field graphql.CollectedField, obj *ReviewedProposal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReviewedProposal_formatName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FormatName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ReviewedProposal_formatName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReviewedProposal", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ReviewedProposal_levelName(ctx context.Context, field graphql.CollectedField, obj *ReviewedProposal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReviewedProposal_levelName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LevelName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ReviewedProposal_levelName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReviewedProposal", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ReviewedProposal_language(ctx context.Context, field graphql.CollectedField, obj *ReviewedProposal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReviewedProposal_language(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Language, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReviewedProposal_language(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReviewedProposal", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ReviewedProposal_answers(ctx context.Context, field graphql.CollectedField, obj *ReviewedProposal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReviewedProposal_answers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Answers, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ReviewedAnswer) graphql.Marshaler {
+			return ec.marshalNReviewedAnswer2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐReviewedAnswerᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReviewedProposal_answers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ReviewedProposal",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ReviewedAnswer(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Reviewer_member(ctx context.Context, field graphql.CollectedField, obj *Reviewer) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -46083,6 +46514,29 @@ func (ec *executionContext) fieldContext_Task_status(_ context.Context, field gr
 	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type TaskStatus does not have child fields"))
 }
 
+func (ec *executionContext) _Task_instructions(ctx context.Context, field graphql.CollectedField, obj *Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_instructions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Instructions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_instructions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _Task_dueDate(ctx context.Context, field graphql.CollectedField, obj *Task) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -49789,7 +50243,7 @@ func (ec *executionContext) unmarshalInputCfpQuestionInput(ctx context.Context, 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"key", "label", "kind", "required", "options"}
+	fieldsInOrder := [...]string{"key", "label", "kind", "required", "options", "hiddenFromReviewers"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -49831,6 +50285,13 @@ func (ec *executionContext) unmarshalInputCfpQuestionInput(ctx context.Context, 
 				return it, err
 			}
 			it.Options = data
+		case "hiddenFromReviewers":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hiddenFromReviewers"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HiddenFromReviewers = data
 		}
 	}
 	return it, nil
@@ -57556,6 +58017,11 @@ func (ec *executionContext) _CfpQuestion(ctx context.Context, sel ast.SelectionS
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "hiddenFromReviewers":
+			out.Values[i] = ec._CfpQuestion_hiddenFromReviewers(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -59488,6 +59954,16 @@ func (ec *executionContext) _Deliverable(ctx context.Context, sel ast.SelectionS
 		case "label":
 			out.Values[i] = ec._Deliverable_label(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "description":
+			out.Values[i] = ec._Deliverable_description(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "dueAt":
+			out.Values[i] = ec._Deliverable_dueAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "scope":
@@ -62584,6 +63060,11 @@ func (ec *executionContext) _MyReviewAssignment(ctx context.Context, sel ast.Sel
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "eventTimezone":
+			out.Values[i] = ec._MyReviewAssignment_eventTimezone(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "status":
 			out.Values[i] = ec._MyReviewAssignment_status(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -62621,6 +63102,11 @@ func (ec *executionContext) _MyReviewAssignment(ctx context.Context, sel ast.Sel
 			}
 		case "answers":
 			out.Values[i] = ec._MyReviewAssignment_answers(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "proposal":
+			out.Values[i] = ec._MyReviewAssignment_proposal(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -65750,6 +66236,107 @@ func (ec *executionContext) _ReviewRoundView(ctx context.Context, sel ast.Select
 	return out
 }
 
+var reviewedAnswerImplementors = []string{"ReviewedAnswer"}
+
+func (ec *executionContext) _ReviewedAnswer(ctx context.Context, sel ast.SelectionSet, obj *ReviewedAnswer) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, reviewedAnswerImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ReviewedAnswer")
+		case "key":
+			out.Values[i] = ec._ReviewedAnswer_key(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "label":
+			out.Values[i] = ec._ReviewedAnswer_label(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "value":
+			out.Values[i] = ec._ReviewedAnswer_value(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var reviewedProposalImplementors = []string{"ReviewedProposal"}
+
+func (ec *executionContext) _ReviewedProposal(ctx context.Context, sel ast.SelectionSet, obj *ReviewedProposal) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, reviewedProposalImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ReviewedProposal")
+		case "formatName":
+			out.Values[i] = ec._ReviewedProposal_formatName(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "levelName":
+			out.Values[i] = ec._ReviewedProposal_levelName(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "language":
+			out.Values[i] = ec._ReviewedProposal_language(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "answers":
+			out.Values[i] = ec._ReviewedProposal_answers(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var reviewerImplementors = []string{"Reviewer"}
 
 func (ec *executionContext) _Reviewer(ctx context.Context, sel ast.SelectionSet, obj *Reviewer) graphql.Marshaler {
@@ -68317,6 +68904,11 @@ func (ec *executionContext) _Task(ctx context.Context, sel ast.SelectionSet, obj
 			}
 		case "status":
 			out.Values[i] = ec._Task_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "instructions":
+			out.Values[i] = ec._Task_instructions(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -72450,6 +73042,42 @@ func (ec *executionContext) marshalNReviewRoundView2ᚖgithubᚗcomᚋpodiumᚋp
 		return graphql.Null
 	}
 	return ec._ReviewRoundView(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNReviewedAnswer2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐReviewedAnswerᚄ(ctx context.Context, sel ast.SelectionSet, v []*ReviewedAnswer) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNReviewedAnswer2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐReviewedAnswer(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNReviewedAnswer2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐReviewedAnswer(ctx context.Context, sel ast.SelectionSet, v *ReviewedAnswer) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ReviewedAnswer(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNReviewedProposal2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐReviewedProposal(ctx context.Context, sel ast.SelectionSet, v *ReviewedProposal) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ReviewedProposal(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNReviewer2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐReviewerᚄ(ctx context.Context, sel ast.SelectionSet, v []*Reviewer) graphql.Marshaler {

@@ -87,8 +87,8 @@ var graphiqlPage = template.Must(template.New("graphiql").Parse(`<!doctype html>
 {{end}}{{range .Head}}<script src="{{.Href}}" integrity="{{.SRI}}" crossorigin="anonymous"></script>
 {{end}}</head>
 <body>
-<p id="podium-hint"><a href="/auth/signin?next=%2Fgraphql">Sign in</a> to run queries as yourself: organizers
-need no key. Integrators: put an API key in <b>Headers</b> below the editor, as
+<p id="podium-hint"><a href="/auth/signin?next=%2Fgraphql">Sign in</a> and queries run as you: organizers
+need no key. An API key is for integrators only: put it in <b>Headers</b> below the editor, as
 <code>{"Authorization": "Bearer pdm_…"}</code> (<code>podium keys create --org NAME</code> prints one).</p>
 <div id="graphiql"><div class="loading">Loading…</div></div>
 {{range .Body}}<script src="{{.Href}}" integrity="{{.SRI}}" crossorigin="anonymous"></script>

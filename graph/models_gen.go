@@ -253,6 +253,9 @@ type CfpQuestion struct {
 	Required bool `json:"required"`
 	// The choices of a choice question; empty otherwise.
 	Options []string `json:"options"`
+	// Whether reviewers do not see the replies (an organizer's switch, for replies meant for the
+	// organizers alone, such as travel needs).
+	HiddenFromReviewers bool `json:"hiddenFromReviewers"`
 }
 
 // A question of a form.
@@ -268,6 +271,8 @@ type CfpQuestionInput struct {
 	Required *bool `json:"required"`
 	// The choices of a choice question (1 to 50, each at most 200 characters); none for other kinds.
 	Options []string `json:"options"`
+	// Whether reviewers do not see the replies; false when left out.
+	HiddenFromReviewers *bool `json:"hiddenFromReviewers"`
 }
 
 // A change to a draft.
@@ -733,6 +738,8 @@ type MyReviewAssignment struct {
 	EventID string `json:"eventId"`
 	// The event's name.
 	EventName string `json:"eventName"`
+	// The event's time zone (an IANA name), in which its pages write the round's dates.
+	EventTimezone string `json:"eventTimezone"`
 	// Pending, completed or recused.
 	Status ReviewAssignmentStatus `json:"status"`
 	// When the submission was assigned.
@@ -750,6 +757,10 @@ type MyReviewAssignment struct {
 	Criteria []*Criterion `json:"criteria"`
 	// The caller's answers, by criterion position; empty before the first submission.
 	Answers []*ReviewAnswerView `json:"answers"`
+	// What else the committee judges: the submission's format, level and language, and its replies to
+	// the form's questions, less those the organizers hide from reviewers. In a blind round the
+	// replies are redacted as the submission's text is.
+	Proposal *ReviewedProposal `json:"proposal"`
 }
 
 // One of the caller's sessions, as far as its content goes.
@@ -1042,6 +1053,29 @@ type ReviewResultOrder struct {
 	Field ReviewResultOrderField `json:"field"`
 	// ASC or DESC; DESC (highest first) when left out.
 	Direction entgql.OrderDirection `json:"direction"`
+}
+
+// A reply to one of the form's questions.
+type ReviewedAnswer struct {
+	// The question's key.
+	Key string `json:"key"`
+	// The question.
+	Label string `json:"label"`
+	// The reply.
+	Value string `json:"value"`
+}
+
+// A submission's format, level, language and replies, as its reviewer reads them.
+type ReviewedProposal struct {
+	// The format's name; null when none was chosen.
+	FormatName *string `json:"formatName"`
+	// The level's name; null when none was chosen.
+	LevelName *string `json:"levelName"`
+	// The language the session is given in, such as en.
+	Language string `json:"language"`
+	// The replies to the form's questions, in the form's order; questions hidden from reviewers and
+	// questions left unanswered are left out.
+	Answers []*ReviewedAnswer `json:"answers"`
 }
 
 // How a signing secret is rotated.

@@ -2,16 +2,22 @@ package graph
 
 import (
 	"context"
+	"strconv"
+	"strings"
 
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/contact"
 	"github.com/podium/podium/ent/deliverableassignment"
+	"github.com/podium/podium/ent/emaillog"
+	"github.com/podium/podium/ent/organizationmember"
 	"github.com/podium/podium/ent/predicate"
 	"github.com/podium/podium/ent/schema/pid"
 	"github.com/podium/podium/ent/submission"
 	"github.com/podium/podium/ent/submissionparticipant"
 	"github.com/podium/podium/ent/taskassignment"
+	"github.com/podium/podium/ent/timelineentry"
 	"github.com/podium/podium/graph/apperr"
+	"github.com/podium/podium/graph/email"
 	"github.com/podium/podium/graph/files"
 )
 
@@ -122,8 +128,13 @@ func (r *Resolver) answerParticipation(ctx context.Context, contactID string, co
 				out = ct
 				return nil
 			}
-			out, err = r.setSpeakerWorkflow(ctx, ct.EventID, ct.ID, SetSpeakerWorkflowInput{Status: next})
-			return err
+			if out, err = r.setSpeakerWorkflow(ctx, ct.EventID, ct.ID, SetSpeakerWorkflowInput{Status: next}); err != nil {
+				return err
+			}
+			if next == contact.WorkflowStatusDeclined {
+				return r.tellDeclined(ctx, out)
+			}
+			return nil
 		})
 	if err != nil {
 		return nil, err
@@ -188,4 +199,66 @@ func (r *Resolver) setMyDeliverable(ctx context.Context, id string, up *files.Up
 			return err
 		})
 	return out, err
+}
+
+// tellDeclined tells the organizers, in the transaction of ctx, that the speaker ct declined
+// taking part: a line on the timeline of each of their accepted, uncancelled sessions, and an
+// email to the organization's owners and admins (the page promises the speaker both).
+func (r *Resolver) tellDeclined(ctx context.Context, ct *ent.Contact) error {
+	c := r.client(ctx)
+	subs, err := c.Submission.Query().Where(mySessionPredicates(ct)...).
+		Order(ent.Asc(submission.FieldNumber), ent.Asc(submission.FieldID)).All(ctx)
+	if err != nil {
+		return err
+	}
+	ids, titles := make([]string, len(subs)), make([]string, len(subs))
+	for i, s := range subs {
+		ids[i], titles[i] = s.ID, strconv.Quote(s.Title)
+	}
+	name := fullName(ct.FirstName, ct.LastName)
+	if err := record(ctx, c, timelineentry.KindSpeakerDeclined, "Speaker declined taking part", &name, ids...); err != nil {
+		return err
+	}
+	return r.tellOrganizers(ctx, ct.EventID, email.SpeakerDeclined, email.Data{Message: name,
+		SessionTitle: strings.Join(titles, ", ")})
+}
+
+// tellOrganizers queues, in the transaction of ctx, the email template to each owner and admin of
+// the organization of eventID, logged under the event; data is completed with the event's name,
+// the recipient's first name and a link to their home.
+func (r *Resolver) tellOrganizers(ctx context.Context, eventID, template string, data email.Data) error {
+	c := r.client(ctx)
+	ev, err := c.Event.Get(ctx, eventID)
+	if err != nil {
+		return err
+	}
+	members, err := c.OrganizationMember.Query().Where(organizationmember.OrganizationID(ev.OrganizationID),
+		organizationmember.RoleIn(organizationmember.RoleOwner, organizationmember.RoleAdmin)).
+		WithUser().All(ctx)
+	if err != nil {
+		return err
+	}
+	var emails []email.Email
+	for _, m := range members {
+		u := m.Edges.User
+		if u == nil {
+			continue
+		}
+		d := data
+		d.EventName, d.FirstName, d.Path = ev.Name, firstNameOf(u.Name, u.Email), "/me"
+		emails = append(emails, email.Email{EventID: ev.ID, Type: emaillog.TypeCustom, To: u.Email, Template: template, Data: d})
+	}
+	if len(emails) == 0 {
+		return nil
+	}
+	_, err = r.Outbox.Queue(ctx, emails...)
+	return err
+}
+
+// firstNameOf is the first word of a user's name, else the local part of their address.
+func firstNameOf(name, addr string) string {
+	if f := strings.Fields(name); len(f) > 0 {
+		return f[0]
+	}
+	return strings.SplitN(addr, "@", 2)[0]
 }

@@ -297,7 +297,7 @@ func toTask(a *ent.TaskAssignment) *Task {
 	t := a.Edges.Template
 	return &Task{ID: a.ID, SessionID: a.SubmissionID, TemplateID: a.TemplateID, Title: t.Title,
 		Scope: ReadinessScope(t.Scope), ContactID: a.ContactID, Status: TaskStatus(a.Status),
-		DueDate: scalar.AtPtr(t.DueDate), CompletedAt: scalar.AtPtr(a.CompletedAt), position: t.Position}
+		Instructions: t.Instructions, DueDate: scalar.AtPtr(t.DueDate), CompletedAt: scalar.AtPtr(a.CompletedAt), position: t.Position}
 }
 
 // sessionDeliverables lists a session's deliverables, speakers' ones included, by requirement
@@ -309,7 +309,7 @@ func (r *Resolver) sessionDeliverables(ctx context.Context, sessionID string) ([
 func toDeliverable(a *ent.DeliverableAssignment) *Deliverable {
 	f := a.Edges.Requirement
 	d := &Deliverable{ID: a.ID, SessionID: a.SubmissionID, RequirementID: a.RequirementID, Label: f.Label,
-		Scope: ReadinessScope(f.Scope), ContactID: a.ContactID, Status: DeliverableStatus(a.Status),
+		Description: f.Description, DueAt: scalar.AtPtr(f.DueAt), Scope: ReadinessScope(f.Scope), ContactID: a.ContactID, Status: DeliverableStatus(a.Status),
 		FileName: a.FileName, ContentType: a.ContentType, StorageKey: a.StorageKey,
 		UploadedAt: scalar.AtPtr(a.UploadedAt), position: f.Position}
 	if a.Size != nil {

@@ -2,7 +2,9 @@ package graph
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
+	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -10,6 +12,7 @@ import (
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/dbx"
 	"github.com/podium/podium/ent/reviewassignment"
+	"github.com/podium/podium/ent/schema/cfpform"
 	"github.com/podium/podium/ent/schema/pid"
 	"github.com/podium/podium/ent/schema/viewer"
 	"github.com/podium/podium/graph/apperr"
@@ -180,10 +183,13 @@ type desk struct {
 	r      *Resolver
 	rounds map[string]*RoundView
 	events map[string]*ent.Event
+	// proposals are the reviewed proposals of each round by submission, loaded with the round.
+	proposals map[string]map[string]*ReviewedProposal
 }
 
 func (r *Resolver) newDesk() *desk {
-	return &desk{r: r, rounds: map[string]*RoundView{}, events: map[string]*ent.Event{}}
+	return &desk{r: r, rounds: map[string]*RoundView{}, events: map[string]*ent.Event{},
+		proposals: map[string]map[string]*ReviewedProposal{}}
 }
 
 // present is an assignment as its reviewer sees it. ctx is scoped to its organization.
@@ -213,11 +219,23 @@ func (d *desk) present(ctx context.Context, a *ent.ReviewAssignment) (*MyReviewA
 	if sub == nil {
 		return nil, errAssignmentNotFound
 	}
+	proposals, ok := d.proposals[rd.ID]
+	if !ok {
+		var err error
+		if proposals, err = d.r.reviewedProposals(ctx, rd.EventID, view.index); err != nil {
+			return nil, err
+		}
+		d.proposals[rd.ID] = proposals
+	}
+	proposal := proposals[a.SubmissionID]
+	if proposal == nil {
+		proposal = &ReviewedProposal{Answers: []*ReviewedAnswer{}}
+	}
 	out := &MyReviewAssignment{
-		ID: a.ID, EventID: ev.ID, EventName: ev.Name, Status: ReviewAssignmentStatus(a.Status),
+		ID: a.ID, EventID: ev.ID, EventName: ev.Name, EventTimezone: ev.Timezone, Status: ReviewAssignmentStatus(a.Status),
 		AssignedAt: a.AssignedAt, CompletedAt: a.CompletedAt, RecusedAt: a.RecusedAt,
 		Round: view.Configuration.Round, Submission: sub, Criteria: view.Configuration.Criteria,
-		Answers: answersView(view.index.reviews[a.ID]),
+		Answers: answersView(view.index.reviews[a.ID]), Proposal: proposal,
 	}
 	return out, nil
 }
@@ -241,4 +259,67 @@ func (r *Resolver) SubmitReview(ctx context.Context, id string, in SubmitReviewA
 // Recuse records the caller stepping back (recuseMyAssignment).
 func (r *Resolver) Recuse(ctx context.Context, id, reason string) (*MyReviewAssignment, error) {
 	return r.recuseMyAssignment(ctx, id, RecuseReviewInput{Reason: reason})
+}
+
+// reviewedProposalsSQL reads what reviewers judge besides the text, for the submissions of one
+// event: their format, level and language, their replies and their form's questions.
+const reviewedProposalsSQL = `
+SELECT s.id, f.name, l.name, s.language, s.answers, COALESCE(fm.questions, '[]'::jsonb)
+FROM submissions s
+LEFT JOIN formats f ON f.id = s.format_id
+LEFT JOIN levels l ON l.id = s.level_id
+LEFT JOIN forms fm ON fm.id = s.source_form_id
+WHERE s.event_id = $1 AND s.id = ANY($2)`
+
+// reviewedProposals loads, in one query, the proposals of the submissions of a round's index as
+// their reviewers read them: the replies to questions the organizers hide from reviewers are left
+// out, and in a blind round (the index keeps identities) the replies are redacted as the
+// submission's text is.
+func (r *Resolver) reviewedProposals(ctx context.Context, eventID string, index *roundIndex) (map[string]*ReviewedProposal, error) {
+	ids := make([]string, 0, len(index.submissions))
+	for id := range index.submissions {
+		ids = append(ids, id)
+	}
+	out := make(map[string]*ReviewedProposal, len(ids))
+	err := eachRowArgs(ctx, r.sql(ctx), reviewedProposalsSQL, []any{eventID, ids}, func(scan func(...any) error) error {
+		var id, language string
+		var format, level *string
+		var answers map[string]any
+		var questions []cfpform.Question
+		if err := scan(&id, &format, &level, &language, &answers, &questions); err != nil {
+			return err
+		}
+		p := &ReviewedProposal{FormatName: format, LevelName: level, Language: language, Answers: []*ReviewedAnswer{}}
+		identity, blind := index.identity[id]
+		for _, q := range questions {
+			value := replyText(answers[q.Key])
+			if q.HiddenFromReviewers || value == "" {
+				continue
+			}
+			if blind {
+				value = redact(value, identity)
+			}
+			p.Answers = append(p.Answers, &ReviewedAnswer{Key: q.Key, Label: q.Label, Value: value})
+		}
+		out[id] = p
+		return nil
+	})
+	return out, err
+}
+
+// replyText is a reply as text: replies are strings, but answers is a JSON object that an
+// import may have filled with other values.
+func replyText(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return strings.TrimSpace(v)
+	default:
+		b, err := json.Marshal(v)
+		if err != nil {
+			return ""
+		}
+		return string(b)
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/podium/podium/ent/reviewassignment"
 	"github.com/podium/podium/ent/reviewroundmember"
 	"github.com/podium/podium/ent/schema/pid"
+	"github.com/podium/podium/ent/submission"
 	"github.com/podium/podium/ent/track"
 	"github.com/podium/podium/graph/access"
 	"github.com/podium/podium/graph/apperr"
@@ -99,9 +100,17 @@ func (r *Resolver) addReviewer(ctx context.Context, eventID, roundID string, in 
 	if alreadyInPool {
 		return out, nil
 	}
+	// The invitation says how much there is to review and by when, as the round's workspace
+	// counts it: the event's proposals from its forms, less drafts and withdrawn ones.
+	proposals, err := c.Submission.Query().Where(submission.EventID(ev.ID), fromCFP(),
+		submission.StatusNotIn(submission.StatusDraft, submission.StatusWithdrawn)).Count(ctx)
+	if err != nil {
+		return nil, err
+	}
 	rows, err := r.Outbox.Queue(ctx, email.Email{EventID: ev.ID, Type: emaillog.TypeCustom, To: addr,
 		Template: email.ReviewerInvitation,
-		Data:     email.Data{EventName: ev.Name, FirstName: name, RoundName: rd.Name, Path: accessPath}})
+		Data: email.Data{EventName: ev.Name, FirstName: name, RoundName: rd.Name, Path: accessPath, Count: proposals,
+			When: rd.ClosesAt.In(EventLocation(ev.Timezone)).Format("Monday 2 January 2006, 15:04 MST")}})
 	if err != nil {
 		return nil, err
 	}

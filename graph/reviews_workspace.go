@@ -75,8 +75,11 @@ WHERE r.event_id = $1 AND ($2 = '' OR r.id = $2)`
 // roundIndex lets an assignment of a loaded workspace reach its submission, reviewer and answers.
 type roundIndex struct {
 	submissions map[string]*EvaluationSubmission
-	reviews     map[string]*HumanReview
-	reviewers   map[string]*ReviewerIdentity
+	// identity is what identifies each submission's participants, kept for blind rounds only: the
+	// reviewer desk redacts it from replies as the summary's text is.
+	identity  map[string][]string
+	reviews   map[string]*HumanReview
+	reviewers map[string]*ReviewerIdentity
 }
 
 // submissionFacts is what the workspace knows of a submission before a round presents it.
@@ -133,7 +136,8 @@ func (r *Resolver) evaluation(ctx context.Context, eventID, roundID string) (*Ev
 				Configuration: &RoundConfiguration{Round: rd, Criteria: []*Criterion{}, Members: []*RoundMember{}},
 				Reviewers:     []*Reviewer{}, Assignments: []*ReviewAssignmentRecord{}, Submissions: []*EvaluationSubmission{},
 				Progress: []*ReviewProgressRow{}, Results: []*ReviewResultRow{},
-				index: &roundIndex{submissions: map[string]*EvaluationSubmission{}, reviews: map[string]*HumanReview{},
+				index: &roundIndex{submissions: map[string]*EvaluationSubmission{}, identity: map[string][]string{},
+					reviews:   map[string]*HumanReview{},
 					reviewers: map[string]*ReviewerIdentity{}},
 			}
 			ws.Rounds = append(ws.Rounds, v)
@@ -229,6 +233,7 @@ func (r *Resolver) evaluation(ctx context.Context, eventID, roundID string) (*Ev
 			s := f.summary
 			if rd.Blind {
 				s = f.blindSummary()
+				v.index.identity[id] = f.identity
 			}
 			v.index.submissions[id] = s
 			if !f.cfp {

@@ -325,33 +325,38 @@ type FileRequirement struct {
 
 // Task is a task of a session or of one of its speakers.
 type Task struct {
-	ID          string            `json:"id"`
-	SessionID   string            `json:"sessionId"`
-	TemplateID  string            `json:"templateId"`
-	Title       string            `json:"title"`
-	Scope       ReadinessScope    `json:"scope"`
-	ContactID   *string           `json:"contactId"`
-	Status      TaskStatus        `json:"status"`
-	DueDate     *scalar.Timestamp `json:"dueDate"`
-	CompletedAt *scalar.Timestamp `json:"completedAt"`
+	ID         string         `json:"id"`
+	SessionID  string         `json:"sessionId"`
+	TemplateID string         `json:"templateId"`
+	Title      string         `json:"title"`
+	Scope      ReadinessScope `json:"scope"`
+	ContactID  *string        `json:"contactId"`
+	Status     TaskStatus     `json:"status"`
+	// Instructions are the template's: what the speaker reads before doing the task.
+	Instructions string            `json:"instructions"`
+	DueDate      *scalar.Timestamp `json:"dueDate"`
+	CompletedAt  *scalar.Timestamp `json:"completedAt"`
 
 	position int // the template's, for ordering
 }
 
 // Deliverable is a file owed for a session or by one of its speakers.
 type Deliverable struct {
-	ID            string            `json:"id"`
-	SessionID     string            `json:"sessionId"`
-	RequirementID string            `json:"requirementId"`
-	Label         string            `json:"label"`
-	Scope         ReadinessScope    `json:"scope"`
-	ContactID     *string           `json:"contactId"`
-	Status        DeliverableStatus `json:"status"`
-	FileName      *string           `json:"fileName"`
-	ContentType   *string           `json:"contentType"`
-	Size          *int              `json:"size"`
-	StorageKey    *string           `json:"storageKey"`
-	UploadedAt    *scalar.Timestamp `json:"uploadedAt"`
+	ID            string `json:"id"`
+	SessionID     string `json:"sessionId"`
+	RequirementID string `json:"requirementId"`
+	Label         string `json:"label"`
+	// Description and DueAt are the requirement's: what the organizers expect, and by when.
+	Description string            `json:"description"`
+	DueAt       *scalar.Timestamp `json:"dueAt"`
+	Scope       ReadinessScope    `json:"scope"`
+	ContactID   *string           `json:"contactId"`
+	Status      DeliverableStatus `json:"status"`
+	FileName    *string           `json:"fileName"`
+	ContentType *string           `json:"contentType"`
+	Size        *int              `json:"size"`
+	StorageKey  *string           `json:"storageKey"`
+	UploadedAt  *scalar.Timestamp `json:"uploadedAt"`
 
 	position int // the requirement's, for ordering
 }

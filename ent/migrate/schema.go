@@ -1769,7 +1769,7 @@ var (
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "updated_at", Type: field.TypeTime},
 		{Name: "organization_id", Type: field.TypeString},
-		{Name: "kind", Type: field.TypeEnum, Enums: []string{"created", "submitted", "status_changed", "decided", "cancelled", "reinstated", "scheduled", "content_approved", "content_edited", "email", "file", "task", "speaker_confirmed"}},
+		{Name: "kind", Type: field.TypeEnum, Enums: []string{"created", "submitted", "status_changed", "decided", "cancelled", "reinstated", "scheduled", "content_approved", "content_edited", "email", "file", "task", "speaker_confirmed", "speaker_declined"}},
 		{Name: "label", Type: field.TypeString},
 		{Name: "detail", Type: field.TypeString, Nullable: true, Size: 2147483647},
 		{Name: "actor_name", Type: field.TypeString},

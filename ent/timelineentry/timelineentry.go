@@ -117,6 +117,7 @@ const (
 	KindFile             Kind = "file"
 	KindTask             Kind = "task"
 	KindSpeakerConfirmed Kind = "speaker_confirmed"
+	KindSpeakerDeclined  Kind = "speaker_declined"
 )
 
 func (k Kind) String() string {
@@ -126,7 +127,7 @@ func (k Kind) String() string {
 // KindValidator is a validator for the "kind" field enum values. It is called by the builders before save.
 func KindValidator(k Kind) error {
 	switch k {
-	case KindCreated, KindSubmitted, KindStatusChanged, KindDecided, KindCancelled, KindReinstated, KindScheduled, KindContentApproved, KindContentEdited, KindEmail, KindFile, KindTask, KindSpeakerConfirmed:
+	case KindCreated, KindSubmitted, KindStatusChanged, KindDecided, KindCancelled, KindReinstated, KindScheduled, KindContentApproved, KindContentEdited, KindEmail, KindFile, KindTask, KindSpeakerConfirmed, KindSpeakerDeclined:
 		return nil
 	default:
 		return fmt.Errorf("timelineentry: invalid enum value for kind field: %q", k)

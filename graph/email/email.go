@@ -55,6 +55,12 @@ const (
 	// WebhookDisabled tells an organization's owners and admins that Podium disabled a webhook
 	// endpoint that kept failing (docs/webhooks.md): URL, Reason, When (failing since).
 	WebhookDisabled = "webhook_disabled"
+	// SpeakerDeclined tells an organization's owners and admins that a speaker declined taking
+	// part from the portal: Message is the speaker's name, SessionTitle their accepted sessions.
+	SpeakerDeclined = "speaker_declined"
+	// ProposalWithdrawn tells an organization's owners and admins that a speaker withdrew a
+	// submitted proposal: Message is the speaker's name, SessionTitle the proposal's title.
+	ProposalWithdrawn = "proposal_withdrawn"
 	// Campaign is an organizer's own message to speakers (docs/campaigns.md): Subject and Message
 	// hold their text, merge tokens already replaced; the HTML keeps its line breaks.
 	Campaign = "campaign"
@@ -63,7 +69,7 @@ const (
 // Names lists every template, for tests and tools.
 var Names = []string{PortalInvitation, SessionAccepted, SessionDeclined, SessionCancelled,
 	SessionReinstated, CalendarInvite, SessionUnscheduled, ReviewerInvitation, ReviewReminder, SignIn, OrganizationInvitation,
-	CFPSubmitted, CFPCoSpeaker, WebhookDisabled, Campaign}
+	CFPSubmitted, CFPCoSpeaker, WebhookDisabled, Campaign, SpeakerDeclined, ProposalWithdrawn}
 
 // Data is what templates may use. EventName, FirstName and Link are in every email.
 type Data struct {

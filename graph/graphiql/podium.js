@@ -67,7 +67,7 @@
     hint.append("Signed in as ");
     var who = document.createElement("b");
     who.textContent = email;
-    hint.append(who, ": queries run as you. An API key in Headers takes the place of your session (for integrators). ");
+    hint.append(who, ": queries run as you, with no key. An API key in Headers is for integrators only: it takes the place of your session. ");
     var out = document.createElement("a");
     out.href = "/me";
     out.textContent = "Your home";

@@ -72,6 +72,9 @@ type portalView struct {
 	Errors map[string]string
 	// UploadLimitMB is the server's upload limit, said next to each file input.
 	UploadLimitMB int64
+	// Downloads are signed links to the files the person uploaded, by deliverable id: they get
+	// back what they sent.
+	Downloads map[string]string
 }
 
 // portalSession is a session with its slot written in the event's time zone and its counts.
@@ -129,7 +132,7 @@ func (p *Portal) load(ctx context.Context, r *http.Request, person *viewer.Perso
 	if err != nil {
 		return portalView{}, err
 	}
-	v := portalView{Section: section, Events: events, Errors: map[string]string{},
+	v := portalView{Section: section, Events: events, Errors: map[string]string{}, Downloads: map[string]string{},
 		Reviews: slices.ContainsFunc(person.EventRoles, func(e viewer.EventRole) bool { return e.Role == "reviewer" })}
 	if want == "" {
 		if c, err := r.Cookie(portalEventCookie); err == nil {
@@ -166,6 +169,9 @@ func (p *Portal) load(ctx context.Context, r *http.Request, person *viewer.Perso
 		for _, d := range s.Deliverables {
 			if d.Status == graph.DeliverableStatusUploaded {
 				ps.FilesUploaded++
+			}
+			if u := p.Ops.DownloadLink(d.StorageKey); u != "" {
+				v.Downloads[d.ID] = u
 			}
 		}
 		v.Sessions = append(v.Sessions, ps)

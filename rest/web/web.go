@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/podium/podium/ent/schema/viewer"
+	"github.com/podium/podium/graph"
+	"github.com/podium/podium/graph/scalar"
 )
 
 //go:embed templates/*.html
@@ -44,9 +46,37 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 		}
 		return ""
 	},
+	// local writes a time in an event's time zone (an IANA name), as the event's people read it:
+	// the pages of an event never show UTC.
+	"local":      local,
 	"stylesheet": func() string { return StylesheetPath },
 	"accent":     func(hex string) string { return AccentPath + strings.TrimPrefix(hex, "#") + ".css" },
 }).ParseFS(templateFS, "templates/*.html"))
+
+// local is t (a time.Time, scalar.Timestamp or a pointer to one) in the time zone tz, with the
+// zone's abbreviation; empty for nil.
+func local(t any, tz string) string {
+	var at time.Time
+	switch t := t.(type) {
+	case time.Time:
+		at = t
+	case *time.Time:
+		if t == nil {
+			return ""
+		}
+		at = *t
+	case scalar.Timestamp:
+		at = t.Time
+	case *scalar.Timestamp:
+		if t == nil {
+			return ""
+		}
+		at = t.Time
+	default:
+		return ""
+	}
+	return at.In(graph.EventLocation(tz)).Format("Mon 2 Jan 2006, 15:04 MST")
+}
 
 // Page is what the layout draws.
 type Page struct {

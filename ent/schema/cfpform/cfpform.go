@@ -25,6 +25,9 @@ type Question struct {
 	Required bool `json:"required"`
 	// Options are the choices of a Choice question.
 	Options []string `json:"options,omitempty"`
+	// HiddenFromReviewers keeps the replies from reviewers (the reviewer desk leaves them out);
+	// organizers see them.
+	HiddenFromReviewers bool `json:"hiddenFromReviewers,omitempty"`
 }
 
 // Invitation states.
