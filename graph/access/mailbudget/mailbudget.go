@@ -193,13 +193,17 @@ func plural(n int, unit string) string {
 	return strconv.Itoa(n) + " " + unit + "s"
 }
 
-// lockSQL makes the rows of the keys exist and locks them, in key order so that two requests
-// sharing keys cannot deadlock, and returns how far each bucket's theoretical arrival time (GCRA,
-// as in rest/limit.go) is ahead of the database's clock. A new row starts full (tat = now).
-const lockSQL = `WITH ensure AS (
-  INSERT INTO email_budgets (key, tat) SELECT k, now() FROM unnest($1::text[]) AS k ORDER BY k
-  ON CONFLICT (key) DO NOTHING)
-SELECT key, greatest(extract(epoch FROM tat - now()), 0)::float8 FROM email_budgets
+// ensureSQL makes the rows of the keys exist, in key order so that two requests sharing keys
+// cannot deadlock. A new row starts full (tat = now). It is a statement of its own, before
+// lockSQL: a row another draw inserted and has not committed makes this one wait for that commit,
+// and the next statement's snapshot then holds the row as that draw left it. (In one statement,
+// the SELECT would not see a row committed while the INSERT waited, and would take it as full.)
+const ensureSQL = `INSERT INTO email_budgets (key, tat) SELECT k, now() FROM unnest($1::text[]) AS k ORDER BY k
+ON CONFLICT (key) DO NOTHING`
+
+// lockSQL locks the rows of the keys, in key order, and returns how far each bucket's theoretical
+// arrival time (GCRA, as in rest/limit.go) is ahead of the database's clock.
+const lockSQL = `SELECT key, greatest(extract(epoch FROM tat - now()), 0)::float8 FROM email_budgets
 WHERE key = ANY($1) ORDER BY key FOR UPDATE`
 
 // spendSQL moves the buckets' theoretical arrival times by what was drawn, and forgets a few
@@ -236,6 +240,9 @@ func (b *Budgets) Take(ctx context.Context, charges ...Charge) error {
 	ctx = context.WithoutCancel(ctx)
 	var wait time.Duration
 	err := pgx.BeginFunc(ctx, b.Pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, ensureSQL, keys); err != nil {
+			return err
+		}
 		rows, err := tx.Query(ctx, lockSQL, keys)
 		if err != nil {
 			return err
