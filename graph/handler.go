@@ -55,6 +55,8 @@ type Limits struct {
 	// AnswerBytes caps the JSON of one answer's data; a larger answer is replaced by the error
 	// response_too_large (and a mutation rolls back).
 	AnswerBytes int
+	// Share bounds the expensive operations an organization and a caller run at once.
+	Share FairShare
 }
 
 // DefaultLimits suit the organizer front ends: a full session board or review workspace fits,
@@ -77,6 +79,7 @@ var DefaultLimits = Limits{
 	Budget: 50 * time.Second, ReadBudget: 10 * time.Second,
 	Statements: 1_000, MutationStatements: 20_000,
 	AnswerBytes: 8 << 20,
+	Share:       DefaultFairShare,
 }
 
 // nodeComplexity is the complexity of reading one node by its id, a database statement of its
@@ -131,7 +134,8 @@ func NewHandler(opts HandlerOptions) http.Handler {
 	srv.Use(shapeLimit{depth: opts.Limits.Depth, aliases: opts.Limits.Aliases})
 	present := presentError(opts.Log)
 	srv.Use(telemetry{observe: opts.Observe, spans: &sync.Map{}})
-	srv.Use(operationBudget{limits: opts.Limits}) // outside the transaction, which rolls back when it stops
+	srv.Use(fairShare{share: opts.Limits.Share, places: newPlaces()}) // the budget starts once a place is found
+	srv.Use(operationBudget{limits: opts.Limits})                     // outside the transaction, which rolls back when it stops
 	srv.Use(transactioner{db: opts.DB, present: present})
 	srv.Use(answerCap{max: opts.Limits.AnswerBytes}) // inside the transaction: a refused answer rolls back
 	if !opts.GenericLists {

@@ -26,6 +26,12 @@ type loaders struct {
 	submissions  *dataloadgen.Loader[eventItem, *Submission]
 	// rounds index review rounds by id, for assignments read without their workspace.
 	rounds *dataloadgen.Loader[string, *roundIndex]
+	// activity, emails and roundReviews are the lists of a submission (Submission.activity,
+	// .emails, .roundReviews); contactResources the resources a contact sees (Contact.resources).
+	activity         *dataloadgen.Loader[eventItem, []*TimelineItem]
+	emails           *dataloadgen.Loader[string, []*SubmissionEmail]
+	roundReviews     *dataloadgen.Loader[string, []*HumanReview]
+	contactResources *dataloadgen.Loader[eventItem, []*ResourceRecord]
 }
 
 // eventItem names an item of an event.
@@ -126,6 +132,46 @@ func (r *Resolver) newLoaders() *loaders {
 			}
 			return out, nil
 		}, wait),
+		activity: dataloadgen.NewMappedLoader(func(ctx context.Context, keys []eventItem) (map[eventItem][]*TimelineItem, error) {
+			out := map[eventItem][]*TimelineItem{}
+			for event, items := range group(keys, func(k eventItem) string { return k.event }) {
+				lists, err := r.timelines(ctx, event, mapAll(items, func(k eventItem) string { return k.id }))
+				if err != nil {
+					return nil, err
+				}
+				for id, list := range lists {
+					out[eventItem{event, id}] = list
+				}
+			}
+			return out, nil
+		}, wait),
+		emails: dataloadgen.NewMappedLoader(func(ctx context.Context, ids []string) (map[string][]*SubmissionEmail, error) {
+			return r.submissionEmailsOf(ctx, ids)
+		}, wait),
+		roundReviews: dataloadgen.NewMappedLoader(func(ctx context.Context, ids []string) (map[string][]*HumanReview, error) {
+			list, err := r.humanReviews(ctx, ids, nil)
+			if err != nil {
+				return nil, err
+			}
+			out := group(list, func(h *HumanReview) string { return h.Assignment.SubmissionID })
+			for _, id := range ids {
+				out[id] = nonNilSlice(out[id])
+			}
+			return out, nil
+		}, wait),
+		contactResources: dataloadgen.NewMappedLoader(func(ctx context.Context, keys []eventItem) (map[eventItem][]*ResourceRecord, error) {
+			out := map[eventItem][]*ResourceRecord{}
+			for event, items := range group(keys, func(k eventItem) string { return k.event }) {
+				lists, err := r.contactsResources(ctx, event, mapAll(items, func(k eventItem) string { return k.id }))
+				if err != nil {
+					return nil, err
+				}
+				for _, k := range items {
+					out[k] = nonNilSlice(lists[k.id])
+				}
+			}
+			return out, nil
+		}, wait),
 	}
 }
 
@@ -198,10 +244,37 @@ func (r *Resolver) prefetchSessions(ctx context.Context, page []*Session) error 
 			return err
 		}
 	}
+	if selected(ctx, "edges", "node", "contacts", "resources") {
+		var keys []eventItem
+		for _, s := range page {
+			for _, sp := range s.Speakers {
+				keys = append(keys, eventItem{s.EventID, sp.ID})
+			}
+		}
+		if _, err := l.contactResources.LoadAll(ctx, keys); err != nil {
+			return err
+		}
+	}
 	if selected(ctx, "edges", "node", "submission") {
 		keys := mapAll(page, func(s *Session) eventItem { return eventItem{s.EventID, s.ID} })
 		if _, err := l.submissions.LoadAll(ctx, keys); err != nil {
 			return err
+		}
+		// A session is its submission: the submission's lists are keyed by the session's id.
+		if selected(ctx, "edges", "node", "submission", "activity") {
+			if _, err := l.activity.LoadAll(ctx, keys); err != nil {
+				return err
+			}
+		}
+		if selected(ctx, "edges", "node", "submission", "emails") {
+			if _, err := l.emails.LoadAll(ctx, ids); err != nil {
+				return err
+			}
+		}
+		if selected(ctx, "edges", "node", "submission", "roundReviews") {
+			if _, err := l.roundReviews.LoadAll(ctx, ids); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

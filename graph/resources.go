@@ -59,34 +59,54 @@ func (r *Resolver) resources(ctx context.Context, eventID string) ([]*ResourceRe
 }
 
 // contactResources lists the published resources a contact sees: those for everyone, those for a
-// track of one of their active sessions, and those naming them.
+// track of one of their active sessions, and those naming them. The contacts of one request are
+// read together (contactsResources).
 func (r *Resolver) contactResources(ctx context.Context, ct *ent.Contact) ([]*ResourceRecord, error) {
-	var ids []string
+	return r.loaders(ctx).contactResources.Load(ctx, eventItem{ct.EventID, ct.ID})
+}
+
+// contactsResources lists the resources each contact of eventID sees, in two statements whatever
+// their number.
+func (r *Resolver) contactsResources(ctx context.Context, eventID string, contacts []string) (map[string][]*ResourceRecord, error) {
+	seen := map[string][]string{} // resource id → contacts who see it
 	err := eachRowArgs(ctx, r.sql(ctx), `
-SELECT r.id FROM resources r
+SELECT c.id, r.id FROM resources r CROSS JOIN unnest($2::text[]) AS c(id)
 WHERE r.event_id = $1 AND r.published AND (
   r.audience_mode = 'all'
   OR (r.audience_mode = 'contacts' AND EXISTS (
-    SELECT 1 FROM resource_contacts rc WHERE rc.resource_id = r.id AND rc.contact_id = $2))
+    SELECT 1 FROM resource_contacts rc WHERE rc.resource_id = r.id AND rc.contact_id = c.id))
   OR (r.audience_mode = 'tracks' AND EXISTS (
     SELECT 1 FROM resource_tracks rt
     JOIN submission_tracks st ON st.track_id = rt.track_id
     JOIN submissions s ON s.id = st.submission_id
     JOIN submission_participants p ON p.submission_id = s.id
-    WHERE rt.resource_id = r.id AND p.contact_id = $2 AND s.event_id = $1
-      AND s.status = 'accepted' AND s.cancelled_at IS NULL)))`, []any{ct.EventID, ct.ID},
+    WHERE rt.resource_id = r.id AND p.contact_id = c.id AND s.event_id = $1
+      AND s.status = 'accepted' AND s.cancelled_at IS NULL)))`, []any{eventID, contacts},
 		func(scan func(...any) error) error {
-			var id string
-			err := scan(&id)
-			ids = append(ids, id)
+			var contact, id string
+			err := scan(&contact, &id)
+			seen[id] = append(seen[id], contact)
 			return err
 		})
-	if err != nil || len(ids) == 0 {
-		return []*ResourceRecord{}, err
+	out := map[string][]*ResourceRecord{}
+	if err != nil || len(seen) == 0 {
+		return out, err
+	}
+	ids := make([]string, 0, len(seen))
+	for id := range seen {
+		ids = append(ids, id)
 	}
 	rows, err := withAudience(r.client(ctx).Resource.Query().Where(resource.IDIn(ids...))).
 		Order(resourceOrder...).All(ctx)
-	return mapAll(rows, toResource), err
+	if err != nil {
+		return nil, err
+	}
+	for _, row := range rows { // in resourceOrder, which each contact's list keeps
+		for _, contact := range seen[row.ID] {
+			out[contact] = append(out[contact], toResource(row))
+		}
+	}
+	return out, nil
 }
 
 // withAudience loads the ids of the resources' audience tracks and contacts along.

@@ -1119,5 +1119,5 @@ func (r *Resolver) sessionSubmission(ctx context.Context, s *Session) (*Submissi
 // roundReviews answers Submission.roundReviews: every review assignment of the submission, in all
 // rounds, with its answers.
 func (r *Resolver) roundReviews(ctx context.Context, submissionID string) ([]*HumanReview, error) {
-	return r.humanReviews(ctx, []string{submissionID}, nil)
+	return r.loaders(ctx).roundReviews.Load(ctx, submissionID)
 }

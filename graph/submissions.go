@@ -311,18 +311,32 @@ func submissionAnswers(s *Submission) []*SubmissionAnswer {
 	return out
 }
 
-// submissionEmails lists the emails sent about a submission, newest first.
+// submissionEmails lists the emails sent about a submission, newest first. The submissions of one
+// request are read together (submissionEmailsOf).
 func (r *Resolver) submissionEmails(ctx context.Context, id string) ([]*SubmissionEmail, error) {
-	rows, err := r.client(ctx).EmailLog.Query().Where(emaillog.SubmissionID(id)).
+	return r.loaders(ctx).emails.Load(ctx, id)
+}
+
+// submissionEmailsOf lists the emails of each submission of ids, newest first, in one statement.
+func (r *Resolver) submissionEmailsOf(ctx context.Context, ids []string) (map[string][]*SubmissionEmail, error) {
+	rows, err := r.client(ctx).EmailLog.Query().Where(emaillog.SubmissionIDIn(ids...)).
 		Order(ent.Desc(emaillog.FieldCreatedAt), ent.Desc(emaillog.FieldID)).All(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return mapAll(rows, func(e *ent.EmailLog) *SubmissionEmail {
-		return &SubmissionEmail{ID: e.ID, ContactID: e.ContactID, Recipient: new(e.Recipient), Type: string(e.Type),
-			Subject: e.Subject, Body: e.Body, Status: string(e.Status), SentAt: scalar.AtPtr(e.SentAt),
-			CreatedAt: scalar.At(e.CreatedAt)}
-	}), nil
+	out := map[string][]*SubmissionEmail{}
+	for _, e := range rows {
+		if e.SubmissionID == nil {
+			continue
+		}
+		out[*e.SubmissionID] = append(out[*e.SubmissionID], &SubmissionEmail{ID: e.ID, ContactID: e.ContactID,
+			Recipient: new(e.Recipient), Type: string(e.Type), Subject: e.Subject, Body: e.Body, Status: string(e.Status),
+			SentAt: scalar.AtPtr(e.SentAt), CreatedAt: scalar.At(e.CreatedAt)})
+	}
+	for _, id := range ids {
+		out[id] = nonNilSlice(out[id])
+	}
+	return out, nil
 }
 
 // changeSubmissionStatus moves a submission to pending, maybe or withdrawn (docs/rest-api.md: PATCH

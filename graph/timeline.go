@@ -6,6 +6,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/podium/podium/ent"
+	"github.com/podium/podium/ent/submission"
 	"github.com/podium/podium/ent/timelineentry"
 	"github.com/podium/podium/graph/scalar"
 )
@@ -26,93 +28,115 @@ var emailLabels = map[string]string{
 // timeline merges a submission's history, newest first. Each kind of event has one durable source:
 // the timeline entries for transitions that overwrite columns (status, decisions, cancellation,
 // scheduling), and the records themselves for everything else (the submission's creation, emails,
-// task completions, uploads, speaker confirmations). Nothing is written twice.
+// task completions, uploads, speaker confirmations). Nothing is written twice. The submissions of
+// one request are read together (see timelines).
 func (r *Resolver) timeline(ctx context.Context, eventID, submissionID string) ([]*TimelineItem, error) {
+	items, err := r.loaders(ctx).activity.Load(ctx, eventItem{eventID, submissionID})
+	if err == nil && items == nil {
+		return nil, errSubmissionNotFound
+	}
+	return items, err
+}
+
+// timelines reads the timelines of the submissions ids of eventID, one statement per source
+// whatever their number; a submission that is not the event's maps to nil.
+func (r *Resolver) timelines(ctx context.Context, eventID string, ids []string) (map[string][]*TimelineItem, error) {
 	c := r.client(ctx)
-	sub, err := findSubmission(ctx, c, eventID, submissionID, errSubmissionNotFound, false)
+	out := make(map[string][]*TimelineItem, len(ids))
+	for _, id := range ids {
+		out[id] = nil
+	}
+	subs, err := c.Submission.Query().Where(submission.EventID(eventID), submission.IDIn(ids...)).All(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var items []*TimelineItem
-	add := func(id string, at time.Time, kind, label string, detail, actor *string) {
-		items = append(items, &TimelineItem{ID: id, At: scalar.At(at), Kind: kind, Label: label, Detail: detail, ActorName: actor})
+	if len(subs) == 0 {
+		return out, nil
 	}
-	created := "Submission created"
-	if isManual(sub) {
-		created = "Session created manually"
+	found := mapAll(subs, func(s *ent.Submission) string { return s.ID })
+	add := func(sub, id string, at time.Time, kind, label string, detail, actor *string) {
+		out[sub] = append(out[sub], &TimelineItem{ID: id, At: scalar.At(at), Kind: kind, Label: label, Detail: detail, ActorName: actor})
 	}
-	add("created_"+sub.ID, sub.CreatedAt, "created", created, nil, nil)
-	if !isManual(sub) && sub.SubmittedAt != nil {
-		add("submitted_"+sub.ID, *sub.SubmittedAt, "submitted", "Submitted for review", nil, nil)
+	for _, sub := range subs {
+		created := "Submission created"
+		if isManual(sub) {
+			created = "Session created manually"
+		}
+		add(sub.ID, "created_"+sub.ID, sub.CreatedAt, "created", created, nil, nil)
+		if !isManual(sub) && sub.SubmittedAt != nil {
+			add(sub.ID, "submitted_"+sub.ID, *sub.SubmittedAt, "submitted", "Submitted for review", nil, nil)
+		}
 	}
 
-	entries, err := c.TimelineEntry.Query().Where(timelineentry.SubmissionID(sub.ID)).All(ctx)
+	entries, err := c.TimelineEntry.Query().Where(timelineentry.SubmissionIDIn(found...)).All(ctx)
 	if err != nil {
 		return nil, err
 	}
 	for _, e := range entries {
-		add(e.ID, e.At, string(e.Kind), e.Label, e.Detail, new(e.ActorName))
+		add(e.SubmissionID, e.ID, e.At, string(e.Kind), e.Label, e.Detail, new(e.ActorName))
 	}
 
 	q := r.sql(ctx)
-	err = eachRow(ctx, q, `SELECT id, type, subject, recipient, created_at FROM email_log WHERE submission_id = ANY($1)`,
-		[]string{sub.ID}, func(scan func(...any) error) error {
-			var id, typ, subject, recipient string
+	err = eachRow(ctx, q, `SELECT submission_id, id, type, subject, recipient, created_at FROM email_log WHERE submission_id = ANY($1)`,
+		found, func(scan func(...any) error) error {
+			var sub, id, typ, subject, recipient string
 			var at time.Time
-			if err := scan(&id, &typ, &subject, &recipient, &at); err != nil {
+			if err := scan(&sub, &id, &typ, &subject, &recipient, &at); err != nil {
 				return err
 			}
-			add(id, at, "email", emailLabels[typ], new(subject+" — "+recipient), nil)
+			add(sub, id, at, "email", emailLabels[typ], new(subject+" — "+recipient), nil)
 			return nil
 		})
 	if err != nil {
 		return nil, err
 	}
-	err = eachRow(ctx, q, `SELECT a.id, t.title, a.completed_at FROM task_assignments a JOIN task_templates t ON t.id = a.template_id
+	err = eachRow(ctx, q, `SELECT a.submission_id, a.id, t.title, a.completed_at FROM task_assignments a JOIN task_templates t ON t.id = a.template_id
 WHERE a.submission_id = ANY($1) AND a.status = 'done' AND a.completed_at IS NOT NULL`,
-		[]string{sub.ID}, func(scan func(...any) error) error {
-			var id, title string
+		found, func(scan func(...any) error) error {
+			var sub, id, title string
 			var at time.Time
-			if err := scan(&id, &title, &at); err != nil {
+			if err := scan(&sub, &id, &title, &at); err != nil {
 				return err
 			}
-			add(id, at, "task", "Task completed", new(title), nil)
+			add(sub, id, at, "task", "Task completed", new(title), nil)
 			return nil
 		})
 	if err != nil {
 		return nil, err
 	}
-	err = eachRow(ctx, q, `SELECT a.id, a.file_name, a.uploaded_at FROM deliverable_assignments a
+	err = eachRow(ctx, q, `SELECT a.submission_id, a.id, a.file_name, a.uploaded_at FROM deliverable_assignments a
 WHERE a.submission_id = ANY($1) AND a.status = 'uploaded' AND a.uploaded_at IS NOT NULL`,
-		[]string{sub.ID}, func(scan func(...any) error) error {
-			var id string
+		found, func(scan func(...any) error) error {
+			var sub, id string
 			var name *string
 			var at time.Time
-			if err := scan(&id, &name, &at); err != nil {
+			if err := scan(&sub, &id, &name, &at); err != nil {
 				return err
 			}
-			add(id, at, "file", "File uploaded", name, nil)
+			add(sub, id, at, "file", "File uploaded", name, nil)
 			return nil
 		})
 	if err != nil {
 		return nil, err
 	}
-	err = eachRow(ctx, q, `SELECT c.id, c.first_name, c.last_name, c.confirmed_at FROM submission_participants p
+	err = eachRow(ctx, q, `SELECT p.submission_id, c.id, c.first_name, c.last_name, c.confirmed_at FROM submission_participants p
 JOIN contacts c ON c.id = p.contact_id WHERE p.submission_id = ANY($1) AND c.confirmed_at IS NOT NULL`,
-		[]string{sub.ID}, func(scan func(...any) error) error {
-			var id, first, last string
+		found, func(scan func(...any) error) error {
+			var sub, id, first, last string
 			var at time.Time
-			if err := scan(&id, &first, &last, &at); err != nil {
+			if err := scan(&sub, &id, &first, &last, &at); err != nil {
 				return err
 			}
-			add("confirmed_"+id, at, "speaker_confirmed", "Speaker confirmed", new(fullName(first, last)), nil)
+			add(sub, "confirmed_"+id, at, "speaker_confirmed", "Speaker confirmed", new(fullName(first, last)), nil)
 			return nil
 		})
 	if err != nil {
 		return nil, err
 	}
-	slices.SortStableFunc(items, func(a, b *TimelineItem) int {
-		return cmp.Or(b.At.Compare(a.At.Time), cmp.Compare(b.ID, a.ID))
-	})
-	return items, nil
+	for _, items := range out {
+		slices.SortStableFunc(items, func(a, b *TimelineItem) int {
+			return cmp.Or(b.At.Compare(a.At.Time), cmp.Compare(b.ID, a.ID))
+		})
+	}
+	return out, nil
 }

@@ -1,0 +1,135 @@
+package graph
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/handler/extension"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/podium/podium/ent/schema/viewer"
+	"github.com/podium/podium/graph/apperr"
+)
+
+// FairShare bounds the expensive operations one organization, and one caller (an API key or a
+// person), run at once, so that one tenant's heavy documents cannot take every core and pooled
+// connection from the others: an expensive operation takes a place of its organization and one
+// of its caller, waits Wait at most for them, and is refused rate_limited otherwise. Cheap
+// operations — nearly every front-end read — take no place.
+type FairShare struct {
+	// Expensive is the complexity (see costedSchema) from which an operation takes a place.
+	Expensive int
+	// PerOrganization and PerCaller are the places: the expensive operations that may run at
+	// once. Each may use a few pooled connections (a page and its counts, loaders), so the
+	// places of one organization hold a fraction of the pool.
+	PerOrganization, PerCaller int
+	// Wait is how long an operation waits for its places before it is refused.
+	Wait time.Duration
+}
+
+// DefaultFairShare lets an organization run two expensive operations at once, one per caller:
+// a page of a hundred sessions with their lists is not expensive, a board of thousands is.
+var DefaultFairShare = FairShare{Expensive: 20_000, PerOrganization: 2, PerCaller: 1, Wait: 2 * time.Second}
+
+// fairShare is the extension that enforces a FairShare.
+type fairShare struct {
+	share  FairShare
+	places *places
+}
+
+var _ interface {
+	graphql.HandlerExtension
+	graphql.ResponseInterceptor
+} = fairShare{}
+
+// ExtensionName names the extension.
+func (fairShare) ExtensionName() string { return "PodiumFairShare" }
+
+// Validate accepts any schema.
+func (fairShare) Validate(graphql.ExecutableSchema) error { return nil }
+
+// InterceptResponse runs an expensive operation once its organization and caller have a place.
+func (f fairShare) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
+	stats := extension.GetComplexityStats(ctx)
+	if stats == nil || f.share.Expensive <= 0 || stats.Complexity < f.share.Expensive {
+		return next(ctx)
+	}
+	v := viewer.FromContext(ctx)
+	if v == nil {
+		return next(ctx)
+	}
+	caller := "key:" + v.APIKeyID
+	if v.Person != nil {
+		caller = "user:" + v.Person.UserID
+	}
+	wait, cancel := context.WithTimeout(ctx, f.share.Wait)
+	defer cancel()
+	releaseOrg, err := f.places.take(wait, "org:"+v.OrganizationID, f.share.PerOrganization)
+	if err != nil {
+		return f.refuse(ctx)
+	}
+	defer releaseOrg()
+	releaseCaller, err := f.places.take(wait, caller, f.share.PerCaller)
+	if err != nil {
+		return f.refuse(ctx)
+	}
+	defer releaseCaller()
+	return next(ctx)
+}
+
+// refuse answers an operation that found no place in time, or whose client left while it waited.
+func (f fairShare) refuse(ctx context.Context) *graphql.Response {
+	if err := ctx.Err(); err != nil {
+		e := contextError(err)
+		gqlErr := gqlerror.Errorf("%s", e.Message)
+		gqlErr.Extensions = map[string]any{"code": e.Code}
+		return &graphql.Response{Errors: gqlerror.List{gqlErr}}
+	}
+	retry := int(max(f.share.Wait/time.Second, 1))
+	err := gqlerror.Errorf("Your organization or you already run as many large queries at once as may run; retry in %d s", retry)
+	err.Extensions = map[string]any{"code": apperr.CodeRateLimited, "retryAfter": retry}
+	return &graphql.Response{Errors: gqlerror.List{err}}
+}
+
+// places counts the places taken per key; a key's entry lives while someone holds or waits for
+// one of its places.
+type places struct {
+	mu   sync.Mutex
+	keys map[string]*place
+}
+
+type place struct {
+	slots chan struct{}
+	users int
+}
+
+func newPlaces() *places { return &places{keys: map[string]*place{}} }
+
+// take waits for one of the n places of key until ctx is done.
+func (p *places) take(ctx context.Context, key string, n int) (release func(), err error) {
+	p.mu.Lock()
+	pl := p.keys[key]
+	if pl == nil {
+		pl = &place{slots: make(chan struct{}, max(n, 1))}
+		p.keys[key] = pl
+	}
+	pl.users++
+	p.mu.Unlock()
+	leave := func() {
+		p.mu.Lock()
+		if pl.users--; pl.users == 0 {
+			delete(p.keys, key)
+		}
+		p.mu.Unlock()
+	}
+	select {
+	case pl.slots <- struct{}{}:
+		return func() { <-pl.slots; leave() }, nil
+	case <-ctx.Done():
+		leave()
+		return nil, fmt.Errorf("graph: no place for %s: %w", key, ctx.Err())
+	}
+}
