@@ -3,13 +3,13 @@ package graph
 import (
 	"context"
 	"errors"
-	"net/url"
 	"strings"
 	"time"
 
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/contact"
 	"github.com/podium/podium/ent/form"
+	"github.com/podium/podium/ent/schema"
 	"github.com/podium/podium/ent/schema/pid"
 	"github.com/podium/podium/ent/schema/viewer"
 	"github.com/podium/podium/ent/submission"
@@ -191,7 +191,7 @@ func checkProfile(in MyProfileInput) (*profileChange, error) {
 			err = checkLine(f.label, s, f.limit, f.key == "firstName" || f.key == "lastName")
 		}
 		if err == nil && f.link && s != "" {
-			if u, perr := url.Parse(s); perr != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			if !schema.IsWebLink(s) { // the schema's rule, checked here to name the field
 				err = apperr.Invalid("%s must be a web address starting with https://", f.label)
 			}
 		}

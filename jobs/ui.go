@@ -15,8 +15,9 @@ import (
 const UIPrefix = "/riverui"
 
 // NewUI returns River UI for operators, serving under UIPrefix: queued, running, failed and
-// completed jobs, with retry and cancel. Access control is the caller's (the router puts it behind
-// the API key check). It runs until ctx ends.
+// completed jobs, with retry and cancel. It shows every organization's jobs, so it is for
+// operators only: the caller serves it on the operator listener (rest.NewOperatorHandler), never
+// behind an organization's API key. It runs until ctx ends.
 func NewUI(ctx context.Context, client *river.Client[pgx.Tx], log *slog.Logger) (http.Handler, error) {
 	h, err := riverui.NewHandler(&riverui.HandlerOpts{
 		Endpoints: riverui.NewEndpoints(client, nil),

@@ -5,12 +5,10 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/go-chi/chi/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/podium/podium/ent/emaillog"
 	"github.com/podium/podium/graph/email"
-	"github.com/podium/podium/jobs"
 )
 
 // queueEmails queues n portal invitations for eventID in one committed transaction.
@@ -83,33 +81,4 @@ func TestListEmails(t *testing.T) {
 		require.Equal(t, float64(1), f["totalCount"])
 		require.Equal(t, failed.ID, f["edges"].([]any)[0].(map[string]any)["node"].(map[string]any)["id"])
 	})
-}
-
-func TestRiverUI(t *testing.T) {
-	t.Parallel()
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	b := setupWith(t, func(b *testBundle, r chi.Router, requireKey func(http.Handler) http.Handler) {
-		ui, err := jobs.NewUI(ctx, b.river, b.quietLog())
-		require.NoError(t, err)
-		r.Handle(jobs.UIPrefix, requireKey(ui))
-		r.Handle(jobs.UIPrefix+"/*", requireKey(ui))
-	})
-	ev := b.createEvent(b.acme, "Ops")
-	b.queueEmails(str(ev, "id"), 2, "ops@example.test")
-
-	page := b.sendRaw(b.request(http.MethodGet, "/riverui/", "Bearer "+b.acme))
-	require.Equal(t, http.StatusOK, page.Code)
-	require.Contains(t, page.Body.String(), "<html")
-
-	basic, _ := http.NewRequest(http.MethodGet, "/riverui/api/jobs?state=available&limit=10", nil)
-	basic.SetBasicAuth("operator", b.globex)
-	jobsList := b.sendRaw(basic)
-	require.Equal(t, http.StatusOK, jobsList.Code, jobsList.Body.String())
-	require.Contains(t, jobsList.Body.String(), "deliver_email")
-
-	denied := b.send(b.request(http.MethodGet, "/riverui/", ""))
-	b.requireError(denied, http.StatusUnauthorized, "missing_api_key")
-	require.Contains(t, denied.Header.Get("WWW-Authenticate"), "Basic")
-	b.requireError(b.send(b.request(http.MethodGet, "/riverui/api/jobs", "Bearer pdm_wrong")), http.StatusUnauthorized, "invalid_api_key")
 }

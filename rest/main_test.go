@@ -46,6 +46,8 @@ type testBundle struct {
 	// sink receives email when the bundle was made by setupMail.
 	sink    *mailtest.Sink
 	handler http.Handler
+	// metrics are what handler counts, served by the operator listener (see operator).
+	metrics *rest.Metrics
 	logs    *bytes.Buffer
 	// acme and globex are API keys of two organizations.
 	acme, globex       string
@@ -87,7 +89,7 @@ func (b *testBundle) startWorkers(cfg jobs.Config) {
 }
 
 // setupWith is setup with extra routes mounted on the router.
-func setupWith(t *testing.T, mount func(b *testBundle, r chi.Router, requireKey func(http.Handler) http.Handler)) *testBundle {
+func setupWith(t *testing.T, mount func(b *testBundle, r chi.Router)) *testBundle {
 	t.Helper()
 	return newBundle(t, bundleOpts{DB: pgtest.New(t), Mount: mount})
 }
@@ -98,7 +100,7 @@ type bundleOpts struct {
 	// the *testing.T of the input that builds the bundle (see fuzzServer).
 	DB *dbx.DB
 	// Mount adds routes to the router, as in setupWith.
-	Mount func(b *testBundle, r chi.Router, requireKey func(http.Handler) http.Handler)
+	Mount func(b *testBundle, r chi.Router)
 	// LogLevel is the lowest level written to b.logs; the zero value is Info, as in production.
 	LogLevel slog.Level
 }
@@ -113,13 +115,13 @@ func newBundle(t *testing.T, opts bundleOpts) *testBundle {
 	rc, err := jobs.NewClient(db, jobs.Config{Log: log})
 	require.NoError(t, err)
 	res := graph.NewResolver(db, &email.Outbox{Jobs: rc, PublicURL: "https://podium.example.test"})
-	b := &testBundle{t: t, db: db, logs: logs, res: res, river: rc}
+	b := &testBundle{t: t, db: db, logs: logs, res: res, river: rc, metrics: rest.NewMetrics(db)}
 	b.handler = rest.NewHandler(rest.Options{
-		DB: db, Resolver: res, Log: log, QueryCountHeader: true,
+		DB: db, Resolver: res, Log: log, QueryCountHeader: true, Metrics: b.metrics,
 		GraphQL: graph.NewHandler(graph.HandlerOptions{DB: db, Resolver: res, Log: log}),
-		Mount: func(r chi.Router, requireKey func(http.Handler) http.Handler) {
+		Mount: func(r chi.Router) {
 			if mount != nil {
-				mount(b, r, requireKey)
+				mount(b, r)
 			}
 		},
 	})

@@ -23,8 +23,8 @@ func TestMetrics(t *testing.T) {
 	b.gql(b.globex, `query Board($e: ID!) { event(id: $e) { name } }`, map[string]any{"e": w.event})
 	b.do(http.MethodGet, "/api/v1/nowhere", b.acme, nil)
 
-	res := b.sendRaw(b.request(http.MethodGet, "/metrics", ""))
-	require.Equal(t, http.StatusOK, res.Code, "metrics need no key")
+	res := serveTo(b.operator(operatorToken), b.request(http.MethodGet, "/metrics", "Bearer "+operatorToken))
+	require.Equal(t, http.StatusOK, res.Code, "the operator listener serves the metrics")
 	body := res.Body.String()
 	for _, want := range []string{
 		`podium_http_requests_total{method="POST",route="/api/v1/events",status="201"}`,

@@ -1,6 +1,6 @@
 // Package rest serves the REST API under /api/v1, wire-compatible with the API integrators
-// already use (docs/rest-api.md), and assembles Podium's one HTTP router: /api/v1, /graphql, health
-// checks and the operator pages.
+// already use (docs/rest-api.md), and assembles Podium's public HTTP router — /api/v1, /graphql,
+// health checks, the pages for people — and the operator listener's (operator.go).
 //
 // A REST handler translates and nothing more: it checks the body against the GraphQL input type
 // of its operation, calls the same resolver method GraphQL calls (mutations inside one database
@@ -52,14 +52,16 @@ type Options struct {
 	Log      *slog.Logger
 	// GraphQL serves /graphql (see graph.NewHandler); the router adds the API key check.
 	GraphQL http.Handler
-	// Mount adds further routes to the root router, e.g. River UI; they run after the CORS and
-	// logging middleware and are responsible for their own access checks (see RequireKey).
-	Mount func(r chi.Router, requireKey func(http.Handler) http.Handler)
+	// Mount adds further routes to the root router; they run after the CORS and logging
+	// middleware and are responsible for their own access checks. Operator pages (River UI) are
+	// not mounted here but on the operator listener (NewOperatorHandler).
+	Mount func(r chi.Router)
 	// QueryCountHeader adds the Podium-Query-Count header to every response (benchmarks, debugging).
 	QueryCountHeader bool
 	// RateLimit rations requests per API key; the zero value does not limit.
 	RateLimit RateLimit
-	// Metrics are served at /metrics; nil makes a set of this router's own.
+	// Metrics count what the router answers; NewOperatorHandler serves them. nil makes a set of
+	// this router's own.
 	Metrics *Metrics
 	// MailLimits bound the sign-in links sent (docs/people.md); nil means mailbudget.Default.
 	MailLimits *mailbudget.Limits
@@ -106,6 +108,10 @@ func NewHandler(opts Options) http.Handler {
 		limits = *opts.MailLimits
 	}
 	people := &access.People{DB: opts.DB, Outbox: opts.Resolver.Outbox, Budgets: mailbudget.New(opts.DB.Pool, limits)}
+	if opts.Resolver.Budgets == nil {
+		// Sign-in links and a person's own emails draw on one daily budget per mailbox.
+		opts.Resolver.Budgets = people.Budgets
+	}
 	a.signin = newSignIn(people, publicURL,
 		func(ctx context.Context, msg string, args ...any) { a.log.ErrorContext(ctx, msg, args...) })
 	a.signin.ops = opts.Resolver
@@ -115,11 +121,12 @@ func NewHandler(opts Options) http.Handler {
 	r.NotFound(a.notFound)
 	r.MethodNotAllowed(func(w http.ResponseWriter, req *http.Request) { a.methodNotAllowed(r, w, req) })
 
+	// A bare status for load balancers; the details, the metrics and River UI are on the
+	// operator listener (operator.go), not here.
 	r.Get("/healthz", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
 	r.Get("/readyz", a.ready)
-	r.Method(http.MethodGet, "/metrics", a.metrics.Handler())
 	r.Handle("/graphql", a.graphQL(opts.GraphQL))
 	a.signin.routes(r)
 	r.Get("/files/{orgId}/{fileId}", a.serveSignedFile) // signed download URLs (files.go)
@@ -137,7 +144,7 @@ func NewHandler(opts Options) http.Handler {
 		}
 	})
 	if opts.Mount != nil {
-		opts.Mount(r, a.requireKey)
+		opts.Mount(r)
 	}
 	return r
 }
@@ -323,26 +330,6 @@ func bodyReadError(err error) error {
 			"The request body is larger than 1 MiB")
 	}
 	return apperr.InvalidJSON()
-}
-
-// requireKey protects handlers outside /api/v1 (River UI) with the same API key check. Browsers
-// cannot send a bearer header when opening a page, so the key is also accepted as the password of
-// HTTP Basic authentication (any user name), and a refusal asks the browser for it.
-func (a *API) requireKey(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		header := r.Header.Get("Authorization")
-		if _, password, ok := r.BasicAuth(); ok {
-			header = "Bearer " + password
-		}
-		v, err := a.auth.Authenticate(r.Context(), header)
-		if err != nil {
-			w.Header().Set("WWW-Authenticate", `Basic realm="Podium operators: use an API key as the password", charset="UTF-8"`)
-			a.writeError(w, r, err)
-			return
-		}
-		noteKey(r.Context(), v.APIKeyID)
-		next.ServeHTTP(w, r.WithContext(viewer.NewContext(r.Context(), v)))
-	})
 }
 
 // graphQL checks the caller — an API key, or else a browser session (docs/people.md) — then

@@ -23,7 +23,7 @@ func TestHealth(t *testing.T) {
 // database and a panicking handler — answer internal_error without detail, and log the detail.
 func TestInternalErrorsDoNotLeak(t *testing.T) {
 	t.Parallel()
-	b := setupWith(t, func(_ *testBundle, r chi.Router, _ func(http.Handler) http.Handler) {
+	b := setupWith(t, func(_ *testBundle, r chi.Router) {
 		r.Get("/boom", func(http.ResponseWriter, *http.Request) { panic("secret detail 42") })
 	})
 	key, db, logs := b.acme, b.db, b.logs

@@ -37,6 +37,10 @@ type config struct {
 	QueryCountHeader bool
 	// PprofAddr (PODIUM_PPROF_ADDR) serves net/http/pprof on its own listener when set.
 	PprofAddr string
+	// OperatorAddr (PODIUM_OPERATOR_ADDR) is the operator listener's address — River UI, /metrics
+	// and health details (rest.NewOperatorHandler); "off" or empty serves none. OperatorToken
+	// (PODIUM_OPERATOR_TOKEN) is its credential, required unless the address is loopback.
+	OperatorAddr, OperatorToken string
 	// DBMaxConns (PODIUM_DB_MAX_CONNS) caps the connection pool.
 	DBMaxConns int
 	// DBStatementTimeout (PODIUM_DB_STATEMENT_TIMEOUT) is PostgreSQL's statement_timeout for
@@ -82,6 +86,10 @@ func loadFilesConfig(dataDir string) filesConfig {
 	return c
 }
 
+// defaultOperatorAddr keeps the operator listener on the machine itself: reaching it from
+// elsewhere is a choice, made with PODIUM_OPERATOR_TOKEN (an SSH tunnel needs neither).
+const defaultOperatorAddr = "127.0.0.1:9090"
+
 // defaultDBMaxConns sizes the pool for a server: requests wait on PostgreSQL far more than they
 // compute, so more connections than cores keep both busy (pgx's default is max(4, cores)).
 const defaultDBMaxConns = 20
@@ -101,6 +109,11 @@ func loadConfig() config {
 	c.SMTPConnections, _ = strconv.Atoi(os.Getenv("PODIUM_SMTP_CONNECTIONS"))
 	c.QueryCountHeader = os.Getenv("PODIUM_QUERY_COUNT_HEADER") != ""
 	c.PprofAddr = os.Getenv("PODIUM_PPROF_ADDR")
+	c.OperatorAddr = env("PODIUM_OPERATOR_ADDR", defaultOperatorAddr)
+	if c.OperatorAddr == "off" {
+		c.OperatorAddr = ""
+	}
+	c.OperatorToken = os.Getenv("PODIUM_OPERATOR_TOKEN")
 	c.RateLimit.PerSecond = 100
 	if v, err := strconv.ParseFloat(os.Getenv("PODIUM_RATE_LIMIT"), 64); err == nil {
 		c.RateLimit.PerSecond = v

@@ -97,14 +97,27 @@ func TestBrowser(t *testing.T) {
 
 	t.Run("RiverUI", func(t *testing.T) {
 		ctx := browser.tab(t)
-		// River UI is behind the API key as the password of HTTP Basic authentication, which the
-		// browser asks for when the server challenges it. The key is given where a person types
-		// it, in answer to that challenge. Putting it in the URL (http://user:key@host/riverui/)
-		// does not work: River UI's scripts cannot fetch relative to a URL with credentials.
-		answerBasicAuth(t, ctx, "operator", key)
-		run(t, ctx, "open River UI's completed jobs", chromedp.Navigate(srv.url+"/riverui/jobs?state=completed"))
+		// River UI is on the operator listener, behind the operator token as the password of HTTP
+		// Basic authentication, which the browser asks for when the server challenges it. The
+		// token is given where a person types it, in answer to that challenge. Putting it in the
+		// URL (http://user:token@host/riverui/) does not work: River UI's scripts cannot fetch
+		// relative to a URL with credentials. The list is filtered to the job's kind: other
+		// jobs (webhook dispatch, housekeeping) would otherwise fill its first page.
+		browser.allow(srv.operatorURL)
+		answerBasicAuth(t, ctx, "operator", e2eOperatorToken)
+		run(t, ctx, "open River UI's completed email jobs",
+			chromedp.Navigate(srv.operatorURL+"/riverui/jobs?state=completed&kind=deliver_email"))
 		waitText(t, ctx, `body`, "deliver_email")
 		screenshot(t, ctx, "e2e-riverui.png")
+
+		// The public listener has no River UI, for an organization's key or anyone.
+		req, err := http.NewRequest(http.MethodGet, srv.url+"/riverui/api/jobs?state=completed", nil)
+		require.NoError(t, err)
+		req.SetBasicAuth("operator", key)
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		_ = resp.Body.Close()
+		require.Equal(t, http.StatusNotFound, resp.StatusCode)
 	})
 
 	browser.requireLocal(t)
@@ -113,8 +126,23 @@ func TestBrowser(t *testing.T) {
 // e2eServer is a podium serve child process on a fresh database.
 type e2eServer struct {
 	url string
-	bin string
-	env []string
+	// operatorURL is the operator listener's (River UI), reached with e2eOperatorToken.
+	operatorURL string
+	bin         string
+	env         []string
+}
+
+// e2eOperatorToken is the PODIUM_OPERATOR_TOKEN of the servers the browser checks start.
+const e2eOperatorToken = "e2e-operator-token-0123"
+
+// freeLoopback returns a loopback address no one listens on now.
+func freeLoopback(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := ln.Addr().String()
+	require.NoError(t, ln.Close())
+	return addr
 }
 
 // startE2EServer builds ./cmd/podium, starts podium serve on a fresh migrated database and a free
@@ -128,15 +156,13 @@ func startE2EServer(t *testing.T, env ...string) *e2eServer {
 	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
 	require.NoError(t, err, "go build: %s", out)
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := ln.Addr().String()
-	require.NoError(t, ln.Close())
-
-	s := &e2eServer{url: "http://" + addr, bin: bin}
+	addr, operatorAddr := freeLoopback(t), freeLoopback(t)
+	s := &e2eServer{url: "http://" + addr, operatorURL: "http://" + operatorAddr, bin: bin}
 	s.env = append(os.Environ(),
 		"DATABASE_URL="+pgtest.NewURL(t),
 		"PODIUM_ADDR="+addr,
+		"PODIUM_OPERATOR_ADDR="+operatorAddr,
+		"PODIUM_OPERATOR_TOKEN="+e2eOperatorToken,
 		"PUBLIC_URL="+s.url,
 		"SMTP_URL=",
 		"PODIUM_DEBUG=",
@@ -285,8 +311,9 @@ func (a e2eAPI) waitEmailSent(t *testing.T, eventID string) {
 // browser is one headless Chromium for the whole check, with a record of every request its pages
 // made.
 type browser struct {
-	ctx    context.Context
-	origin string
+	ctx context.Context
+	// origins are the servers the pages may request from.
+	origins []string
 
 	mu       sync.Mutex
 	requests []string
@@ -334,7 +361,14 @@ func newBrowser(t *testing.T, origin string) *browser {
 	// The first Run starts the browser, which lives as long as that Run's context: ctx, not one
 	// with a deadline. chromedp bounds the start itself (20 s for Chromium to announce DevTools).
 	require.NoError(t, chromedp.Run(ctx), "start chromium")
-	return &browser{ctx: ctx, origin: origin}
+	return &browser{ctx: ctx, origins: []string{origin}}
+}
+
+// allow adds a server the pages may request from: the operator listener, for River UI.
+func (b *browser) allow(origin string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.origins = append(b.origins, origin)
 }
 
 // tab opens a new tab, closed when t ends, whose requests the browser records.
@@ -397,7 +431,7 @@ func (b *browser) requireLocal(t *testing.T) {
 		if u.Scheme == "data" || u.Scheme == "blob" || u.Scheme == "about" {
 			continue
 		}
-		if u.Scheme+"://"+u.Host != b.origin && !strings.HasPrefix(raw, b.origin+"/") {
+		if !slices.Contains(b.origins, u.Scheme+"://"+u.Host) {
 			outside = append(outside, raw)
 		}
 	}

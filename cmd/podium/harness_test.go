@@ -86,8 +86,10 @@ type server struct {
 	bin         string
 	databaseURL string
 	addr        string
-	env         []string
-	logPath     string
+	// operatorAddr is the operator listener's (River UI, /metrics), reached with operatorToken.
+	operatorAddr string
+	env          []string
+	logPath      string
 
 	mu     sync.Mutex
 	cmd    *exec.Cmd
@@ -110,9 +112,12 @@ func startServer(t *testing.T, opts serverOpts) *server {
 		addr:        freeAddr(t),
 		logPath:     filepath.Join(t.TempDir(), "podium.log"),
 	}
+	s.operatorAddr = freeAddr(t)
 	s.env = append(os.Environ(),
 		"DATABASE_URL="+s.databaseURL,
 		"PODIUM_ADDR="+s.addr,
+		"PODIUM_OPERATOR_ADDR="+s.operatorAddr,
+		"PODIUM_OPERATOR_TOKEN="+operatorToken,
 		"PUBLIC_URL=http://"+s.addr,
 		"SMTP_URL="+opts.SMTPURL,
 		"MAIL_FROM=Podium <no-reply@podium.test>",
@@ -147,6 +152,12 @@ func freeAddr(t *testing.T) string {
 
 // URL is the server's base URL.
 func (s *server) URL() string { return "http://" + s.addr }
+
+// operatorToken is the PODIUM_OPERATOR_TOKEN of the servers the tests start.
+const operatorToken = "reliability-operator-token"
+
+// OperatorURL is the base URL of the server's operator listener.
+func (s *server) OperatorURL() string { return "http://" + s.operatorAddr }
 
 // start runs podium serve and waits for GET /readyz to answer 200.
 func (s *server) start() {

@@ -14,7 +14,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/go-chi/chi/v5"
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
 	"github.com/spf13/cobra"
 
 	"github.com/podium/podium/ent/dbx"
@@ -70,6 +71,11 @@ func serve(ctx context.Context, cfg config, work bool) error {
 	if cfg.WebhookErr != nil {
 		return cfg.WebhookErr
 	}
+	if cfg.OperatorAddr != "" {
+		if err := rest.CheckOperatorAddr(cfg.OperatorAddr, cfg.OperatorToken); err != nil {
+			return err
+		}
+	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 
@@ -118,10 +124,6 @@ func serve(ctx context.Context, cfg config, work bool) error {
 	if resolver.Files != nil {
 		resolver.Files.Jobs = river
 	}
-	ui, err := jobs.NewUI(ctx, river, log)
-	if err != nil {
-		return err
-	}
 	if work {
 		// Workers outlive the signal: on SIGTERM, Stop below lets running jobs finish; a cancelled
 		// start context would cancel them instead.
@@ -139,10 +141,6 @@ func serve(ctx context.Context, cfg config, work bool) error {
 		RateLimit:        cfg.RateLimit,
 		Metrics:          metrics,
 		GraphQL:          graph.NewHandler(graph.HandlerOptions{DB: db, Resolver: resolver, Log: log}),
-		Mount: func(r chi.Router, requireKey func(http.Handler) http.Handler) {
-			r.Handle(jobs.UIPrefix, requireKey(ui))
-			r.Handle(jobs.UIPrefix+"/*", requireKey(ui))
-		},
 	})
 	srv := &http.Server{
 		Handler:           handler,
@@ -163,7 +161,15 @@ func serve(ctx context.Context, cfg config, work bool) error {
 	if cfg.PprofAddr != "" {
 		servePprof(cfg.PprofAddr, log)
 	}
-	served := make(chan error, 1)
+	served := make(chan error, 2)
+	if cfg.OperatorAddr != "" {
+		ops, err := startOperator(ctx, cfg, db, river, metrics, log)
+		if err != nil {
+			return err
+		}
+		go func() { served <- ops.srv.Serve(ops.ln) }()
+		defer ops.stop()
+	}
 	go func() { served <- srv.Serve(ln) }()
 
 	select {
@@ -215,6 +221,40 @@ func shutdown(srv *http.Server, river interface {
 	<-stopped
 	return err
 }
+
+// operatorServer is the operator listener (rest.NewOperatorHandler) and its server.
+type operatorServer struct {
+	srv *http.Server
+	ln  net.Listener
+}
+
+// startOperator listens on the operator address with River UI, the metrics and health details.
+func startOperator(ctx context.Context, cfg config, db *dbx.DB, client *river.Client[pgx.Tx], metrics *rest.Metrics,
+	log *slog.Logger) (*operatorServer, error) {
+	ui, err := jobs.NewUI(ctx, client, log)
+	if err != nil {
+		return nil, err
+	}
+	ln, err := new(net.ListenConfig).Listen(ctx, "tcp", cfg.OperatorAddr)
+	if err != nil {
+		return nil, fmt.Errorf("operator listener (PODIUM_OPERATOR_ADDR): %w", err)
+	}
+	srv := &http.Server{
+		Handler: rest.NewOperatorHandler(rest.OperatorOptions{DB: db, Log: log, Metrics: metrics,
+			UI: ui, UIPrefix: jobs.UIPrefix, Token: cfg.OperatorToken}),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+	}
+	log.Info("operator listener", "url", "http://"+ln.Addr().String(), "river_ui", "http://"+ln.Addr().String()+jobs.UIPrefix+"/",
+		"token", cfg.OperatorToken != "")
+	return &operatorServer{srv: srv, ln: ln}, nil
+}
+
+// stop ends the operator listener's requests with the process: River UI's pages poll, and no
+// operator waits on them the way clients wait on API requests.
+func (o *operatorServer) stop() { _ = o.srv.Close() }
 
 // newSender delivers over SMTP_URL, or logs emails when it is unset.
 func newSender(cfg config, log *slog.Logger) (jobs.Sender, error) {

@@ -25,6 +25,10 @@ func (Contact) Fields() []ent.Field {
 		return field.String(name).Optional().Nillable().Validate(text(label, maxLen)).
 			Annotations(gqlName(name), entgql.Skip(entgql.SkipWhereInput)).Comment(comment)
 	}
+	optionalLink := func(name string, validate func(string) error, comment string) ent.Field {
+		return field.String(name).Optional().Nillable().Validate(validate).
+			Annotations(gqlName(name), entgql.Skip(entgql.SkipWhereInput)).Comment(comment)
+	}
 	return []ent.Field{
 		ref("event_id", entgql.Skip(entgql.SkipWhereInput)),
 		field.String("email").Validate(email).Annotations(entgql.OrderField("EMAIL")).
@@ -46,7 +50,7 @@ func (Contact) Fields() []ent.Field {
 		field.Text("bio").Optional().Nillable().Validate(text("Bio", 20000)).
 			Annotations(entgql.Skip(entgql.SkipWhereInput)).
 			Comment("The speaker's biography, at most 20,000 characters; null when none."),
-		optionalText("headshot_url", "Headshot URL", 2048, "Where the contact's photo can be downloaded; null when none."),
+		optionalLink("headshot_url", fileLink("Headshot URL", 2048), "Where the contact's photo can be downloaded; null when none."),
 		optionalText("headshot_key", "Headshot key", 1024,
 			"The storage key of the photo uploaded in the organizer app; null when none was uploaded."),
 		field.Enum("dietary_requirements").Values("none", "vegetarian", "vegan", "gluten_free", "other").
@@ -55,10 +59,10 @@ func (Contact) Fields() []ent.Field {
 		field.Enum("tshirt_size").Values("XS", "S", "M", "L", "XL", "XXL").Optional().Nillable().
 			Comment("The T-shirt size; null when unknown."),
 		optionalText("phone", "Phone", 100, "A phone number, as written; null when unknown."),
-		optionalText("linkedin_url", "LinkedIn URL", 2048, "The LinkedIn profile; null when unknown."),
-		optionalText("twitter_url", "Twitter URL", 2048, "The Twitter (X) profile; null when unknown."),
-		optionalText("facebook_url", "Facebook URL", 2048, "The Facebook profile; null when unknown."),
-		optionalText("website_url", "Website URL", 2048, "A personal or company website; null when unknown."),
+		optionalLink("linkedin_url", webLink("LinkedIn URL", 2048), "The LinkedIn profile; null when unknown."),
+		optionalLink("twitter_url", webLink("Twitter URL", 2048), "The Twitter (X) profile; null when unknown."),
+		optionalLink("facebook_url", webLink("Facebook URL", 2048), "The Facebook profile; null when unknown."),
+		optionalLink("website_url", webLink("Website URL", 2048), "A personal or company website; null when unknown."),
 		field.Time("confirmed_at").Optional().Nillable().
 			Comment("When the speaker confirmed: set the first time workflowStatus becomes confirmed or ready, or " +
 				"when a session of theirs is accepted in an event with speakerConfirmationEnabled false; never " +

@@ -61,6 +61,9 @@ func (OrganizationContact) Fields() []ent.Field {
 	optional := func(name, label string, maxLen int) ent.Field {
 		return field.Text(name).Optional().Nillable().Validate(text(label, maxLen))
 	}
+	link := func(name string, validate func(string) error) ent.Field {
+		return field.Text(name).Optional().Nillable().Validate(validate)
+	}
 	return []ent.Field{
 		field.String("first_name").Validate(text("First name", 200)),
 		field.String("last_name").Validate(text("Last name", 200)),
@@ -68,11 +71,11 @@ func (OrganizationContact) Fields() []ent.Field {
 		optional("title", "Title", 300),
 		optional("company", "Company", 300),
 		optional("bio", "Bio", 20000),
-		optional("linkedin_url", "LinkedIn URL", 2048),
-		optional("twitter_url", "Twitter URL", 2048),
-		optional("facebook_url", "Facebook URL", 2048),
-		optional("website_url", "Website URL", 2048),
-		optional("headshot_url", "Headshot URL", 2048),
+		link("linkedin_url", webLink("LinkedIn URL", 2048)),
+		link("twitter_url", webLink("Twitter URL", 2048)),
+		link("facebook_url", webLink("Facebook URL", 2048)),
+		link("website_url", webLink("Website URL", 2048)),
+		link("headshot_url", fileLink("Headshot URL", 2048)),
 		field.JSON("custom", map[string]any{}).Default(map[string]any{}).
 			Comment("Free-form data kept with the contact (for example from a synced system); {} when empty."),
 	}

@@ -39,7 +39,7 @@ func (Event) Fields() []ent.Field {
 			Comment("A longer description, at most 20,000 characters; null when not set."),
 		field.Enum("type").Values("conference", "summit", "meetup").Default("conference").
 			Comment("The kind of event; conference by default."),
-		field.String("website_url").Optional().Nillable().Validate(text("Website URL", 2048)).
+		field.String("website_url").Optional().Nillable().Validate(webLink("Website URL", 2048)).
 			Annotations(gqlName("website_url")).
 			Comment("The event's website; null when not set."),
 		field.String("location").Optional().Nillable().Validate(text("Location", 500)).
@@ -54,12 +54,12 @@ func (Event) Fields() []ent.Field {
 		field.Text("theme").Optional().Nillable().Validate(text("Theme", 1000)).
 			Comment("The look of the event's pages as the organizer app stores it, at most 1000 characters; " +
 				"null when not set."),
-		field.String("logo_url").Optional().Nillable().Validate(text("Logo URL", 2048)).
+		field.String("logo_url").Optional().Nillable().Validate(fileLink("Logo URL", 2048)).
 			Annotations(gqlName("logo_url")).
 			Comment("Where the event's logo can be downloaded; null when it has none."),
 		field.String("logo_key").Optional().Nillable().Validate(text("Logo key", 1024)).
 			Comment("The storage key of the logo uploaded in the organizer app; null when none was uploaded."),
-		field.String("background_url").Optional().Nillable().Validate(text("Background URL", 2048)).
+		field.String("background_url").Optional().Nillable().Validate(fileLink("Background URL", 2048)).
 			Annotations(gqlName("background_url")).
 			Comment("Where the event's background image can be downloaded; null when it has none."),
 		field.String("background_key").Optional().Nillable().Validate(text("Background key", 1024)).

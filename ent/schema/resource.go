@@ -31,8 +31,8 @@ func (Resource) Fields() []ent.Field {
 		field.Bool("published").Default(false),
 		field.Enum("audience_mode").Values("all", "tracks", "contacts").Default("all"),
 		field.Enum("attachment_kind").Values("link", "file", "embed").Optional().Nillable(),
-		field.String("link_url").Optional().Nillable().Validate(text("Link", 2048)).Annotations(gqlName("link_url")),
-		field.String("embed_url").Optional().Nillable().Validate(text("Embed", 2048)).Annotations(gqlName("embed_url")),
+		field.String("link_url").Optional().Nillable().Validate(webLink("Link", 2048)).Annotations(gqlName("link_url")),
+		field.String("embed_url").Optional().Nillable().Validate(webLink("Embed", 2048)).Annotations(gqlName("embed_url")),
 		// The file fields are set only for file resources, which the organizer app uploads.
 		field.String("file_storage_key").Optional().Nillable().Validate(text("Storage key", 1024)),
 		field.String("file_name").Optional().Nillable().Validate(text("File name", 500)),

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/mail"
+	"net/url"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -33,6 +34,49 @@ func text(label string, maxLen int) func(string) error {
 		}
 		return nil
 	}
+}
+
+// webLink is a link a person may open from a page: blank (none), or an absolute http or https
+// address with a host. Anything else — javascript:, data:, a scheme-relative //host, a path —
+// is refused, on every write path at once: speakers, CRM contacts and events are written by REST,
+// GraphQL, the portal's pages and imports, and a link shown on one of Podium's pages or in an
+// integrator's must never run script.
+func webLink(label string, maxLen int) func(string) error {
+	check := text(label, maxLen)
+	return func(s string) error {
+		if err := check(s); err != nil {
+			return err
+		}
+		if strings.TrimSpace(s) != "" && !IsWebLink(s) {
+			return fmt.Errorf("%s must be a web address starting with https://", label)
+		}
+		return nil
+	}
+}
+
+// fileLink is a link to a file: a web link, or a path on Podium itself ("/api/v1/…/files/…",
+// what an upload stores when no PUBLIC_URL is known), never "//host" or another scheme.
+func fileLink(label string, maxLen int) func(string) error {
+	check := webLink(label, maxLen)
+	return func(s string) error {
+		if strings.HasPrefix(s, "/") && !strings.HasPrefix(s, "//") &&
+			!strings.ContainsFunc(s, func(r rune) bool { return r <= ' ' || r == 0x7f || r == '\\' }) {
+			return text(label, maxLen)(s)
+		}
+		return check(s)
+	}
+}
+
+// IsWebLink reports whether s is an absolute http or https URL with a host and no control
+// characters or spaces, the only links Podium stores for people to open.
+func IsWebLink(s string) bool {
+	for _, r := range s {
+		if r <= ' ' || r == 0x7f {
+			return false
+		}
+	}
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Opaque == "" && u.Hostname() != ""
 }
 
 // requiredText is text that must not be blank.
