@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -135,7 +134,7 @@ func TestBrowserPortalAsWritten(t *testing.T) {
 		require.Contains(t, told.Text, `"Engines"`)
 		status, body := api.do(t, http.MethodGet, base+"/sessions/"+sessionID+"/timeline", nil)
 		require.Equal(t, http.StatusOK, status, "%s", body)
-		require.True(t, strings.Contains(string(body), `"kind":"speaker_declined"`), "%s", body)
+		require.Contains(t, string(body), `"kind":"speaker_declined"`)
 		require.Contains(t, string(body), "Speaker declined taking part")
 	})
 
