@@ -186,6 +186,8 @@ func TestCFPPageStates(t *testing.T) {
 		rec = b.pageAs(ada, http.MethodPost, page+"/proposals/"+id, f)
 		require.Equal(t, http.StatusSeeOther, rec.Code, rec.Body.String())
 		require.Equal(t, page+"?done=updated", rec.Header().Get("Location"))
+		rec = b.pageAs(ada, http.MethodGet, page+"/proposals/"+id, nil)
+		require.Contains(t, rec.Body.String(), "not a speaker until they accept")
 		rec = b.pageAs(ada, http.MethodGet, page+"?done=updated", nil)
 		require.NotContains(t, rec.Body.String(), "confirmation is on its way")
 		n, err := b.db.Ent.EmailLog.Query().Where(emaillog.Recipient("ada@example.test"), emaillog.TypeEQ(emaillog.TypeConfirmation)).Count(b.sys())
@@ -208,6 +210,7 @@ func TestCFPPageStates(t *testing.T) {
 		require.NotContains(t, rec.Body.String(), `id="cospeakers"`)
 		rec = b.pageAs(ada, http.MethodGet, page+"/proposals/"+id, nil)
 		require.Contains(t, rec.Body.String(), `id="cospeakers"`)
+		require.NotContains(t, rec.Body.String(), `id="invitation-states"`, "grace accepted: a speaker, no invitation")
 		require.Contains(t, rec.Body.String(), "grace@example.test")
 	})
 	t.Run("AnAcceptedProposalOffersNoSubmit", func(t *testing.T) {

@@ -111,6 +111,8 @@ type proposalValues struct {
 	Title, Description, Format, Level, Language, CoSpeakers, FirstName, LastName string
 	Tracks                                                                       []string
 	Answers                                                                      map[string]string
+	// Invitations are the co-speakers named who are not speakers yet, with their answers.
+	Invitations []*graph.CoSpeakerInvitation
 }
 
 // load reads the form, or writes its error page and returns nil.
@@ -260,7 +262,7 @@ func (p *cfpPages) editPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := proposalValues{Title: pr.Title, Description: pr.Description, Language: pr.Language, Tracks: pr.TrackIds,
-		Answers: map[string]string{}}
+		Answers: map[string]string{}, Invitations: pr.Invitations}
 	if pr.FormatID != nil {
 		v.Format = *pr.FormatID
 	}
