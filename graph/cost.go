@@ -46,8 +46,9 @@ var listItems = map[string]int{
 	"ReviewRoundView.submissions": collectionItems, "CrmPipelineColumn.cards": collectionItems,
 	"CommunicationCenter.contacts": collectionItems, "CampaignHistory.recipients": collectionItems,
 	"DecisionResult.submissions": collectionItems, "AgendaProposal.placements": collectionItems,
-	"AutoDistributionResult.planned": collectionItems, "SpeakerEvent.sessions": collectionItems,
-	"Query.myProposals": collectionItems, "Query.myReviewAssignments": collectionItems,
+	"AutoDistributionResult.planned": collectionItems,
+	"Query.myProposals":              collectionItems, "Query.myReviewAssignments": collectionItems,
+	// A speaker's sessions of one event (SpeakerEvent.sessions) are a nested list: a handful.
 	// An event has one or a few review rounds; a submission is reviewed by a few reviewers.
 	"EvaluationWorkspace.rounds": 3, "ReviewResultRow.humanReviews": 5,
 }

@@ -79,8 +79,21 @@ func TestEveryEmailLinkOpens(t *testing.T) {
 		"answers": map[string]any{"audience": "All"}, "firstName": "Sam", "lastName": "Speaker",
 		"coSpeakers": []any{map[string]any{"name": "Cora Speaker", "email": "cora@example.test"}}}})
 	require.Empty(t, r.Errors, r.Raw)
-	// A webhook endpoint that keeps failing, disabled at once: its organization's admins are told.
+	// A speaker who declines from the portal, and a submitted proposal withdrawn: the
+	// organization's admins are told.
 	b.addMember(b.acmeOrg, "admin@acme.test", organizationmember.RoleAdmin)
+	dee := b.speaker(w.base, "Dee", "Clines", "dee@example.test")
+	b.createSession(w, "Declined", dee)
+	rec := b.pageAs(b.signIn("dee@example.test"), http.MethodPost, "/portal/decline", url.Values{"contact": {dee}})
+	require.Equal(t, http.StatusSeeOther, rec.Code, rec.Body.String())
+	r = b.gqlAs(sam, saveProposalDoc, map[string]any{"f": fx.form, "submit": true, "in": map[string]any{
+		"title": "Withdrawn", "formatId": fx.format, "levelId": fx.level, "trackIds": []any{fx.track},
+		"answers": map[string]any{"audience": "All"}, "firstName": "Sam", "lastName": "Speaker"}})
+	require.Empty(t, r.Errors, r.Raw)
+	r = b.gqlAs(sam, `mutation($f: ID!, $id: ID!) { withdrawProposal(formId: $f, id: $id) { status } }`,
+		map[string]any{"f": fx.form, "id": r.Data["saveProposal"].(map[string]any)["id"]})
+	require.Empty(t, r.Errors, r.Raw)
+	// A webhook endpoint that keeps failing, disabled at once: its organization's admins are told.
 	b.startWorkers(jobs.Config{Webhooks: b.loopbackWebhooks(jobs.WebhookConfig{DisableAfter: time.Nanosecond}), Notifier: b.res})
 	rc := newReceiver(t)
 	rc.set(http.StatusInternalServerError)
