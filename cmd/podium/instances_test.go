@@ -266,7 +266,6 @@ func TestInstances(t *testing.T) {
 		"%d deliveries rescued; greedy key: %s",
 		instancesKillAfter, restartedIn.Round(time.Millisecond), lost, len(st.ackSpeakers), len(st.ackSessions),
 		len(st.ackCancels), emails, dupIDs, extra, rescued, greedy)
-	require.NoError(t, greedy.judge(), "the greedy key across three instances")
 
 	// River UI shows the same jobs whichever instance answers.
 	var lists []string
@@ -295,6 +294,9 @@ func TestInstances(t *testing.T) {
 		require.Contains(t, []int{http.StatusNotFound, http.StatusUnauthorized}, resp.StatusCode, url)
 	}
 	requireOneLeader(t, db)
+	// Last: on a machine too busy for the greedy key to offer twice its limit, the judgment fails
+	// without having checked the rest.
+	require.NoError(t, greedy.judge(), "the greedy key across three instances")
 }
 
 // requireOneLeader checks that River elected one leader among the instances and that the leader
