@@ -40236,80 +40236,82 @@ func (m *StageHistoryMutation) ResetEdge(name string) error {
 // SubmissionMutation represents an operation that mutates the Submission nodes in the graph.
 type SubmissionMutation struct {
 	config
-	op                        Op
-	typ                       string
-	id                        *string
-	created_at                *time.Time
-	updated_at                *time.Time
-	organization_id           *string
-	number                    *int
-	addnumber                 *int
-	code                      *string
-	status                    *submission.Status
-	title                     *string
-	description               *string
-	language                  *string
-	starts_at                 *time.Time
-	ends_at                   *time.Time
-	ics_sequence              *int
-	addics_sequence           *int
-	schedule_dirty            *bool
-	capacity                  *int
-	addcapacity               *int
-	ceu_credits               *int
-	addceu_credits            *int
-	client_session_id         *string
-	notified_at               *time.Time
-	submitted_at              *time.Time
-	proposal_key              *string
-	answers                   *map[string]interface{}
-	approved_snapshot         *map[string]interface{}
-	content_review_status     *submission.ContentReviewStatus
-	cancelled_at              *time.Time
-	cancelled_by              *submission.CancelledBy
-	clearedFields             map[string]struct{}
-	event                     *string
-	clearedevent              bool
-	source_form               *string
-	clearedsource_form        bool
-	submitter                 *string
-	clearedsubmitter          bool
-	format                    *string
-	clearedformat             bool
-	level                     *string
-	clearedlevel              bool
-	room                      *string
-	clearedroom               bool
-	tracks                    map[string]struct{}
-	removedtracks             map[string]struct{}
-	clearedtracks             bool
-	tags                      map[string]struct{}
-	removedtags               map[string]struct{}
-	clearedtags               bool
-	participants              map[string]struct{}
-	removedparticipants       map[string]struct{}
-	clearedparticipants       bool
-	tasks                     map[string]struct{}
-	removedtasks              map[string]struct{}
-	clearedtasks              bool
-	deliverables              map[string]struct{}
-	removeddeliverables       map[string]struct{}
-	cleareddeliverables       bool
-	timeline                  map[string]struct{}
-	removedtimeline           map[string]struct{}
-	clearedtimeline           bool
-	review_assignments        map[string]struct{}
-	removedreview_assignments map[string]struct{}
-	clearedreview_assignments bool
-	ai_results                map[string]struct{}
-	removedai_results         map[string]struct{}
-	clearedai_results         bool
-	emails                    map[string]struct{}
-	removedemails             map[string]struct{}
-	clearedemails             bool
-	done                      bool
-	oldValue                  func(context.Context) (*Submission, error)
-	predicates                []predicate.Submission
+	op                           Op
+	typ                          string
+	id                           *string
+	created_at                   *time.Time
+	updated_at                   *time.Time
+	organization_id              *string
+	number                       *int
+	addnumber                    *int
+	code                         *string
+	status                       *submission.Status
+	title                        *string
+	description                  *string
+	language                     *string
+	starts_at                    *time.Time
+	ends_at                      *time.Time
+	ics_sequence                 *int
+	addics_sequence              *int
+	schedule_dirty               *bool
+	capacity                     *int
+	addcapacity                  *int
+	ceu_credits                  *int
+	addceu_credits               *int
+	client_session_id            *string
+	notified_at                  *time.Time
+	submitted_at                 *time.Time
+	proposal_key                 *string
+	answers                      *map[string]interface{}
+	co_speaker_invitations       *[]cfpform.Invitation
+	appendco_speaker_invitations []cfpform.Invitation
+	approved_snapshot            *map[string]interface{}
+	content_review_status        *submission.ContentReviewStatus
+	cancelled_at                 *time.Time
+	cancelled_by                 *submission.CancelledBy
+	clearedFields                map[string]struct{}
+	event                        *string
+	clearedevent                 bool
+	source_form                  *string
+	clearedsource_form           bool
+	submitter                    *string
+	clearedsubmitter             bool
+	format                       *string
+	clearedformat                bool
+	level                        *string
+	clearedlevel                 bool
+	room                         *string
+	clearedroom                  bool
+	tracks                       map[string]struct{}
+	removedtracks                map[string]struct{}
+	clearedtracks                bool
+	tags                         map[string]struct{}
+	removedtags                  map[string]struct{}
+	clearedtags                  bool
+	participants                 map[string]struct{}
+	removedparticipants          map[string]struct{}
+	clearedparticipants          bool
+	tasks                        map[string]struct{}
+	removedtasks                 map[string]struct{}
+	clearedtasks                 bool
+	deliverables                 map[string]struct{}
+	removeddeliverables          map[string]struct{}
+	cleareddeliverables          bool
+	timeline                     map[string]struct{}
+	removedtimeline              map[string]struct{}
+	clearedtimeline              bool
+	review_assignments           map[string]struct{}
+	removedreview_assignments    map[string]struct{}
+	clearedreview_assignments    bool
+	ai_results                   map[string]struct{}
+	removedai_results            map[string]struct{}
+	clearedai_results            bool
+	emails                       map[string]struct{}
+	removedemails                map[string]struct{}
+	clearedemails                bool
+	done                         bool
+	oldValue                     func(context.Context) (*Submission, error)
+	predicates                   []predicate.Submission
 }
 
 var _ ent.Mutation = (*SubmissionMutation)(nil)
@@ -41603,6 +41605,57 @@ func (m *SubmissionMutation) ResetAnswers() {
 	m.answers = nil
 }
 
+// SetCoSpeakerInvitations sets the "co_speaker_invitations" field.
+func (m *SubmissionMutation) SetCoSpeakerInvitations(c []cfpform.Invitation) {
+	m.co_speaker_invitations = &c
+	m.appendco_speaker_invitations = nil
+}
+
+// CoSpeakerInvitations returns the value of the "co_speaker_invitations" field in the mutation.
+func (m *SubmissionMutation) CoSpeakerInvitations() (r []cfpform.Invitation, exists bool) {
+	v := m.co_speaker_invitations
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCoSpeakerInvitations returns the old "co_speaker_invitations" field's value of the Submission entity.
+// If the Submission object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SubmissionMutation) OldCoSpeakerInvitations(ctx context.Context) (v []cfpform.Invitation, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCoSpeakerInvitations is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCoSpeakerInvitations requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCoSpeakerInvitations: %w", err)
+	}
+	return oldValue.CoSpeakerInvitations, nil
+}
+
+// AppendCoSpeakerInvitations adds c to the "co_speaker_invitations" field.
+func (m *SubmissionMutation) AppendCoSpeakerInvitations(c []cfpform.Invitation) {
+	m.appendco_speaker_invitations = append(m.appendco_speaker_invitations, c...)
+}
+
+// AppendedCoSpeakerInvitations returns the list of values that were appended to the "co_speaker_invitations" field in this mutation.
+func (m *SubmissionMutation) AppendedCoSpeakerInvitations() ([]cfpform.Invitation, bool) {
+	if len(m.appendco_speaker_invitations) == 0 {
+		return nil, false
+	}
+	return m.appendco_speaker_invitations, true
+}
+
+// ResetCoSpeakerInvitations resets all changes to the "co_speaker_invitations" field.
+func (m *SubmissionMutation) ResetCoSpeakerInvitations() {
+	m.co_speaker_invitations = nil
+	m.appendco_speaker_invitations = nil
+}
+
 // SetApprovedSnapshot sets the "approved_snapshot" field.
 func (m *SubmissionMutation) SetApprovedSnapshot(value map[string]interface{}) {
 	m.approved_snapshot = &value
@@ -42468,7 +42521,7 @@ func (m *SubmissionMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *SubmissionMutation) Fields() []string {
-	fields := make([]string, 0, 30)
+	fields := make([]string, 0, 31)
 	if m.created_at != nil {
 		fields = append(fields, submission.FieldCreatedAt)
 	}
@@ -42547,6 +42600,9 @@ func (m *SubmissionMutation) Fields() []string {
 	if m.answers != nil {
 		fields = append(fields, submission.FieldAnswers)
 	}
+	if m.co_speaker_invitations != nil {
+		fields = append(fields, submission.FieldCoSpeakerInvitations)
+	}
 	if m.approved_snapshot != nil {
 		fields = append(fields, submission.FieldApprovedSnapshot)
 	}
@@ -42619,6 +42675,8 @@ func (m *SubmissionMutation) Field(name string) (ent.Value, bool) {
 		return m.ProposalKey()
 	case submission.FieldAnswers:
 		return m.Answers()
+	case submission.FieldCoSpeakerInvitations:
+		return m.CoSpeakerInvitations()
 	case submission.FieldApprovedSnapshot:
 		return m.ApprovedSnapshot()
 	case submission.FieldContentReviewStatus:
@@ -42688,6 +42746,8 @@ func (m *SubmissionMutation) OldField(ctx context.Context, name string) (ent.Val
 		return m.OldProposalKey(ctx)
 	case submission.FieldAnswers:
 		return m.OldAnswers(ctx)
+	case submission.FieldCoSpeakerInvitations:
+		return m.OldCoSpeakerInvitations(ctx)
 	case submission.FieldApprovedSnapshot:
 		return m.OldApprovedSnapshot(ctx)
 	case submission.FieldContentReviewStatus:
@@ -42886,6 +42946,13 @@ func (m *SubmissionMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetAnswers(v)
+		return nil
+	case submission.FieldCoSpeakerInvitations:
+		v, ok := value.([]cfpform.Invitation)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCoSpeakerInvitations(v)
 		return nil
 	case submission.FieldApprovedSnapshot:
 		v, ok := value.(map[string]interface{})
@@ -43185,6 +43252,9 @@ func (m *SubmissionMutation) ResetField(name string) error {
 		return nil
 	case submission.FieldAnswers:
 		m.ResetAnswers()
+		return nil
+	case submission.FieldCoSpeakerInvitations:
+		m.ResetCoSpeakerInvitations()
 		return nil
 	case submission.FieldApprovedSnapshot:
 		m.ResetApprovedSnapshot()

@@ -16,6 +16,7 @@ import (
 	"github.com/podium/podium/ent/format"
 	"github.com/podium/podium/ent/level"
 	"github.com/podium/podium/ent/room"
+	"github.com/podium/podium/ent/schema/cfpform"
 	"github.com/podium/podium/ent/submission"
 )
 
@@ -77,6 +78,8 @@ type Submission struct {
 	ProposalKey *string `json:"proposal_key,omitempty"`
 	// Answers holds the value of the "answers" field.
 	Answers map[string]interface{} `json:"answers,omitempty"`
+	// CoSpeakerInvitations holds the value of the "co_speaker_invitations" field.
+	CoSpeakerInvitations []cfpform.Invitation `json:"co_speaker_invitations,omitempty"`
 	// ApprovedSnapshot holds the value of the "approved_snapshot" field.
 	ApprovedSnapshot map[string]interface{} `json:"approved_snapshot,omitempty"`
 	// ContentReviewStatus holds the value of the "content_review_status" field.
@@ -292,7 +295,7 @@ func (*Submission) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case submission.FieldAnswers, submission.FieldApprovedSnapshot:
+		case submission.FieldAnswers, submission.FieldCoSpeakerInvitations, submission.FieldApprovedSnapshot:
 			values[i] = new([]byte)
 		case submission.FieldScheduleDirty:
 			values[i] = new(sql.NullBool)
@@ -492,6 +495,14 @@ func (_m *Submission) assignValues(columns []string, values []any) error {
 			} else if value != nil && len(*value) > 0 {
 				if err := json.Unmarshal(*value, &_m.Answers); err != nil {
 					return fmt.Errorf("unmarshal field answers: %w", err)
+				}
+			}
+		case submission.FieldCoSpeakerInvitations:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field co_speaker_invitations", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.CoSpeakerInvitations); err != nil {
+					return fmt.Errorf("unmarshal field co_speaker_invitations: %w", err)
 				}
 			}
 		case submission.FieldApprovedSnapshot:
@@ -736,6 +747,9 @@ func (_m *Submission) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("answers=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Answers))
+	builder.WriteString(", ")
+	builder.WriteString("co_speaker_invitations=")
+	builder.WriteString(fmt.Sprintf("%v", _m.CoSpeakerInvitations))
 	builder.WriteString(", ")
 	builder.WriteString("approved_snapshot=")
 	builder.WriteString(fmt.Sprintf("%v", _m.ApprovedSnapshot))

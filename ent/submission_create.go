@@ -22,6 +22,7 @@ import (
 	"github.com/podium/podium/ent/level"
 	"github.com/podium/podium/ent/reviewassignment"
 	"github.com/podium/podium/ent/room"
+	"github.com/podium/podium/ent/schema/cfpform"
 	"github.com/podium/podium/ent/submission"
 	"github.com/podium/podium/ent/submissionparticipant"
 	"github.com/podium/podium/ent/tag"
@@ -346,6 +347,12 @@ func (_c *SubmissionCreate) SetAnswers(v map[string]interface{}) *SubmissionCrea
 	return _c
 }
 
+// SetCoSpeakerInvitations sets the "co_speaker_invitations" field.
+func (_c *SubmissionCreate) SetCoSpeakerInvitations(v []cfpform.Invitation) *SubmissionCreate {
+	_c.mutation.SetCoSpeakerInvitations(v)
+	return _c
+}
+
 // SetApprovedSnapshot sets the "approved_snapshot" field.
 func (_c *SubmissionCreate) SetApprovedSnapshot(v map[string]interface{}) *SubmissionCreate {
 	_c.mutation.SetApprovedSnapshot(v)
@@ -658,6 +665,10 @@ func (_c *SubmissionCreate) defaults() error {
 		v := submission.DefaultAnswers
 		_c.mutation.SetAnswers(v)
 	}
+	if _, ok := _c.mutation.CoSpeakerInvitations(); !ok {
+		v := submission.DefaultCoSpeakerInvitations
+		_c.mutation.SetCoSpeakerInvitations(v)
+	}
 	if _, ok := _c.mutation.ApprovedSnapshot(); !ok {
 		v := submission.DefaultApprovedSnapshot
 		_c.mutation.SetApprovedSnapshot(v)
@@ -776,6 +787,9 @@ func (_c *SubmissionCreate) check() error {
 	}
 	if _, ok := _c.mutation.Answers(); !ok {
 		return &ValidationError{Name: "answers", err: errors.New(`ent: missing required field "Submission.answers"`)}
+	}
+	if _, ok := _c.mutation.CoSpeakerInvitations(); !ok {
+		return &ValidationError{Name: "co_speaker_invitations", err: errors.New(`ent: missing required field "Submission.co_speaker_invitations"`)}
 	}
 	if _, ok := _c.mutation.ApprovedSnapshot(); !ok {
 		return &ValidationError{Name: "approved_snapshot", err: errors.New(`ent: missing required field "Submission.approved_snapshot"`)}
@@ -916,6 +930,10 @@ func (_c *SubmissionCreate) createSpec() (*Submission, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Answers(); ok {
 		_spec.SetField(submission.FieldAnswers, field.TypeJSON, value)
 		_node.Answers = value
+	}
+	if value, ok := _c.mutation.CoSpeakerInvitations(); ok {
+		_spec.SetField(submission.FieldCoSpeakerInvitations, field.TypeJSON, value)
+		_node.CoSpeakerInvitations = value
 	}
 	if value, ok := _c.mutation.ApprovedSnapshot(); ok {
 		_spec.SetField(submission.FieldApprovedSnapshot, field.TypeJSON, value)
@@ -1579,6 +1597,18 @@ func (u *SubmissionUpsert) UpdateAnswers() *SubmissionUpsert {
 	return u
 }
 
+// SetCoSpeakerInvitations sets the "co_speaker_invitations" field.
+func (u *SubmissionUpsert) SetCoSpeakerInvitations(v []cfpform.Invitation) *SubmissionUpsert {
+	u.Set(submission.FieldCoSpeakerInvitations, v)
+	return u
+}
+
+// UpdateCoSpeakerInvitations sets the "co_speaker_invitations" field to the value that was provided on create.
+func (u *SubmissionUpsert) UpdateCoSpeakerInvitations() *SubmissionUpsert {
+	u.SetExcluded(submission.FieldCoSpeakerInvitations)
+	return u
+}
+
 // SetApprovedSnapshot sets the "approved_snapshot" field.
 func (u *SubmissionUpsert) SetApprovedSnapshot(v map[string]interface{}) *SubmissionUpsert {
 	u.Set(submission.FieldApprovedSnapshot, v)
@@ -2105,6 +2135,20 @@ func (u *SubmissionUpsertOne) SetAnswers(v map[string]interface{}) *SubmissionUp
 func (u *SubmissionUpsertOne) UpdateAnswers() *SubmissionUpsertOne {
 	return u.Update(func(s *SubmissionUpsert) {
 		s.UpdateAnswers()
+	})
+}
+
+// SetCoSpeakerInvitations sets the "co_speaker_invitations" field.
+func (u *SubmissionUpsertOne) SetCoSpeakerInvitations(v []cfpform.Invitation) *SubmissionUpsertOne {
+	return u.Update(func(s *SubmissionUpsert) {
+		s.SetCoSpeakerInvitations(v)
+	})
+}
+
+// UpdateCoSpeakerInvitations sets the "co_speaker_invitations" field to the value that was provided on create.
+func (u *SubmissionUpsertOne) UpdateCoSpeakerInvitations() *SubmissionUpsertOne {
+	return u.Update(func(s *SubmissionUpsert) {
+		s.UpdateCoSpeakerInvitations()
 	})
 }
 
@@ -2811,6 +2855,20 @@ func (u *SubmissionUpsertBulk) SetAnswers(v map[string]interface{}) *SubmissionU
 func (u *SubmissionUpsertBulk) UpdateAnswers() *SubmissionUpsertBulk {
 	return u.Update(func(s *SubmissionUpsert) {
 		s.UpdateAnswers()
+	})
+}
+
+// SetCoSpeakerInvitations sets the "co_speaker_invitations" field.
+func (u *SubmissionUpsertBulk) SetCoSpeakerInvitations(v []cfpform.Invitation) *SubmissionUpsertBulk {
+	return u.Update(func(s *SubmissionUpsert) {
+		s.SetCoSpeakerInvitations(v)
+	})
+}
+
+// UpdateCoSpeakerInvitations sets the "co_speaker_invitations" field to the value that was provided on create.
+func (u *SubmissionUpsertBulk) UpdateCoSpeakerInvitations() *SubmissionUpsertBulk {
+	return u.Update(func(s *SubmissionUpsert) {
+		s.UpdateCoSpeakerInvitations()
 	})
 }
 

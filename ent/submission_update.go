@@ -10,6 +10,7 @@ import (
 
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
+	"entgo.io/ent/dialect/sql/sqljson"
 	"entgo.io/ent/schema/field"
 	"github.com/podium/podium/ent/aireviewresult"
 	"github.com/podium/podium/ent/contact"
@@ -21,6 +22,7 @@ import (
 	"github.com/podium/podium/ent/predicate"
 	"github.com/podium/podium/ent/reviewassignment"
 	"github.com/podium/podium/ent/room"
+	"github.com/podium/podium/ent/schema/cfpform"
 	"github.com/podium/podium/ent/submission"
 	"github.com/podium/podium/ent/submissionparticipant"
 	"github.com/podium/podium/ent/tag"
@@ -417,6 +419,18 @@ func (_u *SubmissionUpdate) ClearProposalKey() *SubmissionUpdate {
 // SetAnswers sets the "answers" field.
 func (_u *SubmissionUpdate) SetAnswers(v map[string]interface{}) *SubmissionUpdate {
 	_u.mutation.SetAnswers(v)
+	return _u
+}
+
+// SetCoSpeakerInvitations sets the "co_speaker_invitations" field.
+func (_u *SubmissionUpdate) SetCoSpeakerInvitations(v []cfpform.Invitation) *SubmissionUpdate {
+	_u.mutation.SetCoSpeakerInvitations(v)
+	return _u
+}
+
+// AppendCoSpeakerInvitations appends value to the "co_speaker_invitations" field.
+func (_u *SubmissionUpdate) AppendCoSpeakerInvitations(v []cfpform.Invitation) *SubmissionUpdate {
+	_u.mutation.AppendCoSpeakerInvitations(v)
 	return _u
 }
 
@@ -1081,6 +1095,14 @@ func (_u *SubmissionUpdate) sqlSave(ctx context.Context) (_node int, err error) 
 	}
 	if value, ok := _u.mutation.Answers(); ok {
 		_spec.SetField(submission.FieldAnswers, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.CoSpeakerInvitations(); ok {
+		_spec.SetField(submission.FieldCoSpeakerInvitations, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedCoSpeakerInvitations(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, submission.FieldCoSpeakerInvitations, value)
+		})
 	}
 	if value, ok := _u.mutation.ApprovedSnapshot(); ok {
 		_spec.SetField(submission.FieldApprovedSnapshot, field.TypeJSON, value)
@@ -2049,6 +2071,18 @@ func (_u *SubmissionUpdateOne) SetAnswers(v map[string]interface{}) *SubmissionU
 	return _u
 }
 
+// SetCoSpeakerInvitations sets the "co_speaker_invitations" field.
+func (_u *SubmissionUpdateOne) SetCoSpeakerInvitations(v []cfpform.Invitation) *SubmissionUpdateOne {
+	_u.mutation.SetCoSpeakerInvitations(v)
+	return _u
+}
+
+// AppendCoSpeakerInvitations appends value to the "co_speaker_invitations" field.
+func (_u *SubmissionUpdateOne) AppendCoSpeakerInvitations(v []cfpform.Invitation) *SubmissionUpdateOne {
+	_u.mutation.AppendCoSpeakerInvitations(v)
+	return _u
+}
+
 // SetApprovedSnapshot sets the "approved_snapshot" field.
 func (_u *SubmissionUpdateOne) SetApprovedSnapshot(v map[string]interface{}) *SubmissionUpdateOne {
 	_u.mutation.SetApprovedSnapshot(v)
@@ -2740,6 +2774,14 @@ func (_u *SubmissionUpdateOne) sqlSave(ctx context.Context) (_node *Submission, 
 	}
 	if value, ok := _u.mutation.Answers(); ok {
 		_spec.SetField(submission.FieldAnswers, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.CoSpeakerInvitations(); ok {
+		_spec.SetField(submission.FieldCoSpeakerInvitations, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedCoSpeakerInvitations(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, submission.FieldCoSpeakerInvitations, value)
+		})
 	}
 	if value, ok := _u.mutation.ApprovedSnapshot(); ok {
 		_spec.SetField(submission.FieldApprovedSnapshot, field.TypeJSON, value)

@@ -2,23 +2,29 @@ package graph
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/mail"
 	"slices"
 	"strings"
 	"time"
+
+	entsql "entgo.io/ent/dialect/sql"
 
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/contact"
 	"github.com/podium/podium/ent/dbx"
 	"github.com/podium/podium/ent/emaillog"
 	"github.com/podium/podium/ent/form"
+	"github.com/podium/podium/ent/predicate"
 	"github.com/podium/podium/ent/schema/cfpform"
 	"github.com/podium/podium/ent/schema/pid"
 	"github.com/podium/podium/ent/schema/viewer"
 	"github.com/podium/podium/ent/submission"
 	"github.com/podium/podium/ent/submissionparticipant"
 	"github.com/podium/podium/ent/timelineentry"
+	"github.com/podium/podium/graph/access/mailbudget"
 	"github.com/podium/podium/graph/apperr"
 	"github.com/podium/podium/graph/email"
 )
@@ -95,8 +101,9 @@ func (r *Resolver) PublicFormEvent(ctx context.Context, formID string) (*CfpForm
 	return f, s.event, err
 }
 
-// OwnProposals lists the person's proposals in the form's event — submitted by them or naming
-// them as co-speaker — newest first.
+// OwnProposals lists the person's proposals of the form — submitted by them or naming them as
+// co-speaker — newest first. Each form has its own list and limit: another form's proposals are
+// on that form's page.
 func (r *Resolver) OwnProposals(ctx context.Context, p *viewer.Person, formID string) ([]*Proposal, error) {
 	if p == nil {
 		return nil, errNotAPerson
@@ -110,7 +117,7 @@ func (r *Resolver) OwnProposals(ctx context.Context, p *viewer.Person, formID st
 		return []*Proposal{}, err
 	}
 	subs, err := r.Client.Submission.Query().
-		Where(submission.EventID(s.event.ID), submission.SourceFormIDNotNil(),
+		Where(submission.EventID(s.event.ID), submission.SourceFormID(s.form.ID),
 			submission.Or(submission.SubmitterContactID(me.ID),
 				submission.HasParticipantsWith(submissionparticipant.ContactID(me.ID)))).
 		Order(ent.Desc(submission.FieldCreatedAt), ent.Desc(submission.FieldID)).All(s.ctx)
@@ -142,7 +149,7 @@ type proposal struct {
 	missingRequired          []string
 }
 
-type coSpeaker struct{ first, last, email string }
+type coSpeaker struct{ name, email string }
 
 // checkProposal checks what the person typed, before any database work. Required questions are
 // collected, not refused: a draft may leave them empty; submitting may not.
@@ -213,12 +220,7 @@ func checkCoSpeaker(n int, in *CoSpeakerInput) (coSpeaker, error) {
 	if err != nil || parsed.Address != addr || parsed.Name != "" || len(addr) > 320 || !strings.Contains(addr, ".") {
 		return coSpeaker{}, apperr.Invalid("Co-speaker %d's email address is not valid: write it as name@example.com", n)
 	}
-	first, last, _ := strings.Cut(name, " ")
-	last = strings.TrimSpace(last)
-	if last == "" {
-		last = "-"
-	}
-	return coSpeaker{first: first, last: last, email: addr}, nil
+	return coSpeaker{name: name, email: addr}, nil
 }
 
 // checkReplies checks replies against the form's questions: known keys, strings, a choice among
@@ -311,7 +313,15 @@ func (r *Resolver) SaveOwnProposal(ctx context.Context, person *viewer.Person, f
 		if err := checkOffered(ctx, c, s.event.ID, f, p); err != nil {
 			return err
 		}
-		me, err := r.submitterContact(ctx, c, s, p)
+		// An update needs a proposal of the person's, so a contact of theirs; only a new proposal
+		// makes one.
+		me, err := s.me(c)
+		if err == nil && me == nil && id != nil && *id != "" {
+			err = errProposalNotFound
+		}
+		if err == nil && me == nil {
+			me, err = r.submitterContact(ctx, c, s, p)
+		}
 		if err != nil {
 			return err
 		}
@@ -344,7 +354,7 @@ func (r *Resolver) SaveOwnProposal(ctx context.Context, person *viewer.Person, f
 				return err
 			}
 		}
-		if err := r.setProposalSpeakers(ctx, c, s, sub, me, p.coSpeakers, sub.SubmitterContactID != nil && *sub.SubmitterContactID == me.ID); err != nil {
+		if sub, err = r.setProposalSpeakers(ctx, c, s, sub, me, p.coSpeakers, sub.SubmitterContactID != nil && *sub.SubmitterContactID == me.ID); err != nil {
 			return err
 		}
 		if submit && sub.Status == submission.StatusDraft {
@@ -389,19 +399,17 @@ func checkOffered(ctx context.Context, c *ent.Client, eventID string, f *ent.For
 	return nil
 }
 
-// submitterContact is the person's contact in the event, created (a speaker) on their first
-// proposal, named as they typed or else after their user.
+// submitterContact creates the person's contact in the event (a speaker) on their first
+// proposal, named as they typed or else after their user; without a name it is refused.
 func (r *Resolver) submitterContact(ctx context.Context, c *ent.Client, s *cfpScope, p *proposal) (*ent.Contact, error) {
-	me, err := s.me(c)
-	if err != nil || me != nil {
-		return me, err
-	}
 	first, last := p.firstName, p.lastName
 	if first == "" {
 		first, last, _ = strings.Cut(strings.TrimSpace(s.person.Name), " ")
 	}
+	// The event greets and, once accepted, publishes speakers by this name: never a made-up one
+	// such as the address's local part.
 	if first == "" || strings.Contains(first, "@") {
-		first, _, _ = strings.Cut(s.person.Email, "@")
+		return nil, apperr.Invalid("First name must not be empty: write your name as the event should show it")
 	}
 	if strings.TrimSpace(last) == "" {
 		last = "-"
@@ -427,7 +435,8 @@ func (r *Resolver) proposalToSave(ctx context.Context, c *ent.Client, s *cfpScop
 			return nil, false, err
 		}
 	}
-	n, err := c.Submission.Query().Where(submission.SourceFormID(f.ID), submission.SubmitterContactID(me.ID)).Count(ctx)
+	n, err := c.Submission.Query().Where(submission.SourceFormID(f.ID), submission.SubmitterContactID(me.ID),
+		countsAgainstLimit()).Count(ctx)
 	if err != nil {
 		return nil, false, err
 	}
@@ -447,6 +456,17 @@ func (r *Resolver) proposalToSave(ctx context.Context, c *ent.Client, s *cfpScop
 	return sub, true, err
 }
 
+// countsAgainstLimit selects the proposals a form's limit counts: every one but a draft withdrawn
+// before it was ever submitted, which nobody read.
+func countsAgainstLimit() predicate.Submission {
+	return submission.Not(submission.And(submission.StatusEQ(submission.StatusWithdrawn), submission.SubmittedAtIsNil()))
+}
+
+// CountsAgainstLimit says whether p counts against its form's limit (countsAgainstLimit).
+func CountsAgainstLimit(p *Proposal) bool {
+	return p.Mine && (p.Status != SubmissionStatusWithdrawn || p.SubmittedAt != nil)
+}
+
 // ownProposal loads, locked, a proposal of the form's event that came through a form and names
 // the person as submitter or speaker; anything else is not found.
 func (r *Resolver) ownProposal(ctx context.Context, c *ent.Client, s *cfpScope, me *ent.Contact, id string) (*ent.Submission, error) {
@@ -463,50 +483,327 @@ func (r *Resolver) ownProposal(ctx context.Context, c *ent.Client, s *cfpScope, 
 	return sub, err
 }
 
-// setProposalSpeakers makes the speakers the submitter then the co-speakers, creating contacts
-// for new addresses, and emails each co-speaker newly named. A co-speaker editing the proposal
-// leaves the list as it is.
-func (r *Resolver) setProposalSpeakers(ctx context.Context, c *ent.Client, s *cfpScope, sub *ent.Submission, me *ent.Contact, cos []coSpeaker, isSubmitter bool) error {
+// setProposalSpeakers sets the co-speakers the submitter names (docs/cfp.md). Naming someone
+// makes them no speaker and no contact of the event: a speaker already on the proposal stays, an
+// address already invited keeps its invitation (a declined one stays declined and is not emailed
+// again), and a new address is invited by email, charged first to the submitter's daily email
+// budget — over it, the save is refused and, the transaction rolling back, nothing is written. A
+// speaker or invitation left out is removed, and a contact that accepting made goes with it when
+// nothing else holds it. A co-speaker saving leaves the list as it is.
+func (r *Resolver) setProposalSpeakers(ctx context.Context, c *ent.Client, s *cfpScope, sub *ent.Submission, me *ent.Contact, cos []coSpeaker, isSubmitter bool) (*ent.Submission, error) {
 	if !isSubmitter {
+		return sub, nil
+	}
+	people, err := participants(ctx, c, sub.ID)
+	if err != nil {
+		return nil, err
+	}
+	named := map[string]bool{}
+	for _, cs := range cos {
+		named[cs.email] = true
+	}
+	before, keep := []string{}, []string{me.ID}
+	speaking := map[string]bool{}
+	var dropped []speaker
+	for _, sp := range people[sub.ID] {
+		before = append(before, sp.ContactID)
+		switch addr := strings.ToLower(sp.Email); {
+		case sp.ContactID == me.ID:
+		case named[addr]:
+			keep, speaking[addr] = append(keep, sp.ContactID), true
+		default:
+			dropped = append(dropped, sp)
+		}
+	}
+	var invs, fresh []cfpform.Invitation
+	for _, v := range sub.CoSpeakerInvitations {
+		if v.Status == cfpform.Accepted && speaking[v.Email] {
+			invs = append(invs, v)
+		}
+	}
+	for _, cs := range cos {
+		if speaking[cs.email] {
+			continue
+		}
+		if i := slices.IndexFunc(sub.CoSpeakerInvitations, func(v cfpform.Invitation) bool {
+			return v.Email == cs.email && v.Status != cfpform.Accepted
+		}); i >= 0 {
+			invs = append(invs, sub.CoSpeakerInvitations[i])
+			continue
+		}
+		inv := cfpform.Invitation{Email: cs.email, Name: cs.name, Status: cfpform.Invited}
+		invs, fresh = append(invs, inv), append(fresh, inv)
+	}
+	if err := r.chargeInvitations(ctx, s.person.Email, len(fresh)); err != nil {
+		return nil, err
+	}
+	if !slices.Equal(before, keep) {
+		if err := setParticipants(ctx, c, sub.ID, keep, false); err != nil {
+			return nil, err
+		}
+	}
+	for _, sp := range dropped {
+		if err := dropMadeContact(ctx, c, sub, sp.ContactID, strings.ToLower(sp.Email)); err != nil {
+			return nil, err
+		}
+	}
+	if invs == nil {
+		invs = []cfpform.Invitation{}
+	}
+	if !slices.Equal(invs, sub.CoSpeakerInvitations) {
+		if sub, err = sub.Update().SetCoSpeakerInvitations(invs).Save(ctx); err != nil {
+			return nil, err
+		}
+	}
+	emails := make([]email.Email, len(fresh))
+	for i, inv := range fresh {
+		emails[i] = email.Email{EventID: s.event.ID, SubmissionID: new(sub.ID), Type: emaillog.TypeCustom, To: inv.Email,
+			Template: email.CFPCoSpeaker, Data: email.Data{EventName: s.event.Name, Path: CFPInvitationPath(s.form.ID, sub.ID),
+				SessionTitle: sub.Title, Message: fullName(me.FirstName, strings.Trim(me.LastName, "-"))}}
+	}
+	_, err = r.Outbox.Queue(ctx, emails...)
+	return sub, err
+}
+
+// chargeInvitations draws n co-speaker invitations from the daily email budget of the person of
+// addr (docs/people.md), or refuses with rate_limited in words about invitations.
+func (r *Resolver) chargeInvitations(ctx context.Context, addr string, n int) error {
+	err := r.budgets().ChargePerson(ctx, addr, n)
+	if err == nil {
 		return nil
 	}
-	before, err := c.SubmissionParticipant.Query().Where(submissionparticipant.SubmissionID(sub.ID)).
-		Select(submissionparticipant.FieldContactID).Strings(ctx)
-	if err != nil {
+	if _, ok := apperr.As(err); !ok {
 		return err
 	}
-	ids := []string{me.ID}
-	var named []*ent.Contact
-	for _, cs := range cos {
-		ct, err := c.Contact.Query().Where(contact.EventID(s.event.ID), contact.EmailEqualFold(cs.email)).
-			Order(ent.Asc(contact.FieldCreatedAt)).First(ctx)
+	return apperr.New(http.StatusTooManyRequests, apperr.CodeRateLimited, fmt.Sprintf(
+		"You have sent too many emails today to invite %d more co-speaker(s): try again in %s. Nothing was saved.",
+		n, mailbudget.Wait(time.Duration(mailbudget.RetryAfter(err))*time.Second)))
+}
+
+// dropMadeContact removes the contact of a speaker taken off sub when accepting sub's invitation
+// made it, and nothing else holds it (no other proposal names or was submitted by it): they are
+// no speaker of the event any more.
+func dropMadeContact(ctx context.Context, c *ent.Client, sub *ent.Submission, contactID, addr string) error {
+	if !slices.ContainsFunc(sub.CoSpeakerInvitations, func(v cfpform.Invitation) bool { return v.Email == addr && v.ContactCreated }) {
+		return nil
+	}
+	held, err := c.SubmissionParticipant.Query().Where(submissionparticipant.ContactID(contactID),
+		submissionparticipant.SubmissionIDNEQ(sub.ID)).Exist(ctx)
+	if err != nil || held {
+		return err
+	}
+	if held, err = c.Submission.Query().Where(submission.SubmitterContactID(contactID)).Exist(ctx); err != nil || held {
+		return err
+	}
+	return c.Contact.DeleteOneID(contactID).Exec(ctx)
+}
+
+// CFPInvitationPath is the page where a person invited as co-speaker of a proposal accepts or
+// declines.
+func CFPInvitationPath(formID, proposalID string) string {
+	return "/cfp/" + formID + "/invitations/" + proposalID
+}
+
+var errInvitationNotFound = apperr.NotFound("Invitation")
+
+// invitedTo selects proposals inviting the address addr (lower-case) as co-speaker.
+func invitedTo(addr string) predicate.Submission {
+	raw, _ := json.Marshal([]map[string]string{{"email": addr}})
+	return predicate.Submission(func(s *entsql.Selector) {
+		s.Where(entsql.P(func(b *entsql.Builder) {
+			b.Ident(s.C(submission.FieldCoSpeakerInvitations)).WriteString(" @> ").Arg(string(raw)).WriteString("::jsonb")
+		}))
+	})
+}
+
+// OwnInvitations lists the person's invitations to be a co-speaker of proposals of the form,
+// newest first.
+func (r *Resolver) OwnInvitations(ctx context.Context, p *viewer.Person, formID string) ([]*ProposalInvitation, error) {
+	if p == nil {
+		return nil, errNotAPerson
+	}
+	s, err := r.scopeForm(ctx, p, formID)
+	if err != nil {
+		return nil, err
+	}
+	addr := strings.ToLower(p.Email)
+	subs, err := r.Client.Submission.Query().Where(submission.EventID(s.event.ID), submission.SourceFormID(s.form.ID),
+		invitedTo(addr)).WithSubmitter().Order(ent.Desc(submission.FieldCreatedAt), ent.Desc(submission.FieldID)).All(s.ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*ProposalInvitation, 0, len(subs))
+	for _, sub := range subs {
+		if v := invitationView(sub, addr); v != nil {
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}
+
+// invitationView is the invitation of addr to sub as the person invited sees it, or nil.
+func invitationView(sub *ent.Submission, addr string) *ProposalInvitation {
+	i := slices.IndexFunc(sub.CoSpeakerInvitations, func(v cfpform.Invitation) bool { return v.Email == addr })
+	if i < 0 {
+		return nil
+	}
+	by := ""
+	if ct := sub.Edges.Submitter; ct != nil {
+		by = fullName(ct.FirstName, strings.Trim(ct.LastName, "-"))
+	}
+	return &ProposalInvitation{ProposalID: sub.ID, FormID: *sub.SourceFormID, Title: sub.Title, InvitedBy: by,
+		Status: sub.CoSpeakerInvitations[i].Status}
+}
+
+// AnswerOwnInvitation accepts or declines the person's invitation to be a co-speaker of the
+// proposal id. Accepting makes them a speaker of it, after the others, and a contact of the
+// event when it does not know them; declining takes them off it again. A withdrawn or declined
+// proposal takes no new speakers.
+func (r *Resolver) AnswerOwnInvitation(ctx context.Context, person *viewer.Person, formID, id string, accept bool) (*ProposalInvitation, error) {
+	if person == nil {
+		return nil, errNotAPerson
+	}
+	s, err := r.scopeForm(ctx, person, formID)
+	if err != nil {
+		return nil, err
+	}
+	if !pid.Plausible(id) {
+		return nil, errInvitationNotFound
+	}
+	addr := strings.ToLower(person.Email)
+	var out *ProposalInvitation
+	err = r.DB.InTx(s.ctx, func(ctx context.Context) error {
+		c := r.client(ctx)
+		sub, err := c.Submission.Query().Where(submission.ID(id), submission.EventID(s.event.ID),
+			submission.SourceFormID(s.form.ID)).ForUpdate().Only(ctx)
 		if ent.IsNotFound(err) {
-			ct, err = c.Contact.Create().SetEventID(s.event.ID).SetEmail(cs.email).SetFirstName(cs.first).
-				SetLastName(cs.last).Save(ctx)
+			return errInvitationNotFound
 		}
 		if err != nil {
 			return err
 		}
-		ids = append(ids, ct.ID)
-		if !slices.Contains(before, ct.ID) {
-			named = append(named, ct)
+		invs := slices.Clone(sub.CoSpeakerInvitations)
+		i := slices.IndexFunc(invs, func(v cfpform.Invitation) bool { return v.Email == addr })
+		if i < 0 {
+			return errInvitationNotFound
 		}
-	}
-	if slices.Equal(before, ids) {
+		want := cfpform.Declined
+		if accept {
+			want = cfpform.Accepted
+		}
+		if invs[i].Status != want {
+			if accept {
+				if sub.Status == submission.StatusWithdrawn || sub.Status == submission.StatusDeclined {
+					return apperr.Invalid("This proposal is %s: it takes no new speakers", sub.Status)
+				}
+				if invs[i].ContactCreated, err = joinProposal(ctx, c, s, sub, invs[i]); err != nil {
+					return err
+				}
+			} else if invs[i].Status == cfpform.Accepted {
+				if err := leaveProposal(ctx, c, sub, addr); err != nil {
+					return err
+				}
+				invs[i].ContactCreated = false
+			}
+			invs[i].Status = want
+			if sub, err = sub.Update().SetCoSpeakerInvitations(invs).Save(ctx); err != nil {
+				return err
+			}
+		}
+		if sub.SubmitterContactID != nil {
+			if sub.Edges.Submitter, err = c.Contact.Get(ctx, *sub.SubmitterContactID); err != nil {
+				return err
+			}
+		}
+		out = invitationView(sub, addr)
 		return nil
+	})
+	return out, err
+}
+
+// joinProposal makes the person invited a speaker of sub, after the others, with their contact in
+// the event, made from the name the submitter typed when the event does not know them. made
+// says it was.
+func joinProposal(ctx context.Context, c *ent.Client, s *cfpScope, sub *ent.Submission, inv cfpform.Invitation) (made bool, err error) {
+	ct, err := s.me(c)
+	if err != nil {
+		return false, err
 	}
-	if err := setParticipants(ctx, c, sub.ID, ids, false); err != nil {
+	if ct == nil {
+		first, last, _ := strings.Cut(inv.Name, " ")
+		if last = strings.TrimSpace(last); last == "" {
+			last = "-"
+		}
+		if ct, err = c.Contact.Create().SetEventID(s.event.ID).SetEmail(inv.Email).SetFirstName(first).
+			SetLastName(last).Save(ctx); err != nil {
+			return false, err
+		}
+		made = true
+	}
+	ids, err := c.SubmissionParticipant.Query().Where(submissionparticipant.SubmissionID(sub.ID)).
+		Order(ent.Asc(submissionparticipant.FieldPosition)).Select(submissionparticipant.FieldContactID).Strings(ctx)
+	if err != nil || slices.Contains(ids, ct.ID) {
+		return made, err
+	}
+	return made, setParticipants(ctx, c, sub.ID, append(ids, ct.ID), false)
+}
+
+// leaveProposal takes the speaker of addr off sub, and the contact accepting made.
+func leaveProposal(ctx context.Context, c *ent.Client, sub *ent.Submission, addr string) error {
+	people, err := participants(ctx, c, sub.ID)
+	if err != nil {
 		return err
 	}
-	emails := make([]email.Email, len(named))
-	for i, ct := range named {
-		emails[i] = email.Email{EventID: s.event.ID, ContactID: new(ct.ID), SubmissionID: new(sub.ID),
-			Type: emaillog.TypeCustom, To: ct.Email, Template: email.CFPCoSpeaker,
-			Data: email.Data{EventName: s.event.Name, FirstName: ct.FirstName, Path: CFPPath(s.form.ID),
-				SessionTitle: sub.Title, Message: fullName(me.FirstName, me.LastName)}}
+	var keep []string
+	gone := ""
+	for _, sp := range people[sub.ID] {
+		if strings.EqualFold(sp.Email, addr) && (sub.SubmitterContactID == nil || sp.ContactID != *sub.SubmitterContactID) {
+			gone = sp.ContactID
+			continue
+		}
+		keep = append(keep, sp.ContactID)
 	}
-	_, err = r.Outbox.Queue(ctx, emails...)
-	return err
+	if gone == "" {
+		return nil
+	}
+	if err := setParticipants(ctx, c, sub.ID, keep, false); err != nil {
+		return err
+	}
+	return dropMadeContact(ctx, c, sub, gone, addr)
+}
+
+// DeleteOwnProposal deletes one of the person's own drafts, never submitted: nobody read it, and
+// it counts against no limit.
+func (r *Resolver) DeleteOwnProposal(ctx context.Context, person *viewer.Person, formID, id string) (string, error) {
+	if person == nil {
+		return "", errNotAPerson
+	}
+	s, err := r.scopeForm(ctx, person, formID)
+	if err != nil {
+		return "", err
+	}
+	err = r.DB.InTx(s.ctx, func(ctx context.Context) error {
+		c := r.client(ctx)
+		me, err := s.me(c)
+		if err != nil {
+			return err
+		}
+		sub, err := r.ownProposal(ctx, c, s, me, id)
+		if err != nil {
+			return err
+		}
+		if sub.SubmitterContactID == nil || *sub.SubmitterContactID != me.ID {
+			return apperr.Forbidden("Only the speaker who wrote this draft can delete it")
+		}
+		if sub.SubmittedAt != nil || (sub.Status != submission.StatusDraft && sub.Status != submission.StatusWithdrawn) {
+			return apperr.Invalid("Only a draft that was never submitted can be deleted: withdraw this proposal instead")
+		}
+		return c.Submission.DeleteOneID(sub.ID).Exec(ctx)
+	})
+	if err != nil {
+		return "", err
+	}
+	return id, nil
 }
 
 // submitProposal submits a draft: pending, submittedAt, a line in its timeline, the webhook and
@@ -596,12 +893,19 @@ func (r *Resolver) proposalViews(ctx context.Context, c *ent.Client, me *ent.Con
 		full := byID[s.ID]
 		p := &Proposal{ID: s.ID, FormID: *s.SourceFormID, EventID: s.EventID, Code: s.Code, Status: SubmissionStatus(s.Status),
 			Title: s.Title, Description: s.Description, FormatID: s.FormatID, LevelID: s.LevelID, Language: s.Language,
-			Answers: s.Answers, Speakers: []*ProposalSpeaker{}, TrackIds: []string{},
+			Answers: s.Answers, Speakers: []*ProposalSpeaker{}, TrackIds: []string{}, Invitations: []*CoSpeakerInvitation{},
 			Mine: s.SubmitterContactID != nil && *s.SubmitterContactID == me.ID, SubmittedAt: s.SubmittedAt, CreatedAt: s.CreatedAt}
 		if full != nil {
 			p.TrackIds = mapAll(full.Edges.Tracks, func(t *ent.Track) string { return t.ID })
 			p.Editable = full.Edges.SourceForm != nil && formAccepting(full.Edges.SourceForm, now) &&
 				(s.Status == submission.StatusDraft || s.Status == submission.StatusPending)
+		}
+		if p.Mine {
+			for _, v := range s.CoSpeakerInvitations {
+				if v.Status != cfpform.Accepted {
+					p.Invitations = append(p.Invitations, &CoSpeakerInvitation{Name: v.Name, Email: v.Email, Status: v.Status})
+				}
+			}
 		}
 		for _, sp := range people[s.ID] {
 			p.Speakers = append(p.Speakers, &ProposalSpeaker{Name: fullName(sp.FirstName, strings.Trim(sp.LastName, "-")),

@@ -14,6 +14,16 @@ func (r *mutationResolver) SaveProposal(ctx context.Context, formID string, id *
 	return r.SaveOwnProposal(ctx, personOf(ctx), formID, id, input, submit != nil && *submit)
 }
 
+// AnswerCoSpeakerInvitation is the resolver for the answerCoSpeakerInvitation field.
+func (r *mutationResolver) AnswerCoSpeakerInvitation(ctx context.Context, formID string, id string, accept bool) (*ProposalInvitation, error) {
+	return r.AnswerOwnInvitation(ctx, personOf(ctx), formID, id, accept)
+}
+
+// DeleteProposal is the resolver for the deleteProposal field.
+func (r *mutationResolver) DeleteProposal(ctx context.Context, formID string, id string) (string, error) {
+	return r.DeleteOwnProposal(ctx, personOf(ctx), formID, id)
+}
+
 // WithdrawProposal is the resolver for the withdrawProposal field.
 func (r *mutationResolver) WithdrawProposal(ctx context.Context, formID string, id string) (*Proposal, error) {
 	return r.WithdrawOwnProposal(ctx, personOf(ctx), formID, id)
@@ -27,4 +37,9 @@ func (r *queryResolver) CfpForm(ctx context.Context, id string) (*CfpForm, error
 // MyProposals is the resolver for the myProposals field.
 func (r *queryResolver) MyProposals(ctx context.Context, formID string) ([]*Proposal, error) {
 	return r.OwnProposals(ctx, personOf(ctx), formID)
+}
+
+// MyCoSpeakerInvitations is the resolver for the myCoSpeakerInvitations field.
+func (r *queryResolver) MyCoSpeakerInvitations(ctx context.Context, formID string) ([]*ProposalInvitation, error) {
+	return r.OwnInvitations(ctx, personOf(ctx), formID)
 }

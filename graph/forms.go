@@ -54,14 +54,18 @@ func (r *Resolver) eventForms(ctx context.Context, ev *ent.Event) ([]*CfpForm, e
 	return out, nil
 }
 
-// createForm creates a call-for-proposals form.
+// createForm creates a call-for-proposals form: a title, and defaults for what the input leaves
+// out.
 func (r *Resolver) createForm(ctx context.Context, eventID string, in CfpFormInput) (*CfpForm, error) {
 	c := r.client(ctx)
 	ev, err := access.Event(ctx, c, eventID)
 	if err != nil {
 		return nil, err
 	}
-	s, err := formSettingsOf(ctx, c, ev.ID, in)
+	if t, _ := in.Title.ValueOK(); t == nil {
+		return nil, apperr.Invalid("Form title must not be empty")
+	}
+	s, err := formSettingsOf(ctx, c, ev.ID, &formSettings{status: form.StatusOpen}, in)
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +79,8 @@ func (r *Resolver) createForm(ctx context.Context, eventID string, in CfpFormInp
 	return formView(ctx, c, ev, f, time.Now())
 }
 
-// updateForm replaces a form's settings.
+// updateForm changes the settings the input gives and keeps every other one: closing a form
+// keeps its questions, limit and tracks.
 func (r *Resolver) updateForm(ctx context.Context, eventID, formID string, in CfpFormInput) (*CfpForm, error) {
 	c := r.client(ctx)
 	ev, err := access.Event(ctx, c, eventID)
@@ -86,7 +91,7 @@ func (r *Resolver) updateForm(ctx context.Context, eventID, formID string, in Cf
 	if err != nil {
 		return nil, err
 	}
-	s, err := formSettingsOf(ctx, c, ev.ID, in)
+	s, err := formSettingsOf(ctx, c, ev.ID, settingsOfForm(f), in)
 	if err != nil {
 		return nil, err
 	}
@@ -108,6 +113,23 @@ func (r *Resolver) updateForm(ctx context.Context, eventID, formID string, in Cf
 		u.SetSubmissionLimit(*s.limit)
 	}
 	if f, err = u.Save(ctx); err != nil {
+		return nil, err
+	}
+	return formView(ctx, c, ev, f, time.Now())
+}
+
+// setFormStatus opens or closes a form and changes nothing else.
+func (r *Resolver) setFormStatus(ctx context.Context, eventID, formID string, status form.Status) (*CfpForm, error) {
+	c := r.client(ctx)
+	ev, err := access.Event(ctx, c, eventID)
+	if err != nil {
+		return nil, err
+	}
+	f, err := findForm(ctx, c, ev.ID, formID)
+	if err != nil {
+		return nil, err
+	}
+	if f, err = f.Update().SetStatus(status).Save(ctx); err != nil {
 		return nil, err
 	}
 	return formView(ctx, c, ev, f, time.Now())
@@ -161,22 +183,52 @@ type formSettings struct {
 	questions                     []cfpform.Question
 }
 
-// formSettingsOf checks a form's settings.
-func formSettingsOf(ctx context.Context, c *ent.Client, eventID string, in CfpFormInput) (*formSettings, error) {
-	s := &formSettings{title: strings.TrimSpace(in.Title), status: form.StatusOpen, opensAt: in.OpensAt,
-		closesAt: in.ClosesAt, limit: in.SubmissionLimit}
-	if err := checkLine("Form title", s.title, maxFormTitle, true); err != nil {
-		return nil, err
-	}
-	s.internalName = s.title
-	if in.InternalName != nil {
-		s.internalName = strings.TrimSpace(*in.InternalName)
-		if err := checkLine("Form name", s.internalName, maxFormTitle, true); err != nil {
+// settingsOfForm are f's settings as they are, the base of a partial update.
+func settingsOfForm(f *ent.Form) *formSettings {
+	return &formSettings{title: f.ExternalTitle, internalName: f.InternalName, status: f.Status, opensAt: f.OpensAt,
+		closesAt: f.CloseDate, limit: f.SubmissionLimit, trackIDs: f.TrackIds, formatIDs: f.FormatIds,
+		levelIDs: f.LevelIds, questions: f.Questions}
+}
+
+// formSettingsOf checks the settings in gives and lays them over base: a setting left out keeps
+// base's value; a null takes the default.
+func formSettingsOf(ctx context.Context, c *ent.Client, eventID string, base *formSettings, in CfpFormInput) (*formSettings, error) {
+	s := *base
+	if t, ok := in.Title.ValueOK(); ok {
+		if t == nil {
+			return nil, apperr.Invalid("Form title must not be empty")
+		}
+		s.title = strings.TrimSpace(*t)
+		if err := checkLine("Form title", s.title, maxFormTitle, true); err != nil {
 			return nil, err
 		}
+		if base.internalName == "" {
+			s.internalName = s.title
+		}
 	}
-	if in.Status != nil {
-		s.status = form.Status(*in.Status)
+	if n, ok := in.InternalName.ValueOK(); ok {
+		s.internalName = s.title
+		if n != nil {
+			s.internalName = strings.TrimSpace(*n)
+			if err := checkLine("Form name", s.internalName, maxFormTitle, true); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if st, ok := in.Status.ValueOK(); ok {
+		s.status = form.StatusOpen
+		if st != nil {
+			s.status = form.Status(*st)
+		}
+	}
+	if v, ok := in.OpensAt.ValueOK(); ok {
+		s.opensAt = v
+	}
+	if v, ok := in.ClosesAt.ValueOK(); ok {
+		s.closesAt = v
+	}
+	if v, ok := in.SubmissionLimit.ValueOK(); ok {
+		s.limit = v
 	}
 	if s.opensAt != nil && s.closesAt != nil && !s.closesAt.After(*s.opensAt) {
 		return nil, apperr.Invalid("closesAt must be after opensAt")
@@ -185,23 +237,41 @@ func formSettingsOf(ctx context.Context, c *ent.Client, eventID string, in CfpFo
 		return nil, apperr.Invalid("submissionLimit must be a whole number of at least 1")
 	}
 	var err error
-	if s.trackIDs, err = offered(ctx, "tracks", in.TrackIds, func(ids []string) (int, error) {
-		return c.Track.Query().Where(track.IDIn(ids...), track.EventID(eventID)).Count(ctx)
-	}); err != nil {
-		return nil, err
+	if ids, ok := in.TrackIds.ValueOK(); ok {
+		if s.trackIDs, err = offered(ctx, "tracks", ids, func(ids []string) (int, error) {
+			return c.Track.Query().Where(track.IDIn(ids...), track.EventID(eventID)).Count(ctx)
+		}); err != nil {
+			return nil, err
+		}
 	}
-	if s.formatIDs, err = offered(ctx, "formats", in.FormatIds, func(ids []string) (int, error) {
-		return c.Format.Query().Where(format.IDIn(ids...), format.EventID(eventID)).Count(ctx)
-	}); err != nil {
-		return nil, err
+	if ids, ok := in.FormatIds.ValueOK(); ok {
+		if s.formatIDs, err = offered(ctx, "formats", ids, func(ids []string) (int, error) {
+			return c.Format.Query().Where(format.IDIn(ids...), format.EventID(eventID)).Count(ctx)
+		}); err != nil {
+			return nil, err
+		}
 	}
-	if s.levelIDs, err = offered(ctx, "levels", in.LevelIds, func(ids []string) (int, error) {
-		return c.Level.Query().Where(level.IDIn(ids...), level.EventID(eventID)).Count(ctx)
-	}); err != nil {
-		return nil, err
+	if ids, ok := in.LevelIds.ValueOK(); ok {
+		if s.levelIDs, err = offered(ctx, "levels", ids, func(ids []string) (int, error) {
+			return c.Level.Query().Where(level.IDIn(ids...), level.EventID(eventID)).Count(ctx)
+		}); err != nil {
+			return nil, err
+		}
 	}
-	s.questions, err = questionsOf(in.Questions)
-	return s, err
+	if qs, ok := in.Questions.ValueOK(); ok {
+		if s.questions, err = questionsOf(qs); err != nil {
+			return nil, err
+		}
+	}
+	for _, l := range []*[]string{&s.trackIDs, &s.formatIDs, &s.levelIDs} {
+		if *l == nil {
+			*l = []string{}
+		}
+	}
+	if s.questions == nil {
+		s.questions = []cfpform.Question{}
+	}
+	return &s, nil
 }
 
 // offered checks ids the form offers: each one of the event's (count counts those that are).

@@ -9,6 +9,7 @@ import (
 	"context"
 
 	"github.com/podium/podium/ent"
+	"github.com/podium/podium/ent/form"
 )
 
 // Forms is the resolver for the forms field.
@@ -24,6 +25,16 @@ func (r *mutationResolver) CreateForm(ctx context.Context, eventID string, input
 // UpdateForm is the resolver for the updateForm field.
 func (r *mutationResolver) UpdateForm(ctx context.Context, eventID string, formID string, input CfpFormInput) (*CfpForm, error) {
 	return r.updateForm(ctx, eventID, formID, input)
+}
+
+// OpenForm is the resolver for the openForm field.
+func (r *mutationResolver) OpenForm(ctx context.Context, eventID string, formID string) (*CfpForm, error) {
+	return r.setFormStatus(ctx, eventID, formID, form.StatusOpen)
+}
+
+// CloseForm is the resolver for the closeForm field.
+func (r *mutationResolver) CloseForm(ctx context.Context, eventID string, formID string) (*CfpForm, error) {
+	return r.setFormStatus(ctx, eventID, formID, form.StatusClosed)
 }
 
 // DeleteForm is the resolver for the deleteForm field.

@@ -266,6 +266,12 @@ type ComplexityRoot struct {
 		Required func(childComplexity int) int
 	}
 
+	CoSpeakerInvitation struct {
+		Email  func(childComplexity int) int
+		Name   func(childComplexity int) int
+		Status func(childComplexity int) int
+	}
+
 	CommunicationCenter struct {
 		Campaigns     func(childComplexity int) int
 		Contacts      func(childComplexity int) int
@@ -747,103 +753,107 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
-		AcceptAgendaDraft        func(childComplexity int, eventID string, draftID string, input AcceptAgendaDraftInput) int
-		AddContactNote           func(childComplexity int, contactID string, input AddContactNoteInput) int
-		AddContactTag            func(childComplexity int, contactID string, input AddContactTagInput) int
-		AddContactToEvent        func(childComplexity int, contactID string, input AddContactToEventInput) int
-		AddPipelineCard          func(childComplexity int, input AddPipelineCardInput) int
-		AddReviewer              func(childComplexity int, eventID string, roundID string, input AddReviewerInput) int
-		ApproveSessionContent    func(childComplexity int, eventID string, sessionID string) int
-		ApproveSpeakerProfile    func(childComplexity int, eventID string, contactID string) int
-		AssignReviews            func(childComplexity int, eventID string, roundID string, input AssignReviewsInput) int
-		AttachResourceFile       func(childComplexity int, eventID string, resourceID string, file *graphql.Upload) int
-		AutoDistributeReviews    func(childComplexity int, eventID string, roundID string, input AutoDistributeReviewsInput) int
-		CancelSession            func(childComplexity int, eventID string, sessionID string, input CancelSessionInput) int
-		ChangeAgendaDraft        func(childComplexity int, eventID string, draftID string, input ChangeAgendaDraftInput) int
-		ChangeSubmissionStatus   func(childComplexity int, eventID string, submissionID string, input ChangeSubmissionStatusInput) int
-		ClearDeliverableUpload   func(childComplexity int, eventID string, sessionID string, deliverableID string) int
-		ConfirmMyParticipation   func(childComplexity int, contactID string) int
-		CreateContact            func(childComplexity int, input ContactInput) int
-		CreateEvent              func(childComplexity int, input CreateEventInput) int
-		CreateForm               func(childComplexity int, eventID string, input CfpFormInput) int
-		CreateResource           func(childComplexity int, eventID string, input ResourceInput) int
-		CreateSession            func(childComplexity int, eventID string, input CreateSessionInput) int
-		CreateSubmission         func(childComplexity int, eventID string, input CreateSubmissionInput) int
-		CreateWebhook            func(childComplexity int, input CreateWebhookInput) int
-		CreateWidget             func(childComplexity int, eventID string, input CreateWidgetInput) int
-		DecideSubmissions        func(childComplexity int, eventID string, input DecideSubmissionsInput) int
-		DeclineMyParticipation   func(childComplexity int, contactID string) int
-		DeleteFileRequirement    func(childComplexity int, eventID string, id string) int
-		DeleteForm               func(childComplexity int, eventID string, formID string) int
-		DeleteLibraryItem        func(childComplexity int, eventID string, kind LibraryKind, id string) int
-		DeletePipelineStage      func(childComplexity int, stageID string) int
-		DeleteResource           func(childComplexity int, eventID string, resourceID string) int
-		DeleteSession            func(childComplexity int, eventID string, sessionID string) int
-		DeleteTaskTemplate       func(childComplexity int, eventID string, id string) int
-		DeleteWebhook            func(childComplexity int, webhookID string) int
-		GenerateAgendaDraft      func(childComplexity int, eventID string, input GenerateAgendaDraftInput) int
-		GenerateAiReview         func(childComplexity int, eventID string, roundID string, input GenerateAiReviewInput) int
-		ImportContacts           func(childComplexity int, input ImportContactsInput) int
-		ImportSpeakers           func(childComplexity int, eventID string, input ImportSpeakersInput) int
-		InviteOrganizationMember func(childComplexity int, input InviteOrganizationMemberInput) int
-		InviteSpeakerPortals     func(childComplexity int, eventID string, input InviteSpeakerPortalsInput) int
-		MergeContacts            func(childComplexity int, input MergeContactsInput) int
-		MovePipelineCard         func(childComplexity int, cardID string, input MovePipelineCardInput) int
-		OverrideAiReview         func(childComplexity int, eventID string, input OverrideAiReviewInput) int
-		PublishAgenda            func(childComplexity int, eventID string) int
-		RecordDeliverableUpload  func(childComplexity int, eventID string, sessionID string, deliverableID string, input RecordDeliverableUploadInput) int
-		RecuseMyAssignment       func(childComplexity int, assignmentID string, input RecuseReviewInput) int
-		RecuseReview             func(childComplexity int, eventID string, assignmentID string, input RecuseReviewInput) int
-		RedeliverWebhook         func(childComplexity int, webhookID string, deliveryID string) int
-		RedeliverWebhooks        func(childComplexity int, webhookID string, input RedeliverWebhooksInput) int
-		ReinstateSession         func(childComplexity int, eventID string, sessionID string, input ReinstateSessionInput) int
-		RejectSessionContent     func(childComplexity int, eventID string, sessionID string) int
-		RejectSpeakerProfile     func(childComplexity int, eventID string, contactID string) int
-		RemoveContactTag         func(childComplexity int, contactID string, tagID string) int
-		RemoveDeliverable        func(childComplexity int, eventID string, sessionID string, deliverableID string) int
-		RemoveEventImage         func(childComplexity int, eventID string, kind EventImageKind) int
-		RemoveMyDeliverable      func(childComplexity int, id string) int
-		RemoveResourceFile       func(childComplexity int, eventID string, resourceID string) int
-		RemoveSpeakerHeadshot    func(childComplexity int, eventID string, contactID string) int
-		ReorderPipelineStages    func(childComplexity int, input ReorderPipelineStagesInput) int
-		ReorderResources         func(childComplexity int, eventID string, input ReorderResourcesInput) int
-		RotateWebhookSecret      func(childComplexity int, webhookID string, input *RotateWebhookSecretInput) int
-		SaveFileRequirement      func(childComplexity int, eventID string, input SaveFileRequirementInput) int
-		SaveLibraryItem          func(childComplexity int, eventID string, input SaveLibraryItemInput) int
-		SavePipelineStage        func(childComplexity int, input SavePipelineStageInput) int
-		SaveProposal             func(childComplexity int, formID string, id *string, input ProposalInput, submit *bool) int
-		SaveReviewRound          func(childComplexity int, eventID string, input SaveReviewRoundInput) int
-		SaveSegment              func(childComplexity int, input SaveSegmentInput) int
-		SaveSpeaker              func(childComplexity int, eventID string, input SaveSpeakerInput) int
-		SaveTaskTemplate         func(childComplexity int, eventID string, input SaveTaskTemplateInput) int
-		ScheduleSession          func(childComplexity int, eventID string, input ScheduleSessionInput) int
-		ScoreRoundWithAi         func(childComplexity int, eventID string, roundID string, input *ScoreRoundWithAiInput) int
-		SendCalendarInvites      func(childComplexity int, eventID string, input *SendCalendarInvitesInput) int
-		SendCampaign             func(childComplexity int, eventID string, input SendCampaignInput) int
-		SendReviewReminders      func(childComplexity int, eventID string, roundID string, input SendReviewRemindersInput) int
-		SetMyTaskDone            func(childComplexity int, id string, done bool) int
-		SetReviewerTracks        func(childComplexity int, eventID string, eventMemberID string, input SetReviewerTracksInput) int
-		SetSessionSpeakers       func(childComplexity int, eventID string, sessionID string, input SetSessionSpeakersInput) int
-		SetSpeakerWorkflow       func(childComplexity int, eventID string, contactID string, input SetSpeakerWorkflowInput) int
-		SetTaskStatus            func(childComplexity int, eventID string, sessionID string, taskID string, input SetTaskStatusInput) int
-		SubmitMyReview           func(childComplexity int, assignmentID string, input SubmitReviewAnswersInput) int
-		SubmitReviewAnswers      func(childComplexity int, eventID string, assignmentID string, input SubmitReviewAnswersInput) int
-		UnassignReview           func(childComplexity int, eventID string, roundID string, assignmentID string) int
-		UnpublishAgenda          func(childComplexity int, eventID string) int
-		UpdateContact            func(childComplexity int, contactID string, input ContactInput) int
-		UpdateEvent              func(childComplexity int, id string, input UpdateEventInput) int
-		UpdateForm               func(childComplexity int, eventID string, formID string, input CfpFormInput) int
-		UpdateMyProfile          func(childComplexity int, contactID string, input MyProfileInput) int
-		UpdateMySessionContent   func(childComplexity int, sessionID string, input MySessionContentInput) int
-		UpdateResource           func(childComplexity int, eventID string, resourceID string, input ResourceInput) int
-		UpdateWebhook            func(childComplexity int, webhookID string, input UpdateWebhookInput) int
-		UpdateWidget             func(childComplexity int, eventID string, widgetID string, input UpdateWidgetInput) int
-		UploadDeliverable        func(childComplexity int, eventID string, sessionID string, deliverableID string, file *graphql.Upload) int
-		UploadEventImage         func(childComplexity int, eventID string, kind EventImageKind, file *graphql.Upload) int
-		UploadMyDeliverable      func(childComplexity int, id string, file *graphql.Upload) int
-		UploadMyHeadshot         func(childComplexity int, contactID string, file *graphql.Upload) int
-		UploadSpeakerHeadshot    func(childComplexity int, eventID string, contactID string, file *graphql.Upload) int
-		WithdrawProposal         func(childComplexity int, formID string, id string) int
+		AcceptAgendaDraft         func(childComplexity int, eventID string, draftID string, input AcceptAgendaDraftInput) int
+		AddContactNote            func(childComplexity int, contactID string, input AddContactNoteInput) int
+		AddContactTag             func(childComplexity int, contactID string, input AddContactTagInput) int
+		AddContactToEvent         func(childComplexity int, contactID string, input AddContactToEventInput) int
+		AddPipelineCard           func(childComplexity int, input AddPipelineCardInput) int
+		AddReviewer               func(childComplexity int, eventID string, roundID string, input AddReviewerInput) int
+		AnswerCoSpeakerInvitation func(childComplexity int, formID string, id string, accept bool) int
+		ApproveSessionContent     func(childComplexity int, eventID string, sessionID string) int
+		ApproveSpeakerProfile     func(childComplexity int, eventID string, contactID string) int
+		AssignReviews             func(childComplexity int, eventID string, roundID string, input AssignReviewsInput) int
+		AttachResourceFile        func(childComplexity int, eventID string, resourceID string, file *graphql.Upload) int
+		AutoDistributeReviews     func(childComplexity int, eventID string, roundID string, input AutoDistributeReviewsInput) int
+		CancelSession             func(childComplexity int, eventID string, sessionID string, input CancelSessionInput) int
+		ChangeAgendaDraft         func(childComplexity int, eventID string, draftID string, input ChangeAgendaDraftInput) int
+		ChangeSubmissionStatus    func(childComplexity int, eventID string, submissionID string, input ChangeSubmissionStatusInput) int
+		ClearDeliverableUpload    func(childComplexity int, eventID string, sessionID string, deliverableID string) int
+		CloseForm                 func(childComplexity int, eventID string, formID string) int
+		ConfirmMyParticipation    func(childComplexity int, contactID string) int
+		CreateContact             func(childComplexity int, input ContactInput) int
+		CreateEvent               func(childComplexity int, input CreateEventInput) int
+		CreateForm                func(childComplexity int, eventID string, input CfpFormInput) int
+		CreateResource            func(childComplexity int, eventID string, input ResourceInput) int
+		CreateSession             func(childComplexity int, eventID string, input CreateSessionInput) int
+		CreateSubmission          func(childComplexity int, eventID string, input CreateSubmissionInput) int
+		CreateWebhook             func(childComplexity int, input CreateWebhookInput) int
+		CreateWidget              func(childComplexity int, eventID string, input CreateWidgetInput) int
+		DecideSubmissions         func(childComplexity int, eventID string, input DecideSubmissionsInput) int
+		DeclineMyParticipation    func(childComplexity int, contactID string) int
+		DeleteFileRequirement     func(childComplexity int, eventID string, id string) int
+		DeleteForm                func(childComplexity int, eventID string, formID string) int
+		DeleteLibraryItem         func(childComplexity int, eventID string, kind LibraryKind, id string) int
+		DeletePipelineStage       func(childComplexity int, stageID string) int
+		DeleteProposal            func(childComplexity int, formID string, id string) int
+		DeleteResource            func(childComplexity int, eventID string, resourceID string) int
+		DeleteSession             func(childComplexity int, eventID string, sessionID string) int
+		DeleteTaskTemplate        func(childComplexity int, eventID string, id string) int
+		DeleteWebhook             func(childComplexity int, webhookID string) int
+		GenerateAgendaDraft       func(childComplexity int, eventID string, input GenerateAgendaDraftInput) int
+		GenerateAiReview          func(childComplexity int, eventID string, roundID string, input GenerateAiReviewInput) int
+		ImportContacts            func(childComplexity int, input ImportContactsInput) int
+		ImportSpeakers            func(childComplexity int, eventID string, input ImportSpeakersInput) int
+		InviteOrganizationMember  func(childComplexity int, input InviteOrganizationMemberInput) int
+		InviteSpeakerPortals      func(childComplexity int, eventID string, input InviteSpeakerPortalsInput) int
+		MergeContacts             func(childComplexity int, input MergeContactsInput) int
+		MovePipelineCard          func(childComplexity int, cardID string, input MovePipelineCardInput) int
+		OpenForm                  func(childComplexity int, eventID string, formID string) int
+		OverrideAiReview          func(childComplexity int, eventID string, input OverrideAiReviewInput) int
+		PublishAgenda             func(childComplexity int, eventID string) int
+		RecordDeliverableUpload   func(childComplexity int, eventID string, sessionID string, deliverableID string, input RecordDeliverableUploadInput) int
+		RecuseMyAssignment        func(childComplexity int, assignmentID string, input RecuseReviewInput) int
+		RecuseReview              func(childComplexity int, eventID string, assignmentID string, input RecuseReviewInput) int
+		RedeliverWebhook          func(childComplexity int, webhookID string, deliveryID string) int
+		RedeliverWebhooks         func(childComplexity int, webhookID string, input RedeliverWebhooksInput) int
+		ReinstateSession          func(childComplexity int, eventID string, sessionID string, input ReinstateSessionInput) int
+		RejectSessionContent      func(childComplexity int, eventID string, sessionID string) int
+		RejectSpeakerProfile      func(childComplexity int, eventID string, contactID string) int
+		RemoveContactTag          func(childComplexity int, contactID string, tagID string) int
+		RemoveDeliverable         func(childComplexity int, eventID string, sessionID string, deliverableID string) int
+		RemoveEventImage          func(childComplexity int, eventID string, kind EventImageKind) int
+		RemoveMyDeliverable       func(childComplexity int, id string) int
+		RemoveResourceFile        func(childComplexity int, eventID string, resourceID string) int
+		RemoveSpeakerHeadshot     func(childComplexity int, eventID string, contactID string) int
+		ReorderPipelineStages     func(childComplexity int, input ReorderPipelineStagesInput) int
+		ReorderResources          func(childComplexity int, eventID string, input ReorderResourcesInput) int
+		RotateWebhookSecret       func(childComplexity int, webhookID string, input *RotateWebhookSecretInput) int
+		SaveFileRequirement       func(childComplexity int, eventID string, input SaveFileRequirementInput) int
+		SaveLibraryItem           func(childComplexity int, eventID string, input SaveLibraryItemInput) int
+		SavePipelineStage         func(childComplexity int, input SavePipelineStageInput) int
+		SaveProposal              func(childComplexity int, formID string, id *string, input ProposalInput, submit *bool) int
+		SaveReviewRound           func(childComplexity int, eventID string, input SaveReviewRoundInput) int
+		SaveSegment               func(childComplexity int, input SaveSegmentInput) int
+		SaveSpeaker               func(childComplexity int, eventID string, input SaveSpeakerInput) int
+		SaveTaskTemplate          func(childComplexity int, eventID string, input SaveTaskTemplateInput) int
+		ScheduleSession           func(childComplexity int, eventID string, input ScheduleSessionInput) int
+		ScoreRoundWithAi          func(childComplexity int, eventID string, roundID string, input *ScoreRoundWithAiInput) int
+		SendCalendarInvites       func(childComplexity int, eventID string, input *SendCalendarInvitesInput) int
+		SendCampaign              func(childComplexity int, eventID string, input SendCampaignInput) int
+		SendReviewReminders       func(childComplexity int, eventID string, roundID string, input SendReviewRemindersInput) int
+		SetMyTaskDone             func(childComplexity int, id string, done bool) int
+		SetReviewerTracks         func(childComplexity int, eventID string, eventMemberID string, input SetReviewerTracksInput) int
+		SetSessionSpeakers        func(childComplexity int, eventID string, sessionID string, input SetSessionSpeakersInput) int
+		SetSpeakerWorkflow        func(childComplexity int, eventID string, contactID string, input SetSpeakerWorkflowInput) int
+		SetTaskStatus             func(childComplexity int, eventID string, sessionID string, taskID string, input SetTaskStatusInput) int
+		SubmitMyReview            func(childComplexity int, assignmentID string, input SubmitReviewAnswersInput) int
+		SubmitReviewAnswers       func(childComplexity int, eventID string, assignmentID string, input SubmitReviewAnswersInput) int
+		UnassignReview            func(childComplexity int, eventID string, roundID string, assignmentID string) int
+		UnpublishAgenda           func(childComplexity int, eventID string) int
+		UpdateContact             func(childComplexity int, contactID string, input ContactInput) int
+		UpdateEvent               func(childComplexity int, id string, input UpdateEventInput) int
+		UpdateForm                func(childComplexity int, eventID string, formID string, input CfpFormInput) int
+		UpdateMyProfile           func(childComplexity int, contactID string, input MyProfileInput) int
+		UpdateMySessionContent    func(childComplexity int, sessionID string, input MySessionContentInput) int
+		UpdateResource            func(childComplexity int, eventID string, resourceID string, input ResourceInput) int
+		UpdateWebhook             func(childComplexity int, webhookID string, input UpdateWebhookInput) int
+		UpdateWidget              func(childComplexity int, eventID string, widgetID string, input UpdateWidgetInput) int
+		UploadDeliverable         func(childComplexity int, eventID string, sessionID string, deliverableID string, file *graphql.Upload) int
+		UploadEventImage          func(childComplexity int, eventID string, kind EventImageKind, file *graphql.Upload) int
+		UploadMyDeliverable       func(childComplexity int, id string, file *graphql.Upload) int
+		UploadMyHeadshot          func(childComplexity int, contactID string, file *graphql.Upload) int
+		UploadSpeakerHeadshot     func(childComplexity int, eventID string, contactID string, file *graphql.Upload) int
+		WithdrawProposal          func(childComplexity int, formID string, id string) int
 	}
 
 	MyProfile struct {
@@ -1012,6 +1022,7 @@ type ComplexityRoot struct {
 		FormID      func(childComplexity int) int
 		FormatID    func(childComplexity int) int
 		ID          func(childComplexity int) int
+		Invitations func(childComplexity int) int
 		Language    func(childComplexity int) int
 		LevelID     func(childComplexity int) int
 		Mine        func(childComplexity int) int
@@ -1022,6 +1033,14 @@ type ComplexityRoot struct {
 		TrackIds    func(childComplexity int) int
 	}
 
+	ProposalInvitation struct {
+		FormID     func(childComplexity int) int
+		InvitedBy  func(childComplexity int) int
+		ProposalID func(childComplexity int) int
+		Status     func(childComplexity int) int
+		Title      func(childComplexity int) int
+	}
+
 	ProposalSpeaker struct {
 		Email     func(childComplexity int) int
 		Name      func(childComplexity int) int
@@ -1029,34 +1048,35 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
-		AgendaDrafts        func(childComplexity int, eventID string) int
-		CfpForm             func(childComplexity int, id string) int
-		Communications      func(childComplexity int, eventID string) int
-		Contact             func(childComplexity int, contactID string) int
-		Contacts            func(childComplexity int, q *string, first *int, after *entgql.Cursor[string]) int
-		Event               func(childComplexity int, id string) int
-		Events              func(childComplexity int, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string], last *int, orderBy *ent.EventOrder, where *ent.EventWhereInput) int
-		MyProfile           func(childComplexity int, contactID string) int
-		MyProposals         func(childComplexity int, formID string) int
-		MyReviewAssignment  func(childComplexity int, id string) int
-		MyReviewAssignments func(childComplexity int) int
-		MySessionContent    func(childComplexity int, sessionID string) int
-		MySpeakerContact    func(childComplexity int, id string) int
-		MySpeakerSession    func(childComplexity int, id string) int
-		MySpeaking          func(childComplexity int) int
-		Node                func(childComplexity int, id string) int
-		Nodes               func(childComplexity int, ids []string) int
-		Organization        func(childComplexity int) int
-		Pipeline            func(childComplexity int) int
-		Program             func(childComplexity int, eventID string) int
-		Segment             func(childComplexity int, segmentID string) int
-		Segments            func(childComplexity int) int
-		Viewer              func(childComplexity int) int
-		Webhook             func(childComplexity int, webhookID string) int
-		WebhookDeliveries   func(childComplexity int, webhookID string, status *WebhookDeliveryState, first *int) int
-		WebhookEventTypes   func(childComplexity int) int
-		Webhooks            func(childComplexity int) int
-		Widgets             func(childComplexity int, eventID string) int
+		AgendaDrafts           func(childComplexity int, eventID string) int
+		CfpForm                func(childComplexity int, id string) int
+		Communications         func(childComplexity int, eventID string) int
+		Contact                func(childComplexity int, contactID string) int
+		Contacts               func(childComplexity int, q *string, first *int, after *entgql.Cursor[string]) int
+		Event                  func(childComplexity int, id string) int
+		Events                 func(childComplexity int, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string], last *int, orderBy *ent.EventOrder, where *ent.EventWhereInput) int
+		MyCoSpeakerInvitations func(childComplexity int, formID string) int
+		MyProfile              func(childComplexity int, contactID string) int
+		MyProposals            func(childComplexity int, formID string) int
+		MyReviewAssignment     func(childComplexity int, id string) int
+		MyReviewAssignments    func(childComplexity int) int
+		MySessionContent       func(childComplexity int, sessionID string) int
+		MySpeakerContact       func(childComplexity int, id string) int
+		MySpeakerSession       func(childComplexity int, id string) int
+		MySpeaking             func(childComplexity int) int
+		Node                   func(childComplexity int, id string) int
+		Nodes                  func(childComplexity int, ids []string) int
+		Organization           func(childComplexity int) int
+		Pipeline               func(childComplexity int) int
+		Program                func(childComplexity int, eventID string) int
+		Segment                func(childComplexity int, segmentID string) int
+		Segments               func(childComplexity int) int
+		Viewer                 func(childComplexity int) int
+		Webhook                func(childComplexity int, webhookID string) int
+		WebhookDeliveries      func(childComplexity int, webhookID string, status *WebhookDeliveryState, first *int) int
+		WebhookEventTypes      func(childComplexity int) int
+		Webhooks               func(childComplexity int) int
+		Widgets                func(childComplexity int, eventID string) int
 	}
 
 	QuickReview struct {
@@ -1739,6 +1759,8 @@ type MutationResolver interface {
 	AcceptAgendaDraft(ctx context.Context, eventID string, draftID string, input AcceptAgendaDraftInput) (*AcceptAgendaDraftResult, error)
 	SendCampaign(ctx context.Context, eventID string, input SendCampaignInput) (*SendCampaignResult, error)
 	SaveProposal(ctx context.Context, formID string, id *string, input ProposalInput, submit *bool) (*Proposal, error)
+	AnswerCoSpeakerInvitation(ctx context.Context, formID string, id string, accept bool) (*ProposalInvitation, error)
+	DeleteProposal(ctx context.Context, formID string, id string) (string, error)
 	WithdrawProposal(ctx context.Context, formID string, id string) (*Proposal, error)
 	CreateContact(ctx context.Context, input ContactInput) (*CrmContact, error)
 	UpdateContact(ctx context.Context, contactID string, input ContactInput) (*CrmContact, error)
@@ -1758,6 +1780,8 @@ type MutationResolver interface {
 	RemoveDeliverable(ctx context.Context, eventID string, sessionID string, deliverableID string) (*Deliverable, error)
 	CreateForm(ctx context.Context, eventID string, input CfpFormInput) (*CfpForm, error)
 	UpdateForm(ctx context.Context, eventID string, formID string, input CfpFormInput) (*CfpForm, error)
+	OpenForm(ctx context.Context, eventID string, formID string) (*CfpForm, error)
+	CloseForm(ctx context.Context, eventID string, formID string) (*CfpForm, error)
 	DeleteForm(ctx context.Context, eventID string, formID string) (string, error)
 	SaveLibraryItem(ctx context.Context, eventID string, input SaveLibraryItemInput) (ent.Noder, error)
 	DeleteLibraryItem(ctx context.Context, eventID string, kind LibraryKind, id string) (string, error)
@@ -1839,6 +1863,7 @@ type QueryResolver interface {
 	Communications(ctx context.Context, eventID string) (*CommunicationCenter, error)
 	CfpForm(ctx context.Context, id string) (*CfpForm, error)
 	MyProposals(ctx context.Context, formID string) ([]*Proposal, error)
+	MyCoSpeakerInvitations(ctx context.Context, formID string) ([]*ProposalInvitation, error)
 	Contacts(ctx context.Context, q *string, first *int, after *entgql.Cursor[string]) (*CrmContactConnection, error)
 	Contact(ctx context.Context, contactID string) (*CrmContactDetail, error)
 	Event(ctx context.Context, id string) (*ent.Event, error)
@@ -2776,6 +2801,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CfpQuestion.Required(childComplexity), true
+
+	case "CoSpeakerInvitation.email":
+		if e.ComplexityRoot.CoSpeakerInvitation.Email == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CoSpeakerInvitation.Email(childComplexity), true
+	case "CoSpeakerInvitation.name":
+		if e.ComplexityRoot.CoSpeakerInvitation.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CoSpeakerInvitation.Name(childComplexity), true
+	case "CoSpeakerInvitation.status":
+		if e.ComplexityRoot.CoSpeakerInvitation.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CoSpeakerInvitation.Status(childComplexity), true
 
 	case "CommunicationCenter.campaigns":
 		if e.ComplexityRoot.CommunicationCenter.Campaigns == nil {
@@ -4935,6 +4979,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.AddReviewer(childComplexity, args["eventId"].(string), args["roundId"].(string), args["input"].(AddReviewerInput)), true
+	case "Mutation.answerCoSpeakerInvitation":
+		if e.ComplexityRoot.Mutation.AnswerCoSpeakerInvitation == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_answerCoSpeakerInvitation_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AnswerCoSpeakerInvitation(childComplexity, args["formId"].(string), args["id"].(string), args["accept"].(bool)), true
 	case "Mutation.approveSessionContent":
 		if e.ComplexityRoot.Mutation.ApproveSessionContent == nil {
 			break
@@ -5034,6 +5089,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ClearDeliverableUpload(childComplexity, args["eventId"].(string), args["sessionId"].(string), args["deliverableId"].(string)), true
+	case "Mutation.closeForm":
+		if e.ComplexityRoot.Mutation.CloseForm == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_closeForm_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CloseForm(childComplexity, args["eventId"].(string), args["formId"].(string)), true
 	case "Mutation.confirmMyParticipation":
 		if e.ComplexityRoot.Mutation.ConfirmMyParticipation == nil {
 			break
@@ -5199,6 +5265,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeletePipelineStage(childComplexity, args["stageId"].(string)), true
+	case "Mutation.deleteProposal":
+		if e.ComplexityRoot.Mutation.DeleteProposal == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteProposal_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteProposal(childComplexity, args["formId"].(string), args["id"].(string)), true
 	case "Mutation.deleteResource":
 		if e.ComplexityRoot.Mutation.DeleteResource == nil {
 			break
@@ -5331,6 +5408,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.MovePipelineCard(childComplexity, args["cardId"].(string), args["input"].(MovePipelineCardInput)), true
+	case "Mutation.openForm":
+		if e.ComplexityRoot.Mutation.OpenForm == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_openForm_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.OpenForm(childComplexity, args["eventId"].(string), args["formId"].(string)), true
 	case "Mutation.overrideAiReview":
 		if e.ComplexityRoot.Mutation.OverrideAiReview == nil {
 			break
@@ -6689,6 +6777,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Proposal.ID(childComplexity), true
+	case "Proposal.invitations":
+		if e.ComplexityRoot.Proposal.Invitations == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Proposal.Invitations(childComplexity), true
 	case "Proposal.language":
 		if e.ComplexityRoot.Proposal.Language == nil {
 			break
@@ -6737,6 +6831,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Proposal.TrackIds(childComplexity), true
+
+	case "ProposalInvitation.formId":
+		if e.ComplexityRoot.ProposalInvitation.FormID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProposalInvitation.FormID(childComplexity), true
+	case "ProposalInvitation.invitedBy":
+		if e.ComplexityRoot.ProposalInvitation.InvitedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProposalInvitation.InvitedBy(childComplexity), true
+	case "ProposalInvitation.proposalId":
+		if e.ComplexityRoot.ProposalInvitation.ProposalID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProposalInvitation.ProposalID(childComplexity), true
+	case "ProposalInvitation.status":
+		if e.ComplexityRoot.ProposalInvitation.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProposalInvitation.Status(childComplexity), true
+	case "ProposalInvitation.title":
+		if e.ComplexityRoot.ProposalInvitation.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProposalInvitation.Title(childComplexity), true
 
 	case "ProposalSpeaker.email":
 		if e.ComplexityRoot.ProposalSpeaker.Email == nil {
@@ -6835,6 +6960,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.Events(childComplexity, args["after"].(*entgql.Cursor[string]), args["first"].(*int), args["before"].(*entgql.Cursor[string]), args["last"].(*int), args["orderBy"].(*ent.EventOrder), args["where"].(*ent.EventWhereInput)), true
 
+	case "Query.myCoSpeakerInvitations":
+		if e.ComplexityRoot.Query.MyCoSpeakerInvitations == nil {
+			break
+		}
+
+		args, err := ec.field_Query_myCoSpeakerInvitations_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.MyCoSpeakerInvitations(childComplexity, args["formId"].(string)), true
 	case "Query.myProfile":
 		if e.ComplexityRoot.Query.MyProfile == nil {
 			break
@@ -10419,6 +10555,18 @@ func (ec *executionContext) childFields_CfpQuestion(ctx context.Context, field g
 	return nil, fmt.Errorf("no field named %q was found under type CfpQuestion", field.Name)
 }
 
+func (ec *executionContext) childFields_CoSpeakerInvitation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_CoSpeakerInvitation_name(ctx, field)
+	case "email":
+		return ec.fieldContext_CoSpeakerInvitation_email(ctx, field)
+	case "status":
+		return ec.fieldContext_CoSpeakerInvitation_status(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CoSpeakerInvitation", field.Name)
+}
+
 func (ec *executionContext) childFields_CommunicationCenter(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "eventName":
@@ -11719,6 +11867,8 @@ func (ec *executionContext) childFields_Proposal(ctx context.Context, field grap
 		return ec.fieldContext_Proposal_answers(ctx, field)
 	case "speakers":
 		return ec.fieldContext_Proposal_speakers(ctx, field)
+	case "invitations":
+		return ec.fieldContext_Proposal_invitations(ctx, field)
 	case "mine":
 		return ec.fieldContext_Proposal_mine(ctx, field)
 	case "editable":
@@ -11729,6 +11879,22 @@ func (ec *executionContext) childFields_Proposal(ctx context.Context, field grap
 		return ec.fieldContext_Proposal_createdAt(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Proposal", field.Name)
+}
+
+func (ec *executionContext) childFields_ProposalInvitation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "proposalId":
+		return ec.fieldContext_ProposalInvitation_proposalId(ctx, field)
+	case "formId":
+		return ec.fieldContext_ProposalInvitation_formId(ctx, field)
+	case "title":
+		return ec.fieldContext_ProposalInvitation_title(ctx, field)
+	case "invitedBy":
+		return ec.fieldContext_ProposalInvitation_invitedBy(ctx, field)
+	case "status":
+		return ec.fieldContext_ProposalInvitation_status(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ProposalInvitation", field.Name)
 }
 
 func (ec *executionContext) childFields_ProposalSpeaker(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -13503,6 +13669,36 @@ func (ec *executionContext) field_Mutation_addReviewer_args(ctx context.Context,
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_answerCoSpeakerInvitation_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "formId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["formId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "accept",
+		func(ctx context.Context, v any) (bool, error) {
+			return ec.unmarshalNBoolean2bool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["accept"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_approveSessionContent_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -13754,6 +13950,28 @@ func (ec *executionContext) field_Mutation_clearDeliverableUpload_args(ctx conte
 		return nil, err
 	}
 	args["deliverableId"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_closeForm_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "eventId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["eventId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "formId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["formId"] = arg1
 	return args, nil
 }
 
@@ -14047,6 +14265,28 @@ func (ec *executionContext) field_Mutation_deletePipelineStage_args(ctx context.
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_deleteProposal_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "formId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["formId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_deleteResource_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -14284,6 +14524,28 @@ func (ec *executionContext) field_Mutation_movePipelineCard_args(ctx context.Con
 		return nil, err
 	}
 	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_openForm_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "eventId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["eventId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "formId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["formId"] = arg1
 	return args, nil
 }
 
@@ -15798,6 +16060,20 @@ func (ec *executionContext) field_Query_events_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["where"] = arg5
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_myCoSpeakerInvitations_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "formId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["formId"] = arg0
 	return args, nil
 }
 
@@ -19526,6 +19802,75 @@ func (ec *executionContext) _CfpQuestion_options(ctx context.Context, field grap
 }
 func (ec *executionContext) fieldContext_CfpQuestion_options(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("CfpQuestion", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CoSpeakerInvitation_name(ctx context.Context, field graphql.CollectedField, obj *CoSpeakerInvitation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CoSpeakerInvitation_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CoSpeakerInvitation_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CoSpeakerInvitation", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CoSpeakerInvitation_email(ctx context.Context, field graphql.CollectedField, obj *CoSpeakerInvitation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CoSpeakerInvitation_email(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Email, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CoSpeakerInvitation_email(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CoSpeakerInvitation", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CoSpeakerInvitation_status(ctx context.Context, field graphql.CollectedField, obj *CoSpeakerInvitation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CoSpeakerInvitation_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CoSpeakerInvitation_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CoSpeakerInvitation", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _CommunicationCenter_eventName(ctx context.Context, field graphql.CollectedField, obj *CommunicationCenter) (ret graphql.Marshaler) {
@@ -28391,6 +28736,94 @@ func (ec *executionContext) fieldContext_Mutation_saveProposal(ctx context.Conte
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_answerCoSpeakerInvitation(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_answerCoSpeakerInvitation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().AnswerCoSpeakerInvitation(ctx, fc.Args["formId"].(string), fc.Args["id"].(string), fc.Args["accept"].(bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ProposalInvitation) graphql.Marshaler {
+			return ec.marshalNProposalInvitation2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProposalInvitation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_answerCoSpeakerInvitation(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ProposalInvitation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_answerCoSpeakerInvitation_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteProposal(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteProposal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteProposal(ctx, fc.Args["formId"].(string), fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteProposal(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteProposal_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_withdrawProposal(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -29221,6 +29654,94 @@ func (ec *executionContext) fieldContext_Mutation_updateForm(ctx context.Context
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_updateForm_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_openForm(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_openForm(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().OpenForm(ctx, fc.Args["eventId"].(string), fc.Args["formId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CfpForm) graphql.Marshaler {
+			return ec.marshalNCfpForm2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCfpForm(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_openForm(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CfpForm(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_openForm_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_closeForm(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_closeForm(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CloseForm(ctx, fc.Args["eventId"].(string), fc.Args["formId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CfpForm) graphql.Marshaler {
+			return ec.marshalNCfpForm2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCfpForm(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_closeForm(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CfpForm(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_closeForm_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -35249,6 +35770,38 @@ func (ec *executionContext) fieldContext_Proposal_speakers(_ context.Context, fi
 	return fc, nil
 }
 
+func (ec *executionContext) _Proposal_invitations(ctx context.Context, field graphql.CollectedField, obj *Proposal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Proposal_invitations(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Invitations, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*CoSpeakerInvitation) graphql.Marshaler {
+			return ec.marshalNCoSpeakerInvitation2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCoSpeakerInvitationᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Proposal_invitations(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Proposal",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CoSpeakerInvitation(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Proposal_mine(ctx context.Context, field graphql.CollectedField, obj *Proposal) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -35339,6 +35892,121 @@ func (ec *executionContext) _Proposal_createdAt(ctx context.Context, field graph
 }
 func (ec *executionContext) fieldContext_Proposal_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Proposal", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _ProposalInvitation_proposalId(ctx context.Context, field graphql.CollectedField, obj *ProposalInvitation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProposalInvitation_proposalId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ProposalID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProposalInvitation_proposalId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProposalInvitation", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _ProposalInvitation_formId(ctx context.Context, field graphql.CollectedField, obj *ProposalInvitation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProposalInvitation_formId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FormID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProposalInvitation_formId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProposalInvitation", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _ProposalInvitation_title(ctx context.Context, field graphql.CollectedField, obj *ProposalInvitation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProposalInvitation_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProposalInvitation_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProposalInvitation", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ProposalInvitation_invitedBy(ctx context.Context, field graphql.CollectedField, obj *ProposalInvitation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProposalInvitation_invitedBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InvitedBy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProposalInvitation_invitedBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProposalInvitation", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ProposalInvitation_status(ctx context.Context, field graphql.CollectedField, obj *ProposalInvitation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProposalInvitation_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProposalInvitation_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProposalInvitation", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _ProposalSpeaker_name(ctx context.Context, field graphql.CollectedField, obj *ProposalSpeaker) (ret graphql.Marshaler) {
@@ -35712,6 +36380,50 @@ func (ec *executionContext) fieldContext_Query_myProposals(ctx context.Context, 
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_myProposals_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_myCoSpeakerInvitations(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_myCoSpeakerInvitations(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().MyCoSpeakerInvitations(ctx, fc.Args["formId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ProposalInvitation) graphql.Marshaler {
+			return ec.marshalNProposalInvitation2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProposalInvitationᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_myCoSpeakerInvitations(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ProposalInvitation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_myCoSpeakerInvitations_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -48993,74 +49705,74 @@ func (ec *executionContext) unmarshalInputCfpFormInput(ctx context.Context, obj 
 		switch k {
 		case "title":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("title"))
-			data, err := ec.unmarshalNString2string(ctx, v)
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.Title = data
+			it.Title = graphql.OmittableOf(data)
 		case "internalName":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("internalName"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.InternalName = data
+			it.InternalName = graphql.OmittableOf(data)
 		case "status":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("status"))
 			data, err := ec.unmarshalOCfpFormStatus2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCfpFormStatus(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.Status = data
+			it.Status = graphql.OmittableOf(data)
 		case "opensAt":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("opensAt"))
 			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.OpensAt = data
+			it.OpensAt = graphql.OmittableOf(data)
 		case "closesAt":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("closesAt"))
 			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.ClosesAt = data
+			it.ClosesAt = graphql.OmittableOf(data)
 		case "submissionLimit":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("submissionLimit"))
 			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.SubmissionLimit = data
+			it.SubmissionLimit = graphql.OmittableOf(data)
 		case "trackIds":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("trackIds"))
 			data, err := ec.unmarshalOID2ᚕstringᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.TrackIds = data
+			it.TrackIds = graphql.OmittableOf(data)
 		case "formatIds":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("formatIds"))
 			data, err := ec.unmarshalOID2ᚕstringᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.FormatIds = data
+			it.FormatIds = graphql.OmittableOf(data)
 		case "levelIds":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("levelIds"))
 			data, err := ec.unmarshalOID2ᚕstringᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.LevelIds = data
+			it.LevelIds = graphql.OmittableOf(data)
 		case "questions":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("questions"))
 			data, err := ec.unmarshalOCfpQuestionInput2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCfpQuestionInputᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.Questions = data
+			it.Questions = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -56865,6 +57577,54 @@ func (ec *executionContext) _CfpQuestion(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
+var coSpeakerInvitationImplementors = []string{"CoSpeakerInvitation"}
+
+func (ec *executionContext) _CoSpeakerInvitation(ctx context.Context, sel ast.SelectionSet, obj *CoSpeakerInvitation) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, coSpeakerInvitationImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CoSpeakerInvitation")
+		case "name":
+			out.Values[i] = ec._CoSpeakerInvitation_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "email":
+			out.Values[i] = ec._CoSpeakerInvitation_email(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._CoSpeakerInvitation_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var communicationCenterImplementors = []string{"CommunicationCenter"}
 
 func (ec *executionContext) _CommunicationCenter(ctx context.Context, sel ast.SelectionSet, obj *CommunicationCenter) graphql.Marshaler {
@@ -61003,6 +61763,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "answerCoSpeakerInvitation":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_answerCoSpeakerInvitation(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteProposal":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteProposal(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "withdrawProposal":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_withdrawProposal(ctx, field)
@@ -61132,6 +61906,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "updateForm":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_updateForm(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "openForm":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_openForm(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "closeForm":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_closeForm(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -62834,6 +63622,11 @@ func (ec *executionContext) _Proposal(ctx context.Context, sel ast.SelectionSet,
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "invitations":
+			out.Values[i] = ec._Proposal_invitations(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "mine":
 			out.Values[i] = ec._Proposal_mine(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -62851,6 +63644,64 @@ func (ec *executionContext) _Proposal(ctx context.Context, sel ast.SelectionSet,
 			}
 		case "createdAt":
 			out.Values[i] = ec._Proposal_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var proposalInvitationImplementors = []string{"ProposalInvitation"}
+
+func (ec *executionContext) _ProposalInvitation(ctx context.Context, sel ast.SelectionSet, obj *ProposalInvitation) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, proposalInvitationImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ProposalInvitation")
+		case "proposalId":
+			out.Values[i] = ec._ProposalInvitation_proposalId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "formId":
+			out.Values[i] = ec._ProposalInvitation_formId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "title":
+			out.Values[i] = ec._ProposalInvitation_title(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "invitedBy":
+			out.Values[i] = ec._ProposalInvitation_invitedBy(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._ProposalInvitation_status(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -63085,6 +63936,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_myProposals(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "myCoSpeakerInvitations":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_myCoSpeakerInvitations(ctx, field)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -69412,6 +70285,32 @@ func (ec *executionContext) unmarshalNCoSpeakerInput2ᚖgithubᚗcomᚋpodiumᚋ
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNCoSpeakerInvitation2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCoSpeakerInvitationᚄ(ctx context.Context, sel ast.SelectionSet, v []*CoSpeakerInvitation) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCoSpeakerInvitation2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCoSpeakerInvitation(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCoSpeakerInvitation2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCoSpeakerInvitation(ctx context.Context, sel ast.SelectionSet, v *CoSpeakerInvitation) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CoSpeakerInvitation(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNCommunicationCenter2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐCommunicationCenter(ctx context.Context, sel ast.SelectionSet, v *CommunicationCenter) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -71066,6 +71965,32 @@ func (ec *executionContext) marshalNProposal2ᚖgithubᚗcomᚋpodiumᚋpodium�
 func (ec *executionContext) unmarshalNProposalInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProposalInput(ctx context.Context, v any) (ProposalInput, error) {
 	res, err := ec.unmarshalInputProposalInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNProposalInvitation2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProposalInvitationᚄ(ctx context.Context, sel ast.SelectionSet, v []*ProposalInvitation) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNProposalInvitation2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProposalInvitation(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNProposalInvitation2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProposalInvitation(ctx context.Context, sel ast.SelectionSet, v *ProposalInvitation) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ProposalInvitation(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNProposalSpeaker2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProposalSpeakerᚄ(ctx context.Context, sel ast.SelectionSet, v []*ProposalSpeaker) graphql.Marshaler {

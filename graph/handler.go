@@ -46,20 +46,37 @@ type Limits struct {
 	// request_timeout. Parsing and validating one document cannot be interrupted; Document
 	// keeps them to milliseconds.
 	Budget time.Duration
+	// ReadBudget is how long a query (an operation that only reads) may take, within Budget.
+	ReadBudget time.Duration
+	// Statements caps the SQL statements of one query, MutationStatements those of one mutation
+	// (imports write row by row). The statement over the cap is not sent, the operation stops and
+	// is answered statement_limit_exceeded; a mutation rolls back.
+	Statements, MutationStatements int64
+	// AnswerBytes caps the JSON of one answer's data; a larger answer is replaced by the error
+	// response_too_large (and a mutation rolls back).
+	AnswerBytes int
 }
 
 // DefaultLimits suit the organizer front ends: a full session board or review workspace fits,
-// a document built to exhaust the server does not. The document limits leave several times the
+// a document built to exhaust the server does not. Complexity counts the items a request may read
+// (see costedSchema): the board of 2,000 sessions with every field costs about 250,000, a page of
+// 1,000 sessions with each speaker's resources and each submission's activity and emails about
+// 150,000; three such pages are refused. The document limits leave several times the
 // room of the largest document a client sends, GraphiQL's introspection query (three fragments,
 // under a hundred fields and a few hundred once expanded); at these limits validation takes
 // milliseconds. The budget stays under the HTTP server's write timeout (60 s), so that a request
-// over it is still answered, and above the slowest legitimate operation, a synchronous AI review.
+// over it is still answered, and above the slowest legitimate operation, a synchronous AI review;
+// a query, which never waits for an AI provider, has a fifth of it. Loaders keep the statements of
+// a front-end query to a few dozen whatever its pages hold, far under its cap; the whole board's
+// answer is a few megabytes, under the answer cap.
 var DefaultLimits = Limits{
-	Complexity: 250_000, Depth: 15, Aliases: 50,
+	Complexity: 400_000, Depth: 15, Aliases: 50,
 	Document: DocumentLimits{Tokens: 10_000, Operations: 20, Fragments: 100, Selections: 1_000,
 		Fields: 500, ExpandedFields: 2_000, Directives: 50, Variables: 100, Arguments: 1_000, NameBytes: 1_000},
 	Errors: 20, ErrorMessageBytes: 1_000,
-	Budget: 50 * time.Second,
+	Budget: 50 * time.Second, ReadBudget: 10 * time.Second,
+	Statements: 1_000, MutationStatements: 20_000,
+	AnswerBytes: 8 << 20,
 }
 
 // nodeComplexity is the complexity of reading one node by its id, a database statement of its
@@ -93,7 +110,7 @@ func NewHandler(opts HandlerOptions) http.Handler {
 	cfg.Complexity.Query.Nodes = func(childComplexity int, ids []string) int {
 		return len(ids) * (nodeComplexity + childComplexity)
 	}
-	schema := NewExecutableSchema(cfg)
+	schema := costedSchema{NewExecutableSchema(cfg)}
 	srv := handler.New(schema)
 	srv.AddTransport(transport.Options{})
 	srv.AddTransport(transport.GET{})
@@ -109,11 +126,14 @@ func NewHandler(opts HandlerOptions) http.Handler {
 	srv.Use(documentLimit{limits: opts.Limits.Document, schema: schema.Schema(), cache: queries})
 	srv.Use(extension.Introspection{})
 	srv.Use(extension.AutomaticPersistedQuery{Cache: newByteLRU(documentCacheBytes, persistedQuerySize)})
+	srv.Use(pageLimit{}) // before the complexity limit, which counts the pages
 	srv.Use(extension.FixedComplexityLimit(opts.Limits.Complexity))
 	srv.Use(shapeLimit{depth: opts.Limits.Depth, aliases: opts.Limits.Aliases})
 	present := presentError(opts.Log)
 	srv.Use(telemetry{observe: opts.Observe, spans: &sync.Map{}})
+	srv.Use(operationBudget{limits: opts.Limits}) // outside the transaction, which rolls back when it stops
 	srv.Use(transactioner{db: opts.DB, present: present})
+	srv.Use(answerCap{max: opts.Limits.AnswerBytes}) // inside the transaction: a refused answer rolls back
 	if !opts.GenericLists {
 		srv.Use(plainLists{}) // innermost: it wraps what the resolver returns
 	}

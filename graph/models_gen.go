@@ -207,28 +207,30 @@ type CfpForm struct {
 	Questions []*CfpQuestion `json:"questions"`
 }
 
-// A form's settings. Saving replaces every setting: what is left out takes its default.
+// A form's settings. createForm needs a title; every setting left out takes its default.
+// updateForm changes only the settings given: one left out keeps its value, one given as null
+// takes its default (opensAt, closesAt and submissionLimit: none).
 type CfpFormInput struct {
-	// The title speakers read; trimmed, not empty, at most 200 characters.
-	Title string `json:"title"`
+	// The title speakers read; trimmed, not empty, at most 200 characters. Required by createForm.
+	Title graphql.Omittable[*string] `json:"title"`
 	// The organizers' own name; the title when left out.
-	InternalName *string `json:"internalName"`
+	InternalName graphql.Omittable[*string] `json:"internalName"`
 	// open (the default) or closed.
-	Status *CfpFormStatus `json:"status"`
+	Status graphql.Omittable[*CfpFormStatus] `json:"status"`
 	// When it starts taking proposals; null: at once.
-	OpensAt *time.Time `json:"opensAt"`
+	OpensAt graphql.Omittable[*time.Time] `json:"opensAt"`
 	// When it stops; null: never by itself. After opensAt.
-	ClosesAt *time.Time `json:"closesAt"`
+	ClosesAt graphql.Omittable[*time.Time] `json:"closesAt"`
 	// Proposals per speaker, at least 1; null: the event's defaultSubmissionLimit.
-	SubmissionLimit *int `json:"submissionLimit"`
-	// Tracks of the event to offer; empty or left out: every track.
-	TrackIds []string `json:"trackIds"`
-	// Formats of the event to offer; empty or left out: every format.
-	FormatIds []string `json:"formatIds"`
-	// Levels of the event to offer; empty or left out: every level.
-	LevelIds []string `json:"levelIds"`
+	SubmissionLimit graphql.Omittable[*int] `json:"submissionLimit"`
+	// Tracks of the event to offer; empty or null: every track.
+	TrackIds graphql.Omittable[[]string] `json:"trackIds"`
+	// Formats of the event to offer; empty or null: every format.
+	FormatIds graphql.Omittable[[]string] `json:"formatIds"`
+	// Levels of the event to offer; empty or null: every level.
+	LevelIds graphql.Omittable[[]string] `json:"levelIds"`
 	// The form's own questions, at most 30.
-	Questions []*CfpQuestionInput `json:"questions"`
+	Questions graphql.Omittable[[]*CfpQuestionInput] `json:"questions"`
 }
 
 // A track, format or level a form offers.
@@ -287,6 +289,16 @@ type CoSpeakerInput struct {
 	Name string `json:"name"`
 	// The co-speaker's email address.
 	Email string `json:"email"`
+}
+
+// A co-speaker invited to a proposal.
+type CoSpeakerInvitation struct {
+	// The name the submitter typed.
+	Name string `json:"name"`
+	// The address invited.
+	Email string `json:"email"`
+	// pending or declined (an accepted one is a speaker).
+	Status string `json:"status"`
 }
 
 // An event's communications.
@@ -824,6 +836,9 @@ type Proposal struct {
 	Answers map[string]any `json:"answers"`
 	// The speakers, submitter first.
 	Speakers []*ProposalSpeaker `json:"speakers"`
+	// The co-speakers the submitter invited who have not accepted: pending or declined. They are
+	// no speakers until they accept.
+	Invitations []*CoSpeakerInvitation `json:"invitations"`
 	// Whether the caller submitted it (co-speakers see it too).
 	Mine bool `json:"mine"`
 	// Whether it can still be edited: its form takes proposals and it is a draft or pending.
@@ -851,7 +866,10 @@ type ProposalInput struct {
 	TrackIds []string `json:"trackIds"`
 	// The language tag, such as en (the default); at most 35 characters.
 	Language *string `json:"language"`
-	// Co-speakers, at most 5: each is emailed and added as a speaker.
+	// Co-speakers, at most 5: the list replaces the one before. Each newly named one is invited by
+	// email and becomes a speaker only by accepting; one left out is no longer a speaker, or no
+	// longer invited. Only the submitter sets them; each invitation counts against the submitter's
+	// daily email budget (rate_limited when over). Ignored when a co-speaker saves.
 	CoSpeakers []*CoSpeakerInput `json:"coSpeakers"`
 	// Replies to the form's questions: question key → text.
 	Answers map[string]any `json:"answers"`
@@ -859,6 +877,20 @@ type ProposalInput struct {
 	FirstName *string `json:"firstName"`
 	// The submitter's last name, when the event does not know them yet.
 	LastName *string `json:"lastName"`
+}
+
+// An invitation to be a co-speaker, as the person invited sees it.
+type ProposalInvitation struct {
+	// The proposal's id.
+	ProposalID string `json:"proposalId"`
+	// The form it came through.
+	FormID string `json:"formId"`
+	// The proposal's title.
+	Title string `json:"title"`
+	// The name of the speaker who invited them.
+	InvitedBy string `json:"invitedBy"`
+	// pending, accepted or declined.
+	Status string `json:"status"`
 }
 
 // A speaker of a proposal.

@@ -14,6 +14,7 @@ import (
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/dbx"
 	"github.com/podium/podium/ent/schema/viewer"
+	"github.com/podium/podium/graph/access/mailbudget"
 	"github.com/podium/podium/graph/ai"
 	"github.com/podium/podium/graph/email"
 	"github.com/podium/podium/graph/files"
@@ -35,6 +36,17 @@ type Resolver struct {
 	Webhooks jobs.WebhookNetwork
 	// Files stores uploaded files (docs/files.md); nil refuses uploads and downloads.
 	Files *files.Service
+	// Budgets bound the emails a person's own actions send to others (co-speaker invitations,
+	// docs/people.md); nil means mailbudget.Default on DB's pool.
+	Budgets *mailbudget.Budgets
+}
+
+// budgets are the email budgets of people's own actions.
+func (r *Resolver) budgets() *mailbudget.Budgets {
+	if r.Budgets != nil {
+		return r.Budgets
+	}
+	return mailbudget.New(r.DB.Pool, mailbudget.Default)
 }
 
 // NewResolver returns the operations on db, queuing emails in outbox.

@@ -262,7 +262,15 @@ func (r *Resolver) submissionList(ctx context.Context, ev *ent.Event, status *Su
 		if s.Format != nil && !slices.Contains(list.Formats, *s.Format) {
 			list.Formats = append(list.Formats, *s.Format)
 		}
-		if status == nil || s.Status == *status {
+		switch {
+		case status != nil:
+			if s.Status == *status {
+				list.Submissions = append(list.Submissions, s)
+			}
+		// A speaker's draft — and one they withdrew before ever submitting it — is theirs alone
+		// until they submit it: the list leaves it out unless asked for drafts by name.
+		case s.Status == SubmissionStatusDraft, s.Status == SubmissionStatusWithdrawn && s.SubmittedAt == nil:
+		default:
 			list.Submissions = append(list.Submissions, s)
 		}
 	}

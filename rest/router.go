@@ -108,6 +108,10 @@ func NewHandler(opts Options) http.Handler {
 		limits = *opts.MailLimits
 	}
 	people := &access.People{DB: opts.DB, Outbox: opts.Resolver.Outbox, Budgets: mailbudget.New(opts.DB.Pool, limits)}
+	if opts.Resolver.Budgets == nil {
+		// Sign-in links and a person's own emails draw on one daily budget per mailbox.
+		opts.Resolver.Budgets = people.Budgets
+	}
 	a.signin = newSignIn(people, publicURL,
 		func(ctx context.Context, msg string, args ...any) { a.log.ErrorContext(ctx, msg, args...) })
 	a.signin.ops = opts.Resolver

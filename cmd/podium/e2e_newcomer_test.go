@@ -13,14 +13,15 @@ import (
 
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/podium/podium/jobs/mailtest"
 )
 
 // TestBrowserNewcomer follows people who are new to Podium, at a phone's size, through every
-// step of signing in: a newcomer to a call for proposals whose link was already used asks again
-// from the page the used link shows and gets a new link to the same form; a person signing in on
+// step of signing in: a newcomer to a call for proposals whose link was already used, or expired,
+// asks again from the page the link shows and gets a new link to the same form, landing on it; a person signing in on
 // the plain page reads what truly happens, on the event's pages when the flow has one; an
 // organizer signed in by email runs GraphiQL with their session; each role lands on its own home;
 // the home page and an expired download link are pages, not JSON; the rate-limit page names the
@@ -88,6 +89,42 @@ func TestBrowserNewcomer(t *testing.T) {
 		run(t, ctx, "follow the new link", followLink(second))
 		waitText(t, ctx, `#signed-in-as`, "newbie@example.test")
 		require.Equal(t, formPage, location(t, ctx))
+	})
+
+	t.Run("ExpiredLinkOffersANewOneForTheSameForm", func(t *testing.T) {
+		ctx := browser.tab(t)
+		newPage := "/cfp/" + formID + "/new"
+		run(t, ctx, "open the new proposal's page signed out", phone(), network.ClearBrowserCookies(),
+			chromedp.Navigate(srv.url+newPage), chromedp.WaitVisible(`input[name=email]`, chromedp.ByQuery))
+		waitText(t, ctx, `header`, "GopherCon Newcomer Check")
+		waitText(t, ctx, `main`, "Speak at GopherCon")
+		run(t, ctx, "ask for a link", askForLink("late@example.test"))
+		waitText(t, ctx, `main`, "sign-in link is on its way")
+		first := link.FindString(lastTo(t, sink, "late@example.test", 1).Text)
+
+		// Fifteen minutes pass: the link expires unused.
+		srv.exec(t, `UPDATE sign_in_tokens SET expires_at = now() - interval '1 minute' WHERE email = 'late@example.test'`)
+		run(t, ctx, "follow the expired link", followLink(first))
+		refused := waitText(t, ctx, `main`, "expired")
+		require.Contains(t, refused, "Speak at GopherCon")
+		waitText(t, ctx, `header`, "GopherCon Newcomer Check")
+		checkAccessibility(t, ctx, "expired link")
+		screen(t, ctx, "signin-expired-link.png")
+		var next, form string
+		run(t, ctx, "read where the retry leads",
+			chromedp.Value(`form[action="/auth/signin"] input[name=next]`, &next, chromedp.ByQuery),
+			chromedp.Value(`form[action="/auth/signin"] input[name=form]`, &form, chromedp.ByQuery))
+		require.Equal(t, newPage, next)
+		require.Equal(t, formID, form)
+
+		run(t, ctx, "ask for a new link", askForLink("late@example.test"))
+		waitText(t, ctx, `main`, "sign-in link is on its way")
+		waitText(t, ctx, `header`, "GopherCon Newcomer Check")
+		second := link.FindString(lastTo(t, sink, "late@example.test", 2).Text)
+		require.NotEqual(t, first, second)
+		run(t, ctx, "follow the new link", followLink(second), chromedp.WaitVisible(`#title`, chromedp.ByQuery))
+		require.Equal(t, srv.url+newPage, location(t, ctx))
+		checkAccessibility(t, ctx, "the form, after a new link")
 	})
 
 	t.Run("PlainSignInSaysWhatHappens", func(t *testing.T) {
@@ -223,4 +260,21 @@ func postForm(t *testing.T, target string, form url.Values) (int, string) {
 	var b strings.Builder
 	_, _ = io.Copy(&b, resp.Body)
 	return resp.StatusCode, b.String()
+}
+
+// exec runs a statement on the server's database, as a test standing in for time passing.
+func (s *e2eServer) exec(t *testing.T, stmt string) {
+	t.Helper()
+	var dsn string
+	for _, kv := range s.env {
+		if v, ok := strings.CutPrefix(kv, "DATABASE_URL="); ok {
+			dsn = v
+		}
+	}
+	require.NotEmpty(t, dsn)
+	conn, err := pgx.Connect(context.Background(), dsn)
+	require.NoError(t, err)
+	defer conn.Close(context.Background())
+	_, err = conn.Exec(context.Background(), stmt)
+	require.NoError(t, err)
 }

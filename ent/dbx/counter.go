@@ -2,6 +2,7 @@ package dbx
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync/atomic"
 
@@ -27,6 +28,29 @@ func WithQueryCount(ctx context.Context) (context.Context, *QueryCount) {
 	return context.WithValue(ctx, countKey{}, c), c
 }
 
+// ErrStatementLimit is the cause of a context canceled by WithStatementLimit: the work sent more
+// statements than it was allowed.
+var ErrStatementLimit = errors.New("dbx: statement limit exceeded")
+
+// statementLimit is what WithStatementLimit puts in a context.
+type statementLimit struct {
+	n      atomic.Int64
+	max    int64
+	cancel context.CancelCauseFunc
+}
+
+type limitKey struct{}
+
+// WithStatementLimit returns a context that allows at most limit statements: the next one is not
+// sent, and the context is canceled with cause ErrStatementLimit, so that everything else of the
+// work stops too. It bounds what a request costs PostgreSQL however its shape multiplies the
+// statements. Call cancel when the work is done.
+func WithStatementLimit(ctx context.Context, limit int64) (_ context.Context, cancel context.CancelFunc) {
+	ctx, cancelCause := context.WithCancelCause(ctx)
+	l := &statementLimit{max: limit, cancel: cancelCause}
+	return context.WithValue(ctx, limitKey{}, l), func() { cancelCause(context.Canceled) }
+}
+
 // counter is the pool's tracer: it counts every statement, and those of contexts made by
 // WithQueryCount once more there; inside a traced request it records each statement as an
 // OpenTelemetry span (none are made outside one, so background polling does not flood traces).
@@ -42,6 +66,12 @@ func (c counter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, data pgx.Trac
 	c.total.Add(1)
 	if qc, ok := ctx.Value(countKey{}).(*QueryCount); ok {
 		qc.n.Add(1)
+	}
+	if l, ok := ctx.Value(limitKey{}).(*statementLimit); ok && l.n.Add(1) > l.max {
+		// pgx runs the statement with the context returned here: canceled, it is never sent and
+		// the connection stays usable.
+		l.cancel(ErrStatementLimit)
+		return ctx
 	}
 	if !trace.SpanFromContext(ctx).IsRecording() {
 		return ctx

@@ -156,6 +156,27 @@ func TestQueryCount(t *testing.T) {
 	require.GreaterOrEqual(t, b.db.Queries.Load()-before, int64(2))
 }
 
+// TestStatementLimit: the statement over the cap is not sent, the context is canceled with
+// ErrStatementLimit, and the connection serves the next statement.
+func TestStatementLimit(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx, cancel := dbx.WithStatementLimit(b.ctx, 2)
+	defer cancel()
+	ctx, count := dbx.WithQueryCount(ctx)
+	for range 2 {
+		_, err := b.db.Ent.Event.Query().All(ctx)
+		require.NoError(t, err)
+	}
+	_, err := b.db.Ent.Event.Query().All(ctx)
+	require.ErrorIs(t, err, context.Canceled)
+	require.ErrorIs(t, context.Cause(ctx), dbx.ErrStatementLimit)
+	require.Equal(t, int64(3), count.Load(), "counted, not sent")
+	_, err = b.db.Ent.Event.Query().All(b.ctx)
+	require.NoError(t, err)
+	require.Zero(t, b.db.Pool.Stat().AcquiredConns())
+}
+
 // TestSidePoolsDurability: the async pool commits without waiting for the disk, the durable pool
 // as durably as the main pool (delivery outcomes rely on it: docs/reliability.md).
 func TestSidePoolsDurability(t *testing.T) {

@@ -212,14 +212,15 @@ func TestApplicationRole(t *testing.T) {
 		require.Positive(t, policies, "%s has no policy", table)
 	}
 	// The tables without row-level security are exactly those holding no organization's data
-	// (rate_limit_buckets: a key id and a timestamp, see docs/tenancy.md).
+	// (rate_limit_buckets: a key id and a timestamp; email_budgets: hashed addresses or ids
+	// and a timestamp; see docs/tenancy.md).
 	rows, err := b.db.Pool.Query(ctx, `SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 		WHERE n.nspname = 'public' AND c.relkind = 'r' AND NOT c.relrowsecurity AND c.relname NOT LIKE 'river\_%'
 		ORDER BY 1`)
 	require.NoError(t, err)
 	open, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	require.NoError(t, err)
-	require.Equal(t, []string{"browser_sessions", "podium_app_login", "podium_schema_migrations", "rate_limit_buckets",
+	require.Equal(t, []string{"browser_sessions", "email_budgets", "podium_app_login", "podium_schema_migrations", "rate_limit_buckets",
 		"sign_in_tokens", "users"}, open)
 }
 

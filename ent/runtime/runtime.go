@@ -2270,8 +2270,12 @@ func init() {
 	submissionDescAnswers := submissionFields[22].Descriptor()
 	// submission.DefaultAnswers holds the default value on creation for the answers field.
 	submission.DefaultAnswers = submissionDescAnswers.Default.(map[string]interface{})
+	// submissionDescCoSpeakerInvitations is the schema descriptor for co_speaker_invitations field.
+	submissionDescCoSpeakerInvitations := submissionFields[23].Descriptor()
+	// submission.DefaultCoSpeakerInvitations holds the default value on creation for the co_speaker_invitations field.
+	submission.DefaultCoSpeakerInvitations = submissionDescCoSpeakerInvitations.Default.([]cfpform.Invitation)
 	// submissionDescApprovedSnapshot is the schema descriptor for approved_snapshot field.
-	submissionDescApprovedSnapshot := submissionFields[23].Descriptor()
+	submissionDescApprovedSnapshot := submissionFields[24].Descriptor()
 	// submission.DefaultApprovedSnapshot holds the default value on creation for the approved_snapshot field.
 	submission.DefaultApprovedSnapshot = submissionDescApprovedSnapshot.Default.(map[string]interface{})
 	// submissionDescID is the schema descriptor for id field.

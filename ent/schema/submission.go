@@ -121,6 +121,11 @@ func (Submission) Fields() []ent.Field {
 		// double submit, a reloaded page) finds the proposal it created instead of a second one.
 		field.String("proposal_key").Optional().Nillable().Validate(text("Proposal key", 100)),
 		field.JSON("answers", map[string]any{}).Default(map[string]any{}),
+		// co_speaker_invitations are the co-speakers the submitter named: each a speaker only once
+		// they accept (docs/cfp.md), so no address typed by a stranger becomes a speaker or a
+		// contact of the event by itself.
+		field.JSON("co_speaker_invitations", []cfpform.Invitation{}).Default([]cfpform.Invitation{}).
+			Annotations(emptyList),
 		// approved_snapshot is the content last approved for publication.
 		field.JSON("approved_snapshot", map[string]any{}).Default(map[string]any{}),
 		field.Enum("content_review_status").Values("approved", "pending_review", "rejected").

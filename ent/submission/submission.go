@@ -11,6 +11,7 @@ import (
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
+	"github.com/podium/podium/ent/schema/cfpform"
 )
 
 const (
@@ -70,6 +71,8 @@ const (
 	FieldProposalKey = "proposal_key"
 	// FieldAnswers holds the string denoting the answers field in the database.
 	FieldAnswers = "answers"
+	// FieldCoSpeakerInvitations holds the string denoting the co_speaker_invitations field in the database.
+	FieldCoSpeakerInvitations = "co_speaker_invitations"
 	// FieldApprovedSnapshot holds the string denoting the approved_snapshot field in the database.
 	FieldApprovedSnapshot = "approved_snapshot"
 	// FieldContentReviewStatus holds the string denoting the content_review_status field in the database.
@@ -242,6 +245,7 @@ var Columns = []string{
 	FieldSubmittedAt,
 	FieldProposalKey,
 	FieldAnswers,
+	FieldCoSpeakerInvitations,
 	FieldApprovedSnapshot,
 	FieldContentReviewStatus,
 	FieldCancelledAt,
@@ -312,6 +316,8 @@ var (
 	ProposalKeyValidator func(string) error
 	// DefaultAnswers holds the default value on creation for the "answers" field.
 	DefaultAnswers map[string]interface{}
+	// DefaultCoSpeakerInvitations holds the default value on creation for the "co_speaker_invitations" field.
+	DefaultCoSpeakerInvitations []cfpform.Invitation
 	// DefaultApprovedSnapshot holds the default value on creation for the "approved_snapshot" field.
 	DefaultApprovedSnapshot map[string]interface{}
 	// DefaultID holds the default value on creation for the "id" field.

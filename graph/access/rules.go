@@ -83,12 +83,18 @@ var Rules = map[string]Rule{
 	"Mutation.decideSubmissions":        Admins,
 	"Mutation.createForm":               Admins,
 	"Mutation.updateForm":               Admins,
+	"Mutation.openForm":                 Admins,
+	"Mutation.closeForm":                Admins,
 	"Mutation.deleteForm":               Admins,
 	// A speaker's own proposals: the operations find them through the caller's address.
 	"Query.cfpForm":             Anyone,
 	"Query.myProposals":         Anyone,
 	"Mutation.saveProposal":     Anyone,
 	"Mutation.withdrawProposal": Anyone,
+	"Mutation.deleteProposal":   Anyone,
+	// Invitations to co-present: the caller's own, found by their address.
+	"Query.myCoSpeakerInvitations":       Anyone,
+	"Mutation.answerCoSpeakerInvitation": Anyone,
 	// Webhook endpoints are the organization's configuration, with URLs and delivery logs that
 	// name its systems: admins only, members included out.
 	"Query.webhooks":               Admins,

@@ -54,6 +54,11 @@ const (
 	CodeRequestTimeout = "request_timeout"
 	// CodeRequestCanceled answers a request whose client went away.
 	CodeRequestCanceled = "request_canceled"
+	// CodeStatementLimitExceeded answers a request that needed more SQL statements than one
+	// request may send.
+	CodeStatementLimitExceeded = "statement_limit_exceeded"
+	// CodeResponseTooLarge answers a request whose answer would be larger than one answer may be.
+	CodeResponseTooLarge = "response_too_large"
 )
 
 // Error is an error a caller is meant to see.

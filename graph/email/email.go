@@ -49,7 +49,8 @@ const (
 	OrganizationInvitation = "organization_invitation"
 	// CFPSubmitted confirms a submitted proposal to its submitter (docs/cfp.md).
 	CFPSubmitted = "cfp_submitted"
-	// CFPCoSpeaker tells a co-speaker they were named on a proposal; Message holds who named them.
+	// CFPCoSpeaker invites a co-speaker named on a proposal to accept or decline (docs/cfp.md);
+	// Message holds who named them. Its subject holds no text the submitter typed.
 	CFPCoSpeaker = "cfp_co_speaker"
 	// WebhookDisabled tells an organization's owners and admins that Podium disabled a webhook
 	// endpoint that kept failing (docs/webhooks.md): URL, Reason, When (failing since).
@@ -209,7 +210,8 @@ func (o *Outbox) link(path string) string {
 }
 
 // oneClick lists the emails whose link signs their recipient in (docs/people.md).
-var oneClick = map[string]bool{ReviewerInvitation: true, ReviewReminder: true, PortalInvitation: true}
+var oneClick = map[string]bool{ReviewerInvitation: true, ReviewReminder: true, PortalInvitation: true,
+	CFPCoSpeaker: true}
 
 // OneClickPath is the sign-in link that lands on path, with the placeholder of a token: the
 // delivery worker puts a fresh token in its place in the message it sends (see package jobs),

@@ -3,6 +3,7 @@ package web
 import (
 	"crypto/rand"
 	"encoding/base64"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/mail"
@@ -25,6 +26,9 @@ import (
 //	GET  /cfp/{formId}/proposals/{id}                edit one of mine
 //	POST /cfp/{formId}/proposals/{id}                save or submit it
 //	POST /cfp/{formId}/proposals/{id}/withdraw       withdraw it
+//	POST /cfp/{formId}/proposals/{id}/delete         delete a draft never submitted
+//	GET  /cfp/{formId}/invitations/{id}              an invitation to co-present a proposal
+//	POST /cfp/{formId}/invitations/{id}              accept or decline it
 //
 // They call the operations GraphQL calls (graph/cfp.go) and hold no rule of their own.
 
@@ -49,6 +53,9 @@ func MountCFP(r chi.Router, d CFPDeps) {
 	r.Get("/cfp/{formId}/proposals/{id}", p.editPage)
 	r.Post("/cfp/{formId}/proposals/{id}", Protect(p.save))
 	r.Post("/cfp/{formId}/proposals/{id}/withdraw", Protect(p.withdraw))
+	r.Post("/cfp/{formId}/proposals/{id}/delete", Protect(p.deleteDraft))
+	r.Get("/cfp/{formId}/invitations/{id}", p.invitationPage)
+	r.Post("/cfp/{formId}/invitations/{id}", Protect(p.answerInvitation))
 }
 
 type cfpPages struct{ CFPDeps }
@@ -58,8 +65,16 @@ type cfpOverview struct {
 	Form      *graph.CfpForm
 	Signed    bool
 	Proposals []*graph.Proposal
+	// Invitations are the person's invitations to co-present proposals of the form.
+	Invitations []*graph.ProposalInvitation
 	// Full says the person has used the form's limit.
 	Full bool
+}
+
+// invitationPage is what template cfp-invitation draws.
+type invitationPage struct {
+	Form       *graph.CfpForm
+	Invitation *graph.ProposalInvitation
 }
 
 // proposalPage is what template cfp-proposal draws.
@@ -67,8 +82,11 @@ type proposalPage struct {
 	Form   *graph.CfpForm
 	Action string
 	New    bool
-	Key    string
-	V      proposalValues
+	// CoSpeaker says the person is a co-speaker, not the submitter: the co-speakers are the
+	// submitter's to set, so the box is not shown.
+	CoSpeaker bool
+	Key       string
+	V         proposalValues
 	// Errors are messages by field name; the field points at its message (aria-describedby).
 	Errors   map[string]string
 	Formats  []choice
@@ -136,6 +154,10 @@ var notices = map[string]string{
 	"saved":     "Your draft is saved. Submit it when it is ready.",
 	"submitted": "Your proposal is submitted. A confirmation is on its way to your inbox.",
 	"withdrawn": "Your proposal is withdrawn.",
+	"updated":   "Your changes are saved.",
+	"deleted":   "Your draft is deleted.",
+	"accepted":  "You are a speaker of this proposal now.",
+	"declined":  "You declined the invitation: you are not a speaker of this proposal.",
 }
 
 func (p *cfpPages) formPage(w http.ResponseWriter, r *http.Request) {
@@ -154,11 +176,15 @@ func (p *cfpPages) formPage(w http.ResponseWriter, r *http.Request) {
 		data.Proposals = mine
 		n := 0
 		for _, pr := range mine {
-			if pr.Mine {
+			if graph.CountsAgainstLimit(pr) {
 				n++
 			}
 		}
 		data.Full = n >= f.EffectiveSubmissionLimit
+		if data.Invitations, err = p.Resolver.OwnInvitations(r.Context(), person, f.ID); err != nil {
+			p.fail(w, r, theme, err)
+			return
+		}
 	}
 	page := Page{Title: f.Title, Theme: theme, Person: person, Content: "cfp-form", Data: data,
 		Notice: notices[r.URL.Query().Get("done")]}
@@ -187,7 +213,35 @@ func (p *cfpPages) newPage(w http.ResponseWriter, r *http.Request) {
 		signInFirst(w, r)
 		return
 	}
-	p.renderProposal(w, http.StatusOK, theme, person, f, "", proposalValues{Language: "en"}, newKey(), "", "")
+	if msg := p.cannotPropose(r, person, f); msg != "" {
+		Render(w, http.StatusConflict, Page{Title: f.Title, Theme: theme, Person: person, Error: msg,
+			Content: "link", Data: &Link{Href: "/cfp/" + f.ID, Text: "Back to " + f.Title}})
+		return
+	}
+	p.renderProposal(w, http.StatusOK, theme, person, f, "", proposalValues{Language: "en"}, newKey(), "", "", false)
+}
+
+// cannotPropose says why the person cannot write a new proposal through f now — closed, not open
+// yet, or their limit used — or "" when they can: the page says so instead of a form that fails
+// once filled in.
+func (p *cfpPages) cannotPropose(r *http.Request, person *viewer.Person, f *graph.CfpForm) string {
+	if !f.AcceptingProposals {
+		return closedMessage(f)
+	}
+	mine, err := p.Resolver.OwnProposals(r.Context(), person, f.ID)
+	if err != nil {
+		return ""
+	}
+	n := 0
+	for _, pr := range mine {
+		if graph.CountsAgainstLimit(pr) {
+			n++
+		}
+	}
+	if n >= f.EffectiveSubmissionLimit {
+		return fmt.Sprintf("You have reached the limit of %d proposals for this form.", f.EffectiveSubmissionLimit)
+	}
+	return ""
 }
 
 func (p *cfpPages) editPage(w http.ResponseWriter, r *http.Request) {
@@ -219,17 +273,29 @@ func (p *cfpPages) editPage(w http.ResponseWriter, r *http.Request) {
 			cos = append(cos, s.Name+" <"+s.Email+">")
 		}
 	}
+	for _, inv := range pr.Invitations {
+		cos = append(cos, inv.Name+" <"+inv.Email+">")
+	}
 	v.CoSpeakers = strings.Join(cos, "\n")
 	for k, a := range pr.Answers {
 		if s, ok := a.(string); ok {
 			v.Answers[k] = s
 		}
 	}
-	msg := ""
 	if !pr.Editable {
-		msg = "This proposal can no longer be changed: it is " + string(pr.Status) + ", or the form is closed."
+		Render(w, http.StatusOK, Page{Title: pr.Title, Theme: theme, Person: person, Content: "cfp-view",
+			Data: proposalView{Form: f, P: pr, Why: "This proposal can no longer be changed here: it is " + string(pr.Status) +
+				", or the form is closed."}})
+		return
 	}
-	p.renderProposal(w, http.StatusOK, theme, person, f, pr.ID, v, "", msg, "")
+	p.renderProposal(w, http.StatusOK, theme, person, f, pr.ID, v, "", "", "", !pr.Mine)
+}
+
+// proposalView is what template cfp-view draws: a proposal that can no longer be changed.
+type proposalView struct {
+	Form *graph.CfpForm
+	P    *graph.Proposal
+	Why  string
 }
 
 // own finds one of the person's proposals of the form.
@@ -280,6 +346,11 @@ func (p *cfpPages) save(w http.ResponseWriter, r *http.Request) {
 	}
 	id := chi.URLParam(r, "id")
 	key := form.Get("key")
+	var before *graph.Proposal
+	if id != "" {
+		before, _ = p.own(r, person, f.ID, id)
+	}
+	coSpeaker := before != nil && !before.Mine
 	if id == "" {
 		in.Key = &key
 	}
@@ -295,7 +366,11 @@ func (p *cfpPages) save(w http.ResponseWriter, r *http.Request) {
 	}
 	if err == nil {
 		done := "saved"
-		if saved.Status != graph.SubmissionStatusDraft {
+		switch {
+		case before != nil && before.Status != graph.SubmissionStatusDraft:
+			// Already submitted: the change is saved, and no second confirmation is sent.
+			done = "updated"
+		case saved.Status != graph.SubmissionStatusDraft:
 			done = "submitted"
 		}
 		http.Redirect(w, r, "/cfp/"+f.ID+"?done="+done, http.StatusSeeOther)
@@ -306,10 +381,85 @@ func (p *cfpPages) save(w http.ResponseWriter, r *http.Request) {
 		p.fail(w, r, theme, err)
 		return
 	}
+	fields := []string{field}
 	if field == "" {
-		field = fieldOf(e.Message, f)
+		fields = fieldsOf(e.Message, f)
 	}
-	p.renderProposal(w, e.Status, theme, person, f, id, v, key, e.Message, field)
+	p.renderProposal(w, e.Status, theme, person, f, id, v, key, e.Message, "", coSpeaker, fields...)
+}
+
+// deleteDraft deletes one of the person's drafts that was never submitted.
+func (p *cfpPages) deleteDraft(w http.ResponseWriter, r *http.Request) {
+	f, theme := p.load(w, r)
+	if f == nil {
+		return
+	}
+	person := p.Person(r)
+	if person == nil {
+		http.Redirect(w, r, "/auth/signin?next="+url.QueryEscape("/cfp/"+f.ID), http.StatusSeeOther)
+		return
+	}
+	if _, err := p.Resolver.DeleteOwnProposal(r.Context(), person, f.ID, chi.URLParam(r, "id")); err != nil {
+		p.fail(w, r, theme, err)
+		return
+	}
+	http.Redirect(w, r, "/cfp/"+f.ID+"?done=deleted", http.StatusSeeOther)
+}
+
+// invitationPage shows the person's invitation to co-present a proposal, with Accept and
+// Decline. Signed out, the person signs in first (the email's link signs them in).
+func (p *cfpPages) invitationPage(w http.ResponseWriter, r *http.Request) {
+	f, theme := p.load(w, r)
+	if f == nil {
+		return
+	}
+	person := p.Person(r)
+	if person == nil {
+		signInFirst(w, r)
+		return
+	}
+	invs, err := p.Resolver.OwnInvitations(r.Context(), person, f.ID)
+	if err != nil {
+		p.fail(w, r, theme, err)
+		return
+	}
+	id := chi.URLParam(r, "id")
+	for _, inv := range invs {
+		if inv.ProposalID == id {
+			Render(w, http.StatusOK, Page{Title: "Co-present “" + inv.Title + "”?", Theme: theme, Person: person,
+				Content: "cfp-invitation", Data: invitationPage{Form: f, Invitation: inv}})
+			return
+		}
+	}
+	Render(w, http.StatusNotFound, Page{Title: "Invitation not found", Theme: theme, Person: person,
+		Error: "There is no invitation to this proposal for " + person.Email + ". Sign in with the address the invitation was sent to."})
+}
+
+// answerInvitation accepts or declines the invitation.
+func (p *cfpPages) answerInvitation(w http.ResponseWriter, r *http.Request) {
+	f, theme := p.load(w, r)
+	if f == nil {
+		return
+	}
+	person := p.Person(r)
+	if person == nil {
+		http.Redirect(w, r, "/auth/signin?next="+url.QueryEscape(r.URL.Path), http.StatusSeeOther)
+		return
+	}
+	if err := r.ParseForm(); err != nil {
+		Render(w, http.StatusBadRequest, Page{Title: f.Title, Theme: theme, Person: person, Error: "The form could not be read."})
+		return
+	}
+	accept := r.PostForm.Get("answer") == "accept"
+	if _, err := p.Resolver.AnswerOwnInvitation(r.Context(), person, f.ID, chi.URLParam(r, "id"), accept); err != nil {
+		p.fail(w, r, theme, err)
+		return
+	}
+	done := "declined"
+	if accept {
+		done = "accepted"
+	}
+	http.Redirect(w, r, "/cfp/"+f.ID+"?done="+done, http.StatusSeeOther)
 }
 
 func (p *cfpPages) withdraw(w http.ResponseWriter, r *http.Request) {
@@ -331,16 +481,18 @@ func (p *cfpPages) withdraw(w http.ResponseWriter, r *http.Request) {
 
 // renderProposal draws the proposal form with values, and msg next to field when given.
 func (p *cfpPages) renderProposal(w http.ResponseWriter, status int, theme Theme, person *viewer.Person, f *graph.CfpForm,
-	id string, v proposalValues, key, msg, field string) {
-	d := proposalPage{Form: f, New: id == "", Key: key, V: v, Errors: map[string]string{}}
+	id string, v proposalValues, key, msg, field string, coSpeaker bool, more ...string) {
+	d := proposalPage{Form: f, New: id == "", Key: key, V: v, Errors: map[string]string{}, CoSpeaker: coSpeaker}
 	d.Action = "/cfp/" + f.ID + "/proposals"
 	title := "New proposal"
 	if id != "" {
 		d.Action += "/" + id
 		title = "Edit proposal"
 	}
-	if msg != "" && field != "" {
-		d.Errors[field] = msg
+	for _, fl := range append([]string{field}, more...) {
+		if msg != "" && fl != "" {
+			d.Errors[fl] = msg
+		}
 	}
 	pick := func(opts []*graph.CfpOption, selected func(string) bool) []choice {
 		out := make([]choice, len(opts))
@@ -369,13 +521,23 @@ func (p *cfpPages) renderProposal(w http.ResponseWriter, status int, theme Theme
 	Render(w, status, Page{Title: title, Theme: theme, Person: person, Error: msg, Content: "cfp-proposal", Data: d})
 }
 
-// fieldOf names the field an operation's message is about, from the label it starts with.
-func fieldOf(msg string, f *graph.CfpForm) string {
+// fieldsOf names the fields an operation's message is about: every question it quotes (a submit
+// missing several required answers marks each), else the field of the label it starts with.
+func fieldsOf(msg string, f *graph.CfpForm) []string {
+	var out []string
 	for _, q := range f.Questions {
 		if strings.HasPrefix(msg, q.Label) || strings.Contains(msg, "“"+q.Label+"”") || strings.Contains(msg, `"`+q.Label+`"`) {
-			return "q_" + q.Key
+			out = append(out, "q_"+q.Key)
 		}
 	}
+	if len(out) > 0 {
+		return out
+	}
+	return []string{fieldOf(msg)}
+}
+
+// fieldOf names the field of the label an operation's message starts with.
+func fieldOf(msg string) string {
 	prefixes := []struct{ prefix, field string }{
 		{"Title", "title"}, {"Description", "description"}, {"Language", "language"}, {"Co-speaker", "cospeakers"},
 		{"Name at most", "cospeakers"}, {"First name", "first_name"}, {"Last name", "last_name"},
