@@ -5,7 +5,13 @@ import (
 	"context"
 	"sync"
 
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/errcode"
+	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/podium/podium/graph/apperr"
 )
 
 // documentCacheBytes bounds each of the GraphQL server's caches (parsed documents, persisted
@@ -82,4 +88,21 @@ func (c *byteLRU[T]) remove(el *list.Element) {
 	c.order.Remove(el)
 	delete(c.entries, e.key)
 	c.used -= e.size
+}
+
+// persistedQueries is gqlgen's automatic persisted queries with the client's mistakes coded:
+// gqlgen answers a query that does not match its hash, extension data of another shape and an
+// unknown version with errors that carry no code, which the presenter would take for the
+// server's failure (internal_error, logged). They are a body of the wrong shape: invalid_body.
+type persistedQueries struct {
+	extension.AutomaticPersistedQuery
+}
+
+// MutateOperationParameters resolves the persisted query and codes what gqlgen left uncoded.
+func (p persistedQueries) MutateOperationParameters(ctx context.Context, raw *graphql.RawParams) *gqlerror.Error {
+	err := p.AutomaticPersistedQuery.MutateOperationParameters(ctx, raw)
+	if err != nil && err.Extensions["code"] == nil {
+		errcode.Set(err, apperr.CodeInvalidBody)
+	}
+	return err
 }

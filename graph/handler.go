@@ -128,7 +128,7 @@ func NewHandler(opts HandlerOptions) http.Handler {
 	srv.Use(errorCap{max: opts.Limits.Errors, messageBytes: opts.Limits.ErrorMessageBytes}) // outermost: sees every error
 	srv.Use(documentLimit{limits: opts.Limits.Document, schema: schema.Schema(), cache: queries})
 	srv.Use(extension.Introspection{})
-	srv.Use(extension.AutomaticPersistedQuery{Cache: newByteLRU(documentCacheBytes, persistedQuerySize)})
+	srv.Use(persistedQueries{extension.AutomaticPersistedQuery{Cache: newByteLRU(documentCacheBytes, persistedQuerySize)}})
 	srv.Use(pageLimit{}) // before the complexity limit, which counts the pages
 	srv.Use(extension.FixedComplexityLimit(opts.Limits.Complexity))
 	srv.Use(shapeLimit{depth: opts.Limits.Depth, aliases: opts.Limits.Aliases})

@@ -423,6 +423,17 @@ WHERE n <= 10 ORDER BY contact_id, n`, events,
 	return dir, nil
 }
 
+// csvCell neutralises a cell a spreadsheet would run as a formula — one beginning with =, +, -,
+// @, a tab or a carriage return (OWASP's "CSV injection") — with a leading single quote, which
+// spreadsheets show as text. Speakers type their own names and bios, so any cell may be hostile.
+// Every CSV Podium writes passes its cells through here.
+func csvCell(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
+}
+
 // speakersCSV is the directory's export, one speaker a line.
 func speakersCSV(contacts []*ent.Contact) string {
 	var b strings.Builder
@@ -441,9 +452,13 @@ func speakersCSV(contacts []*ent.Contact) string {
 		if ct.TshirtSize != nil {
 			size = string(*ct.TshirtSize)
 		}
-		_ = w.Write([]string{ct.FirstName, ct.LastName, ct.Email, str(ct.Title), str(ct.Company), str(ct.Bio),
+		row := []string{ct.FirstName, ct.LastName, ct.Email, str(ct.Title), str(ct.Company), str(ct.Bio),
 			string(ct.DietaryRequirements), size, str(ct.LinkedinURL), str(ct.TwitterURL), str(ct.FacebookURL),
-			str(ct.WebsiteURL), str(ct.Phone)})
+			str(ct.WebsiteURL), str(ct.Phone)}
+		for i := range row {
+			row[i] = csvCell(row[i])
+		}
+		_ = w.Write(row)
 	}
 	w.Flush()
 	return strings.TrimSuffix(b.String(), "\r\n")

@@ -38,18 +38,29 @@ var notPublic = []netip.Prefix{
 	netip.MustParsePrefix("192.0.0.0/24"),  // IETF protocol assignments
 	netip.MustParsePrefix("198.18.0.0/15"), // benchmarking
 	netip.MustParsePrefix("240.0.0.0/4"),   // reserved, and broadcast
-	netip.MustParsePrefix("64:ff9b::/96"),  // NAT64: would reach an IPv4 address of any kind
 	netip.MustParsePrefix("2001:db8::/32"), // documentation
+	netip.MustParsePrefix("100::/64"),      // discard-only
+	netip.MustParsePrefix("fec0::/10"),     // site-local, deprecated but still routed by some networks
+	// IPv6 forms that carry an IPv4 address, or reach one through a translator or relay: the IPv4
+	// address inside may be loopback, private or the metadata service, and which one is not
+	// checked by testing the IPv6 address. None is needed to reach a public receiver.
+	netip.MustParsePrefix("::/96"),           // IPv4-compatible (::127.0.0.1), and :: and ::1
+	netip.MustParsePrefix("::ffff:0:0/96"),   // IPv4-mapped
+	netip.MustParsePrefix("::ffff:0:0:0/96"), // IPv4-translated
+	netip.MustParsePrefix("64:ff9b::/96"),    // NAT64
+	netip.MustParsePrefix("64:ff9b:1::/48"),  // local-use NAT64
+	netip.MustParsePrefix("2002::/16"),       // 6to4
+	netip.MustParsePrefix("2001::/32"),       // Teredo
 }
 
 // Check returns ErrForbiddenAddress unless webhooks may connect to addr: a public address, or one
 // in an allowed range. Private (including the IPv6 ULA range that holds AWS's fd00:ec2::254),
 // loopback, link-local (which holds the 169.254.169.254 metadata service), multicast and
-// unspecified addresses are refused.
+// unspecified addresses are refused, and so are IPv6 addresses that embed an IPv4 one
+// (IPv4-compatible, IPv4-mapped, 6to4, Teredo, NAT64) whatever the address inside.
 func (n WebhookNetwork) Check(addr netip.Addr) error {
-	addr = addr.Unmap()
 	for _, p := range n.Allow {
-		if p.Contains(addr) {
+		if p.Contains(addr.Unmap()) {
 			return nil
 		}
 	}

@@ -136,3 +136,41 @@ func TestWebhookBackoffSpansADay(t *testing.T) {
 	require.Greater(t, total, 24*time.Hour)
 	require.Less(t, total, 3*24*time.Hour)
 }
+
+// IPv6 forms that carry an IPv4 address, or lead to one through a translator, are refused when a
+// URL is saved (CheckURL) and when a delivery dials (Client), so neither a literal nor a name that
+// later resolves to one reaches loopback, private space or the metadata service.
+func TestWebhookNetworkRefusesEmbeddedIPv4(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	strict := jobs.WebhookNetwork{AllowHTTP: true}
+	for _, a := range []string{
+		"::127.0.0.1",                          // IPv4-compatible, ::/96
+		"::a9fe:a9fe",                          // 169.254.169.254, IPv4-compatible
+		"::8.8.8.8",                            // IPv4-compatible, even of a public address
+		"::ffff:127.0.0.1",                     // IPv4-mapped
+		"::ffff:0:7f00:1",                      // IPv4-translated, ::ffff:0:0:0/96
+		"2002:7f00:1::1",                       // 6to4 of 127.0.0.1
+		"2002:a9fe:a9fe::",                     // 6to4 of the metadata service
+		"2001:0:4136:e378:8000:63bf:3fff:fdd2", // Teredo
+		"64:ff9b::7f00:1",                      // NAT64
+		"64:ff9b:1::a00:1",                     // local-use NAT64
+		"100::1",                               // discard-only
+		"fec0::1",                              // site-local
+	} {
+		addr := netip.MustParseAddr(a)
+		require.ErrorIs(t, strict.Check(addr), jobs.ErrForbiddenAddress, a)
+		u := "http://" + netip.AddrPortFrom(addr, 9).String() + "/hooks"
+		require.ErrorIs(t, strict.CheckURL(ctx, u), jobs.ErrForbiddenAddress, "saved: %s", u)
+		resp, err := strict.Client(2 * time.Second).Get(u)
+		if err == nil {
+			_ = resp.Body.Close()
+		}
+		require.ErrorIs(t, err, jobs.ErrForbiddenAddress, "dialled: %s", u)
+	}
+	// An IPv4-mapped public address is refused when saved; the dialler sees it as the IPv4
+	// address it is (Go dials mapped addresses over IPv4), which Check judges as any other.
+	require.ErrorIs(t, strict.CheckURL(ctx, "https://[::ffff:8.8.8.8]/hooks"), jobs.ErrForbiddenAddress)
+	// A public IPv6 address still passes.
+	require.NoError(t, strict.CheckURL(ctx, "https://[2606:4700:4700::1111]/hooks"))
+}

@@ -2,6 +2,7 @@ package rest_test
 
 import (
 	"net/http"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -26,7 +27,8 @@ func TestLinksOneRuleEveryTransport(t *testing.T) {
 	ev := str(b.createEvent(b.acme, "Links"), "id")
 	base := "/api/v1/events/" + ev
 	ada := b.speaker(base, "Ada", "Lovelace", "ada@example.test")
-	links := append(scriptLinks, "/relative/path") // a file's link may be a path on Podium; a web link may not
+	// A file's link may be a path on Podium; a web link may not.
+	links := append(slices.Clone(scriptLinks), "/relative/path")
 
 	for _, link := range links {
 		{ // REST

@@ -27,13 +27,70 @@ type Metrics struct {
 	queries   *prometheus.HistogramVec
 	gqlOps    *prometheus.CounterVec
 	gqlErrors *prometheus.CounterVec
+	opNames   *labelSet
+}
+
+// maxOperationNames bounds the GraphQL operation names that get series of their own. An
+// operation's name is the client's to choose: counted as it comes, one client sending random
+// names adds series (memory in Podium and in Prometheus) without end. The names Podium's own
+// tools send, then the first names seen up to this bound, keep their own series; the rest count
+// as "other".
+const maxOperationNames = 100
+
+// knownOperationNames are the operation names Podium's own pages and tools send (GraphiQL's
+// schema query) and the name of unnamed operations, kept whatever came first.
+var knownOperationNames = []string{"anonymous", "IntrospectionQuery"}
+
+// maxOperationNameLen is the longest operation name given a series of its own.
+const maxOperationNameLen = 64
+
+// labelSet admits label values first come, first served, up to a bound.
+type labelSet struct {
+	mu    sync.Mutex
+	max   int
+	known map[string]bool
+	seen  map[string]bool
+}
+
+// value returns v when it has, or may now get, a series of its own, and "other" when not.
+func (s *labelSet) value(v string) string {
+	if v == "" || s.known[v] {
+		return v
+	}
+	if len(v) > maxOperationNameLen {
+		return "other"
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.seen[v] {
+		if len(s.seen) >= s.max {
+			return "other"
+		}
+		s.seen[v] = true
+	}
+	return v
+}
+
+// methodLabel is the method label of a request: an HTTP method is also the client's to choose.
+func methodLabel(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodOptions:
+		return m
+	}
+	return "OTHER"
 }
 
 // NewMetrics registers the metrics of the server on db; more adds other packages' collectors
 // (jobs.Collectors).
 func NewMetrics(db *dbx.DB, more ...prometheus.Collector) *Metrics {
+	known := map[string]bool{"other": true}
+	for _, n := range knownOperationNames {
+		known[n] = true
+	}
 	m := &Metrics{
-		reg: prometheus.NewRegistry(),
+		reg:     prometheus.NewRegistry(),
+		opNames: &labelSet{max: maxOperationNames, known: known, seen: map[string]bool{}},
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "podium_http_requests_total", Help: "HTTP requests answered, by route pattern, method and status.",
 		}, []string{"route", "method", "status"}),
@@ -69,6 +126,7 @@ func (m *Metrics) observeRequest(route, method string, status int, took time.Dur
 	if route == "" {
 		route = "unmatched"
 	}
+	method = methodLabel(method)
 	m.requests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()
 	m.latency.WithLabelValues(route, method).Observe(took.Seconds())
 	m.queries.WithLabelValues(route).Observe(float64(statements))
@@ -76,6 +134,7 @@ func (m *Metrics) observeRequest(route, method string, status int, took time.Dur
 
 // ObserveGraphQL counts an answered GraphQL operation (graph.HandlerOptions.Observe).
 func (m *Metrics) ObserveGraphQL(_ context.Context, name, typ string, codes []string) {
+	name = m.opNames.value(name)
 	m.gqlOps.WithLabelValues(name, typ).Inc()
 	for _, c := range codes {
 		m.gqlErrors.WithLabelValues(name, c).Inc()

@@ -29,3 +29,21 @@ func TestWebhookRetentionVariable(t *testing.T) {
 		require.ErrorContains(t, err, "PODIUM_WEBHOOK_RETENTION", bad)
 	}
 }
+
+// The operator listener is on loopback unless said otherwise, "off" turns it off, and serve
+// refuses an address other machines reach without PODIUM_OPERATOR_TOKEN.
+func TestOperatorVariables(t *testing.T) {
+	t.Setenv("PODIUM_OPERATOR_ADDR", "")
+	t.Setenv("PODIUM_OPERATOR_TOKEN", "")
+	c := loadConfig()
+	require.Equal(t, "127.0.0.1:9090", c.OperatorAddr)
+	require.Empty(t, c.OperatorToken)
+
+	t.Setenv("PODIUM_OPERATOR_ADDR", "off")
+	require.Empty(t, loadConfig().OperatorAddr)
+
+	t.Setenv("PODIUM_OPERATOR_ADDR", "0.0.0.0:9090")
+	c = loadConfig()
+	c.DatabaseURL = "postgres://127.0.0.1:1/never" // refused before it is dialled
+	require.ErrorContains(t, serve(t.Context(), c, false), "PODIUM_OPERATOR_TOKEN")
+}
