@@ -788,9 +788,6 @@ func (_c *SubmissionCreate) check() error {
 	if _, ok := _c.mutation.Answers(); !ok {
 		return &ValidationError{Name: "answers", err: errors.New(`ent: missing required field "Submission.answers"`)}
 	}
-	if _, ok := _c.mutation.CoSpeakerInvitations(); !ok {
-		return &ValidationError{Name: "co_speaker_invitations", err: errors.New(`ent: missing required field "Submission.co_speaker_invitations"`)}
-	}
 	if _, ok := _c.mutation.ApprovedSnapshot(); !ok {
 		return &ValidationError{Name: "approved_snapshot", err: errors.New(`ent: missing required field "Submission.approved_snapshot"`)}
 	}
