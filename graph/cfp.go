@@ -98,7 +98,13 @@ func (r *Resolver) PublicFormEvent(ctx context.Context, formID string) (*CfpForm
 		return nil, nil, err
 	}
 	f, err := formView(s.ctx, r.Client, s.event, s.form, time.Now())
-	return f, s.event, err
+	if err != nil {
+		return nil, nil, err
+	}
+	// s.ctx is scoped to the form's organization whoever asks: the caller's own viewer tells
+	// whether they organize it.
+	f.InternalName = internalName(ctx, s.form)
+	return f, s.event, nil
 }
 
 // OwnProposals lists the person's proposals of the form — submitted by them or naming them as

@@ -15,6 +15,7 @@ import (
 	"github.com/podium/podium/ent/level"
 	"github.com/podium/podium/ent/schema/cfpform"
 	"github.com/podium/podium/ent/schema/pid"
+	"github.com/podium/podium/ent/schema/viewer"
 	"github.com/podium/podium/ent/submission"
 	"github.com/podium/podium/ent/track"
 	"github.com/podium/podium/graph/access"
@@ -399,10 +400,28 @@ func formLimit(f *ent.Form, ev *ent.Event) int {
 	return ev.DefaultSubmissionLimit
 }
 
+// internalName is the form's internal name when the caller is one of its organizers, nil for
+// anyone else: the organizers' own name for a form ("B-list", "invited only") is not for the
+// speakers and reviewers who read the form, nor for another organization.
+func internalName(ctx context.Context, f *ent.Form) *string {
+	if !formOrganizer(ctx, f) {
+		return nil
+	}
+	name := f.InternalName
+	return &name
+}
+
+// formOrganizer tells whether the caller organizes the form: its organization's API key, or a
+// person acting as a member of that organization.
+func formOrganizer(ctx context.Context, f *ent.Form) bool {
+	v := viewer.FromContext(ctx)
+	return v != nil && v.OrganizationID != "" && v.OrganizationID == f.OrganizationID && (v.Person == nil || v.Role != "")
+}
+
 // formView is a form as GraphQL and the pages show it, with the names of what it offers (all of
 // the event's when it lists none).
 func formView(ctx context.Context, c *ent.Client, ev *ent.Event, f *ent.Form, now time.Time) (*CfpForm, error) {
-	out := &CfpForm{ID: f.ID, EventID: ev.ID, EventName: ev.Name, Title: f.ExternalTitle, InternalName: f.InternalName,
+	out := &CfpForm{ID: f.ID, EventID: ev.ID, EventName: ev.Name, Title: f.ExternalTitle, InternalName: internalName(ctx, f),
 		Status: CfpFormStatus(f.Status), AcceptingProposals: formAccepting(f, now), OpensAt: f.OpensAt,
 		ClosesAt: f.CloseDate, SubmissionLimit: f.SubmissionLimit, EffectiveSubmissionLimit: formLimit(f, ev),
 		IsDefault: f.IsDefault, Questions: []*CfpQuestion{}}

@@ -19480,11 +19480,11 @@ func (ec *executionContext) _CfpForm_internalName(ctx context.Context, field gra
 			return obj.InternalName, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_CfpForm_internalName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -57858,7 +57858,7 @@ func (ec *executionContext) _CfpForm(ctx context.Context, sel ast.SelectionSet, 
 			}
 		case "internalName":
 			out.Values[i] = ec._CfpForm_internalName(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "status":

@@ -181,8 +181,9 @@ type CfpForm struct {
 	EventName string `json:"eventName"`
 	// The title speakers read.
 	Title string `json:"title"`
-	// The organizers' own name for it.
-	InternalName string `json:"internalName"`
+	// The organizers' own name for it; null unless the caller is one of the form's organizers (its
+	// organization's key or member).
+	InternalName *string `json:"internalName"`
 	// open or closed.
 	Status CfpFormStatus `json:"status"`
 	// Whether it takes proposals now: open, past opensAt and before closesAt.

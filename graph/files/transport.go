@@ -10,11 +10,13 @@ import (
 	"mime/multipart"
 	"net/http"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
+	"github.com/podium/podium/ent/schema/viewer"
 	"github.com/podium/podium/graph/apperr"
 )
 
@@ -32,8 +34,17 @@ func IsMultipart(r *http.Request) bool {
 // (a truncated request, a client that went away) is answered invalid_body and leaves nothing.
 // Operations then read the files as graphql.Upload values and store them with Service.Put; once
 // the operation's transaction has ended, Settle removes what no row points at.
+//
+// Before any file part is read, Authorize judges the operation (its root fields, by the caller's
+// role) and Uploads bounds the caller's uploads in flight: a refused request is answered without
+// its files being read, so nothing is spooled for a caller who may not upload.
 type Transport struct {
 	Service *Service
+	// Authorize, when set, judges the operation before the files are read; its error is the
+	// answer.
+	Authorize func(ctx context.Context, params *graphql.RawParams) error
+	// Uploads, when set, bounds each caller's upload requests in flight.
+	Uploads *Limiter
 	// Budget bounds the operation once the files are in, as the handler's budget bounds other
 	// requests; reading the files has its own, longer deadline (uploadReadTimeout).
 	Budget time.Duration
@@ -48,8 +59,13 @@ const (
 )
 
 // uploadReadTimeout is how long reading one upload request may take: the server's read timeout
-// (30 s) suits JSON bodies, not 50 MiB over a conference venue's network.
-const uploadReadTimeout = 10 * time.Minute
+// (30 s) suits JSON bodies, not 50 MiB over a conference venue's network. uploadIdleTimeout is
+// the minimum pace within it: a body from which nothing arrives for that long is given up, so a
+// client trickling bytes cannot hold its slot and its spooled files for the whole ten minutes.
+const (
+	uploadReadTimeout = 10 * time.Minute
+	uploadIdleTimeout = 30 * time.Second
+)
 
 // Supports accepts multipart POST requests.
 func (Transport) Supports(r *http.Request) bool {
@@ -61,9 +77,17 @@ func (t Transport) Do(w http.ResponseWriter, r *http.Request, exec graphql.Graph
 	w.Header().Set("Content-Type", "application/graphql-response+json")
 	limit := t.Service.Limit()
 	rc := http.NewResponseController(w)
-	_ = rc.SetReadDeadline(time.Now().Add(uploadReadTimeout))
-	_ = rc.SetWriteDeadline(time.Now().Add(uploadReadTimeout + t.Budget + time.Minute))
-	r.Body = http.MaxBytesReader(w, r.Body, maxFiles*(limit+maxFormPart)+2*maxFormPart)
+	if t.Uploads != nil {
+		release, err := t.Uploads.Acquire(r.Context())
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		defer release()
+	}
+	end := time.Now().Add(uploadReadTimeout)
+	_ = rc.SetWriteDeadline(end.Add(t.Budget + time.Minute))
+	r.Body = &pacedBody{ReadCloser: http.MaxBytesReader(w, r.Body, maxFiles*(limit+maxFormPart)+2*maxFormPart), rc: rc, end: end}
 
 	params, spooled, err := t.read(r, limit)
 	defer func() {
@@ -128,6 +152,11 @@ func (t Transport) read(r *http.Request, limit int64) (*graphql.RawParams, []*os
 	var fileMap map[string][]string
 	if err := decodePart(mr, "map", &fileMap); err != nil {
 		return nil, nil, err
+	}
+	if t.Authorize != nil {
+		if err := t.Authorize(r.Context(), params); err != nil {
+			return nil, nil, err
+		}
 	}
 	if len(fileMap) > maxFiles {
 		return nil, nil, malformed(fmt.Sprintf("A request may carry at most %d files", maxFiles))
@@ -214,4 +243,70 @@ func writeError(w http.ResponseWriter, err error) {
 	_ = json.NewEncoder(w).Encode(graphql.Response{Errors: gqlerror.List{{
 		Message: e.Message, Extensions: map[string]any{"code": e.Code},
 	}}})
+}
+
+// pacedBody extends the connection's read deadline each time the body is read, by
+// uploadIdleTimeout and never past end: a body must keep arriving, and arrive whole by end.
+type pacedBody struct {
+	io.ReadCloser
+	rc  *http.ResponseController
+	end time.Time
+}
+
+// Read reads the body after moving the deadline.
+func (b *pacedBody) Read(p []byte) (int, error) {
+	deadline := time.Now().Add(uploadIdleTimeout)
+	if deadline.After(b.end) {
+		deadline = b.end
+	}
+	_ = b.rc.SetReadDeadline(deadline)
+	return b.ReadCloser.Read(p)
+}
+
+// Limiter bounds each caller's upload requests in flight: a person's, an API key's. Over the
+// bound, a request is answered 429 rate_limited before its body is read.
+type Limiter struct {
+	max      int
+	mu       sync.Mutex
+	inFlight map[string]int
+}
+
+// NewLimiter returns a Limiter allowing each caller perCaller uploads at once.
+func NewLimiter(perCaller int) *Limiter {
+	return &Limiter{max: perCaller, inFlight: map[string]int{}}
+}
+
+// Acquire takes one of the caller's slots, or answers rate_limited; release gives it back.
+func (l *Limiter) Acquire(ctx context.Context) (release func(), err error) {
+	key := callerKey(ctx)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.inFlight[key] >= l.max {
+		return nil, apperr.New(http.StatusTooManyRequests, apperr.CodeRateLimited,
+			fmt.Sprintf("At most %d uploads at once: wait for one to finish", l.max))
+	}
+	l.inFlight[key]++
+	return func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if l.inFlight[key]--; l.inFlight[key] <= 0 {
+			delete(l.inFlight, key)
+		}
+	}, nil
+}
+
+// callerKey names whose upload a request is: the signed-in person, else the API key, else the
+// organization of background work.
+func callerKey(ctx context.Context) string {
+	v := viewer.FromContext(ctx)
+	switch {
+	case v == nil:
+		return ""
+	case v.Person != nil:
+		return "person:" + v.Person.UserID
+	case v.APIKeyID != "":
+		return "key:" + v.APIKeyID
+	default:
+		return "org:" + v.OrganizationID
+	}
 }
