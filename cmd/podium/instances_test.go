@@ -33,8 +33,8 @@ import (
 // them: httputil.ReverseProxy with a transport that takes the next backend for each request and
 // skips one that refuses connections (a health-checking balancer stops sending to a dead
 // instance; refusing the connection means the request never reached it). A request lost with an
-// instance — sent, then the connection closed — is answered 502 with ProxyErrorHeader naming the
-// backend, so that the test can tell it from Podium's own 5xx.
+// instance — sent, then the connection closed before the whole answer came back — is answered 502
+// with ProxyErrorHeader naming the backend, so that the test can tell it from Podium's own 5xx.
 type balancer struct {
 	backends []*url.URL
 	next     atomic.Uint64
@@ -103,11 +103,30 @@ func (rr roundRobin) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		var resp *http.Response
 		resp, err = rr.inner.RoundTrip(out)
-		if err == nil || !errors.Is(err, syscall.ECONNREFUSED) {
-			return resp, err
+		if err == nil {
+			return buffered(resp)
+		}
+		if !errors.Is(err, syscall.ECONNREFUSED) {
+			return nil, err
 		}
 	}
 	return nil, err
+}
+
+// buffered reads the whole answer before the balancer writes any of it, so that an instance
+// killed in the middle of its body is a lost request answered 502, not a client's cut connection
+// under a 200 already sent.
+func buffered(resp *http.Response) (*http.Response, error) {
+	body, err := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if err != nil {
+		return nil, fmt.Errorf("reading the answer: %w", err)
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	resp.ContentLength = int64(len(body))
+	resp.Header.Del("Transfer-Encoding")
+	resp.TransferEncoding = nil
+	return resp, nil
 }
 
 // riverClientID reads the River client id of the server's latest start from its log.
