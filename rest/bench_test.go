@@ -612,9 +612,20 @@ func alternating(t *testing.T, nameA, nameB string, client *http.Client, a, b se
 	requests func(server) []request) (benchResult, benchResult) {
 	t.Helper()
 	var pa, pb phase
-	for range slices {
-		pa.run(client, clients, d/time.Duration(slices), func(int) []request { return requests(a) })
-		pb.run(client, clients, d/time.Duration(slices), func(int) []request { return requests(b) })
+	for i := range slices {
+		for _, side := range []struct {
+			name string
+			p    *phase
+			s    server
+		}{{nameA, &pa, a}, {nameB, &pb, b}} {
+			n := len(side.p.latencies)
+			cpuA, cpuB, machine := a.serverCPU(t), b.serverCPU(t), machineCPU(t)
+			side.p.run(client, clients, d/time.Duration(slices), func(int) []request { return requests(side.s) })
+			// Each slice's own figures, and what each server and the machine spent meanwhile.
+			t.Logf("%s slice %d: %d requests, p50 %.2f ms; CPU %s %s, %s %s, machine %s", side.name, i+1,
+				len(side.p.latencies)-n, pct(side.p.latencies[n:], 50), nameA, a.serverCPU(t)-cpuA, nameB, b.serverCPU(t)-cpuB,
+				machineCPU(t)-machine)
+		}
 	}
 	return pa.result(t, nameA, a, clients), pb.result(t, nameB, b, clients)
 }
