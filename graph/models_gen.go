@@ -1452,6 +1452,10 @@ type SpeakerSession struct {
 	// Tasks done or waived out of tasks, and deliverables uploaded out of deliverables: the session
 	// is ready for the caller when both are complete.
 	Ready bool `json:"ready"`
+	// Whether the caller may change the title and description now (mySessionContent's editable): a
+	// proposal while its form takes changes, an accepted session until the organizers lock the
+	// event's content (lockSpeakerContent).
+	ContentEditable bool `json:"contentEditable"`
 }
 
 // A submission's status after a change.
