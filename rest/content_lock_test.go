@@ -50,7 +50,7 @@ func TestAcceptedContentLock(t *testing.T) {
 	editLinks := func() int {
 		t.Helper()
 		n := 0
-		for _, path := range []string{"/portal/sessions", "/portal/submissions"} {
+		for _, path := range []string{"/portal/sessions", "/portal/submissions", "/cfp/" + fx.form + "/proposals/" + accepted} {
 			page := b.pageAs(sam, http.MethodGet, path, nil)
 			require.Equal(t, http.StatusOK, page.Code)
 			n += strings.Count(page.Body.String(), "/portal/sessions/"+accepted+"/content")
@@ -66,7 +66,7 @@ func TestAcceptedContentLock(t *testing.T) {
 		require.Equal(t, "Accepted title", c["approvedSnapshot"].(map[string]any)["title"], "the public keeps the accepted version")
 		ev := b.gqlOK(b.acme, `query($e: ID!) { event(id: $e) { speakerContentLocked } }`, map[string]any{"e": fx.event})
 		require.Equal(t, false, ev["event"].(map[string]any)["speakerContentLocked"], "unlocked by default")
-		require.Equal(t, 2, editLinks(), "the portal offers the edit on both lists")
+		require.Equal(t, 3, editLinks(), "the portal's lists and the proposal's page offer the edit")
 
 		require.Equal(t, []string{"form_closed"}, edit(kim, pending, "Too late").Codes(), "a proposal not accepted closes with its form")
 	}
@@ -97,7 +97,9 @@ func TestAcceptedContentLock(t *testing.T) {
 		require.Equal(t, []string{"form_closed"}, edit(kim, pending, "Too late").Codes())
 
 		require.Zero(t, editLinks(), "no edit link while locked")
-		page := b.pageAs(sam, http.MethodGet, "/portal/sessions/"+accepted+"/content", nil)
+		page := b.pageAs(sam, http.MethodGet, "/cfp/"+fx.form+"/proposals/"+accepted, nil)
+		require.Contains(t, page.Body.String(), "locked the content", "the proposal's page says why")
+		page = b.pageAs(sam, http.MethodGet, "/portal/sessions/"+accepted+"/content", nil)
 		require.Equal(t, http.StatusOK, page.Code)
 		require.Contains(t, page.Body.String(), "locked")
 		require.NotContains(t, page.Body.String(), `<form class="stack" method="post"`)
@@ -110,7 +112,7 @@ func TestAcceptedContentLock(t *testing.T) {
 	// Unlocked again.
 	{
 		require.Equal(t, false, data(t, lock(b.acme, "unlockSpeakerContent"), "unlockSpeakerContent")["speakerContentLocked"])
-		require.Equal(t, 2, editLinks())
+		require.Equal(t, 3, editLinks())
 		c := data(t, edit(sam, accepted, "Fixed again"), "updateMySessionContent")
 		require.Equal(t, "pending_review", c["contentReviewStatus"])
 	}
