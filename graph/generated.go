@@ -240,6 +240,7 @@ type ComplexityRoot struct {
 		EffectiveSubmissionLimit func(childComplexity int) int
 		EventID                  func(childComplexity int) int
 		EventName                func(childComplexity int) int
+		EventTimezone            func(childComplexity int) int
 		Formats                  func(childComplexity int) int
 		ID                       func(childComplexity int) int
 		InternalName             func(childComplexity int) int
@@ -2716,6 +2717,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CfpForm.EventName(childComplexity), true
+	case "CfpForm.eventTimezone":
+		if e.ComplexityRoot.CfpForm.EventTimezone == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CfpForm.EventTimezone(childComplexity), true
 	case "CfpForm.formats":
 		if e.ComplexityRoot.CfpForm.Formats == nil {
 			break
@@ -10638,6 +10645,8 @@ func (ec *executionContext) childFields_CfpForm(ctx context.Context, field graph
 		return ec.fieldContext_CfpForm_eventId(ctx, field)
 	case "eventName":
 		return ec.fieldContext_CfpForm_eventName(ctx, field)
+	case "eventTimezone":
+		return ec.fieldContext_CfpForm_eventTimezone(ctx, field)
 	case "title":
 		return ec.fieldContext_CfpForm_title(ctx, field)
 	case "internalName":
@@ -19514,6 +19523,29 @@ func (ec *executionContext) _CfpForm_eventName(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_CfpForm_eventName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CfpForm", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CfpForm_eventTimezone(ctx context.Context, field graphql.CollectedField, obj *CfpForm) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CfpForm_eventTimezone(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventTimezone, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CfpForm_eventTimezone(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("CfpForm", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
@@ -58068,6 +58100,11 @@ func (ec *executionContext) _CfpForm(ctx context.Context, sel ast.SelectionSet, 
 			}
 		case "eventName":
 			out.Values[i] = ec._CfpForm_eventName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "eventTimezone":
+			out.Values[i] = ec._CfpForm_eventTimezone(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

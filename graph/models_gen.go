@@ -179,6 +179,8 @@ type CfpForm struct {
 	EventID string `json:"eventId"`
 	// The event's name.
 	EventName string `json:"eventName"`
+	// The event's IANA time zone, in which the form's pages write its dates.
+	EventTimezone string `json:"eventTimezone"`
 	// The title speakers read.
 	Title string `json:"title"`
 	// The organizers' own name for it; null unless the caller is one of the form's organizers (its

@@ -199,7 +199,7 @@ func (p *cfpPages) formPage(w http.ResponseWriter, r *http.Request) {
 func closedMessage(f *graph.CfpForm) string {
 	if f.Status == graph.CfpFormStatusOpen && f.OpensAt != nil && (f.ClosesAt == nil || f.OpensAt.Before(*f.ClosesAt)) {
 		if f.ClosesAt == nil || f.ClosesAt.After(*f.OpensAt) {
-			return "This call for proposals is not open yet: it opens on " + f.OpensAt.UTC().Format("2 Jan 2006, 15:04 UTC") + "."
+			return "This call for proposals is not open yet: it opens on " + graph.FormatLocal(*f.OpensAt, f.EventTimezone) + "."
 		}
 	}
 	return "Submissions are closed: this form no longer accepts new or changed proposals."
