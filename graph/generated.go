@@ -1477,21 +1477,22 @@ type ComplexityRoot struct {
 	}
 
 	SpeakerSession struct {
-		CancelledAt     func(childComplexity int) int
-		CoSpeakers      func(childComplexity int) int
-		Code            func(childComplexity int) int
-		ContentEditable func(childComplexity int) int
-		Deliverables    func(childComplexity int) int
-		Description     func(childComplexity int) int
-		EndsAt          func(childComplexity int) int
-		EventID         func(childComplexity int) int
-		ID              func(childComplexity int) int
-		Ready           func(childComplexity int) int
-		Room            func(childComplexity int) int
-		StartsAt        func(childComplexity int) int
-		Status          func(childComplexity int) int
-		Tasks           func(childComplexity int) int
-		Title           func(childComplexity int) int
+		CancelledAt         func(childComplexity int) int
+		CoSpeakers          func(childComplexity int) int
+		Code                func(childComplexity int) int
+		ContentClosedReason func(childComplexity int) int
+		ContentEditable     func(childComplexity int) int
+		Deliverables        func(childComplexity int) int
+		Description         func(childComplexity int) int
+		EndsAt              func(childComplexity int) int
+		EventID             func(childComplexity int) int
+		ID                  func(childComplexity int) int
+		Ready               func(childComplexity int) int
+		Room                func(childComplexity int) int
+		StartsAt            func(childComplexity int) int
+		Status              func(childComplexity int) int
+		Tasks               func(childComplexity int) int
+		Title               func(childComplexity int) int
 	}
 
 	SpeakerSummary struct {
@@ -8980,6 +8981,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SpeakerSession.Code(childComplexity), true
+	case "SpeakerSession.contentClosedReason":
+		if e.ComplexityRoot.SpeakerSession.ContentClosedReason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpeakerSession.ContentClosedReason(childComplexity), true
 	case "SpeakerSession.contentEditable":
 		if e.ComplexityRoot.SpeakerSession.ContentEditable == nil {
 			break
@@ -12877,6 +12884,8 @@ func (ec *executionContext) childFields_SpeakerSession(ctx context.Context, fiel
 		return ec.fieldContext_SpeakerSession_ready(ctx, field)
 	case "contentEditable":
 		return ec.fieldContext_SpeakerSession_contentEditable(ctx, field)
+	case "contentClosedReason":
+		return ec.fieldContext_SpeakerSession_contentClosedReason(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SpeakerSession", field.Name)
 }
@@ -44928,6 +44937,29 @@ func (ec *executionContext) fieldContext_SpeakerSession_contentEditable(_ contex
 	return graphql.NewScalarFieldContext("SpeakerSession", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
+func (ec *executionContext) _SpeakerSession_contentClosedReason(ctx context.Context, field graphql.CollectedField, obj *SpeakerSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpeakerSession_contentClosedReason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContentClosedReason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SpeakerSession_contentClosedReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpeakerSession", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _SpeakerSummary_id(ctx context.Context, field graphql.CollectedField, obj *agenda.Speaker) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -68283,6 +68315,11 @@ func (ec *executionContext) _SpeakerSession(ctx context.Context, sel ast.Selecti
 		case "contentEditable":
 			out.Values[i] = ec._SpeakerSession_contentEditable(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "contentClosedReason":
+			out.Values[i] = ec._SpeakerSession_contentClosedReason(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:

@@ -1458,6 +1458,8 @@ type SpeakerSession struct {
 	// proposal while its form takes changes, an accepted session until the organizers lock the
 	// event's content (lockSpeakerContent).
 	ContentEditable bool `json:"contentEditable"`
+	// Why not, when contentEditable is false (mySessionContent's closedReason); null otherwise.
+	ContentClosedReason *string `json:"contentClosedReason"`
 }
 
 // A submission's status after a change.

@@ -188,8 +188,10 @@ func (r *Resolver) speakerSessions(ctx context.Context, ct *ent.Contact, id *str
 		}
 		out[i] = &SpeakerSession{ID: s.ID, EventID: s.EventID, Code: s.Code, Title: s.Title, Description: s.Description,
 			Status: speakerStatus(s.Status), CancelledAt: s.CancelledAt, StartsAt: s.StartsAt, EndsAt: s.EndsAt,
-			Tasks: []*Task{}, Deliverables: []*Deliverable{}, Ready: true, CoSpeakers: []string{},
-			ContentEditable: contentRefusal(ev, s, f, now) == nil}
+			Tasks: []*Task{}, Deliverables: []*Deliverable{}, Ready: true, CoSpeakers: []string{}, ContentEditable: true}
+		if why := contentRefusal(ev, s, f, now); why != nil {
+			out[i].ContentEditable, out[i].ContentClosedReason = false, &why.Message
+		}
 		if s.Edges.Room != nil {
 			out[i].Room = &s.Edges.Room.Name
 		}

@@ -99,6 +99,8 @@ func TestAcceptedContentLock(t *testing.T) {
 		require.Zero(t, editLinks(), "no edit link while locked")
 		page := b.pageAs(sam, http.MethodGet, "/cfp/"+fx.form+"/proposals/"+accepted, nil)
 		require.Contains(t, page.Body.String(), "locked the content", "the proposal's page says why")
+		page = b.pageAs(sam, http.MethodGet, "/portal/sessions", nil)
+		require.Contains(t, page.Body.String(), "locked the content", "and so does the portal's")
 		page = b.pageAs(sam, http.MethodGet, "/portal/sessions/"+accepted+"/content", nil)
 		require.Equal(t, http.StatusOK, page.Code)
 		require.Contains(t, page.Body.String(), "locked")

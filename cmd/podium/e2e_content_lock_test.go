@@ -17,8 +17,8 @@ import (
 // TestBrowserContentLock is an accepted speaker fixing their abstract after the call for
 // proposals has closed, in Chromium at a phone's size (docs/profile-review.md "Session content").
 // Unlocked, "My sessions" offers "Edit the content" and the change goes to review; once the
-// organizers lock the event's content (lockSpeakerContent) the page offers no link and the
-// content page says why and shows no form; unlocked again, the link is back. Each state passes
+// organizers lock the event's content (lockSpeakerContent) the page offers no link but says why,
+// and the content page says why and shows no form; unlocked again, the link is back. Each state passes
 // axe-core.
 func TestBrowserContentLock(t *testing.T) {
 	t.Parallel()
@@ -87,6 +87,7 @@ func TestBrowserContentLock(t *testing.T) {
 	// Locked: no link, and the content page says why and offers no form.
 	lock("lockSpeakerContent")
 	require.Zero(t, editLinks("locked"))
+	waitText(t, ctx, `#sessions .content-closed`, "locked the content of accepted sessions")
 	checkAccessibility(t, ctx, "/portal/sessions (content locked)")
 	screen(t, ctx, "portal-sessions-locked.png")
 	var forms2 int
