@@ -61,6 +61,8 @@ type Event struct {
 	DefaultSubmissionLimit int `json:"default_submission_limit,omitempty"`
 	// Whether speakers confirm their sessions themselves (true, the default). When false, accepting a submission confirms its speakers at once: their confirmedAt is set.
 	SpeakerConfirmationEnabled bool `json:"speaker_confirmation_enabled,omitempty"`
+	// Whether the organizers have locked the content of accepted sessions: while false (the default) their speakers may change title and description, the change waiting for the organizers' review; while true they may not. lockSpeakerContent and unlockSpeakerContent set it.
+	SpeakerContentLocked bool `json:"speaker_content_locked,omitempty"`
 	// When the agenda was last published; null while it is not published.
 	AgendaPublishedAt *time.Time `json:"agenda_published_at,omitempty"`
 	// The published agenda: the scheduled sessions as they were at the last publishAgenda, by start time. Later edits show only once the agenda is published again; empty while it is not published.
@@ -269,7 +271,7 @@ func (*Event) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case event.FieldPublishedAgenda:
 			values[i] = new([]byte)
-		case event.FieldSpeakerConfirmationEnabled, event.FieldAgendaDirty:
+		case event.FieldSpeakerConfirmationEnabled, event.FieldSpeakerContentLocked, event.FieldAgendaDirty:
 			values[i] = new(sql.NullBool)
 		case event.FieldDefaultSubmissionLimit:
 			values[i] = new(sql.NullInt64)
@@ -426,6 +428,12 @@ func (_m *Event) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field speaker_confirmation_enabled", values[i])
 			} else if value.Valid {
 				_m.SpeakerConfirmationEnabled = value.Bool
+			}
+		case event.FieldSpeakerContentLocked:
+			if value, ok := values[i].(*sql.NullBool); !ok {
+				return fmt.Errorf("unexpected type %T for field speaker_content_locked", values[i])
+			} else if value.Valid {
+				_m.SpeakerContentLocked = value.Bool
 			}
 		case event.FieldAgendaPublishedAt:
 			if value, ok := values[i].(*sql.NullTime); !ok {
@@ -636,6 +644,9 @@ func (_m *Event) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("speaker_confirmation_enabled=")
 	builder.WriteString(fmt.Sprintf("%v", _m.SpeakerConfirmationEnabled))
+	builder.WriteString(", ")
+	builder.WriteString("speaker_content_locked=")
+	builder.WriteString(fmt.Sprintf("%v", _m.SpeakerContentLocked))
 	builder.WriteString(", ")
 	if v := _m.AgendaPublishedAt; v != nil {
 		builder.WriteString("agenda_published_at=")

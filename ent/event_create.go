@@ -271,6 +271,20 @@ func (_c *EventCreate) SetNillableSpeakerConfirmationEnabled(v *bool) *EventCrea
 	return _c
 }
 
+// SetSpeakerContentLocked sets the "speaker_content_locked" field.
+func (_c *EventCreate) SetSpeakerContentLocked(v bool) *EventCreate {
+	_c.mutation.SetSpeakerContentLocked(v)
+	return _c
+}
+
+// SetNillableSpeakerContentLocked sets the "speaker_content_locked" field if the given value is not nil.
+func (_c *EventCreate) SetNillableSpeakerContentLocked(v *bool) *EventCreate {
+	if v != nil {
+		_c.SetSpeakerContentLocked(*v)
+	}
+	return _c
+}
+
 // SetAgendaPublishedAt sets the "agenda_published_at" field.
 func (_c *EventCreate) SetAgendaPublishedAt(v time.Time) *EventCreate {
 	_c.mutation.SetAgendaPublishedAt(v)
@@ -589,6 +603,10 @@ func (_c *EventCreate) defaults() {
 		v := event.DefaultSpeakerConfirmationEnabled
 		_c.mutation.SetSpeakerConfirmationEnabled(v)
 	}
+	if _, ok := _c.mutation.SpeakerContentLocked(); !ok {
+		v := event.DefaultSpeakerContentLocked
+		_c.mutation.SetSpeakerContentLocked(v)
+	}
 	if _, ok := _c.mutation.PublishedAgenda(); !ok {
 		v := event.DefaultPublishedAgenda
 		_c.mutation.SetPublishedAgenda(v)
@@ -707,6 +725,9 @@ func (_c *EventCreate) check() error {
 	}
 	if _, ok := _c.mutation.SpeakerConfirmationEnabled(); !ok {
 		return &ValidationError{Name: "speaker_confirmation_enabled", err: errors.New(`ent: missing required field "Event.speaker_confirmation_enabled"`)}
+	}
+	if _, ok := _c.mutation.SpeakerContentLocked(); !ok {
+		return &ValidationError{Name: "speaker_content_locked", err: errors.New(`ent: missing required field "Event.speaker_content_locked"`)}
 	}
 	if _, ok := _c.mutation.PublishedAgenda(); !ok {
 		return &ValidationError{Name: "published_agenda", err: errors.New(`ent: missing required field "Event.published_agenda"`)}
@@ -833,6 +854,10 @@ func (_c *EventCreate) createSpec() (*Event, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.SpeakerConfirmationEnabled(); ok {
 		_spec.SetField(event.FieldSpeakerConfirmationEnabled, field.TypeBool, value)
 		_node.SpeakerConfirmationEnabled = value
+	}
+	if value, ok := _c.mutation.SpeakerContentLocked(); ok {
+		_spec.SetField(event.FieldSpeakerContentLocked, field.TypeBool, value)
+		_node.SpeakerContentLocked = value
 	}
 	if value, ok := _c.mutation.AgendaPublishedAt(); ok {
 		_spec.SetField(event.FieldAgendaPublishedAt, field.TypeTime, value)
@@ -1415,6 +1440,18 @@ func (u *EventUpsert) UpdateSpeakerConfirmationEnabled() *EventUpsert {
 	return u
 }
 
+// SetSpeakerContentLocked sets the "speaker_content_locked" field.
+func (u *EventUpsert) SetSpeakerContentLocked(v bool) *EventUpsert {
+	u.Set(event.FieldSpeakerContentLocked, v)
+	return u
+}
+
+// UpdateSpeakerContentLocked sets the "speaker_content_locked" field to the value that was provided on create.
+func (u *EventUpsert) UpdateSpeakerContentLocked() *EventUpsert {
+	u.SetExcluded(event.FieldSpeakerContentLocked)
+	return u
+}
+
 // SetAgendaPublishedAt sets the "agenda_published_at" field.
 func (u *EventUpsert) SetAgendaPublishedAt(v time.Time) *EventUpsert {
 	u.Set(event.FieldAgendaPublishedAt, v)
@@ -1830,6 +1867,20 @@ func (u *EventUpsertOne) SetSpeakerConfirmationEnabled(v bool) *EventUpsertOne {
 func (u *EventUpsertOne) UpdateSpeakerConfirmationEnabled() *EventUpsertOne {
 	return u.Update(func(s *EventUpsert) {
 		s.UpdateSpeakerConfirmationEnabled()
+	})
+}
+
+// SetSpeakerContentLocked sets the "speaker_content_locked" field.
+func (u *EventUpsertOne) SetSpeakerContentLocked(v bool) *EventUpsertOne {
+	return u.Update(func(s *EventUpsert) {
+		s.SetSpeakerContentLocked(v)
+	})
+}
+
+// UpdateSpeakerContentLocked sets the "speaker_content_locked" field to the value that was provided on create.
+func (u *EventUpsertOne) UpdateSpeakerContentLocked() *EventUpsertOne {
+	return u.Update(func(s *EventUpsert) {
+		s.UpdateSpeakerContentLocked()
 	})
 }
 
@@ -2422,6 +2473,20 @@ func (u *EventUpsertBulk) SetSpeakerConfirmationEnabled(v bool) *EventUpsertBulk
 func (u *EventUpsertBulk) UpdateSpeakerConfirmationEnabled() *EventUpsertBulk {
 	return u.Update(func(s *EventUpsert) {
 		s.UpdateSpeakerConfirmationEnabled()
+	})
+}
+
+// SetSpeakerContentLocked sets the "speaker_content_locked" field.
+func (u *EventUpsertBulk) SetSpeakerContentLocked(v bool) *EventUpsertBulk {
+	return u.Update(func(s *EventUpsert) {
+		s.SetSpeakerContentLocked(v)
+	})
+}
+
+// UpdateSpeakerContentLocked sets the "speaker_content_locked" field to the value that was provided on create.
+func (u *EventUpsertBulk) UpdateSpeakerContentLocked() *EventUpsertBulk {
+	return u.Update(func(s *EventUpsert) {
+		s.UpdateSpeakerContentLocked()
 	})
 }
 

@@ -350,6 +350,20 @@ func (_u *EventUpdate) SetNillableSpeakerConfirmationEnabled(v *bool) *EventUpda
 	return _u
 }
 
+// SetSpeakerContentLocked sets the "speaker_content_locked" field.
+func (_u *EventUpdate) SetSpeakerContentLocked(v bool) *EventUpdate {
+	_u.mutation.SetSpeakerContentLocked(v)
+	return _u
+}
+
+// SetNillableSpeakerContentLocked sets the "speaker_content_locked" field if the given value is not nil.
+func (_u *EventUpdate) SetNillableSpeakerContentLocked(v *bool) *EventUpdate {
+	if v != nil {
+		_u.SetSpeakerContentLocked(*v)
+	}
+	return _u
+}
+
 // SetAgendaPublishedAt sets the "agenda_published_at" field.
 func (_u *EventUpdate) SetAgendaPublishedAt(v time.Time) *EventUpdate {
 	_u.mutation.SetAgendaPublishedAt(v)
@@ -1120,6 +1134,9 @@ func (_u *EventUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.SpeakerConfirmationEnabled(); ok {
 		_spec.SetField(event.FieldSpeakerConfirmationEnabled, field.TypeBool, value)
+	}
+	if value, ok := _u.mutation.SpeakerContentLocked(); ok {
+		_spec.SetField(event.FieldSpeakerContentLocked, field.TypeBool, value)
 	}
 	if value, ok := _u.mutation.AgendaPublishedAt(); ok {
 		_spec.SetField(event.FieldAgendaPublishedAt, field.TypeTime, value)
@@ -2095,6 +2112,20 @@ func (_u *EventUpdateOne) SetNillableSpeakerConfirmationEnabled(v *bool) *EventU
 	return _u
 }
 
+// SetSpeakerContentLocked sets the "speaker_content_locked" field.
+func (_u *EventUpdateOne) SetSpeakerContentLocked(v bool) *EventUpdateOne {
+	_u.mutation.SetSpeakerContentLocked(v)
+	return _u
+}
+
+// SetNillableSpeakerContentLocked sets the "speaker_content_locked" field if the given value is not nil.
+func (_u *EventUpdateOne) SetNillableSpeakerContentLocked(v *bool) *EventUpdateOne {
+	if v != nil {
+		_u.SetSpeakerContentLocked(*v)
+	}
+	return _u
+}
+
 // SetAgendaPublishedAt sets the "agenda_published_at" field.
 func (_u *EventUpdateOne) SetAgendaPublishedAt(v time.Time) *EventUpdateOne {
 	_u.mutation.SetAgendaPublishedAt(v)
@@ -2895,6 +2926,9 @@ func (_u *EventUpdateOne) sqlSave(ctx context.Context) (_node *Event, err error)
 	}
 	if value, ok := _u.mutation.SpeakerConfirmationEnabled(); ok {
 		_spec.SetField(event.FieldSpeakerConfirmationEnabled, field.TypeBool, value)
+	}
+	if value, ok := _u.mutation.SpeakerContentLocked(); ok {
+		_spec.SetField(event.FieldSpeakerContentLocked, field.TypeBool, value)
 	}
 	if value, ok := _u.mutation.AgendaPublishedAt(); ok {
 		_spec.SetField(event.FieldAgendaPublishedAt, field.TypeTime, value)

@@ -537,6 +537,11 @@ func (_q *EventQuery) collectField(ctx context.Context, oneNode bool, opCtx *gra
 				selectedFields = append(selectedFields, event.FieldSpeakerConfirmationEnabled)
 				fieldSeen[event.FieldSpeakerConfirmationEnabled] = struct{}{}
 			}
+		case "speakerContentLocked":
+			if _, ok := fieldSeen[event.FieldSpeakerContentLocked]; !ok {
+				selectedFields = append(selectedFields, event.FieldSpeakerContentLocked)
+				fieldSeen[event.FieldSpeakerContentLocked] = struct{}{}
+			}
 		case "agendaPublishedAt":
 			if _, ok := fieldSeen[event.FieldAgendaPublishedAt]; !ok {
 				selectedFields = append(selectedFields, event.FieldAgendaPublishedAt)

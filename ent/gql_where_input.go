@@ -1043,6 +1043,10 @@ type EventWhereInput struct {
 	SpeakerConfirmationEnabled    *bool `json:"speakerConfirmationEnabled,omitempty"`
 	SpeakerConfirmationEnabledNEQ *bool `json:"speakerConfirmationEnabledNEQ,omitempty"`
 
+	// "speaker_content_locked" field predicates.
+	SpeakerContentLocked    *bool `json:"speakerContentLocked,omitempty"`
+	SpeakerContentLockedNEQ *bool `json:"speakerContentLockedNEQ,omitempty"`
+
 	// "agenda_published_at" field predicates.
 	AgendaPublishedAt       *time.Time  `json:"agendaPublishedAt,omitempty"`
 	AgendaPublishedAtNEQ    *time.Time  `json:"agendaPublishedAtNEQ,omitempty"`
@@ -1859,6 +1863,12 @@ func (i *EventWhereInput) P() (predicate.Event, error) {
 	}
 	if i.SpeakerConfirmationEnabledNEQ != nil {
 		predicates = append(predicates, event.SpeakerConfirmationEnabledNEQ(*i.SpeakerConfirmationEnabledNEQ))
+	}
+	if i.SpeakerContentLocked != nil {
+		predicates = append(predicates, event.SpeakerContentLockedEQ(*i.SpeakerContentLocked))
+	}
+	if i.SpeakerContentLockedNEQ != nil {
+		predicates = append(predicates, event.SpeakerContentLockedNEQ(*i.SpeakerContentLockedNEQ))
 	}
 	if i.AgendaPublishedAt != nil {
 		predicates = append(predicates, event.AgendaPublishedAtEQ(*i.AgendaPublishedAt))

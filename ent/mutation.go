@@ -12740,6 +12740,7 @@ type EventMutation struct {
 	default_submission_limit     *int
 	adddefault_submission_limit  *int
 	speaker_confirmation_enabled *bool
+	speaker_content_locked       *bool
 	agenda_published_at          *time.Time
 	published_agenda             *[]agenda.Entry
 	appendpublished_agenda       []agenda.Entry
@@ -13755,6 +13756,42 @@ func (m *EventMutation) ResetSpeakerConfirmationEnabled() {
 	m.speaker_confirmation_enabled = nil
 }
 
+// SetSpeakerContentLocked sets the "speaker_content_locked" field.
+func (m *EventMutation) SetSpeakerContentLocked(b bool) {
+	m.speaker_content_locked = &b
+}
+
+// SpeakerContentLocked returns the value of the "speaker_content_locked" field in the mutation.
+func (m *EventMutation) SpeakerContentLocked() (r bool, exists bool) {
+	v := m.speaker_content_locked
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSpeakerContentLocked returns the old "speaker_content_locked" field's value of the Event entity.
+// If the Event object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EventMutation) OldSpeakerContentLocked(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSpeakerContentLocked is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSpeakerContentLocked requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSpeakerContentLocked: %w", err)
+	}
+	return oldValue.SpeakerContentLocked, nil
+}
+
+// ResetSpeakerContentLocked resets all changes to the "speaker_content_locked" field.
+func (m *EventMutation) ResetSpeakerContentLocked() {
+	m.speaker_content_locked = nil
+}
+
 // SetAgendaPublishedAt sets the "agenda_published_at" field.
 func (m *EventMutation) SetAgendaPublishedAt(t time.Time) {
 	m.agenda_published_at = &t
@@ -14708,7 +14745,7 @@ func (m *EventMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *EventMutation) Fields() []string {
-	fields := make([]string, 0, 23)
+	fields := make([]string, 0, 24)
 	if m.created_at != nil {
 		fields = append(fields, event.FieldCreatedAt)
 	}
@@ -14769,6 +14806,9 @@ func (m *EventMutation) Fields() []string {
 	if m.speaker_confirmation_enabled != nil {
 		fields = append(fields, event.FieldSpeakerConfirmationEnabled)
 	}
+	if m.speaker_content_locked != nil {
+		fields = append(fields, event.FieldSpeakerContentLocked)
+	}
 	if m.agenda_published_at != nil {
 		fields = append(fields, event.FieldAgendaPublishedAt)
 	}
@@ -14826,6 +14866,8 @@ func (m *EventMutation) Field(name string) (ent.Value, bool) {
 		return m.DefaultSubmissionLimit()
 	case event.FieldSpeakerConfirmationEnabled:
 		return m.SpeakerConfirmationEnabled()
+	case event.FieldSpeakerContentLocked:
+		return m.SpeakerContentLocked()
 	case event.FieldAgendaPublishedAt:
 		return m.AgendaPublishedAt()
 	case event.FieldPublishedAgenda:
@@ -14881,6 +14923,8 @@ func (m *EventMutation) OldField(ctx context.Context, name string) (ent.Value, e
 		return m.OldDefaultSubmissionLimit(ctx)
 	case event.FieldSpeakerConfirmationEnabled:
 		return m.OldSpeakerConfirmationEnabled(ctx)
+	case event.FieldSpeakerContentLocked:
+		return m.OldSpeakerContentLocked(ctx)
 	case event.FieldAgendaPublishedAt:
 		return m.OldAgendaPublishedAt(ctx)
 	case event.FieldPublishedAgenda:
@@ -15035,6 +15079,13 @@ func (m *EventMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetSpeakerConfirmationEnabled(v)
+		return nil
+	case event.FieldSpeakerContentLocked:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSpeakerContentLocked(v)
 		return nil
 	case event.FieldAgendaPublishedAt:
 		v, ok := value.(time.Time)
@@ -15243,6 +15294,9 @@ func (m *EventMutation) ResetField(name string) error {
 		return nil
 	case event.FieldSpeakerConfirmationEnabled:
 		m.ResetSpeakerConfirmationEnabled()
+		return nil
+	case event.FieldSpeakerContentLocked:
+		m.ResetSpeakerContentLocked()
 		return nil
 	case event.FieldAgendaPublishedAt:
 		m.ResetAgendaPublishedAt()

@@ -313,7 +313,7 @@ func (r *Resolver) SaveOwnProposal(ctx context.Context, person *viewer.Person, f
 			return err
 		}
 		now := time.Now()
-		if err := checkFormOpen(f, now); err != nil {
+		if err := checkFormOpen(s.event, f, now); err != nil {
 			return err
 		}
 		if err := checkOffered(ctx, c, s.event.ID, f, p); err != nil {

@@ -138,6 +138,21 @@ func (r *Resolver) updateEvent(ctx context.Context, id string, in UpdateEventInp
 	return u.Save(ctx)
 }
 
+// setSpeakerContentLocked locks or unlocks the content of the event's accepted sessions for
+// their speakers (docs/profile-review.md). The speakers' edits read the flag under the event's
+// lock, so an edit in flight either lands before the lock or is refused after it.
+func (r *Resolver) setSpeakerContentLocked(ctx context.Context, eventID string, locked bool) (*ent.Event, error) {
+	c := r.client(ctx)
+	ev, err := access.Event(ctx, c, eventID)
+	if err != nil {
+		return nil, err
+	}
+	if ev.SpeakerContentLocked == locked {
+		return ev, nil
+	}
+	return ev.Update().SetSpeakerContentLocked(locked).Save(ctx)
+}
+
 // setOrClear applies an optional nullable field of a partial update.
 func setOrClear[B any](v graphql.Omittable[*string], set func(string) B, unset func() B) {
 	if p, ok := v.ValueOK(); ok {

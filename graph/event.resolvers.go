@@ -22,6 +22,16 @@ func (r *mutationResolver) UpdateEvent(ctx context.Context, id string, input Upd
 	return r.updateEvent(ctx, id, input)
 }
 
+// LockSpeakerContent is the resolver for the lockSpeakerContent field.
+func (r *mutationResolver) LockSpeakerContent(ctx context.Context, eventID string) (*ent.Event, error) {
+	return r.setSpeakerContentLocked(ctx, eventID, true)
+}
+
+// UnlockSpeakerContent is the resolver for the unlockSpeakerContent field.
+func (r *mutationResolver) UnlockSpeakerContent(ctx context.Context, eventID string) (*ent.Event, error) {
+	return r.setSpeakerContentLocked(ctx, eventID, false)
+}
+
 // ViewerRole is the resolver for the viewerRole field.
 func (r *organizationResolver) ViewerRole(ctx context.Context, obj *ent.Organization) (OrganizationRole, error) {
 	return OrganizationRoleAdmin, nil

@@ -381,13 +381,13 @@ func formAccepting(f *ent.Form, now time.Time) bool {
 		(f.CloseDate == nil || now.Before(*f.CloseDate))
 }
 
-// checkFormOpen answers form_closed unless f takes proposals at now.
-func checkFormOpen(f *ent.Form, now time.Time) error {
+// checkFormOpen answers form_closed unless f, a form of ev, takes proposals at now.
+func checkFormOpen(ev *ent.Event, f *ent.Form, now time.Time) error {
 	if formAccepting(f, now) {
 		return nil
 	}
 	if f.Status == form.StatusOpen && f.OpensAt != nil && now.Before(*f.OpensAt) {
-		return apperr.Conflict(apperr.CodeFormClosed, "This form opens on "+f.OpensAt.UTC().Format("2 Jan 2006, 15:04 UTC"))
+		return apperr.Conflict(apperr.CodeFormClosed, "This form opens on "+FormatLocal(*f.OpensAt, ev.Timezone))
 	}
 	return apperr.Conflict(apperr.CodeFormClosed, "This submission form is closed")
 }
@@ -421,7 +421,7 @@ func formOrganizer(ctx context.Context, f *ent.Form) bool {
 // formView is a form as GraphQL and the pages show it, with the names of what it offers (all of
 // the event's when it lists none).
 func formView(ctx context.Context, c *ent.Client, ev *ent.Event, f *ent.Form, now time.Time) (*CfpForm, error) {
-	out := &CfpForm{ID: f.ID, EventID: ev.ID, EventName: ev.Name, Title: f.ExternalTitle, InternalName: internalName(ctx, f),
+	out := &CfpForm{ID: f.ID, EventID: ev.ID, EventName: ev.Name, EventTimezone: ev.Timezone, Title: f.ExternalTitle, InternalName: internalName(ctx, f),
 		Status: CfpFormStatus(f.Status), AcceptingProposals: formAccepting(f, now), OpensAt: f.OpensAt,
 		ClosesAt: f.CloseDate, SubmissionLimit: f.SubmissionLimit, EffectiveSubmissionLimit: formLimit(f, ev),
 		IsDefault: f.IsDefault, Questions: []*CfpQuestion{}}

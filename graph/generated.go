@@ -240,6 +240,7 @@ type ComplexityRoot struct {
 		EffectiveSubmissionLimit func(childComplexity int) int
 		EventID                  func(childComplexity int) int
 		EventName                func(childComplexity int) int
+		EventTimezone            func(childComplexity int) int
 		Formats                  func(childComplexity int) int
 		ID                       func(childComplexity int) int
 		InternalName             func(childComplexity int) int
@@ -654,6 +655,7 @@ type ComplexityRoot struct {
 		Slug                       func(childComplexity int) int
 		Speaker                    func(childComplexity int, id string) int
 		SpeakerConfirmationEnabled func(childComplexity int) int
+		SpeakerContentLocked       func(childComplexity int) int
 		SpeakerDirectory           func(childComplexity int) int
 		Speakers                   func(childComplexity int, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string], last *int, orderBy *ent.ContactOrder, where *ent.ContactWhereInput) int
 		StartsAt                   func(childComplexity int) int
@@ -799,6 +801,7 @@ type ComplexityRoot struct {
 		ImportSpeakers            func(childComplexity int, eventID string, input ImportSpeakersInput) int
 		InviteOrganizationMember  func(childComplexity int, input InviteOrganizationMemberInput) int
 		InviteSpeakerPortals      func(childComplexity int, eventID string, input InviteSpeakerPortalsInput) int
+		LockSpeakerContent        func(childComplexity int, eventID string) int
 		MergeContacts             func(childComplexity int, input MergeContactsInput) int
 		MovePipelineCard          func(childComplexity int, cardID string, input MovePipelineCardInput) int
 		OpenForm                  func(childComplexity int, eventID string, formID string) int
@@ -842,6 +845,7 @@ type ComplexityRoot struct {
 		SubmitMyReview            func(childComplexity int, assignmentID string, input SubmitReviewAnswersInput) int
 		SubmitReviewAnswers       func(childComplexity int, eventID string, assignmentID string, input SubmitReviewAnswersInput) int
 		UnassignReview            func(childComplexity int, eventID string, roundID string, assignmentID string) int
+		UnlockSpeakerContent      func(childComplexity int, eventID string) int
 		UnpublishAgenda           func(childComplexity int, eventID string) int
 		UpdateContact             func(childComplexity int, contactID string, input ContactInput) int
 		UpdateEvent               func(childComplexity int, id string, input UpdateEventInput) int
@@ -1473,20 +1477,22 @@ type ComplexityRoot struct {
 	}
 
 	SpeakerSession struct {
-		CancelledAt  func(childComplexity int) int
-		CoSpeakers   func(childComplexity int) int
-		Code         func(childComplexity int) int
-		Deliverables func(childComplexity int) int
-		Description  func(childComplexity int) int
-		EndsAt       func(childComplexity int) int
-		EventID      func(childComplexity int) int
-		ID           func(childComplexity int) int
-		Ready        func(childComplexity int) int
-		Room         func(childComplexity int) int
-		StartsAt     func(childComplexity int) int
-		Status       func(childComplexity int) int
-		Tasks        func(childComplexity int) int
-		Title        func(childComplexity int) int
+		CancelledAt         func(childComplexity int) int
+		CoSpeakers          func(childComplexity int) int
+		Code                func(childComplexity int) int
+		ContentClosedReason func(childComplexity int) int
+		ContentEditable     func(childComplexity int) int
+		Deliverables        func(childComplexity int) int
+		Description         func(childComplexity int) int
+		EndsAt              func(childComplexity int) int
+		EventID             func(childComplexity int) int
+		ID                  func(childComplexity int) int
+		Ready               func(childComplexity int) int
+		Room                func(childComplexity int) int
+		StartsAt            func(childComplexity int) int
+		Status              func(childComplexity int) int
+		Tasks               func(childComplexity int) int
+		Title               func(childComplexity int) int
 	}
 
 	SpeakerSummary struct {
@@ -1769,6 +1775,8 @@ type EventResolver interface {
 type MutationResolver interface {
 	CreateEvent(ctx context.Context, input CreateEventInput) (*ent.Event, error)
 	UpdateEvent(ctx context.Context, id string, input UpdateEventInput) (*ent.Event, error)
+	LockSpeakerContent(ctx context.Context, eventID string) (*ent.Event, error)
+	UnlockSpeakerContent(ctx context.Context, eventID string) (*ent.Event, error)
 	ScheduleSession(ctx context.Context, eventID string, input ScheduleSessionInput) (*Agenda, error)
 	PublishAgenda(ctx context.Context, eventID string) (*Agenda, error)
 	UnpublishAgenda(ctx context.Context, eventID string) (*Agenda, error)
@@ -2710,6 +2718,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CfpForm.EventName(childComplexity), true
+	case "CfpForm.eventTimezone":
+		if e.ComplexityRoot.CfpForm.EventTimezone == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CfpForm.EventTimezone(childComplexity), true
 	case "CfpForm.formats":
 		if e.ComplexityRoot.CfpForm.Formats == nil {
 			break
@@ -4527,6 +4541,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Event.SpeakerConfirmationEnabled(childComplexity), true
+	case "Event.speakerContentLocked":
+		if e.ComplexityRoot.Event.SpeakerContentLocked == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Event.SpeakerContentLocked(childComplexity), true
 	case "Event.speakerDirectory":
 		if e.ComplexityRoot.Event.SpeakerDirectory == nil {
 			break
@@ -5423,6 +5443,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.InviteSpeakerPortals(childComplexity, args["eventId"].(string), args["input"].(InviteSpeakerPortalsInput)), true
+	case "Mutation.lockSpeakerContent":
+		if e.ComplexityRoot.Mutation.LockSpeakerContent == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_lockSpeakerContent_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.LockSpeakerContent(childComplexity, args["eventId"].(string)), true
 	case "Mutation.mergeContacts":
 		if e.ComplexityRoot.Mutation.MergeContacts == nil {
 			break
@@ -5896,6 +5927,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UnassignReview(childComplexity, args["eventId"].(string), args["roundId"].(string), args["assignmentId"].(string)), true
+	case "Mutation.unlockSpeakerContent":
+		if e.ComplexityRoot.Mutation.UnlockSpeakerContent == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_unlockSpeakerContent_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UnlockSpeakerContent(childComplexity, args["eventId"].(string)), true
 	case "Mutation.unpublishAgenda":
 		if e.ComplexityRoot.Mutation.UnpublishAgenda == nil {
 			break
@@ -8939,6 +8981,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SpeakerSession.Code(childComplexity), true
+	case "SpeakerSession.contentClosedReason":
+		if e.ComplexityRoot.SpeakerSession.ContentClosedReason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpeakerSession.ContentClosedReason(childComplexity), true
+	case "SpeakerSession.contentEditable":
+		if e.ComplexityRoot.SpeakerSession.ContentEditable == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpeakerSession.ContentEditable(childComplexity), true
 	case "SpeakerSession.deliverables":
 		if e.ComplexityRoot.SpeakerSession.Deliverables == nil {
 			break
@@ -10598,6 +10652,8 @@ func (ec *executionContext) childFields_CfpForm(ctx context.Context, field graph
 		return ec.fieldContext_CfpForm_eventId(ctx, field)
 	case "eventName":
 		return ec.fieldContext_CfpForm_eventName(ctx, field)
+	case "eventTimezone":
+		return ec.fieldContext_CfpForm_eventTimezone(ctx, field)
 	case "title":
 		return ec.fieldContext_CfpForm_title(ctx, field)
 	case "internalName":
@@ -11410,6 +11466,8 @@ func (ec *executionContext) childFields_Event(ctx context.Context, field graphql
 		return ec.fieldContext_Event_defaultSubmissionLimit(ctx, field)
 	case "speakerConfirmationEnabled":
 		return ec.fieldContext_Event_speakerConfirmationEnabled(ctx, field)
+	case "speakerContentLocked":
+		return ec.fieldContext_Event_speakerContentLocked(ctx, field)
 	case "agendaPublishedAt":
 		return ec.fieldContext_Event_agendaPublishedAt(ctx, field)
 	case "publishedAgenda":
@@ -12824,6 +12882,10 @@ func (ec *executionContext) childFields_SpeakerSession(ctx context.Context, fiel
 		return ec.fieldContext_SpeakerSession_deliverables(ctx, field)
 	case "ready":
 		return ec.fieldContext_SpeakerSession_ready(ctx, field)
+	case "contentEditable":
+		return ec.fieldContext_SpeakerSession_contentEditable(ctx, field)
+	case "contentClosedReason":
+		return ec.fieldContext_SpeakerSession_contentClosedReason(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SpeakerSession", field.Name)
 }
@@ -14628,6 +14690,20 @@ func (ec *executionContext) field_Mutation_inviteSpeakerPortals_args(ctx context
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_lockSpeakerContent_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "eventId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["eventId"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_mergeContacts_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -15651,6 +15727,20 @@ func (ec *executionContext) field_Mutation_unassignReview_args(ctx context.Conte
 		return nil, err
 	}
 	args["assignmentId"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_unlockSpeakerContent_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "eventId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["eventId"] = arg0
 	return args, nil
 }
 
@@ -19442,6 +19532,29 @@ func (ec *executionContext) _CfpForm_eventName(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_CfpForm_eventName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CfpForm", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CfpForm_eventTimezone(ctx context.Context, field graphql.CollectedField, obj *CfpForm) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CfpForm_eventTimezone(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventTimezone, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CfpForm_eventTimezone(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("CfpForm", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
@@ -26344,6 +26457,29 @@ func (ec *executionContext) fieldContext_Event_speakerConfirmationEnabled(_ cont
 	return graphql.NewScalarFieldContext("Event", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
+func (ec *executionContext) _Event_speakerContentLocked(ctx context.Context, field graphql.CollectedField, obj *ent.Event) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Event_speakerContentLocked(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SpeakerContentLocked, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Event_speakerContentLocked(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Event", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
 func (ec *executionContext) _Event_agendaPublishedAt(ctx context.Context, field graphql.CollectedField, obj *ent.Event) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -28540,6 +28676,94 @@ func (ec *executionContext) fieldContext_Mutation_updateEvent(ctx context.Contex
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_updateEvent_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_lockSpeakerContent(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_lockSpeakerContent(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().LockSpeakerContent(ctx, fc.Args["eventId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Event) graphql.Marshaler {
+			return ec.marshalNEvent2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚐEvent(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_lockSpeakerContent(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Event(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_lockSpeakerContent_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_unlockSpeakerContent(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_unlockSpeakerContent(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UnlockSpeakerContent(ctx, fc.Args["eventId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Event) graphql.Marshaler {
+			return ec.marshalNEvent2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚐEvent(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_unlockSpeakerContent(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Event(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_unlockSpeakerContent_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -44690,6 +44914,52 @@ func (ec *executionContext) fieldContext_SpeakerSession_ready(_ context.Context,
 	return graphql.NewScalarFieldContext("SpeakerSession", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
+func (ec *executionContext) _SpeakerSession_contentEditable(ctx context.Context, field graphql.CollectedField, obj *SpeakerSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpeakerSession_contentEditable(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContentEditable, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SpeakerSession_contentEditable(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpeakerSession", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _SpeakerSession_contentClosedReason(ctx context.Context, field graphql.CollectedField, obj *SpeakerSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SpeakerSession_contentClosedReason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContentClosedReason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SpeakerSession_contentClosedReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SpeakerSession", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _SpeakerSummary_id(ctx context.Context, field graphql.CollectedField, obj *agenda.Speaker) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -52025,7 +52295,7 @@ func (ec *executionContext) unmarshalInputEventWhereInput(ctx context.Context, o
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "idEqualFold", "idContainsFold", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "organizationID", "organizationIDNEQ", "organizationIDIn", "organizationIDNotIn", "organizationIDGT", "organizationIDGTE", "organizationIDLT", "organizationIDLTE", "organizationIDContains", "organizationIDHasPrefix", "organizationIDHasSuffix", "organizationIDEqualFold", "organizationIDContainsFold", "name", "nameNEQ", "nameIn", "nameNotIn", "nameGT", "nameGTE", "nameLT", "nameLTE", "nameContains", "nameHasPrefix", "nameHasSuffix", "nameEqualFold", "nameContainsFold", "slug", "slugNEQ", "slugIn", "slugNotIn", "slugGT", "slugGTE", "slugLT", "slugLTE", "slugContains", "slugHasPrefix", "slugHasSuffix", "slugEqualFold", "slugContainsFold", "tagline", "taglineNEQ", "taglineIn", "taglineNotIn", "taglineGT", "taglineGTE", "taglineLT", "taglineLTE", "taglineContains", "taglineHasPrefix", "taglineHasSuffix", "taglineIsNil", "taglineNotNil", "taglineEqualFold", "taglineContainsFold", "description", "descriptionNEQ", "descriptionIn", "descriptionNotIn", "descriptionGT", "descriptionGTE", "descriptionLT", "descriptionLTE", "descriptionContains", "descriptionHasPrefix", "descriptionHasSuffix", "descriptionIsNil", "descriptionNotNil", "descriptionEqualFold", "descriptionContainsFold", "type", "typeNEQ", "typeIn", "typeNotIn", "websiteURL", "websiteURLNEQ", "websiteURLIn", "websiteURLNotIn", "websiteURLGT", "websiteURLGTE", "websiteURLLT", "websiteURLLTE", "websiteURLContains", "websiteURLHasPrefix", "websiteURLHasSuffix", "websiteURLIsNil", "websiteURLNotNil", "websiteURLEqualFold", "websiteURLContainsFold", "location", "locationNEQ", "locationIn", "locationNotIn", "locationGT", "locationGTE", "locationLT", "locationLTE", "locationContains", "locationHasPrefix", "locationHasSuffix", "locationIsNil", "locationNotNil", "locationEqualFold", "locationContainsFold", "timezone", "timezoneNEQ", "timezoneIn", "timezoneNotIn", "timezoneGT", "timezoneGTE", "timezoneLT", "timezoneLTE", "timezoneContains", "timezoneHasPrefix", "timezoneHasSuffix", "timezoneEqualFold", "timezoneContainsFold", "startsAt", "startsAtNEQ", "startsAtIn", "startsAtNotIn", "startsAtGT", "startsAtGTE", "startsAtLT", "startsAtLTE", "endsAt", "endsAtNEQ", "endsAtIn", "endsAtNotIn", "endsAtGT", "endsAtGTE", "endsAtLT", "endsAtLTE", "theme", "themeNEQ", "themeIn", "themeNotIn", "themeGT", "themeGTE", "themeLT", "themeLTE", "themeContains", "themeHasPrefix", "themeHasSuffix", "themeIsNil", "themeNotNil", "themeEqualFold", "themeContainsFold", "logoURL", "logoURLNEQ", "logoURLIn", "logoURLNotIn", "logoURLGT", "logoURLGTE", "logoURLLT", "logoURLLTE", "logoURLContains", "logoURLHasPrefix", "logoURLHasSuffix", "logoURLIsNil", "logoURLNotNil", "logoURLEqualFold", "logoURLContainsFold", "logoKey", "logoKeyNEQ", "logoKeyIn", "logoKeyNotIn", "logoKeyGT", "logoKeyGTE", "logoKeyLT", "logoKeyLTE", "logoKeyContains", "logoKeyHasPrefix", "logoKeyHasSuffix", "logoKeyIsNil", "logoKeyNotNil", "logoKeyEqualFold", "logoKeyContainsFold", "backgroundURL", "backgroundURLNEQ", "backgroundURLIn", "backgroundURLNotIn", "backgroundURLGT", "backgroundURLGTE", "backgroundURLLT", "backgroundURLLTE", "backgroundURLContains", "backgroundURLHasPrefix", "backgroundURLHasSuffix", "backgroundURLIsNil", "backgroundURLNotNil", "backgroundURLEqualFold", "backgroundURLContainsFold", "backgroundKey", "backgroundKeyNEQ", "backgroundKeyIn", "backgroundKeyNotIn", "backgroundKeyGT", "backgroundKeyGTE", "backgroundKeyLT", "backgroundKeyLTE", "backgroundKeyContains", "backgroundKeyHasPrefix", "backgroundKeyHasSuffix", "backgroundKeyIsNil", "backgroundKeyNotNil", "backgroundKeyEqualFold", "backgroundKeyContainsFold", "defaultSubmissionLimit", "defaultSubmissionLimitNEQ", "defaultSubmissionLimitIn", "defaultSubmissionLimitNotIn", "defaultSubmissionLimitGT", "defaultSubmissionLimitGTE", "defaultSubmissionLimitLT", "defaultSubmissionLimitLTE", "speakerConfirmationEnabled", "speakerConfirmationEnabledNEQ", "agendaPublishedAt", "agendaPublishedAtNEQ", "agendaPublishedAtIn", "agendaPublishedAtNotIn", "agendaPublishedAtGT", "agendaPublishedAtGTE", "agendaPublishedAtLT", "agendaPublishedAtLTE", "agendaPublishedAtIsNil", "agendaPublishedAtNotNil", "agendaDirty", "agendaDirtyNEQ"}
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "idEqualFold", "idContainsFold", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "organizationID", "organizationIDNEQ", "organizationIDIn", "organizationIDNotIn", "organizationIDGT", "organizationIDGTE", "organizationIDLT", "organizationIDLTE", "organizationIDContains", "organizationIDHasPrefix", "organizationIDHasSuffix", "organizationIDEqualFold", "organizationIDContainsFold", "name", "nameNEQ", "nameIn", "nameNotIn", "nameGT", "nameGTE", "nameLT", "nameLTE", "nameContains", "nameHasPrefix", "nameHasSuffix", "nameEqualFold", "nameContainsFold", "slug", "slugNEQ", "slugIn", "slugNotIn", "slugGT", "slugGTE", "slugLT", "slugLTE", "slugContains", "slugHasPrefix", "slugHasSuffix", "slugEqualFold", "slugContainsFold", "tagline", "taglineNEQ", "taglineIn", "taglineNotIn", "taglineGT", "taglineGTE", "taglineLT", "taglineLTE", "taglineContains", "taglineHasPrefix", "taglineHasSuffix", "taglineIsNil", "taglineNotNil", "taglineEqualFold", "taglineContainsFold", "description", "descriptionNEQ", "descriptionIn", "descriptionNotIn", "descriptionGT", "descriptionGTE", "descriptionLT", "descriptionLTE", "descriptionContains", "descriptionHasPrefix", "descriptionHasSuffix", "descriptionIsNil", "descriptionNotNil", "descriptionEqualFold", "descriptionContainsFold", "type", "typeNEQ", "typeIn", "typeNotIn", "websiteURL", "websiteURLNEQ", "websiteURLIn", "websiteURLNotIn", "websiteURLGT", "websiteURLGTE", "websiteURLLT", "websiteURLLTE", "websiteURLContains", "websiteURLHasPrefix", "websiteURLHasSuffix", "websiteURLIsNil", "websiteURLNotNil", "websiteURLEqualFold", "websiteURLContainsFold", "location", "locationNEQ", "locationIn", "locationNotIn", "locationGT", "locationGTE", "locationLT", "locationLTE", "locationContains", "locationHasPrefix", "locationHasSuffix", "locationIsNil", "locationNotNil", "locationEqualFold", "locationContainsFold", "timezone", "timezoneNEQ", "timezoneIn", "timezoneNotIn", "timezoneGT", "timezoneGTE", "timezoneLT", "timezoneLTE", "timezoneContains", "timezoneHasPrefix", "timezoneHasSuffix", "timezoneEqualFold", "timezoneContainsFold", "startsAt", "startsAtNEQ", "startsAtIn", "startsAtNotIn", "startsAtGT", "startsAtGTE", "startsAtLT", "startsAtLTE", "endsAt", "endsAtNEQ", "endsAtIn", "endsAtNotIn", "endsAtGT", "endsAtGTE", "endsAtLT", "endsAtLTE", "theme", "themeNEQ", "themeIn", "themeNotIn", "themeGT", "themeGTE", "themeLT", "themeLTE", "themeContains", "themeHasPrefix", "themeHasSuffix", "themeIsNil", "themeNotNil", "themeEqualFold", "themeContainsFold", "logoURL", "logoURLNEQ", "logoURLIn", "logoURLNotIn", "logoURLGT", "logoURLGTE", "logoURLLT", "logoURLLTE", "logoURLContains", "logoURLHasPrefix", "logoURLHasSuffix", "logoURLIsNil", "logoURLNotNil", "logoURLEqualFold", "logoURLContainsFold", "logoKey", "logoKeyNEQ", "logoKeyIn", "logoKeyNotIn", "logoKeyGT", "logoKeyGTE", "logoKeyLT", "logoKeyLTE", "logoKeyContains", "logoKeyHasPrefix", "logoKeyHasSuffix", "logoKeyIsNil", "logoKeyNotNil", "logoKeyEqualFold", "logoKeyContainsFold", "backgroundURL", "backgroundURLNEQ", "backgroundURLIn", "backgroundURLNotIn", "backgroundURLGT", "backgroundURLGTE", "backgroundURLLT", "backgroundURLLTE", "backgroundURLContains", "backgroundURLHasPrefix", "backgroundURLHasSuffix", "backgroundURLIsNil", "backgroundURLNotNil", "backgroundURLEqualFold", "backgroundURLContainsFold", "backgroundKey", "backgroundKeyNEQ", "backgroundKeyIn", "backgroundKeyNotIn", "backgroundKeyGT", "backgroundKeyGTE", "backgroundKeyLT", "backgroundKeyLTE", "backgroundKeyContains", "backgroundKeyHasPrefix", "backgroundKeyHasSuffix", "backgroundKeyIsNil", "backgroundKeyNotNil", "backgroundKeyEqualFold", "backgroundKeyContainsFold", "defaultSubmissionLimit", "defaultSubmissionLimitNEQ", "defaultSubmissionLimitIn", "defaultSubmissionLimitNotIn", "defaultSubmissionLimitGT", "defaultSubmissionLimitGTE", "defaultSubmissionLimitLT", "defaultSubmissionLimitLTE", "speakerConfirmationEnabled", "speakerConfirmationEnabledNEQ", "speakerContentLocked", "speakerContentLockedNEQ", "agendaPublishedAt", "agendaPublishedAtNEQ", "agendaPublishedAtIn", "agendaPublishedAtNotIn", "agendaPublishedAtGT", "agendaPublishedAtGTE", "agendaPublishedAtLT", "agendaPublishedAtLTE", "agendaPublishedAtIsNil", "agendaPublishedAtNotNil", "agendaDirty", "agendaDirtyNEQ"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -53754,6 +54024,20 @@ func (ec *executionContext) unmarshalInputEventWhereInput(ctx context.Context, o
 				return it, err
 			}
 			it.SpeakerConfirmationEnabledNEQ = data
+		case "speakerContentLocked":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("speakerContentLocked"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SpeakerContentLocked = data
+		case "speakerContentLockedNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("speakerContentLockedNEQ"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SpeakerContentLockedNEQ = data
 		case "agendaPublishedAt":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("agendaPublishedAt"))
 			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
@@ -57851,6 +58135,11 @@ func (ec *executionContext) _CfpForm(ctx context.Context, sel ast.SelectionSet, 
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "eventTimezone":
+			out.Values[i] = ec._CfpForm_eventTimezone(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "title":
 			out.Values[i] = ec._CfpForm_title(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -60751,6 +61040,11 @@ func (ec *executionContext) _Event(ctx context.Context, sel ast.SelectionSet, ob
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "speakerContentLocked":
+			out.Values[i] = ec._Event_speakerContentLocked(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "agendaPublishedAt":
 			out.Values[i] = ec._Event_agendaPublishedAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -62172,6 +62466,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "updateEvent":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_updateEvent(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "lockSpeakerContent":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_lockSpeakerContent(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "unlockSpeakerContent":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_unlockSpeakerContent(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -68002,6 +68310,16 @@ func (ec *executionContext) _SpeakerSession(ctx context.Context, sel ast.Selecti
 		case "ready":
 			out.Values[i] = ec._SpeakerSession_ready(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "contentEditable":
+			out.Values[i] = ec._SpeakerSession_contentEditable(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "contentClosedReason":
+			out.Values[i] = ec._SpeakerSession_contentClosedReason(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:

@@ -179,6 +179,8 @@ type CfpForm struct {
 	EventID string `json:"eventId"`
 	// The event's name.
 	EventName string `json:"eventName"`
+	// The event's IANA time zone, in which the form's pages write its dates.
+	EventTimezone string `json:"eventTimezone"`
 	// The title speakers read.
 	Title string `json:"title"`
 	// The organizers' own name for it; null unless the caller is one of the form's organizers (its
@@ -1452,6 +1454,12 @@ type SpeakerSession struct {
 	// Tasks done or waived out of tasks, and deliverables uploaded out of deliverables: the session
 	// is ready for the caller when both are complete.
 	Ready bool `json:"ready"`
+	// Whether the caller may change the title and description now (mySessionContent's editable): a
+	// proposal while its form takes changes, an accepted session until the organizers lock the
+	// event's content (lockSpeakerContent).
+	ContentEditable bool `json:"contentEditable"`
+	// Why not, when contentEditable is false (mySessionContent's closedReason); null otherwise.
+	ContentClosedReason *string `json:"contentClosedReason"`
 }
 
 // A submission's status after a change.

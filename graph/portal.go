@@ -3,10 +3,12 @@ package graph
 import (
 	"context"
 	"slices"
+	"time"
 
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/contact"
 	"github.com/podium/podium/ent/deliverableassignment"
+	"github.com/podium/podium/ent/form"
 	"github.com/podium/podium/ent/schema/agenda"
 	"github.com/podium/podium/ent/schema/pid"
 	"github.com/podium/podium/ent/schema/viewer"
@@ -151,6 +153,25 @@ func (r *Resolver) speakerSessions(ctx context.Context, ct *ent.Contact, id *str
 	if err != nil {
 		return nil, err
 	}
+	// Two more for whether each one's content takes changes: the event's lock and the forms.
+	ev, err := r.Client.Event.Get(ctx, ct.EventID)
+	if err != nil {
+		return nil, err
+	}
+	formIDs := []string{}
+	for _, s := range subs {
+		if s.SourceFormID != nil {
+			formIDs = append(formIDs, *s.SourceFormID)
+		}
+	}
+	forms, err := r.Client.Form.Query().Where(form.IDIn(formIDs...)).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	formOf := make(map[string]*ent.Form, len(forms))
+	for _, f := range forms {
+		formOf[f.ID] = f
+	}
 	others, err := r.Client.SubmissionParticipant.Query().Where(submissionparticipant.SubmissionIDIn(ids...),
 		submissionparticipant.ContactIDNEQ(ct.ID)).WithContact().
 		Order(ent.Asc(submissionparticipant.FieldPosition), ent.Asc(submissionparticipant.FieldContactID)).All(ctx)
@@ -159,10 +180,18 @@ func (r *Resolver) speakerSessions(ctx context.Context, ct *ent.Contact, id *str
 	}
 	out := make([]*SpeakerSession, len(subs))
 	byID := make(map[string]*SpeakerSession, len(subs))
+	now := time.Now()
 	for i, s := range subs {
+		var f *ent.Form
+		if s.SourceFormID != nil {
+			f = formOf[*s.SourceFormID]
+		}
 		out[i] = &SpeakerSession{ID: s.ID, EventID: s.EventID, Code: s.Code, Title: s.Title, Description: s.Description,
 			Status: speakerStatus(s.Status), CancelledAt: s.CancelledAt, StartsAt: s.StartsAt, EndsAt: s.EndsAt,
-			Tasks: []*Task{}, Deliverables: []*Deliverable{}, Ready: true, CoSpeakers: []string{}}
+			Tasks: []*Task{}, Deliverables: []*Deliverable{}, Ready: true, CoSpeakers: []string{}, ContentEditable: true}
+		if why := contentRefusal(ev, s, f, now); why != nil {
+			out[i].ContentEditable, out[i].ContentClosedReason = false, &why.Message
+		}
 		if s.Edges.Room != nil {
 			out[i].Room = &s.Edges.Room.Name
 		}

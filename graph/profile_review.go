@@ -8,6 +8,7 @@ import (
 
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/contact"
+	"github.com/podium/podium/ent/event"
 	"github.com/podium/podium/ent/form"
 	"github.com/podium/podium/ent/schema"
 	"github.com/podium/podium/ent/schema/pid"
@@ -454,36 +455,70 @@ func sessionScopes(ctx context.Context, person *viewer.Person) ([]context.Contex
 	return out, nil
 }
 
-// contentClosed says why s's content cannot be changed now, or "" when it can.
-func contentClosed(ctx context.Context, c *ent.Client, s *ent.Submission, now time.Time) (string, error) {
+// Why a speaker may not change a session's content; each message is shown as it is on the page.
+const (
+	contentWithdrawn = "This proposal was withdrawn."
+	contentCancelled = "This session is cancelled."
+	contentManual    = "The organizers manage this session's content: write to them to change it."
+	contentFormShut  = "This submission form is closed. Your content is now read-only."
+	contentLocked    = "The organizers have locked the content of accepted sessions. Your content is now read-only: " +
+		"write to them to change it."
+)
+
+// contentRefusal says why the caller may not change s's content now, or nil when they may. A
+// proposal takes changes while its form does; an accepted session (edits going to review) until
+// the organizers lock its event's content, however long its form has been closed, since
+// acceptances come after the form closes. A session that came from no form is the organizers'.
+// f is s's form, nil when it came from none.
+func contentRefusal(ev *ent.Event, s *ent.Submission, f *ent.Form, now time.Time) *apperr.Error {
 	switch {
 	case s.Status == submission.StatusWithdrawn:
-		return "This proposal was withdrawn.", nil
+		return apperr.Conflict(apperr.CodeFormClosed, contentWithdrawn)
 	case s.CancelledAt != nil:
-		return "This session is cancelled.", nil
-	case s.SourceFormID == nil:
-		return "The organizers manage this session's content: write to them to change it.", nil
+		return apperr.Conflict(apperr.CodeFormClosed, contentCancelled)
+	case s.SourceFormID == nil || f == nil:
+		return apperr.Conflict(apperr.CodeFormClosed, contentManual)
+	case s.Status == submission.StatusAccepted && ev.SpeakerContentLocked:
+		return apperr.Conflict(apperr.CodeContentLocked, contentLocked)
+	case s.Status == submission.StatusAccepted:
+		return nil
+	case !formAccepting(f, now):
+		return apperr.Conflict(apperr.CodeFormClosed, contentFormShut)
 	}
-	f, err := c.Form.Query().Where(form.ID(*s.SourceFormID)).Only(ctx)
-	if err != nil {
-		return "", err
-	}
-	if !formAccepting(f, now) {
-		return "This submission form is closed. Your content is now read-only.", nil
-	}
-	return "", nil
+	return nil
 }
 
-func toMyContent(s *ent.Submission, closed string) *MySessionContent {
+// contentClosed is contentRefusal for one session, reading its event and form. With share set
+// the event row is read FOR SHARE, so an edit and lockSpeakerContent (an UPDATE of the row) are
+// serialized: an edit either commits before the lock or reads it.
+func contentClosed(ctx context.Context, c *ent.Client, s *ent.Submission, now time.Time, share bool) (*apperr.Error, error) {
+	q := c.Event.Query().Where(event.ID(s.EventID))
+	if share {
+		q = q.ForShare()
+	}
+	ev, err := q.Only(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var f *ent.Form
+	if s.SourceFormID != nil {
+		if f, err = c.Form.Query().Where(form.ID(*s.SourceFormID)).Only(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return contentRefusal(ev, s, f, now), nil
+}
+
+func toMyContent(s *ent.Submission, closed *apperr.Error) *MySessionContent {
 	out := &MySessionContent{SessionID: s.ID, EventID: s.EventID, Code: s.Code, Title: s.Title,
 		ContentReviewStatus: s.ContentReviewStatus.String(), ApprovedSnapshot: s.ApprovedSnapshot,
-		Editable: closed == "", Reviewed: s.Status == submission.StatusAccepted}
+		Editable: closed == nil, Reviewed: s.Status == submission.StatusAccepted}
 	if s.Description != "" {
 		d := s.Description
 		out.Description = &d
 	}
-	if closed != "" {
-		out.ClosedReason = &closed
+	if closed != nil {
+		out.ClosedReason = &closed.Message
 	}
 	if out.ApprovedSnapshot == nil {
 		out.ApprovedSnapshot = map[string]any{}
@@ -493,7 +528,7 @@ func toMyContent(s *ent.Submission, closed string) *MySessionContent {
 
 // OwnSessionContent is what the caller may edit of one of their sessions.
 func (r *Resolver) OwnSessionContent(ctx context.Context, person *viewer.Person, sessionID string) (*MySessionContent, error) {
-	return r.withOwnSession(ctx, person, sessionID, false, func(ctx context.Context, s *ent.Submission, closed string) (*ent.Submission, error) {
+	return r.withOwnSession(ctx, person, sessionID, false, func(ctx context.Context, s *ent.Submission, closed *apperr.Error) (*ent.Submission, error) {
 		return s, nil
 	})
 }
@@ -511,9 +546,9 @@ func (r *Resolver) UpdateOwnSessionContent(ctx context.Context, person *viewer.P
 	if err := checkText("Description", desc, 50000); err != nil {
 		return nil, fieldErr("description", err)
 	}
-	return r.withOwnSession(ctx, person, sessionID, true, func(ctx context.Context, s *ent.Submission, closed string) (*ent.Submission, error) {
-		if closed != "" {
-			return nil, apperr.Conflict(apperr.CodeFormClosed, closed)
+	return r.withOwnSession(ctx, person, sessionID, true, func(ctx context.Context, s *ent.Submission, closed *apperr.Error) (*ent.Submission, error) {
+		if closed != nil {
+			return nil, closed
 		}
 		if s.Title == title && s.Description == desc {
 			return s, nil
@@ -530,8 +565,10 @@ func (r *Resolver) UpdateOwnSessionContent(ctx context.Context, person *viewer.P
 	})
 }
 
+// withOwnSession runs do on one of the caller's sessions, in the organization where it is, with
+// why its content is closed (nil when open); lock is set for a write.
 func (r *Resolver) withOwnSession(ctx context.Context, person *viewer.Person, sessionID string, lock bool,
-	do func(context.Context, *ent.Submission, string) (*ent.Submission, error)) (*MySessionContent, error) {
+	do func(context.Context, *ent.Submission, *apperr.Error) (*ent.Submission, error)) (*MySessionContent, error) {
 	scopes, err := sessionScopes(ctx, person)
 	if err != nil {
 		return nil, err
@@ -546,7 +583,7 @@ func (r *Resolver) withOwnSession(ctx context.Context, person *viewer.Person, se
 			if err != nil {
 				return err
 			}
-			closed, err := contentClosed(ctx, r.client(ctx), s, time.Now())
+			closed, err := contentClosed(ctx, r.client(ctx), s, time.Now(), lock)
 			if err != nil {
 				return err
 			}
@@ -554,8 +591,8 @@ func (r *Resolver) withOwnSession(ctx context.Context, person *viewer.Person, se
 			if err != nil {
 				return err
 			}
-			if closed == "" {
-				closed, err = contentClosed(ctx, r.client(ctx), s, time.Now())
+			if closed == nil {
+				closed, err = contentClosed(ctx, r.client(ctx), s, time.Now(), false)
 			}
 			out = toMyContent(s, closed)
 			return err

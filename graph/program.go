@@ -256,3 +256,10 @@ func EventLocation(tz string) *time.Location {
 	locations.Store(tz, loc)
 	return loc
 }
+
+// FormatLocal writes t as an event's people read it, in the time zone tz (an event's) with the
+// zone's abbreviation: "Thu 1 Jan 2099, 09:00 JST". Every page and message for people writes
+// times this way, never in UTC unless the event runs in it.
+func FormatLocal(t time.Time, tz string) string {
+	return t.In(EventLocation(tz)).Format("Mon 2 Jan 2006, 15:04 MST")
+}

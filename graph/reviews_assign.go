@@ -46,6 +46,16 @@ func (r *Resolver) assignReviews(ctx context.Context, eventID, roundID string, i
 	if err := submissionsOf(ctx, c, ev.ID, ids); err != nil {
 		return nil, err
 	}
+	// A draft is its speaker's until they submit it (the organizers' lists leave it out), so no
+	// reviewer reads it; nor one withdrawn before it was ever submitted.
+	drafts, err := c.Submission.Query().Where(submission.IDIn(ids...), submission.Or(submission.StatusEQ(submission.StatusDraft),
+		submission.And(submission.StatusEQ(submission.StatusWithdrawn), submission.SubmittedAtIsNil()))).Exist(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if drafts {
+		return nil, apperr.Invalid("Only submitted proposals can be assigned: a draft is its speaker's until they submit it")
+	}
 	current, err := c.ReviewAssignment.Query().
 		Where(reviewassignment.RoundID(rd.ID), reviewassignment.EventMemberID(m.EventMemberID)).All(ctx)
 	if err != nil {

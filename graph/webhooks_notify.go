@@ -10,6 +10,7 @@ import (
 	"github.com/podium/podium/ent/emaillog"
 	"github.com/podium/podium/ent/event"
 	"github.com/podium/podium/ent/organizationmember"
+	"github.com/podium/podium/graph/access"
 	"github.com/podium/podium/graph/email"
 	"github.com/podium/podium/jobs"
 )
@@ -27,7 +28,7 @@ func (r *Resolver) WebhookDisabled(ctx context.Context, endpointID, reason strin
 	if err != nil {
 		return err
 	}
-	ev, err := c.Event.Query().Where(event.OrganizationID(e.OrganizationID)).Order(ent.Desc(event.FieldCreatedAt)).First(ctx)
+	ev, err := newestEvent(ctx, c, e.OrganizationID)
 	if ent.IsNotFound(err) {
 		slog.WarnContext(ctx, "webhook endpoint disabled: no event to log the admins' email under", "endpoint_id", endpointID)
 		return nil
@@ -55,11 +56,36 @@ func (r *Resolver) WebhookDisabled(ctx context.Context, endpointID, reason strin
 		emails = append(emails, email.Email{EventID: ev.ID, Type: emaillog.TypeCustom, To: u.Email,
 			Template: email.WebhookDisabled,
 			Data: email.Data{EventName: ev.Name, FirstName: name, URL: e.URL, Reason: reason,
-				When: failingSince.UTC().Format("2 January 2006, 15:04 MST"), Path: "/webhooks/" + e.ID + "?organization=" + e.OrganizationID}})
+				When: FormatLocal(failingSince, ev.Timezone), Path: "/webhooks/" + e.ID + "?organization=" + e.OrganizationID}})
 	}
 	if len(emails) == 0 {
 		return nil
 	}
 	_, err = r.Outbox.Queue(ctx, emails...)
 	return err
+}
+
+// newestEvent is the organization's newest event (not found when it has none): the event its
+// own emails, such as this one, are logged under, and whose time zone they and its pages outside
+// any one event write times in.
+func newestEvent(ctx context.Context, c *ent.Client, orgID string) (*ent.Event, error) {
+	return c.Event.Query().Where(event.OrganizationID(orgID)).Order(ent.Desc(event.FieldCreatedAt)).First(ctx)
+}
+
+// OrganizationTimezone is the time zone the caller's organization's pages outside any one event
+// (the webhook endpoint's) write times in: its newest event's, as its emails do; UTC when it has
+// no event.
+func (r *Resolver) OrganizationTimezone(ctx context.Context) (string, error) {
+	v, err := access.Viewer(ctx)
+	if err != nil {
+		return "", err
+	}
+	ev, err := newestEvent(ctx, r.client(ctx), v.OrganizationID)
+	if ent.IsNotFound(err) {
+		return "UTC", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return ev.Timezone, nil
 }

@@ -198,7 +198,11 @@ func TestSessionContentReview(t *testing.T) {
 		}
 	}
 
+	// A closed form leaves an accepted session's content open to review (TestAcceptedContentLock
+	// locks it); a proposal not accepted closes with its form.
 	require.NoError(t, b.db.Ent.Form.UpdateOneID(fx.form).SetStatus(form.StatusClosed).Exec(b.sys()))
+	require.Equal(t, "pending_review", data(t, edit(sam, "After the close"), "updateMySessionContent")["contentReviewStatus"])
+	require.NoError(t, b.db.Ent.Submission.UpdateOneID(id).SetStatus(submission.StatusPending).Exec(b.sys()))
 	require.Equal(t, []string{"form_closed"}, edit(sam, "Too late").Codes())
 	page = b.pageAs(sam, http.MethodGet, "/portal/sessions/"+id+"/content", nil)
 	require.Equal(t, http.StatusOK, page.Code)

@@ -58,6 +58,8 @@ const (
 	FieldDefaultSubmissionLimit = "default_submission_limit"
 	// FieldSpeakerConfirmationEnabled holds the string denoting the speaker_confirmation_enabled field in the database.
 	FieldSpeakerConfirmationEnabled = "speaker_confirmation_enabled"
+	// FieldSpeakerContentLocked holds the string denoting the speaker_content_locked field in the database.
+	FieldSpeakerContentLocked = "speaker_content_locked"
 	// FieldAgendaPublishedAt holds the string denoting the agenda_published_at field in the database.
 	FieldAgendaPublishedAt = "agenda_published_at"
 	// FieldPublishedAgenda holds the string denoting the published_agenda field in the database.
@@ -226,6 +228,7 @@ var Columns = []string{
 	FieldBackgroundKey,
 	FieldDefaultSubmissionLimit,
 	FieldSpeakerConfirmationEnabled,
+	FieldSpeakerContentLocked,
 	FieldAgendaPublishedAt,
 	FieldPublishedAgenda,
 	FieldAgendaDirty,
@@ -278,6 +281,8 @@ var (
 	DefaultSubmissionLimitValidator func(int) error
 	// DefaultSpeakerConfirmationEnabled holds the default value on creation for the "speaker_confirmation_enabled" field.
 	DefaultSpeakerConfirmationEnabled bool
+	// DefaultSpeakerContentLocked holds the default value on creation for the "speaker_content_locked" field.
+	DefaultSpeakerContentLocked bool
 	// DefaultPublishedAgenda holds the default value on creation for the "published_agenda" field.
 	DefaultPublishedAgenda []agenda.Entry
 	// DefaultAgendaDirty holds the default value on creation for the "agenda_dirty" field.
@@ -421,6 +426,11 @@ func ByDefaultSubmissionLimit(opts ...sql.OrderTermOption) OrderOption {
 // BySpeakerConfirmationEnabled orders the results by the speaker_confirmation_enabled field.
 func BySpeakerConfirmationEnabled(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldSpeakerConfirmationEnabled, opts...).ToFunc()
+}
+
+// BySpeakerContentLocked orders the results by the speaker_content_locked field.
+func BySpeakerContentLocked(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldSpeakerContentLocked, opts...).ToFunc()
 }
 
 // ByAgendaPublishedAt orders the results by the agenda_published_at field.

@@ -160,6 +160,11 @@ func SpeakerConfirmationEnabled(v bool) predicate.Event {
 	return predicate.Event(sql.FieldEQ(FieldSpeakerConfirmationEnabled, v))
 }
 
+// SpeakerContentLocked applies equality check predicate on the "speaker_content_locked" field. It's identical to SpeakerContentLockedEQ.
+func SpeakerContentLocked(v bool) predicate.Event {
+	return predicate.Event(sql.FieldEQ(FieldSpeakerContentLocked, v))
+}
+
 // AgendaPublishedAt applies equality check predicate on the "agenda_published_at" field. It's identical to AgendaPublishedAtEQ.
 func AgendaPublishedAt(v time.Time) predicate.Event {
 	return predicate.Event(sql.FieldEQ(FieldAgendaPublishedAt, v))
@@ -1333,6 +1338,16 @@ func SpeakerConfirmationEnabledEQ(v bool) predicate.Event {
 // SpeakerConfirmationEnabledNEQ applies the NEQ predicate on the "speaker_confirmation_enabled" field.
 func SpeakerConfirmationEnabledNEQ(v bool) predicate.Event {
 	return predicate.Event(sql.FieldNEQ(FieldSpeakerConfirmationEnabled, v))
+}
+
+// SpeakerContentLockedEQ applies the EQ predicate on the "speaker_content_locked" field.
+func SpeakerContentLockedEQ(v bool) predicate.Event {
+	return predicate.Event(sql.FieldEQ(FieldSpeakerContentLocked, v))
+}
+
+// SpeakerContentLockedNEQ applies the NEQ predicate on the "speaker_content_locked" field.
+func SpeakerContentLockedNEQ(v bool) predicate.Event {
+	return predicate.Event(sql.FieldNEQ(FieldSpeakerContentLocked, v))
 }
 
 // AgendaPublishedAtEQ applies the EQ predicate on the "agenda_published_at" field.

@@ -510,6 +510,7 @@ var (
 		{Name: "background_key", Type: field.TypeString, Nullable: true},
 		{Name: "default_submission_limit", Type: field.TypeInt, Default: 3},
 		{Name: "speaker_confirmation_enabled", Type: field.TypeBool, Default: true},
+		{Name: "speaker_content_locked", Type: field.TypeBool, Default: false},
 		{Name: "agenda_published_at", Type: field.TypeTime, Nullable: true},
 		{Name: "published_agenda", Type: field.TypeJSON},
 		{Name: "agenda_dirty", Type: field.TypeBool, Default: false},
@@ -523,7 +524,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "events_organizations_events",
-				Columns:    []*schema.Column{EventsColumns[23]},
+				Columns:    []*schema.Column{EventsColumns[24]},
 				RefColumns: []*schema.Column{OrganizationsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -532,12 +533,12 @@ var (
 			{
 				Name:    "event_organization_id_slug",
 				Unique:  true,
-				Columns: []*schema.Column{EventsColumns[23], EventsColumns[4]},
+				Columns: []*schema.Column{EventsColumns[24], EventsColumns[4]},
 			},
 			{
 				Name:    "event_organization_id_starts_at",
 				Unique:  false,
-				Columns: []*schema.Column{EventsColumns[23], EventsColumns[11]},
+				Columns: []*schema.Column{EventsColumns[24], EventsColumns[11]},
 			},
 			{
 				Name:    "event_logo_key",

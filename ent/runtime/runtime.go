@@ -731,12 +731,16 @@ func init() {
 	eventDescSpeakerConfirmationEnabled := eventFields[17].Descriptor()
 	// event.DefaultSpeakerConfirmationEnabled holds the default value on creation for the speaker_confirmation_enabled field.
 	event.DefaultSpeakerConfirmationEnabled = eventDescSpeakerConfirmationEnabled.Default.(bool)
+	// eventDescSpeakerContentLocked is the schema descriptor for speaker_content_locked field.
+	eventDescSpeakerContentLocked := eventFields[18].Descriptor()
+	// event.DefaultSpeakerContentLocked holds the default value on creation for the speaker_content_locked field.
+	event.DefaultSpeakerContentLocked = eventDescSpeakerContentLocked.Default.(bool)
 	// eventDescPublishedAgenda is the schema descriptor for published_agenda field.
-	eventDescPublishedAgenda := eventFields[19].Descriptor()
+	eventDescPublishedAgenda := eventFields[20].Descriptor()
 	// event.DefaultPublishedAgenda holds the default value on creation for the published_agenda field.
 	event.DefaultPublishedAgenda = eventDescPublishedAgenda.Default.([]agenda.Entry)
 	// eventDescAgendaDirty is the schema descriptor for agenda_dirty field.
-	eventDescAgendaDirty := eventFields[20].Descriptor()
+	eventDescAgendaDirty := eventFields[21].Descriptor()
 	// event.DefaultAgendaDirty holds the default value on creation for the agenda_dirty field.
 	event.DefaultAgendaDirty = eventDescAgendaDirty.Default.(bool)
 	// eventDescID is the schema descriptor for id field.

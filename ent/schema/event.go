@@ -72,6 +72,10 @@ func (Event) Fields() []ent.Field {
 		field.Bool("speaker_confirmation_enabled").Default(true).
 			Comment("Whether speakers confirm their sessions themselves (true, the default). When false, " +
 				"accepting a submission confirms its speakers at once: their confirmedAt is set."),
+		field.Bool("speaker_content_locked").Default(false).
+			Comment("Whether the organizers have locked the content of accepted sessions: while false (the " +
+				"default) their speakers may change title and description, the change waiting for the " +
+				"organizers' review; while true they may not. lockSpeakerContent and unlockSpeakerContent set it."),
 		field.Time("agenda_published_at").Optional().Nillable().
 			Comment("When the agenda was last published; null while it is not published."),
 		field.JSON("published_agenda", []agenda.Entry{}).Default([]agenda.Entry{}).

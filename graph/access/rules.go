@@ -31,6 +31,8 @@ var Rules = map[string]Rule{
 	"Query.organization":                Staff,
 	"Mutation.createEvent":              Admins,
 	"Mutation.updateEvent":              Admins,
+	"Mutation.lockSpeakerContent":       Admins,
+	"Mutation.unlockSpeakerContent":     Admins,
 	"Mutation.scheduleSession":          Admins,
 	"Mutation.publishAgenda":            Admins,
 	"Mutation.unpublishAgenda":          Admins,

@@ -61,6 +61,13 @@ const (
 	CodeResponseTooLarge = "response_too_large"
 )
 
+// Codes of GraphQL operations that have no REST operation.
+const (
+	// CodeContentLocked refuses a speaker's change to an accepted session's content once the
+	// organizers have locked the event's content (lockSpeakerContent); 409 like form_closed.
+	CodeContentLocked = "content_locked"
+)
+
 // Error is an error a caller is meant to see.
 type Error struct {
 	// Status is the HTTP status REST answers with.

@@ -199,7 +199,7 @@ func (p *cfpPages) formPage(w http.ResponseWriter, r *http.Request) {
 func closedMessage(f *graph.CfpForm) string {
 	if f.Status == graph.CfpFormStatusOpen && f.OpensAt != nil && (f.ClosesAt == nil || f.OpensAt.Before(*f.ClosesAt)) {
 		if f.ClosesAt == nil || f.ClosesAt.After(*f.OpensAt) {
-			return "This call for proposals is not open yet: it opens on " + f.OpensAt.UTC().Format("2 Jan 2006, 15:04 UTC") + "."
+			return "This call for proposals is not open yet: it opens on " + graph.FormatLocal(*f.OpensAt, f.EventTimezone) + "."
 		}
 	}
 	return "Submissions are closed: this form no longer accepts new or changed proposals."
@@ -285,9 +285,17 @@ func (p *cfpPages) editPage(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if !pr.Editable {
-		Render(w, http.StatusOK, Page{Title: pr.Title, Theme: theme, Person: person, Content: "cfp-view",
-			Data: proposalView{Form: f, P: pr, Why: "This proposal can no longer be changed here: it is " + string(pr.Status) +
-				", or the form is closed."}})
+		view := proposalView{Form: f, P: pr, Why: "This proposal can no longer be changed here: it is " + string(pr.Status) +
+			", or the form is closed."}
+		if pr.Status == graph.SubmissionStatusAccepted {
+			// Its content is edited in the portal, until the organizers lock it.
+			view.Content, err = p.Resolver.OwnSessionContent(r.Context(), person, pr.ID)
+			if _, known := apperr.As(err); err != nil && !known {
+				p.fail(w, r, theme, err)
+				return
+			}
+		}
+		Render(w, http.StatusOK, Page{Title: pr.Title, Theme: theme, Person: person, Content: "cfp-view", Data: view})
 		return
 	}
 	p.renderProposal(w, http.StatusOK, theme, person, f, pr.ID, v, "", "", "", !pr.Mine)
@@ -298,6 +306,8 @@ type proposalView struct {
 	Form *graph.CfpForm
 	P    *graph.Proposal
 	Why  string
+	// Content is an accepted proposal's content as the portal edits it; nil for any other.
+	Content *graph.MySessionContent
 }
 
 // own finds one of the person's proposals of the form.

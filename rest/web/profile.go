@@ -347,6 +347,13 @@ func (p *profilePages) saveContent(w http.ResponseWriter, r *http.Request) {
 	if f := graph.FieldOf(err); f != "" {
 		errs[f] = e.Message
 	}
+	if !cur.Editable {
+		// Closed or locked: the page shows what is stored, not a text that will not be.
+		title, desc = cur.Title, ""
+		if cur.Description != nil {
+			desc = *cur.Description
+		}
+	}
 	p.renderContent(w, r, e.Status, person, contentForm{C: cur, Title: title, Desc: desc, Errors: errs}, "",
 		"Your changes were not saved: "+strings.TrimSuffix(e.Message, "."))
 }

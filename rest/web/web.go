@@ -35,17 +35,6 @@ var stylesheet []byte
 var StylesheetPath = "/static/podium-" + shortHash(stylesheet) + ".css"
 
 var pages = template.Must(template.New("").Funcs(template.FuncMap{
-	"date": func(t any) string {
-		switch t := t.(type) {
-		case time.Time:
-			return t.UTC().Format("Mon 2 Jan 2006, 15:04 UTC")
-		case *time.Time:
-			if t != nil {
-				return t.UTC().Format("Mon 2 Jan 2006, 15:04 UTC")
-			}
-		}
-		return ""
-	},
 	// local writes a time in an event's time zone (an IANA name), as the event's people read it:
 	// the pages of an event never show UTC.
 	"local":      local,
@@ -75,7 +64,7 @@ func local(t any, tz string) string {
 	default:
 		return ""
 	}
-	return at.In(graph.EventLocation(tz)).Format("Mon 2 Jan 2006, 15:04 MST")
+	return graph.FormatLocal(at, tz)
 }
 
 // Page is what the layout draws.

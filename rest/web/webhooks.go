@@ -27,6 +27,8 @@ func MountWebhooks(r chi.Router, d *Desk) {
 type webhookPage struct {
 	Endpoint   *graph.Webhook
 	Deliveries []*graph.WebhookDeliveryEntry
+	// Timezone is the zone the page writes times in (graph.Resolver.OrganizationTimezone).
+	Timezone string
 }
 
 func (d *Desk) webhook(w http.ResponseWriter, r *http.Request) {
@@ -55,6 +57,11 @@ func (d *Desk) webhook(w http.ResponseWriter, r *http.Request) {
 		d.failedBack(w, r, p, err, back)
 		return
 	}
+	tz, err := d.Ops.OrganizationTimezone(ctx)
+	if err != nil {
+		d.failedBack(w, r, p, err, back)
+		return
+	}
 	Render(w, http.StatusOK, Page{Title: "Webhook endpoint", Person: p, Content: "webhook",
-		Data: webhookPage{Endpoint: endpoint, Deliveries: deliveries}})
+		Data: webhookPage{Endpoint: endpoint, Deliveries: deliveries, Timezone: tz}})
 }

@@ -1,0 +1,2 @@
+-- Modify "events" table
+ALTER TABLE "events" ADD COLUMN "speaker_content_locked" boolean NOT NULL DEFAULT false;
