@@ -119,7 +119,7 @@ func NewHandler(opts HandlerOptions) http.Handler {
 	srv.AddTransport(transport.GET{})
 	if opts.Resolver != nil && opts.Resolver.Files != nil { // multipart uploads (docs/files.md)
 		srv.AddTransport(files.Transport{Service: opts.Resolver.Files, Budget: opts.Limits.Budget,
-			Authorize: authorizeUpload, Uploads: files.NewLimiter(maxUploadsInFlight)})
+			Authorize: opts.Resolver.authorizeUpload, Uploads: files.NewLimiter(maxUploadsInFlight)})
 	}
 	srv.AddTransport(jsonPOST{}) // before transport.POST, which serves what it leaves
 	srv.AddTransport(transport.POST{})
