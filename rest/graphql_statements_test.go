@@ -139,16 +139,13 @@ var perEventReads = map[string]string{
 	"agenda":           "agenda { __typename }",
 	"emails":           "emails { edges { __typename } }",
 	"evaluation":       "evaluation { __typename }",
-	"fileRequirements": "fileRequirements { __typename }",
 	"forms":            "forms { __typename }",
 	"library":          "library { __typename }",
-	"resources":        "resources { __typename }",
 	"reviewerTracks":   "reviewerTracks { __typename }",
 	"sessions":         "sessions { __typename }",
 	"speakerDirectory": "speakerDirectory { __typename }",
 	"speakers":         "speakers { edges { __typename } }",
 	"submissions":      "submissions { __typename }",
-	"taskTemplates":    "taskTemplates { __typename }",
 }
 
 // TestGraphQLNestedListStatements: every list or object field reachable from a page of a root
