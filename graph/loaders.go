@@ -39,6 +39,8 @@ type loaders struct {
 	taskTemplates    *dataloadgen.Loader[string, []*TaskTemplate]
 	fileRequirements *dataloadgen.Loader[string, []*FileRequirement]
 	resources        *dataloadgen.Loader[string, []*ResourceRecord]
+	// reviewerTracks are the members of an event with their reviewer tracks (Event.reviewerTracks).
+	reviewerTracks *dataloadgen.Loader[string, []*ReviewerTrackSet]
 }
 
 // eventItem names an item of an event.
@@ -78,6 +80,7 @@ func (r *Resolver) newLoaders() *loaders {
 		resources: eventLists(func(ctx context.Context, events []string) ([]*ResourceRecord, error) {
 			return r.eventResources(ctx, events...)
 		}, func(res *ResourceRecord) string { return res.EventID }, wait),
+		reviewerTracks: dataloadgen.NewMappedLoader(r.eventsReviewerTracks, wait),
 		contacts: dataloadgen.NewMappedLoader(func(ctx context.Context, ids []string) (map[string]*ent.Contact, error) {
 			rows, err := r.client(ctx).Contact.Query().Where(contact.IDIn(ids...)).All(ctx)
 			return byKey(rows, func(c *ent.Contact) string { return c.ID }), err

@@ -141,7 +141,6 @@ var perEventReads = map[string]string{
 	"evaluation":       "evaluation { __typename }",
 	"forms":            "forms { __typename }",
 	"library":          "library { __typename }",
-	"reviewerTracks":   "reviewerTracks { __typename }",
 	"sessions":         "sessions { __typename }",
 	"speakerDirectory": "speakerDirectory { __typename }",
 	"speakers":         "speakers { edges { __typename } }",
@@ -177,6 +176,14 @@ func TestGraphQLNestedListStatements(t *testing.T) {
 				}
 				t.Run(p.name, func(t *testing.T) {
 					c1, c30 := count(t, one, root, p.selection), count(t, many, root, p.selection)
+					// A loader's batch may split in two when the machine is busy (it waits 1 ms
+					// for its keys); an N+1 never shrinks. So the fewest of three runs counts.
+					for range 2 {
+						if c1 == c30 {
+							break
+						}
+						c1, c30 = min(c1, count(t, one, root, p.selection)), min(c30, count(t, many, root, p.selection))
+					}
 					require.Equal(t, c1, c30, "%s: %d statements for 1 item, %d for 30", p.selection, c1, c30)
 				})
 			}
