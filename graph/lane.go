@@ -16,16 +16,20 @@ type Lane struct {
 	// MaxPause bounds one wait of a resolver, so a stream of cheap requests slows an expensive
 	// operation but cannot stop it; its time budget still applies.
 	MaxPause time.Duration
+	// MaxHold bounds how long one cheap request stays in the lane: a download to a slow client or
+	// a long export does not hold expensive operations back for all its length.
+	MaxHold time.Duration
 
 	cheap atomic.Int64
 	mu    sync.Mutex
 	clear chan struct{} // closed when the last cheap request leaves
 }
 
-// NewLane returns a Lane with a pause of 50 ms.
-func NewLane() *Lane { return &Lane{MaxPause: 50 * time.Millisecond} }
+// NewLane returns a Lane with a pause of 50 ms and a hold of 1 s.
+func NewLane() *Lane { return &Lane{MaxPause: 50 * time.Millisecond, MaxHold: time.Second} }
 
-// Enter marks a cheap request in flight until leave is called. A nil Lane does nothing.
+// Enter marks a cheap request in flight until leave is called, MaxHold at most. A nil Lane does
+// nothing.
 func (l *Lane) Enter() (leave func()) {
 	if l == nil {
 		return func() {}
@@ -36,7 +40,7 @@ func (l *Lane) Enter() (leave func()) {
 	}
 	l.mu.Unlock()
 	var once sync.Once
-	return func() {
+	out := func() {
 		once.Do(func() {
 			l.mu.Lock()
 			if l.cheap.Add(-1) == 0 {
@@ -45,6 +49,11 @@ func (l *Lane) Enter() (leave func()) {
 			l.mu.Unlock()
 		})
 	}
+	if l.MaxHold > 0 {
+		hold := time.AfterFunc(l.MaxHold, out)
+		return func() { hold.Stop(); out() }
+	}
+	return out
 }
 
 // yield waits while a cheap request is in flight, MaxPause at most.
