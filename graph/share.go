@@ -36,10 +36,10 @@ type FairShare struct {
 	Wait time.Duration
 }
 
-// DefaultFairShare lets an organization run two expensive operations at once, one per caller,
-// and the server one at a time: a page of a hundred sessions with their lists is not expensive,
-// a board of thousands is. An organization's two places keep its second operation waiting in
-// line, not refused, while the first runs.
+// DefaultFairShare runs one expensive operation at a time on the server: a page of a hundred
+// sessions with their lists is not expensive, a board of thousands is. An organization holds two
+// places, one per caller, so that its second operation waits in line for the server's place
+// while its first runs, and another organization's operation waits behind at most two of it.
 var DefaultFairShare = FairShare{Expensive: 20_000, PerOrganization: 2, PerCaller: 1, PerServer: 1, Wait: 2 * time.Second}
 
 // fairShare is the extension that enforces a FairShare. Cheap operations enter lane while they
