@@ -62,7 +62,7 @@ func (l *Lane) yield(ctx context.Context) {
 		return
 	}
 	l.mu.Lock()
-	clear := l.clear
+	empty := l.clear
 	busy := l.cheap.Load() > 0
 	l.mu.Unlock()
 	if !busy {
@@ -71,7 +71,7 @@ func (l *Lane) yield(ctx context.Context) {
 	t := time.NewTimer(l.MaxPause)
 	defer t.Stop()
 	select {
-	case <-clear:
+	case <-empty:
 	case <-t.C:
 	case <-ctx.Done():
 	}

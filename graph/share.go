@@ -67,7 +67,8 @@ func (fairShare) Validate(graphql.ExecutableSchema) error { return nil }
 func (f fairShare) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
 	stats := extension.GetComplexityStats(ctx)
 	if stats == nil || f.share.Expensive <= 0 || stats.Complexity < f.share.Expensive {
-		defer f.lane.Enter()()
+		leave := f.lane.Enter()
+		defer leave()
 		return next(ctx)
 	}
 	v := viewer.FromContext(ctx)
