@@ -171,13 +171,7 @@ func (r *Resolver) setHeadshot(ctx context.Context, eventID, contactID string, u
 	if err != nil {
 		return nil, err
 	}
-	if !pid.Plausible(contactID) {
-		return nil, apperr.NotFound("Speaker")
-	}
-	person, err := c.Contact.Query().Where(contact.ID(contactID), contact.EventID(ev.ID)).ForUpdate().Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, apperr.NotFound("Speaker")
-	}
+	person, err := eventSpeakerForUpdate(ctx, c, ev.ID, contactID)
 	if err != nil {
 		return nil, err
 	}
@@ -199,6 +193,18 @@ func (r *Resolver) setHeadshot(ctx context.Context, eventID, contactID string, u
 		return nil, err
 	}
 	return updated, nil
+}
+
+// eventSpeakerForUpdate reads the speaker (contact) id of the event for an update.
+func eventSpeakerForUpdate(ctx context.Context, c *ent.Client, eventID, id string) (*ent.Contact, error) {
+	if !pid.Plausible(id) {
+		return nil, apperr.NotFound("Speaker")
+	}
+	person, err := c.Contact.Query().Where(contact.ID(id), contact.EventID(eventID)).ForUpdate().Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, apperr.NotFound("Speaker")
+	}
+	return person, err
 }
 
 // UploadDeliverable stores up as the file of a deliverable of a session, which becomes uploaded.

@@ -119,7 +119,7 @@ func NewHandler(opts HandlerOptions) http.Handler {
 	srv.AddTransport(transport.GET{})
 	if opts.Resolver != nil && opts.Resolver.Files != nil { // multipart uploads (docs/files.md)
 		srv.AddTransport(files.Transport{Service: opts.Resolver.Files, Budget: opts.Limits.Budget,
-			Authorize: authorizeUpload, Uploads: files.NewLimiter(maxUploadsInFlight)})
+			Authorize: opts.Resolver.authorizeUpload, Uploads: files.NewLimiter(maxUploadsInFlight)})
 	}
 	srv.AddTransport(jsonPOST{}) // before transport.POST, which serves what it leaves
 	srv.AddTransport(transport.POST{})
@@ -135,8 +135,9 @@ func NewHandler(opts HandlerOptions) http.Handler {
 	srv.Use(shapeLimit{depth: opts.Limits.Depth, aliases: opts.Limits.Aliases})
 	present := presentError(opts.Log)
 	srv.Use(telemetry{observe: opts.Observe, spans: &sync.Map{}})
-	srv.Use(fairShare{share: opts.Limits.Share, places: newPlaces()}) // the budget starts once a place is found
-	srv.Use(operationBudget{limits: opts.Limits})                     // outside the transaction, which rolls back when it stops
+	// The budget starts once a place is found.
+	srv.Use(fairShare{share: opts.Limits.Share, places: newPlaces(), lane: opts.Resolver.lane()})
+	srv.Use(operationBudget{limits: opts.Limits}) // outside the transaction, which rolls back when it stops
 	srv.Use(transactioner{db: opts.DB, present: present})
 	srv.Use(answerCap{max: opts.Limits.AnswerBytes}) // inside the transaction: a refused answer rolls back
 	if !opts.GenericLists {

@@ -12,7 +12,9 @@ import (
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/contact"
 	"github.com/podium/podium/ent/deliverableassignment"
+	"github.com/podium/podium/ent/filerequirement"
 	"github.com/podium/podium/ent/taskassignment"
+	"github.com/podium/podium/ent/tasktemplate"
 )
 
 // loaders batch the edges GraphQL navigates from list items (a session's contacts, tasks,
@@ -32,6 +34,13 @@ type loaders struct {
 	emails           *dataloadgen.Loader[string, []*SubmissionEmail]
 	roundReviews     *dataloadgen.Loader[string, []*HumanReview]
 	contactResources *dataloadgen.Loader[eventItem, []*ResourceRecord]
+	// taskTemplates, fileRequirements and resources are lists of an event (Event.taskTemplates,
+	// .fileRequirements, .resources), read together for a page of events.
+	taskTemplates    *dataloadgen.Loader[string, []*TaskTemplate]
+	fileRequirements *dataloadgen.Loader[string, []*FileRequirement]
+	resources        *dataloadgen.Loader[string, []*ResourceRecord]
+	// reviewerTracks are the members of an event with their reviewer tracks (Event.reviewerTracks).
+	reviewerTracks *dataloadgen.Loader[string, []*ReviewerTrackSet]
 }
 
 // eventItem names an item of an event.
@@ -58,6 +67,20 @@ func (r *Resolver) loaders(ctx context.Context) *loaders {
 func (r *Resolver) newLoaders() *loaders {
 	wait := dataloadgen.WithWait(loaderWait)
 	return &loaders{
+		taskTemplates: eventLists(func(ctx context.Context, events []string) ([]*TaskTemplate, error) {
+			rows, err := r.client(ctx).TaskTemplate.Query().Where(tasktemplate.EventIDIn(events...)).
+				Order(ent.Asc(tasktemplate.FieldPosition), ent.Asc(tasktemplate.FieldCreatedAt)).All(ctx)
+			return mapAll(rows, toTaskTemplate), err
+		}, func(t *TaskTemplate) string { return t.EventID }, wait),
+		fileRequirements: eventLists(func(ctx context.Context, events []string) ([]*FileRequirement, error) {
+			rows, err := r.client(ctx).FileRequirement.Query().Where(filerequirement.EventIDIn(events...)).
+				Order(ent.Asc(filerequirement.FieldPosition), ent.Asc(filerequirement.FieldCreatedAt)).All(ctx)
+			return mapAll(rows, toFileRequirement), err
+		}, func(f *FileRequirement) string { return f.EventID }, wait),
+		resources: eventLists(func(ctx context.Context, events []string) ([]*ResourceRecord, error) {
+			return r.eventResources(ctx, events...)
+		}, func(res *ResourceRecord) string { return res.EventID }, wait),
+		reviewerTracks: dataloadgen.NewMappedLoader(r.eventsReviewerTracks, wait),
 		contacts: dataloadgen.NewMappedLoader(func(ctx context.Context, ids []string) (map[string]*ent.Contact, error) {
 			rows, err := r.client(ctx).Contact.Query().Where(contact.IDIn(ids...)).All(ctx)
 			return byKey(rows, func(c *ent.Contact) string { return c.ID }), err
@@ -173,6 +196,23 @@ func (r *Resolver) newLoaders() *loaders {
 			return out, nil
 		}, wait),
 	}
+}
+
+// eventLists is a loader of one list per event: list reads the lists of the events, each in its
+// order, in one statement; eventOf names the event of an item.
+func eventLists[T any](list func(ctx context.Context, events []string) ([]T, error), eventOf func(T) string,
+	opts ...dataloadgen.Option) *dataloadgen.Loader[string, []T] {
+	return dataloadgen.NewMappedLoader(func(ctx context.Context, events []string) (map[string][]T, error) {
+		rows, err := list(ctx, events)
+		if err != nil {
+			return nil, err
+		}
+		out := group(rows, eventOf)
+		for _, id := range events {
+			out[id] = nonNilSlice(out[id])
+		}
+		return out, nil
+	}, opts...)
 }
 
 // byKey indexes a list.

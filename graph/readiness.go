@@ -113,24 +113,16 @@ func toFileRequirement(f *ent.FileRequirement) *FileRequirement {
 		DueAt: scalar.AtPtr(f.DueAt), Position: f.Position}
 }
 
-// taskTemplates lists the event's task templates by position.
+// taskTemplates lists the event's task templates by position; the events of one request are
+// read together (loaders).
 func (r *Resolver) taskTemplates(ctx context.Context, ev *ent.Event) ([]*TaskTemplate, error) {
-	rows, err := r.client(ctx).TaskTemplate.Query().Where(tasktemplate.EventID(ev.ID)).
-		Order(ent.Asc(tasktemplate.FieldPosition), ent.Asc(tasktemplate.FieldCreatedAt)).All(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return mapAll(rows, toTaskTemplate), nil
+	return r.loaders(ctx).taskTemplates.Load(ctx, ev.ID)
 }
 
-// fileRequirements lists the event's file requirements by position.
+// fileRequirements lists the event's file requirements by position; the events of one request
+// are read together (loaders).
 func (r *Resolver) fileRequirements(ctx context.Context, ev *ent.Event) ([]*FileRequirement, error) {
-	rows, err := r.client(ctx).FileRequirement.Query().Where(filerequirement.EventID(ev.ID)).
-		Order(ent.Asc(filerequirement.FieldPosition), ent.Asc(filerequirement.FieldCreatedAt)).All(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return mapAll(rows, toFileRequirement), nil
+	return r.loaders(ctx).fileRequirements.Load(ctx, ev.ID)
 }
 
 // saveTaskTemplate creates (id null) or updates a task template. A new auto-assigned template

@@ -39,6 +39,17 @@ type Resolver struct {
 	// Budgets bound the emails a person's own actions send to others (co-speaker invitations,
 	// docs/people.md); nil means mailbudget.Default on DB's pool.
 	Budgets *mailbudget.Budgets
+	// Lane lets cheap requests, REST's and GraphQL's, run before the resolvers of expensive
+	// operations (see Lane); nil means none.
+	Lane *Lane
+}
+
+// lane is the Lane of r, or nil.
+func (r *Resolver) lane() *Lane {
+	if r == nil {
+		return nil
+	}
+	return r.Lane
 }
 
 // budgets are the email budgets of people's own actions.
@@ -51,7 +62,7 @@ func (r *Resolver) budgets() *mailbudget.Budgets {
 
 // NewResolver returns the operations on db, queuing emails in outbox.
 func NewResolver(db *dbx.DB, outbox *email.Outbox) *Resolver {
-	return &Resolver{DB: db, Client: db.Ent, Outbox: outbox}
+	return &Resolver{DB: db, Client: db.Ent, Outbox: outbox, Lane: NewLane()}
 }
 
 // client returns the ent client of the transaction in ctx, or the root client for reads outside

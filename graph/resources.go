@@ -51,9 +51,15 @@ var resourceOrder = []resource.OrderOption{
 	ent.Asc(resource.FieldPosition), ent.Asc(resource.FieldCreatedAt), ent.Asc(resource.FieldID),
 }
 
-// resources lists an event's resources, drafts included.
+// resources lists an event's resources, drafts included; the events of one request are read
+// together (loaders).
 func (r *Resolver) resources(ctx context.Context, eventID string) ([]*ResourceRecord, error) {
-	rows, err := withAudience(r.client(ctx).Resource.Query().Where(resource.EventID(eventID))).
+	return r.loaders(ctx).resources.Load(ctx, eventID)
+}
+
+// eventResources reads the resources of the events, each event's in order, drafts included.
+func (r *Resolver) eventResources(ctx context.Context, events ...string) ([]*ResourceRecord, error) {
+	rows, err := withAudience(r.client(ctx).Resource.Query().Where(resource.EventIDIn(events...))).
 		Order(resourceOrder...).All(ctx)
 	return mapAll(rows, toResource), err
 }
@@ -396,5 +402,5 @@ func (r *Resolver) reorderResources(ctx context.Context, eventID string, in Reor
 			return nil, err
 		}
 	}
-	return r.resources(ctx, ev.ID)
+	return r.eventResources(ctx, ev.ID) // read anew: the request's loader may hold the order before
 }

@@ -132,23 +132,35 @@ func toRoundMember(m *ent.ReviewRoundMember) *RoundMember {
 		EventMemberID: m.EventMemberID, AssignmentCap: m.AssignmentCap}
 }
 
-// reviewerTracks lists every member of the event with their reviewer tracks.
+// reviewerTracks lists every member of the event with their reviewer tracks; the events of one
+// request are read together (loaders).
 func (r *Resolver) reviewerTracks(ctx context.Context, eventID string) ([]*ReviewerTrackSet, error) {
-	out := []*ReviewerTrackSet{}
+	return r.loaders(ctx).reviewerTracks.Load(ctx, eventID)
+}
+
+// eventsReviewerTracks lists, for each of the events, every member with their reviewer tracks,
+// by member id.
+func (r *Resolver) eventsReviewerTracks(ctx context.Context, events []string) (map[string][]*ReviewerTrackSet, error) {
+	out := make(map[string][]*ReviewerTrackSet, len(events))
+	for _, id := range events {
+		out[id] = []*ReviewerTrackSet{}
+	}
 	err := eachRowArgs(ctx, r.sql(ctx), `
-SELECT em.id, emt.track_id FROM event_members em
+SELECT em.event_id, em.id, emt.track_id FROM event_members em
 LEFT JOIN event_member_tracks emt ON emt.event_member_id = em.id
-WHERE em.event_id = $1 ORDER BY em.id, emt.track_id`, []any{eventID}, func(scan func(...any) error) error {
-		var memberID string
+WHERE em.event_id = ANY($1) ORDER BY em.event_id, em.id, emt.track_id`, []any{events}, func(scan func(...any) error) error {
+		var eventID, memberID string
 		var trackID *string
-		if err := scan(&memberID, &trackID); err != nil {
+		if err := scan(&eventID, &memberID, &trackID); err != nil {
 			return err
 		}
-		if len(out) == 0 || out[len(out)-1].EventMemberID != memberID {
-			out = append(out, &ReviewerTrackSet{EventMemberID: memberID, TrackIds: []string{}})
+		list := out[eventID]
+		if len(list) == 0 || list[len(list)-1].EventMemberID != memberID {
+			list = append(list, &ReviewerTrackSet{EventMemberID: memberID, TrackIds: []string{}})
+			out[eventID] = list
 		}
 		if trackID != nil {
-			last := out[len(out)-1]
+			last := list[len(list)-1]
 			last.TrackIds = append(last.TrackIds, *trackID)
 		}
 		return nil

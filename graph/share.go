@@ -15,10 +15,11 @@ import (
 )
 
 // FairShare bounds the expensive operations one organization, and one caller (an API key or a
-// person), run at once, so that one tenant's heavy documents cannot take every core and pooled
-// connection from the others: an expensive operation takes a place of its organization and one
-// of its caller, waits Wait at most for them, and is refused rate_limited otherwise. Cheap
-// operations — nearly every front-end read — take no place.
+// person), run at once, and the whole server too, so that one tenant's heavy documents cannot
+// take every core and pooled connection from the others: an expensive operation takes a place of
+// its organization, one of its caller and one of the server, waits Wait at most for them, and is
+// refused rate_limited otherwise. While it runs, its resolvers give way to cheap requests (Lane).
+// Cheap operations — nearly every front-end read — take no place.
 type FairShare struct {
 	// Expensive is the complexity (see costedSchema) from which an operation takes a place.
 	Expensive int
@@ -26,18 +27,27 @@ type FairShare struct {
 	// once. Each may use a few pooled connections (a page and its counts, loaders), so the
 	// places of one organization hold a fraction of the pool.
 	PerOrganization, PerCaller int
+	// PerServer is the expensive operations that may run at once on the whole server, whatever
+	// their organization. gqlgen resolves the items of a list in goroutines of their own, so one
+	// such operation already spreads over every core; a second one only doubles the goroutines
+	// that other requests queue behind. 0 means no bound.
+	PerServer int
 	// Wait is how long an operation waits for its places before it is refused.
 	Wait time.Duration
 }
 
-// DefaultFairShare lets an organization run two expensive operations at once, one per caller:
-// a page of a hundred sessions with their lists is not expensive, a board of thousands is.
-var DefaultFairShare = FairShare{Expensive: 20_000, PerOrganization: 2, PerCaller: 1, Wait: 2 * time.Second}
+// DefaultFairShare runs one expensive operation at a time on the server: a page of a hundred
+// sessions with their lists is not expensive, a board of thousands is. An organization holds two
+// places, one per caller, so that its second operation waits in line for the server's place
+// while its first runs, and another organization's operation waits behind at most two of it.
+var DefaultFairShare = FairShare{Expensive: 20_000, PerOrganization: 2, PerCaller: 1, PerServer: 1, Wait: 2 * time.Second}
 
-// fairShare is the extension that enforces a FairShare.
+// fairShare is the extension that enforces a FairShare. Cheap operations enter lane while they
+// run, and the resolvers of expensive ones wait for them.
 type fairShare struct {
 	share  FairShare
 	places *places
+	lane   *Lane
 }
 
 var _ interface {
@@ -51,10 +61,14 @@ func (fairShare) ExtensionName() string { return "PodiumFairShare" }
 // Validate accepts any schema.
 func (fairShare) Validate(graphql.ExecutableSchema) error { return nil }
 
-// InterceptResponse runs an expensive operation once its organization and caller have a place.
+// InterceptResponse runs an expensive operation once its organization, its caller and the
+// server have a place, its resolvers giving way to cheap requests; a cheap operation runs at once,
+// in the lane.
 func (f fairShare) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
 	stats := extension.GetComplexityStats(ctx)
 	if stats == nil || f.share.Expensive <= 0 || stats.Complexity < f.share.Expensive {
+		leave := f.lane.Enter()
+		defer leave()
 		return next(ctx)
 	}
 	v := viewer.FromContext(ctx)
@@ -77,6 +91,21 @@ func (f fairShare) InterceptResponse(ctx context.Context, next graphql.ResponseH
 		return f.refuse(ctx)
 	}
 	defer releaseCaller()
+	if f.share.PerServer > 0 {
+		releaseServer, err := f.places.take(wait, "server", f.share.PerServer)
+		if err != nil {
+			return f.refuse(ctx)
+		}
+		defer releaseServer()
+	}
+	if f.lane != nil {
+		oc := graphql.GetOperationContext(ctx)
+		previous := oc.ResolverMiddleware
+		oc.ResolverMiddleware = func(ctx context.Context, next graphql.Resolver) (any, error) {
+			f.lane.yield(ctx)
+			return previous(ctx, next)
+		}
+	}
 	return next(ctx)
 }
 

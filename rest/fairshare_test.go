@@ -18,11 +18,12 @@ import (
 // TestTenantFairShare: while one organization sends its most expensive accepted document (two
 // pages of 1,000 sessions with their nested lists, on the benchmark's 2,000-session board) from
 // six clients on three keys, another organization's simple REST reads keep their latency.
-// The expensive documents take places of their organization and key (graph.FairShare); without
-// them, the attack's requests hold the cores and the pooled connections, and the reads wait
-// seconds (docs/tenancy.md).
+// The expensive documents take places of their organization, key and the server, and their
+// resolvers give way to cheap requests (graph.FairShare, graph.Lane); without them, the attack's
+// requests hold the cores and the pooled connections, and the reads wait seconds
+// (docs/tenancy.md). It measures latency, so it does not run in parallel with the package's other
+// tests: Go starts those once the sequential ones are done.
 func TestTenantFairShare(t *testing.T) {
-	t.Parallel()
 	b := setup(t)
 	var res seed.BenchResult
 	require.NoError(t, b.db.InTx(b.sys(), func(ctx context.Context) error {
@@ -82,9 +83,10 @@ func TestTenantFairShare(t *testing.T) {
 	t.Logf("attack: %d answered, %d refused rate_limited; other organization: %d reads, p50 %v, p99 %v, max %v",
 		answered.Load(), refused.Load(), len(latencies), p50, p99, latencies[len(latencies)-1])
 	require.Positive(t, answered.Load(), "the expensive document is accepted and runs")
-	// The target is a p99 under 200 ms. On the shared 2-core machine the tests run on, the
-	// remaining slow reads wait for a core, not a connection (see the log), so the bounds
-	// asserted are those that hold there and fail without the fair share (docs/tenancy.md).
-	require.Less(t, p50, 40*time.Millisecond, "the other organization's reads keep their latency")
-	require.Less(t, p99, 2*time.Second, "the other organization's reads keep their latency")
+	// The target is a p99 under 200 ms, which most runs meet (docs/tenancy.md). On the shared
+	// 2-core machine the tests run on, other work at a load average of 9 and more pushes a few
+	// reads past it; the bounds asserted are those that hold there and fail without the fair
+	// share.
+	require.Less(t, p50, 15*time.Millisecond, "the other organization's reads keep their latency")
+	require.Less(t, p99, 300*time.Millisecond, "the other organization's reads keep their latency")
 }

@@ -109,3 +109,62 @@ func TestUploadAuthorizedBeforeItsBody(t *testing.T) {
 		require.Empty(t, r.Errors, r.Raw)
 	})
 }
+
+// Upload mutations named by the object they change, for TestUploadTargetAuthorizedBeforeItsBody.
+const (
+	eventImageQ = `mutation($eventId: ID!, $file: Upload) { uploadEventImage(eventId: $eventId, kind: logo, file: $file) { id } }`
+	headshotQ   = `mutation($eventId: ID!, $contactId: ID!, $file: Upload) {
+		uploadSpeakerHeadshot(eventId: $eventId, contactId: $contactId, file: $file) { id } }`
+	deliverableQ = `mutation($eventId: ID!, $sessionId: ID!, $deliverableId: ID!, $file: Upload) {
+		uploadDeliverable(eventId: $eventId, sessionId: $sessionId, deliverableId: $deliverableId, file: $file) { id } }`
+	myDeliverableQ = `mutation($id: ID!, $file: Upload) { uploadMyDeliverable(id: $id, file: $file) { id } }`
+	myHeadshotQ    = `mutation($contactId: ID!, $file: Upload) { uploadMyHeadshot(contactId: $contactId, file: $file) { contactId } }`
+)
+
+// TestUploadTargetAuthorizedBeforeItsBody: an upload that names an object its caller may not
+// change — another organization's event, resource, speaker or deliverable, a resource of another
+// event, another speaker's deliverable or profile — is refused with the code the operation
+// itself gives, while its body is still held open after the first bytes of its file, and
+// nothing is spooled. The caller's role may run each of these mutations; only the object is
+// not theirs.
+func TestUploadTargetAuthorizedBeforeItsBody(t *testing.T) {
+	t.Parallel()
+	w := setupPortal(t, 0)
+	other := str(w.createEvent(w.acme, "Elsewhere"), "id")
+	deliverable := map[string]any{"eventId": w.event, "sessionId": w.sessID, "deliverableId": w.deliverable}
+	for name, c := range map[string]struct {
+		key, cookie, query string
+		vars               map[string]any
+		code               string
+	}{
+		"OtherOrganizationsResource":    {key: w.globex, query: attachQ, vars: w.attachVars(), code: "forbidden"},
+		"ResourceOfAnotherEvent":        {key: w.acme, query: attachQ, vars: map[string]any{"eventId": other, "resourceId": w.resource}, code: "not_found"},
+		"OtherOrganizationsEventImage":  {key: w.globex, query: eventImageQ, vars: map[string]any{"eventId": w.event}, code: "forbidden"},
+		"OtherOrganizationsHeadshot":    {key: w.globex, query: headshotQ, vars: map[string]any{"eventId": w.event, "contactId": w.contact}, code: "forbidden"},
+		"SpeakerOfAnotherEvent":         {key: w.acme, query: headshotQ, vars: map[string]any{"eventId": other, "contactId": w.contact}, code: "not_found"},
+		"OtherOrganizationsDeliverable": {key: w.globex, query: deliverableQ, vars: deliverable, code: "forbidden"},
+		"AnotherSpeakersDeliverable":    {cookie: w.grace, query: myDeliverableQ, vars: map[string]any{"id": w.deliverable}, code: "not_found"},
+		"AnotherSpeakersProfile":        {cookie: w.grace, query: myHeadshotQ, vars: map[string]any{"contactId": w.contact}, code: "not_found"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			up := newHeldUpload(t, c.query, c.vars, 4096)
+			if c.key != "" {
+				up.req.Header.Set("Authorization", "Bearer "+c.key)
+			} else {
+				up.req.AddCookie(&http.Cookie{Name: sessionCookie, Value: c.cookie})
+			}
+			answered := make(chan response, 1)
+			go func() { answered <- w.send(up.req) }()
+			select {
+			case r := <-answered:
+				out := gqlResponse{Status: r.Status, Raw: r.Raw}
+				require.NoError(t, json.Unmarshal([]byte(r.Raw), &out), r.Raw)
+				require.Equal(t, []string{c.code}, out.Codes(), r.Raw)
+			case <-time.After(10 * time.Second):
+				up.release()
+				require.Fail(t, "the upload was not refused before its file was read")
+			}
+			w.noSpooledUploads()
+		})
+	}
+}

@@ -136,3 +136,16 @@ func (a *API) recoverPanics(next http.Handler) http.Handler {
 		next.ServeHTTP(w, r)
 	})
 }
+
+// cheapFirst runs every request but GraphQL's in the resolver's lane (graph.Lane): while it is in
+// flight, expensive GraphQL operations give way to it. GraphQL decides per operation, once it
+// knows what the operation costs.
+func (a *API) cheapFirst(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/graphql" && a.res != nil {
+			leave := a.res.Lane.Enter()
+			defer leave()
+		}
+		next.ServeHTTP(w, r)
+	})
+}

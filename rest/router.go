@@ -117,7 +117,7 @@ func NewHandler(opts Options) http.Handler {
 	a.signin.ops = opts.Resolver
 
 	r := chi.NewRouter()
-	r.Use(a.logRequests, compress, a.recoverPanics, cors)
+	r.Use(a.logRequests, compress, a.recoverPanics, cors, a.cheapFirst)
 	r.NotFound(a.notFound)
 	r.MethodNotAllowed(func(w http.ResponseWriter, req *http.Request) { a.methodNotAllowed(r, w, req) })
 

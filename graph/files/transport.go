@@ -35,8 +35,8 @@ func IsMultipart(r *http.Request) bool {
 // Operations then read the files as graphql.Upload values and store them with Service.Put; once
 // the operation's transaction has ended, Settle removes what no row points at.
 //
-// Before any file part is read, Authorize judges the operation (its root fields, by the caller's
-// role) and Uploads bounds the caller's uploads in flight: a refused request is answered without
+// Before any file part is read, Authorize judges the operation (its root fields by the caller's
+// role, and the objects they name) and Uploads bounds the caller's uploads in flight: a refused request is answered without
 // its files being read, so nothing is spooled for a caller who may not upload.
 type Transport struct {
 	Service *Service
