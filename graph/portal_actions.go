@@ -227,12 +227,19 @@ func (r *Resolver) tellDeclined(ctx context.Context, ct *ent.Contact) error {
 // the organization of eventID, logged under the event; data is completed with the event's name,
 // the recipient's first name and a link to their home.
 func (r *Resolver) tellOrganizers(ctx context.Context, eventID, template string, data email.Data) error {
-	c := r.client(ctx)
-	ev, err := c.Event.Get(ctx, eventID)
+	ev, err := r.client(ctx).Event.Get(ctx, eventID)
 	if err != nil {
 		return err
 	}
-	members, err := c.OrganizationMember.Query().Where(organizationmember.OrganizationID(ev.OrganizationID),
+	data.Path = "/me"
+	return r.emailOrganizers(ctx, ev, template, data)
+}
+
+// emailOrganizers queues, in the transaction of ctx, the email template to each owner and admin of
+// ev's organization, logged under ev; data is completed with the event's name and the
+// recipient's first name.
+func (r *Resolver) emailOrganizers(ctx context.Context, ev *ent.Event, template string, data email.Data) error {
+	members, err := r.client(ctx).OrganizationMember.Query().Where(organizationmember.OrganizationID(ev.OrganizationID),
 		organizationmember.RoleIn(organizationmember.RoleOwner, organizationmember.RoleAdmin)).
 		WithUser().All(ctx)
 	if err != nil {
@@ -245,7 +252,7 @@ func (r *Resolver) tellOrganizers(ctx context.Context, eventID, template string,
 			continue
 		}
 		d := data
-		d.EventName, d.FirstName, d.Path = ev.Name, firstNameOf(u.Name, u.Email), "/me"
+		d.EventName, d.FirstName = ev.Name, firstNameOf(u.Name, u.Email)
 		emails = append(emails, email.Email{EventID: ev.ID, Type: emaillog.TypeCustom, To: u.Email, Template: template, Data: d})
 	}
 	if len(emails) == 0 {

@@ -3,13 +3,10 @@ package graph
 import (
 	"context"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/podium/podium/ent"
-	"github.com/podium/podium/ent/emaillog"
 	"github.com/podium/podium/ent/event"
-	"github.com/podium/podium/ent/organizationmember"
 	"github.com/podium/podium/graph/access"
 	"github.com/podium/podium/graph/email"
 	"github.com/podium/podium/jobs"
@@ -36,33 +33,8 @@ func (r *Resolver) WebhookDisabled(ctx context.Context, endpointID, reason strin
 	if err != nil {
 		return err
 	}
-	members, err := c.OrganizationMember.Query().
-		Where(organizationmember.RoleIn(organizationmember.RoleOwner, organizationmember.RoleAdmin)).
-		WithUser().All(ctx)
-	if err != nil {
-		return err
-	}
-	var emails []email.Email
-	for _, m := range members {
-		u := m.Edges.User
-		if u == nil {
-			continue
-		}
-		first := strings.Fields(u.Name)
-		name := strings.SplitN(u.Email, "@", 2)[0]
-		if len(first) > 0 {
-			name = first[0]
-		}
-		emails = append(emails, email.Email{EventID: ev.ID, Type: emaillog.TypeCustom, To: u.Email,
-			Template: email.WebhookDisabled,
-			Data: email.Data{EventName: ev.Name, FirstName: name, URL: e.URL, Reason: reason,
-				When: FormatLocal(failingSince, ev.Timezone), Path: "/webhooks/" + e.ID + "?organization=" + e.OrganizationID}})
-	}
-	if len(emails) == 0 {
-		return nil
-	}
-	_, err = r.Outbox.Queue(ctx, emails...)
-	return err
+	return r.emailOrganizers(ctx, ev, email.WebhookDisabled, email.Data{URL: e.URL, Reason: reason,
+		When: FormatLocal(failingSince, ev.Timezone), Path: "/webhooks/" + e.ID + "?organization=" + e.OrganizationID})
 }
 
 // newestEvent is the organization's newest event (not found when it has none): the event its
