@@ -61,17 +61,18 @@ var tracer = otel.Tracer("github.com/podium/podium/ent/dbx")
 // maxStatementAttr bounds the statement text recorded on a span.
 const maxStatementAttr = 2000
 
-// TraceQueryStart counts one statement and starts its span.
+// TraceQueryStart counts one statement and starts its span, or refuses it past the statement limit.
 func (c counter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, data pgx.TraceQueryStartData) context.Context {
+	if l, ok := ctx.Value(limitKey{}).(*statementLimit); ok && l.n.Add(1) > l.max {
+		// pgx runs the statement with the context returned here: canceled, it is never sent and
+		// the connection stays usable. A statement not sent is not counted, however many of the
+		// work's goroutines try one at once.
+		l.cancel(ErrStatementLimit)
+		return ctx
+	}
 	c.total.Add(1)
 	if qc, ok := ctx.Value(countKey{}).(*QueryCount); ok {
 		qc.n.Add(1)
-	}
-	if l, ok := ctx.Value(limitKey{}).(*statementLimit); ok && l.n.Add(1) > l.max {
-		// pgx runs the statement with the context returned here: canceled, it is never sent and
-		// the connection stays usable.
-		l.cancel(ErrStatementLimit)
-		return ctx
 	}
 	if !trace.SpanFromContext(ctx).IsRecording() {
 		return ctx

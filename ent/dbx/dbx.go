@@ -33,6 +33,8 @@ import (
 	"entgo.io/ent/dialect"
 	entsql "entgo.io/ent/dialect/sql"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 
@@ -152,6 +154,7 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 	}
 	queries := new(atomic.Int64)
 	cfg.ConnConfig.Tracer = counter{total: queries}
+	cfg.ConnConfig.BuildContextWatcherHandler = cancelOnServer
 	var pool, system *pgxpool.Pool
 	if opts.Owner || opts.UnsafeNoRLS {
 		cfg.PrepareConn = prepareOwnerScope
@@ -194,6 +197,16 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 	db := &DB{Pool: pool, System: system, SQL: sqlDB, Queries: queries, tenantFilter: !opts.UnsafeNoTenantFilter}
 	db.Ent = db.newClient(entOpts...)
 	return db, nil
+}
+
+// cancelOnServer is how a statement whose context ends (a request's time budget or statement
+// limit, a client gone) is stopped: PostgreSQL is asked to cancel it, the statement ends with an
+// error and the connection goes back to the pool, as it was. pgx's default instead cuts the
+// connection at once and closes it in the background, and that close can race the pool's own
+// (pgx's "slow write timer already active" panic, which ends the process: jackc/pgx#2332). The
+// connection is cut only when PostgreSQL has not answered the cancel within a second.
+func cancelOnServer(conn *pgconn.PgConn) ctxwatch.Handler {
+	return &pgconn.CancelRequestContextWatcherHandler{Conn: conn, DeadlineDelay: time.Second}
 }
 
 // connect opens a pool with cfg and checks that it answers.

@@ -171,7 +171,7 @@ func TestStatementLimit(t *testing.T) {
 	_, err := b.db.Ent.Event.Query().All(ctx)
 	require.ErrorIs(t, err, context.Canceled)
 	require.ErrorIs(t, context.Cause(ctx), dbx.ErrStatementLimit)
-	require.Equal(t, int64(3), count.Load(), "counted, not sent")
+	require.Equal(t, int64(2), count.Load(), "the refused statement, never sent, is not counted")
 	_, err = b.db.Ent.Event.Query().All(b.ctx)
 	require.NoError(t, err)
 	require.Zero(t, b.db.Pool.Stat().AcquiredConns())
@@ -200,4 +200,26 @@ func TestSidePoolsDurability(t *testing.T) {
 	again, err := db.DurablePool(4)
 	require.NoError(t, err)
 	require.Same(t, durable, again, "one durable pool per database")
+}
+
+// TestCancelledStatementKeepsItsConnection: a statement whose context ends (a time budget, a
+// statement limit, a client gone) is cancelled by PostgreSQL and its connection stays usable. pgx's
+// default cut the connection and closed it in the background, a close that could race the pool's
+// own and panic the whole process (pgx's "slow write timer already active").
+func TestCancelledStatementKeepsItsConnection(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	conn, err := b.db.Pool.Acquire(b.ctx)
+	require.NoError(t, err)
+	defer conn.Release()
+	ctx, cancel := context.WithTimeout(b.ctx, 100*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err = conn.Exec(ctx, `SELECT pg_sleep(5)`)
+	require.Error(t, err)
+	require.Less(t, time.Since(start), 2*time.Second, "the statement was stopped")
+	require.False(t, conn.Conn().IsClosed(), "the connection was cut")
+	var one int
+	require.NoError(t, conn.QueryRow(b.ctx, `SELECT 1`).Scan(&one))
+	require.Equal(t, 1, one)
 }
