@@ -185,9 +185,7 @@ func (r *Resolver) setMyDeliverable(ctx context.Context, id string, up *files.Up
 	var out *Deliverable
 	err := r.onMine(ctx, id, errMyDeliverableNotFound,
 		func(ctx context.Context, ct *ent.Contact) (err error) {
-			d, err = r.client(ctx).DeliverableAssignment.Query().Where(deliverableassignment.ID(id),
-				deliverableassignment.Or(deliverableassignment.ContactIDIsNil(), deliverableassignment.ContactID(ct.ID)),
-				deliverableassignment.HasSubmissionWith(mySessionPredicates(ct)...)).Only(ctx)
+			d, err = r.myDeliverable(ctx, ct, id)
 			return err
 		},
 		func(ctx context.Context, ct *ent.Contact) (err error) {
@@ -260,6 +258,14 @@ func (r *Resolver) emailOrganizers(ctx context.Context, ev *ent.Event, template 
 	}
 	_, err = r.Outbox.Queue(ctx, emails...)
 	return err
+}
+
+// myDeliverable is the deliverable id of a session of ct's, asked of them or of every speaker of
+// the session (not found otherwise).
+func (r *Resolver) myDeliverable(ctx context.Context, ct *ent.Contact, id string) (*ent.DeliverableAssignment, error) {
+	return r.client(ctx).DeliverableAssignment.Query().Where(deliverableassignment.ID(id),
+		deliverableassignment.Or(deliverableassignment.ContactIDIsNil(), deliverableassignment.ContactID(ct.ID)),
+		deliverableassignment.HasSubmissionWith(mySessionPredicates(ct)...)).Only(ctx)
 }
 
 // firstNameOf is the first word of a user's name, else the local part of their address.

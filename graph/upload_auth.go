@@ -11,7 +11,6 @@ import (
 
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/dbx"
-	"github.com/podium/podium/ent/deliverableassignment"
 	"github.com/podium/podium/graph/access"
 	"github.com/podium/podium/graph/apperr"
 )
@@ -156,10 +155,7 @@ var uploadTargets = map[string]uploadTarget{
 	"uploadMyDeliverable": func(ctx context.Context, r *Resolver, a uploadArgs) error {
 		id := a.id("id")
 		return r.onMine(ctx, id, errMyDeliverableNotFound, func(ctx context.Context, ct *ent.Contact) error {
-			// The lookup of setMyDeliverable: one of the caller's deliverables on a session of theirs.
-			_, err := r.client(ctx).DeliverableAssignment.Query().Where(deliverableassignment.ID(id),
-				deliverableassignment.Or(deliverableassignment.ContactIDIsNil(), deliverableassignment.ContactID(ct.ID)),
-				deliverableassignment.HasSubmissionWith(mySessionPredicates(ct)...)).Only(ctx)
+			_, err := r.myDeliverable(ctx, ct, id) // the lookup of setMyDeliverable
 			return err
 		}, func(context.Context, *ent.Contact) error { return nil })
 	},
