@@ -44,13 +44,14 @@ import (
 //
 // BENCH_ROUNDS sets how many requests W1–W3, W7 and W8 send (default 60 each); BENCH_DURATION
 // (a Go duration) replaces the length of each concurrent workload (W4, W4L and W5 8 s, W6 30 s per
-// side, W9 60 s), for a quick check that the harness runs; BENCH_ONLY=W6,W7 runs only the
+// side, W9 60 s, WFAIR 10 s per phase), for a quick check that the harness runs; BENCH_ONLY=W6,W7 runs only the
 // workloads named (W4 brings W4L).
 //
 // W4L is W4 against a second server whose shared rate limit is on (and never reached), in slices
 // alternating with W4's: ratio_p50, ratio_p99 and rps_ratio compare it with W4. W9 runs 8 clients
 // on the GraphQL board for 60 s against a server started for it, whose peak RSS is then that
-// load's alone.
+// load's alone. WFAIR is the tenant-fairness target: another organization's reads under the
+// worst documents one organization may send (bench_fairshare_test.go).
 //
 // W6–W8 measure the performance issue's targets: W6 runs 8 clients on the REST board, then on
 // the GraphQL board, and compares requests/s and the server's CPU per request (from
@@ -187,6 +188,9 @@ func TestBench(t *testing.T) {
 	if run("W10") { // bench_crm_test.go
 		// Each W10 request moves tens of megabytes for seconds: 20 rounds are enough for a p50.
 		results = append(results, w10Contacts(t, ctx, client, srv, pool, key, sessionsEvent, min(rounds, 20)))
+	}
+	if run("WFAIR") { // bench_fairshare_test.go
+		results = append(results, benchFairShare(t, client, srv, bin, dbURL, key, sessionsEvent, duration(10*time.Second)))
 	}
 	speakers := speakerIDs(t, ctx, pool, sessionsEvent, 64)
 	if run("W5") {
@@ -784,6 +788,10 @@ func targets(rs []benchResult) string {
 	if w4l, ok := by["W4L"]; ok {
 		fmt.Fprintf(&b, "  W4L (shared rate limit on) p99 %.1f ms < 25 ms %s; p50 %.2f× W4's, req/s %.2f× W4's\n", w4l.p99,
 			check(w4l.p99 < 25), w4l.ratios["ratio_p50"], w4l.ratios["rps_ratio"])
+	}
+	if fair, ok := by["WFAIR"]; ok {
+		fmt.Fprintf(&b, "  WFAIR another organization's reads under the worst accepted documents: p99 %.1f ms < 200 ms %s (alone: %.1f ms)\n",
+			fair.p99, check(fair.p99 < 200), fair.floorP99)
 	}
 	if w5, ok := by["W5"]; ok {
 		fmt.Fprintf(&b, "  W5 %d errors %s\n", w5.errors, check(w5.errors == 0))
