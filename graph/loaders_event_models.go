@@ -19,12 +19,14 @@ import (
 // mutation that returns the event again returns a new *ent.Event, which a model cached for the old
 // one cannot answer.
 type eventModels struct {
-	forms *dataloadgen.Loader[*ent.Event, []*CfpForm]
+	directory *dataloadgen.Loader[*ent.Event, *SpeakerDirectory]
+	forms     *dataloadgen.Loader[*ent.Event, []*CfpForm]
 }
 
 func (r *Resolver) newEventModels(opts ...dataloadgen.Option) *eventModels {
 	return &eventModels{
-		forms: eventModelLoader(r.eventsForms, opts...),
+		directory: eventModelLoader(r.speakerDirectories, opts...),
+		forms:     eventModelLoader(r.eventsForms, opts...),
 	}
 }
 
@@ -57,6 +59,12 @@ func eventModel[T any](ctx context.Context, ev *ent.Event, loader func(*eventMod
 	return out[0], nil
 }
 
+// eventSpeakerDirectory answers Event.speakerDirectory.
+func (r *Resolver) eventSpeakerDirectory(ctx context.Context, ev *ent.Event) (*SpeakerDirectory, error) {
+	return eventModel(ctx, ev, func(m *eventModels) *dataloadgen.Loader[*ent.Event, *SpeakerDirectory] { return m.directory },
+		r.speakerDirectories)
+}
+
 // eventForms answers Event.forms.
 func (r *Resolver) eventForms(ctx context.Context, ev *ent.Event) ([]*CfpForm, error) {
 	return eventModel(ctx, ev, func(m *eventModels) *dataloadgen.Loader[*ent.Event, []*CfpForm] { return m.forms }, r.eventsForms)
@@ -64,13 +72,5 @@ func (r *Resolver) eventForms(ctx context.Context, ev *ent.Event) ([]*CfpForm, e
 
 // eventIDs are the ids of events, each once.
 func eventIDs(evs []*ent.Event) []string {
-	seen := make(map[string]bool, len(evs))
-	out := make([]string, 0, len(evs))
-	for _, ev := range evs {
-		if !seen[ev.ID] {
-			seen[ev.ID] = true
-			out = append(out, ev.ID)
-		}
-	}
-	return out
+	return unique(mapAll(evs, func(ev *ent.Event) string { return ev.ID }))
 }
