@@ -19,12 +19,14 @@ import (
 // mutation that returns the event again returns a new *ent.Event, which a model cached for the old
 // one cannot answer.
 type eventModels struct {
+	library   *dataloadgen.Loader[*ent.Event, *Library]
 	directory *dataloadgen.Loader[*ent.Event, *SpeakerDirectory]
 	forms     *dataloadgen.Loader[*ent.Event, []*CfpForm]
 }
 
 func (r *Resolver) newEventModels(opts ...dataloadgen.Option) *eventModels {
 	return &eventModels{
+		library:   eventModelLoader(r.libraries, opts...),
 		directory: eventModelLoader(r.speakerDirectories, opts...),
 		forms:     eventModelLoader(r.eventsForms, opts...),
 	}
@@ -57,6 +59,11 @@ func eventModel[T any](ctx context.Context, ev *ent.Event, loader func(*eventMod
 		return zero, err
 	}
 	return out[0], nil
+}
+
+// eventLibrary answers Event.library.
+func (r *Resolver) eventLibrary(ctx context.Context, ev *ent.Event) (*Library, error) {
+	return eventModel(ctx, ev, func(m *eventModels) *dataloadgen.Loader[*ent.Event, *Library] { return m.library }, r.libraries)
 }
 
 // eventSpeakerDirectory answers Event.speakerDirectory.

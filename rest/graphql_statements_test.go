@@ -139,7 +139,6 @@ var perEventReads = map[string]string{
 	"agenda":      "agenda { __typename }",
 	"emails":      "emails { edges { __typename } }",
 	"evaluation":  "evaluation { __typename }",
-	"library":     "library { __typename }",
 	"sessions":    "sessions { __typename }",
 	"speakers":    "speakers { edges { __typename } }",
 	"submissions": "submissions { __typename }",
