@@ -19,6 +19,7 @@ import (
 // mutation that returns the event again returns a new *ent.Event, which a model cached for the old
 // one cannot answer.
 type eventModels struct {
+	agenda    *dataloadgen.Loader[*ent.Event, *Agenda]
 	library   *dataloadgen.Loader[*ent.Event, *Library]
 	directory *dataloadgen.Loader[*ent.Event, *SpeakerDirectory]
 	forms     *dataloadgen.Loader[*ent.Event, []*CfpForm]
@@ -26,6 +27,7 @@ type eventModels struct {
 
 func (r *Resolver) newEventModels(opts ...dataloadgen.Option) *eventModels {
 	return &eventModels{
+		agenda:    eventModelLoader(r.agendas, opts...),
 		library:   eventModelLoader(r.libraries, opts...),
 		directory: eventModelLoader(r.speakerDirectories, opts...),
 		forms:     eventModelLoader(r.eventsForms, opts...),
@@ -59,6 +61,11 @@ func eventModel[T any](ctx context.Context, ev *ent.Event, loader func(*eventMod
 		return zero, err
 	}
 	return out[0], nil
+}
+
+// eventAgenda answers Event.agenda.
+func (r *Resolver) eventAgenda(ctx context.Context, ev *ent.Event) (*Agenda, error) {
+	return eventModel(ctx, ev, func(m *eventModels) *dataloadgen.Loader[*ent.Event, *Agenda] { return m.agenda }, r.agendas)
 }
 
 // eventLibrary answers Event.library.

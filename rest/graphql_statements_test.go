@@ -136,7 +136,6 @@ var statementRoots = []statementRoot{
 // cap (docs/reliability.md). TestGraphQLNestedListStatements does not walk under them from
 // events, and holds the list to the code: a field batched across events must leave it.
 var perEventReads = map[string]string{
-	"agenda":      "agenda { __typename }",
 	"emails":      "emails { edges { __typename } }",
 	"evaluation":  "evaluation { __typename }",
 	"sessions":    "sessions { __typename }",
