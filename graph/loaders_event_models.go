@@ -19,18 +19,20 @@ import (
 // mutation that returns the event again returns a new *ent.Event, which a model cached for the old
 // one cannot answer.
 type eventModels struct {
-	agenda    *dataloadgen.Loader[*ent.Event, *Agenda]
-	library   *dataloadgen.Loader[*ent.Event, *Library]
-	directory *dataloadgen.Loader[*ent.Event, *SpeakerDirectory]
-	forms     *dataloadgen.Loader[*ent.Event, []*CfpForm]
+	agenda     *dataloadgen.Loader[*ent.Event, *Agenda]
+	library    *dataloadgen.Loader[*ent.Event, *Library]
+	evaluation *dataloadgen.Loader[*ent.Event, *EvaluationWorkspace]
+	directory  *dataloadgen.Loader[*ent.Event, *SpeakerDirectory]
+	forms      *dataloadgen.Loader[*ent.Event, []*CfpForm]
 }
 
 func (r *Resolver) newEventModels(opts ...dataloadgen.Option) *eventModels {
 	return &eventModels{
-		agenda:    eventModelLoader(r.agendas, opts...),
-		library:   eventModelLoader(r.libraries, opts...),
-		directory: eventModelLoader(r.speakerDirectories, opts...),
-		forms:     eventModelLoader(r.eventsForms, opts...),
+		agenda:     eventModelLoader(r.agendas, opts...),
+		library:    eventModelLoader(r.libraries, opts...),
+		evaluation: eventModelLoader(r.evaluations, opts...),
+		directory:  eventModelLoader(r.speakerDirectories, opts...),
+		forms:      eventModelLoader(r.eventsForms, opts...),
 	}
 }
 
@@ -71,6 +73,12 @@ func (r *Resolver) eventAgenda(ctx context.Context, ev *ent.Event) (*Agenda, err
 // eventLibrary answers Event.library.
 func (r *Resolver) eventLibrary(ctx context.Context, ev *ent.Event) (*Library, error) {
 	return eventModel(ctx, ev, func(m *eventModels) *dataloadgen.Loader[*ent.Event, *Library] { return m.library }, r.libraries)
+}
+
+// eventEvaluation answers Event.evaluation.
+func (r *Resolver) eventEvaluation(ctx context.Context, ev *ent.Event) (*EvaluationWorkspace, error) {
+	return eventModel(ctx, ev, func(m *eventModels) *dataloadgen.Loader[*ent.Event, *EvaluationWorkspace] { return m.evaluation },
+		r.evaluations)
 }
 
 // eventSpeakerDirectory answers Event.speakerDirectory.

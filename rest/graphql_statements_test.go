@@ -137,7 +137,6 @@ var statementRoots = []statementRoot{
 // events, and holds the list to the code: a field batched across events must leave it.
 var perEventReads = map[string]string{
 	"emails":      "emails { edges { __typename } }",
-	"evaluation":  "evaluation { __typename }",
 	"sessions":    "sessions { __typename }",
 	"speakers":    "speakers { edges { __typename } }",
 	"submissions": "submissions { __typename }",
