@@ -37,7 +37,7 @@ func (r *Resolver) newEventModels(opts ...dataloadgen.Option) *eventModels {
 }
 
 // eventModelLoader is a loader of one model per event: read builds the models of a batch of events,
-// in their order. A failed read fails every event of the batch, as the one statement behind it did.
+// in their order. A failed read fails every event of the batch, whose statements it shared.
 func eventModelLoader[T any](read func(ctx context.Context, evs []*ent.Event) ([]T, error),
 	opts ...dataloadgen.Option) *dataloadgen.Loader[*ent.Event, T] {
 	return dataloadgen.NewLoader(func(ctx context.Context, evs []*ent.Event) ([]T, []error) {
