@@ -81,77 +81,117 @@ type PublicAgendaEvent struct {
 	AgendaPublishedAt *scalar.Timestamp `json:"agendaPublishedAt"`
 }
 
-// The agenda reads four queries besides the event, whatever its size. Active sessions are
-// accepted and not cancelled.
+// The agenda reads four queries besides the event, whatever its size — and whatever the number
+// of events read together: each query takes the events as $1. Active sessions are accepted and
+// not cancelled.
 const (
 	agendaSessionsSQL = `
-SELECT s.id, s.code, s.title, s.description, s.starts_at, s.ends_at, s.room_id, s.schedule_dirty,
+SELECT s.event_id, s.id, s.code, s.title, s.description, s.starts_at, s.ends_at, s.room_id, s.schedule_dirty,
        COALESCE(f.duration_minutes, 30), f.name
 FROM submissions s LEFT JOIN formats f ON f.id = s.format_id
-WHERE s.event_id = $1 AND s.status = 'accepted' AND s.cancelled_at IS NULL
+WHERE s.event_id = ANY($1) AND s.status = 'accepted' AND s.cancelled_at IS NULL
 ORDER BY s.number, s.id`
 
 	agendaTracksSQL = `
 SELECT st.submission_id, t.id, t.name, t.color
 FROM submission_tracks st JOIN tracks t ON t.id = st.track_id JOIN submissions s ON s.id = st.submission_id
-WHERE s.event_id = $1 AND s.status = 'accepted' AND s.cancelled_at IS NULL
+WHERE s.event_id = ANY($1) AND s.status = 'accepted' AND s.cancelled_at IS NULL
 ORDER BY t.position, t.name, t.id`
 
 	agendaSpeakersSQL = `
 SELECT p.submission_id, c.id, c.first_name, c.last_name
 FROM submission_participants p JOIN contacts c ON c.id = p.contact_id JOIN submissions s ON s.id = p.submission_id
-WHERE s.event_id = $1 AND s.status = 'accepted' AND s.cancelled_at IS NULL
+WHERE s.event_id = ANY($1) AND s.status = 'accepted' AND s.cancelled_at IS NULL
 ORDER BY p.submission_id, p.position, c.id`
 
-	agendaRoomsSQL = `SELECT id, name, position FROM rooms WHERE event_id = $1 ORDER BY position, name, id`
+	agendaRoomsSQL = `SELECT event_id, id, name, position FROM rooms WHERE event_id = ANY($1) ORDER BY position, name, id`
 )
 
 // agenda loads the agenda of an event whose access was checked.
 func (r *Resolver) agenda(ctx context.Context, ev *ent.Event) (*Agenda, error) {
+	out, err := r.agendas(ctx, []*ent.Event{ev})
+	if err != nil {
+		return nil, err
+	}
+	return out[0], nil
+}
+
+// agendas loads the agendas of events whose access was checked, in their order (Event.agenda for
+// a page of events).
+func (r *Resolver) agendas(ctx context.Context, evs []*ent.Event) ([]*Agenda, error) {
 	q := r.sql(ctx)
-	out := &Agenda{Event: agendaEvent(ev), Rooms: []*AgendaRoom{}, Tracks: []agenda.Track{}, Sessions: []*AgendaSession{}}
-	err := eachRowArgs(ctx, q, agendaRoomsSQL, []any{ev.ID}, func(scan func(...any) error) error {
+	ids := eventIDs(evs)
+	byEvent := make(map[string]*Agenda, len(ids))
+	for _, id := range ids {
+		byEvent[id] = &Agenda{Rooms: []*AgendaRoom{}, Tracks: []agenda.Track{}, Sessions: []*AgendaSession{}}
+	}
+	err := eachRow(ctx, q, agendaRoomsSQL, ids, func(scan func(...any) error) error {
+		var event string
 		rm := &AgendaRoom{}
-		out.Rooms = append(out.Rooms, rm)
-		return scan(&rm.ID, &rm.Name, &rm.Position)
+		if err := scan(&event, &rm.ID, &rm.Name, &rm.Position); err != nil {
+			return err
+		}
+		byEvent[event].Rooms = append(byEvent[event].Rooms, rm)
+		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	// A session's tracks and speakers find it by id, and the agenda's tracks through its event.
 	byID := map[string]*AgendaSession{}
-	err = eachRowArgs(ctx, q, agendaSessionsSQL, []any{ev.ID}, func(scan func(...any) error) error {
+	eventOf := map[string]string{}
+	err = eachRow(ctx, q, agendaSessionsSQL, ids, func(scan func(...any) error) error {
+		var event string
 		s := &AgendaSession{Tracks: []agenda.Track{}, Speakers: []agenda.Speaker{}}
 		var starts, ends *time.Time
-		if err := scan(&s.ID, &s.Code, &s.Title, &s.Description, &starts, &ends, &s.RoomID, &s.ScheduleDirty,
+		if err := scan(&event, &s.ID, &s.Code, &s.Title, &s.Description, &starts, &ends, &s.RoomID, &s.ScheduleDirty,
 			&s.DurationMinutes, &s.FormatName); err != nil {
 			return err
 		}
 		s.StartsAt, s.EndsAt = scalar.AtPtr(starts), scalar.AtPtr(ends)
-		out.Sessions = append(out.Sessions, s)
-		byID[s.ID] = s
+		byEvent[event].Sessions = append(byEvent[event].Sessions, s)
+		byID[s.ID], eventOf[s.ID] = s, event
 		return nil
 	})
-	if err != nil || len(out.Sessions) == 0 {
-		return out, err
+	if err != nil {
+		return nil, err
 	}
-	seen := map[string]bool{}
-	err = eachRowArgs(ctx, q, agendaTracksSQL, []any{ev.ID}, func(scan func(...any) error) error {
+	if len(byID) > 0 {
+		if err := r.agendaSessionLinks(ctx, q, ids, byEvent, byID, eventOf); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]*Agenda, len(evs))
+	for i, ev := range evs {
+		a := *byEvent[ev.ID]
+		a.Event = agendaEvent(ev)
+		out[i] = &a
+	}
+	return out, nil
+}
+
+// agendaSessionLinks adds the tracks and speakers of the sessions read, and each agenda's tracks:
+// those of its sessions, each once, by position.
+func (r *Resolver) agendaSessionLinks(ctx context.Context, q querier, ids []string, byEvent map[string]*Agenda,
+	byID map[string]*AgendaSession, eventOf map[string]string) error {
+	seen := map[[2]string]bool{}
+	err := eachRow(ctx, q, agendaTracksSQL, ids, func(scan func(...any) error) error {
 		var id string
 		var t agenda.Track
 		if err := scan(&id, &t.ID, &t.Name, &t.Color); err != nil {
 			return err
 		}
 		byID[id].Tracks = append(byID[id].Tracks, t)
-		if !seen[t.ID] {
-			seen[t.ID] = true
-			out.Tracks = append(out.Tracks, t)
+		if key := [2]string{eventOf[id], t.ID}; !seen[key] {
+			seen[key] = true
+			byEvent[key[0]].Tracks = append(byEvent[key[0]].Tracks, t)
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	err = eachRowArgs(ctx, q, agendaSpeakersSQL, []any{ev.ID}, func(scan func(...any) error) error {
+	return eachRow(ctx, q, agendaSpeakersSQL, ids, func(scan func(...any) error) error {
 		var id, first, last string
 		var sp agenda.Speaker
 		if err := scan(&id, &sp.ID, &first, &last); err != nil {
@@ -161,7 +201,6 @@ func (r *Resolver) agenda(ctx context.Context, ev *ent.Event) (*Agenda, error) {
 		byID[id].Speakers = append(byID[id].Speakers, sp)
 		return nil
 	})
-	return out, err
 }
 
 // errNotActiveSession answers a schedule change for anything but an active session of the event.

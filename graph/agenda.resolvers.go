@@ -18,7 +18,7 @@ func (r *agendaResolver) Conflicts(ctx context.Context, obj *Agenda) ([]*AgendaC
 
 // Agenda is the resolver for the agenda field.
 func (r *eventResolver) Agenda(ctx context.Context, obj *ent.Event) (*Agenda, error) {
-	return r.agenda(ctx, obj)
+	return r.eventAgenda(ctx, obj)
 }
 
 // ScheduleSession is the resolver for the scheduleSession field.

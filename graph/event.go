@@ -170,12 +170,13 @@ func notNull(field string) *apperr.Error {
 	return apperr.InvalidBody("%s must not be null", field)
 }
 
-// eventAdmins lists the people administering an event: the organization's owners and
-// admins, then the event's admins, each once.
-func (r *Resolver) eventAdmins(ctx context.Context, ev *ent.Event) ([]*Admin, error) {
+// eventsAdmins lists the people administering each of evs, in their order: the organization's
+// owners and admins, then the event's admins, each once — four statements whatever the number
+// of events.
+func (r *Resolver) eventsAdmins(ctx context.Context, evs []*ent.Event) ([][]*Admin, error) {
 	c := r.client(ctx)
 	orgMembers, err := c.OrganizationMember.Query().
-		Where(organizationmember.OrganizationID(ev.OrganizationID),
+		Where(organizationmember.OrganizationIDIn(unique(mapAll(evs, func(ev *ent.Event) string { return ev.OrganizationID }))...),
 			organizationmember.RoleIn(organizationmember.RoleOwner, organizationmember.RoleAdmin)).
 		WithUser().
 		Order(ent.Asc("created_at")).
@@ -184,28 +185,34 @@ func (r *Resolver) eventAdmins(ctx context.Context, ev *ent.Event) ([]*Admin, er
 		return nil, err
 	}
 	eventMembers, err := c.EventMember.Query().
-		Where(eventmember.EventID(ev.ID), eventmember.RoleEQ(eventmember.RoleAdmin)).
+		Where(eventmember.EventIDIn(eventIDs(evs)...), eventmember.RoleEQ(eventmember.RoleAdmin)).
 		WithUser().
 		Order(ent.Asc("created_at")).
 		All(ctx)
 	if err != nil {
 		return nil, err
 	}
-	seen := map[string]bool{}
-	admins := []*Admin{}
-	add := func(u *ent.User) {
-		if u != nil && !seen[u.ID] {
-			seen[u.ID] = true
-			admins = append(admins, &Admin{ID: u.ID, Name: u.Name, Email: u.Email})
+	byOrg := group(orgMembers, func(m *ent.OrganizationMember) string { return m.OrganizationID })
+	byEvent := group(eventMembers, func(m *ent.EventMember) string { return m.EventID })
+	out := make([][]*Admin, len(evs))
+	for i, ev := range evs {
+		seen := map[string]bool{}
+		admins := []*Admin{}
+		add := func(u *ent.User) {
+			if u != nil && !seen[u.ID] {
+				seen[u.ID] = true
+				admins = append(admins, &Admin{ID: u.ID, Name: u.Name, Email: u.Email})
+			}
 		}
+		for _, m := range byOrg[ev.OrganizationID] {
+			add(m.Edges.User)
+		}
+		for _, m := range byEvent[ev.ID] {
+			add(m.Edges.User)
+		}
+		out[i] = admins
 	}
-	for _, m := range orgMembers {
-		add(m.Edges.User)
-	}
-	for _, m := range eventMembers {
-		add(m.Edges.User)
-	}
-	return admins, nil
+	return out, nil
 }
 
 // pendingInvitations lists an organization's invitations still waiting for an answer.

@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -39,17 +40,29 @@ const (
 
 var questionKey = regexp.MustCompile(`^[a-z][a-z0-9_]{0,39}$`)
 
-// eventForms answers Event.forms: the event's forms, oldest first.
-func (r *Resolver) eventForms(ctx context.Context, ev *ent.Event) ([]*CfpForm, error) {
+// eventsForms answers Event.forms for a page of events: each event's forms, oldest first, in
+// four statements whatever the number of events and forms — the forms, then the tracks, formats
+// and levels of their events, which each form picks its own from.
+func (r *Resolver) eventsForms(ctx context.Context, evs []*ent.Event) ([][]*CfpForm, error) {
 	c := r.client(ctx)
-	fs, err := c.Form.Query().Where(form.EventID(ev.ID)).Order(ent.Asc(form.FieldCreatedAt), ent.Asc(form.FieldID)).All(ctx)
+	fs, err := c.Form.Query().Where(form.EventIDIn(eventIDs(evs)...)).
+		Order(ent.Asc(form.FieldCreatedAt), ent.Asc(form.FieldID)).All(ctx)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*CfpForm, len(fs))
-	for i, f := range fs {
-		if out[i], err = formView(ctx, c, ev, f, time.Now()); err != nil {
+	byEvent := group(fs, func(f *ent.Form) string { return f.EventID })
+	opts := map[string]*formOptions{}
+	if len(fs) > 0 { // an event without forms offers nothing to name
+		if opts, err = eventsFormOptions(ctx, c, slices.Collect(maps.Keys(byEvent))); err != nil {
 			return nil, err
+		}
+	}
+	now := time.Now()
+	out := make([][]*CfpForm, len(evs))
+	for i, ev := range evs {
+		out[i] = make([]*CfpForm, len(byEvent[ev.ID]))
+		for j, f := range byEvent[ev.ID] {
+			out[i][j] = formViewOf(ctx, ev, f, now, opts[ev.ID])
 		}
 	}
 	return out, nil
@@ -418,43 +431,89 @@ func formOrganizer(ctx context.Context, f *ent.Form) bool {
 	return v != nil && v.OrganizationID != "" && v.OrganizationID == f.OrganizationID && (v.Person == nil || v.Role != "")
 }
 
+// formOptions are the tracks, formats and levels of an event, each by position then name: what its
+// forms may offer.
+type formOptions struct {
+	tracks  []*ent.Track
+	formats []*ent.Format
+	levels  []*ent.Level
+}
+
+// eventsFormOptions reads the options of events, three statements whatever their number.
+func eventsFormOptions(ctx context.Context, c *ent.Client, events []string) (map[string]*formOptions, error) {
+	out := make(map[string]*formOptions, len(events))
+	of := func(event string) *formOptions {
+		if out[event] == nil {
+			out[event] = &formOptions{}
+		}
+		return out[event]
+	}
+	ts, err := c.Track.Query().Where(track.EventIDIn(events...)).
+		Order(ent.Asc(track.FieldPosition), ent.Asc(track.FieldName), ent.Asc(track.FieldID)).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range ts {
+		of(t.EventID).tracks = append(of(t.EventID).tracks, t)
+	}
+	fs, err := c.Format.Query().Where(format.EventIDIn(events...)).
+		Order(ent.Asc(format.FieldPosition), ent.Asc(format.FieldName), ent.Asc(format.FieldID)).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range fs {
+		of(f.EventID).formats = append(of(f.EventID).formats, f)
+	}
+	ls, err := c.Level.Query().Where(level.EventIDIn(events...)).
+		Order(ent.Asc(level.FieldPosition), ent.Asc(level.FieldName), ent.Asc(level.FieldID)).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range ls {
+		of(l.EventID).levels = append(of(l.EventID).levels, l)
+	}
+	return out, nil
+}
+
 // formView is a form as GraphQL and the pages show it, with the names of what it offers (all of
 // the event's when it lists none).
 func formView(ctx context.Context, c *ent.Client, ev *ent.Event, f *ent.Form, now time.Time) (*CfpForm, error) {
+	opts, err := eventsFormOptions(ctx, c, []string{ev.ID})
+	if err != nil {
+		return nil, err
+	}
+	return formViewOf(ctx, ev, f, now, opts[ev.ID]), nil
+}
+
+// formViewOf is formView with the event's options read: those the form lists, or all of them
+// when it lists none (opts is nil for an event without any).
+func formViewOf(ctx context.Context, ev *ent.Event, f *ent.Form, now time.Time, opts *formOptions) *CfpForm {
+	if opts == nil {
+		opts = &formOptions{}
+	}
 	out := &CfpForm{ID: f.ID, EventID: ev.ID, EventName: ev.Name, EventTimezone: ev.Timezone, Title: f.ExternalTitle, InternalName: internalName(ctx, f),
 		Status: CfpFormStatus(f.Status), AcceptingProposals: formAccepting(f, now), OpensAt: f.OpensAt,
 		ClosesAt: f.CloseDate, SubmissionLimit: f.SubmissionLimit, EffectiveSubmissionLimit: formLimit(f, ev),
 		IsDefault: f.IsDefault, Questions: []*CfpQuestion{}}
-	tq := c.Track.Query().Where(track.EventID(ev.ID)).Order(ent.Asc(track.FieldPosition), ent.Asc(track.FieldName))
-	if len(f.TrackIds) > 0 {
-		tq.Where(track.IDIn(f.TrackIds...))
-	}
-	ts, err := tq.All(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out.Tracks = mapAll(ts, func(t *ent.Track) *CfpOption { return &CfpOption{ID: t.ID, Name: t.Name} })
-	fq := c.Format.Query().Where(format.EventID(ev.ID)).Order(ent.Asc(format.FieldPosition), ent.Asc(format.FieldName))
-	if len(f.FormatIds) > 0 {
-		fq.Where(format.IDIn(f.FormatIds...))
-	}
-	fs, err := fq.All(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out.Formats = mapAll(fs, func(t *ent.Format) *CfpOption { return &CfpOption{ID: t.ID, Name: t.Name} })
-	lq := c.Level.Query().Where(level.EventID(ev.ID)).Order(ent.Asc(level.FieldPosition), ent.Asc(level.FieldName))
-	if len(f.LevelIds) > 0 {
-		lq.Where(level.IDIn(f.LevelIds...))
-	}
-	ls, err := lq.All(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out.Levels = mapAll(ls, func(t *ent.Level) *CfpOption { return &CfpOption{ID: t.ID, Name: t.Name} })
+	out.Tracks = offeredOptions(opts.tracks, f.TrackIds, func(t *ent.Track) *CfpOption { return &CfpOption{ID: t.ID, Name: t.Name} })
+	out.Formats = offeredOptions(opts.formats, f.FormatIds, func(t *ent.Format) *CfpOption { return &CfpOption{ID: t.ID, Name: t.Name} })
+	out.Levels = offeredOptions(opts.levels, f.LevelIds, func(t *ent.Level) *CfpOption { return &CfpOption{ID: t.ID, Name: t.Name} })
 	for _, q := range f.Questions {
 		out.Questions = append(out.Questions, &CfpQuestion{Key: q.Key, Label: q.Label, Kind: CfpQuestionKind(q.Kind),
 			Required: q.Required, Options: append([]string{}, q.Options...), HiddenFromReviewers: q.HiddenFromReviewers})
 	}
-	return out, nil
+	return out
+}
+
+// offeredOptions is the options of a kind a form offers, in the event's order: those whose ids it lists,
+// or all when it lists none. An id the event no longer has offers nothing.
+func offeredOptions[T any](all []T, ids []string, option func(T) *CfpOption) []*CfpOption {
+	out := []*CfpOption{}
+	for _, v := range all {
+		o := option(v)
+		if len(ids) == 0 || slices.Contains(ids, o.ID) {
+			out = append(out, o)
+		}
+	}
+	return out
 }

@@ -244,33 +244,50 @@ func (r *Resolver) deleteLibraryItem(ctx context.Context, eventID string, kind L
 	return id, nil
 }
 
-// library loads an event's library, each kind by position then creation.
-func (r *Resolver) library(ctx context.Context, ev *ent.Event) (*Library, error) {
+// libraries answers Event.library for a page of events: each event's library, each kind by
+// position then creation, and its admins — nine statements whatever the number of events.
+func (r *Resolver) libraries(ctx context.Context, evs []*ent.Event) ([]*Library, error) {
 	c := r.client(ctx)
-	lib := &Library{}
-	var err error
-	if lib.Tracks, err = c.Track.Query().Where(track.EventID(ev.ID)).
-		Order(ent.Asc(track.FieldPosition), ent.Asc(track.FieldCreatedAt)).All(ctx); err != nil {
+	ids := eventIDs(evs)
+	tracks, err := c.Track.Query().Where(track.EventIDIn(ids...)).
+		Order(ent.Asc(track.FieldPosition), ent.Asc(track.FieldCreatedAt)).All(ctx)
+	if err != nil {
 		return nil, err
 	}
-	if lib.Formats, err = c.Format.Query().Where(format.EventID(ev.ID)).
-		Order(ent.Asc(format.FieldPosition), ent.Asc(format.FieldCreatedAt)).All(ctx); err != nil {
+	formats, err := c.Format.Query().Where(format.EventIDIn(ids...)).
+		Order(ent.Asc(format.FieldPosition), ent.Asc(format.FieldCreatedAt)).All(ctx)
+	if err != nil {
 		return nil, err
 	}
-	if lib.Rooms, err = c.Room.Query().Where(room.EventID(ev.ID)).
-		Order(ent.Asc(room.FieldPosition), ent.Asc(room.FieldCreatedAt)).All(ctx); err != nil {
+	rooms, err := c.Room.Query().Where(room.EventIDIn(ids...)).
+		Order(ent.Asc(room.FieldPosition), ent.Asc(room.FieldCreatedAt)).All(ctx)
+	if err != nil {
 		return nil, err
 	}
-	if lib.Tags, err = c.Tag.Query().Where(tag.EventID(ev.ID)).
-		Order(ent.Asc(tag.FieldPosition), ent.Asc(tag.FieldCreatedAt)).All(ctx); err != nil {
+	tags, err := c.Tag.Query().Where(tag.EventIDIn(ids...)).
+		Order(ent.Asc(tag.FieldPosition), ent.Asc(tag.FieldCreatedAt)).All(ctx)
+	if err != nil {
 		return nil, err
 	}
-	if lib.Levels, err = c.Level.Query().Where(level.EventID(ev.ID)).
-		Order(ent.Asc(level.FieldPosition), ent.Asc(level.FieldCreatedAt)).All(ctx); err != nil {
+	levels, err := c.Level.Query().Where(level.EventIDIn(ids...)).
+		Order(ent.Asc(level.FieldPosition), ent.Asc(level.FieldCreatedAt)).All(ctx)
+	if err != nil {
 		return nil, err
 	}
-	if lib.Admins, err = r.eventAdmins(ctx, ev); err != nil {
+	admins, err := r.eventsAdmins(ctx, evs)
+	if err != nil {
 		return nil, err
 	}
-	return lib, nil
+	byTrack := group(tracks, func(t *ent.Track) string { return t.EventID })
+	byFormat := group(formats, func(f *ent.Format) string { return f.EventID })
+	byRoom := group(rooms, func(rm *ent.Room) string { return rm.EventID })
+	byTag := group(tags, func(t *ent.Tag) string { return t.EventID })
+	byLevel := group(levels, func(l *ent.Level) string { return l.EventID })
+	out := make([]*Library, len(evs))
+	for i, ev := range evs {
+		out[i] = &Library{Tracks: nonNilSlice(byTrack[ev.ID]), Formats: nonNilSlice(byFormat[ev.ID]),
+			Rooms: nonNilSlice(byRoom[ev.ID]), Tags: nonNilSlice(byTag[ev.ID]), Levels: nonNilSlice(byLevel[ev.ID]),
+			Admins: admins[i]}
+	}
+	return out, nil
 }

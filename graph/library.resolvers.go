@@ -13,7 +13,7 @@ import (
 
 // Library is the resolver for the library field.
 func (r *eventResolver) Library(ctx context.Context, obj *ent.Event) (*Library, error) {
-	return r.library(ctx, obj)
+	return r.eventLibrary(ctx, obj)
 }
 
 // SaveLibraryItem is the resolver for the saveLibraryItem field.

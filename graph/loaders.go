@@ -41,6 +41,8 @@ type loaders struct {
 	resources        *dataloadgen.Loader[string, []*ResourceRecord]
 	// reviewerTracks are the members of an event with their reviewer tracks (Event.reviewerTracks).
 	reviewerTracks *dataloadgen.Loader[string, []*ReviewerTrackSet]
+	// eventModels are the read models of an event (Event.agenda, .forms, …), for a page of events.
+	eventModels *eventModels
 }
 
 // eventItem names an item of an event.
@@ -67,6 +69,7 @@ func (r *Resolver) loaders(ctx context.Context) *loaders {
 func (r *Resolver) newLoaders() *loaders {
 	wait := dataloadgen.WithWait(loaderWait)
 	return &loaders{
+		eventModels: r.newEventModels(wait),
 		taskTemplates: eventLists(func(ctx context.Context, events []string) ([]*TaskTemplate, error) {
 			rows, err := r.client(ctx).TaskTemplate.Query().Where(tasktemplate.EventIDIn(events...)).
 				Order(ent.Asc(tasktemplate.FieldPosition), ent.Asc(tasktemplate.FieldCreatedAt)).All(ctx)

@@ -13,7 +13,7 @@ import (
 
 // Evaluation is the resolver for the evaluation field.
 func (r *eventResolver) Evaluation(ctx context.Context, obj *ent.Event) (*EvaluationWorkspace, error) {
-	return r.evaluation(ctx, obj.ID, "")
+	return r.eventEvaluation(ctx, obj)
 }
 
 // ReviewRound is the resolver for the reviewRound field.

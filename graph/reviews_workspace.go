@@ -12,6 +12,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/schema/agenda"
 	"github.com/podium/podium/ent/schema/pid"
 	"github.com/podium/podium/graph/apperr"
@@ -21,15 +22,16 @@ import (
 var errRoundNotFound = apperr.NotFound("Review round")
 
 // The workspace reads a fixed number of queries, whatever the number of rounds, reviewers,
-// submissions, assignments and answers: each statement below, plus the two of humanReviews.
+// submissions, assignments and answers: each statement below, plus the two of humanReviews. Each
+// takes events as $1, so the workspaces of a page of events cost what one does.
 const (
 	// Rounds come with their criteria, one row per criterion (or one for a round without any).
 	wsRoundsSQL = `
-SELECT r.id, r.created_at, r.updated_at, r.name, r.opens_at, r.closes_at, r.blind, r.reviews_per_submission,
+SELECT r.event_id, r.id, r.created_at, r.updated_at, r.name, r.opens_at, r.closes_at, r.blind, r.reviews_per_submission,
        r.position, c.id, c.created_at, c.updated_at, c.label, c.type, c.min, c.max, c.options, c.required, c.weight,
        c.position
 FROM review_rounds r LEFT JOIN review_criteria c ON c.round_id = r.id
-WHERE r.event_id = $1 AND ($2 = '' OR r.id = $2)
+WHERE r.event_id = ANY($1) AND ($2 = '' OR r.id = $2)
 ORDER BY r.position, r.created_at, r.id, c.position, c.id`
 
 	wsMembersSQL = `
@@ -38,28 +40,30 @@ FROM review_round_members m
 JOIN review_rounds r ON r.id = m.round_id
 JOIN event_members em ON em.id = m.event_member_id
 JOIN users u ON u.id = em.user_id
-WHERE r.event_id = $1 AND ($2 = '' OR r.id = $2)
+WHERE r.event_id = ANY($1) AND ($2 = '' OR r.id = $2)
 ORDER BY u.name, u.email, m.id`
 
 	// Summaries cover the call-for-proposals submissions and any other submission of the event an
-	// assignment points at, so every assignment can show its submission; one row per participant.
+	// assignment of the event points at, so every assignment can show its submission; one row per
+	// participant.
 	wsSubmissionsSQL = `
-SELECT s.id, s.code, s.title, s.description, s.status, COALESCE(s.submitted_at, s.created_at),
+SELECT s.event_id, s.id, s.code, s.title, s.description, s.status, COALESCE(s.submitted_at, s.created_at),
        NOT ` + manualSQL + `, c.id, c.first_name, c.last_name, c.company, c.email, c.headshot_url,
        c.linkedin_url, c.twitter_url, c.website_url, p.role
 FROM submissions s
 LEFT JOIN submission_participants p ON p.submission_id = s.id
 LEFT JOIN contacts c ON c.id = p.contact_id
-WHERE s.event_id = $1 AND (NOT ` + manualSQL + ` OR s.id IN (
-  SELECT a.submission_id FROM review_assignments a JOIN review_rounds r ON r.id = a.round_id WHERE r.event_id = $1))
+WHERE s.event_id = ANY($1) AND (NOT ` + manualSQL + ` OR EXISTS (
+  SELECT 1 FROM review_assignments a JOIN review_rounds r ON r.id = a.round_id
+  WHERE a.submission_id = s.id AND r.event_id = s.event_id))
 ORDER BY s.number, s.id, p.position, c.id`
 
 	// The event's tracks, each with the submissions in it (one row per link, or one for a track
 	// without any).
 	wsTracksSQL = `
-SELECT t.id, t.name, t.color, st.submission_id
+SELECT t.event_id, t.id, t.name, t.color, st.submission_id
 FROM tracks t LEFT JOIN submission_tracks st ON st.track_id = t.id
-WHERE t.event_id = $1
+WHERE t.event_id = ANY($1)
 ORDER BY t.position, t.name, t.id, st.submission_id`
 
 	wsAIResultsSQL = `
@@ -69,7 +73,7 @@ SELECT a.id, a.created_at, a.updated_at, a.round_id, a.submission_id, a.score, a
 FROM ai_review_results a
 JOIN review_rounds r ON r.id = a.round_id
 LEFT JOIN users u ON u.id = a.overridden_by_user_id
-WHERE r.event_id = $1 AND ($2 = '' OR r.id = $2)`
+WHERE r.event_id = ANY($1) AND ($2 = '' OR r.id = $2)`
 )
 
 // roundIndex lets an assignment of a loaded workspace reach its submission, reviewer and answers.
@@ -109,14 +113,38 @@ func statusAt(now, opensAt, closesAt time.Time) ReviewRoundStatus {
 // evaluation loads the review workspace of an event whose access was checked: every round, or
 // only roundID.
 func (r *Resolver) evaluation(ctx context.Context, eventID, roundID string) (*EvaluationWorkspace, error) {
+	ws, err := r.workspaces(ctx, []string{eventID}, roundID)
+	if err != nil {
+		return nil, err
+	}
+	return ws[eventID], nil
+}
+
+// evaluations answers Event.evaluation for a page of events: their whole workspaces, in their
+// order, in the statements of one.
+func (r *Resolver) evaluations(ctx context.Context, evs []*ent.Event) ([]*EvaluationWorkspace, error) {
+	ws, err := r.workspaces(ctx, eventIDs(evs), "")
+	if err != nil {
+		return nil, err
+	}
+	return mapAll(evs, func(ev *ent.Event) *EvaluationWorkspace { return ws[ev.ID] }), nil
+}
+
+// workspaces loads the review workspaces of events whose access was checked, by event: every
+// round, or only roundID. Rounds, criteria, reviews and AI results are found by id, unique across
+// events; what belongs to an event (tracks, submissions) goes by its event.
+func (r *Resolver) workspaces(ctx context.Context, eventIDs []string, roundID string) (map[string]*EvaluationWorkspace, error) {
 	q := r.sql(ctx)
 	now := time.Now()
-	ws := &EvaluationWorkspace{EventID: eventID, AiConfigured: r.AI != nil, Tracks: []agenda.Track{}, Rounds: []*RoundView{}}
+	out := make(map[string]*EvaluationWorkspace, len(eventIDs))
+	for _, id := range eventIDs {
+		out[id] = &EvaluationWorkspace{EventID: id, AiConfigured: r.AI != nil, Tracks: []agenda.Track{}, Rounds: []*RoundView{}}
+	}
 	views := map[string]*RoundView{}
 	var roundIDs []string
 	criteria := map[string]*Criterion{}
-	err := eachRowArgs(ctx, q, wsRoundsSQL, []any{eventID, roundID}, func(scan func(...any) error) error {
-		rd := &Round{EventID: eventID}
+	err := eachRowArgs(ctx, q, wsRoundsSQL, []any{eventIDs, roundID}, func(scan func(...any) error) error {
+		rd := &Round{}
 		var created, updated, opens, closes time.Time
 		var cID, cLabel, cType *string
 		var cCreated, cUpdated *time.Time
@@ -124,7 +152,7 @@ func (r *Resolver) evaluation(ctx context.Context, eventID, roundID string) (*Ev
 		var cOptions []string
 		var cRequired *bool
 		var cPosition *int
-		if err := scan(&rd.ID, &created, &updated, &rd.Name, &opens, &closes, &rd.Blind, &rd.ReviewsPerSubmission, &rd.Position,
+		if err := scan(&rd.EventID, &rd.ID, &created, &updated, &rd.Name, &opens, &closes, &rd.Blind, &rd.ReviewsPerSubmission, &rd.Position,
 			&cID, &cCreated, &cUpdated, &cLabel, &cType, &cMin, &cMax, &cOptions, &cRequired, &cWeight, &cPosition); err != nil {
 			return err
 		}
@@ -140,7 +168,7 @@ func (r *Resolver) evaluation(ctx context.Context, eventID, roundID string) (*Ev
 					reviews:   map[string]*HumanReview{},
 					reviewers: map[string]*ReviewerIdentity{}},
 			}
-			ws.Rounds = append(ws.Rounds, v)
+			out[rd.EventID].Rounds = append(out[rd.EventID].Rounds, v)
 			views[rd.ID] = v
 			roundIDs = append(roundIDs, rd.ID)
 		}
@@ -157,16 +185,19 @@ func (r *Resolver) evaluation(ctx context.Context, eventID, roundID string) (*Ev
 	if err != nil {
 		return nil, err
 	}
-	// Track links wait for the submissions they name.
+	// Track links wait for the submissions they name; the rows of a track come together.
 	var links [][2]string
-	err = eachRowArgs(ctx, q, wsTracksSQL, []any{eventID}, func(scan func(...any) error) error {
+	names := map[string]string{}
+	err = eachRowArgs(ctx, q, wsTracksSQL, []any{eventIDs}, func(scan func(...any) error) error {
+		var event string
 		var t agenda.Track
 		var submissionID *string
-		if err := scan(&t.ID, &t.Name, &t.Color, &submissionID); err != nil {
+		if err := scan(&event, &t.ID, &t.Name, &t.Color, &submissionID); err != nil {
 			return err
 		}
-		if len(ws.Tracks) == 0 || ws.Tracks[len(ws.Tracks)-1].ID != t.ID {
-			ws.Tracks = append(ws.Tracks, t)
+		if _, ok := names[t.ID]; !ok {
+			names[t.ID] = t.Name
+			out[event].Tracks = append(out[event].Tracks, t)
 		}
 		if submissionID != nil {
 			links = append(links, [2]string{*submissionID, t.ID})
@@ -177,10 +208,10 @@ func (r *Resolver) evaluation(ctx context.Context, eventID, roundID string) (*Ev
 		return nil, err
 	}
 	if len(roundIDs) == 0 {
-		return ws, nil
+		return out, nil
 	}
 
-	err = eachRowArgs(ctx, q, wsMembersSQL, []any{eventID, roundID}, func(scan func(...any) error) error {
+	err = eachRowArgs(ctx, q, wsMembersSQL, []any{eventIDs, roundID}, func(scan func(...any) error) error {
 		m := &RoundMember{}
 		rv := &Reviewer{Member: m}
 		var created, updated time.Time
@@ -198,7 +229,7 @@ func (r *Resolver) evaluation(ctx context.Context, eventID, roundID string) (*Ev
 		return nil, err
 	}
 
-	facts, order, err := r.submissionFacts(ctx, eventID, ws.Tracks, links)
+	facts, order, err := r.submissionFacts(ctx, eventIDs, names, links)
 	if err != nil {
 		return nil, err
 	}
@@ -206,7 +237,7 @@ func (r *Resolver) evaluation(ctx context.Context, eventID, roundID string) (*Ev
 	if err != nil {
 		return nil, err
 	}
-	ai, err := r.aiResults(ctx, eventID, roundID)
+	ai, err := r.aiResults(ctx, eventIDs, roundID)
 	if err != nil {
 		return nil, err
 	}
@@ -226,43 +257,47 @@ func (r *Resolver) evaluation(ctx context.Context, eventID, roundID string) (*Ev
 		bySubmission[key] = append(bySubmission[key], h)
 	}
 
-	for _, v := range ws.Rounds {
-		rd := v.Configuration.Round
-		for _, id := range order {
-			f := facts[id]
-			s := f.summary
-			if rd.Blind {
-				s = f.blindSummary()
-				v.index.identity[id] = f.identity
+	for _, ws := range out {
+		for _, v := range ws.Rounds {
+			rd := v.Configuration.Round
+			for _, id := range order[ws.EventID] {
+				f := facts[id]
+				s := f.summary
+				if rd.Blind {
+					s = f.blindSummary()
+					v.index.identity[id] = f.identity
+				}
+				v.index.submissions[id] = s
+				if !f.cfp {
+					continue
+				}
+				v.Submissions = append(v.Submissions, s)
+				row := result(s, bySubmission[[2]string{rd.ID, id}], criteria)
+				if res, ok := ai[[2]string{rd.ID, id}]; ok {
+					row.AiResult, row.AiOverriddenByName = res.result, res.overriddenByName
+				}
+				v.Results = append(v.Results, row)
 			}
-			v.index.submissions[id] = s
-			if !f.cfp {
-				continue
-			}
-			v.Submissions = append(v.Submissions, s)
-			row := result(s, bySubmission[[2]string{rd.ID, id}], criteria)
-			if res, ok := ai[[2]string{rd.ID, id}]; ok {
-				row.AiResult, row.AiOverriddenByName = res.result, res.overriddenByName
-			}
-			v.Results = append(v.Results, row)
+			v.Progress = progress(v.Reviewers, v.Assignments)
 		}
-		v.Progress = progress(v.Reviewers, v.Assignments)
 	}
-	return ws, nil
+	return out, nil
 }
 
-// submissionFacts loads the summaries of the event's submissions that the workspace shows, in
-// code order, with what identifies their participants; links (submission, track) give their tracks.
-func (r *Resolver) submissionFacts(ctx context.Context, eventID string, tracks []agenda.Track, links [][2]string) (map[string]*submissionFacts, []string, error) {
+// submissionFacts loads the summaries of the events' submissions that the workspace shows, with
+// what identifies their participants, and each event's in code order; links (submission, track)
+// give their tracks, names the tracks' names.
+func (r *Resolver) submissionFacts(ctx context.Context, eventIDs []string, names map[string]string,
+	links [][2]string) (map[string]*submissionFacts, map[string][]string, error) {
 	facts := map[string]*submissionFacts{}
-	var order []string
-	err := eachRowArgs(ctx, r.sql(ctx), wsSubmissionsSQL, []any{eventID}, func(scan func(...any) error) error {
-		var id, code, title, description, status string
+	order := map[string][]string{}
+	err := eachRowArgs(ctx, r.sql(ctx), wsSubmissionsSQL, []any{eventIDs}, func(scan func(...any) error) error {
+		var event, id, code, title, description, status string
 		var submitted time.Time
 		var cfp bool
 		var contactID, first, last, email, role *string
 		var company, headshot, linkedin, twitter, website *string
-		if err := scan(&id, &code, &title, &description, &status, &submitted, &cfp, &contactID, &first, &last, &company,
+		if err := scan(&event, &id, &code, &title, &description, &status, &submitted, &cfp, &contactID, &first, &last, &company,
 			&email, &headshot, &linkedin, &twitter, &website, &role); err != nil {
 			return err
 		}
@@ -272,7 +307,7 @@ func (r *Resolver) submissionFacts(ctx context.Context, eventID string, tracks [
 				Status: SubmissionStatus(status), SubmittedAt: scalar.At(submitted), TrackIds: []string{}, TrackNames: []string{},
 				Participants: []*EvaluationParticipant{}}}
 			facts[id] = f
-			order = append(order, id)
+			order[event] = append(order[event], id)
 		}
 		if contactID == nil {
 			return nil
@@ -290,10 +325,6 @@ func (r *Resolver) submissionFacts(ctx context.Context, eventID string, tracks [
 	})
 	if err != nil {
 		return nil, nil, err
-	}
-	names := make(map[string]string, len(tracks))
-	for _, t := range tracks {
-		names[t.ID] = t.Name
 	}
 	for _, l := range links {
 		if f, ok := facts[l[0]]; ok {
@@ -441,10 +472,10 @@ type aiResultRow struct {
 	overriddenByName *string
 }
 
-// aiResults loads the AI results of the event's rounds (or one), by round and submission.
-func (r *Resolver) aiResults(ctx context.Context, eventID, roundID string) (map[[2]string]aiResultRow, error) {
+// aiResults loads the AI results of the events' rounds (or one), by round and submission.
+func (r *Resolver) aiResults(ctx context.Context, eventIDs []string, roundID string) (map[[2]string]aiResultRow, error) {
 	out := map[[2]string]aiResultRow{}
-	err := eachRowArgs(ctx, r.sql(ctx), wsAIResultsSQL, []any{eventID, roundID}, func(scan func(...any) error) error {
+	err := eachRowArgs(ctx, r.sql(ctx), wsAIResultsSQL, []any{eventIDs, roundID}, func(scan func(...any) error) error {
 		a, name, err := scanAIResult(scan)
 		if err != nil {
 			return err

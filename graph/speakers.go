@@ -322,25 +322,24 @@ func (r *Resolver) speakers(ctx context.Context, ev *ent.Event, after *entgql.Cu
 		Paginate(ctx, after, first, before, last, ent.WithContactOrder(orderBy), ent.WithContactFilter(where.Filter))
 }
 
-// speakerDirectory lists every speaker of the event with their sessions, tasks, files and latest
-// emails, and the speakers as CSV — six queries, whatever the number of speakers.
-func (r *Resolver) speakerDirectory(ctx context.Context, ev *ent.Event) (*SpeakerDirectory, error) {
+// speakerDirectories answers Event.speakerDirectory for a page of events: every speaker of each
+// event with their sessions, tasks, files and latest emails, and the speakers as CSV — five
+// queries, whatever the number of events and speakers.
+func (r *Resolver) speakerDirectories(ctx context.Context, evs []*ent.Event) ([]*SpeakerDirectory, error) {
 	c := r.client(ctx)
-	contacts, err := c.Contact.Query().Where(contact.EventID(ev.ID), contact.ParticipationEQ(contact.ParticipationSpeaker)).
+	events := eventIDs(evs)
+	contacts, err := c.Contact.Query().Where(contact.EventIDIn(events...), contact.ParticipationEQ(contact.ParticipationSpeaker)).
 		Order(ent.Asc(contact.FieldLastName), ent.Asc(contact.FieldFirstName), ent.Asc(contact.FieldID)).All(ctx)
 	if err != nil {
 		return nil, err
 	}
-	dir := &SpeakerDirectory{Rows: make([]*SpeakerRow, len(contacts))}
+	// Rows are found by contact id: a contact belongs to one event.
 	byID := map[string]*SpeakerRow{}
-	for i, ct := range contacts {
-		row := &SpeakerRow{Contact: ct, Sessions: []*SessionRef{}, Tasks: []*SpeakerTask{}, Files: []*SpeakerFile{},
+	for _, ct := range contacts {
+		byID[ct.ID] = &SpeakerRow{Contact: ct, Sessions: []*SessionRef{}, Tasks: []*SpeakerTask{}, Files: []*SpeakerFile{},
 			Emails: []*SpeakerEmail{}, ProfileChanges: []*ProfileChange{}}
-		dir.Rows[i] = row
-		byID[ct.ID] = row
 	}
 	q := r.sql(ctx)
-	events := []string{ev.ID}
 	if err := eachRow(ctx, q, `SELECT p.contact_id, s.id, s.code, s.title FROM submission_participants p
 JOIN submissions s ON s.id = p.submission_id WHERE s.event_id = ANY($1) ORDER BY s.number`, events,
 		func(scan func(...any) error) error {
@@ -419,8 +418,13 @@ WHERE n <= 10 ORDER BY contact_id, n`, events,
 		}); err != nil {
 		return nil, err
 	}
-	dir.CSV = speakersCSV(contacts)
-	return dir, nil
+	byEvent := group(contacts, func(ct *ent.Contact) string { return ct.EventID })
+	out := make([]*SpeakerDirectory, len(evs))
+	for i, ev := range evs {
+		out[i] = &SpeakerDirectory{Rows: mapAll(byEvent[ev.ID], func(ct *ent.Contact) *SpeakerRow { return byID[ct.ID] }),
+			CSV: speakersCSV(byEvent[ev.ID])}
+	}
+	return out, nil
 }
 
 // csvCell neutralises a cell a spreadsheet would run as a formula — one beginning with =, +, -,

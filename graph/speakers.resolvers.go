@@ -24,7 +24,7 @@ func (r *eventResolver) Speaker(ctx context.Context, obj *ent.Event, id string) 
 
 // SpeakerDirectory is the resolver for the speakerDirectory field.
 func (r *eventResolver) SpeakerDirectory(ctx context.Context, obj *ent.Event) (*SpeakerDirectory, error) {
-	return r.speakerDirectory(ctx, obj)
+	return r.eventSpeakerDirectory(ctx, obj)
 }
 
 // SaveSpeaker is the resolver for the saveSpeaker field.
