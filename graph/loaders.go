@@ -41,6 +41,8 @@ type loaders struct {
 	resources        *dataloadgen.Loader[string, []*ResourceRecord]
 	// reviewerTracks are the members of an event with their reviewer tracks (Event.reviewerTracks).
 	reviewerTracks *dataloadgen.Loader[string, []*ReviewerTrackSet]
+	// events read the read models of a page of events together (loaders_events.go).
+	events eventLoaders
 }
 
 // eventItem names an item of an event.
@@ -118,18 +120,9 @@ func (r *Resolver) newLoaders() *loaders {
 			return out, nil
 		}, wait),
 		submissions: dataloadgen.NewMappedLoader(func(ctx context.Context, keys []eventItem) (map[eventItem]*Submission, error) {
-			out := map[eventItem]*Submission{}
-			for event, items := range group(keys, func(k eventItem) string { return k.event }) {
-				ids := mapAll(items, func(k eventItem) string { return k.id })
-				subs, err := r.loadSubmissions(ctx, event, submissionFilter{ids: ids})
-				if err != nil {
-					return nil, err
-				}
-				for _, s := range subs {
-					out[eventItem{event, s.ID}] = s
-				}
-			}
-			return out, nil
+			events := unique(mapAll(keys, func(k eventItem) string { return k.event }))
+			subs, err := r.eventsSubmissions(ctx, events, submissionFilter{ids: mapAll(keys, func(k eventItem) string { return k.id })})
+			return byKey(subs, func(s *Submission) eventItem { return eventItem{s.EventID, s.ID} }), err
 		}, wait),
 		rounds: dataloadgen.NewMappedLoader(func(ctx context.Context, ids []string) (map[string]*roundIndex, error) {
 			events := map[string]bool{}

@@ -1,0 +1,110 @@
+package rest_test
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// eventPageCase is a selection of Event read for a page of events by one loader
+// (graph/loaders_events*.go), and the cursors it needs, read first from the event alone.
+type eventPageCase struct {
+	name, sel string
+}
+
+// TestGraphQLEventPagesAsAlone: the read models of Event batched across a page of events —
+// sessions, submissions, speakers, emails — answer for each event of the page exactly what the
+// event answers read alone (event(id:)), which keeps the single-event path: same rows, order,
+// cursors, page info, totals and errors, whatever the arguments.
+func TestGraphQLEventPagesAsAlone(t *testing.T) {
+	t.Parallel()
+	w := seedStatementWorld(t, 4)
+	b := w.b
+	cursor := func(event, sel string, path ...string) string {
+		r := b.gql(b.acme, `query($e: ID!) { event(id: $e) { `+sel+` } }`, map[string]any{"e": event})
+		require.Empty(t, r.Errors, r.Raw)
+		var v any = r.Data["event"]
+		for _, p := range path {
+			switch x := v.(type) {
+			case map[string]any:
+				v = x[p]
+			case []any:
+				var i int
+				_, err := fmt.Sscan(p, &i)
+				require.NoError(t, err)
+				v = x[i]
+			}
+		}
+		s, ok := v.(string)
+		require.True(t, ok, r.Raw)
+		return s
+	}
+	connection := `totalCount pageInfo { hasNextPage hasPreviousPage startCursor endCursor } edges { cursor node { id %s } }`
+	speakers := fmt.Sprintf(connection, "lastName email")
+	emails := fmt.Sprintf(connection, "createdAt status type")
+	speakerAfter := cursor(w.sessions, `speakers(first: 2) { edges { cursor } }`, "speakers", "edges", "1", "cursor")
+	speakerByEmail := cursor(w.sessions, `speakers(first: 2, orderBy: {field: EMAIL, direction: DESC}) { edges { cursor } }`,
+		"speakers", "edges", "1", "cursor")
+	emailAfter := cursor(w.sessions, `emails(first: 1) { edges { cursor } }`, "emails", "edges", "0", "cursor")
+	cases := []eventPageCase{
+		{"speakers", "speakers { " + speakers + " }"},
+		{"speakers/first", "speakers(first: 2) { " + speakers + " }"},
+		{"speakers/first0", "speakers(first: 0) { " + speakers + " }"},
+		{"speakers/last", "speakers(last: 2) { " + speakers + " }"},
+		{"speakers/after", fmt.Sprintf(`speakers(first: 2, after: %q) { %s }`, speakerAfter, speakers)},
+		{"speakers/before", fmt.Sprintf(`speakers(last: 1, before: %q) { %s }`, speakerAfter, speakers)},
+		{"speakers/afterAll", fmt.Sprintf(`speakers(after: %q) { %s }`, speakerAfter, speakers)},
+		{"speakers/order", fmt.Sprintf(`speakers(first: 3, after: %q, orderBy: {field: EMAIL, direction: DESC}) { %s }`,
+			speakerByEmail, speakers)},
+		{"speakers/where", `speakers(first: 5, where: {or: [{emailContains: "1"}, {lastNameHasPrefix: "A"}]}) { ` + speakers + " }"},
+		{"speakers/count", "speakers(first: 1) { totalCount }"},
+		{"speakers/countAll", "speakers { totalCount pageInfo { hasNextPage } }"},
+		{"speakers/aliased", "speakers(first: 2) { totalCount e: edges { node { id } } }"},
+		{"speakers/invalid", "speakers(first: 1, last: 1) { totalCount }"},
+		{"speakers/negative", "speakers(first: -1) { totalCount }"},
+		{"emails", "emails { " + emails + " }"},
+		{"emails/first", "emails(first: 2) { " + emails + " }"},
+		{"emails/last", "emails(last: 2, orderBy: {field: CREATED_AT, direction: ASC}) { " + emails + " }"},
+		{"emails/after", fmt.Sprintf(`emails(first: 2, after: %q) { %s }`, emailAfter, emails)},
+		{"emails/where", `emails(first: 3, where: {type: confirmation}) { ` + emails + " }"},
+		{"emails/none", `emails(where: {status: failed}) { ` + emails + " }"},
+		{"submissions", `submissions { submissions { id code status speakers { id } tracks { id } } tracks { id } formats tags { id } }`},
+		{"submissions/status", `submissions(status: pending) { submissions { id code } formats }`},
+		{"submissions/drafts", `submissions(status: draft) { submissions { id } }`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			frag := "fragment F on Event { " + c.sel + " }"
+			list := b.gql(b.acme, `{ events(first: 10) { edges { node { id ...F } } } } `+frag, nil)
+			require.Equal(t, 200, list.Status, list.Raw)
+			if len(list.Errors) > 0 { // refused arguments: each event's error, the same as alone
+				alone := b.gql(b.acme, `query($e: ID!) { event(id: $e) { id ...F } } `+frag, map[string]any{"e": w.sessions})
+				require.NotEmpty(t, alone.Errors, alone.Raw)
+				require.Equal(t, messages(alone.Errors), messages(list.Errors))
+				return
+			}
+			edges := list.Data["events"].(map[string]any)["edges"].([]any)
+			require.Greater(t, len(edges), 2)
+			for _, e := range edges {
+				node := e.(map[string]any)["node"].(map[string]any)
+				alone := b.gql(b.acme, `query($e: ID!) { event(id: $e) { id ...F } } `+frag, map[string]any{"e": node["id"]})
+				require.Empty(t, alone.Errors, alone.Raw)
+				require.Equal(t, alone.Data["event"], node, "event %s", node["id"])
+			}
+		})
+	}
+}
+
+// messages are the distinct messages of errs, sorted.
+func messages(errs []gqlError) []string {
+	var out []string
+	for _, e := range errs {
+		if !slices.Contains(out, e.Message) {
+			out = append(out, e.Message)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
