@@ -23,10 +23,11 @@ type eventLoaders struct {
 	// submissions are the call-for-proposals submissions of each event (Event.submissions),
 	// filtered by status in Go, as the single path does.
 	submissions *dataloadgen.Loader[string, []*Submission]
-	// speakers and emails are connections: a page of each event, keyed by the event
+	// speakers, emails and sessions are connections: a page of each event, keyed by the event
 	// and the field asking (fieldArgs), whose arguments are the same for every event.
 	speakers *dataloadgen.Loader[eventPageKey, *pageOf[*ent.Contact]]
 	emails   *dataloadgen.Loader[eventPageKey, *pageOf[*ent.EmailLog]]
+	sessions *dataloadgen.Loader[eventPageKey, *sessionPageOf]
 	// args interns each field's arguments, by the field of the document (*ast.Field): the
 	// batch function reads them from the key.
 	args sync.Map
@@ -57,6 +58,7 @@ func (r *Resolver) eventLoaders(ctx context.Context) *eventLoaders {
 		}, wait)
 		l.speakers = dataloadgen.NewMappedLoader(r.eventsSpeakers, wait)
 		l.emails = dataloadgen.NewMappedLoader(r.eventsEmails, wait)
+		l.sessions = dataloadgen.NewMappedLoader(r.eventsSessions, wait)
 	})
 	return l
 }

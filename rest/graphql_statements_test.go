@@ -140,7 +140,6 @@ var perEventReads = map[string]string{
 	"evaluation":       "evaluation { __typename }",
 	"forms":            "forms { __typename }",
 	"library":          "library { __typename }",
-	"sessions":         "sessions { __typename }",
 	"speakerDirectory": "speakerDirectory { __typename }",
 }
 
