@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vikstrous/dataloadgen"
 
 	"github.com/podium/podium/ent"
@@ -77,9 +78,14 @@ func (l *eventLoaders) fieldArgs(ctx context.Context, args any) any {
 }
 
 // underList reports whether the field being resolved is under an item of a list — an event of
-// a page of events — where a loader reads it with its siblings. Outside GraphQL it reports false.
+// a page of events — where a loader reads it with its siblings. Outside GraphQL it reports false,
+// and in a mutation too: a loader keeps what it read for the rest of the request, and a
+// mutation's later fields must see what its earlier ones wrote.
 func underList(ctx context.Context) bool {
 	if !graphql.HasOperationContext(ctx) {
+		return false
+	}
+	if op := graphql.GetOperationContext(ctx).Operation; op == nil || op.Operation != ast.Query {
 		return false
 	}
 	fc := graphql.GetFieldContext(ctx)
