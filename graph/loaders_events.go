@@ -91,3 +91,45 @@ func underList(ctx context.Context) bool {
 	fc := graphql.GetFieldContext(ctx)
 	return fc != nil && inList(fc)
 }
+
+// loadEvent loads key, that of the event being resolved, after asking at once for keyOf of every
+// event of its list (listEvents): a loader batches what is asked within loaderWait of its first
+// key, and the events of a list resolve on goroutines of their own, which a busy machine may
+// start later than that. Asking for the list's keys together puts them all in the first batch;
+// the others find theirs there. Each key answers its own value or error.
+func loadEvent[K comparable, V any](ctx context.Context, l *dataloadgen.Loader[K, V], key K, keyOf func(event string) K) (V, error) {
+	if events := listEvents(ctx); len(events) > 1 {
+		_, _ = l.LoadAll(ctx, mapAll(events, keyOf))
+	}
+	return l.Load(ctx, key)
+}
+
+// listEvents are the ids of the events of the list the field being resolved is under — a page of
+// events (their edges) or Query.nodes —, read from the list's value; nil for other lists.
+func listEvents(ctx context.Context) []string {
+	for fc := graphql.GetFieldContext(ctx); fc != nil; fc = fc.Parent {
+		if fc.Index == nil {
+			continue
+		}
+		if fc.Parent == nil {
+			return nil
+		}
+		var out []string
+		switch list := fc.Parent.Result.(type) {
+		case []*ent.EventEdge:
+			for _, e := range list {
+				if e != nil && e.Node != nil {
+					out = append(out, e.Node.ID)
+				}
+			}
+		case []ent.Noder:
+			for _, n := range list {
+				if ev, ok := n.(*ent.Event); ok && ev != nil {
+					out = append(out, ev.ID)
+				}
+			}
+		}
+		return out
+	}
+	return nil
+}

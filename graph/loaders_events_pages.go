@@ -265,11 +265,11 @@ func (r *Resolver) speakersInList(ctx context.Context, ev *ent.Event, after *ent
 		return nil, false, nil
 	}
 	l := r.eventLoaders(ctx)
-	pg, err := l.speakers.Load(ctx, eventPageKey{ev.ID, l.fieldArgs(ctx, p)})
+	p = l.fieldArgs(ctx, p).(*entPage)
+	pg, err := loadEvent(ctx, l.speakers, eventPageKey{ev.ID, p}, func(e string) eventPageKey { return eventPageKey{e, p} })
 	if err != nil {
 		return nil, true, err
 	}
-	p = l.fieldArgs(ctx, p).(*entPage)
 	c := buildEntConnection(p, pg, func(ct *ent.Contact) ent.Cursor { return ct.ToEdge(&order).Cursor })
 	conn := &ent.ContactConnection{Edges: make([]*ent.ContactEdge, len(c.nodes)), PageInfo: c.pageInfo, TotalCount: c.total}
 	for i, n := range c.nodes {
@@ -316,11 +316,11 @@ func (r *Resolver) emailsInList(ctx context.Context, ev *ent.Event, after *ent.C
 		return nil, false, nil
 	}
 	l := r.eventLoaders(ctx)
-	pg, err := l.emails.Load(ctx, eventPageKey{ev.ID, l.fieldArgs(ctx, p)})
+	p = l.fieldArgs(ctx, p).(*entPage)
+	pg, err := loadEvent(ctx, l.emails, eventPageKey{ev.ID, p}, func(e string) eventPageKey { return eventPageKey{e, p} })
 	if err != nil {
 		return nil, true, err
 	}
-	p = l.fieldArgs(ctx, p).(*entPage)
 	c := buildEntConnection(p, pg, func(e *ent.EmailLog) ent.Cursor { return e.ToEdge(&order).Cursor })
 	conn := &ent.EmailLogConnection{Edges: make([]*ent.EmailLogEdge, len(c.nodes)), PageInfo: c.pageInfo, TotalCount: c.total}
 	for i, n := range c.nodes {

@@ -94,7 +94,8 @@ func (r *Resolver) sessionWindowInList(ctx context.Context, eventID string, q se
 	a := &sessionArgs{q: q, first: first, last: last}
 	a.whole = a.q.limitTo(first, last)
 	l := r.eventLoaders(ctx)
-	w, err := l.sessions.Load(ctx, eventPageKey{eventID, l.fieldArgs(ctx, a)})
+	args := l.fieldArgs(ctx, a)
+	w, err := loadEvent(ctx, l.sessions, eventPageKey{eventID, args}, func(e string) eventPageKey { return eventPageKey{e, args} })
 	if err != nil {
 		return nil, nil, err
 	}

@@ -252,7 +252,7 @@ func (r *Resolver) submissionList(ctx context.Context, ev *ent.Event, status *Su
 	var all []*Submission
 	var err error
 	if underList(ctx) {
-		all, err = r.eventLoaders(ctx).submissions.Load(ctx, ev.ID)
+		all, err = loadEvent(ctx, r.eventLoaders(ctx).submissions, ev.ID, func(e string) string { return e })
 	} else {
 		all, err = r.loadSubmissions(ctx, ev.ID, submissionFilter{})
 	}
