@@ -16,9 +16,10 @@ type eventPageCase struct {
 }
 
 // TestGraphQLEventPagesAsAlone: the read models of Event batched across a page of events —
-// sessions, submissions, speakers, emails — answer for each event of the page exactly what the
-// event answers read alone (event(id:)), which keeps the single-event path: same rows, order,
-// cursors, page info, totals and errors, whatever the arguments.
+// sessions, submissions, speakers, emails — answer for each event of the page, and of the same
+// events read by id (Query.nodes), exactly what the event answers read alone (event(id:)), which
+// keeps the single-event path: same rows, order, cursors, page info, totals and errors, whatever
+// the arguments.
 func TestGraphQLEventPagesAsAlone(t *testing.T) {
 	t.Parallel()
 	w := seedStatementWorld(t, 4)
@@ -115,11 +116,16 @@ func TestGraphQLEventPagesAsAlone(t *testing.T) {
 				ids = append(ids, e.(map[string]any)["node"].(map[string]any)["id"])
 			}
 			require.Subset(t, ids, []any{w.sessions, w.review})
-			for _, e := range edges {
+			// The same events by id (Query.nodes), a list of its own.
+			nodes := b.gql(b.acme, `query($ids: [ID!]!) { nodes(ids: $ids) { ... on Event { id ...F } } } `+frag,
+				map[string]any{"ids": ids})
+			require.Empty(t, nodes.Errors, nodes.Raw)
+			for i, e := range edges {
 				node := e.(map[string]any)["node"].(map[string]any)
 				alone := b.gql(b.acme, `query($e: ID!) { event(id: $e) { id ...F } } `+frag, map[string]any{"e": node["id"]})
 				require.Empty(t, alone.Errors, alone.Raw)
 				require.Equal(t, alone.Data["event"], node, "event %s", node["id"])
+				require.Equal(t, alone.Data["event"], nodes.Data["nodes"].([]any)[i], "event %s by id", node["id"])
 			}
 		})
 	}
