@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/podium/podium/ent/organizationmember"
 )
 
 // eventPageCase is a selection of Event read for a page of events by one loader
@@ -128,6 +130,33 @@ func TestGraphQLEventPagesAsAlone(t *testing.T) {
 				require.Equal(t, alone.Data["event"], nodes.Data["nodes"].([]any)[i], "event %s by id", node["id"])
 			}
 		})
+	}
+}
+
+// TestGraphQLEventPagesAsAloneForPeople: a signed-in admin reads the batched read models of the
+// organization's events as they read them one event at a time (the organization's wall is the
+// events page's).
+func TestGraphQLEventPagesAsAloneForPeople(t *testing.T) {
+	t.Parallel()
+	w := seedStatementWorld(t, 3)
+	b := w.b
+	b.addMember(b.acmeOrg, "admin@example.test", organizationmember.RoleAdmin)
+	rival := b.createEvent(b.globex, "Globex Days")["id"]
+	sel := `sessions(first: 2) { totalCount edges { cursor node { id speakers { id } } } tracks { id } }
+		submissions { submissions { id code } tags { id } }
+		speakers(first: 3) { totalCount pageInfo { hasNextPage endCursor } edges { node { id email } } }
+		emails(first: 2) { totalCount edges { node { id subject } } }`
+	cookie := b.signIn("admin@example.test")
+	list := b.gqlCookie(cookie, `{ events(first: 10) { edges { node { id `+sel+` } } } }`, nil)
+	require.Empty(t, list.Errors, list.Raw)
+	edges := list.Data["events"].(map[string]any)["edges"].([]any)
+	require.Greater(t, len(edges), 2)
+	for _, e := range edges {
+		node := e.(map[string]any)["node"].(map[string]any)
+		require.NotEqual(t, rival, node["id"])
+		alone := b.gqlCookie(cookie, fmt.Sprintf(`{ event(id: %q) { id %s } }`, node["id"], sel), nil)
+		require.Empty(t, alone.Errors, alone.Raw)
+		require.Equal(t, alone.Data["event"], node, "event %s", node["id"])
 	}
 }
 
