@@ -51,6 +51,9 @@ var listItems = map[string]int{
 	// A speaker's sessions of one event (SpeakerEvent.sessions) are a nested list: a handful.
 	// An event has one or a few review rounds; a submission is reviewed by a few reviewers.
 	"EvaluationWorkspace.rounds": 3, "ReviewResultRow.humanReviews": 5,
+	// The tracks of a session list are the list's, read once, but the paged field charges its whole
+	// selection per item: counted as one track, they still cost what the page's items cost.
+	"SessionConnection.tracks": 1,
 }
 
 // scalarCosts are scalar fields that render a whole collection in one value.

@@ -43,6 +43,8 @@ type loaders struct {
 	reviewerTracks *dataloadgen.Loader[string, []*ReviewerTrackSet]
 	// eventModels are the read models of an event (Event.agenda, .forms, …), for a page of events.
 	eventModels *eventModels
+	// events read the read models of a page of events together (loaders_events.go).
+	events eventLoaders
 }
 
 // eventItem names an item of an event.
@@ -121,37 +123,28 @@ func (r *Resolver) newLoaders() *loaders {
 			return out, nil
 		}, wait),
 		submissions: dataloadgen.NewMappedLoader(func(ctx context.Context, keys []eventItem) (map[eventItem]*Submission, error) {
-			out := map[eventItem]*Submission{}
-			for event, items := range group(keys, func(k eventItem) string { return k.event }) {
-				ids := mapAll(items, func(k eventItem) string { return k.id })
-				subs, err := r.loadSubmissions(ctx, event, submissionFilter{ids: ids})
-				if err != nil {
-					return nil, err
-				}
-				for _, s := range subs {
-					out[eventItem{event, s.ID}] = s
-				}
-			}
-			return out, nil
+			events := unique(mapAll(keys, func(k eventItem) string { return k.event }))
+			subs, err := r.eventsSubmissions(ctx, events, submissionFilter{ids: mapAll(keys, func(k eventItem) string { return k.id })})
+			return byKey(subs, func(s *Submission) eventItem { return eventItem{s.EventID, s.ID} }), err
 		}, wait),
 		rounds: dataloadgen.NewMappedLoader(func(ctx context.Context, ids []string) (map[string]*roundIndex, error) {
-			events := map[string]bool{}
+			var events []string
 			err := eachRow(ctx, r.sql(ctx), `SELECT DISTINCT event_id FROM review_rounds WHERE id = ANY($1)`, ids,
 				func(scan func(...any) error) error {
 					var id string
 					err := scan(&id)
-					events[id] = true
+					events = append(events, id)
 					return err
 				})
+			if err != nil || len(events) == 0 {
+				return map[string]*roundIndex{}, err
+			}
+			workspaces, err := r.workspaces(ctx, events, "")
 			if err != nil {
 				return nil, err
 			}
 			out := map[string]*roundIndex{}
-			for event := range events {
-				ws, err := r.evaluation(ctx, event, "")
-				if err != nil {
-					return nil, err
-				}
+			for _, ws := range workspaces {
 				for _, v := range ws.Rounds {
 					out[v.Configuration.Round.ID] = v.index
 				}
@@ -159,17 +152,7 @@ func (r *Resolver) newLoaders() *loaders {
 			return out, nil
 		}, wait),
 		activity: dataloadgen.NewMappedLoader(func(ctx context.Context, keys []eventItem) (map[eventItem][]*TimelineItem, error) {
-			out := map[eventItem][]*TimelineItem{}
-			for event, items := range group(keys, func(k eventItem) string { return k.event }) {
-				lists, err := r.timelines(ctx, event, mapAll(items, func(k eventItem) string { return k.id }))
-				if err != nil {
-					return nil, err
-				}
-				for id, list := range lists {
-					out[eventItem{event, id}] = list
-				}
-			}
-			return out, nil
+			return r.timelines(ctx, keys)
 		}, wait),
 		emails: dataloadgen.NewMappedLoader(func(ctx context.Context, ids []string) (map[string][]*SubmissionEmail, error) {
 			return r.submissionEmailsOf(ctx, ids)
@@ -186,17 +169,11 @@ func (r *Resolver) newLoaders() *loaders {
 			return out, nil
 		}, wait),
 		contactResources: dataloadgen.NewMappedLoader(func(ctx context.Context, keys []eventItem) (map[eventItem][]*ResourceRecord, error) {
-			out := map[eventItem][]*ResourceRecord{}
-			for event, items := range group(keys, func(k eventItem) string { return k.event }) {
-				lists, err := r.contactsResources(ctx, event, mapAll(items, func(k eventItem) string { return k.id }))
-				if err != nil {
-					return nil, err
-				}
-				for _, k := range items {
-					out[k] = nonNilSlice(lists[k.id])
-				}
+			out, err := r.contactsResources(ctx, keys)
+			for _, k := range keys {
+				out[k] = nonNilSlice(out[k])
 			}
-			return out, nil
+			return out, err
 		}, wait),
 	}
 }

@@ -71,13 +71,14 @@ func (r *Resolver) contactResources(ctx context.Context, ct *ent.Contact) ([]*Re
 	return r.loaders(ctx).contactResources.Load(ctx, eventItem{ct.EventID, ct.ID})
 }
 
-// contactsResources lists the resources each contact of eventID sees, in two statements whatever
-// their number.
-func (r *Resolver) contactsResources(ctx context.Context, eventID string, contacts []string) (map[string][]*ResourceRecord, error) {
-	seen := map[string][]string{} // resource id → contacts who see it
+// contactsResources lists the resources each contact sees in the event of its key, in two
+// statements whatever the number of contacts and events.
+func (r *Resolver) contactsResources(ctx context.Context, keys []eventItem) (map[eventItem][]*ResourceRecord, error) {
+	seen := map[string][]eventItem{} // resource id → the contacts who see it, in its event
 	err := eachRowArgs(ctx, r.sql(ctx), `
-SELECT c.id, r.id FROM resources r CROSS JOIN unnest($2::text[]) AS c(id)
-WHERE r.event_id = $1 AND r.published AND (
+SELECT c.event_id, c.id, r.id FROM unnest($1::text[], $2::text[]) AS c(event_id, id)
+JOIN resources r ON r.event_id = c.event_id
+WHERE r.published AND (
   r.audience_mode = 'all'
   OR (r.audience_mode = 'contacts' AND EXISTS (
     SELECT 1 FROM resource_contacts rc WHERE rc.resource_id = r.id AND rc.contact_id = c.id))
@@ -86,15 +87,17 @@ WHERE r.event_id = $1 AND r.published AND (
     JOIN submission_tracks st ON st.track_id = rt.track_id
     JOIN submissions s ON s.id = st.submission_id
     JOIN submission_participants p ON p.submission_id = s.id
-    WHERE rt.resource_id = r.id AND p.contact_id = c.id AND s.event_id = $1
-      AND s.status = 'accepted' AND s.cancelled_at IS NULL)))`, []any{eventID, contacts},
+    WHERE rt.resource_id = r.id AND p.contact_id = c.id AND s.event_id = c.event_id
+      AND s.status = 'accepted' AND s.cancelled_at IS NULL)))`,
+		[]any{mapAll(keys, func(k eventItem) string { return k.event }), mapAll(keys, func(k eventItem) string { return k.id })},
 		func(scan func(...any) error) error {
-			var contact, id string
-			err := scan(&contact, &id)
-			seen[id] = append(seen[id], contact)
+			var k eventItem
+			var id string
+			err := scan(&k.event, &k.id, &id)
+			seen[id] = append(seen[id], k)
 			return err
 		})
-	out := map[string][]*ResourceRecord{}
+	out := map[eventItem][]*ResourceRecord{}
 	if err != nil || len(seen) == 0 {
 		return out, err
 	}
@@ -108,8 +111,8 @@ WHERE r.event_id = $1 AND r.published AND (
 		return nil, err
 	}
 	for _, row := range rows { // in resourceOrder, which each contact's list keeps
-		for _, contact := range seen[row.ID] {
-			out[contact] = append(out[contact], toResource(row))
+		for _, k := range seen[row.ID] {
+			out[k] = append(out[k], toResource(row))
 		}
 	}
 	return out, nil

@@ -71,7 +71,7 @@ WITH page AS (
   SELECT s.id FROM submissions s
   WHERE ` + sessionScopeSQL + ` AND ` + sessionAfterSQL + ` AND ` + sessionBeforeSQL + `
   ORDER BY %[1]s LIMIT $10)
-SELECT s.id, s.code, s.title, s.description, f.name, ` + manualSQL + `, s.starts_at, s.ends_at,
+SELECT s.event_id, s.id, s.code, s.title, s.description, f.name, ` + manualSQL + `, s.starts_at, s.ends_at,
        s.room_id, r.name, s.content_review_status, s.approved_snapshot <> '{}'::jsonb, s.cancelled_at,
        s.cancelled_by, s.capacity, s.created_at,
        COALESCE(t.total, 0), COALESCE(t.done, 0), COALESCE(d.total, 0), COALESCE(d.uploaded, 0)
@@ -92,7 +92,7 @@ ORDER BY %[1]s`
 	// deliverables and hash-joined, instead of aggregated per session in a nested loop (2,000
 	// index lookups each).
 	sessionAllSQL = `
-SELECT s.id, s.code, s.title, s.description, f.name, ` + manualSQL + `, s.starts_at, s.ends_at,
+SELECT s.event_id, s.id, s.code, s.title, s.description, f.name, ` + manualSQL + `, s.starts_at, s.ends_at,
        s.room_id, r.name, s.content_review_status, s.approved_snapshot <> '{}'::jsonb, s.cancelled_at,
        s.cancelled_by, s.capacity, s.created_at,
        COALESCE(t.total, 0), COALESCE(t.done, 0), COALESCE(d.total, 0), COALESCE(d.uploaded, 0)
@@ -280,7 +280,7 @@ func (r *Resolver) sessionPage(ctx context.Context, q sessionQuery) ([]*Session,
 			return errors.Join(tracksErr, speakersErr)
 		}
 	}
-	sessions, err := readSessions(ctx, db, pageSQL, q.eventID, args)
+	sessions, err := readSessions(ctx, db, pageSQL, args)
 	if werr := wait(); err == nil {
 		err = werr
 	}
@@ -308,20 +308,20 @@ func (r *Resolver) sessionPage(ctx context.Context, q sessionQuery) ([]*Session,
 	return sessions, links.attach(sessions), nil
 }
 
-// readSessions reads the rows of sessionPageSQL or sessionAllSQL, sessions of the event eventID.
-func readSessions(ctx context.Context, db querier, sql, eventID string, args []any) ([]*Session, error) {
+// readSessions reads the rows of sessionPageSQL, sessionAllSQL or sessionsPageSQL.
+func readSessions(ctx context.Context, db querier, sql string, args []any) ([]*Session, error) {
 	rows, err := db.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, err
 	}
 	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (*Session, error) {
-		s := &Session{EventID: eventID}
+		s := &Session{}
 		var manual bool
 		var startsAt, endsAt, cancelledAt *time.Time
 		var createdAt time.Time
 		var cancelledBy *string
 		var status string
-		if err := row.Scan(&s.ID, &s.Code, &s.Title, &s.Description, &s.Format, &manual, &startsAt, &endsAt,
+		if err := row.Scan(&s.EventID, &s.ID, &s.Code, &s.Title, &s.Description, &s.Format, &manual, &startsAt, &endsAt,
 			&s.RoomID, &s.RoomName, &status, &s.PublicationApproved, &cancelledAt, &cancelledBy, &s.Capacity,
 			&createdAt, &s.TasksTotal, &s.TasksDone, &s.DeliverablesTotal, &s.DeliverablesUploaded); err != nil {
 			return nil, err
@@ -465,15 +465,7 @@ const pageRead = 100
 // statement is not sent: the REST list and a GraphQL board asking for more than there is cost
 // one statement less. To tell, a page of first sessions reads one row more than it shows.
 func (r *Resolver) sessionWindow(ctx context.Context, q sessionQuery, first, last *int) ([]*Session, *sessionCounts, error) {
-	whole := q.state == "" && q.after == nil && q.before == nil && last == nil
-	switch {
-	case first == nil && last != nil:
-		q.fromEnd, q.limit = true, new(*last)
-	case first != nil && whole:
-		q.limit = new(*first + 1)
-	case first != nil:
-		q.limit = new(*first)
-	}
+	whole := q.limitTo(first, last)
 
 	var counts *sessionCounts
 	var countsErr error
@@ -496,8 +488,7 @@ func (r *Resolver) sessionWindow(ctx context.Context, q sessionQuery, first, las
 		return nil, nil, err
 	}
 	if whole && (first == nil || len(page) <= *first) {
-		n := len(page)
-		return page, &sessionCounts{total: n, window: n, formats: formatsOf(page), tracks: tracks, hi: n}, nil
+		return page, pageCounts(page, tracks), nil
 	}
 	if whole {
 		page = page[:*first]
@@ -508,19 +499,46 @@ func (r *Resolver) sessionWindow(ctx context.Context, q sessionQuery, first, las
 	if countsErr != nil {
 		return nil, nil, countsErr
 	}
-	// The page is window[lo:hi]: first takes from the start of the window, then last from the
-	// end of what is left.
+	return q.place(page, last, counts), counts, nil
+}
+
+// limitTo sets the limit and direction of q's read for first and last, and reports whether
+// nothing narrows the list (no state, no cursor, no last): a page of first sessions then reads
+// one row more than it shows, to tell whether it holds the whole list (pageCounts).
+func (q *sessionQuery) limitTo(first, last *int) (whole bool) {
+	whole = q.state == "" && q.after == nil && q.before == nil && last == nil
+	switch {
+	case first == nil && last != nil:
+		q.fromEnd, q.limit = true, new(*last)
+	case first != nil && whole:
+		q.limit = new(*first + 1)
+	case first != nil:
+		q.limit = new(*first)
+	}
+	return whole
+}
+
+// pageCounts are the counts of a list that page holds whole, with tracks its distinct tracks.
+func pageCounts(page []*Session, tracks []agenda.Track) *sessionCounts {
+	n := len(page)
+	return &sessionCounts{total: n, window: n, formats: formatsOf(page), tracks: tracks, hi: n}
+}
+
+// place returns the sessions of page that the connection shows, setting their place in the
+// window, counts.lo and counts.hi: the page is window[lo:hi], first taking from the start of
+// the window, then last from the end of what is left.
+func (q sessionQuery) place(page []*Session, last *int, counts *sessionCounts) []*Session {
 	if q.fromEnd {
 		counts.hi = counts.window
 		counts.lo = max(0, counts.window-len(page))
-		return page, counts, nil
+		return page
 	}
 	counts.hi = len(page)
 	if last != nil {
 		counts.lo = max(0, len(page)-*last)
 		page = page[counts.lo:]
 	}
-	return page, counts, nil
+	return page
 }
 
 // formatsOf is the distinct format names of sessions, sorted as the counts statement sorts them.
@@ -554,7 +572,8 @@ func (r *Resolver) sessionCounts(ctx context.Context, q sessionQuery) (*sessionC
 func fullName(first, last string) string { return strings.TrimSpace(first + " " + last) }
 
 // sessions answers Event.sessions: the list, filtered by state, as a connection (Relay cursor
-// pagination). Without first and last every session is read, as REST lists them.
+// pagination). Without first and last every session is read, as REST lists them. Under a page of
+// events the events' windows are read together (sessionWindowInList).
 func (r *Resolver) sessions(ctx context.Context, ev *ent.Event, state *SessionState, after *entgql.Cursor[string],
 	first *int, before *entgql.Cursor[string], last *int) (*SessionConnection, error) {
 	q := sessionQuery{eventID: ev.ID}
@@ -574,7 +593,13 @@ func (r *Resolver) sessions(ctx context.Context, ev *ent.Event, state *SessionSt
 	if last != nil && *last < 0 {
 		return nil, apperr.Invalid("last must not be negative")
 	}
-	page, counts, err := r.sessionWindow(ctx, q, first, last)
+	var page []*Session
+	var counts *sessionCounts
+	if underList(ctx) {
+		page, counts, err = r.sessionWindowInList(ctx, ev.ID, q, first, last)
+	} else {
+		page, counts, err = r.sessionWindow(ctx, q, first, last)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -312,11 +312,17 @@ func (r *Resolver) inviteSpeakerPortals(ctx context.Context, eventID string, in 
 	return res, nil
 }
 
-// speakers answers Event.speakers: the event's contacts as a connection, by last name.
+// speakers answers Event.speakers: the event's contacts as a connection, by last name. Under a
+// page of events the events' pages are read together (speakersInList).
 func (r *Resolver) speakers(ctx context.Context, ev *ent.Event, after *entgql.Cursor[string], first *int,
 	before *entgql.Cursor[string], last *int, orderBy *ent.ContactOrder, where *ent.ContactWhereInput) (*ent.ContactConnection, error) {
 	if orderBy == nil {
 		orderBy = &ent.ContactOrder{Direction: entgql.OrderDirectionAsc, Field: ent.ContactOrderFieldLastName}
+	}
+	if underList(ctx) {
+		if conn, ok, err := r.speakersInList(ctx, ev, after, first, before, last, *orderBy, where); ok {
+			return conn, err
+		}
 	}
 	return r.client(ctx).Contact.Query().Where(contact.EventID(ev.ID)).
 		Paginate(ctx, after, first, before, last, ent.WithContactOrder(orderBy), ent.WithContactFilter(where.Filter))

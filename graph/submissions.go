@@ -121,28 +121,35 @@ type submissionFilter struct {
 // loadSubmissions reads submissions of the event as the review desk shows them, ordered by
 // number, with five queries whatever their number.
 func (r *Resolver) loadSubmissions(ctx context.Context, eventID string, f submissionFilter) ([]*Submission, error) {
+	return r.eventsSubmissions(ctx, []string{eventID}, f)
+}
+
+// eventsSubmissions is loadSubmissions for the events at once, still five queries: each event's
+// submissions by number, the events one after another. A page of events (Event.submissions) and
+// the submissions of a page of sessions across events (Session.submission) read through it.
+func (r *Resolver) eventsSubmissions(ctx context.Context, events []string, f submissionFilter) ([]*Submission, error) {
 	q := r.sql(ctx)
-	where := "s.event_id = $1 AND NOT " + manualSQL + " AND $2::text[] IS NULL"
+	where := "s.event_id = ANY($1) AND NOT " + manualSQL + " AND $2::text[] IS NULL"
 	if f.ids != nil {
-		where = "s.event_id = $1 AND s.id = ANY($2)"
+		where = "s.event_id = ANY($1) AND s.id = ANY($2)"
 	}
 	rows, err := q.Query(ctx, `
-SELECT s.id, s.code, s.status, s.cancelled_at, s.cancelled_by, s.title, s.description, fm.name,
+SELECT s.event_id, s.id, s.code, s.status, s.cancelled_at, s.cancelled_by, s.title, s.description, fm.name,
        `+manualSQL+`, s.submitted_at, s.created_at, s.notified_at, s.answers
 FROM submissions s LEFT JOIN formats fm ON fm.id = s.format_id
-WHERE `+where+` ORDER BY s.number`, eventID, f.ids)
+WHERE `+where+` ORDER BY s.event_id, s.number`, events, f.ids)
 	if err != nil {
 		return nil, err
 	}
 	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*Submission, error) {
-		s := &Submission{EventID: eventID, Tracks: []agenda.Track{}, Tags: []*TagSummary{},
+		s := &Submission{Tracks: []agenda.Track{}, Tags: []*TagSummary{},
 			Speakers: []*SubmissionSpeaker{}, ReviewComments: []string{}}
 		var status string
 		var cancelledBy *string
 		var manual bool
 		var cancelledAt, submittedAt, notifiedAt *time.Time
 		var createdAt time.Time
-		if err := row.Scan(&s.ID, &s.Code, &status, &cancelledAt, &cancelledBy, &s.Title, &s.Description,
+		if err := row.Scan(&s.EventID, &s.ID, &s.Code, &status, &cancelledAt, &cancelledBy, &s.Title, &s.Description,
 			&s.Format, &manual, &submittedAt, &createdAt, &notifiedAt, &s.answers); err != nil {
 			return nil, err
 		}
@@ -239,8 +246,16 @@ func eachRow(ctx context.Context, q querier, sql string, ids []string, row func(
 
 // submissionList answers Event.submissions: the call-for-proposals submissions, with the tracks,
 // formats and tags used across all of them, then filtered by status.
+//
+// Under a page of events the events' submissions are read together (eventLoaders.submissions).
 func (r *Resolver) submissionList(ctx context.Context, ev *ent.Event, status *SubmissionStatus) (*SubmissionList, error) {
-	all, err := r.loadSubmissions(ctx, ev.ID, submissionFilter{})
+	var all []*Submission
+	var err error
+	if underList(ctx) {
+		all, err = loadEvent(ctx, r.eventLoaders(ctx).submissions, ev.ID, func(e string) string { return e })
+	} else {
+		all, err = r.loadSubmissions(ctx, ev.ID, submissionFilter{})
+	}
 	if err != nil {
 		return nil, err
 	}

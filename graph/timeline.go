@@ -38,24 +38,33 @@ func (r *Resolver) timeline(ctx context.Context, eventID, submissionID string) (
 	return items, err
 }
 
-// timelines reads the timelines of the submissions ids of eventID, one statement per source
-// whatever their number; a submission that is not the event's maps to nil.
-func (r *Resolver) timelines(ctx context.Context, eventID string, ids []string) (map[string][]*TimelineItem, error) {
+// timelines reads the timelines of the submissions of keys, each in its event, one statement per
+// source whatever their number and their events'; a submission that is not its key's event's
+// maps to nil.
+func (r *Resolver) timelines(ctx context.Context, keys []eventItem) (map[eventItem][]*TimelineItem, error) {
 	c := r.client(ctx)
-	out := make(map[string][]*TimelineItem, len(ids))
-	for _, id := range ids {
-		out[id] = nil
-	}
-	subs, err := c.Submission.Query().Where(submission.EventID(eventID), submission.IDIn(ids...)).All(ctx)
+	byID := make(map[string][]*TimelineItem, len(keys))
+	subs, err := c.Submission.Query().Where(
+		submission.EventIDIn(unique(mapAll(keys, func(k eventItem) string { return k.event }))...),
+		submission.IDIn(mapAll(keys, func(k eventItem) string { return k.id })...)).All(ctx)
 	if err != nil {
 		return nil, err
+	}
+	asked := map[eventItem]bool{}
+	for _, k := range keys {
+		asked[k] = true
+	}
+	subs = slices.DeleteFunc(subs, func(s *ent.Submission) bool { return !asked[eventItem{s.EventID, s.ID}] })
+	out := make(map[eventItem][]*TimelineItem, len(keys))
+	for _, k := range keys {
+		out[k] = nil
 	}
 	if len(subs) == 0 {
 		return out, nil
 	}
 	found := mapAll(subs, func(s *ent.Submission) string { return s.ID })
 	add := func(sub, id string, at time.Time, kind, label string, detail, actor *string) {
-		out[sub] = append(out[sub], &TimelineItem{ID: id, At: scalar.At(at), Kind: kind, Label: label, Detail: detail, ActorName: actor})
+		byID[sub] = append(byID[sub], &TimelineItem{ID: id, At: scalar.At(at), Kind: kind, Label: label, Detail: detail, ActorName: actor})
 	}
 	for _, sub := range subs {
 		created := "Submission created"
@@ -133,10 +142,12 @@ JOIN contacts c ON c.id = p.contact_id WHERE p.submission_id = ANY($1) AND c.con
 	if err != nil {
 		return nil, err
 	}
-	for _, items := range out {
+	for _, sub := range subs {
+		items := byID[sub.ID]
 		slices.SortStableFunc(items, func(a, b *TimelineItem) int {
 			return cmp.Or(b.At.Compare(a.At.Time), cmp.Compare(b.ID, a.ID))
 		})
+		out[eventItem{sub.EventID, sub.ID}] = items
 	}
 	return out, nil
 }
