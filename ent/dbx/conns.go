@@ -22,9 +22,9 @@ const DefaultPersonConns = 4
 // stays free for the others. A connection takes a slot of its person, then one of its
 // organization, before it is acquired — a wait for a slot holds no connection, and a person's
 // excess waits without holding their organization's slots — and gives them back when it returns
-// to the pool. Slots are counted per key in a map of buffered channels, an entry living while
-// someone holds or waits for one of its slots, so that a request costs two map lookups under one
-// mutex and no allocation once its organization is busy.
+// to the pool. Slots are counted per key in a map of buffered channels, so that a connection
+// costs two map lookups under one mutex and no allocation. An idle key's entry stays, to be
+// reused by its next request; the idle ones are swept when the map reaches maxGates.
 type connShare struct {
 	perOrg, perPerson int // 0: no bound
 	mu                sync.Mutex
@@ -39,10 +39,13 @@ type gateKey struct {
 
 // gate is the slots of one key.
 type gate struct {
-	key   gateKey
 	slots chan struct{}
-	users int // holders and waiters; the gate leaves the map at 0
+	users int // holders and waiters; an idle gate (0) may be swept
 }
+
+// maxGates is the size from which the map drops its idle gates when it needs a new one: a few
+// kilobytes of idle entries, swept once per maxGates new keys at most.
+const maxGates = 1024
 
 // lease is the slots one connection holds; nil where it took none.
 type lease struct{ org, person *gate }
@@ -116,7 +119,14 @@ func (s *connShare) enter(ctx context.Context, key gateKey, n int) (*gate, error
 	s.mu.Lock()
 	g := s.gates[key]
 	if g == nil {
-		g = &gate{key: key, slots: make(chan struct{}, n)}
+		if len(s.gates) >= maxGates {
+			for k, idle := range s.gates {
+				if idle.users == 0 {
+					delete(s.gates, k)
+				}
+			}
+		}
+		g = &gate{slots: make(chan struct{}, n)}
 		s.gates[key] = g
 	}
 	g.users++
@@ -156,23 +166,25 @@ func (s *connShare) exit(g *gate) {
 	s.leave(g)
 }
 
-// leave drops a holder or waiter of g, and g with its last.
+// leave drops a holder or waiter of g.
 func (s *connShare) leave(g *gate) {
 	s.mu.Lock()
-	if g.users--; g.users == 0 {
-		delete(s.gates, g.key)
-	}
+	g.users--
 	s.mu.Unlock()
 }
 
-// inUse counts the keys that someone holds or waits for a slot of.
+// inUse counts the slots held or waited for.
 func (s *connShare) inUse() int {
 	if s == nil {
 		return 0
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.gates)
+	n := 0
+	for _, g := range s.gates {
+		n += g.users
+	}
+	return n
 }
 
 // sharedConn is a pooled connection that holds slots of a connShare, and gives them back when

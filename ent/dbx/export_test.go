@@ -1,4 +1,4 @@
 package dbx
 
-// SharesInUse counts the organizations and people that hold or wait for a share of db's pool.
+// SharesInUse counts the slots of db's connection share held or waited for.
 func SharesInUse(db *DB) int { return db.share.inUse() }
