@@ -146,8 +146,9 @@ func (s *connShare) enter(ctx context.Context, key gateKey, n int) (*gate, error
 			what = "person"
 		}
 		// Wrapping the context's error keeps a caller's own end (a client gone, its budget spent)
-		// readable as such; acquireConnector turns its own timeout into ErrAcquireTimeout.
-		return nil, fmt.Errorf("dbx: the %d database connections of the %s are all in use: %w", n, what, context.Cause(ctx))
+		// readable as such; acquireConnector turns its own timeout into ErrAcquireTimeout. The
+		// key is for the logs: which organization or person keeps hitting its share.
+		return nil, fmt.Errorf("dbx: the %d database connections of %s %s are all in use: %w", n, what, key.id, ctx.Err())
 	}
 }
 

@@ -268,3 +268,16 @@ func TestConnsUnderChurn(t *testing.T) {
 	begin(t, db, personCtx("org_a", "usr_ada"), 2)
 	begin(t, db, orgCtx("org_a"), 1)
 }
+
+// TestConnsRefusalNamesTheShare: the refusal says whose share was full, for the logs.
+func TestConnsRefusalNamesTheShare(t *testing.T) {
+	t.Parallel()
+	db := pgtest.NewWith(t, dbx.Options{MaxConns: 4, AcquireTimeout: 100 * time.Millisecond, PerPersonConns: 1})
+	begin(t, db, personCtx("org_a", "usr_ada"), 1)
+	_, err := db.Begin(personCtx("org_a", "usr_ada"))
+	require.ErrorIs(t, err, dbx.ErrAcquireTimeout)
+	require.ErrorContains(t, err, "the 1 database connections of person usr_ada are all in use")
+	begin(t, db, orgCtx("org_a"), 1)
+	_, err = db.Begin(orgCtx("org_a"))
+	require.ErrorContains(t, err, "the 2 database connections of organization org_a are all in use")
+}
