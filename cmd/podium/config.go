@@ -43,6 +43,12 @@ type config struct {
 	OperatorAddr, OperatorToken string
 	// DBMaxConns (PODIUM_DB_MAX_CONNS) caps the connection pool.
 	DBMaxConns int
+	// DBOrgConns (PODIUM_DB_ORG_CONNS) and DBPersonConns (PODIUM_DB_PERSON_CONNS) bound the pooled
+	// connections one organization, and one signed-in person, hold at once, so that one
+	// organization's burst leaves the rest of the pool to the others (dbx.Options.
+	// PerOrganizationConns): 0 (unset) is half the pool and 4; "off" or a negative number turns
+	// one off.
+	DBOrgConns, DBPersonConns int
 	// DBStatementTimeout (PODIUM_DB_STATEMENT_TIMEOUT) is PostgreSQL's statement_timeout for
 	// Podium's sessions; DBAcquireTimeout (PODIUM_DB_ACQUIRE_TIMEOUT) bounds the wait for a pooled
 	// connection. Both are Go durations ("30s"); "0" turns one off.
@@ -124,6 +130,7 @@ func loadConfig() config {
 	if c.DBMaxConns <= 0 {
 		c.DBMaxConns = defaultDBMaxConns
 	}
+	c.DBOrgConns, c.DBPersonConns = connBound("PODIUM_DB_ORG_CONNS"), connBound("PODIUM_DB_PERSON_CONNS")
 	c.DBStatementTimeout = duration("PODIUM_DB_STATEMENT_TIMEOUT", defaultStatementTimeout)
 	c.DBAcquireTimeout = duration("PODIUM_DB_ACQUIRE_TIMEOUT", defaultAcquireTimeout)
 	c.PublicURL = strings.TrimRight(env("PUBLIC_URL", "http://"+c.Addr), "/")
@@ -176,6 +183,17 @@ const defaultStatementTimeout = 30 * time.Second
 // second or two are normal queueing; ten seconds means the pool is held by stuck work, and an
 // answer of 503 with Retry-After serves the client better than a longer wait.
 const defaultAcquireTimeout = 10 * time.Second
+
+// connBound reads a bound on connections: a count, 0 (unset, or a value that does not parse) for
+// dbx's default, or -1 for "off" and any negative number.
+func connBound(name string) int {
+	v := strings.TrimSpace(os.Getenv(name))
+	if strings.EqualFold(v, "off") {
+		return -1
+	}
+	n, _ := strconv.Atoi(v)
+	return max(n, -1)
+}
 
 // duration reads a Go duration ("30s") from the environment; unset or unparsable takes fallback.
 func duration(name string, fallback time.Duration) time.Duration {
@@ -230,6 +248,7 @@ func openDB(ctx context.Context, c config, log *slog.Logger, migrate bool) (*dbx
 		}
 	}
 	db, err := dbx.Open(ctx, url, dbx.Options{MaxConns: int32(c.DBMaxConns),
+		PerOrganizationConns: int32(c.DBOrgConns), PerPersonConns: int32(c.DBPersonConns),
 		StatementTimeout: c.DBStatementTimeout, AcquireTimeout: c.DBAcquireTimeout})
 	if err != nil {
 		stop()

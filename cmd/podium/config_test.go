@@ -47,3 +47,15 @@ func TestOperatorVariables(t *testing.T) {
 	c.DatabaseURL = "postgres://127.0.0.1:1/never" // refused before it is dialled
 	require.ErrorContains(t, serve(t.Context(), c, false), "PODIUM_OPERATOR_TOKEN")
 }
+
+// PODIUM_DB_ORG_CONNS and PODIUM_DB_PERSON_CONNS: unset is dbx's default (0), "off" or a negative
+// number turns the bound off (-1), a count is taken as is.
+func TestConnectionShareVariables(t *testing.T) {
+	for v, want := range map[string]int{"": 0, "0": 0, "junk": 0, "6": 6, " 3 ": 3, "off": -1, "OFF": -1, "-5": -1} {
+		t.Setenv("PODIUM_DB_ORG_CONNS", v)
+		t.Setenv("PODIUM_DB_PERSON_CONNS", v)
+		c := loadConfig()
+		require.Equal(t, want, c.DBOrgConns, "PODIUM_DB_ORG_CONNS=%q", v)
+		require.Equal(t, want, c.DBPersonConns, "PODIUM_DB_PERSON_CONNS=%q", v)
+	}
+}

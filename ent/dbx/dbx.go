@@ -60,6 +60,7 @@ type DB struct {
 	Queries *atomic.Int64
 
 	tenantFilter bool
+	share        *connShare
 	async        sidePool
 	durable      sidePool
 	systemAsync  sidePool
@@ -120,6 +121,17 @@ type Options struct {
 	ConnectTimeout time.Duration
 	// SystemConns caps the System pool; 0 means DefaultSystemConns.
 	SystemConns int32
+	// PerOrganizationConns bounds the pooled connections that one organization's work holds at
+	// once — transactions and statements of the root ent client alike — so that one
+	// organization's burst of requests leaves the rest of the pool to the others: its excess waits
+	// for its own connections, within AcquireTimeout, and is refused with ErrAcquireTimeout as an
+	// empty pool's would be. 0 means half of the pool (at least 1), so that whatever one
+	// organization does, the others find half the pool; negative means no bound.
+	PerOrganizationConns int32
+	// PerPersonConns bounds the pooled connections one signed-in person (viewer.Person) holds at
+	// once, whichever organization they act in, the same way; 0 means DefaultPersonConns,
+	// negative no bound. API keys are bound by their organization's share and the rate limit.
+	PerPersonConns int32
 	// UnsafeNoTenantFilter leaves the schema's tenant filter off the ent clients: the isolation
 	// tests run the server without it to prove that row-level security alone keeps
 	// organizations apart.
@@ -184,7 +196,9 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 	// database/sql keeps no idle connections of its own here (as OpenDBFromPool would): each
 	// statement of the root client takes a connection from pgxpool with its own context, which
 	// is what lets prepareScope tell PostgreSQL the statement's organization.
-	var connector driver.Connector = systemConnector{app: stdlib.GetPoolConnector(pool), system: stdlib.GetPoolConnector(system)}
+	share := newConnShare(cfg.MaxConns, opts.PerOrganizationConns, opts.PerPersonConns)
+	var connector driver.Connector = systemConnector{app: stdlib.GetPoolConnector(pool), system: stdlib.GetPoolConnector(system),
+		share: share}
 	if opts.AcquireTimeout > 0 {
 		connector = acquireConnector{Connector: connector, timeout: opts.AcquireTimeout}
 	}
@@ -194,7 +208,8 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 	if opts.Debug {
 		entOpts = append(entOpts, ent.Debug())
 	}
-	db := &DB{Pool: pool, System: system, SQL: sqlDB, Queries: queries, tenantFilter: !opts.UnsafeNoTenantFilter}
+	db := &DB{Pool: pool, System: system, SQL: sqlDB, Queries: queries, tenantFilter: !opts.UnsafeNoTenantFilter,
+		share: share}
 	db.Ent = db.newClient(entOpts...)
 	return db, nil
 }
@@ -223,15 +238,39 @@ func connect(ctx context.Context, cfg *pgxpool.Config) (*pgxpool.Pool, error) {
 }
 
 // systemConnector hands database/sql a connection of the pool that the context's work belongs on,
-// so that the root ent client and Begin serve system work from System.
-type systemConnector struct{ app, system driver.Connector }
+// so that the root ent client and Begin serve system work from System, and bounds what each
+// organization and person holds of Pool (share). Every connection of database/sql passes here:
+// the root client's statements, Begin's transactions, and the loaders, which use either.
+type systemConnector struct {
+	app, system driver.Connector
+	share       *connShare
+}
 
-// Connect acquires from System for system work, from Pool otherwise.
+// Connect acquires from System for system work; from Pool otherwise, once the context's
+// organization and person have a slot of their share.
 func (c systemConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	if viewer.IsSystem(ctx) {
 		return c.system.Connect(ctx)
 	}
-	return c.app.Connect(ctx)
+	l, err := c.share.take(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if l == (lease{}) {
+		return c.app.Connect(ctx)
+	}
+	conn, err := c.app.Connect(ctx)
+	if err != nil {
+		c.share.release(l)
+		return nil, err
+	}
+	sc, err := pgxConn(conn)
+	if err != nil {
+		_ = conn.Close()
+		c.share.release(l)
+		return nil, err
+	}
+	return &sharedConn{Conn: sc, share: c.share, lease: l}, nil
 }
 
 // Driver is the application pool's driver.
@@ -292,10 +331,15 @@ type Tx struct {
 	conn *sql.Conn
 	pgx  pgx.Tx
 	ent  *ent.Client
-	done bool
+	done atomic.Bool
+	// held is the organization and person whose share covers work done inside the transaction
+	// (see covered): taken by its connection, or by the transaction it was begun inside.
+	held covered
 }
 
-// Begin opens a transaction on a pinned connection.
+// Begin opens a transaction on a pinned connection. Its connection takes a slot of the context's
+// organization and person (Options.PerOrganizationConns), which it holds until Commit or
+// Rollback; a transaction begun inside another, of the same organization or person, takes none.
 func (db *DB) Begin(ctx context.Context) (*Tx, error) {
 	conn, err := db.SQL.Conn(ctx)
 	if err != nil {
@@ -303,11 +347,10 @@ func (db *DB) Begin(ctx context.Context) (*Tx, error) {
 	}
 	var tx pgx.Tx
 	err = conn.Raw(func(dc any) error {
-		c, ok := dc.(*stdlib.Conn)
-		if !ok {
-			return fmt.Errorf("dbx: unexpected driver connection %T", dc)
+		c, err := pgxConn(dc)
+		if err != nil {
+			return err
 		}
-		var err error
 		tx, err = c.Conn().Begin(ctx)
 		return err
 	})
@@ -316,7 +359,16 @@ func (db *DB) Begin(ctx context.Context) (*Tx, error) {
 		return nil, fmt.Errorf("dbx: begin: %w", err)
 	}
 	drv := pinnedDriver{entsql.NewDriver(dialect.Postgres, entsql.Conn{ExecQuerier: conn})}
-	return &Tx{conn: conn, pgx: tx, ent: db.newClient(ent.Driver(drv))}, nil
+	t := &Tx{conn: conn, pgx: tx, ent: db.newClient(ent.Driver(drv))}
+	if db.share != nil && !viewer.IsAnyScope(ctx) && !viewer.IsSystem(ctx) {
+		if v := viewer.FromContext(ctx); v != nil {
+			t.held.org = v.OrganizationID
+			if v.Person != nil {
+				t.held.person = v.Person.UserID
+			}
+		}
+	}
+	return t, nil
 }
 
 // Ent is the ent client bound to the transaction. Entities it returns are bound to the
@@ -333,10 +385,9 @@ func (t *Tx) Commit() error { return t.finish(true) }
 func (t *Tx) Rollback() error { return t.finish(false) }
 
 func (t *Tx) finish(commit bool) error {
-	if t.done {
+	if t.done.Swap(true) {
 		return nil
 	}
-	t.done = true
 	// The statement must finish even if the request's context is cancelled: an abandoned
 	// COMMIT would leave the outcome unknown.
 	ctx := context.Background()
@@ -368,15 +419,18 @@ func (pinnedDriver) Close() error { return nil }
 type txKey struct{}
 
 // NewContext returns ctx carrying tx; ent.FromContext(ctx) then returns the transaction's client,
-// which is what resolvers use.
+// which is what resolvers use. Connections taken with ctx while tx is open take no second share of
+// its organization and person (covered).
 func NewContext(ctx context.Context, tx *Tx) context.Context {
 	ctx = context.WithValue(ctx, txKey{}, tx)
+	ctx = context.WithValue(ctx, coveredKey{}, tx)
 	return ent.NewContext(ctx, tx.ent)
 }
 
 // Detach returns ctx without its transaction: work that must run under another organization than
 // the caller's opens a transaction of its own (a speaker's proposal runs in the organization of
-// the form's event).
+// the form's event). The detached work stays covered by the transaction's share, so that it never
+// waits for a slot its own caller holds.
 func Detach(ctx context.Context) context.Context {
 	ctx = context.WithValue(ctx, txKey{}, (*Tx)(nil))
 	return ent.NewContext(ctx, nil)
