@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"errors"
 	"slices"
 
 	"entgo.io/contrib/entgql"
@@ -253,7 +254,7 @@ func (r *Resolver) speakersInList(ctx context.Context, ev *ent.Event, after *ent
 	var pred predicate.Contact
 	if where != nil {
 		var err error
-		if pred, err = where.P(); err != nil && err != ent.ErrEmptyContactWhereInput {
+		if pred, err = where.P(); err != nil && !errors.Is(err, ent.ErrEmptyContactWhereInput) {
 			return nil, false, nil
 		}
 	}
@@ -304,7 +305,7 @@ func (r *Resolver) emailsInList(ctx context.Context, ev *ent.Event, after *ent.C
 	var pred predicate.EmailLog
 	if where != nil {
 		var err error
-		if pred, err = where.P(); err != nil && err != ent.ErrEmptyEmailLogWhereInput {
+		if pred, err = where.P(); err != nil && !errors.Is(err, ent.ErrEmptyEmailLogWhereInput) {
 			return nil, false, nil
 		}
 	}

@@ -51,7 +51,7 @@ func TestOperatorVariables(t *testing.T) {
 // PODIUM_DB_ORG_CONNS and PODIUM_DB_PERSON_CONNS: unset is dbx's default (0), "off" or a negative
 // number turns the bound off (-1), a count is taken as is.
 func TestConnectionShareVariables(t *testing.T) {
-	for v, want := range map[string]int{"": 0, "0": 0, "junk": 0, "6": 6, " 3 ": 3, "off": -1, "OFF": -1, "-5": -1} {
+	for v, want := range map[string]int{"": 0, "0": 0, "junk": 0, "6": 6, "\t3\n": 3, "off": -1, "OFF": -1, "-5": -1} {
 		t.Setenv("PODIUM_DB_ORG_CONNS", v)
 		t.Setenv("PODIUM_DB_PERSON_CONNS", v)
 		c := loadConfig()

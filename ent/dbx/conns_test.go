@@ -177,8 +177,9 @@ func TestConnsWithinATransaction(t *testing.T) {
 		requireQuick(t, db, ctx)
 	}
 	// After its transaction, a context carrying it takes a share again.
-	var after context.Context
-	require.NoError(t, db.InTx(orgCtx("org_a"), func(ctx context.Context) error { after = ctx; return nil }))
+	var finished *dbx.Tx
+	require.NoError(t, db.InTx(orgCtx("org_a"), func(ctx context.Context) error { finished = dbx.TxFromContext(ctx); return nil }))
+	after := dbx.NewContext(orgCtx("org_a"), finished)
 	begin(t, db, orgCtx("org_a"), 1)
 	_, err := db.SQL.ExecContext(after, `SELECT 1`)
 	require.ErrorIs(t, err, dbx.ErrAcquireTimeout)
@@ -212,7 +213,7 @@ func TestConnsReleasedOnFailedBegin(t *testing.T) {
 	defer cancelShort()
 	_, err = db.Begin(short)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
-	require.False(t, errors.Is(err, dbx.ErrAcquireTimeout))
+	require.NotErrorIs(t, err, dbx.ErrAcquireTimeout)
 	require.NoError(t, held[0].Rollback())
 	requireQuick(t, db, a)
 }
