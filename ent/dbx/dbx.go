@@ -391,11 +391,25 @@ func (t *Tx) finish(commit bool) error {
 	// The statement must finish even if the request's context is cancelled: an abandoned
 	// COMMIT would leave the outcome unknown.
 	ctx := context.Background()
-	var err error
-	if commit {
-		err = t.pgx.Commit(ctx)
-	} else {
-		err = t.pgx.Rollback(ctx)
+	// Through Raw, which holds database/sql's lock on the connection: when a statement of the
+	// transaction came back as a broken connection (driver.ErrBadConn, as after a cancelled
+	// statement), database/sql has already closed the pinned connection and pgxpool destroys it in
+	// a goroutine of its own. A COMMIT or ROLLBACK sent on it then would write on the connection
+	// while that goroutine closes it, and pgx panics ("slow write timer already active"), ending
+	// the process. Raw answers sql.ErrConnDone instead: the server rolls the transaction back
+	// with its connection.
+	err := t.conn.Raw(func(any) error {
+		if commit {
+			return t.pgx.Commit(ctx)
+		}
+		return t.pgx.Rollback(ctx)
+	})
+	if errors.Is(err, sql.ErrConnDone) {
+		if !commit {
+			err = nil
+		} else {
+			err = fmt.Errorf("dbx: commit: the connection broke during the transaction, which the server rolled back: %w", err)
+		}
 	}
 	// database/sql hands the connection back to pgxpool, which discards it if the transaction
 	// is somehow still open.
