@@ -201,16 +201,22 @@ func plural(n int, unit string) string {
 const ensureSQL = `INSERT INTO email_budgets (key, tat) SELECT k, now() FROM unnest($1::text[]) AS k ORDER BY k
 ON CONFLICT (key) DO NOTHING`
 
-// lockSQL locks the rows of the keys, in key order, and returns how far each bucket's theoretical
-// arrival time (GCRA, as in rest/limit.go) is ahead of the database's clock.
-const lockSQL = `SELECT key, greatest(extract(epoch FROM tat - now()), 0)::float8 FROM email_budgets
-WHERE key = ANY($1) ORDER BY key FOR UPDATE`
+// lockSQL locks the rows of the keys, in key order.
+const lockSQL = `SELECT key FROM email_budgets WHERE key = ANY($1) ORDER BY key FOR UPDATE`
+
+// aheadSQL returns how far each bucket's theoretical arrival time (GCRA, as in rest/limit.go) is
+// ahead of the database's clock, once lockSQL holds the rows: a statement of its own, on
+// clock_timestamp(), because now() is the transaction's start and lockSQL's own expressions may
+// be computed before its wait. A draw that waited for another's lock would otherwise count that
+// wait as spent and be refused for it (a 1-second refusal where the bucket had room).
+const aheadSQL = `SELECT key, greatest(extract(epoch FROM tat - clock_timestamp()), 0)::float8 FROM email_budgets
+WHERE key = ANY($1)`
 
 // spendSQL moves the buckets' theoretical arrival times by what was drawn, and forgets a few
 // buckets that have been full for a day (they hold nobody back), skipping any another draw holds:
 // the table keeps only the budgets in use, with no job of its own.
 const spendSQL = `WITH spent AS (
-  UPDATE email_budgets AS b SET tat = greatest(b.tat, now()) + make_interval(secs => v.secs)
+  UPDATE email_budgets AS b SET tat = greatest(b.tat, clock_timestamp()) + make_interval(secs => v.secs)
   FROM unnest($1::text[], $2::float8[]) AS v(key, secs) WHERE b.key = v.key RETURNING 1),
 pruned AS (
   DELETE FROM email_budgets WHERE key IN (SELECT key FROM email_budgets
@@ -243,7 +249,10 @@ func (b *Budgets) Take(ctx context.Context, charges ...Charge) error {
 		if _, err := tx.Exec(ctx, ensureSQL, keys); err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, lockSQL, keys)
+		if _, err := tx.Exec(ctx, lockSQL, keys); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, aheadSQL, keys)
 		if err != nil {
 			return err
 		}

@@ -110,3 +110,29 @@ func TestTake(t *testing.T) {
 		require.NoError(t, one.ChargePerson(ctx, "grace@example.test", 0))
 	})
 }
+
+// TestTakeAfterWaitingForALock: a draw that waits for another's bucket row counts from when it
+// holds the row, not from when its transaction began. Here another draw creates the bucket and
+// spends two of three while this one waits; counted from its start, the spends looked a second
+// later than they were and the third draw was refused for "1 second".
+func TestTakeAfterWaitingForALock(t *testing.T) {
+	t.Parallel()
+	db := pgtest.New(t)
+	ctx := context.Background()
+	b := mailbudget.New(db.Pool, mailbudget.Limits{})
+	charge := mailbudget.Charge{Key: "test:lock", Limit: mailbudget.Limit{Burst: 3, Every: time.Hour}, N: 1}
+
+	other, err := db.Pool.Begin(ctx)
+	require.NoError(t, err)
+	defer func() { _ = other.Rollback(ctx) }()
+	_, err = other.Exec(ctx, `INSERT INTO email_budgets (key, tat) VALUES ($1, clock_timestamp())`, charge.Key)
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() { done <- b.Take(ctx, charge) }()
+	time.Sleep(1200 * time.Millisecond) // the draw waits for the row meanwhile
+	_, err = other.Exec(ctx, `UPDATE email_budgets SET tat = clock_timestamp() + interval '2 hours' WHERE key = $1`, charge.Key)
+	require.NoError(t, err)
+	require.NoError(t, other.Commit(ctx))
+	require.NoError(t, <-done, "the third of three is allowed")
+	require.Error(t, b.Take(ctx, charge), "the fourth is not")
+}
