@@ -38,21 +38,7 @@ WITH page AS (
     FROM submissions s
     WHERE ` + eventsScopeSQL + ` AND ` + sessionAfterSQL + ` AND ` + sessionBeforeSQL + `) numbered
   WHERE $10::bigint IS NULL OR n <= $10)
-SELECT s.event_id, s.id, s.code, s.title, s.description, f.name, ` + manualSQL + `, s.starts_at, s.ends_at,
-       s.room_id, r.name, s.content_review_status, s.approved_snapshot <> '{}'::jsonb, s.cancelled_at,
-       s.cancelled_by, s.capacity, s.created_at,
-       COALESCE(t.total, 0), COALESCE(t.done, 0), COALESCE(d.total, 0), COALESCE(d.uploaded, 0)
-FROM page
-JOIN submissions s ON s.id = page.id
-LEFT JOIN formats f ON f.id = s.format_id
-LEFT JOIN rooms r ON r.id = s.room_id
-LEFT JOIN LATERAL (
-  SELECT count(*) FILTER (WHERE ta.status <> 'waived') AS total, count(*) FILTER (WHERE ta.status = 'done') AS done
-  FROM task_assignments ta WHERE ta.submission_id = s.id) t ON true
-LEFT JOIN LATERAL (
-  SELECT count(*) AS total, count(*) FILTER (WHERE da.status = 'uploaded') AS uploaded
-  FROM deliverable_assignments da WHERE da.submission_id = s.id) d ON true
-ORDER BY %[1]s`
+` + sessionRowsOfPageSQL
 
 // sessionsCountsSQL is sessionCountsSQL for the events $1, one row per event with accepted
 // sessions; an event without one counts nothing.

@@ -63,15 +63,10 @@ const (
 	sessionOrderSQL        = `s.starts_at ASC NULLS LAST, s.created_at DESC, s.id DESC`
 	sessionReverseOrderSQL = `s.starts_at DESC NULLS FIRST, s.created_at ASC, s.id ASC`
 
-	// sessionPageSQL chooses the page on the submissions alone ($10 rows, all when null), then
-	// joins only those with their readiness counts. %s is the order: reversed for a page taken
-	// from the end (last), which the caller turns around.
-	sessionPageSQL = `
-WITH page AS (
-  SELECT s.id FROM submissions s
-  WHERE ` + sessionScopeSQL + ` AND ` + sessionAfterSQL + ` AND ` + sessionBeforeSQL + `
-  ORDER BY %[1]s LIMIT $10)
-SELECT s.event_id, s.id, s.code, s.title, s.description, f.name, ` + manualSQL + `, s.starts_at, s.ends_at,
+	// sessionRowsOfPageSQL reads the board's row of each session of the CTE page, with its
+	// readiness counts, in the order %[1]s: the end of sessionPageSQL and of the events' pages
+	// (sessionsPageSQL).
+	sessionRowsOfPageSQL = `SELECT s.event_id, s.id, s.code, s.title, s.description, f.name, ` + manualSQL + `, s.starts_at, s.ends_at,
        s.room_id, r.name, s.content_review_status, s.approved_snapshot <> '{}'::jsonb, s.cancelled_at,
        s.cancelled_by, s.capacity, s.created_at,
        COALESCE(t.total, 0), COALESCE(t.done, 0), COALESCE(d.total, 0), COALESCE(d.uploaded, 0)
@@ -86,6 +81,16 @@ LEFT JOIN LATERAL (
   SELECT count(*) AS total, count(*) FILTER (WHERE da.status = 'uploaded') AS uploaded
   FROM deliverable_assignments da WHERE da.submission_id = s.id) d ON true
 ORDER BY %[1]s`
+
+	// sessionPageSQL chooses the page on the submissions alone ($10 rows, all when null), then
+	// joins only those with their readiness counts. %s is the order: reversed for a page taken
+	// from the end (last), which the caller turns around.
+	sessionPageSQL = `
+WITH page AS (
+  SELECT s.id FROM submissions s
+  WHERE ` + sessionScopeSQL + ` AND ` + sessionAfterSQL + ` AND ` + sessionBeforeSQL + `
+  ORDER BY %[1]s LIMIT $10)
+` + sessionRowsOfPageSQL
 
 	// sessionAllSQL reads every session of sessionScopeSQL ($1-$3) at once, as the REST board does:
 	// without a page to choose, the readiness counts are grouped once over the event's tasks and
