@@ -321,11 +321,26 @@ func (r *Resolver) speakers(ctx context.Context, ev *ent.Event, after *entgql.Cu
 	}
 	if underList(ctx) {
 		if conn, ok, err := r.speakersInList(ctx, ev, after, first, before, last, *orderBy, where); ok {
-			return conn, err
+			return r.prefetchSpeakers(ctx, ev.ID, conn, err)
 		}
 	}
-	return r.client(ctx).Contact.Query().Where(contact.EventID(ev.ID)).
+	conn, err := r.client(ctx).Contact.Query().Where(contact.EventID(ev.ID)).
 		Paginate(ctx, after, first, before, last, ent.WithContactOrder(orderBy), ent.WithContactFilter(where.Filter))
+	return r.prefetchSpeakers(ctx, ev.ID, conn, err)
+}
+
+// prefetchSpeakers loads the resources of a page of speakers in one batch when the query asks for
+// them, as prefetchSessions does for sessions: left to each speaker's field, a busy machine
+// starts some of them after the loader's wait, and the batch splits.
+func (r *Resolver) prefetchSpeakers(ctx context.Context, eventID string, conn *ent.ContactConnection, err error) (*ent.ContactConnection, error) {
+	if err != nil || conn == nil || len(conn.Edges) == 0 || !selected(ctx, "edges", "node", "resources") {
+		return conn, err
+	}
+	keys := mapAll(conn.Edges, func(e *ent.ContactEdge) eventItem { return eventItem{eventID, e.Node.ID} })
+	if _, err := r.loaders(ctx).contactResources.LoadAll(ctx, keys); err != nil {
+		return nil, err
+	}
+	return conn, nil
 }
 
 // speakerDirectories answers Event.speakerDirectory for a page of events: every speaker of each
