@@ -7,6 +7,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/podium/podium/graph/model"
+
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/emaillog"
 	"github.com/podium/podium/ent/event"
@@ -23,49 +25,6 @@ import (
 	"github.com/podium/podium/graph/email"
 	"github.com/podium/podium/graph/scalar"
 )
-
-// Agenda is GET E/agenda and Event.agenda (docs/rest-api.md §4 "Agenda").
-type Agenda struct {
-	Event    *AgendaEvent     `json:"event"`
-	Rooms    []*AgendaRoom    `json:"rooms"`
-	Tracks   []agenda.Track   `json:"tracks"`
-	Sessions []*AgendaSession `json:"sessions"`
-}
-
-// AgendaEvent is the event as the agenda shows it.
-type AgendaEvent struct {
-	ID                string            `json:"id"`
-	Slug              string            `json:"slug"`
-	Name              string            `json:"name"`
-	Timezone          string            `json:"timezone"`
-	StartsAt          scalar.Timestamp  `json:"startsAt"`
-	EndsAt            scalar.Timestamp  `json:"endsAt"`
-	AgendaPublishedAt *scalar.Timestamp `json:"agendaPublishedAt"`
-	AgendaDirty       bool              `json:"agendaDirty"`
-}
-
-// AgendaRoom is a room of the agenda.
-type AgendaRoom struct {
-	ID       string `json:"id"`
-	Name     string `json:"name"`
-	Position int    `json:"position"`
-}
-
-// AgendaSession is an active session on the agenda, scheduled or not.
-type AgendaSession struct {
-	ID              string            `json:"id"`
-	Code            string            `json:"code"`
-	Title           string            `json:"title"`
-	Description     string            `json:"description"`
-	StartsAt        *scalar.Timestamp `json:"startsAt"`
-	EndsAt          *scalar.Timestamp `json:"endsAt"`
-	RoomID          *string           `json:"roomId"`
-	ScheduleDirty   bool              `json:"scheduleDirty"`
-	DurationMinutes int               `json:"durationMinutes"`
-	FormatName      *string           `json:"formatName"`
-	Tracks          []agenda.Track    `json:"tracks"`
-	Speakers        []agenda.Speaker  `json:"speakers"`
-}
 
 // PublicAgenda is the published agenda as anyone may read it.
 type PublicAgenda struct {
@@ -108,7 +67,7 @@ ORDER BY p.submission_id, p.position, c.id`
 )
 
 // agenda loads the agenda of an event whose access was checked.
-func (r *Resolver) agenda(ctx context.Context, ev *ent.Event) (*Agenda, error) {
+func (r *Resolver) agenda(ctx context.Context, ev *ent.Event) (*model.Agenda, error) {
 	out, err := r.agendas(ctx, []*ent.Event{ev})
 	if err != nil {
 		return nil, err
@@ -118,16 +77,16 @@ func (r *Resolver) agenda(ctx context.Context, ev *ent.Event) (*Agenda, error) {
 
 // agendas loads the agendas of events whose access was checked, in their order (Event.agenda for
 // a page of events).
-func (r *Resolver) agendas(ctx context.Context, evs []*ent.Event) ([]*Agenda, error) {
+func (r *Resolver) agendas(ctx context.Context, evs []*ent.Event) ([]*model.Agenda, error) {
 	q := r.sql(ctx)
 	ids := eventIDs(evs)
-	byEvent := make(map[string]*Agenda, len(ids))
+	byEvent := make(map[string]*model.Agenda, len(ids))
 	for _, id := range ids {
-		byEvent[id] = &Agenda{Rooms: []*AgendaRoom{}, Tracks: []agenda.Track{}, Sessions: []*AgendaSession{}}
+		byEvent[id] = &model.Agenda{Rooms: []*model.AgendaRoom{}, Tracks: []agenda.Track{}, Sessions: []*model.AgendaSession{}}
 	}
 	err := eachRow(ctx, q, agendaRoomsSQL, ids, func(scan func(...any) error) error {
 		var event string
-		rm := &AgendaRoom{}
+		rm := &model.AgendaRoom{}
 		if err := scan(&event, &rm.ID, &rm.Name, &rm.Position); err != nil {
 			return err
 		}
@@ -138,11 +97,11 @@ func (r *Resolver) agendas(ctx context.Context, evs []*ent.Event) ([]*Agenda, er
 		return nil, err
 	}
 	// A session's tracks and speakers find it by id, and the agenda's tracks through its event.
-	byID := map[string]*AgendaSession{}
+	byID := map[string]*model.AgendaSession{}
 	eventOf := map[string]string{}
 	err = eachRow(ctx, q, agendaSessionsSQL, ids, func(scan func(...any) error) error {
 		var event string
-		s := &AgendaSession{Tracks: []agenda.Track{}, Speakers: []agenda.Speaker{}}
+		s := &model.AgendaSession{Tracks: []agenda.Track{}, Speakers: []agenda.Speaker{}}
 		var starts, ends *time.Time
 		if err := scan(&event, &s.ID, &s.Code, &s.Title, &s.Description, &starts, &ends, &s.RoomID, &s.ScheduleDirty,
 			&s.DurationMinutes, &s.FormatName); err != nil {
@@ -161,7 +120,7 @@ func (r *Resolver) agendas(ctx context.Context, evs []*ent.Event) ([]*Agenda, er
 			return nil, err
 		}
 	}
-	out := make([]*Agenda, len(evs))
+	out := make([]*model.Agenda, len(evs))
 	for i, ev := range evs {
 		a := *byEvent[ev.ID]
 		a.Event = agendaEvent(ev)
@@ -172,8 +131,8 @@ func (r *Resolver) agendas(ctx context.Context, evs []*ent.Event) ([]*Agenda, er
 
 // agendaSessionLinks adds the tracks and speakers of the sessions read, and each agenda's tracks:
 // those of its sessions, each once, by position.
-func (r *Resolver) agendaSessionLinks(ctx context.Context, q querier, ids []string, byEvent map[string]*Agenda,
-	byID map[string]*AgendaSession, eventOf map[string]string) error {
+func (r *Resolver) agendaSessionLinks(ctx context.Context, q querier, ids []string, byEvent map[string]*model.Agenda,
+	byID map[string]*model.AgendaSession, eventOf map[string]string) error {
 	seen := map[[2]string]bool{}
 	err := eachRow(ctx, q, agendaTracksSQL, ids, func(scan func(...any) error) error {
 		var id string
@@ -209,7 +168,7 @@ var errNotActiveSession = apperr.Invalid("Choose an accepted session")
 // scheduleSession places a session in a room and slot, or takes it off the schedule (docs/rest-api.md:
 // PUT E/agenda/schedule). When the slot changes, the session's invites are out of date
 // (scheduleDirty) and so is the published agenda (agendaDirty).
-func (r *Resolver) scheduleSession(ctx context.Context, eventID string, in ScheduleSessionInput) (*Agenda, error) {
+func (r *Resolver) scheduleSession(ctx context.Context, eventID string, in model.ScheduleSessionInput) (*model.Agenda, error) {
 	c := r.client(ctx)
 	ev, err := access.Event(ctx, c, eventID)
 	if err != nil {
@@ -245,7 +204,7 @@ func (r *Resolver) scheduleSession(ctx context.Context, eventID string, in Sched
 // moveSession writes a checked schedule change of a session — the slot, scheduleDirty, a
 // timeline line, the session.scheduled webhook — leaving the event's agendaDirty to the caller.
 // Accepting an agenda draft moves its sessions the same way (agenda_drafts.go).
-func (r *Resolver) moveSession(ctx context.Context, c *ent.Client, ev *ent.Event, s *ent.Submission, in ScheduleSessionInput, roomName string) error {
+func (r *Resolver) moveSession(ctx context.Context, c *ent.Client, ev *ent.Event, s *ent.Submission, in model.ScheduleSessionInput, roomName string) error {
 	u := s.Update().SetScheduleDirty(true)
 	if in.RoomID == nil {
 		u.ClearRoomID().ClearStartsAt().ClearEndsAt()
@@ -268,7 +227,7 @@ func (r *Resolver) moveSession(ctx context.Context, c *ent.Client, ev *ent.Event
 // checkSlot checks a schedule change: a room, a start and an end, or none of them; the room of the
 // event; the end after the start; the whole session within one day of the event, in its time
 // zone. It returns the room's name.
-func checkSlot(ctx context.Context, c *ent.Client, ev *ent.Event, in ScheduleSessionInput) (string, error) {
+func checkSlot(ctx context.Context, c *ent.Client, ev *ent.Event, in model.ScheduleSessionInput) (string, error) {
 	if in.RoomID == nil && in.StartsAt == nil && in.EndsAt == nil {
 		return "", nil
 	}
@@ -318,7 +277,7 @@ func slotText(start, end time.Time, tz string) string {
 // published agenda, by start time (docs/rest-api.md: "Publish"). Each entry is the session's
 // public view (public_view.go): its approved content and the speakers with an approved name; a
 // session with nothing approved is left out. The public agenda feeds serve this snapshot.
-func (r *Resolver) publishAgenda(ctx context.Context, eventID string) (*Agenda, error) {
+func (r *Resolver) publishAgenda(ctx context.Context, eventID string) (*model.Agenda, error) {
 	c := r.client(ctx)
 	ev, err := lockedEvent(ctx, c, eventID)
 	if err != nil {
@@ -366,7 +325,7 @@ func (r *Resolver) publishAgenda(ctx context.Context, eventID string) (*Agenda, 
 }
 
 // unpublishAgenda withdraws the published agenda: none, no publication time, and dirty.
-func (r *Resolver) unpublishAgenda(ctx context.Context, eventID string) (*Agenda, error) {
+func (r *Resolver) unpublishAgenda(ctx context.Context, eventID string) (*model.Agenda, error) {
 	c := r.client(ctx)
 	ev, err := lockedEvent(ctx, c, eventID)
 	if err != nil {
@@ -382,8 +341,8 @@ func (r *Resolver) unpublishAgenda(ctx context.Context, eventID string) (*Agenda
 	return r.agenda(ctx, ev)
 }
 
-func agendaEvent(ev *ent.Event) *AgendaEvent {
-	return &AgendaEvent{ID: ev.ID, Slug: ev.Slug, Name: ev.Name, Timezone: ev.Timezone, StartsAt: scalar.At(ev.StartsAt),
+func agendaEvent(ev *ent.Event) *model.AgendaEvent {
+	return &model.AgendaEvent{ID: ev.ID, Slug: ev.Slug, Name: ev.Name, Timezone: ev.Timezone, StartsAt: scalar.At(ev.StartsAt),
 		EndsAt: scalar.At(ev.EndsAt), AgendaPublishedAt: scalar.AtPtr(ev.AgendaPublishedAt), AgendaDirty: ev.AgendaDirty}
 }
 
@@ -451,33 +410,22 @@ func (r *Resolver) PublicCalendar(ctx context.Context, eventID string) (string, 
 	return feed.Serialize(), nil
 }
 
-// AgendaConflict is two scheduled sessions overlapping on a speaker or a room.
-type AgendaConflict struct {
-	Kind       AgendaConflictKind
-	SessionIds []string
-	ContactID  *string
-	RoomID     *string
-	Name       string
-	StartsAt   scalar.Timestamp
-	EndsAt     scalar.Timestamp
-}
-
 // conflicts finds speaker double bookings and room overlaps among the scheduled sessions.
-func conflicts(a *Agenda) []*AgendaConflict {
-	var scheduled []*AgendaSession
+func conflicts(a *model.Agenda) []*model.AgendaConflict {
+	var scheduled []*model.AgendaSession
 	for _, s := range a.Sessions {
 		if s.StartsAt != nil && s.EndsAt != nil {
 			scheduled = append(scheduled, s)
 		}
 	}
-	slices.SortStableFunc(scheduled, func(x, y *AgendaSession) int {
+	slices.SortStableFunc(scheduled, func(x, y *model.AgendaSession) int {
 		return cmp.Or(x.StartsAt.Time.Compare(y.StartsAt.Time), cmp.Compare(x.Code, y.Code))
 	})
 	rooms := map[string]string{}
 	for _, rm := range a.Rooms {
 		rooms[rm.ID] = rm.Name
 	}
-	out := []*AgendaConflict{}
+	out := []*model.AgendaConflict{}
 	for i, x := range scheduled {
 		for _, y := range scheduled[i+1:] {
 			if !y.StartsAt.Time.Before(x.EndsAt.Time) {
@@ -489,12 +437,12 @@ func conflicts(a *Agenda) []*AgendaConflict {
 			}
 			pair := []string{x.ID, y.ID}
 			if x.RoomID != nil && y.RoomID != nil && *x.RoomID == *y.RoomID {
-				out = append(out, &AgendaConflict{Kind: AgendaConflictKindRoom, SessionIds: pair, RoomID: x.RoomID,
+				out = append(out, &model.AgendaConflict{Kind: model.AgendaConflictKindRoom, SessionIds: pair, RoomID: x.RoomID,
 					Name: rooms[*x.RoomID], StartsAt: scalar.At(start), EndsAt: scalar.At(end)})
 			}
 			for _, sp := range x.Speakers {
 				if slices.ContainsFunc(y.Speakers, func(o agenda.Speaker) bool { return o.ID == sp.ID }) {
-					out = append(out, &AgendaConflict{Kind: AgendaConflictKindSpeaker, SessionIds: pair, ContactID: new(sp.ID),
+					out = append(out, &model.AgendaConflict{Kind: model.AgendaConflictKindSpeaker, SessionIds: pair, ContactID: new(sp.ID),
 						Name: sp.Name, StartsAt: scalar.At(start), EndsAt: scalar.At(end)})
 				}
 			}
@@ -508,7 +456,7 @@ func conflicts(a *Agenda) []*AgendaConflict {
 // every speaker an update — its SEQUENCE raised when invites had gone out before — and otherwise
 // only speakers without an invitation get one. An active session taken off the schedule after its
 // invites went out sends a cancellation. scheduleDirty is cleared.
-func (r *Resolver) sendCalendarInvites(ctx context.Context, eventID string, in *SendCalendarInvitesInput) (*CalendarInvitesResult, error) {
+func (r *Resolver) sendCalendarInvites(ctx context.Context, eventID string, in *model.SendCalendarInvitesInput) (*model.CalendarInvitesResult, error) {
 	c := r.client(ctx)
 	ev, err := access.Event(ctx, c, eventID)
 	if err != nil {
@@ -543,7 +491,7 @@ func (r *Resolver) sendCalendarInvites(ctx context.Context, eventID string, in *
 			invited[[2]string{*e.SubmissionID, *e.ContactID}] = true
 		}
 	}
-	res := &CalendarInvitesResult{}
+	res := &model.CalendarInvitesResult{}
 	now := time.Now()
 	var batch []email.Email
 	for _, s := range sessions {

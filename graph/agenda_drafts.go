@@ -9,6 +9,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/podium/podium/graph/model"
+
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/agendadraft"
 	"github.com/podium/podium/ent/room"
@@ -23,29 +25,6 @@ import (
 	"github.com/podium/podium/jobs"
 )
 
-// AgendaDraft is a proposed agenda as both transports answer it (docs/agenda-drafts.md).
-type AgendaDraft struct {
-	ID            string               `json:"id"`
-	EventID       string               `json:"eventId"`
-	Name          string               `json:"name"`
-	Status        AgendaDraftStatus    `json:"status"`
-	Criteria      agenda.DraftCriteria `json:"criteria"`
-	Proposal      agenda.Proposal      `json:"proposal"`
-	FailureReason *string              `json:"failureReason"`
-	Generator     *string              `json:"generator"`
-	GeneratedAt   *scalar.Timestamp    `json:"generatedAt"`
-	CommittedAt   *scalar.Timestamp    `json:"committedAt"`
-	CreatedAt     scalar.Timestamp     `json:"createdAt"`
-	UpdatedAt     scalar.Timestamp     `json:"updatedAt"`
-}
-
-// AcceptAgendaDraftResult is what accepting a draft answers.
-type AcceptAgendaDraftResult struct {
-	Agenda               *Agenda      `json:"agenda"`
-	Draft                *AgendaDraft `json:"draft"`
-	ChangedSubmissionIds []string     `json:"changedSubmissionIds"`
-}
-
 // Limits of a draft's request, checked before anything is written.
 const (
 	maxDraftName   = 120
@@ -57,7 +36,7 @@ const (
 
 var errDraftNotFound = apperr.NotFound("Agenda draft")
 
-func toAgendaDraft(d *ent.AgendaDraft) *AgendaDraft {
+func toAgendaDraft(d *ent.AgendaDraft) *model.AgendaDraft {
 	p := d.Proposal
 	if p.Placements == nil {
 		p.Placements = []agenda.Placement{}
@@ -68,13 +47,13 @@ func toAgendaDraft(d *ent.AgendaDraft) *AgendaDraft {
 			*list = []string{}
 		}
 	}
-	return &AgendaDraft{ID: d.ID, EventID: d.EventID, Name: d.Name, Status: AgendaDraftStatus(d.Status), Criteria: c,
+	return &model.AgendaDraft{ID: d.ID, EventID: d.EventID, Name: d.Name, Status: model.AgendaDraftStatus(d.Status), Criteria: c,
 		Proposal: p, FailureReason: d.FailureReason, Generator: d.Generator, GeneratedAt: scalar.AtPtr(d.GeneratedAt),
 		CommittedAt: scalar.AtPtr(d.CommittedAt), CreatedAt: scalar.At(d.CreatedAt), UpdatedAt: scalar.At(d.UpdatedAt)}
 }
 
 // agendaDrafts lists an event's drafts, every status, newest first.
-func (r *Resolver) agendaDrafts(ctx context.Context, eventID string) ([]*AgendaDraft, error) {
+func (r *Resolver) agendaDrafts(ctx context.Context, eventID string) ([]*model.AgendaDraft, error) {
 	c := r.client(ctx)
 	ev, err := access.Event(ctx, c, eventID)
 	if err != nil {
@@ -91,7 +70,7 @@ func (r *Resolver) agendaDrafts(ctx context.Context, eventID string) ([]*AgendaD
 // generateAgendaDraft checks the criteria, stores the draft queued and queues its generation in
 // the same transaction (docs/agenda-drafts.md). Every refusal happens here, before anything is
 // written: the job only meets criteria that were valid when it was queued.
-func (r *Resolver) generateAgendaDraft(ctx context.Context, eventID string, in GenerateAgendaDraftInput) (*AgendaDraft, error) {
+func (r *Resolver) generateAgendaDraft(ctx context.Context, eventID string, in model.GenerateAgendaDraftInput) (*model.AgendaDraft, error) {
 	c := r.client(ctx)
 	ev, err := access.Event(ctx, c, eventID)
 	if err != nil {
@@ -104,7 +83,7 @@ func (r *Resolver) generateAgendaDraft(ctx context.Context, eventID string, in G
 	case utf8.RuneCountInString(name) > maxDraftName || strings.IndexByte(name, 0) >= 0:
 		return nil, apperr.Invalid("Name this agenda draft in at most %d characters", maxDraftName)
 	}
-	if len(in.Criteria.IncludeStatuses) != 1 || in.Criteria.IncludeStatuses[0] != AgendaDraftSessionStatusAccepted {
+	if len(in.Criteria.IncludeStatuses) != 1 || in.Criteria.IncludeStatuses[0] != model.AgendaDraftSessionStatusAccepted {
 		return nil, apperr.Invalid("AI drafts can schedule accepted sessions only")
 	}
 	crit := agenda.DraftCriteria{Days: unique(in.Criteria.Days), RoomIDs: unique(in.Criteria.RoomIds),
@@ -247,7 +226,7 @@ func truncateRunes(s string, n int) string {
 
 // solverInput is the agenda as the solver sees it. A session's duration is its current slot's
 // length when it is scheduled, its format's otherwise.
-func solverInput(ev *ent.Event, a *Agenda, crit agenda.DraftCriteria) solver.Input {
+func solverInput(ev *ent.Event, a *model.Agenda, crit agenda.DraftCriteria) solver.Input {
 	in := solver.Input{Event: solver.EventOf(ev.Timezone, ev.StartsAt, ev.EndsAt),
 		Criteria: solver.Criteria{Days: crit.Days, RoomIDs: crit.RoomIDs, RespectExistingPlacements: crit.RespectExistingPlacements,
 			Rules: crit.Rules}}
@@ -270,7 +249,7 @@ func solverInput(ev *ent.Event, a *Agenda, crit agenda.DraftCriteria) solver.Inp
 }
 
 // liveSlot is a session's slot when room, start and end are all set.
-func liveSlot(s *AgendaSession) *solver.Slot {
+func liveSlot(s *model.AgendaSession) *solver.Slot {
 	if s.RoomID == nil || s.StartsAt == nil || s.EndsAt == nil {
 		return nil
 	}
@@ -301,14 +280,14 @@ type promptSession struct {
 // agendaPrompt is what the provider is told: the event's time zone, the criteria, the chosen rooms
 // in position order, and every active session with its duration and live slot. Speakers are named
 // so that the provider can keep them apart; nothing else of theirs is sent.
-func agendaPrompt(a *Agenda, crit agenda.DraftCriteria) string {
+func agendaPrompt(a *model.Agenda, crit agenda.DraftCriteria) string {
 	rooms := []promptRoom{}
 	for _, rm := range a.Rooms {
 		if slices.Contains(crit.RoomIDs, rm.ID) {
 			rooms = append(rooms, promptRoom{ID: rm.ID, Name: rm.Name})
 		}
 	}
-	sessions := mapAll(a.Sessions, func(s *AgendaSession) promptSession {
+	sessions := mapAll(a.Sessions, func(s *model.AgendaSession) promptSession {
 		p := promptSession{ID: s.ID, Title: s.Title, Format: s.FormatName, DurationMinutes: s.DurationMinutes,
 			Tracks: mapAll(s.Tracks, func(t agenda.Track) string { return t.Name }), Speakers: s.Speakers}
 		if slot := liveSlot(s); slot != nil {
@@ -341,7 +320,7 @@ func lockedDraft(ctx context.Context, c *ent.Client, eventID, draftID string) (*
 
 // changeAgendaDraft duplicates a draft (answering the new one, with the same criteria and no
 // proposal) or discards it (not when committed).
-func (r *Resolver) changeAgendaDraft(ctx context.Context, eventID, draftID string, in ChangeAgendaDraftInput) (*AgendaDraft, error) {
+func (r *Resolver) changeAgendaDraft(ctx context.Context, eventID, draftID string, in model.ChangeAgendaDraftInput) (*model.AgendaDraft, error) {
 	c := r.client(ctx)
 	ev, err := access.Event(ctx, c, eventID)
 	if err != nil {
@@ -352,7 +331,7 @@ func (r *Resolver) changeAgendaDraft(ctx context.Context, eventID, draftID strin
 		return nil, err
 	}
 	switch in.Action {
-	case AgendaDraftActionDiscard:
+	case model.AgendaDraftActionDiscard:
 		if d.Status == agendadraft.StatusCommitted {
 			return nil, apperr.Invalid("A committed draft cannot be discarded")
 		}
@@ -375,7 +354,7 @@ var errScheduleConflict = apperr.Conflict(apperr.CodeScheduleConflict, "Those se
 // session.scheduled webhook), marks the agenda dirty and the draft committed. Nothing is written
 // unless every change is valid: a change that is no longer one, a room gone, a slot outside the
 // event, or a room or speaker booked twice by the result refuse the whole request.
-func (r *Resolver) acceptAgendaDraft(ctx context.Context, eventID, draftID string, in AcceptAgendaDraftInput) (*AcceptAgendaDraftResult, error) {
+func (r *Resolver) acceptAgendaDraft(ctx context.Context, eventID, draftID string, in model.AcceptAgendaDraftInput) (*model.AcceptAgendaDraftResult, error) {
 	c := r.client(ctx)
 	ev, err := lockedEvent(ctx, c, eventID)
 	if err != nil {
@@ -423,7 +402,7 @@ func (r *Resolver) acceptAgendaDraft(ctx context.Context, eventID, draftID strin
 		}
 		start, _ := scalar.ParseTime(p.StartsAt)
 		end, _ := scalar.ParseTime(p.EndsAt)
-		slot := ScheduleSessionInput{SubmissionID: s.ID, RoomID: &p.RoomID, StartsAt: &start, EndsAt: &end}
+		slot := model.ScheduleSessionInput{SubmissionID: s.ID, RoomID: &p.RoomID, StartsAt: &start, EndsAt: &end}
 		if err := r.moveSession(ctx, c, ev, s, slot, rooms[p.RoomID]); err != nil {
 			return nil, err
 		}
@@ -438,14 +417,14 @@ func (r *Resolver) acceptAgendaDraft(ctx context.Context, eventID, draftID strin
 	if err != nil {
 		return nil, err
 	}
-	return &AcceptAgendaDraftResult{Agenda: after, Draft: toAgendaDraft(d), ChangedSubmissionIds: ids}, nil
+	return &model.AcceptAgendaDraftResult{Agenda: after, Draft: toAgendaDraft(d), ChangedSubmissionIds: ids}, nil
 }
 
 // chosenChanges returns the proposal's placements of the chosen sessions, in the proposal's order:
 // each must be a change (an active session whose live slot differs), in a room that still exists
 // and a slot the schedule rules allow.
-func chosenChanges(ev *ent.Event, live *Agenda, proposal agenda.Proposal, ids []string) ([]agenda.Placement, error) {
-	sessions := map[string]*AgendaSession{}
+func chosenChanges(ev *ent.Event, live *model.Agenda, proposal agenda.Proposal, ids []string) ([]agenda.Placement, error) {
+	sessions := map[string]*model.AgendaSession{}
 	for _, s := range live.Sessions {
 		sessions[s.ID] = s
 	}
@@ -480,9 +459,9 @@ func chosenChanges(ev *ent.Event, live *Agenda, proposal agenda.Proposal, ids []
 }
 
 // applied is a copy of the agenda with the placements applied.
-func applied(a *Agenda, placements []agenda.Placement) *Agenda {
+func applied(a *model.Agenda, placements []agenda.Placement) *model.Agenda {
 	out := *a
-	out.Sessions = make([]*AgendaSession, len(a.Sessions))
+	out.Sessions = make([]*model.AgendaSession, len(a.Sessions))
 	for i, s := range a.Sessions {
 		cp := *s
 		for _, p := range placements {
@@ -499,8 +478,8 @@ func applied(a *Agenda, placements []agenda.Placement) *Agenda {
 
 // affected keeps the conflicts involving a moved session: a conflict among sessions the changes
 // do not touch is the organizer's, already on the live agenda, and does not block them.
-func affected(all []*AgendaConflict, moved []agenda.Placement) []*AgendaConflict {
-	return slices.DeleteFunc(all, func(c *AgendaConflict) bool {
+func affected(all []*model.AgendaConflict, moved []agenda.Placement) []*model.AgendaConflict {
+	return slices.DeleteFunc(all, func(c *model.AgendaConflict) bool {
 		return !slices.ContainsFunc(moved, func(p agenda.Placement) bool { return slices.Contains(c.SessionIds, p.SubmissionID) })
 	})
 }

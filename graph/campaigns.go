@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/podium/podium/graph/model"
+
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/contact"
 	"github.com/podium/podium/ent/emaillog"
@@ -37,7 +39,7 @@ type campaignAudience struct {
 
 // sendCampaign sends a campaign to the speakers named by contactIds and the audience, once each
 // (docs/campaigns.md; docs/rest-api.md: POST E/campaigns).
-func (r *Resolver) sendCampaign(ctx context.Context, eventID string, in SendCampaignInput) (*SendCampaignResult, error) {
+func (r *Resolver) sendCampaign(ctx context.Context, eventID string, in model.SendCampaignInput) (*model.SendCampaignResult, error) {
 	c := r.client(ctx)
 	ev, err := access.Event(ctx, c, eventID)
 	if err != nil {
@@ -111,7 +113,7 @@ func (r *Resolver) sendCampaign(ctx context.Context, eventID string, in SendCamp
 	if err := r.insertRecipients(ctx, campaign.ID, audience, rows); err != nil {
 		return nil, err
 	}
-	return &SendCampaignResult{Campaign: toCampaign(campaign, CampaignStats{Pending: len(rows)}), Sent: len(rows), Failed: 0}, nil
+	return &model.SendCampaignResult{Campaign: toCampaign(campaign, CampaignStats{Pending: len(rows)}), Sent: len(rows), Failed: 0}, nil
 }
 
 // insertRecipients records who the campaign went to, in one statement: each recipient's resolved
@@ -132,7 +134,7 @@ JOIN email_log e ON e.id = v.log_id`, campaignID, ids, logs, names)
 
 // campaignText checks a campaign's text as any typed text is checked (checkLine, checkText: no
 // control characters, the subject one line) and the template id it records.
-func campaignText(in SendCampaignInput) error {
+func campaignText(in model.SendCampaignInput) error {
 	if err := checkLine("The subject", in.Subject, maxCampaignSubject, false); err != nil {
 		return err
 	}
@@ -185,22 +187,6 @@ ORDER BY c.last_name, c.first_name, c.id`, args,
 	return out, err
 }
 
-// CampaignRecord is a campaign as both transports present it (docs/campaigns.md).
-type CampaignRecord struct {
-	ID                string              `json:"id"`
-	CreatedAt         scalar.Timestamp    `json:"createdAt"`
-	UpdatedAt         scalar.Timestamp    `json:"updatedAt"`
-	EventID           string              `json:"eventId"`
-	TemplateID        *string             `json:"templateId"`
-	SubjectSnapshot   string              `json:"subjectSnapshot"`
-	BodySnapshot      string              `json:"bodySnapshot"`
-	RecipientFilter   map[string]any      `json:"recipientFilter"`
-	Status            EmailCampaignStatus `json:"status" enum:"draft,sending,sent"`
-	CreatedByUserID   *string             `json:"createdByUserId"`
-	CreatedByAPIKeyID *string             `json:"createdByApiKeyId"`
-	SentAt            *scalar.Timestamp   `json:"sentAt"`
-}
-
 // CampaignStats is where a campaign's emails stand: how many still wait for an outcome, and when
 // the last outcome was recorded.
 type CampaignStats struct {
@@ -209,16 +195,16 @@ type CampaignStats struct {
 }
 
 // toCampaign presents a campaign: sending while an email waits, sent once none does.
-func toCampaign(c *ent.EmailCampaign, st CampaignStats) *CampaignRecord {
-	rec := &CampaignRecord{ID: c.ID, CreatedAt: scalar.At(c.CreatedAt), UpdatedAt: scalar.At(c.UpdatedAt),
+func toCampaign(c *ent.EmailCampaign, st CampaignStats) *model.CampaignRecord {
+	rec := &model.CampaignRecord{ID: c.ID, CreatedAt: scalar.At(c.CreatedAt), UpdatedAt: scalar.At(c.UpdatedAt),
 		EventID: c.EventID, TemplateID: c.TemplateID, SubjectSnapshot: c.SubjectSnapshot, BodySnapshot: c.BodySnapshot,
-		RecipientFilter: c.RecipientFilter, Status: EmailCampaignStatusSending, CreatedByUserID: c.CreatedByUserID,
+		RecipientFilter: c.RecipientFilter, Status: model.EmailCampaignStatusSending, CreatedByUserID: c.CreatedByUserID,
 		CreatedByAPIKeyID: c.CreatedByAPIKeyID}
 	if rec.RecipientFilter == nil {
 		rec.RecipientFilter = map[string]any{}
 	}
 	if st.Pending == 0 {
-		rec.Status = EmailCampaignStatusSent
+		rec.Status = model.EmailCampaignStatusSent
 		rec.SentAt = st.LastAt
 		if rec.SentAt == nil {
 			rec.SentAt = &rec.CreatedAt

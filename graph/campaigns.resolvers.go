@@ -7,14 +7,16 @@ package graph
 
 import (
 	"context"
+
+	"github.com/podium/podium/graph/model"
 )
 
 // SendCampaign is the resolver for the sendCampaign field.
-func (r *mutationResolver) SendCampaign(ctx context.Context, eventID string, input SendCampaignInput) (*SendCampaignResult, error) {
+func (r *mutationResolver) SendCampaign(ctx context.Context, eventID string, input model.SendCampaignInput) (*model.SendCampaignResult, error) {
 	return r.sendCampaign(ctx, eventID, input)
 }
 
 // Communications is the resolver for the communications field.
-func (r *queryResolver) Communications(ctx context.Context, eventID string) (*CommunicationCenter, error) {
+func (r *queryResolver) Communications(ctx context.Context, eventID string) (*model.CommunicationCenter, error) {
 	return r.communications(ctx, eventID)
 }

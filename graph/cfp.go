@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/podium/podium/graph/model"
+
 	entsql "entgo.io/ent/dialect/sql"
 
 	"github.com/podium/podium/ent"
@@ -86,13 +88,13 @@ func (r *Resolver) scopeForm(ctx context.Context, p *viewer.Person, formID strin
 }
 
 // PublicForm is a form as its public page shows it, to anyone.
-func (r *Resolver) PublicForm(ctx context.Context, formID string) (*CfpForm, error) {
+func (r *Resolver) PublicForm(ctx context.Context, formID string) (*model.CfpForm, error) {
 	f, _, err := r.PublicFormEvent(ctx, formID)
 	return f, err
 }
 
 // PublicFormEvent is PublicForm with the form's event, whose theme and logo its pages wear.
-func (r *Resolver) PublicFormEvent(ctx context.Context, formID string) (*CfpForm, *ent.Event, error) {
+func (r *Resolver) PublicFormEvent(ctx context.Context, formID string) (*model.CfpForm, *ent.Event, error) {
 	s, err := r.scopeForm(ctx, nil, formID)
 	if err != nil {
 		return nil, nil, err
@@ -110,7 +112,7 @@ func (r *Resolver) PublicFormEvent(ctx context.Context, formID string) (*CfpForm
 // OwnProposals lists the person's proposals of the form — submitted by them or naming them as
 // co-speaker — newest first. Each form has its own list and limit: another form's proposals are
 // on that form's page.
-func (r *Resolver) OwnProposals(ctx context.Context, p *viewer.Person, formID string) ([]*Proposal, error) {
+func (r *Resolver) OwnProposals(ctx context.Context, p *viewer.Person, formID string) ([]*model.Proposal, error) {
 	if p == nil {
 		return nil, errNotAPerson
 	}
@@ -120,7 +122,7 @@ func (r *Resolver) OwnProposals(ctx context.Context, p *viewer.Person, formID st
 	}
 	me, err := s.me(r.Client)
 	if err != nil || me == nil {
-		return []*Proposal{}, err
+		return []*model.Proposal{}, err
 	}
 	subs, err := r.Client.Submission.Query().
 		Where(submission.EventID(s.event.ID), submission.SourceFormID(s.form.ID),
@@ -159,7 +161,7 @@ type coSpeaker struct{ name, email string }
 
 // checkProposal checks what the person typed, before any database work. Required questions are
 // collected, not refused: a draft may leave them empty; submitting may not.
-func checkProposal(f *ent.Form, person *viewer.Person, in ProposalInput) (*proposal, error) {
+func checkProposal(f *ent.Form, person *viewer.Person, in model.ProposalInput) (*proposal, error) {
 	p := &proposal{title: strings.TrimSpace(in.Title), lang: "en", answers: map[string]any{}}
 	if err := checkLine("Title", p.title, maxProposalTitle, true); err != nil {
 		return nil, err
@@ -216,7 +218,7 @@ func checkProposal(f *ent.Form, person *viewer.Person, in ProposalInput) (*propo
 }
 
 // checkCoSpeaker checks the n-th co-speaker: a name and one plain address.
-func checkCoSpeaker(n int, in *CoSpeakerInput) (coSpeaker, error) {
+func checkCoSpeaker(n int, in *model.CoSpeakerInput) (coSpeaker, error) {
 	name := strings.TrimSpace(in.Name)
 	if err := checkLine(fmt.Sprintf("Co-speaker %d's name", n), name, maxPersonName, true); err != nil {
 		return coSpeaker{}, err
@@ -286,7 +288,7 @@ func emptyNil(s *string) *string {
 // the form's limit of proposals per submitter, counting every status (submission_limit_reached).
 // A new proposal with the key of one the person already made is that proposal: a double submit
 // makes one.
-func (r *Resolver) SaveOwnProposal(ctx context.Context, person *viewer.Person, formID string, id *string, in ProposalInput, submit bool) (*Proposal, error) {
+func (r *Resolver) SaveOwnProposal(ctx context.Context, person *viewer.Person, formID string, id *string, in model.ProposalInput, submit bool) (*model.Proposal, error) {
 	if person == nil {
 		return nil, errNotAPerson
 	}
@@ -298,7 +300,7 @@ func (r *Resolver) SaveOwnProposal(ctx context.Context, person *viewer.Person, f
 	if err != nil {
 		return nil, err
 	}
-	var out *Proposal
+	var out *model.Proposal
 	err = r.DB.InTx(s.ctx, func(ctx context.Context) error {
 		c := r.client(ctx)
 		// One person's proposals in one event are written one at a time: the limit, the key and
@@ -388,8 +390,8 @@ func checkOffered(ctx context.Context, c *ent.Client, eventID string, f *ent.For
 	if err != nil {
 		return err
 	}
-	has := func(opts []*CfpOption, id string) bool {
-		return slices.ContainsFunc(opts, func(o *CfpOption) bool { return o.ID == id })
+	has := func(opts []*model.CfpOption, id string) bool {
+		return slices.ContainsFunc(opts, func(o *model.CfpOption) bool { return o.ID == id })
 	}
 	if p.formatID != nil && !has(view.Formats, *p.formatID) {
 		return apperr.Invalid("Choose a format this form offers")
@@ -469,8 +471,8 @@ func countsAgainstLimit() predicate.Submission {
 }
 
 // CountsAgainstLimit says whether p counts against its form's limit (countsAgainstLimit).
-func CountsAgainstLimit(p *Proposal) bool {
-	return p.Mine && (p.Status != SubmissionStatusWithdrawn || p.SubmittedAt != nil)
+func CountsAgainstLimit(p *model.Proposal) bool {
+	return p.Mine && (p.Status != model.SubmissionStatusWithdrawn || p.SubmittedAt != nil)
 }
 
 // ownProposal loads, locked, a proposal of the form's event that came through a form and names
@@ -624,7 +626,7 @@ func invitedTo(addr string) predicate.Submission {
 
 // OwnInvitations lists the person's invitations to be a co-speaker of proposals of the form,
 // newest first.
-func (r *Resolver) OwnInvitations(ctx context.Context, p *viewer.Person, formID string) ([]*ProposalInvitation, error) {
+func (r *Resolver) OwnInvitations(ctx context.Context, p *viewer.Person, formID string) ([]*model.ProposalInvitation, error) {
 	if p == nil {
 		return nil, errNotAPerson
 	}
@@ -638,7 +640,7 @@ func (r *Resolver) OwnInvitations(ctx context.Context, p *viewer.Person, formID 
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*ProposalInvitation, 0, len(subs))
+	out := make([]*model.ProposalInvitation, 0, len(subs))
 	for _, sub := range subs {
 		if v := invitationView(sub, addr); v != nil {
 			out = append(out, v)
@@ -648,7 +650,7 @@ func (r *Resolver) OwnInvitations(ctx context.Context, p *viewer.Person, formID 
 }
 
 // invitationView is the invitation of addr to sub as the person invited sees it, or nil.
-func invitationView(sub *ent.Submission, addr string) *ProposalInvitation {
+func invitationView(sub *ent.Submission, addr string) *model.ProposalInvitation {
 	i := slices.IndexFunc(sub.CoSpeakerInvitations, func(v cfpform.Invitation) bool { return v.Email == addr })
 	if i < 0 {
 		return nil
@@ -657,7 +659,7 @@ func invitationView(sub *ent.Submission, addr string) *ProposalInvitation {
 	if ct := sub.Edges.Submitter; ct != nil {
 		by = fullName(ct.FirstName, strings.Trim(ct.LastName, "-"))
 	}
-	return &ProposalInvitation{ProposalID: sub.ID, FormID: *sub.SourceFormID, Title: sub.Title, InvitedBy: by,
+	return &model.ProposalInvitation{ProposalID: sub.ID, FormID: *sub.SourceFormID, Title: sub.Title, InvitedBy: by,
 		Status: sub.CoSpeakerInvitations[i].Status}
 }
 
@@ -665,7 +667,7 @@ func invitationView(sub *ent.Submission, addr string) *ProposalInvitation {
 // proposal id. Accepting makes them a speaker of it, after the others, and a contact of the
 // event when it does not know them; declining takes them off it again. A withdrawn or declined
 // proposal takes no new speakers.
-func (r *Resolver) AnswerOwnInvitation(ctx context.Context, person *viewer.Person, formID, id string, accept bool) (*ProposalInvitation, error) {
+func (r *Resolver) AnswerOwnInvitation(ctx context.Context, person *viewer.Person, formID, id string, accept bool) (*model.ProposalInvitation, error) {
 	if person == nil {
 		return nil, errNotAPerson
 	}
@@ -677,7 +679,7 @@ func (r *Resolver) AnswerOwnInvitation(ctx context.Context, person *viewer.Perso
 		return nil, errInvitationNotFound
 	}
 	addr := strings.ToLower(person.Email)
-	var out *ProposalInvitation
+	var out *model.ProposalInvitation
 	err = r.DB.InTx(s.ctx, func(ctx context.Context) error {
 		c := r.client(ctx)
 		sub, err := c.Submission.Query().Where(submission.ID(id), submission.EventID(s.event.ID),
@@ -833,7 +835,7 @@ func (r *Resolver) submitProposal(ctx context.Context, c *ent.Client, s *cfpScop
 
 // WithdrawOwnProposal withdraws one of the person's proposals while it is a draft, pending or
 // maybe; a withdrawn one stays withdrawn.
-func (r *Resolver) WithdrawOwnProposal(ctx context.Context, person *viewer.Person, formID, id string) (*Proposal, error) {
+func (r *Resolver) WithdrawOwnProposal(ctx context.Context, person *viewer.Person, formID, id string) (*model.Proposal, error) {
 	if person == nil {
 		return nil, errNotAPerson
 	}
@@ -841,7 +843,7 @@ func (r *Resolver) WithdrawOwnProposal(ctx context.Context, person *viewer.Perso
 	if err != nil {
 		return nil, err
 	}
-	var out *Proposal
+	var out *model.Proposal
 	err = r.DB.InTx(s.ctx, func(ctx context.Context) error {
 		c := r.client(ctx)
 		me, err := s.me(c)
@@ -882,9 +884,9 @@ func (r *Resolver) WithdrawOwnProposal(ctx context.Context, person *viewer.Perso
 }
 
 // proposalViews shows submissions as their speakers see them.
-func (r *Resolver) proposalViews(ctx context.Context, c *ent.Client, me *ent.Contact, subs []*ent.Submission) ([]*Proposal, error) {
+func (r *Resolver) proposalViews(ctx context.Context, c *ent.Client, me *ent.Contact, subs []*ent.Submission) ([]*model.Proposal, error) {
 	if len(subs) == 0 {
-		return []*Proposal{}, nil
+		return []*model.Proposal{}, nil
 	}
 	ids := mapAll(subs, func(s *ent.Submission) string { return s.ID })
 	people, err := participants(ctx, c, ids...)
@@ -900,12 +902,12 @@ func (r *Resolver) proposalViews(ctx context.Context, c *ent.Client, me *ent.Con
 		byID[s.ID] = s
 	}
 	now := time.Now()
-	out := make([]*Proposal, len(subs))
+	out := make([]*model.Proposal, len(subs))
 	for i, s := range subs {
 		full := byID[s.ID]
-		p := &Proposal{ID: s.ID, FormID: *s.SourceFormID, EventID: s.EventID, Code: s.Code, Status: SubmissionStatus(s.Status),
+		p := &model.Proposal{ID: s.ID, FormID: *s.SourceFormID, EventID: s.EventID, Code: s.Code, Status: model.SubmissionStatus(s.Status),
 			Title: s.Title, Description: s.Description, FormatID: s.FormatID, LevelID: s.LevelID, Language: s.Language,
-			Answers: s.Answers, Speakers: []*ProposalSpeaker{}, TrackIds: []string{}, Invitations: []*CoSpeakerInvitation{},
+			Answers: s.Answers, Speakers: []*model.ProposalSpeaker{}, TrackIds: []string{}, Invitations: []*model.CoSpeakerInvitation{},
 			Mine: s.SubmitterContactID != nil && *s.SubmitterContactID == me.ID, SubmittedAt: s.SubmittedAt, CreatedAt: s.CreatedAt}
 		if full != nil {
 			p.TrackIds = mapAll(full.Edges.Tracks, func(t *ent.Track) string { return t.ID })
@@ -915,12 +917,12 @@ func (r *Resolver) proposalViews(ctx context.Context, c *ent.Client, me *ent.Con
 		if p.Mine {
 			for _, v := range s.CoSpeakerInvitations {
 				if v.Status != cfpform.Accepted {
-					p.Invitations = append(p.Invitations, &CoSpeakerInvitation{Name: v.Name, Email: v.Email, Status: v.Status})
+					p.Invitations = append(p.Invitations, &model.CoSpeakerInvitation{Name: v.Name, Email: v.Email, Status: v.Status})
 				}
 			}
 		}
 		for _, sp := range people[s.ID] {
-			p.Speakers = append(p.Speakers, &ProposalSpeaker{Name: fullName(sp.FirstName, strings.Trim(sp.LastName, "-")),
+			p.Speakers = append(p.Speakers, &model.ProposalSpeaker{Name: fullName(sp.FirstName, strings.Trim(sp.LastName, "-")),
 				Email: sp.Email, Submitter: s.SubmitterContactID != nil && *s.SubmitterContactID == sp.ContactID})
 		}
 		out[i] = p

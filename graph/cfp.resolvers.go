@@ -7,15 +7,17 @@ package graph
 
 import (
 	"context"
+
+	"github.com/podium/podium/graph/model"
 )
 
 // SaveProposal is the resolver for the saveProposal field.
-func (r *mutationResolver) SaveProposal(ctx context.Context, formID string, id *string, input ProposalInput, submit *bool) (*Proposal, error) {
+func (r *mutationResolver) SaveProposal(ctx context.Context, formID string, id *string, input model.ProposalInput, submit *bool) (*model.Proposal, error) {
 	return r.SaveOwnProposal(ctx, personOf(ctx), formID, id, input, submit != nil && *submit)
 }
 
 // AnswerCoSpeakerInvitation is the resolver for the answerCoSpeakerInvitation field.
-func (r *mutationResolver) AnswerCoSpeakerInvitation(ctx context.Context, formID string, id string, accept bool) (*ProposalInvitation, error) {
+func (r *mutationResolver) AnswerCoSpeakerInvitation(ctx context.Context, formID string, id string, accept bool) (*model.ProposalInvitation, error) {
 	return r.AnswerOwnInvitation(ctx, personOf(ctx), formID, id, accept)
 }
 
@@ -25,21 +27,21 @@ func (r *mutationResolver) DeleteProposal(ctx context.Context, formID string, id
 }
 
 // WithdrawProposal is the resolver for the withdrawProposal field.
-func (r *mutationResolver) WithdrawProposal(ctx context.Context, formID string, id string) (*Proposal, error) {
+func (r *mutationResolver) WithdrawProposal(ctx context.Context, formID string, id string) (*model.Proposal, error) {
 	return r.WithdrawOwnProposal(ctx, personOf(ctx), formID, id)
 }
 
 // CfpForm is the resolver for the cfpForm field.
-func (r *queryResolver) CfpForm(ctx context.Context, id string) (*CfpForm, error) {
+func (r *queryResolver) CfpForm(ctx context.Context, id string) (*model.CfpForm, error) {
 	return r.PublicForm(ctx, id)
 }
 
 // MyProposals is the resolver for the myProposals field.
-func (r *queryResolver) MyProposals(ctx context.Context, formID string) ([]*Proposal, error) {
+func (r *queryResolver) MyProposals(ctx context.Context, formID string) ([]*model.Proposal, error) {
 	return r.OwnProposals(ctx, personOf(ctx), formID)
 }
 
 // MyCoSpeakerInvitations is the resolver for the myCoSpeakerInvitations field.
-func (r *queryResolver) MyCoSpeakerInvitations(ctx context.Context, formID string) ([]*ProposalInvitation, error) {
+func (r *queryResolver) MyCoSpeakerInvitations(ctx context.Context, formID string) ([]*model.ProposalInvitation, error) {
 	return r.OwnInvitations(ctx, personOf(ctx), formID)
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/podium/podium/graph/model"
+
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/contact"
 	"github.com/podium/podium/ent/emailcampaign"
@@ -12,44 +14,17 @@ import (
 	"github.com/podium/podium/graph/scalar"
 )
 
-// EmailTemplateRecord is a saved email template in the original API's shape. Podium has no saved
-// templates (docs/campaigns.md), so none is ever made; the type keeps the field in the schema.
-type EmailTemplateRecord struct {
-	ID              string           `json:"id"`
-	CreatedAt       scalar.Timestamp `json:"createdAt"`
-	UpdatedAt       scalar.Timestamp `json:"updatedAt"`
-	EventID         string           `json:"eventId"`
-	Name            string           `json:"name"`
-	SubjectTemplate string           `json:"subjectTemplate"`
-	BodyTemplate    string           `json:"bodyTemplate"`
-	MergeFields     []string         `json:"mergeFields"`
-}
-
-// ReminderRuleRecord is an automatic reminder rule in the original API's shape. Podium has none
-// (docs/campaigns.md): reviewer reminders are sent on request.
-type ReminderRuleRecord struct {
-	ID            string            `json:"id"`
-	CreatedAt     scalar.Timestamp  `json:"createdAt"`
-	UpdatedAt     scalar.Timestamp  `json:"updatedAt"`
-	EventID       string            `json:"eventId"`
-	Scope         string            `json:"scope"`
-	TaskType      string            `json:"taskType"`
-	DaysBeforeDue int               `json:"daysBeforeDue"`
-	Enabled       bool              `json:"enabled"`
-	LastRunAt     *scalar.Timestamp `json:"lastRunAt"`
-}
-
 // communications answers an event's communications view: its speakers with task counts, and its
 // campaigns with every recipient's delivery — four statements, whatever the number of speakers,
 // campaigns and recipients.
-func (r *Resolver) communications(ctx context.Context, eventID string) (*CommunicationCenter, error) {
+func (r *Resolver) communications(ctx context.Context, eventID string) (*model.CommunicationCenter, error) {
 	c := r.client(ctx)
 	ev, err := access.Event(ctx, c, eventID)
 	if err != nil {
 		return nil, err
 	}
-	out := &CommunicationCenter{EventName: ev.Name, EventSlug: ev.Slug, Contacts: []*CommunicationContact{},
-		Templates: []*EmailTemplateRecord{}, Campaigns: []*CampaignHistory{}, ReminderRules: []*ReminderRuleRecord{}}
+	out := &model.CommunicationCenter{EventName: ev.Name, EventSlug: ev.Slug, Contacts: []*model.CommunicationContact{},
+		Templates: []*model.EmailTemplateRecord{}, Campaigns: []*model.CampaignHistory{}, ReminderRules: []*model.ReminderRuleRecord{}}
 	q := r.sql(ctx)
 	// A task applies to a speaker when it is theirs, or when it is a session's task and they speak
 	// in that session.
@@ -68,7 +43,7 @@ LEFT JOIN LATERAL (
   WHERE p.contact_id = c.id ORDER BY s.created_at, s.id LIMIT 1) t ON true
 WHERE c.event_id = $1 AND c.participation = 'speaker'
 ORDER BY c.last_name, c.first_name, c.id`, []any{ev.ID}, func(scan func(...any) error) error {
-		ct := &CommunicationContact{}
+		ct := &model.CommunicationContact{}
 		var status string
 		if err := scan(&ct.ID, &ct.Email, &ct.FirstName, &ct.LastName, &ct.HeadshotURL, &ct.Title, &ct.Company,
 			&status, &ct.TaskTotal, &ct.TaskDone, &ct.TaskIncomplete, &ct.TalkTitle); err != nil {
@@ -87,7 +62,7 @@ ORDER BY c.last_name, c.first_name, c.id`, []any{ev.ID}, func(scan func(...any) 
 	if err != nil {
 		return nil, err
 	}
-	recipients := map[string][]*CampaignRecipient{}
+	recipients := map[string][]*model.CampaignRecipient{}
 	stats := map[string]*CampaignStats{}
 	for _, cp := range campaigns {
 		stats[cp.ID] = &CampaignStats{}
@@ -104,7 +79,7 @@ ORDER BY c.last_name, c.first_name, r.id`, []any{ev.ID}, func(scan func(...any) 
 		var campaignID string
 		var contactID, first, last, addr, status *string
 		var at *time.Time
-		rc := &CampaignRecipient{}
+		rc := &model.CampaignRecipient{}
 		if err := scan(&campaignID, &rc.ID, &contactID, &first, &last, &addr, &rc.ResolvedSubject,
 			&rc.ResolvedBody, &rc.EmailLogID, &status, &at); err != nil {
 			return err
@@ -113,16 +88,16 @@ ORDER BY c.last_name, c.first_name, r.id`, []any{ev.ID}, func(scan func(...any) 
 		if st == nil {
 			return nil
 		}
-		rc.DeliveryStatus = CampaignDeliveryStatusFailed
+		rc.DeliveryStatus = model.CampaignDeliveryStatusFailed
 		if status != nil {
 			s := emaillog.Status(*status)
 			rc.EmailStatus = &s
 			switch s {
 			case emaillog.StatusQueued, emaillog.StatusSending:
-				rc.DeliveryStatus = CampaignDeliveryStatusPending
+				rc.DeliveryStatus = model.CampaignDeliveryStatusPending
 				st.Pending++
 			case emaillog.StatusSent:
-				rc.DeliveryStatus = CampaignDeliveryStatusSent
+				rc.DeliveryStatus = model.CampaignDeliveryStatusSent
 			}
 			if at != nil && (st.LastAt == nil || at.After(st.LastAt.Time)) {
 				st.LastAt = scalar.AtPtr(at)
@@ -142,9 +117,9 @@ ORDER BY c.last_name, c.first_name, r.id`, []any{ev.ID}, func(scan func(...any) 
 	for _, cp := range campaigns {
 		list := recipients[cp.ID]
 		if list == nil {
-			list = []*CampaignRecipient{}
+			list = []*model.CampaignRecipient{}
 		}
-		out.Campaigns = append(out.Campaigns, &CampaignHistory{Campaign: toCampaign(cp, *stats[cp.ID]), Recipients: list})
+		out.Campaigns = append(out.Campaigns, &model.CampaignHistory{Campaign: toCampaign(cp, *stats[cp.ID]), Recipients: list})
 	}
 	return out, nil
 }

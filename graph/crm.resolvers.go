@@ -9,25 +9,26 @@ import (
 	"context"
 
 	"entgo.io/contrib/entgql"
+	"github.com/podium/podium/graph/model"
 )
 
 // CreateContact is the resolver for the createContact field.
-func (r *mutationResolver) CreateContact(ctx context.Context, input ContactInput) (*CrmContact, error) {
+func (r *mutationResolver) CreateContact(ctx context.Context, input model.ContactInput) (*model.CrmContact, error) {
 	return r.createContact(ctx, input)
 }
 
 // UpdateContact is the resolver for the updateContact field.
-func (r *mutationResolver) UpdateContact(ctx context.Context, contactID string, input ContactInput) (*CrmContact, error) {
+func (r *mutationResolver) UpdateContact(ctx context.Context, contactID string, input model.ContactInput) (*model.CrmContact, error) {
 	return r.updateContact(ctx, contactID, input)
 }
 
 // ImportContacts is the resolver for the importContacts field.
-func (r *mutationResolver) ImportContacts(ctx context.Context, input ImportContactsInput) (*CrmImportResult, error) {
+func (r *mutationResolver) ImportContacts(ctx context.Context, input model.ImportContactsInput) (*model.CrmImportResult, error) {
 	return r.importContacts(ctx, input)
 }
 
 // AddContactTag is the resolver for the addContactTag field.
-func (r *mutationResolver) AddContactTag(ctx context.Context, contactID string, input AddContactTagInput) (*CrmTag, error) {
+func (r *mutationResolver) AddContactTag(ctx context.Context, contactID string, input model.AddContactTagInput) (*model.CrmTag, error) {
 	return r.addContactTag(ctx, contactID, input)
 }
 
@@ -37,26 +38,26 @@ func (r *mutationResolver) RemoveContactTag(ctx context.Context, contactID strin
 }
 
 // AddContactNote is the resolver for the addContactNote field.
-func (r *mutationResolver) AddContactNote(ctx context.Context, contactID string, input AddContactNoteInput) (*CrmContactNote, error) {
+func (r *mutationResolver) AddContactNote(ctx context.Context, contactID string, input model.AddContactNoteInput) (*model.CrmContactNote, error) {
 	return r.addContactNote(ctx, contactID, input)
 }
 
 // AddContactToEvent is the resolver for the addContactToEvent field.
-func (r *mutationResolver) AddContactToEvent(ctx context.Context, contactID string, input AddContactToEventInput) (*CrmContactEvent, error) {
+func (r *mutationResolver) AddContactToEvent(ctx context.Context, contactID string, input model.AddContactToEventInput) (*model.CrmContactEvent, error) {
 	return r.addContactToEvent(ctx, contactID, input)
 }
 
 // MergeContacts is the resolver for the mergeContacts field.
-func (r *mutationResolver) MergeContacts(ctx context.Context, input MergeContactsInput) (*CrmContact, error) {
+func (r *mutationResolver) MergeContacts(ctx context.Context, input model.MergeContactsInput) (*model.CrmContact, error) {
 	return r.mergeContacts(ctx, input)
 }
 
 // Contacts is the resolver for the contacts field.
-func (r *queryResolver) Contacts(ctx context.Context, q *string, first *int, after *entgql.Cursor[string]) (*CrmContactConnection, error) {
+func (r *queryResolver) Contacts(ctx context.Context, q *string, first *int, after *entgql.Cursor[string]) (*model.CrmContactConnection, error) {
 	return r.contacts(ctx, q, first, after)
 }
 
 // Contact is the resolver for the contact field.
-func (r *queryResolver) Contact(ctx context.Context, contactID string) (*CrmContactDetail, error) {
+func (r *queryResolver) Contact(ctx context.Context, contactID string) (*model.CrmContactDetail, error) {
 	return r.contactDetail(ctx, contactID)
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/podium/podium/graph/model"
+
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/contact"
 	"github.com/podium/podium/ent/event"
@@ -105,7 +107,7 @@ func crmActorOf(v *viewer.Viewer) (userID, keyID *string, name string) {
 	}
 }
 
-func (r *Resolver) createContact(ctx context.Context, in ContactInput) (*CrmContact, error) {
+func (r *Resolver) createContact(ctx context.Context, in model.ContactInput) (*model.CrmContact, error) {
 	if _, err := access.Viewer(ctx); err != nil {
 		return nil, err
 	}
@@ -131,7 +133,7 @@ func (r *Resolver) createContact(ctx context.Context, in ContactInput) (*CrmCont
 
 // updateContact replaces the contact's fields (the original API's PATCH is a full replacement):
 // nulls and left-out socials clear. custom is kept (the original wiped it).
-func (r *Resolver) updateContact(ctx context.Context, id string, in ContactInput) (*CrmContact, error) {
+func (r *Resolver) updateContact(ctx context.Context, id string, in model.ContactInput) (*model.CrmContact, error) {
 	c := r.client(ctx)
 	ct, err := crmContactOf(ctx, c, id)
 	if err != nil {
@@ -165,13 +167,13 @@ func (r *Resolver) updateContact(ctx context.Context, id string, in ContactInput
 // their event and the event contact's submissions, its notes newest first, its card and the
 // card's history newest first. Names of authors, actors and stages are read from the rows, as
 // they were written.
-func (r *Resolver) contactDetail(ctx context.Context, id string) (*CrmContactDetail, error) {
+func (r *Resolver) contactDetail(ctx context.Context, id string) (*model.CrmContactDetail, error) {
 	c := r.client(ctx)
 	ct, err := crmContactOf(ctx, c, id)
 	if err != nil {
 		return nil, err
 	}
-	d := &CrmContactDetail{Contact: toCrmContact(ct)}
+	d := &model.CrmContactDetail{Contact: toCrmContact(ct)}
 	tags, err := c.OrganizationTag.Query().
 		Where(organizationtag.HasContactLinksWith(organizationcontacttag.OrganizationContactID(ct.ID))).
 		Order(ent.Asc(organizationtag.FieldName), ent.Asc(organizationtag.FieldID)).All(ctx)
@@ -187,10 +189,10 @@ func (r *Resolver) contactDetail(ctx context.Context, id string) (*CrmContactDet
 	if err != nil {
 		return nil, err
 	}
-	d.Notes = mapAll(notes, func(n *ent.OrganizationContactNote) *CrmNoteEntry {
-		return &CrmNoteEntry{Note: toCrmContactNote(n), AuthorName: n.AuthorName}
+	d.Notes = mapAll(notes, func(n *ent.OrganizationContactNote) *model.CrmNoteEntry {
+		return &model.CrmNoteEntry{Note: toCrmContactNote(n), AuthorName: n.AuthorName}
 	})
-	d.StageHistory = []*CrmStageHistoryEntry{}
+	d.StageHistory = []*model.CrmStageHistoryEntry{}
 	card, err := c.PipelineCard.Query().Where(pipelinecard.OrganizationContactID(ct.ID)).Only(ctx)
 	switch {
 	case ent.IsNotFound(err):
@@ -210,7 +212,7 @@ func (r *Resolver) contactDetail(ctx context.Context, id string) (*CrmContactDet
 
 // contactEvents reads a contact's event links, newest first, with their events and every
 // submission (any status) of the linked event contacts, by title: three statements.
-func (r *Resolver) contactEvents(ctx context.Context, c *ent.Client, contactID string) ([]*CrmContactEventEntry, error) {
+func (r *Resolver) contactEvents(ctx context.Context, c *ent.Client, contactID string) ([]*model.CrmContactEventEntry, error) {
 	links, err := c.OrganizationContactEvent.Query().
 		Where(organizationcontactevent.OrganizationContactID(contactID)).WithEvent().
 		Order(ent.Desc(organizationcontactevent.FieldCreatedAt), ent.Desc(organizationcontactevent.FieldID)).All(ctx)
@@ -230,8 +232,8 @@ func (r *Resolver) contactEvents(ctx context.Context, c *ent.Client, contactID s
 			sessions[p.ContactID] = append(sessions[p.ContactID], s)
 		}
 	}
-	return mapAll(links, func(l *ent.OrganizationContactEvent) *CrmContactEventEntry {
-		e := &CrmContactEventEntry{Link: toCrmContactEvent(l), Sessions: sessionRefs(sessions[l.ContactID])}
+	return mapAll(links, func(l *ent.OrganizationContactEvent) *model.CrmContactEventEntry {
+		e := &model.CrmContactEventEntry{Link: toCrmContactEvent(l), Sessions: sessionRefs(sessions[l.ContactID])}
 		if ev := l.Edges.Event; ev != nil {
 			e.Name, e.Slug = ev.Name, ev.Slug
 		}
@@ -240,13 +242,13 @@ func (r *Resolver) contactEvents(ctx context.Context, c *ent.Client, contactID s
 }
 
 // sessionRefs names submissions by title, each once.
-func sessionRefs(subs []*ent.Submission) []*CrmSessionRef {
-	out := []*CrmSessionRef{}
+func sessionRefs(subs []*ent.Submission) []*model.CrmSessionRef {
+	out := []*model.CrmSessionRef{}
 	seen := map[string]bool{}
 	for _, s := range subs {
 		if !seen[s.ID] {
 			seen[s.ID] = true
-			out = append(out, &CrmSessionRef{ID: s.ID, Code: s.Code, Title: s.Title})
+			out = append(out, &model.CrmSessionRef{ID: s.ID, Code: s.Code, Title: s.Title})
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool {
@@ -261,7 +263,7 @@ func sessionRefs(subs []*ent.Submission) []*CrmSessionRef {
 // addContactTag puts the tag named in.Name on the contact, creating the tag when the organization
 // has none of that name (names are case-sensitive); an existing tag has its updatedAt bumped.
 // Repeating it changes nothing more.
-func (r *Resolver) addContactTag(ctx context.Context, contactID string, in AddContactTagInput) (*CrmTag, error) {
+func (r *Resolver) addContactTag(ctx context.Context, contactID string, in model.AddContactTagInput) (*model.CrmTag, error) {
 	c := r.client(ctx)
 	ct, err := crmContactOf(ctx, c, contactID)
 	if err != nil {
@@ -307,7 +309,7 @@ func (r *Resolver) removeContactTag(ctx context.Context, contactID, tagID string
 }
 
 // addContactNote adds a note, recording its author as they are now.
-func (r *Resolver) addContactNote(ctx context.Context, contactID string, in AddContactNoteInput) (*CrmContactNote, error) {
+func (r *Resolver) addContactNote(ctx context.Context, contactID string, in model.AddContactNoteInput) (*model.CrmContactNote, error) {
 	c := r.client(ctx)
 	ct, err := crmContactOf(ctx, c, contactID)
 	if err != nil {
@@ -326,7 +328,7 @@ func (r *Resolver) addContactNote(ctx context.Context, contactID string, in AddC
 // them. An event contact with the same email gets only its blank fields filled (and the
 // requested participation); custom keys with a value overwrite. The link is created or reset to
 // invited.
-func (r *Resolver) addContactToEvent(ctx context.Context, contactID string, in AddContactToEventInput) (*CrmContactEvent, error) {
+func (r *Resolver) addContactToEvent(ctx context.Context, contactID string, in model.AddContactToEventInput) (*model.CrmContactEvent, error) {
 	c := r.client(ctx)
 	ct, err := crmContactOf(ctx, c, contactID)
 	if err != nil {

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/podium/podium/graph/model"
+
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/organizationcontact"
 	"github.com/podium/podium/ent/schema/viewer"
@@ -35,7 +37,7 @@ WHERE c.id = v.id AND c.organization_id = $8`
 // Outcomes follow the rows: an email already known — or seen earlier in the batch — is updated
 // (behavior update) or skipped; any other is created. A later row of the same email wins, as if
 // the rows were applied one by one. A row that breaks a rule fails the whole import.
-func (r *Resolver) importContacts(ctx context.Context, in ImportContactsInput) (*CrmImportResult, error) {
+func (r *Resolver) importContacts(ctx context.Context, in model.ImportContactsInput) (*model.CrmImportResult, error) {
 	if _, err := access.Viewer(ctx); err != nil {
 		return nil, err
 	}
@@ -46,13 +48,13 @@ func (r *Resolver) importContacts(ctx context.Context, in ImportContactsInput) (
 		return nil, apperr.Invalid("Import at most %d rows at a time", maxContactImportRows)
 	}
 	type final struct {
-		row   *ContactImportRow
+		row   *model.ContactImportRow
 		first string
 		last  string
 	}
 	finals := map[string]*final{}
 	var order []string
-	res := &CrmImportResult{Outcomes: make([]*CrmImportOutcome, len(in.Rows))}
+	res := &model.CrmImportResult{Outcomes: make([]*model.CrmImportOutcome, len(in.Rows))}
 	for i, row := range in.Rows {
 		addr, err := crmEmail(row.Email)
 		if err != nil {
@@ -62,11 +64,11 @@ func (r *Resolver) importContacts(ctx context.Context, in ImportContactsInput) (
 		if err := checkImportRow(f.first, f.last, addr, row); err != nil {
 			return nil, apperr.Invalid("Row %d: %s", i+1, err.Error())
 		}
-		res.Outcomes[i] = &CrmImportOutcome{Email: addr}
+		res.Outcomes[i] = &model.CrmImportOutcome{Email: addr}
 		if _, seen := finals[addr]; !seen {
 			order = append(order, addr)
 			finals[addr] = f
-		} else if in.Behavior == CrmImportBehaviorUpdate {
+		} else if in.Behavior == model.CrmImportBehaviorUpdate {
 			finals[addr] = f
 		}
 	}
@@ -84,13 +86,13 @@ func (r *Resolver) importContacts(ctx context.Context, in ImportContactsInput) (
 	for _, o := range res.Outcomes {
 		switch {
 		case ids[o.Email] == "" && !seen[o.Email]:
-			o.Action = CrmImportActionCreated
+			o.Action = model.CrmImportActionCreated
 			res.Created++
-		case in.Behavior == CrmImportBehaviorUpdate:
-			o.Action = CrmImportActionUpdated
+		case in.Behavior == model.CrmImportBehaviorUpdate:
+			o.Action = model.CrmImportActionUpdated
 			res.Updated++
 		default:
-			o.Action = CrmImportActionSkipped
+			o.Action = model.CrmImportActionSkipped
 			res.Skipped++
 		}
 		seen[o.Email] = true
@@ -103,7 +105,7 @@ func (r *Resolver) importContacts(ctx context.Context, in ImportContactsInput) (
 			creates = append(creates, c.OrganizationContact.Create().SetEmail(addr).SetFirstName(f.first).
 				SetLastName(f.last).SetNillableTitle(f.row.Title).SetNillableCompany(f.row.Company).
 				SetNillableBio(f.row.Bio).SetCustom(map[string]any{}))
-		} else if in.Behavior == CrmImportBehaviorUpdate {
+		} else if in.Behavior == model.CrmImportBehaviorUpdate {
 			for i, v := range []*string{&id, &f.first, &f.last, f.row.Title, f.row.Company, f.row.Bio} {
 				upd[i] = append(upd[i], v)
 			}
@@ -126,7 +128,7 @@ func (r *Resolver) importContacts(ctx context.Context, in ImportContactsInput) (
 }
 
 // checkImportRow applies the contact's field rules to a row the UPDATE writes without ent.
-func checkImportRow(first, last, addr string, row *ContactImportRow) error {
+func checkImportRow(first, last, addr string, row *model.ContactImportRow) error {
 	checks := []error{organizationcontact.FirstNameValidator(first), organizationcontact.LastNameValidator(last),
 		organizationcontact.EmailValidator(addr)}
 	for _, v := range []struct {

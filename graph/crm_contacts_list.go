@@ -8,6 +8,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/podium/podium/graph/model"
+
 	"entgo.io/contrib/entgql"
 	"github.com/jackc/pgx/v5"
 
@@ -174,7 +176,7 @@ func (d *ContactDirectory) WriteTo(w io.Writer) (int64, error) {
 const crmCursorVersion = "c1"
 
 // crmCursor is the place of a row in directory order.
-func crmCursor(c *CrmContact) ent.Cursor {
+func crmCursor(c *model.CrmContact) ent.Cursor {
 	key, _ := json.Marshal([]string{crmCursorVersion, c.LastName, c.FirstName, c.ID})
 	return ent.Cursor{ID: string(key)}
 }
@@ -193,7 +195,7 @@ func parseCrmCursor(c *entgql.Cursor[string]) ([]any, error) {
 
 // contacts is the GraphQL directory: a page of at most first rows (default and at most 500)
 // after the cursor, in the same statement as REST's.
-func (r *Resolver) contacts(ctx context.Context, q *string, first *int, after *entgql.Cursor[string]) (*CrmContactConnection, error) {
+func (r *Resolver) contacts(ctx context.Context, q *string, first *int, after *entgql.Cursor[string]) (*model.CrmContactConnection, error) {
 	if _, err := access.Viewer(ctx); err != nil {
 		return nil, err
 	}
@@ -228,19 +230,19 @@ func crmPageSize(first *int, def, most int) (int, error) {
 // crmPage makes a connection of directory rows (raw, a JSON array of up to limit+1 rows, one
 // more than the page telling that another follows), total matching in all: the contacts
 // directory's and a segment's pages alike.
-func crmPage(raw []byte, total, limit int, afterCursor bool) (*CrmContactConnection, error) {
-	var rows []*CrmDirectoryRow
+func crmPage(raw []byte, total, limit int, afterCursor bool) (*model.CrmContactConnection, error) {
+	var rows []*model.CrmDirectoryRow
 	if err := json.Unmarshal(raw, &rows); err != nil {
 		return nil, fmt.Errorf("graph: decode contact directory: %w", err)
 	}
-	conn := &CrmContactConnection{TotalCount: total, Edges: make([]*CrmContactEdge, 0, min(len(rows), limit))}
+	conn := &model.CrmContactConnection{TotalCount: total, Edges: make([]*model.CrmContactEdge, 0, min(len(rows), limit))}
 	if len(rows) > limit {
 		rows, conn.PageInfo.HasNextPage = rows[:limit], true
 	}
 	conn.PageInfo.HasPreviousPage = afterCursor
 	for _, row := range rows {
 		row.ID = row.Contact.ID
-		conn.Edges = append(conn.Edges, &CrmContactEdge{Node: row, Cursor: crmCursor(row.Contact)})
+		conn.Edges = append(conn.Edges, &model.CrmContactEdge{Node: row, Cursor: crmCursor(row.Contact)})
 	}
 	if n := len(conn.Edges); n > 0 {
 		conn.PageInfo.StartCursor, conn.PageInfo.EndCursor = &conn.Edges[0].Cursor, &conn.Edges[n-1].Cursor

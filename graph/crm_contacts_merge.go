@@ -4,6 +4,8 @@ import (
 	"context"
 	"maps"
 
+	"github.com/podium/podium/graph/model"
+
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/organizationcontactevent"
 	"github.com/podium/podium/ent/organizationcontactnote"
@@ -25,7 +27,7 @@ const codeDuplicateMerge = "duplicate_merge"
 //     history moves to the primary's card (whose stage and note win) and the duplicate's card
 //     goes;
 //   - the duplicate is deleted, with what was left of its links.
-func (r *Resolver) mergeContacts(ctx context.Context, in MergeContactsInput) (*CrmContact, error) {
+func (r *Resolver) mergeContacts(ctx context.Context, in model.MergeContactsInput) (*model.CrmContact, error) {
 	if in.PrimaryID == in.DuplicateID {
 		return nil, apperr.Conflict(codeDuplicateMerge, "Choose two contacts in the same organization")
 	}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/podium/podium/graph/model"
+
 	"entgo.io/contrib/entgql"
 	"entgo.io/ent/dialect/sql"
 	"github.com/99designs/gqlgen/graphql"
@@ -33,7 +35,7 @@ func lockEvent(ctx context.Context, c *ent.Client, eventID string) (*ent.Event, 
 }
 
 // createEvent makes an event in the caller's organization (docs/rest-api.md §4 Events).
-func (r *Resolver) createEvent(ctx context.Context, in CreateEventInput) (*ent.Event, error) {
+func (r *Resolver) createEvent(ctx context.Context, in model.CreateEventInput) (*ent.Event, error) {
 	v, err := access.Viewer(ctx)
 	if err != nil {
 		return nil, err
@@ -75,7 +77,7 @@ func (r *Resolver) createEvent(ctx context.Context, in CreateEventInput) (*ent.E
 
 // updateEvent applies a partial update: fields left out keep their value; nullable fields set to
 // null are cleared; null for a field that cannot be empty is refused.
-func (r *Resolver) updateEvent(ctx context.Context, id string, in UpdateEventInput) (*ent.Event, error) {
+func (r *Resolver) updateEvent(ctx context.Context, id string, in model.UpdateEventInput) (*ent.Event, error) {
 	c := r.client(ctx)
 	ev, err := access.Event(ctx, c, id)
 	if err != nil {
@@ -173,7 +175,7 @@ func notNull(field string) *apperr.Error {
 // eventsAdmins lists the people administering each of evs, in their order: the organization's
 // owners and admins, then the event's admins, each once — four statements whatever the number
 // of events.
-func (r *Resolver) eventsAdmins(ctx context.Context, evs []*ent.Event) ([][]*Admin, error) {
+func (r *Resolver) eventsAdmins(ctx context.Context, evs []*ent.Event) ([][]*model.Admin, error) {
 	c := r.client(ctx)
 	orgMembers, err := c.OrganizationMember.Query().
 		Where(organizationmember.OrganizationIDIn(unique(mapAll(evs, func(ev *ent.Event) string { return ev.OrganizationID }))...),
@@ -194,14 +196,14 @@ func (r *Resolver) eventsAdmins(ctx context.Context, evs []*ent.Event) ([][]*Adm
 	}
 	byOrg := group(orgMembers, func(m *ent.OrganizationMember) string { return m.OrganizationID })
 	byEvent := group(eventMembers, func(m *ent.EventMember) string { return m.EventID })
-	out := make([][]*Admin, len(evs))
+	out := make([][]*model.Admin, len(evs))
 	for i, ev := range evs {
 		seen := map[string]bool{}
-		admins := []*Admin{}
+		admins := []*model.Admin{}
 		add := func(u *ent.User) {
 			if u != nil && !seen[u.ID] {
 				seen[u.ID] = true
-				admins = append(admins, &Admin{ID: u.ID, Name: u.Name, Email: u.Email})
+				admins = append(admins, &model.Admin{ID: u.ID, Name: u.Name, Email: u.Email})
 			}
 		}
 		for _, m := range byOrg[ev.OrganizationID] {
@@ -216,7 +218,7 @@ func (r *Resolver) eventsAdmins(ctx context.Context, evs []*ent.Event) ([][]*Adm
 }
 
 // pendingInvitations lists an organization's invitations still waiting for an answer.
-func (r *Resolver) pendingInvitations(ctx context.Context, orgID string) ([]*Invitation, error) {
+func (r *Resolver) pendingInvitations(ctx context.Context, orgID string) ([]*model.Invitation, error) {
 	rows, err := r.client(ctx).OrganizationInvitation.Query().
 		Where(organizationinvitation.OrganizationID(orgID),
 			organizationinvitation.StatusEQ(organizationinvitation.StatusPending),
@@ -226,9 +228,9 @@ func (r *Resolver) pendingInvitations(ctx context.Context, orgID string) ([]*Inv
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*Invitation, len(rows))
+	out := make([]*model.Invitation, len(rows))
 	for i, inv := range rows {
-		out[i] = &Invitation{ID: inv.ID, Email: inv.Email, Role: OrganizationRole(inv.Role),
+		out[i] = &model.Invitation{ID: inv.ID, Email: inv.Email, Role: model.OrganizationRole(inv.Role),
 			ExpiresAt: inv.ExpiresAt, CreatedAt: inv.CreatedAt}
 	}
 	return out, nil
@@ -244,7 +246,7 @@ func (r *Resolver) organization(ctx context.Context) (*ent.Organization, error) 
 }
 
 // organizationMembers lists an organization's members with their users, oldest first.
-func (r *Resolver) organizationMembers(ctx context.Context, orgID string) ([]*Member, error) {
+func (r *Resolver) organizationMembers(ctx context.Context, orgID string) ([]*model.Member, error) {
 	rows, err := r.client(ctx).OrganizationMember.Query().
 		Where(organizationmember.OrganizationID(orgID)).
 		WithUser().
@@ -253,11 +255,11 @@ func (r *Resolver) organizationMembers(ctx context.Context, orgID string) ([]*Me
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*Member, 0, len(rows))
+	out := make([]*model.Member, 0, len(rows))
 	for _, m := range rows {
 		u := m.Edges.User
-		out = append(out, &Member{ID: m.ID, UserID: u.ID, Name: u.Name, Email: u.Email, Image: u.Image,
-			Role: OrganizationRole(m.Role), CreatedAt: m.CreatedAt})
+		out = append(out, &model.Member{ID: m.ID, UserID: u.ID, Name: u.Name, Email: u.Email, Image: u.Image,
+			Role: model.OrganizationRole(m.Role), CreatedAt: m.CreatedAt})
 	}
 	return out, nil
 }

@@ -10,15 +10,16 @@ import (
 
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/graph/access"
+	"github.com/podium/podium/graph/model"
 )
 
 // CreateEvent is the resolver for the createEvent field.
-func (r *mutationResolver) CreateEvent(ctx context.Context, input CreateEventInput) (*ent.Event, error) {
+func (r *mutationResolver) CreateEvent(ctx context.Context, input model.CreateEventInput) (*ent.Event, error) {
 	return r.createEvent(ctx, input)
 }
 
 // UpdateEvent is the resolver for the updateEvent field.
-func (r *mutationResolver) UpdateEvent(ctx context.Context, id string, input UpdateEventInput) (*ent.Event, error) {
+func (r *mutationResolver) UpdateEvent(ctx context.Context, id string, input model.UpdateEventInput) (*ent.Event, error) {
 	return r.updateEvent(ctx, id, input)
 }
 
@@ -33,17 +34,17 @@ func (r *mutationResolver) UnlockSpeakerContent(ctx context.Context, eventID str
 }
 
 // ViewerRole is the resolver for the viewerRole field.
-func (r *organizationResolver) ViewerRole(ctx context.Context, obj *ent.Organization) (OrganizationRole, error) {
-	return OrganizationRoleAdmin, nil
+func (r *organizationResolver) ViewerRole(ctx context.Context, obj *ent.Organization) (model.OrganizationRole, error) {
+	return model.OrganizationRoleAdmin, nil
 }
 
 // Members is the resolver for the members field.
-func (r *organizationResolver) Members(ctx context.Context, obj *ent.Organization) ([]*Member, error) {
+func (r *organizationResolver) Members(ctx context.Context, obj *ent.Organization) ([]*model.Member, error) {
 	return r.organizationMembers(ctx, obj.ID)
 }
 
 // PendingInvitations is the resolver for the pendingInvitations field.
-func (r *organizationResolver) PendingInvitations(ctx context.Context, obj *ent.Organization) ([]*Invitation, error) {
+func (r *organizationResolver) PendingInvitations(ctx context.Context, obj *ent.Organization) ([]*model.Invitation, error) {
 	return r.pendingInvitations(ctx, obj.ID)
 }
 

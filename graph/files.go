@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/podium/podium/graph/model"
+
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/jackc/pgx/v5"
 
@@ -38,7 +40,7 @@ func (r *Resolver) fileService() (*files.Service, error) {
 
 // AttachResourceFile stores up as the file of a resource of the event, replacing its link, embed
 // or earlier file.
-func (r *Resolver) AttachResourceFile(ctx context.Context, eventID, resourceID string, up files.Upload) (*ResourceRecord, error) {
+func (r *Resolver) AttachResourceFile(ctx context.Context, eventID, resourceID string, up files.Upload) (*model.ResourceRecord, error) {
 	svc, err := r.fileService()
 	if err != nil {
 		return nil, err
@@ -69,7 +71,7 @@ func (r *Resolver) AttachResourceFile(ctx context.Context, eventID, resourceID s
 }
 
 // RemoveResourceFile removes the file of a resource, which keeps its text and has no attachment.
-func (r *Resolver) RemoveResourceFile(ctx context.Context, eventID, resourceID string) (*ResourceRecord, error) {
+func (r *Resolver) RemoveResourceFile(ctx context.Context, eventID, resourceID string) (*model.ResourceRecord, error) {
 	svc, err := r.fileService()
 	if err != nil {
 		return nil, err
@@ -99,16 +101,16 @@ func (r *Resolver) RemoveResourceFile(ctx context.Context, eventID, resourceID s
 
 // UploadEventImage stores up as the event's logo or background. The URL field becomes the REST
 // download address of the image.
-func (r *Resolver) UploadEventImage(ctx context.Context, eventID string, kind EventImageKind, up files.Upload) (*ent.Event, error) {
+func (r *Resolver) UploadEventImage(ctx context.Context, eventID string, kind model.EventImageKind, up files.Upload) (*ent.Event, error) {
 	return r.setEventImage(ctx, eventID, kind, &up)
 }
 
 // RemoveEventImage removes the event's logo or background.
-func (r *Resolver) RemoveEventImage(ctx context.Context, eventID string, kind EventImageKind) (*ent.Event, error) {
+func (r *Resolver) RemoveEventImage(ctx context.Context, eventID string, kind model.EventImageKind) (*ent.Event, error) {
 	return r.setEventImage(ctx, eventID, kind, nil)
 }
 
-func (r *Resolver) setEventImage(ctx context.Context, eventID string, kind EventImageKind, up *files.Upload) (*ent.Event, error) {
+func (r *Resolver) setEventImage(ctx context.Context, eventID string, kind model.EventImageKind, up *files.Upload) (*ent.Event, error) {
 	svc, err := r.fileService()
 	if err != nil {
 		return nil, err
@@ -119,12 +121,12 @@ func (r *Resolver) setEventImage(ctx context.Context, eventID string, kind Event
 		return nil, err
 	}
 	old := ev.LogoKey
-	if kind == EventImageKindBackground {
+	if kind == model.EventImageKindBackground {
 		old = ev.BackgroundKey
 	}
 	u := ev.Update()
 	switch {
-	case up == nil && kind == EventImageKindLogo:
+	case up == nil && kind == model.EventImageKindLogo:
 		u.ClearLogoKey().ClearLogoURL()
 	case up == nil:
 		u.ClearBackgroundKey().ClearBackgroundURL()
@@ -134,7 +136,7 @@ func (r *Resolver) setEventImage(ctx context.Context, eventID string, kind Event
 			return nil, err
 		}
 		link := r.fileLink(ev.ID, stored.Key)
-		if kind == EventImageKindLogo {
+		if kind == model.EventImageKindLogo {
 			u.SetLogoKey(stored.Key).SetLogoURL(link)
 		} else {
 			u.SetBackgroundKey(stored.Key).SetBackgroundURL(link)
@@ -209,16 +211,16 @@ func eventSpeakerForUpdate(ctx context.Context, c *ent.Client, eventID, id strin
 
 // UploadDeliverable stores up as the file of a deliverable of a session, which becomes uploaded.
 // The requirement's accepted types and size limit apply.
-func (r *Resolver) UploadDeliverable(ctx context.Context, eventID, sessionID, id string, up files.Upload) (*Deliverable, error) {
+func (r *Resolver) UploadDeliverable(ctx context.Context, eventID, sessionID, id string, up files.Upload) (*model.Deliverable, error) {
 	return r.setDeliverableFile(ctx, eventID, sessionID, id, &up)
 }
 
 // RemoveDeliverable removes the file of a deliverable, which becomes outstanding again.
-func (r *Resolver) RemoveDeliverable(ctx context.Context, eventID, sessionID, id string) (*Deliverable, error) {
+func (r *Resolver) RemoveDeliverable(ctx context.Context, eventID, sessionID, id string) (*model.Deliverable, error) {
 	return r.setDeliverableFile(ctx, eventID, sessionID, id, nil)
 }
 
-func (r *Resolver) setDeliverableFile(ctx context.Context, eventID, sessionID, id string, up *files.Upload) (*Deliverable, error) {
+func (r *Resolver) setDeliverableFile(ctx context.Context, eventID, sessionID, id string, up *files.Upload) (*model.Deliverable, error) {
 	svc, err := r.fileService()
 	if err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/podium/podium/ent"
+	"github.com/podium/podium/graph/model"
 )
 
 // HeadshotDownloadURL is the resolver for the headshotDownloadUrl field.
@@ -18,7 +19,7 @@ func (r *contactResolver) HeadshotDownloadURL(ctx context.Context, obj *ent.Cont
 }
 
 // DownloadURL is the resolver for the downloadUrl field.
-func (r *deliverableResolver) DownloadURL(ctx context.Context, obj *Deliverable) (*string, error) {
+func (r *deliverableResolver) DownloadURL(ctx context.Context, obj *model.Deliverable) (*string, error) {
 	return r.signedLink(obj.StorageKey), nil
 }
 
@@ -33,22 +34,22 @@ func (r *eventResolver) BackgroundDownloadURL(ctx context.Context, obj *ent.Even
 }
 
 // AttachResourceFile is the resolver for the attachResourceFile field.
-func (r *mutationResolver) AttachResourceFile(ctx context.Context, eventID string, resourceID string, file *graphql.Upload) (*ResourceRecord, error) {
+func (r *mutationResolver) AttachResourceFile(ctx context.Context, eventID string, resourceID string, file *graphql.Upload) (*model.ResourceRecord, error) {
 	return r.Resolver.AttachResourceFile(ctx, eventID, resourceID, upload(file))
 }
 
 // RemoveResourceFile is the resolver for the removeResourceFile field.
-func (r *mutationResolver) RemoveResourceFile(ctx context.Context, eventID string, resourceID string) (*ResourceRecord, error) {
+func (r *mutationResolver) RemoveResourceFile(ctx context.Context, eventID string, resourceID string) (*model.ResourceRecord, error) {
 	return r.Resolver.RemoveResourceFile(ctx, eventID, resourceID)
 }
 
 // UploadEventImage is the resolver for the uploadEventImage field.
-func (r *mutationResolver) UploadEventImage(ctx context.Context, eventID string, kind EventImageKind, file *graphql.Upload) (*ent.Event, error) {
+func (r *mutationResolver) UploadEventImage(ctx context.Context, eventID string, kind model.EventImageKind, file *graphql.Upload) (*ent.Event, error) {
 	return r.Resolver.UploadEventImage(ctx, eventID, kind, upload(file))
 }
 
 // RemoveEventImage is the resolver for the removeEventImage field.
-func (r *mutationResolver) RemoveEventImage(ctx context.Context, eventID string, kind EventImageKind) (*ent.Event, error) {
+func (r *mutationResolver) RemoveEventImage(ctx context.Context, eventID string, kind model.EventImageKind) (*ent.Event, error) {
 	return r.Resolver.RemoveEventImage(ctx, eventID, kind)
 }
 
@@ -63,16 +64,16 @@ func (r *mutationResolver) RemoveSpeakerHeadshot(ctx context.Context, eventID st
 }
 
 // UploadDeliverable is the resolver for the uploadDeliverable field.
-func (r *mutationResolver) UploadDeliverable(ctx context.Context, eventID string, sessionID string, deliverableID string, file *graphql.Upload) (*Deliverable, error) {
+func (r *mutationResolver) UploadDeliverable(ctx context.Context, eventID string, sessionID string, deliverableID string, file *graphql.Upload) (*model.Deliverable, error) {
 	return r.Resolver.UploadDeliverable(ctx, eventID, sessionID, deliverableID, upload(file))
 }
 
 // RemoveDeliverable is the resolver for the removeDeliverable field.
-func (r *mutationResolver) RemoveDeliverable(ctx context.Context, eventID string, sessionID string, deliverableID string) (*Deliverable, error) {
+func (r *mutationResolver) RemoveDeliverable(ctx context.Context, eventID string, sessionID string, deliverableID string) (*model.Deliverable, error) {
 	return r.Resolver.RemoveDeliverable(ctx, eventID, sessionID, deliverableID)
 }
 
 // FileDownloadURL is the resolver for the fileDownloadUrl field.
-func (r *resourceResolver) FileDownloadURL(ctx context.Context, obj *ResourceRecord) (*string, error) {
+func (r *resourceResolver) FileDownloadURL(ctx context.Context, obj *model.ResourceRecord) (*string, error) {
 	return r.signedLink(obj.FileStorageKey), nil
 }

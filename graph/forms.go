@@ -10,6 +10,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/podium/podium/graph/model"
+
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/form"
 	"github.com/podium/podium/ent/format"
@@ -43,7 +45,7 @@ var questionKey = regexp.MustCompile(`^[a-z][a-z0-9_]{0,39}$`)
 // eventsForms answers Event.forms for a page of events: each event's forms, oldest first, in
 // four statements whatever the number of events and forms — the forms, then the tracks, formats
 // and levels of their events, which each form picks its own from.
-func (r *Resolver) eventsForms(ctx context.Context, evs []*ent.Event) ([][]*CfpForm, error) {
+func (r *Resolver) eventsForms(ctx context.Context, evs []*ent.Event) ([][]*model.CfpForm, error) {
 	c := r.client(ctx)
 	fs, err := c.Form.Query().Where(form.EventIDIn(eventIDs(evs)...)).
 		Order(ent.Asc(form.FieldCreatedAt), ent.Asc(form.FieldID)).All(ctx)
@@ -58,9 +60,9 @@ func (r *Resolver) eventsForms(ctx context.Context, evs []*ent.Event) ([][]*CfpF
 		}
 	}
 	now := time.Now()
-	out := make([][]*CfpForm, len(evs))
+	out := make([][]*model.CfpForm, len(evs))
 	for i, ev := range evs {
-		out[i] = make([]*CfpForm, len(byEvent[ev.ID]))
+		out[i] = make([]*model.CfpForm, len(byEvent[ev.ID]))
 		for j, f := range byEvent[ev.ID] {
 			out[i][j] = formViewOf(ctx, ev, f, now, opts[ev.ID])
 		}
@@ -70,7 +72,7 @@ func (r *Resolver) eventsForms(ctx context.Context, evs []*ent.Event) ([][]*CfpF
 
 // createForm creates a call-for-proposals form: a title, and defaults for what the input leaves
 // out.
-func (r *Resolver) createForm(ctx context.Context, eventID string, in CfpFormInput) (*CfpForm, error) {
+func (r *Resolver) createForm(ctx context.Context, eventID string, in model.CfpFormInput) (*model.CfpForm, error) {
 	c := r.client(ctx)
 	ev, err := access.Event(ctx, c, eventID)
 	if err != nil {
@@ -95,7 +97,7 @@ func (r *Resolver) createForm(ctx context.Context, eventID string, in CfpFormInp
 
 // updateForm changes the settings the input gives and keeps every other one: closing a form
 // keeps its questions, limit and tracks.
-func (r *Resolver) updateForm(ctx context.Context, eventID, formID string, in CfpFormInput) (*CfpForm, error) {
+func (r *Resolver) updateForm(ctx context.Context, eventID, formID string, in model.CfpFormInput) (*model.CfpForm, error) {
 	c := r.client(ctx)
 	ev, err := access.Event(ctx, c, eventID)
 	if err != nil {
@@ -133,7 +135,7 @@ func (r *Resolver) updateForm(ctx context.Context, eventID, formID string, in Cf
 }
 
 // setFormStatus opens or closes a form and changes nothing else.
-func (r *Resolver) setFormStatus(ctx context.Context, eventID, formID string, status form.Status) (*CfpForm, error) {
+func (r *Resolver) setFormStatus(ctx context.Context, eventID, formID string, status form.Status) (*model.CfpForm, error) {
 	c := r.client(ctx)
 	ev, err := access.Event(ctx, c, eventID)
 	if err != nil {
@@ -206,7 +208,7 @@ func settingsOfForm(f *ent.Form) *formSettings {
 
 // formSettingsOf checks the settings in gives and lays them over base: a setting left out keeps
 // base's value; a null takes the default.
-func formSettingsOf(ctx context.Context, c *ent.Client, eventID string, base *formSettings, in CfpFormInput) (*formSettings, error) {
+func formSettingsOf(ctx context.Context, c *ent.Client, eventID string, base *formSettings, in model.CfpFormInput) (*formSettings, error) {
 	s := *base
 	if t, ok := in.Title.ValueOK(); ok {
 		if t == nil {
@@ -313,7 +315,7 @@ func offered(_ context.Context, what string, ids []string, count func([]string) 
 }
 
 // questionsOf checks a form's own questions.
-func questionsOf(in []*CfpQuestionInput) ([]cfpform.Question, error) {
+func questionsOf(in []*model.CfpQuestionInput) ([]cfpform.Question, error) {
 	if len(in) > maxQuestions {
 		return nil, apperr.Invalid("A form has at most %d questions", maxQuestions)
 	}
@@ -333,7 +335,7 @@ func questionsOf(in []*CfpQuestionInput) ([]cfpform.Question, error) {
 			return nil, err
 		}
 		opts := []string{}
-		if q.Kind == CfpQuestionKindChoice {
+		if q.Kind == model.CfpQuestionKindChoice {
 			if len(q.Options) == 0 || len(q.Options) > maxChoiceOptions {
 				return nil, apperr.Invalid("Question %d: a choice has 1 to %d options", n, maxChoiceOptions)
 			}
@@ -477,7 +479,7 @@ func eventsFormOptions(ctx context.Context, c *ent.Client, events []string) (map
 
 // formView is a form as GraphQL and the pages show it, with the names of what it offers (all of
 // the event's when it lists none).
-func formView(ctx context.Context, c *ent.Client, ev *ent.Event, f *ent.Form, now time.Time) (*CfpForm, error) {
+func formView(ctx context.Context, c *ent.Client, ev *ent.Event, f *ent.Form, now time.Time) (*model.CfpForm, error) {
 	opts, err := eventsFormOptions(ctx, c, []string{ev.ID})
 	if err != nil {
 		return nil, err
@@ -487,19 +489,19 @@ func formView(ctx context.Context, c *ent.Client, ev *ent.Event, f *ent.Form, no
 
 // formViewOf is formView with the event's options read: those the form lists, or all of them
 // when it lists none (opts is nil for an event without any).
-func formViewOf(ctx context.Context, ev *ent.Event, f *ent.Form, now time.Time, opts *formOptions) *CfpForm {
+func formViewOf(ctx context.Context, ev *ent.Event, f *ent.Form, now time.Time, opts *formOptions) *model.CfpForm {
 	if opts == nil {
 		opts = &formOptions{}
 	}
-	out := &CfpForm{ID: f.ID, EventID: ev.ID, EventName: ev.Name, EventTimezone: ev.Timezone, Title: f.ExternalTitle, InternalName: internalName(ctx, f),
-		Status: CfpFormStatus(f.Status), AcceptingProposals: formAccepting(f, now), OpensAt: f.OpensAt,
+	out := &model.CfpForm{ID: f.ID, EventID: ev.ID, EventName: ev.Name, EventTimezone: ev.Timezone, Title: f.ExternalTitle, InternalName: internalName(ctx, f),
+		Status: model.CfpFormStatus(f.Status), AcceptingProposals: formAccepting(f, now), OpensAt: f.OpensAt,
 		ClosesAt: f.CloseDate, SubmissionLimit: f.SubmissionLimit, EffectiveSubmissionLimit: formLimit(f, ev),
-		IsDefault: f.IsDefault, Questions: []*CfpQuestion{}}
-	out.Tracks = offeredOptions(opts.tracks, f.TrackIds, func(t *ent.Track) *CfpOption { return &CfpOption{ID: t.ID, Name: t.Name} })
-	out.Formats = offeredOptions(opts.formats, f.FormatIds, func(t *ent.Format) *CfpOption { return &CfpOption{ID: t.ID, Name: t.Name} })
-	out.Levels = offeredOptions(opts.levels, f.LevelIds, func(t *ent.Level) *CfpOption { return &CfpOption{ID: t.ID, Name: t.Name} })
+		IsDefault: f.IsDefault, Questions: []*model.CfpQuestion{}}
+	out.Tracks = offeredOptions(opts.tracks, f.TrackIds, func(t *ent.Track) *model.CfpOption { return &model.CfpOption{ID: t.ID, Name: t.Name} })
+	out.Formats = offeredOptions(opts.formats, f.FormatIds, func(t *ent.Format) *model.CfpOption { return &model.CfpOption{ID: t.ID, Name: t.Name} })
+	out.Levels = offeredOptions(opts.levels, f.LevelIds, func(t *ent.Level) *model.CfpOption { return &model.CfpOption{ID: t.ID, Name: t.Name} })
 	for _, q := range f.Questions {
-		out.Questions = append(out.Questions, &CfpQuestion{Key: q.Key, Label: q.Label, Kind: CfpQuestionKind(q.Kind),
+		out.Questions = append(out.Questions, &model.CfpQuestion{Key: q.Key, Label: q.Label, Kind: model.CfpQuestionKind(q.Kind),
 			Required: q.Required, Options: append([]string{}, q.Options...), HiddenFromReviewers: q.HiddenFromReviewers})
 	}
 	return out
@@ -507,8 +509,8 @@ func formViewOf(ctx context.Context, ev *ent.Event, f *ent.Form, now time.Time, 
 
 // offeredOptions is the options of a kind a form offers, in the event's order: those whose ids it lists,
 // or all when it lists none. An id the event no longer has offers nothing.
-func offeredOptions[T any](all []T, ids []string, option func(T) *CfpOption) []*CfpOption {
-	out := []*CfpOption{}
+func offeredOptions[T any](all []T, ids []string, option func(T) *model.CfpOption) []*model.CfpOption {
+	out := []*model.CfpOption{}
 	for _, v := range all {
 		o := option(v)
 		if len(ids) == 0 || slices.Contains(ids, o.ID) {

@@ -10,30 +10,31 @@ import (
 
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/form"
+	"github.com/podium/podium/graph/model"
 )
 
 // Forms is the resolver for the forms field.
-func (r *eventResolver) Forms(ctx context.Context, obj *ent.Event) ([]*CfpForm, error) {
+func (r *eventResolver) Forms(ctx context.Context, obj *ent.Event) ([]*model.CfpForm, error) {
 	return r.eventForms(ctx, obj)
 }
 
 // CreateForm is the resolver for the createForm field.
-func (r *mutationResolver) CreateForm(ctx context.Context, eventID string, input CfpFormInput) (*CfpForm, error) {
+func (r *mutationResolver) CreateForm(ctx context.Context, eventID string, input model.CfpFormInput) (*model.CfpForm, error) {
 	return r.createForm(ctx, eventID, input)
 }
 
 // UpdateForm is the resolver for the updateForm field.
-func (r *mutationResolver) UpdateForm(ctx context.Context, eventID string, formID string, input CfpFormInput) (*CfpForm, error) {
+func (r *mutationResolver) UpdateForm(ctx context.Context, eventID string, formID string, input model.CfpFormInput) (*model.CfpForm, error) {
 	return r.updateForm(ctx, eventID, formID, input)
 }
 
 // OpenForm is the resolver for the openForm field.
-func (r *mutationResolver) OpenForm(ctx context.Context, eventID string, formID string) (*CfpForm, error) {
+func (r *mutationResolver) OpenForm(ctx context.Context, eventID string, formID string) (*model.CfpForm, error) {
 	return r.setFormStatus(ctx, eventID, formID, form.StatusOpen)
 }
 
 // CloseForm is the resolver for the closeForm field.
-func (r *mutationResolver) CloseForm(ctx context.Context, eventID string, formID string) (*CfpForm, error) {
+func (r *mutationResolver) CloseForm(ctx context.Context, eventID string, formID string) (*model.CfpForm, error) {
 	return r.setFormStatus(ctx, eventID, formID, form.StatusClosed)
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 
+	"github.com/podium/podium/graph/model"
+
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/format"
 	"github.com/podium/podium/ent/level"
@@ -23,25 +25,25 @@ type libraryKind struct {
 	// label names the kind in messages: "Track not found".
 	label  string
 	count  func(ctx context.Context, c *ent.Client, eventID string) (int, error)
-	create func(ctx context.Context, c *ent.Client, eventID, name string, position int, in SaveLibraryItemInput) (ent.Noder, error)
+	create func(ctx context.Context, c *ent.Client, eventID, name string, position int, in model.SaveLibraryItemInput) (ent.Noder, error)
 	// update changes the item id of eventID, reporting ent's not-found error when there is none.
-	update func(ctx context.Context, c *ent.Client, eventID, id, name string, in SaveLibraryItemInput) (ent.Noder, error)
+	update func(ctx context.Context, c *ent.Client, eventID, id, name string, in model.SaveLibraryItemInput) (ent.Noder, error)
 	exists func(ctx context.Context, c *ent.Client, eventID, id string) (bool, error)
 	inUse  func(ctx context.Context, c *ent.Client, id string) (bool, error)
 	delete func(ctx context.Context, c *ent.Client, id string) error
 }
 
-var libraryKinds = map[LibraryKind]libraryKind{
-	LibraryKindTrack: {
+var libraryKinds = map[model.LibraryKind]libraryKind{
+	model.LibraryKindTrack: {
 		label: "Track",
 		count: func(ctx context.Context, c *ent.Client, eventID string) (int, error) {
 			return c.Track.Query().Where(track.EventID(eventID)).Count(ctx)
 		},
-		create: func(ctx context.Context, c *ent.Client, eventID, name string, position int, in SaveLibraryItemInput) (ent.Noder, error) {
+		create: func(ctx context.Context, c *ent.Client, eventID, name string, position int, in model.SaveLibraryItemInput) (ent.Noder, error) {
 			return c.Track.Create().SetEventID(eventID).SetName(name).SetPosition(position).
 				SetNillableColor(in.Color).Save(ctx)
 		},
-		update: func(ctx context.Context, c *ent.Client, eventID, id, name string, in SaveLibraryItemInput) (ent.Noder, error) {
+		update: func(ctx context.Context, c *ent.Client, eventID, id, name string, in model.SaveLibraryItemInput) (ent.Noder, error) {
 			t, err := c.Track.Query().Where(track.ID(id), track.EventID(eventID)).Only(ctx)
 			if err != nil {
 				return nil, err
@@ -58,16 +60,16 @@ var libraryKinds = map[LibraryKind]libraryKind{
 			return c.Track.DeleteOneID(id).Exec(ctx)
 		},
 	},
-	LibraryKindFormat: {
+	model.LibraryKindFormat: {
 		label: "Format",
 		count: func(ctx context.Context, c *ent.Client, eventID string) (int, error) {
 			return c.Format.Query().Where(format.EventID(eventID)).Count(ctx)
 		},
-		create: func(ctx context.Context, c *ent.Client, eventID, name string, position int, in SaveLibraryItemInput) (ent.Noder, error) {
+		create: func(ctx context.Context, c *ent.Client, eventID, name string, position int, in model.SaveLibraryItemInput) (ent.Noder, error) {
 			return c.Format.Create().SetEventID(eventID).SetName(name).SetPosition(position).
 				SetNillableDurationMinutes(in.DurationMinutes).Save(ctx)
 		},
-		update: func(ctx context.Context, c *ent.Client, eventID, id, name string, in SaveLibraryItemInput) (ent.Noder, error) {
+		update: func(ctx context.Context, c *ent.Client, eventID, id, name string, in model.SaveLibraryItemInput) (ent.Noder, error) {
 			f, err := c.Format.Query().Where(format.ID(id), format.EventID(eventID)).Only(ctx)
 			if err != nil {
 				return nil, err
@@ -84,16 +86,16 @@ var libraryKinds = map[LibraryKind]libraryKind{
 			return c.Format.DeleteOneID(id).Exec(ctx)
 		},
 	},
-	LibraryKindRoom: {
+	model.LibraryKindRoom: {
 		label: "Room",
 		count: func(ctx context.Context, c *ent.Client, eventID string) (int, error) {
 			return c.Room.Query().Where(room.EventID(eventID)).Count(ctx)
 		},
-		create: func(ctx context.Context, c *ent.Client, eventID, name string, position int, in SaveLibraryItemInput) (ent.Noder, error) {
+		create: func(ctx context.Context, c *ent.Client, eventID, name string, position int, in model.SaveLibraryItemInput) (ent.Noder, error) {
 			return c.Room.Create().SetEventID(eventID).SetName(name).SetPosition(position).
 				SetNillableCapacity(in.Capacity.Value()).Save(ctx)
 		},
-		update: func(ctx context.Context, c *ent.Client, eventID, id, name string, in SaveLibraryItemInput) (ent.Noder, error) {
+		update: func(ctx context.Context, c *ent.Client, eventID, id, name string, in model.SaveLibraryItemInput) (ent.Noder, error) {
 			r, err := c.Room.Query().Where(room.ID(id), room.EventID(eventID)).Only(ctx)
 			if err != nil {
 				return nil, err
@@ -118,15 +120,15 @@ var libraryKinds = map[LibraryKind]libraryKind{
 			return c.Room.DeleteOneID(id).Exec(ctx)
 		},
 	},
-	LibraryKindTag: {
+	model.LibraryKindTag: {
 		label: "Tag",
 		count: func(ctx context.Context, c *ent.Client, eventID string) (int, error) {
 			return c.Tag.Query().Where(tag.EventID(eventID)).Count(ctx)
 		},
-		create: func(ctx context.Context, c *ent.Client, eventID, name string, position int, _ SaveLibraryItemInput) (ent.Noder, error) {
+		create: func(ctx context.Context, c *ent.Client, eventID, name string, position int, _ model.SaveLibraryItemInput) (ent.Noder, error) {
 			return c.Tag.Create().SetEventID(eventID).SetName(name).SetPosition(position).Save(ctx)
 		},
-		update: func(ctx context.Context, c *ent.Client, eventID, id, name string, _ SaveLibraryItemInput) (ent.Noder, error) {
+		update: func(ctx context.Context, c *ent.Client, eventID, id, name string, _ model.SaveLibraryItemInput) (ent.Noder, error) {
 			t, err := c.Tag.Query().Where(tag.ID(id), tag.EventID(eventID)).Only(ctx)
 			if err != nil {
 				return nil, err
@@ -143,15 +145,15 @@ var libraryKinds = map[LibraryKind]libraryKind{
 			return c.Tag.DeleteOneID(id).Exec(ctx)
 		},
 	},
-	LibraryKindLevel: {
+	model.LibraryKindLevel: {
 		label: "Level",
 		count: func(ctx context.Context, c *ent.Client, eventID string) (int, error) {
 			return c.Level.Query().Where(level.EventID(eventID)).Count(ctx)
 		},
-		create: func(ctx context.Context, c *ent.Client, eventID, name string, position int, _ SaveLibraryItemInput) (ent.Noder, error) {
+		create: func(ctx context.Context, c *ent.Client, eventID, name string, position int, _ model.SaveLibraryItemInput) (ent.Noder, error) {
 			return c.Level.Create().SetEventID(eventID).SetName(name).SetPosition(position).Save(ctx)
 		},
-		update: func(ctx context.Context, c *ent.Client, eventID, id, name string, _ SaveLibraryItemInput) (ent.Noder, error) {
+		update: func(ctx context.Context, c *ent.Client, eventID, id, name string, _ model.SaveLibraryItemInput) (ent.Noder, error) {
 			l, err := c.Level.Query().Where(level.ID(id), level.EventID(eventID)).Only(ctx)
 			if err != nil {
 				return nil, err
@@ -172,7 +174,7 @@ var libraryKinds = map[LibraryKind]libraryKind{
 
 // kindOf returns the kind's operations, or 400 for a kind that does not exist (REST passes the
 // kind as a path segment, unchecked).
-func kindOf(kind LibraryKind) (libraryKind, error) {
+func kindOf(kind model.LibraryKind) (libraryKind, error) {
 	k, ok := libraryKinds[kind]
 	if !ok {
 		return libraryKind{}, apperr.Invalid("kind must be one of track, format, room, tag, level")
@@ -181,7 +183,7 @@ func kindOf(kind LibraryKind) (libraryKind, error) {
 }
 
 // saveLibraryItem creates (id null) or updates a library item. New items go last.
-func (r *Resolver) saveLibraryItem(ctx context.Context, eventID string, in SaveLibraryItemInput) (ent.Noder, error) {
+func (r *Resolver) saveLibraryItem(ctx context.Context, eventID string, in model.SaveLibraryItemInput) (ent.Noder, error) {
 	k, err := kindOf(in.Kind)
 	if err != nil {
 		return nil, err
@@ -214,7 +216,7 @@ func (r *Resolver) saveLibraryItem(ctx context.Context, eventID string, in SaveL
 }
 
 // deleteLibraryItem deletes an item no submission or session uses.
-func (r *Resolver) deleteLibraryItem(ctx context.Context, eventID string, kind LibraryKind, id string) (string, error) {
+func (r *Resolver) deleteLibraryItem(ctx context.Context, eventID string, kind model.LibraryKind, id string) (string, error) {
 	c := r.client(ctx)
 	ev, err := access.Event(ctx, c, eventID)
 	if err != nil {
@@ -246,7 +248,7 @@ func (r *Resolver) deleteLibraryItem(ctx context.Context, eventID string, kind L
 
 // libraries answers Event.library for a page of events: each event's library, each kind by
 // position then creation, and its admins — nine statements whatever the number of events.
-func (r *Resolver) libraries(ctx context.Context, evs []*ent.Event) ([]*Library, error) {
+func (r *Resolver) libraries(ctx context.Context, evs []*ent.Event) ([]*model.Library, error) {
 	c := r.client(ctx)
 	ids := eventIDs(evs)
 	tracks, err := c.Track.Query().Where(track.EventIDIn(ids...)).
@@ -283,9 +285,9 @@ func (r *Resolver) libraries(ctx context.Context, evs []*ent.Event) ([]*Library,
 	byRoom := group(rooms, func(rm *ent.Room) string { return rm.EventID })
 	byTag := group(tags, func(t *ent.Tag) string { return t.EventID })
 	byLevel := group(levels, func(l *ent.Level) string { return l.EventID })
-	out := make([]*Library, len(evs))
+	out := make([]*model.Library, len(evs))
 	for i, ev := range evs {
-		out[i] = &Library{Tracks: nonNilSlice(byTrack[ev.ID]), Formats: nonNilSlice(byFormat[ev.ID]),
+		out[i] = &model.Library{Tracks: nonNilSlice(byTrack[ev.ID]), Formats: nonNilSlice(byFormat[ev.ID]),
 			Rooms: nonNilSlice(byRoom[ev.ID]), Tags: nonNilSlice(byTag[ev.ID]), Levels: nonNilSlice(byLevel[ev.ID]),
 			Admins: admins[i]}
 	}

@@ -9,19 +9,20 @@ import (
 	"context"
 
 	"github.com/podium/podium/ent"
+	"github.com/podium/podium/graph/model"
 )
 
 // Library is the resolver for the library field.
-func (r *eventResolver) Library(ctx context.Context, obj *ent.Event) (*Library, error) {
+func (r *eventResolver) Library(ctx context.Context, obj *ent.Event) (*model.Library, error) {
 	return r.eventLibrary(ctx, obj)
 }
 
 // SaveLibraryItem is the resolver for the saveLibraryItem field.
-func (r *mutationResolver) SaveLibraryItem(ctx context.Context, eventID string, input SaveLibraryItemInput) (ent.Noder, error) {
+func (r *mutationResolver) SaveLibraryItem(ctx context.Context, eventID string, input model.SaveLibraryItemInput) (ent.Noder, error) {
 	return r.saveLibraryItem(ctx, eventID, input)
 }
 
 // DeleteLibraryItem is the resolver for the deleteLibraryItem field.
-func (r *mutationResolver) DeleteLibraryItem(ctx context.Context, eventID string, kind LibraryKind, id string) (string, error) {
+func (r *mutationResolver) DeleteLibraryItem(ctx context.Context, eventID string, kind model.LibraryKind, id string) (string, error) {
 	return r.deleteLibraryItem(ctx, eventID, kind, id)
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/podium/podium/graph/model"
+
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vikstrous/dataloadgen"
 
@@ -23,24 +25,24 @@ import (
 // other callers get fresh ones.
 type loaders struct {
 	contacts     *dataloadgen.Loader[string, *ent.Contact]
-	tasks        *dataloadgen.Loader[string, []*Task]
-	deliverables *dataloadgen.Loader[string, []*Deliverable]
-	submissions  *dataloadgen.Loader[eventItem, *Submission]
+	tasks        *dataloadgen.Loader[string, []*model.Task]
+	deliverables *dataloadgen.Loader[string, []*model.Deliverable]
+	submissions  *dataloadgen.Loader[eventItem, *model.Submission]
 	// rounds index review rounds by id, for assignments read without their workspace.
-	rounds *dataloadgen.Loader[string, *roundIndex]
+	rounds *dataloadgen.Loader[string, *model.RoundIndex]
 	// activity, emails and roundReviews are the lists of a submission (Submission.activity,
 	// .emails, .roundReviews); contactResources the resources a contact sees (Contact.resources).
-	activity         *dataloadgen.Loader[eventItem, []*TimelineItem]
-	emails           *dataloadgen.Loader[string, []*SubmissionEmail]
-	roundReviews     *dataloadgen.Loader[string, []*HumanReview]
-	contactResources *dataloadgen.Loader[eventItem, []*ResourceRecord]
+	activity         *dataloadgen.Loader[eventItem, []*model.TimelineItem]
+	emails           *dataloadgen.Loader[string, []*model.SubmissionEmail]
+	roundReviews     *dataloadgen.Loader[string, []*model.HumanReview]
+	contactResources *dataloadgen.Loader[eventItem, []*model.ResourceRecord]
 	// taskTemplates, fileRequirements and resources are lists of an event (Event.taskTemplates,
 	// .fileRequirements, .resources), read together for a page of events.
-	taskTemplates    *dataloadgen.Loader[string, []*TaskTemplate]
-	fileRequirements *dataloadgen.Loader[string, []*FileRequirement]
-	resources        *dataloadgen.Loader[string, []*ResourceRecord]
+	taskTemplates    *dataloadgen.Loader[string, []*model.TaskTemplate]
+	fileRequirements *dataloadgen.Loader[string, []*model.FileRequirement]
+	resources        *dataloadgen.Loader[string, []*model.ResourceRecord]
 	// reviewerTracks are the members of an event with their reviewer tracks (Event.reviewerTracks).
-	reviewerTracks *dataloadgen.Loader[string, []*ReviewerTrackSet]
+	reviewerTracks *dataloadgen.Loader[string, []*model.ReviewerTrackSet]
 	// eventModels are the read models of an event (Event.agenda, .forms, …), for a page of events.
 	eventModels *eventModels
 	// events read the read models of a page of events together (loaders_events.go).
@@ -72,62 +74,64 @@ func (r *Resolver) newLoaders() *loaders {
 	wait := dataloadgen.WithWait(loaderWait)
 	return &loaders{
 		eventModels: r.newEventModels(wait),
-		taskTemplates: eventLists(func(ctx context.Context, events []string) ([]*TaskTemplate, error) {
+		taskTemplates: eventLists(func(ctx context.Context, events []string) ([]*model.TaskTemplate, error) {
 			rows, err := r.client(ctx).TaskTemplate.Query().Where(tasktemplate.EventIDIn(events...)).
 				Order(ent.Asc(tasktemplate.FieldPosition), ent.Asc(tasktemplate.FieldCreatedAt)).All(ctx)
 			return mapAll(rows, toTaskTemplate), err
-		}, func(t *TaskTemplate) string { return t.EventID }, wait),
-		fileRequirements: eventLists(func(ctx context.Context, events []string) ([]*FileRequirement, error) {
+		}, func(t *model.TaskTemplate) string { return t.EventID }, wait),
+		fileRequirements: eventLists(func(ctx context.Context, events []string) ([]*model.FileRequirement, error) {
 			rows, err := r.client(ctx).FileRequirement.Query().Where(filerequirement.EventIDIn(events...)).
 				Order(ent.Asc(filerequirement.FieldPosition), ent.Asc(filerequirement.FieldCreatedAt)).All(ctx)
 			return mapAll(rows, toFileRequirement), err
-		}, func(f *FileRequirement) string { return f.EventID }, wait),
-		resources: eventLists(func(ctx context.Context, events []string) ([]*ResourceRecord, error) {
+		}, func(f *model.FileRequirement) string { return f.EventID }, wait),
+		resources: eventLists(func(ctx context.Context, events []string) ([]*model.ResourceRecord, error) {
 			return r.eventResources(ctx, events...)
-		}, func(res *ResourceRecord) string { return res.EventID }, wait),
+		}, func(res *model.ResourceRecord) string { return res.EventID }, wait),
 		reviewerTracks: dataloadgen.NewMappedLoader(r.eventsReviewerTracks, wait),
 		contacts: dataloadgen.NewMappedLoader(func(ctx context.Context, ids []string) (map[string]*ent.Contact, error) {
 			rows, err := r.client(ctx).Contact.Query().Where(contact.IDIn(ids...)).All(ctx)
 			return byKey(rows, func(c *ent.Contact) string { return c.ID }), err
 		}, wait),
-		tasks: dataloadgen.NewMappedLoader(func(ctx context.Context, sessions []string) (map[string][]*Task, error) {
+		tasks: dataloadgen.NewMappedLoader(func(ctx context.Context, sessions []string) (map[string][]*model.Task, error) {
 			rows, err := r.client(ctx).TaskAssignment.Query().Where(taskassignment.SubmissionIDIn(sessions...)).
 				WithTemplate().All(ctx)
 			if err != nil {
 				return nil, err
 			}
-			out := group(mapAll(rows, toTask), func(t *Task) string { return t.SessionID })
+			out := group(mapAll(rows, toTask), func(t *model.Task) string { return t.SessionID })
 			for _, id := range sessions {
 				out[id] = nonNilSlice(out[id])
 			}
 			for _, list := range out {
-				slices.SortStableFunc(list, func(a, b *Task) int { return cmp.Or(cmp.Compare(a.position, b.position), cmp.Compare(a.ID, b.ID)) })
+				slices.SortStableFunc(list, func(a, b *model.Task) int {
+					return cmp.Or(cmp.Compare(a.SortPosition, b.SortPosition), cmp.Compare(a.ID, b.ID))
+				})
 			}
 			return out, nil
 		}, wait),
-		deliverables: dataloadgen.NewMappedLoader(func(ctx context.Context, sessions []string) (map[string][]*Deliverable, error) {
+		deliverables: dataloadgen.NewMappedLoader(func(ctx context.Context, sessions []string) (map[string][]*model.Deliverable, error) {
 			rows, err := r.client(ctx).DeliverableAssignment.Query().Where(deliverableassignment.SubmissionIDIn(sessions...)).
 				WithRequirement().All(ctx)
 			if err != nil {
 				return nil, err
 			}
-			out := group(mapAll(rows, toDeliverable), func(d *Deliverable) string { return d.SessionID })
+			out := group(mapAll(rows, toDeliverable), func(d *model.Deliverable) string { return d.SessionID })
 			for _, id := range sessions {
 				out[id] = nonNilSlice(out[id])
 			}
 			for _, list := range out {
-				slices.SortStableFunc(list, func(a, b *Deliverable) int {
-					return cmp.Or(cmp.Compare(a.position, b.position), cmp.Compare(a.ID, b.ID))
+				slices.SortStableFunc(list, func(a, b *model.Deliverable) int {
+					return cmp.Or(cmp.Compare(a.SortPosition, b.SortPosition), cmp.Compare(a.ID, b.ID))
 				})
 			}
 			return out, nil
 		}, wait),
-		submissions: dataloadgen.NewMappedLoader(func(ctx context.Context, keys []eventItem) (map[eventItem]*Submission, error) {
+		submissions: dataloadgen.NewMappedLoader(func(ctx context.Context, keys []eventItem) (map[eventItem]*model.Submission, error) {
 			events := unique(mapAll(keys, func(k eventItem) string { return k.event }))
 			subs, err := r.eventsSubmissions(ctx, events, submissionFilter{ids: mapAll(keys, func(k eventItem) string { return k.id })})
-			return byKey(subs, func(s *Submission) eventItem { return eventItem{s.EventID, s.ID} }), err
+			return byKey(subs, func(s *model.Submission) eventItem { return eventItem{s.EventID, s.ID} }), err
 		}, wait),
-		rounds: dataloadgen.NewMappedLoader(func(ctx context.Context, ids []string) (map[string]*roundIndex, error) {
+		rounds: dataloadgen.NewMappedLoader(func(ctx context.Context, ids []string) (map[string]*model.RoundIndex, error) {
 			var events []string
 			err := eachRow(ctx, r.sql(ctx), `SELECT DISTINCT event_id FROM review_rounds WHERE id = ANY($1)`, ids,
 				func(scan func(...any) error) error {
@@ -137,38 +141,38 @@ func (r *Resolver) newLoaders() *loaders {
 					return err
 				})
 			if err != nil || len(events) == 0 {
-				return map[string]*roundIndex{}, err
+				return map[string]*model.RoundIndex{}, err
 			}
 			workspaces, err := r.workspaces(ctx, events, "")
 			if err != nil {
 				return nil, err
 			}
-			out := map[string]*roundIndex{}
+			out := map[string]*model.RoundIndex{}
 			for _, ws := range workspaces {
 				for _, v := range ws.Rounds {
-					out[v.Configuration.Round.ID] = v.index
+					out[v.Configuration.Round.ID] = v.Index
 				}
 			}
 			return out, nil
 		}, wait),
-		activity: dataloadgen.NewMappedLoader(func(ctx context.Context, keys []eventItem) (map[eventItem][]*TimelineItem, error) {
+		activity: dataloadgen.NewMappedLoader(func(ctx context.Context, keys []eventItem) (map[eventItem][]*model.TimelineItem, error) {
 			return r.timelines(ctx, keys)
 		}, wait),
-		emails: dataloadgen.NewMappedLoader(func(ctx context.Context, ids []string) (map[string][]*SubmissionEmail, error) {
+		emails: dataloadgen.NewMappedLoader(func(ctx context.Context, ids []string) (map[string][]*model.SubmissionEmail, error) {
 			return r.submissionEmailsOf(ctx, ids)
 		}, wait),
-		roundReviews: dataloadgen.NewMappedLoader(func(ctx context.Context, ids []string) (map[string][]*HumanReview, error) {
+		roundReviews: dataloadgen.NewMappedLoader(func(ctx context.Context, ids []string) (map[string][]*model.HumanReview, error) {
 			list, err := r.humanReviews(ctx, ids, nil)
 			if err != nil {
 				return nil, err
 			}
-			out := group(list, func(h *HumanReview) string { return h.Assignment.SubmissionID })
+			out := group(list, func(h *model.HumanReview) string { return h.Assignment.SubmissionID })
 			for _, id := range ids {
 				out[id] = nonNilSlice(out[id])
 			}
 			return out, nil
 		}, wait),
-		contactResources: dataloadgen.NewMappedLoader(func(ctx context.Context, keys []eventItem) (map[eventItem][]*ResourceRecord, error) {
+		contactResources: dataloadgen.NewMappedLoader(func(ctx context.Context, keys []eventItem) (map[eventItem][]*model.ResourceRecord, error) {
 			out, err := r.contactsResources(ctx, keys)
 			for _, k := range keys {
 				out[k] = nonNilSlice(out[k])
@@ -237,12 +241,12 @@ func selected(ctx context.Context, path ...string) bool {
 
 // prefetchSessions loads, in one query each, the edges of a page of sessions that the query asks
 // for, so that each session's field finds them in the loaders.
-func (r *Resolver) prefetchSessions(ctx context.Context, page []*Session) error {
+func (r *Resolver) prefetchSessions(ctx context.Context, page []*model.Session) error {
 	if len(page) == 0 {
 		return nil
 	}
 	l := r.loaders(ctx)
-	ids := mapAll(page, func(s *Session) string { return s.ID })
+	ids := mapAll(page, func(s *model.Session) string { return s.ID })
 	if selected(ctx, "edges", "node", "tasks") {
 		if _, err := l.tasks.LoadAll(ctx, ids); err != nil {
 			return err
@@ -276,7 +280,7 @@ func (r *Resolver) prefetchSessions(ctx context.Context, page []*Session) error 
 		}
 	}
 	if selected(ctx, "edges", "node", "submission") {
-		keys := mapAll(page, func(s *Session) eventItem { return eventItem{s.EventID, s.ID} })
+		keys := mapAll(page, func(s *model.Session) eventItem { return eventItem{s.EventID, s.ID} })
 		if _, err := l.submissions.LoadAll(ctx, keys); err != nil {
 			return err
 		}

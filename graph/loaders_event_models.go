@@ -3,6 +3,8 @@ package graph
 import (
 	"context"
 
+	"github.com/podium/podium/graph/model"
+
 	"github.com/vikstrous/dataloadgen"
 
 	"github.com/podium/podium/ent"
@@ -19,11 +21,11 @@ import (
 // mutation that returns the event again returns a new *ent.Event, which a model cached for the old
 // one cannot answer.
 type eventModels struct {
-	agenda     *dataloadgen.Loader[*ent.Event, *Agenda]
-	library    *dataloadgen.Loader[*ent.Event, *Library]
-	evaluation *dataloadgen.Loader[*ent.Event, *EvaluationWorkspace]
-	directory  *dataloadgen.Loader[*ent.Event, *SpeakerDirectory]
-	forms      *dataloadgen.Loader[*ent.Event, []*CfpForm]
+	agenda     *dataloadgen.Loader[*ent.Event, *model.Agenda]
+	library    *dataloadgen.Loader[*ent.Event, *model.Library]
+	evaluation *dataloadgen.Loader[*ent.Event, *model.EvaluationWorkspace]
+	directory  *dataloadgen.Loader[*ent.Event, *model.SpeakerDirectory]
+	forms      *dataloadgen.Loader[*ent.Event, []*model.CfpForm]
 }
 
 func (r *Resolver) newEventModels(opts ...dataloadgen.Option) *eventModels {
@@ -66,30 +68,30 @@ func eventModel[T any](ctx context.Context, ev *ent.Event, loader func(*eventMod
 }
 
 // eventAgenda answers Event.agenda.
-func (r *Resolver) eventAgenda(ctx context.Context, ev *ent.Event) (*Agenda, error) {
-	return eventModel(ctx, ev, func(m *eventModels) *dataloadgen.Loader[*ent.Event, *Agenda] { return m.agenda }, r.agendas)
+func (r *Resolver) eventAgenda(ctx context.Context, ev *ent.Event) (*model.Agenda, error) {
+	return eventModel(ctx, ev, func(m *eventModels) *dataloadgen.Loader[*ent.Event, *model.Agenda] { return m.agenda }, r.agendas)
 }
 
 // eventLibrary answers Event.library.
-func (r *Resolver) eventLibrary(ctx context.Context, ev *ent.Event) (*Library, error) {
-	return eventModel(ctx, ev, func(m *eventModels) *dataloadgen.Loader[*ent.Event, *Library] { return m.library }, r.libraries)
+func (r *Resolver) eventLibrary(ctx context.Context, ev *ent.Event) (*model.Library, error) {
+	return eventModel(ctx, ev, func(m *eventModels) *dataloadgen.Loader[*ent.Event, *model.Library] { return m.library }, r.libraries)
 }
 
 // eventEvaluation answers Event.evaluation.
-func (r *Resolver) eventEvaluation(ctx context.Context, ev *ent.Event) (*EvaluationWorkspace, error) {
-	return eventModel(ctx, ev, func(m *eventModels) *dataloadgen.Loader[*ent.Event, *EvaluationWorkspace] { return m.evaluation },
+func (r *Resolver) eventEvaluation(ctx context.Context, ev *ent.Event) (*model.EvaluationWorkspace, error) {
+	return eventModel(ctx, ev, func(m *eventModels) *dataloadgen.Loader[*ent.Event, *model.EvaluationWorkspace] { return m.evaluation },
 		r.evaluations)
 }
 
 // eventSpeakerDirectory answers Event.speakerDirectory.
-func (r *Resolver) eventSpeakerDirectory(ctx context.Context, ev *ent.Event) (*SpeakerDirectory, error) {
-	return eventModel(ctx, ev, func(m *eventModels) *dataloadgen.Loader[*ent.Event, *SpeakerDirectory] { return m.directory },
+func (r *Resolver) eventSpeakerDirectory(ctx context.Context, ev *ent.Event) (*model.SpeakerDirectory, error) {
+	return eventModel(ctx, ev, func(m *eventModels) *dataloadgen.Loader[*ent.Event, *model.SpeakerDirectory] { return m.directory },
 		r.speakerDirectories)
 }
 
 // eventForms answers Event.forms.
-func (r *Resolver) eventForms(ctx context.Context, ev *ent.Event) ([]*CfpForm, error) {
-	return eventModel(ctx, ev, func(m *eventModels) *dataloadgen.Loader[*ent.Event, []*CfpForm] { return m.forms }, r.eventsForms)
+func (r *Resolver) eventForms(ctx context.Context, ev *ent.Event) ([]*model.CfpForm, error) {
+	return eventModel(ctx, ev, func(m *eventModels) *dataloadgen.Loader[*ent.Event, []*model.CfpForm] { return m.forms }, r.eventsForms)
 }
 
 // eventIDs are the ids of events, each once.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 
+	"github.com/podium/podium/graph/model"
+
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vikstrous/dataloadgen"
@@ -23,7 +25,7 @@ type eventLoaders struct {
 	once sync.Once
 	// submissions are the call-for-proposals submissions of each event (Event.submissions),
 	// filtered by status in Go, as the single path does.
-	submissions *dataloadgen.Loader[string, []*Submission]
+	submissions *dataloadgen.Loader[string, []*model.Submission]
 	// speakers, emails and sessions are connections: a page of each event, keyed by the event
 	// and the field asking (fieldArgs), whose arguments are the same for every event.
 	speakers *dataloadgen.Loader[eventPageKey, *pageOf[*ent.Contact]]
@@ -46,12 +48,12 @@ func (r *Resolver) eventLoaders(ctx context.Context) *eventLoaders {
 	l := &r.loaders(ctx).events
 	l.once.Do(func() {
 		wait := dataloadgen.WithWait(loaderWait)
-		l.submissions = dataloadgen.NewMappedLoader(func(ctx context.Context, events []string) (map[string][]*Submission, error) {
+		l.submissions = dataloadgen.NewMappedLoader(func(ctx context.Context, events []string) (map[string][]*model.Submission, error) {
 			subs, err := r.eventsSubmissions(ctx, events, submissionFilter{})
 			if err != nil {
 				return nil, err
 			}
-			out := group(subs, func(s *Submission) string { return s.EventID })
+			out := group(subs, func(s *model.Submission) string { return s.EventID })
 			for _, id := range events {
 				out[id] = nonNilSlice(out[id])
 			}

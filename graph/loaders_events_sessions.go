@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/podium/podium/graph/model"
+
 	"github.com/podium/podium/ent/schema/agenda"
 )
 
@@ -69,14 +71,14 @@ type sessionArgs struct {
 
 // sessionPageOf is one event's window: the sessions shown and the list's counts.
 type sessionPageOf struct {
-	page   []*Session
+	page   []*model.Session
 	counts *sessionCounts
 }
 
 // sessionWindowInList is sessionWindow for an event of a page of events, read with the page's
 // other events (eventLoaders.sessions).
 func (r *Resolver) sessionWindowInList(ctx context.Context, eventID string, q sessionQuery, first, last *int) (
-	[]*Session, *sessionCounts, error) {
+	[]*model.Session, *sessionCounts, error) {
 	a := &sessionArgs{q: q, first: first, last: last}
 	a.whole = a.q.limitTo(first, last)
 	l := r.eventLoaders(ctx)
@@ -127,7 +129,7 @@ func (r *Resolver) sessionWindows(ctx context.Context, a *sessionArgs, events []
 	}
 	var links sessionLinks
 	if len(sessions) > 0 {
-		ids := mapAll(sessions, func(s *Session) string { return s.ID })
+		ids := mapAll(sessions, func(s *model.Session) string { return s.ID })
 		if links.tracks, err = readSessionTracks(ctx, db, sessionTracksSQL, ids); err != nil {
 			return nil, err
 		}
@@ -139,7 +141,7 @@ func (r *Resolver) sessionWindows(ctx context.Context, a *sessionArgs, events []
 	for _, s := range sessions {
 		eventOf[s.ID] = s.EventID
 	}
-	pages := group(sessions, func(s *Session) string { return s.EventID })
+	pages := group(sessions, func(s *model.Session) string { return s.EventID })
 	tracks := group(links.tracks, func(t sessionTrack) string { return eventOf[t.sessionID] })
 	speakers := group(links.speakers, func(sp sessionSpeaker) string { return eventOf[sp.sessionID] })
 	out := make(map[string]*sessionPageOf, len(events))

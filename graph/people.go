@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/podium/podium/graph/model"
+
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/emaillog"
 	"github.com/podium/podium/ent/event"
@@ -21,7 +23,7 @@ const invitationLifetime = 7 * 24 * time.Hour
 // inviteOrganizationMember records an invitation to the caller's organization and emails it.
 // The person accepts it by signing in with the address (access.People.FollowLink). An
 // invitation to the same address replaces a pending one, so the newest role wins.
-func (r *Resolver) inviteOrganizationMember(ctx context.Context, in InviteOrganizationMemberInput) (*ent.OrganizationInvitation, error) {
+func (r *Resolver) inviteOrganizationMember(ctx context.Context, in model.InviteOrganizationMemberInput) (*ent.OrganizationInvitation, error) {
 	v, err := access.Viewer(ctx)
 	if err != nil {
 		return nil, err

@@ -9,14 +9,15 @@ import (
 	"context"
 
 	"github.com/podium/podium/ent"
+	"github.com/podium/podium/graph/model"
 )
 
 // InviteOrganizationMember is the resolver for the inviteOrganizationMember field.
-func (r *mutationResolver) InviteOrganizationMember(ctx context.Context, input InviteOrganizationMemberInput) (*ent.OrganizationInvitation, error) {
+func (r *mutationResolver) InviteOrganizationMember(ctx context.Context, input model.InviteOrganizationMemberInput) (*ent.OrganizationInvitation, error) {
 	return r.inviteOrganizationMember(ctx, input)
 }
 
 // Viewer is the resolver for the viewer field.
-func (r *queryResolver) Viewer(ctx context.Context) (*Viewer, error) {
+func (r *queryResolver) Viewer(ctx context.Context) (*model.Viewer, error) {
 	return r.viewerOf(ctx)
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 
+	"github.com/podium/podium/graph/model"
+
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/organizationcontact"
 	"github.com/podium/podium/ent/pipelinecard"
@@ -26,20 +28,9 @@ var (
 	errCardNotFound  = apperr.NotFound("CRM card")
 )
 
-// CrmPipelineStage is a stage, as both transports show it.
-type CrmPipelineStage struct {
-	ID             string            `json:"id"`
-	CreatedAt      scalar.Timestamp  `json:"createdAt"`
-	UpdatedAt      scalar.Timestamp  `json:"updatedAt"`
-	OrganizationID string            `json:"organizationId"`
-	Name           string            `json:"name"`
-	SemanticStatus CrmSemanticStatus `json:"semanticStatus"`
-	Position       int               `json:"position"`
-}
-
-func toCrmPipelineStage(s *ent.PipelineStage) *CrmPipelineStage {
-	return &CrmPipelineStage{ID: s.ID, CreatedAt: scalar.At(s.CreatedAt), UpdatedAt: scalar.At(s.UpdatedAt),
-		OrganizationID: s.OrganizationID, Name: s.Name, SemanticStatus: CrmSemanticStatus(s.SemanticStatus),
+func toCrmPipelineStage(s *ent.PipelineStage) *model.CrmPipelineStage {
+	return &model.CrmPipelineStage{ID: s.ID, CreatedAt: scalar.At(s.CreatedAt), UpdatedAt: scalar.At(s.UpdatedAt),
+		OrganizationID: s.OrganizationID, Name: s.Name, SemanticStatus: model.CrmSemanticStatus(s.SemanticStatus),
 		Position: s.Position}
 }
 
@@ -56,7 +47,7 @@ func recordStageEntry(ctx context.Context, c *ent.Client, cardID string, from, t
 
 // pipeline answers the board: stages by position (then name and id), each with its cards by the
 // contact's last name, first name and id. Three statements, whatever the number of cards.
-func (r *Resolver) pipeline(ctx context.Context) (*CrmPipelineBoard, error) {
+func (r *Resolver) pipeline(ctx context.Context) (*model.CrmPipelineBoard, error) {
 	if _, err := access.Viewer(ctx); err != nil {
 		return nil, err
 	}
@@ -73,15 +64,15 @@ func (r *Resolver) pipeline(ctx context.Context) (*CrmPipelineBoard, error) {
 	if err != nil {
 		return nil, err
 	}
-	board := &CrmPipelineBoard{Columns: make([]*CrmPipelineColumn, len(stages))}
-	column := make(map[string]*CrmPipelineColumn, len(stages))
+	board := &model.CrmPipelineBoard{Columns: make([]*model.CrmPipelineColumn, len(stages))}
+	column := make(map[string]*model.CrmPipelineColumn, len(stages))
 	for i, s := range stages {
-		board.Columns[i] = &CrmPipelineColumn{Stage: toCrmPipelineStage(s), Cards: []*CrmPipelineBoardCard{}}
+		board.Columns[i] = &model.CrmPipelineColumn{Stage: toCrmPipelineStage(s), Cards: []*model.CrmPipelineBoardCard{}}
 		column[s.ID] = board.Columns[i]
 	}
 	for _, card := range cards {
 		if col := column[card.StageID]; col != nil && card.Edges.Contact != nil {
-			col.Cards = append(col.Cards, &CrmPipelineBoardCard{Card: toCrmContactCard(card),
+			col.Cards = append(col.Cards, &model.CrmPipelineBoardCard{Card: toCrmContactCard(card),
 				Contact: toCrmContact(card.Edges.Contact)})
 		}
 	}
@@ -89,7 +80,7 @@ func (r *Resolver) pipeline(ctx context.Context) (*CrmPipelineBoard, error) {
 }
 
 // savePipelineStage creates a stage (id null) or updates one of the organization's.
-func (r *Resolver) savePipelineStage(ctx context.Context, in SavePipelineStageInput) (*CrmPipelineStage, error) {
+func (r *Resolver) savePipelineStage(ctx context.Context, in model.SavePipelineStageInput) (*model.CrmPipelineStage, error) {
 	if _, err := access.Viewer(ctx); err != nil {
 		return nil, err
 	}
@@ -108,7 +99,7 @@ func (r *Resolver) savePipelineStage(ctx context.Context, in SavePipelineStageIn
 
 // stageSaved presents a saved stage; a name the organization already uses is a conflict (the
 // original answered 500).
-func stageSaved(s *ent.PipelineStage, err error) (*CrmPipelineStage, error) {
+func stageSaved(s *ent.PipelineStage, err error) (*model.CrmPipelineStage, error) {
 	if ent.IsConstraintError(err) {
 		return nil, apperr.Conflict(apperr.CodeConflict, "The pipeline already has a stage with this name")
 	}
@@ -121,7 +112,7 @@ func stageSaved(s *ent.PipelineStage, err error) (*CrmPipelineStage, error) {
 // reorderPipelineStages gives the listed stages positions 1..n in one statement. An id listed
 // twice gets the position of its last mention, as the original's one update per id left it;
 // ids that are not the organization's stages are ignored.
-func (r *Resolver) reorderPipelineStages(ctx context.Context, in ReorderPipelineStagesInput) (bool, error) {
+func (r *Resolver) reorderPipelineStages(ctx context.Context, in model.ReorderPipelineStagesInput) (bool, error) {
 	v, err := access.Viewer(ctx)
 	if err != nil {
 		return false, err
@@ -166,7 +157,7 @@ func (r *Resolver) deletePipelineStage(ctx context.Context, id string) (string, 
 // addPipelineCard places a contact in a stage: a new card with its history row, or — the
 // contact's one card — moved there with its note replaced, with a history row only when the
 // stage changed.
-func (r *Resolver) addPipelineCard(ctx context.Context, in AddPipelineCardInput) (*CrmContactCard, error) {
+func (r *Resolver) addPipelineCard(ctx context.Context, in model.AddPipelineCardInput) (*model.CrmContactCard, error) {
 	v, err := access.Viewer(ctx)
 	if err != nil {
 		return nil, err
@@ -215,7 +206,7 @@ func (r *Resolver) addPipelineCard(ctx context.Context, in AddPipelineCardInput)
 
 // movePipelineCard moves a card to another stage of the organization's pipeline, with its
 // history row; the note is kept.
-func (r *Resolver) movePipelineCard(ctx context.Context, cardID string, in MovePipelineCardInput) (*CrmContactCard, error) {
+func (r *Resolver) movePipelineCard(ctx context.Context, cardID string, in model.MovePipelineCardInput) (*model.CrmContactCard, error) {
 	if _, err := access.Viewer(ctx); err != nil {
 		return nil, err
 	}

@@ -7,15 +7,17 @@ package graph
 
 import (
 	"context"
+
+	"github.com/podium/podium/graph/model"
 )
 
 // SavePipelineStage is the resolver for the savePipelineStage field.
-func (r *mutationResolver) SavePipelineStage(ctx context.Context, input SavePipelineStageInput) (*CrmPipelineStage, error) {
+func (r *mutationResolver) SavePipelineStage(ctx context.Context, input model.SavePipelineStageInput) (*model.CrmPipelineStage, error) {
 	return r.savePipelineStage(ctx, input)
 }
 
 // ReorderPipelineStages is the resolver for the reorderPipelineStages field.
-func (r *mutationResolver) ReorderPipelineStages(ctx context.Context, input ReorderPipelineStagesInput) (bool, error) {
+func (r *mutationResolver) ReorderPipelineStages(ctx context.Context, input model.ReorderPipelineStagesInput) (bool, error) {
 	return r.reorderPipelineStages(ctx, input)
 }
 
@@ -25,16 +27,16 @@ func (r *mutationResolver) DeletePipelineStage(ctx context.Context, stageID stri
 }
 
 // AddPipelineCard is the resolver for the addPipelineCard field.
-func (r *mutationResolver) AddPipelineCard(ctx context.Context, input AddPipelineCardInput) (*CrmContactCard, error) {
+func (r *mutationResolver) AddPipelineCard(ctx context.Context, input model.AddPipelineCardInput) (*model.CrmContactCard, error) {
 	return r.addPipelineCard(ctx, input)
 }
 
 // MovePipelineCard is the resolver for the movePipelineCard field.
-func (r *mutationResolver) MovePipelineCard(ctx context.Context, cardID string, input MovePipelineCardInput) (*CrmContactCard, error) {
+func (r *mutationResolver) MovePipelineCard(ctx context.Context, cardID string, input model.MovePipelineCardInput) (*model.CrmContactCard, error) {
 	return r.movePipelineCard(ctx, cardID, input)
 }
 
 // Pipeline is the resolver for the pipeline field.
-func (r *queryResolver) Pipeline(ctx context.Context) (*CrmPipelineBoard, error) {
+func (r *queryResolver) Pipeline(ctx context.Context) (*model.CrmPipelineBoard, error) {
 	return r.pipeline(ctx)
 }

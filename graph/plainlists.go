@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 
+	"github.com/podium/podium/graph/model"
+
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
 
@@ -50,7 +52,7 @@ func (plainLists) InterceptField(ctx context.Context, next graphql.Resolver) (an
 	if err != nil || fc == nil || fc.Object != "SessionConnection" || fc.Field.Name != "edges" {
 		return res, err
 	}
-	edges, ok := res.([]*SessionEdge)
+	edges, ok := res.([]*model.SessionEdge)
 	if !ok {
 		return res, err
 	}
@@ -145,76 +147,76 @@ func (b *writerBuffer) Write(p []byte) (int, error) {
 
 // plainEdges writes a page of session edges with a plan.
 type plainEdges struct {
-	edges []*SessionEdge
-	plan  []writer[*SessionEdge]
+	edges []*model.SessionEdge
+	plan  []writer[*model.SessionEdge]
 }
 
 // MarshalGQL writes the edges.
 func (e plainEdges) MarshalGQL(w io.Writer) { writeList(w, e.plan, e.edges) }
 
-func planEdges(oc *graphql.OperationContext, sel ast.SelectionSet) ([]writer[*SessionEdge], bool) {
-	return plan(oc, sel, sessionEdgeImplementors, "SessionEdge", func(oc *graphql.OperationContext, f graphql.CollectedField) (func(io.Writer, *SessionEdge), bool) {
+func planEdges(oc *graphql.OperationContext, sel ast.SelectionSet) ([]writer[*model.SessionEdge], bool) {
+	return plan(oc, sel, sessionEdgeImplementors, "SessionEdge", func(oc *graphql.OperationContext, f graphql.CollectedField) (func(io.Writer, *model.SessionEdge), bool) {
 		switch f.Name {
 		case "cursor":
-			return func(w io.Writer, e *SessionEdge) { scalar.MarshalCursor(e.Cursor).MarshalGQL(w) }, true
+			return func(w io.Writer, e *model.SessionEdge) { scalar.MarshalCursor(e.Cursor).MarshalGQL(w) }, true
 		case "node":
 			node, ok := plan(oc, f.Selections, sessionImplementors, "Session", sessionField)
 			if !ok {
 				return nil, false
 			}
-			return func(w io.Writer, e *SessionEdge) { writeObject(w, node, e.Node) }, true
+			return func(w io.Writer, e *model.SessionEdge) { writeObject(w, node, e.Node) }, true
 		}
 		return nil, false
 	})
 }
 
 // sessionField writes the plain fields of Session: those read from the struct, not resolved.
-func sessionField(oc *graphql.OperationContext, f graphql.CollectedField) (func(io.Writer, *Session), bool) {
+func sessionField(oc *graphql.OperationContext, f graphql.CollectedField) (func(io.Writer, *model.Session), bool) {
 	switch f.Name {
 	case "id":
-		return func(w io.Writer, s *Session) { scalar.MarshalID(s.ID).MarshalGQL(w) }, true
+		return func(w io.Writer, s *model.Session) { scalar.MarshalID(s.ID).MarshalGQL(w) }, true
 	case "eventId":
-		return func(w io.Writer, s *Session) { scalar.MarshalID(s.EventID).MarshalGQL(w) }, true
+		return func(w io.Writer, s *model.Session) { scalar.MarshalID(s.EventID).MarshalGQL(w) }, true
 	case "code":
-		return func(w io.Writer, s *Session) { scalar.MarshalString(s.Code).MarshalGQL(w) }, true
+		return func(w io.Writer, s *model.Session) { scalar.MarshalString(s.Code).MarshalGQL(w) }, true
 	case "title":
-		return func(w io.Writer, s *Session) { scalar.MarshalString(s.Title).MarshalGQL(w) }, true
+		return func(w io.Writer, s *model.Session) { scalar.MarshalString(s.Title).MarshalGQL(w) }, true
 	case "description":
-		return func(w io.Writer, s *Session) { scalar.MarshalString(s.Description).MarshalGQL(w) }, true
+		return func(w io.Writer, s *model.Session) { scalar.MarshalString(s.Description).MarshalGQL(w) }, true
 	case "format":
-		return func(w io.Writer, s *Session) { writeOptString(w, s.Format) }, true
+		return func(w io.Writer, s *model.Session) { writeOptString(w, s.Format) }, true
 	case "source":
-		return func(w io.Writer, s *Session) { s.Source.MarshalGQL(w) }, true
+		return func(w io.Writer, s *model.Session) { s.Source.MarshalGQL(w) }, true
 	case "tracks":
 		tracks, ok := plan(oc, f.Selections, trackSummaryImplementors, "TrackSummary", trackField)
-		return func(w io.Writer, s *Session) { writeList(w, tracks, s.Tracks) }, ok
+		return func(w io.Writer, s *model.Session) { writeList(w, tracks, s.Tracks) }, ok
 	case "speakers":
 		speakers, ok := plan(oc, f.Selections, sessionSpeakerImplementors, "SessionSpeaker", speakerField)
-		return func(w io.Writer, s *Session) { writeList(w, speakers, s.Speakers) }, ok
+		return func(w io.Writer, s *model.Session) { writeList(w, speakers, s.Speakers) }, ok
 	case "startsAt":
-		return func(w io.Writer, s *Session) { writeOptTime(w, s.StartsAt) }, true
+		return func(w io.Writer, s *model.Session) { writeOptTime(w, s.StartsAt) }, true
 	case "endsAt":
-		return func(w io.Writer, s *Session) { writeOptTime(w, s.EndsAt) }, true
+		return func(w io.Writer, s *model.Session) { writeOptTime(w, s.EndsAt) }, true
 	case "roomId":
-		return func(w io.Writer, s *Session) { writeOptID(w, s.RoomID) }, true
+		return func(w io.Writer, s *model.Session) { writeOptID(w, s.RoomID) }, true
 	case "roomName":
-		return func(w io.Writer, s *Session) { writeOptString(w, s.RoomName) }, true
+		return func(w io.Writer, s *model.Session) { writeOptString(w, s.RoomName) }, true
 	case "deliverablesTotal":
-		return func(w io.Writer, s *Session) { scalar.MarshalInt(s.DeliverablesTotal).MarshalGQL(w) }, true
+		return func(w io.Writer, s *model.Session) { scalar.MarshalInt(s.DeliverablesTotal).MarshalGQL(w) }, true
 	case "deliverablesUploaded":
-		return func(w io.Writer, s *Session) { scalar.MarshalInt(s.DeliverablesUploaded).MarshalGQL(w) }, true
+		return func(w io.Writer, s *model.Session) { scalar.MarshalInt(s.DeliverablesUploaded).MarshalGQL(w) }, true
 	case "tasksTotal":
-		return func(w io.Writer, s *Session) { scalar.MarshalInt(s.TasksTotal).MarshalGQL(w) }, true
+		return func(w io.Writer, s *model.Session) { scalar.MarshalInt(s.TasksTotal).MarshalGQL(w) }, true
 	case "tasksDone":
-		return func(w io.Writer, s *Session) { scalar.MarshalInt(s.TasksDone).MarshalGQL(w) }, true
+		return func(w io.Writer, s *model.Session) { scalar.MarshalInt(s.TasksDone).MarshalGQL(w) }, true
 	case "contentReviewStatus":
-		return func(w io.Writer, s *Session) { s.ContentReviewStatus.MarshalGQL(w) }, true
+		return func(w io.Writer, s *model.Session) { s.ContentReviewStatus.MarshalGQL(w) }, true
 	case "publicationApproved":
-		return func(w io.Writer, s *Session) { scalar.MarshalBoolean(s.PublicationApproved).MarshalGQL(w) }, true
+		return func(w io.Writer, s *model.Session) { scalar.MarshalBoolean(s.PublicationApproved).MarshalGQL(w) }, true
 	case "cancelledAt":
-		return func(w io.Writer, s *Session) { writeOptTime(w, s.CancelledAt) }, true
+		return func(w io.Writer, s *model.Session) { writeOptTime(w, s.CancelledAt) }, true
 	case "cancelledBy":
-		return func(w io.Writer, s *Session) {
+		return func(w io.Writer, s *model.Session) {
 			if s.CancelledBy == nil {
 				_, _ = w.Write(null)
 				return
@@ -222,30 +224,30 @@ func sessionField(oc *graphql.OperationContext, f graphql.CollectedField) (func(
 			s.CancelledBy.MarshalGQL(w)
 		}, true
 	case "capacity":
-		return func(w io.Writer, s *Session) { writeOptInt(w, s.Capacity) }, true
+		return func(w io.Writer, s *model.Session) { writeOptInt(w, s.Capacity) }, true
 	case "createdAt":
-		return func(w io.Writer, s *Session) { s.CreatedAt.MarshalGQL(w) }, true
+		return func(w io.Writer, s *model.Session) { s.CreatedAt.MarshalGQL(w) }, true
 	}
 	return nil, false
 }
 
 // speakerField writes the fields of SessionSpeaker, all plain.
-func speakerField(_ *graphql.OperationContext, f graphql.CollectedField) (func(io.Writer, *SessionSpeaker), bool) {
+func speakerField(_ *graphql.OperationContext, f graphql.CollectedField) (func(io.Writer, *model.SessionSpeaker), bool) {
 	switch f.Name {
 	case "id":
-		return func(w io.Writer, s *SessionSpeaker) { scalar.MarshalID(s.ID).MarshalGQL(w) }, true
+		return func(w io.Writer, s *model.SessionSpeaker) { scalar.MarshalID(s.ID).MarshalGQL(w) }, true
 	case "name":
-		return func(w io.Writer, s *SessionSpeaker) { scalar.MarshalString(s.Name).MarshalGQL(w) }, true
+		return func(w io.Writer, s *model.SessionSpeaker) { scalar.MarshalString(s.Name).MarshalGQL(w) }, true
 	case "email":
-		return func(w io.Writer, s *SessionSpeaker) { scalar.MarshalString(s.Email).MarshalGQL(w) }, true
+		return func(w io.Writer, s *model.SessionSpeaker) { scalar.MarshalString(s.Email).MarshalGQL(w) }, true
 	case "role":
-		return func(w io.Writer, s *SessionSpeaker) { scalar.MarshalString(s.Role).MarshalGQL(w) }, true
+		return func(w io.Writer, s *model.SessionSpeaker) { scalar.MarshalString(s.Role).MarshalGQL(w) }, true
 	case "position":
-		return func(w io.Writer, s *SessionSpeaker) { scalar.MarshalInt(s.Position).MarshalGQL(w) }, true
+		return func(w io.Writer, s *model.SessionSpeaker) { scalar.MarshalInt(s.Position).MarshalGQL(w) }, true
 	case "headshotUrl":
-		return func(w io.Writer, s *SessionSpeaker) { writeOptString(w, s.HeadshotURL) }, true
+		return func(w io.Writer, s *model.SessionSpeaker) { writeOptString(w, s.HeadshotURL) }, true
 	case "confirmedAt":
-		return func(w io.Writer, s *SessionSpeaker) { writeOptTime(w, s.ConfirmedAt) }, true
+		return func(w io.Writer, s *model.SessionSpeaker) { writeOptTime(w, s.ConfirmedAt) }, true
 	}
 	return nil, false
 }

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/podium/podium/graph/model"
+
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/contact"
 	"github.com/podium/podium/ent/deliverableassignment"
@@ -39,8 +41,8 @@ func speakingOf(ctx context.Context) []viewer.Contact {
 }
 
 // mySpeaking lists every event where the caller speaks, with what is theirs there.
-func (r *Resolver) mySpeaking(ctx context.Context) ([]*SpeakerEvent, error) {
-	out := []*SpeakerEvent{}
+func (r *Resolver) mySpeaking(ctx context.Context) ([]*model.SpeakerEvent, error) {
+	out := []*model.SpeakerEvent{}
 	for _, c := range speakingOf(ctx) {
 		sctx := inOrganization(ctx, c.OrganizationID)
 		ct, err := r.ownContact(sctx, c.ContactID)
@@ -59,11 +61,11 @@ func (r *Resolver) mySpeaking(ctx context.Context) ([]*SpeakerEvent, error) {
 		if err != nil {
 			return nil, err
 		}
-		se := &SpeakerEvent{EventID: ev.ID, EventName: ev.Name, Timezone: ev.Timezone, Theme: ev.Theme, LogoURL: ev.LogoURL,
+		se := &model.SpeakerEvent{EventID: ev.ID, EventName: ev.Name, Timezone: ev.Timezone, Theme: ev.Theme, LogoURL: ev.LogoURL,
 			SpeakerConfirmationEnabled: ev.SpeakerConfirmationEnabled, Contact: toSpeakerContact(ct),
-			Sessions: sessions, Resources: make([]*SpeakerResource, len(res)), Agenda: []*agenda.Entry{}}
+			Sessions: sessions, Resources: make([]*model.SpeakerResource, len(res)), Agenda: []*agenda.Entry{}}
 		for i, x := range res {
-			se.Resources[i] = &SpeakerResource{ID: x.ID, Title: x.Title, Subtitle: x.Subtitle, Body: x.Body,
+			se.Resources[i] = &model.SpeakerResource{ID: x.ID, Title: x.Title, Subtitle: x.Subtitle, Body: x.Body,
 				LinkURL: x.LinkURL, EmbedURL: x.EmbedURL, FileName: x.FileName, FileURL: r.signedLink(x.FileStorageKey)}
 		}
 		if ev.AgendaPublishedAt != nil {
@@ -78,7 +80,7 @@ func (r *Resolver) mySpeaking(ctx context.Context) ([]*SpeakerEvent, error) {
 }
 
 // mySpeakerSession is one of the caller's sessions or submissions.
-func (r *Resolver) mySpeakerSession(ctx context.Context, id string) (*SpeakerSession, error) {
+func (r *Resolver) mySpeakerSession(ctx context.Context, id string) (*model.SpeakerSession, error) {
 	if !pid.Plausible(id) {
 		return nil, errSpeakerSessionNotFound
 	}
@@ -100,7 +102,7 @@ func (r *Resolver) mySpeakerSession(ctx context.Context, id string) (*SpeakerSes
 }
 
 // mySpeakerContact is one of the caller's contact records.
-func (r *Resolver) mySpeakerContact(ctx context.Context, id string) (*SpeakerContact, error) {
+func (r *Resolver) mySpeakerContact(ctx context.Context, id string) (*model.SpeakerContact, error) {
 	for _, c := range speakingOf(ctx) {
 		if c.ContactID != id {
 			continue
@@ -126,7 +128,7 @@ func (r *Resolver) ownContact(ctx context.Context, id string) (*ent.Contact, err
 
 // speakerSessions lists the sessions and submissions the contact takes part in (only id when
 // given), each with the tasks and deliverables that are the session's or the contact's.
-func (r *Resolver) speakerSessions(ctx context.Context, ct *ent.Contact, id *string) ([]*SpeakerSession, error) {
+func (r *Resolver) speakerSessions(ctx context.Context, ct *ent.Contact, id *string) ([]*model.SpeakerSession, error) {
 	q := r.Client.Submission.Query().Where(submission.EventID(ct.EventID),
 		submission.HasParticipantsWith(submissionparticipant.ContactID(ct.ID))).WithRoom()
 	if id != nil {
@@ -178,17 +180,17 @@ func (r *Resolver) speakerSessions(ctx context.Context, ct *ent.Contact, id *str
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*SpeakerSession, len(subs))
-	byID := make(map[string]*SpeakerSession, len(subs))
+	out := make([]*model.SpeakerSession, len(subs))
+	byID := make(map[string]*model.SpeakerSession, len(subs))
 	now := time.Now()
 	for i, s := range subs {
 		var f *ent.Form
 		if s.SourceFormID != nil {
 			f = formOf[*s.SourceFormID]
 		}
-		out[i] = &SpeakerSession{ID: s.ID, EventID: s.EventID, Code: s.Code, Title: s.Title, Description: s.Description,
+		out[i] = &model.SpeakerSession{ID: s.ID, EventID: s.EventID, Code: s.Code, Title: s.Title, Description: s.Description,
 			Status: speakerStatus(s.Status), CancelledAt: s.CancelledAt, StartsAt: s.StartsAt, EndsAt: s.EndsAt,
-			Tasks: []*Task{}, Deliverables: []*Deliverable{}, Ready: true, CoSpeakers: []string{}, ContentEditable: true}
+			Tasks: []*model.Task{}, Deliverables: []*model.Deliverable{}, Ready: true, CoSpeakers: []string{}, ContentEditable: true}
 		if why := contentRefusal(ev, s, f, now); why != nil {
 			out[i].ContentEditable, out[i].ContentClosedReason = false, &why.Message
 		}
@@ -212,26 +214,28 @@ func (r *Resolver) speakerSessions(ctx context.Context, ct *ent.Contact, id *str
 		ss.Ready = ss.Ready && d.Status == deliverableassignment.StatusUploaded
 	}
 	for _, ss := range out {
-		slices.SortStableFunc(ss.Tasks, func(a, b *Task) int { return a.position - b.position })
-		slices.SortStableFunc(ss.Deliverables, func(a, b *Deliverable) int { return a.position - b.position })
+		slices.SortStableFunc(ss.Tasks, func(a, b *model.Task) int { return a.SortPosition - b.SortPosition })
+		slices.SortStableFunc(ss.Deliverables, func(a, b *model.Deliverable) int { return a.SortPosition - b.SortPosition })
 	}
 	return out, nil
 }
 
-func toSpeakerContact(ct *ent.Contact) *SpeakerContact {
-	return &SpeakerContact{ID: ct.ID, EventID: ct.EventID, Email: ct.Email, FirstName: ct.FirstName, LastName: ct.LastName,
+func toSpeakerContact(ct *ent.Contact) *model.SpeakerContact {
+	return &model.SpeakerContact{ID: ct.ID, EventID: ct.EventID, Email: ct.Email, FirstName: ct.FirstName, LastName: ct.LastName,
 		Title: ct.Title, Company: ct.Company, Bio: ct.Bio, WorkflowStatus: ct.WorkflowStatus.String(),
 		ProfileReviewStatus: ct.ProfileReviewStatus.String(), ConfirmedAt: ct.ConfirmedAt}
 }
 
 // Speaking lists the events where the caller speaks (mySpeaking), for the portal's pages.
-func (r *Resolver) Speaking(ctx context.Context) ([]*SpeakerEvent, error) { return r.mySpeaking(ctx) }
+func (r *Resolver) Speaking(ctx context.Context) ([]*model.SpeakerEvent, error) {
+	return r.mySpeaking(ctx)
+}
 
 // speakerStatus is a submission's status as its speakers see it: maybe, the organizers' own
 // shortlist, reads as pending.
-func speakerStatus(s submission.Status) SubmissionStatus {
+func speakerStatus(s submission.Status) model.SubmissionStatus {
 	if s == submission.StatusMaybe {
-		return SubmissionStatusPending
+		return model.SubmissionStatusPending
 	}
-	return SubmissionStatus(s)
+	return model.SubmissionStatus(s)
 }

@@ -7,19 +7,21 @@ package graph
 
 import (
 	"context"
+
+	"github.com/podium/podium/graph/model"
 )
 
 // MySpeaking is the resolver for the mySpeaking field.
-func (r *queryResolver) MySpeaking(ctx context.Context) ([]*SpeakerEvent, error) {
+func (r *queryResolver) MySpeaking(ctx context.Context) ([]*model.SpeakerEvent, error) {
 	return r.mySpeaking(ctx)
 }
 
 // MySpeakerSession is the resolver for the mySpeakerSession field.
-func (r *queryResolver) MySpeakerSession(ctx context.Context, id string) (*SpeakerSession, error) {
+func (r *queryResolver) MySpeakerSession(ctx context.Context, id string) (*model.SpeakerSession, error) {
 	return r.mySpeakerSession(ctx, id)
 }
 
 // MySpeakerContact is the resolver for the mySpeakerContact field.
-func (r *queryResolver) MySpeakerContact(ctx context.Context, id string) (*SpeakerContact, error) {
+func (r *queryResolver) MySpeakerContact(ctx context.Context, id string) (*model.SpeakerContact, error) {
 	return r.mySpeakerContact(ctx, id)
 }

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/podium/podium/graph/model"
+
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/contact"
 	"github.com/podium/podium/ent/deliverableassignment"
@@ -78,13 +80,13 @@ func (r *Resolver) onMine(ctx context.Context, id string, notFound error,
 // ConfirmMyParticipation records that the caller takes part in the event of their contact
 // contactID: confirmedAt is stamped the first time, and the workflow status becomes confirmed
 // unless it is already confirmed or ready. Confirming again changes nothing.
-func (r *Resolver) ConfirmMyParticipation(ctx context.Context, contactID string) (*SpeakerContact, error) {
+func (r *Resolver) ConfirmMyParticipation(ctx context.Context, contactID string) (*model.SpeakerContact, error) {
 	return r.answerParticipation(ctx, contactID, true)
 }
 
 // DeclineMyParticipation records that the caller does not take part: the workflow status
 // becomes declined; confirmedAt, when set, is kept (it is never cleared).
-func (r *Resolver) DeclineMyParticipation(ctx context.Context, contactID string) (*SpeakerContact, error) {
+func (r *Resolver) DeclineMyParticipation(ctx context.Context, contactID string) (*model.SpeakerContact, error) {
 	return r.answerParticipation(ctx, contactID, false)
 }
 
@@ -100,7 +102,7 @@ func participationAnswer(now contact.WorkflowStatus, confirm bool) contact.Workf
 	}
 }
 
-func (r *Resolver) answerParticipation(ctx context.Context, contactID string, confirm bool) (*SpeakerContact, error) {
+func (r *Resolver) answerParticipation(ctx context.Context, contactID string, confirm bool) (*model.SpeakerContact, error) {
 	var out *ent.Contact
 	err := r.onMine(ctx, contactID, errSpeakerContactNotFound,
 		func(ctx context.Context, ct *ent.Contact) error {
@@ -128,7 +130,7 @@ func (r *Resolver) answerParticipation(ctx context.Context, contactID string, co
 				out = ct
 				return nil
 			}
-			if out, err = r.setSpeakerWorkflow(ctx, ct.EventID, ct.ID, SetSpeakerWorkflowInput{Status: next}); err != nil {
+			if out, err = r.setSpeakerWorkflow(ctx, ct.EventID, ct.ID, model.SetSpeakerWorkflowInput{Status: next}); err != nil {
 				return err
 			}
 			if next == contact.WorkflowStatusDeclined {
@@ -144,9 +146,9 @@ func (r *Resolver) answerParticipation(ctx context.Context, contactID string, co
 
 // SetMyTaskDone marks one of the caller's tasks (the session's own or theirs, on an accepted,
 // uncancelled session of theirs) done or back to do. A task the organizers waived stays waived.
-func (r *Resolver) SetMyTaskDone(ctx context.Context, id string, done bool) (*Task, error) {
+func (r *Resolver) SetMyTaskDone(ctx context.Context, id string, done bool) (*model.Task, error) {
 	var a *ent.TaskAssignment
-	var out *Task
+	var out *model.Task
 	err := r.onMine(ctx, id, errMyTaskNotFound,
 		func(ctx context.Context, ct *ent.Contact) (err error) {
 			a, err = r.client(ctx).TaskAssignment.Query().Where(taskassignment.ID(id),
@@ -158,11 +160,11 @@ func (r *Resolver) SetMyTaskDone(ctx context.Context, id string, done bool) (*Ta
 			if a.Status == taskassignment.StatusWaived {
 				return errTaskWaived
 			}
-			status := TaskStatusTodo
+			status := model.TaskStatusTodo
 			if done {
-				status = TaskStatusDone
+				status = model.TaskStatusDone
 			}
-			out, err = r.setTaskStatus(ctx, ct.EventID, a.SubmissionID, a.ID, SetTaskStatusInput{Status: status})
+			out, err = r.setTaskStatus(ctx, ct.EventID, a.SubmissionID, a.ID, model.SetTaskStatusInput{Status: status})
 			return err
 		})
 	return out, err
@@ -171,18 +173,18 @@ func (r *Resolver) SetMyTaskDone(ctx context.Context, id string, done bool) (*Ta
 // UploadMyDeliverable stores up as the file of one of the caller's deliverables (the session's
 // or theirs, on an accepted, uncancelled session of theirs), replacing any earlier one; the
 // requirement's types and size limit apply. Like every upload it runs inside files.Track.
-func (r *Resolver) UploadMyDeliverable(ctx context.Context, id string, up files.Upload) (*Deliverable, error) {
+func (r *Resolver) UploadMyDeliverable(ctx context.Context, id string, up files.Upload) (*model.Deliverable, error) {
 	return r.setMyDeliverable(ctx, id, &up)
 }
 
 // RemoveMyDeliverable removes the file of one of the caller's deliverables.
-func (r *Resolver) RemoveMyDeliverable(ctx context.Context, id string) (*Deliverable, error) {
+func (r *Resolver) RemoveMyDeliverable(ctx context.Context, id string) (*model.Deliverable, error) {
 	return r.setMyDeliverable(ctx, id, nil)
 }
 
-func (r *Resolver) setMyDeliverable(ctx context.Context, id string, up *files.Upload) (*Deliverable, error) {
+func (r *Resolver) setMyDeliverable(ctx context.Context, id string, up *files.Upload) (*model.Deliverable, error) {
 	var d *ent.DeliverableAssignment
-	var out *Deliverable
+	var out *model.Deliverable
 	err := r.onMine(ctx, id, errMyDeliverableNotFound,
 		func(ctx context.Context, ct *ent.Contact) (err error) {
 			d, err = r.myDeliverable(ctx, ct, id)

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/podium/podium/graph/model"
+
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/contact"
 	"github.com/podium/podium/ent/event"
@@ -79,8 +81,8 @@ func profileReviewed(ctx context.Context, c *ent.Client, ct *ent.Contact) (bool,
 		submission.HasParticipantsWith(submissionparticipant.ContactID(ct.ID))).Exist(ctx)
 }
 
-func (r *Resolver) toMyProfile(ct *ent.Contact, reviewed bool) *MyProfile {
-	p := &MyProfile{ContactID: ct.ID, EventID: ct.EventID, Email: ct.Email, Title: ct.Title, Company: ct.Company,
+func (r *Resolver) toMyProfile(ct *ent.Contact, reviewed bool) *model.MyProfile {
+	p := &model.MyProfile{ContactID: ct.ID, EventID: ct.EventID, Email: ct.Email, Title: ct.Title, Company: ct.Company,
 		FirstName: ct.FirstName, LastName: ct.LastName, Salutation: ct.Salutation, Honorific: ct.Honorific,
 		Pronouns: ct.Pronouns, Gender: ct.Gender, Bio: ct.Bio, LinkedinURL: ct.LinkedinURL, TwitterURL: ct.TwitterURL,
 		FacebookURL: ct.FacebookURL, WebsiteURL: ct.WebsiteURL, HeadshotDownloadURL: r.signedLink(ct.HeadshotKey),
@@ -97,12 +99,12 @@ func (r *Resolver) toMyProfile(ct *ent.Contact, reviewed bool) *MyProfile {
 }
 
 // OwnProfile is the caller's profile in the event of one of their contacts.
-func (r *Resolver) OwnProfile(ctx context.Context, person *viewer.Person, contactID string) (*MyProfile, error) {
+func (r *Resolver) OwnProfile(ctx context.Context, person *viewer.Person, contactID string) (*model.MyProfile, error) {
 	sctx, err := ownContactScope(ctx, person, contactID)
 	if err != nil {
 		return nil, err
 	}
-	var out *MyProfile
+	var out *model.MyProfile
 	err = r.DB.InTx(sctx, func(ctx context.Context) error {
 		c := r.client(ctx)
 		ct, err := c.Contact.Query().Where(contact.ID(contactID), contact.EmailEqualFold(person.Email)).Only(ctx)
@@ -168,7 +170,7 @@ func fieldErr(key string, err error) error {
 	return err
 }
 
-func inputValues(in MyProfileInput) map[string]*string {
+func inputValues(in model.MyProfileInput) map[string]*string {
 	return map[string]*string{"firstName": in.FirstName, "lastName": in.LastName, "salutation": in.Salutation,
 		"honorific": in.Honorific, "pronouns": in.Pronouns, "gender": in.Gender, "bio": in.Bio,
 		"linkedinUrl": in.LinkedinURL, "twitterUrl": in.TwitterURL, "facebookUrl": in.FacebookURL,
@@ -176,7 +178,7 @@ func inputValues(in MyProfileInput) map[string]*string {
 }
 
 // checkProfile checks every field of in: text a person typed, names not empty, links http(s).
-func checkProfile(in MyProfileInput) (*profileChange, error) {
+func checkProfile(in model.MyProfileInput) (*profileChange, error) {
 	vals := inputValues(in)
 	ch := &profileChange{set: map[string]*string{}}
 	for _, f := range profileFields {
@@ -226,7 +228,7 @@ func checkProfile(in MyProfileInput) (*profileChange, error) {
 // a gated field is written to the live row and waits for approval: approvedProfile keeps the last
 // approved values (or, the first time, the values before the change) and profileReviewStatus
 // becomes pending_review. Anything else is saved directly.
-func (r *Resolver) UpdateOwnProfile(ctx context.Context, person *viewer.Person, contactID string, in MyProfileInput) (*MyProfile, error) {
+func (r *Resolver) UpdateOwnProfile(ctx context.Context, person *viewer.Person, contactID string, in model.MyProfileInput) (*model.MyProfile, error) {
 	ch, err := checkProfile(in)
 	if err != nil {
 		return nil, err
@@ -238,7 +240,7 @@ func (r *Resolver) UpdateOwnProfile(ctx context.Context, person *viewer.Person, 
 }
 
 // UploadOwnHeadshot stores up (an image) as the caller's headshot; it is a gated field.
-func (r *Resolver) UploadOwnHeadshot(ctx context.Context, person *viewer.Person, contactID string, up files.Upload) (*MyProfile, error) {
+func (r *Resolver) UploadOwnHeadshot(ctx context.Context, person *viewer.Person, contactID string, up files.Upload) (*model.MyProfile, error) {
 	svc, err := r.fileService()
 	if err != nil {
 		return nil, err
@@ -267,12 +269,12 @@ func (r *Resolver) UploadOwnHeadshot(ctx context.Context, person *viewer.Person,
 }
 
 func (r *Resolver) changeOwnProfile(ctx context.Context, person *viewer.Person, contactID string,
-	change func(context.Context, *ent.Contact, *ent.ContactUpdateOne) error) (*MyProfile, error) {
+	change func(context.Context, *ent.Contact, *ent.ContactUpdateOne) error) (*model.MyProfile, error) {
 	sctx, err := ownContactScope(ctx, person, contactID)
 	if err != nil {
 		return nil, err
 	}
-	var out *MyProfile
+	var out *model.MyProfile
 	err = r.DB.InTx(sctx, func(ctx context.Context) error {
 		c := r.client(ctx)
 		ct, err := lockOwnContact(ctx, c, person, contactID)
@@ -509,8 +511,8 @@ func contentClosed(ctx context.Context, c *ent.Client, s *ent.Submission, now ti
 	return contentRefusal(ev, s, f, now), nil
 }
 
-func toMyContent(s *ent.Submission, closed *apperr.Error) *MySessionContent {
-	out := &MySessionContent{SessionID: s.ID, EventID: s.EventID, Code: s.Code, Title: s.Title,
+func toMyContent(s *ent.Submission, closed *apperr.Error) *model.MySessionContent {
+	out := &model.MySessionContent{SessionID: s.ID, EventID: s.EventID, Code: s.Code, Title: s.Title,
 		ContentReviewStatus: s.ContentReviewStatus.String(), ApprovedSnapshot: s.ApprovedSnapshot,
 		Editable: closed == nil, Reviewed: s.Status == submission.StatusAccepted}
 	if s.Description != "" {
@@ -527,14 +529,14 @@ func toMyContent(s *ent.Submission, closed *apperr.Error) *MySessionContent {
 }
 
 // OwnSessionContent is what the caller may edit of one of their sessions.
-func (r *Resolver) OwnSessionContent(ctx context.Context, person *viewer.Person, sessionID string) (*MySessionContent, error) {
+func (r *Resolver) OwnSessionContent(ctx context.Context, person *viewer.Person, sessionID string) (*model.MySessionContent, error) {
 	return r.withOwnSession(ctx, person, sessionID, false, func(ctx context.Context, s *ent.Submission, closed *apperr.Error) (*ent.Submission, error) {
 		return s, nil
 	})
 }
 
 // UpdateOwnSessionContent changes the title and description of one of the caller's sessions.
-func (r *Resolver) UpdateOwnSessionContent(ctx context.Context, person *viewer.Person, sessionID string, in MySessionContentInput) (*MySessionContent, error) {
+func (r *Resolver) UpdateOwnSessionContent(ctx context.Context, person *viewer.Person, sessionID string, in model.MySessionContentInput) (*model.MySessionContent, error) {
 	title := strings.TrimSpace(in.Title)
 	if err := checkLine("Title", title, 500, true); err != nil {
 		return nil, fieldErr("title", err)
@@ -568,7 +570,7 @@ func (r *Resolver) UpdateOwnSessionContent(ctx context.Context, person *viewer.P
 // withOwnSession runs do on one of the caller's sessions, in the organization where it is, with
 // why its content is closed (nil when open); lock is set for a write.
 func (r *Resolver) withOwnSession(ctx context.Context, person *viewer.Person, sessionID string, lock bool,
-	do func(context.Context, *ent.Submission, *apperr.Error) (*ent.Submission, error)) (*MySessionContent, error) {
+	do func(context.Context, *ent.Submission, *apperr.Error) (*ent.Submission, error)) (*model.MySessionContent, error) {
 	scopes, err := sessionScopes(ctx, person)
 	if err != nil {
 		return nil, err
@@ -577,7 +579,7 @@ func (r *Resolver) withOwnSession(ctx context.Context, person *viewer.Person, se
 		return nil, errSpeakerSessionNotFound
 	}
 	for _, sctx := range scopes {
-		var out *MySessionContent
+		var out *model.MySessionContent
 		err := r.DB.InTx(sctx, func(ctx context.Context) error {
 			s, err := r.ownSession(ctx, person, sessionID, lock)
 			if err != nil {
@@ -609,7 +611,7 @@ func (r *Resolver) withOwnSession(ctx context.Context, person *viewer.Person, se
 // live content; rejecting puts the snapshot's content back in the editable fields, so that what
 // the speaker and the organizers see again is what the public sees (with nothing approved, as
 // after a review-first acceptance, the live content stays and the session stays unpublished).
-func (r *Resolver) reviewSessionContent(ctx context.Context, eventID, sessionID string, approve bool) (*Session, error) {
+func (r *Resolver) reviewSessionContent(ctx context.Context, eventID, sessionID string, approve bool) (*model.Session, error) {
 	err := r.DB.InTx(ctx, func(ctx context.Context) error {
 		c := r.client(ctx)
 		ev, err := access.Event(ctx, c, eventID)

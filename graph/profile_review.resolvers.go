@@ -10,15 +10,16 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/podium/podium/ent"
+	"github.com/podium/podium/graph/model"
 )
 
 // UpdateMyProfile is the resolver for the updateMyProfile field.
-func (r *mutationResolver) UpdateMyProfile(ctx context.Context, contactID string, input MyProfileInput) (*MyProfile, error) {
+func (r *mutationResolver) UpdateMyProfile(ctx context.Context, contactID string, input model.MyProfileInput) (*model.MyProfile, error) {
 	return r.UpdateOwnProfile(ctx, personOf(ctx), contactID, input)
 }
 
 // UploadMyHeadshot is the resolver for the uploadMyHeadshot field.
-func (r *mutationResolver) UploadMyHeadshot(ctx context.Context, contactID string, file *graphql.Upload) (*MyProfile, error) {
+func (r *mutationResolver) UploadMyHeadshot(ctx context.Context, contactID string, file *graphql.Upload) (*model.MyProfile, error) {
 	return r.UploadOwnHeadshot(ctx, personOf(ctx), contactID, upload(file))
 }
 
@@ -33,26 +34,26 @@ func (r *mutationResolver) RejectSpeakerProfile(ctx context.Context, eventID str
 }
 
 // UpdateMySessionContent is the resolver for the updateMySessionContent field.
-func (r *mutationResolver) UpdateMySessionContent(ctx context.Context, sessionID string, input MySessionContentInput) (*MySessionContent, error) {
+func (r *mutationResolver) UpdateMySessionContent(ctx context.Context, sessionID string, input model.MySessionContentInput) (*model.MySessionContent, error) {
 	return r.UpdateOwnSessionContent(ctx, personOf(ctx), sessionID, input)
 }
 
 // ApproveSessionContent is the resolver for the approveSessionContent field.
-func (r *mutationResolver) ApproveSessionContent(ctx context.Context, eventID string, sessionID string) (*Session, error) {
+func (r *mutationResolver) ApproveSessionContent(ctx context.Context, eventID string, sessionID string) (*model.Session, error) {
 	return r.reviewSessionContent(ctx, eventID, sessionID, true)
 }
 
 // RejectSessionContent is the resolver for the rejectSessionContent field.
-func (r *mutationResolver) RejectSessionContent(ctx context.Context, eventID string, sessionID string) (*Session, error) {
+func (r *mutationResolver) RejectSessionContent(ctx context.Context, eventID string, sessionID string) (*model.Session, error) {
 	return r.reviewSessionContent(ctx, eventID, sessionID, false)
 }
 
 // MyProfile is the resolver for the myProfile field.
-func (r *queryResolver) MyProfile(ctx context.Context, contactID string) (*MyProfile, error) {
+func (r *queryResolver) MyProfile(ctx context.Context, contactID string) (*model.MyProfile, error) {
 	return r.OwnProfile(ctx, personOf(ctx), contactID)
 }
 
 // MySessionContent is the resolver for the mySessionContent field.
-func (r *queryResolver) MySessionContent(ctx context.Context, sessionID string) (*MySessionContent, error) {
+func (r *queryResolver) MySessionContent(ctx context.Context, sessionID string) (*model.MySessionContent, error) {
 	return r.OwnSessionContent(ctx, personOf(ctx), sessionID)
 }

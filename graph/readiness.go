@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/podium/podium/graph/model"
+
 	"github.com/jackc/pgx/v5"
 
 	"github.com/podium/podium/ent"
@@ -101,33 +103,33 @@ func activeSessions(ctx context.Context, c *ent.Client, eventID string) ([]strin
 		IDs(ctx)
 }
 
-func toTaskTemplate(t *ent.TaskTemplate) *TaskTemplate {
-	return &TaskTemplate{ID: t.ID, CreatedAt: scalar.At(t.CreatedAt), UpdatedAt: scalar.At(t.UpdatedAt),
-		EventID: t.EventID, Title: t.Title, Instructions: t.Instructions, Scope: ReadinessScope(t.Scope),
+func toTaskTemplate(t *ent.TaskTemplate) *model.TaskTemplate {
+	return &model.TaskTemplate{ID: t.ID, CreatedAt: scalar.At(t.CreatedAt), UpdatedAt: scalar.At(t.UpdatedAt),
+		EventID: t.EventID, Title: t.Title, Instructions: t.Instructions, Scope: model.ReadinessScope(t.Scope),
 		AutoAssignOnAccept: t.AutoAssignOnAccept, DueDate: scalar.AtPtr(t.DueDate), Position: t.Position}
 }
 
-func toFileRequirement(f *ent.FileRequirement) *FileRequirement {
-	return &FileRequirement{ID: f.ID, CreatedAt: scalar.At(f.CreatedAt), UpdatedAt: scalar.At(f.UpdatedAt),
-		EventID: f.EventID, Label: f.Label, Description: f.Description, Scope: ReadinessScope(f.Scope),
+func toFileRequirement(f *ent.FileRequirement) *model.FileRequirement {
+	return &model.FileRequirement{ID: f.ID, CreatedAt: scalar.At(f.CreatedAt), UpdatedAt: scalar.At(f.UpdatedAt),
+		EventID: f.EventID, Label: f.Label, Description: f.Description, Scope: model.ReadinessScope(f.Scope),
 		DueAt: scalar.AtPtr(f.DueAt), Position: f.Position}
 }
 
 // taskTemplates lists the event's task templates by position; the events of one request are
 // read together (loaders).
-func (r *Resolver) taskTemplates(ctx context.Context, ev *ent.Event) ([]*TaskTemplate, error) {
+func (r *Resolver) taskTemplates(ctx context.Context, ev *ent.Event) ([]*model.TaskTemplate, error) {
 	return r.loaders(ctx).taskTemplates.Load(ctx, ev.ID)
 }
 
 // fileRequirements lists the event's file requirements by position; the events of one request
 // are read together (loaders).
-func (r *Resolver) fileRequirements(ctx context.Context, ev *ent.Event) ([]*FileRequirement, error) {
+func (r *Resolver) fileRequirements(ctx context.Context, ev *ent.Event) ([]*model.FileRequirement, error) {
 	return r.loaders(ctx).fileRequirements.Load(ctx, ev.ID)
 }
 
 // saveTaskTemplate creates (id null) or updates a task template. A new auto-assigned template
 // reaches the active sessions at once.
-func (r *Resolver) saveTaskTemplate(ctx context.Context, eventID string, in SaveTaskTemplateInput) (*TaskTemplate, error) {
+func (r *Resolver) saveTaskTemplate(ctx context.Context, eventID string, in model.SaveTaskTemplateInput) (*model.TaskTemplate, error) {
 	c := r.client(ctx)
 	ev, err := access.Event(ctx, c, eventID)
 	if err != nil {
@@ -212,7 +214,7 @@ func (r *Resolver) deleteTaskTemplate(ctx context.Context, eventID, id string) (
 
 // saveFileRequirement creates (id null) or updates a file requirement. A new one reaches the
 // active sessions at once.
-func (r *Resolver) saveFileRequirement(ctx context.Context, eventID string, in SaveFileRequirementInput) (*FileRequirement, error) {
+func (r *Resolver) saveFileRequirement(ctx context.Context, eventID string, in model.SaveFileRequirementInput) (*model.FileRequirement, error) {
 	c := r.client(ctx)
 	ev, err := access.Event(ctx, c, eventID)
 	if err != nil {
@@ -281,29 +283,29 @@ func (r *Resolver) deleteFileRequirement(ctx context.Context, eventID, id string
 }
 
 // sessionTasks lists a session's tasks, speakers' tasks included, by template position.
-func (r *Resolver) sessionTasks(ctx context.Context, sessionID string) ([]*Task, error) {
+func (r *Resolver) sessionTasks(ctx context.Context, sessionID string) ([]*model.Task, error) {
 	return r.loaders(ctx).tasks.Load(ctx, sessionID)
 }
 
-func toTask(a *ent.TaskAssignment) *Task {
+func toTask(a *ent.TaskAssignment) *model.Task {
 	t := a.Edges.Template
-	return &Task{ID: a.ID, SessionID: a.SubmissionID, TemplateID: a.TemplateID, Title: t.Title,
-		Scope: ReadinessScope(t.Scope), ContactID: a.ContactID, Status: TaskStatus(a.Status),
-		Instructions: t.Instructions, DueDate: scalar.AtPtr(t.DueDate), CompletedAt: scalar.AtPtr(a.CompletedAt), position: t.Position}
+	return &model.Task{ID: a.ID, SessionID: a.SubmissionID, TemplateID: a.TemplateID, Title: t.Title,
+		Scope: model.ReadinessScope(t.Scope), ContactID: a.ContactID, Status: model.TaskStatus(a.Status),
+		Instructions: t.Instructions, DueDate: scalar.AtPtr(t.DueDate), CompletedAt: scalar.AtPtr(a.CompletedAt), SortPosition: t.Position}
 }
 
 // sessionDeliverables lists a session's deliverables, speakers' ones included, by requirement
 // position.
-func (r *Resolver) sessionDeliverables(ctx context.Context, sessionID string) ([]*Deliverable, error) {
+func (r *Resolver) sessionDeliverables(ctx context.Context, sessionID string) ([]*model.Deliverable, error) {
 	return r.loaders(ctx).deliverables.Load(ctx, sessionID)
 }
 
-func toDeliverable(a *ent.DeliverableAssignment) *Deliverable {
+func toDeliverable(a *ent.DeliverableAssignment) *model.Deliverable {
 	f := a.Edges.Requirement
-	d := &Deliverable{ID: a.ID, SessionID: a.SubmissionID, RequirementID: a.RequirementID, Label: f.Label,
-		Description: f.Description, DueAt: scalar.AtPtr(f.DueAt), Scope: ReadinessScope(f.Scope), ContactID: a.ContactID, Status: DeliverableStatus(a.Status),
+	d := &model.Deliverable{ID: a.ID, SessionID: a.SubmissionID, RequirementID: a.RequirementID, Label: f.Label,
+		Description: f.Description, DueAt: scalar.AtPtr(f.DueAt), Scope: model.ReadinessScope(f.Scope), ContactID: a.ContactID, Status: model.DeliverableStatus(a.Status),
 		FileName: a.FileName, ContentType: a.ContentType, StorageKey: a.StorageKey,
-		UploadedAt: scalar.AtPtr(a.UploadedAt), position: f.Position}
+		UploadedAt: scalar.AtPtr(a.UploadedAt), SortPosition: f.Position}
 	if a.Size != nil {
 		d.Size = new(int(*a.Size))
 	}
@@ -311,7 +313,7 @@ func toDeliverable(a *ent.DeliverableAssignment) *Deliverable {
 }
 
 // setTaskStatus marks a session's task todo, done or waived.
-func (r *Resolver) setTaskStatus(ctx context.Context, eventID, sessionID, taskID string, in SetTaskStatusInput) (*Task, error) {
+func (r *Resolver) setTaskStatus(ctx context.Context, eventID, sessionID, taskID string, in model.SetTaskStatusInput) (*model.Task, error) {
 	c := r.client(ctx)
 	ev, err := access.Event(ctx, c, eventID)
 	if err != nil {
@@ -329,7 +331,7 @@ func (r *Resolver) setTaskStatus(ctx context.Context, eventID, sessionID, taskID
 		return nil, err
 	}
 	u := a.Update().SetStatus(taskassignment.Status(in.Status))
-	if in.Status == TaskStatusDone {
+	if in.Status == model.TaskStatusDone {
 		u.SetCompletedAt(time.Now())
 	} else {
 		u.ClearCompletedAt()
@@ -361,7 +363,7 @@ func (r *Resolver) deliverable(ctx context.Context, c *ent.Client, eventID, sess
 }
 
 // recordDeliverableUpload records the file uploaded for a deliverable.
-func (r *Resolver) recordDeliverableUpload(ctx context.Context, eventID, sessionID, id string, in RecordDeliverableUploadInput) (*Deliverable, error) {
+func (r *Resolver) recordDeliverableUpload(ctx context.Context, eventID, sessionID, id string, in model.RecordDeliverableUploadInput) (*model.Deliverable, error) {
 	c := r.client(ctx)
 	d, err := r.deliverable(ctx, c, eventID, sessionID, id)
 	if err != nil {
@@ -394,7 +396,7 @@ func (r *Resolver) recordDeliverableUpload(ctx context.Context, eventID, session
 }
 
 // clearDeliverableUpload marks a deliverable outstanding again.
-func (r *Resolver) clearDeliverableUpload(ctx context.Context, eventID, sessionID, id string) (*Deliverable, error) {
+func (r *Resolver) clearDeliverableUpload(ctx context.Context, eventID, sessionID, id string) (*model.Deliverable, error) {
 	c := r.client(ctx)
 	d, err := r.deliverable(ctx, c, eventID, sessionID, id)
 	if err != nil {

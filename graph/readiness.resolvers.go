@@ -9,20 +9,21 @@ import (
 	"context"
 
 	"github.com/podium/podium/ent"
+	"github.com/podium/podium/graph/model"
 )
 
 // TaskTemplates is the resolver for the taskTemplates field.
-func (r *eventResolver) TaskTemplates(ctx context.Context, obj *ent.Event) ([]*TaskTemplate, error) {
+func (r *eventResolver) TaskTemplates(ctx context.Context, obj *ent.Event) ([]*model.TaskTemplate, error) {
 	return r.taskTemplates(ctx, obj)
 }
 
 // FileRequirements is the resolver for the fileRequirements field.
-func (r *eventResolver) FileRequirements(ctx context.Context, obj *ent.Event) ([]*FileRequirement, error) {
+func (r *eventResolver) FileRequirements(ctx context.Context, obj *ent.Event) ([]*model.FileRequirement, error) {
 	return r.fileRequirements(ctx, obj)
 }
 
 // SaveTaskTemplate is the resolver for the saveTaskTemplate field.
-func (r *mutationResolver) SaveTaskTemplate(ctx context.Context, eventID string, input SaveTaskTemplateInput) (*TaskTemplate, error) {
+func (r *mutationResolver) SaveTaskTemplate(ctx context.Context, eventID string, input model.SaveTaskTemplateInput) (*model.TaskTemplate, error) {
 	return r.saveTaskTemplate(ctx, eventID, input)
 }
 
@@ -32,7 +33,7 @@ func (r *mutationResolver) DeleteTaskTemplate(ctx context.Context, eventID strin
 }
 
 // SaveFileRequirement is the resolver for the saveFileRequirement field.
-func (r *mutationResolver) SaveFileRequirement(ctx context.Context, eventID string, input SaveFileRequirementInput) (*FileRequirement, error) {
+func (r *mutationResolver) SaveFileRequirement(ctx context.Context, eventID string, input model.SaveFileRequirementInput) (*model.FileRequirement, error) {
 	return r.saveFileRequirement(ctx, eventID, input)
 }
 
@@ -42,17 +43,17 @@ func (r *mutationResolver) DeleteFileRequirement(ctx context.Context, eventID st
 }
 
 // SetTaskStatus is the resolver for the setTaskStatus field.
-func (r *mutationResolver) SetTaskStatus(ctx context.Context, eventID string, sessionID string, taskID string, input SetTaskStatusInput) (*Task, error) {
+func (r *mutationResolver) SetTaskStatus(ctx context.Context, eventID string, sessionID string, taskID string, input model.SetTaskStatusInput) (*model.Task, error) {
 	return r.setTaskStatus(ctx, eventID, sessionID, taskID, input)
 }
 
 // RecordDeliverableUpload is the resolver for the recordDeliverableUpload field.
-func (r *mutationResolver) RecordDeliverableUpload(ctx context.Context, eventID string, sessionID string, deliverableID string, input RecordDeliverableUploadInput) (*Deliverable, error) {
+func (r *mutationResolver) RecordDeliverableUpload(ctx context.Context, eventID string, sessionID string, deliverableID string, input model.RecordDeliverableUploadInput) (*model.Deliverable, error) {
 	return r.recordDeliverableUpload(ctx, eventID, sessionID, deliverableID, input)
 }
 
 // ClearDeliverableUpload is the resolver for the clearDeliverableUpload field.
-func (r *mutationResolver) ClearDeliverableUpload(ctx context.Context, eventID string, sessionID string, deliverableID string) (*Deliverable, error) {
+func (r *mutationResolver) ClearDeliverableUpload(ctx context.Context, eventID string, sessionID string, deliverableID string) (*model.Deliverable, error) {
 	return r.clearDeliverableUpload(ctx, eventID, sessionID, deliverableID)
 }
 

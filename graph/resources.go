@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/podium/podium/graph/model"
+
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/contact"
 	"github.com/podium/podium/ent/resource"
@@ -15,29 +17,6 @@ import (
 	"github.com/podium/podium/graph/apperr"
 	"github.com/podium/podium/graph/scalar"
 )
-
-// ResourceRecord is a speaker resource with its audience (docs/rest-api.md §4 "Resources").
-type ResourceRecord struct {
-	ID              string                  `json:"id"`
-	CreatedAt       scalar.Timestamp        `json:"createdAt"`
-	UpdatedAt       scalar.Timestamp        `json:"updatedAt"`
-	EventID         string                  `json:"eventId"`
-	Title           string                  `json:"title"`
-	Subtitle        string                  `json:"subtitle"`
-	Body            string                  `json:"body"`
-	Position        int                     `json:"position"`
-	Published       bool                    `json:"published"`
-	AudienceMode    ResourceAudienceMode    `json:"audienceMode"`
-	AttachmentKind  *ResourceAttachmentKind `json:"attachmentKind"`
-	LinkURL         *string                 `json:"linkUrl"`
-	EmbedURL        *string                 `json:"embedUrl"`
-	FileStorageKey  *string                 `json:"fileStorageKey"`
-	FileName        *string                 `json:"fileName"`
-	FileContentType *string                 `json:"fileContentType"`
-	FileSize        *int64                  `json:"fileSize"`
-	TrackIds        []string                `json:"trackIds"`
-	ContactIds      []string                `json:"contactIds"`
-}
 
 var errResourceNotFound = apperr.NotFound("Resource")
 
@@ -53,12 +32,12 @@ var resourceOrder = []resource.OrderOption{
 
 // resources lists an event's resources, drafts included; the events of one request are read
 // together (loaders).
-func (r *Resolver) resources(ctx context.Context, eventID string) ([]*ResourceRecord, error) {
+func (r *Resolver) resources(ctx context.Context, eventID string) ([]*model.ResourceRecord, error) {
 	return r.loaders(ctx).resources.Load(ctx, eventID)
 }
 
 // eventResources reads the resources of the events, each event's in order, drafts included.
-func (r *Resolver) eventResources(ctx context.Context, events ...string) ([]*ResourceRecord, error) {
+func (r *Resolver) eventResources(ctx context.Context, events ...string) ([]*model.ResourceRecord, error) {
 	rows, err := withAudience(r.client(ctx).Resource.Query().Where(resource.EventIDIn(events...))).
 		Order(resourceOrder...).All(ctx)
 	return mapAll(rows, toResource), err
@@ -67,13 +46,13 @@ func (r *Resolver) eventResources(ctx context.Context, events ...string) ([]*Res
 // contactResources lists the published resources a contact sees: those for everyone, those for a
 // track of one of their active sessions, and those naming them. The contacts of one request are
 // read together (contactsResources).
-func (r *Resolver) contactResources(ctx context.Context, ct *ent.Contact) ([]*ResourceRecord, error) {
+func (r *Resolver) contactResources(ctx context.Context, ct *ent.Contact) ([]*model.ResourceRecord, error) {
 	return r.loaders(ctx).contactResources.Load(ctx, eventItem{ct.EventID, ct.ID})
 }
 
 // contactsResources lists the resources each contact sees in the event of its key, in two
 // statements whatever the number of contacts and events.
-func (r *Resolver) contactsResources(ctx context.Context, keys []eventItem) (map[eventItem][]*ResourceRecord, error) {
+func (r *Resolver) contactsResources(ctx context.Context, keys []eventItem) (map[eventItem][]*model.ResourceRecord, error) {
 	seen := map[string][]eventItem{} // resource id → the contacts who see it, in its event
 	err := eachRowArgs(ctx, r.sql(ctx), `
 SELECT c.event_id, c.id, r.id FROM unnest($1::text[], $2::text[]) AS c(event_id, id)
@@ -97,7 +76,7 @@ WHERE r.published AND (
 			seen[id] = append(seen[id], k)
 			return err
 		})
-	out := map[eventItem][]*ResourceRecord{}
+	out := map[eventItem][]*model.ResourceRecord{}
 	if err != nil || len(seen) == 0 {
 		return out, err
 	}
@@ -124,14 +103,14 @@ func withAudience(q *ent.ResourceQuery) *ent.ResourceQuery {
 		WithContacts(func(q *ent.ContactQuery) { q.Select("id") })
 }
 
-func toResource(res *ent.Resource) *ResourceRecord {
-	out := &ResourceRecord{ID: res.ID, CreatedAt: scalar.At(res.CreatedAt), UpdatedAt: scalar.At(res.UpdatedAt),
+func toResource(res *ent.Resource) *model.ResourceRecord {
+	out := &model.ResourceRecord{ID: res.ID, CreatedAt: scalar.At(res.CreatedAt), UpdatedAt: scalar.At(res.UpdatedAt),
 		EventID: res.EventID, Title: res.Title, Subtitle: res.Subtitle, Body: res.Body, Position: res.Position,
-		Published: res.Published, AudienceMode: ResourceAudienceMode(res.AudienceMode), LinkURL: res.LinkURL,
+		Published: res.Published, AudienceMode: model.ResourceAudienceMode(res.AudienceMode), LinkURL: res.LinkURL,
 		EmbedURL: res.EmbedURL, FileStorageKey: res.FileStorageKey, FileName: res.FileName,
 		FileContentType: res.FileContentType, FileSize: res.FileSize, TrackIds: []string{}, ContactIds: []string{}}
 	if res.AttachmentKind != nil {
-		out.AttachmentKind = new(ResourceAttachmentKind(*res.AttachmentKind))
+		out.AttachmentKind = new(model.ResourceAttachmentKind(*res.AttachmentKind))
 	}
 	for _, t := range res.Edges.Tracks {
 		out.TrackIds = append(out.TrackIds, t.ID)
@@ -146,19 +125,19 @@ func toResource(res *ent.Resource) *ResourceRecord {
 
 // checkResource applies the rules of a resource body (docs/rest-api.md: "Resources") and returns it
 // normalized: texts trimmed, ids de-duplicated, the URL and the ids of what is not in use dropped.
-func checkResource(in ResourceInput) (ResourceInput, error) {
+func checkResource(in model.ResourceInput) (model.ResourceInput, error) {
 	in.Title, in.Subtitle, in.Body = strings.TrimSpace(in.Title), strings.TrimSpace(in.Subtitle), strings.TrimSpace(in.Body)
 	if in.Title == "" {
 		return in, apperr.Invalid("Enter a resource title")
 	}
 	in.TrackIds, in.ContactIds = unique(in.TrackIds), unique(in.ContactIds)
 	switch in.AudienceMode {
-	case ResourceAudienceModeTracks:
+	case model.ResourceAudienceModeTracks:
 		if len(in.TrackIds) == 0 {
 			return in, apperr.Invalid("Select at least one track")
 		}
 		in.ContactIds = nil
-	case ResourceAudienceModeContacts:
+	case model.ResourceAudienceModeContacts:
 		if len(in.ContactIds) == 0 {
 			return in, apperr.Invalid("Select at least one speaker")
 		}
@@ -166,17 +145,17 @@ func checkResource(in ResourceInput) (ResourceInput, error) {
 	default:
 		in.TrackIds, in.ContactIds = nil, nil
 	}
-	var kind ResourceInputAttachmentKind
+	var kind model.ResourceInputAttachmentKind
 	if in.AttachmentKind != nil {
 		kind = *in.AttachmentKind
 	}
 	switch kind {
-	case ResourceInputAttachmentKindLink:
+	case model.ResourceInputAttachmentKindLink:
 		if in.LinkURL == nil || !httpsURL(*in.LinkURL) {
 			return in, apperr.Invalid("Enter a valid HTTPS link URL")
 		}
 		in.EmbedURL = nil
-	case ResourceInputAttachmentKindEmbed:
+	case model.ResourceInputAttachmentKindEmbed:
 		if in.EmbedURL == nil {
 			return in, apperr.Invalid("Enter an embed URL")
 		}
@@ -213,7 +192,7 @@ func checkEmbed(s string) error {
 }
 
 // audienceOf checks that the audience ids belong to the event.
-func audienceOf(ctx context.Context, c *ent.Client, eventID string, in ResourceInput) error {
+func audienceOf(ctx context.Context, c *ent.Client, eventID string, in model.ResourceInput) error {
 	if _, err := tracksOf(ctx, c, eventID, in.TrackIds); err != nil {
 		return err
 	}
@@ -232,7 +211,7 @@ func audienceOf(ctx context.Context, c *ent.Client, eventID string, in ResourceI
 }
 
 // createResource adds a resource at the end of the list (docs/rest-api.md: POST E/resources).
-func (r *Resolver) createResource(ctx context.Context, eventID string, in ResourceInput) (*ResourceRecord, error) {
+func (r *Resolver) createResource(ctx context.Context, eventID string, in model.ResourceInput) (*model.ResourceRecord, error) {
 	c := r.client(ctx)
 	ev, err := access.Event(ctx, c, eventID)
 	if err != nil {
@@ -275,7 +254,7 @@ func (r *Resolver) createResource(ctx context.Context, eventID string, in Resour
 // updateResource replaces a resource's content, publication, attachment and audience (docs/rest-api.md:
 // PATCH E/resources/{id}). A file resource keeps its file when attachmentKind is null; its file
 // can be replaced or removed only in the organizer app.
-func (r *Resolver) updateResource(ctx context.Context, eventID, resourceID string, in ResourceInput) (*ResourceRecord, error) {
+func (r *Resolver) updateResource(ctx context.Context, eventID, resourceID string, in model.ResourceInput) (*model.ResourceRecord, error) {
 	c := r.client(ctx)
 	ev, err := access.Event(ctx, c, eventID)
 	if err != nil {
@@ -306,7 +285,7 @@ func (r *Resolver) updateResource(ctx context.Context, eventID, resourceID strin
 
 // applyResource writes a checked body into a create or update of a resource (current is nil when
 // creating).
-func applyResource(m *ent.ResourceMutation, in ResourceInput, current *ent.Resource) error {
+func applyResource(m *ent.ResourceMutation, in model.ResourceInput, current *ent.Resource) error {
 	m.SetTitle(in.Title)
 	m.SetSubtitle(in.Subtitle)
 	m.SetBody(in.Body)
@@ -324,7 +303,7 @@ func applyResource(m *ent.ResourceMutation, in ResourceInput, current *ent.Resou
 		m.ClearAttachmentKind()
 		m.ClearLinkURL()
 		m.ClearEmbedURL()
-	case *in.AttachmentKind == ResourceInputAttachmentKindLink:
+	case *in.AttachmentKind == model.ResourceInputAttachmentKindLink:
 		m.SetAttachmentKind(resource.AttachmentKindLink)
 		m.SetLinkURL(strings.TrimSpace(*in.LinkURL))
 		m.ClearEmbedURL()
@@ -349,7 +328,7 @@ func resourceOf(ctx context.Context, c *ent.Client, eventID, id string) (*ent.Re
 }
 
 // resource loads one resource with its audience.
-func (r *Resolver) resource(ctx context.Context, id string) (*ResourceRecord, error) {
+func (r *Resolver) resource(ctx context.Context, id string) (*model.ResourceRecord, error) {
 	res, err := withAudience(r.client(ctx).Resource.Query().Where(resource.ID(id))).Only(ctx)
 	if err != nil {
 		return nil, err
@@ -374,7 +353,7 @@ func (r *Resolver) deleteResource(ctx context.Context, eventID, resourceID strin
 // reorderResources gives the listed resources positions 1..n in the order given (de-duplicated;
 // ids of other events ignored); the others follow in their previous order (docs/rest-api.md: POST
 // E/resources/reorder).
-func (r *Resolver) reorderResources(ctx context.Context, eventID string, in ReorderResourcesInput) ([]*ResourceRecord, error) {
+func (r *Resolver) reorderResources(ctx context.Context, eventID string, in model.ReorderResourcesInput) ([]*model.ResourceRecord, error) {
 	c := r.client(ctx)
 	ev, err := access.Event(ctx, c, eventID)
 	if err != nil {

@@ -9,25 +9,26 @@ import (
 	"context"
 
 	"github.com/podium/podium/ent"
+	"github.com/podium/podium/graph/model"
 )
 
 // Resources is the resolver for the resources field.
-func (r *contactResolver) Resources(ctx context.Context, obj *ent.Contact) ([]*ResourceRecord, error) {
+func (r *contactResolver) Resources(ctx context.Context, obj *ent.Contact) ([]*model.ResourceRecord, error) {
 	return r.contactResources(ctx, obj)
 }
 
 // Resources is the resolver for the resources field.
-func (r *eventResolver) Resources(ctx context.Context, obj *ent.Event) ([]*ResourceRecord, error) {
+func (r *eventResolver) Resources(ctx context.Context, obj *ent.Event) ([]*model.ResourceRecord, error) {
 	return r.resources(ctx, obj.ID)
 }
 
 // CreateResource is the resolver for the createResource field.
-func (r *mutationResolver) CreateResource(ctx context.Context, eventID string, input ResourceInput) (*ResourceRecord, error) {
+func (r *mutationResolver) CreateResource(ctx context.Context, eventID string, input model.ResourceInput) (*model.ResourceRecord, error) {
 	return r.createResource(ctx, eventID, input)
 }
 
 // UpdateResource is the resolver for the updateResource field.
-func (r *mutationResolver) UpdateResource(ctx context.Context, eventID string, resourceID string, input ResourceInput) (*ResourceRecord, error) {
+func (r *mutationResolver) UpdateResource(ctx context.Context, eventID string, resourceID string, input model.ResourceInput) (*model.ResourceRecord, error) {
 	return r.updateResource(ctx, eventID, resourceID, input)
 }
 
@@ -37,12 +38,12 @@ func (r *mutationResolver) DeleteResource(ctx context.Context, eventID string, r
 }
 
 // ReorderResources is the resolver for the reorderResources field.
-func (r *mutationResolver) ReorderResources(ctx context.Context, eventID string, input ReorderResourcesInput) ([]*ResourceRecord, error) {
+func (r *mutationResolver) ReorderResources(ctx context.Context, eventID string, input model.ReorderResourcesInput) ([]*model.ResourceRecord, error) {
 	return r.reorderResources(ctx, eventID, input)
 }
 
 // FileSize is the resolver for the fileSize field.
-func (r *resourceResolver) FileSize(ctx context.Context, obj *ResourceRecord) (*int, error) {
+func (r *resourceResolver) FileSize(ctx context.Context, obj *model.ResourceRecord) (*int, error) {
 	if obj.FileSize == nil {
 		return nil, nil
 	}

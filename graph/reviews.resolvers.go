@@ -9,35 +9,36 @@ import (
 	"context"
 
 	"github.com/podium/podium/ent"
+	"github.com/podium/podium/graph/model"
 )
 
 // Evaluation is the resolver for the evaluation field.
-func (r *eventResolver) Evaluation(ctx context.Context, obj *ent.Event) (*EvaluationWorkspace, error) {
+func (r *eventResolver) Evaluation(ctx context.Context, obj *ent.Event) (*model.EvaluationWorkspace, error) {
 	return r.eventEvaluation(ctx, obj)
 }
 
 // ReviewRound is the resolver for the reviewRound field.
-func (r *eventResolver) ReviewRound(ctx context.Context, obj *ent.Event, id string) (*RoundView, error) {
+func (r *eventResolver) ReviewRound(ctx context.Context, obj *ent.Event, id string) (*model.RoundView, error) {
 	return r.roundView(ctx, obj.ID, id)
 }
 
 // ReviewerTracks is the resolver for the reviewerTracks field.
-func (r *eventResolver) ReviewerTracks(ctx context.Context, obj *ent.Event) ([]*ReviewerTrackSet, error) {
+func (r *eventResolver) ReviewerTracks(ctx context.Context, obj *ent.Event) ([]*model.ReviewerTrackSet, error) {
 	return r.reviewerTracks(ctx, obj.ID)
 }
 
 // SaveReviewRound is the resolver for the saveReviewRound field.
-func (r *mutationResolver) SaveReviewRound(ctx context.Context, eventID string, input SaveReviewRoundInput) (*SaveReviewRoundResult, error) {
+func (r *mutationResolver) SaveReviewRound(ctx context.Context, eventID string, input model.SaveReviewRoundInput) (*model.SaveReviewRoundResult, error) {
 	return r.saveReviewRound(ctx, eventID, input)
 }
 
 // AddReviewer is the resolver for the addReviewer field.
-func (r *mutationResolver) AddReviewer(ctx context.Context, eventID string, roundID string, input AddReviewerInput) (*ReviewerProvisioned, error) {
+func (r *mutationResolver) AddReviewer(ctx context.Context, eventID string, roundID string, input model.AddReviewerInput) (*model.ReviewerProvisioned, error) {
 	return r.addReviewer(ctx, eventID, roundID, input)
 }
 
 // AssignReviews is the resolver for the assignReviews field.
-func (r *mutationResolver) AssignReviews(ctx context.Context, eventID string, roundID string, input AssignReviewsInput) (*AssignReviewsResult, error) {
+func (r *mutationResolver) AssignReviews(ctx context.Context, eventID string, roundID string, input model.AssignReviewsInput) (*model.AssignReviewsResult, error) {
 	return r.assignReviews(ctx, eventID, roundID, input)
 }
 
@@ -47,67 +48,67 @@ func (r *mutationResolver) UnassignReview(ctx context.Context, eventID string, r
 }
 
 // AutoDistributeReviews is the resolver for the autoDistributeReviews field.
-func (r *mutationResolver) AutoDistributeReviews(ctx context.Context, eventID string, roundID string, input AutoDistributeReviewsInput) (*AutoDistributionResult, error) {
+func (r *mutationResolver) AutoDistributeReviews(ctx context.Context, eventID string, roundID string, input model.AutoDistributeReviewsInput) (*model.AutoDistributionResult, error) {
 	return r.autoDistributeReviews(ctx, eventID, roundID, input)
 }
 
 // SetReviewerTracks is the resolver for the setReviewerTracks field.
-func (r *mutationResolver) SetReviewerTracks(ctx context.Context, eventID string, eventMemberID string, input SetReviewerTracksInput) (*ReviewerTrackSet, error) {
+func (r *mutationResolver) SetReviewerTracks(ctx context.Context, eventID string, eventMemberID string, input model.SetReviewerTracksInput) (*model.ReviewerTrackSet, error) {
 	return r.setReviewerTracks(ctx, eventID, eventMemberID, input)
 }
 
 // SendReviewReminders is the resolver for the sendReviewReminders field.
-func (r *mutationResolver) SendReviewReminders(ctx context.Context, eventID string, roundID string, input SendReviewRemindersInput) (*ReviewRemindersResult, error) {
+func (r *mutationResolver) SendReviewReminders(ctx context.Context, eventID string, roundID string, input model.SendReviewRemindersInput) (*model.ReviewRemindersResult, error) {
 	return r.sendReviewReminders(ctx, eventID, roundID, input)
 }
 
 // SubmitReviewAnswers is the resolver for the submitReviewAnswers field.
-func (r *mutationResolver) SubmitReviewAnswers(ctx context.Context, eventID string, assignmentID string, input SubmitReviewAnswersInput) (*ReviewAssignmentRecord, error) {
+func (r *mutationResolver) SubmitReviewAnswers(ctx context.Context, eventID string, assignmentID string, input model.SubmitReviewAnswersInput) (*model.ReviewAssignmentRecord, error) {
 	return r.submitReviewAnswers(ctx, eventID, assignmentID, input)
 }
 
 // RecuseReview is the resolver for the recuseReview field.
-func (r *mutationResolver) RecuseReview(ctx context.Context, eventID string, assignmentID string, input RecuseReviewInput) (*ReviewAssignmentRecord, error) {
+func (r *mutationResolver) RecuseReview(ctx context.Context, eventID string, assignmentID string, input model.RecuseReviewInput) (*model.ReviewAssignmentRecord, error) {
 	return r.recuseReview(ctx, eventID, assignmentID, input)
 }
 
 // GenerateAiReview is the resolver for the generateAiReview field.
-func (r *mutationResolver) GenerateAiReview(ctx context.Context, eventID string, roundID string, input GenerateAiReviewInput) (*AIResult, error) {
+func (r *mutationResolver) GenerateAiReview(ctx context.Context, eventID string, roundID string, input model.GenerateAiReviewInput) (*model.AIResult, error) {
 	return r.generateAiReview(ctx, eventID, roundID, input)
 }
 
 // OverrideAiReview is the resolver for the overrideAiReview field.
-func (r *mutationResolver) OverrideAiReview(ctx context.Context, eventID string, input OverrideAiReviewInput) (*AIResult, error) {
+func (r *mutationResolver) OverrideAiReview(ctx context.Context, eventID string, input model.OverrideAiReviewInput) (*model.AIResult, error) {
 	return r.overrideAiReview(ctx, eventID, input)
 }
 
 // ScoreRoundWithAi is the resolver for the scoreRoundWithAi field.
-func (r *mutationResolver) ScoreRoundWithAi(ctx context.Context, eventID string, roundID string, input *ScoreRoundWithAiInput) (*ScoreRoundWithAiResult, error) {
+func (r *mutationResolver) ScoreRoundWithAi(ctx context.Context, eventID string, roundID string, input *model.ScoreRoundWithAiInput) (*model.ScoreRoundWithAiResult, error) {
 	return r.scoreRoundWithAi(ctx, eventID, roundID, input)
 }
 
 // Submission is the resolver for the submission field.
-func (r *reviewAssignmentRecordResolver) Submission(ctx context.Context, obj *ReviewAssignmentRecord) (*EvaluationSubmission, error) {
+func (r *reviewAssignmentRecordResolver) Submission(ctx context.Context, obj *model.ReviewAssignmentRecord) (*model.EvaluationSubmission, error) {
 	return r.assignmentSubmission(ctx, obj)
 }
 
 // Reviewer is the resolver for the reviewer field.
-func (r *reviewAssignmentRecordResolver) Reviewer(ctx context.Context, obj *ReviewAssignmentRecord) (*ReviewerIdentity, error) {
+func (r *reviewAssignmentRecordResolver) Reviewer(ctx context.Context, obj *model.ReviewAssignmentRecord) (*model.ReviewerIdentity, error) {
 	return r.assignmentReviewer(ctx, obj)
 }
 
 // Answers is the resolver for the answers field.
-func (r *reviewAssignmentRecordResolver) Answers(ctx context.Context, obj *ReviewAssignmentRecord) ([]*ReviewAnswerView, error) {
+func (r *reviewAssignmentRecordResolver) Answers(ctx context.Context, obj *model.ReviewAssignmentRecord) ([]*model.ReviewAnswerView, error) {
 	return r.assignmentAnswers(ctx, obj)
 }
 
 // Assignments is the resolver for the assignments field.
-func (r *reviewRoundViewResolver) Assignments(ctx context.Context, obj *RoundView, status *ReviewAssignmentStatus) ([]*ReviewAssignmentRecord, error) {
+func (r *reviewRoundViewResolver) Assignments(ctx context.Context, obj *model.RoundView, status *model.ReviewAssignmentStatus) ([]*model.ReviewAssignmentRecord, error) {
 	return roundAssignments(obj, status), nil
 }
 
 // Results is the resolver for the results field.
-func (r *reviewRoundViewResolver) Results(ctx context.Context, obj *RoundView, orderBy *ReviewResultOrder) ([]*ReviewResultRow, error) {
+func (r *reviewRoundViewResolver) Results(ctx context.Context, obj *model.RoundView, orderBy *model.ReviewResultOrder) ([]*model.ReviewResultRow, error) {
 	return sortResults(obj.Results, orderBy), nil
 }
 

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/podium/podium/graph/model"
+
 	"github.com/riverqueue/river"
 
 	"github.com/podium/podium/ent"
@@ -53,7 +55,7 @@ func aiError(err error) error {
 
 // generateAiReview has the provider score one submission in the round and stores the result
 // (docs/rest-api.md: POST …/ai-review). A failure stores nothing.
-func (r *Resolver) generateAiReview(ctx context.Context, eventID, roundID string, in GenerateAiReviewInput) (*AIResult, error) {
+func (r *Resolver) generateAiReview(ctx context.Context, eventID, roundID string, in model.GenerateAiReviewInput) (*model.AIResult, error) {
 	c, ev, rd, err := r.eventRound(ctx, eventID, roundID, false)
 	if err != nil {
 		return nil, err
@@ -70,7 +72,7 @@ func (r *Resolver) generateAiReview(ctx context.Context, eventID, roundID string
 }
 
 // aiReview asks the provider for a score and stores it.
-func (r *Resolver) aiReview(ctx context.Context, c *ent.Client, ev *ent.Event, rd *ent.ReviewRound, sub *ent.Submission) (*AIResult, error) {
+func (r *Resolver) aiReview(ctx context.Context, c *ent.Client, ev *ent.Event, rd *ent.ReviewRound, sub *ent.Submission) (*model.AIResult, error) {
 	if r.AI == nil {
 		return nil, ai.ErrNotConfigured
 	}
@@ -178,7 +180,7 @@ func aiPrompt(ctx context.Context, c *ent.Client, ev *ent.Event, rd *ent.ReviewR
 
 // overrideAiReview records an organizer's score next to the provider's (docs/rest-api.md: POST
 // E/ai-review-override). The API key making the request is recorded as the one who overrode it.
-func (r *Resolver) overrideAiReview(ctx context.Context, eventID string, in OverrideAiReviewInput) (*AIResult, error) {
+func (r *Resolver) overrideAiReview(ctx context.Context, eventID string, in model.OverrideAiReviewInput) (*model.AIResult, error) {
 	c := r.client(ctx)
 	ev, err := access.Event(ctx, c, eventID)
 	if err != nil {
@@ -212,8 +214,8 @@ func (r *Resolver) overrideAiReview(ctx context.Context, eventID string, in Over
 	return toAIResult(res), nil
 }
 
-func toAIResult(a *ent.AIReviewResult) *AIResult {
-	return &AIResult{ID: a.ID, CreatedAt: scalar.At(a.CreatedAt), UpdatedAt: scalar.At(a.UpdatedAt), RoundID: a.RoundID,
+func toAIResult(a *ent.AIReviewResult) *model.AIResult {
+	return &model.AIResult{ID: a.ID, CreatedAt: scalar.At(a.CreatedAt), UpdatedAt: scalar.At(a.UpdatedAt), RoundID: a.RoundID,
 		SubmissionID: a.SubmissionID, Score: a.Score, Reasoning: a.Reasoning, Provider: a.Provider, Model: a.Model,
 		OverriddenScore: a.OverriddenScore, OverrideReason: a.OverrideReason, OverriddenByUserID: a.OverriddenByUserID,
 		OverriddenByAPIKeyID: a.OverriddenByAPIKeyID, OverriddenAt: scalar.AtPtr(a.OverriddenAt)}
@@ -222,7 +224,7 @@ func toAIResult(a *ent.AIReviewResult) *AIResult {
 // scoreRoundWithAi queues one background job per submission to score with the provider: by
 // default every call-for-proposals submission that is neither a draft nor withdrawn. A submission
 // whose job is still waiting or running is not queued twice.
-func (r *Resolver) scoreRoundWithAi(ctx context.Context, eventID, roundID string, in *ScoreRoundWithAiInput) (*ScoreRoundWithAiResult, error) {
+func (r *Resolver) scoreRoundWithAi(ctx context.Context, eventID, roundID string, in *model.ScoreRoundWithAiInput) (*model.ScoreRoundWithAiResult, error) {
 	c, ev, rd, err := r.eventRound(ctx, eventID, roundID, false)
 	if err != nil {
 		return nil, err
@@ -244,7 +246,7 @@ func (r *Resolver) scoreRoundWithAi(ctx context.Context, eventID, roundID string
 	if err != nil {
 		return nil, err
 	}
-	out := &ScoreRoundWithAiResult{RoundID: rd.ID}
+	out := &model.ScoreRoundWithAiResult{RoundID: rd.ID}
 	if len(ids) == 0 {
 		return out, nil
 	}

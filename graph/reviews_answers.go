@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/podium/podium/graph/model"
+
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/reviewanswer"
 	"github.com/podium/podium/ent/reviewassignment"
@@ -39,7 +41,7 @@ func assignmentOf(ctx context.Context, c *ent.Client, eventID, id string) (*ent.
 
 // submitReviewAnswers records a reviewer's answers and completes the assignment; a resubmission
 // while the round is open replaces the answers (docs/rest-api.md: "Answers").
-func (r *Resolver) submitReviewAnswers(ctx context.Context, eventID, assignmentID string, in SubmitReviewAnswersInput) (*ReviewAssignmentRecord, error) {
+func (r *Resolver) submitReviewAnswers(ctx context.Context, eventID, assignmentID string, in model.SubmitReviewAnswersInput) (*model.ReviewAssignmentRecord, error) {
 	c := r.client(ctx)
 	a, err := assignmentOf(ctx, c, eventID, assignmentID)
 	if err != nil {
@@ -84,8 +86,8 @@ func (r *Resolver) submitReviewAnswers(ctx context.Context, eventID, assignmentI
 // checkAnswers checks answers against the round's scorecard and returns what is stored: for each
 // answered criterion, only the value of its type. Required criteria come first, then one answer
 // per criterion, then each answer against its criterion.
-func checkAnswers(criteria []*ent.ReviewCriterion, in []*ReviewAnswerInput) ([]*ReviewAnswerInput, error) {
-	byCriterion := make(map[string]*ReviewAnswerInput, len(in))
+func checkAnswers(criteria []*ent.ReviewCriterion, in []*model.ReviewAnswerInput) ([]*model.ReviewAnswerInput, error) {
+	byCriterion := make(map[string]*model.ReviewAnswerInput, len(in))
 	duplicate := false
 	for _, a := range in {
 		if _, seen := byCriterion[a.CriterionID]; seen {
@@ -105,7 +107,7 @@ func checkAnswers(criteria []*ent.ReviewCriterion, in []*ReviewAnswerInput) ([]*
 	for _, cr := range criteria {
 		byID[cr.ID] = cr
 	}
-	var out []*ReviewAnswerInput
+	var out []*model.ReviewAnswerInput
 	for _, a := range in {
 		cr, ok := byID[a.CriterionID]
 		if !ok {
@@ -131,11 +133,11 @@ func checkAnswers(criteria []*ent.ReviewCriterion, in []*ReviewAnswerInput) ([]*
 
 // valueOf is the answer as stored: only the value of the criterion's type, nil when that value is
 // missing or blank.
-func valueOf(cr *ent.ReviewCriterion, a *ReviewAnswerInput) *ReviewAnswerInput {
+func valueOf(cr *ent.ReviewCriterion, a *model.ReviewAnswerInput) *model.ReviewAnswerInput {
 	if a == nil {
 		return nil
 	}
-	v := &ReviewAnswerInput{CriterionID: cr.ID}
+	v := &model.ReviewAnswerInput{CriterionID: cr.ID}
 	switch cr.Type {
 	case reviewcriterion.TypeNumeric:
 		v.NumericValue = a.NumericValue
@@ -155,7 +157,7 @@ func valueOf(cr *ent.ReviewCriterion, a *ReviewAnswerInput) *ReviewAnswerInput {
 }
 
 // recuseReview records a reviewer stepping back from an assignment.
-func (r *Resolver) recuseReview(ctx context.Context, eventID, assignmentID string, in RecuseReviewInput) (*ReviewAssignmentRecord, error) {
+func (r *Resolver) recuseReview(ctx context.Context, eventID, assignmentID string, in model.RecuseReviewInput) (*model.ReviewAssignmentRecord, error) {
 	c := r.client(ctx)
 	a, err := assignmentOf(ctx, c, eventID, assignmentID)
 	if err != nil {
@@ -173,9 +175,9 @@ func (r *Resolver) recuseReview(ctx context.Context, eventID, assignmentID strin
 }
 
 // answersView is the answers of a review, none when there is no review.
-func answersView(h *HumanReview) []*ReviewAnswerView {
+func answersView(h *model.HumanReview) []*model.ReviewAnswerView {
 	if h == nil {
-		return []*ReviewAnswerView{}
+		return []*model.ReviewAnswerView{}
 	}
 	return h.Answers
 }

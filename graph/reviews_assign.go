@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/podium/podium/graph/model"
+
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/reviewassignment"
 	"github.com/podium/podium/ent/reviewroundmember"
@@ -21,7 +23,7 @@ var errAssignmentNotFound = apperr.NotFound("Review assignment")
 // assignReviews assigns submissions to a reviewer of the round (docs/rest-api.md: POST …/assignments).
 // Existing pairs are skipped; a request that would take the reviewer past their cap assigns
 // nothing.
-func (r *Resolver) assignReviews(ctx context.Context, eventID, roundID string, in AssignReviewsInput) (*AssignReviewsResult, error) {
+func (r *Resolver) assignReviews(ctx context.Context, eventID, roundID string, in model.AssignReviewsInput) (*model.AssignReviewsResult, error) {
 	c, ev, rd, err := r.eventRound(ctx, eventID, roundID, false)
 	if err != nil {
 		return nil, err
@@ -69,7 +71,7 @@ func (r *Resolver) assignReviews(ctx context.Context, eventID, roundID string, i
 			load++
 		}
 	}
-	res := &AssignReviewsResult{}
+	res := &model.AssignReviewsResult{}
 	now := time.Now()
 	var creates []*ent.ReviewAssignmentCreate
 	for _, id := range ids {
@@ -132,7 +134,7 @@ func (r *Resolver) unassignReview(ctx context.Context, eventID, roundID, assignm
 // autoDistributeReviews plans, and unless dryRun creates, the assignments that bring every pending
 // or maybe submission (in trackIds, when given) up to the round's reviewsPerSubmission
 // (docs/rest-api.md: POST …/auto-distribute).
-func (r *Resolver) autoDistributeReviews(ctx context.Context, eventID, roundID string, in AutoDistributeReviewsInput) (*AutoDistributionResult, error) {
+func (r *Resolver) autoDistributeReviews(ctx context.Context, eventID, roundID string, in model.AutoDistributeReviewsInput) (*model.AutoDistributionResult, error) {
 	// Locking the round makes concurrent distributions of it take turns: the second sees the
 	// first's assignments and creates none twice.
 	c, ev, rd, err := r.eventRound(ctx, eventID, roundID, true)
@@ -277,8 +279,8 @@ GROUP BY m.event_member_id, m.assignment_cap, u.email`, []any{roundID}, func(sca
 }
 
 // Tiers in order of preference.
-var tierRank = map[AutoDistributionTier]int{
-	AutoDistributionTierInTrack: 0, AutoDistributionTierGeneralist: 1, AutoDistributionTierOutOfTrack: 2,
+var tierRank = map[model.AutoDistributionTier]int{
+	model.AutoDistributionTierInTrack: 0, model.AutoDistributionTierGeneralist: 1, model.AutoDistributionTierOutOfTrack: 2,
 }
 
 // planAutoDistribution is the deterministic fill of docs/rest-api.md "Auto-distribute". Submissions are
@@ -288,7 +290,7 @@ var tierRank = map[AutoDistributionTier]int{
 // the pick is the best tier (in-track, generalist, out-of-track), then the least loaded, then the
 // lowest id. Recused assignments count neither towards a submission's reviews nor a reviewer's
 // load, but their pairs are never planned again.
-func planAutoDistribution(in planInput, perSubmission int) *AutoDistributionResult {
+func planAutoDistribution(in planInput, perSubmission int) *model.AutoDistributionResult {
 	pair := func(s, m string) string { return s + "\x00" + m }
 	taken := map[string]bool{}
 	load := map[string]int{}
@@ -308,7 +310,7 @@ func planAutoDistribution(in planInput, perSubmission int) *AutoDistributionResu
 	members := slices.Clone(in.members)
 	slices.SortFunc(members, func(a, b planMember) int { return strings.Compare(a.eventMemberID, b.eventMemberID) })
 
-	out := &AutoDistributionResult{Planned: []*PlannedAssignment{}, Shortfalls: []*AutoDistributionShortfall{}}
+	out := &model.AutoDistributionResult{Planned: []*model.PlannedAssignment{}, Shortfalls: []*model.AutoDistributionShortfall{}}
 	conflicts := map[string]bool{}
 	for level := 1; level <= perSubmission; level++ {
 		for _, s := range subs {
@@ -316,7 +318,7 @@ func planAutoDistribution(in planInput, perSubmission int) *AutoDistributionResu
 				continue
 			}
 			var best *planMember
-			var bestTier AutoDistributionTier
+			var bestTier model.AutoDistributionTier
 			for i := range members {
 				m := &members[i]
 				if taken[pair(s.id, m.eventMemberID)] {
@@ -338,11 +340,11 @@ func planAutoDistribution(in planInput, perSubmission int) *AutoDistributionResu
 			if best == nil {
 				continue
 			}
-			out.Planned = append(out.Planned, &PlannedAssignment{SubmissionID: s.id, EventMemberID: best.eventMemberID, Tier: bestTier})
+			out.Planned = append(out.Planned, &model.PlannedAssignment{SubmissionID: s.id, EventMemberID: best.eventMemberID, Tier: bestTier})
 			taken[pair(s.id, best.eventMemberID)] = true
 			load[best.eventMemberID]++
 			reviews[s.id]++
-			if bestTier == AutoDistributionTierOutOfTrack {
+			if bestTier == model.AutoDistributionTierOutOfTrack {
 				out.OutOfTrack++
 			}
 		}
@@ -353,7 +355,7 @@ func planAutoDistribution(in planInput, perSubmission int) *AutoDistributionResu
 		if missing <= 0 {
 			continue
 		}
-		reason := AutoDistributionShortfallReasonNoReviewers
+		reason := model.AutoDistributionShortfallReasonNoReviewers
 		allConflicted, left := true, false
 		for _, m := range members {
 			if taken[pair(s.id, m.eventMemberID)] {
@@ -365,31 +367,31 @@ func planAutoDistribution(in planInput, perSubmission int) *AutoDistributionResu
 		switch {
 		case !left:
 		case allConflicted:
-			reason = AutoDistributionShortfallReasonConflicts
+			reason = model.AutoDistributionShortfallReasonConflicts
 		default:
-			reason = AutoDistributionShortfallReasonCapsExhausted
+			reason = model.AutoDistributionShortfallReasonCapsExhausted
 		}
-		out.Shortfalls = append(out.Shortfalls, &AutoDistributionShortfall{SubmissionID: s.id, Code: s.code, Missing: missing, Reason: reason})
+		out.Shortfalls = append(out.Shortfalls, &model.AutoDistributionShortfall{SubmissionID: s.id, Code: s.code, Missing: missing, Reason: reason})
 	}
 	return out
 }
 
 // tierOf says how a reviewer with reviewer tracks mine fits a submission in tracks theirs.
-func tierOf(mine, theirs []string) AutoDistributionTier {
+func tierOf(mine, theirs []string) model.AutoDistributionTier {
 	switch {
 	case slices.ContainsFunc(mine, func(t string) bool { return slices.Contains(theirs, t) }):
-		return AutoDistributionTierInTrack
+		return model.AutoDistributionTierInTrack
 	case len(mine) == 0:
-		return AutoDistributionTierGeneralist
+		return model.AutoDistributionTierGeneralist
 	default:
-		return AutoDistributionTierOutOfTrack
+		return model.AutoDistributionTierOutOfTrack
 	}
 }
 
 // toAssignment presents a stored assignment.
-func toAssignment(a *ent.ReviewAssignment) *ReviewAssignmentRecord {
-	return &ReviewAssignmentRecord{ID: a.ID, CreatedAt: scalar.At(a.CreatedAt), UpdatedAt: scalar.At(a.UpdatedAt),
+func toAssignment(a *ent.ReviewAssignment) *model.ReviewAssignmentRecord {
+	return &model.ReviewAssignmentRecord{ID: a.ID, CreatedAt: scalar.At(a.CreatedAt), UpdatedAt: scalar.At(a.UpdatedAt),
 		RoundID: a.RoundID, SubmissionID: a.SubmissionID, EventMemberID: a.EventMemberID,
-		Status: ReviewAssignmentStatus(a.Status), AssignedAt: scalar.At(a.AssignedAt),
+		Status: model.ReviewAssignmentStatus(a.Status), AssignedAt: scalar.At(a.AssignedAt),
 		CompletedAt: scalar.AtPtr(a.CompletedAt), RecusedAt: scalar.AtPtr(a.RecusedAt), RecusalReason: a.RecusalReason}
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/podium/podium/graph/model"
+
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
 
@@ -76,14 +78,14 @@ func (r *Resolver) myAssignment(ctx context.Context, id string) (string, *ent.Re
 }
 
 // myReviewAssignments lists the caller's assignments, oldest first.
-func (r *Resolver) myReviewAssignments(ctx context.Context) ([]*MyReviewAssignment, error) {
+func (r *Resolver) myReviewAssignments(ctx context.Context) ([]*model.MyReviewAssignment, error) {
 	reviewing := reviewingOf(ctx)
 	orgs := make([]string, 0, len(reviewing))
 	for org := range reviewing {
 		orgs = append(orgs, org)
 	}
 	slices.Sort(orgs)
-	out := []*MyReviewAssignment{}
+	out := []*model.MyReviewAssignment{}
 	for _, org := range orgs {
 		sctx := inOrganization(ctx, org)
 		as, err := r.Client.ReviewAssignment.Query().
@@ -105,7 +107,7 @@ func (r *Resolver) myReviewAssignments(ctx context.Context) ([]*MyReviewAssignme
 }
 
 // myReviewAssignment is one of the caller's assignments.
-func (r *Resolver) myReviewAssignment(ctx context.Context, id string) (*MyReviewAssignment, error) {
+func (r *Resolver) myReviewAssignment(ctx context.Context, id string) (*model.MyReviewAssignment, error) {
 	org, a, err := r.myAssignment(ctx, id)
 	if err != nil {
 		return nil, err
@@ -115,7 +117,7 @@ func (r *Resolver) myReviewAssignment(ctx context.Context, id string) (*MyReview
 
 // submitMyReview records the caller's answers to their assignment, in a transaction of the
 // assignment's organization, with the rules of submitReviewAnswers.
-func (r *Resolver) submitMyReview(ctx context.Context, id string, in SubmitReviewAnswersInput) (*MyReviewAssignment, error) {
+func (r *Resolver) submitMyReview(ctx context.Context, id string, in model.SubmitReviewAnswersInput) (*model.MyReviewAssignment, error) {
 	return r.onMyAssignment(ctx, id, func(ctx context.Context, a *ent.ReviewAssignment) error {
 		_, err := r.submitReviewAnswers(ctx, a.Edges.Round.EventID, a.ID, in)
 		return err
@@ -123,7 +125,7 @@ func (r *Resolver) submitMyReview(ctx context.Context, id string, in SubmitRevie
 }
 
 // recuseMyAssignment records the caller stepping back from their assignment.
-func (r *Resolver) recuseMyAssignment(ctx context.Context, id string, in RecuseReviewInput) (*MyReviewAssignment, error) {
+func (r *Resolver) recuseMyAssignment(ctx context.Context, id string, in model.RecuseReviewInput) (*model.MyReviewAssignment, error) {
 	return r.onMyAssignment(ctx, id, func(ctx context.Context, a *ent.ReviewAssignment) error {
 		_, err := r.recuseReview(ctx, a.Edges.Round.EventID, a.ID, in)
 		return err
@@ -159,7 +161,7 @@ func alone(ctx context.Context) error {
 // onMyAssignment runs change on the caller's assignment id in one transaction of its
 // organization and answers the assignment as it then is; nothing is written when the
 // assignment is not the caller's or change fails.
-func (r *Resolver) onMyAssignment(ctx context.Context, id string, change func(context.Context, *ent.ReviewAssignment) error) (*MyReviewAssignment, error) {
+func (r *Resolver) onMyAssignment(ctx context.Context, id string, change func(context.Context, *ent.ReviewAssignment) error) (*model.MyReviewAssignment, error) {
 	if err := alone(ctx); err != nil {
 		return nil, err
 	}
@@ -181,19 +183,19 @@ func (r *Resolver) onMyAssignment(ctx context.Context, id string, change func(co
 // desk presents assignments, loading each round's workspace once.
 type desk struct {
 	r      *Resolver
-	rounds map[string]*RoundView
+	rounds map[string]*model.RoundView
 	events map[string]*ent.Event
 	// proposals are the reviewed proposals of each round by submission, loaded with the round.
-	proposals map[string]map[string]*ReviewedProposal
+	proposals map[string]map[string]*model.ReviewedProposal
 }
 
 func (r *Resolver) newDesk() *desk {
-	return &desk{r: r, rounds: map[string]*RoundView{}, events: map[string]*ent.Event{},
-		proposals: map[string]map[string]*ReviewedProposal{}}
+	return &desk{r: r, rounds: map[string]*model.RoundView{}, events: map[string]*ent.Event{},
+		proposals: map[string]map[string]*model.ReviewedProposal{}}
 }
 
 // present is an assignment as its reviewer sees it. ctx is scoped to its organization.
-func (d *desk) present(ctx context.Context, a *ent.ReviewAssignment) (*MyReviewAssignment, error) {
+func (d *desk) present(ctx context.Context, a *ent.ReviewAssignment) (*model.MyReviewAssignment, error) {
 	rd := a.Edges.Round
 	view, ok := d.rounds[rd.ID]
 	if !ok {
@@ -215,50 +217,50 @@ func (d *desk) present(ctx context.Context, a *ent.ReviewAssignment) (*MyReviewA
 		}
 		d.events[rd.EventID] = ev
 	}
-	sub := view.index.submissions[a.SubmissionID]
+	sub := view.Index.Submissions[a.SubmissionID]
 	if sub == nil {
 		return nil, errAssignmentNotFound
 	}
 	proposals, ok := d.proposals[rd.ID]
 	if !ok {
 		var err error
-		if proposals, err = d.r.reviewedProposals(ctx, rd.EventID, view.index); err != nil {
+		if proposals, err = d.r.reviewedProposals(ctx, rd.EventID, view.Index); err != nil {
 			return nil, err
 		}
 		d.proposals[rd.ID] = proposals
 	}
 	proposal := proposals[a.SubmissionID]
 	if proposal == nil {
-		proposal = &ReviewedProposal{Answers: []*ReviewedAnswer{}}
+		proposal = &model.ReviewedProposal{Answers: []*model.ReviewedAnswer{}}
 	}
-	out := &MyReviewAssignment{
-		ID: a.ID, EventID: ev.ID, EventName: ev.Name, EventTimezone: ev.Timezone, Status: ReviewAssignmentStatus(a.Status),
+	out := &model.MyReviewAssignment{
+		ID: a.ID, EventID: ev.ID, EventName: ev.Name, EventTimezone: ev.Timezone, Status: model.ReviewAssignmentStatus(a.Status),
 		AssignedAt: a.AssignedAt, CompletedAt: a.CompletedAt, RecusedAt: a.RecusedAt,
 		Round: view.Configuration.Round, Submission: sub, Criteria: view.Configuration.Criteria,
-		Answers: answersView(view.index.reviews[a.ID]), Proposal: proposal,
+		Answers: answersView(view.Index.Reviews[a.ID]), Proposal: proposal,
 	}
 	return out, nil
 }
 
 // ReviewerDesk lists the caller's assignments: the operation of myReviewAssignments, for the
 // reviewer's pages (rest/web).
-func (r *Resolver) ReviewerDesk(ctx context.Context) ([]*MyReviewAssignment, error) {
+func (r *Resolver) ReviewerDesk(ctx context.Context) ([]*model.MyReviewAssignment, error) {
 	return r.myReviewAssignments(ctx)
 }
 
 // ReviewerAssignment is one of the caller's assignments (myReviewAssignment).
-func (r *Resolver) ReviewerAssignment(ctx context.Context, id string) (*MyReviewAssignment, error) {
+func (r *Resolver) ReviewerAssignment(ctx context.Context, id string) (*model.MyReviewAssignment, error) {
 	return r.myReviewAssignment(ctx, id)
 }
 
 // SubmitReview records the caller's answers (submitMyReview).
-func (r *Resolver) SubmitReview(ctx context.Context, id string, in SubmitReviewAnswersInput) (*MyReviewAssignment, error) {
+func (r *Resolver) SubmitReview(ctx context.Context, id string, in model.SubmitReviewAnswersInput) (*model.MyReviewAssignment, error) {
 	return r.submitMyReview(ctx, id, in)
 }
 
 // Recuse records the caller stepping back (recuseMyAssignment).
-func (r *Resolver) Recuse(ctx context.Context, id, reason string) (*MyReviewAssignment, error) {
-	return r.recuseMyAssignment(ctx, id, RecuseReviewInput{Reason: reason})
+func (r *Resolver) Recuse(ctx context.Context, id, reason string) (*model.MyReviewAssignment, error) {
+	return r.recuseMyAssignment(ctx, id, model.RecuseReviewInput{Reason: reason})
 }
 
 // reviewedProposalsSQL reads what reviewers judge besides the text, for the submissions of one
@@ -275,12 +277,12 @@ WHERE s.event_id = $1 AND s.id = ANY($2)`
 // their reviewers read them: the replies to questions the organizers hide from reviewers are left
 // out, and in a blind round (the index keeps identities) the replies are redacted as the
 // submission's text is.
-func (r *Resolver) reviewedProposals(ctx context.Context, eventID string, index *roundIndex) (map[string]*ReviewedProposal, error) {
-	ids := make([]string, 0, len(index.submissions))
-	for id := range index.submissions {
+func (r *Resolver) reviewedProposals(ctx context.Context, eventID string, index *model.RoundIndex) (map[string]*model.ReviewedProposal, error) {
+	ids := make([]string, 0, len(index.Submissions))
+	for id := range index.Submissions {
 		ids = append(ids, id)
 	}
-	out := make(map[string]*ReviewedProposal, len(ids))
+	out := make(map[string]*model.ReviewedProposal, len(ids))
 	err := eachRowArgs(ctx, r.sql(ctx), reviewedProposalsSQL, []any{eventID, ids}, func(scan func(...any) error) error {
 		var id, language string
 		var format, level *string
@@ -289,8 +291,8 @@ func (r *Resolver) reviewedProposals(ctx context.Context, eventID string, index 
 		if err := scan(&id, &format, &level, &language, &answers, &questions); err != nil {
 			return err
 		}
-		p := &ReviewedProposal{FormatName: format, LevelName: level, Language: language, Answers: []*ReviewedAnswer{}}
-		identity, blind := index.identity[id]
+		p := &model.ReviewedProposal{FormatName: format, LevelName: level, Language: language, Answers: []*model.ReviewedAnswer{}}
+		identity, blind := index.Identity[id]
 		for _, q := range questions {
 			value := replyText(answers[q.Key])
 			if q.HiddenFromReviewers || value == "" {
@@ -299,7 +301,7 @@ func (r *Resolver) reviewedProposals(ctx context.Context, eventID string, index 
 			if blind {
 				value = redact(value, identity)
 			}
-			p.Answers = append(p.Answers, &ReviewedAnswer{Key: q.Key, Label: q.Label, Value: value})
+			p.Answers = append(p.Answers, &model.ReviewedAnswer{Key: q.Key, Label: q.Label, Value: value})
 		}
 		out[id] = p
 		return nil

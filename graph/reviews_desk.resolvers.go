@@ -7,24 +7,26 @@ package graph
 
 import (
 	"context"
+
+	"github.com/podium/podium/graph/model"
 )
 
 // SubmitMyReview is the resolver for the submitMyReview field.
-func (r *mutationResolver) SubmitMyReview(ctx context.Context, assignmentID string, input SubmitReviewAnswersInput) (*MyReviewAssignment, error) {
+func (r *mutationResolver) SubmitMyReview(ctx context.Context, assignmentID string, input model.SubmitReviewAnswersInput) (*model.MyReviewAssignment, error) {
 	return r.submitMyReview(ctx, assignmentID, input)
 }
 
 // RecuseMyAssignment is the resolver for the recuseMyAssignment field.
-func (r *mutationResolver) RecuseMyAssignment(ctx context.Context, assignmentID string, input RecuseReviewInput) (*MyReviewAssignment, error) {
+func (r *mutationResolver) RecuseMyAssignment(ctx context.Context, assignmentID string, input model.RecuseReviewInput) (*model.MyReviewAssignment, error) {
 	return r.recuseMyAssignment(ctx, assignmentID, input)
 }
 
 // MyReviewAssignments is the resolver for the myReviewAssignments field.
-func (r *queryResolver) MyReviewAssignments(ctx context.Context) ([]*MyReviewAssignment, error) {
+func (r *queryResolver) MyReviewAssignments(ctx context.Context) ([]*model.MyReviewAssignment, error) {
 	return r.myReviewAssignments(ctx)
 }
 
 // MyReviewAssignment is the resolver for the myReviewAssignment field.
-func (r *queryResolver) MyReviewAssignment(ctx context.Context, id string) (*MyReviewAssignment, error) {
+func (r *queryResolver) MyReviewAssignment(ctx context.Context, id string) (*model.MyReviewAssignment, error) {
 	return r.myReviewAssignment(ctx, id)
 }

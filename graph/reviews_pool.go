@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/podium/podium/graph/model"
+
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/emaillog"
 	"github.com/podium/podium/ent/eventmember"
@@ -43,7 +45,7 @@ const reviewerPath = "/reviews"
 // addReviewer adds a reviewer to a round's pool by email, creating their user record and event
 // membership when new, or updates their cap (docs/rest-api.md: POST …/members). A reviewer new to the
 // pool is emailed an invitation.
-func (r *Resolver) addReviewer(ctx context.Context, eventID, roundID string, in AddReviewerInput) (*ReviewerProvisioned, error) {
+func (r *Resolver) addReviewer(ctx context.Context, eventID, roundID string, in model.AddReviewerInput) (*model.ReviewerProvisioned, error) {
 	c, ev, rd, err := r.eventRound(ctx, eventID, roundID, true)
 	if err != nil {
 		return nil, err
@@ -93,8 +95,8 @@ func (r *Resolver) addReviewer(ctx context.Context, eventID, roundID string, in 
 	if err != nil {
 		return nil, err
 	}
-	out := &ReviewerProvisioned{
-		Reviewer:   &Reviewer{Member: toRoundMember(m), Name: name, Email: addr},
+	out := &model.ReviewerProvisioned{
+		Reviewer:   &model.Reviewer{Member: toRoundMember(m), Name: name, Email: addr},
 		AccessPath: accessPath, AlreadyInPool: alreadyInPool,
 	}
 	if alreadyInPool {
@@ -127,23 +129,23 @@ func validAccessPath(p string) bool {
 	return err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != ""
 }
 
-func toRoundMember(m *ent.ReviewRoundMember) *RoundMember {
-	return &RoundMember{ID: m.ID, CreatedAt: scalar.At(m.CreatedAt), UpdatedAt: scalar.At(m.UpdatedAt), RoundID: m.RoundID,
+func toRoundMember(m *ent.ReviewRoundMember) *model.RoundMember {
+	return &model.RoundMember{ID: m.ID, CreatedAt: scalar.At(m.CreatedAt), UpdatedAt: scalar.At(m.UpdatedAt), RoundID: m.RoundID,
 		EventMemberID: m.EventMemberID, AssignmentCap: m.AssignmentCap}
 }
 
 // reviewerTracks lists every member of the event with their reviewer tracks; the events of one
 // request are read together (loaders).
-func (r *Resolver) reviewerTracks(ctx context.Context, eventID string) ([]*ReviewerTrackSet, error) {
+func (r *Resolver) reviewerTracks(ctx context.Context, eventID string) ([]*model.ReviewerTrackSet, error) {
 	return r.loaders(ctx).reviewerTracks.Load(ctx, eventID)
 }
 
 // eventsReviewerTracks lists, for each of the events, every member with their reviewer tracks,
 // by member id.
-func (r *Resolver) eventsReviewerTracks(ctx context.Context, events []string) (map[string][]*ReviewerTrackSet, error) {
-	out := make(map[string][]*ReviewerTrackSet, len(events))
+func (r *Resolver) eventsReviewerTracks(ctx context.Context, events []string) (map[string][]*model.ReviewerTrackSet, error) {
+	out := make(map[string][]*model.ReviewerTrackSet, len(events))
 	for _, id := range events {
-		out[id] = []*ReviewerTrackSet{}
+		out[id] = []*model.ReviewerTrackSet{}
 	}
 	err := eachRowArgs(ctx, r.sql(ctx), `
 SELECT em.event_id, em.id, emt.track_id FROM event_members em
@@ -156,7 +158,7 @@ WHERE em.event_id = ANY($1) ORDER BY em.event_id, em.id, emt.track_id`, []any{ev
 		}
 		list := out[eventID]
 		if len(list) == 0 || list[len(list)-1].EventMemberID != memberID {
-			list = append(list, &ReviewerTrackSet{EventMemberID: memberID, TrackIds: []string{}})
+			list = append(list, &model.ReviewerTrackSet{EventMemberID: memberID, TrackIds: []string{}})
 			out[eventID] = list
 		}
 		if trackID != nil {
@@ -169,7 +171,7 @@ WHERE em.event_id = ANY($1) ORDER BY em.event_id, em.id, emt.track_id`, []any{ev
 }
 
 // setReviewerTracks replaces a member's reviewer tracks.
-func (r *Resolver) setReviewerTracks(ctx context.Context, eventID, memberID string, in SetReviewerTracksInput) (*ReviewerTrackSet, error) {
+func (r *Resolver) setReviewerTracks(ctx context.Context, eventID, memberID string, in model.SetReviewerTracksInput) (*model.ReviewerTrackSet, error) {
 	c := r.client(ctx)
 	ev, err := access.Event(ctx, c, eventID)
 	if err != nil {
@@ -193,7 +195,7 @@ func (r *Resolver) setReviewerTracks(ctx context.Context, eventID, memberID stri
 	if err := m.Update().ClearTracks().AddTrackIDs(ids...).Exec(ctx); err != nil {
 		return nil, err
 	}
-	return &ReviewerTrackSet{EventMemberID: m.ID, TrackIds: ids}, nil
+	return &model.ReviewerTrackSet{EventMemberID: m.ID, TrackIds: ids}, nil
 }
 
 // tracksOf de-duplicates and sorts track ids, all of which must be tracks of the event.
@@ -214,13 +216,13 @@ func tracksOf(ctx context.Context, c *ent.Client, eventID string, in []string) (
 
 // sendReviewReminders emails each of the given reviewers of the round who has pending assignments
 // how many wait for them (docs/rest-api.md: POST …/reminders).
-func (r *Resolver) sendReviewReminders(ctx context.Context, eventID, roundID string, in SendReviewRemindersInput) (*ReviewRemindersResult, error) {
+func (r *Resolver) sendReviewReminders(ctx context.Context, eventID, roundID string, in model.SendReviewRemindersInput) (*model.ReviewRemindersResult, error) {
 	c, ev, rd, err := r.eventRound(ctx, eventID, roundID, false)
 	if err != nil {
 		return nil, err
 	}
 	ids := slices.DeleteFunc(slices.Compact(slices.Sorted(slices.Values(in.EventMemberIds))), func(id string) bool { return !pid.Plausible(id) })
-	res := &ReviewRemindersResult{}
+	res := &model.ReviewRemindersResult{}
 	if len(ids) == 0 {
 		return res, nil
 	}

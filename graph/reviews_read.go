@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/podium/podium/graph/model"
+
 	"github.com/podium/podium/graph/scalar"
 )
 
@@ -11,13 +13,13 @@ import (
 // when nil), each with its reviewer and answers: two queries whatever their number. It is the one
 // reading of reviews shared by a submission's detail and the review workspace. The ids must come
 // from the caller's event; with both nil it reads nothing.
-func (r *Resolver) humanReviews(ctx context.Context, submissionIDs, roundIDs []string) ([]*HumanReview, error) {
+func (r *Resolver) humanReviews(ctx context.Context, submissionIDs, roundIDs []string) ([]*model.HumanReview, error) {
 	if submissionIDs == nil && roundIDs == nil {
-		return []*HumanReview{}, nil
+		return []*model.HumanReview{}, nil
 	}
 	q := r.sql(ctx)
-	var out []*HumanReview
-	byID := map[string]*HumanReview{}
+	var out []*model.HumanReview
+	byID := map[string]*model.HumanReview{}
 	var ids []string
 	err := eachRowArgs(ctx, q, `SELECT a.id, a.created_at, a.updated_at, a.round_id, a.submission_id, a.event_member_id,
        a.status, a.assigned_at, a.completed_at, a.recused_at, a.recusal_reason, u.name, u.email
@@ -26,8 +28,8 @@ JOIN event_members m ON m.id = a.event_member_id
 JOIN users u ON u.id = m.user_id
 WHERE ($1::text[] IS NULL OR a.submission_id = ANY($1)) AND ($2::text[] IS NULL OR a.round_id = ANY($2))
 ORDER BY a.assigned_at, a.id`, []any{submissionIDs, roundIDs}, func(scan func(...any) error) error {
-		a := &ReviewAssignmentRecord{}
-		h := &HumanReview{Assignment: a, Answers: []*ReviewAnswerView{}}
+		a := &model.ReviewAssignmentRecord{}
+		h := &model.HumanReview{Assignment: a, Answers: []*model.ReviewAnswerView{}}
 		var created, updated, assigned time.Time
 		var completed, recused *time.Time
 		if err := scan(&a.ID, &created, &updated, &a.RoundID, &a.SubmissionID, &a.EventMemberID, &a.Status,
@@ -48,7 +50,7 @@ ORDER BY a.assigned_at, a.id`, []any{submissionIDs, roundIDs}, func(scan func(..
 FROM review_answers ans JOIN review_criteria c ON c.id = ans.criterion_id
 WHERE ans.assignment_id = ANY($1) ORDER BY c.position, c.id`, ids, func(scan func(...any) error) error {
 		var assignmentID string
-		v := &ReviewAnswerView{}
+		v := &model.ReviewAnswerView{}
 		if err := scan(&assignmentID, &v.CriterionID, &v.Label, &v.Type, &v.NumericValue, &v.TextValue, &v.OptionValue); err != nil {
 			return err
 		}

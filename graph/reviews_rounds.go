@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/podium/podium/graph/model"
+
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/reviewcriterion"
 	"github.com/podium/podium/ent/reviewround"
@@ -51,7 +53,7 @@ func (r *Resolver) eventRound(ctx context.Context, eventID, roundID string, forU
 
 // ensureOpen refuses work on a round outside its window.
 func ensureOpen(rd *ent.ReviewRound) error {
-	if statusAt(time.Now(), rd.OpensAt, rd.ClosesAt) != ReviewRoundStatusOpen {
+	if statusAt(time.Now(), rd.OpensAt, rd.ClosesAt) != model.ReviewRoundStatusOpen {
 		return errRoundClosed
 	}
 	return nil
@@ -59,7 +61,7 @@ func ensureOpen(rd *ent.ReviewRound) error {
 
 // saveReviewRound creates or updates a round and replaces its scorecard (docs/rest-api.md: POST
 // E/review-rounds).
-func (r *Resolver) saveReviewRound(ctx context.Context, eventID string, in SaveReviewRoundInput) (*SaveReviewRoundResult, error) {
+func (r *Resolver) saveReviewRound(ctx context.Context, eventID string, in model.SaveReviewRoundInput) (*model.SaveReviewRoundResult, error) {
 	// The range of reviewsPerSubmission is part of the body's shape (400 invalid_body), checked
 	// before access like every shape rule.
 	if in.ReviewsPerSubmission < 1 || in.ReviewsPerSubmission > 10 {
@@ -112,13 +114,13 @@ func (r *Resolver) saveReviewRound(ctx context.Context, eventID string, in SaveR
 	if err != nil {
 		return nil, err
 	}
-	return &SaveReviewRoundResult{RoundID: rd.ID, Workspace: ws}, nil
+	return &model.SaveReviewRoundResult{RoundID: rd.ID, Workspace: ws}, nil
 }
 
 // normalizeCriteria checks a scorecard and puts each criterion in its stored form: labels and
 // options trimmed, dropdown and text criteria weighted 1 without bounds, numeric and text criteria
 // without options.
-func normalizeCriteria(in []*ReviewCriterionInput) ([]*ReviewCriterionInput, error) {
+func normalizeCriteria(in []*model.ReviewCriterionInput) ([]*model.ReviewCriterionInput, error) {
 	if len(in) > maxCriteria {
 		return nil, apperr.Invalid("A scorecard has at most %d criteria", maxCriteria)
 	}
@@ -140,12 +142,12 @@ func normalizeCriteria(in []*ReviewCriterionInput) ([]*ReviewCriterionInput, err
 			ids[*c.ID] = true
 		}
 	}
-	out := make([]*ReviewCriterionInput, len(in))
+	out := make([]*model.ReviewCriterionInput, len(in))
 	for i, c := range in {
 		n := *c
 		n.Label = strings.TrimSpace(c.Label)
 		switch c.Type {
-		case ReviewCriterionTypeNumeric:
+		case model.ReviewCriterionTypeNumeric:
 			if c.Min == nil || c.Max == nil || !finite(*c.Min) || !finite(*c.Max) || *c.Min >= *c.Max {
 				return nil, apperr.Invalid("%s needs a minimum below its maximum", n.Label)
 			}
@@ -153,7 +155,7 @@ func normalizeCriteria(in []*ReviewCriterionInput) ([]*ReviewCriterionInput, err
 				return nil, apperr.Invalid("%s needs a positive weight", n.Label)
 			}
 			n.Options = []string{}
-		case ReviewCriterionTypeDropdown:
+		case model.ReviewCriterionTypeDropdown:
 			var options, seen []string
 			for _, o := range c.Options {
 				if o = strings.TrimSpace(o); o != "" {
@@ -179,12 +181,12 @@ func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
 // saveCriteria replaces a round's scorecard: criteria left out are deleted with their answers,
 // id:null inserts, an id of this round updates; an id of no criterion of this round is dropped.
 // The criteria kept are numbered 1..n in order.
-func saveCriteria(ctx context.Context, c *ent.Client, roundID string, criteria []*ReviewCriterionInput) error {
+func saveCriteria(ctx context.Context, c *ent.Client, roundID string, criteria []*model.ReviewCriterionInput) error {
 	current, err := c.ReviewCriterion.Query().Where(reviewcriterion.RoundID(roundID)).IDs(ctx)
 	if err != nil {
 		return err
 	}
-	var kept []*ReviewCriterionInput
+	var kept []*model.ReviewCriterionInput
 	var keptIDs []string
 	for _, cr := range criteria {
 		if cr.ID != nil && !slices.Contains(current, *cr.ID) {
@@ -209,7 +211,7 @@ func saveCriteria(ctx context.Context, c *ent.Client, roundID string, criteria [
 		}
 		u := c.ReviewCriterion.UpdateOneID(*cr.ID).SetLabel(cr.Label).SetType(reviewcriterion.Type(cr.Type)).
 			SetOptions(cr.Options).SetRequired(cr.Required).SetWeight(cr.Weight).SetPosition(i + 1)
-		if cr.Type == ReviewCriterionTypeNumeric {
+		if cr.Type == model.ReviewCriterionTypeNumeric {
 			u.SetMin(*cr.Min).SetMax(*cr.Max)
 		} else {
 			u.ClearMin().ClearMax()

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/podium/podium/graph/model"
+
 	"github.com/stretchr/testify/require"
 )
 
@@ -20,7 +22,7 @@ func sub(id string, tracks ...string) planSubmission {
 	return planSubmission{id: id, code: "C-" + id, trackIDs: tracks}
 }
 
-func plannedPairs(res *AutoDistributionResult) []string {
+func plannedPairs(res *model.AutoDistributionResult) []string {
 	out := make([]string, len(res.Planned))
 	for i, p := range res.Planned {
 		out[i] = p.SubmissionID + "→" + p.EventMemberID + ":" + string(p.Tier)
@@ -98,21 +100,21 @@ func TestPlanShortfallReasons(t *testing.T) {
 	conflicted := member("m1", nil)
 	conflicted.conflicts["s1"] = true
 	res := planAutoDistribution(planInput{submissions: []planSubmission{sub("s1")}, members: []planMember{conflicted}}, 1)
-	require.Equal(t, AutoDistributionShortfallReasonConflicts, res.Shortfalls[0].Reason)
+	require.Equal(t, model.AutoDistributionShortfallReasonConflicts, res.Shortfalls[0].Reason)
 
 	res = planAutoDistribution(planInput{submissions: []planSubmission{sub("s1")}}, 2)
-	require.Equal(t, AutoDistributionShortfallReasonNoReviewers, res.Shortfalls[0].Reason)
+	require.Equal(t, model.AutoDistributionShortfallReasonNoReviewers, res.Shortfalls[0].Reason)
 	require.Equal(t, 2, res.Shortfalls[0].Missing)
 	require.Equal(t, "C-s1", res.Shortfalls[0].Code)
 
 	// Everyone is on the submission already: no reviewers are left.
 	res = planAutoDistribution(planInput{submissions: []planSubmission{sub("s1")}, members: []planMember{member("m1", nil)},
 		existing: []planAssignment{{submissionID: "s1", eventMemberID: "m1", recused: true}}}, 1)
-	require.Equal(t, AutoDistributionShortfallReasonNoReviewers, res.Shortfalls[0].Reason)
+	require.Equal(t, model.AutoDistributionShortfallReasonNoReviewers, res.Shortfalls[0].Reason)
 
 	res = planAutoDistribution(planInput{submissions: []planSubmission{sub("s1"), sub("s2")}, members: []planMember{member("m1", new(1))}}, 1)
 	require.Len(t, res.Planned, 1)
-	require.Equal(t, AutoDistributionShortfallReasonCapsExhausted, res.Shortfalls[0].Reason)
+	require.Equal(t, model.AutoDistributionShortfallReasonCapsExhausted, res.Shortfalls[0].Reason)
 }
 
 func TestWeightedAggregate(t *testing.T) {
@@ -127,48 +129,48 @@ func TestWeightedAggregate(t *testing.T) {
 }
 
 func TestResultCountsCompletedReviewsOnly(t *testing.T) {
-	criteria := map[string]*Criterion{"a": {ID: "a", Weight: 2}, "b": {ID: "b", Weight: 1}, "d": {ID: "d", Weight: 1}}
-	review := func(status ReviewAssignmentStatus, answers ...*ReviewAnswerView) *HumanReview {
-		return &HumanReview{Assignment: &ReviewAssignmentRecord{Status: status}, Answers: answers}
+	criteria := map[string]*model.Criterion{"a": {ID: "a", Weight: 2}, "b": {ID: "b", Weight: 1}, "d": {ID: "d", Weight: 1}}
+	review := func(status model.ReviewAssignmentStatus, answers ...*model.ReviewAnswerView) *model.HumanReview {
+		return &model.HumanReview{Assignment: &model.ReviewAssignmentRecord{Status: status}, Answers: answers}
 	}
-	num := func(id string, v float64) *ReviewAnswerView {
-		return &ReviewAnswerView{CriterionID: id, Type: ReviewCriterionTypeNumeric, NumericValue: &v}
+	num := func(id string, v float64) *model.ReviewAnswerView {
+		return &model.ReviewAnswerView{CriterionID: id, Type: model.ReviewCriterionTypeNumeric, NumericValue: &v}
 	}
-	opt := func(v string) *ReviewAnswerView {
-		return &ReviewAnswerView{CriterionID: "d", Type: ReviewCriterionTypeDropdown, OptionValue: &v}
+	opt := func(v string) *model.ReviewAnswerView {
+		return &model.ReviewAnswerView{CriterionID: "d", Type: model.ReviewCriterionTypeDropdown, OptionValue: &v}
 	}
-	row := result(&EvaluationSubmission{}, []*HumanReview{
-		review(ReviewAssignmentStatusCompleted, num("a", 4), num("b", 2), opt("Accept")),
-		review(ReviewAssignmentStatusRecused, num("a", 1), opt("Reject")),
-		review(ReviewAssignmentStatusPending),
-		review(ReviewAssignmentStatusCompleted, opt("Maybe")),
-		review(ReviewAssignmentStatusCompleted, opt("Accept")),
+	row := result(&model.EvaluationSubmission{}, []*model.HumanReview{
+		review(model.ReviewAssignmentStatusCompleted, num("a", 4), num("b", 2), opt("Accept")),
+		review(model.ReviewAssignmentStatusRecused, num("a", 1), opt("Reject")),
+		review(model.ReviewAssignmentStatusPending),
+		review(model.ReviewAssignmentStatusCompleted, opt("Maybe")),
+		review(model.ReviewAssignmentStatusCompleted, opt("Accept")),
 	}, criteria)
 	require.Equal(t, 5, row.ReviewerCount)
 	require.Equal(t, 3, row.CompletedCount)
 	require.Equal(t, 3.33, *row.WeightedAggregate)
 	require.Equal(t, "Accept, Maybe", *row.Recommendation)
 
-	empty := result(&EvaluationSubmission{}, nil, criteria)
+	empty := result(&model.EvaluationSubmission{}, nil, criteria)
 	require.Nil(t, empty.WeightedAggregate)
 	require.Nil(t, empty.Recommendation)
 	require.NotNil(t, empty.HumanReviews)
 }
 
 func TestProgressPercentage(t *testing.T) {
-	reviewers := []*Reviewer{{Member: &RoundMember{EventMemberID: "m1"}}, {Member: &RoundMember{EventMemberID: "m2"}},
-		{Member: &RoundMember{EventMemberID: "m3"}}, {Member: &RoundMember{EventMemberID: "m4"}}}
-	a := func(m string, s ReviewAssignmentStatus) *ReviewAssignmentRecord {
-		return &ReviewAssignmentRecord{EventMemberID: m, Status: s}
+	reviewers := []*model.Reviewer{{Member: &model.RoundMember{EventMemberID: "m1"}}, {Member: &model.RoundMember{EventMemberID: "m2"}},
+		{Member: &model.RoundMember{EventMemberID: "m3"}}, {Member: &model.RoundMember{EventMemberID: "m4"}}}
+	a := func(m string, s model.ReviewAssignmentStatus) *model.ReviewAssignmentRecord {
+		return &model.ReviewAssignmentRecord{EventMemberID: m, Status: s}
 	}
-	rows := progress(reviewers, []*ReviewAssignmentRecord{
+	rows := progress(reviewers, []*model.ReviewAssignmentRecord{
 		// m1: 4 assigned, 1 recused, 1 completed → 1/3 → 33.
-		a("m1", ReviewAssignmentStatusCompleted), a("m1", ReviewAssignmentStatusRecused),
-		a("m1", ReviewAssignmentStatusPending), a("m1", ReviewAssignmentStatusPending),
+		a("m1", model.ReviewAssignmentStatusCompleted), a("m1", model.ReviewAssignmentStatusRecused),
+		a("m1", model.ReviewAssignmentStatusPending), a("m1", model.ReviewAssignmentStatusPending),
 		// m2: 3 assigned, 2 completed → 67 (rounded half up from 66.67).
-		a("m2", ReviewAssignmentStatusCompleted), a("m2", ReviewAssignmentStatusCompleted), a("m2", ReviewAssignmentStatusPending),
+		a("m2", model.ReviewAssignmentStatusCompleted), a("m2", model.ReviewAssignmentStatusCompleted), a("m2", model.ReviewAssignmentStatusPending),
 		// m3: everything recused → 0, not a division by zero.
-		a("m3", ReviewAssignmentStatusRecused),
+		a("m3", model.ReviewAssignmentStatusRecused),
 	})
 	got := map[string][5]int{}
 	for _, p := range rows {
@@ -179,10 +181,10 @@ func TestProgressPercentage(t *testing.T) {
 	}, got)
 
 	// Halves round up: 1 of 2 is 50, 1 of 8 is 12.5 → 13.
-	rows = progress(reviewers[:1], []*ReviewAssignmentRecord{
-		a("m1", ReviewAssignmentStatusCompleted), a("m1", ReviewAssignmentStatusPending), a("m1", ReviewAssignmentStatusPending),
-		a("m1", ReviewAssignmentStatusPending), a("m1", ReviewAssignmentStatusPending), a("m1", ReviewAssignmentStatusPending),
-		a("m1", ReviewAssignmentStatusPending), a("m1", ReviewAssignmentStatusPending),
+	rows = progress(reviewers[:1], []*model.ReviewAssignmentRecord{
+		a("m1", model.ReviewAssignmentStatusCompleted), a("m1", model.ReviewAssignmentStatusPending), a("m1", model.ReviewAssignmentStatusPending),
+		a("m1", model.ReviewAssignmentStatusPending), a("m1", model.ReviewAssignmentStatusPending), a("m1", model.ReviewAssignmentStatusPending),
+		a("m1", model.ReviewAssignmentStatusPending), a("m1", model.ReviewAssignmentStatusPending),
 	})
 	require.Equal(t, 13, rows[0].Percentage)
 }
@@ -197,10 +199,10 @@ func TestRedact(t *testing.T) {
 func TestNormalizeCriteria(t *testing.T) {
 	f := func(v float64) *float64 { return &v }
 	id := "crit_x"
-	in := []*ReviewCriterionInput{
-		{Label: " Depth ", Type: ReviewCriterionTypeNumeric, Min: f(1), Max: f(5), Weight: 2, Options: []string{"ignored"}},
-		{Label: "Verdict", Type: ReviewCriterionTypeDropdown, Min: f(1), Max: f(2), Weight: 7, Options: []string{" Yes ", "", "No"}},
-		{ID: &id, Label: "Notes", Type: ReviewCriterionTypeText, Min: f(0), Max: f(1), Weight: 3, Options: []string{"x"}},
+	in := []*model.ReviewCriterionInput{
+		{Label: " Depth ", Type: model.ReviewCriterionTypeNumeric, Min: f(1), Max: f(5), Weight: 2, Options: []string{"ignored"}},
+		{Label: "Verdict", Type: model.ReviewCriterionTypeDropdown, Min: f(1), Max: f(2), Weight: 7, Options: []string{" Yes ", "", "No"}},
+		{ID: &id, Label: "Notes", Type: model.ReviewCriterionTypeText, Min: f(0), Max: f(1), Weight: 3, Options: []string{"x"}},
 	}
 	out, err := normalizeCriteria(in)
 	require.NoError(t, err)

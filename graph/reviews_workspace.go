@@ -12,6 +12,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/podium/podium/graph/model"
+
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/schema/agenda"
 	"github.com/podium/podium/ent/schema/pid"
@@ -76,43 +78,33 @@ LEFT JOIN users u ON u.id = a.overridden_by_user_id
 WHERE r.event_id = ANY($1) AND ($2 = '' OR r.id = $2)`
 )
 
-// roundIndex lets an assignment of a loaded workspace reach its submission, reviewer and answers.
-type roundIndex struct {
-	submissions map[string]*EvaluationSubmission
-	// identity is what identifies each submission's participants, kept for blind rounds only: the
-	// reviewer desk redacts it from replies as the summary's text is.
-	identity  map[string][]string
-	reviews   map[string]*HumanReview
-	reviewers map[string]*ReviewerIdentity
-}
-
 // submissionFacts is what the workspace knows of a submission before a round presents it.
 type submissionFacts struct {
-	summary *EvaluationSubmission
+	summary *model.EvaluationSubmission
 	cfp     bool
 	// identity lists what would reveal who submitted it: names, companies, emails, profile URLs.
 	identity []string
 	// blind is the summary as blind rounds show it, made on first use.
-	blind *EvaluationSubmission
+	blind *model.EvaluationSubmission
 }
 
 // statusAt is a round's status at now: its window decides (docs/rest-api.md: "Status comes from the
 // window"). Podium reads it from the window every time, so a round opens and closes on time
 // without being saved again.
-func statusAt(now, opensAt, closesAt time.Time) ReviewRoundStatus {
+func statusAt(now, opensAt, closesAt time.Time) model.ReviewRoundStatus {
 	switch {
 	case now.Before(opensAt):
-		return ReviewRoundStatusDraft
+		return model.ReviewRoundStatusDraft
 	case now.After(closesAt):
-		return ReviewRoundStatusClosed
+		return model.ReviewRoundStatusClosed
 	default:
-		return ReviewRoundStatusOpen
+		return model.ReviewRoundStatusOpen
 	}
 }
 
 // evaluation loads the review workspace of an event whose access was checked: every round, or
 // only roundID.
-func (r *Resolver) evaluation(ctx context.Context, eventID, roundID string) (*EvaluationWorkspace, error) {
+func (r *Resolver) evaluation(ctx context.Context, eventID, roundID string) (*model.EvaluationWorkspace, error) {
 	ws, err := r.workspaces(ctx, []string{eventID}, roundID)
 	if err != nil {
 		return nil, err
@@ -122,29 +114,29 @@ func (r *Resolver) evaluation(ctx context.Context, eventID, roundID string) (*Ev
 
 // evaluations answers Event.evaluation for a page of events: their whole workspaces, in their
 // order, in the statements of one.
-func (r *Resolver) evaluations(ctx context.Context, evs []*ent.Event) ([]*EvaluationWorkspace, error) {
+func (r *Resolver) evaluations(ctx context.Context, evs []*ent.Event) ([]*model.EvaluationWorkspace, error) {
 	ws, err := r.workspaces(ctx, eventIDs(evs), "")
 	if err != nil {
 		return nil, err
 	}
-	return mapAll(evs, func(ev *ent.Event) *EvaluationWorkspace { return ws[ev.ID] }), nil
+	return mapAll(evs, func(ev *ent.Event) *model.EvaluationWorkspace { return ws[ev.ID] }), nil
 }
 
 // workspaces loads the review workspaces of events whose access was checked, by event: every
 // round, or only roundID. Rounds, criteria, reviews and AI results are found by id, unique across
 // events; what belongs to an event (tracks, submissions) goes by its event.
-func (r *Resolver) workspaces(ctx context.Context, eventIDs []string, roundID string) (map[string]*EvaluationWorkspace, error) {
+func (r *Resolver) workspaces(ctx context.Context, eventIDs []string, roundID string) (map[string]*model.EvaluationWorkspace, error) {
 	q := r.sql(ctx)
 	now := time.Now()
-	out := make(map[string]*EvaluationWorkspace, len(eventIDs))
+	out := make(map[string]*model.EvaluationWorkspace, len(eventIDs))
 	for _, id := range eventIDs {
-		out[id] = &EvaluationWorkspace{EventID: id, AiConfigured: r.AI != nil, Tracks: []agenda.Track{}, Rounds: []*RoundView{}}
+		out[id] = &model.EvaluationWorkspace{EventID: id, AiConfigured: r.AI != nil, Tracks: []agenda.Track{}, Rounds: []*model.RoundView{}}
 	}
-	views := map[string]*RoundView{}
+	views := map[string]*model.RoundView{}
 	var roundIDs []string
-	criteria := map[string]*Criterion{}
+	criteria := map[string]*model.Criterion{}
 	err := eachRowArgs(ctx, q, wsRoundsSQL, []any{eventIDs, roundID}, func(scan func(...any) error) error {
-		rd := &Round{}
+		rd := &model.Round{}
 		var created, updated, opens, closes time.Time
 		var cID, cLabel, cType *string
 		var cCreated, cUpdated *time.Time
@@ -160,13 +152,13 @@ func (r *Resolver) workspaces(ctx context.Context, eventIDs []string, roundID st
 		if !seen {
 			rd.CreatedAt, rd.UpdatedAt, rd.OpensAt, rd.ClosesAt = scalar.At(created), scalar.At(updated), scalar.At(opens), scalar.At(closes)
 			rd.Status = statusAt(now, opens, closes)
-			v = &RoundView{
-				Configuration: &RoundConfiguration{Round: rd, Criteria: []*Criterion{}, Members: []*RoundMember{}},
-				Reviewers:     []*Reviewer{}, Assignments: []*ReviewAssignmentRecord{}, Submissions: []*EvaluationSubmission{},
-				Progress: []*ReviewProgressRow{}, Results: []*ReviewResultRow{},
-				index: &roundIndex{submissions: map[string]*EvaluationSubmission{}, identity: map[string][]string{},
-					reviews:   map[string]*HumanReview{},
-					reviewers: map[string]*ReviewerIdentity{}},
+			v = &model.RoundView{
+				Configuration: &model.RoundConfiguration{Round: rd, Criteria: []*model.Criterion{}, Members: []*model.RoundMember{}},
+				Reviewers:     []*model.Reviewer{}, Assignments: []*model.ReviewAssignmentRecord{}, Submissions: []*model.EvaluationSubmission{},
+				Progress: []*model.ReviewProgressRow{}, Results: []*model.ReviewResultRow{},
+				Index: &model.RoundIndex{Submissions: map[string]*model.EvaluationSubmission{}, Identity: map[string][]string{},
+					Reviews:   map[string]*model.HumanReview{},
+					Reviewers: map[string]*model.ReviewerIdentity{}},
 			}
 			out[rd.EventID].Rounds = append(out[rd.EventID].Rounds, v)
 			views[rd.ID] = v
@@ -175,8 +167,8 @@ func (r *Resolver) workspaces(ctx context.Context, eventIDs []string, roundID st
 		if cID == nil {
 			return nil
 		}
-		c := &Criterion{ID: *cID, CreatedAt: scalar.At(*cCreated), UpdatedAt: scalar.At(*cUpdated), RoundID: v.Configuration.Round.ID,
-			Label: *cLabel, Type: ReviewCriterionType(*cType), Min: cMin, Max: cMax, Options: nonNilSlice(cOptions),
+		c := &model.Criterion{ID: *cID, CreatedAt: scalar.At(*cCreated), UpdatedAt: scalar.At(*cUpdated), RoundID: v.Configuration.Round.ID,
+			Label: *cLabel, Type: model.ReviewCriterionType(*cType), Min: cMin, Max: cMax, Options: nonNilSlice(cOptions),
 			Required: *cRequired, Weight: *cWeight, Position: *cPosition}
 		v.Configuration.Criteria = append(v.Configuration.Criteria, c)
 		criteria[c.ID] = c
@@ -212,8 +204,8 @@ func (r *Resolver) workspaces(ctx context.Context, eventIDs []string, roundID st
 	}
 
 	err = eachRowArgs(ctx, q, wsMembersSQL, []any{eventIDs, roundID}, func(scan func(...any) error) error {
-		m := &RoundMember{}
-		rv := &Reviewer{Member: m}
+		m := &model.RoundMember{}
+		rv := &model.Reviewer{Member: m}
 		var created, updated time.Time
 		if err := scan(&m.ID, &created, &updated, &m.RoundID, &m.EventMemberID, &m.AssignmentCap, &rv.Name, &rv.Email); err != nil {
 			return err
@@ -222,7 +214,7 @@ func (r *Resolver) workspaces(ctx context.Context, eventIDs []string, roundID st
 		v := views[m.RoundID]
 		v.Configuration.Members = append(v.Configuration.Members, m)
 		v.Reviewers = append(v.Reviewers, rv)
-		v.index.reviewers[m.EventMemberID] = &ReviewerIdentity{EventMemberID: m.EventMemberID, Name: rv.Name, Email: rv.Email}
+		v.Index.Reviewers[m.EventMemberID] = &model.ReviewerIdentity{EventMemberID: m.EventMemberID, Name: rv.Name, Email: rv.Email}
 		return nil
 	})
 	if err != nil {
@@ -243,15 +235,15 @@ func (r *Resolver) workspaces(ctx context.Context, eventIDs []string, roundID st
 	}
 
 	// Reviews by round and submission, in assignment order.
-	bySubmission := map[[2]string][]*HumanReview{}
+	bySubmission := map[[2]string][]*model.HumanReview{}
 	for _, h := range reviews {
 		a := h.Assignment
 		v := views[a.RoundID]
-		a.index = v.index
+		a.Index = v.Index
 		v.Assignments = append(v.Assignments, a)
-		v.index.reviews[a.ID] = h
-		if _, ok := v.index.reviewers[a.EventMemberID]; !ok {
-			v.index.reviewers[a.EventMemberID] = &ReviewerIdentity{EventMemberID: a.EventMemberID, Name: h.ReviewerName, Email: h.ReviewerEmail}
+		v.Index.Reviews[a.ID] = h
+		if _, ok := v.Index.Reviewers[a.EventMemberID]; !ok {
+			v.Index.Reviewers[a.EventMemberID] = &model.ReviewerIdentity{EventMemberID: a.EventMemberID, Name: h.ReviewerName, Email: h.ReviewerEmail}
 		}
 		key := [2]string{a.RoundID, a.SubmissionID}
 		bySubmission[key] = append(bySubmission[key], h)
@@ -265,9 +257,9 @@ func (r *Resolver) workspaces(ctx context.Context, eventIDs []string, roundID st
 				s := f.summary
 				if rd.Blind {
 					s = f.blindSummary()
-					v.index.identity[id] = f.identity
+					v.Index.Identity[id] = f.identity
 				}
-				v.index.submissions[id] = s
+				v.Index.Submissions[id] = s
 				if !f.cfp {
 					continue
 				}
@@ -303,9 +295,9 @@ func (r *Resolver) submissionFacts(ctx context.Context, eventIDs []string, names
 		}
 		f, ok := facts[id]
 		if !ok {
-			f = &submissionFacts{cfp: cfp, summary: &EvaluationSubmission{ID: id, Code: code, Title: title, Description: description,
-				Status: SubmissionStatus(status), SubmittedAt: scalar.At(submitted), TrackIds: []string{}, TrackNames: []string{},
-				Participants: []*EvaluationParticipant{}}}
+			f = &submissionFacts{cfp: cfp, summary: &model.EvaluationSubmission{ID: id, Code: code, Title: title, Description: description,
+				Status: model.SubmissionStatus(status), SubmittedAt: scalar.At(submitted), TrackIds: []string{}, TrackNames: []string{},
+				Participants: []*model.EvaluationParticipant{}}}
 			facts[id] = f
 			order[event] = append(order[event], id)
 		}
@@ -313,7 +305,7 @@ func (r *Resolver) submissionFacts(ctx context.Context, eventIDs []string, names
 			return nil
 		}
 		name := fullName(*first, *last)
-		f.summary.Participants = append(f.summary.Participants, &EvaluationParticipant{
+		f.summary.Participants = append(f.summary.Participants, &model.EvaluationParticipant{
 			Name: name, Role: *role, ContactID: contactID, HeadshotURL: headshot})
 		f.identity = append(f.identity, name, *first, *last, *email)
 		for _, v := range []*string{company, linkedin, twitter, website} {
@@ -338,15 +330,15 @@ func (r *Resolver) submissionFacts(ctx context.Context, eventIDs []string, names
 // blindSummary is the summary a blind round shows: participants become "Speaker n" without
 // contact or headshot, and their names, companies, emails and profile URLs are redacted from the
 // title and description.
-func (f *submissionFacts) blindSummary() *EvaluationSubmission {
+func (f *submissionFacts) blindSummary() *model.EvaluationSubmission {
 	if f.blind != nil {
 		return f.blind
 	}
 	s := *f.summary
 	s.Title, s.Description = redact(s.Title, f.identity), redact(s.Description, f.identity)
-	s.Participants = make([]*EvaluationParticipant, len(f.summary.Participants))
+	s.Participants = make([]*model.EvaluationParticipant, len(f.summary.Participants))
 	for i, p := range f.summary.Participants {
-		s.Participants[i] = &EvaluationParticipant{Name: fmt.Sprintf("Speaker %d", i+1), Role: p.Role}
+		s.Participants[i] = &model.EvaluationParticipant{Name: fmt.Sprintf("Speaker %d", i+1), Role: p.Role}
 	}
 	f.blind = &s
 	return f.blind
@@ -383,22 +375,22 @@ func isWordRune(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode
 
 // result computes a submission's result in a round from its reviews (docs/rest-api.md: "Result per
 // submission").
-func result(s *EvaluationSubmission, reviews []*HumanReview, criteria map[string]*Criterion) *ReviewResultRow {
-	row := &ReviewResultRow{Submission: s, HumanReviews: nonNilSlice(reviews), ReviewerCount: len(reviews)}
+func result(s *model.EvaluationSubmission, reviews []*model.HumanReview, criteria map[string]*model.Criterion) *model.ReviewResultRow {
+	row := &model.ReviewResultRow{Submission: s, HumanReviews: nonNilSlice(reviews), ReviewerCount: len(reviews)}
 	var scores []weighted
 	var recommendations []string
 	for _, h := range reviews {
-		if h.Assignment.Status != ReviewAssignmentStatusCompleted {
+		if h.Assignment.Status != model.ReviewAssignmentStatusCompleted {
 			continue
 		}
 		row.CompletedCount++
 		for _, a := range h.Answers {
 			switch {
-			case a.Type == ReviewCriterionTypeNumeric && a.NumericValue != nil:
+			case a.Type == model.ReviewCriterionTypeNumeric && a.NumericValue != nil:
 				if c, ok := criteria[a.CriterionID]; ok {
 					scores = append(scores, weighted{value: *a.NumericValue, weight: c.Weight})
 				}
-			case a.Type == ReviewCriterionTypeDropdown && a.OptionValue != nil:
+			case a.Type == model.ReviewCriterionTypeDropdown && a.OptionValue != nil:
 				if !slices.Contains(recommendations, *a.OptionValue) {
 					recommendations = append(recommendations, *a.OptionValue)
 				}
@@ -437,11 +429,11 @@ func weightedAggregate(scores []weighted) *float64 {
 func roundHalfUp(x float64) float64 { return math.Floor(x + 0.5) }
 
 // progress computes each reviewer's progress (docs/rest-api.md: "Progress per reviewer").
-func progress(reviewers []*Reviewer, assignments []*ReviewAssignmentRecord) []*ReviewProgressRow {
-	rows := make([]*ReviewProgressRow, len(reviewers))
-	byMember := make(map[string]*ReviewProgressRow, len(reviewers))
+func progress(reviewers []*model.Reviewer, assignments []*model.ReviewAssignmentRecord) []*model.ReviewProgressRow {
+	rows := make([]*model.ReviewProgressRow, len(reviewers))
+	byMember := make(map[string]*model.ReviewProgressRow, len(reviewers))
 	for i, rv := range reviewers {
-		rows[i] = &ReviewProgressRow{EventMemberID: rv.Member.EventMemberID, Name: rv.Name, Email: rv.Email}
+		rows[i] = &model.ReviewProgressRow{EventMemberID: rv.Member.EventMemberID, Name: rv.Name, Email: rv.Email}
 		byMember[rv.Member.EventMemberID] = rows[i]
 	}
 	for _, a := range assignments {
@@ -451,9 +443,9 @@ func progress(reviewers []*Reviewer, assignments []*ReviewAssignmentRecord) []*R
 		}
 		p.Assigned++
 		switch a.Status {
-		case ReviewAssignmentStatusCompleted:
+		case model.ReviewAssignmentStatusCompleted:
 			p.Completed++
-		case ReviewAssignmentStatusRecused:
+		case model.ReviewAssignmentStatusRecused:
 			p.Recused++
 		}
 	}
@@ -468,7 +460,7 @@ func progress(reviewers []*Reviewer, assignments []*ReviewAssignmentRecord) []*R
 
 // aiResultRow is an AI result with the name of the user who overrode it.
 type aiResultRow struct {
-	result           *AIResult
+	result           *model.AIResult
 	overriddenByName *string
 }
 
@@ -487,8 +479,8 @@ func (r *Resolver) aiResults(ctx context.Context, eventIDs []string, roundID str
 }
 
 // scanAIResult reads the columns of wsAIResultsSQL.
-func scanAIResult(scan func(...any) error) (*AIResult, *string, error) {
-	a := &AIResult{}
+func scanAIResult(scan func(...any) error) (*model.AIResult, *string, error) {
+	a := &model.AIResult{}
 	var created, updated time.Time
 	var overriddenAt *time.Time
 	var name *string
@@ -501,7 +493,7 @@ func scanAIResult(scan func(...any) error) (*AIResult, *string, error) {
 }
 
 // roundView loads one round of the event with its workspace.
-func (r *Resolver) roundView(ctx context.Context, eventID, roundID string) (*RoundView, error) {
+func (r *Resolver) roundView(ctx context.Context, eventID, roundID string) (*model.RoundView, error) {
 	if !pid.Plausible(roundID) {
 		return nil, errRoundNotFound
 	}
@@ -516,11 +508,11 @@ func (r *Resolver) roundView(ctx context.Context, eventID, roundID string) (*Rou
 }
 
 // roundAssignments filters a round's assignments by status.
-func roundAssignments(v *RoundView, status *ReviewAssignmentStatus) []*ReviewAssignmentRecord {
+func roundAssignments(v *model.RoundView, status *model.ReviewAssignmentStatus) []*model.ReviewAssignmentRecord {
 	if status == nil {
 		return v.Assignments
 	}
-	out := []*ReviewAssignmentRecord{}
+	out := []*model.ReviewAssignmentRecord{}
 	for _, a := range v.Assignments {
 		if a.Status == *status {
 			out = append(out, a)
@@ -531,8 +523,8 @@ func roundAssignments(v *RoundView, status *ReviewAssignmentStatus) []*ReviewAss
 
 // sortResults orders a round's results. Rows without the value sorted by come last in either
 // direction; ties keep code order.
-func sortResults(rows []*ReviewResultRow, order *ReviewResultOrder) []*ReviewResultRow {
-	if order == nil || order.Field == ReviewResultOrderFieldCode {
+func sortResults(rows []*model.ReviewResultRow, order *model.ReviewResultOrder) []*model.ReviewResultRow {
+	if order == nil || order.Field == model.ReviewResultOrderFieldCode {
 		if order != nil && order.Direction == "DESC" {
 			out := slices.Clone(rows)
 			slices.Reverse(out)
@@ -540,11 +532,11 @@ func sortResults(rows []*ReviewResultRow, order *ReviewResultOrder) []*ReviewRes
 		}
 		return rows
 	}
-	value := func(row *ReviewResultRow) *float64 {
+	value := func(row *model.ReviewResultRow) *float64 {
 		switch order.Field {
-		case ReviewResultOrderFieldWeightedAggregate:
+		case model.ReviewResultOrderFieldWeightedAggregate:
 			return row.WeightedAggregate
-		case ReviewResultOrderFieldCompletedCount:
+		case model.ReviewResultOrderFieldCompletedCount:
 			v := float64(row.CompletedCount)
 			return &v
 		default:
@@ -558,7 +550,7 @@ func sortResults(rows []*ReviewResultRow, order *ReviewResultOrder) []*ReviewRes
 		}
 	}
 	out := slices.Clone(rows)
-	slices.SortStableFunc(out, func(a, b *ReviewResultRow) int {
+	slices.SortStableFunc(out, func(a, b *model.ReviewResultRow) int {
 		va, vb := value(a), value(b)
 		switch {
 		case va == nil && vb == nil:
@@ -578,9 +570,9 @@ func sortResults(rows []*ReviewResultRow, order *ReviewResultOrder) []*ReviewRes
 
 // assignmentIndex returns the index of an assignment's round, loading the round's workspace (once
 // per request) when the assignment was not read with it.
-func (r *Resolver) assignmentIndex(ctx context.Context, a *ReviewAssignmentRecord) (*roundIndex, error) {
-	if a.index != nil {
-		return a.index, nil
+func (r *Resolver) assignmentIndex(ctx context.Context, a *model.ReviewAssignmentRecord) (*model.RoundIndex, error) {
+	if a.Index != nil {
+		return a.Index, nil
 	}
 	idx, err := r.loaders(ctx).rounds.Load(ctx, a.RoundID)
 	if err != nil {
@@ -589,33 +581,33 @@ func (r *Resolver) assignmentIndex(ctx context.Context, a *ReviewAssignmentRecor
 	if idx == nil {
 		return nil, errRoundNotFound
 	}
-	a.index = idx
+	a.Index = idx
 	return idx, nil
 }
 
 // assignmentSubmission answers ReviewAssignmentRecord.submission.
-func (r *Resolver) assignmentSubmission(ctx context.Context, a *ReviewAssignmentRecord) (*EvaluationSubmission, error) {
+func (r *Resolver) assignmentSubmission(ctx context.Context, a *model.ReviewAssignmentRecord) (*model.EvaluationSubmission, error) {
 	idx, err := r.assignmentIndex(ctx, a)
 	if err != nil {
 		return nil, err
 	}
-	return idx.submissions[a.SubmissionID], nil
+	return idx.Submissions[a.SubmissionID], nil
 }
 
 // assignmentReviewer answers ReviewAssignmentRecord.reviewer.
-func (r *Resolver) assignmentReviewer(ctx context.Context, a *ReviewAssignmentRecord) (*ReviewerIdentity, error) {
+func (r *Resolver) assignmentReviewer(ctx context.Context, a *model.ReviewAssignmentRecord) (*model.ReviewerIdentity, error) {
 	idx, err := r.assignmentIndex(ctx, a)
 	if err != nil {
 		return nil, err
 	}
-	return idx.reviewers[a.EventMemberID], nil
+	return idx.Reviewers[a.EventMemberID], nil
 }
 
 // assignmentAnswers answers ReviewAssignmentRecord.answers.
-func (r *Resolver) assignmentAnswers(ctx context.Context, a *ReviewAssignmentRecord) ([]*ReviewAnswerView, error) {
+func (r *Resolver) assignmentAnswers(ctx context.Context, a *model.ReviewAssignmentRecord) ([]*model.ReviewAnswerView, error) {
 	idx, err := r.assignmentIndex(ctx, a)
 	if err != nil {
 		return nil, err
 	}
-	return answersView(idx.reviews[a.ID]), nil
+	return answersView(idx.Reviews[a.ID]), nil
 }

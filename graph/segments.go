@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/podium/podium/graph/model"
+
 	"entgo.io/contrib/entgql"
 
 	"github.com/podium/podium/ent"
@@ -23,22 +25,12 @@ import (
 // (SegmentMembers), so that a segment can be listed page by page and used as a campaign's
 // audience.
 
-// CrmSegment is a saved filter, as both transports show it.
-type CrmSegment struct {
-	ID             string           `json:"id"`
-	CreatedAt      scalar.Timestamp `json:"createdAt"`
-	UpdatedAt      scalar.Timestamp `json:"updatedAt"`
-	OrganizationID string           `json:"organizationId"`
-	Name           string           `json:"name"`
-	Filter         map[string]any   `json:"filter"`
-}
-
-func toCrmSegment(s *ent.Segment) *CrmSegment {
+func toCrmSegment(s *ent.Segment) *model.CrmSegment {
 	filter := s.Filter
 	if filter == nil {
 		filter = map[string]any{}
 	}
-	return &CrmSegment{ID: s.ID, CreatedAt: scalar.At(s.CreatedAt), UpdatedAt: scalar.At(s.UpdatedAt),
+	return &model.CrmSegment{ID: s.ID, CreatedAt: scalar.At(s.CreatedAt), UpdatedAt: scalar.At(s.UpdatedAt),
 		OrganizationID: s.OrganizationID, Name: s.Name, Filter: filter}
 }
 
@@ -184,7 +176,7 @@ func (r *Resolver) SegmentContactIDs(ctx context.Context, segmentID string) ([]s
 	return ids, rows.Err()
 }
 
-func (r *Resolver) segments(ctx context.Context) ([]*CrmSegment, error) {
+func (r *Resolver) segments(ctx context.Context) ([]*model.CrmSegment, error) {
 	if _, err := access.Viewer(ctx); err != nil {
 		return nil, err
 	}
@@ -207,7 +199,7 @@ func (r *Resolver) segmentRow(ctx context.Context, id string) (*ent.Segment, err
 	return s, err
 }
 
-func (r *Resolver) segment(ctx context.Context, id string) (*CrmSegment, error) {
+func (r *Resolver) segment(ctx context.Context, id string) (*model.CrmSegment, error) {
 	s, err := r.segmentRow(ctx, id)
 	if err != nil {
 		return nil, err
@@ -217,7 +209,7 @@ func (r *Resolver) segment(ctx context.Context, id string) (*CrmSegment, error) 
 
 // saveSegment creates the segment or, when the organization has one of that name, replaces its
 // filter (one upsert on the unique name).
-func (r *Resolver) saveSegment(ctx context.Context, in SaveSegmentInput) (*CrmSegment, error) {
+func (r *Resolver) saveSegment(ctx context.Context, in model.SaveSegmentInput) (*model.CrmSegment, error) {
 	if _, err := access.Viewer(ctx); err != nil {
 		return nil, err
 	}
@@ -267,7 +259,7 @@ SELECT (SELECT count(*) FROM m), COALESCE((SELECT json_agg(json_build_object(
   JOIN organization_contacts c ON c.id = p.id AND c.organization_id = $1), '[]')`
 
 // segmentContacts answers CrmSegment.contacts: a page of the contacts the segment selects now.
-func (r *Resolver) segmentContacts(ctx context.Context, s *CrmSegment, first *int, after *entgql.Cursor[string]) (*CrmContactConnection, error) {
+func (r *Resolver) segmentContacts(ctx context.Context, s *model.CrmSegment, first *int, after *entgql.Cursor[string]) (*model.CrmContactConnection, error) {
 	n, err := crmPageSize(first, defaultSegmentPage, maxSegmentPage)
 	if err != nil {
 		return nil, err

@@ -9,25 +9,26 @@ import (
 	"context"
 
 	"entgo.io/contrib/entgql"
+	"github.com/podium/podium/graph/model"
 )
 
 // Contacts is the resolver for the contacts field.
-func (r *crmSegmentResolver) Contacts(ctx context.Context, obj *CrmSegment, first *int, after *entgql.Cursor[string]) (*CrmContactConnection, error) {
+func (r *crmSegmentResolver) Contacts(ctx context.Context, obj *model.CrmSegment, first *int, after *entgql.Cursor[string]) (*model.CrmContactConnection, error) {
 	return r.segmentContacts(ctx, obj, first, after)
 }
 
 // SaveSegment is the resolver for the saveSegment field.
-func (r *mutationResolver) SaveSegment(ctx context.Context, input SaveSegmentInput) (*CrmSegment, error) {
+func (r *mutationResolver) SaveSegment(ctx context.Context, input model.SaveSegmentInput) (*model.CrmSegment, error) {
 	return r.saveSegment(ctx, input)
 }
 
 // Segments is the resolver for the segments field.
-func (r *queryResolver) Segments(ctx context.Context) ([]*CrmSegment, error) {
+func (r *queryResolver) Segments(ctx context.Context) ([]*model.CrmSegment, error) {
 	return r.segments(ctx)
 }
 
 // Segment is the resolver for the segment field.
-func (r *queryResolver) Segment(ctx context.Context, segmentID string) (*CrmSegment, error) {
+func (r *queryResolver) Segment(ctx context.Context, segmentID string) (*model.CrmSegment, error) {
 	return r.segment(ctx, segmentID)
 }
 

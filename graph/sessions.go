@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/podium/podium/graph/model"
+
 	"entgo.io/contrib/entgql"
 	"github.com/jackc/pgx/v5"
 
@@ -174,7 +176,7 @@ type sessionKey struct {
 }
 
 // keyOf is s's place in the list order.
-func keyOf(s *Session) sessionKey {
+func keyOf(s *model.Session) sessionKey {
 	k := sessionKey{createdAt: s.CreatedAt.Time, id: s.ID}
 	if s.StartsAt != nil {
 		k.startsAt = &s.StartsAt.Time
@@ -261,7 +263,7 @@ func (q sessionQuery) args() []any {
 // outside a transaction sends the tracks and speakers statements at once with the page's, each on
 // a connection of its own, selecting by the scope instead of by the page's ids: the three
 // statements then cost PostgreSQL the longest of them in time instead of their sum.
-func (r *Resolver) sessionPage(ctx context.Context, q sessionQuery) ([]*Session, []agenda.Track, error) {
+func (r *Resolver) sessionPage(ctx context.Context, q sessionQuery) ([]*model.Session, []agenda.Track, error) {
 	db := r.sql(ctx)
 	order := sessionOrderSQL
 	if q.fromEnd {
@@ -314,13 +316,13 @@ func (r *Resolver) sessionPage(ctx context.Context, q sessionQuery) ([]*Session,
 }
 
 // readSessions reads the rows of sessionPageSQL, sessionAllSQL or sessionsPageSQL.
-func readSessions(ctx context.Context, db querier, sql string, args []any) ([]*Session, error) {
+func readSessions(ctx context.Context, db querier, sql string, args []any) ([]*model.Session, error) {
 	rows, err := db.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, err
 	}
-	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (*Session, error) {
-		s := &Session{}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (*model.Session, error) {
+		s := &model.Session{}
 		var manual bool
 		var startsAt, endsAt, cancelledAt *time.Time
 		var createdAt time.Time
@@ -332,12 +334,12 @@ func readSessions(ctx context.Context, db querier, sql string, args []any) ([]*S
 			return nil, err
 		}
 		s.Source = sourceOf(manual)
-		s.ContentReviewStatus = ContentReviewStatus(status)
-		s.PublicationApproved = s.PublicationApproved && s.ContentReviewStatus == ContentReviewStatusApproved
+		s.ContentReviewStatus = model.ContentReviewStatus(status)
+		s.PublicationApproved = s.PublicationApproved && s.ContentReviewStatus == model.ContentReviewStatusApproved
 		s.StartsAt, s.EndsAt, s.CancelledAt = scalar.AtPtr(startsAt), scalar.AtPtr(endsAt), scalar.AtPtr(cancelledAt)
 		s.CreatedAt = scalar.At(createdAt)
 		if cancelledBy != nil {
-			s.CancelledBy = new(SessionCancelledBy(*cancelledBy))
+			s.CancelledBy = new(model.SessionCancelledBy(*cancelledBy))
 		}
 		return s, nil
 	})
@@ -356,7 +358,7 @@ type sessionTrack struct {
 
 type sessionSpeaker struct {
 	sessionID string
-	speaker   SessionSpeaker
+	speaker   model.SessionSpeaker
 }
 
 func readSessionTracks(ctx context.Context, db querier, sql string, args ...any) ([]sessionTrack, error) {
@@ -381,7 +383,7 @@ func readSessionSpeakers(ctx context.Context, db querier, sql string, args ...an
 	out := []sessionSpeaker{}
 	var sid, first, last string
 	var confirmedAt *time.Time
-	var sp SessionSpeaker
+	var sp model.SessionSpeaker
 	_, err = pgx.ForEachRow(rows, []any{&sid, &sp.ID, &first, &last, &sp.Email, &sp.Role, &sp.Position,
 		&sp.HeadshotURL, &confirmedAt}, func() error {
 		sp.Name = fullName(first, last)
@@ -395,8 +397,8 @@ func readSessionSpeakers(ctx context.Context, db querier, sql string, args ...an
 
 // attach gives each session its tracks and speakers, in the statements' order, and returns the
 // distinct tracks in track order.
-func (l sessionLinks) attach(sessions []*Session) []agenda.Track {
-	byID := make(map[string]*Session, len(sessions))
+func (l sessionLinks) attach(sessions []*model.Session) []agenda.Track {
+	byID := make(map[string]*model.Session, len(sessions))
 	for _, s := range sessions {
 		byID[s.ID] = s
 	}
@@ -410,8 +412,8 @@ func (l sessionLinks) attach(sessions []*Session) []agenda.Track {
 		nSpeakers[sp.sessionID]++
 	}
 	trackArr := make([]agenda.Track, len(l.tracks))
-	speakerArr := make([]SessionSpeaker, len(l.speakers))
-	speakerPtrs := make([]*SessionSpeaker, len(l.speakers))
+	speakerArr := make([]model.SessionSpeaker, len(l.speakers))
+	speakerPtrs := make([]*model.SessionSpeaker, len(l.speakers))
 	ti, si := 0, 0
 	for _, s := range sessions {
 		n := nTracks[s.ID]
@@ -469,7 +471,7 @@ const pageRead = 100
 // all of it, the counts, formats and tracks follow from the page's own rows and the counts
 // statement is not sent: the REST list and a GraphQL board asking for more than there is cost
 // one statement less. To tell, a page of first sessions reads one row more than it shows.
-func (r *Resolver) sessionWindow(ctx context.Context, q sessionQuery, first, last *int) ([]*Session, *sessionCounts, error) {
+func (r *Resolver) sessionWindow(ctx context.Context, q sessionQuery, first, last *int) ([]*model.Session, *sessionCounts, error) {
 	whole := q.limitTo(first, last)
 
 	var counts *sessionCounts
@@ -524,7 +526,7 @@ func (q *sessionQuery) limitTo(first, last *int) (whole bool) {
 }
 
 // pageCounts are the counts of a list that page holds whole, with tracks its distinct tracks.
-func pageCounts(page []*Session, tracks []agenda.Track) *sessionCounts {
+func pageCounts(page []*model.Session, tracks []agenda.Track) *sessionCounts {
 	n := len(page)
 	return &sessionCounts{total: n, window: n, formats: formatsOf(page), tracks: tracks, hi: n}
 }
@@ -532,7 +534,7 @@ func pageCounts(page []*Session, tracks []agenda.Track) *sessionCounts {
 // place returns the sessions of page that the connection shows, setting their place in the
 // window, counts.lo and counts.hi: the page is window[lo:hi], first taking from the start of
 // the window, then last from the end of what is left.
-func (q sessionQuery) place(page []*Session, last *int, counts *sessionCounts) []*Session {
+func (q sessionQuery) place(page []*model.Session, last *int, counts *sessionCounts) []*model.Session {
 	if q.fromEnd {
 		counts.hi = counts.window
 		counts.lo = max(0, counts.window-len(page))
@@ -547,7 +549,7 @@ func (q sessionQuery) place(page []*Session, last *int, counts *sessionCounts) [
 }
 
 // formatsOf is the distinct format names of sessions, sorted as the counts statement sorts them.
-func formatsOf(sessions []*Session) []string {
+func formatsOf(sessions []*model.Session) []string {
 	formats := []string{}
 	seen := map[string]bool{}
 	for _, s := range sessions {
@@ -579,8 +581,8 @@ func fullName(first, last string) string { return strings.TrimSpace(first + " " 
 // sessions answers Event.sessions: the list, filtered by state, as a connection (Relay cursor
 // pagination). Without first and last every session is read, as REST lists them. Under a page of
 // events the events' windows are read together (sessionWindowInList).
-func (r *Resolver) sessions(ctx context.Context, ev *ent.Event, state *SessionState, after *entgql.Cursor[string],
-	first *int, before *entgql.Cursor[string], last *int) (*SessionConnection, error) {
+func (r *Resolver) sessions(ctx context.Context, ev *ent.Event, state *model.SessionState, after *entgql.Cursor[string],
+	first *int, before *entgql.Cursor[string], last *int) (*model.SessionConnection, error) {
 	q := sessionQuery{eventID: ev.ID}
 	if state != nil {
 		q.state = string(*state)
@@ -598,7 +600,7 @@ func (r *Resolver) sessions(ctx context.Context, ev *ent.Event, state *SessionSt
 	if last != nil && *last < 0 {
 		return nil, apperr.Invalid("last must not be negative")
 	}
-	var page []*Session
+	var page []*model.Session
 	var counts *sessionCounts
 	if underList(ctx) {
 		page, counts, err = r.sessionWindowInList(ctx, ev.ID, q, first, last)
@@ -608,10 +610,10 @@ func (r *Resolver) sessions(ctx context.Context, ev *ent.Event, state *SessionSt
 	if err != nil {
 		return nil, err
 	}
-	conn := &SessionConnection{TotalCount: counts.total, Tracks: counts.tracks, Formats: counts.formats,
-		Edges: make([]*SessionEdge, 0, len(page))}
+	conn := &model.SessionConnection{TotalCount: counts.total, Tracks: counts.tracks, Formats: counts.formats,
+		Edges: make([]*model.SessionEdge, 0, len(page))}
 	for _, s := range page {
-		conn.Edges = append(conn.Edges, &SessionEdge{Node: s, Cursor: keyOf(s).cursor()})
+		conn.Edges = append(conn.Edges, &model.SessionEdge{Node: s, Cursor: keyOf(s).cursor()})
 	}
 	if err := r.prefetchSessions(ctx, page); err != nil {
 		return nil, err
@@ -626,7 +628,7 @@ func (r *Resolver) sessions(ctx context.Context, ev *ent.Event, state *SessionSt
 }
 
 // session loads one session's read model.
-func (r *Resolver) session(ctx context.Context, eventID, id string) (*Session, error) {
+func (r *Resolver) session(ctx context.Context, eventID, id string) (*model.Session, error) {
 	if !pid.Plausible(id) {
 		return nil, errSessionNotFound
 	}
@@ -762,7 +764,7 @@ func snapshot(s *ent.Submission) map[string]any {
 }
 
 // createSession creates an accepted session without a submission (docs/rest-api.md: POST E/sessions).
-func (r *Resolver) createSession(ctx context.Context, eventID string, in CreateSessionInput) (*SessionRecord, error) {
+func (r *Resolver) createSession(ctx context.Context, eventID string, in model.CreateSessionInput) (*model.SessionRecord, error) {
 	c := r.client(ctx)
 	ev, err := access.Event(ctx, c, eventID)
 	if err != nil {
@@ -835,7 +837,7 @@ func setParticipants(ctx context.Context, c *ent.Client, submissionID string, id
 }
 
 // setSessionSpeakers replaces a session's speakers; speaker-scoped tasks and deliverables follow.
-func (r *Resolver) setSessionSpeakers(ctx context.Context, eventID, sessionID string, in SetSessionSpeakersInput) (*Session, error) {
+func (r *Resolver) setSessionSpeakers(ctx context.Context, eventID, sessionID string, in model.SetSessionSpeakersInput) (*model.Session, error) {
 	c := r.client(ctx)
 	ev, err := access.Event(ctx, c, eventID)
 	if err != nil {
@@ -864,17 +866,17 @@ func (r *Resolver) setSessionSpeakers(ctx context.Context, eventID, sessionID st
 	return r.session(ctx, ev.ID, s.ID)
 }
 
-func toSessionRecord(s *ent.Submission) *SessionRecord {
-	rec := &SessionRecord{
+func toSessionRecord(s *ent.Submission) *model.SessionRecord {
+	rec := &model.SessionRecord{
 		ID: s.ID, CreatedAt: scalar.At(s.CreatedAt), UpdatedAt: scalar.At(s.UpdatedAt), EventID: s.EventID,
-		Code: s.Code, Status: SubmissionStatus(s.Status), SourceFormID: s.SourceFormID,
+		Code: s.Code, Status: model.SubmissionStatus(s.Status), SourceFormID: s.SourceFormID,
 		SubmitterContactID: s.SubmitterContactID, Title: s.Title, Description: s.Description,
 		FormatID: s.FormatID, LevelID: s.LevelID, Language: s.Language, StartsAt: scalar.AtPtr(s.StartsAt),
 		EndsAt: scalar.AtPtr(s.EndsAt), RoomID: s.RoomID, IcsSequence: s.IcsSequence,
 		ScheduleDirty: s.ScheduleDirty, Capacity: s.Capacity, CeuCredits: s.CeuCredits,
 		ClientSessionID: s.ClientSessionID, NotifiedAt: scalar.AtPtr(s.NotifiedAt),
 		SubmittedAt: scalar.AtPtr(s.SubmittedAt), Answers: s.Answers, ApprovedSnapshot: s.ApprovedSnapshot,
-		ContentReviewStatus: ContentReviewStatus(s.ContentReviewStatus), CancelledAt: scalar.AtPtr(s.CancelledAt),
+		ContentReviewStatus: model.ContentReviewStatus(s.ContentReviewStatus), CancelledAt: scalar.AtPtr(s.CancelledAt),
 	}
 	if rec.Answers == nil {
 		rec.Answers = map[string]any{}
@@ -883,7 +885,7 @@ func toSessionRecord(s *ent.Submission) *SessionRecord {
 		rec.ApprovedSnapshot = map[string]any{}
 	}
 	if s.CancelledBy != nil {
-		rec.CancelledBy = new(SessionCancelledBy(*s.CancelledBy))
+		rec.CancelledBy = new(model.SessionCancelledBy(*s.CancelledBy))
 	}
 	return rec
 }
@@ -951,7 +953,7 @@ func (r *Resolver) sessionChange(ctx context.Context, c *ent.Client, eventID, se
 // cancelSession cancels a session: cancelledAt and cancelledBy set (the status stays accepted),
 // open tasks waived, a timeline line, agendaDirty when it was scheduled, and a cancellation email
 // per speaker unless notifySpeakers is false — with an ICS CANCEL when invites had gone out.
-func (r *Resolver) cancelSession(ctx context.Context, eventID, sessionID string, in CancelSessionInput) (*CancelSessionResult, error) {
+func (r *Resolver) cancelSession(ctx context.Context, eventID, sessionID string, in model.CancelSessionInput) (*model.CancelSessionResult, error) {
 	c := r.client(ctx)
 	ev, s, notify, withICS, err := r.sessionChange(ctx, c, eventID, sessionID, in.NotifySpeakers)
 	if err != nil {
@@ -979,7 +981,7 @@ func (r *Resolver) cancelSession(ctx context.Context, eventID, sessionID string,
 		return nil, err
 	}
 	label := "Session cancelled"
-	if in.Cause == SessionCancelledBySpeaker {
+	if in.Cause == model.SessionCancelledBySpeaker {
 		label = "Session cancelled by the speaker"
 	}
 	if err := record(ctx, c, timelineentry.KindCancelled, label, nil, s.ID); err != nil {
@@ -1001,7 +1003,7 @@ func (r *Resolver) cancelSession(ctx context.Context, eventID, sessionID string,
 		}
 		created = emails
 	}
-	return &CancelSessionResult{ID: s.ID, CancelledAt: scalar.At(now), CancelledBy: in.Cause,
+	return &model.CancelSessionResult{ID: s.ID, CancelledAt: scalar.At(now), CancelledBy: in.Cause,
 		CreatedEmails: created, WaivedTasks: waived}, nil
 }
 
@@ -1062,7 +1064,7 @@ func findSubmission(ctx context.Context, c *ent.Client, eventID, id string, notF
 // reinstateSession undoes a cancellation: waived tasks reopen, speakers get a reinstatement email
 // — with a fresh ICS REQUEST when the session is scheduled and invites had gone out; otherwise a
 // scheduled session is marked as owing a fresh invite.
-func (r *Resolver) reinstateSession(ctx context.Context, eventID, sessionID string, in ReinstateSessionInput) (*ReinstateSessionResult, error) {
+func (r *Resolver) reinstateSession(ctx context.Context, eventID, sessionID string, in model.ReinstateSessionInput) (*model.ReinstateSessionResult, error) {
 	c := r.client(ctx)
 	ev, s, notify, withICS, err := r.sessionChange(ctx, c, eventID, sessionID, in.NotifySpeakers)
 	if err != nil {
@@ -1105,7 +1107,7 @@ func (r *Resolver) reinstateSession(ctx context.Context, eventID, sessionID stri
 			return nil, err
 		}
 	}
-	return &ReinstateSessionResult{ID: s.ID, ReopenedTasks: reopened, CreatedEmails: created, CalendarReinvited: withICS}, nil
+	return &model.ReinstateSessionResult{ID: s.ID, ReopenedTasks: reopened, CreatedEmails: created, CalendarReinvited: withICS}, nil
 }
 
 // deleteSession removes a manual session and what hangs off it; sessions from submissions keep
@@ -1133,7 +1135,7 @@ func (r *Resolver) deleteSession(ctx context.Context, eventID, sessionID string)
 }
 
 // sessionContacts answers Session.contacts: the speakers' contact records, in speaking order.
-func (r *Resolver) sessionContacts(ctx context.Context, s *Session) ([]*ent.Contact, error) {
+func (r *Resolver) sessionContacts(ctx context.Context, s *model.Session) ([]*ent.Contact, error) {
 	ids := make([]string, len(s.Speakers))
 	for i, sp := range s.Speakers {
 		ids[i] = sp.ID
@@ -1142,12 +1144,12 @@ func (r *Resolver) sessionContacts(ctx context.Context, s *Session) ([]*ent.Cont
 }
 
 // sessionSubmission answers Session.submission.
-func (r *Resolver) sessionSubmission(ctx context.Context, s *Session) (*Submission, error) {
+func (r *Resolver) sessionSubmission(ctx context.Context, s *model.Session) (*model.Submission, error) {
 	return r.loaders(ctx).submissions.Load(ctx, eventItem{s.EventID, s.ID})
 }
 
 // roundReviews answers Submission.roundReviews: every review assignment of the submission, in all
 // rounds, with its answers.
-func (r *Resolver) roundReviews(ctx context.Context, submissionID string) ([]*HumanReview, error) {
+func (r *Resolver) roundReviews(ctx context.Context, submissionID string) ([]*model.HumanReview, error) {
 	return r.loaders(ctx).roundReviews.Load(ctx, submissionID)
 }

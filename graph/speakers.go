@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/podium/podium/graph/model"
+
 	"entgo.io/contrib/entgql"
 
 	"github.com/podium/podium/ent"
@@ -51,7 +53,7 @@ func stampConfirmed(ct *ent.Contact, status contact.WorkflowStatus) bool {
 }
 
 // saveSpeaker creates (id null) or updates a speaker (docs/rest-api.md: POST E/speakers).
-func (r *Resolver) saveSpeaker(ctx context.Context, eventID string, in SaveSpeakerInput) (*ent.Contact, error) {
+func (r *Resolver) saveSpeaker(ctx context.Context, eventID string, in model.SaveSpeakerInput) (*ent.Contact, error) {
 	c := r.client(ctx)
 	ev, err := access.Event(ctx, c, eventID)
 	if err != nil {
@@ -129,7 +131,7 @@ func (r *Resolver) saveSpeaker(ctx context.Context, eventID string, in SaveSpeak
 
 // setSpeakerWorkflow sets a speaker's workflow status: any value from any value; confirmed and
 // ready stamp confirmedAt when it is null.
-func (r *Resolver) setSpeakerWorkflow(ctx context.Context, eventID, contactID string, in SetSpeakerWorkflowInput) (*ent.Contact, error) {
+func (r *Resolver) setSpeakerWorkflow(ctx context.Context, eventID, contactID string, in model.SetSpeakerWorkflowInput) (*ent.Contact, error) {
 	c := r.client(ctx)
 	ev, err := access.Event(ctx, c, eventID)
 	if err != nil {
@@ -152,7 +154,7 @@ func (r *Resolver) setSpeakerWorkflow(ctx context.Context, eventID, contactID st
 // importSpeakers creates and updates speakers row by row, matched by email within the event.
 // create skips an email already known, update skips an unknown one; an update never blanks a
 // field with an empty cell.
-func (r *Resolver) importSpeakers(ctx context.Context, eventID string, in ImportSpeakersInput) (*ImportSpeakersResult, error) {
+func (r *Resolver) importSpeakers(ctx context.Context, eventID string, in model.ImportSpeakersInput) (*model.ImportSpeakersResult, error) {
 	c := r.client(ctx)
 	ev, err := access.Event(ctx, c, eventID)
 	if err != nil {
@@ -162,7 +164,7 @@ func (r *Resolver) importSpeakers(ctx context.Context, eventID string, in Import
 		return nil, apperr.Invalid("Pass at least one row")
 	}
 	// The last row of an email wins, as in a spreadsheet edited top to bottom.
-	byEmail := map[string]*SpeakerImportRow{}
+	byEmail := map[string]*model.SpeakerImportRow{}
 	var order []string
 	for _, row := range in.Rows {
 		addr, err := normalizeEmail(row.Email)
@@ -182,13 +184,13 @@ func (r *Resolver) importSpeakers(ctx context.Context, eventID string, in Import
 	for _, ct := range existing {
 		known[ct.Email] = ct
 	}
-	res := &ImportSpeakersResult{}
+	res := &model.ImportSpeakersResult{}
 	for _, addr := range order {
 		row, ct := byEmail[addr], known[addr]
 		switch {
-		case row.Action == SpeakerImportActionSkip,
-			row.Action == SpeakerImportActionCreate && ct != nil,
-			row.Action == SpeakerImportActionUpdate && ct == nil:
+		case row.Action == model.SpeakerImportActionSkip,
+			row.Action == model.SpeakerImportActionCreate && ct != nil,
+			row.Action == model.SpeakerImportActionUpdate && ct == nil:
 			res.Skipped++
 		case ct == nil:
 			_, err := c.Contact.Create().SetEventID(ev.ID).SetEmail(addr).
@@ -263,7 +265,7 @@ func tshirt(s *string) *contact.TshirtSize {
 
 // inviteSpeakerPortals emails each speaker contact among the ids their portal invitation, once
 // per contact ever (docs/rest-api.md: POST E/speakers/invite). Other contacts are left out silently.
-func (r *Resolver) inviteSpeakerPortals(ctx context.Context, eventID string, in InviteSpeakerPortalsInput) (*InviteSpeakerPortalsResult, error) {
+func (r *Resolver) inviteSpeakerPortals(ctx context.Context, eventID string, in model.InviteSpeakerPortalsInput) (*model.InviteSpeakerPortalsResult, error) {
 	c := r.client(ctx)
 	ev, err := access.Event(ctx, c, eventID)
 	if err != nil {
@@ -287,11 +289,11 @@ func (r *Resolver) inviteSpeakerPortals(ctx context.Context, eventID string, in 
 	if err != nil {
 		return nil, err
 	}
-	res := &InviteSpeakerPortalsResult{Invitations: []*PortalInvitation{}}
+	res := &model.InviteSpeakerPortalsResult{Invitations: []*model.PortalInvitation{}}
 	var batch []email.Email
-	var pending []*PortalInvitation
+	var pending []*model.PortalInvitation
 	for _, ct := range contacts {
-		inv := &PortalInvitation{ContactID: ct.ID, ContactName: fullName(ct.FirstName, ct.LastName), PortalPath: "/portal",
+		inv := &model.PortalInvitation{ContactID: ct.ID, ContactName: fullName(ct.FirstName, ct.LastName), PortalPath: "/portal",
 			AlreadyInvited: slices.Contains(invited, ct.ID)}
 		res.Invitations = append(res.Invitations, inv)
 		if inv.AlreadyInvited {
@@ -346,7 +348,7 @@ func (r *Resolver) prefetchSpeakers(ctx context.Context, eventID string, conn *e
 // speakerDirectories answers Event.speakerDirectory for a page of events: every speaker of each
 // event with their sessions, tasks, files and latest emails, and the speakers as CSV — five
 // queries, whatever the number of events and speakers.
-func (r *Resolver) speakerDirectories(ctx context.Context, evs []*ent.Event) ([]*SpeakerDirectory, error) {
+func (r *Resolver) speakerDirectories(ctx context.Context, evs []*ent.Event) ([]*model.SpeakerDirectory, error) {
 	c := r.client(ctx)
 	events := eventIDs(evs)
 	contacts, err := c.Contact.Query().Where(contact.EventIDIn(events...), contact.ParticipationEQ(contact.ParticipationSpeaker)).
@@ -355,17 +357,17 @@ func (r *Resolver) speakerDirectories(ctx context.Context, evs []*ent.Event) ([]
 		return nil, err
 	}
 	// Rows are found by contact id: a contact belongs to one event.
-	byID := map[string]*SpeakerRow{}
+	byID := map[string]*model.SpeakerRow{}
 	for _, ct := range contacts {
-		byID[ct.ID] = &SpeakerRow{Contact: ct, Sessions: []*SessionRef{}, Tasks: []*SpeakerTask{}, Files: []*SpeakerFile{},
-			Emails: []*SpeakerEmail{}, ProfileChanges: []*ProfileChange{}}
+		byID[ct.ID] = &model.SpeakerRow{Contact: ct, Sessions: []*model.SessionRef{}, Tasks: []*model.SpeakerTask{}, Files: []*model.SpeakerFile{},
+			Emails: []*model.SpeakerEmail{}, ProfileChanges: []*model.ProfileChange{}}
 	}
 	q := r.sql(ctx)
 	if err := eachRow(ctx, q, `SELECT p.contact_id, s.id, s.code, s.title FROM submission_participants p
 JOIN submissions s ON s.id = p.submission_id WHERE s.event_id = ANY($1) ORDER BY s.number`, events,
 		func(scan func(...any) error) error {
 			var contactID string
-			ref := &SessionRef{}
+			ref := &model.SessionRef{}
 			if err := scan(&contactID, &ref.ID, &ref.Code, &ref.Title); err != nil {
 				return err
 			}
@@ -385,11 +387,11 @@ WHERE s.event_id = ANY($1) ORDER BY t.position, s.number`, events,
 			var contactID *string
 			var status string
 			var due *time.Time
-			t := &SpeakerTask{}
+			t := &model.SpeakerTask{}
 			if err := scan(&contactID, &t.ID, &t.Title, &status, &due, &t.SubmissionCode); err != nil {
 				return err
 			}
-			t.Status, t.DueDate = TaskStatus(status), scalar.AtPtr(due)
+			t.Status, t.DueDate = model.TaskStatus(status), scalar.AtPtr(due)
 			if contactID != nil && byID[*contactID] != nil {
 				byID[*contactID].Tasks = append(byID[*contactID].Tasks, t)
 			}
@@ -407,7 +409,7 @@ WHERE s.event_id = ANY($1) AND a.status = 'uploaded' ORDER BY a.uploaded_at DESC
 		func(scan func(...any) error) error {
 			var contactID, first, last string
 			var at time.Time
-			f := &SpeakerFile{Kind: "request"}
+			f := &model.SpeakerFile{Kind: "request"}
 			if err := scan(&contactID, &f.ID, &f.Filename, &f.Label, &at, &f.ContentType, &f.Size, &first, &last); err != nil {
 				return err
 			}
@@ -427,7 +429,7 @@ WHERE n <= 10 ORDER BY contact_id, n`, events,
 		func(scan func(...any) error) error {
 			var contactID string
 			var sent *time.Time
-			e := &SpeakerEmail{}
+			e := &model.SpeakerEmail{}
 			if err := scan(&contactID, &e.ID, &e.Subject, &e.Type, &e.Status, &sent); err != nil {
 				return err
 			}
@@ -440,9 +442,9 @@ WHERE n <= 10 ORDER BY contact_id, n`, events,
 		return nil, err
 	}
 	byEvent := group(contacts, func(ct *ent.Contact) string { return ct.EventID })
-	out := make([]*SpeakerDirectory, len(evs))
+	out := make([]*model.SpeakerDirectory, len(evs))
 	for i, ev := range evs {
-		out[i] = &SpeakerDirectory{Rows: mapAll(byEvent[ev.ID], func(ct *ent.Contact) *SpeakerRow { return byID[ct.ID] }),
+		out[i] = &model.SpeakerDirectory{Rows: mapAll(byEvent[ev.ID], func(ct *ent.Contact) *model.SpeakerRow { return byID[ct.ID] }),
 			CSV: speakersCSV(byEvent[ev.ID])}
 	}
 	return out, nil

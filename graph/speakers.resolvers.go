@@ -10,6 +10,7 @@ import (
 
 	"entgo.io/contrib/entgql"
 	"github.com/podium/podium/ent"
+	"github.com/podium/podium/graph/model"
 )
 
 // Speakers is the resolver for the speakers field.
@@ -23,26 +24,26 @@ func (r *eventResolver) Speaker(ctx context.Context, obj *ent.Event, id string) 
 }
 
 // SpeakerDirectory is the resolver for the speakerDirectory field.
-func (r *eventResolver) SpeakerDirectory(ctx context.Context, obj *ent.Event) (*SpeakerDirectory, error) {
+func (r *eventResolver) SpeakerDirectory(ctx context.Context, obj *ent.Event) (*model.SpeakerDirectory, error) {
 	return r.eventSpeakerDirectory(ctx, obj)
 }
 
 // SaveSpeaker is the resolver for the saveSpeaker field.
-func (r *mutationResolver) SaveSpeaker(ctx context.Context, eventID string, input SaveSpeakerInput) (*ent.Contact, error) {
+func (r *mutationResolver) SaveSpeaker(ctx context.Context, eventID string, input model.SaveSpeakerInput) (*ent.Contact, error) {
 	return r.saveSpeaker(ctx, eventID, input)
 }
 
 // SetSpeakerWorkflow is the resolver for the setSpeakerWorkflow field.
-func (r *mutationResolver) SetSpeakerWorkflow(ctx context.Context, eventID string, contactID string, input SetSpeakerWorkflowInput) (*ent.Contact, error) {
+func (r *mutationResolver) SetSpeakerWorkflow(ctx context.Context, eventID string, contactID string, input model.SetSpeakerWorkflowInput) (*ent.Contact, error) {
 	return r.setSpeakerWorkflow(ctx, eventID, contactID, input)
 }
 
 // ImportSpeakers is the resolver for the importSpeakers field.
-func (r *mutationResolver) ImportSpeakers(ctx context.Context, eventID string, input ImportSpeakersInput) (*ImportSpeakersResult, error) {
+func (r *mutationResolver) ImportSpeakers(ctx context.Context, eventID string, input model.ImportSpeakersInput) (*model.ImportSpeakersResult, error) {
 	return r.importSpeakers(ctx, eventID, input)
 }
 
 // InviteSpeakerPortals is the resolver for the inviteSpeakerPortals field.
-func (r *mutationResolver) InviteSpeakerPortals(ctx context.Context, eventID string, input InviteSpeakerPortalsInput) (*InviteSpeakerPortalsResult, error) {
+func (r *mutationResolver) InviteSpeakerPortals(ctx context.Context, eventID string, input model.InviteSpeakerPortalsInput) (*model.InviteSpeakerPortalsResult, error) {
 	return r.inviteSpeakerPortals(ctx, eventID, input)
 }

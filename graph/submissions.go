@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/podium/podium/graph/model"
+
 	"github.com/jackc/pgx/v5"
 
 	"github.com/podium/podium/ent"
@@ -38,7 +40,7 @@ func defaultForm(ctx context.Context, c *ent.Client, eventID string) (*ent.Form,
 }
 
 // createSubmission brings in a proposal from another tool (docs/rest-api.md: POST E/submissions).
-func (r *Resolver) createSubmission(ctx context.Context, eventID string, in CreateSubmissionInput) (*SessionRecord, error) {
+func (r *Resolver) createSubmission(ctx context.Context, eventID string, in model.CreateSubmissionInput) (*model.SessionRecord, error) {
 	c := r.client(ctx)
 	ev, err := access.Event(ctx, c, eventID)
 	if err != nil {
@@ -48,11 +50,11 @@ func (r *Resolver) createSubmission(ctx context.Context, eventID string, in Crea
 	if title == "" {
 		return nil, apperr.Invalid("Enter a title")
 	}
-	status := SubmissionStatusPending
+	status := model.SubmissionStatusPending
 	if in.Status != nil {
 		status = *in.Status
 	}
-	if status != SubmissionStatusPending && status != SubmissionStatusDraft {
+	if status != model.SubmissionStatusPending && status != model.SubmissionStatusDraft {
 		return nil, apperr.Invalid("status must be draft or pending")
 	}
 	speakers, err := speakersOf(ctx, c, ev.ID, in.SpeakerIds, "Every submission must have a speaker")
@@ -93,7 +95,7 @@ func (r *Resolver) createSubmission(ctx context.Context, eventID string, in Crea
 		SetStatus(submission.Status(status)).SetSourceFormID(f.ID).SetSubmitterContactID(speakers[0]).
 		SetTitle(title).SetDescription(description).SetNillableFormatID(in.FormatID).
 		SetAnswers(answers).AddTrackIDs(trackIDs...)
-	if status == SubmissionStatusPending {
+	if status == model.SubmissionStatusPending {
 		// Submitted as it is created: the timeline lists the two at the same moment.
 		now := time.Now()
 		create.SetCreatedAt(now).SetSubmittedAt(now)
@@ -102,7 +104,7 @@ func (r *Resolver) createSubmission(ctx context.Context, eventID string, in Crea
 	if err != nil {
 		return nil, err
 	}
-	if err := r.emitWhen(ctx, status == SubmissionStatusPending, hookSubmissionSubmitted, hookData{"eventId": ev.ID, "submissionId": s.ID, "title": s.Title}); err != nil {
+	if err := r.emitWhen(ctx, status == model.SubmissionStatusPending, hookSubmissionSubmitted, hookData{"eventId": ev.ID, "submissionId": s.ID, "title": s.Title}); err != nil {
 		return nil, err
 	}
 	if err := setParticipants(ctx, c, s.ID, speakers, true); err != nil {
@@ -120,14 +122,14 @@ type submissionFilter struct {
 
 // loadSubmissions reads submissions of the event as the review desk shows them, ordered by
 // number, with five queries whatever their number.
-func (r *Resolver) loadSubmissions(ctx context.Context, eventID string, f submissionFilter) ([]*Submission, error) {
+func (r *Resolver) loadSubmissions(ctx context.Context, eventID string, f submissionFilter) ([]*model.Submission, error) {
 	return r.eventsSubmissions(ctx, []string{eventID}, f)
 }
 
 // eventsSubmissions is loadSubmissions for the events at once, still five queries: each event's
 // submissions by number, the events one after another. A page of events (Event.submissions) and
 // the submissions of a page of sessions across events (Session.submission) read through it.
-func (r *Resolver) eventsSubmissions(ctx context.Context, events []string, f submissionFilter) ([]*Submission, error) {
+func (r *Resolver) eventsSubmissions(ctx context.Context, events []string, f submissionFilter) ([]*model.Submission, error) {
 	q := r.sql(ctx)
 	where := "s.event_id = ANY($1) AND NOT " + manualSQL + " AND $2::text[] IS NULL"
 	if f.ids != nil {
@@ -141,22 +143,22 @@ WHERE `+where+` ORDER BY s.event_id, s.number`, events, f.ids)
 	if err != nil {
 		return nil, err
 	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*Submission, error) {
-		s := &Submission{Tracks: []agenda.Track{}, Tags: []*TagSummary{},
-			Speakers: []*SubmissionSpeaker{}, ReviewComments: []string{}}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*model.Submission, error) {
+		s := &model.Submission{Tracks: []agenda.Track{}, Tags: []*model.TagSummary{},
+			Speakers: []*model.SubmissionSpeaker{}, ReviewComments: []string{}}
 		var status string
 		var cancelledBy *string
 		var manual bool
 		var cancelledAt, submittedAt, notifiedAt *time.Time
 		var createdAt time.Time
 		if err := row.Scan(&s.EventID, &s.ID, &s.Code, &status, &cancelledAt, &cancelledBy, &s.Title, &s.Description,
-			&s.Format, &manual, &submittedAt, &createdAt, &notifiedAt, &s.answers); err != nil {
+			&s.Format, &manual, &submittedAt, &createdAt, &notifiedAt, &s.FormAnswers); err != nil {
 			return nil, err
 		}
-		s.Status = SubmissionStatus(status)
+		s.Status = model.SubmissionStatus(status)
 		s.Source = sourceOf(manual)
 		if cancelledBy != nil {
-			s.CancelledBy = new(SessionCancelledBy(*cancelledBy))
+			s.CancelledBy = new(model.SessionCancelledBy(*cancelledBy))
 		}
 		s.CancelledAt, s.SubmittedAt, s.NotifiedAt = scalar.AtPtr(cancelledAt), scalar.AtPtr(submittedAt), scalar.AtPtr(notifiedAt)
 		s.CreatedAt = scalar.At(createdAt)
@@ -165,7 +167,7 @@ WHERE `+where+` ORDER BY s.event_id, s.number`, events, f.ids)
 	if err != nil || len(out) == 0 {
 		return out, err
 	}
-	byID := make(map[string]*Submission, len(out))
+	byID := make(map[string]*model.Submission, len(out))
 	for _, s := range out {
 		byID[s.ID] = s
 	}
@@ -191,7 +193,7 @@ JOIN tracks t ON t.id = st.track_id WHERE st.submission_id = ANY($1) ORDER BY t.
 JOIN tags t ON t.id = st.tag_id WHERE st.submission_id = ANY($1) ORDER BY t.position, t.name, t.id`, ids,
 		func(scan func(...any) error) error {
 			var id string
-			t := &TagSummary{}
+			t := &model.TagSummary{}
 			if err := scan(&id, &t.ID, &t.Name); err != nil {
 				return err
 			}
@@ -207,7 +209,7 @@ WHERE p.submission_id = ANY($1) ORDER BY p.submission_id, p.position, c.id`, ids
 		func(scan func(...any) error) error {
 			var id, first, last string
 			var confirmedAt *time.Time
-			sp := &SubmissionSpeaker{}
+			sp := &model.SubmissionSpeaker{}
 			if err := scan(&id, &sp.ID, &first, &last, &sp.Email, &sp.Role, &sp.Position, &sp.BioPresent,
 				&sp.HeadshotURL, &confirmedAt); err != nil {
 				return err
@@ -248,8 +250,8 @@ func eachRow(ctx context.Context, q querier, sql string, ids []string, row func(
 // formats and tags used across all of them, then filtered by status.
 //
 // Under a page of events the events' submissions are read together (eventLoaders.submissions).
-func (r *Resolver) submissionList(ctx context.Context, ev *ent.Event, status *SubmissionStatus) (*SubmissionList, error) {
-	var all []*Submission
+func (r *Resolver) submissionList(ctx context.Context, ev *ent.Event, status *model.SubmissionStatus) (*model.SubmissionList, error) {
+	var all []*model.Submission
 	var err error
 	if underList(ctx) {
 		all, err = loadEvent(ctx, r.eventLoaders(ctx).submissions, ev.ID, func(e string) string { return e })
@@ -259,7 +261,7 @@ func (r *Resolver) submissionList(ctx context.Context, ev *ent.Event, status *Su
 	if err != nil {
 		return nil, err
 	}
-	list := &SubmissionList{Submissions: []*Submission{}, Tracks: []*agenda.Track{}, Formats: []string{}, Tags: []*TagSummary{}}
+	list := &model.SubmissionList{Submissions: []*model.Submission{}, Tracks: []*agenda.Track{}, Formats: []string{}, Tags: []*model.TagSummary{}}
 	seen := map[string]bool{}
 	for _, s := range all {
 		for i := range s.Tracks {
@@ -284,7 +286,7 @@ func (r *Resolver) submissionList(ctx context.Context, ev *ent.Event, status *Su
 			}
 		// A speaker's draft — and one they withdrew before ever submitting it — is theirs alone
 		// until they submit it: the list leaves it out unless asked for drafts by name.
-		case s.Status == SubmissionStatusDraft, s.Status == SubmissionStatusWithdrawn && s.SubmittedAt == nil:
+		case s.Status == model.SubmissionStatusDraft, s.Status == model.SubmissionStatusWithdrawn && s.SubmittedAt == nil:
 		default:
 			list.Submissions = append(list.Submissions, s)
 		}
@@ -294,7 +296,7 @@ func (r *Resolver) submissionList(ctx context.Context, ev *ent.Event, status *Su
 }
 
 // submission answers Event.submission: one submission (or session) of the event.
-func (r *Resolver) submission(ctx context.Context, eventID, id string) (*Submission, error) {
+func (r *Resolver) submission(ctx context.Context, eventID, id string) (*model.Submission, error) {
 	if !pid.Plausible(id) {
 		return nil, errSubmissionNotFound
 	}
@@ -309,42 +311,42 @@ func (r *Resolver) submission(ctx context.Context, eventID, id string) (*Submiss
 }
 
 // submissionAnswers lists a submission's form answers, by question.
-func submissionAnswers(s *Submission) []*SubmissionAnswer {
-	keys := make([]string, 0, len(s.answers))
-	for k := range s.answers {
+func submissionAnswers(s *model.Submission) []*model.SubmissionAnswer {
+	keys := make([]string, 0, len(s.FormAnswers))
+	for k := range s.FormAnswers {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	out := make([]*SubmissionAnswer, len(keys))
+	out := make([]*model.SubmissionAnswer, len(keys))
 	for i, k := range keys {
 		fieldType := "text"
-		if _, many := s.answers[k].([]any); many {
+		if _, many := s.FormAnswers[k].([]any); many {
 			fieldType = "checkbox"
 		}
-		out[i] = &SubmissionAnswer{ID: k, Section: "abstract", Label: k, FieldType: fieldType, Position: i + 1, Value: s.answers[k]}
+		out[i] = &model.SubmissionAnswer{ID: k, Section: "abstract", Label: k, FieldType: fieldType, Position: i + 1, Value: s.FormAnswers[k]}
 	}
 	return out
 }
 
 // submissionEmails lists the emails sent about a submission, newest first. The submissions of one
 // request are read together (submissionEmailsOf).
-func (r *Resolver) submissionEmails(ctx context.Context, id string) ([]*SubmissionEmail, error) {
+func (r *Resolver) submissionEmails(ctx context.Context, id string) ([]*model.SubmissionEmail, error) {
 	return r.loaders(ctx).emails.Load(ctx, id)
 }
 
 // submissionEmailsOf lists the emails of each submission of ids, newest first, in one statement.
-func (r *Resolver) submissionEmailsOf(ctx context.Context, ids []string) (map[string][]*SubmissionEmail, error) {
+func (r *Resolver) submissionEmailsOf(ctx context.Context, ids []string) (map[string][]*model.SubmissionEmail, error) {
 	rows, err := r.client(ctx).EmailLog.Query().Where(emaillog.SubmissionIDIn(ids...)).
 		Order(ent.Desc(emaillog.FieldCreatedAt), ent.Desc(emaillog.FieldID)).All(ctx)
 	if err != nil {
 		return nil, err
 	}
-	out := map[string][]*SubmissionEmail{}
+	out := map[string][]*model.SubmissionEmail{}
 	for _, e := range rows {
 		if e.SubmissionID == nil {
 			continue
 		}
-		out[*e.SubmissionID] = append(out[*e.SubmissionID], &SubmissionEmail{ID: e.ID, ContactID: e.ContactID,
+		out[*e.SubmissionID] = append(out[*e.SubmissionID], &model.SubmissionEmail{ID: e.ID, ContactID: e.ContactID,
 			Recipient: new(e.Recipient), Type: string(e.Type), Subject: e.Subject, Body: e.Body, Status: string(e.Status),
 			SentAt: scalar.AtPtr(e.SentAt), CreatedAt: scalar.At(e.CreatedAt)})
 	}
@@ -357,16 +359,16 @@ func (r *Resolver) submissionEmailsOf(ctx context.Context, ids []string) (map[st
 // changeSubmissionStatus moves a submission to pending, maybe or withdrawn (docs/rest-api.md: PATCH
 // E/submissions/{id}); accepting and declining go through decide, and an accepted submission is
 // cancelled as a session instead.
-func (r *Resolver) changeSubmissionStatus(ctx context.Context, eventID, id string, in ChangeSubmissionStatusInput) (*StatusChangeResult, error) {
+func (r *Resolver) changeSubmissionStatus(ctx context.Context, eventID, id string, in model.ChangeSubmissionStatusInput) (*model.StatusChangeResult, error) {
 	c := r.client(ctx)
 	ev, err := access.Event(ctx, c, eventID)
 	if err != nil {
 		return nil, err
 	}
 	switch in.Status {
-	case SubmissionStatusAccepted, SubmissionStatusDeclined:
+	case model.SubmissionStatusAccepted, model.SubmissionStatusDeclined:
 		return nil, apperr.Invalid("Accept and decline submissions with the decide endpoint")
-	case SubmissionStatusDraft:
+	case model.SubmissionStatusDraft:
 		return nil, apperr.Invalid("Draft status is controlled by the submission form")
 	}
 	s, err := lockSubmission(ctx, c, ev.ID, id, errSubmissionNotFound)
@@ -377,7 +379,7 @@ func (r *Resolver) changeSubmissionStatus(ctx context.Context, eventID, id strin
 		return nil, apperr.Invalid("This submission was accepted — cancel its session instead of changing the status")
 	}
 	if s.Status == submission.Status(in.Status) {
-		return &StatusChangeResult{ID: s.ID, Status: in.Status}, nil
+		return &model.StatusChangeResult{ID: s.ID, Status: in.Status}, nil
 	}
 	from := s.Status
 	if s, err = s.Update().SetStatus(submission.Status(in.Status)).Save(ctx); err != nil {
@@ -386,14 +388,14 @@ func (r *Resolver) changeSubmissionStatus(ctx context.Context, eventID, id strin
 	if err := record(ctx, c, timelineentry.KindStatusChanged, "Marked "+string(in.Status), new("was "+string(from)), s.ID); err != nil {
 		return nil, err
 	}
-	return &StatusChangeResult{ID: s.ID, Status: in.Status}, nil
+	return &model.StatusChangeResult{ID: s.ID, Status: in.Status}, nil
 }
 
 // decideSubmissions accepts or declines submissions, emailing each of their speakers once
 // (docs/rest-api.md: POST E/submissions/decide). Accepted submissions become sessions: their tasks and
 // deliverables are assigned, what they say is recorded as approved for the public (acceptContent),
 // and so are their speakers' profiles (recordApprovedProfiles).
-func (r *Resolver) decideSubmissions(ctx context.Context, eventID string, in DecideSubmissionsInput) (*DecisionResult, error) {
+func (r *Resolver) decideSubmissions(ctx context.Context, eventID string, in model.DecideSubmissionsInput) (*model.DecisionResult, error) {
 	c := r.client(ctx)
 	ev, err := access.Event(ctx, c, eventID)
 	if err != nil {
@@ -419,7 +421,7 @@ func (r *Resolver) decideSubmissions(ctx context.Context, eventID string, in Dec
 		return nil, errSubmissionNotFound
 	}
 	next := submission.StatusDeclined
-	if in.Decision == DecisionAccept {
+	if in.Decision == model.DecisionAccept {
 		next = submission.StatusAccepted
 	}
 	approve, reviewFirst := in.ApproveContent != nil && *in.ApproveContent, in.ReviewContentFirst != nil && *in.ReviewContentFirst
@@ -434,7 +436,7 @@ func (r *Resolver) decideSubmissions(ctx context.Context, eventID string, in Dec
 		switch {
 		case s.Status == submission.StatusDraft || s.Status == submission.StatusWithdrawn:
 			return nil, apperr.Invalid("Draft and withdrawn submissions cannot receive decision emails")
-		case in.Decision == DecisionDecline && s.Status == submission.StatusAccepted:
+		case in.Decision == model.DecisionDecline && s.Status == submission.StatusAccepted:
 			return nil, apperr.Invalid("Accepted submissions cannot be declined — cancel the session from Sessions instead")
 		case len(people[s.ID]) == 0:
 			return nil, apperr.Invalid("Every submission must have a speaker")
@@ -448,7 +450,7 @@ func (r *Resolver) decideSubmissions(ctx context.Context, eventID string, in Dec
 	}
 
 	now := time.Now()
-	result := &DecisionResult{Submissions: []*DecidedSubmission{}}
+	result := &model.DecisionResult{Submissions: []*model.DecidedSubmission{}}
 	var decided, accepted []string
 	var emails []email.Email
 	template := email.SessionDeclined
@@ -458,7 +460,7 @@ func (r *Resolver) decideSubmissions(ctx context.Context, eventID string, in Dec
 	for _, s := range subs {
 		if s.Status == next && s.NotifiedAt != nil {
 			// Already decided and told: a repeated request sends nothing twice.
-			result.Submissions = append(result.Submissions, &DecidedSubmission{ID: s.ID, Status: SubmissionStatus(next), NotifiedAt: scalar.At(*s.NotifiedAt)})
+			result.Submissions = append(result.Submissions, &model.DecidedSubmission{ID: s.ID, Status: model.SubmissionStatus(next), NotifiedAt: scalar.At(*s.NotifiedAt)})
 			continue
 		}
 		u := s.Update().SetStatus(next).SetNotifiedAt(now)
@@ -473,7 +475,7 @@ func (r *Resolver) decideSubmissions(ctx context.Context, eventID string, in Dec
 		if err := r.emit(ctx, hookSubmissionDecided, hookData{"eventId": ev.ID, "submissionId": s.ID, "status": next}); err != nil {
 			return nil, err
 		}
-		result.Submissions = append(result.Submissions, &DecidedSubmission{ID: s.ID, Status: SubmissionStatus(next), NotifiedAt: scalar.At(now)})
+		result.Submissions = append(result.Submissions, &model.DecidedSubmission{ID: s.ID, Status: model.SubmissionStatus(next), NotifiedAt: scalar.At(now)})
 		for _, p := range people[s.ID] {
 			emails = append(emails, email.Email{EventID: ev.ID, ContactID: new(p.ContactID), SubmissionID: new(s.ID),
 				Type: emaillog.Type(next), To: p.Email, Template: template,

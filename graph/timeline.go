@@ -6,6 +6,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/podium/podium/graph/model"
+
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/submission"
 	"github.com/podium/podium/ent/timelineentry"
@@ -30,7 +32,7 @@ var emailLabels = map[string]string{
 // scheduling), and the records themselves for everything else (the submission's creation, emails,
 // task completions, uploads, speaker confirmations). Nothing is written twice. The submissions of
 // one request are read together (see timelines).
-func (r *Resolver) timeline(ctx context.Context, eventID, submissionID string) ([]*TimelineItem, error) {
+func (r *Resolver) timeline(ctx context.Context, eventID, submissionID string) ([]*model.TimelineItem, error) {
 	items, err := r.loaders(ctx).activity.Load(ctx, eventItem{eventID, submissionID})
 	if err == nil && items == nil {
 		return nil, errSubmissionNotFound
@@ -41,9 +43,9 @@ func (r *Resolver) timeline(ctx context.Context, eventID, submissionID string) (
 // timelines reads the timelines of the submissions of keys, each in its event, one statement per
 // source whatever their number and their events'; a submission that is not its key's event's
 // maps to nil.
-func (r *Resolver) timelines(ctx context.Context, keys []eventItem) (map[eventItem][]*TimelineItem, error) {
+func (r *Resolver) timelines(ctx context.Context, keys []eventItem) (map[eventItem][]*model.TimelineItem, error) {
 	c := r.client(ctx)
-	byID := make(map[string][]*TimelineItem, len(keys))
+	byID := make(map[string][]*model.TimelineItem, len(keys))
 	subs, err := c.Submission.Query().Where(
 		submission.EventIDIn(unique(mapAll(keys, func(k eventItem) string { return k.event }))...),
 		submission.IDIn(mapAll(keys, func(k eventItem) string { return k.id })...)).All(ctx)
@@ -55,7 +57,7 @@ func (r *Resolver) timelines(ctx context.Context, keys []eventItem) (map[eventIt
 		asked[k] = true
 	}
 	subs = slices.DeleteFunc(subs, func(s *ent.Submission) bool { return !asked[eventItem{s.EventID, s.ID}] })
-	out := make(map[eventItem][]*TimelineItem, len(keys))
+	out := make(map[eventItem][]*model.TimelineItem, len(keys))
 	for _, k := range keys {
 		out[k] = nil
 	}
@@ -64,7 +66,7 @@ func (r *Resolver) timelines(ctx context.Context, keys []eventItem) (map[eventIt
 	}
 	found := mapAll(subs, func(s *ent.Submission) string { return s.ID })
 	add := func(sub, id string, at time.Time, kind, label string, detail, actor *string) {
-		byID[sub] = append(byID[sub], &TimelineItem{ID: id, At: scalar.At(at), Kind: kind, Label: label, Detail: detail, ActorName: actor})
+		byID[sub] = append(byID[sub], &model.TimelineItem{ID: id, At: scalar.At(at), Kind: kind, Label: label, Detail: detail, ActorName: actor})
 	}
 	for _, sub := range subs {
 		created := "Submission created"
@@ -144,7 +146,7 @@ JOIN contacts c ON c.id = p.contact_id WHERE p.submission_id = ANY($1) AND c.con
 	}
 	for _, sub := range subs {
 		items := byID[sub.ID]
-		slices.SortStableFunc(items, func(a, b *TimelineItem) int {
+		slices.SortStableFunc(items, func(a, b *model.TimelineItem) int {
 			return cmp.Or(b.At.Compare(a.At.Time), cmp.Compare(b.ID, a.ID))
 		})
 		out[eventItem{sub.EventID, sub.ID}] = items

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/podium/podium/graph/model"
+
 	"github.com/riverqueue/river"
 
 	"github.com/podium/podium/ent"
@@ -110,12 +112,12 @@ func (r *Resolver) queueDeliveries(ctx context.Context, deliveries []*ent.Webhoo
 	return nil
 }
 
-func toWebhook(e *ent.WebhookEndpoint) *Webhook {
+func toWebhook(e *ent.WebhookEndpoint) *model.Webhook {
 	types := e.EventTypes
 	if types == nil {
 		types = []string{}
 	}
-	return &Webhook{ID: e.ID, URL: e.URL, Description: e.Description, EventTypes: types, Enabled: e.Enabled,
+	return &model.Webhook{ID: e.ID, URL: e.URL, Description: e.Description, EventTypes: types, Enabled: e.Enabled,
 		DisabledReason: e.DisabledReason, FailingSince: e.FailingSince,
 		PreviousSecretExpiresAt: e.PreviousSecretExpiresAt, CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt}
 }
@@ -145,7 +147,7 @@ func (r *Resolver) checkWebhookURL(ctx context.Context, u string) error {
 	return nil
 }
 
-func (r *Resolver) webhooks(ctx context.Context) ([]*Webhook, error) {
+func (r *Resolver) webhooks(ctx context.Context) ([]*model.Webhook, error) {
 	if _, err := access.Viewer(ctx); err != nil {
 		return nil, err
 	}
@@ -154,7 +156,7 @@ func (r *Resolver) webhooks(ctx context.Context) ([]*Webhook, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*Webhook, len(rows))
+	out := make([]*model.Webhook, len(rows))
 	for i, e := range rows {
 		out[i] = toWebhook(e)
 	}
@@ -173,7 +175,7 @@ func (r *Resolver) endpoint(ctx context.Context, id string) (*ent.WebhookEndpoin
 	return e, err
 }
 
-func (r *Resolver) webhook(ctx context.Context, id string) (*Webhook, error) {
+func (r *Resolver) webhook(ctx context.Context, id string) (*model.Webhook, error) {
 	e, err := r.endpoint(ctx, id)
 	if err != nil {
 		return nil, err
@@ -181,7 +183,7 @@ func (r *Resolver) webhook(ctx context.Context, id string) (*Webhook, error) {
 	return toWebhook(e), nil
 }
 
-func (r *Resolver) createWebhook(ctx context.Context, in CreateWebhookInput) (*WebhookWithSecret, error) {
+func (r *Resolver) createWebhook(ctx context.Context, in model.CreateWebhookInput) (*model.WebhookWithSecret, error) {
 	if _, err := access.Viewer(ctx); err != nil {
 		return nil, err
 	}
@@ -204,10 +206,10 @@ func (r *Resolver) createWebhook(ctx context.Context, in CreateWebhookInput) (*W
 	if err != nil {
 		return nil, err
 	}
-	return &WebhookWithSecret{Webhook: toWebhook(e), Secret: secret}, nil
+	return &model.WebhookWithSecret{Webhook: toWebhook(e), Secret: secret}, nil
 }
 
-func (r *Resolver) updateWebhook(ctx context.Context, id string, in UpdateWebhookInput) (*Webhook, error) {
+func (r *Resolver) updateWebhook(ctx context.Context, id string, in model.UpdateWebhookInput) (*model.Webhook, error) {
 	e, err := r.endpoint(ctx, id)
 	if err != nil {
 		return nil, err
@@ -260,7 +262,7 @@ func (r *Resolver) deleteWebhook(ctx context.Context, id string) (string, error)
 // deployed daily picks up the new one in time.
 const defaultGraceHours = 24
 
-func (r *Resolver) rotateWebhookSecret(ctx context.Context, id string, in *RotateWebhookSecretInput) (*WebhookWithSecret, error) {
+func (r *Resolver) rotateWebhookSecret(ctx context.Context, id string, in *model.RotateWebhookSecretInput) (*model.WebhookWithSecret, error) {
 	grace := defaultGraceHours
 	if in != nil && in.GraceHours != nil {
 		grace = *in.GraceHours
@@ -283,13 +285,13 @@ func (r *Resolver) rotateWebhookSecret(ctx context.Context, id string, in *Rotat
 	if err != nil {
 		return nil, err
 	}
-	return &WebhookWithSecret{Webhook: toWebhook(e), Secret: secret}, nil
+	return &model.WebhookWithSecret{Webhook: toWebhook(e), Secret: secret}, nil
 }
 
 // maxDeliveryLog bounds one read of the delivery log.
 const maxDeliveryLog = 500
 
-func (r *Resolver) webhookDeliveries(ctx context.Context, webhookID string, status *WebhookDeliveryState, first *int) ([]*WebhookDeliveryEntry, error) {
+func (r *Resolver) webhookDeliveries(ctx context.Context, webhookID string, status *model.WebhookDeliveryState, first *int) ([]*model.WebhookDeliveryEntry, error) {
 	if _, err := r.endpoint(ctx, webhookID); err != nil {
 		return nil, err
 	}
@@ -316,7 +318,7 @@ func (r *Resolver) webhookDeliveries(ctx context.Context, webhookID string, stat
 }
 
 // deliveryEntries returns the log entries of rows, with their messages' event types.
-func (r *Resolver) deliveryEntries(ctx context.Context, rows []*ent.WebhookDelivery) ([]*WebhookDeliveryEntry, error) {
+func (r *Resolver) deliveryEntries(ctx context.Context, rows []*ent.WebhookDelivery) ([]*model.WebhookDeliveryEntry, error) {
 	ids := make([]string, 0, len(rows))
 	for _, d := range rows {
 		ids = append(ids, d.MessageID)
@@ -330,16 +332,16 @@ func (r *Resolver) deliveryEntries(ctx context.Context, rows []*ent.WebhookDeliv
 	for _, m := range messages {
 		types[m.ID] = m.EventType
 	}
-	out := make([]*WebhookDeliveryEntry, len(rows))
+	out := make([]*model.WebhookDeliveryEntry, len(rows))
 	for i, d := range rows {
-		out[i] = &WebhookDeliveryEntry{ID: d.ID, WebhookID: d.EndpointID, MessageID: d.MessageID, EventType: types[d.MessageID],
-			Status: WebhookDeliveryState(d.Status), Attempts: d.Attempts, ResponseCode: d.ResponseCode,
+		out[i] = &model.WebhookDeliveryEntry{ID: d.ID, WebhookID: d.EndpointID, MessageID: d.MessageID, EventType: types[d.MessageID],
+			Status: model.WebhookDeliveryState(d.Status), Attempts: d.Attempts, ResponseCode: d.ResponseCode,
 			LatencyMs: d.LatencyMs, Error: d.Error, DeliveredAt: d.DeliveredAt, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}
 	}
 	return out, nil
 }
 
-func (r *Resolver) redeliverWebhook(ctx context.Context, webhookID, deliveryID string) (*WebhookDeliveryEntry, error) {
+func (r *Resolver) redeliverWebhook(ctx context.Context, webhookID, deliveryID string) (*model.WebhookDeliveryEntry, error) {
 	if _, err := r.endpoint(ctx, webhookID); err != nil {
 		return nil, err
 	}
@@ -368,7 +370,7 @@ func (r *Resolver) redeliverWebhook(ctx context.Context, webhookID, deliveryID s
 // maxRedeliver bounds one redelivery of everything since a time.
 const maxRedeliver = 10000
 
-func (r *Resolver) redeliverWebhooks(ctx context.Context, webhookID string, in RedeliverWebhooksInput) (int, error) {
+func (r *Resolver) redeliverWebhooks(ctx context.Context, webhookID string, in model.RedeliverWebhooksInput) (int, error) {
 	if _, err := r.endpoint(ctx, webhookID); err != nil {
 		return 0, err
 	}

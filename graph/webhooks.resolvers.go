@@ -8,15 +8,17 @@ package graph
 import (
 	"context"
 	"slices"
+
+	"github.com/podium/podium/graph/model"
 )
 
 // CreateWebhook is the resolver for the createWebhook field.
-func (r *mutationResolver) CreateWebhook(ctx context.Context, input CreateWebhookInput) (*WebhookWithSecret, error) {
+func (r *mutationResolver) CreateWebhook(ctx context.Context, input model.CreateWebhookInput) (*model.WebhookWithSecret, error) {
 	return r.createWebhook(ctx, input)
 }
 
 // UpdateWebhook is the resolver for the updateWebhook field.
-func (r *mutationResolver) UpdateWebhook(ctx context.Context, webhookID string, input UpdateWebhookInput) (*Webhook, error) {
+func (r *mutationResolver) UpdateWebhook(ctx context.Context, webhookID string, input model.UpdateWebhookInput) (*model.Webhook, error) {
 	return r.updateWebhook(ctx, webhookID, input)
 }
 
@@ -26,32 +28,32 @@ func (r *mutationResolver) DeleteWebhook(ctx context.Context, webhookID string) 
 }
 
 // RotateWebhookSecret is the resolver for the rotateWebhookSecret field.
-func (r *mutationResolver) RotateWebhookSecret(ctx context.Context, webhookID string, input *RotateWebhookSecretInput) (*WebhookWithSecret, error) {
+func (r *mutationResolver) RotateWebhookSecret(ctx context.Context, webhookID string, input *model.RotateWebhookSecretInput) (*model.WebhookWithSecret, error) {
 	return r.rotateWebhookSecret(ctx, webhookID, input)
 }
 
 // RedeliverWebhook is the resolver for the redeliverWebhook field.
-func (r *mutationResolver) RedeliverWebhook(ctx context.Context, webhookID string, deliveryID string) (*WebhookDeliveryEntry, error) {
+func (r *mutationResolver) RedeliverWebhook(ctx context.Context, webhookID string, deliveryID string) (*model.WebhookDeliveryEntry, error) {
 	return r.redeliverWebhook(ctx, webhookID, deliveryID)
 }
 
 // RedeliverWebhooks is the resolver for the redeliverWebhooks field.
-func (r *mutationResolver) RedeliverWebhooks(ctx context.Context, webhookID string, input RedeliverWebhooksInput) (int, error) {
+func (r *mutationResolver) RedeliverWebhooks(ctx context.Context, webhookID string, input model.RedeliverWebhooksInput) (int, error) {
 	return r.redeliverWebhooks(ctx, webhookID, input)
 }
 
 // Webhooks is the resolver for the webhooks field.
-func (r *queryResolver) Webhooks(ctx context.Context) ([]*Webhook, error) {
+func (r *queryResolver) Webhooks(ctx context.Context) ([]*model.Webhook, error) {
 	return r.webhooks(ctx)
 }
 
 // Webhook is the resolver for the webhook field.
-func (r *queryResolver) Webhook(ctx context.Context, webhookID string) (*Webhook, error) {
+func (r *queryResolver) Webhook(ctx context.Context, webhookID string) (*model.Webhook, error) {
 	return r.webhook(ctx, webhookID)
 }
 
 // WebhookDeliveries is the resolver for the webhookDeliveries field.
-func (r *queryResolver) WebhookDeliveries(ctx context.Context, webhookID string, status *WebhookDeliveryState, first *int) ([]*WebhookDeliveryEntry, error) {
+func (r *queryResolver) WebhookDeliveries(ctx context.Context, webhookID string, status *model.WebhookDeliveryState, first *int) ([]*model.WebhookDeliveryEntry, error) {
 	return r.webhookDeliveries(ctx, webhookID, status, first)
 }
 

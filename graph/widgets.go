@@ -10,6 +10,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/podium/podium/graph/model"
+
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/embed"
 	"github.com/podium/podium/ent/event"
@@ -31,35 +33,35 @@ type Widget struct {
 	UpdatedAt scalar.Timestamp `json:"updatedAt"`
 	EventID   string           `json:"eventId"`
 	Name      string           `json:"name"`
-	View      WidgetView       `json:"view"`
+	View      model.WidgetView `json:"view"`
 	Enabled   bool             `json:"enabled"`
 	Options   *WidgetOptions   `json:"options"`
 }
 
 // WidgetOptions are a widget's filters and display options, every key present.
 type WidgetOptions struct {
-	TrackIds               []string    `json:"trackIds"`
-	FormatIds              []string    `json:"formatIds"`
-	TagIds                 []string    `json:"tagIds"`
-	DayKeys                []string    `json:"dayKeys"`
-	Theme                  WidgetTheme `json:"theme"`
-	PrimaryColor           *string     `json:"primaryColor"`
-	DateFormat             string      `json:"dateFormat"`
-	ShowSpeakerCompany     bool        `json:"showSpeakerCompany"`
-	ShowSpeakerTitle       bool        `json:"showSpeakerTitle"`
-	ShowSpeakerBio         bool        `json:"showSpeakerBio"`
-	ShowSessionDescription bool        `json:"showSessionDescription"`
-	ShowSessionLevel       bool        `json:"showSessionLevel"`
-	ShowSessionFormat      bool        `json:"showSessionFormat"`
-	ShowAddToCalendar      bool        `json:"showAddToCalendar"`
-	CustomCSS              string      `json:"customCss"`
+	TrackIds               []string          `json:"trackIds"`
+	FormatIds              []string          `json:"formatIds"`
+	TagIds                 []string          `json:"tagIds"`
+	DayKeys                []string          `json:"dayKeys"`
+	Theme                  model.WidgetTheme `json:"theme"`
+	PrimaryColor           *string           `json:"primaryColor"`
+	DateFormat             string            `json:"dateFormat"`
+	ShowSpeakerCompany     bool              `json:"showSpeakerCompany"`
+	ShowSpeakerTitle       bool              `json:"showSpeakerTitle"`
+	ShowSpeakerBio         bool              `json:"showSpeakerBio"`
+	ShowSessionDescription bool              `json:"showSessionDescription"`
+	ShowSessionLevel       bool              `json:"showSessionLevel"`
+	ShowSessionFormat      bool              `json:"showSessionFormat"`
+	ShowAddToCalendar      bool              `json:"showAddToCalendar"`
+	CustomCSS              string            `json:"customCss"`
 }
 
 // DefaultWidgetOptions are a new widget's options, and what a missing or unreadable stored value
 // reads as.
 func DefaultWidgetOptions() WidgetOptions {
 	return WidgetOptions{TrackIds: []string{}, FormatIds: []string{}, TagIds: []string{}, DayKeys: []string{},
-		Theme: WidgetThemeAuto, DateFormat: "12h", ShowSpeakerCompany: true, ShowSpeakerTitle: true,
+		Theme: model.WidgetThemeAuto, DateFormat: "12h", ShowSpeakerCompany: true, ShowSpeakerTitle: true,
 		ShowSpeakerBio: true, ShowSessionDescription: true, ShowSessionLevel: true, ShowSessionFormat: true,
 		ShowAddToCalendar: true}
 }
@@ -87,7 +89,7 @@ func normalizeOptions(m map[string]any) *WidgetOptions {
 		return !ok || b
 	}
 	o.TrackIds, o.FormatIds, o.TagIds, o.DayKeys = ids("trackIds"), ids("formatIds"), ids("tagIds"), ids("dayKeys")
-	if t := WidgetTheme(stringValue(m["theme"])); t.IsValid() {
+	if t := model.WidgetTheme(stringValue(m["theme"])); t.IsValid() {
 		o.Theme = t
 	}
 	if c := stringValue(m["primaryColor"]); HexColour.MatchString(c) {
@@ -118,7 +120,7 @@ func storedOptions(o WidgetOptions) map[string]any {
 
 func toWidget(e *ent.Embed) *Widget {
 	return &Widget{ID: e.ID, CreatedAt: scalar.At(e.CreatedAt), UpdatedAt: scalar.At(e.UpdatedAt), EventID: e.EventID,
-		Name: e.Name, View: WidgetView(e.View), Enabled: e.Enabled, Options: normalizeOptions(e.Options)}
+		Name: e.Name, View: model.WidgetView(e.View), Enabled: e.Enabled, Options: normalizeOptions(e.Options)}
 }
 
 // Limits on what a widget stores: its options travel in every public answer.
@@ -134,7 +136,7 @@ var errWidgetNotFound = apperr.NotFound("Widget")
 
 // checkWidget refuses a name that is too long or not typed text (it is stored untrimmed, as the
 // original API stores it), and an unknown view.
-func checkWidget(name string, view WidgetView) error {
+func checkWidget(name string, view model.WidgetView) error {
 	if !view.IsValid() {
 		return apperr.Invalid("view must be one of sessions, speakers, speaker_gallery, agenda, itinerary")
 	}
@@ -149,7 +151,7 @@ func checkWidget(name string, view WidgetView) error {
 
 // checkOptions checks options to store and returns them cleaned: lists without duplicates, the
 // colour in lower case.
-func checkOptions(in WidgetOptionsInput) (WidgetOptions, error) {
+func checkOptions(in model.WidgetOptionsInput) (WidgetOptions, error) {
 	o := WidgetOptions{Theme: in.Theme, DateFormat: in.DateFormat, ShowSpeakerCompany: in.ShowSpeakerCompany,
 		ShowSpeakerTitle: in.ShowSpeakerTitle, ShowSpeakerBio: in.ShowSpeakerBio,
 		ShowSessionDescription: in.ShowSessionDescription, ShowSessionLevel: in.ShowSessionLevel,
@@ -243,7 +245,7 @@ func (r *Resolver) widgets(ctx context.Context, eventID string) ([]*Widget, erro
 }
 
 // createWidget makes an enabled widget with the default options: it is live at once.
-func (r *Resolver) createWidget(ctx context.Context, eventID string, in CreateWidgetInput) (*Widget, error) {
+func (r *Resolver) createWidget(ctx context.Context, eventID string, in model.CreateWidgetInput) (*Widget, error) {
 	c := r.client(ctx)
 	ev, err := lockedEvent(ctx, c, eventID)
 	if err != nil {
@@ -266,7 +268,7 @@ func (r *Resolver) createWidget(ctx context.Context, eventID string, in CreateWi
 }
 
 // updateWidget replaces a widget's name, view, enabled flag and options.
-func (r *Resolver) updateWidget(ctx context.Context, eventID, widgetID string, in UpdateWidgetInput) (*Widget, error) {
+func (r *Resolver) updateWidget(ctx context.Context, eventID, widgetID string, in model.UpdateWidgetInput) (*Widget, error) {
 	c := r.client(ctx)
 	ev, err := access.Event(ctx, c, eventID)
 	if err != nil {

@@ -7,15 +7,17 @@ package graph
 
 import (
 	"context"
+
+	"github.com/podium/podium/graph/model"
 )
 
 // CreateWidget is the resolver for the createWidget field.
-func (r *mutationResolver) CreateWidget(ctx context.Context, eventID string, input CreateWidgetInput) (*Widget, error) {
+func (r *mutationResolver) CreateWidget(ctx context.Context, eventID string, input model.CreateWidgetInput) (*Widget, error) {
 	return r.createWidget(ctx, eventID, input)
 }
 
 // UpdateWidget is the resolver for the updateWidget field.
-func (r *mutationResolver) UpdateWidget(ctx context.Context, eventID string, widgetID string, input UpdateWidgetInput) (*Widget, error) {
+func (r *mutationResolver) UpdateWidget(ctx context.Context, eventID string, widgetID string, input model.UpdateWidgetInput) (*Widget, error) {
 	return r.updateWidget(ctx, eventID, widgetID, input)
 }
 

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/podium/podium/graph/model"
+
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
@@ -71,12 +73,12 @@ func campaignQueue(b *testing.B, n int) (time.Duration, time.Duration, int64) {
 	require.NoError(b, err)
 	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	require.NoError(b, err)
-	in := graph.SendCampaignInput{Subject: "{event_name}: your talk", ContactIds: ids,
+	in := model.SendCampaignInput{Subject: "{event_name}: your talk", ContactIds: ids,
 		Body: "Hi {speaker_name},\n\nPlease confirm \"{talk_title}\" in your portal: {portal_url}\n\nThe organizers"}
 
 	counted, count := dbx.WithQueryCount(ctx)
 	start := time.Now()
-	var out *graph.SendCampaignResult
+	var out *model.SendCampaignResult
 	require.NoError(b, db.InTx(counted, func(ctx context.Context) error {
 		out, err = res.Mutation().SendCampaign(ctx, ev.ID, in)
 		return err

@@ -14,7 +14,7 @@ import (
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/event"
 	"github.com/podium/podium/ent/schema/viewer"
-	"github.com/podium/podium/graph"
+	"github.com/podium/podium/graph/model"
 )
 
 // The agenda: scheduling sessions, publishing, calendar invitations, and the published agenda
@@ -29,7 +29,7 @@ func (a *API) getAgenda(ctx context.Context, q *request) (any, error) {
 }
 
 func (a *API) scheduleSession(ctx context.Context, q *request) (any, error) {
-	in, err := bind[graph.ScheduleSessionInput](q)
+	in, err := bind[model.ScheduleSessionInput](q)
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +45,7 @@ func (a *API) unpublishAgenda(ctx context.Context, q *request) (any, error) {
 }
 
 func (a *API) sendCalendarInvites(ctx context.Context, q *request) (any, error) {
-	in, err := bind[graph.SendCalendarInvitesInput](q)
+	in, err := bind[model.SendCalendarInvitesInput](q)
 	if err != nil {
 		return nil, err
 	}

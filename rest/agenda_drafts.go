@@ -3,7 +3,7 @@ package rest
 import (
 	"context"
 
-	"github.com/podium/podium/graph"
+	"github.com/podium/podium/graph/model"
 )
 
 // Agenda drafts: proposed agendas, generated in the background, accepted into the live schedule
@@ -14,7 +14,7 @@ func (a *API) listAgendaDrafts(ctx context.Context, q *request) (any, error) {
 }
 
 func (a *API) generateAgendaDraft(ctx context.Context, q *request) (any, error) {
-	in, err := bind[graph.GenerateAgendaDraftInput](q)
+	in, err := bind[model.GenerateAgendaDraftInput](q)
 	if err != nil {
 		return nil, err
 	}
@@ -22,7 +22,7 @@ func (a *API) generateAgendaDraft(ctx context.Context, q *request) (any, error) 
 }
 
 func (a *API) changeAgendaDraft(ctx context.Context, q *request) (any, error) {
-	in, err := bind[graph.ChangeAgendaDraftInput](q)
+	in, err := bind[model.ChangeAgendaDraftInput](q)
 	if err != nil {
 		return nil, err
 	}
@@ -30,7 +30,7 @@ func (a *API) changeAgendaDraft(ctx context.Context, q *request) (any, error) {
 }
 
 func (a *API) acceptAgendaDraft(ctx context.Context, q *request) (any, error) {
-	in, err := bind[graph.AcceptAgendaDraftInput](q)
+	in, err := bind[model.AcceptAgendaDraftInput](q)
 	if err != nil {
 		return nil, err
 	}

@@ -5,7 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/podium/podium/graph"
+	"github.com/podium/podium/graph/model"
 )
 
 // bind is the one way a handler reads its body; it refuses a struct other than the route's input,
@@ -16,7 +16,7 @@ func TestBind(t *testing.T) {
 
 	t.Run("TheRoutesInput", func(t *testing.T) {
 		t.Parallel()
-		in, err := bind[graph.UpdateEventInput](q)
+		in, err := bind[model.UpdateEventInput](q)
 		require.NoError(t, err)
 		name, set := in.Name.ValueOK()
 		require.True(t, set)
@@ -25,7 +25,7 @@ func TestBind(t *testing.T) {
 
 	t.Run("AnotherInput", func(t *testing.T) {
 		t.Parallel()
-		_, err := bind[graph.CreateEventInput](q)
+		_, err := bind[model.CreateEventInput](q)
 		require.EqualError(t, err, `rest: updateEvent binds CreateEventInput, but its route declares input "UpdateEventInput"`)
 	})
 }

@@ -3,7 +3,7 @@ package rest
 import (
 	"context"
 
-	"github.com/podium/podium/graph"
+	"github.com/podium/podium/graph/model"
 )
 
 // Campaigns and the communications view (docs/campaigns.md; docs/rest-api.md §4 "Campaigns").
@@ -14,7 +14,7 @@ func (a *API) getCommunications(ctx context.Context, q *request) (any, error) {
 }
 
 func (a *API) sendCampaign(ctx context.Context, q *request) (any, error) {
-	in, err := bind[graph.SendCampaignInput](q)
+	in, err := bind[model.SendCampaignInput](q)
 	if err != nil {
 		return nil, err
 	}

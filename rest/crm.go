@@ -4,7 +4,7 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/podium/podium/graph"
+	"github.com/podium/podium/graph/model"
 )
 
 // The organization's contact book (docs/crm.md), at the original API's paths under /contacts.
@@ -29,7 +29,7 @@ func (a *API) listContacts(ctx context.Context, q *request) (any, error) {
 }
 
 func (a *API) createContact(ctx context.Context, q *request) (any, error) {
-	in, err := bind[graph.ContactInput](q)
+	in, err := bind[model.ContactInput](q)
 	if err != nil {
 		return nil, err
 	}
@@ -41,7 +41,7 @@ func (a *API) getContact(ctx context.Context, q *request) (any, error) {
 }
 
 func (a *API) updateContact(ctx context.Context, q *request) (any, error) {
-	in, err := bind[graph.ContactInput](q)
+	in, err := bind[model.ContactInput](q)
 	if err != nil {
 		return nil, err
 	}
@@ -49,7 +49,7 @@ func (a *API) updateContact(ctx context.Context, q *request) (any, error) {
 }
 
 func (a *API) importContacts(ctx context.Context, q *request) (any, error) {
-	in, err := bind[graph.ImportContactsInput](q)
+	in, err := bind[model.ImportContactsInput](q)
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +57,7 @@ func (a *API) importContacts(ctx context.Context, q *request) (any, error) {
 }
 
 func (a *API) addContactTag(ctx context.Context, q *request) (any, error) {
-	in, err := bind[graph.AddContactTagInput](q)
+	in, err := bind[model.AddContactTagInput](q)
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +69,7 @@ func (a *API) removeContactTag(ctx context.Context, q *request) (any, error) {
 }
 
 func (a *API) addContactNote(ctx context.Context, q *request) (any, error) {
-	in, err := bind[graph.AddContactNoteInput](q)
+	in, err := bind[model.AddContactNoteInput](q)
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +77,7 @@ func (a *API) addContactNote(ctx context.Context, q *request) (any, error) {
 }
 
 func (a *API) addContactToEvent(ctx context.Context, q *request) (any, error) {
-	in, err := bind[graph.AddContactToEventInput](q)
+	in, err := bind[model.AddContactToEventInput](q)
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +85,7 @@ func (a *API) addContactToEvent(ctx context.Context, q *request) (any, error) {
 }
 
 func (a *API) mergeContacts(ctx context.Context, q *request) (any, error) {
-	in, err := bind[graph.MergeContactsInput](q)
+	in, err := bind[model.MergeContactsInput](q)
 	if err != nil {
 		return nil, err
 	}

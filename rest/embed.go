@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/podium/podium/graph/model"
+
 	"github.com/go-chi/chi/v5"
 
 	"github.com/podium/podium/graph"
@@ -150,7 +152,7 @@ type embedFeed struct {
 type embedFeedWidget struct {
 	ID   string           `json:"id"`
 	Name string           `json:"name"`
-	View graph.WidgetView `json:"view"`
+	View model.WidgetView `json:"view"`
 }
 
 type embedFeedEvent struct {

@@ -5,7 +5,7 @@ import (
 
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/schema/agenda"
-	"github.com/podium/podium/graph"
+	"github.com/podium/podium/graph/model"
 	"github.com/podium/podium/graph/scalar"
 )
 
@@ -45,7 +45,7 @@ func (a *API) listEvents(ctx context.Context, _ *request) (any, error) {
 }
 
 func (a *API) createEvent(ctx context.Context, q *request) (any, error) {
-	in, err := bind[graph.CreateEventInput](q)
+	in, err := bind[model.CreateEventInput](q)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +65,7 @@ func (a *API) getEvent(ctx context.Context, q *request) (any, error) {
 }
 
 func (a *API) updateEvent(ctx context.Context, q *request) (any, error) {
-	in, err := bind[graph.UpdateEventInput](q)
+	in, err := bind[model.UpdateEventInput](q)
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +89,7 @@ func (a *API) getEventLibrary(ctx context.Context, q *request) (any, error) {
 }
 
 func (a *API) saveLibraryItem(ctx context.Context, q *request) (any, error) {
-	in, err := bind[graph.SaveLibraryItemInput](q)
+	in, err := bind[model.SaveLibraryItemInput](q)
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +101,7 @@ func (a *API) saveLibraryItem(ctx context.Context, q *request) (any, error) {
 }
 
 func (a *API) deleteLibraryItem(ctx context.Context, q *request) (any, error) {
-	return a.res.Mutation().DeleteLibraryItem(ctx, q.param("eventId"), graph.LibraryKind(q.param("kind")), q.param("itemId"))
+	return a.res.Mutation().DeleteLibraryItem(ctx, q.param("eventId"), model.LibraryKind(q.param("kind")), q.param("itemId"))
 }
 
 // event loads the event of the path. The resolver checks that the key's organization owns it, so
@@ -189,7 +189,7 @@ type Library struct {
 	Rooms   []Room         `json:"rooms"`
 	Tags    []LibraryItem  `json:"tags"`
 	Levels  []LibraryItem  `json:"levels"`
-	Admins  []*graph.Admin `json:"admins"`
+	Admins  []*model.Admin `json:"admins"`
 }
 
 func toRESTTrack(t *ent.Track) Track {
@@ -229,7 +229,7 @@ func toRESTLibraryItem(n ent.Noder) any {
 	panic("rest: unexpected library item type")
 }
 
-func toRESTLibrary(l *graph.Library) Library {
+func toRESTLibrary(l *model.Library) Library {
 	return Library{
 		Tracks:  mapSlice(l.Tracks, toRESTTrack),
 		Formats: mapSlice(l.Formats, toRESTFormat),
@@ -276,11 +276,11 @@ type Organization struct {
 	PendingInvitations []Invitation        `json:"pendingInvitations"`
 }
 
-func toRESTMember(m *graph.Member) Member {
+func toRESTMember(m *model.Member) Member {
 	return Member{m.ID, m.UserID, m.Name, m.Email, m.Image, string(m.Role), scalar.FormatTime(m.CreatedAt)}
 }
 
-func toRESTInvitation(i *graph.Invitation) Invitation {
+func toRESTInvitation(i *model.Invitation) Invitation {
 	return Invitation{i.ID, i.Email, string(i.Role), scalar.FormatTime(i.ExpiresAt), scalar.FormatTime(i.CreatedAt)}
 }
 

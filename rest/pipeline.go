@@ -3,7 +3,7 @@ package rest
 import (
 	"context"
 
-	"github.com/podium/podium/graph"
+	"github.com/podium/podium/graph/model"
 )
 
 // The pipeline: the organization's stages and cards (docs/crm-pipeline.md), on the original
@@ -14,7 +14,7 @@ func (a *API) getPipeline(ctx context.Context, _ *request) (any, error) {
 }
 
 func (a *API) savePipelineStage(ctx context.Context, q *request) (any, error) {
-	in, err := bind[graph.SavePipelineStageInput](q)
+	in, err := bind[model.SavePipelineStageInput](q)
 	if err != nil {
 		return nil, err
 	}
@@ -28,7 +28,7 @@ type Reordered struct {
 }
 
 func (a *API) reorderPipelineStages(ctx context.Context, q *request) (any, error) {
-	in, err := bind[graph.ReorderPipelineStagesInput](q)
+	in, err := bind[model.ReorderPipelineStagesInput](q)
 	if err != nil {
 		return nil, err
 	}
@@ -44,7 +44,7 @@ func (a *API) deletePipelineStage(ctx context.Context, q *request) (any, error) 
 }
 
 func (a *API) addPipelineCard(ctx context.Context, q *request) (any, error) {
-	in, err := bind[graph.AddPipelineCardInput](q)
+	in, err := bind[model.AddPipelineCardInput](q)
 	if err != nil {
 		return nil, err
 	}
@@ -52,7 +52,7 @@ func (a *API) addPipelineCard(ctx context.Context, q *request) (any, error) {
 }
 
 func (a *API) movePipelineCard(ctx context.Context, q *request) (any, error) {
-	in, err := bind[graph.MovePipelineCardInput](q)
+	in, err := bind[model.MovePipelineCardInput](q)
 	if err != nil {
 		return nil, err
 	}

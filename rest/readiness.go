@@ -3,7 +3,7 @@ package rest
 import (
 	"context"
 
-	"github.com/podium/podium/graph"
+	"github.com/podium/podium/graph/model"
 )
 
 // Readiness: the task templates and file requirements of an event, and the tasks and
@@ -18,7 +18,7 @@ func (a *API) listTaskTemplates(ctx context.Context, q *request) (any, error) {
 }
 
 func (a *API) saveTaskTemplate(ctx context.Context, q *request) (any, error) {
-	in, err := bind[graph.SaveTaskTemplateInput](q)
+	in, err := bind[model.SaveTaskTemplateInput](q)
 	if err != nil {
 		return nil, err
 	}
@@ -38,7 +38,7 @@ func (a *API) listFileRequirements(ctx context.Context, q *request) (any, error)
 }
 
 func (a *API) saveFileRequirement(ctx context.Context, q *request) (any, error) {
-	in, err := bind[graph.SaveFileRequirementInput](q)
+	in, err := bind[model.SaveFileRequirementInput](q)
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +58,7 @@ func (a *API) listSessionTasks(ctx context.Context, q *request) (any, error) {
 }
 
 func (a *API) setTaskStatus(ctx context.Context, q *request) (any, error) {
-	in, err := bind[graph.SetTaskStatusInput](q)
+	in, err := bind[model.SetTaskStatusInput](q)
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +74,7 @@ func (a *API) listSessionDeliverables(ctx context.Context, q *request) (any, err
 }
 
 func (a *API) recordDeliverableUpload(ctx context.Context, q *request) (any, error) {
-	in, err := bind[graph.RecordDeliverableUploadInput](q)
+	in, err := bind[model.RecordDeliverableUploadInput](q)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +86,7 @@ func (a *API) clearDeliverableUpload(ctx context.Context, q *request) (any, erro
 }
 
 // session loads the session of the path, after checking event access.
-func (a *API) session(ctx context.Context, q *request) (*graph.Session, error) {
+func (a *API) session(ctx context.Context, q *request) (*model.Session, error) {
 	ev, err := a.event(ctx, q)
 	if err != nil {
 		return nil, err

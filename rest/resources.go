@@ -3,7 +3,7 @@ package rest
 import (
 	"context"
 
-	"github.com/podium/podium/graph"
+	"github.com/podium/podium/graph/model"
 )
 
 // Speaker resources: texts, links, embeds and files shown in the speaker portal
@@ -18,7 +18,7 @@ func (a *API) listResources(ctx context.Context, q *request) (any, error) {
 }
 
 func (a *API) createResource(ctx context.Context, q *request) (any, error) {
-	in, err := bind[graph.ResourceInput](q)
+	in, err := bind[model.ResourceInput](q)
 	if err != nil {
 		return nil, err
 	}
@@ -26,7 +26,7 @@ func (a *API) createResource(ctx context.Context, q *request) (any, error) {
 }
 
 func (a *API) updateResource(ctx context.Context, q *request) (any, error) {
-	in, err := bind[graph.ResourceInput](q)
+	in, err := bind[model.ResourceInput](q)
 	if err != nil {
 		return nil, err
 	}
@@ -38,7 +38,7 @@ func (a *API) deleteResource(ctx context.Context, q *request) (any, error) {
 }
 
 func (a *API) reorderResources(ctx context.Context, q *request) (any, error) {
-	in, err := bind[graph.ReorderResourcesInput](q)
+	in, err := bind[model.ReorderResourcesInput](q)
 	if err != nil {
 		return nil, err
 	}

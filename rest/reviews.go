@@ -3,7 +3,7 @@ package rest
 import (
 	"context"
 
-	"github.com/podium/podium/graph"
+	"github.com/podium/podium/graph/model"
 )
 
 // Review rounds, reviewers, assignments, answers and AI reviews (docs/rest-api.md §4 "Reviews").
@@ -17,7 +17,7 @@ func (a *API) getEvaluation(ctx context.Context, q *request) (any, error) {
 }
 
 func (a *API) saveReviewRound(ctx context.Context, q *request) (any, error) {
-	in, err := bind[graph.SaveReviewRoundInput](q)
+	in, err := bind[model.SaveReviewRoundInput](q)
 	if err != nil {
 		return nil, err
 	}
@@ -25,7 +25,7 @@ func (a *API) saveReviewRound(ctx context.Context, q *request) (any, error) {
 }
 
 func (a *API) addReviewer(ctx context.Context, q *request) (any, error) {
-	in, err := bind[graph.AddReviewerInput](q)
+	in, err := bind[model.AddReviewerInput](q)
 	if err != nil {
 		return nil, err
 	}
@@ -33,7 +33,7 @@ func (a *API) addReviewer(ctx context.Context, q *request) (any, error) {
 }
 
 func (a *API) assignReviews(ctx context.Context, q *request) (any, error) {
-	in, err := bind[graph.AssignReviewsInput](q)
+	in, err := bind[model.AssignReviewsInput](q)
 	if err != nil {
 		return nil, err
 	}
@@ -49,7 +49,7 @@ func (a *API) unassignReview(ctx context.Context, q *request) (any, error) {
 }
 
 func (a *API) autoDistributeReviews(ctx context.Context, q *request) (any, error) {
-	in, err := bind[graph.AutoDistributeReviewsInput](q)
+	in, err := bind[model.AutoDistributeReviewsInput](q)
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +57,7 @@ func (a *API) autoDistributeReviews(ctx context.Context, q *request) (any, error
 }
 
 func (a *API) sendReviewReminders(ctx context.Context, q *request) (any, error) {
-	in, err := bind[graph.SendReviewRemindersInput](q)
+	in, err := bind[model.SendReviewRemindersInput](q)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +65,7 @@ func (a *API) sendReviewReminders(ctx context.Context, q *request) (any, error) 
 }
 
 func (a *API) generateAiReview(ctx context.Context, q *request) (any, error) {
-	in, err := bind[graph.GenerateAiReviewInput](q)
+	in, err := bind[model.GenerateAiReviewInput](q)
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +73,7 @@ func (a *API) generateAiReview(ctx context.Context, q *request) (any, error) {
 }
 
 func (a *API) scoreRoundWithAi(ctx context.Context, q *request) (any, error) {
-	in, err := bind[graph.ScoreRoundWithAiInput](q)
+	in, err := bind[model.ScoreRoundWithAiInput](q)
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +81,7 @@ func (a *API) scoreRoundWithAi(ctx context.Context, q *request) (any, error) {
 }
 
 func (a *API) overrideAiReview(ctx context.Context, q *request) (any, error) {
-	in, err := bind[graph.OverrideAiReviewInput](q)
+	in, err := bind[model.OverrideAiReviewInput](q)
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +97,7 @@ func (a *API) listReviewerTracks(ctx context.Context, q *request) (any, error) {
 }
 
 func (a *API) setReviewerTracks(ctx context.Context, q *request) (any, error) {
-	in, err := bind[graph.SetReviewerTracksInput](q)
+	in, err := bind[model.SetReviewerTracksInput](q)
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +105,7 @@ func (a *API) setReviewerTracks(ctx context.Context, q *request) (any, error) {
 }
 
 func (a *API) submitReviewAnswers(ctx context.Context, q *request) (any, error) {
-	in, err := bind[graph.SubmitReviewAnswersInput](q)
+	in, err := bind[model.SubmitReviewAnswersInput](q)
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +113,7 @@ func (a *API) submitReviewAnswers(ctx context.Context, q *request) (any, error) 
 }
 
 func (a *API) recuseReview(ctx context.Context, q *request) (any, error) {
-	in, err := bind[graph.RecuseReviewInput](q)
+	in, err := bind[model.RecuseReviewInput](q)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package rest
 
 import (
 	"github.com/podium/podium/graph"
+	"github.com/podium/podium/graph/model"
 )
 
 // routeDocs describes each operation of the route table for the OpenAPI document, by operation
@@ -86,13 +87,13 @@ var routeDocs = map[string]routeDoc{
 		tag:         "Speakers",
 		summary:     "Bulk import speakers",
 		description: "Rows are matched by email; action create skips known emails, update skips unknown ones, skip does nothing.",
-		output:      graph.ImportSpeakersResult{},
+		output:      model.ImportSpeakersResult{},
 	},
 	"inviteSpeakerPortals": {
 		tag:         "Speakers",
 		summary:     "Invite speakers to their portal",
 		description: "Queues a portal invitation email for each speaker contact given, once per contact ever.",
-		output:      graph.InviteSpeakerPortalsResult{},
+		output:      model.InviteSpeakerPortalsResult{},
 	},
 
 	// submissions.go
@@ -102,14 +103,14 @@ var routeDocs = map[string]routeDoc{
 		description: "The call-for-proposals submissions of every status, with speakers and review figures; status " +
 			"filters. Manual sessions are listed under Sessions only.",
 		query:  []queryParam{{name: "status", description: "Only submissions with this status", enum: []string{"draft", "pending", "maybe", "accepted", "declined", "withdrawn"}}},
-		output: graph.SubmissionList{},
+		output: model.SubmissionList{},
 	},
 	"createSubmission": {
 		tag:     "Submissions",
 		summary: "Bring in a proposal (ext)",
 		description: "For proposals from another tool: the submission comes through the event's default call for " +
 			"proposals; the first speaker is the submitter. status is draft or pending (default).",
-		output: graph.SessionRecord{},
+		output: model.SessionRecord{},
 	},
 	"getSubmission": {
 		tag:         "Submissions",
@@ -122,14 +123,14 @@ var routeDocs = map[string]routeDoc{
 		summary: "Change a submission's status",
 		description: "To pending, maybe or withdrawn. Accepting and declining go through decide; an accepted " +
 			"submission is cancelled as a session instead. The same status is a no-op.",
-		output: graph.StatusChangeResult{},
+		output: model.StatusChangeResult{},
 	},
 	"decideSubmissions": {
 		tag:     "Submissions",
 		summary: "Accept or decline submissions",
 		description: "Each speaker of each submission gets a decision email. Declined → accepted needs " +
 			"confirmRedecide (409 already_decided otherwise). Acceptance assigns tasks and deliverables.",
-		output: graph.DecisionResult{},
+		output: model.DecisionResult{},
 	},
 
 	// sessions.go
@@ -147,7 +148,7 @@ var routeDocs = map[string]routeDoc{
 		summary: "Create a session directly",
 		description: "Creates an accepted session without a call-for-proposals submission. Speakers must already be " +
 			"contacts of the event (403 otherwise). No email is sent.",
-		output: graph.SessionRecord{},
+		output: model.SessionRecord{},
 	},
 	"deleteSession": {
 		tag:         "Sessions",
@@ -159,39 +160,39 @@ var routeDocs = map[string]routeDoc{
 		summary: "Cancel a session",
 		description: "Records the cause; open tasks are waived; each speaker is emailed (with a calendar cancellation " +
 			"when invites went out) unless notifySpeakers is false.",
-		output: graph.CancelSessionResult{},
+		output: model.CancelSessionResult{},
 	},
 	"reinstateSession": {
 		tag:         "Sessions",
 		summary:     "Reinstate a cancelled session",
 		description: "Clears the cancellation and reopens the tasks it waived; speakers are emailed unless notifySpeakers is false.",
-		output:      graph.ReinstateSessionResult{},
+		output:      model.ReinstateSessionResult{},
 	},
 	"getSessionTimeline": {
 		tag:         "Sessions",
 		summary:     "Get a session's timeline",
 		description: "Lifecycle changes, decisions, emails, task completions, uploads and confirmations, newest first.",
-		output:      []*graph.TimelineItem{},
+		output:      []*model.TimelineItem{},
 	},
 	"setSessionSpeakers": {
 		tag:         "Sessions",
 		summary:     "Replace a session's speakers (ext)",
 		description: "Speakers must be contacts of the event, in speaking order. Speaker tasks and deliverables follow.",
-		output:      graph.Session{},
+		output:      model.Session{},
 	},
 
 	// readiness.go
 	"listTaskTemplates": {
 		tag:     "Readiness",
 		summary: "List task templates (ext)",
-		output:  []*graph.TaskTemplate{},
+		output:  []*model.TaskTemplate{},
 	},
 	"saveTaskTemplate": {
 		tag:     "Readiness",
 		summary: "Create or update a task template (ext)",
 		description: "id null creates. An auto-assigned template gives every accepted session (scope session) or " +
 			"each of its speakers (scope speaker) a task, active sessions included.",
-		output: graph.TaskTemplate{},
+		output: model.TaskTemplate{},
 	},
 	"deleteTaskTemplate": {
 		tag:     "Readiness",
@@ -200,13 +201,13 @@ var routeDocs = map[string]routeDoc{
 	"listFileRequirements": {
 		tag:     "Readiness",
 		summary: "List file requirements (ext)",
-		output:  []*graph.FileRequirement{},
+		output:  []*model.FileRequirement{},
 	},
 	"saveFileRequirement": {
 		tag:         "Readiness",
 		summary:     "Create or update a file requirement (ext)",
 		description: "id null creates. Every accepted session (scope session) or each of its speakers (scope speaker) owes the file.",
-		output:      graph.FileRequirement{},
+		output:      model.FileRequirement{},
 	},
 	"deleteFileRequirement": {
 		tag:     "Readiness",
@@ -216,31 +217,31 @@ var routeDocs = map[string]routeDoc{
 		tag:         "Readiness",
 		summary:     "List a session's tasks (ext)",
 		description: "Session tasks and each speaker's tasks, by template position.",
-		output:      []*graph.Task{},
+		output:      []*model.Task{},
 	},
 	"setTaskStatus": {
 		tag:     "Readiness",
 		summary: "Mark a task todo, done or waived (ext)",
-		output:  graph.Task{},
+		output:  model.Task{},
 	},
 	"listSessionDeliverables": {
 		tag:         "Readiness",
 		summary:     "List a session's deliverables (ext)",
 		description: "Session files and each speaker's files, by requirement position.",
-		output:      []*graph.Deliverable{},
+		output:      []*model.Deliverable{},
 	},
 	"recordDeliverableUpload": {
 		tag:     "Readiness",
 		summary: "Record a deliverable's upload (ext)",
 		description: "Records file name, content type, size and storage key; the key must name a file stored in Podium for " +
 			"the caller's organization, of that size (GraphQL's uploadDeliverable stores and records one in one step).",
-		output: graph.Deliverable{},
+		output: model.Deliverable{},
 	},
 	"clearDeliverableUpload": {
 		tag:         "Readiness",
 		summary:     "Mark a deliverable outstanding again (ext)",
 		description: "Its file is deleted once the change commits.",
-		output:      graph.Deliverable{},
+		output:      model.Deliverable{},
 	},
 
 	// reviews.go
@@ -249,21 +250,21 @@ var routeDocs = map[string]routeDoc{
 		summary: "Get the evaluation workspace",
 		description: "Every review round with its criteria, reviewers, assignments, submissions, progress and results. " +
 			"Blind rounds hide participant names and companies.",
-		output: graph.EvaluationWorkspace{},
+		output: model.EvaluationWorkspace{},
 	},
 	"saveReviewRound": {
 		tag:     "Reviews",
 		summary: "Create or update a review round",
 		description: "roundId null creates a round. The criteria replace the round's scorecard: criteria left out are " +
 			"deleted, id null adds one, an id of this round keeps and updates it. The status follows the window.",
-		output: graph.SaveReviewRoundResult{},
+		output: model.SaveReviewRoundResult{},
 	},
 	"addReviewer": {
 		tag:     "Reviews",
 		summary: "Add a reviewer to a round",
 		description: "Creates the reviewer's user record when the email is new and emails reviewers new to the pool " +
 			"an invitation linking to accessPath. Adding a reviewer again updates their cap.",
-		output: graph.ReviewerProvisioned{},
+		output: model.ReviewerProvisioned{},
 	},
 	"assignReviews": {
 		tag:     "Reviews",
@@ -284,14 +285,14 @@ var routeDocs = map[string]routeDoc{
 			"level at a time: in-track reviewers first, then generalists, then out-of-track ones, the least loaded " +
 			"first; conflicts (a reviewer's email is a participant's) and caps are respected. Deterministic; dryRun " +
 			"plans without writing.",
-		output: graph.AutoDistributionResult{},
+		output: model.AutoDistributionResult{},
 	},
 	"sendReviewReminders": {
 		tag:     "Reviews",
 		summary: "Send reviewer reminders",
 		description: "Emails each of the given reviewers who has pending assignments in the round. Reminders are " +
 			"queued and delivered in the background, so sent and failed are 0.",
-		output: graph.ReviewRemindersResult{},
+		output: model.ReviewRemindersResult{},
 	},
 	"generateAiReview": {
 		tag:     "Reviews",
@@ -299,32 +300,32 @@ var routeDocs = map[string]routeDoc{
 		description: "Has the AI provider (ANTHROPIC_API_KEY) score one submission against the round's scorecard. The " +
 			"result replaces any earlier one and its override. 502 review_generation_error when no provider is " +
 			"configured or it fails; nothing is stored then. Blind rounds send no speaker identity.",
-		output: graph.AIResult{},
+		output: model.AIResult{},
 	},
 	"scoreRoundWithAi": {
 		tag:     "Reviews",
 		summary: "Score a round with AI in the background (ext)",
 		description: "Queues one background job per submission (by default every call-for-proposals submission that " +
 			"is neither a draft nor withdrawn); results appear in the workspace as jobs finish.",
-		output: graph.ScoreRoundWithAiResult{},
+		output: model.ScoreRoundWithAiResult{},
 	},
 	"overrideAiReview": {
 		tag:         "Reviews",
 		summary:     "Override an AI review score",
 		description: "Keeps the provider's score and records the override with the API key as who made it.",
-		output:      graph.AIResult{},
+		output:      model.AIResult{},
 	},
 	"listReviewerTracks": {
 		tag:         "Reviews",
 		summary:     "List reviewer tracks",
 		description: "The reviewer tracks of every member of the event.",
-		output:      []*graph.ReviewerTrackSet{},
+		output:      []*model.ReviewerTrackSet{},
 	},
 	"setReviewerTracks": {
 		tag:         "Reviews",
 		summary:     "Set a member's reviewer tracks",
 		description: "Replaces the member's reviewer tracks; every id must be a track of the event.",
-		output:      graph.ReviewerTrackSet{},
+		output:      model.ReviewerTrackSet{},
 	},
 	"submitReviewAnswers": {
 		tag:     "Reviews",
@@ -332,13 +333,13 @@ var routeDocs = map[string]routeDoc{
 		description: "Records the answers and completes the assignment; resubmitting while the round is open replaces " +
 			"them. Required criteria need a value; numeric values must be within bounds, dropdown values among the " +
 			"options.",
-		output: graph.ReviewAssignmentRecord{},
+		output: model.ReviewAssignmentRecord{},
 	},
 	"recuseReview": {
 		tag:         "Reviews",
 		summary:     "Recuse from a review",
 		description: "Marks the assignment recused with the reason; twice is 409 already_recused.",
-		output:      graph.ReviewAssignmentRecord{},
+		output:      model.ReviewAssignmentRecord{},
 	},
 
 	// resources.go
@@ -347,21 +348,21 @@ var routeDocs = map[string]routeDoc{
 		summary: "List resources",
 		description: "Draft and published speaker resources in manual order, with their audience (trackIds, " +
 			"contactIds). File resources, uploaded in the organizer app, are listed too.",
-		output: []*graph.ResourceRecord{},
+		output: []*model.ResourceRecord{},
 	},
 	"createResource": {
 		tag:     "Resources",
 		summary: "Create a resource",
 		description: "A draft or published resource with no attachment, an https link, or an embed from YouTube, " +
 			"Vimeo, Loom, Google Docs, Google Drive or Figma (those hosts exactly, with or without www.). It goes last.",
-		output: graph.ResourceRecord{},
+		output: model.ResourceRecord{},
 	},
 	"updateResource": {
 		tag:     "Resources",
 		summary: "Update a resource",
 		description: "A full replace of text, publication, attachment and audience. A file resource keeps its file " +
 			"when attachmentKind is null; files are replaced or removed only in the organizer app.",
-		output: graph.ResourceRecord{},
+		output: model.ResourceRecord{},
 	},
 	"deleteResource": {
 		tag:     "Resources",
@@ -389,7 +390,7 @@ var routeDocs = map[string]routeDoc{
 		tag:         "Agenda",
 		summary:     "Get the agenda",
 		description: "Rooms, the tracks of active sessions, and every active session, scheduled or not, with the publication state.",
-		output:      graph.Agenda{},
+		output:      model.Agenda{},
 	},
 	"scheduleSession": {
 		tag:     "Agenda",
@@ -397,20 +398,20 @@ var routeDocs = map[string]routeDoc{
 		description: "roomId, startsAt and endsAt all set to schedule (a room of the event, within one event day), " +
 			"all null to unschedule. A change marks the session's invites out of date (scheduleDirty) and the " +
 			"published agenda stale (agendaDirty).",
-		output: graph.Agenda{},
+		output: model.Agenda{},
 	},
 	"publishAgenda": {
 		tag:     "Agenda",
 		summary: "Publish the agenda",
 		description: "Freezes the active sessions that have a room, a start and an end, by start time, as the " +
 			"event's publishedAgenda; agendaDirty becomes false.",
-		output: graph.Agenda{},
+		output: model.Agenda{},
 	},
 	"unpublishAgenda": {
 		tag:         "Agenda",
 		summary:     "Unpublish the agenda",
 		description: "publishedAgenda becomes empty, agendaPublishedAt null and agendaDirty true.",
-		output:      graph.Agenda{},
+		output:      model.Agenda{},
 	},
 	"sendCalendarInvites": {
 		tag:     "Agenda",
@@ -419,7 +420,7 @@ var routeDocs = map[string]routeDoc{
 			"or out of date gets an email with an iCalendar REQUEST: one UID per session, SEQUENCE raised when a " +
 			"sent invitation changes. A session taken off the schedule after its invitations went out sends a " +
 			"CANCEL. The body may be left out.",
-		output: graph.CalendarInvitesResult{},
+		output: model.CalendarInvitesResult{},
 	},
 	"getPublicAgenda": {
 		tag:     "Public",
@@ -459,26 +460,26 @@ var routeDocs = map[string]routeDoc{
 		tag:         "Webhooks",
 		summary:     "List webhook endpoints (ext)",
 		description: "The organization's endpoints, oldest first. Secrets are never listed.",
-		output:      []graph.Webhook{},
+		output:      []model.Webhook{},
 	},
 	"createWebhook": {
 		tag:     "Webhooks",
 		summary: "Register a webhook endpoint (ext)",
 		description: "url must be https (http only when the operator allows it) and resolve to public addresses only. " +
 			"eventTypes empty or omitted subscribes to every type. The answer holds the signing secret, shown this once.",
-		output: graph.WebhookWithSecret{},
+		output: model.WebhookWithSecret{},
 	},
 	"getWebhook": {
 		tag:     "Webhooks",
 		summary: "Get a webhook endpoint (ext)",
-		output:  graph.Webhook{},
+		output:  model.Webhook{},
 	},
 	"updateWebhook": {
 		tag:     "Webhooks",
 		summary: "Update a webhook endpoint (ext)",
 		description: "Partial update. enabled true re-enables an endpoint Podium disabled after days of failures and " +
 			"clears disabledReason.",
-		output: graph.Webhook{},
+		output: model.Webhook{},
 	},
 	"deleteWebhook": {
 		tag:         "Webhooks",
@@ -490,7 +491,7 @@ var routeDocs = map[string]routeDoc{
 		summary: "Rotate a webhook endpoint's signing secret (ext)",
 		description: "Makes a new secret, shown this once. For graceHours (default 24, 0 to 168) messages carry " +
 			"signatures by both the old and the new secret.",
-		output: graph.WebhookWithSecret{},
+		output: model.WebhookWithSecret{},
 	},
 	"listWebhookDeliveries": {
 		tag:         "Webhooks",
@@ -500,13 +501,13 @@ var routeDocs = map[string]routeDoc{
 			{name: "status", description: "Only deliveries in this state", enum: []string{"pending", "succeeded", "failed"}},
 			{name: "limit", description: "At most this many (default 100, at most 500)"},
 		},
-		output: []graph.WebhookDeliveryEntry{},
+		output: []model.WebhookDeliveryEntry{},
 	},
 	"redeliverWebhook": {
 		tag:         "Webhooks",
 		summary:     "Redeliver one message (ext)",
 		description: "Sends the delivery's message to its endpoint again, with the same webhook-id, whatever its state.",
-		output:      graph.WebhookDeliveryEntry{},
+		output:      model.WebhookDeliveryEntry{},
 	},
 	"redeliverWebhooks": {
 		tag:         "Webhooks",
@@ -521,7 +522,7 @@ var routeDocs = map[string]routeDoc{
 		summary: "Get the communications view",
 		description: "The event's speakers with workflow status and task counts, and every campaign with each " +
 			"recipient's delivery. templates and reminderRules are always empty: Podium has neither.",
-		output: graph.CommunicationCenter{},
+		output: model.CommunicationCenter{},
 	},
 	"sendCampaign": {
 		tag:     "Mail",
@@ -529,7 +530,7 @@ var routeDocs = map[string]routeDoc{
 		description: "One email per speaker among contactIds (and, ext, the audience), with {speaker_name}, " +
 			"{talk_title}, {event_name} and {portal_url} replaced, queued with the campaign in one transaction and " +
 			"delivered in the background: sent counts emails queued, failed recipients refused (0).",
-		output: graph.SendCampaignResult{},
+		output: model.SendCampaignResult{},
 	},
 
 	// crm.go (docs/crm.md)
@@ -539,27 +540,27 @@ var routeDocs = map[string]routeDoc{
 		description: "The whole contact directory, by last name then first name, each contact with its tags and " +
 			"event links. q keeps the contacts whose \"first last email company\" contains it, ignoring case.",
 		query:  []queryParam{{name: "q", description: "Search text; blank lists every contact"}},
-		output: []graph.CrmDirectoryRow{},
+		output: []model.CrmDirectoryRow{},
 	},
 	"createContact": {
 		tag:     "CRM",
 		summary: "Create a contact",
 		description: "The email is trimmed and lower-cased and must contain @. A contact of the organization with the " +
 			"same email answers 409 conflict.",
-		output: graph.CrmContact{},
+		output: model.CrmContact{},
 	},
 	"getContact": {
 		tag:         "CRM",
 		summary:     "Get a contact",
 		description: "The contact with its tags, event links (with their sessions), notes, pipeline card and stage history.",
-		output:      graph.CrmContactDetail{},
+		output:      model.CrmContactDetail{},
 	},
 	"updateContact": {
 		tag:     "CRM",
 		summary: "Update a contact",
 		description: "A full replacement: null clears title, company and bio, and socials left out are cleared. " +
 			"custom is kept. The email rules are createContact's.",
-		output: graph.CrmContact{},
+		output: model.CrmContact{},
 	},
 	"importContacts": {
 		tag:     "CRM",
@@ -567,13 +568,13 @@ var routeDocs = map[string]routeDoc{
 		description: "Idempotent by email, in one transaction (all rows or none), at most 5,000 rows. behavior update " +
 			"refreshes existing contacts, skip leaves them untouched; an email repeated in the batch counts as existing. " +
 			"Returns created/updated/skipped counts with a per-row outcome list.",
-		output: graph.CrmImportResult{},
+		output: model.CrmImportResult{},
 	},
 	"addContactTag": {
 		tag:         "CRM",
 		summary:     "Tag a contact",
 		description: "Creates the organization's tag of that name when there is none (names are case-sensitive) and puts it on the contact; repeating it changes nothing.",
-		output:      graph.CrmTag{},
+		output:      model.CrmTag{},
 	},
 	"removeContactTag": {
 		tag:         "CRM",
@@ -584,7 +585,7 @@ var routeDocs = map[string]routeDoc{
 		tag:         "CRM",
 		summary:     "Add a note to a contact",
 		description: "Records the API key as the author (authorApiKeyId).",
-		output:      graph.CrmContactNote{},
+		output:      model.CrmContactNote{},
 	},
 	"addContactToEvent": {
 		tag:     "CRM",
@@ -592,14 +593,14 @@ var routeDocs = map[string]routeDoc{
 		description: "Copies the contact into the event as a speaker or organizer contact (an event contact with the same " +
 			"email gets only its blank fields filled) and links them; the link's status is reset to invited. " +
 			"The event must be the organization's.",
-		output: graph.CrmContactEvent{},
+		output: model.CrmContactEvent{},
 	},
 	"mergeContacts": {
 		tag:     "CRM",
 		summary: "Merge two contacts",
 		description: "Moves tags, notes, events, and pipeline history onto the primary, then deletes the duplicate. " +
 			"The primary's null fields take the duplicate's. primaryId equal to duplicateId answers 409 duplicate_merge.",
-		output: graph.CrmContact{},
+		output: model.CrmContact{},
 	},
 	// pipeline.go (docs/crm-pipeline.md)
 	"getPipeline": {
@@ -607,7 +608,7 @@ var routeDocs = map[string]routeDoc{
 		summary: "Get the pipeline",
 		description: "Every stage of the organization by position (then name), each with its cards by the contact's " +
 			"last name, then first name. An organization without stages gets {columns: []}.",
-		output: graph.CrmPipelineBoard{},
+		output: model.CrmPipelineBoard{},
 	},
 	"savePipelineStage": {
 		tag:     "Pipeline",
@@ -615,7 +616,7 @@ var routeDocs = map[string]routeDoc{
 		description: "id null creates a stage; an id of the organization's stages updates it (404 otherwise). The name " +
 			"is trimmed, not empty and unique in the organization (409 conflict). position is a whole number, stored " +
 			"as sent; other stages keep theirs.",
-		output: graph.CrmPipelineStage{},
+		output: model.CrmPipelineStage{},
 	},
 	"reorderPipelineStages": {
 		tag:     "Pipeline",
@@ -636,14 +637,14 @@ var routeDocs = map[string]routeDoc{
 		description: "A contact has one card: the first call creates it, later calls move it to stageId and replace " +
 			"its note (null included). A stage history row is written for a new card and whenever the stage changes. " +
 			"A contact or stage that is not the organization's is 404.",
-		output: graph.CrmContactCard{},
+		output: model.CrmContactCard{},
 	},
 	"movePipelineCard": {
 		tag:     "Pipeline",
 		summary: "Move a card to another stage",
 		description: "Writes a stage history row with the actor. Moving a card to the stage it is in is 409 " +
 			"invalid_pipeline_move; an unknown card or stage is 404.",
-		output: graph.CrmContactCard{},
+		output: model.CrmContactCard{},
 	},
 
 	// segments.go (docs/crm-pipeline.md)
@@ -651,7 +652,7 @@ var routeDocs = map[string]routeDoc{
 		tag:         "CRM",
 		summary:     "List segments",
 		description: "The organization's segments, by name.",
-		output:      []graph.CrmSegment{},
+		output:      []model.CrmSegment{},
 	},
 	"saveSegment": {
 		tag:     "CRM",
@@ -659,7 +660,7 @@ var routeDocs = map[string]routeDoc{
 		description: "Upsert by name: saving under an existing name replaces that segment's filter and keeps its id. " +
 			"filter must be an object and is stored as sent; search, company and title (strings, at most 500 " +
 			"characters) and tagIds (at most 500) are what Podium evaluates.",
-		output: graph.CrmSegment{},
+		output: model.CrmSegment{},
 	},
 	"listSegmentContacts": {
 		tag:     "CRM",
@@ -677,7 +678,7 @@ var routeDocs = map[string]routeDoc{
 		tag:         "Agenda",
 		summary:     "List agenda drafts",
 		description: "The event's agenda drafts, every status (queued, draft, generated, committed, discarded, failed), newest first.",
-		output:      []graph.AgendaDraft{},
+		output:      []model.AgendaDraft{},
 	},
 	"generateAgendaDraft": {
 		tag:     "Agenda",
@@ -687,14 +688,14 @@ var routeDocs = map[string]routeDoc{
 			"at most 200 characters), stores the draft queued and generates it in the background: with the AI " +
 			"provider when one is configured, by the deterministic solver otherwise. The proposal is checked and " +
 			"repaired; a draft for which no valid agenda can be made becomes failed, with failureReason (ext).",
-		output: graph.AgendaDraft{},
+		output: model.AgendaDraft{},
 	},
 	"changeAgendaDraft": {
 		tag:     "Agenda",
 		summary: "Duplicate or discard an agenda draft",
 		description: "duplicate answers a new draft (status draft) with the same criteria and no proposal; discard " +
 			"sets the draft aside, except a committed one (400).",
-		output: graph.AgendaDraft{},
+		output: model.AgendaDraft{},
 	},
 	"acceptAgendaDraft": {
 		tag:     "Agenda",
@@ -702,7 +703,7 @@ var routeDocs = map[string]routeDoc{
 		description: "Applies the proposed slots of submissionIds (sessions whose proposed slot differs from the live " +
 			"one) to the live schedule, all or none: a room or speaker booked twice by the result is 409 " +
 			"schedule_conflict. Each moved session is marked scheduleDirty, the agenda agendaDirty, the draft committed.",
-		output: graph.AcceptAgendaDraftResult{},
+		output: model.AcceptAgendaDraftResult{},
 	},
 	// widgets.go (docs/widgets.md)
 	"getProgram": {

@@ -7,8 +7,8 @@ import (
 
 	"entgo.io/contrib/entgql"
 
-	"github.com/podium/podium/graph"
 	"github.com/podium/podium/graph/apperr"
+	"github.com/podium/podium/graph/model"
 )
 
 // Segments: saved filters over the organization's contacts (docs/crm-pipeline.md). listSegments
@@ -19,7 +19,7 @@ func (a *API) listSegments(ctx context.Context, _ *request) (any, error) {
 }
 
 func (a *API) saveSegment(ctx context.Context, q *request) (any, error) {
-	in, err := bind[graph.SaveSegmentInput](q)
+	in, err := bind[model.SaveSegmentInput](q)
 	if err != nil {
 		return nil, err
 	}
@@ -29,7 +29,7 @@ func (a *API) saveSegment(ctx context.Context, q *request) (any, error) {
 // SegmentContacts is a page of the contacts a segment selects.
 type SegmentContacts struct {
 	// Rows are the contacts of the page, each as a row of listContacts.
-	Rows []*graph.CrmDirectoryRow `json:"rows"`
+	Rows []*model.CrmDirectoryRow `json:"rows"`
 	// TotalCount is how many contacts the segment selects, across all pages.
 	TotalCount int `json:"totalCount"`
 	// NextCursor, passed as after, asks for the next page; null on the last page.
@@ -61,7 +61,7 @@ func (a *API) listSegmentContacts(ctx context.Context, q *request) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	out := SegmentContacts{Rows: make([]*graph.CrmDirectoryRow, len(conn.Edges)), TotalCount: conn.TotalCount}
+	out := SegmentContacts{Rows: make([]*model.CrmDirectoryRow, len(conn.Edges)), TotalCount: conn.TotalCount}
 	for i, e := range conn.Edges {
 		out.Rows[i] = e.Node
 	}

@@ -4,8 +4,9 @@ import (
 	"context"
 	"slices"
 
+	"github.com/podium/podium/graph/model"
+
 	"github.com/podium/podium/ent/schema/agenda"
-	"github.com/podium/podium/graph"
 )
 
 // Sessions: accepted submissions and sessions added directly, their cancellation and speakers
@@ -16,20 +17,20 @@ func (a *API) listSessions(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var state *graph.SessionState
-	if s := graph.SessionState(q.URL.Query().Get("state")); s.IsValid() {
+	var state *model.SessionState
+	if s := model.SessionState(q.URL.Query().Get("state")); s.IsValid() {
 		state = &s
 	}
 	conn, err := a.res.Event().Sessions(ctx, ev, state, nil, nil, nil, nil)
 	if err != nil {
 		return nil, err
 	}
-	sessions := mapSlice(conn.Edges, func(e *graph.SessionEdge) *graph.Session { return e.Node })
+	sessions := mapSlice(conn.Edges, func(e *model.SessionEdge) *model.Session { return e.Node })
 	return SessionList{Sessions: sessions, Tracks: conn.Tracks, Formats: conn.Formats}, nil
 }
 
 func (a *API) createSession(ctx context.Context, q *request) (any, error) {
-	in, err := bind[graph.CreateSessionInput](q)
+	in, err := bind[model.CreateSessionInput](q)
 	if err != nil {
 		return nil, err
 	}
@@ -41,7 +42,7 @@ func (a *API) deleteSession(ctx context.Context, q *request) (any, error) {
 }
 
 func (a *API) cancelSession(ctx context.Context, q *request) (any, error) {
-	in, err := bind[graph.CancelSessionInput](q)
+	in, err := bind[model.CancelSessionInput](q)
 	if err != nil {
 		return nil, err
 	}
@@ -49,7 +50,7 @@ func (a *API) cancelSession(ctx context.Context, q *request) (any, error) {
 }
 
 func (a *API) reinstateSession(ctx context.Context, q *request) (any, error) {
-	in, err := bind[graph.ReinstateSessionInput](q)
+	in, err := bind[model.ReinstateSessionInput](q)
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +70,7 @@ func (a *API) getSessionTimeline(ctx context.Context, q *request) (any, error) {
 }
 
 func (a *API) setSessionSpeakers(ctx context.Context, q *request) (any, error) {
-	in, err := bind[graph.SetSessionSpeakersInput](q)
+	in, err := bind[model.SetSessionSpeakersInput](q)
 	if err != nil {
 		return nil, err
 	}
@@ -78,13 +79,13 @@ func (a *API) setSessionSpeakers(ctx context.Context, q *request) (any, error) {
 
 // SessionList is GET E/sessions.
 type SessionList struct {
-	Sessions []*graph.Session `json:"sessions"`
+	Sessions []*model.Session `json:"sessions"`
 	Tracks   []agenda.Track   `json:"tracks"`
 	Formats  []string         `json:"formats"`
 }
 
 // AppendJSON appends l as the route's encoder writes it, newline included, without reflection
-// (graph/sessions_json.go says why).
+// (graph/model/sessions_json.go says why).
 func (l SessionList) AppendJSON(b []byte) []byte {
 	// Grown once to about the answer's size: growing a two-megabyte buffer by doubling cost more
 	// CPU than writing it.
@@ -113,7 +114,7 @@ func (l SessionList) AppendJSON(b []byte) []byte {
 		b = append(b, ']')
 	}
 	b = append(b, `,"tracks":`...)
-	b = graph.AppendTracksJSON(b, l.Tracks)
+	b = model.AppendTracksJSON(b, l.Tracks)
 	b = append(b, `,"formats":`...)
 	if l.Formats == nil {
 		b = append(b, "null"...)
@@ -123,7 +124,7 @@ func (l SessionList) AppendJSON(b []byte) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = graph.AppendJSONString(b, f)
+			b = model.AppendJSONString(b, f)
 		}
 		b = append(b, ']')
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/podium/podium/graph"
+	"github.com/podium/podium/graph/model"
 )
 
 // Creating a session locks its event's row until the transaction ends, to number it. The lock
@@ -27,7 +27,7 @@ func TestSessionNumberingLockLetsReferencesThrough(t *testing.T) {
 	creation := make(chan int, 1)
 	speaker := make(chan struct{})
 	err := b.db.InTx(ctx, func(ctx context.Context) error {
-		_, err := b.res.Mutation().CreateSession(ctx, w.event, graph.CreateSessionInput{Title: "Holding the lock",
+		_, err := b.res.Mutation().CreateSession(ctx, w.event, model.CreateSessionInput{Title: "Holding the lock",
 			SpeakerIds: []string{w.ada}})
 		require.NoError(t, err)
 		go func() {

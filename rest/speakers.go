@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/podium/podium/ent"
-	"github.com/podium/podium/graph"
+	"github.com/podium/podium/graph/model"
 	"github.com/podium/podium/graph/scalar"
 )
 
@@ -23,7 +23,7 @@ func (a *API) listSpeakers(ctx context.Context, q *request) (any, error) {
 }
 
 func (a *API) saveSpeaker(ctx context.Context, q *request) (any, error) {
-	in, err := bind[graph.SaveSpeakerInput](q)
+	in, err := bind[model.SaveSpeakerInput](q)
 	if err != nil {
 		return nil, err
 	}
@@ -39,7 +39,7 @@ func (a *API) getSpeaker(ctx context.Context, q *request) (any, error) {
 }
 
 func (a *API) setSpeakerWorkflow(ctx context.Context, q *request) (any, error) {
-	in, err := bind[graph.SetSpeakerWorkflowInput](q)
+	in, err := bind[model.SetSpeakerWorkflowInput](q)
 	if err != nil {
 		return nil, err
 	}
@@ -47,7 +47,7 @@ func (a *API) setSpeakerWorkflow(ctx context.Context, q *request) (any, error) {
 }
 
 func (a *API) importSpeakers(ctx context.Context, q *request) (any, error) {
-	in, err := bind[graph.ImportSpeakersInput](q)
+	in, err := bind[model.ImportSpeakersInput](q)
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +55,7 @@ func (a *API) importSpeakers(ctx context.Context, q *request) (any, error) {
 }
 
 func (a *API) inviteSpeakerPortals(ctx context.Context, q *request) (any, error) {
-	in, err := bind[graph.InviteSpeakerPortalsInput](q)
+	in, err := bind[model.InviteSpeakerPortalsInput](q)
 	if err != nil {
 		return nil, err
 	}
@@ -146,11 +146,11 @@ type DirectoryContact struct {
 // DirectoryRow is one speaker of GET E/speakers.
 type DirectoryRow struct {
 	Contact        DirectoryContact       `json:"contact"`
-	Sessions       []*graph.SessionRef    `json:"sessions"`
-	Tasks          []*graph.SpeakerTask   `json:"tasks"`
-	Files          []*graph.SpeakerFile   `json:"files"`
-	Emails         []*graph.SpeakerEmail  `json:"emails"`
-	ProfileChanges []*graph.ProfileChange `json:"profileChanges"`
+	Sessions       []*model.SessionRef    `json:"sessions"`
+	Tasks          []*model.SpeakerTask   `json:"tasks"`
+	Files          []*model.SpeakerFile   `json:"files"`
+	Emails         []*model.SpeakerEmail  `json:"emails"`
+	ProfileChanges []*model.ProfileChange `json:"profileChanges"`
 }
 
 // Directory is GET E/speakers.
@@ -159,7 +159,7 @@ type Directory struct {
 	CSV  string         `json:"csv"`
 }
 
-func toRESTDirectory(d *graph.SpeakerDirectory) Directory {
+func toRESTDirectory(d *model.SpeakerDirectory) Directory {
 	out := Directory{Rows: make([]DirectoryRow, len(d.Rows)), CSV: d.CSV}
 	for i, row := range d.Rows {
 		c := toRESTContact(row.Contact)

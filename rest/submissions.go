@@ -3,8 +3,8 @@ package rest
 import (
 	"context"
 
-	"github.com/podium/podium/graph"
 	"github.com/podium/podium/graph/apperr"
+	"github.com/podium/podium/graph/model"
 )
 
 // Call-for-proposals submissions and the decisions on them (docs/rest-api.md §4 "Submissions").
@@ -14,9 +14,9 @@ func (a *API) listSubmissions(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var status *graph.SubmissionStatus
+	var status *model.SubmissionStatus
 	if s := q.URL.Query().Get("status"); s != "" {
-		st := graph.SubmissionStatus(s)
+		st := model.SubmissionStatus(s)
 		if !st.IsValid() {
 			return nil, apperr.Invalid("status must be one of draft, pending, maybe, accepted, declined, withdrawn")
 		}
@@ -26,7 +26,7 @@ func (a *API) listSubmissions(ctx context.Context, q *request) (any, error) {
 }
 
 func (a *API) createSubmission(ctx context.Context, q *request) (any, error) {
-	in, err := bind[graph.CreateSubmissionInput](q)
+	in, err := bind[model.CreateSubmissionInput](q)
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +62,7 @@ func (a *API) getSubmission(ctx context.Context, q *request) (any, error) {
 }
 
 func (a *API) changeSubmissionStatus(ctx context.Context, q *request) (any, error) {
-	in, err := bind[graph.ChangeSubmissionStatusInput](q)
+	in, err := bind[model.ChangeSubmissionStatusInput](q)
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +70,7 @@ func (a *API) changeSubmissionStatus(ctx context.Context, q *request) (any, erro
 }
 
 func (a *API) decideSubmissions(ctx context.Context, q *request) (any, error) {
-	in, err := bind[graph.DecideSubmissionsInput](q)
+	in, err := bind[model.DecideSubmissionsInput](q)
 	if err != nil {
 		return nil, err
 	}
@@ -79,10 +79,10 @@ func (a *API) decideSubmissions(ctx context.Context, q *request) (any, error) {
 
 // SubmissionDetail is GET E/submissions/{id}.
 type SubmissionDetail struct {
-	Submission   *graph.Submission         `json:"submission"`
-	Answers      []*graph.SubmissionAnswer `json:"answers"`
-	Reviews      []*graph.QuickReview      `json:"reviews"`
-	RoundReviews []*graph.HumanReview      `json:"roundReviews"`
-	Activity     []*graph.TimelineItem     `json:"activity"`
-	Emails       []*graph.SubmissionEmail  `json:"emails"`
+	Submission   *model.Submission         `json:"submission"`
+	Answers      []*model.SubmissionAnswer `json:"answers"`
+	Reviews      []*model.QuickReview      `json:"reviews"`
+	RoundReviews []*model.HumanReview      `json:"roundReviews"`
+	Activity     []*model.TimelineItem     `json:"activity"`
+	Emails       []*model.SubmissionEmail  `json:"emails"`
 }

@@ -4,8 +4,8 @@ import (
 	"context"
 	"strconv"
 
-	"github.com/podium/podium/graph"
 	"github.com/podium/podium/graph/apperr"
+	"github.com/podium/podium/graph/model"
 )
 
 // Webhooks: the organization's endpoints and their delivery log (docs/webhooks.md). The original
@@ -20,7 +20,7 @@ func (a *API) listWebhooks(ctx context.Context, _ *request) (any, error) {
 }
 
 func (a *API) createWebhook(ctx context.Context, q *request) (any, error) {
-	in, err := bind[graph.CreateWebhookInput](q)
+	in, err := bind[model.CreateWebhookInput](q)
 	if err != nil {
 		return nil, err
 	}
@@ -32,7 +32,7 @@ func (a *API) getWebhook(ctx context.Context, q *request) (any, error) {
 }
 
 func (a *API) updateWebhook(ctx context.Context, q *request) (any, error) {
-	in, err := bind[graph.UpdateWebhookInput](q)
+	in, err := bind[model.UpdateWebhookInput](q)
 	if err != nil {
 		return nil, err
 	}
@@ -44,7 +44,7 @@ func (a *API) deleteWebhook(ctx context.Context, q *request) (any, error) {
 }
 
 func (a *API) rotateWebhookSecret(ctx context.Context, q *request) (any, error) {
-	in, err := bind[graph.RotateWebhookSecretInput](q)
+	in, err := bind[model.RotateWebhookSecretInput](q)
 	if err != nil {
 		return nil, err
 	}
@@ -52,9 +52,9 @@ func (a *API) rotateWebhookSecret(ctx context.Context, q *request) (any, error) 
 }
 
 func (a *API) listWebhookDeliveries(ctx context.Context, q *request) (any, error) {
-	var status *graph.WebhookDeliveryState
+	var status *model.WebhookDeliveryState
 	if s := q.URL.Query().Get("status"); s != "" {
-		st := graph.WebhookDeliveryState(s)
+		st := model.WebhookDeliveryState(s)
 		if !st.IsValid() {
 			return nil, apperr.Invalid("status must be one of pending, succeeded, failed")
 		}
@@ -82,7 +82,7 @@ type Redelivered struct {
 }
 
 func (a *API) redeliverWebhooks(ctx context.Context, q *request) (any, error) {
-	in, err := bind[graph.RedeliverWebhooksInput](q)
+	in, err := bind[model.RedeliverWebhooksInput](q)
 	if err != nil {
 		return nil, err
 	}

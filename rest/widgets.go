@@ -3,7 +3,7 @@ package rest
 import (
 	"context"
 
-	"github.com/podium/podium/graph"
+	"github.com/podium/podium/graph/model"
 )
 
 // The public program and widgets (docs/widgets.md): the organizers' side. What a widget shows to
@@ -18,7 +18,7 @@ func (a *API) listWidgets(ctx context.Context, q *request) (any, error) {
 }
 
 func (a *API) createWidget(ctx context.Context, q *request) (any, error) {
-	in, err := bind[graph.CreateWidgetInput](q)
+	in, err := bind[model.CreateWidgetInput](q)
 	if err != nil {
 		return nil, err
 	}
@@ -26,7 +26,7 @@ func (a *API) createWidget(ctx context.Context, q *request) (any, error) {
 }
 
 func (a *API) updateWidget(ctx context.Context, q *request) (any, error) {
-	in, err := bind[graph.UpdateWidgetInput](q)
+	in, err := bind[model.UpdateWidgetInput](q)
 	if err != nil {
 		return nil, err
 	}

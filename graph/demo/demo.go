@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/podium/podium/graph/model"
+
 	gqlgraphql "github.com/99designs/gqlgen/graphql"
 
 	"github.com/podium/podium/ent"
@@ -109,46 +111,46 @@ func (l *loader) run() string {
 
 	var eventID string
 	l.do("event", func() error {
-		ev, err := l.m.CreateEvent(l.ctx, graph.CreateEventInput{Name: "GopherCon Demo", Type: event.TypeConference,
+		ev, err := l.m.CreateEvent(l.ctx, model.CreateEventInput{Name: "GopherCon Demo", Type: event.TypeConference,
 			Timezone: "Europe/Berlin", StartsAt: day1, EndsAt: day1.AddDate(0, 0, 1).Add(9 * time.Hour)})
 		if err != nil {
 			return err
 		}
 		eventID = ev.ID
-		_, err = l.m.UpdateEvent(l.ctx, ev.ID, graph.UpdateEventInput{
+		_, err = l.m.UpdateEvent(l.ctx, ev.ID, model.UpdateEventInput{
 			Tagline:  gqlgraphql.OmittableOf(new("Two days of Go, data and reliability")),
 			Location: gqlgraphql.OmittableOf(new("Berlin, Alte Münze")),
 		})
 		return err
 	})
-	tracks := l.library(eventID, graph.LibraryKindTrack, []string{"Go", "Data", "Reliability", "Security"}, []string{"#00add8", "#7c3aed", "#16a34a", "#dc2626"}, nil)
-	formats := l.library(eventID, graph.LibraryKindFormat, []string{"Talk", "Workshop", "Lightning talk"}, nil, []int{40, 90, 10})
-	rooms := l.library(eventID, graph.LibraryKindRoom, []string{"Main hall", "Workshop room", "Studio"}, nil, nil)
-	l.library(eventID, graph.LibraryKindLevel, []string{"Beginner", "Intermediate", "Advanced"}, nil, nil)
+	tracks := l.library(eventID, model.LibraryKindTrack, []string{"Go", "Data", "Reliability", "Security"}, []string{"#00add8", "#7c3aed", "#16a34a", "#dc2626"}, nil)
+	formats := l.library(eventID, model.LibraryKindFormat, []string{"Talk", "Workshop", "Lightning talk"}, nil, []int{40, 90, 10})
+	rooms := l.library(eventID, model.LibraryKindRoom, []string{"Main hall", "Workshop room", "Studio"}, nil, nil)
+	l.library(eventID, model.LibraryKindLevel, []string{"Beginner", "Intermediate", "Advanced"}, nil, nil)
 
 	// Readiness inputs come first, so that accepted sessions get their tasks and files.
 	l.do("readiness", func() error {
-		if _, err := l.m.SaveTaskTemplate(l.ctx, eventID, graph.SaveTaskTemplateInput{Title: "Confirm your slot",
-			Instructions: new("Check the date, time and room and tell us they work."), Scope: graph.ReadinessScopeSession}); err != nil {
+		if _, err := l.m.SaveTaskTemplate(l.ctx, eventID, model.SaveTaskTemplateInput{Title: "Confirm your slot",
+			Instructions: new("Check the date, time and room and tell us they work."), Scope: model.ReadinessScopeSession}); err != nil {
 			return err
 		}
-		if _, err := l.m.SaveTaskTemplate(l.ctx, eventID, graph.SaveTaskTemplateInput{Title: "Complete your speaker profile",
-			Scope: graph.ReadinessScopeSpeaker}); err != nil {
+		if _, err := l.m.SaveTaskTemplate(l.ctx, eventID, model.SaveTaskTemplateInput{Title: "Complete your speaker profile",
+			Scope: model.ReadinessScopeSpeaker}); err != nil {
 			return err
 		}
-		if _, err := l.m.SaveFileRequirement(l.ctx, eventID, graph.SaveFileRequirementInput{Label: "Slides",
-			Scope: graph.ReadinessScopeSession}); err != nil {
+		if _, err := l.m.SaveFileRequirement(l.ctx, eventID, model.SaveFileRequirementInput{Label: "Slides",
+			Scope: model.ReadinessScopeSession}); err != nil {
 			return err
 		}
-		_, err := l.m.SaveFileRequirement(l.ctx, eventID, graph.SaveFileRequirementInput{Label: "Headshot",
-			Scope: graph.ReadinessScopeSpeaker})
+		_, err := l.m.SaveFileRequirement(l.ctx, eventID, model.SaveFileRequirementInput{Label: "Headshot",
+			Scope: model.ReadinessScopeSpeaker})
 		return err
 	})
 
 	speakers := make([]string, len(people))
 	l.do("speakers", func() error {
 		for i, p := range people {
-			ct, err := l.m.SaveSpeaker(l.ctx, eventID, graph.SaveSpeakerInput{FirstName: p.first, LastName: p.last,
+			ct, err := l.m.SaveSpeaker(l.ctx, eventID, model.SaveSpeakerInput{FirstName: p.first, LastName: p.last,
 				Email: fmt.Sprintf("%s.%s@example.com", lower(p.first), lower(p.last)), Title: new(p.title),
 				Company: new(p.company), Bio: new(p.first + " works on " + p.company + "'s hardest problems."),
 				DietaryRequirements: contact.DietaryRequirementsNone, WorkflowStatus: contact.WorkflowStatusInvited})
@@ -167,7 +169,7 @@ func (l *loader) run() string {
 			for j, s := range p.speakers {
 				ids[j] = speakers[s]
 			}
-			rec, err := l.m.CreateSubmission(l.ctx, eventID, graph.CreateSubmissionInput{Title: p.title,
+			rec, err := l.m.CreateSubmission(l.ctx, eventID, model.CreateSubmissionInput{Title: p.title,
 				Description: new(p.description), FormatID: new(formats[p.format]), TrackIds: []string{tracks[p.track]},
 				SpeakerIds: ids, Answers: map[string]any{"audience": "Engineers who ship Go services"}})
 			if err != nil {
@@ -182,25 +184,25 @@ func (l *loader) run() string {
 	// stay pending for the review round.
 	accepted := subs[:8]
 	l.do("decisions", func() error {
-		if _, err := l.m.DecideSubmissions(l.ctx, eventID, graph.DecideSubmissionsInput{SubmissionIds: accepted[:5],
-			Decision: graph.DecisionAccept, Feedback: "We loved it.", ApproveContent: new(true)}); err != nil {
+		if _, err := l.m.DecideSubmissions(l.ctx, eventID, model.DecideSubmissionsInput{SubmissionIds: accepted[:5],
+			Decision: model.DecisionAccept, Feedback: "We loved it.", ApproveContent: new(true)}); err != nil {
 			return err
 		}
-		if _, err := l.m.DecideSubmissions(l.ctx, eventID, graph.DecideSubmissionsInput{SubmissionIds: accepted[5:],
-			Decision: graph.DecisionAccept, Feedback: "Welcome aboard."}); err != nil {
+		if _, err := l.m.DecideSubmissions(l.ctx, eventID, model.DecideSubmissionsInput{SubmissionIds: accepted[5:],
+			Decision: model.DecisionAccept, Feedback: "Welcome aboard."}); err != nil {
 			return err
 		}
-		if _, err := l.m.DecideSubmissions(l.ctx, eventID, graph.DecideSubmissionsInput{SubmissionIds: subs[8:10],
-			Decision: graph.DecisionDecline, Feedback: "A strong field this year; thank you for proposing."}); err != nil {
+		if _, err := l.m.DecideSubmissions(l.ctx, eventID, model.DecideSubmissionsInput{SubmissionIds: subs[8:10],
+			Decision: model.DecisionDecline, Feedback: "A strong field this year; thank you for proposing."}); err != nil {
 			return err
 		}
-		_, err := l.m.ChangeSubmissionStatus(l.ctx, eventID, subs[10], graph.ChangeSubmissionStatusInput{Status: graph.SubmissionStatusMaybe})
+		_, err := l.m.ChangeSubmissionStatus(l.ctx, eventID, subs[10], model.ChangeSubmissionStatusInput{Status: model.SubmissionStatusMaybe})
 		return err
 	})
 
 	var keynote string
 	l.do("keynote", func() error {
-		rec, err := l.m.CreateSession(l.ctx, eventID, graph.CreateSessionInput{Title: "Opening keynote: twenty years of Go",
+		rec, err := l.m.CreateSession(l.ctx, eventID, model.CreateSessionInput{Title: "Opening keynote: twenty years of Go",
 			Description: new("Where the language came from and where it is going."), FormatID: new(formats[0]),
 			SpeakerIds: []string{speakers[1], speakers[11]}})
 		if err != nil {
@@ -219,7 +221,7 @@ func (l *loader) run() string {
 				start = day1.AddDate(0, 0, 1).Add(time.Duration((i-6)/3) * time.Hour)
 			}
 			end := start.Add(45 * time.Minute)
-			if _, err := l.m.ScheduleSession(l.ctx, eventID, graph.ScheduleSessionInput{SubmissionID: id,
+			if _, err := l.m.ScheduleSession(l.ctx, eventID, model.ScheduleSessionInput{SubmissionID: id,
 				RoomID: new(rooms[i%3]), StartsAt: new(start.UTC()), EndsAt: new(end.UTC())}); err != nil {
 				return err
 			}
@@ -233,25 +235,25 @@ func (l *loader) run() string {
 	})
 	// A cancellation after publication: the agenda is now dirty, as it would be in real life.
 	l.do("cancellation", func() error {
-		_, err := l.m.CancelSession(l.ctx, eventID, accepted[7], graph.CancelSessionInput{Cause: graph.SessionCancelledBySpeaker,
+		_, err := l.m.CancelSession(l.ctx, eventID, accepted[7], model.CancelSessionInput{Cause: model.SessionCancelledBySpeaker,
 			Message: new("Our speaker cannot travel."), NotifySpeakers: new(false)})
 		return err
 	})
 	l.do("review round", func() error { return l.reviews(eventID, subs) })
 	l.do("resources", func() error { return l.resources(eventID, tracks) })
 	l.do("portal invitations", func() error {
-		_, err := l.m.InviteSpeakerPortals(l.ctx, eventID, graph.InviteSpeakerPortalsInput{ContactIds: speakers[:6]})
+		_, err := l.m.InviteSpeakerPortals(l.ctx, eventID, model.InviteSpeakerPortalsInput{ContactIds: speakers[:6]})
 		return err
 	})
 	return eventID
 }
 
 // library saves items of one kind and returns their ids.
-func (l *loader) library(eventID string, kind graph.LibraryKind, names, colors []string, minutes []int) []string {
+func (l *loader) library(eventID string, kind model.LibraryKind, names, colors []string, minutes []int) []string {
 	ids := make([]string, len(names))
 	l.do("library", func() error {
 		for i, name := range names {
-			in := graph.SaveLibraryItemInput{Kind: kind, Name: name}
+			in := model.SaveLibraryItemInput{Kind: kind, Name: name}
 			if colors != nil {
 				in.Color = new(colors[i])
 			}
@@ -297,7 +299,7 @@ func (l *loader) progress(eventID string, sessions []string) error {
 		}
 		for j, task := range tasks {
 			if (i+j)%2 == 0 {
-				if _, err := l.m.SetTaskStatus(l.ctx, eventID, id, task.ID, graph.SetTaskStatusInput{Status: graph.TaskStatusDone}); err != nil {
+				if _, err := l.m.SetTaskStatus(l.ctx, eventID, id, task.ID, model.SetTaskStatusInput{Status: model.TaskStatusDone}); err != nil {
 					return err
 				}
 			}
@@ -308,7 +310,7 @@ func (l *loader) progress(eventID string, sessions []string) error {
 		}
 		for j, d := range files {
 			if (i+j)%3 != 2 {
-				if _, err := l.m.RecordDeliverableUpload(l.ctx, eventID, id, d.ID, graph.RecordDeliverableUploadInput{
+				if _, err := l.m.RecordDeliverableUpload(l.ctx, eventID, id, d.ID, model.RecordDeliverableUploadInput{
 					FileName: "upload.pdf", ContentType: "application/pdf", Size: 524288,
 					StorageKey: fmt.Sprintf("demo/%s/%s.pdf", id, d.ID)}); err != nil {
 					return err
@@ -322,18 +324,18 @@ func (l *loader) progress(eventID string, sessions []string) error {
 // reviews opens a round on the proposals still undecided, distributes them to three reviewers
 // and answers most assignments.
 func (l *loader) reviews(eventID string, subs []string) error {
-	ws, err := l.m.SaveReviewRound(l.ctx, eventID, graph.SaveReviewRoundInput{Name: "First round",
+	ws, err := l.m.SaveReviewRound(l.ctx, eventID, model.SaveReviewRoundInput{Name: "First round",
 		OpensAt: time.Now().Add(-24 * time.Hour).UTC(), ClosesAt: time.Now().AddDate(0, 0, 21).UTC(),
-		ReviewsPerSubmission: 2, Position: 1, Criteria: []*graph.ReviewCriterionInput{
-			{Label: "Relevance", Type: graph.ReviewCriterionTypeNumeric, Min: new(1.0), Max: new(5.0), Required: true, Weight: 2, Options: []string{}},
-			{Label: "Clarity", Type: graph.ReviewCriterionTypeNumeric, Min: new(1.0), Max: new(5.0), Weight: 1, Options: []string{}},
-			{Label: "Recommendation", Type: graph.ReviewCriterionTypeDropdown, Options: []string{"Accept", "Maybe", "Reject"}, Weight: 1},
-			{Label: "Notes for the speaker", Type: graph.ReviewCriterionTypeText, Options: []string{}, Weight: 1},
+		ReviewsPerSubmission: 2, Position: 1, Criteria: []*model.ReviewCriterionInput{
+			{Label: "Relevance", Type: model.ReviewCriterionTypeNumeric, Min: new(1.0), Max: new(5.0), Required: true, Weight: 2, Options: []string{}},
+			{Label: "Clarity", Type: model.ReviewCriterionTypeNumeric, Min: new(1.0), Max: new(5.0), Weight: 1, Options: []string{}},
+			{Label: "Recommendation", Type: model.ReviewCriterionTypeDropdown, Options: []string{"Accept", "Maybe", "Reject"}, Weight: 1},
+			{Label: "Notes for the speaker", Type: model.ReviewCriterionTypeText, Options: []string{}, Weight: 1},
 		}})
 	if err != nil {
 		return err
 	}
-	var round *graph.RoundView
+	var round *model.RoundView
 	for _, v := range ws.Workspace.Rounds {
 		if v.Configuration.Round.ID == ws.RoundID {
 			round = v
@@ -341,11 +343,11 @@ func (l *loader) reviews(eventID string, subs []string) error {
 	}
 	criteria := round.Configuration.Criteria
 	for _, email := range []string{"reviewer.one@example.com", "reviewer.two@example.com", "reviewer.three@example.com"} {
-		if _, err := l.m.AddReviewer(l.ctx, eventID, ws.RoundID, graph.AddReviewerInput{Email: email, AccessPath: "/reviews"}); err != nil {
+		if _, err := l.m.AddReviewer(l.ctx, eventID, ws.RoundID, model.AddReviewerInput{Email: email, AccessPath: "/reviews"}); err != nil {
 			return err
 		}
 	}
-	if _, err := l.m.AutoDistributeReviews(l.ctx, eventID, ws.RoundID, graph.AutoDistributeReviewsInput{TrackIds: []string{}}); err != nil {
+	if _, err := l.m.AutoDistributeReviews(l.ctx, eventID, ws.RoundID, model.AutoDistributeReviewsInput{TrackIds: []string{}}); err != nil {
 		return err
 	}
 	ev, err := l.res.Query().Event(l.ctx, eventID)
@@ -361,7 +363,7 @@ func (l *loader) reviews(eventID string, subs []string) error {
 		if i%4 == 3 {
 			continue // left pending, so progress is not all done
 		}
-		_, err := l.m.SubmitReviewAnswers(l.ctx, eventID, a.ID, graph.SubmitReviewAnswersInput{Answers: []*graph.ReviewAnswerInput{
+		_, err := l.m.SubmitReviewAnswers(l.ctx, eventID, a.ID, model.SubmitReviewAnswersInput{Answers: []*model.ReviewAnswerInput{
 			{CriterionID: criteria[0].ID, NumericValue: new(float64(2 + i%4))},
 			{CriterionID: criteria[1].ID, NumericValue: new(float64(1 + (i+1)%5))},
 			{CriterionID: criteria[2].ID, OptionValue: new(verdicts[i%4])},
@@ -376,15 +378,15 @@ func (l *loader) reviews(eventID string, subs []string) error {
 
 // resources adds a briefing for everyone, a video guide, notes for one track and a draft.
 func (l *loader) resources(eventID string, tracks []string) error {
-	link, embed := graph.ResourceInputAttachmentKindLink, graph.ResourceInputAttachmentKindEmbed
-	for _, in := range []graph.ResourceInput{
+	link, embed := model.ResourceInputAttachmentKindLink, model.ResourceInputAttachmentKindEmbed
+	for _, in := range []model.ResourceInput{
 		{Title: "Speaker briefing", Subtitle: "Everything you need before the day", Body: "Arrive 30 minutes before your slot.",
-			Published: true, AudienceMode: graph.ResourceAudienceModeAll, AttachmentKind: &link, LinkURL: new("https://example.com/briefing.pdf")},
+			Published: true, AudienceMode: model.ResourceAudienceModeAll, AttachmentKind: &link, LinkURL: new("https://example.com/briefing.pdf")},
 		{Title: "Recording guide", Subtitle: "How we record and publish talks", Published: true,
-			AudienceMode: graph.ResourceAudienceModeAll, AttachmentKind: &embed, EmbedURL: new("https://www.youtube.com/embed/dQw4w9WgXcQ")},
+			AudienceMode: model.ResourceAudienceModeAll, AttachmentKind: &embed, EmbedURL: new("https://www.youtube.com/embed/dQw4w9WgXcQ")},
 		{Title: "Go track notes", Body: "The Go track shares the main hall's clicker and timer.", Published: true,
-			AudienceMode: graph.ResourceAudienceModeTracks, TrackIds: []string{tracks[0]}},
-		{Title: "Venue map", Body: "Coming soon.", AudienceMode: graph.ResourceAudienceModeAll},
+			AudienceMode: model.ResourceAudienceModeTracks, TrackIds: []string{tracks[0]}},
+		{Title: "Venue map", Body: "Coming soon.", AudienceMode: model.ResourceAudienceModeAll},
 	} {
 		if in.TrackIds == nil {
 			in.TrackIds = []string{}

@@ -5,6 +5,8 @@ import (
 	"os"
 	"testing"
 
+	"github.com/podium/podium/graph/model"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/podium/podium/ent/pgtest"
@@ -55,12 +57,12 @@ func TestLoad(t *testing.T) {
 
 	subs, err := res.Event().Submissions(ctx, ev, nil)
 	require.NoError(t, err)
-	statuses := map[graph.SubmissionStatus]int{}
+	statuses := map[model.SubmissionStatus]int{}
 	for _, s := range subs.Submissions {
 		statuses[s.Status]++
 	}
-	require.Equal(t, map[graph.SubmissionStatus]int{graph.SubmissionStatusAccepted: 8, graph.SubmissionStatusDeclined: 2,
-		graph.SubmissionStatusMaybe: 1, graph.SubmissionStatusPending: 3}, statuses)
+	require.Equal(t, map[model.SubmissionStatus]int{model.SubmissionStatusAccepted: 8, model.SubmissionStatusDeclined: 2,
+		model.SubmissionStatusMaybe: 1, model.SubmissionStatusPending: 3}, statuses)
 
 	ws, err := res.Event().Evaluation(ctx, ev)
 	require.NoError(t, err)

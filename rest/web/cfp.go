@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/podium/podium/graph/model"
+
 	"github.com/go-chi/chi/v5"
 
 	"github.com/podium/podium/ent"
@@ -62,24 +64,24 @@ type cfpPages struct{ CFPDeps }
 
 // cfpOverview is what template cfp-form draws.
 type cfpOverview struct {
-	Form      *graph.CfpForm
+	Form      *model.CfpForm
 	Signed    bool
-	Proposals []*graph.Proposal
+	Proposals []*model.Proposal
 	// Invitations are the person's invitations to co-present proposals of the form.
-	Invitations []*graph.ProposalInvitation
+	Invitations []*model.ProposalInvitation
 	// Full says the person has used the form's limit.
 	Full bool
 }
 
 // invitationPage is what template cfp-invitation draws.
 type invitationPage struct {
-	Form       *graph.CfpForm
-	Invitation *graph.ProposalInvitation
+	Form       *model.CfpForm
+	Invitation *model.ProposalInvitation
 }
 
 // proposalPage is what template cfp-proposal draws.
 type proposalPage struct {
-	Form   *graph.CfpForm
+	Form   *model.CfpForm
 	Action string
 	New    bool
 	// CoSpeaker says the person is a co-speaker, not the submitter: the co-speakers are the
@@ -112,11 +114,11 @@ type proposalValues struct {
 	Tracks                                                                       []string
 	Answers                                                                      map[string]string
 	// Invitations are the co-speakers named who are not speakers yet, with their answers.
-	Invitations []*graph.CoSpeakerInvitation
+	Invitations []*model.CoSpeakerInvitation
 }
 
 // load reads the form, or writes its error page and returns nil.
-func (p *cfpPages) load(w http.ResponseWriter, r *http.Request) (*graph.CfpForm, Theme) {
+func (p *cfpPages) load(w http.ResponseWriter, r *http.Request) (*model.CfpForm, Theme) {
 	f, ev, err := p.Resolver.PublicFormEvent(r.Context(), chi.URLParam(r, "formId"))
 	if err != nil {
 		p.fail(w, r, Theme{}, err)
@@ -196,8 +198,8 @@ func (p *cfpPages) formPage(w http.ResponseWriter, r *http.Request) {
 	Render(w, http.StatusOK, page)
 }
 
-func closedMessage(f *graph.CfpForm) string {
-	if f.Status == graph.CfpFormStatusOpen && f.OpensAt != nil && (f.ClosesAt == nil || f.OpensAt.Before(*f.ClosesAt)) {
+func closedMessage(f *model.CfpForm) string {
+	if f.Status == model.CfpFormStatusOpen && f.OpensAt != nil && (f.ClosesAt == nil || f.OpensAt.Before(*f.ClosesAt)) {
 		if f.ClosesAt == nil || f.ClosesAt.After(*f.OpensAt) {
 			return "This call for proposals is not open yet: it opens on " + graph.FormatLocal(*f.OpensAt, f.EventTimezone) + "."
 		}
@@ -226,7 +228,7 @@ func (p *cfpPages) newPage(w http.ResponseWriter, r *http.Request) {
 // cannotPropose says why the person cannot write a new proposal through f now — closed, not open
 // yet, or their limit used — or "" when they can: the page says so instead of a form that fails
 // once filled in.
-func (p *cfpPages) cannotPropose(r *http.Request, person *viewer.Person, f *graph.CfpForm) string {
+func (p *cfpPages) cannotPropose(r *http.Request, person *viewer.Person, f *model.CfpForm) string {
 	if !f.AcceptingProposals {
 		return closedMessage(f)
 	}
@@ -287,7 +289,7 @@ func (p *cfpPages) editPage(w http.ResponseWriter, r *http.Request) {
 	if !pr.Editable {
 		view := proposalView{Form: f, P: pr, Why: "This proposal can no longer be changed here: it is " + string(pr.Status) +
 			", or the form is closed."}
-		if pr.Status == graph.SubmissionStatusAccepted {
+		if pr.Status == model.SubmissionStatusAccepted {
 			// Its content is edited in the portal, until the organizers lock it.
 			view.Content, err = p.Resolver.OwnSessionContent(r.Context(), person, pr.ID)
 			if _, known := apperr.As(err); err != nil && !known {
@@ -303,15 +305,15 @@ func (p *cfpPages) editPage(w http.ResponseWriter, r *http.Request) {
 
 // proposalView is what template cfp-view draws: a proposal that can no longer be changed.
 type proposalView struct {
-	Form *graph.CfpForm
-	P    *graph.Proposal
+	Form *model.CfpForm
+	P    *model.Proposal
 	Why  string
 	// Content is an accepted proposal's content as the portal edits it; nil for any other.
-	Content *graph.MySessionContent
+	Content *model.MySessionContent
 }
 
 // own finds one of the person's proposals of the form.
-func (p *cfpPages) own(r *http.Request, person *viewer.Person, formID, id string) (*graph.Proposal, error) {
+func (p *cfpPages) own(r *http.Request, person *viewer.Person, formID, id string) (*model.Proposal, error) {
 	mine, err := p.Resolver.OwnProposals(r.Context(), person, formID)
 	if err != nil {
 		return nil, err
@@ -347,7 +349,7 @@ func (p *cfpPages) save(w http.ResponseWriter, r *http.Request) {
 		Level: form.Get("level"), Language: form.Get("language"), CoSpeakers: form.Get("cospeakers"),
 		FirstName: form.Get("first_name"), LastName: form.Get("last_name"), Tracks: form["track"],
 		Answers: map[string]string{}}
-	in := graph.ProposalInput{Title: v.Title, Description: &v.Description, Language: &v.Language,
+	in := model.ProposalInput{Title: v.Title, Description: &v.Description, Language: &v.Language,
 		FormatID: &v.Format, LevelID: &v.Level, TrackIds: v.Tracks, Answers: map[string]any{},
 		FirstName: &v.FirstName, LastName: &v.LastName}
 	for _, q := range f.Questions {
@@ -358,7 +360,7 @@ func (p *cfpPages) save(w http.ResponseWriter, r *http.Request) {
 	}
 	id := chi.URLParam(r, "id")
 	key := form.Get("key")
-	var before *graph.Proposal
+	var before *model.Proposal
 	if id != "" {
 		before, _ = p.own(r, person, f.ID, id)
 	}
@@ -367,7 +369,7 @@ func (p *cfpPages) save(w http.ResponseWriter, r *http.Request) {
 		in.Key = &key
 	}
 	cos, field, err := coSpeakersOf(v.CoSpeakers)
-	var saved *graph.Proposal
+	var saved *model.Proposal
 	if err == nil {
 		in.CoSpeakers = cos
 		var idp *string
@@ -379,10 +381,10 @@ func (p *cfpPages) save(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		done := "saved"
 		switch {
-		case before != nil && before.Status != graph.SubmissionStatusDraft:
+		case before != nil && before.Status != model.SubmissionStatusDraft:
 			// Already submitted: the change is saved, and no second confirmation is sent.
 			done = "updated"
-		case saved.Status != graph.SubmissionStatusDraft:
+		case saved.Status != model.SubmissionStatusDraft:
 			done = "submitted"
 		}
 		http.Redirect(w, r, "/cfp/"+f.ID+"?done="+done, http.StatusSeeOther)
@@ -492,7 +494,7 @@ func (p *cfpPages) withdraw(w http.ResponseWriter, r *http.Request) {
 }
 
 // renderProposal draws the proposal form with values, and msg next to field when given.
-func (p *cfpPages) renderProposal(w http.ResponseWriter, status int, theme Theme, person *viewer.Person, f *graph.CfpForm,
+func (p *cfpPages) renderProposal(w http.ResponseWriter, status int, theme Theme, person *viewer.Person, f *model.CfpForm,
 	id string, v proposalValues, key, msg, field string, coSpeaker bool, more ...string) {
 	d := proposalPage{Form: f, New: id == "", Key: key, V: v, Errors: map[string]string{}, CoSpeaker: coSpeaker}
 	d.Action = "/cfp/" + f.ID + "/proposals"
@@ -506,7 +508,7 @@ func (p *cfpPages) renderProposal(w http.ResponseWriter, status int, theme Theme
 			d.Errors[fl] = msg
 		}
 	}
-	pick := func(opts []*graph.CfpOption, selected func(string) bool) []choice {
+	pick := func(opts []*model.CfpOption, selected func(string) bool) []choice {
 		out := make([]choice, len(opts))
 		for i, o := range opts {
 			out[i] = choice{ID: o.ID, Name: o.Name, Selected: selected(o.ID)}
@@ -535,7 +537,7 @@ func (p *cfpPages) renderProposal(w http.ResponseWriter, status int, theme Theme
 
 // fieldsOf names the fields an operation's message is about: every question it quotes (a submit
 // missing several required answers marks each), else the field of the label it starts with.
-func fieldsOf(msg string, f *graph.CfpForm) []string {
+func fieldsOf(msg string, f *model.CfpForm) []string {
 	var out []string
 	for _, q := range f.Questions {
 		if strings.HasPrefix(msg, q.Label) || strings.Contains(msg, "“"+q.Label+"”") || strings.Contains(msg, `"`+q.Label+`"`) {
@@ -565,8 +567,8 @@ func fieldOf(msg string) string {
 
 // coSpeakersOf reads the co-speakers box: one per line, "Name <address>" or "Name, address".
 // The operation checks the addresses; this only splits the lines.
-func coSpeakersOf(text string) ([]*graph.CoSpeakerInput, string, error) {
-	var out []*graph.CoSpeakerInput
+func coSpeakersOf(text string) ([]*model.CoSpeakerInput, string, error) {
+	var out []*model.CoSpeakerInput
 	for _, line := range strings.Split(text, "\n") {
 		line = strings.TrimSpace(line)
 		if line == "" {
@@ -583,7 +585,7 @@ func coSpeakersOf(text string) ([]*graph.CoSpeakerInput, string, error) {
 		if strings.TrimSpace(name) == "" {
 			return nil, "cospeakers", apperr.Invalid("Co-speaker %d: write each co-speaker on a line as Name <name@example.com>", len(out)+1)
 		}
-		out = append(out, &graph.CoSpeakerInput{Name: name, Email: addr})
+		out = append(out, &model.CoSpeakerInput{Name: name, Email: addr})
 	}
 	return out, "", nil
 }

@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/podium/podium/graph/model"
+
 	"github.com/podium/podium/graph"
 )
 
@@ -46,7 +48,7 @@ func EmbedHeaders(h http.Header) {
 // EmbedSettings are what one rendering of a widget applies: its saved options, then the page's
 // query overrides.
 type EmbedSettings struct {
-	View    graph.WidgetView
+	View    model.WidgetView
 	Options graph.WidgetOptions
 }
 
@@ -57,10 +59,10 @@ type EmbedSettings struct {
 func Settings(w *graph.Widget, q url.Values) EmbedSettings {
 	s := EmbedSettings{View: w.View, Options: *w.Options}
 	o := &s.Options
-	if v := graph.WidgetView(q.Get("view")); v.IsValid() {
+	if v := model.WidgetView(q.Get("view")); v.IsValid() {
 		s.View = v
 	}
-	if t := graph.WidgetTheme(q.Get("theme")); t.IsValid() {
+	if t := model.WidgetTheme(q.Get("theme")); t.IsValid() {
 		o.Theme = t
 	}
 	if c := q.Get("color"); c == "default" {
@@ -221,7 +223,7 @@ func BuildEmbedPage(pw *graph.PublicWidget, s EmbedSettings, sessions []*graph.P
 		}
 		d.Slots[len(d.Slots)-1].Sessions = append(d.Slots[len(d.Slots)-1].Sessions, es)
 	}
-	if (s.View == graph.WidgetViewSpeakers || s.View == graph.WidgetViewSpeakerGallery) && len(page.People) == 0 && page.Empty == "" {
+	if (s.View == model.WidgetViewSpeakers || s.View == model.WidgetViewSpeakerGallery) && len(page.People) == 0 && page.Empty == "" {
 		page.Empty = "No speakers to show."
 	}
 	return page

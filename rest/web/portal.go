@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/podium/podium/graph/model"
+
 	"github.com/go-chi/chi/v5"
 
 	"github.com/podium/podium/ent/schema/viewer"
@@ -62,9 +64,9 @@ func (p *Portal) Mount(r chi.Router) {
 type portalView struct {
 	Section string
 	// Events are all the events where the person speaks (the switcher lists them when several).
-	Events []*graph.SpeakerEvent
+	Events []*model.SpeakerEvent
 	// Event is the one shown; nil when the person speaks nowhere.
-	Event    *graph.SpeakerEvent
+	Event    *model.SpeakerEvent
 	Sessions []portalSession
 	// Reviews says the person is also a reviewer somewhere: the page links to their reviews.
 	Reviews bool
@@ -79,7 +81,7 @@ type portalView struct {
 
 // portalSession is a session with its slot written in the event's time zone and its counts.
 type portalSession struct {
-	*graph.SpeakerSession
+	*model.SpeakerSession
 	When                        string
 	TasksDone, FilesUploaded    int
 	Active, Accepted, Scheduled bool
@@ -155,19 +157,19 @@ func (p *Portal) load(ctx context.Context, r *http.Request, person *viewer.Perso
 	}
 	loc := graph.EventLocation(v.Event.Timezone)
 	for _, s := range v.Event.Sessions {
-		ps := portalSession{SpeakerSession: s, Accepted: s.Status == graph.SubmissionStatusAccepted}
+		ps := portalSession{SpeakerSession: s, Accepted: s.Status == model.SubmissionStatusAccepted}
 		ps.Active = ps.Accepted && s.CancelledAt == nil
 		ps.Scheduled = s.StartsAt != nil && s.EndsAt != nil
 		if ps.Scheduled {
 			ps.When = s.StartsAt.In(loc).Format("Mon 2 Jan 2006, 15:04") + "–" + s.EndsAt.In(loc).Format("15:04 MST")
 		}
 		for _, t := range s.Tasks {
-			if t.Status != graph.TaskStatusTodo {
+			if t.Status != model.TaskStatusTodo {
 				ps.TasksDone++
 			}
 		}
 		for _, d := range s.Deliverables {
-			if d.Status == graph.DeliverableStatusUploaded {
+			if d.Status == model.DeliverableStatusUploaded {
 				ps.FilesUploaded++
 			}
 			if u := p.Ops.DownloadLink(d.StorageKey); u != "" {

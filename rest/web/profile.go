@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/podium/podium/graph/model"
+
 	"github.com/go-chi/chi/v5"
 
 	"github.com/podium/podium/ent/schema/viewer"
@@ -42,7 +44,7 @@ type profilePages struct{ *Desk }
 
 // profileForm is what template profile-form draws.
 type profileForm struct {
-	P *graph.MyProfile
+	P *model.MyProfile
 	// V are the values shown, as typed when the form was refused.
 	V      map[string]string
 	Errors map[string]string
@@ -129,7 +131,7 @@ func (p *profilePages) profile(w http.ResponseWriter, r *http.Request) {
 	p.renderProfile(w, r, http.StatusOK, person, prof, valuesOf(prof), nil, profileNotices[r.URL.Query().Get("done")], "")
 }
 
-func valuesOf(prof *graph.MyProfile) map[string]string {
+func valuesOf(prof *model.MyProfile) map[string]string {
 	s := func(v *string) string {
 		if v == nil {
 			return ""
@@ -143,7 +145,7 @@ func valuesOf(prof *graph.MyProfile) map[string]string {
 }
 
 func (p *profilePages) renderProfile(w http.ResponseWriter, r *http.Request, status int, person *viewer.Person,
-	prof *graph.MyProfile, v map[string]string, errs map[string]string, notice, problem string) {
+	prof *model.MyProfile, v map[string]string, errs map[string]string, notice, problem string) {
 	d := profileForm{P: prof, V: v, Errors: errs, Diets: []string{"none", "vegetarian", "vegan", "gluten_free", "other"},
 		Sizes: []string{"XS", "S", "M", "L", "XL", "XXL"}}
 	for i, f := range profileInputs {
@@ -184,7 +186,7 @@ func (p *profilePages) saveProfile(w http.ResponseWriter, r *http.Request) {
 		v[k] = s
 		return &s
 	}
-	in := graph.MyProfileInput{FirstName: text("firstName"), LastName: text("lastName"), Salutation: text("salutation"),
+	in := model.MyProfileInput{FirstName: text("firstName"), LastName: text("lastName"), Salutation: text("salutation"),
 		Honorific: text("honorific"), Pronouns: text("pronouns"), Gender: text("gender"), Bio: text("bio"),
 		LinkedinURL: text("linkedinUrl"), TwitterURL: text("twitterUrl"), FacebookURL: text("facebookUrl"),
 		WebsiteURL: text("websiteUrl"), DietaryRequirements: text("dietaryRequirements"), TshirtSize: text("tshirtSize")}
@@ -269,7 +271,7 @@ func (p *profilePages) headshot(w http.ResponseWriter, r *http.Request) {
 
 // contentForm is what template profile-content draws.
 type contentForm struct {
-	C           *graph.MySessionContent
+	C           *model.MySessionContent
 	Title, Desc string
 	Errors      map[string]string
 }
@@ -324,7 +326,7 @@ func (p *profilePages) saveContent(w http.ResponseWriter, r *http.Request) {
 	}
 	id := chi.URLParam(r, "id")
 	title, desc := r.PostForm.Get("title"), r.PostForm.Get("description")
-	c, err := p.Ops.UpdateOwnSessionContent(r.Context(), person, id, graph.MySessionContentInput{Title: title, Description: &desc})
+	c, err := p.Ops.UpdateOwnSessionContent(r.Context(), person, id, model.MySessionContentInput{Title: title, Description: &desc})
 	if err == nil {
 		done := "saved"
 		if c.ContentReviewStatus == "pending_review" {

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/podium/podium/graph/model"
+
 	"github.com/go-chi/chi/v5"
 
 	"github.com/podium/podium/ent/schema/pid"
@@ -63,7 +65,7 @@ func (d *Desk) failedBack(w http.ResponseWriter, r *http.Request, p *viewer.Pers
 
 // reviewList is what the list of assignments draws.
 type reviewList struct {
-	Assignments []*graph.MyReviewAssignment
+	Assignments []*model.MyReviewAssignment
 }
 
 // reviews lists the person's assignments. A round's address (/reviews/rnd_…, where reviewer
@@ -84,7 +86,7 @@ func (d *Desk) reviews(w http.ResponseWriter, r *http.Request) {
 // reviewForm is what one assignment's page draws: the assignment, the values in the form (what
 // was submitted, or what the person just typed when the form was refused) and field errors.
 type reviewForm struct {
-	A      *graph.MyReviewAssignment
+	A      *model.MyReviewAssignment
 	Values map[string]string
 	Errors map[string]string
 	Reason string
@@ -92,7 +94,7 @@ type reviewForm struct {
 
 // Open reports whether answers are accepted now.
 func (f reviewForm) Open() bool {
-	return f.A.Round.Status == graph.ReviewRoundStatusOpen && f.A.Status != graph.ReviewAssignmentStatusRecused
+	return f.A.Round.Status == model.ReviewRoundStatusOpen && f.A.Status != model.ReviewAssignmentStatusRecused
 }
 
 // assignment shows one assignment with the scorecard form.
@@ -122,7 +124,7 @@ func (d *Desk) assignment(w http.ResponseWriter, r *http.Request) {
 }
 
 // answered is the person's answers as form values.
-func answered(a *graph.MyReviewAssignment) map[string]string {
+func answered(a *model.MyReviewAssignment) map[string]string {
 	out := map[string]string{}
 	for _, v := range a.Answers {
 		switch {
@@ -156,23 +158,23 @@ func (d *Desk) submit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	form := reviewForm{A: a, Values: map[string]string{}, Errors: map[string]string{}}
-	var in graph.SubmitReviewAnswersInput
+	var in model.SubmitReviewAnswersInput
 	for _, c := range a.Criteria {
 		raw := strings.TrimSpace(r.PostForm.Get("c_" + c.ID))
 		form.Values[c.ID] = raw
 		if raw == "" {
 			continue
 		}
-		ans := &graph.ReviewAnswerInput{CriterionID: c.ID}
+		ans := &model.ReviewAnswerInput{CriterionID: c.ID}
 		switch c.Type {
-		case graph.ReviewCriterionTypeNumeric:
+		case model.ReviewCriterionTypeNumeric:
 			n, err := strconv.ParseFloat(raw, 64)
 			if err != nil {
 				form.Errors[c.ID] = "Enter a number."
 				continue
 			}
 			ans.NumericValue = &n
-		case graph.ReviewCriterionTypeDropdown:
+		case model.ReviewCriterionTypeDropdown:
 			ans.OptionValue = &raw
 		default:
 			ans.TextValue = &raw

@@ -7,9 +7,9 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/podium/podium/ent/schema/viewer"
-	"github.com/podium/podium/graph"
 	"github.com/podium/podium/graph/access"
 	"github.com/podium/podium/graph/apperr"
+	"github.com/podium/podium/graph/model"
 )
 
 // webhookLogSize is how many of the latest deliveries the endpoint's page lists.
@@ -25,8 +25,8 @@ func MountWebhooks(r chi.Router, d *Desk) {
 }
 
 type webhookPage struct {
-	Endpoint   *graph.Webhook
-	Deliveries []*graph.WebhookDeliveryEntry
+	Endpoint   *model.Webhook
+	Deliveries []*model.WebhookDeliveryEntry
 	// Timezone is the zone the page writes times in (graph.Resolver.OrganizationTimezone).
 	Timezone string
 }

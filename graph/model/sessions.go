@@ -1,42 +1,10 @@
-package graph
+package model
 
 import (
 	"github.com/podium/podium/ent"
-	"github.com/podium/podium/ent/predicate"
 	"github.com/podium/podium/ent/schema/agenda"
-	"github.com/podium/podium/ent/submission"
 	"github.com/podium/podium/graph/scalar"
 )
-
-// A manual session is a session created directly (createSession, REST POST /events/{eventId}/sessions),
-// not accepted from a call-for-proposals submission: its submission has no source form. Only
-// manual sessions can be deleted; sessions from submissions keep their history and are cancelled
-// (ent/schema's Submission hook holds that for every caller). The review desk and the AI score
-// read only submissions from a form. isManual, manualSQL and fromCFP are the one place this is
-// derived from the stored row.
-
-// isManual reports whether s is a manual session's submission.
-func isManual(s *ent.Submission) bool { return s.SourceFormID == nil }
-
-// manualSQL is isManual in SQL, over the submissions table aliased s; NOT manualSQL selects the
-// submissions from a form.
-const manualSQL = "(s.source_form_id IS NULL)"
-
-// fromCFP is the ent predicate of submissions from a call-for-proposals form: not manual.
-func fromCFP() predicate.Submission { return submission.SourceFormIDNotNil() }
-
-// sourceOf names where a session or submission came from, given whether it is manual.
-func sourceOf(manual bool) SessionSource {
-	if manual {
-		return SessionSourceManual
-	}
-	return SessionSourceCfp
-}
-
-// The read models of sessions, submissions, speakers and readiness. GraphQL binds its types to
-// these structs (gqlgen.yml) and REST encodes them as they are, so their JSON tags and field order
-// are the REST contract's: nullable fields are pointers present as null, times are
-// scalar.Timestamps.
 
 // SessionConnection is a page of sessions with the tracks and formats of all accepted sessions.
 type SessionConnection struct {
@@ -146,8 +114,8 @@ type Submission struct {
 	ReviewCount    int                  `json:"reviewCount"`
 	ReviewComments []string             `json:"reviewComments"`
 
-	// answers are the form answers, kept for the detail.
-	answers map[string]any
+	// FormAnswers are the form answers, kept for the detail.
+	FormAnswers map[string]any `json:"-"`
 }
 
 // IsNode marks Submission as a Relay node.
@@ -191,9 +159,9 @@ type ReviewAssignmentRecord struct {
 	RecusedAt     *scalar.Timestamp      `json:"recusedAt"`
 	RecusalReason *string                `json:"recusalReason"`
 
-	// index, when the assignment was read with its round's workspace, holds its submission,
+	// Index, when the assignment was read with its round's workspace, holds its submission,
 	// reviewer and answers.
-	index *roundIndex
+	Index *RoundIndex `json:"-"`
 }
 
 // ReviewAnswerView is a reviewer's answer with its criterion's label and type.
@@ -337,7 +305,7 @@ type Task struct {
 	DueDate      *scalar.Timestamp `json:"dueDate"`
 	CompletedAt  *scalar.Timestamp `json:"completedAt"`
 
-	position int // the template's, for ordering
+	SortPosition int `json:"-"` // the template's, for ordering
 }
 
 // Deliverable is a file owed for a session or by one of its speakers.
@@ -358,7 +326,7 @@ type Deliverable struct {
 	StorageKey  *string           `json:"storageKey"`
 	UploadedAt  *scalar.Timestamp `json:"uploadedAt"`
 
-	position int // the requirement's, for ordering
+	SortPosition int `json:"-"` // the requirement's, for ordering
 }
 
 // CancelSessionResult is what cancelling did.

@@ -1,4 +1,4 @@
-package graph
+package model
 
 import (
 	"github.com/podium/podium/ent"
@@ -8,7 +8,7 @@ import (
 // The contact book's read models (docs/crm.md). Each serves both transports unchanged: GraphQL
 // binds them (gqlgen.yml) and REST encodes them as the original API's shapes, with timestamps as
 // scalar.Timestamp. The directory's rows are also produced as JSON by PostgreSQL itself
-// (crm_contacts_list.go), with the same keys in the same order.
+// (graph/crm_contacts_list.go), with the same keys in the same order.
 
 // CrmContact is a contact of the organization's book (REST: OrganizationContact).
 type CrmContact struct {
@@ -142,46 +142,4 @@ type CrmStageHistoryEntry struct {
 	FromStageName *string         `json:"fromStageName"`
 	ToStageName   string          `json:"toStageName"`
 	ActorName     string          `json:"actorName"`
-}
-
-func toCrmContact(c *ent.OrganizationContact) *CrmContact {
-	custom := c.Custom
-	if custom == nil {
-		custom = map[string]any{}
-	}
-	return &CrmContact{ID: c.ID, CreatedAt: scalar.At(c.CreatedAt), UpdatedAt: scalar.At(c.UpdatedAt),
-		OrganizationID: c.OrganizationID, FirstName: c.FirstName, LastName: c.LastName, Email: c.Email,
-		Title: c.Title, Company: c.Company, Bio: c.Bio, LinkedinURL: c.LinkedinURL, TwitterURL: c.TwitterURL,
-		FacebookURL: c.FacebookURL, WebsiteURL: c.WebsiteURL, HeadshotURL: c.HeadshotURL, Custom: custom}
-}
-
-func toCrmTag(t *ent.OrganizationTag) *CrmTag {
-	return &CrmTag{ID: t.ID, CreatedAt: scalar.At(t.CreatedAt), UpdatedAt: scalar.At(t.UpdatedAt),
-		OrganizationID: t.OrganizationID, Name: t.Name}
-}
-
-func toCrmContactEvent(l *ent.OrganizationContactEvent) *CrmContactEvent {
-	return &CrmContactEvent{ID: l.ID, CreatedAt: scalar.At(l.CreatedAt), UpdatedAt: scalar.At(l.UpdatedAt),
-		OrganizationContactID: l.OrganizationContactID, ContactID: l.ContactID, EventID: l.EventID,
-		Role: l.Role, Status: l.Status}
-}
-
-func toCrmContactNote(n *ent.OrganizationContactNote) *CrmContactNote {
-	return &CrmContactNote{ID: n.ID, OrganizationContactID: n.OrganizationContactID, Body: n.Body,
-		AuthorUserID: n.AuthorUserID, AuthorAPIKeyID: n.AuthorAPIKeyID, CreatedAt: scalar.At(n.CreatedAt)}
-}
-
-func toCrmContactCard(c *ent.PipelineCard) *CrmContactCard {
-	if c == nil {
-		return nil
-	}
-	return &CrmContactCard{ID: c.ID, CreatedAt: scalar.At(c.CreatedAt), UpdatedAt: scalar.At(c.UpdatedAt),
-		OrganizationContactID: c.OrganizationContactID, StageID: c.StageID, OwnerUserID: c.OwnerUserID, Note: c.Note}
-}
-
-func toCrmStageHistoryEntry(h *ent.StageHistory) *CrmStageHistoryEntry {
-	return &CrmStageHistoryEntry{
-		History: &CrmStageChange{ID: h.ID, CardID: h.CardID, FromStageID: h.FromStageID, ToStageID: h.ToStageID,
-			ActorUserID: h.ActorUserID, ActorAPIKeyID: h.ActorAPIKeyID, CreatedAt: scalar.At(h.CreatedAt)},
-		FromStageName: h.FromStageName, ToStageName: h.ToStageName, ActorName: h.ActorName}
 }

@@ -1,4 +1,4 @@
-package graph
+package model
 
 import (
 	"github.com/podium/podium/ent/schema/agenda"
@@ -25,8 +25,8 @@ type RoundView struct {
 	Progress      []*ReviewProgressRow      `json:"progress"`
 	Results       []*ReviewResultRow        `json:"results"`
 
-	// index lets GraphQL walk from an assignment to its submission and answers without queries.
-	index *roundIndex
+	// Index lets GraphQL walk from an assignment to its submission and answers without queries.
+	Index *RoundIndex `json:"-"`
 }
 
 // RoundConfiguration is a round's settings, scorecard and pool.

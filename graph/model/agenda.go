@@ -1,0 +1,60 @@
+package model
+
+import (
+	"github.com/podium/podium/ent/schema/agenda"
+	"github.com/podium/podium/graph/scalar"
+)
+
+// Agenda is GET E/agenda and Event.agenda (docs/rest-api.md §4 "Agenda").
+type Agenda struct {
+	Event    *AgendaEvent     `json:"event"`
+	Rooms    []*AgendaRoom    `json:"rooms"`
+	Tracks   []agenda.Track   `json:"tracks"`
+	Sessions []*AgendaSession `json:"sessions"`
+}
+
+// AgendaEvent is the event as the agenda shows it.
+type AgendaEvent struct {
+	ID                string            `json:"id"`
+	Slug              string            `json:"slug"`
+	Name              string            `json:"name"`
+	Timezone          string            `json:"timezone"`
+	StartsAt          scalar.Timestamp  `json:"startsAt"`
+	EndsAt            scalar.Timestamp  `json:"endsAt"`
+	AgendaPublishedAt *scalar.Timestamp `json:"agendaPublishedAt"`
+	AgendaDirty       bool              `json:"agendaDirty"`
+}
+
+// AgendaRoom is a room of the agenda.
+type AgendaRoom struct {
+	ID       string `json:"id"`
+	Name     string `json:"name"`
+	Position int    `json:"position"`
+}
+
+// AgendaSession is an active session on the agenda, scheduled or not.
+type AgendaSession struct {
+	ID              string            `json:"id"`
+	Code            string            `json:"code"`
+	Title           string            `json:"title"`
+	Description     string            `json:"description"`
+	StartsAt        *scalar.Timestamp `json:"startsAt"`
+	EndsAt          *scalar.Timestamp `json:"endsAt"`
+	RoomID          *string           `json:"roomId"`
+	ScheduleDirty   bool              `json:"scheduleDirty"`
+	DurationMinutes int               `json:"durationMinutes"`
+	FormatName      *string           `json:"formatName"`
+	Tracks          []agenda.Track    `json:"tracks"`
+	Speakers        []agenda.Speaker  `json:"speakers"`
+}
+
+// AgendaConflict is two scheduled sessions overlapping on a speaker or a room.
+type AgendaConflict struct {
+	Kind       AgendaConflictKind
+	SessionIds []string
+	ContactID  *string
+	RoomID     *string
+	Name       string
+	StartsAt   scalar.Timestamp
+	EndsAt     scalar.Timestamp
+}
