@@ -7,6 +7,10 @@ import (
 // routeDocs describes each operation of the route table for the OpenAPI document, by operation
 // id. The request body's schema comes from the route's GraphQL input type; the success body's
 // from output, a value of the Go type the handler returns.
+//
+// An operation with a GraphQL counterpart takes its description from that field's SDL
+// description, without its `REST:` sentence (see restFields), unless the entry has its own: give
+// one only for what REST says differently or more precisely (status codes, limits, bodies).
 var routeDocs = map[string]routeDoc{
 	// events.go
 	"getOrganization": {
@@ -29,21 +33,20 @@ var routeDocs = map[string]routeDoc{
 		output: Event{},
 	},
 	"getEvent": {
-		tag:     "Events",
-		summary: "Get an event",
-		output:  Event{},
-	},
-	"updateEvent": {
 		tag:         "Events",
-		summary:     "Update an event",
-		description: "Partial update: omitted fields keep their current value; nullable fields sent as null are cleared.",
+		summary:     "Get an event",
+		description: "An event of the organization; another organization's event, or an id that names none, is 403 forbidden.",
 		output:      Event{},
 	},
+	"updateEvent": {
+		tag:     "Events",
+		summary: "Update an event",
+		output:  Event{},
+	},
 	"getEventLibrary": {
-		tag:         "Events",
-		summary:     "Get the event library",
-		description: "Tracks, formats, rooms, tags and levels, each by position, and the event's admins.",
-		output:      Library{},
+		tag:     "Events",
+		summary: "Get the event library",
+		output:  Library{},
 	},
 	"saveLibraryItem": {
 		tag:         "Events",
@@ -72,9 +75,10 @@ var routeDocs = map[string]routeDoc{
 		output:      Contact{},
 	},
 	"getSpeaker": {
-		tag:     "Speakers",
-		summary: "Get an event speaker",
-		output:  Contact{},
+		tag:         "Speakers",
+		summary:     "Get an event speaker",
+		description: "One contact of the event; an id that names no contact of the event is 404 not_found.",
+		output:      Contact{},
 	},
 	"setSpeakerWorkflow": {
 		tag:         "Speakers",
@@ -232,15 +236,12 @@ var routeDocs = map[string]routeDoc{
 	"recordDeliverableUpload": {
 		tag:     "Readiness",
 		summary: "Record a deliverable's upload (ext)",
-		description: "Records file name, content type, size and storage key; the key must name a file stored in Podium for " +
-			"the caller's organization, of that size (GraphQL's uploadDeliverable stores and records one in one step).",
-		output: graph.Deliverable{},
+		output:  graph.Deliverable{},
 	},
 	"clearDeliverableUpload": {
-		tag:         "Readiness",
-		summary:     "Mark a deliverable outstanding again (ext)",
-		description: "Its file is deleted once the change commits.",
-		output:      graph.Deliverable{},
+		tag:     "Readiness",
+		summary: "Mark a deliverable outstanding again (ext)",
+		output:  graph.Deliverable{},
 	},
 
 	// reviews.go
@@ -315,10 +316,9 @@ var routeDocs = map[string]routeDoc{
 		output:      graph.AIResult{},
 	},
 	"listReviewerTracks": {
-		tag:         "Reviews",
-		summary:     "List reviewer tracks",
-		description: "The reviewer tracks of every member of the event.",
-		output:      []*graph.ReviewerTrackSet{},
+		tag:     "Reviews",
+		summary: "List reviewer tracks",
+		output:  []*graph.ReviewerTrackSet{},
 	},
 	"setReviewerTracks": {
 		tag:         "Reviews",
@@ -364,8 +364,9 @@ var routeDocs = map[string]routeDoc{
 		output: graph.ResourceRecord{},
 	},
 	"deleteResource": {
-		tag:     "Resources",
-		summary: "Delete a resource",
+		tag:         "Resources",
+		summary:     "Delete a resource",
+		description: "Deletes the resource; no body is answered.",
 	},
 	"reorderResources": {
 		tag:     "Resources",
@@ -519,9 +520,7 @@ var routeDocs = map[string]routeDoc{
 	"getCommunications": {
 		tag:     "Mail",
 		summary: "Get the communications view",
-		description: "The event's speakers with workflow status and task counts, and every campaign with each " +
-			"recipient's delivery. templates and reminderRules are always empty: Podium has neither.",
-		output: graph.CommunicationCenter{},
+		output:  graph.CommunicationCenter{},
 	},
 	"sendCampaign": {
 		tag:     "Mail",
@@ -536,10 +535,8 @@ var routeDocs = map[string]routeDoc{
 	"listContacts": {
 		tag:     "CRM",
 		summary: "List the organization's contacts",
-		description: "The whole contact directory, by last name then first name, each contact with its tags and " +
-			"event links. q keeps the contacts whose \"first last email company\" contains it, ignoring case.",
-		query:  []queryParam{{name: "q", description: "Search text; blank lists every contact"}},
-		output: []graph.CrmDirectoryRow{},
+		query:   []queryParam{{name: "q", description: "Search text; blank lists every contact"}},
+		output:  []graph.CrmDirectoryRow{},
 	},
 	"createContact": {
 		tag:     "CRM",
@@ -648,10 +645,9 @@ var routeDocs = map[string]routeDoc{
 
 	// segments.go (docs/crm-pipeline.md)
 	"listSegments": {
-		tag:         "CRM",
-		summary:     "List segments",
-		description: "The organization's segments, by name.",
-		output:      []graph.CrmSegment{},
+		tag:     "CRM",
+		summary: "List segments",
+		output:  []graph.CrmSegment{},
 	},
 	"saveSegment": {
 		tag:     "CRM",
