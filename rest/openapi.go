@@ -48,7 +48,8 @@ func (a *API) openAPI(w http.ResponseWriter, r *http.Request) {
 
 type obj = map[string]any
 
-// buildOpenAPI describes every route with its routeDocs entry. A route without one, or an entry
+// buildOpenAPI describes every route with its routeDocs entry, and with the description of its
+// GraphQL field where the entry has none. A route without one, or an entry
 // without a route, is a mistake in the tables and panics, failing every test that reads the
 // document.
 func buildOpenAPI(schema *ast.Schema) obj {
@@ -57,10 +58,14 @@ func buildOpenAPI(schema *ast.Schema) obj {
 		panic("rest: openapi: routeDocs has entries for operations that are not in the route table")
 	}
 	paths := obj{}
+	fields := restFields(schema)
 	for _, rt := range routes {
 		doc, ok := routeDocs[rt.operationID]
 		if !ok {
 			panic("rest: openapi: no routeDocs entry for " + rt.operationID)
+		}
+		if f := fields[rt.method+" "+rt.path]; doc.description == "" && len(f) == 1 {
+			doc.description = proseOf(f[0].description)
 		}
 		item, _ := paths[rt.path].(obj)
 		if item == nil {
@@ -333,4 +338,66 @@ func typeToSchema(t reflect.Type) obj {
 		return s
 	}
 	return obj{}
+}
+
+// An operation served over both REST and GraphQL is described once, by its GraphQL field: the
+// field's description ends with a sentence naming the route, `REST: POST /events/{eventId}/…`,
+// which links the two. The OpenAPI description of a route whose routeDocs entry has none is that
+// field's description without the REST sentence (TestRoutesNamedBySDL holds the links true).
+
+var (
+	// restSentence is a `REST: …` sentence of a description: up to a full stop followed by space.
+	restSentence = regexp.MustCompile(`[ \t]*REST:(?:[^.]|\.\S)*(?:\.(?:\s|$)|$)`)
+	// restRef is a method and path inside a REST sentence; the path may wrap to the next line.
+	restRef = regexp.MustCompile(`\b(GET|POST|PUT|PATCH|DELETE)\s+(/[A-Za-z0-9_{}./-]*)`)
+)
+
+// restRefs answers the routes the REST sentences of an SDL description name, as "METHOD /path"
+// relative to /api/v1.
+func restRefs(desc string) []string {
+	var out []string
+	for _, s := range restSentence.FindAllString(desc, -1) {
+		for _, m := range restRef.FindAllStringSubmatch(s, -1) {
+			path := strings.TrimSuffix(m[2], ".")
+			path = strings.TrimPrefix(path, "/api/v1")
+			out = append(out, m[1]+" "+path)
+		}
+	}
+	return out
+}
+
+// proseOf is an SDL description as an OpenAPI description: without its REST sentences, each
+// paragraph on one line.
+func proseOf(desc string) string {
+	desc = restSentence.ReplaceAllString(desc, " ")
+	paras := strings.Split(strings.TrimSpace(desc), "\n\n")
+	for i, p := range paras {
+		paras[i] = strings.Join(strings.Fields(p), " ")
+	}
+	return strings.Join(paras, "\n\n")
+}
+
+// sdlField is a field of an object type of the schema, as "Type.field".
+type sdlField struct {
+	name        string
+	description string
+}
+
+// restFields answers, by "METHOD /path", the fields of the schema's object types whose
+// description names that route in a REST sentence. (Type descriptions may name routes too, to
+// say where REST answers the type; they describe no operation.)
+func restFields(schema *ast.Schema) map[string][]sdlField {
+	out := map[string][]sdlField{}
+	for _, name := range slices.Sorted(maps.Keys(schema.Types)) {
+		def := schema.Types[name]
+		if def.Kind != ast.Object {
+			continue
+		}
+		for _, f := range def.Fields {
+			for _, ref := range restRefs(f.Description) {
+				out[ref] = append(out[ref], sdlField{def.Name + "." + f.Name, f.Description})
+			}
+		}
+	}
+	return out
 }

@@ -8,6 +8,10 @@ import (
 // routeDocs describes each operation of the route table for the OpenAPI document, by operation
 // id. The request body's schema comes from the route's GraphQL input type; the success body's
 // from output, a value of the Go type the handler returns.
+//
+// An operation with a GraphQL counterpart takes its description from that field's SDL
+// description, without its `REST:` sentence (see restFields), unless the entry has its own: give
+// one only for what REST says differently or more precisely (status codes, limits, bodies).
 var routeDocs = map[string]routeDoc{
 	// events.go
 	"getOrganization": {
@@ -30,21 +34,20 @@ var routeDocs = map[string]routeDoc{
 		output: Event{},
 	},
 	"getEvent": {
-		tag:     "Events",
-		summary: "Get an event",
-		output:  Event{},
-	},
-	"updateEvent": {
 		tag:         "Events",
-		summary:     "Update an event",
-		description: "Partial update: omitted fields keep their current value; nullable fields sent as null are cleared.",
+		summary:     "Get an event",
+		description: "An event of the organization; another organization's event, or an id that names none, is 403 forbidden.",
 		output:      Event{},
 	},
+	"updateEvent": {
+		tag:     "Events",
+		summary: "Update an event",
+		output:  Event{},
+	},
 	"getEventLibrary": {
-		tag:         "Events",
-		summary:     "Get the event library",
-		description: "Tracks, formats, rooms, tags and levels, each by position, and the event's admins.",
-		output:      Library{},
+		tag:     "Events",
+		summary: "Get the event library",
+		output:  Library{},
 	},
 	"saveLibraryItem": {
 		tag:         "Events",
@@ -73,9 +76,10 @@ var routeDocs = map[string]routeDoc{
 		output:      Contact{},
 	},
 	"getSpeaker": {
-		tag:     "Speakers",
-		summary: "Get an event speaker",
-		output:  Contact{},
+		tag:         "Speakers",
+		summary:     "Get an event speaker",
+		description: "One contact of the event; an id that names no contact of the event is 404 not_found.",
+		output:      Contact{},
 	},
 	"setSpeakerWorkflow": {
 		tag:         "Speakers",
@@ -233,15 +237,12 @@ var routeDocs = map[string]routeDoc{
 	"recordDeliverableUpload": {
 		tag:     "Readiness",
 		summary: "Record a deliverable's upload (ext)",
-		description: "Records file name, content type, size and storage key; the key must name a file stored in Podium for " +
-			"the caller's organization, of that size (GraphQL's uploadDeliverable stores and records one in one step).",
-		output: model.Deliverable{},
+		output:  model.Deliverable{},
 	},
 	"clearDeliverableUpload": {
-		tag:         "Readiness",
-		summary:     "Mark a deliverable outstanding again (ext)",
-		description: "Its file is deleted once the change commits.",
-		output:      model.Deliverable{},
+		tag:     "Readiness",
+		summary: "Mark a deliverable outstanding again (ext)",
+		output:  model.Deliverable{},
 	},
 
 	// reviews.go
@@ -316,10 +317,9 @@ var routeDocs = map[string]routeDoc{
 		output:      model.AIResult{},
 	},
 	"listReviewerTracks": {
-		tag:         "Reviews",
-		summary:     "List reviewer tracks",
-		description: "The reviewer tracks of every member of the event.",
-		output:      []*model.ReviewerTrackSet{},
+		tag:     "Reviews",
+		summary: "List reviewer tracks",
+		output:  []*model.ReviewerTrackSet{},
 	},
 	"setReviewerTracks": {
 		tag:         "Reviews",
@@ -365,8 +365,9 @@ var routeDocs = map[string]routeDoc{
 		output: model.ResourceRecord{},
 	},
 	"deleteResource": {
-		tag:     "Resources",
-		summary: "Delete a resource",
+		tag:         "Resources",
+		summary:     "Delete a resource",
+		description: "Deletes the resource; no body is answered.",
 	},
 	"reorderResources": {
 		tag:     "Resources",
@@ -520,9 +521,7 @@ var routeDocs = map[string]routeDoc{
 	"getCommunications": {
 		tag:     "Mail",
 		summary: "Get the communications view",
-		description: "The event's speakers with workflow status and task counts, and every campaign with each " +
-			"recipient's delivery. templates and reminderRules are always empty: Podium has neither.",
-		output: model.CommunicationCenter{},
+		output:  model.CommunicationCenter{},
 	},
 	"sendCampaign": {
 		tag:     "Mail",
@@ -537,10 +536,8 @@ var routeDocs = map[string]routeDoc{
 	"listContacts": {
 		tag:     "CRM",
 		summary: "List the organization's contacts",
-		description: "The whole contact directory, by last name then first name, each contact with its tags and " +
-			"event links. q keeps the contacts whose \"first last email company\" contains it, ignoring case.",
-		query:  []queryParam{{name: "q", description: "Search text; blank lists every contact"}},
-		output: []model.CrmDirectoryRow{},
+		query:   []queryParam{{name: "q", description: "Search text; blank lists every contact"}},
+		output:  []model.CrmDirectoryRow{},
 	},
 	"createContact": {
 		tag:     "CRM",
@@ -649,10 +646,9 @@ var routeDocs = map[string]routeDoc{
 
 	// segments.go (docs/crm-pipeline.md)
 	"listSegments": {
-		tag:         "CRM",
-		summary:     "List segments",
-		description: "The organization's segments, by name.",
-		output:      []model.CrmSegment{},
+		tag:     "CRM",
+		summary: "List segments",
+		output:  []model.CrmSegment{},
 	},
 	"saveSegment": {
 		tag:     "CRM",
