@@ -135,3 +135,13 @@ func listEvents(ctx context.Context) []string {
 	}
 	return nil
 }
+
+// inList reports whether a field belongs to an item of a list.
+func inList(fc *graphql.FieldContext) bool {
+	for _, p := range fc.Path() {
+		if _, ok := p.(ast.PathIndex); ok {
+			return true
+		}
+	}
+	return false
+}

@@ -5,7 +5,6 @@ import (
 	"sync"
 
 	"github.com/99designs/gqlgen/graphql"
-	"github.com/vektah/gqlparser/v2/ast"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -115,14 +114,4 @@ func (t telemetry) InterceptField(ctx context.Context, next graphql.Resolver) (a
 		span.SetStatus(codes.Error, "resolver failed")
 	}
 	return res, err
-}
-
-// inList reports whether a field belongs to an item of a list.
-func inList(fc *graphql.FieldContext) bool {
-	for _, p := range fc.Path() {
-		if _, ok := p.(ast.PathIndex); ok {
-			return true
-		}
-	}
-	return false
 }
