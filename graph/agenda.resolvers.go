@@ -10,36 +10,37 @@ import (
 
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/graph/model"
+	"github.com/podium/podium/graph/operation"
 )
 
 // Conflicts is the resolver for the conflicts field.
 func (r *agendaResolver) Conflicts(ctx context.Context, obj *model.Agenda) ([]*model.AgendaConflict, error) {
-	return conflicts(obj), nil
+	return operation.Conflicts(obj), nil
 }
 
 // Agenda is the resolver for the agenda field.
 func (r *eventResolver) Agenda(ctx context.Context, obj *ent.Event) (*model.Agenda, error) {
-	return r.eventAgenda(ctx, obj)
+	return r.Ops.EventAgenda(ctx, obj)
 }
 
 // ScheduleSession is the resolver for the scheduleSession field.
 func (r *mutationResolver) ScheduleSession(ctx context.Context, eventID string, input model.ScheduleSessionInput) (*model.Agenda, error) {
-	return r.scheduleSession(ctx, eventID, input)
+	return r.Ops.ScheduleSession(ctx, eventID, input)
 }
 
 // PublishAgenda is the resolver for the publishAgenda field.
 func (r *mutationResolver) PublishAgenda(ctx context.Context, eventID string) (*model.Agenda, error) {
-	return r.publishAgenda(ctx, eventID)
+	return r.Ops.PublishAgenda(ctx, eventID)
 }
 
 // UnpublishAgenda is the resolver for the unpublishAgenda field.
 func (r *mutationResolver) UnpublishAgenda(ctx context.Context, eventID string) (*model.Agenda, error) {
-	return r.unpublishAgenda(ctx, eventID)
+	return r.Ops.UnpublishAgenda(ctx, eventID)
 }
 
 // SendCalendarInvites is the resolver for the sendCalendarInvites field.
 func (r *mutationResolver) SendCalendarInvites(ctx context.Context, eventID string, input *model.SendCalendarInvitesInput) (*model.CalendarInvitesResult, error) {
-	return r.sendCalendarInvites(ctx, eventID, input)
+	return r.Ops.SendCalendarInvites(ctx, eventID, input)
 }
 
 // Agenda returns AgendaResolver implementation.

@@ -13,20 +13,20 @@ import (
 
 // GenerateAgendaDraft is the resolver for the generateAgendaDraft field.
 func (r *mutationResolver) GenerateAgendaDraft(ctx context.Context, eventID string, input model.GenerateAgendaDraftInput) (*model.AgendaDraft, error) {
-	return r.generateAgendaDraft(ctx, eventID, input)
+	return r.Ops.StartAgendaDraft(ctx, eventID, input)
 }
 
 // ChangeAgendaDraft is the resolver for the changeAgendaDraft field.
 func (r *mutationResolver) ChangeAgendaDraft(ctx context.Context, eventID string, draftID string, input model.ChangeAgendaDraftInput) (*model.AgendaDraft, error) {
-	return r.changeAgendaDraft(ctx, eventID, draftID, input)
+	return r.Ops.ChangeAgendaDraft(ctx, eventID, draftID, input)
 }
 
 // AcceptAgendaDraft is the resolver for the acceptAgendaDraft field.
 func (r *mutationResolver) AcceptAgendaDraft(ctx context.Context, eventID string, draftID string, input model.AcceptAgendaDraftInput) (*model.AcceptAgendaDraftResult, error) {
-	return r.acceptAgendaDraft(ctx, eventID, draftID, input)
+	return r.Ops.AcceptAgendaDraft(ctx, eventID, draftID, input)
 }
 
 // AgendaDrafts is the resolver for the agendaDrafts field.
 func (r *queryResolver) AgendaDrafts(ctx context.Context, eventID string) ([]*model.AgendaDraft, error) {
-	return r.agendaDrafts(ctx, eventID)
+	return r.Ops.AgendaDrafts(ctx, eventID)
 }

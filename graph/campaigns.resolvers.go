@@ -13,10 +13,10 @@ import (
 
 // SendCampaign is the resolver for the sendCampaign field.
 func (r *mutationResolver) SendCampaign(ctx context.Context, eventID string, input model.SendCampaignInput) (*model.SendCampaignResult, error) {
-	return r.sendCampaign(ctx, eventID, input)
+	return r.Ops.SendCampaign(ctx, eventID, input)
 }
 
 // Communications is the resolver for the communications field.
 func (r *queryResolver) Communications(ctx context.Context, eventID string) (*model.CommunicationCenter, error) {
-	return r.communications(ctx, eventID)
+	return r.Ops.Communications(ctx, eventID)
 }

@@ -9,39 +9,40 @@ import (
 	"context"
 
 	"github.com/podium/podium/graph/model"
+	"github.com/podium/podium/graph/operation"
 )
 
 // SaveProposal is the resolver for the saveProposal field.
 func (r *mutationResolver) SaveProposal(ctx context.Context, formID string, id *string, input model.ProposalInput, submit *bool) (*model.Proposal, error) {
-	return r.SaveOwnProposal(ctx, personOf(ctx), formID, id, input, submit != nil && *submit)
+	return r.Ops.SaveOwnProposal(ctx, operation.PersonOf(ctx), formID, id, input, submit != nil && *submit)
 }
 
 // AnswerCoSpeakerInvitation is the resolver for the answerCoSpeakerInvitation field.
 func (r *mutationResolver) AnswerCoSpeakerInvitation(ctx context.Context, formID string, id string, accept bool) (*model.ProposalInvitation, error) {
-	return r.AnswerOwnInvitation(ctx, personOf(ctx), formID, id, accept)
+	return r.Ops.AnswerOwnInvitation(ctx, operation.PersonOf(ctx), formID, id, accept)
 }
 
 // DeleteProposal is the resolver for the deleteProposal field.
 func (r *mutationResolver) DeleteProposal(ctx context.Context, formID string, id string) (string, error) {
-	return r.DeleteOwnProposal(ctx, personOf(ctx), formID, id)
+	return r.Ops.DeleteOwnProposal(ctx, operation.PersonOf(ctx), formID, id)
 }
 
 // WithdrawProposal is the resolver for the withdrawProposal field.
 func (r *mutationResolver) WithdrawProposal(ctx context.Context, formID string, id string) (*model.Proposal, error) {
-	return r.WithdrawOwnProposal(ctx, personOf(ctx), formID, id)
+	return r.Ops.WithdrawOwnProposal(ctx, operation.PersonOf(ctx), formID, id)
 }
 
 // CfpForm is the resolver for the cfpForm field.
 func (r *queryResolver) CfpForm(ctx context.Context, id string) (*model.CfpForm, error) {
-	return r.PublicForm(ctx, id)
+	return r.Ops.PublicForm(ctx, id)
 }
 
 // MyProposals is the resolver for the myProposals field.
 func (r *queryResolver) MyProposals(ctx context.Context, formID string) ([]*model.Proposal, error) {
-	return r.OwnProposals(ctx, personOf(ctx), formID)
+	return r.Ops.OwnProposals(ctx, operation.PersonOf(ctx), formID)
 }
 
 // MyCoSpeakerInvitations is the resolver for the myCoSpeakerInvitations field.
 func (r *queryResolver) MyCoSpeakerInvitations(ctx context.Context, formID string) ([]*model.ProposalInvitation, error) {
-	return r.OwnInvitations(ctx, personOf(ctx), formID)
+	return r.Ops.OwnInvitations(ctx, operation.PersonOf(ctx), formID)
 }

@@ -14,50 +14,50 @@ import (
 
 // CreateContact is the resolver for the createContact field.
 func (r *mutationResolver) CreateContact(ctx context.Context, input model.ContactInput) (*model.CrmContact, error) {
-	return r.createContact(ctx, input)
+	return r.Ops.CreateContact(ctx, input)
 }
 
 // UpdateContact is the resolver for the updateContact field.
 func (r *mutationResolver) UpdateContact(ctx context.Context, contactID string, input model.ContactInput) (*model.CrmContact, error) {
-	return r.updateContact(ctx, contactID, input)
+	return r.Ops.UpdateContact(ctx, contactID, input)
 }
 
 // ImportContacts is the resolver for the importContacts field.
 func (r *mutationResolver) ImportContacts(ctx context.Context, input model.ImportContactsInput) (*model.CrmImportResult, error) {
-	return r.importContacts(ctx, input)
+	return r.Ops.ImportContacts(ctx, input)
 }
 
 // AddContactTag is the resolver for the addContactTag field.
 func (r *mutationResolver) AddContactTag(ctx context.Context, contactID string, input model.AddContactTagInput) (*model.CrmTag, error) {
-	return r.addContactTag(ctx, contactID, input)
+	return r.Ops.AddContactTag(ctx, contactID, input)
 }
 
 // RemoveContactTag is the resolver for the removeContactTag field.
 func (r *mutationResolver) RemoveContactTag(ctx context.Context, contactID string, tagID string) (string, error) {
-	return r.removeContactTag(ctx, contactID, tagID)
+	return r.Ops.RemoveContactTag(ctx, contactID, tagID)
 }
 
 // AddContactNote is the resolver for the addContactNote field.
 func (r *mutationResolver) AddContactNote(ctx context.Context, contactID string, input model.AddContactNoteInput) (*model.CrmContactNote, error) {
-	return r.addContactNote(ctx, contactID, input)
+	return r.Ops.AddContactNote(ctx, contactID, input)
 }
 
 // AddContactToEvent is the resolver for the addContactToEvent field.
 func (r *mutationResolver) AddContactToEvent(ctx context.Context, contactID string, input model.AddContactToEventInput) (*model.CrmContactEvent, error) {
-	return r.addContactToEvent(ctx, contactID, input)
+	return r.Ops.AddContactToEvent(ctx, contactID, input)
 }
 
 // MergeContacts is the resolver for the mergeContacts field.
 func (r *mutationResolver) MergeContacts(ctx context.Context, input model.MergeContactsInput) (*model.CrmContact, error) {
-	return r.mergeContacts(ctx, input)
+	return r.Ops.MergeContacts(ctx, input)
 }
 
 // Contacts is the resolver for the contacts field.
 func (r *queryResolver) Contacts(ctx context.Context, q *string, first *int, after *entgql.Cursor[string]) (*model.CrmContactConnection, error) {
-	return r.contacts(ctx, q, first, after)
+	return r.Ops.Contacts(ctx, q, first, after)
 }
 
 // Contact is the resolver for the contact field.
 func (r *queryResolver) Contact(ctx context.Context, contactID string) (*model.CrmContactDetail, error) {
-	return r.contactDetail(ctx, contactID)
+	return r.Ops.ContactDetail(ctx, contactID)
 }

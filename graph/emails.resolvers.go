@@ -14,5 +14,5 @@ import (
 
 // Emails is the resolver for the emails field.
 func (r *eventResolver) Emails(ctx context.Context, obj *ent.Event, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string], last *int, orderBy *ent.EmailLogOrder, where *ent.EmailLogWhereInput) (*ent.EmailLogConnection, error) {
-	return r.emails(ctx, obj, after, first, before, last, orderBy, where)
+	return r.Ops.Emails(ctx, obj, after, first, before, last, orderBy, where)
 }

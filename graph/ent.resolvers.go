@@ -14,17 +14,17 @@ import (
 
 // Node is the resolver for the node field.
 func (r *queryResolver) Node(ctx context.Context, id string) (ent.Noder, error) {
-	return r.node(ctx, id)
+	return r.Ops.Node(ctx, id)
 }
 
 // Nodes is the resolver for the nodes field.
 func (r *queryResolver) Nodes(ctx context.Context, ids []string) ([]ent.Noder, error) {
-	return r.nodes(ctx, ids)
+	return r.Ops.Nodes(ctx, ids)
 }
 
 // Events is the resolver for the events field.
 func (r *queryResolver) Events(ctx context.Context, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string], last *int, orderBy *ent.EventOrder, where *ent.EventWhereInput) (*ent.EventConnection, error) {
-	return r.events(ctx, after, first, before, last, orderBy, where)
+	return r.Ops.Events(ctx, after, first, before, last, orderBy, where)
 }
 
 // Contact returns ContactResolver implementation.

@@ -15,22 +15,22 @@ import (
 
 // CreateEvent is the resolver for the createEvent field.
 func (r *mutationResolver) CreateEvent(ctx context.Context, input model.CreateEventInput) (*ent.Event, error) {
-	return r.createEvent(ctx, input)
+	return r.Ops.CreateEvent(ctx, input)
 }
 
 // UpdateEvent is the resolver for the updateEvent field.
 func (r *mutationResolver) UpdateEvent(ctx context.Context, id string, input model.UpdateEventInput) (*ent.Event, error) {
-	return r.updateEvent(ctx, id, input)
+	return r.Ops.UpdateEvent(ctx, id, input)
 }
 
 // LockSpeakerContent is the resolver for the lockSpeakerContent field.
 func (r *mutationResolver) LockSpeakerContent(ctx context.Context, eventID string) (*ent.Event, error) {
-	return r.setSpeakerContentLocked(ctx, eventID, true)
+	return r.Ops.SetSpeakerContentLocked(ctx, eventID, true)
 }
 
 // UnlockSpeakerContent is the resolver for the unlockSpeakerContent field.
 func (r *mutationResolver) UnlockSpeakerContent(ctx context.Context, eventID string) (*ent.Event, error) {
-	return r.setSpeakerContentLocked(ctx, eventID, false)
+	return r.Ops.SetSpeakerContentLocked(ctx, eventID, false)
 }
 
 // ViewerRole is the resolver for the viewerRole field.
@@ -40,22 +40,22 @@ func (r *organizationResolver) ViewerRole(ctx context.Context, obj *ent.Organiza
 
 // Members is the resolver for the members field.
 func (r *organizationResolver) Members(ctx context.Context, obj *ent.Organization) ([]*model.Member, error) {
-	return r.organizationMembers(ctx, obj.ID)
+	return r.Ops.OrganizationMembers(ctx, obj.ID)
 }
 
 // PendingInvitations is the resolver for the pendingInvitations field.
 func (r *organizationResolver) PendingInvitations(ctx context.Context, obj *ent.Organization) ([]*model.Invitation, error) {
-	return r.pendingInvitations(ctx, obj.ID)
+	return r.Ops.PendingInvitations(ctx, obj.ID)
 }
 
 // Event is the resolver for the event field.
 func (r *queryResolver) Event(ctx context.Context, id string) (*ent.Event, error) {
-	return access.Event(ctx, r.client(ctx), id)
+	return access.Event(ctx, r.Ops.ClientOf(ctx), id)
 }
 
 // Organization is the resolver for the organization field.
 func (r *queryResolver) Organization(ctx context.Context) (*ent.Organization, error) {
-	return r.organization(ctx)
+	return r.Ops.Organization(ctx)
 }
 
 // Mutation returns MutationResolver implementation.

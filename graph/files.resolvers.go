@@ -11,69 +11,70 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/graph/model"
+	"github.com/podium/podium/graph/operation"
 )
 
 // HeadshotDownloadURL is the resolver for the headshotDownloadUrl field.
 func (r *contactResolver) HeadshotDownloadURL(ctx context.Context, obj *ent.Contact) (*string, error) {
-	return r.signedLink(obj.HeadshotKey), nil
+	return r.Ops.SignedLink(obj.HeadshotKey), nil
 }
 
 // DownloadURL is the resolver for the downloadUrl field.
 func (r *deliverableResolver) DownloadURL(ctx context.Context, obj *model.Deliverable) (*string, error) {
-	return r.signedLink(obj.StorageKey), nil
+	return r.Ops.SignedLink(obj.StorageKey), nil
 }
 
 // LogoDownloadURL is the resolver for the logoDownloadUrl field.
 func (r *eventResolver) LogoDownloadURL(ctx context.Context, obj *ent.Event) (*string, error) {
-	return r.signedLink(obj.LogoKey), nil
+	return r.Ops.SignedLink(obj.LogoKey), nil
 }
 
 // BackgroundDownloadURL is the resolver for the backgroundDownloadUrl field.
 func (r *eventResolver) BackgroundDownloadURL(ctx context.Context, obj *ent.Event) (*string, error) {
-	return r.signedLink(obj.BackgroundKey), nil
+	return r.Ops.SignedLink(obj.BackgroundKey), nil
 }
 
 // AttachResourceFile is the resolver for the attachResourceFile field.
 func (r *mutationResolver) AttachResourceFile(ctx context.Context, eventID string, resourceID string, file *graphql.Upload) (*model.ResourceRecord, error) {
-	return r.Resolver.AttachResourceFile(ctx, eventID, resourceID, upload(file))
+	return r.Resolver.Ops.AttachResourceFile(ctx, eventID, resourceID, operation.Upload(file))
 }
 
 // RemoveResourceFile is the resolver for the removeResourceFile field.
 func (r *mutationResolver) RemoveResourceFile(ctx context.Context, eventID string, resourceID string) (*model.ResourceRecord, error) {
-	return r.Resolver.RemoveResourceFile(ctx, eventID, resourceID)
+	return r.Resolver.Ops.RemoveResourceFile(ctx, eventID, resourceID)
 }
 
 // UploadEventImage is the resolver for the uploadEventImage field.
 func (r *mutationResolver) UploadEventImage(ctx context.Context, eventID string, kind model.EventImageKind, file *graphql.Upload) (*ent.Event, error) {
-	return r.Resolver.UploadEventImage(ctx, eventID, kind, upload(file))
+	return r.Resolver.Ops.UploadEventImage(ctx, eventID, kind, operation.Upload(file))
 }
 
 // RemoveEventImage is the resolver for the removeEventImage field.
 func (r *mutationResolver) RemoveEventImage(ctx context.Context, eventID string, kind model.EventImageKind) (*ent.Event, error) {
-	return r.Resolver.RemoveEventImage(ctx, eventID, kind)
+	return r.Resolver.Ops.RemoveEventImage(ctx, eventID, kind)
 }
 
 // UploadSpeakerHeadshot is the resolver for the uploadSpeakerHeadshot field.
 func (r *mutationResolver) UploadSpeakerHeadshot(ctx context.Context, eventID string, contactID string, file *graphql.Upload) (*ent.Contact, error) {
-	return r.Resolver.UploadSpeakerHeadshot(ctx, eventID, contactID, upload(file))
+	return r.Resolver.Ops.UploadSpeakerHeadshot(ctx, eventID, contactID, operation.Upload(file))
 }
 
 // RemoveSpeakerHeadshot is the resolver for the removeSpeakerHeadshot field.
 func (r *mutationResolver) RemoveSpeakerHeadshot(ctx context.Context, eventID string, contactID string) (*ent.Contact, error) {
-	return r.Resolver.RemoveSpeakerHeadshot(ctx, eventID, contactID)
+	return r.Resolver.Ops.RemoveSpeakerHeadshot(ctx, eventID, contactID)
 }
 
 // UploadDeliverable is the resolver for the uploadDeliverable field.
 func (r *mutationResolver) UploadDeliverable(ctx context.Context, eventID string, sessionID string, deliverableID string, file *graphql.Upload) (*model.Deliverable, error) {
-	return r.Resolver.UploadDeliverable(ctx, eventID, sessionID, deliverableID, upload(file))
+	return r.Resolver.Ops.UploadDeliverable(ctx, eventID, sessionID, deliverableID, operation.Upload(file))
 }
 
 // RemoveDeliverable is the resolver for the removeDeliverable field.
 func (r *mutationResolver) RemoveDeliverable(ctx context.Context, eventID string, sessionID string, deliverableID string) (*model.Deliverable, error) {
-	return r.Resolver.RemoveDeliverable(ctx, eventID, sessionID, deliverableID)
+	return r.Resolver.Ops.RemoveDeliverable(ctx, eventID, sessionID, deliverableID)
 }
 
 // FileDownloadURL is the resolver for the fileDownloadUrl field.
 func (r *resourceResolver) FileDownloadURL(ctx context.Context, obj *model.ResourceRecord) (*string, error) {
-	return r.signedLink(obj.FileStorageKey), nil
+	return r.Ops.SignedLink(obj.FileStorageKey), nil
 }

@@ -15,30 +15,30 @@ import (
 
 // Forms is the resolver for the forms field.
 func (r *eventResolver) Forms(ctx context.Context, obj *ent.Event) ([]*model.CfpForm, error) {
-	return r.eventForms(ctx, obj)
+	return r.Ops.EventForms(ctx, obj)
 }
 
 // CreateForm is the resolver for the createForm field.
 func (r *mutationResolver) CreateForm(ctx context.Context, eventID string, input model.CfpFormInput) (*model.CfpForm, error) {
-	return r.createForm(ctx, eventID, input)
+	return r.Ops.CreateForm(ctx, eventID, input)
 }
 
 // UpdateForm is the resolver for the updateForm field.
 func (r *mutationResolver) UpdateForm(ctx context.Context, eventID string, formID string, input model.CfpFormInput) (*model.CfpForm, error) {
-	return r.updateForm(ctx, eventID, formID, input)
+	return r.Ops.UpdateForm(ctx, eventID, formID, input)
 }
 
 // OpenForm is the resolver for the openForm field.
 func (r *mutationResolver) OpenForm(ctx context.Context, eventID string, formID string) (*model.CfpForm, error) {
-	return r.setFormStatus(ctx, eventID, formID, form.StatusOpen)
+	return r.Ops.SetFormStatus(ctx, eventID, formID, form.StatusOpen)
 }
 
 // CloseForm is the resolver for the closeForm field.
 func (r *mutationResolver) CloseForm(ctx context.Context, eventID string, formID string) (*model.CfpForm, error) {
-	return r.setFormStatus(ctx, eventID, formID, form.StatusClosed)
+	return r.Ops.SetFormStatus(ctx, eventID, formID, form.StatusClosed)
 }
 
 // DeleteForm is the resolver for the deleteForm field.
 func (r *mutationResolver) DeleteForm(ctx context.Context, eventID string, formID string) (string, error) {
-	return r.deleteForm(ctx, eventID, formID)
+	return r.Ops.DeleteForm(ctx, eventID, formID)
 }

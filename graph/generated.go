@@ -1875,8 +1875,8 @@ type MutationResolver interface {
 	RotateWebhookSecret(ctx context.Context, webhookID string, input *model.RotateWebhookSecretInput) (*model.WebhookWithSecret, error)
 	RedeliverWebhook(ctx context.Context, webhookID string, deliveryID string) (*model.WebhookDeliveryEntry, error)
 	RedeliverWebhooks(ctx context.Context, webhookID string, input model.RedeliverWebhooksInput) (int, error)
-	CreateWidget(ctx context.Context, eventID string, input model.CreateWidgetInput) (*Widget, error)
-	UpdateWidget(ctx context.Context, eventID string, widgetID string, input model.UpdateWidgetInput) (*Widget, error)
+	CreateWidget(ctx context.Context, eventID string, input model.CreateWidgetInput) (*model.Widget, error)
+	UpdateWidget(ctx context.Context, eventID string, widgetID string, input model.UpdateWidgetInput) (*model.Widget, error)
 }
 type OrganizationResolver interface {
 	ViewerRole(ctx context.Context, obj *ent.Organization) (model.OrganizationRole, error)
@@ -1911,8 +1911,8 @@ type QueryResolver interface {
 	Webhook(ctx context.Context, webhookID string) (*model.Webhook, error)
 	WebhookDeliveries(ctx context.Context, webhookID string, status *model.WebhookDeliveryState, first *int) ([]*model.WebhookDeliveryEntry, error)
 	WebhookEventTypes(ctx context.Context) ([]string, error)
-	Program(ctx context.Context, eventID string) (*Program, error)
-	Widgets(ctx context.Context, eventID string) ([]*Widget, error)
+	Program(ctx context.Context, eventID string) (*model.Program, error)
+	Widgets(ctx context.Context, eventID string) ([]*model.Widget, error)
 }
 type ResourceResolver interface {
 	FileSize(ctx context.Context, obj *model.ResourceRecord) (*int, error)
@@ -33052,8 +33052,8 @@ func (ec *executionContext) _Mutation_createWidget(ctx context.Context, field gr
 			return ec.Resolvers.Mutation().CreateWidget(ctx, fc.Args["eventId"].(string), fc.Args["input"].(model.CreateWidgetInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *Widget) graphql.Marshaler {
-			return ec.marshalNWidget2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐWidget(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Widget) graphql.Marshaler {
+			return ec.marshalNWidget2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐWidget(ctx, selections, v)
 		},
 		true,
 		true,
@@ -33096,8 +33096,8 @@ func (ec *executionContext) _Mutation_updateWidget(ctx context.Context, field gr
 			return ec.Resolvers.Mutation().UpdateWidget(ctx, fc.Args["eventId"].(string), fc.Args["widgetId"].(string), fc.Args["input"].(model.UpdateWidgetInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *Widget) graphql.Marshaler {
-			return ec.marshalNWidget2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐWidget(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Widget) graphql.Marshaler {
+			return ec.marshalNWidget2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐWidget(ctx, selections, v)
 		},
 		true,
 		true,
@@ -35007,7 +35007,7 @@ func (ec *executionContext) fieldContext_ProfileChange_createdAt(_ context.Conte
 	return graphql.NewScalarFieldContext("ProfileChange", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
-func (ec *executionContext) _Program_event(ctx context.Context, field graphql.CollectedField, obj *Program) (ret graphql.Marshaler) {
+func (ec *executionContext) _Program_event(ctx context.Context, field graphql.CollectedField, obj *model.Program) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -35019,8 +35019,8 @@ func (ec *executionContext) _Program_event(ctx context.Context, field graphql.Co
 			return obj.Event, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *ProgramEvent) graphql.Marshaler {
-			return ec.marshalNProgramEvent2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProgramEvent(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ProgramEvent) graphql.Marshaler {
+			return ec.marshalNProgramEvent2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐProgramEvent(ctx, selections, v)
 		},
 		true,
 		true,
@@ -35039,7 +35039,7 @@ func (ec *executionContext) fieldContext_Program_event(_ context.Context, field 
 	return fc, nil
 }
 
-func (ec *executionContext) _Program_tracks(ctx context.Context, field graphql.CollectedField, obj *Program) (ret graphql.Marshaler) {
+func (ec *executionContext) _Program_tracks(ctx context.Context, field graphql.CollectedField, obj *model.Program) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -35071,7 +35071,7 @@ func (ec *executionContext) fieldContext_Program_tracks(_ context.Context, field
 	return fc, nil
 }
 
-func (ec *executionContext) _Program_formats(ctx context.Context, field graphql.CollectedField, obj *Program) (ret graphql.Marshaler) {
+func (ec *executionContext) _Program_formats(ctx context.Context, field graphql.CollectedField, obj *model.Program) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -35083,8 +35083,8 @@ func (ec *executionContext) _Program_formats(ctx context.Context, field graphql.
 			return obj.Formats, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*ProgramLabel) graphql.Marshaler {
-			return ec.marshalNProgramLabel2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProgramLabelᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProgramLabel) graphql.Marshaler {
+			return ec.marshalNProgramLabel2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐProgramLabelᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -35103,7 +35103,7 @@ func (ec *executionContext) fieldContext_Program_formats(_ context.Context, fiel
 	return fc, nil
 }
 
-func (ec *executionContext) _Program_tags(ctx context.Context, field graphql.CollectedField, obj *Program) (ret graphql.Marshaler) {
+func (ec *executionContext) _Program_tags(ctx context.Context, field graphql.CollectedField, obj *model.Program) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -35115,8 +35115,8 @@ func (ec *executionContext) _Program_tags(ctx context.Context, field graphql.Col
 			return obj.Tags, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*ProgramLabel) graphql.Marshaler {
-			return ec.marshalNProgramLabel2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProgramLabelᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProgramLabel) graphql.Marshaler {
+			return ec.marshalNProgramLabel2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐProgramLabelᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -35135,7 +35135,7 @@ func (ec *executionContext) fieldContext_Program_tags(_ context.Context, field g
 	return fc, nil
 }
 
-func (ec *executionContext) _Program_sessions(ctx context.Context, field graphql.CollectedField, obj *Program) (ret graphql.Marshaler) {
+func (ec *executionContext) _Program_sessions(ctx context.Context, field graphql.CollectedField, obj *model.Program) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -35147,8 +35147,8 @@ func (ec *executionContext) _Program_sessions(ctx context.Context, field graphql
 			return obj.Sessions, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*ProgramSession) graphql.Marshaler {
-			return ec.marshalNProgramSession2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProgramSessionᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProgramSession) graphql.Marshaler {
+			return ec.marshalNProgramSession2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐProgramSessionᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -35167,7 +35167,7 @@ func (ec *executionContext) fieldContext_Program_sessions(_ context.Context, fie
 	return fc, nil
 }
 
-func (ec *executionContext) _ProgramEvent_id(ctx context.Context, field graphql.CollectedField, obj *ProgramEvent) (ret graphql.Marshaler) {
+func (ec *executionContext) _ProgramEvent_id(ctx context.Context, field graphql.CollectedField, obj *model.ProgramEvent) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -35190,7 +35190,7 @@ func (ec *executionContext) fieldContext_ProgramEvent_id(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("ProgramEvent", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _ProgramEvent_slug(ctx context.Context, field graphql.CollectedField, obj *ProgramEvent) (ret graphql.Marshaler) {
+func (ec *executionContext) _ProgramEvent_slug(ctx context.Context, field graphql.CollectedField, obj *model.ProgramEvent) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -35213,7 +35213,7 @@ func (ec *executionContext) fieldContext_ProgramEvent_slug(_ context.Context, fi
 	return graphql.NewScalarFieldContext("ProgramEvent", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _ProgramEvent_name(ctx context.Context, field graphql.CollectedField, obj *ProgramEvent) (ret graphql.Marshaler) {
+func (ec *executionContext) _ProgramEvent_name(ctx context.Context, field graphql.CollectedField, obj *model.ProgramEvent) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -35236,7 +35236,7 @@ func (ec *executionContext) fieldContext_ProgramEvent_name(_ context.Context, fi
 	return graphql.NewScalarFieldContext("ProgramEvent", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _ProgramEvent_tagline(ctx context.Context, field graphql.CollectedField, obj *ProgramEvent) (ret graphql.Marshaler) {
+func (ec *executionContext) _ProgramEvent_tagline(ctx context.Context, field graphql.CollectedField, obj *model.ProgramEvent) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -35259,7 +35259,7 @@ func (ec *executionContext) fieldContext_ProgramEvent_tagline(_ context.Context,
 	return graphql.NewScalarFieldContext("ProgramEvent", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _ProgramEvent_description(ctx context.Context, field graphql.CollectedField, obj *ProgramEvent) (ret graphql.Marshaler) {
+func (ec *executionContext) _ProgramEvent_description(ctx context.Context, field graphql.CollectedField, obj *model.ProgramEvent) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -35282,7 +35282,7 @@ func (ec *executionContext) fieldContext_ProgramEvent_description(_ context.Cont
 	return graphql.NewScalarFieldContext("ProgramEvent", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _ProgramEvent_logoUrl(ctx context.Context, field graphql.CollectedField, obj *ProgramEvent) (ret graphql.Marshaler) {
+func (ec *executionContext) _ProgramEvent_logoUrl(ctx context.Context, field graphql.CollectedField, obj *model.ProgramEvent) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -35305,7 +35305,7 @@ func (ec *executionContext) fieldContext_ProgramEvent_logoUrl(_ context.Context,
 	return graphql.NewScalarFieldContext("ProgramEvent", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _ProgramEvent_location(ctx context.Context, field graphql.CollectedField, obj *ProgramEvent) (ret graphql.Marshaler) {
+func (ec *executionContext) _ProgramEvent_location(ctx context.Context, field graphql.CollectedField, obj *model.ProgramEvent) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -35328,7 +35328,7 @@ func (ec *executionContext) fieldContext_ProgramEvent_location(_ context.Context
 	return graphql.NewScalarFieldContext("ProgramEvent", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _ProgramEvent_timezone(ctx context.Context, field graphql.CollectedField, obj *ProgramEvent) (ret graphql.Marshaler) {
+func (ec *executionContext) _ProgramEvent_timezone(ctx context.Context, field graphql.CollectedField, obj *model.ProgramEvent) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -35351,7 +35351,7 @@ func (ec *executionContext) fieldContext_ProgramEvent_timezone(_ context.Context
 	return graphql.NewScalarFieldContext("ProgramEvent", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _ProgramEvent_startsAt(ctx context.Context, field graphql.CollectedField, obj *ProgramEvent) (ret graphql.Marshaler) {
+func (ec *executionContext) _ProgramEvent_startsAt(ctx context.Context, field graphql.CollectedField, obj *model.ProgramEvent) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -35374,7 +35374,7 @@ func (ec *executionContext) fieldContext_ProgramEvent_startsAt(_ context.Context
 	return graphql.NewScalarFieldContext("ProgramEvent", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
-func (ec *executionContext) _ProgramEvent_endsAt(ctx context.Context, field graphql.CollectedField, obj *ProgramEvent) (ret graphql.Marshaler) {
+func (ec *executionContext) _ProgramEvent_endsAt(ctx context.Context, field graphql.CollectedField, obj *model.ProgramEvent) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -35397,7 +35397,7 @@ func (ec *executionContext) fieldContext_ProgramEvent_endsAt(_ context.Context, 
 	return graphql.NewScalarFieldContext("ProgramEvent", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
-func (ec *executionContext) _ProgramEvent_agendaPublishedAt(ctx context.Context, field graphql.CollectedField, obj *ProgramEvent) (ret graphql.Marshaler) {
+func (ec *executionContext) _ProgramEvent_agendaPublishedAt(ctx context.Context, field graphql.CollectedField, obj *model.ProgramEvent) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -35420,7 +35420,7 @@ func (ec *executionContext) fieldContext_ProgramEvent_agendaPublishedAt(_ contex
 	return graphql.NewScalarFieldContext("ProgramEvent", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
-func (ec *executionContext) _ProgramLabel_id(ctx context.Context, field graphql.CollectedField, obj *ProgramLabel) (ret graphql.Marshaler) {
+func (ec *executionContext) _ProgramLabel_id(ctx context.Context, field graphql.CollectedField, obj *model.ProgramLabel) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -35443,7 +35443,7 @@ func (ec *executionContext) fieldContext_ProgramLabel_id(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("ProgramLabel", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _ProgramLabel_name(ctx context.Context, field graphql.CollectedField, obj *ProgramLabel) (ret graphql.Marshaler) {
+func (ec *executionContext) _ProgramLabel_name(ctx context.Context, field graphql.CollectedField, obj *model.ProgramLabel) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -35466,7 +35466,7 @@ func (ec *executionContext) fieldContext_ProgramLabel_name(_ context.Context, fi
 	return graphql.NewScalarFieldContext("ProgramLabel", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _ProgramSession_id(ctx context.Context, field graphql.CollectedField, obj *ProgramSession) (ret graphql.Marshaler) {
+func (ec *executionContext) _ProgramSession_id(ctx context.Context, field graphql.CollectedField, obj *model.ProgramSession) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -35489,7 +35489,7 @@ func (ec *executionContext) fieldContext_ProgramSession_id(_ context.Context, fi
 	return graphql.NewScalarFieldContext("ProgramSession", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _ProgramSession_code(ctx context.Context, field graphql.CollectedField, obj *ProgramSession) (ret graphql.Marshaler) {
+func (ec *executionContext) _ProgramSession_code(ctx context.Context, field graphql.CollectedField, obj *model.ProgramSession) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -35512,7 +35512,7 @@ func (ec *executionContext) fieldContext_ProgramSession_code(_ context.Context, 
 	return graphql.NewScalarFieldContext("ProgramSession", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _ProgramSession_title(ctx context.Context, field graphql.CollectedField, obj *ProgramSession) (ret graphql.Marshaler) {
+func (ec *executionContext) _ProgramSession_title(ctx context.Context, field graphql.CollectedField, obj *model.ProgramSession) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -35535,7 +35535,7 @@ func (ec *executionContext) fieldContext_ProgramSession_title(_ context.Context,
 	return graphql.NewScalarFieldContext("ProgramSession", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _ProgramSession_description(ctx context.Context, field graphql.CollectedField, obj *ProgramSession) (ret graphql.Marshaler) {
+func (ec *executionContext) _ProgramSession_description(ctx context.Context, field graphql.CollectedField, obj *model.ProgramSession) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -35558,7 +35558,7 @@ func (ec *executionContext) fieldContext_ProgramSession_description(_ context.Co
 	return graphql.NewScalarFieldContext("ProgramSession", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _ProgramSession_format(ctx context.Context, field graphql.CollectedField, obj *ProgramSession) (ret graphql.Marshaler) {
+func (ec *executionContext) _ProgramSession_format(ctx context.Context, field graphql.CollectedField, obj *model.ProgramSession) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -35570,8 +35570,8 @@ func (ec *executionContext) _ProgramSession_format(ctx context.Context, field gr
 			return obj.Format, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *ProgramLabel) graphql.Marshaler {
-			return ec.marshalOProgramLabel2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProgramLabel(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ProgramLabel) graphql.Marshaler {
+			return ec.marshalOProgramLabel2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐProgramLabel(ctx, selections, v)
 		},
 		true,
 		false,
@@ -35590,7 +35590,7 @@ func (ec *executionContext) fieldContext_ProgramSession_format(_ context.Context
 	return fc, nil
 }
 
-func (ec *executionContext) _ProgramSession_level(ctx context.Context, field graphql.CollectedField, obj *ProgramSession) (ret graphql.Marshaler) {
+func (ec *executionContext) _ProgramSession_level(ctx context.Context, field graphql.CollectedField, obj *model.ProgramSession) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -35602,8 +35602,8 @@ func (ec *executionContext) _ProgramSession_level(ctx context.Context, field gra
 			return obj.Level, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *ProgramLabel) graphql.Marshaler {
-			return ec.marshalOProgramLabel2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProgramLabel(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ProgramLabel) graphql.Marshaler {
+			return ec.marshalOProgramLabel2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐProgramLabel(ctx, selections, v)
 		},
 		true,
 		false,
@@ -35622,7 +35622,7 @@ func (ec *executionContext) fieldContext_ProgramSession_level(_ context.Context,
 	return fc, nil
 }
 
-func (ec *executionContext) _ProgramSession_tracks(ctx context.Context, field graphql.CollectedField, obj *ProgramSession) (ret graphql.Marshaler) {
+func (ec *executionContext) _ProgramSession_tracks(ctx context.Context, field graphql.CollectedField, obj *model.ProgramSession) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -35654,7 +35654,7 @@ func (ec *executionContext) fieldContext_ProgramSession_tracks(_ context.Context
 	return fc, nil
 }
 
-func (ec *executionContext) _ProgramSession_tags(ctx context.Context, field graphql.CollectedField, obj *ProgramSession) (ret graphql.Marshaler) {
+func (ec *executionContext) _ProgramSession_tags(ctx context.Context, field graphql.CollectedField, obj *model.ProgramSession) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -35666,8 +35666,8 @@ func (ec *executionContext) _ProgramSession_tags(ctx context.Context, field grap
 			return obj.Tags, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*ProgramLabel) graphql.Marshaler {
-			return ec.marshalNProgramLabel2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProgramLabelᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProgramLabel) graphql.Marshaler {
+			return ec.marshalNProgramLabel2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐProgramLabelᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -35686,7 +35686,7 @@ func (ec *executionContext) fieldContext_ProgramSession_tags(_ context.Context, 
 	return fc, nil
 }
 
-func (ec *executionContext) _ProgramSession_speakers(ctx context.Context, field graphql.CollectedField, obj *ProgramSession) (ret graphql.Marshaler) {
+func (ec *executionContext) _ProgramSession_speakers(ctx context.Context, field graphql.CollectedField, obj *model.ProgramSession) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -35698,8 +35698,8 @@ func (ec *executionContext) _ProgramSession_speakers(ctx context.Context, field 
 			return obj.Speakers, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*ProgramSpeaker) graphql.Marshaler {
-			return ec.marshalNProgramSpeaker2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProgramSpeakerᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProgramSpeaker) graphql.Marshaler {
+			return ec.marshalNProgramSpeaker2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐProgramSpeakerᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -35718,7 +35718,7 @@ func (ec *executionContext) fieldContext_ProgramSession_speakers(_ context.Conte
 	return fc, nil
 }
 
-func (ec *executionContext) _ProgramSession_startsAt(ctx context.Context, field graphql.CollectedField, obj *ProgramSession) (ret graphql.Marshaler) {
+func (ec *executionContext) _ProgramSession_startsAt(ctx context.Context, field graphql.CollectedField, obj *model.ProgramSession) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -35741,7 +35741,7 @@ func (ec *executionContext) fieldContext_ProgramSession_startsAt(_ context.Conte
 	return graphql.NewScalarFieldContext("ProgramSession", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
-func (ec *executionContext) _ProgramSession_endsAt(ctx context.Context, field graphql.CollectedField, obj *ProgramSession) (ret graphql.Marshaler) {
+func (ec *executionContext) _ProgramSession_endsAt(ctx context.Context, field graphql.CollectedField, obj *model.ProgramSession) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -35764,7 +35764,7 @@ func (ec *executionContext) fieldContext_ProgramSession_endsAt(_ context.Context
 	return graphql.NewScalarFieldContext("ProgramSession", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
-func (ec *executionContext) _ProgramSession_roomName(ctx context.Context, field graphql.CollectedField, obj *ProgramSession) (ret graphql.Marshaler) {
+func (ec *executionContext) _ProgramSession_roomName(ctx context.Context, field graphql.CollectedField, obj *model.ProgramSession) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -35787,7 +35787,7 @@ func (ec *executionContext) fieldContext_ProgramSession_roomName(_ context.Conte
 	return graphql.NewScalarFieldContext("ProgramSession", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _ProgramSpeaker_id(ctx context.Context, field graphql.CollectedField, obj *ProgramSpeaker) (ret graphql.Marshaler) {
+func (ec *executionContext) _ProgramSpeaker_id(ctx context.Context, field graphql.CollectedField, obj *model.ProgramSpeaker) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -35810,7 +35810,7 @@ func (ec *executionContext) fieldContext_ProgramSpeaker_id(_ context.Context, fi
 	return graphql.NewScalarFieldContext("ProgramSpeaker", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _ProgramSpeaker_firstName(ctx context.Context, field graphql.CollectedField, obj *ProgramSpeaker) (ret graphql.Marshaler) {
+func (ec *executionContext) _ProgramSpeaker_firstName(ctx context.Context, field graphql.CollectedField, obj *model.ProgramSpeaker) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -35833,7 +35833,7 @@ func (ec *executionContext) fieldContext_ProgramSpeaker_firstName(_ context.Cont
 	return graphql.NewScalarFieldContext("ProgramSpeaker", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _ProgramSpeaker_lastName(ctx context.Context, field graphql.CollectedField, obj *ProgramSpeaker) (ret graphql.Marshaler) {
+func (ec *executionContext) _ProgramSpeaker_lastName(ctx context.Context, field graphql.CollectedField, obj *model.ProgramSpeaker) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -35856,7 +35856,7 @@ func (ec *executionContext) fieldContext_ProgramSpeaker_lastName(_ context.Conte
 	return graphql.NewScalarFieldContext("ProgramSpeaker", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _ProgramSpeaker_title(ctx context.Context, field graphql.CollectedField, obj *ProgramSpeaker) (ret graphql.Marshaler) {
+func (ec *executionContext) _ProgramSpeaker_title(ctx context.Context, field graphql.CollectedField, obj *model.ProgramSpeaker) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -35879,7 +35879,7 @@ func (ec *executionContext) fieldContext_ProgramSpeaker_title(_ context.Context,
 	return graphql.NewScalarFieldContext("ProgramSpeaker", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _ProgramSpeaker_company(ctx context.Context, field graphql.CollectedField, obj *ProgramSpeaker) (ret graphql.Marshaler) {
+func (ec *executionContext) _ProgramSpeaker_company(ctx context.Context, field graphql.CollectedField, obj *model.ProgramSpeaker) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -35902,7 +35902,7 @@ func (ec *executionContext) fieldContext_ProgramSpeaker_company(_ context.Contex
 	return graphql.NewScalarFieldContext("ProgramSpeaker", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _ProgramSpeaker_bio(ctx context.Context, field graphql.CollectedField, obj *ProgramSpeaker) (ret graphql.Marshaler) {
+func (ec *executionContext) _ProgramSpeaker_bio(ctx context.Context, field graphql.CollectedField, obj *model.ProgramSpeaker) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -35925,7 +35925,7 @@ func (ec *executionContext) fieldContext_ProgramSpeaker_bio(_ context.Context, f
 	return graphql.NewScalarFieldContext("ProgramSpeaker", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _ProgramSpeaker_headshotUrl(ctx context.Context, field graphql.CollectedField, obj *ProgramSpeaker) (ret graphql.Marshaler) {
+func (ec *executionContext) _ProgramSpeaker_headshotUrl(ctx context.Context, field graphql.CollectedField, obj *model.ProgramSpeaker) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -37660,8 +37660,8 @@ func (ec *executionContext) _Query_program(ctx context.Context, field graphql.Co
 			return ec.Resolvers.Query().Program(ctx, fc.Args["eventId"].(string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *Program) graphql.Marshaler {
-			return ec.marshalNProgram2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProgram(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Program) graphql.Marshaler {
+			return ec.marshalNProgram2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐProgram(ctx, selections, v)
 		},
 		true,
 		true,
@@ -37704,8 +37704,8 @@ func (ec *executionContext) _Query_widgets(ctx context.Context, field graphql.Co
 			return ec.Resolvers.Query().Widgets(ctx, fc.Args["eventId"].(string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*Widget) graphql.Marshaler {
-			return ec.marshalNWidget2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐWidgetᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Widget) graphql.Marshaler {
+			return ec.marshalNWidget2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐWidgetᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -48385,7 +48385,7 @@ func (ec *executionContext) fieldContext_WebhookWithSecret_secret(_ context.Cont
 	return graphql.NewScalarFieldContext("WebhookWithSecret", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Widget_id(ctx context.Context, field graphql.CollectedField, obj *Widget) (ret graphql.Marshaler) {
+func (ec *executionContext) _Widget_id(ctx context.Context, field graphql.CollectedField, obj *model.Widget) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -48408,7 +48408,7 @@ func (ec *executionContext) fieldContext_Widget_id(_ context.Context, field grap
 	return graphql.NewScalarFieldContext("Widget", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _Widget_createdAt(ctx context.Context, field graphql.CollectedField, obj *Widget) (ret graphql.Marshaler) {
+func (ec *executionContext) _Widget_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.Widget) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -48431,7 +48431,7 @@ func (ec *executionContext) fieldContext_Widget_createdAt(_ context.Context, fie
 	return graphql.NewScalarFieldContext("Widget", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
-func (ec *executionContext) _Widget_updatedAt(ctx context.Context, field graphql.CollectedField, obj *Widget) (ret graphql.Marshaler) {
+func (ec *executionContext) _Widget_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.Widget) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -48454,7 +48454,7 @@ func (ec *executionContext) fieldContext_Widget_updatedAt(_ context.Context, fie
 	return graphql.NewScalarFieldContext("Widget", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
-func (ec *executionContext) _Widget_eventId(ctx context.Context, field graphql.CollectedField, obj *Widget) (ret graphql.Marshaler) {
+func (ec *executionContext) _Widget_eventId(ctx context.Context, field graphql.CollectedField, obj *model.Widget) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -48477,7 +48477,7 @@ func (ec *executionContext) fieldContext_Widget_eventId(_ context.Context, field
 	return graphql.NewScalarFieldContext("Widget", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _Widget_name(ctx context.Context, field graphql.CollectedField, obj *Widget) (ret graphql.Marshaler) {
+func (ec *executionContext) _Widget_name(ctx context.Context, field graphql.CollectedField, obj *model.Widget) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -48500,7 +48500,7 @@ func (ec *executionContext) fieldContext_Widget_name(_ context.Context, field gr
 	return graphql.NewScalarFieldContext("Widget", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Widget_view(ctx context.Context, field graphql.CollectedField, obj *Widget) (ret graphql.Marshaler) {
+func (ec *executionContext) _Widget_view(ctx context.Context, field graphql.CollectedField, obj *model.Widget) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -48523,7 +48523,7 @@ func (ec *executionContext) fieldContext_Widget_view(_ context.Context, field gr
 	return graphql.NewScalarFieldContext("Widget", field, false, false, errors.New("field of type WidgetView does not have child fields"))
 }
 
-func (ec *executionContext) _Widget_enabled(ctx context.Context, field graphql.CollectedField, obj *Widget) (ret graphql.Marshaler) {
+func (ec *executionContext) _Widget_enabled(ctx context.Context, field graphql.CollectedField, obj *model.Widget) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -48546,7 +48546,7 @@ func (ec *executionContext) fieldContext_Widget_enabled(_ context.Context, field
 	return graphql.NewScalarFieldContext("Widget", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _Widget_options(ctx context.Context, field graphql.CollectedField, obj *Widget) (ret graphql.Marshaler) {
+func (ec *executionContext) _Widget_options(ctx context.Context, field graphql.CollectedField, obj *model.Widget) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -48558,8 +48558,8 @@ func (ec *executionContext) _Widget_options(ctx context.Context, field graphql.C
 			return obj.Options, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *WidgetOptions) graphql.Marshaler {
-			return ec.marshalNWidgetOptions2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐWidgetOptions(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.WidgetOptions) graphql.Marshaler {
+			return ec.marshalNWidgetOptions2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐWidgetOptions(ctx, selections, v)
 		},
 		true,
 		true,
@@ -48578,7 +48578,7 @@ func (ec *executionContext) fieldContext_Widget_options(_ context.Context, field
 	return fc, nil
 }
 
-func (ec *executionContext) _WidgetOptions_trackIds(ctx context.Context, field graphql.CollectedField, obj *WidgetOptions) (ret graphql.Marshaler) {
+func (ec *executionContext) _WidgetOptions_trackIds(ctx context.Context, field graphql.CollectedField, obj *model.WidgetOptions) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -48601,7 +48601,7 @@ func (ec *executionContext) fieldContext_WidgetOptions_trackIds(_ context.Contex
 	return graphql.NewScalarFieldContext("WidgetOptions", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _WidgetOptions_formatIds(ctx context.Context, field graphql.CollectedField, obj *WidgetOptions) (ret graphql.Marshaler) {
+func (ec *executionContext) _WidgetOptions_formatIds(ctx context.Context, field graphql.CollectedField, obj *model.WidgetOptions) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -48624,7 +48624,7 @@ func (ec *executionContext) fieldContext_WidgetOptions_formatIds(_ context.Conte
 	return graphql.NewScalarFieldContext("WidgetOptions", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _WidgetOptions_tagIds(ctx context.Context, field graphql.CollectedField, obj *WidgetOptions) (ret graphql.Marshaler) {
+func (ec *executionContext) _WidgetOptions_tagIds(ctx context.Context, field graphql.CollectedField, obj *model.WidgetOptions) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -48647,7 +48647,7 @@ func (ec *executionContext) fieldContext_WidgetOptions_tagIds(_ context.Context,
 	return graphql.NewScalarFieldContext("WidgetOptions", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _WidgetOptions_dayKeys(ctx context.Context, field graphql.CollectedField, obj *WidgetOptions) (ret graphql.Marshaler) {
+func (ec *executionContext) _WidgetOptions_dayKeys(ctx context.Context, field graphql.CollectedField, obj *model.WidgetOptions) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -48670,7 +48670,7 @@ func (ec *executionContext) fieldContext_WidgetOptions_dayKeys(_ context.Context
 	return graphql.NewScalarFieldContext("WidgetOptions", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _WidgetOptions_theme(ctx context.Context, field graphql.CollectedField, obj *WidgetOptions) (ret graphql.Marshaler) {
+func (ec *executionContext) _WidgetOptions_theme(ctx context.Context, field graphql.CollectedField, obj *model.WidgetOptions) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -48693,7 +48693,7 @@ func (ec *executionContext) fieldContext_WidgetOptions_theme(_ context.Context, 
 	return graphql.NewScalarFieldContext("WidgetOptions", field, false, false, errors.New("field of type WidgetTheme does not have child fields"))
 }
 
-func (ec *executionContext) _WidgetOptions_primaryColor(ctx context.Context, field graphql.CollectedField, obj *WidgetOptions) (ret graphql.Marshaler) {
+func (ec *executionContext) _WidgetOptions_primaryColor(ctx context.Context, field graphql.CollectedField, obj *model.WidgetOptions) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -48716,7 +48716,7 @@ func (ec *executionContext) fieldContext_WidgetOptions_primaryColor(_ context.Co
 	return graphql.NewScalarFieldContext("WidgetOptions", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _WidgetOptions_dateFormat(ctx context.Context, field graphql.CollectedField, obj *WidgetOptions) (ret graphql.Marshaler) {
+func (ec *executionContext) _WidgetOptions_dateFormat(ctx context.Context, field graphql.CollectedField, obj *model.WidgetOptions) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -48739,7 +48739,7 @@ func (ec *executionContext) fieldContext_WidgetOptions_dateFormat(_ context.Cont
 	return graphql.NewScalarFieldContext("WidgetOptions", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _WidgetOptions_showSpeakerCompany(ctx context.Context, field graphql.CollectedField, obj *WidgetOptions) (ret graphql.Marshaler) {
+func (ec *executionContext) _WidgetOptions_showSpeakerCompany(ctx context.Context, field graphql.CollectedField, obj *model.WidgetOptions) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -48762,7 +48762,7 @@ func (ec *executionContext) fieldContext_WidgetOptions_showSpeakerCompany(_ cont
 	return graphql.NewScalarFieldContext("WidgetOptions", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _WidgetOptions_showSpeakerTitle(ctx context.Context, field graphql.CollectedField, obj *WidgetOptions) (ret graphql.Marshaler) {
+func (ec *executionContext) _WidgetOptions_showSpeakerTitle(ctx context.Context, field graphql.CollectedField, obj *model.WidgetOptions) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -48785,7 +48785,7 @@ func (ec *executionContext) fieldContext_WidgetOptions_showSpeakerTitle(_ contex
 	return graphql.NewScalarFieldContext("WidgetOptions", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _WidgetOptions_showSpeakerBio(ctx context.Context, field graphql.CollectedField, obj *WidgetOptions) (ret graphql.Marshaler) {
+func (ec *executionContext) _WidgetOptions_showSpeakerBio(ctx context.Context, field graphql.CollectedField, obj *model.WidgetOptions) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -48808,7 +48808,7 @@ func (ec *executionContext) fieldContext_WidgetOptions_showSpeakerBio(_ context.
 	return graphql.NewScalarFieldContext("WidgetOptions", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _WidgetOptions_showSessionDescription(ctx context.Context, field graphql.CollectedField, obj *WidgetOptions) (ret graphql.Marshaler) {
+func (ec *executionContext) _WidgetOptions_showSessionDescription(ctx context.Context, field graphql.CollectedField, obj *model.WidgetOptions) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -48831,7 +48831,7 @@ func (ec *executionContext) fieldContext_WidgetOptions_showSessionDescription(_ 
 	return graphql.NewScalarFieldContext("WidgetOptions", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _WidgetOptions_showSessionLevel(ctx context.Context, field graphql.CollectedField, obj *WidgetOptions) (ret graphql.Marshaler) {
+func (ec *executionContext) _WidgetOptions_showSessionLevel(ctx context.Context, field graphql.CollectedField, obj *model.WidgetOptions) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -48854,7 +48854,7 @@ func (ec *executionContext) fieldContext_WidgetOptions_showSessionLevel(_ contex
 	return graphql.NewScalarFieldContext("WidgetOptions", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _WidgetOptions_showSessionFormat(ctx context.Context, field graphql.CollectedField, obj *WidgetOptions) (ret graphql.Marshaler) {
+func (ec *executionContext) _WidgetOptions_showSessionFormat(ctx context.Context, field graphql.CollectedField, obj *model.WidgetOptions) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -48877,7 +48877,7 @@ func (ec *executionContext) fieldContext_WidgetOptions_showSessionFormat(_ conte
 	return graphql.NewScalarFieldContext("WidgetOptions", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _WidgetOptions_showAddToCalendar(ctx context.Context, field graphql.CollectedField, obj *WidgetOptions) (ret graphql.Marshaler) {
+func (ec *executionContext) _WidgetOptions_showAddToCalendar(ctx context.Context, field graphql.CollectedField, obj *model.WidgetOptions) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -48900,7 +48900,7 @@ func (ec *executionContext) fieldContext_WidgetOptions_showAddToCalendar(_ conte
 	return graphql.NewScalarFieldContext("WidgetOptions", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _WidgetOptions_customCss(ctx context.Context, field graphql.CollectedField, obj *WidgetOptions) (ret graphql.Marshaler) {
+func (ec *executionContext) _WidgetOptions_customCss(ctx context.Context, field graphql.CollectedField, obj *model.WidgetOptions) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -63992,7 +63992,7 @@ func (ec *executionContext) _ProfileChange(ctx context.Context, sel ast.Selectio
 
 var programImplementors = []string{"Program"}
 
-func (ec *executionContext) _Program(ctx context.Context, sel ast.SelectionSet, obj *Program) graphql.Marshaler {
+func (ec *executionContext) _Program(ctx context.Context, sel ast.SelectionSet, obj *model.Program) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, programImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -64050,7 +64050,7 @@ func (ec *executionContext) _Program(ctx context.Context, sel ast.SelectionSet, 
 
 var programEventImplementors = []string{"ProgramEvent"}
 
-func (ec *executionContext) _ProgramEvent(ctx context.Context, sel ast.SelectionSet, obj *ProgramEvent) graphql.Marshaler {
+func (ec *executionContext) _ProgramEvent(ctx context.Context, sel ast.SelectionSet, obj *model.ProgramEvent) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, programEventImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -64138,7 +64138,7 @@ func (ec *executionContext) _ProgramEvent(ctx context.Context, sel ast.Selection
 
 var programLabelImplementors = []string{"ProgramLabel"}
 
-func (ec *executionContext) _ProgramLabel(ctx context.Context, sel ast.SelectionSet, obj *ProgramLabel) graphql.Marshaler {
+func (ec *executionContext) _ProgramLabel(ctx context.Context, sel ast.SelectionSet, obj *model.ProgramLabel) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, programLabelImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -64181,7 +64181,7 @@ func (ec *executionContext) _ProgramLabel(ctx context.Context, sel ast.Selection
 
 var programSessionImplementors = []string{"ProgramSession"}
 
-func (ec *executionContext) _ProgramSession(ctx context.Context, sel ast.SelectionSet, obj *ProgramSession) graphql.Marshaler {
+func (ec *executionContext) _ProgramSession(ctx context.Context, sel ast.SelectionSet, obj *model.ProgramSession) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, programSessionImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -64274,7 +64274,7 @@ func (ec *executionContext) _ProgramSession(ctx context.Context, sel ast.Selecti
 
 var programSpeakerImplementors = []string{"ProgramSpeaker"}
 
-func (ec *executionContext) _ProgramSpeaker(ctx context.Context, sel ast.SelectionSet, obj *ProgramSpeaker) graphql.Marshaler {
+func (ec *executionContext) _ProgramSpeaker(ctx context.Context, sel ast.SelectionSet, obj *model.ProgramSpeaker) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, programSpeakerImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -69952,7 +69952,7 @@ func (ec *executionContext) _WebhookWithSecret(ctx context.Context, sel ast.Sele
 
 var widgetImplementors = []string{"Widget"}
 
-func (ec *executionContext) _Widget(ctx context.Context, sel ast.SelectionSet, obj *Widget) graphql.Marshaler {
+func (ec *executionContext) _Widget(ctx context.Context, sel ast.SelectionSet, obj *model.Widget) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, widgetImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -70025,7 +70025,7 @@ func (ec *executionContext) _Widget(ctx context.Context, sel ast.SelectionSet, o
 
 var widgetOptionsImplementors = []string{"WidgetOptions"}
 
-func (ec *executionContext) _WidgetOptions(ctx context.Context, sel ast.SelectionSet, obj *WidgetOptions) graphql.Marshaler {
+func (ec *executionContext) _WidgetOptions(ctx context.Context, sel ast.SelectionSet, obj *model.WidgetOptions) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, widgetOptionsImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -72749,7 +72749,7 @@ func (ec *executionContext) marshalNProfileChange2ᚖgithubᚗcomᚋpodiumᚋpod
 	return ec._ProfileChange(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNProgram2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProgram(ctx context.Context, sel ast.SelectionSet, v *Program) graphql.Marshaler {
+func (ec *executionContext) marshalNProgram2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐProgram(ctx context.Context, sel ast.SelectionSet, v *model.Program) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -72759,7 +72759,7 @@ func (ec *executionContext) marshalNProgram2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋ
 	return ec._Program(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNProgramEvent2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProgramEvent(ctx context.Context, sel ast.SelectionSet, v *ProgramEvent) graphql.Marshaler {
+func (ec *executionContext) marshalNProgramEvent2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐProgramEvent(ctx context.Context, sel ast.SelectionSet, v *model.ProgramEvent) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -72769,11 +72769,11 @@ func (ec *executionContext) marshalNProgramEvent2ᚖgithubᚗcomᚋpodiumᚋpodi
 	return ec._ProgramEvent(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNProgramLabel2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProgramLabelᚄ(ctx context.Context, sel ast.SelectionSet, v []*ProgramLabel) graphql.Marshaler {
+func (ec *executionContext) marshalNProgramLabel2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐProgramLabelᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ProgramLabel) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNProgramLabel2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProgramLabel(ctx, sel, v[i])
+		return ec.marshalNProgramLabel2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐProgramLabel(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -72785,7 +72785,7 @@ func (ec *executionContext) marshalNProgramLabel2ᚕᚖgithubᚗcomᚋpodiumᚋp
 	return ret
 }
 
-func (ec *executionContext) marshalNProgramLabel2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProgramLabel(ctx context.Context, sel ast.SelectionSet, v *ProgramLabel) graphql.Marshaler {
+func (ec *executionContext) marshalNProgramLabel2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐProgramLabel(ctx context.Context, sel ast.SelectionSet, v *model.ProgramLabel) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -72795,11 +72795,11 @@ func (ec *executionContext) marshalNProgramLabel2ᚖgithubᚗcomᚋpodiumᚋpodi
 	return ec._ProgramLabel(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNProgramSession2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProgramSessionᚄ(ctx context.Context, sel ast.SelectionSet, v []*ProgramSession) graphql.Marshaler {
+func (ec *executionContext) marshalNProgramSession2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐProgramSessionᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ProgramSession) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNProgramSession2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProgramSession(ctx, sel, v[i])
+		return ec.marshalNProgramSession2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐProgramSession(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -72811,7 +72811,7 @@ func (ec *executionContext) marshalNProgramSession2ᚕᚖgithubᚗcomᚋpodium�
 	return ret
 }
 
-func (ec *executionContext) marshalNProgramSession2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProgramSession(ctx context.Context, sel ast.SelectionSet, v *ProgramSession) graphql.Marshaler {
+func (ec *executionContext) marshalNProgramSession2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐProgramSession(ctx context.Context, sel ast.SelectionSet, v *model.ProgramSession) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -72821,11 +72821,11 @@ func (ec *executionContext) marshalNProgramSession2ᚖgithubᚗcomᚋpodiumᚋpo
 	return ec._ProgramSession(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNProgramSpeaker2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProgramSpeakerᚄ(ctx context.Context, sel ast.SelectionSet, v []*ProgramSpeaker) graphql.Marshaler {
+func (ec *executionContext) marshalNProgramSpeaker2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐProgramSpeakerᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ProgramSpeaker) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNProgramSpeaker2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProgramSpeaker(ctx, sel, v[i])
+		return ec.marshalNProgramSpeaker2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐProgramSpeaker(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -72837,7 +72837,7 @@ func (ec *executionContext) marshalNProgramSpeaker2ᚕᚖgithubᚗcomᚋpodium�
 	return ret
 }
 
-func (ec *executionContext) marshalNProgramSpeaker2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProgramSpeaker(ctx context.Context, sel ast.SelectionSet, v *ProgramSpeaker) graphql.Marshaler {
+func (ec *executionContext) marshalNProgramSpeaker2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐProgramSpeaker(ctx context.Context, sel ast.SelectionSet, v *model.ProgramSpeaker) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -74651,11 +74651,11 @@ func (ec *executionContext) marshalNWebhookWithSecret2ᚖgithubᚗcomᚋpodium�
 	return ec._WebhookWithSecret(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNWidget2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐWidgetᚄ(ctx context.Context, sel ast.SelectionSet, v []*Widget) graphql.Marshaler {
+func (ec *executionContext) marshalNWidget2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐWidgetᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Widget) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNWidget2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐWidget(ctx, sel, v[i])
+		return ec.marshalNWidget2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐWidget(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -74667,7 +74667,7 @@ func (ec *executionContext) marshalNWidget2ᚕᚖgithubᚗcomᚋpodiumᚋpodium�
 	return ret
 }
 
-func (ec *executionContext) marshalNWidget2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐWidget(ctx context.Context, sel ast.SelectionSet, v *Widget) graphql.Marshaler {
+func (ec *executionContext) marshalNWidget2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐWidget(ctx context.Context, sel ast.SelectionSet, v *model.Widget) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -74677,7 +74677,7 @@ func (ec *executionContext) marshalNWidget2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋg
 	return ec._Widget(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNWidgetOptions2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐWidgetOptions(ctx context.Context, sel ast.SelectionSet, v *WidgetOptions) graphql.Marshaler {
+func (ec *executionContext) marshalNWidgetOptions2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐWidgetOptions(ctx context.Context, sel ast.SelectionSet, v *model.WidgetOptions) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -75717,7 +75717,7 @@ func (ec *executionContext) marshalONode2githubᚗcomᚋpodiumᚋpodiumᚋentᚐ
 	return ec._Node(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalOProgramLabel2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚐProgramLabel(ctx context.Context, sel ast.SelectionSet, v *ProgramLabel) graphql.Marshaler {
+func (ec *executionContext) marshalOProgramLabel2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐProgramLabel(ctx context.Context, sel ast.SelectionSet, v *model.ProgramLabel) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}

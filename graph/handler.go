@@ -117,8 +117,8 @@ func NewHandler(opts HandlerOptions) http.Handler {
 	srv := handler.New(schema)
 	srv.AddTransport(transport.Options{})
 	srv.AddTransport(transport.GET{})
-	if opts.Resolver != nil && opts.Resolver.Files != nil { // multipart uploads (docs/files.md)
-		srv.AddTransport(files.Transport{Service: opts.Resolver.Files, Budget: opts.Limits.Budget,
+	if opts.Resolver != nil && opts.Resolver.Ops.Files != nil { // multipart uploads (docs/files.md)
+		srv.AddTransport(files.Transport{Service: opts.Resolver.Ops.Files, Budget: opts.Limits.Budget,
 			Authorize: opts.Resolver.authorizeUpload, Uploads: files.NewLimiter(maxUploadsInFlight)})
 	}
 	srv.AddTransport(jsonPOST{}) // before transport.POST, which serves what it leaves
@@ -136,7 +136,7 @@ func NewHandler(opts HandlerOptions) http.Handler {
 	present := presentError(opts.Log)
 	srv.Use(telemetry{observe: opts.Observe, spans: &sync.Map{}})
 	// The budget starts once a place is found.
-	srv.Use(fairShare{share: opts.Limits.Share, places: newPlaces(), lane: opts.Resolver.lane()})
+	srv.Use(fairShare{share: opts.Limits.Share, places: newPlaces(), lane: opts.Resolver.Ops.LaneOrNil()})
 	srv.Use(operationBudget{limits: opts.Limits}) // outside the transaction, which rolls back when it stops
 	srv.Use(transactioner{db: opts.DB, present: present})
 	srv.Use(answerCap{max: opts.Limits.AnswerBytes}) // inside the transaction: a refused answer rolls back
@@ -168,7 +168,7 @@ func NewHandler(opts HandlerOptions) http.Handler {
 			ctx, cancel = context.WithTimeout(ctx, opts.Limits.Budget)
 			defer cancel()
 		}
-		srv.ServeHTTP(w, r.WithContext(opts.Resolver.withLoaders(ctx)))
+		srv.ServeHTTP(w, r.WithContext(opts.Resolver.Ops.WithLoaders(ctx)))
 	})
 }
 

@@ -14,15 +14,15 @@ import (
 
 // Library is the resolver for the library field.
 func (r *eventResolver) Library(ctx context.Context, obj *ent.Event) (*model.Library, error) {
-	return r.eventLibrary(ctx, obj)
+	return r.Ops.EventLibrary(ctx, obj)
 }
 
 // SaveLibraryItem is the resolver for the saveLibraryItem field.
 func (r *mutationResolver) SaveLibraryItem(ctx context.Context, eventID string, input model.SaveLibraryItemInput) (ent.Noder, error) {
-	return r.saveLibraryItem(ctx, eventID, input)
+	return r.Ops.SaveLibraryItem(ctx, eventID, input)
 }
 
 // DeleteLibraryItem is the resolver for the deleteLibraryItem field.
 func (r *mutationResolver) DeleteLibraryItem(ctx context.Context, eventID string, kind model.LibraryKind, id string) (string, error) {
-	return r.deleteLibraryItem(ctx, eventID, kind, id)
+	return r.Ops.DeleteLibraryItem(ctx, eventID, kind, id)
 }

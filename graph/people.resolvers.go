@@ -14,10 +14,10 @@ import (
 
 // InviteOrganizationMember is the resolver for the inviteOrganizationMember field.
 func (r *mutationResolver) InviteOrganizationMember(ctx context.Context, input model.InviteOrganizationMemberInput) (*ent.OrganizationInvitation, error) {
-	return r.inviteOrganizationMember(ctx, input)
+	return r.Ops.InviteOrganizationMember(ctx, input)
 }
 
 // Viewer is the resolver for the viewer field.
 func (r *queryResolver) Viewer(ctx context.Context) (*model.Viewer, error) {
-	return r.viewerOf(ctx)
+	return r.Ops.ViewerOf(ctx)
 }

@@ -13,30 +13,30 @@ import (
 
 // SavePipelineStage is the resolver for the savePipelineStage field.
 func (r *mutationResolver) SavePipelineStage(ctx context.Context, input model.SavePipelineStageInput) (*model.CrmPipelineStage, error) {
-	return r.savePipelineStage(ctx, input)
+	return r.Ops.SavePipelineStage(ctx, input)
 }
 
 // ReorderPipelineStages is the resolver for the reorderPipelineStages field.
 func (r *mutationResolver) ReorderPipelineStages(ctx context.Context, input model.ReorderPipelineStagesInput) (bool, error) {
-	return r.reorderPipelineStages(ctx, input)
+	return r.Ops.ReorderPipelineStages(ctx, input)
 }
 
 // DeletePipelineStage is the resolver for the deletePipelineStage field.
 func (r *mutationResolver) DeletePipelineStage(ctx context.Context, stageID string) (string, error) {
-	return r.deletePipelineStage(ctx, stageID)
+	return r.Ops.DeletePipelineStage(ctx, stageID)
 }
 
 // AddPipelineCard is the resolver for the addPipelineCard field.
 func (r *mutationResolver) AddPipelineCard(ctx context.Context, input model.AddPipelineCardInput) (*model.CrmContactCard, error) {
-	return r.addPipelineCard(ctx, input)
+	return r.Ops.AddPipelineCard(ctx, input)
 }
 
 // MovePipelineCard is the resolver for the movePipelineCard field.
 func (r *mutationResolver) MovePipelineCard(ctx context.Context, cardID string, input model.MovePipelineCardInput) (*model.CrmContactCard, error) {
-	return r.movePipelineCard(ctx, cardID, input)
+	return r.Ops.MovePipelineCard(ctx, cardID, input)
 }
 
 // Pipeline is the resolver for the pipeline field.
 func (r *queryResolver) Pipeline(ctx context.Context) (*model.CrmPipelineBoard, error) {
-	return r.pipeline(ctx)
+	return r.Ops.Pipeline(ctx)
 }

@@ -13,15 +13,15 @@ import (
 
 // MySpeaking is the resolver for the mySpeaking field.
 func (r *queryResolver) MySpeaking(ctx context.Context) ([]*model.SpeakerEvent, error) {
-	return r.mySpeaking(ctx)
+	return r.Ops.MySpeaking(ctx)
 }
 
 // MySpeakerSession is the resolver for the mySpeakerSession field.
 func (r *queryResolver) MySpeakerSession(ctx context.Context, id string) (*model.SpeakerSession, error) {
-	return r.mySpeakerSession(ctx, id)
+	return r.Ops.MySpeakerSession(ctx, id)
 }
 
 // MySpeakerContact is the resolver for the mySpeakerContact field.
 func (r *queryResolver) MySpeakerContact(ctx context.Context, id string) (*model.SpeakerContact, error) {
-	return r.mySpeakerContact(ctx, id)
+	return r.Ops.MySpeakerContact(ctx, id)
 }

@@ -10,29 +10,30 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/podium/podium/graph/model"
+	"github.com/podium/podium/graph/operation"
 )
 
 // ConfirmMyParticipation is the resolver for the confirmMyParticipation field.
 func (r *mutationResolver) ConfirmMyParticipation(ctx context.Context, contactID string) (*model.SpeakerContact, error) {
-	return r.Resolver.ConfirmMyParticipation(ctx, contactID)
+	return r.Resolver.Ops.ConfirmMyParticipation(ctx, contactID)
 }
 
 // DeclineMyParticipation is the resolver for the declineMyParticipation field.
 func (r *mutationResolver) DeclineMyParticipation(ctx context.Context, contactID string) (*model.SpeakerContact, error) {
-	return r.Resolver.DeclineMyParticipation(ctx, contactID)
+	return r.Resolver.Ops.DeclineMyParticipation(ctx, contactID)
 }
 
 // SetMyTaskDone is the resolver for the setMyTaskDone field.
 func (r *mutationResolver) SetMyTaskDone(ctx context.Context, id string, done bool) (*model.Task, error) {
-	return r.Resolver.SetMyTaskDone(ctx, id, done)
+	return r.Resolver.Ops.SetMyTaskDone(ctx, id, done)
 }
 
 // UploadMyDeliverable is the resolver for the uploadMyDeliverable field.
 func (r *mutationResolver) UploadMyDeliverable(ctx context.Context, id string, file *graphql.Upload) (*model.Deliverable, error) {
-	return r.Resolver.UploadMyDeliverable(ctx, id, upload(file))
+	return r.Resolver.Ops.UploadMyDeliverable(ctx, id, operation.Upload(file))
 }
 
 // RemoveMyDeliverable is the resolver for the removeMyDeliverable field.
 func (r *mutationResolver) RemoveMyDeliverable(ctx context.Context, id string) (*model.Deliverable, error) {
-	return r.Resolver.RemoveMyDeliverable(ctx, id)
+	return r.Resolver.Ops.RemoveMyDeliverable(ctx, id)
 }

@@ -11,49 +11,50 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/graph/model"
+	"github.com/podium/podium/graph/operation"
 )
 
 // UpdateMyProfile is the resolver for the updateMyProfile field.
 func (r *mutationResolver) UpdateMyProfile(ctx context.Context, contactID string, input model.MyProfileInput) (*model.MyProfile, error) {
-	return r.UpdateOwnProfile(ctx, personOf(ctx), contactID, input)
+	return r.Ops.UpdateOwnProfile(ctx, operation.PersonOf(ctx), contactID, input)
 }
 
 // UploadMyHeadshot is the resolver for the uploadMyHeadshot field.
 func (r *mutationResolver) UploadMyHeadshot(ctx context.Context, contactID string, file *graphql.Upload) (*model.MyProfile, error) {
-	return r.UploadOwnHeadshot(ctx, personOf(ctx), contactID, upload(file))
+	return r.Ops.UploadOwnHeadshot(ctx, operation.PersonOf(ctx), contactID, operation.Upload(file))
 }
 
 // ApproveSpeakerProfile is the resolver for the approveSpeakerProfile field.
 func (r *mutationResolver) ApproveSpeakerProfile(ctx context.Context, eventID string, contactID string) (*ent.Contact, error) {
-	return r.reviewSpeakerProfile(ctx, eventID, contactID, true)
+	return r.Ops.ReviewSpeakerProfile(ctx, eventID, contactID, true)
 }
 
 // RejectSpeakerProfile is the resolver for the rejectSpeakerProfile field.
 func (r *mutationResolver) RejectSpeakerProfile(ctx context.Context, eventID string, contactID string) (*ent.Contact, error) {
-	return r.reviewSpeakerProfile(ctx, eventID, contactID, false)
+	return r.Ops.ReviewSpeakerProfile(ctx, eventID, contactID, false)
 }
 
 // UpdateMySessionContent is the resolver for the updateMySessionContent field.
 func (r *mutationResolver) UpdateMySessionContent(ctx context.Context, sessionID string, input model.MySessionContentInput) (*model.MySessionContent, error) {
-	return r.UpdateOwnSessionContent(ctx, personOf(ctx), sessionID, input)
+	return r.Ops.UpdateOwnSessionContent(ctx, operation.PersonOf(ctx), sessionID, input)
 }
 
 // ApproveSessionContent is the resolver for the approveSessionContent field.
 func (r *mutationResolver) ApproveSessionContent(ctx context.Context, eventID string, sessionID string) (*model.Session, error) {
-	return r.reviewSessionContent(ctx, eventID, sessionID, true)
+	return r.Ops.ReviewSessionContent(ctx, eventID, sessionID, true)
 }
 
 // RejectSessionContent is the resolver for the rejectSessionContent field.
 func (r *mutationResolver) RejectSessionContent(ctx context.Context, eventID string, sessionID string) (*model.Session, error) {
-	return r.reviewSessionContent(ctx, eventID, sessionID, false)
+	return r.Ops.ReviewSessionContent(ctx, eventID, sessionID, false)
 }
 
 // MyProfile is the resolver for the myProfile field.
 func (r *queryResolver) MyProfile(ctx context.Context, contactID string) (*model.MyProfile, error) {
-	return r.OwnProfile(ctx, personOf(ctx), contactID)
+	return r.Ops.OwnProfile(ctx, operation.PersonOf(ctx), contactID)
 }
 
 // MySessionContent is the resolver for the mySessionContent field.
 func (r *queryResolver) MySessionContent(ctx context.Context, sessionID string) (*model.MySessionContent, error) {
-	return r.OwnSessionContent(ctx, personOf(ctx), sessionID)
+	return r.Ops.OwnSessionContent(ctx, operation.PersonOf(ctx), sessionID)
 }

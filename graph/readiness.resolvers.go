@@ -14,47 +14,47 @@ import (
 
 // TaskTemplates is the resolver for the taskTemplates field.
 func (r *eventResolver) TaskTemplates(ctx context.Context, obj *ent.Event) ([]*model.TaskTemplate, error) {
-	return r.taskTemplates(ctx, obj)
+	return r.Ops.TaskTemplates(ctx, obj)
 }
 
 // FileRequirements is the resolver for the fileRequirements field.
 func (r *eventResolver) FileRequirements(ctx context.Context, obj *ent.Event) ([]*model.FileRequirement, error) {
-	return r.fileRequirements(ctx, obj)
+	return r.Ops.FileRequirements(ctx, obj)
 }
 
 // SaveTaskTemplate is the resolver for the saveTaskTemplate field.
 func (r *mutationResolver) SaveTaskTemplate(ctx context.Context, eventID string, input model.SaveTaskTemplateInput) (*model.TaskTemplate, error) {
-	return r.saveTaskTemplate(ctx, eventID, input)
+	return r.Ops.SaveTaskTemplate(ctx, eventID, input)
 }
 
 // DeleteTaskTemplate is the resolver for the deleteTaskTemplate field.
 func (r *mutationResolver) DeleteTaskTemplate(ctx context.Context, eventID string, id string) (string, error) {
-	return r.deleteTaskTemplate(ctx, eventID, id)
+	return r.Ops.DeleteTaskTemplate(ctx, eventID, id)
 }
 
 // SaveFileRequirement is the resolver for the saveFileRequirement field.
 func (r *mutationResolver) SaveFileRequirement(ctx context.Context, eventID string, input model.SaveFileRequirementInput) (*model.FileRequirement, error) {
-	return r.saveFileRequirement(ctx, eventID, input)
+	return r.Ops.SaveFileRequirement(ctx, eventID, input)
 }
 
 // DeleteFileRequirement is the resolver for the deleteFileRequirement field.
 func (r *mutationResolver) DeleteFileRequirement(ctx context.Context, eventID string, id string) (string, error) {
-	return r.deleteFileRequirement(ctx, eventID, id)
+	return r.Ops.DeleteFileRequirement(ctx, eventID, id)
 }
 
 // SetTaskStatus is the resolver for the setTaskStatus field.
 func (r *mutationResolver) SetTaskStatus(ctx context.Context, eventID string, sessionID string, taskID string, input model.SetTaskStatusInput) (*model.Task, error) {
-	return r.setTaskStatus(ctx, eventID, sessionID, taskID, input)
+	return r.Ops.SetTaskStatus(ctx, eventID, sessionID, taskID, input)
 }
 
 // RecordDeliverableUpload is the resolver for the recordDeliverableUpload field.
 func (r *mutationResolver) RecordDeliverableUpload(ctx context.Context, eventID string, sessionID string, deliverableID string, input model.RecordDeliverableUploadInput) (*model.Deliverable, error) {
-	return r.recordDeliverableUpload(ctx, eventID, sessionID, deliverableID, input)
+	return r.Ops.RecordDeliverableUpload(ctx, eventID, sessionID, deliverableID, input)
 }
 
 // ClearDeliverableUpload is the resolver for the clearDeliverableUpload field.
 func (r *mutationResolver) ClearDeliverableUpload(ctx context.Context, eventID string, sessionID string, deliverableID string) (*model.Deliverable, error) {
-	return r.clearDeliverableUpload(ctx, eventID, sessionID, deliverableID)
+	return r.Ops.ClearDeliverableUpload(ctx, eventID, sessionID, deliverableID)
 }
 
 // Deliverable returns DeliverableResolver implementation.

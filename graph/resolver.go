@@ -1,129 +1,21 @@
-// Package graph is Podium's operation layer and its GraphQL surface. Resolvers are the operations:
-// GraphQL calls them through gqlgen, and the REST layer (package rest) calls the same methods, so
-// no rule is written twice.
+// Package graph is Podium's GraphQL transport: the schema's resolvers, the server with its limits,
+// costs and error presenter. Resolvers translate arguments, call the operation of
+// graph/operation, and return its result.
 package graph
 
 import (
-	"context"
-	"errors"
-	"fmt"
-
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
-
-	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/dbx"
-	"github.com/podium/podium/ent/schema/viewer"
-	"github.com/podium/podium/graph/access/mailbudget"
-	"github.com/podium/podium/graph/ai"
 	"github.com/podium/podium/graph/email"
-	"github.com/podium/podium/graph/files"
-	"github.com/podium/podium/jobs"
+	"github.com/podium/podium/graph/operation"
 )
 
-// Resolver holds what operations need. It is built once per server.
+// Resolver is the root of the GraphQL resolvers. It holds the operations they call.
 type Resolver struct {
-	// DB is the database; read models query its pool with hand-written SQL (see sql).
-	DB *dbx.DB
-	// Client is the root ent client, on the connection pool. Mutations use the transaction's
-	// client from the context instead (see client).
-	Client *ent.Client
-	// Outbox queues emails in the mutation's transaction; its River client inserts other jobs too.
-	Outbox *email.Outbox
-	// AI scores proposals; nil when no provider is configured.
-	AI *ai.Client
-	// Webhooks says which URLs webhook endpoints may have; its zero value allows public https only.
-	Webhooks jobs.WebhookNetwork
-	// Files stores uploaded files (docs/files.md); nil refuses uploads and downloads.
-	Files *files.Service
-	// Budgets bound the emails a person's own actions send to others (co-speaker invitations,
-	// docs/people.md); nil means mailbudget.Default on DB's pool.
-	Budgets *mailbudget.Budgets
-	// Lane lets cheap requests, REST's and GraphQL's, run before the resolvers of expensive
-	// operations (see Lane); nil means none.
-	Lane *Lane
+	// Ops are Podium's operations; every resolver calls them.
+	Ops *operation.Service
 }
 
-// lane is the Lane of r, or nil.
-func (r *Resolver) lane() *Lane {
-	if r == nil {
-		return nil
-	}
-	return r.Lane
-}
-
-// budgets are the email budgets of people's own actions.
-func (r *Resolver) budgets() *mailbudget.Budgets {
-	if r.Budgets != nil {
-		return r.Budgets
-	}
-	return mailbudget.New(r.DB.Pool, mailbudget.Default)
-}
-
-// NewResolver returns the operations on db, queuing emails in outbox.
+// NewResolver returns the resolvers of the operations on db, queuing emails in outbox.
 func NewResolver(db *dbx.DB, outbox *email.Outbox) *Resolver {
-	return &Resolver{DB: db, Client: db.Ent, Outbox: outbox, Lane: NewLane()}
-}
-
-// client returns the ent client of the transaction in ctx, or the root client for reads outside
-// one.
-func (r *Resolver) client(ctx context.Context) *ent.Client {
-	if c := ent.FromContext(ctx); c != nil {
-		return c
-	}
-	return r.Client
-}
-
-// querier runs hand-written SQL.
-type querier interface {
-	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
-	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
-	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
-}
-
-// sql returns the querier of the transaction in ctx, or the pool outside one. Read models use
-// hand-written SQL where ent would need one query per row. The schema's tenant filter does not
-// see these statements, so they filter by event themselves after the event-access check, and
-// PostgreSQL's row-level security holds them to the organization of ctx (docs/tenancy.md). A
-// context with no organization, which no operation should reach, gets a querier that fails
-// every statement (viewer.ErrNoScope) rather than one that reads nothing.
-func (r *Resolver) sql(ctx context.Context) querier {
-	if viewer.OrganizationID(ctx) == "" && !viewer.IsSystem(ctx) {
-		return noScope{}
-	}
-	if tx := dbx.TxFromContext(ctx); tx != nil {
-		return tx.PGX()
-	}
-	return r.DB.PoolFor(ctx)
-}
-
-// noScope is the querier of a context without an organization: every statement fails.
-type noScope struct{}
-
-func (noScope) Query(context.Context, string, ...any) (pgx.Rows, error) {
-	return nil, fmt.Errorf("graph: hand-written query: %w", viewer.ErrNoScope)
-}
-
-func (noScope) QueryRow(context.Context, string, ...any) pgx.Row { return noScopeRow{} }
-
-func (noScope) Exec(context.Context, string, ...any) (pgconn.CommandTag, error) {
-	return pgconn.CommandTag{}, fmt.Errorf("graph: hand-written statement: %w", viewer.ErrNoScope)
-}
-
-type noScopeRow struct{}
-
-func (noScopeRow) Scan(...any) error {
-	return fmt.Errorf("graph: hand-written query: %w", viewer.ErrNoScope)
-}
-
-// errNoTransaction is returned by operations that must run inside a transaction and do not.
-var errNoTransaction = errors.New("graph: this operation must run inside a transaction")
-
-// tx returns the pgx transaction of ctx, for inserting jobs with the change that causes them.
-func (r *Resolver) tx(ctx context.Context) (pgx.Tx, error) {
-	t := dbx.TxFromContext(ctx)
-	if t == nil {
-		return nil, errNoTransaction
-	}
-	return t.PGX(), nil
+	return &Resolver{Ops: operation.New(db, outbox)}
 }

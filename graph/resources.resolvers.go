@@ -14,32 +14,32 @@ import (
 
 // Resources is the resolver for the resources field.
 func (r *contactResolver) Resources(ctx context.Context, obj *ent.Contact) ([]*model.ResourceRecord, error) {
-	return r.contactResources(ctx, obj)
+	return r.Ops.ContactResources(ctx, obj)
 }
 
 // Resources is the resolver for the resources field.
 func (r *eventResolver) Resources(ctx context.Context, obj *ent.Event) ([]*model.ResourceRecord, error) {
-	return r.resources(ctx, obj.ID)
+	return r.Ops.Resources(ctx, obj.ID)
 }
 
 // CreateResource is the resolver for the createResource field.
 func (r *mutationResolver) CreateResource(ctx context.Context, eventID string, input model.ResourceInput) (*model.ResourceRecord, error) {
-	return r.createResource(ctx, eventID, input)
+	return r.Ops.CreateResource(ctx, eventID, input)
 }
 
 // UpdateResource is the resolver for the updateResource field.
 func (r *mutationResolver) UpdateResource(ctx context.Context, eventID string, resourceID string, input model.ResourceInput) (*model.ResourceRecord, error) {
-	return r.updateResource(ctx, eventID, resourceID, input)
+	return r.Ops.UpdateResource(ctx, eventID, resourceID, input)
 }
 
 // DeleteResource is the resolver for the deleteResource field.
 func (r *mutationResolver) DeleteResource(ctx context.Context, eventID string, resourceID string) (string, error) {
-	return r.deleteResource(ctx, eventID, resourceID)
+	return r.Ops.DeleteResource(ctx, eventID, resourceID)
 }
 
 // ReorderResources is the resolver for the reorderResources field.
 func (r *mutationResolver) ReorderResources(ctx context.Context, eventID string, input model.ReorderResourcesInput) ([]*model.ResourceRecord, error) {
-	return r.reorderResources(ctx, eventID, input)
+	return r.Ops.ReorderResources(ctx, eventID, input)
 }
 
 // FileSize is the resolver for the fileSize field.

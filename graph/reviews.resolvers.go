@@ -10,106 +10,107 @@ import (
 
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/graph/model"
+	"github.com/podium/podium/graph/operation"
 )
 
 // Evaluation is the resolver for the evaluation field.
 func (r *eventResolver) Evaluation(ctx context.Context, obj *ent.Event) (*model.EvaluationWorkspace, error) {
-	return r.eventEvaluation(ctx, obj)
+	return r.Ops.EventEvaluation(ctx, obj)
 }
 
 // ReviewRound is the resolver for the reviewRound field.
 func (r *eventResolver) ReviewRound(ctx context.Context, obj *ent.Event, id string) (*model.RoundView, error) {
-	return r.roundView(ctx, obj.ID, id)
+	return r.Ops.RoundView(ctx, obj.ID, id)
 }
 
 // ReviewerTracks is the resolver for the reviewerTracks field.
 func (r *eventResolver) ReviewerTracks(ctx context.Context, obj *ent.Event) ([]*model.ReviewerTrackSet, error) {
-	return r.reviewerTracks(ctx, obj.ID)
+	return r.Ops.ReviewerTracks(ctx, obj.ID)
 }
 
 // SaveReviewRound is the resolver for the saveReviewRound field.
 func (r *mutationResolver) SaveReviewRound(ctx context.Context, eventID string, input model.SaveReviewRoundInput) (*model.SaveReviewRoundResult, error) {
-	return r.saveReviewRound(ctx, eventID, input)
+	return r.Ops.SaveReviewRound(ctx, eventID, input)
 }
 
 // AddReviewer is the resolver for the addReviewer field.
 func (r *mutationResolver) AddReviewer(ctx context.Context, eventID string, roundID string, input model.AddReviewerInput) (*model.ReviewerProvisioned, error) {
-	return r.addReviewer(ctx, eventID, roundID, input)
+	return r.Ops.AddReviewer(ctx, eventID, roundID, input)
 }
 
 // AssignReviews is the resolver for the assignReviews field.
 func (r *mutationResolver) AssignReviews(ctx context.Context, eventID string, roundID string, input model.AssignReviewsInput) (*model.AssignReviewsResult, error) {
-	return r.assignReviews(ctx, eventID, roundID, input)
+	return r.Ops.AssignReviews(ctx, eventID, roundID, input)
 }
 
 // UnassignReview is the resolver for the unassignReview field.
 func (r *mutationResolver) UnassignReview(ctx context.Context, eventID string, roundID string, assignmentID string) (string, error) {
-	return r.unassignReview(ctx, eventID, roundID, assignmentID)
+	return r.Ops.UnassignReview(ctx, eventID, roundID, assignmentID)
 }
 
 // AutoDistributeReviews is the resolver for the autoDistributeReviews field.
 func (r *mutationResolver) AutoDistributeReviews(ctx context.Context, eventID string, roundID string, input model.AutoDistributeReviewsInput) (*model.AutoDistributionResult, error) {
-	return r.autoDistributeReviews(ctx, eventID, roundID, input)
+	return r.Ops.AutoDistributeReviews(ctx, eventID, roundID, input)
 }
 
 // SetReviewerTracks is the resolver for the setReviewerTracks field.
 func (r *mutationResolver) SetReviewerTracks(ctx context.Context, eventID string, eventMemberID string, input model.SetReviewerTracksInput) (*model.ReviewerTrackSet, error) {
-	return r.setReviewerTracks(ctx, eventID, eventMemberID, input)
+	return r.Ops.SetReviewerTracks(ctx, eventID, eventMemberID, input)
 }
 
 // SendReviewReminders is the resolver for the sendReviewReminders field.
 func (r *mutationResolver) SendReviewReminders(ctx context.Context, eventID string, roundID string, input model.SendReviewRemindersInput) (*model.ReviewRemindersResult, error) {
-	return r.sendReviewReminders(ctx, eventID, roundID, input)
+	return r.Ops.SendReviewReminders(ctx, eventID, roundID, input)
 }
 
 // SubmitReviewAnswers is the resolver for the submitReviewAnswers field.
 func (r *mutationResolver) SubmitReviewAnswers(ctx context.Context, eventID string, assignmentID string, input model.SubmitReviewAnswersInput) (*model.ReviewAssignmentRecord, error) {
-	return r.submitReviewAnswers(ctx, eventID, assignmentID, input)
+	return r.Ops.SubmitReviewAnswers(ctx, eventID, assignmentID, input)
 }
 
 // RecuseReview is the resolver for the recuseReview field.
 func (r *mutationResolver) RecuseReview(ctx context.Context, eventID string, assignmentID string, input model.RecuseReviewInput) (*model.ReviewAssignmentRecord, error) {
-	return r.recuseReview(ctx, eventID, assignmentID, input)
+	return r.Ops.RecuseReview(ctx, eventID, assignmentID, input)
 }
 
 // GenerateAiReview is the resolver for the generateAiReview field.
 func (r *mutationResolver) GenerateAiReview(ctx context.Context, eventID string, roundID string, input model.GenerateAiReviewInput) (*model.AIResult, error) {
-	return r.generateAiReview(ctx, eventID, roundID, input)
+	return r.Ops.GenerateAiReview(ctx, eventID, roundID, input)
 }
 
 // OverrideAiReview is the resolver for the overrideAiReview field.
 func (r *mutationResolver) OverrideAiReview(ctx context.Context, eventID string, input model.OverrideAiReviewInput) (*model.AIResult, error) {
-	return r.overrideAiReview(ctx, eventID, input)
+	return r.Ops.OverrideAiReview(ctx, eventID, input)
 }
 
 // ScoreRoundWithAi is the resolver for the scoreRoundWithAi field.
 func (r *mutationResolver) ScoreRoundWithAi(ctx context.Context, eventID string, roundID string, input *model.ScoreRoundWithAiInput) (*model.ScoreRoundWithAiResult, error) {
-	return r.scoreRoundWithAi(ctx, eventID, roundID, input)
+	return r.Ops.ScoreRoundWithAi(ctx, eventID, roundID, input)
 }
 
 // Submission is the resolver for the submission field.
 func (r *reviewAssignmentRecordResolver) Submission(ctx context.Context, obj *model.ReviewAssignmentRecord) (*model.EvaluationSubmission, error) {
-	return r.assignmentSubmission(ctx, obj)
+	return r.Ops.AssignmentSubmission(ctx, obj)
 }
 
 // Reviewer is the resolver for the reviewer field.
 func (r *reviewAssignmentRecordResolver) Reviewer(ctx context.Context, obj *model.ReviewAssignmentRecord) (*model.ReviewerIdentity, error) {
-	return r.assignmentReviewer(ctx, obj)
+	return r.Ops.AssignmentReviewer(ctx, obj)
 }
 
 // Answers is the resolver for the answers field.
 func (r *reviewAssignmentRecordResolver) Answers(ctx context.Context, obj *model.ReviewAssignmentRecord) ([]*model.ReviewAnswerView, error) {
-	return r.assignmentAnswers(ctx, obj)
+	return r.Ops.AssignmentAnswers(ctx, obj)
 }
 
 // Assignments is the resolver for the assignments field.
 func (r *reviewRoundViewResolver) Assignments(ctx context.Context, obj *model.RoundView, status *model.ReviewAssignmentStatus) ([]*model.ReviewAssignmentRecord, error) {
-	return roundAssignments(obj, status), nil
+	return operation.RoundAssignments(obj, status), nil
 }
 
 // Results is the resolver for the results field.
 func (r *reviewRoundViewResolver) Results(ctx context.Context, obj *model.RoundView, orderBy *model.ReviewResultOrder) ([]*model.ReviewResultRow, error) {
-	return sortResults(obj.Results, orderBy), nil
+	return operation.SortResults(obj.Results, orderBy), nil
 }
 
 // ReviewAssignmentRecord returns ReviewAssignmentRecordResolver implementation.

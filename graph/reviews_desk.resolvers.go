@@ -13,20 +13,20 @@ import (
 
 // SubmitMyReview is the resolver for the submitMyReview field.
 func (r *mutationResolver) SubmitMyReview(ctx context.Context, assignmentID string, input model.SubmitReviewAnswersInput) (*model.MyReviewAssignment, error) {
-	return r.submitMyReview(ctx, assignmentID, input)
+	return r.Ops.SubmitMyReview(ctx, assignmentID, input)
 }
 
 // RecuseMyAssignment is the resolver for the recuseMyAssignment field.
 func (r *mutationResolver) RecuseMyAssignment(ctx context.Context, assignmentID string, input model.RecuseReviewInput) (*model.MyReviewAssignment, error) {
-	return r.recuseMyAssignment(ctx, assignmentID, input)
+	return r.Ops.RecuseMyAssignment(ctx, assignmentID, input)
 }
 
 // MyReviewAssignments is the resolver for the myReviewAssignments field.
 func (r *queryResolver) MyReviewAssignments(ctx context.Context) ([]*model.MyReviewAssignment, error) {
-	return r.myReviewAssignments(ctx)
+	return r.Ops.MyReviewAssignments(ctx)
 }
 
 // MyReviewAssignment is the resolver for the myReviewAssignment field.
 func (r *queryResolver) MyReviewAssignment(ctx context.Context, id string) (*model.MyReviewAssignment, error) {
-	return r.myReviewAssignment(ctx, id)
+	return r.Ops.MyReviewAssignment(ctx, id)
 }

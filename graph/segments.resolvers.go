@@ -14,22 +14,22 @@ import (
 
 // Contacts is the resolver for the contacts field.
 func (r *crmSegmentResolver) Contacts(ctx context.Context, obj *model.CrmSegment, first *int, after *entgql.Cursor[string]) (*model.CrmContactConnection, error) {
-	return r.segmentContacts(ctx, obj, first, after)
+	return r.Ops.SegmentContacts(ctx, obj, first, after)
 }
 
 // SaveSegment is the resolver for the saveSegment field.
 func (r *mutationResolver) SaveSegment(ctx context.Context, input model.SaveSegmentInput) (*model.CrmSegment, error) {
-	return r.saveSegment(ctx, input)
+	return r.Ops.SaveSegment(ctx, input)
 }
 
 // Segments is the resolver for the segments field.
 func (r *queryResolver) Segments(ctx context.Context) ([]*model.CrmSegment, error) {
-	return r.segments(ctx)
+	return r.Ops.Segments(ctx)
 }
 
 // Segment is the resolver for the segment field.
 func (r *queryResolver) Segment(ctx context.Context, segmentID string) (*model.CrmSegment, error) {
-	return r.segment(ctx, segmentID)
+	return r.Ops.Segment(ctx, segmentID)
 }
 
 // CrmSegment returns CrmSegmentResolver implementation.

@@ -15,57 +15,57 @@ import (
 
 // Sessions is the resolver for the sessions field.
 func (r *eventResolver) Sessions(ctx context.Context, obj *ent.Event, state *model.SessionState, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string], last *int) (*model.SessionConnection, error) {
-	return r.sessions(ctx, obj, state, after, first, before, last)
+	return r.Ops.Sessions(ctx, obj, state, after, first, before, last)
 }
 
 // Session is the resolver for the session field.
 func (r *eventResolver) Session(ctx context.Context, obj *ent.Event, id string) (*model.Session, error) {
-	return r.session(ctx, obj.ID, id)
+	return r.Ops.Session(ctx, obj.ID, id)
 }
 
 // CreateSession is the resolver for the createSession field.
 func (r *mutationResolver) CreateSession(ctx context.Context, eventID string, input model.CreateSessionInput) (*model.SessionRecord, error) {
-	return r.createSession(ctx, eventID, input)
+	return r.Ops.CreateSession(ctx, eventID, input)
 }
 
 // CancelSession is the resolver for the cancelSession field.
 func (r *mutationResolver) CancelSession(ctx context.Context, eventID string, sessionID string, input model.CancelSessionInput) (*model.CancelSessionResult, error) {
-	return r.cancelSession(ctx, eventID, sessionID, input)
+	return r.Ops.CancelSession(ctx, eventID, sessionID, input)
 }
 
 // ReinstateSession is the resolver for the reinstateSession field.
 func (r *mutationResolver) ReinstateSession(ctx context.Context, eventID string, sessionID string, input model.ReinstateSessionInput) (*model.ReinstateSessionResult, error) {
-	return r.reinstateSession(ctx, eventID, sessionID, input)
+	return r.Ops.ReinstateSession(ctx, eventID, sessionID, input)
 }
 
 // DeleteSession is the resolver for the deleteSession field.
 func (r *mutationResolver) DeleteSession(ctx context.Context, eventID string, sessionID string) (string, error) {
-	return r.deleteSession(ctx, eventID, sessionID)
+	return r.Ops.DeleteSession(ctx, eventID, sessionID)
 }
 
 // SetSessionSpeakers is the resolver for the setSessionSpeakers field.
 func (r *mutationResolver) SetSessionSpeakers(ctx context.Context, eventID string, sessionID string, input model.SetSessionSpeakersInput) (*model.Session, error) {
-	return r.setSessionSpeakers(ctx, eventID, sessionID, input)
+	return r.Ops.SetSessionSpeakers(ctx, eventID, sessionID, input)
 }
 
 // Contacts is the resolver for the contacts field.
 func (r *sessionResolver) Contacts(ctx context.Context, obj *model.Session) ([]*ent.Contact, error) {
-	return r.sessionContacts(ctx, obj)
+	return r.Ops.SessionContacts(ctx, obj)
 }
 
 // Tasks is the resolver for the tasks field.
 func (r *sessionResolver) Tasks(ctx context.Context, obj *model.Session) ([]*model.Task, error) {
-	return r.sessionTasks(ctx, obj.ID)
+	return r.Ops.SessionTasks(ctx, obj.ID)
 }
 
 // Deliverables is the resolver for the deliverables field.
 func (r *sessionResolver) Deliverables(ctx context.Context, obj *model.Session) ([]*model.Deliverable, error) {
-	return r.sessionDeliverables(ctx, obj.ID)
+	return r.Ops.SessionDeliverables(ctx, obj.ID)
 }
 
 // Submission is the resolver for the submission field.
 func (r *sessionResolver) Submission(ctx context.Context, obj *model.Session) (*model.Submission, error) {
-	return r.sessionSubmission(ctx, obj)
+	return r.Ops.SessionSubmission(ctx, obj)
 }
 
 // Session returns SessionResolver implementation.

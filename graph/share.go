@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/podium/podium/graph/operation"
+
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/vektah/gqlparser/v2/gqlerror"
@@ -47,7 +49,7 @@ var DefaultFairShare = FairShare{Expensive: 20_000, PerOrganization: 2, PerCalle
 type fairShare struct {
 	share  FairShare
 	places *places
-	lane   *Lane
+	lane   *operation.Lane
 }
 
 var _ interface {
@@ -102,7 +104,7 @@ func (f fairShare) InterceptResponse(ctx context.Context, next graphql.ResponseH
 		oc := graphql.GetOperationContext(ctx)
 		previous := oc.ResolverMiddleware
 		oc.ResolverMiddleware = func(ctx context.Context, next graphql.Resolver) (any, error) {
-			f.lane.yield(ctx)
+			f.lane.Yield(ctx)
 			return previous(ctx, next)
 		}
 	}

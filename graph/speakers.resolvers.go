@@ -11,39 +11,40 @@ import (
 	"entgo.io/contrib/entgql"
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/graph/model"
+	"github.com/podium/podium/graph/operation"
 )
 
 // Speakers is the resolver for the speakers field.
 func (r *eventResolver) Speakers(ctx context.Context, obj *ent.Event, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string], last *int, orderBy *ent.ContactOrder, where *ent.ContactWhereInput) (*ent.ContactConnection, error) {
-	return r.speakers(ctx, obj, after, first, before, last, orderBy, where)
+	return r.Ops.Speakers(ctx, obj, after, first, before, last, orderBy, where)
 }
 
 // Speaker is the resolver for the speaker field.
 func (r *eventResolver) Speaker(ctx context.Context, obj *ent.Event, id string) (*ent.Contact, error) {
-	return speakerOf(ctx, r.client(ctx), obj.ID, id)
+	return operation.SpeakerOf(ctx, r.Ops.ClientOf(ctx), obj.ID, id)
 }
 
 // SpeakerDirectory is the resolver for the speakerDirectory field.
 func (r *eventResolver) SpeakerDirectory(ctx context.Context, obj *ent.Event) (*model.SpeakerDirectory, error) {
-	return r.eventSpeakerDirectory(ctx, obj)
+	return r.Ops.EventSpeakerDirectory(ctx, obj)
 }
 
 // SaveSpeaker is the resolver for the saveSpeaker field.
 func (r *mutationResolver) SaveSpeaker(ctx context.Context, eventID string, input model.SaveSpeakerInput) (*ent.Contact, error) {
-	return r.saveSpeaker(ctx, eventID, input)
+	return r.Ops.SaveSpeaker(ctx, eventID, input)
 }
 
 // SetSpeakerWorkflow is the resolver for the setSpeakerWorkflow field.
 func (r *mutationResolver) SetSpeakerWorkflow(ctx context.Context, eventID string, contactID string, input model.SetSpeakerWorkflowInput) (*ent.Contact, error) {
-	return r.setSpeakerWorkflow(ctx, eventID, contactID, input)
+	return r.Ops.SetSpeakerWorkflow(ctx, eventID, contactID, input)
 }
 
 // ImportSpeakers is the resolver for the importSpeakers field.
 func (r *mutationResolver) ImportSpeakers(ctx context.Context, eventID string, input model.ImportSpeakersInput) (*model.ImportSpeakersResult, error) {
-	return r.importSpeakers(ctx, eventID, input)
+	return r.Ops.ImportSpeakers(ctx, eventID, input)
 }
 
 // InviteSpeakerPortals is the resolver for the inviteSpeakerPortals field.
 func (r *mutationResolver) InviteSpeakerPortals(ctx context.Context, eventID string, input model.InviteSpeakerPortalsInput) (*model.InviteSpeakerPortalsResult, error) {
-	return r.inviteSpeakerPortals(ctx, eventID, input)
+	return r.Ops.InviteSpeakerPortals(ctx, eventID, input)
 }

@@ -10,36 +10,37 @@ import (
 
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/graph/model"
+	"github.com/podium/podium/graph/operation"
 )
 
 // Submissions is the resolver for the submissions field.
 func (r *eventResolver) Submissions(ctx context.Context, obj *ent.Event, status *model.SubmissionStatus) (*model.SubmissionList, error) {
-	return r.submissionList(ctx, obj, status)
+	return r.Ops.SubmissionList(ctx, obj, status)
 }
 
 // Submission is the resolver for the submission field.
 func (r *eventResolver) Submission(ctx context.Context, obj *ent.Event, id string) (*model.Submission, error) {
-	return r.submission(ctx, obj.ID, id)
+	return r.Ops.Submission(ctx, obj.ID, id)
 }
 
 // CreateSubmission is the resolver for the createSubmission field.
 func (r *mutationResolver) CreateSubmission(ctx context.Context, eventID string, input model.CreateSubmissionInput) (*model.SessionRecord, error) {
-	return r.createSubmission(ctx, eventID, input)
+	return r.Ops.CreateSubmission(ctx, eventID, input)
 }
 
 // ChangeSubmissionStatus is the resolver for the changeSubmissionStatus field.
 func (r *mutationResolver) ChangeSubmissionStatus(ctx context.Context, eventID string, submissionID string, input model.ChangeSubmissionStatusInput) (*model.StatusChangeResult, error) {
-	return r.changeSubmissionStatus(ctx, eventID, submissionID, input)
+	return r.Ops.ChangeSubmissionStatus(ctx, eventID, submissionID, input)
 }
 
 // DecideSubmissions is the resolver for the decideSubmissions field.
 func (r *mutationResolver) DecideSubmissions(ctx context.Context, eventID string, input model.DecideSubmissionsInput) (*model.DecisionResult, error) {
-	return r.decideSubmissions(ctx, eventID, input)
+	return r.Ops.DecideSubmissions(ctx, eventID, input)
 }
 
 // Answers is the resolver for the answers field.
 func (r *submissionResolver) Answers(ctx context.Context, obj *model.Submission) ([]*model.SubmissionAnswer, error) {
-	return submissionAnswers(obj), nil
+	return operation.SubmissionAnswers(obj), nil
 }
 
 // Reviews is the resolver for the reviews field.
@@ -49,17 +50,17 @@ func (r *submissionResolver) Reviews(ctx context.Context, obj *model.Submission)
 
 // RoundReviews is the resolver for the roundReviews field.
 func (r *submissionResolver) RoundReviews(ctx context.Context, obj *model.Submission) ([]*model.HumanReview, error) {
-	return r.roundReviews(ctx, obj.ID)
+	return r.Ops.RoundReviews(ctx, obj.ID)
 }
 
 // Activity is the resolver for the activity field.
 func (r *submissionResolver) Activity(ctx context.Context, obj *model.Submission) ([]*model.TimelineItem, error) {
-	return r.timeline(ctx, obj.EventID, obj.ID)
+	return r.Ops.Timeline(ctx, obj.EventID, obj.ID)
 }
 
 // Emails is the resolver for the emails field.
 func (r *submissionResolver) Emails(ctx context.Context, obj *model.Submission) ([]*model.SubmissionEmail, error) {
-	return r.submissionEmails(ctx, obj.ID)
+	return r.Ops.SubmissionEmails(ctx, obj.ID)
 }
 
 // Submission returns SubmissionResolver implementation.

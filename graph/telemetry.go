@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 
+	"github.com/podium/podium/graph/operation"
+
 	"github.com/99designs/gqlgen/graphql"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -102,7 +104,7 @@ func (t telemetry) InterceptField(ctx context.Context, next graphql.Resolver) (a
 		}
 		ctx = trace.ContextWithSpan(ctx, op.(trace.Span))
 	}
-	if inList(fc) {
+	if operation.InList(fc) {
 		return next(ctx)
 	}
 	ctx, span := tracer.Start(ctx, "graphql.resolve "+fc.Object+"."+fc.Field.Name,

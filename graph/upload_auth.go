@@ -5,6 +5,8 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/podium/podium/graph/operation"
+
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/parser"
@@ -131,7 +133,7 @@ var uploadTargets = map[string]uploadTarget{
 		if err != nil {
 			return err
 		}
-		_, err = resourceOf(ctx, c, ev.ID, a.id("resourceId"))
+		_, err = operation.ResourceOf(ctx, c, ev.ID, a.id("resourceId"))
 		return err
 	}),
 	"uploadEventImage": organizerTarget(func(ctx context.Context, c *ent.Client, a uploadArgs) error {
@@ -143,28 +145,28 @@ var uploadTargets = map[string]uploadTarget{
 		if err != nil {
 			return err
 		}
-		_, err = eventSpeakerForUpdate(ctx, c, ev.ID, a.id("contactId"))
+		_, err = operation.EventSpeakerForUpdate(ctx, c, ev.ID, a.id("contactId"))
 		return err
 	}),
 	"uploadDeliverable": func(ctx context.Context, r *Resolver, a uploadArgs) error {
 		return inRolledBack(ctx, r, func(ctx context.Context, c *ent.Client) error {
-			_, err := r.deliverable(ctx, c, a.id("eventId"), a.id("sessionId"), a.id("deliverableId"))
+			_, err := r.Ops.Deliverable(ctx, c, a.id("eventId"), a.id("sessionId"), a.id("deliverableId"))
 			return err
 		})
 	},
 	"uploadMyDeliverable": func(ctx context.Context, r *Resolver, a uploadArgs) error {
 		id := a.id("id")
-		return r.onMine(ctx, id, errMyDeliverableNotFound, func(ctx context.Context, ct *ent.Contact) error {
-			_, err := r.myDeliverable(ctx, ct, id) // the lookup of setMyDeliverable
+		return r.Ops.OnMine(ctx, id, operation.ErrMyDeliverableNotFound, func(ctx context.Context, ct *ent.Contact) error {
+			_, err := r.Ops.MyDeliverable(ctx, ct, id) // the lookup of setMyDeliverable
 			return err
 		}, func(context.Context, *ent.Contact) error { return nil })
 	},
 	"uploadMyHeadshot": func(ctx context.Context, r *Resolver, a uploadArgs) error {
-		sctx, err := ownContactScope(ctx, personOf(ctx), a.id("contactId"))
+		sctx, err := operation.OwnContactScope(ctx, operation.PersonOf(ctx), a.id("contactId"))
 		if err != nil {
 			return err
 		}
-		_, err = r.ownContact(sctx, a.id("contactId"))
+		_, err = r.Ops.OwnContact(sctx, a.id("contactId"))
 		return err
 	},
 }
@@ -179,10 +181,10 @@ func organizerTarget(check func(ctx context.Context, c *ent.Client, a uploadArgs
 // inRolledBack runs a check in a transaction it rolls back: the lookups the operation makes lock
 // the rows they read (FOR UPDATE), which the check has no reason to hold.
 func inRolledBack(ctx context.Context, r *Resolver, check func(ctx context.Context, c *ent.Client) error) error {
-	if r == nil || r.DB == nil {
+	if r == nil || r.Ops.DB == nil {
 		return errors.New("graph: upload checks need the database")
 	}
-	tx, err := r.DB.Begin(ctx)
+	tx, err := r.Ops.DB.Begin(ctx)
 	if err != nil {
 		return err
 	}

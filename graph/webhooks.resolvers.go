@@ -10,54 +10,55 @@ import (
 	"slices"
 
 	"github.com/podium/podium/graph/model"
+	"github.com/podium/podium/graph/operation"
 )
 
 // CreateWebhook is the resolver for the createWebhook field.
 func (r *mutationResolver) CreateWebhook(ctx context.Context, input model.CreateWebhookInput) (*model.WebhookWithSecret, error) {
-	return r.createWebhook(ctx, input)
+	return r.Ops.CreateWebhook(ctx, input)
 }
 
 // UpdateWebhook is the resolver for the updateWebhook field.
 func (r *mutationResolver) UpdateWebhook(ctx context.Context, webhookID string, input model.UpdateWebhookInput) (*model.Webhook, error) {
-	return r.updateWebhook(ctx, webhookID, input)
+	return r.Ops.UpdateWebhook(ctx, webhookID, input)
 }
 
 // DeleteWebhook is the resolver for the deleteWebhook field.
 func (r *mutationResolver) DeleteWebhook(ctx context.Context, webhookID string) (string, error) {
-	return r.deleteWebhook(ctx, webhookID)
+	return r.Ops.DeleteWebhook(ctx, webhookID)
 }
 
 // RotateWebhookSecret is the resolver for the rotateWebhookSecret field.
 func (r *mutationResolver) RotateWebhookSecret(ctx context.Context, webhookID string, input *model.RotateWebhookSecretInput) (*model.WebhookWithSecret, error) {
-	return r.rotateWebhookSecret(ctx, webhookID, input)
+	return r.Ops.RotateWebhookSecret(ctx, webhookID, input)
 }
 
 // RedeliverWebhook is the resolver for the redeliverWebhook field.
 func (r *mutationResolver) RedeliverWebhook(ctx context.Context, webhookID string, deliveryID string) (*model.WebhookDeliveryEntry, error) {
-	return r.redeliverWebhook(ctx, webhookID, deliveryID)
+	return r.Ops.RedeliverWebhook(ctx, webhookID, deliveryID)
 }
 
 // RedeliverWebhooks is the resolver for the redeliverWebhooks field.
 func (r *mutationResolver) RedeliverWebhooks(ctx context.Context, webhookID string, input model.RedeliverWebhooksInput) (int, error) {
-	return r.redeliverWebhooks(ctx, webhookID, input)
+	return r.Ops.RedeliverWebhooks(ctx, webhookID, input)
 }
 
 // Webhooks is the resolver for the webhooks field.
 func (r *queryResolver) Webhooks(ctx context.Context) ([]*model.Webhook, error) {
-	return r.webhooks(ctx)
+	return r.Ops.ListWebhooks(ctx)
 }
 
 // Webhook is the resolver for the webhook field.
 func (r *queryResolver) Webhook(ctx context.Context, webhookID string) (*model.Webhook, error) {
-	return r.webhook(ctx, webhookID)
+	return r.Ops.Webhook(ctx, webhookID)
 }
 
 // WebhookDeliveries is the resolver for the webhookDeliveries field.
 func (r *queryResolver) WebhookDeliveries(ctx context.Context, webhookID string, status *model.WebhookDeliveryState, first *int) ([]*model.WebhookDeliveryEntry, error) {
-	return r.webhookDeliveries(ctx, webhookID, status, first)
+	return r.Ops.WebhookDeliveries(ctx, webhookID, status, first)
 }
 
 // WebhookEventTypes is the resolver for the webhookEventTypes field.
 func (r *queryResolver) WebhookEventTypes(ctx context.Context) ([]string, error) {
-	return slices.Clone(WebhookEventTypes), nil
+	return slices.Clone(operation.WebhookEventTypes), nil
 }

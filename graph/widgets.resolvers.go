@@ -12,21 +12,21 @@ import (
 )
 
 // CreateWidget is the resolver for the createWidget field.
-func (r *mutationResolver) CreateWidget(ctx context.Context, eventID string, input model.CreateWidgetInput) (*Widget, error) {
-	return r.createWidget(ctx, eventID, input)
+func (r *mutationResolver) CreateWidget(ctx context.Context, eventID string, input model.CreateWidgetInput) (*model.Widget, error) {
+	return r.Ops.CreateWidget(ctx, eventID, input)
 }
 
 // UpdateWidget is the resolver for the updateWidget field.
-func (r *mutationResolver) UpdateWidget(ctx context.Context, eventID string, widgetID string, input model.UpdateWidgetInput) (*Widget, error) {
-	return r.updateWidget(ctx, eventID, widgetID, input)
+func (r *mutationResolver) UpdateWidget(ctx context.Context, eventID string, widgetID string, input model.UpdateWidgetInput) (*model.Widget, error) {
+	return r.Ops.UpdateWidget(ctx, eventID, widgetID, input)
 }
 
 // Program is the resolver for the program field.
-func (r *queryResolver) Program(ctx context.Context, eventID string) (*Program, error) {
-	return r.program(ctx, eventID)
+func (r *queryResolver) Program(ctx context.Context, eventID string) (*model.Program, error) {
+	return r.Ops.Program(ctx, eventID)
 }
 
 // Widgets is the resolver for the widgets field.
-func (r *queryResolver) Widgets(ctx context.Context, eventID string) ([]*Widget, error) {
-	return r.widgets(ctx, eventID)
+func (r *queryResolver) Widgets(ctx context.Context, eventID string) ([]*model.Widget, error) {
+	return r.Ops.Widgets(ctx, eventID)
 }

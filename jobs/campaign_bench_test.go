@@ -96,7 +96,7 @@ func campaignQueue(b *testing.B, n int) (time.Duration, time.Duration, int64) {
 	}
 	start = time.Now()
 	require.NoError(b, db.InTx(ctx, func(ctx context.Context) error {
-		_, err := res.Outbox.Queue(ctx, plain...)
+		_, err := res.Ops.Outbox.Queue(ctx, plain...)
 		return err
 	}))
 	return elapsed, time.Since(start), count.Load()

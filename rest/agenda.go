@@ -53,7 +53,7 @@ func (a *API) sendCalendarInvites(ctx context.Context, q *request) (any, error) 
 }
 
 func (a *API) getPublicAgenda(ctx context.Context, q *request) (any, error) {
-	pub, err := a.res.PublicAgenda(ctx, q.param("eventId"))
+	pub, err := a.res.Ops.PublicAgenda(ctx, q.param("eventId"))
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +67,7 @@ func (a *API) getPublicAgenda(ctx context.Context, q *request) (any, error) {
 }
 
 func (a *API) getPublicAgendaCalendar(ctx context.Context, q *request) (any, error) {
-	ics, err := a.res.PublicCalendar(ctx, q.param("eventId"))
+	ics, err := a.res.Ops.PublicCalendar(ctx, q.param("eventId"))
 	if err != nil {
 		return nil, err
 	}

@@ -95,7 +95,7 @@ func (b *testBundle) generate(st stage, body map[string]any) map[string]any {
 	d := b.must(http.StatusCreated, http.MethodPost, st.w.base+"/agenda/drafts", b.acme, body).Obj()
 	require.Equal(b.t, "queued", d["status"])
 	require.Equal(b.t, map[string]any{"placements": []any{}}, d["proposal"])
-	require.NoError(b.t, b.res.GenerateAgendaDraft(b.scopeOf(st.w.event), str(d, "id"), false))
+	require.NoError(b.t, b.res.Ops.GenerateAgendaDraft(b.scopeOf(st.w.event), str(d, "id"), false))
 	return b.draft(st, str(d, "id"))
 }
 
@@ -204,7 +204,7 @@ func TestAgendaDraftProvider(t *testing.T) {
 		defer mu.Unlock()
 		return http.StatusOK, proposal
 	})
-	b.res.AI = ai.New(ai.Config{APIKey: "sk-ant-test-key", BaseURL: p.srv.URL, Model: "claude-test"})
+	b.res.Ops.AI = ai.New(ai.Config{APIKey: "sk-ant-test-key", BaseURL: p.srv.URL, Model: "claude-test"})
 	propose := func(ps ...any) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -304,7 +304,7 @@ func TestAgendaDraftRetriedOnOutage(t *testing.T) {
 		}
 		return http.StatusOK, []any{}
 	})
-	b.res.AI = ai.New(ai.Config{APIKey: "sk-ant-test-key", BaseURL: p.srv.URL, Model: "claude-test"})
+	b.res.Ops.AI = ai.New(ai.Config{APIKey: "sk-ant-test-key", BaseURL: p.srv.URL, Model: "claude-test"})
 	d := b.must(http.StatusCreated, http.MethodPost, st.w.base+"/agenda/drafts", b.acme,
 		draftBody("Retried", []any{"2027-09-12"}, []any{st.hall})).Obj()
 	require.Equal(t, "queued", d["status"])
@@ -312,7 +312,7 @@ func TestAgendaDraftRetriedOnOutage(t *testing.T) {
 	require.Zero(t, p.calls(), "nothing is generated in the request")
 
 	// The worker meets a 503, then an empty proposal the solver completes.
-	b.startWorkers(jobs.Config{Drafter: b.res, EmailWorkers: 1, RetryPolicy: immediateRetry{}})
+	b.startWorkers(jobs.Config{Drafter: b.res.Ops, EmailWorkers: 1, RetryPolicy: immediateRetry{}})
 	require.Eventually(t, func() bool { return b.draft(st, str(d, "id"))["status"] == "generated" }, 15*time.Second, 50*time.Millisecond)
 	require.Equal(t, 2, p.calls())
 	require.Len(t, placements(b.draft(st, str(d, "id"))), 3)

@@ -14,7 +14,7 @@ func (a *API) listContacts(ctx context.Context, q *request) (any, error) {
 	if v, ok := q.URL.Query()["q"]; ok && len(v) > 0 {
 		search = &v[0]
 	}
-	dir, err := a.res.ContactDirectory(ctx, search)
+	dir, err := a.res.Ops.ContactDirectory(ctx, search)
 	if err != nil {
 		return nil, err
 	}

@@ -94,7 +94,7 @@ func TestEveryEmailLinkOpens(t *testing.T) {
 		map[string]any{"f": fx.form, "id": r.Data["saveProposal"].(map[string]any)["id"]})
 	require.Empty(t, r.Errors, r.Raw)
 	// A webhook endpoint that keeps failing, disabled at once: its organization's admins are told.
-	b.startWorkers(jobs.Config{Webhooks: b.loopbackWebhooks(jobs.WebhookConfig{DisableAfter: time.Nanosecond}), Notifier: b.res})
+	b.startWorkers(jobs.Config{Webhooks: b.loopbackWebhooks(jobs.WebhookConfig{DisableAfter: time.Nanosecond}), Notifier: b.res.Ops})
 	rc := newReceiver(t)
 	rc.set(http.StatusInternalServerError)
 	b.createWebhook(b.acme, rc.srv.URL, "session.created")

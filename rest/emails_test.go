@@ -20,7 +20,7 @@ func (b *testBundle) queueEmails(eventID string, n int, to string) {
 			Data: email.Data{EventName: "E", FirstName: "Ada", Path: "/portal"}}
 	}
 	require.NoError(b.t, b.db.InTx(b.scopeOf(eventID), func(ctx context.Context) error {
-		_, err := b.res.Outbox.Queue(ctx, batch...)
+		_, err := b.res.Ops.Outbox.Queue(ctx, batch...)
 		return err
 	}))
 }

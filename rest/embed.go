@@ -15,9 +15,9 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	"github.com/podium/podium/graph"
 	"github.com/podium/podium/graph/apperr"
 	"github.com/podium/podium/graph/calendar"
+	"github.com/podium/podium/graph/operation"
 	"github.com/podium/podium/graph/scalar"
 	"github.com/podium/podium/rest/web"
 )
@@ -48,8 +48,8 @@ func (a *API) mountEmbed(r chi.Router) {
 }
 
 // publicWidget reads the widget of the request; the error is nil, errUnknownWidget or a failure.
-func (a *API) publicWidget(r *http.Request, program bool) (*graph.PublicWidget, error) {
-	pw, err := a.res.PublicWidget(r.Context(), chi.URLParam(r, "widgetId"), program)
+func (a *API) publicWidget(r *http.Request, program bool) (*model.PublicWidget, error) {
+	pw, err := a.res.Ops.PublicWidget(r.Context(), chi.URLParam(r, "widgetId"), program)
 	var ae *apperr.Error
 	if errors.As(err, &ae) && ae.Status == http.StatusNotFound {
 		return nil, errUnknownWidget
@@ -108,7 +108,7 @@ func (a *API) embedPage(w http.ResponseWriter, r *http.Request) {
 			sum := sha256.Sum256([]byte(css))
 			custom = "/embed/" + pw.Widget.ID + "/custom.css?v=" + hex.EncodeToString(sum[:6])
 		}
-		page = web.BuildEmbedPage(pw, s, pw.Program.Filter(&s.Options), web.EmbedParams{Base: a.publicURL(), CustomHref: custom})
+		page = web.BuildEmbedPage(pw, s, operation.FilterProgram(pw.Program, &s.Options), web.EmbedParams{Base: a.publicURL(), CustomHref: custom})
 	}
 	body, err := web.RenderEmbed(page)
 	if err != nil {
@@ -128,7 +128,7 @@ func (a *API) embedPage(w http.ResponseWriter, r *http.Request) {
 }
 
 // enabledWidget reads the widget of a feed, answering unknown and disabled widgets itself.
-func (a *API) enabledWidget(w http.ResponseWriter, r *http.Request, program bool) *graph.PublicWidget {
+func (a *API) enabledWidget(w http.ResponseWriter, r *http.Request, program bool) *model.PublicWidget {
 	pw, err := a.publicWidget(r, program)
 	if err != nil {
 		a.embedFailed(w, r, err)
@@ -196,7 +196,7 @@ func (a *API) embedJSON(w http.ResponseWriter, r *http.Request) {
 		Event: embedFeedEvent{Name: ev.Name, Slug: ev.Slug, Timezone: ev.Timezone, StartsAt: ev.StartsAt,
 			EndsAt: ev.EndsAt, URL: page},
 		Sessions: []embedFeedSession{}}
-	for _, s := range pw.Program.Filter(pw.Widget.Options) {
+	for _, s := range operation.FilterProgram(pw.Program, pw.Widget.Options) {
 		fs := embedFeedSession{ID: s.ID, Code: s.Code, Title: s.Title, Description: s.Description,
 			StartsAt: s.StartsAt, EndsAt: s.EndsAt, Room: s.RoomName, Tracks: []string{}, Tags: []string{},
 			URL: page + "#session-" + s.Code, Speakers: []embedFeedSpeaker{}}
@@ -243,7 +243,7 @@ func (a *API) embedICS(w http.ResponseWriter, r *http.Request) {
 		feed.PublishedAt = ev.AgendaPublishedAt.Time
 	}
 	one := r.URL.Query().Get("session")
-	for _, s := range pw.Program.Filter(pw.Widget.Options) {
+	for _, s := range operation.FilterProgram(pw.Program, pw.Widget.Options) {
 		if one != "" && s.ID != one {
 			continue
 		}
@@ -305,8 +305,8 @@ func (a *API) embedScript(w http.ResponseWriter, r *http.Request) {
 
 // publicURL is Podium's public address, for links in what widgets serve.
 func (a *API) publicURL() string {
-	if a.res != nil && a.res.Outbox != nil {
-		return a.res.Outbox.PublicURL
+	if a.res != nil && a.res.Ops.Outbox != nil {
+		return a.res.Ops.Outbox.PublicURL
 	}
 	return ""
 }

@@ -49,7 +49,7 @@ func setupFiles(t *testing.T, store files.Store, limit int64) *filesWorld {
 	w := &filesWorld{testBundle: b, store: store, svc: svc, tmp: t.TempDir()}
 	svc.MaxBytes, svc.TempDir, svc.Jobs, svc.Log = limit, w.tmp, b.river, b.quietLog()
 	log := b.quietLog()
-	b.res.Files = svc
+	b.res.Ops.Files = svc
 
 	b.handler = rest.NewHandler(rest.Options{DB: b.db, Resolver: b.res, Log: log,
 		GraphQL: graph.NewHandler(graph.HandlerOptions{DB: b.db, Resolver: b.res, Log: log})})

@@ -78,7 +78,7 @@ func (s *fuzzServer) bundle(t *testing.T) *testBundle {
 	t.Helper()
 	s.once.Do(func() {
 		b := newBundle(t, bundleOpts{DB: s.db})
-		b.res.AI = ai.New(ai.Config{APIKey: "sk-ant-test-key", BaseURL: s.aiURL, Model: "claude-test"})
+		b.res.Ops.AI = ai.New(ai.Config{APIKey: "sk-ant-test-key", BaseURL: s.aiURL, Model: "claude-test"})
 		s.fixture = b.fixture()
 		b.countWrites()
 		for _, op := range b.operations(t) {

@@ -162,7 +162,7 @@ func (b *testBundle) fixture() fixture {
 	// agenda_drafts_test.go: a generated draft placing the session.
 	draftCriteria := draftBody("D", []any{"2027-09-10"}, []any{room}, "r")
 	draft := str(b.must(http.StatusCreated, http.MethodPost, base+"/agenda/drafts", b.acme, draftCriteria).Obj(), "id")
-	require.NoError(b.t, b.res.GenerateAgendaDraft(b.scopeOf(ev), draft, false))
+	require.NoError(b.t, b.res.Ops.GenerateAgendaDraft(b.scopeOf(ev), draft, false))
 	resourceBody := map[string]any{"title": "Briefing", "subtitle": "s", "body": "b", "published": true,
 		"audienceMode": "tracks", "attachmentKind": "embed", "linkUrl": nil, "embedUrl": "https://www.youtube.com/embed/x",
 		"trackIds": []any{track}, "contactIds": []any{}}

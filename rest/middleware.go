@@ -143,7 +143,7 @@ func (a *API) recoverPanics(next http.Handler) http.Handler {
 func (a *API) cheapFirst(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/graphql" && a.res != nil {
-			leave := a.res.Lane.Enter()
+			leave := a.res.Ops.Lane.Enter()
 			defer leave()
 		}
 		next.ServeHTTP(w, r)

@@ -72,7 +72,7 @@ func buildOpenAPI(schema *ast.Schema) obj {
 			item = obj{}
 			paths[rt.path] = item
 		}
-		item[strings.ToLower(rt.method)] = operation(&rt, doc, in)
+		item[strings.ToLower(rt.method)] = describeOperation(&rt, doc, in)
 	}
 	return obj{
 		"openapi": "3.0.3",
@@ -107,8 +107,8 @@ func buildOpenAPI(schema *ast.Schema) obj {
 	}
 }
 
-// operation describes one route.
-func operation(rt *route, doc routeDoc, in inputSchemas) obj {
+// describeOperation describes one route.
+func describeOperation(rt *route, doc routeDoc, in inputSchemas) obj {
 	op := obj{
 		"operationId": rt.operationID,
 		"summary":     doc.summary,

@@ -82,7 +82,7 @@ func (p *fakeProvider) calls() int {
 
 // useAI points the operations at a fake provider.
 func (b *testBundle) useAI(p *fakeProvider) {
-	b.res.AI = ai.New(ai.Config{APIKey: "sk-ant-test-key", BaseURL: p.srv.URL, Model: "claude-test"})
+	b.res.Ops.AI = ai.New(ai.Config{APIKey: "sk-ant-test-key", BaseURL: p.srv.URL, Model: "claude-test"})
 }
 
 // prompt is what the provider was told, system and user message together.
@@ -261,7 +261,7 @@ func TestScoreRoundWithAIInTheBackground(t *testing.T) {
 		}
 		return http.StatusOK, `{"score": 3, "reasoning": "Fine."}`
 	})
-	b.startWorkers(jobs.Config{Scorer: b.res, EmailWorkers: 1, RetryPolicy: immediateRetry{}})
+	b.startWorkers(jobs.Config{Scorer: b.res.Ops, EmailWorkers: 1, RetryPolicy: immediateRetry{}})
 	require.Eventually(t, func() bool { return b.count(`SELECT count(*) FROM ai_review_results`) == 4 },
 		15*time.Second, 50*time.Millisecond)
 	require.Equal(t, 5, p.calls())

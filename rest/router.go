@@ -100,17 +100,17 @@ func NewHandler(opts Options) http.Handler {
 		a.metrics = NewMetrics(opts.DB)
 	}
 	publicURL := ""
-	if opts.Resolver != nil && opts.Resolver.Outbox != nil {
-		publicURL = opts.Resolver.Outbox.PublicURL
+	if opts.Resolver != nil && opts.Resolver.Ops.Outbox != nil {
+		publicURL = opts.Resolver.Ops.Outbox.PublicURL
 	}
 	limits := mailbudget.Default
 	if opts.MailLimits != nil {
 		limits = *opts.MailLimits
 	}
-	people := &access.People{DB: opts.DB, Outbox: opts.Resolver.Outbox, Budgets: mailbudget.New(opts.DB.Pool, limits)}
-	if opts.Resolver.Budgets == nil {
+	people := &access.People{DB: opts.DB, Outbox: opts.Resolver.Ops.Outbox, Budgets: mailbudget.New(opts.DB.Pool, limits)}
+	if opts.Resolver.Ops.Budgets == nil {
 		// Sign-in links and a person's own emails draw on one daily budget per mailbox.
-		opts.Resolver.Budgets = people.Budgets
+		opts.Resolver.Ops.Budgets = people.Budgets
 	}
 	a.signin = newSignIn(people, publicURL,
 		func(ctx context.Context, msg string, args ...any) { a.log.ErrorContext(ctx, msg, args...) })

@@ -1,8 +1,8 @@
 package rest
 
 import (
-	"github.com/podium/podium/graph"
 	"github.com/podium/podium/graph/model"
+	"github.com/podium/podium/graph/operation"
 )
 
 // routeDocs describes each operation of the route table for the OpenAPI document, by operation
@@ -428,7 +428,7 @@ var routeDocs = map[string]routeDoc{
 		summary: "Get the published agenda (ext, no key)",
 		description: "The published agenda only — nothing before the first publish, nothing edited since the last. " +
 			"Addressed by event id, since slugs are unique only within an organization.",
-		output: graph.PublicAgenda{},
+		output: operation.PublicAgenda{},
 	},
 	"getPublicAgendaCalendar": {
 		tag:     "Public",
@@ -708,27 +708,27 @@ var routeDocs = map[string]routeDoc{
 		description: "The sessions of the published agenda that are still active (accepted, not cancelled), with " +
 			"their approved content, tracks, tags and speakers' public profile fields, by start time: what the " +
 			"event's widgets render. Empty while the agenda is not published.",
-		output: graph.Program{},
+		output: model.Program{},
 	},
 	"listWidgets": {
 		tag:         "Widgets",
 		summary:     "List widgets",
 		description: "The event's widgets by name, every option present.",
-		output:      []graph.Widget{},
+		output:      []model.Widget{},
 	},
 	"createWidget": {
 		tag:     "Widgets",
 		summary: "Create a widget",
 		description: "An enabled widget with the default options, live at once at /embed/{widgetId}, " +
 			"/embed/{widgetId}/json and /embed/{widgetId}/ics.",
-		output: graph.Widget{},
+		output: model.Widget{},
 	},
 	"updateWidget": {
 		tag:     "Widgets",
 		summary: "Update a widget",
 		description: "A full replacement of name, view, enabled and options. primaryColor must be #rrggbb or null; " +
 			"customCss may not contain \"<\", a backslash or @import.",
-		output: graph.Widget{},
+		output: model.Widget{},
 	},
 }
 

@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/podium/podium/ent/schema/viewer"
-	"github.com/podium/podium/graph"
 	"github.com/podium/podium/graph/apperr"
+	"github.com/podium/podium/graph/operation"
 )
 
 func (b *testBundle) saveSegment(key, name string, filter map[string]any) map[string]any {
@@ -106,17 +106,17 @@ type book struct {
 // haystack of first, last, email, company, title and tag names (by name), containment for search,
 // equality for company and title, any of tagIds, AND across them; an empty value is no
 // constraint.
-func originalMatch(c book, tagIDs map[string]string, f graph.SegmentFilter) bool {
+func originalMatch(c book, tagIDs map[string]string, f operation.SegmentFilter) bool {
 	names := slices.Clone(c.tags)
 	slices.Sort(names)
-	hay := graph.NormalizeSegmentText(strings.Join(append([]string{c.first, c.last, c.email, c.company, c.title}, names...), " "))
-	if s := graph.NormalizeSegmentText(f.Search); s != "" && !strings.Contains(hay, s) {
+	hay := operation.NormalizeSegmentText(strings.Join(append([]string{c.first, c.last, c.email, c.company, c.title}, names...), " "))
+	if s := operation.NormalizeSegmentText(f.Search); s != "" && !strings.Contains(hay, s) {
 		return false
 	}
-	if s := graph.NormalizeSegmentText(f.Company); s != "" && graph.NormalizeSegmentText(c.company) != s {
+	if s := operation.NormalizeSegmentText(f.Company); s != "" && operation.NormalizeSegmentText(c.company) != s {
 		return false
 	}
-	if s := graph.NormalizeSegmentText(f.Title); s != "" && graph.NormalizeSegmentText(c.title) != s {
+	if s := operation.NormalizeSegmentText(f.Title); s != "" && operation.NormalizeSegmentText(c.title) != s {
 		return false
 	}
 	if len(f.TagIDs) > 0 && !slices.ContainsFunc(c.tags, func(name string) bool { return slices.Contains(f.TagIDs, tagIDs[name]) }) {
@@ -187,7 +187,7 @@ func TestSegmentEvaluation(t *testing.T) {
 	for i, filter := range filters {
 		seg := b.saveSegment(b.acme, "Segment "+itoa(i), filter)
 		got := b.segmentEmails(b.acme, str(seg, "id"), 3)
-		f := graph.ReadSegmentFilter(filter)
+		f := operation.ReadSegmentFilter(filter)
 		want := []string{}
 		for _, c := range contacts {
 			if originalMatch(c, tagIDs, f) {
@@ -197,7 +197,7 @@ func TestSegmentEvaluation(t *testing.T) {
 		require.ElementsMatch(t, want, got, "filter %v", filter)
 		require.NotContains(t, got, "ada@globex.test")
 		// The function campaigns use selects the same contacts, in the same order.
-		ids, err := b.res.SegmentContactIDs(viewer.WithOrganization(context.Background(), b.acmeOrg), str(seg, "id"))
+		ids, err := b.res.Ops.SegmentContactIDs(viewer.WithOrganization(context.Background(), b.acmeOrg), str(seg, "id"))
 		require.NoError(t, err)
 		wantIDs := []string{}
 		for _, email := range got {
@@ -240,7 +240,7 @@ func TestSegmentEvaluation(t *testing.T) {
 		b.requireError(b.do(http.MethodGet, "/api/v1/segments/"+id+"/contacts?limit=-1", b.acme, nil), http.StatusBadRequest, "invalid_input")
 		b.requireError(b.do(http.MethodGet, "/api/v1/segments/"+id+"/contacts?limit=x", b.acme, nil), http.StatusBadRequest, "invalid_input")
 		b.requireError(b.do(http.MethodGet, "/api/v1/segments/"+id+"/contacts?after=nonsense", b.acme, nil), http.StatusBadRequest, "invalid_input")
-		_, err := b.res.SegmentContactIDs(viewer.WithOrganization(context.Background(), b.globexOrg), id)
+		_, err := b.res.Ops.SegmentContactIDs(viewer.WithOrganization(context.Background(), b.globexOrg), id)
 		e, ok := apperr.As(err)
 		require.True(t, ok, "%v", err)
 		require.Equal(t, apperr.CodeNotFound, e.Code)
@@ -329,7 +329,7 @@ func TestSegmentMembersEmbeds(t *testing.T) {
 	vip := b.bookTag(b.acmeOrg, "VIP", b.bookContact(b.acmeOrg, "Ada", "Lovelace", "ada@example.test", "Acme", "CTO"))
 	b.bookContact(b.acmeOrg, "Alan", "Turing", "alan@example.test", "Acme", "CTO")
 	b.bookTag(b.globexOrg, "VIP", b.bookContact(b.globexOrg, "Ada", "Lovelace", "ada@globex.test", "Acme", "CTO"))
-	q, args := graph.SegmentMembers(b.acmeOrg, map[string]any{"search": "ada", "company": "ACME", "title": "cto", "tagIds": []any{vip}},
+	q, args := operation.SegmentMembers(b.acmeOrg, map[string]any{"search": "ada", "company": "ACME", "title": "cto", "tagIds": []any{vip}},
 		[]any{"Welcome"})
 	require.Len(t, args, 6)
 	var subject, email string

@@ -360,7 +360,7 @@ func TestReviewerDeskQueryCount(t *testing.T) {
 		p, err := people.Authenticate(context.Background(), reviewer)
 		require.NoError(t, err)
 		ctx, counter := dbx.WithQueryCount(context.Background())
-		list, err := b.res.ReviewerDesk(viewer.NewContext(ctx, access.PersonViewer(p, "")))
+		list, err := b.res.Ops.ReviewerDesk(viewer.NewContext(ctx, access.PersonViewer(p, "")))
 		require.NoError(t, err)
 		return counter.Load(), len(list)
 	}

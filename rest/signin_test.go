@@ -534,7 +534,7 @@ func TestOrganizationInvitations(t *testing.T) {
 	require.NoError(t, err)
 	// The endpoint prepares links in the background; the same step, called directly, is
 	// finished when it returns.
-	people := &access.People{DB: b.db, Outbox: b.res.Outbox}
+	people := &access.People{DB: b.db, Outbox: b.res.Ops.Outbox}
 	require.NoError(t, people.RequestLink(context.Background(), "late@example.test", ""))
 	n, err := b.db.Ent.SignInToken.Query().Where(signintoken.Email("late@example.test")).Count(b.sys())
 	require.NoError(t, err)

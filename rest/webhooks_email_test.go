@@ -21,7 +21,7 @@ func webhookMailBundle(t *testing.T, cfg jobs.WebhookConfig) *testBundle {
 	sender, err := jobs.NewSMTPSender(b.sink.URL(), "Podium <podium@example.test>", jobs.SMTPOptions{})
 	require.NoError(t, err)
 	t.Cleanup(sender.Close)
-	b.startWorkers(jobs.Config{Sender: sender, EmailWorkers: 2, Webhooks: b.loopbackWebhooks(cfg), Notifier: b.res,
+	b.startWorkers(jobs.Config{Sender: sender, EmailWorkers: 2, Webhooks: b.loopbackWebhooks(cfg), Notifier: b.res.Ops,
 		RetryPolicy: immediateRetry{}})
 	return b
 }

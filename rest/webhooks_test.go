@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/podium/podium/ent/dbx"
-	"github.com/podium/podium/graph"
+	"github.com/podium/podium/graph/operation"
 	"github.com/podium/podium/jobs"
 )
 
@@ -113,7 +113,7 @@ func webhookBundle(t *testing.T, cfg jobs.WebhookConfig) *testBundle {
 // loopbackWebhooks lets the bundle's webhooks reach loopback and gives cfg fast retries unless
 // it has its own.
 func (b *testBundle) loopbackWebhooks(cfg jobs.WebhookConfig) jobs.WebhookConfig {
-	b.res.Webhooks = loopback
+	b.res.Ops.Webhooks = loopback
 	cfg.Network = loopback
 	if cfg.Backoff == nil {
 		cfg.Backoff = func(int) time.Duration { return 50 * time.Millisecond }
@@ -412,7 +412,7 @@ func TestWebhookEndpointValidation(t *testing.T) {
 	require.Zero(t, b.count("SELECT count(*) FROM webhook_endpoints"))
 
 	types := b.must(http.StatusOK, http.MethodGet, "/api/v1/webhooks/event-types", b.acme, nil).JSON.([]any)
-	require.Len(t, types, len(graph.WebhookEventTypes))
+	require.Len(t, types, len(operation.WebhookEventTypes))
 }
 
 // Each operation that causes an event writes its message in its own transaction, whatever the

@@ -100,18 +100,18 @@ func serve(ctx context.Context, cfg config, work bool) error {
 	// The operations queue jobs through River, and River's AI worker calls the operations back.
 	outbox := &email.Outbox{PublicURL: cfg.PublicURL}
 	resolver := graph.NewResolver(db, outbox)
-	resolver.Webhooks = cfg.Webhooks.Network
-	resolver.AI = ai.New(ai.Config{APIKey: cfg.AnthropicAPIKey, BaseURL: cfg.AnthropicBaseURL, Model: cfg.AIModel})
-	if resolver.AI == nil {
+	resolver.Ops.Webhooks = cfg.Webhooks.Network
+	resolver.Ops.AI = ai.New(ai.Config{APIKey: cfg.AnthropicAPIKey, BaseURL: cfg.AnthropicBaseURL, Model: cfg.AIModel})
+	if resolver.Ops.AI == nil {
 		log.Info("ANTHROPIC_API_KEY is unset: AI review is not configured")
 	}
-	if resolver.Files, err = openFiles(ctx, cfg, db, log); err != nil {
+	if resolver.Ops.Files, err = openFiles(ctx, cfg, db, log); err != nil {
 		return err
 	}
 	jobsCfg := jobs.Config{Work: work, Sender: sender, EmailWorkers: cfg.EmailWorkers,
-		Scorer: resolver, Drafter: resolver, Notifier: resolver, Webhooks: cfg.Webhooks, Log: log}
-	if resolver.Files != nil {
-		jobsCfg.Files = resolver.Files.Store
+		Scorer: resolver.Ops, Drafter: resolver.Ops, Notifier: resolver.Ops, Webhooks: cfg.Webhooks, Log: log}
+	if resolver.Ops.Files != nil {
+		jobsCfg.Files = resolver.Ops.Files.Store
 	}
 	if work {
 		jobsCfg.Rescuer = jobs.NewRescuer(db.Pool, log)
@@ -121,8 +121,8 @@ func serve(ctx context.Context, cfg config, work bool) error {
 		return err
 	}
 	outbox.Jobs = river
-	if resolver.Files != nil {
-		resolver.Files.Jobs = river
+	if resolver.Ops.Files != nil {
+		resolver.Ops.Files.Jobs = river
 	}
 	if work {
 		// Workers outlive the signal: on SIGTERM, Stop below lets running jobs finish; a cancelled

@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/podium/podium/graph/operation"
+
 	"github.com/podium/podium/graph/model"
 
 	"github.com/go-chi/chi/v5"
@@ -119,7 +121,7 @@ type proposalValues struct {
 
 // load reads the form, or writes its error page and returns nil.
 func (p *cfpPages) load(w http.ResponseWriter, r *http.Request) (*model.CfpForm, Theme) {
-	f, ev, err := p.Resolver.PublicFormEvent(r.Context(), chi.URLParam(r, "formId"))
+	f, ev, err := p.Resolver.Ops.PublicFormEvent(r.Context(), chi.URLParam(r, "formId"))
 	if err != nil {
 		p.fail(w, r, Theme{}, err)
 		return nil, Theme{}
@@ -172,7 +174,7 @@ func (p *cfpPages) formPage(w http.ResponseWriter, r *http.Request) {
 	person := p.Person(r)
 	data := cfpOverview{Form: f, Signed: person != nil}
 	if person != nil {
-		mine, err := p.Resolver.OwnProposals(r.Context(), person, f.ID)
+		mine, err := p.Resolver.Ops.OwnProposals(r.Context(), person, f.ID)
 		if err != nil {
 			p.fail(w, r, theme, err)
 			return
@@ -180,12 +182,12 @@ func (p *cfpPages) formPage(w http.ResponseWriter, r *http.Request) {
 		data.Proposals = mine
 		n := 0
 		for _, pr := range mine {
-			if graph.CountsAgainstLimit(pr) {
+			if operation.CountsAgainstLimit(pr) {
 				n++
 			}
 		}
 		data.Full = n >= f.EffectiveSubmissionLimit
-		if data.Invitations, err = p.Resolver.OwnInvitations(r.Context(), person, f.ID); err != nil {
+		if data.Invitations, err = p.Resolver.Ops.OwnInvitations(r.Context(), person, f.ID); err != nil {
 			p.fail(w, r, theme, err)
 			return
 		}
@@ -201,7 +203,7 @@ func (p *cfpPages) formPage(w http.ResponseWriter, r *http.Request) {
 func closedMessage(f *model.CfpForm) string {
 	if f.Status == model.CfpFormStatusOpen && f.OpensAt != nil && (f.ClosesAt == nil || f.OpensAt.Before(*f.ClosesAt)) {
 		if f.ClosesAt == nil || f.ClosesAt.After(*f.OpensAt) {
-			return "This call for proposals is not open yet: it opens on " + graph.FormatLocal(*f.OpensAt, f.EventTimezone) + "."
+			return "This call for proposals is not open yet: it opens on " + operation.FormatLocal(*f.OpensAt, f.EventTimezone) + "."
 		}
 	}
 	return "Submissions are closed: this form no longer accepts new or changed proposals."
@@ -232,13 +234,13 @@ func (p *cfpPages) cannotPropose(r *http.Request, person *viewer.Person, f *mode
 	if !f.AcceptingProposals {
 		return closedMessage(f)
 	}
-	mine, err := p.Resolver.OwnProposals(r.Context(), person, f.ID)
+	mine, err := p.Resolver.Ops.OwnProposals(r.Context(), person, f.ID)
 	if err != nil {
 		return ""
 	}
 	n := 0
 	for _, pr := range mine {
-		if graph.CountsAgainstLimit(pr) {
+		if operation.CountsAgainstLimit(pr) {
 			n++
 		}
 	}
@@ -291,7 +293,7 @@ func (p *cfpPages) editPage(w http.ResponseWriter, r *http.Request) {
 			", or the form is closed."}
 		if pr.Status == model.SubmissionStatusAccepted {
 			// Its content is edited in the portal, until the organizers lock it.
-			view.Content, err = p.Resolver.OwnSessionContent(r.Context(), person, pr.ID)
+			view.Content, err = p.Resolver.Ops.OwnSessionContent(r.Context(), person, pr.ID)
 			if _, known := apperr.As(err); err != nil && !known {
 				p.fail(w, r, theme, err)
 				return
@@ -314,7 +316,7 @@ type proposalView struct {
 
 // own finds one of the person's proposals of the form.
 func (p *cfpPages) own(r *http.Request, person *viewer.Person, formID, id string) (*model.Proposal, error) {
-	mine, err := p.Resolver.OwnProposals(r.Context(), person, formID)
+	mine, err := p.Resolver.Ops.OwnProposals(r.Context(), person, formID)
 	if err != nil {
 		return nil, err
 	}
@@ -376,7 +378,7 @@ func (p *cfpPages) save(w http.ResponseWriter, r *http.Request) {
 		if id != "" {
 			idp = &id
 		}
-		saved, err = p.Resolver.SaveOwnProposal(r.Context(), person, f.ID, idp, in, form.Get("action") == "submit")
+		saved, err = p.Resolver.Ops.SaveOwnProposal(r.Context(), person, f.ID, idp, in, form.Get("action") == "submit")
 	}
 	if err == nil {
 		done := "saved"
@@ -413,7 +415,7 @@ func (p *cfpPages) deleteDraft(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/auth/signin?next="+url.QueryEscape("/cfp/"+f.ID), http.StatusSeeOther)
 		return
 	}
-	if _, err := p.Resolver.DeleteOwnProposal(r.Context(), person, f.ID, chi.URLParam(r, "id")); err != nil {
+	if _, err := p.Resolver.Ops.DeleteOwnProposal(r.Context(), person, f.ID, chi.URLParam(r, "id")); err != nil {
 		p.fail(w, r, theme, err)
 		return
 	}
@@ -432,7 +434,7 @@ func (p *cfpPages) invitationPage(w http.ResponseWriter, r *http.Request) {
 		signInFirst(w, r)
 		return
 	}
-	invs, err := p.Resolver.OwnInvitations(r.Context(), person, f.ID)
+	invs, err := p.Resolver.Ops.OwnInvitations(r.Context(), person, f.ID)
 	if err != nil {
 		p.fail(w, r, theme, err)
 		return
@@ -465,7 +467,7 @@ func (p *cfpPages) answerInvitation(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	accept := r.PostForm.Get("answer") == "accept"
-	if _, err := p.Resolver.AnswerOwnInvitation(r.Context(), person, f.ID, chi.URLParam(r, "id"), accept); err != nil {
+	if _, err := p.Resolver.Ops.AnswerOwnInvitation(r.Context(), person, f.ID, chi.URLParam(r, "id"), accept); err != nil {
 		p.fail(w, r, theme, err)
 		return
 	}
@@ -486,7 +488,7 @@ func (p *cfpPages) withdraw(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/auth/signin?next="+url.QueryEscape("/cfp/"+f.ID), http.StatusSeeOther)
 		return
 	}
-	if _, err := p.Resolver.WithdrawOwnProposal(r.Context(), person, f.ID, chi.URLParam(r, "id")); err != nil {
+	if _, err := p.Resolver.Ops.WithdrawOwnProposal(r.Context(), person, f.ID, chi.URLParam(r, "id")); err != nil {
 		p.fail(w, r, theme, err)
 		return
 	}

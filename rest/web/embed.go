@@ -9,7 +9,7 @@ import (
 
 	"github.com/podium/podium/graph/model"
 
-	"github.com/podium/podium/graph"
+	"github.com/podium/podium/graph/operation"
 )
 
 // The widget page (docs/widgets.md): one view of an event's public program, drawn for an iframe
@@ -49,14 +49,14 @@ func EmbedHeaders(h http.Header) {
 // query overrides.
 type EmbedSettings struct {
 	View    model.WidgetView
-	Options graph.WidgetOptions
+	Options model.WidgetOptions
 }
 
 // Settings applies the widget page's query parameters over the saved view and options: view;
 // theme (light, dark, auto); color (#rrggbb, or default for none); time (12h, 24h); tracks,
 // formats, days, tags (comma-separated); company, title, bio, description, level, format,
 // calendar (1 or 0). Values that mean nothing are ignored.
-func Settings(w *graph.Widget, q url.Values) EmbedSettings {
+func Settings(w *model.Widget, q url.Values) EmbedSettings {
 	s := EmbedSettings{View: w.View, Options: *w.Options}
 	o := &s.Options
 	if v := model.WidgetView(q.Get("view")); v.IsValid() {
@@ -67,7 +67,7 @@ func Settings(w *graph.Widget, q url.Values) EmbedSettings {
 	}
 	if c := q.Get("color"); c == "default" {
 		o.PrimaryColor = nil
-	} else if graph.HexColour.MatchString(c) {
+	} else if operation.HexColour.MatchString(c) {
 		c = strings.ToLower(c)
 		o.PrimaryColor = &c
 	}
@@ -152,7 +152,7 @@ type EmbedParams struct {
 }
 
 // BuildEmbedPage lays out the sessions a widget shows.
-func BuildEmbedPage(pw *graph.PublicWidget, s EmbedSettings, sessions []*graph.ProgramSession, p EmbedParams) EmbedPage {
+func BuildEmbedPage(pw *model.PublicWidget, s EmbedSettings, sessions []*model.ProgramSession, p EmbedParams) EmbedPage {
 	o := s.Options
 	ev := pw.Program.Event
 	page := EmbedPage{Title: ev.Name, Subtitle: pw.Widget.Name, Mode: string(o.Theme), Stylesheet: EmbedStylesheetPath,
@@ -160,7 +160,7 @@ func BuildEmbedPage(pw *graph.PublicWidget, s EmbedSettings, sessions []*graph.P
 	if o.PrimaryColor != nil {
 		page.AccentHref = AccentPath + strings.TrimPrefix(*o.PrimaryColor, "#") + ".css"
 	}
-	loc := graph.EventLocation(ev.Timezone)
+	loc := operation.EventLocation(ev.Timezone)
 	clock := "3:04 PM"
 	if o.DateFormat == "24h" {
 		clock = "15:04"
@@ -229,7 +229,7 @@ func BuildEmbedPage(pw *graph.PublicWidget, s EmbedSettings, sessions []*graph.P
 	return page
 }
 
-func role(sp *graph.ProgramSpeaker, o graph.WidgetOptions) string {
+func role(sp *model.ProgramSpeaker, o model.WidgetOptions) string {
 	var parts []string
 	if o.ShowSpeakerTitle && sp.Title != nil && *sp.Title != "" {
 		parts = append(parts, *sp.Title)
@@ -240,7 +240,7 @@ func role(sp *graph.ProgramSpeaker, o graph.WidgetOptions) string {
 	return strings.Join(parts, ", ")
 }
 
-func initials(sp *graph.ProgramSpeaker) string {
+func initials(sp *model.ProgramSpeaker) string {
 	var b strings.Builder
 	for _, n := range []string{sp.FirstName, sp.LastName} {
 		for _, r := range n {
@@ -252,7 +252,7 @@ func initials(sp *graph.ProgramSpeaker) string {
 }
 
 // googleCalendarURL opens Google Calendar's new-event form filled with the session.
-func googleCalendarURL(s *graph.ProgramSession, eventName string) string {
+func googleCalendarURL(s *model.ProgramSession, eventName string) string {
 	const stamp = "20060102T150405Z"
 	q := url.Values{"action": {"TEMPLATE"}, "text": {s.Title},
 		"dates":    {s.StartsAt.UTC().Format(stamp) + "/" + s.EndsAt.UTC().Format(stamp)},

@@ -13,10 +13,10 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/podium/podium/ent/schema/viewer"
-	"github.com/podium/podium/graph"
 	"github.com/podium/podium/graph/apperr"
 	"github.com/podium/podium/graph/calendar"
 	"github.com/podium/podium/graph/files"
+	"github.com/podium/podium/graph/operation"
 )
 
 // The speaker portal (docs/portal.md):
@@ -130,7 +130,7 @@ var portalNotices = map[string]string{
 // load reads the person's events and picks the one to show: want, else the pinned one, else the
 // first.
 func (p *Portal) load(ctx context.Context, r *http.Request, person *viewer.Person, section, want string) (portalView, error) {
-	events, err := p.Ops.Speaking(ctx)
+	events, err := p.Ops.Ops.Speaking(ctx)
 	if err != nil {
 		return portalView{}, err
 	}
@@ -149,13 +149,13 @@ func (p *Portal) load(ctx context.Context, r *http.Request, person *viewer.Perso
 			break
 		}
 	}
-	if p.Ops.Files != nil {
-		v.UploadLimitMB = p.Ops.Files.Limit() >> 20
+	if p.Ops.Ops.Files != nil {
+		v.UploadLimitMB = p.Ops.Ops.Files.Limit() >> 20
 	}
 	if v.Event == nil {
 		return v, nil
 	}
-	loc := graph.EventLocation(v.Event.Timezone)
+	loc := operation.EventLocation(v.Event.Timezone)
 	for _, s := range v.Event.Sessions {
 		ps := portalSession{SpeakerSession: s, Accepted: s.Status == model.SubmissionStatusAccepted}
 		ps.Active = ps.Accepted && s.CancelledAt == nil
@@ -172,7 +172,7 @@ func (p *Portal) load(ctx context.Context, r *http.Request, person *viewer.Perso
 			if d.Status == model.DeliverableStatusUploaded {
 				ps.FilesUploaded++
 			}
-			if u := p.Ops.DownloadLink(d.StorageKey); u != "" {
+			if u := p.Ops.Ops.DownloadLink(d.StorageKey); u != "" {
 				v.Downloads[d.ID] = u
 			}
 		}
@@ -292,10 +292,10 @@ func (p *Portal) answer(confirm bool) http.HandlerFunc {
 		var err error
 		done := "confirmed"
 		if confirm {
-			_, err = p.Ops.ConfirmMyParticipation(ctx, contactID)
+			_, err = p.Ops.Ops.ConfirmMyParticipation(ctx, contactID)
 		} else {
 			done = "declined"
-			_, err = p.Ops.DeclineMyParticipation(ctx, contactID)
+			_, err = p.Ops.Ops.DeclineMyParticipation(ctx, contactID)
 		}
 		p.after(w, r, person, ctx, "home", done, err, "")
 	}
@@ -310,9 +310,9 @@ func (p *Portal) task(w http.ResponseWriter, r *http.Request) {
 	var err error
 	switch r.PostFormValue("done") {
 	case "1":
-		_, err = p.Ops.SetMyTaskDone(ctx, chi.URLParam(r, "id"), true)
+		_, err = p.Ops.Ops.SetMyTaskDone(ctx, chi.URLParam(r, "id"), true)
 	case "0":
-		_, err = p.Ops.SetMyTaskDone(ctx, chi.URLParam(r, "id"), false)
+		_, err = p.Ops.Ops.SetMyTaskDone(ctx, chi.URLParam(r, "id"), false)
 	default:
 		err = apperr.Invalid("Say whether the task is done")
 	}
@@ -329,7 +329,7 @@ func (p *Portal) upload(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := chi.URLParam(r, "id")
-	svc := p.Ops.Files
+	svc := p.Ops.Ops.Files
 	if svc == nil {
 		p.after(w, r, person, ctx, "tasks", "", apperr.New(http.StatusServiceUnavailable, apperr.CodeUnavailable,
 			"File uploads are not available on this server"), id)
@@ -360,7 +360,7 @@ func (p *Portal) upload(w http.ResponseWriter, r *http.Request) {
 	}
 	defer func() { _ = f.Close() }()
 	tctx, tracker := files.Track(ctx)
-	_, err = p.Ops.UploadMyDeliverable(tctx, id, files.Upload{Name: h.Filename, File: f, Size: h.Size})
+	_, err = p.Ops.Ops.UploadMyDeliverable(tctx, id, files.Upload{Name: h.Filename, File: f, Size: h.Size})
 	svc.Settle(ctx, tracker)
 	p.after(w, r, person, ctx, "tasks", "uploaded", err, id)
 }
@@ -371,7 +371,7 @@ func (p *Portal) remove(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	_, err := p.Ops.RemoveMyDeliverable(ctx, chi.URLParam(r, "id"))
+	_, err := p.Ops.Ops.RemoveMyDeliverable(ctx, chi.URLParam(r, "id"))
 	p.after(w, r, person, ctx, "tasks", "removed", err, "")
 }
 

@@ -10,9 +10,9 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/podium/podium/ent/schema/viewer"
-	"github.com/podium/podium/graph"
 	"github.com/podium/podium/graph/apperr"
 	"github.com/podium/podium/graph/files"
+	"github.com/podium/podium/graph/operation"
 )
 
 // The speaker's profile and session content pages (docs/profile-review.md):
@@ -106,7 +106,7 @@ func (p *profilePages) fail(w http.ResponseWriter, r *http.Request, person *view
 }
 
 func (p *profilePages) theme(r *http.Request, person *viewer.Person, contactID string) Theme {
-	ev, err := p.Ops.OwnContactEvent(r.Context(), person, contactID)
+	ev, err := p.Ops.Ops.OwnContactEvent(r.Context(), person, contactID)
 	if err != nil {
 		return Theme{}
 	}
@@ -123,7 +123,7 @@ func (p *profilePages) profile(w http.ResponseWriter, r *http.Request) {
 		p.fail(w, r, person, Theme{}, apperr.NotFound("Speaker profile"))
 		return
 	}
-	prof, err := p.Ops.OwnProfile(r.Context(), person, id)
+	prof, err := p.Ops.Ops.OwnProfile(r.Context(), person, id)
 	if err != nil {
 		p.fail(w, r, person, Theme{}, err)
 		return
@@ -157,7 +157,7 @@ func (p *profilePages) renderProfile(w http.ResponseWriter, r *http.Request, sta
 		}
 	}
 	if len(person.Contacts) > 1 {
-		if events, err := p.Ops.Speaking(r.Context()); err == nil {
+		if events, err := p.Ops.Ops.Speaking(r.Context()); err == nil {
 			for _, e := range events {
 				if e.Contact.ID != prof.ContactID {
 					d.Others = append(d.Others, profileEvent{ContactID: e.Contact.ID, Name: e.EventName})
@@ -190,7 +190,7 @@ func (p *profilePages) saveProfile(w http.ResponseWriter, r *http.Request) {
 		Honorific: text("honorific"), Pronouns: text("pronouns"), Gender: text("gender"), Bio: text("bio"),
 		LinkedinURL: text("linkedinUrl"), TwitterURL: text("twitterUrl"), FacebookURL: text("facebookUrl"),
 		WebsiteURL: text("websiteUrl"), DietaryRequirements: text("dietaryRequirements"), TshirtSize: text("tshirtSize")}
-	prof, err := p.Ops.UpdateOwnProfile(r.Context(), person, id, in)
+	prof, err := p.Ops.Ops.UpdateOwnProfile(r.Context(), person, id, in)
 	if err != nil {
 		p.refused(w, r, person, id, v, err)
 		return
@@ -210,7 +210,7 @@ func (p *profilePages) refused(w http.ResponseWriter, r *http.Request, person *v
 		p.fail(w, r, person, Theme{}, err)
 		return
 	}
-	prof, perr := p.Ops.OwnProfile(r.Context(), person, id)
+	prof, perr := p.Ops.Ops.OwnProfile(r.Context(), person, id)
 	if perr != nil {
 		p.fail(w, r, person, Theme{}, perr)
 		return
@@ -219,7 +219,7 @@ func (p *profilePages) refused(w http.ResponseWriter, r *http.Request, person *v
 		v = valuesOf(prof)
 	}
 	errs := map[string]string{}
-	if f := graph.FieldOf(err); f != "" {
+	if f := operation.FieldOf(err); f != "" {
 		errs[f] = e.Message
 	}
 	p.renderProfile(w, r, e.Status, person, prof, v, errs, "", "Your changes were not saved: "+e.Message)
@@ -238,7 +238,7 @@ func (p *profilePages) headshot(w http.ResponseWriter, r *http.Request) {
 		if errors.As(err, &tooBig) {
 			msg = "This file is too large for a headshot"
 		}
-		p.refused(w, r, person, id, nil, &graph.ProfileFieldError{Field: "headshot", Err: apperr.Invalid("%s", msg)})
+		p.refused(w, r, person, id, nil, &operation.ProfileFieldError{Field: "headshot", Err: apperr.Invalid("%s", msg)})
 		return
 	}
 	defer func() { _ = r.MultipartForm.RemoveAll() }()
@@ -247,16 +247,16 @@ func (p *profilePages) headshot(w http.ResponseWriter, r *http.Request) {
 	}
 	f, h, err := r.FormFile("headshot")
 	if err != nil {
-		p.refused(w, r, person, id, nil, &graph.ProfileFieldError{Field: "headshot", Err: apperr.Invalid("Choose a photo to upload")})
+		p.refused(w, r, person, id, nil, &operation.ProfileFieldError{Field: "headshot", Err: apperr.Invalid("Choose a photo to upload")})
 		return
 	}
 	defer func() { _ = f.Close() }()
 	// The file store notes what it stores; once the change has committed or rolled back, what no
 	// row points at goes.
 	ctx, tracker := files.Track(r.Context())
-	prof, err := p.Ops.UploadOwnHeadshot(ctx, person, id, files.Upload{Name: h.Filename, File: f, Size: h.Size})
-	if p.Ops.Files != nil {
-		p.Ops.Files.Settle(ctx, tracker)
+	prof, err := p.Ops.Ops.UploadOwnHeadshot(ctx, person, id, files.Upload{Name: h.Filename, File: f, Size: h.Size})
+	if p.Ops.Ops.Files != nil {
+		p.Ops.Ops.Files.Settle(ctx, tracker)
 	}
 	if err != nil {
 		p.refused(w, r, person, id, nil, err)
@@ -286,7 +286,7 @@ func (p *profilePages) content(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	c, err := p.Ops.OwnSessionContent(r.Context(), person, chi.URLParam(r, "id"))
+	c, err := p.Ops.Ops.OwnSessionContent(r.Context(), person, chi.URLParam(r, "id"))
 	if err != nil {
 		p.fail(w, r, person, Theme{}, err)
 		return
@@ -302,7 +302,7 @@ func (p *profilePages) content(w http.ResponseWriter, r *http.Request) {
 func (p *profilePages) renderContent(w http.ResponseWriter, r *http.Request, status int, person *viewer.Person, d contentForm, notice, problem string) {
 	t := Theme{}
 	for _, c := range person.Contacts {
-		if ev, err := p.Ops.OwnContactEvent(r.Context(), person, c.ContactID); err == nil && ev.ID == d.C.EventID {
+		if ev, err := p.Ops.Ops.OwnContactEvent(r.Context(), person, c.ContactID); err == nil && ev.ID == d.C.EventID {
 			t = themeOfEvent(ev)
 			break
 		}
@@ -326,7 +326,7 @@ func (p *profilePages) saveContent(w http.ResponseWriter, r *http.Request) {
 	}
 	id := chi.URLParam(r, "id")
 	title, desc := r.PostForm.Get("title"), r.PostForm.Get("description")
-	c, err := p.Ops.UpdateOwnSessionContent(r.Context(), person, id, model.MySessionContentInput{Title: title, Description: &desc})
+	c, err := p.Ops.Ops.UpdateOwnSessionContent(r.Context(), person, id, model.MySessionContentInput{Title: title, Description: &desc})
 	if err == nil {
 		done := "saved"
 		if c.ContentReviewStatus == "pending_review" {
@@ -340,13 +340,13 @@ func (p *profilePages) saveContent(w http.ResponseWriter, r *http.Request) {
 		p.fail(w, r, person, Theme{}, err)
 		return
 	}
-	cur, cerr := p.Ops.OwnSessionContent(r.Context(), person, id)
+	cur, cerr := p.Ops.Ops.OwnSessionContent(r.Context(), person, id)
 	if cerr != nil {
 		p.fail(w, r, person, Theme{}, cerr)
 		return
 	}
 	errs := map[string]string{}
-	if f := graph.FieldOf(err); f != "" {
+	if f := operation.FieldOf(err); f != "" {
 		errs[f] = e.Message
 	}
 	if !cur.Editable {

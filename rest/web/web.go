@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/podium/podium/ent/schema/viewer"
-	"github.com/podium/podium/graph"
+	"github.com/podium/podium/graph/operation"
 	"github.com/podium/podium/graph/scalar"
 )
 
@@ -64,7 +64,7 @@ func local(t any, tz string) string {
 	default:
 		return ""
 	}
-	return graph.FormatLocal(at, tz)
+	return operation.FormatLocal(at, tz)
 }
 
 // Page is what the layout draws.

@@ -57,7 +57,7 @@ func (d *Desk) webhook(w http.ResponseWriter, r *http.Request) {
 		d.failedBack(w, r, p, err, back)
 		return
 	}
-	tz, err := d.Ops.OrganizationTimezone(ctx)
+	tz, err := d.Ops.Ops.OrganizationTimezone(ctx)
 	if err != nil {
 		d.failedBack(w, r, p, err, back)
 		return

@@ -1,0 +1,63 @@
+package operation
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/podium/podium/ent"
+	"github.com/podium/podium/ent/schema/viewer"
+	"github.com/podium/podium/ent/timelineentry"
+)
+
+// actor names who is making a change, for timelines: writes made with an API key record the key
+// (its id, and "API key: <name>"); writes of a signed-in person record their email.
+func actor(ctx context.Context) (name string, keyID *string) {
+	v := viewer.FromContext(ctx)
+	if v == nil {
+		return "Podium", nil
+	}
+	if v.Person != nil {
+		return v.Person.Email, nil
+	}
+	id := v.APIKeyID
+	return "API key: " + v.APIKeyName, &id
+}
+
+// record adds a line to the timeline of each submission: the lifecycle transitions whose columns
+// are overwritten in place (status changes, decisions, cancellation, reinstatement, scheduling,
+// content approval). Emails, task completions, uploads and confirmations have records of their
+// own, which the timeline reads directly (see timeline).
+func record(ctx context.Context, c *ent.Client, kind timelineentry.Kind, label string, detail *string, submissionIDs ...string) error {
+	if len(submissionIDs) == 0 {
+		return nil
+	}
+	name, keyID := actor(ctx)
+	now := time.Now()
+	builders := make([]*ent.TimelineEntryCreate, len(submissionIDs))
+	for i, id := range submissionIDs {
+		builders[i] = c.TimelineEntry.Create().SetSubmissionID(id).SetKind(kind).SetLabel(label).
+			SetNillableDetail(detail).SetActorName(name).SetNillableActorAPIKeyID(keyID).SetAt(now)
+	}
+	return c.TimelineEntry.CreateBulk(builders...).Exec(ctx)
+}
+
+// mapAll converts every element; the result is never nil, so empty lists stay [] in JSON.
+func mapAll[T, U any](in []T, f func(T) U) []U {
+	out := make([]U, len(in))
+	for i, v := range in {
+		out[i] = f(v)
+	}
+	return out
+}
+
+// unique de-duplicates ids, keeping the first of each.
+func unique(ids []string) []string {
+	out := make([]string, 0, len(ids))
+	for _, id := range ids {
+		if !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}

@@ -1,0 +1,485 @@
+package operation
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/podium/podium/graph/model"
+
+	"github.com/podium/podium/ent"
+	"github.com/podium/podium/ent/agendadraft"
+	"github.com/podium/podium/ent/room"
+	"github.com/podium/podium/ent/schema/agenda"
+	"github.com/podium/podium/ent/schema/pid"
+	"github.com/podium/podium/ent/submission"
+	"github.com/podium/podium/graph/access"
+	"github.com/podium/podium/graph/agenda/solver"
+	"github.com/podium/podium/graph/ai"
+	"github.com/podium/podium/graph/apperr"
+	"github.com/podium/podium/graph/scalar"
+	"github.com/podium/podium/jobs"
+)
+
+// Limits of a draft's request, checked before anything is written.
+const (
+	maxDraftName   = 120
+	maxDraftRules  = 12
+	maxDraftRule   = 200
+	generatorAI    = ai.Provider
+	generatorLocal = "solver"
+)
+
+var errDraftNotFound = apperr.NotFound("Agenda draft")
+
+func toAgendaDraft(d *ent.AgendaDraft) *model.AgendaDraft {
+	p := d.Proposal
+	if p.Placements == nil {
+		p.Placements = []agenda.Placement{}
+	}
+	c := d.Criteria
+	for _, list := range []*[]string{&c.Days, &c.RoomIDs, &c.IncludeStatuses, &c.Rules} {
+		if *list == nil {
+			*list = []string{}
+		}
+	}
+	return &model.AgendaDraft{ID: d.ID, EventID: d.EventID, Name: d.Name, Status: model.AgendaDraftStatus(d.Status), Criteria: c,
+		Proposal: p, FailureReason: d.FailureReason, Generator: d.Generator, GeneratedAt: scalar.AtPtr(d.GeneratedAt),
+		CommittedAt: scalar.AtPtr(d.CommittedAt), CreatedAt: scalar.At(d.CreatedAt), UpdatedAt: scalar.At(d.UpdatedAt)}
+}
+
+// agendaDrafts lists an event's drafts, every status, newest first.
+func (r *Service) AgendaDrafts(ctx context.Context, eventID string) ([]*model.AgendaDraft, error) {
+	c := r.ClientOf(ctx)
+	ev, err := access.Event(ctx, c, eventID)
+	if err != nil {
+		return nil, err
+	}
+	drafts, err := c.AgendaDraft.Query().Where(agendadraft.EventID(ev.ID)).
+		Order(ent.Desc(agendadraft.FieldCreatedAt), ent.Desc(agendadraft.FieldID)).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return mapAll(drafts, toAgendaDraft), nil
+}
+
+// generateAgendaDraft checks the criteria, stores the draft queued and queues its generation in
+// the same transaction (docs/agenda-drafts.md). Every refusal happens here, before anything is
+// written: the job only meets criteria that were valid when it was queued.
+func (r *Service) StartAgendaDraft(ctx context.Context, eventID string, in model.GenerateAgendaDraftInput) (*model.AgendaDraft, error) {
+	c := r.ClientOf(ctx)
+	ev, err := access.Event(ctx, c, eventID)
+	if err != nil {
+		return nil, err
+	}
+	name := strings.TrimSpace(in.Name)
+	switch {
+	case name == "":
+		return nil, apperr.Invalid("Name this agenda draft")
+	case utf8.RuneCountInString(name) > maxDraftName || strings.IndexByte(name, 0) >= 0:
+		return nil, apperr.Invalid("Name this agenda draft in at most %d characters", maxDraftName)
+	}
+	if len(in.Criteria.IncludeStatuses) != 1 || in.Criteria.IncludeStatuses[0] != model.AgendaDraftSessionStatusAccepted {
+		return nil, apperr.Invalid("AI drafts can schedule accepted sessions only")
+	}
+	crit := agenda.DraftCriteria{Days: unique(in.Criteria.Days), RoomIDs: unique(in.Criteria.RoomIds),
+		IncludeStatuses: []string{"accepted"}, RespectExistingPlacements: in.Criteria.RespectExistingPlacements,
+		Rules: in.Criteria.Rules}
+	if err := checkDraftRooms(ctx, r, ev, crit.RoomIDs); err != nil {
+		return nil, err
+	}
+	if err := checkDraftDays(ev, crit.Days); err != nil {
+		return nil, err
+	}
+	if len(crit.Rules) > maxDraftRules {
+		return nil, apperr.Invalid("Give at most %d rules", maxDraftRules)
+	}
+	for _, rule := range crit.Rules {
+		if utf8.RuneCountInString(rule) > maxDraftRule || strings.IndexByte(rule, 0) >= 0 {
+			return nil, apperr.Invalid("Keep each rule within %d characters", maxDraftRule)
+		}
+	}
+	d, err := c.AgendaDraft.Create().SetEventID(ev.ID).SetName(name).SetStatus(agendadraft.StatusQueued).
+		SetCriteria(crit).Save(ctx)
+	if err != nil {
+		return nil, err
+	}
+	tx, err := r.tx(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := r.Outbox.Jobs.InsertTx(ctx, tx, jobs.AgendaDraftArgs{DraftID: d.ID, OrganizationID: ev.OrganizationID}, nil); err != nil {
+		return nil, err
+	}
+	return toAgendaDraft(d), nil
+}
+
+// checkDraftRooms requires at least one room, each of the event.
+func checkDraftRooms(ctx context.Context, r *Service, ev *ent.Event, ids []string) error {
+	if len(ids) == 0 {
+		return apperr.Invalid("Choose at least one room")
+	}
+	refused := apperr.Invalid("Choose rooms from this event")
+	for _, id := range ids {
+		if !pid.Plausible(id) {
+			return refused
+		}
+	}
+	n, err := r.ClientOf(ctx).Room.Query().Where(room.EventID(ev.ID), room.IDIn(ids...)).Count(ctx)
+	if err != nil {
+		return err
+	}
+	if n != len(ids) {
+		return refused
+	}
+	return nil
+}
+
+// checkDraftDays requires at least one day, each a local date (YYYY-MM-DD) of the event.
+func checkDraftDays(ev *ent.Event, days []string) error {
+	if len(days) == 0 {
+		return apperr.Invalid("Choose at least one day")
+	}
+	window := solver.EventOf(ev.Timezone, ev.StartsAt, ev.EndsAt)
+	for _, day := range days {
+		if _, err := time.Parse(time.DateOnly, day); err != nil || day < window.FirstDay || day > window.LastDay {
+			return apperr.Invalid("Choose days of this event (YYYY-MM-DD, from %s to %s)", window.FirstDay, window.LastDay)
+		}
+	}
+	return nil
+}
+
+// GenerateAgendaDraft makes the proposal of a queued draft: the work of an AgendaDraftArgs job,
+// scoped to the draft's organization. With a provider it asks for a proposal and repairs it (see
+// package solver), otherwise the solver makes one. A proposal that cannot be made — no legal
+// slot for some session, a provider's answer that is not a proposal, a provider still down on
+// the job's last attempt — fails the draft with the reason. A provider outage before the last
+// attempt is returned, and the job retries. A draft no longer queued (discarded meanwhile) is
+// left alone.
+func (r *Service) GenerateAgendaDraft(ctx context.Context, draftID string, lastAttempt bool) error {
+	c := r.Client
+	d, err := c.AgendaDraft.Query().Where(agendadraft.ID(draftID)).WithEvent().Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if d.Status != agendadraft.StatusQueued {
+		return nil
+	}
+	ev := d.Edges.Event
+	current, err := r.agenda(ctx, ev)
+	if err != nil {
+		return err
+	}
+	in := solverInput(ev, current, d.Criteria)
+	var out solver.Outcome
+	generator := generatorLocal
+	if r.AI != nil {
+		generator = generatorAI
+		// The provider is asked outside any transaction; the draft is written in one statement.
+		proposed, err := r.AI.ProposeAgenda(ctx, agendaPrompt(current, d.Criteria))
+		var pe *ai.Error
+		switch {
+		case errors.As(err, &pe) && pe.Retryable() && !lastAttempt:
+			return err
+		case errors.As(err, &pe):
+			return r.failDraft(ctx, d.ID, pe.Message)
+		case err != nil:
+			return err
+		}
+		out, err = solver.Repair(in, mapAll(proposed, func(p ai.ProposedPlacement) solver.Proposed {
+			return solver.Proposed{SubmissionID: p.SubmissionID, RoomID: p.RoomID, StartsAt: p.StartsAt, EndsAt: p.EndsAt, Reason: p.Reason}
+		}))
+		if err != nil {
+			return r.failDraft(ctx, d.ID, err.Error())
+		}
+	} else if out, err = solver.Solve(in); err != nil {
+		return r.failDraft(ctx, d.ID, err.Error())
+	}
+	placements := mapAll(out.Placements, func(p solver.Placement) agenda.Placement {
+		return agenda.Placement{SubmissionID: p.SubmissionID, RoomID: p.RoomID, StartsAt: scalar.FormatTime(p.StartsAt),
+			EndsAt: scalar.FormatTime(p.EndsAt), Reason: p.Reason}
+	})
+	return c.AgendaDraft.Update().Where(agendadraft.ID(d.ID), agendadraft.StatusEQ(agendadraft.StatusQueued)).
+		SetStatus(agendadraft.StatusGenerated).SetProposal(agenda.Proposal{Placements: placements}).
+		SetGeneratedAt(time.Now()).SetGenerator(generator).Exec(ctx)
+}
+
+// failDraft marks a queued draft failed, with the reason.
+func (r *Service) failDraft(ctx context.Context, id, reason string) error {
+	return r.Client.AgendaDraft.Update().Where(agendadraft.ID(id), agendadraft.StatusEQ(agendadraft.StatusQueued)).
+		SetStatus(agendadraft.StatusFailed).SetFailureReason(truncateRunes(reason, 1000)).Exec(ctx)
+}
+
+func truncateRunes(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n])
+	}
+	return s
+}
+
+// solverInput is the agenda as the solver sees it. A session's duration is its current slot's
+// length when it is scheduled, its format's otherwise.
+func solverInput(ev *ent.Event, a *model.Agenda, crit agenda.DraftCriteria) solver.Input {
+	in := solver.Input{Event: solver.EventOf(ev.Timezone, ev.StartsAt, ev.EndsAt),
+		Criteria: solver.Criteria{Days: crit.Days, RoomIDs: crit.RoomIDs, RespectExistingPlacements: crit.RespectExistingPlacements,
+			Rules: crit.Rules}}
+	for _, rm := range a.Rooms {
+		in.Rooms = append(in.Rooms, solver.Room{ID: rm.ID, Name: rm.Name, Position: rm.Position})
+	}
+	for _, s := range a.Sessions {
+		ss := solver.Session{ID: s.ID, Code: s.Code, Duration: time.Duration(s.DurationMinutes) * time.Minute,
+			Tracks:   mapAll(s.Tracks, func(t agenda.Track) string { return t.ID }),
+			Speakers: mapAll(s.Speakers, func(sp agenda.Speaker) string { return sp.ID })}
+		if s.FormatName != nil {
+			ss.Format = *s.FormatName
+		}
+		if current := liveSlot(s); current != nil {
+			ss.Current, ss.Duration = current, current.EndsAt.Sub(current.StartsAt)
+		}
+		in.Sessions = append(in.Sessions, ss)
+	}
+	return in
+}
+
+// liveSlot is a session's slot when room, start and end are all set.
+func liveSlot(s *model.AgendaSession) *solver.Slot {
+	if s.RoomID == nil || s.StartsAt == nil || s.EndsAt == nil {
+		return nil
+	}
+	return &solver.Slot{RoomID: *s.RoomID, StartsAt: s.StartsAt.Time, EndsAt: s.EndsAt.Time}
+}
+
+type promptRoom struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+}
+
+type promptPlacement struct {
+	RoomID   string `json:"roomId"`
+	StartsAt string `json:"startsAt"`
+	EndsAt   string `json:"endsAt"`
+}
+
+type promptSession struct {
+	ID               string           `json:"id"`
+	Title            string           `json:"title"`
+	Format           *string          `json:"format"`
+	Tracks           []string         `json:"tracks"`
+	Speakers         []agenda.Speaker `json:"speakers"`
+	DurationMinutes  int              `json:"durationMinutes"`
+	CurrentPlacement *promptPlacement `json:"currentPlacement"`
+}
+
+// agendaPrompt is what the provider is told: the event's time zone, the criteria, the chosen rooms
+// in position order, and every active session with its duration and live slot. Speakers are named
+// so that the provider can keep them apart; nothing else of theirs is sent.
+func agendaPrompt(a *model.Agenda, crit agenda.DraftCriteria) string {
+	rooms := []promptRoom{}
+	for _, rm := range a.Rooms {
+		if slices.Contains(crit.RoomIDs, rm.ID) {
+			rooms = append(rooms, promptRoom{ID: rm.ID, Name: rm.Name})
+		}
+	}
+	sessions := mapAll(a.Sessions, func(s *model.AgendaSession) promptSession {
+		p := promptSession{ID: s.ID, Title: s.Title, Format: s.FormatName, DurationMinutes: s.DurationMinutes,
+			Tracks: mapAll(s.Tracks, func(t agenda.Track) string { return t.Name }), Speakers: s.Speakers}
+		if slot := liveSlot(s); slot != nil {
+			p.DurationMinutes = int(slot.EndsAt.Sub(slot.StartsAt) / time.Minute)
+			p.CurrentPlacement = &promptPlacement{RoomID: slot.RoomID, StartsAt: scalar.FormatTime(slot.StartsAt),
+				EndsAt: scalar.FormatTime(slot.EndsAt)}
+		}
+		return p
+	})
+	rules := crit.Rules
+	if rules == nil {
+		rules = []string{}
+	}
+	raw, _ := json.Marshal(map[string]any{"timezone": a.Event.Timezone, "days": crit.Days, "rules": rules,
+		"respectExistingPlacements": crit.RespectExistingPlacements, "rooms": rooms, "sessions": sessions})
+	return string(raw)
+}
+
+// lockedDraft finds a draft of the event and locks it for the transaction.
+func lockedDraft(ctx context.Context, c *ent.Client, eventID, draftID string) (*ent.AgendaDraft, error) {
+	if !pid.Plausible(draftID) {
+		return nil, errDraftNotFound
+	}
+	d, err := c.AgendaDraft.Query().Where(agendadraft.ID(draftID), agendadraft.EventID(eventID)).ForUpdate().Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, errDraftNotFound
+	}
+	return d, err
+}
+
+// changeAgendaDraft duplicates a draft (answering the new one, with the same criteria and no
+// proposal) or discards it (not when committed).
+func (r *Service) ChangeAgendaDraft(ctx context.Context, eventID, draftID string, in model.ChangeAgendaDraftInput) (*model.AgendaDraft, error) {
+	c := r.ClientOf(ctx)
+	ev, err := access.Event(ctx, c, eventID)
+	if err != nil {
+		return nil, err
+	}
+	d, err := lockedDraft(ctx, c, ev.ID, draftID)
+	if err != nil {
+		return nil, err
+	}
+	switch in.Action {
+	case model.AgendaDraftActionDiscard:
+		if d.Status == agendadraft.StatusCommitted {
+			return nil, apperr.Invalid("A committed draft cannot be discarded")
+		}
+		d, err = d.Update().SetStatus(agendadraft.StatusDiscarded).Save(ctx)
+	default:
+		d, err = c.AgendaDraft.Create().SetEventID(ev.ID).SetName(truncateRunes(d.Name+" copy", 200)).
+			SetStatus(agendadraft.StatusDraft).SetCriteria(d.Criteria).Save(ctx)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return toAgendaDraft(d), nil
+}
+
+// errScheduleConflict answers changes that would double-book a room or a speaker.
+var errScheduleConflict = apperr.Conflict(apperr.CodeScheduleConflict, "Those selected changes conflict with the current live agenda")
+
+// acceptAgendaDraft applies the chosen changes of a generated draft to the live schedule in the
+// request's transaction, each as scheduleSession applies one (scheduleDirty, a timeline line, the
+// session.scheduled webhook), marks the agenda dirty and the draft committed. Nothing is written
+// unless every change is valid: a change that is no longer one, a room gone, a slot outside the
+// event, or a room or speaker booked twice by the result refuse the whole request.
+func (r *Service) AcceptAgendaDraft(ctx context.Context, eventID, draftID string, in model.AcceptAgendaDraftInput) (*model.AcceptAgendaDraftResult, error) {
+	c := r.ClientOf(ctx)
+	ev, err := lockedEvent(ctx, c, eventID)
+	if err != nil {
+		return nil, err
+	}
+	d, err := lockedDraft(ctx, c, ev.ID, draftID)
+	if err != nil {
+		return nil, err
+	}
+	if d.Status != agendadraft.StatusGenerated {
+		return nil, apperr.Invalid("Choose a generated draft")
+	}
+	if len(in.SubmissionIds) == 0 || len(unique(in.SubmissionIds)) != len(in.SubmissionIds) {
+		return nil, apperr.Invalid("Choose at least one proposed change")
+	}
+	live, err := r.agenda(ctx, ev)
+	if err != nil {
+		return nil, err
+	}
+	chosen, err := chosenChanges(ev, live, d.Proposal, in.SubmissionIds)
+	if err != nil {
+		return nil, err
+	}
+	if len(affected(Conflicts(applied(live, chosen)), chosen)) > 0 {
+		return nil, errScheduleConflict
+	}
+	ids := mapAll(chosen, func(p agenda.Placement) string { return p.SubmissionID })
+	sessions, err := c.Submission.Query().Where(submission.IDIn(ids...), submission.EventID(ev.ID),
+		submission.StatusEQ(submission.StatusAccepted), submission.CancelledAtIsNil()).ForUpdate().All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	byID := map[string]*ent.Submission{}
+	for _, s := range sessions {
+		byID[s.ID] = s
+	}
+	rooms := map[string]string{}
+	for _, rm := range live.Rooms {
+		rooms[rm.ID] = rm.Name
+	}
+	for _, p := range chosen {
+		s, ok := byID[p.SubmissionID]
+		if !ok {
+			return nil, apperr.Invalid("Choose changes from this draft")
+		}
+		start, _ := scalar.ParseTime(p.StartsAt)
+		end, _ := scalar.ParseTime(p.EndsAt)
+		slot := model.ScheduleSessionInput{SubmissionID: s.ID, RoomID: &p.RoomID, StartsAt: &start, EndsAt: &end}
+		if err := r.moveSession(ctx, c, ev, s, slot, rooms[p.RoomID]); err != nil {
+			return nil, err
+		}
+	}
+	if ev, err = ev.Update().SetAgendaDirty(true).Save(ctx); err != nil {
+		return nil, err
+	}
+	if d, err = d.Update().SetStatus(agendadraft.StatusCommitted).SetCommittedAt(time.Now()).Save(ctx); err != nil {
+		return nil, err
+	}
+	after, err := r.agenda(ctx, ev)
+	if err != nil {
+		return nil, err
+	}
+	return &model.AcceptAgendaDraftResult{Agenda: after, Draft: toAgendaDraft(d), ChangedSubmissionIds: ids}, nil
+}
+
+// chosenChanges returns the proposal's placements of the chosen sessions, in the proposal's order:
+// each must be a change (an active session whose live slot differs), in a room that still exists
+// and a slot the schedule rules allow.
+func chosenChanges(ev *ent.Event, live *model.Agenda, proposal agenda.Proposal, ids []string) ([]agenda.Placement, error) {
+	sessions := map[string]*model.AgendaSession{}
+	for _, s := range live.Sessions {
+		sessions[s.ID] = s
+	}
+	rooms := map[string]bool{}
+	for _, rm := range live.Rooms {
+		rooms[rm.ID] = true
+	}
+	window := solver.EventOf(ev.Timezone, ev.StartsAt, ev.EndsAt)
+	var out []agenda.Placement
+	for _, p := range proposal.Placements {
+		s, active := sessions[p.SubmissionID]
+		if !active || !slices.Contains(ids, p.SubmissionID) {
+			continue
+		}
+		start, err1 := scalar.ParseTime(p.StartsAt)
+		end, err2 := scalar.ParseTime(p.EndsAt)
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		if slot := liveSlot(s); slot != nil && slot.RoomID == p.RoomID && slot.StartsAt.Equal(start) && slot.EndsAt.Equal(end) {
+			continue
+		}
+		if !rooms[p.RoomID] || window.CheckSlot(start, end) != nil {
+			return nil, apperr.Invalid("A chosen change no longer fits the event (its room or day is gone); generate a new draft")
+		}
+		out = append(out, p)
+	}
+	if len(out) != len(ids) {
+		return nil, apperr.Invalid("Choose changes from this draft")
+	}
+	return out, nil
+}
+
+// applied is a copy of the agenda with the placements applied.
+func applied(a *model.Agenda, placements []agenda.Placement) *model.Agenda {
+	out := *a
+	out.Sessions = make([]*model.AgendaSession, len(a.Sessions))
+	for i, s := range a.Sessions {
+		cp := *s
+		for _, p := range placements {
+			if p.SubmissionID == s.ID {
+				start, _ := scalar.ParseTime(p.StartsAt)
+				end, _ := scalar.ParseTime(p.EndsAt)
+				cp.RoomID, cp.StartsAt, cp.EndsAt = new(p.RoomID), new(scalar.At(start)), new(scalar.At(end))
+			}
+		}
+		out.Sessions[i] = &cp
+	}
+	return &out
+}
+
+// affected keeps the conflicts involving a moved session: a conflict among sessions the changes
+// do not touch is the organizer's, already on the live agenda, and does not block them.
+func affected(all []*model.AgendaConflict, moved []agenda.Placement) []*model.AgendaConflict {
+	return slices.DeleteFunc(all, func(c *model.AgendaConflict) bool {
+		return !slices.ContainsFunc(moved, func(p agenda.Placement) bool { return slices.Contains(c.SessionIds, p.SubmissionID) })
+	})
+}
