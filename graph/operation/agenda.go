@@ -169,36 +169,38 @@ var errNotActiveSession = apperr.Invalid("Choose an accepted session")
 // PUT E/agenda/schedule). When the slot changes, the session's invites are out of date
 // (scheduleDirty) and so is the published agenda (agendaDirty).
 func (r *Service) ScheduleSession(ctx context.Context, eventID string, in model.ScheduleSessionInput) (*model.Agenda, error) {
-	c := r.ClientOf(ctx)
-	ev, err := access.Event(ctx, c, eventID)
-	if err != nil {
-		return nil, err
-	}
-	if !pid.Plausible(in.SubmissionID) {
-		return nil, errNotActiveSession
-	}
-	s, err := c.Submission.Query().Where(submission.ID(in.SubmissionID), submission.EventID(ev.ID),
-		submission.StatusEQ(submission.StatusAccepted), submission.CancelledAtIsNil()).ForUpdate().Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, errNotActiveSession
-	}
-	if err != nil {
-		return nil, err
-	}
-	roomName, err := checkSlot(ctx, c, ev, in)
-	if err != nil {
-		return nil, err
-	}
-	if sameTime(s.StartsAt, in.StartsAt) && sameTime(s.EndsAt, in.EndsAt) && equalPtr(s.RoomID, in.RoomID) {
+	return inTx(ctx, r, func(ctx context.Context) (*model.Agenda, error) {
+		c := r.ClientOf(ctx)
+		ev, err := access.Event(ctx, c, eventID)
+		if err != nil {
+			return nil, err
+		}
+		if !pid.Plausible(in.SubmissionID) {
+			return nil, errNotActiveSession
+		}
+		s, err := c.Submission.Query().Where(submission.ID(in.SubmissionID), submission.EventID(ev.ID),
+			submission.StatusEQ(submission.StatusAccepted), submission.CancelledAtIsNil()).ForUpdate().Only(ctx)
+		if ent.IsNotFound(err) {
+			return nil, errNotActiveSession
+		}
+		if err != nil {
+			return nil, err
+		}
+		roomName, err := checkSlot(ctx, c, ev, in)
+		if err != nil {
+			return nil, err
+		}
+		if sameTime(s.StartsAt, in.StartsAt) && sameTime(s.EndsAt, in.EndsAt) && equalPtr(s.RoomID, in.RoomID) {
+			return r.agenda(ctx, ev)
+		}
+		if err := r.moveSession(ctx, c, ev, s, in, roomName); err != nil {
+			return nil, err
+		}
+		if ev, err = ev.Update().SetAgendaDirty(true).Save(ctx); err != nil {
+			return nil, err
+		}
 		return r.agenda(ctx, ev)
-	}
-	if err := r.moveSession(ctx, c, ev, s, in, roomName); err != nil {
-		return nil, err
-	}
-	if ev, err = ev.Update().SetAgendaDirty(true).Save(ctx); err != nil {
-		return nil, err
-	}
-	return r.agenda(ctx, ev)
+	})
 }
 
 // moveSession writes a checked schedule change of a session — the slot, scheduleDirty, a
@@ -278,67 +280,71 @@ func slotText(start, end time.Time, tz string) string {
 // public view (public_view.go): its approved content and the speakers with an approved name; a
 // session with nothing approved is left out. The public agenda feeds serve this snapshot.
 func (r *Service) PublishAgenda(ctx context.Context, eventID string) (*model.Agenda, error) {
-	c := r.ClientOf(ctx)
-	ev, err := lockedEvent(ctx, c, eventID)
-	if err != nil {
-		return nil, err
-	}
-	current, err := r.agenda(ctx, ev)
-	if err != nil {
-		return nil, err
-	}
-	rooms := map[string]string{}
-	for _, rm := range current.Rooms {
-		rooms[rm.ID] = rm.Name
-	}
-	public, err := r.publicSessions(ctx, ev.ID, nil)
-	if err != nil {
-		return nil, err
-	}
-	entries := []agenda.Entry{}
-	for _, s := range current.Sessions {
-		ps, approved := public[s.ID]
-		if !approved || s.StartsAt == nil || s.EndsAt == nil || s.RoomID == nil {
-			continue
+	return inTx(ctx, r, func(ctx context.Context) (*model.Agenda, error) {
+		c := r.ClientOf(ctx)
+		ev, err := lockedEvent(ctx, c, eventID)
+		if err != nil {
+			return nil, err
 		}
-		name, ok := rooms[*s.RoomID]
-		if !ok {
-			continue
+		current, err := r.agenda(ctx, ev)
+		if err != nil {
+			return nil, err
 		}
-		speakers := mapAll(ps.Speakers, func(sp *model.ProgramSpeaker) agenda.Speaker {
-			return agenda.Speaker{ID: sp.ID, Name: fullName(sp.FirstName, sp.LastName)}
-		})
-		entries = append(entries, agenda.Entry{ID: s.ID, Code: s.Code, Title: ps.Title, Description: ps.Description,
-			StartsAt: scalar.FormatTime(s.StartsAt.Time), EndsAt: scalar.FormatTime(s.EndsAt.Time), RoomName: name,
-			Tracks: s.Tracks, Speakers: speakers})
-	}
-	slices.SortStableFunc(entries, func(a, b agenda.Entry) int { return cmp.Compare(a.StartsAt, b.StartsAt) })
-	ev, err = ev.Update().SetPublishedAgenda(entries).SetAgendaPublishedAt(time.Now()).SetAgendaDirty(false).Save(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if err := r.emit(ctx, hookAgendaPublished, hookData{"eventId": ev.ID, "sessions": len(entries)}); err != nil {
-		return nil, err
-	}
-	current.Event = agendaEvent(ev)
-	return current, nil
+		rooms := map[string]string{}
+		for _, rm := range current.Rooms {
+			rooms[rm.ID] = rm.Name
+		}
+		public, err := r.publicSessions(ctx, ev.ID, nil)
+		if err != nil {
+			return nil, err
+		}
+		entries := []agenda.Entry{}
+		for _, s := range current.Sessions {
+			ps, approved := public[s.ID]
+			if !approved || s.StartsAt == nil || s.EndsAt == nil || s.RoomID == nil {
+				continue
+			}
+			name, ok := rooms[*s.RoomID]
+			if !ok {
+				continue
+			}
+			speakers := mapAll(ps.Speakers, func(sp *model.ProgramSpeaker) agenda.Speaker {
+				return agenda.Speaker{ID: sp.ID, Name: fullName(sp.FirstName, sp.LastName)}
+			})
+			entries = append(entries, agenda.Entry{ID: s.ID, Code: s.Code, Title: ps.Title, Description: ps.Description,
+				StartsAt: scalar.FormatTime(s.StartsAt.Time), EndsAt: scalar.FormatTime(s.EndsAt.Time), RoomName: name,
+				Tracks: s.Tracks, Speakers: speakers})
+		}
+		slices.SortStableFunc(entries, func(a, b agenda.Entry) int { return cmp.Compare(a.StartsAt, b.StartsAt) })
+		ev, err = ev.Update().SetPublishedAgenda(entries).SetAgendaPublishedAt(time.Now()).SetAgendaDirty(false).Save(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if err := r.emit(ctx, hookAgendaPublished, hookData{"eventId": ev.ID, "sessions": len(entries)}); err != nil {
+			return nil, err
+		}
+		current.Event = agendaEvent(ev)
+		return current, nil
+	})
 }
 
 // unpublishAgenda withdraws the published agenda: none, no publication time, and dirty.
 func (r *Service) UnpublishAgenda(ctx context.Context, eventID string) (*model.Agenda, error) {
-	c := r.ClientOf(ctx)
-	ev, err := lockedEvent(ctx, c, eventID)
-	if err != nil {
-		return nil, err
-	}
-	ev, err = ev.Update().SetPublishedAgenda([]agenda.Entry{}).ClearAgendaPublishedAt().SetAgendaDirty(true).Save(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if err := r.emit(ctx, hookAgendaUnpublished, hookData{"eventId": ev.ID}); err != nil {
-		return nil, err
-	}
-	return r.agenda(ctx, ev)
+	return inTx(ctx, r, func(ctx context.Context) (*model.Agenda, error) {
+		c := r.ClientOf(ctx)
+		ev, err := lockedEvent(ctx, c, eventID)
+		if err != nil {
+			return nil, err
+		}
+		ev, err = ev.Update().SetPublishedAgenda([]agenda.Entry{}).ClearAgendaPublishedAt().SetAgendaDirty(true).Save(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if err := r.emit(ctx, hookAgendaUnpublished, hookData{"eventId": ev.ID}); err != nil {
+			return nil, err
+		}
+		return r.agenda(ctx, ev)
+	})
 }
 
 func agendaEvent(ev *ent.Event) *model.AgendaEvent {
@@ -457,83 +463,85 @@ func Conflicts(a *model.Agenda) []*model.AgendaConflict {
 // only speakers without an invitation get one. An active session taken off the schedule after its
 // invites went out sends a cancellation. scheduleDirty is cleared.
 func (r *Service) SendCalendarInvites(ctx context.Context, eventID string, in *model.SendCalendarInvitesInput) (*model.CalendarInvitesResult, error) {
-	c := r.ClientOf(ctx)
-	ev, err := access.Event(ctx, c, eventID)
-	if err != nil {
-		return nil, err
-	}
-	q := c.Submission.Query().Where(submission.EventID(ev.ID), submission.StatusEQ(submission.StatusAccepted),
-		submission.CancelledAtIsNil())
-	if in != nil && in.SubmissionIds != nil {
-		ids := unique(in.SubmissionIds)
-		if err := submissionsOf(ctx, c, ev.ID, ids); err != nil {
+	return inTx(ctx, r, func(ctx context.Context) (*model.CalendarInvitesResult, error) {
+		c := r.ClientOf(ctx)
+		ev, err := access.Event(ctx, c, eventID)
+		if err != nil {
 			return nil, err
 		}
-		q = q.Where(submission.IDIn(ids...))
-	}
-	sessions, err := q.Order(ent.Asc(submission.FieldNumber)).ForUpdate().All(ctx)
-	if err != nil {
-		return nil, err
-	}
-	ids := mapAll(sessions, func(s *ent.Submission) string { return s.ID })
-	people, err := participants(ctx, c, ids...)
-	if err != nil {
-		return nil, err
-	}
-	invited := map[[2]string]bool{}
-	sent, err := c.EmailLog.Query().Where(emaillog.SubmissionIDIn(ids...), emaillog.TypeEQ(emaillog.TypeCalendarInvite)).
-		Select(emaillog.FieldSubmissionID, emaillog.FieldContactID).All(ctx)
-	if err != nil {
-		return nil, err
-	}
-	for _, e := range sent {
-		if e.SubmissionID != nil && e.ContactID != nil {
-			invited[[2]string{*e.SubmissionID, *e.ContactID}] = true
+		q := c.Submission.Query().Where(submission.EventID(ev.ID), submission.StatusEQ(submission.StatusAccepted),
+			submission.CancelledAtIsNil())
+		if in != nil && in.SubmissionIds != nil {
+			ids := unique(in.SubmissionIds)
+			if err := submissionsOf(ctx, c, ev.ID, ids); err != nil {
+				return nil, err
+			}
+			q = q.Where(submission.IDIn(ids...))
 		}
-	}
-	res := &model.CalendarInvitesResult{}
-	now := time.Now()
-	var batch []email.Email
-	for _, s := range sessions {
-		anySent := slices.ContainsFunc(people[s.ID], func(p speaker) bool { return invited[[2]string{s.ID, p.ContactID}] })
-		scheduled := s.StartsAt != nil && s.EndsAt != nil
-		var targets []speaker
-		sequence := s.IcsSequence
-		switch {
-		case !scheduled && s.ScheduleDirty && anySent:
-			// Taken off the schedule after invites went out: withdraw them.
-			sequence++
-			targets = slices.DeleteFunc(slices.Clone(people[s.ID]), func(p speaker) bool { return !invited[[2]string{s.ID, p.ContactID}] })
-		case !scheduled:
-			continue
-		case s.ScheduleDirty:
-			if anySent {
+		sessions, err := q.Order(ent.Asc(submission.FieldNumber)).ForUpdate().All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		ids := mapAll(sessions, func(s *ent.Submission) string { return s.ID })
+		people, err := participants(ctx, c, ids...)
+		if err != nil {
+			return nil, err
+		}
+		invited := map[[2]string]bool{}
+		sent, err := c.EmailLog.Query().Where(emaillog.SubmissionIDIn(ids...), emaillog.TypeEQ(emaillog.TypeCalendarInvite)).
+			Select(emaillog.FieldSubmissionID, emaillog.FieldContactID).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range sent {
+			if e.SubmissionID != nil && e.ContactID != nil {
+				invited[[2]string{*e.SubmissionID, *e.ContactID}] = true
+			}
+		}
+		res := &model.CalendarInvitesResult{}
+		now := time.Now()
+		var batch []email.Email
+		for _, s := range sessions {
+			anySent := slices.ContainsFunc(people[s.ID], func(p speaker) bool { return invited[[2]string{s.ID, p.ContactID}] })
+			scheduled := s.StartsAt != nil && s.EndsAt != nil
+			var targets []speaker
+			sequence := s.IcsSequence
+			switch {
+			case !scheduled && s.ScheduleDirty && anySent:
+				// Taken off the schedule after invites went out: withdraw them.
 				sequence++
+				targets = slices.DeleteFunc(slices.Clone(people[s.ID]), func(p speaker) bool { return !invited[[2]string{s.ID, p.ContactID}] })
+			case !scheduled:
+				continue
+			case s.ScheduleDirty:
+				if anySent {
+					sequence++
+				}
+				targets = people[s.ID]
+			default:
+				targets = slices.DeleteFunc(slices.Clone(people[s.ID]), func(p speaker) bool { return invited[[2]string{s.ID, p.ContactID}] })
 			}
-			targets = people[s.ID]
-		default:
-			targets = slices.DeleteFunc(slices.Clone(people[s.ID]), func(p speaker) bool { return invited[[2]string{s.ID, p.ContactID}] })
-		}
-		if len(targets) > 0 {
-			emails, err := r.calendarEmails(ctx, c, ev, s, targets, sequence, scheduled, now)
-			if err != nil {
-				return nil, err
+			if len(targets) > 0 {
+				emails, err := r.calendarEmails(ctx, c, ev, s, targets, sequence, scheduled, now)
+				if err != nil {
+					return nil, err
+				}
+				batch = append(batch, emails...)
+				res.Sessions++
 			}
-			batch = append(batch, emails...)
-			res.Sessions++
-		}
-		if sequence != s.IcsSequence || s.ScheduleDirty {
-			if err := s.Update().SetIcsSequence(sequence).SetScheduleDirty(false).Exec(ctx); err != nil {
-				return nil, err
+			if sequence != s.IcsSequence || s.ScheduleDirty {
+				if err := s.Update().SetIcsSequence(sequence).SetScheduleDirty(false).Exec(ctx); err != nil {
+					return nil, err
+				}
 			}
 		}
-	}
-	rows, err := r.Outbox.Queue(ctx, batch...)
-	if err != nil {
-		return nil, err
-	}
-	res.CreatedEmails = len(rows)
-	return res, nil
+		rows, err := r.Outbox.Queue(ctx, batch...)
+		if err != nil {
+			return nil, err
+		}
+		res.CreatedEmails = len(rows)
+		return res, nil
+	})
 }
 
 // calendarEmails makes the invitation emails of a session, or its cancellations when it is no

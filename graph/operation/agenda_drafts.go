@@ -71,51 +71,53 @@ func (r *Service) AgendaDrafts(ctx context.Context, eventID string) ([]*model.Ag
 // the same transaction (docs/agenda-drafts.md). Every refusal happens here, before anything is
 // written: the job only meets criteria that were valid when it was queued.
 func (r *Service) StartAgendaDraft(ctx context.Context, eventID string, in model.GenerateAgendaDraftInput) (*model.AgendaDraft, error) {
-	c := r.ClientOf(ctx)
-	ev, err := access.Event(ctx, c, eventID)
-	if err != nil {
-		return nil, err
-	}
-	name := strings.TrimSpace(in.Name)
-	switch {
-	case name == "":
-		return nil, apperr.Invalid("Name this agenda draft")
-	case utf8.RuneCountInString(name) > maxDraftName || strings.IndexByte(name, 0) >= 0:
-		return nil, apperr.Invalid("Name this agenda draft in at most %d characters", maxDraftName)
-	}
-	if len(in.Criteria.IncludeStatuses) != 1 || in.Criteria.IncludeStatuses[0] != model.AgendaDraftSessionStatusAccepted {
-		return nil, apperr.Invalid("AI drafts can schedule accepted sessions only")
-	}
-	crit := agenda.DraftCriteria{Days: unique(in.Criteria.Days), RoomIDs: unique(in.Criteria.RoomIds),
-		IncludeStatuses: []string{"accepted"}, RespectExistingPlacements: in.Criteria.RespectExistingPlacements,
-		Rules: in.Criteria.Rules}
-	if err := checkDraftRooms(ctx, r, ev, crit.RoomIDs); err != nil {
-		return nil, err
-	}
-	if err := checkDraftDays(ev, crit.Days); err != nil {
-		return nil, err
-	}
-	if len(crit.Rules) > maxDraftRules {
-		return nil, apperr.Invalid("Give at most %d rules", maxDraftRules)
-	}
-	for _, rule := range crit.Rules {
-		if utf8.RuneCountInString(rule) > maxDraftRule || strings.IndexByte(rule, 0) >= 0 {
-			return nil, apperr.Invalid("Keep each rule within %d characters", maxDraftRule)
+	return inTx(ctx, r, func(ctx context.Context) (*model.AgendaDraft, error) {
+		c := r.ClientOf(ctx)
+		ev, err := access.Event(ctx, c, eventID)
+		if err != nil {
+			return nil, err
 		}
-	}
-	d, err := c.AgendaDraft.Create().SetEventID(ev.ID).SetName(name).SetStatus(agendadraft.StatusQueued).
-		SetCriteria(crit).Save(ctx)
-	if err != nil {
-		return nil, err
-	}
-	tx, err := r.tx(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := r.Outbox.Jobs.InsertTx(ctx, tx, jobs.AgendaDraftArgs{DraftID: d.ID, OrganizationID: ev.OrganizationID}, nil); err != nil {
-		return nil, err
-	}
-	return toAgendaDraft(d), nil
+		name := strings.TrimSpace(in.Name)
+		switch {
+		case name == "":
+			return nil, apperr.Invalid("Name this agenda draft")
+		case utf8.RuneCountInString(name) > maxDraftName || strings.IndexByte(name, 0) >= 0:
+			return nil, apperr.Invalid("Name this agenda draft in at most %d characters", maxDraftName)
+		}
+		if len(in.Criteria.IncludeStatuses) != 1 || in.Criteria.IncludeStatuses[0] != model.AgendaDraftSessionStatusAccepted {
+			return nil, apperr.Invalid("AI drafts can schedule accepted sessions only")
+		}
+		crit := agenda.DraftCriteria{Days: unique(in.Criteria.Days), RoomIDs: unique(in.Criteria.RoomIds),
+			IncludeStatuses: []string{"accepted"}, RespectExistingPlacements: in.Criteria.RespectExistingPlacements,
+			Rules: in.Criteria.Rules}
+		if err := checkDraftRooms(ctx, r, ev, crit.RoomIDs); err != nil {
+			return nil, err
+		}
+		if err := checkDraftDays(ev, crit.Days); err != nil {
+			return nil, err
+		}
+		if len(crit.Rules) > maxDraftRules {
+			return nil, apperr.Invalid("Give at most %d rules", maxDraftRules)
+		}
+		for _, rule := range crit.Rules {
+			if utf8.RuneCountInString(rule) > maxDraftRule || strings.IndexByte(rule, 0) >= 0 {
+				return nil, apperr.Invalid("Keep each rule within %d characters", maxDraftRule)
+			}
+		}
+		d, err := c.AgendaDraft.Create().SetEventID(ev.ID).SetName(name).SetStatus(agendadraft.StatusQueued).
+			SetCriteria(crit).Save(ctx)
+		if err != nil {
+			return nil, err
+		}
+		tx, err := r.tx(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := r.Outbox.Jobs.InsertTx(ctx, tx, jobs.AgendaDraftArgs{DraftID: d.ID, OrganizationID: ev.OrganizationID}, nil); err != nil {
+			return nil, err
+		}
+		return toAgendaDraft(d), nil
+	})
 }
 
 // checkDraftRooms requires at least one room, each of the event.
@@ -321,29 +323,31 @@ func lockedDraft(ctx context.Context, c *ent.Client, eventID, draftID string) (*
 // changeAgendaDraft duplicates a draft (answering the new one, with the same criteria and no
 // proposal) or discards it (not when committed).
 func (r *Service) ChangeAgendaDraft(ctx context.Context, eventID, draftID string, in model.ChangeAgendaDraftInput) (*model.AgendaDraft, error) {
-	c := r.ClientOf(ctx)
-	ev, err := access.Event(ctx, c, eventID)
-	if err != nil {
-		return nil, err
-	}
-	d, err := lockedDraft(ctx, c, ev.ID, draftID)
-	if err != nil {
-		return nil, err
-	}
-	switch in.Action {
-	case model.AgendaDraftActionDiscard:
-		if d.Status == agendadraft.StatusCommitted {
-			return nil, apperr.Invalid("A committed draft cannot be discarded")
+	return inTx(ctx, r, func(ctx context.Context) (*model.AgendaDraft, error) {
+		c := r.ClientOf(ctx)
+		ev, err := access.Event(ctx, c, eventID)
+		if err != nil {
+			return nil, err
 		}
-		d, err = d.Update().SetStatus(agendadraft.StatusDiscarded).Save(ctx)
-	default:
-		d, err = c.AgendaDraft.Create().SetEventID(ev.ID).SetName(truncateRunes(d.Name+" copy", 200)).
-			SetStatus(agendadraft.StatusDraft).SetCriteria(d.Criteria).Save(ctx)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return toAgendaDraft(d), nil
+		d, err := lockedDraft(ctx, c, ev.ID, draftID)
+		if err != nil {
+			return nil, err
+		}
+		switch in.Action {
+		case model.AgendaDraftActionDiscard:
+			if d.Status == agendadraft.StatusCommitted {
+				return nil, apperr.Invalid("A committed draft cannot be discarded")
+			}
+			d, err = d.Update().SetStatus(agendadraft.StatusDiscarded).Save(ctx)
+		default:
+			d, err = c.AgendaDraft.Create().SetEventID(ev.ID).SetName(truncateRunes(d.Name+" copy", 200)).
+				SetStatus(agendadraft.StatusDraft).SetCriteria(d.Criteria).Save(ctx)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return toAgendaDraft(d), nil
+	})
 }
 
 // errScheduleConflict answers changes that would double-book a room or a speaker.
@@ -355,69 +359,71 @@ var errScheduleConflict = apperr.Conflict(apperr.CodeScheduleConflict, "Those se
 // unless every change is valid: a change that is no longer one, a room gone, a slot outside the
 // event, or a room or speaker booked twice by the result refuse the whole request.
 func (r *Service) AcceptAgendaDraft(ctx context.Context, eventID, draftID string, in model.AcceptAgendaDraftInput) (*model.AcceptAgendaDraftResult, error) {
-	c := r.ClientOf(ctx)
-	ev, err := lockedEvent(ctx, c, eventID)
-	if err != nil {
-		return nil, err
-	}
-	d, err := lockedDraft(ctx, c, ev.ID, draftID)
-	if err != nil {
-		return nil, err
-	}
-	if d.Status != agendadraft.StatusGenerated {
-		return nil, apperr.Invalid("Choose a generated draft")
-	}
-	if len(in.SubmissionIds) == 0 || len(unique(in.SubmissionIds)) != len(in.SubmissionIds) {
-		return nil, apperr.Invalid("Choose at least one proposed change")
-	}
-	live, err := r.agenda(ctx, ev)
-	if err != nil {
-		return nil, err
-	}
-	chosen, err := chosenChanges(ev, live, d.Proposal, in.SubmissionIds)
-	if err != nil {
-		return nil, err
-	}
-	if len(affected(Conflicts(applied(live, chosen)), chosen)) > 0 {
-		return nil, errScheduleConflict
-	}
-	ids := mapAll(chosen, func(p agenda.Placement) string { return p.SubmissionID })
-	sessions, err := c.Submission.Query().Where(submission.IDIn(ids...), submission.EventID(ev.ID),
-		submission.StatusEQ(submission.StatusAccepted), submission.CancelledAtIsNil()).ForUpdate().All(ctx)
-	if err != nil {
-		return nil, err
-	}
-	byID := map[string]*ent.Submission{}
-	for _, s := range sessions {
-		byID[s.ID] = s
-	}
-	rooms := map[string]string{}
-	for _, rm := range live.Rooms {
-		rooms[rm.ID] = rm.Name
-	}
-	for _, p := range chosen {
-		s, ok := byID[p.SubmissionID]
-		if !ok {
-			return nil, apperr.Invalid("Choose changes from this draft")
-		}
-		start, _ := scalar.ParseTime(p.StartsAt)
-		end, _ := scalar.ParseTime(p.EndsAt)
-		slot := model.ScheduleSessionInput{SubmissionID: s.ID, RoomID: &p.RoomID, StartsAt: &start, EndsAt: &end}
-		if err := r.moveSession(ctx, c, ev, s, slot, rooms[p.RoomID]); err != nil {
+	return inTx(ctx, r, func(ctx context.Context) (*model.AcceptAgendaDraftResult, error) {
+		c := r.ClientOf(ctx)
+		ev, err := lockedEvent(ctx, c, eventID)
+		if err != nil {
 			return nil, err
 		}
-	}
-	if ev, err = ev.Update().SetAgendaDirty(true).Save(ctx); err != nil {
-		return nil, err
-	}
-	if d, err = d.Update().SetStatus(agendadraft.StatusCommitted).SetCommittedAt(time.Now()).Save(ctx); err != nil {
-		return nil, err
-	}
-	after, err := r.agenda(ctx, ev)
-	if err != nil {
-		return nil, err
-	}
-	return &model.AcceptAgendaDraftResult{Agenda: after, Draft: toAgendaDraft(d), ChangedSubmissionIds: ids}, nil
+		d, err := lockedDraft(ctx, c, ev.ID, draftID)
+		if err != nil {
+			return nil, err
+		}
+		if d.Status != agendadraft.StatusGenerated {
+			return nil, apperr.Invalid("Choose a generated draft")
+		}
+		if len(in.SubmissionIds) == 0 || len(unique(in.SubmissionIds)) != len(in.SubmissionIds) {
+			return nil, apperr.Invalid("Choose at least one proposed change")
+		}
+		live, err := r.agenda(ctx, ev)
+		if err != nil {
+			return nil, err
+		}
+		chosen, err := chosenChanges(ev, live, d.Proposal, in.SubmissionIds)
+		if err != nil {
+			return nil, err
+		}
+		if len(affected(Conflicts(applied(live, chosen)), chosen)) > 0 {
+			return nil, errScheduleConflict
+		}
+		ids := mapAll(chosen, func(p agenda.Placement) string { return p.SubmissionID })
+		sessions, err := c.Submission.Query().Where(submission.IDIn(ids...), submission.EventID(ev.ID),
+			submission.StatusEQ(submission.StatusAccepted), submission.CancelledAtIsNil()).ForUpdate().All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		byID := map[string]*ent.Submission{}
+		for _, s := range sessions {
+			byID[s.ID] = s
+		}
+		rooms := map[string]string{}
+		for _, rm := range live.Rooms {
+			rooms[rm.ID] = rm.Name
+		}
+		for _, p := range chosen {
+			s, ok := byID[p.SubmissionID]
+			if !ok {
+				return nil, apperr.Invalid("Choose changes from this draft")
+			}
+			start, _ := scalar.ParseTime(p.StartsAt)
+			end, _ := scalar.ParseTime(p.EndsAt)
+			slot := model.ScheduleSessionInput{SubmissionID: s.ID, RoomID: &p.RoomID, StartsAt: &start, EndsAt: &end}
+			if err := r.moveSession(ctx, c, ev, s, slot, rooms[p.RoomID]); err != nil {
+				return nil, err
+			}
+		}
+		if ev, err = ev.Update().SetAgendaDirty(true).Save(ctx); err != nil {
+			return nil, err
+		}
+		if d, err = d.Update().SetStatus(agendadraft.StatusCommitted).SetCommittedAt(time.Now()).Save(ctx); err != nil {
+			return nil, err
+		}
+		after, err := r.agenda(ctx, ev)
+		if err != nil {
+			return nil, err
+		}
+		return &model.AcceptAgendaDraftResult{Agenda: after, Draft: toAgendaDraft(d), ChangedSubmissionIds: ids}, nil
+	})
 }
 
 // chosenChanges returns the proposal's placements of the chosen sessions, in the proposal's order:

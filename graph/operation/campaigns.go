@@ -40,80 +40,82 @@ type campaignAudience struct {
 // sendCampaign sends a campaign to the speakers named by contactIds and the audience, once each
 // (docs/campaigns.md; docs/rest-api.md: POST E/campaigns).
 func (r *Service) SendCampaign(ctx context.Context, eventID string, in model.SendCampaignInput) (*model.SendCampaignResult, error) {
-	c := r.ClientOf(ctx)
-	ev, err := access.Event(ctx, c, eventID)
-	if err != nil {
-		return nil, err
-	}
-	if strings.TrimSpace(in.Subject) == "" || strings.TrimSpace(in.Body) == "" {
-		return nil, apperr.Invalid("Enter a campaign subject and message")
-	}
-	if err := campaignText(in); err != nil {
-		return nil, err
-	}
-	var statuses []string
-	var segment *ent.Segment
-	if in.Audience != nil {
-		statuses = mapAll(in.Audience.WorkflowStatuses, func(s contact.WorkflowStatus) string { return string(s) })
-		if in.Audience.SegmentID != nil {
-			if segment, err = r.segmentRow(ctx, *in.Audience.SegmentID); err != nil {
-				return nil, err
+	return inTx(ctx, r, func(ctx context.Context) (*model.SendCampaignResult, error) {
+		c := r.ClientOf(ctx)
+		ev, err := access.Event(ctx, c, eventID)
+		if err != nil {
+			return nil, err
+		}
+		if strings.TrimSpace(in.Subject) == "" || strings.TrimSpace(in.Body) == "" {
+			return nil, apperr.Invalid("Enter a campaign subject and message")
+		}
+		if err := campaignText(in); err != nil {
+			return nil, err
+		}
+		var statuses []string
+		var segment *ent.Segment
+		if in.Audience != nil {
+			statuses = mapAll(in.Audience.WorkflowStatuses, func(s contact.WorkflowStatus) string { return string(s) })
+			if in.Audience.SegmentID != nil {
+				if segment, err = r.segmentRow(ctx, *in.Audience.SegmentID); err != nil {
+					return nil, err
+				}
 			}
 		}
-	}
-	if len(in.ContactIds) == 0 && len(statuses) == 0 && segment == nil {
-		return nil, apperr.Invalid("Choose at least one recipient")
-	}
-	audience, err := r.campaignAudience(ctx, ev.ID, in.ContactIds, statuses, segment)
-	if err != nil {
-		return nil, err
-	}
-	if len(audience) == 0 {
-		return nil, apperr.Invalid("Choose at least one recipient")
-	}
-
-	portal := strings.TrimRight(r.Outbox.PublicURL, "/") + "/portal"
-	emails := make([]email.Email, len(audience))
-	for i, a := range audience {
-		name := fullName(a.FirstName, a.LastName)
-		merge := strings.NewReplacer("{speaker_name}", name, "{talk_title}", a.TalkTitle,
-			"{event_name}", ev.Name, "{portal_url}", portal)
-		subject, body := merge.Replace(in.Subject), merge.Replace(in.Body)
-		if utf8.RuneCountInString(strings.Join(strings.Fields(subject), " ")) > maxMergedSubject {
-			return nil, apperr.Invalid("The subject is longer than %d characters once merged for %s", maxMergedSubject, name)
+		if len(in.ContactIds) == 0 && len(statuses) == 0 && segment == nil {
+			return nil, apperr.Invalid("Choose at least one recipient")
 		}
-		emails[i] = email.Email{EventID: ev.ID, ContactID: new(a.ID), Type: emaillog.TypeCustom, To: a.Email,
-			Template: email.Campaign, Data: email.Data{EventName: ev.Name, FirstName: a.FirstName, Path: "/portal",
-				Subject: subject, Message: body}}
-	}
+		audience, err := r.campaignAudience(ctx, ev.ID, in.ContactIds, statuses, segment)
+		if err != nil {
+			return nil, err
+		}
+		if len(audience) == 0 {
+			return nil, apperr.Invalid("Choose at least one recipient")
+		}
 
-	filter := map[string]any{}
-	if len(statuses) > 0 {
-		filter["workflowStatuses"] = statuses
-	}
-	if segment != nil {
-		filter["segmentId"] = segment.ID
-	}
-	create := c.EmailCampaign.Create().SetEventID(ev.ID).SetNillableTemplateID(in.TemplateID).
-		SetSubjectSnapshot(in.Subject).SetBodySnapshot(in.Body).SetRecipientFilter(filter).
-		SetRecipientCount(len(audience))
-	if v := viewer.FromContext(ctx); v != nil && v.Person != nil {
-		create.SetCreatedByUserID(v.Person.UserID)
-	} else if v != nil && v.APIKeyID != "" {
-		create.SetCreatedByAPIKeyID(v.APIKeyID)
-	}
-	campaign, err := create.Save(ctx)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := r.Outbox.Queue(ctx, emails...)
-	if err != nil {
-		return nil, err
-	}
-	if err := r.insertRecipients(ctx, campaign.ID, audience, rows); err != nil {
-		return nil, err
-	}
-	return &model.SendCampaignResult{Campaign: toCampaign(campaign, CampaignStats{Pending: len(rows)}), Sent: len(rows), Failed: 0}, nil
+		portal := strings.TrimRight(r.Outbox.PublicURL, "/") + "/portal"
+		emails := make([]email.Email, len(audience))
+		for i, a := range audience {
+			name := fullName(a.FirstName, a.LastName)
+			merge := strings.NewReplacer("{speaker_name}", name, "{talk_title}", a.TalkTitle,
+				"{event_name}", ev.Name, "{portal_url}", portal)
+			subject, body := merge.Replace(in.Subject), merge.Replace(in.Body)
+			if utf8.RuneCountInString(strings.Join(strings.Fields(subject), " ")) > maxMergedSubject {
+				return nil, apperr.Invalid("The subject is longer than %d characters once merged for %s", maxMergedSubject, name)
+			}
+			emails[i] = email.Email{EventID: ev.ID, ContactID: new(a.ID), Type: emaillog.TypeCustom, To: a.Email,
+				Template: email.Campaign, Data: email.Data{EventName: ev.Name, FirstName: a.FirstName, Path: "/portal",
+					Subject: subject, Message: body}}
+		}
+
+		filter := map[string]any{}
+		if len(statuses) > 0 {
+			filter["workflowStatuses"] = statuses
+		}
+		if segment != nil {
+			filter["segmentId"] = segment.ID
+		}
+		create := c.EmailCampaign.Create().SetEventID(ev.ID).SetNillableTemplateID(in.TemplateID).
+			SetSubjectSnapshot(in.Subject).SetBodySnapshot(in.Body).SetRecipientFilter(filter).
+			SetRecipientCount(len(audience))
+		if v := viewer.FromContext(ctx); v != nil && v.Person != nil {
+			create.SetCreatedByUserID(v.Person.UserID)
+		} else if v != nil && v.APIKeyID != "" {
+			create.SetCreatedByAPIKeyID(v.APIKeyID)
+		}
+		campaign, err := create.Save(ctx)
+		if err != nil {
+			return nil, err
+		}
+		rows, err := r.Outbox.Queue(ctx, emails...)
+		if err != nil {
+			return nil, err
+		}
+		if err := r.insertRecipients(ctx, campaign.ID, audience, rows); err != nil {
+			return nil, err
+		}
+		return &model.SendCampaignResult{Campaign: toCampaign(campaign, CampaignStats{Pending: len(rows)}), Sent: len(rows), Failed: 0}, nil
+	})
 }
 
 // insertRecipients records who the campaign went to, in one statement: each recipient's resolved

@@ -108,59 +108,63 @@ func crmActorOf(v *viewer.Viewer) (userID, keyID *string, name string) {
 }
 
 func (r *Service) CreateContact(ctx context.Context, in model.ContactInput) (*model.CrmContact, error) {
-	if _, err := access.Viewer(ctx); err != nil {
-		return nil, err
-	}
-	c := r.ClientOf(ctx)
-	addr, err := crmEmail(in.Email)
-	if err != nil {
-		return nil, err
-	}
-	if err := crmEmailFree(ctx, c, addr, ""); err != nil {
-		return nil, err
-	}
-	ct, err := c.OrganizationContact.Create().SetFirstName(strings.TrimSpace(in.FirstName)).
-		SetLastName(strings.TrimSpace(in.LastName)).SetEmail(addr).SetNillableTitle(in.Title).
-		SetNillableCompany(in.Company).SetNillableBio(in.Bio).SetNillableLinkedinURL(in.LinkedinURL).
-		SetNillableTwitterURL(in.TwitterURL).SetNillableFacebookURL(in.FacebookURL).
-		SetNillableWebsiteURL(in.WebsiteURL).SetNillableHeadshotURL(in.HeadshotURL).
-		SetCustom(map[string]any{}).Save(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return toCrmContact(ct), nil
+	return inTx(ctx, r, func(ctx context.Context) (*model.CrmContact, error) {
+		if _, err := access.Viewer(ctx); err != nil {
+			return nil, err
+		}
+		c := r.ClientOf(ctx)
+		addr, err := crmEmail(in.Email)
+		if err != nil {
+			return nil, err
+		}
+		if err := crmEmailFree(ctx, c, addr, ""); err != nil {
+			return nil, err
+		}
+		ct, err := c.OrganizationContact.Create().SetFirstName(strings.TrimSpace(in.FirstName)).
+			SetLastName(strings.TrimSpace(in.LastName)).SetEmail(addr).SetNillableTitle(in.Title).
+			SetNillableCompany(in.Company).SetNillableBio(in.Bio).SetNillableLinkedinURL(in.LinkedinURL).
+			SetNillableTwitterURL(in.TwitterURL).SetNillableFacebookURL(in.FacebookURL).
+			SetNillableWebsiteURL(in.WebsiteURL).SetNillableHeadshotURL(in.HeadshotURL).
+			SetCustom(map[string]any{}).Save(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return toCrmContact(ct), nil
+	})
 }
 
 // updateContact replaces the contact's fields (the original API's PATCH is a full replacement):
 // nulls and left-out socials clear. custom is kept (the original wiped it).
 func (r *Service) UpdateContact(ctx context.Context, id string, in model.ContactInput) (*model.CrmContact, error) {
-	c := r.ClientOf(ctx)
-	ct, err := crmContactOf(ctx, c, id)
-	if err != nil {
-		return nil, err
-	}
-	addr, err := crmEmail(in.Email)
-	if err != nil {
-		return nil, err
-	}
-	if err := crmEmailFree(ctx, c, addr, ct.ID); err != nil {
-		return nil, err
-	}
-	u := ct.Update().SetFirstName(strings.TrimSpace(in.FirstName)).SetLastName(strings.TrimSpace(in.LastName)).
-		SetEmail(addr)
-	setOrClear(omit(in.Title), u.SetTitle, u.ClearTitle)
-	setOrClear(omit(in.Company), u.SetCompany, u.ClearCompany)
-	setOrClear(omit(in.Bio), u.SetBio, u.ClearBio)
-	setOrClear(omit(in.LinkedinURL), u.SetLinkedinURL, u.ClearLinkedinURL)
-	setOrClear(omit(in.TwitterURL), u.SetTwitterURL, u.ClearTwitterURL)
-	setOrClear(omit(in.FacebookURL), u.SetFacebookURL, u.ClearFacebookURL)
-	setOrClear(omit(in.WebsiteURL), u.SetWebsiteURL, u.ClearWebsiteURL)
-	setOrClear(omit(in.HeadshotURL), u.SetHeadshotURL, u.ClearHeadshotURL)
-	ct, err = u.Save(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return toCrmContact(ct), nil
+	return inTx(ctx, r, func(ctx context.Context) (*model.CrmContact, error) {
+		c := r.ClientOf(ctx)
+		ct, err := crmContactOf(ctx, c, id)
+		if err != nil {
+			return nil, err
+		}
+		addr, err := crmEmail(in.Email)
+		if err != nil {
+			return nil, err
+		}
+		if err := crmEmailFree(ctx, c, addr, ct.ID); err != nil {
+			return nil, err
+		}
+		u := ct.Update().SetFirstName(strings.TrimSpace(in.FirstName)).SetLastName(strings.TrimSpace(in.LastName)).
+			SetEmail(addr)
+		setOrClear(omit(in.Title), u.SetTitle, u.ClearTitle)
+		setOrClear(omit(in.Company), u.SetCompany, u.ClearCompany)
+		setOrClear(omit(in.Bio), u.SetBio, u.ClearBio)
+		setOrClear(omit(in.LinkedinURL), u.SetLinkedinURL, u.ClearLinkedinURL)
+		setOrClear(omit(in.TwitterURL), u.SetTwitterURL, u.ClearTwitterURL)
+		setOrClear(omit(in.FacebookURL), u.SetFacebookURL, u.ClearFacebookURL)
+		setOrClear(omit(in.WebsiteURL), u.SetWebsiteURL, u.ClearWebsiteURL)
+		setOrClear(omit(in.HeadshotURL), u.SetHeadshotURL, u.ClearHeadshotURL)
+		ct, err = u.Save(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return toCrmContact(ct), nil
+	})
 }
 
 // contactDetail is getContact: the contact, its tags by name, its event links newest first with
@@ -264,64 +268,70 @@ func sessionRefs(subs []*ent.Submission) []*model.CrmSessionRef {
 // has none of that name (names are case-sensitive); an existing tag has its updatedAt bumped.
 // Repeating it changes nothing more.
 func (r *Service) AddContactTag(ctx context.Context, contactID string, in model.AddContactTagInput) (*model.CrmTag, error) {
-	c := r.ClientOf(ctx)
-	ct, err := crmContactOf(ctx, c, contactID)
-	if err != nil {
-		return nil, err
-	}
-	if err := organizationtag.NameValidator(in.Name); err != nil {
-		return nil, apperr.Invalid("%s", err.Error())
-	}
-	tagID, err := c.OrganizationTag.Create().SetName(in.Name).
-		OnConflictColumns(organizationtag.FieldOrganizationID, organizationtag.FieldName).
-		Update(func(u *ent.OrganizationTagUpsert) { u.SetUpdatedAt(time.Now()) }).ID(ctx)
-	if err != nil {
-		return nil, err
-	}
-	tagged, err := c.OrganizationContactTag.Query().Where(organizationcontacttag.OrganizationContactID(ct.ID),
-		organizationcontacttag.TagID(tagID)).Exist(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if !tagged {
-		if err := c.OrganizationContactTag.Create().SetOrganizationContactID(ct.ID).SetTagID(tagID).Exec(ctx); err != nil {
+	return inTx(ctx, r, func(ctx context.Context) (*model.CrmTag, error) {
+		c := r.ClientOf(ctx)
+		ct, err := crmContactOf(ctx, c, contactID)
+		if err != nil {
 			return nil, err
 		}
-	}
-	tag, err := c.OrganizationTag.Get(ctx, tagID)
-	if err != nil {
-		return nil, err
-	}
-	return toCrmTag(tag), nil
+		if err := organizationtag.NameValidator(in.Name); err != nil {
+			return nil, apperr.Invalid("%s", err.Error())
+		}
+		tagID, err := c.OrganizationTag.Create().SetName(in.Name).
+			OnConflictColumns(organizationtag.FieldOrganizationID, organizationtag.FieldName).
+			Update(func(u *ent.OrganizationTagUpsert) { u.SetUpdatedAt(time.Now()) }).ID(ctx)
+		if err != nil {
+			return nil, err
+		}
+		tagged, err := c.OrganizationContactTag.Query().Where(organizationcontacttag.OrganizationContactID(ct.ID),
+			organizationcontacttag.TagID(tagID)).Exist(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if !tagged {
+			if err := c.OrganizationContactTag.Create().SetOrganizationContactID(ct.ID).SetTagID(tagID).Exec(ctx); err != nil {
+				return nil, err
+			}
+		}
+		tag, err := c.OrganizationTag.Get(ctx, tagID)
+		if err != nil {
+			return nil, err
+		}
+		return toCrmTag(tag), nil
+	})
 }
 
 // removeContactTag takes the tag off the contact; the tag stays. A tag the contact does not
 // carry is no error (the original answers 204 alike), but the contact must be the organization's.
 func (r *Service) RemoveContactTag(ctx context.Context, contactID, tagID string) (string, error) {
-	c := r.ClientOf(ctx)
-	ct, err := crmContactOf(ctx, c, contactID)
-	if err != nil {
-		return "", err
-	}
-	_, err = c.OrganizationContactTag.Delete().Where(organizationcontacttag.OrganizationContactID(ct.ID),
-		organizationcontacttag.TagID(tagID)).Exec(ctx)
-	return tagID, err
+	return inTx(ctx, r, func(ctx context.Context) (string, error) {
+		c := r.ClientOf(ctx)
+		ct, err := crmContactOf(ctx, c, contactID)
+		if err != nil {
+			return "", err
+		}
+		_, err = c.OrganizationContactTag.Delete().Where(organizationcontacttag.OrganizationContactID(ct.ID),
+			organizationcontacttag.TagID(tagID)).Exec(ctx)
+		return tagID, err
+	})
 }
 
 // addContactNote adds a note, recording its author as they are now.
 func (r *Service) AddContactNote(ctx context.Context, contactID string, in model.AddContactNoteInput) (*model.CrmContactNote, error) {
-	c := r.ClientOf(ctx)
-	ct, err := crmContactOf(ctx, c, contactID)
-	if err != nil {
-		return nil, err
-	}
-	userID, keyID, name := crmActor(ctx)
-	n, err := c.OrganizationContactNote.Create().SetOrganizationContactID(ct.ID).SetBody(in.Body).
-		SetNillableAuthorUserID(userID).SetNillableAuthorAPIKeyID(keyID).SetAuthorName(name).Save(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return toCrmContactNote(n), nil
+	return inTx(ctx, r, func(ctx context.Context) (*model.CrmContactNote, error) {
+		c := r.ClientOf(ctx)
+		ct, err := crmContactOf(ctx, c, contactID)
+		if err != nil {
+			return nil, err
+		}
+		userID, keyID, name := crmActor(ctx)
+		n, err := c.OrganizationContactNote.Create().SetOrganizationContactID(ct.ID).SetBody(in.Body).
+			SetNillableAuthorUserID(userID).SetNillableAuthorAPIKeyID(keyID).SetAuthorName(name).Save(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return toCrmContactNote(n), nil
+	})
 }
 
 // addContactToEvent copies the contact into the event as a speaker or organizer contact and links
@@ -329,37 +339,39 @@ func (r *Service) AddContactNote(ctx context.Context, contactID string, in model
 // requested participation); custom keys with a value overwrite. The link is created or reset to
 // invited.
 func (r *Service) AddContactToEvent(ctx context.Context, contactID string, in model.AddContactToEventInput) (*model.CrmContactEvent, error) {
-	c := r.ClientOf(ctx)
-	ct, err := crmContactOf(ctx, c, contactID)
-	if err != nil {
-		return nil, err
-	}
-	if !pid.Plausible(in.EventID) {
-		return nil, apperr.NotFound("Event")
-	}
-	ev, err := c.Event.Query().Where(event.ID(in.EventID)).Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, apperr.NotFound("Event")
-	} else if err != nil {
-		return nil, err
-	}
-	ec, err := r.copyToEvent(ctx, c, ct, ev.ID, in.Participation)
-	if err != nil {
-		return nil, err
-	}
-	link, err := c.OrganizationContactEvent.Query().Where(organizationcontactevent.OrganizationContactID(ct.ID),
-		organizationcontactevent.EventID(ev.ID)).Only(ctx)
-	switch {
-	case ent.IsNotFound(err):
-		link, err = c.OrganizationContactEvent.Create().SetOrganizationContactID(ct.ID).SetEventID(ev.ID).
-			SetContactID(ec.ID).SetRole(string(in.Participation)).SetStatus("invited").Save(ctx)
-	case err == nil:
-		link, err = link.Update().SetContactID(ec.ID).SetRole(string(in.Participation)).SetStatus("invited").Save(ctx)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return toCrmContactEvent(link), nil
+	return inTx(ctx, r, func(ctx context.Context) (*model.CrmContactEvent, error) {
+		c := r.ClientOf(ctx)
+		ct, err := crmContactOf(ctx, c, contactID)
+		if err != nil {
+			return nil, err
+		}
+		if !pid.Plausible(in.EventID) {
+			return nil, apperr.NotFound("Event")
+		}
+		ev, err := c.Event.Query().Where(event.ID(in.EventID)).Only(ctx)
+		if ent.IsNotFound(err) {
+			return nil, apperr.NotFound("Event")
+		} else if err != nil {
+			return nil, err
+		}
+		ec, err := r.copyToEvent(ctx, c, ct, ev.ID, in.Participation)
+		if err != nil {
+			return nil, err
+		}
+		link, err := c.OrganizationContactEvent.Query().Where(organizationcontactevent.OrganizationContactID(ct.ID),
+			organizationcontactevent.EventID(ev.ID)).Only(ctx)
+		switch {
+		case ent.IsNotFound(err):
+			link, err = c.OrganizationContactEvent.Create().SetOrganizationContactID(ct.ID).SetEventID(ev.ID).
+				SetContactID(ec.ID).SetRole(string(in.Participation)).SetStatus("invited").Save(ctx)
+		case err == nil:
+			link, err = link.Update().SetContactID(ec.ID).SetRole(string(in.Participation)).SetStatus("invited").Save(ctx)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return toCrmContactEvent(link), nil
+	})
 }
 
 // copyToEvent creates the event contact of ct in the event, or fills the blanks of the one with

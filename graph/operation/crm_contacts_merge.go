@@ -28,58 +28,60 @@ const codeDuplicateMerge = "duplicate_merge"
 //     goes;
 //   - the duplicate is deleted, with what was left of its links.
 func (r *Service) MergeContacts(ctx context.Context, in model.MergeContactsInput) (*model.CrmContact, error) {
-	if in.PrimaryID == in.DuplicateID {
-		return nil, apperr.Conflict(codeDuplicateMerge, "Choose two contacts in the same organization")
-	}
-	c := r.ClientOf(ctx)
-	primary, err := crmContactOf(ctx, c, in.PrimaryID)
-	if err != nil {
-		return nil, err
-	}
-	dup, err := crmContactOf(ctx, c, in.DuplicateID)
-	if err != nil {
-		return nil, err
-	}
-	if err := mergeTags(ctx, c, primary.ID, dup.ID); err != nil {
-		return nil, err
-	}
-	if err := mergeEventLinks(ctx, c, primary.ID, dup.ID); err != nil {
-		return nil, err
-	}
-	if err := c.OrganizationContactNote.Update().Where(organizationcontactnote.OrganizationContactID(dup.ID)).
-		SetOrganizationContactID(primary.ID).Exec(ctx); err != nil {
-		return nil, err
-	}
-	if err := mergeCards(ctx, c, primary.ID, dup.ID); err != nil {
-		return nil, err
-	}
-	custom := maps.Clone(dup.Custom)
-	if custom == nil {
-		custom = map[string]any{}
-	}
-	maps.Copy(custom, primary.Custom)
-	u := primary.Update().SetCustom(custom)
-	for _, f := range []struct {
-		have, theirs *string
-		set          func(string) *ent.OrganizationContactUpdateOne
-	}{
-		{primary.Title, dup.Title, u.SetTitle}, {primary.Company, dup.Company, u.SetCompany},
-		{primary.Bio, dup.Bio, u.SetBio}, {primary.LinkedinURL, dup.LinkedinURL, u.SetLinkedinURL},
-		{primary.TwitterURL, dup.TwitterURL, u.SetTwitterURL}, {primary.FacebookURL, dup.FacebookURL, u.SetFacebookURL},
-		{primary.WebsiteURL, dup.WebsiteURL, u.SetWebsiteURL}, {primary.HeadshotURL, dup.HeadshotURL, u.SetHeadshotURL},
-	} {
-		if f.have == nil && f.theirs != nil {
-			f.set(*f.theirs)
+	return inTx(ctx, r, func(ctx context.Context) (*model.CrmContact, error) {
+		if in.PrimaryID == in.DuplicateID {
+			return nil, apperr.Conflict(codeDuplicateMerge, "Choose two contacts in the same organization")
 		}
-	}
-	if err := c.OrganizationContact.DeleteOneID(dup.ID).Exec(ctx); err != nil {
-		return nil, err
-	}
-	merged, err := u.Save(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return toCrmContact(merged), nil
+		c := r.ClientOf(ctx)
+		primary, err := crmContactOf(ctx, c, in.PrimaryID)
+		if err != nil {
+			return nil, err
+		}
+		dup, err := crmContactOf(ctx, c, in.DuplicateID)
+		if err != nil {
+			return nil, err
+		}
+		if err := mergeTags(ctx, c, primary.ID, dup.ID); err != nil {
+			return nil, err
+		}
+		if err := mergeEventLinks(ctx, c, primary.ID, dup.ID); err != nil {
+			return nil, err
+		}
+		if err := c.OrganizationContactNote.Update().Where(organizationcontactnote.OrganizationContactID(dup.ID)).
+			SetOrganizationContactID(primary.ID).Exec(ctx); err != nil {
+			return nil, err
+		}
+		if err := mergeCards(ctx, c, primary.ID, dup.ID); err != nil {
+			return nil, err
+		}
+		custom := maps.Clone(dup.Custom)
+		if custom == nil {
+			custom = map[string]any{}
+		}
+		maps.Copy(custom, primary.Custom)
+		u := primary.Update().SetCustom(custom)
+		for _, f := range []struct {
+			have, theirs *string
+			set          func(string) *ent.OrganizationContactUpdateOne
+		}{
+			{primary.Title, dup.Title, u.SetTitle}, {primary.Company, dup.Company, u.SetCompany},
+			{primary.Bio, dup.Bio, u.SetBio}, {primary.LinkedinURL, dup.LinkedinURL, u.SetLinkedinURL},
+			{primary.TwitterURL, dup.TwitterURL, u.SetTwitterURL}, {primary.FacebookURL, dup.FacebookURL, u.SetFacebookURL},
+			{primary.WebsiteURL, dup.WebsiteURL, u.SetWebsiteURL}, {primary.HeadshotURL, dup.HeadshotURL, u.SetHeadshotURL},
+		} {
+			if f.have == nil && f.theirs != nil {
+				f.set(*f.theirs)
+			}
+		}
+		if err := c.OrganizationContact.DeleteOneID(dup.ID).Exec(ctx); err != nil {
+			return nil, err
+		}
+		merged, err := u.Save(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return toCrmContact(merged), nil
+	})
 }
 
 // mergeTags puts the duplicate's tags on the primary, skipping those it has.

@@ -36,123 +36,129 @@ func lockEvent(ctx context.Context, c *ent.Client, eventID string) (*ent.Event, 
 
 // createEvent makes an event in the caller's organization (docs/rest-api.md §4 Events).
 func (r *Service) CreateEvent(ctx context.Context, in model.CreateEventInput) (*ent.Event, error) {
-	v, err := access.Viewer(ctx)
-	if err != nil {
-		return nil, err
-	}
-	name := strings.TrimSpace(in.Name)
-	if name == "" {
-		return nil, apperr.Invalid("Enter an event name")
-	}
-	if !in.EndsAt.After(in.StartsAt) {
-		return nil, apperr.Invalid("Event end must be after start")
-	}
-	c := r.ClientOf(ctx)
-	// Taking the organization's row lock makes concurrent creations pick slugs one at a time.
-	if _, err := c.Organization.Query().Where(organization.ID(v.OrganizationID)).ForUpdate(noKeyUpdate).Only(ctx); err != nil {
-		return nil, err
-	}
-	var lookupErr error
-	s := slug.Unique(slug.Make(name, "event"), func(s string) bool {
-		taken, err := c.Event.Query().Where(event.OrganizationID(v.OrganizationID), event.Slug(s)).Exist(ctx)
+	return inTx(ctx, r, func(ctx context.Context) (*ent.Event, error) {
+		v, err := access.Viewer(ctx)
 		if err != nil {
-			lookupErr = err
-			return false
+			return nil, err
 		}
-		return taken
+		name := strings.TrimSpace(in.Name)
+		if name == "" {
+			return nil, apperr.Invalid("Enter an event name")
+		}
+		if !in.EndsAt.After(in.StartsAt) {
+			return nil, apperr.Invalid("Event end must be after start")
+		}
+		c := r.ClientOf(ctx)
+		// Taking the organization's row lock makes concurrent creations pick slugs one at a time.
+		if _, err := c.Organization.Query().Where(organization.ID(v.OrganizationID)).ForUpdate(noKeyUpdate).Only(ctx); err != nil {
+			return nil, err
+		}
+		var lookupErr error
+		s := slug.Unique(slug.Make(name, "event"), func(s string) bool {
+			taken, err := c.Event.Query().Where(event.OrganizationID(v.OrganizationID), event.Slug(s)).Exist(ctx)
+			if err != nil {
+				lookupErr = err
+				return false
+			}
+			return taken
+		})
+		if lookupErr != nil {
+			return nil, lookupErr
+		}
+		return c.Event.Create().
+			SetOrganizationID(v.OrganizationID).
+			SetName(name).
+			SetSlug(s).
+			SetType(in.Type).
+			SetTimezone(in.Timezone).
+			SetStartsAt(in.StartsAt).
+			SetEndsAt(in.EndsAt).
+			Save(ctx)
 	})
-	if lookupErr != nil {
-		return nil, lookupErr
-	}
-	return c.Event.Create().
-		SetOrganizationID(v.OrganizationID).
-		SetName(name).
-		SetSlug(s).
-		SetType(in.Type).
-		SetTimezone(in.Timezone).
-		SetStartsAt(in.StartsAt).
-		SetEndsAt(in.EndsAt).
-		Save(ctx)
 }
 
 // updateEvent applies a partial update: fields left out keep their value; nullable fields set to
 // null are cleared; null for a field that cannot be empty is refused.
 func (r *Service) UpdateEvent(ctx context.Context, id string, in model.UpdateEventInput) (*ent.Event, error) {
-	c := r.ClientOf(ctx)
-	ev, err := access.Event(ctx, c, id)
-	if err != nil {
-		return nil, err
-	}
-	u := ev.Update()
-	if v, set := in.Name.ValueOK(); set {
-		if v == nil {
-			return nil, notNull("name")
+	return inTx(ctx, r, func(ctx context.Context) (*ent.Event, error) {
+		c := r.ClientOf(ctx)
+		ev, err := access.Event(ctx, c, id)
+		if err != nil {
+			return nil, err
 		}
-		name := strings.TrimSpace(*v)
-		if name == "" {
-			return nil, apperr.Invalid("Enter an event name")
+		u := ev.Update()
+		if v, set := in.Name.ValueOK(); set {
+			if v == nil {
+				return nil, notNull("name")
+			}
+			name := strings.TrimSpace(*v)
+			if name == "" {
+				return nil, apperr.Invalid("Enter an event name")
+			}
+			u.SetName(name)
 		}
-		u.SetName(name)
-	}
-	if v, set := in.Type.ValueOK(); set {
-		if v == nil {
-			return nil, notNull("type")
+		if v, set := in.Type.ValueOK(); set {
+			if v == nil {
+				return nil, notNull("type")
+			}
+			u.SetType(*v)
 		}
-		u.SetType(*v)
-	}
-	if v, set := in.Timezone.ValueOK(); set {
-		if v == nil {
-			return nil, notNull("timezone")
+		if v, set := in.Timezone.ValueOK(); set {
+			if v == nil {
+				return nil, notNull("timezone")
+			}
+			u.SetTimezone(*v)
 		}
-		u.SetTimezone(*v)
-	}
-	startsAt, endsAt := ev.StartsAt, ev.EndsAt
-	if v, set := in.StartsAt.ValueOK(); set {
-		if v == nil {
-			return nil, notNull("startsAt")
+		startsAt, endsAt := ev.StartsAt, ev.EndsAt
+		if v, set := in.StartsAt.ValueOK(); set {
+			if v == nil {
+				return nil, notNull("startsAt")
+			}
+			startsAt = *v
+			u.SetStartsAt(startsAt)
 		}
-		startsAt = *v
-		u.SetStartsAt(startsAt)
-	}
-	if v, set := in.EndsAt.ValueOK(); set {
-		if v == nil {
-			return nil, notNull("endsAt")
+		if v, set := in.EndsAt.ValueOK(); set {
+			if v == nil {
+				return nil, notNull("endsAt")
+			}
+			endsAt = *v
+			u.SetEndsAt(endsAt)
 		}
-		endsAt = *v
-		u.SetEndsAt(endsAt)
-	}
-	if !endsAt.After(startsAt) {
-		return nil, apperr.Invalid("Event end must be after start")
-	}
-	if v, set := in.DefaultSubmissionLimit.ValueOK(); set {
-		if v == nil {
-			return nil, notNull("defaultSubmissionLimit")
+		if !endsAt.After(startsAt) {
+			return nil, apperr.Invalid("Event end must be after start")
 		}
-		if *v < 1 {
-			return nil, apperr.Invalid("defaultSubmissionLimit must be a whole number of at least 1")
+		if v, set := in.DefaultSubmissionLimit.ValueOK(); set {
+			if v == nil {
+				return nil, notNull("defaultSubmissionLimit")
+			}
+			if *v < 1 {
+				return nil, apperr.Invalid("defaultSubmissionLimit must be a whole number of at least 1")
+			}
+			u.SetDefaultSubmissionLimit(*v)
 		}
-		u.SetDefaultSubmissionLimit(*v)
-	}
-	setOrClear(in.Tagline, u.SetTagline, u.ClearTagline)
-	setOrClear(in.Description, u.SetDescription, u.ClearDescription)
-	setOrClear(in.WebsiteURL, u.SetWebsiteURL, u.ClearWebsiteURL)
-	setOrClear(in.Location, u.SetLocation, u.ClearLocation)
-	return u.Save(ctx)
+		setOrClear(in.Tagline, u.SetTagline, u.ClearTagline)
+		setOrClear(in.Description, u.SetDescription, u.ClearDescription)
+		setOrClear(in.WebsiteURL, u.SetWebsiteURL, u.ClearWebsiteURL)
+		setOrClear(in.Location, u.SetLocation, u.ClearLocation)
+		return u.Save(ctx)
+	})
 }
 
 // setSpeakerContentLocked locks or unlocks the content of the event's accepted sessions for
 // their speakers (docs/profile-review.md). The speakers' edits read the flag under the event's
 // lock, so an edit in flight either lands before the lock or is refused after it.
 func (r *Service) SetSpeakerContentLocked(ctx context.Context, eventID string, locked bool) (*ent.Event, error) {
-	c := r.ClientOf(ctx)
-	ev, err := access.Event(ctx, c, eventID)
-	if err != nil {
-		return nil, err
-	}
-	if ev.SpeakerContentLocked == locked {
-		return ev, nil
-	}
-	return ev.Update().SetSpeakerContentLocked(locked).Save(ctx)
+	return inTx(ctx, r, func(ctx context.Context) (*ent.Event, error) {
+		c := r.ClientOf(ctx)
+		ev, err := access.Event(ctx, c, eventID)
+		if err != nil {
+			return nil, err
+		}
+		if ev.SpeakerContentLocked == locked {
+			return ev, nil
+		}
+		return ev.Update().SetSpeakerContentLocked(locked).Save(ctx)
+	})
 }
 
 // setOrClear applies an optional nullable field of a partial update.

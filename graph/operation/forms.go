@@ -73,108 +73,116 @@ func (r *Service) eventsForms(ctx context.Context, evs []*ent.Event) ([][]*model
 // createForm creates a call-for-proposals form: a title, and defaults for what the input leaves
 // out.
 func (r *Service) CreateForm(ctx context.Context, eventID string, in model.CfpFormInput) (*model.CfpForm, error) {
-	c := r.ClientOf(ctx)
-	ev, err := access.Event(ctx, c, eventID)
-	if err != nil {
-		return nil, err
-	}
-	if t, _ := in.Title.ValueOK(); t == nil {
-		return nil, apperr.Invalid("Form title must not be empty")
-	}
-	s, err := formSettingsOf(ctx, c, ev.ID, &formSettings{status: form.StatusOpen}, in)
-	if err != nil {
-		return nil, err
-	}
-	f, err := c.Form.Create().SetEventID(ev.ID).SetExternalTitle(s.title).SetInternalName(s.internalName).
-		SetStatus(s.status).SetNillableOpensAt(s.opensAt).SetNillableCloseDate(s.closesAt).
-		SetNillableSubmissionLimit(s.limit).SetTrackIds(s.trackIDs).SetFormatIds(s.formatIDs).
-		SetLevelIds(s.levelIDs).SetQuestions(s.questions).Save(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return formView(ctx, c, ev, f, time.Now())
+	return inTx(ctx, r, func(ctx context.Context) (*model.CfpForm, error) {
+		c := r.ClientOf(ctx)
+		ev, err := access.Event(ctx, c, eventID)
+		if err != nil {
+			return nil, err
+		}
+		if t, _ := in.Title.ValueOK(); t == nil {
+			return nil, apperr.Invalid("Form title must not be empty")
+		}
+		s, err := formSettingsOf(ctx, c, ev.ID, &formSettings{status: form.StatusOpen}, in)
+		if err != nil {
+			return nil, err
+		}
+		f, err := c.Form.Create().SetEventID(ev.ID).SetExternalTitle(s.title).SetInternalName(s.internalName).
+			SetStatus(s.status).SetNillableOpensAt(s.opensAt).SetNillableCloseDate(s.closesAt).
+			SetNillableSubmissionLimit(s.limit).SetTrackIds(s.trackIDs).SetFormatIds(s.formatIDs).
+			SetLevelIds(s.levelIDs).SetQuestions(s.questions).Save(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return formView(ctx, c, ev, f, time.Now())
+	})
 }
 
 // updateForm changes the settings the input gives and keeps every other one: closing a form
 // keeps its questions, limit and tracks.
 func (r *Service) UpdateForm(ctx context.Context, eventID, formID string, in model.CfpFormInput) (*model.CfpForm, error) {
-	c := r.ClientOf(ctx)
-	ev, err := access.Event(ctx, c, eventID)
-	if err != nil {
-		return nil, err
-	}
-	f, err := findForm(ctx, c, ev.ID, formID)
-	if err != nil {
-		return nil, err
-	}
-	s, err := formSettingsOf(ctx, c, ev.ID, settingsOfForm(f), in)
-	if err != nil {
-		return nil, err
-	}
-	u := f.Update().SetExternalTitle(s.title).SetInternalName(s.internalName).SetStatus(s.status).
-		SetTrackIds(s.trackIDs).SetFormatIds(s.formatIDs).SetLevelIds(s.levelIDs).SetQuestions(s.questions)
-	if s.opensAt == nil {
-		u.ClearOpensAt()
-	} else {
-		u.SetOpensAt(*s.opensAt)
-	}
-	if s.closesAt == nil {
-		u.ClearCloseDate()
-	} else {
-		u.SetCloseDate(*s.closesAt)
-	}
-	if s.limit == nil {
-		u.ClearSubmissionLimit()
-	} else {
-		u.SetSubmissionLimit(*s.limit)
-	}
-	if f, err = u.Save(ctx); err != nil {
-		return nil, err
-	}
-	return formView(ctx, c, ev, f, time.Now())
+	return inTx(ctx, r, func(ctx context.Context) (*model.CfpForm, error) {
+		c := r.ClientOf(ctx)
+		ev, err := access.Event(ctx, c, eventID)
+		if err != nil {
+			return nil, err
+		}
+		f, err := findForm(ctx, c, ev.ID, formID)
+		if err != nil {
+			return nil, err
+		}
+		s, err := formSettingsOf(ctx, c, ev.ID, settingsOfForm(f), in)
+		if err != nil {
+			return nil, err
+		}
+		u := f.Update().SetExternalTitle(s.title).SetInternalName(s.internalName).SetStatus(s.status).
+			SetTrackIds(s.trackIDs).SetFormatIds(s.formatIDs).SetLevelIds(s.levelIDs).SetQuestions(s.questions)
+		if s.opensAt == nil {
+			u.ClearOpensAt()
+		} else {
+			u.SetOpensAt(*s.opensAt)
+		}
+		if s.closesAt == nil {
+			u.ClearCloseDate()
+		} else {
+			u.SetCloseDate(*s.closesAt)
+		}
+		if s.limit == nil {
+			u.ClearSubmissionLimit()
+		} else {
+			u.SetSubmissionLimit(*s.limit)
+		}
+		if f, err = u.Save(ctx); err != nil {
+			return nil, err
+		}
+		return formView(ctx, c, ev, f, time.Now())
+	})
 }
 
 // setFormStatus opens or closes a form and changes nothing else.
 func (r *Service) SetFormStatus(ctx context.Context, eventID, formID string, status form.Status) (*model.CfpForm, error) {
-	c := r.ClientOf(ctx)
-	ev, err := access.Event(ctx, c, eventID)
-	if err != nil {
-		return nil, err
-	}
-	f, err := findForm(ctx, c, ev.ID, formID)
-	if err != nil {
-		return nil, err
-	}
-	if f, err = f.Update().SetStatus(status).Save(ctx); err != nil {
-		return nil, err
-	}
-	return formView(ctx, c, ev, f, time.Now())
+	return inTx(ctx, r, func(ctx context.Context) (*model.CfpForm, error) {
+		c := r.ClientOf(ctx)
+		ev, err := access.Event(ctx, c, eventID)
+		if err != nil {
+			return nil, err
+		}
+		f, err := findForm(ctx, c, ev.ID, formID)
+		if err != nil {
+			return nil, err
+		}
+		if f, err = f.Update().SetStatus(status).Save(ctx); err != nil {
+			return nil, err
+		}
+		return formView(ctx, c, ev, f, time.Now())
+	})
 }
 
 // deleteForm deletes a form without proposals. A form with proposals is refused: its proposals
 // would lose their source and read as manual sessions, which can be deleted.
 func (r *Service) DeleteForm(ctx context.Context, eventID, formID string) (string, error) {
-	c := r.ClientOf(ctx)
-	ev, err := access.Event(ctx, c, eventID)
-	if err != nil {
-		return "", err
-	}
-	f, err := findForm(ctx, c, ev.ID, formID)
-	if err != nil {
-		return "", err
-	}
-	n, err := c.Submission.Query().Where(submission.SourceFormID(f.ID)).Count(ctx)
-	if err != nil {
-		return "", err
-	}
-	if n > 0 {
-		return "", apperr.Conflict(apperr.CodeResourceInUse,
-			fmt.Sprintf("This form has %d proposal(s) and cannot be deleted: close it instead", n))
-	}
-	if err := c.Form.DeleteOneID(f.ID).Exec(ctx); err != nil {
-		return "", err
-	}
-	return f.ID, nil
+	return inTx(ctx, r, func(ctx context.Context) (string, error) {
+		c := r.ClientOf(ctx)
+		ev, err := access.Event(ctx, c, eventID)
+		if err != nil {
+			return "", err
+		}
+		f, err := findForm(ctx, c, ev.ID, formID)
+		if err != nil {
+			return "", err
+		}
+		n, err := c.Submission.Query().Where(submission.SourceFormID(f.ID)).Count(ctx)
+		if err != nil {
+			return "", err
+		}
+		if n > 0 {
+			return "", apperr.Conflict(apperr.CodeResourceInUse,
+				fmt.Sprintf("This form has %d proposal(s) and cannot be deleted: close it instead", n))
+		}
+		if err := c.Form.DeleteOneID(f.ID).Exec(ctx); err != nil {
+			return "", err
+		}
+		return f.ID, nil
+	})
 }
 
 // findForm loads a form of the event, locked for the change.

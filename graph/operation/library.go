@@ -184,66 +184,70 @@ func kindOf(kind model.LibraryKind) (libraryKind, error) {
 
 // saveLibraryItem creates (id null) or updates a library item. New items go last.
 func (r *Service) SaveLibraryItem(ctx context.Context, eventID string, in model.SaveLibraryItemInput) (ent.Noder, error) {
-	k, err := kindOf(in.Kind)
-	if err != nil {
-		return nil, err
-	}
-	c := r.ClientOf(ctx)
-	ev, err := access.Event(ctx, c, eventID)
-	if err != nil {
-		return nil, err
-	}
-	name := strings.TrimSpace(in.Name)
-	if name == "" {
-		return nil, apperr.Invalid("Enter a name")
-	}
-	if in.Color != nil {
-		color := strings.TrimSpace(*in.Color)
-		in.Color = &color
-	}
-	if in.ID == nil {
-		n, err := k.count(ctx, c, ev.ID)
+	return inTx(ctx, r, func(ctx context.Context) (ent.Noder, error) {
+		k, err := kindOf(in.Kind)
 		if err != nil {
 			return nil, err
 		}
-		return k.create(ctx, c, ev.ID, name, n+1, in)
-	}
-	item, err := k.update(ctx, c, ev.ID, *in.ID, name, in)
-	if ent.IsNotFound(err) {
-		return nil, apperr.NotFound(k.label)
-	}
-	return item, err
+		c := r.ClientOf(ctx)
+		ev, err := access.Event(ctx, c, eventID)
+		if err != nil {
+			return nil, err
+		}
+		name := strings.TrimSpace(in.Name)
+		if name == "" {
+			return nil, apperr.Invalid("Enter a name")
+		}
+		if in.Color != nil {
+			color := strings.TrimSpace(*in.Color)
+			in.Color = &color
+		}
+		if in.ID == nil {
+			n, err := k.count(ctx, c, ev.ID)
+			if err != nil {
+				return nil, err
+			}
+			return k.create(ctx, c, ev.ID, name, n+1, in)
+		}
+		item, err := k.update(ctx, c, ev.ID, *in.ID, name, in)
+		if ent.IsNotFound(err) {
+			return nil, apperr.NotFound(k.label)
+		}
+		return item, err
+	})
 }
 
 // deleteLibraryItem deletes an item no submission or session uses.
 func (r *Service) DeleteLibraryItem(ctx context.Context, eventID string, kind model.LibraryKind, id string) (string, error) {
-	c := r.ClientOf(ctx)
-	ev, err := access.Event(ctx, c, eventID)
-	if err != nil {
-		return "", err
-	}
-	k, err := kindOf(kind)
-	if err != nil {
-		return "", err
-	}
-	found, err := k.exists(ctx, c, ev.ID, id)
-	if err != nil {
-		return "", err
-	}
-	if !found {
-		return "", apperr.NotFound(k.label)
-	}
-	used, err := k.inUse(ctx, c, id)
-	if err != nil {
-		return "", err
-	}
-	if used {
-		return "", apperr.Conflict(apperr.CodeResourceInUse, k.label+" cannot be deleted because it is in use")
-	}
-	if err := k.delete(ctx, c, id); err != nil {
-		return "", err
-	}
-	return id, nil
+	return inTx(ctx, r, func(ctx context.Context) (string, error) {
+		c := r.ClientOf(ctx)
+		ev, err := access.Event(ctx, c, eventID)
+		if err != nil {
+			return "", err
+		}
+		k, err := kindOf(kind)
+		if err != nil {
+			return "", err
+		}
+		found, err := k.exists(ctx, c, ev.ID, id)
+		if err != nil {
+			return "", err
+		}
+		if !found {
+			return "", apperr.NotFound(k.label)
+		}
+		used, err := k.inUse(ctx, c, id)
+		if err != nil {
+			return "", err
+		}
+		if used {
+			return "", apperr.Conflict(apperr.CodeResourceInUse, k.label+" cannot be deleted because it is in use")
+		}
+		if err := k.delete(ctx, c, id); err != nil {
+			return "", err
+		}
+		return id, nil
+	})
 }
 
 // libraries answers Event.library for a page of events: each event's library, each kind by

@@ -229,43 +229,47 @@ func checkProfile(in model.MyProfileInput) (*profileChange, error) {
 // approved values (or, the first time, the values before the change) and profileReviewStatus
 // becomes pending_review. Anything else is saved directly.
 func (r *Service) UpdateOwnProfile(ctx context.Context, person *viewer.Person, contactID string, in model.MyProfileInput) (*model.MyProfile, error) {
-	ch, err := checkProfile(in)
-	if err != nil {
-		return nil, err
-	}
-	return r.changeOwnProfile(ctx, person, contactID, func(_ context.Context, ct *ent.Contact, u *ent.ContactUpdateOne) error {
-		setProfile(u, ch)
-		return nil
+	return inTx(ctx, r, func(ctx context.Context) (*model.MyProfile, error) {
+		ch, err := checkProfile(in)
+		if err != nil {
+			return nil, err
+		}
+		return r.changeOwnProfile(ctx, person, contactID, func(_ context.Context, ct *ent.Contact, u *ent.ContactUpdateOne) error {
+			setProfile(u, ch)
+			return nil
+		})
 	})
 }
 
 // UploadOwnHeadshot stores up (an image) as the caller's headshot; it is a gated field.
 func (r *Service) UploadOwnHeadshot(ctx context.Context, person *viewer.Person, contactID string, up files.Upload) (*model.MyProfile, error) {
-	svc, err := r.fileService()
-	if err != nil {
-		return nil, err
-	}
-	var old *string
-	out, err := r.changeOwnProfile(ctx, person, contactID, func(ctx context.Context, ct *ent.Contact, u *ent.ContactUpdateOne) error {
-		stored, err := svc.Put(ctx, files.Image, up, files.Rules{})
+	return inTx(ctx, r, func(ctx context.Context) (*model.MyProfile, error) {
+		svc, err := r.fileService()
 		if err != nil {
-			return fieldErr("headshot", err)
-		}
-		old = ct.HeadshotKey
-		u.SetHeadshotKey(stored.Key).SetHeadshotURL(r.fileLink(ct.EventID, stored.Key))
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	// The previous photo goes, unless approvedProfile still shows it to the public.
-	if old != nil && out.ApprovedProfile["headshotKey"] != *old {
-		sctx, _ := OwnContactScope(ctx, person, contactID)
-		if err := svc.DeleteLater(sctx, old); err != nil {
 			return nil, err
 		}
-	}
-	return out, nil
+		var old *string
+		out, err := r.changeOwnProfile(ctx, person, contactID, func(ctx context.Context, ct *ent.Contact, u *ent.ContactUpdateOne) error {
+			stored, err := svc.Put(ctx, files.Image, up, files.Rules{})
+			if err != nil {
+				return fieldErr("headshot", err)
+			}
+			old = ct.HeadshotKey
+			u.SetHeadshotKey(stored.Key).SetHeadshotURL(r.fileLink(ct.EventID, stored.Key))
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		// The previous photo goes, unless approvedProfile still shows it to the public.
+		if old != nil && out.ApprovedProfile["headshotKey"] != *old {
+			sctx, _ := OwnContactScope(ctx, person, contactID)
+			if err := svc.DeleteLater(sctx, old); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	})
 }
 
 func (r *Service) changeOwnProfile(ctx context.Context, person *viewer.Person, contactID string,
@@ -537,33 +541,35 @@ func (r *Service) OwnSessionContent(ctx context.Context, person *viewer.Person, 
 
 // UpdateOwnSessionContent changes the title and description of one of the caller's sessions.
 func (r *Service) UpdateOwnSessionContent(ctx context.Context, person *viewer.Person, sessionID string, in model.MySessionContentInput) (*model.MySessionContent, error) {
-	title := strings.TrimSpace(in.Title)
-	if err := checkLine("Title", title, 500, true); err != nil {
-		return nil, fieldErr("title", err)
-	}
-	desc := ""
-	if in.Description != nil {
-		desc = strings.TrimSpace(*in.Description)
-	}
-	if err := checkText("Description", desc, 50000); err != nil {
-		return nil, fieldErr("description", err)
-	}
-	return r.withOwnSession(ctx, person, sessionID, true, func(ctx context.Context, s *ent.Submission, closed *apperr.Error) (*ent.Submission, error) {
-		if closed != nil {
-			return nil, closed
+	return inTx(ctx, r, func(ctx context.Context) (*model.MySessionContent, error) {
+		title := strings.TrimSpace(in.Title)
+		if err := checkLine("Title", title, 500, true); err != nil {
+			return nil, fieldErr("title", err)
 		}
-		if s.Title == title && s.Description == desc {
-			return s, nil
+		desc := ""
+		if in.Description != nil {
+			desc = strings.TrimSpace(*in.Description)
 		}
-		u := s.Update().SetTitle(title).SetDescription(desc)
-		if s.Status == submission.StatusAccepted {
-			u.SetContentReviewStatus(submission.ContentReviewStatusPendingReview)
-		} else {
-			snap := snapshot(s)
-			snap["title"], snap["description"] = title, desc
-			u.SetApprovedSnapshot(snap).SetContentReviewStatus(submission.ContentReviewStatusApproved)
+		if err := checkText("Description", desc, 50000); err != nil {
+			return nil, fieldErr("description", err)
 		}
-		return u.Save(ctx)
+		return r.withOwnSession(ctx, person, sessionID, true, func(ctx context.Context, s *ent.Submission, closed *apperr.Error) (*ent.Submission, error) {
+			if closed != nil {
+				return nil, closed
+			}
+			if s.Title == title && s.Description == desc {
+				return s, nil
+			}
+			u := s.Update().SetTitle(title).SetDescription(desc)
+			if s.Status == submission.StatusAccepted {
+				u.SetContentReviewStatus(submission.ContentReviewStatusPendingReview)
+			} else {
+				snap := snapshot(s)
+				snap["title"], snap["description"] = title, desc
+				u.SetApprovedSnapshot(snap).SetContentReviewStatus(submission.ContentReviewStatusApproved)
+			}
+			return u.Save(ctx)
+		})
 	})
 }
 

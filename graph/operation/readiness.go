@@ -130,59 +130,61 @@ func (r *Service) FileRequirements(ctx context.Context, ev *ent.Event) ([]*model
 // saveTaskTemplate creates (id null) or updates a task template. A new auto-assigned template
 // reaches the active sessions at once.
 func (r *Service) SaveTaskTemplate(ctx context.Context, eventID string, in model.SaveTaskTemplateInput) (*model.TaskTemplate, error) {
-	c := r.ClientOf(ctx)
-	ev, err := access.Event(ctx, c, eventID)
-	if err != nil {
-		return nil, err
-	}
-	title := strings.TrimSpace(in.Title)
-	if title == "" {
-		return nil, apperr.Invalid("Enter a title")
-	}
-	auto := in.AutoAssignOnAccept == nil || *in.AutoAssignOnAccept
-	instructions := ""
-	if in.Instructions != nil {
-		instructions = *in.Instructions
-	}
-	if in.ID != nil {
-		t, err := c.TaskTemplate.Query().Where(tasktemplate.ID(*in.ID), tasktemplate.EventID(ev.ID)).Only(ctx)
-		if ent.IsNotFound(err) || !pid.Plausible(*in.ID) {
-			return nil, apperr.NotFound("Task template")
-		}
+	return inTx(ctx, r, func(ctx context.Context) (*model.TaskTemplate, error) {
+		c := r.ClientOf(ctx)
+		ev, err := access.Event(ctx, c, eventID)
 		if err != nil {
 			return nil, err
 		}
-		if t.Scope != tasktemplate.Scope(in.Scope) {
-			return nil, apperr.Invalid("The scope of a task template cannot change; create a new template instead")
+		title := strings.TrimSpace(in.Title)
+		if title == "" {
+			return nil, apperr.Invalid("Enter a title")
 		}
-		t, err = t.Update().SetTitle(title).SetInstructions(instructions).SetAutoAssignOnAccept(auto).
-			SetNillableDueDate(in.DueDate).Save(ctx)
+		auto := in.AutoAssignOnAccept == nil || *in.AutoAssignOnAccept
+		instructions := ""
+		if in.Instructions != nil {
+			instructions = *in.Instructions
+		}
+		if in.ID != nil {
+			t, err := c.TaskTemplate.Query().Where(tasktemplate.ID(*in.ID), tasktemplate.EventID(ev.ID)).Only(ctx)
+			if ent.IsNotFound(err) || !pid.Plausible(*in.ID) {
+				return nil, apperr.NotFound("Task template")
+			}
+			if err != nil {
+				return nil, err
+			}
+			if t.Scope != tasktemplate.Scope(in.Scope) {
+				return nil, apperr.Invalid("The scope of a task template cannot change; create a new template instead")
+			}
+			t, err = t.Update().SetTitle(title).SetInstructions(instructions).SetAutoAssignOnAccept(auto).
+				SetNillableDueDate(in.DueDate).Save(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if in.DueDate == nil {
+				if t, err = t.Update().ClearDueDate().Save(ctx); err != nil {
+					return nil, err
+				}
+			}
+			return toTaskTemplate(t), nil
+		}
+		n, err := c.TaskTemplate.Query().Where(tasktemplate.EventID(ev.ID)).Count(ctx)
 		if err != nil {
 			return nil, err
 		}
-		if in.DueDate == nil {
-			if t, err = t.Update().ClearDueDate().Save(ctx); err != nil {
+		t, err := c.TaskTemplate.Create().SetEventID(ev.ID).SetTitle(title).SetInstructions(instructions).
+			SetScope(tasktemplate.Scope(in.Scope)).SetAutoAssignOnAccept(auto).SetNillableDueDate(in.DueDate).
+			SetPosition(n + 1).Save(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if auto {
+			if err := r.reachActiveSessions(ctx, c, ev.ID); err != nil {
 				return nil, err
 			}
 		}
 		return toTaskTemplate(t), nil
-	}
-	n, err := c.TaskTemplate.Query().Where(tasktemplate.EventID(ev.ID)).Count(ctx)
-	if err != nil {
-		return nil, err
-	}
-	t, err := c.TaskTemplate.Create().SetEventID(ev.ID).SetTitle(title).SetInstructions(instructions).
-		SetScope(tasktemplate.Scope(in.Scope)).SetAutoAssignOnAccept(auto).SetNillableDueDate(in.DueDate).
-		SetPosition(n + 1).Save(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if auto {
-		if err := r.reachActiveSessions(ctx, c, ev.ID); err != nil {
-			return nil, err
-		}
-	}
-	return toTaskTemplate(t), nil
+	})
 }
 
 // reachActiveSessions assigns what the readiness inputs call for to every active session.
@@ -197,89 +199,95 @@ func (r *Service) reachActiveSessions(ctx context.Context, c *ent.Client, eventI
 
 // deleteTaskTemplate deletes a template and its tasks.
 func (r *Service) DeleteTaskTemplate(ctx context.Context, eventID, id string) (string, error) {
-	c := r.ClientOf(ctx)
-	ev, err := access.Event(ctx, c, eventID)
-	if err != nil {
-		return "", err
-	}
-	n, err := c.TaskTemplate.Delete().Where(tasktemplate.ID(id), tasktemplate.EventID(ev.ID)).Exec(ctx)
-	if err != nil {
-		return "", err
-	}
-	if n == 0 {
-		return "", apperr.NotFound("Task template")
-	}
-	return id, nil
+	return inTx(ctx, r, func(ctx context.Context) (string, error) {
+		c := r.ClientOf(ctx)
+		ev, err := access.Event(ctx, c, eventID)
+		if err != nil {
+			return "", err
+		}
+		n, err := c.TaskTemplate.Delete().Where(tasktemplate.ID(id), tasktemplate.EventID(ev.ID)).Exec(ctx)
+		if err != nil {
+			return "", err
+		}
+		if n == 0 {
+			return "", apperr.NotFound("Task template")
+		}
+		return id, nil
+	})
 }
 
 // saveFileRequirement creates (id null) or updates a file requirement. A new one reaches the
 // active sessions at once.
 func (r *Service) SaveFileRequirement(ctx context.Context, eventID string, in model.SaveFileRequirementInput) (*model.FileRequirement, error) {
-	c := r.ClientOf(ctx)
-	ev, err := access.Event(ctx, c, eventID)
-	if err != nil {
-		return nil, err
-	}
-	label := strings.TrimSpace(in.Label)
-	if label == "" {
-		return nil, apperr.Invalid("Enter a label")
-	}
-	description := ""
-	if in.Description != nil {
-		description = *in.Description
-	}
-	if in.ID != nil {
-		f, err := c.FileRequirement.Query().Where(filerequirement.ID(*in.ID), filerequirement.EventID(ev.ID)).Only(ctx)
-		if ent.IsNotFound(err) || !pid.Plausible(*in.ID) {
-			return nil, apperr.NotFound("File requirement")
-		}
+	return inTx(ctx, r, func(ctx context.Context) (*model.FileRequirement, error) {
+		c := r.ClientOf(ctx)
+		ev, err := access.Event(ctx, c, eventID)
 		if err != nil {
 			return nil, err
 		}
-		if f.Scope != filerequirement.Scope(in.Scope) {
-			return nil, apperr.Invalid("The scope of a file requirement cannot change; create a new one instead")
+		label := strings.TrimSpace(in.Label)
+		if label == "" {
+			return nil, apperr.Invalid("Enter a label")
 		}
-		u := f.Update().SetLabel(label).SetDescription(description)
-		if in.DueAt == nil {
-			u.ClearDueAt()
-		} else {
-			u.SetDueAt(*in.DueAt)
+		description := ""
+		if in.Description != nil {
+			description = *in.Description
 		}
-		if f, err = u.Save(ctx); err != nil {
+		if in.ID != nil {
+			f, err := c.FileRequirement.Query().Where(filerequirement.ID(*in.ID), filerequirement.EventID(ev.ID)).Only(ctx)
+			if ent.IsNotFound(err) || !pid.Plausible(*in.ID) {
+				return nil, apperr.NotFound("File requirement")
+			}
+			if err != nil {
+				return nil, err
+			}
+			if f.Scope != filerequirement.Scope(in.Scope) {
+				return nil, apperr.Invalid("The scope of a file requirement cannot change; create a new one instead")
+			}
+			u := f.Update().SetLabel(label).SetDescription(description)
+			if in.DueAt == nil {
+				u.ClearDueAt()
+			} else {
+				u.SetDueAt(*in.DueAt)
+			}
+			if f, err = u.Save(ctx); err != nil {
+				return nil, err
+			}
+			return toFileRequirement(f), nil
+		}
+		n, err := c.FileRequirement.Query().Where(filerequirement.EventID(ev.ID)).Count(ctx)
+		if err != nil {
+			return nil, err
+		}
+		f, err := c.FileRequirement.Create().SetEventID(ev.ID).SetLabel(label).SetDescription(description).
+			SetScope(filerequirement.Scope(in.Scope)).SetNillableDueAt(in.DueAt).SetPosition(n + 1).Save(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if err := r.reachActiveSessions(ctx, c, ev.ID); err != nil {
 			return nil, err
 		}
 		return toFileRequirement(f), nil
-	}
-	n, err := c.FileRequirement.Query().Where(filerequirement.EventID(ev.ID)).Count(ctx)
-	if err != nil {
-		return nil, err
-	}
-	f, err := c.FileRequirement.Create().SetEventID(ev.ID).SetLabel(label).SetDescription(description).
-		SetScope(filerequirement.Scope(in.Scope)).SetNillableDueAt(in.DueAt).SetPosition(n + 1).Save(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if err := r.reachActiveSessions(ctx, c, ev.ID); err != nil {
-		return nil, err
-	}
-	return toFileRequirement(f), nil
+	})
 }
 
 // deleteFileRequirement deletes a requirement and its deliverables.
 func (r *Service) DeleteFileRequirement(ctx context.Context, eventID, id string) (string, error) {
-	c := r.ClientOf(ctx)
-	ev, err := access.Event(ctx, c, eventID)
-	if err != nil {
-		return "", err
-	}
-	n, err := c.FileRequirement.Delete().Where(filerequirement.ID(id), filerequirement.EventID(ev.ID)).Exec(ctx)
-	if err != nil {
-		return "", err
-	}
-	if n == 0 {
-		return "", apperr.NotFound("File requirement")
-	}
-	return id, nil
+	return inTx(ctx, r, func(ctx context.Context) (string, error) {
+		c := r.ClientOf(ctx)
+		ev, err := access.Event(ctx, c, eventID)
+		if err != nil {
+			return "", err
+		}
+		n, err := c.FileRequirement.Delete().Where(filerequirement.ID(id), filerequirement.EventID(ev.ID)).Exec(ctx)
+		if err != nil {
+			return "", err
+		}
+		if n == 0 {
+			return "", apperr.NotFound("File requirement")
+		}
+		return id, nil
+	})
 }
 
 // sessionTasks lists a session's tasks, speakers' tasks included, by template position.
@@ -314,34 +322,36 @@ func toDeliverable(a *ent.DeliverableAssignment) *model.Deliverable {
 
 // setTaskStatus marks a session's task todo, done or waived.
 func (r *Service) SetTaskStatus(ctx context.Context, eventID, sessionID, taskID string, in model.SetTaskStatusInput) (*model.Task, error) {
-	c := r.ClientOf(ctx)
-	ev, err := access.Event(ctx, c, eventID)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := sessionEntity(ctx, c, ev.ID, sessionID, false); err != nil {
-		return nil, err
-	}
-	a, err := c.TaskAssignment.Query().Where(taskassignment.ID(taskID), taskassignment.SubmissionID(sessionID)).
-		WithTemplate().Only(ctx)
-	if ent.IsNotFound(err) || !pid.Plausible(taskID) {
-		return nil, apperr.NotFound("Task")
-	}
-	if err != nil {
-		return nil, err
-	}
-	u := a.Update().SetStatus(taskassignment.Status(in.Status))
-	if in.Status == model.TaskStatusDone {
-		u.SetCompletedAt(time.Now())
-	} else {
-		u.ClearCompletedAt()
-	}
-	updated, err := u.Save(ctx)
-	if err != nil {
-		return nil, err
-	}
-	updated.Edges.Template = a.Edges.Template
-	return toTask(updated), nil
+	return inTx(ctx, r, func(ctx context.Context) (*model.Task, error) {
+		c := r.ClientOf(ctx)
+		ev, err := access.Event(ctx, c, eventID)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := sessionEntity(ctx, c, ev.ID, sessionID, false); err != nil {
+			return nil, err
+		}
+		a, err := c.TaskAssignment.Query().Where(taskassignment.ID(taskID), taskassignment.SubmissionID(sessionID)).
+			WithTemplate().Only(ctx)
+		if ent.IsNotFound(err) || !pid.Plausible(taskID) {
+			return nil, apperr.NotFound("Task")
+		}
+		if err != nil {
+			return nil, err
+		}
+		u := a.Update().SetStatus(taskassignment.Status(in.Status))
+		if in.Status == model.TaskStatusDone {
+			u.SetCompletedAt(time.Now())
+		} else {
+			u.ClearCompletedAt()
+		}
+		updated, err := u.Save(ctx)
+		if err != nil {
+			return nil, err
+		}
+		updated.Edges.Template = a.Edges.Template
+		return toTask(updated), nil
+	})
 }
 
 // deliverable loads a deliverable of a session of the event.
@@ -364,52 +374,56 @@ func (r *Service) Deliverable(ctx context.Context, c *ent.Client, eventID, sessi
 
 // recordDeliverableUpload records the file uploaded for a deliverable.
 func (r *Service) RecordDeliverableUpload(ctx context.Context, eventID, sessionID, id string, in model.RecordDeliverableUploadInput) (*model.Deliverable, error) {
-	c := r.ClientOf(ctx)
-	d, err := r.Deliverable(ctx, c, eventID, sessionID, id)
-	if err != nil {
-		return nil, err
-	}
-	for field, value := range map[string]string{"fileName": in.FileName, "contentType": in.ContentType, "storageKey": in.StorageKey} {
-		if strings.TrimSpace(value) == "" {
-			return nil, apperr.Invalid("%s must not be empty", field)
-		}
-	}
-	if in.Size < 0 {
-		return nil, apperr.Invalid("size must not be negative")
-	}
-	if err := r.checkRecordedFile(ctx, in.StorageKey, int64(in.Size)); err != nil {
-		return nil, err
-	}
-	updated, err := d.Update().SetStatus(deliverableassignment.StatusUploaded).SetFileName(in.FileName).
-		SetContentType(in.ContentType).SetSize(int64(in.Size)).SetStorageKey(in.StorageKey).
-		SetUploadedAt(time.Now()).Save(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if d.StorageKey != nil && *d.StorageKey != in.StorageKey {
-		if err := r.releaseFile(ctx, d.StorageKey); err != nil {
+	return inTx(ctx, r, func(ctx context.Context) (*model.Deliverable, error) {
+		c := r.ClientOf(ctx)
+		d, err := r.Deliverable(ctx, c, eventID, sessionID, id)
+		if err != nil {
 			return nil, err
 		}
-	}
-	updated.Edges.Requirement = d.Edges.Requirement
-	return toDeliverable(updated), nil
+		for field, value := range map[string]string{"fileName": in.FileName, "contentType": in.ContentType, "storageKey": in.StorageKey} {
+			if strings.TrimSpace(value) == "" {
+				return nil, apperr.Invalid("%s must not be empty", field)
+			}
+		}
+		if in.Size < 0 {
+			return nil, apperr.Invalid("size must not be negative")
+		}
+		if err := r.checkRecordedFile(ctx, in.StorageKey, int64(in.Size)); err != nil {
+			return nil, err
+		}
+		updated, err := d.Update().SetStatus(deliverableassignment.StatusUploaded).SetFileName(in.FileName).
+			SetContentType(in.ContentType).SetSize(int64(in.Size)).SetStorageKey(in.StorageKey).
+			SetUploadedAt(time.Now()).Save(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if d.StorageKey != nil && *d.StorageKey != in.StorageKey {
+			if err := r.releaseFile(ctx, d.StorageKey); err != nil {
+				return nil, err
+			}
+		}
+		updated.Edges.Requirement = d.Edges.Requirement
+		return toDeliverable(updated), nil
+	})
 }
 
 // clearDeliverableUpload marks a deliverable outstanding again.
 func (r *Service) ClearDeliverableUpload(ctx context.Context, eventID, sessionID, id string) (*model.Deliverable, error) {
-	c := r.ClientOf(ctx)
-	d, err := r.Deliverable(ctx, c, eventID, sessionID, id)
-	if err != nil {
-		return nil, err
-	}
-	updated, err := d.Update().SetStatus(deliverableassignment.StatusOutstanding).ClearFileName().
-		ClearContentType().ClearSize().ClearStorageKey().ClearUploadedAt().Save(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if err := r.releaseFile(ctx, d.StorageKey); err != nil {
-		return nil, err
-	}
-	updated.Edges.Requirement = d.Edges.Requirement
-	return toDeliverable(updated), nil
+	return inTx(ctx, r, func(ctx context.Context) (*model.Deliverable, error) {
+		c := r.ClientOf(ctx)
+		d, err := r.Deliverable(ctx, c, eventID, sessionID, id)
+		if err != nil {
+			return nil, err
+		}
+		updated, err := d.Update().SetStatus(deliverableassignment.StatusOutstanding).ClearFileName().
+			ClearContentType().ClearSize().ClearStorageKey().ClearUploadedAt().Save(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if err := r.releaseFile(ctx, d.StorageKey); err != nil {
+			return nil, err
+		}
+		updated.Edges.Requirement = d.Edges.Requirement
+		return toDeliverable(updated), nil
+	})
 }

@@ -212,75 +212,79 @@ func audienceOf(ctx context.Context, c *ent.Client, eventID string, in model.Res
 
 // createResource adds a resource at the end of the list (docs/rest-api.md: POST E/resources).
 func (r *Service) CreateResource(ctx context.Context, eventID string, in model.ResourceInput) (*model.ResourceRecord, error) {
-	c := r.ClientOf(ctx)
-	ev, err := access.Event(ctx, c, eventID)
-	if err != nil {
-		return nil, err
-	}
-	if in, err = checkResource(in); err != nil {
-		return nil, err
-	}
-	if err := audienceOf(ctx, c, ev.ID, in); err != nil {
-		return nil, err
-	}
-	// The event row is locked so that two resources created at once do not share a position.
-	if _, err := lockEvent(ctx, c, ev.ID); err != nil {
-		return nil, err
-	}
-	var last []struct {
-		Max *int `json:"max"`
-	}
-	if err := c.Resource.Query().Where(resource.EventID(ev.ID)).Aggregate(ent.Max(resource.FieldPosition)).Scan(ctx, &last); err != nil {
-		return nil, err
-	}
-	position := 1
-	if len(last) > 0 && last[0].Max != nil {
-		position = *last[0].Max + 1
-	}
-	b := c.Resource.Create().SetEventID(ev.ID).SetPosition(position)
-	if err := applyResource(b.Mutation(), in, nil); err != nil {
-		return nil, err
-	}
-	res, err := b.Save(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if err := r.emitWhen(ctx, in.Published, hookResourcePublished, hookData{"eventId": ev.ID, "resourceId": res.ID}); err != nil {
-		return nil, err
-	}
-	return r.resource(ctx, res.ID)
+	return inTx(ctx, r, func(ctx context.Context) (*model.ResourceRecord, error) {
+		c := r.ClientOf(ctx)
+		ev, err := access.Event(ctx, c, eventID)
+		if err != nil {
+			return nil, err
+		}
+		if in, err = checkResource(in); err != nil {
+			return nil, err
+		}
+		if err := audienceOf(ctx, c, ev.ID, in); err != nil {
+			return nil, err
+		}
+		// The event row is locked so that two resources created at once do not share a position.
+		if _, err := lockEvent(ctx, c, ev.ID); err != nil {
+			return nil, err
+		}
+		var last []struct {
+			Max *int `json:"max"`
+		}
+		if err := c.Resource.Query().Where(resource.EventID(ev.ID)).Aggregate(ent.Max(resource.FieldPosition)).Scan(ctx, &last); err != nil {
+			return nil, err
+		}
+		position := 1
+		if len(last) > 0 && last[0].Max != nil {
+			position = *last[0].Max + 1
+		}
+		b := c.Resource.Create().SetEventID(ev.ID).SetPosition(position)
+		if err := applyResource(b.Mutation(), in, nil); err != nil {
+			return nil, err
+		}
+		res, err := b.Save(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if err := r.emitWhen(ctx, in.Published, hookResourcePublished, hookData{"eventId": ev.ID, "resourceId": res.ID}); err != nil {
+			return nil, err
+		}
+		return r.resource(ctx, res.ID)
+	})
 }
 
 // updateResource replaces a resource's content, publication, attachment and audience (docs/rest-api.md:
 // PATCH E/resources/{id}). A file resource keeps its file when attachmentKind is null; its file
 // can be replaced or removed only in the organizer app.
 func (r *Service) UpdateResource(ctx context.Context, eventID, resourceID string, in model.ResourceInput) (*model.ResourceRecord, error) {
-	c := r.ClientOf(ctx)
-	ev, err := access.Event(ctx, c, eventID)
-	if err != nil {
-		return nil, err
-	}
-	res, err := ResourceOf(ctx, c, ev.ID, resourceID)
-	if err != nil {
-		return nil, err
-	}
-	if in, err = checkResource(in); err != nil {
-		return nil, err
-	}
-	if err := audienceOf(ctx, c, ev.ID, in); err != nil {
-		return nil, err
-	}
-	u := res.Update().ClearTracks().ClearContacts()
-	if err := applyResource(u.Mutation(), in, res); err != nil {
-		return nil, err
-	}
-	if err := u.Exec(ctx); err != nil {
-		return nil, err
-	}
-	if err := r.emitWhen(ctx, in.Published && !res.Published, hookResourcePublished, hookData{"eventId": ev.ID, "resourceId": res.ID}); err != nil {
-		return nil, err
-	}
-	return r.resource(ctx, res.ID)
+	return inTx(ctx, r, func(ctx context.Context) (*model.ResourceRecord, error) {
+		c := r.ClientOf(ctx)
+		ev, err := access.Event(ctx, c, eventID)
+		if err != nil {
+			return nil, err
+		}
+		res, err := ResourceOf(ctx, c, ev.ID, resourceID)
+		if err != nil {
+			return nil, err
+		}
+		if in, err = checkResource(in); err != nil {
+			return nil, err
+		}
+		if err := audienceOf(ctx, c, ev.ID, in); err != nil {
+			return nil, err
+		}
+		u := res.Update().ClearTracks().ClearContacts()
+		if err := applyResource(u.Mutation(), in, res); err != nil {
+			return nil, err
+		}
+		if err := u.Exec(ctx); err != nil {
+			return nil, err
+		}
+		if err := r.emitWhen(ctx, in.Published && !res.Published, hookResourcePublished, hookData{"eventId": ev.ID, "resourceId": res.ID}); err != nil {
+			return nil, err
+		}
+		return r.resource(ctx, res.ID)
+	})
 }
 
 // applyResource writes a checked body into a create or update of a resource (current is nil when
@@ -338,51 +342,55 @@ func (r *Service) resource(ctx context.Context, id string) (*model.ResourceRecor
 
 // deleteResource deletes a resource of the event.
 func (r *Service) DeleteResource(ctx context.Context, eventID, resourceID string) (string, error) {
-	c := r.ClientOf(ctx)
-	ev, err := access.Event(ctx, c, eventID)
-	if err != nil {
-		return "", err
-	}
-	res, err := ResourceOf(ctx, c, ev.ID, resourceID)
-	if err != nil {
-		return "", err
-	}
-	return res.ID, c.Resource.DeleteOne(res).Exec(ctx)
+	return inTx(ctx, r, func(ctx context.Context) (string, error) {
+		c := r.ClientOf(ctx)
+		ev, err := access.Event(ctx, c, eventID)
+		if err != nil {
+			return "", err
+		}
+		res, err := ResourceOf(ctx, c, ev.ID, resourceID)
+		if err != nil {
+			return "", err
+		}
+		return res.ID, c.Resource.DeleteOne(res).Exec(ctx)
+	})
 }
 
 // reorderResources gives the listed resources positions 1..n in the order given (de-duplicated;
 // ids of other events ignored); the others follow in their previous order (docs/rest-api.md: POST
 // E/resources/reorder).
 func (r *Service) ReorderResources(ctx context.Context, eventID string, in model.ReorderResourcesInput) ([]*model.ResourceRecord, error) {
-	c := r.ClientOf(ctx)
-	ev, err := access.Event(ctx, c, eventID)
-	if err != nil {
-		return nil, err
-	}
-	current, err := c.Resource.Query().Where(resource.EventID(ev.ID)).Order(resourceOrder...).ForUpdate().All(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var order []string
-	for _, id := range unique(in.ResourceIds) {
-		if slices.ContainsFunc(current, func(res *ent.Resource) bool { return res.ID == id }) {
-			order = append(order, id)
-		}
-	}
-	for _, res := range current {
-		if !slices.Contains(order, res.ID) {
-			order = append(order, res.ID)
-		}
-	}
-	now := time.Now()
-	for i, id := range order {
-		res := current[slices.IndexFunc(current, func(res *ent.Resource) bool { return res.ID == id })]
-		if res.Position == i+1 {
-			continue
-		}
-		if err := c.Resource.UpdateOne(res).SetPosition(i + 1).SetUpdatedAt(now).Exec(ctx); err != nil {
+	return inTx(ctx, r, func(ctx context.Context) ([]*model.ResourceRecord, error) {
+		c := r.ClientOf(ctx)
+		ev, err := access.Event(ctx, c, eventID)
+		if err != nil {
 			return nil, err
 		}
-	}
-	return r.eventResources(ctx, ev.ID) // read anew: the request's loader may hold the order before
+		current, err := c.Resource.Query().Where(resource.EventID(ev.ID)).Order(resourceOrder...).ForUpdate().All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		var order []string
+		for _, id := range unique(in.ResourceIds) {
+			if slices.ContainsFunc(current, func(res *ent.Resource) bool { return res.ID == id }) {
+				order = append(order, id)
+			}
+		}
+		for _, res := range current {
+			if !slices.Contains(order, res.ID) {
+				order = append(order, res.ID)
+			}
+		}
+		now := time.Now()
+		for i, id := range order {
+			res := current[slices.IndexFunc(current, func(res *ent.Resource) bool { return res.ID == id })]
+			if res.Position == i+1 {
+				continue
+			}
+			if err := c.Resource.UpdateOne(res).SetPosition(i + 1).SetUpdatedAt(now).Exec(ctx); err != nil {
+				return nil, err
+			}
+		}
+		return r.eventResources(ctx, ev.ID) // read anew: the request's loader may hold the order before
+	})
 }

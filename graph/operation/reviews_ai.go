@@ -56,19 +56,21 @@ func aiError(err error) error {
 // generateAiReview has the provider score one submission in the round and stores the result
 // (docs/rest-api.md: POST …/ai-review). A failure stores nothing.
 func (r *Service) GenerateAiReview(ctx context.Context, eventID, roundID string, in model.GenerateAiReviewInput) (*model.AIResult, error) {
-	c, ev, rd, err := r.eventRound(ctx, eventID, roundID, false)
-	if err != nil {
-		return nil, err
-	}
-	sub, err := findSubmission(ctx, c, ev.ID, in.SubmissionID, errSubmissionNotFound, false)
-	if err != nil {
-		return nil, err
-	}
-	res, err := r.aiReview(ctx, c, ev, rd, sub)
-	if err != nil {
-		return nil, aiError(err)
-	}
-	return res, nil
+	return inTx(ctx, r, func(ctx context.Context) (*model.AIResult, error) {
+		c, ev, rd, err := r.eventRound(ctx, eventID, roundID, false)
+		if err != nil {
+			return nil, err
+		}
+		sub, err := findSubmission(ctx, c, ev.ID, in.SubmissionID, errSubmissionNotFound, false)
+		if err != nil {
+			return nil, err
+		}
+		res, err := r.aiReview(ctx, c, ev, rd, sub)
+		if err != nil {
+			return nil, aiError(err)
+		}
+		return res, nil
+	})
 }
 
 // aiReview asks the provider for a score and stores it.
@@ -181,37 +183,39 @@ func aiPrompt(ctx context.Context, c *ent.Client, ev *ent.Event, rd *ent.ReviewR
 // overrideAiReview records an organizer's score next to the provider's (docs/rest-api.md: POST
 // E/ai-review-override). The API key making the request is recorded as the one who overrode it.
 func (r *Service) OverrideAiReview(ctx context.Context, eventID string, in model.OverrideAiReviewInput) (*model.AIResult, error) {
-	c := r.ClientOf(ctx)
-	ev, err := access.Event(ctx, c, eventID)
-	if err != nil {
-		return nil, err
-	}
-	notFound := apperr.NotFound("AI review result")
-	if !pid.Plausible(in.ResultID) {
-		return nil, notFound
-	}
-	if !finite(in.Score) {
-		return nil, apperr.Invalid("Enter a valid override score")
-	}
-	res, err := c.AIReviewResult.Query().
-		Where(aireviewresult.ID(in.ResultID), aireviewresult.HasRoundWith(reviewround.EventID(ev.ID))).ForUpdate().Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, notFound
-	}
-	if err != nil {
-		return nil, err
-	}
-	u := res.Update().SetOverriddenScore(in.Score).SetOverrideReason(strings.TrimSpace(in.Reason)).
-		SetOverriddenAt(time.Now()).ClearOverriddenByUserID()
-	if v := viewer.FromContext(ctx); v != nil && v.APIKeyID != "" {
-		u.SetOverriddenByAPIKeyID(v.APIKeyID)
-	} else {
-		u.ClearOverriddenByAPIKeyID()
-	}
-	if res, err = u.Save(ctx); err != nil {
-		return nil, err
-	}
-	return toAIResult(res), nil
+	return inTx(ctx, r, func(ctx context.Context) (*model.AIResult, error) {
+		c := r.ClientOf(ctx)
+		ev, err := access.Event(ctx, c, eventID)
+		if err != nil {
+			return nil, err
+		}
+		notFound := apperr.NotFound("AI review result")
+		if !pid.Plausible(in.ResultID) {
+			return nil, notFound
+		}
+		if !finite(in.Score) {
+			return nil, apperr.Invalid("Enter a valid override score")
+		}
+		res, err := c.AIReviewResult.Query().
+			Where(aireviewresult.ID(in.ResultID), aireviewresult.HasRoundWith(reviewround.EventID(ev.ID))).ForUpdate().Only(ctx)
+		if ent.IsNotFound(err) {
+			return nil, notFound
+		}
+		if err != nil {
+			return nil, err
+		}
+		u := res.Update().SetOverriddenScore(in.Score).SetOverrideReason(strings.TrimSpace(in.Reason)).
+			SetOverriddenAt(time.Now()).ClearOverriddenByUserID()
+		if v := viewer.FromContext(ctx); v != nil && v.APIKeyID != "" {
+			u.SetOverriddenByAPIKeyID(v.APIKeyID)
+		} else {
+			u.ClearOverriddenByAPIKeyID()
+		}
+		if res, err = u.Save(ctx); err != nil {
+			return nil, err
+		}
+		return toAIResult(res), nil
+	})
 }
 
 func toAIResult(a *ent.AIReviewResult) *model.AIResult {
@@ -225,51 +229,53 @@ func toAIResult(a *ent.AIReviewResult) *model.AIResult {
 // default every call-for-proposals submission that is neither a draft nor withdrawn. A submission
 // whose job is still waiting or running is not queued twice.
 func (r *Service) ScoreRoundWithAi(ctx context.Context, eventID, roundID string, in *model.ScoreRoundWithAiInput) (*model.ScoreRoundWithAiResult, error) {
-	c, ev, rd, err := r.eventRound(ctx, eventID, roundID, false)
-	if err != nil {
-		return nil, err
-	}
-	if r.AI == nil {
-		return nil, aiError(ai.ErrNotConfigured)
-	}
-	q := c.Submission.Query().Where(submission.EventID(ev.ID))
-	if in != nil && in.SubmissionIds != nil {
-		ids := unique(in.SubmissionIds)
-		if err := submissionsOf(ctx, c, ev.ID, ids); err != nil {
+	return inTx(ctx, r, func(ctx context.Context) (*model.ScoreRoundWithAiResult, error) {
+		c, ev, rd, err := r.eventRound(ctx, eventID, roundID, false)
+		if err != nil {
 			return nil, err
 		}
-		q = q.Where(submission.IDIn(ids...))
-	} else {
-		q = q.Where(fromCFP(), submission.StatusNotIn(submission.StatusDraft, submission.StatusWithdrawn))
-	}
-	ids, err := q.Order(ent.Asc(submission.FieldNumber)).IDs(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := &model.ScoreRoundWithAiResult{RoundID: rd.ID}
-	if len(ids) == 0 {
-		return out, nil
-	}
-	params := make([]river.InsertManyParams, len(ids))
-	for i, id := range ids {
-		params[i] = river.InsertManyParams{Args: jobs.AIReviewArgs{RoundID: rd.ID, SubmissionID: id, OrganizationID: rd.OrganizationID}}
-	}
-	tx, err := r.tx(ctx)
-	if err != nil {
-		return nil, err
-	}
-	inserted, err := r.Outbox.Jobs.InsertManyTx(ctx, tx, params)
-	if err != nil {
-		return nil, err
-	}
-	for _, res := range inserted {
-		if res.UniqueSkippedAsDuplicate {
-			out.AlreadyQueued++
-		} else {
-			out.Queued++
+		if r.AI == nil {
+			return nil, aiError(ai.ErrNotConfigured)
 		}
-	}
-	return out, nil
+		q := c.Submission.Query().Where(submission.EventID(ev.ID))
+		if in != nil && in.SubmissionIds != nil {
+			ids := unique(in.SubmissionIds)
+			if err := submissionsOf(ctx, c, ev.ID, ids); err != nil {
+				return nil, err
+			}
+			q = q.Where(submission.IDIn(ids...))
+		} else {
+			q = q.Where(fromCFP(), submission.StatusNotIn(submission.StatusDraft, submission.StatusWithdrawn))
+		}
+		ids, err := q.Order(ent.Asc(submission.FieldNumber)).IDs(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out := &model.ScoreRoundWithAiResult{RoundID: rd.ID}
+		if len(ids) == 0 {
+			return out, nil
+		}
+		params := make([]river.InsertManyParams, len(ids))
+		for i, id := range ids {
+			params[i] = river.InsertManyParams{Args: jobs.AIReviewArgs{RoundID: rd.ID, SubmissionID: id, OrganizationID: rd.OrganizationID}}
+		}
+		tx, err := r.tx(ctx)
+		if err != nil {
+			return nil, err
+		}
+		inserted, err := r.Outbox.Jobs.InsertManyTx(ctx, tx, params)
+		if err != nil {
+			return nil, err
+		}
+		for _, res := range inserted {
+			if res.UniqueSkippedAsDuplicate {
+				out.AlreadyQueued++
+			} else {
+				out.Queued++
+			}
+		}
+		return out, nil
+	})
 }
 
 // ScoreSubmission scores one submission in a round with the provider: the work of an AIReviewArgs

@@ -42,45 +42,47 @@ func assignmentOf(ctx context.Context, c *ent.Client, eventID, id string) (*ent.
 // submitReviewAnswers records a reviewer's answers and completes the assignment; a resubmission
 // while the round is open replaces the answers (docs/rest-api.md: "Answers").
 func (r *Service) SubmitReviewAnswers(ctx context.Context, eventID, assignmentID string, in model.SubmitReviewAnswersInput) (*model.ReviewAssignmentRecord, error) {
-	c := r.ClientOf(ctx)
-	a, err := assignmentOf(ctx, c, eventID, assignmentID)
-	if err != nil {
-		return nil, err
-	}
-	if a.Status == reviewassignment.StatusRecused {
-		return nil, apperr.Forbidden("This assignment is recused; its review cannot be submitted")
-	}
-	if err := ensureOpen(a.Edges.Round); err != nil {
-		return nil, err
-	}
-	criteria, err := c.ReviewCriterion.Query().Where(reviewcriterion.RoundID(a.RoundID)).
-		Order(ent.Asc(reviewcriterion.FieldPosition)).All(ctx)
-	if err != nil {
-		return nil, err
-	}
-	answers, err := checkAnswers(criteria, in.Answers)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := c.ReviewAnswer.Delete().Where(reviewanswer.AssignmentID(a.ID)).Exec(ctx); err != nil {
-		return nil, err
-	}
-	creates := make([]*ent.ReviewAnswerCreate, len(answers))
-	for i, v := range answers {
-		creates[i] = c.ReviewAnswer.Create().SetAssignmentID(a.ID).SetCriterionID(v.CriterionID).
-			SetNillableNumericValue(v.NumericValue).SetNillableTextValue(v.TextValue).SetNillableOptionValue(v.OptionValue)
-	}
-	if err := c.ReviewAnswer.CreateBulk(creates...).Exec(ctx); err != nil {
-		return nil, err
-	}
-	a, err = a.Update().SetStatus(reviewassignment.StatusCompleted).SetCompletedAt(time.Now()).Save(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if err := r.emit(ctx, hookReviewCompleted, hookData{"eventId": eventID, "assignmentId": a.ID, "submissionId": a.SubmissionID, "roundId": a.RoundID}); err != nil {
-		return nil, err
-	}
-	return toAssignment(a), nil
+	return inTx(ctx, r, func(ctx context.Context) (*model.ReviewAssignmentRecord, error) {
+		c := r.ClientOf(ctx)
+		a, err := assignmentOf(ctx, c, eventID, assignmentID)
+		if err != nil {
+			return nil, err
+		}
+		if a.Status == reviewassignment.StatusRecused {
+			return nil, apperr.Forbidden("This assignment is recused; its review cannot be submitted")
+		}
+		if err := ensureOpen(a.Edges.Round); err != nil {
+			return nil, err
+		}
+		criteria, err := c.ReviewCriterion.Query().Where(reviewcriterion.RoundID(a.RoundID)).
+			Order(ent.Asc(reviewcriterion.FieldPosition)).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		answers, err := checkAnswers(criteria, in.Answers)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := c.ReviewAnswer.Delete().Where(reviewanswer.AssignmentID(a.ID)).Exec(ctx); err != nil {
+			return nil, err
+		}
+		creates := make([]*ent.ReviewAnswerCreate, len(answers))
+		for i, v := range answers {
+			creates[i] = c.ReviewAnswer.Create().SetAssignmentID(a.ID).SetCriterionID(v.CriterionID).
+				SetNillableNumericValue(v.NumericValue).SetNillableTextValue(v.TextValue).SetNillableOptionValue(v.OptionValue)
+		}
+		if err := c.ReviewAnswer.CreateBulk(creates...).Exec(ctx); err != nil {
+			return nil, err
+		}
+		a, err = a.Update().SetStatus(reviewassignment.StatusCompleted).SetCompletedAt(time.Now()).Save(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if err := r.emit(ctx, hookReviewCompleted, hookData{"eventId": eventID, "assignmentId": a.ID, "submissionId": a.SubmissionID, "roundId": a.RoundID}); err != nil {
+			return nil, err
+		}
+		return toAssignment(a), nil
+	})
 }
 
 // checkAnswers checks answers against the round's scorecard and returns what is stored: for each
@@ -158,20 +160,22 @@ func valueOf(cr *ent.ReviewCriterion, a *model.ReviewAnswerInput) *model.ReviewA
 
 // recuseReview records a reviewer stepping back from an assignment.
 func (r *Service) RecuseReview(ctx context.Context, eventID, assignmentID string, in model.RecuseReviewInput) (*model.ReviewAssignmentRecord, error) {
-	c := r.ClientOf(ctx)
-	a, err := assignmentOf(ctx, c, eventID, assignmentID)
-	if err != nil {
-		return nil, err
-	}
-	if a.Status == reviewassignment.StatusRecused {
-		return nil, apperr.Conflict(apperr.CodeAlreadyRecused, "This assignment is already recused")
-	}
-	a, err = a.Update().SetStatus(reviewassignment.StatusRecused).SetRecusedAt(time.Now()).
-		SetRecusalReason(strings.TrimSpace(in.Reason)).ClearCompletedAt().Save(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return toAssignment(a), nil
+	return inTx(ctx, r, func(ctx context.Context) (*model.ReviewAssignmentRecord, error) {
+		c := r.ClientOf(ctx)
+		a, err := assignmentOf(ctx, c, eventID, assignmentID)
+		if err != nil {
+			return nil, err
+		}
+		if a.Status == reviewassignment.StatusRecused {
+			return nil, apperr.Conflict(apperr.CodeAlreadyRecused, "This assignment is already recused")
+		}
+		a, err = a.Update().SetStatus(reviewassignment.StatusRecused).SetRecusedAt(time.Now()).
+			SetRecusalReason(strings.TrimSpace(in.Reason)).ClearCompletedAt().Save(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return toAssignment(a), nil
+	})
 }
 
 // answersView is the answers of a review, none when there is no review.

@@ -24,73 +24,75 @@ var errAssignmentNotFound = apperr.NotFound("Review assignment")
 // Existing pairs are skipped; a request that would take the reviewer past their cap assigns
 // nothing.
 func (r *Service) AssignReviews(ctx context.Context, eventID, roundID string, in model.AssignReviewsInput) (*model.AssignReviewsResult, error) {
-	c, ev, rd, err := r.eventRound(ctx, eventID, roundID, false)
-	if err != nil {
-		return nil, err
-	}
-	if err := ensureOpen(rd); err != nil {
-		return nil, err
-	}
-	// Locking the pool membership serializes assignments to one reviewer, so caps hold.
-	notMember := apperr.NotFound("Reviewer")
-	if !pid.Plausible(in.EventMemberID) {
-		return nil, notMember
-	}
-	m, err := c.ReviewRoundMember.Query().
-		Where(reviewroundmember.RoundID(rd.ID), reviewroundmember.EventMemberID(in.EventMemberID)).ForUpdate().Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, notMember
-	}
-	if err != nil {
-		return nil, err
-	}
-	ids := unique(in.SubmissionIds)
-	if err := submissionsOf(ctx, c, ev.ID, ids); err != nil {
-		return nil, err
-	}
-	// A draft is its speaker's until they submit it (the organizers' lists leave it out), so no
-	// reviewer reads it; nor one withdrawn before it was ever submitted.
-	drafts, err := c.Submission.Query().Where(submission.IDIn(ids...), submission.Or(submission.StatusEQ(submission.StatusDraft),
-		submission.And(submission.StatusEQ(submission.StatusWithdrawn), submission.SubmittedAtIsNil()))).Exist(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if drafts {
-		return nil, apperr.Invalid("Only submitted proposals can be assigned: a draft is its speaker's until they submit it")
-	}
-	current, err := c.ReviewAssignment.Query().
-		Where(reviewassignment.RoundID(rd.ID), reviewassignment.EventMemberID(m.EventMemberID)).All(ctx)
-	if err != nil {
-		return nil, err
-	}
-	load := 0
-	assigned := map[string]bool{}
-	for _, a := range current {
-		assigned[a.SubmissionID] = true
-		if a.Status != reviewassignment.StatusRecused {
+	return inTx(ctx, r, func(ctx context.Context) (*model.AssignReviewsResult, error) {
+		c, ev, rd, err := r.eventRound(ctx, eventID, roundID, false)
+		if err != nil {
+			return nil, err
+		}
+		if err := ensureOpen(rd); err != nil {
+			return nil, err
+		}
+		// Locking the pool membership serializes assignments to one reviewer, so caps hold.
+		notMember := apperr.NotFound("Reviewer")
+		if !pid.Plausible(in.EventMemberID) {
+			return nil, notMember
+		}
+		m, err := c.ReviewRoundMember.Query().
+			Where(reviewroundmember.RoundID(rd.ID), reviewroundmember.EventMemberID(in.EventMemberID)).ForUpdate().Only(ctx)
+		if ent.IsNotFound(err) {
+			return nil, notMember
+		}
+		if err != nil {
+			return nil, err
+		}
+		ids := unique(in.SubmissionIds)
+		if err := submissionsOf(ctx, c, ev.ID, ids); err != nil {
+			return nil, err
+		}
+		// A draft is its speaker's until they submit it (the organizers' lists leave it out), so no
+		// reviewer reads it; nor one withdrawn before it was ever submitted.
+		drafts, err := c.Submission.Query().Where(submission.IDIn(ids...), submission.Or(submission.StatusEQ(submission.StatusDraft),
+			submission.And(submission.StatusEQ(submission.StatusWithdrawn), submission.SubmittedAtIsNil()))).Exist(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if drafts {
+			return nil, apperr.Invalid("Only submitted proposals can be assigned: a draft is its speaker's until they submit it")
+		}
+		current, err := c.ReviewAssignment.Query().
+			Where(reviewassignment.RoundID(rd.ID), reviewassignment.EventMemberID(m.EventMemberID)).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		load := 0
+		assigned := map[string]bool{}
+		for _, a := range current {
+			assigned[a.SubmissionID] = true
+			if a.Status != reviewassignment.StatusRecused {
+				load++
+			}
+		}
+		res := &model.AssignReviewsResult{}
+		now := time.Now()
+		var creates []*ent.ReviewAssignmentCreate
+		for _, id := range ids {
+			if assigned[id] {
+				res.Skipped++
+				continue
+			}
+			if m.AssignmentCap != nil && load >= *m.AssignmentCap {
+				return nil, apperr.Conflict(apperr.CodeAssignmentCapExceeded, "This reviewer has reached their assignment cap")
+			}
 			load++
+			creates = append(creates, c.ReviewAssignment.Create().SetRoundID(rd.ID).SetSubmissionID(id).
+				SetEventMemberID(m.EventMemberID).SetAssignedAt(now))
 		}
-	}
-	res := &model.AssignReviewsResult{}
-	now := time.Now()
-	var creates []*ent.ReviewAssignmentCreate
-	for _, id := range ids {
-		if assigned[id] {
-			res.Skipped++
-			continue
+		if err := c.ReviewAssignment.CreateBulk(creates...).Exec(ctx); err != nil {
+			return nil, err
 		}
-		if m.AssignmentCap != nil && load >= *m.AssignmentCap {
-			return nil, apperr.Conflict(apperr.CodeAssignmentCapExceeded, "This reviewer has reached their assignment cap")
-		}
-		load++
-		creates = append(creates, c.ReviewAssignment.Create().SetRoundID(rd.ID).SetSubmissionID(id).
-			SetEventMemberID(m.EventMemberID).SetAssignedAt(now))
-	}
-	if err := c.ReviewAssignment.CreateBulk(creates...).Exec(ctx); err != nil {
-		return nil, err
-	}
-	res.Created = len(creates)
-	return res, nil
+		res.Created = len(creates)
+		return res, nil
+	})
 }
 
 // submissionsOf checks that every id is a submission of the event.
@@ -113,65 +115,69 @@ func submissionsOf(ctx context.Context, c *ent.Client, eventID string, ids []str
 
 // unassignReview removes an assignment of the round with its answers.
 func (r *Service) UnassignReview(ctx context.Context, eventID, roundID, assignmentID string) (string, error) {
-	c, _, rd, err := r.eventRound(ctx, eventID, roundID, false)
-	if err != nil {
-		return "", err
-	}
-	if !pid.Plausible(assignmentID) {
-		return "", errAssignmentNotFound
-	}
-	n, err := c.ReviewAssignment.Delete().
-		Where(reviewassignment.ID(assignmentID), reviewassignment.RoundID(rd.ID)).Exec(ctx)
-	if err != nil {
-		return "", err
-	}
-	if n == 0 {
-		return "", errAssignmentNotFound
-	}
-	return assignmentID, nil
+	return inTx(ctx, r, func(ctx context.Context) (string, error) {
+		c, _, rd, err := r.eventRound(ctx, eventID, roundID, false)
+		if err != nil {
+			return "", err
+		}
+		if !pid.Plausible(assignmentID) {
+			return "", errAssignmentNotFound
+		}
+		n, err := c.ReviewAssignment.Delete().
+			Where(reviewassignment.ID(assignmentID), reviewassignment.RoundID(rd.ID)).Exec(ctx)
+		if err != nil {
+			return "", err
+		}
+		if n == 0 {
+			return "", errAssignmentNotFound
+		}
+		return assignmentID, nil
+	})
 }
 
 // autoDistributeReviews plans, and unless dryRun creates, the assignments that bring every pending
 // or maybe submission (in trackIds, when given) up to the round's reviewsPerSubmission
 // (docs/rest-api.md: POST …/auto-distribute).
 func (r *Service) AutoDistributeReviews(ctx context.Context, eventID, roundID string, in model.AutoDistributeReviewsInput) (*model.AutoDistributionResult, error) {
-	// Locking the round makes concurrent distributions of it take turns: the second sees the
-	// first's assignments and creates none twice.
-	c, ev, rd, err := r.eventRound(ctx, eventID, roundID, true)
-	if err != nil {
-		return nil, err
-	}
-	if err := ensureOpen(rd); err != nil {
-		return nil, err
-	}
-	trackIDs, err := tracksOf(ctx, c, ev.ID, in.TrackIds)
-	if err != nil {
-		return nil, err
-	}
-	input, err := r.planInput(ctx, ev.ID, rd.ID, trackIDs)
-	if err != nil {
-		return nil, err
-	}
-	plan := planAutoDistribution(input, rd.ReviewsPerSubmission)
-	if (in.DryRun != nil && *in.DryRun) || len(plan.Planned) == 0 {
-		return plan, nil
-	}
-	ids, members, submissions := make([]string, len(plan.Planned)), make([]string, len(plan.Planned)), make([]string, len(plan.Planned))
-	for i, p := range plan.Planned {
-		ids[i], members[i], submissions[i] = pid.New("asg"), p.EventMemberID, p.SubmissionID
-	}
-	// A pair assigned by hand meanwhile is skipped, not an error.
-	tag, err := r.sql(ctx).Exec(ctx, `
+	return inTx(ctx, r, func(ctx context.Context) (*model.AutoDistributionResult, error) {
+		// Locking the round makes concurrent distributions of it take turns: the second sees the
+		// first's assignments and creates none twice.
+		c, ev, rd, err := r.eventRound(ctx, eventID, roundID, true)
+		if err != nil {
+			return nil, err
+		}
+		if err := ensureOpen(rd); err != nil {
+			return nil, err
+		}
+		trackIDs, err := tracksOf(ctx, c, ev.ID, in.TrackIds)
+		if err != nil {
+			return nil, err
+		}
+		input, err := r.planInput(ctx, ev.ID, rd.ID, trackIDs)
+		if err != nil {
+			return nil, err
+		}
+		plan := planAutoDistribution(input, rd.ReviewsPerSubmission)
+		if (in.DryRun != nil && *in.DryRun) || len(plan.Planned) == 0 {
+			return plan, nil
+		}
+		ids, members, submissions := make([]string, len(plan.Planned)), make([]string, len(plan.Planned)), make([]string, len(plan.Planned))
+		for i, p := range plan.Planned {
+			ids[i], members[i], submissions[i] = pid.New("asg"), p.EventMemberID, p.SubmissionID
+		}
+		// A pair assigned by hand meanwhile is skipped, not an error.
+		tag, err := r.sql(ctx).Exec(ctx, `
 INSERT INTO review_assignments (id, created_at, updated_at, status, assigned_at, round_id, event_member_id, submission_id)
 SELECT a.id, now(), now(), 'pending', now(), $2, a.member, a.submission
 FROM unnest($1::text[], $3::text[], $4::text[]) AS a(id, member, submission)
 ON CONFLICT (round_id, submission_id, event_member_id) DO NOTHING`, ids, rd.ID, members, submissions)
-	if err != nil {
-		return nil, err
-	}
-	plan.Created = int(tag.RowsAffected())
-	plan.Skipped = len(plan.Planned) - plan.Created
-	return plan, nil
+		if err != nil {
+			return nil, err
+		}
+		plan.Created = int(tag.RowsAffected())
+		plan.Skipped = len(plan.Planned) - plan.Created
+		return plan, nil
+	})
 }
 
 // planInput is what auto-distribution plans from.

@@ -118,17 +118,21 @@ func (r *Service) MyReviewAssignment(ctx context.Context, id string) (*model.MyR
 // submitMyReview records the caller's answers to their assignment, in a transaction of the
 // assignment's organization, with the rules of submitReviewAnswers.
 func (r *Service) SubmitMyReview(ctx context.Context, id string, in model.SubmitReviewAnswersInput) (*model.MyReviewAssignment, error) {
-	return r.onMyAssignment(ctx, id, func(ctx context.Context, a *ent.ReviewAssignment) error {
-		_, err := r.SubmitReviewAnswers(ctx, a.Edges.Round.EventID, a.ID, in)
-		return err
+	return inTx(ctx, r, func(ctx context.Context) (*model.MyReviewAssignment, error) {
+		return r.onMyAssignment(ctx, id, func(ctx context.Context, a *ent.ReviewAssignment) error {
+			_, err := r.SubmitReviewAnswers(ctx, a.Edges.Round.EventID, a.ID, in)
+			return err
+		})
 	})
 }
 
 // recuseMyAssignment records the caller stepping back from their assignment.
 func (r *Service) RecuseMyAssignment(ctx context.Context, id string, in model.RecuseReviewInput) (*model.MyReviewAssignment, error) {
-	return r.onMyAssignment(ctx, id, func(ctx context.Context, a *ent.ReviewAssignment) error {
-		_, err := r.RecuseReview(ctx, a.Edges.Round.EventID, a.ID, in)
-		return err
+	return inTx(ctx, r, func(ctx context.Context) (*model.MyReviewAssignment, error) {
+		return r.onMyAssignment(ctx, id, func(ctx context.Context, a *ent.ReviewAssignment) error {
+			_, err := r.RecuseReview(ctx, a.Edges.Round.EventID, a.ID, in)
+			return err
+		})
 	})
 }
 

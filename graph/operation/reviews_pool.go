@@ -46,78 +46,80 @@ const reviewerPath = "/reviews"
 // membership when new, or updates their cap (docs/rest-api.md: POST …/members). A reviewer new to the
 // pool is emailed an invitation.
 func (r *Service) AddReviewer(ctx context.Context, eventID, roundID string, in model.AddReviewerInput) (*model.ReviewerProvisioned, error) {
-	c, ev, rd, err := r.eventRound(ctx, eventID, roundID, true)
-	if err != nil {
-		return nil, err
-	}
-	if in.AssignmentCap != nil && *in.AssignmentCap < 1 {
-		return nil, apperr.Invalid("Assignment cap must be a whole number of at least 1")
-	}
-	addr, err := normalizeEmail(in.Email)
-	if err != nil {
-		return nil, err
-	}
-	accessPath := strings.TrimSpace(in.AccessPath)
-	if !validAccessPath(accessPath) {
-		return nil, apperr.Invalid("accessPath must be a path starting with / or an https URL")
-	}
-
-	q := r.sql(ctx)
-	var userID, name string
-	if err := q.QueryRow(ctx, upsertUserSQL, pid.New("usr"), addr, strings.SplitN(addr, "@", 2)[0]).Scan(&userID, &name); err != nil {
-		return nil, err
-	}
-	if _, err := q.Exec(ctx, addOrgMemberSQL, pid.New("om"), ev.OrganizationID, userID); err != nil {
-		return nil, err
-	}
-	if _, err := q.Exec(ctx, addEventMemberSQL, pid.New("emb"), ev.ID, userID); err != nil {
-		return nil, err
-	}
-	var memberID string
-	if err := q.QueryRow(ctx, eventMemberIDSQL, ev.ID, userID).Scan(&memberID); err != nil {
-		return nil, err
-	}
-
-	// The round is locked, so the pool changes one request at a time.
-	m, err := c.ReviewRoundMember.Query().
-		Where(reviewroundmember.RoundID(rd.ID), reviewroundmember.EventMemberID(memberID)).Only(ctx)
-	alreadyInPool := err == nil
-	switch {
-	case alreadyInPool:
-		m, err = m.Update().SetNillableAssignmentCap(in.AssignmentCap).Save(ctx)
-		if err == nil && in.AssignmentCap == nil {
-			m, err = m.Update().ClearAssignmentCap().Save(ctx)
+	return inTx(ctx, r, func(ctx context.Context) (*model.ReviewerProvisioned, error) {
+		c, ev, rd, err := r.eventRound(ctx, eventID, roundID, true)
+		if err != nil {
+			return nil, err
 		}
-	case ent.IsNotFound(err):
-		m, err = c.ReviewRoundMember.Create().SetRoundID(rd.ID).SetEventMemberID(memberID).
-			SetNillableAssignmentCap(in.AssignmentCap).Save(ctx)
-	}
-	if err != nil {
-		return nil, err
-	}
-	out := &model.ReviewerProvisioned{
-		Reviewer:   &model.Reviewer{Member: toRoundMember(m), Name: name, Email: addr},
-		AccessPath: accessPath, AlreadyInPool: alreadyInPool,
-	}
-	if alreadyInPool {
+		if in.AssignmentCap != nil && *in.AssignmentCap < 1 {
+			return nil, apperr.Invalid("Assignment cap must be a whole number of at least 1")
+		}
+		addr, err := normalizeEmail(in.Email)
+		if err != nil {
+			return nil, err
+		}
+		accessPath := strings.TrimSpace(in.AccessPath)
+		if !validAccessPath(accessPath) {
+			return nil, apperr.Invalid("accessPath must be a path starting with / or an https URL")
+		}
+
+		q := r.sql(ctx)
+		var userID, name string
+		if err := q.QueryRow(ctx, upsertUserSQL, pid.New("usr"), addr, strings.SplitN(addr, "@", 2)[0]).Scan(&userID, &name); err != nil {
+			return nil, err
+		}
+		if _, err := q.Exec(ctx, addOrgMemberSQL, pid.New("om"), ev.OrganizationID, userID); err != nil {
+			return nil, err
+		}
+		if _, err := q.Exec(ctx, addEventMemberSQL, pid.New("emb"), ev.ID, userID); err != nil {
+			return nil, err
+		}
+		var memberID string
+		if err := q.QueryRow(ctx, eventMemberIDSQL, ev.ID, userID).Scan(&memberID); err != nil {
+			return nil, err
+		}
+
+		// The round is locked, so the pool changes one request at a time.
+		m, err := c.ReviewRoundMember.Query().
+			Where(reviewroundmember.RoundID(rd.ID), reviewroundmember.EventMemberID(memberID)).Only(ctx)
+		alreadyInPool := err == nil
+		switch {
+		case alreadyInPool:
+			m, err = m.Update().SetNillableAssignmentCap(in.AssignmentCap).Save(ctx)
+			if err == nil && in.AssignmentCap == nil {
+				m, err = m.Update().ClearAssignmentCap().Save(ctx)
+			}
+		case ent.IsNotFound(err):
+			m, err = c.ReviewRoundMember.Create().SetRoundID(rd.ID).SetEventMemberID(memberID).
+				SetNillableAssignmentCap(in.AssignmentCap).Save(ctx)
+		}
+		if err != nil {
+			return nil, err
+		}
+		out := &model.ReviewerProvisioned{
+			Reviewer:   &model.Reviewer{Member: toRoundMember(m), Name: name, Email: addr},
+			AccessPath: accessPath, AlreadyInPool: alreadyInPool,
+		}
+		if alreadyInPool {
+			return out, nil
+		}
+		// The invitation says how much there is to review and by when, as the round's workspace
+		// counts it: the event's proposals from its forms, less drafts and withdrawn ones.
+		proposals, err := c.Submission.Query().Where(submission.EventID(ev.ID), fromCFP(),
+			submission.StatusNotIn(submission.StatusDraft, submission.StatusWithdrawn)).Count(ctx)
+		if err != nil {
+			return nil, err
+		}
+		rows, err := r.Outbox.Queue(ctx, email.Email{EventID: ev.ID, Type: emaillog.TypeCustom, To: addr,
+			Template: email.ReviewerInvitation,
+			Data: email.Data{EventName: ev.Name, FirstName: name, RoundName: rd.Name, Path: accessPath, Count: proposals,
+				When: rd.ClosesAt.In(EventLocation(ev.Timezone)).Format("Monday 2 January 2006, 15:04 MST")}})
+		if err != nil {
+			return nil, err
+		}
+		out.InvitationLogged, out.InvitationLogID = true, new(rows[0].ID)
 		return out, nil
-	}
-	// The invitation says how much there is to review and by when, as the round's workspace
-	// counts it: the event's proposals from its forms, less drafts and withdrawn ones.
-	proposals, err := c.Submission.Query().Where(submission.EventID(ev.ID), fromCFP(),
-		submission.StatusNotIn(submission.StatusDraft, submission.StatusWithdrawn)).Count(ctx)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := r.Outbox.Queue(ctx, email.Email{EventID: ev.ID, Type: emaillog.TypeCustom, To: addr,
-		Template: email.ReviewerInvitation,
-		Data: email.Data{EventName: ev.Name, FirstName: name, RoundName: rd.Name, Path: accessPath, Count: proposals,
-			When: rd.ClosesAt.In(EventLocation(ev.Timezone)).Format("Monday 2 January 2006, 15:04 MST")}})
-	if err != nil {
-		return nil, err
-	}
-	out.InvitationLogged, out.InvitationLogID = true, new(rows[0].ID)
-	return out, nil
+	})
 }
 
 // validAccessPath accepts a path under PUBLIC_URL or an absolute http(s) URL.
@@ -172,30 +174,32 @@ WHERE em.event_id = ANY($1) ORDER BY em.event_id, em.id, emt.track_id`, []any{ev
 
 // setReviewerTracks replaces a member's reviewer tracks.
 func (r *Service) SetReviewerTracks(ctx context.Context, eventID, memberID string, in model.SetReviewerTracksInput) (*model.ReviewerTrackSet, error) {
-	c := r.ClientOf(ctx)
-	ev, err := access.Event(ctx, c, eventID)
-	if err != nil {
-		return nil, err
-	}
-	notFound := apperr.NotFound("Event member")
-	if !pid.Plausible(memberID) {
-		return nil, notFound
-	}
-	m, err := c.EventMember.Query().Where(eventmember.ID(memberID), eventmember.EventID(ev.ID)).ForUpdate().Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, notFound
-	}
-	if err != nil {
-		return nil, err
-	}
-	ids, err := tracksOf(ctx, c, ev.ID, in.TrackIds)
-	if err != nil {
-		return nil, err
-	}
-	if err := m.Update().ClearTracks().AddTrackIDs(ids...).Exec(ctx); err != nil {
-		return nil, err
-	}
-	return &model.ReviewerTrackSet{EventMemberID: m.ID, TrackIds: ids}, nil
+	return inTx(ctx, r, func(ctx context.Context) (*model.ReviewerTrackSet, error) {
+		c := r.ClientOf(ctx)
+		ev, err := access.Event(ctx, c, eventID)
+		if err != nil {
+			return nil, err
+		}
+		notFound := apperr.NotFound("Event member")
+		if !pid.Plausible(memberID) {
+			return nil, notFound
+		}
+		m, err := c.EventMember.Query().Where(eventmember.ID(memberID), eventmember.EventID(ev.ID)).ForUpdate().Only(ctx)
+		if ent.IsNotFound(err) {
+			return nil, notFound
+		}
+		if err != nil {
+			return nil, err
+		}
+		ids, err := tracksOf(ctx, c, ev.ID, in.TrackIds)
+		if err != nil {
+			return nil, err
+		}
+		if err := m.Update().ClearTracks().AddTrackIDs(ids...).Exec(ctx); err != nil {
+			return nil, err
+		}
+		return &model.ReviewerTrackSet{EventMemberID: m.ID, TrackIds: ids}, nil
+	})
 }
 
 // tracksOf de-duplicates and sorts track ids, all of which must be tracks of the event.
@@ -217,54 +221,56 @@ func tracksOf(ctx context.Context, c *ent.Client, eventID string, in []string) (
 // sendReviewReminders emails each of the given reviewers of the round who has pending assignments
 // how many wait for them (docs/rest-api.md: POST …/reminders).
 func (r *Service) SendReviewReminders(ctx context.Context, eventID, roundID string, in model.SendReviewRemindersInput) (*model.ReviewRemindersResult, error) {
-	c, ev, rd, err := r.eventRound(ctx, eventID, roundID, false)
-	if err != nil {
-		return nil, err
-	}
-	ids := slices.DeleteFunc(slices.Compact(slices.Sorted(slices.Values(in.EventMemberIds))), func(id string) bool { return !pid.Plausible(id) })
-	res := &model.ReviewRemindersResult{}
-	if len(ids) == 0 {
-		return res, nil
-	}
-	members, err := c.ReviewRoundMember.Query().
-		Where(reviewroundmember.RoundID(rd.ID), reviewroundmember.EventMemberIDIn(ids...)).
-		WithEventMember(func(q *ent.EventMemberQuery) { q.WithUser() }).
-		Order(ent.Asc(reviewroundmember.FieldEventMemberID)).All(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var counts []struct {
-		MemberID string `json:"event_member_id"`
-		Count    int    `json:"count"`
-	}
-	err = c.ReviewAssignment.Query().
-		Where(reviewassignment.RoundID(rd.ID), reviewassignment.StatusEQ(reviewassignment.StatusPending),
-			reviewassignment.EventMemberIDIn(ids...)).
-		GroupBy(reviewassignment.FieldEventMemberID).Aggregate(ent.Count()).Scan(ctx, &counts)
-	if err != nil {
-		return nil, err
-	}
-	pending := map[string]int{}
-	for _, p := range counts {
-		pending[p.MemberID] = p.Count
-	}
-	when := closesAt(rd.ClosesAt, ev.Timezone)
-	var batch []email.Email
-	for _, m := range members {
-		n := pending[m.EventMemberID]
-		if n == 0 {
-			continue
+	return inTx(ctx, r, func(ctx context.Context) (*model.ReviewRemindersResult, error) {
+		c, ev, rd, err := r.eventRound(ctx, eventID, roundID, false)
+		if err != nil {
+			return nil, err
 		}
-		u := m.Edges.EventMember.Edges.User
-		batch = append(batch, email.Email{EventID: ev.ID, Type: emaillog.TypeCustom, To: u.Email, Template: email.ReviewReminder,
-			Data: email.Data{EventName: ev.Name, FirstName: u.Name, RoundName: rd.Name, Count: n, When: when, Path: reviewerPath}})
-	}
-	rows, err := r.Outbox.Queue(ctx, batch...)
-	if err != nil {
-		return nil, err
-	}
-	res.Queued = len(rows)
-	return res, nil
+		ids := slices.DeleteFunc(slices.Compact(slices.Sorted(slices.Values(in.EventMemberIds))), func(id string) bool { return !pid.Plausible(id) })
+		res := &model.ReviewRemindersResult{}
+		if len(ids) == 0 {
+			return res, nil
+		}
+		members, err := c.ReviewRoundMember.Query().
+			Where(reviewroundmember.RoundID(rd.ID), reviewroundmember.EventMemberIDIn(ids...)).
+			WithEventMember(func(q *ent.EventMemberQuery) { q.WithUser() }).
+			Order(ent.Asc(reviewroundmember.FieldEventMemberID)).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		var counts []struct {
+			MemberID string `json:"event_member_id"`
+			Count    int    `json:"count"`
+		}
+		err = c.ReviewAssignment.Query().
+			Where(reviewassignment.RoundID(rd.ID), reviewassignment.StatusEQ(reviewassignment.StatusPending),
+				reviewassignment.EventMemberIDIn(ids...)).
+			GroupBy(reviewassignment.FieldEventMemberID).Aggregate(ent.Count()).Scan(ctx, &counts)
+		if err != nil {
+			return nil, err
+		}
+		pending := map[string]int{}
+		for _, p := range counts {
+			pending[p.MemberID] = p.Count
+		}
+		when := closesAt(rd.ClosesAt, ev.Timezone)
+		var batch []email.Email
+		for _, m := range members {
+			n := pending[m.EventMemberID]
+			if n == 0 {
+				continue
+			}
+			u := m.Edges.EventMember.Edges.User
+			batch = append(batch, email.Email{EventID: ev.ID, Type: emaillog.TypeCustom, To: u.Email, Template: email.ReviewReminder,
+				Data: email.Data{EventName: ev.Name, FirstName: u.Name, RoundName: rd.Name, Count: n, When: when, Path: reviewerPath}})
+		}
+		rows, err := r.Outbox.Queue(ctx, batch...)
+		if err != nil {
+			return nil, err
+		}
+		res.Queued = len(rows)
+		return res, nil
+	})
 }
 
 // closesAt formats a round's deadline in the event's time zone.

@@ -62,59 +62,61 @@ func ensureOpen(rd *ent.ReviewRound) error {
 // saveReviewRound creates or updates a round and replaces its scorecard (docs/rest-api.md: POST
 // E/review-rounds).
 func (r *Service) SaveReviewRound(ctx context.Context, eventID string, in model.SaveReviewRoundInput) (*model.SaveReviewRoundResult, error) {
-	// The range of reviewsPerSubmission is part of the body's shape (400 invalid_body), checked
-	// before access like every shape rule.
-	if in.ReviewsPerSubmission < 1 || in.ReviewsPerSubmission > 10 {
-		return nil, apperr.InvalidBody("reviewsPerSubmission must be a whole number from 1 to 10")
-	}
-	c := r.ClientOf(ctx)
-	ev, err := access.Event(ctx, c, eventID)
-	if err != nil {
-		return nil, err
-	}
-	var existing *ent.ReviewRound
-	if in.RoundID != nil {
-		if existing, err = roundOf(ctx, c, ev.ID, *in.RoundID, true); err != nil {
-			return nil, apperr.Forbidden("This round does not belong to the event")
+	return inTx(ctx, r, func(ctx context.Context) (*model.SaveReviewRoundResult, error) {
+		// The range of reviewsPerSubmission is part of the body's shape (400 invalid_body), checked
+		// before access like every shape rule.
+		if in.ReviewsPerSubmission < 1 || in.ReviewsPerSubmission > 10 {
+			return nil, apperr.InvalidBody("reviewsPerSubmission must be a whole number from 1 to 10")
 		}
-	}
-	name := strings.TrimSpace(in.Name)
-	if name == "" {
-		return nil, apperr.Invalid("Name this review round")
-	}
-	if in.Position < 1 {
-		return nil, apperr.Invalid("Round position must be a whole number of at least 1")
-	}
-	criteria, err := normalizeCriteria(in.Criteria)
-	if err != nil {
-		return nil, err
-	}
-	if !in.ClosesAt.After(in.OpensAt) {
-		return nil, apperr.Invalid("Close time must be after open time")
-	}
-	status := reviewround.Status(statusAt(time.Now(), in.OpensAt, in.ClosesAt))
+		c := r.ClientOf(ctx)
+		ev, err := access.Event(ctx, c, eventID)
+		if err != nil {
+			return nil, err
+		}
+		var existing *ent.ReviewRound
+		if in.RoundID != nil {
+			if existing, err = roundOf(ctx, c, ev.ID, *in.RoundID, true); err != nil {
+				return nil, apperr.Forbidden("This round does not belong to the event")
+			}
+		}
+		name := strings.TrimSpace(in.Name)
+		if name == "" {
+			return nil, apperr.Invalid("Name this review round")
+		}
+		if in.Position < 1 {
+			return nil, apperr.Invalid("Round position must be a whole number of at least 1")
+		}
+		criteria, err := normalizeCriteria(in.Criteria)
+		if err != nil {
+			return nil, err
+		}
+		if !in.ClosesAt.After(in.OpensAt) {
+			return nil, apperr.Invalid("Close time must be after open time")
+		}
+		status := reviewround.Status(statusAt(time.Now(), in.OpensAt, in.ClosesAt))
 
-	var rd *ent.ReviewRound
-	if existing == nil {
-		rd, err = c.ReviewRound.Create().SetEventID(ev.ID).SetName(name).SetOpensAt(in.OpensAt).SetClosesAt(in.ClosesAt).
-			SetBlind(in.Blind).SetReviewsPerSubmission(in.ReviewsPerSubmission).SetPosition(in.Position).SetStatus(status).
-			Save(ctx)
-	} else {
-		rd, err = existing.Update().SetName(name).SetOpensAt(in.OpensAt).SetClosesAt(in.ClosesAt).
-			SetBlind(in.Blind).SetReviewsPerSubmission(in.ReviewsPerSubmission).SetPosition(in.Position).SetStatus(status).
-			Save(ctx)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if err := saveCriteria(ctx, c, rd.ID, criteria); err != nil {
-		return nil, err
-	}
-	ws, err := r.evaluation(ctx, ev.ID, "")
-	if err != nil {
-		return nil, err
-	}
-	return &model.SaveReviewRoundResult{RoundID: rd.ID, Workspace: ws}, nil
+		var rd *ent.ReviewRound
+		if existing == nil {
+			rd, err = c.ReviewRound.Create().SetEventID(ev.ID).SetName(name).SetOpensAt(in.OpensAt).SetClosesAt(in.ClosesAt).
+				SetBlind(in.Blind).SetReviewsPerSubmission(in.ReviewsPerSubmission).SetPosition(in.Position).SetStatus(status).
+				Save(ctx)
+		} else {
+			rd, err = existing.Update().SetName(name).SetOpensAt(in.OpensAt).SetClosesAt(in.ClosesAt).
+				SetBlind(in.Blind).SetReviewsPerSubmission(in.ReviewsPerSubmission).SetPosition(in.Position).SetStatus(status).
+				Save(ctx)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := saveCriteria(ctx, c, rd.ID, criteria); err != nil {
+			return nil, err
+		}
+		ws, err := r.evaluation(ctx, ev.ID, "")
+		if err != nil {
+			return nil, err
+		}
+		return &model.SaveReviewRoundResult{RoundID: rd.ID, Workspace: ws}, nil
+	})
 }
 
 // normalizeCriteria checks a scorecard and puts each criterion in its stored form: labels and

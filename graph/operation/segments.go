@@ -210,24 +210,26 @@ func (r *Service) Segment(ctx context.Context, id string) (*model.CrmSegment, er
 // saveSegment creates the segment or, when the organization has one of that name, replaces its
 // filter (one upsert on the unique name).
 func (r *Service) SaveSegment(ctx context.Context, in model.SaveSegmentInput) (*model.CrmSegment, error) {
-	if _, err := access.Viewer(ctx); err != nil {
-		return nil, err
-	}
-	if err := ReadSegmentFilter(in.Filter).check(); err != nil {
-		return nil, err
-	}
-	c := r.ClientOf(ctx)
-	id, err := c.Segment.Create().SetName(strings.TrimSpace(in.Name)).SetFilter(in.Filter).
-		OnConflictColumns(segment.FieldOrganizationID, segment.FieldName).
-		UpdateFilter().UpdateUpdatedAt().ID(ctx)
-	if err != nil {
-		return nil, err
-	}
-	s, err := c.Segment.Get(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	return toCrmSegment(s), nil
+	return inTx(ctx, r, func(ctx context.Context) (*model.CrmSegment, error) {
+		if _, err := access.Viewer(ctx); err != nil {
+			return nil, err
+		}
+		if err := ReadSegmentFilter(in.Filter).check(); err != nil {
+			return nil, err
+		}
+		c := r.ClientOf(ctx)
+		id, err := c.Segment.Create().SetName(strings.TrimSpace(in.Name)).SetFilter(in.Filter).
+			OnConflictColumns(segment.FieldOrganizationID, segment.FieldName).
+			UpdateFilter().UpdateUpdatedAt().ID(ctx)
+		if err != nil {
+			return nil, err
+		}
+		s, err := c.Segment.Get(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		return toCrmSegment(s), nil
+	})
 }
 
 // Segment pages: first defaults to 100 and is at most 1000.

@@ -128,3 +128,20 @@ func (r *Service) tx(ctx context.Context) (pgx.Tx, error) {
 	}
 	return t.PGX(), nil
 }
+
+// inTx runs fn in the transaction of ctx, or in a new one it commits when fn succeeds and rolls
+// back when it fails. Every operation that writes runs in one: called alone (by a page or a job) it
+// owns its transaction; called inside a GraphQL mutation's or a REST write's, it joins it.
+func inTx[T any](ctx context.Context, r *Service, fn func(context.Context) (T, error)) (T, error) {
+	var out T
+	err := r.DB.InTx(ctx, func(ctx context.Context) error {
+		var err error
+		out, err = fn(ctx)
+		return err
+	})
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return out, nil
+}

@@ -765,59 +765,61 @@ func snapshot(s *ent.Submission) map[string]any {
 
 // createSession creates an accepted session without a submission (docs/rest-api.md: POST E/sessions).
 func (r *Service) CreateSession(ctx context.Context, eventID string, in model.CreateSessionInput) (*model.SessionRecord, error) {
-	c := r.ClientOf(ctx)
-	ev, err := access.Event(ctx, c, eventID)
-	if err != nil {
-		return nil, err
-	}
-	title := strings.TrimSpace(in.Title)
-	if title == "" {
-		return nil, apperr.Invalid("Enter a session title")
-	}
-	speakers, err := speakersOf(ctx, c, ev.ID, in.SpeakerIds, "Every session must have a speaker")
-	if err != nil {
-		return nil, err
-	}
-	if err := formatOf(ctx, c, ev.ID, in.FormatID); err != nil {
-		return nil, err
-	}
-	// Everything but the number is written before the event is locked: the lock serializes the
-	// event's creations until commit, so the session is written with a provisional number and
-	// code (pendingNumber) and numbered last (numberSession), two statements before the commit.
-	id := pid.New("sub")
-	if err := r.emit(ctx, hookSessionCreated, hookData{"eventId": ev.ID, "sessionId": id, "title": title}); err != nil {
-		return nil, err
-	}
-	description := ""
-	if in.Description != nil {
-		description = *in.Description
-	}
-	s, err := c.Submission.Create().SetID(id).
-		SetEventID(ev.ID).SetNumber(pendingNumber(id)).SetCode(id).
-		SetStatus(submission.StatusAccepted).
-		SetTitle(title).SetDescription(description).SetNillableFormatID(in.FormatID).
-		SetSubmittedAt(time.Now()).SetAnswers(map[string]any{}).
-		SetContentReviewStatus(submission.ContentReviewStatusApproved).
-		SetApprovedSnapshot(snapshot(&ent.Submission{Title: title, Description: description, FormatID: in.FormatID,
-			Language: "en"})).
-		Save(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if err := setParticipants(ctx, c, s.ID, speakers, true); err != nil {
-		return nil, err
-	}
-	if err := r.recordApprovedProfiles(ctx, ev.ID, speakers); err != nil {
-		return nil, err
-	}
-	if _, err := r.assignReadiness(ctx, ev.ID, s.ID); err != nil {
-		return nil, err
-	}
-	if s.Number, err = r.numberSession(ctx, c, ev.ID, s.ID); err != nil {
-		return nil, err
-	}
-	s.Code = sessionCode(s.Number)
-	return toSessionRecord(s), nil
+	return inTx(ctx, r, func(ctx context.Context) (*model.SessionRecord, error) {
+		c := r.ClientOf(ctx)
+		ev, err := access.Event(ctx, c, eventID)
+		if err != nil {
+			return nil, err
+		}
+		title := strings.TrimSpace(in.Title)
+		if title == "" {
+			return nil, apperr.Invalid("Enter a session title")
+		}
+		speakers, err := speakersOf(ctx, c, ev.ID, in.SpeakerIds, "Every session must have a speaker")
+		if err != nil {
+			return nil, err
+		}
+		if err := formatOf(ctx, c, ev.ID, in.FormatID); err != nil {
+			return nil, err
+		}
+		// Everything but the number is written before the event is locked: the lock serializes the
+		// event's creations until commit, so the session is written with a provisional number and
+		// code (pendingNumber) and numbered last (numberSession), two statements before the commit.
+		id := pid.New("sub")
+		if err := r.emit(ctx, hookSessionCreated, hookData{"eventId": ev.ID, "sessionId": id, "title": title}); err != nil {
+			return nil, err
+		}
+		description := ""
+		if in.Description != nil {
+			description = *in.Description
+		}
+		s, err := c.Submission.Create().SetID(id).
+			SetEventID(ev.ID).SetNumber(pendingNumber(id)).SetCode(id).
+			SetStatus(submission.StatusAccepted).
+			SetTitle(title).SetDescription(description).SetNillableFormatID(in.FormatID).
+			SetSubmittedAt(time.Now()).SetAnswers(map[string]any{}).
+			SetContentReviewStatus(submission.ContentReviewStatusApproved).
+			SetApprovedSnapshot(snapshot(&ent.Submission{Title: title, Description: description, FormatID: in.FormatID,
+				Language: "en"})).
+			Save(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if err := setParticipants(ctx, c, s.ID, speakers, true); err != nil {
+			return nil, err
+		}
+		if err := r.recordApprovedProfiles(ctx, ev.ID, speakers); err != nil {
+			return nil, err
+		}
+		if _, err := r.assignReadiness(ctx, ev.ID, s.ID); err != nil {
+			return nil, err
+		}
+		if s.Number, err = r.numberSession(ctx, c, ev.ID, s.ID); err != nil {
+			return nil, err
+		}
+		s.Code = sessionCode(s.Number)
+		return toSessionRecord(s), nil
+	})
 }
 
 // setParticipants makes ids the speakers of a submission, in order (positions from 0); fresh says
@@ -838,32 +840,34 @@ func setParticipants(ctx context.Context, c *ent.Client, submissionID string, id
 
 // setSessionSpeakers replaces a session's speakers; speaker-scoped tasks and deliverables follow.
 func (r *Service) SetSessionSpeakers(ctx context.Context, eventID, sessionID string, in model.SetSessionSpeakersInput) (*model.Session, error) {
-	c := r.ClientOf(ctx)
-	ev, err := access.Event(ctx, c, eventID)
-	if err != nil {
-		return nil, err
-	}
-	s, err := sessionEntity(ctx, c, ev.ID, sessionID, true)
-	if err != nil {
-		return nil, err
-	}
-	speakers, err := speakersOf(ctx, c, ev.ID, in.SpeakerIds, "Every session must have a speaker")
-	if err != nil {
-		return nil, err
-	}
-	if err := setParticipants(ctx, c, s.ID, speakers, false); err != nil {
-		return nil, err
-	}
-	if err := r.recordApprovedProfiles(ctx, ev.ID, speakers); err != nil {
-		return nil, err
-	}
-	if err := r.dropLeftSpeakers(ctx, s.ID); err != nil {
-		return nil, err
-	}
-	if _, err := r.assignReadiness(ctx, ev.ID, s.ID); err != nil {
-		return nil, err
-	}
-	return r.Session(ctx, ev.ID, s.ID)
+	return inTx(ctx, r, func(ctx context.Context) (*model.Session, error) {
+		c := r.ClientOf(ctx)
+		ev, err := access.Event(ctx, c, eventID)
+		if err != nil {
+			return nil, err
+		}
+		s, err := sessionEntity(ctx, c, ev.ID, sessionID, true)
+		if err != nil {
+			return nil, err
+		}
+		speakers, err := speakersOf(ctx, c, ev.ID, in.SpeakerIds, "Every session must have a speaker")
+		if err != nil {
+			return nil, err
+		}
+		if err := setParticipants(ctx, c, s.ID, speakers, false); err != nil {
+			return nil, err
+		}
+		if err := r.recordApprovedProfiles(ctx, ev.ID, speakers); err != nil {
+			return nil, err
+		}
+		if err := r.dropLeftSpeakers(ctx, s.ID); err != nil {
+			return nil, err
+		}
+		if _, err := r.assignReadiness(ctx, ev.ID, s.ID); err != nil {
+			return nil, err
+		}
+		return r.Session(ctx, ev.ID, s.ID)
+	})
 }
 
 func toSessionRecord(s *ent.Submission) *model.SessionRecord {
@@ -954,57 +958,59 @@ func (r *Service) sessionChange(ctx context.Context, c *ent.Client, eventID, ses
 // open tasks waived, a timeline line, agendaDirty when it was scheduled, and a cancellation email
 // per speaker unless notifySpeakers is false — with an ICS CANCEL when invites had gone out.
 func (r *Service) CancelSession(ctx context.Context, eventID, sessionID string, in model.CancelSessionInput) (*model.CancelSessionResult, error) {
-	c := r.ClientOf(ctx)
-	ev, s, notify, withICS, err := r.sessionChange(ctx, c, eventID, sessionID, in.NotifySpeakers)
-	if err != nil {
-		return nil, err
-	}
-	if s.Status != submission.StatusAccepted {
-		return nil, apperr.Invalid("Only accepted sessions can be cancelled")
-	}
-	if s.CancelledAt != nil {
-		return nil, apperr.Invalid("This session is already cancelled")
-	}
-	now := time.Now()
-	u := s.Update().SetCancelledAt(now).SetCancelledBy(submission.CancelledBy(in.Cause))
-	sequence := s.IcsSequence + 1
-	if withICS {
-		u.SetIcsSequence(sequence)
-	}
-	if s, err = u.Save(ctx); err != nil {
-		return nil, err
-	}
-	waived, err := c.TaskAssignment.Update().
-		Where(taskassignment.SubmissionID(s.ID), taskassignment.StatusEQ(taskassignment.StatusTodo)).
-		SetStatus(taskassignment.StatusWaived).ClearCompletedAt().Save(ctx)
-	if err != nil {
-		return nil, err
-	}
-	label := "Session cancelled"
-	if in.Cause == model.SessionCancelledBySpeaker {
-		label = "Session cancelled by the speaker"
-	}
-	if err := record(ctx, c, timelineentry.KindCancelled, label, nil, s.ID); err != nil {
-		return nil, err
-	}
-	if err := r.emit(ctx, hookSessionCancelled, hookData{"eventId": ev.ID, "sessionId": s.ID, "cause": in.Cause}); err != nil {
-		return nil, err
-	}
-	if s.StartsAt != nil {
-		if err := ev.Update().SetAgendaDirty(true).Exec(ctx); err != nil {
-			return nil, err
-		}
-	}
-	created := 0
-	if notify {
-		emails, err := r.sessionEmails(ctx, c, ev, s, emaillog.TypeCancelled, email.SessionCancelled, in.Message, withICS, sequence, calendar.Cancel)
+	return inTx(ctx, r, func(ctx context.Context) (*model.CancelSessionResult, error) {
+		c := r.ClientOf(ctx)
+		ev, s, notify, withICS, err := r.sessionChange(ctx, c, eventID, sessionID, in.NotifySpeakers)
 		if err != nil {
 			return nil, err
 		}
-		created = emails
-	}
-	return &model.CancelSessionResult{ID: s.ID, CancelledAt: scalar.At(now), CancelledBy: in.Cause,
-		CreatedEmails: created, WaivedTasks: waived}, nil
+		if s.Status != submission.StatusAccepted {
+			return nil, apperr.Invalid("Only accepted sessions can be cancelled")
+		}
+		if s.CancelledAt != nil {
+			return nil, apperr.Invalid("This session is already cancelled")
+		}
+		now := time.Now()
+		u := s.Update().SetCancelledAt(now).SetCancelledBy(submission.CancelledBy(in.Cause))
+		sequence := s.IcsSequence + 1
+		if withICS {
+			u.SetIcsSequence(sequence)
+		}
+		if s, err = u.Save(ctx); err != nil {
+			return nil, err
+		}
+		waived, err := c.TaskAssignment.Update().
+			Where(taskassignment.SubmissionID(s.ID), taskassignment.StatusEQ(taskassignment.StatusTodo)).
+			SetStatus(taskassignment.StatusWaived).ClearCompletedAt().Save(ctx)
+		if err != nil {
+			return nil, err
+		}
+		label := "Session cancelled"
+		if in.Cause == model.SessionCancelledBySpeaker {
+			label = "Session cancelled by the speaker"
+		}
+		if err := record(ctx, c, timelineentry.KindCancelled, label, nil, s.ID); err != nil {
+			return nil, err
+		}
+		if err := r.emit(ctx, hookSessionCancelled, hookData{"eventId": ev.ID, "sessionId": s.ID, "cause": in.Cause}); err != nil {
+			return nil, err
+		}
+		if s.StartsAt != nil {
+			if err := ev.Update().SetAgendaDirty(true).Exec(ctx); err != nil {
+				return nil, err
+			}
+		}
+		created := 0
+		if notify {
+			emails, err := r.sessionEmails(ctx, c, ev, s, emaillog.TypeCancelled, email.SessionCancelled, in.Message, withICS, sequence, calendar.Cancel)
+			if err != nil {
+				return nil, err
+			}
+			created = emails
+		}
+		return &model.CancelSessionResult{ID: s.ID, CancelledAt: scalar.At(now), CancelledBy: in.Cause,
+			CreatedEmails: created, WaivedTasks: waived}, nil
+	})
 }
 
 // sessionEmails queues one email per speaker of s, with an ICS object made by ics when withICS.
@@ -1065,73 +1071,77 @@ func findSubmission(ctx context.Context, c *ent.Client, eventID, id string, notF
 // — with a fresh ICS REQUEST when the session is scheduled and invites had gone out; otherwise a
 // scheduled session is marked as owing a fresh invite.
 func (r *Service) ReinstateSession(ctx context.Context, eventID, sessionID string, in model.ReinstateSessionInput) (*model.ReinstateSessionResult, error) {
-	c := r.ClientOf(ctx)
-	ev, s, notify, withICS, err := r.sessionChange(ctx, c, eventID, sessionID, in.NotifySpeakers)
-	if err != nil {
-		return nil, err
-	}
-	if s.CancelledAt == nil {
-		return nil, apperr.Invalid("This session is not cancelled")
-	}
-	sequence := s.IcsSequence + 1
-	u := s.Update().ClearCancelledAt().ClearCancelledBy()
-	switch {
-	case withICS:
-		u.SetIcsSequence(sequence).SetScheduleDirty(false)
-	case s.StartsAt != nil:
-		u.SetScheduleDirty(true)
-	}
-	if s, err = u.Save(ctx); err != nil {
-		return nil, err
-	}
-	reopened, err := c.TaskAssignment.Update().
-		Where(taskassignment.SubmissionID(s.ID), taskassignment.StatusEQ(taskassignment.StatusWaived)).
-		SetStatus(taskassignment.StatusTodo).ClearCompletedAt().Save(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if err := record(ctx, c, timelineentry.KindReinstated, "Session reinstated", nil, s.ID); err != nil {
-		return nil, err
-	}
-	if err := r.emit(ctx, hookSessionReinstated, hookData{"eventId": ev.ID, "sessionId": s.ID}); err != nil {
-		return nil, err
-	}
-	if s.StartsAt != nil {
-		if err := ev.Update().SetAgendaDirty(true).Exec(ctx); err != nil {
+	return inTx(ctx, r, func(ctx context.Context) (*model.ReinstateSessionResult, error) {
+		c := r.ClientOf(ctx)
+		ev, s, notify, withICS, err := r.sessionChange(ctx, c, eventID, sessionID, in.NotifySpeakers)
+		if err != nil {
 			return nil, err
 		}
-	}
-	created := 0
-	if notify {
-		if created, err = r.sessionEmails(ctx, c, ev, s, emaillog.TypeReinstated, email.SessionReinstated, in.Message, withICS, sequence, calendar.Request); err != nil {
+		if s.CancelledAt == nil {
+			return nil, apperr.Invalid("This session is not cancelled")
+		}
+		sequence := s.IcsSequence + 1
+		u := s.Update().ClearCancelledAt().ClearCancelledBy()
+		switch {
+		case withICS:
+			u.SetIcsSequence(sequence).SetScheduleDirty(false)
+		case s.StartsAt != nil:
+			u.SetScheduleDirty(true)
+		}
+		if s, err = u.Save(ctx); err != nil {
 			return nil, err
 		}
-	}
-	return &model.ReinstateSessionResult{ID: s.ID, ReopenedTasks: reopened, CreatedEmails: created, CalendarReinvited: withICS}, nil
+		reopened, err := c.TaskAssignment.Update().
+			Where(taskassignment.SubmissionID(s.ID), taskassignment.StatusEQ(taskassignment.StatusWaived)).
+			SetStatus(taskassignment.StatusTodo).ClearCompletedAt().Save(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if err := record(ctx, c, timelineentry.KindReinstated, "Session reinstated", nil, s.ID); err != nil {
+			return nil, err
+		}
+		if err := r.emit(ctx, hookSessionReinstated, hookData{"eventId": ev.ID, "sessionId": s.ID}); err != nil {
+			return nil, err
+		}
+		if s.StartsAt != nil {
+			if err := ev.Update().SetAgendaDirty(true).Exec(ctx); err != nil {
+				return nil, err
+			}
+		}
+		created := 0
+		if notify {
+			if created, err = r.sessionEmails(ctx, c, ev, s, emaillog.TypeReinstated, email.SessionReinstated, in.Message, withICS, sequence, calendar.Request); err != nil {
+				return nil, err
+			}
+		}
+		return &model.ReinstateSessionResult{ID: s.ID, ReopenedTasks: reopened, CreatedEmails: created, CalendarReinvited: withICS}, nil
+	})
 }
 
 // deleteSession removes a manual session and what hangs off it; sessions from submissions keep
 // their history and are cancelled instead.
 func (r *Service) DeleteSession(ctx context.Context, eventID, sessionID string) (string, error) {
-	c := r.ClientOf(ctx)
-	ev, err := access.Event(ctx, c, eventID)
-	if err != nil {
-		return "", err
-	}
-	s, err := lockSubmission(ctx, c, ev.ID, sessionID, errSessionNotFound)
-	if err != nil {
-		return "", err
-	}
-	if !isManual(s) || s.Status != submission.StatusAccepted {
-		return "", apperr.Invalid("This session came from a submission and keeps its history — cancel it instead")
-	}
-	if err := c.Submission.DeleteOne(s).Exec(ctx); err != nil {
-		return "", err
-	}
-	if err := r.emit(ctx, hookSessionDeleted, hookData{"eventId": ev.ID, "sessionId": s.ID}); err != nil {
-		return "", err
-	}
-	return s.ID, nil
+	return inTx(ctx, r, func(ctx context.Context) (string, error) {
+		c := r.ClientOf(ctx)
+		ev, err := access.Event(ctx, c, eventID)
+		if err != nil {
+			return "", err
+		}
+		s, err := lockSubmission(ctx, c, ev.ID, sessionID, errSessionNotFound)
+		if err != nil {
+			return "", err
+		}
+		if !isManual(s) || s.Status != submission.StatusAccepted {
+			return "", apperr.Invalid("This session came from a submission and keeps its history — cancel it instead")
+		}
+		if err := c.Submission.DeleteOne(s).Exec(ctx); err != nil {
+			return "", err
+		}
+		if err := r.emit(ctx, hookSessionDeleted, hookData{"eventId": ev.ID, "sessionId": s.ID}); err != nil {
+			return "", err
+		}
+		return s.ID, nil
+	})
 }
 
 // sessionContacts answers Session.contacts: the speakers' contact records, in speaking order.

@@ -54,178 +54,184 @@ func stampConfirmed(ct *ent.Contact, status contact.WorkflowStatus) bool {
 
 // saveSpeaker creates (id null) or updates a speaker (docs/rest-api.md: POST E/speakers).
 func (r *Service) SaveSpeaker(ctx context.Context, eventID string, in model.SaveSpeakerInput) (*ent.Contact, error) {
-	c := r.ClientOf(ctx)
-	ev, err := access.Event(ctx, c, eventID)
-	if err != nil {
-		return nil, err
-	}
-	first, last := strings.TrimSpace(in.FirstName), strings.TrimSpace(in.LastName)
-	if first == "" || last == "" {
-		return nil, apperr.Invalid("Enter the speaker's first and last name")
-	}
-	addr, err := normalizeEmail(in.Email)
-	if err != nil {
-		return nil, err
-	}
-	var existing *ent.Contact
-	if in.ID != nil {
-		if existing, err = SpeakerOf(ctx, c, ev.ID, *in.ID); err != nil {
+	return inTx(ctx, r, func(ctx context.Context) (*ent.Contact, error) {
+		c := r.ClientOf(ctx)
+		ev, err := access.Event(ctx, c, eventID)
+		if err != nil {
 			return nil, err
 		}
-	}
-	dup := c.Contact.Query().Where(contact.EventID(ev.ID), contact.Email(addr))
-	if existing != nil {
-		dup = dup.Where(contact.IDNEQ(existing.ID))
-	}
-	taken, err := dup.Exist(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if taken {
-		return nil, apperr.Invalid("A speaker with this email already exists")
-	}
-	custom := map[string]any{}
-	if existing != nil && existing.Custom != nil {
-		for k, v := range existing.Custom {
-			custom[k] = v
+		first, last := strings.TrimSpace(in.FirstName), strings.TrimSpace(in.LastName)
+		if first == "" || last == "" {
+			return nil, apperr.Invalid("Enter the speaker's first and last name")
 		}
-	}
-	if in.TravelLogistics != nil {
-		custom["travelLogistics"] = *in.TravelLogistics
-	} else {
-		delete(custom, "travelLogistics")
-	}
-	if existing == nil {
-		create := c.Contact.Create().SetEventID(ev.ID).SetFirstName(first).SetLastName(last).SetEmail(addr).
-			SetNillableTitle(in.Title).SetNillableCompany(in.Company).SetNillableBio(in.Bio).
-			SetNillableLinkedinURL(in.LinkedinURL).SetNillableTwitterURL(in.TwitterURL).
-			SetNillableWebsiteURL(in.WebsiteURL).SetDietaryRequirements(in.DietaryRequirements).
-			SetNillableTshirtSize(in.TshirtSize).SetCustom(custom).SetWorkflowStatus(in.WorkflowStatus)
-		if in.WorkflowStatus == contact.WorkflowStatusConfirmed || in.WorkflowStatus == contact.WorkflowStatusReady {
-			create.SetConfirmedAt(time.Now())
+		addr, err := normalizeEmail(in.Email)
+		if err != nil {
+			return nil, err
 		}
-		return create.Save(ctx)
-	}
-	u := existing.Update().SetFirstName(first).SetLastName(last).SetEmail(addr).
-		SetDietaryRequirements(in.DietaryRequirements).SetCustom(custom).SetWorkflowStatus(in.WorkflowStatus)
-	setOrClear(omit(in.Title), u.SetTitle, u.ClearTitle)
-	setOrClear(omit(in.Company), u.SetCompany, u.ClearCompany)
-	setOrClear(omit(in.Bio), u.SetBio, u.ClearBio)
-	setOrClear(omit(in.LinkedinURL), u.SetLinkedinURL, u.ClearLinkedinURL)
-	setOrClear(omit(in.TwitterURL), u.SetTwitterURL, u.ClearTwitterURL)
-	setOrClear(omit(in.WebsiteURL), u.SetWebsiteURL, u.ClearWebsiteURL)
-	if in.TshirtSize == nil {
-		u.ClearTshirtSize()
-	} else {
-		u.SetTshirtSize(*in.TshirtSize)
-	}
-	if stampConfirmed(existing, in.WorkflowStatus) {
-		u.SetConfirmedAt(time.Now())
-	}
-	updated, err := u.Save(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return approveOrganizerEdits(ctx, existing, updated)
+		var existing *ent.Contact
+		if in.ID != nil {
+			if existing, err = SpeakerOf(ctx, c, ev.ID, *in.ID); err != nil {
+				return nil, err
+			}
+		}
+		dup := c.Contact.Query().Where(contact.EventID(ev.ID), contact.Email(addr))
+		if existing != nil {
+			dup = dup.Where(contact.IDNEQ(existing.ID))
+		}
+		taken, err := dup.Exist(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if taken {
+			return nil, apperr.Invalid("A speaker with this email already exists")
+		}
+		custom := map[string]any{}
+		if existing != nil && existing.Custom != nil {
+			for k, v := range existing.Custom {
+				custom[k] = v
+			}
+		}
+		if in.TravelLogistics != nil {
+			custom["travelLogistics"] = *in.TravelLogistics
+		} else {
+			delete(custom, "travelLogistics")
+		}
+		if existing == nil {
+			create := c.Contact.Create().SetEventID(ev.ID).SetFirstName(first).SetLastName(last).SetEmail(addr).
+				SetNillableTitle(in.Title).SetNillableCompany(in.Company).SetNillableBio(in.Bio).
+				SetNillableLinkedinURL(in.LinkedinURL).SetNillableTwitterURL(in.TwitterURL).
+				SetNillableWebsiteURL(in.WebsiteURL).SetDietaryRequirements(in.DietaryRequirements).
+				SetNillableTshirtSize(in.TshirtSize).SetCustom(custom).SetWorkflowStatus(in.WorkflowStatus)
+			if in.WorkflowStatus == contact.WorkflowStatusConfirmed || in.WorkflowStatus == contact.WorkflowStatusReady {
+				create.SetConfirmedAt(time.Now())
+			}
+			return create.Save(ctx)
+		}
+		u := existing.Update().SetFirstName(first).SetLastName(last).SetEmail(addr).
+			SetDietaryRequirements(in.DietaryRequirements).SetCustom(custom).SetWorkflowStatus(in.WorkflowStatus)
+		setOrClear(omit(in.Title), u.SetTitle, u.ClearTitle)
+		setOrClear(omit(in.Company), u.SetCompany, u.ClearCompany)
+		setOrClear(omit(in.Bio), u.SetBio, u.ClearBio)
+		setOrClear(omit(in.LinkedinURL), u.SetLinkedinURL, u.ClearLinkedinURL)
+		setOrClear(omit(in.TwitterURL), u.SetTwitterURL, u.ClearTwitterURL)
+		setOrClear(omit(in.WebsiteURL), u.SetWebsiteURL, u.ClearWebsiteURL)
+		if in.TshirtSize == nil {
+			u.ClearTshirtSize()
+		} else {
+			u.SetTshirtSize(*in.TshirtSize)
+		}
+		if stampConfirmed(existing, in.WorkflowStatus) {
+			u.SetConfirmedAt(time.Now())
+		}
+		updated, err := u.Save(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return approveOrganizerEdits(ctx, existing, updated)
+	})
 }
 
 // setSpeakerWorkflow sets a speaker's workflow status: any value from any value; confirmed and
 // ready stamp confirmedAt when it is null.
 func (r *Service) SetSpeakerWorkflow(ctx context.Context, eventID, contactID string, in model.SetSpeakerWorkflowInput) (*ent.Contact, error) {
-	c := r.ClientOf(ctx)
-	ev, err := access.Event(ctx, c, eventID)
-	if err != nil {
-		return nil, err
-	}
-	ct, err := SpeakerOf(ctx, c, ev.ID, contactID)
-	if err != nil {
-		return nil, err
-	}
-	u := ct.Update().SetWorkflowStatus(in.Status)
-	if stampConfirmed(ct, in.Status) {
-		u.SetConfirmedAt(time.Now())
-	}
-	if err := r.emit(ctx, speakerHook(stampConfirmed(ct, in.Status)), hookData{"eventId": ev.ID, "speakerId": ct.ID, "workflowStatus": in.Status}); err != nil {
-		return nil, err
-	}
-	return u.Save(ctx)
+	return inTx(ctx, r, func(ctx context.Context) (*ent.Contact, error) {
+		c := r.ClientOf(ctx)
+		ev, err := access.Event(ctx, c, eventID)
+		if err != nil {
+			return nil, err
+		}
+		ct, err := SpeakerOf(ctx, c, ev.ID, contactID)
+		if err != nil {
+			return nil, err
+		}
+		u := ct.Update().SetWorkflowStatus(in.Status)
+		if stampConfirmed(ct, in.Status) {
+			u.SetConfirmedAt(time.Now())
+		}
+		if err := r.emit(ctx, speakerHook(stampConfirmed(ct, in.Status)), hookData{"eventId": ev.ID, "speakerId": ct.ID, "workflowStatus": in.Status}); err != nil {
+			return nil, err
+		}
+		return u.Save(ctx)
+	})
 }
 
 // importSpeakers creates and updates speakers row by row, matched by email within the event.
 // create skips an email already known, update skips an unknown one; an update never blanks a
 // field with an empty cell.
 func (r *Service) ImportSpeakers(ctx context.Context, eventID string, in model.ImportSpeakersInput) (*model.ImportSpeakersResult, error) {
-	c := r.ClientOf(ctx)
-	ev, err := access.Event(ctx, c, eventID)
-	if err != nil {
-		return nil, err
-	}
-	if len(in.Rows) == 0 {
-		return nil, apperr.Invalid("Pass at least one row")
-	}
-	// The last row of an email wins, as in a spreadsheet edited top to bottom.
-	byEmail := map[string]*model.SpeakerImportRow{}
-	var order []string
-	for _, row := range in.Rows {
-		addr, err := normalizeEmail(row.Email)
-		if strings.TrimSpace(row.FirstName) == "" || strings.TrimSpace(row.LastName) == "" || err != nil {
-			return nil, apperr.Invalid("Every row needs a first name, last name, and email")
+	return inTx(ctx, r, func(ctx context.Context) (*model.ImportSpeakersResult, error) {
+		c := r.ClientOf(ctx)
+		ev, err := access.Event(ctx, c, eventID)
+		if err != nil {
+			return nil, err
 		}
-		if _, seen := byEmail[addr]; !seen {
-			order = append(order, addr)
+		if len(in.Rows) == 0 {
+			return nil, apperr.Invalid("Pass at least one row")
 		}
-		byEmail[addr] = row
-	}
-	existing, err := c.Contact.Query().Where(contact.EventID(ev.ID), contact.EmailIn(order...)).All(ctx)
-	if err != nil {
-		return nil, err
-	}
-	known := map[string]*ent.Contact{}
-	for _, ct := range existing {
-		known[ct.Email] = ct
-	}
-	res := &model.ImportSpeakersResult{}
-	for _, addr := range order {
-		row, ct := byEmail[addr], known[addr]
-		switch {
-		case row.Action == model.SpeakerImportActionSkip,
-			row.Action == model.SpeakerImportActionCreate && ct != nil,
-			row.Action == model.SpeakerImportActionUpdate && ct == nil:
-			res.Skipped++
-		case ct == nil:
-			_, err := c.Contact.Create().SetEventID(ev.ID).SetEmail(addr).
-				SetFirstName(strings.TrimSpace(row.FirstName)).SetLastName(strings.TrimSpace(row.LastName)).
-				SetNillableTitle(blankNil(row.Title)).SetNillableCompany(blankNil(row.Company)).
-				SetNillableBio(blankNil(row.Bio)).SetDietaryRequirements(dietary(row.Dietary)).
-				SetNillableTshirtSize(tshirt(row.Tshirt)).SetNillableLinkedinURL(blankNil(row.Linkedin)).
-				SetNillableTwitterURL(blankNil(row.Twitter)).SetNillableFacebookURL(blankNil(row.Facebook)).
-				SetNillableWebsiteURL(blankNil(row.Website)).SetNillablePhone(blankNil(row.Phone)).
-				SetCustom(map[string]any{}).Save(ctx)
-			if err != nil {
-				return nil, err
+		// The last row of an email wins, as in a spreadsheet edited top to bottom.
+		byEmail := map[string]*model.SpeakerImportRow{}
+		var order []string
+		for _, row := range in.Rows {
+			addr, err := normalizeEmail(row.Email)
+			if strings.TrimSpace(row.FirstName) == "" || strings.TrimSpace(row.LastName) == "" || err != nil {
+				return nil, apperr.Invalid("Every row needs a first name, last name, and email")
 			}
-			res.Created++
-		default:
-			u := ct.Update().SetFirstName(strings.TrimSpace(row.FirstName)).SetLastName(strings.TrimSpace(row.LastName)).
-				SetNillableTitle(blankNil(row.Title)).SetNillableCompany(blankNil(row.Company)).
-				SetNillableBio(blankNil(row.Bio)).SetNillableTshirtSize(tshirt(row.Tshirt)).
-				SetNillableLinkedinURL(blankNil(row.Linkedin)).SetNillableTwitterURL(blankNil(row.Twitter)).
-				SetNillableFacebookURL(blankNil(row.Facebook)).SetNillableWebsiteURL(blankNil(row.Website)).
-				SetNillablePhone(blankNil(row.Phone))
-			if blankNil(row.Dietary) != nil {
-				u.SetDietaryRequirements(dietary(row.Dietary))
+			if _, seen := byEmail[addr]; !seen {
+				order = append(order, addr)
 			}
-			updated, err := u.Save(ctx)
-			if err == nil {
-				_, err = approveOrganizerEdits(ctx, ct, updated)
-			}
-			if err != nil {
-				return nil, err
-			}
-			res.Updated++
+			byEmail[addr] = row
 		}
-	}
-	return res, nil
+		existing, err := c.Contact.Query().Where(contact.EventID(ev.ID), contact.EmailIn(order...)).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		known := map[string]*ent.Contact{}
+		for _, ct := range existing {
+			known[ct.Email] = ct
+		}
+		res := &model.ImportSpeakersResult{}
+		for _, addr := range order {
+			row, ct := byEmail[addr], known[addr]
+			switch {
+			case row.Action == model.SpeakerImportActionSkip,
+				row.Action == model.SpeakerImportActionCreate && ct != nil,
+				row.Action == model.SpeakerImportActionUpdate && ct == nil:
+				res.Skipped++
+			case ct == nil:
+				_, err := c.Contact.Create().SetEventID(ev.ID).SetEmail(addr).
+					SetFirstName(strings.TrimSpace(row.FirstName)).SetLastName(strings.TrimSpace(row.LastName)).
+					SetNillableTitle(blankNil(row.Title)).SetNillableCompany(blankNil(row.Company)).
+					SetNillableBio(blankNil(row.Bio)).SetDietaryRequirements(dietary(row.Dietary)).
+					SetNillableTshirtSize(tshirt(row.Tshirt)).SetNillableLinkedinURL(blankNil(row.Linkedin)).
+					SetNillableTwitterURL(blankNil(row.Twitter)).SetNillableFacebookURL(blankNil(row.Facebook)).
+					SetNillableWebsiteURL(blankNil(row.Website)).SetNillablePhone(blankNil(row.Phone)).
+					SetCustom(map[string]any{}).Save(ctx)
+				if err != nil {
+					return nil, err
+				}
+				res.Created++
+			default:
+				u := ct.Update().SetFirstName(strings.TrimSpace(row.FirstName)).SetLastName(strings.TrimSpace(row.LastName)).
+					SetNillableTitle(blankNil(row.Title)).SetNillableCompany(blankNil(row.Company)).
+					SetNillableBio(blankNil(row.Bio)).SetNillableTshirtSize(tshirt(row.Tshirt)).
+					SetNillableLinkedinURL(blankNil(row.Linkedin)).SetNillableTwitterURL(blankNil(row.Twitter)).
+					SetNillableFacebookURL(blankNil(row.Facebook)).SetNillableWebsiteURL(blankNil(row.Website)).
+					SetNillablePhone(blankNil(row.Phone))
+				if blankNil(row.Dietary) != nil {
+					u.SetDietaryRequirements(dietary(row.Dietary))
+				}
+				updated, err := u.Save(ctx)
+				if err == nil {
+					_, err = approveOrganizerEdits(ctx, ct, updated)
+				}
+				if err != nil {
+					return nil, err
+				}
+				res.Updated++
+			}
+		}
+		return res, nil
+	})
 }
 
 // blankNil is nil for a missing or blank cell.
@@ -266,52 +272,54 @@ func tshirt(s *string) *contact.TshirtSize {
 // inviteSpeakerPortals emails each speaker contact among the ids their portal invitation, once
 // per contact ever (docs/rest-api.md: POST E/speakers/invite). Other contacts are left out silently.
 func (r *Service) InviteSpeakerPortals(ctx context.Context, eventID string, in model.InviteSpeakerPortalsInput) (*model.InviteSpeakerPortalsResult, error) {
-	c := r.ClientOf(ctx)
-	ev, err := access.Event(ctx, c, eventID)
-	if err != nil {
-		return nil, err
-	}
-	if len(in.ContactIds) == 0 {
-		return nil, apperr.Invalid("Choose at least one speaker")
-	}
-	ids := slices.DeleteFunc(slices.Clone(in.ContactIds), func(id string) bool { return !pid.Plausible(id) })
-	// Locking the contacts makes two concurrent invitations of the same speaker send one email.
-	contacts, err := c.Contact.Query().
-		Where(contact.IDIn(ids...), contact.EventID(ev.ID), contact.ParticipationEQ(contact.ParticipationSpeaker)).
-		Order(ent.Asc(contact.FieldLastName), ent.Asc(contact.FieldFirstName), ent.Asc(contact.FieldID)).
-		ForUpdate().All(ctx)
-	if err != nil {
-		return nil, err
-	}
-	invited, err := c.EmailLog.Query().
-		Where(emaillog.ContactIDIn(ids...), emaillog.Template(email.PortalInvitation)).
-		Select(emaillog.FieldContactID).Strings(ctx)
-	if err != nil {
-		return nil, err
-	}
-	res := &model.InviteSpeakerPortalsResult{Invitations: []*model.PortalInvitation{}}
-	var batch []email.Email
-	var pending []*model.PortalInvitation
-	for _, ct := range contacts {
-		inv := &model.PortalInvitation{ContactID: ct.ID, ContactName: fullName(ct.FirstName, ct.LastName), PortalPath: "/portal",
-			AlreadyInvited: slices.Contains(invited, ct.ID)}
-		res.Invitations = append(res.Invitations, inv)
-		if inv.AlreadyInvited {
-			continue
+	return inTx(ctx, r, func(ctx context.Context) (*model.InviteSpeakerPortalsResult, error) {
+		c := r.ClientOf(ctx)
+		ev, err := access.Event(ctx, c, eventID)
+		if err != nil {
+			return nil, err
 		}
-		pending = append(pending, inv)
-		batch = append(batch, email.Email{EventID: ev.ID, ContactID: new(ct.ID), Type: emaillog.TypeCustom, To: ct.Email,
-			Template: email.PortalInvitation, Data: email.Data{EventName: ev.Name, FirstName: ct.FirstName, Path: "/portal"}})
-	}
-	rows, err := r.Outbox.Queue(ctx, batch...)
-	if err != nil {
-		return nil, err
-	}
-	for i, row := range rows {
-		pending[i].LogID = new(row.ID)
-	}
-	res.Sent = len(rows)
-	return res, nil
+		if len(in.ContactIds) == 0 {
+			return nil, apperr.Invalid("Choose at least one speaker")
+		}
+		ids := slices.DeleteFunc(slices.Clone(in.ContactIds), func(id string) bool { return !pid.Plausible(id) })
+		// Locking the contacts makes two concurrent invitations of the same speaker send one email.
+		contacts, err := c.Contact.Query().
+			Where(contact.IDIn(ids...), contact.EventID(ev.ID), contact.ParticipationEQ(contact.ParticipationSpeaker)).
+			Order(ent.Asc(contact.FieldLastName), ent.Asc(contact.FieldFirstName), ent.Asc(contact.FieldID)).
+			ForUpdate().All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		invited, err := c.EmailLog.Query().
+			Where(emaillog.ContactIDIn(ids...), emaillog.Template(email.PortalInvitation)).
+			Select(emaillog.FieldContactID).Strings(ctx)
+		if err != nil {
+			return nil, err
+		}
+		res := &model.InviteSpeakerPortalsResult{Invitations: []*model.PortalInvitation{}}
+		var batch []email.Email
+		var pending []*model.PortalInvitation
+		for _, ct := range contacts {
+			inv := &model.PortalInvitation{ContactID: ct.ID, ContactName: fullName(ct.FirstName, ct.LastName), PortalPath: "/portal",
+				AlreadyInvited: slices.Contains(invited, ct.ID)}
+			res.Invitations = append(res.Invitations, inv)
+			if inv.AlreadyInvited {
+				continue
+			}
+			pending = append(pending, inv)
+			batch = append(batch, email.Email{EventID: ev.ID, ContactID: new(ct.ID), Type: emaillog.TypeCustom, To: ct.Email,
+				Template: email.PortalInvitation, Data: email.Data{EventName: ev.Name, FirstName: ct.FirstName, Path: "/portal"}})
+		}
+		rows, err := r.Outbox.Queue(ctx, batch...)
+		if err != nil {
+			return nil, err
+		}
+		for i, row := range rows {
+			pending[i].LogID = new(row.ID)
+		}
+		res.Sent = len(rows)
+		return res, nil
+	})
 }
 
 // speakers answers Event.speakers: the event's contacts as a connection, by last name. Under a

@@ -41,76 +41,78 @@ func defaultForm(ctx context.Context, c *ent.Client, eventID string) (*ent.Form,
 
 // createSubmission brings in a proposal from another tool (docs/rest-api.md: POST E/submissions).
 func (r *Service) CreateSubmission(ctx context.Context, eventID string, in model.CreateSubmissionInput) (*model.SessionRecord, error) {
-	c := r.ClientOf(ctx)
-	ev, err := access.Event(ctx, c, eventID)
-	if err != nil {
-		return nil, err
-	}
-	title := strings.TrimSpace(in.Title)
-	if title == "" {
-		return nil, apperr.Invalid("Enter a title")
-	}
-	status := model.SubmissionStatusPending
-	if in.Status != nil {
-		status = *in.Status
-	}
-	if status != model.SubmissionStatusPending && status != model.SubmissionStatusDraft {
-		return nil, apperr.Invalid("status must be draft or pending")
-	}
-	speakers, err := speakersOf(ctx, c, ev.ID, in.SpeakerIds, "Every submission must have a speaker")
-	if err != nil {
-		return nil, err
-	}
-	if err := formatOf(ctx, c, ev.ID, in.FormatID); err != nil {
-		return nil, err
-	}
-	trackIDs := slices.Compact(slices.Sorted(slices.Values(in.TrackIds)))
-	if len(trackIDs) > 0 {
-		n, err := c.Track.Query().Where(track.IDIn(trackIDs...), track.EventID(ev.ID)).Count(ctx)
+	return inTx(ctx, r, func(ctx context.Context) (*model.SessionRecord, error) {
+		c := r.ClientOf(ctx)
+		ev, err := access.Event(ctx, c, eventID)
 		if err != nil {
 			return nil, err
 		}
-		if n != len(trackIDs) {
-			return nil, apperr.Invalid("Choose tracks from this event")
+		title := strings.TrimSpace(in.Title)
+		if title == "" {
+			return nil, apperr.Invalid("Enter a title")
 		}
-	}
-	f, err := defaultForm(ctx, c, ev.ID)
-	if err != nil {
-		return nil, err
-	}
-	n, err := nextNumber(ctx, c, ev.ID)
-	if err != nil {
-		return nil, err
-	}
-	description := ""
-	if in.Description != nil {
-		description = *in.Description
-	}
-	answers := in.Answers
-	if answers == nil {
-		answers = map[string]any{}
-	}
-	create := c.Submission.Create().
-		SetEventID(ev.ID).SetNumber(n).SetCode(sessionCode(n)).
-		SetStatus(submission.Status(status)).SetSourceFormID(f.ID).SetSubmitterContactID(speakers[0]).
-		SetTitle(title).SetDescription(description).SetNillableFormatID(in.FormatID).
-		SetAnswers(answers).AddTrackIDs(trackIDs...)
-	if status == model.SubmissionStatusPending {
-		// Submitted as it is created: the timeline lists the two at the same moment.
-		now := time.Now()
-		create.SetCreatedAt(now).SetSubmittedAt(now)
-	}
-	s, err := create.Save(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if err := r.emitWhen(ctx, status == model.SubmissionStatusPending, hookSubmissionSubmitted, hookData{"eventId": ev.ID, "submissionId": s.ID, "title": s.Title}); err != nil {
-		return nil, err
-	}
-	if err := setParticipants(ctx, c, s.ID, speakers, true); err != nil {
-		return nil, err
-	}
-	return toSessionRecord(s), nil
+		status := model.SubmissionStatusPending
+		if in.Status != nil {
+			status = *in.Status
+		}
+		if status != model.SubmissionStatusPending && status != model.SubmissionStatusDraft {
+			return nil, apperr.Invalid("status must be draft or pending")
+		}
+		speakers, err := speakersOf(ctx, c, ev.ID, in.SpeakerIds, "Every submission must have a speaker")
+		if err != nil {
+			return nil, err
+		}
+		if err := formatOf(ctx, c, ev.ID, in.FormatID); err != nil {
+			return nil, err
+		}
+		trackIDs := slices.Compact(slices.Sorted(slices.Values(in.TrackIds)))
+		if len(trackIDs) > 0 {
+			n, err := c.Track.Query().Where(track.IDIn(trackIDs...), track.EventID(ev.ID)).Count(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if n != len(trackIDs) {
+				return nil, apperr.Invalid("Choose tracks from this event")
+			}
+		}
+		f, err := defaultForm(ctx, c, ev.ID)
+		if err != nil {
+			return nil, err
+		}
+		n, err := nextNumber(ctx, c, ev.ID)
+		if err != nil {
+			return nil, err
+		}
+		description := ""
+		if in.Description != nil {
+			description = *in.Description
+		}
+		answers := in.Answers
+		if answers == nil {
+			answers = map[string]any{}
+		}
+		create := c.Submission.Create().
+			SetEventID(ev.ID).SetNumber(n).SetCode(sessionCode(n)).
+			SetStatus(submission.Status(status)).SetSourceFormID(f.ID).SetSubmitterContactID(speakers[0]).
+			SetTitle(title).SetDescription(description).SetNillableFormatID(in.FormatID).
+			SetAnswers(answers).AddTrackIDs(trackIDs...)
+		if status == model.SubmissionStatusPending {
+			// Submitted as it is created: the timeline lists the two at the same moment.
+			now := time.Now()
+			create.SetCreatedAt(now).SetSubmittedAt(now)
+		}
+		s, err := create.Save(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if err := r.emitWhen(ctx, status == model.SubmissionStatusPending, hookSubmissionSubmitted, hookData{"eventId": ev.ID, "submissionId": s.ID, "title": s.Title}); err != nil {
+			return nil, err
+		}
+		if err := setParticipants(ctx, c, s.ID, speakers, true); err != nil {
+			return nil, err
+		}
+		return toSessionRecord(s), nil
+	})
 }
 
 // submissionFilter selects the submissions loadSubmissions reads.
@@ -360,35 +362,37 @@ func (r *Service) submissionEmailsOf(ctx context.Context, ids []string) (map[str
 // E/submissions/{id}); accepting and declining go through decide, and an accepted submission is
 // cancelled as a session instead.
 func (r *Service) ChangeSubmissionStatus(ctx context.Context, eventID, id string, in model.ChangeSubmissionStatusInput) (*model.StatusChangeResult, error) {
-	c := r.ClientOf(ctx)
-	ev, err := access.Event(ctx, c, eventID)
-	if err != nil {
-		return nil, err
-	}
-	switch in.Status {
-	case model.SubmissionStatusAccepted, model.SubmissionStatusDeclined:
-		return nil, apperr.Invalid("Accept and decline submissions with the decide endpoint")
-	case model.SubmissionStatusDraft:
-		return nil, apperr.Invalid("Draft status is controlled by the submission form")
-	}
-	s, err := lockSubmission(ctx, c, ev.ID, id, errSubmissionNotFound)
-	if err != nil {
-		return nil, err
-	}
-	if s.Status == submission.StatusAccepted {
-		return nil, apperr.Invalid("This submission was accepted — cancel its session instead of changing the status")
-	}
-	if s.Status == submission.Status(in.Status) {
+	return inTx(ctx, r, func(ctx context.Context) (*model.StatusChangeResult, error) {
+		c := r.ClientOf(ctx)
+		ev, err := access.Event(ctx, c, eventID)
+		if err != nil {
+			return nil, err
+		}
+		switch in.Status {
+		case model.SubmissionStatusAccepted, model.SubmissionStatusDeclined:
+			return nil, apperr.Invalid("Accept and decline submissions with the decide endpoint")
+		case model.SubmissionStatusDraft:
+			return nil, apperr.Invalid("Draft status is controlled by the submission form")
+		}
+		s, err := lockSubmission(ctx, c, ev.ID, id, errSubmissionNotFound)
+		if err != nil {
+			return nil, err
+		}
+		if s.Status == submission.StatusAccepted {
+			return nil, apperr.Invalid("This submission was accepted — cancel its session instead of changing the status")
+		}
+		if s.Status == submission.Status(in.Status) {
+			return &model.StatusChangeResult{ID: s.ID, Status: in.Status}, nil
+		}
+		from := s.Status
+		if s, err = s.Update().SetStatus(submission.Status(in.Status)).Save(ctx); err != nil {
+			return nil, err
+		}
+		if err := record(ctx, c, timelineentry.KindStatusChanged, "Marked "+string(in.Status), new("was "+string(from)), s.ID); err != nil {
+			return nil, err
+		}
 		return &model.StatusChangeResult{ID: s.ID, Status: in.Status}, nil
-	}
-	from := s.Status
-	if s, err = s.Update().SetStatus(submission.Status(in.Status)).Save(ctx); err != nil {
-		return nil, err
-	}
-	if err := record(ctx, c, timelineentry.KindStatusChanged, "Marked "+string(in.Status), new("was "+string(from)), s.ID); err != nil {
-		return nil, err
-	}
-	return &model.StatusChangeResult{ID: s.ID, Status: in.Status}, nil
+	})
 }
 
 // decideSubmissions accepts or declines submissions, emailing each of their speakers once
@@ -396,118 +400,120 @@ func (r *Service) ChangeSubmissionStatus(ctx context.Context, eventID, id string
 // deliverables are assigned, what they say is recorded as approved for the public (acceptContent),
 // and so are their speakers' profiles (recordApprovedProfiles).
 func (r *Service) DecideSubmissions(ctx context.Context, eventID string, in model.DecideSubmissionsInput) (*model.DecisionResult, error) {
-	c := r.ClientOf(ctx)
-	ev, err := access.Event(ctx, c, eventID)
-	if err != nil {
-		return nil, err
-	}
-	ids := slices.Compact(slices.Sorted(slices.Values(in.SubmissionIds)))
-	if len(ids) == 0 {
-		return nil, apperr.Invalid("Pass at least one submission id")
-	}
-	for _, id := range ids {
-		if !pid.Plausible(id) {
+	return inTx(ctx, r, func(ctx context.Context) (*model.DecisionResult, error) {
+		c := r.ClientOf(ctx)
+		ev, err := access.Event(ctx, c, eventID)
+		if err != nil {
+			return nil, err
+		}
+		ids := slices.Compact(slices.Sorted(slices.Values(in.SubmissionIds)))
+		if len(ids) == 0 {
+			return nil, apperr.Invalid("Pass at least one submission id")
+		}
+		for _, id := range ids {
+			if !pid.Plausible(id) {
+				return nil, errSubmissionNotFound
+			}
+		}
+		// Lock the event too: acceptance may number nothing, but it must not interleave with a
+		// concurrent decision on the same submissions.
+		subs, err := c.Submission.Query().Where(submission.IDIn(ids...), submission.EventID(ev.ID)).
+			Order(ent.Asc(submission.FieldNumber)).ForUpdate().All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if len(subs) != len(ids) {
 			return nil, errSubmissionNotFound
 		}
-	}
-	// Lock the event too: acceptance may number nothing, but it must not interleave with a
-	// concurrent decision on the same submissions.
-	subs, err := c.Submission.Query().Where(submission.IDIn(ids...), submission.EventID(ev.ID)).
-		Order(ent.Asc(submission.FieldNumber)).ForUpdate().All(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if len(subs) != len(ids) {
-		return nil, errSubmissionNotFound
-	}
-	next := submission.StatusDeclined
-	if in.Decision == model.DecisionAccept {
-		next = submission.StatusAccepted
-	}
-	approve, reviewFirst := in.ApproveContent != nil && *in.ApproveContent, in.ReviewContentFirst != nil && *in.ReviewContentFirst
-	if approve && reviewFirst {
-		return nil, apperr.Invalid("Choose approveContent or reviewContentFirst, not both")
-	}
-	people, err := participants(ctx, c, ids...)
-	if err != nil {
-		return nil, err
-	}
-	for _, s := range subs {
-		switch {
-		case s.Status == submission.StatusDraft || s.Status == submission.StatusWithdrawn:
-			return nil, apperr.Invalid("Draft and withdrawn submissions cannot receive decision emails")
-		case in.Decision == model.DecisionDecline && s.Status == submission.StatusAccepted:
-			return nil, apperr.Invalid("Accepted submissions cannot be declined — cancel the session from Sessions instead")
-		case len(people[s.ID]) == 0:
-			return nil, apperr.Invalid("Every submission must have a speaker")
+		next := submission.StatusDeclined
+		if in.Decision == model.DecisionAccept {
+			next = submission.StatusAccepted
 		}
-	}
-	for _, s := range subs {
-		redecide := (s.Status == submission.StatusAccepted || s.Status == submission.StatusDeclined) && s.Status != next
-		if redecide && (in.ConfirmRedecide == nil || !*in.ConfirmRedecide) {
-			return nil, apperr.Conflict(apperr.CodeAlreadyDecided, "This submission already has a decision. Confirm to replace it.")
+		approve, reviewFirst := in.ApproveContent != nil && *in.ApproveContent, in.ReviewContentFirst != nil && *in.ReviewContentFirst
+		if approve && reviewFirst {
+			return nil, apperr.Invalid("Choose approveContent or reviewContentFirst, not both")
 		}
-	}
+		people, err := participants(ctx, c, ids...)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range subs {
+			switch {
+			case s.Status == submission.StatusDraft || s.Status == submission.StatusWithdrawn:
+				return nil, apperr.Invalid("Draft and withdrawn submissions cannot receive decision emails")
+			case in.Decision == model.DecisionDecline && s.Status == submission.StatusAccepted:
+				return nil, apperr.Invalid("Accepted submissions cannot be declined — cancel the session from Sessions instead")
+			case len(people[s.ID]) == 0:
+				return nil, apperr.Invalid("Every submission must have a speaker")
+			}
+		}
+		for _, s := range subs {
+			redecide := (s.Status == submission.StatusAccepted || s.Status == submission.StatusDeclined) && s.Status != next
+			if redecide && (in.ConfirmRedecide == nil || !*in.ConfirmRedecide) {
+				return nil, apperr.Conflict(apperr.CodeAlreadyDecided, "This submission already has a decision. Confirm to replace it.")
+			}
+		}
 
-	now := time.Now()
-	result := &model.DecisionResult{Submissions: []*model.DecidedSubmission{}}
-	var decided, accepted []string
-	var emails []email.Email
-	template := email.SessionDeclined
-	if next == submission.StatusAccepted {
-		template = email.SessionAccepted
-	}
-	for _, s := range subs {
-		if s.Status == next && s.NotifiedAt != nil {
-			// Already decided and told: a repeated request sends nothing twice.
-			result.Submissions = append(result.Submissions, &model.DecidedSubmission{ID: s.ID, Status: model.SubmissionStatus(next), NotifiedAt: scalar.At(*s.NotifiedAt)})
-			continue
-		}
-		u := s.Update().SetStatus(next).SetNotifiedAt(now)
+		now := time.Now()
+		result := &model.DecisionResult{Submissions: []*model.DecidedSubmission{}}
+		var decided, accepted []string
+		var emails []email.Email
+		template := email.SessionDeclined
 		if next == submission.StatusAccepted {
-			acceptContent(u, s, approve, reviewFirst)
-			accepted = append(accepted, s.ID)
+			template = email.SessionAccepted
 		}
-		if err := u.Exec(ctx); err != nil {
+		for _, s := range subs {
+			if s.Status == next && s.NotifiedAt != nil {
+				// Already decided and told: a repeated request sends nothing twice.
+				result.Submissions = append(result.Submissions, &model.DecidedSubmission{ID: s.ID, Status: model.SubmissionStatus(next), NotifiedAt: scalar.At(*s.NotifiedAt)})
+				continue
+			}
+			u := s.Update().SetStatus(next).SetNotifiedAt(now)
+			if next == submission.StatusAccepted {
+				acceptContent(u, s, approve, reviewFirst)
+				accepted = append(accepted, s.ID)
+			}
+			if err := u.Exec(ctx); err != nil {
+				return nil, err
+			}
+			decided = append(decided, s.ID)
+			if err := r.emit(ctx, hookSubmissionDecided, hookData{"eventId": ev.ID, "submissionId": s.ID, "status": next}); err != nil {
+				return nil, err
+			}
+			result.Submissions = append(result.Submissions, &model.DecidedSubmission{ID: s.ID, Status: model.SubmissionStatus(next), NotifiedAt: scalar.At(now)})
+			for _, p := range people[s.ID] {
+				emails = append(emails, email.Email{EventID: ev.ID, ContactID: new(p.ContactID), SubmissionID: new(s.ID),
+					Type: emaillog.Type(next), To: p.Email, Template: template,
+					Data: email.Data{EventName: ev.Name, FirstName: p.FirstName, Path: "/portal", SessionTitle: s.Title, Message: in.Feedback}})
+			}
+		}
+		label := "Declined"
+		if next == submission.StatusAccepted {
+			label = "Accepted"
+			if err := r.confirmOnAcceptance(ctx, c, ev, accepted, people); err != nil {
+				return nil, err
+			}
+			var speakers []string
+			for _, id := range accepted {
+				speakers = append(speakers, mapAll(people[id], func(p speaker) string { return p.ContactID })...)
+			}
+			if err := r.recordApprovedProfiles(ctx, ev.ID, speakers); err != nil {
+				return nil, err
+			}
+			if result.CreatedTasks, err = r.assignReadiness(ctx, ev.ID, accepted...); err != nil {
+				return nil, err
+			}
+		}
+		if err := record(ctx, c, timelineentry.KindDecided, label, nil, decided...); err != nil {
 			return nil, err
 		}
-		decided = append(decided, s.ID)
-		if err := r.emit(ctx, hookSubmissionDecided, hookData{"eventId": ev.ID, "submissionId": s.ID, "status": next}); err != nil {
+		rows, err := r.Outbox.Queue(ctx, emails...)
+		if err != nil {
 			return nil, err
 		}
-		result.Submissions = append(result.Submissions, &model.DecidedSubmission{ID: s.ID, Status: model.SubmissionStatus(next), NotifiedAt: scalar.At(now)})
-		for _, p := range people[s.ID] {
-			emails = append(emails, email.Email{EventID: ev.ID, ContactID: new(p.ContactID), SubmissionID: new(s.ID),
-				Type: emaillog.Type(next), To: p.Email, Template: template,
-				Data: email.Data{EventName: ev.Name, FirstName: p.FirstName, Path: "/portal", SessionTitle: s.Title, Message: in.Feedback}})
-		}
-	}
-	label := "Declined"
-	if next == submission.StatusAccepted {
-		label = "Accepted"
-		if err := r.confirmOnAcceptance(ctx, c, ev, accepted, people); err != nil {
-			return nil, err
-		}
-		var speakers []string
-		for _, id := range accepted {
-			speakers = append(speakers, mapAll(people[id], func(p speaker) string { return p.ContactID })...)
-		}
-		if err := r.recordApprovedProfiles(ctx, ev.ID, speakers); err != nil {
-			return nil, err
-		}
-		if result.CreatedTasks, err = r.assignReadiness(ctx, ev.ID, accepted...); err != nil {
-			return nil, err
-		}
-	}
-	if err := record(ctx, c, timelineentry.KindDecided, label, nil, decided...); err != nil {
-		return nil, err
-	}
-	rows, err := r.Outbox.Queue(ctx, emails...)
-	if err != nil {
-		return nil, err
-	}
-	result.CreatedEmails = len(rows)
-	return result, nil
+		result.CreatedEmails = len(rows)
+		return result, nil
+	})
 }
 
 // acceptContent sets the content review of a submission being accepted (docs/profile-review.md

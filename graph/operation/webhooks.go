@@ -184,78 +184,84 @@ func (r *Service) Webhook(ctx context.Context, id string) (*model.Webhook, error
 }
 
 func (r *Service) CreateWebhook(ctx context.Context, in model.CreateWebhookInput) (*model.WebhookWithSecret, error) {
-	if _, err := access.Viewer(ctx); err != nil {
-		return nil, err
-	}
-	if err := r.checkWebhookURL(ctx, in.URL); err != nil {
-		return nil, err
-	}
-	types, err := webhookEventTypes(in.EventTypes)
-	if err != nil {
-		return nil, err
-	}
-	c := r.ClientOf(ctx)
-	if n, err := c.WebhookEndpoint.Query().Count(ctx); err != nil {
-		return nil, err
-	} else if n >= maxWebhooks {
-		return nil, apperr.Invalid("An organization has at most %d webhook endpoints", maxWebhooks)
-	}
-	secret := jobs.NewWebhookSecret()
-	e, err := c.WebhookEndpoint.Create().SetURL(in.URL).SetNillableDescription(in.Description).
-		SetEventTypes(types).SetSecret(secret).Save(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return &model.WebhookWithSecret{Webhook: toWebhook(e), Secret: secret}, nil
-}
-
-func (r *Service) UpdateWebhook(ctx context.Context, id string, in model.UpdateWebhookInput) (*model.Webhook, error) {
-	e, err := r.endpoint(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	u := r.ClientOf(ctx).WebhookEndpoint.UpdateOne(e)
-	if in.URL != nil {
-		if err := r.checkWebhookURL(ctx, *in.URL); err != nil {
+	return inTx(ctx, r, func(ctx context.Context) (*model.WebhookWithSecret, error) {
+		if _, err := access.Viewer(ctx); err != nil {
 			return nil, err
 		}
-		u.SetURL(*in.URL)
-	}
-	if in.Description != nil {
-		u.SetDescription(*in.Description)
-	}
-	if in.EventTypes != nil {
+		if err := r.checkWebhookURL(ctx, in.URL); err != nil {
+			return nil, err
+		}
 		types, err := webhookEventTypes(in.EventTypes)
 		if err != nil {
 			return nil, err
 		}
-		u.SetEventTypes(types)
-	}
-	if in.Enabled != nil {
-		u.SetEnabled(*in.Enabled)
-		if *in.Enabled {
-			u.ClearDisabledReason().ClearFailingSince()
+		c := r.ClientOf(ctx)
+		if n, err := c.WebhookEndpoint.Query().Count(ctx); err != nil {
+			return nil, err
+		} else if n >= maxWebhooks {
+			return nil, apperr.Invalid("An organization has at most %d webhook endpoints", maxWebhooks)
 		}
-	}
-	e, err = u.Save(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return toWebhook(e), nil
+		secret := jobs.NewWebhookSecret()
+		e, err := c.WebhookEndpoint.Create().SetURL(in.URL).SetNillableDescription(in.Description).
+			SetEventTypes(types).SetSecret(secret).Save(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return &model.WebhookWithSecret{Webhook: toWebhook(e), Secret: secret}, nil
+	})
+}
+
+func (r *Service) UpdateWebhook(ctx context.Context, id string, in model.UpdateWebhookInput) (*model.Webhook, error) {
+	return inTx(ctx, r, func(ctx context.Context) (*model.Webhook, error) {
+		e, err := r.endpoint(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		u := r.ClientOf(ctx).WebhookEndpoint.UpdateOne(e)
+		if in.URL != nil {
+			if err := r.checkWebhookURL(ctx, *in.URL); err != nil {
+				return nil, err
+			}
+			u.SetURL(*in.URL)
+		}
+		if in.Description != nil {
+			u.SetDescription(*in.Description)
+		}
+		if in.EventTypes != nil {
+			types, err := webhookEventTypes(in.EventTypes)
+			if err != nil {
+				return nil, err
+			}
+			u.SetEventTypes(types)
+		}
+		if in.Enabled != nil {
+			u.SetEnabled(*in.Enabled)
+			if *in.Enabled {
+				u.ClearDisabledReason().ClearFailingSince()
+			}
+		}
+		e, err = u.Save(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return toWebhook(e), nil
+	})
 }
 
 func (r *Service) DeleteWebhook(ctx context.Context, id string) (string, error) {
-	e, err := r.endpoint(ctx, id)
-	if err != nil {
-		return "", err
-	}
-	// The delivery log has no foreign keys (see the WebhookDelivery schema): the endpoint's
-	// deliveries go with it here.
-	c := r.ClientOf(ctx)
-	if _, err := c.WebhookDelivery.Delete().Where(webhookdelivery.EndpointID(e.ID)).Exec(ctx); err != nil {
-		return "", err
-	}
-	return e.ID, c.WebhookEndpoint.DeleteOne(e).Exec(ctx)
+	return inTx(ctx, r, func(ctx context.Context) (string, error) {
+		e, err := r.endpoint(ctx, id)
+		if err != nil {
+			return "", err
+		}
+		// The delivery log has no foreign keys (see the WebhookDelivery schema): the endpoint's
+		// deliveries go with it here.
+		c := r.ClientOf(ctx)
+		if _, err := c.WebhookDelivery.Delete().Where(webhookdelivery.EndpointID(e.ID)).Exec(ctx); err != nil {
+			return "", err
+		}
+		return e.ID, c.WebhookEndpoint.DeleteOne(e).Exec(ctx)
+	})
 }
 
 // defaultGraceHours is how long a rotated secret keeps signing by default: a day, so a receiver
@@ -263,29 +269,31 @@ func (r *Service) DeleteWebhook(ctx context.Context, id string) (string, error) 
 const defaultGraceHours = 24
 
 func (r *Service) RotateWebhookSecret(ctx context.Context, id string, in *model.RotateWebhookSecretInput) (*model.WebhookWithSecret, error) {
-	grace := defaultGraceHours
-	if in != nil && in.GraceHours != nil {
-		grace = *in.GraceHours
-	}
-	if grace < 0 || grace > 168 {
-		return nil, apperr.Invalid("graceHours must be between 0 and 168")
-	}
-	e, err := r.endpoint(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	secret := jobs.NewWebhookSecret()
-	u := r.ClientOf(ctx).WebhookEndpoint.UpdateOne(e).SetSecret(secret)
-	if grace > 0 {
-		u.SetPreviousSecret(e.Secret).SetPreviousSecretExpiresAt(time.Now().Add(time.Duration(grace) * time.Hour))
-	} else {
-		u.ClearPreviousSecret().ClearPreviousSecretExpiresAt()
-	}
-	e, err = u.Save(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return &model.WebhookWithSecret{Webhook: toWebhook(e), Secret: secret}, nil
+	return inTx(ctx, r, func(ctx context.Context) (*model.WebhookWithSecret, error) {
+		grace := defaultGraceHours
+		if in != nil && in.GraceHours != nil {
+			grace = *in.GraceHours
+		}
+		if grace < 0 || grace > 168 {
+			return nil, apperr.Invalid("graceHours must be between 0 and 168")
+		}
+		e, err := r.endpoint(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		secret := jobs.NewWebhookSecret()
+		u := r.ClientOf(ctx).WebhookEndpoint.UpdateOne(e).SetSecret(secret)
+		if grace > 0 {
+			u.SetPreviousSecret(e.Secret).SetPreviousSecretExpiresAt(time.Now().Add(time.Duration(grace) * time.Hour))
+		} else {
+			u.ClearPreviousSecret().ClearPreviousSecretExpiresAt()
+		}
+		e, err = u.Save(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return &model.WebhookWithSecret{Webhook: toWebhook(e), Secret: secret}, nil
+	})
 }
 
 // maxDeliveryLog bounds one read of the delivery log.
@@ -342,64 +350,68 @@ func (r *Service) deliveryEntries(ctx context.Context, rows []*ent.WebhookDelive
 }
 
 func (r *Service) RedeliverWebhook(ctx context.Context, webhookID, deliveryID string) (*model.WebhookDeliveryEntry, error) {
-	if _, err := r.endpoint(ctx, webhookID); err != nil {
-		return nil, err
-	}
-	c := r.ClientOf(ctx)
-	d, err := c.WebhookDelivery.Query().Where(webhookdelivery.ID(deliveryID), webhookdelivery.EndpointID(webhookID)).Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, apperr.NotFound("Delivery")
-	}
-	if err != nil {
-		return nil, err
-	}
-	if _, err := c.WebhookDelivery.UpdateOne(d).SetStatus(webhookdelivery.StatusPending).Save(ctx); err != nil {
-		return nil, err
-	}
-	if err := r.queueDeliveries(ctx, []*ent.WebhookDelivery{d}); err != nil {
-		return nil, err
-	}
-	d.Status = webhookdelivery.StatusPending
-	entries, err := r.deliveryEntries(ctx, []*ent.WebhookDelivery{d})
-	if err != nil {
-		return nil, err
-	}
-	return entries[0], nil
+	return inTx(ctx, r, func(ctx context.Context) (*model.WebhookDeliveryEntry, error) {
+		if _, err := r.endpoint(ctx, webhookID); err != nil {
+			return nil, err
+		}
+		c := r.ClientOf(ctx)
+		d, err := c.WebhookDelivery.Query().Where(webhookdelivery.ID(deliveryID), webhookdelivery.EndpointID(webhookID)).Only(ctx)
+		if ent.IsNotFound(err) {
+			return nil, apperr.NotFound("Delivery")
+		}
+		if err != nil {
+			return nil, err
+		}
+		if _, err := c.WebhookDelivery.UpdateOne(d).SetStatus(webhookdelivery.StatusPending).Save(ctx); err != nil {
+			return nil, err
+		}
+		if err := r.queueDeliveries(ctx, []*ent.WebhookDelivery{d}); err != nil {
+			return nil, err
+		}
+		d.Status = webhookdelivery.StatusPending
+		entries, err := r.deliveryEntries(ctx, []*ent.WebhookDelivery{d})
+		if err != nil {
+			return nil, err
+		}
+		return entries[0], nil
+	})
 }
 
 // maxRedeliver bounds one redelivery of everything since a time.
 const maxRedeliver = 10000
 
 func (r *Service) RedeliverWebhooks(ctx context.Context, webhookID string, in model.RedeliverWebhooksInput) (int, error) {
-	if _, err := r.endpoint(ctx, webhookID); err != nil {
-		return 0, err
-	}
-	c := r.ClientOf(ctx)
-	q := c.WebhookDelivery.Query().Where(webhookdelivery.EndpointID(webhookID), webhookdelivery.CreatedAtGTE(in.Since))
-	n, err := q.Clone().Count(ctx)
-	if err != nil {
-		return 0, err
-	}
-	if n > maxRedeliver {
-		return 0, apperr.Invalid("%d messages were sent since then; at most %d can be redelivered at once: choose a later time", n, maxRedeliver)
-	}
-	rows, err := q.Order(ent.Asc(webhookdelivery.FieldCreatedAt), ent.Asc(webhookdelivery.FieldID)).All(ctx)
-	if err != nil {
-		return 0, err
-	}
-	if len(rows) == 0 {
-		return 0, nil
-	}
-	ids := make([]string, len(rows))
-	for i, d := range rows {
-		ids[i] = d.ID
-	}
-	if err := c.WebhookDelivery.Update().Where(webhookdelivery.IDIn(ids...)).
-		SetStatus(webhookdelivery.StatusPending).Exec(ctx); err != nil {
-		return 0, err
-	}
-	if err := r.queueDeliveries(ctx, rows); err != nil {
-		return 0, err
-	}
-	return len(rows), nil
+	return inTx(ctx, r, func(ctx context.Context) (int, error) {
+		if _, err := r.endpoint(ctx, webhookID); err != nil {
+			return 0, err
+		}
+		c := r.ClientOf(ctx)
+		q := c.WebhookDelivery.Query().Where(webhookdelivery.EndpointID(webhookID), webhookdelivery.CreatedAtGTE(in.Since))
+		n, err := q.Clone().Count(ctx)
+		if err != nil {
+			return 0, err
+		}
+		if n > maxRedeliver {
+			return 0, apperr.Invalid("%d messages were sent since then; at most %d can be redelivered at once: choose a later time", n, maxRedeliver)
+		}
+		rows, err := q.Order(ent.Asc(webhookdelivery.FieldCreatedAt), ent.Asc(webhookdelivery.FieldID)).All(ctx)
+		if err != nil {
+			return 0, err
+		}
+		if len(rows) == 0 {
+			return 0, nil
+		}
+		ids := make([]string, len(rows))
+		for i, d := range rows {
+			ids[i] = d.ID
+		}
+		if err := c.WebhookDelivery.Update().Where(webhookdelivery.IDIn(ids...)).
+			SetStatus(webhookdelivery.StatusPending).Exec(ctx); err != nil {
+			return 0, err
+		}
+		if err := r.queueDeliveries(ctx, rows); err != nil {
+			return 0, err
+		}
+		return len(rows), nil
+	})
 }

@@ -215,60 +215,64 @@ func (r *Service) Widgets(ctx context.Context, eventID string) ([]*model.Widget,
 
 // createWidget makes an enabled widget with the default options: it is live at once.
 func (r *Service) CreateWidget(ctx context.Context, eventID string, in model.CreateWidgetInput) (*model.Widget, error) {
-	c := r.ClientOf(ctx)
-	ev, err := lockedEvent(ctx, c, eventID)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkWidget(in.Name, in.View); err != nil {
-		return nil, err
-	}
-	if n, err := c.Embed.Query().Where(embed.EventID(ev.ID)).Count(ctx); err != nil {
-		return nil, err
-	} else if n >= maxWidgetsPerEvt {
-		return nil, apperr.Invalid("An event has at most %d widgets", maxWidgetsPerEvt)
-	}
-	e, err := c.Embed.Create().SetEventID(ev.ID).SetName(in.Name).SetView(embed.View(in.View)).
-		SetOptions(storedOptions(DefaultWidgetOptions())).Save(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return toWidget(e), nil
+	return inTx(ctx, r, func(ctx context.Context) (*model.Widget, error) {
+		c := r.ClientOf(ctx)
+		ev, err := lockedEvent(ctx, c, eventID)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkWidget(in.Name, in.View); err != nil {
+			return nil, err
+		}
+		if n, err := c.Embed.Query().Where(embed.EventID(ev.ID)).Count(ctx); err != nil {
+			return nil, err
+		} else if n >= maxWidgetsPerEvt {
+			return nil, apperr.Invalid("An event has at most %d widgets", maxWidgetsPerEvt)
+		}
+		e, err := c.Embed.Create().SetEventID(ev.ID).SetName(in.Name).SetView(embed.View(in.View)).
+			SetOptions(storedOptions(DefaultWidgetOptions())).Save(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return toWidget(e), nil
+	})
 }
 
 // updateWidget replaces a widget's name, view, enabled flag and options.
 func (r *Service) UpdateWidget(ctx context.Context, eventID, widgetID string, in model.UpdateWidgetInput) (*model.Widget, error) {
-	c := r.ClientOf(ctx)
-	ev, err := access.Event(ctx, c, eventID)
-	if err != nil {
-		return nil, err
-	}
-	if !pid.Plausible(widgetID) {
-		return nil, errWidgetNotFound
-	}
-	e, err := c.Embed.Query().Where(embed.ID(widgetID), embed.EventID(ev.ID)).ForUpdate().Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, errWidgetNotFound
-	}
-	if err != nil {
-		return nil, err
-	}
-	if err := checkWidget(in.Name, in.View); err != nil {
-		return nil, err
-	}
-	if in.Options == nil {
-		return nil, apperr.Invalid("options are required")
-	}
-	opts, err := checkOptions(*in.Options)
-	if err != nil {
-		return nil, err
-	}
-	e, err = e.Update().SetName(in.Name).SetView(embed.View(in.View)).SetEnabled(in.Enabled).
-		SetOptions(storedOptions(opts)).Save(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return toWidget(e), nil
+	return inTx(ctx, r, func(ctx context.Context) (*model.Widget, error) {
+		c := r.ClientOf(ctx)
+		ev, err := access.Event(ctx, c, eventID)
+		if err != nil {
+			return nil, err
+		}
+		if !pid.Plausible(widgetID) {
+			return nil, errWidgetNotFound
+		}
+		e, err := c.Embed.Query().Where(embed.ID(widgetID), embed.EventID(ev.ID)).ForUpdate().Only(ctx)
+		if ent.IsNotFound(err) {
+			return nil, errWidgetNotFound
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := checkWidget(in.Name, in.View); err != nil {
+			return nil, err
+		}
+		if in.Options == nil {
+			return nil, apperr.Invalid("options are required")
+		}
+		opts, err := checkOptions(*in.Options)
+		if err != nil {
+			return nil, err
+		}
+		e, err = e.Update().SetName(in.Name).SetView(embed.View(in.View)).SetEnabled(in.Enabled).
+			SetOptions(storedOptions(opts)).Save(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return toWidget(e), nil
+	})
 }
 
 // PublicWidget reads a widget by id, for anyone (no key), and its event; with program, the
