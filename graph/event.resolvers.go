@@ -9,7 +9,6 @@ import (
 	"context"
 
 	"github.com/podium/podium/ent"
-	"github.com/podium/podium/graph/access"
 	"github.com/podium/podium/graph/model"
 )
 
@@ -35,7 +34,7 @@ func (r *mutationResolver) UnlockSpeakerContent(ctx context.Context, eventID str
 
 // ViewerRole is the resolver for the viewerRole field.
 func (r *organizationResolver) ViewerRole(ctx context.Context, obj *ent.Organization) (model.OrganizationRole, error) {
-	return model.OrganizationRoleAdmin, nil
+	return r.Ops.ViewerRole(ctx, obj)
 }
 
 // Members is the resolver for the members field.
@@ -50,7 +49,7 @@ func (r *organizationResolver) PendingInvitations(ctx context.Context, obj *ent.
 
 // Event is the resolver for the event field.
 func (r *queryResolver) Event(ctx context.Context, id string) (*ent.Event, error) {
-	return access.Event(ctx, r.Ops.ClientOf(ctx), id)
+	return r.Ops.Event(ctx, id)
 }
 
 // Organization is the resolver for the organization field.

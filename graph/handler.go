@@ -103,7 +103,7 @@ type HandlerOptions struct {
 // NewHandler returns the /graphql endpoint: POST and GET transports, a parsed-query cache,
 // automatic persisted queries, the limits, one database transaction per mutation, and errors that
 // always carry extensions.code. A browser asking for text/html gets GraphiQL instead.
-func NewHandler(opts HandlerOptions) http.Handler {
+func NewHandler(opts HandlerOptions) *Server {
 	if opts.Limits == (Limits{}) {
 		opts.Limits = DefaultLimits
 	}
@@ -148,7 +148,7 @@ func NewHandler(opts HandlerOptions) http.Handler {
 	srv.SetRecoverFunc(recoverPanic(opts.Log))
 
 	graphiql := newGraphiQL()
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return &Server{schema: schema.Schema(), Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if WantsGraphiQL(r) {
 			graphiql.ServeHTTP(w, r)
 			return
@@ -169,7 +169,25 @@ func NewHandler(opts HandlerOptions) http.Handler {
 			defer cancel()
 		}
 		srv.ServeHTTP(w, r.WithContext(opts.Resolver.Ops.WithLoaders(ctx)))
-	})
+	})}
+}
+
+// Server is the /graphql endpoint, with what the HTTP router in front of it needs to know: the
+// schema, which requests ask for the GraphiQL page, and where to report answered operations.
+type Server struct {
+	http.Handler
+	schema *ast.Schema
+}
+
+// Schema is the server's schema.
+func (s *Server) Schema() *ast.Schema { return s.schema }
+
+// ServesPage reports whether r asks for the GraphiQL page rather than an operation.
+func (*Server) ServesPage(r *http.Request) bool { return WantsGraphiQL(r) }
+
+// Observe returns ctx carrying fn, which the server tells of the operation it answers.
+func (*Server) Observe(ctx context.Context, fn func(ctx context.Context, name, typ string, errorCodes []string)) context.Context {
+	return WithObserver(ctx, fn)
 }
 
 // checkBody refuses a POST body that is not a GraphQL request before gqlgen reads it, with the

@@ -11,7 +11,6 @@ import (
 	"entgo.io/contrib/entgql"
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/graph/model"
-	"github.com/podium/podium/graph/operation"
 )
 
 // Speakers is the resolver for the speakers field.
@@ -21,7 +20,7 @@ func (r *eventResolver) Speakers(ctx context.Context, obj *ent.Event, after *ent
 
 // Speaker is the resolver for the speaker field.
 func (r *eventResolver) Speaker(ctx context.Context, obj *ent.Event, id string) (*ent.Contact, error) {
-	return operation.SpeakerOf(ctx, r.Ops.ClientOf(ctx), obj.ID, id)
+	return r.Ops.Speaker(ctx, obj.ID, id)
 }
 
 // SpeakerDirectory is the resolver for the speakerDirectory field.

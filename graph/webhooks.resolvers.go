@@ -7,10 +7,8 @@ package graph
 
 import (
 	"context"
-	"slices"
 
 	"github.com/podium/podium/graph/model"
-	"github.com/podium/podium/graph/operation"
 )
 
 // CreateWebhook is the resolver for the createWebhook field.
@@ -60,5 +58,5 @@ func (r *queryResolver) WebhookDeliveries(ctx context.Context, webhookID string,
 
 // WebhookEventTypes is the resolver for the webhookEventTypes field.
 func (r *queryResolver) WebhookEventTypes(ctx context.Context) ([]string, error) {
-	return slices.Clone(operation.WebhookEventTypes), nil
+	return r.Ops.WebhookEventTypeList(ctx)
 }

@@ -25,7 +25,7 @@ func (a *API) getAgenda(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.res.Event().Agenda(ctx, ev)
+	return a.ops.EventAgenda(ctx, ev)
 }
 
 func (a *API) scheduleSession(ctx context.Context, q *request) (any, error) {
@@ -33,15 +33,15 @@ func (a *API) scheduleSession(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.res.Mutation().ScheduleSession(ctx, q.param("eventId"), in)
+	return a.ops.ScheduleSession(ctx, q.param("eventId"), in)
 }
 
 func (a *API) publishAgenda(ctx context.Context, q *request) (any, error) {
-	return a.res.Mutation().PublishAgenda(ctx, q.param("eventId"))
+	return a.ops.PublishAgenda(ctx, q.param("eventId"))
 }
 
 func (a *API) unpublishAgenda(ctx context.Context, q *request) (any, error) {
-	return a.res.Mutation().UnpublishAgenda(ctx, q.param("eventId"))
+	return a.ops.UnpublishAgenda(ctx, q.param("eventId"))
 }
 
 func (a *API) sendCalendarInvites(ctx context.Context, q *request) (any, error) {
@@ -49,11 +49,11 @@ func (a *API) sendCalendarInvites(ctx context.Context, q *request) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	return a.res.Mutation().SendCalendarInvites(ctx, q.param("eventId"), &in)
+	return a.ops.SendCalendarInvites(ctx, q.param("eventId"), &in)
 }
 
 func (a *API) getPublicAgenda(ctx context.Context, q *request) (any, error) {
-	pub, err := a.res.Ops.PublicAgenda(ctx, q.param("eventId"))
+	pub, err := a.ops.PublicAgenda(ctx, q.param("eventId"))
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +67,7 @@ func (a *API) getPublicAgenda(ctx context.Context, q *request) (any, error) {
 }
 
 func (a *API) getPublicAgendaCalendar(ctx context.Context, q *request) (any, error) {
-	ics, err := a.res.Ops.PublicCalendar(ctx, q.param("eventId"))
+	ics, err := a.ops.PublicCalendar(ctx, q.param("eventId"))
 	if err != nil {
 		return nil, err
 	}

@@ -10,7 +10,7 @@ import (
 // (docs/agenda-drafts.md).
 
 func (a *API) listAgendaDrafts(ctx context.Context, q *request) (any, error) {
-	return a.res.Query().AgendaDrafts(ctx, q.param("eventId"))
+	return a.ops.AgendaDrafts(ctx, q.param("eventId"))
 }
 
 func (a *API) generateAgendaDraft(ctx context.Context, q *request) (any, error) {
@@ -18,7 +18,7 @@ func (a *API) generateAgendaDraft(ctx context.Context, q *request) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	return a.res.Mutation().GenerateAgendaDraft(ctx, q.param("eventId"), in)
+	return a.ops.StartAgendaDraft(ctx, q.param("eventId"), in)
 }
 
 func (a *API) changeAgendaDraft(ctx context.Context, q *request) (any, error) {
@@ -26,7 +26,7 @@ func (a *API) changeAgendaDraft(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.res.Mutation().ChangeAgendaDraft(ctx, q.param("eventId"), q.param("draftId"), in)
+	return a.ops.ChangeAgendaDraft(ctx, q.param("eventId"), q.param("draftId"), in)
 }
 
 func (a *API) acceptAgendaDraft(ctx context.Context, q *request) (any, error) {
@@ -34,5 +34,5 @@ func (a *API) acceptAgendaDraft(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.res.Mutation().AcceptAgendaDraft(ctx, q.param("eventId"), q.param("draftId"), in)
+	return a.ops.AcceptAgendaDraft(ctx, q.param("eventId"), q.param("draftId"), in)
 }

@@ -10,7 +10,7 @@ import (
 // Both shapes are the operation layer's read models, which encode as the contract's JSON.
 
 func (a *API) getCommunications(ctx context.Context, q *request) (any, error) {
-	return a.res.Query().Communications(ctx, q.param("eventId"))
+	return a.ops.Communications(ctx, q.param("eventId"))
 }
 
 func (a *API) sendCampaign(ctx context.Context, q *request) (any, error) {
@@ -18,5 +18,5 @@ func (a *API) sendCampaign(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.res.Mutation().SendCampaign(ctx, q.param("eventId"), in)
+	return a.ops.SendCampaign(ctx, q.param("eventId"), in)
 }

@@ -14,7 +14,7 @@ func (a *API) listContacts(ctx context.Context, q *request) (any, error) {
 	if v, ok := q.URL.Query()["q"]; ok && len(v) > 0 {
 		search = &v[0]
 	}
-	dir, err := a.res.Ops.ContactDirectory(ctx, search)
+	dir, err := a.ops.ContactDirectory(ctx, search)
 	if err != nil {
 		return nil, err
 	}
@@ -33,11 +33,11 @@ func (a *API) createContact(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.res.Mutation().CreateContact(ctx, in)
+	return a.ops.CreateContact(ctx, in)
 }
 
 func (a *API) getContact(ctx context.Context, q *request) (any, error) {
-	return a.res.Query().Contact(ctx, q.param("contactId"))
+	return a.ops.ContactDetail(ctx, q.param("contactId"))
 }
 
 func (a *API) updateContact(ctx context.Context, q *request) (any, error) {
@@ -45,7 +45,7 @@ func (a *API) updateContact(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.res.Mutation().UpdateContact(ctx, q.param("contactId"), in)
+	return a.ops.UpdateContact(ctx, q.param("contactId"), in)
 }
 
 func (a *API) importContacts(ctx context.Context, q *request) (any, error) {
@@ -53,7 +53,7 @@ func (a *API) importContacts(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.res.Mutation().ImportContacts(ctx, in)
+	return a.ops.ImportContacts(ctx, in)
 }
 
 func (a *API) addContactTag(ctx context.Context, q *request) (any, error) {
@@ -61,11 +61,11 @@ func (a *API) addContactTag(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.res.Mutation().AddContactTag(ctx, q.param("contactId"), in)
+	return a.ops.AddContactTag(ctx, q.param("contactId"), in)
 }
 
 func (a *API) removeContactTag(ctx context.Context, q *request) (any, error) {
-	return a.res.Mutation().RemoveContactTag(ctx, q.param("contactId"), q.param("tagId"))
+	return a.ops.RemoveContactTag(ctx, q.param("contactId"), q.param("tagId"))
 }
 
 func (a *API) addContactNote(ctx context.Context, q *request) (any, error) {
@@ -73,7 +73,7 @@ func (a *API) addContactNote(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.res.Mutation().AddContactNote(ctx, q.param("contactId"), in)
+	return a.ops.AddContactNote(ctx, q.param("contactId"), in)
 }
 
 func (a *API) addContactToEvent(ctx context.Context, q *request) (any, error) {
@@ -81,7 +81,7 @@ func (a *API) addContactToEvent(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.res.Mutation().AddContactToEvent(ctx, q.param("contactId"), in)
+	return a.ops.AddContactToEvent(ctx, q.param("contactId"), in)
 }
 
 func (a *API) mergeContacts(ctx context.Context, q *request) (any, error) {
@@ -89,5 +89,5 @@ func (a *API) mergeContacts(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.res.Mutation().MergeContacts(ctx, in)
+	return a.ops.MergeContacts(ctx, in)
 }

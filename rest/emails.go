@@ -31,7 +31,7 @@ func (a *API) listEmails(ctx context.Context, q *request) (any, error) {
 		}
 		where.Type = new(emaillog.Type(s))
 	}
-	conn, err := a.res.Event().Emails(ctx, ev, nil, nil, nil, nil, nil, where)
+	conn, err := a.ops.Emails(ctx, ev, nil, nil, nil, nil, nil, where)
 	if err != nil {
 		return nil, err
 	}

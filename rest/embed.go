@@ -49,7 +49,7 @@ func (a *API) mountEmbed(r chi.Router) {
 
 // publicWidget reads the widget of the request; the error is nil, errUnknownWidget or a failure.
 func (a *API) publicWidget(r *http.Request, program bool) (*model.PublicWidget, error) {
-	pw, err := a.res.Ops.PublicWidget(r.Context(), chi.URLParam(r, "widgetId"), program)
+	pw, err := a.ops.PublicWidget(r.Context(), chi.URLParam(r, "widgetId"), program)
 	var ae *apperr.Error
 	if errors.As(err, &ae) && ae.Status == http.StatusNotFound {
 		return nil, errUnknownWidget
@@ -305,8 +305,8 @@ func (a *API) embedScript(w http.ResponseWriter, r *http.Request) {
 
 // publicURL is Podium's public address, for links in what widgets serve.
 func (a *API) publicURL() string {
-	if a.res != nil && a.res.Ops.Outbox != nil {
-		return a.res.Ops.Outbox.PublicURL
+	if a.ops != nil && a.ops.Outbox != nil {
+		return a.ops.Outbox.PublicURL
 	}
 	return ""
 }

@@ -12,19 +12,19 @@ import (
 // The organization, its events and each event's library (docs/rest-api.md §4 "Events", "Library").
 
 func (a *API) getOrganization(ctx context.Context, _ *request) (any, error) {
-	org, err := a.res.Query().Organization(ctx)
+	org, err := a.ops.Organization(ctx)
 	if err != nil {
 		return nil, err
 	}
-	members, err := a.res.Organization().Members(ctx, org)
+	members, err := a.ops.OrganizationMembers(ctx, org.ID)
 	if err != nil {
 		return nil, err
 	}
-	invitations, err := a.res.Organization().PendingInvitations(ctx, org)
+	invitations, err := a.ops.PendingInvitations(ctx, org.ID)
 	if err != nil {
 		return nil, err
 	}
-	role, err := a.res.Organization().ViewerRole(ctx, org)
+	role, err := a.ops.ViewerRole(ctx, org)
 	if err != nil {
 		return nil, err
 	}
@@ -37,7 +37,7 @@ func (a *API) getOrganization(ctx context.Context, _ *request) (any, error) {
 }
 
 func (a *API) listEvents(ctx context.Context, _ *request) (any, error) {
-	conn, err := a.res.Query().Events(ctx, nil, nil, nil, nil, nil, nil)
+	conn, err := a.ops.Events(ctx, nil, nil, nil, nil, nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -49,7 +49,7 @@ func (a *API) createEvent(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	ev, err := a.res.Mutation().CreateEvent(ctx, in)
+	ev, err := a.ops.CreateEvent(ctx, in)
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +69,7 @@ func (a *API) updateEvent(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	ev, err := a.res.Mutation().UpdateEvent(ctx, q.param("eventId"), in)
+	ev, err := a.ops.UpdateEvent(ctx, q.param("eventId"), in)
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +81,7 @@ func (a *API) getEventLibrary(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	lib, err := a.res.Event().Library(ctx, ev)
+	lib, err := a.ops.EventLibrary(ctx, ev)
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +93,7 @@ func (a *API) saveLibraryItem(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	item, err := a.res.Mutation().SaveLibraryItem(ctx, q.param("eventId"), in)
+	item, err := a.ops.SaveLibraryItem(ctx, q.param("eventId"), in)
 	if err != nil {
 		return nil, err
 	}
@@ -101,13 +101,13 @@ func (a *API) saveLibraryItem(ctx context.Context, q *request) (any, error) {
 }
 
 func (a *API) deleteLibraryItem(ctx context.Context, q *request) (any, error) {
-	return a.res.Mutation().DeleteLibraryItem(ctx, q.param("eventId"), model.LibraryKind(q.param("kind")), q.param("itemId"))
+	return a.ops.DeleteLibraryItem(ctx, q.param("eventId"), model.LibraryKind(q.param("kind")), q.param("itemId"))
 }
 
 // event loads the event of the path. The resolver checks that the key's organization owns it, so
 // every handler under /events/{eventId} starts here or with a mutation that does the same.
 func (a *API) event(ctx context.Context, q *request) (*ent.Event, error) {
-	return a.res.Query().Event(ctx, q.param("eventId"))
+	return a.ops.Event(ctx, q.param("eventId"))
 }
 
 // Event is the event record.

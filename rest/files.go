@@ -19,7 +19,7 @@ type fileBody struct{}
 
 // downloadFile streams a file of the event: GET E/files/{fileId}.
 func (a *API) downloadFile(ctx context.Context, q *request) (any, error) {
-	f, err := a.res.Ops.OpenEventFile(ctx, q.param("eventId"), q.param("fileId"))
+	f, err := a.ops.OpenEventFile(ctx, q.param("eventId"), q.param("fileId"))
 	if err != nil {
 		return nil, err
 	}
@@ -48,18 +48,18 @@ func (a *API) refuseDownload(w http.ResponseWriter, r *http.Request, err error) 
 // signature and its expiry are the credential, and a row of the key's organization must still
 // point at the file.
 func (a *API) serveSignedFile(w http.ResponseWriter, r *http.Request) {
-	if a.res.Ops.Files == nil {
+	if a.ops.Files == nil {
 		http.NotFound(w, r)
 		return
 	}
 	org := chi.URLParam(r, "orgId")
-	key, err := a.res.Ops.Files.VerifySigned(org, chi.URLParam(r, "fileId"),
+	key, err := a.ops.Files.VerifySigned(org, chi.URLParam(r, "fileId"),
 		r.URL.Query().Get("expires"), r.URL.Query().Get("signature"))
 	if err != nil {
 		a.refuseDownload(w, r, err)
 		return
 	}
-	f, err := a.res.Ops.OpenSignedFile(viewer.WithOrganization(r.Context(), org), key)
+	f, err := a.ops.OpenSignedFile(viewer.WithOrganization(r.Context(), org), key)
 	if err != nil {
 		a.refuseDownload(w, r, err)
 		return

@@ -51,7 +51,7 @@ func setupFiles(t *testing.T, store files.Store, limit int64) *filesWorld {
 	log := b.quietLog()
 	b.res.Ops.Files = svc
 
-	b.handler = rest.NewHandler(rest.Options{DB: b.db, Resolver: b.res, Log: log,
+	b.handler = rest.NewHandler(rest.Options{DB: b.db, Ops: b.res.Ops, Log: log,
 		GraphQL: graph.NewHandler(graph.HandlerOptions{DB: b.db, Resolver: b.res, Log: log})})
 	b.startWorkers(jobs.Config{Files: store})
 

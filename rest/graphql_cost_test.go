@@ -142,7 +142,7 @@ func TestGraphQLListComplexity(t *testing.T) {
 func (b *testBundle) limitedGraphQL(change func(*graph.Limits)) http.Handler {
 	limits := graph.DefaultLimits
 	change(&limits)
-	return rest.NewHandler(rest.Options{DB: b.db, Resolver: b.res, Log: b.quietLog(), QueryCountHeader: true,
+	return rest.NewHandler(rest.Options{DB: b.db, Ops: b.res.Ops, Log: b.quietLog(), QueryCountHeader: true,
 		GraphQL: graph.NewHandler(graph.HandlerOptions{DB: b.db, Resolver: b.res, Log: b.quietLog(), Limits: limits})})
 }
 

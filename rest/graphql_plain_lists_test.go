@@ -26,7 +26,7 @@ func TestGraphQLPlainListsSameBytes(t *testing.T) {
 	b.must(http.StatusOK, http.MethodPost, w.base+"/sessions/"+odd+"/cancel", b.acme, map[string]any{"cause": "speaker", "notifySpeakers": false})
 	b.must(http.StatusOK, http.MethodPost, w.base+"/task-templates", b.acme, map[string]any{"id": nil, "title": "Bio", "scope": "speaker"})
 
-	generic := rest.NewHandler(rest.Options{DB: b.db, Resolver: b.res, Log: b.quietLog(),
+	generic := rest.NewHandler(rest.Options{DB: b.db, Ops: b.res.Ops, Log: b.quietLog(),
 		GraphQL: graph.NewHandler(graph.HandlerOptions{DB: b.db, Resolver: b.res, Log: b.quietLog(), GenericLists: true})})
 	post := func(h http.Handler, query string, vars map[string]any) string {
 		body, err := json.Marshal(map[string]any{"query": query, "variables": vars})

@@ -35,7 +35,7 @@ func TestRateLimit(t *testing.T) {
 func testRateLimit(t *testing.T, local bool) {
 	b := setup(t)
 	log := b.quietLog()
-	h := rest.NewHandler(rest.Options{DB: b.db, Resolver: b.res, Log: log, RateLimit: rest.RateLimit{PerSecond: 2, Burst: 3, Local: local},
+	h := rest.NewHandler(rest.Options{DB: b.db, Ops: b.res.Ops, Log: log, RateLimit: rest.RateLimit{PerSecond: 2, Burst: 3, Local: local},
 		GraphQL: graph.NewHandler(graph.HandlerOptions{DB: b.db, Resolver: b.res, Log: log})})
 	send := func(key, path string, body string) *httptest.ResponseRecorder {
 		method := http.MethodGet
@@ -102,7 +102,7 @@ func instances(t *testing.T, n int, limit rest.RateLimit) (*testBundle, []http.H
 		}
 		log := b.quietLog()
 		res := graph.NewResolver(db, &email.Outbox{Jobs: b.river, PublicURL: "https://podium.example.test"})
-		hs = append(hs, rest.NewHandler(rest.Options{DB: db, Resolver: res, Log: log, RateLimit: limit,
+		hs = append(hs, rest.NewHandler(rest.Options{DB: db, Ops: res.Ops, Log: log, RateLimit: limit,
 			GraphQL: graph.NewHandler(graph.HandlerOptions{DB: db, Resolver: res, Log: log})}))
 	}
 	return b, hs

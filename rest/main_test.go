@@ -117,7 +117,7 @@ func newBundle(t *testing.T, opts bundleOpts) *testBundle {
 	res := graph.NewResolver(db, &email.Outbox{Jobs: rc, PublicURL: "https://podium.example.test"})
 	b := &testBundle{t: t, db: db, logs: logs, res: res, river: rc, metrics: rest.NewMetrics(db)}
 	b.handler = rest.NewHandler(rest.Options{
-		DB: db, Resolver: res, Log: log, QueryCountHeader: true, Metrics: b.metrics,
+		DB: db, Ops: res.Ops, Log: log, QueryCountHeader: true, Metrics: b.metrics,
 		GraphQL: graph.NewHandler(graph.HandlerOptions{DB: db, Resolver: res, Log: log}),
 		Mount: func(r chi.Router) {
 			if mount != nil {

@@ -142,8 +142,8 @@ func (a *API) recoverPanics(next http.Handler) http.Handler {
 // knows what the operation costs.
 func (a *API) cheapFirst(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/graphql" && a.res != nil {
-			leave := a.res.Ops.Lane.Enter()
+		if r.URL.Path != "/graphql" && a.ops != nil {
+			leave := a.ops.Lane.Enter()
 			defer leave()
 		}
 		next.ServeHTTP(w, r)

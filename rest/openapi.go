@@ -15,7 +15,6 @@ import (
 
 	"github.com/vektah/gqlparser/v2/ast"
 
-	"github.com/podium/podium/graph"
 	"github.com/podium/podium/graph/scalar"
 )
 
@@ -25,25 +24,24 @@ import (
 
 var pathParam = regexp.MustCompile(`\{([^}]+)\}`)
 
-// OpenAPI returns the OpenAPI 3 document served at /api/v1/openapi.json. It depends on the route
-// table alone, so it needs no database; `make generate` writes it to docs/openapi.json, the
-// snapshot the tests hold the served document to.
-func OpenAPI() []byte { return openAPIDocument() }
-
-// openAPIDocument renders the document once per process.
-var openAPIDocument = sync.OnceValue(func() []byte {
-	b, err := json.Marshal(buildOpenAPI(graph.NewExecutableSchema(graph.Config{}).Schema()))
+// OpenAPI returns the OpenAPI 3 document served at /api/v1/openapi.json, its bodies described by
+// the input types of schema (the GraphQL schema). It depends on the route table and the schema
+// alone, so it needs no database; `make generate` writes it to docs/openapi.json, the snapshot the
+// tests hold the served document to.
+func OpenAPI(schema *ast.Schema) []byte {
+	b, err := json.Marshal(buildOpenAPI(schema))
 	if err != nil {
 		panic("rest: openapi: " + err.Error())
 	}
 	return b
-})
+}
 
 // openAPI answers GET /api/v1/openapi.json. No key needed.
 func (a *API) openAPI(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Header().Set("Cache-Control", "public, max-age=300")
-	_, _ = w.Write(openAPIDocument())
+	a.openapiOnce.Do(func() { a.openapiDoc = OpenAPI(a.schema) })
+	_, _ = w.Write(a.openapiDoc)
 }
 
 type obj = map[string]any

@@ -11,12 +11,13 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/podium/podium/graph"
 	"github.com/podium/podium/rest"
 )
 
 func main() {
 	var b bytes.Buffer
-	if err := json.Indent(&b, rest.OpenAPI(), "", "  "); err != nil {
+	if err := json.Indent(&b, rest.OpenAPI(graph.Schema()), "", "  "); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}

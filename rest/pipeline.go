@@ -10,7 +10,7 @@ import (
 // API's paths.
 
 func (a *API) getPipeline(ctx context.Context, _ *request) (any, error) {
-	return a.res.Query().Pipeline(ctx)
+	return a.ops.Pipeline(ctx)
 }
 
 func (a *API) savePipelineStage(ctx context.Context, q *request) (any, error) {
@@ -18,7 +18,7 @@ func (a *API) savePipelineStage(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.res.Mutation().SavePipelineStage(ctx, in)
+	return a.ops.SavePipelineStage(ctx, in)
 }
 
 // Reordered answers a reorder of the pipeline's stages.
@@ -32,7 +32,7 @@ func (a *API) reorderPipelineStages(ctx context.Context, q *request) (any, error
 	if err != nil {
 		return nil, err
 	}
-	ok, err := a.res.Mutation().ReorderPipelineStages(ctx, in)
+	ok, err := a.ops.ReorderPipelineStages(ctx, in)
 	if err != nil {
 		return nil, err
 	}
@@ -40,7 +40,7 @@ func (a *API) reorderPipelineStages(ctx context.Context, q *request) (any, error
 }
 
 func (a *API) deletePipelineStage(ctx context.Context, q *request) (any, error) {
-	return a.res.Mutation().DeletePipelineStage(ctx, q.param("stageId"))
+	return a.ops.DeletePipelineStage(ctx, q.param("stageId"))
 }
 
 func (a *API) addPipelineCard(ctx context.Context, q *request) (any, error) {
@@ -48,7 +48,7 @@ func (a *API) addPipelineCard(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.res.Mutation().AddPipelineCard(ctx, in)
+	return a.ops.AddPipelineCard(ctx, in)
 }
 
 func (a *API) movePipelineCard(ctx context.Context, q *request) (any, error) {
@@ -56,5 +56,5 @@ func (a *API) movePipelineCard(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.res.Mutation().MovePipelineCard(ctx, q.param("cardId"), in)
+	return a.ops.MovePipelineCard(ctx, q.param("cardId"), in)
 }

@@ -14,7 +14,7 @@ func (a *API) listTaskTemplates(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.res.Event().TaskTemplates(ctx, ev)
+	return a.ops.TaskTemplates(ctx, ev)
 }
 
 func (a *API) saveTaskTemplate(ctx context.Context, q *request) (any, error) {
@@ -22,11 +22,11 @@ func (a *API) saveTaskTemplate(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.res.Mutation().SaveTaskTemplate(ctx, q.param("eventId"), in)
+	return a.ops.SaveTaskTemplate(ctx, q.param("eventId"), in)
 }
 
 func (a *API) deleteTaskTemplate(ctx context.Context, q *request) (any, error) {
-	return a.res.Mutation().DeleteTaskTemplate(ctx, q.param("eventId"), q.param("templateId"))
+	return a.ops.DeleteTaskTemplate(ctx, q.param("eventId"), q.param("templateId"))
 }
 
 func (a *API) listFileRequirements(ctx context.Context, q *request) (any, error) {
@@ -34,7 +34,7 @@ func (a *API) listFileRequirements(ctx context.Context, q *request) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	return a.res.Event().FileRequirements(ctx, ev)
+	return a.ops.FileRequirements(ctx, ev)
 }
 
 func (a *API) saveFileRequirement(ctx context.Context, q *request) (any, error) {
@@ -42,11 +42,11 @@ func (a *API) saveFileRequirement(ctx context.Context, q *request) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	return a.res.Mutation().SaveFileRequirement(ctx, q.param("eventId"), in)
+	return a.ops.SaveFileRequirement(ctx, q.param("eventId"), in)
 }
 
 func (a *API) deleteFileRequirement(ctx context.Context, q *request) (any, error) {
-	return a.res.Mutation().DeleteFileRequirement(ctx, q.param("eventId"), q.param("requirementId"))
+	return a.ops.DeleteFileRequirement(ctx, q.param("eventId"), q.param("requirementId"))
 }
 
 func (a *API) listSessionTasks(ctx context.Context, q *request) (any, error) {
@@ -54,7 +54,7 @@ func (a *API) listSessionTasks(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.res.Session().Tasks(ctx, s)
+	return a.ops.SessionTasks(ctx, s.ID)
 }
 
 func (a *API) setTaskStatus(ctx context.Context, q *request) (any, error) {
@@ -62,7 +62,7 @@ func (a *API) setTaskStatus(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.res.Mutation().SetTaskStatus(ctx, q.param("eventId"), q.param("submissionId"), q.param("taskId"), in)
+	return a.ops.SetTaskStatus(ctx, q.param("eventId"), q.param("submissionId"), q.param("taskId"), in)
 }
 
 func (a *API) listSessionDeliverables(ctx context.Context, q *request) (any, error) {
@@ -70,7 +70,7 @@ func (a *API) listSessionDeliverables(ctx context.Context, q *request) (any, err
 	if err != nil {
 		return nil, err
 	}
-	return a.res.Session().Deliverables(ctx, s)
+	return a.ops.SessionDeliverables(ctx, s.ID)
 }
 
 func (a *API) recordDeliverableUpload(ctx context.Context, q *request) (any, error) {
@@ -78,11 +78,11 @@ func (a *API) recordDeliverableUpload(ctx context.Context, q *request) (any, err
 	if err != nil {
 		return nil, err
 	}
-	return a.res.Mutation().RecordDeliverableUpload(ctx, q.param("eventId"), q.param("submissionId"), q.param("deliverableId"), in)
+	return a.ops.RecordDeliverableUpload(ctx, q.param("eventId"), q.param("submissionId"), q.param("deliverableId"), in)
 }
 
 func (a *API) clearDeliverableUpload(ctx context.Context, q *request) (any, error) {
-	return a.res.Mutation().ClearDeliverableUpload(ctx, q.param("eventId"), q.param("submissionId"), q.param("deliverableId"))
+	return a.ops.ClearDeliverableUpload(ctx, q.param("eventId"), q.param("submissionId"), q.param("deliverableId"))
 }
 
 // session loads the session of the path, after checking event access.
@@ -91,5 +91,5 @@ func (a *API) session(ctx context.Context, q *request) (*model.Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.res.Event().Session(ctx, ev, q.param("submissionId"))
+	return a.ops.Session(ctx, ev.ID, q.param("submissionId"))
 }

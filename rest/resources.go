@@ -14,7 +14,7 @@ func (a *API) listResources(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.res.Event().Resources(ctx, ev)
+	return a.ops.Resources(ctx, ev.ID)
 }
 
 func (a *API) createResource(ctx context.Context, q *request) (any, error) {
@@ -22,7 +22,7 @@ func (a *API) createResource(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.res.Mutation().CreateResource(ctx, q.param("eventId"), in)
+	return a.ops.CreateResource(ctx, q.param("eventId"), in)
 }
 
 func (a *API) updateResource(ctx context.Context, q *request) (any, error) {
@@ -30,11 +30,11 @@ func (a *API) updateResource(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.res.Mutation().UpdateResource(ctx, q.param("eventId"), q.param("resourceId"), in)
+	return a.ops.UpdateResource(ctx, q.param("eventId"), q.param("resourceId"), in)
 }
 
 func (a *API) deleteResource(ctx context.Context, q *request) (any, error) {
-	return a.res.Mutation().DeleteResource(ctx, q.param("eventId"), q.param("resourceId"))
+	return a.ops.DeleteResource(ctx, q.param("eventId"), q.param("resourceId"))
 }
 
 func (a *API) reorderResources(ctx context.Context, q *request) (any, error) {
@@ -42,5 +42,5 @@ func (a *API) reorderResources(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.res.Mutation().ReorderResources(ctx, q.param("eventId"), in)
+	return a.ops.ReorderResources(ctx, q.param("eventId"), in)
 }

@@ -13,7 +13,7 @@ func (a *API) getEvaluation(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.res.Event().Evaluation(ctx, ev)
+	return a.ops.EventEvaluation(ctx, ev)
 }
 
 func (a *API) saveReviewRound(ctx context.Context, q *request) (any, error) {
@@ -21,7 +21,7 @@ func (a *API) saveReviewRound(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.res.Mutation().SaveReviewRound(ctx, q.param("eventId"), in)
+	return a.ops.SaveReviewRound(ctx, q.param("eventId"), in)
 }
 
 func (a *API) addReviewer(ctx context.Context, q *request) (any, error) {
@@ -29,7 +29,7 @@ func (a *API) addReviewer(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.res.Mutation().AddReviewer(ctx, q.param("eventId"), q.param("roundId"), in)
+	return a.ops.AddReviewer(ctx, q.param("eventId"), q.param("roundId"), in)
 }
 
 func (a *API) assignReviews(ctx context.Context, q *request) (any, error) {
@@ -37,7 +37,7 @@ func (a *API) assignReviews(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := a.res.Mutation().AssignReviews(ctx, q.param("eventId"), q.param("roundId"), in)
+	res, err := a.ops.AssignReviews(ctx, q.param("eventId"), q.param("roundId"), in)
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +45,7 @@ func (a *API) assignReviews(ctx context.Context, q *request) (any, error) {
 }
 
 func (a *API) unassignReview(ctx context.Context, q *request) (any, error) {
-	return a.res.Mutation().UnassignReview(ctx, q.param("eventId"), q.param("roundId"), q.param("assignmentId"))
+	return a.ops.UnassignReview(ctx, q.param("eventId"), q.param("roundId"), q.param("assignmentId"))
 }
 
 func (a *API) autoDistributeReviews(ctx context.Context, q *request) (any, error) {
@@ -53,7 +53,7 @@ func (a *API) autoDistributeReviews(ctx context.Context, q *request) (any, error
 	if err != nil {
 		return nil, err
 	}
-	return a.res.Mutation().AutoDistributeReviews(ctx, q.param("eventId"), q.param("roundId"), in)
+	return a.ops.AutoDistributeReviews(ctx, q.param("eventId"), q.param("roundId"), in)
 }
 
 func (a *API) sendReviewReminders(ctx context.Context, q *request) (any, error) {
@@ -61,7 +61,7 @@ func (a *API) sendReviewReminders(ctx context.Context, q *request) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	return a.res.Mutation().SendReviewReminders(ctx, q.param("eventId"), q.param("roundId"), in)
+	return a.ops.SendReviewReminders(ctx, q.param("eventId"), q.param("roundId"), in)
 }
 
 func (a *API) generateAiReview(ctx context.Context, q *request) (any, error) {
@@ -69,7 +69,7 @@ func (a *API) generateAiReview(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.res.Mutation().GenerateAiReview(ctx, q.param("eventId"), q.param("roundId"), in)
+	return a.ops.GenerateAiReview(ctx, q.param("eventId"), q.param("roundId"), in)
 }
 
 func (a *API) scoreRoundWithAi(ctx context.Context, q *request) (any, error) {
@@ -77,7 +77,7 @@ func (a *API) scoreRoundWithAi(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.res.Mutation().ScoreRoundWithAi(ctx, q.param("eventId"), q.param("roundId"), &in)
+	return a.ops.ScoreRoundWithAi(ctx, q.param("eventId"), q.param("roundId"), &in)
 }
 
 func (a *API) overrideAiReview(ctx context.Context, q *request) (any, error) {
@@ -85,7 +85,7 @@ func (a *API) overrideAiReview(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.res.Mutation().OverrideAiReview(ctx, q.param("eventId"), in)
+	return a.ops.OverrideAiReview(ctx, q.param("eventId"), in)
 }
 
 func (a *API) listReviewerTracks(ctx context.Context, q *request) (any, error) {
@@ -93,7 +93,7 @@ func (a *API) listReviewerTracks(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.res.Event().ReviewerTracks(ctx, ev)
+	return a.ops.ReviewerTracks(ctx, ev.ID)
 }
 
 func (a *API) setReviewerTracks(ctx context.Context, q *request) (any, error) {
@@ -101,7 +101,7 @@ func (a *API) setReviewerTracks(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.res.Mutation().SetReviewerTracks(ctx, q.param("eventId"), q.param("eventMemberId"), in)
+	return a.ops.SetReviewerTracks(ctx, q.param("eventId"), q.param("eventMemberId"), in)
 }
 
 func (a *API) submitReviewAnswers(ctx context.Context, q *request) (any, error) {
@@ -109,7 +109,7 @@ func (a *API) submitReviewAnswers(ctx context.Context, q *request) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	return a.res.Mutation().SubmitReviewAnswers(ctx, q.param("eventId"), q.param("assignmentId"), in)
+	return a.ops.SubmitReviewAnswers(ctx, q.param("eventId"), q.param("assignmentId"), in)
 }
 
 func (a *API) recuseReview(ctx context.Context, q *request) (any, error) {
@@ -117,7 +117,7 @@ func (a *API) recuseReview(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.res.Mutation().RecuseReview(ctx, q.param("eventId"), q.param("assignmentId"), in)
+	return a.ops.RecuseReview(ctx, q.param("eventId"), q.param("assignmentId"), in)
 }
 
 // AssignReviewsResult is POST …/assignments.

@@ -3,8 +3,8 @@
 // health checks, the pages for people — and the operator listener's (operator.go).
 //
 // A REST handler translates and nothing more: it checks the body against the GraphQL input type
-// of its operation, calls the same resolver method GraphQL calls (mutations inside one database
-// transaction), and presents the result in the REST shape. Rules live in package graph.
+// of its operation, calls the operation of package operation that GraphQL's resolver calls (writes
+// inside one database transaction), and presents the result in the REST shape. Rules live in package operation.
 //
 // routes.go lists every operation on one line; its handler, a method named after the operation,
 // is in the file of its domain (events.go, speakers.go, submissions.go, sessions.go,
@@ -27,31 +27,48 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/formatter"
 
 	"github.com/podium/podium/ent/dbx"
 	"github.com/podium/podium/ent/schema/viewer"
-	"github.com/podium/podium/graph"
 	"github.com/podium/podium/graph/access"
 	"github.com/podium/podium/graph/access/mailbudget"
 	"github.com/podium/podium/graph/apperr"
 	"github.com/podium/podium/graph/files"
+	"github.com/podium/podium/graph/operation"
 	"github.com/podium/podium/rest/web"
 )
 
 // MaxBodyBytes caps a request body; larger bodies are answered 413 payload_too_large.
 const MaxBodyBytes = 1 << 20
 
+// GraphQL is the GraphQL server the router mounts at /graphql (package graph's Server): the
+// router checks the caller, then hands over.
+type GraphQL interface {
+	http.Handler
+	// Schema is the GraphQL schema. REST bodies are checked against its input types and bound to
+	// them, so both transports accept the same input.
+	Schema() *ast.Schema
+	// ServesPage reports whether r asks for the GraphiQL page, which loads without a key.
+	ServesPage(r *http.Request) bool
+	// Observe returns ctx carrying fn, which the server tells of each operation it answers.
+	Observe(ctx context.Context, fn func(ctx context.Context, name, typ string, errorCodes []string)) context.Context
+}
+
 // Options configure NewHandler.
 type Options struct {
-	DB       *dbx.DB
-	Resolver *graph.Resolver
-	Log      *slog.Logger
-	// GraphQL serves /graphql (see graph.NewHandler); the router adds the API key check.
-	GraphQL http.Handler
+	DB *dbx.DB
+	// Ops are the operations every handler calls.
+	Ops *operation.Service
+	Log *slog.Logger
+	// GraphQL serves /graphql; the router adds the caller check. Its schema also checks and binds
+	// REST bodies.
+	GraphQL GraphQL
 	// Mount adds further routes to the root router; they run after the CORS and logging
 	// middleware and are responsible for their own access checks. Operator pages (River UI) are
 	// not mounted here but on the operator listener (NewOperatorHandler).
@@ -70,7 +87,7 @@ type Options struct {
 // API is the REST API's state.
 type API struct {
 	db     *dbx.DB
-	res    *graph.Resolver
+	ops    *operation.Service
 	auth   *access.Authenticator
 	log    *slog.Logger
 	schema *ast.Schema
@@ -82,16 +99,22 @@ type API struct {
 	metrics *Metrics
 	// signin serves the sign-in pages and checks browser sessions (signin.go).
 	signin *signIn
+	// sdlOnce formats the schema's text (sdlText) on the first request for it.
+	sdlOnce sync.Once
+	sdlText string
+	// openapiOnce renders the OpenAPI document (openapiDoc) on the first request for it.
+	openapiOnce sync.Once
+	openapiDoc  []byte
 }
 
 // NewHandler returns Podium's HTTP handler.
 func NewHandler(opts Options) http.Handler {
 	a := &API{
 		db:          opts.DB,
-		res:         opts.Resolver,
+		ops:         opts.Ops,
 		auth:        access.NewAuthenticator(opts.DB.Ent, opts.DB.Pool),
 		log:         opts.Log,
-		schema:      graph.NewExecutableSchema(graph.Config{}).Schema(),
+		schema:      opts.GraphQL.Schema(),
 		queryHeader: opts.QueryCountHeader,
 		limit:       newLimiter(opts.RateLimit, opts.DB.Pool),
 		metrics:     opts.Metrics,
@@ -100,21 +123,21 @@ func NewHandler(opts Options) http.Handler {
 		a.metrics = NewMetrics(opts.DB)
 	}
 	publicURL := ""
-	if opts.Resolver != nil && opts.Resolver.Ops.Outbox != nil {
-		publicURL = opts.Resolver.Ops.Outbox.PublicURL
+	if opts.Ops != nil && opts.Ops.Outbox != nil {
+		publicURL = opts.Ops.Outbox.PublicURL
 	}
 	limits := mailbudget.Default
 	if opts.MailLimits != nil {
 		limits = *opts.MailLimits
 	}
-	people := &access.People{DB: opts.DB, Outbox: opts.Resolver.Ops.Outbox, Budgets: mailbudget.New(opts.DB.Pool, limits)}
-	if opts.Resolver.Ops.Budgets == nil {
+	people := &access.People{DB: opts.DB, Outbox: opts.Ops.Outbox, Budgets: mailbudget.New(opts.DB.Pool, limits)}
+	if opts.Ops.Budgets == nil {
 		// Sign-in links and a person's own emails draw on one daily budget per mailbox.
-		opts.Resolver.Ops.Budgets = people.Budgets
+		opts.Ops.Budgets = people.Budgets
 	}
 	a.signin = newSignIn(people, publicURL,
 		func(ctx context.Context, msg string, args ...any) { a.log.ErrorContext(ctx, msg, args...) })
-	a.signin.ops = opts.Resolver
+	a.signin.ops = opts.Ops
 
 	r := chi.NewRouter()
 	r.Use(a.logRequests, compress, a.recoverPanics, cors, a.cheapFirst)
@@ -131,10 +154,10 @@ func NewHandler(opts Options) http.Handler {
 	a.signin.routes(r)
 	r.Get("/files/{orgId}/{fileId}", a.serveSignedFile) // signed download URLs (files.go)
 	a.mountEmbed(r)                                     // public widget pages and feeds (embed.go)
-	web.MountCFP(r, web.CFPDeps{Resolver: a.res, Person: a.signin.person, Log: a.log})
+	web.MountCFP(r, web.CFPDeps{Ops: a.ops, Person: a.signin.person, Log: a.log})
 	r.Get("/graphql/schema.graphql", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		_, _ = io.WriteString(w, graph.SDL())
+		_, _ = io.WriteString(w, a.sdl())
 	})
 	r.Route("/api/v1", func(r chi.Router) {
 		r.Get("/", a.meta)
@@ -336,7 +359,7 @@ func bodyReadError(err error) error {
 // hands over to gqlgen. A failed check is answered the GraphQL way, with the code in extensions.
 // A write authenticated by cookie from another origin is refused before anything runs. GraphiQL
 // itself loads without a key; its queries need one.
-func (a *API) graphQL(next http.Handler) http.Handler {
+func (a *API) graphQL(next GraphQL) http.Handler {
 	refuse := func(w http.ResponseWriter, r *http.Request, err error) {
 		e := a.errorOf(w, r, err)
 		writeJSON(w, e.Status, map[string]any{"errors": []any{map[string]any{
@@ -344,7 +367,7 @@ func (a *API) graphQL(next http.Handler) http.Handler {
 		}}})
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if graph.WantsGraphiQL(r) {
+		if next.ServesPage(r) {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -362,7 +385,7 @@ func (a *API) graphQL(next http.Handler) http.Handler {
 		if !files.IsMultipart(r) { // an upload is bounded by its own limit (docs/files.md)
 			r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
 		}
-		ctx := graph.WithObserver(viewer.NewContext(r.Context(), v), a.metrics.ObserveGraphQL)
+		ctx := next.Observe(viewer.NewContext(r.Context(), v), a.metrics.ObserveGraphQL)
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
@@ -434,7 +457,7 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 // logging what is outside the vocabulary, and sets the Retry-After of the errors that ask the
 // client to come back: rate_limited, and unavailable while PostgreSQL cannot be reached.
 func (a *API) errorOf(w http.ResponseWriter, r *http.Request, err error) *apperr.Error {
-	e, ok := graph.ErrorOf(err)
+	e, ok := operation.ErrorOf(err)
 	if !ok {
 		a.log.ErrorContext(r.Context(), "request failed", "err", err, "method", r.Method, "path", r.URL.Path)
 	}
@@ -485,4 +508,14 @@ func cors(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// sdl is the GraphQL schema as text, served at /graphql/schema.graphql.
+func (a *API) sdl() string {
+	a.sdlOnce.Do(func() {
+		var b strings.Builder
+		formatter.NewFormatter(&b, formatter.WithIndent("  ")).FormatSchema(a.schema)
+		a.sdlText = b.String()
+	})
+	return a.sdlText
 }

@@ -4,7 +4,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -20,9 +19,9 @@ import (
 // description names the route in a `REST: METHOD /path` sentence, and the OpenAPI document takes
 // the route's description from it (restFields, proseOf). These tests hold the links true.
 
-// routeFieldExceptions are the routes whose handler calls a resolver field that is not the
-// operation's GraphQL counterpart, or calls none although it has one: operation id → the field
-// ("" for none), with the reason.
+// routeFieldExceptions are the routes whose handler's first operation is not the one their GraphQL
+// counterpart's resolver calls, or who have no such operation although they have a counterpart:
+// operation id → the field ("" for none), with the reason.
 var routeFieldExceptions = map[string]struct{ field, reason string }{
 	"getEvent":            {"Query.event", "loads the event with a.event, as every route under /events/{eventId} does"},
 	"listContacts":        {"Query.contacts", "streams the same rows with ContactDirectory instead of the paged connection"},
@@ -70,9 +69,9 @@ func TestRoutesNamedBySDL(t *testing.T) {
 }
 
 // TestRoutesNamedByTheirField checks the other direction: the route of an operation whose handler
-// calls a GraphQL resolver (a.res.Mutation().CreateEvent(…), a.res.Event().Speaker(…): the first
-// such call in the handler's body, the handler being named after the operation) is named by that
-// field's description, and by no other field's.
+// calls the operation a GraphQL field's resolver calls (the first a.ops.X(…) of the handler, which
+// is named after the route's operation id) is named by that field's description, and by no other
+// field's.
 func TestRoutesNamedByTheirField(t *testing.T) {
 	t.Parallel()
 	schema := graph.NewExecutableSchema(graph.Config{}).Schema()
@@ -81,13 +80,24 @@ func TestRoutesNamedByTheirField(t *testing.T) {
 	mapped := 0
 	for _, rt := range routes {
 		key := rt.method + " " + rt.path
-		field, ok := calls[rt.operationID]
-		if ex, isException := routeFieldExceptions[rt.operationID]; isException {
-			field, ok = ex.field, ex.field != ""
-		}
 		var names []string
 		for _, f := range named[key] {
 			names = append(names, f.name)
+		}
+		candidates := calls[rt.operationID]
+		field, ok := "", len(candidates) > 0
+		if ok {
+			// Several fields may call one operation (Query.event and the events' own lookups);
+			// the route belongs to the one naming it.
+			field = candidates[0]
+			for _, c := range candidates {
+				if slices.Contains(names, c) {
+					field = c
+				}
+			}
+		}
+		if ex, isException := routeFieldExceptions[rt.operationID]; isException {
+			field, ok = ex.field, ex.field != ""
 		}
 		if !ok {
 			if len(names) > 0 {
@@ -119,25 +129,49 @@ func TestRoutesNamedByTheirField(t *testing.T) {
 	t.Logf("%d of %d routes map to a GraphQL field", mapped, len(routes))
 }
 
-// resolverCalls reads the package's handlers: operation id → "Type.field" of the first resolver
-// call in the body of the method (*API).<operation id>.
-func resolverCalls(t *testing.T) map[string]string {
+// resolverCalls maps each operation id to the GraphQL fields ("Type.field") that call the same
+// operation as its handler: the first method of package operation the handler (*API).<operation
+// id> calls (a.ops.X(…)), and the resolvers (graph/*.resolvers.go) that call it (r.Ops.X(…)).
+func resolverCalls(t *testing.T) map[string][]string {
 	t.Helper()
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
+	fieldsOf := map[string][]string{} // operation method → fields whose resolver calls it
+	eachMethod(t, "../graph/*.resolvers.go", func(recv string, fn *ast.FuncDecl) {
+		typ, ok := strings.CutSuffix(recv, "Resolver")
+		if !ok || typ == "" {
+			return
+		}
+		if op, ok := firstCall(fn, "Ops"); ok {
+			r, size := utf8.DecodeRuneInString(typ)
+			f, fsize := utf8.DecodeRuneInString(fn.Name.Name)
+			field := string(unicode.ToUpper(r)) + typ[size:] + "." + string(unicode.ToLower(f)) + fn.Name.Name[fsize:]
+			fieldsOf[op] = append(fieldsOf[op], field)
+		}
+	})
+	out := map[string][]string{}
+	eachMethod(t, "*.go", func(recv string, fn *ast.FuncDecl) {
+		if recv != "API" {
+			return
+		}
+		if op, ok := firstCall(fn, "ops"); ok && len(fieldsOf[op]) > 0 {
+			out[fn.Name.Name] = fieldsOf[op]
+		}
+	})
+	return out
+}
+
+// eachMethod calls visit with every method declared in the files of pattern, tests aside.
+func eachMethod(t *testing.T, pattern string, visit func(recv string, fn *ast.FuncDecl)) {
+	t.Helper()
+	files, err := filepath.Glob(pattern)
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no files match %s: %v", pattern, err)
 	}
 	fset := token.NewFileSet()
-	out := map[string]string{}
 	for _, name := range files {
 		if strings.HasSuffix(name, "_test.go") {
 			continue
 		}
-		src, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f, err := parser.ParseFile(fset, name, src, parser.SkipObjectResolution)
+		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -146,45 +180,39 @@ func resolverCalls(t *testing.T) map[string]string {
 			if !ok || fn.Recv == nil || fn.Body == nil {
 				continue
 			}
-			ast.Inspect(fn.Body, func(n ast.Node) bool {
-				if _, done := out[fn.Name.Name]; done {
-					return false
-				}
-				if field, ok := resolverCall(n); ok {
-					out[fn.Name.Name] = field
-					return false
-				}
-				return true
-			})
+			recv := fn.Recv.List[0].Type
+			if star, ok := recv.(*ast.StarExpr); ok {
+				recv = star.X
+			}
+			if id, ok := recv.(*ast.Ident); ok {
+				visit(id.Name, fn)
+			}
 		}
 	}
-	return out
 }
 
-// resolverCall recognises a.res.Type().Field(…) and answers "Type.field".
-func resolverCall(n ast.Node) (string, bool) {
-	call, ok := n.(*ast.CallExpr)
-	if !ok {
-		return "", false
-	}
-	field, ok := call.Fun.(*ast.SelectorExpr)
-	if !ok {
-		return "", false
-	}
-	inner, ok := field.X.(*ast.CallExpr)
-	if !ok || len(inner.Args) != 0 {
-		return "", false
-	}
-	typ, ok := inner.Fun.(*ast.SelectorExpr)
-	if !ok {
-		return "", false
-	}
-	res, ok := typ.X.(*ast.SelectorExpr)
-	if !ok || res.Sel.Name != "res" {
-		return "", false
-	}
-	r, size := utf8.DecodeRuneInString(field.Sel.Name)
-	return typ.Sel.Name + "." + string(unicode.ToLower(r)) + field.Sel.Name[size:], true
+// firstCall is the method name X of the first call <…>.<holder>.X(…) in fn's body.
+func firstCall(fn *ast.FuncDecl, holder string) (string, bool) {
+	var name string
+	ast.Inspect(fn.Body, func(n ast.Node) bool {
+		if name != "" {
+			return false
+		}
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		sel, ok := call.Fun.(*ast.SelectorExpr)
+		if !ok {
+			return true
+		}
+		if x, ok := sel.X.(*ast.SelectorExpr); ok && x.Sel.Name == holder {
+			name = sel.Sel.Name
+			return false
+		}
+		return true
+	})
+	return name, name != ""
 }
 
 // TestRoutesOpenAPIDescriptions shows where each operation's OpenAPI description comes from; it

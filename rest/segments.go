@@ -15,7 +15,7 @@ import (
 // and saveSegment are the original API's; listSegmentContacts, the evaluation, is Podium's own.
 
 func (a *API) listSegments(ctx context.Context, _ *request) (any, error) {
-	return a.res.Query().Segments(ctx)
+	return a.ops.Segments(ctx)
 }
 
 func (a *API) saveSegment(ctx context.Context, q *request) (any, error) {
@@ -23,7 +23,7 @@ func (a *API) saveSegment(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.res.Mutation().SaveSegment(ctx, in)
+	return a.ops.SaveSegment(ctx, in)
 }
 
 // SegmentContacts is a page of the contacts a segment selects.
@@ -53,11 +53,11 @@ func (a *API) listSegmentContacts(ctx context.Context, q *request) (any, error) 
 			return nil, apperr.Invalid("The cursor is not valid")
 		}
 	}
-	seg, err := a.res.Query().Segment(ctx, q.param("segmentId"))
+	seg, err := a.ops.Segment(ctx, q.param("segmentId"))
 	if err != nil {
 		return nil, err
 	}
-	conn, err := a.res.CrmSegment().Contacts(ctx, seg, first, after)
+	conn, err := a.ops.SegmentContacts(ctx, seg, first, after)
 	if err != nil {
 		return nil, err
 	}

@@ -21,7 +21,7 @@ func (a *API) listSessions(ctx context.Context, q *request) (any, error) {
 	if s := model.SessionState(q.URL.Query().Get("state")); s.IsValid() {
 		state = &s
 	}
-	conn, err := a.res.Event().Sessions(ctx, ev, state, nil, nil, nil, nil)
+	conn, err := a.ops.Sessions(ctx, ev, state, nil, nil, nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -34,11 +34,11 @@ func (a *API) createSession(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.res.Mutation().CreateSession(ctx, q.param("eventId"), in)
+	return a.ops.CreateSession(ctx, q.param("eventId"), in)
 }
 
 func (a *API) deleteSession(ctx context.Context, q *request) (any, error) {
-	return a.res.Mutation().DeleteSession(ctx, q.param("eventId"), q.param("submissionId"))
+	return a.ops.DeleteSession(ctx, q.param("eventId"), q.param("submissionId"))
 }
 
 func (a *API) cancelSession(ctx context.Context, q *request) (any, error) {
@@ -46,7 +46,7 @@ func (a *API) cancelSession(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.res.Mutation().CancelSession(ctx, q.param("eventId"), q.param("submissionId"), in)
+	return a.ops.CancelSession(ctx, q.param("eventId"), q.param("submissionId"), in)
 }
 
 func (a *API) reinstateSession(ctx context.Context, q *request) (any, error) {
@@ -54,7 +54,7 @@ func (a *API) reinstateSession(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.res.Mutation().ReinstateSession(ctx, q.param("eventId"), q.param("submissionId"), in)
+	return a.ops.ReinstateSession(ctx, q.param("eventId"), q.param("submissionId"), in)
 }
 
 func (a *API) getSessionTimeline(ctx context.Context, q *request) (any, error) {
@@ -62,11 +62,11 @@ func (a *API) getSessionTimeline(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	sub, err := a.res.Event().Submission(ctx, ev, q.param("submissionId"))
+	sub, err := a.ops.Submission(ctx, ev.ID, q.param("submissionId"))
 	if err != nil {
 		return nil, err
 	}
-	return a.res.Submission().Activity(ctx, sub)
+	return a.ops.Timeline(ctx, sub.EventID, sub.ID)
 }
 
 func (a *API) setSessionSpeakers(ctx context.Context, q *request) (any, error) {
@@ -74,7 +74,7 @@ func (a *API) setSessionSpeakers(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.res.Mutation().SetSessionSpeakers(ctx, q.param("eventId"), q.param("submissionId"), in)
+	return a.ops.SetSessionSpeakers(ctx, q.param("eventId"), q.param("submissionId"), in)
 }
 
 // SessionList is GET E/sessions.

@@ -27,7 +27,7 @@ func TestSessionNumberingLockLetsReferencesThrough(t *testing.T) {
 	creation := make(chan int, 1)
 	speaker := make(chan struct{})
 	err := b.db.InTx(ctx, func(ctx context.Context) error {
-		_, err := b.res.Mutation().CreateSession(ctx, w.event, model.CreateSessionInput{Title: "Holding the lock",
+		_, err := b.res.Ops.CreateSession(ctx, w.event, model.CreateSessionInput{Title: "Holding the lock",
 			SpeakerIds: []string{w.ada}})
 		require.NoError(t, err)
 		go func() {

@@ -17,10 +17,10 @@ import (
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/dbx"
 	"github.com/podium/podium/ent/schema/viewer"
-	"github.com/podium/podium/graph"
 	"github.com/podium/podium/graph/access"
 	"github.com/podium/podium/graph/access/mailbudget"
 	"github.com/podium/podium/graph/apperr"
+	"github.com/podium/podium/graph/operation"
 	"github.com/podium/podium/rest/web"
 )
 
@@ -45,7 +45,7 @@ const signInWorkers = 4
 type signIn struct {
 	people *access.People
 	// ops are the operations the reviewer and portal pages call.
-	ops *graph.Resolver
+	ops *operation.Service
 	// secure marks the cookie Secure (PUBLIC_URL is https) and names it with the __Host- prefix,
 	// which browsers accept only for Secure, host-only cookies on path /.
 	secure bool

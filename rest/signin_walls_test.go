@@ -137,7 +137,7 @@ func (b *testBundle) instances(n int) []string {
 	b.t.Helper()
 	var urls []string
 	for range n {
-		h := rest.NewHandler(rest.Options{DB: b.db, Resolver: b.res, Log: b.quietLog(),
+		h := rest.NewHandler(rest.Options{DB: b.db, Ops: b.res.Ops, Log: b.quietLog(),
 			GraphQL: graph.NewHandler(graph.HandlerOptions{DB: b.db, Resolver: b.res, Log: b.quietLog()})})
 		srv := httptest.NewServer(h)
 		b.t.Cleanup(srv.Close)

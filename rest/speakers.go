@@ -15,7 +15,7 @@ func (a *API) listSpeakers(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, err := a.res.Event().SpeakerDirectory(ctx, ev)
+	d, err := a.ops.EventSpeakerDirectory(ctx, ev)
 	if err != nil {
 		return nil, err
 	}
@@ -27,7 +27,7 @@ func (a *API) saveSpeaker(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return toRESTContactOf(a.res.Mutation().SaveSpeaker(ctx, q.param("eventId"), in))
+	return toRESTContactOf(a.ops.SaveSpeaker(ctx, q.param("eventId"), in))
 }
 
 func (a *API) getSpeaker(ctx context.Context, q *request) (any, error) {
@@ -35,7 +35,7 @@ func (a *API) getSpeaker(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return toRESTContactOf(a.res.Event().Speaker(ctx, ev, q.param("contactId")))
+	return toRESTContactOf(a.ops.Speaker(ctx, ev.ID, q.param("contactId")))
 }
 
 func (a *API) setSpeakerWorkflow(ctx context.Context, q *request) (any, error) {
@@ -43,7 +43,7 @@ func (a *API) setSpeakerWorkflow(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return toRESTContactOf(a.res.Mutation().SetSpeakerWorkflow(ctx, q.param("eventId"), q.param("contactId"), in))
+	return toRESTContactOf(a.ops.SetSpeakerWorkflow(ctx, q.param("eventId"), q.param("contactId"), in))
 }
 
 func (a *API) importSpeakers(ctx context.Context, q *request) (any, error) {
@@ -51,7 +51,7 @@ func (a *API) importSpeakers(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.res.Mutation().ImportSpeakers(ctx, q.param("eventId"), in)
+	return a.ops.ImportSpeakers(ctx, q.param("eventId"), in)
 }
 
 func (a *API) inviteSpeakerPortals(ctx context.Context, q *request) (any, error) {
@@ -59,7 +59,7 @@ func (a *API) inviteSpeakerPortals(ctx context.Context, q *request) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	return a.res.Mutation().InviteSpeakerPortals(ctx, q.param("eventId"), in)
+	return a.ops.InviteSpeakerPortals(ctx, q.param("eventId"), in)
 }
 
 // toRESTContactOf presents the contact an operation returned, passing its error on.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/podium/podium/graph/apperr"
 	"github.com/podium/podium/graph/model"
+	"github.com/podium/podium/graph/operation"
 )
 
 // Call-for-proposals submissions and the decisions on them (docs/rest-api.md §4 "Submissions").
@@ -22,7 +23,7 @@ func (a *API) listSubmissions(ctx context.Context, q *request) (any, error) {
 		}
 		status = &st
 	}
-	return a.res.Event().Submissions(ctx, ev, status)
+	return a.ops.SubmissionList(ctx, ev, status)
 }
 
 func (a *API) createSubmission(ctx context.Context, q *request) (any, error) {
@@ -30,7 +31,7 @@ func (a *API) createSubmission(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.res.Mutation().CreateSubmission(ctx, q.param("eventId"), in)
+	return a.ops.CreateSubmission(ctx, q.param("eventId"), in)
 }
 
 func (a *API) getSubmission(ctx context.Context, q *request) (any, error) {
@@ -38,24 +39,19 @@ func (a *API) getSubmission(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	sub, err := a.res.Event().Submission(ctx, ev, q.param("submissionId"))
+	sub, err := a.ops.Submission(ctx, ev.ID, q.param("submissionId"))
 	if err != nil {
 		return nil, err
 	}
-	d := SubmissionDetail{Submission: sub}
-	if d.Answers, err = a.res.Submission().Answers(ctx, sub); err != nil {
+	// Podium keeps no quick reviews: the original API's list is always empty.
+	d := SubmissionDetail{Submission: sub, Answers: operation.SubmissionAnswers(sub), Reviews: []*model.QuickReview{}}
+	if d.RoundReviews, err = a.ops.RoundReviews(ctx, sub.ID); err != nil {
 		return nil, err
 	}
-	if d.Reviews, err = a.res.Submission().Reviews(ctx, sub); err != nil {
+	if d.Activity, err = a.ops.Timeline(ctx, sub.EventID, sub.ID); err != nil {
 		return nil, err
 	}
-	if d.RoundReviews, err = a.res.Submission().RoundReviews(ctx, sub); err != nil {
-		return nil, err
-	}
-	if d.Activity, err = a.res.Submission().Activity(ctx, sub); err != nil {
-		return nil, err
-	}
-	if d.Emails, err = a.res.Submission().Emails(ctx, sub); err != nil {
+	if d.Emails, err = a.ops.SubmissionEmails(ctx, sub.ID); err != nil {
 		return nil, err
 	}
 	return d, nil
@@ -66,7 +62,7 @@ func (a *API) changeSubmissionStatus(ctx context.Context, q *request) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	return a.res.Mutation().ChangeSubmissionStatus(ctx, q.param("eventId"), q.param("submissionId"), in)
+	return a.ops.ChangeSubmissionStatus(ctx, q.param("eventId"), q.param("submissionId"), in)
 }
 
 func (a *API) decideSubmissions(ctx context.Context, q *request) (any, error) {
@@ -74,7 +70,7 @@ func (a *API) decideSubmissions(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.res.Mutation().DecideSubmissions(ctx, q.param("eventId"), in)
+	return a.ops.DecideSubmissions(ctx, q.param("eventId"), in)
 }
 
 // SubmissionDetail is GET E/submissions/{id}.

@@ -12,11 +12,11 @@ import (
 // API has none; these paths are Podium's own, beside the contract's.
 
 func (a *API) listWebhookEventTypes(ctx context.Context, _ *request) (any, error) {
-	return a.res.Query().WebhookEventTypes(ctx)
+	return a.ops.WebhookEventTypeList(ctx)
 }
 
 func (a *API) listWebhooks(ctx context.Context, _ *request) (any, error) {
-	return a.res.Query().Webhooks(ctx)
+	return a.ops.ListWebhooks(ctx)
 }
 
 func (a *API) createWebhook(ctx context.Context, q *request) (any, error) {
@@ -24,11 +24,11 @@ func (a *API) createWebhook(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.res.Mutation().CreateWebhook(ctx, in)
+	return a.ops.CreateWebhook(ctx, in)
 }
 
 func (a *API) getWebhook(ctx context.Context, q *request) (any, error) {
-	return a.res.Query().Webhook(ctx, q.param("webhookId"))
+	return a.ops.Webhook(ctx, q.param("webhookId"))
 }
 
 func (a *API) updateWebhook(ctx context.Context, q *request) (any, error) {
@@ -36,11 +36,11 @@ func (a *API) updateWebhook(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.res.Mutation().UpdateWebhook(ctx, q.param("webhookId"), in)
+	return a.ops.UpdateWebhook(ctx, q.param("webhookId"), in)
 }
 
 func (a *API) deleteWebhook(ctx context.Context, q *request) (any, error) {
-	return a.res.Mutation().DeleteWebhook(ctx, q.param("webhookId"))
+	return a.ops.DeleteWebhook(ctx, q.param("webhookId"))
 }
 
 func (a *API) rotateWebhookSecret(ctx context.Context, q *request) (any, error) {
@@ -48,7 +48,7 @@ func (a *API) rotateWebhookSecret(ctx context.Context, q *request) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	return a.res.Mutation().RotateWebhookSecret(ctx, q.param("webhookId"), &in)
+	return a.ops.RotateWebhookSecret(ctx, q.param("webhookId"), &in)
 }
 
 func (a *API) listWebhookDeliveries(ctx context.Context, q *request) (any, error) {
@@ -68,11 +68,11 @@ func (a *API) listWebhookDeliveries(ctx context.Context, q *request) (any, error
 		}
 		first = &n
 	}
-	return a.res.Query().WebhookDeliveries(ctx, q.param("webhookId"), status, first)
+	return a.ops.WebhookDeliveries(ctx, q.param("webhookId"), status, first)
 }
 
 func (a *API) redeliverWebhook(ctx context.Context, q *request) (any, error) {
-	return a.res.Mutation().RedeliverWebhook(ctx, q.param("webhookId"), q.param("deliveryId"))
+	return a.ops.RedeliverWebhook(ctx, q.param("webhookId"), q.param("deliveryId"))
 }
 
 // Redelivered answers a redelivery of everything since a time.
@@ -86,7 +86,7 @@ func (a *API) redeliverWebhooks(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	n, err := a.res.Mutation().RedeliverWebhooks(ctx, q.param("webhookId"), in)
+	n, err := a.ops.RedeliverWebhooks(ctx, q.param("webhookId"), in)
 	if err != nil {
 		return nil, err
 	}

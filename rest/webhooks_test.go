@@ -203,7 +203,7 @@ func TestWebhookOutboxRollsBackWithTheChange(t *testing.T) {
 	ctx := b.scopeOf(w.event)
 	boom := context.Canceled
 	err := b.db.InTx(ctx, func(ctx context.Context) error {
-		_, err := b.res.Mutation().CreateSession(ctx, w.event, model.CreateSessionInput{Title: "Rolled back",
+		_, err := b.res.Ops.CreateSession(ctx, w.event, model.CreateSessionInput{Title: "Rolled back",
 			FormatID: &w.format, SpeakerIds: []string{w.ada}})
 		require.NoError(t, err)
 		require.Equal(t, 1, countIn(t, ctx, "SELECT count(*) FROM webhook_messages"))

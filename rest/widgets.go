@@ -10,11 +10,11 @@ import (
 // anyone is served by embed.go.
 
 func (a *API) getProgram(ctx context.Context, q *request) (any, error) {
-	return a.res.Query().Program(ctx, q.param("eventId"))
+	return a.ops.Program(ctx, q.param("eventId"))
 }
 
 func (a *API) listWidgets(ctx context.Context, q *request) (any, error) {
-	return a.res.Query().Widgets(ctx, q.param("eventId"))
+	return a.ops.Widgets(ctx, q.param("eventId"))
 }
 
 func (a *API) createWidget(ctx context.Context, q *request) (any, error) {
@@ -22,7 +22,7 @@ func (a *API) createWidget(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.res.Mutation().CreateWidget(ctx, q.param("eventId"), in)
+	return a.ops.CreateWidget(ctx, q.param("eventId"), in)
 }
 
 func (a *API) updateWidget(ctx context.Context, q *request) (any, error) {
@@ -30,5 +30,5 @@ func (a *API) updateWidget(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.res.Mutation().UpdateWidget(ctx, q.param("eventId"), q.param("widgetId"), in)
+	return a.ops.UpdateWidget(ctx, q.param("eventId"), q.param("widgetId"), in)
 }

@@ -135,7 +135,7 @@ func serve(ctx context.Context, cfg config, work bool) error {
 
 	handler := rest.NewHandler(rest.Options{
 		DB:               db,
-		Resolver:         resolver,
+		Ops:              resolver.Ops,
 		Log:              log,
 		QueryCountHeader: cfg.QueryCountHeader,
 		RateLimit:        cfg.RateLimit,

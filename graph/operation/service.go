@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -15,10 +16,12 @@ import (
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/dbx"
 	"github.com/podium/podium/ent/schema/viewer"
+	"github.com/podium/podium/graph/access"
 	"github.com/podium/podium/graph/access/mailbudget"
 	"github.com/podium/podium/graph/ai"
 	"github.com/podium/podium/graph/email"
 	"github.com/podium/podium/graph/files"
+	"github.com/podium/podium/graph/model"
 	"github.com/podium/podium/jobs"
 )
 
@@ -144,4 +147,25 @@ func inTx[T any](ctx context.Context, r *Service, fn func(context.Context) (T, e
 		return zero, err
 	}
 	return out, nil
+}
+
+// Event is the event with id, when the caller may see it (access.Event says who may).
+func (r *Service) Event(ctx context.Context, id string) (*ent.Event, error) {
+	return access.Event(ctx, r.ClientOf(ctx), id)
+}
+
+// Speaker is the contact id of the event with eventID, when it is one of its speakers.
+func (r *Service) Speaker(ctx context.Context, eventID, id string) (*ent.Contact, error) {
+	return SpeakerOf(ctx, r.ClientOf(ctx), eventID, id)
+}
+
+// ViewerRole is the caller's role in the organization: an API key and a signed-in member act as
+// its admin.
+func (r *Service) ViewerRole(context.Context, *ent.Organization) (model.OrganizationRole, error) {
+	return model.OrganizationRoleAdmin, nil
+}
+
+// WebhookEventTypeList is every event type a webhook endpoint may subscribe to.
+func (r *Service) WebhookEventTypeList(context.Context) ([]string, error) {
+	return slices.Clone(WebhookEventTypes), nil
 }

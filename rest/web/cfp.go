@@ -18,7 +18,6 @@ import (
 
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/schema/viewer"
-	"github.com/podium/podium/graph"
 	"github.com/podium/podium/graph/apperr"
 )
 
@@ -34,11 +33,11 @@ import (
 //	GET  /cfp/{formId}/invitations/{id}              an invitation to co-present a proposal
 //	POST /cfp/{formId}/invitations/{id}              accept or decline it
 //
-// They call the operations GraphQL calls (graph/cfp.go) and hold no rule of their own.
+// They call the operations GraphQL calls (graph/operation/cfp.go) and hold no rule of their own.
 
 // CFPDeps is what the pages need from the server.
 type CFPDeps struct {
-	Resolver *graph.Resolver
+	Ops *operation.Service
 	// Person is the signed-in person of a request, or nil.
 	Person func(r *http.Request) *viewer.Person
 	Log    *slog.Logger
@@ -121,7 +120,7 @@ type proposalValues struct {
 
 // load reads the form, or writes its error page and returns nil.
 func (p *cfpPages) load(w http.ResponseWriter, r *http.Request) (*model.CfpForm, Theme) {
-	f, ev, err := p.Resolver.Ops.PublicFormEvent(r.Context(), chi.URLParam(r, "formId"))
+	f, ev, err := p.Ops.PublicFormEvent(r.Context(), chi.URLParam(r, "formId"))
 	if err != nil {
 		p.fail(w, r, Theme{}, err)
 		return nil, Theme{}
@@ -174,7 +173,7 @@ func (p *cfpPages) formPage(w http.ResponseWriter, r *http.Request) {
 	person := p.Person(r)
 	data := cfpOverview{Form: f, Signed: person != nil}
 	if person != nil {
-		mine, err := p.Resolver.Ops.OwnProposals(r.Context(), person, f.ID)
+		mine, err := p.Ops.OwnProposals(r.Context(), person, f.ID)
 		if err != nil {
 			p.fail(w, r, theme, err)
 			return
@@ -187,7 +186,7 @@ func (p *cfpPages) formPage(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		data.Full = n >= f.EffectiveSubmissionLimit
-		if data.Invitations, err = p.Resolver.Ops.OwnInvitations(r.Context(), person, f.ID); err != nil {
+		if data.Invitations, err = p.Ops.OwnInvitations(r.Context(), person, f.ID); err != nil {
 			p.fail(w, r, theme, err)
 			return
 		}
@@ -234,7 +233,7 @@ func (p *cfpPages) cannotPropose(r *http.Request, person *viewer.Person, f *mode
 	if !f.AcceptingProposals {
 		return closedMessage(f)
 	}
-	mine, err := p.Resolver.Ops.OwnProposals(r.Context(), person, f.ID)
+	mine, err := p.Ops.OwnProposals(r.Context(), person, f.ID)
 	if err != nil {
 		return ""
 	}
@@ -293,7 +292,7 @@ func (p *cfpPages) editPage(w http.ResponseWriter, r *http.Request) {
 			", or the form is closed."}
 		if pr.Status == model.SubmissionStatusAccepted {
 			// Its content is edited in the portal, until the organizers lock it.
-			view.Content, err = p.Resolver.Ops.OwnSessionContent(r.Context(), person, pr.ID)
+			view.Content, err = p.Ops.OwnSessionContent(r.Context(), person, pr.ID)
 			if _, known := apperr.As(err); err != nil && !known {
 				p.fail(w, r, theme, err)
 				return
@@ -316,7 +315,7 @@ type proposalView struct {
 
 // own finds one of the person's proposals of the form.
 func (p *cfpPages) own(r *http.Request, person *viewer.Person, formID, id string) (*model.Proposal, error) {
-	mine, err := p.Resolver.Ops.OwnProposals(r.Context(), person, formID)
+	mine, err := p.Ops.OwnProposals(r.Context(), person, formID)
 	if err != nil {
 		return nil, err
 	}
@@ -378,7 +377,7 @@ func (p *cfpPages) save(w http.ResponseWriter, r *http.Request) {
 		if id != "" {
 			idp = &id
 		}
-		saved, err = p.Resolver.Ops.SaveOwnProposal(r.Context(), person, f.ID, idp, in, form.Get("action") == "submit")
+		saved, err = p.Ops.SaveOwnProposal(r.Context(), person, f.ID, idp, in, form.Get("action") == "submit")
 	}
 	if err == nil {
 		done := "saved"
@@ -415,7 +414,7 @@ func (p *cfpPages) deleteDraft(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/auth/signin?next="+url.QueryEscape("/cfp/"+f.ID), http.StatusSeeOther)
 		return
 	}
-	if _, err := p.Resolver.Ops.DeleteOwnProposal(r.Context(), person, f.ID, chi.URLParam(r, "id")); err != nil {
+	if _, err := p.Ops.DeleteOwnProposal(r.Context(), person, f.ID, chi.URLParam(r, "id")); err != nil {
 		p.fail(w, r, theme, err)
 		return
 	}
@@ -434,7 +433,7 @@ func (p *cfpPages) invitationPage(w http.ResponseWriter, r *http.Request) {
 		signInFirst(w, r)
 		return
 	}
-	invs, err := p.Resolver.Ops.OwnInvitations(r.Context(), person, f.ID)
+	invs, err := p.Ops.OwnInvitations(r.Context(), person, f.ID)
 	if err != nil {
 		p.fail(w, r, theme, err)
 		return
@@ -467,7 +466,7 @@ func (p *cfpPages) answerInvitation(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	accept := r.PostForm.Get("answer") == "accept"
-	if _, err := p.Resolver.Ops.AnswerOwnInvitation(r.Context(), person, f.ID, chi.URLParam(r, "id"), accept); err != nil {
+	if _, err := p.Ops.AnswerOwnInvitation(r.Context(), person, f.ID, chi.URLParam(r, "id"), accept); err != nil {
 		p.fail(w, r, theme, err)
 		return
 	}
@@ -488,7 +487,7 @@ func (p *cfpPages) withdraw(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/auth/signin?next="+url.QueryEscape("/cfp/"+f.ID), http.StatusSeeOther)
 		return
 	}
-	if _, err := p.Resolver.Ops.WithdrawOwnProposal(r.Context(), person, f.ID, chi.URLParam(r, "id")); err != nil {
+	if _, err := p.Ops.WithdrawOwnProposal(r.Context(), person, f.ID, chi.URLParam(r, "id")); err != nil {
 		p.fail(w, r, theme, err)
 		return
 	}

@@ -35,7 +35,7 @@ import (
 //
 // The portal shows one event at a time: the one pinned in a cookie, else the first; a speaker of
 // several events switches with a form on every page. The pages call the operations GraphQL calls
-// (graph/portal.go, graph/portal_actions.go) and hold no rule of their own. The profile page and
+// (graph/operation/portal.go, graph/operation/portal_actions.go) and hold no rule of their own. The profile page and
 // session content pages are served elsewhere; the portal links to them.
 // It has the reviewer desk's dependencies.
 type Portal Desk
@@ -130,7 +130,7 @@ var portalNotices = map[string]string{
 // load reads the person's events and picks the one to show: want, else the pinned one, else the
 // first.
 func (p *Portal) load(ctx context.Context, r *http.Request, person *viewer.Person, section, want string) (portalView, error) {
-	events, err := p.Ops.Ops.Speaking(ctx)
+	events, err := p.Ops.Speaking(ctx)
 	if err != nil {
 		return portalView{}, err
 	}
@@ -149,8 +149,8 @@ func (p *Portal) load(ctx context.Context, r *http.Request, person *viewer.Perso
 			break
 		}
 	}
-	if p.Ops.Ops.Files != nil {
-		v.UploadLimitMB = p.Ops.Ops.Files.Limit() >> 20
+	if p.Ops.Files != nil {
+		v.UploadLimitMB = p.Ops.Files.Limit() >> 20
 	}
 	if v.Event == nil {
 		return v, nil
@@ -172,7 +172,7 @@ func (p *Portal) load(ctx context.Context, r *http.Request, person *viewer.Perso
 			if d.Status == model.DeliverableStatusUploaded {
 				ps.FilesUploaded++
 			}
-			if u := p.Ops.Ops.DownloadLink(d.StorageKey); u != "" {
+			if u := p.Ops.DownloadLink(d.StorageKey); u != "" {
 				v.Downloads[d.ID] = u
 			}
 		}
@@ -292,10 +292,10 @@ func (p *Portal) answer(confirm bool) http.HandlerFunc {
 		var err error
 		done := "confirmed"
 		if confirm {
-			_, err = p.Ops.Ops.ConfirmMyParticipation(ctx, contactID)
+			_, err = p.Ops.ConfirmMyParticipation(ctx, contactID)
 		} else {
 			done = "declined"
-			_, err = p.Ops.Ops.DeclineMyParticipation(ctx, contactID)
+			_, err = p.Ops.DeclineMyParticipation(ctx, contactID)
 		}
 		p.after(w, r, person, ctx, "home", done, err, "")
 	}
@@ -310,9 +310,9 @@ func (p *Portal) task(w http.ResponseWriter, r *http.Request) {
 	var err error
 	switch r.PostFormValue("done") {
 	case "1":
-		_, err = p.Ops.Ops.SetMyTaskDone(ctx, chi.URLParam(r, "id"), true)
+		_, err = p.Ops.SetMyTaskDone(ctx, chi.URLParam(r, "id"), true)
 	case "0":
-		_, err = p.Ops.Ops.SetMyTaskDone(ctx, chi.URLParam(r, "id"), false)
+		_, err = p.Ops.SetMyTaskDone(ctx, chi.URLParam(r, "id"), false)
 	default:
 		err = apperr.Invalid("Say whether the task is done")
 	}
@@ -329,7 +329,7 @@ func (p *Portal) upload(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := chi.URLParam(r, "id")
-	svc := p.Ops.Ops.Files
+	svc := p.Ops.Files
 	if svc == nil {
 		p.after(w, r, person, ctx, "tasks", "", apperr.New(http.StatusServiceUnavailable, apperr.CodeUnavailable,
 			"File uploads are not available on this server"), id)
@@ -360,7 +360,7 @@ func (p *Portal) upload(w http.ResponseWriter, r *http.Request) {
 	}
 	defer func() { _ = f.Close() }()
 	tctx, tracker := files.Track(ctx)
-	_, err = p.Ops.Ops.UploadMyDeliverable(tctx, id, files.Upload{Name: h.Filename, File: f, Size: h.Size})
+	_, err = p.Ops.UploadMyDeliverable(tctx, id, files.Upload{Name: h.Filename, File: f, Size: h.Size})
 	svc.Settle(ctx, tracker)
 	p.after(w, r, person, ctx, "tasks", "uploaded", err, id)
 }
@@ -371,7 +371,7 @@ func (p *Portal) remove(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	_, err := p.Ops.Ops.RemoveMyDeliverable(ctx, chi.URLParam(r, "id"))
+	_, err := p.Ops.RemoveMyDeliverable(ctx, chi.URLParam(r, "id"))
 	p.after(w, r, person, ctx, "tasks", "removed", err, "")
 }
 

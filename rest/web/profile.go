@@ -23,7 +23,7 @@ import (
 //	GET  /portal/sessions/{id}/content    a session's title and description
 //	POST /portal/sessions/{id}/content    save them
 //
-// They call the operations GraphQL calls (graph/profile_review.go) and hold no rule of their own.
+// They call the operations GraphQL calls (graph/operation/profile_review.go) and hold no rule of their own.
 
 // maxHeadshotBody caps a headshot upload's body: the file store refuses images over its own
 // limit, which is below this.
@@ -106,7 +106,7 @@ func (p *profilePages) fail(w http.ResponseWriter, r *http.Request, person *view
 }
 
 func (p *profilePages) theme(r *http.Request, person *viewer.Person, contactID string) Theme {
-	ev, err := p.Ops.Ops.OwnContactEvent(r.Context(), person, contactID)
+	ev, err := p.Ops.OwnContactEvent(r.Context(), person, contactID)
 	if err != nil {
 		return Theme{}
 	}
@@ -123,7 +123,7 @@ func (p *profilePages) profile(w http.ResponseWriter, r *http.Request) {
 		p.fail(w, r, person, Theme{}, apperr.NotFound("Speaker profile"))
 		return
 	}
-	prof, err := p.Ops.Ops.OwnProfile(r.Context(), person, id)
+	prof, err := p.Ops.OwnProfile(r.Context(), person, id)
 	if err != nil {
 		p.fail(w, r, person, Theme{}, err)
 		return
@@ -157,7 +157,7 @@ func (p *profilePages) renderProfile(w http.ResponseWriter, r *http.Request, sta
 		}
 	}
 	if len(person.Contacts) > 1 {
-		if events, err := p.Ops.Ops.Speaking(r.Context()); err == nil {
+		if events, err := p.Ops.Speaking(r.Context()); err == nil {
 			for _, e := range events {
 				if e.Contact.ID != prof.ContactID {
 					d.Others = append(d.Others, profileEvent{ContactID: e.Contact.ID, Name: e.EventName})
@@ -190,7 +190,7 @@ func (p *profilePages) saveProfile(w http.ResponseWriter, r *http.Request) {
 		Honorific: text("honorific"), Pronouns: text("pronouns"), Gender: text("gender"), Bio: text("bio"),
 		LinkedinURL: text("linkedinUrl"), TwitterURL: text("twitterUrl"), FacebookURL: text("facebookUrl"),
 		WebsiteURL: text("websiteUrl"), DietaryRequirements: text("dietaryRequirements"), TshirtSize: text("tshirtSize")}
-	prof, err := p.Ops.Ops.UpdateOwnProfile(r.Context(), person, id, in)
+	prof, err := p.Ops.UpdateOwnProfile(r.Context(), person, id, in)
 	if err != nil {
 		p.refused(w, r, person, id, v, err)
 		return
@@ -210,7 +210,7 @@ func (p *profilePages) refused(w http.ResponseWriter, r *http.Request, person *v
 		p.fail(w, r, person, Theme{}, err)
 		return
 	}
-	prof, perr := p.Ops.Ops.OwnProfile(r.Context(), person, id)
+	prof, perr := p.Ops.OwnProfile(r.Context(), person, id)
 	if perr != nil {
 		p.fail(w, r, person, Theme{}, perr)
 		return
@@ -254,9 +254,9 @@ func (p *profilePages) headshot(w http.ResponseWriter, r *http.Request) {
 	// The file store notes what it stores; once the change has committed or rolled back, what no
 	// row points at goes.
 	ctx, tracker := files.Track(r.Context())
-	prof, err := p.Ops.Ops.UploadOwnHeadshot(ctx, person, id, files.Upload{Name: h.Filename, File: f, Size: h.Size})
-	if p.Ops.Ops.Files != nil {
-		p.Ops.Ops.Files.Settle(ctx, tracker)
+	prof, err := p.Ops.UploadOwnHeadshot(ctx, person, id, files.Upload{Name: h.Filename, File: f, Size: h.Size})
+	if p.Ops.Files != nil {
+		p.Ops.Files.Settle(ctx, tracker)
 	}
 	if err != nil {
 		p.refused(w, r, person, id, nil, err)
@@ -286,7 +286,7 @@ func (p *profilePages) content(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	c, err := p.Ops.Ops.OwnSessionContent(r.Context(), person, chi.URLParam(r, "id"))
+	c, err := p.Ops.OwnSessionContent(r.Context(), person, chi.URLParam(r, "id"))
 	if err != nil {
 		p.fail(w, r, person, Theme{}, err)
 		return
@@ -302,7 +302,7 @@ func (p *profilePages) content(w http.ResponseWriter, r *http.Request) {
 func (p *profilePages) renderContent(w http.ResponseWriter, r *http.Request, status int, person *viewer.Person, d contentForm, notice, problem string) {
 	t := Theme{}
 	for _, c := range person.Contacts {
-		if ev, err := p.Ops.Ops.OwnContactEvent(r.Context(), person, c.ContactID); err == nil && ev.ID == d.C.EventID {
+		if ev, err := p.Ops.OwnContactEvent(r.Context(), person, c.ContactID); err == nil && ev.ID == d.C.EventID {
 			t = themeOfEvent(ev)
 			break
 		}
@@ -326,7 +326,7 @@ func (p *profilePages) saveContent(w http.ResponseWriter, r *http.Request) {
 	}
 	id := chi.URLParam(r, "id")
 	title, desc := r.PostForm.Get("title"), r.PostForm.Get("description")
-	c, err := p.Ops.Ops.UpdateOwnSessionContent(r.Context(), person, id, model.MySessionContentInput{Title: title, Description: &desc})
+	c, err := p.Ops.UpdateOwnSessionContent(r.Context(), person, id, model.MySessionContentInput{Title: title, Description: &desc})
 	if err == nil {
 		done := "saved"
 		if c.ContentReviewStatus == "pending_review" {
@@ -340,7 +340,7 @@ func (p *profilePages) saveContent(w http.ResponseWriter, r *http.Request) {
 		p.fail(w, r, person, Theme{}, err)
 		return
 	}
-	cur, cerr := p.Ops.Ops.OwnSessionContent(r.Context(), person, id)
+	cur, cerr := p.Ops.OwnSessionContent(r.Context(), person, id)
 	if cerr != nil {
 		p.fail(w, r, person, Theme{}, cerr)
 		return

@@ -8,12 +8,12 @@ import (
 	"strings"
 
 	"github.com/podium/podium/graph/model"
+	"github.com/podium/podium/graph/operation"
 
 	"github.com/go-chi/chi/v5"
 
 	"github.com/podium/podium/ent/schema/pid"
 	"github.com/podium/podium/ent/schema/viewer"
-	"github.com/podium/podium/graph"
 	"github.com/podium/podium/graph/access"
 	"github.com/podium/podium/graph/apperr"
 )
@@ -22,7 +22,7 @@ import (
 // myReviewAssignments, submitMyReview and recuseMyAssignment, for the signed-in person. Someone
 // not signed in is sent to sign in and brought back.
 type Desk struct {
-	Ops *graph.Resolver
+	Ops *operation.Service
 	// Person returns the signed-in person of a request, or nil.
 	Person func(*http.Request) *viewer.Person
 	// Log records failures that are not the person's doing.
@@ -75,7 +75,7 @@ func (d *Desk) reviews(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	list, err := d.Ops.Ops.ReviewerDesk(ctx)
+	list, err := d.Ops.ReviewerDesk(ctx)
 	if err != nil {
 		d.failed(w, r, p, err)
 		return
@@ -108,7 +108,7 @@ func (d *Desk) assignment(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	a, err := d.Ops.Ops.ReviewerAssignment(ctx, id)
+	a, err := d.Ops.ReviewerAssignment(ctx, id)
 	if err != nil {
 		d.failed(w, r, p, err)
 		return
@@ -147,7 +147,7 @@ func (d *Desk) submit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := chi.URLParam(r, "id")
-	a, err := d.Ops.Ops.ReviewerAssignment(ctx, id)
+	a, err := d.Ops.ReviewerAssignment(ctx, id)
 	if err != nil {
 		d.failed(w, r, p, err)
 		return
@@ -186,7 +186,7 @@ func (d *Desk) submit(w http.ResponseWriter, r *http.Request) {
 			Error: "Some answers need fixing: see below."})
 		return
 	}
-	if _, err := d.Ops.Ops.SubmitReview(ctx, id, in); err != nil {
+	if _, err := d.Ops.SubmitReview(ctx, id, in); err != nil {
 		e, ok := apperr.As(err)
 		if !ok {
 			d.failed(w, r, p, err)
@@ -223,7 +223,7 @@ func (d *Desk) recuse(w http.ResponseWriter, r *http.Request) {
 		d.failed(w, r, p, apperr.Invalid("Keep the reason under %d characters", maxReason))
 		return
 	}
-	if _, err := d.Ops.Ops.Recuse(ctx, id, reason); err != nil {
+	if _, err := d.Ops.Recuse(ctx, id, reason); err != nil {
 		d.failed(w, r, p, err)
 		return
 	}

@@ -27,7 +27,7 @@ func MountWebhooks(r chi.Router, d *Desk) {
 type webhookPage struct {
 	Endpoint   *model.Webhook
 	Deliveries []*model.WebhookDeliveryEntry
-	// Timezone is the zone the page writes times in (graph.Resolver.OrganizationTimezone).
+	// Timezone is the zone the page writes times in (operation.Service.OrganizationTimezone).
 	Timezone string
 }
 
@@ -46,18 +46,18 @@ func (d *Desk) webhook(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	id := chi.URLParam(r, "id")
-	endpoint, err := d.Ops.Query().Webhook(ctx, id)
+	endpoint, err := d.Ops.Webhook(ctx, id)
 	if err != nil {
 		d.failedBack(w, r, p, err, back)
 		return
 	}
 	size := webhookLogSize
-	deliveries, err := d.Ops.Query().WebhookDeliveries(ctx, id, nil, &size)
+	deliveries, err := d.Ops.WebhookDeliveries(ctx, id, nil, &size)
 	if err != nil {
 		d.failedBack(w, r, p, err, back)
 		return
 	}
-	tz, err := d.Ops.Ops.OrganizationTimezone(ctx)
+	tz, err := d.Ops.OrganizationTimezone(ctx)
 	if err != nil {
 		d.failedBack(w, r, p, err, back)
 		return
