@@ -653,28 +653,6 @@ func (r *Service) ReviewSessionContent(ctx context.Context, eventID, sessionID s
 	return r.Session(ctx, eventID, sessionID)
 }
 
-// restoreContent puts an approved snapshot back on the live row: title, description, format,
-// level, language and answers. An empty snapshot restores nothing.
-func restoreContent(u *ent.SubmissionUpdateOne, snap map[string]any) {
-	c, ok := publicContentOf(snap)
-	if !ok {
-		return
-	}
-	u.SetTitle(c.Title).SetDescription(c.Description).SetNillableFormatID(c.FormatID).SetNillableLevelID(c.LevelID)
-	if c.FormatID == nil {
-		u.ClearFormatID()
-	}
-	if c.LevelID == nil {
-		u.ClearLevelID()
-	}
-	if lang, ok := snap["language"].(string); ok && lang != "" {
-		u.SetLanguage(lang)
-	}
-	if answers, ok := snap["answers"].(map[string]any); ok {
-		u.SetAnswers(answers)
-	}
-}
-
 // recordApprovedProfilesSQL approves, for the contacts $2 of the event $1 with no approved profile yet, their
 // gated fields as they are (the keys of gatedProfile). One statement for a whole decision.
 const recordApprovedProfilesSQL = `

@@ -1,0 +1,7 @@
+package operation
+
+import (
+	"strings"
+)
+
+func fullName(first, last string) string { return strings.TrimSpace(first + " " + last) }
