@@ -2,6 +2,7 @@ package operation
 
 import (
 	"github.com/podium/podium/ent"
+	"github.com/podium/podium/ent/submission"
 )
 
 // snapshot is the content approved for publication (docs/rest-api.md: approvedSnapshot).
@@ -12,6 +13,19 @@ func snapshot(s *ent.Submission) map[string]any {
 	}
 	return map[string]any{"title": s.Title, "description": s.Description, "formatId": s.FormatID,
 		"levelId": s.LevelID, "language": s.Language, "answers": answers}
+}
+
+// approveContent approves snap as the content the public sees.
+func approveContent(u *ent.SubmissionUpdateOne, snap map[string]any) {
+	u.SetApprovedSnapshot(snap).SetContentReviewStatus(submission.ContentReviewStatusApproved)
+}
+
+// approvedSnapshot is the session's approved snapshot as records show it: {} when none.
+func approvedSnapshot(s *ent.Submission) map[string]any {
+	if s.ApprovedSnapshot == nil {
+		return map[string]any{}
+	}
+	return s.ApprovedSnapshot
 }
 
 // restoreContent puts an approved snapshot back on the live row: title, description, format,

@@ -26,13 +26,17 @@ const (
 	sessionOrderSQL        = `s.starts_at ASC NULLS LAST, s.created_at DESC, s.id DESC`
 	sessionReverseOrderSQL = `s.starts_at DESC NULLS FIRST, s.created_at ASC, s.id ASC`
 
+	// sessionColumnsSQL is the board's row of a session s (format f, room r) with its readiness
+	// counts (tasks t, deliverables d), as readSessions scans it.
+	sessionColumnsSQL = `s.event_id, s.id, s.code, s.title, s.description, f.name, ` + manualSQL + `, s.starts_at, s.ends_at,
+       s.room_id, r.name, s.content_review_status, s.approved_snapshot <> '{}'::jsonb, s.cancelled_at,
+       s.cancelled_by, s.capacity, s.created_at,
+       COALESCE(t.total, 0), COALESCE(t.done, 0), COALESCE(d.total, 0), COALESCE(d.uploaded, 0)`
+
 	// sessionRowsOfPageSQL reads the board's row of each session of the CTE page, with its
 	// readiness counts, in the order %[1]s: the end of sessionPageSQL and of the events' pages
 	// (sessionsPageSQL).
-	sessionRowsOfPageSQL = `SELECT s.event_id, s.id, s.code, s.title, s.description, f.name, ` + manualSQL + `, s.starts_at, s.ends_at,
-       s.room_id, r.name, s.content_review_status, s.approved_snapshot <> '{}'::jsonb, s.cancelled_at,
-       s.cancelled_by, s.capacity, s.created_at,
-       COALESCE(t.total, 0), COALESCE(t.done, 0), COALESCE(d.total, 0), COALESCE(d.uploaded, 0)
+	sessionRowsOfPageSQL = `SELECT ` + sessionColumnsSQL + `
 FROM page
 JOIN submissions s ON s.id = page.id
 LEFT JOIN formats f ON f.id = s.format_id
@@ -60,10 +64,7 @@ WITH page AS (
 	// deliverables and hash-joined, instead of aggregated per session in a nested loop (2,000
 	// index lookups each).
 	sessionAllSQL = `
-SELECT s.event_id, s.id, s.code, s.title, s.description, f.name, ` + manualSQL + `, s.starts_at, s.ends_at,
-       s.room_id, r.name, s.content_review_status, s.approved_snapshot <> '{}'::jsonb, s.cancelled_at,
-       s.cancelled_by, s.capacity, s.created_at,
-       COALESCE(t.total, 0), COALESCE(t.done, 0), COALESCE(d.total, 0), COALESCE(d.uploaded, 0)
+SELECT ` + sessionColumnsSQL + `
 FROM submissions s
 LEFT JOIN formats f ON f.id = s.format_id
 LEFT JOIN rooms r ON r.id = s.room_id

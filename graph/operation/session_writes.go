@@ -83,14 +83,11 @@ func toSessionRecord(s *ent.Submission) *model.SessionRecord {
 		EndsAt: scalar.AtPtr(s.EndsAt), RoomID: s.RoomID, IcsSequence: s.IcsSequence,
 		ScheduleDirty: s.ScheduleDirty, Capacity: s.Capacity, CeuCredits: s.CeuCredits,
 		ClientSessionID: s.ClientSessionID, NotifiedAt: scalar.AtPtr(s.NotifiedAt),
-		SubmittedAt: scalar.AtPtr(s.SubmittedAt), Answers: s.Answers, ApprovedSnapshot: s.ApprovedSnapshot,
+		SubmittedAt: scalar.AtPtr(s.SubmittedAt), Answers: s.Answers, ApprovedSnapshot: approvedSnapshot(s),
 		ContentReviewStatus: model.ContentReviewStatus(s.ContentReviewStatus), CancelledAt: scalar.AtPtr(s.CancelledAt),
 	}
 	if rec.Answers == nil {
 		rec.Answers = map[string]any{}
-	}
-	if rec.ApprovedSnapshot == nil {
-		rec.ApprovedSnapshot = map[string]any{}
 	}
 	if s.CancelledBy != nil {
 		rec.CancelledBy = new(model.SessionCancelledBy(*s.CancelledBy))

@@ -5,6 +5,7 @@ import (
 
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/format"
+	"github.com/podium/podium/ent/predicate"
 	"github.com/podium/podium/ent/schema/pid"
 	"github.com/podium/podium/ent/submission"
 	"github.com/podium/podium/graph/apperr"
@@ -16,18 +17,7 @@ var errSessionNotFound = apperr.NotFound("Session")
 // sessionEntity returns the accepted submission id of the event, locked for the transaction's
 // update when forUpdate is set.
 func sessionEntity(ctx context.Context, c *ent.Client, eventID, id string, forUpdate bool) (*ent.Submission, error) {
-	if !pid.Plausible(id) {
-		return nil, errSessionNotFound
-	}
-	q := c.Submission.Query().Where(submission.ID(id), submission.EventID(eventID), submission.StatusEQ(submission.StatusAccepted))
-	if forUpdate {
-		q = q.ForUpdate()
-	}
-	s, err := q.Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, errSessionNotFound
-	}
-	return s, err
+	return findSubmission(ctx, c, eventID, id, errSessionNotFound, forUpdate, submission.StatusEQ(submission.StatusAccepted))
 }
 
 // formatOf checks that formatID, when given, is a format of the event.
@@ -50,12 +40,15 @@ func lockSubmission(ctx context.Context, c *ent.Client, eventID, id string, notF
 	return findSubmission(ctx, c, eventID, id, notFound, true)
 }
 
-// findSubmission loads a submission of the event, answering notFound for anything else.
-func findSubmission(ctx context.Context, c *ent.Client, eventID, id string, notFound error, forUpdate bool) (*ent.Submission, error) {
+// findSubmission loads a submission of the event that also meets where, answering notFound for
+// anything else; it is locked for the transaction's update when forUpdate is set. It is the one
+// lookup of a submission by id.
+func findSubmission(ctx context.Context, c *ent.Client, eventID, id string, notFound error, forUpdate bool,
+	where ...predicate.Submission) (*ent.Submission, error) {
 	if !pid.Plausible(id) {
 		return nil, notFound
 	}
-	q := c.Submission.Query().Where(submission.ID(id), submission.EventID(eventID))
+	q := c.Submission.Query().Where(submission.ID(id), submission.EventID(eventID)).Where(where...)
 	if forUpdate {
 		q = q.ForUpdate()
 	}

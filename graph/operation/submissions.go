@@ -520,7 +520,7 @@ func (r *Service) DecideSubmissions(ctx context.Context, eventID string, in mode
 func acceptContent(u *ent.SubmissionUpdateOne, s *ent.Submission, approve, reviewFirst bool) {
 	switch {
 	case approve:
-		u.SetContentReviewStatus(submission.ContentReviewStatusApproved).SetApprovedSnapshot(snapshot(s))
+		approveContent(u, snapshot(s))
 	case s.Status == submission.StatusAccepted:
 	case reviewFirst:
 		u.SetContentReviewStatus(submission.ContentReviewStatusPendingReview).SetApprovedSnapshot(map[string]any{})
