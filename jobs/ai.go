@@ -63,6 +63,9 @@ func (w *AIReviewWorker) Work(ctx context.Context, job *river.Job[AIReviewArgs])
 	if w.Scorer == nil {
 		return river.JobCancel(errors.New("jobs: no AI scorer in this process"))
 	}
+	if job.Args.OrganizationID == "" {
+		return river.JobCancel(fmt.Errorf("jobs: ai review of round %s: no organization", job.Args.RoundID))
+	}
 	err := w.Scorer.ScoreSubmission(viewer.WithOrganization(ctx, job.Args.OrganizationID), job.Args.RoundID, job.Args.SubmissionID)
 	var pe *ai.Error
 	switch {

@@ -256,6 +256,9 @@ func (w *DeliverEmailWorker) Timeout(*river.Job[DeliverEmailArgs]) time.Duration
 func (w *DeliverEmailWorker) Work(ctx context.Context, job *river.Job[DeliverEmailArgs]) error {
 	w.once.Do(w.init)
 	id, org := job.Args.EmailID, job.Args.OrganizationID
+	if org == "" {
+		return river.JobCancel(fmt.Errorf("jobs: email %s: no organization", id))
+	}
 	ctx = viewer.WithOrganization(ctx, org)
 	b := w.batchesOf(org)
 	msg, err := b.claims.do(ctx, id)
