@@ -4,19 +4,6 @@ import (
 	"github.com/podium/podium/graph/scalar"
 )
 
-// EmailTemplateRecord is a saved email template in the original API's shape. Podium has no saved
-// templates (docs/campaigns.md), so none is ever made; the type keeps the field in the schema.
-type EmailTemplateRecord struct {
-	ID              string           `json:"id"`
-	CreatedAt       scalar.Timestamp `json:"createdAt"`
-	UpdatedAt       scalar.Timestamp `json:"updatedAt"`
-	EventID         string           `json:"eventId"`
-	Name            string           `json:"name"`
-	SubjectTemplate string           `json:"subjectTemplate"`
-	BodyTemplate    string           `json:"bodyTemplate"`
-	MergeFields     []string         `json:"mergeFields"`
-}
-
 // ReminderRuleRecord is an automatic reminder rule in the original API's shape. Podium has none
 // (docs/campaigns.md): reviewer reminders are sent on request.
 type ReminderRuleRecord struct {

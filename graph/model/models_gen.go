@@ -318,7 +318,7 @@ type CommunicationCenter struct {
 	// The event's speakers (organizer contacts left out), by last name, then first name.
 	Contacts []*CommunicationContact `json:"contacts"`
 	// Saved email templates: always empty, Podium has none (docs/campaigns.md).
-	Templates []*EmailTemplateRecord `json:"templates"`
+	Templates []*EmailTemplate `json:"templates"`
 	// Every campaign of the event, newest first.
 	Campaigns []*CampaignHistory `json:"campaigns"`
 	// Automatic reminder rules: always empty, Podium has none (docs/campaigns.md).
@@ -529,6 +529,26 @@ type DecisionResult struct {
 	CreatedTasks int `json:"createdTasks"`
 	// Decision emails queued, one per speaker of each submission newly decided.
 	CreatedEmails int `json:"createdEmails"`
+}
+
+// A saved email template. Podium has none; the type keeps the original API's shape.
+type EmailTemplate struct {
+	// The template's id.
+	ID string `json:"id"`
+	// When it was created.
+	CreatedAt time.Time `json:"createdAt"`
+	// When it last changed.
+	UpdatedAt time.Time `json:"updatedAt"`
+	// The event's id.
+	EventID string `json:"eventId"`
+	// The template's name.
+	Name string `json:"name"`
+	// The subject, with merge tokens.
+	SubjectTemplate string `json:"subjectTemplate"`
+	// The message, with merge tokens.
+	BodyTemplate string `json:"bodyTemplate"`
+	// The merge tokens used.
+	MergeFields []string `json:"mergeFields"`
 }
 
 // A draft to generate.
@@ -915,6 +935,26 @@ type ProposalSpeaker struct {
 	Email string `json:"email"`
 	// Whether this is the submitter.
 	Submitter bool `json:"submitter"`
+}
+
+// A quick review (approve, maybe, deny).
+type QuickReview struct {
+	// The review's id.
+	ID string `json:"id"`
+	// The reviewer's user id.
+	ReviewerID string `json:"reviewerId"`
+	// The reviewer's name.
+	ReviewerName string `json:"reviewerName"`
+	// Where the reviewer's picture can be downloaded; null when none.
+	ReviewerImage *string `json:"reviewerImage"`
+	// approve, maybe or deny.
+	Decision string `json:"decision"`
+	// The reviewer's score; null when none.
+	Score *int `json:"score"`
+	// The reviewer's comment; null when none.
+	Comment *string `json:"comment"`
+	// When the review last changed.
+	UpdatedAt time.Time `json:"updatedAt"`
 }
 
 // The file uploaded for a deliverable.

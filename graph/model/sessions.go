@@ -133,18 +133,6 @@ type SubmissionSpeaker struct {
 	ConfirmedAt *scalar.Timestamp `json:"confirmedAt"`
 }
 
-// QuickReview is a quick approve/maybe/deny review; Podium has none (see the schema).
-type QuickReview struct {
-	ID            string           `json:"id"`
-	ReviewerID    string           `json:"reviewerId"`
-	ReviewerName  string           `json:"reviewerName"`
-	ReviewerImage *string          `json:"reviewerImage"`
-	Decision      string           `json:"decision"`
-	Score         *int             `json:"score"`
-	Comment       *string          `json:"comment"`
-	UpdatedAt     scalar.Timestamp `json:"updatedAt"`
-}
-
 // ReviewAssignmentRecord is a review assignment as stored.
 type ReviewAssignmentRecord struct {
 	ID            string                 `json:"id"`
