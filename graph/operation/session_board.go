@@ -208,14 +208,16 @@ type sessionLinks struct {
 	speakers []sessionSpeaker
 }
 
-type sessionTrack struct {
-	sessionID string
-	track     agenda.Track
-}
+// sessionTrack and sessionSpeaker are a track and a speaker of the session sessionID.
+type (
+	sessionTrack   = ofSession[agenda.Track]
+	sessionSpeaker = ofSession[model.SessionSpeaker]
+)
 
-type sessionSpeaker struct {
+// ofSession is a row of a session's links: v belongs to the session sessionID.
+type ofSession[T any] struct {
 	sessionID string
-	speaker   model.SessionSpeaker
+	v         T
 }
 
 func readSessionTracks(ctx context.Context, db querier, sql string, args ...any) ([]sessionTrack, error) {
@@ -225,7 +227,7 @@ func readSessionTracks(ctx context.Context, db querier, sql string, args ...any)
 	}
 	out := []sessionTrack{}
 	var st sessionTrack
-	_, err = pgx.ForEachRow(rows, []any{&st.sessionID, &st.track.ID, &st.track.Name, &st.track.Color}, func() error {
+	_, err = pgx.ForEachRow(rows, []any{&st.sessionID, &st.v.ID, &st.v.Name, &st.v.Color}, func() error {
 		out = append(out, st)
 		return nil
 	})
@@ -245,7 +247,7 @@ func readSessionSpeakers(ctx context.Context, db querier, sql string, args ...an
 		&sp.HeadshotURL, &confirmedAt}, func() error {
 		sp.Name = fullName(first, last)
 		sp.ConfirmedAt = scalar.AtPtr(confirmedAt)
-		out = append(out, sessionSpeaker{sessionID: sid, speaker: sp})
+		out = append(out, sessionSpeaker{sessionID: sid, v: sp})
 		sp.HeadshotURL = nil
 		return nil
 	})
@@ -285,16 +287,16 @@ func (l sessionLinks) attach(sessions []*model.Session) []agenda.Track {
 		if s == nil {
 			continue // a session the page's snapshot did not hold
 		}
-		s.Tracks = append(s.Tracks, t.track)
+		s.Tracks = append(s.Tracks, t.v)
 		// The rows come in track order, so the first sight of each track keeps that order.
-		if !seen[t.track.ID] {
-			seen[t.track.ID] = true
-			tracks = append(tracks, t.track)
+		if !seen[t.v.ID] {
+			seen[t.v.ID] = true
+			tracks = append(tracks, t.v)
 		}
 	}
 	for i, sp := range l.speakers {
 		if s := byID[sp.sessionID]; s != nil {
-			speakerArr[i] = sp.speaker
+			speakerArr[i] = sp.v
 			s.Speakers = append(s.Speakers, &speakerArr[i])
 		}
 	}
