@@ -20301,8 +20301,8 @@ func (ec *executionContext) _CommunicationCenter_reminderRules(ctx context.Conte
 			return obj.ReminderRules, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*model.ReminderRuleRecord) graphql.Marshaler {
-			return ec.marshalNReminderRule2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐReminderRuleRecordᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.ReminderRule) graphql.Marshaler {
+			return ec.marshalNReminderRule2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐReminderRuleᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -34973,8 +34973,8 @@ func (ec *executionContext) _ProfileChange_reviewedAt(ctx context.Context, field
 			return obj.ReviewedAt, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *scalar.Timestamp) graphql.Marshaler {
-			return ec.marshalOTime2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
 		},
 		true,
 		false,
@@ -34996,8 +34996,8 @@ func (ec *executionContext) _ProfileChange_createdAt(ctx context.Context, field 
 			return obj.CreatedAt, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
-			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
 		},
 		true,
 		true,
@@ -38087,7 +38087,7 @@ func (ec *executionContext) fieldContext_ReinstateSessionResult_calendarReinvite
 	return graphql.NewScalarFieldContext("ReinstateSessionResult", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _ReminderRule_id(ctx context.Context, field graphql.CollectedField, obj *model.ReminderRuleRecord) (ret graphql.Marshaler) {
+func (ec *executionContext) _ReminderRule_id(ctx context.Context, field graphql.CollectedField, obj *model.ReminderRule) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -38110,7 +38110,7 @@ func (ec *executionContext) fieldContext_ReminderRule_id(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("ReminderRule", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _ReminderRule_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.ReminderRuleRecord) (ret graphql.Marshaler) {
+func (ec *executionContext) _ReminderRule_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.ReminderRule) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -38122,8 +38122,8 @@ func (ec *executionContext) _ReminderRule_createdAt(ctx context.Context, field g
 			return obj.CreatedAt, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
-			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
 		},
 		true,
 		true,
@@ -38133,7 +38133,7 @@ func (ec *executionContext) fieldContext_ReminderRule_createdAt(_ context.Contex
 	return graphql.NewScalarFieldContext("ReminderRule", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
-func (ec *executionContext) _ReminderRule_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.ReminderRuleRecord) (ret graphql.Marshaler) {
+func (ec *executionContext) _ReminderRule_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.ReminderRule) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -38145,8 +38145,8 @@ func (ec *executionContext) _ReminderRule_updatedAt(ctx context.Context, field g
 			return obj.UpdatedAt, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
-			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
 		},
 		true,
 		true,
@@ -38156,7 +38156,7 @@ func (ec *executionContext) fieldContext_ReminderRule_updatedAt(_ context.Contex
 	return graphql.NewScalarFieldContext("ReminderRule", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
-func (ec *executionContext) _ReminderRule_eventId(ctx context.Context, field graphql.CollectedField, obj *model.ReminderRuleRecord) (ret graphql.Marshaler) {
+func (ec *executionContext) _ReminderRule_eventId(ctx context.Context, field graphql.CollectedField, obj *model.ReminderRule) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -38179,7 +38179,7 @@ func (ec *executionContext) fieldContext_ReminderRule_eventId(_ context.Context,
 	return graphql.NewScalarFieldContext("ReminderRule", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _ReminderRule_scope(ctx context.Context, field graphql.CollectedField, obj *model.ReminderRuleRecord) (ret graphql.Marshaler) {
+func (ec *executionContext) _ReminderRule_scope(ctx context.Context, field graphql.CollectedField, obj *model.ReminderRule) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -38202,7 +38202,7 @@ func (ec *executionContext) fieldContext_ReminderRule_scope(_ context.Context, f
 	return graphql.NewScalarFieldContext("ReminderRule", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _ReminderRule_taskType(ctx context.Context, field graphql.CollectedField, obj *model.ReminderRuleRecord) (ret graphql.Marshaler) {
+func (ec *executionContext) _ReminderRule_taskType(ctx context.Context, field graphql.CollectedField, obj *model.ReminderRule) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -38225,7 +38225,7 @@ func (ec *executionContext) fieldContext_ReminderRule_taskType(_ context.Context
 	return graphql.NewScalarFieldContext("ReminderRule", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _ReminderRule_daysBeforeDue(ctx context.Context, field graphql.CollectedField, obj *model.ReminderRuleRecord) (ret graphql.Marshaler) {
+func (ec *executionContext) _ReminderRule_daysBeforeDue(ctx context.Context, field graphql.CollectedField, obj *model.ReminderRule) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -38248,7 +38248,7 @@ func (ec *executionContext) fieldContext_ReminderRule_daysBeforeDue(_ context.Co
 	return graphql.NewScalarFieldContext("ReminderRule", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _ReminderRule_enabled(ctx context.Context, field graphql.CollectedField, obj *model.ReminderRuleRecord) (ret graphql.Marshaler) {
+func (ec *executionContext) _ReminderRule_enabled(ctx context.Context, field graphql.CollectedField, obj *model.ReminderRule) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -38271,7 +38271,7 @@ func (ec *executionContext) fieldContext_ReminderRule_enabled(_ context.Context,
 	return graphql.NewScalarFieldContext("ReminderRule", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _ReminderRule_lastRunAt(ctx context.Context, field graphql.CollectedField, obj *model.ReminderRuleRecord) (ret graphql.Marshaler) {
+func (ec *executionContext) _ReminderRule_lastRunAt(ctx context.Context, field graphql.CollectedField, obj *model.ReminderRule) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -38283,8 +38283,8 @@ func (ec *executionContext) _ReminderRule_lastRunAt(ctx context.Context, field g
 			return obj.LastRunAt, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *scalar.Timestamp) graphql.Marshaler {
-			return ec.marshalOTime2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
 		},
 		true,
 		false,
@@ -65390,7 +65390,7 @@ func (ec *executionContext) _ReinstateSessionResult(ctx context.Context, sel ast
 
 var reminderRuleImplementors = []string{"ReminderRule"}
 
-func (ec *executionContext) _ReminderRule(ctx context.Context, sel ast.SelectionSet, obj *model.ReminderRuleRecord) graphql.Marshaler {
+func (ec *executionContext) _ReminderRule(ctx context.Context, sel ast.SelectionSet, obj *model.ReminderRule) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, reminderRuleImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -72996,11 +72996,11 @@ func (ec *executionContext) marshalNReinstateSessionResult2ᚖgithubᚗcomᚋpod
 	return ec._ReinstateSessionResult(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNReminderRule2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐReminderRuleRecordᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ReminderRuleRecord) graphql.Marshaler {
+func (ec *executionContext) marshalNReminderRule2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐReminderRuleᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ReminderRule) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNReminderRule2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐReminderRuleRecord(ctx, sel, v[i])
+		return ec.marshalNReminderRule2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐReminderRule(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -73012,7 +73012,7 @@ func (ec *executionContext) marshalNReminderRule2ᚕᚖgithubᚗcomᚋpodiumᚋp
 	return ret
 }
 
-func (ec *executionContext) marshalNReminderRule2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐReminderRuleRecord(ctx context.Context, sel ast.SelectionSet, v *model.ReminderRuleRecord) graphql.Marshaler {
+func (ec *executionContext) marshalNReminderRule2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐReminderRule(ctx context.Context, sel ast.SelectionSet, v *model.ReminderRule) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")

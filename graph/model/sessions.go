@@ -240,18 +240,6 @@ type SpeakerEmail struct {
 	SentAt  *scalar.Timestamp `json:"sentAt"`
 }
 
-// ProfileChange is a speaker's profile edit; Podium records none yet.
-type ProfileChange struct {
-	ID             string            `json:"id"`
-	ChangedFields  []string          `json:"changedFields"`
-	PreviousValues map[string]any    `json:"previousValues"`
-	NewValues      map[string]any    `json:"newValues"`
-	AuthorName     string            `json:"authorName"`
-	ApprovalStatus string            `json:"approvalStatus"`
-	ReviewedAt     *scalar.Timestamp `json:"reviewedAt"`
-	CreatedAt      scalar.Timestamp  `json:"createdAt"`
-}
-
 // TaskTemplate is a task template.
 type TaskTemplate struct {
 	ID                 string            `json:"id"`
