@@ -4,6 +4,7 @@ import (
 	"strings"
 )
 
+// fullName is "first last", trimmed: a contact's name as emails, lists and calendars show it.
 func fullName(first, last string) string { return strings.TrimSpace(first + " " + last) }
 
 // proposalName is fullName for a speaker whose last name may be the "-" that the call for proposals

@@ -2,6 +2,7 @@ package operation
 
 import "slices"
 
+// nonNilSlice is s, or an empty slice for nil, so that empty lists stay [] in JSON.
 func nonNilSlice[T any](s []T) []T {
 	if s == nil {
 		return []T{}
