@@ -20237,8 +20237,8 @@ func (ec *executionContext) _CommunicationCenter_templates(ctx context.Context, 
 			return obj.Templates, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*model.EmailTemplateRecord) graphql.Marshaler {
-			return ec.marshalNEmailTemplate2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐEmailTemplateRecordᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.EmailTemplate) graphql.Marshaler {
+			return ec.marshalNEmailTemplate2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐEmailTemplateᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -20301,8 +20301,8 @@ func (ec *executionContext) _CommunicationCenter_reminderRules(ctx context.Conte
 			return obj.ReminderRules, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*model.ReminderRuleRecord) graphql.Marshaler {
-			return ec.marshalNReminderRule2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐReminderRuleRecordᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.ReminderRule) graphql.Marshaler {
+			return ec.marshalNReminderRule2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐReminderRuleᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -25373,7 +25373,7 @@ func (ec *executionContext) fieldContext_EmailLogEdge_cursor(_ context.Context, 
 	return graphql.NewScalarFieldContext("EmailLogEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
 }
 
-func (ec *executionContext) _EmailTemplate_id(ctx context.Context, field graphql.CollectedField, obj *model.EmailTemplateRecord) (ret graphql.Marshaler) {
+func (ec *executionContext) _EmailTemplate_id(ctx context.Context, field graphql.CollectedField, obj *model.EmailTemplate) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25396,7 +25396,7 @@ func (ec *executionContext) fieldContext_EmailTemplate_id(_ context.Context, fie
 	return graphql.NewScalarFieldContext("EmailTemplate", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _EmailTemplate_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.EmailTemplateRecord) (ret graphql.Marshaler) {
+func (ec *executionContext) _EmailTemplate_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.EmailTemplate) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25408,8 +25408,8 @@ func (ec *executionContext) _EmailTemplate_createdAt(ctx context.Context, field 
 			return obj.CreatedAt, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
-			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
 		},
 		true,
 		true,
@@ -25419,7 +25419,7 @@ func (ec *executionContext) fieldContext_EmailTemplate_createdAt(_ context.Conte
 	return graphql.NewScalarFieldContext("EmailTemplate", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
-func (ec *executionContext) _EmailTemplate_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.EmailTemplateRecord) (ret graphql.Marshaler) {
+func (ec *executionContext) _EmailTemplate_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.EmailTemplate) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25431,8 +25431,8 @@ func (ec *executionContext) _EmailTemplate_updatedAt(ctx context.Context, field 
 			return obj.UpdatedAt, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
-			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
 		},
 		true,
 		true,
@@ -25442,7 +25442,7 @@ func (ec *executionContext) fieldContext_EmailTemplate_updatedAt(_ context.Conte
 	return graphql.NewScalarFieldContext("EmailTemplate", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
-func (ec *executionContext) _EmailTemplate_eventId(ctx context.Context, field graphql.CollectedField, obj *model.EmailTemplateRecord) (ret graphql.Marshaler) {
+func (ec *executionContext) _EmailTemplate_eventId(ctx context.Context, field graphql.CollectedField, obj *model.EmailTemplate) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25465,7 +25465,7 @@ func (ec *executionContext) fieldContext_EmailTemplate_eventId(_ context.Context
 	return graphql.NewScalarFieldContext("EmailTemplate", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _EmailTemplate_name(ctx context.Context, field graphql.CollectedField, obj *model.EmailTemplateRecord) (ret graphql.Marshaler) {
+func (ec *executionContext) _EmailTemplate_name(ctx context.Context, field graphql.CollectedField, obj *model.EmailTemplate) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25488,7 +25488,7 @@ func (ec *executionContext) fieldContext_EmailTemplate_name(_ context.Context, f
 	return graphql.NewScalarFieldContext("EmailTemplate", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _EmailTemplate_subjectTemplate(ctx context.Context, field graphql.CollectedField, obj *model.EmailTemplateRecord) (ret graphql.Marshaler) {
+func (ec *executionContext) _EmailTemplate_subjectTemplate(ctx context.Context, field graphql.CollectedField, obj *model.EmailTemplate) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25511,7 +25511,7 @@ func (ec *executionContext) fieldContext_EmailTemplate_subjectTemplate(_ context
 	return graphql.NewScalarFieldContext("EmailTemplate", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _EmailTemplate_bodyTemplate(ctx context.Context, field graphql.CollectedField, obj *model.EmailTemplateRecord) (ret graphql.Marshaler) {
+func (ec *executionContext) _EmailTemplate_bodyTemplate(ctx context.Context, field graphql.CollectedField, obj *model.EmailTemplate) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25534,7 +25534,7 @@ func (ec *executionContext) fieldContext_EmailTemplate_bodyTemplate(_ context.Co
 	return graphql.NewScalarFieldContext("EmailTemplate", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _EmailTemplate_mergeFields(ctx context.Context, field graphql.CollectedField, obj *model.EmailTemplateRecord) (ret graphql.Marshaler) {
+func (ec *executionContext) _EmailTemplate_mergeFields(ctx context.Context, field graphql.CollectedField, obj *model.EmailTemplate) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -34973,8 +34973,8 @@ func (ec *executionContext) _ProfileChange_reviewedAt(ctx context.Context, field
 			return obj.ReviewedAt, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *scalar.Timestamp) graphql.Marshaler {
-			return ec.marshalOTime2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
 		},
 		true,
 		false,
@@ -34996,8 +34996,8 @@ func (ec *executionContext) _ProfileChange_createdAt(ctx context.Context, field 
 			return obj.CreatedAt, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
-			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
 		},
 		true,
 		true,
@@ -37984,8 +37984,8 @@ func (ec *executionContext) _QuickReview_updatedAt(ctx context.Context, field gr
 			return obj.UpdatedAt, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
-			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
 		},
 		true,
 		true,
@@ -38087,7 +38087,7 @@ func (ec *executionContext) fieldContext_ReinstateSessionResult_calendarReinvite
 	return graphql.NewScalarFieldContext("ReinstateSessionResult", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _ReminderRule_id(ctx context.Context, field graphql.CollectedField, obj *model.ReminderRuleRecord) (ret graphql.Marshaler) {
+func (ec *executionContext) _ReminderRule_id(ctx context.Context, field graphql.CollectedField, obj *model.ReminderRule) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -38110,7 +38110,7 @@ func (ec *executionContext) fieldContext_ReminderRule_id(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("ReminderRule", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _ReminderRule_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.ReminderRuleRecord) (ret graphql.Marshaler) {
+func (ec *executionContext) _ReminderRule_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.ReminderRule) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -38122,8 +38122,8 @@ func (ec *executionContext) _ReminderRule_createdAt(ctx context.Context, field g
 			return obj.CreatedAt, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
-			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
 		},
 		true,
 		true,
@@ -38133,7 +38133,7 @@ func (ec *executionContext) fieldContext_ReminderRule_createdAt(_ context.Contex
 	return graphql.NewScalarFieldContext("ReminderRule", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
-func (ec *executionContext) _ReminderRule_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.ReminderRuleRecord) (ret graphql.Marshaler) {
+func (ec *executionContext) _ReminderRule_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.ReminderRule) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -38145,8 +38145,8 @@ func (ec *executionContext) _ReminderRule_updatedAt(ctx context.Context, field g
 			return obj.UpdatedAt, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
-			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
 		},
 		true,
 		true,
@@ -38156,7 +38156,7 @@ func (ec *executionContext) fieldContext_ReminderRule_updatedAt(_ context.Contex
 	return graphql.NewScalarFieldContext("ReminderRule", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
-func (ec *executionContext) _ReminderRule_eventId(ctx context.Context, field graphql.CollectedField, obj *model.ReminderRuleRecord) (ret graphql.Marshaler) {
+func (ec *executionContext) _ReminderRule_eventId(ctx context.Context, field graphql.CollectedField, obj *model.ReminderRule) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -38179,7 +38179,7 @@ func (ec *executionContext) fieldContext_ReminderRule_eventId(_ context.Context,
 	return graphql.NewScalarFieldContext("ReminderRule", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _ReminderRule_scope(ctx context.Context, field graphql.CollectedField, obj *model.ReminderRuleRecord) (ret graphql.Marshaler) {
+func (ec *executionContext) _ReminderRule_scope(ctx context.Context, field graphql.CollectedField, obj *model.ReminderRule) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -38202,7 +38202,7 @@ func (ec *executionContext) fieldContext_ReminderRule_scope(_ context.Context, f
 	return graphql.NewScalarFieldContext("ReminderRule", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _ReminderRule_taskType(ctx context.Context, field graphql.CollectedField, obj *model.ReminderRuleRecord) (ret graphql.Marshaler) {
+func (ec *executionContext) _ReminderRule_taskType(ctx context.Context, field graphql.CollectedField, obj *model.ReminderRule) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -38225,7 +38225,7 @@ func (ec *executionContext) fieldContext_ReminderRule_taskType(_ context.Context
 	return graphql.NewScalarFieldContext("ReminderRule", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _ReminderRule_daysBeforeDue(ctx context.Context, field graphql.CollectedField, obj *model.ReminderRuleRecord) (ret graphql.Marshaler) {
+func (ec *executionContext) _ReminderRule_daysBeforeDue(ctx context.Context, field graphql.CollectedField, obj *model.ReminderRule) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -38248,7 +38248,7 @@ func (ec *executionContext) fieldContext_ReminderRule_daysBeforeDue(_ context.Co
 	return graphql.NewScalarFieldContext("ReminderRule", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _ReminderRule_enabled(ctx context.Context, field graphql.CollectedField, obj *model.ReminderRuleRecord) (ret graphql.Marshaler) {
+func (ec *executionContext) _ReminderRule_enabled(ctx context.Context, field graphql.CollectedField, obj *model.ReminderRule) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -38271,7 +38271,7 @@ func (ec *executionContext) fieldContext_ReminderRule_enabled(_ context.Context,
 	return graphql.NewScalarFieldContext("ReminderRule", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _ReminderRule_lastRunAt(ctx context.Context, field graphql.CollectedField, obj *model.ReminderRuleRecord) (ret graphql.Marshaler) {
+func (ec *executionContext) _ReminderRule_lastRunAt(ctx context.Context, field graphql.CollectedField, obj *model.ReminderRule) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -38283,8 +38283,8 @@ func (ec *executionContext) _ReminderRule_lastRunAt(ctx context.Context, field g
 			return obj.LastRunAt, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *scalar.Timestamp) graphql.Marshaler {
-			return ec.marshalOTime2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
 		},
 		true,
 		false,
@@ -60669,7 +60669,7 @@ func (ec *executionContext) _EmailLogEdge(ctx context.Context, sel ast.Selection
 
 var emailTemplateImplementors = []string{"EmailTemplate"}
 
-func (ec *executionContext) _EmailTemplate(ctx context.Context, sel ast.SelectionSet, obj *model.EmailTemplateRecord) graphql.Marshaler {
+func (ec *executionContext) _EmailTemplate(ctx context.Context, sel ast.SelectionSet, obj *model.EmailTemplate) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, emailTemplateImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -65390,7 +65390,7 @@ func (ec *executionContext) _ReinstateSessionResult(ctx context.Context, sel ast
 
 var reminderRuleImplementors = []string{"ReminderRule"}
 
-func (ec *executionContext) _ReminderRule(ctx context.Context, sel ast.SelectionSet, obj *model.ReminderRuleRecord) graphql.Marshaler {
+func (ec *executionContext) _ReminderRule(ctx context.Context, sel ast.SelectionSet, obj *model.ReminderRule) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, reminderRuleImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -72014,11 +72014,11 @@ func (ec *executionContext) unmarshalNEmailLogWhereInput2ᚖgithubᚗcomᚋpodiu
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNEmailTemplate2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐEmailTemplateRecordᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.EmailTemplateRecord) graphql.Marshaler {
+func (ec *executionContext) marshalNEmailTemplate2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐEmailTemplateᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.EmailTemplate) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNEmailTemplate2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐEmailTemplateRecord(ctx, sel, v[i])
+		return ec.marshalNEmailTemplate2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐEmailTemplate(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -72030,7 +72030,7 @@ func (ec *executionContext) marshalNEmailTemplate2ᚕᚖgithubᚗcomᚋpodiumᚋ
 	return ret
 }
 
-func (ec *executionContext) marshalNEmailTemplate2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐEmailTemplateRecord(ctx context.Context, sel ast.SelectionSet, v *model.EmailTemplateRecord) graphql.Marshaler {
+func (ec *executionContext) marshalNEmailTemplate2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐEmailTemplate(ctx context.Context, sel ast.SelectionSet, v *model.EmailTemplate) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -72996,11 +72996,11 @@ func (ec *executionContext) marshalNReinstateSessionResult2ᚖgithubᚗcomᚋpod
 	return ec._ReinstateSessionResult(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNReminderRule2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐReminderRuleRecordᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ReminderRuleRecord) graphql.Marshaler {
+func (ec *executionContext) marshalNReminderRule2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐReminderRuleᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ReminderRule) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNReminderRule2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐReminderRuleRecord(ctx, sel, v[i])
+		return ec.marshalNReminderRule2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐReminderRule(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -73012,7 +73012,7 @@ func (ec *executionContext) marshalNReminderRule2ᚕᚖgithubᚗcomᚋpodiumᚋp
 	return ret
 }
 
-func (ec *executionContext) marshalNReminderRule2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐReminderRuleRecord(ctx context.Context, sel ast.SelectionSet, v *model.ReminderRuleRecord) graphql.Marshaler {
+func (ec *executionContext) marshalNReminderRule2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐReminderRule(ctx context.Context, sel ast.SelectionSet, v *model.ReminderRule) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
@@ -26,7 +25,7 @@ type AIReviewArgs struct {
 	RoundID      string `json:"round_id"`
 	SubmissionID string `json:"submission_id"`
 	// OrganizationID is the round's organization: the review runs scoped to it
-	// (docs/tenancy.md). Jobs queued before it existed have none; the worker looks it up.
+	// (docs/tenancy.md).
 	OrganizationID string `json:"organization_id,omitempty"`
 }
 
@@ -53,8 +52,6 @@ type Scorer interface {
 type AIReviewWorker struct {
 	river.WorkerDefaults[AIReviewArgs]
 	Scorer Scorer
-	// Pool finds the organization of jobs queued without one: system work (dbx.DB.System).
-	Pool *pgxpool.Pool
 }
 
 // Timeout leaves room for the provider's slowest answer (the client gives up after two minutes);
@@ -66,17 +63,10 @@ func (w *AIReviewWorker) Work(ctx context.Context, job *river.Job[AIReviewArgs])
 	if w.Scorer == nil {
 		return river.JobCancel(errors.New("jobs: no AI scorer in this process"))
 	}
-	org := job.Args.OrganizationID
-	if org == "" {
-		var err error
-		if org, err = legacyOrganization(ctx, w.Pool, "review_rounds", job.Args.RoundID); err != nil {
-			return err
-		}
-		if org == "" {
-			return river.JobCancel(fmt.Errorf("jobs: ai review: round %s is gone", job.Args.RoundID))
-		}
+	if job.Args.OrganizationID == "" {
+		return river.JobCancel(fmt.Errorf("jobs: ai review of round %s: no organization", job.Args.RoundID))
 	}
-	err := w.Scorer.ScoreSubmission(viewer.WithOrganization(ctx, org), job.Args.RoundID, job.Args.SubmissionID)
+	err := w.Scorer.ScoreSubmission(viewer.WithOrganization(ctx, job.Args.OrganizationID), job.Args.RoundID, job.Args.SubmissionID)
 	var pe *ai.Error
 	switch {
 	case err == nil:

@@ -1,7 +1,6 @@
 package jobs
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -29,8 +28,7 @@ const EmailQueue = "email"
 type DeliverEmailArgs struct {
 	EmailID string `json:"email_id"`
 	// OrganizationID is the email's organization: the worker runs scoped to it, so that it can
-	// reach that organization's rows and no other's (docs/tenancy.md). Jobs queued before it
-	// existed have none; the worker looks it up (see legacyOrganization).
+	// reach that organization's rows and no other's (docs/tenancy.md).
 	OrganizationID string `json:"organization_id,omitempty"`
 }
 
@@ -57,10 +55,8 @@ type DeliverEmailWorker struct {
 	// dbx.AsyncPool): a lost claim leaves a row queued, and the durable outcome recorded after it
 	// makes it durable too, PostgreSQL's log being written in order. Nil uses Pool.
 	ClaimPool *pgxpool.Pool
-	// System finds the organization of jobs queued without one (dbx.DB.System). Nil uses Pool.
-	System *pgxpool.Pool
-	Sender Sender
-	Log    *slog.Logger
+	Sender    Sender
+	Log       *slog.Logger
 	// Tokens records the sign-in tokens minted for one-click links (see MintSignInLink), with
 	// synchronous commits: a token must exist before the email carrying it can be followed.
 	// Without it, and with the LogSender (whose log is no mailbox), no token is minted.
@@ -261,10 +257,7 @@ func (w *DeliverEmailWorker) Work(ctx context.Context, job *river.Job[DeliverEma
 	w.once.Do(w.init)
 	id, org := job.Args.EmailID, job.Args.OrganizationID
 	if org == "" {
-		var err error
-		if org, err = legacyOrganization(ctx, cmp.Or(w.System, w.Pool), "email_log", id); err != nil || org == "" {
-			return err // "" when the row is gone with its event: nothing to send
-		}
+		return river.JobCancel(fmt.Errorf("jobs: email %s: no organization", id))
 	}
 	ctx = viewer.WithOrganization(ctx, org)
 	b := w.batchesOf(org)

@@ -274,13 +274,13 @@ func TestSentRowIsNeverSentAgain(t *testing.T) {
 	require.NoError(t, err)
 	pool, err := b.db.AsyncPool(2)
 	require.NoError(t, err)
-	worker := &jobs.DeliverEmailWorker{Pool: pool, System: b.db.System, Sender: sender, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	worker := &jobs.DeliverEmailWorker{Pool: pool, Sender: sender, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	row := b.queue(t, "ada@example.test")
 
 	w := rivertest.NewWorker(t, riverpgxv5.New(b.db.Pool), &river.Config{}, worker)
 	for range 3 {
 		require.NoError(t, b.db.InTx(ctx, func(ctx context.Context) error {
-			res, err := w.Work(ctx, t, dbx.TxFromContext(ctx).PGX(), jobs.DeliverEmailArgs{EmailID: row.ID}, nil)
+			res, err := w.Work(ctx, t, dbx.TxFromContext(ctx).PGX(), jobs.DeliverEmailArgs{EmailID: row.ID, OrganizationID: row.OrganizationID}, nil)
 			require.NoError(t, err)
 			require.Equal(t, river.EventKindJobCompleted, res.EventKind)
 			return nil

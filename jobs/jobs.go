@@ -6,20 +6,16 @@ package jobs
 
 import (
 	"cmp"
-	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/podium/podium/ent/dbx"
-	"github.com/podium/podium/ent/schema/viewer"
 )
 
 // Config configures NewClient.
@@ -107,8 +103,8 @@ func NewClient(db *dbx.DB, cfg Config) (*river.Client[pgx.Tx], error) {
 	}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &DeliverEmailWorker{Pool: outcomePool, ClaimPool: claimPool, Sender: cfg.Sender,
-		Log: cfg.Log, Tokens: db.Pool, System: db.System})
-	river.AddWorker(workers, &AIReviewWorker{Scorer: cfg.Scorer, Pool: db.System})
+		Log: cfg.Log, Tokens: db.Pool})
+	river.AddWorker(workers, &AIReviewWorker{Scorer: cfg.Scorer})
 	river.AddWorker(workers, &AgendaDraftWorker{Drafter: cfg.Drafter})
 	river.AddWorker(workers, &PruneIdempotencyWorker{Pool: db.System})
 	river.AddWorker(workers, &PruneWebhooksWorker{Pool: db.System, Retention: cfg.Webhooks.Retention})
@@ -145,19 +141,4 @@ func NewClient(db *dbx.DB, cfg Config) (*river.Client[pgx.Tx], error) {
 		return nil, fmt.Errorf("jobs: river client: %w", err)
 	}
 	return client, nil
-}
-
-// legacyOrganization returns the organization of the row id of table (email_log, review_rounds),
-// or "" when there is no such row, for jobs queued before their args carried one.
-func legacyOrganization(ctx context.Context, pool *pgxpool.Pool, table, id string) (string, error) {
-	ctx = viewer.System(ctx, "jobs: find the organization of a job queued before args carried it")
-	var org string
-	err := pool.QueryRow(ctx, "SELECT organization_id FROM "+pgx.Identifier{table}.Sanitize()+" WHERE id = $1", id).Scan(&org)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return "", nil
-	}
-	if err != nil {
-		return "", fmt.Errorf("jobs: organization of %s %s: %w", table, id, err)
-	}
-	return org, nil
 }

@@ -318,11 +318,11 @@ type CommunicationCenter struct {
 	// The event's speakers (organizer contacts left out), by last name, then first name.
 	Contacts []*CommunicationContact `json:"contacts"`
 	// Saved email templates: always empty, Podium has none (docs/campaigns.md).
-	Templates []*EmailTemplateRecord `json:"templates"`
+	Templates []*EmailTemplate `json:"templates"`
 	// Every campaign of the event, newest first.
 	Campaigns []*CampaignHistory `json:"campaigns"`
 	// Automatic reminder rules: always empty, Podium has none (docs/campaigns.md).
-	ReminderRules []*ReminderRuleRecord `json:"reminderRules"`
+	ReminderRules []*ReminderRule `json:"reminderRules"`
 }
 
 // A speaker as the communications view shows them.
@@ -529,6 +529,26 @@ type DecisionResult struct {
 	CreatedTasks int `json:"createdTasks"`
 	// Decision emails queued, one per speaker of each submission newly decided.
 	CreatedEmails int `json:"createdEmails"`
+}
+
+// A saved email template. Podium has none; the type keeps the original API's shape.
+type EmailTemplate struct {
+	// The template's id.
+	ID string `json:"id"`
+	// When it was created.
+	CreatedAt time.Time `json:"createdAt"`
+	// When it last changed.
+	UpdatedAt time.Time `json:"updatedAt"`
+	// The event's id.
+	EventID string `json:"eventId"`
+	// The template's name.
+	Name string `json:"name"`
+	// The subject, with merge tokens.
+	SubjectTemplate string `json:"subjectTemplate"`
+	// The message, with merge tokens.
+	BodyTemplate string `json:"bodyTemplate"`
+	// The merge tokens used.
+	MergeFields []string `json:"mergeFields"`
 }
 
 // A draft to generate.
@@ -822,6 +842,26 @@ type PortalInvitation struct {
 	LogID *string `json:"logId"`
 }
 
+// A change a speaker made to their profile; Podium records none yet, so lists are empty.
+type ProfileChange struct {
+	// The change's id.
+	ID string `json:"id"`
+	// The profile fields changed.
+	ChangedFields []string `json:"changedFields"`
+	// The values before the change, by field.
+	PreviousValues map[string]any `json:"previousValues"`
+	// The values after the change, by field.
+	NewValues map[string]any `json:"newValues"`
+	// Who made the change.
+	AuthorName string `json:"authorName"`
+	// Whether organizers approved the change.
+	ApprovalStatus string `json:"approvalStatus"`
+	// When organizers reviewed the change; null until then.
+	ReviewedAt *time.Time `json:"reviewedAt"`
+	// When the change was made.
+	CreatedAt time.Time `json:"createdAt"`
+}
+
 // A proposal as its speakers see it.
 type Proposal struct {
 	// The proposal's id (a submission id).
@@ -917,6 +957,26 @@ type ProposalSpeaker struct {
 	Submitter bool `json:"submitter"`
 }
 
+// A quick review (approve, maybe, deny).
+type QuickReview struct {
+	// The review's id.
+	ID string `json:"id"`
+	// The reviewer's user id.
+	ReviewerID string `json:"reviewerId"`
+	// The reviewer's name.
+	ReviewerName string `json:"reviewerName"`
+	// Where the reviewer's picture can be downloaded; null when none.
+	ReviewerImage *string `json:"reviewerImage"`
+	// approve, maybe or deny.
+	Decision string `json:"decision"`
+	// The reviewer's score; null when none.
+	Score *int `json:"score"`
+	// The reviewer's comment; null when none.
+	Comment *string `json:"comment"`
+	// When the review last changed.
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
 // The file uploaded for a deliverable.
 type RecordDeliverableUploadInput struct {
 	// The file's name; not empty.
@@ -960,6 +1020,28 @@ type ReinstateSessionResult struct {
 	// Whether the emails carry a fresh calendar invitation: only for a scheduled session whose
 	// invitations had gone out.
 	CalendarReinvited bool `json:"calendarReinvited"`
+}
+
+// An automatic reminder rule. Podium has none; the type keeps the original API's shape.
+type ReminderRule struct {
+	// The rule's id.
+	ID string `json:"id"`
+	// When it was created.
+	CreatedAt time.Time `json:"createdAt"`
+	// When it last changed.
+	UpdatedAt time.Time `json:"updatedAt"`
+	// The event's id.
+	EventID string `json:"eventId"`
+	// contact or submission.
+	Scope string `json:"scope"`
+	// The kind of task reminded of.
+	TaskType string `json:"taskType"`
+	// How many days before the due date it reminds.
+	DaysBeforeDue int `json:"daysBeforeDue"`
+	// Whether it runs.
+	Enabled bool `json:"enabled"`
+	// When it last ran; null when never.
+	LastRunAt *time.Time `json:"lastRunAt"`
 }
 
 // A new order of stages.

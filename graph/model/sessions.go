@@ -133,18 +133,6 @@ type SubmissionSpeaker struct {
 	ConfirmedAt *scalar.Timestamp `json:"confirmedAt"`
 }
 
-// QuickReview is a quick approve/maybe/deny review; Podium has none (see the schema).
-type QuickReview struct {
-	ID            string           `json:"id"`
-	ReviewerID    string           `json:"reviewerId"`
-	ReviewerName  string           `json:"reviewerName"`
-	ReviewerImage *string          `json:"reviewerImage"`
-	Decision      string           `json:"decision"`
-	Score         *int             `json:"score"`
-	Comment       *string          `json:"comment"`
-	UpdatedAt     scalar.Timestamp `json:"updatedAt"`
-}
-
 // ReviewAssignmentRecord is a review assignment as stored.
 type ReviewAssignmentRecord struct {
 	ID            string                 `json:"id"`
@@ -250,18 +238,6 @@ type SpeakerEmail struct {
 	Type    string            `json:"type"`
 	Status  string            `json:"status"`
 	SentAt  *scalar.Timestamp `json:"sentAt"`
-}
-
-// ProfileChange is a speaker's profile edit; Podium records none yet.
-type ProfileChange struct {
-	ID             string            `json:"id"`
-	ChangedFields  []string          `json:"changedFields"`
-	PreviousValues map[string]any    `json:"previousValues"`
-	NewValues      map[string]any    `json:"newValues"`
-	AuthorName     string            `json:"authorName"`
-	ApprovalStatus string            `json:"approvalStatus"`
-	ReviewedAt     *scalar.Timestamp `json:"reviewedAt"`
-	CreatedAt      scalar.Timestamp  `json:"createdAt"`
 }
 
 // TaskTemplate is a task template.

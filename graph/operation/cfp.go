@@ -567,7 +567,7 @@ func (r *Service) setProposalSpeakers(ctx context.Context, c *ent.Client, s *cfp
 	for i, inv := range fresh {
 		emails[i] = email.Email{EventID: s.event.ID, SubmissionID: new(sub.ID), Type: emaillog.TypeCustom, To: inv.Email,
 			Template: email.CFPCoSpeaker, Data: email.Data{EventName: s.event.Name, Path: CFPInvitationPath(s.form.ID, sub.ID),
-				SessionTitle: sub.Title, Message: fullName(me.FirstName, strings.Trim(me.LastName, "-"))}}
+				SessionTitle: sub.Title, Message: proposalName(me.FirstName, me.LastName)}}
 	}
 	_, err = r.Outbox.Queue(ctx, emails...)
 	return sub, err
@@ -657,7 +657,7 @@ func invitationView(sub *ent.Submission, addr string) *model.ProposalInvitation 
 	}
 	by := ""
 	if ct := sub.Edges.Submitter; ct != nil {
-		by = fullName(ct.FirstName, strings.Trim(ct.LastName, "-"))
+		by = proposalName(ct.FirstName, ct.LastName)
 	}
 	return &model.ProposalInvitation{ProposalID: sub.ID, FormID: *sub.SourceFormID, Title: sub.Title, InvitedBy: by,
 		Status: sub.CoSpeakerInvitations[i].Status}
@@ -922,7 +922,7 @@ func (r *Service) proposalViews(ctx context.Context, c *ent.Client, me *ent.Cont
 			}
 		}
 		for _, sp := range people[s.ID] {
-			p.Speakers = append(p.Speakers, &model.ProposalSpeaker{Name: fullName(sp.FirstName, strings.Trim(sp.LastName, "-")),
+			p.Speakers = append(p.Speakers, &model.ProposalSpeaker{Name: proposalName(sp.FirstName, sp.LastName),
 				Email: sp.Email, Submitter: s.SubmitterContactID != nil && *s.SubmitterContactID == sp.ContactID})
 		}
 		out[i] = p

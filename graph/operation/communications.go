@@ -24,7 +24,7 @@ func (r *Service) Communications(ctx context.Context, eventID string) (*model.Co
 		return nil, err
 	}
 	out := &model.CommunicationCenter{EventName: ev.Name, EventSlug: ev.Slug, Contacts: []*model.CommunicationContact{},
-		Templates: []*model.EmailTemplateRecord{}, Campaigns: []*model.CampaignHistory{}, ReminderRules: []*model.ReminderRuleRecord{}}
+		Templates: []*model.EmailTemplate{}, Campaigns: []*model.CampaignHistory{}, ReminderRules: []*model.ReminderRule{}}
 	q := r.sql(ctx)
 	// A task applies to a speaker when it is theirs, or when it is a session's task and they speak
 	// in that session.

@@ -517,7 +517,7 @@ func contentClosed(ctx context.Context, c *ent.Client, s *ent.Submission, now ti
 
 func toMyContent(s *ent.Submission, closed *apperr.Error) *model.MySessionContent {
 	out := &model.MySessionContent{SessionID: s.ID, EventID: s.EventID, Code: s.Code, Title: s.Title,
-		ContentReviewStatus: s.ContentReviewStatus.String(), ApprovedSnapshot: s.ApprovedSnapshot,
+		ContentReviewStatus: s.ContentReviewStatus.String(), ApprovedSnapshot: approvedSnapshot(s),
 		Editable: closed == nil, Reviewed: s.Status == submission.StatusAccepted}
 	if s.Description != "" {
 		d := s.Description
@@ -525,9 +525,6 @@ func toMyContent(s *ent.Submission, closed *apperr.Error) *model.MySessionConten
 	}
 	if closed != nil {
 		out.ClosedReason = &closed.Message
-	}
-	if out.ApprovedSnapshot == nil {
-		out.ApprovedSnapshot = map[string]any{}
 	}
 	return out
 }
@@ -566,7 +563,7 @@ func (r *Service) UpdateOwnSessionContent(ctx context.Context, person *viewer.Pe
 			} else {
 				snap := snapshot(s)
 				snap["title"], snap["description"] = title, desc
-				u.SetApprovedSnapshot(snap).SetContentReviewStatus(submission.ContentReviewStatusApproved)
+				approveContent(u, snap)
 			}
 			return u.Save(ctx)
 		})
@@ -624,13 +621,7 @@ func (r *Service) ReviewSessionContent(ctx context.Context, eventID, sessionID s
 		if err != nil {
 			return err
 		}
-		if !pid.Plausible(sessionID) {
-			return errSessionNotFound
-		}
-		s, err := c.Submission.Query().Where(submission.ID(sessionID), submission.EventID(ev.ID)).ForUpdate().Only(ctx)
-		if ent.IsNotFound(err) {
-			return errSessionNotFound
-		}
+		s, err := lockSubmission(ctx, c, ev.ID, sessionID, errSessionNotFound)
 		if err != nil {
 			return err
 		}
@@ -639,7 +630,7 @@ func (r *Service) ReviewSessionContent(ctx context.Context, eventID, sessionID s
 		}
 		u := s.Update()
 		if approve {
-			u.SetApprovedSnapshot(snapshot(s)).SetContentReviewStatus(submission.ContentReviewStatusApproved)
+			approveContent(u, snapshot(s))
 		} else {
 			restoreContent(u, s.ApprovedSnapshot)
 			u.SetContentReviewStatus(submission.ContentReviewStatusRejected)
@@ -651,28 +642,6 @@ func (r *Service) ReviewSessionContent(ctx context.Context, eventID, sessionID s
 		return nil, err
 	}
 	return r.Session(ctx, eventID, sessionID)
-}
-
-// restoreContent puts an approved snapshot back on the live row: title, description, format,
-// level, language and answers. An empty snapshot restores nothing.
-func restoreContent(u *ent.SubmissionUpdateOne, snap map[string]any) {
-	c, ok := publicContentOf(snap)
-	if !ok {
-		return
-	}
-	u.SetTitle(c.Title).SetDescription(c.Description).SetNillableFormatID(c.FormatID).SetNillableLevelID(c.LevelID)
-	if c.FormatID == nil {
-		u.ClearFormatID()
-	}
-	if c.LevelID == nil {
-		u.ClearLevelID()
-	}
-	if lang, ok := snap["language"].(string); ok && lang != "" {
-		u.SetLanguage(lang)
-	}
-	if answers, ok := snap["answers"].(map[string]any); ok {
-		u.SetAnswers(answers)
-	}
 }
 
 // recordApprovedProfilesSQL approves, for the contacts $2 of the event $1 with no approved profile yet, their

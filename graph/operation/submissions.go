@@ -243,11 +243,6 @@ WHERE a.submission_id = ANY($1) AND a.status = 'completed' GROUP BY a.submission
 	return out, nil
 }
 
-// eachRow runs sql with the id list and calls row for every row.
-func eachRow(ctx context.Context, q querier, sql string, ids []string, row func(scan func(...any) error) error) error {
-	return eachRowArgs(ctx, q, sql, []any{ids}, row)
-}
-
 // submissionList answers Event.submissions: the call-for-proposals submissions, with the tracks,
 // formats and tags used across all of them, then filtered by status.
 //
@@ -525,7 +520,7 @@ func (r *Service) DecideSubmissions(ctx context.Context, eventID string, in mode
 func acceptContent(u *ent.SubmissionUpdateOne, s *ent.Submission, approve, reviewFirst bool) {
 	switch {
 	case approve:
-		u.SetContentReviewStatus(submission.ContentReviewStatusApproved).SetApprovedSnapshot(snapshot(s))
+		approveContent(u, snapshot(s))
 	case s.Status == submission.StatusAccepted:
 	case reviewFirst:
 		u.SetContentReviewStatus(submission.ContentReviewStatusPendingReview).SetApprovedSnapshot(map[string]any{})

@@ -60,24 +60,8 @@ WHERE ans.assignment_id = ANY($1) ORDER BY c.position, c.id`, ids, func(scan fun
 	return out, err
 }
 
-// eachRowArgs is eachRow with any arguments.
-func eachRowArgs(ctx context.Context, q querier, sql string, args []any, row func(scan func(...any) error) error) error {
-	rows, err := q.Query(ctx, sql, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := row(rows.Scan); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
-}
-
-func nonNilSlice[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
+// roundReviews answers Submission.roundReviews: every review assignment of the submission, in all
+// rounds, with its answers.
+func (r *Service) RoundReviews(ctx context.Context, submissionID string) ([]*model.HumanReview, error) {
+	return r.loaders(ctx).roundReviews.Load(ctx, submissionID)
 }

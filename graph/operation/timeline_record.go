@@ -2,7 +2,6 @@ package operation
 
 import (
 	"context"
-	"slices"
 	"time"
 
 	"github.com/podium/podium/ent"
@@ -40,24 +39,4 @@ func record(ctx context.Context, c *ent.Client, kind timelineentry.Kind, label s
 			SetNillableDetail(detail).SetActorName(name).SetNillableActorAPIKeyID(keyID).SetAt(now)
 	}
 	return c.TimelineEntry.CreateBulk(builders...).Exec(ctx)
-}
-
-// mapAll converts every element; the result is never nil, so empty lists stay [] in JSON.
-func mapAll[T, U any](in []T, f func(T) U) []U {
-	out := make([]U, len(in))
-	for i, v := range in {
-		out[i] = f(v)
-	}
-	return out
-}
-
-// unique de-duplicates ids, keeping the first of each.
-func unique(ids []string) []string {
-	out := make([]string, 0, len(ids))
-	for _, id := range ids {
-		if !slices.Contains(out, id) {
-			out = append(out, id)
-		}
-	}
-	return out
 }
