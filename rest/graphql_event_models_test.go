@@ -7,7 +7,7 @@ import (
 )
 
 // TestGraphQLEventModelsOfAPage: the read models of Event that a page of events reads together
-// (agenda, library, evaluation, speakerDirectory, forms; graph/loaders_event_models.go) answer for
+// (agenda, library, evaluation, speakerDirectory, forms; graph/operation/loaders_event_models.go) answer for
 // each event of the page what the event answers read alone — nothing of one event lands in
 // another's, orders and empty lists kept. The page holds the bench's event of sessions (agenda,
 // directory) and its event of reviews (rounds, results) beside empty events.

@@ -41,7 +41,7 @@ func (Embed) Fields() []ent.Field {
 		field.Enum("view").Values("sessions", "speakers", "speaker_gallery", "agenda", "itinerary"),
 		field.Bool("enabled").Default(true),
 		// options are the widget's filters and display options as last saved; readers normalise
-		// them (graph/widgets.go), so a key a later version adds reads as its default.
+		// them (graph/operation/widgets.go), so a key a later version adds reads as its default.
 		field.JSON("options", map[string]any{}).Default(map[string]any{}),
 	}
 }

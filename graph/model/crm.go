@@ -8,7 +8,7 @@ import (
 // The contact book's read models (docs/crm.md). Each serves both transports unchanged: GraphQL
 // binds them (gqlgen.yml) and REST encodes them as the original API's shapes, with timestamps as
 // scalar.Timestamp. The directory's rows are also produced as JSON by PostgreSQL itself
-// (graph/crm_contacts_list.go), with the same keys in the same order.
+// (graph/operation/crm_contacts_list.go), with the same keys in the same order.
 
 // CrmContact is a contact of the organization's book (REST: OrganizationContact).
 type CrmContact struct {

@@ -165,7 +165,7 @@ func (r *Service) agendaSessionLinks(ctx context.Context, q querier, ids []strin
 // errNotActiveSession answers a schedule change for anything but an active session of the event.
 var errNotActiveSession = apperr.Invalid("Choose an accepted session")
 
-// scheduleSession places a session in a room and slot, or takes it off the schedule (docs/rest-api.md:
+// ScheduleSession places a session in a room and slot, or takes it off the schedule (docs/rest-api.md:
 // PUT E/agenda/schedule). When the slot changes, the session's invites are out of date
 // (scheduleDirty) and so is the published agenda (agendaDirty).
 func (r *Service) ScheduleSession(ctx context.Context, eventID string, in model.ScheduleSessionInput) (*model.Agenda, error) {
@@ -275,7 +275,7 @@ func slotText(start, end time.Time, tz string) string {
 	return start.Format("Mon, Jan 2, 2006, 3:04 PM") + "–" + end.Format("3:04 PM MST")
 }
 
-// publishAgenda freezes the scheduled active sessions — start, end and room set — as the
+// PublishAgenda freezes the scheduled active sessions — start, end and room set — as the
 // published agenda, by start time (docs/rest-api.md: "Publish"). Each entry is the session's
 // public view (public_view.go): its approved content and the speakers with an approved name; a
 // session with nothing approved is left out. The public agenda feeds serve this snapshot.
@@ -328,7 +328,7 @@ func (r *Service) PublishAgenda(ctx context.Context, eventID string) (*model.Age
 	})
 }
 
-// unpublishAgenda withdraws the published agenda: none, no publication time, and dirty.
+// UnpublishAgenda withdraws the published agenda: none, no publication time, and dirty.
 func (r *Service) UnpublishAgenda(ctx context.Context, eventID string) (*model.Agenda, error) {
 	return inTx(ctx, r, func(ctx context.Context) (*model.Agenda, error) {
 		c := r.ClientOf(ctx)
@@ -416,7 +416,7 @@ func (r *Service) PublicCalendar(ctx context.Context, eventID string) (string, e
 	return feed.Serialize(), nil
 }
 
-// conflicts finds speaker double bookings and room overlaps among the scheduled sessions.
+// Conflicts finds speaker double bookings and room overlaps among the scheduled sessions.
 func Conflicts(a *model.Agenda) []*model.AgendaConflict {
 	var scheduled []*model.AgendaSession
 	for _, s := range a.Sessions {
@@ -457,7 +457,7 @@ func Conflicts(a *model.Agenda) []*model.AgendaConflict {
 	return out
 }
 
-// sendCalendarInvites emails calendar invitations for scheduled active sessions (docs/rest-api.md:
+// SendCalendarInvites emails calendar invitations for scheduled active sessions (docs/rest-api.md:
 // POST E/agenda/invites): a session whose slot changed since its invites (scheduleDirty) sends
 // every speaker an update — its SEQUENCE raised when invites had gone out before — and otherwise
 // only speakers without an invitation get one. An active session taken off the schedule after its

@@ -52,7 +52,7 @@ func toAgendaDraft(d *ent.AgendaDraft) *model.AgendaDraft {
 		CommittedAt: scalar.AtPtr(d.CommittedAt), CreatedAt: scalar.At(d.CreatedAt), UpdatedAt: scalar.At(d.UpdatedAt)}
 }
 
-// agendaDrafts lists an event's drafts, every status, newest first.
+// AgendaDrafts lists an event's drafts, every status, newest first.
 func (r *Service) AgendaDrafts(ctx context.Context, eventID string) ([]*model.AgendaDraft, error) {
 	c := r.ClientOf(ctx)
 	ev, err := access.Event(ctx, c, eventID)
@@ -67,7 +67,7 @@ func (r *Service) AgendaDrafts(ctx context.Context, eventID string) ([]*model.Ag
 	return mapAll(drafts, toAgendaDraft), nil
 }
 
-// generateAgendaDraft checks the criteria, stores the draft queued and queues its generation in
+// StartAgendaDraft checks the criteria, stores the draft queued and queues its generation in
 // the same transaction (docs/agenda-drafts.md). Every refusal happens here, before anything is
 // written: the job only meets criteria that were valid when it was queued.
 func (r *Service) StartAgendaDraft(ctx context.Context, eventID string, in model.GenerateAgendaDraftInput) (*model.AgendaDraft, error) {
@@ -320,7 +320,7 @@ func lockedDraft(ctx context.Context, c *ent.Client, eventID, draftID string) (*
 	return d, err
 }
 
-// changeAgendaDraft duplicates a draft (answering the new one, with the same criteria and no
+// ChangeAgendaDraft duplicates a draft (answering the new one, with the same criteria and no
 // proposal) or discards it (not when committed).
 func (r *Service) ChangeAgendaDraft(ctx context.Context, eventID, draftID string, in model.ChangeAgendaDraftInput) (*model.AgendaDraft, error) {
 	return inTx(ctx, r, func(ctx context.Context) (*model.AgendaDraft, error) {
@@ -353,7 +353,7 @@ func (r *Service) ChangeAgendaDraft(ctx context.Context, eventID, draftID string
 // errScheduleConflict answers changes that would double-book a room or a speaker.
 var errScheduleConflict = apperr.Conflict(apperr.CodeScheduleConflict, "Those selected changes conflict with the current live agenda")
 
-// acceptAgendaDraft applies the chosen changes of a generated draft to the live schedule in the
+// AcceptAgendaDraft applies the chosen changes of a generated draft to the live schedule in the
 // request's transaction, each as scheduleSession applies one (scheduleDirty, a timeline line, the
 // session.scheduled webhook), marks the agenda dirty and the draft committed. Nothing is written
 // unless every change is valid: a change that is no longer one, a room gone, a slot outside the

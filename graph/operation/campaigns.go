@@ -37,7 +37,7 @@ type campaignAudience struct {
 	ID, Email, FirstName, LastName, TalkTitle string
 }
 
-// sendCampaign sends a campaign to the speakers named by contactIds and the audience, once each
+// SendCampaign sends a campaign to the speakers named by contactIds and the audience, once each
 // (docs/campaigns.md; docs/rest-api.md: POST E/campaigns).
 func (r *Service) SendCampaign(ctx context.Context, eventID string, in model.SendCampaignInput) (*model.SendCampaignResult, error) {
 	return inTx(ctx, r, func(ctx context.Context) (*model.SendCampaignResult, error) {

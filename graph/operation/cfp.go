@@ -930,7 +930,7 @@ func (r *Service) proposalViews(ctx context.Context, c *ent.Client, me *ent.Cont
 	return out, nil
 }
 
-// personOf is the signed-in person of ctx, or nil for an API key.
+// PersonOf is the signed-in person of ctx, or nil for an API key.
 func PersonOf(ctx context.Context) *viewer.Person {
 	if v := viewer.FromContext(ctx); v != nil {
 		return v.Person

@@ -14,7 +14,7 @@ import (
 	"github.com/podium/podium/graph/scalar"
 )
 
-// communications answers an event's communications view: its speakers with task counts, and its
+// Communications answers an event's communications view: its speakers with task counts, and its
 // campaigns with every recipient's delivery — four statements, whatever the number of speakers,
 // campaigns and recipients.
 func (r *Service) Communications(ctx context.Context, eventID string) (*model.CommunicationCenter, error) {

@@ -133,7 +133,7 @@ func (r *Service) CreateContact(ctx context.Context, in model.ContactInput) (*mo
 	})
 }
 
-// updateContact replaces the contact's fields (the original API's PATCH is a full replacement):
+// UpdateContact replaces the contact's fields (the original API's PATCH is a full replacement):
 // nulls and left-out socials clear. custom is kept (the original wiped it).
 func (r *Service) UpdateContact(ctx context.Context, id string, in model.ContactInput) (*model.CrmContact, error) {
 	return inTx(ctx, r, func(ctx context.Context) (*model.CrmContact, error) {
@@ -167,7 +167,7 @@ func (r *Service) UpdateContact(ctx context.Context, id string, in model.Contact
 	})
 }
 
-// contactDetail is getContact: the contact, its tags by name, its event links newest first with
+// ContactDetail is getContact: the contact, its tags by name, its event links newest first with
 // their event and the event contact's submissions, its notes newest first, its card and the
 // card's history newest first. Names of authors, actors and stages are read from the rows, as
 // they were written.
@@ -264,7 +264,7 @@ func sessionRefs(subs []*ent.Submission) []*model.CrmSessionRef {
 	return out
 }
 
-// addContactTag puts the tag named in.Name on the contact, creating the tag when the organization
+// AddContactTag puts the tag named in.Name on the contact, creating the tag when the organization
 // has none of that name (names are case-sensitive); an existing tag has its updatedAt bumped.
 // Repeating it changes nothing more.
 func (r *Service) AddContactTag(ctx context.Context, contactID string, in model.AddContactTagInput) (*model.CrmTag, error) {
@@ -301,7 +301,7 @@ func (r *Service) AddContactTag(ctx context.Context, contactID string, in model.
 	})
 }
 
-// removeContactTag takes the tag off the contact; the tag stays. A tag the contact does not
+// RemoveContactTag takes the tag off the contact; the tag stays. A tag the contact does not
 // carry is no error (the original answers 204 alike), but the contact must be the organization's.
 func (r *Service) RemoveContactTag(ctx context.Context, contactID, tagID string) (string, error) {
 	return inTx(ctx, r, func(ctx context.Context) (string, error) {
@@ -316,7 +316,7 @@ func (r *Service) RemoveContactTag(ctx context.Context, contactID, tagID string)
 	})
 }
 
-// addContactNote adds a note, recording its author as they are now.
+// AddContactNote adds a note, recording its author as they are now.
 func (r *Service) AddContactNote(ctx context.Context, contactID string, in model.AddContactNoteInput) (*model.CrmContactNote, error) {
 	return inTx(ctx, r, func(ctx context.Context) (*model.CrmContactNote, error) {
 		c := r.ClientOf(ctx)
@@ -334,7 +334,7 @@ func (r *Service) AddContactNote(ctx context.Context, contactID string, in model
 	})
 }
 
-// addContactToEvent copies the contact into the event as a speaker or organizer contact and links
+// AddContactToEvent copies the contact into the event as a speaker or organizer contact and links
 // them. An event contact with the same email gets only its blank fields filled (and the
 // requested participation); custom keys with a value overwrite. The link is created or reset to
 // invited.

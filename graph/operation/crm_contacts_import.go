@@ -32,7 +32,7 @@ FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text
      AS v(id, first_name, last_name, title, company, bio)
 WHERE c.id = v.id AND c.organization_id = $8`
 
-// importContacts imports rows by email in one transaction, in a fixed number of statements
+// ImportContacts imports rows by email in one transaction, in a fixed number of statements
 // whatever the number of rows: one read of the known emails, at most three INSERTs, one UPDATE.
 // Outcomes follow the rows: an email already known — or seen earlier in the batch — is updated
 // (behavior update) or skipped; any other is created. A later row of the same email wins, as if

@@ -193,7 +193,7 @@ func parseCrmCursor(c *entgql.Cursor[string]) ([]any, error) {
 	return []any{key[1], key[2], key[3]}, nil
 }
 
-// contacts is the GraphQL directory: a page of at most first rows (default and at most 500)
+// Contacts is the GraphQL directory: a page of at most first rows (default and at most 500)
 // after the cursor, in the same statement as REST's.
 func (r *Service) Contacts(ctx context.Context, q *string, first *int, after *entgql.Cursor[string]) (*model.CrmContactConnection, error) {
 	if _, err := access.Viewer(ctx); err != nil {

@@ -18,7 +18,7 @@ import (
 // codeDuplicateMerge is the original API's conflict code for merging a contact into itself.
 const codeDuplicateMerge = "duplicate_merge"
 
-// mergeContacts merges the duplicate into the primary, in the caller's transaction:
+// MergeContacts merges the duplicate into the primary, in the caller's transaction:
 //   - the primary keeps its id, names and email; each of its other fields that is null takes the
 //     duplicate's; custom is the duplicate's overlaid with the primary's (the primary wins a key);
 //   - the duplicate's tags and event links are copied to the primary, except tags it has and

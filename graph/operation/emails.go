@@ -10,7 +10,7 @@ import (
 	"github.com/podium/podium/graph/access"
 )
 
-// emails lists an event's email log, newest first unless orderBy says otherwise. Under a page of
+// Emails lists an event's email log, newest first unless orderBy says otherwise. Under a page of
 // events the events' pages are read together (emailsInList).
 func (r *Service) Emails(ctx context.Context, ev *ent.Event, after *entgql.Cursor[string], first *int,
 	before *entgql.Cursor[string], last *int, orderBy *ent.EmailLogOrder, where *ent.EmailLogWhereInput) (*ent.EmailLogConnection, error) {

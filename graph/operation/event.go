@@ -34,7 +34,7 @@ func lockEvent(ctx context.Context, c *ent.Client, eventID string) (*ent.Event, 
 	return c.Event.Query().Where(event.ID(eventID)).ForUpdate(noKeyUpdate).Only(ctx)
 }
 
-// createEvent makes an event in the caller's organization (docs/rest-api.md §4 Events).
+// CreateEvent makes an event in the caller's organization (docs/rest-api.md §4 Events).
 func (r *Service) CreateEvent(ctx context.Context, in model.CreateEventInput) (*ent.Event, error) {
 	return inTx(ctx, r, func(ctx context.Context) (*ent.Event, error) {
 		v, err := access.Viewer(ctx)
@@ -77,7 +77,7 @@ func (r *Service) CreateEvent(ctx context.Context, in model.CreateEventInput) (*
 	})
 }
 
-// updateEvent applies a partial update: fields left out keep their value; nullable fields set to
+// UpdateEvent applies a partial update: fields left out keep their value; nullable fields set to
 // null are cleared; null for a field that cannot be empty is refused.
 func (r *Service) UpdateEvent(ctx context.Context, id string, in model.UpdateEventInput) (*ent.Event, error) {
 	return inTx(ctx, r, func(ctx context.Context) (*ent.Event, error) {
@@ -144,7 +144,7 @@ func (r *Service) UpdateEvent(ctx context.Context, id string, in model.UpdateEve
 	})
 }
 
-// setSpeakerContentLocked locks or unlocks the content of the event's accepted sessions for
+// SetSpeakerContentLocked locks or unlocks the content of the event's accepted sessions for
 // their speakers (docs/profile-review.md). The speakers' edits read the flag under the event's
 // lock, so an edit in flight either lands before the lock or is refused after it.
 func (r *Service) SetSpeakerContentLocked(ctx context.Context, eventID string, locked bool) (*ent.Event, error) {
@@ -223,7 +223,7 @@ func (r *Service) eventsAdmins(ctx context.Context, evs []*ent.Event) ([][]*mode
 	return out, nil
 }
 
-// pendingInvitations lists an organization's invitations still waiting for an answer.
+// PendingInvitations lists an organization's invitations still waiting for an answer.
 func (r *Service) PendingInvitations(ctx context.Context, orgID string) ([]*model.Invitation, error) {
 	rows, err := r.ClientOf(ctx).OrganizationInvitation.Query().
 		Where(organizationinvitation.OrganizationID(orgID),
@@ -242,7 +242,7 @@ func (r *Service) PendingInvitations(ctx context.Context, orgID string) ([]*mode
 	return out, nil
 }
 
-// organization returns the caller's organization.
+// Organization returns the caller's organization.
 func (r *Service) Organization(ctx context.Context) (*ent.Organization, error) {
 	v, err := access.Viewer(ctx)
 	if err != nil {
@@ -251,7 +251,7 @@ func (r *Service) Organization(ctx context.Context) (*ent.Organization, error) {
 	return r.ClientOf(ctx).Organization.Get(ctx, v.OrganizationID)
 }
 
-// organizationMembers lists an organization's members with their users, oldest first.
+// OrganizationMembers lists an organization's members with their users, oldest first.
 func (r *Service) OrganizationMembers(ctx context.Context, orgID string) ([]*model.Member, error) {
 	rows, err := r.ClientOf(ctx).OrganizationMember.Query().
 		Where(organizationmember.OrganizationID(orgID)).
@@ -270,7 +270,7 @@ func (r *Service) OrganizationMembers(ctx context.Context, orgID string) ([]*mod
 	return out, nil
 }
 
-// events lists the caller's events as a connection, by start date unless asked otherwise.
+// Events lists the caller's events as a connection, by start date unless asked otherwise.
 func (r *Service) Events(ctx context.Context, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string],
 	last *int, orderBy *ent.EventOrder, where *ent.EventWhereInput) (*ent.EventConnection, error) {
 	if _, err := access.Viewer(ctx); err != nil {

@@ -197,7 +197,7 @@ func (r *Service) setHeadshot(ctx context.Context, eventID, contactID string, up
 	return updated, nil
 }
 
-// eventSpeakerForUpdate reads the speaker (contact) id of the event for an update.
+// EventSpeakerForUpdate reads the speaker (contact) id of the event for an update.
 func EventSpeakerForUpdate(ctx context.Context, c *ent.Client, eventID, id string) (*ent.Contact, error) {
 	if !pid.Plausible(id) {
 		return nil, apperr.NotFound("Speaker")
@@ -292,7 +292,7 @@ func (r *Service) releaseFile(ctx context.Context, key *string) error {
 	return r.Files.DeleteLater(ctx, key)
 }
 
-// upload is a GraphQL upload as the file operations take it.
+// Upload is a GraphQL upload as the file operations take it.
 func Upload(u *graphql.Upload) files.Upload {
 	if u == nil {
 		return files.Upload{}
@@ -306,7 +306,7 @@ func (r *Service) fileLink(eventID, key string) string {
 	return r.Files.PublicURL + "/api/v1/events/" + eventID + "/files/" + id
 }
 
-// signedLink is a signed download URL of key, or nil when there is no file.
+// SignedLink is a signed download URL of key, or nil when there is no file.
 func (r *Service) SignedLink(key *string) *string {
 	if key == nil || r.Files == nil {
 		return nil

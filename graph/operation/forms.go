@@ -70,7 +70,7 @@ func (r *Service) eventsForms(ctx context.Context, evs []*ent.Event) ([][]*model
 	return out, nil
 }
 
-// createForm creates a call-for-proposals form: a title, and defaults for what the input leaves
+// CreateForm creates a call-for-proposals form: a title, and defaults for what the input leaves
 // out.
 func (r *Service) CreateForm(ctx context.Context, eventID string, in model.CfpFormInput) (*model.CfpForm, error) {
 	return inTx(ctx, r, func(ctx context.Context) (*model.CfpForm, error) {
@@ -97,7 +97,7 @@ func (r *Service) CreateForm(ctx context.Context, eventID string, in model.CfpFo
 	})
 }
 
-// updateForm changes the settings the input gives and keeps every other one: closing a form
+// UpdateForm changes the settings the input gives and keeps every other one: closing a form
 // keeps its questions, limit and tracks.
 func (r *Service) UpdateForm(ctx context.Context, eventID, formID string, in model.CfpFormInput) (*model.CfpForm, error) {
 	return inTx(ctx, r, func(ctx context.Context) (*model.CfpForm, error) {
@@ -138,7 +138,7 @@ func (r *Service) UpdateForm(ctx context.Context, eventID, formID string, in mod
 	})
 }
 
-// setFormStatus opens or closes a form and changes nothing else.
+// SetFormStatus opens or closes a form and changes nothing else.
 func (r *Service) SetFormStatus(ctx context.Context, eventID, formID string, status form.Status) (*model.CfpForm, error) {
 	return inTx(ctx, r, func(ctx context.Context) (*model.CfpForm, error) {
 		c := r.ClientOf(ctx)
@@ -157,7 +157,7 @@ func (r *Service) SetFormStatus(ctx context.Context, eventID, formID string, sta
 	})
 }
 
-// deleteForm deletes a form without proposals. A form with proposals is refused: its proposals
+// DeleteForm deletes a form without proposals. A form with proposals is refused: its proposals
 // would lose their source and read as manual sessions, which can be deleted.
 func (r *Service) DeleteForm(ctx context.Context, eventID, formID string) (string, error) {
 	return inTx(ctx, r, func(ctx context.Context) (string, error) {

@@ -60,7 +60,7 @@ WHERE ans.assignment_id = ANY($1) ORDER BY c.position, c.id`, ids, func(scan fun
 	return out, err
 }
 
-// roundReviews answers Submission.roundReviews: every review assignment of the submission, in all
+// RoundReviews answers Submission.roundReviews: every review assignment of the submission, in all
 // rounds, with its answers.
 func (r *Service) RoundReviews(ctx context.Context, submissionID string) ([]*model.HumanReview, error) {
 	return r.loaders(ctx).roundReviews.Load(ctx, submissionID)

@@ -56,7 +56,7 @@ func (l *Lane) Enter() (leave func()) {
 	return out
 }
 
-// yield waits while a cheap request is in flight, MaxPause at most.
+// Yield waits while a cheap request is in flight, MaxPause at most.
 func (l *Lane) Yield(ctx context.Context) {
 	if l == nil || l.cheap.Load() == 0 {
 		return

@@ -182,7 +182,7 @@ func kindOf(kind model.LibraryKind) (libraryKind, error) {
 	return k, nil
 }
 
-// saveLibraryItem creates (id null) or updates a library item. New items go last.
+// SaveLibraryItem creates (id null) or updates a library item. New items go last.
 func (r *Service) SaveLibraryItem(ctx context.Context, eventID string, in model.SaveLibraryItemInput) (ent.Noder, error) {
 	return inTx(ctx, r, func(ctx context.Context) (ent.Noder, error) {
 		k, err := kindOf(in.Kind)
@@ -217,7 +217,7 @@ func (r *Service) SaveLibraryItem(ctx context.Context, eventID string, in model.
 	})
 }
 
-// deleteLibraryItem deletes an item no submission or session uses.
+// DeleteLibraryItem deletes an item no submission or session uses.
 func (r *Service) DeleteLibraryItem(ctx context.Context, eventID string, kind model.LibraryKind, id string) (string, error) {
 	return inTx(ctx, r, func(ctx context.Context) (string, error) {
 		c := r.ClientOf(ctx)

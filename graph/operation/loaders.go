@@ -58,7 +58,7 @@ const loaderWait = time.Millisecond
 
 type loadersKey struct{}
 
-// withLoaders returns ctx with fresh loaders.
+// WithLoaders returns ctx with fresh loaders.
 func (r *Service) WithLoaders(ctx context.Context) context.Context {
 	return context.WithValue(ctx, loadersKey{}, r.newLoaders())
 }

@@ -67,29 +67,29 @@ func eventModel[T any](ctx context.Context, ev *ent.Event, loader func(*eventMod
 	return out[0], nil
 }
 
-// eventAgenda answers Event.agenda.
+// EventAgenda answers Event.agenda.
 func (r *Service) EventAgenda(ctx context.Context, ev *ent.Event) (*model.Agenda, error) {
 	return eventModel(ctx, ev, func(m *eventModels) *dataloadgen.Loader[*ent.Event, *model.Agenda] { return m.agenda }, r.agendas)
 }
 
-// eventLibrary answers Event.library.
+// EventLibrary answers Event.library.
 func (r *Service) EventLibrary(ctx context.Context, ev *ent.Event) (*model.Library, error) {
 	return eventModel(ctx, ev, func(m *eventModels) *dataloadgen.Loader[*ent.Event, *model.Library] { return m.library }, r.libraries)
 }
 
-// eventEvaluation answers Event.evaluation.
+// EventEvaluation answers Event.evaluation.
 func (r *Service) EventEvaluation(ctx context.Context, ev *ent.Event) (*model.EvaluationWorkspace, error) {
 	return eventModel(ctx, ev, func(m *eventModels) *dataloadgen.Loader[*ent.Event, *model.EvaluationWorkspace] { return m.evaluation },
 		r.evaluations)
 }
 
-// eventSpeakerDirectory answers Event.speakerDirectory.
+// EventSpeakerDirectory answers Event.speakerDirectory.
 func (r *Service) EventSpeakerDirectory(ctx context.Context, ev *ent.Event) (*model.SpeakerDirectory, error) {
 	return eventModel(ctx, ev, func(m *eventModels) *dataloadgen.Loader[*ent.Event, *model.SpeakerDirectory] { return m.directory },
 		r.speakerDirectories)
 }
 
-// eventForms answers Event.forms.
+// EventForms answers Event.forms.
 func (r *Service) EventForms(ctx context.Context, ev *ent.Event) ([]*model.CfpForm, error) {
 	return eventModel(ctx, ev, func(m *eventModels) *dataloadgen.Loader[*ent.Event, []*model.CfpForm] { return m.forms }, r.eventsForms)
 }

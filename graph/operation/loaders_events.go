@@ -136,7 +136,7 @@ func listEvents(ctx context.Context) []string {
 	return nil
 }
 
-// inList reports whether a field belongs to an item of a list.
+// InList reports whether a field belongs to an item of a list.
 func InList(fc *graphql.FieldContext) bool {
 	for _, p := range fc.Path() {
 		if _, ok := p.(ast.PathIndex); ok {

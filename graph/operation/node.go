@@ -58,7 +58,7 @@ func nodeType(_ context.Context, id string) (string, error) {
 	return "", errNodeNotFound
 }
 
-// node resolves one id; the tenant filter of the ent schema hides other organizations' rows.
+// Node resolves one id; the tenant filter of the ent schema hides other organizations' rows.
 // Submissions are read models rather than ent nodes, and resolve through their loader.
 func (r *Service) Node(ctx context.Context, id string) (ent.Noder, error) {
 	if pid.Prefix(id) == pid.Prefix(submission.DefaultID()) {
@@ -84,7 +84,7 @@ func (r *Service) Node(ctx context.Context, id string) (ent.Noder, error) {
 	return n, nil
 }
 
-// nodes resolves several ids; an id naming nothing visible gives a null entry and an error.
+// Nodes resolves several ids; an id naming nothing visible gives a null entry and an error.
 func (r *Service) Nodes(ctx context.Context, ids []string) ([]ent.Noder, error) {
 	out := make([]ent.Noder, len(ids))
 	for i, id := range ids {

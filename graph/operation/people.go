@@ -20,7 +20,7 @@ import (
 // holiday, short enough that a forgotten invitation does not open the organization years later.
 const invitationLifetime = 7 * 24 * time.Hour
 
-// inviteOrganizationMember records an invitation to the caller's organization and emails it.
+// InviteOrganizationMember records an invitation to the caller's organization and emails it.
 // The person accepts it by signing in with the address (access.People.FollowLink). An
 // invitation to the same address replaces a pending one, so the newest role wins.
 func (r *Service) InviteOrganizationMember(ctx context.Context, in model.InviteOrganizationMemberInput) (*ent.OrganizationInvitation, error) {

@@ -45,7 +45,7 @@ func recordStageEntry(ctx context.Context, c *ent.Client, cardID string, from, t
 	return h.Exec(ctx)
 }
 
-// pipeline answers the board: stages by position (then name and id), each with its cards by the
+// Pipeline answers the board: stages by position (then name and id), each with its cards by the
 // contact's last name, first name and id. Three statements, whatever the number of cards.
 func (r *Service) Pipeline(ctx context.Context) (*model.CrmPipelineBoard, error) {
 	if _, err := access.Viewer(ctx); err != nil {
@@ -79,7 +79,7 @@ func (r *Service) Pipeline(ctx context.Context) (*model.CrmPipelineBoard, error)
 	return board, nil
 }
 
-// savePipelineStage creates a stage (id null) or updates one of the organization's.
+// SavePipelineStage creates a stage (id null) or updates one of the organization's.
 func (r *Service) SavePipelineStage(ctx context.Context, in model.SavePipelineStageInput) (*model.CrmPipelineStage, error) {
 	return inTx(ctx, r, func(ctx context.Context) (*model.CrmPipelineStage, error) {
 		if _, err := access.Viewer(ctx); err != nil {
@@ -111,7 +111,7 @@ func stageSaved(s *ent.PipelineStage, err error) (*model.CrmPipelineStage, error
 	return toCrmPipelineStage(s), nil
 }
 
-// reorderPipelineStages gives the listed stages positions 1..n in one statement. An id listed
+// ReorderPipelineStages gives the listed stages positions 1..n in one statement. An id listed
 // twice gets the position of its last mention, as the original's one update per id left it;
 // ids that are not the organization's stages are ignored.
 func (r *Service) ReorderPipelineStages(ctx context.Context, in model.ReorderPipelineStagesInput) (bool, error) {
@@ -138,7 +138,7 @@ WHERE s.id = o.id AND s.organization_id = $1`, v.OrganizationID, ids, pos)
 	})
 }
 
-// deletePipelineStage deletes a stage that holds no card. The stage is locked first, so a card
+// DeletePipelineStage deletes a stage that holds no card. The stage is locked first, so a card
 // placed in it concurrently either is seen here (409) or fails on the missing stage.
 func (r *Service) DeletePipelineStage(ctx context.Context, id string) (string, error) {
 	return inTx(ctx, r, func(ctx context.Context) (string, error) {
@@ -160,7 +160,7 @@ func (r *Service) DeletePipelineStage(ctx context.Context, id string) (string, e
 	})
 }
 
-// addPipelineCard places a contact in a stage: a new card with its history row, or — the
+// AddPipelineCard places a contact in a stage: a new card with its history row, or — the
 // contact's one card — moved there with its note replaced, with a history row only when the
 // stage changed.
 func (r *Service) AddPipelineCard(ctx context.Context, in model.AddPipelineCardInput) (*model.CrmContactCard, error) {
@@ -212,7 +212,7 @@ func (r *Service) AddPipelineCard(ctx context.Context, in model.AddPipelineCardI
 	})
 }
 
-// movePipelineCard moves a card to another stage of the organization's pipeline, with its
+// MovePipelineCard moves a card to another stage of the organization's pipeline, with its
 // history row; the note is kept.
 func (r *Service) MovePipelineCard(ctx context.Context, cardID string, in model.MovePipelineCardInput) (*model.CrmContactCard, error) {
 	return inTx(ctx, r, func(ctx context.Context) (*model.CrmContactCard, error) {

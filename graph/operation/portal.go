@@ -40,7 +40,7 @@ func speakingOf(ctx context.Context) []viewer.Contact {
 	return nil
 }
 
-// mySpeaking lists every event where the caller speaks, with what is theirs there.
+// MySpeaking lists every event where the caller speaks, with what is theirs there.
 func (r *Service) MySpeaking(ctx context.Context) ([]*model.SpeakerEvent, error) {
 	out := []*model.SpeakerEvent{}
 	for _, c := range speakingOf(ctx) {
@@ -79,7 +79,7 @@ func (r *Service) MySpeaking(ctx context.Context) ([]*model.SpeakerEvent, error)
 	return out, nil
 }
 
-// mySpeakerSession is one of the caller's sessions or submissions.
+// MySpeakerSession is one of the caller's sessions or submissions.
 func (r *Service) MySpeakerSession(ctx context.Context, id string) (*model.SpeakerSession, error) {
 	if !pid.Plausible(id) {
 		return nil, errSpeakerSessionNotFound
@@ -101,7 +101,7 @@ func (r *Service) MySpeakerSession(ctx context.Context, id string) (*model.Speak
 	return nil, errSpeakerSessionNotFound
 }
 
-// mySpeakerContact is one of the caller's contact records.
+// MySpeakerContact is one of the caller's contact records.
 func (r *Service) MySpeakerContact(ctx context.Context, id string) (*model.SpeakerContact, error) {
 	for _, c := range speakingOf(ctx) {
 		if c.ContactID != id {
@@ -116,7 +116,7 @@ func (r *Service) MySpeakerContact(ctx context.Context, id string) (*model.Speak
 	return nil, errSpeakerContactNotFound
 }
 
-// ownContact reads a contact of the caller, checking again that its address is theirs.
+// OwnContact reads a contact of the caller, checking again that its address is theirs.
 func (r *Service) OwnContact(ctx context.Context, id string) (*ent.Contact, error) {
 	p := viewer.FromContext(ctx).Person
 	ct, err := r.Client.Contact.Query().Where(contact.ID(id), contact.EmailEqualFold(p.Email)).Only(ctx)

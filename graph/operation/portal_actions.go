@@ -26,7 +26,7 @@ import (
 // What a signed-in speaker changes of their own (docs/portal.md): they confirm or decline
 // taking part in an event, mark their tasks done or not, and upload, replace or remove the files
 // they owe. Each change finds its target among the caller's contacts (as the reads of
-// graph/portal.go do), then runs the organizers' operation on it — setSpeakerWorkflow,
+// graph/operation/portal.go do), then runs the organizers' operation on it — setSpeakerWorkflow,
 // setTaskStatus, UploadDeliverable — in one transaction of the contact's organization, so the
 // rules are those of the organizer side. Another speaker's id answers as an id that does not
 // exist, and nothing is written.
@@ -44,7 +44,7 @@ func mySessionPredicates(ct *ent.Contact) []predicate.Submission {
 		submission.CancelledAtIsNil(), submission.HasParticipantsWith(submissionparticipant.ContactID(ct.ID))}
 }
 
-// onMine runs change in one transaction of the organization of the caller's contact for which
+// OnMine runs change in one transaction of the organization of the caller's contact for which
 // find locates id (find answers ent's not-found error for a contact it is not theirs); notFound
 // when none does.
 func (r *Service) OnMine(ctx context.Context, id string, notFound error,
@@ -262,7 +262,7 @@ func (r *Service) emailOrganizers(ctx context.Context, ev *ent.Event, template s
 	return err
 }
 
-// myDeliverable is the deliverable id of a session of ct's, asked of them or of every speaker of
+// MyDeliverable is the deliverable id of a session of ct's, asked of them or of every speaker of
 // the session (not found otherwise).
 func (r *Service) MyDeliverable(ctx context.Context, ct *ent.Contact, id string) (*ent.DeliverableAssignment, error) {
 	return r.ClientOf(ctx).DeliverableAssignment.Query().Where(deliverableassignment.ID(id),

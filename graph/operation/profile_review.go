@@ -51,7 +51,7 @@ func gatedProfile(ct *ent.Contact) map[string]any {
 		"headshotKey": opt(ct.HeadshotKey)}
 }
 
-// ownContactScope finds the caller's contact id among their contacts and returns a context in its
+// OwnContactScope finds the caller's contact id among their contacts and returns a context in its
 // organization.
 func OwnContactScope(ctx context.Context, person *viewer.Person, contactID string) (context.Context, error) {
 	if person == nil {
@@ -363,7 +363,7 @@ func setProfile(u *ent.ContactUpdateOne, ch *profileChange) {
 	}
 }
 
-// reviewSpeakerProfile approves or rejects a speaker's pending profile changes. Approving folds
+// ReviewSpeakerProfile approves or rejects a speaker's pending profile changes. Approving folds
 // the live public fields into approvedProfile; rejecting puts approvedProfile's values back on
 // the live row. A profile with nothing pending (approved twice, or in two tabs) is a conflict.
 func (r *Service) ReviewSpeakerProfile(ctx context.Context, eventID, contactID string, approve bool) (*ent.Contact, error) {
@@ -610,7 +610,7 @@ func (r *Service) withOwnSession(ctx context.Context, person *viewer.Person, ses
 	return nil, errSpeakerSessionNotFound
 }
 
-// reviewSessionContent approves or rejects a session's pending content. Approving snapshots the
+// ReviewSessionContent approves or rejects a session's pending content. Approving snapshots the
 // live content; rejecting puts the snapshot's content back in the editable fields, so that what
 // the speaker and the organizers see again is what the public sees (with nothing approved, as
 // after a review-first acceptance, the live content stays and the session stays unpublished).

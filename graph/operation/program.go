@@ -35,7 +35,7 @@ WHERE st.submission_id = ANY($1)
 ORDER BY t.position, t.name, t.id`
 )
 
-// program answers getProgram: the program of an event of the caller's organization, with signed
+// Program answers getProgram: the program of an event of the caller's organization, with signed
 // links to uploaded photos.
 func (r *Service) Program(ctx context.Context, eventID string) (*model.Program, error) {
 	ev, err := access.Event(ctx, r.ClientOf(ctx), eventID)

@@ -115,19 +115,19 @@ func toFileRequirement(f *ent.FileRequirement) *model.FileRequirement {
 		DueAt: scalar.AtPtr(f.DueAt), Position: f.Position}
 }
 
-// taskTemplates lists the event's task templates by position; the events of one request are
+// TaskTemplates lists the event's task templates by position; the events of one request are
 // read together (loaders).
 func (r *Service) TaskTemplates(ctx context.Context, ev *ent.Event) ([]*model.TaskTemplate, error) {
 	return r.loaders(ctx).taskTemplates.Load(ctx, ev.ID)
 }
 
-// fileRequirements lists the event's file requirements by position; the events of one request
+// FileRequirements lists the event's file requirements by position; the events of one request
 // are read together (loaders).
 func (r *Service) FileRequirements(ctx context.Context, ev *ent.Event) ([]*model.FileRequirement, error) {
 	return r.loaders(ctx).fileRequirements.Load(ctx, ev.ID)
 }
 
-// saveTaskTemplate creates (id null) or updates a task template. A new auto-assigned template
+// SaveTaskTemplate creates (id null) or updates a task template. A new auto-assigned template
 // reaches the active sessions at once.
 func (r *Service) SaveTaskTemplate(ctx context.Context, eventID string, in model.SaveTaskTemplateInput) (*model.TaskTemplate, error) {
 	return inTx(ctx, r, func(ctx context.Context) (*model.TaskTemplate, error) {
@@ -197,7 +197,7 @@ func (r *Service) reachActiveSessions(ctx context.Context, c *ent.Client, eventI
 	return err
 }
 
-// deleteTaskTemplate deletes a template and its tasks.
+// DeleteTaskTemplate deletes a template and its tasks.
 func (r *Service) DeleteTaskTemplate(ctx context.Context, eventID, id string) (string, error) {
 	return inTx(ctx, r, func(ctx context.Context) (string, error) {
 		c := r.ClientOf(ctx)
@@ -216,7 +216,7 @@ func (r *Service) DeleteTaskTemplate(ctx context.Context, eventID, id string) (s
 	})
 }
 
-// saveFileRequirement creates (id null) or updates a file requirement. A new one reaches the
+// SaveFileRequirement creates (id null) or updates a file requirement. A new one reaches the
 // active sessions at once.
 func (r *Service) SaveFileRequirement(ctx context.Context, eventID string, in model.SaveFileRequirementInput) (*model.FileRequirement, error) {
 	return inTx(ctx, r, func(ctx context.Context) (*model.FileRequirement, error) {
@@ -271,7 +271,7 @@ func (r *Service) SaveFileRequirement(ctx context.Context, eventID string, in mo
 	})
 }
 
-// deleteFileRequirement deletes a requirement and its deliverables.
+// DeleteFileRequirement deletes a requirement and its deliverables.
 func (r *Service) DeleteFileRequirement(ctx context.Context, eventID, id string) (string, error) {
 	return inTx(ctx, r, func(ctx context.Context) (string, error) {
 		c := r.ClientOf(ctx)
@@ -290,7 +290,7 @@ func (r *Service) DeleteFileRequirement(ctx context.Context, eventID, id string)
 	})
 }
 
-// sessionTasks lists a session's tasks, speakers' tasks included, by template position.
+// SessionTasks lists a session's tasks, speakers' tasks included, by template position.
 func (r *Service) SessionTasks(ctx context.Context, sessionID string) ([]*model.Task, error) {
 	return r.loaders(ctx).tasks.Load(ctx, sessionID)
 }
@@ -302,7 +302,7 @@ func toTask(a *ent.TaskAssignment) *model.Task {
 		Instructions: t.Instructions, DueDate: scalar.AtPtr(t.DueDate), CompletedAt: scalar.AtPtr(a.CompletedAt), SortPosition: t.Position}
 }
 
-// sessionDeliverables lists a session's deliverables, speakers' ones included, by requirement
+// SessionDeliverables lists a session's deliverables, speakers' ones included, by requirement
 // position.
 func (r *Service) SessionDeliverables(ctx context.Context, sessionID string) ([]*model.Deliverable, error) {
 	return r.loaders(ctx).deliverables.Load(ctx, sessionID)
@@ -320,7 +320,7 @@ func toDeliverable(a *ent.DeliverableAssignment) *model.Deliverable {
 	return d
 }
 
-// setTaskStatus marks a session's task todo, done or waived.
+// SetTaskStatus marks a session's task todo, done or waived.
 func (r *Service) SetTaskStatus(ctx context.Context, eventID, sessionID, taskID string, in model.SetTaskStatusInput) (*model.Task, error) {
 	return inTx(ctx, r, func(ctx context.Context) (*model.Task, error) {
 		c := r.ClientOf(ctx)
@@ -354,7 +354,7 @@ func (r *Service) SetTaskStatus(ctx context.Context, eventID, sessionID, taskID 
 	})
 }
 
-// deliverable loads a deliverable of a session of the event.
+// Deliverable loads a deliverable of a session of the event.
 func (r *Service) Deliverable(ctx context.Context, c *ent.Client, eventID, sessionID, id string) (*ent.DeliverableAssignment, error) {
 	ev, err := access.Event(ctx, c, eventID)
 	if err != nil {
@@ -372,7 +372,7 @@ func (r *Service) Deliverable(ctx context.Context, c *ent.Client, eventID, sessi
 	return d, err
 }
 
-// recordDeliverableUpload records the file uploaded for a deliverable.
+// RecordDeliverableUpload records the file uploaded for a deliverable.
 func (r *Service) RecordDeliverableUpload(ctx context.Context, eventID, sessionID, id string, in model.RecordDeliverableUploadInput) (*model.Deliverable, error) {
 	return inTx(ctx, r, func(ctx context.Context) (*model.Deliverable, error) {
 		c := r.ClientOf(ctx)
@@ -407,7 +407,7 @@ func (r *Service) RecordDeliverableUpload(ctx context.Context, eventID, sessionI
 	})
 }
 
-// clearDeliverableUpload marks a deliverable outstanding again.
+// ClearDeliverableUpload marks a deliverable outstanding again.
 func (r *Service) ClearDeliverableUpload(ctx context.Context, eventID, sessionID, id string) (*model.Deliverable, error) {
 	return inTx(ctx, r, func(ctx context.Context) (*model.Deliverable, error) {
 		c := r.ClientOf(ctx)

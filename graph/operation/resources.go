@@ -30,7 +30,7 @@ var resourceOrder = []resource.OrderOption{
 	ent.Asc(resource.FieldPosition), ent.Asc(resource.FieldCreatedAt), ent.Asc(resource.FieldID),
 }
 
-// resources lists an event's resources, drafts included; the events of one request are read
+// Resources lists an event's resources, drafts included; the events of one request are read
 // together (loaders).
 func (r *Service) Resources(ctx context.Context, eventID string) ([]*model.ResourceRecord, error) {
 	return r.loaders(ctx).resources.Load(ctx, eventID)
@@ -43,7 +43,7 @@ func (r *Service) eventResources(ctx context.Context, events ...string) ([]*mode
 	return mapAll(rows, toResource), err
 }
 
-// contactResources lists the published resources a contact sees: those for everyone, those for a
+// ContactResources lists the published resources a contact sees: those for everyone, those for a
 // track of one of their active sessions, and those naming them. The contacts of one request are
 // read together (contactsResources).
 func (r *Service) ContactResources(ctx context.Context, ct *ent.Contact) ([]*model.ResourceRecord, error) {
@@ -210,7 +210,7 @@ func audienceOf(ctx context.Context, c *ent.Client, eventID string, in model.Res
 	return nil
 }
 
-// createResource adds a resource at the end of the list (docs/rest-api.md: POST E/resources).
+// CreateResource adds a resource at the end of the list (docs/rest-api.md: POST E/resources).
 func (r *Service) CreateResource(ctx context.Context, eventID string, in model.ResourceInput) (*model.ResourceRecord, error) {
 	return inTx(ctx, r, func(ctx context.Context) (*model.ResourceRecord, error) {
 		c := r.ClientOf(ctx)
@@ -253,7 +253,7 @@ func (r *Service) CreateResource(ctx context.Context, eventID string, in model.R
 	})
 }
 
-// updateResource replaces a resource's content, publication, attachment and audience (docs/rest-api.md:
+// UpdateResource replaces a resource's content, publication, attachment and audience (docs/rest-api.md:
 // PATCH E/resources/{id}). A file resource keeps its file when attachmentKind is null; its file
 // can be replaced or removed only in the organizer app.
 func (r *Service) UpdateResource(ctx context.Context, eventID, resourceID string, in model.ResourceInput) (*model.ResourceRecord, error) {
@@ -319,7 +319,7 @@ func applyResource(m *ent.ResourceMutation, in model.ResourceInput, current *ent
 	return nil
 }
 
-// resourceOf returns a resource of the event.
+// ResourceOf returns a resource of the event.
 func ResourceOf(ctx context.Context, c *ent.Client, eventID, id string) (*ent.Resource, error) {
 	if !pid.Plausible(id) {
 		return nil, errResourceNotFound
@@ -340,7 +340,7 @@ func (r *Service) resource(ctx context.Context, id string) (*model.ResourceRecor
 	return toResource(res), nil
 }
 
-// deleteResource deletes a resource of the event.
+// DeleteResource deletes a resource of the event.
 func (r *Service) DeleteResource(ctx context.Context, eventID, resourceID string) (string, error) {
 	return inTx(ctx, r, func(ctx context.Context) (string, error) {
 		c := r.ClientOf(ctx)
@@ -356,7 +356,7 @@ func (r *Service) DeleteResource(ctx context.Context, eventID, resourceID string
 	})
 }
 
-// reorderResources gives the listed resources positions 1..n in the order given (de-duplicated;
+// ReorderResources gives the listed resources positions 1..n in the order given (de-duplicated;
 // ids of other events ignored); the others follow in their previous order (docs/rest-api.md: POST
 // E/resources/reorder).
 func (r *Service) ReorderResources(ctx context.Context, eventID string, in model.ReorderResourcesInput) ([]*model.ResourceRecord, error) {

@@ -53,7 +53,7 @@ func aiError(err error) error {
 	return err
 }
 
-// generateAiReview has the provider score one submission in the round and stores the result
+// GenerateAiReview has the provider score one submission in the round and stores the result
 // (docs/rest-api.md: POST …/ai-review). A failure stores nothing.
 func (r *Service) GenerateAiReview(ctx context.Context, eventID, roundID string, in model.GenerateAiReviewInput) (*model.AIResult, error) {
 	return inTx(ctx, r, func(ctx context.Context) (*model.AIResult, error) {
@@ -180,7 +180,7 @@ func aiPrompt(ctx context.Context, c *ent.Client, ev *ent.Event, rd *ent.ReviewR
 	return system, string(body), nil
 }
 
-// overrideAiReview records an organizer's score next to the provider's (docs/rest-api.md: POST
+// OverrideAiReview records an organizer's score next to the provider's (docs/rest-api.md: POST
 // E/ai-review-override). The API key making the request is recorded as the one who overrode it.
 func (r *Service) OverrideAiReview(ctx context.Context, eventID string, in model.OverrideAiReviewInput) (*model.AIResult, error) {
 	return inTx(ctx, r, func(ctx context.Context) (*model.AIResult, error) {
@@ -225,7 +225,7 @@ func toAIResult(a *ent.AIReviewResult) *model.AIResult {
 		OverriddenByAPIKeyID: a.OverriddenByAPIKeyID, OverriddenAt: scalar.AtPtr(a.OverriddenAt)}
 }
 
-// scoreRoundWithAi queues one background job per submission to score with the provider: by
+// ScoreRoundWithAi queues one background job per submission to score with the provider: by
 // default every call-for-proposals submission that is neither a draft nor withdrawn. A submission
 // whose job is still waiting or running is not queued twice.
 func (r *Service) ScoreRoundWithAi(ctx context.Context, eventID, roundID string, in *model.ScoreRoundWithAiInput) (*model.ScoreRoundWithAiResult, error) {

@@ -39,7 +39,7 @@ func assignmentOf(ctx context.Context, c *ent.Client, eventID, id string) (*ent.
 	return a, err
 }
 
-// submitReviewAnswers records a reviewer's answers and completes the assignment; a resubmission
+// SubmitReviewAnswers records a reviewer's answers and completes the assignment; a resubmission
 // while the round is open replaces the answers (docs/rest-api.md: "Answers").
 func (r *Service) SubmitReviewAnswers(ctx context.Context, eventID, assignmentID string, in model.SubmitReviewAnswersInput) (*model.ReviewAssignmentRecord, error) {
 	return inTx(ctx, r, func(ctx context.Context) (*model.ReviewAssignmentRecord, error) {
@@ -158,7 +158,7 @@ func valueOf(cr *ent.ReviewCriterion, a *model.ReviewAnswerInput) *model.ReviewA
 	return v
 }
 
-// recuseReview records a reviewer stepping back from an assignment.
+// RecuseReview records a reviewer stepping back from an assignment.
 func (r *Service) RecuseReview(ctx context.Context, eventID, assignmentID string, in model.RecuseReviewInput) (*model.ReviewAssignmentRecord, error) {
 	return inTx(ctx, r, func(ctx context.Context) (*model.ReviewAssignmentRecord, error) {
 		c := r.ClientOf(ctx)

@@ -20,7 +20,7 @@ import (
 
 var errAssignmentNotFound = apperr.NotFound("Review assignment")
 
-// assignReviews assigns submissions to a reviewer of the round (docs/rest-api.md: POST …/assignments).
+// AssignReviews assigns submissions to a reviewer of the round (docs/rest-api.md: POST …/assignments).
 // Existing pairs are skipped; a request that would take the reviewer past their cap assigns
 // nothing.
 func (r *Service) AssignReviews(ctx context.Context, eventID, roundID string, in model.AssignReviewsInput) (*model.AssignReviewsResult, error) {
@@ -113,7 +113,7 @@ func submissionsOf(ctx context.Context, c *ent.Client, eventID string, ids []str
 	return nil
 }
 
-// unassignReview removes an assignment of the round with its answers.
+// UnassignReview removes an assignment of the round with its answers.
 func (r *Service) UnassignReview(ctx context.Context, eventID, roundID, assignmentID string) (string, error) {
 	return inTx(ctx, r, func(ctx context.Context) (string, error) {
 		c, _, rd, err := r.eventRound(ctx, eventID, roundID, false)
@@ -135,7 +135,7 @@ func (r *Service) UnassignReview(ctx context.Context, eventID, roundID, assignme
 	})
 }
 
-// autoDistributeReviews plans, and unless dryRun creates, the assignments that bring every pending
+// AutoDistributeReviews plans, and unless dryRun creates, the assignments that bring every pending
 // or maybe submission (in trackIds, when given) up to the round's reviewsPerSubmission
 // (docs/rest-api.md: POST …/auto-distribute).
 func (r *Service) AutoDistributeReviews(ctx context.Context, eventID, roundID string, in model.AutoDistributeReviewsInput) (*model.AutoDistributionResult, error) {

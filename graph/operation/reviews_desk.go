@@ -77,7 +77,7 @@ func (r *Service) myAssignment(ctx context.Context, id string) (string, *ent.Rev
 	return "", nil, errAssignmentNotFound
 }
 
-// myReviewAssignments lists the caller's assignments, oldest first.
+// MyReviewAssignments lists the caller's assignments, oldest first.
 func (r *Service) MyReviewAssignments(ctx context.Context) ([]*model.MyReviewAssignment, error) {
 	reviewing := reviewingOf(ctx)
 	orgs := make([]string, 0, len(reviewing))
@@ -106,7 +106,7 @@ func (r *Service) MyReviewAssignments(ctx context.Context) ([]*model.MyReviewAss
 	return out, nil
 }
 
-// myReviewAssignment is one of the caller's assignments.
+// MyReviewAssignment is one of the caller's assignments.
 func (r *Service) MyReviewAssignment(ctx context.Context, id string) (*model.MyReviewAssignment, error) {
 	org, a, err := r.myAssignment(ctx, id)
 	if err != nil {
@@ -115,7 +115,7 @@ func (r *Service) MyReviewAssignment(ctx context.Context, id string) (*model.MyR
 	return r.newDesk().present(inOrganization(ctx, org), a)
 }
 
-// submitMyReview records the caller's answers to their assignment, in a transaction of the
+// SubmitMyReview records the caller's answers to their assignment, in a transaction of the
 // assignment's organization, with the rules of submitReviewAnswers.
 func (r *Service) SubmitMyReview(ctx context.Context, id string, in model.SubmitReviewAnswersInput) (*model.MyReviewAssignment, error) {
 	return inTx(ctx, r, func(ctx context.Context) (*model.MyReviewAssignment, error) {
@@ -126,7 +126,7 @@ func (r *Service) SubmitMyReview(ctx context.Context, id string, in model.Submit
 	})
 }
 
-// recuseMyAssignment records the caller stepping back from their assignment.
+// RecuseMyAssignment records the caller stepping back from their assignment.
 func (r *Service) RecuseMyAssignment(ctx context.Context, id string, in model.RecuseReviewInput) (*model.MyReviewAssignment, error) {
 	return inTx(ctx, r, func(ctx context.Context) (*model.MyReviewAssignment, error) {
 		return r.onMyAssignment(ctx, id, func(ctx context.Context, a *ent.ReviewAssignment) error {

@@ -42,7 +42,7 @@ VALUES ($1, now(), now(), 'reviewer', $2, $3) ON CONFLICT (event_id, user_id) DO
 // reviewerPath is where review emails link to when no access path was given.
 const reviewerPath = "/reviews"
 
-// addReviewer adds a reviewer to a round's pool by email, creating their user record and event
+// AddReviewer adds a reviewer to a round's pool by email, creating their user record and event
 // membership when new, or updates their cap (docs/rest-api.md: POST …/members). A reviewer new to the
 // pool is emailed an invitation.
 func (r *Service) AddReviewer(ctx context.Context, eventID, roundID string, in model.AddReviewerInput) (*model.ReviewerProvisioned, error) {
@@ -136,7 +136,7 @@ func toRoundMember(m *ent.ReviewRoundMember) *model.RoundMember {
 		EventMemberID: m.EventMemberID, AssignmentCap: m.AssignmentCap}
 }
 
-// reviewerTracks lists every member of the event with their reviewer tracks; the events of one
+// ReviewerTracks lists every member of the event with their reviewer tracks; the events of one
 // request are read together (loaders).
 func (r *Service) ReviewerTracks(ctx context.Context, eventID string) ([]*model.ReviewerTrackSet, error) {
 	return r.loaders(ctx).reviewerTracks.Load(ctx, eventID)
@@ -172,7 +172,7 @@ WHERE em.event_id = ANY($1) ORDER BY em.event_id, em.id, emt.track_id`, []any{ev
 	return out, err
 }
 
-// setReviewerTracks replaces a member's reviewer tracks.
+// SetReviewerTracks replaces a member's reviewer tracks.
 func (r *Service) SetReviewerTracks(ctx context.Context, eventID, memberID string, in model.SetReviewerTracksInput) (*model.ReviewerTrackSet, error) {
 	return inTx(ctx, r, func(ctx context.Context) (*model.ReviewerTrackSet, error) {
 		c := r.ClientOf(ctx)
@@ -218,7 +218,7 @@ func tracksOf(ctx context.Context, c *ent.Client, eventID string, in []string) (
 	return ids, nil
 }
 
-// sendReviewReminders emails each of the given reviewers of the round who has pending assignments
+// SendReviewReminders emails each of the given reviewers of the round who has pending assignments
 // how many wait for them (docs/rest-api.md: POST …/reminders).
 func (r *Service) SendReviewReminders(ctx context.Context, eventID, roundID string, in model.SendReviewRemindersInput) (*model.ReviewRemindersResult, error) {
 	return inTx(ctx, r, func(ctx context.Context) (*model.ReviewRemindersResult, error) {

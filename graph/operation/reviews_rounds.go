@@ -59,7 +59,7 @@ func ensureOpen(rd *ent.ReviewRound) error {
 	return nil
 }
 
-// saveReviewRound creates or updates a round and replaces its scorecard (docs/rest-api.md: POST
+// SaveReviewRound creates or updates a round and replaces its scorecard (docs/rest-api.md: POST
 // E/review-rounds).
 func (r *Service) SaveReviewRound(ctx context.Context, eventID string, in model.SaveReviewRoundInput) (*model.SaveReviewRoundResult, error) {
 	return inTx(ctx, r, func(ctx context.Context) (*model.SaveReviewRoundResult, error) {

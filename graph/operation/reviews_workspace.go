@@ -492,7 +492,7 @@ func scanAIResult(scan func(...any) error) (*model.AIResult, *string, error) {
 	return a, name, nil
 }
 
-// roundView loads one round of the event with its workspace.
+// RoundView loads one round of the event with its workspace.
 func (r *Service) RoundView(ctx context.Context, eventID, roundID string) (*model.RoundView, error) {
 	if !pid.Plausible(roundID) {
 		return nil, errRoundNotFound
@@ -507,7 +507,7 @@ func (r *Service) RoundView(ctx context.Context, eventID, roundID string) (*mode
 	return ws.Rounds[0], nil
 }
 
-// roundAssignments filters a round's assignments by status.
+// RoundAssignments filters a round's assignments by status.
 func RoundAssignments(v *model.RoundView, status *model.ReviewAssignmentStatus) []*model.ReviewAssignmentRecord {
 	if status == nil {
 		return v.Assignments
@@ -521,7 +521,7 @@ func RoundAssignments(v *model.RoundView, status *model.ReviewAssignmentStatus) 
 	return out
 }
 
-// sortResults orders a round's results. Rows without the value sorted by come last in either
+// SortResults orders a round's results. Rows without the value sorted by come last in either
 // direction; ties keep code order.
 func SortResults(rows []*model.ReviewResultRow, order *model.ReviewResultOrder) []*model.ReviewResultRow {
 	if order == nil || order.Field == model.ReviewResultOrderFieldCode {
@@ -585,7 +585,7 @@ func (r *Service) assignmentIndex(ctx context.Context, a *model.ReviewAssignment
 	return idx, nil
 }
 
-// assignmentSubmission answers ReviewAssignmentRecord.submission.
+// AssignmentSubmission answers ReviewAssignmentRecord.submission.
 func (r *Service) AssignmentSubmission(ctx context.Context, a *model.ReviewAssignmentRecord) (*model.EvaluationSubmission, error) {
 	idx, err := r.assignmentIndex(ctx, a)
 	if err != nil {
@@ -594,7 +594,7 @@ func (r *Service) AssignmentSubmission(ctx context.Context, a *model.ReviewAssig
 	return idx.Submissions[a.SubmissionID], nil
 }
 
-// assignmentReviewer answers ReviewAssignmentRecord.reviewer.
+// AssignmentReviewer answers ReviewAssignmentRecord.reviewer.
 func (r *Service) AssignmentReviewer(ctx context.Context, a *model.ReviewAssignmentRecord) (*model.ReviewerIdentity, error) {
 	idx, err := r.assignmentIndex(ctx, a)
 	if err != nil {
@@ -603,7 +603,7 @@ func (r *Service) AssignmentReviewer(ctx context.Context, a *model.ReviewAssignm
 	return idx.Reviewers[a.EventMemberID], nil
 }
 
-// assignmentAnswers answers ReviewAssignmentRecord.answers.
+// AssignmentAnswers answers ReviewAssignmentRecord.answers.
 func (r *Service) AssignmentAnswers(ctx context.Context, a *model.ReviewAssignmentRecord) ([]*model.ReviewAnswerView, error) {
 	idx, err := r.assignmentIndex(ctx, a)
 	if err != nil {

@@ -207,7 +207,7 @@ func (r *Service) Segment(ctx context.Context, id string) (*model.CrmSegment, er
 	return toCrmSegment(s), nil
 }
 
-// saveSegment creates the segment or, when the organization has one of that name, replaces its
+// SaveSegment creates the segment or, when the organization has one of that name, replaces its
 // filter (one upsert on the unique name).
 func (r *Service) SaveSegment(ctx context.Context, in model.SaveSegmentInput) (*model.CrmSegment, error) {
 	return inTx(ctx, r, func(ctx context.Context) (*model.CrmSegment, error) {
@@ -260,7 +260,7 @@ SELECT (SELECT count(*) FROM m), COALESCE((SELECT json_agg(json_build_object(
   FROM (SELECT * FROM m WHERE %s ORDER BY m.last_name, m.first_name, m.id LIMIT %s) p
   JOIN organization_contacts c ON c.id = p.id AND c.organization_id = $1), '[]')`
 
-// segmentContacts answers CrmSegment.contacts: a page of the contacts the segment selects now.
+// SegmentContacts answers CrmSegment.contacts: a page of the contacts the segment selects now.
 func (r *Service) SegmentContacts(ctx context.Context, s *model.CrmSegment, first *int, after *entgql.Cursor[string]) (*model.CrmContactConnection, error) {
 	n, err := crmPageSize(first, defaultSegmentPage, maxSegmentPage)
 	if err != nil {

@@ -25,7 +25,7 @@ import (
 	"github.com/podium/podium/jobs"
 )
 
-// Resolver holds what operations need. It is built once per server.
+// Service holds what operations need. It is built once per server.
 type Service struct {
 	// DB is the database; read models query its pool with hand-written SQL (see sql).
 	DB *dbx.DB
@@ -48,7 +48,7 @@ type Service struct {
 	Lane *Lane
 }
 
-// lane is the Lane of r, or nil.
+// LaneOrNil is the Lane of r, or nil.
 func (r *Service) LaneOrNil() *Lane {
 	if r == nil {
 		return nil
@@ -64,12 +64,12 @@ func (r *Service) budgets() *mailbudget.Budgets {
 	return mailbudget.New(r.DB.Pool, mailbudget.Default)
 }
 
-// NewResolver returns the operations on db, queuing emails in outbox.
+// New returns the operations on db, queuing emails in outbox.
 func New(db *dbx.DB, outbox *email.Outbox) *Service {
 	return &Service{DB: db, Client: db.Ent, Outbox: outbox, Lane: NewLane()}
 }
 
-// client returns the ent client of the transaction in ctx, or the root client for reads outside
+// ClientOf returns the ent client of the transaction in ctx, or the root client for reads outside
 // one.
 func (r *Service) ClientOf(ctx context.Context) *ent.Client {
 	if c := ent.FromContext(ctx); c != nil {

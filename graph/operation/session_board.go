@@ -435,7 +435,7 @@ func (r *Service) sessionCounts(ctx context.Context, q sessionQuery) (*sessionCo
 	return &c, nil
 }
 
-// sessions answers Event.sessions: the list, filtered by state, as a connection (Relay cursor
+// Sessions answers Event.sessions: the list, filtered by state, as a connection (Relay cursor
 // pagination). Without first and last every session is read, as REST lists them. Under a page of
 // events the events' windows are read together (sessionWindowInList).
 func (r *Service) Sessions(ctx context.Context, ev *ent.Event, state *model.SessionState, after *entgql.Cursor[string],
@@ -484,7 +484,7 @@ func (r *Service) Sessions(ctx context.Context, ev *ent.Event, state *model.Sess
 	return conn, nil
 }
 
-// session loads one session's read model.
+// Session loads one session's read model.
 func (r *Service) Session(ctx context.Context, eventID, id string) (*model.Session, error) {
 	if !pid.Plausible(id) {
 		return nil, errSessionNotFound
@@ -499,7 +499,7 @@ func (r *Service) Session(ctx context.Context, eventID, id string) (*model.Sessi
 	return list[0], nil
 }
 
-// sessionSubmission answers Session.submission.
+// SessionSubmission answers Session.submission.
 func (r *Service) SessionSubmission(ctx context.Context, s *model.Session) (*model.Submission, error) {
 	return r.loaders(ctx).submissions.Load(ctx, eventItem{s.EventID, s.ID})
 }

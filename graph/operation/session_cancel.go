@@ -56,7 +56,7 @@ func (r *Service) sessionChange(ctx context.Context, c *ent.Client, eventID, ses
 	return
 }
 
-// cancelSession cancels a session: cancelledAt and cancelledBy set (the status stays accepted),
+// CancelSession cancels a session: cancelledAt and cancelledBy set (the status stays accepted),
 // open tasks waived, a timeline line, agendaDirty when it was scheduled, and a cancellation email
 // per speaker unless notifySpeakers is false — with an ICS CANCEL when invites had gone out.
 func (r *Service) CancelSession(ctx context.Context, eventID, sessionID string, in model.CancelSessionInput) (*model.CancelSessionResult, error) {
@@ -148,7 +148,7 @@ func (r *Service) sessionEmails(ctx context.Context, c *ent.Client, ev *ent.Even
 	return len(rows), err
 }
 
-// reinstateSession undoes a cancellation: waived tasks reopen, speakers get a reinstatement email
+// ReinstateSession undoes a cancellation: waived tasks reopen, speakers get a reinstatement email
 // — with a fresh ICS REQUEST when the session is scheduled and invites had gone out; otherwise a
 // scheduled session is marked as owing a fresh invite.
 func (r *Service) ReinstateSession(ctx context.Context, eventID, sessionID string, in model.ReinstateSessionInput) (*model.ReinstateSessionResult, error) {

@@ -52,7 +52,7 @@ func setParticipants(ctx context.Context, c *ent.Client, submissionID string, id
 	return c.SubmissionParticipant.CreateBulk(builders...).Exec(ctx)
 }
 
-// setSessionSpeakers replaces a session's speakers; speaker-scoped tasks and deliverables follow.
+// SetSessionSpeakers replaces a session's speakers; speaker-scoped tasks and deliverables follow.
 func (r *Service) SetSessionSpeakers(ctx context.Context, eventID, sessionID string, in model.SetSessionSpeakersInput) (*model.Session, error) {
 	return inTx(ctx, r, func(ctx context.Context) (*model.Session, error) {
 		c := r.ClientOf(ctx)
@@ -106,7 +106,7 @@ func participants(ctx context.Context, c *ent.Client, submissionIDs ...string) (
 	return out, nil
 }
 
-// sessionContacts answers Session.contacts: the speakers' contact records, in speaking order.
+// SessionContacts answers Session.contacts: the speakers' contact records, in speaking order.
 func (r *Service) SessionContacts(ctx context.Context, s *model.Session) ([]*ent.Contact, error) {
 	ids := make([]string, len(s.Speakers))
 	for i, sp := range s.Speakers {

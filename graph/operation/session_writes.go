@@ -15,7 +15,7 @@ import (
 	"github.com/podium/podium/graph/scalar"
 )
 
-// createSession creates an accepted session without a submission (docs/rest-api.md: POST E/sessions).
+// CreateSession creates an accepted session without a submission (docs/rest-api.md: POST E/sessions).
 func (r *Service) CreateSession(ctx context.Context, eventID string, in model.CreateSessionInput) (*model.SessionRecord, error) {
 	return inTx(ctx, r, func(ctx context.Context) (*model.SessionRecord, error) {
 		c := r.ClientOf(ctx)
@@ -95,7 +95,7 @@ func toSessionRecord(s *ent.Submission) *model.SessionRecord {
 	return rec
 }
 
-// deleteSession removes a manual session and what hangs off it; sessions from submissions keep
+// DeleteSession removes a manual session and what hangs off it; sessions from submissions keep
 // their history and are cancelled instead.
 func (r *Service) DeleteSession(ctx context.Context, eventID, sessionID string) (string, error) {
 	return inTx(ctx, r, func(ctx context.Context) (string, error) {

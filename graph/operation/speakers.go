@@ -24,7 +24,7 @@ import (
 
 var errSpeakerNotFound = apperr.NotFound("Speaker")
 
-// speakerOf loads a contact of the event.
+// SpeakerOf loads a contact of the event.
 func SpeakerOf(ctx context.Context, c *ent.Client, eventID, id string) (*ent.Contact, error) {
 	if !pid.Plausible(id) {
 		return nil, errSpeakerNotFound
@@ -52,7 +52,7 @@ func stampConfirmed(ct *ent.Contact, status contact.WorkflowStatus) bool {
 	return ct.ConfirmedAt == nil && (status == contact.WorkflowStatusConfirmed || status == contact.WorkflowStatusReady)
 }
 
-// saveSpeaker creates (id null) or updates a speaker (docs/rest-api.md: POST E/speakers).
+// SaveSpeaker creates (id null) or updates a speaker (docs/rest-api.md: POST E/speakers).
 func (r *Service) SaveSpeaker(ctx context.Context, eventID string, in model.SaveSpeakerInput) (*ent.Contact, error) {
 	return inTx(ctx, r, func(ctx context.Context) (*ent.Contact, error) {
 		c := r.ClientOf(ctx)
@@ -131,7 +131,7 @@ func (r *Service) SaveSpeaker(ctx context.Context, eventID string, in model.Save
 	})
 }
 
-// setSpeakerWorkflow sets a speaker's workflow status: any value from any value; confirmed and
+// SetSpeakerWorkflow sets a speaker's workflow status: any value from any value; confirmed and
 // ready stamp confirmedAt when it is null.
 func (r *Service) SetSpeakerWorkflow(ctx context.Context, eventID, contactID string, in model.SetSpeakerWorkflowInput) (*ent.Contact, error) {
 	return inTx(ctx, r, func(ctx context.Context) (*ent.Contact, error) {
@@ -155,7 +155,7 @@ func (r *Service) SetSpeakerWorkflow(ctx context.Context, eventID, contactID str
 	})
 }
 
-// importSpeakers creates and updates speakers row by row, matched by email within the event.
+// ImportSpeakers creates and updates speakers row by row, matched by email within the event.
 // create skips an email already known, update skips an unknown one; an update never blanks a
 // field with an empty cell.
 func (r *Service) ImportSpeakers(ctx context.Context, eventID string, in model.ImportSpeakersInput) (*model.ImportSpeakersResult, error) {
@@ -269,7 +269,7 @@ func tshirt(s *string) *contact.TshirtSize {
 	return &size
 }
 
-// inviteSpeakerPortals emails each speaker contact among the ids their portal invitation, once
+// InviteSpeakerPortals emails each speaker contact among the ids their portal invitation, once
 // per contact ever (docs/rest-api.md: POST E/speakers/invite). Other contacts are left out silently.
 func (r *Service) InviteSpeakerPortals(ctx context.Context, eventID string, in model.InviteSpeakerPortalsInput) (*model.InviteSpeakerPortalsResult, error) {
 	return inTx(ctx, r, func(ctx context.Context) (*model.InviteSpeakerPortalsResult, error) {
@@ -322,7 +322,7 @@ func (r *Service) InviteSpeakerPortals(ctx context.Context, eventID string, in m
 	})
 }
 
-// speakers answers Event.speakers: the event's contacts as a connection, by last name. Under a
+// Speakers answers Event.speakers: the event's contacts as a connection, by last name. Under a
 // page of events the events' pages are read together (speakersInList).
 func (r *Service) Speakers(ctx context.Context, ev *ent.Event, after *entgql.Cursor[string], first *int,
 	before *entgql.Cursor[string], last *int, orderBy *ent.ContactOrder, where *ent.ContactWhereInput) (*ent.ContactConnection, error) {

@@ -39,7 +39,7 @@ func defaultForm(ctx context.Context, c *ent.Client, eventID string) (*ent.Form,
 	return f, err
 }
 
-// createSubmission brings in a proposal from another tool (docs/rest-api.md: POST E/submissions).
+// CreateSubmission brings in a proposal from another tool (docs/rest-api.md: POST E/submissions).
 func (r *Service) CreateSubmission(ctx context.Context, eventID string, in model.CreateSubmissionInput) (*model.SessionRecord, error) {
 	return inTx(ctx, r, func(ctx context.Context) (*model.SessionRecord, error) {
 		c := r.ClientOf(ctx)
@@ -243,7 +243,7 @@ WHERE a.submission_id = ANY($1) AND a.status = 'completed' GROUP BY a.submission
 	return out, nil
 }
 
-// submissionList answers Event.submissions: the call-for-proposals submissions, with the tracks,
+// SubmissionList answers Event.submissions: the call-for-proposals submissions, with the tracks,
 // formats and tags used across all of them, then filtered by status.
 //
 // Under a page of events the events' submissions are read together (eventLoaders.submissions).
@@ -292,7 +292,7 @@ func (r *Service) SubmissionList(ctx context.Context, ev *ent.Event, status *mod
 	return list, nil
 }
 
-// submission answers Event.submission: one submission (or session) of the event.
+// Submission answers Event.submission: one submission (or session) of the event.
 func (r *Service) Submission(ctx context.Context, eventID, id string) (*model.Submission, error) {
 	if !pid.Plausible(id) {
 		return nil, errSubmissionNotFound
@@ -307,7 +307,7 @@ func (r *Service) Submission(ctx context.Context, eventID, id string) (*model.Su
 	return list[0], nil
 }
 
-// submissionAnswers lists a submission's form answers, by question.
+// SubmissionAnswers lists a submission's form answers, by question.
 func SubmissionAnswers(s *model.Submission) []*model.SubmissionAnswer {
 	keys := make([]string, 0, len(s.FormAnswers))
 	for k := range s.FormAnswers {
@@ -325,7 +325,7 @@ func SubmissionAnswers(s *model.Submission) []*model.SubmissionAnswer {
 	return out
 }
 
-// submissionEmails lists the emails sent about a submission, newest first. The submissions of one
+// SubmissionEmails lists the emails sent about a submission, newest first. The submissions of one
 // request are read together (submissionEmailsOf).
 func (r *Service) SubmissionEmails(ctx context.Context, id string) ([]*model.SubmissionEmail, error) {
 	return r.loaders(ctx).emails.Load(ctx, id)
@@ -353,7 +353,7 @@ func (r *Service) submissionEmailsOf(ctx context.Context, ids []string) (map[str
 	return out, nil
 }
 
-// changeSubmissionStatus moves a submission to pending, maybe or withdrawn (docs/rest-api.md: PATCH
+// ChangeSubmissionStatus moves a submission to pending, maybe or withdrawn (docs/rest-api.md: PATCH
 // E/submissions/{id}); accepting and declining go through decide, and an accepted submission is
 // cancelled as a session instead.
 func (r *Service) ChangeSubmissionStatus(ctx context.Context, eventID, id string, in model.ChangeSubmissionStatusInput) (*model.StatusChangeResult, error) {
@@ -390,7 +390,7 @@ func (r *Service) ChangeSubmissionStatus(ctx context.Context, eventID, id string
 	})
 }
 
-// decideSubmissions accepts or declines submissions, emailing each of their speakers once
+// DecideSubmissions accepts or declines submissions, emailing each of their speakers once
 // (docs/rest-api.md: POST E/submissions/decide). Accepted submissions become sessions: their tasks and
 // deliverables are assigned, what they say is recorded as approved for the public (acceptContent),
 // and so are their speakers' profiles (recordApprovedProfiles).

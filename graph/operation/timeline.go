@@ -27,7 +27,7 @@ var emailLabels = map[string]string{
 	"custom":          "Email sent",
 }
 
-// timeline merges a submission's history, newest first. Each kind of event has one durable source:
+// Timeline merges a submission's history, newest first. Each kind of event has one durable source:
 // the timeline entries for transitions that overwrite columns (status, decisions, cancellation,
 // scheduling), and the records themselves for everything else (the submission's creation, emails,
 // task completions, uploads, speaker confirmations). Nothing is written twice. The submissions of

@@ -8,7 +8,7 @@ import (
 	"github.com/podium/podium/graph/access"
 )
 
-// viewerOf presents the caller of ctx (docs/people.md): what the API key or the person is, as
+// ViewerOf presents the caller of ctx (docs/people.md): what the API key or the person is, as
 // the access layer decided when the request was authenticated.
 func (r *Service) ViewerOf(ctx context.Context) (*model.Viewer, error) {
 	v, err := access.Viewer(ctx)

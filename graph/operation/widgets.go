@@ -199,7 +199,7 @@ func checkCustomCSS(css string) error {
 	return nil
 }
 
-// widgets lists the event's widgets by name.
+// Widgets lists the event's widgets by name.
 func (r *Service) Widgets(ctx context.Context, eventID string) ([]*model.Widget, error) {
 	c := r.ClientOf(ctx)
 	ev, err := access.Event(ctx, c, eventID)
@@ -213,7 +213,7 @@ func (r *Service) Widgets(ctx context.Context, eventID string) ([]*model.Widget,
 	return mapAll(rows, toWidget), nil
 }
 
-// createWidget makes an enabled widget with the default options: it is live at once.
+// CreateWidget makes an enabled widget with the default options: it is live at once.
 func (r *Service) CreateWidget(ctx context.Context, eventID string, in model.CreateWidgetInput) (*model.Widget, error) {
 	return inTx(ctx, r, func(ctx context.Context) (*model.Widget, error) {
 		c := r.ClientOf(ctx)
@@ -238,7 +238,7 @@ func (r *Service) CreateWidget(ctx context.Context, eventID string, in model.Cre
 	})
 }
 
-// updateWidget replaces a widget's name, view, enabled flag and options.
+// UpdateWidget replaces a widget's name, view, enabled flag and options.
 func (r *Service) UpdateWidget(ctx context.Context, eventID, widgetID string, in model.UpdateWidgetInput) (*model.Widget, error) {
 	return inTx(ctx, r, func(ctx context.Context) (*model.Widget, error) {
 		c := r.ClientOf(ctx)
