@@ -10,9 +10,10 @@ import (
 
 	"entgo.io/contrib/entgql"
 	"github.com/podium/podium/ent"
+	"github.com/podium/podium/graph/operation"
 )
 
 // Emails is the resolver for the emails field.
 func (r *eventResolver) Emails(ctx context.Context, obj *ent.Event, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string], last *int, orderBy *ent.EmailLogOrder, where *ent.EmailLogWhereInput) (*ent.EmailLogConnection, error) {
-	return r.Ops.Emails(ctx, obj, after, first, before, last, orderBy, where)
+	return r.Ops.Emails(ctx, obj, operation.Page{After: after, First: first, Before: before, Last: last}, orderBy, where)
 }

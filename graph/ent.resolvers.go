@@ -10,6 +10,7 @@ import (
 
 	"entgo.io/contrib/entgql"
 	"github.com/podium/podium/ent"
+	"github.com/podium/podium/graph/operation"
 )
 
 // Node is the resolver for the node field.
@@ -24,7 +25,7 @@ func (r *queryResolver) Nodes(ctx context.Context, ids []string) ([]ent.Noder, e
 
 // Events is the resolver for the events field.
 func (r *queryResolver) Events(ctx context.Context, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string], last *int, orderBy *ent.EventOrder, where *ent.EventWhereInput) (*ent.EventConnection, error) {
-	return r.Ops.Events(ctx, after, first, before, last, orderBy, where)
+	return r.Ops.Events(ctx, operation.Page{After: after, First: first, Before: before, Last: last}, orderBy, where)
 }
 
 // Contact returns ContactResolver implementation.

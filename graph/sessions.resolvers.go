@@ -11,11 +11,12 @@ import (
 	"entgo.io/contrib/entgql"
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/graph/model"
+	"github.com/podium/podium/graph/operation"
 )
 
 // Sessions is the resolver for the sessions field.
 func (r *eventResolver) Sessions(ctx context.Context, obj *ent.Event, state *model.SessionState, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string], last *int) (*model.SessionConnection, error) {
-	return r.Ops.Sessions(ctx, obj, state, after, first, before, last)
+	return r.Ops.Sessions(ctx, obj, state, operation.Page{After: after, First: first, Before: before, Last: last})
 }
 
 // Session is the resolver for the session field.

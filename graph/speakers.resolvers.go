@@ -11,11 +11,12 @@ import (
 	"entgo.io/contrib/entgql"
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/graph/model"
+	"github.com/podium/podium/graph/operation"
 )
 
 // Speakers is the resolver for the speakers field.
 func (r *eventResolver) Speakers(ctx context.Context, obj *ent.Event, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string], last *int, orderBy *ent.ContactOrder, where *ent.ContactWhereInput) (*ent.ContactConnection, error) {
-	return r.Ops.Speakers(ctx, obj, after, first, before, last, orderBy, where)
+	return r.Ops.Speakers(ctx, obj, operation.Page{After: after, First: first, Before: before, Last: last}, orderBy, where)
 }
 
 // Speaker is the resolver for the speaker field.

@@ -8,6 +8,7 @@ import (
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/emaillog"
 	"github.com/podium/podium/graph/apperr"
+	"github.com/podium/podium/graph/operation"
 	"github.com/podium/podium/graph/scalar"
 )
 
@@ -31,7 +32,7 @@ func (a *API) listEmails(ctx context.Context, q *request) (any, error) {
 		}
 		where.Type = new(emaillog.Type(s))
 	}
-	conn, err := a.ops.Emails(ctx, ev, nil, nil, nil, nil, nil, where)
+	conn, err := a.ops.Emails(ctx, ev, operation.Page{}, nil, where)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/schema/agenda"
 	"github.com/podium/podium/graph/model"
+	"github.com/podium/podium/graph/operation"
 	"github.com/podium/podium/graph/scalar"
 )
 
@@ -37,7 +38,7 @@ func (a *API) getOrganization(ctx context.Context, _ *request) (any, error) {
 }
 
 func (a *API) listEvents(ctx context.Context, _ *request) (any, error) {
-	conn, err := a.ops.Events(ctx, nil, nil, nil, nil, nil, nil)
+	conn, err := a.ops.Events(ctx, operation.Page{}, nil, nil)
 	if err != nil {
 		return nil, err
 	}

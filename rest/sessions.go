@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/podium/podium/graph/model"
+	"github.com/podium/podium/graph/operation"
 
 	"github.com/podium/podium/ent/schema/agenda"
 )
@@ -21,7 +22,7 @@ func (a *API) listSessions(ctx context.Context, q *request) (any, error) {
 	if s := model.SessionState(q.URL.Query().Get("state")); s.IsValid() {
 		state = &s
 	}
-	conn, err := a.ops.Sessions(ctx, ev, state, nil, nil, nil, nil)
+	conn, err := a.ops.Sessions(ctx, ev, state, operation.Page{})
 	if err != nil {
 		return nil, err
 	}

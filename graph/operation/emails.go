@@ -12,8 +12,9 @@ import (
 
 // Emails lists an event's email log, newest first unless orderBy says otherwise. Under a page of
 // events the events' pages are read together (emailsInList).
-func (r *Service) Emails(ctx context.Context, ev *ent.Event, after *entgql.Cursor[string], first *int,
-	before *entgql.Cursor[string], last *int, orderBy *ent.EmailLogOrder, where *ent.EmailLogWhereInput) (*ent.EmailLogConnection, error) {
+func (r *Service) Emails(ctx context.Context, ev *ent.Event, page Page, orderBy *ent.EmailLogOrder,
+	where *ent.EmailLogWhereInput) (*ent.EmailLogConnection, error) {
+	after, first, before, last := page.After, page.First, page.Before, page.Last
 	if orderBy == nil {
 		orderBy = &ent.EmailLogOrder{Direction: entgql.OrderDirectionDesc, Field: ent.EmailLogOrderFieldCreatedAt}
 	}

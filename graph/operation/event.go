@@ -271,8 +271,8 @@ func (r *Service) OrganizationMembers(ctx context.Context, orgID string) ([]*mod
 }
 
 // Events lists the caller's events as a connection, by start date unless asked otherwise.
-func (r *Service) Events(ctx context.Context, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string],
-	last *int, orderBy *ent.EventOrder, where *ent.EventWhereInput) (*ent.EventConnection, error) {
+func (r *Service) Events(ctx context.Context, page Page, orderBy *ent.EventOrder, where *ent.EventWhereInput) (*ent.EventConnection, error) {
+	after, first, before, last := page.After, page.First, page.Before, page.Last
 	if _, err := access.Viewer(ctx); err != nil {
 		return nil, err
 	}

@@ -438,8 +438,8 @@ func (r *Service) sessionCounts(ctx context.Context, q sessionQuery) (*sessionCo
 // Sessions answers Event.sessions: the list, filtered by state, as a connection (Relay cursor
 // pagination). Without first and last every session is read, as REST lists them. Under a page of
 // events the events' windows are read together (sessionWindowInList).
-func (r *Service) Sessions(ctx context.Context, ev *ent.Event, state *model.SessionState, after *entgql.Cursor[string],
-	first *int, before *entgql.Cursor[string], last *int) (*model.SessionConnection, error) {
+func (r *Service) Sessions(ctx context.Context, ev *ent.Event, state *model.SessionState, window Page) (*model.SessionConnection, error) {
+	after, first, before, last := window.After, window.First, window.Before, window.Last
 	q := sessionQuery{eventID: ev.ID}
 	if state != nil {
 		q.state = string(*state)

@@ -324,8 +324,9 @@ func (r *Service) InviteSpeakerPortals(ctx context.Context, eventID string, in m
 
 // Speakers answers Event.speakers: the event's contacts as a connection, by last name. Under a
 // page of events the events' pages are read together (speakersInList).
-func (r *Service) Speakers(ctx context.Context, ev *ent.Event, after *entgql.Cursor[string], first *int,
-	before *entgql.Cursor[string], last *int, orderBy *ent.ContactOrder, where *ent.ContactWhereInput) (*ent.ContactConnection, error) {
+func (r *Service) Speakers(ctx context.Context, ev *ent.Event, page Page, orderBy *ent.ContactOrder,
+	where *ent.ContactWhereInput) (*ent.ContactConnection, error) {
+	after, first, before, last := page.After, page.First, page.Before, page.Last
 	if orderBy == nil {
 		orderBy = &ent.ContactOrder{Direction: entgql.OrderDirectionAsc, Field: ent.ContactOrderFieldLastName}
 	}
