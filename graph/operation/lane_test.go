@@ -21,11 +21,13 @@ func TestLane(t *testing.T) {
 
 	t.Run("Empty", func(t *testing.T) {
 		t.Parallel()
+		// An empty lane lets Yield through at once: the bound is far below MaxPause and far above
+		// the scheduling delay of a busy machine.
 		l := &Lane{MaxPause: time.Minute}
-		require.Less(t, waited(l), 10*time.Millisecond)
+		require.Less(t, waited(l), time.Second)
 		var nilLane *Lane
 		nilLane.Enter()()
-		require.Less(t, waited(nilLane), 10*time.Millisecond)
+		require.Less(t, waited(nilLane), time.Second)
 	})
 
 	t.Run("UntilTheCheapRequestLeaves", func(t *testing.T) {
