@@ -237,7 +237,7 @@ func toRESTLibrary(l *model.Library) Library {
 		Rooms:   mapSlice(l.Rooms, toRESTRoom),
 		Tags:    mapSlice(l.Tags, toRESTTag),
 		Levels:  mapSlice(l.Levels, toRESTLevel),
-		Admins:  nonNil(l.Admins),
+		Admins:  l.Admins, // never nil: the operation answers [] for none
 	}
 }
 
@@ -292,11 +292,4 @@ func mapSlice[T, U any](in []T, f func(T) U) []U {
 		out[i] = f(v)
 	}
 	return out
-}
-
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
 }
