@@ -320,6 +320,18 @@ type browser struct {
 	failures []string
 }
 
+// removeProfile removes a browser profile directory, retrying while Chromium's last writes land.
+func removeProfile(t *testing.T, dir string) {
+	var err error
+	for range 50 {
+		if err = os.RemoveAll(dir); err == nil {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Errorf("remove the browser profile %s: %v", dir, err)
+}
+
 // newBrowser starts Chromium with a fresh profile. The flags keep it from calling home (updates,
 // sync, safe browsing lists): on a machine without a network those connections are refused by
 // the dozen and slow every page down, and with one they are noise the check does not want.
@@ -328,6 +340,10 @@ func newBrowser(t *testing.T, origin string) *browser {
 	_, err := os.Stat(chromiumPath)
 	require.NoError(t, err, "the browser check needs Chromium at %s (.ci/e2e installs it)", chromiumPath)
 	var chromeLog bytes.Buffer
+	// Chromium's helper processes may still write to the profile for a moment after the browser
+	// exits, so the profile is removed with retries rather than by t.TempDir's one attempt.
+	profile, err := os.MkdirTemp("", "podium-e2e-chromium-")
+	require.NoError(t, err)
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
 		chromedp.ExecPath(chromiumPath),
 		chromedp.Headless,
@@ -339,7 +355,7 @@ func newBrowser(t *testing.T, origin string) *browser {
 		chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()),
+		chromedp.UserDataDir(profile),
 		chromedp.WindowSize(1400, 900),
 		chromedp.CombinedOutput(&chromeLog),
 	)
@@ -347,6 +363,7 @@ func newBrowser(t *testing.T, origin string) *browser {
 	t.Cleanup(func() {
 		cancel()
 		cancelAlloc()
+		removeProfile(t, profile)
 		if t.Failed() {
 			// Without a system bus Chromium complains about D-Bus on every start; that is not news.
 			var lines []string
