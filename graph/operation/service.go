@@ -30,7 +30,7 @@ type Service struct {
 	// DB is the database; read models query its pool with hand-written SQL (see sql).
 	DB *dbx.DB
 	// Client is the root ent client, on the connection pool. Mutations use the transaction's
-	// client from the context instead (see client).
+	// client from the context instead (see ClientOf).
 	Client *ent.Client
 	// Outbox queues emails in the mutation's transaction; its River client inserts other jobs too.
 	Outbox *email.Outbox
