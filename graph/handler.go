@@ -182,6 +182,9 @@ type Server struct {
 // Schema is the server's schema.
 func (s *Server) Schema() *ast.Schema { return s.schema }
 
+// SDL is the schema as text (see SDL).
+func (*Server) SDL() string { return SDL() }
+
 // ServesPage reports whether r asks for the GraphiQL page rather than an operation.
 func (*Server) ServesPage(r *http.Request) bool { return WantsGraphiQL(r) }
 

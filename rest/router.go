@@ -32,7 +32,6 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/vektah/gqlparser/v2/ast"
-	"github.com/vektah/gqlparser/v2/formatter"
 
 	"github.com/podium/podium/ent/dbx"
 	"github.com/podium/podium/ent/schema/viewer"
@@ -54,6 +53,8 @@ type GraphQL interface {
 	// Schema is the GraphQL schema. REST bodies are checked against its input types and bound to
 	// them, so both transports accept the same input.
 	Schema() *ast.Schema
+	// SDL is the schema as text, served at /graphql/schema.graphql.
+	SDL() string
 	// ServesPage reports whether r asks for the GraphiQL page, which loads without a key.
 	ServesPage(r *http.Request) bool
 	// Observe returns ctx carrying fn, which the server tells of each operation it answers.
@@ -91,6 +92,8 @@ type API struct {
 	auth   *access.Authenticator
 	log    *slog.Logger
 	schema *ast.Schema
+	// graphql is the GraphQL server mounted at /graphql.
+	graphql GraphQL
 	// queryHeader adds Podium-Query-Count to responses.
 	queryHeader bool
 	// limit rations requests per API key.
@@ -99,9 +102,6 @@ type API struct {
 	metrics *Metrics
 	// signin serves the sign-in pages and checks browser sessions (signin.go).
 	signin *signIn
-	// sdlOnce formats the schema's text (sdlText) on the first request for it.
-	sdlOnce sync.Once
-	sdlText string
 	// openapiOnce renders the OpenAPI document (openapiDoc) on the first request for it.
 	openapiOnce sync.Once
 	openapiDoc  []byte
@@ -115,6 +115,7 @@ func NewHandler(opts Options) http.Handler {
 		auth:        access.NewAuthenticator(opts.DB.Ent, opts.DB.Pool),
 		log:         opts.Log,
 		schema:      opts.GraphQL.Schema(),
+		graphql:     opts.GraphQL,
 		queryHeader: opts.QueryCountHeader,
 		limit:       newLimiter(opts.RateLimit, opts.DB.Pool),
 		metrics:     opts.Metrics,
@@ -157,7 +158,7 @@ func NewHandler(opts Options) http.Handler {
 	web.MountCFP(r, web.CFPDeps{Ops: a.ops, Person: a.signin.person, Log: a.log})
 	r.Get("/graphql/schema.graphql", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		_, _ = io.WriteString(w, a.sdl())
+		_, _ = io.WriteString(w, a.graphql.SDL())
 	})
 	r.Route("/api/v1", func(r chi.Router) {
 		r.Get("/", a.meta)
@@ -508,14 +509,4 @@ func cors(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
-}
-
-// sdl is the GraphQL schema as text, served at /graphql/schema.graphql.
-func (a *API) sdl() string {
-	a.sdlOnce.Do(func() {
-		var b strings.Builder
-		formatter.NewFormatter(&b, formatter.WithIndent("  ")).FormatSchema(a.schema)
-		a.sdlText = b.String()
-	})
-	return a.sdlText
 }
