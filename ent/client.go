@@ -26,6 +26,7 @@ import (
 	"github.com/podium/podium/ent/emaillog"
 	"github.com/podium/podium/ent/embed"
 	"github.com/podium/podium/ent/event"
+	"github.com/podium/podium/ent/eventchange"
 	"github.com/podium/podium/ent/eventmember"
 	"github.com/podium/podium/ent/filerequirement"
 	"github.com/podium/podium/ent/form"
@@ -94,6 +95,8 @@ type Client struct {
 	Embed *EmbedClient
 	// Event is the client for interacting with the Event builders.
 	Event *EventClient
+	// EventChange is the client for interacting with the EventChange builders.
+	EventChange *EventChangeClient
 	// EventMember is the client for interacting with the EventMember builders.
 	EventMember *EventMemberClient
 	// FileRequirement is the client for interacting with the FileRequirement builders.
@@ -190,6 +193,7 @@ func (c *Client) init() {
 	c.EmailLog = NewEmailLogClient(c.config)
 	c.Embed = NewEmbedClient(c.config)
 	c.Event = NewEventClient(c.config)
+	c.EventChange = NewEventChangeClient(c.config)
 	c.EventMember = NewEventMemberClient(c.config)
 	c.FileRequirement = NewFileRequirementClient(c.config)
 	c.Form = NewFormClient(c.config)
@@ -330,6 +334,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		EmailLog:                 NewEmailLogClient(cfg),
 		Embed:                    NewEmbedClient(cfg),
 		Event:                    NewEventClient(cfg),
+		EventChange:              NewEventChangeClient(cfg),
 		EventMember:              NewEventMemberClient(cfg),
 		FileRequirement:          NewFileRequirementClient(cfg),
 		Form:                     NewFormClient(cfg),
@@ -397,6 +402,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		EmailLog:                 NewEmailLogClient(cfg),
 		Embed:                    NewEmbedClient(cfg),
 		Event:                    NewEventClient(cfg),
+		EventChange:              NewEventChangeClient(cfg),
 		EventMember:              NewEventMemberClient(cfg),
 		FileRequirement:          NewFileRequirementClient(cfg),
 		Form:                     NewFormClient(cfg),
@@ -465,8 +471,8 @@ func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.AIReviewResult, c.APIKey, c.AgendaDraft, c.BrowserSession, c.Contact,
 		c.DeliverableAssignment, c.EmailCampaign, c.EmailCampaignRecipient, c.EmailLog,
-		c.Embed, c.Event, c.EventMember, c.FileRequirement, c.Form, c.Format,
-		c.IdempotencyRecord, c.Level, c.Organization, c.OrganizationContact,
+		c.Embed, c.Event, c.EventChange, c.EventMember, c.FileRequirement, c.Form,
+		c.Format, c.IdempotencyRecord, c.Level, c.Organization, c.OrganizationContact,
 		c.OrganizationContactEvent, c.OrganizationContactNote,
 		c.OrganizationContactTag, c.OrganizationInvitation, c.OrganizationMember,
 		c.OrganizationTag, c.PipelineCard, c.PipelineStage, c.Resource, c.ReviewAnswer,
@@ -486,8 +492,8 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.AIReviewResult, c.APIKey, c.AgendaDraft, c.BrowserSession, c.Contact,
 		c.DeliverableAssignment, c.EmailCampaign, c.EmailCampaignRecipient, c.EmailLog,
-		c.Embed, c.Event, c.EventMember, c.FileRequirement, c.Form, c.Format,
-		c.IdempotencyRecord, c.Level, c.Organization, c.OrganizationContact,
+		c.Embed, c.Event, c.EventChange, c.EventMember, c.FileRequirement, c.Form,
+		c.Format, c.IdempotencyRecord, c.Level, c.Organization, c.OrganizationContact,
 		c.OrganizationContactEvent, c.OrganizationContactNote,
 		c.OrganizationContactTag, c.OrganizationInvitation, c.OrganizationMember,
 		c.OrganizationTag, c.PipelineCard, c.PipelineStage, c.Resource, c.ReviewAnswer,
@@ -526,6 +532,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Embed.mutate(ctx, m)
 	case *EventMutation:
 		return c.Event.mutate(ctx, m)
+	case *EventChangeMutation:
+		return c.EventChange.mutate(ctx, m)
 	case *EventMemberMutation:
 		return c.EventMember.mutate(ctx, m)
 	case *FileRequirementMutation:
@@ -2705,6 +2713,139 @@ func (c *EventClient) mutate(ctx context.Context, m *EventMutation) (Value, erro
 		return (&EventDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Event mutation op: %q", m.Op())
+	}
+}
+
+// EventChangeClient is a client for the EventChange schema.
+type EventChangeClient struct {
+	config
+}
+
+// NewEventChangeClient returns a client for the EventChange from the given config.
+func NewEventChangeClient(c config) *EventChangeClient {
+	return &EventChangeClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `eventchange.Hooks(f(g(h())))`.
+func (c *EventChangeClient) Use(hooks ...Hook) {
+	c.hooks.EventChange = append(c.hooks.EventChange, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `eventchange.Intercept(f(g(h())))`.
+func (c *EventChangeClient) Intercept(interceptors ...Interceptor) {
+	c.inters.EventChange = append(c.inters.EventChange, interceptors...)
+}
+
+// Create returns a builder for creating a EventChange entity.
+func (c *EventChangeClient) Create() *EventChangeCreate {
+	mutation := newEventChangeMutation(c.config, OpCreate)
+	return &EventChangeCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of EventChange entities.
+func (c *EventChangeClient) CreateBulk(builders ...*EventChangeCreate) *EventChangeCreateBulk {
+	return &EventChangeCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *EventChangeClient) MapCreateBulk(slice any, setFunc func(*EventChangeCreate, int)) *EventChangeCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &EventChangeCreateBulk{err: fmt.Errorf("calling to EventChangeClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*EventChangeCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &EventChangeCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for EventChange.
+func (c *EventChangeClient) Update() *EventChangeUpdate {
+	mutation := newEventChangeMutation(c.config, OpUpdate)
+	return &EventChangeUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *EventChangeClient) UpdateOne(_m *EventChange) *EventChangeUpdateOne {
+	mutation := newEventChangeMutation(c.config, OpUpdateOne, withEventChange(_m))
+	return &EventChangeUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *EventChangeClient) UpdateOneID(id int64) *EventChangeUpdateOne {
+	mutation := newEventChangeMutation(c.config, OpUpdateOne, withEventChangeID(id))
+	return &EventChangeUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for EventChange.
+func (c *EventChangeClient) Delete() *EventChangeDelete {
+	mutation := newEventChangeMutation(c.config, OpDelete)
+	return &EventChangeDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *EventChangeClient) DeleteOne(_m *EventChange) *EventChangeDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *EventChangeClient) DeleteOneID(id int64) *EventChangeDeleteOne {
+	builder := c.Delete().Where(eventchange.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &EventChangeDeleteOne{builder}
+}
+
+// Query returns a query builder for EventChange.
+func (c *EventChangeClient) Query() *EventChangeQuery {
+	return &EventChangeQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeEventChange},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a EventChange entity by its id.
+func (c *EventChangeClient) Get(ctx context.Context, id int64) (*EventChange, error) {
+	return c.Query().Where(eventchange.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *EventChangeClient) GetX(ctx context.Context, id int64) *EventChange {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *EventChangeClient) Hooks() []Hook {
+	return c.hooks.EventChange
+}
+
+// Interceptors returns the client interceptors.
+func (c *EventChangeClient) Interceptors() []Interceptor {
+	return c.inters.EventChange
+}
+
+func (c *EventChangeClient) mutate(ctx context.Context, m *EventChangeMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&EventChangeCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&EventChangeUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&EventChangeUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&EventChangeDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown EventChange mutation op: %q", m.Op())
 	}
 }
 
@@ -9059,26 +9200,28 @@ type (
 	hooks struct {
 		AIReviewResult, APIKey, AgendaDraft, BrowserSession, Contact,
 		DeliverableAssignment, EmailCampaign, EmailCampaignRecipient, EmailLog, Embed,
-		Event, EventMember, FileRequirement, Form, Format, IdempotencyRecord, Level,
-		Organization, OrganizationContact, OrganizationContactEvent,
-		OrganizationContactNote, OrganizationContactTag, OrganizationInvitation,
-		OrganizationMember, OrganizationTag, PipelineCard, PipelineStage, Resource,
-		ReviewAnswer, ReviewAssignment, ReviewCriterion, ReviewRound,
-		ReviewRoundMember, Room, Segment, SignInToken, StageHistory, Submission,
-		SubmissionParticipant, Tag, TaskAssignment, TaskTemplate, TimelineEntry, Track,
-		User, WebhookDelivery, WebhookEndpoint, WebhookMessage []ent.Hook
+		Event, EventChange, EventMember, FileRequirement, Form, Format,
+		IdempotencyRecord, Level, Organization, OrganizationContact,
+		OrganizationContactEvent, OrganizationContactNote, OrganizationContactTag,
+		OrganizationInvitation, OrganizationMember, OrganizationTag, PipelineCard,
+		PipelineStage, Resource, ReviewAnswer, ReviewAssignment, ReviewCriterion,
+		ReviewRound, ReviewRoundMember, Room, Segment, SignInToken, StageHistory,
+		Submission, SubmissionParticipant, Tag, TaskAssignment, TaskTemplate,
+		TimelineEntry, Track, User, WebhookDelivery, WebhookEndpoint,
+		WebhookMessage []ent.Hook
 	}
 	inters struct {
 		AIReviewResult, APIKey, AgendaDraft, BrowserSession, Contact,
 		DeliverableAssignment, EmailCampaign, EmailCampaignRecipient, EmailLog, Embed,
-		Event, EventMember, FileRequirement, Form, Format, IdempotencyRecord, Level,
-		Organization, OrganizationContact, OrganizationContactEvent,
-		OrganizationContactNote, OrganizationContactTag, OrganizationInvitation,
-		OrganizationMember, OrganizationTag, PipelineCard, PipelineStage, Resource,
-		ReviewAnswer, ReviewAssignment, ReviewCriterion, ReviewRound,
-		ReviewRoundMember, Room, Segment, SignInToken, StageHistory, Submission,
-		SubmissionParticipant, Tag, TaskAssignment, TaskTemplate, TimelineEntry, Track,
-		User, WebhookDelivery, WebhookEndpoint, WebhookMessage []ent.Interceptor
+		Event, EventChange, EventMember, FileRequirement, Form, Format,
+		IdempotencyRecord, Level, Organization, OrganizationContact,
+		OrganizationContactEvent, OrganizationContactNote, OrganizationContactTag,
+		OrganizationInvitation, OrganizationMember, OrganizationTag, PipelineCard,
+		PipelineStage, Resource, ReviewAnswer, ReviewAssignment, ReviewCriterion,
+		ReviewRound, ReviewRoundMember, Room, Segment, SignInToken, StageHistory,
+		Submission, SubmissionParticipant, Tag, TaskAssignment, TaskTemplate,
+		TimelineEntry, Track, User, WebhookDelivery, WebhookEndpoint,
+		WebhookMessage []ent.Interceptor
 	}
 )
 

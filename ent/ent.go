@@ -23,6 +23,7 @@ import (
 	"github.com/podium/podium/ent/emaillog"
 	"github.com/podium/podium/ent/embed"
 	"github.com/podium/podium/ent/event"
+	"github.com/podium/podium/ent/eventchange"
 	"github.com/podium/podium/ent/eventmember"
 	"github.com/podium/podium/ent/filerequirement"
 	"github.com/podium/podium/ent/form"
@@ -131,6 +132,7 @@ func checkColumn(t, c string) error {
 			emaillog.Table:                 emaillog.ValidColumn,
 			embed.Table:                    embed.ValidColumn,
 			event.Table:                    event.ValidColumn,
+			eventchange.Table:              eventchange.ValidColumn,
 			eventmember.Table:              eventmember.ValidColumn,
 			filerequirement.Table:          filerequirement.ValidColumn,
 			form.Table:                     form.ValidColumn,

@@ -36,6 +36,8 @@ type Tx struct {
 	Embed *EmbedClient
 	// Event is the client for interacting with the Event builders.
 	Event *EventClient
+	// EventChange is the client for interacting with the EventChange builders.
+	EventChange *EventChangeClient
 	// EventMember is the client for interacting with the EventMember builders.
 	EventMember *EventMemberClient
 	// FileRequirement is the client for interacting with the FileRequirement builders.
@@ -252,6 +254,7 @@ func (tx *Tx) init() {
 	tx.EmailLog = NewEmailLogClient(tx.config)
 	tx.Embed = NewEmbedClient(tx.config)
 	tx.Event = NewEventClient(tx.config)
+	tx.EventChange = NewEventChangeClient(tx.config)
 	tx.EventMember = NewEventMemberClient(tx.config)
 	tx.FileRequirement = NewFileRequirementClient(tx.config)
 	tx.Form = NewFormClient(tx.config)

@@ -245,7 +245,7 @@ func (b operationBudget) InterceptResponse(ctx context.Context, next graphql.Res
 	statements := b.limits.Statements
 	if op.Operation == ast.Mutation {
 		statements = b.limits.MutationStatements
-	} else if b.limits.ReadBudget > 0 {
+	} else if b.limits.ReadBudget > 0 && op.Operation != ast.Subscription { // an event waits for its change
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, b.limits.ReadBudget, errReadBudget)
 		defer cancel()

@@ -43,7 +43,9 @@ type ResolverRoot interface {
 	CrmSegment() CrmSegmentResolver
 	Deliverable() DeliverableResolver
 	Event() EventResolver
+	EventChange() EventChangeResolver
 	Mutation() MutationResolver
+	MyReviewChange() MyReviewChangeResolver
 	Organization() OrganizationResolver
 	Query() QueryResolver
 	Resource() ResourceResolver
@@ -51,6 +53,7 @@ type ResolverRoot interface {
 	ReviewRoundView() ReviewRoundViewResolver
 	Session() SessionResolver
 	Submission() SubmissionResolver
+	Subscription() SubscriptionResolver
 }
 
 type DirectiveRoot struct {
@@ -671,6 +674,23 @@ type ComplexityRoot struct {
 		WebsiteURL                 func(childComplexity int) int
 	}
 
+	EventChange struct {
+		AssignmentID func(childComplexity int) int
+		At           func(childComplexity int) int
+		Cursor       func(childComplexity int) int
+		EmailID      func(childComplexity int) int
+		EventID      func(childComplexity int) int
+		ReviewerID   func(childComplexity int) int
+		RoundID      func(childComplexity int) int
+		Session      func(childComplexity int) int
+		SessionID    func(childComplexity int) int
+		SpeakerID    func(childComplexity int) int
+		Status       func(childComplexity int) int
+		Submission   func(childComplexity int) int
+		SubmissionID func(childComplexity int) int
+		Type         func(childComplexity int) int
+	}
+
 	EventConnection struct {
 		Edges      func(childComplexity int) int
 		PageInfo   func(childComplexity int) int
@@ -903,6 +923,14 @@ type ComplexityRoot struct {
 		Round         func(childComplexity int) int
 		Status        func(childComplexity int) int
 		Submission    func(childComplexity int) int
+	}
+
+	MyReviewChange struct {
+		Assignment   func(childComplexity int) int
+		AssignmentID func(childComplexity int) int
+		At           func(childComplexity int) int
+		Cursor       func(childComplexity int) int
+		Type         func(childComplexity int) int
 	}
 
 	MySessionContent struct {
@@ -1580,6 +1608,11 @@ type ComplexityRoot struct {
 		Role        func(childComplexity int) int
 	}
 
+	Subscription struct {
+		EventChanges    func(childComplexity int, eventID string, after *string, types []model.EventChangeType) int
+		MyReviewChanges func(childComplexity int, after *string) int
+	}
+
 	Tag struct {
 		CreatedAt func(childComplexity int) int
 		EventID   func(childComplexity int) int
@@ -1773,6 +1806,10 @@ type EventResolver interface {
 	Submissions(ctx context.Context, obj *ent.Event, status *model.SubmissionStatus) (*model.SubmissionList, error)
 	Submission(ctx context.Context, obj *ent.Event, id string) (*model.Submission, error)
 }
+type EventChangeResolver interface {
+	Session(ctx context.Context, obj *model.EventChange) (*model.Session, error)
+	Submission(ctx context.Context, obj *model.EventChange) (*model.Submission, error)
+}
 type MutationResolver interface {
 	CreateEvent(ctx context.Context, input model.CreateEventInput) (*ent.Event, error)
 	UpdateEvent(ctx context.Context, id string, input model.UpdateEventInput) (*ent.Event, error)
@@ -1878,6 +1915,9 @@ type MutationResolver interface {
 	CreateWidget(ctx context.Context, eventID string, input model.CreateWidgetInput) (*model.Widget, error)
 	UpdateWidget(ctx context.Context, eventID string, widgetID string, input model.UpdateWidgetInput) (*model.Widget, error)
 }
+type MyReviewChangeResolver interface {
+	Assignment(ctx context.Context, obj *model.MyReviewChange) (*model.MyReviewAssignment, error)
+}
 type OrganizationResolver interface {
 	ViewerRole(ctx context.Context, obj *ent.Organization) (model.OrganizationRole, error)
 	Members(ctx context.Context, obj *ent.Organization) ([]*model.Member, error)
@@ -1941,6 +1981,10 @@ type SubmissionResolver interface {
 	RoundReviews(ctx context.Context, obj *model.Submission) ([]*model.HumanReview, error)
 	Activity(ctx context.Context, obj *model.Submission) ([]*model.TimelineItem, error)
 	Emails(ctx context.Context, obj *model.Submission) ([]*model.SubmissionEmail, error)
+}
+type SubscriptionResolver interface {
+	EventChanges(ctx context.Context, eventID string, after *string, types []model.EventChangeType) (<-chan *model.EventChange, error)
+	MyReviewChanges(ctx context.Context, after *string) (<-chan *model.MyReviewChange, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -4636,6 +4680,91 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Event.WebsiteURL(childComplexity), true
 
+	case "EventChange.assignmentId":
+		if e.ComplexityRoot.EventChange.AssignmentID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventChange.AssignmentID(childComplexity), true
+	case "EventChange.at":
+		if e.ComplexityRoot.EventChange.At == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventChange.At(childComplexity), true
+	case "EventChange.cursor":
+		if e.ComplexityRoot.EventChange.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventChange.Cursor(childComplexity), true
+	case "EventChange.emailId":
+		if e.ComplexityRoot.EventChange.EmailID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventChange.EmailID(childComplexity), true
+	case "EventChange.eventId":
+		if e.ComplexityRoot.EventChange.EventID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventChange.EventID(childComplexity), true
+	case "EventChange.reviewerId":
+		if e.ComplexityRoot.EventChange.ReviewerID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventChange.ReviewerID(childComplexity), true
+	case "EventChange.roundId":
+		if e.ComplexityRoot.EventChange.RoundID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventChange.RoundID(childComplexity), true
+	case "EventChange.session":
+		if e.ComplexityRoot.EventChange.Session == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventChange.Session(childComplexity), true
+	case "EventChange.sessionId":
+		if e.ComplexityRoot.EventChange.SessionID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventChange.SessionID(childComplexity), true
+	case "EventChange.speakerId":
+		if e.ComplexityRoot.EventChange.SpeakerID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventChange.SpeakerID(childComplexity), true
+	case "EventChange.status":
+		if e.ComplexityRoot.EventChange.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventChange.Status(childComplexity), true
+	case "EventChange.submission":
+		if e.ComplexityRoot.EventChange.Submission == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventChange.Submission(childComplexity), true
+	case "EventChange.submissionId":
+		if e.ComplexityRoot.EventChange.SubmissionID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventChange.SubmissionID(childComplexity), true
+	case "EventChange.type":
+		if e.ComplexityRoot.EventChange.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventChange.Type(childComplexity), true
+
 	case "EventConnection.edges":
 		if e.ComplexityRoot.EventConnection.Edges == nil {
 			break
@@ -6316,6 +6445,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.MyReviewAssignment.Submission(childComplexity), true
+
+	case "MyReviewChange.assignment":
+		if e.ComplexityRoot.MyReviewChange.Assignment == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyReviewChange.Assignment(childComplexity), true
+	case "MyReviewChange.assignmentId":
+		if e.ComplexityRoot.MyReviewChange.AssignmentID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyReviewChange.AssignmentID(childComplexity), true
+	case "MyReviewChange.at":
+		if e.ComplexityRoot.MyReviewChange.At == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyReviewChange.At(childComplexity), true
+	case "MyReviewChange.cursor":
+		if e.ComplexityRoot.MyReviewChange.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyReviewChange.Cursor(childComplexity), true
+	case "MyReviewChange.type":
+		if e.ComplexityRoot.MyReviewChange.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyReviewChange.Type(childComplexity), true
 
 	case "MySessionContent.approvedSnapshot":
 		if e.ComplexityRoot.MySessionContent.ApprovedSnapshot == nil {
@@ -9429,6 +9589,29 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.SubmissionSpeaker.Role(childComplexity), true
 
+	case "Subscription.eventChanges":
+		if e.ComplexityRoot.Subscription.EventChanges == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_eventChanges_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.EventChanges(childComplexity, args["eventId"].(string), args["after"].(*string), args["types"].([]model.EventChangeType)), true
+	case "Subscription.myReviewChanges":
+		if e.ComplexityRoot.Subscription.MyReviewChanges == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_myReviewChanges_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.MyReviewChanges(childComplexity, args["after"].(*string)), true
+
 	case "Tag.createdAt":
 		if e.ComplexityRoot.Tag.CreatedAt == nil {
 			break
@@ -10219,6 +10402,23 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 				Data: buf.Bytes(),
 			}
 		}
+	case ast.Subscription:
+		next := ec._Subscription(ctx, opCtx.Operation.SelectionSet)
+
+		var buf bytes.Buffer
+		return func(ctx context.Context) *graphql.Response {
+			buf.Reset()
+			data := next(ctx)
+
+			if data == nil {
+				return nil
+			}
+			data.MarshalGQL(&buf)
+
+			return &graphql.Response{
+				Data: buf.Bytes(),
+			}
+		}
 
 	default:
 		return graphql.OneShot(graphql.ErrorResponse(ctx, "unsupported GraphQL operation"))
@@ -10244,7 +10444,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "ent.graphql" "agenda.graphqls" "agenda_drafts.graphqls" "campaigns.graphqls" "cfp.graphqls" "crm.graphqls" "emails.graphqls" "event.graphqls" "files.graphqls" "forms.graphqls" "library.graphqls" "people.graphqls" "pipeline.graphqls" "portal.graphqls" "portal_actions.graphqls" "profile_review.graphqls" "readiness.graphqls" "resources.graphqls" "reviews.graphqls" "reviews_desk.graphqls" "segments.graphqls" "sessions.graphqls" "speakers.graphqls" "submissions.graphqls" "webhooks.graphqls" "widgets.graphqls"
+//go:embed "ent.graphql" "agenda.graphqls" "agenda_drafts.graphqls" "campaigns.graphqls" "cfp.graphqls" "crm.graphqls" "emails.graphqls" "event.graphqls" "files.graphqls" "forms.graphqls" "library.graphqls" "people.graphqls" "pipeline.graphqls" "portal.graphqls" "portal_actions.graphqls" "profile_review.graphqls" "readiness.graphqls" "resources.graphqls" "reviews.graphqls" "reviews_desk.graphqls" "segments.graphqls" "sessions.graphqls" "speakers.graphqls" "submissions.graphqls" "subscriptions.graphqls" "webhooks.graphqls" "widgets.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -10280,6 +10480,7 @@ var sources = []*ast.Source{
 	{Name: "sessions.graphqls", Input: sourceData("sessions.graphqls"), BuiltIn: false},
 	{Name: "speakers.graphqls", Input: sourceData("speakers.graphqls"), BuiltIn: false},
 	{Name: "submissions.graphqls", Input: sourceData("submissions.graphqls"), BuiltIn: false},
+	{Name: "subscriptions.graphqls", Input: sourceData("subscriptions.graphqls"), BuiltIn: false},
 	{Name: "webhooks.graphqls", Input: sourceData("webhooks.graphqls"), BuiltIn: false},
 	{Name: "widgets.graphqls", Input: sourceData("widgets.graphqls"), BuiltIn: false},
 }
@@ -11517,6 +11718,40 @@ func (ec *executionContext) childFields_Event(ctx context.Context, field graphql
 	return nil, fmt.Errorf("no field named %q was found under type Event", field.Name)
 }
 
+func (ec *executionContext) childFields_EventChange(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_EventChange_cursor(ctx, field)
+	case "type":
+		return ec.fieldContext_EventChange_type(ctx, field)
+	case "at":
+		return ec.fieldContext_EventChange_at(ctx, field)
+	case "eventId":
+		return ec.fieldContext_EventChange_eventId(ctx, field)
+	case "sessionId":
+		return ec.fieldContext_EventChange_sessionId(ctx, field)
+	case "submissionId":
+		return ec.fieldContext_EventChange_submissionId(ctx, field)
+	case "speakerId":
+		return ec.fieldContext_EventChange_speakerId(ctx, field)
+	case "roundId":
+		return ec.fieldContext_EventChange_roundId(ctx, field)
+	case "assignmentId":
+		return ec.fieldContext_EventChange_assignmentId(ctx, field)
+	case "reviewerId":
+		return ec.fieldContext_EventChange_reviewerId(ctx, field)
+	case "emailId":
+		return ec.fieldContext_EventChange_emailId(ctx, field)
+	case "status":
+		return ec.fieldContext_EventChange_status(ctx, field)
+	case "session":
+		return ec.fieldContext_EventChange_session(ctx, field)
+	case "submission":
+		return ec.fieldContext_EventChange_submission(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type EventChange", field.Name)
+}
+
 func (ec *executionContext) childFields_EventConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "edges":
@@ -11771,6 +12006,22 @@ func (ec *executionContext) childFields_MyReviewAssignment(ctx context.Context, 
 		return ec.fieldContext_MyReviewAssignment_proposal(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type MyReviewAssignment", field.Name)
+}
+
+func (ec *executionContext) childFields_MyReviewChange(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_MyReviewChange_cursor(ctx, field)
+	case "type":
+		return ec.fieldContext_MyReviewChange_type(ctx, field)
+	case "at":
+		return ec.fieldContext_MyReviewChange_at(ctx, field)
+	case "assignmentId":
+		return ec.fieldContext_MyReviewChange_assignmentId(ctx, field)
+	case "assignment":
+		return ec.fieldContext_MyReviewChange_assignment(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MyReviewChange", field.Name)
 }
 
 func (ec *executionContext) childFields_MySessionContent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -16528,6 +16779,50 @@ func (ec *executionContext) field_ReviewRoundView_results_args(ctx context.Conte
 		return nil, err
 	}
 	args["orderBy"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Subscription_eventChanges_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "eventId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["eventId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOID2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "types",
+		func(ctx context.Context, v any) ([]model.EventChangeType, error) {
+			return ec.unmarshalOEventChangeType2ᚕgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐEventChangeTypeᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["types"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Subscription_myReviewChanges_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOID2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg0
 	return args, nil
 }
 
@@ -27245,6 +27540,346 @@ func (ec *executionContext) fieldContext_Event_submission(ctx context.Context, f
 	return fc, nil
 }
 
+func (ec *executionContext) _EventChange_cursor(ctx context.Context, field graphql.CollectedField, obj *model.EventChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EventChange_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EventChange_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EventChange", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _EventChange_type(ctx context.Context, field graphql.CollectedField, obj *model.EventChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EventChange_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.EventChangeType) graphql.Marshaler {
+			return ec.marshalNEventChangeType2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐEventChangeType(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EventChange_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EventChange", field, false, false, errors.New("field of type EventChangeType does not have child fields"))
+}
+
+func (ec *executionContext) _EventChange_at(ctx context.Context, field graphql.CollectedField, obj *model.EventChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EventChange_at(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.At, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EventChange_at(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EventChange", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _EventChange_eventId(ctx context.Context, field graphql.CollectedField, obj *model.EventChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EventChange_eventId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EventChange_eventId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EventChange", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _EventChange_sessionId(ctx context.Context, field graphql.CollectedField, obj *model.EventChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EventChange_sessionId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SessionID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_EventChange_sessionId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EventChange", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _EventChange_submissionId(ctx context.Context, field graphql.CollectedField, obj *model.EventChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EventChange_submissionId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SubmissionID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_EventChange_submissionId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EventChange", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _EventChange_speakerId(ctx context.Context, field graphql.CollectedField, obj *model.EventChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EventChange_speakerId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SpeakerID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_EventChange_speakerId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EventChange", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _EventChange_roundId(ctx context.Context, field graphql.CollectedField, obj *model.EventChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EventChange_roundId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RoundID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_EventChange_roundId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EventChange", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _EventChange_assignmentId(ctx context.Context, field graphql.CollectedField, obj *model.EventChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EventChange_assignmentId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AssignmentID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_EventChange_assignmentId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EventChange", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _EventChange_reviewerId(ctx context.Context, field graphql.CollectedField, obj *model.EventChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EventChange_reviewerId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ReviewerID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_EventChange_reviewerId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EventChange", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _EventChange_emailId(ctx context.Context, field graphql.CollectedField, obj *model.EventChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EventChange_emailId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EmailID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_EventChange_emailId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EventChange", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _EventChange_status(ctx context.Context, field graphql.CollectedField, obj *model.EventChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EventChange_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_EventChange_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EventChange", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _EventChange_session(ctx context.Context, field graphql.CollectedField, obj *model.EventChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EventChange_session(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.EventChange().Session(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Session) graphql.Marshaler {
+			return ec.marshalOSession2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐSession(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_EventChange_session(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EventChange",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Session(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EventChange_submission(ctx context.Context, field graphql.CollectedField, obj *model.EventChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EventChange_submission(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.EventChange().Submission(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Submission) graphql.Marshaler {
+			return ec.marshalOSubmission2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐSubmission(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_EventChange_submission(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EventChange",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Submission(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _EventConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.EventConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -33972,6 +34607,130 @@ func (ec *executionContext) fieldContext_MyReviewAssignment_proposal(_ context.C
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ReviewedProposal(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MyReviewChange_cursor(ctx context.Context, field graphql.CollectedField, obj *model.MyReviewChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyReviewChange_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MyReviewChange_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MyReviewChange", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _MyReviewChange_type(ctx context.Context, field graphql.CollectedField, obj *model.MyReviewChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyReviewChange_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.EventChangeType) graphql.Marshaler {
+			return ec.marshalNEventChangeType2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐEventChangeType(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MyReviewChange_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MyReviewChange", field, false, false, errors.New("field of type EventChangeType does not have child fields"))
+}
+
+func (ec *executionContext) _MyReviewChange_at(ctx context.Context, field graphql.CollectedField, obj *model.MyReviewChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyReviewChange_at(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.At, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MyReviewChange_at(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MyReviewChange", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _MyReviewChange_assignmentId(ctx context.Context, field graphql.CollectedField, obj *model.MyReviewChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyReviewChange_assignmentId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AssignmentID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MyReviewChange_assignmentId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MyReviewChange", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _MyReviewChange_assignment(ctx context.Context, field graphql.CollectedField, obj *model.MyReviewChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyReviewChange_assignment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.MyReviewChange().Assignment(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.MyReviewAssignment) graphql.Marshaler {
+			return ec.marshalOMyReviewAssignment2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐMyReviewAssignment(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MyReviewChange_assignment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MyReviewChange",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MyReviewAssignment(ctx, field)
 		},
 	}
 	return fc, nil
@@ -46438,6 +47197,94 @@ func (ec *executionContext) _SubmissionSpeaker_confirmedAt(ctx context.Context, 
 }
 func (ec *executionContext) fieldContext_SubmissionSpeaker_confirmedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SubmissionSpeaker", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Subscription_eventChanges(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_eventChanges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().EventChanges(ctx, fc.Args["eventId"].(string), fc.Args["after"].(*string), fc.Args["types"].([]model.EventChangeType))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.EventChange) graphql.Marshaler {
+			return ec.marshalNEventChange2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐEventChange(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_eventChanges(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EventChange(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_eventChanges_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subscription_myReviewChanges(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_myReviewChanges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().MyReviewChanges(ctx, fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.MyReviewChange) graphql.Marshaler {
+			return ec.marshalNMyReviewChange2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐMyReviewChange(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_myReviewChanges(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MyReviewChange(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_myReviewChanges_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Tag_id(ctx context.Context, field graphql.CollectedField, obj *ent.Tag) (ret graphql.Marshaler) {
@@ -61804,6 +62651,175 @@ func (ec *executionContext) _Event(ctx context.Context, sel ast.SelectionSet, ob
 	return out
 }
 
+var eventChangeImplementors = []string{"EventChange"}
+
+func (ec *executionContext) _EventChange(ctx context.Context, sel ast.SelectionSet, obj *model.EventChange) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, eventChangeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("EventChange")
+		case "cursor":
+			out.Values[i] = ec._EventChange_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "type":
+			out.Values[i] = ec._EventChange_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "at":
+			out.Values[i] = ec._EventChange_at(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "eventId":
+			out.Values[i] = ec._EventChange_eventId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "sessionId":
+			out.Values[i] = ec._EventChange_sessionId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "submissionId":
+			out.Values[i] = ec._EventChange_submissionId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "speakerId":
+			out.Values[i] = ec._EventChange_speakerId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "roundId":
+			out.Values[i] = ec._EventChange_roundId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "assignmentId":
+			out.Values[i] = ec._EventChange_assignmentId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "reviewerId":
+			out.Values[i] = ec._EventChange_reviewerId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "emailId":
+			out.Values[i] = ec._EventChange_emailId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "status":
+			out.Values[i] = ec._EventChange_status(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "session":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._EventChange_session(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "submission":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._EventChange_submission(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var eventConnectionImplementors = []string{"EventConnection"}
 
 func (ec *executionContext) _EventConnection(ctx context.Context, sel ast.SelectionSet, obj *ent.EventConnection) graphql.Marshaler {
@@ -63419,6 +64435,97 @@ func (ec *executionContext) _MyReviewAssignment(ctx context.Context, sel ast.Sel
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var myReviewChangeImplementors = []string{"MyReviewChange"}
+
+func (ec *executionContext) _MyReviewChange(ctx context.Context, sel ast.SelectionSet, obj *model.MyReviewChange) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, myReviewChangeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MyReviewChange")
+		case "cursor":
+			out.Values[i] = ec._MyReviewChange_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "type":
+			out.Values[i] = ec._MyReviewChange_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "at":
+			out.Values[i] = ec._MyReviewChange_at(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "assignmentId":
+			out.Values[i] = ec._MyReviewChange_assignmentId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "assignment":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._MyReviewChange_assignment(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -69073,6 +70180,28 @@ func (ec *executionContext) _SubmissionSpeaker(ctx context.Context, sel ast.Sele
 	return out
 }
 
+var subscriptionImplementors = []string{"Subscription"}
+
+func (ec *executionContext) _Subscription(ctx context.Context, sel ast.SelectionSet) func(ctx context.Context) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, subscriptionImplementors)
+	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{
+		Object: "Subscription",
+	})
+	if len(fields) != 1 {
+		graphql.AddErrorf(ctx, "must subscribe to exactly one stream")
+		return nil
+	}
+
+	switch fields[0].Name {
+	case "eventChanges":
+		return ec._Subscription_eventChanges(ctx, fields[0])
+	case "myReviewChanges":
+		return ec._Subscription_myReviewChanges(ctx, fields[0])
+	default:
+		panic("unknown field " + strconv.Quote(fields[0].Name))
+	}
+}
+
 var tagImplementors = []string{"Tag", "Node", "LibraryItem"}
 
 func (ec *executionContext) _Tag(ctx context.Context, sel ast.SelectionSet, obj *ent.Tag) graphql.Marshaler {
@@ -72112,6 +73241,26 @@ func (ec *executionContext) marshalNEvent2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋen
 	return ec._Event(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNEventChange2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐEventChange(ctx context.Context, sel ast.SelectionSet, v *model.EventChange) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._EventChange(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNEventChangeType2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐEventChangeType(ctx context.Context, v any) (model.EventChangeType, error) {
+	var res model.EventChangeType
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNEventChangeType2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐEventChangeType(ctx context.Context, sel ast.SelectionSet, v model.EventChangeType) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) marshalNEventConnection2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚐEventConnection(ctx context.Context, sel ast.SelectionSet, v *ent.EventConnection) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -72579,6 +73728,16 @@ func (ec *executionContext) marshalNMyReviewAssignment2ᚖgithubᚗcomᚋpodium�
 		return graphql.Null
 	}
 	return ec._MyReviewAssignment(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNMyReviewChange2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐMyReviewChange(ctx context.Context, sel ast.SelectionSet, v *model.MyReviewChange) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._MyReviewChange(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNMySessionContent2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐMySessionContent(ctx context.Context, sel ast.SelectionSet, v *model.MySessionContent) graphql.Marshaler {
@@ -75463,6 +76622,42 @@ func (ec *executionContext) marshalOEvent2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋen
 	return ec._Event(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOEventChangeType2ᚕgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐEventChangeTypeᚄ(ctx context.Context, v any) ([]model.EventChangeType, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.EventChangeType, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNEventChangeType2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐEventChangeType(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOEventChangeType2ᚕgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐEventChangeTypeᚄ(ctx context.Context, sel ast.SelectionSet, v []model.EventChangeType) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNEventChangeType2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐEventChangeType(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalOEventEdge2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚐEventEdge(ctx context.Context, sel ast.SelectionSet, v []*ent.EventEdge) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -75708,6 +76903,13 @@ func (ec *executionContext) marshalOMap2map(ctx context.Context, sel ast.Selecti
 	_ = ctx
 	res := graphql.MarshalMap(v)
 	return res
+}
+
+func (ec *executionContext) marshalOMyReviewAssignment2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐMyReviewAssignment(ctx context.Context, sel ast.SelectionSet, v *model.MyReviewAssignment) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._MyReviewAssignment(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalONode2githubᚗcomᚋpodiumᚋpodiumᚋentᚐNoder(ctx context.Context, sel ast.SelectionSet, v ent.Noder) graphql.Marshaler {

@@ -100,7 +100,8 @@ type HandlerOptions struct {
 	GenericLists bool
 }
 
-// NewHandler returns the /graphql endpoint: POST and GET transports, a parsed-query cache,
+// NewHandler returns the /graphql endpoint: POST and GET transports, WebSocket and server-sent
+// events for subscriptions, a parsed-query cache,
 // automatic persisted queries, the limits, one database transaction per mutation, and errors that
 // always carry extensions.code. A browser asking for text/html gets GraphiQL instead.
 func NewHandler(opts HandlerOptions) *Server {
@@ -121,6 +122,9 @@ func NewHandler(opts HandlerOptions) *Server {
 		srv.AddTransport(files.Transport{Service: opts.Resolver.Ops.Files, Budget: opts.Limits.Budget,
 			Authorize: opts.Resolver.authorizeUpload, Uploads: files.NewLimiter(maxUploadsInFlight)})
 	}
+	live := &liveConns{}
+	srv.AddTransport(live.websocket())
+	srv.AddTransport(transport.SSE{KeepAlivePingInterval: sseKeepAlive})
 	srv.AddTransport(jsonPOST{}) // before transport.POST, which serves what it leaves
 	srv.AddTransport(transport.POST{})
 	queries := newByteLRU(documentCacheBytes, documentSize)
@@ -140,6 +144,7 @@ func NewHandler(opts HandlerOptions) *Server {
 	srv.Use(operationBudget{limits: opts.Limits}) // outside the transaction, which rolls back when it stops
 	srv.Use(transactioner{db: opts.DB, present: present})
 	srv.Use(answerCap{max: opts.Limits.AnswerBytes}) // inside the transaction: a refused answer rolls back
+	srv.Use(subscriptionEvents{ops: opts.Resolver.Ops})
 	if !opts.GenericLists {
 		srv.Use(plainLists{}) // innermost: it wraps what the resolver returns
 	}
@@ -148,7 +153,7 @@ func NewHandler(opts HandlerOptions) *Server {
 	srv.SetRecoverFunc(recoverPanic(opts.Log))
 
 	graphiql := newGraphiQL()
-	return &Server{schema: schema.Schema(), Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return &Server{schema: schema.Schema(), live: live, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if WantsGraphiQL(r) {
 			graphiql.ServeHTTP(w, r)
 			return
@@ -163,6 +168,12 @@ func NewHandler(opts HandlerOptions) *Server {
 			}
 		}
 		ctx := r.Context()
+		if IsStream(r) {
+			// A subscription lasts until its client leaves or the server shuts down.
+			_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
+			srv.ServeHTTP(flushWriter{w}, r.WithContext(opts.Resolver.Ops.WithLoaders(ctx)))
+			return
+		}
 		if opts.Limits.Budget > 0 {
 			var cancel context.CancelFunc
 			ctx, cancel = context.WithTimeout(ctx, opts.Limits.Budget)
@@ -177,7 +188,13 @@ func NewHandler(opts HandlerOptions) *Server {
 type Server struct {
 	http.Handler
 	schema *ast.Schema
+	live   *liveConns
 }
+
+// CloseSubscriptions closes every WebSocket connection with CloseServiceRestart and refuses new
+// ones; the process is shutting down (event streams end with their subscriptions, when the
+// operations' Feed closes).
+func (s *Server) CloseSubscriptions() { s.live.closeAll() }
 
 // Schema is the server's schema.
 func (s *Server) Schema() *ast.Schema { return s.schema }

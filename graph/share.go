@@ -67,6 +67,9 @@ func (fairShare) Validate(graphql.ExecutableSchema) error { return nil }
 // server have a place, its resolvers giving way to cheap requests; a cheap operation runs at once,
 // in the lane.
 func (f fairShare) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
+	if isSubscription(ctx) { // an event waits for its change, holding no place meanwhile
+		return next(ctx)
+	}
 	stats := extension.GetComplexityStats(ctx)
 	if stats == nil || f.share.Expensive <= 0 || stats.Complexity < f.share.Expensive {
 		leave := f.lane.Enter()

@@ -52,7 +52,7 @@ func (telemetry) Validate(graphql.ExecutableSchema) error { return nil }
 
 // InterceptResponse spans and reports an operation.
 func (t telemetry) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
-	if !graphql.HasOperationContext(ctx) {
+	if !graphql.HasOperationContext(ctx) || isSubscription(ctx) { // an event's time is mostly waiting
 		return next(ctx)
 	}
 	oc := graphql.GetOperationContext(ctx)

@@ -108,6 +108,7 @@ func NewClient(db *dbx.DB, cfg Config) (*river.Client[pgx.Tx], error) {
 	river.AddWorker(workers, &AgendaDraftWorker{Drafter: cfg.Drafter})
 	river.AddWorker(workers, &PruneIdempotencyWorker{Pool: db.System})
 	river.AddWorker(workers, &PruneWebhooksWorker{Pool: db.System, Retention: cfg.Webhooks.Retention})
+	river.AddWorker(workers, &PruneChangesWorker{Pool: db.System})
 	deliverWebhooks := &DeliverWebhookWorker{Pool: db.Pool, Records: successPool, DB: db, Notifier: cfg.Notifier,
 		Config: cfg.Webhooks, Log: cfg.Log}
 	river.AddWorker(workers, deliverWebhooks)

@@ -51,7 +51,8 @@ func (w *PruneIdempotencyWorker) Work(ctx context.Context, _ *river.Job[PruneIde
 
 // periodicJobs are the housekeeping jobs the elected leader among working processes queues.
 func periodicJobs() []*river.PeriodicJob {
-	return []*river.PeriodicJob{every(pruneEvery, PruneIdempotencyArgs{}), every(pruneEvery, PruneWebhooksArgs{})}
+	return []*river.PeriodicJob{every(pruneEvery, PruneIdempotencyArgs{}), every(pruneEvery, PruneWebhooksArgs{}),
+		every(pruneEvery, PruneChangesArgs{})}
 }
 
 // maintenanceOnce puts a housekeeping job on the maintenance queue, once per period however many

@@ -105,6 +105,8 @@ func compressible(contentType string) bool {
 	mediaType, _, _ := strings.Cut(contentType, ";")
 	mediaType = strings.ToLower(strings.TrimSpace(mediaType))
 	switch {
+	case mediaType == "text/event-stream": // a stream's events must reach the client as written
+		return false
 	case strings.HasPrefix(mediaType, "text/"),
 		mediaType == "application/json",
 		strings.HasSuffix(mediaType, "+json"),

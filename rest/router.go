@@ -387,6 +387,12 @@ func (a *API) graphQL(next GraphQL) http.Handler {
 			r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
 		}
 		ctx := next.Observe(viewer.NewContext(r.Context(), v), a.metrics.ObserveGraphQL)
+		// A subscription checks now and then that its caller still holds the credential it came
+		// with (docs/subscriptions.md).
+		ctx = operation.WithCallerCheck(ctx, func(ctx context.Context) error {
+			_, _, err := a.graphQLViewer(r.WithContext(ctx))
+			return err
+		})
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }

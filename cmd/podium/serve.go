@@ -23,6 +23,7 @@ import (
 	"github.com/podium/podium/graph/ai"
 	"github.com/podium/podium/graph/email"
 	"github.com/podium/podium/graph/files"
+	"github.com/podium/podium/graph/operation"
 	"github.com/podium/podium/jobs"
 	"github.com/podium/podium/rest"
 )
@@ -133,6 +134,10 @@ func serve(ctx context.Context, cfg config, work bool) error {
 		go jobsCfg.Rescuer.Run(context.WithoutCancel(ctx), river)
 	}
 
+	// Committed changes reach this process's subscriptions, whichever process made them.
+	resolver.Ops.Feed = operation.NewFeed(db, log, operation.DefaultFeedLimits)
+	go resolver.Ops.Feed.Run(context.WithoutCancel(ctx))
+	gql := graph.NewHandler(graph.HandlerOptions{DB: db, Resolver: resolver, Log: log})
 	handler := rest.NewHandler(rest.Options{
 		DB:               db,
 		Ops:              resolver.Ops,
@@ -140,7 +145,7 @@ func serve(ctx context.Context, cfg config, work bool) error {
 		QueryCountHeader: cfg.QueryCountHeader,
 		RateLimit:        cfg.RateLimit,
 		Metrics:          metrics,
-		GraphQL:          graph.NewHandler(graph.HandlerOptions{DB: db, Resolver: resolver, Log: log}),
+		GraphQL:          gql,
 	})
 	srv := &http.Server{
 		Handler:           handler,
@@ -179,6 +184,9 @@ func serve(ctx context.Context, cfg config, work bool) error {
 	}
 	log.Info("shutting down: finishing in-flight requests and jobs")
 	start := time.Now()
+	// Subscriptions end first, WebSocket clients told to reconnect elsewhere (close code 1012).
+	resolver.Ops.Feed.Close()
+	gql.CloseSubscriptions()
 	err = shutdown(srv, river, work, log)
 	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err

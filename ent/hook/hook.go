@@ -141,6 +141,18 @@ func (f EventFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.EventMutation", m)
 }
 
+// The EventChangeFunc type is an adapter to allow the use of ordinary
+// function as EventChange mutator.
+type EventChangeFunc func(context.Context, *ent.EventChangeMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f EventChangeFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.EventChangeMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.EventChangeMutation", m)
+}
+
 // The EventMemberFunc type is an adapter to allow the use of ordinary
 // function as EventMember mutator.
 type EventMemberFunc func(context.Context, *ent.EventMemberMutation) (ent.Value, error)

@@ -19,6 +19,7 @@ import (
 	"github.com/podium/podium/ent/emaillog"
 	"github.com/podium/podium/ent/embed"
 	"github.com/podium/podium/ent/event"
+	"github.com/podium/podium/ent/eventchange"
 	"github.com/podium/podium/ent/eventmember"
 	"github.com/podium/podium/ent/filerequirement"
 	"github.com/podium/podium/ent/form"
@@ -410,6 +411,33 @@ func (f TraverseEvent) Traverse(ctx context.Context, q ent.Query) error {
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.EventQuery", q)
+}
+
+// The EventChangeFunc type is an adapter to allow the use of ordinary function as a Querier.
+type EventChangeFunc func(context.Context, *ent.EventChangeQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f EventChangeFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.EventChangeQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.EventChangeQuery", q)
+}
+
+// The TraverseEventChange type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseEventChange func(context.Context, *ent.EventChangeQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseEventChange) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseEventChange) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.EventChangeQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.EventChangeQuery", q)
 }
 
 // The EventMemberFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -1436,6 +1464,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.EmbedQuery, predicate.Embed, embed.OrderOption]{typ: ent.TypeEmbed, tq: q}, nil
 	case *ent.EventQuery:
 		return &query[*ent.EventQuery, predicate.Event, event.OrderOption]{typ: ent.TypeEvent, tq: q}, nil
+	case *ent.EventChangeQuery:
+		return &query[*ent.EventChangeQuery, predicate.EventChange, eventchange.OrderOption]{typ: ent.TypeEventChange, tq: q}, nil
 	case *ent.EventMemberQuery:
 		return &query[*ent.EventMemberQuery, predicate.EventMember, eventmember.OrderOption]{typ: ent.TypeEventMember, tq: q}, nil
 	case *ent.FileRequirementQuery:

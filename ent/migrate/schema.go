@@ -558,6 +558,33 @@ var (
 			},
 		},
 	}
+	// EventChangesColumns holds the columns for the "event_changes" table.
+	EventChangesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt64, Increment: true},
+		{Name: "organization_id", Type: field.TypeString},
+		{Name: "event_id", Type: field.TypeString},
+		{Name: "type", Type: field.TypeString},
+		{Name: "data", Type: field.TypeJSON},
+		{Name: "created_at", Type: field.TypeTime},
+	}
+	// EventChangesTable holds the schema information for the "event_changes" table.
+	EventChangesTable = &schema.Table{
+		Name:       "event_changes",
+		Columns:    EventChangesColumns,
+		PrimaryKey: []*schema.Column{EventChangesColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "eventchange_event_id_id",
+				Unique:  false,
+				Columns: []*schema.Column{EventChangesColumns[2], EventChangesColumns[0]},
+			},
+			{
+				Name:    "eventchange_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{EventChangesColumns[5]},
+			},
+		},
+	}
 	// EventMembersColumns holds the columns for the "event_members" table.
 	EventMembersColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
@@ -2084,6 +2111,7 @@ var (
 		EmailLogTable,
 		EmbedsTable,
 		EventsTable,
+		EventChangesTable,
 		EventMembersTable,
 		FileRequirementsTable,
 		FormsTable,
@@ -2172,6 +2200,9 @@ func init() {
 		Table: "embeds",
 	}
 	EventsTable.ForeignKeys[0].RefTable = OrganizationsTable
+	EventChangesTable.Annotation = &entsql.Annotation{
+		Table: "event_changes",
+	}
 	EventMembersTable.ForeignKeys[0].RefTable = EventsTable
 	EventMembersTable.ForeignKeys[1].RefTable = UsersTable
 	FileRequirementsTable.ForeignKeys[0].RefTable = EventsTable

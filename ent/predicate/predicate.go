@@ -39,6 +39,9 @@ type Embed func(*sql.Selector)
 // Event is the predicate function for event builders.
 type Event func(*sql.Selector)
 
+// EventChange is the predicate function for eventchange builders.
+type EventChange func(*sql.Selector)
+
 // EventMember is the predicate function for eventmember builders.
 type EventMember func(*sql.Selector)
 

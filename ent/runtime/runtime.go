@@ -16,6 +16,7 @@ import (
 	"github.com/podium/podium/ent/emaillog"
 	"github.com/podium/podium/ent/embed"
 	"github.com/podium/podium/ent/event"
+	"github.com/podium/podium/ent/eventchange"
 	"github.com/podium/podium/ent/eventmember"
 	"github.com/podium/podium/ent/filerequirement"
 	"github.com/podium/podium/ent/form"
@@ -763,6 +764,27 @@ func init() {
 			return nil
 		}
 	}()
+	eventchangeMixin := schema.EventChange{}.Mixin()
+	eventchangeMixinFields0 := eventchangeMixin[0].Fields()
+	_ = eventchangeMixinFields0
+	eventchangeFields := schema.EventChange{}.Fields()
+	_ = eventchangeFields
+	// eventchangeDescOrganizationID is the schema descriptor for organization_id field.
+	eventchangeDescOrganizationID := eventchangeMixinFields0[0].Descriptor()
+	// eventchange.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	eventchange.OrganizationIDValidator = eventchangeDescOrganizationID.Validators[0].(func(string) error)
+	// eventchangeDescEventID is the schema descriptor for event_id field.
+	eventchangeDescEventID := eventchangeFields[1].Descriptor()
+	// eventchange.EventIDValidator is a validator for the "event_id" field. It is called by the builders before save.
+	eventchange.EventIDValidator = eventchangeDescEventID.Validators[0].(func(string) error)
+	// eventchangeDescType is the schema descriptor for type field.
+	eventchangeDescType := eventchangeFields[2].Descriptor()
+	// eventchange.TypeValidator is a validator for the "type" field. It is called by the builders before save.
+	eventchange.TypeValidator = eventchangeDescType.Validators[0].(func(string) error)
+	// eventchangeDescCreatedAt is the schema descriptor for created_at field.
+	eventchangeDescCreatedAt := eventchangeFields[4].Descriptor()
+	// eventchange.DefaultCreatedAt holds the default value on creation for the created_at field.
+	eventchange.DefaultCreatedAt = eventchangeDescCreatedAt.Default.(func() time.Time)
 	eventmemberMixin := schema.EventMember{}.Mixin()
 	eventmemberMixinFields0 := eventmemberMixin[0].Fields()
 	_ = eventmemberMixinFields0

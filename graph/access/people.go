@@ -476,7 +476,7 @@ var ErrPersonForbidden = apperr.Forbidden("You cannot access this")
 var ErrReadOnly = apperr.Forbidden("Organization members can read but not change: ask an owner or admin")
 
 // RootField decides, by Rules, whether the caller of ctx may run the root field name of the
-// operation type object ("Query" or "Mutation"). API keys may run every field, as before people
+// operation type object ("Query", "Mutation" or "Subscription"). API keys may run every field, as before people
 // signed in (operations check their events). A person runs a field whose rule admits them in
 // the organization they act for; a field without a rule is refused to people.
 func RootField(ctx context.Context, object, name string) error {
@@ -505,8 +505,13 @@ func AroundRootField(ctx context.Context, next graphql.RootResolver) graphql.Mar
 	fc := graphql.GetRootFieldContext(ctx)
 	if fc != nil && fc.Field.Field != nil {
 		object := "Query"
-		if oc := graphql.GetOperationContext(ctx); oc.Operation != nil && oc.Operation.Operation != ast.Query {
-			object = "Mutation"
+		if oc := graphql.GetOperationContext(ctx); oc.Operation != nil {
+			switch oc.Operation.Operation {
+			case ast.Mutation:
+				object = "Mutation"
+			case ast.Subscription:
+				object = "Subscription"
+			}
 		}
 		if err := RootField(ctx, object, fc.Field.Name); err != nil {
 			graphql.AddError(ctx, err)

@@ -17,7 +17,7 @@ const (
 	Anyone
 )
 
-// Rules is who may run each root field, keyed "Query.name" or "Mutation.name". Reviewer and
+// Rules is who may run each root field, keyed "Query.name", "Mutation.name" or "Subscription.name". Reviewer and
 // speaker access to their own records is not built yet (docs/people.md): until it is, no field
 // reaches them beyond Anyone.
 var Rules = map[string]Rule{
@@ -29,6 +29,8 @@ var Rules = map[string]Rule{
 	"Query.events":                      Staff,
 	"Query.event":                       Staff,
 	"Query.organization":                Staff,
+	"Subscription.eventChanges":         Staff,
+	"Subscription.myReviewChanges":      Anyone,
 	"Mutation.createEvent":              Admins,
 	"Mutation.updateEvent":              Admins,
 	"Mutation.lockSpeakerContent":       Admins,

@@ -1586,6 +1586,9 @@ type SubmitReviewAnswersInput struct {
 	Answers []*ReviewAnswerInput `json:"answers"`
 }
 
+type Subscription struct {
+}
+
 // A tag as listed next to a submission.
 type TagSummary struct {
 	// The tag's id.
@@ -2754,6 +2757,120 @@ func (e *EmailCampaignStatus) UnmarshalJSON(b []byte) error {
 }
 
 func (e EmailCampaignStatus) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// What a change is about.
+type EventChangeType string
+
+const (
+	// A session was created by hand.
+	EventChangeTypeSessionCreated EventChangeType = "SESSION_CREATED"
+	// A session was cancelled (status: organizer or speaker, who cancelled it).
+	EventChangeTypeSessionCancelled EventChangeType = "SESSION_CANCELLED"
+	// A cancelled session was reinstated.
+	EventChangeTypeSessionReinstated EventChangeType = "SESSION_REINSTATED"
+	// A manual session was deleted.
+	EventChangeTypeSessionDeleted EventChangeType = "SESSION_DELETED"
+	// A session was placed on the published schedule or taken off it.
+	EventChangeTypeSessionScheduled EventChangeType = "SESSION_SCHEDULED"
+	// A session's readiness changed: a task done or undone, a deliverable uploaded or removed, a
+	// speaker's confirmation (status: what changed, `task`, `deliverable` or `confirmation`).
+	EventChangeTypeSessionReadinessChanged EventChangeType = "SESSION_READINESS_CHANGED"
+	// A proposal was submitted.
+	EventChangeTypeSubmissionSubmitted EventChangeType = "SUBMISSION_SUBMITTED"
+	// A submission was accepted or declined (status: the decision).
+	EventChangeTypeSubmissionDecided EventChangeType = "SUBMISSION_DECIDED"
+	// A speaker's workflow status changed (status: the new one).
+	EventChangeTypeSpeakerWorkflowChanged EventChangeType = "SPEAKER_WORKFLOW_CHANGED"
+	// A speaker confirmed (status: the new workflow status).
+	EventChangeTypeSpeakerConfirmed EventChangeType = "SPEAKER_CONFIRMED"
+	// A submission was assigned to a reviewer.
+	EventChangeTypeReviewAssigned EventChangeType = "REVIEW_ASSIGNED"
+	// A reviewer submitted their answers.
+	EventChangeTypeReviewCompleted EventChangeType = "REVIEW_COMPLETED"
+	// A reviewer stepped back from an assignment.
+	EventChangeTypeReviewRecused EventChangeType = "REVIEW_RECUSED"
+	// An assignment was taken from its reviewer.
+	EventChangeTypeReviewUnassigned EventChangeType = "REVIEW_UNASSIGNED"
+	// The agenda's draft changed: a session placed, moved or taken off (status: how many conflicts the
+	// draft has now).
+	EventChangeTypeAgendaChanged EventChangeType = "AGENDA_CHANGED"
+	// The agenda was published.
+	EventChangeTypeAgendaPublished EventChangeType = "AGENDA_PUBLISHED"
+	// The published agenda was withdrawn.
+	EventChangeTypeAgendaUnpublished EventChangeType = "AGENDA_UNPUBLISHED"
+	// A resource was published.
+	EventChangeTypeResourcePublished EventChangeType = "RESOURCE_PUBLISHED"
+	// An email's delivery status changed (status: queued, sent or failed).
+	EventChangeTypeEmailStatusChanged EventChangeType = "EMAIL_STATUS_CHANGED"
+	// The changes since the client's `after` are no longer kept: refetch, then carry on.
+	EventChangeTypeResyncRequired EventChangeType = "RESYNC_REQUIRED"
+)
+
+var AllEventChangeType = []EventChangeType{
+	EventChangeTypeSessionCreated,
+	EventChangeTypeSessionCancelled,
+	EventChangeTypeSessionReinstated,
+	EventChangeTypeSessionDeleted,
+	EventChangeTypeSessionScheduled,
+	EventChangeTypeSessionReadinessChanged,
+	EventChangeTypeSubmissionSubmitted,
+	EventChangeTypeSubmissionDecided,
+	EventChangeTypeSpeakerWorkflowChanged,
+	EventChangeTypeSpeakerConfirmed,
+	EventChangeTypeReviewAssigned,
+	EventChangeTypeReviewCompleted,
+	EventChangeTypeReviewRecused,
+	EventChangeTypeReviewUnassigned,
+	EventChangeTypeAgendaChanged,
+	EventChangeTypeAgendaPublished,
+	EventChangeTypeAgendaUnpublished,
+	EventChangeTypeResourcePublished,
+	EventChangeTypeEmailStatusChanged,
+	EventChangeTypeResyncRequired,
+}
+
+func (e EventChangeType) IsValid() bool {
+	switch e {
+	case EventChangeTypeSessionCreated, EventChangeTypeSessionCancelled, EventChangeTypeSessionReinstated, EventChangeTypeSessionDeleted, EventChangeTypeSessionScheduled, EventChangeTypeSessionReadinessChanged, EventChangeTypeSubmissionSubmitted, EventChangeTypeSubmissionDecided, EventChangeTypeSpeakerWorkflowChanged, EventChangeTypeSpeakerConfirmed, EventChangeTypeReviewAssigned, EventChangeTypeReviewCompleted, EventChangeTypeReviewRecused, EventChangeTypeReviewUnassigned, EventChangeTypeAgendaChanged, EventChangeTypeAgendaPublished, EventChangeTypeAgendaUnpublished, EventChangeTypeResourcePublished, EventChangeTypeEmailStatusChanged, EventChangeTypeResyncRequired:
+		return true
+	}
+	return false
+}
+
+func (e EventChangeType) String() string {
+	return string(e)
+}
+
+func (e *EventChangeType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = EventChangeType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid EventChangeType", str)
+	}
+	return nil
+}
+
+func (e EventChangeType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *EventChangeType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e EventChangeType) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

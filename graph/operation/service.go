@@ -43,6 +43,8 @@ type Service struct {
 	// Budgets bound the emails a person's own actions send to others (co-speaker invitations,
 	// docs/people.md); nil means mailbudget.Default on DB's pool.
 	Budgets *mailbudget.Budgets
+	// Feed delivers committed changes to this process's subscriptions; nil refuses them.
+	Feed *Feed
 	// Lane lets cheap requests, REST's and GraphQL's, run before the resolvers of expensive
 	// operations (see Lane); nil means none.
 	Lane *Lane

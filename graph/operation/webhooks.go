@@ -62,7 +62,8 @@ const maxWebhooks = jobs.MaxWebhookEndpoints
 
 // emit records an event for the organization's endpoints subscribed to its type, in the
 // transaction of ctx (jobs.EmitWebhook): one statement, which writes the message when an endpoint
-// is subscribed and nothing when none is. System work (seeds, migrations)
+// is subscribed and nothing when none is. An event's change is recorded too, for subscriptions
+// (change). System work (seeds, migrations)
 // has no organization and emits nothing.
 func (r *Service) emit(ctx context.Context, eventType string, data hookData) error {
 	org := viewer.OrganizationID(ctx)
@@ -73,7 +74,13 @@ func (r *Service) emit(ctx context.Context, eventType string, data hookData) err
 	if tx == nil {
 		return errNoTransaction
 	}
-	return jobs.EmitWebhook(ctx, tx.PGX(), org, eventType, map[string]any(data))
+	if err := jobs.EmitWebhook(ctx, tx.PGX(), org, eventType, map[string]any(data)); err != nil {
+		return err
+	}
+	if event, ids := changeOfHook(data); event != "" {
+		return r.change(ctx, eventType, event, ids)
+	}
+	return nil
 }
 
 // emitWhen is emit when cond holds.
