@@ -16,6 +16,7 @@ import (
 	"github.com/podium/podium/ent/pgcluster"
 	"github.com/podium/podium/ent/schema/viewer"
 	"github.com/podium/podium/graph/files"
+	"github.com/podium/podium/graph/operation"
 	"github.com/podium/podium/jobs"
 	"github.com/podium/podium/rest"
 )
@@ -63,6 +64,10 @@ type config struct {
 	Webhooks jobs.WebhookConfig
 	// WebhookErr is why a webhook variable was refused; serve reports it.
 	WebhookErr error
+	// Live bounds subscriptions per process (docs/subscriptions.md): PODIUM_LIVE_PER_CONNECTION,
+	// PODIUM_LIVE_PER_CALLER, PODIUM_LIVE_PER_ORGANIZATION and PODIUM_LIVE_BUFFER; unset or not
+	// a positive number leaves operation.DefaultFeedLimits' value.
+	Live operation.FeedLimits
 	// Files configures the file store (docs/files.md): PODIUM_FILES_DIR (DataDir/files),
 	// PODIUM_UPLOAD_LIMIT_MB (50), PODIUM_UPLOAD_TMP_DIR (DataDir/tmp), PODIUM_FILES_SIGNING_KEY,
 	// and PODIUM_S3_ENDPOINT, _BUCKET, _REGION, _ACCESS_KEY, _SECRET_KEY, _PATH_STYLE for S3.
@@ -126,6 +131,14 @@ func loadConfig() config {
 	}
 	c.RateLimit.Burst, _ = strconv.Atoi(env("PODIUM_RATE_BURST", "200"))
 	c.RateLimit.Local = os.Getenv("PODIUM_RATE_LIMIT_LOCAL") != ""
+	c.Live = operation.DefaultFeedLimits
+	for name, limit := range map[string]*int{"PODIUM_LIVE_PER_CONNECTION": &c.Live.PerConnection,
+		"PODIUM_LIVE_PER_CALLER": &c.Live.PerCaller, "PODIUM_LIVE_PER_ORGANIZATION": &c.Live.PerOrganization,
+		"PODIUM_LIVE_BUFFER": &c.Live.Buffer} {
+		if n, err := strconv.Atoi(os.Getenv(name)); err == nil && n > 0 {
+			*limit = n
+		}
+	}
 	c.DBMaxConns, _ = strconv.Atoi(os.Getenv("PODIUM_DB_MAX_CONNS"))
 	if c.DBMaxConns <= 0 {
 		c.DBMaxConns = defaultDBMaxConns

@@ -135,7 +135,7 @@ func serve(ctx context.Context, cfg config, work bool) error {
 	}
 
 	// Committed changes reach this process's subscriptions, whichever process made them.
-	resolver.Ops.Feed = operation.NewFeed(db, log, operation.DefaultFeedLimits)
+	resolver.Ops.Feed = operation.NewFeed(db, log, cfg.Live)
 	go resolver.Ops.Feed.Run(context.WithoutCancel(ctx))
 	gql := graph.NewHandler(graph.HandlerOptions{DB: db, Resolver: resolver, Log: log})
 	handler := rest.NewHandler(rest.Options{
