@@ -49,6 +49,36 @@ func EmitWebhook(ctx context.Context, tx pgx.Tx, org, eventType string, data any
 	return nil
 }
 
+// emitWithChangeSQL is emitSQL and emitChangeSQL in one statement: a change that webhooks and
+// subscriptions both hear about costs its transaction one round trip.
+const emitWithChangeSQL = `WITH m AS (` + emitSQL + `),
+c AS (INSERT INTO event_changes (organization_id, event_id, type, data, created_at) VALUES ($3, $6, $4, $7, $2)
+	RETURNING id, organization_id, event_id, type, data, created_at)
+SELECT pg_notify('` + ChangesChannel + `', json_build_object('id', id, 'organizationId', organization_id,
+	'eventId', event_id, 'type', type, 'data', data, 'at', created_at)::text) FROM c`
+
+// EmitWebhookWithChange is EmitWebhook and EmitChange of the event eventID, with change's data,
+// in one statement.
+func EmitWebhookWithChange(ctx context.Context, tx pgx.Tx, org, eventType string, data any, eventID string, change map[string]string) error {
+	now := time.Now().UTC()
+	payload, err := json.Marshal(map[string]any{"type": eventType, "version": WebhookPayloadVersion,
+		"timestamp": now.Format(time.RFC3339Nano), "data": data})
+	if err != nil {
+		return fmt.Errorf("jobs: webhook payload: %w", err)
+	}
+	if change == nil {
+		change = map[string]string{}
+	}
+	raw, err := json.Marshal(change)
+	if err != nil {
+		return fmt.Errorf("jobs: change data: %w", err)
+	}
+	if _, err := tx.Exec(ctx, emitWithChangeSQL, pid.New("msg"), now, org, eventType, string(payload), eventID, raw); err != nil {
+		return fmt.Errorf("jobs: webhook message and change: %w", err)
+	}
+	return nil
+}
+
 // MaxWebhookEndpoints bounds an organization's endpoints (the operation layer refuses more): each
 // one multiplies the deliveries of every change.
 const MaxWebhookEndpoints = 20

@@ -242,10 +242,12 @@ func TestPoliciesCostNoSubPlan(t *testing.T) {
 	b := setupTenants(t, dbx.Options{})
 	acme := viewer.WithOrganization(context.Background(), b.acme)
 	for table := range tenantTables(t, b.db) {
-		// The whole table, and the rows of some parents, as the board reads its links.
+		// The whole table, and the rows of some parents, as the board reads its links (by the first
+		// text column: an id or a parent's).
 		var column string
 		require.NoError(t, b.db.Pool.QueryRow(acme, `SELECT attname FROM pg_attribute
-			WHERE attrelid = $1::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum LIMIT 1`, table).Scan(&column))
+			WHERE attrelid = $1::regclass AND attnum > 0 AND NOT attisdropped
+			AND atttypid IN ('text'::regtype, 'character varying'::regtype) ORDER BY attnum LIMIT 1`, table).Scan(&column))
 		for _, q := range []string{
 			fmt.Sprintf("SELECT * FROM %s", pgx.Identifier{table}.Sanitize()),
 			fmt.Sprintf("SELECT * FROM %s WHERE %s = ANY($1::text[])", pgx.Identifier{table}.Sanitize(), pgx.Identifier{column}.Sanitize()),

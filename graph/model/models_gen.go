@@ -1586,6 +1586,8 @@ type SubmitReviewAnswersInput struct {
 	Answers []*ReviewAnswerInput `json:"answers"`
 }
 
+// The entry points for watching: each subscription delivers committed changes as they happen, over
+// WebSocket (graphql-transport-ws) or server-sent events (graphql-sse) (docs/subscriptions.md).
 type Subscription struct {
 }
 

@@ -62,8 +62,8 @@ const maxWebhooks = jobs.MaxWebhookEndpoints
 
 // emit records an event for the organization's endpoints subscribed to its type, in the
 // transaction of ctx (jobs.EmitWebhook): one statement, which writes the message when an endpoint
-// is subscribed and nothing when none is. An event's change is recorded too, for subscriptions
-// (change). System work (seeds, migrations)
+// is subscribed and nothing when none is. An event's change is recorded too, for subscriptions,
+// in the same statement (jobs.EmitWebhookWithChange). System work (seeds, migrations)
 // has no organization and emits nothing.
 func (r *Service) emit(ctx context.Context, eventType string, data hookData) error {
 	org := viewer.OrganizationID(ctx)
@@ -74,13 +74,10 @@ func (r *Service) emit(ctx context.Context, eventType string, data hookData) err
 	if tx == nil {
 		return errNoTransaction
 	}
-	if err := jobs.EmitWebhook(ctx, tx.PGX(), org, eventType, map[string]any(data)); err != nil {
-		return err
-	}
 	if event, ids := changeOfHook(data); event != "" {
-		return r.change(ctx, eventType, event, ids)
+		return jobs.EmitWebhookWithChange(ctx, tx.PGX(), org, eventType, map[string]any(data), event, ids)
 	}
-	return nil
+	return jobs.EmitWebhook(ctx, tx.PGX(), org, eventType, map[string]any(data))
 }
 
 // emitWhen is emit when cond holds.
