@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 	"github.com/spf13/cobra"
@@ -96,7 +98,9 @@ func serve(ctx context.Context, cfg config, work bool) error {
 		return fmt.Errorf("tracing: %w", err)
 	}
 	defer stopTracing()
-	metrics := rest.NewMetrics(db, jobs.Collectors()...)
+	// Committed changes reach this process's subscriptions, whichever process made them.
+	feed := operation.NewFeed(db, log, cfg.Live)
+	metrics := rest.NewMetrics(db, append(jobs.Collectors(), feedCollectors(feed)...)...)
 
 	// The operations queue jobs through River, and River's AI worker calls the operations back.
 	outbox := &email.Outbox{PublicURL: cfg.PublicURL}
@@ -134,9 +138,8 @@ func serve(ctx context.Context, cfg config, work bool) error {
 		go jobsCfg.Rescuer.Run(context.WithoutCancel(ctx), river)
 	}
 
-	// Committed changes reach this process's subscriptions, whichever process made them.
-	resolver.Ops.Feed = operation.NewFeed(db, log, cfg.Live)
-	go resolver.Ops.Feed.Run(context.WithoutCancel(ctx))
+	resolver.Ops.Feed = feed
+	go feed.Run(context.WithoutCancel(ctx))
 	gql := graph.NewHandler(graph.HandlerOptions{DB: db, Resolver: resolver, Log: log})
 	handler := rest.NewHandler(rest.Options{
 		DB:               db,
@@ -320,4 +323,16 @@ func openFiles(ctx context.Context, cfg config, db *dbx.DB, log *slog.Logger) (*
 	}
 	log.Info("file store", "backend", store.Name(), "upload_limit_mb", cfg.Files.LimitBytes>>20)
 	return svc, nil
+}
+
+// feedCollectors report the process's subscriptions (docs/subscriptions.md).
+func feedCollectors(feed *operation.Feed) []prometheus.Collector {
+	return []prometheus.Collector{
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "podium_subscriptions",
+			Help: "GraphQL subscriptions held by this process."},
+			func() float64 { return float64(feed.Subscribers()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "podium_subscriptions_dropped_total",
+			Help: "Subscriptions this process ended because their client fell behind."},
+			func() float64 { return float64(feed.Dropped()) }),
+	}
 }

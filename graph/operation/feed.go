@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -37,6 +38,7 @@ type Feed struct {
 	done      chan struct{} // closed by Close
 	listening chan struct{} // closed once the first LISTEN holds
 	listenOne sync.Once
+	dropped   atomic.Int64 // subscriptions ended for falling behind
 }
 
 // FeedLimits bound the subscriptions of one process.
@@ -222,6 +224,9 @@ func (f *Feed) end(s *subscriber, err error) {
 	}
 	s.err = err
 	close(s.ended)
+	if errors.Is(err, errSlowSubscriber) {
+		f.dropped.Add(1)
+	}
 	f.remove(s)
 }
 
@@ -269,6 +274,9 @@ func (f *Feed) Close() {
 		f.end(s, ErrFeedClosed)
 	}
 }
+
+// Dropped is how many subscriptions the process ended for falling behind.
+func (f *Feed) Dropped() int64 { return f.dropped.Load() }
 
 // Subscribers is how many subscriptions the process holds.
 func (f *Feed) Subscribers() int {
