@@ -122,7 +122,12 @@ func NewHandler(opts HandlerOptions) *Server {
 		srv.AddTransport(files.Transport{Service: opts.Resolver.Ops.Files, Budget: opts.Limits.Budget,
 			Authorize: opts.Resolver.authorizeUpload, Uploads: files.NewLimiter(maxUploadsInFlight)})
 	}
-	live := &liveConns{}
+	live := &liveConns{idleAfter: wsIdleAfter, held: func(id string) int {
+		if feed := opts.Resolver.Ops.Feed; feed != nil {
+			return feed.ConnectionSubscriptions(id)
+		}
+		return 0
+	}}
 	srv.AddTransport(live.websocket())
 	srv.AddTransport(transport.SSE{KeepAlivePingInterval: sseKeepAlive})
 	srv.AddTransport(jsonPOST{}) // before transport.POST, which serves what it leaves
@@ -171,6 +176,9 @@ func NewHandler(opts HandlerOptions) *Server {
 		if IsStream(r) {
 			// A subscription lasts until its client leaves or the server shuts down.
 			_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
+			if r.Header.Get("Upgrade") != "" {
+				ctx = live.newConnection(ctx)
+			}
 			srv.ServeHTTP(flushWriter{w}, r.WithContext(opts.Resolver.Ops.WithLoaders(ctx)))
 			return
 		}

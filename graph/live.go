@@ -36,18 +36,39 @@ const wsInitTimeout = 10 * time.Second
 // (RFC 6455's 1012, Service Restart): reconnect, to another process, and resume.
 const CloseServiceRestart = 1012
 
-// liveConns are the open WebSocket connections, closed with CloseServiceRestart at shutdown:
-// the HTTP server's Shutdown does not see connections it has handed over.
+// wsIdleAfter is how long a WebSocket connection may hold no subscription before it is closed.
+const wsIdleAfter = 5 * time.Minute
+
+// liveConns are the open WebSocket connections. It closes those that hold no subscription for
+// idleAfter, and all of them with CloseServiceRestart at shutdown: the HTTP server's Shutdown
+// does not see connections it has handed over.
 type liveConns struct {
-	mu     sync.Mutex
-	conns  map[transport.WebsocketConn]struct{}
-	closed bool
-	next   atomic.Int64
+	// held is how many subscriptions the connection with an id holds (the operations' Feed).
+	held func(id string) int
+	// accept accepts a connection; nil means coder/websocket's.
+	accept    func(http.ResponseWriter, *http.Request, transport.WebsocketAcceptOptions) (transport.WebsocketConn, error)
+	idleAfter time.Duration
+
+	mu       sync.Mutex
+	conns    map[*trackedConn]struct{}
+	closed   bool
+	next     atomic.Int64
+	sweeping sync.Once
+}
+
+// newConnection gives a WebSocket request's context its connection's identity, which
+// FeedLimits.PerConnection counts subscriptions by.
+func (l *liveConns) newConnection(ctx context.Context) context.Context {
+	return operation.WithConnection(ctx, "ws"+strconv.FormatInt(l.next.Add(1), 10))
 }
 
 // Accept accepts the connection with coder/websocket and tracks it.
 func (l *liveConns) Accept(w http.ResponseWriter, r *http.Request, opts transport.WebsocketAcceptOptions) (transport.WebsocketConn, error) {
-	conn, err := transport.CoderWebsocketImplementation{}.Accept(w, r, opts)
+	accept := l.accept
+	if accept == nil {
+		accept = transport.CoderWebsocketImplementation{}.Accept
+	}
+	conn, err := accept(w, r, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -59,12 +80,48 @@ func (l *liveConns) Accept(w http.ResponseWriter, r *http.Request, opts transpor
 		return nil, http.ErrServerClosed
 	}
 	if l.conns == nil {
-		l.conns = map[transport.WebsocketConn]struct{}{}
+		l.conns = map[*trackedConn]struct{}{}
 	}
-	tracked := &trackedConn{WebsocketConn: conn, l: l}
+	tracked := &trackedConn{WebsocketConn: conn, l: l, id: operation.ConnectionOf(r.Context())}
 	l.conns[tracked] = struct{}{}
+	if l.held != nil && l.idleAfter > 0 {
+		l.sweeping.Do(func() { go l.sweep() })
+	}
 	return tracked, nil
 }
+
+// sweep closes, every idleAfter/4, the connections that have held no subscription since the
+// sweep before the last, until closeAll.
+func (l *liveConns) sweep() {
+	t := time.NewTicker(l.idleAfter / 4)
+	defer t.Stop()
+	for range t.C {
+		now := time.Now()
+		var idle []*trackedConn
+		l.mu.Lock()
+		if l.closed {
+			l.mu.Unlock()
+			return
+		}
+		for c := range l.conns {
+			switch {
+			case l.held(c.id) > 0:
+				c.idleSince = time.Time{}
+			case c.idleSince.IsZero():
+				c.idleSince = now
+			case now.Sub(c.idleSince) >= l.idleAfter:
+				idle = append(idle, c)
+			}
+		}
+		l.mu.Unlock()
+		for _, c := range idle {
+			_ = c.WriteClose(websocketNormalClosure, "idle: no subscription")
+		}
+	}
+}
+
+// websocketNormalClosure is RFC 6455's 1000.
+const websocketNormalClosure = 1000
 
 // closeAll closes every connection with CloseServiceRestart, and refuses new ones.
 func (l *liveConns) closeAll() {
@@ -83,7 +140,10 @@ func (l *liveConns) closeAll() {
 // trackedConn leaves liveConns when it closes.
 type trackedConn struct {
 	transport.WebsocketConn
-	l *liveConns
+	l  *liveConns
+	id string
+	// idleSince is when a sweep first found the connection holding no subscription (l.mu).
+	idleSince time.Time
 }
 
 // Close closes the connection and forgets it.
@@ -109,17 +169,9 @@ func (c *trackedConn) SetReadDeadline(t time.Time) error {
 	return nil
 }
 
-// websocket is the WebSocket transport. Each connection gets an identity for
-// FeedLimits.PerConnection.
+// websocket is the WebSocket transport.
 func (l *liveConns) websocket() transport.Websocket {
-	return transport.Websocket{
-		Implementation:   l,
-		InitTimeout:      wsInitTimeout,
-		PingPongInterval: wsPingInterval,
-		InitFunc: func(ctx context.Context, _ transport.InitPayload) (context.Context, *transport.InitPayload, error) {
-			return operation.WithConnection(ctx, "ws"+strconv.FormatInt(l.next.Add(1), 10)), nil, nil
-		},
-	}
+	return transport.Websocket{Implementation: l, InitTimeout: wsInitTimeout, PingPongInterval: wsPingInterval}
 }
 
 // IsStream reports whether r asks for a subscription transport: a WebSocket handshake or an

@@ -294,6 +294,19 @@ func WithConnection(ctx context.Context, id string) context.Context {
 	return context.WithValue(ctx, connectionKey{}, id)
 }
 
+// ConnectionOf is the connection identity of ctx (WithConnection), or "".
+func ConnectionOf(ctx context.Context) string {
+	id, _ := ctx.Value(connectionKey{}).(string)
+	return id
+}
+
+// ConnectionSubscriptions is how many subscriptions the connection id holds.
+func (f *Feed) ConnectionSubscriptions(id string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.holders["conn:"+id]
+}
+
 // add registers s for the caller of ctx within the limits.
 func (f *Feed) add(ctx context.Context, s *subscriber) error {
 	v := viewer.FromContext(ctx)
