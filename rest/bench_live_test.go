@@ -357,8 +357,11 @@ func liveWebSocket(ctx context.Context, srv server, key string, body []byte, s *
 		open(err)
 		return
 	}
-	if _, ack, err := conn.Read(ctx); err != nil || !bytes.Contains(ack, []byte(`"connection_ack"`)) {
-		open(fmt.Errorf("WLIVE: no connection_ack: %s %v", ack, err))
+	if _, ack, err := conn.Read(ctx); err != nil {
+		open(fmt.Errorf("WLIVE: no connection_ack: %w", err))
+		return
+	} else if !bytes.Contains(ack, []byte(`"connection_ack"`)) {
+		open(fmt.Errorf("WLIVE: no connection_ack: %s", ack))
 		return
 	}
 	if err := write(`{"id":"1","type":"subscribe","payload":` + string(body) + `}`); err != nil {
