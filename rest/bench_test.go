@@ -72,7 +72,6 @@ func TestBench(t *testing.T) {
 
 	benchWebhookEnv(t)
 	srv := startServer(t, bin, dbURL)
-	rel := startRelease(t)
 	// Identity encoding unless a workload asks for gzip itself (W7): Go's transport would otherwise
 	// ask for gzip on every request, and Podium, which compresses answers of 1 KiB and more, would
 	// be compared in gzip with a floor and a release that answer raw.
@@ -104,6 +103,11 @@ func TestBench(t *testing.T) {
 		}
 	}
 	run := func(name string) bool { return len(only) == 0 || only[name] }
+	// The previous release serves only the workloads compared with it.
+	var rel *release
+	if run("W1") || run("W2") || run("W3") || run("W4") || run("W6") {
+		rel = startRelease(t)
+	}
 	restBoard := get("/api/v1/events/" + sessionsEvent + "/sessions")
 
 	// The same requests to the previous release, on its own copy of the data set.
@@ -206,6 +210,10 @@ func TestBench(t *testing.T) {
 		}))
 		w5off, w5h := w5Webhooks(t, client, srv, pool, key, sessionsEvent, speakers, duration(8*time.Second))
 		results = append(results, w5off, w5h)
+	}
+
+	if run("WLIVE") { // bench_live_test.go
+		results = append(results, benchLive(t, bin, dbURL, key, sessionsEvent))
 	}
 
 	if run("WSEG") { // bench_segments_test.go
@@ -398,6 +406,9 @@ type benchResult struct {
 	ratioNames []string
 	// extra holds further figures for the line, already formatted.
 	extra string
+	// raw, when set, is the whole line after the name: a workload whose figures are not the
+	// common ones (WLIVE).
+	raw string
 	// release is ratio_release: Podium's releaseStat over the previous release's, measured in
 	// the same run (bench_release_test.go); hasRelease says it was.
 	release     float64
@@ -406,6 +417,9 @@ type benchResult struct {
 }
 
 func (r benchResult) line() string {
+	if r.raw != "" {
+		return "BENCH " + r.name + " " + r.raw
+	}
 	s := fmt.Sprintf("BENCH %s p50_ms=%.2f p99_ms=%.2f rps=%.1f rss_mb=%.1f queries=%d", r.name, r.p50, r.p99, r.rps, r.rss, r.queries)
 	if r.hasFloor {
 		s += fmt.Sprintf(" ratio_p50=%.2f ratio_p99=%.2f", r.p50/r.floorP50, r.p99/r.floorP99)
