@@ -122,11 +122,14 @@ var (
 	claimSQL = `UPDATE ` + emaillog.Table + ` SET status = 'sending', updated_at = now()
 		WHERE id = ANY($1) AND status <> 'sent'
 		RETURNING id, recipient, subject, body, html_body, ics_attached, ics_content`
-	outcomeSQL = `UPDATE ` + emaillog.Table + ` AS e SET status = v.status, provider = v.provider,
+	// The outcomes sent record their email.status_changed change in the same statement (the
+	// organization is $6): no statement more per batch.
+	outcomeSQL = `WITH u AS (UPDATE ` + emaillog.Table + ` AS e SET status = v.status, provider = v.provider,
 		provider_id = COALESCE(v.provider_id, e.provider_id), error = v.error,
 		sent_at = CASE WHEN v.status = 'sent' THEN now() ELSE e.sent_at END, updated_at = now()
 		FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) AS v(id, status, provider, provider_id, error)
-		WHERE e.id = v.id`
+		WHERE e.id = v.id
+		RETURNING e.id, e.event_id, e.status)` + emailOutcomeChangesSQL
 )
 
 func (w *DeliverEmailWorker) init() {
@@ -212,7 +215,8 @@ func (w *DeliverEmailWorker) record(ctx context.Context, outs []outcome) ([]stru
 	for i, o := range outs {
 		ids[i], statuses[i], providers[i], providerIDs[i], errs[i] = o.id, o.status, o.provider, o.providerID, o.err
 	}
-	if _, err := w.Pool.Exec(ctx, outcomeSQL, pgx.QueryExecModeExec, ids, statuses, providers, providerIDs, errs); err != nil {
+	if _, err := w.Pool.Exec(ctx, outcomeSQL, pgx.QueryExecModeExec, ids, statuses, providers, providerIDs, errs,
+		viewer.OrganizationID(ctx)); err != nil {
 		return nil, err
 	}
 	for _, o := range outs {
@@ -355,7 +359,8 @@ func unreachable(err error) bool {
 }
 
 // recordFailure marks an email failed for good and, in the same transaction, emits email.failed
-// for the organization's webhooks: the event is sent if and only if the failure is recorded.
+// for the organization's webhooks and records its email.status_changed change: the event is sent
+// if and only if the failure is recorded.
 // Final failures are rare, so they are not batched.
 func (w *DeliverEmailWorker) recordFailure(ctx context.Context, job *river.Job[DeliverEmailArgs], reason string, hold *acceptHold) error {
 	ctx = context.WithoutCancel(ctx)
@@ -378,6 +383,10 @@ func (w *DeliverEmailWorker) recordFailure(ctx context.Context, job *river.Job[D
 	if err := EmitWebhook(ctx, tx, viewer.OrganizationID(ctx), HookEmailFailed, map[string]any{
 		"eventId": eventID, "emailId": job.Args.EmailID, "type": emailType, "recipient": recipient,
 		"error": reason, "attempts": job.Attempt}); err != nil {
+		return err
+	}
+	if err := EmitChange(ctx, tx, viewer.OrganizationID(ctx), eventID, ChangeEmailStatus, map[string]string{
+		"emailId": job.Args.EmailID, "status": string(emaillog.StatusFailed)}); err != nil {
 		return err
 	}
 	return tx.Commit(ctx)

@@ -23,6 +23,7 @@ import (
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/dbx"
 	"github.com/podium/podium/ent/emaillog"
+	"github.com/podium/podium/ent/schema/viewer"
 	"github.com/podium/podium/graph/access/secret"
 	"github.com/podium/podium/jobs"
 )
@@ -201,6 +202,18 @@ func (o *Outbox) Queue(ctx context.Context, emails ...Email) ([]*ent.EmailLog, e
 	if len(params) > 0 {
 		if _, err := o.Jobs.InsertManyFastTx(ctx, tx.PGX(), params); err != nil {
 			return nil, fmt.Errorf("email: queue delivery: %w", err)
+		}
+	}
+	// Each email's queued status is a change organizers watch (email.status_changed), recorded in
+	// one statement for all of them; system work records none.
+	if org := viewer.OrganizationID(ctx); org != "" && len(rows) > 0 {
+		changes := make([]jobs.NewChange, len(rows))
+		for i, r := range rows {
+			changes[i] = jobs.NewChange{EventID: r.EventID, Type: jobs.ChangeEmailStatus,
+				Data: map[string]string{"emailId": r.ID, "status": string(emaillog.StatusQueued)}}
+		}
+		if err := jobs.EmitChanges(ctx, tx.PGX(), org, changes); err != nil {
+			return nil, err
 		}
 	}
 	return rows, nil

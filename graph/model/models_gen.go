@@ -2797,8 +2797,8 @@ const (
 	EventChangeTypeReviewRecused EventChangeType = "REVIEW_RECUSED"
 	// An assignment was taken from its reviewer.
 	EventChangeTypeReviewUnassigned EventChangeType = "REVIEW_UNASSIGNED"
-	// The agenda's draft changed: a session placed, moved or taken off (status: how many conflicts the
-	// draft has now).
+	// The event's agenda drafts changed: a draft started, generated or failed, duplicated, discarded or
+	// accepted. Sessions placed on, moved on or taken off the schedule are SESSION_SCHEDULED.
 	EventChangeTypeAgendaChanged EventChangeType = "AGENDA_CHANGED"
 	// The agenda was published.
 	EventChangeTypeAgendaPublished EventChangeType = "AGENDA_PUBLISHED"

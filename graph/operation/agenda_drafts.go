@@ -116,6 +116,9 @@ func (r *Service) StartAgendaDraft(ctx context.Context, eventID string, in model
 		if _, err := r.Outbox.Jobs.InsertTx(ctx, tx, jobs.AgendaDraftArgs{DraftID: d.ID, OrganizationID: ev.OrganizationID}, nil); err != nil {
 			return nil, err
 		}
+		if err := r.agendaChanged(ctx, ev.ID); err != nil {
+			return nil, err
+		}
 		return toAgendaDraft(d), nil
 	})
 }
@@ -191,7 +194,7 @@ func (r *Service) GenerateAgendaDraft(ctx context.Context, draftID string, lastA
 		case errors.As(err, &pe) && pe.Retryable() && !lastAttempt:
 			return err
 		case errors.As(err, &pe):
-			return r.failDraft(ctx, d.ID, pe.Message)
+			return r.failDraft(ctx, d.EventID, d.ID, pe.Message)
 		case err != nil:
 			return err
 		}
@@ -199,24 +202,36 @@ func (r *Service) GenerateAgendaDraft(ctx context.Context, draftID string, lastA
 			return solver.Proposed{SubmissionID: p.SubmissionID, RoomID: p.RoomID, StartsAt: p.StartsAt, EndsAt: p.EndsAt, Reason: p.Reason}
 		}))
 		if err != nil {
-			return r.failDraft(ctx, d.ID, err.Error())
+			return r.failDraft(ctx, d.EventID, d.ID, err.Error())
 		}
 	} else if out, err = solver.Solve(in); err != nil {
-		return r.failDraft(ctx, d.ID, err.Error())
+		return r.failDraft(ctx, d.EventID, d.ID, err.Error())
 	}
 	placements := mapAll(out.Placements, func(p solver.Placement) agenda.Placement {
 		return agenda.Placement{SubmissionID: p.SubmissionID, RoomID: p.RoomID, StartsAt: scalar.FormatTime(p.StartsAt),
 			EndsAt: scalar.FormatTime(p.EndsAt), Reason: p.Reason}
 	})
-	return c.AgendaDraft.Update().Where(agendadraft.ID(d.ID), agendadraft.StatusEQ(agendadraft.StatusQueued)).
-		SetStatus(agendadraft.StatusGenerated).SetProposal(agenda.Proposal{Placements: placements}).
-		SetGeneratedAt(time.Now()).SetGenerator(generator).Exec(ctx)
+	return r.DB.InTx(ctx, func(ctx context.Context) error {
+		n, err := r.ClientOf(ctx).AgendaDraft.Update().Where(agendadraft.ID(d.ID), agendadraft.StatusEQ(agendadraft.StatusQueued)).
+			SetStatus(agendadraft.StatusGenerated).SetProposal(agenda.Proposal{Placements: placements}).
+			SetGeneratedAt(time.Now()).SetGenerator(generator).Save(ctx)
+		if err != nil || n == 0 {
+			return err
+		}
+		return r.agendaChanged(ctx, d.EventID)
+	})
 }
 
-// failDraft marks a queued draft failed, with the reason.
-func (r *Service) failDraft(ctx context.Context, id, reason string) error {
-	return r.Client.AgendaDraft.Update().Where(agendadraft.ID(id), agendadraft.StatusEQ(agendadraft.StatusQueued)).
-		SetStatus(agendadraft.StatusFailed).SetFailureReason(truncateRunes(reason, 1000)).Exec(ctx)
+// failDraft marks a queued draft of the event eventID failed, with the reason.
+func (r *Service) failDraft(ctx context.Context, eventID, id, reason string) error {
+	return r.DB.InTx(ctx, func(ctx context.Context) error {
+		n, err := r.ClientOf(ctx).AgendaDraft.Update().Where(agendadraft.ID(id), agendadraft.StatusEQ(agendadraft.StatusQueued)).
+			SetStatus(agendadraft.StatusFailed).SetFailureReason(truncateRunes(reason, 1000)).Save(ctx)
+		if err != nil || n == 0 {
+			return err
+		}
+		return r.agendaChanged(ctx, eventID)
+	})
 }
 
 func truncateRunes(s string, n int) string {
@@ -333,8 +348,10 @@ func (r *Service) ChangeAgendaDraft(ctx context.Context, eventID, draftID string
 		if err != nil {
 			return nil, err
 		}
+		changed := true
 		switch in.Action {
 		case model.AgendaDraftActionDiscard:
+			changed = d.Status != agendadraft.StatusDiscarded
 			if d.Status == agendadraft.StatusCommitted {
 				return nil, apperr.Invalid("A committed draft cannot be discarded")
 			}
@@ -345,6 +362,11 @@ func (r *Service) ChangeAgendaDraft(ctx context.Context, eventID, draftID string
 		}
 		if err != nil {
 			return nil, err
+		}
+		if changed {
+			if err := r.agendaChanged(ctx, ev.ID); err != nil {
+				return nil, err
+			}
 		}
 		return toAgendaDraft(d), nil
 	})
@@ -416,6 +438,9 @@ func (r *Service) AcceptAgendaDraft(ctx context.Context, eventID, draftID string
 			return nil, err
 		}
 		if d, err = d.Update().SetStatus(agendadraft.StatusCommitted).SetCommittedAt(time.Now()).Save(ctx); err != nil {
+			return nil, err
+		}
+		if err := r.agendaChanged(ctx, ev.ID); err != nil {
 			return nil, err
 		}
 		after, err := r.agenda(ctx, ev)

@@ -254,6 +254,11 @@ func (r *Service) setDeliverableFile(ctx context.Context, eventID, sessionID, id
 	if err := svc.DeleteLater(ctx, d.StorageKey); err != nil {
 		return nil, err
 	}
+	if up != nil || d.Status != deliverableassignment.StatusOutstanding {
+		if err := r.readinessChanged(ctx, eventID, d.SubmissionID, d.ContactID, readinessDeliverable); err != nil {
+			return nil, err
+		}
+	}
 	updated.Edges.Requirement = d.Edges.Requirement
 	return toDeliverable(updated), nil
 }

@@ -349,6 +349,11 @@ func (r *Service) SetTaskStatus(ctx context.Context, eventID, sessionID, taskID 
 		if err != nil {
 			return nil, err
 		}
+		if a.Status != taskassignment.Status(in.Status) {
+			if err := r.readinessChanged(ctx, ev.ID, a.SubmissionID, a.ContactID, readinessTask); err != nil {
+				return nil, err
+			}
+		}
 		updated.Edges.Template = a.Edges.Template
 		return toTask(updated), nil
 	})
@@ -402,6 +407,9 @@ func (r *Service) RecordDeliverableUpload(ctx context.Context, eventID, sessionI
 				return nil, err
 			}
 		}
+		if err := r.readinessChanged(ctx, eventID, d.SubmissionID, d.ContactID, readinessDeliverable); err != nil {
+			return nil, err
+		}
 		updated.Edges.Requirement = d.Edges.Requirement
 		return toDeliverable(updated), nil
 	})
@@ -422,6 +430,11 @@ func (r *Service) ClearDeliverableUpload(ctx context.Context, eventID, sessionID
 		}
 		if err := r.releaseFile(ctx, d.StorageKey); err != nil {
 			return nil, err
+		}
+		if d.Status != deliverableassignment.StatusOutstanding {
+			if err := r.readinessChanged(ctx, eventID, d.SubmissionID, d.ContactID, readinessDeliverable); err != nil {
+				return nil, err
+			}
 		}
 		updated.Edges.Requirement = d.Edges.Requirement
 		return toDeliverable(updated), nil

@@ -74,11 +74,13 @@ func (r *Service) SubmitReviewAnswers(ctx context.Context, eventID, assignmentID
 		if err := c.ReviewAnswer.CreateBulk(creates...).Exec(ctx); err != nil {
 			return nil, err
 		}
+		round := a.Edges.Round
 		a, err = a.Update().SetStatus(reviewassignment.StatusCompleted).SetCompletedAt(time.Now()).Save(ctx)
 		if err != nil {
 			return nil, err
 		}
-		if err := r.emit(ctx, hookReviewCompleted, hookData{"eventId": eventID, "assignmentId": a.ID, "submissionId": a.SubmissionID, "roundId": a.RoundID}); err != nil {
+		if err := r.emit(ctx, hookReviewCompleted, hookData{"eventId": round.EventID, "assignmentId": a.ID, "submissionId": a.SubmissionID, "roundId": a.RoundID,
+			"reviewerId": a.EventMemberID}); err != nil {
 			return nil, err
 		}
 		return toAssignment(a), nil
@@ -169,9 +171,13 @@ func (r *Service) RecuseReview(ctx context.Context, eventID, assignmentID string
 		if a.Status == reviewassignment.StatusRecused {
 			return nil, apperr.Conflict(apperr.CodeAlreadyRecused, "This assignment is already recused")
 		}
+		round := a.Edges.Round
 		a, err = a.Update().SetStatus(reviewassignment.StatusRecused).SetRecusedAt(time.Now()).
 			SetRecusalReason(strings.TrimSpace(in.Reason)).ClearCompletedAt().Save(ctx)
 		if err != nil {
+			return nil, err
+		}
+		if err := r.change(ctx, changeReviewRecused, round.EventID, reviewData(a)); err != nil {
 			return nil, err
 		}
 		return toAssignment(a), nil

@@ -7,7 +7,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/podium/podium/graph/model"
+	"github.com/podium/podium/jobs"
 
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/reviewassignment"
@@ -87,7 +90,13 @@ func (r *Service) AssignReviews(ctx context.Context, eventID, roundID string, in
 			creates = append(creates, c.ReviewAssignment.Create().SetRoundID(rd.ID).SetSubmissionID(id).
 				SetEventMemberID(m.EventMemberID).SetAssignedAt(now))
 		}
-		if err := c.ReviewAssignment.CreateBulk(creates...).Exec(ctx); err != nil {
+		created, err := c.ReviewAssignment.CreateBulk(creates...).Save(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if err := r.changes(ctx, mapAll(created, func(a *ent.ReviewAssignment) jobs.NewChange {
+			return jobs.NewChange{EventID: ev.ID, Type: changeReviewAssigned, Data: reviewData(a)}
+		})); err != nil {
 			return nil, err
 		}
 		res.Created = len(creates)
@@ -116,20 +125,26 @@ func submissionsOf(ctx context.Context, c *ent.Client, eventID string, ids []str
 // UnassignReview removes an assignment of the round with its answers.
 func (r *Service) UnassignReview(ctx context.Context, eventID, roundID, assignmentID string) (string, error) {
 	return inTx(ctx, r, func(ctx context.Context) (string, error) {
-		c, _, rd, err := r.eventRound(ctx, eventID, roundID, false)
+		c, ev, rd, err := r.eventRound(ctx, eventID, roundID, false)
 		if err != nil {
 			return "", err
 		}
 		if !pid.Plausible(assignmentID) {
 			return "", errAssignmentNotFound
 		}
-		n, err := c.ReviewAssignment.Delete().
-			Where(reviewassignment.ID(assignmentID), reviewassignment.RoundID(rd.ID)).Exec(ctx)
+		a, err := c.ReviewAssignment.Query().
+			Where(reviewassignment.ID(assignmentID), reviewassignment.RoundID(rd.ID)).ForUpdate().Only(ctx)
+		if ent.IsNotFound(err) {
+			return "", errAssignmentNotFound
+		}
 		if err != nil {
 			return "", err
 		}
-		if n == 0 {
-			return "", errAssignmentNotFound
+		if err := c.ReviewAssignment.DeleteOneID(a.ID).Exec(ctx); err != nil {
+			return "", err
+		}
+		if err := r.change(ctx, changeReviewUnassigned, ev.ID, reviewData(a)); err != nil {
+			return "", err
 		}
 		return assignmentID, nil
 	})
@@ -166,15 +181,27 @@ func (r *Service) AutoDistributeReviews(ctx context.Context, eventID, roundID st
 			ids[i], members[i], submissions[i] = pid.New("asg"), p.EventMemberID, p.SubmissionID
 		}
 		// A pair assigned by hand meanwhile is skipped, not an error.
-		tag, err := r.sql(ctx).Exec(ctx, `
+		rows, err := r.sql(ctx).Query(ctx, `
 INSERT INTO review_assignments (id, created_at, updated_at, status, assigned_at, round_id, event_member_id, submission_id)
 SELECT a.id, now(), now(), 'pending', now(), $2, a.member, a.submission
 FROM unnest($1::text[], $3::text[], $4::text[]) AS a(id, member, submission)
-ON CONFLICT (round_id, submission_id, event_member_id) DO NOTHING`, ids, rd.ID, members, submissions)
+ON CONFLICT (round_id, submission_id, event_member_id) DO NOTHING
+RETURNING id, event_member_id, submission_id`, ids, rd.ID, members, submissions)
 		if err != nil {
 			return nil, err
 		}
-		plan.Created = int(tag.RowsAffected())
+		created, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (jobs.NewChange, error) {
+			a := &ent.ReviewAssignment{RoundID: rd.ID}
+			err := row.Scan(&a.ID, &a.EventMemberID, &a.SubmissionID)
+			return jobs.NewChange{EventID: ev.ID, Type: changeReviewAssigned, Data: reviewData(a)}, err
+		})
+		if err != nil {
+			return nil, err
+		}
+		if err := r.changes(ctx, created); err != nil {
+			return nil, err
+		}
+		plan.Created = len(created)
 		plan.Skipped = len(plan.Planned) - plan.Created
 		return plan, nil
 	})

@@ -151,6 +151,11 @@ func (r *Service) SetSpeakerWorkflow(ctx context.Context, eventID, contactID str
 		if err := r.emit(ctx, speakerHook(stampConfirmed(ct, in.Status)), hookData{"eventId": ev.ID, "speakerId": ct.ID, "workflowStatus": in.Status}); err != nil {
 			return nil, err
 		}
+		if answersConfirmation(ct, in.Status) {
+			if err := r.confirmationChanged(ctx, ct); err != nil {
+				return nil, err
+			}
+		}
 		return u.Save(ctx)
 	})
 }

@@ -1,0 +1,84 @@
+package operation
+
+import (
+	"context"
+
+	"github.com/podium/podium/ent"
+	"github.com/podium/podium/ent/contact"
+	"github.com/podium/podium/ent/schema/viewer"
+	"github.com/podium/podium/jobs"
+)
+
+// What a SESSION_READINESS_CHANGED change's status says changed.
+const (
+	readinessTask         = "task"
+	readinessDeliverable  = "deliverable"
+	readinessConfirmation = "confirmation"
+)
+
+// changes records many changes in the transaction of ctx, in one statement whatever their number
+// (jobs.EmitChanges); like change, nothing without an organization.
+func (r *Service) changes(ctx context.Context, cs []jobs.NewChange) error {
+	org := viewer.OrganizationID(ctx)
+	if org == "" || len(cs) == 0 {
+		return nil
+	}
+	tx, err := r.tx(ctx)
+	if err != nil {
+		return err
+	}
+	return jobs.EmitChanges(ctx, tx, org, cs)
+}
+
+// readinessChanged records that the readiness of the session sessionID changed: what is a
+// readiness* status; speakerID, when set, is the speaker whose task or deliverable it was.
+func (r *Service) readinessChanged(ctx context.Context, eventID, sessionID string, speakerID *string, what string) error {
+	data := map[string]string{"sessionId": sessionID, "status": what}
+	if speakerID != nil && *speakerID != "" {
+		data["speakerId"] = *speakerID
+	}
+	return r.change(ctx, changeSessionReadiness, eventID, data)
+}
+
+// answersConfirmation tells whether a speaker's workflow change from ct's to status is an answer
+// to the confirmation their sessions' readiness counts: confirmed (or confirmedAt stamped), or
+// declined.
+func answersConfirmation(ct *ent.Contact, status contact.WorkflowStatus) bool {
+	if status == ct.WorkflowStatus {
+		return false
+	}
+	return status == contact.WorkflowStatusConfirmed || status == contact.WorkflowStatusDeclined || stampConfirmed(ct, status)
+}
+
+// confirmationChanged records a readiness change (confirmation) of each accepted, uncancelled
+// session of the speaker ct: one read, one write.
+func (r *Service) confirmationChanged(ctx context.Context, ct *ent.Contact) error {
+	if viewer.OrganizationID(ctx) == "" {
+		return nil
+	}
+	ids, err := r.ClientOf(ctx).Submission.Query().Where(mySessionPredicates(ct)...).IDs(ctx)
+	if err != nil {
+		return err
+	}
+	cs := make([]jobs.NewChange, len(ids))
+	for i, id := range ids {
+		cs[i] = jobs.NewChange{EventID: ct.EventID, Type: changeSessionReadiness,
+			Data: map[string]string{"sessionId": id, "speakerId": ct.ID, "status": readinessConfirmation}}
+	}
+	return r.changes(ctx, cs)
+}
+
+// reviewData is the data of a review change of the assignment a: the reviewer as the
+// assignment's event member id, which myReviewChanges matches.
+func reviewData(a *ent.ReviewAssignment) map[string]string {
+	return map[string]string{"assignmentId": a.ID, "roundId": a.RoundID, "submissionId": a.SubmissionID,
+		"reviewerId": a.EventMemberID}
+}
+
+// agendaChanged records that the agenda drafts of the event eventID changed: a draft started,
+// generated or failed, duplicated, discarded or accepted. Sessions placed on or taken off the
+// live schedule record session.scheduled instead (moveSession). No status: a draft's conflicts
+// are not known without reading the agenda.
+func (r *Service) agendaChanged(ctx context.Context, eventID string) error {
+	return r.change(ctx, changeAgenda, eventID, nil)
+}
