@@ -317,3 +317,20 @@ func TestMyReviewChangesBlind(t *testing.T) {
 	completed := receive("REVIEW_COMPLETED")
 	require.Equal(t, "completed", completed["assignment"].(map[string]any)["status"])
 }
+
+// TestChangesOfWebhookEventsCarryTheirStatus: a webhook event's change says its new state, whose
+// values are enums in the operations (a decision, a cancellation's cause).
+func TestChangesOfWebhookEventsCarryTheirStatus(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	st := b.stage()
+	w := st.w
+	got := b.changesOf(w.event, "submission.decided")
+	require.NotEmpty(t, got)
+	require.Equal(t, "accepted", got[0].Data["status"], "%v", got)
+	b.must(http.StatusOK, http.MethodPost, w.base+"/sessions/"+st.keynote+"/cancel", b.acme,
+		map[string]any{"cause": "organizer", "reason": nil, "notifySpeakers": false})
+	got = b.changesOf(w.event, "session.cancelled")
+	require.Len(t, got, 1)
+	require.Equal(t, map[string]string{"sessionId": st.keynote, "status": "organizer"}, got[0].Data)
+}

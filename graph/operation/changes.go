@@ -2,6 +2,7 @@ package operation
 
 import (
 	"context"
+	"reflect"
 
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/contact"
@@ -81,4 +82,18 @@ func reviewData(a *ent.ReviewAssignment) map[string]string {
 // are not known without reading the agenda.
 func (r *Service) agendaChanged(ctx context.Context, eventID string) error {
 	return r.change(ctx, changeAgenda, eventID, nil)
+}
+
+// hookString is a webhook data value as a change's string: a string, or a value of a string type
+// (an enum such as contact.WorkflowStatus or model.SessionCancelledBy), through a pointer too; ""
+// for anything else.
+func hookString(v any) string {
+	rv := reflect.ValueOf(v)
+	for rv.Kind() == reflect.Pointer && !rv.IsNil() {
+		rv = rv.Elem()
+	}
+	if rv.Kind() == reflect.String {
+		return rv.String()
+	}
+	return ""
 }

@@ -63,12 +63,12 @@ func changeOfHook(data hookData) (string, map[string]string) {
 	out := map[string]string{}
 	event, _ := data["eventId"].(string)
 	for _, k := range []string{"sessionId", "submissionId", "speakerId", "roundId", "assignmentId", "reviewerId", "emailId"} {
-		if v, ok := data[k].(string); ok && v != "" {
+		if v := hookString(data[k]); v != "" {
 			out[k] = v
 		}
 	}
 	for _, k := range []string{"status", "cause", "workflowStatus"} {
-		if v, ok := data[k].(string); ok && v != "" {
+		if v := hookString(data[k]); v != "" {
 			out["status"] = v
 		}
 	}
