@@ -486,3 +486,45 @@ func TestSubscriptionsListenerReconnects(t *testing.T) {
 		nextChangeWhere(t, events, 2*time.Second, statusIs("heard again"))
 	}
 }
+
+// TestSubscriptionsListenerReadsBackOnlyItsOutage: after a second lost connection the feed reads
+// back the changes around that outage, not everything since the first one (which, a day later,
+// would be a day of changes handed to every subscriber at once).
+func TestSubscriptionsListenerReadsBackOnlyItsOutage(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	l := b.liveWith(operation.DefaultFeedLimits)
+	ev := str(b.createEvent(b.acme, "Outages"), "id")
+	vars := map[string]any{"eventId": ev}
+	e := newEmitter(b, b.acmeOrg)
+	ctx := context.Background()
+	listeners := func() int {
+		var n int
+		require.NoError(t, e.pool.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND query LIKE 'LISTEN%'`).Scan(&n))
+		return n
+	}
+	kill := func() time.Time {
+		at := time.Now()
+		_, err := e.pool.Exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+			WHERE datname = current_database() AND query LIKE 'LISTEN%'`)
+		require.NoError(t, err)
+		require.Eventually(t, func() bool { return listeners() == 0 }, 2*time.Second, 5*time.Millisecond)
+		return at
+	}
+	first := kill()
+	require.Eventually(t, func() bool { return listeners() == 1 }, 4*time.Second, 10*time.Millisecond)
+	// A change written between the outages, dated as if long after the first and long before the
+	// second (more than the replay window before it).
+	e.emit(ev, "between the outages")
+	_, err := e.pool.Exec(ctx, `UPDATE event_changes SET created_at = $1 WHERE data->>'status' = 'between the outages'`,
+		first.Add(300*time.Millisecond-time.Minute).UTC())
+	require.NoError(t, err)
+
+	events, _ := protocols["ws"](t, l.srv, bearer(b.acme), liteChangesQuery, vars)
+	waitSubscribers(t, l.feed, 1)
+	kill()
+	e.emit(ev, "during the second outage")
+	c := changeOf(t, nextEvent(t, events, 4*time.Second))
+	require.Equal(t, "during the second outage", c["status"], "the second outage read back from the first")
+}

@@ -110,11 +110,13 @@ func (f *Feed) Run(ctx context.Context) {
 	}()
 	var lost time.Time
 	for ctx.Err() == nil {
-		err := f.listen(ctx, lost)
+		caughtUp, err := f.listen(ctx, lost)
 		if ctx.Err() != nil {
 			return
 		}
-		if lost.IsZero() {
+		// The next connection reads back from this failure, unless this one failed before it
+		// had read back an earlier one's.
+		if caughtUp || lost.IsZero() {
 			lost = time.Now()
 		}
 		f.log.Warn("change feed: listening failed; retrying", "err", err)
@@ -127,27 +129,28 @@ func (f *Feed) Run(ctx context.Context) {
 }
 
 // listen holds one LISTEN connection until it fails. lost, when set, is when an earlier
-// connection failed: the changes since then are read back once this one listens.
-func (f *Feed) listen(ctx context.Context, lost time.Time) error {
+// connection failed: the changes since then are read back once this one listens. caughtUp
+// reports that they were.
+func (f *Feed) listen(ctx context.Context, lost time.Time) (caughtUp bool, err error) {
 	cfg := f.db.Pool.Config().ConnConfig.Copy()
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer func() { _ = conn.Close(context.Background()) }()
 	if _, err := conn.Exec(ctx, "LISTEN "+jobs.ChangesChannel); err != nil {
-		return err
+		return false, err
 	}
 	f.listenOne.Do(func() { close(f.listening) })
 	if !lost.IsZero() {
 		if err := f.readBack(ctx, lost.Add(-replayWindow)); err != nil {
-			return err
+			return false, err
 		}
 	}
 	for {
 		n, err := conn.WaitForNotification(ctx)
 		if err != nil {
-			return err
+			return true, err
 		}
 		var c jobs.Change
 		if err := json.Unmarshal([]byte(n.Payload), &c); err != nil {
