@@ -528,3 +528,47 @@ func TestSubscriptionsListenerReadsBackOnlyItsOutage(t *testing.T) {
 	c := changeOf(t, nextEvent(t, events, 4*time.Second))
 	require.Equal(t, "during the second outage", c["status"], "the second outage read back from the first")
 }
+
+// TestSubscriptionsResumeKeepsTypes: a subscription limited to some types that resumes receives,
+// of the changes it missed, only those types.
+func TestSubscriptionsResumeKeepsTypes(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	l := b.liveWith(operation.DefaultFeedLimits)
+	ev := str(b.createEvent(b.acme, "Types"), "id")
+	e := newEmitter(b, b.acmeOrg)
+	const query = `subscription($eventId: ID!, $after: ID) { eventChanges(eventId: $eventId, after: $after,
+		types: [AGENDA_CHANGED]) { cursor type status } }`
+	emitOther := func(status string) {
+		ctx := context.Background()
+		tx, err := e.pool.Begin(ctx)
+		require.NoError(t, err)
+		defer func() { _ = tx.Rollback(ctx) }()
+		require.NoError(t, jobs.EmitChange(ctx, tx, b.acmeOrg, ev, "email.status_changed", map[string]string{"status": status}))
+		require.NoError(t, tx.Commit(ctx))
+	}
+	for _, name := range []string{"sse", "ws"} {
+		subscribe := protocols[name]
+		t.Run(name, func(t *testing.T) {
+			waitSubscribers(t, l.feed, 0)
+			events, stop := subscribe(t, l.srv, bearer(b.acme), query, map[string]any{"eventId": ev})
+			waitSubscribers(t, l.feed, 1)
+			emitOther(name + " other live")
+			e.emit(ev, name+" seen")
+			c := changeOf(t, nextEvent(t, events, 2*time.Second))
+			require.Equal(t, name+" seen", c["status"], "a live change of another type arrived")
+			stop()
+			waitSubscribers(t, l.feed, 0)
+			emitOther(name + " other missed")
+			e.emit(ev, name+" missed")
+			events, _ = subscribe(t, l.srv, bearer(b.acme), query, map[string]any{"eventId": ev, "after": c["cursor"]})
+			for {
+				c := changeOf(t, nextEvent(t, events, 2*time.Second))
+				require.Equal(t, "AGENDA_CHANGED", c["type"], "a missed change of another type arrived: %v", c)
+				if c["status"] == name+" missed" {
+					break
+				}
+			}
+		})
+	}
+}

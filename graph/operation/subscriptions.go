@@ -189,6 +189,9 @@ func (f *Feed) serve(ctx context.Context, s *subscriber, from *int64,
 			}
 		}
 		for _, c := range missed {
+			if s.types != nil && !s.types[c.Type] {
+				continue
+			}
 			if seen.add(c.ID) && !deliver(c) {
 				return
 			}
