@@ -572,3 +572,43 @@ func TestSubscriptionsResumeKeepsTypes(t *testing.T) {
 		})
 	}
 }
+
+// TestSubscriptionsEndWithTheSession: a person's subscriptions end within a few Recheck periods
+// of signing out, or of losing their place in the organization.
+func TestSubscriptionsEndWithTheSession(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	limits := operation.DefaultFeedLimits
+	limits.Recheck = 200 * time.Millisecond
+	l := b.liveWith(limits)
+	ev := str(b.createEvent(b.acme, "Sessions"), "id")
+	vars := map[string]any{"eventId": ev}
+
+	t.Run("SignOut", func(t *testing.T) {
+		b.addMember(b.acmeOrg, "leaving@example.test", organizationmember.RoleMember)
+		cookie := b.signIn("leaving@example.test")
+		sse, _ := protocols["sse"](t, l.srv, withCookie(cookie), liteChangesQuery, vars)
+		ws, _ := protocols["ws"](t, l.srv, withCookie(cookie), liteChangesQuery, vars)
+		waitSubscribers(t, l.feed, 2)
+		out := httptest.NewRequest(http.MethodPost, "/auth/signout", nil)
+		out.Header.Set("Sec-Fetch-Site", "same-origin")
+		out.AddCookie(&http.Cookie{Name: sessionCookie, Value: cookie})
+		require.Equal(t, http.StatusSeeOther, b.sendRaw(out).Code)
+		requireEnded(t, sse, 5*limits.Recheck)
+		requireEnded(t, ws, 5*limits.Recheck)
+		waitSubscribers(t, l.feed, 0)
+	})
+
+	t.Run("RemovedFromTheOrganization", func(t *testing.T) {
+		user := b.addMember(b.acmeOrg, "removed@example.test", organizationmember.RoleMember)
+		cookie := b.signIn("removed@example.test")
+		sse, _ := protocols["sse"](t, l.srv, withCookie(cookie), liteChangesQuery, vars)
+		ws, _ := protocols["ws"](t, l.srv, withCookie(cookie), liteChangesQuery, vars)
+		waitSubscribers(t, l.feed, 2)
+		_, err := b.db.Ent.OrganizationMember.Delete().Where(organizationmember.UserID(user)).Exec(b.sys())
+		require.NoError(t, err)
+		requireEnded(t, sse, 5*limits.Recheck)
+		requireEnded(t, ws, 5*limits.Recheck)
+		waitSubscribers(t, l.feed, 0)
+	})
+}

@@ -114,6 +114,9 @@ func (r *Service) EventChanges(ctx context.Context, eventID string, after *strin
 		return r.readChanges(ctx, `event_id = $1`, []any{ev.ID}, from)
 	}
 	recheck := func(ctx context.Context) error {
+		if err := r.Feed.stillMember(ctx); err != nil {
+			return err
+		}
 		_, err := r.Event(ctx, ev.ID)
 		return err
 	}
@@ -246,6 +249,27 @@ func (f *Feed) serve(ctx context.Context, s *subscriber, from *int64,
 			}
 		}
 	}
+}
+
+// stillMember checks that a person subscribed still holds the organization role they subscribed
+// with. The viewer of ctx is the one of the subscription's start, and the caller check sees only
+// that the session still holds: without this, a member removed from the organization would keep
+// their subscriptions.
+func (f *Feed) stillMember(ctx context.Context) error {
+	v := viewer.FromContext(ctx)
+	if v == nil || v.Person == nil {
+		return nil
+	}
+	sys := viewer.System(ctx, "change feed: a subscriber's organization role, still held")
+	var held bool
+	if err := f.db.PoolFor(sys).QueryRow(sys, `SELECT EXISTS (SELECT 1 FROM organization_members
+		WHERE user_id = $1 AND organization_id = $2 AND role = $3)`, v.Person.UserID, v.OrganizationID, v.Role).Scan(&held); err != nil {
+		return err
+	}
+	if !held {
+		return apperr.Forbidden("Your role in the organization changed")
+	}
+	return nil
 }
 
 // callerCheckKey is the context key of WithCallerCheck's function.
