@@ -293,8 +293,9 @@ func TestSubscriptionDeliversACommittedChange(t *testing.T) {
 	for name, subscribe := range map[string]func(*testing.T, *httptest.Server, string, string, map[string]any) <-chan liveEvent{
 		"sse": sseSubscribe, "ws": wsSubscribe} {
 		t.Run(name, func(t *testing.T) {
+			waitSubscribers(t, b.res.Ops.Feed, 0)
 			events := subscribe(t, srv, b.acme, eventChangesQuery, map[string]any{"eventId": ev})
-			time.Sleep(100 * time.Millisecond) // the subscription is registered
+			waitSubscribers(t, b.res.Ops.Feed, 1)
 			b.must(http.StatusCreated, http.MethodPost, "/api/v1/events/"+ev+"/sessions", b.acme, map[string]any{
 				"title": "Live " + name, "description": nil, "formatId": nil, "speakerIds": []any{speaker}})
 			got := nextEvent(t, events, time.Second)
