@@ -514,11 +514,11 @@ func TestSubscriptionsListenerReadsBackOnlyItsOutage(t *testing.T) {
 	}
 	first := kill()
 	require.Eventually(t, func() bool { return listeners() == 1 }, 4*time.Second, 10*time.Millisecond)
-	// A change written between the outages, dated as if long after the first and long before the
-	// second (more than the replay window before it).
-	e.emit(ev, "between the outages")
-	_, err := e.pool.Exec(ctx, `UPDATE event_changes SET created_at = $1 WHERE data->>'status' = 'between the outages'`,
-		first.Add(300*time.Millisecond-time.Minute).UTC())
+	// A change the feed never heard of (written without a notification), dated as if long after
+	// the first outage and long before the second (more than the replay window before it).
+	_, err := e.pool.Exec(ctx, `INSERT INTO event_changes (organization_id, event_id, type, data, created_at)
+		VALUES ($1, $2, 'agenda.changed', '{"status": "between the outages"}', $3)`,
+		b.acmeOrg, ev, first.Add(300*time.Millisecond-time.Minute).UTC())
 	require.NoError(t, err)
 
 	events, _ := protocols["ws"](t, l.srv, bearer(b.acme), liteChangesQuery, vars)
@@ -611,4 +611,38 @@ func TestSubscriptionsEndWithTheSession(t *testing.T) {
 		requireEnded(t, ws, 5*limits.Recheck)
 		waitSubscribers(t, l.feed, 0)
 	})
+}
+
+// TestSubscriptionsReconnectKeepsUpToDateSubscribers: a subscriber that has every change is not
+// dropped as slow when the feed reconnects and reads back the last minute's changes, however
+// many there were.
+func TestSubscriptionsReconnectKeepsUpToDateSubscribers(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	limits := operation.DefaultFeedLimits
+	limits.Buffer = 4
+	l := b.liveWith(limits)
+	ev := str(b.createEvent(b.acme, "Busy minute"), "id")
+	e := newEmitter(b, b.acmeOrg)
+	events, _ := protocols["ws"](t, l.srv, bearer(b.acme), liteChangesQuery, map[string]any{"eventId": ev})
+	waitSubscribers(t, l.feed, 1)
+	for i := range 50 {
+		e.emit(ev, "busy "+strconv.Itoa(i))
+		nextChangeWhere(t, events, 2*time.Second, statusIs("busy "+strconv.Itoa(i)))
+	}
+	ctx := context.Background()
+	listeners := func() int {
+		var n int
+		require.NoError(t, e.pool.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND query LIKE 'LISTEN%'`).Scan(&n))
+		return n
+	}
+	_, err := e.pool.Exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+		WHERE datname = current_database() AND query LIKE 'LISTEN%'`)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return listeners() == 0 }, 2*time.Second, 5*time.Millisecond)
+	require.Eventually(t, func() bool { return listeners() == 1 }, 4*time.Second, 10*time.Millisecond)
+	e.emit(ev, "after the reconnect")
+	nextChangeWhere(t, events, 2*time.Second, statusIs("after the reconnect"))
+	require.Equal(t, 1, l.feed.Subscribers())
 }

@@ -33,10 +33,12 @@ type Feed struct {
 	reviewers map[string]map[*subscriber]struct{} // by reviewer (event member id)
 	all       map[*subscriber]struct{}
 	holders   map[string]int // subscriptions held, by caller, organization and connection
-	closed    bool
-	done      chan struct{} // closed by Close
-	listening chan struct{} // closed once the first LISTEN holds
-	listenOne sync.Once
+	// dispatched are the last changes offered, which a read back after a lost connection skips.
+	dispatched *recent
+	closed     bool
+	done       chan struct{} // closed by Close
+	listening  chan struct{} // closed once the first LISTEN holds
+	listenOne  sync.Once
 }
 
 // FeedLimits bound the subscriptions of one process.
@@ -74,7 +76,7 @@ func NewFeed(db *dbx.DB, log *slog.Logger, limits FeedLimits) *Feed {
 	}
 	return &Feed{db: db, log: log, limits: limits,
 		events: map[string]map[*subscriber]struct{}{}, reviewers: map[string]map[*subscriber]struct{}{},
-		all: map[*subscriber]struct{}{}, holders: map[string]int{}, done: make(chan struct{}), listening: make(chan struct{})}
+		all: map[*subscriber]struct{}{}, holders: map[string]int{}, dispatched: newRecent(dispatchedKept), done: make(chan struct{}), listening: make(chan struct{})}
 }
 
 // subscriber is one subscription's place in the feed.
@@ -192,10 +194,19 @@ func scanChange(row pgx.CollectableRow) (jobs.Change, error) {
 	return c, err
 }
 
-// dispatch offers c to the subscribers of its event and, for a review change, of its reviewer.
+// dispatchedKept is how many of the last changes offered the feed remembers: a read back after a
+// lost connection offers again only those it does not, so that the subscribers that have them
+// are not dropped as slow for a busy minute offered all at once.
+const dispatchedKept = 16384
+
+// dispatch offers c to the subscribers of its event and, for a review change, of its reviewer,
+// unless it was offered already.
 func (f *Feed) dispatch(c jobs.Change) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if !f.dispatched.add(c.ID) {
+		return
+	}
 	for s := range f.events[c.EventID] {
 		f.offer(s, c)
 	}
