@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -422,6 +423,22 @@ func TestSubscriptionsShutdown(t *testing.T) {
 	case <-time.After(3 * time.Second):
 		t.Fatal("the event stream is still open")
 	}
+
+	// Afterwards: a new WebSocket is closed with 1012 at once, a new event stream is told
+	// unavailable.
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	conn, resp, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(l.srv.URL, "http")+"/graphql", &websocket.DialOptions{
+		Subprotocols: []string{"graphql-transport-ws"}, HTTPHeader: bearer(b.acme)})
+	require.NoError(t, err)
+	if resp.Body != nil {
+		_ = resp.Body.Close()
+	}
+	defer func() { _ = conn.CloseNow() }()
+	_, _, err = conn.Read(ctx)
+	require.Equal(t, websocket.StatusCode(graph.CloseServiceRestart), websocket.CloseStatus(err), "%v", err)
+	late, _ := sseSubscribeWith(t, l.srv, bearer(b.acme), liteChangesQuery, vars)
+	requireErrorCode(t, late, "unavailable")
 }
 
 // TestSubscriptionsRevokedKey: a subscription whose API key is revoked ends within a few Recheck
