@@ -663,3 +663,31 @@ func TestSubscriptionsReconnectKeepsUpToDateSubscribers(t *testing.T) {
 	nextChangeWhere(t, events, 2*time.Second, statusIs("after the reconnect"))
 	require.Equal(t, 1, l.feed.Subscribers())
 }
+
+// TestSubscriptionsOrganizationLimit: an organization over PerOrganization is told rate_limited,
+// whichever of its keys asks; another organization is not.
+func TestSubscriptionsOrganizationLimit(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	l := b.liveWith(operation.FeedLimits{PerConnection: 10, PerCaller: 10, PerOrganization: 2, Buffer: 16})
+	acmeEv := str(b.createEvent(b.acme, "Acme limit"), "id")
+	globexEv := str(b.createEvent(b.globex, "Globex limit"), "id")
+	c := dialWS(t, l.srv, bearer(b.acme), true)
+	c.subscribe("1", liteChangesQuery, map[string]any{"eventId": acmeEv})
+	c.subscribe("2", liteChangesQuery, map[string]any{"eventId": acmeEv})
+	waitSubscribers(t, l.feed, 2)
+	other, _ := b.newKey("Acme")
+	over, _ := sseSubscribeWith(t, l.srv, bearer(other), liteChangesQuery, map[string]any{"eventId": acmeEv})
+	requireErrorCode(t, over, "rate_limited")
+	globex, _ := sseSubscribeWith(t, l.srv, bearer(b.globex), liteChangesQuery, map[string]any{"eventId": globexEv})
+	waitSubscribers(t, l.feed, 3)
+	c.complete("1")
+	waitSubscribers(t, l.feed, 2)
+	admitted := dialWS(t, l.srv, bearer(other), true).subscribe("1", liteChangesQuery, map[string]any{"eventId": acmeEv})
+	waitSubscribers(t, l.feed, 3)
+	e := newEmitter(b, b.acmeOrg)
+	e.emit(acmeEv, "admitted")
+	nextChangeWhere(t, admitted, 2*time.Second, statusIs("admitted"))
+	newEmitter(b, b.globexOrg).emit(globexEv, "globex")
+	nextChangeWhere(t, globex, 2*time.Second, statusIs("globex"))
+}
