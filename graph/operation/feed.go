@@ -34,11 +34,13 @@ type Feed struct {
 	reviewers map[string]map[*subscriber]struct{} // by reviewer (event member id)
 	all       map[*subscriber]struct{}
 	holders   map[string]int // subscriptions held, by caller, organization and connection
-	closed    bool
-	done      chan struct{} // closed by Close
-	listening chan struct{} // closed once the first LISTEN holds
-	listenOne sync.Once
-	dropped   atomic.Int64 // subscriptions ended for falling behind
+	// dispatched are the last changes offered, which a read back after a lost connection skips.
+	dispatched *recent
+	closed     bool
+	done       chan struct{} // closed by Close
+	listening  chan struct{} // closed once the first LISTEN holds
+	listenOne  sync.Once
+	dropped    atomic.Int64 // subscriptions ended for falling behind
 }
 
 // FeedLimits bound the subscriptions of one process.
@@ -76,7 +78,7 @@ func NewFeed(db *dbx.DB, log *slog.Logger, limits FeedLimits) *Feed {
 	}
 	return &Feed{db: db, log: log, limits: limits,
 		events: map[string]map[*subscriber]struct{}{}, reviewers: map[string]map[*subscriber]struct{}{},
-		all: map[*subscriber]struct{}{}, holders: map[string]int{}, done: make(chan struct{}), listening: make(chan struct{})}
+		all: map[*subscriber]struct{}{}, holders: map[string]int{}, dispatched: newRecent(dispatchedKept), done: make(chan struct{}), listening: make(chan struct{})}
 }
 
 // subscriber is one subscription's place in the feed.
@@ -112,11 +114,13 @@ func (f *Feed) Run(ctx context.Context) {
 	}()
 	var lost time.Time
 	for ctx.Err() == nil {
-		err := f.listen(ctx, lost)
+		caughtUp, err := f.listen(ctx, lost)
 		if ctx.Err() != nil {
 			return
 		}
-		if lost.IsZero() {
+		// The next connection reads back from this failure, unless this one failed before it
+		// had read back an earlier one's.
+		if caughtUp || lost.IsZero() {
 			lost = time.Now()
 		}
 		f.log.Warn("change feed: listening failed; retrying", "err", err)
@@ -129,27 +133,28 @@ func (f *Feed) Run(ctx context.Context) {
 }
 
 // listen holds one LISTEN connection until it fails. lost, when set, is when an earlier
-// connection failed: the changes since then are read back once this one listens.
-func (f *Feed) listen(ctx context.Context, lost time.Time) error {
+// connection failed: the changes since then are read back once this one listens. caughtUp
+// reports that they were.
+func (f *Feed) listen(ctx context.Context, lost time.Time) (caughtUp bool, err error) {
 	cfg := f.db.Pool.Config().ConnConfig.Copy()
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer func() { _ = conn.Close(context.Background()) }()
 	if _, err := conn.Exec(ctx, "LISTEN "+jobs.ChangesChannel); err != nil {
-		return err
+		return false, err
 	}
 	f.listenOne.Do(func() { close(f.listening) })
 	if !lost.IsZero() {
 		if err := f.readBack(ctx, lost.Add(-replayWindow)); err != nil {
-			return err
+			return false, err
 		}
 	}
 	for {
 		n, err := conn.WaitForNotification(ctx)
 		if err != nil {
-			return err
+			return true, err
 		}
 		var c jobs.Change
 		if err := json.Unmarshal([]byte(n.Payload), &c); err != nil {
@@ -191,10 +196,19 @@ func scanChange(row pgx.CollectableRow) (jobs.Change, error) {
 	return c, err
 }
 
-// dispatch offers c to the subscribers of its event and, for a review change, of its reviewer.
+// dispatchedKept is how many of the last changes offered the feed remembers: a read back after a
+// lost connection offers again only those it does not, so that the subscribers that have them
+// are not dropped as slow for a busy minute offered all at once.
+const dispatchedKept = 16384
+
+// dispatch offers c to the subscribers of its event and, for a review change, of its reviewer,
+// unless it was offered already.
 func (f *Feed) dispatch(c jobs.Change) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if !f.dispatched.add(c.ID) {
+		return
+	}
 	for s := range f.events[c.EventID] {
 		f.offer(s, c)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/podium/podium/ent/dbx"
 	"github.com/podium/podium/ent/schema/viewer"
+	"github.com/podium/podium/graph/access"
 	"github.com/podium/podium/graph/apperr"
 	"github.com/podium/podium/graph/model"
 	"github.com/podium/podium/jobs"
@@ -87,6 +88,10 @@ func (r *Service) EventChanges(ctx context.Context, eventID string, after *strin
 	if r.Feed == nil {
 		return nil, apperr.Unavailable()
 	}
+	// gqlgen runs no root field interceptor for a subscription: the rule is checked here.
+	if err := access.RootField(ctx, "Subscription", "eventChanges"); err != nil {
+		return nil, err
+	}
 	ev, err := r.Event(ctx, eventID)
 	if err != nil {
 		return nil, err
@@ -109,6 +114,9 @@ func (r *Service) EventChanges(ctx context.Context, eventID string, after *strin
 		return r.readChanges(ctx, `event_id = $1`, []any{ev.ID}, from)
 	}
 	recheck := func(ctx context.Context) error {
+		if err := r.Feed.stillMember(ctx); err != nil {
+			return err
+		}
 		_, err := r.Event(ctx, ev.ID)
 		return err
 	}
@@ -125,6 +133,9 @@ func (r *Service) EventChanges(ctx context.Context, eventID string, after *strin
 func (r *Service) MyReviewChanges(ctx context.Context, after *string) (<-chan *model.MyReviewChange, error) {
 	if r.Feed == nil {
 		return nil, apperr.Unavailable()
+	}
+	if err := access.RootField(ctx, "Subscription", "myReviewChanges"); err != nil {
+		return nil, err
 	}
 	from, err := parseCursor(after)
 	if err != nil {
@@ -181,6 +192,9 @@ func (f *Feed) serve(ctx context.Context, s *subscriber, from *int64,
 			}
 		}
 		for _, c := range missed {
+			if s.types != nil && !s.types[c.Type] {
+				continue
+			}
 			if seen.add(c.ID) && !deliver(c) {
 				return
 			}
@@ -237,6 +251,27 @@ func (f *Feed) serve(ctx context.Context, s *subscriber, from *int64,
 	}
 }
 
+// stillMember checks that a person subscribed still holds the organization role they subscribed
+// with. The viewer of ctx is the one of the subscription's start, and the caller check sees only
+// that the session still holds: without this, a member removed from the organization would keep
+// their subscriptions.
+func (f *Feed) stillMember(ctx context.Context) error {
+	v := viewer.FromContext(ctx)
+	if v == nil || v.Person == nil {
+		return nil
+	}
+	sys := viewer.System(ctx, "change feed: a subscriber's organization role, still held")
+	var held bool
+	if err := f.db.PoolFor(sys).QueryRow(sys, `SELECT EXISTS (SELECT 1 FROM organization_members
+		WHERE user_id = $1 AND organization_id = $2 AND role = $3)`, v.Person.UserID, v.OrganizationID, v.Role).Scan(&held); err != nil {
+		return err
+	}
+	if !held {
+		return apperr.Forbidden("Your role in the organization changed")
+	}
+	return nil
+}
+
 // callerCheckKey is the context key of WithCallerCheck's function.
 type callerCheckKey struct{}
 
@@ -254,7 +289,10 @@ func WithCallerCheck(ctx context.Context, check func(context.Context) error) con
 func (f *Feed) resume(ctx context.Context, from int64, replay func(context.Context, int64) ([]jobs.Change, error)) ([]jobs.Change, bool, error) {
 	var oldest int64
 	sys := viewer.System(ctx, "change feed: the oldest change kept, for a resuming subscription")
-	if err := f.db.PoolFor(sys).QueryRow(sys, `SELECT coalesce(min(id), 0) FROM event_changes`).Scan(&oldest); err != nil {
+	// With nothing kept, the oldest change there could be is the next one to be written: every
+	// change up to the last written was pruned.
+	if err := f.db.PoolFor(sys).QueryRow(sys, `SELECT coalesce((SELECT min(id) FROM event_changes),
+		coalesce(pg_sequence_last_value(pg_get_serial_sequence('event_changes', 'id')), 0) + 1)`).Scan(&oldest); err != nil {
 		return nil, false, err
 	}
 	if oldest > from+1 {
