@@ -389,9 +389,9 @@ func (a *API) graphQL(next GraphQL) http.Handler {
 		ctx := next.Observe(viewer.NewContext(r.Context(), v), a.metrics.ObserveGraphQL)
 		// A subscription checks now and then that its caller still holds the credential it came
 		// with (docs/subscriptions.md).
-		ctx = operation.WithCallerCheck(ctx, func(ctx context.Context) error {
-			_, _, err := a.graphQLViewer(r.WithContext(ctx))
-			return err
+		ctx = operation.WithCallerCheck(ctx, func(ctx context.Context) (*viewer.Viewer, error) {
+			v, _, err := a.graphQLViewer(r.WithContext(ctx))
+			return v, err
 		})
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})

@@ -83,7 +83,7 @@ func NewFeed(db *dbx.DB, log *slog.Logger, limits FeedLimits) *Feed {
 
 // subscriber is one subscription's place in the feed.
 type subscriber struct {
-	changes chan jobs.Change
+	changes chan *jobs.Change
 	// ended is closed when the feed drops the subscriber (too slow, or the feed closed); err says
 	// why.
 	ended   chan struct{}
@@ -209,18 +209,19 @@ func (f *Feed) dispatch(c jobs.Change) {
 	if !f.dispatched.add(c.ID) {
 		return
 	}
+	shared := &c // every subscriber reads the same change
 	for s := range f.events[c.EventID] {
-		f.offer(s, c)
+		f.offer(s, shared)
 	}
 	if reviewer := c.Data["reviewerId"]; reviewer != "" && strings.HasPrefix(c.Type, "review.") {
 		for s := range f.reviewers[reviewer] {
-			f.offer(s, c)
+			f.offer(s, shared)
 		}
 	}
 }
 
 // offer hands c to s, or drops s when it is Buffer changes behind. f.mu is held.
-func (f *Feed) offer(s *subscriber, c jobs.Change) {
+func (f *Feed) offer(s *subscriber, c *jobs.Change) {
 	if s.types != nil && !s.types[c.Type] {
 		return
 	}

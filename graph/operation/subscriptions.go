@@ -100,7 +100,7 @@ func (r *Service) EventChanges(ctx context.Context, eventID string, after *strin
 	if err != nil {
 		return nil, err
 	}
-	s := &subscriber{eventID: ev.ID, changes: make(chan jobs.Change, r.Feed.limits.Buffer), ended: make(chan struct{})}
+	s := &subscriber{eventID: ev.ID, changes: make(chan *jobs.Change, r.Feed.limits.Buffer), ended: make(chan struct{})}
 	if len(types) > 0 {
 		s.types = map[string]bool{}
 		for _, t := range types {
@@ -114,9 +114,6 @@ func (r *Service) EventChanges(ctx context.Context, eventID string, after *strin
 		return r.readChanges(ctx, `event_id = $1`, []any{ev.ID}, from)
 	}
 	recheck := func(ctx context.Context) error {
-		if err := r.Feed.stillMember(ctx); err != nil {
-			return err
-		}
 		_, err := r.Event(ctx, ev.ID)
 		return err
 	}
@@ -147,7 +144,7 @@ func (r *Service) MyReviewChanges(ctx context.Context, after *string) (<-chan *m
 		members = append(members, ids...)
 	}
 	slices.Sort(members)
-	s := &subscriber{members: members, changes: make(chan jobs.Change, r.Feed.limits.Buffer), ended: make(chan struct{})}
+	s := &subscriber{members: members, changes: make(chan *jobs.Change, r.Feed.limits.Buffer), ended: make(chan struct{})}
 	if err := r.Feed.add(ctx, s); err != nil {
 		return nil, err
 	}
@@ -179,7 +176,12 @@ func (f *Feed) serve(ctx context.Context, s *subscriber, from *int64,
 	deliver func(jobs.Change) bool, finish func()) {
 	defer finish()
 	defer f.drop(s)
+	// A resuming subscription may be offered, live, a change it read back: it skips those. One that
+	// does not resume gets each change once (the feed offers each once).
 	seen := newRecent(4 * f.limits.Buffer)
+	if from == nil {
+		seen = nil
+	}
 	if from != nil {
 		missed, resync, err := f.resume(ctx, *from, replay)
 		if err != nil {
@@ -200,12 +202,16 @@ func (f *Feed) serve(ctx context.Context, s *subscriber, from *int64,
 			}
 		}
 	}
-	caller, _ := ctx.Value(callerCheckKey{}).(func(context.Context) error)
+	caller, _ := ctx.Value(callerCheckKey{}).(CallerCheck)
 	if caller != nil {
 		inner := recheck
 		recheck = func(ctx context.Context) error {
-			if err := caller(ctx); err != nil {
+			fresh, err := caller(ctx)
+			if err != nil {
 				return err
+			}
+			if !sameCaller(viewer.FromContext(ctx), fresh) {
+				return apperr.Forbidden("Your role changed: subscribe again")
 			}
 			if inner != nil {
 				return inner(ctx)
@@ -230,7 +236,7 @@ func (f *Feed) serve(ctx context.Context, s *subscriber, from *int64,
 				for {
 					select {
 					case c := <-s.changes:
-						if seen.add(c.ID) && !deliver(c) {
+						if seen.add(c.ID) && !deliver(*c) {
 							return
 						}
 					default:
@@ -244,41 +250,46 @@ func (f *Feed) serve(ctx context.Context, s *subscriber, from *int64,
 				return
 			}
 		case c := <-s.changes:
-			if seen.add(c.ID) && !deliver(c) {
+			if seen.add(c.ID) && !deliver(*c) {
 				return
 			}
 		}
 	}
 }
 
-// stillMember checks that a person subscribed still holds the organization role they subscribed
-// with. The viewer of ctx is the one of the subscription's start, and the caller check sees only
-// that the session still holds: without this, a member removed from the organization would keep
-// their subscriptions.
-func (f *Feed) stillMember(ctx context.Context) error {
-	v := viewer.FromContext(ctx)
-	if v == nil || v.Person == nil {
-		return nil
+// sameCaller reports whether fresh, the caller authenticated again, holds the roles old held
+// when the subscription started: the same organization and role, and the same reviewer
+// memberships. A member removed from the organization, or a reviewer from an event, no longer
+// does; the subscription then ends, and a new one gets what the caller holds now.
+func sameCaller(old, fresh *viewer.Viewer) bool {
+	if old == nil || fresh == nil {
+		return old == fresh
 	}
-	sys := viewer.System(ctx, "change feed: a subscriber's organization role, still held")
-	var held bool
-	if err := f.db.PoolFor(sys).QueryRow(sys, `SELECT EXISTS (SELECT 1 FROM organization_members
-		WHERE user_id = $1 AND organization_id = $2 AND role = $3)`, v.Person.UserID, v.OrganizationID, v.Role).Scan(&held); err != nil {
-		return err
+	if old.OrganizationID != fresh.OrganizationID || old.Role != fresh.Role || old.APIKeyID != fresh.APIKeyID {
+		return false
 	}
-	if !held {
-		return apperr.Forbidden("Your role in the organization changed")
+	reviewerOf := func(v *viewer.Viewer) []string {
+		var ids []string
+		for _, members := range reviewingOf(viewer.NewContext(context.Background(), v)) {
+			ids = append(ids, members...)
+		}
+		slices.Sort(ids)
+		return ids
 	}
-	return nil
+	return slices.Equal(reviewerOf(old), reviewerOf(fresh))
 }
 
 // callerCheckKey is the context key of WithCallerCheck's function.
 type callerCheckKey struct{}
 
+// CallerCheck authenticates a subscription's caller again, with the credential they came with.
+type CallerCheck func(context.Context) (*viewer.Viewer, error)
+
 // WithCallerCheck gives the subscriptions of ctx a check that their caller is still who they were
-// (the API key not revoked, the browser session not ended), which they run every
-// FeedLimits.Recheck, ending when it fails. The transport that authenticated the caller makes it.
-func WithCallerCheck(ctx context.Context, check func(context.Context) error) context.Context {
+// — the API key not revoked, the browser session not ended, the same roles held — which they run
+// every FeedLimits.Recheck, ending when it fails. The transport that authenticated the caller
+// makes it.
+func WithCallerCheck(ctx context.Context, check CallerCheck) context.Context {
 	return context.WithValue(ctx, callerCheckKey{}, check)
 }
 
@@ -380,28 +391,36 @@ func myReviewChangeOf(c jobs.Change) *model.MyReviewChange {
 	return out
 }
 
-// recent remembers the last ids delivered, to skip a change delivered twice (read back, then
-// notified).
+// recent remembers the last ids seen, at most n, to skip a change seen twice (read back, then
+// offered live). Its memory grows with the ids it holds, not with n; a nil recent holds none and
+// takes every id as new.
 type recent struct {
+	n    int
 	ids  map[int64]struct{}
 	ring []int64
 	next int
 }
 
-func newRecent(n int) *recent {
-	return &recent{ids: make(map[int64]struct{}, n), ring: make([]int64, n)}
-}
+func newRecent(n int) *recent { return &recent{n: n} }
 
 // add reports whether id is new, and remembers it.
 func (r *recent) add(id int64) bool {
+	if r == nil {
+		return true
+	}
 	if _, ok := r.ids[id]; ok {
 		return false
 	}
-	if old := r.ring[r.next]; old != 0 {
-		delete(r.ids, old)
+	if r.ids == nil {
+		r.ids = map[int64]struct{}{}
 	}
-	r.ring[r.next] = id
-	r.next = (r.next + 1) % len(r.ring)
+	if len(r.ring) < r.n {
+		r.ring = append(r.ring, id)
+	} else {
+		delete(r.ids, r.ring[r.next])
+		r.ring[r.next] = id
+		r.next = (r.next + 1) % r.n
+	}
 	r.ids[id] = struct{}{}
 	return true
 }
