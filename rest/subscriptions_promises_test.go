@@ -480,12 +480,7 @@ func TestSubscriptionsListenerReconnects(t *testing.T) {
 	waitSubscribers(t, l.feed, 2)
 
 	ctx := context.Background()
-	listeners := func() int {
-		var n int
-		require.NoError(t, e.pool.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
-			WHERE datname = current_database() AND query LIKE 'LISTEN%'`).Scan(&n))
-		return n
-	}
+	listeners := func() int { return listenersOf(t, e) }
 	require.Equal(t, 1, listeners())
 	var killed int
 	require.NoError(t, e.pool.QueryRow(ctx, `SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity
@@ -515,12 +510,7 @@ func TestSubscriptionsListenerReadsBackOnlyItsOutage(t *testing.T) {
 	vars := map[string]any{"eventId": ev}
 	e := newEmitter(b, b.acmeOrg)
 	ctx := context.Background()
-	listeners := func() int {
-		var n int
-		require.NoError(t, e.pool.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
-			WHERE datname = current_database() AND query LIKE 'LISTEN%'`).Scan(&n))
-		return n
-	}
+	listeners := func() int { return listenersOf(t, e) }
 	kill := func() time.Time {
 		at := time.Now()
 		_, err := e.pool.Exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
@@ -648,12 +638,7 @@ func TestSubscriptionsReconnectKeepsUpToDateSubscribers(t *testing.T) {
 		nextChangeWhere(t, events, 2*time.Second, statusIs("busy "+strconv.Itoa(i)))
 	}
 	ctx := context.Background()
-	listeners := func() int {
-		var n int
-		require.NoError(t, e.pool.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
-			WHERE datname = current_database() AND query LIKE 'LISTEN%'`).Scan(&n))
-		return n
-	}
+	listeners := func() int { return listenersOf(t, e) }
 	_, err := e.pool.Exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
 		WHERE datname = current_database() AND query LIKE 'LISTEN%'`)
 	require.NoError(t, err)
@@ -690,4 +675,13 @@ func TestSubscriptionsOrganizationLimit(t *testing.T) {
 	nextChangeWhere(t, admitted, 2*time.Second, statusIs("admitted"))
 	newEmitter(b, b.globexOrg).emit(globexEv, "globex")
 	nextChangeWhere(t, globex, 2*time.Second, statusIs("globex"))
+}
+
+// listenersOf counts the LISTEN connections on the test's database: its feeds'.
+func listenersOf(t *testing.T, e *emitter) int {
+	t.Helper()
+	var n int
+	require.NoError(t, e.pool.QueryRow(context.Background(), `SELECT count(*) FROM pg_stat_activity
+		WHERE datname = current_database() AND query LIKE 'LISTEN%'`).Scan(&n))
+	return n
 }

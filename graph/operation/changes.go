@@ -20,12 +20,8 @@ const (
 // changes records many changes in the transaction of ctx, in one statement whatever their number
 // (jobs.EmitChanges); like change, nothing without an organization.
 func (r *Service) changes(ctx context.Context, cs []jobs.NewChange) error {
-	org := viewer.OrganizationID(ctx)
-	if org == "" || len(cs) == 0 {
-		return nil
-	}
-	tx, err := r.tx(ctx)
-	if err != nil {
+	org, tx, err := recordingTx(ctx)
+	if org == "" || err != nil || len(cs) == 0 {
 		return err
 	}
 	return jobs.EmitChanges(ctx, tx, org, cs)

@@ -48,15 +48,25 @@ func changeTypeName(t model.EventChangeType) string {
 // change records a change to the event eventID in the transaction of ctx. data holds the ids it
 // concerns and its new status by their GraphQL names. System work (seeds) records nothing.
 func (r *Service) change(ctx context.Context, changeType, eventID string, data map[string]string) error {
-	org := viewer.OrganizationID(ctx)
+	org, tx, err := recordingTx(ctx)
+	if org == "" || err != nil {
+		return err
+	}
+	return jobs.EmitChange(ctx, tx, org, eventID, changeType, data)
+}
+
+// recordingTx is the organization of ctx and its transaction, where webhook events and changes
+// are recorded; org is "" for system work (seeds, migrations), which records nothing.
+func recordingTx(ctx context.Context) (org string, tx pgx.Tx, err error) {
+	org = viewer.OrganizationID(ctx)
 	if org == "" {
-		return nil
+		return "", nil, nil
 	}
-	tx := dbx.TxFromContext(ctx)
-	if tx == nil {
-		return errNoTransaction
+	t := dbx.TxFromContext(ctx)
+	if t == nil {
+		return "", nil, errNoTransaction
 	}
-	return jobs.EmitChange(ctx, tx.PGX(), org, eventID, changeType, data)
+	return org, t.PGX(), nil
 }
 
 // changeOfHook is the change a webhook event records: the same type, its ids, and its status.

@@ -12,8 +12,6 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/podium/podium/ent"
-	"github.com/podium/podium/ent/dbx"
-	"github.com/podium/podium/ent/schema/viewer"
 	"github.com/podium/podium/ent/webhookdelivery"
 	"github.com/podium/podium/ent/webhookendpoint"
 	"github.com/podium/podium/ent/webhookmessage"
@@ -66,18 +64,14 @@ const maxWebhooks = jobs.MaxWebhookEndpoints
 // in the same statement (jobs.EmitWebhookWithChange). System work (seeds, migrations)
 // has no organization and emits nothing.
 func (r *Service) emit(ctx context.Context, eventType string, data hookData) error {
-	org := viewer.OrganizationID(ctx)
-	if org == "" {
-		return nil
-	}
-	tx := dbx.TxFromContext(ctx)
-	if tx == nil {
-		return errNoTransaction
+	org, tx, err := recordingTx(ctx)
+	if org == "" || err != nil {
+		return err
 	}
 	if event, ids := changeOfHook(data); event != "" {
-		return jobs.EmitWebhookWithChange(ctx, tx.PGX(), org, eventType, map[string]any(data), event, ids)
+		return jobs.EmitWebhookWithChange(ctx, tx, org, eventType, map[string]any(data), event, ids)
 	}
-	return jobs.EmitWebhook(ctx, tx.PGX(), org, eventType, map[string]any(data))
+	return jobs.EmitWebhook(ctx, tx, org, eventType, map[string]any(data))
 }
 
 // emitWhen is emit when cond holds.
