@@ -679,6 +679,7 @@ type ComplexityRoot struct {
 		At           func(childComplexity int) int
 		Cursor       func(childComplexity int) int
 		EmailID      func(childComplexity int) int
+		Event        func(childComplexity int) int
 		EventID      func(childComplexity int) int
 		ReviewerID   func(childComplexity int) int
 		RoundID      func(childComplexity int) int
@@ -1807,6 +1808,7 @@ type EventResolver interface {
 	Submission(ctx context.Context, obj *ent.Event, id string) (*model.Submission, error)
 }
 type EventChangeResolver interface {
+	Event(ctx context.Context, obj *model.EventChange) (*ent.Event, error)
 	Session(ctx context.Context, obj *model.EventChange) (*model.Session, error)
 	Submission(ctx context.Context, obj *model.EventChange) (*model.Submission, error)
 }
@@ -4704,6 +4706,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.EventChange.EmailID(childComplexity), true
+	case "EventChange.event":
+		if e.ComplexityRoot.EventChange.Event == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventChange.Event(childComplexity), true
 	case "EventChange.eventId":
 		if e.ComplexityRoot.EventChange.EventID == nil {
 			break
@@ -11744,6 +11752,8 @@ func (ec *executionContext) childFields_EventChange(ctx context.Context, field g
 		return ec.fieldContext_EventChange_emailId(ctx, field)
 	case "status":
 		return ec.fieldContext_EventChange_status(ctx, field)
+	case "event":
+		return ec.fieldContext_EventChange_event(ctx, field)
 	case "session":
 		return ec.fieldContext_EventChange_session(ctx, field)
 	case "submission":
@@ -27814,6 +27824,38 @@ func (ec *executionContext) _EventChange_status(ctx context.Context, field graph
 }
 func (ec *executionContext) fieldContext_EventChange_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("EventChange", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _EventChange_event(ctx context.Context, field graphql.CollectedField, obj *model.EventChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EventChange_event(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.EventChange().Event(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Event) graphql.Marshaler {
+			return ec.marshalNEvent2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚐEvent(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EventChange_event(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EventChange",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Event(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _EventChange_session(ctx context.Context, field graphql.CollectedField, obj *model.EventChange) (ret graphql.Marshaler) {
@@ -62723,6 +62765,44 @@ func (ec *executionContext) _EventChange(ctx context.Context, sel ast.SelectionS
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "event":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._EventChange_event(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "session":
 			field := field
 

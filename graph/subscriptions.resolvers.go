@@ -8,8 +8,14 @@ package graph
 import (
 	"context"
 
+	"github.com/podium/podium/ent"
 	"github.com/podium/podium/graph/model"
 )
+
+// Event is the resolver for the event field.
+func (r *eventChangeResolver) Event(ctx context.Context, obj *model.EventChange) (*ent.Event, error) {
+	return r.Ops.Event(ctx, obj.EventID)
+}
 
 // Session is the resolver for the session field.
 func (r *eventChangeResolver) Session(ctx context.Context, obj *model.EventChange) (*model.Session, error) {

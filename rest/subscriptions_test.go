@@ -311,3 +311,31 @@ func TestSubscriptionDeliversACommittedChange(t *testing.T) {
 		})
 	}
 }
+
+// TestSubscriptionCarriesTheAgendaConflicts: a scheduling change delivers, in the same message,
+// the agenda's conflicts as they are once it committed — each message reads them anew.
+func TestSubscriptionCarriesTheAgendaConflicts(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	srv := b.live()
+	st := b.stage()
+	w := st.w
+	events := sseSubscribe(t, srv, b.acme, `subscription($eventId: ID!) {
+		eventChanges(eventId: $eventId, types: [SESSION_SCHEDULED]) { sessionId event { agenda { conflicts { kind sessionIds } } } } }`,
+		map[string]any{"eventId": w.event})
+	require.Eventually(t, func() bool { return b.res.Ops.Feed.Subscribers() == 1 }, 5*time.Second, 5*time.Millisecond)
+	conflicts := func() []any {
+		t.Helper()
+		got := nextEvent(t, events, time.Second)
+		require.Empty(t, got.Errors)
+		change := got.Data["eventChanges"].(map[string]any)
+		return change["event"].(map[string]any)["agenda"].(map[string]any)["conflicts"].([]any)
+	}
+	require.Equal(t, http.StatusOK, b.schedule(st, st.go1, st.annex, "2027-09-10T10:00:00Z", "2027-09-10T11:00:00Z").Status)
+	require.Empty(t, conflicts())
+	// Alan speaks in both: the second placement double-books him.
+	require.Equal(t, http.StatusOK, b.schedule(st, st.go2, st.hall, "2027-09-10T10:30:00Z", "2027-09-10T11:15:00Z").Status)
+	require.Equal(t, []any{map[string]any{"kind": "speaker", "sessionIds": []any{st.go1, st.go2}}}, conflicts())
+	require.Equal(t, http.StatusOK, b.schedule(st, st.go2, st.hall, "2027-09-10T09:00:00Z", "2027-09-10T10:00:00Z").Status)
+	require.Empty(t, conflicts())
+}
