@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
@@ -174,6 +175,26 @@ func TestBrowserNewcomer(t *testing.T) {
 			chromedp.Evaluate(`JSON.stringify(Object.assign({}, localStorage, sessionStorage))`, &stored))
 		require.NotContains(t, stored, strings.TrimPrefix(key, "pdm_"))
 		require.NotContains(t, stored, "Authorization")
+
+		// A subscription runs over a WebSocket with the session: a session made over REST shows
+		// in the response pane as it commits.
+		run(t, ctx, "start a subscription",
+			setEditor(`.graphiql-query-editor .CodeMirror`, "subscription {\n  eventChanges(eventId: \""+eventID+
+				"\", types: [SESSION_CREATED]) {\n    type\n    session { title }\n  }\n}"),
+			chromedp.Click(`.graphiql-execute-button`, chromedp.ByQuery))
+		require.Eventually(t, func() bool { return srv.subscriptions(t) == 1 }, 10*time.Second, 50*time.Millisecond,
+			"GraphiQL's subscription reaches the server")
+		grace := api.must(t, http.StatusCreated, http.MethodPost, "/events/"+eventID+"/speakers", map[string]any{
+			"id": nil, "firstName": "Grace", "lastName": "Hopper", "email": "grace@example.test", "title": nil,
+			"company": nil, "bio": nil, "linkedinUrl": nil, "twitterUrl": nil, "websiteUrl": nil,
+			"dietaryRequirements": "none", "tshirtSize": nil, "travelLogistics": nil, "workflowStatus": "invited"})
+		api.must(t, http.StatusCreated, http.MethodPost, "/events/"+eventID+"/sessions", map[string]any{
+			"title": "Live in GraphiQL", "description": nil, "formatId": nil, "speakerIds": []any{grace["id"]}})
+		waitText(t, ctx, `.graphiql-response`, "Live in GraphiQL")
+		response = waitText(t, ctx, `.graphiql-response`, "SESSION_CREATED")
+		require.NotContains(t, response, "error")
+		screen(t, ctx, "graphiql-subscription.png")
+		run(t, ctx, "stop the subscription", chromedp.Click(`.graphiql-execute-button`, chromedp.ByQuery))
 	})
 
 	t.Run("EachRoleLandsOnItsHome", func(t *testing.T) {

@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -536,4 +537,27 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 	path := filepath.Join(dir, filepath.FromSlash(name))
 	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
 	require.NoError(t, os.WriteFile(path, png, 0o644))
+}
+
+// subscriptions is the server's podium_subscriptions gauge, read from its operator listener's
+// metrics: the GraphQL subscriptions it holds.
+func (s *e2eServer) subscriptions(t *testing.T) int {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, s.operatorURL+"/metrics", nil)
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+e2eOperatorToken)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	for _, line := range strings.Split(string(body), "\n") {
+		if v, ok := strings.CutPrefix(line, "podium_subscriptions "); ok {
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			require.NoError(t, err, line)
+			return n
+		}
+	}
+	t.Fatalf("no podium_subscriptions in the metrics")
+	return 0
 }

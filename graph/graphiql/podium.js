@@ -43,9 +43,12 @@
   });
 
   var endpoint = location.origin + "/graphql";
+  // Subscriptions run over a WebSocket to the same endpoint (graphql-transport-ws, bundled with
+  // GraphiQL); its handshake carries the session cookie. A key typed in Headers does not reach it.
+  var subscriptions = endpoint.replace(/^http/, "ws");
   ReactDOM.render(
     React.createElement(GraphiQL, {
-      fetcher: GraphiQL.createFetcher({ url: endpoint }),
+      fetcher: GraphiQL.createFetcher({ url: endpoint, subscriptionUrl: subscriptions }),
       isHeadersEditorEnabled: true,
       shouldPersistHeaders: false,
       storage: storage,
