@@ -28,6 +28,11 @@ func CreateKey(ctx context.Context, client *ent.Client, orgName, keyName string)
 	if strings.TrimSpace(keyName) == "" {
 		keyName = "Key created " + time.Now().UTC().Format("2006-01-02 15:04")
 	}
+	// Commands run at once for one new organization would each create it: the first to take the
+	// name's lock (until its transaction ends) creates it, and the others then find it.
+	if _, err := client.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtext($1))", "podium organization "+orgName); err != nil {
+		return "", nil, fmt.Errorf("access: organization lock: %w", err)
+	}
 	org, err := client.Organization.Query().Where(organization.Name(orgName)).Order(ent.Asc(organization.FieldCreatedAt)).First(ctx)
 	if ent.IsNotFound(err) {
 		taken := func(s string) bool {
