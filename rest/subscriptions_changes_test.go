@@ -284,7 +284,9 @@ func TestMyReviewChangesBlind(t *testing.T) {
 	const q = `subscription { myReviewChanges { cursor type assignmentId assignment { id status round { blind }
 	  submission { id code title description participants { name role contactId headshotUrl } } } } }`
 	events := sseSubscribeCookie(t, srv, reviewer, q, nil)
-	time.Sleep(100 * time.Millisecond) // the subscription is registered
+	// An API key reviews nothing: its stream stays open and receives nothing.
+	keyEvents := sseSubscribe(t, srv, b.acme, q, nil)
+	require.Eventually(t, func() bool { return b.res.Ops.Feed.Subscribers() == 2 }, 5*time.Second, 5*time.Millisecond)
 	identifying := []string{"Ada", "Lovelace", "ada@example.test", ids["contactId"]}
 	receive := func(want string) map[string]any {
 		t.Helper()
@@ -316,6 +318,11 @@ func TestMyReviewChangesBlind(t *testing.T) {
 	require.Empty(t, r.Errors, r.Raw)
 	completed := receive("REVIEW_COMPLETED")
 	require.Equal(t, "completed", completed["assignment"].(map[string]any)["status"])
+	select {
+	case ev, ok := <-keyEvents:
+		require.Fail(t, "an API key's myReviewChanges received a change", "%v %v", ev, ok)
+	default:
+	}
 }
 
 // TestChangesOfWebhookEventsCarryTheirStatus: a webhook event's change says its new state, whose
