@@ -41,16 +41,7 @@ func (r *Service) fileService() (*files.Service, error) {
 // AttachResourceFile stores up as the file of a resource of the event, replacing its link, embed
 // or earlier file.
 func (r *Service) AttachResourceFile(ctx context.Context, eventID, resourceID string, up files.Upload) (*model.ResourceRecord, error) {
-	svc, err := r.fileService()
-	if err != nil {
-		return nil, err
-	}
-	c := r.ClientOf(ctx)
-	ev, err := access.Event(ctx, c, eventID)
-	if err != nil {
-		return nil, err
-	}
-	res, err := ResourceOf(ctx, c, ev.ID, resourceID)
+	svc, res, err := r.resourceWithFiles(ctx, eventID, resourceID)
 	if err != nil {
 		return nil, err
 	}
@@ -64,24 +55,12 @@ func (r *Service) AttachResourceFile(ctx context.Context, eventID, resourceID st
 	if err != nil {
 		return nil, err
 	}
-	if err := svc.DeleteLater(ctx, res.FileStorageKey); err != nil {
-		return nil, err
-	}
-	return r.resource(ctx, res.ID)
+	return r.fileReplaced(ctx, svc, res)
 }
 
 // RemoveResourceFile removes the file of a resource, which keeps its text and has no attachment.
 func (r *Service) RemoveResourceFile(ctx context.Context, eventID, resourceID string) (*model.ResourceRecord, error) {
-	svc, err := r.fileService()
-	if err != nil {
-		return nil, err
-	}
-	c := r.ClientOf(ctx)
-	ev, err := access.Event(ctx, c, eventID)
-	if err != nil {
-		return nil, err
-	}
-	res, err := ResourceOf(ctx, c, ev.ID, resourceID)
+	svc, res, err := r.resourceWithFiles(ctx, eventID, resourceID)
 	if err != nil {
 		return nil, err
 	}
@@ -93,6 +72,28 @@ func (r *Service) RemoveResourceFile(ctx context.Context, eventID, resourceID st
 	if err != nil {
 		return nil, err
 	}
+	return r.fileReplaced(ctx, svc, res)
+}
+
+// resourceWithFiles is the file store and the resource resourceID of the event eventID, which the
+// caller may access.
+func (r *Service) resourceWithFiles(ctx context.Context, eventID, resourceID string) (*files.Service, *ent.Resource, error) {
+	svc, err := r.fileService()
+	if err != nil {
+		return nil, nil, err
+	}
+	c := r.ClientOf(ctx)
+	ev, err := access.Event(ctx, c, eventID)
+	if err != nil {
+		return nil, nil, err
+	}
+	res, err := ResourceOf(ctx, c, ev.ID, resourceID)
+	return svc, res, err
+}
+
+// fileReplaced deletes, once the transaction commits, the file res held before it changed, and
+// returns the resource as it is now.
+func (r *Service) fileReplaced(ctx context.Context, svc *files.Service, res *ent.Resource) (*model.ResourceRecord, error) {
 	if err := svc.DeleteLater(ctx, res.FileStorageKey); err != nil {
 		return nil, err
 	}

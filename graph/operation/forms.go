@@ -102,11 +102,7 @@ func (r *Service) CreateForm(ctx context.Context, eventID string, in model.CfpFo
 func (r *Service) UpdateForm(ctx context.Context, eventID, formID string, in model.CfpFormInput) (*model.CfpForm, error) {
 	return inTx(ctx, r, func(ctx context.Context) (*model.CfpForm, error) {
 		c := r.ClientOf(ctx)
-		ev, err := access.Event(ctx, c, eventID)
-		if err != nil {
-			return nil, err
-		}
-		f, err := findForm(ctx, c, ev.ID, formID)
+		ev, f, err := eventForm(ctx, c, eventID, formID)
 		if err != nil {
 			return nil, err
 		}
@@ -142,11 +138,7 @@ func (r *Service) UpdateForm(ctx context.Context, eventID, formID string, in mod
 func (r *Service) SetFormStatus(ctx context.Context, eventID, formID string, status form.Status) (*model.CfpForm, error) {
 	return inTx(ctx, r, func(ctx context.Context) (*model.CfpForm, error) {
 		c := r.ClientOf(ctx)
-		ev, err := access.Event(ctx, c, eventID)
-		if err != nil {
-			return nil, err
-		}
-		f, err := findForm(ctx, c, ev.ID, formID)
+		ev, f, err := eventForm(ctx, c, eventID, formID)
 		if err != nil {
 			return nil, err
 		}
@@ -157,16 +149,22 @@ func (r *Service) SetFormStatus(ctx context.Context, eventID, formID string, sta
 	})
 }
 
+// eventForm is the event eventID, which the caller may access, and its form formID.
+func eventForm(ctx context.Context, c *ent.Client, eventID, formID string) (*ent.Event, *ent.Form, error) {
+	ev, err := access.Event(ctx, c, eventID)
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err := findForm(ctx, c, ev.ID, formID)
+	return ev, f, err
+}
+
 // DeleteForm deletes a form without proposals. A form with proposals is refused: its proposals
 // would lose their source and read as manual sessions, which can be deleted.
 func (r *Service) DeleteForm(ctx context.Context, eventID, formID string) (string, error) {
 	return inTx(ctx, r, func(ctx context.Context) (string, error) {
 		c := r.ClientOf(ctx)
-		ev, err := access.Event(ctx, c, eventID)
-		if err != nil {
-			return "", err
-		}
-		f, err := findForm(ctx, c, ev.ID, formID)
+		_, f, err := eventForm(ctx, c, eventID, formID)
 		if err != nil {
 			return "", err
 		}
