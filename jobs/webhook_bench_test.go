@@ -24,7 +24,7 @@ import (
 // whatever its rows, and what each row adds. Run with `make bench`.
 func BenchmarkWebhookSuccessRows(b *testing.B) {
 	db := pgtest.New(b)
-	pool, err := db.AsyncPool(1)
+	pool, err := db.SystemAsyncPool(1)
 	require.NoError(b, err)
 	ctx := viewer.System(context.Background(), "bench: the webhook delivery log")
 	var backend int
