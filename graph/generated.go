@@ -677,6 +677,7 @@ type ComplexityRoot struct {
 	EventChange struct {
 		AssignmentID func(childComplexity int) int
 		At           func(childComplexity int) int
+		Count        func(childComplexity int) int
 		Cursor       func(childComplexity int) int
 		EmailID      func(childComplexity int) int
 		Event        func(childComplexity int) int
@@ -4694,6 +4695,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.EventChange.At(childComplexity), true
+	case "EventChange.count":
+		if e.ComplexityRoot.EventChange.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventChange.Count(childComplexity), true
 	case "EventChange.cursor":
 		if e.ComplexityRoot.EventChange.Cursor == nil {
 			break
@@ -11752,6 +11759,8 @@ func (ec *executionContext) childFields_EventChange(ctx context.Context, field g
 		return ec.fieldContext_EventChange_emailId(ctx, field)
 	case "status":
 		return ec.fieldContext_EventChange_status(ctx, field)
+	case "count":
+		return ec.fieldContext_EventChange_count(ctx, field)
 	case "event":
 		return ec.fieldContext_EventChange_event(ctx, field)
 	case "session":
@@ -27824,6 +27833,29 @@ func (ec *executionContext) _EventChange_status(ctx context.Context, field graph
 }
 func (ec *executionContext) fieldContext_EventChange_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("EventChange", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _EventChange_count(ctx context.Context, field graphql.CollectedField, obj *model.EventChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EventChange_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Count, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_EventChange_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EventChange", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _EventChange_event(ctx context.Context, field graphql.CollectedField, obj *model.EventChange) (ret graphql.Marshaler) {
@@ -62762,6 +62794,11 @@ func (ec *executionContext) _EventChange(ctx context.Context, sel ast.SelectionS
 			}
 		case "status":
 			out.Values[i] = ec._EventChange_status(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "count":
+			out.Values[i] = ec._EventChange_count(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}

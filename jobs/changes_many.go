@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/podium/podium/ent"
 )
 
 // ChangeEmailStatus is the change type of an email's delivery status (queued, sent or failed),
@@ -59,12 +62,36 @@ func EmitChanges(ctx context.Context, tx pgx.Tx, org string, changes []NewChange
 }
 
 // emailOutcomeChangesSQL is the tail of the delivery worker's outcome statement: the outcomes u
-// (id, event_id, status) that are sent or failed each record a change, notified at the commit.
-// The organization is $6.
+// (id, event_id, status) that are sent or failed record one change per event and status, with
+// their count (and the email's id when it is one), notified at the commit. A batch of outcomes
+// thus costs subscribers one change, not one per email. The organization is $6.
 const emailOutcomeChangesSQL = `,
 c AS (
 	INSERT INTO event_changes (organization_id, event_id, type, data, created_at)
-	SELECT $6, u.event_id, '` + ChangeEmailStatus + `', jsonb_build_object('emailId', u.id, 'status', u.status), now()
-	FROM u WHERE u.status IN ('sent', 'failed') ORDER BY u.id
+	SELECT $6, u.event_id, '` + ChangeEmailStatus + `', jsonb_strip_nulls(jsonb_build_object('status', u.status,
+		'count', count(*)::text, 'emailId', CASE WHEN count(*) = 1 THEN min(u.id) END)), now()
+	FROM u WHERE u.status IN ('sent', 'failed') GROUP BY u.event_id, u.status ORDER BY u.event_id, u.status
 	RETURNING id, organization_id, event_id, type, data, created_at)
 ` + notifyChangesSQL
+
+// EmailStatusChanges are the email.status_changed changes of emails reaching status: one per
+// event, with the count of its emails (and the email's id when it is one).
+func EmailStatusChanges(emails []*ent.EmailLog, status string) []NewChange {
+	byEvent := map[string][]string{}
+	var events []string
+	for _, e := range emails {
+		if _, ok := byEvent[e.EventID]; !ok {
+			events = append(events, e.EventID)
+		}
+		byEvent[e.EventID] = append(byEvent[e.EventID], e.ID)
+	}
+	out := make([]NewChange, len(events))
+	for i, ev := range events {
+		data := map[string]string{"status": status, "count": strconv.Itoa(len(byEvent[ev]))}
+		if ids := byEvent[ev]; len(ids) == 1 {
+			data["emailId"] = ids[0]
+		}
+		out[i] = NewChange{EventID: ev, Type: ChangeEmailStatus, Data: data}
+	}
+	return out
+}

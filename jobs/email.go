@@ -386,7 +386,7 @@ func (w *DeliverEmailWorker) recordFailure(ctx context.Context, job *river.Job[D
 		return err
 	}
 	if err := EmitChange(ctx, tx, viewer.OrganizationID(ctx), eventID, ChangeEmailStatus, map[string]string{
-		"emailId": job.Args.EmailID, "status": string(emaillog.StatusFailed)}); err != nil {
+		"emailId": job.Args.EmailID, "status": string(emaillog.StatusFailed), "count": "1"}); err != nil {
 		return err
 	}
 	return tx.Commit(ctx)

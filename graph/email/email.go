@@ -204,15 +204,11 @@ func (o *Outbox) Queue(ctx context.Context, emails ...Email) ([]*ent.EmailLog, e
 			return nil, fmt.Errorf("email: queue delivery: %w", err)
 		}
 	}
-	// Each email's queued status is a change organizers watch (email.status_changed), recorded in
-	// one statement for all of them; system work records none.
+	// The emails queued are a change organizers watch (email.status_changed): one per event with
+	// their count, however many (a campaign queues thousands at once), recorded in one statement;
+	// system work records none.
 	if org := viewer.OrganizationID(ctx); org != "" && len(rows) > 0 {
-		changes := make([]jobs.NewChange, len(rows))
-		for i, r := range rows {
-			changes[i] = jobs.NewChange{EventID: r.EventID, Type: jobs.ChangeEmailStatus,
-				Data: map[string]string{"emailId": r.ID, "status": string(emaillog.StatusQueued)}}
-		}
-		if err := jobs.EmitChanges(ctx, tx.PGX(), org, changes); err != nil {
+		if err := jobs.EmitChanges(ctx, tx.PGX(), org, jobs.EmailStatusChanges(rows, string(emaillog.StatusQueued))); err != nil {
 			return nil, err
 		}
 	}

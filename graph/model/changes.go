@@ -19,6 +19,7 @@ type EventChange struct {
 	ReviewerID   *string `json:"reviewerId"`
 	EmailID      *string `json:"emailId"`
 	Status       *string `json:"status"`
+	Count        *int    `json:"count"`
 }
 
 // MyReviewChange is a change to one of the caller's review assignments (myReviewChanges); the

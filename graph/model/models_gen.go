@@ -2806,7 +2806,8 @@ const (
 	EventChangeTypeAgendaUnpublished EventChangeType = "AGENDA_UNPUBLISHED"
 	// A resource was published.
 	EventChangeTypeResourcePublished EventChangeType = "RESOURCE_PUBLISHED"
-	// An email's delivery status changed (status: queued, sent or failed).
+	// Emails of the event reached a delivery status (status: queued, sent or failed; count: how many,
+	// one change per queuing and per batch of outcomes; emailId when it is one).
 	EventChangeTypeEmailStatusChanged EventChangeType = "EMAIL_STATUS_CHANGED"
 	// The changes since the client's `after` are no longer kept: refetch, then carry on.
 	EventChangeTypeResyncRequired EventChangeType = "RESYNC_REQUIRED"
