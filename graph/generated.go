@@ -931,6 +931,7 @@ type ComplexityRoot struct {
 		Assignment   func(childComplexity int) int
 		AssignmentID func(childComplexity int) int
 		At           func(childComplexity int) int
+		Count        func(childComplexity int) int
 		Cursor       func(childComplexity int) int
 		Type         func(childComplexity int) int
 	}
@@ -6479,6 +6480,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.MyReviewChange.At(childComplexity), true
+	case "MyReviewChange.count":
+		if e.ComplexityRoot.MyReviewChange.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyReviewChange.Count(childComplexity), true
 	case "MyReviewChange.cursor":
 		if e.ComplexityRoot.MyReviewChange.Cursor == nil {
 			break
@@ -12037,6 +12044,8 @@ func (ec *executionContext) childFields_MyReviewChange(ctx context.Context, fiel
 		return ec.fieldContext_MyReviewChange_at(ctx, field)
 	case "assignmentId":
 		return ec.fieldContext_MyReviewChange_assignmentId(ctx, field)
+	case "count":
+		return ec.fieldContext_MyReviewChange_count(ctx, field)
 	case "assignment":
 		return ec.fieldContext_MyReviewChange_assignment(ctx, field)
 	}
@@ -34776,6 +34785,29 @@ func (ec *executionContext) _MyReviewChange_assignmentId(ctx context.Context, fi
 }
 func (ec *executionContext) fieldContext_MyReviewChange_assignmentId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("MyReviewChange", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _MyReviewChange_count(ctx context.Context, field graphql.CollectedField, obj *model.MyReviewChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyReviewChange_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Count, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MyReviewChange_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MyReviewChange", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _MyReviewChange_assignment(ctx context.Context, field graphql.CollectedField, obj *model.MyReviewChange) (ret graphql.Marshaler) {
@@ -64602,6 +64634,11 @@ func (ec *executionContext) _MyReviewChange(ctx context.Context, sel ast.Selecti
 			}
 		case "assignmentId":
 			out.Values[i] = ec._MyReviewChange_assignmentId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "count":
+			out.Values[i] = ec._MyReviewChange_count(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}

@@ -30,4 +30,5 @@ type MyReviewChange struct {
 	At           time.Time       `json:"at"`
 	EventID      string          `json:"-"`
 	AssignmentID *string         `json:"assignmentId"`
+	Count        *int            `json:"count"`
 }

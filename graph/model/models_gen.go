@@ -2789,7 +2789,8 @@ const (
 	EventChangeTypeSpeakerWorkflowChanged EventChangeType = "SPEAKER_WORKFLOW_CHANGED"
 	// A speaker confirmed (status: the new workflow status).
 	EventChangeTypeSpeakerConfirmed EventChangeType = "SPEAKER_CONFIRMED"
-	// A submission was assigned to a reviewer.
+	// Submissions were assigned to a reviewer: the assignment when it is one, else count (one change
+	// per reviewer for assignments made at once).
 	EventChangeTypeReviewAssigned EventChangeType = "REVIEW_ASSIGNED"
 	// A reviewer submitted their answers.
 	EventChangeTypeReviewCompleted EventChangeType = "REVIEW_COMPLETED"

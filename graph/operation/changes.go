@@ -3,6 +3,7 @@ package operation
 import (
 	"context"
 	"reflect"
+	"strconv"
 
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/contact"
@@ -70,6 +71,30 @@ func (r *Service) confirmationChanged(ctx context.Context, ct *ent.Contact) erro
 func reviewData(a *ent.ReviewAssignment) map[string]string {
 	return map[string]string{"assignmentId": a.ID, "roundId": a.RoundID, "submissionId": a.SubmissionID,
 		"reviewerId": a.EventMemberID}
+}
+
+// assignedChanges are the review.assigned changes of assignments made at once in the round
+// roundID: one per reviewer, naming the assignment when it is one and counting them otherwise,
+// so that a bulk assignment or an auto-distribution of thousands hands subscribers a change per
+// reviewer, not per assignment.
+func assignedChanges(eventID, roundID string, created []*ent.ReviewAssignment) []jobs.NewChange {
+	var reviewers []string
+	byReviewer := map[string][]*ent.ReviewAssignment{}
+	for _, a := range created {
+		if _, ok := byReviewer[a.EventMemberID]; !ok {
+			reviewers = append(reviewers, a.EventMemberID)
+		}
+		byReviewer[a.EventMemberID] = append(byReviewer[a.EventMemberID], a)
+	}
+	out := make([]jobs.NewChange, len(reviewers))
+	for i, m := range reviewers {
+		data := map[string]string{"roundId": roundID, "reviewerId": m, "count": strconv.Itoa(len(byReviewer[m]))}
+		if as := byReviewer[m]; len(as) == 1 {
+			data = reviewData(as[0])
+		}
+		out[i] = jobs.NewChange{EventID: eventID, Type: changeReviewAssigned, Data: data}
+	}
+	return out
 }
 
 // agendaChanged records that the agenda drafts of the event eventID changed: a draft started,

@@ -10,7 +10,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/podium/podium/graph/model"
-	"github.com/podium/podium/jobs"
 
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/reviewassignment"
@@ -94,9 +93,7 @@ func (r *Service) AssignReviews(ctx context.Context, eventID, roundID string, in
 		if err != nil {
 			return nil, err
 		}
-		if err := r.changes(ctx, mapAll(created, func(a *ent.ReviewAssignment) jobs.NewChange {
-			return jobs.NewChange{EventID: ev.ID, Type: changeReviewAssigned, Data: reviewData(a)}
-		})); err != nil {
+		if err := r.changes(ctx, assignedChanges(ev.ID, rd.ID, created)); err != nil {
 			return nil, err
 		}
 		res.Created = len(creates)
@@ -190,15 +187,14 @@ RETURNING id, event_member_id, submission_id`, ids, rd.ID, members, submissions)
 		if err != nil {
 			return nil, err
 		}
-		created, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (jobs.NewChange, error) {
+		created, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*ent.ReviewAssignment, error) {
 			a := &ent.ReviewAssignment{RoundID: rd.ID}
-			err := row.Scan(&a.ID, &a.EventMemberID, &a.SubmissionID)
-			return jobs.NewChange{EventID: ev.ID, Type: changeReviewAssigned, Data: reviewData(a)}, err
+			return a, row.Scan(&a.ID, &a.EventMemberID, &a.SubmissionID)
 		})
 		if err != nil {
 			return nil, err
 		}
-		if err := r.changes(ctx, created); err != nil {
+		if err := r.changes(ctx, assignedChanges(ev.ID, rd.ID, created)); err != nil {
 			return nil, err
 		}
 		plan.Created = len(created)

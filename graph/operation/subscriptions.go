@@ -1,6 +1,7 @@
 package operation
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"maps"
@@ -30,7 +31,6 @@ const (
 	changeReviewRecused    = "review.recused"
 	changeReviewUnassigned = "review.unassigned"
 	changeAgenda           = "agenda.changed"
-	changeEmailStatus      = "email.status_changed"
 	changeResync           = "resync.required"
 )
 
@@ -168,7 +168,7 @@ func (r *Service) MyReviewChanges(ctx context.Context, after *string) (<-chan *m
 			}
 			all = append(all, cs...)
 		}
-		slices.SortFunc(all, func(a, b jobs.Change) int { return int(a.ID - b.ID) })
+		slices.SortFunc(all, func(a, b jobs.Change) int { return cmp.Compare(a.ID, b.ID) })
 		return all, nil
 	}
 	out := make(chan *model.MyReviewChange)
@@ -332,10 +332,10 @@ func (f *Feed) resume(ctx context.Context, from int64, replay func(context.Conte
 // readChanges reads the changes matching where (args from $1) after from, reaching back
 // replayWindow before it, oldest first, at most maxReplay+1.
 func (r *Service) readChanges(ctx context.Context, where string, args []any, from int64) ([]jobs.Change, error) {
-	n := strconv.Itoa(len(args) + 1)
+	n, w := strconv.Itoa(len(args)+1), strconv.Itoa(len(args)+2)
 	rows, err := r.sql(ctx).Query(ctx, `SELECT id, organization_id, event_id, type, data, created_at FROM event_changes
-		WHERE `+where+` AND (id > $`+n+` OR created_at >= (SELECT created_at FROM event_changes WHERE id = $`+n+`) - interval '1 minute')
-		ORDER BY id LIMIT `+strconv.Itoa(maxReplay+1), append(args, from)...)
+		WHERE `+where+` AND (id > $`+n+` OR created_at >= (SELECT created_at FROM event_changes WHERE id = $`+n+`) - $`+w+`::interval)
+		ORDER BY id LIMIT `+strconv.Itoa(maxReplay+1), append(args, from, replayWindow)...)
 	if err != nil {
 		return nil, err
 	}
@@ -403,7 +403,8 @@ func optInt(s string) *int {
 
 // myReviewChangeOf presents c to its reviewer: the assignment, nothing about its submission.
 func myReviewChangeOf(c jobs.Change) *model.MyReviewChange {
-	out := &model.MyReviewChange{Cursor: strconv.FormatInt(c.ID, 10), Type: ChangeType(c.Type), At: c.At, EventID: c.EventID}
+	out := &model.MyReviewChange{Cursor: strconv.FormatInt(c.ID, 10), Type: ChangeType(c.Type), At: c.At, EventID: c.EventID,
+		Count: optInt(c.Data["count"])}
 	if a := c.Data["assignmentId"]; a != "" {
 		out.AssignmentID = &a
 	}

@@ -41,3 +41,16 @@ func TestEventChangeOfCarriesItsCount(t *testing.T) {
 	require.Nil(t, c.EmailID)
 	require.Nil(t, eventChangeOf(jobs.Change{Type: "session.created", Data: map[string]string{}}).Count)
 }
+
+// TestMyReviewChangeOfCountsBulkAssignments: a reviewer's change standing for several assignments
+// carries their count and no assignment; one naming an assignment carries no count.
+func TestMyReviewChangeOfCountsBulkAssignments(t *testing.T) {
+	t.Parallel()
+	bulk := myReviewChangeOf(jobs.Change{ID: 9, Type: "review.assigned", Data: map[string]string{"roundId": "rnd_1", "count": "4"}})
+	require.Nil(t, bulk.AssignmentID)
+	require.NotNil(t, bulk.Count)
+	require.Equal(t, 4, *bulk.Count)
+	one := myReviewChangeOf(jobs.Change{ID: 10, Type: "review.assigned", Data: map[string]string{"assignmentId": "asg_1"}})
+	require.Equal(t, "asg_1", *one.AssignmentID)
+	require.Nil(t, one.Count)
+}
