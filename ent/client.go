@@ -15,7 +15,9 @@ import (
 	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
+	"github.com/podium/podium/ent/agendablock"
 	"github.com/podium/podium/ent/agendadraft"
+	"github.com/podium/podium/ent/agendaversion"
 	"github.com/podium/podium/ent/aireviewresult"
 	"github.com/podium/podium/ent/apikey"
 	"github.com/podium/podium/ent/browsersession"
@@ -41,6 +43,7 @@ import (
 	"github.com/podium/podium/ent/organizationinvitation"
 	"github.com/podium/podium/ent/organizationmember"
 	"github.com/podium/podium/ent/organizationtag"
+	"github.com/podium/podium/ent/personalcalendar"
 	"github.com/podium/podium/ent/pipelinecard"
 	"github.com/podium/podium/ent/pipelinestage"
 	"github.com/podium/podium/ent/resource"
@@ -52,6 +55,7 @@ import (
 	"github.com/podium/podium/ent/room"
 	"github.com/podium/podium/ent/segment"
 	"github.com/podium/podium/ent/signintoken"
+	"github.com/podium/podium/ent/speakeravailability"
 	"github.com/podium/podium/ent/stagehistory"
 	"github.com/podium/podium/ent/submission"
 	"github.com/podium/podium/ent/submissionparticipant"
@@ -77,8 +81,12 @@ type Client struct {
 	AIReviewResult *AIReviewResultClient
 	// APIKey is the client for interacting with the APIKey builders.
 	APIKey *APIKeyClient
+	// AgendaBlock is the client for interacting with the AgendaBlock builders.
+	AgendaBlock *AgendaBlockClient
 	// AgendaDraft is the client for interacting with the AgendaDraft builders.
 	AgendaDraft *AgendaDraftClient
+	// AgendaVersion is the client for interacting with the AgendaVersion builders.
+	AgendaVersion *AgendaVersionClient
 	// BrowserSession is the client for interacting with the BrowserSession builders.
 	BrowserSession *BrowserSessionClient
 	// Contact is the client for interacting with the Contact builders.
@@ -125,6 +133,8 @@ type Client struct {
 	OrganizationMember *OrganizationMemberClient
 	// OrganizationTag is the client for interacting with the OrganizationTag builders.
 	OrganizationTag *OrganizationTagClient
+	// PersonalCalendar is the client for interacting with the PersonalCalendar builders.
+	PersonalCalendar *PersonalCalendarClient
 	// PipelineCard is the client for interacting with the PipelineCard builders.
 	PipelineCard *PipelineCardClient
 	// PipelineStage is the client for interacting with the PipelineStage builders.
@@ -147,6 +157,8 @@ type Client struct {
 	Segment *SegmentClient
 	// SignInToken is the client for interacting with the SignInToken builders.
 	SignInToken *SignInTokenClient
+	// SpeakerAvailability is the client for interacting with the SpeakerAvailability builders.
+	SpeakerAvailability *SpeakerAvailabilityClient
 	// StageHistory is the client for interacting with the StageHistory builders.
 	StageHistory *StageHistoryClient
 	// Submission is the client for interacting with the Submission builders.
@@ -184,7 +196,9 @@ func (c *Client) init() {
 	c.Schema = migrate.NewSchema(c.driver)
 	c.AIReviewResult = NewAIReviewResultClient(c.config)
 	c.APIKey = NewAPIKeyClient(c.config)
+	c.AgendaBlock = NewAgendaBlockClient(c.config)
 	c.AgendaDraft = NewAgendaDraftClient(c.config)
+	c.AgendaVersion = NewAgendaVersionClient(c.config)
 	c.BrowserSession = NewBrowserSessionClient(c.config)
 	c.Contact = NewContactClient(c.config)
 	c.DeliverableAssignment = NewDeliverableAssignmentClient(c.config)
@@ -208,6 +222,7 @@ func (c *Client) init() {
 	c.OrganizationInvitation = NewOrganizationInvitationClient(c.config)
 	c.OrganizationMember = NewOrganizationMemberClient(c.config)
 	c.OrganizationTag = NewOrganizationTagClient(c.config)
+	c.PersonalCalendar = NewPersonalCalendarClient(c.config)
 	c.PipelineCard = NewPipelineCardClient(c.config)
 	c.PipelineStage = NewPipelineStageClient(c.config)
 	c.Resource = NewResourceClient(c.config)
@@ -219,6 +234,7 @@ func (c *Client) init() {
 	c.Room = NewRoomClient(c.config)
 	c.Segment = NewSegmentClient(c.config)
 	c.SignInToken = NewSignInTokenClient(c.config)
+	c.SpeakerAvailability = NewSpeakerAvailabilityClient(c.config)
 	c.StageHistory = NewStageHistoryClient(c.config)
 	c.Submission = NewSubmissionClient(c.config)
 	c.SubmissionParticipant = NewSubmissionParticipantClient(c.config)
@@ -325,7 +341,9 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		config:                   cfg,
 		AIReviewResult:           NewAIReviewResultClient(cfg),
 		APIKey:                   NewAPIKeyClient(cfg),
+		AgendaBlock:              NewAgendaBlockClient(cfg),
 		AgendaDraft:              NewAgendaDraftClient(cfg),
+		AgendaVersion:            NewAgendaVersionClient(cfg),
 		BrowserSession:           NewBrowserSessionClient(cfg),
 		Contact:                  NewContactClient(cfg),
 		DeliverableAssignment:    NewDeliverableAssignmentClient(cfg),
@@ -349,6 +367,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		OrganizationInvitation:   NewOrganizationInvitationClient(cfg),
 		OrganizationMember:       NewOrganizationMemberClient(cfg),
 		OrganizationTag:          NewOrganizationTagClient(cfg),
+		PersonalCalendar:         NewPersonalCalendarClient(cfg),
 		PipelineCard:             NewPipelineCardClient(cfg),
 		PipelineStage:            NewPipelineStageClient(cfg),
 		Resource:                 NewResourceClient(cfg),
@@ -360,6 +379,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Room:                     NewRoomClient(cfg),
 		Segment:                  NewSegmentClient(cfg),
 		SignInToken:              NewSignInTokenClient(cfg),
+		SpeakerAvailability:      NewSpeakerAvailabilityClient(cfg),
 		StageHistory:             NewStageHistoryClient(cfg),
 		Submission:               NewSubmissionClient(cfg),
 		SubmissionParticipant:    NewSubmissionParticipantClient(cfg),
@@ -393,7 +413,9 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		config:                   cfg,
 		AIReviewResult:           NewAIReviewResultClient(cfg),
 		APIKey:                   NewAPIKeyClient(cfg),
+		AgendaBlock:              NewAgendaBlockClient(cfg),
 		AgendaDraft:              NewAgendaDraftClient(cfg),
+		AgendaVersion:            NewAgendaVersionClient(cfg),
 		BrowserSession:           NewBrowserSessionClient(cfg),
 		Contact:                  NewContactClient(cfg),
 		DeliverableAssignment:    NewDeliverableAssignmentClient(cfg),
@@ -417,6 +439,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		OrganizationInvitation:   NewOrganizationInvitationClient(cfg),
 		OrganizationMember:       NewOrganizationMemberClient(cfg),
 		OrganizationTag:          NewOrganizationTagClient(cfg),
+		PersonalCalendar:         NewPersonalCalendarClient(cfg),
 		PipelineCard:             NewPipelineCardClient(cfg),
 		PipelineStage:            NewPipelineStageClient(cfg),
 		Resource:                 NewResourceClient(cfg),
@@ -428,6 +451,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Room:                     NewRoomClient(cfg),
 		Segment:                  NewSegmentClient(cfg),
 		SignInToken:              NewSignInTokenClient(cfg),
+		SpeakerAvailability:      NewSpeakerAvailabilityClient(cfg),
 		StageHistory:             NewStageHistoryClient(cfg),
 		Submission:               NewSubmissionClient(cfg),
 		SubmissionParticipant:    NewSubmissionParticipantClient(cfg),
@@ -469,15 +493,16 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.AIReviewResult, c.APIKey, c.AgendaDraft, c.BrowserSession, c.Contact,
-		c.DeliverableAssignment, c.EmailCampaign, c.EmailCampaignRecipient, c.EmailLog,
-		c.Embed, c.Event, c.EventChange, c.EventMember, c.FileRequirement, c.Form,
-		c.Format, c.IdempotencyRecord, c.Level, c.Organization, c.OrganizationContact,
-		c.OrganizationContactEvent, c.OrganizationContactNote,
-		c.OrganizationContactTag, c.OrganizationInvitation, c.OrganizationMember,
-		c.OrganizationTag, c.PipelineCard, c.PipelineStage, c.Resource, c.ReviewAnswer,
-		c.ReviewAssignment, c.ReviewCriterion, c.ReviewRound, c.ReviewRoundMember,
-		c.Room, c.Segment, c.SignInToken, c.StageHistory, c.Submission,
+		c.AIReviewResult, c.APIKey, c.AgendaBlock, c.AgendaDraft, c.AgendaVersion,
+		c.BrowserSession, c.Contact, c.DeliverableAssignment, c.EmailCampaign,
+		c.EmailCampaignRecipient, c.EmailLog, c.Embed, c.Event, c.EventChange,
+		c.EventMember, c.FileRequirement, c.Form, c.Format, c.IdempotencyRecord,
+		c.Level, c.Organization, c.OrganizationContact, c.OrganizationContactEvent,
+		c.OrganizationContactNote, c.OrganizationContactTag, c.OrganizationInvitation,
+		c.OrganizationMember, c.OrganizationTag, c.PersonalCalendar, c.PipelineCard,
+		c.PipelineStage, c.Resource, c.ReviewAnswer, c.ReviewAssignment,
+		c.ReviewCriterion, c.ReviewRound, c.ReviewRoundMember, c.Room, c.Segment,
+		c.SignInToken, c.SpeakerAvailability, c.StageHistory, c.Submission,
 		c.SubmissionParticipant, c.Tag, c.TaskAssignment, c.TaskTemplate,
 		c.TimelineEntry, c.Track, c.User, c.WebhookDelivery, c.WebhookEndpoint,
 		c.WebhookMessage,
@@ -490,15 +515,16 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.AIReviewResult, c.APIKey, c.AgendaDraft, c.BrowserSession, c.Contact,
-		c.DeliverableAssignment, c.EmailCampaign, c.EmailCampaignRecipient, c.EmailLog,
-		c.Embed, c.Event, c.EventChange, c.EventMember, c.FileRequirement, c.Form,
-		c.Format, c.IdempotencyRecord, c.Level, c.Organization, c.OrganizationContact,
-		c.OrganizationContactEvent, c.OrganizationContactNote,
-		c.OrganizationContactTag, c.OrganizationInvitation, c.OrganizationMember,
-		c.OrganizationTag, c.PipelineCard, c.PipelineStage, c.Resource, c.ReviewAnswer,
-		c.ReviewAssignment, c.ReviewCriterion, c.ReviewRound, c.ReviewRoundMember,
-		c.Room, c.Segment, c.SignInToken, c.StageHistory, c.Submission,
+		c.AIReviewResult, c.APIKey, c.AgendaBlock, c.AgendaDraft, c.AgendaVersion,
+		c.BrowserSession, c.Contact, c.DeliverableAssignment, c.EmailCampaign,
+		c.EmailCampaignRecipient, c.EmailLog, c.Embed, c.Event, c.EventChange,
+		c.EventMember, c.FileRequirement, c.Form, c.Format, c.IdempotencyRecord,
+		c.Level, c.Organization, c.OrganizationContact, c.OrganizationContactEvent,
+		c.OrganizationContactNote, c.OrganizationContactTag, c.OrganizationInvitation,
+		c.OrganizationMember, c.OrganizationTag, c.PersonalCalendar, c.PipelineCard,
+		c.PipelineStage, c.Resource, c.ReviewAnswer, c.ReviewAssignment,
+		c.ReviewCriterion, c.ReviewRound, c.ReviewRoundMember, c.Room, c.Segment,
+		c.SignInToken, c.SpeakerAvailability, c.StageHistory, c.Submission,
 		c.SubmissionParticipant, c.Tag, c.TaskAssignment, c.TaskTemplate,
 		c.TimelineEntry, c.Track, c.User, c.WebhookDelivery, c.WebhookEndpoint,
 		c.WebhookMessage,
@@ -514,8 +540,12 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.AIReviewResult.mutate(ctx, m)
 	case *APIKeyMutation:
 		return c.APIKey.mutate(ctx, m)
+	case *AgendaBlockMutation:
+		return c.AgendaBlock.mutate(ctx, m)
 	case *AgendaDraftMutation:
 		return c.AgendaDraft.mutate(ctx, m)
+	case *AgendaVersionMutation:
+		return c.AgendaVersion.mutate(ctx, m)
 	case *BrowserSessionMutation:
 		return c.BrowserSession.mutate(ctx, m)
 	case *ContactMutation:
@@ -562,6 +592,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.OrganizationMember.mutate(ctx, m)
 	case *OrganizationTagMutation:
 		return c.OrganizationTag.mutate(ctx, m)
+	case *PersonalCalendarMutation:
+		return c.PersonalCalendar.mutate(ctx, m)
 	case *PipelineCardMutation:
 		return c.PipelineCard.mutate(ctx, m)
 	case *PipelineStageMutation:
@@ -584,6 +616,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Segment.mutate(ctx, m)
 	case *SignInTokenMutation:
 		return c.SignInToken.mutate(ctx, m)
+	case *SpeakerAvailabilityMutation:
+		return c.SpeakerAvailability.mutate(ctx, m)
 	case *StageHistoryMutation:
 		return c.StageHistory.mutate(ctx, m)
 	case *SubmissionMutation:
@@ -943,6 +977,171 @@ func (c *APIKeyClient) mutate(ctx context.Context, m *APIKeyMutation) (Value, er
 	}
 }
 
+// AgendaBlockClient is a client for the AgendaBlock schema.
+type AgendaBlockClient struct {
+	config
+}
+
+// NewAgendaBlockClient returns a client for the AgendaBlock from the given config.
+func NewAgendaBlockClient(c config) *AgendaBlockClient {
+	return &AgendaBlockClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `agendablock.Hooks(f(g(h())))`.
+func (c *AgendaBlockClient) Use(hooks ...Hook) {
+	c.hooks.AgendaBlock = append(c.hooks.AgendaBlock, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `agendablock.Intercept(f(g(h())))`.
+func (c *AgendaBlockClient) Intercept(interceptors ...Interceptor) {
+	c.inters.AgendaBlock = append(c.inters.AgendaBlock, interceptors...)
+}
+
+// Create returns a builder for creating a AgendaBlock entity.
+func (c *AgendaBlockClient) Create() *AgendaBlockCreate {
+	mutation := newAgendaBlockMutation(c.config, OpCreate)
+	return &AgendaBlockCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of AgendaBlock entities.
+func (c *AgendaBlockClient) CreateBulk(builders ...*AgendaBlockCreate) *AgendaBlockCreateBulk {
+	return &AgendaBlockCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *AgendaBlockClient) MapCreateBulk(slice any, setFunc func(*AgendaBlockCreate, int)) *AgendaBlockCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &AgendaBlockCreateBulk{err: fmt.Errorf("calling to AgendaBlockClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*AgendaBlockCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &AgendaBlockCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for AgendaBlock.
+func (c *AgendaBlockClient) Update() *AgendaBlockUpdate {
+	mutation := newAgendaBlockMutation(c.config, OpUpdate)
+	return &AgendaBlockUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *AgendaBlockClient) UpdateOne(_m *AgendaBlock) *AgendaBlockUpdateOne {
+	mutation := newAgendaBlockMutation(c.config, OpUpdateOne, withAgendaBlock(_m))
+	return &AgendaBlockUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *AgendaBlockClient) UpdateOneID(id string) *AgendaBlockUpdateOne {
+	mutation := newAgendaBlockMutation(c.config, OpUpdateOne, withAgendaBlockID(id))
+	return &AgendaBlockUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for AgendaBlock.
+func (c *AgendaBlockClient) Delete() *AgendaBlockDelete {
+	mutation := newAgendaBlockMutation(c.config, OpDelete)
+	return &AgendaBlockDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *AgendaBlockClient) DeleteOne(_m *AgendaBlock) *AgendaBlockDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *AgendaBlockClient) DeleteOneID(id string) *AgendaBlockDeleteOne {
+	builder := c.Delete().Where(agendablock.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &AgendaBlockDeleteOne{builder}
+}
+
+// Query returns a query builder for AgendaBlock.
+func (c *AgendaBlockClient) Query() *AgendaBlockQuery {
+	return &AgendaBlockQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeAgendaBlock},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a AgendaBlock entity by its id.
+func (c *AgendaBlockClient) Get(ctx context.Context, id string) (*AgendaBlock, error) {
+	return c.Query().Where(agendablock.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *AgendaBlockClient) GetX(ctx context.Context, id string) *AgendaBlock {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryEvent queries the event edge of a AgendaBlock.
+func (c *AgendaBlockClient) QueryEvent(_m *AgendaBlock) *EventQuery {
+	query := (&EventClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(agendablock.Table, agendablock.FieldID, id),
+			sqlgraph.To(event.Table, event.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, agendablock.EventTable, agendablock.EventColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryRoom queries the room edge of a AgendaBlock.
+func (c *AgendaBlockClient) QueryRoom(_m *AgendaBlock) *RoomQuery {
+	query := (&RoomClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(agendablock.Table, agendablock.FieldID, id),
+			sqlgraph.To(room.Table, room.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, agendablock.RoomTable, agendablock.RoomColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *AgendaBlockClient) Hooks() []Hook {
+	return c.hooks.AgendaBlock
+}
+
+// Interceptors returns the client interceptors.
+func (c *AgendaBlockClient) Interceptors() []Interceptor {
+	return c.inters.AgendaBlock
+}
+
+func (c *AgendaBlockClient) mutate(ctx context.Context, m *AgendaBlockMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&AgendaBlockCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&AgendaBlockUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&AgendaBlockUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&AgendaBlockDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown AgendaBlock mutation op: %q", m.Op())
+	}
+}
+
 // AgendaDraftClient is a client for the AgendaDraft schema.
 type AgendaDraftClient struct {
 	config
@@ -1089,6 +1288,155 @@ func (c *AgendaDraftClient) mutate(ctx context.Context, m *AgendaDraftMutation) 
 		return (&AgendaDraftDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown AgendaDraft mutation op: %q", m.Op())
+	}
+}
+
+// AgendaVersionClient is a client for the AgendaVersion schema.
+type AgendaVersionClient struct {
+	config
+}
+
+// NewAgendaVersionClient returns a client for the AgendaVersion from the given config.
+func NewAgendaVersionClient(c config) *AgendaVersionClient {
+	return &AgendaVersionClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `agendaversion.Hooks(f(g(h())))`.
+func (c *AgendaVersionClient) Use(hooks ...Hook) {
+	c.hooks.AgendaVersion = append(c.hooks.AgendaVersion, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `agendaversion.Intercept(f(g(h())))`.
+func (c *AgendaVersionClient) Intercept(interceptors ...Interceptor) {
+	c.inters.AgendaVersion = append(c.inters.AgendaVersion, interceptors...)
+}
+
+// Create returns a builder for creating a AgendaVersion entity.
+func (c *AgendaVersionClient) Create() *AgendaVersionCreate {
+	mutation := newAgendaVersionMutation(c.config, OpCreate)
+	return &AgendaVersionCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of AgendaVersion entities.
+func (c *AgendaVersionClient) CreateBulk(builders ...*AgendaVersionCreate) *AgendaVersionCreateBulk {
+	return &AgendaVersionCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *AgendaVersionClient) MapCreateBulk(slice any, setFunc func(*AgendaVersionCreate, int)) *AgendaVersionCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &AgendaVersionCreateBulk{err: fmt.Errorf("calling to AgendaVersionClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*AgendaVersionCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &AgendaVersionCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for AgendaVersion.
+func (c *AgendaVersionClient) Update() *AgendaVersionUpdate {
+	mutation := newAgendaVersionMutation(c.config, OpUpdate)
+	return &AgendaVersionUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *AgendaVersionClient) UpdateOne(_m *AgendaVersion) *AgendaVersionUpdateOne {
+	mutation := newAgendaVersionMutation(c.config, OpUpdateOne, withAgendaVersion(_m))
+	return &AgendaVersionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *AgendaVersionClient) UpdateOneID(id string) *AgendaVersionUpdateOne {
+	mutation := newAgendaVersionMutation(c.config, OpUpdateOne, withAgendaVersionID(id))
+	return &AgendaVersionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for AgendaVersion.
+func (c *AgendaVersionClient) Delete() *AgendaVersionDelete {
+	mutation := newAgendaVersionMutation(c.config, OpDelete)
+	return &AgendaVersionDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *AgendaVersionClient) DeleteOne(_m *AgendaVersion) *AgendaVersionDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *AgendaVersionClient) DeleteOneID(id string) *AgendaVersionDeleteOne {
+	builder := c.Delete().Where(agendaversion.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &AgendaVersionDeleteOne{builder}
+}
+
+// Query returns a query builder for AgendaVersion.
+func (c *AgendaVersionClient) Query() *AgendaVersionQuery {
+	return &AgendaVersionQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeAgendaVersion},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a AgendaVersion entity by its id.
+func (c *AgendaVersionClient) Get(ctx context.Context, id string) (*AgendaVersion, error) {
+	return c.Query().Where(agendaversion.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *AgendaVersionClient) GetX(ctx context.Context, id string) *AgendaVersion {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryEvent queries the event edge of a AgendaVersion.
+func (c *AgendaVersionClient) QueryEvent(_m *AgendaVersion) *EventQuery {
+	query := (&EventClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(agendaversion.Table, agendaversion.FieldID, id),
+			sqlgraph.To(event.Table, event.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, agendaversion.EventTable, agendaversion.EventColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *AgendaVersionClient) Hooks() []Hook {
+	return c.hooks.AgendaVersion
+}
+
+// Interceptors returns the client interceptors.
+func (c *AgendaVersionClient) Interceptors() []Interceptor {
+	return c.inters.AgendaVersion
+}
+
+func (c *AgendaVersionClient) mutate(ctx context.Context, m *AgendaVersionMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&AgendaVersionCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&AgendaVersionUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&AgendaVersionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&AgendaVersionDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown AgendaVersion mutation op: %q", m.Op())
 	}
 }
 
@@ -5223,6 +5571,155 @@ func (c *OrganizationTagClient) mutate(ctx context.Context, m *OrganizationTagMu
 	}
 }
 
+// PersonalCalendarClient is a client for the PersonalCalendar schema.
+type PersonalCalendarClient struct {
+	config
+}
+
+// NewPersonalCalendarClient returns a client for the PersonalCalendar from the given config.
+func NewPersonalCalendarClient(c config) *PersonalCalendarClient {
+	return &PersonalCalendarClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `personalcalendar.Hooks(f(g(h())))`.
+func (c *PersonalCalendarClient) Use(hooks ...Hook) {
+	c.hooks.PersonalCalendar = append(c.hooks.PersonalCalendar, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `personalcalendar.Intercept(f(g(h())))`.
+func (c *PersonalCalendarClient) Intercept(interceptors ...Interceptor) {
+	c.inters.PersonalCalendar = append(c.inters.PersonalCalendar, interceptors...)
+}
+
+// Create returns a builder for creating a PersonalCalendar entity.
+func (c *PersonalCalendarClient) Create() *PersonalCalendarCreate {
+	mutation := newPersonalCalendarMutation(c.config, OpCreate)
+	return &PersonalCalendarCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of PersonalCalendar entities.
+func (c *PersonalCalendarClient) CreateBulk(builders ...*PersonalCalendarCreate) *PersonalCalendarCreateBulk {
+	return &PersonalCalendarCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *PersonalCalendarClient) MapCreateBulk(slice any, setFunc func(*PersonalCalendarCreate, int)) *PersonalCalendarCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &PersonalCalendarCreateBulk{err: fmt.Errorf("calling to PersonalCalendarClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*PersonalCalendarCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &PersonalCalendarCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for PersonalCalendar.
+func (c *PersonalCalendarClient) Update() *PersonalCalendarUpdate {
+	mutation := newPersonalCalendarMutation(c.config, OpUpdate)
+	return &PersonalCalendarUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *PersonalCalendarClient) UpdateOne(_m *PersonalCalendar) *PersonalCalendarUpdateOne {
+	mutation := newPersonalCalendarMutation(c.config, OpUpdateOne, withPersonalCalendar(_m))
+	return &PersonalCalendarUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *PersonalCalendarClient) UpdateOneID(id string) *PersonalCalendarUpdateOne {
+	mutation := newPersonalCalendarMutation(c.config, OpUpdateOne, withPersonalCalendarID(id))
+	return &PersonalCalendarUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for PersonalCalendar.
+func (c *PersonalCalendarClient) Delete() *PersonalCalendarDelete {
+	mutation := newPersonalCalendarMutation(c.config, OpDelete)
+	return &PersonalCalendarDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *PersonalCalendarClient) DeleteOne(_m *PersonalCalendar) *PersonalCalendarDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *PersonalCalendarClient) DeleteOneID(id string) *PersonalCalendarDeleteOne {
+	builder := c.Delete().Where(personalcalendar.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &PersonalCalendarDeleteOne{builder}
+}
+
+// Query returns a query builder for PersonalCalendar.
+func (c *PersonalCalendarClient) Query() *PersonalCalendarQuery {
+	return &PersonalCalendarQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypePersonalCalendar},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a PersonalCalendar entity by its id.
+func (c *PersonalCalendarClient) Get(ctx context.Context, id string) (*PersonalCalendar, error) {
+	return c.Query().Where(personalcalendar.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *PersonalCalendarClient) GetX(ctx context.Context, id string) *PersonalCalendar {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryEvent queries the event edge of a PersonalCalendar.
+func (c *PersonalCalendarClient) QueryEvent(_m *PersonalCalendar) *EventQuery {
+	query := (&EventClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(personalcalendar.Table, personalcalendar.FieldID, id),
+			sqlgraph.To(event.Table, event.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, personalcalendar.EventTable, personalcalendar.EventColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *PersonalCalendarClient) Hooks() []Hook {
+	return c.hooks.PersonalCalendar
+}
+
+// Interceptors returns the client interceptors.
+func (c *PersonalCalendarClient) Interceptors() []Interceptor {
+	return c.inters.PersonalCalendar
+}
+
+func (c *PersonalCalendarClient) mutate(ctx context.Context, m *PersonalCalendarMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&PersonalCalendarCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&PersonalCalendarUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&PersonalCalendarUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&PersonalCalendarDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown PersonalCalendar mutation op: %q", m.Op())
+	}
+}
+
 // PipelineCardClient is a client for the PipelineCard schema.
 type PipelineCardClient struct {
 	config
@@ -7067,6 +7564,171 @@ func (c *SignInTokenClient) mutate(ctx context.Context, m *SignInTokenMutation) 
 		return (&SignInTokenDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown SignInToken mutation op: %q", m.Op())
+	}
+}
+
+// SpeakerAvailabilityClient is a client for the SpeakerAvailability schema.
+type SpeakerAvailabilityClient struct {
+	config
+}
+
+// NewSpeakerAvailabilityClient returns a client for the SpeakerAvailability from the given config.
+func NewSpeakerAvailabilityClient(c config) *SpeakerAvailabilityClient {
+	return &SpeakerAvailabilityClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `speakeravailability.Hooks(f(g(h())))`.
+func (c *SpeakerAvailabilityClient) Use(hooks ...Hook) {
+	c.hooks.SpeakerAvailability = append(c.hooks.SpeakerAvailability, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `speakeravailability.Intercept(f(g(h())))`.
+func (c *SpeakerAvailabilityClient) Intercept(interceptors ...Interceptor) {
+	c.inters.SpeakerAvailability = append(c.inters.SpeakerAvailability, interceptors...)
+}
+
+// Create returns a builder for creating a SpeakerAvailability entity.
+func (c *SpeakerAvailabilityClient) Create() *SpeakerAvailabilityCreate {
+	mutation := newSpeakerAvailabilityMutation(c.config, OpCreate)
+	return &SpeakerAvailabilityCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of SpeakerAvailability entities.
+func (c *SpeakerAvailabilityClient) CreateBulk(builders ...*SpeakerAvailabilityCreate) *SpeakerAvailabilityCreateBulk {
+	return &SpeakerAvailabilityCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *SpeakerAvailabilityClient) MapCreateBulk(slice any, setFunc func(*SpeakerAvailabilityCreate, int)) *SpeakerAvailabilityCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &SpeakerAvailabilityCreateBulk{err: fmt.Errorf("calling to SpeakerAvailabilityClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*SpeakerAvailabilityCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &SpeakerAvailabilityCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for SpeakerAvailability.
+func (c *SpeakerAvailabilityClient) Update() *SpeakerAvailabilityUpdate {
+	mutation := newSpeakerAvailabilityMutation(c.config, OpUpdate)
+	return &SpeakerAvailabilityUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *SpeakerAvailabilityClient) UpdateOne(_m *SpeakerAvailability) *SpeakerAvailabilityUpdateOne {
+	mutation := newSpeakerAvailabilityMutation(c.config, OpUpdateOne, withSpeakerAvailability(_m))
+	return &SpeakerAvailabilityUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *SpeakerAvailabilityClient) UpdateOneID(id string) *SpeakerAvailabilityUpdateOne {
+	mutation := newSpeakerAvailabilityMutation(c.config, OpUpdateOne, withSpeakerAvailabilityID(id))
+	return &SpeakerAvailabilityUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for SpeakerAvailability.
+func (c *SpeakerAvailabilityClient) Delete() *SpeakerAvailabilityDelete {
+	mutation := newSpeakerAvailabilityMutation(c.config, OpDelete)
+	return &SpeakerAvailabilityDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *SpeakerAvailabilityClient) DeleteOne(_m *SpeakerAvailability) *SpeakerAvailabilityDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *SpeakerAvailabilityClient) DeleteOneID(id string) *SpeakerAvailabilityDeleteOne {
+	builder := c.Delete().Where(speakeravailability.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &SpeakerAvailabilityDeleteOne{builder}
+}
+
+// Query returns a query builder for SpeakerAvailability.
+func (c *SpeakerAvailabilityClient) Query() *SpeakerAvailabilityQuery {
+	return &SpeakerAvailabilityQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeSpeakerAvailability},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a SpeakerAvailability entity by its id.
+func (c *SpeakerAvailabilityClient) Get(ctx context.Context, id string) (*SpeakerAvailability, error) {
+	return c.Query().Where(speakeravailability.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *SpeakerAvailabilityClient) GetX(ctx context.Context, id string) *SpeakerAvailability {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryEvent queries the event edge of a SpeakerAvailability.
+func (c *SpeakerAvailabilityClient) QueryEvent(_m *SpeakerAvailability) *EventQuery {
+	query := (&EventClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(speakeravailability.Table, speakeravailability.FieldID, id),
+			sqlgraph.To(event.Table, event.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, speakeravailability.EventTable, speakeravailability.EventColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryContact queries the contact edge of a SpeakerAvailability.
+func (c *SpeakerAvailabilityClient) QueryContact(_m *SpeakerAvailability) *ContactQuery {
+	query := (&ContactClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(speakeravailability.Table, speakeravailability.FieldID, id),
+			sqlgraph.To(contact.Table, contact.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, speakeravailability.ContactTable, speakeravailability.ContactColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *SpeakerAvailabilityClient) Hooks() []Hook {
+	return c.hooks.SpeakerAvailability
+}
+
+// Interceptors returns the client interceptors.
+func (c *SpeakerAvailabilityClient) Interceptors() []Interceptor {
+	return c.inters.SpeakerAvailability
+}
+
+func (c *SpeakerAvailabilityClient) mutate(ctx context.Context, m *SpeakerAvailabilityMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&SpeakerAvailabilityCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&SpeakerAvailabilityUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&SpeakerAvailabilityUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&SpeakerAvailabilityDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown SpeakerAvailability mutation op: %q", m.Op())
 	}
 }
 
@@ -9198,30 +9860,30 @@ func (c *WebhookMessageClient) mutate(ctx context.Context, m *WebhookMessageMuta
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		AIReviewResult, APIKey, AgendaDraft, BrowserSession, Contact,
-		DeliverableAssignment, EmailCampaign, EmailCampaignRecipient, EmailLog, Embed,
-		Event, EventChange, EventMember, FileRequirement, Form, Format,
-		IdempotencyRecord, Level, Organization, OrganizationContact,
+		AIReviewResult, APIKey, AgendaBlock, AgendaDraft, AgendaVersion, BrowserSession,
+		Contact, DeliverableAssignment, EmailCampaign, EmailCampaignRecipient,
+		EmailLog, Embed, Event, EventChange, EventMember, FileRequirement, Form,
+		Format, IdempotencyRecord, Level, Organization, OrganizationContact,
 		OrganizationContactEvent, OrganizationContactNote, OrganizationContactTag,
-		OrganizationInvitation, OrganizationMember, OrganizationTag, PipelineCard,
-		PipelineStage, Resource, ReviewAnswer, ReviewAssignment, ReviewCriterion,
-		ReviewRound, ReviewRoundMember, Room, Segment, SignInToken, StageHistory,
-		Submission, SubmissionParticipant, Tag, TaskAssignment, TaskTemplate,
-		TimelineEntry, Track, User, WebhookDelivery, WebhookEndpoint,
-		WebhookMessage []ent.Hook
+		OrganizationInvitation, OrganizationMember, OrganizationTag, PersonalCalendar,
+		PipelineCard, PipelineStage, Resource, ReviewAnswer, ReviewAssignment,
+		ReviewCriterion, ReviewRound, ReviewRoundMember, Room, Segment, SignInToken,
+		SpeakerAvailability, StageHistory, Submission, SubmissionParticipant, Tag,
+		TaskAssignment, TaskTemplate, TimelineEntry, Track, User, WebhookDelivery,
+		WebhookEndpoint, WebhookMessage []ent.Hook
 	}
 	inters struct {
-		AIReviewResult, APIKey, AgendaDraft, BrowserSession, Contact,
-		DeliverableAssignment, EmailCampaign, EmailCampaignRecipient, EmailLog, Embed,
-		Event, EventChange, EventMember, FileRequirement, Form, Format,
-		IdempotencyRecord, Level, Organization, OrganizationContact,
+		AIReviewResult, APIKey, AgendaBlock, AgendaDraft, AgendaVersion, BrowserSession,
+		Contact, DeliverableAssignment, EmailCampaign, EmailCampaignRecipient,
+		EmailLog, Embed, Event, EventChange, EventMember, FileRequirement, Form,
+		Format, IdempotencyRecord, Level, Organization, OrganizationContact,
 		OrganizationContactEvent, OrganizationContactNote, OrganizationContactTag,
-		OrganizationInvitation, OrganizationMember, OrganizationTag, PipelineCard,
-		PipelineStage, Resource, ReviewAnswer, ReviewAssignment, ReviewCriterion,
-		ReviewRound, ReviewRoundMember, Room, Segment, SignInToken, StageHistory,
-		Submission, SubmissionParticipant, Tag, TaskAssignment, TaskTemplate,
-		TimelineEntry, Track, User, WebhookDelivery, WebhookEndpoint,
-		WebhookMessage []ent.Interceptor
+		OrganizationInvitation, OrganizationMember, OrganizationTag, PersonalCalendar,
+		PipelineCard, PipelineStage, Resource, ReviewAnswer, ReviewAssignment,
+		ReviewCriterion, ReviewRound, ReviewRoundMember, Room, Segment, SignInToken,
+		SpeakerAvailability, StageHistory, Submission, SubmissionParticipant, Tag,
+		TaskAssignment, TaskTemplate, TimelineEntry, Track, User, WebhookDelivery,
+		WebhookEndpoint, WebhookMessage []ent.Interceptor
 	}
 )
 

@@ -12,7 +12,9 @@ import (
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
+	"github.com/podium/podium/ent/agendablock"
 	"github.com/podium/podium/ent/agendadraft"
+	"github.com/podium/podium/ent/agendaversion"
 	"github.com/podium/podium/ent/aireviewresult"
 	"github.com/podium/podium/ent/apikey"
 	"github.com/podium/podium/ent/browsersession"
@@ -38,6 +40,7 @@ import (
 	"github.com/podium/podium/ent/organizationinvitation"
 	"github.com/podium/podium/ent/organizationmember"
 	"github.com/podium/podium/ent/organizationtag"
+	"github.com/podium/podium/ent/personalcalendar"
 	"github.com/podium/podium/ent/pipelinecard"
 	"github.com/podium/podium/ent/pipelinestage"
 	"github.com/podium/podium/ent/resource"
@@ -49,6 +52,7 @@ import (
 	"github.com/podium/podium/ent/room"
 	"github.com/podium/podium/ent/segment"
 	"github.com/podium/podium/ent/signintoken"
+	"github.com/podium/podium/ent/speakeravailability"
 	"github.com/podium/podium/ent/stagehistory"
 	"github.com/podium/podium/ent/submission"
 	"github.com/podium/podium/ent/submissionparticipant"
@@ -123,7 +127,9 @@ func checkColumn(t, c string) error {
 		columnCheck = sql.NewColumnCheck(map[string]func(string) bool{
 			aireviewresult.Table:           aireviewresult.ValidColumn,
 			apikey.Table:                   apikey.ValidColumn,
+			agendablock.Table:              agendablock.ValidColumn,
 			agendadraft.Table:              agendadraft.ValidColumn,
+			agendaversion.Table:            agendaversion.ValidColumn,
 			browsersession.Table:           browsersession.ValidColumn,
 			contact.Table:                  contact.ValidColumn,
 			deliverableassignment.Table:    deliverableassignment.ValidColumn,
@@ -147,6 +153,7 @@ func checkColumn(t, c string) error {
 			organizationinvitation.Table:   organizationinvitation.ValidColumn,
 			organizationmember.Table:       organizationmember.ValidColumn,
 			organizationtag.Table:          organizationtag.ValidColumn,
+			personalcalendar.Table:         personalcalendar.ValidColumn,
 			pipelinecard.Table:             pipelinecard.ValidColumn,
 			pipelinestage.Table:            pipelinestage.ValidColumn,
 			resource.Table:                 resource.ValidColumn,
@@ -158,6 +165,7 @@ func checkColumn(t, c string) error {
 			room.Table:                     room.ValidColumn,
 			segment.Table:                  segment.ValidColumn,
 			signintoken.Table:              signintoken.ValidColumn,
+			speakeravailability.Table:      speakeravailability.ValidColumn,
 			stagehistory.Table:             stagehistory.ValidColumn,
 			submission.Table:               submission.ValidColumn,
 			submissionparticipant.Table:    submissionparticipant.ValidColumn,

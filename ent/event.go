@@ -67,6 +67,8 @@ type Event struct {
 	AgendaPublishedAt *time.Time `json:"agenda_published_at,omitempty"`
 	// The published agenda: the scheduled sessions as they were at the last publishAgenda, by start time. Later edits show only once the agenda is published again; empty while it is not published.
 	PublishedAgenda []agenda.Entry `json:"published_agenda,omitempty"`
+	// The published agenda's blocks (breaks, meals, registration, socials) as they were at the last publishAgenda, by start time; empty while it is not published.
+	PublishedBlocks []agenda.Block `json:"published_blocks,omitempty"`
 	// Whether the schedule changed since the agenda was last published, or the agenda was unpublished; false by default.
 	AgendaDirty bool `json:"agenda_dirty,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
@@ -269,7 +271,7 @@ func (*Event) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case event.FieldPublishedAgenda:
+		case event.FieldPublishedAgenda, event.FieldPublishedBlocks:
 			values[i] = new([]byte)
 		case event.FieldSpeakerConfirmationEnabled, event.FieldSpeakerContentLocked, event.FieldAgendaDirty:
 			values[i] = new(sql.NullBool)
@@ -448,6 +450,14 @@ func (_m *Event) assignValues(columns []string, values []any) error {
 			} else if value != nil && len(*value) > 0 {
 				if err := json.Unmarshal(*value, &_m.PublishedAgenda); err != nil {
 					return fmt.Errorf("unmarshal field published_agenda: %w", err)
+				}
+			}
+		case event.FieldPublishedBlocks:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field published_blocks", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.PublishedBlocks); err != nil {
+					return fmt.Errorf("unmarshal field published_blocks: %w", err)
 				}
 			}
 		case event.FieldAgendaDirty:
@@ -655,6 +665,9 @@ func (_m *Event) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("published_agenda=")
 	builder.WriteString(fmt.Sprintf("%v", _m.PublishedAgenda))
+	builder.WriteString(", ")
+	builder.WriteString("published_blocks=")
+	builder.WriteString(fmt.Sprintf("%v", _m.PublishedBlocks))
 	builder.WriteString(", ")
 	builder.WriteString("agenda_dirty=")
 	builder.WriteString(fmt.Sprintf("%v", _m.AgendaDirty))

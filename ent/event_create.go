@@ -305,6 +305,12 @@ func (_c *EventCreate) SetPublishedAgenda(v []agenda.Entry) *EventCreate {
 	return _c
 }
 
+// SetPublishedBlocks sets the "published_blocks" field.
+func (_c *EventCreate) SetPublishedBlocks(v []agenda.Block) *EventCreate {
+	_c.mutation.SetPublishedBlocks(v)
+	return _c
+}
+
 // SetAgendaDirty sets the "agenda_dirty" field.
 func (_c *EventCreate) SetAgendaDirty(v bool) *EventCreate {
 	_c.mutation.SetAgendaDirty(v)
@@ -611,6 +617,10 @@ func (_c *EventCreate) defaults() {
 		v := event.DefaultPublishedAgenda
 		_c.mutation.SetPublishedAgenda(v)
 	}
+	if _, ok := _c.mutation.PublishedBlocks(); !ok {
+		v := event.DefaultPublishedBlocks
+		_c.mutation.SetPublishedBlocks(v)
+	}
 	if _, ok := _c.mutation.AgendaDirty(); !ok {
 		v := event.DefaultAgendaDirty
 		_c.mutation.SetAgendaDirty(v)
@@ -731,6 +741,9 @@ func (_c *EventCreate) check() error {
 	}
 	if _, ok := _c.mutation.PublishedAgenda(); !ok {
 		return &ValidationError{Name: "published_agenda", err: errors.New(`ent: missing required field "Event.published_agenda"`)}
+	}
+	if _, ok := _c.mutation.PublishedBlocks(); !ok {
+		return &ValidationError{Name: "published_blocks", err: errors.New(`ent: missing required field "Event.published_blocks"`)}
 	}
 	if _, ok := _c.mutation.AgendaDirty(); !ok {
 		return &ValidationError{Name: "agenda_dirty", err: errors.New(`ent: missing required field "Event.agenda_dirty"`)}
@@ -866,6 +879,10 @@ func (_c *EventCreate) createSpec() (*Event, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.PublishedAgenda(); ok {
 		_spec.SetField(event.FieldPublishedAgenda, field.TypeJSON, value)
 		_node.PublishedAgenda = value
+	}
+	if value, ok := _c.mutation.PublishedBlocks(); ok {
+		_spec.SetField(event.FieldPublishedBlocks, field.TypeJSON, value)
+		_node.PublishedBlocks = value
 	}
 	if value, ok := _c.mutation.AgendaDirty(); ok {
 		_spec.SetField(event.FieldAgendaDirty, field.TypeBool, value)
@@ -1482,6 +1499,18 @@ func (u *EventUpsert) UpdatePublishedAgenda() *EventUpsert {
 	return u
 }
 
+// SetPublishedBlocks sets the "published_blocks" field.
+func (u *EventUpsert) SetPublishedBlocks(v []agenda.Block) *EventUpsert {
+	u.Set(event.FieldPublishedBlocks, v)
+	return u
+}
+
+// UpdatePublishedBlocks sets the "published_blocks" field to the value that was provided on create.
+func (u *EventUpsert) UpdatePublishedBlocks() *EventUpsert {
+	u.SetExcluded(event.FieldPublishedBlocks)
+	return u
+}
+
 // SetAgendaDirty sets the "agenda_dirty" field.
 func (u *EventUpsert) SetAgendaDirty(v bool) *EventUpsert {
 	u.Set(event.FieldAgendaDirty, v)
@@ -1916,6 +1945,20 @@ func (u *EventUpsertOne) SetPublishedAgenda(v []agenda.Entry) *EventUpsertOne {
 func (u *EventUpsertOne) UpdatePublishedAgenda() *EventUpsertOne {
 	return u.Update(func(s *EventUpsert) {
 		s.UpdatePublishedAgenda()
+	})
+}
+
+// SetPublishedBlocks sets the "published_blocks" field.
+func (u *EventUpsertOne) SetPublishedBlocks(v []agenda.Block) *EventUpsertOne {
+	return u.Update(func(s *EventUpsert) {
+		s.SetPublishedBlocks(v)
+	})
+}
+
+// UpdatePublishedBlocks sets the "published_blocks" field to the value that was provided on create.
+func (u *EventUpsertOne) UpdatePublishedBlocks() *EventUpsertOne {
+	return u.Update(func(s *EventUpsert) {
+		s.UpdatePublishedBlocks()
 	})
 }
 
@@ -2522,6 +2565,20 @@ func (u *EventUpsertBulk) SetPublishedAgenda(v []agenda.Entry) *EventUpsertBulk 
 func (u *EventUpsertBulk) UpdatePublishedAgenda() *EventUpsertBulk {
 	return u.Update(func(s *EventUpsert) {
 		s.UpdatePublishedAgenda()
+	})
+}
+
+// SetPublishedBlocks sets the "published_blocks" field.
+func (u *EventUpsertBulk) SetPublishedBlocks(v []agenda.Block) *EventUpsertBulk {
+	return u.Update(func(s *EventUpsert) {
+		s.SetPublishedBlocks(v)
+	})
+}
+
+// UpdatePublishedBlocks sets the "published_blocks" field to the value that was provided on create.
+func (u *EventUpsertBulk) UpdatePublishedBlocks() *EventUpsertBulk {
+	return u.Update(func(s *EventUpsert) {
+		s.UpdatePublishedBlocks()
 	})
 }
 

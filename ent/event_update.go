@@ -396,6 +396,18 @@ func (_u *EventUpdate) AppendPublishedAgenda(v []agenda.Entry) *EventUpdate {
 	return _u
 }
 
+// SetPublishedBlocks sets the "published_blocks" field.
+func (_u *EventUpdate) SetPublishedBlocks(v []agenda.Block) *EventUpdate {
+	_u.mutation.SetPublishedBlocks(v)
+	return _u
+}
+
+// AppendPublishedBlocks appends value to the "published_blocks" field.
+func (_u *EventUpdate) AppendPublishedBlocks(v []agenda.Block) *EventUpdate {
+	_u.mutation.AppendPublishedBlocks(v)
+	return _u
+}
+
 // SetAgendaDirty sets the "agenda_dirty" field.
 func (_u *EventUpdate) SetAgendaDirty(v bool) *EventUpdate {
 	_u.mutation.SetAgendaDirty(v)
@@ -1150,6 +1162,14 @@ func (_u *EventUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if value, ok := _u.mutation.AppendedPublishedAgenda(); ok {
 		_spec.AddModifier(func(u *sql.UpdateBuilder) {
 			sqljson.Append(u, event.FieldPublishedAgenda, value)
+		})
+	}
+	if value, ok := _u.mutation.PublishedBlocks(); ok {
+		_spec.SetField(event.FieldPublishedBlocks, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedPublishedBlocks(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, event.FieldPublishedBlocks, value)
 		})
 	}
 	if value, ok := _u.mutation.AgendaDirty(); ok {
@@ -2158,6 +2178,18 @@ func (_u *EventUpdateOne) AppendPublishedAgenda(v []agenda.Entry) *EventUpdateOn
 	return _u
 }
 
+// SetPublishedBlocks sets the "published_blocks" field.
+func (_u *EventUpdateOne) SetPublishedBlocks(v []agenda.Block) *EventUpdateOne {
+	_u.mutation.SetPublishedBlocks(v)
+	return _u
+}
+
+// AppendPublishedBlocks appends value to the "published_blocks" field.
+func (_u *EventUpdateOne) AppendPublishedBlocks(v []agenda.Block) *EventUpdateOne {
+	_u.mutation.AppendPublishedBlocks(v)
+	return _u
+}
+
 // SetAgendaDirty sets the "agenda_dirty" field.
 func (_u *EventUpdateOne) SetAgendaDirty(v bool) *EventUpdateOne {
 	_u.mutation.SetAgendaDirty(v)
@@ -2942,6 +2974,14 @@ func (_u *EventUpdateOne) sqlSave(ctx context.Context) (_node *Event, err error)
 	if value, ok := _u.mutation.AppendedPublishedAgenda(); ok {
 		_spec.AddModifier(func(u *sql.UpdateBuilder) {
 			sqljson.Append(u, event.FieldPublishedAgenda, value)
+		})
+	}
+	if value, ok := _u.mutation.PublishedBlocks(); ok {
+		_spec.SetField(event.FieldPublishedBlocks, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedPublishedBlocks(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, event.FieldPublishedBlocks, value)
 		})
 	}
 	if value, ok := _u.mutation.AgendaDirty(); ok {

@@ -552,6 +552,11 @@ func (_q *EventQuery) collectField(ctx context.Context, oneNode bool, opCtx *gra
 				selectedFields = append(selectedFields, event.FieldPublishedAgenda)
 				fieldSeen[event.FieldPublishedAgenda] = struct{}{}
 			}
+		case "publishedBlocks":
+			if _, ok := fieldSeen[event.FieldPublishedBlocks]; !ok {
+				selectedFields = append(selectedFields, event.FieldPublishedBlocks)
+				fieldSeen[event.FieldPublishedBlocks] = struct{}{}
+			}
 		case "agendaDirty":
 			if _, ok := fieldSeen[event.FieldAgendaDirty]; !ok {
 				selectedFields = append(selectedFields, event.FieldAgendaDirty)

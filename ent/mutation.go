@@ -11,7 +11,9 @@ import (
 
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
+	"github.com/podium/podium/ent/agendablock"
 	"github.com/podium/podium/ent/agendadraft"
+	"github.com/podium/podium/ent/agendaversion"
 	"github.com/podium/podium/ent/aireviewresult"
 	"github.com/podium/podium/ent/apikey"
 	"github.com/podium/podium/ent/browsersession"
@@ -37,6 +39,7 @@ import (
 	"github.com/podium/podium/ent/organizationinvitation"
 	"github.com/podium/podium/ent/organizationmember"
 	"github.com/podium/podium/ent/organizationtag"
+	"github.com/podium/podium/ent/personalcalendar"
 	"github.com/podium/podium/ent/pipelinecard"
 	"github.com/podium/podium/ent/pipelinestage"
 	"github.com/podium/podium/ent/predicate"
@@ -51,6 +54,7 @@ import (
 	"github.com/podium/podium/ent/schema/cfpform"
 	"github.com/podium/podium/ent/segment"
 	"github.com/podium/podium/ent/signintoken"
+	"github.com/podium/podium/ent/speakeravailability"
 	"github.com/podium/podium/ent/stagehistory"
 	"github.com/podium/podium/ent/submission"
 	"github.com/podium/podium/ent/submissionparticipant"
@@ -76,7 +80,9 @@ const (
 	// Node types.
 	TypeAIReviewResult           = "AIReviewResult"
 	TypeAPIKey                   = "APIKey"
+	TypeAgendaBlock              = "AgendaBlock"
 	TypeAgendaDraft              = "AgendaDraft"
+	TypeAgendaVersion            = "AgendaVersion"
 	TypeBrowserSession           = "BrowserSession"
 	TypeContact                  = "Contact"
 	TypeDeliverableAssignment    = "DeliverableAssignment"
@@ -100,6 +106,7 @@ const (
 	TypeOrganizationInvitation   = "OrganizationInvitation"
 	TypeOrganizationMember       = "OrganizationMember"
 	TypeOrganizationTag          = "OrganizationTag"
+	TypePersonalCalendar         = "PersonalCalendar"
 	TypePipelineCard             = "PipelineCard"
 	TypePipelineStage            = "PipelineStage"
 	TypeResource                 = "Resource"
@@ -111,6 +118,7 @@ const (
 	TypeRoom                     = "Room"
 	TypeSegment                  = "Segment"
 	TypeSignInToken              = "SignInToken"
+	TypeSpeakerAvailability      = "SpeakerAvailability"
 	TypeStageHistory             = "StageHistory"
 	TypeSubmission               = "Submission"
 	TypeSubmissionParticipant    = "SubmissionParticipant"
@@ -2317,6 +2325,892 @@ func (m *APIKeyMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown APIKey edge %s", name)
 }
 
+// AgendaBlockMutation represents an operation that mutates the AgendaBlock nodes in the graph.
+type AgendaBlockMutation struct {
+	config
+	op              Op
+	typ             string
+	id              *string
+	created_at      *time.Time
+	updated_at      *time.Time
+	organization_id *string
+	title           *string
+	kind            *agendablock.Kind
+	starts_at       *time.Time
+	ends_at         *time.Time
+	clearedFields   map[string]struct{}
+	event           *string
+	clearedevent    bool
+	room            *string
+	clearedroom     bool
+	done            bool
+	oldValue        func(context.Context) (*AgendaBlock, error)
+	predicates      []predicate.AgendaBlock
+}
+
+var _ ent.Mutation = (*AgendaBlockMutation)(nil)
+
+// agendablockOption allows management of the mutation configuration using functional options.
+type agendablockOption func(*AgendaBlockMutation)
+
+// newAgendaBlockMutation creates new mutation for the AgendaBlock entity.
+func newAgendaBlockMutation(c config, op Op, opts ...agendablockOption) *AgendaBlockMutation {
+	m := &AgendaBlockMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeAgendaBlock,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withAgendaBlockID sets the ID field of the mutation.
+func withAgendaBlockID(id string) agendablockOption {
+	return func(m *AgendaBlockMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *AgendaBlock
+		)
+		m.oldValue = func(ctx context.Context) (*AgendaBlock, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().AgendaBlock.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withAgendaBlock sets the old AgendaBlock of the mutation.
+func withAgendaBlock(node *AgendaBlock) agendablockOption {
+	return func(m *AgendaBlockMutation) {
+		m.oldValue = func(context.Context) (*AgendaBlock, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m AgendaBlockMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m AgendaBlockMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of AgendaBlock entities.
+func (m *AgendaBlockMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *AgendaBlockMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *AgendaBlockMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().AgendaBlock.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *AgendaBlockMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *AgendaBlockMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the AgendaBlock entity.
+// If the AgendaBlock object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AgendaBlockMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *AgendaBlockMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *AgendaBlockMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *AgendaBlockMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the AgendaBlock entity.
+// If the AgendaBlock object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AgendaBlockMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *AgendaBlockMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetOrganizationID sets the "organization_id" field.
+func (m *AgendaBlockMutation) SetOrganizationID(s string) {
+	m.organization_id = &s
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *AgendaBlockMutation) OrganizationID() (r string, exists bool) {
+	v := m.organization_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the AgendaBlock entity.
+// If the AgendaBlock object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AgendaBlockMutation) OldOrganizationID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *AgendaBlockMutation) ResetOrganizationID() {
+	m.organization_id = nil
+}
+
+// SetEventID sets the "event_id" field.
+func (m *AgendaBlockMutation) SetEventID(s string) {
+	m.event = &s
+}
+
+// EventID returns the value of the "event_id" field in the mutation.
+func (m *AgendaBlockMutation) EventID() (r string, exists bool) {
+	v := m.event
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEventID returns the old "event_id" field's value of the AgendaBlock entity.
+// If the AgendaBlock object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AgendaBlockMutation) OldEventID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEventID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEventID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEventID: %w", err)
+	}
+	return oldValue.EventID, nil
+}
+
+// ResetEventID resets all changes to the "event_id" field.
+func (m *AgendaBlockMutation) ResetEventID() {
+	m.event = nil
+}
+
+// SetTitle sets the "title" field.
+func (m *AgendaBlockMutation) SetTitle(s string) {
+	m.title = &s
+}
+
+// Title returns the value of the "title" field in the mutation.
+func (m *AgendaBlockMutation) Title() (r string, exists bool) {
+	v := m.title
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTitle returns the old "title" field's value of the AgendaBlock entity.
+// If the AgendaBlock object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AgendaBlockMutation) OldTitle(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTitle is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTitle requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTitle: %w", err)
+	}
+	return oldValue.Title, nil
+}
+
+// ResetTitle resets all changes to the "title" field.
+func (m *AgendaBlockMutation) ResetTitle() {
+	m.title = nil
+}
+
+// SetKind sets the "kind" field.
+func (m *AgendaBlockMutation) SetKind(a agendablock.Kind) {
+	m.kind = &a
+}
+
+// Kind returns the value of the "kind" field in the mutation.
+func (m *AgendaBlockMutation) Kind() (r agendablock.Kind, exists bool) {
+	v := m.kind
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldKind returns the old "kind" field's value of the AgendaBlock entity.
+// If the AgendaBlock object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AgendaBlockMutation) OldKind(ctx context.Context) (v agendablock.Kind, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldKind is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldKind requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldKind: %w", err)
+	}
+	return oldValue.Kind, nil
+}
+
+// ResetKind resets all changes to the "kind" field.
+func (m *AgendaBlockMutation) ResetKind() {
+	m.kind = nil
+}
+
+// SetRoomID sets the "room_id" field.
+func (m *AgendaBlockMutation) SetRoomID(s string) {
+	m.room = &s
+}
+
+// RoomID returns the value of the "room_id" field in the mutation.
+func (m *AgendaBlockMutation) RoomID() (r string, exists bool) {
+	v := m.room
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRoomID returns the old "room_id" field's value of the AgendaBlock entity.
+// If the AgendaBlock object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AgendaBlockMutation) OldRoomID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRoomID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRoomID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRoomID: %w", err)
+	}
+	return oldValue.RoomID, nil
+}
+
+// ClearRoomID clears the value of the "room_id" field.
+func (m *AgendaBlockMutation) ClearRoomID() {
+	m.room = nil
+	m.clearedFields[agendablock.FieldRoomID] = struct{}{}
+}
+
+// RoomIDCleared returns if the "room_id" field was cleared in this mutation.
+func (m *AgendaBlockMutation) RoomIDCleared() bool {
+	_, ok := m.clearedFields[agendablock.FieldRoomID]
+	return ok
+}
+
+// ResetRoomID resets all changes to the "room_id" field.
+func (m *AgendaBlockMutation) ResetRoomID() {
+	m.room = nil
+	delete(m.clearedFields, agendablock.FieldRoomID)
+}
+
+// SetStartsAt sets the "starts_at" field.
+func (m *AgendaBlockMutation) SetStartsAt(t time.Time) {
+	m.starts_at = &t
+}
+
+// StartsAt returns the value of the "starts_at" field in the mutation.
+func (m *AgendaBlockMutation) StartsAt() (r time.Time, exists bool) {
+	v := m.starts_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStartsAt returns the old "starts_at" field's value of the AgendaBlock entity.
+// If the AgendaBlock object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AgendaBlockMutation) OldStartsAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStartsAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStartsAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStartsAt: %w", err)
+	}
+	return oldValue.StartsAt, nil
+}
+
+// ResetStartsAt resets all changes to the "starts_at" field.
+func (m *AgendaBlockMutation) ResetStartsAt() {
+	m.starts_at = nil
+}
+
+// SetEndsAt sets the "ends_at" field.
+func (m *AgendaBlockMutation) SetEndsAt(t time.Time) {
+	m.ends_at = &t
+}
+
+// EndsAt returns the value of the "ends_at" field in the mutation.
+func (m *AgendaBlockMutation) EndsAt() (r time.Time, exists bool) {
+	v := m.ends_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEndsAt returns the old "ends_at" field's value of the AgendaBlock entity.
+// If the AgendaBlock object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AgendaBlockMutation) OldEndsAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEndsAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEndsAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEndsAt: %w", err)
+	}
+	return oldValue.EndsAt, nil
+}
+
+// ResetEndsAt resets all changes to the "ends_at" field.
+func (m *AgendaBlockMutation) ResetEndsAt() {
+	m.ends_at = nil
+}
+
+// ClearEvent clears the "event" edge to the Event entity.
+func (m *AgendaBlockMutation) ClearEvent() {
+	m.clearedevent = true
+	m.clearedFields[agendablock.FieldEventID] = struct{}{}
+}
+
+// EventCleared reports if the "event" edge to the Event entity was cleared.
+func (m *AgendaBlockMutation) EventCleared() bool {
+	return m.clearedevent
+}
+
+// EventIDs returns the "event" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// EventID instead. It exists only for internal usage by the builders.
+func (m *AgendaBlockMutation) EventIDs() (ids []string) {
+	if id := m.event; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetEvent resets all changes to the "event" edge.
+func (m *AgendaBlockMutation) ResetEvent() {
+	m.event = nil
+	m.clearedevent = false
+}
+
+// ClearRoom clears the "room" edge to the Room entity.
+func (m *AgendaBlockMutation) ClearRoom() {
+	m.clearedroom = true
+	m.clearedFields[agendablock.FieldRoomID] = struct{}{}
+}
+
+// RoomCleared reports if the "room" edge to the Room entity was cleared.
+func (m *AgendaBlockMutation) RoomCleared() bool {
+	return m.RoomIDCleared() || m.clearedroom
+}
+
+// RoomIDs returns the "room" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// RoomID instead. It exists only for internal usage by the builders.
+func (m *AgendaBlockMutation) RoomIDs() (ids []string) {
+	if id := m.room; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetRoom resets all changes to the "room" edge.
+func (m *AgendaBlockMutation) ResetRoom() {
+	m.room = nil
+	m.clearedroom = false
+}
+
+// Where appends a list predicates to the AgendaBlockMutation builder.
+func (m *AgendaBlockMutation) Where(ps ...predicate.AgendaBlock) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the AgendaBlockMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *AgendaBlockMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.AgendaBlock, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *AgendaBlockMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *AgendaBlockMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (AgendaBlock).
+func (m *AgendaBlockMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *AgendaBlockMutation) Fields() []string {
+	fields := make([]string, 0, 9)
+	if m.created_at != nil {
+		fields = append(fields, agendablock.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, agendablock.FieldUpdatedAt)
+	}
+	if m.organization_id != nil {
+		fields = append(fields, agendablock.FieldOrganizationID)
+	}
+	if m.event != nil {
+		fields = append(fields, agendablock.FieldEventID)
+	}
+	if m.title != nil {
+		fields = append(fields, agendablock.FieldTitle)
+	}
+	if m.kind != nil {
+		fields = append(fields, agendablock.FieldKind)
+	}
+	if m.room != nil {
+		fields = append(fields, agendablock.FieldRoomID)
+	}
+	if m.starts_at != nil {
+		fields = append(fields, agendablock.FieldStartsAt)
+	}
+	if m.ends_at != nil {
+		fields = append(fields, agendablock.FieldEndsAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *AgendaBlockMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case agendablock.FieldCreatedAt:
+		return m.CreatedAt()
+	case agendablock.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case agendablock.FieldOrganizationID:
+		return m.OrganizationID()
+	case agendablock.FieldEventID:
+		return m.EventID()
+	case agendablock.FieldTitle:
+		return m.Title()
+	case agendablock.FieldKind:
+		return m.Kind()
+	case agendablock.FieldRoomID:
+		return m.RoomID()
+	case agendablock.FieldStartsAt:
+		return m.StartsAt()
+	case agendablock.FieldEndsAt:
+		return m.EndsAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *AgendaBlockMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case agendablock.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case agendablock.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case agendablock.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
+	case agendablock.FieldEventID:
+		return m.OldEventID(ctx)
+	case agendablock.FieldTitle:
+		return m.OldTitle(ctx)
+	case agendablock.FieldKind:
+		return m.OldKind(ctx)
+	case agendablock.FieldRoomID:
+		return m.OldRoomID(ctx)
+	case agendablock.FieldStartsAt:
+		return m.OldStartsAt(ctx)
+	case agendablock.FieldEndsAt:
+		return m.OldEndsAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown AgendaBlock field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *AgendaBlockMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case agendablock.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case agendablock.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case agendablock.FieldOrganizationID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
+		return nil
+	case agendablock.FieldEventID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEventID(v)
+		return nil
+	case agendablock.FieldTitle:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTitle(v)
+		return nil
+	case agendablock.FieldKind:
+		v, ok := value.(agendablock.Kind)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetKind(v)
+		return nil
+	case agendablock.FieldRoomID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRoomID(v)
+		return nil
+	case agendablock.FieldStartsAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStartsAt(v)
+		return nil
+	case agendablock.FieldEndsAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEndsAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown AgendaBlock field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *AgendaBlockMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *AgendaBlockMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *AgendaBlockMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown AgendaBlock numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *AgendaBlockMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(agendablock.FieldRoomID) {
+		fields = append(fields, agendablock.FieldRoomID)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *AgendaBlockMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *AgendaBlockMutation) ClearField(name string) error {
+	switch name {
+	case agendablock.FieldRoomID:
+		m.ClearRoomID()
+		return nil
+	}
+	return fmt.Errorf("unknown AgendaBlock nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *AgendaBlockMutation) ResetField(name string) error {
+	switch name {
+	case agendablock.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case agendablock.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case agendablock.FieldOrganizationID:
+		m.ResetOrganizationID()
+		return nil
+	case agendablock.FieldEventID:
+		m.ResetEventID()
+		return nil
+	case agendablock.FieldTitle:
+		m.ResetTitle()
+		return nil
+	case agendablock.FieldKind:
+		m.ResetKind()
+		return nil
+	case agendablock.FieldRoomID:
+		m.ResetRoomID()
+		return nil
+	case agendablock.FieldStartsAt:
+		m.ResetStartsAt()
+		return nil
+	case agendablock.FieldEndsAt:
+		m.ResetEndsAt()
+		return nil
+	}
+	return fmt.Errorf("unknown AgendaBlock field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *AgendaBlockMutation) AddedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.event != nil {
+		edges = append(edges, agendablock.EdgeEvent)
+	}
+	if m.room != nil {
+		edges = append(edges, agendablock.EdgeRoom)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *AgendaBlockMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case agendablock.EdgeEvent:
+		if id := m.event; id != nil {
+			return []ent.Value{*id}
+		}
+	case agendablock.EdgeRoom:
+		if id := m.room; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *AgendaBlockMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 2)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *AgendaBlockMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *AgendaBlockMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.clearedevent {
+		edges = append(edges, agendablock.EdgeEvent)
+	}
+	if m.clearedroom {
+		edges = append(edges, agendablock.EdgeRoom)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *AgendaBlockMutation) EdgeCleared(name string) bool {
+	switch name {
+	case agendablock.EdgeEvent:
+		return m.clearedevent
+	case agendablock.EdgeRoom:
+		return m.clearedroom
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *AgendaBlockMutation) ClearEdge(name string) error {
+	switch name {
+	case agendablock.EdgeEvent:
+		m.ClearEvent()
+		return nil
+	case agendablock.EdgeRoom:
+		m.ClearRoom()
+		return nil
+	}
+	return fmt.Errorf("unknown AgendaBlock unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *AgendaBlockMutation) ResetEdge(name string) error {
+	switch name {
+	case agendablock.EdgeEvent:
+		m.ResetEvent()
+		return nil
+	case agendablock.EdgeRoom:
+		m.ResetRoom()
+		return nil
+	}
+	return fmt.Errorf("unknown AgendaBlock edge %s", name)
+}
+
 // AgendaDraftMutation represents an operation that mutates the AgendaDraft nodes in the graph.
 type AgendaDraftMutation struct {
 	config
@@ -3374,6 +4268,854 @@ func (m *AgendaDraftMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown AgendaDraft edge %s", name)
+}
+
+// AgendaVersionMutation represents an operation that mutates the AgendaVersion nodes in the graph.
+type AgendaVersionMutation struct {
+	config
+	op              Op
+	typ             string
+	id              *string
+	organization_id *string
+	number          *int
+	addnumber       *int
+	published_at    *time.Time
+	published_by    *string
+	sessions        *[]agenda.Entry
+	appendsessions  []agenda.Entry
+	blocks          *[]agenda.Block
+	appendblocks    []agenda.Block
+	changes         *[]agenda.Change
+	appendchanges   []agenda.Change
+	clearedFields   map[string]struct{}
+	event           *string
+	clearedevent    bool
+	done            bool
+	oldValue        func(context.Context) (*AgendaVersion, error)
+	predicates      []predicate.AgendaVersion
+}
+
+var _ ent.Mutation = (*AgendaVersionMutation)(nil)
+
+// agendaversionOption allows management of the mutation configuration using functional options.
+type agendaversionOption func(*AgendaVersionMutation)
+
+// newAgendaVersionMutation creates new mutation for the AgendaVersion entity.
+func newAgendaVersionMutation(c config, op Op, opts ...agendaversionOption) *AgendaVersionMutation {
+	m := &AgendaVersionMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeAgendaVersion,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withAgendaVersionID sets the ID field of the mutation.
+func withAgendaVersionID(id string) agendaversionOption {
+	return func(m *AgendaVersionMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *AgendaVersion
+		)
+		m.oldValue = func(ctx context.Context) (*AgendaVersion, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().AgendaVersion.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withAgendaVersion sets the old AgendaVersion of the mutation.
+func withAgendaVersion(node *AgendaVersion) agendaversionOption {
+	return func(m *AgendaVersionMutation) {
+		m.oldValue = func(context.Context) (*AgendaVersion, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m AgendaVersionMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m AgendaVersionMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of AgendaVersion entities.
+func (m *AgendaVersionMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *AgendaVersionMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *AgendaVersionMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().AgendaVersion.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetOrganizationID sets the "organization_id" field.
+func (m *AgendaVersionMutation) SetOrganizationID(s string) {
+	m.organization_id = &s
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *AgendaVersionMutation) OrganizationID() (r string, exists bool) {
+	v := m.organization_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the AgendaVersion entity.
+// If the AgendaVersion object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AgendaVersionMutation) OldOrganizationID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *AgendaVersionMutation) ResetOrganizationID() {
+	m.organization_id = nil
+}
+
+// SetEventID sets the "event_id" field.
+func (m *AgendaVersionMutation) SetEventID(s string) {
+	m.event = &s
+}
+
+// EventID returns the value of the "event_id" field in the mutation.
+func (m *AgendaVersionMutation) EventID() (r string, exists bool) {
+	v := m.event
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEventID returns the old "event_id" field's value of the AgendaVersion entity.
+// If the AgendaVersion object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AgendaVersionMutation) OldEventID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEventID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEventID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEventID: %w", err)
+	}
+	return oldValue.EventID, nil
+}
+
+// ResetEventID resets all changes to the "event_id" field.
+func (m *AgendaVersionMutation) ResetEventID() {
+	m.event = nil
+}
+
+// SetNumber sets the "number" field.
+func (m *AgendaVersionMutation) SetNumber(i int) {
+	m.number = &i
+	m.addnumber = nil
+}
+
+// Number returns the value of the "number" field in the mutation.
+func (m *AgendaVersionMutation) Number() (r int, exists bool) {
+	v := m.number
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldNumber returns the old "number" field's value of the AgendaVersion entity.
+// If the AgendaVersion object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AgendaVersionMutation) OldNumber(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldNumber is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldNumber requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldNumber: %w", err)
+	}
+	return oldValue.Number, nil
+}
+
+// AddNumber adds i to the "number" field.
+func (m *AgendaVersionMutation) AddNumber(i int) {
+	if m.addnumber != nil {
+		*m.addnumber += i
+	} else {
+		m.addnumber = &i
+	}
+}
+
+// AddedNumber returns the value that was added to the "number" field in this mutation.
+func (m *AgendaVersionMutation) AddedNumber() (r int, exists bool) {
+	v := m.addnumber
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetNumber resets all changes to the "number" field.
+func (m *AgendaVersionMutation) ResetNumber() {
+	m.number = nil
+	m.addnumber = nil
+}
+
+// SetPublishedAt sets the "published_at" field.
+func (m *AgendaVersionMutation) SetPublishedAt(t time.Time) {
+	m.published_at = &t
+}
+
+// PublishedAt returns the value of the "published_at" field in the mutation.
+func (m *AgendaVersionMutation) PublishedAt() (r time.Time, exists bool) {
+	v := m.published_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPublishedAt returns the old "published_at" field's value of the AgendaVersion entity.
+// If the AgendaVersion object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AgendaVersionMutation) OldPublishedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPublishedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPublishedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPublishedAt: %w", err)
+	}
+	return oldValue.PublishedAt, nil
+}
+
+// ResetPublishedAt resets all changes to the "published_at" field.
+func (m *AgendaVersionMutation) ResetPublishedAt() {
+	m.published_at = nil
+}
+
+// SetPublishedBy sets the "published_by" field.
+func (m *AgendaVersionMutation) SetPublishedBy(s string) {
+	m.published_by = &s
+}
+
+// PublishedBy returns the value of the "published_by" field in the mutation.
+func (m *AgendaVersionMutation) PublishedBy() (r string, exists bool) {
+	v := m.published_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPublishedBy returns the old "published_by" field's value of the AgendaVersion entity.
+// If the AgendaVersion object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AgendaVersionMutation) OldPublishedBy(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPublishedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPublishedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPublishedBy: %w", err)
+	}
+	return oldValue.PublishedBy, nil
+}
+
+// ResetPublishedBy resets all changes to the "published_by" field.
+func (m *AgendaVersionMutation) ResetPublishedBy() {
+	m.published_by = nil
+}
+
+// SetSessions sets the "sessions" field.
+func (m *AgendaVersionMutation) SetSessions(a []agenda.Entry) {
+	m.sessions = &a
+	m.appendsessions = nil
+}
+
+// Sessions returns the value of the "sessions" field in the mutation.
+func (m *AgendaVersionMutation) Sessions() (r []agenda.Entry, exists bool) {
+	v := m.sessions
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSessions returns the old "sessions" field's value of the AgendaVersion entity.
+// If the AgendaVersion object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AgendaVersionMutation) OldSessions(ctx context.Context) (v []agenda.Entry, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSessions is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSessions requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSessions: %w", err)
+	}
+	return oldValue.Sessions, nil
+}
+
+// AppendSessions adds a to the "sessions" field.
+func (m *AgendaVersionMutation) AppendSessions(a []agenda.Entry) {
+	m.appendsessions = append(m.appendsessions, a...)
+}
+
+// AppendedSessions returns the list of values that were appended to the "sessions" field in this mutation.
+func (m *AgendaVersionMutation) AppendedSessions() ([]agenda.Entry, bool) {
+	if len(m.appendsessions) == 0 {
+		return nil, false
+	}
+	return m.appendsessions, true
+}
+
+// ResetSessions resets all changes to the "sessions" field.
+func (m *AgendaVersionMutation) ResetSessions() {
+	m.sessions = nil
+	m.appendsessions = nil
+}
+
+// SetBlocks sets the "blocks" field.
+func (m *AgendaVersionMutation) SetBlocks(a []agenda.Block) {
+	m.blocks = &a
+	m.appendblocks = nil
+}
+
+// Blocks returns the value of the "blocks" field in the mutation.
+func (m *AgendaVersionMutation) Blocks() (r []agenda.Block, exists bool) {
+	v := m.blocks
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBlocks returns the old "blocks" field's value of the AgendaVersion entity.
+// If the AgendaVersion object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AgendaVersionMutation) OldBlocks(ctx context.Context) (v []agenda.Block, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBlocks is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBlocks requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBlocks: %w", err)
+	}
+	return oldValue.Blocks, nil
+}
+
+// AppendBlocks adds a to the "blocks" field.
+func (m *AgendaVersionMutation) AppendBlocks(a []agenda.Block) {
+	m.appendblocks = append(m.appendblocks, a...)
+}
+
+// AppendedBlocks returns the list of values that were appended to the "blocks" field in this mutation.
+func (m *AgendaVersionMutation) AppendedBlocks() ([]agenda.Block, bool) {
+	if len(m.appendblocks) == 0 {
+		return nil, false
+	}
+	return m.appendblocks, true
+}
+
+// ResetBlocks resets all changes to the "blocks" field.
+func (m *AgendaVersionMutation) ResetBlocks() {
+	m.blocks = nil
+	m.appendblocks = nil
+}
+
+// SetChanges sets the "changes" field.
+func (m *AgendaVersionMutation) SetChanges(a []agenda.Change) {
+	m.changes = &a
+	m.appendchanges = nil
+}
+
+// Changes returns the value of the "changes" field in the mutation.
+func (m *AgendaVersionMutation) Changes() (r []agenda.Change, exists bool) {
+	v := m.changes
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldChanges returns the old "changes" field's value of the AgendaVersion entity.
+// If the AgendaVersion object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AgendaVersionMutation) OldChanges(ctx context.Context) (v []agenda.Change, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldChanges is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldChanges requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldChanges: %w", err)
+	}
+	return oldValue.Changes, nil
+}
+
+// AppendChanges adds a to the "changes" field.
+func (m *AgendaVersionMutation) AppendChanges(a []agenda.Change) {
+	m.appendchanges = append(m.appendchanges, a...)
+}
+
+// AppendedChanges returns the list of values that were appended to the "changes" field in this mutation.
+func (m *AgendaVersionMutation) AppendedChanges() ([]agenda.Change, bool) {
+	if len(m.appendchanges) == 0 {
+		return nil, false
+	}
+	return m.appendchanges, true
+}
+
+// ResetChanges resets all changes to the "changes" field.
+func (m *AgendaVersionMutation) ResetChanges() {
+	m.changes = nil
+	m.appendchanges = nil
+}
+
+// ClearEvent clears the "event" edge to the Event entity.
+func (m *AgendaVersionMutation) ClearEvent() {
+	m.clearedevent = true
+	m.clearedFields[agendaversion.FieldEventID] = struct{}{}
+}
+
+// EventCleared reports if the "event" edge to the Event entity was cleared.
+func (m *AgendaVersionMutation) EventCleared() bool {
+	return m.clearedevent
+}
+
+// EventIDs returns the "event" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// EventID instead. It exists only for internal usage by the builders.
+func (m *AgendaVersionMutation) EventIDs() (ids []string) {
+	if id := m.event; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetEvent resets all changes to the "event" edge.
+func (m *AgendaVersionMutation) ResetEvent() {
+	m.event = nil
+	m.clearedevent = false
+}
+
+// Where appends a list predicates to the AgendaVersionMutation builder.
+func (m *AgendaVersionMutation) Where(ps ...predicate.AgendaVersion) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the AgendaVersionMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *AgendaVersionMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.AgendaVersion, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *AgendaVersionMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *AgendaVersionMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (AgendaVersion).
+func (m *AgendaVersionMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *AgendaVersionMutation) Fields() []string {
+	fields := make([]string, 0, 8)
+	if m.organization_id != nil {
+		fields = append(fields, agendaversion.FieldOrganizationID)
+	}
+	if m.event != nil {
+		fields = append(fields, agendaversion.FieldEventID)
+	}
+	if m.number != nil {
+		fields = append(fields, agendaversion.FieldNumber)
+	}
+	if m.published_at != nil {
+		fields = append(fields, agendaversion.FieldPublishedAt)
+	}
+	if m.published_by != nil {
+		fields = append(fields, agendaversion.FieldPublishedBy)
+	}
+	if m.sessions != nil {
+		fields = append(fields, agendaversion.FieldSessions)
+	}
+	if m.blocks != nil {
+		fields = append(fields, agendaversion.FieldBlocks)
+	}
+	if m.changes != nil {
+		fields = append(fields, agendaversion.FieldChanges)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *AgendaVersionMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case agendaversion.FieldOrganizationID:
+		return m.OrganizationID()
+	case agendaversion.FieldEventID:
+		return m.EventID()
+	case agendaversion.FieldNumber:
+		return m.Number()
+	case agendaversion.FieldPublishedAt:
+		return m.PublishedAt()
+	case agendaversion.FieldPublishedBy:
+		return m.PublishedBy()
+	case agendaversion.FieldSessions:
+		return m.Sessions()
+	case agendaversion.FieldBlocks:
+		return m.Blocks()
+	case agendaversion.FieldChanges:
+		return m.Changes()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *AgendaVersionMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case agendaversion.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
+	case agendaversion.FieldEventID:
+		return m.OldEventID(ctx)
+	case agendaversion.FieldNumber:
+		return m.OldNumber(ctx)
+	case agendaversion.FieldPublishedAt:
+		return m.OldPublishedAt(ctx)
+	case agendaversion.FieldPublishedBy:
+		return m.OldPublishedBy(ctx)
+	case agendaversion.FieldSessions:
+		return m.OldSessions(ctx)
+	case agendaversion.FieldBlocks:
+		return m.OldBlocks(ctx)
+	case agendaversion.FieldChanges:
+		return m.OldChanges(ctx)
+	}
+	return nil, fmt.Errorf("unknown AgendaVersion field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *AgendaVersionMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case agendaversion.FieldOrganizationID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
+		return nil
+	case agendaversion.FieldEventID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEventID(v)
+		return nil
+	case agendaversion.FieldNumber:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetNumber(v)
+		return nil
+	case agendaversion.FieldPublishedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPublishedAt(v)
+		return nil
+	case agendaversion.FieldPublishedBy:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPublishedBy(v)
+		return nil
+	case agendaversion.FieldSessions:
+		v, ok := value.([]agenda.Entry)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSessions(v)
+		return nil
+	case agendaversion.FieldBlocks:
+		v, ok := value.([]agenda.Block)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBlocks(v)
+		return nil
+	case agendaversion.FieldChanges:
+		v, ok := value.([]agenda.Change)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetChanges(v)
+		return nil
+	}
+	return fmt.Errorf("unknown AgendaVersion field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *AgendaVersionMutation) AddedFields() []string {
+	var fields []string
+	if m.addnumber != nil {
+		fields = append(fields, agendaversion.FieldNumber)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *AgendaVersionMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case agendaversion.FieldNumber:
+		return m.AddedNumber()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *AgendaVersionMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case agendaversion.FieldNumber:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddNumber(v)
+		return nil
+	}
+	return fmt.Errorf("unknown AgendaVersion numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *AgendaVersionMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *AgendaVersionMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *AgendaVersionMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown AgendaVersion nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *AgendaVersionMutation) ResetField(name string) error {
+	switch name {
+	case agendaversion.FieldOrganizationID:
+		m.ResetOrganizationID()
+		return nil
+	case agendaversion.FieldEventID:
+		m.ResetEventID()
+		return nil
+	case agendaversion.FieldNumber:
+		m.ResetNumber()
+		return nil
+	case agendaversion.FieldPublishedAt:
+		m.ResetPublishedAt()
+		return nil
+	case agendaversion.FieldPublishedBy:
+		m.ResetPublishedBy()
+		return nil
+	case agendaversion.FieldSessions:
+		m.ResetSessions()
+		return nil
+	case agendaversion.FieldBlocks:
+		m.ResetBlocks()
+		return nil
+	case agendaversion.FieldChanges:
+		m.ResetChanges()
+		return nil
+	}
+	return fmt.Errorf("unknown AgendaVersion field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *AgendaVersionMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.event != nil {
+		edges = append(edges, agendaversion.EdgeEvent)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *AgendaVersionMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case agendaversion.EdgeEvent:
+		if id := m.event; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *AgendaVersionMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *AgendaVersionMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *AgendaVersionMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedevent {
+		edges = append(edges, agendaversion.EdgeEvent)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *AgendaVersionMutation) EdgeCleared(name string) bool {
+	switch name {
+	case agendaversion.EdgeEvent:
+		return m.clearedevent
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *AgendaVersionMutation) ClearEdge(name string) error {
+	switch name {
+	case agendaversion.EdgeEvent:
+		m.ClearEvent()
+		return nil
+	}
+	return fmt.Errorf("unknown AgendaVersion unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *AgendaVersionMutation) ResetEdge(name string) error {
+	switch name {
+	case agendaversion.EdgeEvent:
+		m.ResetEvent()
+		return nil
+	}
+	return fmt.Errorf("unknown AgendaVersion edge %s", name)
 }
 
 // BrowserSessionMutation represents an operation that mutates the BrowserSession nodes in the graph.
@@ -12746,6 +14488,8 @@ type EventMutation struct {
 	agenda_published_at          *time.Time
 	published_agenda             *[]agenda.Entry
 	appendpublished_agenda       []agenda.Entry
+	published_blocks             *[]agenda.Block
+	appendpublished_blocks       []agenda.Block
 	agenda_dirty                 *bool
 	clearedFields                map[string]struct{}
 	organization                 *string
@@ -13894,6 +15638,57 @@ func (m *EventMutation) ResetPublishedAgenda() {
 	m.appendpublished_agenda = nil
 }
 
+// SetPublishedBlocks sets the "published_blocks" field.
+func (m *EventMutation) SetPublishedBlocks(a []agenda.Block) {
+	m.published_blocks = &a
+	m.appendpublished_blocks = nil
+}
+
+// PublishedBlocks returns the value of the "published_blocks" field in the mutation.
+func (m *EventMutation) PublishedBlocks() (r []agenda.Block, exists bool) {
+	v := m.published_blocks
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPublishedBlocks returns the old "published_blocks" field's value of the Event entity.
+// If the Event object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EventMutation) OldPublishedBlocks(ctx context.Context) (v []agenda.Block, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPublishedBlocks is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPublishedBlocks requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPublishedBlocks: %w", err)
+	}
+	return oldValue.PublishedBlocks, nil
+}
+
+// AppendPublishedBlocks adds a to the "published_blocks" field.
+func (m *EventMutation) AppendPublishedBlocks(a []agenda.Block) {
+	m.appendpublished_blocks = append(m.appendpublished_blocks, a...)
+}
+
+// AppendedPublishedBlocks returns the list of values that were appended to the "published_blocks" field in this mutation.
+func (m *EventMutation) AppendedPublishedBlocks() ([]agenda.Block, bool) {
+	if len(m.appendpublished_blocks) == 0 {
+		return nil, false
+	}
+	return m.appendpublished_blocks, true
+}
+
+// ResetPublishedBlocks resets all changes to the "published_blocks" field.
+func (m *EventMutation) ResetPublishedBlocks() {
+	m.published_blocks = nil
+	m.appendpublished_blocks = nil
+}
+
 // SetAgendaDirty sets the "agenda_dirty" field.
 func (m *EventMutation) SetAgendaDirty(b bool) {
 	m.agenda_dirty = &b
@@ -14747,7 +16542,7 @@ func (m *EventMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *EventMutation) Fields() []string {
-	fields := make([]string, 0, 24)
+	fields := make([]string, 0, 25)
 	if m.created_at != nil {
 		fields = append(fields, event.FieldCreatedAt)
 	}
@@ -14817,6 +16612,9 @@ func (m *EventMutation) Fields() []string {
 	if m.published_agenda != nil {
 		fields = append(fields, event.FieldPublishedAgenda)
 	}
+	if m.published_blocks != nil {
+		fields = append(fields, event.FieldPublishedBlocks)
+	}
 	if m.agenda_dirty != nil {
 		fields = append(fields, event.FieldAgendaDirty)
 	}
@@ -14874,6 +16672,8 @@ func (m *EventMutation) Field(name string) (ent.Value, bool) {
 		return m.AgendaPublishedAt()
 	case event.FieldPublishedAgenda:
 		return m.PublishedAgenda()
+	case event.FieldPublishedBlocks:
+		return m.PublishedBlocks()
 	case event.FieldAgendaDirty:
 		return m.AgendaDirty()
 	}
@@ -14931,6 +16731,8 @@ func (m *EventMutation) OldField(ctx context.Context, name string) (ent.Value, e
 		return m.OldAgendaPublishedAt(ctx)
 	case event.FieldPublishedAgenda:
 		return m.OldPublishedAgenda(ctx)
+	case event.FieldPublishedBlocks:
+		return m.OldPublishedBlocks(ctx)
 	case event.FieldAgendaDirty:
 		return m.OldAgendaDirty(ctx)
 	}
@@ -15102,6 +16904,13 @@ func (m *EventMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetPublishedAgenda(v)
+		return nil
+	case event.FieldPublishedBlocks:
+		v, ok := value.([]agenda.Block)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPublishedBlocks(v)
 		return nil
 	case event.FieldAgendaDirty:
 		v, ok := value.(bool)
@@ -15305,6 +17114,9 @@ func (m *EventMutation) ResetField(name string) error {
 		return nil
 	case event.FieldPublishedAgenda:
 		m.ResetPublishedAgenda()
+		return nil
+	case event.FieldPublishedBlocks:
+		m.ResetPublishedBlocks()
 		return nil
 	case event.FieldAgendaDirty:
 		m.ResetAgendaDirty()
@@ -29031,6 +30843,754 @@ func (m *OrganizationTagMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown OrganizationTag edge %s", name)
 }
 
+// PersonalCalendarMutation represents an operation that mutates the PersonalCalendar nodes in the graph.
+type PersonalCalendarMutation struct {
+	config
+	op                Op
+	typ               string
+	id                *string
+	created_at        *time.Time
+	updated_at        *time.Time
+	organization_id   *string
+	token_hash        *string
+	session_ids       *[]string
+	appendsession_ids []string
+	last_read_at      *time.Time
+	clearedFields     map[string]struct{}
+	event             *string
+	clearedevent      bool
+	done              bool
+	oldValue          func(context.Context) (*PersonalCalendar, error)
+	predicates        []predicate.PersonalCalendar
+}
+
+var _ ent.Mutation = (*PersonalCalendarMutation)(nil)
+
+// personalcalendarOption allows management of the mutation configuration using functional options.
+type personalcalendarOption func(*PersonalCalendarMutation)
+
+// newPersonalCalendarMutation creates new mutation for the PersonalCalendar entity.
+func newPersonalCalendarMutation(c config, op Op, opts ...personalcalendarOption) *PersonalCalendarMutation {
+	m := &PersonalCalendarMutation{
+		config:        c,
+		op:            op,
+		typ:           TypePersonalCalendar,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withPersonalCalendarID sets the ID field of the mutation.
+func withPersonalCalendarID(id string) personalcalendarOption {
+	return func(m *PersonalCalendarMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *PersonalCalendar
+		)
+		m.oldValue = func(ctx context.Context) (*PersonalCalendar, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().PersonalCalendar.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withPersonalCalendar sets the old PersonalCalendar of the mutation.
+func withPersonalCalendar(node *PersonalCalendar) personalcalendarOption {
+	return func(m *PersonalCalendarMutation) {
+		m.oldValue = func(context.Context) (*PersonalCalendar, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m PersonalCalendarMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m PersonalCalendarMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of PersonalCalendar entities.
+func (m *PersonalCalendarMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *PersonalCalendarMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *PersonalCalendarMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().PersonalCalendar.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *PersonalCalendarMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *PersonalCalendarMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the PersonalCalendar entity.
+// If the PersonalCalendar object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PersonalCalendarMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *PersonalCalendarMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *PersonalCalendarMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *PersonalCalendarMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the PersonalCalendar entity.
+// If the PersonalCalendar object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PersonalCalendarMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *PersonalCalendarMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetOrganizationID sets the "organization_id" field.
+func (m *PersonalCalendarMutation) SetOrganizationID(s string) {
+	m.organization_id = &s
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *PersonalCalendarMutation) OrganizationID() (r string, exists bool) {
+	v := m.organization_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the PersonalCalendar entity.
+// If the PersonalCalendar object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PersonalCalendarMutation) OldOrganizationID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *PersonalCalendarMutation) ResetOrganizationID() {
+	m.organization_id = nil
+}
+
+// SetEventID sets the "event_id" field.
+func (m *PersonalCalendarMutation) SetEventID(s string) {
+	m.event = &s
+}
+
+// EventID returns the value of the "event_id" field in the mutation.
+func (m *PersonalCalendarMutation) EventID() (r string, exists bool) {
+	v := m.event
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEventID returns the old "event_id" field's value of the PersonalCalendar entity.
+// If the PersonalCalendar object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PersonalCalendarMutation) OldEventID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEventID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEventID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEventID: %w", err)
+	}
+	return oldValue.EventID, nil
+}
+
+// ResetEventID resets all changes to the "event_id" field.
+func (m *PersonalCalendarMutation) ResetEventID() {
+	m.event = nil
+}
+
+// SetTokenHash sets the "token_hash" field.
+func (m *PersonalCalendarMutation) SetTokenHash(s string) {
+	m.token_hash = &s
+}
+
+// TokenHash returns the value of the "token_hash" field in the mutation.
+func (m *PersonalCalendarMutation) TokenHash() (r string, exists bool) {
+	v := m.token_hash
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTokenHash returns the old "token_hash" field's value of the PersonalCalendar entity.
+// If the PersonalCalendar object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PersonalCalendarMutation) OldTokenHash(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTokenHash is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTokenHash requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTokenHash: %w", err)
+	}
+	return oldValue.TokenHash, nil
+}
+
+// ResetTokenHash resets all changes to the "token_hash" field.
+func (m *PersonalCalendarMutation) ResetTokenHash() {
+	m.token_hash = nil
+}
+
+// SetSessionIds sets the "session_ids" field.
+func (m *PersonalCalendarMutation) SetSessionIds(s []string) {
+	m.session_ids = &s
+	m.appendsession_ids = nil
+}
+
+// SessionIds returns the value of the "session_ids" field in the mutation.
+func (m *PersonalCalendarMutation) SessionIds() (r []string, exists bool) {
+	v := m.session_ids
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSessionIds returns the old "session_ids" field's value of the PersonalCalendar entity.
+// If the PersonalCalendar object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PersonalCalendarMutation) OldSessionIds(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSessionIds is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSessionIds requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSessionIds: %w", err)
+	}
+	return oldValue.SessionIds, nil
+}
+
+// AppendSessionIds adds s to the "session_ids" field.
+func (m *PersonalCalendarMutation) AppendSessionIds(s []string) {
+	m.appendsession_ids = append(m.appendsession_ids, s...)
+}
+
+// AppendedSessionIds returns the list of values that were appended to the "session_ids" field in this mutation.
+func (m *PersonalCalendarMutation) AppendedSessionIds() ([]string, bool) {
+	if len(m.appendsession_ids) == 0 {
+		return nil, false
+	}
+	return m.appendsession_ids, true
+}
+
+// ResetSessionIds resets all changes to the "session_ids" field.
+func (m *PersonalCalendarMutation) ResetSessionIds() {
+	m.session_ids = nil
+	m.appendsession_ids = nil
+}
+
+// SetLastReadAt sets the "last_read_at" field.
+func (m *PersonalCalendarMutation) SetLastReadAt(t time.Time) {
+	m.last_read_at = &t
+}
+
+// LastReadAt returns the value of the "last_read_at" field in the mutation.
+func (m *PersonalCalendarMutation) LastReadAt() (r time.Time, exists bool) {
+	v := m.last_read_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLastReadAt returns the old "last_read_at" field's value of the PersonalCalendar entity.
+// If the PersonalCalendar object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PersonalCalendarMutation) OldLastReadAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLastReadAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLastReadAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLastReadAt: %w", err)
+	}
+	return oldValue.LastReadAt, nil
+}
+
+// ClearLastReadAt clears the value of the "last_read_at" field.
+func (m *PersonalCalendarMutation) ClearLastReadAt() {
+	m.last_read_at = nil
+	m.clearedFields[personalcalendar.FieldLastReadAt] = struct{}{}
+}
+
+// LastReadAtCleared returns if the "last_read_at" field was cleared in this mutation.
+func (m *PersonalCalendarMutation) LastReadAtCleared() bool {
+	_, ok := m.clearedFields[personalcalendar.FieldLastReadAt]
+	return ok
+}
+
+// ResetLastReadAt resets all changes to the "last_read_at" field.
+func (m *PersonalCalendarMutation) ResetLastReadAt() {
+	m.last_read_at = nil
+	delete(m.clearedFields, personalcalendar.FieldLastReadAt)
+}
+
+// ClearEvent clears the "event" edge to the Event entity.
+func (m *PersonalCalendarMutation) ClearEvent() {
+	m.clearedevent = true
+	m.clearedFields[personalcalendar.FieldEventID] = struct{}{}
+}
+
+// EventCleared reports if the "event" edge to the Event entity was cleared.
+func (m *PersonalCalendarMutation) EventCleared() bool {
+	return m.clearedevent
+}
+
+// EventIDs returns the "event" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// EventID instead. It exists only for internal usage by the builders.
+func (m *PersonalCalendarMutation) EventIDs() (ids []string) {
+	if id := m.event; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetEvent resets all changes to the "event" edge.
+func (m *PersonalCalendarMutation) ResetEvent() {
+	m.event = nil
+	m.clearedevent = false
+}
+
+// Where appends a list predicates to the PersonalCalendarMutation builder.
+func (m *PersonalCalendarMutation) Where(ps ...predicate.PersonalCalendar) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the PersonalCalendarMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *PersonalCalendarMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.PersonalCalendar, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *PersonalCalendarMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *PersonalCalendarMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (PersonalCalendar).
+func (m *PersonalCalendarMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *PersonalCalendarMutation) Fields() []string {
+	fields := make([]string, 0, 7)
+	if m.created_at != nil {
+		fields = append(fields, personalcalendar.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, personalcalendar.FieldUpdatedAt)
+	}
+	if m.organization_id != nil {
+		fields = append(fields, personalcalendar.FieldOrganizationID)
+	}
+	if m.event != nil {
+		fields = append(fields, personalcalendar.FieldEventID)
+	}
+	if m.token_hash != nil {
+		fields = append(fields, personalcalendar.FieldTokenHash)
+	}
+	if m.session_ids != nil {
+		fields = append(fields, personalcalendar.FieldSessionIds)
+	}
+	if m.last_read_at != nil {
+		fields = append(fields, personalcalendar.FieldLastReadAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *PersonalCalendarMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case personalcalendar.FieldCreatedAt:
+		return m.CreatedAt()
+	case personalcalendar.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case personalcalendar.FieldOrganizationID:
+		return m.OrganizationID()
+	case personalcalendar.FieldEventID:
+		return m.EventID()
+	case personalcalendar.FieldTokenHash:
+		return m.TokenHash()
+	case personalcalendar.FieldSessionIds:
+		return m.SessionIds()
+	case personalcalendar.FieldLastReadAt:
+		return m.LastReadAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *PersonalCalendarMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case personalcalendar.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case personalcalendar.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case personalcalendar.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
+	case personalcalendar.FieldEventID:
+		return m.OldEventID(ctx)
+	case personalcalendar.FieldTokenHash:
+		return m.OldTokenHash(ctx)
+	case personalcalendar.FieldSessionIds:
+		return m.OldSessionIds(ctx)
+	case personalcalendar.FieldLastReadAt:
+		return m.OldLastReadAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown PersonalCalendar field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *PersonalCalendarMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case personalcalendar.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case personalcalendar.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case personalcalendar.FieldOrganizationID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
+		return nil
+	case personalcalendar.FieldEventID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEventID(v)
+		return nil
+	case personalcalendar.FieldTokenHash:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTokenHash(v)
+		return nil
+	case personalcalendar.FieldSessionIds:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSessionIds(v)
+		return nil
+	case personalcalendar.FieldLastReadAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLastReadAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown PersonalCalendar field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *PersonalCalendarMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *PersonalCalendarMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *PersonalCalendarMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown PersonalCalendar numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *PersonalCalendarMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(personalcalendar.FieldLastReadAt) {
+		fields = append(fields, personalcalendar.FieldLastReadAt)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *PersonalCalendarMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *PersonalCalendarMutation) ClearField(name string) error {
+	switch name {
+	case personalcalendar.FieldLastReadAt:
+		m.ClearLastReadAt()
+		return nil
+	}
+	return fmt.Errorf("unknown PersonalCalendar nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *PersonalCalendarMutation) ResetField(name string) error {
+	switch name {
+	case personalcalendar.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case personalcalendar.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case personalcalendar.FieldOrganizationID:
+		m.ResetOrganizationID()
+		return nil
+	case personalcalendar.FieldEventID:
+		m.ResetEventID()
+		return nil
+	case personalcalendar.FieldTokenHash:
+		m.ResetTokenHash()
+		return nil
+	case personalcalendar.FieldSessionIds:
+		m.ResetSessionIds()
+		return nil
+	case personalcalendar.FieldLastReadAt:
+		m.ResetLastReadAt()
+		return nil
+	}
+	return fmt.Errorf("unknown PersonalCalendar field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *PersonalCalendarMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.event != nil {
+		edges = append(edges, personalcalendar.EdgeEvent)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *PersonalCalendarMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case personalcalendar.EdgeEvent:
+		if id := m.event; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *PersonalCalendarMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *PersonalCalendarMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *PersonalCalendarMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedevent {
+		edges = append(edges, personalcalendar.EdgeEvent)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *PersonalCalendarMutation) EdgeCleared(name string) bool {
+	switch name {
+	case personalcalendar.EdgeEvent:
+		return m.clearedevent
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *PersonalCalendarMutation) ClearEdge(name string) error {
+	switch name {
+	case personalcalendar.EdgeEvent:
+		m.ClearEvent()
+		return nil
+	}
+	return fmt.Errorf("unknown PersonalCalendar unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *PersonalCalendarMutation) ResetEdge(name string) error {
+	switch name {
+	case personalcalendar.EdgeEvent:
+		m.ResetEvent()
+		return nil
+	}
+	return fmt.Errorf("unknown PersonalCalendar edge %s", name)
+}
+
 // PipelineCardMutation represents an operation that mutates the PipelineCard nodes in the graph.
 type PipelineCardMutation struct {
 	config
@@ -39811,6 +42371,762 @@ func (m *SignInTokenMutation) ClearEdge(name string) error {
 // It returns an error if the edge is not defined in the schema.
 func (m *SignInTokenMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown SignInToken edge %s", name)
+}
+
+// SpeakerAvailabilityMutation represents an operation that mutates the SpeakerAvailability nodes in the graph.
+type SpeakerAvailabilityMutation struct {
+	config
+	op              Op
+	typ             string
+	id              *string
+	created_at      *time.Time
+	updated_at      *time.Time
+	organization_id *string
+	starts_at       *time.Time
+	ends_at         *time.Time
+	clearedFields   map[string]struct{}
+	event           *string
+	clearedevent    bool
+	contact         *string
+	clearedcontact  bool
+	done            bool
+	oldValue        func(context.Context) (*SpeakerAvailability, error)
+	predicates      []predicate.SpeakerAvailability
+}
+
+var _ ent.Mutation = (*SpeakerAvailabilityMutation)(nil)
+
+// speakeravailabilityOption allows management of the mutation configuration using functional options.
+type speakeravailabilityOption func(*SpeakerAvailabilityMutation)
+
+// newSpeakerAvailabilityMutation creates new mutation for the SpeakerAvailability entity.
+func newSpeakerAvailabilityMutation(c config, op Op, opts ...speakeravailabilityOption) *SpeakerAvailabilityMutation {
+	m := &SpeakerAvailabilityMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeSpeakerAvailability,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withSpeakerAvailabilityID sets the ID field of the mutation.
+func withSpeakerAvailabilityID(id string) speakeravailabilityOption {
+	return func(m *SpeakerAvailabilityMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *SpeakerAvailability
+		)
+		m.oldValue = func(ctx context.Context) (*SpeakerAvailability, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().SpeakerAvailability.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withSpeakerAvailability sets the old SpeakerAvailability of the mutation.
+func withSpeakerAvailability(node *SpeakerAvailability) speakeravailabilityOption {
+	return func(m *SpeakerAvailabilityMutation) {
+		m.oldValue = func(context.Context) (*SpeakerAvailability, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m SpeakerAvailabilityMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m SpeakerAvailabilityMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of SpeakerAvailability entities.
+func (m *SpeakerAvailabilityMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *SpeakerAvailabilityMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *SpeakerAvailabilityMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().SpeakerAvailability.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *SpeakerAvailabilityMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *SpeakerAvailabilityMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the SpeakerAvailability entity.
+// If the SpeakerAvailability object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SpeakerAvailabilityMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *SpeakerAvailabilityMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *SpeakerAvailabilityMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *SpeakerAvailabilityMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the SpeakerAvailability entity.
+// If the SpeakerAvailability object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SpeakerAvailabilityMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *SpeakerAvailabilityMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetOrganizationID sets the "organization_id" field.
+func (m *SpeakerAvailabilityMutation) SetOrganizationID(s string) {
+	m.organization_id = &s
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *SpeakerAvailabilityMutation) OrganizationID() (r string, exists bool) {
+	v := m.organization_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the SpeakerAvailability entity.
+// If the SpeakerAvailability object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SpeakerAvailabilityMutation) OldOrganizationID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *SpeakerAvailabilityMutation) ResetOrganizationID() {
+	m.organization_id = nil
+}
+
+// SetEventID sets the "event_id" field.
+func (m *SpeakerAvailabilityMutation) SetEventID(s string) {
+	m.event = &s
+}
+
+// EventID returns the value of the "event_id" field in the mutation.
+func (m *SpeakerAvailabilityMutation) EventID() (r string, exists bool) {
+	v := m.event
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEventID returns the old "event_id" field's value of the SpeakerAvailability entity.
+// If the SpeakerAvailability object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SpeakerAvailabilityMutation) OldEventID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEventID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEventID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEventID: %w", err)
+	}
+	return oldValue.EventID, nil
+}
+
+// ResetEventID resets all changes to the "event_id" field.
+func (m *SpeakerAvailabilityMutation) ResetEventID() {
+	m.event = nil
+}
+
+// SetContactID sets the "contact_id" field.
+func (m *SpeakerAvailabilityMutation) SetContactID(s string) {
+	m.contact = &s
+}
+
+// ContactID returns the value of the "contact_id" field in the mutation.
+func (m *SpeakerAvailabilityMutation) ContactID() (r string, exists bool) {
+	v := m.contact
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContactID returns the old "contact_id" field's value of the SpeakerAvailability entity.
+// If the SpeakerAvailability object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SpeakerAvailabilityMutation) OldContactID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContactID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContactID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContactID: %w", err)
+	}
+	return oldValue.ContactID, nil
+}
+
+// ResetContactID resets all changes to the "contact_id" field.
+func (m *SpeakerAvailabilityMutation) ResetContactID() {
+	m.contact = nil
+}
+
+// SetStartsAt sets the "starts_at" field.
+func (m *SpeakerAvailabilityMutation) SetStartsAt(t time.Time) {
+	m.starts_at = &t
+}
+
+// StartsAt returns the value of the "starts_at" field in the mutation.
+func (m *SpeakerAvailabilityMutation) StartsAt() (r time.Time, exists bool) {
+	v := m.starts_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStartsAt returns the old "starts_at" field's value of the SpeakerAvailability entity.
+// If the SpeakerAvailability object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SpeakerAvailabilityMutation) OldStartsAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStartsAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStartsAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStartsAt: %w", err)
+	}
+	return oldValue.StartsAt, nil
+}
+
+// ResetStartsAt resets all changes to the "starts_at" field.
+func (m *SpeakerAvailabilityMutation) ResetStartsAt() {
+	m.starts_at = nil
+}
+
+// SetEndsAt sets the "ends_at" field.
+func (m *SpeakerAvailabilityMutation) SetEndsAt(t time.Time) {
+	m.ends_at = &t
+}
+
+// EndsAt returns the value of the "ends_at" field in the mutation.
+func (m *SpeakerAvailabilityMutation) EndsAt() (r time.Time, exists bool) {
+	v := m.ends_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEndsAt returns the old "ends_at" field's value of the SpeakerAvailability entity.
+// If the SpeakerAvailability object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SpeakerAvailabilityMutation) OldEndsAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEndsAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEndsAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEndsAt: %w", err)
+	}
+	return oldValue.EndsAt, nil
+}
+
+// ResetEndsAt resets all changes to the "ends_at" field.
+func (m *SpeakerAvailabilityMutation) ResetEndsAt() {
+	m.ends_at = nil
+}
+
+// ClearEvent clears the "event" edge to the Event entity.
+func (m *SpeakerAvailabilityMutation) ClearEvent() {
+	m.clearedevent = true
+	m.clearedFields[speakeravailability.FieldEventID] = struct{}{}
+}
+
+// EventCleared reports if the "event" edge to the Event entity was cleared.
+func (m *SpeakerAvailabilityMutation) EventCleared() bool {
+	return m.clearedevent
+}
+
+// EventIDs returns the "event" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// EventID instead. It exists only for internal usage by the builders.
+func (m *SpeakerAvailabilityMutation) EventIDs() (ids []string) {
+	if id := m.event; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetEvent resets all changes to the "event" edge.
+func (m *SpeakerAvailabilityMutation) ResetEvent() {
+	m.event = nil
+	m.clearedevent = false
+}
+
+// ClearContact clears the "contact" edge to the Contact entity.
+func (m *SpeakerAvailabilityMutation) ClearContact() {
+	m.clearedcontact = true
+	m.clearedFields[speakeravailability.FieldContactID] = struct{}{}
+}
+
+// ContactCleared reports if the "contact" edge to the Contact entity was cleared.
+func (m *SpeakerAvailabilityMutation) ContactCleared() bool {
+	return m.clearedcontact
+}
+
+// ContactIDs returns the "contact" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// ContactID instead. It exists only for internal usage by the builders.
+func (m *SpeakerAvailabilityMutation) ContactIDs() (ids []string) {
+	if id := m.contact; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetContact resets all changes to the "contact" edge.
+func (m *SpeakerAvailabilityMutation) ResetContact() {
+	m.contact = nil
+	m.clearedcontact = false
+}
+
+// Where appends a list predicates to the SpeakerAvailabilityMutation builder.
+func (m *SpeakerAvailabilityMutation) Where(ps ...predicate.SpeakerAvailability) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the SpeakerAvailabilityMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *SpeakerAvailabilityMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.SpeakerAvailability, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *SpeakerAvailabilityMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *SpeakerAvailabilityMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (SpeakerAvailability).
+func (m *SpeakerAvailabilityMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *SpeakerAvailabilityMutation) Fields() []string {
+	fields := make([]string, 0, 7)
+	if m.created_at != nil {
+		fields = append(fields, speakeravailability.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, speakeravailability.FieldUpdatedAt)
+	}
+	if m.organization_id != nil {
+		fields = append(fields, speakeravailability.FieldOrganizationID)
+	}
+	if m.event != nil {
+		fields = append(fields, speakeravailability.FieldEventID)
+	}
+	if m.contact != nil {
+		fields = append(fields, speakeravailability.FieldContactID)
+	}
+	if m.starts_at != nil {
+		fields = append(fields, speakeravailability.FieldStartsAt)
+	}
+	if m.ends_at != nil {
+		fields = append(fields, speakeravailability.FieldEndsAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *SpeakerAvailabilityMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case speakeravailability.FieldCreatedAt:
+		return m.CreatedAt()
+	case speakeravailability.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case speakeravailability.FieldOrganizationID:
+		return m.OrganizationID()
+	case speakeravailability.FieldEventID:
+		return m.EventID()
+	case speakeravailability.FieldContactID:
+		return m.ContactID()
+	case speakeravailability.FieldStartsAt:
+		return m.StartsAt()
+	case speakeravailability.FieldEndsAt:
+		return m.EndsAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *SpeakerAvailabilityMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case speakeravailability.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case speakeravailability.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case speakeravailability.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
+	case speakeravailability.FieldEventID:
+		return m.OldEventID(ctx)
+	case speakeravailability.FieldContactID:
+		return m.OldContactID(ctx)
+	case speakeravailability.FieldStartsAt:
+		return m.OldStartsAt(ctx)
+	case speakeravailability.FieldEndsAt:
+		return m.OldEndsAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown SpeakerAvailability field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *SpeakerAvailabilityMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case speakeravailability.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case speakeravailability.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case speakeravailability.FieldOrganizationID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
+		return nil
+	case speakeravailability.FieldEventID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEventID(v)
+		return nil
+	case speakeravailability.FieldContactID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContactID(v)
+		return nil
+	case speakeravailability.FieldStartsAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStartsAt(v)
+		return nil
+	case speakeravailability.FieldEndsAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEndsAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown SpeakerAvailability field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *SpeakerAvailabilityMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *SpeakerAvailabilityMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *SpeakerAvailabilityMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown SpeakerAvailability numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *SpeakerAvailabilityMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *SpeakerAvailabilityMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *SpeakerAvailabilityMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown SpeakerAvailability nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *SpeakerAvailabilityMutation) ResetField(name string) error {
+	switch name {
+	case speakeravailability.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case speakeravailability.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case speakeravailability.FieldOrganizationID:
+		m.ResetOrganizationID()
+		return nil
+	case speakeravailability.FieldEventID:
+		m.ResetEventID()
+		return nil
+	case speakeravailability.FieldContactID:
+		m.ResetContactID()
+		return nil
+	case speakeravailability.FieldStartsAt:
+		m.ResetStartsAt()
+		return nil
+	case speakeravailability.FieldEndsAt:
+		m.ResetEndsAt()
+		return nil
+	}
+	return fmt.Errorf("unknown SpeakerAvailability field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *SpeakerAvailabilityMutation) AddedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.event != nil {
+		edges = append(edges, speakeravailability.EdgeEvent)
+	}
+	if m.contact != nil {
+		edges = append(edges, speakeravailability.EdgeContact)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *SpeakerAvailabilityMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case speakeravailability.EdgeEvent:
+		if id := m.event; id != nil {
+			return []ent.Value{*id}
+		}
+	case speakeravailability.EdgeContact:
+		if id := m.contact; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *SpeakerAvailabilityMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 2)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *SpeakerAvailabilityMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *SpeakerAvailabilityMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.clearedevent {
+		edges = append(edges, speakeravailability.EdgeEvent)
+	}
+	if m.clearedcontact {
+		edges = append(edges, speakeravailability.EdgeContact)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *SpeakerAvailabilityMutation) EdgeCleared(name string) bool {
+	switch name {
+	case speakeravailability.EdgeEvent:
+		return m.clearedevent
+	case speakeravailability.EdgeContact:
+		return m.clearedcontact
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *SpeakerAvailabilityMutation) ClearEdge(name string) error {
+	switch name {
+	case speakeravailability.EdgeEvent:
+		m.ClearEvent()
+		return nil
+	case speakeravailability.EdgeContact:
+		m.ClearContact()
+		return nil
+	}
+	return fmt.Errorf("unknown SpeakerAvailability unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *SpeakerAvailabilityMutation) ResetEdge(name string) error {
+	switch name {
+	case speakeravailability.EdgeEvent:
+		m.ResetEvent()
+		return nil
+	case speakeravailability.EdgeContact:
+		m.ResetContact()
+		return nil
+	}
+	return fmt.Errorf("unknown SpeakerAvailability edge %s", name)
 }
 
 // StageHistoryMutation represents an operation that mutates the StageHistory nodes in the graph.

@@ -18,8 +18,12 @@ type Tx struct {
 	AIReviewResult *AIReviewResultClient
 	// APIKey is the client for interacting with the APIKey builders.
 	APIKey *APIKeyClient
+	// AgendaBlock is the client for interacting with the AgendaBlock builders.
+	AgendaBlock *AgendaBlockClient
 	// AgendaDraft is the client for interacting with the AgendaDraft builders.
 	AgendaDraft *AgendaDraftClient
+	// AgendaVersion is the client for interacting with the AgendaVersion builders.
+	AgendaVersion *AgendaVersionClient
 	// BrowserSession is the client for interacting with the BrowserSession builders.
 	BrowserSession *BrowserSessionClient
 	// Contact is the client for interacting with the Contact builders.
@@ -66,6 +70,8 @@ type Tx struct {
 	OrganizationMember *OrganizationMemberClient
 	// OrganizationTag is the client for interacting with the OrganizationTag builders.
 	OrganizationTag *OrganizationTagClient
+	// PersonalCalendar is the client for interacting with the PersonalCalendar builders.
+	PersonalCalendar *PersonalCalendarClient
 	// PipelineCard is the client for interacting with the PipelineCard builders.
 	PipelineCard *PipelineCardClient
 	// PipelineStage is the client for interacting with the PipelineStage builders.
@@ -88,6 +94,8 @@ type Tx struct {
 	Segment *SegmentClient
 	// SignInToken is the client for interacting with the SignInToken builders.
 	SignInToken *SignInTokenClient
+	// SpeakerAvailability is the client for interacting with the SpeakerAvailability builders.
+	SpeakerAvailability *SpeakerAvailabilityClient
 	// StageHistory is the client for interacting with the StageHistory builders.
 	StageHistory *StageHistoryClient
 	// Submission is the client for interacting with the Submission builders.
@@ -245,7 +253,9 @@ func (tx *Tx) Client() *Client {
 func (tx *Tx) init() {
 	tx.AIReviewResult = NewAIReviewResultClient(tx.config)
 	tx.APIKey = NewAPIKeyClient(tx.config)
+	tx.AgendaBlock = NewAgendaBlockClient(tx.config)
 	tx.AgendaDraft = NewAgendaDraftClient(tx.config)
+	tx.AgendaVersion = NewAgendaVersionClient(tx.config)
 	tx.BrowserSession = NewBrowserSessionClient(tx.config)
 	tx.Contact = NewContactClient(tx.config)
 	tx.DeliverableAssignment = NewDeliverableAssignmentClient(tx.config)
@@ -269,6 +279,7 @@ func (tx *Tx) init() {
 	tx.OrganizationInvitation = NewOrganizationInvitationClient(tx.config)
 	tx.OrganizationMember = NewOrganizationMemberClient(tx.config)
 	tx.OrganizationTag = NewOrganizationTagClient(tx.config)
+	tx.PersonalCalendar = NewPersonalCalendarClient(tx.config)
 	tx.PipelineCard = NewPipelineCardClient(tx.config)
 	tx.PipelineStage = NewPipelineStageClient(tx.config)
 	tx.Resource = NewResourceClient(tx.config)
@@ -280,6 +291,7 @@ func (tx *Tx) init() {
 	tx.Room = NewRoomClient(tx.config)
 	tx.Segment = NewSegmentClient(tx.config)
 	tx.SignInToken = NewSignInTokenClient(tx.config)
+	tx.SpeakerAvailability = NewSpeakerAvailabilityClient(tx.config)
 	tx.StageHistory = NewStageHistoryClient(tx.config)
 	tx.Submission = NewSubmissionClient(tx.config)
 	tx.SubmissionParticipant = NewSubmissionParticipantClient(tx.config)

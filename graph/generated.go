@@ -651,6 +651,7 @@ type ComplexityRoot struct {
 		Name                       func(childComplexity int) int
 		OrganizationID             func(childComplexity int) int
 		PublishedAgenda            func(childComplexity int) int
+		PublishedBlocks            func(childComplexity int) int
 		Resources                  func(childComplexity int) int
 		ReviewRound                func(childComplexity int, id string) int
 		ReviewerTracks             func(childComplexity int) int
@@ -1086,6 +1087,15 @@ type ComplexityRoot struct {
 		Email     func(childComplexity int) int
 		Name      func(childComplexity int) int
 		Submitter func(childComplexity int) int
+	}
+
+	PublishedAgendaBlock struct {
+		EndsAt   func(childComplexity int) int
+		ID       func(childComplexity int) int
+		Kind     func(childComplexity int) int
+		RoomName func(childComplexity int) int
+		StartsAt func(childComplexity int) int
+		Title    func(childComplexity int) int
 	}
 
 	Query struct {
@@ -4522,6 +4532,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Event.PublishedAgenda(childComplexity), true
+	case "Event.publishedBlocks":
+		if e.ComplexityRoot.Event.PublishedBlocks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Event.PublishedBlocks(childComplexity), true
 	case "Event.resources":
 		if e.ComplexityRoot.Event.Resources == nil {
 			break
@@ -7155,6 +7171,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ProposalSpeaker.Submitter(childComplexity), true
+
+	case "PublishedAgendaBlock.endsAt":
+		if e.ComplexityRoot.PublishedAgendaBlock.EndsAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PublishedAgendaBlock.EndsAt(childComplexity), true
+	case "PublishedAgendaBlock.id":
+		if e.ComplexityRoot.PublishedAgendaBlock.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PublishedAgendaBlock.ID(childComplexity), true
+	case "PublishedAgendaBlock.kind":
+		if e.ComplexityRoot.PublishedAgendaBlock.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PublishedAgendaBlock.Kind(childComplexity), true
+	case "PublishedAgendaBlock.roomName":
+		if e.ComplexityRoot.PublishedAgendaBlock.RoomName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PublishedAgendaBlock.RoomName(childComplexity), true
+	case "PublishedAgendaBlock.startsAt":
+		if e.ComplexityRoot.PublishedAgendaBlock.StartsAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PublishedAgendaBlock.StartsAt(childComplexity), true
+	case "PublishedAgendaBlock.title":
+		if e.ComplexityRoot.PublishedAgendaBlock.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PublishedAgendaBlock.Title(childComplexity), true
 
 	case "Query.agendaDrafts":
 		if e.ComplexityRoot.Query.AgendaDrafts == nil {
@@ -11696,6 +11749,8 @@ func (ec *executionContext) childFields_Event(ctx context.Context, field graphql
 		return ec.fieldContext_Event_agendaPublishedAt(ctx, field)
 	case "publishedAgenda":
 		return ec.fieldContext_Event_publishedAgenda(ctx, field)
+	case "publishedBlocks":
+		return ec.fieldContext_Event_publishedBlocks(ctx, field)
 	case "agendaDirty":
 		return ec.fieldContext_Event_agendaDirty(ctx, field)
 	case "agenda":
@@ -12354,6 +12409,24 @@ func (ec *executionContext) childFields_ProposalSpeaker(ctx context.Context, fie
 		return ec.fieldContext_ProposalSpeaker_submitter(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ProposalSpeaker", field.Name)
+}
+
+func (ec *executionContext) childFields_PublishedAgendaBlock(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_PublishedAgendaBlock_id(ctx, field)
+	case "title":
+		return ec.fieldContext_PublishedAgendaBlock_title(ctx, field)
+	case "kind":
+		return ec.fieldContext_PublishedAgendaBlock_kind(ctx, field)
+	case "roomName":
+		return ec.fieldContext_PublishedAgendaBlock_roomName(ctx, field)
+	case "startsAt":
+		return ec.fieldContext_PublishedAgendaBlock_startsAt(ctx, field)
+	case "endsAt":
+		return ec.fieldContext_PublishedAgendaBlock_endsAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PublishedAgendaBlock", field.Name)
 }
 
 func (ec *executionContext) childFields_QuickReview(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -26859,6 +26932,38 @@ func (ec *executionContext) fieldContext_Event_publishedAgenda(_ context.Context
 	return fc, nil
 }
 
+func (ec *executionContext) _Event_publishedBlocks(ctx context.Context, field graphql.CollectedField, obj *ent.Event) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Event_publishedBlocks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PublishedBlocks, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []agenda.Block) graphql.Marshaler {
+			return ec.marshalNPublishedAgendaBlock2ᚕgithubᚗcomᚋpodiumᚋpodiumᚋentᚋschemaᚋagendaᚐBlockᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Event_publishedBlocks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Event",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PublishedAgendaBlock(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Event_agendaDirty(ctx context.Context, field graphql.CollectedField, obj *ent.Event) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -37427,6 +37532,144 @@ func (ec *executionContext) _ProposalSpeaker_submitter(ctx context.Context, fiel
 }
 func (ec *executionContext) fieldContext_ProposalSpeaker_submitter(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ProposalSpeaker", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _PublishedAgendaBlock_id(ctx context.Context, field graphql.CollectedField, obj *agenda.Block) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PublishedAgendaBlock_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PublishedAgendaBlock_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PublishedAgendaBlock", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _PublishedAgendaBlock_title(ctx context.Context, field graphql.CollectedField, obj *agenda.Block) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PublishedAgendaBlock_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PublishedAgendaBlock_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PublishedAgendaBlock", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _PublishedAgendaBlock_kind(ctx context.Context, field graphql.CollectedField, obj *agenda.Block) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PublishedAgendaBlock_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PublishedAgendaBlock_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PublishedAgendaBlock", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _PublishedAgendaBlock_roomName(ctx context.Context, field graphql.CollectedField, obj *agenda.Block) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PublishedAgendaBlock_roomName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RoomName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PublishedAgendaBlock_roomName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PublishedAgendaBlock", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _PublishedAgendaBlock_startsAt(ctx context.Context, field graphql.CollectedField, obj *agenda.Block) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PublishedAgendaBlock_startsAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StartsAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PublishedAgendaBlock_startsAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PublishedAgendaBlock", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _PublishedAgendaBlock_endsAt(ctx context.Context, field graphql.CollectedField, obj *agenda.Block) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PublishedAgendaBlock_endsAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EndsAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PublishedAgendaBlock_endsAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PublishedAgendaBlock", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Query_node(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -62009,6 +62252,11 @@ func (ec *executionContext) _Event(ctx context.Context, sel ast.SelectionSet, ob
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "publishedBlocks":
+			out.Values[i] = ec._Event_publishedBlocks(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "agendaDirty":
 			out.Values[i] = ec._Event_agendaDirty(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -65806,6 +66054,69 @@ func (ec *executionContext) _ProposalSpeaker(ctx context.Context, sel ast.Select
 			}
 		case "submitter":
 			out.Values[i] = ec._ProposalSpeaker_submitter(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var publishedAgendaBlockImplementors = []string{"PublishedAgendaBlock"}
+
+func (ec *executionContext) _PublishedAgendaBlock(ctx context.Context, sel ast.SelectionSet, obj *agenda.Block) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, publishedAgendaBlockImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PublishedAgendaBlock")
+		case "id":
+			out.Values[i] = ec._PublishedAgendaBlock_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "title":
+			out.Values[i] = ec._PublishedAgendaBlock_title(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "kind":
+			out.Values[i] = ec._PublishedAgendaBlock_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "roomName":
+			out.Values[i] = ec._PublishedAgendaBlock_roomName(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "startsAt":
+			out.Values[i] = ec._PublishedAgendaBlock_startsAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "endsAt":
+			out.Values[i] = ec._PublishedAgendaBlock_endsAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -74241,6 +74552,26 @@ func (ec *executionContext) marshalNProposalSpeaker2ᚖgithubᚗcomᚋpodiumᚋp
 		return graphql.Null
 	}
 	return ec._ProposalSpeaker(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNPublishedAgendaBlock2githubᚗcomᚋpodiumᚋpodiumᚋentᚋschemaᚋagendaᚐBlock(ctx context.Context, sel ast.SelectionSet, v agenda.Block) graphql.Marshaler {
+	return ec._PublishedAgendaBlock(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNPublishedAgendaBlock2ᚕgithubᚗcomᚋpodiumᚋpodiumᚋentᚋschemaᚋagendaᚐBlockᚄ(ctx context.Context, sel ast.SelectionSet, v []agenda.Block) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNPublishedAgendaBlock2githubᚗcomᚋpodiumᚋpodiumᚋentᚋschemaᚋagendaᚐBlock(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalNQuickReview2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐQuickReviewᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.QuickReview) graphql.Marshaler {

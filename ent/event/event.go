@@ -64,6 +64,8 @@ const (
 	FieldAgendaPublishedAt = "agenda_published_at"
 	// FieldPublishedAgenda holds the string denoting the published_agenda field in the database.
 	FieldPublishedAgenda = "published_agenda"
+	// FieldPublishedBlocks holds the string denoting the published_blocks field in the database.
+	FieldPublishedBlocks = "published_blocks"
 	// FieldAgendaDirty holds the string denoting the agenda_dirty field in the database.
 	FieldAgendaDirty = "agenda_dirty"
 	// EdgeOrganization holds the string denoting the organization edge name in mutations.
@@ -231,6 +233,7 @@ var Columns = []string{
 	FieldSpeakerContentLocked,
 	FieldAgendaPublishedAt,
 	FieldPublishedAgenda,
+	FieldPublishedBlocks,
 	FieldAgendaDirty,
 }
 
@@ -285,6 +288,8 @@ var (
 	DefaultSpeakerContentLocked bool
 	// DefaultPublishedAgenda holds the default value on creation for the "published_agenda" field.
 	DefaultPublishedAgenda []agenda.Entry
+	// DefaultPublishedBlocks holds the default value on creation for the "published_blocks" field.
+	DefaultPublishedBlocks []agenda.Block
 	// DefaultAgendaDirty holds the default value on creation for the "agenda_dirty" field.
 	DefaultAgendaDirty bool
 	// DefaultID holds the default value on creation for the "id" field.

@@ -33,6 +33,18 @@ func (f APIKeyFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, erro
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.APIKeyMutation", m)
 }
 
+// The AgendaBlockFunc type is an adapter to allow the use of ordinary
+// function as AgendaBlock mutator.
+type AgendaBlockFunc func(context.Context, *ent.AgendaBlockMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f AgendaBlockFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.AgendaBlockMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.AgendaBlockMutation", m)
+}
+
 // The AgendaDraftFunc type is an adapter to allow the use of ordinary
 // function as AgendaDraft mutator.
 type AgendaDraftFunc func(context.Context, *ent.AgendaDraftMutation) (ent.Value, error)
@@ -43,6 +55,18 @@ func (f AgendaDraftFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value,
 		return f(ctx, mv)
 	}
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.AgendaDraftMutation", m)
+}
+
+// The AgendaVersionFunc type is an adapter to allow the use of ordinary
+// function as AgendaVersion mutator.
+type AgendaVersionFunc func(context.Context, *ent.AgendaVersionMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f AgendaVersionFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.AgendaVersionMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.AgendaVersionMutation", m)
 }
 
 // The BrowserSessionFunc type is an adapter to allow the use of ordinary
@@ -321,6 +345,18 @@ func (f OrganizationTagFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Va
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.OrganizationTagMutation", m)
 }
 
+// The PersonalCalendarFunc type is an adapter to allow the use of ordinary
+// function as PersonalCalendar mutator.
+type PersonalCalendarFunc func(context.Context, *ent.PersonalCalendarMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f PersonalCalendarFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.PersonalCalendarMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.PersonalCalendarMutation", m)
+}
+
 // The PipelineCardFunc type is an adapter to allow the use of ordinary
 // function as PipelineCard mutator.
 type PipelineCardFunc func(context.Context, *ent.PipelineCardMutation) (ent.Value, error)
@@ -451,6 +487,18 @@ func (f SignInTokenFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value,
 		return f(ctx, mv)
 	}
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.SignInTokenMutation", m)
+}
+
+// The SpeakerAvailabilityFunc type is an adapter to allow the use of ordinary
+// function as SpeakerAvailability mutator.
+type SpeakerAvailabilityFunc func(context.Context, *ent.SpeakerAvailabilityMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f SpeakerAvailabilityFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.SpeakerAvailabilityMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.SpeakerAvailabilityMutation", m)
 }
 
 // The StageHistoryFunc type is an adapter to allow the use of ordinary

@@ -8,7 +8,9 @@ import (
 
 	"entgo.io/ent/dialect/sql"
 	"github.com/podium/podium/ent"
+	"github.com/podium/podium/ent/agendablock"
 	"github.com/podium/podium/ent/agendadraft"
+	"github.com/podium/podium/ent/agendaversion"
 	"github.com/podium/podium/ent/aireviewresult"
 	"github.com/podium/podium/ent/apikey"
 	"github.com/podium/podium/ent/browsersession"
@@ -34,6 +36,7 @@ import (
 	"github.com/podium/podium/ent/organizationinvitation"
 	"github.com/podium/podium/ent/organizationmember"
 	"github.com/podium/podium/ent/organizationtag"
+	"github.com/podium/podium/ent/personalcalendar"
 	"github.com/podium/podium/ent/pipelinecard"
 	"github.com/podium/podium/ent/pipelinestage"
 	"github.com/podium/podium/ent/predicate"
@@ -46,6 +49,7 @@ import (
 	"github.com/podium/podium/ent/room"
 	"github.com/podium/podium/ent/segment"
 	"github.com/podium/podium/ent/signintoken"
+	"github.com/podium/podium/ent/speakeravailability"
 	"github.com/podium/podium/ent/stagehistory"
 	"github.com/podium/podium/ent/submission"
 	"github.com/podium/podium/ent/submissionparticipant"
@@ -170,6 +174,33 @@ func (f TraverseAPIKey) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.APIKeyQuery", q)
 }
 
+// The AgendaBlockFunc type is an adapter to allow the use of ordinary function as a Querier.
+type AgendaBlockFunc func(context.Context, *ent.AgendaBlockQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f AgendaBlockFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.AgendaBlockQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.AgendaBlockQuery", q)
+}
+
+// The TraverseAgendaBlock type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseAgendaBlock func(context.Context, *ent.AgendaBlockQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseAgendaBlock) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseAgendaBlock) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.AgendaBlockQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.AgendaBlockQuery", q)
+}
+
 // The AgendaDraftFunc type is an adapter to allow the use of ordinary function as a Querier.
 type AgendaDraftFunc func(context.Context, *ent.AgendaDraftQuery) (ent.Value, error)
 
@@ -195,6 +226,33 @@ func (f TraverseAgendaDraft) Traverse(ctx context.Context, q ent.Query) error {
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.AgendaDraftQuery", q)
+}
+
+// The AgendaVersionFunc type is an adapter to allow the use of ordinary function as a Querier.
+type AgendaVersionFunc func(context.Context, *ent.AgendaVersionQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f AgendaVersionFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.AgendaVersionQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.AgendaVersionQuery", q)
+}
+
+// The TraverseAgendaVersion type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseAgendaVersion func(context.Context, *ent.AgendaVersionQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseAgendaVersion) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseAgendaVersion) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.AgendaVersionQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.AgendaVersionQuery", q)
 }
 
 // The BrowserSessionFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -818,6 +876,33 @@ func (f TraverseOrganizationTag) Traverse(ctx context.Context, q ent.Query) erro
 	return fmt.Errorf("unexpected query type %T. expect *ent.OrganizationTagQuery", q)
 }
 
+// The PersonalCalendarFunc type is an adapter to allow the use of ordinary function as a Querier.
+type PersonalCalendarFunc func(context.Context, *ent.PersonalCalendarQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f PersonalCalendarFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.PersonalCalendarQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.PersonalCalendarQuery", q)
+}
+
+// The TraversePersonalCalendar type is an adapter to allow the use of ordinary function as Traverser.
+type TraversePersonalCalendar func(context.Context, *ent.PersonalCalendarQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraversePersonalCalendar) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraversePersonalCalendar) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.PersonalCalendarQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.PersonalCalendarQuery", q)
+}
+
 // The PipelineCardFunc type is an adapter to allow the use of ordinary function as a Querier.
 type PipelineCardFunc func(context.Context, *ent.PipelineCardQuery) (ent.Value, error)
 
@@ -1113,6 +1198,33 @@ func (f TraverseSignInToken) Traverse(ctx context.Context, q ent.Query) error {
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.SignInTokenQuery", q)
+}
+
+// The SpeakerAvailabilityFunc type is an adapter to allow the use of ordinary function as a Querier.
+type SpeakerAvailabilityFunc func(context.Context, *ent.SpeakerAvailabilityQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f SpeakerAvailabilityFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.SpeakerAvailabilityQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.SpeakerAvailabilityQuery", q)
+}
+
+// The TraverseSpeakerAvailability type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseSpeakerAvailability func(context.Context, *ent.SpeakerAvailabilityQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseSpeakerAvailability) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseSpeakerAvailability) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.SpeakerAvailabilityQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.SpeakerAvailabilityQuery", q)
 }
 
 // The StageHistoryFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -1446,8 +1558,12 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.AIReviewResultQuery, predicate.AIReviewResult, aireviewresult.OrderOption]{typ: ent.TypeAIReviewResult, tq: q}, nil
 	case *ent.APIKeyQuery:
 		return &query[*ent.APIKeyQuery, predicate.APIKey, apikey.OrderOption]{typ: ent.TypeAPIKey, tq: q}, nil
+	case *ent.AgendaBlockQuery:
+		return &query[*ent.AgendaBlockQuery, predicate.AgendaBlock, agendablock.OrderOption]{typ: ent.TypeAgendaBlock, tq: q}, nil
 	case *ent.AgendaDraftQuery:
 		return &query[*ent.AgendaDraftQuery, predicate.AgendaDraft, agendadraft.OrderOption]{typ: ent.TypeAgendaDraft, tq: q}, nil
+	case *ent.AgendaVersionQuery:
+		return &query[*ent.AgendaVersionQuery, predicate.AgendaVersion, agendaversion.OrderOption]{typ: ent.TypeAgendaVersion, tq: q}, nil
 	case *ent.BrowserSessionQuery:
 		return &query[*ent.BrowserSessionQuery, predicate.BrowserSession, browsersession.OrderOption]{typ: ent.TypeBrowserSession, tq: q}, nil
 	case *ent.ContactQuery:
@@ -1494,6 +1610,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.OrganizationMemberQuery, predicate.OrganizationMember, organizationmember.OrderOption]{typ: ent.TypeOrganizationMember, tq: q}, nil
 	case *ent.OrganizationTagQuery:
 		return &query[*ent.OrganizationTagQuery, predicate.OrganizationTag, organizationtag.OrderOption]{typ: ent.TypeOrganizationTag, tq: q}, nil
+	case *ent.PersonalCalendarQuery:
+		return &query[*ent.PersonalCalendarQuery, predicate.PersonalCalendar, personalcalendar.OrderOption]{typ: ent.TypePersonalCalendar, tq: q}, nil
 	case *ent.PipelineCardQuery:
 		return &query[*ent.PipelineCardQuery, predicate.PipelineCard, pipelinecard.OrderOption]{typ: ent.TypePipelineCard, tq: q}, nil
 	case *ent.PipelineStageQuery:
@@ -1516,6 +1634,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.SegmentQuery, predicate.Segment, segment.OrderOption]{typ: ent.TypeSegment, tq: q}, nil
 	case *ent.SignInTokenQuery:
 		return &query[*ent.SignInTokenQuery, predicate.SignInToken, signintoken.OrderOption]{typ: ent.TypeSignInToken, tq: q}, nil
+	case *ent.SpeakerAvailabilityQuery:
+		return &query[*ent.SpeakerAvailabilityQuery, predicate.SpeakerAvailability, speakeravailability.OrderOption]{typ: ent.TypeSpeakerAvailability, tq: q}, nil
 	case *ent.StageHistoryQuery:
 		return &query[*ent.StageHistoryQuery, predicate.StageHistory, stagehistory.OrderOption]{typ: ent.TypeStageHistory, tq: q}, nil
 	case *ent.SubmissionQuery:

@@ -80,6 +80,46 @@ var (
 			},
 		},
 	}
+	// AgendaBlocksColumns holds the columns for the "agenda_blocks" table.
+	AgendaBlocksColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "organization_id", Type: field.TypeString},
+		{Name: "title", Type: field.TypeString},
+		{Name: "kind", Type: field.TypeEnum, Enums: []string{"break", "meal", "registration", "social", "other"}},
+		{Name: "starts_at", Type: field.TypeTime},
+		{Name: "ends_at", Type: field.TypeTime},
+		{Name: "event_id", Type: field.TypeString, Size: 40},
+		{Name: "room_id", Type: field.TypeString, Nullable: true, Size: 40},
+	}
+	// AgendaBlocksTable holds the schema information for the "agenda_blocks" table.
+	AgendaBlocksTable = &schema.Table{
+		Name:       "agenda_blocks",
+		Columns:    AgendaBlocksColumns,
+		PrimaryKey: []*schema.Column{AgendaBlocksColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "agenda_blocks_events_event",
+				Columns:    []*schema.Column{AgendaBlocksColumns[8]},
+				RefColumns: []*schema.Column{EventsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+			{
+				Symbol:     "agenda_blocks_rooms_room",
+				Columns:    []*schema.Column{AgendaBlocksColumns[9]},
+				RefColumns: []*schema.Column{RoomsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "agendablock_event_id_starts_at",
+				Unique:  false,
+				Columns: []*schema.Column{AgendaBlocksColumns[8], AgendaBlocksColumns[6]},
+			},
+		},
+	}
 	// AgendaDraftsColumns holds the columns for the "agenda_drafts" table.
 	AgendaDraftsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
@@ -114,6 +154,39 @@ var (
 				Name:    "agendadraft_event_id_created_at",
 				Unique:  false,
 				Columns: []*schema.Column{AgendaDraftsColumns[12], AgendaDraftsColumns[1]},
+			},
+		},
+	}
+	// AgendaVersionsColumns holds the columns for the "agenda_versions" table.
+	AgendaVersionsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "organization_id", Type: field.TypeString},
+		{Name: "number", Type: field.TypeInt},
+		{Name: "published_at", Type: field.TypeTime},
+		{Name: "published_by", Type: field.TypeString, Default: ""},
+		{Name: "sessions", Type: field.TypeJSON},
+		{Name: "blocks", Type: field.TypeJSON},
+		{Name: "changes", Type: field.TypeJSON},
+		{Name: "event_id", Type: field.TypeString, Size: 40},
+	}
+	// AgendaVersionsTable holds the schema information for the "agenda_versions" table.
+	AgendaVersionsTable = &schema.Table{
+		Name:       "agenda_versions",
+		Columns:    AgendaVersionsColumns,
+		PrimaryKey: []*schema.Column{AgendaVersionsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "agenda_versions_events_event",
+				Columns:    []*schema.Column{AgendaVersionsColumns[8]},
+				RefColumns: []*schema.Column{EventsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "agendaversion_event_id_number",
+				Unique:  true,
+				Columns: []*schema.Column{AgendaVersionsColumns[8], AgendaVersionsColumns[2]},
 			},
 		},
 	}
@@ -513,6 +586,7 @@ var (
 		{Name: "speaker_content_locked", Type: field.TypeBool, Default: false},
 		{Name: "agenda_published_at", Type: field.TypeTime, Nullable: true},
 		{Name: "published_agenda", Type: field.TypeJSON},
+		{Name: "published_blocks", Type: field.TypeJSON},
 		{Name: "agenda_dirty", Type: field.TypeBool, Default: false},
 		{Name: "organization_id", Type: field.TypeString, Size: 40},
 	}
@@ -524,7 +598,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "events_organizations_events",
-				Columns:    []*schema.Column{EventsColumns[24]},
+				Columns:    []*schema.Column{EventsColumns[25]},
 				RefColumns: []*schema.Column{OrganizationsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -533,12 +607,12 @@ var (
 			{
 				Name:    "event_organization_id_slug",
 				Unique:  true,
-				Columns: []*schema.Column{EventsColumns[24], EventsColumns[4]},
+				Columns: []*schema.Column{EventsColumns[25], EventsColumns[4]},
 			},
 			{
 				Name:    "event_organization_id_starts_at",
 				Unique:  false,
-				Columns: []*schema.Column{EventsColumns[24], EventsColumns[11]},
+				Columns: []*schema.Column{EventsColumns[25], EventsColumns[11]},
 			},
 			{
 				Name:    "event_logo_key",
@@ -1078,6 +1152,43 @@ var (
 			},
 		},
 	}
+	// PersonalCalendarsColumns holds the columns for the "personal_calendars" table.
+	PersonalCalendarsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "organization_id", Type: field.TypeString},
+		{Name: "token_hash", Type: field.TypeString},
+		{Name: "session_ids", Type: field.TypeJSON},
+		{Name: "last_read_at", Type: field.TypeTime, Nullable: true},
+		{Name: "event_id", Type: field.TypeString, Size: 40},
+	}
+	// PersonalCalendarsTable holds the schema information for the "personal_calendars" table.
+	PersonalCalendarsTable = &schema.Table{
+		Name:       "personal_calendars",
+		Columns:    PersonalCalendarsColumns,
+		PrimaryKey: []*schema.Column{PersonalCalendarsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "personal_calendars_events_event",
+				Columns:    []*schema.Column{PersonalCalendarsColumns[7]},
+				RefColumns: []*schema.Column{EventsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "personalcalendar_token_hash",
+				Unique:  true,
+				Columns: []*schema.Column{PersonalCalendarsColumns[4]},
+			},
+			{
+				Name:    "personalcalendar_event_id",
+				Unique:  false,
+				Columns: []*schema.Column{PersonalCalendarsColumns[7]},
+			},
+		},
+	}
 	// CrmPipelineCardsColumns holds the columns for the "crm_pipeline_cards" table.
 	CrmPipelineCardsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
@@ -1476,6 +1587,44 @@ var (
 				Name:    "signintoken_expires_at",
 				Unique:  false,
 				Columns: []*schema.Column{SignInTokensColumns[6]},
+			},
+		},
+	}
+	// SpeakerAvailabilitiesColumns holds the columns for the "speaker_availabilities" table.
+	SpeakerAvailabilitiesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "organization_id", Type: field.TypeString},
+		{Name: "starts_at", Type: field.TypeTime},
+		{Name: "ends_at", Type: field.TypeTime},
+		{Name: "event_id", Type: field.TypeString, Size: 40},
+		{Name: "contact_id", Type: field.TypeString, Size: 40},
+	}
+	// SpeakerAvailabilitiesTable holds the schema information for the "speaker_availabilities" table.
+	SpeakerAvailabilitiesTable = &schema.Table{
+		Name:       "speaker_availabilities",
+		Columns:    SpeakerAvailabilitiesColumns,
+		PrimaryKey: []*schema.Column{SpeakerAvailabilitiesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "speaker_availabilities_events_event",
+				Columns:    []*schema.Column{SpeakerAvailabilitiesColumns[6]},
+				RefColumns: []*schema.Column{EventsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+			{
+				Symbol:     "speaker_availabilities_contacts_contact",
+				Columns:    []*schema.Column{SpeakerAvailabilitiesColumns[7]},
+				RefColumns: []*schema.Column{ContactsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "speakeravailability_event_id_contact_id_starts_at",
+				Unique:  false,
+				Columns: []*schema.Column{SpeakerAvailabilitiesColumns[6], SpeakerAvailabilitiesColumns[7], SpeakerAvailabilitiesColumns[4]},
 			},
 		},
 	}
@@ -2102,7 +2251,9 @@ var (
 	Tables = []*schema.Table{
 		AiReviewResultsTable,
 		APIKeysTable,
+		AgendaBlocksTable,
 		AgendaDraftsTable,
+		AgendaVersionsTable,
 		BrowserSessionsTable,
 		ContactsTable,
 		DeliverableAssignmentsTable,
@@ -2126,6 +2277,7 @@ var (
 		OrganizationInvitationsTable,
 		OrganizationMembersTable,
 		OrganizationTagsTable,
+		PersonalCalendarsTable,
 		CrmPipelineCardsTable,
 		CrmPipelineStagesTable,
 		ResourcesTable,
@@ -2137,6 +2289,7 @@ var (
 		RoomsTable,
 		CrmSegmentsTable,
 		SignInTokensTable,
+		SpeakerAvailabilitiesTable,
 		CrmStageHistoryTable,
 		SubmissionsTable,
 		SubmissionParticipantsTable,
@@ -2167,9 +2320,18 @@ func init() {
 	APIKeysTable.Annotation = &entsql.Annotation{
 		Table: "api_keys",
 	}
+	AgendaBlocksTable.ForeignKeys[0].RefTable = EventsTable
+	AgendaBlocksTable.ForeignKeys[1].RefTable = RoomsTable
+	AgendaBlocksTable.Annotation = &entsql.Annotation{
+		Table: "agenda_blocks",
+	}
 	AgendaDraftsTable.ForeignKeys[0].RefTable = EventsTable
 	AgendaDraftsTable.Annotation = &entsql.Annotation{
 		Table: "agenda_drafts",
+	}
+	AgendaVersionsTable.ForeignKeys[0].RefTable = EventsTable
+	AgendaVersionsTable.Annotation = &entsql.Annotation{
+		Table: "agenda_versions",
 	}
 	BrowserSessionsTable.ForeignKeys[0].RefTable = UsersTable
 	BrowserSessionsTable.Annotation = &entsql.Annotation{
@@ -2237,6 +2399,10 @@ func init() {
 	OrganizationTagsTable.Annotation = &entsql.Annotation{
 		Table: "organization_tags",
 	}
+	PersonalCalendarsTable.ForeignKeys[0].RefTable = EventsTable
+	PersonalCalendarsTable.Annotation = &entsql.Annotation{
+		Table: "personal_calendars",
+	}
 	CrmPipelineCardsTable.ForeignKeys[0].RefTable = OrganizationContactsTable
 	CrmPipelineCardsTable.ForeignKeys[1].RefTable = CrmPipelineStagesTable
 	CrmPipelineCardsTable.Annotation = &entsql.Annotation{
@@ -2268,6 +2434,11 @@ func init() {
 	}
 	SignInTokensTable.Annotation = &entsql.Annotation{
 		Table: "sign_in_tokens",
+	}
+	SpeakerAvailabilitiesTable.ForeignKeys[0].RefTable = EventsTable
+	SpeakerAvailabilitiesTable.ForeignKeys[1].RefTable = ContactsTable
+	SpeakerAvailabilitiesTable.Annotation = &entsql.Annotation{
+		Table: "speaker_availabilities",
 	}
 	CrmStageHistoryTable.ForeignKeys[0].RefTable = CrmPipelineCardsTable
 	CrmStageHistoryTable.Annotation = &entsql.Annotation{

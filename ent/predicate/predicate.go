@@ -12,8 +12,14 @@ type AIReviewResult func(*sql.Selector)
 // APIKey is the predicate function for apikey builders.
 type APIKey func(*sql.Selector)
 
+// AgendaBlock is the predicate function for agendablock builders.
+type AgendaBlock func(*sql.Selector)
+
 // AgendaDraft is the predicate function for agendadraft builders.
 type AgendaDraft func(*sql.Selector)
+
+// AgendaVersion is the predicate function for agendaversion builders.
+type AgendaVersion func(*sql.Selector)
 
 // BrowserSession is the predicate function for browsersession builders.
 type BrowserSession func(*sql.Selector)
@@ -84,6 +90,9 @@ type OrganizationMember func(*sql.Selector)
 // OrganizationTag is the predicate function for organizationtag builders.
 type OrganizationTag func(*sql.Selector)
 
+// PersonalCalendar is the predicate function for personalcalendar builders.
+type PersonalCalendar func(*sql.Selector)
+
 // PipelineCard is the predicate function for pipelinecard builders.
 type PipelineCard func(*sql.Selector)
 
@@ -116,6 +125,9 @@ type Segment func(*sql.Selector)
 
 // SignInToken is the predicate function for signintoken builders.
 type SignInToken func(*sql.Selector)
+
+// SpeakerAvailability is the predicate function for speakeravailability builders.
+type SpeakerAvailability func(*sql.Selector)
 
 // StageHistory is the predicate function for stagehistory builders.
 type StageHistory func(*sql.Selector)

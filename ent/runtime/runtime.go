@@ -5,7 +5,9 @@ package runtime
 import (
 	"time"
 
+	"github.com/podium/podium/ent/agendablock"
 	"github.com/podium/podium/ent/agendadraft"
+	"github.com/podium/podium/ent/agendaversion"
 	"github.com/podium/podium/ent/aireviewresult"
 	"github.com/podium/podium/ent/apikey"
 	"github.com/podium/podium/ent/browsersession"
@@ -31,6 +33,7 @@ import (
 	"github.com/podium/podium/ent/organizationinvitation"
 	"github.com/podium/podium/ent/organizationmember"
 	"github.com/podium/podium/ent/organizationtag"
+	"github.com/podium/podium/ent/personalcalendar"
 	"github.com/podium/podium/ent/pipelinecard"
 	"github.com/podium/podium/ent/pipelinestage"
 	"github.com/podium/podium/ent/resource"
@@ -45,6 +48,7 @@ import (
 	"github.com/podium/podium/ent/schema/cfpform"
 	"github.com/podium/podium/ent/segment"
 	"github.com/podium/podium/ent/signintoken"
+	"github.com/podium/podium/ent/speakeravailability"
 	"github.com/podium/podium/ent/stagehistory"
 	"github.com/podium/podium/ent/submission"
 	"github.com/podium/podium/ent/submissionparticipant"
@@ -171,6 +175,53 @@ func init() {
 			return nil
 		}
 	}()
+	agendablockMixin := schema.AgendaBlock{}.Mixin()
+	agendablockMixinFields0 := agendablockMixin[0].Fields()
+	_ = agendablockMixinFields0
+	agendablockMixinFields1 := agendablockMixin[1].Fields()
+	_ = agendablockMixinFields1
+	agendablockMixinFields2 := agendablockMixin[2].Fields()
+	_ = agendablockMixinFields2
+	agendablockFields := schema.AgendaBlock{}.Fields()
+	_ = agendablockFields
+	// agendablockDescCreatedAt is the schema descriptor for created_at field.
+	agendablockDescCreatedAt := agendablockMixinFields1[0].Descriptor()
+	// agendablock.DefaultCreatedAt holds the default value on creation for the created_at field.
+	agendablock.DefaultCreatedAt = agendablockDescCreatedAt.Default.(func() time.Time)
+	// agendablockDescUpdatedAt is the schema descriptor for updated_at field.
+	agendablockDescUpdatedAt := agendablockMixinFields1[1].Descriptor()
+	// agendablock.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	agendablock.DefaultUpdatedAt = agendablockDescUpdatedAt.Default.(func() time.Time)
+	// agendablock.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	agendablock.UpdateDefaultUpdatedAt = agendablockDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// agendablockDescOrganizationID is the schema descriptor for organization_id field.
+	agendablockDescOrganizationID := agendablockMixinFields2[0].Descriptor()
+	// agendablock.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	agendablock.OrganizationIDValidator = agendablockDescOrganizationID.Validators[0].(func(string) error)
+	// agendablockDescTitle is the schema descriptor for title field.
+	agendablockDescTitle := agendablockFields[1].Descriptor()
+	// agendablock.TitleValidator is a validator for the "title" field. It is called by the builders before save.
+	agendablock.TitleValidator = agendablockDescTitle.Validators[0].(func(string) error)
+	// agendablockDescID is the schema descriptor for id field.
+	agendablockDescID := agendablockMixinFields0[0].Descriptor()
+	// agendablock.DefaultID holds the default value on creation for the id field.
+	agendablock.DefaultID = agendablockDescID.Default.(func() string)
+	// agendablock.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	agendablock.IDValidator = func() func(string) error {
+		validators := agendablockDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
 	agendadraftMixin := schema.AgendaDraft{}.Mixin()
 	agendadraftMixinFields0 := agendadraftMixin[0].Fields()
 	_ = agendadraftMixinFields0
@@ -213,6 +264,49 @@ func init() {
 	// agendadraft.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	agendadraft.IDValidator = func() func(string) error {
 		validators := agendadraftDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	agendaversionMixin := schema.AgendaVersion{}.Mixin()
+	agendaversionMixinFields0 := agendaversionMixin[0].Fields()
+	_ = agendaversionMixinFields0
+	agendaversionMixinFields1 := agendaversionMixin[1].Fields()
+	_ = agendaversionMixinFields1
+	agendaversionFields := schema.AgendaVersion{}.Fields()
+	_ = agendaversionFields
+	// agendaversionDescOrganizationID is the schema descriptor for organization_id field.
+	agendaversionDescOrganizationID := agendaversionMixinFields1[0].Descriptor()
+	// agendaversion.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	agendaversion.OrganizationIDValidator = agendaversionDescOrganizationID.Validators[0].(func(string) error)
+	// agendaversionDescNumber is the schema descriptor for number field.
+	agendaversionDescNumber := agendaversionFields[1].Descriptor()
+	// agendaversion.NumberValidator is a validator for the "number" field. It is called by the builders before save.
+	agendaversion.NumberValidator = agendaversionDescNumber.Validators[0].(func(int) error)
+	// agendaversionDescPublishedAt is the schema descriptor for published_at field.
+	agendaversionDescPublishedAt := agendaversionFields[2].Descriptor()
+	// agendaversion.DefaultPublishedAt holds the default value on creation for the published_at field.
+	agendaversion.DefaultPublishedAt = agendaversionDescPublishedAt.Default.(func() time.Time)
+	// agendaversionDescPublishedBy is the schema descriptor for published_by field.
+	agendaversionDescPublishedBy := agendaversionFields[3].Descriptor()
+	// agendaversion.DefaultPublishedBy holds the default value on creation for the published_by field.
+	agendaversion.DefaultPublishedBy = agendaversionDescPublishedBy.Default.(string)
+	// agendaversionDescID is the schema descriptor for id field.
+	agendaversionDescID := agendaversionMixinFields0[0].Descriptor()
+	// agendaversion.DefaultID holds the default value on creation for the id field.
+	agendaversion.DefaultID = agendaversionDescID.Default.(func() string)
+	// agendaversion.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	agendaversion.IDValidator = func() func(string) error {
+		validators := agendaversionDescID.Validators
 		fns := [...]func(string) error{
 			validators[0].(func(string) error),
 			validators[1].(func(string) error),
@@ -740,8 +834,12 @@ func init() {
 	eventDescPublishedAgenda := eventFields[20].Descriptor()
 	// event.DefaultPublishedAgenda holds the default value on creation for the published_agenda field.
 	event.DefaultPublishedAgenda = eventDescPublishedAgenda.Default.([]agenda.Entry)
+	// eventDescPublishedBlocks is the schema descriptor for published_blocks field.
+	eventDescPublishedBlocks := eventFields[21].Descriptor()
+	// event.DefaultPublishedBlocks holds the default value on creation for the published_blocks field.
+	event.DefaultPublishedBlocks = eventDescPublishedBlocks.Default.([]agenda.Block)
 	// eventDescAgendaDirty is the schema descriptor for agenda_dirty field.
-	eventDescAgendaDirty := eventFields[21].Descriptor()
+	eventDescAgendaDirty := eventFields[22].Descriptor()
 	// event.DefaultAgendaDirty holds the default value on creation for the agenda_dirty field.
 	event.DefaultAgendaDirty = eventDescAgendaDirty.Default.(bool)
 	// eventDescID is the schema descriptor for id field.
@@ -1545,6 +1643,53 @@ func init() {
 			return nil
 		}
 	}()
+	personalcalendarMixin := schema.PersonalCalendar{}.Mixin()
+	personalcalendarMixinFields0 := personalcalendarMixin[0].Fields()
+	_ = personalcalendarMixinFields0
+	personalcalendarMixinFields1 := personalcalendarMixin[1].Fields()
+	_ = personalcalendarMixinFields1
+	personalcalendarMixinFields2 := personalcalendarMixin[2].Fields()
+	_ = personalcalendarMixinFields2
+	personalcalendarFields := schema.PersonalCalendar{}.Fields()
+	_ = personalcalendarFields
+	// personalcalendarDescCreatedAt is the schema descriptor for created_at field.
+	personalcalendarDescCreatedAt := personalcalendarMixinFields1[0].Descriptor()
+	// personalcalendar.DefaultCreatedAt holds the default value on creation for the created_at field.
+	personalcalendar.DefaultCreatedAt = personalcalendarDescCreatedAt.Default.(func() time.Time)
+	// personalcalendarDescUpdatedAt is the schema descriptor for updated_at field.
+	personalcalendarDescUpdatedAt := personalcalendarMixinFields1[1].Descriptor()
+	// personalcalendar.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	personalcalendar.DefaultUpdatedAt = personalcalendarDescUpdatedAt.Default.(func() time.Time)
+	// personalcalendar.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	personalcalendar.UpdateDefaultUpdatedAt = personalcalendarDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// personalcalendarDescOrganizationID is the schema descriptor for organization_id field.
+	personalcalendarDescOrganizationID := personalcalendarMixinFields2[0].Descriptor()
+	// personalcalendar.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	personalcalendar.OrganizationIDValidator = personalcalendarDescOrganizationID.Validators[0].(func(string) error)
+	// personalcalendarDescTokenHash is the schema descriptor for token_hash field.
+	personalcalendarDescTokenHash := personalcalendarFields[1].Descriptor()
+	// personalcalendar.TokenHashValidator is a validator for the "token_hash" field. It is called by the builders before save.
+	personalcalendar.TokenHashValidator = personalcalendarDescTokenHash.Validators[0].(func(string) error)
+	// personalcalendarDescID is the schema descriptor for id field.
+	personalcalendarDescID := personalcalendarMixinFields0[0].Descriptor()
+	// personalcalendar.DefaultID holds the default value on creation for the id field.
+	personalcalendar.DefaultID = personalcalendarDescID.Default.(func() string)
+	// personalcalendar.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	personalcalendar.IDValidator = func() func(string) error {
+		validators := personalcalendarDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
 	pipelinecardMixin := schema.PipelineCard{}.Mixin()
 	pipelinecardMixinFields0 := pipelinecardMixin[0].Fields()
 	_ = pipelinecardMixinFields0
@@ -2147,6 +2292,49 @@ func init() {
 	// signintoken.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	signintoken.IDValidator = func() func(string) error {
 		validators := signintokenDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	speakeravailabilityMixin := schema.SpeakerAvailability{}.Mixin()
+	speakeravailabilityMixinFields0 := speakeravailabilityMixin[0].Fields()
+	_ = speakeravailabilityMixinFields0
+	speakeravailabilityMixinFields1 := speakeravailabilityMixin[1].Fields()
+	_ = speakeravailabilityMixinFields1
+	speakeravailabilityMixinFields2 := speakeravailabilityMixin[2].Fields()
+	_ = speakeravailabilityMixinFields2
+	speakeravailabilityFields := schema.SpeakerAvailability{}.Fields()
+	_ = speakeravailabilityFields
+	// speakeravailabilityDescCreatedAt is the schema descriptor for created_at field.
+	speakeravailabilityDescCreatedAt := speakeravailabilityMixinFields1[0].Descriptor()
+	// speakeravailability.DefaultCreatedAt holds the default value on creation for the created_at field.
+	speakeravailability.DefaultCreatedAt = speakeravailabilityDescCreatedAt.Default.(func() time.Time)
+	// speakeravailabilityDescUpdatedAt is the schema descriptor for updated_at field.
+	speakeravailabilityDescUpdatedAt := speakeravailabilityMixinFields1[1].Descriptor()
+	// speakeravailability.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	speakeravailability.DefaultUpdatedAt = speakeravailabilityDescUpdatedAt.Default.(func() time.Time)
+	// speakeravailability.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	speakeravailability.UpdateDefaultUpdatedAt = speakeravailabilityDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// speakeravailabilityDescOrganizationID is the schema descriptor for organization_id field.
+	speakeravailabilityDescOrganizationID := speakeravailabilityMixinFields2[0].Descriptor()
+	// speakeravailability.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	speakeravailability.OrganizationIDValidator = speakeravailabilityDescOrganizationID.Validators[0].(func(string) error)
+	// speakeravailabilityDescID is the schema descriptor for id field.
+	speakeravailabilityDescID := speakeravailabilityMixinFields0[0].Descriptor()
+	// speakeravailability.DefaultID holds the default value on creation for the id field.
+	speakeravailability.DefaultID = speakeravailabilityDescID.Default.(func() string)
+	// speakeravailability.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	speakeravailability.IDValidator = func() func(string) error {
+		validators := speakeravailabilityDescID.Validators
 		fns := [...]func(string) error{
 			validators[0].(func(string) error),
 			validators[1].(func(string) error),

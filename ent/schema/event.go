@@ -83,6 +83,10 @@ func (Event) Fields() []ent.Field {
 			Comment("The published agenda: the scheduled sessions as they were at the last publishAgenda, by " +
 				"start time. Later edits show only once the agenda is published again; empty while it is " +
 				"not published."),
+		field.JSON("published_blocks", []agenda.Block{}).Default([]agenda.Block{}).
+			Annotations(entgql.Type("[PublishedAgendaBlock!]"), entgql.Skip(entgql.SkipWhereInput)).
+			Comment("The published agenda's blocks (breaks, meals, registration, socials) as they were at the " +
+				"last publishAgenda, by start time; empty while it is not published."),
 		field.Bool("agenda_dirty").Default(false).
 			Comment("Whether the schedule changed since the agenda was last published, or the agenda was " +
 				"unpublished; false by default."),
