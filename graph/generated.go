@@ -73,11 +73,21 @@ type ComplexityRoot struct {
 	}
 
 	Agenda struct {
+		Blocks    func(childComplexity int) int
 		Conflicts func(childComplexity int) int
 		Event     func(childComplexity int) int
 		Rooms     func(childComplexity int) int
 		Sessions  func(childComplexity int) int
 		Tracks    func(childComplexity int) int
+	}
+
+	AgendaBlock struct {
+		EndsAt   func(childComplexity int) int
+		ID       func(childComplexity int) int
+		Kind     func(childComplexity int) int
+		RoomID   func(childComplexity int) int
+		StartsAt func(childComplexity int) int
+		Title    func(childComplexity int) int
 	}
 
 	AgendaConflict struct {
@@ -2057,6 +2067,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Admin.Name(childComplexity), true
 
+	case "Agenda.blocks":
+		if e.ComplexityRoot.Agenda.Blocks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Agenda.Blocks(childComplexity), true
 	case "Agenda.conflicts":
 		if e.ComplexityRoot.Agenda.Conflicts == nil {
 			break
@@ -2087,6 +2103,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Agenda.Tracks(childComplexity), true
+
+	case "AgendaBlock.endsAt":
+		if e.ComplexityRoot.AgendaBlock.EndsAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaBlock.EndsAt(childComplexity), true
+	case "AgendaBlock.id":
+		if e.ComplexityRoot.AgendaBlock.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaBlock.ID(childComplexity), true
+	case "AgendaBlock.kind":
+		if e.ComplexityRoot.AgendaBlock.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaBlock.Kind(childComplexity), true
+	case "AgendaBlock.roomId":
+		if e.ComplexityRoot.AgendaBlock.RoomID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaBlock.RoomID(childComplexity), true
+	case "AgendaBlock.startsAt":
+		if e.ComplexityRoot.AgendaBlock.StartsAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaBlock.StartsAt(childComplexity), true
+	case "AgendaBlock.title":
+		if e.ComplexityRoot.AgendaBlock.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaBlock.Title(childComplexity), true
 
 	case "AgendaConflict.contactId":
 		if e.ComplexityRoot.AgendaConflict.ContactID == nil {
@@ -10601,8 +10654,28 @@ func (ec *executionContext) childFields_Agenda(ctx context.Context, field graphq
 		return ec.fieldContext_Agenda_sessions(ctx, field)
 	case "conflicts":
 		return ec.fieldContext_Agenda_conflicts(ctx, field)
+	case "blocks":
+		return ec.fieldContext_Agenda_blocks(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Agenda", field.Name)
+}
+
+func (ec *executionContext) childFields_AgendaBlock(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_AgendaBlock_id(ctx, field)
+	case "title":
+		return ec.fieldContext_AgendaBlock_title(ctx, field)
+	case "kind":
+		return ec.fieldContext_AgendaBlock_kind(ctx, field)
+	case "roomId":
+		return ec.fieldContext_AgendaBlock_roomId(ctx, field)
+	case "startsAt":
+		return ec.fieldContext_AgendaBlock_startsAt(ctx, field)
+	case "endsAt":
+		return ec.fieldContext_AgendaBlock_endsAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AgendaBlock", field.Name)
 }
 
 func (ec *executionContext) childFields_AgendaConflict(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -17301,6 +17374,176 @@ func (ec *executionContext) fieldContext_Agenda_conflicts(_ context.Context, fie
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Agenda_blocks(ctx context.Context, field graphql.CollectedField, obj *model.Agenda) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Agenda_blocks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Blocks, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.AgendaBlock) graphql.Marshaler {
+			return ec.marshalNAgendaBlock2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAgendaBlockᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Agenda_blocks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Agenda",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AgendaBlock(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgendaBlock_id(ctx context.Context, field graphql.CollectedField, obj *model.AgendaBlock) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaBlock_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaBlock_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgendaBlock", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _AgendaBlock_title(ctx context.Context, field graphql.CollectedField, obj *model.AgendaBlock) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaBlock_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaBlock_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgendaBlock", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AgendaBlock_kind(ctx context.Context, field graphql.CollectedField, obj *model.AgendaBlock) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaBlock_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaBlock_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgendaBlock", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AgendaBlock_roomId(ctx context.Context, field graphql.CollectedField, obj *model.AgendaBlock) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaBlock_roomId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RoomID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaBlock_roomId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgendaBlock", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _AgendaBlock_startsAt(ctx context.Context, field graphql.CollectedField, obj *model.AgendaBlock) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaBlock_startsAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StartsAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaBlock_startsAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgendaBlock", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _AgendaBlock_endsAt(ctx context.Context, field graphql.CollectedField, obj *model.AgendaBlock) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaBlock_endsAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EndsAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaBlock_endsAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgendaBlock", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
 func (ec *executionContext) _AgendaConflict_kind(ctx context.Context, field graphql.CollectedField, obj *model.AgendaConflict) (ret graphql.Marshaler) {
@@ -58188,6 +58431,74 @@ func (ec *executionContext) _Agenda(ctx context.Context, sel ast.SelectionSet, o
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "blocks":
+			out.Values[i] = ec._Agenda_blocks(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var agendaBlockImplementors = []string{"AgendaBlock"}
+
+func (ec *executionContext) _AgendaBlock(ctx context.Context, sel ast.SelectionSet, obj *model.AgendaBlock) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, agendaBlockImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AgendaBlock")
+		case "id":
+			out.Values[i] = ec._AgendaBlock_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "title":
+			out.Values[i] = ec._AgendaBlock_title(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "kind":
+			out.Values[i] = ec._AgendaBlock_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "roomId":
+			out.Values[i] = ec._AgendaBlock_roomId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "startsAt":
+			out.Values[i] = ec._AgendaBlock_startsAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "endsAt":
+			out.Values[i] = ec._AgendaBlock_endsAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -72191,6 +72502,32 @@ func (ec *executionContext) marshalNAgenda2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋg
 		return graphql.Null
 	}
 	return ec._Agenda(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAgendaBlock2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAgendaBlockᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.AgendaBlock) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAgendaBlock2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAgendaBlock(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNAgendaBlock2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAgendaBlock(ctx context.Context, sel ast.SelectionSet, v *model.AgendaBlock) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AgendaBlock(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNAgendaConflict2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAgendaConflictᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.AgendaConflict) graphql.Marshaler {

@@ -11,6 +11,7 @@ type Agenda struct {
 	Rooms    []*AgendaRoom    `json:"rooms"`
 	Tracks   []agenda.Track   `json:"tracks"`
 	Sessions []*AgendaSession `json:"sessions"`
+	Blocks   []*AgendaBlock   `json:"blocks"`
 }
 
 // AgendaEvent is the event as the agenda shows it.
@@ -46,6 +47,17 @@ type AgendaSession struct {
 	FormatName      *string           `json:"formatName"`
 	Tracks          []agenda.Track    `json:"tracks"`
 	Speakers        []agenda.Speaker  `json:"speakers"`
+}
+
+// AgendaBlock is a stretch of the agenda that is not a session (a break, a meal, registration, a
+// social or other), in one room or (RoomID nil) in every room.
+type AgendaBlock struct {
+	ID       string           `json:"id"`
+	Title    string           `json:"title"`
+	Kind     string           `json:"kind"`
+	RoomID   *string          `json:"roomId"`
+	StartsAt scalar.Timestamp `json:"startsAt"`
+	EndsAt   scalar.Timestamp `json:"endsAt"`
 }
 
 // AgendaConflict is two scheduled sessions overlapping on a speaker or a room.

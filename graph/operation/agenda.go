@@ -64,6 +64,10 @@ WHERE s.event_id = ANY($1) AND s.status = 'accepted' AND s.cancelled_at IS NULL
 ORDER BY p.submission_id, p.position, c.id`
 
 	agendaRoomsSQL = `SELECT event_id, id, name, position FROM rooms WHERE event_id = ANY($1) ORDER BY position, name, id`
+
+	agendaBlocksSQL = `
+SELECT event_id, id, title, kind, room_id, starts_at, ends_at FROM agenda_blocks
+WHERE event_id = ANY($1) ORDER BY starts_at, ends_at, id`
 )
 
 // agenda loads the agenda of an event whose access was checked.
@@ -82,7 +86,8 @@ func (r *Service) agendas(ctx context.Context, evs []*ent.Event) ([]*model.Agend
 	ids := eventIDs(evs)
 	byEvent := make(map[string]*model.Agenda, len(ids))
 	for _, id := range ids {
-		byEvent[id] = &model.Agenda{Rooms: []*model.AgendaRoom{}, Tracks: []agenda.Track{}, Sessions: []*model.AgendaSession{}}
+		byEvent[id] = &model.Agenda{Rooms: []*model.AgendaRoom{}, Tracks: []agenda.Track{}, Sessions: []*model.AgendaSession{},
+			Blocks: []*model.AgendaBlock{}}
 	}
 	err := eachRow(ctx, q, agendaRoomsSQL, ids, func(scan func(...any) error) error {
 		var event string
@@ -91,6 +96,20 @@ func (r *Service) agendas(ctx context.Context, evs []*ent.Event) ([]*model.Agend
 			return err
 		}
 		byEvent[event].Rooms = append(byEvent[event].Rooms, rm)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	err = eachRow(ctx, q, agendaBlocksSQL, ids, func(scan func(...any) error) error {
+		var event string
+		var starts, ends time.Time
+		b := &model.AgendaBlock{}
+		if err := scan(&event, &b.ID, &b.Title, &b.Kind, &b.RoomID, &starts, &ends); err != nil {
+			return err
+		}
+		b.StartsAt, b.EndsAt = scalar.At(starts), scalar.At(ends)
+		byEvent[event].Blocks = append(byEvent[event].Blocks, b)
 		return nil
 	})
 	if err != nil {
