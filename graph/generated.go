@@ -73,12 +73,13 @@ type ComplexityRoot struct {
 	}
 
 	Agenda struct {
-		Blocks    func(childComplexity int) int
-		Conflicts func(childComplexity int) int
-		Event     func(childComplexity int) int
-		Rooms     func(childComplexity int) int
-		Sessions  func(childComplexity int) int
-		Tracks    func(childComplexity int) int
+		AiConfigured func(childComplexity int) int
+		Blocks       func(childComplexity int) int
+		Conflicts    func(childComplexity int) int
+		Event        func(childComplexity int) int
+		Rooms        func(childComplexity int) int
+		Sessions     func(childComplexity int) int
+		Tracks       func(childComplexity int) int
 	}
 
 	AgendaBlock struct {
@@ -688,6 +689,7 @@ type ComplexityRoot struct {
 	EventChange struct {
 		AssignmentID func(childComplexity int) int
 		At           func(childComplexity int) int
+		BlockID      func(childComplexity int) int
 		Count        func(childComplexity int) int
 		Cursor       func(childComplexity int) int
 		EmailID      func(childComplexity int) int
@@ -820,6 +822,7 @@ type ComplexityRoot struct {
 		CreateWidget              func(childComplexity int, eventID string, input model.CreateWidgetInput) int
 		DecideSubmissions         func(childComplexity int, eventID string, input model.DecideSubmissionsInput) int
 		DeclineMyParticipation    func(childComplexity int, contactID string) int
+		DeleteAgendaBlock         func(childComplexity int, eventID string, blockID string) int
 		DeleteFileRequirement     func(childComplexity int, eventID string, id string) int
 		DeleteForm                func(childComplexity int, eventID string, formID string) int
 		DeleteLibraryItem         func(childComplexity int, eventID string, kind model.LibraryKind, id string) int
@@ -858,6 +861,7 @@ type ComplexityRoot struct {
 		ReorderPipelineStages     func(childComplexity int, input model.ReorderPipelineStagesInput) int
 		ReorderResources          func(childComplexity int, eventID string, input model.ReorderResourcesInput) int
 		RotateWebhookSecret       func(childComplexity int, webhookID string, input *model.RotateWebhookSecretInput) int
+		SaveAgendaBlock           func(childComplexity int, eventID string, input model.SaveAgendaBlockInput) int
 		SaveFileRequirement       func(childComplexity int, eventID string, input model.SaveFileRequirementInput) int
 		SaveLibraryItem           func(childComplexity int, eventID string, input model.SaveLibraryItemInput) int
 		SavePipelineStage         func(childComplexity int, input model.SavePipelineStageInput) int
@@ -1013,6 +1017,7 @@ type ComplexityRoot struct {
 	}
 
 	Program struct {
+		Blocks   func(childComplexity int) int
 		Event    func(childComplexity int) int
 		Formats  func(childComplexity int) int
 		Sessions func(childComplexity int) int
@@ -1843,6 +1848,8 @@ type MutationResolver interface {
 	PublishAgenda(ctx context.Context, eventID string) (*model.Agenda, error)
 	UnpublishAgenda(ctx context.Context, eventID string) (*model.Agenda, error)
 	SendCalendarInvites(ctx context.Context, eventID string, input *model.SendCalendarInvitesInput) (*model.CalendarInvitesResult, error)
+	SaveAgendaBlock(ctx context.Context, eventID string, input model.SaveAgendaBlockInput) (*model.Agenda, error)
+	DeleteAgendaBlock(ctx context.Context, eventID string, blockID string) (*model.Agenda, error)
 	GenerateAgendaDraft(ctx context.Context, eventID string, input model.GenerateAgendaDraftInput) (*model.AgendaDraft, error)
 	ChangeAgendaDraft(ctx context.Context, eventID string, draftID string, input model.ChangeAgendaDraftInput) (*model.AgendaDraft, error)
 	AcceptAgendaDraft(ctx context.Context, eventID string, draftID string, input model.AcceptAgendaDraftInput) (*model.AcceptAgendaDraftResult, error)
@@ -2067,6 +2074,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Admin.Name(childComplexity), true
 
+	case "Agenda.aiConfigured":
+		if e.ComplexityRoot.Agenda.AiConfigured == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Agenda.AiConfigured(childComplexity), true
 	case "Agenda.blocks":
 		if e.ComplexityRoot.Agenda.Blocks == nil {
 			break
@@ -4765,6 +4778,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.EventChange.At(childComplexity), true
+	case "EventChange.blockId":
+		if e.ComplexityRoot.EventChange.BlockID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventChange.BlockID(childComplexity), true
 	case "EventChange.count":
 		if e.ComplexityRoot.EventChange.Count == nil {
 			break
@@ -5493,6 +5512,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeclineMyParticipation(childComplexity, args["contactId"].(string)), true
+	case "Mutation.deleteAgendaBlock":
+		if e.ComplexityRoot.Mutation.DeleteAgendaBlock == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteAgendaBlock_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteAgendaBlock(childComplexity, args["eventId"].(string), args["blockId"].(string)), true
 	case "Mutation.deleteFileRequirement":
 		if e.ComplexityRoot.Mutation.DeleteFileRequirement == nil {
 			break
@@ -5911,6 +5941,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RotateWebhookSecret(childComplexity, args["webhookId"].(string), args["input"].(*model.RotateWebhookSecretInput)), true
+	case "Mutation.saveAgendaBlock":
+		if e.ComplexityRoot.Mutation.SaveAgendaBlock == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_saveAgendaBlock_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SaveAgendaBlock(childComplexity, args["eventId"].(string), args["input"].(model.SaveAgendaBlockInput)), true
 	case "Mutation.saveFileRequirement":
 		if e.ComplexityRoot.Mutation.SaveFileRequirement == nil {
 			break
@@ -6839,6 +6880,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ProfileChange.ReviewedAt(childComplexity), true
 
+	case "Program.blocks":
+		if e.ComplexityRoot.Program.Blocks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Program.Blocks(childComplexity), true
 	case "Program.event":
 		if e.ComplexityRoot.Program.Event == nil {
 			break
@@ -10457,6 +10504,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputReviewResultOrder,
 		ec.unmarshalInputRoomOrder,
 		ec.unmarshalInputRotateWebhookSecretInput,
+		ec.unmarshalInputSaveAgendaBlockInput,
 		ec.unmarshalInputSaveFileRequirementInput,
 		ec.unmarshalInputSaveLibraryItemInput,
 		ec.unmarshalInputSavePipelineStageInput,
@@ -10572,7 +10620,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "ent.graphql" "agenda.graphqls" "agenda_drafts.graphqls" "campaigns.graphqls" "cfp.graphqls" "crm.graphqls" "emails.graphqls" "event.graphqls" "files.graphqls" "forms.graphqls" "library.graphqls" "people.graphqls" "pipeline.graphqls" "portal.graphqls" "portal_actions.graphqls" "profile_review.graphqls" "readiness.graphqls" "resources.graphqls" "reviews.graphqls" "reviews_desk.graphqls" "segments.graphqls" "sessions.graphqls" "speakers.graphqls" "submissions.graphqls" "subscriptions.graphqls" "webhooks.graphqls" "widgets.graphqls"
+//go:embed "ent.graphql" "agenda.graphqls" "agenda_blocks.graphqls" "agenda_drafts.graphqls" "campaigns.graphqls" "cfp.graphqls" "crm.graphqls" "emails.graphqls" "event.graphqls" "files.graphqls" "forms.graphqls" "library.graphqls" "people.graphqls" "pipeline.graphqls" "portal.graphqls" "portal_actions.graphqls" "profile_review.graphqls" "readiness.graphqls" "resources.graphqls" "reviews.graphqls" "reviews_desk.graphqls" "segments.graphqls" "sessions.graphqls" "speakers.graphqls" "submissions.graphqls" "subscriptions.graphqls" "webhooks.graphqls" "widgets.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -10586,6 +10634,7 @@ func sourceData(filename string) string {
 var sources = []*ast.Source{
 	{Name: "ent.graphql", Input: sourceData("ent.graphql"), BuiltIn: false},
 	{Name: "agenda.graphqls", Input: sourceData("agenda.graphqls"), BuiltIn: false},
+	{Name: "agenda_blocks.graphqls", Input: sourceData("agenda_blocks.graphqls"), BuiltIn: false},
 	{Name: "agenda_drafts.graphqls", Input: sourceData("agenda_drafts.graphqls"), BuiltIn: false},
 	{Name: "campaigns.graphqls", Input: sourceData("campaigns.graphqls"), BuiltIn: false},
 	{Name: "cfp.graphqls", Input: sourceData("cfp.graphqls"), BuiltIn: false},
@@ -10656,6 +10705,8 @@ func (ec *executionContext) childFields_Agenda(ctx context.Context, field graphq
 		return ec.fieldContext_Agenda_conflicts(ctx, field)
 	case "blocks":
 		return ec.fieldContext_Agenda_blocks(ctx, field)
+	case "aiConfigured":
+		return ec.fieldContext_Agenda_aiConfigured(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Agenda", field.Name)
 }
@@ -11892,6 +11943,8 @@ func (ec *executionContext) childFields_EventChange(ctx context.Context, field g
 		return ec.fieldContext_EventChange_reviewerId(ctx, field)
 	case "emailId":
 		return ec.fieldContext_EventChange_emailId(ctx, field)
+	case "blockId":
+		return ec.fieldContext_EventChange_blockId(ctx, field)
 	case "status":
 		return ec.fieldContext_EventChange_status(ctx, field)
 	case "count":
@@ -12322,6 +12375,8 @@ func (ec *executionContext) childFields_Program(ctx context.Context, field graph
 		return ec.fieldContext_Program_tags(ctx, field)
 	case "sessions":
 		return ec.fieldContext_Program_sessions(ctx, field)
+	case "blocks":
+		return ec.fieldContext_Program_blocks(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Program", field.Name)
 }
@@ -14802,6 +14857,28 @@ func (ec *executionContext) field_Mutation_declineMyParticipation_args(ctx conte
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_deleteAgendaBlock_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "eventId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["eventId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "blockId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["blockId"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_deleteFileRequirement_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -15614,6 +15691,28 @@ func (ec *executionContext) field_Mutation_rotateWebhookSecret_args(ctx context.
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (*model.RotateWebhookSecretInput, error) {
 			return ec.unmarshalORotateWebhookSecretInput2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐRotateWebhookSecretInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_saveAgendaBlock_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "eventId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["eventId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.SaveAgendaBlockInput, error) {
+			return ec.unmarshalNSaveAgendaBlockInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐSaveAgendaBlockInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -17406,6 +17505,29 @@ func (ec *executionContext) fieldContext_Agenda_blocks(_ context.Context, field 
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Agenda_aiConfigured(ctx context.Context, field graphql.CollectedField, obj *model.Agenda) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Agenda_aiConfigured(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AiConfigured, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Agenda_aiConfigured(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Agenda", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _AgendaBlock_id(ctx context.Context, field graphql.CollectedField, obj *model.AgendaBlock) (ret graphql.Marshaler) {
@@ -28169,6 +28291,29 @@ func (ec *executionContext) fieldContext_EventChange_emailId(_ context.Context, 
 	return graphql.NewScalarFieldContext("EventChange", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
+func (ec *executionContext) _EventChange_blockId(ctx context.Context, field graphql.CollectedField, obj *model.EventChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EventChange_blockId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BlockID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_EventChange_blockId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EventChange", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
 func (ec *executionContext) _EventChange_status(ctx context.Context, field graphql.CollectedField, obj *model.EventChange) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -30007,6 +30152,94 @@ func (ec *executionContext) fieldContext_Mutation_sendCalendarInvites(ctx contex
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_sendCalendarInvites_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_saveAgendaBlock(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_saveAgendaBlock(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SaveAgendaBlock(ctx, fc.Args["eventId"].(string), fc.Args["input"].(model.SaveAgendaBlockInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Agenda) graphql.Marshaler {
+			return ec.marshalNAgenda2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAgenda(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_saveAgendaBlock(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Agenda(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_saveAgendaBlock_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteAgendaBlock(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteAgendaBlock(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteAgendaBlock(ctx, fc.Args["eventId"].(string), fc.Args["blockId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Agenda) graphql.Marshaler {
+			return ec.marshalNAgenda2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAgenda(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteAgendaBlock(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Agenda(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteAgendaBlock_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -36375,6 +36608,38 @@ func (ec *executionContext) fieldContext_Program_sessions(_ context.Context, fie
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProgramSession(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Program_blocks(ctx context.Context, field graphql.CollectedField, obj *model.Program) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Program_blocks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Blocks, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []agenda.Block) graphql.Marshaler {
+			return ec.marshalNPublishedAgendaBlock2ᚕgithubᚗcomᚋpodiumᚋpodiumᚋentᚋschemaᚋagendaᚐBlockᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Program_blocks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Program",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PublishedAgendaBlock(ctx, field)
 		},
 	}
 	return fc, nil
@@ -56803,6 +57068,71 @@ func (ec *executionContext) unmarshalInputRotateWebhookSecretInput(ctx context.C
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputSaveAgendaBlockInput(ctx context.Context, obj any) (model.SaveAgendaBlockInput, error) {
+	var it model.SaveAgendaBlockInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id", "title", "kind", "roomId", "startsAt", "endsAt"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "title":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("title"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Title = data
+		case "kind":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("kind"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Kind = data
+		case "roomId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("roomId"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RoomID = data
+		case "startsAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("startsAt"))
+			data, err := ec.unmarshalNTime2timeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StartsAt = data
+		case "endsAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endsAt"))
+			data, err := ec.unmarshalNTime2timeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EndsAt = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputSaveFileRequirementInput(ctx context.Context, obj any) (model.SaveFileRequirementInput, error) {
 	var it model.SaveFileRequirementInput
 	if obj == nil {
@@ -58433,6 +58763,11 @@ func (ec *executionContext) _Agenda(ctx context.Context, sel ast.SelectionSet, o
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "blocks":
 			out.Values[i] = ec._Agenda_blocks(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "aiConfigured":
+			out.Values[i] = ec._Agenda_aiConfigured(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -63383,6 +63718,11 @@ func (ec *executionContext) _EventChange(ctx context.Context, sel ast.SelectionS
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "blockId":
+			out.Values[i] = ec._EventChange_blockId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "status":
 			out.Values[i] = ec._EventChange_status(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -64233,6 +64573,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "sendCalendarInvites":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_sendCalendarInvites(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "saveAgendaBlock":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_saveAgendaBlock(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteAgendaBlock":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteAgendaBlock(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -65844,6 +66198,11 @@ func (ec *executionContext) _Program(ctx context.Context, sel ast.SelectionSet, 
 			}
 		case "sessions":
 			out.Values[i] = ec._Program_sessions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "blocks":
+			out.Values[i] = ec._Program_blocks(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -75492,6 +75851,11 @@ func (ec *executionContext) marshalNRoomOrderField2ᚖgithubᚗcomᚋpodiumᚋpo
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) unmarshalNSaveAgendaBlockInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐSaveAgendaBlockInput(ctx context.Context, v any) (model.SaveAgendaBlockInput, error) {
+	res, err := ec.unmarshalInputSaveAgendaBlockInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNSaveFileRequirementInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐSaveFileRequirementInput(ctx context.Context, v any) (model.SaveFileRequirementInput, error) {

@@ -15,6 +15,8 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/podium/podium/ent/schema/agenda"
+
 	"github.com/podium/podium/graph/apperr"
 	"github.com/podium/podium/graph/calendar"
 	"github.com/podium/podium/graph/operation"
@@ -147,6 +149,9 @@ type embedFeed struct {
 	Widget   embedFeedWidget    `json:"widget"`
 	Event    embedFeedEvent     `json:"event"`
 	Sessions []embedFeedSession `json:"sessions"`
+	// Blocks are the published blocks (breaks, meals, registration, socials) on the widget's
+	// days, by start time.
+	Blocks []agenda.Block `json:"blocks"`
 }
 
 type embedFeedWidget struct {
@@ -195,7 +200,7 @@ func (a *API) embedJSON(w http.ResponseWriter, r *http.Request) {
 	feed := embedFeed{Widget: embedFeedWidget{ID: pw.Widget.ID, Name: pw.Widget.Name, View: pw.Widget.View},
 		Event: embedFeedEvent{Name: ev.Name, Slug: ev.Slug, Timezone: ev.Timezone, StartsAt: ev.StartsAt,
 			EndsAt: ev.EndsAt, URL: page},
-		Sessions: []embedFeedSession{}}
+		Sessions: []embedFeedSession{}, Blocks: operation.FilterBlocks(pw.Program, pw.Widget.Options)}
 	for _, s := range operation.FilterProgram(pw.Program, pw.Widget.Options) {
 		fs := embedFeedSession{ID: s.ID, Code: s.Code, Title: s.Title, Description: s.Description,
 			StartsAt: s.StartsAt, EndsAt: s.EndsAt, Room: s.RoomName, Tracks: []string{}, Tags: []string{},

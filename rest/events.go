@@ -135,6 +135,7 @@ type Event struct {
 	SpeakerConfirmationEnabled bool           `json:"speakerConfirmationEnabled"`
 	AgendaPublishedAt          *string        `json:"agendaPublishedAt"`
 	PublishedAgenda            []agenda.Entry `json:"publishedAgenda"`
+	PublishedBlocks            []agenda.Block `json:"publishedBlocks"`
 	AgendaDirty                bool           `json:"agendaDirty"`
 }
 
@@ -142,6 +143,10 @@ func toRESTEvent(e *ent.Event) Event {
 	published := e.PublishedAgenda
 	if published == nil {
 		published = []agenda.Entry{}
+	}
+	blocks := e.PublishedBlocks
+	if blocks == nil {
+		blocks = []agenda.Block{}
 	}
 	return Event{
 		ID: e.ID, CreatedAt: scalar.FormatTime(e.CreatedAt), UpdatedAt: scalar.FormatTime(e.UpdatedAt),
@@ -151,7 +156,7 @@ func toRESTEvent(e *ent.Event) Event {
 		Theme: e.Theme, LogoURL: e.LogoURL, LogoKey: e.LogoKey, BackgroundURL: e.BackgroundURL,
 		DefaultSubmissionLimit: e.DefaultSubmissionLimit, SpeakerConfirmationEnabled: e.SpeakerConfirmationEnabled,
 		AgendaPublishedAt: scalar.FormatTimePtr(e.AgendaPublishedAt), PublishedAgenda: published,
-		AgendaDirty: e.AgendaDirty,
+		PublishedBlocks: blocks, AgendaDirty: e.AgendaDirty,
 	}
 }
 

@@ -159,6 +159,9 @@ func (b *testBundle) fixture() fixture {
 	require.Equal(b.t, http.StatusOK, b.assign(w, roundID, member, str(proposal, "id")).Status)
 	assignment := str(objects(roundIn(b.t, b.workspace(w), roundID)["assignments"])[0], "id")
 	room := str(b.saveItem(b.acme, ev, map[string]any{"kind": "room", "name": "Hall"}), "id")
+	// agenda_blocks_test.go: a block of the hall, which saveAgendaBlock's body edits.
+	blk := blockBody(nil, "Lunch", "meal", room, "2027-09-10T10:00:00Z", "2027-09-10T11:00:00Z")
+	blk["id"] = str(objects(b.must(http.StatusOK, http.MethodPut, base+"/agenda/blocks", b.acme, blk).Obj()["blocks"])[0], "id")
 	// agenda_drafts_test.go: a generated draft placing the session.
 	draftCriteria := draftBody("D", []any{"2027-09-10"}, []any{room}, "r")
 	draft := str(b.must(http.StatusCreated, http.MethodPost, base+"/agenda/drafts", b.acme, draftCriteria).Obj(), "id")
@@ -189,6 +192,7 @@ func (b *testBundle) fixture() fixture {
 			"crmContactId": crmContact, "tagId": crmTag,
 			"draftId":  draft,
 			"widgetId": widget,
+			"blockId":  str(blk, "id"),
 		},
 		bodies: map[string]map[string]any{
 			"createEvent": {"name": "E", "type": "conference", "timezone": "UTC",
@@ -257,6 +261,7 @@ func (b *testBundle) fixture() fixture {
 			"generateAgendaDraft": draftCriteria,
 			"changeAgendaDraft":   {"action": "duplicate"},
 			"acceptAgendaDraft":   {"submissionIds": []any{session["id"]}},
+			"saveAgendaBlock":     blk,
 		},
 	}
 	b.pipelineFixture(f)                                                                    // pipeline_test.go

@@ -91,6 +91,10 @@ var routes = []route{
 	{"GET", "/public/events/{eventId}/agenda.json", "getPublicAgenda", (*API).getPublicAgenda, "", 200, public},
 	{"GET", "/public/events/{eventId}/agenda.ics", "getPublicAgendaCalendar", (*API).getPublicAgendaCalendar, "", 200, public},
 
+	// agenda_blocks.go
+	{"PUT", "/events/{eventId}/agenda/blocks", "saveAgendaBlock", (*API).saveAgendaBlock, "SaveAgendaBlockInput", 200, 0},
+	{"DELETE", "/events/{eventId}/agenda/blocks/{blockId}", "deleteAgendaBlock", (*API).deleteAgendaBlock, "", 200, 0},
+
 	// emails.go
 	{"GET", "/events/{eventId}/emails", "listEmails", (*API).listEmails, "", 200, 0},
 

@@ -438,6 +438,22 @@ var routeDocs = map[string]routeDoc{
 		output: calendarFeed(""),
 	},
 
+	// agenda_blocks.go
+	"saveAgendaBlock": {
+		tag:     "Agenda",
+		summary: "Create or update an agenda block",
+		description: "A block is what is not a session on the agenda: registration, a break, a meal, a social. Every " +
+			"key is required; id null creates a block, roomId null spans every room. startsAt and endsAt fall on " +
+			"5-minute marks within one event day. An unknown id is 400 \"Choose a block to edit\". Sets agendaDirty.",
+		output: model.Agenda{},
+	},
+	"deleteAgendaBlock": {
+		tag:         "Agenda",
+		summary:     "Delete an agenda block",
+		description: "An unknown block is not an error: the agenda is returned as it is. Sets agendaDirty when a block goes.",
+		output:      model.Agenda{},
+	},
+
 	// emails.go
 	"listEmails": {
 		tag:         "Emails",

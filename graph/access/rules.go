@@ -38,6 +38,8 @@ var Rules = map[string]Rule{
 	"Mutation.scheduleSession":          Admins,
 	"Mutation.publishAgenda":            Admins,
 	"Mutation.unpublishAgenda":          Admins,
+	"Mutation.saveAgendaBlock":          Admins,
+	"Mutation.deleteAgendaBlock":        Admins,
 	"Mutation.sendCalendarInvites":      Admins,
 	"Mutation.saveLibraryItem":          Admins,
 	"Mutation.deleteLibraryItem":        Admins,

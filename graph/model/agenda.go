@@ -12,6 +12,8 @@ type Agenda struct {
 	Tracks   []agenda.Track   `json:"tracks"`
 	Sessions []*AgendaSession `json:"sessions"`
 	Blocks   []*AgendaBlock   `json:"blocks"`
+	// AiConfigured says an AI provider is configured for the server (auto-schedule asks it).
+	AiConfigured bool `json:"aiConfigured"`
 }
 
 // AgendaEvent is the event as the agenda shows it.
@@ -54,7 +56,7 @@ type AgendaSession struct {
 type AgendaBlock struct {
 	ID       string           `json:"id"`
 	Title    string           `json:"title"`
-	Kind     string           `json:"kind"`
+	Kind     string           `json:"kind" enum:"break,meal,registration,social,other"`
 	RoomID   *string          `json:"roomId"`
 	StartsAt scalar.Timestamp `json:"startsAt"`
 	EndsAt   scalar.Timestamp `json:"endsAt"`

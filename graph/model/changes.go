@@ -18,6 +18,7 @@ type EventChange struct {
 	AssignmentID *string `json:"assignmentId"`
 	ReviewerID   *string `json:"reviewerId"`
 	EmailID      *string `json:"emailId"`
+	BlockID      *string `json:"blockId"`
 	Status       *string `json:"status"`
 	Count        *int    `json:"count"`
 }

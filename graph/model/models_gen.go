@@ -1170,6 +1170,22 @@ type RotateWebhookSecretInput struct {
 	GraceHours *int `json:"graceHours"`
 }
 
+// A block to create or edit.
+type SaveAgendaBlockInput struct {
+	// The block to edit; null creates one.
+	ID *string `json:"id"`
+	// The block's title, 1 to 200 characters, such as Lunch.
+	Title string `json:"title"`
+	// What kind of block it is: break, meal, registration, social or other.
+	Kind string `json:"kind"`
+	// A room of the event; null spans every room (lunch, registration, plenary breaks).
+	RoomID *string `json:"roomId"`
+	// When the block starts: on a 5-minute mark, on one of the event's days in its time zone.
+	StartsAt time.Time `json:"startsAt"`
+	// When the block ends: on a 5-minute mark, after startsAt, on the same day.
+	EndsAt time.Time `json:"endsAt"`
+}
+
 // A file requirement to create or update.
 type SaveFileRequirementInput struct {
 	// null creates a requirement; the id of a requirement of the event updates it.
@@ -2799,7 +2815,8 @@ const (
 	// An assignment was taken from its reviewer.
 	EventChangeTypeReviewUnassigned EventChangeType = "REVIEW_UNASSIGNED"
 	// The event's agenda drafts changed: a draft started, generated or failed, duplicated, discarded or
-	// accepted. Sessions placed on, moved on or taken off the schedule are SESSION_SCHEDULED.
+	// accepted; or an agenda block was saved or deleted (blockId). Sessions placed on, moved on or
+	// taken off the schedule are SESSION_SCHEDULED.
 	EventChangeTypeAgendaChanged EventChangeType = "AGENDA_CHANGED"
 	// The agenda was published.
 	EventChangeTypeAgendaPublished EventChangeType = "AGENDA_PUBLISHED"

@@ -14,6 +14,8 @@ type Program struct {
 	Formats  []*ProgramLabel   `json:"formats"`
 	Tags     []*ProgramLabel   `json:"tags"`
 	Sessions []*ProgramSession `json:"sessions"`
+	// Blocks are the published blocks, by start time.
+	Blocks []agenda.Block `json:"blocks"`
 }
 
 // ProgramEvent is the event as its program shows it.

@@ -30,6 +30,8 @@ import (
 type PublicAgenda struct {
 	Event    PublicAgendaEvent `json:"event"`
 	Sessions []agenda.Entry    `json:"sessions"`
+	// Blocks are the published blocks (breaks, meals, registration, socials), by start time.
+	Blocks []agenda.Block `json:"blocks"`
 }
 
 // PublicAgendaEvent is what the public agenda says of its event.
@@ -87,7 +89,7 @@ func (r *Service) agendas(ctx context.Context, evs []*ent.Event) ([]*model.Agend
 	byEvent := make(map[string]*model.Agenda, len(ids))
 	for _, id := range ids {
 		byEvent[id] = &model.Agenda{Rooms: []*model.AgendaRoom{}, Tracks: []agenda.Track{}, Sessions: []*model.AgendaSession{},
-			Blocks: []*model.AgendaBlock{}}
+			Blocks: []*model.AgendaBlock{}, AiConfigured: r.AI != nil}
 	}
 	err := eachRow(ctx, q, agendaRoomsSQL, ids, func(scan func(...any) error) error {
 		var event string
@@ -335,7 +337,8 @@ func (r *Service) PublishAgenda(ctx context.Context, eventID string) (*model.Age
 				Tracks: s.Tracks, Speakers: speakers})
 		}
 		slices.SortStableFunc(entries, func(a, b agenda.Entry) int { return cmp.Compare(a.StartsAt, b.StartsAt) })
-		ev, err = ev.Update().SetPublishedAgenda(entries).SetAgendaPublishedAt(time.Now()).SetAgendaDirty(false).Save(ctx)
+		ev, err = ev.Update().SetPublishedAgenda(entries).SetPublishedBlocks(publishedBlocks(current)).
+			SetAgendaPublishedAt(time.Now()).SetAgendaDirty(false).Save(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -355,7 +358,8 @@ func (r *Service) UnpublishAgenda(ctx context.Context, eventID string) (*model.A
 		if err != nil {
 			return nil, err
 		}
-		ev, err = ev.Update().SetPublishedAgenda([]agenda.Entry{}).ClearAgendaPublishedAt().SetAgendaDirty(true).Save(ctx)
+		ev, err = ev.Update().SetPublishedAgenda([]agenda.Entry{}).SetPublishedBlocks([]agenda.Block{}).
+			ClearAgendaPublishedAt().SetAgendaDirty(true).Save(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -389,7 +393,8 @@ func (r *Service) PublicAgenda(ctx context.Context, eventID string) (*PublicAgen
 	// Anyone may read any event's published agenda: the read spans organizations, and selects
 	// published fields only.
 	ev, err := r.Client.Event.Query().Where(event.ID(eventID)).
-		Select(event.FieldID, event.FieldName, event.FieldTimezone, event.FieldAgendaPublishedAt, event.FieldPublishedAgenda).
+		Select(event.FieldID, event.FieldName, event.FieldTimezone, event.FieldAgendaPublishedAt, event.FieldPublishedAgenda,
+			event.FieldPublishedBlocks).
 		Only(viewer.System(ctx, "public agenda: the published agenda of any event, without a key"))
 	if ent.IsNotFound(err) {
 		return nil, notFound
@@ -402,7 +407,7 @@ func (r *Service) PublicAgenda(ctx context.Context, eventID string) (*PublicAgen
 		sessions = []agenda.Entry{}
 	}
 	return &PublicAgenda{Event: PublicAgendaEvent{ID: ev.ID, Name: ev.Name, Timezone: ev.Timezone,
-		AgendaPublishedAt: scalar.AtPtr(ev.AgendaPublishedAt)}, Sessions: sessions}, nil
+		AgendaPublishedAt: scalar.AtPtr(ev.AgendaPublishedAt)}, Sessions: sessions, Blocks: eventBlocks(ev)}, nil
 }
 
 // PublicCalendar is the published agenda as an iCalendar feed.

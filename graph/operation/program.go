@@ -59,7 +59,7 @@ func (r *Service) Program(ctx context.Context, eventID string) (*model.Program, 
 // programOf builds the program of ev, which the caller may read; ctx carries ev's organization.
 func (r *Service) programOf(ctx context.Context, ev *ent.Event) (*model.Program, error) {
 	p := &model.Program{Event: programEvent(ev), Tracks: []agenda.Track{}, Formats: []*model.ProgramLabel{},
-		Tags: []*model.ProgramLabel{}, Sessions: []*model.ProgramSession{}}
+		Tags: []*model.ProgramLabel{}, Sessions: []*model.ProgramSession{}, Blocks: eventBlocks(ev)}
 	published := map[string]agenda.Entry{}
 	ids := []string{}
 	if ev.AgendaPublishedAt != nil {

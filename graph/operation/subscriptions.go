@@ -389,7 +389,7 @@ func eventChangeOf(c jobs.Change) *model.EventChange {
 	return &model.EventChange{Cursor: strconv.FormatInt(c.ID, 10), Type: ChangeType(c.Type), At: c.At, EventID: c.EventID,
 		SessionID: opt("sessionId"), SubmissionID: opt("submissionId"), SpeakerID: opt("speakerId"),
 		RoundID: opt("roundId"), AssignmentID: opt("assignmentId"), ReviewerID: opt("reviewerId"),
-		EmailID: opt("emailId"), Status: opt("status"), Count: optInt(c.Data["count"])}
+		EmailID: opt("emailId"), BlockID: opt("blockId"), Status: opt("status"), Count: optInt(c.Data["count"])}
 }
 
 // optInt is a change's number, nil when it has none.

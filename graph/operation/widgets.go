@@ -340,3 +340,20 @@ func FilterProgram(p *model.Program, o *model.WidgetOptions) []*model.ProgramSes
 	}
 	return out
 }
+
+// FilterBlocks is the program's published blocks a widget with options o shows: those starting on
+// one of its days in the event's time zone (all when it names none). Tracks, formats and tags do
+// not filter blocks: a break is everyone's.
+func FilterBlocks(p *model.Program, o *model.WidgetOptions) []agenda.Block {
+	out := []agenda.Block{}
+	for _, b := range p.Blocks {
+		start, err := scalar.ParseTime(b.StartsAt)
+		if err != nil {
+			continue
+		}
+		if len(o.DayKeys) == 0 || slices.Contains(o.DayKeys, DayKey(start, p.Event.Timezone)) {
+			out = append(out, b)
+		}
+	}
+	return out
+}

@@ -6,8 +6,11 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
+	"github.com/podium/podium/ent/schema/agenda"
 	"github.com/podium/podium/graph/model"
+	"github.com/podium/podium/graph/scalar"
 
 	"github.com/podium/podium/graph/operation"
 )
@@ -126,9 +129,21 @@ type embedDay struct {
 }
 
 type embedSlot struct {
-	Time     string
+	Time string
+	// Blocks are the agenda's blocks starting at Time (agenda and itinerary views), before its
+	// sessions.
+	Blocks   []embedBlock
 	Sessions []embedSession
 }
+
+// embedBlock is a published block: a break, a meal, registration, a social.
+type embedBlock struct {
+	Title, Kind, KindLabel, When, Room string
+}
+
+// blockKindLabels name the kinds of block as the page shows them.
+var blockKindLabels = map[string]string{"break": "Break", "meal": "Meal", "registration": "Registration",
+	"social": "Social", "other": "Other"}
 
 type embedSession struct {
 	ID, Anchor, Title, When, Room, Description string
@@ -165,13 +180,55 @@ func BuildEmbedPage(pw *model.PublicWidget, s EmbedSettings, sessions []*model.P
 	if o.DateFormat == "24h" {
 		clock = "15:04"
 	}
+	// The agenda and the itinerary show the blocks of the widget's days among the sessions.
+	var blocks []agenda.Block
+	if s.View == model.WidgetViewAgenda || s.View == model.WidgetViewItinerary {
+		blocks = operation.FilterBlocks(pw.Program, &o)
+	}
 	if ev.AgendaPublishedAt == nil {
 		page.Empty = "The program has not been published yet."
-	} else if len(sessions) == 0 {
+	} else if len(sessions) == 0 && len(blocks) == 0 {
 		page.Empty = "No sessions to show."
+	}
+	// slotOf is the slot starting at start, added after the last one when it is new: blocks and
+	// sessions come in time order, a block before a session starting with it.
+	slotOf := func(start time.Time) *embedSlot {
+		day := start.Format("Monday 2 January 2006")
+		if n := len(page.Days); n == 0 || page.Days[n-1].Heading != day {
+			page.Days = append(page.Days, embedDay{Heading: day})
+		}
+		d := &page.Days[len(page.Days)-1]
+		slot := start.Format(clock)
+		if n := len(d.Slots); n == 0 || d.Slots[n-1].Time != slot {
+			d.Slots = append(d.Slots, embedSlot{Time: slot})
+		}
+		return &d.Slots[len(d.Slots)-1]
+	}
+	next := 0 // the first block not laid out yet
+	addBlocks := func(until *time.Time) {
+		for ; next < len(blocks); next++ {
+			b := blocks[next]
+			start, err1 := scalar.ParseTime(b.StartsAt)
+			end, err2 := scalar.ParseTime(b.EndsAt)
+			if err1 != nil || err2 != nil {
+				continue
+			}
+			if until != nil && start.After(*until) {
+				return
+			}
+			start, end = start.In(loc), end.In(loc)
+			eb := embedBlock{Title: b.Title, Kind: b.Kind, KindLabel: blockKindLabels[b.Kind], Room: "All rooms",
+				When: start.Format("Mon 2 Jan, "+clock) + "–" + end.Format(clock)}
+			if b.RoomName != nil {
+				eb.Room = *b.RoomName
+			}
+			sl := slotOf(start)
+			sl.Blocks = append(sl.Blocks, eb)
+		}
 	}
 	people := map[string]int{}
 	for _, ps := range sessions {
+		addBlocks(&ps.StartsAt.Time)
 		start, end := ps.StartsAt.In(loc), ps.EndsAt.In(loc)
 		es := embedSession{ID: ps.ID, Anchor: "session-" + ps.Code, Title: ps.Title, Room: ps.RoomName,
 			When: start.Format("Mon 2 Jan, "+clock) + "–" + end.Format(clock)}
@@ -212,17 +269,10 @@ func BuildEmbedPage(pw *model.PublicWidget, s EmbedSettings, sessions []*model.P
 			people[sp.ID] = len(page.People)
 			page.People = append(page.People, person)
 		}
-		day := start.Format("Monday 2 January 2006")
-		if n := len(page.Days); n == 0 || page.Days[n-1].Heading != day {
-			page.Days = append(page.Days, embedDay{Heading: day})
-		}
-		d := &page.Days[len(page.Days)-1]
-		slot := start.Format(clock)
-		if n := len(d.Slots); n == 0 || d.Slots[n-1].Time != slot {
-			d.Slots = append(d.Slots, embedSlot{Time: slot})
-		}
-		d.Slots[len(d.Slots)-1].Sessions = append(d.Slots[len(d.Slots)-1].Sessions, es)
+		sl := slotOf(start)
+		sl.Sessions = append(sl.Sessions, es)
 	}
+	addBlocks(nil)
 	if (s.View == model.WidgetViewSpeakers || s.View == model.WidgetViewSpeakerGallery) && len(page.People) == 0 && page.Empty == "" {
 		page.Empty = "No speakers to show."
 	}

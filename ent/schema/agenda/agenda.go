@@ -36,7 +36,7 @@ type Speaker struct {
 type Block struct {
 	ID       string  `json:"id"`
 	Title    string  `json:"title"`
-	Kind     string  `json:"kind"`
+	Kind     string  `json:"kind" enum:"break,meal,registration,social,other"`
 	RoomName *string `json:"roomName"`
 	StartsAt string  `json:"startsAt"`
 	EndsAt   string  `json:"endsAt"`
