@@ -213,6 +213,6 @@ func TestAgendaDraftWindowChecks(t *testing.T) {
 	  criteria: {days: ["2027-09-10"], roomIds: $rooms, includeStatuses: [accepted], respectExistingPlacements: false, rules: [],
 	  dayStartMinutes: 545}}) { criteria { dayStartMinutes dayEndMinutes } } }`,
 		map[string]any{"e": st.w.event, "rooms": []any{st.hall}})
-	require.Equal(t, map[string]any{"dayStartMinutes": jsonNum(545), "dayEndMinutes": jsonNum(1140)},
+	require.Equal(t, map[string]any{"dayStartMinutes": float64(545), "dayEndMinutes": float64(1140)},
 		d["generateAgendaDraft"].(map[string]any)["criteria"])
 }

@@ -94,7 +94,7 @@ func (b *testBundle) generate(st stage, body map[string]any) map[string]any {
 	b.t.Helper()
 	d := b.must(http.StatusCreated, http.MethodPost, st.w.base+"/agenda/drafts", b.acme, body).Obj()
 	require.Equal(b.t, "queued", d["status"])
-	require.Equal(b.t, map[string]any{"placements": []any{}}, d["proposal"])
+	require.Equal(b.t, map[string]any{"placements": []any{}, "unplaced": []any{}}, d["proposal"])
 	require.NoError(b.t, b.res.Ops.GenerateAgendaDraft(b.scopeOf(st.w.event), str(d, "id"), false))
 	return b.draft(st, str(d, "id"))
 }
