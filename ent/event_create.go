@@ -742,9 +742,6 @@ func (_c *EventCreate) check() error {
 	if _, ok := _c.mutation.PublishedAgenda(); !ok {
 		return &ValidationError{Name: "published_agenda", err: errors.New(`ent: missing required field "Event.published_agenda"`)}
 	}
-	if _, ok := _c.mutation.PublishedBlocks(); !ok {
-		return &ValidationError{Name: "published_blocks", err: errors.New(`ent: missing required field "Event.published_blocks"`)}
-	}
 	if _, ok := _c.mutation.AgendaDirty(); !ok {
 		return &ValidationError{Name: "agenda_dirty", err: errors.New(`ent: missing required field "Event.agenda_dirty"`)}
 	}

@@ -62,6 +62,9 @@ func presentError(log *slog.Logger) graphql.ErrorPresenterFunc {
 				gqlErr.Message = string(name) + " " + ie.Reason
 			}
 		}
+		for k, v := range e.Details {
+			gqlErr.Extensions[k] = v
+		}
 		gqlErr.Extensions["code"] = e.Code
 		return gqlErr
 	}

@@ -92,12 +92,14 @@ type ComplexityRoot struct {
 	}
 
 	AgendaConflict struct {
+		BlockID    func(childComplexity int) int
 		ContactID  func(childComplexity int) int
 		EndsAt     func(childComplexity int) int
 		Kind       func(childComplexity int) int
 		Name       func(childComplexity int) int
 		RoomID     func(childComplexity int) int
 		SessionIds func(childComplexity int) int
+		Severity   func(childComplexity int) int
 		StartsAt   func(childComplexity int) int
 	}
 
@@ -117,6 +119,8 @@ type ComplexityRoot struct {
 	}
 
 	AgendaDraftCriteria struct {
+		DayEndMinutes             func(childComplexity int) int
+		DayStartMinutes           func(childComplexity int) int
 		Days                      func(childComplexity int) int
 		IncludeStatuses           func(childComplexity int) int
 		RespectExistingPlacements func(childComplexity int) int
@@ -157,6 +161,7 @@ type ComplexityRoot struct {
 
 	AgendaProposal struct {
 		Placements func(childComplexity int) int
+		Unplaced   func(childComplexity int) int
 	}
 
 	AgendaRoom struct {
@@ -178,6 +183,11 @@ type ComplexityRoot struct {
 		StartsAt        func(childComplexity int) int
 		Title           func(childComplexity int) int
 		Tracks          func(childComplexity int) int
+	}
+
+	AgendaUnplacedSession struct {
+		Reason       func(childComplexity int) int
+		SubmissionID func(childComplexity int) int
 	}
 
 	AiReviewResult struct {
@@ -843,7 +853,7 @@ type ComplexityRoot struct {
 		MovePipelineCard          func(childComplexity int, cardID string, input model.MovePipelineCardInput) int
 		OpenForm                  func(childComplexity int, eventID string, formID string) int
 		OverrideAiReview          func(childComplexity int, eventID string, input model.OverrideAiReviewInput) int
-		PublishAgenda             func(childComplexity int, eventID string) int
+		PublishAgenda             func(childComplexity int, eventID string, force bool) int
 		RecordDeliverableUpload   func(childComplexity int, eventID string, sessionID string, deliverableID string, input model.RecordDeliverableUploadInput) int
 		RecuseMyAssignment        func(childComplexity int, assignmentID string, input model.RecuseReviewInput) int
 		RecuseReview              func(childComplexity int, eventID string, assignmentID string, input model.RecuseReviewInput) int
@@ -1845,7 +1855,7 @@ type MutationResolver interface {
 	LockSpeakerContent(ctx context.Context, eventID string) (*ent.Event, error)
 	UnlockSpeakerContent(ctx context.Context, eventID string) (*ent.Event, error)
 	ScheduleSession(ctx context.Context, eventID string, input model.ScheduleSessionInput) (*model.Agenda, error)
-	PublishAgenda(ctx context.Context, eventID string) (*model.Agenda, error)
+	PublishAgenda(ctx context.Context, eventID string, force bool) (*model.Agenda, error)
 	UnpublishAgenda(ctx context.Context, eventID string) (*model.Agenda, error)
 	SendCalendarInvites(ctx context.Context, eventID string, input *model.SendCalendarInvitesInput) (*model.CalendarInvitesResult, error)
 	SaveAgendaBlock(ctx context.Context, eventID string, input model.SaveAgendaBlockInput) (*model.Agenda, error)
@@ -2154,6 +2164,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.AgendaBlock.Title(childComplexity), true
 
+	case "AgendaConflict.blockId":
+		if e.ComplexityRoot.AgendaConflict.BlockID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaConflict.BlockID(childComplexity), true
 	case "AgendaConflict.contactId":
 		if e.ComplexityRoot.AgendaConflict.ContactID == nil {
 			break
@@ -2190,6 +2206,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AgendaConflict.SessionIds(childComplexity), true
+	case "AgendaConflict.severity":
+		if e.ComplexityRoot.AgendaConflict.Severity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaConflict.Severity(childComplexity), true
 	case "AgendaConflict.startsAt":
 		if e.ComplexityRoot.AgendaConflict.StartsAt == nil {
 			break
@@ -2270,6 +2292,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.AgendaDraft.UpdatedAt(childComplexity), true
 
+	case "AgendaDraftCriteria.dayEndMinutes":
+		if e.ComplexityRoot.AgendaDraftCriteria.DayEndMinutes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaDraftCriteria.DayEndMinutes(childComplexity), true
+	case "AgendaDraftCriteria.dayStartMinutes":
+		if e.ComplexityRoot.AgendaDraftCriteria.DayStartMinutes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaDraftCriteria.DayStartMinutes(childComplexity), true
 	case "AgendaDraftCriteria.days":
 		if e.ComplexityRoot.AgendaDraftCriteria.Days == nil {
 			break
@@ -2442,6 +2476,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AgendaProposal.Placements(childComplexity), true
+	case "AgendaProposal.unplaced":
+		if e.ComplexityRoot.AgendaProposal.Unplaced == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaProposal.Unplaced(childComplexity), true
 
 	case "AgendaRoom.id":
 		if e.ComplexityRoot.AgendaRoom.ID == nil {
@@ -2534,6 +2574,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AgendaSession.Tracks(childComplexity), true
+
+	case "AgendaUnplacedSession.reason":
+		if e.ComplexityRoot.AgendaUnplacedSession.Reason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaUnplacedSession.Reason(childComplexity), true
+	case "AgendaUnplacedSession.submissionId":
+		if e.ComplexityRoot.AgendaUnplacedSession.SubmissionID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaUnplacedSession.SubmissionID(childComplexity), true
 
 	case "AiReviewResult.createdAt":
 		if e.ComplexityRoot.AiReviewResult.CreatedAt == nil {
@@ -5753,7 +5806,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.PublishAgenda(childComplexity, args["eventId"].(string)), true
+		return e.ComplexityRoot.Mutation.PublishAgenda(childComplexity, args["eventId"].(string), args["force"].(bool)), true
 	case "Mutation.recordDeliverableUpload":
 		if e.ComplexityRoot.Mutation.RecordDeliverableUpload == nil {
 			break
@@ -10733,12 +10786,16 @@ func (ec *executionContext) childFields_AgendaConflict(ctx context.Context, fiel
 	switch field.Name {
 	case "kind":
 		return ec.fieldContext_AgendaConflict_kind(ctx, field)
+	case "severity":
+		return ec.fieldContext_AgendaConflict_severity(ctx, field)
 	case "sessionIds":
 		return ec.fieldContext_AgendaConflict_sessionIds(ctx, field)
 	case "contactId":
 		return ec.fieldContext_AgendaConflict_contactId(ctx, field)
 	case "roomId":
 		return ec.fieldContext_AgendaConflict_roomId(ctx, field)
+	case "blockId":
+		return ec.fieldContext_AgendaConflict_blockId(ctx, field)
 	case "name":
 		return ec.fieldContext_AgendaConflict_name(ctx, field)
 	case "startsAt":
@@ -10791,6 +10848,10 @@ func (ec *executionContext) childFields_AgendaDraftCriteria(ctx context.Context,
 		return ec.fieldContext_AgendaDraftCriteria_respectExistingPlacements(ctx, field)
 	case "rules":
 		return ec.fieldContext_AgendaDraftCriteria_rules(ctx, field)
+	case "dayStartMinutes":
+		return ec.fieldContext_AgendaDraftCriteria_dayStartMinutes(ctx, field)
+	case "dayEndMinutes":
+		return ec.fieldContext_AgendaDraftCriteria_dayEndMinutes(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AgendaDraftCriteria", field.Name)
 }
@@ -10861,6 +10922,8 @@ func (ec *executionContext) childFields_AgendaProposal(ctx context.Context, fiel
 	switch field.Name {
 	case "placements":
 		return ec.fieldContext_AgendaProposal_placements(ctx, field)
+	case "unplaced":
+		return ec.fieldContext_AgendaProposal_unplaced(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AgendaProposal", field.Name)
 }
@@ -10905,6 +10968,16 @@ func (ec *executionContext) childFields_AgendaSession(ctx context.Context, field
 		return ec.fieldContext_AgendaSession_speakers(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AgendaSession", field.Name)
+}
+
+func (ec *executionContext) childFields_AgendaUnplacedSession(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "submissionId":
+		return ec.fieldContext_AgendaUnplacedSession_submissionId(ctx, field)
+	case "reason":
+		return ec.fieldContext_AgendaUnplacedSession_reason(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AgendaUnplacedSession", field.Name)
 }
 
 func (ec *executionContext) childFields_AiReviewResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -15298,6 +15371,14 @@ func (ec *executionContext) field_Mutation_publishAgenda_args(ctx context.Contex
 		return nil, err
 	}
 	args["eventId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "force",
+		func(ctx context.Context, v any) (bool, error) {
+			return ec.unmarshalNBoolean2bool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["force"] = arg1
 	return args, nil
 }
 
@@ -17691,6 +17772,29 @@ func (ec *executionContext) fieldContext_AgendaConflict_kind(_ context.Context, 
 	return graphql.NewScalarFieldContext("AgendaConflict", field, false, false, errors.New("field of type AgendaConflictKind does not have child fields"))
 }
 
+func (ec *executionContext) _AgendaConflict_severity(ctx context.Context, field graphql.CollectedField, obj *model.AgendaConflict) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaConflict_severity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Severity, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.AgendaConflictSeverity) graphql.Marshaler {
+			return ec.marshalNAgendaConflictSeverity2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAgendaConflictSeverity(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaConflict_severity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgendaConflict", field, false, false, errors.New("field of type AgendaConflictSeverity does not have child fields"))
+}
+
 func (ec *executionContext) _AgendaConflict_sessionIds(ctx context.Context, field graphql.CollectedField, obj *model.AgendaConflict) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -17757,6 +17861,29 @@ func (ec *executionContext) _AgendaConflict_roomId(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_AgendaConflict_roomId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgendaConflict", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _AgendaConflict_blockId(ctx context.Context, field graphql.CollectedField, obj *model.AgendaConflict) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaConflict_blockId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BlockID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaConflict_blockId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AgendaConflict", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
@@ -18236,6 +18363,52 @@ func (ec *executionContext) _AgendaDraftCriteria_rules(ctx context.Context, fiel
 }
 func (ec *executionContext) fieldContext_AgendaDraftCriteria_rules(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AgendaDraftCriteria", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AgendaDraftCriteria_dayStartMinutes(ctx context.Context, field graphql.CollectedField, obj *agenda.DraftCriteria) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaDraftCriteria_dayStartMinutes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DayStartMinutes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaDraftCriteria_dayStartMinutes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgendaDraftCriteria", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AgendaDraftCriteria_dayEndMinutes(ctx context.Context, field graphql.CollectedField, obj *agenda.DraftCriteria) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaDraftCriteria_dayEndMinutes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DayEndMinutes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaDraftCriteria_dayEndMinutes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgendaDraftCriteria", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _AgendaEntry_id(ctx context.Context, field graphql.CollectedField, obj *agenda.Entry) (ret graphql.Marshaler) {
@@ -18794,6 +18967,38 @@ func (ec *executionContext) fieldContext_AgendaProposal_placements(_ context.Con
 	return fc, nil
 }
 
+func (ec *executionContext) _AgendaProposal_unplaced(ctx context.Context, field graphql.CollectedField, obj *agenda.Proposal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaProposal_unplaced(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Unplaced, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []agenda.Unplaced) graphql.Marshaler {
+			return ec.marshalNAgendaUnplacedSession2ᚕgithubᚗcomᚋpodiumᚋpodiumᚋentᚋschemaᚋagendaᚐUnplacedᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaProposal_unplaced(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgendaProposal",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AgendaUnplacedSession(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _AgendaRoom_id(ctx context.Context, field graphql.CollectedField, obj *model.AgendaRoom) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -19155,6 +19360,52 @@ func (ec *executionContext) fieldContext_AgendaSession_speakers(_ context.Contex
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _AgendaUnplacedSession_submissionId(ctx context.Context, field graphql.CollectedField, obj *agenda.Unplaced) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaUnplacedSession_submissionId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SubmissionID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaUnplacedSession_submissionId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgendaUnplacedSession", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _AgendaUnplacedSession_reason(ctx context.Context, field graphql.CollectedField, obj *agenda.Unplaced) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaUnplacedSession_reason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaUnplacedSession_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgendaUnplacedSession", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _AiReviewResult_id(ctx context.Context, field graphql.CollectedField, obj *model.AIResult) (ret graphql.Marshaler) {
@@ -30036,7 +30287,7 @@ func (ec *executionContext) _Mutation_publishAgenda(ctx context.Context, field g
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().PublishAgenda(ctx, fc.Args["eventId"].(string))
+			return ec.Resolvers.Mutation().PublishAgenda(ctx, fc.Args["eventId"].(string), fc.Args["force"].(bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.Agenda) graphql.Marshaler {
@@ -51912,7 +52163,7 @@ func (ec *executionContext) unmarshalInputAgendaDraftCriteriaInput(ctx context.C
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"days", "roomIds", "includeStatuses", "respectExistingPlacements", "rules"}
+	fieldsInOrder := [...]string{"days", "roomIds", "includeStatuses", "respectExistingPlacements", "rules", "dayStartMinutes", "dayEndMinutes"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -51954,6 +52205,20 @@ func (ec *executionContext) unmarshalInputAgendaDraftCriteriaInput(ctx context.C
 				return it, err
 			}
 			it.Rules = data
+		case "dayStartMinutes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dayStartMinutes"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DayStartMinutes = data
+		case "dayEndMinutes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dayEndMinutes"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DayEndMinutes = data
 		}
 	}
 	return it, nil
@@ -58872,6 +59137,11 @@ func (ec *executionContext) _AgendaConflict(ctx context.Context, sel ast.Selecti
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "severity":
+			out.Values[i] = ec._AgendaConflict_severity(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "sessionIds":
 			out.Values[i] = ec._AgendaConflict_sessionIds(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -58884,6 +59154,11 @@ func (ec *executionContext) _AgendaConflict(ctx context.Context, sel ast.Selecti
 			}
 		case "roomId":
 			out.Values[i] = ec._AgendaConflict_roomId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "blockId":
+			out.Values[i] = ec._AgendaConflict_blockId(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
@@ -59050,6 +59325,16 @@ func (ec *executionContext) _AgendaDraftCriteria(ctx context.Context, sel ast.Se
 			}
 		case "rules":
 			out.Values[i] = ec._AgendaDraftCriteria_rules(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "dayStartMinutes":
+			out.Values[i] = ec._AgendaDraftCriteria_dayStartMinutes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "dayEndMinutes":
+			out.Values[i] = ec._AgendaDraftCriteria_dayEndMinutes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -59300,6 +59585,11 @@ func (ec *executionContext) _AgendaProposal(ctx context.Context, sel ast.Selecti
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "unplaced":
+			out.Values[i] = ec._AgendaProposal_unplaced(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -59438,6 +59728,49 @@ func (ec *executionContext) _AgendaSession(ctx context.Context, sel ast.Selectio
 			}
 		case "speakers":
 			out.Values[i] = ec._AgendaSession_speakers(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var agendaUnplacedSessionImplementors = []string{"AgendaUnplacedSession"}
+
+func (ec *executionContext) _AgendaUnplacedSession(ctx context.Context, sel ast.SelectionSet, obj *agenda.Unplaced) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, agendaUnplacedSessionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AgendaUnplacedSession")
+		case "submissionId":
+			out.Values[i] = ec._AgendaUnplacedSession_submissionId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "reason":
+			out.Values[i] = ec._AgendaUnplacedSession_reason(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -72925,6 +73258,16 @@ func (ec *executionContext) marshalNAgendaConflictKind2githubᚗcomᚋpodiumᚋp
 	return v
 }
 
+func (ec *executionContext) unmarshalNAgendaConflictSeverity2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAgendaConflictSeverity(ctx context.Context, v any) (model.AgendaConflictSeverity, error) {
+	var res model.AgendaConflictSeverity
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAgendaConflictSeverity2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAgendaConflictSeverity(ctx context.Context, sel ast.SelectionSet, v model.AgendaConflictSeverity) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) marshalNAgendaDraft2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAgendaDraftᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.AgendaDraft) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -73150,6 +73493,26 @@ func (ec *executionContext) marshalNAgendaSession2ᚖgithubᚗcomᚋpodiumᚋpod
 		return graphql.Null
 	}
 	return ec._AgendaSession(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAgendaUnplacedSession2githubᚗcomᚋpodiumᚋpodiumᚋentᚋschemaᚋagendaᚐUnplaced(ctx context.Context, sel ast.SelectionSet, v agenda.Unplaced) graphql.Marshaler {
+	return ec._AgendaUnplacedSession(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNAgendaUnplacedSession2ᚕgithubᚗcomᚋpodiumᚋpodiumᚋentᚋschemaᚋagendaᚐUnplacedᚄ(ctx context.Context, sel ast.SelectionSet, v []agenda.Unplaced) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAgendaUnplacedSession2githubᚗcomᚋpodiumᚋpodiumᚋentᚋschemaᚋagendaᚐUnplaced(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalNAiReviewResult2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAIResult(ctx context.Context, sel ast.SelectionSet, v *model.AIResult) graphql.Marshaler {

@@ -36,8 +36,10 @@ func (a *API) scheduleSession(ctx context.Context, q *request) (any, error) {
 	return a.ops.ScheduleSession(ctx, q.param("eventId"), in)
 }
 
+// publishAgenda publishes as v1 always has, whatever the conflicts (forced): the publish gate is
+// GraphQL's (force: false by default) until a versioned REST surface carries it.
 func (a *API) publishAgenda(ctx context.Context, q *request) (any, error) {
-	return a.ops.PublishAgenda(ctx, q.param("eventId"))
+	return a.ops.PublishAgenda(ctx, q.param("eventId"), true)
 }
 
 func (a *API) unpublishAgenda(ctx context.Context, q *request) (any, error) {

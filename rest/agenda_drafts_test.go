@@ -94,7 +94,7 @@ func (b *testBundle) generate(st stage, body map[string]any) map[string]any {
 	b.t.Helper()
 	d := b.must(http.StatusCreated, http.MethodPost, st.w.base+"/agenda/drafts", b.acme, body).Obj()
 	require.Equal(b.t, "queued", d["status"])
-	require.Equal(b.t, map[string]any{"placements": []any{}}, d["proposal"])
+	require.Equal(b.t, map[string]any{"placements": []any{}, "unplaced": []any{}}, d["proposal"])
 	require.NoError(b.t, b.res.Ops.GenerateAgendaDraft(b.scopeOf(st.w.event), str(d, "id"), false))
 	return b.draft(st, str(d, "id"))
 }
@@ -130,7 +130,9 @@ func TestAgendaDraftSolver(t *testing.T) {
 	require.NotNil(t, d["generatedAt"])
 	require.Nil(t, d["failureReason"])
 	require.Equal(t, map[string]any{"days": []any{"2027-09-10"}, "roomIds": []any{st.annex, st.hall},
-		"includeStatuses": []any{"accepted"}, "respectExistingPlacements": false, "rules": []any{}}, d["criteria"])
+		"includeStatuses": []any{"accepted"}, "respectExistingPlacements": false, "rules": []any{},
+		"dayStartMinutes": jsonNum(480), "dayEndMinutes": jsonNum(1140)}, d["criteria"])
+	require.Equal(t, []any{}, d["proposal"].(map[string]any)["unplaced"])
 	const reason = "Earliest conflict-free slot, interleaved by track."
 	want := []any{
 		place(st.go1, st.annex, "2027-09-10T06:00:00.000Z", "2027-09-10T06:30:00.000Z", reason),
@@ -279,16 +281,18 @@ func TestAgendaDraftProvider(t *testing.T) {
 	})
 
 	t.Run("NoLegalSlot", func(t *testing.T) {
-		// A session of 12 hours fits no day from 08:00 to 19:00: whatever the provider says.
+		// A session of 12 hours fits no day from 08:00 to 19:00, whatever the provider says: it is
+		// left unplaced, the others placed.
 		long := str(b.saveItem(b.acme, w.event, map[string]any{"kind": "format", "name": "Marathon", "durationMinutes": 720}), "id")
 		marathon := str(b.must(http.StatusCreated, http.MethodPost, w.base+"/sessions", b.acme, map[string]any{
 			"title": "Marathon", "description": nil, "formatId": long, "speakerIds": []any{w.grace}}).Obj(), "id")
 		defer b.must(http.StatusNoContent, http.MethodDelete, w.base+"/sessions/"+marathon, b.acme, nil)
 		propose(place(st.keynote, st.hall, "2027-09-11T07:00:00Z", "2027-09-11T07:30:00Z", "Keynote."))
 		d := b.generate(st, draftBody("Too long", days, rooms))
-		require.Equal(t, "failed", d["status"])
-		require.Equal(t, "These criteria do not have enough legal slots", d["failureReason"])
-		require.Equal(t, []any{}, d["proposal"].(map[string]any)["placements"], "never a half-made proposal")
+		require.Equal(t, "generated", d["status"], d["failureReason"])
+		require.Equal(t, []any{map[string]any{"submissionId": marathon, "reason": "Left unplaced: it is longer than the daily window."}},
+			d["proposal"].(map[string]any)["unplaced"])
+		require.Len(t, placements(d), 3)
 	})
 }
 

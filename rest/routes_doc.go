@@ -405,7 +405,9 @@ var routeDocs = map[string]routeDoc{
 		tag:     "Agenda",
 		summary: "Publish the agenda",
 		description: "Freezes the active sessions that have a room, a start and an end, by start time, as the " +
-			"event's publishedAgenda; agendaDirty becomes false.",
+			"event's publishedAgenda; agendaDirty becomes false. REST publishes whatever the agenda's conflicts: the " +
+			"publish gate (blocking conflicts refuse a publish unless forced) is GraphQL's publishAgenda, until a " +
+			"versioned REST surface carries it.",
 		output: model.Agenda{},
 	},
 	"unpublishAgenda": {

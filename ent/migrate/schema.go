@@ -586,7 +586,7 @@ var (
 		{Name: "speaker_content_locked", Type: field.TypeBool, Default: false},
 		{Name: "agenda_published_at", Type: field.TypeTime, Nullable: true},
 		{Name: "published_agenda", Type: field.TypeJSON},
-		{Name: "published_blocks", Type: field.TypeJSON},
+		{Name: "published_blocks", Type: field.TypeJSON, Default: schema.Expr("'[]'::jsonb")},
 		{Name: "agenda_dirty", Type: field.TypeBool, Default: false},
 		{Name: "organization_id", Type: field.TypeString, Size: 40},
 	}

@@ -84,7 +84,7 @@ func (Event) Fields() []ent.Field {
 				"start time. Later edits show only once the agenda is published again; empty while it is " +
 				"not published."),
 		field.JSON("published_blocks", []agenda.Block{}).Default([]agenda.Block{}).
-			Annotations(entgql.Type("[PublishedAgendaBlock!]"), entgql.Skip(entgql.SkipWhereInput)).
+			Annotations(entgql.Type("[PublishedAgendaBlock!]"), entgql.Skip(entgql.SkipWhereInput), emptyList).
 			Comment("The published agenda's blocks (breaks, meals, registration, socials) as they were at the " +
 				"last publishAgenda, by start time; empty while it is not published."),
 		field.Bool("agenda_dirty").Default(false).

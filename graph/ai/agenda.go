@@ -12,8 +12,10 @@ import (
 
 // AgendaSystem is what the provider is told to do with an agenda request.
 const AgendaSystem = "You schedule conference sessions. Return every session exactly once. Use only the supplied " +
-	"room ids and event days, preserve exact durations, use 15-minute starts between 08:00 and 19:00 local time, and " +
-	"never overlap a room or speaker. Reasons must be one concise line. Respect all criteria rules when possible."
+	"room ids and event days, preserve exact durations, start and end on 5-minute marks within the daily window " +
+	"(local time), never overlap a block of the room or of every room (roomId null), keep each speaker within their " +
+	"availability when they gave any, and never overlap a room or speaker. Reasons must be one concise line. " +
+	"Respect all criteria rules when possible."
 
 // agendaTool is the one tool the provider must call: its input is the proposal.
 const agendaTool = "propose_agenda"

@@ -7,6 +7,7 @@ package apperr
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 )
 
@@ -76,6 +77,20 @@ type Error struct {
 	Code string
 	// Message is a human sentence, safe to show.
 	Message string
+	// Details are facts about the error a client can act on, such as the conflicts that stopped
+	// a publish; GraphQL carries them in extensions, next to the code. Nil for most errors.
+	Details map[string]any
+}
+
+// With returns a copy of e with one more detail; e itself, which may be shared, is unchanged.
+func (e *Error) With(key string, value any) *Error {
+	out := *e
+	out.Details = maps.Clone(e.Details)
+	if out.Details == nil {
+		out.Details = map[string]any{}
+	}
+	out.Details[key] = value
+	return &out
 }
 
 // Error returns the message.

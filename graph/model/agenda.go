@@ -1,6 +1,8 @@
 package model
 
 import (
+	"time"
+
 	"github.com/podium/podium/ent/schema/agenda"
 	"github.com/podium/podium/graph/scalar"
 )
@@ -14,6 +16,16 @@ type Agenda struct {
 	Blocks   []*AgendaBlock   `json:"blocks"`
 	// AiConfigured says an AI provider is configured for the server (auto-schedule asks it).
 	AiConfigured bool `json:"aiConfigured"`
+	// Availability is when the speakers of the event's sessions said they can speak, read with the
+	// agenda for its conflicts; REST does not show it.
+	Availability []SpeakerAvailability `json:"-"`
+}
+
+// SpeakerAvailability is a stretch of time a speaker can speak. A speaker with none is available
+// throughout the event.
+type SpeakerAvailability struct {
+	ContactID        string
+	StartsAt, EndsAt time.Time
 }
 
 // AgendaEvent is the event as the agenda shows it.
@@ -62,13 +74,16 @@ type AgendaBlock struct {
 	EndsAt   scalar.Timestamp `json:"endsAt"`
 }
 
-// AgendaConflict is two scheduled sessions overlapping on a speaker or a room.
+// AgendaConflict is two scheduled sessions overlapping on a speaker or a room, a session
+// overlapping a block, or a session outside a speaker's availability.
 type AgendaConflict struct {
-	Kind       AgendaConflictKind
-	SessionIds []string
-	ContactID  *string
-	RoomID     *string
-	Name       string
-	StartsAt   scalar.Timestamp
-	EndsAt     scalar.Timestamp
+	Kind       AgendaConflictKind     `json:"kind"`
+	Severity   AgendaConflictSeverity `json:"severity"`
+	SessionIds []string               `json:"sessionIds"`
+	ContactID  *string                `json:"contactId"`
+	RoomID     *string                `json:"roomId"`
+	BlockID    *string                `json:"blockId"`
+	Name       string                 `json:"name"`
+	StartsAt   scalar.Timestamp       `json:"startsAt"`
+	EndsAt     scalar.Timestamp       `json:"endsAt"`
 }

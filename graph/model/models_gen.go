@@ -86,6 +86,12 @@ type AgendaDraftCriteriaInput struct {
 	RespectExistingPlacements bool `json:"respectExistingPlacements"`
 	// At most 12 rules of at most 200 characters each.
 	Rules []string `json:"rules"`
+	// When each day's sessions may start, in minutes after local midnight: a multiple of 5 from 480
+	// (08:00), before dayEndMinutes. Null or left out: 480.
+	DayStartMinutes *int `json:"dayStartMinutes"`
+	// When each day's sessions must end by, in minutes after local midnight: a multiple of 5 up to 1140
+	// (19:00), after dayStartMinutes. Null or left out: 1140.
+	DayEndMinutes *int `json:"dayEndMinutes"`
 }
 
 // Submissions to assign to one reviewer.
@@ -1814,7 +1820,7 @@ type WidgetOptionsInput struct {
 	CustomCSS *string `json:"customCss"`
 }
 
-// What kind of double booking a conflict is.
+// What kind of conflict it is.
 type AgendaConflictKind string
 
 const (
@@ -1822,16 +1828,22 @@ const (
 	AgendaConflictKindSpeaker AgendaConflictKind = "speaker"
 	// A room holds two sessions at once.
 	AgendaConflictKindRoom AgendaConflictKind = "room"
+	// A session overlaps a block of its room, or a block of every room.
+	AgendaConflictKindBlock AgendaConflictKind = "block"
+	// A session is outside the availability one of its speakers gave.
+	AgendaConflictKindAvailability AgendaConflictKind = "availability"
 )
 
 var AllAgendaConflictKind = []AgendaConflictKind{
 	AgendaConflictKindSpeaker,
 	AgendaConflictKindRoom,
+	AgendaConflictKindBlock,
+	AgendaConflictKindAvailability,
 }
 
 func (e AgendaConflictKind) IsValid() bool {
 	switch e {
-	case AgendaConflictKindSpeaker, AgendaConflictKindRoom:
+	case AgendaConflictKindSpeaker, AgendaConflictKindRoom, AgendaConflictKindBlock, AgendaConflictKindAvailability:
 		return true
 	}
 	return false
@@ -1867,6 +1879,64 @@ func (e *AgendaConflictKind) UnmarshalJSON(b []byte) error {
 }
 
 func (e AgendaConflictKind) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// How much a conflict matters.
+type AgendaConflictSeverity string
+
+const (
+	// Stops publishAgenda unless it is forced: speaker and room double bookings, block overlaps.
+	AgendaConflictSeverityBlocking AgendaConflictSeverity = "blocking"
+	// Shown, never stops a publish: a session outside a speaker's availability.
+	AgendaConflictSeverityWarning AgendaConflictSeverity = "warning"
+)
+
+var AllAgendaConflictSeverity = []AgendaConflictSeverity{
+	AgendaConflictSeverityBlocking,
+	AgendaConflictSeverityWarning,
+}
+
+func (e AgendaConflictSeverity) IsValid() bool {
+	switch e {
+	case AgendaConflictSeverityBlocking, AgendaConflictSeverityWarning:
+		return true
+	}
+	return false
+}
+
+func (e AgendaConflictSeverity) String() string {
+	return string(e)
+}
+
+func (e *AgendaConflictSeverity) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = AgendaConflictSeverity(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid AgendaConflictSeverity", str)
+	}
+	return nil
+}
+
+func (e AgendaConflictSeverity) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *AgendaConflictSeverity) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e AgendaConflictSeverity) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

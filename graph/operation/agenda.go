@@ -42,7 +42,7 @@ type PublicAgendaEvent struct {
 	AgendaPublishedAt *scalar.Timestamp `json:"agendaPublishedAt"`
 }
 
-// The agenda reads four queries besides the event, whatever its size — and whatever the number
+// The agenda reads six queries besides the event, whatever its size — and whatever the number
 // of events read together: each query takes the events as $1. Active sessions are accepted and
 // not cancelled.
 const (
@@ -70,6 +70,11 @@ ORDER BY p.submission_id, p.position, c.id`
 	agendaBlocksSQL = `
 SELECT event_id, id, title, kind, room_id, starts_at, ends_at FROM agenda_blocks
 WHERE event_id = ANY($1) ORDER BY starts_at, ends_at, id`
+
+	// The availability of every speaker of the events at once, for Conflicts.
+	agendaAvailabilitySQL = `
+SELECT event_id, contact_id, starts_at, ends_at FROM speaker_availabilities
+WHERE event_id = ANY($1) ORDER BY contact_id, starts_at, id`
 )
 
 // agenda loads the agenda of an event whose access was checked.
@@ -112,6 +117,18 @@ func (r *Service) agendas(ctx context.Context, evs []*ent.Event) ([]*model.Agend
 		}
 		b.StartsAt, b.EndsAt = scalar.At(starts), scalar.At(ends)
 		byEvent[event].Blocks = append(byEvent[event].Blocks, b)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	err = eachRow(ctx, q, agendaAvailabilitySQL, ids, func(scan func(...any) error) error {
+		var event string
+		var av model.SpeakerAvailability
+		if err := scan(&event, &av.ContactID, &av.StartsAt, &av.EndsAt); err != nil {
+			return err
+		}
+		byEvent[event].Availability = append(byEvent[event].Availability, av)
 		return nil
 	})
 	if err != nil {
@@ -300,11 +317,15 @@ func slotText(start, end time.Time, tz string) string {
 // published agenda, by start time (docs/rest-api.md: "Publish"). Each entry is the session's
 // public view (public_view.go): its approved content and the speakers with an approved name; a
 // session with nothing approved is left out. The public agenda feeds serve this snapshot.
-func (r *Service) PublishAgenda(ctx context.Context, eventID string) (*model.Agenda, error) {
+// Unless forced, an agenda with blocking conflicts is refused (docs/agenda.md: the publish gate).
+func (r *Service) PublishAgenda(ctx context.Context, eventID string, force bool) (*model.Agenda, error) {
 	return inTx(ctx, r, func(ctx context.Context) (*model.Agenda, error) {
 		c := r.ClientOf(ctx)
 		ev, err := lockedEvent(ctx, c, eventID)
 		if err != nil {
+			return nil, err
+		}
+		if err := r.publishGate(ctx, ev, force); err != nil {
 			return nil, err
 		}
 		current, err := r.agenda(ctx, ev)
@@ -438,47 +459,6 @@ func (r *Service) PublicCalendar(ctx context.Context, eventID string) (string, e
 			Description: e.Description, Room: e.RoomName, StartsAt: start, EndsAt: end, Speakers: speakers, Tracks: tracks})
 	}
 	return feed.Serialize(), nil
-}
-
-// Conflicts finds speaker double bookings and room overlaps among the scheduled sessions.
-func Conflicts(a *model.Agenda) []*model.AgendaConflict {
-	var scheduled []*model.AgendaSession
-	for _, s := range a.Sessions {
-		if s.StartsAt != nil && s.EndsAt != nil {
-			scheduled = append(scheduled, s)
-		}
-	}
-	slices.SortStableFunc(scheduled, func(x, y *model.AgendaSession) int {
-		return cmp.Or(x.StartsAt.Time.Compare(y.StartsAt.Time), cmp.Compare(x.Code, y.Code))
-	})
-	rooms := map[string]string{}
-	for _, rm := range a.Rooms {
-		rooms[rm.ID] = rm.Name
-	}
-	out := []*model.AgendaConflict{}
-	for i, x := range scheduled {
-		for _, y := range scheduled[i+1:] {
-			if !y.StartsAt.Time.Before(x.EndsAt.Time) {
-				continue
-			}
-			start, end := y.StartsAt.Time, x.EndsAt.Time
-			if y.EndsAt.Time.Before(end) {
-				end = y.EndsAt.Time
-			}
-			pair := []string{x.ID, y.ID}
-			if x.RoomID != nil && y.RoomID != nil && *x.RoomID == *y.RoomID {
-				out = append(out, &model.AgendaConflict{Kind: model.AgendaConflictKindRoom, SessionIds: pair, RoomID: x.RoomID,
-					Name: rooms[*x.RoomID], StartsAt: scalar.At(start), EndsAt: scalar.At(end)})
-			}
-			for _, sp := range x.Speakers {
-				if slices.ContainsFunc(y.Speakers, func(o agenda.Speaker) bool { return o.ID == sp.ID }) {
-					out = append(out, &model.AgendaConflict{Kind: model.AgendaConflictKindSpeaker, SessionIds: pair, ContactID: new(sp.ID),
-						Name: sp.Name, StartsAt: scalar.At(start), EndsAt: scalar.At(end)})
-				}
-			}
-		}
-	}
-	return out
 }
 
 // SendCalendarInvites emails calendar invitations for scheduled active sessions (docs/rest-api.md:

@@ -41,7 +41,11 @@ func toAgendaDraft(d *ent.AgendaDraft) *model.AgendaDraft {
 	if p.Placements == nil {
 		p.Placements = []agenda.Placement{}
 	}
+	if p.Unplaced == nil {
+		p.Unplaced = []agenda.Unplaced{}
+	}
 	c := d.Criteria
+	c.DayStartMinutes, c.DayEndMinutes = c.Window()
 	for _, list := range []*[]string{&c.Days, &c.RoomIDs, &c.IncludeStatuses, &c.Rules} {
 		if *list == nil {
 			*list = []string{}
@@ -89,7 +93,16 @@ func (r *Service) StartAgendaDraft(ctx context.Context, eventID string, in model
 		}
 		crit := agenda.DraftCriteria{Days: unique(in.Criteria.Days), RoomIDs: unique(in.Criteria.RoomIds),
 			IncludeStatuses: []string{"accepted"}, RespectExistingPlacements: in.Criteria.RespectExistingPlacements,
-			Rules: in.Criteria.Rules}
+			Rules: in.Criteria.Rules, DayStartMinutes: agenda.CanvasStart, DayEndMinutes: agenda.CanvasEnd}
+		if in.Criteria.DayStartMinutes != nil {
+			crit.DayStartMinutes = *in.Criteria.DayStartMinutes
+		}
+		if in.Criteria.DayEndMinutes != nil {
+			crit.DayEndMinutes = *in.Criteria.DayEndMinutes
+		}
+		if err := solver.CheckWindow(crit.DayStartMinutes, crit.DayEndMinutes); err != nil {
+			return nil, apperr.Invalid("%s", err.Error())
+		}
 		if err := checkDraftRooms(ctx, r, ev, crit.RoomIDs); err != nil {
 			return nil, err
 		}
@@ -211,9 +224,13 @@ func (r *Service) GenerateAgendaDraft(ctx context.Context, draftID string, lastA
 		return agenda.Placement{SubmissionID: p.SubmissionID, RoomID: p.RoomID, StartsAt: scalar.FormatTime(p.StartsAt),
 			EndsAt: scalar.FormatTime(p.EndsAt), Reason: p.Reason}
 	})
+	unplaced := mapAll(out.Unplaced, func(u solver.Unplaced) agenda.Unplaced {
+		return agenda.Unplaced{SubmissionID: u.SubmissionID, Reason: u.Reason}
+	})
+	placements, unplaced = gateProposal(current, placements, unplaced)
 	return r.DB.InTx(ctx, func(ctx context.Context) error {
 		n, err := r.ClientOf(ctx).AgendaDraft.Update().Where(agendadraft.ID(d.ID), agendadraft.StatusEQ(agendadraft.StatusQueued)).
-			SetStatus(agendadraft.StatusGenerated).SetProposal(agenda.Proposal{Placements: placements}).
+			SetStatus(agendadraft.StatusGenerated).SetProposal(agenda.Proposal{Placements: placements, Unplaced: unplaced}).
 			SetGeneratedAt(time.Now()).SetGenerator(generator).Save(ctx)
 		if err != nil || n == 0 {
 			return err
@@ -241,12 +258,65 @@ func truncateRunes(s string, n int) string {
 	return s
 }
 
-// solverInput is the agenda as the solver sees it. A session's duration is its current slot's
-// length when it is scheduled, its format's otherwise.
+// reasonGate is why the gate took a placement out of a proposal: the agenda's own conflict rules
+// found a conflict the solver's did not.
+const reasonGate = "Left unplaced: the proposed slot conflicts on the agenda."
+
+// gateProposal checks a proposal with the agenda's conflict rules (Conflicts), on the agenda as
+// the proposal would make it: the placed sessions in their proposed slots, the others unscheduled,
+// the blocks and availability as they are. A placement in a conflict of any severity is not
+// proposed; its session joins the unplaced, and the check runs again on what is left. The solver
+// obeys the same rules, so this takes nothing out unless the two disagree.
+func gateProposal(live *model.Agenda, placements []agenda.Placement, unplaced []agenda.Unplaced) ([]agenda.Placement, []agenda.Unplaced) {
+	codes := map[string]string{}
+	for _, s := range live.Sessions {
+		codes[s.ID] = s.Code
+	}
+	for {
+		conflicts := Conflicts(proposedAgenda(live, placements))
+		if len(conflicts) == 0 {
+			break
+		}
+		// The later session of a pair goes, so that the earlier keeps its slot.
+		out := conflicts[0].SessionIds[len(conflicts[0].SessionIds)-1]
+		placements = slices.DeleteFunc(placements, func(p agenda.Placement) bool { return p.SubmissionID == out })
+		unplaced = append(unplaced, agenda.Unplaced{SubmissionID: out, Reason: reasonGate})
+	}
+	slices.SortStableFunc(unplaced, func(x, y agenda.Unplaced) int { return strings.Compare(codes[x.SubmissionID], codes[y.SubmissionID]) })
+	return placements, unplaced
+}
+
+// proposedAgenda is a copy of the agenda with the placed sessions in their proposed slots and
+// every other session unscheduled.
+func proposedAgenda(a *model.Agenda, placements []agenda.Placement) *model.Agenda {
+	out := *a
+	out.Sessions = make([]*model.AgendaSession, len(a.Sessions))
+	for i, s := range a.Sessions {
+		cp := *s
+		cp.RoomID, cp.StartsAt, cp.EndsAt = nil, nil, nil
+		out.Sessions[i] = &cp
+	}
+	return applied(&out, placements)
+}
+
+// solverInput is the agenda as the solver sees it: its rooms and sessions, its blocks as blackout
+// windows, its speakers' availability, and the criteria with their daily window. A session's
+// duration is its current slot's length when it is scheduled, its format's otherwise.
 func solverInput(ev *ent.Event, a *model.Agenda, crit agenda.DraftCriteria) solver.Input {
+	dayStart, dayEnd := crit.Window()
 	in := solver.Input{Event: solver.EventOf(ev.Timezone, ev.StartsAt, ev.EndsAt),
 		Criteria: solver.Criteria{Days: crit.Days, RoomIDs: crit.RoomIDs, RespectExistingPlacements: crit.RespectExistingPlacements,
-			Rules: crit.Rules}}
+			Rules: crit.Rules, DayStart: dayStart, DayEnd: dayEnd}}
+	for _, b := range a.Blocks {
+		bl := solver.Block{ID: b.ID, StartsAt: b.StartsAt.Time, EndsAt: b.EndsAt.Time}
+		if b.RoomID != nil {
+			bl.RoomID = *b.RoomID
+		}
+		in.Blocks = append(in.Blocks, bl)
+	}
+	for _, av := range a.Availability {
+		in.Availability = append(in.Availability, solver.Availability{SpeakerID: av.ContactID, StartsAt: av.StartsAt, EndsAt: av.EndsAt})
+	}
 	for _, rm := range a.Rooms {
 		in.Rooms = append(in.Rooms, solver.Room{ID: rm.ID, Name: rm.Name, Position: rm.Position})
 	}
@@ -284,6 +354,25 @@ type promptPlacement struct {
 	EndsAt   string `json:"endsAt"`
 }
 
+// promptBlock is a blackout window: roomId null for every room.
+type promptBlock struct {
+	RoomID   *string `json:"roomId"`
+	StartsAt string  `json:"startsAt"`
+	EndsAt   string  `json:"endsAt"`
+}
+
+// promptAvailability is a stretch a speaker can speak; a speaker without any can speak anytime.
+type promptAvailability struct {
+	SpeakerID string `json:"speakerId"`
+	StartsAt  string `json:"startsAt"`
+	EndsAt    string `json:"endsAt"`
+}
+
+// clock writes minutes after midnight as HH:MM.
+func clock(minutes int) string {
+	return time.Date(2000, 1, 1, minutes/60, minutes%60, 0, 0, time.UTC).Format("15:04")
+}
+
 type promptSession struct {
 	ID               string           `json:"id"`
 	Title            string           `json:"title"`
@@ -318,8 +407,20 @@ func agendaPrompt(a *model.Agenda, crit agenda.DraftCriteria) string {
 	if rules == nil {
 		rules = []string{}
 	}
+	blocks := []promptBlock{}
+	for _, b := range a.Blocks {
+		blocks = append(blocks, promptBlock{RoomID: b.RoomID, StartsAt: scalar.FormatTime(b.StartsAt.Time), EndsAt: scalar.FormatTime(b.EndsAt.Time)})
+	}
+	available := []promptAvailability{}
+	for _, av := range a.Availability {
+		available = append(available, promptAvailability{SpeakerID: av.ContactID, StartsAt: scalar.FormatTime(av.StartsAt),
+			EndsAt: scalar.FormatTime(av.EndsAt)})
+	}
+	start, end := crit.Window()
 	raw, _ := json.Marshal(map[string]any{"timezone": a.Event.Timezone, "days": crit.Days, "rules": rules,
-		"respectExistingPlacements": crit.RespectExistingPlacements, "rooms": rooms, "sessions": sessions})
+		"dailyWindow":               map[string]string{"start": clock(start), "end": clock(end)},
+		"respectExistingPlacements": crit.RespectExistingPlacements, "rooms": rooms, "sessions": sessions,
+		"blocks": blocks, "speakerAvailability": available})
 	return string(raw)
 }
 
@@ -405,7 +506,7 @@ func (r *Service) AcceptAgendaDraft(ctx context.Context, eventID, draftID string
 		if err != nil {
 			return nil, err
 		}
-		if len(affected(Conflicts(applied(live, chosen)), chosen)) > 0 {
+		if len(affected(Blocking(Conflicts(applied(live, chosen))), chosen)) > 0 {
 			return nil, errScheduleConflict
 		}
 		ids := mapAll(chosen, func(p agenda.Placement) string { return p.SubmissionID })

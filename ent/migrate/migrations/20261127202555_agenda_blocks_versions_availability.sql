@@ -1,8 +1,7 @@
 -- The agenda beyond sessions (docs/agenda.md): blocks, published versions, speaker availability and
 -- personal calendars.
 -- Modify "events" table
-ALTER TABLE "events" ADD COLUMN "published_blocks" jsonb NOT NULL DEFAULT '[]';
-ALTER TABLE "events" ALTER COLUMN "published_blocks" DROP DEFAULT;
+ALTER TABLE "events" ADD COLUMN "published_blocks" jsonb NOT NULL DEFAULT '[]'::jsonb;
 -- Create "agenda_blocks" table
 CREATE TABLE "agenda_blocks" ("id" character varying NOT NULL, "created_at" timestamptz NOT NULL, "updated_at" timestamptz NOT NULL, "organization_id" character varying NOT NULL, "title" character varying NOT NULL, "kind" character varying NOT NULL, "starts_at" timestamptz NOT NULL, "ends_at" timestamptz NOT NULL, "event_id" character varying NOT NULL, "room_id" character varying NULL, PRIMARY KEY ("id"), CONSTRAINT "agenda_blocks_events_event" FOREIGN KEY ("event_id") REFERENCES "events" ("id") ON UPDATE NO ACTION ON DELETE CASCADE, CONSTRAINT "agenda_blocks_rooms_room" FOREIGN KEY ("room_id") REFERENCES "rooms" ("id") ON UPDATE NO ACTION ON DELETE CASCADE);
 -- Create index "agendablock_event_id_starts_at" to table: "agenda_blocks"

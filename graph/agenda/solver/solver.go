@@ -4,8 +4,10 @@
 // Input and stores what comes back.
 //
 // The schedule rules of a single slot (Event.CheckSlot) are the ones every schedule change obeys,
-// the organizer's included; a draft's placements obey stricter ones besides (a 15-minute grid,
-// 08:00–19:00 local time, the session's exact duration, the criteria's days and rooms).
+// the organizer's included; a draft's placements obey stricter ones besides (starts and ends on
+// 5-minute marks, the draft's daily window inside 08:00–19:00 local time, the session's exact
+// duration, the criteria's days and rooms, no block of the room or of every room, the speakers'
+// availability). A session no legal slot is left for is left unplaced, with the reason.
 package solver
 
 import (
@@ -88,14 +90,33 @@ type Criteria struct {
 	Days, RoomIDs             []string
 	RespectExistingPlacements bool
 	Rules                     []string
+	// DayStart and DayEnd are the daily window, in minutes after local midnight; zero means the
+	// canvas's edge (08:00, 19:00).
+	DayStart, DayEnd int
+}
+
+// Block is a blackout window: no session in its room — in any room when RoomID is "" — may
+// overlap it.
+type Block struct {
+	ID, RoomID       string
+	StartsAt, EndsAt time.Time
+}
+
+// Availability is a stretch of time a speaker can speak. A speaker with none is available
+// throughout; one with some only within them (stretches that touch make one).
+type Availability struct {
+	SpeakerID        string
+	StartsAt, EndsAt time.Time
 }
 
 // Input is everything a proposal is made from.
 type Input struct {
-	Event    Event
-	Rooms    []Room
-	Sessions []Session
-	Criteria Criteria
+	Event        Event
+	Rooms        []Room
+	Sessions     []Session
+	Criteria     Criteria
+	Blocks       []Block
+	Availability []Availability
 }
 
 // Proposed is a placement as a provider proposed it: ids and times not yet checked.
@@ -110,10 +131,17 @@ type Placement struct {
 	Reason string
 }
 
+// Unplaced is a session left without a placement, and why.
+type Unplaced struct {
+	SubmissionID, Reason string
+}
+
 // Outcome is a proposal and what it took to make it.
 type Outcome struct {
-	// Placements has one placement per active session, by start then room.
+	// Placements has one placement per active session that has a legal slot, by start then room.
 	Placements []Placement
+	// Unplaced has the other sessions, by code.
+	Unplaced []Unplaced
 	// Repaired counts sessions the provider left out, placed illegally or in conflict, which the
 	// solver placed instead; Ignored counts proposed placements of unknown or repeated sessions.
 	Repaired, Ignored int
@@ -128,12 +156,42 @@ const (
 	maxReasonLength = 180
 )
 
-// The day's grid: starts every 15 minutes from 08:00, ends by 19:00.
+// Reasons a session is left unplaced.
 const (
-	dayOpens  = 8 * 60
-	dayCloses = 19 * 60
-	noon      = 12 * 60
-	startStep = 15
+	ReasonNotOnMarks   = "Left unplaced: its length is not a multiple of 5 minutes."
+	ReasonTooLong      = "Left unplaced: it is longer than the daily window."
+	ReasonUnavailable  = "Left unplaced: its speakers' availability leaves no slot in the daily window of the chosen days."
+	ReasonNoFreeSlot   = "Left unplaced: blocks and other sessions leave no conflict-free slot on the chosen days and rooms."
+	reasonNoRoomForKey = "Left unplaced: no conflict-free slot in the keynote room the rules ask for."
+)
+
+// The canvas of every day, 08:00 to 19:00, and its grid: starts and ends on 5-minute marks.
+const (
+	CanvasStart = 8 * 60
+	CanvasEnd   = 19 * 60
+	noon        = 12 * 60
+	Mark        = 5
+)
+
+// CheckWindow is the rule of a daily window: minutes after local midnight on 5-minute marks,
+// inside the canvas, the start before the end.
+func CheckWindow(start, end int) error {
+	switch {
+	case start%Mark != 0 || end%Mark != 0:
+		return ErrWindowMarks
+	case start < CanvasStart || end > CanvasEnd:
+		return ErrWindowCanvas
+	case start >= end:
+		return ErrWindowOrder
+	}
+	return nil
+}
+
+// Errors of a daily window.
+var (
+	ErrWindowMarks  = errors.New("Give the daily window on 5-minute marks (minutes after midnight, such as 540 for 09:00)")
+	ErrWindowCanvas = errors.New("Keep the daily window between 08:00 (480) and 19:00 (1140)")
+	ErrWindowOrder  = errors.New("Start the daily window before it ends")
 )
 
 // Solve makes a proposal from nothing: every session placed by the solver (or kept, when the
@@ -151,14 +209,30 @@ type board struct {
 	rooms    map[string]Room
 	sessions map[string]*Session
 	placed   []Placement
+	// dayStart and dayEnd are the daily window; available the speakers' merged availability.
+	dayStart, dayEnd int
+	available        map[string][]span
 }
+
+// span is a stretch of time, start inclusive, end exclusive.
+type span struct{ start, end time.Time }
 
 func build(in Input, proposed []Proposed, repairing bool) (Outcome, error) {
 	var out Outcome
 	if len(in.Criteria.Days) == 0 || len(in.Criteria.RoomIDs) == 0 {
 		return out, ErrNoSlots
 	}
-	b := &board{in: in, rooms: map[string]Room{}, sessions: map[string]*Session{}}
+	b := &board{in: in, rooms: map[string]Room{}, sessions: map[string]*Session{}, dayStart: in.Criteria.DayStart,
+		dayEnd: in.Criteria.DayEnd, available: merge(in.Availability)}
+	if b.dayStart == 0 {
+		b.dayStart = CanvasStart
+	}
+	if b.dayEnd == 0 {
+		b.dayEnd = CanvasEnd
+	}
+	if CheckWindow(b.dayStart, b.dayEnd) != nil {
+		return out, ErrNoSlots
+	}
 	for _, rm := range in.Rooms {
 		b.rooms[rm.ID] = rm
 	}
@@ -213,15 +287,19 @@ func build(in Input, proposed []Proposed, repairing bool) (Outcome, error) {
 		deferred = append(deferred, s)
 	}
 	for _, s := range interleave(deferred) {
-		p, ok := b.find(s, repairing)
-		if !ok {
-			return Outcome{}, ErrNoSlots
+		p, reason := b.find(s, repairing)
+		if reason != "" {
+			out.Unplaced = append(out.Unplaced, Unplaced{SubmissionID: s.ID, Reason: reason})
+			continue
 		}
 		b.placed = append(b.placed, p)
 	}
-	if len(b.placed) != len(in.Sessions) {
+	if len(b.placed)+len(out.Unplaced) != len(in.Sessions) {
 		return Outcome{}, ErrNoSlots
 	}
+	slices.SortStableFunc(out.Unplaced, func(x, y Unplaced) int {
+		return cmp.Compare(b.sessions[x.SubmissionID].Code, b.sessions[y.SubmissionID].Code)
+	})
 	slices.SortStableFunc(b.placed, func(x, y Placement) int {
 		return cmp.Or(x.StartsAt.Compare(y.StartsAt), cmp.Compare(x.RoomID, y.RoomID))
 	})
@@ -253,8 +331,18 @@ func normalizeReason(s string) string {
 }
 
 // legal says whether slot is a legal placement of s among those accepted so far. A kept live
-// placement (outside) may use any room and day of the event; any other must use the criteria's.
+// placement (outside) may use any room, day and time of the canvas; any other must use the
+// criteria's rooms, days and daily window.
 func (b *board) legal(s *Session, slot Slot, outside bool) bool {
+	if !b.fits(s, slot, outside) {
+		return false
+	}
+	return b.free(s, slot) && !b.conflicts(s, slot)
+}
+
+// fits says whether slot obeys the rules of a placement of s that do not depend on the others:
+// room, day, grid, window, length and the speakers' availability.
+func (b *board) fits(s *Session, slot Slot, outside bool) bool {
 	rm, ok := b.rooms[slot.RoomID]
 	if !ok || (!outside && !slices.Contains(b.in.Criteria.RoomIDs, rm.ID)) {
 		return false
@@ -271,13 +359,67 @@ func (b *board) legal(s *Session, slot Slot, outside bool) bool {
 	if start.Second() != 0 || start.Nanosecond() != 0 || end.Second() != 0 || end.Nanosecond() != 0 {
 		return false
 	}
-	if start.Minute()%startStep != 0 || end.Minute()%5 != 0 || minuteOfDay(start) < dayOpens || minuteOfDay(end) > dayCloses {
+	opens, closes := b.dayStart, b.dayEnd
+	if outside {
+		opens, closes = CanvasStart, CanvasEnd
+	}
+	if start.Minute()%Mark != 0 || end.Minute()%Mark != 0 || minuteOfDay(start) < opens || minuteOfDay(end) > closes {
 		return false
 	}
 	if !outside && !slices.Contains(b.in.Criteria.Days, ev.Day(slot.StartsAt)) {
 		return false
 	}
-	return !b.conflicts(s, slot)
+	return b.availableFor(s, slot)
+}
+
+// availableFor says whether every speaker of s with availability is available throughout slot.
+func (b *board) availableFor(s *Session, slot Slot) bool {
+	for _, sp := range s.Speakers {
+		spans, limited := b.available[sp]
+		if limited && !slices.ContainsFunc(spans, func(w span) bool {
+			return !w.start.After(slot.StartsAt) && !w.end.Before(slot.EndsAt)
+		}) {
+			return false
+		}
+	}
+	return true
+}
+
+// free says whether slot overlaps no block of its room or of every room.
+func (b *board) free(_ *Session, slot Slot) bool {
+	for _, bl := range b.in.Blocks {
+		if (bl.RoomID == "" || bl.RoomID == slot.RoomID) && slot.StartsAt.Before(bl.EndsAt) && slot.EndsAt.After(bl.StartsAt) {
+			return false
+		}
+	}
+	return true
+}
+
+// merge merges each speaker's availability into sorted, disjoint spans.
+func merge(rows []Availability) map[string][]span {
+	by := map[string][]span{}
+	for _, r := range rows {
+		if r.EndsAt.After(r.StartsAt) {
+			by[r.SpeakerID] = append(by[r.SpeakerID], span{r.StartsAt, r.EndsAt})
+		} else if _, ok := by[r.SpeakerID]; !ok {
+			by[r.SpeakerID] = nil
+		}
+	}
+	for id, spans := range by {
+		slices.SortFunc(spans, func(x, y span) int { return x.start.Compare(y.start) })
+		var merged []span
+		for _, w := range spans {
+			if n := len(merged); n > 0 && !w.start.After(merged[n-1].end) {
+				if w.end.After(merged[n-1].end) {
+					merged[n-1].end = w.end
+				}
+				continue
+			}
+			merged = append(merged, w)
+		}
+		by[id] = merged
+	}
+	return by
 }
 
 func minuteOfDay(t time.Time) int { return t.Hour()*60 + t.Minute() }
@@ -361,8 +503,9 @@ var (
 	spreadTrackRule    = regexp.MustCompile(`(?i)spread\s+(?:each\s+)?track`)
 )
 
-// find places s in the earliest legal slot: day by day, start by start, room by room.
-func (b *board) find(s *Session, repairing bool) (Placement, bool) {
+// find places s in the earliest legal slot: day by day, start by start (every 5 minutes of the
+// daily window), room by room. When there is none it says why.
+func (b *board) find(s *Session, repairing bool) (Placement, string) {
 	crit := b.in.Criteria
 	var rooms []Room
 	for _, id := range unique(crit.RoomIDs) {
@@ -392,11 +535,17 @@ func (b *board) find(s *Session, repairing bool) (Placement, bool) {
 		}
 	}
 	minutes := int(s.Duration / time.Minute)
-	earliest, latest := dayOpens, dayCloses-minutes
+	switch {
+	case s.Duration%(Mark*time.Minute) != 0:
+		return Placement{}, ReasonNotOnMarks
+	case minutes > b.dayEnd-b.dayStart:
+		return Placement{}, ReasonTooLong
+	}
+	earliest, latest := b.dayStart, b.dayEnd-minutes
 	if workshop {
 		for _, rule := range crit.Rules {
 			if at, ok := workshopAfter(rule); ok {
-				earliest = at
+				earliest = max(earliest, (at+Mark-1)/Mark*Mark)
 				break
 			}
 		}
@@ -417,26 +566,35 @@ func (b *board) find(s *Session, repairing bool) (Placement, bool) {
 		slices.SortStableFunc(days, func(x, y string) int { return cmp.Compare(load[x], load[y]) })
 	}
 	loc := b.in.Event.Location
+	fits := false
 	for _, day := range days {
 		date, err := time.ParseInLocation(time.DateOnly, day, loc)
 		if err != nil {
 			continue
 		}
-		for m := earliest; m <= latest; m += startStep {
-			if m%startStep != 0 {
-				continue
-			}
+		for m := earliest; m <= latest; m += Mark {
 			start := time.Date(date.Year(), date.Month(), date.Day(), m/60, m%60, 0, 0, loc).UTC()
 			for _, rm := range rooms {
 				slot := Slot{RoomID: rm.ID, StartsAt: start, EndsAt: start.Add(s.Duration)}
-				if b.legal(s, slot, false) {
+				if !b.fits(s, slot, false) {
+					continue
+				}
+				fits = true
+				if b.free(s, slot) && !b.conflicts(s, slot) {
 					return Placement{SubmissionID: s.ID, Slot: slot,
-						Reason: reasonFor(repairing, preferred != nil && morning, rm.Name, workshop, earliest)}, true
+						Reason: reasonFor(repairing, preferred != nil && morning, rm.Name, workshop, earliest, b.dayStart)}, ""
 				}
 			}
 		}
 	}
-	return Placement{}, false
+	limited := slices.ContainsFunc(s.Speakers, func(sp string) bool { _, ok := b.available[sp]; return ok })
+	switch {
+	case !fits && limited:
+		return Placement{}, ReasonUnavailable
+	case preferred != nil:
+		return Placement{}, reasonNoRoomForKey
+	}
+	return Placement{}, ReasonNoFreeSlot
 }
 
 // workshopAfter reads "no workshops before 10", "… before 1:30 pm" as minutes of the day.
@@ -463,13 +621,13 @@ func workshopAfter(rule string) (int, bool) {
 	return h*60 + minute, true
 }
 
-func reasonFor(repairing, keynoteMorning bool, room string, workshop bool, earliest int) string {
+func reasonFor(repairing, keynoteMorning bool, room string, workshop bool, earliest, dayStart int) string {
 	switch {
 	case repairing:
 		return reasonRepaired
 	case keynoteMorning:
 		return "Keynote placed in " + room + " in the morning."
-	case workshop && earliest > dayOpens:
+	case workshop && earliest > dayStart:
 		return "Workshop placed after " + strconv.Itoa(earliest/60) + ":" + twoDigits(earliest%60) + "."
 	default:
 		return reasonEarliest

@@ -112,8 +112,8 @@ func TestRepairKeepsLegalAndReplacesTheRest(t *testing.T) {
 		{SubmissionID: "s1", RoomID: "room_b", StartsAt: "2027-09-10T10:00:00+02:00", EndsAt: "2027-09-10T10:30:00+02:00", Reason: " fine "},
 		{SubmissionID: "s1", RoomID: "room_a", StartsAt: "2027-09-10T06:00:00Z", EndsAt: "2027-09-10T06:30:00Z"},
 		{SubmissionID: "ghost", RoomID: "room_a", StartsAt: "2027-09-10T06:00:00Z", EndsAt: "2027-09-10T06:30:00Z"},
-		// Off the 15-minute grid.
-		{SubmissionID: "s2", RoomID: "room_a", StartsAt: "2027-09-10T06:05:00Z", EndsAt: "2027-09-10T06:35:00Z"},
+		// Off the 5-minute marks.
+		{SubmissionID: "s2", RoomID: "room_a", StartsAt: "2027-09-10T06:07:00Z", EndsAt: "2027-09-10T06:37:00Z"},
 		// The wrong length.
 		{SubmissionID: "s3", RoomID: "room_a", StartsAt: "2027-09-10T07:00:00Z", EndsAt: "2027-09-10T08:00:00Z"},
 		// A room outside the criteria, and not a time.
@@ -151,10 +151,16 @@ func TestNoSlots(t *testing.T) {
 	_, err := solver.Solve(in)
 	require.ErrorIs(t, err, solver.ErrNoSlots)
 
+	// Sessions without a legal slot are left unplaced, with the reason; the others are placed.
 	long := talk("s1", "SESS-1", "ada")
 	long.Duration = 12 * time.Hour
-	_, err = solver.Solve(input(long))
-	require.ErrorIs(t, err, solver.ErrNoSlots)
+	odd := talk("s2", "SESS-2", "bob")
+	odd.Duration = 32 * time.Minute
+	out, err := solver.Solve(input(long, odd, talk("s3", "SESS-3", "cy")))
+	require.NoError(t, err)
+	require.Equal(t, []solver.Unplaced{{SubmissionID: "s1", Reason: solver.ReasonTooLong},
+		{SubmissionID: "s2", Reason: solver.ReasonNotOnMarks}}, out.Unplaced)
+	require.Len(t, out.Placements, 1)
 
 	// 22 half-hour slots from 08:00 to 19:00 in one room: a 23rd talk of one speaker does not fit.
 	var many []solver.Session
@@ -163,10 +169,12 @@ func TestNoSlots(t *testing.T) {
 	}
 	in = input(many...)
 	in.Criteria.RoomIDs = []string{"room_a"}
-	_, err = solver.Solve(in)
-	require.ErrorIs(t, err, solver.ErrNoSlots)
+	out, err = solver.Solve(in)
+	require.NoError(t, err)
+	require.Len(t, out.Placements, 22)
+	require.Equal(t, []solver.Unplaced{{SubmissionID: "w", Reason: solver.ReasonNoFreeSlot}}, out.Unplaced)
 
-	out, err := solver.Solve(input())
+	out, err = solver.Solve(input())
 	require.NoError(t, err)
 	require.Empty(t, out.Placements, "no sessions, an empty proposal")
 }
