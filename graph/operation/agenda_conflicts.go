@@ -183,8 +183,11 @@ func (r *Service) publishGate(ctx context.Context, ev *ent.Event, force bool) er
 	if len(blocking) == 0 {
 		return nil
 	}
-	return apperr.Conflict(apperr.CodeScheduleConflict, fmt.Sprintf(
-		"The agenda has %d blocking conflicts; resolve them, or publish with force", len(blocking))).With("conflicts", blocking)
+	msg := fmt.Sprintf("The agenda has %d blocking conflicts; resolve them, or publish with force", len(blocking))
+	if len(blocking) == 1 {
+		msg = "The agenda has a blocking conflict; resolve it, or publish with force"
+	}
+	return apperr.Conflict(apperr.CodeScheduleConflict, msg).With("conflicts", blocking)
 }
 
 func minTime(a, b time.Time) time.Time {
