@@ -79,6 +79,8 @@ type ComplexityRoot struct {
 		Rooms     func(childComplexity int) int
 		Sessions  func(childComplexity int) int
 		Tracks    func(childComplexity int) int
+		Version   func(childComplexity int, number int) int
+		Versions  func(childComplexity int) int
 	}
 
 	AgendaBlock struct {
@@ -88,6 +90,18 @@ type ComplexityRoot struct {
 		RoomID   func(childComplexity int) int
 		StartsAt func(childComplexity int) int
 		Title    func(childComplexity int) int
+	}
+
+	AgendaChange struct {
+		After       func(childComplexity int) int
+		AfterBlock  func(childComplexity int) int
+		Before      func(childComplexity int) int
+		BeforeBlock func(childComplexity int) int
+		BlockID     func(childComplexity int) int
+		Code        func(childComplexity int) int
+		Kinds       func(childComplexity int) int
+		SessionID   func(childComplexity int) int
+		Title       func(childComplexity int) int
 	}
 
 	AgendaConflict struct {
@@ -177,6 +191,22 @@ type ComplexityRoot struct {
 		StartsAt        func(childComplexity int) int
 		Title           func(childComplexity int) int
 		Tracks          func(childComplexity int) int
+	}
+
+	AgendaVersion struct {
+		Blocks      func(childComplexity int) int
+		Changes     func(childComplexity int) int
+		Number      func(childComplexity int) int
+		PublishedAt func(childComplexity int) int
+		PublishedBy func(childComplexity int) int
+		Sessions    func(childComplexity int) int
+	}
+
+	AgendaVersionSummary struct {
+		ChangeCount func(childComplexity int) int
+		Number      func(childComplexity int) int
+		PublishedAt func(childComplexity int) int
+		PublishedBy func(childComplexity int) int
 	}
 
 	AiReviewResult struct {
@@ -1797,6 +1827,9 @@ type ComplexityRoot struct {
 
 type AgendaResolver interface {
 	Conflicts(ctx context.Context, obj *model.Agenda) ([]*model.AgendaConflict, error)
+
+	Versions(ctx context.Context, obj *model.Agenda) ([]*model.AgendaVersionSummary, error)
+	Version(ctx context.Context, obj *model.Agenda, number int) (*model.AgendaVersion, error)
 }
 type ContactResolver interface {
 	HeadshotDownloadURL(ctx context.Context, obj *ent.Contact) (*string, error)
@@ -2103,6 +2136,23 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Agenda.Tracks(childComplexity), true
+	case "Agenda.version":
+		if e.ComplexityRoot.Agenda.Version == nil {
+			break
+		}
+
+		args, err := ec.field_Agenda_version_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Agenda.Version(childComplexity, args["number"].(int)), true
+	case "Agenda.versions":
+		if e.ComplexityRoot.Agenda.Versions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Agenda.Versions(childComplexity), true
 
 	case "AgendaBlock.endsAt":
 		if e.ComplexityRoot.AgendaBlock.EndsAt == nil {
@@ -2140,6 +2190,61 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AgendaBlock.Title(childComplexity), true
+
+	case "AgendaChange.after":
+		if e.ComplexityRoot.AgendaChange.After == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaChange.After(childComplexity), true
+	case "AgendaChange.afterBlock":
+		if e.ComplexityRoot.AgendaChange.AfterBlock == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaChange.AfterBlock(childComplexity), true
+	case "AgendaChange.before":
+		if e.ComplexityRoot.AgendaChange.Before == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaChange.Before(childComplexity), true
+	case "AgendaChange.beforeBlock":
+		if e.ComplexityRoot.AgendaChange.BeforeBlock == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaChange.BeforeBlock(childComplexity), true
+	case "AgendaChange.blockId":
+		if e.ComplexityRoot.AgendaChange.BlockID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaChange.BlockID(childComplexity), true
+	case "AgendaChange.code":
+		if e.ComplexityRoot.AgendaChange.Code == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaChange.Code(childComplexity), true
+	case "AgendaChange.kinds":
+		if e.ComplexityRoot.AgendaChange.Kinds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaChange.Kinds(childComplexity), true
+	case "AgendaChange.sessionId":
+		if e.ComplexityRoot.AgendaChange.SessionID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaChange.SessionID(childComplexity), true
+	case "AgendaChange.title":
+		if e.ComplexityRoot.AgendaChange.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaChange.Title(childComplexity), true
 
 	case "AgendaConflict.contactId":
 		if e.ComplexityRoot.AgendaConflict.ContactID == nil {
@@ -2521,6 +2626,68 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AgendaSession.Tracks(childComplexity), true
+
+	case "AgendaVersion.blocks":
+		if e.ComplexityRoot.AgendaVersion.Blocks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaVersion.Blocks(childComplexity), true
+	case "AgendaVersion.changes":
+		if e.ComplexityRoot.AgendaVersion.Changes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaVersion.Changes(childComplexity), true
+	case "AgendaVersion.number":
+		if e.ComplexityRoot.AgendaVersion.Number == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaVersion.Number(childComplexity), true
+	case "AgendaVersion.publishedAt":
+		if e.ComplexityRoot.AgendaVersion.PublishedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaVersion.PublishedAt(childComplexity), true
+	case "AgendaVersion.publishedBy":
+		if e.ComplexityRoot.AgendaVersion.PublishedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaVersion.PublishedBy(childComplexity), true
+	case "AgendaVersion.sessions":
+		if e.ComplexityRoot.AgendaVersion.Sessions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaVersion.Sessions(childComplexity), true
+
+	case "AgendaVersionSummary.changeCount":
+		if e.ComplexityRoot.AgendaVersionSummary.ChangeCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaVersionSummary.ChangeCount(childComplexity), true
+	case "AgendaVersionSummary.number":
+		if e.ComplexityRoot.AgendaVersionSummary.Number == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaVersionSummary.Number(childComplexity), true
+	case "AgendaVersionSummary.publishedAt":
+		if e.ComplexityRoot.AgendaVersionSummary.PublishedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaVersionSummary.PublishedAt(childComplexity), true
+	case "AgendaVersionSummary.publishedBy":
+		if e.ComplexityRoot.AgendaVersionSummary.PublishedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaVersionSummary.PublishedBy(childComplexity), true
 
 	case "AiReviewResult.createdAt":
 		if e.ComplexityRoot.AiReviewResult.CreatedAt == nil {
@@ -10572,7 +10739,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "ent.graphql" "agenda.graphqls" "agenda_drafts.graphqls" "campaigns.graphqls" "cfp.graphqls" "crm.graphqls" "emails.graphqls" "event.graphqls" "files.graphqls" "forms.graphqls" "library.graphqls" "people.graphqls" "pipeline.graphqls" "portal.graphqls" "portal_actions.graphqls" "profile_review.graphqls" "readiness.graphqls" "resources.graphqls" "reviews.graphqls" "reviews_desk.graphqls" "segments.graphqls" "sessions.graphqls" "speakers.graphqls" "submissions.graphqls" "subscriptions.graphqls" "webhooks.graphqls" "widgets.graphqls"
+//go:embed "ent.graphql" "agenda.graphqls" "agenda_drafts.graphqls" "agenda_versions.graphqls" "campaigns.graphqls" "cfp.graphqls" "crm.graphqls" "emails.graphqls" "event.graphqls" "files.graphqls" "forms.graphqls" "library.graphqls" "people.graphqls" "pipeline.graphqls" "portal.graphqls" "portal_actions.graphqls" "profile_review.graphqls" "readiness.graphqls" "resources.graphqls" "reviews.graphqls" "reviews_desk.graphqls" "segments.graphqls" "sessions.graphqls" "speakers.graphqls" "submissions.graphqls" "subscriptions.graphqls" "webhooks.graphqls" "widgets.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -10587,6 +10754,7 @@ var sources = []*ast.Source{
 	{Name: "ent.graphql", Input: sourceData("ent.graphql"), BuiltIn: false},
 	{Name: "agenda.graphqls", Input: sourceData("agenda.graphqls"), BuiltIn: false},
 	{Name: "agenda_drafts.graphqls", Input: sourceData("agenda_drafts.graphqls"), BuiltIn: false},
+	{Name: "agenda_versions.graphqls", Input: sourceData("agenda_versions.graphqls"), BuiltIn: false},
 	{Name: "campaigns.graphqls", Input: sourceData("campaigns.graphqls"), BuiltIn: false},
 	{Name: "cfp.graphqls", Input: sourceData("cfp.graphqls"), BuiltIn: false},
 	{Name: "crm.graphqls", Input: sourceData("crm.graphqls"), BuiltIn: false},
@@ -10656,6 +10824,10 @@ func (ec *executionContext) childFields_Agenda(ctx context.Context, field graphq
 		return ec.fieldContext_Agenda_conflicts(ctx, field)
 	case "blocks":
 		return ec.fieldContext_Agenda_blocks(ctx, field)
+	case "versions":
+		return ec.fieldContext_Agenda_versions(ctx, field)
+	case "version":
+		return ec.fieldContext_Agenda_version(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Agenda", field.Name)
 }
@@ -10676,6 +10848,30 @@ func (ec *executionContext) childFields_AgendaBlock(ctx context.Context, field g
 		return ec.fieldContext_AgendaBlock_endsAt(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AgendaBlock", field.Name)
+}
+
+func (ec *executionContext) childFields_AgendaChange(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "sessionId":
+		return ec.fieldContext_AgendaChange_sessionId(ctx, field)
+	case "blockId":
+		return ec.fieldContext_AgendaChange_blockId(ctx, field)
+	case "code":
+		return ec.fieldContext_AgendaChange_code(ctx, field)
+	case "title":
+		return ec.fieldContext_AgendaChange_title(ctx, field)
+	case "kinds":
+		return ec.fieldContext_AgendaChange_kinds(ctx, field)
+	case "before":
+		return ec.fieldContext_AgendaChange_before(ctx, field)
+	case "after":
+		return ec.fieldContext_AgendaChange_after(ctx, field)
+	case "beforeBlock":
+		return ec.fieldContext_AgendaChange_beforeBlock(ctx, field)
+	case "afterBlock":
+		return ec.fieldContext_AgendaChange_afterBlock(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AgendaChange", field.Name)
 }
 
 func (ec *executionContext) childFields_AgendaConflict(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -10854,6 +11050,38 @@ func (ec *executionContext) childFields_AgendaSession(ctx context.Context, field
 		return ec.fieldContext_AgendaSession_speakers(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AgendaSession", field.Name)
+}
+
+func (ec *executionContext) childFields_AgendaVersion(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "number":
+		return ec.fieldContext_AgendaVersion_number(ctx, field)
+	case "publishedAt":
+		return ec.fieldContext_AgendaVersion_publishedAt(ctx, field)
+	case "publishedBy":
+		return ec.fieldContext_AgendaVersion_publishedBy(ctx, field)
+	case "sessions":
+		return ec.fieldContext_AgendaVersion_sessions(ctx, field)
+	case "blocks":
+		return ec.fieldContext_AgendaVersion_blocks(ctx, field)
+	case "changes":
+		return ec.fieldContext_AgendaVersion_changes(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AgendaVersion", field.Name)
+}
+
+func (ec *executionContext) childFields_AgendaVersionSummary(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "number":
+		return ec.fieldContext_AgendaVersionSummary_number(ctx, field)
+	case "publishedAt":
+		return ec.fieldContext_AgendaVersionSummary_publishedAt(ctx, field)
+	case "publishedBy":
+		return ec.fieldContext_AgendaVersionSummary_publishedBy(ctx, field)
+	case "changeCount":
+		return ec.fieldContext_AgendaVersionSummary_changeCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AgendaVersionSummary", field.Name)
 }
 
 func (ec *executionContext) childFields_AiReviewResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -13907,6 +14135,20 @@ func (ec *executionContext) childFields___Type(ctx context.Context, field graphq
 // endregion ************************** internal!.gotpl ***************************
 
 // region    ***************************** args.gotpl *****************************
+
+func (ec *executionContext) field_Agenda_version_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "number",
+		func(ctx context.Context, v any) (int, error) {
+			return ec.unmarshalNInt2int(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["number"] = arg0
+	return args, nil
+}
 
 func (ec *executionContext) field_CrmSegment_contacts_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
@@ -17408,6 +17650,82 @@ func (ec *executionContext) fieldContext_Agenda_blocks(_ context.Context, field 
 	return fc, nil
 }
 
+func (ec *executionContext) _Agenda_versions(ctx context.Context, field graphql.CollectedField, obj *model.Agenda) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Agenda_versions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Agenda().Versions(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.AgendaVersionSummary) graphql.Marshaler {
+			return ec.marshalNAgendaVersionSummary2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAgendaVersionSummaryᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Agenda_versions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Agenda",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AgendaVersionSummary(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Agenda_version(ctx context.Context, field graphql.CollectedField, obj *model.Agenda) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Agenda_version(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Agenda().Version(ctx, obj, fc.Args["number"].(int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AgendaVersion) graphql.Marshaler {
+			return ec.marshalOAgendaVersion2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAgendaVersion(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Agenda_version(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Agenda",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AgendaVersion(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Agenda_version_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _AgendaBlock_id(ctx context.Context, field graphql.CollectedField, obj *model.AgendaBlock) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -17544,6 +17862,249 @@ func (ec *executionContext) _AgendaBlock_endsAt(ctx context.Context, field graph
 }
 func (ec *executionContext) fieldContext_AgendaBlock_endsAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AgendaBlock", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _AgendaChange_sessionId(ctx context.Context, field graphql.CollectedField, obj *agenda.Change) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaChange_sessionId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SessionID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalOID2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaChange_sessionId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgendaChange", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _AgendaChange_blockId(ctx context.Context, field graphql.CollectedField, obj *agenda.Change) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaChange_blockId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BlockID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalOID2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaChange_blockId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgendaChange", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _AgendaChange_code(ctx context.Context, field graphql.CollectedField, obj *agenda.Change) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaChange_code(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Code, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalOString2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaChange_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgendaChange", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AgendaChange_title(ctx context.Context, field graphql.CollectedField, obj *agenda.Change) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaChange_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaChange_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgendaChange", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AgendaChange_kinds(ctx context.Context, field graphql.CollectedField, obj *agenda.Change) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaChange_kinds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kinds, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaChange_kinds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgendaChange", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AgendaChange_before(ctx context.Context, field graphql.CollectedField, obj *agenda.Change) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaChange_before(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Before, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *agenda.Entry) graphql.Marshaler {
+			return ec.marshalOAgendaEntry2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚋschemaᚋagendaᚐEntry(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaChange_before(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgendaChange",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AgendaEntry(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgendaChange_after(ctx context.Context, field graphql.CollectedField, obj *agenda.Change) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaChange_after(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.After, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *agenda.Entry) graphql.Marshaler {
+			return ec.marshalOAgendaEntry2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚋschemaᚋagendaᚐEntry(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaChange_after(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgendaChange",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AgendaEntry(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgendaChange_beforeBlock(ctx context.Context, field graphql.CollectedField, obj *agenda.Change) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaChange_beforeBlock(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BeforeBlock, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *agenda.Block) graphql.Marshaler {
+			return ec.marshalOPublishedAgendaBlock2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚋschemaᚋagendaᚐBlock(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaChange_beforeBlock(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgendaChange",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PublishedAgendaBlock(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgendaChange_afterBlock(ctx context.Context, field graphql.CollectedField, obj *agenda.Change) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaChange_afterBlock(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AfterBlock, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *agenda.Block) graphql.Marshaler {
+			return ec.marshalOPublishedAgendaBlock2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚋschemaᚋagendaᚐBlock(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaChange_afterBlock(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgendaChange",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PublishedAgendaBlock(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _AgendaConflict_kind(ctx context.Context, field graphql.CollectedField, obj *model.AgendaConflict) (ret graphql.Marshaler) {
@@ -19033,6 +19594,263 @@ func (ec *executionContext) fieldContext_AgendaSession_speakers(_ context.Contex
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _AgendaVersion_number(ctx context.Context, field graphql.CollectedField, obj *model.AgendaVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaVersion_number(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Number, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaVersion_number(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgendaVersion", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AgendaVersion_publishedAt(ctx context.Context, field graphql.CollectedField, obj *model.AgendaVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaVersion_publishedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PublishedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaVersion_publishedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgendaVersion", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _AgendaVersion_publishedBy(ctx context.Context, field graphql.CollectedField, obj *model.AgendaVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaVersion_publishedBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PublishedBy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaVersion_publishedBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgendaVersion", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AgendaVersion_sessions(ctx context.Context, field graphql.CollectedField, obj *model.AgendaVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaVersion_sessions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sessions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []agenda.Entry) graphql.Marshaler {
+			return ec.marshalNAgendaEntry2ᚕgithubᚗcomᚋpodiumᚋpodiumᚋentᚋschemaᚋagendaᚐEntryᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaVersion_sessions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgendaVersion",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AgendaEntry(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgendaVersion_blocks(ctx context.Context, field graphql.CollectedField, obj *model.AgendaVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaVersion_blocks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Blocks, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []agenda.Block) graphql.Marshaler {
+			return ec.marshalNPublishedAgendaBlock2ᚕgithubᚗcomᚋpodiumᚋpodiumᚋentᚋschemaᚋagendaᚐBlockᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaVersion_blocks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgendaVersion",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PublishedAgendaBlock(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgendaVersion_changes(ctx context.Context, field graphql.CollectedField, obj *model.AgendaVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaVersion_changes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Changes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []agenda.Change) graphql.Marshaler {
+			return ec.marshalNAgendaChange2ᚕgithubᚗcomᚋpodiumᚋpodiumᚋentᚋschemaᚋagendaᚐChangeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaVersion_changes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgendaVersion",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AgendaChange(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgendaVersionSummary_number(ctx context.Context, field graphql.CollectedField, obj *model.AgendaVersionSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaVersionSummary_number(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Number, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaVersionSummary_number(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgendaVersionSummary", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AgendaVersionSummary_publishedAt(ctx context.Context, field graphql.CollectedField, obj *model.AgendaVersionSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaVersionSummary_publishedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PublishedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaVersionSummary_publishedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgendaVersionSummary", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _AgendaVersionSummary_publishedBy(ctx context.Context, field graphql.CollectedField, obj *model.AgendaVersionSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaVersionSummary_publishedBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PublishedBy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaVersionSummary_publishedBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgendaVersionSummary", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AgendaVersionSummary_changeCount(ctx context.Context, field graphql.CollectedField, obj *model.AgendaVersionSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaVersionSummary_changeCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ChangeCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaVersionSummary_changeCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgendaVersionSummary", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _AiReviewResult_id(ctx context.Context, field graphql.CollectedField, obj *model.AIResult) (ret graphql.Marshaler) {
@@ -58436,6 +59254,82 @@ func (ec *executionContext) _Agenda(ctx context.Context, sel ast.SelectionSet, o
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "versions":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Agenda_versions(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "version":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Agenda_version(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -58497,6 +59391,84 @@ func (ec *executionContext) _AgendaBlock(ctx context.Context, sel ast.SelectionS
 		case "endsAt":
 			out.Values[i] = ec._AgendaBlock_endsAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var agendaChangeImplementors = []string{"AgendaChange"}
+
+func (ec *executionContext) _AgendaChange(ctx context.Context, sel ast.SelectionSet, obj *agenda.Change) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, agendaChangeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AgendaChange")
+		case "sessionId":
+			out.Values[i] = ec._AgendaChange_sessionId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "blockId":
+			out.Values[i] = ec._AgendaChange_blockId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "code":
+			out.Values[i] = ec._AgendaChange_code(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "title":
+			out.Values[i] = ec._AgendaChange_title(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "kinds":
+			out.Values[i] = ec._AgendaChange_kinds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "before":
+			out.Values[i] = ec._AgendaChange_before(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "after":
+			out.Values[i] = ec._AgendaChange_after(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "beforeBlock":
+			out.Values[i] = ec._AgendaChange_beforeBlock(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "afterBlock":
+			out.Values[i] = ec._AgendaChange_afterBlock(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -59103,6 +60075,122 @@ func (ec *executionContext) _AgendaSession(ctx context.Context, sel ast.Selectio
 			}
 		case "speakers":
 			out.Values[i] = ec._AgendaSession_speakers(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var agendaVersionImplementors = []string{"AgendaVersion"}
+
+func (ec *executionContext) _AgendaVersion(ctx context.Context, sel ast.SelectionSet, obj *model.AgendaVersion) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, agendaVersionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AgendaVersion")
+		case "number":
+			out.Values[i] = ec._AgendaVersion_number(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "publishedAt":
+			out.Values[i] = ec._AgendaVersion_publishedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "publishedBy":
+			out.Values[i] = ec._AgendaVersion_publishedBy(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sessions":
+			out.Values[i] = ec._AgendaVersion_sessions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "blocks":
+			out.Values[i] = ec._AgendaVersion_blocks(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "changes":
+			out.Values[i] = ec._AgendaVersion_changes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var agendaVersionSummaryImplementors = []string{"AgendaVersionSummary"}
+
+func (ec *executionContext) _AgendaVersionSummary(ctx context.Context, sel ast.SelectionSet, obj *model.AgendaVersionSummary) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, agendaVersionSummaryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AgendaVersionSummary")
+		case "number":
+			out.Values[i] = ec._AgendaVersionSummary_number(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "publishedAt":
+			out.Values[i] = ec._AgendaVersionSummary_publishedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "publishedBy":
+			out.Values[i] = ec._AgendaVersionSummary_publishedBy(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "changeCount":
+			out.Values[i] = ec._AgendaVersionSummary_changeCount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -72530,6 +73618,26 @@ func (ec *executionContext) marshalNAgendaBlock2ᚖgithubᚗcomᚋpodiumᚋpodiu
 	return ec._AgendaBlock(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNAgendaChange2githubᚗcomᚋpodiumᚋpodiumᚋentᚋschemaᚋagendaᚐChange(ctx context.Context, sel ast.SelectionSet, v agenda.Change) graphql.Marshaler {
+	return ec._AgendaChange(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNAgendaChange2ᚕgithubᚗcomᚋpodiumᚋpodiumᚋentᚋschemaᚋagendaᚐChangeᚄ(ctx context.Context, sel ast.SelectionSet, v []agenda.Change) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAgendaChange2githubᚗcomᚋpodiumᚋpodiumᚋentᚋschemaᚋagendaᚐChange(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalNAgendaConflict2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAgendaConflictᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.AgendaConflict) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -72791,6 +73899,32 @@ func (ec *executionContext) marshalNAgendaSession2ᚖgithubᚗcomᚋpodiumᚋpod
 		return graphql.Null
 	}
 	return ec._AgendaSession(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAgendaVersionSummary2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAgendaVersionSummaryᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.AgendaVersionSummary) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAgendaVersionSummary2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAgendaVersionSummary(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNAgendaVersionSummary2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAgendaVersionSummary(ctx context.Context, sel ast.SelectionSet, v *model.AgendaVersionSummary) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AgendaVersionSummary(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNAiReviewResult2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAIResult(ctx context.Context, sel ast.SelectionSet, v *model.AIResult) graphql.Marshaler {
@@ -76833,6 +77967,20 @@ func (ec *executionContext) marshalN__TypeKind2string(ctx context.Context, sel a
 	return res
 }
 
+func (ec *executionContext) marshalOAgendaEntry2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚋschemaᚋagendaᚐEntry(ctx context.Context, sel ast.SelectionSet, v *agenda.Entry) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._AgendaEntry(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOAgendaVersion2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAgendaVersion(ctx context.Context, sel ast.SelectionSet, v *model.AgendaVersion) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._AgendaVersion(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalOAiReviewResult2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAIResult(ctx context.Context, sel ast.SelectionSet, v *model.AIResult) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -77603,6 +78751,18 @@ func (ec *executionContext) marshalOFloat2ᚖfloat64(ctx context.Context, sel as
 	return res
 }
 
+func (ec *executionContext) unmarshalOID2string(ctx context.Context, v any) (string, error) {
+	res, err := scalar.UnmarshalID(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOID2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	_ = ctx
+	res := scalar.MarshalID(v)
+	return res
+}
+
 func (ec *executionContext) unmarshalOID2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
 	if v == nil {
 		return nil, nil
@@ -77748,6 +78908,13 @@ func (ec *executionContext) marshalOProgramLabel2ᚖgithubᚗcomᚋpodiumᚋpodi
 	return ec._ProgramLabel(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalOPublishedAgendaBlock2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚋschemaᚋagendaᚐBlock(ctx context.Context, sel ast.SelectionSet, v *agenda.Block) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._PublishedAgendaBlock(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalOResourceAttachmentKind2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐResourceAttachmentKind(ctx context.Context, v any) (*model.ResourceAttachmentKind, error) {
 	if v == nil {
 		return nil, nil
@@ -77872,6 +79039,18 @@ func (ec *executionContext) marshalOSessionState2ᚖgithubᚗcomᚋpodiumᚋpodi
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) unmarshalOString2string(ctx context.Context, v any) (string, error) {
+	res, err := scalar.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOString2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	_ = ctx
+	res := scalar.MarshalString(v)
+	return res
 }
 
 func (ec *executionContext) unmarshalOString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {

@@ -91,6 +91,11 @@ var routes = []route{
 	{"GET", "/public/events/{eventId}/agenda.json", "getPublicAgenda", (*API).getPublicAgenda, "", 200, public},
 	{"GET", "/public/events/{eventId}/agenda.ics", "getPublicAgendaCalendar", (*API).getPublicAgendaCalendar, "", 200, public},
 
+	// agenda_versions.go
+	{"GET", "/events/{eventId}/agenda/versions", "listAgendaVersions", (*API).listAgendaVersions, "", 200, 0},
+	{"GET", "/events/{eventId}/agenda/versions/{number}", "getAgendaVersion", (*API).getAgendaVersion, "", 200, 0},
+	{"GET", "/public/events/{eventId}/agenda/changes.json", "getPublicAgendaChanges", (*API).getPublicAgendaChanges, "", 200, public},
+
 	// emails.go
 	{"GET", "/events/{eventId}/emails", "listEmails", (*API).listEmails, "", 200, 0},
 
