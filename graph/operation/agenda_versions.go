@@ -3,6 +3,7 @@ package operation
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -222,9 +223,9 @@ const hookMaxChanges = 500
 // hookChange is a change as the agenda.published webhook carries it: thin, without the before
 // and after of the session or block (GET …/agenda/versions/{number} has them).
 type hookChange struct {
-	SessionID string   `json:"sessionId,omitempty"`
-	BlockID   string   `json:"blockId,omitempty"`
-	Code      string   `json:"code,omitempty"`
+	SessionID string   `json:"sessionId"`
+	BlockID   string   `json:"blockId"`
+	Code      string   `json:"code"`
 	Title     string   `json:"title"`
 	Kinds     []string `json:"kinds"`
 }
@@ -387,6 +388,15 @@ type PublicAgendaVersion struct {
 	Number      int              `json:"number"`
 	PublishedAt scalar.Timestamp `json:"publishedAt"`
 	Changes     []agenda.Change  `json:"changes"`
+}
+
+// MarshalJSON answers the changes with every key present (model.AgendaChangeJSON).
+func (v PublicAgendaVersion) MarshalJSON() ([]byte, error) {
+	type fields PublicAgendaVersion
+	return json.Marshal(struct {
+		fields
+		Changes []model.AgendaChangeJSON `json:"changes"`
+	}{fields(v), model.AgendaChangesJSON(v.Changes)})
 }
 
 // PublicAgendaChangelog is the changelog of any event's agenda, for anyone (no key): the
