@@ -114,7 +114,7 @@ func TestAgendaVersions(t *testing.T) {
 	}, agenda["versions"])
 	require.Equal(t, want, changeKinds(agenda["version"].(map[string]any)["changes"]))
 	gq := b.gql(b.acme, `query($e: ID!) { event(id: $e) { agenda { version(number: 9) { number } } } }`, map[string]any{"e": w.event})
-	require.Equal(t, []string{"NOT_FOUND"}, gq.Codes())
+	require.Equal(t, []string{"not_found"}, gq.Codes())
 
 	// Unknown numbers, and another organization.
 	b.requireError(b.do(http.MethodGet, versions+"/9", b.acme, nil), 404, "not_found")
