@@ -94,6 +94,10 @@ var routes = []route{
 	// agenda_blocks.go
 	{"PUT", "/events/{eventId}/agenda/blocks", "saveAgendaBlock", (*API).saveAgendaBlock, "SaveAgendaBlockInput", 200, 0},
 	{"DELETE", "/events/{eventId}/agenda/blocks/{blockId}", "deleteAgendaBlock", (*API).deleteAgendaBlock, "", 200, 0},
+	// agenda_versions.go
+	{"GET", "/events/{eventId}/agenda/versions", "listAgendaVersions", (*API).listAgendaVersions, "", 200, 0},
+	{"GET", "/events/{eventId}/agenda/versions/{number}", "getAgendaVersion", (*API).getAgendaVersion, "", 200, 0},
+	{"GET", "/public/events/{eventId}/agenda/changes.json", "getPublicAgendaChanges", (*API).getPublicAgendaChanges, "", 200, public},
 
 	// emails.go
 	{"GET", "/events/{eventId}/emails", "listEmails", (*API).listEmails, "", 200, 0},

@@ -455,6 +455,28 @@ var routeDocs = map[string]routeDoc{
 		description: "An unknown block is not an error: the agenda is returned as it is. Sets agendaDirty when a block goes.",
 		output:      model.Agenda{},
 	},
+	// agenda_versions.go
+	"listAgendaVersions": {
+		tag:     "Agenda",
+		summary: "List the published versions of the agenda (ext)",
+		description: "Every publish is a version, numbered from 1: newest first, with when, who published it and " +
+			"how many sessions and blocks changed against the version before.",
+		output: []model.AgendaVersionSummary{},
+	},
+	"getAgendaVersion": {
+		tag:     "Agenda",
+		summary: "Get a published version of the agenda (ext)",
+		description: "The sessions and blocks the version published and its changes against the version before " +
+			"(version 1: everything added). A number the agenda has no version of is 404 not_found.",
+		output: model.AgendaVersion{},
+	},
+	"getPublicAgendaChanges": {
+		tag:     "Public",
+		summary: "Get the changelog of the published agenda (ext, no key)",
+		description: "The published versions, newest first, with their numbers, dates and changes — published data " +
+			"only, and none while the agenda is unpublished. Cached as the published agenda is (ETag, Last-Modified).",
+		output: operation.PublicAgendaChanges{},
+	},
 
 	// emails.go
 	"listEmails": {

@@ -65,12 +65,15 @@ const (
 	// Campaign is an organizer's own message to speakers (docs/campaigns.md): Subject and Message
 	// hold their text, merge tokens already replaced; the HTML keeps its line breaks.
 	Campaign = "campaign"
+	// AgendaChanged tells a speaker how their sessions changed in a newly published version of the
+	// agenda (docs/agenda.md): Count is the version's number, Changes one line per session.
+	AgendaChanged = "agenda_changed"
 )
 
 // Names lists every template, for tests and tools.
 var Names = []string{PortalInvitation, SessionAccepted, SessionDeclined, SessionCancelled,
 	SessionReinstated, CalendarInvite, SessionUnscheduled, ReviewerInvitation, ReviewReminder, SignIn, OrganizationInvitation,
-	CFPSubmitted, CFPCoSpeaker, WebhookDisabled, Campaign, SpeakerDeclined, ProposalWithdrawn}
+	CFPSubmitted, CFPCoSpeaker, WebhookDisabled, Campaign, SpeakerDeclined, ProposalWithdrawn, AgendaChanged}
 
 // Data is what templates may use. EventName, FirstName and Link are in every email.
 type Data struct {
@@ -96,6 +99,13 @@ type Data struct {
 	// URL is a webhook endpoint's URL and Reason why Podium disabled it (WebhookDisabled).
 	URL    string
 	Reason string
+	// Changes are a speaker's sessions that changed in a published version (AgendaChanged).
+	Changes []ChangeLine
+}
+
+// ChangeLine is one session of an AgendaChanged email: its title and what happened to it.
+type ChangeLine struct {
+	Title, Detail string
 }
 
 // Rendered is an email's subject and bodies.

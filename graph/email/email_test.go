@@ -21,6 +21,12 @@ func sample(name string) Data {
 		RoundName: "First round", Count: 3,
 		URL: "https://hooks.example.test/podium?a=1&b=<2>", Reason: "receiver answered 500 <boom>",
 	}
+	if name == AgendaChanged {
+		d.Changes = []ChangeLine{
+			{Title: "Go <generics> & you", Detail: "moved to Hall A, Fri, Sep 10, 2027, 11:00 AM–11:45 AM CEST (was Annex, Fri, Sep 10, 2027, 9:00 AM–9:45 AM CEST)"},
+			{Title: "Fuzzing", Detail: "removed from the agenda"},
+		}
+	}
 	if name == ReviewReminder {
 		d.Link = "https://podium.example.test/reviews"
 	}

@@ -363,7 +363,7 @@ func (r *Service) PublishAgenda(ctx context.Context, eventID string, force bool)
 		if err != nil {
 			return nil, err
 		}
-		if err := r.emit(ctx, hookAgendaPublished, hookData{"eventId": ev.ID, "sessions": len(entries)}); err != nil {
+		if err := r.recordAgendaVersion(ctx, ev, entries, ev.PublishedBlocks); err != nil {
 			return nil, err
 		}
 		current.Event = agendaEvent(ev)
