@@ -217,6 +217,21 @@ type ComplexityRoot struct {
 		SubmissionID func(childComplexity int) int
 	}
 
+	Availability struct {
+		AvailableThroughout func(childComplexity int) int
+		ContactID           func(childComplexity int) int
+		EventID             func(childComplexity int) int
+		Intervals           func(childComplexity int) int
+		Timezone            func(childComplexity int) int
+	}
+
+	AvailabilityInterval struct {
+		EndsAt     func(childComplexity int) int
+		LocalEnd   func(childComplexity int) int
+		LocalStart func(childComplexity int) int
+		StartsAt   func(childComplexity int) int
+	}
+
 	CalendarInvitesResult struct {
 		CreatedEmails func(childComplexity int) int
 		Sessions      func(childComplexity int) int
@@ -314,6 +329,7 @@ type ComplexityRoot struct {
 
 	Contact struct {
 		ApprovedProfile     func(childComplexity int) int
+		Availability        func(childComplexity int) int
 		Bio                 func(childComplexity int) int
 		Company             func(childComplexity int) int
 		ConfirmedAt         func(childComplexity int) int
@@ -871,9 +887,11 @@ type ComplexityRoot struct {
 		SendCalendarInvites       func(childComplexity int, eventID string, input *model.SendCalendarInvitesInput) int
 		SendCampaign              func(childComplexity int, eventID string, input model.SendCampaignInput) int
 		SendReviewReminders       func(childComplexity int, eventID string, roundID string, input model.SendReviewRemindersInput) int
+		SetMyAvailability         func(childComplexity int, eventID string, input model.SpeakerAvailabilityInput) int
 		SetMyTaskDone             func(childComplexity int, id string, done bool) int
 		SetReviewerTracks         func(childComplexity int, eventID string, eventMemberID string, input model.SetReviewerTracksInput) int
 		SetSessionSpeakers        func(childComplexity int, eventID string, sessionID string, input model.SetSessionSpeakersInput) int
+		SetSpeakerAvailability    func(childComplexity int, eventID string, contactID string, input model.SpeakerAvailabilityInput) int
 		SetSpeakerWorkflow        func(childComplexity int, eventID string, contactID string, input model.SetSpeakerWorkflowInput) int
 		SetTaskStatus             func(childComplexity int, eventID string, sessionID string, taskID string, input model.SetTaskStatusInput) int
 		SubmitMyReview            func(childComplexity int, assignmentID string, input model.SubmitReviewAnswersInput) int
@@ -1116,6 +1134,7 @@ type ComplexityRoot struct {
 		Contacts               func(childComplexity int, q *string, first *int, after *entgql.Cursor[string]) int
 		Event                  func(childComplexity int, id string) int
 		Events                 func(childComplexity int, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string], last *int, orderBy *ent.EventOrder, where *ent.EventWhereInput) int
+		MyAvailability         func(childComplexity int, eventID string) int
 		MyCoSpeakerInvitations func(childComplexity int, formID string) int
 		MyProfile              func(childComplexity int, contactID string) int
 		MyProposals            func(childComplexity int, formID string) int
@@ -1799,6 +1818,7 @@ type AgendaResolver interface {
 	Conflicts(ctx context.Context, obj *model.Agenda) ([]*model.AgendaConflict, error)
 }
 type ContactResolver interface {
+	Availability(ctx context.Context, obj *ent.Contact) (*model.Availability, error)
 	HeadshotDownloadURL(ctx context.Context, obj *ent.Contact) (*string, error)
 	Resources(ctx context.Context, obj *ent.Contact) ([]*model.ResourceRecord, error)
 }
@@ -1846,6 +1866,8 @@ type MutationResolver interface {
 	GenerateAgendaDraft(ctx context.Context, eventID string, input model.GenerateAgendaDraftInput) (*model.AgendaDraft, error)
 	ChangeAgendaDraft(ctx context.Context, eventID string, draftID string, input model.ChangeAgendaDraftInput) (*model.AgendaDraft, error)
 	AcceptAgendaDraft(ctx context.Context, eventID string, draftID string, input model.AcceptAgendaDraftInput) (*model.AcceptAgendaDraftResult, error)
+	SetSpeakerAvailability(ctx context.Context, eventID string, contactID string, input model.SpeakerAvailabilityInput) (*model.Availability, error)
+	SetMyAvailability(ctx context.Context, eventID string, input model.SpeakerAvailabilityInput) (*model.Availability, error)
 	SendCampaign(ctx context.Context, eventID string, input model.SendCampaignInput) (*model.SendCampaignResult, error)
 	SaveProposal(ctx context.Context, formID string, id *string, input model.ProposalInput, submit *bool) (*model.Proposal, error)
 	AnswerCoSpeakerInvitation(ctx context.Context, formID string, id string, accept bool) (*model.ProposalInvitation, error)
@@ -1952,6 +1974,7 @@ type QueryResolver interface {
 	Nodes(ctx context.Context, ids []string) ([]ent.Noder, error)
 	Events(ctx context.Context, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string], last *int, orderBy *ent.EventOrder, where *ent.EventWhereInput) (*ent.EventConnection, error)
 	AgendaDrafts(ctx context.Context, eventID string) ([]*model.AgendaDraft, error)
+	MyAvailability(ctx context.Context, eventID string) (*model.Availability, error)
 	Communications(ctx context.Context, eventID string) (*model.CommunicationCenter, error)
 	CfpForm(ctx context.Context, id string) (*model.CfpForm, error)
 	MyProposals(ctx context.Context, formID string) ([]*model.Proposal, error)
@@ -2682,6 +2705,62 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.AutoDistributionShortfall.SubmissionID(childComplexity), true
 
+	case "Availability.availableThroughout":
+		if e.ComplexityRoot.Availability.AvailableThroughout == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Availability.AvailableThroughout(childComplexity), true
+	case "Availability.contactId":
+		if e.ComplexityRoot.Availability.ContactID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Availability.ContactID(childComplexity), true
+	case "Availability.eventId":
+		if e.ComplexityRoot.Availability.EventID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Availability.EventID(childComplexity), true
+	case "Availability.intervals":
+		if e.ComplexityRoot.Availability.Intervals == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Availability.Intervals(childComplexity), true
+	case "Availability.timezone":
+		if e.ComplexityRoot.Availability.Timezone == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Availability.Timezone(childComplexity), true
+
+	case "AvailabilityInterval.endsAt":
+		if e.ComplexityRoot.AvailabilityInterval.EndsAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AvailabilityInterval.EndsAt(childComplexity), true
+	case "AvailabilityInterval.localEnd":
+		if e.ComplexityRoot.AvailabilityInterval.LocalEnd == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AvailabilityInterval.LocalEnd(childComplexity), true
+	case "AvailabilityInterval.localStart":
+		if e.ComplexityRoot.AvailabilityInterval.LocalStart == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AvailabilityInterval.LocalStart(childComplexity), true
+	case "AvailabilityInterval.startsAt":
+		if e.ComplexityRoot.AvailabilityInterval.StartsAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AvailabilityInterval.StartsAt(childComplexity), true
+
 	case "CalendarInvitesResult.createdEmails":
 		if e.ComplexityRoot.CalendarInvitesResult.CreatedEmails == nil {
 			break
@@ -3088,6 +3167,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Contact.ApprovedProfile(childComplexity), true
+	case "Contact.availability":
+		if e.ComplexityRoot.Contact.Availability == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Contact.Availability(childComplexity), true
 	case "Contact.bio":
 		if e.ComplexityRoot.Contact.Bio == nil {
 			break
@@ -6054,6 +6139,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SendReviewReminders(childComplexity, args["eventId"].(string), args["roundId"].(string), args["input"].(model.SendReviewRemindersInput)), true
+	case "Mutation.setMyAvailability":
+		if e.ComplexityRoot.Mutation.SetMyAvailability == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_setMyAvailability_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SetMyAvailability(childComplexity, args["eventId"].(string), args["input"].(model.SpeakerAvailabilityInput)), true
 	case "Mutation.setMyTaskDone":
 		if e.ComplexityRoot.Mutation.SetMyTaskDone == nil {
 			break
@@ -6087,6 +6183,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SetSessionSpeakers(childComplexity, args["eventId"].(string), args["sessionId"].(string), args["input"].(model.SetSessionSpeakersInput)), true
+	case "Mutation.setSpeakerAvailability":
+		if e.ComplexityRoot.Mutation.SetSpeakerAvailability == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_setSpeakerAvailability_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SetSpeakerAvailability(childComplexity, args["eventId"].(string), args["contactId"].(string), args["input"].(model.SpeakerAvailabilityInput)), true
 	case "Mutation.setSpeakerWorkflow":
 		if e.ComplexityRoot.Mutation.SetSpeakerWorkflow == nil {
 			break
@@ -7340,6 +7447,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.Events(childComplexity, args["after"].(*entgql.Cursor[string]), args["first"].(*int), args["before"].(*entgql.Cursor[string]), args["last"].(*int), args["orderBy"].(*ent.EventOrder), args["where"].(*ent.EventWhereInput)), true
 
+	case "Query.myAvailability":
+		if e.ComplexityRoot.Query.MyAvailability == nil {
+			break
+		}
+
+		args, err := ec.field_Query_myAvailability_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.MyAvailability(childComplexity, args["eventId"].(string)), true
 	case "Query.myCoSpeakerInvitations":
 		if e.ComplexityRoot.Query.MyCoSpeakerInvitations == nil {
 			break
@@ -10409,6 +10527,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputAgendaDraftCriteriaInput,
 		ec.unmarshalInputAssignReviewsInput,
 		ec.unmarshalInputAutoDistributeReviewsInput,
+		ec.unmarshalInputAvailabilityIntervalInput,
 		ec.unmarshalInputCampaignAudienceInput,
 		ec.unmarshalInputCancelSessionInput,
 		ec.unmarshalInputCfpFormInput,
@@ -10473,6 +10592,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputSetSessionSpeakersInput,
 		ec.unmarshalInputSetSpeakerWorkflowInput,
 		ec.unmarshalInputSetTaskStatusInput,
+		ec.unmarshalInputSpeakerAvailabilityInput,
 		ec.unmarshalInputSpeakerImportRow,
 		ec.unmarshalInputSubmitReviewAnswersInput,
 		ec.unmarshalInputTagOrder,
@@ -10572,7 +10692,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "ent.graphql" "agenda.graphqls" "agenda_drafts.graphqls" "campaigns.graphqls" "cfp.graphqls" "crm.graphqls" "emails.graphqls" "event.graphqls" "files.graphqls" "forms.graphqls" "library.graphqls" "people.graphqls" "pipeline.graphqls" "portal.graphqls" "portal_actions.graphqls" "profile_review.graphqls" "readiness.graphqls" "resources.graphqls" "reviews.graphqls" "reviews_desk.graphqls" "segments.graphqls" "sessions.graphqls" "speakers.graphqls" "submissions.graphqls" "subscriptions.graphqls" "webhooks.graphqls" "widgets.graphqls"
+//go:embed "ent.graphql" "agenda.graphqls" "agenda_drafts.graphqls" "availability.graphqls" "campaigns.graphqls" "cfp.graphqls" "crm.graphqls" "emails.graphqls" "event.graphqls" "files.graphqls" "forms.graphqls" "library.graphqls" "people.graphqls" "pipeline.graphqls" "portal.graphqls" "portal_actions.graphqls" "profile_review.graphqls" "readiness.graphqls" "resources.graphqls" "reviews.graphqls" "reviews_desk.graphqls" "segments.graphqls" "sessions.graphqls" "speakers.graphqls" "submissions.graphqls" "subscriptions.graphqls" "webhooks.graphqls" "widgets.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -10587,6 +10707,7 @@ var sources = []*ast.Source{
 	{Name: "ent.graphql", Input: sourceData("ent.graphql"), BuiltIn: false},
 	{Name: "agenda.graphqls", Input: sourceData("agenda.graphqls"), BuiltIn: false},
 	{Name: "agenda_drafts.graphqls", Input: sourceData("agenda_drafts.graphqls"), BuiltIn: false},
+	{Name: "availability.graphqls", Input: sourceData("availability.graphqls"), BuiltIn: false},
 	{Name: "campaigns.graphqls", Input: sourceData("campaigns.graphqls"), BuiltIn: false},
 	{Name: "cfp.graphqls", Input: sourceData("cfp.graphqls"), BuiltIn: false},
 	{Name: "crm.graphqls", Input: sourceData("crm.graphqls"), BuiltIn: false},
@@ -10932,6 +11053,36 @@ func (ec *executionContext) childFields_AutoDistributionShortfall(ctx context.Co
 	return nil, fmt.Errorf("no field named %q was found under type AutoDistributionShortfall", field.Name)
 }
 
+func (ec *executionContext) childFields_Availability(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "eventId":
+		return ec.fieldContext_Availability_eventId(ctx, field)
+	case "contactId":
+		return ec.fieldContext_Availability_contactId(ctx, field)
+	case "timezone":
+		return ec.fieldContext_Availability_timezone(ctx, field)
+	case "availableThroughout":
+		return ec.fieldContext_Availability_availableThroughout(ctx, field)
+	case "intervals":
+		return ec.fieldContext_Availability_intervals(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Availability", field.Name)
+}
+
+func (ec *executionContext) childFields_AvailabilityInterval(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "startsAt":
+		return ec.fieldContext_AvailabilityInterval_startsAt(ctx, field)
+	case "endsAt":
+		return ec.fieldContext_AvailabilityInterval_endsAt(ctx, field)
+	case "localStart":
+		return ec.fieldContext_AvailabilityInterval_localStart(ctx, field)
+	case "localEnd":
+		return ec.fieldContext_AvailabilityInterval_localEnd(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AvailabilityInterval", field.Name)
+}
+
 func (ec *executionContext) childFields_CalendarInvitesResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "createdEmails":
@@ -11182,6 +11333,8 @@ func (ec *executionContext) childFields_Contact(ctx context.Context, field graph
 		return ec.fieldContext_Contact_profileReviewStatus(ctx, field)
 	case "workflowStatus":
 		return ec.fieldContext_Contact_workflowStatus(ctx, field)
+	case "availability":
+		return ec.fieldContext_Contact_availability(ctx, field)
 	case "headshotDownloadUrl":
 		return ec.fieldContext_Contact_headshotDownloadUrl(ctx, field)
 	case "resources":
@@ -15924,6 +16077,28 @@ func (ec *executionContext) field_Mutation_sendReviewReminders_args(ctx context.
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_setMyAvailability_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "eventId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["eventId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.SpeakerAvailabilityInput, error) {
+			return ec.unmarshalNSpeakerAvailabilityInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐSpeakerAvailabilityInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_setMyTaskDone_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -15998,6 +16173,36 @@ func (ec *executionContext) field_Mutation_setSessionSpeakers_args(ctx context.C
 	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.SetSessionSpeakersInput, error) {
 			return ec.unmarshalNSetSessionSpeakersInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐSetSessionSpeakersInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_setSpeakerAvailability_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "eventId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["eventId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "contactId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["contactId"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.SpeakerAvailabilityInput, error) {
+			return ec.unmarshalNSpeakerAvailabilityInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐSpeakerAvailabilityInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -16713,6 +16918,20 @@ func (ec *executionContext) field_Query_events_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["where"] = arg5
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_myAvailability_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "eventId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["eventId"] = arg0
 	return args, nil
 }
 
@@ -19651,6 +19870,222 @@ func (ec *executionContext) fieldContext_AutoDistributionShortfall_reason(_ cont
 	return graphql.NewScalarFieldContext("AutoDistributionShortfall", field, false, false, errors.New("field of type AutoDistributionShortfallReason does not have child fields"))
 }
 
+func (ec *executionContext) _Availability_eventId(ctx context.Context, field graphql.CollectedField, obj *model.Availability) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Availability_eventId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Availability_eventId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Availability", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Availability_contactId(ctx context.Context, field graphql.CollectedField, obj *model.Availability) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Availability_contactId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContactID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Availability_contactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Availability", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Availability_timezone(ctx context.Context, field graphql.CollectedField, obj *model.Availability) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Availability_timezone(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Timezone, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Availability_timezone(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Availability", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Availability_availableThroughout(ctx context.Context, field graphql.CollectedField, obj *model.Availability) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Availability_availableThroughout(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AvailableThroughout, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Availability_availableThroughout(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Availability", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Availability_intervals(ctx context.Context, field graphql.CollectedField, obj *model.Availability) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Availability_intervals(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Intervals, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.AvailabilityInterval) graphql.Marshaler {
+			return ec.marshalNAvailabilityInterval2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAvailabilityIntervalᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Availability_intervals(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Availability",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AvailabilityInterval(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AvailabilityInterval_startsAt(ctx context.Context, field graphql.CollectedField, obj *model.AvailabilityInterval) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AvailabilityInterval_startsAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StartsAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AvailabilityInterval_startsAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AvailabilityInterval", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _AvailabilityInterval_endsAt(ctx context.Context, field graphql.CollectedField, obj *model.AvailabilityInterval) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AvailabilityInterval_endsAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EndsAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AvailabilityInterval_endsAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AvailabilityInterval", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _AvailabilityInterval_localStart(ctx context.Context, field graphql.CollectedField, obj *model.AvailabilityInterval) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AvailabilityInterval_localStart(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LocalStart, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AvailabilityInterval_localStart(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AvailabilityInterval", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AvailabilityInterval_localEnd(ctx context.Context, field graphql.CollectedField, obj *model.AvailabilityInterval) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AvailabilityInterval_localEnd(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LocalEnd, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AvailabilityInterval_localEnd(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AvailabilityInterval", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _CalendarInvitesResult_createdEmails(ctx context.Context, field graphql.CollectedField, obj *model.CalendarInvitesResult) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -21901,6 +22336,38 @@ func (ec *executionContext) _Contact_workflowStatus(ctx context.Context, field g
 }
 func (ec *executionContext) fieldContext_Contact_workflowStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Contact", field, false, false, errors.New("field of type ContactWorkflowStatus does not have child fields"))
+}
+
+func (ec *executionContext) _Contact_availability(ctx context.Context, field graphql.CollectedField, obj *ent.Contact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Contact_availability(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Contact().Availability(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Availability) graphql.Marshaler {
+			return ec.marshalNAvailability2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAvailability(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Contact_availability(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Contact",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Availability(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Contact_headshotDownloadUrl(ctx context.Context, field graphql.CollectedField, obj *ent.Contact) (ret graphql.Marshaler) {
@@ -30145,6 +30612,94 @@ func (ec *executionContext) fieldContext_Mutation_acceptAgendaDraft(ctx context.
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_setSpeakerAvailability(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_setSpeakerAvailability(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SetSpeakerAvailability(ctx, fc.Args["eventId"].(string), fc.Args["contactId"].(string), fc.Args["input"].(model.SpeakerAvailabilityInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Availability) graphql.Marshaler {
+			return ec.marshalNAvailability2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAvailability(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_setSpeakerAvailability(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Availability(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_setSpeakerAvailability_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_setMyAvailability(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_setMyAvailability(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SetMyAvailability(ctx, fc.Args["eventId"].(string), fc.Args["input"].(model.SpeakerAvailabilityInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Availability) graphql.Marshaler {
+			return ec.marshalNAvailability2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAvailability(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_setMyAvailability(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Availability(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_setMyAvailability_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_sendCampaign(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -38085,6 +38640,50 @@ func (ec *executionContext) fieldContext_Query_agendaDrafts(ctx context.Context,
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_agendaDrafts_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_myAvailability(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_myAvailability(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().MyAvailability(ctx, fc.Args["eventId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Availability) graphql.Marshaler {
+			return ec.marshalNAvailability2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAvailability(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_myAvailability(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Availability(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_myAvailability_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -51768,6 +52367,43 @@ func (ec *executionContext) unmarshalInputAutoDistributeReviewsInput(ctx context
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputAvailabilityIntervalInput(ctx context.Context, obj any) (model.AvailabilityIntervalInput, error) {
+	var it model.AvailabilityIntervalInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"startsAt", "endsAt"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "startsAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("startsAt"))
+			data, err := ec.unmarshalNTime2timeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StartsAt = data
+		case "endsAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endsAt"))
+			data, err := ec.unmarshalNTime2timeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EndsAt = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputCampaignAudienceInput(ctx context.Context, obj any) (model.CampaignAudienceInput, error) {
 	var it model.CampaignAudienceInput
 	if obj == nil {
@@ -57598,6 +58234,36 @@ func (ec *executionContext) unmarshalInputSetTaskStatusInput(ctx context.Context
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputSpeakerAvailabilityInput(ctx context.Context, obj any) (model.SpeakerAvailabilityInput, error) {
+	var it model.SpeakerAvailabilityInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"intervals"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "intervals":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("intervals"))
+			data, err := ec.unmarshalNAvailabilityIntervalInput2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAvailabilityIntervalInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Intervals = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputSpeakerImportRow(ctx context.Context, obj any) (model.SpeakerImportRow, error) {
 	var it model.SpeakerImportRow
 	if obj == nil {
@@ -59389,6 +60055,117 @@ func (ec *executionContext) _AutoDistributionShortfall(ctx context.Context, sel 
 	return out
 }
 
+var availabilityImplementors = []string{"Availability"}
+
+func (ec *executionContext) _Availability(ctx context.Context, sel ast.SelectionSet, obj *model.Availability) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, availabilityImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Availability")
+		case "eventId":
+			out.Values[i] = ec._Availability_eventId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "contactId":
+			out.Values[i] = ec._Availability_contactId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "timezone":
+			out.Values[i] = ec._Availability_timezone(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "availableThroughout":
+			out.Values[i] = ec._Availability_availableThroughout(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "intervals":
+			out.Values[i] = ec._Availability_intervals(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var availabilityIntervalImplementors = []string{"AvailabilityInterval"}
+
+func (ec *executionContext) _AvailabilityInterval(ctx context.Context, sel ast.SelectionSet, obj *model.AvailabilityInterval) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, availabilityIntervalImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AvailabilityInterval")
+		case "startsAt":
+			out.Values[i] = ec._AvailabilityInterval_startsAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "endsAt":
+			out.Values[i] = ec._AvailabilityInterval_endsAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "localStart":
+			out.Values[i] = ec._AvailabilityInterval_localStart(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "localEnd":
+			out.Values[i] = ec._AvailabilityInterval_localEnd(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var calendarInvitesResultImplementors = []string{"CalendarInvitesResult"}
 
 func (ec *executionContext) _CalendarInvitesResult(ctx context.Context, sel ast.SelectionSet, obj *model.CalendarInvitesResult) graphql.Marshaler {
@@ -60201,6 +60978,44 @@ func (ec *executionContext) _Contact(ctx context.Context, sel ast.SelectionSet, 
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "availability":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Contact_availability(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "headshotDownloadUrl":
 			field := field
 
@@ -64258,6 +65073,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "setSpeakerAvailability":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_setSpeakerAvailability(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "setMyAvailability":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_setMyAvailability(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "sendCampaign":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_sendCampaign(ctx, field)
@@ -66548,6 +67377,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_agendaDrafts(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "myAvailability":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_myAvailability(ctx, field)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -72901,6 +73752,61 @@ func (ec *executionContext) marshalNAutoDistributionTier2githubᚗcomᚋpodium�
 	return v
 }
 
+func (ec *executionContext) marshalNAvailability2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAvailability(ctx context.Context, sel ast.SelectionSet, v *model.Availability) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Availability(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAvailabilityInterval2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAvailabilityIntervalᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.AvailabilityInterval) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAvailabilityInterval2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAvailabilityInterval(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNAvailabilityInterval2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAvailabilityInterval(ctx context.Context, sel ast.SelectionSet, v *model.AvailabilityInterval) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AvailabilityInterval(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNAvailabilityIntervalInput2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAvailabilityIntervalInputᚄ(ctx context.Context, v any) ([]*model.AvailabilityIntervalInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.AvailabilityIntervalInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNAvailabilityIntervalInput2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAvailabilityIntervalInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalNAvailabilityIntervalInput2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAvailabilityIntervalInput(ctx context.Context, v any) (*model.AvailabilityIntervalInput, error) {
+	res, err := ec.unmarshalInputAvailabilityIntervalInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNBoolean2bool(ctx context.Context, v any) (bool, error) {
 	res, err := scalar.UnmarshalBoolean(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -75719,6 +76625,11 @@ func (ec *executionContext) unmarshalNSetSpeakerWorkflowInput2githubᚗcomᚋpod
 
 func (ec *executionContext) unmarshalNSetTaskStatusInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐSetTaskStatusInput(ctx context.Context, v any) (model.SetTaskStatusInput, error) {
 	res, err := ec.unmarshalInputSetTaskStatusInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNSpeakerAvailabilityInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐSpeakerAvailabilityInput(ctx context.Context, v any) (model.SpeakerAvailabilityInput, error) {
+	res, err := ec.unmarshalInputSpeakerAvailabilityInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
