@@ -100,6 +100,14 @@ func TestAvailabilityOrganizer(t *testing.T) {
 	got = b.must(http.StatusOK, http.MethodPut, path, b.acme, intervals()).Obj()
 	require.Equal(t, true, got["availableThroughout"])
 	require.Equal(t, 0, b.availabilityRows(w.ada))
+	// Each replacement recorded a change for subscribers, naming the speaker; none touched the
+	// agenda.
+	changes := b.changesOf(w.event, "speaker.availability_changed")
+	require.Len(t, changes, 3)
+	for _, c := range changes {
+		require.Equal(t, map[string]string{"speakerId": w.ada}, c.Data)
+	}
+	require.Empty(t, b.changesOf(w.event, "agenda.changed"))
 }
 
 // TestAvailabilityRefusesBadInput: every refused input answers 400 invalid_input over REST and
@@ -156,6 +164,7 @@ func TestAvailabilityRefusesBadInput(t *testing.T) {
 	require.Nil(t, g.Data["setSpeakerAvailability"], g.Raw)
 	require.Equal(t, before, b.must(http.StatusOK, http.MethodGet, path, b.acme, nil).Raw)
 	require.Equal(t, 1, b.availabilityRows(w.ada))
+	require.Len(t, b.changesOf(w.event, "speaker.availability_changed"), 1, "a refused input recorded a change")
 }
 
 // TestAvailabilityWalls: another organization's key cannot reach the event, an organizer cannot

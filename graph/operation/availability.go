@@ -51,7 +51,18 @@ func (r *Service) SpeakerAvailability(ctx context.Context, eventID, contactID st
 	if err != nil {
 		return nil, err
 	}
-	return r.ContactAvailability(ctx, ct)
+	return r.availabilityOf(ctx, ct)
+}
+
+// availabilityOf reads one contact's availability without the request's loader, whose batches
+// run in the scope of the request rather than of ctx.
+func (r *Service) availabilityOf(ctx context.Context, ct *ent.Contact) (*model.Availability, error) {
+	k := eventItem{ct.EventID, ct.ID}
+	m, err := r.contactsAvailability(ctx, []eventItem{k})
+	if err != nil {
+		return nil, err
+	}
+	return m[k], nil
 }
 
 // ContactAvailability is the availability of the contact ct at its event (Contact.availability).
@@ -122,7 +133,7 @@ func (r *Service) SetSpeakerAvailability(ctx context.Context, eventID, contactID
 func (r *Service) MyAvailability(ctx context.Context, eventID string) (*model.Availability, error) {
 	var out *model.Availability
 	err := r.onMyContact(ctx, eventID, func(ctx context.Context, _ *ent.Event, ct *ent.Contact) (err error) {
-		out, err = r.ContactAvailability(ctx, ct)
+		out, err = r.availabilityOf(ctx, ct)
 		return err
 	})
 	return out, err
