@@ -29,6 +29,10 @@ var routes = []route{
 	{"POST", "/events/{eventId}/speakers/import", "importSpeakers", (*API).importSpeakers, "ImportSpeakersInput", 200, 0},
 	{"POST", "/events/{eventId}/speakers/invite", "inviteSpeakerPortals", (*API).inviteSpeakerPortals, "InviteSpeakerPortalsInput", 200, 0},
 
+	// availability.go
+	{"GET", "/events/{eventId}/speakers/{contactId}/availability", "getSpeakerAvailability", (*API).getSpeakerAvailability, "", 200, 0},
+	{"PUT", "/events/{eventId}/speakers/{contactId}/availability", "setSpeakerAvailability", (*API).setSpeakerAvailability, "SpeakerAvailabilityInput", 200, 0},
+
 	// submissions.go
 	{"GET", "/events/{eventId}/submissions", "listSubmissions", (*API).listSubmissions, "", 200, 0},
 	{"POST", "/events/{eventId}/submissions", "createSubmission", (*API).createSubmission, "CreateSubmissionInput", 201, 0},

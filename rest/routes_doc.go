@@ -100,6 +100,21 @@ var routeDocs = map[string]routeDoc{
 		output:      model.InviteSpeakerPortalsResult{},
 	},
 
+	// availability.go
+	"getSpeakerAvailability": {
+		tag:     "Speakers",
+		summary: "Get a speaker's availability (ext)",
+		output:  SpeakerAvailability{},
+	},
+	"setSpeakerAvailability": {
+		tag:     "Speakers",
+		summary: "Replace a speaker's availability (ext)",
+		description: "Replaces every interval; an empty list makes the speaker available throughout the event. A refused " +
+			"body (400 invalid_input: an interval outside the event's days, an end not after its start, a time off a " +
+			"5-minute mark, more than 50 intervals) writes nothing. Overlapping or touching intervals are merged.",
+		output: SpeakerAvailability{},
+	},
+
 	// submissions.go
 	"listSubmissions": {
 		tag:     "Submissions",

@@ -23,10 +23,11 @@ import (
 // counterpart's resolver calls, or who have no such operation although they have a counterpart:
 // operation id → the field ("" for none), with the reason.
 var routeFieldExceptions = map[string]struct{ field, reason string }{
-	"getEvent":            {"Query.event", "loads the event with a.event, as every route under /events/{eventId} does"},
-	"listContacts":        {"Query.contacts", "streams the same rows with ContactDirectory instead of the paged connection"},
-	"getSessionTimeline":  {"Submission.activity", "looks the session up with Event.submission first"},
-	"listSegmentContacts": {"CrmSegment.contacts", "looks the segment up with Query.segment first"},
+	"getEvent":               {"Query.event", "loads the event with a.event, as every route under /events/{eventId} does"},
+	"listContacts":           {"Query.contacts", "streams the same rows with ContactDirectory instead of the paged connection"},
+	"getSessionTimeline":     {"Submission.activity", "looks the session up with Event.submission first"},
+	"listSegmentContacts":    {"CrmSegment.contacts", "looks the segment up with Query.segment first"},
+	"getSpeakerAvailability": {"Contact.availability", "looks the speaker up in the event first, as Event.speaker does"},
 }
 
 // TestRoutesNamedBySDL checks that every `REST: METHOD /path` sentence of a description in the

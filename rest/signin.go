@@ -111,6 +111,7 @@ func (s *signIn) routes(r chi.Router) {
 	(&web.Desk{Ops: s.ops, Person: s.person, Log: s.log}).Mount(r)
 	(&web.Portal{Ops: s.ops, Person: s.person, Log: s.log}).Mount(r)
 	web.MountProfile(r, &web.Desk{Ops: s.ops, Person: s.person, Log: s.log})
+	web.MountAvailability(r, &web.Desk{Ops: s.ops, Person: s.person, Log: s.log})
 	web.MountWebhooks(r, &web.Desk{Ops: s.ops, Person: s.person, Log: s.log})
 }
 

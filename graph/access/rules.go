@@ -82,6 +82,7 @@ var Rules = map[string]Rule{
 	"Mutation.setSessionSpeakers":       Admins,
 	"Mutation.saveSpeaker":              Admins,
 	"Mutation.setSpeakerWorkflow":       Admins,
+	"Mutation.setSpeakerAvailability":   Admins,
 	"Mutation.importSpeakers":           Admins,
 	"Mutation.inviteSpeakerPortals":     Admins,
 	"Mutation.createSubmission":         Admins,
@@ -116,6 +117,9 @@ var Rules = map[string]Rule{
 	// The reviewer desk and the speaker's own records answer about the caller alone (their own
 	// assignments, contacts and sessions; nothing for an API key or a person without that role),
 	// so anyone signed in may ask: the operations decide what is theirs (docs/people.md).
+	// A speaker's own availability: the operations find their contact through the caller's address.
+	"Query.myAvailability":        Anyone,
+	"Mutation.setMyAvailability":  Anyone,
 	"Query.myReviewAssignments":   Anyone,
 	"Query.myReviewAssignment":    Anyone,
 	"Mutation.submitMyReview":     Anyone,

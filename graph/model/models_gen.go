@@ -118,6 +118,40 @@ type AutoDistributeReviewsInput struct {
 	DryRun *bool `json:"dryRun"`
 }
 
+// When a speaker can speak at an event.
+type Availability struct {
+	// The event's id.
+	EventID string `json:"eventId"`
+	// The speaker's contact id.
+	ContactID string `json:"contactId"`
+	// The event's time zone (IANA), in which localStart and localEnd are written.
+	Timezone string `json:"timezone"`
+	// True when the speaker gave no intervals: they are available throughout the event.
+	AvailableThroughout bool `json:"availableThroughout"`
+	// The intervals, by start, none overlapping or touching another.
+	Intervals []*AvailabilityInterval `json:"intervals"`
+}
+
+// A stretch of time a speaker can speak.
+type AvailabilityInterval struct {
+	// When it starts (UTC).
+	StartsAt time.Time `json:"startsAt"`
+	// When it ends (UTC).
+	EndsAt time.Time `json:"endsAt"`
+	// When it starts in the event's time zone, such as 2027-09-10T09:00:00+02:00.
+	LocalStart string `json:"localStart"`
+	// When it ends in the event's time zone.
+	LocalEnd string `json:"localEnd"`
+}
+
+// One stretch of time, as instants with their zone offset.
+type AvailabilityIntervalInput struct {
+	// When it starts, on a 5-minute mark.
+	StartsAt time.Time `json:"startsAt"`
+	// When it ends, on a 5-minute mark, after startsAt.
+	EndsAt time.Time `json:"endsAt"`
+}
+
 // What sending calendar invitations did.
 type CalendarInvitesResult struct {
 	// Emails queued.
@@ -1420,6 +1454,12 @@ type SetSpeakerWorkflowInput struct {
 type SetTaskStatusInput struct {
 	// todo, done (which sets completedAt) or waived.
 	Status TaskStatus `json:"status"`
+}
+
+// A speaker's availability: the intervals replace all earlier ones.
+type SpeakerAvailabilityInput struct {
+	// At most 50 intervals; none (an empty list) means available throughout the event.
+	Intervals []*AvailabilityIntervalInput `json:"intervals"`
 }
 
 // The caller's own contact record in one event.
@@ -2875,6 +2915,8 @@ const (
 	EventChangeTypeSpeakerWorkflowChanged EventChangeType = "SPEAKER_WORKFLOW_CHANGED"
 	// A speaker confirmed (status: the new workflow status).
 	EventChangeTypeSpeakerConfirmed EventChangeType = "SPEAKER_CONFIRMED"
+	// A speaker's availability was replaced, by the organizers or the speaker (speakerId).
+	EventChangeTypeSpeakerAvailabilityChanged EventChangeType = "SPEAKER_AVAILABILITY_CHANGED"
 	// Submissions were assigned to a reviewer: the assignment when it is one, else count (one change
 	// per reviewer for assignments made at once).
 	EventChangeTypeReviewAssigned EventChangeType = "REVIEW_ASSIGNED"
@@ -2912,6 +2954,7 @@ var AllEventChangeType = []EventChangeType{
 	EventChangeTypeSubmissionDecided,
 	EventChangeTypeSpeakerWorkflowChanged,
 	EventChangeTypeSpeakerConfirmed,
+	EventChangeTypeSpeakerAvailabilityChanged,
 	EventChangeTypeReviewAssigned,
 	EventChangeTypeReviewCompleted,
 	EventChangeTypeReviewRecused,
@@ -2926,7 +2969,7 @@ var AllEventChangeType = []EventChangeType{
 
 func (e EventChangeType) IsValid() bool {
 	switch e {
-	case EventChangeTypeSessionCreated, EventChangeTypeSessionCancelled, EventChangeTypeSessionReinstated, EventChangeTypeSessionDeleted, EventChangeTypeSessionScheduled, EventChangeTypeSessionReadinessChanged, EventChangeTypeSubmissionSubmitted, EventChangeTypeSubmissionDecided, EventChangeTypeSpeakerWorkflowChanged, EventChangeTypeSpeakerConfirmed, EventChangeTypeReviewAssigned, EventChangeTypeReviewCompleted, EventChangeTypeReviewRecused, EventChangeTypeReviewUnassigned, EventChangeTypeAgendaChanged, EventChangeTypeAgendaPublished, EventChangeTypeAgendaUnpublished, EventChangeTypeResourcePublished, EventChangeTypeEmailStatusChanged, EventChangeTypeResyncRequired:
+	case EventChangeTypeSessionCreated, EventChangeTypeSessionCancelled, EventChangeTypeSessionReinstated, EventChangeTypeSessionDeleted, EventChangeTypeSessionScheduled, EventChangeTypeSessionReadinessChanged, EventChangeTypeSubmissionSubmitted, EventChangeTypeSubmissionDecided, EventChangeTypeSpeakerWorkflowChanged, EventChangeTypeSpeakerConfirmed, EventChangeTypeSpeakerAvailabilityChanged, EventChangeTypeReviewAssigned, EventChangeTypeReviewCompleted, EventChangeTypeReviewRecused, EventChangeTypeReviewUnassigned, EventChangeTypeAgendaChanged, EventChangeTypeAgendaPublished, EventChangeTypeAgendaUnpublished, EventChangeTypeResourcePublished, EventChangeTypeEmailStatusChanged, EventChangeTypeResyncRequired:
 		return true
 	}
 	return false

@@ -47,6 +47,8 @@ type loaders struct {
 	eventModels *eventModels
 	// events read the read models of a page of events together (loaders_events.go).
 	events eventLoaders
+	// availability is each contact's availability (Contact.availability, availability.go).
+	availability availabilityLoaders
 }
 
 // eventItem names an item of an event.
