@@ -10421,6 +10421,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputContactOrder,
 		ec.unmarshalInputContactWhereInput,
 		ec.unmarshalInputCreateEventInput,
+		ec.unmarshalInputCreatePersonalCalendarInput,
 		ec.unmarshalInputCreateSessionInput,
 		ec.unmarshalInputCreateSubmissionInput,
 		ec.unmarshalInputCreateWebhookInput,
@@ -10572,7 +10573,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "ent.graphql" "agenda.graphqls" "agenda_drafts.graphqls" "campaigns.graphqls" "cfp.graphqls" "crm.graphqls" "emails.graphqls" "event.graphqls" "files.graphqls" "forms.graphqls" "library.graphqls" "people.graphqls" "pipeline.graphqls" "portal.graphqls" "portal_actions.graphqls" "profile_review.graphqls" "readiness.graphqls" "resources.graphqls" "reviews.graphqls" "reviews_desk.graphqls" "segments.graphqls" "sessions.graphqls" "speakers.graphqls" "submissions.graphqls" "subscriptions.graphqls" "webhooks.graphqls" "widgets.graphqls"
+//go:embed "ent.graphql" "agenda.graphqls" "agenda_drafts.graphqls" "agenda_exports.graphqls" "campaigns.graphqls" "cfp.graphqls" "crm.graphqls" "emails.graphqls" "event.graphqls" "files.graphqls" "forms.graphqls" "library.graphqls" "people.graphqls" "pipeline.graphqls" "portal.graphqls" "portal_actions.graphqls" "profile_review.graphqls" "readiness.graphqls" "resources.graphqls" "reviews.graphqls" "reviews_desk.graphqls" "segments.graphqls" "sessions.graphqls" "speakers.graphqls" "submissions.graphqls" "subscriptions.graphqls" "webhooks.graphqls" "widgets.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -10587,6 +10588,7 @@ var sources = []*ast.Source{
 	{Name: "ent.graphql", Input: sourceData("ent.graphql"), BuiltIn: false},
 	{Name: "agenda.graphqls", Input: sourceData("agenda.graphqls"), BuiltIn: false},
 	{Name: "agenda_drafts.graphqls", Input: sourceData("agenda_drafts.graphqls"), BuiltIn: false},
+	{Name: "agenda_exports.graphqls", Input: sourceData("agenda_exports.graphqls"), BuiltIn: false},
 	{Name: "campaigns.graphqls", Input: sourceData("campaigns.graphqls"), BuiltIn: false},
 	{Name: "cfp.graphqls", Input: sourceData("cfp.graphqls"), BuiltIn: false},
 	{Name: "crm.graphqls", Input: sourceData("crm.graphqls"), BuiltIn: false},
@@ -53086,6 +53088,36 @@ func (ec *executionContext) unmarshalInputCreateEventInput(ctx context.Context, 
 				return it, err
 			}
 			it.EndsAt = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputCreatePersonalCalendarInput(ctx context.Context, obj any) (model.CreatePersonalCalendarInput, error) {
+	var it model.CreatePersonalCalendarInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"sessionIds"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "sessionIds":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sessionIds"))
+			data, err := ec.unmarshalNID2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SessionIds = data
 		}
 	}
 	return it, nil

@@ -91,6 +91,12 @@ var routes = []route{
 	{"GET", "/public/events/{eventId}/agenda.json", "getPublicAgenda", (*API).getPublicAgenda, "", 200, public},
 	{"GET", "/public/events/{eventId}/agenda.ics", "getPublicAgendaCalendar", (*API).getPublicAgendaCalendar, "", 200, public},
 
+	// agenda_exports.go
+	{"GET", "/public/events/{eventId}/schedule.json", "getScheduleJSON", (*API).getScheduleJSON, "", 200, public},
+	{"GET", "/public/events/{eventId}/schedule.xml", "getScheduleXML", (*API).getScheduleXML, "", 200, public},
+	{"POST", "/public/widgets/{widgetId}/calendars", "createPersonalCalendar", (*API).createPersonalCalendar, "CreatePersonalCalendarInput", 201, public},
+	{"GET", "/public/calendars/{token}.ics", "getPersonalCalendar", (*API).getPersonalCalendar, "", 200, public},
+
 	// emails.go
 	{"GET", "/events/{eventId}/emails", "listEmails", (*API).listEmails, "", 200, 0},
 
