@@ -212,4 +212,3 @@ func TestScheduleExports(t *testing.T) {
 	}
 	validateScheduleXML(t, b.sendRaw(b.request(http.MethodGet, base+"/schedule.xml", "")).Body.Bytes())
 }
-

@@ -172,51 +172,51 @@ func PersonalCalendarPath(token string) string { return "/api/v1/public/calendar
 // address holds a random token of 32 bytes; only its SHA-256 is stored, so the address is shown
 // once and cannot be recovered.
 func (r *Service) CreatePersonalCalendar(ctx context.Context, widgetID string, sessionIDs []string) (*PersonalCalendarLink, error) {
-	return inTx(ctx, r, func(ctx context.Context) (*PersonalCalendarLink, error) {
-		if !pid.Plausible(widgetID) {
-			return nil, errWidgetNotFound
+	if !pid.Plausible(widgetID) {
+		return nil, errWidgetNotFound
+	}
+	// A visitor has no organization: the route's transaction is unscoped, so the widget is found
+	// as the system and the calendar written as the widget's organization, outside it. It is the
+	// one write, after every check, so nothing is ever half written.
+	w, err := r.Client.Embed.Query().Where(embed.ID(widgetID)).
+		Only(viewer.System(ctx, "personal calendars: find a public widget by its id, without a key"))
+	if ent.IsNotFound(err) || (err == nil && !w.Enabled) {
+		return nil, errWidgetNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	ids, err := checkCalendarSessions(sessionIDs)
+	if err != nil {
+		return nil, err
+	}
+	s, err := r.publishedSchedule(ctx, w.EventID)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range ids {
+		if !slices.ContainsFunc(s.Sessions, func(e agenda.Entry) bool { return e.ID == id }) {
+			return nil, apperr.Invalid("sessionIds holds %q, which is not a session of the published agenda", id)
 		}
-		w, err := r.ClientOf(ctx).Embed.Query().Where(embed.ID(widgetID)).
-			Only(viewer.System(ctx, "personal calendars: find a public widget by its id, without a key"))
-		if ent.IsNotFound(err) || (err == nil && !w.Enabled) {
-			return nil, errWidgetNotFound
+	}
+	raw := make([]byte, 32)
+	if _, err := rand.Read(raw); err != nil {
+		return nil, err
+	}
+	token := base64.RawURLEncoding.EncodeToString(raw)
+	err = r.Client.PersonalCalendar.Create().SetEventID(w.EventID).SetTokenHash(tokenHash(token)).SetSessionIds(ids).
+		Exec(viewer.WithOrganization(ctx, w.OrganizationID))
+	if err != nil {
+		return nil, err
+	}
+	url := r.Outbox.PublicURL + PersonalCalendarPath(token)
+	webcal := url
+	for _, scheme := range []string{"https://", "http://"} {
+		if rest, ok := strings.CutPrefix(url, scheme); ok {
+			webcal = "webcal://" + rest
 		}
-		if err != nil {
-			return nil, err
-		}
-		ids, err := checkCalendarSessions(sessionIDs)
-		if err != nil {
-			return nil, err
-		}
-		s, err := r.publishedSchedule(ctx, w.EventID)
-		if err != nil {
-			return nil, err
-		}
-		for _, id := range ids {
-			if !slices.ContainsFunc(s.Sessions, func(e agenda.Entry) bool { return e.ID == id }) {
-				return nil, apperr.Invalid("sessionIds holds %q, which is not a session of the published agenda", id)
-			}
-		}
-		raw := make([]byte, 32)
-		if _, err := rand.Read(raw); err != nil {
-			return nil, err
-		}
-		token := base64.RawURLEncoding.EncodeToString(raw)
-		ctx = viewer.WithOrganization(ctx, w.OrganizationID)
-		err = r.ClientOf(ctx).PersonalCalendar.Create().SetEventID(w.EventID).SetTokenHash(tokenHash(token)).
-			SetSessionIds(ids).Exec(ctx)
-		if err != nil {
-			return nil, err
-		}
-		url := r.Outbox.PublicURL + PersonalCalendarPath(token)
-		webcal := url
-		for _, scheme := range []string{"https://", "http://"} {
-			if rest, ok := strings.CutPrefix(url, scheme); ok {
-				webcal = "webcal://" + rest
-			}
-		}
-		return &PersonalCalendarLink{URL: url, WebcalURL: webcal}, nil
-	})
+	}
+	return &PersonalCalendarLink{URL: url, WebcalURL: webcal}, nil
 }
 
 // checkCalendarSessions checks the count of a personal calendar's ids and drops repeats.
