@@ -80,6 +80,8 @@ type ComplexityRoot struct {
 		Rooms        func(childComplexity int) int
 		Sessions     func(childComplexity int) int
 		Tracks       func(childComplexity int) int
+		Version      func(childComplexity int, number int) int
+		Versions     func(childComplexity int) int
 	}
 
 	AgendaBlock struct {
@@ -89,6 +91,18 @@ type ComplexityRoot struct {
 		RoomID   func(childComplexity int) int
 		StartsAt func(childComplexity int) int
 		Title    func(childComplexity int) int
+	}
+
+	AgendaChange struct {
+		After       func(childComplexity int) int
+		AfterBlock  func(childComplexity int) int
+		Before      func(childComplexity int) int
+		BeforeBlock func(childComplexity int) int
+		BlockID     func(childComplexity int) int
+		Code        func(childComplexity int) int
+		Kinds       func(childComplexity int) int
+		SessionID   func(childComplexity int) int
+		Title       func(childComplexity int) int
 	}
 
 	AgendaConflict struct {
@@ -190,6 +204,22 @@ type ComplexityRoot struct {
 		SubmissionID func(childComplexity int) int
 	}
 
+	AgendaVersion struct {
+		Blocks      func(childComplexity int) int
+		Changes     func(childComplexity int) int
+		Number      func(childComplexity int) int
+		PublishedAt func(childComplexity int) int
+		PublishedBy func(childComplexity int) int
+		Sessions    func(childComplexity int) int
+	}
+
+	AgendaVersionSummary struct {
+		ChangeCount func(childComplexity int) int
+		Number      func(childComplexity int) int
+		PublishedAt func(childComplexity int) int
+		PublishedBy func(childComplexity int) int
+	}
+
 	AiReviewResult struct {
 		CreatedAt            func(childComplexity int) int
 		ID                   func(childComplexity int) int
@@ -226,6 +256,21 @@ type ComplexityRoot struct {
 		Missing      func(childComplexity int) int
 		Reason       func(childComplexity int) int
 		SubmissionID func(childComplexity int) int
+	}
+
+	Availability struct {
+		AvailableThroughout func(childComplexity int) int
+		ContactID           func(childComplexity int) int
+		EventID             func(childComplexity int) int
+		Intervals           func(childComplexity int) int
+		Timezone            func(childComplexity int) int
+	}
+
+	AvailabilityInterval struct {
+		EndsAt     func(childComplexity int) int
+		LocalEnd   func(childComplexity int) int
+		LocalStart func(childComplexity int) int
+		StartsAt   func(childComplexity int) int
 	}
 
 	CalendarInvitesResult struct {
@@ -325,6 +370,7 @@ type ComplexityRoot struct {
 
 	Contact struct {
 		ApprovedProfile     func(childComplexity int) int
+		Availability        func(childComplexity int) int
 		Bio                 func(childComplexity int) int
 		Company             func(childComplexity int) int
 		ConfirmedAt         func(childComplexity int) int
@@ -885,9 +931,11 @@ type ComplexityRoot struct {
 		SendCalendarInvites       func(childComplexity int, eventID string, input *model.SendCalendarInvitesInput) int
 		SendCampaign              func(childComplexity int, eventID string, input model.SendCampaignInput) int
 		SendReviewReminders       func(childComplexity int, eventID string, roundID string, input model.SendReviewRemindersInput) int
+		SetMyAvailability         func(childComplexity int, eventID string, input model.SpeakerAvailabilityInput) int
 		SetMyTaskDone             func(childComplexity int, id string, done bool) int
 		SetReviewerTracks         func(childComplexity int, eventID string, eventMemberID string, input model.SetReviewerTracksInput) int
 		SetSessionSpeakers        func(childComplexity int, eventID string, sessionID string, input model.SetSessionSpeakersInput) int
+		SetSpeakerAvailability    func(childComplexity int, eventID string, contactID string, input model.SpeakerAvailabilityInput) int
 		SetSpeakerWorkflow        func(childComplexity int, eventID string, contactID string, input model.SetSpeakerWorkflowInput) int
 		SetTaskStatus             func(childComplexity int, eventID string, sessionID string, taskID string, input model.SetTaskStatusInput) int
 		SubmitMyReview            func(childComplexity int, assignmentID string, input model.SubmitReviewAnswersInput) int
@@ -1131,6 +1179,7 @@ type ComplexityRoot struct {
 		Contacts               func(childComplexity int, q *string, first *int, after *entgql.Cursor[string]) int
 		Event                  func(childComplexity int, id string) int
 		Events                 func(childComplexity int, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string], last *int, orderBy *ent.EventOrder, where *ent.EventWhereInput) int
+		MyAvailability         func(childComplexity int, eventID string) int
 		MyCoSpeakerInvitations func(childComplexity int, formID string) int
 		MyProfile              func(childComplexity int, contactID string) int
 		MyProposals            func(childComplexity int, formID string) int
@@ -1812,8 +1861,12 @@ type ComplexityRoot struct {
 
 type AgendaResolver interface {
 	Conflicts(ctx context.Context, obj *model.Agenda) ([]*model.AgendaConflict, error)
+
+	Versions(ctx context.Context, obj *model.Agenda) ([]*model.AgendaVersionSummary, error)
+	Version(ctx context.Context, obj *model.Agenda, number int) (*model.AgendaVersion, error)
 }
 type ContactResolver interface {
+	Availability(ctx context.Context, obj *ent.Contact) (*model.Availability, error)
 	HeadshotDownloadURL(ctx context.Context, obj *ent.Contact) (*string, error)
 	Resources(ctx context.Context, obj *ent.Contact) ([]*model.ResourceRecord, error)
 }
@@ -1863,6 +1916,8 @@ type MutationResolver interface {
 	GenerateAgendaDraft(ctx context.Context, eventID string, input model.GenerateAgendaDraftInput) (*model.AgendaDraft, error)
 	ChangeAgendaDraft(ctx context.Context, eventID string, draftID string, input model.ChangeAgendaDraftInput) (*model.AgendaDraft, error)
 	AcceptAgendaDraft(ctx context.Context, eventID string, draftID string, input model.AcceptAgendaDraftInput) (*model.AcceptAgendaDraftResult, error)
+	SetSpeakerAvailability(ctx context.Context, eventID string, contactID string, input model.SpeakerAvailabilityInput) (*model.Availability, error)
+	SetMyAvailability(ctx context.Context, eventID string, input model.SpeakerAvailabilityInput) (*model.Availability, error)
 	SendCampaign(ctx context.Context, eventID string, input model.SendCampaignInput) (*model.SendCampaignResult, error)
 	SaveProposal(ctx context.Context, formID string, id *string, input model.ProposalInput, submit *bool) (*model.Proposal, error)
 	AnswerCoSpeakerInvitation(ctx context.Context, formID string, id string, accept bool) (*model.ProposalInvitation, error)
@@ -1969,6 +2024,7 @@ type QueryResolver interface {
 	Nodes(ctx context.Context, ids []string) ([]ent.Noder, error)
 	Events(ctx context.Context, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string], last *int, orderBy *ent.EventOrder, where *ent.EventWhereInput) (*ent.EventConnection, error)
 	AgendaDrafts(ctx context.Context, eventID string) ([]*model.AgendaDraft, error)
+	MyAvailability(ctx context.Context, eventID string) (*model.Availability, error)
 	Communications(ctx context.Context, eventID string) (*model.CommunicationCenter, error)
 	CfpForm(ctx context.Context, id string) (*model.CfpForm, error)
 	MyProposals(ctx context.Context, formID string) ([]*model.Proposal, error)
@@ -2126,6 +2182,23 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Agenda.Tracks(childComplexity), true
+	case "Agenda.version":
+		if e.ComplexityRoot.Agenda.Version == nil {
+			break
+		}
+
+		args, err := ec.field_Agenda_version_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Agenda.Version(childComplexity, args["number"].(int)), true
+	case "Agenda.versions":
+		if e.ComplexityRoot.Agenda.Versions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Agenda.Versions(childComplexity), true
 
 	case "AgendaBlock.endsAt":
 		if e.ComplexityRoot.AgendaBlock.EndsAt == nil {
@@ -2163,6 +2236,61 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AgendaBlock.Title(childComplexity), true
+
+	case "AgendaChange.after":
+		if e.ComplexityRoot.AgendaChange.After == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaChange.After(childComplexity), true
+	case "AgendaChange.afterBlock":
+		if e.ComplexityRoot.AgendaChange.AfterBlock == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaChange.AfterBlock(childComplexity), true
+	case "AgendaChange.before":
+		if e.ComplexityRoot.AgendaChange.Before == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaChange.Before(childComplexity), true
+	case "AgendaChange.beforeBlock":
+		if e.ComplexityRoot.AgendaChange.BeforeBlock == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaChange.BeforeBlock(childComplexity), true
+	case "AgendaChange.blockId":
+		if e.ComplexityRoot.AgendaChange.BlockID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaChange.BlockID(childComplexity), true
+	case "AgendaChange.code":
+		if e.ComplexityRoot.AgendaChange.Code == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaChange.Code(childComplexity), true
+	case "AgendaChange.kinds":
+		if e.ComplexityRoot.AgendaChange.Kinds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaChange.Kinds(childComplexity), true
+	case "AgendaChange.sessionId":
+		if e.ComplexityRoot.AgendaChange.SessionID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaChange.SessionID(childComplexity), true
+	case "AgendaChange.title":
+		if e.ComplexityRoot.AgendaChange.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaChange.Title(childComplexity), true
 
 	case "AgendaConflict.blockId":
 		if e.ComplexityRoot.AgendaConflict.BlockID == nil {
@@ -2588,6 +2716,68 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.AgendaUnplacedSession.SubmissionID(childComplexity), true
 
+	case "AgendaVersion.blocks":
+		if e.ComplexityRoot.AgendaVersion.Blocks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaVersion.Blocks(childComplexity), true
+	case "AgendaVersion.changes":
+		if e.ComplexityRoot.AgendaVersion.Changes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaVersion.Changes(childComplexity), true
+	case "AgendaVersion.number":
+		if e.ComplexityRoot.AgendaVersion.Number == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaVersion.Number(childComplexity), true
+	case "AgendaVersion.publishedAt":
+		if e.ComplexityRoot.AgendaVersion.PublishedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaVersion.PublishedAt(childComplexity), true
+	case "AgendaVersion.publishedBy":
+		if e.ComplexityRoot.AgendaVersion.PublishedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaVersion.PublishedBy(childComplexity), true
+	case "AgendaVersion.sessions":
+		if e.ComplexityRoot.AgendaVersion.Sessions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaVersion.Sessions(childComplexity), true
+
+	case "AgendaVersionSummary.changeCount":
+		if e.ComplexityRoot.AgendaVersionSummary.ChangeCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaVersionSummary.ChangeCount(childComplexity), true
+	case "AgendaVersionSummary.number":
+		if e.ComplexityRoot.AgendaVersionSummary.Number == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaVersionSummary.Number(childComplexity), true
+	case "AgendaVersionSummary.publishedAt":
+		if e.ComplexityRoot.AgendaVersionSummary.PublishedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaVersionSummary.PublishedAt(childComplexity), true
+	case "AgendaVersionSummary.publishedBy":
+		if e.ComplexityRoot.AgendaVersionSummary.PublishedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgendaVersionSummary.PublishedBy(childComplexity), true
+
 	case "AiReviewResult.createdAt":
 		if e.ComplexityRoot.AiReviewResult.CreatedAt == nil {
 			break
@@ -2747,6 +2937,62 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AutoDistributionShortfall.SubmissionID(childComplexity), true
+
+	case "Availability.availableThroughout":
+		if e.ComplexityRoot.Availability.AvailableThroughout == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Availability.AvailableThroughout(childComplexity), true
+	case "Availability.contactId":
+		if e.ComplexityRoot.Availability.ContactID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Availability.ContactID(childComplexity), true
+	case "Availability.eventId":
+		if e.ComplexityRoot.Availability.EventID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Availability.EventID(childComplexity), true
+	case "Availability.intervals":
+		if e.ComplexityRoot.Availability.Intervals == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Availability.Intervals(childComplexity), true
+	case "Availability.timezone":
+		if e.ComplexityRoot.Availability.Timezone == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Availability.Timezone(childComplexity), true
+
+	case "AvailabilityInterval.endsAt":
+		if e.ComplexityRoot.AvailabilityInterval.EndsAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AvailabilityInterval.EndsAt(childComplexity), true
+	case "AvailabilityInterval.localEnd":
+		if e.ComplexityRoot.AvailabilityInterval.LocalEnd == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AvailabilityInterval.LocalEnd(childComplexity), true
+	case "AvailabilityInterval.localStart":
+		if e.ComplexityRoot.AvailabilityInterval.LocalStart == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AvailabilityInterval.LocalStart(childComplexity), true
+	case "AvailabilityInterval.startsAt":
+		if e.ComplexityRoot.AvailabilityInterval.StartsAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AvailabilityInterval.StartsAt(childComplexity), true
 
 	case "CalendarInvitesResult.createdEmails":
 		if e.ComplexityRoot.CalendarInvitesResult.CreatedEmails == nil {
@@ -3154,6 +3400,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Contact.ApprovedProfile(childComplexity), true
+	case "Contact.availability":
+		if e.ComplexityRoot.Contact.Availability == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Contact.Availability(childComplexity), true
 	case "Contact.bio":
 		if e.ComplexityRoot.Contact.Bio == nil {
 			break
@@ -6148,6 +6400,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SendReviewReminders(childComplexity, args["eventId"].(string), args["roundId"].(string), args["input"].(model.SendReviewRemindersInput)), true
+	case "Mutation.setMyAvailability":
+		if e.ComplexityRoot.Mutation.SetMyAvailability == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_setMyAvailability_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SetMyAvailability(childComplexity, args["eventId"].(string), args["input"].(model.SpeakerAvailabilityInput)), true
 	case "Mutation.setMyTaskDone":
 		if e.ComplexityRoot.Mutation.SetMyTaskDone == nil {
 			break
@@ -6181,6 +6444,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SetSessionSpeakers(childComplexity, args["eventId"].(string), args["sessionId"].(string), args["input"].(model.SetSessionSpeakersInput)), true
+	case "Mutation.setSpeakerAvailability":
+		if e.ComplexityRoot.Mutation.SetSpeakerAvailability == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_setSpeakerAvailability_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SetSpeakerAvailability(childComplexity, args["eventId"].(string), args["contactId"].(string), args["input"].(model.SpeakerAvailabilityInput)), true
 	case "Mutation.setSpeakerWorkflow":
 		if e.ComplexityRoot.Mutation.SetSpeakerWorkflow == nil {
 			break
@@ -7440,6 +7714,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.Events(childComplexity, args["after"].(*entgql.Cursor[string]), args["first"].(*int), args["before"].(*entgql.Cursor[string]), args["last"].(*int), args["orderBy"].(*ent.EventOrder), args["where"].(*ent.EventWhereInput)), true
 
+	case "Query.myAvailability":
+		if e.ComplexityRoot.Query.MyAvailability == nil {
+			break
+		}
+
+		args, err := ec.field_Query_myAvailability_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.MyAvailability(childComplexity, args["eventId"].(string)), true
 	case "Query.myCoSpeakerInvitations":
 		if e.ComplexityRoot.Query.MyCoSpeakerInvitations == nil {
 			break
@@ -10509,6 +10794,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputAgendaDraftCriteriaInput,
 		ec.unmarshalInputAssignReviewsInput,
 		ec.unmarshalInputAutoDistributeReviewsInput,
+		ec.unmarshalInputAvailabilityIntervalInput,
 		ec.unmarshalInputCampaignAudienceInput,
 		ec.unmarshalInputCancelSessionInput,
 		ec.unmarshalInputCfpFormInput,
@@ -10521,6 +10807,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputContactOrder,
 		ec.unmarshalInputContactWhereInput,
 		ec.unmarshalInputCreateEventInput,
+		ec.unmarshalInputCreatePersonalCalendarInput,
 		ec.unmarshalInputCreateSessionInput,
 		ec.unmarshalInputCreateSubmissionInput,
 		ec.unmarshalInputCreateWebhookInput,
@@ -10574,6 +10861,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputSetSessionSpeakersInput,
 		ec.unmarshalInputSetSpeakerWorkflowInput,
 		ec.unmarshalInputSetTaskStatusInput,
+		ec.unmarshalInputSpeakerAvailabilityInput,
 		ec.unmarshalInputSpeakerImportRow,
 		ec.unmarshalInputSubmitReviewAnswersInput,
 		ec.unmarshalInputTagOrder,
@@ -10673,7 +10961,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "ent.graphql" "agenda.graphqls" "agenda_blocks.graphqls" "agenda_drafts.graphqls" "campaigns.graphqls" "cfp.graphqls" "crm.graphqls" "emails.graphqls" "event.graphqls" "files.graphqls" "forms.graphqls" "library.graphqls" "people.graphqls" "pipeline.graphqls" "portal.graphqls" "portal_actions.graphqls" "profile_review.graphqls" "readiness.graphqls" "resources.graphqls" "reviews.graphqls" "reviews_desk.graphqls" "segments.graphqls" "sessions.graphqls" "speakers.graphqls" "submissions.graphqls" "subscriptions.graphqls" "webhooks.graphqls" "widgets.graphqls"
+//go:embed "ent.graphql" "agenda.graphqls" "agenda_blocks.graphqls" "agenda_drafts.graphqls" "agenda_exports.graphqls" "agenda_versions.graphqls" "availability.graphqls" "campaigns.graphqls" "cfp.graphqls" "crm.graphqls" "emails.graphqls" "event.graphqls" "files.graphqls" "forms.graphqls" "library.graphqls" "people.graphqls" "pipeline.graphqls" "portal.graphqls" "portal_actions.graphqls" "profile_review.graphqls" "readiness.graphqls" "resources.graphqls" "reviews.graphqls" "reviews_desk.graphqls" "segments.graphqls" "sessions.graphqls" "speakers.graphqls" "submissions.graphqls" "subscriptions.graphqls" "webhooks.graphqls" "widgets.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -10689,6 +10977,9 @@ var sources = []*ast.Source{
 	{Name: "agenda.graphqls", Input: sourceData("agenda.graphqls"), BuiltIn: false},
 	{Name: "agenda_blocks.graphqls", Input: sourceData("agenda_blocks.graphqls"), BuiltIn: false},
 	{Name: "agenda_drafts.graphqls", Input: sourceData("agenda_drafts.graphqls"), BuiltIn: false},
+	{Name: "agenda_exports.graphqls", Input: sourceData("agenda_exports.graphqls"), BuiltIn: false},
+	{Name: "agenda_versions.graphqls", Input: sourceData("agenda_versions.graphqls"), BuiltIn: false},
+	{Name: "availability.graphqls", Input: sourceData("availability.graphqls"), BuiltIn: false},
 	{Name: "campaigns.graphqls", Input: sourceData("campaigns.graphqls"), BuiltIn: false},
 	{Name: "cfp.graphqls", Input: sourceData("cfp.graphqls"), BuiltIn: false},
 	{Name: "crm.graphqls", Input: sourceData("crm.graphqls"), BuiltIn: false},
@@ -10760,6 +11051,10 @@ func (ec *executionContext) childFields_Agenda(ctx context.Context, field graphq
 		return ec.fieldContext_Agenda_blocks(ctx, field)
 	case "aiConfigured":
 		return ec.fieldContext_Agenda_aiConfigured(ctx, field)
+	case "versions":
+		return ec.fieldContext_Agenda_versions(ctx, field)
+	case "version":
+		return ec.fieldContext_Agenda_version(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Agenda", field.Name)
 }
@@ -10780,6 +11075,30 @@ func (ec *executionContext) childFields_AgendaBlock(ctx context.Context, field g
 		return ec.fieldContext_AgendaBlock_endsAt(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AgendaBlock", field.Name)
+}
+
+func (ec *executionContext) childFields_AgendaChange(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "sessionId":
+		return ec.fieldContext_AgendaChange_sessionId(ctx, field)
+	case "blockId":
+		return ec.fieldContext_AgendaChange_blockId(ctx, field)
+	case "code":
+		return ec.fieldContext_AgendaChange_code(ctx, field)
+	case "title":
+		return ec.fieldContext_AgendaChange_title(ctx, field)
+	case "kinds":
+		return ec.fieldContext_AgendaChange_kinds(ctx, field)
+	case "before":
+		return ec.fieldContext_AgendaChange_before(ctx, field)
+	case "after":
+		return ec.fieldContext_AgendaChange_after(ctx, field)
+	case "beforeBlock":
+		return ec.fieldContext_AgendaChange_beforeBlock(ctx, field)
+	case "afterBlock":
+		return ec.fieldContext_AgendaChange_afterBlock(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AgendaChange", field.Name)
 }
 
 func (ec *executionContext) childFields_AgendaConflict(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -10980,6 +11299,38 @@ func (ec *executionContext) childFields_AgendaUnplacedSession(ctx context.Contex
 	return nil, fmt.Errorf("no field named %q was found under type AgendaUnplacedSession", field.Name)
 }
 
+func (ec *executionContext) childFields_AgendaVersion(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "number":
+		return ec.fieldContext_AgendaVersion_number(ctx, field)
+	case "publishedAt":
+		return ec.fieldContext_AgendaVersion_publishedAt(ctx, field)
+	case "publishedBy":
+		return ec.fieldContext_AgendaVersion_publishedBy(ctx, field)
+	case "sessions":
+		return ec.fieldContext_AgendaVersion_sessions(ctx, field)
+	case "blocks":
+		return ec.fieldContext_AgendaVersion_blocks(ctx, field)
+	case "changes":
+		return ec.fieldContext_AgendaVersion_changes(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AgendaVersion", field.Name)
+}
+
+func (ec *executionContext) childFields_AgendaVersionSummary(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "number":
+		return ec.fieldContext_AgendaVersionSummary_number(ctx, field)
+	case "publishedAt":
+		return ec.fieldContext_AgendaVersionSummary_publishedAt(ctx, field)
+	case "publishedBy":
+		return ec.fieldContext_AgendaVersionSummary_publishedBy(ctx, field)
+	case "changeCount":
+		return ec.fieldContext_AgendaVersionSummary_changeCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AgendaVersionSummary", field.Name)
+}
+
 func (ec *executionContext) childFields_AiReviewResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -11054,6 +11405,36 @@ func (ec *executionContext) childFields_AutoDistributionShortfall(ctx context.Co
 		return ec.fieldContext_AutoDistributionShortfall_reason(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AutoDistributionShortfall", field.Name)
+}
+
+func (ec *executionContext) childFields_Availability(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "eventId":
+		return ec.fieldContext_Availability_eventId(ctx, field)
+	case "contactId":
+		return ec.fieldContext_Availability_contactId(ctx, field)
+	case "timezone":
+		return ec.fieldContext_Availability_timezone(ctx, field)
+	case "availableThroughout":
+		return ec.fieldContext_Availability_availableThroughout(ctx, field)
+	case "intervals":
+		return ec.fieldContext_Availability_intervals(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Availability", field.Name)
+}
+
+func (ec *executionContext) childFields_AvailabilityInterval(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "startsAt":
+		return ec.fieldContext_AvailabilityInterval_startsAt(ctx, field)
+	case "endsAt":
+		return ec.fieldContext_AvailabilityInterval_endsAt(ctx, field)
+	case "localStart":
+		return ec.fieldContext_AvailabilityInterval_localStart(ctx, field)
+	case "localEnd":
+		return ec.fieldContext_AvailabilityInterval_localEnd(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AvailabilityInterval", field.Name)
 }
 
 func (ec *executionContext) childFields_CalendarInvitesResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -11306,6 +11687,8 @@ func (ec *executionContext) childFields_Contact(ctx context.Context, field graph
 		return ec.fieldContext_Contact_profileReviewStatus(ctx, field)
 	case "workflowStatus":
 		return ec.fieldContext_Contact_workflowStatus(ctx, field)
+	case "availability":
+		return ec.fieldContext_Contact_availability(ctx, field)
 	case "headshotDownloadUrl":
 		return ec.fieldContext_Contact_headshotDownloadUrl(ctx, field)
 	case "resources":
@@ -14036,6 +14419,20 @@ func (ec *executionContext) childFields___Type(ctx context.Context, field graphq
 
 // region    ***************************** args.gotpl *****************************
 
+func (ec *executionContext) field_Agenda_version_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "number",
+		func(ctx context.Context, v any) (int, error) {
+			return ec.unmarshalNInt2int(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["number"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_CrmSegment_contacts_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -16104,6 +16501,28 @@ func (ec *executionContext) field_Mutation_sendReviewReminders_args(ctx context.
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_setMyAvailability_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "eventId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["eventId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.SpeakerAvailabilityInput, error) {
+			return ec.unmarshalNSpeakerAvailabilityInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐSpeakerAvailabilityInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_setMyTaskDone_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -16178,6 +16597,36 @@ func (ec *executionContext) field_Mutation_setSessionSpeakers_args(ctx context.C
 	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.SetSessionSpeakersInput, error) {
 			return ec.unmarshalNSetSessionSpeakersInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐSetSessionSpeakersInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_setSpeakerAvailability_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "eventId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["eventId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "contactId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["contactId"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.SpeakerAvailabilityInput, error) {
+			return ec.unmarshalNSpeakerAvailabilityInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐSpeakerAvailabilityInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -16896,6 +17345,20 @@ func (ec *executionContext) field_Query_events_args(ctx context.Context, rawArgs
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_myAvailability_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "eventId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["eventId"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_myCoSpeakerInvitations_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -17611,6 +18074,82 @@ func (ec *executionContext) fieldContext_Agenda_aiConfigured(_ context.Context, 
 	return graphql.NewScalarFieldContext("Agenda", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
+func (ec *executionContext) _Agenda_versions(ctx context.Context, field graphql.CollectedField, obj *model.Agenda) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Agenda_versions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Agenda().Versions(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.AgendaVersionSummary) graphql.Marshaler {
+			return ec.marshalNAgendaVersionSummary2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAgendaVersionSummaryᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Agenda_versions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Agenda",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AgendaVersionSummary(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Agenda_version(ctx context.Context, field graphql.CollectedField, obj *model.Agenda) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Agenda_version(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Agenda().Version(ctx, obj, fc.Args["number"].(int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AgendaVersion) graphql.Marshaler {
+			return ec.marshalOAgendaVersion2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAgendaVersion(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Agenda_version(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Agenda",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AgendaVersion(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Agenda_version_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _AgendaBlock_id(ctx context.Context, field graphql.CollectedField, obj *model.AgendaBlock) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -17747,6 +18286,249 @@ func (ec *executionContext) _AgendaBlock_endsAt(ctx context.Context, field graph
 }
 func (ec *executionContext) fieldContext_AgendaBlock_endsAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AgendaBlock", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _AgendaChange_sessionId(ctx context.Context, field graphql.CollectedField, obj *agenda.Change) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaChange_sessionId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SessionID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalOID2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaChange_sessionId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgendaChange", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _AgendaChange_blockId(ctx context.Context, field graphql.CollectedField, obj *agenda.Change) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaChange_blockId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BlockID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalOID2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaChange_blockId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgendaChange", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _AgendaChange_code(ctx context.Context, field graphql.CollectedField, obj *agenda.Change) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaChange_code(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Code, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalOString2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaChange_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgendaChange", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AgendaChange_title(ctx context.Context, field graphql.CollectedField, obj *agenda.Change) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaChange_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaChange_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgendaChange", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AgendaChange_kinds(ctx context.Context, field graphql.CollectedField, obj *agenda.Change) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaChange_kinds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kinds, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaChange_kinds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgendaChange", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AgendaChange_before(ctx context.Context, field graphql.CollectedField, obj *agenda.Change) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaChange_before(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Before, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *agenda.Entry) graphql.Marshaler {
+			return ec.marshalOAgendaEntry2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚋschemaᚋagendaᚐEntry(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaChange_before(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgendaChange",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AgendaEntry(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgendaChange_after(ctx context.Context, field graphql.CollectedField, obj *agenda.Change) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaChange_after(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.After, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *agenda.Entry) graphql.Marshaler {
+			return ec.marshalOAgendaEntry2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚋschemaᚋagendaᚐEntry(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaChange_after(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgendaChange",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AgendaEntry(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgendaChange_beforeBlock(ctx context.Context, field graphql.CollectedField, obj *agenda.Change) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaChange_beforeBlock(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BeforeBlock, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *agenda.Block) graphql.Marshaler {
+			return ec.marshalOPublishedAgendaBlock2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚋschemaᚋagendaᚐBlock(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaChange_beforeBlock(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgendaChange",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PublishedAgendaBlock(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgendaChange_afterBlock(ctx context.Context, field graphql.CollectedField, obj *agenda.Change) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaChange_afterBlock(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AfterBlock, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *agenda.Block) graphql.Marshaler {
+			return ec.marshalOPublishedAgendaBlock2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚋschemaᚋagendaᚐBlock(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaChange_afterBlock(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgendaChange",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PublishedAgendaBlock(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _AgendaConflict_kind(ctx context.Context, field graphql.CollectedField, obj *model.AgendaConflict) (ret graphql.Marshaler) {
@@ -19408,6 +20190,263 @@ func (ec *executionContext) fieldContext_AgendaUnplacedSession_reason(_ context.
 	return graphql.NewScalarFieldContext("AgendaUnplacedSession", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _AgendaVersion_number(ctx context.Context, field graphql.CollectedField, obj *model.AgendaVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaVersion_number(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Number, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaVersion_number(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgendaVersion", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AgendaVersion_publishedAt(ctx context.Context, field graphql.CollectedField, obj *model.AgendaVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaVersion_publishedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PublishedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaVersion_publishedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgendaVersion", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _AgendaVersion_publishedBy(ctx context.Context, field graphql.CollectedField, obj *model.AgendaVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaVersion_publishedBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PublishedBy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaVersion_publishedBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgendaVersion", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AgendaVersion_sessions(ctx context.Context, field graphql.CollectedField, obj *model.AgendaVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaVersion_sessions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sessions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []agenda.Entry) graphql.Marshaler {
+			return ec.marshalNAgendaEntry2ᚕgithubᚗcomᚋpodiumᚋpodiumᚋentᚋschemaᚋagendaᚐEntryᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaVersion_sessions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgendaVersion",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AgendaEntry(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgendaVersion_blocks(ctx context.Context, field graphql.CollectedField, obj *model.AgendaVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaVersion_blocks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Blocks, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []agenda.Block) graphql.Marshaler {
+			return ec.marshalNPublishedAgendaBlock2ᚕgithubᚗcomᚋpodiumᚋpodiumᚋentᚋschemaᚋagendaᚐBlockᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaVersion_blocks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgendaVersion",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PublishedAgendaBlock(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgendaVersion_changes(ctx context.Context, field graphql.CollectedField, obj *model.AgendaVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaVersion_changes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Changes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []agenda.Change) graphql.Marshaler {
+			return ec.marshalNAgendaChange2ᚕgithubᚗcomᚋpodiumᚋpodiumᚋentᚋschemaᚋagendaᚐChangeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaVersion_changes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgendaVersion",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AgendaChange(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgendaVersionSummary_number(ctx context.Context, field graphql.CollectedField, obj *model.AgendaVersionSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaVersionSummary_number(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Number, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaVersionSummary_number(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgendaVersionSummary", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AgendaVersionSummary_publishedAt(ctx context.Context, field graphql.CollectedField, obj *model.AgendaVersionSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaVersionSummary_publishedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PublishedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaVersionSummary_publishedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgendaVersionSummary", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _AgendaVersionSummary_publishedBy(ctx context.Context, field graphql.CollectedField, obj *model.AgendaVersionSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaVersionSummary_publishedBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PublishedBy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaVersionSummary_publishedBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgendaVersionSummary", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AgendaVersionSummary_changeCount(ctx context.Context, field graphql.CollectedField, obj *model.AgendaVersionSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgendaVersionSummary_changeCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ChangeCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgendaVersionSummary_changeCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgendaVersionSummary", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
 func (ec *executionContext) _AiReviewResult_id(ctx context.Context, field graphql.CollectedField, obj *model.AIResult) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -20022,6 +21061,222 @@ func (ec *executionContext) _AutoDistributionShortfall_reason(ctx context.Contex
 }
 func (ec *executionContext) fieldContext_AutoDistributionShortfall_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AutoDistributionShortfall", field, false, false, errors.New("field of type AutoDistributionShortfallReason does not have child fields"))
+}
+
+func (ec *executionContext) _Availability_eventId(ctx context.Context, field graphql.CollectedField, obj *model.Availability) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Availability_eventId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Availability_eventId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Availability", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Availability_contactId(ctx context.Context, field graphql.CollectedField, obj *model.Availability) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Availability_contactId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContactID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Availability_contactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Availability", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Availability_timezone(ctx context.Context, field graphql.CollectedField, obj *model.Availability) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Availability_timezone(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Timezone, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Availability_timezone(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Availability", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Availability_availableThroughout(ctx context.Context, field graphql.CollectedField, obj *model.Availability) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Availability_availableThroughout(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AvailableThroughout, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Availability_availableThroughout(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Availability", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Availability_intervals(ctx context.Context, field graphql.CollectedField, obj *model.Availability) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Availability_intervals(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Intervals, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.AvailabilityInterval) graphql.Marshaler {
+			return ec.marshalNAvailabilityInterval2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAvailabilityIntervalᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Availability_intervals(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Availability",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AvailabilityInterval(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AvailabilityInterval_startsAt(ctx context.Context, field graphql.CollectedField, obj *model.AvailabilityInterval) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AvailabilityInterval_startsAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StartsAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AvailabilityInterval_startsAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AvailabilityInterval", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _AvailabilityInterval_endsAt(ctx context.Context, field graphql.CollectedField, obj *model.AvailabilityInterval) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AvailabilityInterval_endsAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EndsAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AvailabilityInterval_endsAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AvailabilityInterval", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _AvailabilityInterval_localStart(ctx context.Context, field graphql.CollectedField, obj *model.AvailabilityInterval) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AvailabilityInterval_localStart(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LocalStart, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AvailabilityInterval_localStart(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AvailabilityInterval", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AvailabilityInterval_localEnd(ctx context.Context, field graphql.CollectedField, obj *model.AvailabilityInterval) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AvailabilityInterval_localEnd(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LocalEnd, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AvailabilityInterval_localEnd(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AvailabilityInterval", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _CalendarInvitesResult_createdEmails(ctx context.Context, field graphql.CollectedField, obj *model.CalendarInvitesResult) (ret graphql.Marshaler) {
@@ -22274,6 +23529,38 @@ func (ec *executionContext) _Contact_workflowStatus(ctx context.Context, field g
 }
 func (ec *executionContext) fieldContext_Contact_workflowStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Contact", field, false, false, errors.New("field of type ContactWorkflowStatus does not have child fields"))
+}
+
+func (ec *executionContext) _Contact_availability(ctx context.Context, field graphql.CollectedField, obj *ent.Contact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Contact_availability(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Contact().Availability(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Availability) graphql.Marshaler {
+			return ec.marshalNAvailability2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAvailability(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Contact_availability(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Contact",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Availability(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Contact_headshotDownloadUrl(ctx context.Context, field graphql.CollectedField, obj *ent.Contact) (ret graphql.Marshaler) {
@@ -30629,6 +31916,94 @@ func (ec *executionContext) fieldContext_Mutation_acceptAgendaDraft(ctx context.
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_setSpeakerAvailability(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_setSpeakerAvailability(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SetSpeakerAvailability(ctx, fc.Args["eventId"].(string), fc.Args["contactId"].(string), fc.Args["input"].(model.SpeakerAvailabilityInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Availability) graphql.Marshaler {
+			return ec.marshalNAvailability2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAvailability(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_setSpeakerAvailability(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Availability(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_setSpeakerAvailability_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_setMyAvailability(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_setMyAvailability(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SetMyAvailability(ctx, fc.Args["eventId"].(string), fc.Args["input"].(model.SpeakerAvailabilityInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Availability) graphql.Marshaler {
+			return ec.marshalNAvailability2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAvailability(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_setMyAvailability(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Availability(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_setMyAvailability_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_sendCampaign(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -38601,6 +39976,50 @@ func (ec *executionContext) fieldContext_Query_agendaDrafts(ctx context.Context,
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_agendaDrafts_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_myAvailability(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_myAvailability(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().MyAvailability(ctx, fc.Args["eventId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Availability) graphql.Marshaler {
+			return ec.marshalNAvailability2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAvailability(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_myAvailability(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Availability(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_myAvailability_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -52298,6 +53717,43 @@ func (ec *executionContext) unmarshalInputAutoDistributeReviewsInput(ctx context
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputAvailabilityIntervalInput(ctx context.Context, obj any) (model.AvailabilityIntervalInput, error) {
+	var it model.AvailabilityIntervalInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"startsAt", "endsAt"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "startsAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("startsAt"))
+			data, err := ec.unmarshalNTime2timeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StartsAt = data
+		case "endsAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endsAt"))
+			data, err := ec.unmarshalNTime2timeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EndsAt = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputCampaignAudienceInput(ctx context.Context, obj any) (model.CampaignAudienceInput, error) {
 	var it model.CampaignAudienceInput
 	if obj == nil {
@@ -53616,6 +55072,36 @@ func (ec *executionContext) unmarshalInputCreateEventInput(ctx context.Context, 
 				return it, err
 			}
 			it.EndsAt = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputCreatePersonalCalendarInput(ctx context.Context, obj any) (model.CreatePersonalCalendarInput, error) {
+	var it model.CreatePersonalCalendarInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"sessionIds"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "sessionIds":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sessionIds"))
+			data, err := ec.unmarshalNID2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SessionIds = data
 		}
 	}
 	return it, nil
@@ -58193,6 +59679,36 @@ func (ec *executionContext) unmarshalInputSetTaskStatusInput(ctx context.Context
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputSpeakerAvailabilityInput(ctx context.Context, obj any) (model.SpeakerAvailabilityInput, error) {
+	var it model.SpeakerAvailabilityInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"intervals"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "intervals":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("intervals"))
+			data, err := ec.unmarshalNAvailabilityIntervalInput2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAvailabilityIntervalInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Intervals = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputSpeakerImportRow(ctx context.Context, obj any) (model.SpeakerImportRow, error) {
 	var it model.SpeakerImportRow
 	if obj == nil {
@@ -59036,6 +60552,82 @@ func (ec *executionContext) _Agenda(ctx context.Context, sel ast.SelectionSet, o
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "versions":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Agenda_versions(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "version":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Agenda_version(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -59097,6 +60689,84 @@ func (ec *executionContext) _AgendaBlock(ctx context.Context, sel ast.SelectionS
 		case "endsAt":
 			out.Values[i] = ec._AgendaBlock_endsAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var agendaChangeImplementors = []string{"AgendaChange"}
+
+func (ec *executionContext) _AgendaChange(ctx context.Context, sel ast.SelectionSet, obj *agenda.Change) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, agendaChangeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AgendaChange")
+		case "sessionId":
+			out.Values[i] = ec._AgendaChange_sessionId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "blockId":
+			out.Values[i] = ec._AgendaChange_blockId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "code":
+			out.Values[i] = ec._AgendaChange_code(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "title":
+			out.Values[i] = ec._AgendaChange_title(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "kinds":
+			out.Values[i] = ec._AgendaChange_kinds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "before":
+			out.Values[i] = ec._AgendaChange_before(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "after":
+			out.Values[i] = ec._AgendaChange_after(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "beforeBlock":
+			out.Values[i] = ec._AgendaChange_beforeBlock(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "afterBlock":
+			out.Values[i] = ec._AgendaChange_afterBlock(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -59795,6 +61465,122 @@ func (ec *executionContext) _AgendaUnplacedSession(ctx context.Context, sel ast.
 	return out
 }
 
+var agendaVersionImplementors = []string{"AgendaVersion"}
+
+func (ec *executionContext) _AgendaVersion(ctx context.Context, sel ast.SelectionSet, obj *model.AgendaVersion) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, agendaVersionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AgendaVersion")
+		case "number":
+			out.Values[i] = ec._AgendaVersion_number(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "publishedAt":
+			out.Values[i] = ec._AgendaVersion_publishedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "publishedBy":
+			out.Values[i] = ec._AgendaVersion_publishedBy(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sessions":
+			out.Values[i] = ec._AgendaVersion_sessions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "blocks":
+			out.Values[i] = ec._AgendaVersion_blocks(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "changes":
+			out.Values[i] = ec._AgendaVersion_changes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var agendaVersionSummaryImplementors = []string{"AgendaVersionSummary"}
+
+func (ec *executionContext) _AgendaVersionSummary(ctx context.Context, sel ast.SelectionSet, obj *model.AgendaVersionSummary) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, agendaVersionSummaryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AgendaVersionSummary")
+		case "number":
+			out.Values[i] = ec._AgendaVersionSummary_number(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "publishedAt":
+			out.Values[i] = ec._AgendaVersionSummary_publishedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "publishedBy":
+			out.Values[i] = ec._AgendaVersionSummary_publishedBy(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "changeCount":
+			out.Values[i] = ec._AgendaVersionSummary_changeCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var aiReviewResultImplementors = []string{"AiReviewResult"}
 
 func (ec *executionContext) _AiReviewResult(ctx context.Context, sel ast.SelectionSet, obj *model.AIResult) graphql.Marshaler {
@@ -60033,6 +61819,117 @@ func (ec *executionContext) _AutoDistributionShortfall(ctx context.Context, sel 
 			}
 		case "reason":
 			out.Values[i] = ec._AutoDistributionShortfall_reason(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var availabilityImplementors = []string{"Availability"}
+
+func (ec *executionContext) _Availability(ctx context.Context, sel ast.SelectionSet, obj *model.Availability) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, availabilityImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Availability")
+		case "eventId":
+			out.Values[i] = ec._Availability_eventId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "contactId":
+			out.Values[i] = ec._Availability_contactId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "timezone":
+			out.Values[i] = ec._Availability_timezone(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "availableThroughout":
+			out.Values[i] = ec._Availability_availableThroughout(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "intervals":
+			out.Values[i] = ec._Availability_intervals(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var availabilityIntervalImplementors = []string{"AvailabilityInterval"}
+
+func (ec *executionContext) _AvailabilityInterval(ctx context.Context, sel ast.SelectionSet, obj *model.AvailabilityInterval) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, availabilityIntervalImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AvailabilityInterval")
+		case "startsAt":
+			out.Values[i] = ec._AvailabilityInterval_startsAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "endsAt":
+			out.Values[i] = ec._AvailabilityInterval_endsAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "localStart":
+			out.Values[i] = ec._AvailabilityInterval_localStart(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "localEnd":
+			out.Values[i] = ec._AvailabilityInterval_localEnd(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -60869,6 +62766,44 @@ func (ec *executionContext) _Contact(ctx context.Context, sel ast.SelectionSet, 
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "availability":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Contact_availability(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "headshotDownloadUrl":
 			field := field
 
@@ -64945,6 +66880,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "setSpeakerAvailability":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_setSpeakerAvailability(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "setMyAvailability":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_setMyAvailability(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "sendCampaign":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_sendCampaign(ctx, field)
@@ -67240,6 +69189,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_agendaDrafts(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "myAvailability":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_myAvailability(ctx, field)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -73222,6 +75193,26 @@ func (ec *executionContext) marshalNAgendaBlock2ᚖgithubᚗcomᚋpodiumᚋpodiu
 	return ec._AgendaBlock(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNAgendaChange2githubᚗcomᚋpodiumᚋpodiumᚋentᚋschemaᚋagendaᚐChange(ctx context.Context, sel ast.SelectionSet, v agenda.Change) graphql.Marshaler {
+	return ec._AgendaChange(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNAgendaChange2ᚕgithubᚗcomᚋpodiumᚋpodiumᚋentᚋschemaᚋagendaᚐChangeᚄ(ctx context.Context, sel ast.SelectionSet, v []agenda.Change) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAgendaChange2githubᚗcomᚋpodiumᚋpodiumᚋentᚋschemaᚋagendaᚐChange(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalNAgendaConflict2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAgendaConflictᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.AgendaConflict) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -73515,6 +75506,32 @@ func (ec *executionContext) marshalNAgendaUnplacedSession2ᚕgithubᚗcomᚋpodi
 	return ret
 }
 
+func (ec *executionContext) marshalNAgendaVersionSummary2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAgendaVersionSummaryᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.AgendaVersionSummary) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAgendaVersionSummary2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAgendaVersionSummary(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNAgendaVersionSummary2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAgendaVersionSummary(ctx context.Context, sel ast.SelectionSet, v *model.AgendaVersionSummary) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AgendaVersionSummary(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNAiReviewResult2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAIResult(ctx context.Context, sel ast.SelectionSet, v *model.AIResult) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -73621,6 +75638,61 @@ func (ec *executionContext) unmarshalNAutoDistributionTier2githubᚗcomᚋpodium
 
 func (ec *executionContext) marshalNAutoDistributionTier2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAutoDistributionTier(ctx context.Context, sel ast.SelectionSet, v model.AutoDistributionTier) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) marshalNAvailability2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAvailability(ctx context.Context, sel ast.SelectionSet, v *model.Availability) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Availability(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAvailabilityInterval2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAvailabilityIntervalᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.AvailabilityInterval) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAvailabilityInterval2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAvailabilityInterval(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNAvailabilityInterval2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAvailabilityInterval(ctx context.Context, sel ast.SelectionSet, v *model.AvailabilityInterval) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AvailabilityInterval(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNAvailabilityIntervalInput2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAvailabilityIntervalInputᚄ(ctx context.Context, v any) ([]*model.AvailabilityIntervalInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.AvailabilityIntervalInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNAvailabilityIntervalInput2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAvailabilityIntervalInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalNAvailabilityIntervalInput2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAvailabilityIntervalInput(ctx context.Context, v any) (*model.AvailabilityIntervalInput, error) {
+	res, err := ec.unmarshalInputAvailabilityIntervalInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNBoolean2bool(ctx context.Context, v any) (bool, error) {
@@ -76449,6 +78521,11 @@ func (ec *executionContext) unmarshalNSetTaskStatusInput2githubᚗcomᚋpodium�
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNSpeakerAvailabilityInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐSpeakerAvailabilityInput(ctx context.Context, v any) (model.SpeakerAvailabilityInput, error) {
+	res, err := ec.unmarshalInputSpeakerAvailabilityInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalNSpeakerContact2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐSpeakerContact(ctx context.Context, sel ast.SelectionSet, v *model.SpeakerContact) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -77560,6 +79637,20 @@ func (ec *executionContext) marshalN__TypeKind2string(ctx context.Context, sel a
 	return res
 }
 
+func (ec *executionContext) marshalOAgendaEntry2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚋschemaᚋagendaᚐEntry(ctx context.Context, sel ast.SelectionSet, v *agenda.Entry) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._AgendaEntry(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOAgendaVersion2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAgendaVersion(ctx context.Context, sel ast.SelectionSet, v *model.AgendaVersion) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._AgendaVersion(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalOAiReviewResult2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAIResult(ctx context.Context, sel ast.SelectionSet, v *model.AIResult) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -78330,6 +80421,18 @@ func (ec *executionContext) marshalOFloat2ᚖfloat64(ctx context.Context, sel as
 	return res
 }
 
+func (ec *executionContext) unmarshalOID2string(ctx context.Context, v any) (string, error) {
+	res, err := scalar.UnmarshalID(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOID2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	_ = ctx
+	res := scalar.MarshalID(v)
+	return res
+}
+
 func (ec *executionContext) unmarshalOID2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
 	if v == nil {
 		return nil, nil
@@ -78475,6 +80578,13 @@ func (ec *executionContext) marshalOProgramLabel2ᚖgithubᚗcomᚋpodiumᚋpodi
 	return ec._ProgramLabel(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalOPublishedAgendaBlock2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚋschemaᚋagendaᚐBlock(ctx context.Context, sel ast.SelectionSet, v *agenda.Block) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._PublishedAgendaBlock(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalOResourceAttachmentKind2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐResourceAttachmentKind(ctx context.Context, v any) (*model.ResourceAttachmentKind, error) {
 	if v == nil {
 		return nil, nil
@@ -78599,6 +80709,18 @@ func (ec *executionContext) marshalOSessionState2ᚖgithubᚗcomᚋpodiumᚋpodi
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) unmarshalOString2string(ctx context.Context, v any) (string, error) {
+	res, err := scalar.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOString2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	_ = ctx
+	res := scalar.MarshalString(v)
+	return res
 }
 
 func (ec *executionContext) unmarshalOString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {

@@ -59,13 +59,7 @@ func (a *API) getPublicAgenda(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(pub); err != nil {
-		return nil, err
-	}
-	return a.publicFeed(ctx, q, b.Bytes(), "application/json; charset=utf-8")
+	return a.publicJSON(ctx, q, q.param("eventId"), pub)
 }
 
 func (a *API) getPublicAgendaCalendar(ctx context.Context, q *request) (any, error) {
@@ -73,7 +67,18 @@ func (a *API) getPublicAgendaCalendar(ctx context.Context, q *request) (any, err
 	if err != nil {
 		return nil, err
 	}
-	return a.publicFeed(ctx, q, []byte(ics), calendarContentType)
+	return a.publicFeed(ctx, q, q.param("eventId"), []byte(ics), calendarContentType)
+}
+
+// publicJSON answers a public feed of JSON (HTML characters unescaped) with publicFeed's validators.
+func (a *API) publicJSON(ctx context.Context, q *request, eventID string, v any) (*response, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return a.publicFeed(ctx, q, eventID, b.Bytes(), "application/json; charset=utf-8")
 }
 
 // publicFeedMaxAge is how long a cache may serve a public feed without asking again. Calendar
@@ -86,15 +91,15 @@ const publicFeedMaxAge = 60 * time.Second
 // last change as Last-Modified — publishing, unpublishing and renaming the event all change it.
 // A conditional request whose validator still matches gets 304 without a body; If-None-Match,
 // when present, decides alone (RFC 9110 §13.2.2), so clients that keep the ETag never depend on
-// the one-second precision of dates.
-func (a *API) publicFeed(ctx context.Context, q *request, body []byte, contentType string) (*response, error) {
+// the one-second precision of dates. eventID is the event the feed shows.
+func (a *API) publicFeed(ctx context.Context, q *request, eventID string, body []byte, contentType string) (*response, error) {
 	sum := sha256.Sum256(body)
 	etag := `W/"` + hex.EncodeToString(sum[:16]) + `"`
 	h := http.Header{}
 	h.Set("ETag", etag)
 	h.Set("Cache-Control", fmt.Sprintf("public, max-age=%d", int(publicFeedMaxAge.Seconds())))
 	var modified time.Time
-	ev, err := a.db.Ent.Event.Query().Where(event.ID(q.param("eventId"))).Select(event.FieldUpdatedAt).
+	ev, err := a.db.Ent.Event.Query().Where(event.ID(eventID)).Select(event.FieldUpdatedAt).
 		Only(viewer.System(ctx, "public agenda: when the event last changed, for Last-Modified"))
 	if err == nil {
 		modified = ev.UpdatedAt.UTC().Truncate(time.Second)

@@ -1,9 +1,7 @@
 package rest
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"strconv"
 )
 
@@ -29,11 +27,5 @@ func (a *API) getPublicAgendaChanges(ctx context.Context, q *request) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(changes); err != nil {
-		return nil, err
-	}
-	return a.publicFeed(ctx, q, b.Bytes(), "application/json; charset=utf-8")
+	return a.publicJSON(ctx, q, q.param("eventId"), changes)
 }

@@ -172,6 +172,7 @@ func responses(rt *route, doc routeDoc) obj {
 	}
 	_, isFeed := doc.output.(calendarFeed)
 	_, isFile := doc.output.(fileBody)
+	export, isExport := doc.output.(exportDocument)
 	switch {
 	case rt.status == http.StatusNoContent:
 		out["204"] = obj{"description": "Done; no body"}
@@ -183,6 +184,10 @@ func responses(rt *route, doc routeDoc) obj {
 		mediaType, _, _ := strings.Cut(calendarContentType, ";")
 		out[strconv.Itoa(rt.status)] = obj{"description": "Success", "content": obj{
 			mediaType: obj{"schema": obj{"type": "string"}},
+		}}
+	case isExport:
+		out[strconv.Itoa(rt.status)] = obj{"description": "Success: " + export.format, "content": obj{
+			export.mediaType: obj{"schema": obj{"type": export.schemaType}},
 		}}
 	default:
 		out[strconv.Itoa(rt.status)] = obj{"description": "Success", "content": obj{

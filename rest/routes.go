@@ -102,6 +102,11 @@ var routes = []route{
 	{"GET", "/events/{eventId}/agenda/versions", "listAgendaVersions", (*API).listAgendaVersions, "", 200, 0},
 	{"GET", "/events/{eventId}/agenda/versions/{number}", "getAgendaVersion", (*API).getAgendaVersion, "", 200, 0},
 	{"GET", "/public/events/{eventId}/agenda/changes.json", "getPublicAgendaChanges", (*API).getPublicAgendaChanges, "", 200, public},
+	// agenda_exports.go
+	{"GET", "/public/events/{eventId}/schedule.json", "getScheduleJSON", (*API).getScheduleJSON, "", 200, public},
+	{"GET", "/public/events/{eventId}/schedule.xml", "getScheduleXML", (*API).getScheduleXML, "", 200, public},
+	{"POST", "/public/widgets/{widgetId}/calendars", "createPersonalCalendar", (*API).createPersonalCalendar, "CreatePersonalCalendarInput", 201, public},
+	{"GET", "/public/calendars/{token}.ics", "getPersonalCalendar", (*API).getPersonalCalendar, "", 200, public},
 
 	// emails.go
 	{"GET", "/events/{eventId}/emails", "listEmails", (*API).listEmails, "", 200, 0},

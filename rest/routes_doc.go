@@ -492,6 +492,35 @@ var routeDocs = map[string]routeDoc{
 			"only, and none while the agenda is unpublished. Cached as the published agenda is (ETag, Last-Modified).",
 		output: operation.PublicAgendaChanges{},
 	},
+	// agenda_exports.go
+	"getScheduleJSON": {
+		tag:     "Public",
+		summary: "Export the published schedule as c3voc schedule.json (ext, no key)",
+		description: "The published agenda in the c3voc schedule.json format conference apps read: days in the " +
+			"event's time zone, rooms, sessions and blocks as events with guids that stay the same across publishes.",
+		output: exportDocument{"application/json", "object", "a document of https://c3voc.de/schedule/schema.json"},
+	},
+	"getScheduleXML": {
+		tag:     "Public",
+		summary: "Export the published schedule as frab schedule.xml (ext, no key)",
+		description: "The published agenda in the frab/pentabarf schedule.xml format conference apps read, with the " +
+			"guids of schedule.json.",
+		output: exportDocument{"application/xml", "string", "a document of https://c3voc.de/schedule/schema.xsd"},
+	},
+	"createPersonalCalendar": {
+		tag:     "Public",
+		summary: "Create a personal calendar of starred sessions (ext, no key)",
+		description: "1 to 200 sessions of the published agenda of the widget's event, as a calendar at an " +
+			"unguessable address (url, and webcalUrl for calendar apps). Only a hash of the address's token is stored.",
+		output: operation.PersonalCalendarLink{},
+	},
+	"getPersonalCalendar": {
+		tag:     "Public",
+		summary: "Subscribe to a personal calendar (ext, no key)",
+		description: "The starred sessions as they stand in the current published agenda (METHOD:PUBLISH), under " +
+			"the UIDs of the agenda feed: a moved session moves, a removed one drops out.",
+		output: calendarFeed(""),
+	},
 
 	// emails.go
 	"listEmails": {

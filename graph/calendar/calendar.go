@@ -84,6 +84,7 @@ type Feed struct {
 	// PublishedAt stamps every entry; calendar clients refresh entries whose stamp moved.
 	PublishedAt time.Time
 	Sessions    []FeedSession
+	Blocks      []FeedBlock
 }
 
 // FeedSession is one entry of a feed.
@@ -91,6 +92,14 @@ type FeedSession struct {
 	ID, Code, Title, Description, Room string
 	StartsAt, EndsAt                   time.Time
 	Speakers, Tracks                   []string
+}
+
+// FeedBlock is a block of the agenda (a break, a meal, …) in a feed: Room is its room's name, ""
+// for a block of every room. Its UID is made from its id as a session's is, so it stays the same
+// across publishes.
+type FeedBlock struct {
+	ID, Title, Kind, Room string
+	StartsAt, EndsAt      time.Time
 }
 
 // Serialize writes the feed.
@@ -129,6 +138,25 @@ func (f Feed) Serialize() string {
 		for _, t := range s.Tracks {
 			ev.AddCategory(t)
 		}
+		if f.URL != "" {
+			ev.SetURL(f.URL)
+		}
+	}
+	for _, b := range f.Blocks {
+		ev := cal.AddEvent(UID(b.ID))
+		ev.SetDtStampTime(stamp.UTC())
+		ev.SetLastModifiedAt(stamp.UTC())
+		ev.SetStartAt(b.StartsAt.UTC())
+		ev.SetEndAt(b.EndsAt.UTC())
+		ev.SetSummary(b.Title)
+		if b.Room != "" {
+			ev.SetLocation(b.Room)
+		}
+		if b.Kind != "" {
+			ev.AddCategory(b.Kind)
+		}
+		// Nobody attends a break: it does not make the subscriber busy.
+		ev.SetTimeTransparency(ics.TransparencyTransparent)
 		if f.URL != "" {
 			ev.SetURL(f.URL)
 		}

@@ -449,6 +449,13 @@ type CreateEventInput struct {
 	EndsAt time.Time `json:"endsAt"`
 }
 
+// The sessions a widget's visitor starred, for a personal calendar (docs/agenda.md "Feeds, calendars
+// and exports"). REST only.
+type CreatePersonalCalendarInput struct {
+	// 1 to 200 ids of sessions of the published agenda of the widget's event; repeats count once.
+	SessionIds []string `json:"sessionIds"`
+}
+
 // A session to create directly. REST takes the same keys, all four required.
 type CreateSessionInput struct {
 	// The title; trimmed, not empty.

@@ -431,36 +431,6 @@ func (r *Service) PublicAgenda(ctx context.Context, eventID string) (*PublicAgen
 		AgendaPublishedAt: scalar.AtPtr(ev.AgendaPublishedAt)}, Sessions: sessions, Blocks: eventBlocks(ev)}, nil
 }
 
-// PublicCalendar is the published agenda as an iCalendar feed.
-func (r *Service) PublicCalendar(ctx context.Context, eventID string) (string, error) {
-	a, err := r.PublicAgenda(ctx, eventID)
-	if err != nil {
-		return "", err
-	}
-	feed := calendar.Feed{Name: a.Event.Name, Timezone: a.Event.Timezone, URL: r.Outbox.PublicURL}
-	if a.Event.AgendaPublishedAt != nil {
-		feed.PublishedAt = a.Event.AgendaPublishedAt.Time
-	}
-	for _, e := range a.Sessions {
-		start, err1 := scalar.ParseTime(e.StartsAt)
-		end, err2 := scalar.ParseTime(e.EndsAt)
-		if err1 != nil || err2 != nil {
-			continue
-		}
-		speakers := make([]string, len(e.Speakers))
-		for i, sp := range e.Speakers {
-			speakers[i] = sp.Name
-		}
-		tracks := make([]string, len(e.Tracks))
-		for i, t := range e.Tracks {
-			tracks[i] = t.Name
-		}
-		feed.Sessions = append(feed.Sessions, calendar.FeedSession{ID: e.ID, Code: e.Code, Title: e.Title,
-			Description: e.Description, Room: e.RoomName, StartsAt: start, EndsAt: end, Speakers: speakers, Tracks: tracks})
-	}
-	return feed.Serialize(), nil
-}
-
 // SendCalendarInvites emails calendar invitations for scheduled active sessions (docs/rest-api.md:
 // POST E/agenda/invites): a session whose slot changed since its invites (scheduleDirty) sends
 // every speaker an update — its SEQUENCE raised when invites had gone out before — and otherwise
