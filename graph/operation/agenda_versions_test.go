@@ -17,7 +17,7 @@ func entry(id, code, title, room, starts, ends string, speakers ...string) agend
 	return e
 }
 
-func block(id, title string, room *string, starts, ends string) agenda.Block {
+func publishedBlock(id, title string, room *string, starts, ends string) agenda.Block {
 	return agenda.Block{ID: id, Title: title, Kind: "break", RoomName: room, StartsAt: starts, EndsAt: ends}
 }
 
@@ -41,7 +41,7 @@ func TestDiffAgendaFirstVersionAddsEverything(t *testing.T) {
 	t.Parallel()
 	hall := "Hall"
 	after := []agenda.Entry{entry("s10", "SESS-10", "Ten", "Hall", t9, t10, "ada"), entry("s2", "SESS-2", "Two", "Annex", t9, t10)}
-	blocks := []agenda.Block{block("b2", "Lunch", nil, t11, t12), block("b1", "Coffee", &hall, t10, t11)}
+	blocks := []agenda.Block{publishedBlock("b2", "Lunch", nil, t11, t12), publishedBlock("b1", "Coffee", &hall, t10, t11)}
 	changes := DiffAgenda(nil, nil, after, blocks)
 	require.Equal(t, []string{"s2: added", "s10: added", "b1: added", "b2: added"}, kindsOf(changes),
 		"sessions by code as people read it, then blocks by start")
@@ -104,20 +104,20 @@ func TestDiffAgendaBlocks(t *testing.T) {
 	t.Parallel()
 	hall, annex := "Hall", "Annex"
 	before := []agenda.Block{
-		block("keep", "Coffee", nil, t9, t10),
-		block("everywhere", "Lunch", &hall, t11, t12), // from one room to every room
-		block("later", "Break", &hall, t10, t11),
-		block("renamed", "Snacks", &annex, t12, "2027-09-10T13:00:00.000Z"),
-		block("both", "Social", &annex, t9, t10),
-		block("gone", "Registration", nil, "2027-09-10T08:00:00.000Z", t9),
+		publishedBlock("keep", "Coffee", nil, t9, t10),
+		publishedBlock("everywhere", "Lunch", &hall, t11, t12), // from one room to every room
+		publishedBlock("later", "Break", &hall, t10, t11),
+		publishedBlock("renamed", "Snacks", &annex, t12, "2027-09-10T13:00:00.000Z"),
+		publishedBlock("both", "Social", &annex, t9, t10),
+		publishedBlock("gone", "Registration", nil, "2027-09-10T08:00:00.000Z", t9),
 	}
 	after := []agenda.Block{
-		block("keep", "Coffee", nil, t9, t10),
-		block("everywhere", "Lunch", nil, t11, t12),
-		block("later", "Break", &hall, t11, t12),
-		block("renamed", "Cake", &annex, t12, "2027-09-10T13:00:00.000Z"),
-		block("both", "Social", &hall, t10, t11),
-		block("new", "Closing", nil, "2027-09-10T16:00:00.000Z", "2027-09-10T17:00:00.000Z"),
+		publishedBlock("keep", "Coffee", nil, t9, t10),
+		publishedBlock("everywhere", "Lunch", nil, t11, t12),
+		publishedBlock("later", "Break", &hall, t11, t12),
+		publishedBlock("renamed", "Cake", &annex, t12, "2027-09-10T13:00:00.000Z"),
+		publishedBlock("both", "Social", &hall, t10, t11),
+		publishedBlock("new", "Closing", nil, "2027-09-10T16:00:00.000Z", "2027-09-10T17:00:00.000Z"),
 	}
 	changes := DiffAgenda(nil, before, nil, after)
 	require.Equal(t, []string{"gone: removed", "both: moved", "everywhere: re-roomed", "later: retimed",
