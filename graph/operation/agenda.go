@@ -325,11 +325,11 @@ func (r *Service) PublishAgenda(ctx context.Context, eventID string, force bool)
 		if err != nil {
 			return nil, err
 		}
-		if err := r.publishGate(ctx, ev, force); err != nil {
-			return nil, err
-		}
 		current, err := r.agenda(ctx, ev)
 		if err != nil {
+			return nil, err
+		}
+		if err := publishGate(current, force); err != nil {
 			return nil, err
 		}
 		rooms := map[string]string{}

@@ -2,12 +2,10 @@ package operation
 
 import (
 	"cmp"
-	"context"
 	"fmt"
 	"slices"
 	"time"
 
-	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/schema/agenda"
 	"github.com/podium/podium/graph/apperr"
 	"github.com/podium/podium/graph/model"
@@ -171,13 +169,9 @@ func Blocking(all []*model.AgendaConflict) []*model.AgendaConflict {
 
 // publishGate refuses to publish an agenda with blocking conflicts unless forced: a 409
 // schedule_conflict whose details list them (GraphQL's extensions.conflicts).
-func (r *Service) publishGate(ctx context.Context, ev *ent.Event, force bool) error {
+func publishGate(a *model.Agenda, force bool) error {
 	if force {
 		return nil
-	}
-	a, err := r.agenda(ctx, ev)
-	if err != nil {
-		return err
 	}
 	blocking := Blocking(Conflicts(a))
 	if len(blocking) == 0 {
