@@ -13,7 +13,7 @@ import (
 
 // Versions is the resolver for the versions field.
 func (r *agendaResolver) Versions(ctx context.Context, obj *model.Agenda) ([]*model.AgendaVersionSummary, error) {
-	return r.Ops.AgendaVersions(ctx, obj.Event.ID)
+	return r.Ops.AgendaVersionsOf(ctx, obj)
 }
 
 // Version is the resolver for the version field.

@@ -50,8 +50,11 @@ func TestEveryEmailLinkOpens(t *testing.T) {
 			map[string]any{"submissionId": s, "roomId": room, "startsAt": starts, "endsAt": ends})
 		b.must(http.StatusOK, http.MethodPost, w.base+"/agenda/invites", b.acme, nil)
 	}
+	// Published, then published again without it: the speaker is told their session changed.
 	schedule(room, "2027-09-10T10:00:00Z", "2027-09-10T11:00:00Z")
+	b.must(http.StatusOK, http.MethodPost, w.base+"/agenda/publish", b.acme, nil)
 	schedule(nil, nil, nil)
+	b.must(http.StatusOK, http.MethodPost, w.base+"/agenda/publish", b.acme, nil)
 	// Proposals decided: one accepted, one declined.
 	for decision, who := range map[string]string{"accept": w.alan, "decline": w.grace} {
 		id := str(b.must(http.StatusCreated, http.MethodPost, w.base+"/submissions", b.acme, map[string]any{

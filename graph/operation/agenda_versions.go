@@ -323,31 +323,42 @@ func changeDetail(ch agenda.Change, tz string) string {
 }
 
 // agendaVersionsSQL lists an event's versions without reading their sessions, blocks and changes.
-const agendaVersionsSQL = `SELECT number, published_at, published_by, jsonb_array_length(changes) FROM agenda_versions
-WHERE event_id = $1 ORDER BY number DESC`
+const agendaVersionsSQL = `SELECT event_id, number, published_at, published_by, jsonb_array_length(changes)
+FROM agenda_versions WHERE event_id = ANY($1) ORDER BY event_id, number DESC`
 
 // AgendaVersions lists the published versions of an event's agenda, newest first.
 func (r *Service) AgendaVersions(ctx context.Context, eventID string) ([]*model.AgendaVersionSummary, error) {
-	c := r.ClientOf(ctx)
-	ev, err := access.Event(ctx, c, eventID)
+	ev, err := access.Event(ctx, r.ClientOf(ctx), eventID)
 	if err != nil {
 		return nil, err
 	}
-	out := []*model.AgendaVersionSummary{}
-	err = eachRowArgs(ctx, r.sql(ctx), agendaVersionsSQL, []any{ev.ID}, func(scan func(...any) error) error {
-		v := &model.AgendaVersionSummary{}
+	return r.loaders(ctx).agendaVersions.Load(ctx, ev.ID)
+}
+
+// AgendaVersionsOf lists the versions of an agenda read with its event's access checked
+// (Agenda.versions): the agendas of a page of events read theirs in one statement.
+func (r *Service) AgendaVersionsOf(ctx context.Context, a *model.Agenda) ([]*model.AgendaVersionSummary, error) {
+	return r.loaders(ctx).agendaVersions.Load(ctx, a.Event.ID)
+}
+
+// eventsAgendaVersions reads the versions of the agendas of events, newest first in each.
+func (r *Service) eventsAgendaVersions(ctx context.Context, events []string) (map[string][]*model.AgendaVersionSummary, error) {
+	out := make(map[string][]*model.AgendaVersionSummary, len(events))
+	for _, id := range events {
+		out[id] = []*model.AgendaVersionSummary{}
+	}
+	err := eachRow(ctx, r.sql(ctx), agendaVersionsSQL, events, func(scan func(...any) error) error {
+		var event string
 		var at time.Time
-		if err := scan(&v.Number, &at, &v.PublishedBy, &v.ChangeCount); err != nil {
+		v := &model.AgendaVersionSummary{}
+		if err := scan(&event, &v.Number, &at, &v.PublishedBy, &v.ChangeCount); err != nil {
 			return err
 		}
 		v.PublishedAt = scalar.At(at)
-		out = append(out, v)
+		out[event] = append(out[event], v)
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return out, err
 }
 
 // AgendaVersion is one published version of an event's agenda; not found for a number the event

@@ -49,6 +49,8 @@ type loaders struct {
 	events eventLoaders
 	// availability is each contact's availability (Contact.availability, availability.go).
 	availability availabilityLoaders
+	// agendaVersions are the published versions of each event's agenda (Agenda.versions).
+	agendaVersions *dataloadgen.Loader[string, []*model.AgendaVersionSummary]
 }
 
 // eventItem names an item of an event.
@@ -90,6 +92,7 @@ func (r *Service) newLoaders() *loaders {
 			return r.eventResources(ctx, events...)
 		}, func(res *model.ResourceRecord) string { return res.EventID }, wait),
 		reviewerTracks: dataloadgen.NewMappedLoader(r.eventsReviewerTracks, wait),
+		agendaVersions: dataloadgen.NewMappedLoader(r.eventsAgendaVersions, wait),
 		contacts: dataloadgen.NewMappedLoader(func(ctx context.Context, ids []string) (map[string]*ent.Contact, error) {
 			rows, err := r.ClientOf(ctx).Contact.Query().Where(contact.IDIn(ids...)).All(ctx)
 			return byKey(rows, func(c *ent.Contact) string { return c.ID }), err

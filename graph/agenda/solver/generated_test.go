@@ -61,11 +61,11 @@ func generated(seed uint64) solver.Input {
 		}
 	}
 	formats := []string{"Talk", "Talk", "Workshop", "Lightning talk", "Keynote"}
-	durations := []time.Duration{30, 45, 60, 35, 50}
+	durations := []time.Duration{30 * time.Minute, 45 * time.Minute, 60 * time.Minute, 35 * time.Minute, 50 * time.Minute}
 	for i := range 64 {
 		k := rnd.IntN(len(formats))
 		s := solver.Session{ID: fmt.Sprintf("sub_%02d", i), Code: fmt.Sprintf("SESS-%02d", i), Format: formats[k],
-			Duration: durations[k] * time.Minute, Speakers: []string{speakers[rnd.IntN(len(speakers))]},
+			Duration: durations[k], Speakers: []string{speakers[rnd.IntN(len(speakers))]},
 			Tracks: []string{fmt.Sprintf("trk_%d", rnd.IntN(3))}}
 		if rnd.IntN(4) == 0 {
 			s.Speakers = append(s.Speakers, speakers[rnd.IntN(len(speakers))])
