@@ -29,8 +29,8 @@ func (r *mutationResolver) ScheduleSession(ctx context.Context, eventID string, 
 }
 
 // PublishAgenda is the resolver for the publishAgenda field.
-func (r *mutationResolver) PublishAgenda(ctx context.Context, eventID string, force bool) (*model.Agenda, error) {
-	return r.Ops.PublishAgenda(ctx, eventID, force)
+func (r *mutationResolver) PublishAgenda(ctx context.Context, eventID string, force *bool) (*model.Agenda, error) {
+	return r.Ops.PublishAgenda(ctx, eventID, force != nil && *force)
 }
 
 // UnpublishAgenda is the resolver for the unpublishAgenda field.

@@ -899,7 +899,7 @@ type ComplexityRoot struct {
 		MovePipelineCard          func(childComplexity int, cardID string, input model.MovePipelineCardInput) int
 		OpenForm                  func(childComplexity int, eventID string, formID string) int
 		OverrideAiReview          func(childComplexity int, eventID string, input model.OverrideAiReviewInput) int
-		PublishAgenda             func(childComplexity int, eventID string, force bool) int
+		PublishAgenda             func(childComplexity int, eventID string, force *bool) int
 		RecordDeliverableUpload   func(childComplexity int, eventID string, sessionID string, deliverableID string, input model.RecordDeliverableUploadInput) int
 		RecuseMyAssignment        func(childComplexity int, assignmentID string, input model.RecuseReviewInput) int
 		RecuseReview              func(childComplexity int, eventID string, assignmentID string, input model.RecuseReviewInput) int
@@ -1908,7 +1908,7 @@ type MutationResolver interface {
 	LockSpeakerContent(ctx context.Context, eventID string) (*ent.Event, error)
 	UnlockSpeakerContent(ctx context.Context, eventID string) (*ent.Event, error)
 	ScheduleSession(ctx context.Context, eventID string, input model.ScheduleSessionInput) (*model.Agenda, error)
-	PublishAgenda(ctx context.Context, eventID string, force bool) (*model.Agenda, error)
+	PublishAgenda(ctx context.Context, eventID string, force *bool) (*model.Agenda, error)
 	UnpublishAgenda(ctx context.Context, eventID string) (*model.Agenda, error)
 	SendCalendarInvites(ctx context.Context, eventID string, input *model.SendCalendarInvitesInput) (*model.CalendarInvitesResult, error)
 	SaveAgendaBlock(ctx context.Context, eventID string, input model.SaveAgendaBlockInput) (*model.Agenda, error)
@@ -6058,7 +6058,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.PublishAgenda(childComplexity, args["eventId"].(string), args["force"].(bool)), true
+		return e.ComplexityRoot.Mutation.PublishAgenda(childComplexity, args["eventId"].(string), args["force"].(*bool)), true
 	case "Mutation.recordDeliverableUpload":
 		if e.ComplexityRoot.Mutation.RecordDeliverableUpload == nil {
 			break
@@ -15769,8 +15769,8 @@ func (ec *executionContext) field_Mutation_publishAgenda_args(ctx context.Contex
 	}
 	args["eventId"] = arg0
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "force",
-		func(ctx context.Context, v any) (bool, error) {
-			return ec.unmarshalNBoolean2bool(ctx, v)
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -31574,7 +31574,7 @@ func (ec *executionContext) _Mutation_publishAgenda(ctx context.Context, field g
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().PublishAgenda(ctx, fc.Args["eventId"].(string), fc.Args["force"].(bool))
+			return ec.Resolvers.Mutation().PublishAgenda(ctx, fc.Args["eventId"].(string), fc.Args["force"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.Agenda) graphql.Marshaler {

@@ -28,6 +28,7 @@ var routeFieldExceptions = map[string]struct{ field, reason string }{
 	"getSessionTimeline":     {"Submission.activity", "looks the session up with Event.submission first"},
 	"listSegmentContacts":    {"CrmSegment.contacts", "looks the segment up with Query.segment first"},
 	"getSpeakerAvailability": {"Contact.availability", "looks the speaker up in the event first, as Event.speaker does"},
+	"listAgendaVersions":     {"Agenda.versions", "checks the event's access first; Agenda.versions reads the versions of an agenda already read"},
 }
 
 // TestRoutesNamedBySDL checks that every `REST: METHOD /path` sentence of a description in the

@@ -230,7 +230,7 @@ func (l *loader) run() string {
 	})
 	l.do("readiness progress", func() error { return l.progress(eventID, append([]string{keynote}, accepted[:4]...)) })
 	l.do("publish", func() error {
-		_, err := l.m.PublishAgenda(l.ctx, eventID, true)
+		_, err := l.m.PublishAgenda(l.ctx, eventID, new(true))
 		return err
 	})
 	// A cancellation after publication: the agenda is now dirty, as it would be in real life.
