@@ -57,57 +57,79 @@ func (r *Service) SpeakerAvailability(ctx context.Context, eventID, contactID st
 // availabilityOf reads one contact's availability without the request's loader, whose batches
 // run in the scope of the request rather than of ctx.
 func (r *Service) availabilityOf(ctx context.Context, ct *ent.Contact) (*model.Availability, error) {
-	k := eventItem{ct.EventID, ct.ID}
-	m, err := r.contactsAvailability(ctx, []eventItem{k})
+	m, err := r.availabilityRows(ctx, []string{ct.EventID}, []string{ct.ID})
 	if err != nil {
 		return nil, err
 	}
-	return m[k], nil
+	return m[ct.EventID].of(ct.EventID, ct.ID), nil
 }
 
 // ContactAvailability is the availability of the contact ct at its event (Contact.availability).
-// The contacts of one request are read together, in two statements whatever their number.
+// The request's loader reads whole events, so the contacts of one request cost two statements
+// whatever their number, and however the contacts' fields are scheduled: a contact asking after
+// its event was read finds it in the loader's cache.
 func (r *Service) ContactAvailability(ctx context.Context, ct *ent.Contact) (*model.Availability, error) {
 	l := &r.loaders(ctx).availability
 	l.once.Do(func() {
-		l.loader = dataloadgen.NewMappedLoader(r.contactsAvailability, dataloadgen.WithWait(loaderWait))
+		l.loader = dataloadgen.NewMappedLoader(r.eventsAvailability, dataloadgen.WithWait(loaderWait))
 	})
-	return l.loader.Load(ctx, eventItem{ct.EventID, ct.ID})
+	ea, err := l.loader.Load(ctx, ct.EventID)
+	if err != nil {
+		return nil, err
+	}
+	return ea.of(ct.EventID, ct.ID), nil
 }
 
-// contactsAvailability reads the availability of each contact of keys: their events' time zones
-// and their rows.
-func (r *Service) contactsAvailability(ctx context.Context, keys []eventItem) (map[eventItem]*model.Availability, error) {
+// eventAvailability is the availability of every speaker of an event.
+type eventAvailability struct {
+	timezone string
+	rows     map[string][]*ent.SpeakerAvailability
+}
+
+// of is the availability of one contact of the event.
+func (ea *eventAvailability) of(eventID, contactID string) *model.Availability {
+	a := &model.Availability{EventID: eventID, ContactID: contactID, Timezone: ea.timezone, AvailableThroughout: true,
+		Intervals: []*model.AvailabilityInterval{}}
+	loc := EventLocation(ea.timezone)
+	for _, row := range ea.rows[contactID] {
+		a.AvailableThroughout = false
+		a.Intervals = append(a.Intervals, toAvailabilityInterval(row.StartsAt, row.EndsAt, loc))
+	}
+	return a
+}
+
+// eventsAvailability reads the time zones of events and the availability of all their speakers.
+func (r *Service) eventsAvailability(ctx context.Context, events []string) (map[string]*eventAvailability, error) {
+	return r.availabilityRows(ctx, events, nil)
+}
+
+// availabilityRows reads the time zones of events and the availability rows of their speakers, of
+// the contacts given only when contacts is not nil.
+func (r *Service) availabilityRows(ctx context.Context, events, contacts []string) (map[string]*eventAvailability, error) {
 	c := r.ClientOf(ctx)
-	events, contacts := make([]string, len(keys)), make([]string, len(keys))
-	for i, k := range keys {
-		events[i], contacts[i] = k.event, k.id
-	}
-	evs, err := c.Event.Query().Where(event.IDIn(events...)).All(ctx)
+	evs, err := c.Event.Query().Where(event.IDIn(events...)).Select(event.FieldID, event.FieldTimezone).All(ctx)
 	if err != nil {
 		return nil, err
 	}
-	zone := map[string]string{}
+	out := make(map[string]*eventAvailability, len(events))
+	for _, id := range events {
+		out[id] = &eventAvailability{rows: map[string][]*ent.SpeakerAvailability{}}
+	}
 	for _, ev := range evs {
-		zone[ev.ID] = ev.Timezone
+		out[ev.ID].timezone = ev.Timezone
 	}
-	rows, err := c.SpeakerAvailability.Query().Where(speakeravailability.ContactIDIn(contacts...)).
-		Order(ent.Asc(speakeravailability.FieldStartsAt), ent.Asc(speakeravailability.FieldID)).All(ctx)
+	q := c.SpeakerAvailability.Query().Where(speakeravailability.EventIDIn(events...))
+	if contacts != nil {
+		q = q.Where(speakeravailability.ContactIDIn(contacts...))
+	}
+	rows, err := q.Order(ent.Asc(speakeravailability.FieldStartsAt), ent.Asc(speakeravailability.FieldID)).All(ctx)
 	if err != nil {
 		return nil, err
-	}
-	out := make(map[eventItem]*model.Availability, len(keys))
-	for _, k := range keys {
-		out[k] = &model.Availability{EventID: k.event, ContactID: k.id, Timezone: zone[k.event],
-			AvailableThroughout: true, Intervals: []*model.AvailabilityInterval{}}
 	}
 	for _, row := range rows {
-		a := out[eventItem{row.EventID, row.ContactID}]
-		if a == nil {
-			continue
+		if ea := out[row.EventID]; ea != nil {
+			ea.rows[row.ContactID] = append(ea.rows[row.ContactID], row)
 		}
-		a.AvailableThroughout = false
-		a.Intervals = append(a.Intervals, toAvailabilityInterval(row.StartsAt, row.EndsAt, EventLocation(a.Timezone)))
 	}
 	return out, nil
 }
@@ -301,9 +323,9 @@ func toAvailabilityInterval(start, end time.Time, loc *time.Location) *model.Ava
 		LocalStart: start.In(loc).Format(localLayout), LocalEnd: end.In(loc).Format(localLayout)}
 }
 
-// availabilityLoaders read the availability of the contacts of one request together; the zero
-// value is ready, the loader made on first use.
+// availabilityLoaders read the availability of the events of one request's contacts together;
+// the zero value is ready, the loader made on first use.
 type availabilityLoaders struct {
 	once   sync.Once
-	loader *dataloadgen.Loader[eventItem, *model.Availability]
+	loader *dataloadgen.Loader[string, *eventAvailability]
 }
