@@ -184,7 +184,6 @@ func (a *API) embedCalendar(w http.ResponseWriter, r *http.Request) {
 			default:
 				webcal := template.URL(link.WebcalURL) //nolint:gosec // Podium's own address; the page checks its scheme
 				page = web.EmbedSubscriptionPage(page, web.EmbedSubscription{URL: link.URL, WebcalURL: webcal,
-
 					BackHref: web.EmbedPath(pw.Widget.ID, "", r.URL.Query())})
 			}
 		}
