@@ -2,11 +2,13 @@ package rest
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html/template"
 	"net/http"
 	"strings"
 	"time"
@@ -31,6 +33,8 @@ import (
 //	GET /embed/{widgetId}/ics          the same as an iCalendar feed; ?session= one of them
 //	GET /embed/{widgetId}/custom.css   the widget's custom CSS, as its own stylesheet
 //	GET /embed/{widgetId}/embed.js     a script that inserts the iframe where it stands
+//	POST /embed/{widgetId}/calendar    the sessions a visitor picked (form, session=…): the page
+//	                                   of their personal calendar (docs/agenda.md)
 //
 // Every answer carries an ETag made from its bytes and Cache-Control: public, max-age=60, and a
 // request whose If-None-Match still matches gets 304. Last-Modified is the widget's or its event's
@@ -47,6 +51,7 @@ func (a *API) mountEmbed(r chi.Router) {
 	r.Get("/embed/{widgetId}/ics", a.embedICS)
 	r.Get("/embed/{widgetId}/custom.css", a.embedCustomCSS)
 	r.Get("/embed/{widgetId}/embed.js", a.embedScript)
+	r.Post("/embed/{widgetId}/calendar", a.embedCalendar)
 }
 
 // publicWidget reads the widget of the request; the error is nil, errUnknownWidget or a failure.
@@ -90,27 +95,36 @@ func serveCached(w http.ResponseWriter, r *http.Request, body []byte, contentTyp
 	_, _ = w.Write(body)
 }
 
-func (a *API) embedPage(w http.ResponseWriter, r *http.Request) {
-	web.EmbedHeaders(w.Header())
-	pw, err := a.publicWidget(r, true)
-	var page web.EmbedPage
-	status := http.StatusOK
+// widgetPage reads the widget of the request and lays out its page with the request's query
+// overrides: the page of an unknown (404) or disabled widget says so; err is a failure.
+func (a *API) widgetPage(r *http.Request) (page web.EmbedPage, pw *model.PublicWidget, status int, err error) {
+	pw, err = a.publicWidget(r, true)
 	switch {
 	case errors.Is(err, errUnknownWidget):
-		page, status = web.EmbedMessagePage("This embed is unavailable."), http.StatusNotFound
+		return web.EmbedMessagePage("This embed is unavailable."), nil, http.StatusNotFound, nil
 	case err != nil:
+		return page, nil, 0, err
+	case !pw.Widget.Enabled:
+		return web.EmbedMessagePage("Embed disabled"), pw, http.StatusOK, nil
+	}
+	q := r.URL.Query()
+	s := web.Settings(pw.Widget, q)
+	custom := ""
+	if css := pw.Widget.Options.CustomCSS; css != "" {
+		sum := sha256.Sum256([]byte(css))
+		custom = "/embed/" + pw.Widget.ID + "/custom.css?v=" + hex.EncodeToString(sum[:6])
+	}
+	page = web.BuildEmbedPage(pw, s, operation.FilterProgram(pw.Program, &s.Options),
+		web.EmbedParams{Base: a.publicURL(), CustomHref: custom, Query: q})
+	return page, pw, http.StatusOK, nil
+}
+
+func (a *API) embedPage(w http.ResponseWriter, r *http.Request) {
+	web.EmbedHeaders(w.Header())
+	page, pw, status, err := a.widgetPage(r)
+	if err != nil {
 		a.embedFailed(w, r, err)
 		return
-	case !pw.Widget.Enabled:
-		page = web.EmbedMessagePage("Embed disabled")
-	default:
-		s := web.Settings(pw.Widget, r.URL.Query())
-		custom := ""
-		if css := pw.Widget.Options.CustomCSS; css != "" {
-			sum := sha256.Sum256([]byte(css))
-			custom = "/embed/" + pw.Widget.ID + "/custom.css?v=" + hex.EncodeToString(sum[:6])
-		}
-		page = web.BuildEmbedPage(pw, s, operation.FilterProgram(pw.Program, &s.Options), web.EmbedParams{Base: a.publicURL(), CustomHref: custom})
 	}
 	body, err := web.RenderEmbed(page)
 	if err != nil {
@@ -127,6 +141,60 @@ func (a *API) embedPage(w http.ResponseWriter, r *http.Request) {
 		modified = pw.Modified
 	}
 	serveCached(w, r, body, "text/html; charset=utf-8", modified)
+}
+
+// embedCalendar makes a personal calendar of the sessions a visitor picked in a widget's form
+// (session=…, form-encoded), with the operation the JSON API's createPersonalCalendar calls, and
+// answers the page of its addresses. A refusal (none picked, one not in the published agenda) is
+// the widget's page again with the reason in an alert, 400, and nothing written.
+//
+// There is no CSRF token, and none is needed: the form is embedded on other sites, so cross-site
+// posts are what it is for, and it acts on nothing of the visitor's: no cookie, no session, no
+// key. A forged post can only make a new, unguessable calendar that its maker alone learns.
+func (a *API) embedCalendar(w http.ResponseWriter, r *http.Request) {
+	web.EmbedHeaders(w.Header())
+	w.Header().Set("Cache-Control", "no-store") // the calendar's address is shown once
+	r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+	formErr := r.ParseForm()
+	page, pw, status, err := a.widgetPage(r)
+	if err != nil {
+		a.embedFailed(w, r, err)
+		return
+	}
+	if status == http.StatusOK && pw.Widget.Enabled {
+		var link *operation.PersonalCalendarLink
+		switch ids := r.PostForm["session"]; {
+		case formErr != nil:
+			page.Alert, status = "Your choice could not be read. Please pick your sessions again.", http.StatusBadRequest
+		case len(ids) == 0:
+			page.Alert, status = "Pick at least one session to subscribe to.", http.StatusBadRequest
+		default:
+			err = a.db.InTx(r.Context(), func(ctx context.Context) error {
+				link, err = a.ops.CreatePersonalCalendar(ctx, pw.Widget.ID, ids)
+				return err
+			})
+			var ae *apperr.Error
+			switch {
+			case errors.As(err, &ae) && ae.Status == http.StatusBadRequest:
+				page.Alert, status = "Some of the sessions you picked are not in the published program. "+
+					"Please pick your sessions again.", http.StatusBadRequest
+			case err != nil:
+				a.embedFailed(w, r, err)
+				return
+			default:
+				webcal := template.URL(link.WebcalURL) //nolint:gosec // Podium's own address; the page checks its scheme
+				page = web.EmbedSubscriptionPage(page, web.EmbedSubscription{URL: link.URL, WebcalURL: webcal,
+					BackHref: web.EmbedPath(pw.Widget.ID, "", r.URL.Query())})
+			}
+		}
+	}
+	body, err := web.RenderEmbed(page)
+	if err != nil {
+		a.embedFailed(w, r, err)
+		return
+	}
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
 }
 
 // enabledWidget reads the widget of a feed, answering unknown and disabled widgets itself.

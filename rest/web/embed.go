@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	_ "embed"
+	"html/template"
 	"net/http"
 	"net/url"
 	"strings"
@@ -35,8 +36,9 @@ func EmbedStylesheet(w http.ResponseWriter, _ *http.Request) {
 }
 
 // EmbedCSP is the widget page's Content-Security-Policy: framed by any site, loading only its
-// own stylesheets and images over https.
-const EmbedCSP = "default-src 'none'; style-src 'self'; img-src 'self' https: data:; form-action 'none'; " +
+// own stylesheets and images over https, posting its one form (the sessions a visitor picks for a
+// personal calendar) to Podium only.
+const EmbedCSP = "default-src 'none'; style-src 'self'; img-src 'self' https: data:; form-action 'self'; " +
 	"frame-ancestors *; base-uri 'none'"
 
 // EmbedHeaders sets the widget page's security headers: no X-Frame-Options, so that any site may
@@ -121,6 +123,22 @@ type EmbedPage struct {
 	Days  []embedDay
 	// People are the speakers views' speakers.
 	People []embedPerson
+	// CalendarAction is where the form of the sessions a visitor picks for a personal calendar
+	// posts (the agenda, itinerary and sessions views, when they show sessions); empty for none.
+	CalendarAction string
+	// Alert is why the picked sessions were refused, shown above the view.
+	Alert string
+	// Subscription is the personal calendar just made, shown instead of the view.
+	Subscription *EmbedSubscription
+}
+
+// EmbedSubscription is the page a visitor sees after picking sessions: the calendar's address
+// over https and as webcal:, and the way back to the widget.
+type EmbedSubscription struct {
+	URL, BackHref string
+	// WebcalURL is Podium's own webcal: address, which html/template would otherwise refuse as
+	// an unknown scheme; EmbedSubscriptionPage checks the scheme.
+	WebcalURL template.URL
 }
 
 type embedDay struct {
@@ -151,6 +169,8 @@ type embedSession struct {
 	Tracks, Tags                               []string
 	Speakers                                   []embedPerson
 	ICSHref, GoogleHref                        string
+	// Pick draws the session's checkbox of the calendar form.
+	Pick bool
 }
 
 type embedPerson struct {
@@ -162,6 +182,8 @@ type embedPerson struct {
 type EmbedParams struct {
 	// Base is Podium's public URL, for the add-to-calendar links.
 	Base string
+	// Query is the page's query overrides, kept by the calendar form's action.
+	Query url.Values
 	// CustomHref is the custom stylesheet's URL, when the widget has custom CSS.
 	CustomHref string
 }
@@ -226,11 +248,18 @@ func BuildEmbedPage(pw *model.PublicWidget, s EmbedSettings, sessions []*model.P
 			sl.Blocks = append(sl.Blocks, eb)
 		}
 	}
+	// The views listing sessions let a visitor pick some for a personal calendar, in a form
+	// posted without script (rest/embed.go's embedCalendar).
+	pick := ev.AgendaPublishedAt != nil && len(sessions) > 0 && (s.View == model.WidgetViewAgenda ||
+		s.View == model.WidgetViewItinerary || s.View == model.WidgetViewSessions)
+	if pick {
+		page.CalendarAction = EmbedPath(pw.Widget.ID, "/calendar", p.Query)
+	}
 	people := map[string]int{}
 	for _, ps := range sessions {
 		addBlocks(&ps.StartsAt.Time)
 		start, end := ps.StartsAt.In(loc), ps.EndsAt.In(loc)
-		es := embedSession{ID: ps.ID, Anchor: "session-" + ps.Code, Title: ps.Title, Room: ps.RoomName,
+		es := embedSession{ID: ps.ID, Anchor: "session-" + ps.Code, Title: ps.Title, Room: ps.RoomName, Pick: pick,
 			When: start.Format("Mon 2 Jan, "+clock) + "–" + end.Format(clock)}
 		if o.ShowSessionDescription {
 			es.Description = ps.Description
@@ -309,6 +338,26 @@ func googleCalendarURL(s *model.ProgramSession, eventName string) string {
 		"details":  {eventName},
 		"location": {s.RoomName}}
 	return "https://calendar.google.com/calendar/render?" + q.Encode()
+}
+
+// EmbedPath is the path of a widget's page (suffix "") or of one of its routes, with the page's
+// query overrides, if any.
+func EmbedPath(widgetID, suffix string, q url.Values) string {
+	path := "/embed/" + widgetID + suffix
+	if len(q) > 0 {
+		path += "?" + q.Encode()
+	}
+	return path
+}
+
+// EmbedSubscriptionPage is the page of a personal calendar just made from a widget: base is the
+// widget's page, for its title, mode and stylesheets.
+func EmbedSubscriptionPage(base EmbedPage, sub EmbedSubscription) EmbedPage {
+	if !strings.HasPrefix(string(sub.WebcalURL), "webcal://") {
+		sub.WebcalURL = template.URL(sub.URL) //nolint:gosec // Podium's own https address
+	}
+	return EmbedPage{Title: base.Title, Subtitle: "Your calendar", Mode: base.Mode, Stylesheet: base.Stylesheet,
+		AccentHref: base.AccentHref, CustomHref: base.CustomHref, View: base.View, Subscription: &sub}
 }
 
 // EmbedMessagePage is the page of a widget that shows nothing: disabled, or unknown.
