@@ -34,7 +34,7 @@ type Contact struct {
 	FirstName string `json:"first_name,omitempty"`
 	// The last name, trimmed and never empty.
 	LastName string `json:"last_name,omitempty"`
-	// Whether the contact is a speaker or an organizer contact; speaker by default.
+	// How the contact takes part: speaker (added or invited as one; the default), submitter (sent a proposal through a call for proposals and counts as a speaker only once a session of theirs is accepted) or organizer.
 	Participation contact.Participation `json:"participation,omitempty"`
 	// The job title; null when unknown.
 	Title *string `json:"title,omitempty"`

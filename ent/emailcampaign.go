@@ -42,6 +42,8 @@ type EmailCampaign struct {
 	CreatedByAPIKeyID *string `json:"created_by_api_key_id,omitempty"`
 	// RecipientCount holds the value of the "recipient_count" field.
 	RecipientCount int `json:"recipient_count,omitempty"`
+	// ReplyTo holds the value of the "reply_to" field.
+	ReplyTo *string `json:"reply_to,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the EmailCampaignQuery when eager-loading is set.
 	Edges        EmailCampaignEdges `json:"edges"`
@@ -92,7 +94,7 @@ func (*EmailCampaign) scanValues(columns []string) ([]any, error) {
 			values[i] = new([]byte)
 		case emailcampaign.FieldRecipientCount:
 			values[i] = new(sql.NullInt64)
-		case emailcampaign.FieldID, emailcampaign.FieldOrganizationID, emailcampaign.FieldEventID, emailcampaign.FieldTemplateID, emailcampaign.FieldSubjectSnapshot, emailcampaign.FieldBodySnapshot, emailcampaign.FieldCreatedByUserID, emailcampaign.FieldCreatedByAPIKeyID:
+		case emailcampaign.FieldID, emailcampaign.FieldOrganizationID, emailcampaign.FieldEventID, emailcampaign.FieldTemplateID, emailcampaign.FieldSubjectSnapshot, emailcampaign.FieldBodySnapshot, emailcampaign.FieldCreatedByUserID, emailcampaign.FieldCreatedByAPIKeyID, emailcampaign.FieldReplyTo:
 			values[i] = new(sql.NullString)
 		case emailcampaign.FieldCreatedAt, emailcampaign.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
@@ -188,6 +190,13 @@ func (_m *EmailCampaign) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.RecipientCount = int(value.Int64)
 			}
+		case emailcampaign.FieldReplyTo:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field reply_to", values[i])
+			} else if value.Valid {
+				_m.ReplyTo = new(string)
+				*_m.ReplyTo = value.String
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -272,6 +281,11 @@ func (_m *EmailCampaign) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("recipient_count=")
 	builder.WriteString(fmt.Sprintf("%v", _m.RecipientCount))
+	builder.WriteString(", ")
+	if v := _m.ReplyTo; v != nil {
+		builder.WriteString("reply_to=")
+		builder.WriteString(*v)
+	}
 	builder.WriteByte(')')
 	return builder.String()
 }

@@ -139,6 +139,20 @@ func (_c *EmailCampaignCreate) SetNillableRecipientCount(v *int) *EmailCampaignC
 	return _c
 }
 
+// SetReplyTo sets the "reply_to" field.
+func (_c *EmailCampaignCreate) SetReplyTo(v string) *EmailCampaignCreate {
+	_c.mutation.SetReplyTo(v)
+	return _c
+}
+
+// SetNillableReplyTo sets the "reply_to" field if the given value is not nil.
+func (_c *EmailCampaignCreate) SetNillableReplyTo(v *string) *EmailCampaignCreate {
+	if v != nil {
+		_c.SetReplyTo(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *EmailCampaignCreate) SetID(v string) *EmailCampaignCreate {
 	_c.mutation.SetID(v)
@@ -266,6 +280,11 @@ func (_c *EmailCampaignCreate) check() error {
 	if _, ok := _c.mutation.RecipientCount(); !ok {
 		return &ValidationError{Name: "recipient_count", err: errors.New(`ent: missing required field "EmailCampaign.recipient_count"`)}
 	}
+	if v, ok := _c.mutation.ReplyTo(); ok {
+		if err := emailcampaign.ReplyToValidator(v); err != nil {
+			return &ValidationError{Name: "reply_to", err: fmt.Errorf(`ent: validator failed for field "EmailCampaign.reply_to": %w`, err)}
+		}
+	}
 	if v, ok := _c.mutation.ID(); ok {
 		if err := emailcampaign.IDValidator(v); err != nil {
 			return &ValidationError{Name: "id", err: fmt.Errorf(`ent: validator failed for field "EmailCampaign.id": %w`, err)}
@@ -349,6 +368,10 @@ func (_c *EmailCampaignCreate) createSpec() (*EmailCampaign, *sqlgraph.CreateSpe
 	if value, ok := _c.mutation.RecipientCount(); ok {
 		_spec.SetField(emailcampaign.FieldRecipientCount, field.TypeInt, value)
 		_node.RecipientCount = value
+	}
+	if value, ok := _c.mutation.ReplyTo(); ok {
+		_spec.SetField(emailcampaign.FieldReplyTo, field.TypeString, value)
+		_node.ReplyTo = &value
 	}
 	if nodes := _c.mutation.EventIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -493,6 +516,9 @@ func (u *EmailCampaignUpsertOne) UpdateNewValues() *EmailCampaignUpsertOne {
 		}
 		if _, exists := u.create.mutation.RecipientCount(); exists {
 			s.SetIgnore(emailcampaign.FieldRecipientCount)
+		}
+		if _, exists := u.create.mutation.ReplyTo(); exists {
+			s.SetIgnore(emailcampaign.FieldReplyTo)
 		}
 	}))
 	return u
@@ -751,6 +777,9 @@ func (u *EmailCampaignUpsertBulk) UpdateNewValues() *EmailCampaignUpsertBulk {
 			}
 			if _, exists := b.mutation.RecipientCount(); exists {
 				s.SetIgnore(emailcampaign.FieldRecipientCount)
+			}
+			if _, exists := b.mutation.ReplyTo(); exists {
+				s.SetIgnore(emailcampaign.FieldReplyTo)
 			}
 		}
 	}))

@@ -151,6 +151,9 @@ func (_u *EmailCampaignUpdate) sqlSave(ctx context.Context) (_node int, err erro
 	if _u.mutation.CreatedByAPIKeyIDCleared() {
 		_spec.ClearField(emailcampaign.FieldCreatedByAPIKeyID, field.TypeString)
 	}
+	if _u.mutation.ReplyToCleared() {
+		_spec.ClearField(emailcampaign.FieldReplyTo, field.TypeString)
+	}
 	if _u.mutation.RecipientsCleared() {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.O2M,
@@ -368,6 +371,9 @@ func (_u *EmailCampaignUpdateOne) sqlSave(ctx context.Context) (_node *EmailCamp
 	}
 	if _u.mutation.CreatedByAPIKeyIDCleared() {
 		_spec.ClearField(emailcampaign.FieldCreatedByAPIKeyID, field.TypeString)
+	}
+	if _u.mutation.ReplyToCleared() {
+		_spec.ClearField(emailcampaign.FieldReplyTo, field.TypeString)
 	}
 	if _u.mutation.RecipientsCleared() {
 		edge := &sqlgraph.EdgeSpec{

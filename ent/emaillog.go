@@ -45,6 +45,8 @@ type EmailLog struct {
 	Body string `json:"body,omitempty"`
 	// The HTML body.
 	HTMLBody string `json:"html_body,omitempty"`
+	// The Reply-To this send asked for; null uses the event's replyToEmail when the email is delivered.
+	ReplyTo *string `json:"reply_to,omitempty"`
 	// Whether a calendar object (an .ics file) is attached.
 	IcsAttached bool `json:"ics_attached,omitempty"`
 	// The attached iCalendar object (METHOD REQUEST or CANCEL); null when none is attached.
@@ -122,7 +124,7 @@ func (*EmailLog) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullBool)
 		case emaillog.FieldIcsSequence:
 			values[i] = new(sql.NullInt64)
-		case emaillog.FieldID, emaillog.FieldOrganizationID, emaillog.FieldEventID, emaillog.FieldContactID, emaillog.FieldSubmissionID, emaillog.FieldType, emaillog.FieldTemplate, emaillog.FieldRecipient, emaillog.FieldSubject, emaillog.FieldBody, emaillog.FieldHTMLBody, emaillog.FieldIcsContent, emaillog.FieldStatus, emaillog.FieldProvider, emaillog.FieldProviderID, emaillog.FieldError:
+		case emaillog.FieldID, emaillog.FieldOrganizationID, emaillog.FieldEventID, emaillog.FieldContactID, emaillog.FieldSubmissionID, emaillog.FieldType, emaillog.FieldTemplate, emaillog.FieldRecipient, emaillog.FieldSubject, emaillog.FieldBody, emaillog.FieldHTMLBody, emaillog.FieldReplyTo, emaillog.FieldIcsContent, emaillog.FieldStatus, emaillog.FieldProvider, emaillog.FieldProviderID, emaillog.FieldError:
 			values[i] = new(sql.NullString)
 		case emaillog.FieldCreatedAt, emaillog.FieldUpdatedAt, emaillog.FieldSentAt:
 			values[i] = new(sql.NullTime)
@@ -221,6 +223,13 @@ func (_m *EmailLog) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field html_body", values[i])
 			} else if value.Valid {
 				_m.HTMLBody = value.String
+			}
+		case emaillog.FieldReplyTo:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field reply_to", values[i])
+			} else if value.Valid {
+				_m.ReplyTo = new(string)
+				*_m.ReplyTo = value.String
 			}
 		case emaillog.FieldIcsAttached:
 			if value, ok := values[i].(*sql.NullBool); !ok {
@@ -368,6 +377,11 @@ func (_m *EmailLog) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("html_body=")
 	builder.WriteString(_m.HTMLBody)
+	builder.WriteString(", ")
+	if v := _m.ReplyTo; v != nil {
+		builder.WriteString("reply_to=")
+		builder.WriteString(*v)
+	}
 	builder.WriteString(", ")
 	builder.WriteString("ics_attached=")
 	builder.WriteString(fmt.Sprintf("%v", _m.IcsAttached))

@@ -138,6 +138,20 @@ func (_c *EmailLogCreate) SetHTMLBody(v string) *EmailLogCreate {
 	return _c
 }
 
+// SetReplyTo sets the "reply_to" field.
+func (_c *EmailLogCreate) SetReplyTo(v string) *EmailLogCreate {
+	_c.mutation.SetReplyTo(v)
+	return _c
+}
+
+// SetNillableReplyTo sets the "reply_to" field if the given value is not nil.
+func (_c *EmailLogCreate) SetNillableReplyTo(v *string) *EmailLogCreate {
+	if v != nil {
+		_c.SetReplyTo(*v)
+	}
+	return _c
+}
+
 // SetIcsAttached sets the "ics_attached" field.
 func (_c *EmailLogCreate) SetIcsAttached(v bool) *EmailLogCreate {
 	_c.mutation.SetIcsAttached(v)
@@ -385,6 +399,11 @@ func (_c *EmailLogCreate) check() error {
 	if _, ok := _c.mutation.HTMLBody(); !ok {
 		return &ValidationError{Name: "html_body", err: errors.New(`ent: missing required field "EmailLog.html_body"`)}
 	}
+	if v, ok := _c.mutation.ReplyTo(); ok {
+		if err := emaillog.ReplyToValidator(v); err != nil {
+			return &ValidationError{Name: "reply_to", err: fmt.Errorf(`ent: validator failed for field "EmailLog.reply_to": %w`, err)}
+		}
+	}
 	if _, ok := _c.mutation.IcsAttached(); !ok {
 		return &ValidationError{Name: "ics_attached", err: errors.New(`ent: missing required field "EmailLog.ics_attached"`)}
 	}
@@ -475,6 +494,10 @@ func (_c *EmailLogCreate) createSpec() (*EmailLog, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.HTMLBody(); ok {
 		_spec.SetField(emaillog.FieldHTMLBody, field.TypeString, value)
 		_node.HTMLBody = value
+	}
+	if value, ok := _c.mutation.ReplyTo(); ok {
+		_spec.SetField(emaillog.FieldReplyTo, field.TypeString, value)
+		_node.ReplyTo = &value
 	}
 	if value, ok := _c.mutation.IcsAttached(); ok {
 		_spec.SetField(emaillog.FieldIcsAttached, field.TypeBool, value)
@@ -885,6 +908,9 @@ func (u *EmailLogUpsertOne) UpdateNewValues() *EmailLogUpsertOne {
 		}
 		if _, exists := u.create.mutation.Template(); exists {
 			s.SetIgnore(emaillog.FieldTemplate)
+		}
+		if _, exists := u.create.mutation.ReplyTo(); exists {
+			s.SetIgnore(emaillog.FieldReplyTo)
 		}
 	}))
 	return u
@@ -1398,6 +1424,9 @@ func (u *EmailLogUpsertBulk) UpdateNewValues() *EmailLogUpsertBulk {
 			}
 			if _, exists := b.mutation.Template(); exists {
 				s.SetIgnore(emaillog.FieldTemplate)
+			}
+			if _, exists := b.mutation.ReplyTo(); exists {
+				s.SetIgnore(emaillog.FieldReplyTo)
 			}
 		}
 	}))

@@ -432,6 +432,9 @@ func (_u *EmailLogUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if value, ok := _u.mutation.HTMLBody(); ok {
 		_spec.SetField(emaillog.FieldHTMLBody, field.TypeString, value)
 	}
+	if _u.mutation.ReplyToCleared() {
+		_spec.ClearField(emaillog.FieldReplyTo, field.TypeString)
+	}
 	if value, ok := _u.mutation.IcsAttached(); ok {
 		_spec.SetField(emaillog.FieldIcsAttached, field.TypeBool, value)
 	}
@@ -987,6 +990,9 @@ func (_u *EmailLogUpdateOne) sqlSave(ctx context.Context) (_node *EmailLog, err 
 	}
 	if value, ok := _u.mutation.HTMLBody(); ok {
 		_spec.SetField(emaillog.FieldHTMLBody, field.TypeString, value)
+	}
+	if _u.mutation.ReplyToCleared() {
+		_spec.ClearField(emaillog.FieldReplyTo, field.TypeString)
 	}
 	if value, ok := _u.mutation.IcsAttached(); ok {
 		_spec.SetField(emaillog.FieldIcsAttached, field.TypeBool, value)

@@ -57,6 +57,8 @@ type Event struct {
 	BackgroundURL *string `json:"background_url,omitempty"`
 	// The storage key of the background image uploaded in the organizer app; null when none was uploaded.
 	BackgroundKey *string `json:"background_key,omitempty"`
+	// Where replies to the event's emails go (their Reply-To), unless a send names its own; null sends them to the sending address.
+	ReplyToEmail *string `json:"reply_to_email,omitempty"`
 	// How many proposals one speaker may send through a call-for-proposals form that sets no limit of its own: a whole number, at least 1; 3 by default. The forms apply it; createSubmission does not.
 	DefaultSubmissionLimit int `json:"default_submission_limit,omitempty"`
 	// Whether speakers confirm their sessions themselves (true, the default). When false, accepting a submission confirms its speakers at once: their confirmedAt is set.
@@ -277,7 +279,7 @@ func (*Event) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullBool)
 		case event.FieldDefaultSubmissionLimit:
 			values[i] = new(sql.NullInt64)
-		case event.FieldID, event.FieldOrganizationID, event.FieldName, event.FieldSlug, event.FieldTagline, event.FieldDescription, event.FieldType, event.FieldWebsiteURL, event.FieldLocation, event.FieldTimezone, event.FieldTheme, event.FieldLogoURL, event.FieldLogoKey, event.FieldBackgroundURL, event.FieldBackgroundKey:
+		case event.FieldID, event.FieldOrganizationID, event.FieldName, event.FieldSlug, event.FieldTagline, event.FieldDescription, event.FieldType, event.FieldWebsiteURL, event.FieldLocation, event.FieldTimezone, event.FieldTheme, event.FieldLogoURL, event.FieldLogoKey, event.FieldBackgroundURL, event.FieldBackgroundKey, event.FieldReplyToEmail:
 			values[i] = new(sql.NullString)
 		case event.FieldCreatedAt, event.FieldUpdatedAt, event.FieldStartsAt, event.FieldEndsAt, event.FieldAgendaPublishedAt:
 			values[i] = new(sql.NullTime)
@@ -418,6 +420,13 @@ func (_m *Event) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.BackgroundKey = new(string)
 				*_m.BackgroundKey = value.String
+			}
+		case event.FieldReplyToEmail:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field reply_to_email", values[i])
+			} else if value.Valid {
+				_m.ReplyToEmail = new(string)
+				*_m.ReplyToEmail = value.String
 			}
 		case event.FieldDefaultSubmissionLimit:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
@@ -646,6 +655,11 @@ func (_m *Event) String() string {
 	builder.WriteString(", ")
 	if v := _m.BackgroundKey; v != nil {
 		builder.WriteString("background_key=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.ReplyToEmail; v != nil {
+		builder.WriteString("reply_to_email=")
 		builder.WriteString(*v)
 	}
 	builder.WriteString(", ")

@@ -243,6 +243,20 @@ func (_c *EventCreate) SetNillableBackgroundKey(v *string) *EventCreate {
 	return _c
 }
 
+// SetReplyToEmail sets the "reply_to_email" field.
+func (_c *EventCreate) SetReplyToEmail(v string) *EventCreate {
+	_c.mutation.SetReplyToEmail(v)
+	return _c
+}
+
+// SetNillableReplyToEmail sets the "reply_to_email" field if the given value is not nil.
+func (_c *EventCreate) SetNillableReplyToEmail(v *string) *EventCreate {
+	if v != nil {
+		_c.SetReplyToEmail(*v)
+	}
+	return _c
+}
+
 // SetDefaultSubmissionLimit sets the "default_submission_limit" field.
 func (_c *EventCreate) SetDefaultSubmissionLimit(v int) *EventCreate {
 	_c.mutation.SetDefaultSubmissionLimit(v)
@@ -725,6 +739,11 @@ func (_c *EventCreate) check() error {
 			return &ValidationError{Name: "background_key", err: fmt.Errorf(`ent: validator failed for field "Event.background_key": %w`, err)}
 		}
 	}
+	if v, ok := _c.mutation.ReplyToEmail(); ok {
+		if err := event.ReplyToEmailValidator(v); err != nil {
+			return &ValidationError{Name: "reply_to_email", err: fmt.Errorf(`ent: validator failed for field "Event.reply_to_email": %w`, err)}
+		}
+	}
 	if _, ok := _c.mutation.DefaultSubmissionLimit(); !ok {
 		return &ValidationError{Name: "default_submission_limit", err: errors.New(`ent: missing required field "Event.default_submission_limit"`)}
 	}
@@ -856,6 +875,10 @@ func (_c *EventCreate) createSpec() (*Event, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.BackgroundKey(); ok {
 		_spec.SetField(event.FieldBackgroundKey, field.TypeString, value)
 		_node.BackgroundKey = &value
+	}
+	if value, ok := _c.mutation.ReplyToEmail(); ok {
+		_spec.SetField(event.FieldReplyToEmail, field.TypeString, value)
+		_node.ReplyToEmail = &value
 	}
 	if value, ok := _c.mutation.DefaultSubmissionLimit(); ok {
 		_spec.SetField(event.FieldDefaultSubmissionLimit, field.TypeInt, value)
@@ -1424,6 +1447,24 @@ func (u *EventUpsert) ClearBackgroundKey() *EventUpsert {
 	return u
 }
 
+// SetReplyToEmail sets the "reply_to_email" field.
+func (u *EventUpsert) SetReplyToEmail(v string) *EventUpsert {
+	u.Set(event.FieldReplyToEmail, v)
+	return u
+}
+
+// UpdateReplyToEmail sets the "reply_to_email" field to the value that was provided on create.
+func (u *EventUpsert) UpdateReplyToEmail() *EventUpsert {
+	u.SetExcluded(event.FieldReplyToEmail)
+	return u
+}
+
+// ClearReplyToEmail clears the value of the "reply_to_email" field.
+func (u *EventUpsert) ClearReplyToEmail() *EventUpsert {
+	u.SetNull(event.FieldReplyToEmail)
+	return u
+}
+
 // SetDefaultSubmissionLimit sets the "default_submission_limit" field.
 func (u *EventUpsert) SetDefaultSubmissionLimit(v int) *EventUpsert {
 	u.Set(event.FieldDefaultSubmissionLimit, v)
@@ -1858,6 +1899,27 @@ func (u *EventUpsertOne) UpdateBackgroundKey() *EventUpsertOne {
 func (u *EventUpsertOne) ClearBackgroundKey() *EventUpsertOne {
 	return u.Update(func(s *EventUpsert) {
 		s.ClearBackgroundKey()
+	})
+}
+
+// SetReplyToEmail sets the "reply_to_email" field.
+func (u *EventUpsertOne) SetReplyToEmail(v string) *EventUpsertOne {
+	return u.Update(func(s *EventUpsert) {
+		s.SetReplyToEmail(v)
+	})
+}
+
+// UpdateReplyToEmail sets the "reply_to_email" field to the value that was provided on create.
+func (u *EventUpsertOne) UpdateReplyToEmail() *EventUpsertOne {
+	return u.Update(func(s *EventUpsert) {
+		s.UpdateReplyToEmail()
+	})
+}
+
+// ClearReplyToEmail clears the value of the "reply_to_email" field.
+func (u *EventUpsertOne) ClearReplyToEmail() *EventUpsertOne {
+	return u.Update(func(s *EventUpsert) {
+		s.ClearReplyToEmail()
 	})
 }
 
@@ -2478,6 +2540,27 @@ func (u *EventUpsertBulk) UpdateBackgroundKey() *EventUpsertBulk {
 func (u *EventUpsertBulk) ClearBackgroundKey() *EventUpsertBulk {
 	return u.Update(func(s *EventUpsert) {
 		s.ClearBackgroundKey()
+	})
+}
+
+// SetReplyToEmail sets the "reply_to_email" field.
+func (u *EventUpsertBulk) SetReplyToEmail(v string) *EventUpsertBulk {
+	return u.Update(func(s *EventUpsert) {
+		s.SetReplyToEmail(v)
+	})
+}
+
+// UpdateReplyToEmail sets the "reply_to_email" field to the value that was provided on create.
+func (u *EventUpsertBulk) UpdateReplyToEmail() *EventUpsertBulk {
+	return u.Update(func(s *EventUpsert) {
+		s.UpdateReplyToEmail()
+	})
+}
+
+// ClearReplyToEmail clears the value of the "reply_to_email" field.
+func (u *EventUpsertBulk) ClearReplyToEmail() *EventUpsertBulk {
+	return u.Update(func(s *EventUpsert) {
+		s.ClearReplyToEmail()
 	})
 }
 

@@ -315,6 +315,26 @@ func (_u *EventUpdate) ClearBackgroundKey() *EventUpdate {
 	return _u
 }
 
+// SetReplyToEmail sets the "reply_to_email" field.
+func (_u *EventUpdate) SetReplyToEmail(v string) *EventUpdate {
+	_u.mutation.SetReplyToEmail(v)
+	return _u
+}
+
+// SetNillableReplyToEmail sets the "reply_to_email" field if the given value is not nil.
+func (_u *EventUpdate) SetNillableReplyToEmail(v *string) *EventUpdate {
+	if v != nil {
+		_u.SetReplyToEmail(*v)
+	}
+	return _u
+}
+
+// ClearReplyToEmail clears the value of the "reply_to_email" field.
+func (_u *EventUpdate) ClearReplyToEmail() *EventUpdate {
+	_u.mutation.ClearReplyToEmail()
+	return _u
+}
+
 // SetDefaultSubmissionLimit sets the "default_submission_limit" field.
 func (_u *EventUpdate) SetDefaultSubmissionLimit(v int) *EventUpdate {
 	_u.mutation.ResetDefaultSubmissionLimit()
@@ -1034,6 +1054,11 @@ func (_u *EventUpdate) check() error {
 			return &ValidationError{Name: "background_key", err: fmt.Errorf(`ent: validator failed for field "Event.background_key": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.ReplyToEmail(); ok {
+		if err := event.ReplyToEmailValidator(v); err != nil {
+			return &ValidationError{Name: "reply_to_email", err: fmt.Errorf(`ent: validator failed for field "Event.reply_to_email": %w`, err)}
+		}
+	}
 	if v, ok := _u.mutation.DefaultSubmissionLimit(); ok {
 		if err := event.DefaultSubmissionLimitValidator(v); err != nil {
 			return &ValidationError{Name: "default_submission_limit", err: fmt.Errorf(`ent: validator failed for field "Event.default_submission_limit": %w`, err)}
@@ -1137,6 +1162,12 @@ func (_u *EventUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if _u.mutation.BackgroundKeyCleared() {
 		_spec.ClearField(event.FieldBackgroundKey, field.TypeString)
+	}
+	if value, ok := _u.mutation.ReplyToEmail(); ok {
+		_spec.SetField(event.FieldReplyToEmail, field.TypeString, value)
+	}
+	if _u.mutation.ReplyToEmailCleared() {
+		_spec.ClearField(event.FieldReplyToEmail, field.TypeString)
 	}
 	if value, ok := _u.mutation.DefaultSubmissionLimit(); ok {
 		_spec.SetField(event.FieldDefaultSubmissionLimit, field.TypeInt, value)
@@ -2097,6 +2128,26 @@ func (_u *EventUpdateOne) ClearBackgroundKey() *EventUpdateOne {
 	return _u
 }
 
+// SetReplyToEmail sets the "reply_to_email" field.
+func (_u *EventUpdateOne) SetReplyToEmail(v string) *EventUpdateOne {
+	_u.mutation.SetReplyToEmail(v)
+	return _u
+}
+
+// SetNillableReplyToEmail sets the "reply_to_email" field if the given value is not nil.
+func (_u *EventUpdateOne) SetNillableReplyToEmail(v *string) *EventUpdateOne {
+	if v != nil {
+		_u.SetReplyToEmail(*v)
+	}
+	return _u
+}
+
+// ClearReplyToEmail clears the value of the "reply_to_email" field.
+func (_u *EventUpdateOne) ClearReplyToEmail() *EventUpdateOne {
+	_u.mutation.ClearReplyToEmail()
+	return _u
+}
+
 // SetDefaultSubmissionLimit sets the "default_submission_limit" field.
 func (_u *EventUpdateOne) SetDefaultSubmissionLimit(v int) *EventUpdateOne {
 	_u.mutation.ResetDefaultSubmissionLimit()
@@ -2829,6 +2880,11 @@ func (_u *EventUpdateOne) check() error {
 			return &ValidationError{Name: "background_key", err: fmt.Errorf(`ent: validator failed for field "Event.background_key": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.ReplyToEmail(); ok {
+		if err := event.ReplyToEmailValidator(v); err != nil {
+			return &ValidationError{Name: "reply_to_email", err: fmt.Errorf(`ent: validator failed for field "Event.reply_to_email": %w`, err)}
+		}
+	}
 	if v, ok := _u.mutation.DefaultSubmissionLimit(); ok {
 		if err := event.DefaultSubmissionLimitValidator(v); err != nil {
 			return &ValidationError{Name: "default_submission_limit", err: fmt.Errorf(`ent: validator failed for field "Event.default_submission_limit": %w`, err)}
@@ -2949,6 +3005,12 @@ func (_u *EventUpdateOne) sqlSave(ctx context.Context) (_node *Event, err error)
 	}
 	if _u.mutation.BackgroundKeyCleared() {
 		_spec.ClearField(event.FieldBackgroundKey, field.TypeString)
+	}
+	if value, ok := _u.mutation.ReplyToEmail(); ok {
+		_spec.SetField(event.FieldReplyToEmail, field.TypeString, value)
+	}
+	if _u.mutation.ReplyToEmailCleared() {
+		_spec.ClearField(event.FieldReplyToEmail, field.TypeString)
 	}
 	if value, ok := _u.mutation.DefaultSubmissionLimit(); ok {
 		_spec.SetField(event.FieldDefaultSubmissionLimit, field.TypeInt, value)

@@ -313,6 +313,11 @@ func (_q *EmailLogQuery) collectField(ctx context.Context, oneNode bool, opCtx *
 				selectedFields = append(selectedFields, emaillog.FieldHTMLBody)
 				fieldSeen[emaillog.FieldHTMLBody] = struct{}{}
 			}
+		case "replyTo":
+			if _, ok := fieldSeen[emaillog.FieldReplyTo]; !ok {
+				selectedFields = append(selectedFields, emaillog.FieldReplyTo)
+				fieldSeen[emaillog.FieldReplyTo] = struct{}{}
+			}
 		case "icsAttached":
 			if _, ok := fieldSeen[emaillog.FieldIcsAttached]; !ok {
 				selectedFields = append(selectedFields, emaillog.FieldIcsAttached)
@@ -526,6 +531,11 @@ func (_q *EventQuery) collectField(ctx context.Context, oneNode bool, opCtx *gra
 			if _, ok := fieldSeen[event.FieldBackgroundKey]; !ok {
 				selectedFields = append(selectedFields, event.FieldBackgroundKey)
 				fieldSeen[event.FieldBackgroundKey] = struct{}{}
+			}
+		case "replyToEmail":
+			if _, ok := fieldSeen[event.FieldReplyToEmail]; !ok {
+				selectedFields = append(selectedFields, event.FieldReplyToEmail)
+				fieldSeen[event.FieldReplyToEmail] = struct{}{}
 			}
 		case "defaultSubmissionLimit":
 			if _, ok := fieldSeen[event.FieldDefaultSubmissionLimit]; !ok {

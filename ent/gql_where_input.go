@@ -1029,6 +1029,23 @@ type EventWhereInput struct {
 	BackgroundKeyEqualFold    *string  `json:"backgroundKeyEqualFold,omitempty"`
 	BackgroundKeyContainsFold *string  `json:"backgroundKeyContainsFold,omitempty"`
 
+	// "reply_to_email" field predicates.
+	ReplyToEmail             *string  `json:"replyToEmail,omitempty"`
+	ReplyToEmailNEQ          *string  `json:"replyToEmailNEQ,omitempty"`
+	ReplyToEmailIn           []string `json:"replyToEmailIn,omitempty"`
+	ReplyToEmailNotIn        []string `json:"replyToEmailNotIn,omitempty"`
+	ReplyToEmailGT           *string  `json:"replyToEmailGT,omitempty"`
+	ReplyToEmailGTE          *string  `json:"replyToEmailGTE,omitempty"`
+	ReplyToEmailLT           *string  `json:"replyToEmailLT,omitempty"`
+	ReplyToEmailLTE          *string  `json:"replyToEmailLTE,omitempty"`
+	ReplyToEmailContains     *string  `json:"replyToEmailContains,omitempty"`
+	ReplyToEmailHasPrefix    *string  `json:"replyToEmailHasPrefix,omitempty"`
+	ReplyToEmailHasSuffix    *string  `json:"replyToEmailHasSuffix,omitempty"`
+	ReplyToEmailIsNil        bool     `json:"replyToEmailIsNil,omitempty"`
+	ReplyToEmailNotNil       bool     `json:"replyToEmailNotNil,omitempty"`
+	ReplyToEmailEqualFold    *string  `json:"replyToEmailEqualFold,omitempty"`
+	ReplyToEmailContainsFold *string  `json:"replyToEmailContainsFold,omitempty"`
+
 	// "default_submission_limit" field predicates.
 	DefaultSubmissionLimit      *int  `json:"defaultSubmissionLimit,omitempty"`
 	DefaultSubmissionLimitNEQ   *int  `json:"defaultSubmissionLimitNEQ,omitempty"`
@@ -1833,6 +1850,51 @@ func (i *EventWhereInput) P() (predicate.Event, error) {
 	}
 	if i.BackgroundKeyContainsFold != nil {
 		predicates = append(predicates, event.BackgroundKeyContainsFold(*i.BackgroundKeyContainsFold))
+	}
+	if i.ReplyToEmail != nil {
+		predicates = append(predicates, event.ReplyToEmailEQ(*i.ReplyToEmail))
+	}
+	if i.ReplyToEmailNEQ != nil {
+		predicates = append(predicates, event.ReplyToEmailNEQ(*i.ReplyToEmailNEQ))
+	}
+	if len(i.ReplyToEmailIn) > 0 {
+		predicates = append(predicates, event.ReplyToEmailIn(i.ReplyToEmailIn...))
+	}
+	if len(i.ReplyToEmailNotIn) > 0 {
+		predicates = append(predicates, event.ReplyToEmailNotIn(i.ReplyToEmailNotIn...))
+	}
+	if i.ReplyToEmailGT != nil {
+		predicates = append(predicates, event.ReplyToEmailGT(*i.ReplyToEmailGT))
+	}
+	if i.ReplyToEmailGTE != nil {
+		predicates = append(predicates, event.ReplyToEmailGTE(*i.ReplyToEmailGTE))
+	}
+	if i.ReplyToEmailLT != nil {
+		predicates = append(predicates, event.ReplyToEmailLT(*i.ReplyToEmailLT))
+	}
+	if i.ReplyToEmailLTE != nil {
+		predicates = append(predicates, event.ReplyToEmailLTE(*i.ReplyToEmailLTE))
+	}
+	if i.ReplyToEmailContains != nil {
+		predicates = append(predicates, event.ReplyToEmailContains(*i.ReplyToEmailContains))
+	}
+	if i.ReplyToEmailHasPrefix != nil {
+		predicates = append(predicates, event.ReplyToEmailHasPrefix(*i.ReplyToEmailHasPrefix))
+	}
+	if i.ReplyToEmailHasSuffix != nil {
+		predicates = append(predicates, event.ReplyToEmailHasSuffix(*i.ReplyToEmailHasSuffix))
+	}
+	if i.ReplyToEmailIsNil {
+		predicates = append(predicates, event.ReplyToEmailIsNil())
+	}
+	if i.ReplyToEmailNotNil {
+		predicates = append(predicates, event.ReplyToEmailNotNil())
+	}
+	if i.ReplyToEmailEqualFold != nil {
+		predicates = append(predicates, event.ReplyToEmailEqualFold(*i.ReplyToEmailEqualFold))
+	}
+	if i.ReplyToEmailContainsFold != nil {
+		predicates = append(predicates, event.ReplyToEmailContainsFold(*i.ReplyToEmailContainsFold))
 	}
 	if i.DefaultSubmissionLimit != nil {
 		predicates = append(predicates, event.DefaultSubmissionLimitEQ(*i.DefaultSubmissionLimit))

@@ -9871,6 +9871,7 @@ type EmailCampaignMutation struct {
 	created_by_api_key_id *string
 	recipient_count       *int
 	addrecipient_count    *int
+	reply_to              *string
 	clearedFields         map[string]struct{}
 	event                 *string
 	clearedevent          bool
@@ -10441,6 +10442,55 @@ func (m *EmailCampaignMutation) ResetRecipientCount() {
 	m.addrecipient_count = nil
 }
 
+// SetReplyTo sets the "reply_to" field.
+func (m *EmailCampaignMutation) SetReplyTo(s string) {
+	m.reply_to = &s
+}
+
+// ReplyTo returns the value of the "reply_to" field in the mutation.
+func (m *EmailCampaignMutation) ReplyTo() (r string, exists bool) {
+	v := m.reply_to
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldReplyTo returns the old "reply_to" field's value of the EmailCampaign entity.
+// If the EmailCampaign object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailCampaignMutation) OldReplyTo(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldReplyTo is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldReplyTo requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldReplyTo: %w", err)
+	}
+	return oldValue.ReplyTo, nil
+}
+
+// ClearReplyTo clears the value of the "reply_to" field.
+func (m *EmailCampaignMutation) ClearReplyTo() {
+	m.reply_to = nil
+	m.clearedFields[emailcampaign.FieldReplyTo] = struct{}{}
+}
+
+// ReplyToCleared returns if the "reply_to" field was cleared in this mutation.
+func (m *EmailCampaignMutation) ReplyToCleared() bool {
+	_, ok := m.clearedFields[emailcampaign.FieldReplyTo]
+	return ok
+}
+
+// ResetReplyTo resets all changes to the "reply_to" field.
+func (m *EmailCampaignMutation) ResetReplyTo() {
+	m.reply_to = nil
+	delete(m.clearedFields, emailcampaign.FieldReplyTo)
+}
+
 // ClearEvent clears the "event" edge to the Event entity.
 func (m *EmailCampaignMutation) ClearEvent() {
 	m.clearedevent = true
@@ -10556,7 +10606,7 @@ func (m *EmailCampaignMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *EmailCampaignMutation) Fields() []string {
-	fields := make([]string, 0, 11)
+	fields := make([]string, 0, 12)
 	if m.created_at != nil {
 		fields = append(fields, emailcampaign.FieldCreatedAt)
 	}
@@ -10590,6 +10640,9 @@ func (m *EmailCampaignMutation) Fields() []string {
 	if m.recipient_count != nil {
 		fields = append(fields, emailcampaign.FieldRecipientCount)
 	}
+	if m.reply_to != nil {
+		fields = append(fields, emailcampaign.FieldReplyTo)
+	}
 	return fields
 }
 
@@ -10620,6 +10673,8 @@ func (m *EmailCampaignMutation) Field(name string) (ent.Value, bool) {
 		return m.CreatedByAPIKeyID()
 	case emailcampaign.FieldRecipientCount:
 		return m.RecipientCount()
+	case emailcampaign.FieldReplyTo:
+		return m.ReplyTo()
 	}
 	return nil, false
 }
@@ -10651,6 +10706,8 @@ func (m *EmailCampaignMutation) OldField(ctx context.Context, name string) (ent.
 		return m.OldCreatedByAPIKeyID(ctx)
 	case emailcampaign.FieldRecipientCount:
 		return m.OldRecipientCount(ctx)
+	case emailcampaign.FieldReplyTo:
+		return m.OldReplyTo(ctx)
 	}
 	return nil, fmt.Errorf("unknown EmailCampaign field %s", name)
 }
@@ -10737,6 +10794,13 @@ func (m *EmailCampaignMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetRecipientCount(v)
 		return nil
+	case emailcampaign.FieldReplyTo:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetReplyTo(v)
+		return nil
 	}
 	return fmt.Errorf("unknown EmailCampaign field %s", name)
 }
@@ -10791,6 +10855,9 @@ func (m *EmailCampaignMutation) ClearedFields() []string {
 	if m.FieldCleared(emailcampaign.FieldCreatedByAPIKeyID) {
 		fields = append(fields, emailcampaign.FieldCreatedByAPIKeyID)
 	}
+	if m.FieldCleared(emailcampaign.FieldReplyTo) {
+		fields = append(fields, emailcampaign.FieldReplyTo)
+	}
 	return fields
 }
 
@@ -10813,6 +10880,9 @@ func (m *EmailCampaignMutation) ClearField(name string) error {
 		return nil
 	case emailcampaign.FieldCreatedByAPIKeyID:
 		m.ClearCreatedByAPIKeyID()
+		return nil
+	case emailcampaign.FieldReplyTo:
+		m.ClearReplyTo()
 		return nil
 	}
 	return fmt.Errorf("unknown EmailCampaign nullable field %s", name)
@@ -10854,6 +10924,9 @@ func (m *EmailCampaignMutation) ResetField(name string) error {
 		return nil
 	case emailcampaign.FieldRecipientCount:
 		m.ResetRecipientCount()
+		return nil
+	case emailcampaign.FieldReplyTo:
+		m.ResetReplyTo()
 		return nil
 	}
 	return fmt.Errorf("unknown EmailCampaign field %s", name)
@@ -11994,6 +12067,7 @@ type EmailLogMutation struct {
 	subject           *string
 	body              *string
 	html_body         *string
+	reply_to          *string
 	ics_attached      *bool
 	ics_content       *string
 	ics_sequence      *int
@@ -12590,6 +12664,55 @@ func (m *EmailLogMutation) ResetHTMLBody() {
 	m.html_body = nil
 }
 
+// SetReplyTo sets the "reply_to" field.
+func (m *EmailLogMutation) SetReplyTo(s string) {
+	m.reply_to = &s
+}
+
+// ReplyTo returns the value of the "reply_to" field in the mutation.
+func (m *EmailLogMutation) ReplyTo() (r string, exists bool) {
+	v := m.reply_to
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldReplyTo returns the old "reply_to" field's value of the EmailLog entity.
+// If the EmailLog object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailLogMutation) OldReplyTo(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldReplyTo is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldReplyTo requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldReplyTo: %w", err)
+	}
+	return oldValue.ReplyTo, nil
+}
+
+// ClearReplyTo clears the value of the "reply_to" field.
+func (m *EmailLogMutation) ClearReplyTo() {
+	m.reply_to = nil
+	m.clearedFields[emaillog.FieldReplyTo] = struct{}{}
+}
+
+// ReplyToCleared returns if the "reply_to" field was cleared in this mutation.
+func (m *EmailLogMutation) ReplyToCleared() bool {
+	_, ok := m.clearedFields[emaillog.FieldReplyTo]
+	return ok
+}
+
+// ResetReplyTo resets all changes to the "reply_to" field.
+func (m *EmailLogMutation) ResetReplyTo() {
+	m.reply_to = nil
+	delete(m.clearedFields, emaillog.FieldReplyTo)
+}
+
 // SetIcsAttached sets the "ics_attached" field.
 func (m *EmailLogMutation) SetIcsAttached(b bool) {
 	m.ics_attached = &b
@@ -13092,7 +13215,7 @@ func (m *EmailLogMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *EmailLogMutation) Fields() []string {
-	fields := make([]string, 0, 20)
+	fields := make([]string, 0, 21)
 	if m.created_at != nil {
 		fields = append(fields, emaillog.FieldCreatedAt)
 	}
@@ -13128,6 +13251,9 @@ func (m *EmailLogMutation) Fields() []string {
 	}
 	if m.html_body != nil {
 		fields = append(fields, emaillog.FieldHTMLBody)
+	}
+	if m.reply_to != nil {
+		fields = append(fields, emaillog.FieldReplyTo)
 	}
 	if m.ics_attached != nil {
 		fields = append(fields, emaillog.FieldIcsAttached)
@@ -13185,6 +13311,8 @@ func (m *EmailLogMutation) Field(name string) (ent.Value, bool) {
 		return m.Body()
 	case emaillog.FieldHTMLBody:
 		return m.HTMLBody()
+	case emaillog.FieldReplyTo:
+		return m.ReplyTo()
 	case emaillog.FieldIcsAttached:
 		return m.IcsAttached()
 	case emaillog.FieldIcsContent:
@@ -13234,6 +13362,8 @@ func (m *EmailLogMutation) OldField(ctx context.Context, name string) (ent.Value
 		return m.OldBody(ctx)
 	case emaillog.FieldHTMLBody:
 		return m.OldHTMLBody(ctx)
+	case emaillog.FieldReplyTo:
+		return m.OldReplyTo(ctx)
 	case emaillog.FieldIcsAttached:
 		return m.OldIcsAttached(ctx)
 	case emaillog.FieldIcsContent:
@@ -13342,6 +13472,13 @@ func (m *EmailLogMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetHTMLBody(v)
+		return nil
+	case emaillog.FieldReplyTo:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetReplyTo(v)
 		return nil
 	case emaillog.FieldIcsAttached:
 		v, ok := value.(bool)
@@ -13453,6 +13590,9 @@ func (m *EmailLogMutation) ClearedFields() []string {
 	if m.FieldCleared(emaillog.FieldTemplate) {
 		fields = append(fields, emaillog.FieldTemplate)
 	}
+	if m.FieldCleared(emaillog.FieldReplyTo) {
+		fields = append(fields, emaillog.FieldReplyTo)
+	}
 	if m.FieldCleared(emaillog.FieldIcsContent) {
 		fields = append(fields, emaillog.FieldIcsContent)
 	}
@@ -13493,6 +13633,9 @@ func (m *EmailLogMutation) ClearField(name string) error {
 		return nil
 	case emaillog.FieldTemplate:
 		m.ClearTemplate()
+		return nil
+	case emaillog.FieldReplyTo:
+		m.ClearReplyTo()
 		return nil
 	case emaillog.FieldIcsContent:
 		m.ClearIcsContent()
@@ -13555,6 +13698,9 @@ func (m *EmailLogMutation) ResetField(name string) error {
 		return nil
 	case emaillog.FieldHTMLBody:
 		m.ResetHTMLBody()
+		return nil
+	case emaillog.FieldReplyTo:
+		m.ResetReplyTo()
 		return nil
 	case emaillog.FieldIcsAttached:
 		m.ResetIcsAttached()
@@ -14481,6 +14627,7 @@ type EventMutation struct {
 	logo_key                     *string
 	background_url               *string
 	background_key               *string
+	reply_to_email               *string
 	default_submission_limit     *int
 	adddefault_submission_limit  *int
 	speaker_confirmation_enabled *bool
@@ -15408,6 +15555,55 @@ func (m *EventMutation) BackgroundKeyCleared() bool {
 func (m *EventMutation) ResetBackgroundKey() {
 	m.background_key = nil
 	delete(m.clearedFields, event.FieldBackgroundKey)
+}
+
+// SetReplyToEmail sets the "reply_to_email" field.
+func (m *EventMutation) SetReplyToEmail(s string) {
+	m.reply_to_email = &s
+}
+
+// ReplyToEmail returns the value of the "reply_to_email" field in the mutation.
+func (m *EventMutation) ReplyToEmail() (r string, exists bool) {
+	v := m.reply_to_email
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldReplyToEmail returns the old "reply_to_email" field's value of the Event entity.
+// If the Event object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EventMutation) OldReplyToEmail(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldReplyToEmail is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldReplyToEmail requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldReplyToEmail: %w", err)
+	}
+	return oldValue.ReplyToEmail, nil
+}
+
+// ClearReplyToEmail clears the value of the "reply_to_email" field.
+func (m *EventMutation) ClearReplyToEmail() {
+	m.reply_to_email = nil
+	m.clearedFields[event.FieldReplyToEmail] = struct{}{}
+}
+
+// ReplyToEmailCleared returns if the "reply_to_email" field was cleared in this mutation.
+func (m *EventMutation) ReplyToEmailCleared() bool {
+	_, ok := m.clearedFields[event.FieldReplyToEmail]
+	return ok
+}
+
+// ResetReplyToEmail resets all changes to the "reply_to_email" field.
+func (m *EventMutation) ResetReplyToEmail() {
+	m.reply_to_email = nil
+	delete(m.clearedFields, event.FieldReplyToEmail)
 }
 
 // SetDefaultSubmissionLimit sets the "default_submission_limit" field.
@@ -16542,7 +16738,7 @@ func (m *EventMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *EventMutation) Fields() []string {
-	fields := make([]string, 0, 25)
+	fields := make([]string, 0, 26)
 	if m.created_at != nil {
 		fields = append(fields, event.FieldCreatedAt)
 	}
@@ -16596,6 +16792,9 @@ func (m *EventMutation) Fields() []string {
 	}
 	if m.background_key != nil {
 		fields = append(fields, event.FieldBackgroundKey)
+	}
+	if m.reply_to_email != nil {
+		fields = append(fields, event.FieldReplyToEmail)
 	}
 	if m.default_submission_limit != nil {
 		fields = append(fields, event.FieldDefaultSubmissionLimit)
@@ -16662,6 +16861,8 @@ func (m *EventMutation) Field(name string) (ent.Value, bool) {
 		return m.BackgroundURL()
 	case event.FieldBackgroundKey:
 		return m.BackgroundKey()
+	case event.FieldReplyToEmail:
+		return m.ReplyToEmail()
 	case event.FieldDefaultSubmissionLimit:
 		return m.DefaultSubmissionLimit()
 	case event.FieldSpeakerConfirmationEnabled:
@@ -16721,6 +16922,8 @@ func (m *EventMutation) OldField(ctx context.Context, name string) (ent.Value, e
 		return m.OldBackgroundURL(ctx)
 	case event.FieldBackgroundKey:
 		return m.OldBackgroundKey(ctx)
+	case event.FieldReplyToEmail:
+		return m.OldReplyToEmail(ctx)
 	case event.FieldDefaultSubmissionLimit:
 		return m.OldDefaultSubmissionLimit(ctx)
 	case event.FieldSpeakerConfirmationEnabled:
@@ -16870,6 +17073,13 @@ func (m *EventMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetBackgroundKey(v)
 		return nil
+	case event.FieldReplyToEmail:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetReplyToEmail(v)
+		return nil
 	case event.FieldDefaultSubmissionLimit:
 		v, ok := value.(int)
 		if !ok {
@@ -16991,6 +17201,9 @@ func (m *EventMutation) ClearedFields() []string {
 	if m.FieldCleared(event.FieldBackgroundKey) {
 		fields = append(fields, event.FieldBackgroundKey)
 	}
+	if m.FieldCleared(event.FieldReplyToEmail) {
+		fields = append(fields, event.FieldReplyToEmail)
+	}
 	if m.FieldCleared(event.FieldAgendaPublishedAt) {
 		fields = append(fields, event.FieldAgendaPublishedAt)
 	}
@@ -17034,6 +17247,9 @@ func (m *EventMutation) ClearField(name string) error {
 		return nil
 	case event.FieldBackgroundKey:
 		m.ClearBackgroundKey()
+		return nil
+	case event.FieldReplyToEmail:
+		m.ClearReplyToEmail()
 		return nil
 	case event.FieldAgendaPublishedAt:
 		m.ClearAgendaPublishedAt()
@@ -17099,6 +17315,9 @@ func (m *EventMutation) ResetField(name string) error {
 		return nil
 	case event.FieldBackgroundKey:
 		m.ResetBackgroundKey()
+		return nil
+	case event.FieldReplyToEmail:
+		m.ResetReplyToEmail()
 		return nil
 	case event.FieldDefaultSubmissionLimit:
 		m.ResetDefaultSubmissionLimit()

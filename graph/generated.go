@@ -638,6 +638,7 @@ type ComplexityRoot struct {
 		Provider     func(childComplexity int) int
 		ProviderID   func(childComplexity int) int
 		Recipient    func(childComplexity int) int
+		ReplyTo      func(childComplexity int) int
 		SentAt       func(childComplexity int) int
 		Status       func(childComplexity int) int
 		Subject      func(childComplexity int) int
@@ -719,6 +720,7 @@ type ComplexityRoot struct {
 		OrganizationID             func(childComplexity int) int
 		PublishedAgenda            func(childComplexity int) int
 		PublishedBlocks            func(childComplexity int) int
+		ReplyToEmail               func(childComplexity int) int
 		Resources                  func(childComplexity int) int
 		ReviewRound                func(childComplexity int, id string) int
 		ReviewerTracks             func(childComplexity int) int
@@ -4537,6 +4539,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.EmailLog.Recipient(childComplexity), true
+	case "EmailLog.replyTo":
+		if e.ComplexityRoot.EmailLog.ReplyTo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailLog.ReplyTo(childComplexity), true
 	case "EmailLog.sentAt":
 		if e.ComplexityRoot.EmailLog.SentAt == nil {
 			break
@@ -4909,6 +4917,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Event.PublishedBlocks(childComplexity), true
+	case "Event.replyToEmail":
+		if e.ComplexityRoot.Event.ReplyToEmail == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Event.ReplyToEmail(childComplexity), true
 	case "Event.resources":
 		if e.ComplexityRoot.Event.Resources == nil {
 			break
@@ -12163,6 +12177,8 @@ func (ec *executionContext) childFields_EmailLog(ctx context.Context, field grap
 		return ec.fieldContext_EmailLog_body(ctx, field)
 	case "htmlBody":
 		return ec.fieldContext_EmailLog_htmlBody(ctx, field)
+	case "replyTo":
+		return ec.fieldContext_EmailLog_replyTo(ctx, field)
 	case "icsAttached":
 		return ec.fieldContext_EmailLog_icsAttached(ctx, field)
 	case "icsContent":
@@ -12319,6 +12335,8 @@ func (ec *executionContext) childFields_Event(ctx context.Context, field graphql
 		return ec.fieldContext_Event_backgroundUrl(ctx, field)
 	case "backgroundKey":
 		return ec.fieldContext_Event_backgroundKey(ctx, field)
+	case "replyToEmail":
+		return ec.fieldContext_Event_replyToEmail(ctx, field)
 	case "defaultSubmissionLimit":
 		return ec.fieldContext_Event_defaultSubmissionLimit(ctx, field)
 	case "speakerConfirmationEnabled":
@@ -27346,6 +27364,29 @@ func (ec *executionContext) fieldContext_EmailLog_htmlBody(_ context.Context, fi
 	return graphql.NewScalarFieldContext("EmailLog", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _EmailLog_replyTo(ctx context.Context, field graphql.CollectedField, obj *ent.EmailLog) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailLog_replyTo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ReplyTo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_EmailLog_replyTo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EmailLog", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _EmailLog_icsAttached(ctx context.Context, field graphql.CollectedField, obj *ent.EmailLog) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -28708,6 +28749,29 @@ func (ec *executionContext) _Event_backgroundKey(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_Event_backgroundKey(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Event", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Event_replyToEmail(ctx context.Context, field graphql.CollectedField, obj *ent.Event) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Event_replyToEmail(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ReplyToEmail, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Event_replyToEmail(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Event", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
@@ -55751,7 +55815,7 @@ func (ec *executionContext) unmarshalInputEventWhereInput(ctx context.Context, o
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "idEqualFold", "idContainsFold", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "organizationID", "organizationIDNEQ", "organizationIDIn", "organizationIDNotIn", "organizationIDGT", "organizationIDGTE", "organizationIDLT", "organizationIDLTE", "organizationIDContains", "organizationIDHasPrefix", "organizationIDHasSuffix", "organizationIDEqualFold", "organizationIDContainsFold", "name", "nameNEQ", "nameIn", "nameNotIn", "nameGT", "nameGTE", "nameLT", "nameLTE", "nameContains", "nameHasPrefix", "nameHasSuffix", "nameEqualFold", "nameContainsFold", "slug", "slugNEQ", "slugIn", "slugNotIn", "slugGT", "slugGTE", "slugLT", "slugLTE", "slugContains", "slugHasPrefix", "slugHasSuffix", "slugEqualFold", "slugContainsFold", "tagline", "taglineNEQ", "taglineIn", "taglineNotIn", "taglineGT", "taglineGTE", "taglineLT", "taglineLTE", "taglineContains", "taglineHasPrefix", "taglineHasSuffix", "taglineIsNil", "taglineNotNil", "taglineEqualFold", "taglineContainsFold", "description", "descriptionNEQ", "descriptionIn", "descriptionNotIn", "descriptionGT", "descriptionGTE", "descriptionLT", "descriptionLTE", "descriptionContains", "descriptionHasPrefix", "descriptionHasSuffix", "descriptionIsNil", "descriptionNotNil", "descriptionEqualFold", "descriptionContainsFold", "type", "typeNEQ", "typeIn", "typeNotIn", "websiteURL", "websiteURLNEQ", "websiteURLIn", "websiteURLNotIn", "websiteURLGT", "websiteURLGTE", "websiteURLLT", "websiteURLLTE", "websiteURLContains", "websiteURLHasPrefix", "websiteURLHasSuffix", "websiteURLIsNil", "websiteURLNotNil", "websiteURLEqualFold", "websiteURLContainsFold", "location", "locationNEQ", "locationIn", "locationNotIn", "locationGT", "locationGTE", "locationLT", "locationLTE", "locationContains", "locationHasPrefix", "locationHasSuffix", "locationIsNil", "locationNotNil", "locationEqualFold", "locationContainsFold", "timezone", "timezoneNEQ", "timezoneIn", "timezoneNotIn", "timezoneGT", "timezoneGTE", "timezoneLT", "timezoneLTE", "timezoneContains", "timezoneHasPrefix", "timezoneHasSuffix", "timezoneEqualFold", "timezoneContainsFold", "startsAt", "startsAtNEQ", "startsAtIn", "startsAtNotIn", "startsAtGT", "startsAtGTE", "startsAtLT", "startsAtLTE", "endsAt", "endsAtNEQ", "endsAtIn", "endsAtNotIn", "endsAtGT", "endsAtGTE", "endsAtLT", "endsAtLTE", "theme", "themeNEQ", "themeIn", "themeNotIn", "themeGT", "themeGTE", "themeLT", "themeLTE", "themeContains", "themeHasPrefix", "themeHasSuffix", "themeIsNil", "themeNotNil", "themeEqualFold", "themeContainsFold", "logoURL", "logoURLNEQ", "logoURLIn", "logoURLNotIn", "logoURLGT", "logoURLGTE", "logoURLLT", "logoURLLTE", "logoURLContains", "logoURLHasPrefix", "logoURLHasSuffix", "logoURLIsNil", "logoURLNotNil", "logoURLEqualFold", "logoURLContainsFold", "logoKey", "logoKeyNEQ", "logoKeyIn", "logoKeyNotIn", "logoKeyGT", "logoKeyGTE", "logoKeyLT", "logoKeyLTE", "logoKeyContains", "logoKeyHasPrefix", "logoKeyHasSuffix", "logoKeyIsNil", "logoKeyNotNil", "logoKeyEqualFold", "logoKeyContainsFold", "backgroundURL", "backgroundURLNEQ", "backgroundURLIn", "backgroundURLNotIn", "backgroundURLGT", "backgroundURLGTE", "backgroundURLLT", "backgroundURLLTE", "backgroundURLContains", "backgroundURLHasPrefix", "backgroundURLHasSuffix", "backgroundURLIsNil", "backgroundURLNotNil", "backgroundURLEqualFold", "backgroundURLContainsFold", "backgroundKey", "backgroundKeyNEQ", "backgroundKeyIn", "backgroundKeyNotIn", "backgroundKeyGT", "backgroundKeyGTE", "backgroundKeyLT", "backgroundKeyLTE", "backgroundKeyContains", "backgroundKeyHasPrefix", "backgroundKeyHasSuffix", "backgroundKeyIsNil", "backgroundKeyNotNil", "backgroundKeyEqualFold", "backgroundKeyContainsFold", "defaultSubmissionLimit", "defaultSubmissionLimitNEQ", "defaultSubmissionLimitIn", "defaultSubmissionLimitNotIn", "defaultSubmissionLimitGT", "defaultSubmissionLimitGTE", "defaultSubmissionLimitLT", "defaultSubmissionLimitLTE", "speakerConfirmationEnabled", "speakerConfirmationEnabledNEQ", "speakerContentLocked", "speakerContentLockedNEQ", "agendaPublishedAt", "agendaPublishedAtNEQ", "agendaPublishedAtIn", "agendaPublishedAtNotIn", "agendaPublishedAtGT", "agendaPublishedAtGTE", "agendaPublishedAtLT", "agendaPublishedAtLTE", "agendaPublishedAtIsNil", "agendaPublishedAtNotNil", "agendaDirty", "agendaDirtyNEQ"}
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "idEqualFold", "idContainsFold", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "organizationID", "organizationIDNEQ", "organizationIDIn", "organizationIDNotIn", "organizationIDGT", "organizationIDGTE", "organizationIDLT", "organizationIDLTE", "organizationIDContains", "organizationIDHasPrefix", "organizationIDHasSuffix", "organizationIDEqualFold", "organizationIDContainsFold", "name", "nameNEQ", "nameIn", "nameNotIn", "nameGT", "nameGTE", "nameLT", "nameLTE", "nameContains", "nameHasPrefix", "nameHasSuffix", "nameEqualFold", "nameContainsFold", "slug", "slugNEQ", "slugIn", "slugNotIn", "slugGT", "slugGTE", "slugLT", "slugLTE", "slugContains", "slugHasPrefix", "slugHasSuffix", "slugEqualFold", "slugContainsFold", "tagline", "taglineNEQ", "taglineIn", "taglineNotIn", "taglineGT", "taglineGTE", "taglineLT", "taglineLTE", "taglineContains", "taglineHasPrefix", "taglineHasSuffix", "taglineIsNil", "taglineNotNil", "taglineEqualFold", "taglineContainsFold", "description", "descriptionNEQ", "descriptionIn", "descriptionNotIn", "descriptionGT", "descriptionGTE", "descriptionLT", "descriptionLTE", "descriptionContains", "descriptionHasPrefix", "descriptionHasSuffix", "descriptionIsNil", "descriptionNotNil", "descriptionEqualFold", "descriptionContainsFold", "type", "typeNEQ", "typeIn", "typeNotIn", "websiteURL", "websiteURLNEQ", "websiteURLIn", "websiteURLNotIn", "websiteURLGT", "websiteURLGTE", "websiteURLLT", "websiteURLLTE", "websiteURLContains", "websiteURLHasPrefix", "websiteURLHasSuffix", "websiteURLIsNil", "websiteURLNotNil", "websiteURLEqualFold", "websiteURLContainsFold", "location", "locationNEQ", "locationIn", "locationNotIn", "locationGT", "locationGTE", "locationLT", "locationLTE", "locationContains", "locationHasPrefix", "locationHasSuffix", "locationIsNil", "locationNotNil", "locationEqualFold", "locationContainsFold", "timezone", "timezoneNEQ", "timezoneIn", "timezoneNotIn", "timezoneGT", "timezoneGTE", "timezoneLT", "timezoneLTE", "timezoneContains", "timezoneHasPrefix", "timezoneHasSuffix", "timezoneEqualFold", "timezoneContainsFold", "startsAt", "startsAtNEQ", "startsAtIn", "startsAtNotIn", "startsAtGT", "startsAtGTE", "startsAtLT", "startsAtLTE", "endsAt", "endsAtNEQ", "endsAtIn", "endsAtNotIn", "endsAtGT", "endsAtGTE", "endsAtLT", "endsAtLTE", "theme", "themeNEQ", "themeIn", "themeNotIn", "themeGT", "themeGTE", "themeLT", "themeLTE", "themeContains", "themeHasPrefix", "themeHasSuffix", "themeIsNil", "themeNotNil", "themeEqualFold", "themeContainsFold", "logoURL", "logoURLNEQ", "logoURLIn", "logoURLNotIn", "logoURLGT", "logoURLGTE", "logoURLLT", "logoURLLTE", "logoURLContains", "logoURLHasPrefix", "logoURLHasSuffix", "logoURLIsNil", "logoURLNotNil", "logoURLEqualFold", "logoURLContainsFold", "logoKey", "logoKeyNEQ", "logoKeyIn", "logoKeyNotIn", "logoKeyGT", "logoKeyGTE", "logoKeyLT", "logoKeyLTE", "logoKeyContains", "logoKeyHasPrefix", "logoKeyHasSuffix", "logoKeyIsNil", "logoKeyNotNil", "logoKeyEqualFold", "logoKeyContainsFold", "backgroundURL", "backgroundURLNEQ", "backgroundURLIn", "backgroundURLNotIn", "backgroundURLGT", "backgroundURLGTE", "backgroundURLLT", "backgroundURLLTE", "backgroundURLContains", "backgroundURLHasPrefix", "backgroundURLHasSuffix", "backgroundURLIsNil", "backgroundURLNotNil", "backgroundURLEqualFold", "backgroundURLContainsFold", "backgroundKey", "backgroundKeyNEQ", "backgroundKeyIn", "backgroundKeyNotIn", "backgroundKeyGT", "backgroundKeyGTE", "backgroundKeyLT", "backgroundKeyLTE", "backgroundKeyContains", "backgroundKeyHasPrefix", "backgroundKeyHasSuffix", "backgroundKeyIsNil", "backgroundKeyNotNil", "backgroundKeyEqualFold", "backgroundKeyContainsFold", "replyToEmail", "replyToEmailNEQ", "replyToEmailIn", "replyToEmailNotIn", "replyToEmailGT", "replyToEmailGTE", "replyToEmailLT", "replyToEmailLTE", "replyToEmailContains", "replyToEmailHasPrefix", "replyToEmailHasSuffix", "replyToEmailIsNil", "replyToEmailNotNil", "replyToEmailEqualFold", "replyToEmailContainsFold", "defaultSubmissionLimit", "defaultSubmissionLimitNEQ", "defaultSubmissionLimitIn", "defaultSubmissionLimitNotIn", "defaultSubmissionLimitGT", "defaultSubmissionLimitGTE", "defaultSubmissionLimitLT", "defaultSubmissionLimitLTE", "speakerConfirmationEnabled", "speakerConfirmationEnabledNEQ", "speakerContentLocked", "speakerContentLockedNEQ", "agendaPublishedAt", "agendaPublishedAtNEQ", "agendaPublishedAtIn", "agendaPublishedAtNotIn", "agendaPublishedAtGT", "agendaPublishedAtGTE", "agendaPublishedAtLT", "agendaPublishedAtLTE", "agendaPublishedAtIsNil", "agendaPublishedAtNotNil", "agendaDirty", "agendaDirtyNEQ"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -57410,6 +57474,111 @@ func (ec *executionContext) unmarshalInputEventWhereInput(ctx context.Context, o
 				return it, err
 			}
 			it.BackgroundKeyContainsFold = data
+		case "replyToEmail":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("replyToEmail"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReplyToEmail = data
+		case "replyToEmailNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("replyToEmailNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReplyToEmailNEQ = data
+		case "replyToEmailIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("replyToEmailIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReplyToEmailIn = data
+		case "replyToEmailNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("replyToEmailNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReplyToEmailNotIn = data
+		case "replyToEmailGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("replyToEmailGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReplyToEmailGT = data
+		case "replyToEmailGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("replyToEmailGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReplyToEmailGTE = data
+		case "replyToEmailLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("replyToEmailLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReplyToEmailLT = data
+		case "replyToEmailLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("replyToEmailLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReplyToEmailLTE = data
+		case "replyToEmailContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("replyToEmailContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReplyToEmailContains = data
+		case "replyToEmailHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("replyToEmailHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReplyToEmailHasPrefix = data
+		case "replyToEmailHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("replyToEmailHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReplyToEmailHasSuffix = data
+		case "replyToEmailIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("replyToEmailIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReplyToEmailIsNil = data
+		case "replyToEmailNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("replyToEmailNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReplyToEmailNotNil = data
+		case "replyToEmailEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("replyToEmailEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReplyToEmailEqualFold = data
+		case "replyToEmailContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("replyToEmailContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReplyToEmailContainsFold = data
 		case "defaultSubmissionLimit":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("defaultSubmissionLimit"))
 			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
@@ -64625,6 +64794,11 @@ func (ec *executionContext) _EmailLog(ctx context.Context, sel ast.SelectionSet,
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "replyTo":
+			out.Values[i] = ec._EmailLog_replyTo(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "icsAttached":
 			out.Values[i] = ec._EmailLog_icsAttached(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -65138,6 +65312,11 @@ func (ec *executionContext) _Event(ctx context.Context, sel ast.SelectionSet, ob
 			}
 		case "backgroundKey":
 			out.Values[i] = ec._Event_backgroundKey(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "replyToEmail":
+			out.Values[i] = ec._Event_replyToEmail(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}

@@ -121,7 +121,9 @@ func (h *acceptHold) release() {
 var (
 	claimSQL = `UPDATE ` + emaillog.Table + ` SET status = 'sending', updated_at = now()
 		WHERE id = ANY($1) AND status <> 'sent'
-		RETURNING id, recipient, subject, body, html_body, ics_attached, ics_content`
+		RETURNING id, recipient, subject, body, html_body, ics_attached, ics_content,
+			COALESCE(reply_to, (SELECT v.reply_to_email FROM events v WHERE v.id = event_id), ''),
+			event_id, COALESCE(contact_id, ''), COALESCE(template, '')`
 	// The outcomes sent record their email.status_changed change in the same statement (the
 	// organization is $6): no statement more per batch.
 	outcomeSQL = `WITH u AS (UPDATE ` + emaillog.Table + ` AS e SET status = v.status, provider = v.provider,
@@ -186,7 +188,8 @@ func (w *DeliverEmailWorker) claim(ctx context.Context, ids []string) ([]*Messag
 		m := &Message{}
 		var icsAttached bool
 		var ics *string
-		if err := rows.Scan(&m.ID, &m.To, &m.Subject, &m.Text, &m.HTML, &icsAttached, &ics); err != nil {
+		if err := rows.Scan(&m.ID, &m.To, &m.Subject, &m.Text, &m.HTML, &icsAttached, &ics, &m.ReplyTo,
+			&m.EventID, &m.ContactID, &m.Template); err != nil {
 			return nil, err
 		}
 		if icsAttached && ics != nil {

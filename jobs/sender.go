@@ -21,15 +21,26 @@ import (
 type Message struct {
 	// ID is the email log id; the Message-ID header is made from it, so that a message sent twice
 	// after a crash carries the same Message-ID both times.
-	ID      string
-	To      string
-	Subject string
-	Text    string
-	HTML    string
+	ID string
+	To string
+	// EventID, ContactID (empty when the recipient is not a contact) and Template say what the
+	// email is and whom it is for, for the steps that finish it before sending.
+	EventID   string
+	ContactID string
+	Template  string
+	Subject   string
+	Text      string
+	HTML      string
 	// ICS, when set, travels as a text/calendar alternative and as an invite.ics attachment;
 	// ICSMethod is its METHOD (REQUEST or CANCEL).
 	ICS       string
 	ICSMethod string
+	// ReplyTo, when set, is the Reply-To address.
+	ReplyTo string
+	// ListUnsubscribe, when set, is the List-Unsubscribe header's value (RFC 2369, "<https://…>"),
+	// and OneClickUnsubscribe adds "List-Unsubscribe-Post: List-Unsubscribe=One-Click" (RFC 8058).
+	ListUnsubscribe     string
+	OneClickUnsubscribe bool
 	// Committing, when set, is called just before the server can accept the message — for SMTP,
 	// before the "." that ends DATA — and may hold the message there; an error abandons it unsent.
 	Committing func(context.Context) error
@@ -251,6 +262,17 @@ func (s *SMTPSender) build(m Message) (*mail.Msg, string, error) {
 	msg.SetMessageIDWithValue(id)
 	msg.SetDate()
 	msg.Subject(m.Subject)
+	if m.ReplyTo != "" {
+		if err := msg.ReplyTo(m.ReplyTo); err != nil {
+			return nil, "", fmt.Errorf("reply-to: %w", err)
+		}
+	}
+	if m.ListUnsubscribe != "" {
+		msg.SetGenHeader(mail.HeaderListUnsubscribe, m.ListUnsubscribe)
+		if m.OneClickUnsubscribe {
+			msg.SetGenHeader(mail.HeaderListUnsubscribePost, "List-Unsubscribe=One-Click")
+		}
+	}
 	msg.SetBodyString(mail.TypeTextPlain, m.Text)
 	if m.HTML != "" {
 		msg.AddAlternativeString(mail.TypeTextHTML, m.HTML)

@@ -252,6 +252,7 @@ const DefaultParticipation = ParticipationSpeaker
 // Participation values.
 const (
 	ParticipationSpeaker   Participation = "speaker"
+	ParticipationSubmitter Participation = "submitter"
 	ParticipationOrganizer Participation = "organizer"
 )
 
@@ -262,7 +263,7 @@ func (pa Participation) String() string {
 // ParticipationValidator is a validator for the "participation" field enum values. It is called by the builders before save.
 func ParticipationValidator(pa Participation) error {
 	switch pa {
-	case ParticipationSpeaker, ParticipationOrganizer:
+	case ParticipationSpeaker, ParticipationSubmitter, ParticipationOrganizer:
 		return nil
 	default:
 		return fmt.Errorf("contact: invalid enum value for participation field: %q", pa)

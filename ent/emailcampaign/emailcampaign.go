@@ -36,6 +36,8 @@ const (
 	FieldCreatedByAPIKeyID = "created_by_api_key_id"
 	// FieldRecipientCount holds the string denoting the recipient_count field in the database.
 	FieldRecipientCount = "recipient_count"
+	// FieldReplyTo holds the string denoting the reply_to field in the database.
+	FieldReplyTo = "reply_to"
 	// EdgeEvent holds the string denoting the event edge name in mutations.
 	EdgeEvent = "event"
 	// EdgeRecipients holds the string denoting the recipients edge name in mutations.
@@ -72,6 +74,7 @@ var Columns = []string{
 	FieldCreatedByUserID,
 	FieldCreatedByAPIKeyID,
 	FieldRecipientCount,
+	FieldReplyTo,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -99,6 +102,8 @@ var (
 	DefaultRecipientFilter map[string]interface{}
 	// DefaultRecipientCount holds the default value on creation for the "recipient_count" field.
 	DefaultRecipientCount int
+	// ReplyToValidator is a validator for the "reply_to" field. It is called by the builders before save.
+	ReplyToValidator func(string) error
 	// DefaultID holds the default value on creation for the "id" field.
 	DefaultID func() string
 	// IDValidator is a validator for the "id" field. It is called by the builders before save.
@@ -161,6 +166,11 @@ func ByCreatedByAPIKeyID(opts ...sql.OrderTermOption) OrderOption {
 // ByRecipientCount orders the results by the recipient_count field.
 func ByRecipientCount(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldRecipientCount, opts...).ToFunc()
+}
+
+// ByReplyTo orders the results by the reply_to field.
+func ByReplyTo(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldReplyTo, opts...).ToFunc()
 }
 
 // ByEventField orders the results by event field.

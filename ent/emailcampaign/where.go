@@ -115,6 +115,11 @@ func RecipientCount(v int) predicate.EmailCampaign {
 	return predicate.EmailCampaign(sql.FieldEQ(FieldRecipientCount, v))
 }
 
+// ReplyTo applies equality check predicate on the "reply_to" field. It's identical to ReplyToEQ.
+func ReplyTo(v string) predicate.EmailCampaign {
+	return predicate.EmailCampaign(sql.FieldEQ(FieldReplyTo, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.EmailCampaign {
 	return predicate.EmailCampaign(sql.FieldEQ(FieldCreatedAt, v))
@@ -718,6 +723,81 @@ func RecipientCountLT(v int) predicate.EmailCampaign {
 // RecipientCountLTE applies the LTE predicate on the "recipient_count" field.
 func RecipientCountLTE(v int) predicate.EmailCampaign {
 	return predicate.EmailCampaign(sql.FieldLTE(FieldRecipientCount, v))
+}
+
+// ReplyToEQ applies the EQ predicate on the "reply_to" field.
+func ReplyToEQ(v string) predicate.EmailCampaign {
+	return predicate.EmailCampaign(sql.FieldEQ(FieldReplyTo, v))
+}
+
+// ReplyToNEQ applies the NEQ predicate on the "reply_to" field.
+func ReplyToNEQ(v string) predicate.EmailCampaign {
+	return predicate.EmailCampaign(sql.FieldNEQ(FieldReplyTo, v))
+}
+
+// ReplyToIn applies the In predicate on the "reply_to" field.
+func ReplyToIn(vs ...string) predicate.EmailCampaign {
+	return predicate.EmailCampaign(sql.FieldIn(FieldReplyTo, vs...))
+}
+
+// ReplyToNotIn applies the NotIn predicate on the "reply_to" field.
+func ReplyToNotIn(vs ...string) predicate.EmailCampaign {
+	return predicate.EmailCampaign(sql.FieldNotIn(FieldReplyTo, vs...))
+}
+
+// ReplyToGT applies the GT predicate on the "reply_to" field.
+func ReplyToGT(v string) predicate.EmailCampaign {
+	return predicate.EmailCampaign(sql.FieldGT(FieldReplyTo, v))
+}
+
+// ReplyToGTE applies the GTE predicate on the "reply_to" field.
+func ReplyToGTE(v string) predicate.EmailCampaign {
+	return predicate.EmailCampaign(sql.FieldGTE(FieldReplyTo, v))
+}
+
+// ReplyToLT applies the LT predicate on the "reply_to" field.
+func ReplyToLT(v string) predicate.EmailCampaign {
+	return predicate.EmailCampaign(sql.FieldLT(FieldReplyTo, v))
+}
+
+// ReplyToLTE applies the LTE predicate on the "reply_to" field.
+func ReplyToLTE(v string) predicate.EmailCampaign {
+	return predicate.EmailCampaign(sql.FieldLTE(FieldReplyTo, v))
+}
+
+// ReplyToContains applies the Contains predicate on the "reply_to" field.
+func ReplyToContains(v string) predicate.EmailCampaign {
+	return predicate.EmailCampaign(sql.FieldContains(FieldReplyTo, v))
+}
+
+// ReplyToHasPrefix applies the HasPrefix predicate on the "reply_to" field.
+func ReplyToHasPrefix(v string) predicate.EmailCampaign {
+	return predicate.EmailCampaign(sql.FieldHasPrefix(FieldReplyTo, v))
+}
+
+// ReplyToHasSuffix applies the HasSuffix predicate on the "reply_to" field.
+func ReplyToHasSuffix(v string) predicate.EmailCampaign {
+	return predicate.EmailCampaign(sql.FieldHasSuffix(FieldReplyTo, v))
+}
+
+// ReplyToIsNil applies the IsNil predicate on the "reply_to" field.
+func ReplyToIsNil() predicate.EmailCampaign {
+	return predicate.EmailCampaign(sql.FieldIsNull(FieldReplyTo))
+}
+
+// ReplyToNotNil applies the NotNil predicate on the "reply_to" field.
+func ReplyToNotNil() predicate.EmailCampaign {
+	return predicate.EmailCampaign(sql.FieldNotNull(FieldReplyTo))
+}
+
+// ReplyToEqualFold applies the EqualFold predicate on the "reply_to" field.
+func ReplyToEqualFold(v string) predicate.EmailCampaign {
+	return predicate.EmailCampaign(sql.FieldEqualFold(FieldReplyTo, v))
+}
+
+// ReplyToContainsFold applies the ContainsFold predicate on the "reply_to" field.
+func ReplyToContainsFold(v string) predicate.EmailCampaign {
+	return predicate.EmailCampaign(sql.FieldContainsFold(FieldReplyTo, v))
 }
 
 // HasEvent applies the HasEdge predicate on the "event" edge.

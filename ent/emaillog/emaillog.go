@@ -41,6 +41,8 @@ const (
 	FieldBody = "body"
 	// FieldHTMLBody holds the string denoting the html_body field in the database.
 	FieldHTMLBody = "html_body"
+	// FieldReplyTo holds the string denoting the reply_to field in the database.
+	FieldReplyTo = "reply_to"
 	// FieldIcsAttached holds the string denoting the ics_attached field in the database.
 	FieldIcsAttached = "ics_attached"
 	// FieldIcsContent holds the string denoting the ics_content field in the database.
@@ -103,6 +105,7 @@ var Columns = []string{
 	FieldSubject,
 	FieldBody,
 	FieldHTMLBody,
+	FieldReplyTo,
 	FieldIcsAttached,
 	FieldIcsContent,
 	FieldIcsSequence,
@@ -136,6 +139,8 @@ var (
 	RecipientValidator func(string) error
 	// SubjectValidator is a validator for the "subject" field. It is called by the builders before save.
 	SubjectValidator func(string) error
+	// ReplyToValidator is a validator for the "reply_to" field. It is called by the builders before save.
+	ReplyToValidator func(string) error
 	// DefaultIcsAttached holds the default value on creation for the "ics_attached" field.
 	DefaultIcsAttached bool
 	// DefaultID holds the default value on creation for the "id" field.
@@ -268,6 +273,11 @@ func ByBody(opts ...sql.OrderTermOption) OrderOption {
 // ByHTMLBody orders the results by the html_body field.
 func ByHTMLBody(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldHTMLBody, opts...).ToFunc()
+}
+
+// ByReplyTo orders the results by the reply_to field.
+func ByReplyTo(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldReplyTo, opts...).ToFunc()
 }
 
 // ByIcsAttached orders the results by the ics_attached field.

@@ -120,6 +120,11 @@ func HTMLBody(v string) predicate.EmailLog {
 	return predicate.EmailLog(sql.FieldEQ(FieldHTMLBody, v))
 }
 
+// ReplyTo applies equality check predicate on the "reply_to" field. It's identical to ReplyToEQ.
+func ReplyTo(v string) predicate.EmailLog {
+	return predicate.EmailLog(sql.FieldEQ(FieldReplyTo, v))
+}
+
 // IcsAttached applies equality check predicate on the "ics_attached" field. It's identical to IcsAttachedEQ.
 func IcsAttached(v bool) predicate.EmailLog {
 	return predicate.EmailLog(sql.FieldEQ(FieldIcsAttached, v))
@@ -868,6 +873,81 @@ func HTMLBodyEqualFold(v string) predicate.EmailLog {
 // HTMLBodyContainsFold applies the ContainsFold predicate on the "html_body" field.
 func HTMLBodyContainsFold(v string) predicate.EmailLog {
 	return predicate.EmailLog(sql.FieldContainsFold(FieldHTMLBody, v))
+}
+
+// ReplyToEQ applies the EQ predicate on the "reply_to" field.
+func ReplyToEQ(v string) predicate.EmailLog {
+	return predicate.EmailLog(sql.FieldEQ(FieldReplyTo, v))
+}
+
+// ReplyToNEQ applies the NEQ predicate on the "reply_to" field.
+func ReplyToNEQ(v string) predicate.EmailLog {
+	return predicate.EmailLog(sql.FieldNEQ(FieldReplyTo, v))
+}
+
+// ReplyToIn applies the In predicate on the "reply_to" field.
+func ReplyToIn(vs ...string) predicate.EmailLog {
+	return predicate.EmailLog(sql.FieldIn(FieldReplyTo, vs...))
+}
+
+// ReplyToNotIn applies the NotIn predicate on the "reply_to" field.
+func ReplyToNotIn(vs ...string) predicate.EmailLog {
+	return predicate.EmailLog(sql.FieldNotIn(FieldReplyTo, vs...))
+}
+
+// ReplyToGT applies the GT predicate on the "reply_to" field.
+func ReplyToGT(v string) predicate.EmailLog {
+	return predicate.EmailLog(sql.FieldGT(FieldReplyTo, v))
+}
+
+// ReplyToGTE applies the GTE predicate on the "reply_to" field.
+func ReplyToGTE(v string) predicate.EmailLog {
+	return predicate.EmailLog(sql.FieldGTE(FieldReplyTo, v))
+}
+
+// ReplyToLT applies the LT predicate on the "reply_to" field.
+func ReplyToLT(v string) predicate.EmailLog {
+	return predicate.EmailLog(sql.FieldLT(FieldReplyTo, v))
+}
+
+// ReplyToLTE applies the LTE predicate on the "reply_to" field.
+func ReplyToLTE(v string) predicate.EmailLog {
+	return predicate.EmailLog(sql.FieldLTE(FieldReplyTo, v))
+}
+
+// ReplyToContains applies the Contains predicate on the "reply_to" field.
+func ReplyToContains(v string) predicate.EmailLog {
+	return predicate.EmailLog(sql.FieldContains(FieldReplyTo, v))
+}
+
+// ReplyToHasPrefix applies the HasPrefix predicate on the "reply_to" field.
+func ReplyToHasPrefix(v string) predicate.EmailLog {
+	return predicate.EmailLog(sql.FieldHasPrefix(FieldReplyTo, v))
+}
+
+// ReplyToHasSuffix applies the HasSuffix predicate on the "reply_to" field.
+func ReplyToHasSuffix(v string) predicate.EmailLog {
+	return predicate.EmailLog(sql.FieldHasSuffix(FieldReplyTo, v))
+}
+
+// ReplyToIsNil applies the IsNil predicate on the "reply_to" field.
+func ReplyToIsNil() predicate.EmailLog {
+	return predicate.EmailLog(sql.FieldIsNull(FieldReplyTo))
+}
+
+// ReplyToNotNil applies the NotNil predicate on the "reply_to" field.
+func ReplyToNotNil() predicate.EmailLog {
+	return predicate.EmailLog(sql.FieldNotNull(FieldReplyTo))
+}
+
+// ReplyToEqualFold applies the EqualFold predicate on the "reply_to" field.
+func ReplyToEqualFold(v string) predicate.EmailLog {
+	return predicate.EmailLog(sql.FieldEqualFold(FieldReplyTo, v))
+}
+
+// ReplyToContainsFold applies the ContainsFold predicate on the "reply_to" field.
+func ReplyToContainsFold(v string) predicate.EmailLog {
+	return predicate.EmailLog(sql.FieldContainsFold(FieldReplyTo, v))
 }
 
 // IcsAttachedEQ applies the EQ predicate on the "ics_attached" field.

@@ -54,6 +54,8 @@ const (
 	FieldBackgroundURL = "background_url"
 	// FieldBackgroundKey holds the string denoting the background_key field in the database.
 	FieldBackgroundKey = "background_key"
+	// FieldReplyToEmail holds the string denoting the reply_to_email field in the database.
+	FieldReplyToEmail = "reply_to_email"
 	// FieldDefaultSubmissionLimit holds the string denoting the default_submission_limit field in the database.
 	FieldDefaultSubmissionLimit = "default_submission_limit"
 	// FieldSpeakerConfirmationEnabled holds the string denoting the speaker_confirmation_enabled field in the database.
@@ -228,6 +230,7 @@ var Columns = []string{
 	FieldLogoKey,
 	FieldBackgroundURL,
 	FieldBackgroundKey,
+	FieldReplyToEmail,
 	FieldDefaultSubmissionLimit,
 	FieldSpeakerConfirmationEnabled,
 	FieldSpeakerContentLocked,
@@ -278,6 +281,8 @@ var (
 	BackgroundURLValidator func(string) error
 	// BackgroundKeyValidator is a validator for the "background_key" field. It is called by the builders before save.
 	BackgroundKeyValidator func(string) error
+	// ReplyToEmailValidator is a validator for the "reply_to_email" field. It is called by the builders before save.
+	ReplyToEmailValidator func(string) error
 	// DefaultDefaultSubmissionLimit holds the default value on creation for the "default_submission_limit" field.
 	DefaultDefaultSubmissionLimit int
 	// DefaultSubmissionLimitValidator is a validator for the "default_submission_limit" field. It is called by the builders before save.
@@ -421,6 +426,11 @@ func ByBackgroundURL(opts ...sql.OrderTermOption) OrderOption {
 // ByBackgroundKey orders the results by the background_key field.
 func ByBackgroundKey(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldBackgroundKey, opts...).ToFunc()
+}
+
+// ByReplyToEmail orders the results by the reply_to_email field.
+func ByReplyToEmail(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldReplyToEmail, opts...).ToFunc()
 }
 
 // ByDefaultSubmissionLimit orders the results by the default_submission_limit field.

@@ -150,6 +150,11 @@ func BackgroundKey(v string) predicate.Event {
 	return predicate.Event(sql.FieldEQ(FieldBackgroundKey, v))
 }
 
+// ReplyToEmail applies equality check predicate on the "reply_to_email" field. It's identical to ReplyToEmailEQ.
+func ReplyToEmail(v string) predicate.Event {
+	return predicate.Event(sql.FieldEQ(FieldReplyToEmail, v))
+}
+
 // DefaultSubmissionLimit applies equality check predicate on the "default_submission_limit" field. It's identical to DefaultSubmissionLimitEQ.
 func DefaultSubmissionLimit(v int) predicate.Event {
 	return predicate.Event(sql.FieldEQ(FieldDefaultSubmissionLimit, v))
@@ -1288,6 +1293,81 @@ func BackgroundKeyEqualFold(v string) predicate.Event {
 // BackgroundKeyContainsFold applies the ContainsFold predicate on the "background_key" field.
 func BackgroundKeyContainsFold(v string) predicate.Event {
 	return predicate.Event(sql.FieldContainsFold(FieldBackgroundKey, v))
+}
+
+// ReplyToEmailEQ applies the EQ predicate on the "reply_to_email" field.
+func ReplyToEmailEQ(v string) predicate.Event {
+	return predicate.Event(sql.FieldEQ(FieldReplyToEmail, v))
+}
+
+// ReplyToEmailNEQ applies the NEQ predicate on the "reply_to_email" field.
+func ReplyToEmailNEQ(v string) predicate.Event {
+	return predicate.Event(sql.FieldNEQ(FieldReplyToEmail, v))
+}
+
+// ReplyToEmailIn applies the In predicate on the "reply_to_email" field.
+func ReplyToEmailIn(vs ...string) predicate.Event {
+	return predicate.Event(sql.FieldIn(FieldReplyToEmail, vs...))
+}
+
+// ReplyToEmailNotIn applies the NotIn predicate on the "reply_to_email" field.
+func ReplyToEmailNotIn(vs ...string) predicate.Event {
+	return predicate.Event(sql.FieldNotIn(FieldReplyToEmail, vs...))
+}
+
+// ReplyToEmailGT applies the GT predicate on the "reply_to_email" field.
+func ReplyToEmailGT(v string) predicate.Event {
+	return predicate.Event(sql.FieldGT(FieldReplyToEmail, v))
+}
+
+// ReplyToEmailGTE applies the GTE predicate on the "reply_to_email" field.
+func ReplyToEmailGTE(v string) predicate.Event {
+	return predicate.Event(sql.FieldGTE(FieldReplyToEmail, v))
+}
+
+// ReplyToEmailLT applies the LT predicate on the "reply_to_email" field.
+func ReplyToEmailLT(v string) predicate.Event {
+	return predicate.Event(sql.FieldLT(FieldReplyToEmail, v))
+}
+
+// ReplyToEmailLTE applies the LTE predicate on the "reply_to_email" field.
+func ReplyToEmailLTE(v string) predicate.Event {
+	return predicate.Event(sql.FieldLTE(FieldReplyToEmail, v))
+}
+
+// ReplyToEmailContains applies the Contains predicate on the "reply_to_email" field.
+func ReplyToEmailContains(v string) predicate.Event {
+	return predicate.Event(sql.FieldContains(FieldReplyToEmail, v))
+}
+
+// ReplyToEmailHasPrefix applies the HasPrefix predicate on the "reply_to_email" field.
+func ReplyToEmailHasPrefix(v string) predicate.Event {
+	return predicate.Event(sql.FieldHasPrefix(FieldReplyToEmail, v))
+}
+
+// ReplyToEmailHasSuffix applies the HasSuffix predicate on the "reply_to_email" field.
+func ReplyToEmailHasSuffix(v string) predicate.Event {
+	return predicate.Event(sql.FieldHasSuffix(FieldReplyToEmail, v))
+}
+
+// ReplyToEmailIsNil applies the IsNil predicate on the "reply_to_email" field.
+func ReplyToEmailIsNil() predicate.Event {
+	return predicate.Event(sql.FieldIsNull(FieldReplyToEmail))
+}
+
+// ReplyToEmailNotNil applies the NotNil predicate on the "reply_to_email" field.
+func ReplyToEmailNotNil() predicate.Event {
+	return predicate.Event(sql.FieldNotNull(FieldReplyToEmail))
+}
+
+// ReplyToEmailEqualFold applies the EqualFold predicate on the "reply_to_email" field.
+func ReplyToEmailEqualFold(v string) predicate.Event {
+	return predicate.Event(sql.FieldEqualFold(FieldReplyToEmail, v))
+}
+
+// ReplyToEmailContainsFold applies the ContainsFold predicate on the "reply_to_email" field.
+func ReplyToEmailContainsFold(v string) predicate.Event {
+	return predicate.Event(sql.FieldContainsFold(FieldReplyToEmail, v))
 }
 
 // DefaultSubmissionLimitEQ applies the EQ predicate on the "default_submission_limit" field.

@@ -237,7 +237,7 @@ var (
 		{Name: "email", Type: field.TypeString},
 		{Name: "first_name", Type: field.TypeString},
 		{Name: "last_name", Type: field.TypeString},
-		{Name: "participation", Type: field.TypeEnum, Enums: []string{"speaker", "organizer"}, Default: "speaker"},
+		{Name: "participation", Type: field.TypeEnum, Enums: []string{"speaker", "submitter", "organizer"}, Default: "speaker"},
 		{Name: "title", Type: field.TypeString, Nullable: true},
 		{Name: "company", Type: field.TypeString, Nullable: true},
 		{Name: "salutation", Type: field.TypeString, Nullable: true},
@@ -381,6 +381,7 @@ var (
 		{Name: "created_by_user_id", Type: field.TypeString, Nullable: true},
 		{Name: "created_by_api_key_id", Type: field.TypeString, Nullable: true},
 		{Name: "recipient_count", Type: field.TypeInt, Default: 0},
+		{Name: "reply_to", Type: field.TypeString, Nullable: true},
 		{Name: "event_id", Type: field.TypeString, Size: 40},
 	}
 	// EmailCampaignsTable holds the schema information for the "email_campaigns" table.
@@ -391,7 +392,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "email_campaigns_events_event",
-				Columns:    []*schema.Column{EmailCampaignsColumns[11]},
+				Columns:    []*schema.Column{EmailCampaignsColumns[12]},
 				RefColumns: []*schema.Column{EventsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -400,7 +401,7 @@ var (
 			{
 				Name:    "emailcampaign_event_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{EmailCampaignsColumns[11], EmailCampaignsColumns[1]},
+				Columns: []*schema.Column{EmailCampaignsColumns[12], EmailCampaignsColumns[1]},
 			},
 		},
 	}
@@ -473,6 +474,7 @@ var (
 		{Name: "subject", Type: field.TypeString},
 		{Name: "body", Type: field.TypeString, Size: 2147483647},
 		{Name: "html_body", Type: field.TypeString, Size: 2147483647},
+		{Name: "reply_to", Type: field.TypeString, Nullable: true},
 		{Name: "ics_attached", Type: field.TypeBool, Default: false},
 		{Name: "ics_content", Type: field.TypeString, Nullable: true, Size: 2147483647},
 		{Name: "ics_sequence", Type: field.TypeInt, Nullable: true},
@@ -493,19 +495,19 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "email_log_contacts_emails",
-				Columns:    []*schema.Column{EmailLogColumns[18]},
+				Columns:    []*schema.Column{EmailLogColumns[19]},
 				RefColumns: []*schema.Column{ContactsColumns[0]},
 				OnDelete:   schema.SetNull,
 			},
 			{
 				Symbol:     "email_log_events_emails",
-				Columns:    []*schema.Column{EmailLogColumns[19]},
+				Columns:    []*schema.Column{EmailLogColumns[20]},
 				RefColumns: []*schema.Column{EventsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
 			{
 				Symbol:     "email_log_submissions_emails",
-				Columns:    []*schema.Column{EmailLogColumns[20]},
+				Columns:    []*schema.Column{EmailLogColumns[21]},
 				RefColumns: []*schema.Column{SubmissionsColumns[0]},
 				OnDelete:   schema.SetNull,
 			},
@@ -514,17 +516,17 @@ var (
 			{
 				Name:    "emaillog_event_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{EmailLogColumns[19], EmailLogColumns[1]},
+				Columns: []*schema.Column{EmailLogColumns[20], EmailLogColumns[1]},
 			},
 			{
 				Name:    "emaillog_contact_id_template",
 				Unique:  false,
-				Columns: []*schema.Column{EmailLogColumns[18], EmailLogColumns[5]},
+				Columns: []*schema.Column{EmailLogColumns[19], EmailLogColumns[5]},
 			},
 			{
 				Name:    "emaillog_submission_id_type",
 				Unique:  false,
-				Columns: []*schema.Column{EmailLogColumns[20], EmailLogColumns[4]},
+				Columns: []*schema.Column{EmailLogColumns[21], EmailLogColumns[4]},
 			},
 		},
 	}
@@ -581,6 +583,7 @@ var (
 		{Name: "logo_key", Type: field.TypeString, Nullable: true},
 		{Name: "background_url", Type: field.TypeString, Nullable: true},
 		{Name: "background_key", Type: field.TypeString, Nullable: true},
+		{Name: "reply_to_email", Type: field.TypeString, Nullable: true},
 		{Name: "default_submission_limit", Type: field.TypeInt, Default: 3},
 		{Name: "speaker_confirmation_enabled", Type: field.TypeBool, Default: true},
 		{Name: "speaker_content_locked", Type: field.TypeBool, Default: false},
@@ -598,7 +601,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "events_organizations_events",
-				Columns:    []*schema.Column{EventsColumns[25]},
+				Columns:    []*schema.Column{EventsColumns[26]},
 				RefColumns: []*schema.Column{OrganizationsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -607,12 +610,12 @@ var (
 			{
 				Name:    "event_organization_id_slug",
 				Unique:  true,
-				Columns: []*schema.Column{EventsColumns[25], EventsColumns[4]},
+				Columns: []*schema.Column{EventsColumns[26], EventsColumns[4]},
 			},
 			{
 				Name:    "event_organization_id_starts_at",
 				Unique:  false,
-				Columns: []*schema.Column{EventsColumns[25], EventsColumns[11]},
+				Columns: []*schema.Column{EventsColumns[26], EventsColumns[11]},
 			},
 			{
 				Name:    "event_logo_key",

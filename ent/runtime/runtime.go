@@ -578,6 +578,10 @@ func init() {
 	emailcampaignDescRecipientCount := emailcampaignFields[7].Descriptor()
 	// emailcampaign.DefaultRecipientCount holds the default value on creation for the recipient_count field.
 	emailcampaign.DefaultRecipientCount = emailcampaignDescRecipientCount.Default.(int)
+	// emailcampaignDescReplyTo is the schema descriptor for reply_to field.
+	emailcampaignDescReplyTo := emailcampaignFields[8].Descriptor()
+	// emailcampaign.ReplyToValidator is a validator for the "reply_to" field. It is called by the builders before save.
+	emailcampaign.ReplyToValidator = emailcampaignDescReplyTo.Validators[0].(func(string) error)
 	// emailcampaignDescID is the schema descriptor for id field.
 	emailcampaignDescID := emailcampaignMixinFields0[0].Descriptor()
 	// emailcampaign.DefaultID holds the default value on creation for the id field.
@@ -672,8 +676,12 @@ func init() {
 	emaillogDescSubject := emaillogFields[6].Descriptor()
 	// emaillog.SubjectValidator is a validator for the "subject" field. It is called by the builders before save.
 	emaillog.SubjectValidator = emaillogDescSubject.Validators[0].(func(string) error)
+	// emaillogDescReplyTo is the schema descriptor for reply_to field.
+	emaillogDescReplyTo := emaillogFields[9].Descriptor()
+	// emaillog.ReplyToValidator is a validator for the "reply_to" field. It is called by the builders before save.
+	emaillog.ReplyToValidator = emaillogDescReplyTo.Validators[0].(func(string) error)
 	// emaillogDescIcsAttached is the schema descriptor for ics_attached field.
-	emaillogDescIcsAttached := emaillogFields[9].Descriptor()
+	emaillogDescIcsAttached := emaillogFields[10].Descriptor()
 	// emaillog.DefaultIcsAttached holds the default value on creation for the ics_attached field.
 	emaillog.DefaultIcsAttached = emaillogDescIcsAttached.Default.(bool)
 	// emaillogDescID is the schema descriptor for id field.
@@ -816,30 +824,34 @@ func init() {
 	eventDescBackgroundKey := eventFields[15].Descriptor()
 	// event.BackgroundKeyValidator is a validator for the "background_key" field. It is called by the builders before save.
 	event.BackgroundKeyValidator = eventDescBackgroundKey.Validators[0].(func(string) error)
+	// eventDescReplyToEmail is the schema descriptor for reply_to_email field.
+	eventDescReplyToEmail := eventFields[16].Descriptor()
+	// event.ReplyToEmailValidator is a validator for the "reply_to_email" field. It is called by the builders before save.
+	event.ReplyToEmailValidator = eventDescReplyToEmail.Validators[0].(func(string) error)
 	// eventDescDefaultSubmissionLimit is the schema descriptor for default_submission_limit field.
-	eventDescDefaultSubmissionLimit := eventFields[16].Descriptor()
+	eventDescDefaultSubmissionLimit := eventFields[17].Descriptor()
 	// event.DefaultDefaultSubmissionLimit holds the default value on creation for the default_submission_limit field.
 	event.DefaultDefaultSubmissionLimit = eventDescDefaultSubmissionLimit.Default.(int)
 	// event.DefaultSubmissionLimitValidator is a validator for the "default_submission_limit" field. It is called by the builders before save.
 	event.DefaultSubmissionLimitValidator = eventDescDefaultSubmissionLimit.Validators[0].(func(int) error)
 	// eventDescSpeakerConfirmationEnabled is the schema descriptor for speaker_confirmation_enabled field.
-	eventDescSpeakerConfirmationEnabled := eventFields[17].Descriptor()
+	eventDescSpeakerConfirmationEnabled := eventFields[18].Descriptor()
 	// event.DefaultSpeakerConfirmationEnabled holds the default value on creation for the speaker_confirmation_enabled field.
 	event.DefaultSpeakerConfirmationEnabled = eventDescSpeakerConfirmationEnabled.Default.(bool)
 	// eventDescSpeakerContentLocked is the schema descriptor for speaker_content_locked field.
-	eventDescSpeakerContentLocked := eventFields[18].Descriptor()
+	eventDescSpeakerContentLocked := eventFields[19].Descriptor()
 	// event.DefaultSpeakerContentLocked holds the default value on creation for the speaker_content_locked field.
 	event.DefaultSpeakerContentLocked = eventDescSpeakerContentLocked.Default.(bool)
 	// eventDescPublishedAgenda is the schema descriptor for published_agenda field.
-	eventDescPublishedAgenda := eventFields[20].Descriptor()
+	eventDescPublishedAgenda := eventFields[21].Descriptor()
 	// event.DefaultPublishedAgenda holds the default value on creation for the published_agenda field.
 	event.DefaultPublishedAgenda = eventDescPublishedAgenda.Default.([]agenda.Entry)
 	// eventDescPublishedBlocks is the schema descriptor for published_blocks field.
-	eventDescPublishedBlocks := eventFields[21].Descriptor()
+	eventDescPublishedBlocks := eventFields[22].Descriptor()
 	// event.DefaultPublishedBlocks holds the default value on creation for the published_blocks field.
 	event.DefaultPublishedBlocks = eventDescPublishedBlocks.Default.([]agenda.Block)
 	// eventDescAgendaDirty is the schema descriptor for agenda_dirty field.
-	eventDescAgendaDirty := eventFields[22].Descriptor()
+	eventDescAgendaDirty := eventFields[23].Descriptor()
 	// event.DefaultAgendaDirty holds the default value on creation for the agenda_dirty field.
 	event.DefaultAgendaDirty = eventDescAgendaDirty.Default.(bool)
 	// eventDescID is the schema descriptor for id field.

@@ -48,6 +48,8 @@ func (EmailCampaign) Fields() []ent.Field {
 		field.String("created_by_user_id").Optional().Nillable().Immutable(),
 		field.String("created_by_api_key_id").Optional().Nillable().Immutable(),
 		field.Int("recipient_count").Default(0).Immutable(),
+		// reply_to is the campaign's Reply-To, copied to each of its emails; null uses the event's.
+		field.String("reply_to").Optional().Nillable().Immutable().Validate(email),
 	}
 }
 

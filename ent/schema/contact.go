@@ -39,8 +39,10 @@ func (Contact) Fields() []ent.Field {
 		field.String("last_name").Validate(requiredText("Last name", 200)).
 			Annotations(entgql.OrderField("LAST_NAME")).
 			Comment("The last name, trimmed and never empty."),
-		field.Enum("participation").Values("speaker", "organizer").Default("speaker").
-			Comment("Whether the contact is a speaker or an organizer contact; speaker by default."),
+		field.Enum("participation").Values("speaker", "submitter", "organizer").Default("speaker").
+			Comment("How the contact takes part: speaker (added or invited as one; the default), submitter (sent " +
+				"a proposal through a call for proposals and counts as a speaker only once a session of theirs is " +
+				"accepted) or organizer."),
 		optionalText("title", "Title", 300, "The job title; null when unknown."),
 		optionalText("company", "Company", 300, "The company or other affiliation; null when unknown."),
 		optionalText("salutation", "Salutation", 100, "How to address the contact (Ms, Mr, …); null when unknown."),

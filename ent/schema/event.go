@@ -64,6 +64,9 @@ func (Event) Fields() []ent.Field {
 			Comment("Where the event's background image can be downloaded; null when it has none."),
 		field.String("background_key").Optional().Nillable().Validate(text("Background key", 1024)).
 			Comment("The storage key of the background image uploaded in the organizer app; null when none was uploaded."),
+		field.String("reply_to_email").Optional().Nillable().Validate(email).
+			Comment("Where replies to the event's emails go (their Reply-To), unless a send names its own; " +
+				"null sends them to the sending address."),
 		field.Int("default_submission_limit").Default(3).
 			Validate(atLeast("defaultSubmissionLimit", 1)).
 			Comment("How many proposals one speaker may send through a call-for-proposals form that sets no " +

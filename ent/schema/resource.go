@@ -107,6 +107,8 @@ func (EmailLog) Fields() []ent.Field {
 			Comment("The plain-text body."),
 		field.Text("html_body").Annotations(noWhere).
 			Comment("The HTML body."),
+		field.String("reply_to").Optional().Nillable().Immutable().Validate(email).Annotations(noWhere).
+			Comment("The Reply-To this send asked for; null uses the event's replyToEmail when the email is delivered."),
 		field.Bool("ics_attached").Default(false).Annotations(noWhere).
 			Comment("Whether a calendar object (an .ics file) is attached."),
 		field.Text("ics_content").Optional().Nillable().Annotations(noWhere).

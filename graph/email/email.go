@@ -164,6 +164,8 @@ type Email struct {
 	// ICS is an iCalendar object sent along (METHOD:REQUEST or CANCEL), with its SEQUENCE.
 	ICS         string
 	ICSSequence *int
+	// ReplyTo is this send's Reply-To; nil leaves it to the event's replyToEmail at delivery.
+	ReplyTo *string
 }
 
 // Outbox queues emails.
@@ -273,7 +275,8 @@ func (o *Outbox) builder(c *ent.Client, e Email) (*ent.EmailLogCreate, error) {
 		SetSubject(r.Subject).
 		SetBody(r.Text).
 		SetHTMLBody(r.HTML).
-		SetStatus(emaillog.StatusQueued)
+		SetStatus(emaillog.StatusQueued).
+		SetNillableReplyTo(e.ReplyTo)
 	if e.ICS != "" {
 		b.SetIcsAttached(true).SetIcsContent(e.ICS).SetNillableIcsSequence(e.ICSSequence)
 	}
