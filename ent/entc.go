@@ -315,7 +315,10 @@ var enumDocs = map[string]enumDoc{
 		"meetup":     "A meetup: a short, usually recurring gathering.",
 	}},
 	"ContactParticipation": {"How a contact takes part in the event.", map[string]string{
-		"speaker":   "A speaker (the default): listed in the speaker directory and invited to the speaker portal.",
+		"speaker": "A speaker (the default): added, imported or invited by organizers; listed in the speaker " +
+			"directory and invited to the speaker portal.",
+		"submitter": "Sent a proposal through a call for proposals (or accepted a co-speaker invitation on one): " +
+			"a speaker only once a submission they take part in is accepted; listed in Event.submitters.",
 		"organizer": "An organizer contact; left out of the speaker directory and of portal invitations.",
 	}},
 	"ContactDietaryRequirements": {"What a contact can eat.", map[string]string{

@@ -391,6 +391,7 @@ type ComplexityRoot struct {
 		LinkedinURL         func(childComplexity int) int
 		Participation       func(childComplexity int) int
 		Phone               func(childComplexity int) int
+		Pipeline            func(childComplexity int) int
 		ProfileReviewStatus func(childComplexity int) int
 		Pronouns            func(childComplexity int) int
 		Resources           func(childComplexity int) int
@@ -735,6 +736,7 @@ type ComplexityRoot struct {
 		StartsAt                   func(childComplexity int) int
 		Submission                 func(childComplexity int, id string) int
 		Submissions                func(childComplexity int, status *model.SubmissionStatus) int
+		Submitters                 func(childComplexity int, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string], last *int, orderBy *ent.ContactOrder, where *ent.ContactWhereInput) int
 		Tagline                    func(childComplexity int) int
 		TaskTemplates              func(childComplexity int) int
 		Theme                      func(childComplexity int) int
@@ -1871,6 +1873,7 @@ type ContactResolver interface {
 	Availability(ctx context.Context, obj *ent.Contact) (*model.Availability, error)
 	HeadshotDownloadURL(ctx context.Context, obj *ent.Contact) (*string, error)
 	Resources(ctx context.Context, obj *ent.Contact) ([]*model.ResourceRecord, error)
+	Pipeline(ctx context.Context, obj *ent.Contact) (*model.SpeakerPipeline, error)
 }
 type CrmSegmentResolver interface {
 	Contacts(ctx context.Context, obj *model.CrmSegment, first *int, after *entgql.Cursor[string]) (*model.CrmContactConnection, error)
@@ -1894,6 +1897,7 @@ type EventResolver interface {
 	Sessions(ctx context.Context, obj *ent.Event, state *model.SessionState, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string], last *int) (*model.SessionConnection, error)
 	Session(ctx context.Context, obj *ent.Event, id string) (*model.Session, error)
 	Speakers(ctx context.Context, obj *ent.Event, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string], last *int, orderBy *ent.ContactOrder, where *ent.ContactWhereInput) (*ent.ContactConnection, error)
+	Submitters(ctx context.Context, obj *ent.Event, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string], last *int, orderBy *ent.ContactOrder, where *ent.ContactWhereInput) (*ent.ContactConnection, error)
 	Speaker(ctx context.Context, obj *ent.Event, id string) (*ent.Contact, error)
 	SpeakerDirectory(ctx context.Context, obj *ent.Event) (*model.SpeakerDirectory, error)
 	Submissions(ctx context.Context, obj *ent.Event, status *model.SubmissionStatus) (*model.SubmissionList, error)
@@ -3528,6 +3532,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Contact.Phone(childComplexity), true
+	case "Contact.pipeline":
+		if e.ComplexityRoot.Contact.Pipeline == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Contact.Pipeline(childComplexity), true
 	case "Contact.profileReviewStatus":
 		if e.ComplexityRoot.Contact.ProfileReviewStatus == nil {
 			break
@@ -5042,6 +5052,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Event.Submissions(childComplexity, args["status"].(*model.SubmissionStatus)), true
+	case "Event.submitters":
+		if e.ComplexityRoot.Event.Submitters == nil {
+			break
+		}
+
+		args, err := ec.field_Event_submitters_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Event.Submitters(childComplexity, args["after"].(*entgql.Cursor[string]), args["first"].(*int), args["before"].(*entgql.Cursor[string]), args["last"].(*int), args["orderBy"].(*ent.ContactOrder), args["where"].(*ent.ContactWhereInput)), true
 	case "Event.tagline":
 		if e.ComplexityRoot.Event.Tagline == nil {
 			break
@@ -11707,6 +11728,8 @@ func (ec *executionContext) childFields_Contact(ctx context.Context, field graph
 		return ec.fieldContext_Contact_headshotDownloadUrl(ctx, field)
 	case "resources":
 		return ec.fieldContext_Contact_resources(ctx, field)
+	case "pipeline":
+		return ec.fieldContext_Contact_pipeline(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Contact", field.Name)
 }
@@ -12381,6 +12404,8 @@ func (ec *executionContext) childFields_Event(ctx context.Context, field graphql
 		return ec.fieldContext_Event_session(ctx, field)
 	case "speakers":
 		return ec.fieldContext_Event_speakers(ctx, field)
+	case "submitters":
+		return ec.fieldContext_Event_submitters(ctx, field)
 	case "speaker":
 		return ec.fieldContext_Event_speaker(ctx, field)
 	case "speakerDirectory":
@@ -14694,6 +14719,60 @@ func (ec *executionContext) field_Event_submissions_args(ctx context.Context, ra
 		return nil, err
 	}
 	args["status"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Event_submitters_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*entgql.Cursor[string], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*entgql.Cursor[string], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) (*ent.ContactOrder, error) {
+			return ec.unmarshalOContactOrder2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚐContactOrder(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*ent.ContactWhereInput, error) {
+			return ec.unmarshalOContactWhereInput2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚐContactWhereInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg5
 	return args, nil
 }
 
@@ -23636,6 +23715,29 @@ func (ec *executionContext) fieldContext_Contact_resources(_ context.Context, fi
 	return fc, nil
 }
 
+func (ec *executionContext) _Contact_pipeline(ctx context.Context, field graphql.CollectedField, obj *ent.Contact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Contact_pipeline(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Contact().Pipeline(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.SpeakerPipeline) graphql.Marshaler {
+			return ec.marshalOSpeakerPipeline2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐSpeakerPipeline(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Contact_pipeline(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Contact", field, true, true, errors.New("field of type SpeakerPipeline does not have child fields"))
+}
+
 func (ec *executionContext) _ContactConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.ContactConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -29470,6 +29572,50 @@ func (ec *executionContext) fieldContext_Event_speakers(ctx context.Context, fie
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Event_speakers_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Event_submitters(ctx context.Context, field graphql.CollectedField, obj *ent.Event) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Event_submitters(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Event().Submitters(ctx, obj, fc.Args["after"].(*entgql.Cursor[string]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[string]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.ContactOrder), fc.Args["where"].(*ent.ContactWhereInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.ContactConnection) graphql.Marshaler {
+			return ec.marshalNContactConnection2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚐContactConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Event_submitters(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Event",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ContactConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Event_submitters_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -63049,6 +63195,44 @@ func (ec *executionContext) _Contact(ctx context.Context, sel ast.SelectionSet, 
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "pipeline":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Contact_pipeline(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -65897,6 +66081,44 @@ func (ec *executionContext) _Event(ctx context.Context, sel ast.SelectionSet, ob
 					}
 				}()
 				res = ec._Event_speakers(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "submitters":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Event_submitters(ctx, field, obj)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -80884,6 +81106,22 @@ func (ec *executionContext) unmarshalOSessionState2ᚖgithubᚗcomᚋpodiumᚋpo
 }
 
 func (ec *executionContext) marshalOSessionState2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐSessionState(ctx context.Context, sel ast.SelectionSet, v *model.SessionState) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalOSpeakerPipeline2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐSpeakerPipeline(ctx context.Context, v any) (*model.SpeakerPipeline, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.SpeakerPipeline)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOSpeakerPipeline2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐSpeakerPipeline(ctx context.Context, sel ast.SelectionSet, v *model.SpeakerPipeline) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}

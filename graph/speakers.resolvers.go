@@ -14,9 +14,19 @@ import (
 	"github.com/podium/podium/graph/operation"
 )
 
+// Pipeline is the resolver for the pipeline field.
+func (r *contactResolver) Pipeline(ctx context.Context, obj *ent.Contact) (*model.SpeakerPipeline, error) {
+	return r.Ops.SpeakerPipeline(ctx, obj)
+}
+
 // Speakers is the resolver for the speakers field.
 func (r *eventResolver) Speakers(ctx context.Context, obj *ent.Event, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string], last *int, orderBy *ent.ContactOrder, where *ent.ContactWhereInput) (*ent.ContactConnection, error) {
 	return r.Ops.Speakers(ctx, obj, operation.Page{After: after, First: first, Before: before, Last: last}, orderBy, where)
+}
+
+// Submitters is the resolver for the submitters field.
+func (r *eventResolver) Submitters(ctx context.Context, obj *ent.Event, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string], last *int, orderBy *ent.ContactOrder, where *ent.ContactWhereInput) (*ent.ContactConnection, error) {
+	return r.Ops.Submitters(ctx, obj, operation.Page{After: after, First: first, Before: before, Last: last}, orderBy, where)
 }
 
 // Speaker is the resolver for the speaker field.

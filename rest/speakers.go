@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/podium/podium/ent"
+	"github.com/podium/podium/ent/contact"
 	"github.com/podium/podium/graph/model"
 	"github.com/podium/podium/graph/scalar"
 )
@@ -111,7 +112,7 @@ func toRESTContact(c *ent.Contact) Contact {
 	return Contact{
 		ID: c.ID, CreatedAt: scalar.FormatTime(c.CreatedAt), UpdatedAt: scalar.FormatTime(c.UpdatedAt),
 		EventID: c.EventID, Email: c.Email, FirstName: c.FirstName, LastName: c.LastName,
-		Participation: string(c.Participation), Title: c.Title, Company: c.Company, Salutation: c.Salutation,
+		Participation: v1Participation(c.Participation), Title: c.Title, Company: c.Company, Salutation: c.Salutation,
 		Honorific: c.Honorific, Pronouns: c.Pronouns, Gender: c.Gender, Bio: c.Bio, HeadshotURL: c.HeadshotURL,
 		HeadshotKey: c.HeadshotKey, DietaryRequirements: string(c.DietaryRequirements), TshirtSize: size,
 		Phone: c.Phone, LinkedinURL: c.LinkedinURL, TwitterURL: c.TwitterURL, FacebookURL: c.FacebookURL,
@@ -119,6 +120,16 @@ func toRESTContact(c *ent.Contact) Contact {
 		ApprovedProfile: nonNilMap(c.ApprovedProfile), ProfileReviewStatus: string(c.ProfileReviewStatus),
 		WorkflowStatus: string(c.WorkflowStatus),
 	}
+}
+
+// v1Participation is a contact's participation as this API's clients know it: speaker or
+// organizer. A submitter (someone who sent a proposal, docs/people.md) was a speaker to them and
+// still reads as one; GraphQL says submitter.
+func v1Participation(p contact.Participation) string {
+	if p == contact.ParticipationSubmitter {
+		return string(contact.ParticipationSpeaker)
+	}
+	return string(p)
 }
 
 // DirectoryContact is the part of a contact the speaker directory shows.

@@ -40,7 +40,7 @@ type AddContactTagInput struct {
 type AddContactToEventInput struct {
 	// An event of the organization.
 	EventID string `json:"eventId"`
-	// speaker or organizer.
+	// speaker or organizer (submitter is refused: submitters come from proposals).
 	Participation contact.Participation `json:"participation"`
 }
 
@@ -3921,6 +3921,74 @@ func (e *SpeakerImportAction) UnmarshalJSON(b []byte) error {
 }
 
 func (e SpeakerImportAction) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// Where a speaker stands, derived from what they and the organizers have done (docs/people.md).
+type SpeakerPipeline string
+
+const (
+	// Every accepted session of theirs was cancelled by them.
+	SpeakerPipelineWithdrawn SpeakerPipeline = "WITHDRAWN"
+	// Confirmed, with no open task, no outstanding file and a complete profile (bio, photo, dietary
+	// requirements and T-shirt size).
+	SpeakerPipelineReady SpeakerPipeline = "READY"
+	// Confirmed, with something still to do.
+	SpeakerPipelineOnboarding SpeakerPipeline = "ONBOARDING"
+	// Not confirmed yet; invited to the portal or told that a submission of theirs is accepted.
+	SpeakerPipelineInvited SpeakerPipeline = "INVITED"
+	// Not confirmed, not invited and not told yet.
+	SpeakerPipelineAdded SpeakerPipeline = "ADDED"
+)
+
+var AllSpeakerPipeline = []SpeakerPipeline{
+	SpeakerPipelineWithdrawn,
+	SpeakerPipelineReady,
+	SpeakerPipelineOnboarding,
+	SpeakerPipelineInvited,
+	SpeakerPipelineAdded,
+}
+
+func (e SpeakerPipeline) IsValid() bool {
+	switch e {
+	case SpeakerPipelineWithdrawn, SpeakerPipelineReady, SpeakerPipelineOnboarding, SpeakerPipelineInvited, SpeakerPipelineAdded:
+		return true
+	}
+	return false
+}
+
+func (e SpeakerPipeline) String() string {
+	return string(e)
+}
+
+func (e *SpeakerPipeline) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = SpeakerPipeline(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid SpeakerPipeline", str)
+	}
+	return nil
+}
+
+func (e SpeakerPipeline) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *SpeakerPipeline) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e SpeakerPipeline) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

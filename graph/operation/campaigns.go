@@ -152,7 +152,9 @@ func campaignText(in model.SendCampaignInput) error {
 // campaignAudience finds the event's speakers among ids, with one of the workflow statuses, or
 // linked to a contact the segment (when not nil) selects now, by last name, each once, with the
 // title of their first submission: one statement, whatever their number; the segment is evaluated
-// inside it (SegmentMembers). Ids that are not speakers of the event are left out.
+// inside it (SegmentMembers). Speakers are those mail may treat as speakers (mailableSpeaker); a
+// submitter who is not one yet is reached only when named among ids. Ids of no such contact of
+// the event are left out.
 func (r *Service) campaignAudience(ctx context.Context, eventID string, ids, statuses []string, segment *ent.Segment) ([]campaignAudience, error) {
 	plausible := make([]string, 0, len(ids))
 	for _, id := range ids {
@@ -175,8 +177,8 @@ FROM contacts c
 LEFT JOIN LATERAL (
   SELECT s.title FROM submission_participants p JOIN submissions s ON s.id = p.submission_id
   WHERE p.contact_id = c.id ORDER BY s.created_at, s.id LIMIT 1) t ON true
-WHERE c.event_id = $1 AND c.participation = 'speaker'
-  AND (`+chosen+`)
+WHERE c.event_id = $1 AND ((`+mailableSpeakerSQL+` AND (`+chosen+`))
+  OR (c.participation = 'submitter' AND c.id = ANY($2)))
 ORDER BY c.last_name, c.first_name, c.id`, args,
 		func(scan func(...any) error) error {
 			var a campaignAudience

@@ -407,7 +407,8 @@ func checkOffered(ctx context.Context, c *ent.Client, eventID string, f *ent.For
 	return nil
 }
 
-// submitterContact creates the person's contact in the event (a speaker) on their first
+// submitterContact creates the person's contact in the event (a submitter: a speaker once a
+// submission of theirs is accepted, see speakerhood.go) on their first
 // proposal, named as they typed or else after their user; without a name it is refused.
 func (r *Service) submitterContact(ctx context.Context, c *ent.Client, s *cfpScope, p *proposal) (*ent.Contact, error) {
 	first, last := p.firstName, p.lastName
@@ -423,7 +424,7 @@ func (r *Service) submitterContact(ctx context.Context, c *ent.Client, s *cfpSco
 		last = "-"
 	}
 	return c.Contact.Create().SetEventID(s.event.ID).SetEmail(strings.ToLower(s.person.Email)).
-		SetFirstName(first).SetLastName(strings.TrimSpace(last)).Save(ctx)
+		SetFirstName(first).SetLastName(strings.TrimSpace(last)).SetParticipation(contact.ParticipationSubmitter).Save(ctx)
 }
 
 // proposalToSave finds the proposal to update — by id, or by key for a repeated new one — or
@@ -743,7 +744,7 @@ func joinProposal(ctx context.Context, c *ent.Client, s *cfpScope, sub *ent.Subm
 			last = "-"
 		}
 		if ct, err = c.Contact.Create().SetEventID(s.event.ID).SetEmail(inv.Email).SetFirstName(first).
-			SetLastName(last).Save(ctx); err != nil {
+			SetLastName(last).SetParticipation(contact.ParticipationSubmitter).Save(ctx); err != nil {
 			return false, err
 		}
 		made = true

@@ -41,7 +41,7 @@ LEFT JOIN LATERAL (
 LEFT JOIN LATERAL (
   SELECT s.title FROM submission_participants p JOIN submissions s ON s.id = p.submission_id
   WHERE p.contact_id = c.id ORDER BY s.created_at, s.id LIMIT 1) t ON true
-WHERE c.event_id = $1 AND c.participation = 'speaker'
+WHERE c.event_id = $1 AND `+mailableSpeakerSQL+`
 ORDER BY c.last_name, c.first_name, c.id`, []any{ev.ID}, func(scan func(...any) error) error {
 		ct := &model.CommunicationContact{}
 		var status string

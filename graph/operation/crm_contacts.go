@@ -345,6 +345,10 @@ func (r *Service) AddContactToEvent(ctx context.Context, contactID string, in mo
 		if err != nil {
 			return nil, err
 		}
+		if in.Participation == contact.ParticipationSubmitter {
+			// A submitter is someone who sent a proposal; organizers add speakers or organizers.
+			return nil, apperr.Invalid("Participation must be speaker or organizer")
+		}
 		if !pid.Plausible(in.EventID) {
 			return nil, apperr.NotFound("Event")
 		}

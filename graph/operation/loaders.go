@@ -51,6 +51,8 @@ type loaders struct {
 	availability availabilityLoaders
 	// agendaVersions are the published versions of each event's agenda (Agenda.versions).
 	agendaVersions *dataloadgen.Loader[string, []*model.AgendaVersionSummary]
+	// pipelines are contacts' speaker pipelines (Contact.pipeline, speaker_pipeline.go).
+	pipelines *dataloadgen.Loader[string, *model.SpeakerPipeline]
 }
 
 // eventItem names an item of an event.
@@ -93,6 +95,7 @@ func (r *Service) newLoaders() *loaders {
 		}, func(res *model.ResourceRecord) string { return res.EventID }, wait),
 		reviewerTracks: dataloadgen.NewMappedLoader(r.eventsReviewerTracks, wait),
 		agendaVersions: dataloadgen.NewMappedLoader(r.eventsAgendaVersions, wait),
+		pipelines:      dataloadgen.NewMappedLoader(r.speakerPipelines, wait),
 		contacts: dataloadgen.NewMappedLoader(func(ctx context.Context, ids []string) (map[string]*ent.Contact, error) {
 			rows, err := r.ClientOf(ctx).Contact.Query().Where(contact.IDIn(ids...)).All(ctx)
 			return byKey(rows, func(c *ent.Contact) string { return c.ID }), err

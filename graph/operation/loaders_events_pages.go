@@ -243,9 +243,11 @@ func buildEntConnection[T any](p *entPage, pg *pageOf[T], cursor func(T) ent.Cur
 var contactOrderColumns = map[string]string{"": contact.FieldID, "CREATED_AT": contact.FieldCreatedAt,
 	"EMAIL": contact.FieldEmail, "FIRST_NAME": contact.FieldFirstName, "LAST_NAME": contact.FieldLastName}
 
-// speakersInList answers Event.speakers for an event of a page of events, read with the page's
-// other events (eventLoaders.speakers); ok is false for arguments the single path must answer.
-func (r *Service) speakersInList(ctx context.Context, ev *ent.Event, after *ent.Cursor, first *int,
+// speakersInList answers Event.speakers (or, with its scope, Event.submitters) for an event of a
+// page of events, read with the page's other events (eventLoaders.speakers: the field asking is in
+// the key, so the two fields' pages are read apart); ok is false for arguments the single path
+// must answer.
+func (r *Service) speakersInList(ctx context.Context, ev *ent.Event, scope predicate.Contact, after *ent.Cursor, first *int,
 	before *ent.Cursor, last *int, order ent.ContactOrder, where *ent.ContactWhereInput) (*ent.ContactConnection, bool, error) {
 	if order.Field == nil {
 		order.Field = ent.DefaultContactOrder.Field
@@ -260,6 +262,11 @@ func (r *Service) speakersInList(ctx context.Context, ev *ent.Event, after *ent.
 	}
 	if !known {
 		return nil, false, nil
+	}
+	if pred == nil {
+		pred = scope
+	} else {
+		pred = contact.And(pred, scope)
 	}
 	p, ok := newEntPage(ctx, after, first, before, last, column, order.Direction, pred)
 	if !ok {

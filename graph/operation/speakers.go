@@ -15,6 +15,7 @@ import (
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/contact"
 	"github.com/podium/podium/ent/emaillog"
+	"github.com/podium/podium/ent/predicate"
 	"github.com/podium/podium/ent/schema/pid"
 	"github.com/podium/podium/graph/access"
 	"github.com/podium/podium/graph/apperr"
@@ -289,7 +290,7 @@ func (r *Service) InviteSpeakerPortals(ctx context.Context, eventID string, in m
 		ids := slices.DeleteFunc(slices.Clone(in.ContactIds), func(id string) bool { return !pid.Plausible(id) })
 		// Locking the contacts makes two concurrent invitations of the same speaker send one email.
 		contacts, err := c.Contact.Query().
-			Where(contact.IDIn(ids...), contact.EventID(ev.ID), contact.ParticipationEQ(contact.ParticipationSpeaker)).
+			Where(contact.IDIn(ids...), contact.EventID(ev.ID), mailableSpeaker()).
 			Order(ent.Asc(contact.FieldLastName), ent.Asc(contact.FieldFirstName), ent.Asc(contact.FieldID)).
 			ForUpdate().All(ctx)
 		if err != nil {
@@ -327,34 +328,56 @@ func (r *Service) InviteSpeakerPortals(ctx context.Context, eventID string, in m
 	})
 }
 
-// Speakers answers Event.speakers: the event's contacts as a connection, by last name. Under a
-// page of events the events' pages are read together (speakersInList).
+// Speakers answers Event.speakers: the event's contacts as a connection, by last name — all but
+// submitters who are not speakers yet (listedContact). Under a page of events the events' pages
+// are read together (speakersInList).
 func (r *Service) Speakers(ctx context.Context, ev *ent.Event, page Page, orderBy *ent.ContactOrder,
+	where *ent.ContactWhereInput) (*ent.ContactConnection, error) {
+	return r.contactsOf(ctx, ev, listedContact(), page, orderBy, where)
+}
+
+// Submitters answers Event.submitters: the contacts who came to the event by sending a proposal,
+// accepted or not, as Speakers pages them.
+func (r *Service) Submitters(ctx context.Context, ev *ent.Event, page Page, orderBy *ent.ContactOrder,
+	where *ent.ContactWhereInput) (*ent.ContactConnection, error) {
+	return r.contactsOf(ctx, ev, contact.ParticipationEQ(contact.ParticipationSubmitter), page, orderBy, where)
+}
+
+// contactsOf is a page of the event's contacts within scope.
+func (r *Service) contactsOf(ctx context.Context, ev *ent.Event, scope predicate.Contact, page Page, orderBy *ent.ContactOrder,
 	where *ent.ContactWhereInput) (*ent.ContactConnection, error) {
 	after, first, before, last := page.After, page.First, page.Before, page.Last
 	if orderBy == nil {
 		orderBy = &ent.ContactOrder{Direction: entgql.OrderDirectionAsc, Field: ent.ContactOrderFieldLastName}
 	}
 	if underList(ctx) {
-		if conn, ok, err := r.speakersInList(ctx, ev, after, first, before, last, *orderBy, where); ok {
+		if conn, ok, err := r.speakersInList(ctx, ev, scope, after, first, before, last, *orderBy, where); ok {
 			return r.prefetchSpeakers(ctx, ev.ID, conn, err)
 		}
 	}
-	conn, err := r.ClientOf(ctx).Contact.Query().Where(contact.EventID(ev.ID)).
+	conn, err := r.ClientOf(ctx).Contact.Query().Where(contact.EventID(ev.ID), scope).
 		Paginate(ctx, after, first, before, last, ent.WithContactOrder(orderBy), ent.WithContactFilter(where.Filter))
 	return r.prefetchSpeakers(ctx, ev.ID, conn, err)
 }
 
-// prefetchSpeakers loads the resources of a page of speakers in one batch when the query asks for
-// them, as prefetchSessions does for sessions: left to each speaker's field, a busy machine
-// starts some of them after the loader's wait, and the batch splits.
+// prefetchSpeakers loads the resources and pipelines of a page of speakers in one batch each when
+// the query asks for them, as prefetchSessions does for sessions: left to each speaker's field, a
+// busy machine starts some of them after the loader's wait, and the batch splits.
 func (r *Service) prefetchSpeakers(ctx context.Context, eventID string, conn *ent.ContactConnection, err error) (*ent.ContactConnection, error) {
-	if err != nil || conn == nil || len(conn.Edges) == 0 || !selected(ctx, "edges", "node", "resources") {
+	if err != nil || conn == nil || len(conn.Edges) == 0 {
 		return conn, err
 	}
-	keys := mapAll(conn.Edges, func(e *ent.ContactEdge) eventItem { return eventItem{eventID, e.Node.ID} })
-	if _, err := r.loaders(ctx).contactResources.LoadAll(ctx, keys); err != nil {
-		return nil, err
+	if selected(ctx, "edges", "node", "resources") {
+		keys := mapAll(conn.Edges, func(e *ent.ContactEdge) eventItem { return eventItem{eventID, e.Node.ID} })
+		if _, err := r.loaders(ctx).contactResources.LoadAll(ctx, keys); err != nil {
+			return nil, err
+		}
+	}
+	if selected(ctx, "edges", "node", "pipeline") {
+		ids := mapAll(conn.Edges, func(e *ent.ContactEdge) string { return e.Node.ID })
+		if _, err := r.loaders(ctx).pipelines.LoadAll(ctx, ids); err != nil {
+			return nil, err
+		}
 	}
 	return conn, nil
 }
@@ -365,7 +388,7 @@ func (r *Service) prefetchSpeakers(ctx context.Context, eventID string, conn *en
 func (r *Service) speakerDirectories(ctx context.Context, evs []*ent.Event) ([]*model.SpeakerDirectory, error) {
 	c := r.ClientOf(ctx)
 	events := eventIDs(evs)
-	contacts, err := c.Contact.Query().Where(contact.EventIDIn(events...), contact.ParticipationEQ(contact.ParticipationSpeaker)).
+	contacts, err := c.Contact.Query().Where(contact.EventIDIn(events...), speakerOfEvent()).
 		Order(ent.Asc(contact.FieldLastName), ent.Asc(contact.FieldFirstName), ent.Asc(contact.FieldID)).All(ctx)
 	if err != nil {
 		return nil, err
