@@ -26,6 +26,7 @@ import (
 	"github.com/podium/podium/ent/emailcampaign"
 	"github.com/podium/podium/ent/emailcampaignrecipient"
 	"github.com/podium/podium/ent/emaillog"
+	"github.com/podium/podium/ent/emailsuppression"
 	"github.com/podium/podium/ent/embed"
 	"github.com/podium/podium/ent/event"
 	"github.com/podium/podium/ent/eventchange"
@@ -99,6 +100,8 @@ type Client struct {
 	EmailCampaignRecipient *EmailCampaignRecipientClient
 	// EmailLog is the client for interacting with the EmailLog builders.
 	EmailLog *EmailLogClient
+	// EmailSuppression is the client for interacting with the EmailSuppression builders.
+	EmailSuppression *EmailSuppressionClient
 	// Embed is the client for interacting with the Embed builders.
 	Embed *EmbedClient
 	// Event is the client for interacting with the Event builders.
@@ -205,6 +208,7 @@ func (c *Client) init() {
 	c.EmailCampaign = NewEmailCampaignClient(c.config)
 	c.EmailCampaignRecipient = NewEmailCampaignRecipientClient(c.config)
 	c.EmailLog = NewEmailLogClient(c.config)
+	c.EmailSuppression = NewEmailSuppressionClient(c.config)
 	c.Embed = NewEmbedClient(c.config)
 	c.Event = NewEventClient(c.config)
 	c.EventChange = NewEventChangeClient(c.config)
@@ -350,6 +354,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		EmailCampaign:            NewEmailCampaignClient(cfg),
 		EmailCampaignRecipient:   NewEmailCampaignRecipientClient(cfg),
 		EmailLog:                 NewEmailLogClient(cfg),
+		EmailSuppression:         NewEmailSuppressionClient(cfg),
 		Embed:                    NewEmbedClient(cfg),
 		Event:                    NewEventClient(cfg),
 		EventChange:              NewEventChangeClient(cfg),
@@ -422,6 +427,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		EmailCampaign:            NewEmailCampaignClient(cfg),
 		EmailCampaignRecipient:   NewEmailCampaignRecipientClient(cfg),
 		EmailLog:                 NewEmailLogClient(cfg),
+		EmailSuppression:         NewEmailSuppressionClient(cfg),
 		Embed:                    NewEmbedClient(cfg),
 		Event:                    NewEventClient(cfg),
 		EventChange:              NewEventChangeClient(cfg),
@@ -495,17 +501,17 @@ func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.AIReviewResult, c.APIKey, c.AgendaBlock, c.AgendaDraft, c.AgendaVersion,
 		c.BrowserSession, c.Contact, c.DeliverableAssignment, c.EmailCampaign,
-		c.EmailCampaignRecipient, c.EmailLog, c.Embed, c.Event, c.EventChange,
-		c.EventMember, c.FileRequirement, c.Form, c.Format, c.IdempotencyRecord,
-		c.Level, c.Organization, c.OrganizationContact, c.OrganizationContactEvent,
-		c.OrganizationContactNote, c.OrganizationContactTag, c.OrganizationInvitation,
-		c.OrganizationMember, c.OrganizationTag, c.PersonalCalendar, c.PipelineCard,
-		c.PipelineStage, c.Resource, c.ReviewAnswer, c.ReviewAssignment,
-		c.ReviewCriterion, c.ReviewRound, c.ReviewRoundMember, c.Room, c.Segment,
-		c.SignInToken, c.SpeakerAvailability, c.StageHistory, c.Submission,
-		c.SubmissionParticipant, c.Tag, c.TaskAssignment, c.TaskTemplate,
-		c.TimelineEntry, c.Track, c.User, c.WebhookDelivery, c.WebhookEndpoint,
-		c.WebhookMessage,
+		c.EmailCampaignRecipient, c.EmailLog, c.EmailSuppression, c.Embed, c.Event,
+		c.EventChange, c.EventMember, c.FileRequirement, c.Form, c.Format,
+		c.IdempotencyRecord, c.Level, c.Organization, c.OrganizationContact,
+		c.OrganizationContactEvent, c.OrganizationContactNote,
+		c.OrganizationContactTag, c.OrganizationInvitation, c.OrganizationMember,
+		c.OrganizationTag, c.PersonalCalendar, c.PipelineCard, c.PipelineStage,
+		c.Resource, c.ReviewAnswer, c.ReviewAssignment, c.ReviewCriterion,
+		c.ReviewRound, c.ReviewRoundMember, c.Room, c.Segment, c.SignInToken,
+		c.SpeakerAvailability, c.StageHistory, c.Submission, c.SubmissionParticipant,
+		c.Tag, c.TaskAssignment, c.TaskTemplate, c.TimelineEntry, c.Track, c.User,
+		c.WebhookDelivery, c.WebhookEndpoint, c.WebhookMessage,
 	} {
 		n.Use(hooks...)
 	}
@@ -517,17 +523,17 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.AIReviewResult, c.APIKey, c.AgendaBlock, c.AgendaDraft, c.AgendaVersion,
 		c.BrowserSession, c.Contact, c.DeliverableAssignment, c.EmailCampaign,
-		c.EmailCampaignRecipient, c.EmailLog, c.Embed, c.Event, c.EventChange,
-		c.EventMember, c.FileRequirement, c.Form, c.Format, c.IdempotencyRecord,
-		c.Level, c.Organization, c.OrganizationContact, c.OrganizationContactEvent,
-		c.OrganizationContactNote, c.OrganizationContactTag, c.OrganizationInvitation,
-		c.OrganizationMember, c.OrganizationTag, c.PersonalCalendar, c.PipelineCard,
-		c.PipelineStage, c.Resource, c.ReviewAnswer, c.ReviewAssignment,
-		c.ReviewCriterion, c.ReviewRound, c.ReviewRoundMember, c.Room, c.Segment,
-		c.SignInToken, c.SpeakerAvailability, c.StageHistory, c.Submission,
-		c.SubmissionParticipant, c.Tag, c.TaskAssignment, c.TaskTemplate,
-		c.TimelineEntry, c.Track, c.User, c.WebhookDelivery, c.WebhookEndpoint,
-		c.WebhookMessage,
+		c.EmailCampaignRecipient, c.EmailLog, c.EmailSuppression, c.Embed, c.Event,
+		c.EventChange, c.EventMember, c.FileRequirement, c.Form, c.Format,
+		c.IdempotencyRecord, c.Level, c.Organization, c.OrganizationContact,
+		c.OrganizationContactEvent, c.OrganizationContactNote,
+		c.OrganizationContactTag, c.OrganizationInvitation, c.OrganizationMember,
+		c.OrganizationTag, c.PersonalCalendar, c.PipelineCard, c.PipelineStage,
+		c.Resource, c.ReviewAnswer, c.ReviewAssignment, c.ReviewCriterion,
+		c.ReviewRound, c.ReviewRoundMember, c.Room, c.Segment, c.SignInToken,
+		c.SpeakerAvailability, c.StageHistory, c.Submission, c.SubmissionParticipant,
+		c.Tag, c.TaskAssignment, c.TaskTemplate, c.TimelineEntry, c.Track, c.User,
+		c.WebhookDelivery, c.WebhookEndpoint, c.WebhookMessage,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -558,6 +564,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.EmailCampaignRecipient.mutate(ctx, m)
 	case *EmailLogMutation:
 		return c.EmailLog.mutate(ctx, m)
+	case *EmailSuppressionMutation:
+		return c.EmailSuppression.mutate(ctx, m)
 	case *EmbedMutation:
 		return c.Embed.mutate(ctx, m)
 	case *EventMutation:
@@ -2539,6 +2547,139 @@ func (c *EmailLogClient) mutate(ctx context.Context, m *EmailLogMutation) (Value
 		return (&EmailLogDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown EmailLog mutation op: %q", m.Op())
+	}
+}
+
+// EmailSuppressionClient is a client for the EmailSuppression schema.
+type EmailSuppressionClient struct {
+	config
+}
+
+// NewEmailSuppressionClient returns a client for the EmailSuppression from the given config.
+func NewEmailSuppressionClient(c config) *EmailSuppressionClient {
+	return &EmailSuppressionClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `emailsuppression.Hooks(f(g(h())))`.
+func (c *EmailSuppressionClient) Use(hooks ...Hook) {
+	c.hooks.EmailSuppression = append(c.hooks.EmailSuppression, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `emailsuppression.Intercept(f(g(h())))`.
+func (c *EmailSuppressionClient) Intercept(interceptors ...Interceptor) {
+	c.inters.EmailSuppression = append(c.inters.EmailSuppression, interceptors...)
+}
+
+// Create returns a builder for creating a EmailSuppression entity.
+func (c *EmailSuppressionClient) Create() *EmailSuppressionCreate {
+	mutation := newEmailSuppressionMutation(c.config, OpCreate)
+	return &EmailSuppressionCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of EmailSuppression entities.
+func (c *EmailSuppressionClient) CreateBulk(builders ...*EmailSuppressionCreate) *EmailSuppressionCreateBulk {
+	return &EmailSuppressionCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *EmailSuppressionClient) MapCreateBulk(slice any, setFunc func(*EmailSuppressionCreate, int)) *EmailSuppressionCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &EmailSuppressionCreateBulk{err: fmt.Errorf("calling to EmailSuppressionClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*EmailSuppressionCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &EmailSuppressionCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for EmailSuppression.
+func (c *EmailSuppressionClient) Update() *EmailSuppressionUpdate {
+	mutation := newEmailSuppressionMutation(c.config, OpUpdate)
+	return &EmailSuppressionUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *EmailSuppressionClient) UpdateOne(_m *EmailSuppression) *EmailSuppressionUpdateOne {
+	mutation := newEmailSuppressionMutation(c.config, OpUpdateOne, withEmailSuppression(_m))
+	return &EmailSuppressionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *EmailSuppressionClient) UpdateOneID(id string) *EmailSuppressionUpdateOne {
+	mutation := newEmailSuppressionMutation(c.config, OpUpdateOne, withEmailSuppressionID(id))
+	return &EmailSuppressionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for EmailSuppression.
+func (c *EmailSuppressionClient) Delete() *EmailSuppressionDelete {
+	mutation := newEmailSuppressionMutation(c.config, OpDelete)
+	return &EmailSuppressionDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *EmailSuppressionClient) DeleteOne(_m *EmailSuppression) *EmailSuppressionDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *EmailSuppressionClient) DeleteOneID(id string) *EmailSuppressionDeleteOne {
+	builder := c.Delete().Where(emailsuppression.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &EmailSuppressionDeleteOne{builder}
+}
+
+// Query returns a query builder for EmailSuppression.
+func (c *EmailSuppressionClient) Query() *EmailSuppressionQuery {
+	return &EmailSuppressionQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeEmailSuppression},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a EmailSuppression entity by its id.
+func (c *EmailSuppressionClient) Get(ctx context.Context, id string) (*EmailSuppression, error) {
+	return c.Query().Where(emailsuppression.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *EmailSuppressionClient) GetX(ctx context.Context, id string) *EmailSuppression {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *EmailSuppressionClient) Hooks() []Hook {
+	return c.hooks.EmailSuppression
+}
+
+// Interceptors returns the client interceptors.
+func (c *EmailSuppressionClient) Interceptors() []Interceptor {
+	return c.inters.EmailSuppression
+}
+
+func (c *EmailSuppressionClient) mutate(ctx context.Context, m *EmailSuppressionMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&EmailSuppressionCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&EmailSuppressionUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&EmailSuppressionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&EmailSuppressionDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown EmailSuppression mutation op: %q", m.Op())
 	}
 }
 
@@ -9862,28 +10003,30 @@ type (
 	hooks struct {
 		AIReviewResult, APIKey, AgendaBlock, AgendaDraft, AgendaVersion, BrowserSession,
 		Contact, DeliverableAssignment, EmailCampaign, EmailCampaignRecipient,
-		EmailLog, Embed, Event, EventChange, EventMember, FileRequirement, Form,
-		Format, IdempotencyRecord, Level, Organization, OrganizationContact,
-		OrganizationContactEvent, OrganizationContactNote, OrganizationContactTag,
-		OrganizationInvitation, OrganizationMember, OrganizationTag, PersonalCalendar,
-		PipelineCard, PipelineStage, Resource, ReviewAnswer, ReviewAssignment,
-		ReviewCriterion, ReviewRound, ReviewRoundMember, Room, Segment, SignInToken,
-		SpeakerAvailability, StageHistory, Submission, SubmissionParticipant, Tag,
-		TaskAssignment, TaskTemplate, TimelineEntry, Track, User, WebhookDelivery,
-		WebhookEndpoint, WebhookMessage []ent.Hook
+		EmailLog, EmailSuppression, Embed, Event, EventChange, EventMember,
+		FileRequirement, Form, Format, IdempotencyRecord, Level, Organization,
+		OrganizationContact, OrganizationContactEvent, OrganizationContactNote,
+		OrganizationContactTag, OrganizationInvitation, OrganizationMember,
+		OrganizationTag, PersonalCalendar, PipelineCard, PipelineStage, Resource,
+		ReviewAnswer, ReviewAssignment, ReviewCriterion, ReviewRound,
+		ReviewRoundMember, Room, Segment, SignInToken, SpeakerAvailability,
+		StageHistory, Submission, SubmissionParticipant, Tag, TaskAssignment,
+		TaskTemplate, TimelineEntry, Track, User, WebhookDelivery, WebhookEndpoint,
+		WebhookMessage []ent.Hook
 	}
 	inters struct {
 		AIReviewResult, APIKey, AgendaBlock, AgendaDraft, AgendaVersion, BrowserSession,
 		Contact, DeliverableAssignment, EmailCampaign, EmailCampaignRecipient,
-		EmailLog, Embed, Event, EventChange, EventMember, FileRequirement, Form,
-		Format, IdempotencyRecord, Level, Organization, OrganizationContact,
-		OrganizationContactEvent, OrganizationContactNote, OrganizationContactTag,
-		OrganizationInvitation, OrganizationMember, OrganizationTag, PersonalCalendar,
-		PipelineCard, PipelineStage, Resource, ReviewAnswer, ReviewAssignment,
-		ReviewCriterion, ReviewRound, ReviewRoundMember, Room, Segment, SignInToken,
-		SpeakerAvailability, StageHistory, Submission, SubmissionParticipant, Tag,
-		TaskAssignment, TaskTemplate, TimelineEntry, Track, User, WebhookDelivery,
-		WebhookEndpoint, WebhookMessage []ent.Interceptor
+		EmailLog, EmailSuppression, Embed, Event, EventChange, EventMember,
+		FileRequirement, Form, Format, IdempotencyRecord, Level, Organization,
+		OrganizationContact, OrganizationContactEvent, OrganizationContactNote,
+		OrganizationContactTag, OrganizationInvitation, OrganizationMember,
+		OrganizationTag, PersonalCalendar, PipelineCard, PipelineStage, Resource,
+		ReviewAnswer, ReviewAssignment, ReviewCriterion, ReviewRound,
+		ReviewRoundMember, Room, Segment, SignInToken, SpeakerAvailability,
+		StageHistory, Submission, SubmissionParticipant, Tag, TaskAssignment,
+		TaskTemplate, TimelineEntry, Track, User, WebhookDelivery, WebhookEndpoint,
+		WebhookMessage []ent.Interceptor
 	}
 )
 

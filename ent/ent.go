@@ -23,6 +23,7 @@ import (
 	"github.com/podium/podium/ent/emailcampaign"
 	"github.com/podium/podium/ent/emailcampaignrecipient"
 	"github.com/podium/podium/ent/emaillog"
+	"github.com/podium/podium/ent/emailsuppression"
 	"github.com/podium/podium/ent/embed"
 	"github.com/podium/podium/ent/event"
 	"github.com/podium/podium/ent/eventchange"
@@ -136,6 +137,7 @@ func checkColumn(t, c string) error {
 			emailcampaign.Table:            emailcampaign.ValidColumn,
 			emailcampaignrecipient.Table:   emailcampaignrecipient.ValidColumn,
 			emaillog.Table:                 emaillog.ValidColumn,
+			emailsuppression.Table:         emailsuppression.ValidColumn,
 			embed.Table:                    embed.ValidColumn,
 			event.Table:                    event.ValidColumn,
 			eventchange.Table:              eventchange.ValidColumn,

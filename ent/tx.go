@@ -36,6 +36,8 @@ type Tx struct {
 	EmailCampaignRecipient *EmailCampaignRecipientClient
 	// EmailLog is the client for interacting with the EmailLog builders.
 	EmailLog *EmailLogClient
+	// EmailSuppression is the client for interacting with the EmailSuppression builders.
+	EmailSuppression *EmailSuppressionClient
 	// Embed is the client for interacting with the Embed builders.
 	Embed *EmbedClient
 	// Event is the client for interacting with the Event builders.
@@ -262,6 +264,7 @@ func (tx *Tx) init() {
 	tx.EmailCampaign = NewEmailCampaignClient(tx.config)
 	tx.EmailCampaignRecipient = NewEmailCampaignRecipientClient(tx.config)
 	tx.EmailLog = NewEmailLogClient(tx.config)
+	tx.EmailSuppression = NewEmailSuppressionClient(tx.config)
 	tx.Embed = NewEmbedClient(tx.config)
 	tx.Event = NewEventClient(tx.config)
 	tx.EventChange = NewEventChangeClient(tx.config)

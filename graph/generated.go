@@ -19,6 +19,7 @@ import (
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/contact"
 	"github.com/podium/podium/ent/emaillog"
+	"github.com/podium/podium/ent/emailsuppression"
 	"github.com/podium/podium/ent/event"
 	"github.com/podium/podium/ent/organizationinvitation"
 	"github.com/podium/podium/ent/schema/agenda"
@@ -618,6 +619,7 @@ type ComplexityRoot struct {
 		EventID           func(childComplexity int) int
 		ID                func(childComplexity int) int
 		RecipientFilter   func(childComplexity int) int
+		ReplyTo           func(childComplexity int) int
 		SentAt            func(childComplexity int) int
 		Status            func(childComplexity int) int
 		SubjectSnapshot   func(childComplexity int) int
@@ -657,6 +659,20 @@ type ComplexityRoot struct {
 	EmailLogEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	EmailSuppression struct {
+		Address   func(childComplexity int) int
+		CreatedAt func(childComplexity int) int
+		Detail    func(childComplexity int) int
+		ID        func(childComplexity int) int
+		Reason    func(childComplexity int) int
+	}
+
+	EmailSuppressionPage struct {
+		NextCursor func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		TotalCount func(childComplexity int) int
 	}
 
 	EmailTemplate struct {
@@ -858,6 +874,7 @@ type ComplexityRoot struct {
 		AddContactNote            func(childComplexity int, contactID string, input model.AddContactNoteInput) int
 		AddContactTag             func(childComplexity int, contactID string, input model.AddContactTagInput) int
 		AddContactToEvent         func(childComplexity int, contactID string, input model.AddContactToEventInput) int
+		AddEmailSuppression       func(childComplexity int, input model.AddEmailSuppressionInput) int
 		AddPipelineCard           func(childComplexity int, input model.AddPipelineCardInput) int
 		AddReviewer               func(childComplexity int, eventID string, roundID string, input model.AddReviewerInput) int
 		AnswerCoSpeakerInvitation func(childComplexity int, formID string, id string, accept bool) int
@@ -914,6 +931,7 @@ type ComplexityRoot struct {
 		RejectSpeakerProfile      func(childComplexity int, eventID string, contactID string) int
 		RemoveContactTag          func(childComplexity int, contactID string, tagID string) int
 		RemoveDeliverable         func(childComplexity int, eventID string, sessionID string, deliverableID string) int
+		RemoveEmailSuppression    func(childComplexity int, address string) int
 		RemoveEventImage          func(childComplexity int, eventID string, kind model.EventImageKind) int
 		RemoveMyDeliverable       func(childComplexity int, id string) int
 		RemoveResourceFile        func(childComplexity int, eventID string, resourceID string) int
@@ -1181,6 +1199,7 @@ type ComplexityRoot struct {
 		Communications         func(childComplexity int, eventID string) int
 		Contact                func(childComplexity int, contactID string) int
 		Contacts               func(childComplexity int, q *string, first *int, after *entgql.Cursor[string]) int
+		EmailSuppressions      func(childComplexity int, first *int, after *string) int
 		Event                  func(childComplexity int, id string) int
 		Events                 func(childComplexity int, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string], last *int, orderBy *ent.EventOrder, where *ent.EventWhereInput) int
 		MyAvailability         func(childComplexity int, eventID string) int
@@ -1937,6 +1956,8 @@ type MutationResolver interface {
 	AddContactNote(ctx context.Context, contactID string, input model.AddContactNoteInput) (*model.CrmContactNote, error)
 	AddContactToEvent(ctx context.Context, contactID string, input model.AddContactToEventInput) (*model.CrmContactEvent, error)
 	MergeContacts(ctx context.Context, input model.MergeContactsInput) (*model.CrmContact, error)
+	AddEmailSuppression(ctx context.Context, input model.AddEmailSuppressionInput) (*ent.EmailSuppression, error)
+	RemoveEmailSuppression(ctx context.Context, address string) (bool, error)
 	AttachResourceFile(ctx context.Context, eventID string, resourceID string, file *graphql.Upload) (*model.ResourceRecord, error)
 	RemoveResourceFile(ctx context.Context, eventID string, resourceID string) (*model.ResourceRecord, error)
 	UploadEventImage(ctx context.Context, eventID string, kind model.EventImageKind, file *graphql.Upload) (*ent.Event, error)
@@ -2037,6 +2058,7 @@ type QueryResolver interface {
 	MyCoSpeakerInvitations(ctx context.Context, formID string) ([]*model.ProposalInvitation, error)
 	Contacts(ctx context.Context, q *string, first *int, after *entgql.Cursor[string]) (*model.CrmContactConnection, error)
 	Contact(ctx context.Context, contactID string) (*model.CrmContactDetail, error)
+	EmailSuppressions(ctx context.Context, first *int, after *string) (*model.EmailSuppressionPage, error)
 	Event(ctx context.Context, id string) (*ent.Event, error)
 	Organization(ctx context.Context) (*ent.Organization, error)
 	Viewer(ctx context.Context) (*model.Viewer, error)
@@ -4440,6 +4462,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.EmailCampaign.RecipientFilter(childComplexity), true
+	case "EmailCampaign.replyTo":
+		if e.ComplexityRoot.EmailCampaign.ReplyTo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailCampaign.ReplyTo(childComplexity), true
 	case "EmailCampaign.sentAt":
 		if e.ComplexityRoot.EmailCampaign.SentAt == nil {
 			break
@@ -4623,6 +4651,56 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.EmailLogEdge.Node(childComplexity), true
+
+	case "EmailSuppression.address":
+		if e.ComplexityRoot.EmailSuppression.Address == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailSuppression.Address(childComplexity), true
+	case "EmailSuppression.createdAt":
+		if e.ComplexityRoot.EmailSuppression.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailSuppression.CreatedAt(childComplexity), true
+	case "EmailSuppression.detail":
+		if e.ComplexityRoot.EmailSuppression.Detail == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailSuppression.Detail(childComplexity), true
+	case "EmailSuppression.id":
+		if e.ComplexityRoot.EmailSuppression.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailSuppression.ID(childComplexity), true
+	case "EmailSuppression.reason":
+		if e.ComplexityRoot.EmailSuppression.Reason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailSuppression.Reason(childComplexity), true
+
+	case "EmailSuppressionPage.nextCursor":
+		if e.ComplexityRoot.EmailSuppressionPage.NextCursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailSuppressionPage.NextCursor(childComplexity), true
+	case "EmailSuppressionPage.nodes":
+		if e.ComplexityRoot.EmailSuppressionPage.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailSuppressionPage.Nodes(childComplexity), true
+	case "EmailSuppressionPage.totalCount":
+		if e.ComplexityRoot.EmailSuppressionPage.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailSuppressionPage.TotalCount(childComplexity), true
 
 	case "EmailTemplate.bodyTemplate":
 		if e.ComplexityRoot.EmailTemplate.BodyTemplate == nil {
@@ -5588,6 +5666,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.AddContactToEvent(childComplexity, args["contactId"].(string), args["input"].(model.AddContactToEventInput)), true
+	case "Mutation.addEmailSuppression":
+		if e.ComplexityRoot.Mutation.AddEmailSuppression == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_addEmailSuppression_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AddEmailSuppression(childComplexity, args["input"].(model.AddEmailSuppressionInput)), true
 	case "Mutation.addPipelineCard":
 		if e.ComplexityRoot.Mutation.AddPipelineCard == nil {
 			break
@@ -6204,6 +6293,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RemoveDeliverable(childComplexity, args["eventId"].(string), args["sessionId"].(string), args["deliverableId"].(string)), true
+	case "Mutation.removeEmailSuppression":
+		if e.ComplexityRoot.Mutation.RemoveEmailSuppression == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_removeEmailSuppression_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RemoveEmailSuppression(childComplexity, args["address"].(string)), true
 	case "Mutation.removeEventImage":
 		if e.ComplexityRoot.Mutation.RemoveEventImage == nil {
 			break
@@ -7726,6 +7826,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Contacts(childComplexity, args["q"].(*string), args["first"].(*int), args["after"].(*entgql.Cursor[string])), true
+	case "Query.emailSuppressions":
+		if e.ComplexityRoot.Query.EmailSuppressions == nil {
+			break
+		}
+
+		args, err := ec.field_Query_emailSuppressions_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.EmailSuppressions(childComplexity, args["first"].(*int), args["after"].(*string)), true
 	case "Query.event":
 		if e.ComplexityRoot.Query.Event == nil {
 			break
@@ -10824,6 +10935,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputAddContactNoteInput,
 		ec.unmarshalInputAddContactTagInput,
 		ec.unmarshalInputAddContactToEventInput,
+		ec.unmarshalInputAddEmailSuppressionInput,
 		ec.unmarshalInputAddPipelineCardInput,
 		ec.unmarshalInputAddReviewerInput,
 		ec.unmarshalInputAgendaDraftCriteriaInput,
@@ -10996,7 +11108,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "ent.graphql" "agenda.graphqls" "agenda_blocks.graphqls" "agenda_drafts.graphqls" "agenda_exports.graphqls" "agenda_versions.graphqls" "availability.graphqls" "campaigns.graphqls" "cfp.graphqls" "crm.graphqls" "emails.graphqls" "event.graphqls" "files.graphqls" "forms.graphqls" "library.graphqls" "people.graphqls" "pipeline.graphqls" "portal.graphqls" "portal_actions.graphqls" "profile_review.graphqls" "readiness.graphqls" "resources.graphqls" "reviews.graphqls" "reviews_desk.graphqls" "segments.graphqls" "sessions.graphqls" "speakers.graphqls" "submissions.graphqls" "subscriptions.graphqls" "webhooks.graphqls" "widgets.graphqls"
+//go:embed "ent.graphql" "agenda.graphqls" "agenda_blocks.graphqls" "agenda_drafts.graphqls" "agenda_exports.graphqls" "agenda_versions.graphqls" "availability.graphqls" "campaigns.graphqls" "cfp.graphqls" "crm.graphqls" "deliverability.graphqls" "emails.graphqls" "event.graphqls" "files.graphqls" "forms.graphqls" "library.graphqls" "people.graphqls" "pipeline.graphqls" "portal.graphqls" "portal_actions.graphqls" "profile_review.graphqls" "readiness.graphqls" "resources.graphqls" "reviews.graphqls" "reviews_desk.graphqls" "segments.graphqls" "sessions.graphqls" "speakers.graphqls" "submissions.graphqls" "subscriptions.graphqls" "webhooks.graphqls" "widgets.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -11018,6 +11130,7 @@ var sources = []*ast.Source{
 	{Name: "campaigns.graphqls", Input: sourceData("campaigns.graphqls"), BuiltIn: false},
 	{Name: "cfp.graphqls", Input: sourceData("cfp.graphqls"), BuiltIn: false},
 	{Name: "crm.graphqls", Input: sourceData("crm.graphqls"), BuiltIn: false},
+	{Name: "deliverability.graphqls", Input: sourceData("deliverability.graphqls"), BuiltIn: false},
 	{Name: "emails.graphqls", Input: sourceData("emails.graphqls"), BuiltIn: false},
 	{Name: "event.graphqls", Input: sourceData("event.graphqls"), BuiltIn: false},
 	{Name: "files.graphqls", Input: sourceData("files.graphqls"), BuiltIn: false},
@@ -12172,6 +12285,8 @@ func (ec *executionContext) childFields_EmailCampaign(ctx context.Context, field
 		return ec.fieldContext_EmailCampaign_createdByApiKeyId(ctx, field)
 	case "sentAt":
 		return ec.fieldContext_EmailCampaign_sentAt(ctx, field)
+	case "replyTo":
+		return ec.fieldContext_EmailCampaign_replyTo(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type EmailCampaign", field.Name)
 }
@@ -12242,6 +12357,34 @@ func (ec *executionContext) childFields_EmailLogEdge(ctx context.Context, field 
 		return ec.fieldContext_EmailLogEdge_cursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type EmailLogEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_EmailSuppression(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_EmailSuppression_id(ctx, field)
+	case "address":
+		return ec.fieldContext_EmailSuppression_address(ctx, field)
+	case "reason":
+		return ec.fieldContext_EmailSuppression_reason(ctx, field)
+	case "detail":
+		return ec.fieldContext_EmailSuppression_detail(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_EmailSuppression_createdAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type EmailSuppression", field.Name)
+}
+
+func (ec *executionContext) childFields_EmailSuppressionPage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "nodes":
+		return ec.fieldContext_EmailSuppressionPage_nodes(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_EmailSuppressionPage_totalCount(ctx, field)
+	case "nextCursor":
+		return ec.fieldContext_EmailSuppressionPage_nextCursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type EmailSuppressionPage", field.Name)
 }
 
 func (ec *executionContext) childFields_EmailTemplate(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -14872,6 +15015,20 @@ func (ec *executionContext) field_Mutation_addContactToEvent_args(ctx context.Co
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_addEmailSuppression_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.AddEmailSuppressionInput, error) {
+			return ec.unmarshalNAddEmailSuppressionInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAddEmailSuppressionInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_addPipelineCard_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -16136,6 +16293,20 @@ func (ec *executionContext) field_Mutation_removeDeliverable_args(ctx context.Co
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_removeEmailSuppression_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "address",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["address"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_removeEventImage_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -17371,6 +17542,28 @@ func (ec *executionContext) field_Query_contacts_args(ctx context.Context, rawAr
 		return nil, err
 	}
 	args["after"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_emailSuppressions_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
 	return args, nil
 }
 
@@ -27213,6 +27406,29 @@ func (ec *executionContext) fieldContext_EmailCampaign_sentAt(_ context.Context,
 	return graphql.NewScalarFieldContext("EmailCampaign", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
+func (ec *executionContext) _EmailCampaign_replyTo(ctx context.Context, field graphql.CollectedField, obj *model.CampaignRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailCampaign_replyTo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ReplyTo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_EmailCampaign_replyTo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EmailCampaign", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _EmailLog_id(ctx context.Context, field graphql.CollectedField, obj *ent.EmailLog) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -27813,6 +28029,199 @@ func (ec *executionContext) _EmailLogEdge_cursor(ctx context.Context, field grap
 }
 func (ec *executionContext) fieldContext_EmailLogEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("EmailLogEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+}
+
+func (ec *executionContext) _EmailSuppression_id(ctx context.Context, field graphql.CollectedField, obj *ent.EmailSuppression) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailSuppression_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EmailSuppression_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EmailSuppression", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _EmailSuppression_address(ctx context.Context, field graphql.CollectedField, obj *ent.EmailSuppression) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailSuppression_address(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Address, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EmailSuppression_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EmailSuppression", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _EmailSuppression_reason(ctx context.Context, field graphql.CollectedField, obj *ent.EmailSuppression) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailSuppression_reason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v emailsuppression.Reason) graphql.Marshaler {
+			return ec.marshalNEmailSuppressionReason2githubᚗcomᚋpodiumᚋpodiumᚋentᚋemailsuppressionᚐReason(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EmailSuppression_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EmailSuppression", field, false, false, errors.New("field of type EmailSuppressionReason does not have child fields"))
+}
+
+func (ec *executionContext) _EmailSuppression_detail(ctx context.Context, field graphql.CollectedField, obj *ent.EmailSuppression) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailSuppression_detail(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Detail, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EmailSuppression_detail(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EmailSuppression", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _EmailSuppression_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.EmailSuppression) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailSuppression_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EmailSuppression_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EmailSuppression", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _EmailSuppressionPage_nodes(ctx context.Context, field graphql.CollectedField, obj *model.EmailSuppressionPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailSuppressionPage_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.EmailSuppression) graphql.Marshaler {
+			return ec.marshalNEmailSuppression2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚐEmailSuppressionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EmailSuppressionPage_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EmailSuppressionPage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EmailSuppression(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EmailSuppressionPage_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.EmailSuppressionPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailSuppressionPage_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EmailSuppressionPage_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EmailSuppressionPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _EmailSuppressionPage_nextCursor(ctx context.Context, field graphql.CollectedField, obj *model.EmailSuppressionPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailSuppressionPage_nextCursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NextCursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_EmailSuppressionPage_nextCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EmailSuppressionPage", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _EmailTemplate_id(ctx context.Context, field graphql.CollectedField, obj *model.EmailTemplate) (ret graphql.Marshaler) {
@@ -32780,6 +33189,94 @@ func (ec *executionContext) fieldContext_Mutation_mergeContacts(ctx context.Cont
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_mergeContacts_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_addEmailSuppression(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_addEmailSuppression(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().AddEmailSuppression(ctx, fc.Args["input"].(model.AddEmailSuppressionInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.EmailSuppression) graphql.Marshaler {
+			return ec.marshalNEmailSuppression2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚐEmailSuppression(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_addEmailSuppression(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EmailSuppression(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_addEmailSuppression_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_removeEmailSuppression(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_removeEmailSuppression(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RemoveEmailSuppression(ctx, fc.Args["address"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_removeEmailSuppression(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_removeEmailSuppression_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -40494,6 +40991,50 @@ func (ec *executionContext) fieldContext_Query_contact(ctx context.Context, fiel
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_contact_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_emailSuppressions(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_emailSuppressions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().EmailSuppressions(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.EmailSuppressionPage) graphql.Marshaler {
+			return ec.marshalNEmailSuppressionPage2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐEmailSuppressionPage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_emailSuppressions(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EmailSuppressionPage(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_emailSuppressions_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -53693,6 +54234,43 @@ func (ec *executionContext) unmarshalInputAddContactToEventInput(ctx context.Con
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputAddEmailSuppressionInput(ctx context.Context, obj any) (model.AddEmailSuppressionInput, error) {
+	var it model.AddEmailSuppressionInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"address", "detail"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "address":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("address"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Address = data
+		case "detail":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("detail"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Detail = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputAddPipelineCardInput(ctx context.Context, obj any) (model.AddPipelineCardInput, error) {
 	var it model.AddPipelineCardInput
 	if obj == nil {
@@ -59797,7 +60375,7 @@ func (ec *executionContext) unmarshalInputSendCampaignInput(ctx context.Context,
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"templateId", "subject", "body", "contactIds", "audience"}
+	fieldsInOrder := [...]string{"templateId", "subject", "body", "contactIds", "audience", "replyTo"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -59839,6 +60417,13 @@ func (ec *executionContext) unmarshalInputSendCampaignInput(ctx context.Context,
 				return it, err
 			}
 			it.Audience = data
+		case "replyTo":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("replyTo"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReplyTo = data
 		}
 	}
 	return it, nil
@@ -60268,7 +60853,7 @@ func (ec *executionContext) unmarshalInputUpdateEventInput(ctx context.Context, 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"name", "tagline", "description", "type", "websiteUrl", "location", "timezone", "startsAt", "endsAt", "defaultSubmissionLimit"}
+	fieldsInOrder := [...]string{"name", "tagline", "description", "type", "websiteUrl", "location", "timezone", "startsAt", "endsAt", "defaultSubmissionLimit", "replyToEmail"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -60345,6 +60930,13 @@ func (ec *executionContext) unmarshalInputUpdateEventInput(ctx context.Context, 
 				return it, err
 			}
 			it.DefaultSubmissionLimit = graphql.OmittableOf(data)
+		case "replyToEmail":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("replyToEmail"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReplyToEmail = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -64890,6 +65482,11 @@ func (ec *executionContext) _EmailCampaign(ctx context.Context, sel ast.Selectio
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
+		case "replyTo":
+			out.Values[i] = ec._EmailCampaign_replyTo(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -65112,6 +65709,112 @@ func (ec *executionContext) _EmailLogEdge(ctx context.Context, sel ast.Selection
 		case "cursor":
 			out.Values[i] = ec._EmailLogEdge_cursor(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var emailSuppressionImplementors = []string{"EmailSuppression"}
+
+func (ec *executionContext) _EmailSuppression(ctx context.Context, sel ast.SelectionSet, obj *ent.EmailSuppression) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, emailSuppressionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("EmailSuppression")
+		case "id":
+			out.Values[i] = ec._EmailSuppression_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "address":
+			out.Values[i] = ec._EmailSuppression_address(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "reason":
+			out.Values[i] = ec._EmailSuppression_reason(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "detail":
+			out.Values[i] = ec._EmailSuppression_detail(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._EmailSuppression_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var emailSuppressionPageImplementors = []string{"EmailSuppressionPage"}
+
+func (ec *executionContext) _EmailSuppressionPage(ctx context.Context, sel ast.SelectionSet, obj *model.EmailSuppressionPage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, emailSuppressionPageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("EmailSuppressionPage")
+		case "nodes":
+			out.Values[i] = ec._EmailSuppressionPage_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._EmailSuppressionPage_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nextCursor":
+			out.Values[i] = ec._EmailSuppressionPage_nextCursor(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -67382,6 +68085,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "mergeContacts":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_mergeContacts(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "addEmailSuppression":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_addEmailSuppression(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "removeEmailSuppression":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_removeEmailSuppression(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -69744,6 +70461,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_contact(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "emailSuppressions":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_emailSuppressions(ctx, field)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -75522,6 +76261,11 @@ func (ec *executionContext) unmarshalNAddContactToEventInput2githubᚗcomᚋpodi
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNAddEmailSuppressionInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAddEmailSuppressionInput(ctx context.Context, v any) (model.AddEmailSuppressionInput, error) {
+	res, err := ec.unmarshalInputAddEmailSuppressionInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNAddPipelineCardInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAddPipelineCardInput(ctx context.Context, v any) (model.AddPipelineCardInput, error) {
 	res, err := ec.unmarshalInputAddPipelineCardInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -77138,6 +77882,52 @@ func (ec *executionContext) marshalNEmailLogType2githubᚗcomᚋpodiumᚋpodium�
 func (ec *executionContext) unmarshalNEmailLogWhereInput2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚐEmailLogWhereInput(ctx context.Context, v any) (*ent.EmailLogWhereInput, error) {
 	res, err := ec.unmarshalInputEmailLogWhereInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNEmailSuppression2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚐEmailSuppressionᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.EmailSuppression) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNEmailSuppression2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚐEmailSuppression(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNEmailSuppression2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚐEmailSuppression(ctx context.Context, sel ast.SelectionSet, v *ent.EmailSuppression) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._EmailSuppression(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNEmailSuppressionPage2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐEmailSuppressionPage(ctx context.Context, sel ast.SelectionSet, v *model.EmailSuppressionPage) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._EmailSuppressionPage(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNEmailSuppressionReason2githubᚗcomᚋpodiumᚋpodiumᚋentᚋemailsuppressionᚐReason(ctx context.Context, v any) (emailsuppression.Reason, error) {
+	var res emailsuppression.Reason
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNEmailSuppressionReason2githubᚗcomᚋpodiumᚋpodiumᚋentᚋemailsuppressionᚐReason(ctx context.Context, sel ast.SelectionSet, v emailsuppression.Reason) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) marshalNEmailTemplate2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐEmailTemplateᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.EmailTemplate) graphql.Marshaler {

@@ -61,6 +61,9 @@ type DeliverEmailWorker struct {
 	// synchronous commits: a token must exist before the email carrying it can be followed.
 	// Without it, and with the LogSender (whose log is no mailbox), no token is minted.
 	Tokens *pgxpool.Pool
+	// Unsubscribe makes the List-Unsubscribe links of campaign emails (jobs/suppression.go); nil
+	// sends them without.
+	Unsubscribe *Unsubscribe
 
 	once sync.Once
 	// mu guards byOrg: deliveries are batched per organization, since a statement runs scoped to
@@ -123,7 +126,9 @@ var (
 		WHERE id = ANY($1) AND status <> 'sent'
 		RETURNING id, recipient, subject, body, html_body, ics_attached, ics_content,
 			COALESCE(reply_to, (SELECT v.reply_to_email FROM events v WHERE v.id = event_id), ''),
-			event_id, COALESCE(contact_id, ''), COALESCE(template, '')`
+			event_id, COALESCE(contact_id, ''), COALESCE(template, ''),
+			COALESCE(template = '` + CampaignTemplate + `', false) AND EXISTS (SELECT 1 FROM email_suppressions s
+				WHERE s.organization_id = ` + emaillog.Table + `.organization_id AND s.address = lower(recipient))`
 	// The outcomes sent record their email.status_changed change in the same statement (the
 	// organization is $6): no statement more per batch.
 	outcomeSQL = `WITH u AS (UPDATE ` + emaillog.Table + ` AS e SET status = v.status, provider = v.provider,
@@ -189,7 +194,7 @@ func (w *DeliverEmailWorker) claim(ctx context.Context, ids []string) ([]*Messag
 		var icsAttached bool
 		var ics *string
 		if err := rows.Scan(&m.ID, &m.To, &m.Subject, &m.Text, &m.HTML, &icsAttached, &ics, &m.ReplyTo,
-			&m.EventID, &m.ContactID, &m.Template); err != nil {
+			&m.EventID, &m.ContactID, &m.Template, &m.suppressed); err != nil {
 			return nil, err
 		}
 		if icsAttached && ics != nil {
@@ -275,6 +280,10 @@ func (w *DeliverEmailWorker) Work(ctx context.Context, job *river.Job[DeliverEma
 	if msg == nil {
 		return nil // sent already
 	}
+	if msg.suppressed {
+		return w.skipSuppressed(ctx, job)
+	}
+	w.campaignHeaders(org, msg)
 
 	if w.Tokens != nil && w.Sender.Provider() != (LogSender{}).Provider() {
 		if err := MintSignInLink(ctx, w.Tokens, msg); err != nil {
@@ -306,7 +315,7 @@ func (w *DeliverEmailWorker) Work(ctx context.Context, job *river.Job[DeliverEma
 	}
 	reason := sendErr.Error()
 	if final {
-		err = w.recordFailure(ctx, job, reason, hold)
+		err = w.recordFailure(ctx, job, reason, hold, permanent && refusedByRelay(sendErr))
 	} else {
 		_, err = b.outcomes.do(ctx, outcome{id: id, status: string(status), provider: w.Sender.Provider(), err: &reason, hold: hold})
 	}
@@ -364,8 +373,10 @@ func unreachable(err error) bool {
 // recordFailure marks an email failed for good and, in the same transaction, emits email.failed
 // for the organization's webhooks and records its email.status_changed change: the event is sent
 // if and only if the failure is recorded.
+// A bounce (the relay refused the message for good) also suppresses the recipient for the
+// organization's campaigns, in the same transaction (jobs/suppression.go).
 // Final failures are rare, so they are not batched.
-func (w *DeliverEmailWorker) recordFailure(ctx context.Context, job *river.Job[DeliverEmailArgs], reason string, hold *acceptHold) error {
+func (w *DeliverEmailWorker) recordFailure(ctx context.Context, job *river.Job[DeliverEmailArgs], reason string, hold *acceptHold, bounce bool) error {
 	ctx = context.WithoutCancel(ctx)
 	defer hold.release()
 	tx, err := w.Pool.Begin(ctx)
@@ -387,6 +398,11 @@ func (w *DeliverEmailWorker) recordFailure(ctx context.Context, job *river.Job[D
 		"eventId": eventID, "emailId": job.Args.EmailID, "type": emailType, "recipient": recipient,
 		"error": reason, "attempts": job.Attempt}); err != nil {
 		return err
+	}
+	if bounce {
+		if _, err := Suppress(ctx, tx, viewer.OrganizationID(ctx), recipient, SuppressBounce, reason, job.Args.EmailID); err != nil {
+			return err
+		}
 	}
 	if err := EmitChange(ctx, tx, viewer.OrganizationID(ctx), eventID, ChangeEmailStatus, map[string]string{
 		"emailId": job.Args.EmailID, "status": string(emaillog.StatusFailed), "count": "1"}); err != nil {

@@ -44,6 +44,9 @@ type Config struct {
 	// Rescuer, when set, learns which jobs this process works, so that its Run can retry those
 	// left running with nobody working them within seconds (see Rescuer).
 	Rescuer *Rescuer
+	// Unsubscribe makes the unsubscribe links campaign emails carry in their List-Unsubscribe
+	// header (docs/deliverability.md); nil sends them without the header.
+	Unsubscribe *Unsubscribe
 	// Tune adjusts River's configuration last; tests use it to poll faster.
 	Tune func(*river.Config)
 	Log  *slog.Logger
@@ -103,7 +106,7 @@ func NewClient(db *dbx.DB, cfg Config) (*river.Client[pgx.Tx], error) {
 	}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &DeliverEmailWorker{Pool: outcomePool, ClaimPool: claimPool, Sender: cfg.Sender,
-		Log: cfg.Log, Tokens: db.Pool})
+		Log: cfg.Log, Tokens: db.Pool, Unsubscribe: cfg.Unsubscribe})
 	river.AddWorker(workers, &AIReviewWorker{Scorer: cfg.Scorer})
 	river.AddWorker(workers, &AgendaDraftWorker{Drafter: cfg.Drafter})
 	river.AddWorker(workers, &PruneIdempotencyWorker{Pool: db.System})

@@ -41,6 +41,8 @@ type Message struct {
 	// and OneClickUnsubscribe adds "List-Unsubscribe-Post: List-Unsubscribe=One-Click" (RFC 8058).
 	ListUnsubscribe     string
 	OneClickUnsubscribe bool
+	// suppressed says the claim found a campaign email to a suppressed address: it is not sent.
+	suppressed bool
 	// Committing, when set, is called just before the server can accept the message — for SMTP,
 	// before the "." that ends DATA — and may hold the message there; an error abandons it unsent.
 	Committing func(context.Context) error

@@ -47,11 +47,13 @@ var graphQLOnlyVariables = map[string]string{
 	"inviteOrganizationMember": `{"input":{"email":"invitee@example.test","role":"member"}}`,
 	"submitMyReview": `{"assignmentId":"{assignmentId}","input":{"answers":[{"criterionId":"{criterionId}",` +
 		`"numericValue":3,"textValue":null,"optionValue":null}]}}`,
-	"recuseMyAssignment": `{"assignmentId":"{assignmentId}","input":{"reason":"conflict"}}`,
-	"createForm":         `{"eventId":"{eventId}","input":{"title":"Form"}}`,
-	"updateForm":         `{"eventId":"{eventId}","formId":"{formId}","input":{"title":"Form"}}`,
-	"saveProposal":       `{"formId":"{formId}","input":{"title":"P"}}`,
-	"withdrawProposal":   `{"formId":"{formId}","id":"{proposalId}"}`,
+	"recuseMyAssignment":     `{"assignmentId":"{assignmentId}","input":{"reason":"conflict"}}`,
+	"createForm":             `{"eventId":"{eventId}","input":{"title":"Form"}}`,
+	"updateForm":             `{"eventId":"{eventId}","formId":"{formId}","input":{"title":"Form"}}`,
+	"saveProposal":           `{"formId":"{formId}","input":{"title":"P"}}`,
+	"withdrawProposal":       `{"formId":"{formId}","id":"{proposalId}"}`,
+	"addEmailSuppression":    `{"input":{"address":"suppressed@example.test"}}`,
+	"removeEmailSuppression": `{"address":"suppressed@example.test"}`,
 }
 
 // matrixCaller is one caller of the authorization matrix.

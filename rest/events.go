@@ -137,6 +137,8 @@ type Event struct {
 	PublishedAgenda            []agenda.Entry `json:"publishedAgenda"`
 	PublishedBlocks            []agenda.Block `json:"publishedBlocks"`
 	AgendaDirty                bool           `json:"agendaDirty"`
+	// ReplyToEmail is the Reply-To of the event's emails (docs/deliverability.md); null for none.
+	ReplyToEmail *string `json:"replyToEmail"`
 }
 
 func toRESTEvent(e *ent.Event) Event {
@@ -156,7 +158,7 @@ func toRESTEvent(e *ent.Event) Event {
 		Theme: e.Theme, LogoURL: e.LogoURL, LogoKey: e.LogoKey, BackgroundURL: e.BackgroundURL,
 		DefaultSubmissionLimit: e.DefaultSubmissionLimit, SpeakerConfirmationEnabled: e.SpeakerConfirmationEnabled,
 		AgendaPublishedAt: scalar.FormatTimePtr(e.AgendaPublishedAt), PublishedAgenda: published,
-		PublishedBlocks: blocks, AgendaDirty: e.AgendaDirty,
+		PublishedBlocks: blocks, AgendaDirty: e.AgendaDirty, ReplyToEmail: e.ReplyToEmail,
 	}
 }
 

@@ -156,6 +156,7 @@ func NewHandler(opts Options) http.Handler {
 	r.Get("/files/{orgId}/{fileId}", a.serveSignedFile) // signed download URLs (files.go)
 	a.mountEmbed(r)                                     // public widget pages and feeds (embed.go)
 	web.MountCFP(r, web.CFPDeps{Ops: a.ops, Person: a.signin.person, Log: a.log})
+	a.mountDeliverability(r) // unsubscribe links and the mail provider's reports (unsubscribe.go)
 	r.Get("/graphql/schema.graphql", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = io.WriteString(w, a.graphql.SDL())

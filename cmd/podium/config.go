@@ -34,6 +34,12 @@ type config struct {
 	AIModel          string // AI_MODEL
 	EmailWorkers     int    // PODIUM_EMAIL_WORKERS
 	SMTPConnections  int    // PODIUM_SMTP_CONNECTIONS
+	// UnsubscribeKey (PODIUM_UNSUBSCRIBE_KEY) signs the unsubscribe links of campaign emails
+	// (docs/deliverability.md); unset, a random key works until the process stops.
+	UnsubscribeKey string
+	// EmailHookSecret (PODIUM_EMAIL_HOOK_SECRET) is the bearer secret of the mail provider's
+	// bounce and complaint reports; unset turns /hooks/email-events and /hooks/email-dsn off.
+	EmailHookSecret string
 	// QueryCountHeader (PODIUM_QUERY_COUNT_HEADER) adds Podium-Query-Count to every response.
 	QueryCountHeader bool
 	// PprofAddr (PODIUM_PPROF_ADDR) serves net/http/pprof on its own listener when set.
@@ -118,6 +124,8 @@ func loadConfig() config {
 	}
 	c.EmailWorkers, _ = strconv.Atoi(os.Getenv("PODIUM_EMAIL_WORKERS"))
 	c.SMTPConnections, _ = strconv.Atoi(os.Getenv("PODIUM_SMTP_CONNECTIONS"))
+	c.UnsubscribeKey = os.Getenv("PODIUM_UNSUBSCRIBE_KEY")
+	c.EmailHookSecret = os.Getenv("PODIUM_EMAIL_HOOK_SECRET")
 	c.QueryCountHeader = os.Getenv("PODIUM_QUERY_COUNT_HEADER") != ""
 	c.PprofAddr = os.Getenv("PODIUM_PPROF_ADDR")
 	c.OperatorAddr = env("PODIUM_OPERATOR_ADDR", defaultOperatorAddr)

@@ -106,6 +106,11 @@ func serve(ctx context.Context, cfg config, work bool) error {
 	outbox := &email.Outbox{PublicURL: cfg.PublicURL}
 	resolver := graph.NewResolver(db, outbox)
 	resolver.Ops.Webhooks = cfg.Webhooks.Network
+	resolver.Ops.UnsubscribeLinks = &jobs.Unsubscribe{PublicURL: cfg.PublicURL, Key: []byte(cfg.UnsubscribeKey)}
+	resolver.Ops.EmailHookSecret = cfg.EmailHookSecret
+	if cfg.UnsubscribeKey == "" {
+		log.Info("PODIUM_UNSUBSCRIBE_KEY is unset: campaign unsubscribe links work only in this process until it stops")
+	}
 	resolver.Ops.AI = ai.New(ai.Config{APIKey: cfg.AnthropicAPIKey, BaseURL: cfg.AnthropicBaseURL, Model: cfg.AIModel})
 	if resolver.Ops.AI == nil {
 		log.Info("ANTHROPIC_API_KEY is unset: AI review is not configured")
@@ -114,7 +119,8 @@ func serve(ctx context.Context, cfg config, work bool) error {
 		return err
 	}
 	jobsCfg := jobs.Config{Work: work, Sender: sender, EmailWorkers: cfg.EmailWorkers,
-		Scorer: resolver.Ops, Drafter: resolver.Ops, Notifier: resolver.Ops, Webhooks: cfg.Webhooks, Log: log}
+		Scorer: resolver.Ops, Drafter: resolver.Ops, Notifier: resolver.Ops, Webhooks: cfg.Webhooks, Log: log,
+		Unsubscribe: resolver.Ops.UnsubscribeLinks}
 	if resolver.Ops.Files != nil {
 		jobsCfg.Files = resolver.Ops.Files.Store
 	}

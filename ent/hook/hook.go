@@ -141,6 +141,18 @@ func (f EmailLogFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, er
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.EmailLogMutation", m)
 }
 
+// The EmailSuppressionFunc type is an adapter to allow the use of ordinary
+// function as EmailSuppression mutator.
+type EmailSuppressionFunc func(context.Context, *ent.EmailSuppressionMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f EmailSuppressionFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.EmailSuppressionMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.EmailSuppressionMutation", m)
+}
+
 // The EmbedFunc type is an adapter to allow the use of ordinary
 // function as Embed mutator.
 type EmbedFunc func(context.Context, *ent.EmbedMutation) (ent.Value, error)

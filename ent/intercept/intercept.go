@@ -19,6 +19,7 @@ import (
 	"github.com/podium/podium/ent/emailcampaign"
 	"github.com/podium/podium/ent/emailcampaignrecipient"
 	"github.com/podium/podium/ent/emaillog"
+	"github.com/podium/podium/ent/emailsuppression"
 	"github.com/podium/podium/ent/embed"
 	"github.com/podium/podium/ent/event"
 	"github.com/podium/podium/ent/eventchange"
@@ -415,6 +416,33 @@ func (f TraverseEmailLog) Traverse(ctx context.Context, q ent.Query) error {
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.EmailLogQuery", q)
+}
+
+// The EmailSuppressionFunc type is an adapter to allow the use of ordinary function as a Querier.
+type EmailSuppressionFunc func(context.Context, *ent.EmailSuppressionQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f EmailSuppressionFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.EmailSuppressionQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.EmailSuppressionQuery", q)
+}
+
+// The TraverseEmailSuppression type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseEmailSuppression func(context.Context, *ent.EmailSuppressionQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseEmailSuppression) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseEmailSuppression) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.EmailSuppressionQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.EmailSuppressionQuery", q)
 }
 
 // The EmbedFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -1576,6 +1604,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.EmailCampaignRecipientQuery, predicate.EmailCampaignRecipient, emailcampaignrecipient.OrderOption]{typ: ent.TypeEmailCampaignRecipient, tq: q}, nil
 	case *ent.EmailLogQuery:
 		return &query[*ent.EmailLogQuery, predicate.EmailLog, emaillog.OrderOption]{typ: ent.TypeEmailLog, tq: q}, nil
+	case *ent.EmailSuppressionQuery:
+		return &query[*ent.EmailSuppressionQuery, predicate.EmailSuppression, emailsuppression.OrderOption]{typ: ent.TypeEmailSuppression, tq: q}, nil
 	case *ent.EmbedQuery:
 		return &query[*ent.EmbedQuery, predicate.Embed, embed.OrderOption]{typ: ent.TypeEmbed, tq: q}, nil
 	case *ent.EventQuery:

@@ -530,6 +530,29 @@ var (
 			},
 		},
 	}
+	// EmailSuppressionsColumns holds the columns for the "email_suppressions" table.
+	EmailSuppressionsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "organization_id", Type: field.TypeString},
+		{Name: "address", Type: field.TypeString},
+		{Name: "reason", Type: field.TypeEnum, Enums: []string{"unsubscribe", "bounce", "complaint", "manual"}},
+		{Name: "detail", Type: field.TypeString, Default: ""},
+	}
+	// EmailSuppressionsTable holds the schema information for the "email_suppressions" table.
+	EmailSuppressionsTable = &schema.Table{
+		Name:       "email_suppressions",
+		Columns:    EmailSuppressionsColumns,
+		PrimaryKey: []*schema.Column{EmailSuppressionsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "emailsuppression_organization_id_address",
+				Unique:  true,
+				Columns: []*schema.Column{EmailSuppressionsColumns[3], EmailSuppressionsColumns[4]},
+			},
+		},
+	}
 	// EmbedsColumns holds the columns for the "embeds" table.
 	EmbedsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
@@ -2263,6 +2286,7 @@ var (
 		EmailCampaignsTable,
 		EmailCampaignRecipientsTable,
 		EmailLogTable,
+		EmailSuppressionsTable,
 		EmbedsTable,
 		EventsTable,
 		EventChangesTable,
@@ -2359,6 +2383,9 @@ func init() {
 	EmailLogTable.ForeignKeys[2].RefTable = SubmissionsTable
 	EmailLogTable.Annotation = &entsql.Annotation{
 		Table: "email_log",
+	}
+	EmailSuppressionsTable.Annotation = &entsql.Annotation{
+		Table: "email_suppressions",
 	}
 	EmbedsTable.ForeignKeys[0].RefTable = EventsTable
 	EmbedsTable.Annotation = &entsql.Annotation{

@@ -39,6 +39,9 @@ type EmailCampaignRecipient func(*sql.Selector)
 // EmailLog is the predicate function for emaillog builders.
 type EmailLog func(*sql.Selector)
 
+// EmailSuppression is the predicate function for emailsuppression builders.
+type EmailSuppression func(*sql.Selector)
+
 // Embed is the predicate function for embed builders.
 type Embed func(*sql.Selector)
 

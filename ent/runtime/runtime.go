@@ -16,6 +16,7 @@ import (
 	"github.com/podium/podium/ent/emailcampaign"
 	"github.com/podium/podium/ent/emailcampaignrecipient"
 	"github.com/podium/podium/ent/emaillog"
+	"github.com/podium/podium/ent/emailsuppression"
 	"github.com/podium/podium/ent/embed"
 	"github.com/podium/podium/ent/event"
 	"github.com/podium/podium/ent/eventchange"
@@ -691,6 +692,59 @@ func init() {
 	// emaillog.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	emaillog.IDValidator = func() func(string) error {
 		validators := emaillogDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	emailsuppressionMixin := schema.EmailSuppression{}.Mixin()
+	emailsuppressionMixinFields0 := emailsuppressionMixin[0].Fields()
+	_ = emailsuppressionMixinFields0
+	emailsuppressionMixinFields1 := emailsuppressionMixin[1].Fields()
+	_ = emailsuppressionMixinFields1
+	emailsuppressionMixinFields2 := emailsuppressionMixin[2].Fields()
+	_ = emailsuppressionMixinFields2
+	emailsuppressionFields := schema.EmailSuppression{}.Fields()
+	_ = emailsuppressionFields
+	// emailsuppressionDescCreatedAt is the schema descriptor for created_at field.
+	emailsuppressionDescCreatedAt := emailsuppressionMixinFields1[0].Descriptor()
+	// emailsuppression.DefaultCreatedAt holds the default value on creation for the created_at field.
+	emailsuppression.DefaultCreatedAt = emailsuppressionDescCreatedAt.Default.(func() time.Time)
+	// emailsuppressionDescUpdatedAt is the schema descriptor for updated_at field.
+	emailsuppressionDescUpdatedAt := emailsuppressionMixinFields1[1].Descriptor()
+	// emailsuppression.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	emailsuppression.DefaultUpdatedAt = emailsuppressionDescUpdatedAt.Default.(func() time.Time)
+	// emailsuppression.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	emailsuppression.UpdateDefaultUpdatedAt = emailsuppressionDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// emailsuppressionDescOrganizationID is the schema descriptor for organization_id field.
+	emailsuppressionDescOrganizationID := emailsuppressionMixinFields2[0].Descriptor()
+	// emailsuppression.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	emailsuppression.OrganizationIDValidator = emailsuppressionDescOrganizationID.Validators[0].(func(string) error)
+	// emailsuppressionDescAddress is the schema descriptor for address field.
+	emailsuppressionDescAddress := emailsuppressionFields[0].Descriptor()
+	// emailsuppression.AddressValidator is a validator for the "address" field. It is called by the builders before save.
+	emailsuppression.AddressValidator = emailsuppressionDescAddress.Validators[0].(func(string) error)
+	// emailsuppressionDescDetail is the schema descriptor for detail field.
+	emailsuppressionDescDetail := emailsuppressionFields[2].Descriptor()
+	// emailsuppression.DefaultDetail holds the default value on creation for the detail field.
+	emailsuppression.DefaultDetail = emailsuppressionDescDetail.Default.(string)
+	// emailsuppression.DetailValidator is a validator for the "detail" field. It is called by the builders before save.
+	emailsuppression.DetailValidator = emailsuppressionDescDetail.Validators[0].(func(string) error)
+	// emailsuppressionDescID is the schema descriptor for id field.
+	emailsuppressionDescID := emailsuppressionMixinFields0[0].Descriptor()
+	// emailsuppression.DefaultID holds the default value on creation for the id field.
+	emailsuppression.DefaultID = emailsuppressionDescID.Default.(func() string)
+	// emailsuppression.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	emailsuppression.IDValidator = func() func(string) error {
+		validators := emailsuppressionDescID.Validators
 		fns := [...]func(string) error{
 			validators[0].(func(string) error),
 			validators[1].(func(string) error),

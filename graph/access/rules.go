@@ -147,6 +147,11 @@ var Rules = map[string]Rule{
 	// every message sent; sending mails the event's speakers. Admins only, as in the original.
 	"Query.communications":  Admins,
 	"Mutation.sendCampaign": Admins,
+	// Suppressed addresses (docs/deliverability.md) are the organization's recipients' choices and
+	// dead mailboxes: the admins who send campaigns read and change them.
+	"Query.emailSuppressions":         Admins,
+	"Mutation.addEmailSuppression":    Admins,
+	"Mutation.removeEmailSuppression": Admins,
 	// The organization's contact book (docs/crm.md): people, notes and who wrote them, for
 	// admins only, members included out.
 	"Query.contacts":             Admins,

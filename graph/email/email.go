@@ -99,6 +99,8 @@ type Data struct {
 	// URL is a webhook endpoint's URL and Reason why Podium disabled it (WebhookDisabled).
 	URL    string
 	Reason string
+	// Unsubscribe is the recipient's unsubscribe link (Campaign; docs/deliverability.md).
+	Unsubscribe string
 	// Changes are a speaker's sessions that changed in a published version (AgendaChanged).
 	Changes []ChangeLine
 }

@@ -18,4 +18,5 @@ type CampaignRecord struct {
 	CreatedByUserID   *string             `json:"createdByUserId"`
 	CreatedByAPIKeyID *string             `json:"createdByApiKeyId"`
 	SentAt            *scalar.Timestamp   `json:"sentAt"`
+	ReplyTo           *string             `json:"replyTo"`
 }

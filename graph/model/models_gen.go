@@ -44,6 +44,14 @@ type AddContactToEventInput struct {
 	Participation contact.Participation `json:"participation"`
 }
 
+// An address to suppress by hand.
+type AddEmailSuppressionInput struct {
+	// The address; stored lower-cased.
+	Address string `json:"address"`
+	// A note for other organizers (at most 1,000 characters).
+	Detail *string `json:"detail"`
+}
+
 // A contact to place in a stage.
 type AddPipelineCardInput struct {
 	// The contact of the organization's book.
@@ -576,6 +584,16 @@ type DecisionResult struct {
 	CreatedTasks int `json:"createdTasks"`
 	// Decision emails queued, one per speaker of each submission newly decided.
 	CreatedEmails int `json:"createdEmails"`
+}
+
+// A page of suppressed addresses, in address order.
+type EmailSuppressionPage struct {
+	// The suppressions of the page.
+	Nodes []*ent.EmailSuppression `json:"nodes"`
+	// How many addresses the organization suppresses in all.
+	TotalCount int `json:"totalCount"`
+	// The after of the next page; null on the last page.
+	NextCursor *string `json:"nextCursor"`
 }
 
 // A saved email template. Podium has none; the type keeps the original API's shape.
@@ -1410,6 +1428,9 @@ type SendCampaignInput struct {
 	// More speakers to send to (ext), added to contactIds; each speaker gets one email however many
 	// ways they are named.
 	Audience *CampaignAudienceInput `json:"audience"`
+	// Where replies go (ext): the Reply-To of every email of the campaign. Null or absent uses the
+	// event's replyToEmail, and an event without one sends none.
+	ReplyTo *string `json:"replyTo"`
 }
 
 // What sending a campaign did.
@@ -1691,6 +1712,9 @@ type UpdateEventInput struct {
 	EndsAt graphql.Omittable[*time.Time] `json:"endsAt"`
 	// A whole number, at least 1.
 	DefaultSubmissionLimit graphql.Omittable[*int] `json:"defaultSubmissionLimit"`
+	// Where replies to the event's emails go (their Reply-To), unless a campaign names its own; an
+	// email address. null clears it: replies then go to the sending address.
+	ReplyToEmail graphql.Omittable[*string] `json:"replyToEmail"`
 }
 
 // Changes to a webhook endpoint; omitted fields keep their value.

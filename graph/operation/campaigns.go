@@ -52,6 +52,14 @@ func (r *Service) SendCampaign(ctx context.Context, eventID string, in model.Sen
 		if err := campaignText(in); err != nil {
 			return nil, err
 		}
+		var replyTo *string
+		if in.ReplyTo != nil {
+			address, err := replyToAddress("replyTo", *in.ReplyTo)
+			if err != nil {
+				return nil, err
+			}
+			replyTo = &address
+		}
 		var statuses []string
 		var segment *ent.Segment
 		if in.Audience != nil {
@@ -84,8 +92,8 @@ func (r *Service) SendCampaign(ctx context.Context, eventID string, in model.Sen
 				return nil, apperr.Invalid("The subject is longer than %d characters once merged for %s", maxMergedSubject, name)
 			}
 			emails[i] = email.Email{EventID: ev.ID, ContactID: new(a.ID), Type: emaillog.TypeCustom, To: a.Email,
-				Template: email.Campaign, Data: email.Data{EventName: ev.Name, FirstName: a.FirstName, Path: "/portal",
-					Subject: subject, Message: body}}
+				Template: email.Campaign, ReplyTo: replyTo, Data: email.Data{EventName: ev.Name, FirstName: a.FirstName,
+					Path: "/portal", Subject: subject, Message: body, Unsubscribe: r.UnsubscribeURL(ctx, a.Email)}}
 		}
 
 		filter := map[string]any{}
@@ -97,7 +105,7 @@ func (r *Service) SendCampaign(ctx context.Context, eventID string, in model.Sen
 		}
 		create := c.EmailCampaign.Create().SetEventID(ev.ID).SetNillableTemplateID(in.TemplateID).
 			SetSubjectSnapshot(in.Subject).SetBodySnapshot(in.Body).SetRecipientFilter(filter).
-			SetRecipientCount(len(audience))
+			SetRecipientCount(len(audience)).SetNillableReplyTo(replyTo)
 		if v := viewer.FromContext(ctx); v != nil && v.Person != nil {
 			create.SetCreatedByUserID(v.Person.UserID)
 		} else if v != nil && v.APIKeyID != "" {
@@ -203,7 +211,7 @@ func toCampaign(c *ent.EmailCampaign, st CampaignStats) *model.CampaignRecord {
 	rec := &model.CampaignRecord{ID: c.ID, CreatedAt: scalar.At(c.CreatedAt), UpdatedAt: scalar.At(c.UpdatedAt),
 		EventID: c.EventID, TemplateID: c.TemplateID, SubjectSnapshot: c.SubjectSnapshot, BodySnapshot: c.BodySnapshot,
 		RecipientFilter: c.RecipientFilter, Status: model.EmailCampaignStatusSending, CreatedByUserID: c.CreatedByUserID,
-		CreatedByAPIKeyID: c.CreatedByAPIKeyID}
+		CreatedByAPIKeyID: c.CreatedByAPIKeyID, ReplyTo: c.ReplyTo}
 	if rec.RecipientFilter == nil {
 		rec.RecipientFilter = map[string]any{}
 	}

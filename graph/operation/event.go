@@ -140,6 +140,15 @@ func (r *Service) UpdateEvent(ctx context.Context, id string, in model.UpdateEve
 		setOrClear(in.Description, u.SetDescription, u.ClearDescription)
 		setOrClear(in.WebsiteURL, u.SetWebsiteURL, u.ClearWebsiteURL)
 		setOrClear(in.Location, u.SetLocation, u.ClearLocation)
+		if v, set := in.ReplyToEmail.ValueOK(); set && v != nil {
+			address, err := replyToAddress("replyToEmail", *v)
+			if err != nil {
+				return nil, err
+			}
+			u.SetReplyToEmail(address)
+		} else if set {
+			u.ClearReplyToEmail()
+		}
 		return u.Save(ctx)
 	})
 }

@@ -48,6 +48,12 @@ type Service struct {
 	// Lane lets cheap requests, REST's and GraphQL's, run before the resolvers of expensive
 	// operations (see Lane); nil means none.
 	Lane *Lane
+	// UnsubscribeLinks signs the unsubscribe links of campaign emails (docs/deliverability.md); nil
+	// signs them for Outbox.PublicURL with the process's random key.
+	UnsubscribeLinks *jobs.Unsubscribe
+	// EmailHookSecret is the bearer secret of the mail provider's reports (POST
+	// /hooks/email-events, PODIUM_EMAIL_HOOK_SECRET); empty turns the hook off.
+	EmailHookSecret string
 }
 
 // LaneOrNil is the Lane of r, or nil.

@@ -41,6 +41,7 @@ const (
 	hookAgendaPublished        = "agenda.published"
 	hookAgendaUnpublished      = "agenda.unpublished"
 	hookEmailFailed            = jobs.HookEmailFailed
+	hookEmailSuppressed        = jobs.HookEmailSuppressed
 	hookResourcePublished      = "resource.published"
 )
 
@@ -48,7 +49,7 @@ const (
 var WebhookEventTypes = []string{hookSessionCreated, hookSessionCancelled, hookSessionReinstated,
 	hookSessionDeleted, hookSessionScheduled, hookSubmissionSubmitted, hookSubmissionDecided,
 	hookSpeakerWorkflowChanged, hookSpeakerConfirmed, hookReviewCompleted, hookAgendaPublished,
-	hookAgendaUnpublished, hookEmailFailed, hookResourcePublished}
+	hookAgendaUnpublished, hookEmailFailed, hookResourcePublished, hookEmailSuppressed}
 
 // hookData is an event's data: the ids of what changed and its new state. Payloads are thin on
 // purpose: a receiver fetches the rest over the API, so a delayed or redelivered message never
