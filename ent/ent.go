@@ -19,10 +19,12 @@ import (
 	"github.com/podium/podium/ent/apikey"
 	"github.com/podium/podium/ent/browsersession"
 	"github.com/podium/podium/ent/contact"
+	"github.com/podium/podium/ent/contactaccesslink"
 	"github.com/podium/podium/ent/deliverableassignment"
 	"github.com/podium/podium/ent/emailcampaign"
 	"github.com/podium/podium/ent/emailcampaignrecipient"
 	"github.com/podium/podium/ent/emaillog"
+	"github.com/podium/podium/ent/emailoverride"
 	"github.com/podium/podium/ent/embed"
 	"github.com/podium/podium/ent/event"
 	"github.com/podium/podium/ent/eventchange"
@@ -132,10 +134,12 @@ func checkColumn(t, c string) error {
 			agendaversion.Table:            agendaversion.ValidColumn,
 			browsersession.Table:           browsersession.ValidColumn,
 			contact.Table:                  contact.ValidColumn,
+			contactaccesslink.Table:        contactaccesslink.ValidColumn,
 			deliverableassignment.Table:    deliverableassignment.ValidColumn,
 			emailcampaign.Table:            emailcampaign.ValidColumn,
 			emailcampaignrecipient.Table:   emailcampaignrecipient.ValidColumn,
 			emaillog.Table:                 emaillog.ValidColumn,
+			emailoverride.Table:            emailoverride.ValidColumn,
 			embed.Table:                    embed.ValidColumn,
 			event.Table:                    event.ValidColumn,
 			eventchange.Table:              eventchange.ValidColumn,

@@ -28,6 +28,8 @@ type Tx struct {
 	BrowserSession *BrowserSessionClient
 	// Contact is the client for interacting with the Contact builders.
 	Contact *ContactClient
+	// ContactAccessLink is the client for interacting with the ContactAccessLink builders.
+	ContactAccessLink *ContactAccessLinkClient
 	// DeliverableAssignment is the client for interacting with the DeliverableAssignment builders.
 	DeliverableAssignment *DeliverableAssignmentClient
 	// EmailCampaign is the client for interacting with the EmailCampaign builders.
@@ -36,6 +38,8 @@ type Tx struct {
 	EmailCampaignRecipient *EmailCampaignRecipientClient
 	// EmailLog is the client for interacting with the EmailLog builders.
 	EmailLog *EmailLogClient
+	// EmailOverride is the client for interacting with the EmailOverride builders.
+	EmailOverride *EmailOverrideClient
 	// Embed is the client for interacting with the Embed builders.
 	Embed *EmbedClient
 	// Event is the client for interacting with the Event builders.
@@ -258,10 +262,12 @@ func (tx *Tx) init() {
 	tx.AgendaVersion = NewAgendaVersionClient(tx.config)
 	tx.BrowserSession = NewBrowserSessionClient(tx.config)
 	tx.Contact = NewContactClient(tx.config)
+	tx.ContactAccessLink = NewContactAccessLinkClient(tx.config)
 	tx.DeliverableAssignment = NewDeliverableAssignmentClient(tx.config)
 	tx.EmailCampaign = NewEmailCampaignClient(tx.config)
 	tx.EmailCampaignRecipient = NewEmailCampaignRecipientClient(tx.config)
 	tx.EmailLog = NewEmailLogClient(tx.config)
+	tx.EmailOverride = NewEmailOverrideClient(tx.config)
 	tx.Embed = NewEmbedClient(tx.config)
 	tx.Event = NewEventClient(tx.config)
 	tx.EventChange = NewEventChangeClient(tx.config)

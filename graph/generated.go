@@ -658,6 +658,12 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	EmailPreview struct {
+		HTML    func(childComplexity int) int
+		Subject func(childComplexity int) int
+		Text    func(childComplexity int) int
+	}
+
 	EmailTemplate struct {
 		BodyTemplate    func(childComplexity int) int
 		CreatedAt       func(childComplexity int) int
@@ -773,6 +779,17 @@ type ComplexityRoot struct {
 	EventEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	EventEmailTemplate struct {
+		Body         func(childComplexity int) int
+		Customized   func(childComplexity int) int
+		Description  func(childComplexity int) int
+		Placeholders func(childComplexity int) int
+		Subject      func(childComplexity int) int
+		Template     func(childComplexity int) int
+		UpdatedAt    func(childComplexity int) int
+		UpdatedBy    func(childComplexity int) int
 	}
 
 	FileRequirement struct {
@@ -918,8 +935,11 @@ type ComplexityRoot struct {
 		RemoveSpeakerHeadshot     func(childComplexity int, eventID string, contactID string) int
 		ReorderPipelineStages     func(childComplexity int, input model.ReorderPipelineStagesInput) int
 		ReorderResources          func(childComplexity int, eventID string, input model.ReorderResourcesInput) int
+		ResetEmailTemplate        func(childComplexity int, eventID string, template string) int
+		RevokeContactAccess       func(childComplexity int, contactID string) int
 		RotateWebhookSecret       func(childComplexity int, webhookID string, input *model.RotateWebhookSecretInput) int
 		SaveAgendaBlock           func(childComplexity int, eventID string, input model.SaveAgendaBlockInput) int
+		SaveEmailTemplate         func(childComplexity int, eventID string, input model.SaveEmailTemplateInput) int
 		SaveFileRequirement       func(childComplexity int, eventID string, input model.SaveFileRequirementInput) int
 		SaveLibraryItem           func(childComplexity int, eventID string, input model.SaveLibraryItemInput) int
 		SavePipelineStage         func(childComplexity int, input model.SavePipelineStageInput) int
@@ -1179,6 +1199,8 @@ type ComplexityRoot struct {
 		Communications         func(childComplexity int, eventID string) int
 		Contact                func(childComplexity int, contactID string) int
 		Contacts               func(childComplexity int, q *string, first *int, after *entgql.Cursor[string]) int
+		EmailTemplatePreview   func(childComplexity int, eventID string, template string, subject *string, body *string) int
+		EmailTemplates         func(childComplexity int, eventID string) int
 		Event                  func(childComplexity int, id string) int
 		Events                 func(childComplexity int, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string], last *int, orderBy *ent.EventOrder, where *ent.EventWhereInput) int
 		MyAvailability         func(childComplexity int, eventID string) int
@@ -1933,6 +1955,9 @@ type MutationResolver interface {
 	AddContactNote(ctx context.Context, contactID string, input model.AddContactNoteInput) (*model.CrmContactNote, error)
 	AddContactToEvent(ctx context.Context, contactID string, input model.AddContactToEventInput) (*model.CrmContactEvent, error)
 	MergeContacts(ctx context.Context, input model.MergeContactsInput) (*model.CrmContact, error)
+	SaveEmailTemplate(ctx context.Context, eventID string, input model.SaveEmailTemplateInput) (*model.EventEmailTemplate, error)
+	ResetEmailTemplate(ctx context.Context, eventID string, template string) (*model.EventEmailTemplate, error)
+	RevokeContactAccess(ctx context.Context, contactID string) (int, error)
 	AttachResourceFile(ctx context.Context, eventID string, resourceID string, file *graphql.Upload) (*model.ResourceRecord, error)
 	RemoveResourceFile(ctx context.Context, eventID string, resourceID string) (*model.ResourceRecord, error)
 	UploadEventImage(ctx context.Context, eventID string, kind model.EventImageKind, file *graphql.Upload) (*ent.Event, error)
@@ -2033,6 +2058,8 @@ type QueryResolver interface {
 	MyCoSpeakerInvitations(ctx context.Context, formID string) ([]*model.ProposalInvitation, error)
 	Contacts(ctx context.Context, q *string, first *int, after *entgql.Cursor[string]) (*model.CrmContactConnection, error)
 	Contact(ctx context.Context, contactID string) (*model.CrmContactDetail, error)
+	EmailTemplates(ctx context.Context, eventID string) ([]*model.EventEmailTemplate, error)
+	EmailTemplatePreview(ctx context.Context, eventID string, template string, subject *string, body *string) (*model.EmailPreview, error)
 	Event(ctx context.Context, id string) (*ent.Event, error)
 	Organization(ctx context.Context) (*ent.Organization, error)
 	Viewer(ctx context.Context) (*model.Viewer, error)
@@ -4614,6 +4641,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.EmailLogEdge.Node(childComplexity), true
 
+	case "EmailPreview.html":
+		if e.ComplexityRoot.EmailPreview.HTML == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailPreview.HTML(childComplexity), true
+	case "EmailPreview.subject":
+		if e.ComplexityRoot.EmailPreview.Subject == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailPreview.Subject(childComplexity), true
+	case "EmailPreview.text":
+		if e.ComplexityRoot.EmailPreview.Text == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailPreview.Text(childComplexity), true
+
 	case "EmailTemplate.bodyTemplate":
 		if e.ComplexityRoot.EmailTemplate.BodyTemplate == nil {
 			break
@@ -5219,6 +5265,55 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.EventEdge.Node(childComplexity), true
+
+	case "EventEmailTemplate.body":
+		if e.ComplexityRoot.EventEmailTemplate.Body == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventEmailTemplate.Body(childComplexity), true
+	case "EventEmailTemplate.customized":
+		if e.ComplexityRoot.EventEmailTemplate.Customized == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventEmailTemplate.Customized(childComplexity), true
+	case "EventEmailTemplate.description":
+		if e.ComplexityRoot.EventEmailTemplate.Description == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventEmailTemplate.Description(childComplexity), true
+	case "EventEmailTemplate.placeholders":
+		if e.ComplexityRoot.EventEmailTemplate.Placeholders == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventEmailTemplate.Placeholders(childComplexity), true
+	case "EventEmailTemplate.subject":
+		if e.ComplexityRoot.EventEmailTemplate.Subject == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventEmailTemplate.Subject(childComplexity), true
+	case "EventEmailTemplate.template":
+		if e.ComplexityRoot.EventEmailTemplate.Template == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventEmailTemplate.Template(childComplexity), true
+	case "EventEmailTemplate.updatedAt":
+		if e.ComplexityRoot.EventEmailTemplate.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventEmailTemplate.UpdatedAt(childComplexity), true
+	case "EventEmailTemplate.updatedBy":
+		if e.ComplexityRoot.EventEmailTemplate.UpdatedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventEmailTemplate.UpdatedBy(childComplexity), true
 
 	case "FileRequirement.createdAt":
 		if e.ComplexityRoot.FileRequirement.CreatedAt == nil {
@@ -6249,6 +6344,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ReorderResources(childComplexity, args["eventId"].(string), args["input"].(model.ReorderResourcesInput)), true
+	case "Mutation.resetEmailTemplate":
+		if e.ComplexityRoot.Mutation.ResetEmailTemplate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_resetEmailTemplate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ResetEmailTemplate(childComplexity, args["eventId"].(string), args["template"].(string)), true
+	case "Mutation.revokeContactAccess":
+		if e.ComplexityRoot.Mutation.RevokeContactAccess == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_revokeContactAccess_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RevokeContactAccess(childComplexity, args["contactId"].(string)), true
 	case "Mutation.rotateWebhookSecret":
 		if e.ComplexityRoot.Mutation.RotateWebhookSecret == nil {
 			break
@@ -6271,6 +6388,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SaveAgendaBlock(childComplexity, args["eventId"].(string), args["input"].(model.SaveAgendaBlockInput)), true
+	case "Mutation.saveEmailTemplate":
+		if e.ComplexityRoot.Mutation.SaveEmailTemplate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_saveEmailTemplate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SaveEmailTemplate(childComplexity, args["eventId"].(string), args["input"].(model.SaveEmailTemplateInput)), true
 	case "Mutation.saveFileRequirement":
 		if e.ComplexityRoot.Mutation.SaveFileRequirement == nil {
 			break
@@ -7705,6 +7833,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Contacts(childComplexity, args["q"].(*string), args["first"].(*int), args["after"].(*entgql.Cursor[string])), true
+	case "Query.emailTemplatePreview":
+		if e.ComplexityRoot.Query.EmailTemplatePreview == nil {
+			break
+		}
+
+		args, err := ec.field_Query_emailTemplatePreview_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.EmailTemplatePreview(childComplexity, args["eventId"].(string), args["template"].(string), args["subject"].(*string), args["body"].(*string)), true
+	case "Query.emailTemplates":
+		if e.ComplexityRoot.Query.EmailTemplates == nil {
+			break
+		}
+
+		args, err := ec.field_Query_emailTemplates_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.EmailTemplates(childComplexity, args["eventId"].(string)), true
 	case "Query.event":
 		if e.ComplexityRoot.Query.Event == nil {
 			break
@@ -10859,6 +11009,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputRoomOrder,
 		ec.unmarshalInputRotateWebhookSecretInput,
 		ec.unmarshalInputSaveAgendaBlockInput,
+		ec.unmarshalInputSaveEmailTemplateInput,
 		ec.unmarshalInputSaveFileRequirementInput,
 		ec.unmarshalInputSaveLibraryItemInput,
 		ec.unmarshalInputSavePipelineStageInput,
@@ -10975,7 +11126,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "ent.graphql" "agenda.graphqls" "agenda_blocks.graphqls" "agenda_drafts.graphqls" "agenda_exports.graphqls" "agenda_versions.graphqls" "availability.graphqls" "campaigns.graphqls" "cfp.graphqls" "crm.graphqls" "emails.graphqls" "event.graphqls" "files.graphqls" "forms.graphqls" "library.graphqls" "people.graphqls" "pipeline.graphqls" "portal.graphqls" "portal_actions.graphqls" "profile_review.graphqls" "readiness.graphqls" "resources.graphqls" "reviews.graphqls" "reviews_desk.graphqls" "segments.graphqls" "sessions.graphqls" "speakers.graphqls" "submissions.graphqls" "subscriptions.graphqls" "webhooks.graphqls" "widgets.graphqls"
+//go:embed "ent.graphql" "agenda.graphqls" "agenda_blocks.graphqls" "agenda_drafts.graphqls" "agenda_exports.graphqls" "agenda_versions.graphqls" "availability.graphqls" "campaigns.graphqls" "cfp.graphqls" "crm.graphqls" "email_templates.graphqls" "emails.graphqls" "event.graphqls" "files.graphqls" "forms.graphqls" "library.graphqls" "people.graphqls" "pipeline.graphqls" "portal.graphqls" "portal_actions.graphqls" "profile_review.graphqls" "readiness.graphqls" "resources.graphqls" "reviews.graphqls" "reviews_desk.graphqls" "segments.graphqls" "sessions.graphqls" "speakers.graphqls" "submissions.graphqls" "subscriptions.graphqls" "webhooks.graphqls" "widgets.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -10997,6 +11148,7 @@ var sources = []*ast.Source{
 	{Name: "campaigns.graphqls", Input: sourceData("campaigns.graphqls"), BuiltIn: false},
 	{Name: "cfp.graphqls", Input: sourceData("cfp.graphqls"), BuiltIn: false},
 	{Name: "crm.graphqls", Input: sourceData("crm.graphqls"), BuiltIn: false},
+	{Name: "email_templates.graphqls", Input: sourceData("email_templates.graphqls"), BuiltIn: false},
 	{Name: "emails.graphqls", Input: sourceData("emails.graphqls"), BuiltIn: false},
 	{Name: "event.graphqls", Input: sourceData("event.graphqls"), BuiltIn: false},
 	{Name: "files.graphqls", Input: sourceData("files.graphqls"), BuiltIn: false},
@@ -12221,6 +12373,18 @@ func (ec *executionContext) childFields_EmailLogEdge(ctx context.Context, field 
 	return nil, fmt.Errorf("no field named %q was found under type EmailLogEdge", field.Name)
 }
 
+func (ec *executionContext) childFields_EmailPreview(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "subject":
+		return ec.fieldContext_EmailPreview_subject(ctx, field)
+	case "text":
+		return ec.fieldContext_EmailPreview_text(ctx, field)
+	case "html":
+		return ec.fieldContext_EmailPreview_html(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type EmailPreview", field.Name)
+}
+
 func (ec *executionContext) childFields_EmailTemplate(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -12453,6 +12617,28 @@ func (ec *executionContext) childFields_EventEdge(ctx context.Context, field gra
 		return ec.fieldContext_EventEdge_cursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type EventEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_EventEmailTemplate(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "template":
+		return ec.fieldContext_EventEmailTemplate_template(ctx, field)
+	case "description":
+		return ec.fieldContext_EventEmailTemplate_description(ctx, field)
+	case "subject":
+		return ec.fieldContext_EventEmailTemplate_subject(ctx, field)
+	case "body":
+		return ec.fieldContext_EventEmailTemplate_body(ctx, field)
+	case "placeholders":
+		return ec.fieldContext_EventEmailTemplate_placeholders(ctx, field)
+	case "customized":
+		return ec.fieldContext_EventEmailTemplate_customized(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_EventEmailTemplate_updatedAt(ctx, field)
+	case "updatedBy":
+		return ec.fieldContext_EventEmailTemplate_updatedBy(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type EventEmailTemplate", field.Name)
 }
 
 func (ec *executionContext) childFields_FileRequirement(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -16173,6 +16359,42 @@ func (ec *executionContext) field_Mutation_reorderResources_args(ctx context.Con
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_resetEmailTemplate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "eventId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["eventId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "template",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["template"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_revokeContactAccess_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "contactId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["contactId"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_rotateWebhookSecret_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -16209,6 +16431,28 @@ func (ec *executionContext) field_Mutation_saveAgendaBlock_args(ctx context.Cont
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.SaveAgendaBlockInput, error) {
 			return ec.unmarshalNSaveAgendaBlockInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐSaveAgendaBlockInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_saveEmailTemplate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "eventId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["eventId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.SaveEmailTemplateInput, error) {
+			return ec.unmarshalNSaveEmailTemplateInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐSaveEmailTemplateInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -17292,6 +17536,58 @@ func (ec *executionContext) field_Query_contacts_args(ctx context.Context, rawAr
 		return nil, err
 	}
 	args["after"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_emailTemplatePreview_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "eventId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["eventId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "template",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["template"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "subject",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["subject"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "body",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["body"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_emailTemplates_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "eventId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["eventId"] = arg0
 	return args, nil
 }
 
@@ -27713,6 +28009,75 @@ func (ec *executionContext) fieldContext_EmailLogEdge_cursor(_ context.Context, 
 	return graphql.NewScalarFieldContext("EmailLogEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
 }
 
+func (ec *executionContext) _EmailPreview_subject(ctx context.Context, field graphql.CollectedField, obj *model.EmailPreview) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailPreview_subject(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Subject, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EmailPreview_subject(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EmailPreview", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _EmailPreview_text(ctx context.Context, field graphql.CollectedField, obj *model.EmailPreview) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailPreview_text(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Text, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EmailPreview_text(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EmailPreview", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _EmailPreview_html(ctx context.Context, field graphql.CollectedField, obj *model.EmailPreview) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailPreview_html(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HTML, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EmailPreview_html(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EmailPreview", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _EmailTemplate_id(ctx context.Context, field graphql.CollectedField, obj *model.EmailTemplate) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -30200,6 +30565,190 @@ func (ec *executionContext) fieldContext_EventEdge_cursor(_ context.Context, fie
 	return graphql.NewScalarFieldContext("EventEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
 }
 
+func (ec *executionContext) _EventEmailTemplate_template(ctx context.Context, field graphql.CollectedField, obj *model.EventEmailTemplate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EventEmailTemplate_template(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Template, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EventEmailTemplate_template(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EventEmailTemplate", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _EventEmailTemplate_description(ctx context.Context, field graphql.CollectedField, obj *model.EventEmailTemplate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EventEmailTemplate_description(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Description, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EventEmailTemplate_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EventEmailTemplate", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _EventEmailTemplate_subject(ctx context.Context, field graphql.CollectedField, obj *model.EventEmailTemplate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EventEmailTemplate_subject(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Subject, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EventEmailTemplate_subject(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EventEmailTemplate", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _EventEmailTemplate_body(ctx context.Context, field graphql.CollectedField, obj *model.EventEmailTemplate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EventEmailTemplate_body(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Body, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EventEmailTemplate_body(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EventEmailTemplate", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _EventEmailTemplate_placeholders(ctx context.Context, field graphql.CollectedField, obj *model.EventEmailTemplate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EventEmailTemplate_placeholders(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Placeholders, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EventEmailTemplate_placeholders(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EventEmailTemplate", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _EventEmailTemplate_customized(ctx context.Context, field graphql.CollectedField, obj *model.EventEmailTemplate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EventEmailTemplate_customized(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Customized, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EventEmailTemplate_customized(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EventEmailTemplate", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _EventEmailTemplate_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.EventEmailTemplate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EventEmailTemplate_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_EventEmailTemplate_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EventEmailTemplate", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _EventEmailTemplate_updatedBy(ctx context.Context, field graphql.CollectedField, obj *model.EventEmailTemplate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EventEmailTemplate_updatedBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedBy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_EventEmailTemplate_updatedBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EventEmailTemplate", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _FileRequirement_id(ctx context.Context, field graphql.CollectedField, obj *model.FileRequirement) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -32634,6 +33183,138 @@ func (ec *executionContext) fieldContext_Mutation_mergeContacts(ctx context.Cont
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_mergeContacts_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_saveEmailTemplate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_saveEmailTemplate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SaveEmailTemplate(ctx, fc.Args["eventId"].(string), fc.Args["input"].(model.SaveEmailTemplateInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.EventEmailTemplate) graphql.Marshaler {
+			return ec.marshalNEventEmailTemplate2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐEventEmailTemplate(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_saveEmailTemplate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EventEmailTemplate(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_saveEmailTemplate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_resetEmailTemplate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_resetEmailTemplate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ResetEmailTemplate(ctx, fc.Args["eventId"].(string), fc.Args["template"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.EventEmailTemplate) graphql.Marshaler {
+			return ec.marshalNEventEmailTemplate2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐEventEmailTemplate(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_resetEmailTemplate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EventEmailTemplate(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_resetEmailTemplate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_revokeContactAccess(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_revokeContactAccess(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RevokeContactAccess(ctx, fc.Args["contactId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_revokeContactAccess(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_revokeContactAccess_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -40348,6 +41029,94 @@ func (ec *executionContext) fieldContext_Query_contact(ctx context.Context, fiel
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_contact_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_emailTemplates(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_emailTemplates(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().EmailTemplates(ctx, fc.Args["eventId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.EventEmailTemplate) graphql.Marshaler {
+			return ec.marshalNEventEmailTemplate2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐEventEmailTemplateᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_emailTemplates(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EventEmailTemplate(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_emailTemplates_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_emailTemplatePreview(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_emailTemplatePreview(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().EmailTemplatePreview(ctx, fc.Args["eventId"].(string), fc.Args["template"].(string), fc.Args["subject"].(*string), fc.Args["body"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.EmailPreview) graphql.Marshaler {
+			return ec.marshalNEmailPreview2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐEmailPreview(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_emailTemplatePreview(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EmailPreview(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_emailTemplatePreview_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -59053,6 +59822,50 @@ func (ec *executionContext) unmarshalInputSaveAgendaBlockInput(ctx context.Conte
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputSaveEmailTemplateInput(ctx context.Context, obj any) (model.SaveEmailTemplateInput, error) {
+	var it model.SaveEmailTemplateInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"template", "subject", "body"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "template":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("template"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Template = data
+		case "subject":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("subject"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Subject = data
+		case "body":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("body"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Body = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputSaveFileRequirementInput(ctx context.Context, obj any) (model.SaveFileRequirementInput, error) {
 	var it model.SaveFileRequirementInput
 	if obj == nil {
@@ -64951,6 +65764,54 @@ func (ec *executionContext) _EmailLogEdge(ctx context.Context, sel ast.Selection
 	return out
 }
 
+var emailPreviewImplementors = []string{"EmailPreview"}
+
+func (ec *executionContext) _EmailPreview(ctx context.Context, sel ast.SelectionSet, obj *model.EmailPreview) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, emailPreviewImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("EmailPreview")
+		case "subject":
+			out.Values[i] = ec._EmailPreview_subject(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "text":
+			out.Values[i] = ec._EmailPreview_text(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "html":
+			out.Values[i] = ec._EmailPreview_html(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var emailTemplateImplementors = []string{"EmailTemplate"}
 
 func (ec *executionContext) _EmailTemplate(ctx context.Context, sel ast.SelectionSet, obj *model.EmailTemplate) graphql.Marshaler {
@@ -66406,6 +67267,79 @@ func (ec *executionContext) _EventEdge(ctx context.Context, sel ast.SelectionSet
 	return out
 }
 
+var eventEmailTemplateImplementors = []string{"EventEmailTemplate"}
+
+func (ec *executionContext) _EventEmailTemplate(ctx context.Context, sel ast.SelectionSet, obj *model.EventEmailTemplate) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, eventEmailTemplateImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("EventEmailTemplate")
+		case "template":
+			out.Values[i] = ec._EventEmailTemplate_template(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "description":
+			out.Values[i] = ec._EventEmailTemplate_description(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "subject":
+			out.Values[i] = ec._EventEmailTemplate_subject(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "body":
+			out.Values[i] = ec._EventEmailTemplate_body(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "placeholders":
+			out.Values[i] = ec._EventEmailTemplate_placeholders(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "customized":
+			out.Values[i] = ec._EventEmailTemplate_customized(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._EventEmailTemplate_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "updatedBy":
+			out.Values[i] = ec._EventEmailTemplate_updatedBy(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var fileRequirementImplementors = []string{"FileRequirement"}
 
 func (ec *executionContext) _FileRequirement(ctx context.Context, sel ast.SelectionSet, obj *model.FileRequirement) graphql.Marshaler {
@@ -67160,6 +68094,27 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "mergeContacts":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_mergeContacts(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "saveEmailTemplate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_saveEmailTemplate(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "resetEmailTemplate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_resetEmailTemplate(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "revokeContactAccess":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_revokeContactAccess(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -69522,6 +70477,50 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_contact(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "emailTemplates":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_emailTemplates(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "emailTemplatePreview":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_emailTemplatePreview(ctx, field)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -76918,6 +77917,16 @@ func (ec *executionContext) unmarshalNEmailLogWhereInput2ᚖgithubᚗcomᚋpodiu
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNEmailPreview2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐEmailPreview(ctx context.Context, sel ast.SelectionSet, v *model.EmailPreview) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._EmailPreview(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNEmailTemplate2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐEmailTemplateᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.EmailTemplate) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -77044,6 +78053,32 @@ func (ec *executionContext) marshalNEventConnection2ᚖgithubᚗcomᚋpodiumᚋp
 		return graphql.Null
 	}
 	return ec._EventConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNEventEmailTemplate2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐEventEmailTemplateᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.EventEmailTemplate) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNEventEmailTemplate2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐEventEmailTemplate(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNEventEmailTemplate2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐEventEmailTemplate(ctx context.Context, sel ast.SelectionSet, v *model.EventEmailTemplate) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._EventEmailTemplate(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNEventImageKind2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐEventImageKind(ctx context.Context, v any) (model.EventImageKind, error) {
@@ -78469,6 +79504,11 @@ func (ec *executionContext) marshalNRoomOrderField2ᚖgithubᚗcomᚋpodiumᚋpo
 
 func (ec *executionContext) unmarshalNSaveAgendaBlockInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐSaveAgendaBlockInput(ctx context.Context, v any) (model.SaveAgendaBlockInput, error) {
 	res, err := ec.unmarshalInputSaveAgendaBlockInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNSaveEmailTemplateInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐSaveEmailTemplateInput(ctx context.Context, v any) (model.SaveEmailTemplateInput, error) {
+	res, err := ec.unmarshalInputSaveEmailTemplateInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 

@@ -200,6 +200,7 @@ var (
 		{Name: "last_seen_at", Type: field.TypeTime},
 		{Name: "revoked_at", Type: field.TypeTime, Nullable: true},
 		{Name: "user_agent", Type: field.TypeString, Nullable: true, Size: 500},
+		{Name: "access_link_id", Type: field.TypeString, Nullable: true},
 		{Name: "user_id", Type: field.TypeString, Size: 40},
 	}
 	// BrowserSessionsTable holds the schema information for the "browser_sessions" table.
@@ -210,7 +211,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "browser_sessions_users_browser_sessions",
-				Columns:    []*schema.Column{BrowserSessionsColumns[8]},
+				Columns:    []*schema.Column{BrowserSessionsColumns[9]},
 				RefColumns: []*schema.Column{UsersColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -219,7 +220,7 @@ var (
 			{
 				Name:    "browsersession_user_id",
 				Unique:  false,
-				Columns: []*schema.Column{BrowserSessionsColumns[8]},
+				Columns: []*schema.Column{BrowserSessionsColumns[9]},
 			},
 			{
 				Name:    "browsersession_expires_at",
@@ -292,6 +293,49 @@ var (
 				Annotation: &entsql.IndexAnnotation{
 					Where: "headshot_key IS NOT NULL",
 				},
+			},
+		},
+	}
+	// ContactAccessLinksColumns holds the columns for the "contact_access_links" table.
+	ContactAccessLinksColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "organization_id", Type: field.TypeString},
+		{Name: "hash", Type: field.TypeString, Unique: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "expires_at", Type: field.TypeTime},
+		{Name: "revoked_at", Type: field.TypeTime, Nullable: true},
+		{Name: "event_id", Type: field.TypeString, Size: 40},
+		{Name: "contact_id", Type: field.TypeString, Size: 40},
+	}
+	// ContactAccessLinksTable holds the schema information for the "contact_access_links" table.
+	ContactAccessLinksTable = &schema.Table{
+		Name:       "contact_access_links",
+		Columns:    ContactAccessLinksColumns,
+		PrimaryKey: []*schema.Column{ContactAccessLinksColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "contact_access_links_events_event",
+				Columns:    []*schema.Column{ContactAccessLinksColumns[6]},
+				RefColumns: []*schema.Column{EventsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+			{
+				Symbol:     "contact_access_links_contacts_contact",
+				Columns:    []*schema.Column{ContactAccessLinksColumns[7]},
+				RefColumns: []*schema.Column{ContactsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "contactaccesslink_contact_id",
+				Unique:  false,
+				Columns: []*schema.Column{ContactAccessLinksColumns[7]},
+			},
+			{
+				Name:    "contactaccesslink_expires_at",
+				Unique:  false,
+				Columns: []*schema.Column{ContactAccessLinksColumns[4]},
 			},
 		},
 	}
@@ -527,6 +571,39 @@ var (
 				Name:    "emaillog_submission_id_type",
 				Unique:  false,
 				Columns: []*schema.Column{EmailLogColumns[21], EmailLogColumns[4]},
+			},
+		},
+	}
+	// EmailTemplatesColumns holds the columns for the "email_templates" table.
+	EmailTemplatesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "organization_id", Type: field.TypeString},
+		{Name: "template", Type: field.TypeString},
+		{Name: "subject", Type: field.TypeString},
+		{Name: "body", Type: field.TypeString, Size: 2147483647},
+		{Name: "updated_by", Type: field.TypeString, Default: ""},
+		{Name: "event_id", Type: field.TypeString, Size: 40},
+	}
+	// EmailTemplatesTable holds the schema information for the "email_templates" table.
+	EmailTemplatesTable = &schema.Table{
+		Name:       "email_templates",
+		Columns:    EmailTemplatesColumns,
+		PrimaryKey: []*schema.Column{EmailTemplatesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "email_templates_events_event",
+				Columns:    []*schema.Column{EmailTemplatesColumns[8]},
+				RefColumns: []*schema.Column{EventsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "emailoverride_event_id_template",
+				Unique:  true,
+				Columns: []*schema.Column{EmailTemplatesColumns[8], EmailTemplatesColumns[4]},
 			},
 		},
 	}
@@ -2259,10 +2336,12 @@ var (
 		AgendaVersionsTable,
 		BrowserSessionsTable,
 		ContactsTable,
+		ContactAccessLinksTable,
 		DeliverableAssignmentsTable,
 		EmailCampaignsTable,
 		EmailCampaignRecipientsTable,
 		EmailLogTable,
+		EmailTemplatesTable,
 		EmbedsTable,
 		EventsTable,
 		EventChangesTable,
@@ -2341,6 +2420,11 @@ func init() {
 		Table: "browser_sessions",
 	}
 	ContactsTable.ForeignKeys[0].RefTable = EventsTable
+	ContactAccessLinksTable.ForeignKeys[0].RefTable = EventsTable
+	ContactAccessLinksTable.ForeignKeys[1].RefTable = ContactsTable
+	ContactAccessLinksTable.Annotation = &entsql.Annotation{
+		Table: "contact_access_links",
+	}
 	DeliverableAssignmentsTable.ForeignKeys[0].RefTable = ContactsTable
 	DeliverableAssignmentsTable.ForeignKeys[1].RefTable = FileRequirementsTable
 	DeliverableAssignmentsTable.ForeignKeys[2].RefTable = SubmissionsTable
@@ -2359,6 +2443,10 @@ func init() {
 	EmailLogTable.ForeignKeys[2].RefTable = SubmissionsTable
 	EmailLogTable.Annotation = &entsql.Annotation{
 		Table: "email_log",
+	}
+	EmailTemplatesTable.ForeignKeys[0].RefTable = EventsTable
+	EmailTemplatesTable.Annotation = &entsql.Annotation{
+		Table: "email_templates",
 	}
 	EmbedsTable.ForeignKeys[0].RefTable = EventsTable
 	EmbedsTable.Annotation = &entsql.Annotation{

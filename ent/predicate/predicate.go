@@ -27,6 +27,9 @@ type BrowserSession func(*sql.Selector)
 // Contact is the predicate function for contact builders.
 type Contact func(*sql.Selector)
 
+// ContactAccessLink is the predicate function for contactaccesslink builders.
+type ContactAccessLink func(*sql.Selector)
+
 // DeliverableAssignment is the predicate function for deliverableassignment builders.
 type DeliverableAssignment func(*sql.Selector)
 
@@ -38,6 +41,9 @@ type EmailCampaignRecipient func(*sql.Selector)
 
 // EmailLog is the predicate function for emaillog builders.
 type EmailLog func(*sql.Selector)
+
+// EmailOverride is the predicate function for emailoverride builders.
+type EmailOverride func(*sql.Selector)
 
 // Embed is the predicate function for embed builders.
 type Embed func(*sql.Selector)

@@ -63,6 +63,9 @@ func (BrowserSession) Fields() []ent.Field {
 		field.Time("last_seen_at"),
 		field.Time("revoked_at").Optional().Nillable(),
 		field.String("user_agent").Optional().Immutable().MaxLen(500),
+		// access_link_id is the contact access link the session was opened with (docs/portal.md),
+		// so that revoking a contact's links ends those sessions too; null for a sign-in link.
+		field.String("access_link_id").Optional().Nillable().Immutable(),
 	}
 }
 

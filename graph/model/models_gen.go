@@ -578,6 +578,16 @@ type DecisionResult struct {
 	CreatedEmails int `json:"createdEmails"`
 }
 
+// An email exactly as the outbox queues it.
+type EmailPreview struct {
+	// The subject.
+	Subject string `json:"subject"`
+	// The plain-text part.
+	Text string `json:"text"`
+	// The HTML part.
+	HTML string `json:"html"`
+}
+
 // A saved email template. Podium has none; the type keeps the original API's shape.
 type EmailTemplate struct {
 	// The template's id.
@@ -596,6 +606,27 @@ type EmailTemplate struct {
 	BodyTemplate string `json:"bodyTemplate"`
 	// The merge tokens used.
 	MergeFields []string `json:"mergeFields"`
+}
+
+// The wording of an email to a speaker, contact or reviewer of an event.
+type EventEmailTemplate struct {
+	// The email's template name, e.g. "session_accepted".
+	Template string `json:"template"`
+	// What the email is for.
+	Description string `json:"description"`
+	// The subject, with placeholders such as {{eventName}}.
+	Subject string `json:"subject"`
+	// The plain-text body, with placeholders. The HTML part is made from it: paragraphs, line breaks
+	// and clickable links.
+	Body string `json:"body"`
+	// The placeholders the subject and body may use, without braces, e.g. "firstName".
+	Placeholders []string `json:"placeholders"`
+	// Whether the event changed Podium's wording.
+	Customized bool `json:"customized"`
+	// When the event's wording was saved; null for Podium's.
+	UpdatedAt *time.Time `json:"updatedAt"`
+	// Who saved it: a person's name, or "API key: " and the key's name; null for Podium's.
+	UpdatedBy *string `json:"updatedBy"`
 }
 
 // A draft to generate.
@@ -1231,6 +1262,16 @@ type SaveAgendaBlockInput struct {
 	StartsAt time.Time `json:"startsAt"`
 	// When the block ends: on a 5-minute mark, after startsAt, on the same day.
 	EndsAt time.Time `json:"endsAt"`
+}
+
+// An email's wording to save.
+type SaveEmailTemplateInput struct {
+	// The email's template, e.g. "session_accepted".
+	Template string `json:"template"`
+	// The subject, one line, with placeholders.
+	Subject string `json:"subject"`
+	// The plain-text body, with placeholders.
+	Body string `json:"body"`
 }
 
 // A file requirement to create or update.
