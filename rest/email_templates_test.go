@@ -36,10 +36,10 @@ func TestEmailTemplatesOtherOrganization(t *testing.T) {
 	for name, doc := range map[string]string{"list": emailTemplatesDoc, "save": saveWordingDoc,
 		"reset": resetWordingDoc, "preview": previewDoc} {
 		r := b.gql(b.globex, doc, vars)
-		require.Equal(t, []string{"FORBIDDEN"}, r.Codes(), "%s: %s", name, r.Raw)
+		require.Equal(t, []string{"forbidden"}, r.Codes(), "%s: %s", name, r.Raw)
 	}
 	r := b.gql(b.globex, revokeAccessDoc, vars)
-	require.Equal(t, []string{"NOT_FOUND"}, r.Codes(), r.Raw)
+	require.Equal(t, []string{"not_found"}, r.Codes(), r.Raw)
 	require.Zero(t, b.count(`SELECT count(*) FROM email_templates`))
 }
 
@@ -69,19 +69,19 @@ func TestEmailTemplateWording(t *testing.T) {
 
 	r := b.gql(b.acme, saveWordingDoc, map[string]any{"e": w.event, "in": map[string]any{
 		"template": "session_accepted", "subject": "Yes, {{firstName}}", "body": "Dear {{ lastName }}"}})
-	require.Equal(t, []string{"INVALID_INPUT"}, r.Codes(), r.Raw)
+	require.Equal(t, []string{"invalid_input"}, r.Codes(), r.Raw)
 	require.Contains(t, r.Errors[0].Message, "{{lastName}}")
 	r = b.gql(b.acme, saveWordingDoc, map[string]any{"e": w.event, "in": map[string]any{
 		"template": "sign_in", "subject": "Hi", "body": "Body"}})
-	require.Equal(t, []string{"INVALID_INPUT"}, r.Codes(), r.Raw)
+	require.Equal(t, []string{"invalid_input"}, r.Codes(), r.Raw)
 	r = b.gql(b.acme, previewDoc, map[string]any{"e": w.event, "t": "session_accepted", "s": "Hi {{when}}", "b": "x"})
-	require.Equal(t, []string{"INVALID_INPUT"}, r.Codes(), r.Raw)
+	require.Equal(t, []string{"invalid_input"}, r.Codes(), r.Raw)
 	require.Zero(t, b.count(`SELECT count(*) FROM email_templates`))
 
 	saved := b.gqlOK(b.acme, saveWordingDoc, map[string]any{"e": w.event, "in": map[string]any{
 		"template": "session_accepted", "subject": "Yes, {{firstName}}", "body": "Dear {{ firstName }},\n\n<b>{{sessionTitle}}</b> is in.\nSee {{link}}."}})["saveEmailTemplate"].(map[string]any)
 	require.Equal(t, true, saved["customized"])
-	require.Equal(t, "API key: Acme", saved["updatedBy"])
+	require.Equal(t, "API key: test", saved["updatedBy"])
 	require.Equal(t, "Yes, {{firstName}}", list()["session_accepted"]["subject"])
 
 	p := b.gqlOK(b.acme, previewDoc, map[string]any{"e": w.event, "t": "session_accepted"})["emailTemplatePreview"].(map[string]any)
@@ -110,7 +110,7 @@ func (b *testBundle) acceptedMail(w world, title, speaker, addr string) mailtest
 		"title": title, "description": "d", "formatId": w.format, "trackIds": []any{w.track1}, "speakerIds": []any{speaker}}).Obj(), "id")
 	n := len(b.sink.Messages())
 	b.must(http.StatusOK, http.MethodPost, w.base+"/submissions/decide", b.acme,
-		map[string]any{"submissionIds": []any{id}, "decision": "accept"})
+		map[string]any{"submissionIds": []any{id}, "decision": "accept", "feedback": ""})
 	msgs := b.sink.Wait(b.t, n+1, 15*time.Second)
 	for _, m := range msgs[n:] {
 		if len(m.To) == 1 && m.To[0] == addr {
@@ -140,7 +140,9 @@ func TestEmailTemplateReachesTheSink(t *testing.T) {
 
 	m := b.acceptedMail(w, "The Analytical Engine", w.ada, "ada@example.test")
 	require.Equal(t, p["subject"], m.Header.Get("Subject"))
-	mask := func(s string) string { return accessLink.ReplaceAllString(s, "/portal/access/"+secret.AccessPlaceholder) }
+	mask := func(s string) string {
+		return accessLink.ReplaceAllString(s, "/portal/access/"+secret.AccessPlaceholder)
+	}
 	require.Equal(t, p["text"], mask(strings.ReplaceAll(m.Text, "\r\n", "\n")))
 	require.Equal(t, p["html"], mask(strings.ReplaceAll(m.HTML, "\r\n", "\n")))
 	require.Regexp(t, accessLink, m.Text)
@@ -187,7 +189,7 @@ func TestContactAccessLink(t *testing.T) {
 	}
 
 	// Another organization cannot revoke it; the event's organizers can.
-	require.Equal(t, []string{"NOT_FOUND"}, b.gql(b.globex, revokeAccessDoc, map[string]any{"c": w.ada}).Codes())
+	require.Equal(t, []string{"not_found"}, b.gql(b.globex, revokeAccessDoc, map[string]any{"c": w.ada}).Codes())
 	require.Equal(t, float64(1), b.gqlOK(b.acme, revokeAccessDoc, map[string]any{"c": w.ada})["revokeContactAccess"])
 	rec := open()
 	require.Equal(t, http.StatusForbidden, rec.Code)
