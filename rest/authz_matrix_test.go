@@ -52,6 +52,9 @@ var graphQLOnlyVariables = map[string]string{
 	"updateForm":         `{"eventId":"{eventId}","formId":"{formId}","input":{"title":"Form"}}`,
 	"saveProposal":       `{"formId":"{formId}","input":{"title":"P"}}`,
 	"withdrawProposal":   `{"formId":"{formId}","id":"{proposalId}"}`,
+	"saveEmailTemplate": `{"eventId":"{eventId}","input":{"template":"session_accepted","subject":"Hi {{firstName}}",` +
+		`"body":"{{link}}"}}`,
+	"resetEmailTemplate": `{"eventId":"{eventId}","template":"session_accepted"}`,
 }
 
 // matrixCaller is one caller of the authorization matrix.
