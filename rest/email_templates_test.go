@@ -76,6 +76,12 @@ func TestEmailTemplateWording(t *testing.T) {
 	require.Equal(t, []string{"invalid_input"}, r.Codes(), r.Raw)
 	r = b.gql(b.acme, previewDoc, map[string]any{"e": w.event, "t": "session_accepted", "s": "Hi {{when}}", "b": "x"})
 	require.Equal(t, []string{"invalid_input"}, r.Codes(), r.Raw)
+	r = b.gql(b.acme, saveWordingDoc, map[string]any{"e": w.event, "in": map[string]any{
+		"template": "session_accepted", "subject": " ", "body": "x"}})
+	require.Equal(t, []string{"invalid_input"}, r.Codes(), r.Raw)
+	r = b.gql(b.acme, saveWordingDoc, map[string]any{"e": w.event, "in": map[string]any{
+		"template": "session_accepted", "subject": "Hi", "body": strings.Repeat("x", 20001)}})
+	require.Equal(t, []string{"invalid_input"}, r.Codes(), r.Raw)
 	require.Zero(t, b.count(`SELECT count(*) FROM email_templates`))
 
 	saved := b.gqlOK(b.acme, saveWordingDoc, map[string]any{"e": w.event, "in": map[string]any{
