@@ -227,6 +227,11 @@ var (
 				Unique:  false,
 				Columns: []*schema.Column{BrowserSessionsColumns[4]},
 			},
+			{
+				Name:    "browsersession_access_link_id",
+				Unique:  false,
+				Columns: []*schema.Column{BrowserSessionsColumns[8]},
+			},
 		},
 	}
 	// ContactsColumns holds the columns for the "contacts" table.

@@ -23,9 +23,9 @@ func init() {
 	}
 }
 
-// EmailOverride (table email_templates) is an event's own wording of one of Podium's emails: its subject and plain-text
-// body, with {{placeholders}} from the fixed list of that email (graph/email). Without a row the
-// email keeps Podium's wording; deleting the row resets it.
+// EmailOverride (table email_templates) is an event's own wording of one of Podium's emails: its
+// subject and plain-text body, with {{placeholders}} from the fixed list of that email
+// (graph/email). Without a row the email keeps Podium's wording; deleting the row resets it.
 type EmailOverride struct{ ent.Schema }
 
 // Mixin of the EmailOverride.

@@ -78,7 +78,8 @@ func (BrowserSession) Edges() []ent.Edge {
 
 // Indexes of the BrowserSession.
 func (BrowserSession) Indexes() []ent.Index {
-	return []ent.Index{index.Fields("user_id"), index.Fields("expires_at")}
+	// access_link_id: revoking a contact's access links ends their sessions (docs/portal.md).
+	return []ent.Index{index.Fields("user_id"), index.Fields("expires_at"), index.Fields("access_link_id")}
 }
 
 // Annotations of the BrowserSession.
