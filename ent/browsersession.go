@@ -35,6 +35,8 @@ type BrowserSession struct {
 	RevokedAt *time.Time `json:"revoked_at,omitempty"`
 	// UserAgent holds the value of the "user_agent" field.
 	UserAgent string `json:"user_agent,omitempty"`
+	// AccessLinkID holds the value of the "access_link_id" field.
+	AccessLinkID *string `json:"access_link_id,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the BrowserSessionQuery when eager-loading is set.
 	Edges        BrowserSessionEdges `json:"edges"`
@@ -66,7 +68,7 @@ func (*BrowserSession) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case browsersession.FieldID, browsersession.FieldUserID, browsersession.FieldHash, browsersession.FieldUserAgent:
+		case browsersession.FieldID, browsersession.FieldUserID, browsersession.FieldHash, browsersession.FieldUserAgent, browsersession.FieldAccessLinkID:
 			values[i] = new(sql.NullString)
 		case browsersession.FieldCreatedAt, browsersession.FieldUpdatedAt, browsersession.FieldExpiresAt, browsersession.FieldLastSeenAt, browsersession.FieldRevokedAt:
 			values[i] = new(sql.NullTime)
@@ -140,6 +142,13 @@ func (_m *BrowserSession) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.UserAgent = value.String
 			}
+		case browsersession.FieldAccessLinkID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field access_link_id", values[i])
+			} else if value.Valid {
+				_m.AccessLinkID = new(string)
+				*_m.AccessLinkID = value.String
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -205,6 +214,11 @@ func (_m *BrowserSession) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("user_agent=")
 	builder.WriteString(_m.UserAgent)
+	builder.WriteString(", ")
+	if v := _m.AccessLinkID; v != nil {
+		builder.WriteString("access_link_id=")
+		builder.WriteString(*v)
+	}
 	builder.WriteByte(')')
 	return builder.String()
 }

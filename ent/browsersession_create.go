@@ -104,6 +104,20 @@ func (_c *BrowserSessionCreate) SetNillableUserAgent(v *string) *BrowserSessionC
 	return _c
 }
 
+// SetAccessLinkID sets the "access_link_id" field.
+func (_c *BrowserSessionCreate) SetAccessLinkID(v string) *BrowserSessionCreate {
+	_c.mutation.SetAccessLinkID(v)
+	return _c
+}
+
+// SetNillableAccessLinkID sets the "access_link_id" field if the given value is not nil.
+func (_c *BrowserSessionCreate) SetNillableAccessLinkID(v *string) *BrowserSessionCreate {
+	if v != nil {
+		_c.SetAccessLinkID(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *BrowserSessionCreate) SetID(v string) *BrowserSessionCreate {
 	_c.mutation.SetID(v)
@@ -274,6 +288,10 @@ func (_c *BrowserSessionCreate) createSpec() (*BrowserSession, *sqlgraph.CreateS
 		_spec.SetField(browsersession.FieldUserAgent, field.TypeString, value)
 		_node.UserAgent = value
 	}
+	if value, ok := _c.mutation.AccessLinkID(); ok {
+		_spec.SetField(browsersession.FieldAccessLinkID, field.TypeString, value)
+		_node.AccessLinkID = &value
+	}
 	if nodes := _c.mutation.UserIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
@@ -416,6 +434,9 @@ func (u *BrowserSessionUpsertOne) UpdateNewValues() *BrowserSessionUpsertOne {
 		}
 		if _, exists := u.create.mutation.UserAgent(); exists {
 			s.SetIgnore(browsersession.FieldUserAgent)
+		}
+		if _, exists := u.create.mutation.AccessLinkID(); exists {
+			s.SetIgnore(browsersession.FieldAccessLinkID)
 		}
 	}))
 	return u
@@ -694,6 +715,9 @@ func (u *BrowserSessionUpsertBulk) UpdateNewValues() *BrowserSessionUpsertBulk {
 			}
 			if _, exists := b.mutation.UserAgent(); exists {
 				s.SetIgnore(browsersession.FieldUserAgent)
+			}
+			if _, exists := b.mutation.AccessLinkID(); exists {
+				s.SetIgnore(browsersession.FieldAccessLinkID)
 			}
 		}
 	}))

@@ -151,6 +151,9 @@ func (_u *BrowserSessionUpdate) sqlSave(ctx context.Context) (_node int, err err
 	if _u.mutation.UserAgentCleared() {
 		_spec.ClearField(browsersession.FieldUserAgent, field.TypeString)
 	}
+	if _u.mutation.AccessLinkIDCleared() {
+		_spec.ClearField(browsersession.FieldAccessLinkID, field.TypeString)
+	}
 	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -324,6 +327,9 @@ func (_u *BrowserSessionUpdateOne) sqlSave(ctx context.Context) (_node *BrowserS
 	}
 	if _u.mutation.UserAgentCleared() {
 		_spec.ClearField(browsersession.FieldUserAgent, field.TypeString)
+	}
+	if _u.mutation.AccessLinkIDCleared() {
+		_spec.ClearField(browsersession.FieldAccessLinkID, field.TypeString)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	_node = &BrowserSession{config: _u.config}

@@ -289,6 +289,9 @@ func (w *DeliverEmailWorker) Work(ctx context.Context, job *river.Job[DeliverEma
 		if err := MintSignInLink(ctx, w.Tokens, msg); err != nil {
 			return err
 		}
+		if err := MintAccessLink(ctx, w.Tokens, msg); err != nil {
+			return err
+		}
 	}
 
 	hold := &acceptHold{places: w.accepted}

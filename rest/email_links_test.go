@@ -127,6 +127,15 @@ func TestEveryEmailLinkOpens(t *testing.T) {
 		require.NotEmpty(t, links, "%s to %s has no link: %s", m.Subject, m.Recipient, m.Body)
 		for _, l := range links {
 			path := l[1]
+			if strings.HasPrefix(path, "/portal/access/") {
+				// The log keeps the placeholder of a contact's access link, minted at delivery
+				// (TestContactAccessLink): it signs nobody in and asks for a sign-in link.
+				code, body := b.openPage(path, "")
+				require.Equal(t, http.StatusForbidden, code)
+				require.Contains(t, body, `action="/auth/signin"`)
+				opened++
+				continue
+			}
 			code, final := b.openFollowing(path, cookie)
 			require.Equal(t, http.StatusOK, code, "%q in %q to %s ends at %s", path, m.Subject, m.Recipient, final)
 			opened++

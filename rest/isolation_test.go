@@ -169,6 +169,9 @@ func queryDocument(schema *ast.Schema, field *ast.FieldDefinition, id string, id
 			value = `["` + strings.Join(ids, `","`) + `"]`
 		case arg.Type.Name() == "ID":
 			value = strconv.Quote(id)
+		case arg.Type.Name() == "String" && arg.Type.NonNull:
+			// A name the field looks up (an email template's): the id, which names nothing.
+			value = strconv.Quote(id)
 		case arg.Type.NonNull:
 			return "{ __typename }", ""
 		default:

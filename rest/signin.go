@@ -31,6 +31,7 @@ import (
 //	POST /auth/signin              send a link (form or JSON {"email","next"}); 202, whatever the address
 //	GET  /auth/link?token=…        a page with a button: mail scanners that open links do not burn them
 //	POST /auth/link                consume the token, start a new session, 303 to where the link leads
+//	GET  /portal/access/{token}    a contact's access link: a new session, pinned to their event (rest/access_links.go)
 //	POST /auth/signout             end this session
 //	POST /auth/signout-everywhere  end every session of this person
 //	GET  /                         the home page: who Podium is for, or the signed-in person's home
@@ -101,6 +102,7 @@ func (s *signIn) routes(r chi.Router) {
 	r.Post("/auth/signin", web.Protect(s.requestLink))
 	r.Get("/auth/link", s.linkPage)
 	r.Post("/auth/link", web.Protect(s.followLink))
+	r.Get("/portal/access/{token}", s.followAccessLink)
 	r.Post("/auth/signout", web.Protect(s.signOut))
 	r.Post("/auth/signout-everywhere", web.Protect(s.signOutEverywhere))
 	home := &web.Home{People: s.people, Person: s.person, Log: s.log}

@@ -30,6 +30,8 @@ const (
 	FieldRevokedAt = "revoked_at"
 	// FieldUserAgent holds the string denoting the user_agent field in the database.
 	FieldUserAgent = "user_agent"
+	// FieldAccessLinkID holds the string denoting the access_link_id field in the database.
+	FieldAccessLinkID = "access_link_id"
 	// EdgeUser holds the string denoting the user edge name in mutations.
 	EdgeUser = "user"
 	// Table holds the table name of the browsersession in the database.
@@ -54,6 +56,7 @@ var Columns = []string{
 	FieldLastSeenAt,
 	FieldRevokedAt,
 	FieldUserAgent,
+	FieldAccessLinkID,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -129,6 +132,11 @@ func ByRevokedAt(opts ...sql.OrderTermOption) OrderOption {
 // ByUserAgent orders the results by the user_agent field.
 func ByUserAgent(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldUserAgent, opts...).ToFunc()
+}
+
+// ByAccessLinkID orders the results by the access_link_id field.
+func ByAccessLinkID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldAccessLinkID, opts...).ToFunc()
 }
 
 // ByUserField orders the results by user field.

@@ -105,6 +105,11 @@ func UserAgent(v string) predicate.BrowserSession {
 	return predicate.BrowserSession(sql.FieldEQ(FieldUserAgent, v))
 }
 
+// AccessLinkID applies equality check predicate on the "access_link_id" field. It's identical to AccessLinkIDEQ.
+func AccessLinkID(v string) predicate.BrowserSession {
+	return predicate.BrowserSession(sql.FieldEQ(FieldAccessLinkID, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.BrowserSession {
 	return predicate.BrowserSession(sql.FieldEQ(FieldCreatedAt, v))
@@ -518,6 +523,81 @@ func UserAgentEqualFold(v string) predicate.BrowserSession {
 // UserAgentContainsFold applies the ContainsFold predicate on the "user_agent" field.
 func UserAgentContainsFold(v string) predicate.BrowserSession {
 	return predicate.BrowserSession(sql.FieldContainsFold(FieldUserAgent, v))
+}
+
+// AccessLinkIDEQ applies the EQ predicate on the "access_link_id" field.
+func AccessLinkIDEQ(v string) predicate.BrowserSession {
+	return predicate.BrowserSession(sql.FieldEQ(FieldAccessLinkID, v))
+}
+
+// AccessLinkIDNEQ applies the NEQ predicate on the "access_link_id" field.
+func AccessLinkIDNEQ(v string) predicate.BrowserSession {
+	return predicate.BrowserSession(sql.FieldNEQ(FieldAccessLinkID, v))
+}
+
+// AccessLinkIDIn applies the In predicate on the "access_link_id" field.
+func AccessLinkIDIn(vs ...string) predicate.BrowserSession {
+	return predicate.BrowserSession(sql.FieldIn(FieldAccessLinkID, vs...))
+}
+
+// AccessLinkIDNotIn applies the NotIn predicate on the "access_link_id" field.
+func AccessLinkIDNotIn(vs ...string) predicate.BrowserSession {
+	return predicate.BrowserSession(sql.FieldNotIn(FieldAccessLinkID, vs...))
+}
+
+// AccessLinkIDGT applies the GT predicate on the "access_link_id" field.
+func AccessLinkIDGT(v string) predicate.BrowserSession {
+	return predicate.BrowserSession(sql.FieldGT(FieldAccessLinkID, v))
+}
+
+// AccessLinkIDGTE applies the GTE predicate on the "access_link_id" field.
+func AccessLinkIDGTE(v string) predicate.BrowserSession {
+	return predicate.BrowserSession(sql.FieldGTE(FieldAccessLinkID, v))
+}
+
+// AccessLinkIDLT applies the LT predicate on the "access_link_id" field.
+func AccessLinkIDLT(v string) predicate.BrowserSession {
+	return predicate.BrowserSession(sql.FieldLT(FieldAccessLinkID, v))
+}
+
+// AccessLinkIDLTE applies the LTE predicate on the "access_link_id" field.
+func AccessLinkIDLTE(v string) predicate.BrowserSession {
+	return predicate.BrowserSession(sql.FieldLTE(FieldAccessLinkID, v))
+}
+
+// AccessLinkIDContains applies the Contains predicate on the "access_link_id" field.
+func AccessLinkIDContains(v string) predicate.BrowserSession {
+	return predicate.BrowserSession(sql.FieldContains(FieldAccessLinkID, v))
+}
+
+// AccessLinkIDHasPrefix applies the HasPrefix predicate on the "access_link_id" field.
+func AccessLinkIDHasPrefix(v string) predicate.BrowserSession {
+	return predicate.BrowserSession(sql.FieldHasPrefix(FieldAccessLinkID, v))
+}
+
+// AccessLinkIDHasSuffix applies the HasSuffix predicate on the "access_link_id" field.
+func AccessLinkIDHasSuffix(v string) predicate.BrowserSession {
+	return predicate.BrowserSession(sql.FieldHasSuffix(FieldAccessLinkID, v))
+}
+
+// AccessLinkIDIsNil applies the IsNil predicate on the "access_link_id" field.
+func AccessLinkIDIsNil() predicate.BrowserSession {
+	return predicate.BrowserSession(sql.FieldIsNull(FieldAccessLinkID))
+}
+
+// AccessLinkIDNotNil applies the NotNil predicate on the "access_link_id" field.
+func AccessLinkIDNotNil() predicate.BrowserSession {
+	return predicate.BrowserSession(sql.FieldNotNull(FieldAccessLinkID))
+}
+
+// AccessLinkIDEqualFold applies the EqualFold predicate on the "access_link_id" field.
+func AccessLinkIDEqualFold(v string) predicate.BrowserSession {
+	return predicate.BrowserSession(sql.FieldEqualFold(FieldAccessLinkID, v))
+}
+
+// AccessLinkIDContainsFold applies the ContainsFold predicate on the "access_link_id" field.
+func AccessLinkIDContainsFold(v string) predicate.BrowserSession {
+	return predicate.BrowserSession(sql.FieldContainsFold(FieldAccessLinkID, v))
 }
 
 // HasUser applies the HasEdge predicate on the "user" edge.

@@ -63,6 +63,9 @@ func (BrowserSession) Fields() []ent.Field {
 		field.Time("last_seen_at"),
 		field.Time("revoked_at").Optional().Nillable(),
 		field.String("user_agent").Optional().Immutable().MaxLen(500),
+		// access_link_id is the contact access link the session was opened with (docs/portal.md),
+		// so that revoking a contact's links ends those sessions too; null for a sign-in link.
+		field.String("access_link_id").Optional().Nillable().Immutable(),
 	}
 }
 
@@ -75,7 +78,8 @@ func (BrowserSession) Edges() []ent.Edge {
 
 // Indexes of the BrowserSession.
 func (BrowserSession) Indexes() []ent.Index {
-	return []ent.Index{index.Fields("user_id"), index.Fields("expires_at")}
+	// access_link_id: revoking a contact's access links ends their sessions (docs/portal.md).
+	return []ent.Index{index.Fields("user_id"), index.Fields("expires_at"), index.Fields("access_link_id")}
 }
 
 // Annotations of the BrowserSession.

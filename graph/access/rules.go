@@ -152,6 +152,12 @@ var Rules = map[string]Rule{
 	"Query.emailSuppressions":         Admins,
 	"Mutation.addEmailSuppression":    Admins,
 	"Mutation.removeEmailSuppression": Admins,
+	// Emails organizers own (docs/emails.md): the wording of an event's emails and contacts' access links.
+	"Query.emailTemplates":         Staff,
+	"Query.emailTemplatePreview":   Staff,
+	"Mutation.saveEmailTemplate":   Admins,
+	"Mutation.resetEmailTemplate":  Admins,
+	"Mutation.revokeContactAccess": Admins,
 	// The organization's contact book (docs/crm.md): people, notes and who wrote them, for
 	// admins only, members included out.
 	"Query.contacts":             Admins,

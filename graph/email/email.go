@@ -103,6 +103,12 @@ type Data struct {
 	Unsubscribe string
 	// Changes are a speaker's sessions that changed in a published version (AgendaChanged).
 	Changes []ChangeLine
+
+	// Brand is the event's logo and colour; Queue fills it from the event.
+	Brand Brand
+	// AccessLink is a contact's own link into the speaker portal, its token a placeholder the
+	// delivery worker replaces (AccessPath); Queue fills it in every email to a contact.
+	AccessLink string
 }
 
 // ChangeLine is one session of an AgendaChanged email: its title and what happened to it.
@@ -154,6 +160,24 @@ func Render(name string, data Data) (Rendered, error) {
 	return Rendered{Subject: data.Subject, Text: body.String(), HTML: html.String()}, nil
 }
 
+// render renders e as the outbox queues it: with the event's wording of its template when w is
+// not nil, else Podium's; with the contact's access link after the text (the layout puts it in
+// the HTML part).
+func render(e Email, w *Wording) (Rendered, error) {
+	var r Rendered
+	var err error
+	if w != nil {
+		r, err = renderWording(*w, e.Data)
+	} else {
+		r, err = Render(e.Template, e.Data)
+	}
+	if err != nil || e.Data.AccessLink == "" {
+		return r, err
+	}
+	r.Text = strings.TrimRight(r.Text, "\n") + "\n\n--\nYour speaker portal, without signing in: " + e.Data.AccessLink + "\n"
+	return r, nil
+}
+
 // Email is one email to queue.
 type Email struct {
 	EventID      string
@@ -192,12 +216,16 @@ func (o *Outbox) Queue(ctx context.Context, emails ...Email) ([]*ent.EmailLog, e
 	if tx == nil {
 		return nil, ErrNoTransaction
 	}
+	look, err := LoadLook(ctx, tx.Ent(), eventsOf(emails)...)
+	if err != nil {
+		return nil, err
+	}
 	rows := make([]*ent.EmailLog, 0, len(emails))
 	for start := 0; start < len(emails); start += batch {
 		part := emails[start:min(start+batch, len(emails))]
 		builders := make([]*ent.EmailLogCreate, len(part))
 		for i, e := range part {
-			b, err := o.builder(tx.Ent(), e)
+			b, err := o.builder(tx.Ent(), e, look)
 			if err != nil {
 				return nil, err
 			}
@@ -258,12 +286,22 @@ func SignInPath(next string) string {
 	return "/auth/link?token=" + secret.RequestedPlaceholder + "&next=" + url.QueryEscape(next)
 }
 
-func (o *Outbox) builder(c *ent.Client, e Email) (*ent.EmailLogCreate, error) {
+// Render renders e as Queue records it, with the event's look and wording in look (see
+// LoadLook). The preview of a wording calls it too, so that it shows what is sent.
+func (o *Outbox) Render(e Email, look *Look) (Rendered, error) {
 	if oneClick[e.Template] && strings.HasPrefix(e.Data.Path, "/") {
 		e.Data.Path = OneClickPath(e.Data.Path)
 	}
 	e.Data.Link = o.link(e.Data.Path)
-	r, err := Render(e.Template, e.Data)
+	if e.ContactID != nil {
+		e.Data.AccessLink = o.link(AccessPath)
+	}
+	e.Data.Brand = look.brand(e.EventID)
+	return render(e, look.wording(e.EventID, e.Template))
+}
+
+func (o *Outbox) builder(c *ent.Client, e Email, look *Look) (*ent.EmailLogCreate, error) {
+	r, err := o.Render(e, look)
 	if err != nil {
 		return nil, err
 	}

@@ -249,9 +249,15 @@ func (p *Portal) pick(w http.ResponseWriter, r *http.Request) {
 		p.render(w, http.StatusBadRequest, person, v, "", "Choose one of your events.")
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: portalEventCookie, Value: want, Path: "/portal", MaxAge: 365 * 24 * 3600,
-		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode})
+	PinPortalEvent(w, r, want)
 	http.Redirect(w, r, "/portal", http.StatusSeeOther)
+}
+
+// PinPortalEvent pins the event the portal shows, for a sign-in that knows it (a contact's access
+// link, docs/portal.md).
+func PinPortalEvent(w http.ResponseWriter, r *http.Request, eventID string) {
+	http.SetCookie(w, &http.Cookie{Name: portalEventCookie, Value: eventID, Path: "/portal", MaxAge: 365 * 24 * 3600,
+		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode})
 }
 
 // after answers a change: back to the page with its notice, or the page again with the refusal.

@@ -29,6 +29,15 @@ const Placeholder = "ONE-CLICK-SIGN-IN"
 // lifetime LinkLifetime, in the message it sends and nowhere else.
 const RequestedPlaceholder = "REQUESTED-SIGN-IN"
 
+// AccessPlaceholder stands for the token of a contact's access link (/portal/access/<token>,
+// docs/portal.md) in every email to a contact, as Placeholder does for sign-in links: the delivery
+// worker mints the token in the message it sends and nowhere else.
+const AccessPlaceholder = "CONTACT-ACCESS"
+
+// AccessLifetime is how long a contact's access link works: as often as it is opened, for as
+// long as people act on the emails of an event's run-up, unless organizers revoke it.
+const AccessLifetime = 60 * 24 * time.Hour
+
 // LinkLifetime is how long a sign-in link a person asked for works: it travels by email, which
 // is read on many devices and kept for years, and the person is waiting for it.
 const LinkLifetime = 15 * time.Minute
