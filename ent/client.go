@@ -22,6 +22,7 @@ import (
 	"github.com/podium/podium/ent/apikey"
 	"github.com/podium/podium/ent/browsersession"
 	"github.com/podium/podium/ent/contact"
+	"github.com/podium/podium/ent/decisionsend"
 	"github.com/podium/podium/ent/deliverableassignment"
 	"github.com/podium/podium/ent/emailcampaign"
 	"github.com/podium/podium/ent/emailcampaignrecipient"
@@ -91,6 +92,8 @@ type Client struct {
 	BrowserSession *BrowserSessionClient
 	// Contact is the client for interacting with the Contact builders.
 	Contact *ContactClient
+	// DecisionSend is the client for interacting with the DecisionSend builders.
+	DecisionSend *DecisionSendClient
 	// DeliverableAssignment is the client for interacting with the DeliverableAssignment builders.
 	DeliverableAssignment *DeliverableAssignmentClient
 	// EmailCampaign is the client for interacting with the EmailCampaign builders.
@@ -201,6 +204,7 @@ func (c *Client) init() {
 	c.AgendaVersion = NewAgendaVersionClient(c.config)
 	c.BrowserSession = NewBrowserSessionClient(c.config)
 	c.Contact = NewContactClient(c.config)
+	c.DecisionSend = NewDecisionSendClient(c.config)
 	c.DeliverableAssignment = NewDeliverableAssignmentClient(c.config)
 	c.EmailCampaign = NewEmailCampaignClient(c.config)
 	c.EmailCampaignRecipient = NewEmailCampaignRecipientClient(c.config)
@@ -346,6 +350,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		AgendaVersion:            NewAgendaVersionClient(cfg),
 		BrowserSession:           NewBrowserSessionClient(cfg),
 		Contact:                  NewContactClient(cfg),
+		DecisionSend:             NewDecisionSendClient(cfg),
 		DeliverableAssignment:    NewDeliverableAssignmentClient(cfg),
 		EmailCampaign:            NewEmailCampaignClient(cfg),
 		EmailCampaignRecipient:   NewEmailCampaignRecipientClient(cfg),
@@ -418,6 +423,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		AgendaVersion:            NewAgendaVersionClient(cfg),
 		BrowserSession:           NewBrowserSessionClient(cfg),
 		Contact:                  NewContactClient(cfg),
+		DecisionSend:             NewDecisionSendClient(cfg),
 		DeliverableAssignment:    NewDeliverableAssignmentClient(cfg),
 		EmailCampaign:            NewEmailCampaignClient(cfg),
 		EmailCampaignRecipient:   NewEmailCampaignRecipientClient(cfg),
@@ -494,18 +500,18 @@ func (c *Client) Close() error {
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.AIReviewResult, c.APIKey, c.AgendaBlock, c.AgendaDraft, c.AgendaVersion,
-		c.BrowserSession, c.Contact, c.DeliverableAssignment, c.EmailCampaign,
-		c.EmailCampaignRecipient, c.EmailLog, c.Embed, c.Event, c.EventChange,
-		c.EventMember, c.FileRequirement, c.Form, c.Format, c.IdempotencyRecord,
-		c.Level, c.Organization, c.OrganizationContact, c.OrganizationContactEvent,
-		c.OrganizationContactNote, c.OrganizationContactTag, c.OrganizationInvitation,
-		c.OrganizationMember, c.OrganizationTag, c.PersonalCalendar, c.PipelineCard,
-		c.PipelineStage, c.Resource, c.ReviewAnswer, c.ReviewAssignment,
-		c.ReviewCriterion, c.ReviewRound, c.ReviewRoundMember, c.Room, c.Segment,
-		c.SignInToken, c.SpeakerAvailability, c.StageHistory, c.Submission,
-		c.SubmissionParticipant, c.Tag, c.TaskAssignment, c.TaskTemplate,
-		c.TimelineEntry, c.Track, c.User, c.WebhookDelivery, c.WebhookEndpoint,
-		c.WebhookMessage,
+		c.BrowserSession, c.Contact, c.DecisionSend, c.DeliverableAssignment,
+		c.EmailCampaign, c.EmailCampaignRecipient, c.EmailLog, c.Embed, c.Event,
+		c.EventChange, c.EventMember, c.FileRequirement, c.Form, c.Format,
+		c.IdempotencyRecord, c.Level, c.Organization, c.OrganizationContact,
+		c.OrganizationContactEvent, c.OrganizationContactNote,
+		c.OrganizationContactTag, c.OrganizationInvitation, c.OrganizationMember,
+		c.OrganizationTag, c.PersonalCalendar, c.PipelineCard, c.PipelineStage,
+		c.Resource, c.ReviewAnswer, c.ReviewAssignment, c.ReviewCriterion,
+		c.ReviewRound, c.ReviewRoundMember, c.Room, c.Segment, c.SignInToken,
+		c.SpeakerAvailability, c.StageHistory, c.Submission, c.SubmissionParticipant,
+		c.Tag, c.TaskAssignment, c.TaskTemplate, c.TimelineEntry, c.Track, c.User,
+		c.WebhookDelivery, c.WebhookEndpoint, c.WebhookMessage,
 	} {
 		n.Use(hooks...)
 	}
@@ -516,18 +522,18 @@ func (c *Client) Use(hooks ...Hook) {
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.AIReviewResult, c.APIKey, c.AgendaBlock, c.AgendaDraft, c.AgendaVersion,
-		c.BrowserSession, c.Contact, c.DeliverableAssignment, c.EmailCampaign,
-		c.EmailCampaignRecipient, c.EmailLog, c.Embed, c.Event, c.EventChange,
-		c.EventMember, c.FileRequirement, c.Form, c.Format, c.IdempotencyRecord,
-		c.Level, c.Organization, c.OrganizationContact, c.OrganizationContactEvent,
-		c.OrganizationContactNote, c.OrganizationContactTag, c.OrganizationInvitation,
-		c.OrganizationMember, c.OrganizationTag, c.PersonalCalendar, c.PipelineCard,
-		c.PipelineStage, c.Resource, c.ReviewAnswer, c.ReviewAssignment,
-		c.ReviewCriterion, c.ReviewRound, c.ReviewRoundMember, c.Room, c.Segment,
-		c.SignInToken, c.SpeakerAvailability, c.StageHistory, c.Submission,
-		c.SubmissionParticipant, c.Tag, c.TaskAssignment, c.TaskTemplate,
-		c.TimelineEntry, c.Track, c.User, c.WebhookDelivery, c.WebhookEndpoint,
-		c.WebhookMessage,
+		c.BrowserSession, c.Contact, c.DecisionSend, c.DeliverableAssignment,
+		c.EmailCampaign, c.EmailCampaignRecipient, c.EmailLog, c.Embed, c.Event,
+		c.EventChange, c.EventMember, c.FileRequirement, c.Form, c.Format,
+		c.IdempotencyRecord, c.Level, c.Organization, c.OrganizationContact,
+		c.OrganizationContactEvent, c.OrganizationContactNote,
+		c.OrganizationContactTag, c.OrganizationInvitation, c.OrganizationMember,
+		c.OrganizationTag, c.PersonalCalendar, c.PipelineCard, c.PipelineStage,
+		c.Resource, c.ReviewAnswer, c.ReviewAssignment, c.ReviewCriterion,
+		c.ReviewRound, c.ReviewRoundMember, c.Room, c.Segment, c.SignInToken,
+		c.SpeakerAvailability, c.StageHistory, c.Submission, c.SubmissionParticipant,
+		c.Tag, c.TaskAssignment, c.TaskTemplate, c.TimelineEntry, c.Track, c.User,
+		c.WebhookDelivery, c.WebhookEndpoint, c.WebhookMessage,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -550,6 +556,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.BrowserSession.mutate(ctx, m)
 	case *ContactMutation:
 		return c.Contact.mutate(ctx, m)
+	case *DecisionSendMutation:
+		return c.DecisionSend.mutate(ctx, m)
 	case *DeliverableAssignmentMutation:
 		return c.DeliverableAssignment.mutate(ctx, m)
 	case *EmailCampaignMutation:
@@ -1831,6 +1839,155 @@ func (c *ContactClient) mutate(ctx context.Context, m *ContactMutation) (Value, 
 		return (&ContactDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Contact mutation op: %q", m.Op())
+	}
+}
+
+// DecisionSendClient is a client for the DecisionSend schema.
+type DecisionSendClient struct {
+	config
+}
+
+// NewDecisionSendClient returns a client for the DecisionSend from the given config.
+func NewDecisionSendClient(c config) *DecisionSendClient {
+	return &DecisionSendClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `decisionsend.Hooks(f(g(h())))`.
+func (c *DecisionSendClient) Use(hooks ...Hook) {
+	c.hooks.DecisionSend = append(c.hooks.DecisionSend, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `decisionsend.Intercept(f(g(h())))`.
+func (c *DecisionSendClient) Intercept(interceptors ...Interceptor) {
+	c.inters.DecisionSend = append(c.inters.DecisionSend, interceptors...)
+}
+
+// Create returns a builder for creating a DecisionSend entity.
+func (c *DecisionSendClient) Create() *DecisionSendCreate {
+	mutation := newDecisionSendMutation(c.config, OpCreate)
+	return &DecisionSendCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of DecisionSend entities.
+func (c *DecisionSendClient) CreateBulk(builders ...*DecisionSendCreate) *DecisionSendCreateBulk {
+	return &DecisionSendCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *DecisionSendClient) MapCreateBulk(slice any, setFunc func(*DecisionSendCreate, int)) *DecisionSendCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &DecisionSendCreateBulk{err: fmt.Errorf("calling to DecisionSendClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*DecisionSendCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &DecisionSendCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for DecisionSend.
+func (c *DecisionSendClient) Update() *DecisionSendUpdate {
+	mutation := newDecisionSendMutation(c.config, OpUpdate)
+	return &DecisionSendUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *DecisionSendClient) UpdateOne(_m *DecisionSend) *DecisionSendUpdateOne {
+	mutation := newDecisionSendMutation(c.config, OpUpdateOne, withDecisionSend(_m))
+	return &DecisionSendUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *DecisionSendClient) UpdateOneID(id string) *DecisionSendUpdateOne {
+	mutation := newDecisionSendMutation(c.config, OpUpdateOne, withDecisionSendID(id))
+	return &DecisionSendUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for DecisionSend.
+func (c *DecisionSendClient) Delete() *DecisionSendDelete {
+	mutation := newDecisionSendMutation(c.config, OpDelete)
+	return &DecisionSendDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *DecisionSendClient) DeleteOne(_m *DecisionSend) *DecisionSendDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *DecisionSendClient) DeleteOneID(id string) *DecisionSendDeleteOne {
+	builder := c.Delete().Where(decisionsend.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &DecisionSendDeleteOne{builder}
+}
+
+// Query returns a query builder for DecisionSend.
+func (c *DecisionSendClient) Query() *DecisionSendQuery {
+	return &DecisionSendQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeDecisionSend},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a DecisionSend entity by its id.
+func (c *DecisionSendClient) Get(ctx context.Context, id string) (*DecisionSend, error) {
+	return c.Query().Where(decisionsend.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *DecisionSendClient) GetX(ctx context.Context, id string) *DecisionSend {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryEvent queries the event edge of a DecisionSend.
+func (c *DecisionSendClient) QueryEvent(_m *DecisionSend) *EventQuery {
+	query := (&EventClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(decisionsend.Table, decisionsend.FieldID, id),
+			sqlgraph.To(event.Table, event.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, decisionsend.EventTable, decisionsend.EventColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *DecisionSendClient) Hooks() []Hook {
+	return c.hooks.DecisionSend
+}
+
+// Interceptors returns the client interceptors.
+func (c *DecisionSendClient) Interceptors() []Interceptor {
+	return c.inters.DecisionSend
+}
+
+func (c *DecisionSendClient) mutate(ctx context.Context, m *DecisionSendMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&DecisionSendCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&DecisionSendUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&DecisionSendUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&DecisionSendDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown DecisionSend mutation op: %q", m.Op())
 	}
 }
 
@@ -9861,29 +10018,31 @@ func (c *WebhookMessageClient) mutate(ctx context.Context, m *WebhookMessageMuta
 type (
 	hooks struct {
 		AIReviewResult, APIKey, AgendaBlock, AgendaDraft, AgendaVersion, BrowserSession,
-		Contact, DeliverableAssignment, EmailCampaign, EmailCampaignRecipient,
-		EmailLog, Embed, Event, EventChange, EventMember, FileRequirement, Form,
-		Format, IdempotencyRecord, Level, Organization, OrganizationContact,
-		OrganizationContactEvent, OrganizationContactNote, OrganizationContactTag,
-		OrganizationInvitation, OrganizationMember, OrganizationTag, PersonalCalendar,
-		PipelineCard, PipelineStage, Resource, ReviewAnswer, ReviewAssignment,
-		ReviewCriterion, ReviewRound, ReviewRoundMember, Room, Segment, SignInToken,
-		SpeakerAvailability, StageHistory, Submission, SubmissionParticipant, Tag,
-		TaskAssignment, TaskTemplate, TimelineEntry, Track, User, WebhookDelivery,
-		WebhookEndpoint, WebhookMessage []ent.Hook
+		Contact, DecisionSend, DeliverableAssignment, EmailCampaign,
+		EmailCampaignRecipient, EmailLog, Embed, Event, EventChange, EventMember,
+		FileRequirement, Form, Format, IdempotencyRecord, Level, Organization,
+		OrganizationContact, OrganizationContactEvent, OrganizationContactNote,
+		OrganizationContactTag, OrganizationInvitation, OrganizationMember,
+		OrganizationTag, PersonalCalendar, PipelineCard, PipelineStage, Resource,
+		ReviewAnswer, ReviewAssignment, ReviewCriterion, ReviewRound,
+		ReviewRoundMember, Room, Segment, SignInToken, SpeakerAvailability,
+		StageHistory, Submission, SubmissionParticipant, Tag, TaskAssignment,
+		TaskTemplate, TimelineEntry, Track, User, WebhookDelivery, WebhookEndpoint,
+		WebhookMessage []ent.Hook
 	}
 	inters struct {
 		AIReviewResult, APIKey, AgendaBlock, AgendaDraft, AgendaVersion, BrowserSession,
-		Contact, DeliverableAssignment, EmailCampaign, EmailCampaignRecipient,
-		EmailLog, Embed, Event, EventChange, EventMember, FileRequirement, Form,
-		Format, IdempotencyRecord, Level, Organization, OrganizationContact,
-		OrganizationContactEvent, OrganizationContactNote, OrganizationContactTag,
-		OrganizationInvitation, OrganizationMember, OrganizationTag, PersonalCalendar,
-		PipelineCard, PipelineStage, Resource, ReviewAnswer, ReviewAssignment,
-		ReviewCriterion, ReviewRound, ReviewRoundMember, Room, Segment, SignInToken,
-		SpeakerAvailability, StageHistory, Submission, SubmissionParticipant, Tag,
-		TaskAssignment, TaskTemplate, TimelineEntry, Track, User, WebhookDelivery,
-		WebhookEndpoint, WebhookMessage []ent.Interceptor
+		Contact, DecisionSend, DeliverableAssignment, EmailCampaign,
+		EmailCampaignRecipient, EmailLog, Embed, Event, EventChange, EventMember,
+		FileRequirement, Form, Format, IdempotencyRecord, Level, Organization,
+		OrganizationContact, OrganizationContactEvent, OrganizationContactNote,
+		OrganizationContactTag, OrganizationInvitation, OrganizationMember,
+		OrganizationTag, PersonalCalendar, PipelineCard, PipelineStage, Resource,
+		ReviewAnswer, ReviewAssignment, ReviewCriterion, ReviewRound,
+		ReviewRoundMember, Room, Segment, SignInToken, SpeakerAvailability,
+		StageHistory, Submission, SubmissionParticipant, Tag, TaskAssignment,
+		TaskTemplate, TimelineEntry, Track, User, WebhookDelivery, WebhookEndpoint,
+		WebhookMessage []ent.Interceptor
 	}
 )
 

@@ -345,12 +345,14 @@ type ComplexityRoot struct {
 	}
 
 	CommunicationCenter struct {
-		Campaigns     func(childComplexity int) int
-		Contacts      func(childComplexity int) int
-		EventName     func(childComplexity int) int
-		EventSlug     func(childComplexity int) int
-		ReminderRules func(childComplexity int) int
-		Templates     func(childComplexity int) int
+		AcceptedNotInformed func(childComplexity int) int
+		Campaigns           func(childComplexity int) int
+		Contacts            func(childComplexity int) int
+		DeclinedNotInformed func(childComplexity int) int
+		EventName           func(childComplexity int) int
+		EventSlug           func(childComplexity int) int
+		ReminderRules       func(childComplexity int) int
+		Templates           func(childComplexity int) int
 	}
 
 	CommunicationContact struct {
@@ -591,6 +593,20 @@ type ComplexityRoot struct {
 		Submissions   func(childComplexity int) int
 	}
 
+	DecisionSend struct {
+		CancelledAt   func(childComplexity int) int
+		CreatedAt     func(childComplexity int) int
+		CreatedBy     func(childComplexity int) int
+		Feedback      func(childComplexity int) int
+		ID            func(childComplexity int) int
+		ReplyTo       func(childComplexity int) int
+		ScheduledAt   func(childComplexity int) int
+		Sent          func(childComplexity int) int
+		SentAt        func(childComplexity int) int
+		Subject       func(childComplexity int) int
+		SubmissionIds func(childComplexity int) int
+	}
+
 	Deliverable struct {
 		ContactID     func(childComplexity int) int
 		ContentType   func(childComplexity int) int
@@ -703,6 +719,7 @@ type ComplexityRoot struct {
 		BackgroundKey              func(childComplexity int) int
 		BackgroundURL              func(childComplexity int) int
 		CreatedAt                  func(childComplexity int) int
+		DecisionSends              func(childComplexity int) int
 		DefaultSubmissionLimit     func(childComplexity int) int
 		Description                func(childComplexity int) int
 		Emails                     func(childComplexity int, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string], last *int, orderBy *ent.EmailLogOrder, where *ent.EmailLogWhereInput) int
@@ -734,7 +751,7 @@ type ComplexityRoot struct {
 		Speakers                   func(childComplexity int, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string], last *int, orderBy *ent.ContactOrder, where *ent.ContactWhereInput) int
 		StartsAt                   func(childComplexity int) int
 		Submission                 func(childComplexity int, id string) int
-		Submissions                func(childComplexity int, status *model.SubmissionStatus) int
+		Submissions                func(childComplexity int, status *model.SubmissionStatus, informed *bool) int
 		Tagline                    func(childComplexity int) int
 		TaskTemplates              func(childComplexity int) int
 		Theme                      func(childComplexity int) int
@@ -810,6 +827,12 @@ type ComplexityRoot struct {
 		Updated func(childComplexity int) int
 	}
 
+	InformResult struct {
+		CreatedEmails func(childComplexity int) int
+		Send          func(childComplexity int) int
+		Submissions   func(childComplexity int) int
+	}
+
 	Invitation struct {
 		CreatedAt func(childComplexity int) int
 		Email     func(childComplexity int) int
@@ -864,6 +887,7 @@ type ComplexityRoot struct {
 		AssignReviews             func(childComplexity int, eventID string, roundID string, input model.AssignReviewsInput) int
 		AttachResourceFile        func(childComplexity int, eventID string, resourceID string, file *graphql.Upload) int
 		AutoDistributeReviews     func(childComplexity int, eventID string, roundID string, input model.AutoDistributeReviewsInput) int
+		CancelDecisionSend        func(childComplexity int, eventID string, sendID string) int
 		CancelSession             func(childComplexity int, eventID string, sessionID string, input model.CancelSessionInput) int
 		ChangeAgendaDraft         func(childComplexity int, eventID string, draftID string, input model.ChangeAgendaDraftInput) int
 		ChangeSubmissionStatus    func(childComplexity int, eventID string, submissionID string, input model.ChangeSubmissionStatusInput) int
@@ -894,6 +918,7 @@ type ComplexityRoot struct {
 		GenerateAiReview          func(childComplexity int, eventID string, roundID string, input model.GenerateAiReviewInput) int
 		ImportContacts            func(childComplexity int, input model.ImportContactsInput) int
 		ImportSpeakers            func(childComplexity int, eventID string, input model.ImportSpeakersInput) int
+		InformSubmissions         func(childComplexity int, eventID string, input model.InformSubmissionsInput) int
 		InviteOrganizationMember  func(childComplexity int, input model.InviteOrganizationMemberInput) int
 		InviteSpeakerPortals      func(childComplexity int, eventID string, input model.InviteSpeakerPortalsInput) int
 		LockSpeakerContent        func(childComplexity int, eventID string) int
@@ -1439,6 +1464,7 @@ type ComplexityRoot struct {
 		Contacts             func(childComplexity int) int
 		ContentReviewStatus  func(childComplexity int) int
 		CreatedAt            func(childComplexity int) int
+		DecisionSent         func(childComplexity int) int
 		Deliverables         func(childComplexity int) int
 		DeliverablesTotal    func(childComplexity int) int
 		DeliverablesUploaded func(childComplexity int) int
@@ -1638,6 +1664,7 @@ type ComplexityRoot struct {
 		CancelledBy    func(childComplexity int) int
 		Code           func(childComplexity int) int
 		CreatedAt      func(childComplexity int) int
+		DecisionSent   func(childComplexity int) int
 		Description    func(childComplexity int) int
 		Emails         func(childComplexity int) int
 		EventID        func(childComplexity int) int
@@ -1880,6 +1907,7 @@ type DeliverableResolver interface {
 }
 type EventResolver interface {
 	Agenda(ctx context.Context, obj *ent.Event) (*model.Agenda, error)
+	DecisionSends(ctx context.Context, obj *ent.Event) ([]*ent.DecisionSend, error)
 	Emails(ctx context.Context, obj *ent.Event, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string], last *int, orderBy *ent.EmailLogOrder, where *ent.EmailLogWhereInput) (*ent.EmailLogConnection, error)
 	LogoDownloadURL(ctx context.Context, obj *ent.Event) (*string, error)
 	BackgroundDownloadURL(ctx context.Context, obj *ent.Event) (*string, error)
@@ -1896,7 +1924,7 @@ type EventResolver interface {
 	Speakers(ctx context.Context, obj *ent.Event, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string], last *int, orderBy *ent.ContactOrder, where *ent.ContactWhereInput) (*ent.ContactConnection, error)
 	Speaker(ctx context.Context, obj *ent.Event, id string) (*ent.Contact, error)
 	SpeakerDirectory(ctx context.Context, obj *ent.Event) (*model.SpeakerDirectory, error)
-	Submissions(ctx context.Context, obj *ent.Event, status *model.SubmissionStatus) (*model.SubmissionList, error)
+	Submissions(ctx context.Context, obj *ent.Event, status *model.SubmissionStatus, informed *bool) (*model.SubmissionList, error)
 	Submission(ctx context.Context, obj *ent.Event, id string) (*model.Submission, error)
 }
 type EventChangeResolver interface {
@@ -1933,6 +1961,8 @@ type MutationResolver interface {
 	AddContactNote(ctx context.Context, contactID string, input model.AddContactNoteInput) (*model.CrmContactNote, error)
 	AddContactToEvent(ctx context.Context, contactID string, input model.AddContactToEventInput) (*model.CrmContactEvent, error)
 	MergeContacts(ctx context.Context, input model.MergeContactsInput) (*model.CrmContact, error)
+	InformSubmissions(ctx context.Context, eventID string, input model.InformSubmissionsInput) (*model.InformResult, error)
+	CancelDecisionSend(ctx context.Context, eventID string, sendID string) (*ent.DecisionSend, error)
 	AttachResourceFile(ctx context.Context, eventID string, resourceID string, file *graphql.Upload) (*model.ResourceRecord, error)
 	RemoveResourceFile(ctx context.Context, eventID string, resourceID string) (*model.ResourceRecord, error)
 	UploadEventImage(ctx context.Context, eventID string, kind model.EventImageKind, file *graphql.Upload) (*ent.Event, error)
@@ -3286,6 +3316,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.CoSpeakerInvitation.Status(childComplexity), true
 
+	case "CommunicationCenter.acceptedNotInformed":
+		if e.ComplexityRoot.CommunicationCenter.AcceptedNotInformed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommunicationCenter.AcceptedNotInformed(childComplexity), true
 	case "CommunicationCenter.campaigns":
 		if e.ComplexityRoot.CommunicationCenter.Campaigns == nil {
 			break
@@ -3298,6 +3334,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CommunicationCenter.Contacts(childComplexity), true
+	case "CommunicationCenter.declinedNotInformed":
+		if e.ComplexityRoot.CommunicationCenter.DeclinedNotInformed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommunicationCenter.DeclinedNotInformed(childComplexity), true
 	case "CommunicationCenter.eventName":
 		if e.ComplexityRoot.CommunicationCenter.EventName == nil {
 			break
@@ -4297,6 +4339,73 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.DecisionResult.Submissions(childComplexity), true
 
+	case "DecisionSend.cancelledAt":
+		if e.ComplexityRoot.DecisionSend.CancelledAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DecisionSend.CancelledAt(childComplexity), true
+	case "DecisionSend.createdAt":
+		if e.ComplexityRoot.DecisionSend.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DecisionSend.CreatedAt(childComplexity), true
+	case "DecisionSend.createdBy":
+		if e.ComplexityRoot.DecisionSend.CreatedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DecisionSend.CreatedBy(childComplexity), true
+	case "DecisionSend.feedback":
+		if e.ComplexityRoot.DecisionSend.Feedback == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DecisionSend.Feedback(childComplexity), true
+	case "DecisionSend.id":
+		if e.ComplexityRoot.DecisionSend.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DecisionSend.ID(childComplexity), true
+	case "DecisionSend.replyTo":
+		if e.ComplexityRoot.DecisionSend.ReplyTo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DecisionSend.ReplyTo(childComplexity), true
+	case "DecisionSend.scheduledAt":
+		if e.ComplexityRoot.DecisionSend.ScheduledAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DecisionSend.ScheduledAt(childComplexity), true
+	case "DecisionSend.sent":
+		if e.ComplexityRoot.DecisionSend.Sent == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DecisionSend.Sent(childComplexity), true
+	case "DecisionSend.sentAt":
+		if e.ComplexityRoot.DecisionSend.SentAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DecisionSend.SentAt(childComplexity), true
+	case "DecisionSend.subject":
+		if e.ComplexityRoot.DecisionSend.Subject == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DecisionSend.Subject(childComplexity), true
+	case "DecisionSend.submissionIds":
+		if e.ComplexityRoot.DecisionSend.SubmissionIds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DecisionSend.SubmissionIds(childComplexity), true
+
 	case "Deliverable.contactId":
 		if e.ComplexityRoot.Deliverable.ContactID == nil {
 			break
@@ -4810,6 +4919,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Event.CreatedAt(childComplexity), true
+	case "Event.decisionSends":
+		if e.ComplexityRoot.Event.DecisionSends == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Event.DecisionSends(childComplexity), true
 	case "Event.defaultSubmissionLimit":
 		if e.ComplexityRoot.Event.DefaultSubmissionLimit == nil {
 			break
@@ -5041,7 +5156,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Event.Submissions(childComplexity, args["status"].(*model.SubmissionStatus)), true
+		return e.ComplexityRoot.Event.Submissions(childComplexity, args["status"].(*model.SubmissionStatus), args["informed"].(*bool)), true
 	case "Event.tagline":
 		if e.ComplexityRoot.Event.Tagline == nil {
 			break
@@ -5362,6 +5477,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ImportSpeakersResult.Updated(childComplexity), true
 
+	case "InformResult.createdEmails":
+		if e.ComplexityRoot.InformResult.CreatedEmails == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InformResult.CreatedEmails(childComplexity), true
+	case "InformResult.send":
+		if e.ComplexityRoot.InformResult.Send == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InformResult.Send(childComplexity), true
+	case "InformResult.submissions":
+		if e.ComplexityRoot.InformResult.Submissions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InformResult.Submissions(childComplexity), true
+
 	case "Invitation.createdAt":
 		if e.ComplexityRoot.Invitation.CreatedAt == nil {
 			break
@@ -5655,6 +5789,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.AutoDistributeReviews(childComplexity, args["eventId"].(string), args["roundId"].(string), args["input"].(model.AutoDistributeReviewsInput)), true
+	case "Mutation.cancelDecisionSend":
+		if e.ComplexityRoot.Mutation.CancelDecisionSend == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_cancelDecisionSend_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CancelDecisionSend(childComplexity, args["eventId"].(string), args["sendId"].(string)), true
 	case "Mutation.cancelSession":
 		if e.ComplexityRoot.Mutation.CancelSession == nil {
 			break
@@ -5985,6 +6130,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ImportSpeakers(childComplexity, args["eventId"].(string), args["input"].(model.ImportSpeakersInput)), true
+	case "Mutation.informSubmissions":
+		if e.ComplexityRoot.Mutation.InformSubmissions == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_informSubmissions_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.InformSubmissions(childComplexity, args["eventId"].(string), args["input"].(model.InformSubmissionsInput)), true
 	case "Mutation.inviteOrganizationMember":
 		if e.ComplexityRoot.Mutation.InviteOrganizationMember == nil {
 			break
@@ -8936,6 +9092,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Session.CreatedAt(childComplexity), true
+	case "Session.decisionSent":
+		if e.ComplexityRoot.Session.DecisionSent == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Session.DecisionSent(childComplexity), true
 	case "Session.deliverables":
 		if e.ComplexityRoot.Session.Deliverables == nil {
 			break
@@ -9841,6 +10003,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Submission.CreatedAt(childComplexity), true
+	case "Submission.decisionSent":
+		if e.ComplexityRoot.Submission.DecisionSent == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Submission.DecisionSent(childComplexity), true
 	case "Submission.description":
 		if e.ComplexityRoot.Submission.Description == nil {
 			break
@@ -10836,6 +11004,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputGenerateAiReviewInput,
 		ec.unmarshalInputImportContactsInput,
 		ec.unmarshalInputImportSpeakersInput,
+		ec.unmarshalInputInformSubmissionsInput,
 		ec.unmarshalInputInviteOrganizationMemberInput,
 		ec.unmarshalInputInviteSpeakerPortalsInput,
 		ec.unmarshalInputLevelOrder,
@@ -10975,7 +11144,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "ent.graphql" "agenda.graphqls" "agenda_blocks.graphqls" "agenda_drafts.graphqls" "agenda_exports.graphqls" "agenda_versions.graphqls" "availability.graphqls" "campaigns.graphqls" "cfp.graphqls" "crm.graphqls" "emails.graphqls" "event.graphqls" "files.graphqls" "forms.graphqls" "library.graphqls" "people.graphqls" "pipeline.graphqls" "portal.graphqls" "portal_actions.graphqls" "profile_review.graphqls" "readiness.graphqls" "resources.graphqls" "reviews.graphqls" "reviews_desk.graphqls" "segments.graphqls" "sessions.graphqls" "speakers.graphqls" "submissions.graphqls" "subscriptions.graphqls" "webhooks.graphqls" "widgets.graphqls"
+//go:embed "ent.graphql" "agenda.graphqls" "agenda_blocks.graphqls" "agenda_drafts.graphqls" "agenda_exports.graphqls" "agenda_versions.graphqls" "availability.graphqls" "campaigns.graphqls" "cfp.graphqls" "crm.graphqls" "decisions.graphqls" "emails.graphqls" "event.graphqls" "files.graphqls" "forms.graphqls" "library.graphqls" "people.graphqls" "pipeline.graphqls" "portal.graphqls" "portal_actions.graphqls" "profile_review.graphqls" "readiness.graphqls" "resources.graphqls" "reviews.graphqls" "reviews_desk.graphqls" "segments.graphqls" "sessions.graphqls" "speakers.graphqls" "submissions.graphqls" "subscriptions.graphqls" "webhooks.graphqls" "widgets.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -10997,6 +11166,7 @@ var sources = []*ast.Source{
 	{Name: "campaigns.graphqls", Input: sourceData("campaigns.graphqls"), BuiltIn: false},
 	{Name: "cfp.graphqls", Input: sourceData("cfp.graphqls"), BuiltIn: false},
 	{Name: "crm.graphqls", Input: sourceData("crm.graphqls"), BuiltIn: false},
+	{Name: "decisions.graphqls", Input: sourceData("decisions.graphqls"), BuiltIn: false},
 	{Name: "emails.graphqls", Input: sourceData("emails.graphqls"), BuiltIn: false},
 	{Name: "event.graphqls", Input: sourceData("event.graphqls"), BuiltIn: false},
 	{Name: "files.graphqls", Input: sourceData("files.graphqls"), BuiltIn: false},
@@ -11607,6 +11777,10 @@ func (ec *executionContext) childFields_CommunicationCenter(ctx context.Context,
 		return ec.fieldContext_CommunicationCenter_campaigns(ctx, field)
 	case "reminderRules":
 		return ec.fieldContext_CommunicationCenter_reminderRules(ctx, field)
+	case "acceptedNotInformed":
+		return ec.fieldContext_CommunicationCenter_acceptedNotInformed(ctx, field)
+	case "declinedNotInformed":
+		return ec.fieldContext_CommunicationCenter_declinedNotInformed(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CommunicationCenter", field.Name)
 }
@@ -12087,6 +12261,34 @@ func (ec *executionContext) childFields_DecisionResult(ctx context.Context, fiel
 	return nil, fmt.Errorf("no field named %q was found under type DecisionResult", field.Name)
 }
 
+func (ec *executionContext) childFields_DecisionSend(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_DecisionSend_id(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_DecisionSend_createdAt(ctx, field)
+	case "submissionIds":
+		return ec.fieldContext_DecisionSend_submissionIds(ctx, field)
+	case "subject":
+		return ec.fieldContext_DecisionSend_subject(ctx, field)
+	case "feedback":
+		return ec.fieldContext_DecisionSend_feedback(ctx, field)
+	case "replyTo":
+		return ec.fieldContext_DecisionSend_replyTo(ctx, field)
+	case "scheduledAt":
+		return ec.fieldContext_DecisionSend_scheduledAt(ctx, field)
+	case "sentAt":
+		return ec.fieldContext_DecisionSend_sentAt(ctx, field)
+	case "sent":
+		return ec.fieldContext_DecisionSend_sent(ctx, field)
+	case "cancelledAt":
+		return ec.fieldContext_DecisionSend_cancelledAt(ctx, field)
+	case "createdBy":
+		return ec.fieldContext_DecisionSend_createdBy(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DecisionSend", field.Name)
+}
+
 func (ec *executionContext) childFields_Deliverable(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -12353,6 +12555,8 @@ func (ec *executionContext) childFields_Event(ctx context.Context, field graphql
 		return ec.fieldContext_Event_agendaDirty(ctx, field)
 	case "agenda":
 		return ec.fieldContext_Event_agenda(ctx, field)
+	case "decisionSends":
+		return ec.fieldContext_Event_decisionSends(ctx, field)
 	case "emails":
 		return ec.fieldContext_Event_emails(ctx, field)
 	case "logoDownloadUrl":
@@ -12523,6 +12727,18 @@ func (ec *executionContext) childFields_ImportSpeakersResult(ctx context.Context
 		return ec.fieldContext_ImportSpeakersResult_skipped(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ImportSpeakersResult", field.Name)
+}
+
+func (ec *executionContext) childFields_InformResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "submissions":
+		return ec.fieldContext_InformResult_submissions(ctx, field)
+	case "createdEmails":
+		return ec.fieldContext_InformResult_createdEmails(ctx, field)
+	case "send":
+		return ec.fieldContext_InformResult_send(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type InformResult", field.Name)
 }
 
 func (ec *executionContext) childFields_Invitation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -13537,6 +13753,8 @@ func (ec *executionContext) childFields_Session(ctx context.Context, field graph
 		return ec.fieldContext_Session_deliverables(ctx, field)
 	case "submission":
 		return ec.fieldContext_Session_submission(ctx, field)
+	case "decisionSent":
+		return ec.fieldContext_Session_decisionSent(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Session", field.Name)
 }
@@ -13931,6 +14149,8 @@ func (ec *executionContext) childFields_Submission(ctx context.Context, field gr
 		return ec.fieldContext_Submission_activity(ctx, field)
 	case "emails":
 		return ec.fieldContext_Submission_emails(ctx, field)
+	case "decisionSent":
+		return ec.fieldContext_Submission_decisionSent(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Submission", field.Name)
 }
@@ -14694,6 +14914,14 @@ func (ec *executionContext) field_Event_submissions_args(ctx context.Context, ra
 		return nil, err
 	}
 	args["status"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "informed",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["informed"] = arg1
 	return args, nil
 }
 
@@ -14998,6 +15226,28 @@ func (ec *executionContext) field_Mutation_autoDistributeReviews_args(ctx contex
 		return nil, err
 	}
 	args["input"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_cancelDecisionSend_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "eventId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["eventId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "sendId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["sendId"] = arg1
 	return args, nil
 }
 
@@ -15637,6 +15887,28 @@ func (ec *executionContext) field_Mutation_importSpeakers_args(ctx context.Conte
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.ImportSpeakersInput, error) {
 			return ec.unmarshalNImportSpeakersInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐImportSpeakersInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_informSubmissions_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "eventId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["eventId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.InformSubmissionsInput, error) {
+			return ec.unmarshalNInformSubmissionsInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐInformSubmissionsInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -22606,6 +22878,52 @@ func (ec *executionContext) fieldContext_CommunicationCenter_reminderRules(_ con
 	return fc, nil
 }
 
+func (ec *executionContext) _CommunicationCenter_acceptedNotInformed(ctx context.Context, field graphql.CollectedField, obj *model.CommunicationCenter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommunicationCenter_acceptedNotInformed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AcceptedNotInformed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommunicationCenter_acceptedNotInformed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CommunicationCenter", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CommunicationCenter_declinedNotInformed(ctx context.Context, field graphql.CollectedField, obj *model.CommunicationCenter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommunicationCenter_declinedNotInformed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeclinedNotInformed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommunicationCenter_declinedNotInformed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CommunicationCenter", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
 func (ec *executionContext) _CommunicationContact_id(ctx context.Context, field graphql.CollectedField, obj *model.CommunicationContact) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -26401,11 +26719,11 @@ func (ec *executionContext) _DecidedSubmission_notifiedAt(ctx context.Context, f
 			return obj.NotifiedAt, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
-			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalOTime2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_DecidedSubmission_notifiedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -26488,6 +26806,259 @@ func (ec *executionContext) _DecisionResult_createdEmails(ctx context.Context, f
 }
 func (ec *executionContext) fieldContext_DecisionResult_createdEmails(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DecisionResult", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _DecisionSend_id(ctx context.Context, field graphql.CollectedField, obj *ent.DecisionSend) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DecisionSend_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DecisionSend_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DecisionSend", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _DecisionSend_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.DecisionSend) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DecisionSend_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DecisionSend_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DecisionSend", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _DecisionSend_submissionIds(ctx context.Context, field graphql.CollectedField, obj *ent.DecisionSend) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DecisionSend_submissionIds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SubmissionIds, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNID2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DecisionSend_submissionIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DecisionSend", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _DecisionSend_subject(ctx context.Context, field graphql.CollectedField, obj *ent.DecisionSend) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DecisionSend_subject(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Subject, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DecisionSend_subject(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DecisionSend", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _DecisionSend_feedback(ctx context.Context, field graphql.CollectedField, obj *ent.DecisionSend) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DecisionSend_feedback(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Feedback, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DecisionSend_feedback(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DecisionSend", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _DecisionSend_replyTo(ctx context.Context, field graphql.CollectedField, obj *ent.DecisionSend) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DecisionSend_replyTo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ReplyTo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DecisionSend_replyTo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DecisionSend", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _DecisionSend_scheduledAt(ctx context.Context, field graphql.CollectedField, obj *ent.DecisionSend) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DecisionSend_scheduledAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ScheduledAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DecisionSend_scheduledAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DecisionSend", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _DecisionSend_sentAt(ctx context.Context, field graphql.CollectedField, obj *ent.DecisionSend) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DecisionSend_sentAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SentAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DecisionSend_sentAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DecisionSend", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _DecisionSend_sent(ctx context.Context, field graphql.CollectedField, obj *ent.DecisionSend) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DecisionSend_sent(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sent, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DecisionSend_sent(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DecisionSend", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _DecisionSend_cancelledAt(ctx context.Context, field graphql.CollectedField, obj *ent.DecisionSend) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DecisionSend_cancelledAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CancelledAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DecisionSend_cancelledAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DecisionSend", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _DecisionSend_createdBy(ctx context.Context, field graphql.CollectedField, obj *ent.DecisionSend) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DecisionSend_createdBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedBy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DecisionSend_createdBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DecisionSend", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Deliverable_id(ctx context.Context, field graphql.CollectedField, obj *model.Deliverable) (ret graphql.Marshaler) {
@@ -28986,6 +29557,38 @@ func (ec *executionContext) fieldContext_Event_agenda(_ context.Context, field g
 	return fc, nil
 }
 
+func (ec *executionContext) _Event_decisionSends(ctx context.Context, field graphql.CollectedField, obj *ent.Event) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Event_decisionSends(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Event().DecisionSends(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.DecisionSend) graphql.Marshaler {
+			return ec.marshalNDecisionSend2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚐDecisionSendᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Event_decisionSends(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Event",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DecisionSend(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Event_emails(ctx context.Context, field graphql.CollectedField, obj *ent.Event) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -29562,7 +30165,7 @@ func (ec *executionContext) _Event_submissions(ctx context.Context, field graphq
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Event().Submissions(ctx, obj, fc.Args["status"].(*model.SubmissionStatus))
+			return ec.Resolvers.Event().Submissions(ctx, obj, fc.Args["status"].(*model.SubmissionStatus), fc.Args["informed"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.SubmissionList) graphql.Marshaler {
@@ -30745,6 +31348,93 @@ func (ec *executionContext) _ImportSpeakersResult_skipped(ctx context.Context, f
 }
 func (ec *executionContext) fieldContext_ImportSpeakersResult_skipped(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ImportSpeakersResult", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _InformResult_submissions(ctx context.Context, field graphql.CollectedField, obj *model.InformResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InformResult_submissions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Submissions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.DecidedSubmission) graphql.Marshaler {
+			return ec.marshalNDecidedSubmission2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐDecidedSubmissionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InformResult_submissions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InformResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DecidedSubmission(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _InformResult_createdEmails(ctx context.Context, field graphql.CollectedField, obj *model.InformResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InformResult_createdEmails(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedEmails, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InformResult_createdEmails(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InformResult", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _InformResult_send(ctx context.Context, field graphql.CollectedField, obj *model.InformResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InformResult_send(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Send, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.DecisionSend) graphql.Marshaler {
+			return ec.marshalNDecisionSend2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚐDecisionSend(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InformResult_send(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InformResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DecisionSend(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Invitation_id(ctx context.Context, field graphql.CollectedField, obj *model.Invitation) (ret graphql.Marshaler) {
@@ -32634,6 +33324,94 @@ func (ec *executionContext) fieldContext_Mutation_mergeContacts(ctx context.Cont
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_mergeContacts_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_informSubmissions(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_informSubmissions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().InformSubmissions(ctx, fc.Args["eventId"].(string), fc.Args["input"].(model.InformSubmissionsInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.InformResult) graphql.Marshaler {
+			return ec.marshalNInformResult2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐInformResult(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_informSubmissions(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_InformResult(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_informSubmissions_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_cancelDecisionSend(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_cancelDecisionSend(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CancelDecisionSend(ctx, fc.Args["eventId"].(string), fc.Args["sendId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.DecisionSend) graphql.Marshaler {
+			return ec.marshalNDecisionSend2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚐDecisionSend(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_cancelDecisionSend(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DecisionSend(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_cancelDecisionSend_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -45559,6 +46337,29 @@ func (ec *executionContext) fieldContext_Session_submission(_ context.Context, f
 	return fc, nil
 }
 
+func (ec *executionContext) _Session_decisionSent(ctx context.Context, field graphql.CollectedField, obj *model.Session) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Session_decisionSent(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DecisionSent, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Session_decisionSent(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Session", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
 func (ec *executionContext) _SessionConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.SessionConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -49140,6 +49941,29 @@ func (ec *executionContext) fieldContext_Submission_emails(_ context.Context, fi
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Submission_decisionSent(ctx context.Context, field graphql.CollectedField, obj *model.Submission) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Submission_decisionSent(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DecisionSent, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Submission_decisionSent(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Submission", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _SubmissionAnswer_id(ctx context.Context, field graphql.CollectedField, obj *model.SubmissionAnswer) (ret graphql.Marshaler) {
@@ -55386,7 +56210,11 @@ func (ec *executionContext) unmarshalInputDecideSubmissionsInput(ctx context.Con
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"submissionIds", "decision", "feedback", "confirmRedecide", "approveContent", "reviewContentFirst"}
+	if _, present := asMap["inform"]; !present {
+		asMap["inform"] = false
+	}
+
+	fieldsInOrder := [...]string{"submissionIds", "decision", "feedback", "inform", "confirmRedecide", "approveContent", "reviewContentFirst"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -55409,11 +56237,18 @@ func (ec *executionContext) unmarshalInputDecideSubmissionsInput(ctx context.Con
 			it.Decision = data
 		case "feedback":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("feedback"))
-			data, err := ec.unmarshalNString2string(ctx, v)
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.Feedback = data
+		case "inform":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("inform"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Inform = data
 		case "confirmRedecide":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("confirmRedecide"))
 			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
@@ -57922,6 +58757,64 @@ func (ec *executionContext) unmarshalInputImportSpeakersInput(ctx context.Contex
 				return it, err
 			}
 			it.Rows = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputInformSubmissionsInput(ctx context.Context, obj any) (model.InformSubmissionsInput, error) {
+	var it model.InformSubmissionsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"submissionIds", "subject", "feedback", "replyTo", "at"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "submissionIds":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("submissionIds"))
+			data, err := ec.unmarshalNID2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SubmissionIds = data
+		case "subject":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("subject"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Subject = data
+		case "feedback":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("feedback"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Feedback = data
+		case "replyTo":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("replyTo"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReplyTo = data
+		case "at":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("at"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.At = data
 		}
 	}
 	return it, nil
@@ -62664,6 +63557,16 @@ func (ec *executionContext) _CommunicationCenter(ctx context.Context, sel ast.Se
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "acceptedNotInformed":
+			out.Values[i] = ec._CommunicationCenter_acceptedNotInformed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "declinedNotInformed":
+			out.Values[i] = ec._CommunicationCenter_declinedNotInformed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -64421,7 +65324,7 @@ func (ec *executionContext) _DecidedSubmission(ctx context.Context, sel ast.Sele
 			}
 		case "notifiedAt":
 			out.Values[i] = ec._DecidedSubmission_notifiedAt(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -64469,6 +65372,94 @@ func (ec *executionContext) _DecisionResult(ctx context.Context, sel ast.Selecti
 			}
 		case "createdEmails":
 			out.Values[i] = ec._DecisionResult_createdEmails(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var decisionSendImplementors = []string{"DecisionSend"}
+
+func (ec *executionContext) _DecisionSend(ctx context.Context, sel ast.SelectionSet, obj *ent.DecisionSend) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, decisionSendImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DecisionSend")
+		case "id":
+			out.Values[i] = ec._DecisionSend_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._DecisionSend_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "submissionIds":
+			out.Values[i] = ec._DecisionSend_submissionIds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "subject":
+			out.Values[i] = ec._DecisionSend_subject(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "feedback":
+			out.Values[i] = ec._DecisionSend_feedback(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "replyTo":
+			out.Values[i] = ec._DecisionSend_replyTo(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "scheduledAt":
+			out.Values[i] = ec._DecisionSend_scheduledAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sentAt":
+			out.Values[i] = ec._DecisionSend_sentAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "sent":
+			out.Values[i] = ec._DecisionSend_sent(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cancelledAt":
+			out.Values[i] = ec._DecisionSend_cancelledAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "createdBy":
+			out.Values[i] = ec._DecisionSend_createdBy(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -65365,6 +66356,44 @@ func (ec *executionContext) _Event(ctx context.Context, sel ast.SelectionSet, ob
 					}
 				}()
 				res = ec._Event_agenda(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "decisionSends":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Event_decisionSends(ctx, field, obj)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -66653,6 +67682,54 @@ func (ec *executionContext) _ImportSpeakersResult(ctx context.Context, sel ast.S
 	return out
 }
 
+var informResultImplementors = []string{"InformResult"}
+
+func (ec *executionContext) _InformResult(ctx context.Context, sel ast.SelectionSet, obj *model.InformResult) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, informResultImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("InformResult")
+		case "submissions":
+			out.Values[i] = ec._InformResult_submissions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdEmails":
+			out.Values[i] = ec._InformResult_createdEmails(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "send":
+			out.Values[i] = ec._InformResult_send(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var invitationImplementors = []string{"Invitation"}
 
 func (ec *executionContext) _Invitation(ctx context.Context, sel ast.SelectionSet, obj *model.Invitation) graphql.Marshaler {
@@ -67160,6 +68237,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "mergeContacts":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_mergeContacts(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "informSubmissions":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_informSubmissions(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cancelDecisionSend":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_cancelDecisionSend(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -72054,6 +73145,11 @@ func (ec *executionContext) _Session(ctx context.Context, sel ast.SelectionSet, 
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "decisionSent":
+			out.Values[i] = ec._Session_decisionSent(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -73510,6 +74606,11 @@ func (ec *executionContext) _Submission(ctx context.Context, sel ast.SelectionSe
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "decisionSent":
+			out.Values[i] = ec._Submission_decisionSent(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -76811,6 +77912,32 @@ func (ec *executionContext) marshalNDecisionResult2ᚖgithubᚗcomᚋpodiumᚋpo
 	return ec._DecisionResult(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNDecisionSend2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚐDecisionSendᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.DecisionSend) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNDecisionSend2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚐDecisionSend(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNDecisionSend2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚐDecisionSend(ctx context.Context, sel ast.SelectionSet, v *ent.DecisionSend) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._DecisionSend(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNDeliverable2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐDeliverableᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Deliverable) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -77270,6 +78397,21 @@ func (ec *executionContext) marshalNImportSpeakersResult2ᚖgithubᚗcomᚋpodiu
 		return graphql.Null
 	}
 	return ec._ImportSpeakersResult(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNInformResult2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐInformResult(ctx context.Context, sel ast.SelectionSet, v *model.InformResult) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._InformResult(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNInformSubmissionsInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐInformSubmissionsInput(ctx context.Context, v any) (model.InformSubmissionsInput, error) {
+	res, err := ec.unmarshalInputInformSubmissionsInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNInt2int(ctx context.Context, v any) (int, error) {

@@ -132,20 +132,25 @@ func mustParse() templates {
 }
 
 // Render renders the template name with data.
-func Render(name string, data Data) (Rendered, error) {
+func Render(name string, data Data) (Rendered, error) { return render(name, data, "") }
+
+// render is Render, with the subject replaced by subject when it is not empty.
+func render(name string, data Data, subject string) (Rendered, error) {
 	text, ok := parsed.text[name]
 	if !ok {
 		return Rendered{}, fmt.Errorf("email: no template %q", name)
 	}
-	var subject, body, html bytes.Buffer
-	if err := text.ExecuteTemplate(&subject, "subject", data); err != nil {
+	var subjectText, body, html bytes.Buffer
+	if subject != "" {
+		subjectText.WriteString(subject)
+	} else if err := text.ExecuteTemplate(&subjectText, "subject", data); err != nil {
 		return Rendered{}, fmt.Errorf("email: %s subject: %w", name, err)
 	}
 	if err := text.ExecuteTemplate(&body, "text", data); err != nil {
 		return Rendered{}, fmt.Errorf("email: %s text: %w", name, err)
 	}
 	// Subjects are one line, whatever the data holds.
-	data.Subject = strings.Join(strings.Fields(subject.String()), " ")
+	data.Subject = strings.Join(strings.Fields(subjectText.String()), " ")
 	if err := parsed.html[name].ExecuteTemplate(&html, "layout", data); err != nil {
 		return Rendered{}, fmt.Errorf("email: %s html: %w", name, err)
 	}
@@ -166,6 +171,9 @@ type Email struct {
 	ICSSequence *int
 	// ReplyTo is this send's Reply-To; nil leaves it to the event's replyToEmail at delivery.
 	ReplyTo *string
+	// Subject, when not empty, replaces the template's subject for this email (an organizer's
+	// wording of a decision email, docs/decisions.md); it is made one line like any subject.
+	Subject string
 }
 
 // Outbox queues emails.
@@ -261,7 +269,7 @@ func (o *Outbox) builder(c *ent.Client, e Email) (*ent.EmailLogCreate, error) {
 		e.Data.Path = OneClickPath(e.Data.Path)
 	}
 	e.Data.Link = o.link(e.Data.Path)
-	r, err := Render(e.Template, e.Data)
+	r, err := render(e.Template, e.Data, e.Subject)
 	if err != nil {
 		return nil, err
 	}
