@@ -228,3 +228,31 @@ func TestDecideThenInform(t *testing.T) {
 		b.requireError(r, http.StatusBadRequest, "invalid_body")
 	})
 }
+
+// An acceptance not yet announced is on no public surface and gets no calendar invitation; once
+// informed, the next publication and invitation include it.
+func TestUninformedStaysOffPublicSurfaces(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	st := b.stage()
+	w := st.w
+	quiet := b.proposeIn(w, "Quiet", "About quiet", []string{w.track1}, w.grace)
+	b.gqlOK(b.acme, decideGQL, map[string]any{"e": w.event, "in": map[string]any{"submissionIds": []any{quiet},
+		"decision": "accept", "approveContent": true}})
+	require.Equal(t, http.StatusOK, b.schedule(st, st.go1, st.hall, "2027-09-10T09:00:00Z", "2027-09-10T10:00:00Z").Status)
+	require.Equal(t, http.StatusOK, b.schedule(st, quiet, st.annex, "2027-09-10T09:00:00Z", "2027-09-10T10:00:00Z").Status)
+
+	invites := b.must(http.StatusOK, http.MethodPost, w.base+"/agenda/invites", b.acme, nil).Obj()
+	require.Equal(t, json.Number("1"), invites["sessions"], "go1 only")
+	require.Zero(t, b.count(`SELECT count(*) FROM email_log WHERE submission_id = $1`, quiet))
+	b.must(http.StatusOK, http.MethodPost, w.base+"/agenda/publish", b.acme, nil)
+	program := b.must(http.StatusOK, http.MethodGet, w.base+"/program", b.acme, nil).Raw
+	require.Contains(t, program, st.go1)
+	require.NotContains(t, program, quiet)
+
+	b.gqlOK(b.acme, informGQL, map[string]any{"e": w.event, "in": map[string]any{"submissionIds": []any{quiet}}})
+	b.must(http.StatusOK, http.MethodPost, w.base+"/agenda/publish", b.acme, nil)
+	require.Contains(t, b.must(http.StatusOK, http.MethodGet, w.base+"/program", b.acme, nil).Raw, quiet)
+	invites = b.must(http.StatusOK, http.MethodPost, w.base+"/agenda/invites", b.acme, nil).Obj()
+	require.Equal(t, json.Number("1"), invites["sessions"], "quiet, now told")
+}
