@@ -81,9 +81,9 @@ func (r *Service) InformSubmissions(ctx context.Context, eventID string, in mode
 			return nil, err
 		}
 		now := time.Now()
-		at, scheduled := now, in.At != nil && time.Time(*in.At).After(now)
+		at, scheduled := now, in.At != nil && in.At.After(now)
 		if scheduled {
-			at = time.Time(*in.At)
+			at = *in.At
 		}
 		name, _ := actor(ctx)
 		create := c.DecisionSend.Create().SetEventID(ev.ID).SetSubmissionIds(ids).SetNillableSubject(opts.subject).
