@@ -127,6 +127,11 @@ func TestDecideThenInform(t *testing.T) {
 	require.Equal(t, 2, b.count(`SELECT count(*) FROM timeline_entries WHERE submission_id = ANY($1) AND kind = 'informed'`,
 		[]string{str(p1, "id"), str(p2, "id")}))
 
+	activity := b.gqlOK(b.acme, `query($e: ID!, $id: ID!) { event(id: $e) { submission(id: $id) { decisionSent activity { kind detail } } } }`,
+		map[string]any{"e": w.event, "id": p1["id"]})["event"].(map[string]any)["submission"].(map[string]any)
+	require.Equal(t, true, activity["decisionSent"])
+	require.Contains(t, activity["activity"], map[string]any{"kind": "informed", "detail": "The committee loved it."})
+
 	t.Run("InformAgainSendsNothing", func(t *testing.T) {
 		r := b.gql(b.acme, informGQL, map[string]any{"e": w.event, "in": map[string]any{"submissionIds": []any{p1["id"]}}})
 		require.Equal(t, []string{"invalid_input"}, r.Codes(), r.Raw)
