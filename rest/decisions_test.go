@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/podium/podium/jobs"
 	"github.com/podium/podium/jobs/mailtest"
 )
 
@@ -260,4 +261,28 @@ func TestUninformedStaysOffPublicSurfaces(t *testing.T) {
 	require.Contains(t, b.must(http.StatusOK, http.MethodGet, w.base+"/program", b.acme, nil).Raw, quiet)
 	invites = b.must(http.StatusOK, http.MethodPost, w.base+"/agenda/invites", b.acme, nil).Obj()
 	require.Equal(t, json.Number("1"), invites["sessions"], "quiet, now told")
+}
+
+// A scheduled send goes out through its River job, run by the workers, once.
+func TestScheduledInformRunsItsJob(t *testing.T) {
+	t.Parallel()
+	b := setupWith(t, nil)
+	b.sink = mailtest.New(t, mailtest.Options{})
+	sender, err := jobs.NewSMTPSender(b.sink.URL(), "Podium <podium@example.test>", jobs.SMTPOptions{})
+	require.NoError(t, err)
+	t.Cleanup(sender.Close)
+	b.startWorkers(jobs.Config{Sender: sender, EmailWorkers: 4, Informer: b.res.Ops})
+	w := b.world()
+	p := b.propose(w, "Soon", w.ada)
+	b.decide(w, "accept", p["id"])
+	at := time.Now().Add(2 * time.Second).UTC().Format(time.RFC3339Nano)
+	b.gqlOK(b.acme, informGQL, map[string]any{"e": w.event, "in": map[string]any{"submissionIds": []any{p["id"]},
+		"at": at, "subject": "Soon news"}})
+	require.Eventually(t, func() bool { return len(mailsWithSubject(b.sink, "ada@example.test", "Soon news")) == 1 },
+		30*time.Second, 50*time.Millisecond)
+	require.Eventually(t, func() bool {
+		return b.count(`SELECT count(*) FROM river_job WHERE kind = 'inform_decisions' AND state = 'completed'`) == 1
+	}, 10*time.Second, 50*time.Millisecond)
+	require.Equal(t, 1, b.decisionMails(str(p, "id")))
+	require.Equal(t, 1, b.count(`SELECT count(*) FROM decision_sends WHERE sent_at IS NOT NULL AND sent = 1`))
 }
