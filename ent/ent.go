@@ -19,6 +19,7 @@ import (
 	"github.com/podium/podium/ent/apikey"
 	"github.com/podium/podium/ent/browsersession"
 	"github.com/podium/podium/ent/contact"
+	"github.com/podium/podium/ent/decisionsend"
 	"github.com/podium/podium/ent/deliverableassignment"
 	"github.com/podium/podium/ent/emailcampaign"
 	"github.com/podium/podium/ent/emailcampaignrecipient"
@@ -133,6 +134,7 @@ func checkColumn(t, c string) error {
 			agendaversion.Table:            agendaversion.ValidColumn,
 			browsersession.Table:           browsersession.ValidColumn,
 			contact.Table:                  contact.ValidColumn,
+			decisionsend.Table:             decisionsend.ValidColumn,
 			deliverableassignment.Table:    deliverableassignment.ValidColumn,
 			emailcampaign.Table:            emailcampaign.ValidColumn,
 			emailcampaignrecipient.Table:   emailcampaignrecipient.ValidColumn,

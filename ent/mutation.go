@@ -18,6 +18,7 @@ import (
 	"github.com/podium/podium/ent/apikey"
 	"github.com/podium/podium/ent/browsersession"
 	"github.com/podium/podium/ent/contact"
+	"github.com/podium/podium/ent/decisionsend"
 	"github.com/podium/podium/ent/deliverableassignment"
 	"github.com/podium/podium/ent/emailcampaign"
 	"github.com/podium/podium/ent/emailcampaignrecipient"
@@ -86,6 +87,7 @@ const (
 	TypeAgendaVersion            = "AgendaVersion"
 	TypeBrowserSession           = "BrowserSession"
 	TypeContact                  = "Contact"
+	TypeDecisionSend             = "DecisionSend"
 	TypeDeliverableAssignment    = "DeliverableAssignment"
 	TypeEmailCampaign            = "EmailCampaign"
 	TypeEmailCampaignRecipient   = "EmailCampaignRecipient"
@@ -8628,6 +8630,1190 @@ func (m *ContactMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown Contact edge %s", name)
+}
+
+// DecisionSendMutation represents an operation that mutates the DecisionSend nodes in the graph.
+type DecisionSendMutation struct {
+	config
+	op                   Op
+	typ                  string
+	id                   *string
+	created_at           *time.Time
+	updated_at           *time.Time
+	organization_id      *string
+	submission_ids       *[]string
+	appendsubmission_ids []string
+	subject              *string
+	feedback             *string
+	reply_to             *string
+	scheduled_at         *time.Time
+	sent_at              *time.Time
+	sent                 *int
+	addsent              *int
+	cancelled_at         *time.Time
+	created_by           *string
+	clearedFields        map[string]struct{}
+	event                *string
+	clearedevent         bool
+	done                 bool
+	oldValue             func(context.Context) (*DecisionSend, error)
+	predicates           []predicate.DecisionSend
+}
+
+var _ ent.Mutation = (*DecisionSendMutation)(nil)
+
+// decisionsendOption allows management of the mutation configuration using functional options.
+type decisionsendOption func(*DecisionSendMutation)
+
+// newDecisionSendMutation creates new mutation for the DecisionSend entity.
+func newDecisionSendMutation(c config, op Op, opts ...decisionsendOption) *DecisionSendMutation {
+	m := &DecisionSendMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeDecisionSend,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withDecisionSendID sets the ID field of the mutation.
+func withDecisionSendID(id string) decisionsendOption {
+	return func(m *DecisionSendMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *DecisionSend
+		)
+		m.oldValue = func(ctx context.Context) (*DecisionSend, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().DecisionSend.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withDecisionSend sets the old DecisionSend of the mutation.
+func withDecisionSend(node *DecisionSend) decisionsendOption {
+	return func(m *DecisionSendMutation) {
+		m.oldValue = func(context.Context) (*DecisionSend, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m DecisionSendMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m DecisionSendMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of DecisionSend entities.
+func (m *DecisionSendMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *DecisionSendMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *DecisionSendMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().DecisionSend.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *DecisionSendMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *DecisionSendMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the DecisionSend entity.
+// If the DecisionSend object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DecisionSendMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *DecisionSendMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *DecisionSendMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *DecisionSendMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the DecisionSend entity.
+// If the DecisionSend object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DecisionSendMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *DecisionSendMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetOrganizationID sets the "organization_id" field.
+func (m *DecisionSendMutation) SetOrganizationID(s string) {
+	m.organization_id = &s
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *DecisionSendMutation) OrganizationID() (r string, exists bool) {
+	v := m.organization_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the DecisionSend entity.
+// If the DecisionSend object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DecisionSendMutation) OldOrganizationID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *DecisionSendMutation) ResetOrganizationID() {
+	m.organization_id = nil
+}
+
+// SetEventID sets the "event_id" field.
+func (m *DecisionSendMutation) SetEventID(s string) {
+	m.event = &s
+}
+
+// EventID returns the value of the "event_id" field in the mutation.
+func (m *DecisionSendMutation) EventID() (r string, exists bool) {
+	v := m.event
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEventID returns the old "event_id" field's value of the DecisionSend entity.
+// If the DecisionSend object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DecisionSendMutation) OldEventID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEventID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEventID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEventID: %w", err)
+	}
+	return oldValue.EventID, nil
+}
+
+// ResetEventID resets all changes to the "event_id" field.
+func (m *DecisionSendMutation) ResetEventID() {
+	m.event = nil
+}
+
+// SetSubmissionIds sets the "submission_ids" field.
+func (m *DecisionSendMutation) SetSubmissionIds(s []string) {
+	m.submission_ids = &s
+	m.appendsubmission_ids = nil
+}
+
+// SubmissionIds returns the value of the "submission_ids" field in the mutation.
+func (m *DecisionSendMutation) SubmissionIds() (r []string, exists bool) {
+	v := m.submission_ids
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSubmissionIds returns the old "submission_ids" field's value of the DecisionSend entity.
+// If the DecisionSend object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DecisionSendMutation) OldSubmissionIds(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSubmissionIds is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSubmissionIds requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSubmissionIds: %w", err)
+	}
+	return oldValue.SubmissionIds, nil
+}
+
+// AppendSubmissionIds adds s to the "submission_ids" field.
+func (m *DecisionSendMutation) AppendSubmissionIds(s []string) {
+	m.appendsubmission_ids = append(m.appendsubmission_ids, s...)
+}
+
+// AppendedSubmissionIds returns the list of values that were appended to the "submission_ids" field in this mutation.
+func (m *DecisionSendMutation) AppendedSubmissionIds() ([]string, bool) {
+	if len(m.appendsubmission_ids) == 0 {
+		return nil, false
+	}
+	return m.appendsubmission_ids, true
+}
+
+// ResetSubmissionIds resets all changes to the "submission_ids" field.
+func (m *DecisionSendMutation) ResetSubmissionIds() {
+	m.submission_ids = nil
+	m.appendsubmission_ids = nil
+}
+
+// SetSubject sets the "subject" field.
+func (m *DecisionSendMutation) SetSubject(s string) {
+	m.subject = &s
+}
+
+// Subject returns the value of the "subject" field in the mutation.
+func (m *DecisionSendMutation) Subject() (r string, exists bool) {
+	v := m.subject
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSubject returns the old "subject" field's value of the DecisionSend entity.
+// If the DecisionSend object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DecisionSendMutation) OldSubject(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSubject is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSubject requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSubject: %w", err)
+	}
+	return oldValue.Subject, nil
+}
+
+// ClearSubject clears the value of the "subject" field.
+func (m *DecisionSendMutation) ClearSubject() {
+	m.subject = nil
+	m.clearedFields[decisionsend.FieldSubject] = struct{}{}
+}
+
+// SubjectCleared returns if the "subject" field was cleared in this mutation.
+func (m *DecisionSendMutation) SubjectCleared() bool {
+	_, ok := m.clearedFields[decisionsend.FieldSubject]
+	return ok
+}
+
+// ResetSubject resets all changes to the "subject" field.
+func (m *DecisionSendMutation) ResetSubject() {
+	m.subject = nil
+	delete(m.clearedFields, decisionsend.FieldSubject)
+}
+
+// SetFeedback sets the "feedback" field.
+func (m *DecisionSendMutation) SetFeedback(s string) {
+	m.feedback = &s
+}
+
+// Feedback returns the value of the "feedback" field in the mutation.
+func (m *DecisionSendMutation) Feedback() (r string, exists bool) {
+	v := m.feedback
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFeedback returns the old "feedback" field's value of the DecisionSend entity.
+// If the DecisionSend object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DecisionSendMutation) OldFeedback(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFeedback is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFeedback requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFeedback: %w", err)
+	}
+	return oldValue.Feedback, nil
+}
+
+// ClearFeedback clears the value of the "feedback" field.
+func (m *DecisionSendMutation) ClearFeedback() {
+	m.feedback = nil
+	m.clearedFields[decisionsend.FieldFeedback] = struct{}{}
+}
+
+// FeedbackCleared returns if the "feedback" field was cleared in this mutation.
+func (m *DecisionSendMutation) FeedbackCleared() bool {
+	_, ok := m.clearedFields[decisionsend.FieldFeedback]
+	return ok
+}
+
+// ResetFeedback resets all changes to the "feedback" field.
+func (m *DecisionSendMutation) ResetFeedback() {
+	m.feedback = nil
+	delete(m.clearedFields, decisionsend.FieldFeedback)
+}
+
+// SetReplyTo sets the "reply_to" field.
+func (m *DecisionSendMutation) SetReplyTo(s string) {
+	m.reply_to = &s
+}
+
+// ReplyTo returns the value of the "reply_to" field in the mutation.
+func (m *DecisionSendMutation) ReplyTo() (r string, exists bool) {
+	v := m.reply_to
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldReplyTo returns the old "reply_to" field's value of the DecisionSend entity.
+// If the DecisionSend object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DecisionSendMutation) OldReplyTo(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldReplyTo is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldReplyTo requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldReplyTo: %w", err)
+	}
+	return oldValue.ReplyTo, nil
+}
+
+// ClearReplyTo clears the value of the "reply_to" field.
+func (m *DecisionSendMutation) ClearReplyTo() {
+	m.reply_to = nil
+	m.clearedFields[decisionsend.FieldReplyTo] = struct{}{}
+}
+
+// ReplyToCleared returns if the "reply_to" field was cleared in this mutation.
+func (m *DecisionSendMutation) ReplyToCleared() bool {
+	_, ok := m.clearedFields[decisionsend.FieldReplyTo]
+	return ok
+}
+
+// ResetReplyTo resets all changes to the "reply_to" field.
+func (m *DecisionSendMutation) ResetReplyTo() {
+	m.reply_to = nil
+	delete(m.clearedFields, decisionsend.FieldReplyTo)
+}
+
+// SetScheduledAt sets the "scheduled_at" field.
+func (m *DecisionSendMutation) SetScheduledAt(t time.Time) {
+	m.scheduled_at = &t
+}
+
+// ScheduledAt returns the value of the "scheduled_at" field in the mutation.
+func (m *DecisionSendMutation) ScheduledAt() (r time.Time, exists bool) {
+	v := m.scheduled_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldScheduledAt returns the old "scheduled_at" field's value of the DecisionSend entity.
+// If the DecisionSend object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DecisionSendMutation) OldScheduledAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldScheduledAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldScheduledAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldScheduledAt: %w", err)
+	}
+	return oldValue.ScheduledAt, nil
+}
+
+// ResetScheduledAt resets all changes to the "scheduled_at" field.
+func (m *DecisionSendMutation) ResetScheduledAt() {
+	m.scheduled_at = nil
+}
+
+// SetSentAt sets the "sent_at" field.
+func (m *DecisionSendMutation) SetSentAt(t time.Time) {
+	m.sent_at = &t
+}
+
+// SentAt returns the value of the "sent_at" field in the mutation.
+func (m *DecisionSendMutation) SentAt() (r time.Time, exists bool) {
+	v := m.sent_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSentAt returns the old "sent_at" field's value of the DecisionSend entity.
+// If the DecisionSend object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DecisionSendMutation) OldSentAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSentAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSentAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSentAt: %w", err)
+	}
+	return oldValue.SentAt, nil
+}
+
+// ClearSentAt clears the value of the "sent_at" field.
+func (m *DecisionSendMutation) ClearSentAt() {
+	m.sent_at = nil
+	m.clearedFields[decisionsend.FieldSentAt] = struct{}{}
+}
+
+// SentAtCleared returns if the "sent_at" field was cleared in this mutation.
+func (m *DecisionSendMutation) SentAtCleared() bool {
+	_, ok := m.clearedFields[decisionsend.FieldSentAt]
+	return ok
+}
+
+// ResetSentAt resets all changes to the "sent_at" field.
+func (m *DecisionSendMutation) ResetSentAt() {
+	m.sent_at = nil
+	delete(m.clearedFields, decisionsend.FieldSentAt)
+}
+
+// SetSent sets the "sent" field.
+func (m *DecisionSendMutation) SetSent(i int) {
+	m.sent = &i
+	m.addsent = nil
+}
+
+// Sent returns the value of the "sent" field in the mutation.
+func (m *DecisionSendMutation) Sent() (r int, exists bool) {
+	v := m.sent
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSent returns the old "sent" field's value of the DecisionSend entity.
+// If the DecisionSend object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DecisionSendMutation) OldSent(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSent is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSent requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSent: %w", err)
+	}
+	return oldValue.Sent, nil
+}
+
+// AddSent adds i to the "sent" field.
+func (m *DecisionSendMutation) AddSent(i int) {
+	if m.addsent != nil {
+		*m.addsent += i
+	} else {
+		m.addsent = &i
+	}
+}
+
+// AddedSent returns the value that was added to the "sent" field in this mutation.
+func (m *DecisionSendMutation) AddedSent() (r int, exists bool) {
+	v := m.addsent
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetSent resets all changes to the "sent" field.
+func (m *DecisionSendMutation) ResetSent() {
+	m.sent = nil
+	m.addsent = nil
+}
+
+// SetCancelledAt sets the "cancelled_at" field.
+func (m *DecisionSendMutation) SetCancelledAt(t time.Time) {
+	m.cancelled_at = &t
+}
+
+// CancelledAt returns the value of the "cancelled_at" field in the mutation.
+func (m *DecisionSendMutation) CancelledAt() (r time.Time, exists bool) {
+	v := m.cancelled_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCancelledAt returns the old "cancelled_at" field's value of the DecisionSend entity.
+// If the DecisionSend object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DecisionSendMutation) OldCancelledAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCancelledAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCancelledAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCancelledAt: %w", err)
+	}
+	return oldValue.CancelledAt, nil
+}
+
+// ClearCancelledAt clears the value of the "cancelled_at" field.
+func (m *DecisionSendMutation) ClearCancelledAt() {
+	m.cancelled_at = nil
+	m.clearedFields[decisionsend.FieldCancelledAt] = struct{}{}
+}
+
+// CancelledAtCleared returns if the "cancelled_at" field was cleared in this mutation.
+func (m *DecisionSendMutation) CancelledAtCleared() bool {
+	_, ok := m.clearedFields[decisionsend.FieldCancelledAt]
+	return ok
+}
+
+// ResetCancelledAt resets all changes to the "cancelled_at" field.
+func (m *DecisionSendMutation) ResetCancelledAt() {
+	m.cancelled_at = nil
+	delete(m.clearedFields, decisionsend.FieldCancelledAt)
+}
+
+// SetCreatedBy sets the "created_by" field.
+func (m *DecisionSendMutation) SetCreatedBy(s string) {
+	m.created_by = &s
+}
+
+// CreatedBy returns the value of the "created_by" field in the mutation.
+func (m *DecisionSendMutation) CreatedBy() (r string, exists bool) {
+	v := m.created_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedBy returns the old "created_by" field's value of the DecisionSend entity.
+// If the DecisionSend object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DecisionSendMutation) OldCreatedBy(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedBy: %w", err)
+	}
+	return oldValue.CreatedBy, nil
+}
+
+// ResetCreatedBy resets all changes to the "created_by" field.
+func (m *DecisionSendMutation) ResetCreatedBy() {
+	m.created_by = nil
+}
+
+// ClearEvent clears the "event" edge to the Event entity.
+func (m *DecisionSendMutation) ClearEvent() {
+	m.clearedevent = true
+	m.clearedFields[decisionsend.FieldEventID] = struct{}{}
+}
+
+// EventCleared reports if the "event" edge to the Event entity was cleared.
+func (m *DecisionSendMutation) EventCleared() bool {
+	return m.clearedevent
+}
+
+// EventIDs returns the "event" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// EventID instead. It exists only for internal usage by the builders.
+func (m *DecisionSendMutation) EventIDs() (ids []string) {
+	if id := m.event; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetEvent resets all changes to the "event" edge.
+func (m *DecisionSendMutation) ResetEvent() {
+	m.event = nil
+	m.clearedevent = false
+}
+
+// Where appends a list predicates to the DecisionSendMutation builder.
+func (m *DecisionSendMutation) Where(ps ...predicate.DecisionSend) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the DecisionSendMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *DecisionSendMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.DecisionSend, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *DecisionSendMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *DecisionSendMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (DecisionSend).
+func (m *DecisionSendMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *DecisionSendMutation) Fields() []string {
+	fields := make([]string, 0, 13)
+	if m.created_at != nil {
+		fields = append(fields, decisionsend.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, decisionsend.FieldUpdatedAt)
+	}
+	if m.organization_id != nil {
+		fields = append(fields, decisionsend.FieldOrganizationID)
+	}
+	if m.event != nil {
+		fields = append(fields, decisionsend.FieldEventID)
+	}
+	if m.submission_ids != nil {
+		fields = append(fields, decisionsend.FieldSubmissionIds)
+	}
+	if m.subject != nil {
+		fields = append(fields, decisionsend.FieldSubject)
+	}
+	if m.feedback != nil {
+		fields = append(fields, decisionsend.FieldFeedback)
+	}
+	if m.reply_to != nil {
+		fields = append(fields, decisionsend.FieldReplyTo)
+	}
+	if m.scheduled_at != nil {
+		fields = append(fields, decisionsend.FieldScheduledAt)
+	}
+	if m.sent_at != nil {
+		fields = append(fields, decisionsend.FieldSentAt)
+	}
+	if m.sent != nil {
+		fields = append(fields, decisionsend.FieldSent)
+	}
+	if m.cancelled_at != nil {
+		fields = append(fields, decisionsend.FieldCancelledAt)
+	}
+	if m.created_by != nil {
+		fields = append(fields, decisionsend.FieldCreatedBy)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *DecisionSendMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case decisionsend.FieldCreatedAt:
+		return m.CreatedAt()
+	case decisionsend.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case decisionsend.FieldOrganizationID:
+		return m.OrganizationID()
+	case decisionsend.FieldEventID:
+		return m.EventID()
+	case decisionsend.FieldSubmissionIds:
+		return m.SubmissionIds()
+	case decisionsend.FieldSubject:
+		return m.Subject()
+	case decisionsend.FieldFeedback:
+		return m.Feedback()
+	case decisionsend.FieldReplyTo:
+		return m.ReplyTo()
+	case decisionsend.FieldScheduledAt:
+		return m.ScheduledAt()
+	case decisionsend.FieldSentAt:
+		return m.SentAt()
+	case decisionsend.FieldSent:
+		return m.Sent()
+	case decisionsend.FieldCancelledAt:
+		return m.CancelledAt()
+	case decisionsend.FieldCreatedBy:
+		return m.CreatedBy()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *DecisionSendMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case decisionsend.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case decisionsend.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case decisionsend.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
+	case decisionsend.FieldEventID:
+		return m.OldEventID(ctx)
+	case decisionsend.FieldSubmissionIds:
+		return m.OldSubmissionIds(ctx)
+	case decisionsend.FieldSubject:
+		return m.OldSubject(ctx)
+	case decisionsend.FieldFeedback:
+		return m.OldFeedback(ctx)
+	case decisionsend.FieldReplyTo:
+		return m.OldReplyTo(ctx)
+	case decisionsend.FieldScheduledAt:
+		return m.OldScheduledAt(ctx)
+	case decisionsend.FieldSentAt:
+		return m.OldSentAt(ctx)
+	case decisionsend.FieldSent:
+		return m.OldSent(ctx)
+	case decisionsend.FieldCancelledAt:
+		return m.OldCancelledAt(ctx)
+	case decisionsend.FieldCreatedBy:
+		return m.OldCreatedBy(ctx)
+	}
+	return nil, fmt.Errorf("unknown DecisionSend field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *DecisionSendMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case decisionsend.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case decisionsend.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case decisionsend.FieldOrganizationID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
+		return nil
+	case decisionsend.FieldEventID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEventID(v)
+		return nil
+	case decisionsend.FieldSubmissionIds:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSubmissionIds(v)
+		return nil
+	case decisionsend.FieldSubject:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSubject(v)
+		return nil
+	case decisionsend.FieldFeedback:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFeedback(v)
+		return nil
+	case decisionsend.FieldReplyTo:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetReplyTo(v)
+		return nil
+	case decisionsend.FieldScheduledAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetScheduledAt(v)
+		return nil
+	case decisionsend.FieldSentAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSentAt(v)
+		return nil
+	case decisionsend.FieldSent:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSent(v)
+		return nil
+	case decisionsend.FieldCancelledAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCancelledAt(v)
+		return nil
+	case decisionsend.FieldCreatedBy:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedBy(v)
+		return nil
+	}
+	return fmt.Errorf("unknown DecisionSend field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *DecisionSendMutation) AddedFields() []string {
+	var fields []string
+	if m.addsent != nil {
+		fields = append(fields, decisionsend.FieldSent)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *DecisionSendMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case decisionsend.FieldSent:
+		return m.AddedSent()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *DecisionSendMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case decisionsend.FieldSent:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddSent(v)
+		return nil
+	}
+	return fmt.Errorf("unknown DecisionSend numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *DecisionSendMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(decisionsend.FieldSubject) {
+		fields = append(fields, decisionsend.FieldSubject)
+	}
+	if m.FieldCleared(decisionsend.FieldFeedback) {
+		fields = append(fields, decisionsend.FieldFeedback)
+	}
+	if m.FieldCleared(decisionsend.FieldReplyTo) {
+		fields = append(fields, decisionsend.FieldReplyTo)
+	}
+	if m.FieldCleared(decisionsend.FieldSentAt) {
+		fields = append(fields, decisionsend.FieldSentAt)
+	}
+	if m.FieldCleared(decisionsend.FieldCancelledAt) {
+		fields = append(fields, decisionsend.FieldCancelledAt)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *DecisionSendMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *DecisionSendMutation) ClearField(name string) error {
+	switch name {
+	case decisionsend.FieldSubject:
+		m.ClearSubject()
+		return nil
+	case decisionsend.FieldFeedback:
+		m.ClearFeedback()
+		return nil
+	case decisionsend.FieldReplyTo:
+		m.ClearReplyTo()
+		return nil
+	case decisionsend.FieldSentAt:
+		m.ClearSentAt()
+		return nil
+	case decisionsend.FieldCancelledAt:
+		m.ClearCancelledAt()
+		return nil
+	}
+	return fmt.Errorf("unknown DecisionSend nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *DecisionSendMutation) ResetField(name string) error {
+	switch name {
+	case decisionsend.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case decisionsend.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case decisionsend.FieldOrganizationID:
+		m.ResetOrganizationID()
+		return nil
+	case decisionsend.FieldEventID:
+		m.ResetEventID()
+		return nil
+	case decisionsend.FieldSubmissionIds:
+		m.ResetSubmissionIds()
+		return nil
+	case decisionsend.FieldSubject:
+		m.ResetSubject()
+		return nil
+	case decisionsend.FieldFeedback:
+		m.ResetFeedback()
+		return nil
+	case decisionsend.FieldReplyTo:
+		m.ResetReplyTo()
+		return nil
+	case decisionsend.FieldScheduledAt:
+		m.ResetScheduledAt()
+		return nil
+	case decisionsend.FieldSentAt:
+		m.ResetSentAt()
+		return nil
+	case decisionsend.FieldSent:
+		m.ResetSent()
+		return nil
+	case decisionsend.FieldCancelledAt:
+		m.ResetCancelledAt()
+		return nil
+	case decisionsend.FieldCreatedBy:
+		m.ResetCreatedBy()
+		return nil
+	}
+	return fmt.Errorf("unknown DecisionSend field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *DecisionSendMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.event != nil {
+		edges = append(edges, decisionsend.EdgeEvent)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *DecisionSendMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case decisionsend.EdgeEvent:
+		if id := m.event; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *DecisionSendMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *DecisionSendMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *DecisionSendMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedevent {
+		edges = append(edges, decisionsend.EdgeEvent)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *DecisionSendMutation) EdgeCleared(name string) bool {
+	switch name {
+	case decisionsend.EdgeEvent:
+		return m.clearedevent
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *DecisionSendMutation) ClearEdge(name string) error {
+	switch name {
+	case decisionsend.EdgeEvent:
+		m.ClearEvent()
+		return nil
+	}
+	return fmt.Errorf("unknown DecisionSend unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *DecisionSendMutation) ResetEdge(name string) error {
+	switch name {
+	case decisionsend.EdgeEvent:
+		m.ResetEvent()
+		return nil
+	}
+	return fmt.Errorf("unknown DecisionSend edge %s", name)
 }
 
 // DeliverableAssignmentMutation represents an operation that mutates the DeliverableAssignment nodes in the graph.

@@ -28,6 +28,8 @@ type Tx struct {
 	BrowserSession *BrowserSessionClient
 	// Contact is the client for interacting with the Contact builders.
 	Contact *ContactClient
+	// DecisionSend is the client for interacting with the DecisionSend builders.
+	DecisionSend *DecisionSendClient
 	// DeliverableAssignment is the client for interacting with the DeliverableAssignment builders.
 	DeliverableAssignment *DeliverableAssignmentClient
 	// EmailCampaign is the client for interacting with the EmailCampaign builders.
@@ -260,6 +262,7 @@ func (tx *Tx) init() {
 	tx.AgendaVersion = NewAgendaVersionClient(tx.config)
 	tx.BrowserSession = NewBrowserSessionClient(tx.config)
 	tx.Contact = NewContactClient(tx.config)
+	tx.DecisionSend = NewDecisionSendClient(tx.config)
 	tx.DeliverableAssignment = NewDeliverableAssignmentClient(tx.config)
 	tx.EmailCampaign = NewEmailCampaignClient(tx.config)
 	tx.EmailCampaignRecipient = NewEmailCampaignRecipientClient(tx.config)

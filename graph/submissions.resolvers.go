@@ -14,8 +14,8 @@ import (
 )
 
 // Submissions is the resolver for the submissions field.
-func (r *eventResolver) Submissions(ctx context.Context, obj *ent.Event, status *model.SubmissionStatus) (*model.SubmissionList, error) {
-	return r.Ops.SubmissionList(ctx, obj, status)
+func (r *eventResolver) Submissions(ctx context.Context, obj *ent.Event, status *model.SubmissionStatus, informed *bool) (*model.SubmissionList, error) {
+	return r.Ops.SubmissionList(ctx, obj, status, informed)
 }
 
 // Submission is the resolver for the submission field.

@@ -30,6 +30,9 @@ type Config struct {
 	Scorer Scorer
 	// Drafter makes agenda drafts (the operation layer); their jobs are cancelled without one.
 	Drafter Drafter
+	// Informer sends scheduled decision sends (the operation layer); without one their jobs fail
+	// and are retried, so a process that lacks it never drops a send.
+	Informer Informer
 	// AIWorkers is how many AI reviews run at once; 0 means DefaultAIWorkers.
 	AIWorkers int
 	// Webhooks configures webhook delivery (see DeliverWebhookWorker).
@@ -109,6 +112,7 @@ func NewClient(db *dbx.DB, cfg Config) (*river.Client[pgx.Tx], error) {
 		Log: cfg.Log, Tokens: db.Pool, Unsubscribe: cfg.Unsubscribe})
 	river.AddWorker(workers, &AIReviewWorker{Scorer: cfg.Scorer})
 	river.AddWorker(workers, &AgendaDraftWorker{Drafter: cfg.Drafter})
+	river.AddWorker(workers, &InformDecisionsWorker{Informer: cfg.Informer})
 	river.AddWorker(workers, &PruneIdempotencyWorker{Pool: db.System})
 	river.AddWorker(workers, &PruneWebhooksWorker{Pool: db.System, Retention: cfg.Webhooks.Retention})
 	river.AddWorker(workers, &PruneChangesWorker{Pool: db.System})

@@ -109,7 +109,7 @@ func TestGraphQLSessions(t *testing.T) {
 	t.Run("Submissions", func(t *testing.T) {
 		p := b.propose(w, "Proposal", w.alan)
 		const decide = `mutation($e: ID!, $in: DecideSubmissionsInput!) { decideSubmissions(eventId: $e, input: $in) { createdEmails submissions { status } } }`
-		b.gqlOK(b.acme, decide, map[string]any{"e": w.event, "in": map[string]any{"submissionIds": []any{p["id"]}, "decision": "decline", "feedback": "No"}})
+		b.gqlOK(b.acme, decide, map[string]any{"e": w.event, "in": map[string]any{"submissionIds": []any{p["id"]}, "decision": "decline", "feedback": "No", "inform": true}})
 		r := b.gql(b.acme, decide, map[string]any{"e": w.event, "in": map[string]any{"submissionIds": []any{p["id"]}, "decision": "accept", "feedback": ""}})
 		require.Equal(t, []string{"already_decided"}, r.Codes(), r.Raw)
 

@@ -147,7 +147,9 @@ var routeDocs = map[string]routeDoc{
 	"decideSubmissions": {
 		tag:     "Submissions",
 		summary: "Accept or decline submissions",
-		description: "Each speaker of each submission gets a decision email. Declined → accepted needs " +
+		description: "Decides and informs at once: each speaker of each submission gets a decision email, " +
+			"and feedback is required (GraphQL's decideSubmissions only informs with inform: true; inform is " +
+			"ignored here). Declined → accepted needs " +
 			"confirmRedecide (409 already_decided otherwise). Acceptance assigns tasks and deliverables.",
 		output: model.DecisionResult{},
 	},

@@ -23,7 +23,7 @@ func (a *API) listSubmissions(ctx context.Context, q *request) (any, error) {
 		}
 		status = &st
 	}
-	return a.ops.SubmissionList(ctx, ev, status)
+	return a.ops.SubmissionList(ctx, ev, status, nil)
 }
 
 func (a *API) createSubmission(ctx context.Context, q *request) (any, error) {
@@ -65,11 +65,18 @@ func (a *API) changeSubmissionStatus(ctx context.Context, q *request) (any, erro
 	return a.ops.ChangeSubmissionStatus(ctx, q.param("eventId"), q.param("submissionId"), in)
 }
 
+// decideSubmissions decides and informs at once, as REST always has (docs/rest-api.md §4): the
+// versioned REST surface is where deciding and informing part. So feedback, optional in GraphQL,
+// stays required and not null here, and inform is always true.
 func (a *API) decideSubmissions(ctx context.Context, q *request) (any, error) {
 	in, err := bind[model.DecideSubmissionsInput](q)
 	if err != nil {
 		return nil, err
 	}
+	if in.Feedback == nil {
+		return nil, apperr.InvalidBody("feedback must not be null")
+	}
+	in.Inform = new(true)
 	return a.ops.DecideSubmissions(ctx, q.param("eventId"), in)
 }
 

@@ -93,6 +93,18 @@ func (f ContactFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, err
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ContactMutation", m)
 }
 
+// The DecisionSendFunc type is an adapter to allow the use of ordinary
+// function as DecisionSend mutator.
+type DecisionSendFunc func(context.Context, *ent.DecisionSendMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f DecisionSendFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.DecisionSendMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.DecisionSendMutation", m)
+}
+
 // The DeliverableAssignmentFunc type is an adapter to allow the use of ordinary
 // function as DeliverableAssignment mutator.
 type DeliverableAssignmentFunc func(context.Context, *ent.DeliverableAssignmentMutation) (ent.Value, error)

@@ -15,6 +15,7 @@ import (
 	"github.com/podium/podium/ent/apikey"
 	"github.com/podium/podium/ent/browsersession"
 	"github.com/podium/podium/ent/contact"
+	"github.com/podium/podium/ent/decisionsend"
 	"github.com/podium/podium/ent/deliverableassignment"
 	"github.com/podium/podium/ent/emailcampaign"
 	"github.com/podium/podium/ent/emailcampaignrecipient"
@@ -308,6 +309,33 @@ func (f TraverseContact) Traverse(ctx context.Context, q ent.Query) error {
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.ContactQuery", q)
+}
+
+// The DecisionSendFunc type is an adapter to allow the use of ordinary function as a Querier.
+type DecisionSendFunc func(context.Context, *ent.DecisionSendQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f DecisionSendFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.DecisionSendQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.DecisionSendQuery", q)
+}
+
+// The TraverseDecisionSend type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseDecisionSend func(context.Context, *ent.DecisionSendQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseDecisionSend) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseDecisionSend) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.DecisionSendQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.DecisionSendQuery", q)
 }
 
 // The DeliverableAssignmentFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -1596,6 +1624,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.BrowserSessionQuery, predicate.BrowserSession, browsersession.OrderOption]{typ: ent.TypeBrowserSession, tq: q}, nil
 	case *ent.ContactQuery:
 		return &query[*ent.ContactQuery, predicate.Contact, contact.OrderOption]{typ: ent.TypeContact, tq: q}, nil
+	case *ent.DecisionSendQuery:
+		return &query[*ent.DecisionSendQuery, predicate.DecisionSend, decisionsend.OrderOption]{typ: ent.TypeDecisionSend, tq: q}, nil
 	case *ent.DeliverableAssignmentQuery:
 		return &query[*ent.DeliverableAssignmentQuery, predicate.DeliverableAssignment, deliverableassignment.OrderOption]{typ: ent.TypeDeliverableAssignment, tq: q}, nil
 	case *ent.EmailCampaignQuery:

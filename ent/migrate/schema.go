@@ -295,6 +295,44 @@ var (
 			},
 		},
 	}
+	// DecisionSendsColumns holds the columns for the "decision_sends" table.
+	DecisionSendsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "organization_id", Type: field.TypeString},
+		{Name: "submission_ids", Type: field.TypeJSON},
+		{Name: "subject", Type: field.TypeString, Nullable: true},
+		{Name: "feedback", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "reply_to", Type: field.TypeString, Nullable: true},
+		{Name: "scheduled_at", Type: field.TypeTime},
+		{Name: "sent_at", Type: field.TypeTime, Nullable: true},
+		{Name: "sent", Type: field.TypeInt, Default: 0},
+		{Name: "cancelled_at", Type: field.TypeTime, Nullable: true},
+		{Name: "created_by", Type: field.TypeString},
+		{Name: "event_id", Type: field.TypeString, Size: 40},
+	}
+	// DecisionSendsTable holds the schema information for the "decision_sends" table.
+	DecisionSendsTable = &schema.Table{
+		Name:       "decision_sends",
+		Columns:    DecisionSendsColumns,
+		PrimaryKey: []*schema.Column{DecisionSendsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "decision_sends_events_event",
+				Columns:    []*schema.Column{DecisionSendsColumns[13]},
+				RefColumns: []*schema.Column{EventsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "decisionsend_event_id_scheduled_at",
+				Unique:  false,
+				Columns: []*schema.Column{DecisionSendsColumns[13], DecisionSendsColumns[8]},
+			},
+		},
+	}
 	// DeliverableAssignmentsColumns holds the columns for the "deliverable_assignments" table.
 	DeliverableAssignmentsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
@@ -1972,7 +2010,7 @@ var (
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "updated_at", Type: field.TypeTime},
 		{Name: "organization_id", Type: field.TypeString},
-		{Name: "kind", Type: field.TypeEnum, Enums: []string{"created", "submitted", "status_changed", "decided", "cancelled", "reinstated", "scheduled", "content_approved", "content_edited", "email", "file", "task", "speaker_confirmed", "speaker_declined"}},
+		{Name: "kind", Type: field.TypeEnum, Enums: []string{"created", "submitted", "status_changed", "decided", "cancelled", "reinstated", "scheduled", "content_approved", "content_edited", "email", "file", "task", "speaker_confirmed", "speaker_declined", "informed"}},
 		{Name: "label", Type: field.TypeString},
 		{Name: "detail", Type: field.TypeString, Nullable: true, Size: 2147483647},
 		{Name: "actor_name", Type: field.TypeString},
@@ -2282,6 +2320,7 @@ var (
 		AgendaVersionsTable,
 		BrowserSessionsTable,
 		ContactsTable,
+		DecisionSendsTable,
 		DeliverableAssignmentsTable,
 		EmailCampaignsTable,
 		EmailCampaignRecipientsTable,
@@ -2365,6 +2404,10 @@ func init() {
 		Table: "browser_sessions",
 	}
 	ContactsTable.ForeignKeys[0].RefTable = EventsTable
+	DecisionSendsTable.ForeignKeys[0].RefTable = EventsTable
+	DecisionSendsTable.Annotation = &entsql.Annotation{
+		Table: "decision_sends",
+	}
 	DeliverableAssignmentsTable.ForeignKeys[0].RefTable = ContactsTable
 	DeliverableAssignmentsTable.ForeignKeys[1].RefTable = FileRequirementsTable
 	DeliverableAssignmentsTable.ForeignKeys[2].RefTable = SubmissionsTable

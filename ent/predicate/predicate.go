@@ -27,6 +27,9 @@ type BrowserSession func(*sql.Selector)
 // Contact is the predicate function for contact builders.
 type Contact func(*sql.Selector)
 
+// DecisionSend is the predicate function for decisionsend builders.
+type DecisionSend func(*sql.Selector)
+
 // DeliverableAssignment is the predicate function for deliverableassignment builders.
 type DeliverableAssignment func(*sql.Selector)
 

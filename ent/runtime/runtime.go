@@ -12,6 +12,7 @@ import (
 	"github.com/podium/podium/ent/apikey"
 	"github.com/podium/podium/ent/browsersession"
 	"github.com/podium/podium/ent/contact"
+	"github.com/podium/podium/ent/decisionsend"
 	"github.com/podium/podium/ent/deliverableassignment"
 	"github.com/podium/podium/ent/emailcampaign"
 	"github.com/podium/podium/ent/emailcampaignrecipient"
@@ -472,6 +473,71 @@ func init() {
 	// contact.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	contact.IDValidator = func() func(string) error {
 		validators := contactDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	decisionsendMixin := schema.DecisionSend{}.Mixin()
+	decisionsendMixinFields0 := decisionsendMixin[0].Fields()
+	_ = decisionsendMixinFields0
+	decisionsendMixinFields1 := decisionsendMixin[1].Fields()
+	_ = decisionsendMixinFields1
+	decisionsendMixinFields2 := decisionsendMixin[2].Fields()
+	_ = decisionsendMixinFields2
+	decisionsendFields := schema.DecisionSend{}.Fields()
+	_ = decisionsendFields
+	// decisionsendDescCreatedAt is the schema descriptor for created_at field.
+	decisionsendDescCreatedAt := decisionsendMixinFields1[0].Descriptor()
+	// decisionsend.DefaultCreatedAt holds the default value on creation for the created_at field.
+	decisionsend.DefaultCreatedAt = decisionsendDescCreatedAt.Default.(func() time.Time)
+	// decisionsendDescUpdatedAt is the schema descriptor for updated_at field.
+	decisionsendDescUpdatedAt := decisionsendMixinFields1[1].Descriptor()
+	// decisionsend.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	decisionsend.DefaultUpdatedAt = decisionsendDescUpdatedAt.Default.(func() time.Time)
+	// decisionsend.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	decisionsend.UpdateDefaultUpdatedAt = decisionsendDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// decisionsendDescOrganizationID is the schema descriptor for organization_id field.
+	decisionsendDescOrganizationID := decisionsendMixinFields2[0].Descriptor()
+	// decisionsend.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	decisionsend.OrganizationIDValidator = decisionsendDescOrganizationID.Validators[0].(func(string) error)
+	// decisionsendDescSubject is the schema descriptor for subject field.
+	decisionsendDescSubject := decisionsendFields[2].Descriptor()
+	// decisionsend.SubjectValidator is a validator for the "subject" field. It is called by the builders before save.
+	decisionsend.SubjectValidator = decisionsendDescSubject.Validators[0].(func(string) error)
+	// decisionsendDescFeedback is the schema descriptor for feedback field.
+	decisionsendDescFeedback := decisionsendFields[3].Descriptor()
+	// decisionsend.FeedbackValidator is a validator for the "feedback" field. It is called by the builders before save.
+	decisionsend.FeedbackValidator = decisionsendDescFeedback.Validators[0].(func(string) error)
+	// decisionsendDescReplyTo is the schema descriptor for reply_to field.
+	decisionsendDescReplyTo := decisionsendFields[4].Descriptor()
+	// decisionsend.ReplyToValidator is a validator for the "reply_to" field. It is called by the builders before save.
+	decisionsend.ReplyToValidator = decisionsendDescReplyTo.Validators[0].(func(string) error)
+	// decisionsendDescSent is the schema descriptor for sent field.
+	decisionsendDescSent := decisionsendFields[7].Descriptor()
+	// decisionsend.DefaultSent holds the default value on creation for the sent field.
+	decisionsend.DefaultSent = decisionsendDescSent.Default.(int)
+	// decisionsend.SentValidator is a validator for the "sent" field. It is called by the builders before save.
+	decisionsend.SentValidator = decisionsendDescSent.Validators[0].(func(int) error)
+	// decisionsendDescCreatedBy is the schema descriptor for created_by field.
+	decisionsendDescCreatedBy := decisionsendFields[9].Descriptor()
+	// decisionsend.CreatedByValidator is a validator for the "created_by" field. It is called by the builders before save.
+	decisionsend.CreatedByValidator = decisionsendDescCreatedBy.Validators[0].(func(string) error)
+	// decisionsendDescID is the schema descriptor for id field.
+	decisionsendDescID := decisionsendMixinFields0[0].Descriptor()
+	// decisionsend.DefaultID holds the default value on creation for the id field.
+	decisionsend.DefaultID = decisionsendDescID.Default.(func() string)
+	// decisionsend.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	decisionsend.IDValidator = func() func(string) error {
+		validators := decisionsendDescID.Validators
 		fns := [...]func(string) error{
 			validators[0].(func(string) error),
 			validators[1].(func(string) error),

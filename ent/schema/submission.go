@@ -272,7 +272,7 @@ func (TimelineEntry) Fields() []ent.Field {
 		ref("submission_id"),
 		field.Enum("kind").Values("created", "submitted", "status_changed", "decided", "cancelled",
 			"reinstated", "scheduled", "content_approved", "content_edited", "email", "file", "task",
-			"speaker_confirmed", "speaker_declined"),
+			"speaker_confirmed", "speaker_declined", "informed"),
 		field.String("label").Validate(requiredText("Label", 500)),
 		field.Text("detail").Optional().Nillable().Validate(text("Detail", 20000)),
 		field.String("actor_name").Validate(text("Actor name", 300)),

@@ -118,6 +118,7 @@ const (
 	KindTask             Kind = "task"
 	KindSpeakerConfirmed Kind = "speaker_confirmed"
 	KindSpeakerDeclined  Kind = "speaker_declined"
+	KindInformed         Kind = "informed"
 )
 
 func (k Kind) String() string {
@@ -127,7 +128,7 @@ func (k Kind) String() string {
 // KindValidator is a validator for the "kind" field enum values. It is called by the builders before save.
 func KindValidator(k Kind) error {
 	switch k {
-	case KindCreated, KindSubmitted, KindStatusChanged, KindDecided, KindCancelled, KindReinstated, KindScheduled, KindContentApproved, KindContentEdited, KindEmail, KindFile, KindTask, KindSpeakerConfirmed, KindSpeakerDeclined:
+	case KindCreated, KindSubmitted, KindStatusChanged, KindDecided, KindCancelled, KindReinstated, KindScheduled, KindContentApproved, KindContentEdited, KindEmail, KindFile, KindTask, KindSpeakerConfirmed, KindSpeakerDeclined, KindInformed:
 		return nil
 	default:
 		return fmt.Errorf("timelineentry: invalid enum value for kind field: %q", k)

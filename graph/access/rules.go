@@ -88,6 +88,8 @@ var Rules = map[string]Rule{
 	"Mutation.createSubmission":         Admins,
 	"Mutation.changeSubmissionStatus":   Admins,
 	"Mutation.decideSubmissions":        Admins,
+	"Mutation.informSubmissions":        Admins,
+	"Mutation.cancelDecisionSend":       Admins,
 	"Mutation.createForm":               Admins,
 	"Mutation.updateForm":               Admins,
 	"Mutation.openForm":                 Admins,

@@ -181,19 +181,19 @@ func (l *loader) run() string {
 	})
 
 	// Decisions: eight accepted (five with approved content), two declined, one maybe; the rest
-	// stay pending for the review round.
+	// stay pending for the review round. The demo's decisions are announced (docs/decisions.md).
 	accepted := subs[:8]
 	l.do("decisions", func() error {
 		if _, err := l.m.DecideSubmissions(l.ctx, eventID, model.DecideSubmissionsInput{SubmissionIds: accepted[:5],
-			Decision: model.DecisionAccept, Feedback: "We loved it.", ApproveContent: new(true)}); err != nil {
+			Decision: model.DecisionAccept, Feedback: new("We loved it."), Inform: new(true), ApproveContent: new(true)}); err != nil {
 			return err
 		}
 		if _, err := l.m.DecideSubmissions(l.ctx, eventID, model.DecideSubmissionsInput{SubmissionIds: accepted[5:],
-			Decision: model.DecisionAccept, Feedback: "Welcome aboard."}); err != nil {
+			Decision: model.DecisionAccept, Feedback: new("Welcome aboard."), Inform: new(true)}); err != nil {
 			return err
 		}
 		if _, err := l.m.DecideSubmissions(l.ctx, eventID, model.DecideSubmissionsInput{SubmissionIds: subs[8:10],
-			Decision: model.DecisionDecline, Feedback: "A strong field this year; thank you for proposing."}); err != nil {
+			Decision: model.DecisionDecline, Feedback: new("A strong field this year; thank you for proposing."), Inform: new(true)}); err != nil {
 			return err
 		}
 		_, err := l.m.ChangeSubmissionStatus(l.ctx, eventID, subs[10], model.ChangeSubmissionStatusInput{Status: model.SubmissionStatusMaybe})

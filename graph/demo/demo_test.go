@@ -55,7 +55,7 @@ func TestLoad(t *testing.T) {
 	require.Equal(t, 1, cancelled)
 	require.Positive(t, done)
 
-	subs, err := res.Event().Submissions(ctx, ev, nil)
+	subs, err := res.Event().Submissions(ctx, ev, nil, nil)
 	require.NoError(t, err)
 	statuses := map[model.SubmissionStatus]int{}
 	for _, s := range subs.Submissions {

@@ -140,20 +140,25 @@ func mustParse() templates {
 }
 
 // Render renders the template name with data.
-func Render(name string, data Data) (Rendered, error) {
+func Render(name string, data Data) (Rendered, error) { return renderTemplate(name, data, "") }
+
+// renderTemplate is Render, with the subject replaced by subject when it is not empty.
+func renderTemplate(name string, data Data, subject string) (Rendered, error) {
 	text, ok := parsed.text[name]
 	if !ok {
 		return Rendered{}, fmt.Errorf("email: no template %q", name)
 	}
-	var subject, body, html bytes.Buffer
-	if err := text.ExecuteTemplate(&subject, "subject", data); err != nil {
+	var subjectText, body, html bytes.Buffer
+	if subject != "" {
+		subjectText.WriteString(subject)
+	} else if err := text.ExecuteTemplate(&subjectText, "subject", data); err != nil {
 		return Rendered{}, fmt.Errorf("email: %s subject: %w", name, err)
 	}
 	if err := text.ExecuteTemplate(&body, "text", data); err != nil {
 		return Rendered{}, fmt.Errorf("email: %s text: %w", name, err)
 	}
 	// Subjects are one line, whatever the data holds.
-	data.Subject = strings.Join(strings.Fields(subject.String()), " ")
+	data.Subject = strings.Join(strings.Fields(subjectText.String()), " ")
 	if err := parsed.html[name].ExecuteTemplate(&html, "layout", data); err != nil {
 		return Rendered{}, fmt.Errorf("email: %s html: %w", name, err)
 	}
@@ -161,15 +166,19 @@ func Render(name string, data Data) (Rendered, error) {
 }
 
 // render renders e as the outbox queues it: with the event's wording of its template when w is
-// not nil, else Podium's; with the contact's access link after the text (the layout puts it in
-// the HTML part).
+// not nil, else Podium's, and e.Subject in place of either's subject when set; with the contact's
+// access link after the text (the layout puts it in the HTML part).
 func render(e Email, w *Wording) (Rendered, error) {
 	var r Rendered
 	var err error
 	if w != nil {
-		r, err = renderWording(*w, e.Data)
+		own := *w
+		if e.Subject != "" {
+			own.Subject = e.Subject
+		}
+		r, err = renderWording(own, e.Data)
 	} else {
-		r, err = Render(e.Template, e.Data)
+		r, err = renderTemplate(e.Template, e.Data, e.Subject)
 	}
 	if err != nil || e.Data.AccessLink == "" {
 		return r, err
@@ -192,6 +201,9 @@ type Email struct {
 	ICSSequence *int
 	// ReplyTo is this send's Reply-To; nil leaves it to the event's replyToEmail at delivery.
 	ReplyTo *string
+	// Subject, when not empty, replaces the template's subject for this email (an organizer's
+	// wording of a decision email, docs/decisions.md); it is made one line like any subject.
+	Subject string
 }
 
 // Outbox queues emails.

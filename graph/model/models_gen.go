@@ -371,6 +371,10 @@ type CommunicationCenter struct {
 	Campaigns []*CampaignHistory `json:"campaigns"`
 	// Automatic reminder rules: always empty, Podium has none (docs/campaigns.md).
 	ReminderRules []*ReminderRule `json:"reminderRules"`
+	// Accepted call-for-proposals submissions whose speakers have not been told (informSubmissions).
+	AcceptedNotInformed int `json:"acceptedNotInformed"`
+	// Declined call-for-proposals submissions whose speakers have not been told.
+	DeclinedNotInformed int `json:"declinedNotInformed"`
 }
 
 // A speaker as the communications view shows them.
@@ -562,8 +566,10 @@ type DecideSubmissionsInput struct {
 	SubmissionIds []string `json:"submissionIds"`
 	// Accept or decline.
 	Decision Decision `json:"decision"`
-	// Included in the decision emails.
-	Feedback string `json:"feedback"`
+	// Included in the decision emails when informing; unused otherwise.
+	Feedback *string `json:"feedback"`
+	// Email the decision now, as informSubmissions does, in the same transaction. REST always informs.
+	Inform *bool `json:"inform"`
 	// Needed to accept a declined submission.
 	ConfirmRedecide *bool `json:"confirmRedecide"`
 	// Approve the content for publication at once: contentReviewStatus `approved`.
@@ -582,7 +588,7 @@ type DecisionResult struct {
 	Submissions []*DecidedSubmission `json:"submissions"`
 	// Tasks created for newly accepted sessions.
 	CreatedTasks int `json:"createdTasks"`
-	// Decision emails queued, one per speaker of each submission newly decided.
+	// Decision emails queued, one per speaker of each submission newly decided; 0 unless inform.
 	CreatedEmails int `json:"createdEmails"`
 }
 
@@ -652,6 +658,31 @@ type ImportSpeakersResult struct {
 	Updated int `json:"updated"`
 	// Rows skipped: action skip, create of an existing email, or update of an unknown one.
 	Skipped int `json:"skipped"`
+}
+
+// What an inform did.
+type InformResult struct {
+	// The submissions informed now: empty for a scheduled send.
+	Submissions []*DecidedSubmission `json:"submissions"`
+	// Decision emails queued now, one per speaker of each submission informed.
+	CreatedEmails int `json:"createdEmails"`
+	// The send recorded: sent (sentAt) when immediate, scheduled otherwise.
+	Send *ent.DecisionSend `json:"send"`
+}
+
+// Decisions to announce.
+type InformSubmissionsInput struct {
+	// Accepted or declined submissions of the event, not yet informed.
+	SubmissionIds []string `json:"submissionIds"`
+	// Replaces the decision email's subject for this send (one line, at most 200 characters); the
+	// template's subject when null.
+	Subject *string `json:"subject"`
+	// The organizers' words in the email (at most 20000 characters); none when null.
+	Feedback *string `json:"feedback"`
+	// The Reply-To of these emails; the event's replyToEmail when null.
+	ReplyTo *string `json:"replyTo"`
+	// When to send; now when null or not in the future.
+	At *time.Time `json:"at"`
 }
 
 // A pending invitation to join an organization.
@@ -2942,6 +2973,8 @@ const (
 	EventChangeTypeSubmissionSubmitted EventChangeType = "SUBMISSION_SUBMITTED"
 	// A submission was accepted or declined (status: the decision).
 	EventChangeTypeSubmissionDecided EventChangeType = "SUBMISSION_DECIDED"
+	// A submission's decision was emailed to its speakers (status: the decision).
+	EventChangeTypeSubmissionInformed EventChangeType = "SUBMISSION_INFORMED"
 	// A speaker's workflow status changed (status: the new one).
 	EventChangeTypeSpeakerWorkflowChanged EventChangeType = "SPEAKER_WORKFLOW_CHANGED"
 	// A speaker confirmed (status: the new workflow status).
@@ -2983,6 +3016,7 @@ var AllEventChangeType = []EventChangeType{
 	EventChangeTypeSessionReadinessChanged,
 	EventChangeTypeSubmissionSubmitted,
 	EventChangeTypeSubmissionDecided,
+	EventChangeTypeSubmissionInformed,
 	EventChangeTypeSpeakerWorkflowChanged,
 	EventChangeTypeSpeakerConfirmed,
 	EventChangeTypeSpeakerAvailabilityChanged,
@@ -3000,7 +3034,7 @@ var AllEventChangeType = []EventChangeType{
 
 func (e EventChangeType) IsValid() bool {
 	switch e {
-	case EventChangeTypeSessionCreated, EventChangeTypeSessionCancelled, EventChangeTypeSessionReinstated, EventChangeTypeSessionDeleted, EventChangeTypeSessionScheduled, EventChangeTypeSessionReadinessChanged, EventChangeTypeSubmissionSubmitted, EventChangeTypeSubmissionDecided, EventChangeTypeSpeakerWorkflowChanged, EventChangeTypeSpeakerConfirmed, EventChangeTypeSpeakerAvailabilityChanged, EventChangeTypeReviewAssigned, EventChangeTypeReviewCompleted, EventChangeTypeReviewRecused, EventChangeTypeReviewUnassigned, EventChangeTypeAgendaChanged, EventChangeTypeAgendaPublished, EventChangeTypeAgendaUnpublished, EventChangeTypeResourcePublished, EventChangeTypeEmailStatusChanged, EventChangeTypeResyncRequired:
+	case EventChangeTypeSessionCreated, EventChangeTypeSessionCancelled, EventChangeTypeSessionReinstated, EventChangeTypeSessionDeleted, EventChangeTypeSessionScheduled, EventChangeTypeSessionReadinessChanged, EventChangeTypeSubmissionSubmitted, EventChangeTypeSubmissionDecided, EventChangeTypeSubmissionInformed, EventChangeTypeSpeakerWorkflowChanged, EventChangeTypeSpeakerConfirmed, EventChangeTypeSpeakerAvailabilityChanged, EventChangeTypeReviewAssigned, EventChangeTypeReviewCompleted, EventChangeTypeReviewRecused, EventChangeTypeReviewUnassigned, EventChangeTypeAgendaChanged, EventChangeTypeAgendaPublished, EventChangeTypeAgendaUnpublished, EventChangeTypeResourcePublished, EventChangeTypeEmailStatusChanged, EventChangeTypeResyncRequired:
 		return true
 	}
 	return false

@@ -46,6 +46,9 @@ type Session struct {
 	CancelledBy          *SessionCancelledBy `json:"cancelledBy"`
 	Capacity             *int                `json:"capacity"`
 	CreatedAt            scalar.Timestamp    `json:"createdAt"`
+	// DecisionSent is false for an accepted call-for-proposals submission not yet informed
+	// (docs/decisions.md).
+	DecisionSent bool `json:"decisionSent"`
 }
 
 // SessionSpeaker is a speaker of a session.
@@ -107,6 +110,7 @@ type Submission struct {
 	SubmittedAt    *scalar.Timestamp    `json:"submittedAt"`
 	CreatedAt      scalar.Timestamp     `json:"createdAt"`
 	NotifiedAt     *scalar.Timestamp    `json:"notifiedAt"`
+	DecisionSent   bool                 `json:"decisionSent"`
 	Tracks         []agenda.Track       `json:"tracks"`
 	Tags           []*TagSummary        `json:"tags"`
 	Speakers       []*SubmissionSpeaker `json:"speakers"`
@@ -316,7 +320,8 @@ type CancelSessionResult struct {
 
 // DecidedSubmission is one submission of a decision.
 type DecidedSubmission struct {
-	ID         string           `json:"id"`
-	Status     SubmissionStatus `json:"status"`
-	NotifiedAt scalar.Timestamp `json:"notifiedAt"`
+	ID     string           `json:"id"`
+	Status SubmissionStatus `json:"status"`
+	// NotifiedAt is null while the decision is not yet announced (docs/decisions.md).
+	NotifiedAt *scalar.Timestamp `json:"notifiedAt"`
 }

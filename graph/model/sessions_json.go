@@ -81,6 +81,8 @@ func (s *Session) AppendJSON(b []byte) []byte {
 	}
 	b = append(b, `,"createdAt":`...)
 	b = appendTimestamp(b, s.CreatedAt)
+	b = append(b, `,"decisionSent":`...)
+	b = strconv.AppendBool(b, s.DecisionSent)
 	return append(b, '}')
 }
 

@@ -443,8 +443,10 @@ func (r *Service) SendCalendarInvites(ctx context.Context, eventID string, in *m
 		if err != nil {
 			return nil, err
 		}
+		// An acceptance not yet announced gets no invitation: its speakers do not know of it
+		// (docs/decisions.md); the next send after informSubmissions invites them.
 		q := c.Submission.Query().Where(submission.EventID(ev.ID), submission.StatusEQ(submission.StatusAccepted),
-			submission.CancelledAtIsNil())
+			submission.CancelledAtIsNil(), submission.Or(submission.SourceFormIDIsNil(), submission.NotifiedAtNotNil()))
 		if in != nil && in.SubmissionIds != nil {
 			ids := unique(in.SubmissionIds)
 			if err := submissionsOf(ctx, c, ev.ID, ids); err != nil {

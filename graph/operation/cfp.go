@@ -906,7 +906,11 @@ func (r *Service) proposalViews(ctx context.Context, c *ent.Client, me *ent.Cont
 	out := make([]*model.Proposal, len(subs))
 	for i, s := range subs {
 		full := byID[s.ID]
-		p := &model.Proposal{ID: s.ID, FormID: *s.SourceFormID, EventID: s.EventID, Code: s.Code, Status: model.SubmissionStatus(s.Status),
+		status := model.SubmissionStatus(s.Status)
+		if !announced(s) {
+			status = model.SubmissionStatusPending // a decision not yet announced (docs/decisions.md)
+		}
+		p := &model.Proposal{ID: s.ID, FormID: *s.SourceFormID, EventID: s.EventID, Code: s.Code, Status: status,
 			Title: s.Title, Description: s.Description, FormatID: s.FormatID, LevelID: s.LevelID, Language: s.Language,
 			Answers: s.Answers, Speakers: []*model.ProposalSpeaker{}, TrackIds: []string{}, Invitations: []*model.CoSpeakerInvitation{},
 			Mine: s.SubmitterContactID != nil && *s.SubmitterContactID == me.ID, SubmittedAt: s.SubmittedAt, CreatedAt: s.CreatedAt}

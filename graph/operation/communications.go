@@ -14,9 +14,9 @@ import (
 	"github.com/podium/podium/graph/scalar"
 )
 
-// Communications answers an event's communications view: its speakers with task counts, and its
-// campaigns with every recipient's delivery — four statements, whatever the number of speakers,
-// campaigns and recipients.
+// Communications answers an event's communications view: its speakers with task counts, its
+// campaigns with every recipient's delivery, and the decisions not yet announced (docs/decisions.md)
+// — five statements, whatever the number of speakers, campaigns and recipients.
 func (r *Service) Communications(ctx context.Context, eventID string) (*model.CommunicationCenter, error) {
 	c := r.ClientOf(ctx)
 	ev, err := access.Event(ctx, c, eventID)
@@ -120,6 +120,12 @@ ORDER BY c.last_name, c.first_name, r.id`, []any{ev.ID}, func(scan func(...any) 
 			list = []*model.CampaignRecipient{}
 		}
 		out.Campaigns = append(out.Campaigns, &model.CampaignHistory{Campaign: toCampaign(cp, *stats[cp.ID]), Recipients: list})
+	}
+	err = q.QueryRow(ctx, `
+SELECT count(*) FILTER (WHERE s.status = 'accepted'), count(*) FILTER (WHERE s.status = 'declined')
+FROM submissions s WHERE s.event_id = $1 AND `+uninformedSQL, ev.ID).Scan(&out.AcceptedNotInformed, &out.DeclinedNotInformed)
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

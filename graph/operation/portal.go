@@ -182,19 +182,25 @@ func (r *Service) speakerSessions(ctx context.Context, ct *ent.Contact, id *stri
 	}
 	out := make([]*model.SpeakerSession, len(subs))
 	byID := make(map[string]*model.SpeakerSession, len(subs))
+	undisclosed := map[string]bool{}
 	now := time.Now()
 	for i, s := range subs {
+		undisclosed[s.ID] = !announced(s)
 		var f *ent.Form
 		if s.SourceFormID != nil {
 			f = formOf[*s.SourceFormID]
 		}
 		out[i] = &model.SpeakerSession{ID: s.ID, EventID: s.EventID, Code: s.Code, Title: s.Title, Description: s.Description,
-			Status: speakerStatus(s.Status), CancelledAt: s.CancelledAt, StartsAt: s.StartsAt, EndsAt: s.EndsAt,
+			Status: speakerStatus(s), CancelledAt: s.CancelledAt, StartsAt: s.StartsAt, EndsAt: s.EndsAt,
 			Tasks: []*model.Task{}, Deliverables: []*model.Deliverable{}, Ready: true, CoSpeakers: []string{}, ContentEditable: true}
+		if undisclosed[s.ID] {
+			// A decision not yet announced reads as pending: no slot, room, tasks or files tell it.
+			out[i].StartsAt, out[i].EndsAt, out[i].CancelledAt = nil, nil, nil
+		}
 		if why := contentRefusal(ev, s, f, now); why != nil {
 			out[i].ContentEditable, out[i].ContentClosedReason = false, &why.Message
 		}
-		if s.Edges.Room != nil {
+		if s.Edges.Room != nil && !undisclosed[s.ID] {
 			out[i].Room = &s.Edges.Room.Name
 		}
 		byID[s.ID] = out[i]
@@ -204,11 +210,17 @@ func (r *Service) speakerSessions(ctx context.Context, ct *ent.Contact, id *stri
 		ss.CoSpeakers = append(ss.CoSpeakers, fullName(p.Edges.Contact.FirstName, p.Edges.Contact.LastName))
 	}
 	for _, t := range tasks {
+		if undisclosed[t.SubmissionID] {
+			continue
+		}
 		ss := byID[t.SubmissionID]
 		ss.Tasks = append(ss.Tasks, toTask(t))
 		ss.Ready = ss.Ready && t.Status != taskassignment.StatusTodo
 	}
 	for _, d := range files {
+		if undisclosed[d.SubmissionID] {
+			continue
+		}
 		ss := byID[d.SubmissionID]
 		ss.Deliverables = append(ss.Deliverables, toDeliverable(d))
 		ss.Ready = ss.Ready && d.Status == deliverableassignment.StatusUploaded
@@ -232,10 +244,17 @@ func (r *Service) Speaking(ctx context.Context) ([]*model.SpeakerEvent, error) {
 }
 
 // speakerStatus is a submission's status as its speakers see it: maybe, the organizers' own
-// shortlist, reads as pending.
-func speakerStatus(s submission.Status) model.SubmissionStatus {
-	if s == submission.StatusMaybe {
+// shortlist, and a decision not yet announced (docs/decisions.md) read as pending.
+func speakerStatus(s *ent.Submission) model.SubmissionStatus {
+	if s.Status == submission.StatusMaybe || !announced(s) {
 		return model.SubmissionStatusPending
 	}
-	return model.SubmissionStatus(s)
+	return model.SubmissionStatus(s.Status)
+}
+
+// announced reports whether the speakers of s may know its decision: it has none, it was
+// informed, or it is a manual session (informedSQL in Go).
+func announced(s *ent.Submission) bool {
+	decided := s.Status == submission.StatusAccepted || s.Status == submission.StatusDeclined
+	return !decided || s.SourceFormID == nil || s.NotifiedAt != nil
 }

@@ -79,12 +79,13 @@ type publicSession struct {
 }
 
 // The public view reads two statements, whatever the number of sessions: the approved snapshots
-// of the active sessions (all of the event's when $2 is null), then their speakers.
+// of the active sessions (all of the event's when $2 is null), then their speakers. An acceptance
+// not yet announced to its speakers is no active session for the public (docs/decisions.md).
 const (
 	publicSessionsSQL = `
 SELECT id, approved_snapshot
-FROM submissions
-WHERE event_id = $1 AND status = 'accepted' AND cancelled_at IS NULL
+FROM submissions s
+WHERE event_id = $1 AND status = 'accepted' AND cancelled_at IS NULL AND ` + informedSQL + `
   AND ($2::varchar[] IS NULL OR id = ANY($2::varchar[]))`
 
 	publicSpeakersSQL = `

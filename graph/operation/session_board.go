@@ -187,7 +187,7 @@ func readSessions(ctx context.Context, db querier, sql string, args []any) ([]*m
 		var status string
 		if err := row.Scan(&s.EventID, &s.ID, &s.Code, &s.Title, &s.Description, &s.Format, &manual, &startsAt, &endsAt,
 			&s.RoomID, &s.RoomName, &status, &s.PublicationApproved, &cancelledAt, &cancelledBy, &s.Capacity,
-			&createdAt, &s.TasksTotal, &s.TasksDone, &s.DeliverablesTotal, &s.DeliverablesUploaded); err != nil {
+			&createdAt, &s.DecisionSent, &s.TasksTotal, &s.TasksDone, &s.DeliverablesTotal, &s.DeliverablesUploaded); err != nil {
 			return nil, err
 		}
 		s.Source = sourceOf(manual)

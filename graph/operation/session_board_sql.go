@@ -30,7 +30,7 @@ const (
 	// counts (tasks t, deliverables d), as readSessions scans it.
 	sessionColumnsSQL = `s.event_id, s.id, s.code, s.title, s.description, f.name, ` + manualSQL + `, s.starts_at, s.ends_at,
        s.room_id, r.name, s.content_review_status, s.approved_snapshot <> '{}'::jsonb, s.cancelled_at,
-       s.cancelled_by, s.capacity, s.created_at,
+       s.cancelled_by, s.capacity, s.created_at, ` + informedSQL + `,
        COALESCE(t.total, 0), COALESCE(t.done, 0), COALESCE(d.total, 0), COALESCE(d.uploaded, 0)`
 
 	// sessionRowsOfPageSQL reads the board's row of each session of the CTE page, with its

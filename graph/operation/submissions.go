@@ -22,7 +22,6 @@ import (
 	"github.com/podium/podium/ent/track"
 	"github.com/podium/podium/graph/access"
 	"github.com/podium/podium/graph/apperr"
-	"github.com/podium/podium/graph/email"
 	"github.com/podium/podium/graph/scalar"
 )
 
@@ -163,6 +162,7 @@ WHERE `+where+` ORDER BY s.event_id, s.number`, events, f.ids)
 			s.CancelledBy = new(model.SessionCancelledBy(*cancelledBy))
 		}
 		s.CancelledAt, s.SubmittedAt, s.NotifiedAt = scalar.AtPtr(cancelledAt), scalar.AtPtr(submittedAt), scalar.AtPtr(notifiedAt)
+		s.DecisionSent = decisionSent(manual, notifiedAt)
 		s.CreatedAt = scalar.At(createdAt)
 		return s, nil
 	})
@@ -244,10 +244,11 @@ WHERE a.submission_id = ANY($1) AND a.status = 'completed' GROUP BY a.submission
 }
 
 // SubmissionList answers Event.submissions: the call-for-proposals submissions, with the tracks,
-// formats and tags used across all of them, then filtered by status.
+// formats and tags used across all of them, then filtered by status and, when informed is set, by
+// whether their decision was emailed (false: decided, not yet informed; docs/decisions.md).
 //
 // Under a page of events the events' submissions are read together (eventLoaders.submissions).
-func (r *Service) SubmissionList(ctx context.Context, ev *ent.Event, status *model.SubmissionStatus) (*model.SubmissionList, error) {
+func (r *Service) SubmissionList(ctx context.Context, ev *ent.Event, status *model.SubmissionStatus, informed *bool) (*model.SubmissionList, error) {
 	var all []*model.Submission
 	var err error
 	if underList(ctx) {
@@ -277,6 +278,8 @@ func (r *Service) SubmissionList(ctx context.Context, ev *ent.Event, status *mod
 			list.Formats = append(list.Formats, *s.Format)
 		}
 		switch {
+		case informed != nil && *informed != (s.NotifiedAt != nil),
+			informed != nil && !*informed && s.Status != model.SubmissionStatusAccepted && s.Status != model.SubmissionStatusDeclined:
 		case status != nil:
 			if s.Status == *status {
 				list.Submissions = append(list.Submissions, s)
@@ -390,10 +393,13 @@ func (r *Service) ChangeSubmissionStatus(ctx context.Context, eventID, id string
 	})
 }
 
-// DecideSubmissions accepts or declines submissions, emailing each of their speakers once
-// (docs/rest-api.md: POST E/submissions/decide). Accepted submissions become sessions: their tasks and
+// DecideSubmissions accepts or declines submissions (docs/decisions.md). The decision is
+// tentative until informed: nothing is emailed and notified_at stays null, unless in.Inform, which
+// emails each of their speakers once in the same transaction (REST's POST E/submissions/decide
+// always informs, docs/rest-api.md). Accepted submissions become sessions: their tasks and
 // deliverables are assigned, what they say is recorded as approved for the public (acceptContent),
-// and so are their speakers' profiles (recordApprovedProfiles).
+// and so are their speakers' profiles (recordApprovedProfiles). An acceptance already announced
+// ends only by cancelling the session; one not yet announced may be re-decided.
 func (r *Service) DecideSubmissions(ctx context.Context, eventID string, in model.DecideSubmissionsInput) (*model.DecisionResult, error) {
 	return inTx(ctx, r, func(ctx context.Context) (*model.DecisionResult, error) {
 		c := r.ClientOf(ctx)
@@ -401,15 +407,11 @@ func (r *Service) DecideSubmissions(ctx context.Context, eventID string, in mode
 		if err != nil {
 			return nil, err
 		}
-		ids := slices.Compact(slices.Sorted(slices.Values(in.SubmissionIds)))
-		if len(ids) == 0 {
-			return nil, apperr.Invalid("Pass at least one submission id")
+		ids, err := decisionIDs(in.SubmissionIds)
+		if err != nil {
+			return nil, err
 		}
-		for _, id := range ids {
-			if !pid.Plausible(id) {
-				return nil, errSubmissionNotFound
-			}
-		}
+		inform := in.Inform != nil && *in.Inform
 		// Lock the event too: acceptance may number nothing, but it must not interleave with a
 		// concurrent decision on the same submissions.
 		subs, err := c.Submission.Query().Where(submission.IDIn(ids...), submission.EventID(ev.ID)).
@@ -436,8 +438,10 @@ func (r *Service) DecideSubmissions(ctx context.Context, eventID string, in mode
 			switch {
 			case s.Status == submission.StatusDraft || s.Status == submission.StatusWithdrawn:
 				return nil, apperr.Invalid("Draft and withdrawn submissions cannot receive decision emails")
-			case in.Decision == model.DecisionDecline && s.Status == submission.StatusAccepted:
+			case in.Decision == model.DecisionDecline && s.Status == submission.StatusAccepted && (s.NotifiedAt != nil || s.SourceFormID == nil):
 				return nil, apperr.Invalid("Accepted submissions cannot be declined — cancel the session from Sessions instead")
+			case in.Decision == model.DecisionDecline && s.Status == submission.StatusAccepted && s.CancelledAt != nil:
+				return nil, apperr.Invalid("This session is cancelled — reinstate it before changing its decision")
 			case len(people[s.ID]) == 0:
 				return nil, apperr.Invalid("Every submission must have a speaker")
 			}
@@ -449,21 +453,21 @@ func (r *Service) DecideSubmissions(ctx context.Context, eventID string, in mode
 			}
 		}
 
-		now := time.Now()
 		result := &model.DecisionResult{Submissions: []*model.DecidedSubmission{}}
-		var decided, accepted []string
-		var emails []email.Email
-		template := email.SessionDeclined
-		if next == submission.StatusAccepted {
-			template = email.SessionAccepted
-		}
+		var decided, accepted, toInform []string
+		outcome := map[string]*model.DecidedSubmission{}
 		for _, s := range subs {
-			if s.Status == next && s.NotifiedAt != nil {
-				// Already decided and told: a repeated request sends nothing twice.
-				result.Submissions = append(result.Submissions, &model.DecidedSubmission{ID: s.ID, Status: model.SubmissionStatus(next), NotifiedAt: scalar.At(*s.NotifiedAt)})
+			if s.Status == next {
+				// Already decided this way: a repeated request changes nothing, and sends nothing
+				// twice; informing tells the speakers of a decision not told yet.
+				d := &model.DecidedSubmission{ID: s.ID, Status: model.SubmissionStatus(next), NotifiedAt: scalar.AtPtr(s.NotifiedAt)}
+				result.Submissions = append(result.Submissions, d)
+				if inform && s.NotifiedAt == nil {
+					toInform, outcome[s.ID] = append(toInform, s.ID), d
+				}
 				continue
 			}
-			u := s.Update().SetStatus(next).SetNotifiedAt(now)
+			u := s.Update().SetStatus(next)
 			if next == submission.StatusAccepted {
 				acceptContent(u, s, approve, reviewFirst)
 				accepted = append(accepted, s.ID)
@@ -475,18 +479,21 @@ func (r *Service) DecideSubmissions(ctx context.Context, eventID string, in mode
 			if err := r.emit(ctx, hookSubmissionDecided, hookData{"eventId": ev.ID, "submissionId": s.ID, "status": next}); err != nil {
 				return nil, err
 			}
-			result.Submissions = append(result.Submissions, &model.DecidedSubmission{ID: s.ID, Status: model.SubmissionStatus(next), NotifiedAt: scalar.At(now)})
-			for _, p := range people[s.ID] {
-				emails = append(emails, email.Email{EventID: ev.ID, ContactID: new(p.ContactID), SubmissionID: new(s.ID),
-					Type: emaillog.Type(next), To: p.Email, Template: template,
-					Data: email.Data{EventName: ev.Name, FirstName: p.FirstName, Path: "/portal", SessionTitle: s.Title, Message: in.Feedback}})
+			d := &model.DecidedSubmission{ID: s.ID, Status: model.SubmissionStatus(next)}
+			result.Submissions = append(result.Submissions, d)
+			if inform {
+				toInform, outcome[s.ID] = append(toInform, s.ID), d
 			}
 		}
 		label := "Declined"
 		if next == submission.StatusAccepted {
 			label = "Accepted"
-			if err := r.confirmOnAcceptance(ctx, c, ev, accepted, people); err != nil {
-				return nil, err
+			// Speakers are confirmed when told, not before: a tentative acceptance must not move
+			// them into audiences that would reveal it.
+			if inform {
+				if err := r.confirmOnAcceptance(ctx, c, ev, accepted, people); err != nil {
+					return nil, err
+				}
 			}
 			var speakers []string
 			for _, id := range accepted {
@@ -502,11 +509,17 @@ func (r *Service) DecideSubmissions(ctx context.Context, eventID string, in mode
 		if err := record(ctx, c, timelineentry.KindDecided, label, nil, decided...); err != nil {
 			return nil, err
 		}
-		rows, err := r.Outbox.Queue(ctx, emails...)
+		if len(toInform) == 0 {
+			return result, nil
+		}
+		informed, sent, err := r.inform(ctx, c, ev, toInform, informOpts{feedback: in.Feedback, byDecide: true, quiet: decided})
 		if err != nil {
 			return nil, err
 		}
-		result.CreatedEmails = len(rows)
+		for _, d := range informed {
+			outcome[d.ID].NotifiedAt = d.NotifiedAt
+		}
+		result.CreatedEmails = sent
 		return result, nil
 	})
 }

@@ -35,6 +35,7 @@ const (
 	hookSessionScheduled       = "session.scheduled"
 	hookSubmissionSubmitted    = "submission.submitted"
 	hookSubmissionDecided      = "submission.decided"
+	hookSubmissionInformed     = "submission.informed"
 	hookSpeakerWorkflowChanged = "speaker.workflow_changed"
 	hookSpeakerConfirmed       = "speaker.confirmed"
 	hookReviewCompleted        = "review.completed"
@@ -48,7 +49,7 @@ const (
 // WebhookEventTypes lists every event type, as endpoints subscribe to them.
 var WebhookEventTypes = []string{hookSessionCreated, hookSessionCancelled, hookSessionReinstated,
 	hookSessionDeleted, hookSessionScheduled, hookSubmissionSubmitted, hookSubmissionDecided,
-	hookSpeakerWorkflowChanged, hookSpeakerConfirmed, hookReviewCompleted, hookAgendaPublished,
+	hookSubmissionInformed, hookSpeakerWorkflowChanged, hookSpeakerConfirmed, hookReviewCompleted, hookAgendaPublished,
 	hookAgendaUnpublished, hookEmailFailed, hookResourcePublished, hookEmailSuppressed}
 
 // hookData is an event's data: the ids of what changed and its new state. Payloads are thin on

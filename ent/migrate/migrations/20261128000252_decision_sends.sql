@@ -1,0 +1,4 @@
+-- Create "decision_sends" table
+CREATE TABLE "decision_sends" ("id" character varying NOT NULL, "created_at" timestamptz NOT NULL, "updated_at" timestamptz NOT NULL, "organization_id" character varying NOT NULL, "submission_ids" jsonb NOT NULL, "subject" character varying NULL, "feedback" text NULL, "reply_to" character varying NULL, "scheduled_at" timestamptz NOT NULL, "sent_at" timestamptz NULL, "sent" bigint NOT NULL DEFAULT 0, "cancelled_at" timestamptz NULL, "created_by" character varying NOT NULL, "event_id" character varying NOT NULL, PRIMARY KEY ("id"), CONSTRAINT "decision_sends_events_event" FOREIGN KEY ("event_id") REFERENCES "events" ("id") ON UPDATE NO ACTION ON DELETE CASCADE);
+-- Create index "decisionsend_event_id_scheduled_at" to table: "decision_sends"
+CREATE INDEX "decisionsend_event_id_scheduled_at" ON "decision_sends" ("event_id", "scheduled_at");
