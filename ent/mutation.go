@@ -52,6 +52,7 @@ import (
 	"github.com/podium/podium/ent/room"
 	"github.com/podium/podium/ent/schema/agenda"
 	"github.com/podium/podium/ent/schema/cfpform"
+	"github.com/podium/podium/ent/schema/chaser"
 	"github.com/podium/podium/ent/segment"
 	"github.com/podium/podium/ent/signintoken"
 	"github.com/podium/podium/ent/speakeravailability"
@@ -14637,6 +14638,7 @@ type EventMutation struct {
 	appendpublished_agenda       []agenda.Entry
 	published_blocks             *[]agenda.Block
 	appendpublished_blocks       []agenda.Block
+	chasers                      *chaser.Settings
 	agenda_dirty                 *bool
 	clearedFields                map[string]struct{}
 	organization                 *string
@@ -15885,6 +15887,42 @@ func (m *EventMutation) ResetPublishedBlocks() {
 	m.appendpublished_blocks = nil
 }
 
+// SetChasers sets the "chasers" field.
+func (m *EventMutation) SetChasers(c chaser.Settings) {
+	m.chasers = &c
+}
+
+// Chasers returns the value of the "chasers" field in the mutation.
+func (m *EventMutation) Chasers() (r chaser.Settings, exists bool) {
+	v := m.chasers
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldChasers returns the old "chasers" field's value of the Event entity.
+// If the Event object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EventMutation) OldChasers(ctx context.Context) (v chaser.Settings, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldChasers is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldChasers requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldChasers: %w", err)
+	}
+	return oldValue.Chasers, nil
+}
+
+// ResetChasers resets all changes to the "chasers" field.
+func (m *EventMutation) ResetChasers() {
+	m.chasers = nil
+}
+
 // SetAgendaDirty sets the "agenda_dirty" field.
 func (m *EventMutation) SetAgendaDirty(b bool) {
 	m.agenda_dirty = &b
@@ -16738,7 +16776,7 @@ func (m *EventMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *EventMutation) Fields() []string {
-	fields := make([]string, 0, 26)
+	fields := make([]string, 0, 27)
 	if m.created_at != nil {
 		fields = append(fields, event.FieldCreatedAt)
 	}
@@ -16814,6 +16852,9 @@ func (m *EventMutation) Fields() []string {
 	if m.published_blocks != nil {
 		fields = append(fields, event.FieldPublishedBlocks)
 	}
+	if m.chasers != nil {
+		fields = append(fields, event.FieldChasers)
+	}
 	if m.agenda_dirty != nil {
 		fields = append(fields, event.FieldAgendaDirty)
 	}
@@ -16875,6 +16916,8 @@ func (m *EventMutation) Field(name string) (ent.Value, bool) {
 		return m.PublishedAgenda()
 	case event.FieldPublishedBlocks:
 		return m.PublishedBlocks()
+	case event.FieldChasers:
+		return m.Chasers()
 	case event.FieldAgendaDirty:
 		return m.AgendaDirty()
 	}
@@ -16936,6 +16979,8 @@ func (m *EventMutation) OldField(ctx context.Context, name string) (ent.Value, e
 		return m.OldPublishedAgenda(ctx)
 	case event.FieldPublishedBlocks:
 		return m.OldPublishedBlocks(ctx)
+	case event.FieldChasers:
+		return m.OldChasers(ctx)
 	case event.FieldAgendaDirty:
 		return m.OldAgendaDirty(ctx)
 	}
@@ -17121,6 +17166,13 @@ func (m *EventMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetPublishedBlocks(v)
+		return nil
+	case event.FieldChasers:
+		v, ok := value.(chaser.Settings)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetChasers(v)
 		return nil
 	case event.FieldAgendaDirty:
 		v, ok := value.(bool)
@@ -17336,6 +17388,9 @@ func (m *EventMutation) ResetField(name string) error {
 		return nil
 	case event.FieldPublishedBlocks:
 		m.ResetPublishedBlocks()
+		return nil
+	case event.FieldChasers:
+		m.ResetChasers()
 		return nil
 	case event.FieldAgendaDirty:
 		m.ResetAgendaDirty()

@@ -338,6 +338,21 @@ type ComplexityRoot struct {
 		Required            func(childComplexity int) int
 	}
 
+	ChaserRule struct {
+		Enabled     func(childComplexity int) int
+		EveryHours  func(childComplexity int) int
+		Kind        func(childComplexity int) int
+		MaxSends    func(childComplexity int) int
+		OffsetHours func(childComplexity int) int
+	}
+
+	ChaserSettings struct {
+		DailyCap   func(childComplexity int) int
+		QuietEnd   func(childComplexity int) int
+		QuietStart func(childComplexity int) int
+		Rules      func(childComplexity int) int
+	}
+
 	CoSpeakerInvitation struct {
 		Email  func(childComplexity int) int
 		Name   func(childComplexity int) int
@@ -703,6 +718,8 @@ type ComplexityRoot struct {
 		BackgroundDownloadURL      func(childComplexity int) int
 		BackgroundKey              func(childComplexity int) int
 		BackgroundURL              func(childComplexity int) int
+		ChaserPreview              func(childComplexity int, hours *int) int
+		Chasers                    func(childComplexity int) int
 		CreatedAt                  func(childComplexity int) int
 		DefaultSubmissionLimit     func(childComplexity int) int
 		Description                func(childComplexity int) int
@@ -922,6 +939,7 @@ type ComplexityRoot struct {
 		ReorderResources          func(childComplexity int, eventID string, input model.ReorderResourcesInput) int
 		RotateWebhookSecret       func(childComplexity int, webhookID string, input *model.RotateWebhookSecretInput) int
 		SaveAgendaBlock           func(childComplexity int, eventID string, input model.SaveAgendaBlockInput) int
+		SaveChasers               func(childComplexity int, eventID string, input model.ChaserSettingsInput) int
 		SaveFileRequirement       func(childComplexity int, eventID string, input model.SaveFileRequirementInput) int
 		SaveLibraryItem           func(childComplexity int, eventID string, input model.SaveLibraryItemInput) int
 		SavePipelineStage         func(childComplexity int, input model.SavePipelineStageInput) int
@@ -1057,6 +1075,15 @@ type ComplexityRoot struct {
 		EventMemberID func(childComplexity int) int
 		SubmissionID  func(childComplexity int) int
 		Tier          func(childComplexity int) int
+	}
+
+	PlannedChaser struct {
+		At        func(childComplexity int) int
+		ContactID func(childComplexity int) int
+		Count     func(childComplexity int) int
+		Kind      func(childComplexity int) int
+		Name      func(childComplexity int) int
+		To        func(childComplexity int) int
 	}
 
 	PortalInvitation struct {
@@ -1883,6 +1910,8 @@ type DeliverableResolver interface {
 }
 type EventResolver interface {
 	Agenda(ctx context.Context, obj *ent.Event) (*model.Agenda, error)
+	Chasers(ctx context.Context, obj *ent.Event) (*model.ChaserSettings, error)
+	ChaserPreview(ctx context.Context, obj *ent.Event, hours *int) ([]*model.PlannedChaser, error)
 	Emails(ctx context.Context, obj *ent.Event, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string], last *int, orderBy *ent.EmailLogOrder, where *ent.EmailLogWhereInput) (*ent.EmailLogConnection, error)
 	LogoDownloadURL(ctx context.Context, obj *ent.Event) (*string, error)
 	BackgroundDownloadURL(ctx context.Context, obj *ent.Event) (*string, error)
@@ -1929,6 +1958,7 @@ type MutationResolver interface {
 	AnswerCoSpeakerInvitation(ctx context.Context, formID string, id string, accept bool) (*model.ProposalInvitation, error)
 	DeleteProposal(ctx context.Context, formID string, id string) (string, error)
 	WithdrawProposal(ctx context.Context, formID string, id string) (*model.Proposal, error)
+	SaveChasers(ctx context.Context, eventID string, input model.ChaserSettingsInput) (*model.ChaserSettings, error)
 	CreateContact(ctx context.Context, input model.ContactInput) (*model.CrmContact, error)
 	UpdateContact(ctx context.Context, contactID string, input model.ContactInput) (*model.CrmContact, error)
 	ImportContacts(ctx context.Context, input model.ImportContactsInput) (*model.CrmImportResult, error)
@@ -3270,6 +3300,62 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CfpQuestion.Required(childComplexity), true
+
+	case "ChaserRule.enabled":
+		if e.ComplexityRoot.ChaserRule.Enabled == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChaserRule.Enabled(childComplexity), true
+	case "ChaserRule.everyHours":
+		if e.ComplexityRoot.ChaserRule.EveryHours == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChaserRule.EveryHours(childComplexity), true
+	case "ChaserRule.kind":
+		if e.ComplexityRoot.ChaserRule.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChaserRule.Kind(childComplexity), true
+	case "ChaserRule.maxSends":
+		if e.ComplexityRoot.ChaserRule.MaxSends == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChaserRule.MaxSends(childComplexity), true
+	case "ChaserRule.offsetHours":
+		if e.ComplexityRoot.ChaserRule.OffsetHours == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChaserRule.OffsetHours(childComplexity), true
+
+	case "ChaserSettings.dailyCap":
+		if e.ComplexityRoot.ChaserSettings.DailyCap == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChaserSettings.DailyCap(childComplexity), true
+	case "ChaserSettings.quietEnd":
+		if e.ComplexityRoot.ChaserSettings.QuietEnd == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChaserSettings.QuietEnd(childComplexity), true
+	case "ChaserSettings.quietStart":
+		if e.ComplexityRoot.ChaserSettings.QuietStart == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChaserSettings.QuietStart(childComplexity), true
+	case "ChaserSettings.rules":
+		if e.ComplexityRoot.ChaserSettings.Rules == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChaserSettings.Rules(childComplexity), true
 
 	case "CoSpeakerInvitation.email":
 		if e.ComplexityRoot.CoSpeakerInvitation.Email == nil {
@@ -4814,6 +4900,23 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Event.BackgroundURL(childComplexity), true
+	case "Event.chaserPreview":
+		if e.ComplexityRoot.Event.ChaserPreview == nil {
+			break
+		}
+
+		args, err := ec.field_Event_chaserPreview_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Event.ChaserPreview(childComplexity, args["hours"].(*int)), true
+	case "Event.chasers":
+		if e.ComplexityRoot.Event.Chasers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Event.Chasers(childComplexity), true
 	case "Event.createdAt":
 		if e.ComplexityRoot.Event.CreatedAt == nil {
 			break
@@ -6292,6 +6395,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SaveAgendaBlock(childComplexity, args["eventId"].(string), args["input"].(model.SaveAgendaBlockInput)), true
+	case "Mutation.saveChasers":
+		if e.ComplexityRoot.Mutation.SaveChasers == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_saveChasers_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SaveChasers(childComplexity, args["eventId"].(string), args["input"].(model.ChaserSettingsInput)), true
 	case "Mutation.saveFileRequirement":
 		if e.ComplexityRoot.Mutation.SaveFileRequirement == nil {
 			break
@@ -7161,6 +7275,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.PlannedAssignment.Tier(childComplexity), true
+
+	case "PlannedChaser.at":
+		if e.ComplexityRoot.PlannedChaser.At == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlannedChaser.At(childComplexity), true
+	case "PlannedChaser.contactId":
+		if e.ComplexityRoot.PlannedChaser.ContactID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlannedChaser.ContactID(childComplexity), true
+	case "PlannedChaser.count":
+		if e.ComplexityRoot.PlannedChaser.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlannedChaser.Count(childComplexity), true
+	case "PlannedChaser.kind":
+		if e.ComplexityRoot.PlannedChaser.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlannedChaser.Kind(childComplexity), true
+	case "PlannedChaser.name":
+		if e.ComplexityRoot.PlannedChaser.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlannedChaser.Name(childComplexity), true
+	case "PlannedChaser.to":
+		if e.ComplexityRoot.PlannedChaser.To == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlannedChaser.To(childComplexity), true
 
 	case "PortalInvitation.alreadyInvited":
 		if e.ComplexityRoot.PortalInvitation.AlreadyInvited == nil {
@@ -10836,6 +10987,8 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputCfpQuestionInput,
 		ec.unmarshalInputChangeAgendaDraftInput,
 		ec.unmarshalInputChangeSubmissionStatusInput,
+		ec.unmarshalInputChaserRuleInput,
+		ec.unmarshalInputChaserSettingsInput,
 		ec.unmarshalInputCoSpeakerInput,
 		ec.unmarshalInputContactImportRow,
 		ec.unmarshalInputContactInput,
@@ -10996,7 +11149,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "ent.graphql" "agenda.graphqls" "agenda_blocks.graphqls" "agenda_drafts.graphqls" "agenda_exports.graphqls" "agenda_versions.graphqls" "availability.graphqls" "campaigns.graphqls" "cfp.graphqls" "crm.graphqls" "emails.graphqls" "event.graphqls" "files.graphqls" "forms.graphqls" "library.graphqls" "people.graphqls" "pipeline.graphqls" "portal.graphqls" "portal_actions.graphqls" "profile_review.graphqls" "readiness.graphqls" "resources.graphqls" "reviews.graphqls" "reviews_desk.graphqls" "segments.graphqls" "sessions.graphqls" "speakers.graphqls" "submissions.graphqls" "subscriptions.graphqls" "webhooks.graphqls" "widgets.graphqls"
+//go:embed "ent.graphql" "agenda.graphqls" "agenda_blocks.graphqls" "agenda_drafts.graphqls" "agenda_exports.graphqls" "agenda_versions.graphqls" "availability.graphqls" "campaigns.graphqls" "cfp.graphqls" "chasers.graphqls" "crm.graphqls" "emails.graphqls" "event.graphqls" "files.graphqls" "forms.graphqls" "library.graphqls" "people.graphqls" "pipeline.graphqls" "portal.graphqls" "portal_actions.graphqls" "profile_review.graphqls" "readiness.graphqls" "resources.graphqls" "reviews.graphqls" "reviews_desk.graphqls" "segments.graphqls" "sessions.graphqls" "speakers.graphqls" "submissions.graphqls" "subscriptions.graphqls" "webhooks.graphqls" "widgets.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -11017,6 +11170,7 @@ var sources = []*ast.Source{
 	{Name: "availability.graphqls", Input: sourceData("availability.graphqls"), BuiltIn: false},
 	{Name: "campaigns.graphqls", Input: sourceData("campaigns.graphqls"), BuiltIn: false},
 	{Name: "cfp.graphqls", Input: sourceData("cfp.graphqls"), BuiltIn: false},
+	{Name: "chasers.graphqls", Input: sourceData("chasers.graphqls"), BuiltIn: false},
 	{Name: "crm.graphqls", Input: sourceData("crm.graphqls"), BuiltIn: false},
 	{Name: "emails.graphqls", Input: sourceData("emails.graphqls"), BuiltIn: false},
 	{Name: "event.graphqls", Input: sourceData("event.graphqls"), BuiltIn: false},
@@ -11600,6 +11754,36 @@ func (ec *executionContext) childFields_CfpQuestion(ctx context.Context, field g
 		return ec.fieldContext_CfpQuestion_hiddenFromReviewers(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CfpQuestion", field.Name)
+}
+
+func (ec *executionContext) childFields_ChaserRule(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "kind":
+		return ec.fieldContext_ChaserRule_kind(ctx, field)
+	case "enabled":
+		return ec.fieldContext_ChaserRule_enabled(ctx, field)
+	case "offsetHours":
+		return ec.fieldContext_ChaserRule_offsetHours(ctx, field)
+	case "everyHours":
+		return ec.fieldContext_ChaserRule_everyHours(ctx, field)
+	case "maxSends":
+		return ec.fieldContext_ChaserRule_maxSends(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ChaserRule", field.Name)
+}
+
+func (ec *executionContext) childFields_ChaserSettings(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "rules":
+		return ec.fieldContext_ChaserSettings_rules(ctx, field)
+	case "quietStart":
+		return ec.fieldContext_ChaserSettings_quietStart(ctx, field)
+	case "quietEnd":
+		return ec.fieldContext_ChaserSettings_quietEnd(ctx, field)
+	case "dailyCap":
+		return ec.fieldContext_ChaserSettings_dailyCap(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ChaserSettings", field.Name)
 }
 
 func (ec *executionContext) childFields_CoSpeakerInvitation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -12376,6 +12560,10 @@ func (ec *executionContext) childFields_Event(ctx context.Context, field graphql
 		return ec.fieldContext_Event_agendaDirty(ctx, field)
 	case "agenda":
 		return ec.fieldContext_Event_agenda(ctx, field)
+	case "chasers":
+		return ec.fieldContext_Event_chasers(ctx, field)
+	case "chaserPreview":
+		return ec.fieldContext_Event_chaserPreview(ctx, field)
 	case "emails":
 		return ec.fieldContext_Event_emails(ctx, field)
 	case "logoDownloadUrl":
@@ -12822,6 +13010,24 @@ func (ec *executionContext) childFields_PlannedAssignment(ctx context.Context, f
 		return ec.fieldContext_PlannedAssignment_tier(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type PlannedAssignment", field.Name)
+}
+
+func (ec *executionContext) childFields_PlannedChaser(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "kind":
+		return ec.fieldContext_PlannedChaser_kind(ctx, field)
+	case "to":
+		return ec.fieldContext_PlannedChaser_to(ctx, field)
+	case "name":
+		return ec.fieldContext_PlannedChaser_name(ctx, field)
+	case "contactId":
+		return ec.fieldContext_PlannedChaser_contactId(ctx, field)
+	case "count":
+		return ec.fieldContext_PlannedChaser_count(ctx, field)
+	case "at":
+		return ec.fieldContext_PlannedChaser_at(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PlannedChaser", field.Name)
 }
 
 func (ec *executionContext) childFields_PortalInvitation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -14495,6 +14701,20 @@ func (ec *executionContext) field_CrmSegment_contacts_args(ctx context.Context, 
 		return nil, err
 	}
 	args["after"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Event_chaserPreview_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "hours",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["hours"] = arg0
 	return args, nil
 }
 
@@ -16288,6 +16508,28 @@ func (ec *executionContext) field_Mutation_saveAgendaBlock_args(ctx context.Cont
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.SaveAgendaBlockInput, error) {
 			return ec.unmarshalNSaveAgendaBlockInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐSaveAgendaBlockInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_saveChasers_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "eventId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["eventId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.ChaserSettingsInput, error) {
+			return ec.unmarshalNChaserSettingsInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐChaserSettingsInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -22440,6 +22682,222 @@ func (ec *executionContext) _CfpQuestion_hiddenFromReviewers(ctx context.Context
 }
 func (ec *executionContext) fieldContext_CfpQuestion_hiddenFromReviewers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("CfpQuestion", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _ChaserRule_kind(ctx context.Context, field graphql.CollectedField, obj *model.ChaserRule) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChaserRule_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.ChaserKind) graphql.Marshaler {
+			return ec.marshalNChaserKind2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐChaserKind(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChaserRule_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChaserRule", field, false, false, errors.New("field of type ChaserKind does not have child fields"))
+}
+
+func (ec *executionContext) _ChaserRule_enabled(ctx context.Context, field graphql.CollectedField, obj *model.ChaserRule) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChaserRule_enabled(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Enabled, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChaserRule_enabled(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChaserRule", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _ChaserRule_offsetHours(ctx context.Context, field graphql.CollectedField, obj *model.ChaserRule) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChaserRule_offsetHours(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OffsetHours, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChaserRule_offsetHours(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChaserRule", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ChaserRule_everyHours(ctx context.Context, field graphql.CollectedField, obj *model.ChaserRule) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChaserRule_everyHours(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EveryHours, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChaserRule_everyHours(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChaserRule", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ChaserRule_maxSends(ctx context.Context, field graphql.CollectedField, obj *model.ChaserRule) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChaserRule_maxSends(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MaxSends, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChaserRule_maxSends(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChaserRule", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ChaserSettings_rules(ctx context.Context, field graphql.CollectedField, obj *model.ChaserSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChaserSettings_rules(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Rules, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.ChaserRule) graphql.Marshaler {
+			return ec.marshalNChaserRule2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐChaserRuleᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChaserSettings_rules(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ChaserSettings",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ChaserRule(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ChaserSettings_quietStart(ctx context.Context, field graphql.CollectedField, obj *model.ChaserSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChaserSettings_quietStart(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.QuietStart, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChaserSettings_quietStart(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChaserSettings", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ChaserSettings_quietEnd(ctx context.Context, field graphql.CollectedField, obj *model.ChaserSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChaserSettings_quietEnd(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.QuietEnd, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChaserSettings_quietEnd(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChaserSettings", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ChaserSettings_dailyCap(ctx context.Context, field graphql.CollectedField, obj *model.ChaserSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChaserSettings_dailyCap(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DailyCap, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChaserSettings_dailyCap(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChaserSettings", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _CoSpeakerInvitation_name(ctx context.Context, field graphql.CollectedField, obj *model.CoSpeakerInvitation) (ret graphql.Marshaler) {
@@ -29088,6 +29546,82 @@ func (ec *executionContext) fieldContext_Event_agenda(_ context.Context, field g
 	return fc, nil
 }
 
+func (ec *executionContext) _Event_chasers(ctx context.Context, field graphql.CollectedField, obj *ent.Event) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Event_chasers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Event().Chasers(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ChaserSettings) graphql.Marshaler {
+			return ec.marshalNChaserSettings2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐChaserSettings(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Event_chasers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Event",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ChaserSettings(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Event_chaserPreview(ctx context.Context, field graphql.CollectedField, obj *ent.Event) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Event_chaserPreview(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Event().ChaserPreview(ctx, obj, fc.Args["hours"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.PlannedChaser) graphql.Marshaler {
+			return ec.marshalNPlannedChaser2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐPlannedChaserᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Event_chaserPreview(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Event",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PlannedChaser(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Event_chaserPreview_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Event_emails(ctx context.Context, field graphql.CollectedField, obj *ent.Event) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -32428,6 +32962,50 @@ func (ec *executionContext) fieldContext_Mutation_withdrawProposal(ctx context.C
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_withdrawProposal_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_saveChasers(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_saveChasers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SaveChasers(ctx, fc.Args["eventId"].(string), fc.Args["input"].(model.ChaserSettingsInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ChaserSettings) graphql.Marshaler {
+			return ec.marshalNChaserSettings2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐChaserSettings(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_saveChasers(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ChaserSettings(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_saveChasers_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -37988,6 +38566,144 @@ func (ec *executionContext) _PlannedAssignment_tier(ctx context.Context, field g
 }
 func (ec *executionContext) fieldContext_PlannedAssignment_tier(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PlannedAssignment", field, false, false, errors.New("field of type AutoDistributionTier does not have child fields"))
+}
+
+func (ec *executionContext) _PlannedChaser_kind(ctx context.Context, field graphql.CollectedField, obj *model.PlannedChaser) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PlannedChaser_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.ChaserKind) graphql.Marshaler {
+			return ec.marshalNChaserKind2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐChaserKind(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PlannedChaser_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PlannedChaser", field, false, false, errors.New("field of type ChaserKind does not have child fields"))
+}
+
+func (ec *executionContext) _PlannedChaser_to(ctx context.Context, field graphql.CollectedField, obj *model.PlannedChaser) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PlannedChaser_to(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.To, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PlannedChaser_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PlannedChaser", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _PlannedChaser_name(ctx context.Context, field graphql.CollectedField, obj *model.PlannedChaser) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PlannedChaser_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PlannedChaser_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PlannedChaser", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _PlannedChaser_contactId(ctx context.Context, field graphql.CollectedField, obj *model.PlannedChaser) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PlannedChaser_contactId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContactID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PlannedChaser_contactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PlannedChaser", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _PlannedChaser_count(ctx context.Context, field graphql.CollectedField, obj *model.PlannedChaser) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PlannedChaser_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Count, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PlannedChaser_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PlannedChaser", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _PlannedChaser_at(ctx context.Context, field graphql.CollectedField, obj *model.PlannedChaser) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PlannedChaser_at(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.At, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PlannedChaser_at(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PlannedChaser", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
 func (ec *executionContext) _PortalInvitation_contactId(ctx context.Context, field graphql.CollectedField, obj *model.PortalInvitation) (ret graphql.Marshaler) {
@@ -54263,6 +54979,115 @@ func (ec *executionContext) unmarshalInputChangeSubmissionStatusInput(ctx contex
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputChaserRuleInput(ctx context.Context, obj any) (model.ChaserRuleInput, error) {
+	var it model.ChaserRuleInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"kind", "enabled", "offsetHours", "everyHours", "maxSends"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "kind":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("kind"))
+			data, err := ec.unmarshalNChaserKind2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐChaserKind(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Kind = data
+		case "enabled":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("enabled"))
+			data, err := ec.unmarshalNBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Enabled = data
+		case "offsetHours":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("offsetHours"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OffsetHours = data
+		case "everyHours":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("everyHours"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EveryHours = data
+		case "maxSends":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxSends"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxSends = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputChaserSettingsInput(ctx context.Context, obj any) (model.ChaserSettingsInput, error) {
+	var it model.ChaserSettingsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"rules", "quietStart", "quietEnd", "dailyCap"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "rules":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("rules"))
+			data, err := ec.unmarshalNChaserRuleInput2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐChaserRuleInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Rules = data
+		case "quietStart":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("quietStart"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.QuietStart = data
+		case "quietEnd":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("quietEnd"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.QuietEnd = data
+		case "dailyCap":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dailyCap"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DailyCap = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputCoSpeakerInput(ctx context.Context, obj any) (model.CoSpeakerInput, error) {
 	var it model.CoSpeakerInput
 	if obj == nil {
@@ -62720,6 +63545,117 @@ func (ec *executionContext) _CfpQuestion(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
+var chaserRuleImplementors = []string{"ChaserRule"}
+
+func (ec *executionContext) _ChaserRule(ctx context.Context, sel ast.SelectionSet, obj *model.ChaserRule) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, chaserRuleImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ChaserRule")
+		case "kind":
+			out.Values[i] = ec._ChaserRule_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "enabled":
+			out.Values[i] = ec._ChaserRule_enabled(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "offsetHours":
+			out.Values[i] = ec._ChaserRule_offsetHours(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "everyHours":
+			out.Values[i] = ec._ChaserRule_everyHours(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "maxSends":
+			out.Values[i] = ec._ChaserRule_maxSends(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var chaserSettingsImplementors = []string{"ChaserSettings"}
+
+func (ec *executionContext) _ChaserSettings(ctx context.Context, sel ast.SelectionSet, obj *model.ChaserSettings) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, chaserSettingsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ChaserSettings")
+		case "rules":
+			out.Values[i] = ec._ChaserSettings_rules(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "quietStart":
+			out.Values[i] = ec._ChaserSettings_quietStart(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "quietEnd":
+			out.Values[i] = ec._ChaserSettings_quietEnd(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "dailyCap":
+			out.Values[i] = ec._ChaserSettings_dailyCap(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var coSpeakerInvitationImplementors = []string{"CoSpeakerInvitation"}
 
 func (ec *executionContext) _CoSpeakerInvitation(ctx context.Context, sel ast.SelectionSet, obj *model.CoSpeakerInvitation) graphql.Marshaler {
@@ -65577,6 +66513,82 @@ func (ec *executionContext) _Event(ctx context.Context, sel ast.SelectionSet, ob
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "chasers":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Event_chasers(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "chaserPreview":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Event_chaserPreview(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "emails":
 			field := field
 
@@ -67330,6 +68342,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "saveChasers":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_saveChasers(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "createContact":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_createContact(ctx, field)
@@ -68692,6 +69711,69 @@ func (ec *executionContext) _PlannedAssignment(ctx context.Context, sel ast.Sele
 			}
 		case "tier":
 			out.Values[i] = ec._PlannedAssignment_tier(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var plannedChaserImplementors = []string{"PlannedChaser"}
+
+func (ec *executionContext) _PlannedChaser(ctx context.Context, sel ast.SelectionSet, obj *model.PlannedChaser) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, plannedChaserImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PlannedChaser")
+		case "kind":
+			out.Values[i] = ec._PlannedChaser_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "to":
+			out.Values[i] = ec._PlannedChaser_to(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._PlannedChaser_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "contactId":
+			out.Values[i] = ec._PlannedChaser_contactId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "count":
+			out.Values[i] = ec._PlannedChaser_count(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "at":
+			out.Values[i] = ec._PlannedChaser_at(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -76317,6 +77399,76 @@ func (ec *executionContext) unmarshalNChangeSubmissionStatusInput2githubᚗcom�
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNChaserKind2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐChaserKind(ctx context.Context, v any) (model.ChaserKind, error) {
+	var res model.ChaserKind
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNChaserKind2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐChaserKind(ctx context.Context, sel ast.SelectionSet, v model.ChaserKind) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNChaserRule2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐChaserRuleᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ChaserRule) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNChaserRule2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐChaserRule(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNChaserRule2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐChaserRule(ctx context.Context, sel ast.SelectionSet, v *model.ChaserRule) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ChaserRule(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNChaserRuleInput2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐChaserRuleInputᚄ(ctx context.Context, v any) ([]*model.ChaserRuleInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.ChaserRuleInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNChaserRuleInput2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐChaserRuleInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalNChaserRuleInput2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐChaserRuleInput(ctx context.Context, v any) (*model.ChaserRuleInput, error) {
+	res, err := ec.unmarshalInputChaserRuleInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNChaserSettings2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐChaserSettings(ctx context.Context, sel ast.SelectionSet, v *model.ChaserSettings) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ChaserSettings(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNChaserSettingsInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐChaserSettingsInput(ctx context.Context, v any) (model.ChaserSettingsInput, error) {
+	res, err := ec.unmarshalInputChaserSettingsInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNCoSpeakerInput2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐCoSpeakerInput(ctx context.Context, v any) (*model.CoSpeakerInput, error) {
 	res, err := ec.unmarshalInputCoSpeakerInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
@@ -77851,6 +79003,32 @@ func (ec *executionContext) marshalNPlannedAssignment2ᚖgithubᚗcomᚋpodium�
 		return graphql.Null
 	}
 	return ec._PlannedAssignment(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNPlannedChaser2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐPlannedChaserᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.PlannedChaser) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNPlannedChaser2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐPlannedChaser(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNPlannedChaser2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐPlannedChaser(ctx context.Context, sel ast.SelectionSet, v *model.PlannedChaser) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._PlannedChaser(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNPortalInvitation2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐPortalInvitationᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.PortalInvitation) graphql.Marshaler {

@@ -30,6 +30,8 @@ type Config struct {
 	Scorer Scorer
 	// Drafter makes agenda drafts (the operation layer); their jobs are cancelled without one.
 	Drafter Drafter
+	// Chaser sends chasers (the operation layer); without one nothing chases.
+	Chaser Chaser
 	// AIWorkers is how many AI reviews run at once; 0 means DefaultAIWorkers.
 	AIWorkers int
 	// Webhooks configures webhook delivery (see DeliverWebhookWorker).
@@ -106,6 +108,7 @@ func NewClient(db *dbx.DB, cfg Config) (*river.Client[pgx.Tx], error) {
 		Log: cfg.Log, Tokens: db.Pool})
 	river.AddWorker(workers, &AIReviewWorker{Scorer: cfg.Scorer})
 	river.AddWorker(workers, &AgendaDraftWorker{Drafter: cfg.Drafter})
+	river.AddWorker(workers, &SendChasersWorker{Chaser: cfg.Chaser})
 	river.AddWorker(workers, &PruneIdempotencyWorker{Pool: db.System})
 	river.AddWorker(workers, &PruneWebhooksWorker{Pool: db.System, Retention: cfg.Webhooks.Retention})
 	river.AddWorker(workers, &PruneChangesWorker{Pool: db.System})
@@ -130,6 +133,9 @@ func NewClient(db *dbx.DB, cfg Config) (*river.Client[pgx.Tx], error) {
 			WebhookQueue:     {MaxWorkers: cmp.Or(cfg.Webhooks.Workers, DefaultWebhookWorkers)},
 		}
 		rc.PeriodicJobs = append(periodicJobs(), webhookPeriodicJobs()...)
+		if cfg.Chaser != nil {
+			rc.PeriodicJobs = append(rc.PeriodicJobs, chaserPeriodicJobs()...)
+		}
 		if cfg.Files != nil {
 			rc.PeriodicJobs = append(rc.PeriodicJobs, filePeriodicJobs()...)
 		}

@@ -51,6 +51,7 @@ var graphQLOnlyVariables = map[string]string{
 	"createForm":         `{"eventId":"{eventId}","input":{"title":"Form"}}`,
 	"updateForm":         `{"eventId":"{eventId}","formId":"{formId}","input":{"title":"Form"}}`,
 	"saveProposal":       `{"formId":"{formId}","input":{"title":"P"}}`,
+	"saveChasers":        `{"eventId":"{eventId}","input":{"quietStart":0,"quietEnd":0,"dailyCap":1,"rules":[]}}`,
 	"withdrawProposal":   `{"formId":"{formId}","id":"{proposalId}"}`,
 }
 

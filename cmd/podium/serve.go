@@ -114,7 +114,7 @@ func serve(ctx context.Context, cfg config, work bool) error {
 		return err
 	}
 	jobsCfg := jobs.Config{Work: work, Sender: sender, EmailWorkers: cfg.EmailWorkers,
-		Scorer: resolver.Ops, Drafter: resolver.Ops, Notifier: resolver.Ops, Webhooks: cfg.Webhooks, Log: log}
+		Scorer: resolver.Ops, Drafter: resolver.Ops, Chaser: resolver.Ops, Notifier: resolver.Ops, Webhooks: cfg.Webhooks, Log: log}
 	if resolver.Ops.Files != nil {
 		jobsCfg.Files = resolver.Ops.Files.Store
 	}

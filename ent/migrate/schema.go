@@ -590,6 +590,7 @@ var (
 		{Name: "agenda_published_at", Type: field.TypeTime, Nullable: true},
 		{Name: "published_agenda", Type: field.TypeJSON},
 		{Name: "published_blocks", Type: field.TypeJSON, Default: schema.Expr("'[]'::jsonb")},
+		{Name: "chasers", Type: field.TypeJSON, Default: schema.Expr("'{}'::jsonb")},
 		{Name: "agenda_dirty", Type: field.TypeBool, Default: false},
 		{Name: "organization_id", Type: field.TypeString, Size: 40},
 	}
@@ -601,7 +602,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "events_organizations_events",
-				Columns:    []*schema.Column{EventsColumns[26]},
+				Columns:    []*schema.Column{EventsColumns[27]},
 				RefColumns: []*schema.Column{OrganizationsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -610,12 +611,12 @@ var (
 			{
 				Name:    "event_organization_id_slug",
 				Unique:  true,
-				Columns: []*schema.Column{EventsColumns[26], EventsColumns[4]},
+				Columns: []*schema.Column{EventsColumns[27], EventsColumns[4]},
 			},
 			{
 				Name:    "event_organization_id_starts_at",
 				Unique:  false,
-				Columns: []*schema.Column{EventsColumns[26], EventsColumns[11]},
+				Columns: []*schema.Column{EventsColumns[27], EventsColumns[11]},
 			},
 			{
 				Name:    "event_logo_key",

@@ -46,6 +46,7 @@ import (
 	"github.com/podium/podium/ent/schema"
 	"github.com/podium/podium/ent/schema/agenda"
 	"github.com/podium/podium/ent/schema/cfpform"
+	"github.com/podium/podium/ent/schema/chaser"
 	"github.com/podium/podium/ent/segment"
 	"github.com/podium/podium/ent/signintoken"
 	"github.com/podium/podium/ent/speakeravailability"
@@ -850,8 +851,12 @@ func init() {
 	eventDescPublishedBlocks := eventFields[22].Descriptor()
 	// event.DefaultPublishedBlocks holds the default value on creation for the published_blocks field.
 	event.DefaultPublishedBlocks = eventDescPublishedBlocks.Default.([]agenda.Block)
+	// eventDescChasers is the schema descriptor for chasers field.
+	eventDescChasers := eventFields[23].Descriptor()
+	// event.DefaultChasers holds the default value on creation for the chasers field.
+	event.DefaultChasers = eventDescChasers.Default.(chaser.Settings)
 	// eventDescAgendaDirty is the schema descriptor for agenda_dirty field.
-	eventDescAgendaDirty := eventFields[23].Descriptor()
+	eventDescAgendaDirty := eventFields[24].Descriptor()
 	// event.DefaultAgendaDirty holds the default value on creation for the agenda_dirty field.
 	event.DefaultAgendaDirty = eventDescAgendaDirty.Default.(bool)
 	// eventDescID is the schema descriptor for id field.

@@ -147,6 +147,8 @@ var Rules = map[string]Rule{
 	// every message sent; sending mails the event's speakers. Admins only, as in the original.
 	"Query.communications":  Admins,
 	"Mutation.sendCampaign": Admins,
+	// Chasers (docs/chasers.md) mail speakers and reviewers by themselves: admins set them.
+	"Mutation.saveChasers": Admins,
 	// The organization's contact book (docs/crm.md): people, notes and who wrote them, for
 	// admins only, members included out.
 	"Query.contacts":             Admins,
