@@ -22,10 +22,13 @@ import (
 	"github.com/podium/podium/ent/apikey"
 	"github.com/podium/podium/ent/browsersession"
 	"github.com/podium/podium/ent/contact"
+	"github.com/podium/podium/ent/contactaccesslink"
+	"github.com/podium/podium/ent/decisionsend"
 	"github.com/podium/podium/ent/deliverableassignment"
 	"github.com/podium/podium/ent/emailcampaign"
 	"github.com/podium/podium/ent/emailcampaignrecipient"
 	"github.com/podium/podium/ent/emaillog"
+	"github.com/podium/podium/ent/emailoverride"
 	"github.com/podium/podium/ent/emailsuppression"
 	"github.com/podium/podium/ent/embed"
 	"github.com/podium/podium/ent/event"
@@ -92,6 +95,10 @@ type Client struct {
 	BrowserSession *BrowserSessionClient
 	// Contact is the client for interacting with the Contact builders.
 	Contact *ContactClient
+	// ContactAccessLink is the client for interacting with the ContactAccessLink builders.
+	ContactAccessLink *ContactAccessLinkClient
+	// DecisionSend is the client for interacting with the DecisionSend builders.
+	DecisionSend *DecisionSendClient
 	// DeliverableAssignment is the client for interacting with the DeliverableAssignment builders.
 	DeliverableAssignment *DeliverableAssignmentClient
 	// EmailCampaign is the client for interacting with the EmailCampaign builders.
@@ -100,6 +107,8 @@ type Client struct {
 	EmailCampaignRecipient *EmailCampaignRecipientClient
 	// EmailLog is the client for interacting with the EmailLog builders.
 	EmailLog *EmailLogClient
+	// EmailOverride is the client for interacting with the EmailOverride builders.
+	EmailOverride *EmailOverrideClient
 	// EmailSuppression is the client for interacting with the EmailSuppression builders.
 	EmailSuppression *EmailSuppressionClient
 	// Embed is the client for interacting with the Embed builders.
@@ -204,10 +213,13 @@ func (c *Client) init() {
 	c.AgendaVersion = NewAgendaVersionClient(c.config)
 	c.BrowserSession = NewBrowserSessionClient(c.config)
 	c.Contact = NewContactClient(c.config)
+	c.ContactAccessLink = NewContactAccessLinkClient(c.config)
+	c.DecisionSend = NewDecisionSendClient(c.config)
 	c.DeliverableAssignment = NewDeliverableAssignmentClient(c.config)
 	c.EmailCampaign = NewEmailCampaignClient(c.config)
 	c.EmailCampaignRecipient = NewEmailCampaignRecipientClient(c.config)
 	c.EmailLog = NewEmailLogClient(c.config)
+	c.EmailOverride = NewEmailOverrideClient(c.config)
 	c.EmailSuppression = NewEmailSuppressionClient(c.config)
 	c.Embed = NewEmbedClient(c.config)
 	c.Event = NewEventClient(c.config)
@@ -350,10 +362,13 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		AgendaVersion:            NewAgendaVersionClient(cfg),
 		BrowserSession:           NewBrowserSessionClient(cfg),
 		Contact:                  NewContactClient(cfg),
+		ContactAccessLink:        NewContactAccessLinkClient(cfg),
+		DecisionSend:             NewDecisionSendClient(cfg),
 		DeliverableAssignment:    NewDeliverableAssignmentClient(cfg),
 		EmailCampaign:            NewEmailCampaignClient(cfg),
 		EmailCampaignRecipient:   NewEmailCampaignRecipientClient(cfg),
 		EmailLog:                 NewEmailLogClient(cfg),
+		EmailOverride:            NewEmailOverrideClient(cfg),
 		EmailSuppression:         NewEmailSuppressionClient(cfg),
 		Embed:                    NewEmbedClient(cfg),
 		Event:                    NewEventClient(cfg),
@@ -423,10 +438,13 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		AgendaVersion:            NewAgendaVersionClient(cfg),
 		BrowserSession:           NewBrowserSessionClient(cfg),
 		Contact:                  NewContactClient(cfg),
+		ContactAccessLink:        NewContactAccessLinkClient(cfg),
+		DecisionSend:             NewDecisionSendClient(cfg),
 		DeliverableAssignment:    NewDeliverableAssignmentClient(cfg),
 		EmailCampaign:            NewEmailCampaignClient(cfg),
 		EmailCampaignRecipient:   NewEmailCampaignRecipientClient(cfg),
 		EmailLog:                 NewEmailLogClient(cfg),
+		EmailOverride:            NewEmailOverrideClient(cfg),
 		EmailSuppression:         NewEmailSuppressionClient(cfg),
 		Embed:                    NewEmbedClient(cfg),
 		Event:                    NewEventClient(cfg),
@@ -500,18 +518,19 @@ func (c *Client) Close() error {
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.AIReviewResult, c.APIKey, c.AgendaBlock, c.AgendaDraft, c.AgendaVersion,
-		c.BrowserSession, c.Contact, c.DeliverableAssignment, c.EmailCampaign,
-		c.EmailCampaignRecipient, c.EmailLog, c.EmailSuppression, c.Embed, c.Event,
-		c.EventChange, c.EventMember, c.FileRequirement, c.Form, c.Format,
-		c.IdempotencyRecord, c.Level, c.Organization, c.OrganizationContact,
-		c.OrganizationContactEvent, c.OrganizationContactNote,
-		c.OrganizationContactTag, c.OrganizationInvitation, c.OrganizationMember,
-		c.OrganizationTag, c.PersonalCalendar, c.PipelineCard, c.PipelineStage,
-		c.Resource, c.ReviewAnswer, c.ReviewAssignment, c.ReviewCriterion,
-		c.ReviewRound, c.ReviewRoundMember, c.Room, c.Segment, c.SignInToken,
-		c.SpeakerAvailability, c.StageHistory, c.Submission, c.SubmissionParticipant,
-		c.Tag, c.TaskAssignment, c.TaskTemplate, c.TimelineEntry, c.Track, c.User,
-		c.WebhookDelivery, c.WebhookEndpoint, c.WebhookMessage,
+		c.BrowserSession, c.Contact, c.ContactAccessLink, c.DecisionSend,
+		c.DeliverableAssignment, c.EmailCampaign, c.EmailCampaignRecipient, c.EmailLog,
+		c.EmailOverride, c.EmailSuppression, c.Embed, c.Event, c.EventChange,
+		c.EventMember, c.FileRequirement, c.Form, c.Format, c.IdempotencyRecord,
+		c.Level, c.Organization, c.OrganizationContact, c.OrganizationContactEvent,
+		c.OrganizationContactNote, c.OrganizationContactTag, c.OrganizationInvitation,
+		c.OrganizationMember, c.OrganizationTag, c.PersonalCalendar, c.PipelineCard,
+		c.PipelineStage, c.Resource, c.ReviewAnswer, c.ReviewAssignment,
+		c.ReviewCriterion, c.ReviewRound, c.ReviewRoundMember, c.Room, c.Segment,
+		c.SignInToken, c.SpeakerAvailability, c.StageHistory, c.Submission,
+		c.SubmissionParticipant, c.Tag, c.TaskAssignment, c.TaskTemplate,
+		c.TimelineEntry, c.Track, c.User, c.WebhookDelivery, c.WebhookEndpoint,
+		c.WebhookMessage,
 	} {
 		n.Use(hooks...)
 	}
@@ -522,18 +541,19 @@ func (c *Client) Use(hooks ...Hook) {
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.AIReviewResult, c.APIKey, c.AgendaBlock, c.AgendaDraft, c.AgendaVersion,
-		c.BrowserSession, c.Contact, c.DeliverableAssignment, c.EmailCampaign,
-		c.EmailCampaignRecipient, c.EmailLog, c.EmailSuppression, c.Embed, c.Event,
-		c.EventChange, c.EventMember, c.FileRequirement, c.Form, c.Format,
-		c.IdempotencyRecord, c.Level, c.Organization, c.OrganizationContact,
-		c.OrganizationContactEvent, c.OrganizationContactNote,
-		c.OrganizationContactTag, c.OrganizationInvitation, c.OrganizationMember,
-		c.OrganizationTag, c.PersonalCalendar, c.PipelineCard, c.PipelineStage,
-		c.Resource, c.ReviewAnswer, c.ReviewAssignment, c.ReviewCriterion,
-		c.ReviewRound, c.ReviewRoundMember, c.Room, c.Segment, c.SignInToken,
-		c.SpeakerAvailability, c.StageHistory, c.Submission, c.SubmissionParticipant,
-		c.Tag, c.TaskAssignment, c.TaskTemplate, c.TimelineEntry, c.Track, c.User,
-		c.WebhookDelivery, c.WebhookEndpoint, c.WebhookMessage,
+		c.BrowserSession, c.Contact, c.ContactAccessLink, c.DecisionSend,
+		c.DeliverableAssignment, c.EmailCampaign, c.EmailCampaignRecipient, c.EmailLog,
+		c.EmailOverride, c.EmailSuppression, c.Embed, c.Event, c.EventChange,
+		c.EventMember, c.FileRequirement, c.Form, c.Format, c.IdempotencyRecord,
+		c.Level, c.Organization, c.OrganizationContact, c.OrganizationContactEvent,
+		c.OrganizationContactNote, c.OrganizationContactTag, c.OrganizationInvitation,
+		c.OrganizationMember, c.OrganizationTag, c.PersonalCalendar, c.PipelineCard,
+		c.PipelineStage, c.Resource, c.ReviewAnswer, c.ReviewAssignment,
+		c.ReviewCriterion, c.ReviewRound, c.ReviewRoundMember, c.Room, c.Segment,
+		c.SignInToken, c.SpeakerAvailability, c.StageHistory, c.Submission,
+		c.SubmissionParticipant, c.Tag, c.TaskAssignment, c.TaskTemplate,
+		c.TimelineEntry, c.Track, c.User, c.WebhookDelivery, c.WebhookEndpoint,
+		c.WebhookMessage,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -556,6 +576,10 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.BrowserSession.mutate(ctx, m)
 	case *ContactMutation:
 		return c.Contact.mutate(ctx, m)
+	case *ContactAccessLinkMutation:
+		return c.ContactAccessLink.mutate(ctx, m)
+	case *DecisionSendMutation:
+		return c.DecisionSend.mutate(ctx, m)
 	case *DeliverableAssignmentMutation:
 		return c.DeliverableAssignment.mutate(ctx, m)
 	case *EmailCampaignMutation:
@@ -564,6 +588,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.EmailCampaignRecipient.mutate(ctx, m)
 	case *EmailLogMutation:
 		return c.EmailLog.mutate(ctx, m)
+	case *EmailOverrideMutation:
+		return c.EmailOverride.mutate(ctx, m)
 	case *EmailSuppressionMutation:
 		return c.EmailSuppression.mutate(ctx, m)
 	case *EmbedMutation:
@@ -1842,6 +1868,320 @@ func (c *ContactClient) mutate(ctx context.Context, m *ContactMutation) (Value, 
 	}
 }
 
+// ContactAccessLinkClient is a client for the ContactAccessLink schema.
+type ContactAccessLinkClient struct {
+	config
+}
+
+// NewContactAccessLinkClient returns a client for the ContactAccessLink from the given config.
+func NewContactAccessLinkClient(c config) *ContactAccessLinkClient {
+	return &ContactAccessLinkClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `contactaccesslink.Hooks(f(g(h())))`.
+func (c *ContactAccessLinkClient) Use(hooks ...Hook) {
+	c.hooks.ContactAccessLink = append(c.hooks.ContactAccessLink, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `contactaccesslink.Intercept(f(g(h())))`.
+func (c *ContactAccessLinkClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ContactAccessLink = append(c.inters.ContactAccessLink, interceptors...)
+}
+
+// Create returns a builder for creating a ContactAccessLink entity.
+func (c *ContactAccessLinkClient) Create() *ContactAccessLinkCreate {
+	mutation := newContactAccessLinkMutation(c.config, OpCreate)
+	return &ContactAccessLinkCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ContactAccessLink entities.
+func (c *ContactAccessLinkClient) CreateBulk(builders ...*ContactAccessLinkCreate) *ContactAccessLinkCreateBulk {
+	return &ContactAccessLinkCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ContactAccessLinkClient) MapCreateBulk(slice any, setFunc func(*ContactAccessLinkCreate, int)) *ContactAccessLinkCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ContactAccessLinkCreateBulk{err: fmt.Errorf("calling to ContactAccessLinkClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ContactAccessLinkCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ContactAccessLinkCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ContactAccessLink.
+func (c *ContactAccessLinkClient) Update() *ContactAccessLinkUpdate {
+	mutation := newContactAccessLinkMutation(c.config, OpUpdate)
+	return &ContactAccessLinkUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ContactAccessLinkClient) UpdateOne(_m *ContactAccessLink) *ContactAccessLinkUpdateOne {
+	mutation := newContactAccessLinkMutation(c.config, OpUpdateOne, withContactAccessLink(_m))
+	return &ContactAccessLinkUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ContactAccessLinkClient) UpdateOneID(id string) *ContactAccessLinkUpdateOne {
+	mutation := newContactAccessLinkMutation(c.config, OpUpdateOne, withContactAccessLinkID(id))
+	return &ContactAccessLinkUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ContactAccessLink.
+func (c *ContactAccessLinkClient) Delete() *ContactAccessLinkDelete {
+	mutation := newContactAccessLinkMutation(c.config, OpDelete)
+	return &ContactAccessLinkDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ContactAccessLinkClient) DeleteOne(_m *ContactAccessLink) *ContactAccessLinkDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ContactAccessLinkClient) DeleteOneID(id string) *ContactAccessLinkDeleteOne {
+	builder := c.Delete().Where(contactaccesslink.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ContactAccessLinkDeleteOne{builder}
+}
+
+// Query returns a query builder for ContactAccessLink.
+func (c *ContactAccessLinkClient) Query() *ContactAccessLinkQuery {
+	return &ContactAccessLinkQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeContactAccessLink},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ContactAccessLink entity by its id.
+func (c *ContactAccessLinkClient) Get(ctx context.Context, id string) (*ContactAccessLink, error) {
+	return c.Query().Where(contactaccesslink.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ContactAccessLinkClient) GetX(ctx context.Context, id string) *ContactAccessLink {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryEvent queries the event edge of a ContactAccessLink.
+func (c *ContactAccessLinkClient) QueryEvent(_m *ContactAccessLink) *EventQuery {
+	query := (&EventClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(contactaccesslink.Table, contactaccesslink.FieldID, id),
+			sqlgraph.To(event.Table, event.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, contactaccesslink.EventTable, contactaccesslink.EventColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryContact queries the contact edge of a ContactAccessLink.
+func (c *ContactAccessLinkClient) QueryContact(_m *ContactAccessLink) *ContactQuery {
+	query := (&ContactClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(contactaccesslink.Table, contactaccesslink.FieldID, id),
+			sqlgraph.To(contact.Table, contact.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, contactaccesslink.ContactTable, contactaccesslink.ContactColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ContactAccessLinkClient) Hooks() []Hook {
+	return c.hooks.ContactAccessLink
+}
+
+// Interceptors returns the client interceptors.
+func (c *ContactAccessLinkClient) Interceptors() []Interceptor {
+	return c.inters.ContactAccessLink
+}
+
+func (c *ContactAccessLinkClient) mutate(ctx context.Context, m *ContactAccessLinkMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ContactAccessLinkCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ContactAccessLinkUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ContactAccessLinkUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ContactAccessLinkDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ContactAccessLink mutation op: %q", m.Op())
+	}
+}
+
+// DecisionSendClient is a client for the DecisionSend schema.
+type DecisionSendClient struct {
+	config
+}
+
+// NewDecisionSendClient returns a client for the DecisionSend from the given config.
+func NewDecisionSendClient(c config) *DecisionSendClient {
+	return &DecisionSendClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `decisionsend.Hooks(f(g(h())))`.
+func (c *DecisionSendClient) Use(hooks ...Hook) {
+	c.hooks.DecisionSend = append(c.hooks.DecisionSend, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `decisionsend.Intercept(f(g(h())))`.
+func (c *DecisionSendClient) Intercept(interceptors ...Interceptor) {
+	c.inters.DecisionSend = append(c.inters.DecisionSend, interceptors...)
+}
+
+// Create returns a builder for creating a DecisionSend entity.
+func (c *DecisionSendClient) Create() *DecisionSendCreate {
+	mutation := newDecisionSendMutation(c.config, OpCreate)
+	return &DecisionSendCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of DecisionSend entities.
+func (c *DecisionSendClient) CreateBulk(builders ...*DecisionSendCreate) *DecisionSendCreateBulk {
+	return &DecisionSendCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *DecisionSendClient) MapCreateBulk(slice any, setFunc func(*DecisionSendCreate, int)) *DecisionSendCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &DecisionSendCreateBulk{err: fmt.Errorf("calling to DecisionSendClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*DecisionSendCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &DecisionSendCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for DecisionSend.
+func (c *DecisionSendClient) Update() *DecisionSendUpdate {
+	mutation := newDecisionSendMutation(c.config, OpUpdate)
+	return &DecisionSendUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *DecisionSendClient) UpdateOne(_m *DecisionSend) *DecisionSendUpdateOne {
+	mutation := newDecisionSendMutation(c.config, OpUpdateOne, withDecisionSend(_m))
+	return &DecisionSendUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *DecisionSendClient) UpdateOneID(id string) *DecisionSendUpdateOne {
+	mutation := newDecisionSendMutation(c.config, OpUpdateOne, withDecisionSendID(id))
+	return &DecisionSendUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for DecisionSend.
+func (c *DecisionSendClient) Delete() *DecisionSendDelete {
+	mutation := newDecisionSendMutation(c.config, OpDelete)
+	return &DecisionSendDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *DecisionSendClient) DeleteOne(_m *DecisionSend) *DecisionSendDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *DecisionSendClient) DeleteOneID(id string) *DecisionSendDeleteOne {
+	builder := c.Delete().Where(decisionsend.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &DecisionSendDeleteOne{builder}
+}
+
+// Query returns a query builder for DecisionSend.
+func (c *DecisionSendClient) Query() *DecisionSendQuery {
+	return &DecisionSendQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeDecisionSend},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a DecisionSend entity by its id.
+func (c *DecisionSendClient) Get(ctx context.Context, id string) (*DecisionSend, error) {
+	return c.Query().Where(decisionsend.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *DecisionSendClient) GetX(ctx context.Context, id string) *DecisionSend {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryEvent queries the event edge of a DecisionSend.
+func (c *DecisionSendClient) QueryEvent(_m *DecisionSend) *EventQuery {
+	query := (&EventClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(decisionsend.Table, decisionsend.FieldID, id),
+			sqlgraph.To(event.Table, event.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, decisionsend.EventTable, decisionsend.EventColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *DecisionSendClient) Hooks() []Hook {
+	return c.hooks.DecisionSend
+}
+
+// Interceptors returns the client interceptors.
+func (c *DecisionSendClient) Interceptors() []Interceptor {
+	return c.inters.DecisionSend
+}
+
+func (c *DecisionSendClient) mutate(ctx context.Context, m *DecisionSendMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&DecisionSendCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&DecisionSendUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&DecisionSendUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&DecisionSendDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown DecisionSend mutation op: %q", m.Op())
+	}
+}
+
 // DeliverableAssignmentClient is a client for the DeliverableAssignment schema.
 type DeliverableAssignmentClient struct {
 	config
@@ -2547,6 +2887,155 @@ func (c *EmailLogClient) mutate(ctx context.Context, m *EmailLogMutation) (Value
 		return (&EmailLogDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown EmailLog mutation op: %q", m.Op())
+	}
+}
+
+// EmailOverrideClient is a client for the EmailOverride schema.
+type EmailOverrideClient struct {
+	config
+}
+
+// NewEmailOverrideClient returns a client for the EmailOverride from the given config.
+func NewEmailOverrideClient(c config) *EmailOverrideClient {
+	return &EmailOverrideClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `emailoverride.Hooks(f(g(h())))`.
+func (c *EmailOverrideClient) Use(hooks ...Hook) {
+	c.hooks.EmailOverride = append(c.hooks.EmailOverride, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `emailoverride.Intercept(f(g(h())))`.
+func (c *EmailOverrideClient) Intercept(interceptors ...Interceptor) {
+	c.inters.EmailOverride = append(c.inters.EmailOverride, interceptors...)
+}
+
+// Create returns a builder for creating a EmailOverride entity.
+func (c *EmailOverrideClient) Create() *EmailOverrideCreate {
+	mutation := newEmailOverrideMutation(c.config, OpCreate)
+	return &EmailOverrideCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of EmailOverride entities.
+func (c *EmailOverrideClient) CreateBulk(builders ...*EmailOverrideCreate) *EmailOverrideCreateBulk {
+	return &EmailOverrideCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *EmailOverrideClient) MapCreateBulk(slice any, setFunc func(*EmailOverrideCreate, int)) *EmailOverrideCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &EmailOverrideCreateBulk{err: fmt.Errorf("calling to EmailOverrideClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*EmailOverrideCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &EmailOverrideCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for EmailOverride.
+func (c *EmailOverrideClient) Update() *EmailOverrideUpdate {
+	mutation := newEmailOverrideMutation(c.config, OpUpdate)
+	return &EmailOverrideUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *EmailOverrideClient) UpdateOne(_m *EmailOverride) *EmailOverrideUpdateOne {
+	mutation := newEmailOverrideMutation(c.config, OpUpdateOne, withEmailOverride(_m))
+	return &EmailOverrideUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *EmailOverrideClient) UpdateOneID(id string) *EmailOverrideUpdateOne {
+	mutation := newEmailOverrideMutation(c.config, OpUpdateOne, withEmailOverrideID(id))
+	return &EmailOverrideUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for EmailOverride.
+func (c *EmailOverrideClient) Delete() *EmailOverrideDelete {
+	mutation := newEmailOverrideMutation(c.config, OpDelete)
+	return &EmailOverrideDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *EmailOverrideClient) DeleteOne(_m *EmailOverride) *EmailOverrideDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *EmailOverrideClient) DeleteOneID(id string) *EmailOverrideDeleteOne {
+	builder := c.Delete().Where(emailoverride.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &EmailOverrideDeleteOne{builder}
+}
+
+// Query returns a query builder for EmailOverride.
+func (c *EmailOverrideClient) Query() *EmailOverrideQuery {
+	return &EmailOverrideQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeEmailOverride},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a EmailOverride entity by its id.
+func (c *EmailOverrideClient) Get(ctx context.Context, id string) (*EmailOverride, error) {
+	return c.Query().Where(emailoverride.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *EmailOverrideClient) GetX(ctx context.Context, id string) *EmailOverride {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryEvent queries the event edge of a EmailOverride.
+func (c *EmailOverrideClient) QueryEvent(_m *EmailOverride) *EventQuery {
+	query := (&EventClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(emailoverride.Table, emailoverride.FieldID, id),
+			sqlgraph.To(event.Table, event.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, emailoverride.EventTable, emailoverride.EventColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *EmailOverrideClient) Hooks() []Hook {
+	return c.hooks.EmailOverride
+}
+
+// Interceptors returns the client interceptors.
+func (c *EmailOverrideClient) Interceptors() []Interceptor {
+	return c.inters.EmailOverride
+}
+
+func (c *EmailOverrideClient) mutate(ctx context.Context, m *EmailOverrideMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&EmailOverrideCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&EmailOverrideUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&EmailOverrideUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&EmailOverrideDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown EmailOverride mutation op: %q", m.Op())
 	}
 }
 
@@ -10002,31 +10491,31 @@ func (c *WebhookMessageClient) mutate(ctx context.Context, m *WebhookMessageMuta
 type (
 	hooks struct {
 		AIReviewResult, APIKey, AgendaBlock, AgendaDraft, AgendaVersion, BrowserSession,
-		Contact, DeliverableAssignment, EmailCampaign, EmailCampaignRecipient,
-		EmailLog, EmailSuppression, Embed, Event, EventChange, EventMember,
-		FileRequirement, Form, Format, IdempotencyRecord, Level, Organization,
-		OrganizationContact, OrganizationContactEvent, OrganizationContactNote,
-		OrganizationContactTag, OrganizationInvitation, OrganizationMember,
-		OrganizationTag, PersonalCalendar, PipelineCard, PipelineStage, Resource,
-		ReviewAnswer, ReviewAssignment, ReviewCriterion, ReviewRound,
-		ReviewRoundMember, Room, Segment, SignInToken, SpeakerAvailability,
-		StageHistory, Submission, SubmissionParticipant, Tag, TaskAssignment,
-		TaskTemplate, TimelineEntry, Track, User, WebhookDelivery, WebhookEndpoint,
-		WebhookMessage []ent.Hook
+		Contact, ContactAccessLink, DecisionSend, DeliverableAssignment, EmailCampaign,
+		EmailCampaignRecipient, EmailLog, EmailOverride, EmailSuppression, Embed,
+		Event, EventChange, EventMember, FileRequirement, Form, Format,
+		IdempotencyRecord, Level, Organization, OrganizationContact,
+		OrganizationContactEvent, OrganizationContactNote, OrganizationContactTag,
+		OrganizationInvitation, OrganizationMember, OrganizationTag, PersonalCalendar,
+		PipelineCard, PipelineStage, Resource, ReviewAnswer, ReviewAssignment,
+		ReviewCriterion, ReviewRound, ReviewRoundMember, Room, Segment, SignInToken,
+		SpeakerAvailability, StageHistory, Submission, SubmissionParticipant, Tag,
+		TaskAssignment, TaskTemplate, TimelineEntry, Track, User, WebhookDelivery,
+		WebhookEndpoint, WebhookMessage []ent.Hook
 	}
 	inters struct {
 		AIReviewResult, APIKey, AgendaBlock, AgendaDraft, AgendaVersion, BrowserSession,
-		Contact, DeliverableAssignment, EmailCampaign, EmailCampaignRecipient,
-		EmailLog, EmailSuppression, Embed, Event, EventChange, EventMember,
-		FileRequirement, Form, Format, IdempotencyRecord, Level, Organization,
-		OrganizationContact, OrganizationContactEvent, OrganizationContactNote,
-		OrganizationContactTag, OrganizationInvitation, OrganizationMember,
-		OrganizationTag, PersonalCalendar, PipelineCard, PipelineStage, Resource,
-		ReviewAnswer, ReviewAssignment, ReviewCriterion, ReviewRound,
-		ReviewRoundMember, Room, Segment, SignInToken, SpeakerAvailability,
-		StageHistory, Submission, SubmissionParticipant, Tag, TaskAssignment,
-		TaskTemplate, TimelineEntry, Track, User, WebhookDelivery, WebhookEndpoint,
-		WebhookMessage []ent.Interceptor
+		Contact, ContactAccessLink, DecisionSend, DeliverableAssignment, EmailCampaign,
+		EmailCampaignRecipient, EmailLog, EmailOverride, EmailSuppression, Embed,
+		Event, EventChange, EventMember, FileRequirement, Form, Format,
+		IdempotencyRecord, Level, Organization, OrganizationContact,
+		OrganizationContactEvent, OrganizationContactNote, OrganizationContactTag,
+		OrganizationInvitation, OrganizationMember, OrganizationTag, PersonalCalendar,
+		PipelineCard, PipelineStage, Resource, ReviewAnswer, ReviewAssignment,
+		ReviewCriterion, ReviewRound, ReviewRoundMember, Room, Segment, SignInToken,
+		SpeakerAvailability, StageHistory, Submission, SubmissionParticipant, Tag,
+		TaskAssignment, TaskTemplate, TimelineEntry, Track, User, WebhookDelivery,
+		WebhookEndpoint, WebhookMessage []ent.Interceptor
 	}
 )
 

@@ -19,11 +19,13 @@ import (
 	"github.com/podium/podium/ent/apikey"
 	"github.com/podium/podium/ent/browsersession"
 	"github.com/podium/podium/ent/contact"
+	"github.com/podium/podium/ent/contactaccesslink"
 	"github.com/podium/podium/ent/decisionsend"
 	"github.com/podium/podium/ent/deliverableassignment"
 	"github.com/podium/podium/ent/emailcampaign"
 	"github.com/podium/podium/ent/emailcampaignrecipient"
 	"github.com/podium/podium/ent/emaillog"
+	"github.com/podium/podium/ent/emailoverride"
 	"github.com/podium/podium/ent/emailsuppression"
 	"github.com/podium/podium/ent/embed"
 	"github.com/podium/podium/ent/event"
@@ -134,11 +136,13 @@ func checkColumn(t, c string) error {
 			agendaversion.Table:            agendaversion.ValidColumn,
 			browsersession.Table:           browsersession.ValidColumn,
 			contact.Table:                  contact.ValidColumn,
+			contactaccesslink.Table:        contactaccesslink.ValidColumn,
 			decisionsend.Table:             decisionsend.ValidColumn,
 			deliverableassignment.Table:    deliverableassignment.ValidColumn,
 			emailcampaign.Table:            emailcampaign.ValidColumn,
 			emailcampaignrecipient.Table:   emailcampaignrecipient.ValidColumn,
 			emaillog.Table:                 emaillog.ValidColumn,
+			emailoverride.Table:            emailoverride.ValidColumn,
 			emailsuppression.Table:         emailsuppression.ValidColumn,
 			embed.Table:                    embed.ValidColumn,
 			event.Table:                    event.ValidColumn,

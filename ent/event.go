@@ -13,6 +13,7 @@ import (
 	"github.com/podium/podium/ent/event"
 	"github.com/podium/podium/ent/organization"
 	"github.com/podium/podium/ent/schema/agenda"
+	"github.com/podium/podium/ent/schema/chaser"
 )
 
 // Event is a conference, summit or meetup run by an organization. Its library, speakers, submissions and sessions, review rounds, resources, agenda and emails belong to it. REST: GET /events/{eventId}.
@@ -71,6 +72,8 @@ type Event struct {
 	PublishedAgenda []agenda.Entry `json:"published_agenda,omitempty"`
 	// The published agenda's blocks (breaks, meals, registration, socials) as they were at the last publishAgenda, by start time; empty while it is not published.
 	PublishedBlocks []agenda.Block `json:"published_blocks,omitempty"`
+	// The event's chasers (docs/chasers.md): reminders Podium sends by itself.
+	Chasers chaser.Settings `json:"chasers,omitempty"`
 	// Whether the schedule changed since the agenda was last published, or the agenda was unpublished; false by default.
 	AgendaDirty bool `json:"agenda_dirty,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
@@ -273,7 +276,7 @@ func (*Event) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case event.FieldPublishedAgenda, event.FieldPublishedBlocks:
+		case event.FieldPublishedAgenda, event.FieldPublishedBlocks, event.FieldChasers:
 			values[i] = new([]byte)
 		case event.FieldSpeakerConfirmationEnabled, event.FieldSpeakerContentLocked, event.FieldAgendaDirty:
 			values[i] = new(sql.NullBool)
@@ -467,6 +470,14 @@ func (_m *Event) assignValues(columns []string, values []any) error {
 			} else if value != nil && len(*value) > 0 {
 				if err := json.Unmarshal(*value, &_m.PublishedBlocks); err != nil {
 					return fmt.Errorf("unmarshal field published_blocks: %w", err)
+				}
+			}
+		case event.FieldChasers:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field chasers", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.Chasers); err != nil {
+					return fmt.Errorf("unmarshal field chasers: %w", err)
 				}
 			}
 		case event.FieldAgendaDirty:
@@ -682,6 +693,9 @@ func (_m *Event) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("published_blocks=")
 	builder.WriteString(fmt.Sprintf("%v", _m.PublishedBlocks))
+	builder.WriteString(", ")
+	builder.WriteString("chasers=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Chasers))
 	builder.WriteString(", ")
 	builder.WriteString("agenda_dirty=")
 	builder.WriteString(fmt.Sprintf("%v", _m.AgendaDirty))

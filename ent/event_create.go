@@ -25,6 +25,7 @@ import (
 	"github.com/podium/podium/ent/reviewround"
 	"github.com/podium/podium/ent/room"
 	"github.com/podium/podium/ent/schema/agenda"
+	"github.com/podium/podium/ent/schema/chaser"
 	"github.com/podium/podium/ent/submission"
 	"github.com/podium/podium/ent/tag"
 	"github.com/podium/podium/ent/tasktemplate"
@@ -322,6 +323,20 @@ func (_c *EventCreate) SetPublishedAgenda(v []agenda.Entry) *EventCreate {
 // SetPublishedBlocks sets the "published_blocks" field.
 func (_c *EventCreate) SetPublishedBlocks(v []agenda.Block) *EventCreate {
 	_c.mutation.SetPublishedBlocks(v)
+	return _c
+}
+
+// SetChasers sets the "chasers" field.
+func (_c *EventCreate) SetChasers(v chaser.Settings) *EventCreate {
+	_c.mutation.SetChasers(v)
+	return _c
+}
+
+// SetNillableChasers sets the "chasers" field if the given value is not nil.
+func (_c *EventCreate) SetNillableChasers(v *chaser.Settings) *EventCreate {
+	if v != nil {
+		_c.SetChasers(*v)
+	}
 	return _c
 }
 
@@ -635,6 +650,10 @@ func (_c *EventCreate) defaults() {
 		v := event.DefaultPublishedBlocks
 		_c.mutation.SetPublishedBlocks(v)
 	}
+	if _, ok := _c.mutation.Chasers(); !ok {
+		v := event.DefaultChasers
+		_c.mutation.SetChasers(v)
+	}
 	if _, ok := _c.mutation.AgendaDirty(); !ok {
 		v := event.DefaultAgendaDirty
 		_c.mutation.SetAgendaDirty(v)
@@ -903,6 +922,10 @@ func (_c *EventCreate) createSpec() (*Event, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.PublishedBlocks(); ok {
 		_spec.SetField(event.FieldPublishedBlocks, field.TypeJSON, value)
 		_node.PublishedBlocks = value
+	}
+	if value, ok := _c.mutation.Chasers(); ok {
+		_spec.SetField(event.FieldChasers, field.TypeJSON, value)
+		_node.Chasers = value
 	}
 	if value, ok := _c.mutation.AgendaDirty(); ok {
 		_spec.SetField(event.FieldAgendaDirty, field.TypeBool, value)
@@ -1549,6 +1572,18 @@ func (u *EventUpsert) UpdatePublishedBlocks() *EventUpsert {
 	return u
 }
 
+// SetChasers sets the "chasers" field.
+func (u *EventUpsert) SetChasers(v chaser.Settings) *EventUpsert {
+	u.Set(event.FieldChasers, v)
+	return u
+}
+
+// UpdateChasers sets the "chasers" field to the value that was provided on create.
+func (u *EventUpsert) UpdateChasers() *EventUpsert {
+	u.SetExcluded(event.FieldChasers)
+	return u
+}
+
 // SetAgendaDirty sets the "agenda_dirty" field.
 func (u *EventUpsert) SetAgendaDirty(v bool) *EventUpsert {
 	u.Set(event.FieldAgendaDirty, v)
@@ -2018,6 +2053,20 @@ func (u *EventUpsertOne) SetPublishedBlocks(v []agenda.Block) *EventUpsertOne {
 func (u *EventUpsertOne) UpdatePublishedBlocks() *EventUpsertOne {
 	return u.Update(func(s *EventUpsert) {
 		s.UpdatePublishedBlocks()
+	})
+}
+
+// SetChasers sets the "chasers" field.
+func (u *EventUpsertOne) SetChasers(v chaser.Settings) *EventUpsertOne {
+	return u.Update(func(s *EventUpsert) {
+		s.SetChasers(v)
+	})
+}
+
+// UpdateChasers sets the "chasers" field to the value that was provided on create.
+func (u *EventUpsertOne) UpdateChasers() *EventUpsertOne {
+	return u.Update(func(s *EventUpsert) {
+		s.UpdateChasers()
 	})
 }
 
@@ -2659,6 +2708,20 @@ func (u *EventUpsertBulk) SetPublishedBlocks(v []agenda.Block) *EventUpsertBulk 
 func (u *EventUpsertBulk) UpdatePublishedBlocks() *EventUpsertBulk {
 	return u.Update(func(s *EventUpsert) {
 		s.UpdatePublishedBlocks()
+	})
+}
+
+// SetChasers sets the "chasers" field.
+func (u *EventUpsertBulk) SetChasers(v chaser.Settings) *EventUpsertBulk {
+	return u.Update(func(s *EventUpsert) {
+		s.SetChasers(v)
+	})
+}
+
+// UpdateChasers sets the "chasers" field to the value that was provided on create.
+func (u *EventUpsertBulk) UpdateChasers() *EventUpsertBulk {
+	return u.Update(func(s *EventUpsert) {
+		s.UpdateChasers()
 	})
 }
 

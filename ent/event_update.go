@@ -25,6 +25,7 @@ import (
 	"github.com/podium/podium/ent/reviewround"
 	"github.com/podium/podium/ent/room"
 	"github.com/podium/podium/ent/schema/agenda"
+	"github.com/podium/podium/ent/schema/chaser"
 	"github.com/podium/podium/ent/submission"
 	"github.com/podium/podium/ent/tag"
 	"github.com/podium/podium/ent/tasktemplate"
@@ -425,6 +426,20 @@ func (_u *EventUpdate) SetPublishedBlocks(v []agenda.Block) *EventUpdate {
 // AppendPublishedBlocks appends value to the "published_blocks" field.
 func (_u *EventUpdate) AppendPublishedBlocks(v []agenda.Block) *EventUpdate {
 	_u.mutation.AppendPublishedBlocks(v)
+	return _u
+}
+
+// SetChasers sets the "chasers" field.
+func (_u *EventUpdate) SetChasers(v chaser.Settings) *EventUpdate {
+	_u.mutation.SetChasers(v)
+	return _u
+}
+
+// SetNillableChasers sets the "chasers" field if the given value is not nil.
+func (_u *EventUpdate) SetNillableChasers(v *chaser.Settings) *EventUpdate {
+	if v != nil {
+		_u.SetChasers(*v)
+	}
 	return _u
 }
 
@@ -1202,6 +1217,9 @@ func (_u *EventUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 		_spec.AddModifier(func(u *sql.UpdateBuilder) {
 			sqljson.Append(u, event.FieldPublishedBlocks, value)
 		})
+	}
+	if value, ok := _u.mutation.Chasers(); ok {
+		_spec.SetField(event.FieldChasers, field.TypeJSON, value)
 	}
 	if value, ok := _u.mutation.AgendaDirty(); ok {
 		_spec.SetField(event.FieldAgendaDirty, field.TypeBool, value)
@@ -2241,6 +2259,20 @@ func (_u *EventUpdateOne) AppendPublishedBlocks(v []agenda.Block) *EventUpdateOn
 	return _u
 }
 
+// SetChasers sets the "chasers" field.
+func (_u *EventUpdateOne) SetChasers(v chaser.Settings) *EventUpdateOne {
+	_u.mutation.SetChasers(v)
+	return _u
+}
+
+// SetNillableChasers sets the "chasers" field if the given value is not nil.
+func (_u *EventUpdateOne) SetNillableChasers(v *chaser.Settings) *EventUpdateOne {
+	if v != nil {
+		_u.SetChasers(*v)
+	}
+	return _u
+}
+
 // SetAgendaDirty sets the "agenda_dirty" field.
 func (_u *EventUpdateOne) SetAgendaDirty(v bool) *EventUpdateOne {
 	_u.mutation.SetAgendaDirty(v)
@@ -3045,6 +3077,9 @@ func (_u *EventUpdateOne) sqlSave(ctx context.Context) (_node *Event, err error)
 		_spec.AddModifier(func(u *sql.UpdateBuilder) {
 			sqljson.Append(u, event.FieldPublishedBlocks, value)
 		})
+	}
+	if value, ok := _u.mutation.Chasers(); ok {
+		_spec.SetField(event.FieldChasers, field.TypeJSON, value)
 	}
 	if value, ok := _u.mutation.AgendaDirty(); ok {
 		_spec.SetField(event.FieldAgendaDirty, field.TypeBool, value)

@@ -18,11 +18,13 @@ import (
 	"github.com/podium/podium/ent/apikey"
 	"github.com/podium/podium/ent/browsersession"
 	"github.com/podium/podium/ent/contact"
+	"github.com/podium/podium/ent/contactaccesslink"
 	"github.com/podium/podium/ent/decisionsend"
 	"github.com/podium/podium/ent/deliverableassignment"
 	"github.com/podium/podium/ent/emailcampaign"
 	"github.com/podium/podium/ent/emailcampaignrecipient"
 	"github.com/podium/podium/ent/emaillog"
+	"github.com/podium/podium/ent/emailoverride"
 	"github.com/podium/podium/ent/emailsuppression"
 	"github.com/podium/podium/ent/embed"
 	"github.com/podium/podium/ent/event"
@@ -54,6 +56,7 @@ import (
 	"github.com/podium/podium/ent/room"
 	"github.com/podium/podium/ent/schema/agenda"
 	"github.com/podium/podium/ent/schema/cfpform"
+	"github.com/podium/podium/ent/schema/chaser"
 	"github.com/podium/podium/ent/segment"
 	"github.com/podium/podium/ent/signintoken"
 	"github.com/podium/podium/ent/speakeravailability"
@@ -87,11 +90,13 @@ const (
 	TypeAgendaVersion            = "AgendaVersion"
 	TypeBrowserSession           = "BrowserSession"
 	TypeContact                  = "Contact"
+	TypeContactAccessLink        = "ContactAccessLink"
 	TypeDecisionSend             = "DecisionSend"
 	TypeDeliverableAssignment    = "DeliverableAssignment"
 	TypeEmailCampaign            = "EmailCampaign"
 	TypeEmailCampaignRecipient   = "EmailCampaignRecipient"
 	TypeEmailLog                 = "EmailLog"
+	TypeEmailOverride            = "EmailOverride"
 	TypeEmailSuppression         = "EmailSuppression"
 	TypeEmbed                    = "Embed"
 	TypeEvent                    = "Event"
@@ -5125,22 +5130,23 @@ func (m *AgendaVersionMutation) ResetEdge(name string) error {
 // BrowserSessionMutation represents an operation that mutates the BrowserSession nodes in the graph.
 type BrowserSessionMutation struct {
 	config
-	op            Op
-	typ           string
-	id            *string
-	created_at    *time.Time
-	updated_at    *time.Time
-	hash          *string
-	expires_at    *time.Time
-	last_seen_at  *time.Time
-	revoked_at    *time.Time
-	user_agent    *string
-	clearedFields map[string]struct{}
-	user          *string
-	cleareduser   bool
-	done          bool
-	oldValue      func(context.Context) (*BrowserSession, error)
-	predicates    []predicate.BrowserSession
+	op             Op
+	typ            string
+	id             *string
+	created_at     *time.Time
+	updated_at     *time.Time
+	hash           *string
+	expires_at     *time.Time
+	last_seen_at   *time.Time
+	revoked_at     *time.Time
+	user_agent     *string
+	access_link_id *string
+	clearedFields  map[string]struct{}
+	user           *string
+	cleareduser    bool
+	done           bool
+	oldValue       func(context.Context) (*BrowserSession, error)
+	predicates     []predicate.BrowserSession
 }
 
 var _ ent.Mutation = (*BrowserSessionMutation)(nil)
@@ -5561,6 +5567,55 @@ func (m *BrowserSessionMutation) ResetUserAgent() {
 	delete(m.clearedFields, browsersession.FieldUserAgent)
 }
 
+// SetAccessLinkID sets the "access_link_id" field.
+func (m *BrowserSessionMutation) SetAccessLinkID(s string) {
+	m.access_link_id = &s
+}
+
+// AccessLinkID returns the value of the "access_link_id" field in the mutation.
+func (m *BrowserSessionMutation) AccessLinkID() (r string, exists bool) {
+	v := m.access_link_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAccessLinkID returns the old "access_link_id" field's value of the BrowserSession entity.
+// If the BrowserSession object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BrowserSessionMutation) OldAccessLinkID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAccessLinkID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAccessLinkID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAccessLinkID: %w", err)
+	}
+	return oldValue.AccessLinkID, nil
+}
+
+// ClearAccessLinkID clears the value of the "access_link_id" field.
+func (m *BrowserSessionMutation) ClearAccessLinkID() {
+	m.access_link_id = nil
+	m.clearedFields[browsersession.FieldAccessLinkID] = struct{}{}
+}
+
+// AccessLinkIDCleared returns if the "access_link_id" field was cleared in this mutation.
+func (m *BrowserSessionMutation) AccessLinkIDCleared() bool {
+	_, ok := m.clearedFields[browsersession.FieldAccessLinkID]
+	return ok
+}
+
+// ResetAccessLinkID resets all changes to the "access_link_id" field.
+func (m *BrowserSessionMutation) ResetAccessLinkID() {
+	m.access_link_id = nil
+	delete(m.clearedFields, browsersession.FieldAccessLinkID)
+}
+
 // ClearUser clears the "user" edge to the User entity.
 func (m *BrowserSessionMutation) ClearUser() {
 	m.cleareduser = true
@@ -5622,7 +5677,7 @@ func (m *BrowserSessionMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *BrowserSessionMutation) Fields() []string {
-	fields := make([]string, 0, 8)
+	fields := make([]string, 0, 9)
 	if m.created_at != nil {
 		fields = append(fields, browsersession.FieldCreatedAt)
 	}
@@ -5646,6 +5701,9 @@ func (m *BrowserSessionMutation) Fields() []string {
 	}
 	if m.user_agent != nil {
 		fields = append(fields, browsersession.FieldUserAgent)
+	}
+	if m.access_link_id != nil {
+		fields = append(fields, browsersession.FieldAccessLinkID)
 	}
 	return fields
 }
@@ -5671,6 +5729,8 @@ func (m *BrowserSessionMutation) Field(name string) (ent.Value, bool) {
 		return m.RevokedAt()
 	case browsersession.FieldUserAgent:
 		return m.UserAgent()
+	case browsersession.FieldAccessLinkID:
+		return m.AccessLinkID()
 	}
 	return nil, false
 }
@@ -5696,6 +5756,8 @@ func (m *BrowserSessionMutation) OldField(ctx context.Context, name string) (ent
 		return m.OldRevokedAt(ctx)
 	case browsersession.FieldUserAgent:
 		return m.OldUserAgent(ctx)
+	case browsersession.FieldAccessLinkID:
+		return m.OldAccessLinkID(ctx)
 	}
 	return nil, fmt.Errorf("unknown BrowserSession field %s", name)
 }
@@ -5761,6 +5823,13 @@ func (m *BrowserSessionMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetUserAgent(v)
 		return nil
+	case browsersession.FieldAccessLinkID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAccessLinkID(v)
+		return nil
 	}
 	return fmt.Errorf("unknown BrowserSession field %s", name)
 }
@@ -5797,6 +5866,9 @@ func (m *BrowserSessionMutation) ClearedFields() []string {
 	if m.FieldCleared(browsersession.FieldUserAgent) {
 		fields = append(fields, browsersession.FieldUserAgent)
 	}
+	if m.FieldCleared(browsersession.FieldAccessLinkID) {
+		fields = append(fields, browsersession.FieldAccessLinkID)
+	}
 	return fields
 }
 
@@ -5816,6 +5888,9 @@ func (m *BrowserSessionMutation) ClearField(name string) error {
 		return nil
 	case browsersession.FieldUserAgent:
 		m.ClearUserAgent()
+		return nil
+	case browsersession.FieldAccessLinkID:
+		m.ClearAccessLinkID()
 		return nil
 	}
 	return fmt.Errorf("unknown BrowserSession nullable field %s", name)
@@ -5848,6 +5923,9 @@ func (m *BrowserSessionMutation) ResetField(name string) error {
 		return nil
 	case browsersession.FieldUserAgent:
 		m.ResetUserAgent()
+		return nil
+	case browsersession.FieldAccessLinkID:
+		m.ResetAccessLinkID()
 		return nil
 	}
 	return fmt.Errorf("unknown BrowserSession field %s", name)
@@ -8630,6 +8708,784 @@ func (m *ContactMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown Contact edge %s", name)
+}
+
+// ContactAccessLinkMutation represents an operation that mutates the ContactAccessLink nodes in the graph.
+type ContactAccessLinkMutation struct {
+	config
+	op              Op
+	typ             string
+	id              *string
+	organization_id *string
+	hash            *string
+	created_at      *time.Time
+	expires_at      *time.Time
+	revoked_at      *time.Time
+	clearedFields   map[string]struct{}
+	event           *string
+	clearedevent    bool
+	contact         *string
+	clearedcontact  bool
+	done            bool
+	oldValue        func(context.Context) (*ContactAccessLink, error)
+	predicates      []predicate.ContactAccessLink
+}
+
+var _ ent.Mutation = (*ContactAccessLinkMutation)(nil)
+
+// contactaccesslinkOption allows management of the mutation configuration using functional options.
+type contactaccesslinkOption func(*ContactAccessLinkMutation)
+
+// newContactAccessLinkMutation creates new mutation for the ContactAccessLink entity.
+func newContactAccessLinkMutation(c config, op Op, opts ...contactaccesslinkOption) *ContactAccessLinkMutation {
+	m := &ContactAccessLinkMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeContactAccessLink,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withContactAccessLinkID sets the ID field of the mutation.
+func withContactAccessLinkID(id string) contactaccesslinkOption {
+	return func(m *ContactAccessLinkMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *ContactAccessLink
+		)
+		m.oldValue = func(ctx context.Context) (*ContactAccessLink, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().ContactAccessLink.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withContactAccessLink sets the old ContactAccessLink of the mutation.
+func withContactAccessLink(node *ContactAccessLink) contactaccesslinkOption {
+	return func(m *ContactAccessLinkMutation) {
+		m.oldValue = func(context.Context) (*ContactAccessLink, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ContactAccessLinkMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ContactAccessLinkMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of ContactAccessLink entities.
+func (m *ContactAccessLinkMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ContactAccessLinkMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ContactAccessLinkMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().ContactAccessLink.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetOrganizationID sets the "organization_id" field.
+func (m *ContactAccessLinkMutation) SetOrganizationID(s string) {
+	m.organization_id = &s
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *ContactAccessLinkMutation) OrganizationID() (r string, exists bool) {
+	v := m.organization_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the ContactAccessLink entity.
+// If the ContactAccessLink object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactAccessLinkMutation) OldOrganizationID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *ContactAccessLinkMutation) ResetOrganizationID() {
+	m.organization_id = nil
+}
+
+// SetEventID sets the "event_id" field.
+func (m *ContactAccessLinkMutation) SetEventID(s string) {
+	m.event = &s
+}
+
+// EventID returns the value of the "event_id" field in the mutation.
+func (m *ContactAccessLinkMutation) EventID() (r string, exists bool) {
+	v := m.event
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEventID returns the old "event_id" field's value of the ContactAccessLink entity.
+// If the ContactAccessLink object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactAccessLinkMutation) OldEventID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEventID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEventID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEventID: %w", err)
+	}
+	return oldValue.EventID, nil
+}
+
+// ResetEventID resets all changes to the "event_id" field.
+func (m *ContactAccessLinkMutation) ResetEventID() {
+	m.event = nil
+}
+
+// SetContactID sets the "contact_id" field.
+func (m *ContactAccessLinkMutation) SetContactID(s string) {
+	m.contact = &s
+}
+
+// ContactID returns the value of the "contact_id" field in the mutation.
+func (m *ContactAccessLinkMutation) ContactID() (r string, exists bool) {
+	v := m.contact
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContactID returns the old "contact_id" field's value of the ContactAccessLink entity.
+// If the ContactAccessLink object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactAccessLinkMutation) OldContactID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContactID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContactID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContactID: %w", err)
+	}
+	return oldValue.ContactID, nil
+}
+
+// ResetContactID resets all changes to the "contact_id" field.
+func (m *ContactAccessLinkMutation) ResetContactID() {
+	m.contact = nil
+}
+
+// SetHash sets the "hash" field.
+func (m *ContactAccessLinkMutation) SetHash(s string) {
+	m.hash = &s
+}
+
+// Hash returns the value of the "hash" field in the mutation.
+func (m *ContactAccessLinkMutation) Hash() (r string, exists bool) {
+	v := m.hash
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldHash returns the old "hash" field's value of the ContactAccessLink entity.
+// If the ContactAccessLink object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactAccessLinkMutation) OldHash(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldHash is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldHash requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldHash: %w", err)
+	}
+	return oldValue.Hash, nil
+}
+
+// ResetHash resets all changes to the "hash" field.
+func (m *ContactAccessLinkMutation) ResetHash() {
+	m.hash = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *ContactAccessLinkMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *ContactAccessLinkMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the ContactAccessLink entity.
+// If the ContactAccessLink object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactAccessLinkMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *ContactAccessLinkMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetExpiresAt sets the "expires_at" field.
+func (m *ContactAccessLinkMutation) SetExpiresAt(t time.Time) {
+	m.expires_at = &t
+}
+
+// ExpiresAt returns the value of the "expires_at" field in the mutation.
+func (m *ContactAccessLinkMutation) ExpiresAt() (r time.Time, exists bool) {
+	v := m.expires_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExpiresAt returns the old "expires_at" field's value of the ContactAccessLink entity.
+// If the ContactAccessLink object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactAccessLinkMutation) OldExpiresAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExpiresAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExpiresAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExpiresAt: %w", err)
+	}
+	return oldValue.ExpiresAt, nil
+}
+
+// ResetExpiresAt resets all changes to the "expires_at" field.
+func (m *ContactAccessLinkMutation) ResetExpiresAt() {
+	m.expires_at = nil
+}
+
+// SetRevokedAt sets the "revoked_at" field.
+func (m *ContactAccessLinkMutation) SetRevokedAt(t time.Time) {
+	m.revoked_at = &t
+}
+
+// RevokedAt returns the value of the "revoked_at" field in the mutation.
+func (m *ContactAccessLinkMutation) RevokedAt() (r time.Time, exists bool) {
+	v := m.revoked_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRevokedAt returns the old "revoked_at" field's value of the ContactAccessLink entity.
+// If the ContactAccessLink object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactAccessLinkMutation) OldRevokedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRevokedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRevokedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRevokedAt: %w", err)
+	}
+	return oldValue.RevokedAt, nil
+}
+
+// ClearRevokedAt clears the value of the "revoked_at" field.
+func (m *ContactAccessLinkMutation) ClearRevokedAt() {
+	m.revoked_at = nil
+	m.clearedFields[contactaccesslink.FieldRevokedAt] = struct{}{}
+}
+
+// RevokedAtCleared returns if the "revoked_at" field was cleared in this mutation.
+func (m *ContactAccessLinkMutation) RevokedAtCleared() bool {
+	_, ok := m.clearedFields[contactaccesslink.FieldRevokedAt]
+	return ok
+}
+
+// ResetRevokedAt resets all changes to the "revoked_at" field.
+func (m *ContactAccessLinkMutation) ResetRevokedAt() {
+	m.revoked_at = nil
+	delete(m.clearedFields, contactaccesslink.FieldRevokedAt)
+}
+
+// ClearEvent clears the "event" edge to the Event entity.
+func (m *ContactAccessLinkMutation) ClearEvent() {
+	m.clearedevent = true
+	m.clearedFields[contactaccesslink.FieldEventID] = struct{}{}
+}
+
+// EventCleared reports if the "event" edge to the Event entity was cleared.
+func (m *ContactAccessLinkMutation) EventCleared() bool {
+	return m.clearedevent
+}
+
+// EventIDs returns the "event" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// EventID instead. It exists only for internal usage by the builders.
+func (m *ContactAccessLinkMutation) EventIDs() (ids []string) {
+	if id := m.event; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetEvent resets all changes to the "event" edge.
+func (m *ContactAccessLinkMutation) ResetEvent() {
+	m.event = nil
+	m.clearedevent = false
+}
+
+// ClearContact clears the "contact" edge to the Contact entity.
+func (m *ContactAccessLinkMutation) ClearContact() {
+	m.clearedcontact = true
+	m.clearedFields[contactaccesslink.FieldContactID] = struct{}{}
+}
+
+// ContactCleared reports if the "contact" edge to the Contact entity was cleared.
+func (m *ContactAccessLinkMutation) ContactCleared() bool {
+	return m.clearedcontact
+}
+
+// ContactIDs returns the "contact" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// ContactID instead. It exists only for internal usage by the builders.
+func (m *ContactAccessLinkMutation) ContactIDs() (ids []string) {
+	if id := m.contact; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetContact resets all changes to the "contact" edge.
+func (m *ContactAccessLinkMutation) ResetContact() {
+	m.contact = nil
+	m.clearedcontact = false
+}
+
+// Where appends a list predicates to the ContactAccessLinkMutation builder.
+func (m *ContactAccessLinkMutation) Where(ps ...predicate.ContactAccessLink) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ContactAccessLinkMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ContactAccessLinkMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.ContactAccessLink, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ContactAccessLinkMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ContactAccessLinkMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (ContactAccessLink).
+func (m *ContactAccessLinkMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ContactAccessLinkMutation) Fields() []string {
+	fields := make([]string, 0, 7)
+	if m.organization_id != nil {
+		fields = append(fields, contactaccesslink.FieldOrganizationID)
+	}
+	if m.event != nil {
+		fields = append(fields, contactaccesslink.FieldEventID)
+	}
+	if m.contact != nil {
+		fields = append(fields, contactaccesslink.FieldContactID)
+	}
+	if m.hash != nil {
+		fields = append(fields, contactaccesslink.FieldHash)
+	}
+	if m.created_at != nil {
+		fields = append(fields, contactaccesslink.FieldCreatedAt)
+	}
+	if m.expires_at != nil {
+		fields = append(fields, contactaccesslink.FieldExpiresAt)
+	}
+	if m.revoked_at != nil {
+		fields = append(fields, contactaccesslink.FieldRevokedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ContactAccessLinkMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case contactaccesslink.FieldOrganizationID:
+		return m.OrganizationID()
+	case contactaccesslink.FieldEventID:
+		return m.EventID()
+	case contactaccesslink.FieldContactID:
+		return m.ContactID()
+	case contactaccesslink.FieldHash:
+		return m.Hash()
+	case contactaccesslink.FieldCreatedAt:
+		return m.CreatedAt()
+	case contactaccesslink.FieldExpiresAt:
+		return m.ExpiresAt()
+	case contactaccesslink.FieldRevokedAt:
+		return m.RevokedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ContactAccessLinkMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case contactaccesslink.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
+	case contactaccesslink.FieldEventID:
+		return m.OldEventID(ctx)
+	case contactaccesslink.FieldContactID:
+		return m.OldContactID(ctx)
+	case contactaccesslink.FieldHash:
+		return m.OldHash(ctx)
+	case contactaccesslink.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case contactaccesslink.FieldExpiresAt:
+		return m.OldExpiresAt(ctx)
+	case contactaccesslink.FieldRevokedAt:
+		return m.OldRevokedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown ContactAccessLink field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ContactAccessLinkMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case contactaccesslink.FieldOrganizationID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
+		return nil
+	case contactaccesslink.FieldEventID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEventID(v)
+		return nil
+	case contactaccesslink.FieldContactID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContactID(v)
+		return nil
+	case contactaccesslink.FieldHash:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetHash(v)
+		return nil
+	case contactaccesslink.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case contactaccesslink.FieldExpiresAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExpiresAt(v)
+		return nil
+	case contactaccesslink.FieldRevokedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRevokedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ContactAccessLink field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ContactAccessLinkMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ContactAccessLinkMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ContactAccessLinkMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown ContactAccessLink numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ContactAccessLinkMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(contactaccesslink.FieldRevokedAt) {
+		fields = append(fields, contactaccesslink.FieldRevokedAt)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ContactAccessLinkMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ContactAccessLinkMutation) ClearField(name string) error {
+	switch name {
+	case contactaccesslink.FieldRevokedAt:
+		m.ClearRevokedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown ContactAccessLink nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ContactAccessLinkMutation) ResetField(name string) error {
+	switch name {
+	case contactaccesslink.FieldOrganizationID:
+		m.ResetOrganizationID()
+		return nil
+	case contactaccesslink.FieldEventID:
+		m.ResetEventID()
+		return nil
+	case contactaccesslink.FieldContactID:
+		m.ResetContactID()
+		return nil
+	case contactaccesslink.FieldHash:
+		m.ResetHash()
+		return nil
+	case contactaccesslink.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case contactaccesslink.FieldExpiresAt:
+		m.ResetExpiresAt()
+		return nil
+	case contactaccesslink.FieldRevokedAt:
+		m.ResetRevokedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown ContactAccessLink field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ContactAccessLinkMutation) AddedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.event != nil {
+		edges = append(edges, contactaccesslink.EdgeEvent)
+	}
+	if m.contact != nil {
+		edges = append(edges, contactaccesslink.EdgeContact)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ContactAccessLinkMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case contactaccesslink.EdgeEvent:
+		if id := m.event; id != nil {
+			return []ent.Value{*id}
+		}
+	case contactaccesslink.EdgeContact:
+		if id := m.contact; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ContactAccessLinkMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 2)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ContactAccessLinkMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ContactAccessLinkMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.clearedevent {
+		edges = append(edges, contactaccesslink.EdgeEvent)
+	}
+	if m.clearedcontact {
+		edges = append(edges, contactaccesslink.EdgeContact)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ContactAccessLinkMutation) EdgeCleared(name string) bool {
+	switch name {
+	case contactaccesslink.EdgeEvent:
+		return m.clearedevent
+	case contactaccesslink.EdgeContact:
+		return m.clearedcontact
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ContactAccessLinkMutation) ClearEdge(name string) error {
+	switch name {
+	case contactaccesslink.EdgeEvent:
+		m.ClearEvent()
+		return nil
+	case contactaccesslink.EdgeContact:
+		m.ClearContact()
+		return nil
+	}
+	return fmt.Errorf("unknown ContactAccessLink unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ContactAccessLinkMutation) ResetEdge(name string) error {
+	switch name {
+	case contactaccesslink.EdgeEvent:
+		m.ResetEvent()
+		return nil
+	case contactaccesslink.EdgeContact:
+		m.ResetContact()
+		return nil
+	}
+	return fmt.Errorf("unknown ContactAccessLink edge %s", name)
 }
 
 // DecisionSendMutation represents an operation that mutates the DecisionSend nodes in the graph.
@@ -15028,6 +15884,770 @@ func (m *EmailLogMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown EmailLog edge %s", name)
 }
 
+// EmailOverrideMutation represents an operation that mutates the EmailOverride nodes in the graph.
+type EmailOverrideMutation struct {
+	config
+	op              Op
+	typ             string
+	id              *string
+	created_at      *time.Time
+	updated_at      *time.Time
+	organization_id *string
+	template        *string
+	subject         *string
+	body            *string
+	updated_by      *string
+	clearedFields   map[string]struct{}
+	event           *string
+	clearedevent    bool
+	done            bool
+	oldValue        func(context.Context) (*EmailOverride, error)
+	predicates      []predicate.EmailOverride
+}
+
+var _ ent.Mutation = (*EmailOverrideMutation)(nil)
+
+// emailoverrideOption allows management of the mutation configuration using functional options.
+type emailoverrideOption func(*EmailOverrideMutation)
+
+// newEmailOverrideMutation creates new mutation for the EmailOverride entity.
+func newEmailOverrideMutation(c config, op Op, opts ...emailoverrideOption) *EmailOverrideMutation {
+	m := &EmailOverrideMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeEmailOverride,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withEmailOverrideID sets the ID field of the mutation.
+func withEmailOverrideID(id string) emailoverrideOption {
+	return func(m *EmailOverrideMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *EmailOverride
+		)
+		m.oldValue = func(ctx context.Context) (*EmailOverride, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().EmailOverride.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withEmailOverride sets the old EmailOverride of the mutation.
+func withEmailOverride(node *EmailOverride) emailoverrideOption {
+	return func(m *EmailOverrideMutation) {
+		m.oldValue = func(context.Context) (*EmailOverride, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m EmailOverrideMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m EmailOverrideMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of EmailOverride entities.
+func (m *EmailOverrideMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *EmailOverrideMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *EmailOverrideMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().EmailOverride.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *EmailOverrideMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *EmailOverrideMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the EmailOverride entity.
+// If the EmailOverride object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailOverrideMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *EmailOverrideMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *EmailOverrideMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *EmailOverrideMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the EmailOverride entity.
+// If the EmailOverride object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailOverrideMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *EmailOverrideMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetOrganizationID sets the "organization_id" field.
+func (m *EmailOverrideMutation) SetOrganizationID(s string) {
+	m.organization_id = &s
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *EmailOverrideMutation) OrganizationID() (r string, exists bool) {
+	v := m.organization_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the EmailOverride entity.
+// If the EmailOverride object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailOverrideMutation) OldOrganizationID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *EmailOverrideMutation) ResetOrganizationID() {
+	m.organization_id = nil
+}
+
+// SetEventID sets the "event_id" field.
+func (m *EmailOverrideMutation) SetEventID(s string) {
+	m.event = &s
+}
+
+// EventID returns the value of the "event_id" field in the mutation.
+func (m *EmailOverrideMutation) EventID() (r string, exists bool) {
+	v := m.event
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEventID returns the old "event_id" field's value of the EmailOverride entity.
+// If the EmailOverride object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailOverrideMutation) OldEventID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEventID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEventID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEventID: %w", err)
+	}
+	return oldValue.EventID, nil
+}
+
+// ResetEventID resets all changes to the "event_id" field.
+func (m *EmailOverrideMutation) ResetEventID() {
+	m.event = nil
+}
+
+// SetTemplate sets the "template" field.
+func (m *EmailOverrideMutation) SetTemplate(s string) {
+	m.template = &s
+}
+
+// Template returns the value of the "template" field in the mutation.
+func (m *EmailOverrideMutation) Template() (r string, exists bool) {
+	v := m.template
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTemplate returns the old "template" field's value of the EmailOverride entity.
+// If the EmailOverride object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailOverrideMutation) OldTemplate(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTemplate is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTemplate requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTemplate: %w", err)
+	}
+	return oldValue.Template, nil
+}
+
+// ResetTemplate resets all changes to the "template" field.
+func (m *EmailOverrideMutation) ResetTemplate() {
+	m.template = nil
+}
+
+// SetSubject sets the "subject" field.
+func (m *EmailOverrideMutation) SetSubject(s string) {
+	m.subject = &s
+}
+
+// Subject returns the value of the "subject" field in the mutation.
+func (m *EmailOverrideMutation) Subject() (r string, exists bool) {
+	v := m.subject
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSubject returns the old "subject" field's value of the EmailOverride entity.
+// If the EmailOverride object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailOverrideMutation) OldSubject(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSubject is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSubject requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSubject: %w", err)
+	}
+	return oldValue.Subject, nil
+}
+
+// ResetSubject resets all changes to the "subject" field.
+func (m *EmailOverrideMutation) ResetSubject() {
+	m.subject = nil
+}
+
+// SetBody sets the "body" field.
+func (m *EmailOverrideMutation) SetBody(s string) {
+	m.body = &s
+}
+
+// Body returns the value of the "body" field in the mutation.
+func (m *EmailOverrideMutation) Body() (r string, exists bool) {
+	v := m.body
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBody returns the old "body" field's value of the EmailOverride entity.
+// If the EmailOverride object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailOverrideMutation) OldBody(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBody is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBody requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBody: %w", err)
+	}
+	return oldValue.Body, nil
+}
+
+// ResetBody resets all changes to the "body" field.
+func (m *EmailOverrideMutation) ResetBody() {
+	m.body = nil
+}
+
+// SetUpdatedBy sets the "updated_by" field.
+func (m *EmailOverrideMutation) SetUpdatedBy(s string) {
+	m.updated_by = &s
+}
+
+// UpdatedBy returns the value of the "updated_by" field in the mutation.
+func (m *EmailOverrideMutation) UpdatedBy() (r string, exists bool) {
+	v := m.updated_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedBy returns the old "updated_by" field's value of the EmailOverride entity.
+// If the EmailOverride object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmailOverrideMutation) OldUpdatedBy(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedBy: %w", err)
+	}
+	return oldValue.UpdatedBy, nil
+}
+
+// ResetUpdatedBy resets all changes to the "updated_by" field.
+func (m *EmailOverrideMutation) ResetUpdatedBy() {
+	m.updated_by = nil
+}
+
+// ClearEvent clears the "event" edge to the Event entity.
+func (m *EmailOverrideMutation) ClearEvent() {
+	m.clearedevent = true
+	m.clearedFields[emailoverride.FieldEventID] = struct{}{}
+}
+
+// EventCleared reports if the "event" edge to the Event entity was cleared.
+func (m *EmailOverrideMutation) EventCleared() bool {
+	return m.clearedevent
+}
+
+// EventIDs returns the "event" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// EventID instead. It exists only for internal usage by the builders.
+func (m *EmailOverrideMutation) EventIDs() (ids []string) {
+	if id := m.event; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetEvent resets all changes to the "event" edge.
+func (m *EmailOverrideMutation) ResetEvent() {
+	m.event = nil
+	m.clearedevent = false
+}
+
+// Where appends a list predicates to the EmailOverrideMutation builder.
+func (m *EmailOverrideMutation) Where(ps ...predicate.EmailOverride) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the EmailOverrideMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *EmailOverrideMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.EmailOverride, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *EmailOverrideMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *EmailOverrideMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (EmailOverride).
+func (m *EmailOverrideMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *EmailOverrideMutation) Fields() []string {
+	fields := make([]string, 0, 8)
+	if m.created_at != nil {
+		fields = append(fields, emailoverride.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, emailoverride.FieldUpdatedAt)
+	}
+	if m.organization_id != nil {
+		fields = append(fields, emailoverride.FieldOrganizationID)
+	}
+	if m.event != nil {
+		fields = append(fields, emailoverride.FieldEventID)
+	}
+	if m.template != nil {
+		fields = append(fields, emailoverride.FieldTemplate)
+	}
+	if m.subject != nil {
+		fields = append(fields, emailoverride.FieldSubject)
+	}
+	if m.body != nil {
+		fields = append(fields, emailoverride.FieldBody)
+	}
+	if m.updated_by != nil {
+		fields = append(fields, emailoverride.FieldUpdatedBy)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *EmailOverrideMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case emailoverride.FieldCreatedAt:
+		return m.CreatedAt()
+	case emailoverride.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case emailoverride.FieldOrganizationID:
+		return m.OrganizationID()
+	case emailoverride.FieldEventID:
+		return m.EventID()
+	case emailoverride.FieldTemplate:
+		return m.Template()
+	case emailoverride.FieldSubject:
+		return m.Subject()
+	case emailoverride.FieldBody:
+		return m.Body()
+	case emailoverride.FieldUpdatedBy:
+		return m.UpdatedBy()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *EmailOverrideMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case emailoverride.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case emailoverride.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case emailoverride.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
+	case emailoverride.FieldEventID:
+		return m.OldEventID(ctx)
+	case emailoverride.FieldTemplate:
+		return m.OldTemplate(ctx)
+	case emailoverride.FieldSubject:
+		return m.OldSubject(ctx)
+	case emailoverride.FieldBody:
+		return m.OldBody(ctx)
+	case emailoverride.FieldUpdatedBy:
+		return m.OldUpdatedBy(ctx)
+	}
+	return nil, fmt.Errorf("unknown EmailOverride field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *EmailOverrideMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case emailoverride.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case emailoverride.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case emailoverride.FieldOrganizationID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
+		return nil
+	case emailoverride.FieldEventID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEventID(v)
+		return nil
+	case emailoverride.FieldTemplate:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTemplate(v)
+		return nil
+	case emailoverride.FieldSubject:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSubject(v)
+		return nil
+	case emailoverride.FieldBody:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBody(v)
+		return nil
+	case emailoverride.FieldUpdatedBy:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedBy(v)
+		return nil
+	}
+	return fmt.Errorf("unknown EmailOverride field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *EmailOverrideMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *EmailOverrideMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *EmailOverrideMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown EmailOverride numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *EmailOverrideMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *EmailOverrideMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *EmailOverrideMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown EmailOverride nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *EmailOverrideMutation) ResetField(name string) error {
+	switch name {
+	case emailoverride.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case emailoverride.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case emailoverride.FieldOrganizationID:
+		m.ResetOrganizationID()
+		return nil
+	case emailoverride.FieldEventID:
+		m.ResetEventID()
+		return nil
+	case emailoverride.FieldTemplate:
+		m.ResetTemplate()
+		return nil
+	case emailoverride.FieldSubject:
+		m.ResetSubject()
+		return nil
+	case emailoverride.FieldBody:
+		m.ResetBody()
+		return nil
+	case emailoverride.FieldUpdatedBy:
+		m.ResetUpdatedBy()
+		return nil
+	}
+	return fmt.Errorf("unknown EmailOverride field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *EmailOverrideMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.event != nil {
+		edges = append(edges, emailoverride.EdgeEvent)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *EmailOverrideMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case emailoverride.EdgeEvent:
+		if id := m.event; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *EmailOverrideMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *EmailOverrideMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *EmailOverrideMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedevent {
+		edges = append(edges, emailoverride.EdgeEvent)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *EmailOverrideMutation) EdgeCleared(name string) bool {
+	switch name {
+	case emailoverride.EdgeEvent:
+		return m.clearedevent
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *EmailOverrideMutation) ClearEdge(name string) error {
+	switch name {
+	case emailoverride.EdgeEvent:
+		m.ClearEvent()
+		return nil
+	}
+	return fmt.Errorf("unknown EmailOverride unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *EmailOverrideMutation) ResetEdge(name string) error {
+	switch name {
+	case emailoverride.EdgeEvent:
+		m.ResetEvent()
+		return nil
+	}
+	return fmt.Errorf("unknown EmailOverride edge %s", name)
+}
+
 // EmailSuppressionMutation represents an operation that mutates the EmailSuppression nodes in the graph.
 type EmailSuppressionMutation struct {
 	config
@@ -16427,6 +18047,7 @@ type EventMutation struct {
 	appendpublished_agenda       []agenda.Entry
 	published_blocks             *[]agenda.Block
 	appendpublished_blocks       []agenda.Block
+	chasers                      *chaser.Settings
 	agenda_dirty                 *bool
 	clearedFields                map[string]struct{}
 	organization                 *string
@@ -17675,6 +19296,42 @@ func (m *EventMutation) ResetPublishedBlocks() {
 	m.appendpublished_blocks = nil
 }
 
+// SetChasers sets the "chasers" field.
+func (m *EventMutation) SetChasers(c chaser.Settings) {
+	m.chasers = &c
+}
+
+// Chasers returns the value of the "chasers" field in the mutation.
+func (m *EventMutation) Chasers() (r chaser.Settings, exists bool) {
+	v := m.chasers
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldChasers returns the old "chasers" field's value of the Event entity.
+// If the Event object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EventMutation) OldChasers(ctx context.Context) (v chaser.Settings, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldChasers is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldChasers requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldChasers: %w", err)
+	}
+	return oldValue.Chasers, nil
+}
+
+// ResetChasers resets all changes to the "chasers" field.
+func (m *EventMutation) ResetChasers() {
+	m.chasers = nil
+}
+
 // SetAgendaDirty sets the "agenda_dirty" field.
 func (m *EventMutation) SetAgendaDirty(b bool) {
 	m.agenda_dirty = &b
@@ -18528,7 +20185,7 @@ func (m *EventMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *EventMutation) Fields() []string {
-	fields := make([]string, 0, 26)
+	fields := make([]string, 0, 27)
 	if m.created_at != nil {
 		fields = append(fields, event.FieldCreatedAt)
 	}
@@ -18604,6 +20261,9 @@ func (m *EventMutation) Fields() []string {
 	if m.published_blocks != nil {
 		fields = append(fields, event.FieldPublishedBlocks)
 	}
+	if m.chasers != nil {
+		fields = append(fields, event.FieldChasers)
+	}
 	if m.agenda_dirty != nil {
 		fields = append(fields, event.FieldAgendaDirty)
 	}
@@ -18665,6 +20325,8 @@ func (m *EventMutation) Field(name string) (ent.Value, bool) {
 		return m.PublishedAgenda()
 	case event.FieldPublishedBlocks:
 		return m.PublishedBlocks()
+	case event.FieldChasers:
+		return m.Chasers()
 	case event.FieldAgendaDirty:
 		return m.AgendaDirty()
 	}
@@ -18726,6 +20388,8 @@ func (m *EventMutation) OldField(ctx context.Context, name string) (ent.Value, e
 		return m.OldPublishedAgenda(ctx)
 	case event.FieldPublishedBlocks:
 		return m.OldPublishedBlocks(ctx)
+	case event.FieldChasers:
+		return m.OldChasers(ctx)
 	case event.FieldAgendaDirty:
 		return m.OldAgendaDirty(ctx)
 	}
@@ -18911,6 +20575,13 @@ func (m *EventMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetPublishedBlocks(v)
+		return nil
+	case event.FieldChasers:
+		v, ok := value.(chaser.Settings)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetChasers(v)
 		return nil
 	case event.FieldAgendaDirty:
 		v, ok := value.(bool)
@@ -19126,6 +20797,9 @@ func (m *EventMutation) ResetField(name string) error {
 		return nil
 	case event.FieldPublishedBlocks:
 		m.ResetPublishedBlocks()
+		return nil
+	case event.FieldChasers:
+		m.ResetChasers()
 		return nil
 	case event.FieldAgendaDirty:
 		m.ResetAgendaDirty()

@@ -28,6 +28,8 @@ type Tx struct {
 	BrowserSession *BrowserSessionClient
 	// Contact is the client for interacting with the Contact builders.
 	Contact *ContactClient
+	// ContactAccessLink is the client for interacting with the ContactAccessLink builders.
+	ContactAccessLink *ContactAccessLinkClient
 	// DecisionSend is the client for interacting with the DecisionSend builders.
 	DecisionSend *DecisionSendClient
 	// DeliverableAssignment is the client for interacting with the DeliverableAssignment builders.
@@ -38,6 +40,8 @@ type Tx struct {
 	EmailCampaignRecipient *EmailCampaignRecipientClient
 	// EmailLog is the client for interacting with the EmailLog builders.
 	EmailLog *EmailLogClient
+	// EmailOverride is the client for interacting with the EmailOverride builders.
+	EmailOverride *EmailOverrideClient
 	// EmailSuppression is the client for interacting with the EmailSuppression builders.
 	EmailSuppression *EmailSuppressionClient
 	// Embed is the client for interacting with the Embed builders.
@@ -262,11 +266,13 @@ func (tx *Tx) init() {
 	tx.AgendaVersion = NewAgendaVersionClient(tx.config)
 	tx.BrowserSession = NewBrowserSessionClient(tx.config)
 	tx.Contact = NewContactClient(tx.config)
+	tx.ContactAccessLink = NewContactAccessLinkClient(tx.config)
 	tx.DecisionSend = NewDecisionSendClient(tx.config)
 	tx.DeliverableAssignment = NewDeliverableAssignmentClient(tx.config)
 	tx.EmailCampaign = NewEmailCampaignClient(tx.config)
 	tx.EmailCampaignRecipient = NewEmailCampaignRecipientClient(tx.config)
 	tx.EmailLog = NewEmailLogClient(tx.config)
+	tx.EmailOverride = NewEmailOverrideClient(tx.config)
 	tx.EmailSuppression = NewEmailSuppressionClient(tx.config)
 	tx.Embed = NewEmbedClient(tx.config)
 	tx.Event = NewEventClient(tx.config)

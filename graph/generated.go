@@ -339,6 +339,21 @@ type ComplexityRoot struct {
 		Required            func(childComplexity int) int
 	}
 
+	ChaserRule struct {
+		Enabled     func(childComplexity int) int
+		EveryHours  func(childComplexity int) int
+		Kind        func(childComplexity int) int
+		MaxSends    func(childComplexity int) int
+		OffsetHours func(childComplexity int) int
+	}
+
+	ChaserSettings struct {
+		DailyCap   func(childComplexity int) int
+		QuietEnd   func(childComplexity int) int
+		QuietStart func(childComplexity int) int
+		Rules      func(childComplexity int) int
+	}
+
 	CoSpeakerInvitation struct {
 		Email  func(childComplexity int) int
 		Name   func(childComplexity int) int
@@ -346,12 +361,14 @@ type ComplexityRoot struct {
 	}
 
 	CommunicationCenter struct {
-		Campaigns     func(childComplexity int) int
-		Contacts      func(childComplexity int) int
-		EventName     func(childComplexity int) int
-		EventSlug     func(childComplexity int) int
-		ReminderRules func(childComplexity int) int
-		Templates     func(childComplexity int) int
+		AcceptedNotInformed func(childComplexity int) int
+		Campaigns           func(childComplexity int) int
+		Contacts            func(childComplexity int) int
+		DeclinedNotInformed func(childComplexity int) int
+		EventName           func(childComplexity int) int
+		EventSlug           func(childComplexity int) int
+		ReminderRules       func(childComplexity int) int
+		Templates           func(childComplexity int) int
 	}
 
 	CommunicationContact struct {
@@ -593,6 +610,20 @@ type ComplexityRoot struct {
 		Submissions   func(childComplexity int) int
 	}
 
+	DecisionSend struct {
+		CancelledAt   func(childComplexity int) int
+		CreatedAt     func(childComplexity int) int
+		CreatedBy     func(childComplexity int) int
+		Feedback      func(childComplexity int) int
+		ID            func(childComplexity int) int
+		ReplyTo       func(childComplexity int) int
+		ScheduledAt   func(childComplexity int) int
+		Sent          func(childComplexity int) int
+		SentAt        func(childComplexity int) int
+		Subject       func(childComplexity int) int
+		SubmissionIds func(childComplexity int) int
+	}
+
 	Deliverable struct {
 		ContactID     func(childComplexity int) int
 		ContentType   func(childComplexity int) int
@@ -661,6 +692,12 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	EmailPreview struct {
+		HTML    func(childComplexity int) int
+		Subject func(childComplexity int) int
+		Text    func(childComplexity int) int
+	}
+
 	EmailSuppression struct {
 		Address   func(childComplexity int) int
 		CreatedAt func(childComplexity int) int
@@ -719,7 +756,10 @@ type ComplexityRoot struct {
 		BackgroundDownloadURL      func(childComplexity int) int
 		BackgroundKey              func(childComplexity int) int
 		BackgroundURL              func(childComplexity int) int
+		ChaserPreview              func(childComplexity int, hours *int) int
+		Chasers                    func(childComplexity int) int
 		CreatedAt                  func(childComplexity int) int
+		DecisionSends              func(childComplexity int) int
 		DefaultSubmissionLimit     func(childComplexity int) int
 		Description                func(childComplexity int) int
 		Emails                     func(childComplexity int, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string], last *int, orderBy *ent.EmailLogOrder, where *ent.EmailLogWhereInput) int
@@ -751,7 +791,7 @@ type ComplexityRoot struct {
 		Speakers                   func(childComplexity int, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string], last *int, orderBy *ent.ContactOrder, where *ent.ContactWhereInput) int
 		StartsAt                   func(childComplexity int) int
 		Submission                 func(childComplexity int, id string) int
-		Submissions                func(childComplexity int, status *model.SubmissionStatus) int
+		Submissions                func(childComplexity int, status *model.SubmissionStatus, informed *bool) int
 		Submitters                 func(childComplexity int, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string], last *int, orderBy *ent.ContactOrder, where *ent.ContactWhereInput) int
 		Tagline                    func(childComplexity int) int
 		TaskTemplates              func(childComplexity int) int
@@ -793,6 +833,17 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	EventEmailTemplate struct {
+		Body         func(childComplexity int) int
+		Customized   func(childComplexity int) int
+		Description  func(childComplexity int) int
+		Placeholders func(childComplexity int) int
+		Subject      func(childComplexity int) int
+		Template     func(childComplexity int) int
+		UpdatedAt    func(childComplexity int) int
+		UpdatedBy    func(childComplexity int) int
+	}
+
 	FileRequirement struct {
 		CreatedAt   func(childComplexity int) int
 		Description func(childComplexity int) int
@@ -826,6 +877,12 @@ type ComplexityRoot struct {
 		Created func(childComplexity int) int
 		Skipped func(childComplexity int) int
 		Updated func(childComplexity int) int
+	}
+
+	InformResult struct {
+		CreatedEmails func(childComplexity int) int
+		Send          func(childComplexity int) int
+		Submissions   func(childComplexity int) int
 	}
 
 	Invitation struct {
@@ -883,6 +940,7 @@ type ComplexityRoot struct {
 		AssignReviews             func(childComplexity int, eventID string, roundID string, input model.AssignReviewsInput) int
 		AttachResourceFile        func(childComplexity int, eventID string, resourceID string, file *graphql.Upload) int
 		AutoDistributeReviews     func(childComplexity int, eventID string, roundID string, input model.AutoDistributeReviewsInput) int
+		CancelDecisionSend        func(childComplexity int, eventID string, sendID string) int
 		CancelSession             func(childComplexity int, eventID string, sessionID string, input model.CancelSessionInput) int
 		ChangeAgendaDraft         func(childComplexity int, eventID string, draftID string, input model.ChangeAgendaDraftInput) int
 		ChangeSubmissionStatus    func(childComplexity int, eventID string, submissionID string, input model.ChangeSubmissionStatusInput) int
@@ -913,6 +971,7 @@ type ComplexityRoot struct {
 		GenerateAiReview          func(childComplexity int, eventID string, roundID string, input model.GenerateAiReviewInput) int
 		ImportContacts            func(childComplexity int, input model.ImportContactsInput) int
 		ImportSpeakers            func(childComplexity int, eventID string, input model.ImportSpeakersInput) int
+		InformSubmissions         func(childComplexity int, eventID string, input model.InformSubmissionsInput) int
 		InviteOrganizationMember  func(childComplexity int, input model.InviteOrganizationMemberInput) int
 		InviteSpeakerPortals      func(childComplexity int, eventID string, input model.InviteSpeakerPortalsInput) int
 		LockSpeakerContent        func(childComplexity int, eventID string) int
@@ -938,8 +997,12 @@ type ComplexityRoot struct {
 		RemoveSpeakerHeadshot     func(childComplexity int, eventID string, contactID string) int
 		ReorderPipelineStages     func(childComplexity int, input model.ReorderPipelineStagesInput) int
 		ReorderResources          func(childComplexity int, eventID string, input model.ReorderResourcesInput) int
+		ResetEmailTemplate        func(childComplexity int, eventID string, template string) int
+		RevokeContactAccess       func(childComplexity int, contactID string) int
 		RotateWebhookSecret       func(childComplexity int, webhookID string, input *model.RotateWebhookSecretInput) int
 		SaveAgendaBlock           func(childComplexity int, eventID string, input model.SaveAgendaBlockInput) int
+		SaveChasers               func(childComplexity int, eventID string, input model.ChaserSettingsInput) int
+		SaveEmailTemplate         func(childComplexity int, eventID string, input model.SaveEmailTemplateInput) int
 		SaveFileRequirement       func(childComplexity int, eventID string, input model.SaveFileRequirementInput) int
 		SaveLibraryItem           func(childComplexity int, eventID string, input model.SaveLibraryItemInput) int
 		SavePipelineStage         func(childComplexity int, input model.SavePipelineStageInput) int
@@ -1077,6 +1140,15 @@ type ComplexityRoot struct {
 		Tier          func(childComplexity int) int
 	}
 
+	PlannedChaser struct {
+		At        func(childComplexity int) int
+		ContactID func(childComplexity int) int
+		Count     func(childComplexity int) int
+		Kind      func(childComplexity int) int
+		Name      func(childComplexity int) int
+		To        func(childComplexity int) int
+	}
+
 	PortalInvitation struct {
 		AlreadyInvited func(childComplexity int) int
 		ContactID      func(childComplexity int) int
@@ -1200,6 +1272,8 @@ type ComplexityRoot struct {
 		Contact                func(childComplexity int, contactID string) int
 		Contacts               func(childComplexity int, q *string, first *int, after *entgql.Cursor[string]) int
 		EmailSuppressions      func(childComplexity int, first *int, after *string) int
+		EmailTemplatePreview   func(childComplexity int, eventID string, template string, subject *string, body *string) int
+		EmailTemplates         func(childComplexity int, eventID string) int
 		Event                  func(childComplexity int, id string) int
 		Events                 func(childComplexity int, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string], last *int, orderBy *ent.EventOrder, where *ent.EventWhereInput) int
 		MyAvailability         func(childComplexity int, eventID string) int
@@ -1460,6 +1534,7 @@ type ComplexityRoot struct {
 		Contacts             func(childComplexity int) int
 		ContentReviewStatus  func(childComplexity int) int
 		CreatedAt            func(childComplexity int) int
+		DecisionSent         func(childComplexity int) int
 		Deliverables         func(childComplexity int) int
 		DeliverablesTotal    func(childComplexity int) int
 		DeliverablesUploaded func(childComplexity int) int
@@ -1659,6 +1734,7 @@ type ComplexityRoot struct {
 		CancelledBy    func(childComplexity int) int
 		Code           func(childComplexity int) int
 		CreatedAt      func(childComplexity int) int
+		DecisionSent   func(childComplexity int) int
 		Description    func(childComplexity int) int
 		Emails         func(childComplexity int) int
 		EventID        func(childComplexity int) int
@@ -1902,6 +1978,9 @@ type DeliverableResolver interface {
 }
 type EventResolver interface {
 	Agenda(ctx context.Context, obj *ent.Event) (*model.Agenda, error)
+	Chasers(ctx context.Context, obj *ent.Event) (*model.ChaserSettings, error)
+	ChaserPreview(ctx context.Context, obj *ent.Event, hours *int) ([]*model.PlannedChaser, error)
+	DecisionSends(ctx context.Context, obj *ent.Event) ([]*ent.DecisionSend, error)
 	Emails(ctx context.Context, obj *ent.Event, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string], last *int, orderBy *ent.EmailLogOrder, where *ent.EmailLogWhereInput) (*ent.EmailLogConnection, error)
 	LogoDownloadURL(ctx context.Context, obj *ent.Event) (*string, error)
 	BackgroundDownloadURL(ctx context.Context, obj *ent.Event) (*string, error)
@@ -1919,7 +1998,7 @@ type EventResolver interface {
 	Submitters(ctx context.Context, obj *ent.Event, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string], last *int, orderBy *ent.ContactOrder, where *ent.ContactWhereInput) (*ent.ContactConnection, error)
 	Speaker(ctx context.Context, obj *ent.Event, id string) (*ent.Contact, error)
 	SpeakerDirectory(ctx context.Context, obj *ent.Event) (*model.SpeakerDirectory, error)
-	Submissions(ctx context.Context, obj *ent.Event, status *model.SubmissionStatus) (*model.SubmissionList, error)
+	Submissions(ctx context.Context, obj *ent.Event, status *model.SubmissionStatus, informed *bool) (*model.SubmissionList, error)
 	Submission(ctx context.Context, obj *ent.Event, id string) (*model.Submission, error)
 }
 type EventChangeResolver interface {
@@ -1948,6 +2027,7 @@ type MutationResolver interface {
 	AnswerCoSpeakerInvitation(ctx context.Context, formID string, id string, accept bool) (*model.ProposalInvitation, error)
 	DeleteProposal(ctx context.Context, formID string, id string) (string, error)
 	WithdrawProposal(ctx context.Context, formID string, id string) (*model.Proposal, error)
+	SaveChasers(ctx context.Context, eventID string, input model.ChaserSettingsInput) (*model.ChaserSettings, error)
 	CreateContact(ctx context.Context, input model.ContactInput) (*model.CrmContact, error)
 	UpdateContact(ctx context.Context, contactID string, input model.ContactInput) (*model.CrmContact, error)
 	ImportContacts(ctx context.Context, input model.ImportContactsInput) (*model.CrmImportResult, error)
@@ -1956,8 +2036,13 @@ type MutationResolver interface {
 	AddContactNote(ctx context.Context, contactID string, input model.AddContactNoteInput) (*model.CrmContactNote, error)
 	AddContactToEvent(ctx context.Context, contactID string, input model.AddContactToEventInput) (*model.CrmContactEvent, error)
 	MergeContacts(ctx context.Context, input model.MergeContactsInput) (*model.CrmContact, error)
+	InformSubmissions(ctx context.Context, eventID string, input model.InformSubmissionsInput) (*model.InformResult, error)
+	CancelDecisionSend(ctx context.Context, eventID string, sendID string) (*ent.DecisionSend, error)
 	AddEmailSuppression(ctx context.Context, input model.AddEmailSuppressionInput) (*ent.EmailSuppression, error)
 	RemoveEmailSuppression(ctx context.Context, address string) (bool, error)
+	SaveEmailTemplate(ctx context.Context, eventID string, input model.SaveEmailTemplateInput) (*model.EventEmailTemplate, error)
+	ResetEmailTemplate(ctx context.Context, eventID string, template string) (*model.EventEmailTemplate, error)
+	RevokeContactAccess(ctx context.Context, contactID string) (int, error)
 	AttachResourceFile(ctx context.Context, eventID string, resourceID string, file *graphql.Upload) (*model.ResourceRecord, error)
 	RemoveResourceFile(ctx context.Context, eventID string, resourceID string) (*model.ResourceRecord, error)
 	UploadEventImage(ctx context.Context, eventID string, kind model.EventImageKind, file *graphql.Upload) (*ent.Event, error)
@@ -2059,6 +2144,8 @@ type QueryResolver interface {
 	Contacts(ctx context.Context, q *string, first *int, after *entgql.Cursor[string]) (*model.CrmContactConnection, error)
 	Contact(ctx context.Context, contactID string) (*model.CrmContactDetail, error)
 	EmailSuppressions(ctx context.Context, first *int, after *string) (*model.EmailSuppressionPage, error)
+	EmailTemplates(ctx context.Context, eventID string) ([]*model.EventEmailTemplate, error)
+	EmailTemplatePreview(ctx context.Context, eventID string, template string, subject *string, body *string) (*model.EmailPreview, error)
 	Event(ctx context.Context, id string) (*ent.Event, error)
 	Organization(ctx context.Context) (*ent.Organization, error)
 	Viewer(ctx context.Context) (*model.Viewer, error)
@@ -3293,6 +3380,62 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.CfpQuestion.Required(childComplexity), true
 
+	case "ChaserRule.enabled":
+		if e.ComplexityRoot.ChaserRule.Enabled == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChaserRule.Enabled(childComplexity), true
+	case "ChaserRule.everyHours":
+		if e.ComplexityRoot.ChaserRule.EveryHours == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChaserRule.EveryHours(childComplexity), true
+	case "ChaserRule.kind":
+		if e.ComplexityRoot.ChaserRule.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChaserRule.Kind(childComplexity), true
+	case "ChaserRule.maxSends":
+		if e.ComplexityRoot.ChaserRule.MaxSends == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChaserRule.MaxSends(childComplexity), true
+	case "ChaserRule.offsetHours":
+		if e.ComplexityRoot.ChaserRule.OffsetHours == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChaserRule.OffsetHours(childComplexity), true
+
+	case "ChaserSettings.dailyCap":
+		if e.ComplexityRoot.ChaserSettings.DailyCap == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChaserSettings.DailyCap(childComplexity), true
+	case "ChaserSettings.quietEnd":
+		if e.ComplexityRoot.ChaserSettings.QuietEnd == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChaserSettings.QuietEnd(childComplexity), true
+	case "ChaserSettings.quietStart":
+		if e.ComplexityRoot.ChaserSettings.QuietStart == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChaserSettings.QuietStart(childComplexity), true
+	case "ChaserSettings.rules":
+		if e.ComplexityRoot.ChaserSettings.Rules == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChaserSettings.Rules(childComplexity), true
+
 	case "CoSpeakerInvitation.email":
 		if e.ComplexityRoot.CoSpeakerInvitation.Email == nil {
 			break
@@ -3312,6 +3455,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.CoSpeakerInvitation.Status(childComplexity), true
 
+	case "CommunicationCenter.acceptedNotInformed":
+		if e.ComplexityRoot.CommunicationCenter.AcceptedNotInformed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommunicationCenter.AcceptedNotInformed(childComplexity), true
 	case "CommunicationCenter.campaigns":
 		if e.ComplexityRoot.CommunicationCenter.Campaigns == nil {
 			break
@@ -3324,6 +3473,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CommunicationCenter.Contacts(childComplexity), true
+	case "CommunicationCenter.declinedNotInformed":
+		if e.ComplexityRoot.CommunicationCenter.DeclinedNotInformed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommunicationCenter.DeclinedNotInformed(childComplexity), true
 	case "CommunicationCenter.eventName":
 		if e.ComplexityRoot.CommunicationCenter.EventName == nil {
 			break
@@ -4329,6 +4484,73 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.DecisionResult.Submissions(childComplexity), true
 
+	case "DecisionSend.cancelledAt":
+		if e.ComplexityRoot.DecisionSend.CancelledAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DecisionSend.CancelledAt(childComplexity), true
+	case "DecisionSend.createdAt":
+		if e.ComplexityRoot.DecisionSend.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DecisionSend.CreatedAt(childComplexity), true
+	case "DecisionSend.createdBy":
+		if e.ComplexityRoot.DecisionSend.CreatedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DecisionSend.CreatedBy(childComplexity), true
+	case "DecisionSend.feedback":
+		if e.ComplexityRoot.DecisionSend.Feedback == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DecisionSend.Feedback(childComplexity), true
+	case "DecisionSend.id":
+		if e.ComplexityRoot.DecisionSend.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DecisionSend.ID(childComplexity), true
+	case "DecisionSend.replyTo":
+		if e.ComplexityRoot.DecisionSend.ReplyTo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DecisionSend.ReplyTo(childComplexity), true
+	case "DecisionSend.scheduledAt":
+		if e.ComplexityRoot.DecisionSend.ScheduledAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DecisionSend.ScheduledAt(childComplexity), true
+	case "DecisionSend.sent":
+		if e.ComplexityRoot.DecisionSend.Sent == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DecisionSend.Sent(childComplexity), true
+	case "DecisionSend.sentAt":
+		if e.ComplexityRoot.DecisionSend.SentAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DecisionSend.SentAt(childComplexity), true
+	case "DecisionSend.subject":
+		if e.ComplexityRoot.DecisionSend.Subject == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DecisionSend.Subject(childComplexity), true
+	case "DecisionSend.submissionIds":
+		if e.ComplexityRoot.DecisionSend.SubmissionIds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DecisionSend.SubmissionIds(childComplexity), true
+
 	case "Deliverable.contactId":
 		if e.ComplexityRoot.Deliverable.ContactID == nil {
 			break
@@ -4652,6 +4874,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.EmailLogEdge.Node(childComplexity), true
 
+	case "EmailPreview.html":
+		if e.ComplexityRoot.EmailPreview.HTML == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailPreview.HTML(childComplexity), true
+	case "EmailPreview.subject":
+		if e.ComplexityRoot.EmailPreview.Subject == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailPreview.Subject(childComplexity), true
+	case "EmailPreview.text":
+		if e.ComplexityRoot.EmailPreview.Text == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailPreview.Text(childComplexity), true
+
 	case "EmailSuppression.address":
 		if e.ComplexityRoot.EmailSuppression.Address == nil {
 			break
@@ -4892,12 +5133,35 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Event.BackgroundURL(childComplexity), true
+	case "Event.chaserPreview":
+		if e.ComplexityRoot.Event.ChaserPreview == nil {
+			break
+		}
+
+		args, err := ec.field_Event_chaserPreview_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Event.ChaserPreview(childComplexity, args["hours"].(*int)), true
+	case "Event.chasers":
+		if e.ComplexityRoot.Event.Chasers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Event.Chasers(childComplexity), true
 	case "Event.createdAt":
 		if e.ComplexityRoot.Event.CreatedAt == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Event.CreatedAt(childComplexity), true
+	case "Event.decisionSends":
+		if e.ComplexityRoot.Event.DecisionSends == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Event.DecisionSends(childComplexity), true
 	case "Event.defaultSubmissionLimit":
 		if e.ComplexityRoot.Event.DefaultSubmissionLimit == nil {
 			break
@@ -5129,7 +5393,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Event.Submissions(childComplexity, args["status"].(*model.SubmissionStatus)), true
+		return e.ComplexityRoot.Event.Submissions(childComplexity, args["status"].(*model.SubmissionStatus), args["informed"].(*bool)), true
 	case "Event.submitters":
 		if e.ComplexityRoot.Event.Submitters == nil {
 			break
@@ -5319,6 +5583,55 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.EventEdge.Node(childComplexity), true
 
+	case "EventEmailTemplate.body":
+		if e.ComplexityRoot.EventEmailTemplate.Body == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventEmailTemplate.Body(childComplexity), true
+	case "EventEmailTemplate.customized":
+		if e.ComplexityRoot.EventEmailTemplate.Customized == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventEmailTemplate.Customized(childComplexity), true
+	case "EventEmailTemplate.description":
+		if e.ComplexityRoot.EventEmailTemplate.Description == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventEmailTemplate.Description(childComplexity), true
+	case "EventEmailTemplate.placeholders":
+		if e.ComplexityRoot.EventEmailTemplate.Placeholders == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventEmailTemplate.Placeholders(childComplexity), true
+	case "EventEmailTemplate.subject":
+		if e.ComplexityRoot.EventEmailTemplate.Subject == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventEmailTemplate.Subject(childComplexity), true
+	case "EventEmailTemplate.template":
+		if e.ComplexityRoot.EventEmailTemplate.Template == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventEmailTemplate.Template(childComplexity), true
+	case "EventEmailTemplate.updatedAt":
+		if e.ComplexityRoot.EventEmailTemplate.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventEmailTemplate.UpdatedAt(childComplexity), true
+	case "EventEmailTemplate.updatedBy":
+		if e.ComplexityRoot.EventEmailTemplate.UpdatedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventEmailTemplate.UpdatedBy(childComplexity), true
+
 	case "FileRequirement.createdAt":
 		if e.ComplexityRoot.FileRequirement.CreatedAt == nil {
 			break
@@ -5460,6 +5773,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ImportSpeakersResult.Updated(childComplexity), true
+
+	case "InformResult.createdEmails":
+		if e.ComplexityRoot.InformResult.CreatedEmails == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InformResult.CreatedEmails(childComplexity), true
+	case "InformResult.send":
+		if e.ComplexityRoot.InformResult.Send == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InformResult.Send(childComplexity), true
+	case "InformResult.submissions":
+		if e.ComplexityRoot.InformResult.Submissions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InformResult.Submissions(childComplexity), true
 
 	case "Invitation.createdAt":
 		if e.ComplexityRoot.Invitation.CreatedAt == nil {
@@ -5765,6 +6097,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.AutoDistributeReviews(childComplexity, args["eventId"].(string), args["roundId"].(string), args["input"].(model.AutoDistributeReviewsInput)), true
+	case "Mutation.cancelDecisionSend":
+		if e.ComplexityRoot.Mutation.CancelDecisionSend == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_cancelDecisionSend_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CancelDecisionSend(childComplexity, args["eventId"].(string), args["sendId"].(string)), true
 	case "Mutation.cancelSession":
 		if e.ComplexityRoot.Mutation.CancelSession == nil {
 			break
@@ -6095,6 +6438,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ImportSpeakers(childComplexity, args["eventId"].(string), args["input"].(model.ImportSpeakersInput)), true
+	case "Mutation.informSubmissions":
+		if e.ComplexityRoot.Mutation.InformSubmissions == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_informSubmissions_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.InformSubmissions(childComplexity, args["eventId"].(string), args["input"].(model.InformSubmissionsInput)), true
 	case "Mutation.inviteOrganizationMember":
 		if e.ComplexityRoot.Mutation.InviteOrganizationMember == nil {
 			break
@@ -6370,6 +6724,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ReorderResources(childComplexity, args["eventId"].(string), args["input"].(model.ReorderResourcesInput)), true
+	case "Mutation.resetEmailTemplate":
+		if e.ComplexityRoot.Mutation.ResetEmailTemplate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_resetEmailTemplate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ResetEmailTemplate(childComplexity, args["eventId"].(string), args["template"].(string)), true
+	case "Mutation.revokeContactAccess":
+		if e.ComplexityRoot.Mutation.RevokeContactAccess == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_revokeContactAccess_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RevokeContactAccess(childComplexity, args["contactId"].(string)), true
 	case "Mutation.rotateWebhookSecret":
 		if e.ComplexityRoot.Mutation.RotateWebhookSecret == nil {
 			break
@@ -6392,6 +6768,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SaveAgendaBlock(childComplexity, args["eventId"].(string), args["input"].(model.SaveAgendaBlockInput)), true
+	case "Mutation.saveChasers":
+		if e.ComplexityRoot.Mutation.SaveChasers == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_saveChasers_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SaveChasers(childComplexity, args["eventId"].(string), args["input"].(model.ChaserSettingsInput)), true
+	case "Mutation.saveEmailTemplate":
+		if e.ComplexityRoot.Mutation.SaveEmailTemplate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_saveEmailTemplate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SaveEmailTemplate(childComplexity, args["eventId"].(string), args["input"].(model.SaveEmailTemplateInput)), true
 	case "Mutation.saveFileRequirement":
 		if e.ComplexityRoot.Mutation.SaveFileRequirement == nil {
 			break
@@ -7262,6 +7660,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.PlannedAssignment.Tier(childComplexity), true
 
+	case "PlannedChaser.at":
+		if e.ComplexityRoot.PlannedChaser.At == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlannedChaser.At(childComplexity), true
+	case "PlannedChaser.contactId":
+		if e.ComplexityRoot.PlannedChaser.ContactID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlannedChaser.ContactID(childComplexity), true
+	case "PlannedChaser.count":
+		if e.ComplexityRoot.PlannedChaser.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlannedChaser.Count(childComplexity), true
+	case "PlannedChaser.kind":
+		if e.ComplexityRoot.PlannedChaser.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlannedChaser.Kind(childComplexity), true
+	case "PlannedChaser.name":
+		if e.ComplexityRoot.PlannedChaser.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlannedChaser.Name(childComplexity), true
+	case "PlannedChaser.to":
+		if e.ComplexityRoot.PlannedChaser.To == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlannedChaser.To(childComplexity), true
+
 	case "PortalInvitation.alreadyInvited":
 		if e.ComplexityRoot.PortalInvitation.AlreadyInvited == nil {
 			break
@@ -7837,6 +8272,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.EmailSuppressions(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Query.emailTemplatePreview":
+		if e.ComplexityRoot.Query.EmailTemplatePreview == nil {
+			break
+		}
+
+		args, err := ec.field_Query_emailTemplatePreview_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.EmailTemplatePreview(childComplexity, args["eventId"].(string), args["template"].(string), args["subject"].(*string), args["body"].(*string)), true
+	case "Query.emailTemplates":
+		if e.ComplexityRoot.Query.EmailTemplates == nil {
+			break
+		}
+
+		args, err := ec.field_Query_emailTemplates_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.EmailTemplates(childComplexity, args["eventId"].(string)), true
 	case "Query.event":
 		if e.ComplexityRoot.Query.Event == nil {
 			break
@@ -9068,6 +9525,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Session.CreatedAt(childComplexity), true
+	case "Session.decisionSent":
+		if e.ComplexityRoot.Session.DecisionSent == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Session.DecisionSent(childComplexity), true
 	case "Session.deliverables":
 		if e.ComplexityRoot.Session.Deliverables == nil {
 			break
@@ -9973,6 +10436,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Submission.CreatedAt(childComplexity), true
+	case "Submission.decisionSent":
+		if e.ComplexityRoot.Submission.DecisionSent == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Submission.DecisionSent(childComplexity), true
 	case "Submission.description":
 		if e.ComplexityRoot.Submission.Description == nil {
 			break
@@ -10948,6 +11417,8 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputCfpQuestionInput,
 		ec.unmarshalInputChangeAgendaDraftInput,
 		ec.unmarshalInputChangeSubmissionStatusInput,
+		ec.unmarshalInputChaserRuleInput,
+		ec.unmarshalInputChaserSettingsInput,
 		ec.unmarshalInputCoSpeakerInput,
 		ec.unmarshalInputContactImportRow,
 		ec.unmarshalInputContactInput,
@@ -10969,6 +11440,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputGenerateAiReviewInput,
 		ec.unmarshalInputImportContactsInput,
 		ec.unmarshalInputImportSpeakersInput,
+		ec.unmarshalInputInformSubmissionsInput,
 		ec.unmarshalInputInviteOrganizationMemberInput,
 		ec.unmarshalInputInviteSpeakerPortalsInput,
 		ec.unmarshalInputLevelOrder,
@@ -10992,6 +11464,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputRoomOrder,
 		ec.unmarshalInputRotateWebhookSecretInput,
 		ec.unmarshalInputSaveAgendaBlockInput,
+		ec.unmarshalInputSaveEmailTemplateInput,
 		ec.unmarshalInputSaveFileRequirementInput,
 		ec.unmarshalInputSaveLibraryItemInput,
 		ec.unmarshalInputSavePipelineStageInput,
@@ -11108,7 +11581,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "ent.graphql" "agenda.graphqls" "agenda_blocks.graphqls" "agenda_drafts.graphqls" "agenda_exports.graphqls" "agenda_versions.graphqls" "availability.graphqls" "campaigns.graphqls" "cfp.graphqls" "crm.graphqls" "deliverability.graphqls" "emails.graphqls" "event.graphqls" "files.graphqls" "forms.graphqls" "library.graphqls" "people.graphqls" "pipeline.graphqls" "portal.graphqls" "portal_actions.graphqls" "profile_review.graphqls" "readiness.graphqls" "resources.graphqls" "reviews.graphqls" "reviews_desk.graphqls" "segments.graphqls" "sessions.graphqls" "speakers.graphqls" "submissions.graphqls" "subscriptions.graphqls" "webhooks.graphqls" "widgets.graphqls"
+//go:embed "ent.graphql" "agenda.graphqls" "agenda_blocks.graphqls" "agenda_drafts.graphqls" "agenda_exports.graphqls" "agenda_versions.graphqls" "availability.graphqls" "campaigns.graphqls" "cfp.graphqls" "chasers.graphqls" "crm.graphqls" "decisions.graphqls" "deliverability.graphqls" "email_templates.graphqls" "emails.graphqls" "event.graphqls" "files.graphqls" "forms.graphqls" "library.graphqls" "people.graphqls" "pipeline.graphqls" "portal.graphqls" "portal_actions.graphqls" "profile_review.graphqls" "readiness.graphqls" "resources.graphqls" "reviews.graphqls" "reviews_desk.graphqls" "segments.graphqls" "sessions.graphqls" "speakers.graphqls" "submissions.graphqls" "subscriptions.graphqls" "webhooks.graphqls" "widgets.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -11129,8 +11602,11 @@ var sources = []*ast.Source{
 	{Name: "availability.graphqls", Input: sourceData("availability.graphqls"), BuiltIn: false},
 	{Name: "campaigns.graphqls", Input: sourceData("campaigns.graphqls"), BuiltIn: false},
 	{Name: "cfp.graphqls", Input: sourceData("cfp.graphqls"), BuiltIn: false},
+	{Name: "chasers.graphqls", Input: sourceData("chasers.graphqls"), BuiltIn: false},
 	{Name: "crm.graphqls", Input: sourceData("crm.graphqls"), BuiltIn: false},
+	{Name: "decisions.graphqls", Input: sourceData("decisions.graphqls"), BuiltIn: false},
 	{Name: "deliverability.graphqls", Input: sourceData("deliverability.graphqls"), BuiltIn: false},
+	{Name: "email_templates.graphqls", Input: sourceData("email_templates.graphqls"), BuiltIn: false},
 	{Name: "emails.graphqls", Input: sourceData("emails.graphqls"), BuiltIn: false},
 	{Name: "event.graphqls", Input: sourceData("event.graphqls"), BuiltIn: false},
 	{Name: "files.graphqls", Input: sourceData("files.graphqls"), BuiltIn: false},
@@ -11715,6 +12191,36 @@ func (ec *executionContext) childFields_CfpQuestion(ctx context.Context, field g
 	return nil, fmt.Errorf("no field named %q was found under type CfpQuestion", field.Name)
 }
 
+func (ec *executionContext) childFields_ChaserRule(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "kind":
+		return ec.fieldContext_ChaserRule_kind(ctx, field)
+	case "enabled":
+		return ec.fieldContext_ChaserRule_enabled(ctx, field)
+	case "offsetHours":
+		return ec.fieldContext_ChaserRule_offsetHours(ctx, field)
+	case "everyHours":
+		return ec.fieldContext_ChaserRule_everyHours(ctx, field)
+	case "maxSends":
+		return ec.fieldContext_ChaserRule_maxSends(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ChaserRule", field.Name)
+}
+
+func (ec *executionContext) childFields_ChaserSettings(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "rules":
+		return ec.fieldContext_ChaserSettings_rules(ctx, field)
+	case "quietStart":
+		return ec.fieldContext_ChaserSettings_quietStart(ctx, field)
+	case "quietEnd":
+		return ec.fieldContext_ChaserSettings_quietEnd(ctx, field)
+	case "dailyCap":
+		return ec.fieldContext_ChaserSettings_dailyCap(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ChaserSettings", field.Name)
+}
+
 func (ec *executionContext) childFields_CoSpeakerInvitation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "name":
@@ -11741,6 +12247,10 @@ func (ec *executionContext) childFields_CommunicationCenter(ctx context.Context,
 		return ec.fieldContext_CommunicationCenter_campaigns(ctx, field)
 	case "reminderRules":
 		return ec.fieldContext_CommunicationCenter_reminderRules(ctx, field)
+	case "acceptedNotInformed":
+		return ec.fieldContext_CommunicationCenter_acceptedNotInformed(ctx, field)
+	case "declinedNotInformed":
+		return ec.fieldContext_CommunicationCenter_declinedNotInformed(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CommunicationCenter", field.Name)
 }
@@ -12223,6 +12733,34 @@ func (ec *executionContext) childFields_DecisionResult(ctx context.Context, fiel
 	return nil, fmt.Errorf("no field named %q was found under type DecisionResult", field.Name)
 }
 
+func (ec *executionContext) childFields_DecisionSend(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_DecisionSend_id(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_DecisionSend_createdAt(ctx, field)
+	case "submissionIds":
+		return ec.fieldContext_DecisionSend_submissionIds(ctx, field)
+	case "subject":
+		return ec.fieldContext_DecisionSend_subject(ctx, field)
+	case "feedback":
+		return ec.fieldContext_DecisionSend_feedback(ctx, field)
+	case "replyTo":
+		return ec.fieldContext_DecisionSend_replyTo(ctx, field)
+	case "scheduledAt":
+		return ec.fieldContext_DecisionSend_scheduledAt(ctx, field)
+	case "sentAt":
+		return ec.fieldContext_DecisionSend_sentAt(ctx, field)
+	case "sent":
+		return ec.fieldContext_DecisionSend_sent(ctx, field)
+	case "cancelledAt":
+		return ec.fieldContext_DecisionSend_cancelledAt(ctx, field)
+	case "createdBy":
+		return ec.fieldContext_DecisionSend_createdBy(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DecisionSend", field.Name)
+}
+
 func (ec *executionContext) childFields_Deliverable(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -12357,6 +12895,18 @@ func (ec *executionContext) childFields_EmailLogEdge(ctx context.Context, field 
 		return ec.fieldContext_EmailLogEdge_cursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type EmailLogEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_EmailPreview(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "subject":
+		return ec.fieldContext_EmailPreview_subject(ctx, field)
+	case "text":
+		return ec.fieldContext_EmailPreview_text(ctx, field)
+	case "html":
+		return ec.fieldContext_EmailPreview_html(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type EmailPreview", field.Name)
 }
 
 func (ec *executionContext) childFields_EmailSuppression(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -12519,6 +13069,12 @@ func (ec *executionContext) childFields_Event(ctx context.Context, field graphql
 		return ec.fieldContext_Event_agendaDirty(ctx, field)
 	case "agenda":
 		return ec.fieldContext_Event_agenda(ctx, field)
+	case "chasers":
+		return ec.fieldContext_Event_chasers(ctx, field)
+	case "chaserPreview":
+		return ec.fieldContext_Event_chaserPreview(ctx, field)
+	case "decisionSends":
+		return ec.fieldContext_Event_decisionSends(ctx, field)
 	case "emails":
 		return ec.fieldContext_Event_emails(ctx, field)
 	case "logoDownloadUrl":
@@ -12623,6 +13179,28 @@ func (ec *executionContext) childFields_EventEdge(ctx context.Context, field gra
 	return nil, fmt.Errorf("no field named %q was found under type EventEdge", field.Name)
 }
 
+func (ec *executionContext) childFields_EventEmailTemplate(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "template":
+		return ec.fieldContext_EventEmailTemplate_template(ctx, field)
+	case "description":
+		return ec.fieldContext_EventEmailTemplate_description(ctx, field)
+	case "subject":
+		return ec.fieldContext_EventEmailTemplate_subject(ctx, field)
+	case "body":
+		return ec.fieldContext_EventEmailTemplate_body(ctx, field)
+	case "placeholders":
+		return ec.fieldContext_EventEmailTemplate_placeholders(ctx, field)
+	case "customized":
+		return ec.fieldContext_EventEmailTemplate_customized(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_EventEmailTemplate_updatedAt(ctx, field)
+	case "updatedBy":
+		return ec.fieldContext_EventEmailTemplate_updatedBy(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type EventEmailTemplate", field.Name)
+}
+
 func (ec *executionContext) childFields_FileRequirement(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -12691,6 +13269,18 @@ func (ec *executionContext) childFields_ImportSpeakersResult(ctx context.Context
 		return ec.fieldContext_ImportSpeakersResult_skipped(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ImportSpeakersResult", field.Name)
+}
+
+func (ec *executionContext) childFields_InformResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "submissions":
+		return ec.fieldContext_InformResult_submissions(ctx, field)
+	case "createdEmails":
+		return ec.fieldContext_InformResult_createdEmails(ctx, field)
+	case "send":
+		return ec.fieldContext_InformResult_send(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type InformResult", field.Name)
 }
 
 func (ec *executionContext) childFields_Invitation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -12965,6 +13555,24 @@ func (ec *executionContext) childFields_PlannedAssignment(ctx context.Context, f
 		return ec.fieldContext_PlannedAssignment_tier(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type PlannedAssignment", field.Name)
+}
+
+func (ec *executionContext) childFields_PlannedChaser(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "kind":
+		return ec.fieldContext_PlannedChaser_kind(ctx, field)
+	case "to":
+		return ec.fieldContext_PlannedChaser_to(ctx, field)
+	case "name":
+		return ec.fieldContext_PlannedChaser_name(ctx, field)
+	case "contactId":
+		return ec.fieldContext_PlannedChaser_contactId(ctx, field)
+	case "count":
+		return ec.fieldContext_PlannedChaser_count(ctx, field)
+	case "at":
+		return ec.fieldContext_PlannedChaser_at(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PlannedChaser", field.Name)
 }
 
 func (ec *executionContext) childFields_PortalInvitation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -13705,6 +14313,8 @@ func (ec *executionContext) childFields_Session(ctx context.Context, field graph
 		return ec.fieldContext_Session_deliverables(ctx, field)
 	case "submission":
 		return ec.fieldContext_Session_submission(ctx, field)
+	case "decisionSent":
+		return ec.fieldContext_Session_decisionSent(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Session", field.Name)
 }
@@ -14099,6 +14709,8 @@ func (ec *executionContext) childFields_Submission(ctx context.Context, field gr
 		return ec.fieldContext_Submission_activity(ctx, field)
 	case "emails":
 		return ec.fieldContext_Submission_emails(ctx, field)
+	case "decisionSent":
+		return ec.fieldContext_Submission_decisionSent(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Submission", field.Name)
 }
@@ -14641,6 +15253,20 @@ func (ec *executionContext) field_CrmSegment_contacts_args(ctx context.Context, 
 	return args, nil
 }
 
+func (ec *executionContext) field_Event_chaserPreview_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "hours",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["hours"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Event_emails_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -14862,6 +15488,14 @@ func (ec *executionContext) field_Event_submissions_args(ctx context.Context, ra
 		return nil, err
 	}
 	args["status"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "informed",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["informed"] = arg1
 	return args, nil
 }
 
@@ -15234,6 +15868,28 @@ func (ec *executionContext) field_Mutation_autoDistributeReviews_args(ctx contex
 		return nil, err
 	}
 	args["input"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_cancelDecisionSend_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "eventId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["eventId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "sendId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["sendId"] = arg1
 	return args, nil
 }
 
@@ -15881,6 +16537,28 @@ func (ec *executionContext) field_Mutation_importSpeakers_args(ctx context.Conte
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_informSubmissions_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "eventId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["eventId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.InformSubmissionsInput, error) {
+			return ec.unmarshalNInformSubmissionsInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐInformSubmissionsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_inviteOrganizationMember_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -16423,6 +17101,42 @@ func (ec *executionContext) field_Mutation_reorderResources_args(ctx context.Con
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_resetEmailTemplate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "eventId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["eventId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "template",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["template"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_revokeContactAccess_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "contactId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["contactId"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_rotateWebhookSecret_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -16459,6 +17173,50 @@ func (ec *executionContext) field_Mutation_saveAgendaBlock_args(ctx context.Cont
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.SaveAgendaBlockInput, error) {
 			return ec.unmarshalNSaveAgendaBlockInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐSaveAgendaBlockInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_saveChasers_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "eventId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["eventId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.ChaserSettingsInput, error) {
+			return ec.unmarshalNChaserSettingsInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐChaserSettingsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_saveEmailTemplate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "eventId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["eventId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.SaveEmailTemplateInput, error) {
+			return ec.unmarshalNSaveEmailTemplateInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐSaveEmailTemplateInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -17564,6 +18322,58 @@ func (ec *executionContext) field_Query_emailSuppressions_args(ctx context.Conte
 		return nil, err
 	}
 	args["after"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_emailTemplatePreview_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "eventId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["eventId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "template",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["template"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "subject",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["subject"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "body",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["body"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_emailTemplates_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "eventId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["eventId"] = arg0
 	return args, nil
 }
 
@@ -22635,6 +23445,222 @@ func (ec *executionContext) fieldContext_CfpQuestion_hiddenFromReviewers(_ conte
 	return graphql.NewScalarFieldContext("CfpQuestion", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
+func (ec *executionContext) _ChaserRule_kind(ctx context.Context, field graphql.CollectedField, obj *model.ChaserRule) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChaserRule_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.ChaserKind) graphql.Marshaler {
+			return ec.marshalNChaserKind2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐChaserKind(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChaserRule_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChaserRule", field, false, false, errors.New("field of type ChaserKind does not have child fields"))
+}
+
+func (ec *executionContext) _ChaserRule_enabled(ctx context.Context, field graphql.CollectedField, obj *model.ChaserRule) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChaserRule_enabled(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Enabled, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChaserRule_enabled(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChaserRule", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _ChaserRule_offsetHours(ctx context.Context, field graphql.CollectedField, obj *model.ChaserRule) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChaserRule_offsetHours(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OffsetHours, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChaserRule_offsetHours(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChaserRule", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ChaserRule_everyHours(ctx context.Context, field graphql.CollectedField, obj *model.ChaserRule) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChaserRule_everyHours(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EveryHours, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChaserRule_everyHours(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChaserRule", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ChaserRule_maxSends(ctx context.Context, field graphql.CollectedField, obj *model.ChaserRule) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChaserRule_maxSends(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MaxSends, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChaserRule_maxSends(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChaserRule", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ChaserSettings_rules(ctx context.Context, field graphql.CollectedField, obj *model.ChaserSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChaserSettings_rules(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Rules, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.ChaserRule) graphql.Marshaler {
+			return ec.marshalNChaserRule2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐChaserRuleᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChaserSettings_rules(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ChaserSettings",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ChaserRule(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ChaserSettings_quietStart(ctx context.Context, field graphql.CollectedField, obj *model.ChaserSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChaserSettings_quietStart(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.QuietStart, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChaserSettings_quietStart(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChaserSettings", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ChaserSettings_quietEnd(ctx context.Context, field graphql.CollectedField, obj *model.ChaserSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChaserSettings_quietEnd(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.QuietEnd, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChaserSettings_quietEnd(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChaserSettings", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ChaserSettings_dailyCap(ctx context.Context, field graphql.CollectedField, obj *model.ChaserSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChaserSettings_dailyCap(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DailyCap, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChaserSettings_dailyCap(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChaserSettings", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
 func (ec *executionContext) _CoSpeakerInvitation_name(ctx context.Context, field graphql.CollectedField, obj *model.CoSpeakerInvitation) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -22876,6 +23902,52 @@ func (ec *executionContext) fieldContext_CommunicationCenter_reminderRules(_ con
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _CommunicationCenter_acceptedNotInformed(ctx context.Context, field graphql.CollectedField, obj *model.CommunicationCenter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommunicationCenter_acceptedNotInformed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AcceptedNotInformed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommunicationCenter_acceptedNotInformed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CommunicationCenter", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CommunicationCenter_declinedNotInformed(ctx context.Context, field graphql.CollectedField, obj *model.CommunicationCenter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommunicationCenter_declinedNotInformed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeclinedNotInformed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommunicationCenter_declinedNotInformed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CommunicationCenter", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _CommunicationContact_id(ctx context.Context, field graphql.CollectedField, obj *model.CommunicationContact) (ret graphql.Marshaler) {
@@ -26696,11 +27768,11 @@ func (ec *executionContext) _DecidedSubmission_notifiedAt(ctx context.Context, f
 			return obj.NotifiedAt, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
-			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalOTime2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_DecidedSubmission_notifiedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -26783,6 +27855,259 @@ func (ec *executionContext) _DecisionResult_createdEmails(ctx context.Context, f
 }
 func (ec *executionContext) fieldContext_DecisionResult_createdEmails(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DecisionResult", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _DecisionSend_id(ctx context.Context, field graphql.CollectedField, obj *ent.DecisionSend) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DecisionSend_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DecisionSend_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DecisionSend", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _DecisionSend_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.DecisionSend) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DecisionSend_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DecisionSend_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DecisionSend", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _DecisionSend_submissionIds(ctx context.Context, field graphql.CollectedField, obj *ent.DecisionSend) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DecisionSend_submissionIds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SubmissionIds, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNID2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DecisionSend_submissionIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DecisionSend", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _DecisionSend_subject(ctx context.Context, field graphql.CollectedField, obj *ent.DecisionSend) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DecisionSend_subject(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Subject, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DecisionSend_subject(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DecisionSend", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _DecisionSend_feedback(ctx context.Context, field graphql.CollectedField, obj *ent.DecisionSend) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DecisionSend_feedback(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Feedback, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DecisionSend_feedback(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DecisionSend", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _DecisionSend_replyTo(ctx context.Context, field graphql.CollectedField, obj *ent.DecisionSend) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DecisionSend_replyTo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ReplyTo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DecisionSend_replyTo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DecisionSend", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _DecisionSend_scheduledAt(ctx context.Context, field graphql.CollectedField, obj *ent.DecisionSend) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DecisionSend_scheduledAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ScheduledAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DecisionSend_scheduledAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DecisionSend", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _DecisionSend_sentAt(ctx context.Context, field graphql.CollectedField, obj *ent.DecisionSend) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DecisionSend_sentAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SentAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DecisionSend_sentAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DecisionSend", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _DecisionSend_sent(ctx context.Context, field graphql.CollectedField, obj *ent.DecisionSend) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DecisionSend_sent(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sent, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DecisionSend_sent(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DecisionSend", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _DecisionSend_cancelledAt(ctx context.Context, field graphql.CollectedField, obj *ent.DecisionSend) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DecisionSend_cancelledAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CancelledAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DecisionSend_cancelledAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DecisionSend", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _DecisionSend_createdBy(ctx context.Context, field graphql.CollectedField, obj *ent.DecisionSend) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DecisionSend_createdBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedBy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DecisionSend_createdBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DecisionSend", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Deliverable_id(ctx context.Context, field graphql.CollectedField, obj *model.Deliverable) (ret graphql.Marshaler) {
@@ -28029,6 +29354,75 @@ func (ec *executionContext) _EmailLogEdge_cursor(ctx context.Context, field grap
 }
 func (ec *executionContext) fieldContext_EmailLogEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("EmailLogEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+}
+
+func (ec *executionContext) _EmailPreview_subject(ctx context.Context, field graphql.CollectedField, obj *model.EmailPreview) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailPreview_subject(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Subject, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EmailPreview_subject(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EmailPreview", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _EmailPreview_text(ctx context.Context, field graphql.CollectedField, obj *model.EmailPreview) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailPreview_text(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Text, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EmailPreview_text(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EmailPreview", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _EmailPreview_html(ctx context.Context, field graphql.CollectedField, obj *model.EmailPreview) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailPreview_html(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HTML, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EmailPreview_html(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EmailPreview", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _EmailSuppression_id(ctx context.Context, field graphql.CollectedField, obj *ent.EmailSuppression) (ret graphql.Marshaler) {
@@ -29497,6 +30891,114 @@ func (ec *executionContext) fieldContext_Event_agenda(_ context.Context, field g
 	return fc, nil
 }
 
+func (ec *executionContext) _Event_chasers(ctx context.Context, field graphql.CollectedField, obj *ent.Event) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Event_chasers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Event().Chasers(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ChaserSettings) graphql.Marshaler {
+			return ec.marshalNChaserSettings2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐChaserSettings(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Event_chasers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Event",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ChaserSettings(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Event_chaserPreview(ctx context.Context, field graphql.CollectedField, obj *ent.Event) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Event_chaserPreview(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Event().ChaserPreview(ctx, obj, fc.Args["hours"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.PlannedChaser) graphql.Marshaler {
+			return ec.marshalNPlannedChaser2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐPlannedChaserᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Event_chaserPreview(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Event",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PlannedChaser(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Event_chaserPreview_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Event_decisionSends(ctx context.Context, field graphql.CollectedField, obj *ent.Event) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Event_decisionSends(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Event().DecisionSends(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.DecisionSend) graphql.Marshaler {
+			return ec.marshalNDecisionSend2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚐDecisionSendᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Event_decisionSends(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Event",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DecisionSend(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Event_emails(ctx context.Context, field graphql.CollectedField, obj *ent.Event) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -30117,7 +31619,7 @@ func (ec *executionContext) _Event_submissions(ctx context.Context, field graphq
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Event().Submissions(ctx, obj, fc.Args["status"].(*model.SubmissionStatus))
+			return ec.Resolvers.Event().Submissions(ctx, obj, fc.Args["status"].(*model.SubmissionStatus), fc.Args["informed"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.SubmissionList) graphql.Marshaler {
@@ -30755,6 +32257,190 @@ func (ec *executionContext) fieldContext_EventEdge_cursor(_ context.Context, fie
 	return graphql.NewScalarFieldContext("EventEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
 }
 
+func (ec *executionContext) _EventEmailTemplate_template(ctx context.Context, field graphql.CollectedField, obj *model.EventEmailTemplate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EventEmailTemplate_template(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Template, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EventEmailTemplate_template(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EventEmailTemplate", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _EventEmailTemplate_description(ctx context.Context, field graphql.CollectedField, obj *model.EventEmailTemplate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EventEmailTemplate_description(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Description, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EventEmailTemplate_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EventEmailTemplate", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _EventEmailTemplate_subject(ctx context.Context, field graphql.CollectedField, obj *model.EventEmailTemplate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EventEmailTemplate_subject(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Subject, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EventEmailTemplate_subject(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EventEmailTemplate", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _EventEmailTemplate_body(ctx context.Context, field graphql.CollectedField, obj *model.EventEmailTemplate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EventEmailTemplate_body(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Body, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EventEmailTemplate_body(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EventEmailTemplate", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _EventEmailTemplate_placeholders(ctx context.Context, field graphql.CollectedField, obj *model.EventEmailTemplate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EventEmailTemplate_placeholders(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Placeholders, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EventEmailTemplate_placeholders(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EventEmailTemplate", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _EventEmailTemplate_customized(ctx context.Context, field graphql.CollectedField, obj *model.EventEmailTemplate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EventEmailTemplate_customized(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Customized, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EventEmailTemplate_customized(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EventEmailTemplate", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _EventEmailTemplate_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.EventEmailTemplate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EventEmailTemplate_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_EventEmailTemplate_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EventEmailTemplate", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _EventEmailTemplate_updatedBy(ctx context.Context, field graphql.CollectedField, obj *model.EventEmailTemplate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EventEmailTemplate_updatedBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedBy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_EventEmailTemplate_updatedBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EventEmailTemplate", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _FileRequirement_id(ctx context.Context, field graphql.CollectedField, obj *model.FileRequirement) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -31300,6 +32986,93 @@ func (ec *executionContext) _ImportSpeakersResult_skipped(ctx context.Context, f
 }
 func (ec *executionContext) fieldContext_ImportSpeakersResult_skipped(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ImportSpeakersResult", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _InformResult_submissions(ctx context.Context, field graphql.CollectedField, obj *model.InformResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InformResult_submissions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Submissions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.DecidedSubmission) graphql.Marshaler {
+			return ec.marshalNDecidedSubmission2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐDecidedSubmissionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InformResult_submissions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InformResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DecidedSubmission(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _InformResult_createdEmails(ctx context.Context, field graphql.CollectedField, obj *model.InformResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InformResult_createdEmails(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedEmails, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InformResult_createdEmails(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InformResult", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _InformResult_send(ctx context.Context, field graphql.CollectedField, obj *model.InformResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InformResult_send(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Send, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.DecisionSend) graphql.Marshaler {
+			return ec.marshalNDecisionSend2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚐDecisionSend(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InformResult_send(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InformResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DecisionSend(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Invitation_id(ctx context.Context, field graphql.CollectedField, obj *model.Invitation) (ret graphql.Marshaler) {
@@ -32843,6 +34616,50 @@ func (ec *executionContext) fieldContext_Mutation_withdrawProposal(ctx context.C
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_saveChasers(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_saveChasers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SaveChasers(ctx, fc.Args["eventId"].(string), fc.Args["input"].(model.ChaserSettingsInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ChaserSettings) graphql.Marshaler {
+			return ec.marshalNChaserSettings2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐChaserSettings(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_saveChasers(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ChaserSettings(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_saveChasers_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_createContact(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -33195,6 +35012,94 @@ func (ec *executionContext) fieldContext_Mutation_mergeContacts(ctx context.Cont
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_informSubmissions(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_informSubmissions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().InformSubmissions(ctx, fc.Args["eventId"].(string), fc.Args["input"].(model.InformSubmissionsInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.InformResult) graphql.Marshaler {
+			return ec.marshalNInformResult2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐInformResult(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_informSubmissions(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_InformResult(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_informSubmissions_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_cancelDecisionSend(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_cancelDecisionSend(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CancelDecisionSend(ctx, fc.Args["eventId"].(string), fc.Args["sendId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.DecisionSend) graphql.Marshaler {
+			return ec.marshalNDecisionSend2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚐDecisionSend(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_cancelDecisionSend(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DecisionSend(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_cancelDecisionSend_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_addEmailSuppression(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -33277,6 +35182,138 @@ func (ec *executionContext) fieldContext_Mutation_removeEmailSuppression(ctx con
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_removeEmailSuppression_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_saveEmailTemplate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_saveEmailTemplate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SaveEmailTemplate(ctx, fc.Args["eventId"].(string), fc.Args["input"].(model.SaveEmailTemplateInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.EventEmailTemplate) graphql.Marshaler {
+			return ec.marshalNEventEmailTemplate2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐEventEmailTemplate(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_saveEmailTemplate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EventEmailTemplate(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_saveEmailTemplate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_resetEmailTemplate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_resetEmailTemplate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ResetEmailTemplate(ctx, fc.Args["eventId"].(string), fc.Args["template"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.EventEmailTemplate) graphql.Marshaler {
+			return ec.marshalNEventEmailTemplate2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐEventEmailTemplate(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_resetEmailTemplate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EventEmailTemplate(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_resetEmailTemplate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_revokeContactAccess(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_revokeContactAccess(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RevokeContactAccess(ctx, fc.Args["contactId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_revokeContactAccess(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_revokeContactAccess_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -38487,6 +40524,144 @@ func (ec *executionContext) fieldContext_PlannedAssignment_tier(_ context.Contex
 	return graphql.NewScalarFieldContext("PlannedAssignment", field, false, false, errors.New("field of type AutoDistributionTier does not have child fields"))
 }
 
+func (ec *executionContext) _PlannedChaser_kind(ctx context.Context, field graphql.CollectedField, obj *model.PlannedChaser) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PlannedChaser_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.ChaserKind) graphql.Marshaler {
+			return ec.marshalNChaserKind2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐChaserKind(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PlannedChaser_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PlannedChaser", field, false, false, errors.New("field of type ChaserKind does not have child fields"))
+}
+
+func (ec *executionContext) _PlannedChaser_to(ctx context.Context, field graphql.CollectedField, obj *model.PlannedChaser) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PlannedChaser_to(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.To, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PlannedChaser_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PlannedChaser", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _PlannedChaser_name(ctx context.Context, field graphql.CollectedField, obj *model.PlannedChaser) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PlannedChaser_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PlannedChaser_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PlannedChaser", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _PlannedChaser_contactId(ctx context.Context, field graphql.CollectedField, obj *model.PlannedChaser) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PlannedChaser_contactId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContactID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PlannedChaser_contactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PlannedChaser", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _PlannedChaser_count(ctx context.Context, field graphql.CollectedField, obj *model.PlannedChaser) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PlannedChaser_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Count, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PlannedChaser_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PlannedChaser", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _PlannedChaser_at(ctx context.Context, field graphql.CollectedField, obj *model.PlannedChaser) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PlannedChaser_at(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.At, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PlannedChaser_at(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PlannedChaser", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
 func (ec *executionContext) _PortalInvitation_contactId(ctx context.Context, field graphql.CollectedField, obj *model.PortalInvitation) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -41035,6 +43210,94 @@ func (ec *executionContext) fieldContext_Query_emailSuppressions(ctx context.Con
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_emailSuppressions_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_emailTemplates(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_emailTemplates(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().EmailTemplates(ctx, fc.Args["eventId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.EventEmailTemplate) graphql.Marshaler {
+			return ec.marshalNEventEmailTemplate2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐEventEmailTemplateᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_emailTemplates(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EventEmailTemplate(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_emailTemplates_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_emailTemplatePreview(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_emailTemplatePreview(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().EmailTemplatePreview(ctx, fc.Args["eventId"].(string), fc.Args["template"].(string), fc.Args["subject"].(*string), fc.Args["body"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.EmailPreview) graphql.Marshaler {
+			return ec.marshalNEmailPreview2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐEmailPreview(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_emailTemplatePreview(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EmailPreview(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_emailTemplatePreview_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -46246,6 +48509,29 @@ func (ec *executionContext) fieldContext_Session_submission(_ context.Context, f
 	return fc, nil
 }
 
+func (ec *executionContext) _Session_decisionSent(ctx context.Context, field graphql.CollectedField, obj *model.Session) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Session_decisionSent(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DecisionSent, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Session_decisionSent(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Session", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
 func (ec *executionContext) _SessionConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.SessionConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -49827,6 +52113,29 @@ func (ec *executionContext) fieldContext_Submission_emails(_ context.Context, fi
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Submission_decisionSent(ctx context.Context, field graphql.CollectedField, obj *model.Submission) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Submission_decisionSent(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DecisionSent, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Submission_decisionSent(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Submission", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _SubmissionAnswer_id(ctx context.Context, field graphql.CollectedField, obj *model.SubmissionAnswer) (ret graphql.Marshaler) {
@@ -54841,6 +57150,115 @@ func (ec *executionContext) unmarshalInputChangeSubmissionStatusInput(ctx contex
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputChaserRuleInput(ctx context.Context, obj any) (model.ChaserRuleInput, error) {
+	var it model.ChaserRuleInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"kind", "enabled", "offsetHours", "everyHours", "maxSends"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "kind":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("kind"))
+			data, err := ec.unmarshalNChaserKind2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐChaserKind(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Kind = data
+		case "enabled":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("enabled"))
+			data, err := ec.unmarshalNBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Enabled = data
+		case "offsetHours":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("offsetHours"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OffsetHours = data
+		case "everyHours":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("everyHours"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EveryHours = data
+		case "maxSends":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxSends"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxSends = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputChaserSettingsInput(ctx context.Context, obj any) (model.ChaserSettingsInput, error) {
+	var it model.ChaserSettingsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"rules", "quietStart", "quietEnd", "dailyCap"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "rules":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("rules"))
+			data, err := ec.unmarshalNChaserRuleInput2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐChaserRuleInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Rules = data
+		case "quietStart":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("quietStart"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.QuietStart = data
+		case "quietEnd":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("quietEnd"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.QuietEnd = data
+		case "dailyCap":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dailyCap"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DailyCap = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputCoSpeakerInput(ctx context.Context, obj any) (model.CoSpeakerInput, error) {
 	var it model.CoSpeakerInput
 	if obj == nil {
@@ -56110,7 +58528,11 @@ func (ec *executionContext) unmarshalInputDecideSubmissionsInput(ctx context.Con
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"submissionIds", "decision", "feedback", "confirmRedecide", "approveContent", "reviewContentFirst"}
+	if _, present := asMap["inform"]; !present {
+		asMap["inform"] = false
+	}
+
+	fieldsInOrder := [...]string{"submissionIds", "decision", "feedback", "inform", "confirmRedecide", "approveContent", "reviewContentFirst"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -56133,11 +58555,18 @@ func (ec *executionContext) unmarshalInputDecideSubmissionsInput(ctx context.Con
 			it.Decision = data
 		case "feedback":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("feedback"))
-			data, err := ec.unmarshalNString2string(ctx, v)
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.Feedback = data
+		case "inform":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("inform"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Inform = data
 		case "confirmRedecide":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("confirmRedecide"))
 			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
@@ -58651,6 +61080,64 @@ func (ec *executionContext) unmarshalInputImportSpeakersInput(ctx context.Contex
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputInformSubmissionsInput(ctx context.Context, obj any) (model.InformSubmissionsInput, error) {
+	var it model.InformSubmissionsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"submissionIds", "subject", "feedback", "replyTo", "at"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "submissionIds":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("submissionIds"))
+			data, err := ec.unmarshalNID2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SubmissionIds = data
+		case "subject":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("subject"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Subject = data
+		case "feedback":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("feedback"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Feedback = data
+		case "replyTo":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("replyTo"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReplyTo = data
+		case "at":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("at"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.At = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputInviteOrganizationMemberInput(ctx context.Context, obj any) (model.InviteOrganizationMemberInput, error) {
 	var it model.InviteOrganizationMemberInput
 	if obj == nil {
@@ -59772,6 +62259,50 @@ func (ec *executionContext) unmarshalInputSaveAgendaBlockInput(ctx context.Conte
 				return it, err
 			}
 			it.EndsAt = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputSaveEmailTemplateInput(ctx context.Context, obj any) (model.SaveEmailTemplateInput, error) {
+	var it model.SaveEmailTemplateInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"template", "subject", "body"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "template":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("template"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Template = data
+		case "subject":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("subject"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Subject = data
+		case "body":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("body"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Body = data
 		}
 	}
 	return it, nil
@@ -63312,6 +65843,117 @@ func (ec *executionContext) _CfpQuestion(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
+var chaserRuleImplementors = []string{"ChaserRule"}
+
+func (ec *executionContext) _ChaserRule(ctx context.Context, sel ast.SelectionSet, obj *model.ChaserRule) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, chaserRuleImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ChaserRule")
+		case "kind":
+			out.Values[i] = ec._ChaserRule_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "enabled":
+			out.Values[i] = ec._ChaserRule_enabled(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "offsetHours":
+			out.Values[i] = ec._ChaserRule_offsetHours(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "everyHours":
+			out.Values[i] = ec._ChaserRule_everyHours(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "maxSends":
+			out.Values[i] = ec._ChaserRule_maxSends(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var chaserSettingsImplementors = []string{"ChaserSettings"}
+
+func (ec *executionContext) _ChaserSettings(ctx context.Context, sel ast.SelectionSet, obj *model.ChaserSettings) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, chaserSettingsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ChaserSettings")
+		case "rules":
+			out.Values[i] = ec._ChaserSettings_rules(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "quietStart":
+			out.Values[i] = ec._ChaserSettings_quietStart(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "quietEnd":
+			out.Values[i] = ec._ChaserSettings_quietEnd(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "dailyCap":
+			out.Values[i] = ec._ChaserSettings_dailyCap(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var coSpeakerInvitationImplementors = []string{"CoSpeakerInvitation"}
 
 func (ec *executionContext) _CoSpeakerInvitation(ctx context.Context, sel ast.SelectionSet, obj *model.CoSpeakerInvitation) graphql.Marshaler {
@@ -63399,6 +66041,16 @@ func (ec *executionContext) _CommunicationCenter(ctx context.Context, sel ast.Se
 			}
 		case "reminderRules":
 			out.Values[i] = ec._CommunicationCenter_reminderRules(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "acceptedNotInformed":
+			out.Values[i] = ec._CommunicationCenter_acceptedNotInformed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "declinedNotInformed":
+			out.Values[i] = ec._CommunicationCenter_declinedNotInformed(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -65197,7 +67849,7 @@ func (ec *executionContext) _DecidedSubmission(ctx context.Context, sel ast.Sele
 			}
 		case "notifiedAt":
 			out.Values[i] = ec._DecidedSubmission_notifiedAt(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -65245,6 +67897,94 @@ func (ec *executionContext) _DecisionResult(ctx context.Context, sel ast.Selecti
 			}
 		case "createdEmails":
 			out.Values[i] = ec._DecisionResult_createdEmails(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var decisionSendImplementors = []string{"DecisionSend"}
+
+func (ec *executionContext) _DecisionSend(ctx context.Context, sel ast.SelectionSet, obj *ent.DecisionSend) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, decisionSendImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DecisionSend")
+		case "id":
+			out.Values[i] = ec._DecisionSend_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._DecisionSend_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "submissionIds":
+			out.Values[i] = ec._DecisionSend_submissionIds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "subject":
+			out.Values[i] = ec._DecisionSend_subject(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "feedback":
+			out.Values[i] = ec._DecisionSend_feedback(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "replyTo":
+			out.Values[i] = ec._DecisionSend_replyTo(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "scheduledAt":
+			out.Values[i] = ec._DecisionSend_scheduledAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sentAt":
+			out.Values[i] = ec._DecisionSend_sentAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "sent":
+			out.Values[i] = ec._DecisionSend_sent(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cancelledAt":
+			out.Values[i] = ec._DecisionSend_cancelledAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "createdBy":
+			out.Values[i] = ec._DecisionSend_createdBy(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -65708,6 +68448,54 @@ func (ec *executionContext) _EmailLogEdge(ctx context.Context, sel ast.Selection
 			}
 		case "cursor":
 			out.Values[i] = ec._EmailLogEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var emailPreviewImplementors = []string{"EmailPreview"}
+
+func (ec *executionContext) _EmailPreview(ctx context.Context, sel ast.SelectionSet, obj *model.EmailPreview) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, emailPreviewImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("EmailPreview")
+		case "subject":
+			out.Values[i] = ec._EmailPreview_subject(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "text":
+			out.Values[i] = ec._EmailPreview_text(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "html":
+			out.Values[i] = ec._EmailPreview_html(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -66252,6 +69040,120 @@ func (ec *executionContext) _Event(ctx context.Context, sel ast.SelectionSet, ob
 					}
 				}()
 				res = ec._Event_agenda(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "chasers":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Event_chasers(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "chaserPreview":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Event_chaserPreview(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "decisionSends":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Event_decisionSends(ctx, field, obj)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -67331,6 +70233,79 @@ func (ec *executionContext) _EventEdge(ctx context.Context, sel ast.SelectionSet
 	return out
 }
 
+var eventEmailTemplateImplementors = []string{"EventEmailTemplate"}
+
+func (ec *executionContext) _EventEmailTemplate(ctx context.Context, sel ast.SelectionSet, obj *model.EventEmailTemplate) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, eventEmailTemplateImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("EventEmailTemplate")
+		case "template":
+			out.Values[i] = ec._EventEmailTemplate_template(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "description":
+			out.Values[i] = ec._EventEmailTemplate_description(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "subject":
+			out.Values[i] = ec._EventEmailTemplate_subject(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "body":
+			out.Values[i] = ec._EventEmailTemplate_body(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "placeholders":
+			out.Values[i] = ec._EventEmailTemplate_placeholders(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "customized":
+			out.Values[i] = ec._EventEmailTemplate_customized(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._EventEmailTemplate_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "updatedBy":
+			out.Values[i] = ec._EventEmailTemplate_updatedBy(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var fileRequirementImplementors = []string{"FileRequirement"}
 
 func (ec *executionContext) _FileRequirement(ctx context.Context, sel ast.SelectionSet, obj *model.FileRequirement) graphql.Marshaler {
@@ -67554,6 +70529,54 @@ func (ec *executionContext) _ImportSpeakersResult(ctx context.Context, sel ast.S
 			}
 		case "skipped":
 			out.Values[i] = ec._ImportSpeakersResult_skipped(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var informResultImplementors = []string{"InformResult"}
+
+func (ec *executionContext) _InformResult(ctx context.Context, sel ast.SelectionSet, obj *model.InformResult) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, informResultImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("InformResult")
+		case "submissions":
+			out.Values[i] = ec._InformResult_submissions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdEmails":
+			out.Values[i] = ec._InformResult_createdEmails(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "send":
+			out.Values[i] = ec._InformResult_send(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -68033,6 +71056,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "saveChasers":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_saveChasers(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "createContact":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_createContact(ctx, field)
@@ -68089,6 +71119,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "informSubmissions":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_informSubmissions(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cancelDecisionSend":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_cancelDecisionSend(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "addEmailSuppression":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_addEmailSuppression(ctx, field)
@@ -68099,6 +71143,27 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "removeEmailSuppression":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_removeEmailSuppression(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "saveEmailTemplate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_saveEmailTemplate(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "resetEmailTemplate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_resetEmailTemplate(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "revokeContactAccess":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_revokeContactAccess(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -69433,6 +72498,69 @@ func (ec *executionContext) _PlannedAssignment(ctx context.Context, sel ast.Sele
 	return out
 }
 
+var plannedChaserImplementors = []string{"PlannedChaser"}
+
+func (ec *executionContext) _PlannedChaser(ctx context.Context, sel ast.SelectionSet, obj *model.PlannedChaser) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, plannedChaserImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PlannedChaser")
+		case "kind":
+			out.Values[i] = ec._PlannedChaser_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "to":
+			out.Values[i] = ec._PlannedChaser_to(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._PlannedChaser_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "contactId":
+			out.Values[i] = ec._PlannedChaser_contactId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "count":
+			out.Values[i] = ec._PlannedChaser_count(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "at":
+			out.Values[i] = ec._PlannedChaser_at(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var portalInvitationImplementors = []string{"PortalInvitation"}
 
 func (ec *executionContext) _PortalInvitation(ctx context.Context, sel ast.SelectionSet, obj *model.PortalInvitation) graphql.Marshaler {
@@ -70483,6 +73611,50 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_emailSuppressions(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "emailTemplates":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_emailTemplates(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "emailTemplatePreview":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_emailTemplatePreview(ctx, field)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -73015,6 +76187,11 @@ func (ec *executionContext) _Session(ctx context.Context, sel ast.SelectionSet, 
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "decisionSent":
+			out.Values[i] = ec._Session_decisionSent(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -74471,6 +77648,11 @@ func (ec *executionContext) _Submission(ctx context.Context, sel ast.SelectionSe
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "decisionSent":
+			out.Values[i] = ec._Submission_decisionSent(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -77061,6 +80243,76 @@ func (ec *executionContext) unmarshalNChangeSubmissionStatusInput2githubᚗcom�
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNChaserKind2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐChaserKind(ctx context.Context, v any) (model.ChaserKind, error) {
+	var res model.ChaserKind
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNChaserKind2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐChaserKind(ctx context.Context, sel ast.SelectionSet, v model.ChaserKind) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNChaserRule2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐChaserRuleᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ChaserRule) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNChaserRule2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐChaserRule(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNChaserRule2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐChaserRule(ctx context.Context, sel ast.SelectionSet, v *model.ChaserRule) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ChaserRule(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNChaserRuleInput2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐChaserRuleInputᚄ(ctx context.Context, v any) ([]*model.ChaserRuleInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.ChaserRuleInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNChaserRuleInput2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐChaserRuleInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalNChaserRuleInput2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐChaserRuleInput(ctx context.Context, v any) (*model.ChaserRuleInput, error) {
+	res, err := ec.unmarshalInputChaserRuleInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNChaserSettings2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐChaserSettings(ctx context.Context, sel ast.SelectionSet, v *model.ChaserSettings) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ChaserSettings(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNChaserSettingsInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐChaserSettingsInput(ctx context.Context, v any) (model.ChaserSettingsInput, error) {
+	res, err := ec.unmarshalInputChaserSettingsInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNCoSpeakerInput2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐCoSpeakerInput(ctx context.Context, v any) (*model.CoSpeakerInput, error) {
 	res, err := ec.unmarshalInputCoSpeakerInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
@@ -77777,6 +81029,32 @@ func (ec *executionContext) marshalNDecisionResult2ᚖgithubᚗcomᚋpodiumᚋpo
 	return ec._DecisionResult(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNDecisionSend2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚐDecisionSendᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.DecisionSend) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNDecisionSend2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚐDecisionSend(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNDecisionSend2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚐDecisionSend(ctx context.Context, sel ast.SelectionSet, v *ent.DecisionSend) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._DecisionSend(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNDeliverable2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐDeliverableᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Deliverable) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -77882,6 +81160,16 @@ func (ec *executionContext) marshalNEmailLogType2githubᚗcomᚋpodiumᚋpodium�
 func (ec *executionContext) unmarshalNEmailLogWhereInput2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚐEmailLogWhereInput(ctx context.Context, v any) (*ent.EmailLogWhereInput, error) {
 	res, err := ec.unmarshalInputEmailLogWhereInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNEmailPreview2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐEmailPreview(ctx context.Context, sel ast.SelectionSet, v *model.EmailPreview) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._EmailPreview(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNEmailSuppression2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚐEmailSuppressionᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.EmailSuppression) graphql.Marshaler {
@@ -78056,6 +81344,32 @@ func (ec *executionContext) marshalNEventConnection2ᚖgithubᚗcomᚋpodiumᚋp
 		return graphql.Null
 	}
 	return ec._EventConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNEventEmailTemplate2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐEventEmailTemplateᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.EventEmailTemplate) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNEventEmailTemplate2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐEventEmailTemplate(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNEventEmailTemplate2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐEventEmailTemplate(ctx context.Context, sel ast.SelectionSet, v *model.EventEmailTemplate) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._EventEmailTemplate(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNEventImageKind2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐEventImageKind(ctx context.Context, v any) (model.EventImageKind, error) {
@@ -78282,6 +81596,21 @@ func (ec *executionContext) marshalNImportSpeakersResult2ᚖgithubᚗcomᚋpodiu
 		return graphql.Null
 	}
 	return ec._ImportSpeakersResult(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNInformResult2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐInformResult(ctx context.Context, sel ast.SelectionSet, v *model.InformResult) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._InformResult(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNInformSubmissionsInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐInformSubmissionsInput(ctx context.Context, v any) (model.InformSubmissionsInput, error) {
+	res, err := ec.unmarshalInputInformSubmissionsInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNInt2int(ctx context.Context, v any) (int, error) {
@@ -78641,6 +81970,32 @@ func (ec *executionContext) marshalNPlannedAssignment2ᚖgithubᚗcomᚋpodium�
 		return graphql.Null
 	}
 	return ec._PlannedAssignment(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNPlannedChaser2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐPlannedChaserᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.PlannedChaser) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNPlannedChaser2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐPlannedChaser(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNPlannedChaser2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐPlannedChaser(ctx context.Context, sel ast.SelectionSet, v *model.PlannedChaser) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._PlannedChaser(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNPortalInvitation2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐPortalInvitationᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.PortalInvitation) graphql.Marshaler {
@@ -79481,6 +82836,11 @@ func (ec *executionContext) marshalNRoomOrderField2ᚖgithubᚗcomᚋpodiumᚋpo
 
 func (ec *executionContext) unmarshalNSaveAgendaBlockInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐSaveAgendaBlockInput(ctx context.Context, v any) (model.SaveAgendaBlockInput, error) {
 	res, err := ec.unmarshalInputSaveAgendaBlockInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNSaveEmailTemplateInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐSaveEmailTemplateInput(ctx context.Context, v any) (model.SaveEmailTemplateInput, error) {
+	res, err := ec.unmarshalInputSaveEmailTemplateInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 

@@ -33,6 +33,8 @@ type Config struct {
 	// Informer sends scheduled decision sends (the operation layer); without one their jobs fail
 	// and are retried, so a process that lacks it never drops a send.
 	Informer Informer
+	// Chaser sends chasers (the operation layer); without one nothing chases.
+	Chaser Chaser
 	// AIWorkers is how many AI reviews run at once; 0 means DefaultAIWorkers.
 	AIWorkers int
 	// Webhooks configures webhook delivery (see DeliverWebhookWorker).
@@ -113,6 +115,7 @@ func NewClient(db *dbx.DB, cfg Config) (*river.Client[pgx.Tx], error) {
 	river.AddWorker(workers, &AIReviewWorker{Scorer: cfg.Scorer})
 	river.AddWorker(workers, &AgendaDraftWorker{Drafter: cfg.Drafter})
 	river.AddWorker(workers, &InformDecisionsWorker{Informer: cfg.Informer})
+	river.AddWorker(workers, &SendChasersWorker{Chaser: cfg.Chaser})
 	river.AddWorker(workers, &PruneIdempotencyWorker{Pool: db.System})
 	river.AddWorker(workers, &PruneWebhooksWorker{Pool: db.System, Retention: cfg.Webhooks.Retention})
 	river.AddWorker(workers, &PruneChangesWorker{Pool: db.System})
@@ -137,6 +140,9 @@ func NewClient(db *dbx.DB, cfg Config) (*river.Client[pgx.Tx], error) {
 			WebhookQueue:     {MaxWorkers: cmp.Or(cfg.Webhooks.Workers, DefaultWebhookWorkers)},
 		}
 		rc.PeriodicJobs = append(periodicJobs(), webhookPeriodicJobs()...)
+		if cfg.Chaser != nil {
+			rc.PeriodicJobs = append(rc.PeriodicJobs, chaserPeriodicJobs()...)
+		}
 		if cfg.Files != nil {
 			rc.PeriodicJobs = append(rc.PeriodicJobs, filePeriodicJobs()...)
 		}

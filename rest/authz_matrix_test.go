@@ -62,6 +62,12 @@ var graphQLOnlyVariables = map[string]string{
 	"saveEmailTemplate": `{"eventId":"{eventId}","input":{"template":"session_accepted","subject":"Hi {{firstName}}",` +
 		`"body":"{{link}}"}}`,
 	"resetEmailTemplate": `{"eventId":"{eventId}","template":"session_accepted"}`,
+	"recuseMyAssignment": `{"assignmentId":"{assignmentId}","input":{"reason":"conflict"}}`,
+	"createForm":         `{"eventId":"{eventId}","input":{"title":"Form"}}`,
+	"updateForm":         `{"eventId":"{eventId}","formId":"{formId}","input":{"title":"Form"}}`,
+	"saveProposal":       `{"formId":"{formId}","input":{"title":"P"}}`,
+	"saveChasers":        `{"eventId":"{eventId}","input":{"quietStart":0,"quietEnd":0,"dailyCap":1,"rules":[]}}`,
+	"withdrawProposal":   `{"formId":"{formId}","id":"{proposalId}"}`,
 }
 
 // matrixCaller is one caller of the authorization matrix.

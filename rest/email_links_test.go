@@ -55,6 +55,10 @@ func TestEveryEmailLinkOpens(t *testing.T) {
 	b.must(http.StatusOK, http.MethodPost, w.base+"/agenda/publish", b.acme, nil)
 	schedule(nil, nil, nil)
 	b.must(http.StatusOK, http.MethodPost, w.base+"/agenda/publish", b.acme, nil)
+	// A task due in ten days for accepted sessions' speakers, which chasers remind them of.
+	b.must(http.StatusOK, http.MethodPost, w.base+"/task-templates", b.acme, map[string]any{"id": nil,
+		"title": "Slides", "instructions": "", "scope": "speaker", "autoAssignOnAccept": true,
+		"dueDate": time.Now().Add(240 * time.Hour).UTC().Format(time.RFC3339)})
 	// Proposals decided: one accepted, one declined.
 	for decision, who := range map[string]string{"accept": w.alan, "decline": w.grace} {
 		id := str(b.must(http.StatusCreated, http.MethodPost, w.base+"/submissions", b.acme, map[string]any{
@@ -105,6 +109,18 @@ func TestEveryEmailLinkOpens(t *testing.T) {
 	require.Eventually(t, func() bool {
 		return b.count(`SELECT count(*) FROM email_log WHERE template = 'webhook_disabled'`) == 1
 	}, 10*time.Second, 20*time.Millisecond)
+
+	// Chasers: speakers of accepted sessions have neither confirmed nor done the task (dee, who
+	// declined, is not chased).
+	r = b.gql(b.acme, saveChasersDoc, map[string]any{"e": w.event, "in": map[string]any{
+		"quietStart": 0, "quietEnd": 0, "dailyCap": 2, "rules": []any{
+			map[string]any{"kind": "confirmation", "enabled": true, "offsetHours": 0, "everyHours": 24, "maxSends": 1},
+			map[string]any{"kind": "deliverables", "enabled": true, "offsetHours": 720, "everyHours": 24, "maxSends": 1}}}})
+	require.Empty(t, r.Errors, r.Raw)
+	chased, err := b.res.Ops.SendChasers(b.crmScope(), w.event, time.Now())
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, chased, 2)
+	require.Zero(t, b.count(`SELECT count(*) FROM email_log WHERE recipient = 'dee@example.test' AND template LIKE 'chaser_%'`))
 
 	logs, err := b.db.Ent.EmailLog.Query().Order(emaillog.ByCreatedAt()).All(b.sys())
 	require.NoError(t, err)

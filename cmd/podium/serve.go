@@ -119,8 +119,8 @@ func serve(ctx context.Context, cfg config, work bool) error {
 		return err
 	}
 	jobsCfg := jobs.Config{Work: work, Sender: sender, EmailWorkers: cfg.EmailWorkers,
-		Scorer: resolver.Ops, Drafter: resolver.Ops, Informer: resolver.Ops, Notifier: resolver.Ops, Webhooks: cfg.Webhooks,
-		Log: log, Unsubscribe: resolver.Ops.UnsubscribeLinks}
+		Scorer: resolver.Ops, Drafter: resolver.Ops, Informer: resolver.Ops, Chaser: resolver.Ops, Notifier: resolver.Ops,
+		Webhooks: cfg.Webhooks, Log: log, Unsubscribe: resolver.Ops.UnsubscribeLinks}
 	if resolver.Ops.Files != nil {
 		jobsCfg.Files = resolver.Ops.Files.Store
 	}

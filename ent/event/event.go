@@ -11,6 +11,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/podium/podium/ent/schema/agenda"
+	"github.com/podium/podium/ent/schema/chaser"
 )
 
 const (
@@ -68,6 +69,8 @@ const (
 	FieldPublishedAgenda = "published_agenda"
 	// FieldPublishedBlocks holds the string denoting the published_blocks field in the database.
 	FieldPublishedBlocks = "published_blocks"
+	// FieldChasers holds the string denoting the chasers field in the database.
+	FieldChasers = "chasers"
 	// FieldAgendaDirty holds the string denoting the agenda_dirty field in the database.
 	FieldAgendaDirty = "agenda_dirty"
 	// EdgeOrganization holds the string denoting the organization edge name in mutations.
@@ -237,6 +240,7 @@ var Columns = []string{
 	FieldAgendaPublishedAt,
 	FieldPublishedAgenda,
 	FieldPublishedBlocks,
+	FieldChasers,
 	FieldAgendaDirty,
 }
 
@@ -295,6 +299,8 @@ var (
 	DefaultPublishedAgenda []agenda.Entry
 	// DefaultPublishedBlocks holds the default value on creation for the "published_blocks" field.
 	DefaultPublishedBlocks []agenda.Block
+	// DefaultChasers holds the default value on creation for the "chasers" field.
+	DefaultChasers chaser.Settings
 	// DefaultAgendaDirty holds the default value on creation for the "agenda_dirty" field.
 	DefaultAgendaDirty bool
 	// DefaultID holds the default value on creation for the "id" field.

@@ -93,6 +93,18 @@ func (f ContactFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, err
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ContactMutation", m)
 }
 
+// The ContactAccessLinkFunc type is an adapter to allow the use of ordinary
+// function as ContactAccessLink mutator.
+type ContactAccessLinkFunc func(context.Context, *ent.ContactAccessLinkMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f ContactAccessLinkFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.ContactAccessLinkMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ContactAccessLinkMutation", m)
+}
+
 // The DecisionSendFunc type is an adapter to allow the use of ordinary
 // function as DecisionSend mutator.
 type DecisionSendFunc func(context.Context, *ent.DecisionSendMutation) (ent.Value, error)
@@ -151,6 +163,18 @@ func (f EmailLogFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, er
 		return f(ctx, mv)
 	}
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.EmailLogMutation", m)
+}
+
+// The EmailOverrideFunc type is an adapter to allow the use of ordinary
+// function as EmailOverride mutator.
+type EmailOverrideFunc func(context.Context, *ent.EmailOverrideMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f EmailOverrideFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.EmailOverrideMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.EmailOverrideMutation", m)
 }
 
 // The EmailSuppressionFunc type is an adapter to allow the use of ordinary

@@ -15,11 +15,13 @@ import (
 	"github.com/podium/podium/ent/apikey"
 	"github.com/podium/podium/ent/browsersession"
 	"github.com/podium/podium/ent/contact"
+	"github.com/podium/podium/ent/contactaccesslink"
 	"github.com/podium/podium/ent/decisionsend"
 	"github.com/podium/podium/ent/deliverableassignment"
 	"github.com/podium/podium/ent/emailcampaign"
 	"github.com/podium/podium/ent/emailcampaignrecipient"
 	"github.com/podium/podium/ent/emaillog"
+	"github.com/podium/podium/ent/emailoverride"
 	"github.com/podium/podium/ent/emailsuppression"
 	"github.com/podium/podium/ent/embed"
 	"github.com/podium/podium/ent/event"
@@ -311,6 +313,33 @@ func (f TraverseContact) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.ContactQuery", q)
 }
 
+// The ContactAccessLinkFunc type is an adapter to allow the use of ordinary function as a Querier.
+type ContactAccessLinkFunc func(context.Context, *ent.ContactAccessLinkQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f ContactAccessLinkFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.ContactAccessLinkQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.ContactAccessLinkQuery", q)
+}
+
+// The TraverseContactAccessLink type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseContactAccessLink func(context.Context, *ent.ContactAccessLinkQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseContactAccessLink) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseContactAccessLink) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ContactAccessLinkQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.ContactAccessLinkQuery", q)
+}
+
 // The DecisionSendFunc type is an adapter to allow the use of ordinary function as a Querier.
 type DecisionSendFunc func(context.Context, *ent.DecisionSendQuery) (ent.Value, error)
 
@@ -444,6 +473,33 @@ func (f TraverseEmailLog) Traverse(ctx context.Context, q ent.Query) error {
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.EmailLogQuery", q)
+}
+
+// The EmailOverrideFunc type is an adapter to allow the use of ordinary function as a Querier.
+type EmailOverrideFunc func(context.Context, *ent.EmailOverrideQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f EmailOverrideFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.EmailOverrideQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.EmailOverrideQuery", q)
+}
+
+// The TraverseEmailOverride type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseEmailOverride func(context.Context, *ent.EmailOverrideQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseEmailOverride) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseEmailOverride) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.EmailOverrideQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.EmailOverrideQuery", q)
 }
 
 // The EmailSuppressionFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -1624,6 +1680,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.BrowserSessionQuery, predicate.BrowserSession, browsersession.OrderOption]{typ: ent.TypeBrowserSession, tq: q}, nil
 	case *ent.ContactQuery:
 		return &query[*ent.ContactQuery, predicate.Contact, contact.OrderOption]{typ: ent.TypeContact, tq: q}, nil
+	case *ent.ContactAccessLinkQuery:
+		return &query[*ent.ContactAccessLinkQuery, predicate.ContactAccessLink, contactaccesslink.OrderOption]{typ: ent.TypeContactAccessLink, tq: q}, nil
 	case *ent.DecisionSendQuery:
 		return &query[*ent.DecisionSendQuery, predicate.DecisionSend, decisionsend.OrderOption]{typ: ent.TypeDecisionSend, tq: q}, nil
 	case *ent.DeliverableAssignmentQuery:
@@ -1634,6 +1692,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.EmailCampaignRecipientQuery, predicate.EmailCampaignRecipient, emailcampaignrecipient.OrderOption]{typ: ent.TypeEmailCampaignRecipient, tq: q}, nil
 	case *ent.EmailLogQuery:
 		return &query[*ent.EmailLogQuery, predicate.EmailLog, emaillog.OrderOption]{typ: ent.TypeEmailLog, tq: q}, nil
+	case *ent.EmailOverrideQuery:
+		return &query[*ent.EmailOverrideQuery, predicate.EmailOverride, emailoverride.OrderOption]{typ: ent.TypeEmailOverride, tq: q}, nil
 	case *ent.EmailSuppressionQuery:
 		return &query[*ent.EmailSuppressionQuery, predicate.EmailSuppression, emailsuppression.OrderOption]{typ: ent.TypeEmailSuppression, tq: q}, nil
 	case *ent.EmbedQuery:

@@ -200,6 +200,7 @@ var (
 		{Name: "last_seen_at", Type: field.TypeTime},
 		{Name: "revoked_at", Type: field.TypeTime, Nullable: true},
 		{Name: "user_agent", Type: field.TypeString, Nullable: true, Size: 500},
+		{Name: "access_link_id", Type: field.TypeString, Nullable: true},
 		{Name: "user_id", Type: field.TypeString, Size: 40},
 	}
 	// BrowserSessionsTable holds the schema information for the "browser_sessions" table.
@@ -210,7 +211,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "browser_sessions_users_browser_sessions",
-				Columns:    []*schema.Column{BrowserSessionsColumns[8]},
+				Columns:    []*schema.Column{BrowserSessionsColumns[9]},
 				RefColumns: []*schema.Column{UsersColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -219,12 +220,17 @@ var (
 			{
 				Name:    "browsersession_user_id",
 				Unique:  false,
-				Columns: []*schema.Column{BrowserSessionsColumns[8]},
+				Columns: []*schema.Column{BrowserSessionsColumns[9]},
 			},
 			{
 				Name:    "browsersession_expires_at",
 				Unique:  false,
 				Columns: []*schema.Column{BrowserSessionsColumns[4]},
+			},
+			{
+				Name:    "browsersession_access_link_id",
+				Unique:  false,
+				Columns: []*schema.Column{BrowserSessionsColumns[8]},
 			},
 		},
 	}
@@ -292,6 +298,49 @@ var (
 				Annotation: &entsql.IndexAnnotation{
 					Where: "headshot_key IS NOT NULL",
 				},
+			},
+		},
+	}
+	// ContactAccessLinksColumns holds the columns for the "contact_access_links" table.
+	ContactAccessLinksColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "organization_id", Type: field.TypeString},
+		{Name: "hash", Type: field.TypeString, Unique: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "expires_at", Type: field.TypeTime},
+		{Name: "revoked_at", Type: field.TypeTime, Nullable: true},
+		{Name: "event_id", Type: field.TypeString, Size: 40},
+		{Name: "contact_id", Type: field.TypeString, Size: 40},
+	}
+	// ContactAccessLinksTable holds the schema information for the "contact_access_links" table.
+	ContactAccessLinksTable = &schema.Table{
+		Name:       "contact_access_links",
+		Columns:    ContactAccessLinksColumns,
+		PrimaryKey: []*schema.Column{ContactAccessLinksColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "contact_access_links_events_event",
+				Columns:    []*schema.Column{ContactAccessLinksColumns[6]},
+				RefColumns: []*schema.Column{EventsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+			{
+				Symbol:     "contact_access_links_contacts_contact",
+				Columns:    []*schema.Column{ContactAccessLinksColumns[7]},
+				RefColumns: []*schema.Column{ContactsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "contactaccesslink_contact_id",
+				Unique:  false,
+				Columns: []*schema.Column{ContactAccessLinksColumns[7]},
+			},
+			{
+				Name:    "contactaccesslink_expires_at",
+				Unique:  false,
+				Columns: []*schema.Column{ContactAccessLinksColumns[4]},
 			},
 		},
 	}
@@ -568,6 +617,39 @@ var (
 			},
 		},
 	}
+	// EmailTemplatesColumns holds the columns for the "email_templates" table.
+	EmailTemplatesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "organization_id", Type: field.TypeString},
+		{Name: "template", Type: field.TypeString},
+		{Name: "subject", Type: field.TypeString},
+		{Name: "body", Type: field.TypeString, Size: 2147483647},
+		{Name: "updated_by", Type: field.TypeString, Default: ""},
+		{Name: "event_id", Type: field.TypeString, Size: 40},
+	}
+	// EmailTemplatesTable holds the schema information for the "email_templates" table.
+	EmailTemplatesTable = &schema.Table{
+		Name:       "email_templates",
+		Columns:    EmailTemplatesColumns,
+		PrimaryKey: []*schema.Column{EmailTemplatesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "email_templates_events_event",
+				Columns:    []*schema.Column{EmailTemplatesColumns[8]},
+				RefColumns: []*schema.Column{EventsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "emailoverride_event_id_template",
+				Unique:  true,
+				Columns: []*schema.Column{EmailTemplatesColumns[8], EmailTemplatesColumns[4]},
+			},
+		},
+	}
 	// EmailSuppressionsColumns holds the columns for the "email_suppressions" table.
 	EmailSuppressionsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
@@ -651,6 +733,7 @@ var (
 		{Name: "agenda_published_at", Type: field.TypeTime, Nullable: true},
 		{Name: "published_agenda", Type: field.TypeJSON},
 		{Name: "published_blocks", Type: field.TypeJSON, Default: schema.Expr("'[]'::jsonb")},
+		{Name: "chasers", Type: field.TypeJSON, Default: schema.Expr("'{}'::jsonb")},
 		{Name: "agenda_dirty", Type: field.TypeBool, Default: false},
 		{Name: "organization_id", Type: field.TypeString, Size: 40},
 	}
@@ -662,7 +745,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "events_organizations_events",
-				Columns:    []*schema.Column{EventsColumns[26]},
+				Columns:    []*schema.Column{EventsColumns[27]},
 				RefColumns: []*schema.Column{OrganizationsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -671,12 +754,12 @@ var (
 			{
 				Name:    "event_organization_id_slug",
 				Unique:  true,
-				Columns: []*schema.Column{EventsColumns[26], EventsColumns[4]},
+				Columns: []*schema.Column{EventsColumns[27], EventsColumns[4]},
 			},
 			{
 				Name:    "event_organization_id_starts_at",
 				Unique:  false,
-				Columns: []*schema.Column{EventsColumns[26], EventsColumns[11]},
+				Columns: []*schema.Column{EventsColumns[27], EventsColumns[11]},
 			},
 			{
 				Name:    "event_logo_key",
@@ -2320,11 +2403,13 @@ var (
 		AgendaVersionsTable,
 		BrowserSessionsTable,
 		ContactsTable,
+		ContactAccessLinksTable,
 		DecisionSendsTable,
 		DeliverableAssignmentsTable,
 		EmailCampaignsTable,
 		EmailCampaignRecipientsTable,
 		EmailLogTable,
+		EmailTemplatesTable,
 		EmailSuppressionsTable,
 		EmbedsTable,
 		EventsTable,
@@ -2404,6 +2489,11 @@ func init() {
 		Table: "browser_sessions",
 	}
 	ContactsTable.ForeignKeys[0].RefTable = EventsTable
+	ContactAccessLinksTable.ForeignKeys[0].RefTable = EventsTable
+	ContactAccessLinksTable.ForeignKeys[1].RefTable = ContactsTable
+	ContactAccessLinksTable.Annotation = &entsql.Annotation{
+		Table: "contact_access_links",
+	}
 	DecisionSendsTable.ForeignKeys[0].RefTable = EventsTable
 	DecisionSendsTable.Annotation = &entsql.Annotation{
 		Table: "decision_sends",
@@ -2426,6 +2516,10 @@ func init() {
 	EmailLogTable.ForeignKeys[2].RefTable = SubmissionsTable
 	EmailLogTable.Annotation = &entsql.Annotation{
 		Table: "email_log",
+	}
+	EmailTemplatesTable.ForeignKeys[0].RefTable = EventsTable
+	EmailTemplatesTable.Annotation = &entsql.Annotation{
+		Table: "email_templates",
 	}
 	EmailSuppressionsTable.Annotation = &entsql.Annotation{
 		Table: "email_suppressions",

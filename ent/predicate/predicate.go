@@ -27,6 +27,9 @@ type BrowserSession func(*sql.Selector)
 // Contact is the predicate function for contact builders.
 type Contact func(*sql.Selector)
 
+// ContactAccessLink is the predicate function for contactaccesslink builders.
+type ContactAccessLink func(*sql.Selector)
+
 // DecisionSend is the predicate function for decisionsend builders.
 type DecisionSend func(*sql.Selector)
 
@@ -41,6 +44,9 @@ type EmailCampaignRecipient func(*sql.Selector)
 
 // EmailLog is the predicate function for emaillog builders.
 type EmailLog func(*sql.Selector)
+
+// EmailOverride is the predicate function for emailoverride builders.
+type EmailOverride func(*sql.Selector)
 
 // EmailSuppression is the predicate function for emailsuppression builders.
 type EmailSuppression func(*sql.Selector)

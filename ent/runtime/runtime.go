@@ -12,11 +12,13 @@ import (
 	"github.com/podium/podium/ent/apikey"
 	"github.com/podium/podium/ent/browsersession"
 	"github.com/podium/podium/ent/contact"
+	"github.com/podium/podium/ent/contactaccesslink"
 	"github.com/podium/podium/ent/decisionsend"
 	"github.com/podium/podium/ent/deliverableassignment"
 	"github.com/podium/podium/ent/emailcampaign"
 	"github.com/podium/podium/ent/emailcampaignrecipient"
 	"github.com/podium/podium/ent/emaillog"
+	"github.com/podium/podium/ent/emailoverride"
 	"github.com/podium/podium/ent/emailsuppression"
 	"github.com/podium/podium/ent/embed"
 	"github.com/podium/podium/ent/event"
@@ -48,6 +50,7 @@ import (
 	"github.com/podium/podium/ent/schema"
 	"github.com/podium/podium/ent/schema/agenda"
 	"github.com/podium/podium/ent/schema/cfpform"
+	"github.com/podium/podium/ent/schema/chaser"
 	"github.com/podium/podium/ent/segment"
 	"github.com/podium/podium/ent/signintoken"
 	"github.com/podium/podium/ent/speakeravailability"
@@ -486,6 +489,41 @@ func init() {
 			return nil
 		}
 	}()
+	contactaccesslinkMixin := schema.ContactAccessLink{}.Mixin()
+	contactaccesslinkMixinFields0 := contactaccesslinkMixin[0].Fields()
+	_ = contactaccesslinkMixinFields0
+	contactaccesslinkMixinFields1 := contactaccesslinkMixin[1].Fields()
+	_ = contactaccesslinkMixinFields1
+	contactaccesslinkFields := schema.ContactAccessLink{}.Fields()
+	_ = contactaccesslinkFields
+	// contactaccesslinkDescOrganizationID is the schema descriptor for organization_id field.
+	contactaccesslinkDescOrganizationID := contactaccesslinkMixinFields1[0].Descriptor()
+	// contactaccesslink.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	contactaccesslink.OrganizationIDValidator = contactaccesslinkDescOrganizationID.Validators[0].(func(string) error)
+	// contactaccesslinkDescHash is the schema descriptor for hash field.
+	contactaccesslinkDescHash := contactaccesslinkFields[2].Descriptor()
+	// contactaccesslink.HashValidator is a validator for the "hash" field. It is called by the builders before save.
+	contactaccesslink.HashValidator = contactaccesslinkDescHash.Validators[0].(func(string) error)
+	// contactaccesslinkDescID is the schema descriptor for id field.
+	contactaccesslinkDescID := contactaccesslinkMixinFields0[0].Descriptor()
+	// contactaccesslink.DefaultID holds the default value on creation for the id field.
+	contactaccesslink.DefaultID = contactaccesslinkDescID.Default.(func() string)
+	// contactaccesslink.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	contactaccesslink.IDValidator = func() func(string) error {
+		validators := contactaccesslinkDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
 	decisionsendMixin := schema.DecisionSend{}.Mixin()
 	decisionsendMixinFields0 := decisionsendMixin[0].Fields()
 	_ = decisionsendMixinFields0
@@ -771,6 +809,65 @@ func init() {
 			return nil
 		}
 	}()
+	emailoverrideMixin := schema.EmailOverride{}.Mixin()
+	emailoverrideMixinFields0 := emailoverrideMixin[0].Fields()
+	_ = emailoverrideMixinFields0
+	emailoverrideMixinFields1 := emailoverrideMixin[1].Fields()
+	_ = emailoverrideMixinFields1
+	emailoverrideMixinFields2 := emailoverrideMixin[2].Fields()
+	_ = emailoverrideMixinFields2
+	emailoverrideFields := schema.EmailOverride{}.Fields()
+	_ = emailoverrideFields
+	// emailoverrideDescCreatedAt is the schema descriptor for created_at field.
+	emailoverrideDescCreatedAt := emailoverrideMixinFields1[0].Descriptor()
+	// emailoverride.DefaultCreatedAt holds the default value on creation for the created_at field.
+	emailoverride.DefaultCreatedAt = emailoverrideDescCreatedAt.Default.(func() time.Time)
+	// emailoverrideDescUpdatedAt is the schema descriptor for updated_at field.
+	emailoverrideDescUpdatedAt := emailoverrideMixinFields1[1].Descriptor()
+	// emailoverride.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	emailoverride.DefaultUpdatedAt = emailoverrideDescUpdatedAt.Default.(func() time.Time)
+	// emailoverride.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	emailoverride.UpdateDefaultUpdatedAt = emailoverrideDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// emailoverrideDescOrganizationID is the schema descriptor for organization_id field.
+	emailoverrideDescOrganizationID := emailoverrideMixinFields2[0].Descriptor()
+	// emailoverride.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	emailoverride.OrganizationIDValidator = emailoverrideDescOrganizationID.Validators[0].(func(string) error)
+	// emailoverrideDescTemplate is the schema descriptor for template field.
+	emailoverrideDescTemplate := emailoverrideFields[1].Descriptor()
+	// emailoverride.TemplateValidator is a validator for the "template" field. It is called by the builders before save.
+	emailoverride.TemplateValidator = emailoverrideDescTemplate.Validators[0].(func(string) error)
+	// emailoverrideDescSubject is the schema descriptor for subject field.
+	emailoverrideDescSubject := emailoverrideFields[2].Descriptor()
+	// emailoverride.SubjectValidator is a validator for the "subject" field. It is called by the builders before save.
+	emailoverride.SubjectValidator = emailoverrideDescSubject.Validators[0].(func(string) error)
+	// emailoverrideDescBody is the schema descriptor for body field.
+	emailoverrideDescBody := emailoverrideFields[3].Descriptor()
+	// emailoverride.BodyValidator is a validator for the "body" field. It is called by the builders before save.
+	emailoverride.BodyValidator = emailoverrideDescBody.Validators[0].(func(string) error)
+	// emailoverrideDescUpdatedBy is the schema descriptor for updated_by field.
+	emailoverrideDescUpdatedBy := emailoverrideFields[4].Descriptor()
+	// emailoverride.DefaultUpdatedBy holds the default value on creation for the updated_by field.
+	emailoverride.DefaultUpdatedBy = emailoverrideDescUpdatedBy.Default.(string)
+	// emailoverrideDescID is the schema descriptor for id field.
+	emailoverrideDescID := emailoverrideMixinFields0[0].Descriptor()
+	// emailoverride.DefaultID holds the default value on creation for the id field.
+	emailoverride.DefaultID = emailoverrideDescID.Default.(func() string)
+	// emailoverride.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	emailoverride.IDValidator = func() func(string) error {
+		validators := emailoverrideDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
 	emailsuppressionMixin := schema.EmailSuppression{}.Mixin()
 	emailsuppressionMixinFields0 := emailsuppressionMixin[0].Fields()
 	_ = emailsuppressionMixinFields0
@@ -970,8 +1067,12 @@ func init() {
 	eventDescPublishedBlocks := eventFields[22].Descriptor()
 	// event.DefaultPublishedBlocks holds the default value on creation for the published_blocks field.
 	event.DefaultPublishedBlocks = eventDescPublishedBlocks.Default.([]agenda.Block)
+	// eventDescChasers is the schema descriptor for chasers field.
+	eventDescChasers := eventFields[23].Descriptor()
+	// event.DefaultChasers holds the default value on creation for the chasers field.
+	event.DefaultChasers = eventDescChasers.Default.(chaser.Settings)
 	// eventDescAgendaDirty is the schema descriptor for agenda_dirty field.
-	eventDescAgendaDirty := eventFields[23].Descriptor()
+	eventDescAgendaDirty := eventFields[24].Descriptor()
 	// event.DefaultAgendaDirty holds the default value on creation for the agenda_dirty field.
 	event.DefaultAgendaDirty = eventDescAgendaDirty.Default.(bool)
 	// eventDescID is the schema descriptor for id field.

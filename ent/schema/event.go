@@ -10,6 +10,7 @@ import (
 	"entgo.io/ent/schema/index"
 
 	"github.com/podium/podium/ent/schema/agenda"
+	"github.com/podium/podium/ent/schema/chaser"
 )
 
 // Event is a conference, summit or meetup run by an organization. Everything else (library,
@@ -90,6 +91,9 @@ func (Event) Fields() []ent.Field {
 			Annotations(entgql.Type("[PublishedAgendaBlock!]"), entgql.Skip(entgql.SkipWhereInput), emptyList).
 			Comment("The published agenda's blocks (breaks, meals, registration, socials) as they were at the " +
 				"last publishAgenda, by start time; empty while it is not published."),
+		field.JSON("chasers", chaser.Settings{}).Default(chaser.Settings{}).
+			Annotations(entgql.Skip(), entsql.DefaultExpr("'{}'::jsonb")).
+			Comment("The event's chasers (docs/chasers.md): reminders Podium sends by itself."),
 		field.Bool("agenda_dirty").Default(false).
 			Comment("Whether the schedule changed since the agenda was last published, or the agenda was " +
 				"unpublished; false by default."),

@@ -160,6 +160,8 @@ var Rules = map[string]Rule{
 	"Mutation.saveEmailTemplate":   Admins,
 	"Mutation.resetEmailTemplate":  Admins,
 	"Mutation.revokeContactAccess": Admins,
+	// Chasers (docs/chasers.md) mail speakers and reviewers by themselves: admins set them.
+	"Mutation.saveChasers": Admins,
 	// The organization's contact book (docs/crm.md): people, notes and who wrote them, for
 	// admins only, members included out.
 	"Query.contacts":             Admins,

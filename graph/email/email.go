@@ -68,12 +68,17 @@ const (
 	// AgendaChanged tells a speaker how their sessions changed in a newly published version of the
 	// agenda (docs/agenda.md): Count is the version's number, Changes one line per session.
 	AgendaChanged = "agenda_changed"
+	// ChaserConfirmation asks a speaker told of an acceptance to confirm taking part; ChaserDeliverables
+	// tells a speaker how many tasks and files are open (Count), the first due When (docs/chasers.md).
+	ChaserConfirmation = "chaser_confirmation"
+	ChaserDeliverables = "chaser_deliverables"
 )
 
 // Names lists every template, for tests and tools.
 var Names = []string{PortalInvitation, SessionAccepted, SessionDeclined, SessionCancelled,
 	SessionReinstated, CalendarInvite, SessionUnscheduled, ReviewerInvitation, ReviewReminder, SignIn, OrganizationInvitation,
-	CFPSubmitted, CFPCoSpeaker, WebhookDisabled, Campaign, SpeakerDeclined, ProposalWithdrawn, AgendaChanged}
+	CFPSubmitted, CFPCoSpeaker, WebhookDisabled, Campaign, SpeakerDeclined, ProposalWithdrawn, AgendaChanged,
+	ChaserConfirmation, ChaserDeliverables}
 
 // Data is what templates may use. EventName, FirstName and Link are in every email.
 type Data struct {
@@ -280,7 +285,7 @@ func (o *Outbox) link(path string) string {
 
 // oneClick lists the emails whose link signs their recipient in (docs/people.md).
 var oneClick = map[string]bool{ReviewerInvitation: true, ReviewReminder: true, PortalInvitation: true,
-	CFPCoSpeaker: true}
+	CFPCoSpeaker: true, ChaserConfirmation: true, ChaserDeliverables: true}
 
 // OneClickPath is the sign-in link that lands on path, with the placeholder of a token: the
 // delivery worker puts a fresh token in its place in the message it sends (see package jobs),

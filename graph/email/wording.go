@@ -36,6 +36,8 @@ var Placeholders = map[string][]string{
 	CFPSubmitted:       {"firstName", "eventName", "sessionTitle", "link"},
 	CFPCoSpeaker:       {"eventName", "sessionTitle", "message", "link"},
 	AgendaChanged:      {"firstName", "eventName", "count", "changes", "link"},
+	ChaserConfirmation: {"firstName", "eventName", "link"},
+	ChaserDeliverables: {"firstName", "eventName", "count", "when", "link"},
 }
 
 // Descriptions say what each email of Placeholders is for.
@@ -52,6 +54,8 @@ var Descriptions = map[string]string{
 	CFPSubmitted:       "Confirms a submitted proposal to its submitter.",
 	CFPCoSpeaker:       "Invites a co-speaker named on a proposal; message is who named them.",
 	AgendaChanged:      "Tells a speaker their sessions changed in a published agenda; count is the version, changes one line per session.",
+	ChaserConfirmation: "Chases a speaker told of an acceptance who has not confirmed taking part (docs/chasers.md).",
+	ChaserDeliverables: "Chases a speaker with open tasks or files; count is how many, when the first due date (docs/chasers.md).",
 }
 
 // Customizable lists the emails of Placeholders in a stable order.

@@ -339,6 +339,60 @@ type ChangeSubmissionStatusInput struct {
 	Status SubmissionStatus `json:"status"`
 }
 
+// When one kind of chaser is sent.
+type ChaserRule struct {
+	// The kind.
+	Kind ChaserKind `json:"kind"`
+	// Whether chasers of this kind are sent; off until organizers turn it on.
+	Enabled bool `json:"enabled"`
+	// For confirmation, hours after the speaker was told of the acceptance before the first chaser;
+	// for deliverables and reviews, hours before the due date or the round's close.
+	OffsetHours int `json:"offsetHours"`
+	// The least hours between two chasers of this kind to one person.
+	EveryHours int `json:"everyHours"`
+	// How many chasers of this kind one person receives at most for the same thing.
+	MaxSends int `json:"maxSends"`
+}
+
+// A chaser rule.
+type ChaserRuleInput struct {
+	// The kind.
+	Kind ChaserKind `json:"kind"`
+	// Whether chasers of this kind are sent.
+	Enabled bool `json:"enabled"`
+	// 0 to 2160 (90 days).
+	OffsetHours int `json:"offsetHours"`
+	// 24 to 720 (30 days).
+	EveryHours int `json:"everyHours"`
+	// 1 to 10.
+	MaxSends int `json:"maxSends"`
+}
+
+// An event's chasers: a rule per kind, quiet hours and a daily cap.
+type ChaserSettings struct {
+	// One rule per kind, in the order confirmation, deliverables, reviews.
+	Rules []*ChaserRule `json:"rules"`
+	// Minutes after midnight, in the event's time zone, from which no chaser leaves (until quietEnd;
+	// the window may span midnight; equal values mean no quiet hours).
+	QuietStart int `json:"quietStart"`
+	// Minutes after midnight, in the event's time zone, from which chasers leave again.
+	QuietEnd int `json:"quietEnd"`
+	// How many chasers one person receives in one of the event's days at most, all kinds together.
+	DailyCap int `json:"dailyCap"`
+}
+
+// An event's chaser settings, replacing the ones it had.
+type ChaserSettingsInput struct {
+	// At most one rule per kind; a kind left out is off, with the default timing.
+	Rules []*ChaserRuleInput `json:"rules"`
+	// 0 to 1435, on 5-minute marks.
+	QuietStart int `json:"quietStart"`
+	// 0 to 1435, on 5-minute marks.
+	QuietEnd int `json:"quietEnd"`
+	// 1 to 10.
+	DailyCap int `json:"dailyCap"`
+}
+
 // A co-speaker of a proposal.
 type CoSpeakerInput struct {
 	// "First Last"; not empty.
@@ -592,6 +646,16 @@ type DecisionResult struct {
 	CreatedEmails int `json:"createdEmails"`
 }
 
+// An email exactly as the outbox queues it.
+type EmailPreview struct {
+	// The subject.
+	Subject string `json:"subject"`
+	// The plain-text part.
+	Text string `json:"text"`
+	// The HTML part.
+	HTML string `json:"html"`
+}
+
 // A page of suppressed addresses, in address order.
 type EmailSuppressionPage struct {
 	// The suppressions of the page.
@@ -620,6 +684,27 @@ type EmailTemplate struct {
 	BodyTemplate string `json:"bodyTemplate"`
 	// The merge tokens used.
 	MergeFields []string `json:"mergeFields"`
+}
+
+// The wording of an email to a speaker, contact or reviewer of an event.
+type EventEmailTemplate struct {
+	// The email's template name, e.g. "session_accepted".
+	Template string `json:"template"`
+	// What the email is for.
+	Description string `json:"description"`
+	// The subject, with placeholders such as {{eventName}}.
+	Subject string `json:"subject"`
+	// The plain-text body, with placeholders. The HTML part is made from it: paragraphs, line breaks
+	// and clickable links.
+	Body string `json:"body"`
+	// The placeholders the subject and body may use, without braces, e.g. "firstName".
+	Placeholders []string `json:"placeholders"`
+	// Whether the event changed Podium's wording.
+	Customized bool `json:"customized"`
+	// When the event's wording was saved; null for Podium's.
+	UpdatedAt *time.Time `json:"updatedAt"`
+	// Who saved it: a person's name, or "API key: " and the key's name; null for Podium's.
+	UpdatedBy *string `json:"updatedBy"`
 }
 
 // A draft to generate.
@@ -922,6 +1007,22 @@ type OverrideAiReviewInput struct {
 	Score float64 `json:"score"`
 	// Why; trimmed.
 	Reason string `json:"reason"`
+}
+
+// A chaser that will be sent, as things stand now.
+type PlannedChaser struct {
+	// Its kind.
+	Kind ChaserKind `json:"kind"`
+	// The address it goes to.
+	To string `json:"to"`
+	// The recipient's first name (a reviewer's name).
+	Name string `json:"name"`
+	// The recipient's contact; null for a reviewer.
+	ContactID *string `json:"contactId"`
+	// How many things it is about: 1 for a confirmation, the open tasks and files, the pending reviews.
+	Count int `json:"count"`
+	// When it leaves: after quiet hours and within the daily cap.
+	At time.Time `json:"at"`
 }
 
 // A speaker's portal invitation.
@@ -1280,6 +1381,16 @@ type SaveAgendaBlockInput struct {
 	StartsAt time.Time `json:"startsAt"`
 	// When the block ends: on a 5-minute mark, after startsAt, on the same day.
 	EndsAt time.Time `json:"endsAt"`
+}
+
+// An email's wording to save.
+type SaveEmailTemplateInput struct {
+	// The email's template, e.g. "session_accepted".
+	Template string `json:"template"`
+	// The subject, one line, with placeholders.
+	Subject string `json:"subject"`
+	// The plain-text body, with placeholders.
+	Body string `json:"body"`
 }
 
 // A file requirement to create or update.
@@ -2529,6 +2640,69 @@ func (e *CfpQuestionKind) UnmarshalJSON(b []byte) error {
 }
 
 func (e CfpQuestionKind) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// A kind of chaser: a reminder Podium sends by itself (docs/chasers.md).
+type ChaserKind string
+
+const (
+	// To speakers told of an acceptance who have not confirmed taking part (when the event asks
+	// speakers to confirm).
+	ChaserKindConfirmation ChaserKind = "confirmation"
+	// To speakers with open tasks or outstanding files that have a due date.
+	ChaserKindDeliverables ChaserKind = "deliverables"
+	// To reviewers with pending reviews in a round that closes; a review reminder sent by hand counts
+	// as the last one.
+	ChaserKindReviews ChaserKind = "reviews"
+)
+
+var AllChaserKind = []ChaserKind{
+	ChaserKindConfirmation,
+	ChaserKindDeliverables,
+	ChaserKindReviews,
+}
+
+func (e ChaserKind) IsValid() bool {
+	switch e {
+	case ChaserKindConfirmation, ChaserKindDeliverables, ChaserKindReviews:
+		return true
+	}
+	return false
+}
+
+func (e ChaserKind) String() string {
+	return string(e)
+}
+
+func (e *ChaserKind) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = ChaserKind(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid ChaserKind", str)
+	}
+	return nil
+}
+
+func (e ChaserKind) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *ChaserKind) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e ChaserKind) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

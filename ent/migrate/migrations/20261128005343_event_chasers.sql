@@ -1,0 +1,2 @@
+-- Modify "events" table
+ALTER TABLE "events" ADD COLUMN "chasers" jsonb NOT NULL DEFAULT '{}';
