@@ -54,20 +54,10 @@ var graphQLOnlyVariables = map[string]string{
 	"withdrawProposal":       `{"formId":"{formId}","id":"{proposalId}"}`,
 	"addEmailSuppression":    `{"input":{"address":"suppressed@example.test"}}`,
 	"removeEmailSuppression": `{"address":"suppressed@example.test"}`,
-	"recuseMyAssignment":     `{"assignmentId":"{assignmentId}","input":{"reason":"conflict"}}`,
-	"createForm":             `{"eventId":"{eventId}","input":{"title":"Form"}}`,
-	"updateForm":             `{"eventId":"{eventId}","formId":"{formId}","input":{"title":"Form"}}`,
-	"saveProposal":           `{"formId":"{formId}","input":{"title":"P"}}`,
-	"withdrawProposal":       `{"formId":"{formId}","id":"{proposalId}"}`,
 	"saveEmailTemplate": `{"eventId":"{eventId}","input":{"template":"session_accepted","subject":"Hi {{firstName}}",` +
 		`"body":"{{link}}"}}`,
 	"resetEmailTemplate": `{"eventId":"{eventId}","template":"session_accepted"}`,
-	"recuseMyAssignment": `{"assignmentId":"{assignmentId}","input":{"reason":"conflict"}}`,
-	"createForm":         `{"eventId":"{eventId}","input":{"title":"Form"}}`,
-	"updateForm":         `{"eventId":"{eventId}","formId":"{formId}","input":{"title":"Form"}}`,
-	"saveProposal":       `{"formId":"{formId}","input":{"title":"P"}}`,
 	"saveChasers":        `{"eventId":"{eventId}","input":{"quietStart":0,"quietEnd":0,"dailyCap":1,"rules":[]}}`,
-	"withdrawProposal":   `{"formId":"{formId}","id":"{proposalId}"}`,
 }
 
 // matrixCaller is one caller of the authorization matrix.
