@@ -77,7 +77,8 @@ SELECT '{"sessions":' || COALESCE((SELECT json_agg(json_build_object(
       'tasksTotal', COALESCE(t.total, 0), 'tasksDone', COALESCE(t.done, 0),
       'contentReviewStatus', s.content_review_status,
       'publicationApproved', s.content_review_status = 'approved' AND s.approved_snapshot <> '{}'::jsonb,
-      'cancelledAt', {{ts cancelled}}, 'cancelledBy', s.cancelled_by, 'capacity', s.capacity, 'createdAt', {{ts created}})
+      'cancelledAt', {{ts cancelled}}, 'cancelledBy', s.cancelled_by, 'capacity', s.capacity, 'createdAt', {{ts created}},
+      'decisionSent', s.source_form_id IS NULL OR s.notified_at IS NOT NULL)
     ORDER BY s.starts_at ASC NULLS LAST, s.created_at DESC, s.id DESC)
     FROM s LEFT JOIN tracks_of tr ON tr.submission_id = s.id LEFT JOIN speakers_of sp ON sp.submission_id = s.id
     LEFT JOIN tasks_of t ON t.submission_id = s.id LEFT JOIN files_of f ON f.submission_id = s.id), '[]'::json)::text

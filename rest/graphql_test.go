@@ -17,7 +17,7 @@ import (
 
 const eventFields = `id createdAt updatedAt organizationId name slug tagline description type websiteUrl
 location timezone startsAt endsAt theme logoUrl logoKey backgroundUrl defaultSubmissionLimit
-speakerConfirmationEnabled agendaPublishedAt publishedAgenda { id } publishedBlocks { id } agendaDirty`
+speakerConfirmationEnabled agendaPublishedAt publishedAgenda { id } publishedBlocks { id } agendaDirty replyToEmail`
 
 func TestGraphQLReadsWhatRESTWrote(t *testing.T) {
 	t.Parallel()

@@ -2,6 +2,7 @@ package operation
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"time"
 
@@ -227,23 +228,23 @@ func outsideQuiet(t time.Time, loc *time.Location, s chaser.Settings) time.Time 
 	return t
 }
 
-// chaserDueSQL finds, in event $1, whom each kind applies to now ($2): speakers told of an
+// chaserDueSQL finds, in events $1, whom each kind applies to now ($2): speakers told of an
 // acceptance of a session not cancelled who have neither confirmed nor declined (when the event
 // asks speakers to confirm), from when they were told; speakers who have not declined, of such
 // sessions with open tasks or outstanding
 // files that have a due date, from offset before the earliest; reviewers with pending assignments
 // in an open round, from offset before its close.
 const chaserDueSQL = `
-SELECT 'confirmation', c.email, c.first_name, c.id, 1, min(s.notified_at), NULL::timestamptz, ''
+SELECT c.event_id, 'confirmation', c.email, c.first_name, c.id, 1, min(s.notified_at), NULL::timestamptz, ''
 FROM contacts c
 JOIN submission_participants p ON p.contact_id = c.id
 JOIN submissions s ON s.id = p.submission_id
 JOIN events e ON e.id = c.event_id
-WHERE c.event_id = $1 AND e.speaker_confirmation_enabled AND c.confirmed_at IS NULL AND c.workflow_status <> 'declined'
+WHERE c.event_id = ANY($1) AND e.speaker_confirmation_enabled AND c.confirmed_at IS NULL AND c.workflow_status <> 'declined'
   AND s.status = 'accepted' AND s.notified_at IS NOT NULL AND s.cancelled_at IS NULL
 GROUP BY c.id
 UNION ALL
-SELECT 'deliverables', c.email, c.first_name, c.id, count(*), min(d.due), min(d.due), ''
+SELECT c.event_id, 'deliverables', c.email, c.first_name, c.id, count(*), min(d.due), min(d.due), ''
 FROM contacts c
 JOIN LATERAL (
   SELECT tt.due_date AS due FROM task_assignments a JOIN task_templates tt ON tt.id = a.template_id
@@ -256,28 +257,38 @@ JOIN LATERAL (
     SELECT p.submission_id FROM submission_participants p JOIN submissions s ON s.id = p.submission_id
     WHERE p.contact_id = c.id AND s.status = 'accepted' AND s.notified_at IS NOT NULL AND s.cancelled_at IS NULL)))
 ) d ON true
-WHERE c.event_id = $1 AND d.due > $2 AND c.workflow_status <> 'declined'
+WHERE c.event_id = ANY($1) AND d.due > $2 AND c.workflow_status <> 'declined'
 GROUP BY c.id
 UNION ALL
-SELECT 'reviews', u.email, u.name, NULL, count(*), min(r.closes_at), min(r.closes_at), min(r.name)
+SELECT r.event_id, 'reviews', u.email, u.name, NULL, count(*), min(r.closes_at), min(r.closes_at), min(r.name)
 FROM review_assignments a
 JOIN review_rounds r ON r.id = a.round_id
 JOIN event_members m ON m.id = a.event_member_id
 JOIN users u ON u.id = m.user_id
-WHERE r.event_id = $1 AND a.status = 'pending' AND r.closes_at > $2
+WHERE r.event_id = ANY($1) AND a.status = 'pending' AND r.closes_at > $2
 GROUP BY u.id, r.id`
 
-// chasersOf reads who is due in ev at now and what was sent, and plans their chasers.
-func (r *Service) chasersOf(ctx context.Context, ev *ent.Event, now time.Time) ([]plannedChaser, error) {
-	s := settingsOf(ev)
-	var items []dueItem
-	err := eachRowArgs(ctx, r.sql(ctx), chaserDueSQL, []any{ev.ID, now}, func(scan func(...any) error) error {
+// chaserPlansOf reads who is due in events at now and what was sent, and plans their chasers,
+// by event: three statements whatever the number of events.
+func (r *Service) chaserPlansOf(ctx context.Context, events []string, now time.Time) (map[string][]plannedChaser, error) {
+	c := r.ClientOf(ctx)
+	evs, err := c.Event.Query().Where(event.IDIn(events...)).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	settings := map[string]chaser.Settings{}
+	for _, ev := range evs {
+		settings[ev.ID] = settingsOf(ev)
+	}
+	items := map[string][]dueItem{}
+	err = eachRowArgs(ctx, r.sql(ctx), chaserDueSQL, []any{events, now}, func(scan func(...any) error) error {
 		var it dueItem
+		var eventID string
 		var anchor time.Time
-		if err := scan(&it.kind, &it.to, &it.name, &it.contactID, &it.count, &anchor, &it.deadline, &it.round); err != nil {
+		if err := scan(&eventID, &it.kind, &it.to, &it.name, &it.contactID, &it.count, &anchor, &it.deadline, &it.round); err != nil {
 			return err
 		}
-		rule, ok := s.Rule(it.kind)
+		rule, ok := settings[eventID].Rule(it.kind)
 		if !ok {
 			return nil
 		}
@@ -287,26 +298,36 @@ func (r *Service) chasersOf(ctx context.Context, ev *ent.Event, now time.Time) (
 		} else {
 			it.start = anchor.Add(-offset)
 		}
-		items = append(items, it)
+		items[eventID] = append(items[eventID], it)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	if len(items) == 0 {
-		return nil, nil
+	out := make(map[string][]plannedChaser, len(events))
+	for _, id := range events {
+		out[id] = nil
 	}
-	rows, err := r.ClientOf(ctx).EmailLog.Query().
-		Where(emaillog.EventID(ev.ID), emaillog.TemplateIn(email.ChaserConfirmation, email.ChaserDeliverables, email.ReviewReminder)).
-		Select(emaillog.FieldTemplate, emaillog.FieldRecipient, emaillog.FieldCreatedAt).All(ctx)
+	if len(items) == 0 {
+		return out, nil
+	}
+	rows, err := c.EmailLog.Query().
+		Where(emaillog.EventIDIn(slices.Collect(maps.Keys(items))...),
+			emaillog.TemplateIn(email.ChaserConfirmation, email.ChaserDeliverables, email.ReviewReminder)).
+		Select(emaillog.FieldEventID, emaillog.FieldTemplate, emaillog.FieldRecipient, emaillog.FieldCreatedAt).All(ctx)
 	if err != nil {
 		return nil, err
 	}
-	history := make([]sent, len(rows))
-	for i, e := range rows {
-		history[i] = sent{template: *e.Template, to: e.Recipient, at: e.CreatedAt}
+	history := map[string][]sent{}
+	for _, e := range rows {
+		history[e.EventID] = append(history[e.EventID], sent{template: *e.Template, to: e.Recipient, at: e.CreatedAt})
 	}
-	return planChasers(s, EventLocation(ev.Timezone), items, history), nil
+	for _, ev := range evs {
+		if len(items[ev.ID]) > 0 {
+			out[ev.ID] = planChasers(settings[ev.ID], EventLocation(ev.Timezone), items[ev.ID], history[ev.ID])
+		}
+	}
+	return out, nil
 }
 
 // ChaserPreview answers Event.chaserPreview: the chasers that will leave within the next hours,
@@ -316,7 +337,7 @@ func (r *Service) ChaserPreview(ctx context.Context, ev *ent.Event, hours int) (
 		return nil, apperr.Invalid("hours must be between 1 and 744")
 	}
 	now := time.Now()
-	plan, err := r.chasersOf(ctx, ev, now)
+	plan, err := r.loaders(ctx).chaserPlans.Load(ctx, ev.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -346,10 +367,11 @@ func (r *Service) SendChasers(ctx context.Context, eventID string, now time.Time
 		if err != nil {
 			return 0, err
 		}
-		plan, err := r.chasersOf(ctx, ev, now)
+		plans, err := r.chaserPlansOf(ctx, []string{ev.ID}, now)
 		if err != nil {
 			return 0, err
 		}
+		plan := plans[ev.ID]
 		loc := EventLocation(ev.Timezone)
 		var batch []email.Email
 		for _, p := range plan {

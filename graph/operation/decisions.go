@@ -182,8 +182,7 @@ func (r *Service) CancelDecisionSend(ctx context.Context, eventID, sendID string
 
 // DecisionSends answers Event.decisionSends: the event's sends, newest scheduled time first.
 func (r *Service) DecisionSends(ctx context.Context, ev *ent.Event) ([]*ent.DecisionSend, error) {
-	return r.ClientOf(ctx).DecisionSend.Query().Where(decisionsend.EventID(ev.ID)).
-		Order(ent.Desc(decisionsend.FieldScheduledAt), ent.Desc(decisionsend.FieldID)).All(ctx)
+	return r.loaders(ctx).decisionSends.Load(ctx, ev.ID)
 }
 
 // decisionIDs checks and sorts the submission ids of a send.

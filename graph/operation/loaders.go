@@ -13,6 +13,7 @@ import (
 
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/contact"
+	"github.com/podium/podium/ent/decisionsend"
 	"github.com/podium/podium/ent/deliverableassignment"
 	"github.com/podium/podium/ent/filerequirement"
 	"github.com/podium/podium/ent/taskassignment"
@@ -53,6 +54,10 @@ type loaders struct {
 	agendaVersions *dataloadgen.Loader[string, []*model.AgendaVersionSummary]
 	// pipelines are contacts' speaker pipelines (Contact.pipeline, speaker_pipeline.go).
 	pipelines *dataloadgen.Loader[string, *model.SpeakerPipeline]
+	// decisionSends are each event's decision sends (Event.decisionSends), chaserPlans its planned
+	// chasers as of the request (Event.chaserPreview), for a page of events together.
+	decisionSends *dataloadgen.Loader[string, []*ent.DecisionSend]
+	chaserPlans   *dataloadgen.Loader[string, []plannedChaser]
 }
 
 // eventItem names an item of an event.
@@ -96,6 +101,13 @@ func (r *Service) newLoaders() *loaders {
 		reviewerTracks: dataloadgen.NewMappedLoader(r.eventsReviewerTracks, wait),
 		agendaVersions: dataloadgen.NewMappedLoader(r.eventsAgendaVersions, wait),
 		pipelines:      dataloadgen.NewMappedLoader(r.speakerPipelines, wait),
+		decisionSends: eventLists(func(ctx context.Context, events []string) ([]*ent.DecisionSend, error) {
+			return r.ClientOf(ctx).DecisionSend.Query().Where(decisionsend.EventIDIn(events...)).
+				Order(ent.Desc(decisionsend.FieldScheduledAt), ent.Desc(decisionsend.FieldID)).All(ctx)
+		}, func(d *ent.DecisionSend) string { return d.EventID }, wait),
+		chaserPlans: dataloadgen.NewMappedLoader(func(ctx context.Context, events []string) (map[string][]plannedChaser, error) {
+			return r.chaserPlansOf(ctx, events, time.Now())
+		}, wait),
 		contacts: dataloadgen.NewMappedLoader(func(ctx context.Context, ids []string) (map[string]*ent.Contact, error) {
 			rows, err := r.ClientOf(ctx).Contact.Query().Where(contact.IDIn(ids...)).All(ctx)
 			return byKey(rows, func(c *ent.Contact) string { return c.ID }), err
