@@ -58,6 +58,7 @@ import (
 	"github.com/podium/podium/ent/reviewroundmember"
 	"github.com/podium/podium/ent/room"
 	"github.com/podium/podium/ent/segment"
+	"github.com/podium/podium/ent/serverkey"
 	"github.com/podium/podium/ent/signintoken"
 	"github.com/podium/podium/ent/speakeravailability"
 	"github.com/podium/podium/ent/stagehistory"
@@ -167,6 +168,8 @@ type Client struct {
 	Room *RoomClient
 	// Segment is the client for interacting with the Segment builders.
 	Segment *SegmentClient
+	// ServerKey is the client for interacting with the ServerKey builders.
+	ServerKey *ServerKeyClient
 	// SignInToken is the client for interacting with the SignInToken builders.
 	SignInToken *SignInTokenClient
 	// SpeakerAvailability is the client for interacting with the SpeakerAvailability builders.
@@ -249,6 +252,7 @@ func (c *Client) init() {
 	c.ReviewRoundMember = NewReviewRoundMemberClient(c.config)
 	c.Room = NewRoomClient(c.config)
 	c.Segment = NewSegmentClient(c.config)
+	c.ServerKey = NewServerKeyClient(c.config)
 	c.SignInToken = NewSignInTokenClient(c.config)
 	c.SpeakerAvailability = NewSpeakerAvailabilityClient(c.config)
 	c.StageHistory = NewStageHistoryClient(c.config)
@@ -398,6 +402,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		ReviewRoundMember:        NewReviewRoundMemberClient(cfg),
 		Room:                     NewRoomClient(cfg),
 		Segment:                  NewSegmentClient(cfg),
+		ServerKey:                NewServerKeyClient(cfg),
 		SignInToken:              NewSignInTokenClient(cfg),
 		SpeakerAvailability:      NewSpeakerAvailabilityClient(cfg),
 		StageHistory:             NewStageHistoryClient(cfg),
@@ -474,6 +479,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		ReviewRoundMember:        NewReviewRoundMemberClient(cfg),
 		Room:                     NewRoomClient(cfg),
 		Segment:                  NewSegmentClient(cfg),
+		ServerKey:                NewServerKeyClient(cfg),
 		SignInToken:              NewSignInTokenClient(cfg),
 		SpeakerAvailability:      NewSpeakerAvailabilityClient(cfg),
 		StageHistory:             NewStageHistoryClient(cfg),
@@ -527,8 +533,8 @@ func (c *Client) Use(hooks ...Hook) {
 		c.OrganizationMember, c.OrganizationTag, c.PersonalCalendar, c.PipelineCard,
 		c.PipelineStage, c.Resource, c.ReviewAnswer, c.ReviewAssignment,
 		c.ReviewCriterion, c.ReviewRound, c.ReviewRoundMember, c.Room, c.Segment,
-		c.SignInToken, c.SpeakerAvailability, c.StageHistory, c.Submission,
-		c.SubmissionParticipant, c.Tag, c.TaskAssignment, c.TaskTemplate,
+		c.ServerKey, c.SignInToken, c.SpeakerAvailability, c.StageHistory,
+		c.Submission, c.SubmissionParticipant, c.Tag, c.TaskAssignment, c.TaskTemplate,
 		c.TimelineEntry, c.Track, c.User, c.WebhookDelivery, c.WebhookEndpoint,
 		c.WebhookMessage,
 	} {
@@ -550,8 +556,8 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.OrganizationMember, c.OrganizationTag, c.PersonalCalendar, c.PipelineCard,
 		c.PipelineStage, c.Resource, c.ReviewAnswer, c.ReviewAssignment,
 		c.ReviewCriterion, c.ReviewRound, c.ReviewRoundMember, c.Room, c.Segment,
-		c.SignInToken, c.SpeakerAvailability, c.StageHistory, c.Submission,
-		c.SubmissionParticipant, c.Tag, c.TaskAssignment, c.TaskTemplate,
+		c.ServerKey, c.SignInToken, c.SpeakerAvailability, c.StageHistory,
+		c.Submission, c.SubmissionParticipant, c.Tag, c.TaskAssignment, c.TaskTemplate,
 		c.TimelineEntry, c.Track, c.User, c.WebhookDelivery, c.WebhookEndpoint,
 		c.WebhookMessage,
 	} {
@@ -648,6 +654,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Room.mutate(ctx, m)
 	case *SegmentMutation:
 		return c.Segment.mutate(ctx, m)
+	case *ServerKeyMutation:
+		return c.ServerKey.mutate(ctx, m)
 	case *SignInTokenMutation:
 		return c.SignInToken.mutate(ctx, m)
 	case *SpeakerAvailabilityMutation:
@@ -8064,6 +8072,139 @@ func (c *SegmentClient) mutate(ctx context.Context, m *SegmentMutation) (Value, 
 	}
 }
 
+// ServerKeyClient is a client for the ServerKey schema.
+type ServerKeyClient struct {
+	config
+}
+
+// NewServerKeyClient returns a client for the ServerKey from the given config.
+func NewServerKeyClient(c config) *ServerKeyClient {
+	return &ServerKeyClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `serverkey.Hooks(f(g(h())))`.
+func (c *ServerKeyClient) Use(hooks ...Hook) {
+	c.hooks.ServerKey = append(c.hooks.ServerKey, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `serverkey.Intercept(f(g(h())))`.
+func (c *ServerKeyClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ServerKey = append(c.inters.ServerKey, interceptors...)
+}
+
+// Create returns a builder for creating a ServerKey entity.
+func (c *ServerKeyClient) Create() *ServerKeyCreate {
+	mutation := newServerKeyMutation(c.config, OpCreate)
+	return &ServerKeyCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ServerKey entities.
+func (c *ServerKeyClient) CreateBulk(builders ...*ServerKeyCreate) *ServerKeyCreateBulk {
+	return &ServerKeyCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ServerKeyClient) MapCreateBulk(slice any, setFunc func(*ServerKeyCreate, int)) *ServerKeyCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ServerKeyCreateBulk{err: fmt.Errorf("calling to ServerKeyClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ServerKeyCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ServerKeyCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ServerKey.
+func (c *ServerKeyClient) Update() *ServerKeyUpdate {
+	mutation := newServerKeyMutation(c.config, OpUpdate)
+	return &ServerKeyUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ServerKeyClient) UpdateOne(_m *ServerKey) *ServerKeyUpdateOne {
+	mutation := newServerKeyMutation(c.config, OpUpdateOne, withServerKey(_m))
+	return &ServerKeyUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ServerKeyClient) UpdateOneID(id string) *ServerKeyUpdateOne {
+	mutation := newServerKeyMutation(c.config, OpUpdateOne, withServerKeyID(id))
+	return &ServerKeyUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ServerKey.
+func (c *ServerKeyClient) Delete() *ServerKeyDelete {
+	mutation := newServerKeyMutation(c.config, OpDelete)
+	return &ServerKeyDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ServerKeyClient) DeleteOne(_m *ServerKey) *ServerKeyDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ServerKeyClient) DeleteOneID(id string) *ServerKeyDeleteOne {
+	builder := c.Delete().Where(serverkey.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ServerKeyDeleteOne{builder}
+}
+
+// Query returns a query builder for ServerKey.
+func (c *ServerKeyClient) Query() *ServerKeyQuery {
+	return &ServerKeyQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeServerKey},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ServerKey entity by its id.
+func (c *ServerKeyClient) Get(ctx context.Context, id string) (*ServerKey, error) {
+	return c.Query().Where(serverkey.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ServerKeyClient) GetX(ctx context.Context, id string) *ServerKey {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *ServerKeyClient) Hooks() []Hook {
+	return c.hooks.ServerKey
+}
+
+// Interceptors returns the client interceptors.
+func (c *ServerKeyClient) Interceptors() []Interceptor {
+	return c.inters.ServerKey
+}
+
+func (c *ServerKeyClient) mutate(ctx context.Context, m *ServerKeyMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ServerKeyCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ServerKeyUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ServerKeyUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ServerKeyDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ServerKey mutation op: %q", m.Op())
+	}
+}
+
 // SignInTokenClient is a client for the SignInToken schema.
 type SignInTokenClient struct {
 	config
@@ -10498,10 +10639,10 @@ type (
 		OrganizationContactEvent, OrganizationContactNote, OrganizationContactTag,
 		OrganizationInvitation, OrganizationMember, OrganizationTag, PersonalCalendar,
 		PipelineCard, PipelineStage, Resource, ReviewAnswer, ReviewAssignment,
-		ReviewCriterion, ReviewRound, ReviewRoundMember, Room, Segment, SignInToken,
-		SpeakerAvailability, StageHistory, Submission, SubmissionParticipant, Tag,
-		TaskAssignment, TaskTemplate, TimelineEntry, Track, User, WebhookDelivery,
-		WebhookEndpoint, WebhookMessage []ent.Hook
+		ReviewCriterion, ReviewRound, ReviewRoundMember, Room, Segment, ServerKey,
+		SignInToken, SpeakerAvailability, StageHistory, Submission,
+		SubmissionParticipant, Tag, TaskAssignment, TaskTemplate, TimelineEntry, Track,
+		User, WebhookDelivery, WebhookEndpoint, WebhookMessage []ent.Hook
 	}
 	inters struct {
 		AIReviewResult, APIKey, AgendaBlock, AgendaDraft, AgendaVersion, BrowserSession,
@@ -10512,10 +10653,10 @@ type (
 		OrganizationContactEvent, OrganizationContactNote, OrganizationContactTag,
 		OrganizationInvitation, OrganizationMember, OrganizationTag, PersonalCalendar,
 		PipelineCard, PipelineStage, Resource, ReviewAnswer, ReviewAssignment,
-		ReviewCriterion, ReviewRound, ReviewRoundMember, Room, Segment, SignInToken,
-		SpeakerAvailability, StageHistory, Submission, SubmissionParticipant, Tag,
-		TaskAssignment, TaskTemplate, TimelineEntry, Track, User, WebhookDelivery,
-		WebhookEndpoint, WebhookMessage []ent.Interceptor
+		ReviewCriterion, ReviewRound, ReviewRoundMember, Room, Segment, ServerKey,
+		SignInToken, SpeakerAvailability, StageHistory, Submission,
+		SubmissionParticipant, Tag, TaskAssignment, TaskTemplate, TimelineEntry, Track,
+		User, WebhookDelivery, WebhookEndpoint, WebhookMessage []ent.Interceptor
 	}
 )
 

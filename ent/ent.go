@@ -55,6 +55,7 @@ import (
 	"github.com/podium/podium/ent/reviewroundmember"
 	"github.com/podium/podium/ent/room"
 	"github.com/podium/podium/ent/segment"
+	"github.com/podium/podium/ent/serverkey"
 	"github.com/podium/podium/ent/signintoken"
 	"github.com/podium/podium/ent/speakeravailability"
 	"github.com/podium/podium/ent/stagehistory"
@@ -172,6 +173,7 @@ func checkColumn(t, c string) error {
 			reviewroundmember.Table:        reviewroundmember.ValidColumn,
 			room.Table:                     room.ValidColumn,
 			segment.Table:                  segment.ValidColumn,
+			serverkey.Table:                serverkey.ValidColumn,
 			signintoken.Table:              signintoken.ValidColumn,
 			speakeravailability.Table:      speakeravailability.ValidColumn,
 			stagehistory.Table:             stagehistory.ValidColumn,

@@ -100,6 +100,8 @@ type Tx struct {
 	Room *RoomClient
 	// Segment is the client for interacting with the Segment builders.
 	Segment *SegmentClient
+	// ServerKey is the client for interacting with the ServerKey builders.
+	ServerKey *ServerKeyClient
 	// SignInToken is the client for interacting with the SignInToken builders.
 	SignInToken *SignInTokenClient
 	// SpeakerAvailability is the client for interacting with the SpeakerAvailability builders.
@@ -302,6 +304,7 @@ func (tx *Tx) init() {
 	tx.ReviewRoundMember = NewReviewRoundMemberClient(tx.config)
 	tx.Room = NewRoomClient(tx.config)
 	tx.Segment = NewSegmentClient(tx.config)
+	tx.ServerKey = NewServerKeyClient(tx.config)
 	tx.SignInToken = NewSignInTokenClient(tx.config)
 	tx.SpeakerAvailability = NewSpeakerAvailabilityClient(tx.config)
 	tx.StageHistory = NewStageHistoryClient(tx.config)

@@ -20,6 +20,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 
 	"github.com/podium/podium/ent/schema/pid"
@@ -92,13 +93,41 @@ func Suppress(ctx context.Context, tx pgx.Tx, org, address, reason, detail, emai
 type Unsubscribe struct {
 	// PublicURL is the base of the links (PUBLIC_URL).
 	PublicURL string
-	// Key signs the tokens (PODIUM_UNSUBSCRIBE_KEY). Empty uses a random key made once per
-	// process: links then stop working when the process restarts, so servers set one.
+	// Key signs the tokens: PODIUM_UNSUBSCRIBE_KEY, else the server's key "unsubscribe"
+	// (ServerKey), the same in every process and across restarts. Empty uses a random key made once
+	// per process (tests).
 	Key []byte
 }
 
 // UnsubscribePath is where unsubscribe links lead, followed by the token.
 const UnsubscribePath = "/unsubscribe/"
+
+// serverKeySQL makes the server's key named $1 from the random bytes $2 unless it exists, and
+// returns the key: every process gets the one made first.
+const serverKeySQL = `WITH made AS (
+  INSERT INTO server_keys (id, created_at, updated_at, name, key) VALUES ($3, now(), now(), $1, $2)
+  ON CONFLICT (name) DO NOTHING RETURNING key)
+SELECT key FROM made UNION ALL SELECT key FROM server_keys WHERE name = $1 LIMIT 1`
+
+// ServerKey returns the server-wide secret named name, made at random the first time any
+// process asks (table server_keys, readable by the system role only; pool must be the system
+// pool and ctx system work).
+func ServerKey(ctx context.Context, pool *pgxpool.Pool, name string) ([]byte, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return nil, err
+	}
+	var key []byte
+	err := pool.QueryRow(ctx, serverKeySQL, name, b, pid.New("skey")).Scan(&key)
+	if errors.Is(err, pgx.ErrNoRows) {
+		// Another process made it while this statement ran, after its snapshot: read it now.
+		err = pool.QueryRow(ctx, serverKeySQL, name, b, pid.New("skey")).Scan(&key)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("jobs: server key %s: %w", name, err)
+	}
+	return key, nil
+}
 
 var processKey = sync.OnceValue(func() []byte {
 	b := make([]byte, 32)

@@ -1,13 +1,50 @@
 package jobs_test
 
 import (
+	"context"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/podium/podium/ent/pgtest"
+	"github.com/podium/podium/ent/schema/viewer"
 	"github.com/podium/podium/jobs"
 )
+
+// TestServerKey: processes starting at once get one key, the same after a restart; another
+// name is another key. A link signed by one process verifies in another.
+func TestServerKey(t *testing.T) {
+	t.Parallel()
+	db := pgtest.New(t)
+	ctx := viewer.System(context.Background(), "test: server keys")
+	keys := make([][]byte, 8)
+	var wg sync.WaitGroup
+	for i := range keys {
+		wg.Go(func() {
+			k, err := jobs.ServerKey(ctx, db.System, "unsubscribe")
+			require.NoError(t, err)
+			keys[i] = k
+		})
+	}
+	wg.Wait()
+	require.Len(t, keys[0], 32)
+	for _, k := range keys {
+		require.Equal(t, keys[0], k)
+	}
+	again, err := jobs.ServerKey(ctx, db.System, "unsubscribe")
+	require.NoError(t, err)
+	require.Equal(t, keys[0], again)
+	other, err := jobs.ServerKey(ctx, db.System, "another")
+	require.NoError(t, err)
+	require.NotEqual(t, keys[0], other)
+
+	web, worker := &jobs.Unsubscribe{Key: keys[0]}, &jobs.Unsubscribe{Key: again}
+	_, address, err := web.Verify(worker.Token("org_01jdm7x8ztd3k0v8a6e5m4q2c1", "ada@example.test"))
+	require.NoError(t, err)
+	require.Equal(t, "ada@example.test", address)
+}
 
 // TestUnsubscribeToken: a token names its organization and address, and any change to it, or
 // another key, is refused.

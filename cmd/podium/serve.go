@@ -21,6 +21,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/podium/podium/ent/dbx"
+	"github.com/podium/podium/ent/schema/viewer"
 	"github.com/podium/podium/graph"
 	"github.com/podium/podium/graph/ai"
 	"github.com/podium/podium/graph/email"
@@ -106,11 +107,15 @@ func serve(ctx context.Context, cfg config, work bool) error {
 	outbox := &email.Outbox{PublicURL: cfg.PublicURL}
 	resolver := graph.NewResolver(db, outbox)
 	resolver.Ops.Webhooks = cfg.Webhooks.Network
-	resolver.Ops.UnsubscribeLinks = &jobs.Unsubscribe{PublicURL: cfg.PublicURL, Key: []byte(cfg.UnsubscribeKey)}
-	resolver.Ops.EmailHookSecret = cfg.EmailHookSecret
-	if cfg.UnsubscribeKey == "" {
-		log.Info("PODIUM_UNSUBSCRIBE_KEY is unset: campaign unsubscribe links work only in this process until it stops")
+	unsubscribeKey := []byte(cfg.UnsubscribeKey)
+	if len(unsubscribeKey) == 0 {
+		// Links in emails already sent must keep working, whichever process answers them.
+		if unsubscribeKey, err = jobs.ServerKey(viewer.System(ctx, "the server's unsubscribe key"), db.System, "unsubscribe"); err != nil {
+			return err
+		}
 	}
+	resolver.Ops.UnsubscribeLinks = &jobs.Unsubscribe{PublicURL: cfg.PublicURL, Key: unsubscribeKey}
+	resolver.Ops.EmailHookSecret = cfg.EmailHookSecret
 	resolver.Ops.AI = ai.New(ai.Config{APIKey: cfg.AnthropicAPIKey, BaseURL: cfg.AnthropicBaseURL, Model: cfg.AIModel})
 	if resolver.Ops.AI == nil {
 		log.Info("ANTHROPIC_API_KEY is unset: AI review is not configured")

@@ -213,7 +213,7 @@ func TestApplicationRole(t *testing.T) {
 	}
 	// The tables without row-level security are exactly those holding no organization's data
 	// (rate_limit_buckets: a key id and a timestamp; email_budgets: hashed addresses or ids
-	// and a timestamp; see docs/tenancy.md).
+	// and a timestamp; server_keys: the server's own secrets; see docs/tenancy.md).
 	rows, err := b.db.Pool.Query(ctx, `SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 		WHERE n.nspname = 'public' AND c.relkind = 'r' AND NOT c.relrowsecurity AND c.relname NOT LIKE 'river\_%'
 		ORDER BY 1`)
@@ -221,7 +221,7 @@ func TestApplicationRole(t *testing.T) {
 	open, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	require.NoError(t, err)
 	require.Equal(t, []string{"browser_sessions", "email_budgets", "podium_app_login", "podium_schema_migrations", "rate_limit_buckets",
-		"sign_in_tokens", "users"}, open)
+		"server_keys", "sign_in_tokens", "users"}, open)
 }
 
 // tenantTables returns the tables with row-level security enabled, each with whether it is forced.

@@ -525,6 +525,18 @@ func (f SegmentFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, err
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.SegmentMutation", m)
 }
 
+// The ServerKeyFunc type is an adapter to allow the use of ordinary
+// function as ServerKey mutator.
+type ServerKeyFunc func(context.Context, *ent.ServerKeyMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f ServerKeyFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.ServerKeyMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ServerKeyMutation", m)
+}
+
 // The SignInTokenFunc type is an adapter to allow the use of ordinary
 // function as SignInToken mutator.
 type SignInTokenFunc func(context.Context, *ent.SignInTokenMutation) (ent.Value, error)

@@ -52,6 +52,7 @@ import (
 	"github.com/podium/podium/ent/reviewroundmember"
 	"github.com/podium/podium/ent/room"
 	"github.com/podium/podium/ent/segment"
+	"github.com/podium/podium/ent/serverkey"
 	"github.com/podium/podium/ent/signintoken"
 	"github.com/podium/podium/ent/speakeravailability"
 	"github.com/podium/podium/ent/stagehistory"
@@ -1285,6 +1286,33 @@ func (f TraverseSegment) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.SegmentQuery", q)
 }
 
+// The ServerKeyFunc type is an adapter to allow the use of ordinary function as a Querier.
+type ServerKeyFunc func(context.Context, *ent.ServerKeyQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f ServerKeyFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.ServerKeyQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.ServerKeyQuery", q)
+}
+
+// The TraverseServerKey type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseServerKey func(context.Context, *ent.ServerKeyQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseServerKey) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseServerKey) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ServerKeyQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.ServerKeyQuery", q)
+}
+
 // The SignInTokenFunc type is an adapter to allow the use of ordinary function as a Querier.
 type SignInTokenFunc func(context.Context, *ent.SignInTokenQuery) (ent.Value, error)
 
@@ -1752,6 +1780,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.RoomQuery, predicate.Room, room.OrderOption]{typ: ent.TypeRoom, tq: q}, nil
 	case *ent.SegmentQuery:
 		return &query[*ent.SegmentQuery, predicate.Segment, segment.OrderOption]{typ: ent.TypeSegment, tq: q}, nil
+	case *ent.ServerKeyQuery:
+		return &query[*ent.ServerKeyQuery, predicate.ServerKey, serverkey.OrderOption]{typ: ent.TypeServerKey, tq: q}, nil
 	case *ent.SignInTokenQuery:
 		return &query[*ent.SignInTokenQuery, predicate.SignInToken, signintoken.OrderOption]{typ: ent.TypeSignInToken, tq: q}, nil
 	case *ent.SpeakerAvailabilityQuery:

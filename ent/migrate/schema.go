@@ -1713,6 +1713,20 @@ var (
 			},
 		},
 	}
+	// ServerKeysColumns holds the columns for the "server_keys" table.
+	ServerKeysColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "name", Type: field.TypeString, Unique: true},
+		{Name: "key", Type: field.TypeBytes},
+	}
+	// ServerKeysTable holds the schema information for the "server_keys" table.
+	ServerKeysTable = &schema.Table{
+		Name:       "server_keys",
+		Columns:    ServerKeysColumns,
+		PrimaryKey: []*schema.Column{ServerKeysColumns[0]},
+	}
 	// SignInTokensColumns holds the columns for the "sign_in_tokens" table.
 	SignInTokensColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
@@ -2439,6 +2453,7 @@ var (
 		ReviewRoundMembersTable,
 		RoomsTable,
 		CrmSegmentsTable,
+		ServerKeysTable,
 		SignInTokensTable,
 		SpeakerAvailabilitiesTable,
 		CrmStageHistoryTable,
@@ -2598,6 +2613,9 @@ func init() {
 	RoomsTable.ForeignKeys[0].RefTable = EventsTable
 	CrmSegmentsTable.Annotation = &entsql.Annotation{
 		Table: "crm_segments",
+	}
+	ServerKeysTable.Annotation = &entsql.Annotation{
+		Table: "server_keys",
 	}
 	SignInTokensTable.Annotation = &entsql.Annotation{
 		Table: "sign_in_tokens",

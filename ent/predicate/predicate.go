@@ -135,6 +135,9 @@ type Room func(*sql.Selector)
 // Segment is the predicate function for segment builders.
 type Segment func(*sql.Selector)
 
+// ServerKey is the predicate function for serverkey builders.
+type ServerKey func(*sql.Selector)
+
 // SignInToken is the predicate function for signintoken builders.
 type SignInToken func(*sql.Selector)
 

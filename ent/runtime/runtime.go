@@ -52,6 +52,7 @@ import (
 	"github.com/podium/podium/ent/schema/cfpform"
 	"github.com/podium/podium/ent/schema/chaser"
 	"github.com/podium/podium/ent/segment"
+	"github.com/podium/podium/ent/serverkey"
 	"github.com/podium/podium/ent/signintoken"
 	"github.com/podium/podium/ent/speakeravailability"
 	"github.com/podium/podium/ent/stagehistory"
@@ -2474,6 +2475,47 @@ func init() {
 	// segment.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	segment.IDValidator = func() func(string) error {
 		validators := segmentDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	serverkeyMixin := schema.ServerKey{}.Mixin()
+	serverkeyMixinFields0 := serverkeyMixin[0].Fields()
+	_ = serverkeyMixinFields0
+	serverkeyMixinFields1 := serverkeyMixin[1].Fields()
+	_ = serverkeyMixinFields1
+	serverkeyFields := schema.ServerKey{}.Fields()
+	_ = serverkeyFields
+	// serverkeyDescCreatedAt is the schema descriptor for created_at field.
+	serverkeyDescCreatedAt := serverkeyMixinFields1[0].Descriptor()
+	// serverkey.DefaultCreatedAt holds the default value on creation for the created_at field.
+	serverkey.DefaultCreatedAt = serverkeyDescCreatedAt.Default.(func() time.Time)
+	// serverkeyDescUpdatedAt is the schema descriptor for updated_at field.
+	serverkeyDescUpdatedAt := serverkeyMixinFields1[1].Descriptor()
+	// serverkey.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	serverkey.DefaultUpdatedAt = serverkeyDescUpdatedAt.Default.(func() time.Time)
+	// serverkey.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	serverkey.UpdateDefaultUpdatedAt = serverkeyDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// serverkeyDescName is the schema descriptor for name field.
+	serverkeyDescName := serverkeyFields[0].Descriptor()
+	// serverkey.NameValidator is a validator for the "name" field. It is called by the builders before save.
+	serverkey.NameValidator = serverkeyDescName.Validators[0].(func(string) error)
+	// serverkeyDescID is the schema descriptor for id field.
+	serverkeyDescID := serverkeyMixinFields0[0].Descriptor()
+	// serverkey.DefaultID holds the default value on creation for the id field.
+	serverkey.DefaultID = serverkeyDescID.Default.(func() string)
+	// serverkey.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	serverkey.IDValidator = func() func(string) error {
+		validators := serverkeyDescID.Validators
 		fns := [...]func(string) error{
 			validators[0].(func(string) error),
 			validators[1].(func(string) error),

@@ -86,3 +86,28 @@ func (BrowserSession) Indexes() []ent.Index {
 func (BrowserSession) Annotations() []schema.Annotation {
 	return []schema.Annotation{hidden(), entsql.Table("browser_sessions")}
 }
+
+// ServerKey is a secret the whole server shares, made once and kept in the database so that every
+// process, and the same one after a restart, uses the same key — such as the key that signs
+// campaigns' unsubscribe links when PODIUM_UNSUBSCRIBE_KEY is unset. It is system state: row-level
+// security lets only the system role read it.
+type ServerKey struct{ ent.Schema }
+
+// Mixin of the ServerKey.
+func (ServerKey) Mixin() []ent.Mixin {
+	return []ent.Mixin{idMixin{prefix: "skey"}, timeMixin{}}
+}
+
+// Fields of the ServerKey.
+func (ServerKey) Fields() []ent.Field {
+	return []ent.Field{
+		// name says what the key is for ("unsubscribe").
+		field.String("name").Unique().Immutable().Validate(requiredText("Name", 100)),
+		field.Bytes("key").Immutable().Sensitive(),
+	}
+}
+
+// Annotations of the ServerKey.
+func (ServerKey) Annotations() []schema.Annotation {
+	return []schema.Annotation{hidden(), entsql.Table("server_keys")}
+}
