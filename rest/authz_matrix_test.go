@@ -58,6 +58,7 @@ var graphQLOnlyVariables = map[string]string{
 		`"body":"{{link}}"}}`,
 	"resetEmailTemplate": `{"eventId":"{eventId}","template":"session_accepted"}`,
 	"saveChasers":        `{"eventId":"{eventId}","input":{"quietStart":0,"quietEnd":0,"dailyCap":1,"rules":[]}}`,
+	"informSubmissions":  `{"eventId":"{eventId}","input":{"submissionIds":["{submissionId}"]}}`,
 }
 
 // matrixCaller is one caller of the authorization matrix.
