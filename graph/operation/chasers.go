@@ -46,21 +46,13 @@ func settingsOf(ev *ent.Event) chaser.Settings {
 	}
 	rules := make([]chaser.Rule, 0, len(chaser.Kinds))
 	for _, d := range defaultChasers.Rules {
-		if r, ok := find(s.Rules, func(r chaser.Rule) bool { return r.Kind == d.Kind }); ok {
-			d = r
+		if i := slices.IndexFunc(s.Rules, func(r chaser.Rule) bool { return r.Kind == d.Kind }); i >= 0 {
+			d = s.Rules[i]
 		}
 		rules = append(rules, d)
 	}
 	s.Rules = rules
 	return s
-}
-
-func find[T any](s []T, f func(T) bool) (T, bool) {
-	if i := slices.IndexFunc(s, f); i >= 0 {
-		return s[i], true
-	}
-	var zero T
-	return zero, false
 }
 
 // Chasers answers Event.chasers.
