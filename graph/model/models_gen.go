@@ -3177,6 +3177,20 @@ const (
 	// Emails of the event reached a delivery status (status: queued, sent or failed; count: how many,
 	// one change per queuing and per batch of outcomes; emailId when it is one).
 	EventChangeTypeEmailStatusChanged EventChangeType = "EMAIL_STATUS_CHANGED"
+	// A decision send was scheduled for later (Event.decisionSends).
+	EventChangeTypeDecisionsScheduled EventChangeType = "DECISIONS_SCHEDULED"
+	// A scheduled decision send was cancelled.
+	EventChangeTypeDecisionsCancelled EventChangeType = "DECISIONS_CANCELLED"
+	// A decision send went out: its decision emails are queued.
+	EventChangeTypeDecisionsSent EventChangeType = "DECISIONS_SENT"
+	// The event's wording of an email was saved.
+	EventChangeTypeTemplateSaved EventChangeType = "TEMPLATE_SAVED"
+	// The event's wording of an email was reset to Podium's.
+	EventChangeTypeTemplateReset EventChangeType = "TEMPLATE_RESET"
+	// The event's chaser settings were saved.
+	EventChangeTypeChasersUpdated EventChangeType = "CHASERS_UPDATED"
+	// A contact's access links were revoked.
+	EventChangeTypeContactAccessRevoked EventChangeType = "CONTACT_ACCESS_REVOKED"
 	// The changes since the client's `after` are no longer kept: refetch, then carry on.
 	EventChangeTypeResyncRequired EventChangeType = "RESYNC_REQUIRED"
 )
@@ -3203,12 +3217,19 @@ var AllEventChangeType = []EventChangeType{
 	EventChangeTypeAgendaUnpublished,
 	EventChangeTypeResourcePublished,
 	EventChangeTypeEmailStatusChanged,
+	EventChangeTypeDecisionsScheduled,
+	EventChangeTypeDecisionsCancelled,
+	EventChangeTypeDecisionsSent,
+	EventChangeTypeTemplateSaved,
+	EventChangeTypeTemplateReset,
+	EventChangeTypeChasersUpdated,
+	EventChangeTypeContactAccessRevoked,
 	EventChangeTypeResyncRequired,
 }
 
 func (e EventChangeType) IsValid() bool {
 	switch e {
-	case EventChangeTypeSessionCreated, EventChangeTypeSessionCancelled, EventChangeTypeSessionReinstated, EventChangeTypeSessionDeleted, EventChangeTypeSessionScheduled, EventChangeTypeSessionReadinessChanged, EventChangeTypeSubmissionSubmitted, EventChangeTypeSubmissionDecided, EventChangeTypeSubmissionInformed, EventChangeTypeSpeakerWorkflowChanged, EventChangeTypeSpeakerConfirmed, EventChangeTypeSpeakerAvailabilityChanged, EventChangeTypeReviewAssigned, EventChangeTypeReviewCompleted, EventChangeTypeReviewRecused, EventChangeTypeReviewUnassigned, EventChangeTypeAgendaChanged, EventChangeTypeAgendaPublished, EventChangeTypeAgendaUnpublished, EventChangeTypeResourcePublished, EventChangeTypeEmailStatusChanged, EventChangeTypeResyncRequired:
+	case EventChangeTypeSessionCreated, EventChangeTypeSessionCancelled, EventChangeTypeSessionReinstated, EventChangeTypeSessionDeleted, EventChangeTypeSessionScheduled, EventChangeTypeSessionReadinessChanged, EventChangeTypeSubmissionSubmitted, EventChangeTypeSubmissionDecided, EventChangeTypeSubmissionInformed, EventChangeTypeSpeakerWorkflowChanged, EventChangeTypeSpeakerConfirmed, EventChangeTypeSpeakerAvailabilityChanged, EventChangeTypeReviewAssigned, EventChangeTypeReviewCompleted, EventChangeTypeReviewRecused, EventChangeTypeReviewUnassigned, EventChangeTypeAgendaChanged, EventChangeTypeAgendaPublished, EventChangeTypeAgendaUnpublished, EventChangeTypeResourcePublished, EventChangeTypeEmailStatusChanged, EventChangeTypeDecisionsScheduled, EventChangeTypeDecisionsCancelled, EventChangeTypeDecisionsSent, EventChangeTypeTemplateSaved, EventChangeTypeTemplateReset, EventChangeTypeChasersUpdated, EventChangeTypeContactAccessRevoked, EventChangeTypeResyncRequired:
 		return true
 	}
 	return false

@@ -85,6 +85,9 @@ func (r *Service) SaveChasers(ctx context.Context, eventID string, in model.Chas
 			return nil, err
 		}
 		ev.Chasers = s
+		if err := r.emit(ctx, hookChasersUpdated, hookData{"eventId": ev.ID}); err != nil {
+			return nil, err
+		}
 		return toChaserSettings(settingsOf(ev)), nil
 	})
 }

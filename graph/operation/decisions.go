@@ -107,6 +107,10 @@ func (r *Service) InformSubmissions(ctx context.Context, eventID string, in mode
 				&river.InsertOpts{ScheduledAt: at}); err != nil {
 				return nil, err
 			}
+			if err := r.emit(ctx, hookDecisionsScheduled, hookData{"eventId": ev.ID, "decisionSendId": send.ID,
+				"scheduledAt": at.UTC(), "submissions": len(ids)}); err != nil {
+				return nil, err
+			}
 			return &model.InformResult{Submissions: []*model.DecidedSubmission{}, Send: send}, nil
 		}
 		informed, sent, err := r.inform(ctx, c, ev, ids, opts)
@@ -115,6 +119,9 @@ func (r *Service) InformSubmissions(ctx context.Context, eventID string, in mode
 		}
 		send, err := create.SetSentAt(now).SetSent(sent).Save(ctx)
 		if err != nil {
+			return nil, err
+		}
+		if err := r.emitSent(ctx, send, len(informed)); err != nil {
 			return nil, err
 		}
 		return &model.InformResult{Submissions: informed, CreatedEmails: sent, Send: send}, nil
@@ -141,13 +148,24 @@ func (r *Service) RunDecisionSend(ctx context.Context, sendID string) error {
 		if err != nil {
 			return err
 		}
-		_, sent, err := r.inform(ctx, c, ev, send.SubmissionIds, informOpts{subject: send.Subject, feedback: send.Feedback,
+		informed, sent, err := r.inform(ctx, c, ev, send.SubmissionIds, informOpts{subject: send.Subject, feedback: send.Feedback,
 			replyTo: send.ReplyTo, lenient: true})
 		if err != nil {
 			return err
 		}
-		return send.Update().SetSentAt(time.Now()).SetSent(sent).Exec(ctx)
+		send, err = send.Update().SetSentAt(time.Now()).SetSent(sent).Save(ctx)
+		if err != nil {
+			return err
+		}
+		return r.emitSent(ctx, send, len(informed))
 	})
+}
+
+// emitSent emits decisions.sent for a send that went out: how many of its submissions it informed
+// (a scheduled send skips those re-decided or informed meanwhile) and how many emails it queued.
+func (r *Service) emitSent(ctx context.Context, send *ent.DecisionSend, informed int) error {
+	return r.emit(ctx, hookDecisionsSent, hookData{"eventId": send.EventID, "decisionSendId": send.ID,
+		"submissions": informed, "emails": send.Sent})
 }
 
 // CancelDecisionSend cancels a scheduled decision send that has not gone out (the
@@ -176,7 +194,11 @@ func (r *Service) CancelDecisionSend(ctx context.Context, eventID, sendID string
 		case send.CancelledAt != nil:
 			return nil, apperr.Conflict(apperr.CodeConflict, "This decision send is cancelled already")
 		}
-		return send.Update().SetCancelledAt(time.Now()).Save(ctx)
+		send, err = send.Update().SetCancelledAt(time.Now()).Save(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return send, r.emit(ctx, hookDecisionsCancelled, hookData{"eventId": ev.ID, "decisionSendId": send.ID})
 	})
 }
 

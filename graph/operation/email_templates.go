@@ -101,6 +101,9 @@ func (r *Service) SaveEmailTemplate(ctx context.Context, eventID string, in mode
 		if err != nil {
 			return nil, err
 		}
+		if err := r.emit(ctx, hookTemplateSaved, hookData{"eventId": ev.ID, "template": o.Template}); err != nil {
+			return nil, err
+		}
 		return emailTemplateOf(o.Template, o)
 	})
 }
@@ -116,8 +119,12 @@ func (r *Service) ResetEmailTemplate(ctx context.Context, eventID, template stri
 		if _, ok := email.Placeholders[template]; !ok {
 			return nil, checkWording(template, email.Wording{})
 		}
-		if _, err := c.EmailOverride.Delete().Where(emailoverride.EventID(ev.ID), emailoverride.Template(template)).
-			Exec(ctx); err != nil {
+		n, err := c.EmailOverride.Delete().Where(emailoverride.EventID(ev.ID), emailoverride.Template(template)).Exec(ctx)
+		if err != nil {
+			return nil, err
+		}
+		// Resetting a wording the event never changed changes nothing, and tells no one.
+		if err := r.emitWhen(ctx, n > 0, hookTemplateReset, hookData{"eventId": ev.ID, "template": template}); err != nil {
 			return nil, err
 		}
 		return emailTemplateOf(template, nil)
@@ -214,6 +221,10 @@ func (r *Service) RevokeContactAccess(ctx context.Context, contactID string) (in
 			contactaccesslink.RevokedAtIsNil()).SetRevokedAt(now).Save(ctx)
 		if err != nil || len(links) == 0 {
 			return n, err
+		}
+		if err := r.emitWhen(ctx, n > 0, hookContactAccessRevoked, hookData{"eventId": ct.EventID, "contactId": ct.ID,
+			"links": n}); err != nil {
+			return 0, err
 		}
 		// Sessions are system state (a person spans organizations): only those opened with this
 		// contact's links are ended, in a statement of the system pool. Should the transaction

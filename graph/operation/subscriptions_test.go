@@ -1,6 +1,8 @@
 package operation
 
 import (
+	"slices"
+
 	"testing"
 
 	"github.com/podium/podium/graph/model"
@@ -53,4 +55,20 @@ func TestMyReviewChangeOfCountsBulkAssignments(t *testing.T) {
 	one := myReviewChangeOf(jobs.Change{ID: 10, Type: "review.assigned", Data: map[string]string{"assignmentId": "asg_1"}})
 	require.Equal(t, "asg_1", *one.AssignmentID)
 	require.Nil(t, one.Count)
+}
+
+// TestWebhookTypesAreChangeTypes: every webhook event type an event's change records (emit
+// records both when the payload names an event) is a value of EventChangeType, and goes back to
+// its name; the organization-wide types name no event and record no change.
+func TestWebhookTypesAreChangeTypes(t *testing.T) {
+	t.Parallel()
+	orgWide := []string{hookEmailFailed, hookEmailSuppressed, hookEmailUnsuppressed}
+	for _, name := range WebhookEventTypes {
+		if slices.Contains(orgWide, name) {
+			continue
+		}
+		ct := ChangeType(name)
+		require.True(t, ct.IsValid(), "%s: EventChangeType has no %s", name, ct)
+		require.Equal(t, name, changeTypeName(ct))
+	}
 }

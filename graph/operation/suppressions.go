@@ -123,9 +123,12 @@ func (r *Service) RemoveEmailSuppression(ctx context.Context, address string) (b
 		if _, err := access.Viewer(ctx); err != nil {
 			return false, err
 		}
-		n, err := r.ClientOf(ctx).EmailSuppression.Delete().
-			Where(emailsuppression.Address(strings.ToLower(strings.TrimSpace(address)))).Exec(ctx)
-		return n > 0, err
+		addr := strings.ToLower(strings.TrimSpace(address))
+		n, err := r.ClientOf(ctx).EmailSuppression.Delete().Where(emailsuppression.Address(addr)).Exec(ctx)
+		if err != nil {
+			return false, err
+		}
+		return n > 0, r.emitWhen(ctx, n > 0, hookEmailUnsuppressed, hookData{"address": addr})
 	})
 }
 

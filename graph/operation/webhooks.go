@@ -36,6 +36,14 @@ const (
 	hookSubmissionSubmitted    = "submission.submitted"
 	hookSubmissionDecided      = "submission.decided"
 	hookSubmissionInformed     = "submission.informed"
+	hookDecisionsScheduled     = "decisions.scheduled"
+	hookDecisionsCancelled     = "decisions.cancelled"
+	hookDecisionsSent          = "decisions.sent"
+	hookTemplateSaved          = "template.saved"
+	hookTemplateReset          = "template.reset"
+	hookChasersUpdated         = "chasers.updated"
+	hookContactAccessRevoked   = "contact.access_revoked"
+	hookEmailUnsuppressed      = "email.unsuppressed"
 	hookSpeakerWorkflowChanged = "speaker.workflow_changed"
 	hookSpeakerConfirmed       = "speaker.confirmed"
 	hookReviewCompleted        = "review.completed"
@@ -50,7 +58,9 @@ const (
 var WebhookEventTypes = []string{hookSessionCreated, hookSessionCancelled, hookSessionReinstated,
 	hookSessionDeleted, hookSessionScheduled, hookSubmissionSubmitted, hookSubmissionDecided,
 	hookSubmissionInformed, hookSpeakerWorkflowChanged, hookSpeakerConfirmed, hookReviewCompleted, hookAgendaPublished,
-	hookAgendaUnpublished, hookEmailFailed, hookResourcePublished, hookEmailSuppressed}
+	hookAgendaUnpublished, hookEmailFailed, hookResourcePublished, hookEmailSuppressed, hookDecisionsScheduled,
+	hookDecisionsCancelled, hookDecisionsSent, hookTemplateSaved, hookTemplateReset, hookChasersUpdated,
+	hookContactAccessRevoked, hookEmailUnsuppressed}
 
 // hookData is an event's data: the ids of what changed and its new state. Payloads are thin on
 // purpose: a receiver fetches the rest over the API, so a delayed or redelivered message never
