@@ -22,7 +22,7 @@ import (
 
 // decodeBody checks raw against the input type typeName and returns it normalized: unknown keys
 // dropped, timestamps in RFC 3339. The result unmarshals into the gqlgen input struct.
-func decodeBody(schema *ast.Schema, typeName string, raw []byte) (json.RawMessage, error) {
+func decodeBody(schema *ast.Schema, typeName string, raw []byte, version string) (json.RawMessage, error) {
 	def := schema.Types[typeName]
 	if def == nil {
 		return nil, errors.New("rest: no input type " + typeName)
@@ -40,7 +40,7 @@ func decodeBody(schema *ast.Schema, typeName string, raw []byte) (json.RawMessag
 	if !ok {
 		return nil, apperr.InvalidBody("The request body must be a JSON object")
 	}
-	c := checker{schema: schema}
+	c := checker{schema: schema, version: version}
 	out, err := c.object(def, obj, "")
 	if err != nil {
 		return nil, err
@@ -48,7 +48,24 @@ func decodeBody(schema *ast.Schema, typeName string, raw []byte) (json.RawMessag
 	return json.Marshal(out)
 }
 
-type checker struct{ schema *ast.Schema }
+type checker struct {
+	schema *ast.Schema
+	// version is the API version of the request: @required(before: V) holds in versions before V.
+	version string
+}
+
+// requiredIn reports whether f is @required in REST bodies of API version v: every version, or
+// those before its before argument.
+func requiredIn(f *ast.FieldDefinition, v string) bool {
+	d := f.Directives.ForName("required")
+	if d == nil {
+		return false
+	}
+	if before := d.Arguments.ForName("before"); before != nil && before.Value != nil {
+		return v < before.Value.Raw
+	}
+	return true
+}
 
 func join(path, key string) string {
 	if path == "" {
@@ -63,7 +80,7 @@ func (c checker) object(def *ast.Definition, obj map[string]any, path string) (m
 		p := join(path, f.Name)
 		val, present := obj[f.Name]
 		if !present {
-			if (f.Type.NonNull && f.DefaultValue == nil) || f.Directives.ForName("required") != nil {
+			if (f.Type.NonNull && f.DefaultValue == nil) || requiredIn(f, c.version) {
 				return nil, apperr.InvalidBody("%s is required", p)
 			}
 			continue

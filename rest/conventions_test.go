@@ -3,6 +3,7 @@ package rest_test
 import (
 	"net/http"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/podium/podium/graph/access"
+	"github.com/podium/podium/rest"
 )
 
 // Tests of docs/rest-api.md §1 (conventions) and §2 (authentication), through the real router.
@@ -38,24 +40,29 @@ func TestMetaDocument(t *testing.T) {
 	require.Equal(t, int64(operations), num(t, m, "endpoints"))
 }
 
-// TestOpenAPIMatchesRouter checks that the document lists exactly the (method, path) pairs the
-// router serves under /api/v1, each with its responses and, for writes, a request body schema.
+// TestOpenAPIMatchesRouter checks that the documents of the API versions together list exactly the
+// (method, path) pairs the router serves under /api/v1, each with its responses and, for writes, a
+// request body schema.
 func TestOpenAPIMatchesRouter(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 
-	doc := b.must(http.StatusOK, http.MethodGet, "/api/v1/openapi.json", "", nil).Obj()
-	require.Equal(t, "3.0.3", doc["openapi"])
 	var documented []string
-	for path, item := range doc["paths"].(map[string]any) {
-		for method, op := range item.(map[string]any) {
-			documented = append(documented, strings.ToUpper(method)+" "+path)
-			o := op.(map[string]any)
-			require.NotEmpty(t, o["operationId"])
-			require.NotEmpty(t, o["responses"])
-			if method == "post" || method == "patch" || method == "put" {
-				if _, ok := o["requestBody"]; !ok {
-					require.Contains(t, []string{"deleteLibraryItem", "publishAgenda", "unpublishAgenda", "redeliverWebhook"}, o["operationId"])
+	for _, v := range rest.Versions {
+		doc := b.must(http.StatusOK, http.MethodGet, "/api/v1/openapi.json?version="+v, "", nil).Obj()
+		require.Equal(t, "3.0.3", doc["openapi"])
+		for path, item := range doc["paths"].(map[string]any) {
+			for method, op := range item.(map[string]any) {
+				if !slices.Contains(documented, strings.ToUpper(method)+" "+path) {
+					documented = append(documented, strings.ToUpper(method)+" "+path)
+				}
+				o := op.(map[string]any)
+				require.NotEmpty(t, o["operationId"])
+				require.NotEmpty(t, o["responses"])
+				if method == "post" || method == "patch" || method == "put" {
+					if _, ok := o["requestBody"]; !ok {
+						require.Contains(t, []string{"deleteLibraryItem", "publishAgenda", "unpublishAgenda", "redeliverWebhook"}, o["operationId"])
+					}
 				}
 			}
 		}

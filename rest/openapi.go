@@ -24,24 +24,50 @@ import (
 
 var pathParam = regexp.MustCompile(`\{([^}]+)\}`)
 
-// OpenAPI returns the OpenAPI 3 document served at /api/v1/openapi.json, its bodies described by
-// the input types of schema (the GraphQL schema). It depends on the route table and the schema
-// alone, so it needs no database; `make generate` writes it to docs/openapi.json, the snapshot the
-// tests hold the served document to.
-func OpenAPI(schema *ast.Schema) []byte {
-	b, err := json.Marshal(buildOpenAPI(schema))
+// OpenAPI returns the OpenAPI 3 document of the API version served at /api/v1/openapi.json, its
+// bodies described by the input types of schema (the GraphQL schema). It depends on the route
+// table and the schema alone, so it needs no database; `make generate` writes each version's to
+// docs (OpenAPIFile), the snapshots the tests hold the served documents to.
+func OpenAPI(schema *ast.Schema, version string) []byte {
+	b, err := json.Marshal(buildOpenAPI(schema, version))
 	if err != nil {
 		panic("rest: openapi: " + err.Error())
 	}
 	return b
 }
 
-// openAPI answers GET /api/v1/openapi.json. No key needed.
+// OpenAPIFile is where `make generate` writes the document of version: docs/openapi.json for the
+// default, docs/openapi-<version>.json for the others.
+func OpenAPIFile(version string) string {
+	if version == DefaultVersion {
+		return "docs/openapi.json"
+	}
+	return "docs/openapi-" + version + ".json"
+}
+
+// openAPI answers GET /api/v1/openapi.json: the document of the version named by ?version= or the
+// Podium-Version header, else the default's. No key needed.
 func (a *API) openAPI(w http.ResponseWriter, r *http.Request) {
+	if v := r.URL.Query().Get("version"); v != "" {
+		r.Header.Set(VersionHeader, v)
+	}
+	version, err := requestVersion(r)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	a.openapiMu.Lock()
+	doc, ok := a.openapiDocs[version]
+	if !ok {
+		doc = OpenAPI(a.schema, version)
+		a.openapiDocs[version] = doc
+	}
+	a.openapiMu.Unlock()
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Header().Set("Cache-Control", "public, max-age=300")
-	a.openapiOnce.Do(func() { a.openapiDoc = OpenAPI(a.schema) })
-	_, _ = w.Write(a.openapiDoc)
+	w.Header().Set(VersionHeader, version)
+	w.Header().Add("Vary", VersionHeader)
+	_, _ = w.Write(doc)
 }
 
 type obj = map[string]any
@@ -50,8 +76,8 @@ type obj = map[string]any
 // GraphQL field where the entry has none. A route without one, or an entry
 // without a route, is a mistake in the tables and panics, failing every test that reads the
 // document.
-func buildOpenAPI(schema *ast.Schema) obj {
-	in := inputSchemas{schema}
+func buildOpenAPI(schema *ast.Schema, version string) obj {
+	in := inputSchemas{schema, version}
 	if len(routeDocs) != len(routes) {
 		panic("rest: openapi: routeDocs has entries for operations that are not in the route table")
 	}
@@ -61,6 +87,12 @@ func buildOpenAPI(schema *ast.Schema) obj {
 		doc, ok := routeDocs[rt.operationID]
 		if !ok {
 			panic("rest: openapi: no routeDocs entry for " + rt.operationID)
+		}
+		if !rt.inVersion(version) {
+			continue
+		}
+		if d, ok := currentDocs[rt.operationID]; ok && version >= VersionCurrent {
+			doc = d
 		}
 		if f := fields[rt.method+" "+rt.path]; doc.description == "" && len(f) == 1 {
 			doc.description = proseOf(f[0].description)
@@ -76,11 +108,13 @@ func buildOpenAPI(schema *ast.Schema) obj {
 		"openapi": "3.0.3",
 		"info": obj{
 			"title":   "Podium API",
-			"version": "v1",
+			"version": version,
 			"description": "Events, library, sessions, speakers, reviews, resources and agenda over REST. " +
 				"Authenticate with an organization API key (`Authorization: Bearer pdm_…`). Success " +
 				"responses return the resource itself; every error is `{\"error\":{\"code\",\"message\"}}` " +
-				"with a matching HTTP status. The same operations are available over GraphQL at /graphql.",
+				"with a matching HTTP status. The same operations are available over GraphQL at /graphql. " +
+				"This document is API version " + version + ": send `" + VersionHeader + ": " + version +
+				"` with each request (versions: " + strings.Join(Versions, ", ") + "; none means " + DefaultVersion + ").",
 		},
 		"servers":  []any{obj{"url": "/api/v1"}},
 		"security": []any{obj{"bearerAuth": []string{}}},
@@ -198,7 +232,10 @@ func responses(rt *route, doc routeDoc) obj {
 }
 
 // inputSchemas describes GraphQL input types as REST receives them (see decodeBody).
-type inputSchemas struct{ schema *ast.Schema }
+type inputSchemas struct {
+	schema  *ast.Schema
+	version string
+}
 
 func (in inputSchemas) object(def *ast.Definition) obj {
 	props := obj{}
@@ -209,7 +246,7 @@ func (in inputSchemas) object(def *ast.Definition) obj {
 			s["description"] = strings.TrimSpace(f.Description)
 		}
 		props[f.Name] = s
-		if (f.Type.NonNull && f.DefaultValue == nil) || f.Directives.ForName("required") != nil {
+		if (f.Type.NonNull && f.DefaultValue == nil) || requiredIn(f, in.version) {
 			required = append(required, f.Name)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -28,9 +29,8 @@ import (
 // sees, not against a sample.
 
 var (
-	specOnce   sync.Once
-	specRouter routers.Router
-	specErr    error
+	specMu      sync.Mutex
+	specRouters = map[string]routers.Router{}
 )
 
 // The calendar feed is text; kin-openapi decodes only JSON-like bodies by itself.
@@ -40,28 +40,28 @@ func init() {
 	openapi3filter.RegisterBodyDecoder("application/xml", openapi3filter.FileBodyDecoder)
 }
 
-// openAPIRouter loads the served document once per test binary (it depends on the route table
-// only) and checks that it is a valid OpenAPI 3 document.
-func (b *testBundle) openAPIRouter() routers.Router {
+// openAPIRouter loads the served document of an API version once per test binary (it depends on
+// the route table only) and checks that it is a valid OpenAPI 3 document.
+func (b *testBundle) openAPIRouter(version string) routers.Router {
 	b.t.Helper()
-	specOnce.Do(func() {
-		rec := httptest.NewRecorder()
-		b.handler.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/api/v1/openapi.json", nil))
-		loader := openapi3.NewLoader()
-		doc, err := loader.LoadFromData(rec.Body.Bytes())
-		if err != nil {
-			specErr = err
-			return
-		}
-		if specErr = doc.Validate(context.Background()); specErr != nil {
-			return
-		}
-		// The router matches on the servers' base path.
-		doc.Servers = openapi3.Servers{{URL: "http://podium.test/api/v1"}}
-		specRouter, specErr = legacy.NewRouter(doc)
-	})
-	require.NoError(b.t, specErr, "the served OpenAPI document")
-	return specRouter
+	specMu.Lock()
+	defer specMu.Unlock()
+	if r, ok := specRouters[version]; ok {
+		return r
+	}
+	rec := httptest.NewRecorder()
+	b.handler.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/api/v1/openapi.json?version="+version, nil))
+	require.Equal(b.t, http.StatusOK, rec.Code, rec.Body.String())
+	loader := openapi3.NewLoader()
+	doc, err := loader.LoadFromData(rec.Body.Bytes())
+	require.NoError(b.t, err, "the served OpenAPI document of %s", version)
+	require.NoError(b.t, doc.Validate(context.Background()), "the served OpenAPI document of %s", version)
+	// The router matches on the servers' base path.
+	doc.Servers = openapi3.Servers{{URL: "http://podium.test/api/v1"}}
+	r, err := legacy.NewRouter(doc)
+	require.NoError(b.t, err)
+	specRouters[version] = r
+	return r
 }
 
 // checkResponse validates a recorded response of req against the document. Requests the document
@@ -71,7 +71,11 @@ func (b *testBundle) checkResponse(req *http.Request, rec *httptest.ResponseReco
 	if !strings.HasPrefix(req.URL.Path, "/api/v1/") || req.URL.Path == "/api/v1/openapi.json" {
 		return
 	}
-	router := b.openAPIRouter()
+	version := req.Header.Get(rest.VersionHeader)
+	if !slices.Contains(rest.Versions, version) {
+		version = rest.DefaultVersion
+	}
+	router := b.openAPIRouter(version)
 	probe := req.Clone(context.Background())
 	probe.URL.Scheme, probe.URL.Host, probe.Host = "http", "podium.test", "podium.test"
 	route, params, err := router.FindRoute(probe)
@@ -92,29 +96,45 @@ func (b *testBundle) checkResponse(req *http.Request, rec *httptest.ResponseReco
 		req.Method, req.URL.Path, rec.Code, rec.Body.String())
 }
 
-// TestOpenAPIDocumentIsValid loads the served document with kin-openapi and validates it.
+// TestOpenAPIDocumentIsValid loads the served document of each API version with kin-openapi and
+// validates it.
 func TestOpenAPIDocumentIsValid(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	require.NotNil(t, b.openAPIRouter())
+	for _, v := range rest.Versions {
+		require.NotNil(t, b.openAPIRouter(v))
+	}
 }
 
-// TestOpenAPISnapshot holds the served document to docs/openapi.json, which is written by
-// `make generate` and reviewed like code: a change to a route, a body or a response type that
-// does not come with the regenerated snapshot fails here, so the API cannot change unnoticed.
+// TestOpenAPISnapshot holds each version's served document to its file in docs (docs/openapi.json
+// for the default), written by `make generate` and reviewed like code: a change to a route, a body
+// or a response type that does not come with the regenerated snapshots fails here, so the API
+// cannot change unnoticed.
 func TestOpenAPISnapshot(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-
+	for _, v := range append([]string{""}, rest.Versions...) {
+		req := httptest.NewRequest(http.MethodGet, "/api/v1/openapi.json", nil)
+		version := rest.DefaultVersion
+		if v != "" {
+			req.Header.Set(rest.VersionHeader, v)
+			version = v
+		}
+		rec := httptest.NewRecorder()
+		b.handler.ServeHTTP(rec, req)
+		require.Equal(t, http.StatusOK, rec.Code)
+		require.Equal(t, version, rec.Header().Get(rest.VersionHeader))
+		var served bytes.Buffer
+		require.NoError(t, json.Indent(&served, rec.Body.Bytes(), "", "  "))
+		served.WriteByte('\n')
+		want, err := os.ReadFile("../" + rest.OpenAPIFile(version))
+		require.NoError(t, err)
+		require.Equal(t, string(want), served.String(),
+			"the served OpenAPI document of %s differs from %s; run `make generate` and review the diff", version, rest.OpenAPIFile(version))
+		require.Equal(t, rest.OpenAPI(graph.Schema(), version), rec.Body.Bytes(), "rest.OpenAPI is what the router serves")
+	}
 	rec := httptest.NewRecorder()
-	b.handler.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/api/v1/openapi.json", nil))
-	require.Equal(t, http.StatusOK, rec.Code)
-	var served bytes.Buffer
-	require.NoError(t, json.Indent(&served, rec.Body.Bytes(), "", "  "))
-	served.WriteByte('\n')
-	want, err := os.ReadFile("../docs/openapi.json")
-	require.NoError(t, err)
-	require.Equal(t, string(want), served.String(),
-		"the served OpenAPI document differs from docs/openapi.json; run `make generate` and review the diff")
-	require.Equal(t, rest.OpenAPI(graph.Schema()), rec.Body.Bytes(), "rest.OpenAPI is what the router serves")
+	b.handler.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/api/v1/openapi.json?version=1999-01-01", nil))
+	require.Equal(t, http.StatusBadRequest, rec.Code)
+	require.Contains(t, rec.Body.String(), rest.CodeUnknownVersion)
 }

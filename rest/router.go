@@ -102,9 +102,10 @@ type API struct {
 	metrics *Metrics
 	// signin serves the sign-in pages and checks browser sessions (signin.go).
 	signin *signIn
-	// openapiOnce renders the OpenAPI document (openapiDoc) on the first request for it.
-	openapiOnce sync.Once
-	openapiDoc  []byte
+	// openapiDocs are the OpenAPI documents by API version, each rendered on the first request
+	// for it.
+	openapiMu   sync.Mutex
+	openapiDocs map[string][]byte
 }
 
 // NewHandler returns Podium's HTTP handler.
@@ -119,6 +120,7 @@ func NewHandler(opts Options) http.Handler {
 		queryHeader: opts.QueryCountHeader,
 		limit:       newLimiter(opts.RateLimit, opts.DB.Pool),
 		metrics:     opts.Metrics,
+		openapiDocs: map[string][]byte{},
 	}
 	if a.metrics == nil {
 		a.metrics = NewMetrics(opts.DB)
@@ -223,22 +225,36 @@ func (a *API) serve(rt *route) http.HandlerFunc {
 	}
 }
 
-// admit checks what comes before the operation: the API key and its rate limit (unless the route
-// is public), then the body against the route's input type.
+// admit checks what comes before the operation: the API key (unless the route is public), the API
+// version and that the route is in it, the key's rate limit, then the body against the route's
+// input type.
 func (a *API) admit(w http.ResponseWriter, r *http.Request, rt *route) (*request, error) {
 	ctx := r.Context()
+	var key *viewer.Viewer
 	if !rt.public() {
 		v, err := a.auth.Authenticate(ctx, r.Header.Get("Authorization"))
 		if err != nil {
 			return nil, err
 		}
+		key = v
+	}
+	version, err := requestVersion(r)
+	if err != nil {
+		return nil, err
+	}
+	w.Header().Set(VersionHeader, version)
+	if !rt.inVersion(version) {
+		return nil, notInVersion(rt, version)
+	}
+	ctx = withVersion(ctx, version)
+	if key != nil {
 		// The limiter's statement runs as the key's organization, as the operation's will: the
 		// connection it leaves in the pool is already scoped for them.
-		ctx = viewer.NewContext(ctx, v)
-		if err := a.limit.allow(ctx, w, v.APIKeyID); err != nil {
+		ctx = viewer.NewContext(ctx, key)
+		if err := a.limit.allow(ctx, w, key.APIKeyID); err != nil {
 			return nil, err
 		}
-		noteKey(ctx, v.APIKeyID)
+		noteKey(ctx, key.APIKeyID)
 	}
 	q := &request{Request: r.WithContext(ctx), route: rt}
 	if rt.input != "" {
@@ -249,7 +265,7 @@ func (a *API) admit(w http.ResponseWriter, r *http.Request, rt *route) (*request
 		if rt.optionalBody() && len(bytes.TrimSpace(raw)) == 0 {
 			raw = []byte("{}")
 		}
-		if q.body, err = decodeBody(a.schema, rt.input, raw); err != nil {
+		if q.body, err = decodeBody(a.schema, rt.input, raw, version); err != nil {
 			return nil, err
 		}
 	}

@@ -39,6 +39,7 @@ var routes = []route{
 	{"GET", "/events/{eventId}/submissions/{submissionId}", "getSubmission", (*API).getSubmission, "", 200, 0},
 	{"PATCH", "/events/{eventId}/submissions/{submissionId}", "changeSubmissionStatus", (*API).changeSubmissionStatus, "ChangeSubmissionStatusInput", 200, 0},
 	{"POST", "/events/{eventId}/submissions/decide", "decideSubmissions", (*API).decideSubmissions, "DecideSubmissionsInput", 200, 0},
+	{"POST", "/events/{eventId}/submissions/inform", "informSubmissions", (*API).informSubmissions, "InformSubmissionsInput", 200, 0},
 
 	// sessions.go
 	{"GET", "/events/{eventId}/sessions", "listSessions", (*API).listSessions, "", 200, 0},

@@ -12,6 +12,20 @@ import (
 // An operation with a GraphQL counterpart takes its description from that field's SDL
 // description, without its `REST:` sentence (see restFields), unless the entry has its own: give
 // one only for what REST says differently or more precisely (status codes, limits, bodies).
+// currentDocs replace the entries of routeDocs in API version 2026-08-21 and later, for the
+// operations whose behaviour or answer differs there (docs/rest-api.md "Versions").
+var currentDocs = map[string]routeDoc{
+	"decideSubmissions": {
+		tag:     "Submissions",
+		summary: "Accept or decline submissions",
+		description: "Records the decision: nothing is emailed and notifiedAt stays null until " +
+			"POST /events/{eventId}/submissions/inform announces it; feedback is refused here (it goes with the " +
+			"inform). An uninformed decision may be changed; declined → accepted after informing needs " +
+			"confirmRedecide (409 already_decided otherwise). Acceptance assigns tasks and deliverables.",
+		output: Decided{},
+	},
+}
+
 var routeDocs = map[string]routeDoc{
 	// events.go
 	"getOrganization": {
@@ -152,6 +166,15 @@ var routeDocs = map[string]routeDoc{
 			"ignored here). Declined → accepted needs " +
 			"confirmRedecide (409 already_decided otherwise). Acceptance assigns tasks and deliverables.",
 		output: model.DecisionResult{},
+	},
+	"informSubmissions": {
+		tag:     "Submissions",
+		summary: "Queue decision emails",
+		description: "Emails the decision on each submission to its speakers, once: one email per speaker per " +
+			"submission, with the send's subject, feedback and Reply-To. Every submission must be decided and " +
+			"not yet informed (400 invalid_input otherwise; nothing is sent). at (ext), in the future, schedules " +
+			"the send instead: queued is 0 and GraphQL's Event.decisionSends lists it. API version 2026-08-21 on.",
+		output: Informed{},
 	},
 
 	// sessions.go

@@ -73,11 +73,52 @@ func (a *API) decideSubmissions(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if current(ctx) {
+		// From 2026-08-21 deciding records and informing emails (informSubmissions).
+		switch {
+		case in.Feedback != nil:
+			return nil, apperr.InvalidBody("feedback is not part of deciding in API version %s: send it with POST /events/{eventId}/submissions/inform", versionOf(ctx))
+		case in.Inform != nil && *in.Inform:
+			return nil, apperr.InvalidBody("Deciding emails no one in API version %s: inform with POST /events/{eventId}/submissions/inform", versionOf(ctx))
+		}
+		in.Inform = new(false)
+		res, err := a.ops.DecideSubmissions(ctx, q.param("eventId"), in)
+		if err != nil {
+			return nil, err
+		}
+		return Decided{Submissions: res.Submissions, CreatedTasks: res.CreatedTasks}, nil
+	}
 	if in.Feedback == nil {
 		return nil, apperr.InvalidBody("feedback must not be null")
 	}
 	in.Inform = new(true)
 	return a.ops.DecideSubmissions(ctx, q.param("eventId"), in)
+}
+
+// Decided is POST E/submissions/decide's answer from API version 2026-08-21: no email was queued.
+type Decided struct {
+	Submissions  []*model.DecidedSubmission `json:"submissions"`
+	CreatedTasks int                        `json:"createdTasks"`
+}
+
+// informSubmissions is POST E/submissions/inform (API version 2026-08-21 on): the decision
+// emails of the submissions, once (docs/decisions.md), or scheduled with at (ext).
+func (a *API) informSubmissions(ctx context.Context, q *request) (any, error) {
+	in, err := bind[model.InformSubmissionsInput](q)
+	if err != nil {
+		return nil, err
+	}
+	res, err := a.ops.InformSubmissions(ctx, q.param("eventId"), in)
+	if err != nil {
+		return nil, err
+	}
+	return Informed{Queued: res.CreatedEmails}, nil
+}
+
+// Informed is POST E/submissions/inform's answer: the decision emails queued now (0 for a
+// send scheduled later).
+type Informed struct {
+	Queued int `json:"queued"`
 }
 
 // SubmissionDetail is GET E/submissions/{id}.

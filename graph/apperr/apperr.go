@@ -16,6 +16,7 @@ const (
 	CodeInvalidJSON               = "invalid_json"
 	CodeInvalidBody               = "invalid_body"
 	CodeInvalidInput              = "invalid_input"
+	CodeUnknownAPIVersion         = "unknown_api_version"
 	CodeNumericOutOfBounds        = "numeric_out_of_bounds"
 	CodeDropdownValueNotInOptions = "dropdown_value_not_in_options"
 	CodeMissingAPIKey             = "missing_api_key"

@@ -620,9 +620,11 @@ type DecideSubmissionsInput struct {
 	SubmissionIds []string `json:"submissionIds"`
 	// Accept or decline.
 	Decision Decision `json:"decision"`
-	// Included in the decision emails when informing; unused otherwise.
+	// Included in the decision emails when informing; unused otherwise. REST API versions before
+	// 2026-08-21 require the key; later ones refuse it (feedback goes with informSubmissions).
 	Feedback *string `json:"feedback"`
-	// Email the decision now, as informSubmissions does, in the same transaction. REST always informs.
+	// Email the decision now, as informSubmissions does, in the same transaction. REST API versions
+	// before 2026-08-21 always inform; later ones never do (informSubmissions does).
 	Inform *bool `json:"inform"`
 	// Needed to accept a declined submission.
 	ConfirmRedecide *bool `json:"confirmRedecide"`
