@@ -2,7 +2,9 @@ package rest
 
 import (
 	"context"
+	"fmt"
 
+	"github.com/podium/podium/graph/apperr"
 	"github.com/podium/podium/graph/model"
 )
 
@@ -109,12 +111,18 @@ func (a *API) submitReviewAnswers(ctx context.Context, q *request) (any, error) 
 	if err != nil {
 		return nil, err
 	}
+	if err := reviewerOnly(ctx, "answers"); err != nil {
+		return nil, err
+	}
 	return a.ops.SubmitReviewAnswers(ctx, q.param("eventId"), q.param("assignmentId"), in)
 }
 
 func (a *API) recuseReview(ctx context.Context, q *request) (any, error) {
 	in, err := bind[model.RecuseReviewInput](q)
 	if err != nil {
+		return nil, err
+	}
+	if err := reviewerOnly(ctx, "recuses from"); err != nil {
 		return nil, err
 	}
 	return a.ops.RecuseReview(ctx, q.param("eventId"), q.param("assignmentId"), in)
@@ -124,4 +132,15 @@ func (a *API) recuseReview(ctx context.Context, q *request) (any, error) {
 type AssignReviewsResult struct {
 	Created int `json:"created"`
 	Skipped int `json:"skipped"`
+}
+
+// reviewerOnly refuses, from API version 2026-08-21, an assignment's answers or recusal sent with
+// an organization API key: there only the reviewer acts on their assignment, and a key acts as an
+// admin, as the original answers. Version 2026-08-12 lets a key act for any reviewer.
+func reviewerOnly(ctx context.Context, act string) error {
+	if !current(ctx) {
+		return nil
+	}
+	return apperr.Forbidden(fmt.Sprintf("Only the assigned reviewer %s an assignment in API version %s: an API key "+
+		"acts as an admin (use the review-rounds endpoints, or API version %s)", act, versionOf(ctx), VersionInterface))
 }

@@ -144,3 +144,27 @@ func TestCurrentVersionDecideThenInform(t *testing.T) {
 	require.Equal(t, json.Number("1"), r.Obj()["createdEmails"])
 	require.Equal(t, 1, b.decisionMails(str(p3, "id")))
 }
+
+// TestCurrentVersionReviewerOnly: from 2026-08-21 an organization key cannot answer or recuse a
+// reviewer's assignment (only the reviewer acts on it), and nothing changes; 2026-08-12 lets it.
+func TestCurrentVersionReviewerOnly(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	w := b.world()
+	s1 := b.proposeIn(w, "One", "d", nil, w.ada)
+	round := str(roundOf(b.saveRound(w, roundBody("Round 1"))), "id")
+	r1 := b.addReviewer(w, round, "r1@example.test", nil)
+	b.assign(w, round, r1, s1)
+	a1 := assignmentOf(t, roundIn(t, b.workspace(w), round), r1, s1)
+	path := w.base + "/review-assignments/" + str(a1, "id")
+
+	r := b.doVersion(rest.VersionCurrent, http.MethodPost, path+"/recuse", b.acme, map[string]any{"reason": "Conflict"})
+	b.requireError(r, http.StatusForbidden, "forbidden")
+	require.Contains(t, r.ErrMessage(), "Only the assigned reviewer")
+	r = b.doVersion(rest.VersionCurrent, http.MethodPost, path+"/answers", b.acme, map[string]any{"answers": []any{}})
+	b.requireError(r, http.StatusForbidden, "forbidden")
+	require.Equal(t, 1, b.count(`SELECT count(*) FROM review_assignments WHERE id = $1 AND status = 'pending'`, a1["id"]))
+
+	b.must(http.StatusOK, http.MethodPost, path+"/recuse", b.acme, map[string]any{"reason": "Conflict"})
+	require.Equal(t, 1, b.count(`SELECT count(*) FROM review_assignments WHERE id = $1 AND status = 'recused'`, a1["id"]))
+}
