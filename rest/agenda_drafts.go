@@ -6,8 +6,8 @@ import (
 	"github.com/podium/podium/graph/model"
 )
 
-// Agenda drafts: proposed agendas, generated in the background, accepted into the live schedule
-// (docs/agenda-drafts.md).
+// Agenda drafts: proposed agendas, generated before POST answers (in the background for GraphQL),
+// accepted into the live schedule (docs/agenda-drafts.md).
 
 func (a *API) listAgendaDrafts(ctx context.Context, q *request) (any, error) {
 	return a.ops.AgendaDrafts(ctx, q.param("eventId"))
@@ -18,7 +18,16 @@ func (a *API) generateAgendaDraft(ctx context.Context, q *request) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	return a.ops.StartAgendaDraft(ctx, q.param("eventId"), in)
+	s, err := a.ops.StartAgendaDraftFallback(ctx, q.param("eventId"), in)
+	if err != nil {
+		return nil, err
+	}
+	// The draft is generated once stored, as the original API does before it answers, so that the
+	// answer holds the proposal (docs/agenda-drafts.md "Generating"); a provider slow or down leaves
+	// it queued for its job.
+	return afterCommit{recorded: s.Draft, then: func(ctx context.Context) (any, error) {
+		return a.ops.GenerateAgendaDraftNow(ctx, s)
+	}}, nil
 }
 
 func (a *API) changeAgendaDraft(ctx context.Context, q *request) (any, error) {

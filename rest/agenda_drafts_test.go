@@ -89,14 +89,20 @@ func draftBody(name string, days []any, rooms []any, rules ...any) map[string]an
 		"includeStatuses": []any{"accepted"}, "respectExistingPlacements": false, "rules": rules}}
 }
 
-// generate posts a draft, checks it is answered queued, and runs its job's work at once.
+// generate posts a draft, which REST generates before it answers: the answer is the draft as
+// listed, generated or failed — unless the provider could not answer, when it is still queued and
+// its job's work is run at once.
 func (b *testBundle) generate(st stage, body map[string]any) map[string]any {
 	b.t.Helper()
 	d := b.must(http.StatusCreated, http.MethodPost, st.w.base+"/agenda/drafts", b.acme, body).Obj()
-	require.Equal(b.t, "queued", d["status"])
-	require.Equal(b.t, map[string]any{"placements": []any{}, "unplaced": []any{}}, d["proposal"])
-	require.NoError(b.t, b.res.Ops.GenerateAgendaDraft(b.scopeOf(st.w.event), str(d, "id"), false))
-	return b.draft(st, str(d, "id"))
+	listed := b.draft(st, str(d, "id"))
+	require.Equal(b.t, listed, d, "the answer is the draft as stored")
+	if d["status"] == "queued" {
+		require.Equal(b.t, map[string]any{"placements": []any{}, "unplaced": []any{}}, d["proposal"])
+		require.NoError(b.t, b.res.Ops.GenerateAgendaDraft(b.scopeOf(st.w.event), str(d, "id"), false))
+		return b.draft(st, str(d, "id"))
+	}
+	return d
 }
 
 // draft reads one draft from the list.
@@ -311,11 +317,13 @@ func TestAgendaDraftRetriedOnOutage(t *testing.T) {
 	b.res.Ops.AI = ai.New(ai.Config{APIKey: "sk-ant-test-key", BaseURL: p.srv.URL, Model: "claude-test"})
 	d := b.must(http.StatusCreated, http.MethodPost, st.w.base+"/agenda/drafts", b.acme,
 		draftBody("Retried", []any{"2027-09-12"}, []any{st.hall})).Obj()
+	// The request meets a 503: the draft is answered queued, and its job is due at once.
 	require.Equal(t, "queued", d["status"])
-	require.Equal(t, 1, b.count(`SELECT count(*) FROM river_job WHERE kind = 'agenda_draft' AND queue = 'ai'`))
-	require.Zero(t, p.calls(), "nothing is generated in the request")
+	require.Equal(t, 1, p.calls(), "the request asked once")
+	require.Equal(t, 1, b.count(`SELECT count(*) FROM river_job WHERE kind = 'agenda_draft' AND queue = 'ai'
+		AND state = 'available' AND scheduled_at <= now()`))
 
-	// The worker meets a 503, then an empty proposal the solver completes.
+	// The worker meets an empty proposal the solver completes.
 	b.startWorkers(jobs.Config{Drafter: b.res.Ops, EmailWorkers: 1, RetryPolicy: immediateRetry{}})
 	require.Eventually(t, func() bool { return b.draft(st, str(d, "id"))["status"] == "generated" }, 15*time.Second, 50*time.Millisecond)
 	require.Equal(t, 2, p.calls())
@@ -327,7 +335,7 @@ func TestAgendaDraftRetriedOnOutage(t *testing.T) {
 		draftBody("Down", []any{"2027-09-12"}, []any{st.hall})).Obj()
 	require.Eventually(t, func() bool { return b.draft(st, str(d, "id"))["status"] == "failed" }, 15*time.Second, 50*time.Millisecond)
 	require.Equal(t, "The AI provider refused the request (HTTP 503)", b.draft(st, str(d, "id"))["failureReason"])
-	require.Equal(t, 2+5, p.calls(), "five attempts, as AI reviews have")
+	require.Equal(t, 2+1+5, p.calls(), "the request's, then five attempts, as AI reviews have")
 }
 
 func TestAgendaDraftAcceptConflict(t *testing.T) {
@@ -526,4 +534,21 @@ func TestAgendaDraftStatements(t *testing.T) {
 	require.Equal(t, acceptThree, acceptOne+2*perSession, "linear in the moved sessions")
 	require.LessOrEqual(t, perSession, 4)
 	t.Logf("list: %d statements; accept: %d + %d per moved session", listOne, acceptOne-perSession, perSession)
+}
+
+// TestAgendaDraftOverBudget: a request whose solver runs past the draft budget answers the draft
+// queued, with its job due at once, and the job generates it.
+func TestAgendaDraftOverBudget(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	st := b.stage()
+	b.res.Ops.DraftBudget = time.Nanosecond
+	d := b.must(http.StatusCreated, http.MethodPost, st.w.base+"/agenda/drafts", b.acme,
+		draftBody("Late", []any{"2027-09-10"}, []any{st.annex, st.hall})).Obj()
+	require.Equal(t, "queued", d["status"])
+	require.Equal(t, 1, b.count(`SELECT count(*) FROM river_job WHERE kind = 'agenda_draft' AND state = 'available'
+		AND scheduled_at <= now()`))
+	b.startWorkers(jobs.Config{Drafter: b.res.Ops, EmailWorkers: 1})
+	require.Eventually(t, func() bool { return b.draft(st, str(d, "id"))["status"] == "generated" }, 15*time.Second, 50*time.Millisecond)
+	require.Len(t, placements(b.draft(st, str(d, "id"))), 3)
 }

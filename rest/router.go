@@ -281,6 +281,15 @@ func (a *API) runRead(q *request) (*response, error) {
 	return q.route.render(out)
 }
 
+// afterCommit is a write's result that goes on once its transaction commits: recorded answers
+// within the transaction (and is what an Idempotency-Key replay answers); then, run after the
+// commit with the request's context, gives the response. A handler returns it for work that must
+// not hold the transaction open (generating an agenda draft).
+type afterCommit struct {
+	recorded any
+	then     func(ctx context.Context) (any, error)
+}
+
 // runWrite runs a write in one transaction, with its Idempotency-Key record when it carries one;
 // replayed reports the response recorded by an earlier request with the same key.
 func (a *API) runWrite(q *request) (res *response, replayed bool, err error) {
@@ -288,7 +297,9 @@ func (a *API) runWrite(q *request) (res *response, replayed bool, err error) {
 	if err != nil {
 		return nil, false, err
 	}
-	err = a.db.InTx(q.Context(), func(ctx context.Context) error {
+	base := q.Context()
+	var then func(ctx context.Context) (any, error)
+	err = a.db.InTx(base, func(ctx context.Context) error {
 		q.Request = q.Request.WithContext(ctx)
 		if keyed != nil {
 			rec, err := keyed.claim(ctx)
@@ -301,6 +312,9 @@ func (a *API) runWrite(q *request) (res *response, replayed bool, err error) {
 		if err != nil {
 			return err
 		}
+		if ac, ok := out.(afterCommit); ok {
+			out, then = ac.recorded, ac.then
+		}
 		if res, err = q.route.render(out); err != nil {
 			return err
 		}
@@ -309,7 +323,16 @@ func (a *API) runWrite(q *request) (res *response, replayed bool, err error) {
 		}
 		return nil
 	})
-	return res, replayed, err
+	if err != nil || replayed || then == nil {
+		return res, replayed, err
+	}
+	q.Request = q.Request.WithContext(base)
+	out, err := then(base)
+	if err != nil {
+		return nil, false, err
+	}
+	res, err = q.route.render(out)
+	return res, false, err
 }
 
 // jsonAppender is a result that writes its own JSON, byte for byte what the encoder below would.

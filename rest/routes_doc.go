@@ -790,9 +790,11 @@ var routeDocs = map[string]routeDoc{
 		summary: "Generate an agenda draft",
 		description: "Checks the criteria (a name of at most 120 characters; includeStatuses exactly [\"accepted\"]; at " +
 			"least one room, each of the event; at least one day, each a local date of the event; at most 12 rules of " +
-			"at most 200 characters), stores the draft queued and generates it in the background: with the AI " +
+			"at most 200 characters), stores the draft and generates it before answering: with the AI " +
 			"provider when one is configured, by the deterministic solver otherwise. The proposal is checked and " +
-			"repaired; a draft for which no valid agenda can be made becomes failed, with failureReason (ext).",
+			"repaired; a draft for which no valid agenda can be made becomes failed, with failureReason (ext). " +
+			"When generating cannot end within 40 seconds (a provider down or slow), the draft is answered queued " +
+			"and a background job generates it.",
 		output: model.AgendaDraft{},
 	},
 	"changeAgendaDraft": {

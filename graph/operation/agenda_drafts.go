@@ -4,12 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/podium/podium/graph/model"
+
+	"github.com/riverqueue/river"
 
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/agendadraft"
@@ -71,11 +74,80 @@ func (r *Service) AgendaDrafts(ctx context.Context, eventID string) ([]*model.Ag
 	return mapAll(drafts, toAgendaDraft), nil
 }
 
+// AgendaDraft reads one draft of the event.
+func (r *Service) AgendaDraft(ctx context.Context, eventID, draftID string) (*model.AgendaDraft, error) {
+	c := r.ClientOf(ctx)
+	ev, err := access.Event(ctx, c, eventID)
+	if err != nil {
+		return nil, err
+	}
+	if !pid.Plausible(draftID) {
+		return nil, errDraftNotFound
+	}
+	d, err := c.AgendaDraft.Query().Where(agendadraft.ID(draftID), agendadraft.EventID(ev.ID)).Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, errDraftNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	return toAgendaDraft(d), nil
+}
+
+// DraftRequestBudget bounds how long a request that generates its own draft (REST, see
+// StartAgendaDraftFallback) works at it before answering it queued, unless Service.DraftBudget
+// says otherwise: well within the server's write timeout.
+const DraftRequestBudget = 40 * time.Second
+
+// draftBudget is the time a request may generate its draft for.
+func (r *Service) draftBudget() time.Duration {
+	if r.DraftBudget > 0 {
+		return r.DraftBudget
+	}
+	return DraftRequestBudget
+}
+
 // StartAgendaDraft checks the criteria, stores the draft queued and queues its generation in
 // the same transaction (docs/agenda-drafts.md). Every refusal happens here, before anything is
 // written: the job only meets criteria that were valid when it was queued.
 func (r *Service) StartAgendaDraft(ctx context.Context, eventID string, in model.GenerateAgendaDraftInput) (*model.AgendaDraft, error) {
-	return inTx(ctx, r, func(ctx context.Context) (*model.AgendaDraft, error) {
+	s, err := r.startAgendaDraft(ctx, eventID, in, nil)
+	if err != nil {
+		return nil, err
+	}
+	return s.Draft, nil
+}
+
+// StartedDraft is a draft stored queued, and the job that generates it.
+type StartedDraft struct {
+	Draft *model.AgendaDraft
+	jobID int64
+}
+
+// StartAgendaDraftFallback is StartAgendaDraft for a caller that generates the draft itself once
+// the transaction commits (GenerateAgendaDraftNow): its job is scheduled after the draft budget,
+// the fallback of a request that ends before it could generate.
+func (r *Service) StartAgendaDraftFallback(ctx context.Context, eventID string, in model.GenerateAgendaDraftInput) (*StartedDraft, error) {
+	return r.startAgendaDraft(ctx, eventID, in, &river.InsertOpts{ScheduledAt: time.Now().Add(r.draftBudget() + 5*time.Second)})
+}
+
+// GenerateAgendaDraftNow generates a draft StartAgendaDraftFallback stored, as its job would, within
+// the draft budget, and answers it. When it cannot — the provider is slow or down — the draft is
+// answered queued and its job runs at once instead, retrying as usual.
+func (r *Service) GenerateAgendaDraftNow(ctx context.Context, s *StartedDraft) (*model.AgendaDraft, error) {
+	gen, cancel := context.WithTimeout(ctx, r.draftBudget())
+	err := r.GenerateAgendaDraft(gen, s.Draft.ID, false)
+	cancel()
+	if err != nil {
+		if _, err := r.Outbox.Jobs.JobRetry(context.WithoutCancel(ctx), s.jobID); err != nil {
+			return nil, fmt.Errorf("graph: run the job of draft %s now: %w", s.Draft.ID, err)
+		}
+	}
+	return r.AgendaDraft(ctx, s.Draft.EventID, s.Draft.ID)
+}
+
+func (r *Service) startAgendaDraft(ctx context.Context, eventID string, in model.GenerateAgendaDraftInput, opts *river.InsertOpts) (*StartedDraft, error) {
+	return inTx(ctx, r, func(ctx context.Context) (*StartedDraft, error) {
 		c := r.ClientOf(ctx)
 		ev, err := access.Event(ctx, c, eventID)
 		if err != nil {
@@ -126,13 +198,14 @@ func (r *Service) StartAgendaDraft(ctx context.Context, eventID string, in model
 		if err != nil {
 			return nil, err
 		}
-		if _, err := r.Outbox.Jobs.InsertTx(ctx, tx, jobs.AgendaDraftArgs{DraftID: d.ID, OrganizationID: ev.OrganizationID}, nil); err != nil {
+		job, err := r.Outbox.Jobs.InsertTx(ctx, tx, jobs.AgendaDraftArgs{DraftID: d.ID, OrganizationID: ev.OrganizationID}, opts)
+		if err != nil {
 			return nil, err
 		}
 		if err := r.agendaChanged(ctx, ev.ID); err != nil {
 			return nil, err
 		}
-		return toAgendaDraft(d), nil
+		return &StartedDraft{Draft: toAgendaDraft(d), jobID: job.Job.ID}, nil
 	})
 }
 
@@ -196,6 +269,10 @@ func (r *Service) GenerateAgendaDraft(ctx context.Context, draftID string, lastA
 		return err
 	}
 	in := solverInput(ev, current, d.Criteria)
+	if dl, ok := ctx.Deadline(); ok {
+		// A caller that cannot wait (REST, GenerateAgendaDraftNow) leaves the draft queued.
+		in.Deadline = dl
+	}
 	var out solver.Outcome
 	generator := generatorLocal
 	if r.AI != nil {
@@ -214,10 +291,15 @@ func (r *Service) GenerateAgendaDraft(ctx context.Context, draftID string, lastA
 		out, err = solver.Repair(in, mapAll(proposed, func(p ai.ProposedPlacement) solver.Proposed {
 			return solver.Proposed{SubmissionID: p.SubmissionID, RoomID: p.RoomID, StartsAt: p.StartsAt, EndsAt: p.EndsAt, Reason: p.Reason}
 		}))
-		if err != nil {
-			return r.failDraft(ctx, d.EventID, d.ID, err.Error())
-		}
-	} else if out, err = solver.Solve(in); err != nil {
+	} else {
+		out, err = solver.Solve(in)
+	}
+	switch {
+	case errors.Is(err, solver.ErrDeadline) && !lastAttempt:
+		return err
+	case errors.Is(err, solver.ErrDeadline):
+		return r.failDraft(ctx, d.EventID, d.ID, "Making this draft takes too long: choose fewer days or rooms")
+	case err != nil:
 		return r.failDraft(ctx, d.EventID, d.ID, err.Error())
 	}
 	placements := mapAll(out.Placements, func(p solver.Placement) agenda.Placement {

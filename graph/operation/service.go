@@ -5,6 +5,8 @@
 package operation
 
 import (
+	"time"
+
 	"context"
 	"errors"
 	"fmt"
@@ -54,6 +56,9 @@ type Service struct {
 	// EmailHookSecret is the bearer secret of the mail provider's reports (POST
 	// /hooks/email-events, PODIUM_EMAIL_HOOK_SECRET); empty turns the hook off.
 	EmailHookSecret string
+	// DraftBudget bounds how long a request that generates its agenda draft itself works at it
+	// (GenerateAgendaDraftNow); zero means DraftRequestBudget.
+	DraftBudget time.Duration
 }
 
 // LaneOrNil is the Lane of r, or nil.

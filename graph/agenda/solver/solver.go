@@ -29,6 +29,9 @@ var (
 // ErrNoSlots says the criteria leave some session no legal slot: the proposal cannot be made.
 var ErrNoSlots = errors.New("These criteria do not have enough legal slots")
 
+// ErrDeadline says the input's Deadline passed before the proposal was made.
+var ErrDeadline = errors.New("solver: the deadline passed")
+
 // Event is what the rules need of the event: its time zone and its first and last local days.
 type Event struct {
 	Location          *time.Location
@@ -117,6 +120,8 @@ type Input struct {
 	Criteria     Criteria
 	Blocks       []Block
 	Availability []Availability
+	// Deadline, when set, is when the work stops with ErrDeadline instead of an outcome.
+	Deadline time.Time
 }
 
 // Proposed is a placement as a provider proposed it: ids and times not yet checked.
@@ -286,7 +291,10 @@ func build(in Input, proposed []Proposed, repairing bool) (Outcome, error) {
 		}
 		deferred = append(deferred, s)
 	}
-	for _, s := range interleave(deferred) {
+	for i, s := range interleave(deferred) {
+		if i%16 == 0 && !in.Deadline.IsZero() && time.Now().After(in.Deadline) {
+			return Outcome{}, ErrDeadline
+		}
 		p, reason := b.find(s, repairing)
 		if reason != "" {
 			out.Unplaced = append(out.Unplaced, Unplaced{SubmissionID: s.ID, Reason: reason})

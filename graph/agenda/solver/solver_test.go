@@ -178,3 +178,18 @@ func TestNoSlots(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, out.Placements, "no sessions, an empty proposal")
 }
+
+// TestSolveStopsAtTheDeadline: past its deadline the solver stops with ErrDeadline, before
+// placing anything; a deadline not yet passed changes nothing.
+func TestSolveStopsAtTheDeadline(t *testing.T) {
+	t.Parallel()
+	in := input(talk("s1", "SESS-1", "ada"), talk("s2", "SESS-2", "bob"))
+	in.Deadline = time.Now().Add(-time.Second)
+	out, err := solver.Solve(in)
+	require.ErrorIs(t, err, solver.ErrDeadline)
+	require.Empty(t, out.Placements)
+	in.Deadline = time.Now().Add(time.Minute)
+	out, err = solver.Solve(in)
+	require.NoError(t, err)
+	require.Len(t, out.Placements, 2)
+}
