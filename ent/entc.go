@@ -38,6 +38,7 @@ func main() {
 			gen.FeatureExecQuery,
 			gen.FeatureModifier,
 		},
+		Templates: []*gen.Template{gen.MustParse(gen.NewTemplate("rowscan").ParseFiles("./ent/template/rowscan.tmpl"))},
 	}, entc.Extensions(ex))
 	if err != nil {
 		log.Fatalf("entc: %v", err)

@@ -1,12 +1,18 @@
 package rest_test
 
 import (
+	"context"
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/podium/podium/ent/dbx"
+	"github.com/podium/podium/ent/event"
+	"github.com/podium/podium/graph/access"
 )
 
 // Tests of docs/rest-api.md §4 "Events" and GET /organization.
@@ -210,4 +216,38 @@ func TestGetOrganization(t *testing.T) {
 	require.Equal(t, b.globexOrg, other["organization"].(map[string]any)["id"])
 	require.Equal(t, []any{}, other["members"])
 	require.Equal(t, []any{}, other["pendingInvitations"])
+}
+
+// TestEventReadIsEnts: access.Event reads an event with a statement written once
+// (ent.EventClient.ReadOne) rather than ent's query builder: it must answer exactly what the builder
+// does, every field — JSON ones included — and nothing for another organization.
+func TestEventReadIsEnts(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	w := b.world()
+	b.must(http.StatusOK, http.MethodPatch, w.base, b.acme, map[string]any{"replyToEmail": "program@example.test"})
+	b.gqlOK(b.acme, saveChasersDoc, map[string]any{"e": w.event, "in": map[string]any{"quietStart": 1320, "quietEnd": 480,
+		"dailyCap": 2, "rules": []any{}}})
+	ctx := b.scopeOf(w.event)
+	got, err := access.Event(ctx, b.db.Ent, w.event)
+	require.NoError(t, err)
+	want, err := b.db.Ent.Event.Query().Where(event.ID(w.event)).Only(ctx)
+	require.NoError(t, err)
+	// Every exported field (ent's config holds funcs, which never compare equal).
+	wantJSON, err := json.Marshal(want)
+	require.NoError(t, err)
+	gotJSON, err := json.Marshal(got)
+	require.NoError(t, err)
+	require.JSONEq(t, string(wantJSON), string(gotJSON))
+	require.NotNil(t, got.ReplyToEmail)
+	require.Equal(t, 2, got.Chasers.DailyCap)
+	// In a transaction, on its connection.
+	require.NoError(t, b.db.InTx(ctx, func(ctx context.Context) error {
+		in, err := access.Event(ctx, dbx.TxFromContext(ctx).Ent(), w.event)
+		require.NoError(t, err)
+		require.Equal(t, want.UpdatedAt, in.UpdatedAt)
+		return nil
+	}))
+	_, err = access.Event(b.scopeOf(b.worldIn("Other").event), b.db.Ent, "evt_0000000000000000000000000")
+	require.Error(t, err)
 }
