@@ -202,8 +202,10 @@ func bind[T any](q *request) (T, error) {
 // serve runs one route in the order of docs/rest-api.md §1: (route matched) → API key → rate limit →
 // body → the operation, which checks event access before its own rules.
 func (a *API) serve(rt *route) http.HandlerFunc {
+	// What an API key needs to run the route, derived from its operation's GraphQL field.
+	keyRule := access.KeyRoute(rt.method, rt.path, rt.operationID)
 	return func(w http.ResponseWriter, r *http.Request) {
-		q, err := a.admit(w, r, rt)
+		q, err := a.admit(w, r, rt, keyRule)
 		if err != nil {
 			a.writeError(w, r, err)
 			return
@@ -223,9 +225,9 @@ func (a *API) serve(rt *route) http.HandlerFunc {
 	}
 }
 
-// admit checks what comes before the operation: the API key and its rate limit (unless the route
-// is public), then the body against the route's input type.
-func (a *API) admit(w http.ResponseWriter, r *http.Request, rt *route) (*request, error) {
+// admit checks what comes before the operation: the API key, its rate limit and its scopes
+// (unless the route is public), then the body against the route's input type.
+func (a *API) admit(w http.ResponseWriter, r *http.Request, rt *route, keyRule access.KeyRule) (*request, error) {
 	ctx := r.Context()
 	if !rt.public() {
 		v, err := a.auth.Authenticate(ctx, r.Header.Get("Authorization"))
@@ -239,6 +241,11 @@ func (a *API) admit(w http.ResponseWriter, r *http.Request, rt *route) (*request
 			return nil, err
 		}
 		noteKey(ctx, v.APIKeyID)
+		// The key's scopes and event, before the body is read: a refused call reads and writes
+		// nothing.
+		if err := access.Key(ctx, keyRule); err != nil {
+			return nil, err
+		}
 	}
 	q := &request{Request: r.WithContext(ctx), route: rt}
 	if rt.input != "" {
