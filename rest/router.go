@@ -190,7 +190,8 @@ func (q *request) param(name string) string { return chi.URLParam(q.Request, nam
 // route's input is a mistake in the route table, refused rather than half-bound.
 func bind[T any](q *request) (T, error) {
 	var in T
-	if name := reflect.TypeFor[T]().Name(); name != q.route.input {
+	// gqlgen spells initialisms in capitals (CreateApiKeyInput is CreateAPIKeyInput in Go).
+	if name := reflect.TypeFor[T]().Name(); !strings.EqualFold(name, q.route.input) {
 		return in, fmt.Errorf("rest: %s binds %s, but its route declares input %q", q.route.operationID, name, q.route.input)
 	}
 	if err := json.Unmarshal(q.body, &in); err != nil {

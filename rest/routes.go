@@ -123,6 +123,12 @@ var routes = []route{
 	{"POST", "/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver", "redeliverWebhook", (*API).redeliverWebhook, "", 200, 0},
 	{"POST", "/webhooks/{webhookId}/redeliver", "redeliverWebhooks", (*API).redeliverWebhooks, "RedeliverWebhooksInput", 200, 0},
 
+	// api_keys.go (Podium's own: the original API has no key routes)
+	{"GET", "/api-keys", "listApiKeys", (*API).listApiKeys, "", 200, 0},
+	{"POST", "/api-keys", "createApiKey", (*API).createApiKey, "CreateApiKeyInput", 201, 0},
+	{"DELETE", "/api-keys/{keyId}", "revokeApiKey", (*API).revokeApiKey, "", 200, 0},
+	{"POST", "/api-keys/{keyId}/rotate", "rotateApiKey", (*API).rotateApiKey, "RotateApiKeyInput", 201, optionalBody},
+
 	// campaigns.go
 	{"GET", "/events/{eventId}/communications", "getCommunications", (*API).getCommunications, "", 200, 0},
 	{"POST", "/events/{eventId}/campaigns", "sendCampaign", (*API).sendCampaign, "SendCampaignInput", 201, 0},

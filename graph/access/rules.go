@@ -197,4 +197,10 @@ var Rules = map[string]Rule{
 	"Query.widgets":         Admins,
 	"Mutation.createWidget": Admins,
 	"Mutation.updateWidget": Admins,
+	// API keys are the organization's credentials (docs/rest-api.md §2): owners and admins manage
+	// them, members included out; keys need write (KeyRules) and give no more than they hold.
+	"Query.apiKeys":         Admins,
+	"Mutation.createApiKey": Admins,
+	"Mutation.revokeApiKey": Admins,
+	"Mutation.rotateApiKey": Admins,
 }

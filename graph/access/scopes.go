@@ -304,6 +304,35 @@ func RequireSendMail(ctx context.Context) error {
 	return InsufficientScope(ScopeSendMail)
 }
 
+// ParseScopes checks a key's scopes — at least one, each read, write or send_mail — and returns
+// them without duplicates, in the order of Scopes.
+func ParseScopes(names []string) ([]string, error) {
+	var out []string
+	for _, s := range Scopes {
+		if slices.Contains(names, string(s)) {
+			out = append(out, string(s))
+		}
+	}
+	for _, n := range names {
+		if !slices.Contains(Scopes, Scope(n)) {
+			return nil, apperr.Invalid("Unknown scope %q: the scopes are read, write and send_mail", n)
+		}
+	}
+	if len(out) == 0 {
+		return nil, apperr.Invalid("A key needs at least one scope: read, write or send_mail")
+	}
+	return out, nil
+}
+
+// ScopeNames are the names of scopes.
+func ScopeNames(scopes []Scope) []string {
+	out := make([]string, len(scopes))
+	for i, s := range scopes {
+		out[i] = string(s)
+	}
+	return out
+}
+
 // HasScope reports whether the API key of v holds s.
 func HasScope(v *viewer.Viewer, s Scope) bool { return slices.Contains(v.APIKeyScopes, string(s)) }
 
