@@ -204,7 +204,7 @@ func bind[T any](q *request) (T, error) {
 // body → the operation, which checks event access before its own rules.
 func (a *API) serve(rt *route) http.HandlerFunc {
 	// What an API key needs to run the route, derived from its operation's GraphQL field.
-	keyRule := access.KeyRoute(rt.method, rt.path, rt.operationID)
+	keyRule := rt.keyRule(a.schema)
 	return func(w http.ResponseWriter, r *http.Request) {
 		q, err := a.admit(w, r, rt, keyRule)
 		if err != nil {
@@ -302,6 +302,23 @@ func (a *API) runWrite(q *request) (res *response, replayed bool, err error) {
 		return nil
 	})
 	return res, replayed, err
+}
+
+// keyRule is what an API key needs to run the route (access.KeyRoute): the rule of the root
+// field that names the route in its description (a query for GET, a mutation otherwise), or of
+// the field its operation id names.
+func (rt *route) keyRule(schema *ast.Schema) access.KeyRule {
+	object := "Mutation."
+	if rt.method == http.MethodGet {
+		object = "Query."
+	}
+	var fields []string
+	for _, f := range restFields(schema)[rt.method+" "+rt.path] {
+		if strings.HasPrefix(f.name, object) {
+			fields = append(fields, f.name)
+		}
+	}
+	return access.KeyRoute(rt.method, rt.path, append(fields, object+rt.operationID)...)
 }
 
 // jsonAppender is a result that writes its own JSON, byte for byte what the encoder below would.

@@ -229,13 +229,14 @@ var KeyRules = map[string]KeyRule{
 	"Mutation.rotateApiKey": {NeedWrite, InEvent},
 }
 
-// KeyRoute is the rule of a REST route, derived from KeyRules: the rule of the GraphQL field its
-// operation id names (mutation first), else read for GET and write for the other methods. A
+// KeyRoute is the rule of a REST route, derived from KeyRules: the rule of the first of fields
+// (the root fields of its operation: those whose description names the route, then the one its
+// operation id names) that has an entry, else read for GET and write for the other methods. A
 // route outside /events/{eventId} (and the list of events) reaches the organization, unless its
 // field says otherwise.
-func KeyRoute(method, path, operationID string) KeyRule {
-	for _, object := range []string{"Mutation.", "Query."} {
-		if rule, ok := KeyRules[object+operationID]; ok {
+func KeyRoute(method, path string, fields ...string) KeyRule {
+	for _, f := range fields {
+		if rule, ok := KeyRules[f]; ok {
 			return rule
 		}
 	}
