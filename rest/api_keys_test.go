@@ -2,6 +2,7 @@ package rest_test
 
 import (
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -147,6 +148,7 @@ func TestKeyScopeMatrix(t *testing.T) {
 	// The refusals first, all of them, between two fingerprints of the organization's rows.
 	before := acmeRows(t, b)
 	checked := 0
+	var invalid []string
 	for _, k := range keys {
 		for _, c := range calls {
 			if k.allows(c.need) || k.maybe(c.need) {
@@ -154,6 +156,10 @@ func TestKeyScopeMatrix(t *testing.T) {
 			}
 			status, codes, messages, raw := c.do(k.key)
 			what := k.name + " key → " + c.what
+			if len(codes) > 0 && (codes[0] == "invalid_body" || codes[0] == "graphql_validation_failed") && strings.Contains(c.what, ".") && !strings.Contains(c.what, "/") {
+				invalid = append(invalid, c.what+": "+raw)
+				continue
+			}
 			require.True(t, refused(codes), "%s: the key lacks a scope the rule needs: %s", what, raw)
 			require.Len(t, codes, 1, "%s: %s", what, raw)
 			if strings.HasPrefix(c.what, "Query.") || strings.HasPrefix(c.what, "Mutation.") {
@@ -172,6 +178,7 @@ func TestKeyScopeMatrix(t *testing.T) {
 			checked++
 		}
 	}
+	require.Empty(t, invalid, "documents that do not validate reach no rule: give them variables in graphQLOnlyVariables")
 	require.Equal(t, before, acmeRows(t, b), "a refused call changed the organization's rows")
 	require.Greater(t, checked, 200)
 
@@ -185,7 +192,9 @@ func TestKeyScopeMatrix(t *testing.T) {
 			}
 			status, codes, _, raw := c.do(k.key)
 			what := k.name + " key → " + c.what
-			require.Less(t, status, 500, "%s: %s", what, raw)
+			if !slices.Contains(codes, "review_generation_error") { // no AI provider here: 502
+				require.Less(t, status, 500, "%s: %s", what, raw)
+			}
 			if k.allows(c.need) {
 				require.False(t, refused(codes), "%s: the key holds what the rule needs: %s", what, raw)
 			}
