@@ -1,6 +1,7 @@
 package rest_test
 
 import (
+	"io"
 	"net/http"
 	"slices"
 	"sort"
@@ -384,6 +385,23 @@ func TestKeyManagement(t *testing.T) {
 		require.Equal(t, ev, k.(map[string]any)["eventId"], "a key confined to one event lists that event's keys only")
 	}
 	b.requireError(b.do(http.MethodDelete, "/api/v1/api-keys/"+b.keyID(rw), one, nil), http.StatusNotFound, "not_found")
+
+	// A secret is never stored to be replayed: Idempotency-Key is ignored, each call makes a key.
+	var secrets []string
+	for range 2 {
+		req := b.request(http.MethodPost, "/api/v1/api-keys", "Bearer "+b.acme)
+		req.Body = io.NopCloser(strings.NewReader(`{"name":"Retried","scopes":["read"]}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set(rest.IdempotencyHeader, "same-key")
+		r := b.send(req)
+		require.Equal(t, http.StatusCreated, r.Status, r.Raw)
+		require.Empty(t, r.Header.Get(rest.ReplayedHeader))
+		secrets = append(secrets, r.Obj()["secret"].(string))
+	}
+	require.NotEqual(t, secrets[0], secrets[1])
+	var stored int
+	require.NoError(t, b.db.System.QueryRow(b.sys(), `SELECT count(*) FROM idempotency_records`).Scan(&stored))
+	require.Zero(t, stored)
 
 	// Bad input: clear 400s, nothing made.
 	var count int
