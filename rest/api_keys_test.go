@@ -448,6 +448,19 @@ func TestKeyManagement(t *testing.T) {
 	g = b.gqlCookie(member, `{ apiKeys { id } }`, nil)
 	require.Equal(t, []string{"forbidden"}, g.Codes(), g.Raw)
 
+	// The command line: scopes checked, an event of the organization only.
+	_, _, err := access.CreateKeyWith(b.sys(), b.db.Ent, "Acme", "cli", access.KeyOptions{Scopes: []string{"admin"}})
+	require.ErrorContains(t, err, `Unknown scope "admin"`)
+	globexEvent := str(b.createEvent(b.globex, "Theirs"), "id")
+	_, _, err = access.CreateKeyWith(b.sys(), b.db.Ent, "Acme", "cli", access.KeyOptions{EventID: globexEvent})
+	require.ErrorContains(t, err, "no event")
+	cli, rec, err := access.CreateKeyWith(b.sys(), b.db.Ent, "Acme", "cli", access.KeyOptions{Scopes: []string{"send_mail", "read"}, EventID: ev})
+	require.NoError(t, err)
+	require.Equal(t, []string{"read", "send_mail"}, rec.Scopes)
+	require.Equal(t, ev, *rec.EventID)
+	b.must(http.StatusOK, http.MethodGet, "/api/v1/events/"+ev, cli, nil)
+	b.requireError(b.do(http.MethodGet, "/api/v1/events/"+otherEv, cli, nil), http.StatusForbidden, "forbidden")
+
 	// Tenant walls: another organization's key ids are not found, and its list is its own.
 	for _, path := range []string{"/api/v1/api-keys/" + b.keyID(rw), "/api/v1/api-keys/" + b.keyID(rw) + "/rotate"} {
 		method := http.MethodDelete
@@ -459,7 +472,7 @@ func TestKeyManagement(t *testing.T) {
 	g = b.gql(b.globex, `mutation($id: ID!) { revokeApiKey(id: $id) { id } }`, map[string]any{"id": b.keyID(rw)})
 	require.Equal(t, []string{"not_found"}, g.Codes(), g.Raw)
 	theirs := b.must(http.StatusOK, http.MethodGet, "/api/v1/api-keys", b.globex, nil)
-	require.Len(t, theirs.List(), 1)
+	require.Len(t, theirs.List(), 1) // its own key of the command line
 	require.NotContains(t, theirs.Raw, b.acmeOrg)
 	ok := b.must(http.StatusOK, http.MethodGet, "/api/v1/events", rw, nil)
 	require.NotNil(t, ok)
