@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/podium/podium/ent/organizationmember"
 	"github.com/podium/podium/graph"
@@ -271,6 +272,27 @@ func TestKeyConfinedToOneEvent(t *testing.T) {
 	foreign := b.do(http.MethodGet, "/api/v1/events/"+f.ids["eventId"], b.globex, nil)
 	require.Equal(t, foreign.Status, other.Status)
 	require.Equal(t, foreign.Raw, other.Raw, "another event of the organization answers as another organization's")
+
+	// Every query of events, with each of the fixture's ids: the answer another organization's
+	// key gets, word for word.
+	schema := graph.NewExecutableSchema(graph.Config{}).Schema()
+	compared := 0
+	for _, field := range schema.Query.Fields {
+		if access.KeyRules["Query."+field.Name].Reach == access.Organization || !slices.ContainsFunc(field.Arguments,
+			func(a *ast.ArgumentDefinition) bool { return a.Type.Name() == "ID" }) {
+			continue
+		}
+		for name, id := range f.ids {
+			if name == "kind" {
+				continue
+			}
+			q, v := queryDocument(schema, field, id, []string{id})
+			mine, theirs := b.graphQL(key, q, v), b.graphQL(b.globex, q, v)
+			require.Equal(t, theirs.Raw, mine.Raw, "Query.%s with the fixture's %s", field.Name, name)
+			compared++
+		}
+	}
+	require.Greater(t, compared, 20)
 
 	before := acmeRows(t, b)
 	for _, c := range b.scopeCalls(t, f) {
