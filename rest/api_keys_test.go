@@ -36,7 +36,7 @@ func TestKeyRulesCoverTheSchema(t *testing.T) {
 		}
 	}
 	for name := range fields {
-		require.NotZero(t, access.KeyRules[name].Need, "%s has no entry in access.KeyRules (graph/access/scopes.go)", name)
+		require.NotZero(t, access.KeyRules[name].Need, "%s has no entry in access.KeyRules (graph/access/rules.go)", name)
 	}
 	for name := range access.KeyRules {
 		require.True(t, fields[name], "access.KeyRules names %s, which is not in the schema", name)
