@@ -3,6 +3,7 @@
 package ent
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 	"github.com/podium/podium/ent/apikey"
+	"github.com/podium/podium/ent/event"
 	"github.com/podium/podium/ent/organization"
 )
 
@@ -35,6 +37,16 @@ type APIKey struct {
 	LastUsedAt *time.Time `json:"last_used_at,omitempty"`
 	// RevokedAt holds the value of the "revoked_at" field.
 	RevokedAt *time.Time `json:"revoked_at,omitempty"`
+	// Scopes holds the value of the "scopes" field.
+	Scopes []string `json:"scopes,omitempty"`
+	// EventID holds the value of the "event_id" field.
+	EventID *string `json:"event_id,omitempty"`
+	// ExpiresAt holds the value of the "expires_at" field.
+	ExpiresAt *time.Time `json:"expires_at,omitempty"`
+	// CreatedByUserID holds the value of the "created_by_user_id" field.
+	CreatedByUserID *string `json:"created_by_user_id,omitempty"`
+	// CreatedByAPIKeyID holds the value of the "created_by_api_key_id" field.
+	CreatedByAPIKeyID *string `json:"created_by_api_key_id,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the APIKeyQuery when eager-loading is set.
 	Edges        APIKeyEdges `json:"edges"`
@@ -47,11 +59,13 @@ type APIKeyEdges struct {
 	Organization *Organization `json:"organization,omitempty"`
 	// IdempotencyRecords holds the value of the idempotency_records edge.
 	IdempotencyRecords []*IdempotencyRecord `json:"idempotency_records,omitempty"`
+	// Event holds the value of the event edge.
+	Event *Event `json:"event,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [2]bool
+	loadedTypes [3]bool
 	// totalCount holds the count of the edges above.
-	totalCount [1]map[string]int
+	totalCount [2]map[string]int
 
 	namedIdempotencyRecords map[string][]*IdempotencyRecord
 }
@@ -76,14 +90,27 @@ func (e APIKeyEdges) IdempotencyRecordsOrErr() ([]*IdempotencyRecord, error) {
 	return nil, &NotLoadedError{edge: "idempotency_records"}
 }
 
+// EventOrErr returns the Event value or an error if the edge
+// was not loaded in eager-loading, or loaded but was not found.
+func (e APIKeyEdges) EventOrErr() (*Event, error) {
+	if e.Event != nil {
+		return e.Event, nil
+	} else if e.loadedTypes[2] {
+		return nil, &NotFoundError{label: event.Label}
+	}
+	return nil, &NotLoadedError{edge: "event"}
+}
+
 // scanValues returns the types for scanning values from sql.Rows.
 func (*APIKey) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case apikey.FieldID, apikey.FieldOrganizationID, apikey.FieldName, apikey.FieldPrefix, apikey.FieldHash:
+		case apikey.FieldScopes:
+			values[i] = new([]byte)
+		case apikey.FieldID, apikey.FieldOrganizationID, apikey.FieldName, apikey.FieldPrefix, apikey.FieldHash, apikey.FieldEventID, apikey.FieldCreatedByUserID, apikey.FieldCreatedByAPIKeyID:
 			values[i] = new(sql.NullString)
-		case apikey.FieldCreatedAt, apikey.FieldUpdatedAt, apikey.FieldLastUsedAt, apikey.FieldRevokedAt:
+		case apikey.FieldCreatedAt, apikey.FieldUpdatedAt, apikey.FieldLastUsedAt, apikey.FieldRevokedAt, apikey.FieldExpiresAt:
 			values[i] = new(sql.NullTime)
 		default:
 			values[i] = new(sql.UnknownType)
@@ -156,6 +183,42 @@ func (_m *APIKey) assignValues(columns []string, values []any) error {
 				_m.RevokedAt = new(time.Time)
 				*_m.RevokedAt = value.Time
 			}
+		case apikey.FieldScopes:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field scopes", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.Scopes); err != nil {
+					return fmt.Errorf("unmarshal field scopes: %w", err)
+				}
+			}
+		case apikey.FieldEventID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field event_id", values[i])
+			} else if value.Valid {
+				_m.EventID = new(string)
+				*_m.EventID = value.String
+			}
+		case apikey.FieldExpiresAt:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field expires_at", values[i])
+			} else if value.Valid {
+				_m.ExpiresAt = new(time.Time)
+				*_m.ExpiresAt = value.Time
+			}
+		case apikey.FieldCreatedByUserID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field created_by_user_id", values[i])
+			} else if value.Valid {
+				_m.CreatedByUserID = new(string)
+				*_m.CreatedByUserID = value.String
+			}
+		case apikey.FieldCreatedByAPIKeyID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field created_by_api_key_id", values[i])
+			} else if value.Valid {
+				_m.CreatedByAPIKeyID = new(string)
+				*_m.CreatedByAPIKeyID = value.String
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -177,6 +240,11 @@ func (_m *APIKey) QueryOrganization() *OrganizationQuery {
 // QueryIdempotencyRecords queries the "idempotency_records" edge of the APIKey entity.
 func (_m *APIKey) QueryIdempotencyRecords() *IdempotencyRecordQuery {
 	return NewAPIKeyClient(_m.config).QueryIdempotencyRecords(_m)
+}
+
+// QueryEvent queries the "event" edge of the APIKey entity.
+func (_m *APIKey) QueryEvent() *EventQuery {
+	return NewAPIKeyClient(_m.config).QueryEvent(_m)
 }
 
 // Update returns a builder for updating this APIKey.
@@ -227,6 +295,29 @@ func (_m *APIKey) String() string {
 	if v := _m.RevokedAt; v != nil {
 		builder.WriteString("revoked_at=")
 		builder.WriteString(v.Format(time.ANSIC))
+	}
+	builder.WriteString(", ")
+	builder.WriteString("scopes=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Scopes))
+	builder.WriteString(", ")
+	if v := _m.EventID; v != nil {
+		builder.WriteString("event_id=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.ExpiresAt; v != nil {
+		builder.WriteString("expires_at=")
+		builder.WriteString(v.Format(time.ANSIC))
+	}
+	builder.WriteString(", ")
+	if v := _m.CreatedByUserID; v != nil {
+		builder.WriteString("created_by_user_id=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.CreatedByAPIKeyID; v != nil {
+		builder.WriteString("created_by_api_key_id=")
+		builder.WriteString(*v)
 	}
 	builder.WriteByte(')')
 	return builder.String()

@@ -13,6 +13,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/podium/podium/ent/apikey"
+	"github.com/podium/podium/ent/event"
 	"github.com/podium/podium/ent/idempotencyrecord"
 	"github.com/podium/podium/ent/organization"
 )
@@ -105,6 +106,68 @@ func (_c *APIKeyCreate) SetNillableRevokedAt(v *time.Time) *APIKeyCreate {
 	return _c
 }
 
+// SetScopes sets the "scopes" field.
+func (_c *APIKeyCreate) SetScopes(v []string) *APIKeyCreate {
+	_c.mutation.SetScopes(v)
+	return _c
+}
+
+// SetEventID sets the "event_id" field.
+func (_c *APIKeyCreate) SetEventID(v string) *APIKeyCreate {
+	_c.mutation.SetEventID(v)
+	return _c
+}
+
+// SetNillableEventID sets the "event_id" field if the given value is not nil.
+func (_c *APIKeyCreate) SetNillableEventID(v *string) *APIKeyCreate {
+	if v != nil {
+		_c.SetEventID(*v)
+	}
+	return _c
+}
+
+// SetExpiresAt sets the "expires_at" field.
+func (_c *APIKeyCreate) SetExpiresAt(v time.Time) *APIKeyCreate {
+	_c.mutation.SetExpiresAt(v)
+	return _c
+}
+
+// SetNillableExpiresAt sets the "expires_at" field if the given value is not nil.
+func (_c *APIKeyCreate) SetNillableExpiresAt(v *time.Time) *APIKeyCreate {
+	if v != nil {
+		_c.SetExpiresAt(*v)
+	}
+	return _c
+}
+
+// SetCreatedByUserID sets the "created_by_user_id" field.
+func (_c *APIKeyCreate) SetCreatedByUserID(v string) *APIKeyCreate {
+	_c.mutation.SetCreatedByUserID(v)
+	return _c
+}
+
+// SetNillableCreatedByUserID sets the "created_by_user_id" field if the given value is not nil.
+func (_c *APIKeyCreate) SetNillableCreatedByUserID(v *string) *APIKeyCreate {
+	if v != nil {
+		_c.SetCreatedByUserID(*v)
+	}
+	return _c
+}
+
+// SetCreatedByAPIKeyID sets the "created_by_api_key_id" field.
+func (_c *APIKeyCreate) SetCreatedByAPIKeyID(v string) *APIKeyCreate {
+	_c.mutation.SetCreatedByAPIKeyID(v)
+	return _c
+}
+
+// SetNillableCreatedByAPIKeyID sets the "created_by_api_key_id" field if the given value is not nil.
+func (_c *APIKeyCreate) SetNillableCreatedByAPIKeyID(v *string) *APIKeyCreate {
+	if v != nil {
+		_c.SetCreatedByAPIKeyID(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *APIKeyCreate) SetID(v string) *APIKeyCreate {
 	_c.mutation.SetID(v)
@@ -137,6 +200,11 @@ func (_c *APIKeyCreate) AddIdempotencyRecords(v ...*IdempotencyRecord) *APIKeyCr
 		ids[i] = v[i].ID
 	}
 	return _c.AddIdempotencyRecordIDs(ids...)
+}
+
+// SetEvent sets the "event" edge to the Event entity.
+func (_c *APIKeyCreate) SetEvent(v *Event) *APIKeyCreate {
+	return _c.SetEventID(v.ID)
 }
 
 // Mutation returns the APIKeyMutation object of the builder.
@@ -181,6 +249,10 @@ func (_c *APIKeyCreate) defaults() {
 	if _, ok := _c.mutation.UpdatedAt(); !ok {
 		v := apikey.DefaultUpdatedAt()
 		_c.mutation.SetUpdatedAt(v)
+	}
+	if _, ok := _c.mutation.Scopes(); !ok {
+		v := apikey.DefaultScopes
+		_c.mutation.SetScopes(v)
 	}
 	if _, ok := _c.mutation.ID(); !ok {
 		v := apikey.DefaultID()
@@ -295,6 +367,22 @@ func (_c *APIKeyCreate) createSpec() (*APIKey, *sqlgraph.CreateSpec) {
 		_spec.SetField(apikey.FieldRevokedAt, field.TypeTime, value)
 		_node.RevokedAt = &value
 	}
+	if value, ok := _c.mutation.Scopes(); ok {
+		_spec.SetField(apikey.FieldScopes, field.TypeJSON, value)
+		_node.Scopes = value
+	}
+	if value, ok := _c.mutation.ExpiresAt(); ok {
+		_spec.SetField(apikey.FieldExpiresAt, field.TypeTime, value)
+		_node.ExpiresAt = &value
+	}
+	if value, ok := _c.mutation.CreatedByUserID(); ok {
+		_spec.SetField(apikey.FieldCreatedByUserID, field.TypeString, value)
+		_node.CreatedByUserID = &value
+	}
+	if value, ok := _c.mutation.CreatedByAPIKeyID(); ok {
+		_spec.SetField(apikey.FieldCreatedByAPIKeyID, field.TypeString, value)
+		_node.CreatedByAPIKeyID = &value
+	}
 	if nodes := _c.mutation.OrganizationIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
@@ -326,6 +414,23 @@ func (_c *APIKeyCreate) createSpec() (*APIKey, *sqlgraph.CreateSpec) {
 		for _, k := range nodes {
 			edge.Target.Nodes = append(edge.Target.Nodes, k)
 		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.EventIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   apikey.EventTable,
+			Columns: []string{apikey.EventColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(event.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_node.EventID = &nodes[0]
 		_spec.Edges = append(_spec.Edges, edge)
 	}
 	return _node, _spec
@@ -440,6 +545,36 @@ func (u *APIKeyUpsert) ClearRevokedAt() *APIKeyUpsert {
 	return u
 }
 
+// SetScopes sets the "scopes" field.
+func (u *APIKeyUpsert) SetScopes(v []string) *APIKeyUpsert {
+	u.Set(apikey.FieldScopes, v)
+	return u
+}
+
+// UpdateScopes sets the "scopes" field to the value that was provided on create.
+func (u *APIKeyUpsert) UpdateScopes() *APIKeyUpsert {
+	u.SetExcluded(apikey.FieldScopes)
+	return u
+}
+
+// SetExpiresAt sets the "expires_at" field.
+func (u *APIKeyUpsert) SetExpiresAt(v time.Time) *APIKeyUpsert {
+	u.Set(apikey.FieldExpiresAt, v)
+	return u
+}
+
+// UpdateExpiresAt sets the "expires_at" field to the value that was provided on create.
+func (u *APIKeyUpsert) UpdateExpiresAt() *APIKeyUpsert {
+	u.SetExcluded(apikey.FieldExpiresAt)
+	return u
+}
+
+// ClearExpiresAt clears the value of the "expires_at" field.
+func (u *APIKeyUpsert) ClearExpiresAt() *APIKeyUpsert {
+	u.SetNull(apikey.FieldExpiresAt)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create except the ID field.
 // Using this option is equivalent to using:
 //
@@ -468,6 +603,15 @@ func (u *APIKeyUpsertOne) UpdateNewValues() *APIKeyUpsertOne {
 		}
 		if _, exists := u.create.mutation.Hash(); exists {
 			s.SetIgnore(apikey.FieldHash)
+		}
+		if _, exists := u.create.mutation.EventID(); exists {
+			s.SetIgnore(apikey.FieldEventID)
+		}
+		if _, exists := u.create.mutation.CreatedByUserID(); exists {
+			s.SetIgnore(apikey.FieldCreatedByUserID)
+		}
+		if _, exists := u.create.mutation.CreatedByAPIKeyID(); exists {
+			s.SetIgnore(apikey.FieldCreatedByAPIKeyID)
 		}
 	}))
 	return u
@@ -567,6 +711,41 @@ func (u *APIKeyUpsertOne) UpdateRevokedAt() *APIKeyUpsertOne {
 func (u *APIKeyUpsertOne) ClearRevokedAt() *APIKeyUpsertOne {
 	return u.Update(func(s *APIKeyUpsert) {
 		s.ClearRevokedAt()
+	})
+}
+
+// SetScopes sets the "scopes" field.
+func (u *APIKeyUpsertOne) SetScopes(v []string) *APIKeyUpsertOne {
+	return u.Update(func(s *APIKeyUpsert) {
+		s.SetScopes(v)
+	})
+}
+
+// UpdateScopes sets the "scopes" field to the value that was provided on create.
+func (u *APIKeyUpsertOne) UpdateScopes() *APIKeyUpsertOne {
+	return u.Update(func(s *APIKeyUpsert) {
+		s.UpdateScopes()
+	})
+}
+
+// SetExpiresAt sets the "expires_at" field.
+func (u *APIKeyUpsertOne) SetExpiresAt(v time.Time) *APIKeyUpsertOne {
+	return u.Update(func(s *APIKeyUpsert) {
+		s.SetExpiresAt(v)
+	})
+}
+
+// UpdateExpiresAt sets the "expires_at" field to the value that was provided on create.
+func (u *APIKeyUpsertOne) UpdateExpiresAt() *APIKeyUpsertOne {
+	return u.Update(func(s *APIKeyUpsert) {
+		s.UpdateExpiresAt()
+	})
+}
+
+// ClearExpiresAt clears the value of the "expires_at" field.
+func (u *APIKeyUpsertOne) ClearExpiresAt() *APIKeyUpsertOne {
+	return u.Update(func(s *APIKeyUpsert) {
+		s.ClearExpiresAt()
 	})
 }
 
@@ -765,6 +944,15 @@ func (u *APIKeyUpsertBulk) UpdateNewValues() *APIKeyUpsertBulk {
 			if _, exists := b.mutation.Hash(); exists {
 				s.SetIgnore(apikey.FieldHash)
 			}
+			if _, exists := b.mutation.EventID(); exists {
+				s.SetIgnore(apikey.FieldEventID)
+			}
+			if _, exists := b.mutation.CreatedByUserID(); exists {
+				s.SetIgnore(apikey.FieldCreatedByUserID)
+			}
+			if _, exists := b.mutation.CreatedByAPIKeyID(); exists {
+				s.SetIgnore(apikey.FieldCreatedByAPIKeyID)
+			}
 		}
 	}))
 	return u
@@ -864,6 +1052,41 @@ func (u *APIKeyUpsertBulk) UpdateRevokedAt() *APIKeyUpsertBulk {
 func (u *APIKeyUpsertBulk) ClearRevokedAt() *APIKeyUpsertBulk {
 	return u.Update(func(s *APIKeyUpsert) {
 		s.ClearRevokedAt()
+	})
+}
+
+// SetScopes sets the "scopes" field.
+func (u *APIKeyUpsertBulk) SetScopes(v []string) *APIKeyUpsertBulk {
+	return u.Update(func(s *APIKeyUpsert) {
+		s.SetScopes(v)
+	})
+}
+
+// UpdateScopes sets the "scopes" field to the value that was provided on create.
+func (u *APIKeyUpsertBulk) UpdateScopes() *APIKeyUpsertBulk {
+	return u.Update(func(s *APIKeyUpsert) {
+		s.UpdateScopes()
+	})
+}
+
+// SetExpiresAt sets the "expires_at" field.
+func (u *APIKeyUpsertBulk) SetExpiresAt(v time.Time) *APIKeyUpsertBulk {
+	return u.Update(func(s *APIKeyUpsert) {
+		s.SetExpiresAt(v)
+	})
+}
+
+// UpdateExpiresAt sets the "expires_at" field to the value that was provided on create.
+func (u *APIKeyUpsertBulk) UpdateExpiresAt() *APIKeyUpsertBulk {
+	return u.Update(func(s *APIKeyUpsert) {
+		s.UpdateExpiresAt()
+	})
+}
+
+// ClearExpiresAt clears the value of the "expires_at" field.
+func (u *APIKeyUpsertBulk) ClearExpiresAt() *APIKeyUpsertBulk {
+	return u.Update(func(s *APIKeyUpsert) {
+		s.ClearExpiresAt()
 	})
 }
 

@@ -14,6 +14,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/podium/podium/ent/apikey"
+	"github.com/podium/podium/ent/event"
 	"github.com/podium/podium/ent/idempotencyrecord"
 	"github.com/podium/podium/ent/organization"
 	"github.com/podium/podium/ent/predicate"
@@ -28,6 +29,7 @@ type APIKeyQuery struct {
 	predicates                  []predicate.APIKey
 	withOrganization            *OrganizationQuery
 	withIdempotencyRecords      *IdempotencyRecordQuery
+	withEvent                   *EventQuery
 	loadTotal                   []func(context.Context, []*APIKey) error
 	modifiers                   []func(*sql.Selector)
 	withNamedIdempotencyRecords map[string]*IdempotencyRecordQuery
@@ -104,6 +106,28 @@ func (_q *APIKeyQuery) QueryIdempotencyRecords() *IdempotencyRecordQuery {
 			sqlgraph.From(apikey.Table, apikey.FieldID, selector),
 			sqlgraph.To(idempotencyrecord.Table, idempotencyrecord.FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, apikey.IdempotencyRecordsTable, apikey.IdempotencyRecordsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryEvent chains the current query on the "event" edge.
+func (_q *APIKeyQuery) QueryEvent() *EventQuery {
+	query := (&EventClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(apikey.Table, apikey.FieldID, selector),
+			sqlgraph.To(event.Table, event.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, apikey.EventTable, apikey.EventColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -305,6 +329,7 @@ func (_q *APIKeyQuery) Clone() *APIKeyQuery {
 		predicates:             append([]predicate.APIKey{}, _q.predicates...),
 		withOrganization:       _q.withOrganization.Clone(),
 		withIdempotencyRecords: _q.withIdempotencyRecords.Clone(),
+		withEvent:              _q.withEvent.Clone(),
 		// clone intermediate query.
 		sql:       _q.sql.Clone(),
 		path:      _q.path,
@@ -331,6 +356,17 @@ func (_q *APIKeyQuery) WithIdempotencyRecords(opts ...func(*IdempotencyRecordQue
 		opt(query)
 	}
 	_q.withIdempotencyRecords = query
+	return _q
+}
+
+// WithEvent tells the query-builder to eager-load the nodes that are connected to
+// the "event" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *APIKeyQuery) WithEvent(opts ...func(*EventQuery)) *APIKeyQuery {
+	query := (&EventClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withEvent = query
 	return _q
 }
 
@@ -412,9 +448,10 @@ func (_q *APIKeyQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*APIKe
 	var (
 		nodes       = []*APIKey{}
 		_spec       = _q.querySpec()
-		loadedTypes = [2]bool{
+		loadedTypes = [3]bool{
 			_q.withOrganization != nil,
 			_q.withIdempotencyRecords != nil,
+			_q.withEvent != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -450,6 +487,12 @@ func (_q *APIKeyQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*APIKe
 			func(n *APIKey, e *IdempotencyRecord) {
 				n.Edges.IdempotencyRecords = append(n.Edges.IdempotencyRecords, e)
 			}); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withEvent; query != nil {
+		if err := _q.loadEvent(ctx, query, nodes, nil,
+			func(n *APIKey, e *Event) { n.Edges.Event = e }); err != nil {
 			return nil, err
 		}
 	}
@@ -527,6 +570,38 @@ func (_q *APIKeyQuery) loadIdempotencyRecords(ctx context.Context, query *Idempo
 	}
 	return nil
 }
+func (_q *APIKeyQuery) loadEvent(ctx context.Context, query *EventQuery, nodes []*APIKey, init func(*APIKey), assign func(*APIKey, *Event)) error {
+	ids := make([]string, 0, len(nodes))
+	nodeids := make(map[string][]*APIKey)
+	for i := range nodes {
+		if nodes[i].EventID == nil {
+			continue
+		}
+		fk := *nodes[i].EventID
+		if _, ok := nodeids[fk]; !ok {
+			ids = append(ids, fk)
+		}
+		nodeids[fk] = append(nodeids[fk], nodes[i])
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	query.Where(event.IDIn(ids...))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		nodes, ok := nodeids[n.ID]
+		if !ok {
+			return fmt.Errorf(`unexpected foreign-key "event_id" returned %v`, n.ID)
+		}
+		for i := range nodes {
+			assign(nodes[i], n)
+		}
+	}
+	return nil
+}
 
 func (_q *APIKeyQuery) sqlCount(ctx context.Context) (int, error) {
 	_spec := _q.querySpec()
@@ -558,6 +633,9 @@ func (_q *APIKeyQuery) querySpec() *sqlgraph.QuerySpec {
 		}
 		if _q.withOrganization != nil {
 			_spec.Node.AddColumnOnce(apikey.FieldOrganizationID)
+		}
+		if _q.withEvent != nil {
+			_spec.Node.AddColumnOnce(apikey.FieldEventID)
 		}
 	}
 	if ps := _q.predicates; len(ps) > 0 {

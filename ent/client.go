@@ -994,6 +994,22 @@ func (c *APIKeyClient) QueryIdempotencyRecords(_m *APIKey) *IdempotencyRecordQue
 	return query
 }
 
+// QueryEvent queries the event edge of a APIKey.
+func (c *APIKeyClient) QueryEvent(_m *APIKey) *EventQuery {
+	query := (&EventClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(apikey.Table, apikey.FieldID, id),
+			sqlgraph.To(event.Table, event.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, apikey.EventTable, apikey.EventColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // Hooks returns the client hooks.
 func (c *APIKeyClient) Hooks() []Hook {
 	return c.hooks.APIKey

@@ -1459,12 +1459,19 @@ type APIKeyMutation struct {
 	hash                       *string
 	last_used_at               *time.Time
 	revoked_at                 *time.Time
+	scopes                     *[]string
+	appendscopes               []string
+	expires_at                 *time.Time
+	created_by_user_id         *string
+	created_by_api_key_id      *string
 	clearedFields              map[string]struct{}
 	organization               *string
 	clearedorganization        bool
 	idempotency_records        map[string]struct{}
 	removedidempotency_records map[string]struct{}
 	clearedidempotency_records bool
+	event                      *string
+	clearedevent               bool
 	done                       bool
 	oldValue                   func(context.Context) (*APIKey, error)
 	predicates                 []predicate.APIKey
@@ -1888,6 +1895,253 @@ func (m *APIKeyMutation) ResetRevokedAt() {
 	delete(m.clearedFields, apikey.FieldRevokedAt)
 }
 
+// SetScopes sets the "scopes" field.
+func (m *APIKeyMutation) SetScopes(s []string) {
+	m.scopes = &s
+	m.appendscopes = nil
+}
+
+// Scopes returns the value of the "scopes" field in the mutation.
+func (m *APIKeyMutation) Scopes() (r []string, exists bool) {
+	v := m.scopes
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldScopes returns the old "scopes" field's value of the APIKey entity.
+// If the APIKey object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *APIKeyMutation) OldScopes(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldScopes is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldScopes requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldScopes: %w", err)
+	}
+	return oldValue.Scopes, nil
+}
+
+// AppendScopes adds s to the "scopes" field.
+func (m *APIKeyMutation) AppendScopes(s []string) {
+	m.appendscopes = append(m.appendscopes, s...)
+}
+
+// AppendedScopes returns the list of values that were appended to the "scopes" field in this mutation.
+func (m *APIKeyMutation) AppendedScopes() ([]string, bool) {
+	if len(m.appendscopes) == 0 {
+		return nil, false
+	}
+	return m.appendscopes, true
+}
+
+// ResetScopes resets all changes to the "scopes" field.
+func (m *APIKeyMutation) ResetScopes() {
+	m.scopes = nil
+	m.appendscopes = nil
+}
+
+// SetEventID sets the "event_id" field.
+func (m *APIKeyMutation) SetEventID(s string) {
+	m.event = &s
+}
+
+// EventID returns the value of the "event_id" field in the mutation.
+func (m *APIKeyMutation) EventID() (r string, exists bool) {
+	v := m.event
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEventID returns the old "event_id" field's value of the APIKey entity.
+// If the APIKey object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *APIKeyMutation) OldEventID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEventID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEventID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEventID: %w", err)
+	}
+	return oldValue.EventID, nil
+}
+
+// ClearEventID clears the value of the "event_id" field.
+func (m *APIKeyMutation) ClearEventID() {
+	m.event = nil
+	m.clearedFields[apikey.FieldEventID] = struct{}{}
+}
+
+// EventIDCleared returns if the "event_id" field was cleared in this mutation.
+func (m *APIKeyMutation) EventIDCleared() bool {
+	_, ok := m.clearedFields[apikey.FieldEventID]
+	return ok
+}
+
+// ResetEventID resets all changes to the "event_id" field.
+func (m *APIKeyMutation) ResetEventID() {
+	m.event = nil
+	delete(m.clearedFields, apikey.FieldEventID)
+}
+
+// SetExpiresAt sets the "expires_at" field.
+func (m *APIKeyMutation) SetExpiresAt(t time.Time) {
+	m.expires_at = &t
+}
+
+// ExpiresAt returns the value of the "expires_at" field in the mutation.
+func (m *APIKeyMutation) ExpiresAt() (r time.Time, exists bool) {
+	v := m.expires_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExpiresAt returns the old "expires_at" field's value of the APIKey entity.
+// If the APIKey object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *APIKeyMutation) OldExpiresAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExpiresAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExpiresAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExpiresAt: %w", err)
+	}
+	return oldValue.ExpiresAt, nil
+}
+
+// ClearExpiresAt clears the value of the "expires_at" field.
+func (m *APIKeyMutation) ClearExpiresAt() {
+	m.expires_at = nil
+	m.clearedFields[apikey.FieldExpiresAt] = struct{}{}
+}
+
+// ExpiresAtCleared returns if the "expires_at" field was cleared in this mutation.
+func (m *APIKeyMutation) ExpiresAtCleared() bool {
+	_, ok := m.clearedFields[apikey.FieldExpiresAt]
+	return ok
+}
+
+// ResetExpiresAt resets all changes to the "expires_at" field.
+func (m *APIKeyMutation) ResetExpiresAt() {
+	m.expires_at = nil
+	delete(m.clearedFields, apikey.FieldExpiresAt)
+}
+
+// SetCreatedByUserID sets the "created_by_user_id" field.
+func (m *APIKeyMutation) SetCreatedByUserID(s string) {
+	m.created_by_user_id = &s
+}
+
+// CreatedByUserID returns the value of the "created_by_user_id" field in the mutation.
+func (m *APIKeyMutation) CreatedByUserID() (r string, exists bool) {
+	v := m.created_by_user_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedByUserID returns the old "created_by_user_id" field's value of the APIKey entity.
+// If the APIKey object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *APIKeyMutation) OldCreatedByUserID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedByUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedByUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedByUserID: %w", err)
+	}
+	return oldValue.CreatedByUserID, nil
+}
+
+// ClearCreatedByUserID clears the value of the "created_by_user_id" field.
+func (m *APIKeyMutation) ClearCreatedByUserID() {
+	m.created_by_user_id = nil
+	m.clearedFields[apikey.FieldCreatedByUserID] = struct{}{}
+}
+
+// CreatedByUserIDCleared returns if the "created_by_user_id" field was cleared in this mutation.
+func (m *APIKeyMutation) CreatedByUserIDCleared() bool {
+	_, ok := m.clearedFields[apikey.FieldCreatedByUserID]
+	return ok
+}
+
+// ResetCreatedByUserID resets all changes to the "created_by_user_id" field.
+func (m *APIKeyMutation) ResetCreatedByUserID() {
+	m.created_by_user_id = nil
+	delete(m.clearedFields, apikey.FieldCreatedByUserID)
+}
+
+// SetCreatedByAPIKeyID sets the "created_by_api_key_id" field.
+func (m *APIKeyMutation) SetCreatedByAPIKeyID(s string) {
+	m.created_by_api_key_id = &s
+}
+
+// CreatedByAPIKeyID returns the value of the "created_by_api_key_id" field in the mutation.
+func (m *APIKeyMutation) CreatedByAPIKeyID() (r string, exists bool) {
+	v := m.created_by_api_key_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedByAPIKeyID returns the old "created_by_api_key_id" field's value of the APIKey entity.
+// If the APIKey object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *APIKeyMutation) OldCreatedByAPIKeyID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedByAPIKeyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedByAPIKeyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedByAPIKeyID: %w", err)
+	}
+	return oldValue.CreatedByAPIKeyID, nil
+}
+
+// ClearCreatedByAPIKeyID clears the value of the "created_by_api_key_id" field.
+func (m *APIKeyMutation) ClearCreatedByAPIKeyID() {
+	m.created_by_api_key_id = nil
+	m.clearedFields[apikey.FieldCreatedByAPIKeyID] = struct{}{}
+}
+
+// CreatedByAPIKeyIDCleared returns if the "created_by_api_key_id" field was cleared in this mutation.
+func (m *APIKeyMutation) CreatedByAPIKeyIDCleared() bool {
+	_, ok := m.clearedFields[apikey.FieldCreatedByAPIKeyID]
+	return ok
+}
+
+// ResetCreatedByAPIKeyID resets all changes to the "created_by_api_key_id" field.
+func (m *APIKeyMutation) ResetCreatedByAPIKeyID() {
+	m.created_by_api_key_id = nil
+	delete(m.clearedFields, apikey.FieldCreatedByAPIKeyID)
+}
+
 // ClearOrganization clears the "organization" edge to the Organization entity.
 func (m *APIKeyMutation) ClearOrganization() {
 	m.clearedorganization = true
@@ -1969,6 +2223,33 @@ func (m *APIKeyMutation) ResetIdempotencyRecords() {
 	m.removedidempotency_records = nil
 }
 
+// ClearEvent clears the "event" edge to the Event entity.
+func (m *APIKeyMutation) ClearEvent() {
+	m.clearedevent = true
+	m.clearedFields[apikey.FieldEventID] = struct{}{}
+}
+
+// EventCleared reports if the "event" edge to the Event entity was cleared.
+func (m *APIKeyMutation) EventCleared() bool {
+	return m.EventIDCleared() || m.clearedevent
+}
+
+// EventIDs returns the "event" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// EventID instead. It exists only for internal usage by the builders.
+func (m *APIKeyMutation) EventIDs() (ids []string) {
+	if id := m.event; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetEvent resets all changes to the "event" edge.
+func (m *APIKeyMutation) ResetEvent() {
+	m.event = nil
+	m.clearedevent = false
+}
+
 // Where appends a list predicates to the APIKeyMutation builder.
 func (m *APIKeyMutation) Where(ps ...predicate.APIKey) {
 	m.predicates = append(m.predicates, ps...)
@@ -2003,7 +2284,7 @@ func (m *APIKeyMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *APIKeyMutation) Fields() []string {
-	fields := make([]string, 0, 8)
+	fields := make([]string, 0, 13)
 	if m.created_at != nil {
 		fields = append(fields, apikey.FieldCreatedAt)
 	}
@@ -2027,6 +2308,21 @@ func (m *APIKeyMutation) Fields() []string {
 	}
 	if m.revoked_at != nil {
 		fields = append(fields, apikey.FieldRevokedAt)
+	}
+	if m.scopes != nil {
+		fields = append(fields, apikey.FieldScopes)
+	}
+	if m.event != nil {
+		fields = append(fields, apikey.FieldEventID)
+	}
+	if m.expires_at != nil {
+		fields = append(fields, apikey.FieldExpiresAt)
+	}
+	if m.created_by_user_id != nil {
+		fields = append(fields, apikey.FieldCreatedByUserID)
+	}
+	if m.created_by_api_key_id != nil {
+		fields = append(fields, apikey.FieldCreatedByAPIKeyID)
 	}
 	return fields
 }
@@ -2052,6 +2348,16 @@ func (m *APIKeyMutation) Field(name string) (ent.Value, bool) {
 		return m.LastUsedAt()
 	case apikey.FieldRevokedAt:
 		return m.RevokedAt()
+	case apikey.FieldScopes:
+		return m.Scopes()
+	case apikey.FieldEventID:
+		return m.EventID()
+	case apikey.FieldExpiresAt:
+		return m.ExpiresAt()
+	case apikey.FieldCreatedByUserID:
+		return m.CreatedByUserID()
+	case apikey.FieldCreatedByAPIKeyID:
+		return m.CreatedByAPIKeyID()
 	}
 	return nil, false
 }
@@ -2077,6 +2383,16 @@ func (m *APIKeyMutation) OldField(ctx context.Context, name string) (ent.Value, 
 		return m.OldLastUsedAt(ctx)
 	case apikey.FieldRevokedAt:
 		return m.OldRevokedAt(ctx)
+	case apikey.FieldScopes:
+		return m.OldScopes(ctx)
+	case apikey.FieldEventID:
+		return m.OldEventID(ctx)
+	case apikey.FieldExpiresAt:
+		return m.OldExpiresAt(ctx)
+	case apikey.FieldCreatedByUserID:
+		return m.OldCreatedByUserID(ctx)
+	case apikey.FieldCreatedByAPIKeyID:
+		return m.OldCreatedByAPIKeyID(ctx)
 	}
 	return nil, fmt.Errorf("unknown APIKey field %s", name)
 }
@@ -2142,6 +2458,41 @@ func (m *APIKeyMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetRevokedAt(v)
 		return nil
+	case apikey.FieldScopes:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetScopes(v)
+		return nil
+	case apikey.FieldEventID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEventID(v)
+		return nil
+	case apikey.FieldExpiresAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExpiresAt(v)
+		return nil
+	case apikey.FieldCreatedByUserID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedByUserID(v)
+		return nil
+	case apikey.FieldCreatedByAPIKeyID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedByAPIKeyID(v)
+		return nil
 	}
 	return fmt.Errorf("unknown APIKey field %s", name)
 }
@@ -2178,6 +2529,18 @@ func (m *APIKeyMutation) ClearedFields() []string {
 	if m.FieldCleared(apikey.FieldRevokedAt) {
 		fields = append(fields, apikey.FieldRevokedAt)
 	}
+	if m.FieldCleared(apikey.FieldEventID) {
+		fields = append(fields, apikey.FieldEventID)
+	}
+	if m.FieldCleared(apikey.FieldExpiresAt) {
+		fields = append(fields, apikey.FieldExpiresAt)
+	}
+	if m.FieldCleared(apikey.FieldCreatedByUserID) {
+		fields = append(fields, apikey.FieldCreatedByUserID)
+	}
+	if m.FieldCleared(apikey.FieldCreatedByAPIKeyID) {
+		fields = append(fields, apikey.FieldCreatedByAPIKeyID)
+	}
 	return fields
 }
 
@@ -2197,6 +2560,18 @@ func (m *APIKeyMutation) ClearField(name string) error {
 		return nil
 	case apikey.FieldRevokedAt:
 		m.ClearRevokedAt()
+		return nil
+	case apikey.FieldEventID:
+		m.ClearEventID()
+		return nil
+	case apikey.FieldExpiresAt:
+		m.ClearExpiresAt()
+		return nil
+	case apikey.FieldCreatedByUserID:
+		m.ClearCreatedByUserID()
+		return nil
+	case apikey.FieldCreatedByAPIKeyID:
+		m.ClearCreatedByAPIKeyID()
 		return nil
 	}
 	return fmt.Errorf("unknown APIKey nullable field %s", name)
@@ -2230,18 +2605,36 @@ func (m *APIKeyMutation) ResetField(name string) error {
 	case apikey.FieldRevokedAt:
 		m.ResetRevokedAt()
 		return nil
+	case apikey.FieldScopes:
+		m.ResetScopes()
+		return nil
+	case apikey.FieldEventID:
+		m.ResetEventID()
+		return nil
+	case apikey.FieldExpiresAt:
+		m.ResetExpiresAt()
+		return nil
+	case apikey.FieldCreatedByUserID:
+		m.ResetCreatedByUserID()
+		return nil
+	case apikey.FieldCreatedByAPIKeyID:
+		m.ResetCreatedByAPIKeyID()
+		return nil
 	}
 	return fmt.Errorf("unknown APIKey field %s", name)
 }
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *APIKeyMutation) AddedEdges() []string {
-	edges := make([]string, 0, 2)
+	edges := make([]string, 0, 3)
 	if m.organization != nil {
 		edges = append(edges, apikey.EdgeOrganization)
 	}
 	if m.idempotency_records != nil {
 		edges = append(edges, apikey.EdgeIdempotencyRecords)
+	}
+	if m.event != nil {
+		edges = append(edges, apikey.EdgeEvent)
 	}
 	return edges
 }
@@ -2260,13 +2653,17 @@ func (m *APIKeyMutation) AddedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case apikey.EdgeEvent:
+		if id := m.event; id != nil {
+			return []ent.Value{*id}
+		}
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *APIKeyMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 2)
+	edges := make([]string, 0, 3)
 	if m.removedidempotency_records != nil {
 		edges = append(edges, apikey.EdgeIdempotencyRecords)
 	}
@@ -2289,12 +2686,15 @@ func (m *APIKeyMutation) RemovedIDs(name string) []ent.Value {
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *APIKeyMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 2)
+	edges := make([]string, 0, 3)
 	if m.clearedorganization {
 		edges = append(edges, apikey.EdgeOrganization)
 	}
 	if m.clearedidempotency_records {
 		edges = append(edges, apikey.EdgeIdempotencyRecords)
+	}
+	if m.clearedevent {
+		edges = append(edges, apikey.EdgeEvent)
 	}
 	return edges
 }
@@ -2307,6 +2707,8 @@ func (m *APIKeyMutation) EdgeCleared(name string) bool {
 		return m.clearedorganization
 	case apikey.EdgeIdempotencyRecords:
 		return m.clearedidempotency_records
+	case apikey.EdgeEvent:
+		return m.clearedevent
 	}
 	return false
 }
@@ -2317,6 +2719,9 @@ func (m *APIKeyMutation) ClearEdge(name string) error {
 	switch name {
 	case apikey.EdgeOrganization:
 		m.ClearOrganization()
+		return nil
+	case apikey.EdgeEvent:
+		m.ClearEvent()
 		return nil
 	}
 	return fmt.Errorf("unknown APIKey unique edge %s", name)
@@ -2331,6 +2736,9 @@ func (m *APIKeyMutation) ResetEdge(name string) error {
 		return nil
 	case apikey.EdgeIdempotencyRecords:
 		m.ResetIdempotencyRecords()
+		return nil
+	case apikey.EdgeEvent:
+		m.ResetEvent()
 		return nil
 	}
 	return fmt.Errorf("unknown APIKey edge %s", name)

@@ -59,6 +59,13 @@ var graphQLOnlyVariables = map[string]string{
 	"resetEmailTemplate": `{"eventId":"{eventId}","template":"session_accepted"}`,
 	"saveChasers":        `{"eventId":"{eventId}","input":{"quietStart":0,"quietEnd":0,"dailyCap":1,"rules":[]}}`,
 	"informSubmissions":  `{"eventId":"{eventId}","input":{"submissionIds":["{submissionId}"]}}`,
+	// A speaker's own changes: valid, so that a key's scope, not validation, answers them.
+	"answerCoSpeakerInvitation": `{"formId":"{formId}","id":"{proposalId}","accept":true}`,
+	"setMyAvailability":         `{"eventId":"{eventId}","input":{"intervals":[]}}`,
+	"setMyTaskDone":             `{"id":"{taskId}","done":true}`,
+	"updateMySessionContent":    `{"sessionId":"{sessionId}","input":{"title":"T"}}`,
+	// API keys: a key of write alone, which every key holding write may make.
+	"createApiKey": `{"input":{"name":"Made","scopes":["write"]}}`,
 }
 
 // matrixCaller is one caller of the authorization matrix.

@@ -2,6 +2,9 @@ package rest
 
 import (
 	"reflect"
+
+	"github.com/podium/podium/graph"
+	"github.com/podium/podium/graph/access"
 	"runtime"
 	"strings"
 )
@@ -21,4 +24,15 @@ func RouteTable() []RouteLine {
 		out[i] = RouteLine{rt.method, rt.path, rt.operationID, name[strings.LastIndex(name, ".")+1:]}
 	}
 	return out
+}
+
+// KeyRuleOf is what an API key needs to run the route method path (the router's derivation).
+func KeyRuleOf(method, path string) access.KeyRule {
+	schema := graph.NewExecutableSchema(graph.Config{}).Schema()
+	for _, rt := range routes {
+		if rt.method == method && rt.path == path {
+			return rt.keyRule(schema)
+		}
+	}
+	panic("rest: no route " + method + " " + path)
 }

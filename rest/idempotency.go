@@ -57,7 +57,7 @@ type response struct {
 // keyedWriteOf reads the Idempotency-Key of a write, if any.
 func keyedWriteOf(q *request) (*keyedWrite, error) {
 	key := q.Header.Get(IdempotencyHeader)
-	if key == "" || q.Method == http.MethodGet {
+	if key == "" || q.Method == http.MethodGet || q.route.shownOnce() {
 		return nil, nil
 	}
 	if len(key) > 255 {

@@ -3,6 +3,7 @@ package rest_test
 import (
 	"context"
 	"encoding/base64"
+	"io"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -100,6 +101,14 @@ func TestKeysNeverLogged(t *testing.T) {
 			b.requireError(b.do(http.MethodGet, base, key, nil), http.StatusUnauthorized, "invalid_api_key")
 			b.requireError(b.do(http.MethodPost, "/api/v1/events", key, "{"), http.StatusUnauthorized, "invalid_api_key")
 		}
+		// Keys made, rotated and refused for scope through the API.
+		made := b.must(http.StatusCreated, http.MethodPost, "/api/v1/api-keys", b.acme,
+			map[string]any{"name": "Made", "scopes": []string{"read"}}).Obj()
+		keys["made"] = made["secret"].(string)
+		rotated := b.must(http.StatusCreated, http.MethodPost, "/api/v1/api-keys/"+b.keyID(keys["made"])+"/rotate", b.acme, nil).Obj()
+		keys["rotated"] = rotated["secret"].(string)
+		b.requireError(b.do(http.MethodPost, base+"/library", keys["rotated"], map[string]any{}), http.StatusForbidden, "insufficient_scope")
+		b.must(http.StatusOK, http.MethodGet, "/api/v1/api-keys", b.acme, nil)
 		for authorization, code := range map[string]string{"Basic " + b.acme: "invalid_api_key",
 			"Bearer " + b.acme + " " + b.acme: "invalid_api_key", "Token " + b.acme: "invalid_api_key", b.acme: "missing_api_key"} {
 			b.requireError(b.send(header(http.MethodGet, base, authorization)), http.StatusUnauthorized, code)
@@ -164,7 +173,25 @@ func TestKeysHashedAtRest(t *testing.T) {
 	b.gqlOK(b.globex, `mutation($in: CreateEventInput!) { createEvent(input: $in) { id } }`, map[string]any{"in": map[string]any{
 		"name": "Globex", "type": "meetup", "timezone": "UTC", "startsAt": "2027-01-01T00:00:00Z", "endsAt": "2027-01-02T00:00:00Z"}})
 
-	for _, key := range []string{b.acme, b.globex} {
+	// Keys made and rotated through the API, asked with an Idempotency-Key, which would store the
+	// answer if it were honoured there.
+	var made []string
+	for _, path := range []string{"/api/v1/api-keys", ""} {
+		body := `{"name":"Made","scopes":["read","write"]}`
+		if path == "" {
+			path, body = "/api/v1/api-keys/"+b.keyID(made[0])+"/rotate", `{"overlapHours":1}`
+		}
+		req := b.request(http.MethodPost, path, "Bearer "+b.acme)
+		req.Body = io.NopCloser(strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set(rest.IdempotencyHeader, "at-rest")
+		r := b.send(req)
+		require.Equal(t, http.StatusCreated, r.Status, r.Raw)
+		made = append(made, r.Obj()["secret"].(string))
+	}
+	b.must(http.StatusOK, http.MethodGet, "/api/v1/events", made[1], nil)
+
+	for _, key := range append([]string{b.acme, b.globex}, made...) {
 		var hash, prefix string
 		require.NoError(t, b.db.PoolFor(ctx).QueryRow(ctx, `SELECT hash, prefix FROM api_keys WHERE prefix = $1`, key[:12]).Scan(&hash, &prefix))
 		require.Equal(t, access.HashKey(key), hash)
@@ -172,7 +199,7 @@ func TestKeysHashedAtRest(t *testing.T) {
 	}
 
 	var secrets []string
-	for _, key := range []string{b.acme, b.globex} {
+	for _, key := range append([]string{b.acme, b.globex}, made...) {
 		secrets = append(secrets, keySecrets(key)...)
 	}
 	pattern := strings.Join(secrets, "|") // base62: nothing to escape

@@ -192,7 +192,8 @@ func (q *request) param(name string) string { return chi.URLParam(q.Request, nam
 // route's input is a mistake in the route table, refused rather than half-bound.
 func bind[T any](q *request) (T, error) {
 	var in T
-	if name := reflect.TypeFor[T]().Name(); name != q.route.input {
+	// gqlgen spells initialisms in capitals (CreateApiKeyInput is CreateAPIKeyInput in Go).
+	if name := reflect.TypeFor[T]().Name(); !strings.EqualFold(name, q.route.input) {
 		return in, fmt.Errorf("rest: %s binds %s, but its route declares input %q", q.route.operationID, name, q.route.input)
 	}
 	if err := json.Unmarshal(q.body, &in); err != nil {
@@ -204,8 +205,10 @@ func bind[T any](q *request) (T, error) {
 // serve runs one route in the order of docs/rest-api.md §1: (route matched) → API key → rate limit →
 // body → the operation, which checks event access before its own rules.
 func (a *API) serve(rt *route) http.HandlerFunc {
+	// What an API key needs to run the route, derived from its operation's GraphQL field.
+	keyRule := rt.keyRule(a.schema)
 	return func(w http.ResponseWriter, r *http.Request) {
-		q, err := a.admit(w, r, rt)
+		q, err := a.admit(w, r, rt, keyRule)
 		if err != nil {
 			a.writeError(w, r, err)
 			return
@@ -226,9 +229,9 @@ func (a *API) serve(rt *route) http.HandlerFunc {
 }
 
 // admit checks what comes before the operation: the API key (unless the route is public), the API
-// version and that the route is in it, the key's rate limit, then the body against the route's
-// input type.
-func (a *API) admit(w http.ResponseWriter, r *http.Request, rt *route) (*request, error) {
+// version and that the route is in it, the key's rate limit and its scopes, then the body against
+// the route's input type.
+func (a *API) admit(w http.ResponseWriter, r *http.Request, rt *route, keyRule access.KeyRule) (*request, error) {
 	ctx := r.Context()
 	var key *viewer.Viewer
 	if !rt.public() {
@@ -255,6 +258,11 @@ func (a *API) admit(w http.ResponseWriter, r *http.Request, rt *route) (*request
 			return nil, err
 		}
 		noteKey(ctx, key.APIKeyID)
+		// The key's scopes and event, before the body is read: a refused call reads and writes
+		// nothing.
+		if err := access.Key(ctx, keyRule); err != nil {
+			return nil, err
+		}
 	}
 	q := &request{Request: r.WithContext(ctx), route: rt}
 	if rt.input != "" {
@@ -333,6 +341,23 @@ func (a *API) runWrite(q *request) (res *response, replayed bool, err error) {
 	}
 	res, err = q.route.render(out)
 	return res, false, err
+}
+
+// keyRule is what an API key needs to run the route (access.KeyRoute): the rule of the root
+// field that names the route in its description (a query for GET, a mutation otherwise), or of
+// the field its operation id names.
+func (rt *route) keyRule(schema *ast.Schema) access.KeyRule {
+	object := "Mutation."
+	if rt.method == http.MethodGet {
+		object = "Query."
+	}
+	var fields []string
+	for _, f := range restFields(schema)[rt.method+" "+rt.path] {
+		if strings.HasPrefix(f.name, object) {
+			fields = append(fields, f.name)
+		}
+	}
+	return access.KeyRoute(rt.method, rt.path, append(fields, object+rt.operationID)...)
 }
 
 // jsonAppender is a result that writes its own JSON, byte for byte what the encoder below would.

@@ -124,6 +124,12 @@ var routes = []route{
 	{"POST", "/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver", "redeliverWebhook", (*API).redeliverWebhook, "", 200, 0},
 	{"POST", "/webhooks/{webhookId}/redeliver", "redeliverWebhooks", (*API).redeliverWebhooks, "RedeliverWebhooksInput", 200, 0},
 
+	// api_keys.go (Podium's own: the original API has no key routes)
+	{"GET", "/api-keys", "listApiKeys", (*API).listApiKeys, "", 200, 0},
+	{"POST", "/api-keys", "createApiKey", (*API).createApiKey, "CreateApiKeyInput", 201, shownOnce},
+	{"DELETE", "/api-keys/{keyId}", "revokeApiKey", (*API).revokeApiKey, "", 200, 0},
+	{"POST", "/api-keys/{keyId}/rotate", "rotateApiKey", (*API).rotateApiKey, "RotateApiKeyInput", 201, optionalBody | shownOnce},
+
 	// campaigns.go
 	{"GET", "/events/{eventId}/communications", "getCommunications", (*API).getCommunications, "", 200, 0},
 	{"POST", "/events/{eventId}/campaigns", "sendCampaign", (*API).sendCampaign, "SendCampaignInput", 201, 0},
@@ -190,10 +196,14 @@ const (
 	public routeFlag = 1 << iota
 	// optionalBody lets a body whose keys are all optional be left out entirely.
 	optionalBody
+	// shownOnce marks a write whose answer holds a secret shown this once (a new API key): its
+	// answer is never stored, so Idempotency-Key is not honoured and a retry makes another.
+	shownOnce
 )
 
 func (rt *route) public() bool       { return rt.flags&public != 0 }
 func (rt *route) optionalBody() bool { return rt.flags&optionalBody != 0 }
+func (rt *route) shownOnce() bool    { return rt.flags&shownOnce != 0 }
 
 // isWrite tells writes, which run in a transaction and honour Idempotency-Key, from reads.
 func (rt *route) isWrite() bool { return rt.method != http.MethodGet }

@@ -559,6 +559,37 @@ var routeDocs = map[string]routeDoc{
 		output: []EmailLog{},
 	},
 
+	// api_keys.go (docs/rest-api.md §2)
+	"listApiKeys": {
+		tag:     "API keys",
+		summary: "List API keys (ext)",
+		description: "The organization's keys, newest first, revoked and expired ones included: name, prefix, scopes, " +
+			"event, creator and when each was made, last used, ends and was revoked. Secrets are never listed. " +
+			"A key needs write to list keys; a key confined to one event sees that event's keys.",
+		output: []model.APIKey{},
+	},
+	"createApiKey": {
+		tag:     "API keys",
+		summary: "Create an API key (ext)",
+		description: "scopes are at least one of read, write and send_mail; eventId confines the key to one event; " +
+			"expiresAt, in the future, ends it. A key gives a key no scope it lacks and no other event than its own. " +
+			"The answer holds the secret, shown this once.",
+		output: model.APIKeyWithSecret{},
+	},
+	"revokeApiKey": {
+		tag:         "API keys",
+		summary:     "Revoke an API key (ext)",
+		description: "The key is refused from the next request on; revoking a revoked key changes nothing. Answers the key.",
+		output:      model.APIKey{},
+	},
+	"rotateApiKey": {
+		tag:     "API keys",
+		summary: "Rotate an API key (ext)",
+		description: "Makes a new key with the same name, scopes, event and expiry, shown this once, and ends the old key " +
+			"after overlapHours (default 24, 0 to 168; 0 ends it at once).",
+		output: model.APIKeyWithSecret{},
+	},
+
 	// webhooks.go (docs/webhooks.md)
 	"listWebhookEventTypes": {
 		tag:         "Webhooks",

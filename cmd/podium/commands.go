@@ -45,12 +45,14 @@ func migrateCommand() *cobra.Command {
 func keysCommand() *cobra.Command {
 	keys := &cobra.Command{Use: "keys", Short: "Manage organization API keys"}
 
-	var org, name string
+	var org, name, event string
+	var scopes []string
 	create := &cobra.Command{
-		Use:   "create --org NAME [--name LABEL]",
+		Use:   "create --org NAME [--name LABEL] [--scopes read,write,send_mail] [--event EVENT_ID]",
 		Short: "Create an API key, and the organization when no organization has that name",
 		Long: "Create an API key for the organization named --org, creating the organization when none " +
-			"has that name. The key is printed alone on the last line; it is shown only this once.",
+			"has that name. The key holds every scope on every event unless --scopes or --event narrow it " +
+			"(docs/rest-api.md §2). The key is printed alone on the last line; it is shown only this once.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return withMigratedDB(cmd.Context(), func(ctx context.Context, db *dbx.DB) error {
@@ -58,7 +60,8 @@ func keysCommand() *cobra.Command {
 				ctx = viewer.System(ctx, "keys create: the organization is found or created by name")
 				err := db.InTx(ctx, func(ctx context.Context) error {
 					var err error
-					key, _, err = access.CreateKey(ctx, dbx.TxFromContext(ctx).Ent(), org, name)
+					key, _, err = access.CreateKeyWith(ctx, dbx.TxFromContext(ctx).Ent(), org, name,
+						access.KeyOptions{Scopes: scopes, EventID: event})
 					return err
 				})
 				if err != nil {
@@ -73,6 +76,8 @@ func keysCommand() *cobra.Command {
 	}
 	create.Flags().StringVar(&org, "org", "", "organization name (required)")
 	create.Flags().StringVar(&name, "name", "", "a label for the key")
+	create.Flags().StringSliceVar(&scopes, "scopes", nil, "what the key may do: read, write, send_mail (default all three)")
+	create.Flags().StringVar(&event, "event", "", "confine the key to this event of the organization (default every event)")
 	_ = create.MarkFlagRequired("org")
 
 	revoke := &cobra.Command{

@@ -30,10 +30,22 @@ const (
 	FieldLastUsedAt = "last_used_at"
 	// FieldRevokedAt holds the string denoting the revoked_at field in the database.
 	FieldRevokedAt = "revoked_at"
+	// FieldScopes holds the string denoting the scopes field in the database.
+	FieldScopes = "scopes"
+	// FieldEventID holds the string denoting the event_id field in the database.
+	FieldEventID = "event_id"
+	// FieldExpiresAt holds the string denoting the expires_at field in the database.
+	FieldExpiresAt = "expires_at"
+	// FieldCreatedByUserID holds the string denoting the created_by_user_id field in the database.
+	FieldCreatedByUserID = "created_by_user_id"
+	// FieldCreatedByAPIKeyID holds the string denoting the created_by_api_key_id field in the database.
+	FieldCreatedByAPIKeyID = "created_by_api_key_id"
 	// EdgeOrganization holds the string denoting the organization edge name in mutations.
 	EdgeOrganization = "organization"
 	// EdgeIdempotencyRecords holds the string denoting the idempotency_records edge name in mutations.
 	EdgeIdempotencyRecords = "idempotency_records"
+	// EdgeEvent holds the string denoting the event edge name in mutations.
+	EdgeEvent = "event"
 	// Table holds the table name of the apikey in the database.
 	Table = "api_keys"
 	// OrganizationTable is the table that holds the organization relation/edge.
@@ -50,6 +62,13 @@ const (
 	IdempotencyRecordsInverseTable = "idempotency_records"
 	// IdempotencyRecordsColumn is the table column denoting the idempotency_records relation/edge.
 	IdempotencyRecordsColumn = "api_key_id"
+	// EventTable is the table that holds the event relation/edge.
+	EventTable = "api_keys"
+	// EventInverseTable is the table name for the Event entity.
+	// It exists in this package in order to avoid circular dependency with the "event" package.
+	EventInverseTable = "events"
+	// EventColumn is the table column denoting the event relation/edge.
+	EventColumn = "event_id"
 )
 
 // Columns holds all SQL columns for apikey fields.
@@ -63,6 +82,11 @@ var Columns = []string{
 	FieldHash,
 	FieldLastUsedAt,
 	FieldRevokedAt,
+	FieldScopes,
+	FieldEventID,
+	FieldExpiresAt,
+	FieldCreatedByUserID,
+	FieldCreatedByAPIKeyID,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -88,6 +112,8 @@ var (
 	PrefixValidator func(string) error
 	// HashValidator is a validator for the "hash" field. It is called by the builders before save.
 	HashValidator func(string) error
+	// DefaultScopes holds the default value on creation for the "scopes" field.
+	DefaultScopes []string
 	// DefaultID holds the default value on creation for the "id" field.
 	DefaultID func() string
 	// IDValidator is a validator for the "id" field. It is called by the builders before save.
@@ -142,6 +168,26 @@ func ByRevokedAt(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldRevokedAt, opts...).ToFunc()
 }
 
+// ByEventID orders the results by the event_id field.
+func ByEventID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldEventID, opts...).ToFunc()
+}
+
+// ByExpiresAt orders the results by the expires_at field.
+func ByExpiresAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldExpiresAt, opts...).ToFunc()
+}
+
+// ByCreatedByUserID orders the results by the created_by_user_id field.
+func ByCreatedByUserID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldCreatedByUserID, opts...).ToFunc()
+}
+
+// ByCreatedByAPIKeyID orders the results by the created_by_api_key_id field.
+func ByCreatedByAPIKeyID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldCreatedByAPIKeyID, opts...).ToFunc()
+}
+
 // ByOrganizationField orders the results by organization field.
 func ByOrganizationField(field string, opts ...sql.OrderTermOption) OrderOption {
 	return func(s *sql.Selector) {
@@ -162,6 +208,13 @@ func ByIdempotencyRecords(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOptio
 		sqlgraph.OrderByNeighborTerms(s, newIdempotencyRecordsStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
 }
+
+// ByEventField orders the results by event field.
+func ByEventField(field string, opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newEventStep(), sql.OrderByField(field, opts...))
+	}
+}
 func newOrganizationStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
@@ -174,5 +227,12 @@ func newIdempotencyRecordsStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(IdempotencyRecordsInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, IdempotencyRecordsTable, IdempotencyRecordsColumn),
+	)
+}
+func newEventStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(EventInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.M2O, false, EventTable, EventColumn),
 	)
 }

@@ -105,6 +105,26 @@ func RevokedAt(v time.Time) predicate.APIKey {
 	return predicate.APIKey(sql.FieldEQ(FieldRevokedAt, v))
 }
 
+// EventID applies equality check predicate on the "event_id" field. It's identical to EventIDEQ.
+func EventID(v string) predicate.APIKey {
+	return predicate.APIKey(sql.FieldEQ(FieldEventID, v))
+}
+
+// ExpiresAt applies equality check predicate on the "expires_at" field. It's identical to ExpiresAtEQ.
+func ExpiresAt(v time.Time) predicate.APIKey {
+	return predicate.APIKey(sql.FieldEQ(FieldExpiresAt, v))
+}
+
+// CreatedByUserID applies equality check predicate on the "created_by_user_id" field. It's identical to CreatedByUserIDEQ.
+func CreatedByUserID(v string) predicate.APIKey {
+	return predicate.APIKey(sql.FieldEQ(FieldCreatedByUserID, v))
+}
+
+// CreatedByAPIKeyID applies equality check predicate on the "created_by_api_key_id" field. It's identical to CreatedByAPIKeyIDEQ.
+func CreatedByAPIKeyID(v string) predicate.APIKey {
+	return predicate.APIKey(sql.FieldEQ(FieldCreatedByAPIKeyID, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.APIKey {
 	return predicate.APIKey(sql.FieldEQ(FieldCreatedAt, v))
@@ -545,6 +565,281 @@ func RevokedAtNotNil() predicate.APIKey {
 	return predicate.APIKey(sql.FieldNotNull(FieldRevokedAt))
 }
 
+// EventIDEQ applies the EQ predicate on the "event_id" field.
+func EventIDEQ(v string) predicate.APIKey {
+	return predicate.APIKey(sql.FieldEQ(FieldEventID, v))
+}
+
+// EventIDNEQ applies the NEQ predicate on the "event_id" field.
+func EventIDNEQ(v string) predicate.APIKey {
+	return predicate.APIKey(sql.FieldNEQ(FieldEventID, v))
+}
+
+// EventIDIn applies the In predicate on the "event_id" field.
+func EventIDIn(vs ...string) predicate.APIKey {
+	return predicate.APIKey(sql.FieldIn(FieldEventID, vs...))
+}
+
+// EventIDNotIn applies the NotIn predicate on the "event_id" field.
+func EventIDNotIn(vs ...string) predicate.APIKey {
+	return predicate.APIKey(sql.FieldNotIn(FieldEventID, vs...))
+}
+
+// EventIDGT applies the GT predicate on the "event_id" field.
+func EventIDGT(v string) predicate.APIKey {
+	return predicate.APIKey(sql.FieldGT(FieldEventID, v))
+}
+
+// EventIDGTE applies the GTE predicate on the "event_id" field.
+func EventIDGTE(v string) predicate.APIKey {
+	return predicate.APIKey(sql.FieldGTE(FieldEventID, v))
+}
+
+// EventIDLT applies the LT predicate on the "event_id" field.
+func EventIDLT(v string) predicate.APIKey {
+	return predicate.APIKey(sql.FieldLT(FieldEventID, v))
+}
+
+// EventIDLTE applies the LTE predicate on the "event_id" field.
+func EventIDLTE(v string) predicate.APIKey {
+	return predicate.APIKey(sql.FieldLTE(FieldEventID, v))
+}
+
+// EventIDContains applies the Contains predicate on the "event_id" field.
+func EventIDContains(v string) predicate.APIKey {
+	return predicate.APIKey(sql.FieldContains(FieldEventID, v))
+}
+
+// EventIDHasPrefix applies the HasPrefix predicate on the "event_id" field.
+func EventIDHasPrefix(v string) predicate.APIKey {
+	return predicate.APIKey(sql.FieldHasPrefix(FieldEventID, v))
+}
+
+// EventIDHasSuffix applies the HasSuffix predicate on the "event_id" field.
+func EventIDHasSuffix(v string) predicate.APIKey {
+	return predicate.APIKey(sql.FieldHasSuffix(FieldEventID, v))
+}
+
+// EventIDIsNil applies the IsNil predicate on the "event_id" field.
+func EventIDIsNil() predicate.APIKey {
+	return predicate.APIKey(sql.FieldIsNull(FieldEventID))
+}
+
+// EventIDNotNil applies the NotNil predicate on the "event_id" field.
+func EventIDNotNil() predicate.APIKey {
+	return predicate.APIKey(sql.FieldNotNull(FieldEventID))
+}
+
+// EventIDEqualFold applies the EqualFold predicate on the "event_id" field.
+func EventIDEqualFold(v string) predicate.APIKey {
+	return predicate.APIKey(sql.FieldEqualFold(FieldEventID, v))
+}
+
+// EventIDContainsFold applies the ContainsFold predicate on the "event_id" field.
+func EventIDContainsFold(v string) predicate.APIKey {
+	return predicate.APIKey(sql.FieldContainsFold(FieldEventID, v))
+}
+
+// ExpiresAtEQ applies the EQ predicate on the "expires_at" field.
+func ExpiresAtEQ(v time.Time) predicate.APIKey {
+	return predicate.APIKey(sql.FieldEQ(FieldExpiresAt, v))
+}
+
+// ExpiresAtNEQ applies the NEQ predicate on the "expires_at" field.
+func ExpiresAtNEQ(v time.Time) predicate.APIKey {
+	return predicate.APIKey(sql.FieldNEQ(FieldExpiresAt, v))
+}
+
+// ExpiresAtIn applies the In predicate on the "expires_at" field.
+func ExpiresAtIn(vs ...time.Time) predicate.APIKey {
+	return predicate.APIKey(sql.FieldIn(FieldExpiresAt, vs...))
+}
+
+// ExpiresAtNotIn applies the NotIn predicate on the "expires_at" field.
+func ExpiresAtNotIn(vs ...time.Time) predicate.APIKey {
+	return predicate.APIKey(sql.FieldNotIn(FieldExpiresAt, vs...))
+}
+
+// ExpiresAtGT applies the GT predicate on the "expires_at" field.
+func ExpiresAtGT(v time.Time) predicate.APIKey {
+	return predicate.APIKey(sql.FieldGT(FieldExpiresAt, v))
+}
+
+// ExpiresAtGTE applies the GTE predicate on the "expires_at" field.
+func ExpiresAtGTE(v time.Time) predicate.APIKey {
+	return predicate.APIKey(sql.FieldGTE(FieldExpiresAt, v))
+}
+
+// ExpiresAtLT applies the LT predicate on the "expires_at" field.
+func ExpiresAtLT(v time.Time) predicate.APIKey {
+	return predicate.APIKey(sql.FieldLT(FieldExpiresAt, v))
+}
+
+// ExpiresAtLTE applies the LTE predicate on the "expires_at" field.
+func ExpiresAtLTE(v time.Time) predicate.APIKey {
+	return predicate.APIKey(sql.FieldLTE(FieldExpiresAt, v))
+}
+
+// ExpiresAtIsNil applies the IsNil predicate on the "expires_at" field.
+func ExpiresAtIsNil() predicate.APIKey {
+	return predicate.APIKey(sql.FieldIsNull(FieldExpiresAt))
+}
+
+// ExpiresAtNotNil applies the NotNil predicate on the "expires_at" field.
+func ExpiresAtNotNil() predicate.APIKey {
+	return predicate.APIKey(sql.FieldNotNull(FieldExpiresAt))
+}
+
+// CreatedByUserIDEQ applies the EQ predicate on the "created_by_user_id" field.
+func CreatedByUserIDEQ(v string) predicate.APIKey {
+	return predicate.APIKey(sql.FieldEQ(FieldCreatedByUserID, v))
+}
+
+// CreatedByUserIDNEQ applies the NEQ predicate on the "created_by_user_id" field.
+func CreatedByUserIDNEQ(v string) predicate.APIKey {
+	return predicate.APIKey(sql.FieldNEQ(FieldCreatedByUserID, v))
+}
+
+// CreatedByUserIDIn applies the In predicate on the "created_by_user_id" field.
+func CreatedByUserIDIn(vs ...string) predicate.APIKey {
+	return predicate.APIKey(sql.FieldIn(FieldCreatedByUserID, vs...))
+}
+
+// CreatedByUserIDNotIn applies the NotIn predicate on the "created_by_user_id" field.
+func CreatedByUserIDNotIn(vs ...string) predicate.APIKey {
+	return predicate.APIKey(sql.FieldNotIn(FieldCreatedByUserID, vs...))
+}
+
+// CreatedByUserIDGT applies the GT predicate on the "created_by_user_id" field.
+func CreatedByUserIDGT(v string) predicate.APIKey {
+	return predicate.APIKey(sql.FieldGT(FieldCreatedByUserID, v))
+}
+
+// CreatedByUserIDGTE applies the GTE predicate on the "created_by_user_id" field.
+func CreatedByUserIDGTE(v string) predicate.APIKey {
+	return predicate.APIKey(sql.FieldGTE(FieldCreatedByUserID, v))
+}
+
+// CreatedByUserIDLT applies the LT predicate on the "created_by_user_id" field.
+func CreatedByUserIDLT(v string) predicate.APIKey {
+	return predicate.APIKey(sql.FieldLT(FieldCreatedByUserID, v))
+}
+
+// CreatedByUserIDLTE applies the LTE predicate on the "created_by_user_id" field.
+func CreatedByUserIDLTE(v string) predicate.APIKey {
+	return predicate.APIKey(sql.FieldLTE(FieldCreatedByUserID, v))
+}
+
+// CreatedByUserIDContains applies the Contains predicate on the "created_by_user_id" field.
+func CreatedByUserIDContains(v string) predicate.APIKey {
+	return predicate.APIKey(sql.FieldContains(FieldCreatedByUserID, v))
+}
+
+// CreatedByUserIDHasPrefix applies the HasPrefix predicate on the "created_by_user_id" field.
+func CreatedByUserIDHasPrefix(v string) predicate.APIKey {
+	return predicate.APIKey(sql.FieldHasPrefix(FieldCreatedByUserID, v))
+}
+
+// CreatedByUserIDHasSuffix applies the HasSuffix predicate on the "created_by_user_id" field.
+func CreatedByUserIDHasSuffix(v string) predicate.APIKey {
+	return predicate.APIKey(sql.FieldHasSuffix(FieldCreatedByUserID, v))
+}
+
+// CreatedByUserIDIsNil applies the IsNil predicate on the "created_by_user_id" field.
+func CreatedByUserIDIsNil() predicate.APIKey {
+	return predicate.APIKey(sql.FieldIsNull(FieldCreatedByUserID))
+}
+
+// CreatedByUserIDNotNil applies the NotNil predicate on the "created_by_user_id" field.
+func CreatedByUserIDNotNil() predicate.APIKey {
+	return predicate.APIKey(sql.FieldNotNull(FieldCreatedByUserID))
+}
+
+// CreatedByUserIDEqualFold applies the EqualFold predicate on the "created_by_user_id" field.
+func CreatedByUserIDEqualFold(v string) predicate.APIKey {
+	return predicate.APIKey(sql.FieldEqualFold(FieldCreatedByUserID, v))
+}
+
+// CreatedByUserIDContainsFold applies the ContainsFold predicate on the "created_by_user_id" field.
+func CreatedByUserIDContainsFold(v string) predicate.APIKey {
+	return predicate.APIKey(sql.FieldContainsFold(FieldCreatedByUserID, v))
+}
+
+// CreatedByAPIKeyIDEQ applies the EQ predicate on the "created_by_api_key_id" field.
+func CreatedByAPIKeyIDEQ(v string) predicate.APIKey {
+	return predicate.APIKey(sql.FieldEQ(FieldCreatedByAPIKeyID, v))
+}
+
+// CreatedByAPIKeyIDNEQ applies the NEQ predicate on the "created_by_api_key_id" field.
+func CreatedByAPIKeyIDNEQ(v string) predicate.APIKey {
+	return predicate.APIKey(sql.FieldNEQ(FieldCreatedByAPIKeyID, v))
+}
+
+// CreatedByAPIKeyIDIn applies the In predicate on the "created_by_api_key_id" field.
+func CreatedByAPIKeyIDIn(vs ...string) predicate.APIKey {
+	return predicate.APIKey(sql.FieldIn(FieldCreatedByAPIKeyID, vs...))
+}
+
+// CreatedByAPIKeyIDNotIn applies the NotIn predicate on the "created_by_api_key_id" field.
+func CreatedByAPIKeyIDNotIn(vs ...string) predicate.APIKey {
+	return predicate.APIKey(sql.FieldNotIn(FieldCreatedByAPIKeyID, vs...))
+}
+
+// CreatedByAPIKeyIDGT applies the GT predicate on the "created_by_api_key_id" field.
+func CreatedByAPIKeyIDGT(v string) predicate.APIKey {
+	return predicate.APIKey(sql.FieldGT(FieldCreatedByAPIKeyID, v))
+}
+
+// CreatedByAPIKeyIDGTE applies the GTE predicate on the "created_by_api_key_id" field.
+func CreatedByAPIKeyIDGTE(v string) predicate.APIKey {
+	return predicate.APIKey(sql.FieldGTE(FieldCreatedByAPIKeyID, v))
+}
+
+// CreatedByAPIKeyIDLT applies the LT predicate on the "created_by_api_key_id" field.
+func CreatedByAPIKeyIDLT(v string) predicate.APIKey {
+	return predicate.APIKey(sql.FieldLT(FieldCreatedByAPIKeyID, v))
+}
+
+// CreatedByAPIKeyIDLTE applies the LTE predicate on the "created_by_api_key_id" field.
+func CreatedByAPIKeyIDLTE(v string) predicate.APIKey {
+	return predicate.APIKey(sql.FieldLTE(FieldCreatedByAPIKeyID, v))
+}
+
+// CreatedByAPIKeyIDContains applies the Contains predicate on the "created_by_api_key_id" field.
+func CreatedByAPIKeyIDContains(v string) predicate.APIKey {
+	return predicate.APIKey(sql.FieldContains(FieldCreatedByAPIKeyID, v))
+}
+
+// CreatedByAPIKeyIDHasPrefix applies the HasPrefix predicate on the "created_by_api_key_id" field.
+func CreatedByAPIKeyIDHasPrefix(v string) predicate.APIKey {
+	return predicate.APIKey(sql.FieldHasPrefix(FieldCreatedByAPIKeyID, v))
+}
+
+// CreatedByAPIKeyIDHasSuffix applies the HasSuffix predicate on the "created_by_api_key_id" field.
+func CreatedByAPIKeyIDHasSuffix(v string) predicate.APIKey {
+	return predicate.APIKey(sql.FieldHasSuffix(FieldCreatedByAPIKeyID, v))
+}
+
+// CreatedByAPIKeyIDIsNil applies the IsNil predicate on the "created_by_api_key_id" field.
+func CreatedByAPIKeyIDIsNil() predicate.APIKey {
+	return predicate.APIKey(sql.FieldIsNull(FieldCreatedByAPIKeyID))
+}
+
+// CreatedByAPIKeyIDNotNil applies the NotNil predicate on the "created_by_api_key_id" field.
+func CreatedByAPIKeyIDNotNil() predicate.APIKey {
+	return predicate.APIKey(sql.FieldNotNull(FieldCreatedByAPIKeyID))
+}
+
+// CreatedByAPIKeyIDEqualFold applies the EqualFold predicate on the "created_by_api_key_id" field.
+func CreatedByAPIKeyIDEqualFold(v string) predicate.APIKey {
+	return predicate.APIKey(sql.FieldEqualFold(FieldCreatedByAPIKeyID, v))
+}
+
+// CreatedByAPIKeyIDContainsFold applies the ContainsFold predicate on the "created_by_api_key_id" field.
+func CreatedByAPIKeyIDContainsFold(v string) predicate.APIKey {
+	return predicate.APIKey(sql.FieldContainsFold(FieldCreatedByAPIKeyID, v))
+}
+
 // HasOrganization applies the HasEdge predicate on the "organization" edge.
 func HasOrganization() predicate.APIKey {
 	return predicate.APIKey(func(s *sql.Selector) {
@@ -583,6 +878,29 @@ func HasIdempotencyRecords() predicate.APIKey {
 func HasIdempotencyRecordsWith(preds ...predicate.IdempotencyRecord) predicate.APIKey {
 	return predicate.APIKey(func(s *sql.Selector) {
 		step := newIdempotencyRecordsStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
+// HasEvent applies the HasEdge predicate on the "event" edge.
+func HasEvent() predicate.APIKey {
+	return predicate.APIKey(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, EventTable, EventColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasEventWith applies the HasEdge predicate on the "event" edge with a given conditions (other predicates).
+func HasEventWith(preds ...predicate.Event) predicate.APIKey {
+	return predicate.APIKey(func(s *sql.Selector) {
+		step := newEventStep()
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)

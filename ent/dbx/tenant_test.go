@@ -281,3 +281,43 @@ func TestAnyScopeKeepsTheConnectionsScope(t *testing.T) {
 	require.Equal(t, b.globex, org)
 	require.Equal(t, 0, b.count(t, anyScope, "api_keys"), "outside the function, acme's scope still holds")
 }
+
+// TestAPIKeyLookupIsQualified: podium_api_key, SECURITY DEFINER, carries no setting (which would
+// cost every request a save and restore) and names what its body uses by schema: a caller who puts
+// a table of their making first on the search_path (a temporary api_keys holding a key of theirs)
+// does not lead it there, and the function still finds the real key.
+func TestAPIKeyLookupIsQualified(t *testing.T) {
+	t.Parallel()
+	b := setupTenants(t, dbx.Options{MaxConns: 1})
+	var definer bool
+	var config []string
+	require.NoError(t, b.db.System.QueryRow(viewer.System(context.Background(), "test: read the function"),
+		`SELECT prosecdef, coalesce(proconfig, '{}') FROM pg_proc WHERE proname = 'podium_api_key'`).Scan(&definer, &config))
+	require.True(t, definer)
+	require.Empty(t, config)
+
+	globex := viewer.WithOrganization(context.Background(), b.globex)
+	const real = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	key, err := b.db.Ent.APIKey.Create().SetOrganizationID(b.globex).SetName("CI").SetPrefix("pdm_test").
+		SetHash(real).Save(globex)
+	require.NoError(t, err)
+	anyScope := viewer.AnyScope(context.Background())
+	conn, err := b.db.Pool.Acquire(anyScope)
+	require.NoError(t, err)
+	defer conn.Release()
+	_, err = conn.Exec(anyScope, `CREATE TEMPORARY TABLE api_keys (id varchar, organization_id varchar, name varchar,
+		scopes jsonb, event_id varchar, hash varchar, revoked_at timestamptz, expires_at timestamptz)`)
+	require.NoError(t, err)
+	_, err = conn.Exec(anyScope, `INSERT INTO pg_temp.api_keys VALUES ('key_forged', $1, 'forged', '["read","write","send_mail"]', NULL,
+		'feedfacefeedfacefeedfacefeedfacefeedfacefeedfacefeedfacefeedface', NULL, NULL)`, b.acme)
+	require.NoError(t, err)
+	_, err = conn.Exec(anyScope, `SET search_path = pg_temp, public`)
+	require.NoError(t, err)
+	defer func() { _, _ = conn.Exec(anyScope, `RESET search_path; DROP TABLE pg_temp.api_keys`) }()
+	var n int
+	require.NoError(t, conn.QueryRow(anyScope, `SELECT count(*) FROM podium_api_key('feedfacefeedfacefeedfacefeedfacefeedfacefeedfacefeedfacefeedface')`).Scan(&n))
+	require.Zero(t, n, "the forged key in the caller's table is not found")
+	var id string
+	require.NoError(t, conn.QueryRow(anyScope, `SELECT id FROM podium_api_key($1)`, real).Scan(&id))
+	require.Equal(t, key.ID, id)
+}

@@ -64,6 +64,11 @@ var (
 		{Name: "hash", Type: field.TypeString, Unique: true},
 		{Name: "last_used_at", Type: field.TypeTime, Nullable: true},
 		{Name: "revoked_at", Type: field.TypeTime, Nullable: true},
+		{Name: "scopes", Type: field.TypeJSON, Default: schema.Expr("jsonb_build_array('read', 'write', 'send_mail')")},
+		{Name: "expires_at", Type: field.TypeTime, Nullable: true},
+		{Name: "created_by_user_id", Type: field.TypeString, Nullable: true},
+		{Name: "created_by_api_key_id", Type: field.TypeString, Nullable: true},
+		{Name: "event_id", Type: field.TypeString, Nullable: true, Size: 40},
 		{Name: "organization_id", Type: field.TypeString, Size: 40},
 	}
 	// APIKeysTable holds the schema information for the "api_keys" table.
@@ -73,8 +78,14 @@ var (
 		PrimaryKey: []*schema.Column{APIKeysColumns[0]},
 		ForeignKeys: []*schema.ForeignKey{
 			{
+				Symbol:     "api_keys_events_event",
+				Columns:    []*schema.Column{APIKeysColumns[12]},
+				RefColumns: []*schema.Column{EventsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+			{
 				Symbol:     "api_keys_organizations_api_keys",
-				Columns:    []*schema.Column{APIKeysColumns[8]},
+				Columns:    []*schema.Column{APIKeysColumns[13]},
 				RefColumns: []*schema.Column{OrganizationsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -2482,7 +2493,8 @@ func init() {
 	AiReviewResultsTable.Annotation = &entsql.Annotation{
 		Table: "ai_review_results",
 	}
-	APIKeysTable.ForeignKeys[0].RefTable = OrganizationsTable
+	APIKeysTable.ForeignKeys[0].RefTable = EventsTable
+	APIKeysTable.ForeignKeys[1].RefTable = OrganizationsTable
 	APIKeysTable.Annotation = &entsql.Annotation{
 		Table: "api_keys",
 	}

@@ -181,6 +181,19 @@ func (APIKey) Fields() []ent.Field {
 		field.String("hash").Unique().Immutable().Sensitive().Validate(requiredText("Key hash", 64)),
 		field.Time("last_used_at").Optional().Nillable(),
 		field.Time("revoked_at").Optional().Nillable(),
+		// scopes are what the key may do (docs/rest-api.md §2): read, write, send_mail. Keys made
+		// before scopes existed, and keys of the command line, hold all three.
+		field.Strings("scopes").Default([]string{"read", "write", "send_mail"}).
+			Annotations(entsql.DefaultExpr("jsonb_build_array('read', 'write', 'send_mail')")),
+		// event_id confines the key to one event; null means every event of the organization. The
+		// key goes with its event: a key that outlived it would reach the whole organization.
+		field.String("event_id").Optional().Nillable().Immutable(),
+		// expires_at ends the key: from then on it is refused as a revoked key is (rotation sets it
+		// on the old key).
+		field.Time("expires_at").Optional().Nillable(),
+		// The creator: a person or another key; neither for keys of the command line.
+		field.String("created_by_user_id").Optional().Nillable().Immutable(),
+		field.String("created_by_api_key_id").Optional().Nillable().Immutable(),
 	}
 }
 
@@ -190,6 +203,8 @@ func (APIKey) Edges() []ent.Edge {
 		edge.From("organization", Organization.Type).Ref("api_keys").
 			Field("organization_id").Unique().Required().Immutable(),
 		edge.To("idempotency_records", IdempotencyRecord.Type).Annotations(entsql.OnDelete(entsql.Cascade)),
+		edge.To("event", Event.Type).Field("event_id").Unique().Immutable().
+			Annotations(entsql.OnDelete(entsql.Cascade)),
 	}
 }
 

@@ -63,9 +63,14 @@ func (a *Authenticator) Authenticate(ctx context.Context, header string) (*viewe
 	// It goes through the function podium_api_key, which admits every organization's keys for its
 	// own statement, so the connection need not be told "system" first and its organization again
 	// afterwards (viewer.AnyScope): one round trip instead of three.
-	var key struct{ id, org, name string }
-	err := a.pool.QueryRow(viewer.AnyScope(ctx), `SELECT id, organization_id, name FROM podium_api_key($1)`,
-		HashKey(token)).Scan(&key.id, &key.org, &key.name)
+	// An expired key is not found, as a revoked one is not.
+	var key struct {
+		id, org, name string
+		scopes        []string
+		event         *string
+	}
+	err := a.pool.QueryRow(viewer.AnyScope(ctx), `SELECT id, organization_id, name, scopes, event_id FROM podium_api_key($1)`,
+		HashKey(token)).Scan(&key.id, &key.org, &key.name, &key.scopes, &key.event)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, ErrInvalidKey
 	}
@@ -73,7 +78,11 @@ func (a *Authenticator) Authenticate(ctx context.Context, header string) (*viewe
 		return nil, fmt.Errorf("access: look up key: %w", err)
 	}
 	a.touch(viewer.WithOrganization(ctx, key.org), key.id)
-	return &viewer.Viewer{OrganizationID: key.org, APIKeyID: key.id, APIKeyName: key.name}, nil
+	v := &viewer.Viewer{OrganizationID: key.org, APIKeyID: key.id, APIKeyName: key.name, APIKeyScopes: key.scopes}
+	if key.event != nil {
+		v.APIKeyEventID = *key.event
+	}
+	return v, nil
 }
 
 // touch records that the key was used, at most once per touchEvery, and never fails the request.
@@ -108,10 +117,11 @@ var eventByID = func() string {
 }()
 
 // Event returns the event id of the caller's organization. An event of another organization
-// and an id that does not exist get the same 403, so other tenants' ids cannot be probed.
+// and an id that does not exist get the same 403, so other tenants' ids cannot be probed; so does
+// any other event than its own for an API key confined to one event.
 func Event(ctx context.Context, client *ent.Client, id string) (*ent.Event, error) {
 	v := viewer.FromContext(ctx)
-	if v == nil || !pid.Plausible(id) {
+	if v == nil || !pid.Plausible(id) || (v.APIKeyEventID != "" && id != v.APIKeyEventID) {
 		return nil, apperr.EventForbidden()
 	}
 	ev, err := client.Event.ReadOne(ctx, eventByID, id, v.OrganizationID)

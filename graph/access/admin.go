@@ -9,6 +9,7 @@ import (
 
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/apikey"
+	"github.com/podium/podium/ent/event"
 	"github.com/podium/podium/ent/organization"
 	"github.com/podium/podium/ent/schema/viewer"
 	"github.com/podium/podium/graph/slug"
@@ -20,7 +21,28 @@ import (
 // that transaction must have been opened in a viewer.System context, since finding an
 // organization by name spans organizations (the command line and seeds do so).
 func CreateKey(ctx context.Context, client *ent.Client, orgName, keyName string) (string, *ent.APIKey, error) {
+	return CreateKeyWith(ctx, client, orgName, keyName, KeyOptions{})
+}
+
+// KeyOptions narrow a key of the command line; the zero value is a key with every scope on every
+// event of the organization.
+type KeyOptions struct {
+	// Scopes are the key's scopes; empty means all three.
+	Scopes []string
+	// EventID confines the key to one event of the organization; "" means every event.
+	EventID string
+}
+
+// CreateKeyWith is CreateKey with options: the key's scopes and event.
+func CreateKeyWith(ctx context.Context, client *ent.Client, orgName, keyName string, opts KeyOptions) (string, *ent.APIKey, error) {
 	ctx = viewer.System(ctx, "keys create: find or create an organization by name")
+	scopes := ScopeNames(Scopes)
+	if len(opts.Scopes) > 0 {
+		var err error
+		if scopes, err = ParseScopes(opts.Scopes); err != nil {
+			return "", nil, err
+		}
+	}
 	orgName = strings.TrimSpace(orgName)
 	if orgName == "" {
 		return "", nil, errors.New("access: an organization name is required")
@@ -47,9 +69,16 @@ func CreateKey(ctx context.Context, client *ent.Client, orgName, keyName string)
 	if err != nil {
 		return "", nil, fmt.Errorf("access: organization: %w", err)
 	}
+	create := client.APIKey.Create().SetOrganizationID(org.ID).SetScopes(scopes)
+	if opts.EventID != "" {
+		ev, err := client.Event.Query().Where(event.ID(opts.EventID), event.OrganizationID(org.ID)).Only(ctx)
+		if err != nil {
+			return "", nil, fmt.Errorf("access: no event %s in organization %q", opts.EventID, orgName)
+		}
+		create.SetEventID(ev.ID)
+	}
 	key, prefix, hash := NewKey()
-	rec, err := client.APIKey.Create().
-		SetOrganizationID(org.ID).
+	rec, err := create.
 		SetName(strings.TrimSpace(keyName)).
 		SetPrefix(prefix).
 		SetHash(hash).

@@ -476,11 +476,14 @@ var ErrPersonForbidden = apperr.Forbidden("You cannot access this")
 var ErrReadOnly = apperr.Forbidden("Organization members can read but not change: ask an owner or admin")
 
 // RootField decides, by Rules, whether the caller of ctx may run the root field name of the
-// operation type object ("Query", "Mutation" or "Subscription"). API keys may run every field, as before people
-// signed in (operations check their events). A person runs a field whose rule admits them in
+// operation type object ("Query", "Mutation" or "Subscription"). API keys run the fields their
+// scopes and event allow (KeyRules; operations check their events). A person runs a field whose rule admits them in
 // the organization they act for; a field without a rule is refused to people.
 func RootField(ctx context.Context, object, name string) error {
 	v := viewer.FromContext(ctx)
+	if v != nil && v.APIKeyID != "" {
+		return KeyField(ctx, object, name)
+	}
 	if v == nil || v.Person == nil || name == "__typename" {
 		return nil
 	}

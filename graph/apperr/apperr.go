@@ -61,6 +61,8 @@ const (
 	CodeStatementLimitExceeded = "statement_limit_exceeded"
 	// CodeResponseTooLarge answers a request whose answer would be larger than one answer may be.
 	CodeResponseTooLarge = "response_too_large"
+	// CodeInsufficientScope refuses an API key that lacks the scope an operation needs (403).
+	CodeInsufficientScope = "insufficient_scope"
 )
 
 // Codes of GraphQL operations that have no REST operation.

@@ -79,7 +79,8 @@ func Load(ctx context.Context, db *dbx.DB, res *graph.Resolver, org string) (Res
 			return err
 		}
 		out.Key = key
-		ctx = viewer.NewContext(ctx, &viewer.Viewer{OrganizationID: rec.OrganizationID, APIKeyID: rec.ID, APIKeyName: rec.Name})
+		ctx = viewer.NewContext(ctx, &viewer.Viewer{OrganizationID: rec.OrganizationID, APIKeyID: rec.ID, APIKeyName: rec.Name,
+			APIKeyScopes: rec.Scopes})
 		l := &loader{ctx: ctx, m: res.Mutation(), res: res}
 		out.EventID = l.run()
 		return l.err

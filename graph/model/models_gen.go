@@ -102,6 +102,24 @@ type AgendaDraftCriteriaInput struct {
 	DayEndMinutes *int `json:"dayEndMinutes"`
 }
 
+// Who made an API key: a person or another key. Keys of the command line have no creator.
+type APIKeyCreator struct {
+	// person or apiKey.
+	Kind string `json:"kind"`
+	// The person's user id, or the key's id.
+	ID string `json:"id"`
+	// The person's name (their address when they gave none), or the key's name.
+	Name string `json:"name"`
+}
+
+// A key with its secret, answered only when the key is made (creation, rotation).
+type APIKeyWithSecret struct {
+	// The key.
+	APIKey *APIKey `json:"apiKey"`
+	// The key itself, to send as Authorization: Bearer. Store it; it is not shown again.
+	Secret string `json:"secret"`
+}
+
 // Submissions to assign to one reviewer.
 type AssignReviewsInput struct {
 	// The reviewer's event membership id; they must be in the round's pool.
@@ -499,6 +517,19 @@ type ContactInput struct {
 	WebsiteURL *string `json:"websiteUrl"`
 	// Where the photo can be downloaded; null or left out for none.
 	HeadshotURL *string `json:"headshotUrl"`
+}
+
+// A new API key.
+type CreateAPIKeyInput struct {
+	// The key's name: 1 to 200 characters.
+	Name string `json:"name"`
+	// What the key may do: at least one scope. A key making a key gives it no scope it lacks.
+	Scopes []APIKeyScope `json:"scopes"`
+	// Confines the key to one event of the organization; omitted or null for every event. A key
+	// confined to one event makes keys of that event only.
+	EventID *string `json:"eventId"`
+	// When the key stops working, in the future; omitted or null for never.
+	ExpiresAt *time.Time `json:"expiresAt"`
 }
 
 // A new event. Its other fields start with their defaults and are set with updateEvent.
@@ -1360,6 +1391,12 @@ type ReviewedProposal struct {
 	// The replies to the form's questions, in the form's order; questions hidden from reviewers and
 	// questions left unanswered are left out.
 	Answers []*ReviewedAnswer `json:"answers"`
+}
+
+// How a key is rotated.
+type RotateAPIKeyInput struct {
+	// How long the old key keeps working beside the new one, in hours: 0 to 168, default 24.
+	OverlapHours *int `json:"overlapHours"`
 }
 
 // How a signing secret is rotated.
@@ -2338,6 +2375,67 @@ func (e *AgendaDraftStatus) UnmarshalJSON(b []byte) error {
 }
 
 func (e AgendaDraftStatus) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// What an API key may do. Scopes bind keys only; signed-in people have roles.
+type APIKeyScope string
+
+const (
+	// Run queries and GET routes: read the organization's data.
+	APIKeyScopeRead APIKeyScope = "read"
+	// Run mutations and the routes that change data. It implies nothing else.
+	APIKeyScopeWrite APIKeyScope = "write"
+	// Send email to people (invitations, decisions, campaigns, calendar invites, reminders), beside write.
+	APIKeyScopeSendMail APIKeyScope = "send_mail"
+)
+
+var AllAPIKeyScope = []APIKeyScope{
+	APIKeyScopeRead,
+	APIKeyScopeWrite,
+	APIKeyScopeSendMail,
+}
+
+func (e APIKeyScope) IsValid() bool {
+	switch e {
+	case APIKeyScopeRead, APIKeyScopeWrite, APIKeyScopeSendMail:
+		return true
+	}
+	return false
+}
+
+func (e APIKeyScope) String() string {
+	return string(e)
+}
+
+func (e *APIKeyScope) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = APIKeyScope(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid ApiKeyScope", str)
+	}
+	return nil
+}
+
+func (e APIKeyScope) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *APIKeyScope) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e APIKeyScope) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

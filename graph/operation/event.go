@@ -282,13 +282,18 @@ func (r *Service) OrganizationMembers(ctx context.Context, orgID string) ([]*mod
 // Events lists the caller's events as a connection, by start date unless asked otherwise.
 func (r *Service) Events(ctx context.Context, page Page, orderBy *ent.EventOrder, where *ent.EventWhereInput) (*ent.EventConnection, error) {
 	after, first, before, last := page.After, page.First, page.Before, page.Last
-	if _, err := access.Viewer(ctx); err != nil {
+	v, err := access.Viewer(ctx)
+	if err != nil {
 		return nil, err
 	}
 	if orderBy == nil {
 		orderBy = &ent.EventOrder{Direction: entgql.OrderDirectionAsc, Field: ent.EventOrderFieldStartsAt}
 	}
-	return r.ClientOf(ctx).Event.Query().
+	q := r.ClientOf(ctx).Event.Query()
+	if v.APIKeyEventID != "" { // a key confined to one event lists that event alone
+		q = q.Where(event.ID(v.APIKeyEventID))
+	}
+	return q.
 		Paginate(ctx, after, first, before, last, ent.WithEventOrder(orderBy), ent.WithEventFilter(where.Filter))
 }
 

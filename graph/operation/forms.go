@@ -432,11 +432,12 @@ func internalName(ctx context.Context, f *ent.Form) *string {
 	return &name
 }
 
-// formOrganizer tells whether the caller organizes the form: its organization's API key, or a
-// person acting as a member of that organization.
+// formOrganizer tells whether the caller organizes the form: its organization's API key (one
+// confined to the form's event, if confined), or a person acting as a member of that organization.
 func formOrganizer(ctx context.Context, f *ent.Form) bool {
 	v := viewer.FromContext(ctx)
-	return v != nil && v.OrganizationID != "" && v.OrganizationID == f.OrganizationID && (v.Person == nil || v.Role != "")
+	return v != nil && v.OrganizationID != "" && v.OrganizationID == f.OrganizationID && (v.Person == nil || v.Role != "") &&
+		(v.APIKeyEventID == "" || v.APIKeyEventID == f.EventID)
 }
 
 // formOptions are the tracks, formats and levels of an event, each by position then name: what its

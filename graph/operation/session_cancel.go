@@ -50,6 +50,11 @@ func (r *Service) sessionChange(ctx context.Context, c *ent.Client, eventID, ses
 		return
 	}
 	notify = notifySpeakers == nil || *notifySpeakers
+	if notify {
+		if err = access.RequireSendMail(ctx); err != nil {
+			return
+		}
+	}
 	if notify && s.StartsAt != nil && s.EndsAt != nil {
 		withICS, err = invitesSent(ctx, c, s.ID)
 	}

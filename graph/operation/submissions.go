@@ -412,6 +412,11 @@ func (r *Service) DecideSubmissions(ctx context.Context, eventID string, in mode
 			return nil, err
 		}
 		inform := in.Inform != nil && *in.Inform
+		if inform {
+			if err := access.RequireSendMail(ctx); err != nil {
+				return nil, err
+			}
+		}
 		// Lock the event too: acceptance may number nothing, but it must not interleave with a
 		// concurrent decision on the same submissions.
 		subs, err := c.Submission.Query().Where(submission.IDIn(ids...), submission.EventID(ev.ID)).

@@ -30,6 +30,13 @@ type Viewer struct {
 	// for background work done for an organization (see WithOrganization) and for a person.
 	APIKeyID   string
 	APIKeyName string
+	// APIKeyScopes are what the key may do: "read", "write", "send_mail" (package access decides
+	// each root field and route by them). Empty for a person and for background work, whom
+	// scopes do not bind.
+	APIKeyScopes []string
+	// APIKeyEventID confines the key to one event: other events answer as another
+	// organization's do. Empty for a key of the whole organization, a person and background work.
+	APIKeyEventID string
 	// Person is the signed-in person, nil for an API key and background work.
 	Person *Person
 	// Role is the person's role in OrganizationID: owner, admin or member (who reads and

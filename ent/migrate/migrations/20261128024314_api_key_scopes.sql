@@ -1,0 +1,2 @@
+-- Modify "api_keys" table
+ALTER TABLE "api_keys" ADD COLUMN "scopes" jsonb NOT NULL DEFAULT jsonb_build_array('read', 'write', 'send_mail'), ADD COLUMN "expires_at" timestamptz NULL, ADD COLUMN "created_by_user_id" character varying NULL, ADD COLUMN "created_by_api_key_id" character varying NULL, ADD COLUMN "event_id" character varying NULL, ADD CONSTRAINT "api_keys_events_event" FOREIGN KEY ("event_id") REFERENCES "events" ("id") ON UPDATE NO ACTION ON DELETE CASCADE;
