@@ -47,6 +47,8 @@ type APIKey struct {
 	CreatedByUserID *string `json:"created_by_user_id,omitempty"`
 	// CreatedByAPIKeyID holds the value of the "created_by_api_key_id" field.
 	CreatedByAPIKeyID *string `json:"created_by_api_key_id,omitempty"`
+	// APIVersion holds the value of the "api_version" field.
+	APIVersion *string `json:"api_version,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the APIKeyQuery when eager-loading is set.
 	Edges        APIKeyEdges `json:"edges"`
@@ -108,7 +110,7 @@ func (*APIKey) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case apikey.FieldScopes:
 			values[i] = new([]byte)
-		case apikey.FieldID, apikey.FieldOrganizationID, apikey.FieldName, apikey.FieldPrefix, apikey.FieldHash, apikey.FieldEventID, apikey.FieldCreatedByUserID, apikey.FieldCreatedByAPIKeyID:
+		case apikey.FieldID, apikey.FieldOrganizationID, apikey.FieldName, apikey.FieldPrefix, apikey.FieldHash, apikey.FieldEventID, apikey.FieldCreatedByUserID, apikey.FieldCreatedByAPIKeyID, apikey.FieldAPIVersion:
 			values[i] = new(sql.NullString)
 		case apikey.FieldCreatedAt, apikey.FieldUpdatedAt, apikey.FieldLastUsedAt, apikey.FieldRevokedAt, apikey.FieldExpiresAt:
 			values[i] = new(sql.NullTime)
@@ -219,6 +221,13 @@ func (_m *APIKey) assignValues(columns []string, values []any) error {
 				_m.CreatedByAPIKeyID = new(string)
 				*_m.CreatedByAPIKeyID = value.String
 			}
+		case apikey.FieldAPIVersion:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field api_version", values[i])
+			} else if value.Valid {
+				_m.APIVersion = new(string)
+				*_m.APIVersion = value.String
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -317,6 +326,11 @@ func (_m *APIKey) String() string {
 	builder.WriteString(", ")
 	if v := _m.CreatedByAPIKeyID; v != nil {
 		builder.WriteString("created_by_api_key_id=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.APIVersion; v != nil {
+		builder.WriteString("api_version=")
 		builder.WriteString(*v)
 	}
 	builder.WriteByte(')')

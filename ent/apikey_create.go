@@ -168,6 +168,20 @@ func (_c *APIKeyCreate) SetNillableCreatedByAPIKeyID(v *string) *APIKeyCreate {
 	return _c
 }
 
+// SetAPIVersion sets the "api_version" field.
+func (_c *APIKeyCreate) SetAPIVersion(v string) *APIKeyCreate {
+	_c.mutation.SetAPIVersion(v)
+	return _c
+}
+
+// SetNillableAPIVersion sets the "api_version" field if the given value is not nil.
+func (_c *APIKeyCreate) SetNillableAPIVersion(v *string) *APIKeyCreate {
+	if v != nil {
+		_c.SetAPIVersion(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *APIKeyCreate) SetID(v string) *APIKeyCreate {
 	_c.mutation.SetID(v)
@@ -295,6 +309,11 @@ func (_c *APIKeyCreate) check() error {
 			return &ValidationError{Name: "hash", err: fmt.Errorf(`ent: validator failed for field "APIKey.hash": %w`, err)}
 		}
 	}
+	if v, ok := _c.mutation.APIVersion(); ok {
+		if err := apikey.APIVersionValidator(v); err != nil {
+			return &ValidationError{Name: "api_version", err: fmt.Errorf(`ent: validator failed for field "APIKey.api_version": %w`, err)}
+		}
+	}
 	if v, ok := _c.mutation.ID(); ok {
 		if err := apikey.IDValidator(v); err != nil {
 			return &ValidationError{Name: "id", err: fmt.Errorf(`ent: validator failed for field "APIKey.id": %w`, err)}
@@ -382,6 +401,10 @@ func (_c *APIKeyCreate) createSpec() (*APIKey, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.CreatedByAPIKeyID(); ok {
 		_spec.SetField(apikey.FieldCreatedByAPIKeyID, field.TypeString, value)
 		_node.CreatedByAPIKeyID = &value
+	}
+	if value, ok := _c.mutation.APIVersion(); ok {
+		_spec.SetField(apikey.FieldAPIVersion, field.TypeString, value)
+		_node.APIVersion = &value
 	}
 	if nodes := _c.mutation.OrganizationIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -575,6 +598,24 @@ func (u *APIKeyUpsert) ClearExpiresAt() *APIKeyUpsert {
 	return u
 }
 
+// SetAPIVersion sets the "api_version" field.
+func (u *APIKeyUpsert) SetAPIVersion(v string) *APIKeyUpsert {
+	u.Set(apikey.FieldAPIVersion, v)
+	return u
+}
+
+// UpdateAPIVersion sets the "api_version" field to the value that was provided on create.
+func (u *APIKeyUpsert) UpdateAPIVersion() *APIKeyUpsert {
+	u.SetExcluded(apikey.FieldAPIVersion)
+	return u
+}
+
+// ClearAPIVersion clears the value of the "api_version" field.
+func (u *APIKeyUpsert) ClearAPIVersion() *APIKeyUpsert {
+	u.SetNull(apikey.FieldAPIVersion)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create except the ID field.
 // Using this option is equivalent to using:
 //
@@ -746,6 +787,27 @@ func (u *APIKeyUpsertOne) UpdateExpiresAt() *APIKeyUpsertOne {
 func (u *APIKeyUpsertOne) ClearExpiresAt() *APIKeyUpsertOne {
 	return u.Update(func(s *APIKeyUpsert) {
 		s.ClearExpiresAt()
+	})
+}
+
+// SetAPIVersion sets the "api_version" field.
+func (u *APIKeyUpsertOne) SetAPIVersion(v string) *APIKeyUpsertOne {
+	return u.Update(func(s *APIKeyUpsert) {
+		s.SetAPIVersion(v)
+	})
+}
+
+// UpdateAPIVersion sets the "api_version" field to the value that was provided on create.
+func (u *APIKeyUpsertOne) UpdateAPIVersion() *APIKeyUpsertOne {
+	return u.Update(func(s *APIKeyUpsert) {
+		s.UpdateAPIVersion()
+	})
+}
+
+// ClearAPIVersion clears the value of the "api_version" field.
+func (u *APIKeyUpsertOne) ClearAPIVersion() *APIKeyUpsertOne {
+	return u.Update(func(s *APIKeyUpsert) {
+		s.ClearAPIVersion()
 	})
 }
 
@@ -1087,6 +1149,27 @@ func (u *APIKeyUpsertBulk) UpdateExpiresAt() *APIKeyUpsertBulk {
 func (u *APIKeyUpsertBulk) ClearExpiresAt() *APIKeyUpsertBulk {
 	return u.Update(func(s *APIKeyUpsert) {
 		s.ClearExpiresAt()
+	})
+}
+
+// SetAPIVersion sets the "api_version" field.
+func (u *APIKeyUpsertBulk) SetAPIVersion(v string) *APIKeyUpsertBulk {
+	return u.Update(func(s *APIKeyUpsert) {
+		s.SetAPIVersion(v)
+	})
+}
+
+// UpdateAPIVersion sets the "api_version" field to the value that was provided on create.
+func (u *APIKeyUpsertBulk) UpdateAPIVersion() *APIKeyUpsertBulk {
+	return u.Update(func(s *APIKeyUpsert) {
+		s.UpdateAPIVersion()
+	})
+}
+
+// ClearAPIVersion clears the value of the "api_version" field.
+func (u *APIKeyUpsertBulk) ClearAPIVersion() *APIKeyUpsertBulk {
+	return u.Update(func(s *APIKeyUpsert) {
+		s.ClearAPIVersion()
 	})
 }
 

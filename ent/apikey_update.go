@@ -123,6 +123,26 @@ func (_u *APIKeyUpdate) ClearExpiresAt() *APIKeyUpdate {
 	return _u
 }
 
+// SetAPIVersion sets the "api_version" field.
+func (_u *APIKeyUpdate) SetAPIVersion(v string) *APIKeyUpdate {
+	_u.mutation.SetAPIVersion(v)
+	return _u
+}
+
+// SetNillableAPIVersion sets the "api_version" field if the given value is not nil.
+func (_u *APIKeyUpdate) SetNillableAPIVersion(v *string) *APIKeyUpdate {
+	if v != nil {
+		_u.SetAPIVersion(*v)
+	}
+	return _u
+}
+
+// ClearAPIVersion clears the value of the "api_version" field.
+func (_u *APIKeyUpdate) ClearAPIVersion() *APIKeyUpdate {
+	_u.mutation.ClearAPIVersion()
+	return _u
+}
+
 // AddIdempotencyRecordIDs adds the "idempotency_records" edge to the IdempotencyRecord entity by IDs.
 func (_u *APIKeyUpdate) AddIdempotencyRecordIDs(ids ...string) *APIKeyUpdate {
 	_u.mutation.AddIdempotencyRecordIDs(ids...)
@@ -207,6 +227,11 @@ func (_u *APIKeyUpdate) check() error {
 			return &ValidationError{Name: "name", err: fmt.Errorf(`ent: validator failed for field "APIKey.name": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.APIVersion(); ok {
+		if err := apikey.APIVersionValidator(v); err != nil {
+			return &ValidationError{Name: "api_version", err: fmt.Errorf(`ent: validator failed for field "APIKey.api_version": %w`, err)}
+		}
+	}
 	if _u.mutation.OrganizationCleared() && len(_u.mutation.OrganizationIDs()) > 0 {
 		return errors.New(`ent: clearing a required unique edge "APIKey.organization"`)
 	}
@@ -268,6 +293,12 @@ func (_u *APIKeyUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if _u.mutation.CreatedByAPIKeyIDCleared() {
 		_spec.ClearField(apikey.FieldCreatedByAPIKeyID, field.TypeString)
+	}
+	if value, ok := _u.mutation.APIVersion(); ok {
+		_spec.SetField(apikey.FieldAPIVersion, field.TypeString, value)
+	}
+	if _u.mutation.APIVersionCleared() {
+		_spec.ClearField(apikey.FieldAPIVersion, field.TypeString)
 	}
 	if _u.mutation.IdempotencyRecordsCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -428,6 +459,26 @@ func (_u *APIKeyUpdateOne) ClearExpiresAt() *APIKeyUpdateOne {
 	return _u
 }
 
+// SetAPIVersion sets the "api_version" field.
+func (_u *APIKeyUpdateOne) SetAPIVersion(v string) *APIKeyUpdateOne {
+	_u.mutation.SetAPIVersion(v)
+	return _u
+}
+
+// SetNillableAPIVersion sets the "api_version" field if the given value is not nil.
+func (_u *APIKeyUpdateOne) SetNillableAPIVersion(v *string) *APIKeyUpdateOne {
+	if v != nil {
+		_u.SetAPIVersion(*v)
+	}
+	return _u
+}
+
+// ClearAPIVersion clears the value of the "api_version" field.
+func (_u *APIKeyUpdateOne) ClearAPIVersion() *APIKeyUpdateOne {
+	_u.mutation.ClearAPIVersion()
+	return _u
+}
+
 // AddIdempotencyRecordIDs adds the "idempotency_records" edge to the IdempotencyRecord entity by IDs.
 func (_u *APIKeyUpdateOne) AddIdempotencyRecordIDs(ids ...string) *APIKeyUpdateOne {
 	_u.mutation.AddIdempotencyRecordIDs(ids...)
@@ -525,6 +576,11 @@ func (_u *APIKeyUpdateOne) check() error {
 			return &ValidationError{Name: "name", err: fmt.Errorf(`ent: validator failed for field "APIKey.name": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.APIVersion(); ok {
+		if err := apikey.APIVersionValidator(v); err != nil {
+			return &ValidationError{Name: "api_version", err: fmt.Errorf(`ent: validator failed for field "APIKey.api_version": %w`, err)}
+		}
+	}
 	if _u.mutation.OrganizationCleared() && len(_u.mutation.OrganizationIDs()) > 0 {
 		return errors.New(`ent: clearing a required unique edge "APIKey.organization"`)
 	}
@@ -603,6 +659,12 @@ func (_u *APIKeyUpdateOne) sqlSave(ctx context.Context) (_node *APIKey, err erro
 	}
 	if _u.mutation.CreatedByAPIKeyIDCleared() {
 		_spec.ClearField(apikey.FieldCreatedByAPIKeyID, field.TypeString)
+	}
+	if value, ok := _u.mutation.APIVersion(); ok {
+		_spec.SetField(apikey.FieldAPIVersion, field.TypeString, value)
+	}
+	if _u.mutation.APIVersionCleared() {
+		_spec.ClearField(apikey.FieldAPIVersion, field.TypeString)
 	}
 	if _u.mutation.IdempotencyRecordsCleared() {
 		edge := &sqlgraph.EdgeSpec{

@@ -1464,6 +1464,7 @@ type APIKeyMutation struct {
 	expires_at                 *time.Time
 	created_by_user_id         *string
 	created_by_api_key_id      *string
+	api_version                *string
 	clearedFields              map[string]struct{}
 	organization               *string
 	clearedorganization        bool
@@ -2142,6 +2143,55 @@ func (m *APIKeyMutation) ResetCreatedByAPIKeyID() {
 	delete(m.clearedFields, apikey.FieldCreatedByAPIKeyID)
 }
 
+// SetAPIVersion sets the "api_version" field.
+func (m *APIKeyMutation) SetAPIVersion(s string) {
+	m.api_version = &s
+}
+
+// APIVersion returns the value of the "api_version" field in the mutation.
+func (m *APIKeyMutation) APIVersion() (r string, exists bool) {
+	v := m.api_version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAPIVersion returns the old "api_version" field's value of the APIKey entity.
+// If the APIKey object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *APIKeyMutation) OldAPIVersion(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAPIVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAPIVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAPIVersion: %w", err)
+	}
+	return oldValue.APIVersion, nil
+}
+
+// ClearAPIVersion clears the value of the "api_version" field.
+func (m *APIKeyMutation) ClearAPIVersion() {
+	m.api_version = nil
+	m.clearedFields[apikey.FieldAPIVersion] = struct{}{}
+}
+
+// APIVersionCleared returns if the "api_version" field was cleared in this mutation.
+func (m *APIKeyMutation) APIVersionCleared() bool {
+	_, ok := m.clearedFields[apikey.FieldAPIVersion]
+	return ok
+}
+
+// ResetAPIVersion resets all changes to the "api_version" field.
+func (m *APIKeyMutation) ResetAPIVersion() {
+	m.api_version = nil
+	delete(m.clearedFields, apikey.FieldAPIVersion)
+}
+
 // ClearOrganization clears the "organization" edge to the Organization entity.
 func (m *APIKeyMutation) ClearOrganization() {
 	m.clearedorganization = true
@@ -2284,7 +2334,7 @@ func (m *APIKeyMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *APIKeyMutation) Fields() []string {
-	fields := make([]string, 0, 13)
+	fields := make([]string, 0, 14)
 	if m.created_at != nil {
 		fields = append(fields, apikey.FieldCreatedAt)
 	}
@@ -2324,6 +2374,9 @@ func (m *APIKeyMutation) Fields() []string {
 	if m.created_by_api_key_id != nil {
 		fields = append(fields, apikey.FieldCreatedByAPIKeyID)
 	}
+	if m.api_version != nil {
+		fields = append(fields, apikey.FieldAPIVersion)
+	}
 	return fields
 }
 
@@ -2358,6 +2411,8 @@ func (m *APIKeyMutation) Field(name string) (ent.Value, bool) {
 		return m.CreatedByUserID()
 	case apikey.FieldCreatedByAPIKeyID:
 		return m.CreatedByAPIKeyID()
+	case apikey.FieldAPIVersion:
+		return m.APIVersion()
 	}
 	return nil, false
 }
@@ -2393,6 +2448,8 @@ func (m *APIKeyMutation) OldField(ctx context.Context, name string) (ent.Value, 
 		return m.OldCreatedByUserID(ctx)
 	case apikey.FieldCreatedByAPIKeyID:
 		return m.OldCreatedByAPIKeyID(ctx)
+	case apikey.FieldAPIVersion:
+		return m.OldAPIVersion(ctx)
 	}
 	return nil, fmt.Errorf("unknown APIKey field %s", name)
 }
@@ -2493,6 +2550,13 @@ func (m *APIKeyMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetCreatedByAPIKeyID(v)
 		return nil
+	case apikey.FieldAPIVersion:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAPIVersion(v)
+		return nil
 	}
 	return fmt.Errorf("unknown APIKey field %s", name)
 }
@@ -2541,6 +2605,9 @@ func (m *APIKeyMutation) ClearedFields() []string {
 	if m.FieldCleared(apikey.FieldCreatedByAPIKeyID) {
 		fields = append(fields, apikey.FieldCreatedByAPIKeyID)
 	}
+	if m.FieldCleared(apikey.FieldAPIVersion) {
+		fields = append(fields, apikey.FieldAPIVersion)
+	}
 	return fields
 }
 
@@ -2572,6 +2639,9 @@ func (m *APIKeyMutation) ClearField(name string) error {
 		return nil
 	case apikey.FieldCreatedByAPIKeyID:
 		m.ClearCreatedByAPIKeyID()
+		return nil
+	case apikey.FieldAPIVersion:
+		m.ClearAPIVersion()
 		return nil
 	}
 	return fmt.Errorf("unknown APIKey nullable field %s", name)
@@ -2619,6 +2689,9 @@ func (m *APIKeyMutation) ResetField(name string) error {
 		return nil
 	case apikey.FieldCreatedByAPIKeyID:
 		m.ResetCreatedByAPIKeyID()
+		return nil
+	case apikey.FieldAPIVersion:
+		m.ResetAPIVersion()
 		return nil
 	}
 	return fmt.Errorf("unknown APIKey field %s", name)

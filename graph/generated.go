@@ -239,6 +239,7 @@ type ComplexityRoot struct {
 	}
 
 	ApiKey struct {
+		APIVersion func(childComplexity int) int
 		CreatedAt  func(childComplexity int) int
 		CreatedBy  func(childComplexity int) int
 		EventID    func(childComplexity int) int
@@ -3010,6 +3011,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.AiReviewResult.UpdatedAt(childComplexity), true
 
+	case "ApiKey.apiVersion":
+		if e.ComplexityRoot.ApiKey.APIVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApiKey.APIVersion(childComplexity), true
 	case "ApiKey.createdAt":
 		if e.ComplexityRoot.ApiKey.CreatedAt == nil {
 			break
@@ -12178,6 +12185,8 @@ func (ec *executionContext) childFields_ApiKey(ctx context.Context, field graphq
 		return ec.fieldContext_ApiKey_revokedAt(ctx, field)
 	case "createdBy":
 		return ec.fieldContext_ApiKey_createdBy(ctx, field)
+	case "apiVersion":
+		return ec.fieldContext_ApiKey_apiVersion(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ApiKey", field.Name)
 }
@@ -22371,6 +22380,29 @@ func (ec *executionContext) fieldContext_ApiKey_createdBy(_ context.Context, fie
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _ApiKey_apiVersion(ctx context.Context, field graphql.CollectedField, obj *model.APIKey) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApiKey_apiVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.APIVersion, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ApiKey_apiVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApiKey", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _ApiKeyCreator_kind(ctx context.Context, field graphql.CollectedField, obj *model.APIKeyCreator) (ret graphql.Marshaler) {
@@ -59028,7 +59060,7 @@ func (ec *executionContext) unmarshalInputCreateApiKeyInput(ctx context.Context,
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"name", "scopes", "eventId", "expiresAt"}
+	fieldsInOrder := [...]string{"name", "scopes", "eventId", "expiresAt", "apiVersion"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -59063,6 +59095,13 @@ func (ec *executionContext) unmarshalInputCreateApiKeyInput(ctx context.Context,
 				return it, err
 			}
 			it.ExpiresAt = data
+		case "apiVersion":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("apiVersion"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.APIVersion = data
 		}
 	}
 	return it, nil
@@ -66054,6 +66093,11 @@ func (ec *executionContext) _ApiKey(ctx context.Context, sel ast.SelectionSet, o
 			}
 		case "createdBy":
 			out.Values[i] = ec._ApiKey_createdBy(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "apiVersion":
+			out.Values[i] = ec._ApiKey_apiVersion(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}

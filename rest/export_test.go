@@ -3,10 +3,11 @@ package rest
 import (
 	"reflect"
 
-	"github.com/podium/podium/graph"
-	"github.com/podium/podium/graph/access"
 	"runtime"
 	"strings"
+
+	"github.com/podium/podium/graph"
+	"github.com/podium/podium/graph/access"
 )
 
 // RouteLine is one line of the route table, for the tests of package rest_test.

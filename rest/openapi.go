@@ -51,7 +51,7 @@ func (a *API) openAPI(w http.ResponseWriter, r *http.Request) {
 	if v := r.URL.Query().Get("version"); v != "" {
 		r.Header.Set(VersionHeader, v)
 	}
-	version, err := requestVersion(r)
+	version, err := requestVersion(r, "")
 	if err != nil {
 		a.writeError(w, r, err)
 		return

@@ -241,7 +241,11 @@ func (a *API) admit(w http.ResponseWriter, r *http.Request, rt *route, keyRule a
 		}
 		key = v
 	}
-	version, err := requestVersion(r)
+	pin := ""
+	if key != nil {
+		pin = key.APIKeyVersion
+	}
+	version, err := requestVersion(r, pin)
 	if err != nil {
 		return nil, err
 	}

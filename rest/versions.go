@@ -3,9 +3,9 @@ package rest
 import (
 	"context"
 	"net/http"
-	"slices"
 	"strings"
 
+	"github.com/podium/podium/graph/apiversion"
 	"github.com/podium/podium/graph/apperr"
 )
 
@@ -15,18 +15,16 @@ import (
 // serves every version: a version decides which routes exist, how bodies are checked, and how a
 // few handlers translate — never what the operations do.
 const (
-	// VersionInterface is the original API as integrators first wrote against it (its commit
-	// bad5dd2): decide emails at once and takes feedback; speakers have a workflow to set.
-	VersionInterface = "2026-08-12"
-	// VersionCurrent is the original's current API (its commit b3f7d2f): decide records, inform
-	// emails; the speaker pipeline is derived, so its workflow cannot be set.
-	VersionCurrent = "2026-08-21"
-	// DefaultVersion is the version of a request that names none.
-	DefaultVersion = VersionInterface
+	// VersionInterface is the original API as integrators first wrote against it.
+	VersionInterface = apiversion.Interface
+	// VersionCurrent is the original's current API.
+	VersionCurrent = apiversion.Current
+	// DefaultVersion is the version of a request that names none, with a key pinned to none.
+	DefaultVersion = apiversion.Default
 )
 
 // Versions lists the API versions, oldest first.
-var Versions = []string{VersionInterface, VersionCurrent}
+var Versions = apiversion.All
 
 // VersionHeader names the version of a request, and of its answer.
 const VersionHeader = "Podium-Version"
@@ -58,14 +56,18 @@ func (rt *route) versionsOf() []string {
 	return out
 }
 
-// requestVersion reads the version a request asks for: its Podium-Version header, else the
-// default. A version that does not exist is refused, naming those that do.
-func requestVersion(r *http.Request) (string, error) {
+// requestVersion reads the version a request asks for: its Podium-Version header, else the version
+// its API key is pinned to (pin, "" for none), else the default. A version that does not exist is
+// refused, naming those that do.
+func requestVersion(r *http.Request, pin string) (string, error) {
 	v := strings.TrimSpace(r.Header.Get(VersionHeader))
+	if v == "" && apiversion.Known(pin) {
+		return pin, nil
+	}
 	if v == "" {
 		return DefaultVersion, nil
 	}
-	if !slices.Contains(Versions, v) {
+	if !apiversion.Known(v) {
 		return "", apperr.New(http.StatusBadRequest, CodeUnknownVersion,
 			VersionHeader+" must be one of "+strings.Join(Versions, ", ")+" (none means "+DefaultVersion+")")
 	}

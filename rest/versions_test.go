@@ -168,3 +168,43 @@ func TestCurrentVersionReviewerOnly(t *testing.T) {
 	b.must(http.StatusOK, http.MethodPost, path+"/recuse", b.acme, map[string]any{"reason": "Conflict"})
 	require.Equal(t, 1, b.count(`SELECT count(*) FROM review_assignments WHERE id = $1 AND status = 'recused'`, a1["id"]))
 }
+
+// TestKeyPinnedToVersion: a key made with apiVersion gets that version when its request names
+// none, the header still wins, rotation keeps the pin, and an unknown version is refused on
+// creation with nothing written.
+func TestKeyPinnedToVersion(t *testing.T) {
+	t.Parallel()
+	b := setupMail(t)
+	w := b.world()
+	keys := b.count(`SELECT count(*) FROM api_keys`)
+	r := b.do(http.MethodPost, "/api/v1/api-keys", b.acme, map[string]any{"name": "Old", "scopes": []any{"read"},
+		"apiVersion": "2026-08-20"})
+	b.requireError(r, http.StatusBadRequest, "invalid_input")
+	require.Contains(t, r.ErrMessage(), "2026-08-12, 2026-08-21")
+	require.Equal(t, keys, b.count(`SELECT count(*) FROM api_keys`))
+
+	made := b.must(http.StatusCreated, http.MethodPost, "/api/v1/api-keys", b.acme, map[string]any{"name": "Current",
+		"scopes": []any{"read", "write", "send_mail"}, "apiVersion": rest.VersionCurrent}).Obj()
+	require.Equal(t, rest.VersionCurrent, made["apiKey"].(map[string]any)["apiVersion"])
+	pinned := str(made, "secret")
+
+	p := b.propose(w, "Generics", w.ada)
+	b.decide(w, "accept", p["id"])
+	res := b.must(http.StatusOK, http.MethodGet, w.base, pinned, nil)
+	require.Equal(t, rest.VersionCurrent, res.Header.Get(rest.VersionHeader))
+	// Deciding without feedback and informing: the current version's routes, with no header.
+	r = b.do(http.MethodPost, w.base+"/submissions/inform", pinned, map[string]any{"submissionIds": []any{p["id"]}})
+	require.Equal(t, http.StatusOK, r.Status, r.Raw)
+	require.Equal(t, json.Number("1"), r.Obj()["queued"])
+	// The header wins over the pin.
+	r = b.doVersion(rest.VersionInterface, http.MethodPost, w.base+"/submissions/inform", pinned,
+		map[string]any{"submissionIds": []any{p["id"]}})
+	b.requireError(r, http.StatusNotFound, "unknown_endpoint")
+	// A key without a pin gets the default.
+	require.Equal(t, rest.DefaultVersion, b.must(http.StatusOK, http.MethodGet, w.base, b.acme, nil).Header.Get(rest.VersionHeader))
+
+	rotated := b.must(http.StatusCreated, http.MethodPost, "/api/v1/api-keys/"+str(made["apiKey"].(map[string]any), "id")+"/rotate",
+		b.acme, nil).Obj()
+	require.Equal(t, rest.VersionCurrent, rotated["apiKey"].(map[string]any)["apiVersion"])
+	require.Equal(t, rest.VersionCurrent, b.must(http.StatusOK, http.MethodGet, w.base, str(rotated, "secret"), nil).Header.Get(rest.VersionHeader))
+}

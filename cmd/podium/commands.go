@@ -45,10 +45,10 @@ func migrateCommand() *cobra.Command {
 func keysCommand() *cobra.Command {
 	keys := &cobra.Command{Use: "keys", Short: "Manage organization API keys"}
 
-	var org, name, event string
+	var org, name, event, version string
 	var scopes []string
 	create := &cobra.Command{
-		Use:   "create --org NAME [--name LABEL] [--scopes read,write,send_mail] [--event EVENT_ID]",
+		Use:   "create --org NAME [--name LABEL] [--scopes read,write,send_mail] [--event EVENT_ID] [--api-version DATE]",
 		Short: "Create an API key, and the organization when no organization has that name",
 		Long: "Create an API key for the organization named --org, creating the organization when none " +
 			"has that name. The key holds every scope on every event unless --scopes or --event narrow it " +
@@ -61,7 +61,7 @@ func keysCommand() *cobra.Command {
 				err := db.InTx(ctx, func(ctx context.Context) error {
 					var err error
 					key, _, err = access.CreateKeyWith(ctx, dbx.TxFromContext(ctx).Ent(), org, name,
-						access.KeyOptions{Scopes: scopes, EventID: event})
+						access.KeyOptions{Scopes: scopes, EventID: event, APIVersion: version})
 					return err
 				})
 				if err != nil {
@@ -78,6 +78,7 @@ func keysCommand() *cobra.Command {
 	create.Flags().StringVar(&name, "name", "", "a label for the key")
 	create.Flags().StringSliceVar(&scopes, "scopes", nil, "what the key may do: read, write, send_mail (default all three)")
 	create.Flags().StringVar(&event, "event", "", "confine the key to this event of the organization (default every event)")
+	create.Flags().StringVar(&version, "api-version", "", "pin the key's REST requests that name no version (Podium-Version) to this one: 2026-08-12 or 2026-08-21 (default 2026-08-12)")
 	_ = create.MarkFlagRequired("org")
 
 	revoke := &cobra.Command{

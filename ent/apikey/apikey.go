@@ -40,6 +40,8 @@ const (
 	FieldCreatedByUserID = "created_by_user_id"
 	// FieldCreatedByAPIKeyID holds the string denoting the created_by_api_key_id field in the database.
 	FieldCreatedByAPIKeyID = "created_by_api_key_id"
+	// FieldAPIVersion holds the string denoting the api_version field in the database.
+	FieldAPIVersion = "api_version"
 	// EdgeOrganization holds the string denoting the organization edge name in mutations.
 	EdgeOrganization = "organization"
 	// EdgeIdempotencyRecords holds the string denoting the idempotency_records edge name in mutations.
@@ -87,6 +89,7 @@ var Columns = []string{
 	FieldExpiresAt,
 	FieldCreatedByUserID,
 	FieldCreatedByAPIKeyID,
+	FieldAPIVersion,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -114,6 +117,8 @@ var (
 	HashValidator func(string) error
 	// DefaultScopes holds the default value on creation for the "scopes" field.
 	DefaultScopes []string
+	// APIVersionValidator is a validator for the "api_version" field. It is called by the builders before save.
+	APIVersionValidator func(string) error
 	// DefaultID holds the default value on creation for the "id" field.
 	DefaultID func() string
 	// IDValidator is a validator for the "id" field. It is called by the builders before save.
@@ -186,6 +191,11 @@ func ByCreatedByUserID(opts ...sql.OrderTermOption) OrderOption {
 // ByCreatedByAPIKeyID orders the results by the created_by_api_key_id field.
 func ByCreatedByAPIKeyID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldCreatedByAPIKeyID, opts...).ToFunc()
+}
+
+// ByAPIVersion orders the results by the api_version field.
+func ByAPIVersion(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldAPIVersion, opts...).ToFunc()
 }
 
 // ByOrganizationField orders the results by organization field.

@@ -125,6 +125,11 @@ func CreatedByAPIKeyID(v string) predicate.APIKey {
 	return predicate.APIKey(sql.FieldEQ(FieldCreatedByAPIKeyID, v))
 }
 
+// APIVersion applies equality check predicate on the "api_version" field. It's identical to APIVersionEQ.
+func APIVersion(v string) predicate.APIKey {
+	return predicate.APIKey(sql.FieldEQ(FieldAPIVersion, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.APIKey {
 	return predicate.APIKey(sql.FieldEQ(FieldCreatedAt, v))
@@ -838,6 +843,81 @@ func CreatedByAPIKeyIDEqualFold(v string) predicate.APIKey {
 // CreatedByAPIKeyIDContainsFold applies the ContainsFold predicate on the "created_by_api_key_id" field.
 func CreatedByAPIKeyIDContainsFold(v string) predicate.APIKey {
 	return predicate.APIKey(sql.FieldContainsFold(FieldCreatedByAPIKeyID, v))
+}
+
+// APIVersionEQ applies the EQ predicate on the "api_version" field.
+func APIVersionEQ(v string) predicate.APIKey {
+	return predicate.APIKey(sql.FieldEQ(FieldAPIVersion, v))
+}
+
+// APIVersionNEQ applies the NEQ predicate on the "api_version" field.
+func APIVersionNEQ(v string) predicate.APIKey {
+	return predicate.APIKey(sql.FieldNEQ(FieldAPIVersion, v))
+}
+
+// APIVersionIn applies the In predicate on the "api_version" field.
+func APIVersionIn(vs ...string) predicate.APIKey {
+	return predicate.APIKey(sql.FieldIn(FieldAPIVersion, vs...))
+}
+
+// APIVersionNotIn applies the NotIn predicate on the "api_version" field.
+func APIVersionNotIn(vs ...string) predicate.APIKey {
+	return predicate.APIKey(sql.FieldNotIn(FieldAPIVersion, vs...))
+}
+
+// APIVersionGT applies the GT predicate on the "api_version" field.
+func APIVersionGT(v string) predicate.APIKey {
+	return predicate.APIKey(sql.FieldGT(FieldAPIVersion, v))
+}
+
+// APIVersionGTE applies the GTE predicate on the "api_version" field.
+func APIVersionGTE(v string) predicate.APIKey {
+	return predicate.APIKey(sql.FieldGTE(FieldAPIVersion, v))
+}
+
+// APIVersionLT applies the LT predicate on the "api_version" field.
+func APIVersionLT(v string) predicate.APIKey {
+	return predicate.APIKey(sql.FieldLT(FieldAPIVersion, v))
+}
+
+// APIVersionLTE applies the LTE predicate on the "api_version" field.
+func APIVersionLTE(v string) predicate.APIKey {
+	return predicate.APIKey(sql.FieldLTE(FieldAPIVersion, v))
+}
+
+// APIVersionContains applies the Contains predicate on the "api_version" field.
+func APIVersionContains(v string) predicate.APIKey {
+	return predicate.APIKey(sql.FieldContains(FieldAPIVersion, v))
+}
+
+// APIVersionHasPrefix applies the HasPrefix predicate on the "api_version" field.
+func APIVersionHasPrefix(v string) predicate.APIKey {
+	return predicate.APIKey(sql.FieldHasPrefix(FieldAPIVersion, v))
+}
+
+// APIVersionHasSuffix applies the HasSuffix predicate on the "api_version" field.
+func APIVersionHasSuffix(v string) predicate.APIKey {
+	return predicate.APIKey(sql.FieldHasSuffix(FieldAPIVersion, v))
+}
+
+// APIVersionIsNil applies the IsNil predicate on the "api_version" field.
+func APIVersionIsNil() predicate.APIKey {
+	return predicate.APIKey(sql.FieldIsNull(FieldAPIVersion))
+}
+
+// APIVersionNotNil applies the NotNil predicate on the "api_version" field.
+func APIVersionNotNil() predicate.APIKey {
+	return predicate.APIKey(sql.FieldNotNull(FieldAPIVersion))
+}
+
+// APIVersionEqualFold applies the EqualFold predicate on the "api_version" field.
+func APIVersionEqualFold(v string) predicate.APIKey {
+	return predicate.APIKey(sql.FieldEqualFold(FieldAPIVersion, v))
+}
+
+// APIVersionContainsFold applies the ContainsFold predicate on the "api_version" field.
+func APIVersionContainsFold(v string) predicate.APIKey {
+	return predicate.APIKey(sql.FieldContainsFold(FieldAPIVersion, v))
 }
 
 // HasOrganization applies the HasEdge predicate on the "organization" edge.

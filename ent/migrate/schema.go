@@ -68,6 +68,7 @@ var (
 		{Name: "expires_at", Type: field.TypeTime, Nullable: true},
 		{Name: "created_by_user_id", Type: field.TypeString, Nullable: true},
 		{Name: "created_by_api_key_id", Type: field.TypeString, Nullable: true},
+		{Name: "api_version", Type: field.TypeString, Nullable: true},
 		{Name: "event_id", Type: field.TypeString, Nullable: true, Size: 40},
 		{Name: "organization_id", Type: field.TypeString, Size: 40},
 	}
@@ -79,13 +80,13 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "api_keys_events_event",
-				Columns:    []*schema.Column{APIKeysColumns[12]},
+				Columns:    []*schema.Column{APIKeysColumns[13]},
 				RefColumns: []*schema.Column{EventsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
 			{
 				Symbol:     "api_keys_organizations_api_keys",
-				Columns:    []*schema.Column{APIKeysColumns[13]},
+				Columns:    []*schema.Column{APIKeysColumns[14]},
 				RefColumns: []*schema.Column{OrganizationsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},

@@ -165,6 +165,10 @@ func init() {
 	apikeyDescScopes := apikeyFields[6].Descriptor()
 	// apikey.DefaultScopes holds the default value on creation for the scopes field.
 	apikey.DefaultScopes = apikeyDescScopes.Default.([]string)
+	// apikeyDescAPIVersion is the schema descriptor for api_version field.
+	apikeyDescAPIVersion := apikeyFields[11].Descriptor()
+	// apikey.APIVersionValidator is a validator for the "api_version" field. It is called by the builders before save.
+	apikey.APIVersionValidator = apikeyDescAPIVersion.Validators[0].(func(string) error)
 	// apikeyDescID is the schema descriptor for id field.
 	apikeyDescID := apikeyMixinFields0[0].Descriptor()
 	// apikey.DefaultID holds the default value on creation for the id field.

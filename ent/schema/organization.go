@@ -194,6 +194,9 @@ func (APIKey) Fields() []ent.Field {
 		// The creator: a person or another key; neither for keys of the command line.
 		field.String("created_by_user_id").Optional().Nillable().Immutable(),
 		field.String("created_by_api_key_id").Optional().Nillable().Immutable(),
+		// api_version is the REST API version (docs/rest-api.md §1 "Versions") of this key's
+		// requests that name none; null for the default version.
+		field.String("api_version").Optional().Nillable().Validate(text("API version", 10)),
 	}
 }
 

@@ -68,9 +68,10 @@ func (a *Authenticator) Authenticate(ctx context.Context, header string) (*viewe
 		id, org, name string
 		scopes        []string
 		event         *string
+		version       *string
 	}
-	err := a.pool.QueryRow(viewer.AnyScope(ctx), `SELECT id, organization_id, name, scopes, event_id FROM podium_api_key($1)`,
-		HashKey(token)).Scan(&key.id, &key.org, &key.name, &key.scopes, &key.event)
+	err := a.pool.QueryRow(viewer.AnyScope(ctx), `SELECT id, organization_id, name, scopes, event_id, api_version FROM podium_api_key($1)`,
+		HashKey(token)).Scan(&key.id, &key.org, &key.name, &key.scopes, &key.event, &key.version)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, ErrInvalidKey
 	}
@@ -81,6 +82,9 @@ func (a *Authenticator) Authenticate(ctx context.Context, header string) (*viewe
 	v := &viewer.Viewer{OrganizationID: key.org, APIKeyID: key.id, APIKeyName: key.name, APIKeyScopes: key.scopes}
 	if key.event != nil {
 		v.APIKeyEventID = *key.event
+	}
+	if key.version != nil {
+		v.APIKeyVersion = *key.version
 	}
 	return v, nil
 }

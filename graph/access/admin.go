@@ -12,6 +12,7 @@ import (
 	"github.com/podium/podium/ent/event"
 	"github.com/podium/podium/ent/organization"
 	"github.com/podium/podium/ent/schema/viewer"
+	"github.com/podium/podium/graph/apiversion"
 	"github.com/podium/podium/graph/slug"
 )
 
@@ -31,9 +32,11 @@ type KeyOptions struct {
 	Scopes []string
 	// EventID confines the key to one event of the organization; "" means every event.
 	EventID string
+	// APIVersion pins the key's REST requests that name no version; "" means the default.
+	APIVersion string
 }
 
-// CreateKeyWith is CreateKey with options: the key's scopes and event.
+// CreateKeyWith is CreateKey with options: the key's scopes, event and API version.
 func CreateKeyWith(ctx context.Context, client *ent.Client, orgName, keyName string, opts KeyOptions) (string, *ent.APIKey, error) {
 	ctx = viewer.System(ctx, "keys create: find or create an organization by name")
 	scopes := ScopeNames(Scopes)
@@ -42,6 +45,9 @@ func CreateKeyWith(ctx context.Context, client *ent.Client, orgName, keyName str
 		if scopes, err = ParseScopes(opts.Scopes); err != nil {
 			return "", nil, err
 		}
+	}
+	if opts.APIVersion != "" && !apiversion.Known(opts.APIVersion) {
+		return "", nil, fmt.Errorf("access: the API version must be one of %s", strings.Join(apiversion.All, ", "))
 	}
 	orgName = strings.TrimSpace(orgName)
 	if orgName == "" {
@@ -76,6 +82,9 @@ func CreateKeyWith(ctx context.Context, client *ent.Client, orgName, keyName str
 			return "", nil, fmt.Errorf("access: no event %s in organization %q", opts.EventID, orgName)
 		}
 		create.SetEventID(ev.ID)
+	}
+	if opts.APIVersion != "" {
+		create.SetAPIVersion(opts.APIVersion)
 	}
 	key, prefix, hash := NewKey()
 	rec, err := create.

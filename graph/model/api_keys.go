@@ -17,4 +17,5 @@ type APIKey struct {
 	ExpiresAt  *scalar.Timestamp `json:"expiresAt"`
 	RevokedAt  *scalar.Timestamp `json:"revokedAt"`
 	CreatedBy  *APIKeyCreator    `json:"createdBy"`
+	APIVersion *string           `json:"apiVersion"`
 }

@@ -530,6 +530,9 @@ type CreateAPIKeyInput struct {
 	EventID *string `json:"eventId"`
 	// When the key stops working, in the future; omitted or null for never.
 	ExpiresAt *time.Time `json:"expiresAt"`
+	// Pins the key's REST requests that name no version (Podium-Version) to this API version:
+	// 2026-08-12 or 2026-08-21; omitted or null for the default.
+	APIVersion *string `json:"apiVersion"`
 }
 
 // A new event. Its other fields start with their defaults and are set with updateEvent.

@@ -12,6 +12,7 @@ import (
 	"github.com/podium/podium/ent/schema/viewer"
 	"github.com/podium/podium/ent/user"
 	"github.com/podium/podium/graph/access"
+	"github.com/podium/podium/graph/apiversion"
 	"github.com/podium/podium/graph/apperr"
 	"github.com/podium/podium/graph/model"
 	"github.com/podium/podium/graph/scalar"
@@ -78,7 +79,10 @@ func (r *Service) CreateAPIKey(ctx context.Context, in model.CreateAPIKeyInput) 
 		if in.ExpiresAt != nil && !in.ExpiresAt.After(time.Now()) {
 			return nil, apperr.Invalid("expiresAt must be in the future")
 		}
-		return mintAPIKey(ctx, c, v, strings.TrimSpace(in.Name), scopes, in.EventID, in.ExpiresAt)
+		if in.APIVersion != nil && !apiversion.Known(*in.APIVersion) {
+			return nil, apperr.Invalid("apiVersion must be one of %s", strings.Join(apiversion.All, ", "))
+		}
+		return mintAPIKey(ctx, c, v, strings.TrimSpace(in.Name), scopes, in.EventID, in.ExpiresAt, in.APIVersion)
 	})
 }
 
@@ -103,7 +107,7 @@ func (r *Service) RevokeAPIKey(ctx context.Context, id string) (*model.APIKey, e
 	})
 }
 
-// RotateAPIKey makes a new key with the old one's name, scopes, event and expiry, and ends the
+// RotateAPIKey makes a new key with the old one's name, scopes, event, expiry and version, and ends the
 // old one after the overlap (default a day, 0 to 168 hours; 0 ends it at once). The answer holds
 // the new key's secret.
 func (r *Service) RotateAPIKey(ctx context.Context, id string, in *model.RotateAPIKeyInput) (*model.APIKeyWithSecret, error) {
@@ -136,7 +140,7 @@ func (r *Service) RotateAPIKey(ctx context.Context, id string, in *model.RotateA
 				return nil, err
 			}
 		}
-		return mintAPIKey(ctx, c, v, k.Name, k.Scopes, k.EventID, k.ExpiresAt)
+		return mintAPIKey(ctx, c, v, k.Name, k.Scopes, k.EventID, k.ExpiresAt, k.APIVersion)
 	})
 }
 
@@ -193,10 +197,10 @@ func withinCaller(v *viewer.Viewer, scopes []string, eventID *string) error {
 // mintAPIKey stores a new key of the caller's organization, made by the caller, and answers it
 // with its secret.
 func mintAPIKey(ctx context.Context, c *ent.Client, v *viewer.Viewer, name string, scopes []string,
-	eventID *string, expiresAt *time.Time) (*model.APIKeyWithSecret, error) {
+	eventID *string, expiresAt *time.Time, version *string) (*model.APIKeyWithSecret, error) {
 	secret, prefix, hash := access.NewKey()
 	create := c.APIKey.Create().SetOrganizationID(v.OrganizationID).SetName(name).SetPrefix(prefix).SetHash(hash).
-		SetScopes(scopes).SetNillableEventID(eventID).SetNillableExpiresAt(expiresAt)
+		SetScopes(scopes).SetNillableEventID(eventID).SetNillableExpiresAt(expiresAt).SetNillableAPIVersion(version)
 	switch {
 	case v.APIKeyID != "":
 		create.SetCreatedByAPIKeyID(v.APIKeyID)
@@ -252,7 +256,7 @@ func toAPIKeys(ctx context.Context, c *ent.Client, keys []*ent.APIKey) ([]*model
 		}
 		m := &model.APIKey{ID: k.ID, Name: k.Name, Prefix: k.Prefix, Scopes: scopes, EventID: k.EventID,
 			CreatedAt: scalar.At(k.CreatedAt), LastUsedAt: scalar.AtPtr(k.LastUsedAt),
-			ExpiresAt: scalar.AtPtr(k.ExpiresAt), RevokedAt: scalar.AtPtr(k.RevokedAt)}
+			ExpiresAt: scalar.AtPtr(k.ExpiresAt), RevokedAt: scalar.AtPtr(k.RevokedAt), APIVersion: k.APIVersion}
 		if id := k.CreatedByUserID; id != nil {
 			m.CreatedBy = &model.APIKeyCreator{Kind: "person", ID: *id, Name: *id}
 			if u := people[*id]; u != nil {

@@ -37,6 +37,8 @@ type Viewer struct {
 	// APIKeyEventID confines the key to one event: other events answer as another
 	// organization's do. Empty for a key of the whole organization, a person and background work.
 	APIKeyEventID string
+	// APIKeyVersion is the REST API version the key is pinned to; "" for none.
+	APIKeyVersion string
 	// Person is the signed-in person, nil for an API key and background work.
 	Person *Person
 	// Role is the person's role in OrganizationID: owner, admin or member (who reads and
