@@ -56635,7 +56635,7 @@ func (ec *executionContext) unmarshalInputAddReviewerInput(ctx context.Context, 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"email", "assignmentCap", "accessPath"}
+	fieldsInOrder := [...]string{"email", "name", "assignmentCap", "accessPath"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -56649,6 +56649,13 @@ func (ec *executionContext) unmarshalInputAddReviewerInput(ctx context.Context, 
 				return it, err
 			}
 			it.Email = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
 		case "assignmentCap":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("assignmentCap"))
 			data, err := ec.unmarshalOInt2ᚖint(ctx, v)

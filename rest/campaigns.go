@@ -18,5 +18,16 @@ func (a *API) sendCampaign(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.ops.SendCampaign(ctx, q.param("eventId"), in)
+	res, err := a.ops.SendCampaign(ctx, q.param("eventId"), in)
+	if err != nil || !current(ctx) {
+		return res, err
+	}
+	return CampaignQueued{CampaignID: res.Campaign.ID, Queued: res.Sent}, nil
+}
+
+// CampaignQueued is POST E/campaigns' answer in API version 2026-08-21: the campaign's id and
+// the emails queued, one per recipient.
+type CampaignQueued struct {
+	CampaignID string `json:"campaignId"`
+	Queued     int    `json:"queued"`
 }

@@ -12,8 +12,9 @@ import (
 // An operation with a GraphQL counterpart takes its description from that field's SDL
 // description, without its `REST:` sentence (see restFields), unless the entry has its own: give
 // one only for what REST says differently or more precisely (status codes, limits, bodies).
-// currentDocs replace the entries of routeDocs in API version 2026-08-21 and later, for the
-// operations whose behaviour or answer differs there (docs/rest-api.md "Versions").
+// currentDocs override the entries of routeDocs in API version 2026-08-21 and later, for the
+// operations whose behaviour or answer differs there (docs/rest-api.md "Versions"): each field
+// an entry sets replaces the routeDocs one, and output is always set, to the type served there.
 var currentDocs = map[string]routeDoc{
 	"decideSubmissions": {
 		tag:     "Submissions",
@@ -24,6 +25,17 @@ var currentDocs = map[string]routeDoc{
 			"confirmRedecide (409 already_decided otherwise). Acceptance assigns tasks and deliverables.",
 		output: Decided{},
 	},
+	"getSpeaker":           {output: ContactCurrent{}},
+	"saveSpeaker":          {description: "id null creates a speaker, invited; an existing contact id updates that speaker and keeps its status. The email is unique in the event. workflowStatus is not part of this version's body (the pipeline is derived): sending it is 400 invalid_body.", output: ContactCurrent{}},
+	"inviteSpeakerPortals": {output: Invited{}},
+	"createSession":        {output: SessionCreated{}},
+	"sendCampaign":         {output: CampaignQueued{}},
+	"listAgendaDrafts":     {output: []AgendaDraftCurrent{}},
+	"generateAgendaDraft":  {output: AgendaDraftCurrent{}},
+	"changeAgendaDraft":    {output: AgendaDraftCurrent{}},
+	"acceptAgendaDraft":    {output: AcceptedDraftCurrent{}},
+	"getEvaluation":        {output: EvaluationCurrent{}},
+	"saveReviewRound":      {output: RoundSavedCurrent{}},
 }
 
 var routeDocs = map[string]routeDoc{
@@ -848,6 +860,24 @@ type routeDoc struct {
 	// output is a value of the success body's Go type; nil for 204. A calendarFeed answers
 	// text/calendar, a oneOf one of several shapes.
 	output any
+}
+
+// overriddenBy is d with the fields o sets (currentDocs over routeDocs).
+func (d routeDoc) overriddenBy(o routeDoc) routeDoc {
+	if o.tag != "" {
+		d.tag = o.tag
+	}
+	if o.summary != "" {
+		d.summary = o.summary
+	}
+	if o.description != "" {
+		d.description = o.description
+	}
+	if o.query != nil {
+		d.query = o.query
+	}
+	d.output = o.output
+	return d
 }
 
 // queryParam documents a query-string parameter.

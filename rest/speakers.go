@@ -23,18 +23,39 @@ func (a *API) listSpeakers(ctx context.Context, q *request) (any, error) {
 	return toRESTDirectory(d), nil
 }
 
+// saveSpeaker creates or updates a speaker. From API version 2026-08-21 the body has no
+// workflowStatus (the pipeline is derived; the body check refuses the key): a new speaker starts
+// invited, as GraphQL's default, and an update keeps the status the speaker has.
 func (a *API) saveSpeaker(ctx context.Context, q *request) (any, error) {
 	in, err := bind[model.SaveSpeakerInput](q)
 	if err != nil {
 		return nil, err
 	}
-	return toRESTContactOf(a.ops.SaveSpeaker(ctx, q.param("eventId"), in))
+	if !current(ctx) {
+		return toRESTContactOf(a.ops.SaveSpeaker(ctx, q.param("eventId"), in))
+	}
+	in.WorkflowStatus = contact.WorkflowStatusInvited
+	if in.ID != nil {
+		ev, err := a.event(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		was, err := a.ops.Speaker(ctx, ev.ID, *in.ID)
+		if err != nil {
+			return nil, err
+		}
+		in.WorkflowStatus = was.WorkflowStatus
+	}
+	return toCurrentContactOf(a.ops.SaveSpeaker(ctx, q.param("eventId"), in))
 }
 
 func (a *API) getSpeaker(ctx context.Context, q *request) (any, error) {
 	ev, err := a.event(ctx, q)
 	if err != nil {
 		return nil, err
+	}
+	if current(ctx) {
+		return toCurrentContactOf(a.ops.Speaker(ctx, ev.ID, q.param("contactId")))
 	}
 	return toRESTContactOf(a.ops.Speaker(ctx, ev.ID, q.param("contactId")))
 }
@@ -60,7 +81,18 @@ func (a *API) inviteSpeakerPortals(ctx context.Context, q *request) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	return a.ops.InviteSpeakerPortals(ctx, q.param("eventId"), in)
+	res, err := a.ops.InviteSpeakerPortals(ctx, q.param("eventId"), in)
+	if err != nil || !current(ctx) {
+		return res, err
+	}
+	return Invited{Invitations: res.Invitations, Queued: res.Sent}, nil
+}
+
+// Invited is POST E/speakers/invite's answer from API version 2026-08-21: the invitations and
+// the emails queued now.
+type Invited struct {
+	Invitations []*model.PortalInvitation `json:"invitations"`
+	Queued      int                       `json:"queued"`
 }
 
 // toRESTContactOf presents the contact an operation returned, passing its error on.
@@ -71,8 +103,23 @@ func toRESTContactOf(c *ent.Contact, err error) (any, error) {
 	return toRESTContact(c), nil
 }
 
+// toCurrentContactOf is toRESTContactOf in API version 2026-08-21: without workflowStatus.
+func toCurrentContactOf(c *ent.Contact, err error) (any, error) {
+	if err != nil {
+		return nil, err
+	}
+	return toRESTContact(c).ContactCurrent, nil
+}
+
 // Contact is an event contact (docs/rest-api.md: Speakers).
 type Contact struct {
+	ContactCurrent
+	WorkflowStatus string `json:"workflowStatus" enum:"invited,onboarding,confirmed,ready,declined"`
+}
+
+// ContactCurrent is an event contact in API version 2026-08-21: the original derives the
+// speaker's pipeline and no longer shows a workflow status.
+type ContactCurrent struct {
 	ID                  string         `json:"id"`
 	CreatedAt           string         `json:"createdAt"`
 	UpdatedAt           string         `json:"updatedAt"`
@@ -101,7 +148,6 @@ type Contact struct {
 	Custom              map[string]any `json:"custom"`
 	ApprovedProfile     map[string]any `json:"approvedProfile"`
 	ProfileReviewStatus string         `json:"profileReviewStatus" enum:"approved,pending_review,rejected"`
-	WorkflowStatus      string         `json:"workflowStatus" enum:"invited,onboarding,confirmed,ready,declined"`
 }
 
 func toRESTContact(c *ent.Contact) Contact {
@@ -109,7 +155,7 @@ func toRESTContact(c *ent.Contact) Contact {
 	if c.TshirtSize != nil {
 		size = new(string(*c.TshirtSize))
 	}
-	return Contact{
+	return Contact{ContactCurrent: ContactCurrent{
 		ID: c.ID, CreatedAt: scalar.FormatTime(c.CreatedAt), UpdatedAt: scalar.FormatTime(c.UpdatedAt),
 		EventID: c.EventID, Email: c.Email, FirstName: c.FirstName, LastName: c.LastName,
 		Participation: v1Participation(c.Participation), Title: c.Title, Company: c.Company, Salutation: c.Salutation,
@@ -118,8 +164,7 @@ func toRESTContact(c *ent.Contact) Contact {
 		Phone: c.Phone, LinkedinURL: c.LinkedinURL, TwitterURL: c.TwitterURL, FacebookURL: c.FacebookURL,
 		WebsiteURL: c.WebsiteURL, ConfirmedAt: scalar.FormatTimePtr(c.ConfirmedAt), Custom: nonNilMap(c.Custom),
 		ApprovedProfile: nonNilMap(c.ApprovedProfile), ProfileReviewStatus: string(c.ProfileReviewStatus),
-		WorkflowStatus: string(c.WorkflowStatus),
-	}
+	}, WorkflowStatus: string(c.WorkflowStatus)}
 }
 
 // v1Participation is a contact's participation as this API's clients know it: speaker or

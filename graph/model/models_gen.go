@@ -66,6 +66,10 @@ type AddPipelineCardInput struct {
 type AddReviewerInput struct {
 	// The reviewer's email address; a user is created for an unknown one.
 	Email string `json:"email"`
+	// The reviewer's name, given to a user new to Podium (at most 200 characters); a known user keeps
+	// theirs. Null, absent or blank names a new user after their email's local part. In REST bodies
+	// from API version 2026-08-21 on, where it is required.
+	Name *string `json:"name"`
 	// At least 1; null for no cap.
 	AssignmentCap *int `json:"assignmentCap"`
 	// Where the invitation links to: a path under PUBLIC_URL ("/reviews/…") or an https URL.
