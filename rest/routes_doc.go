@@ -26,6 +26,7 @@ var currentDocs = map[string]routeDoc{
 		output: Decided{},
 	},
 	"getSpeaker":           {output: ContactCurrent{}},
+	"listSpeakers":         {output: DirectoryCurrent{}},
 	"saveSpeaker":          {description: "id null creates a speaker, invited; an existing contact id updates that speaker and keeps its status. The email is unique in the event. workflowStatus is not part of this version's body (the pipeline is derived): sending it is 400 invalid_body.", output: ContactCurrent{}},
 	"inviteSpeakerPortals": {output: Invited{}},
 	"createSession":        {output: SessionCreated{}},
@@ -36,6 +37,8 @@ var currentDocs = map[string]routeDoc{
 	"acceptAgendaDraft":    {output: AcceptedDraftCurrent{}},
 	"getEvaluation":        {output: EvaluationCurrent{}},
 	"saveReviewRound":      {output: RoundSavedCurrent{}},
+	"listSubmissions":      {output: SubmissionListCurrent{}},
+	"getSubmission":        {output: SubmissionDetailCurrent{}},
 }
 
 var routeDocs = map[string]routeDoc{

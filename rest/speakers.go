@@ -2,6 +2,7 @@ package rest
 
 import (
 	"context"
+	"strings"
 
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/contact"
@@ -20,7 +21,22 @@ func (a *API) listSpeakers(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return toRESTDirectory(d), nil
+	if !current(ctx) {
+		return toRESTDirectory(d), nil
+	}
+	ids := make([]string, len(d.Rows))
+	for i, row := range d.Rows {
+		ids[i] = row.Contact.ID
+	}
+	pipelines, err := a.ops.SpeakerPipelines(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	subs, err := a.ops.SpeakerSubmissions(ctx, ev.ID)
+	if err != nil {
+		return nil, err
+	}
+	return toCurrentDirectory(d, pipelines, subs), nil
 }
 
 // saveSpeaker creates or updates a speaker. From API version 2026-08-21 the body has no
@@ -227,6 +243,103 @@ func toRESTDirectory(d *model.SpeakerDirectory) Directory {
 				WebsiteURL: c.WebsiteURL, WorkflowStatus: c.WorkflowStatus, Custom: c.Custom},
 			Sessions: row.Sessions, Tasks: row.Tasks, Files: row.Files, Emails: row.Emails, ProfileChanges: row.ProfileChanges,
 		}
+	}
+	return out
+}
+
+// DirectoryCurrent is GET E/speakers in API version 2026-08-21.
+type DirectoryCurrent struct {
+	Rows []DirectoryRowCurrent `json:"rows"`
+	CSV  string                `json:"csv"`
+}
+
+// DirectoryRowCurrent is one speaker of the directory in API version 2026-08-21: sessions are
+// their accepted submissions (cancelled ones too, with cancelledAt), otherSubmissions the rest.
+type DirectoryRowCurrent struct {
+	Contact          DirectoryContactCurrent  `json:"contact"`
+	Sessions         []SpeakerSession         `json:"sessions"`
+	OtherSubmissions []SpeakerOtherSubmission `json:"otherSubmissions"`
+	Tasks            []*model.SpeakerTask     `json:"tasks"`
+	Files            []*model.SpeakerFile     `json:"files"`
+	Emails           []*model.SpeakerEmail    `json:"emails"`
+	ProfileChanges   []*model.ProfileChange   `json:"profileChanges"`
+}
+
+// DirectoryContactCurrent is the directory's contact in API version 2026-08-21: the derived
+// pipeline instead of the workflow status.
+type DirectoryContactCurrent struct {
+	ID                  string         `json:"id"`
+	Email               string         `json:"email"`
+	ProfileReviewStatus string         `json:"profileReviewStatus" enum:"approved,pending_review,rejected"`
+	FirstName           string         `json:"firstName"`
+	LastName            string         `json:"lastName"`
+	Title               *string        `json:"title"`
+	Company             *string        `json:"company"`
+	Bio                 *string        `json:"bio"`
+	HeadshotURL         *string        `json:"headshotUrl"`
+	DietaryRequirements string         `json:"dietaryRequirements"`
+	TshirtSize          *string        `json:"tshirtSize"`
+	Phone               *string        `json:"phone"`
+	LinkedinURL         *string        `json:"linkedinUrl"`
+	TwitterURL          *string        `json:"twitterUrl"`
+	FacebookURL         *string        `json:"facebookUrl"`
+	WebsiteURL          *string        `json:"websiteUrl"`
+	Pipeline            string         `json:"pipeline" enum:"withdrawn,ready,onboarding,invited,added"`
+	Custom              map[string]any `json:"custom"`
+}
+
+// SpeakerSession is an accepted submission of a speaker in the directory of API version 2026-08-21.
+type SpeakerSession struct {
+	ID           string            `json:"id"`
+	Code         string            `json:"code"`
+	Title        string            `json:"title"`
+	StartsAt     *scalar.Timestamp `json:"startsAt"`
+	CancelledAt  *scalar.Timestamp `json:"cancelledAt"`
+	DecisionSent bool              `json:"decisionSent"`
+}
+
+// SpeakerOtherSubmission is a submission of a speaker that is not accepted.
+type SpeakerOtherSubmission struct {
+	ID           string                 `json:"id"`
+	Code         string                 `json:"code"`
+	Title        string                 `json:"title"`
+	Status       model.SubmissionStatus `json:"status"`
+	DecisionSent bool                   `json:"decisionSent"`
+}
+
+// pipelineName is a pipeline stage as REST writes it; a contact without one (not a speaker,
+// which the directory does not list) reads as added.
+func pipelineName(p *model.SpeakerPipeline) string {
+	if p == nil {
+		return strings.ToLower(string(model.SpeakerPipelineAdded))
+	}
+	return strings.ToLower(string(*p))
+}
+
+func toCurrentDirectory(d *model.SpeakerDirectory, pipelines map[string]*model.SpeakerPipeline,
+	subs map[string][]*model.SpeakerSubmission) DirectoryCurrent {
+	out := DirectoryCurrent{Rows: make([]DirectoryRowCurrent, len(d.Rows)), CSV: d.CSV}
+	for i, row := range d.Rows {
+		c := toRESTContact(row.Contact)
+		r := DirectoryRowCurrent{
+			Contact: DirectoryContactCurrent{ID: c.ID, Email: c.Email, ProfileReviewStatus: c.ProfileReviewStatus,
+				FirstName: c.FirstName, LastName: c.LastName, Title: c.Title, Company: c.Company, Bio: c.Bio,
+				HeadshotURL: c.HeadshotURL, DietaryRequirements: c.DietaryRequirements, TshirtSize: c.TshirtSize,
+				Phone: c.Phone, LinkedinURL: c.LinkedinURL, TwitterURL: c.TwitterURL, FacebookURL: c.FacebookURL,
+				WebsiteURL: c.WebsiteURL, Pipeline: pipelineName(pipelines[c.ID]), Custom: c.Custom},
+			Sessions: []SpeakerSession{}, OtherSubmissions: []SpeakerOtherSubmission{},
+			Tasks: row.Tasks, Files: row.Files, Emails: row.Emails, ProfileChanges: row.ProfileChanges,
+		}
+		for _, s := range subs[c.ID] {
+			if s.Status == model.SubmissionStatusAccepted {
+				r.Sessions = append(r.Sessions, SpeakerSession{ID: s.ID, Code: s.Code, Title: s.Title,
+					StartsAt: s.StartsAt, CancelledAt: s.CancelledAt, DecisionSent: s.DecisionSent})
+			} else {
+				r.OtherSubmissions = append(r.OtherSubmissions, SpeakerOtherSubmission{ID: s.ID, Code: s.Code,
+					Title: s.Title, Status: s.Status, DecisionSent: s.DecisionSent})
+			}
+		}
+		out.Rows[i] = r
 	}
 	return out
 }
