@@ -27,6 +27,7 @@ var currentDocs = map[string]routeDoc{
 	},
 	"getSpeaker":           {output: ContactCurrent{}},
 	"listSpeakers":         {output: DirectoryCurrent{}},
+	"getCommunications":    {output: CommunicationsCurrent{}},
 	"saveSpeaker":          {description: "id null creates a speaker, invited; an existing contact id updates that speaker and keeps its status. The email is unique in the event. workflowStatus is not part of this version's body (the pipeline is derived): sending it is 400 invalid_body.", output: ContactCurrent{}},
 	"inviteSpeakerPortals": {output: Invited{}},
 	"createSession":        {output: SessionCreated{}},
