@@ -62913,7 +62913,7 @@ func (ec *executionContext) unmarshalInputSendCampaignInput(ctx context.Context,
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"templateId", "subject", "body", "contactIds", "audience", "replyTo"}
+	fieldsInOrder := [...]string{"templateId", "subject", "body", "contactIds", "audience", "replyTo", "segment"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -62962,6 +62962,13 @@ func (ec *executionContext) unmarshalInputSendCampaignInput(ctx context.Context,
 				return it, err
 			}
 			it.ReplyTo = data
+		case "segment":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("segment"))
+			data, err := ec.unmarshalOCampaignSegment2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐCampaignSegment(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Segment = data
 		}
 	}
 	return it, nil
@@ -84252,6 +84259,22 @@ func (ec *executionContext) unmarshalOCampaignAudienceInput2ᚖgithubᚗcomᚋpo
 	}
 	res, err := ec.unmarshalInputCampaignAudienceInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOCampaignSegment2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐCampaignSegment(ctx context.Context, v any) (*model.CampaignSegment, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.CampaignSegment)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOCampaignSegment2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐCampaignSegment(ctx context.Context, sel ast.SelectionSet, v *model.CampaignSegment) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) unmarshalOCfpFormStatus2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐCfpFormStatus(ctx context.Context, v any) (*model.CfpFormStatus, error) {

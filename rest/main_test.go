@@ -54,6 +54,9 @@ type testBundle struct {
 	acmeOrg, globexOrg string
 	// version, when set, is the Podium-Version header of every request do sends.
 	version string
+	// shapesSeen, when not nil, collects the operations checkResponse held to the original's
+	// current response schemas.
+	shapesSeen map[string]bool
 }
 
 func setup(t *testing.T) *testBundle { return setupWith(t, nil) }

@@ -102,6 +102,9 @@ func (b *testBundle) checkResponse(req *http.Request, rec *httptest.ResponseReco
 			require.NoError(b.t, originalShapeErr(schema, rec.Body.Bytes()),
 				"%s %s (%s) answered what the original's clients cannot read:\n%.2000s",
 				req.Method, req.URL.Path, route.Operation.OperationID, rec.Body.String())
+			if b.shapesSeen != nil {
+				b.shapesSeen[route.Operation.OperationID] = true
+			}
 		}
 	}
 }

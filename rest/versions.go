@@ -55,6 +55,8 @@ var removedFields = map[string]string{
 var addedFields = map[string]string{
 	// The original names the reviewer it provisions.
 	"AddReviewerInput.name": VersionCurrent,
+	// The original's campaigns name the group they go to.
+	"SendCampaignInput.segment": VersionCurrent,
 }
 
 // addedIn reports whether the field of input type def is new in REST bodies of version v, or
