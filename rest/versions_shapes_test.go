@@ -158,6 +158,12 @@ func TestCurrentVersionShapes(t *testing.T) {
 	b.must(http.StatusOK, http.MethodPost, w.base+"/ai-review-override", b.acme,
 		map[string]any{"resultId": ai["id"], "score": 4, "reason": "Better"})
 
+	// Another organization's key meets the same walls as in the default version.
+	for _, path := range []string{w.base + "/submissions", w.base + "/submissions/" + s1, w.base + "/speakers",
+		w.base + "/speakers/" + w.ada, w.base + "/communications", w.base + "/evaluation", w.base + "/agenda/drafts"} {
+		b.requireError(b.do(http.MethodGet, path, b.globex, nil), http.StatusForbidden, "forbidden")
+	}
+
 	// Every operation of the original's current API that Podium serves answered 2xx here, except
 	// the reviewer's own (an organization key is refused them in this version).
 	var missed []string
@@ -294,6 +300,19 @@ func TestCurrentVersionCampaignSegment(t *testing.T) {
 		"subject": "Old", "body": "Hi", "contactIds": []any{w.ada}, "segment": "all_speakers"})
 	require.Equal(t, []string{"ada@example.test"}, recipients("Old"))
 	require.Contains(t, r.Obj(), "campaign")
+
+	// GraphQL takes the same segment, optional.
+	res := b.gqlOK(b.acme, `mutation($e: ID!, $in: SendCampaignInput!) { sendCampaign(eventId: $e, input: $in) { sent } }`,
+		map[string]any{"e": w.event, "in": map[string]any{"subject": "By GraphQL", "body": "Hi", "contactIds": []any{},
+			"segment": "declined"}})
+	require.EqualValues(t, 1, res["sendCampaign"].(map[string]any)["sent"])
+	require.Equal(t, []string{"grace@example.test"}, recipients("By GraphQL"))
+
+	// Another organization's key is refused as in every version, and sends nothing.
+	r = b.doVersion(rest.VersionCurrent, http.MethodPost, w.base+"/campaigns", b.globex, map[string]any{"templateId": nil,
+		"subject": "Foreign", "body": "Hi", "contactIds": []any{}, "segment": "all_speakers"})
+	b.requireError(r, http.StatusForbidden, "forbidden")
+	require.Empty(t, recipients("Foreign"))
 }
 
 // TestCurrentVersionAddReviewerName: in 2026-08-21 adding a reviewer names them (required there),
