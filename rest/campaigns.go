@@ -24,10 +24,6 @@ func (a *API) getCommunications(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	subs, err := a.ops.SpeakerSubmissions(ctx, eventID)
-	if err != nil {
-		return nil, err
-	}
 	ids := make([]string, len(center.Contacts))
 	for i, c := range center.Contacts {
 		ids[i] = c.ID
@@ -43,14 +39,9 @@ func (a *API) getCommunications(ctx context.Context, q *request) (any, error) {
 			AwaitingConfirmation: people.AwaitingConfirmation, Queued: mail.Queued, Sending: mail.Sending,
 			Failed: people.Failed, SentTotal: people.SentTotal, DueSoonTasks: people.DueSoonTasks}}
 	for i, c := range center.Contacts {
-		informed := true
-		for _, s := range subs[c.ID] {
-			decided := s.Status == model.SubmissionStatusAccepted || s.Status == model.SubmissionStatusDeclined
-			informed = informed && (!decided || s.DecisionSent)
-		}
 		out.Speakers[i] = CommunicationSpeaker{ID: c.ID, Email: c.Email, FirstName: c.FirstName, LastName: c.LastName,
 			HeadshotURL: c.HeadshotURL, Title: c.Title, Company: c.Company, Pipeline: pipelineName(pipelines[c.ID]),
-			ConfirmedAt: people.ConfirmedAt[c.ID], DecisionInformed: informed, TaskTotal: c.TaskTotal,
+			ConfirmedAt: people.ConfirmedAt[c.ID], DecisionInformed: !people.Uninformed[c.ID], TaskTotal: c.TaskTotal,
 			TaskDone: c.TaskDone, TaskIncomplete: c.TaskIncomplete, TalkTitle: c.TalkTitle}
 	}
 	return out, nil

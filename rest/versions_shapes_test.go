@@ -350,3 +350,60 @@ func TestCurrentVersionAddReviewerName(t *testing.T) {
 		map[string]any{"name": "Ignored", "email": "otto@example.test", "assignmentCap": nil, "accessPath": "/reviews/" + round})
 	require.Equal(t, 1, b.count(`SELECT count(*) FROM users WHERE email = 'otto@example.test' AND name = 'otto'`))
 }
+
+// TestCurrentVersionPeople: the values 2026-08-21 adds about people follow the decisions: an
+// accepted proposal not yet announced leaves its speaker's decisionInformed false and counts as
+// pending; informing settles both; the directory parts accepted sessions from other submissions.
+func TestCurrentVersionPeople(t *testing.T) {
+	t.Parallel()
+	b := setupMail(t)
+	w := b.world()
+	accepted := b.proposeIn(w, "Accepted talk", "d", nil, w.ada)
+	pending := b.proposeIn(w, "Pending talk", "d", nil, w.ada)
+	b.decide(w, "accept", accepted)
+	get := func(path string) map[string]any {
+		r := b.doVersion(rest.VersionCurrent, http.MethodGet, w.base+path, b.acme, nil)
+		require.Equal(t, http.StatusOK, r.Status, r.Raw)
+		return r.Obj()
+	}
+	speakerIn := func(list any, id string) map[string]any {
+		for _, s := range objects(list) {
+			if s["id"] == id {
+				return s
+			}
+		}
+		require.Failf(t, "not listed", "%s", id)
+		return nil
+	}
+
+	comms := get("/communications")
+	require.Equal(t, false, speakerIn(comms["speakers"], w.ada)["decisionInformed"])
+	require.Equal(t, true, speakerIn(comms["speakers"], w.grace)["decisionInformed"], "nothing of hers awaits an email")
+	require.Equal(t, "added", speakerIn(comms["speakers"], w.ada)["pipeline"])
+	require.Equal(t, json.Number("1"), comms["pending"].(map[string]any)["acceptedNotInformed"])
+	ada := speakerIn(comms["submitters"], w.ada)
+	require.Len(t, ada["submissions"], 2)
+
+	for _, row := range objects(get("/speakers")["rows"]) {
+		if row["contact"].(map[string]any)["id"] != w.ada {
+			continue
+		}
+		require.Equal(t, []string{accepted}, blockIDs(row["sessions"]))
+		require.Equal(t, false, objects(row["sessions"])[0]["decisionSent"])
+		require.Equal(t, []string{pending}, blockIDs(row["otherSubmissions"]))
+		require.Equal(t, "pending", objects(row["otherSubmissions"])[0]["status"])
+	}
+	sub := get("/submissions/" + accepted)
+	require.Equal(t, map[string]any{"id": w.ada, "name": "Ada Lovelace", "email": "ada@example.test"},
+		sub["submission"].(map[string]any)["submitter"])
+	require.Equal(t, w.ada, objects(sub["participants"])[0]["contactId"])
+
+	r := b.doVersion(rest.VersionCurrent, http.MethodPost, w.base+"/submissions/inform", b.acme,
+		map[string]any{"submissionIds": []any{accepted}})
+	require.Equal(t, http.StatusOK, r.Status, r.Raw)
+	comms = get("/communications")
+	require.Equal(t, true, speakerIn(comms["speakers"], w.ada)["decisionInformed"])
+	require.Equal(t, "invited", speakerIn(comms["speakers"], w.ada)["pipeline"], "told of an acceptance")
+	require.Equal(t, json.Number("0"), comms["pending"].(map[string]any)["acceptedNotInformed"])
+	require.Equal(t, json.Number("1"), comms["pending"].(map[string]any)["awaitingConfirmation"])
+}

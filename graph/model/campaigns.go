@@ -26,6 +26,9 @@ type CampaignRecord struct {
 type CommunicationPeople struct {
 	// ConfirmedAt is when each speaker of the event confirmed, by contact id; absent when not.
 	ConfirmedAt map[string]*scalar.Timestamp
+	// Uninformed holds the contacts with an accepted or declined call-for-proposals submission
+	// whose decision email has not gone out.
+	Uninformed map[string]bool
 	// Submitters are the contacts taking part in a call-for-proposals submission, by last name.
 	Submitters []*Submitter
 	// AwaitingConfirmation counts speakers told of an acceptance who have not confirmed.

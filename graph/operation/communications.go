@@ -138,17 +138,26 @@ func (r *Service) CommunicationPeople(ctx context.Context, eventID string) (*mod
 		return nil, err
 	}
 	q := r.sql(ctx)
-	out := &model.CommunicationPeople{ConfirmedAt: map[string]*scalar.Timestamp{}, Submitters: []*model.Submitter{}}
-	err = eachRowArgs(ctx, q, `SELECT c.id, c.confirmed_at FROM contacts c WHERE c.event_id = $1 AND c.confirmed_at IS NOT NULL`,
-		[]any{ev.ID}, func(scan func(...any) error) error {
-			var id string
-			var at time.Time
-			if err := scan(&id, &at); err != nil {
-				return err
-			}
-			out.ConfirmedAt[id] = new(scalar.At(at))
-			return nil
-		})
+	out := &model.CommunicationPeople{ConfirmedAt: map[string]*scalar.Timestamp{}, Uninformed: map[string]bool{},
+		Submitters: []*model.Submitter{}}
+	err = eachRowArgs(ctx, q, `
+SELECT c.id, c.confirmed_at, EXISTS (SELECT 1 FROM submission_participants p JOIN submissions s ON s.id = p.submission_id
+  WHERE p.contact_id = c.id AND `+uninformedSQL+`)
+FROM contacts c WHERE c.event_id = $1`, []any{ev.ID}, func(scan func(...any) error) error {
+		var id string
+		var at *time.Time
+		var uninformed bool
+		if err := scan(&id, &at, &uninformed); err != nil {
+			return err
+		}
+		if at != nil {
+			out.ConfirmedAt[id] = scalar.AtPtr(at)
+		}
+		if uninformed {
+			out.Uninformed[id] = true
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
