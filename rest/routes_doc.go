@@ -25,21 +25,50 @@ var currentDocs = map[string]routeDoc{
 			"confirmRedecide (409 already_decided otherwise). Acceptance assigns tasks and deliverables.",
 		output: Decided{},
 	},
-	"getSpeaker":           {output: ContactCurrent{}},
-	"listSpeakers":         {output: DirectoryCurrent{}},
-	"getCommunications":    {output: CommunicationsCurrent{}},
-	"saveSpeaker":          {description: "id null creates a speaker, invited; an existing contact id updates that speaker and keeps its status. The email is unique in the event. workflowStatus is not part of this version's body (the pipeline is derived): sending it is 400 invalid_body.", output: ContactCurrent{}},
+
+	// speakers.go
+	"listSpeakers": {
+		description: "The speaker directory: every speaker with their derived pipeline, their accepted sessions and " +
+			"other submissions, tasks, files and latest emails, and a CSV export.",
+		output: DirectoryCurrent{},
+	},
+	"getSpeaker": {output: ContactCurrent{}},
+	"saveSpeaker": {
+		description: "id null creates a speaker, invited; an existing contact id updates that speaker and keeps " +
+			"its status. The email is unique in the event. The body has no workflowStatus (the pipeline is " +
+			"derived): sending one is 400 invalid_body.",
+		output: ContactCurrent{},
+	},
 	"inviteSpeakerPortals": {output: Invited{}},
-	"createSession":        {output: SessionCreated{}},
-	"sendCampaign":         {output: CampaignQueued{}},
-	"listAgendaDrafts":     {output: []AgendaDraftCurrent{}},
-	"generateAgendaDraft":  {output: AgendaDraftCurrent{}},
-	"changeAgendaDraft":    {output: AgendaDraftCurrent{}},
-	"acceptAgendaDraft":    {output: AcceptedDraftCurrent{}},
-	"getEvaluation":        {output: EvaluationCurrent{}},
-	"saveReviewRound":      {output: RoundSavedCurrent{}},
-	"listSubmissions":      {output: SubmissionListCurrent{}},
-	"getSubmission":        {output: SubmissionDetailCurrent{}},
+
+	// submissions.go, sessions.go
+	"listSubmissions": {
+		description: "The call-for-proposals submissions of every status, with speakers, submitter and review " +
+			"figures, and the event's emails not out yet (mailStatus); status filters. Manual sessions are " +
+			"listed under Sessions only.",
+		output: SubmissionListCurrent{},
+	},
+	"getSubmission": {output: SubmissionDetailCurrent{}},
+	"createSession": {output: SessionCreated{}},
+
+	// reviews.go
+	"getEvaluation":   {output: EvaluationCurrent{}},
+	"saveReviewRound": {output: RoundSavedCurrent{}},
+
+	// campaigns.go
+	"getCommunications": {output: CommunicationsCurrent{}},
+	"sendCampaign": {
+		description: "Queues one email per recipient: the segment's people (a group of speakers or of " +
+			"submitters) and contactIds; selected and selected_submitters send to contactIds only. Nobody " +
+			"eligible is 400 invalid_input.",
+		output: CampaignQueued{},
+	},
+
+	// agenda_drafts.go
+	"listAgendaDrafts":    {output: []AgendaDraftCurrent{}},
+	"generateAgendaDraft": {output: AgendaDraftCurrent{}},
+	"changeAgendaDraft":   {output: AgendaDraftCurrent{}},
+	"acceptAgendaDraft":   {output: AcceptedDraftCurrent{}},
 }
 
 var routeDocs = map[string]routeDoc{
