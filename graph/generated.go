@@ -57459,7 +57459,7 @@ func (ec *executionContext) unmarshalInputAddReviewerInput(ctx context.Context, 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"email", "assignmentCap", "accessPath"}
+	fieldsInOrder := [...]string{"email", "name", "assignmentCap", "accessPath"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -57473,6 +57473,13 @@ func (ec *executionContext) unmarshalInputAddReviewerInput(ctx context.Context, 
 				return it, err
 			}
 			it.Email = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
 		case "assignmentCap":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("assignmentCap"))
 			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
@@ -63818,7 +63825,7 @@ func (ec *executionContext) unmarshalInputSendCampaignInput(ctx context.Context,
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"templateId", "subject", "body", "contactIds", "audience", "replyTo"}
+	fieldsInOrder := [...]string{"templateId", "subject", "body", "contactIds", "audience", "replyTo", "segment"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -63867,6 +63874,13 @@ func (ec *executionContext) unmarshalInputSendCampaignInput(ctx context.Context,
 				return it, err
 			}
 			it.ReplyTo = data
+		case "segment":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("segment"))
+			data, err := ec.unmarshalOCampaignSegment2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐCampaignSegment(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Segment = data
 		}
 	}
 	return it, nil
@@ -85467,6 +85481,22 @@ func (ec *executionContext) unmarshalOCampaignAudienceInput2ᚖgithubᚗcomᚋpo
 	}
 	res, err := ec.unmarshalInputCampaignAudienceInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOCampaignSegment2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐCampaignSegment(ctx context.Context, v any) (*model.CampaignSegment, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.CampaignSegment)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOCampaignSegment2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐCampaignSegment(ctx context.Context, sel ast.SelectionSet, v *model.CampaignSegment) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) unmarshalOCfpFormStatus2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐCfpFormStatus(ctx context.Context, v any) (*model.CfpFormStatus, error) {

@@ -79,8 +79,18 @@ func (c checker) object(def *ast.Definition, obj map[string]any, path string) (m
 	for _, f := range def.Fields {
 		p := join(path, f.Name)
 		val, present := obj[f.Name]
+		if removedIn(def.Name, f.Name, c.version) {
+			if present {
+				return nil, apperr.InvalidBody("%s is not part of API version %s", p, c.version)
+			}
+			continue
+		}
+		absent, added := addedIn(def.Name, f.Name, c.version)
+		if absent {
+			continue
+		}
 		if !present {
-			if (f.Type.NonNull && f.DefaultValue == nil) || requiredIn(f, c.version) {
+			if (f.Type.NonNull && f.DefaultValue == nil) || requiredIn(f, c.version) || added {
 				return nil, apperr.InvalidBody("%s is required", p)
 			}
 			continue

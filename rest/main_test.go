@@ -52,6 +52,11 @@ type testBundle struct {
 	// acme and globex are API keys of two organizations.
 	acme, globex       string
 	acmeOrg, globexOrg string
+	// version, when set, is the Podium-Version header of every request do sends.
+	version string
+	// shapesSeen, when not nil, collects the operations checkResponse held to the original's
+	// current response schemas.
+	shapesSeen map[string]bool
 }
 
 func setup(t *testing.T) *testBundle { return setupWith(t, nil) }
@@ -210,6 +215,9 @@ func (b *testBundle) do(method, path, key string, body any) response {
 	}
 	if rd != nil {
 		req.Header.Set("Content-Type", "application/json")
+	}
+	if b.version != "" {
+		req.Header.Set(rest.VersionHeader, b.version)
 	}
 	return b.send(req)
 }

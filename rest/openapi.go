@@ -92,7 +92,7 @@ func buildOpenAPI(schema *ast.Schema, version string) obj {
 			continue
 		}
 		if d, ok := currentDocs[rt.operationID]; ok && version >= VersionCurrent {
-			doc = d
+			doc = doc.overriddenBy(d)
 		}
 		if f := fields[rt.method+" "+rt.path]; doc.description == "" && len(f) == 1 {
 			doc.description = proseOf(f[0].description)
@@ -241,12 +241,16 @@ func (in inputSchemas) object(def *ast.Definition) obj {
 	props := obj{}
 	required := []string{}
 	for _, f := range def.Fields {
+		absent, added := addedIn(def.Name, f.Name, in.version)
+		if absent || removedIn(def.Name, f.Name, in.version) {
+			continue
+		}
 		s := in.typeSchema(f.Type)
 		if f.Description != "" {
 			s["description"] = strings.TrimSpace(f.Description)
 		}
 		props[f.Name] = s
-		if (f.Type.NonNull && f.DefaultValue == nil) || requiredIn(f, in.version) {
+		if (f.Type.NonNull && f.DefaultValue == nil) || requiredIn(f, in.version) || added {
 			required = append(required, f.Name)
 		}
 	}

@@ -15,7 +15,11 @@ func (a *API) getEvaluation(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.ops.EventEvaluation(ctx, ev)
+	ws, err := a.ops.EventEvaluation(ctx, ev)
+	if err != nil || !current(ctx) {
+		return ws, err
+	}
+	return a.currentEvaluation(ctx, ws)
 }
 
 func (a *API) saveReviewRound(ctx context.Context, q *request) (any, error) {
@@ -23,7 +27,33 @@ func (a *API) saveReviewRound(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.ops.SaveReviewRound(ctx, q.param("eventId"), in)
+	res, err := a.ops.SaveReviewRound(ctx, q.param("eventId"), in)
+	if err != nil || !current(ctx) {
+		return res, err
+	}
+	ws, err := a.currentEvaluation(ctx, res.Workspace)
+	if err != nil {
+		return nil, err
+	}
+	return RoundSavedCurrent{RoundID: res.RoundID, Workspace: ws}, nil
+}
+
+// EvaluationCurrent is the review workspace in API version 2026-08-21: with the event's
+// reviewers, whichever rounds they are in.
+type EvaluationCurrent struct {
+	model.EvaluationWorkspace
+	EventReviewers []*model.ReviewerIdentity `json:"eventReviewers"`
+}
+
+// RoundSavedCurrent is POST E/review-rounds' answer in API version 2026-08-21.
+type RoundSavedCurrent struct {
+	RoundID   string            `json:"roundId"`
+	Workspace EvaluationCurrent `json:"workspace"`
+}
+
+func (a *API) currentEvaluation(ctx context.Context, ws *model.EvaluationWorkspace) (EvaluationCurrent, error) {
+	reviewers, err := a.ops.EventReviewers(ctx, ws.EventID)
+	return EvaluationCurrent{EvaluationWorkspace: *ws, EventReviewers: reviewers}, err
 }
 
 func (a *API) addReviewer(ctx context.Context, q *request) (any, error) {

@@ -12,8 +12,9 @@ import (
 // An operation with a GraphQL counterpart takes its description from that field's SDL
 // description, without its `REST:` sentence (see restFields), unless the entry has its own: give
 // one only for what REST says differently or more precisely (status codes, limits, bodies).
-// currentDocs replace the entries of routeDocs in API version 2026-08-21 and later, for the
-// operations whose behaviour or answer differs there (docs/rest-api.md "Versions").
+// currentDocs override the entries of routeDocs in API version 2026-08-21 and later, for the
+// operations whose behaviour or answer differs there (docs/rest-api.md "Versions"): each field
+// an entry sets replaces the routeDocs one, and output is always set, to the type served there.
 var currentDocs = map[string]routeDoc{
 	"decideSubmissions": {
 		tag:     "Submissions",
@@ -24,6 +25,50 @@ var currentDocs = map[string]routeDoc{
 			"confirmRedecide (409 already_decided otherwise). Acceptance assigns tasks and deliverables.",
 		output: Decided{},
 	},
+
+	// speakers.go
+	"listSpeakers": {
+		description: "The speaker directory: every speaker with their derived pipeline, their accepted sessions and " +
+			"other submissions, tasks, files and latest emails, and a CSV export.",
+		output: DirectoryCurrent{},
+	},
+	"getSpeaker": {output: ContactCurrent{}},
+	"saveSpeaker": {
+		description: "id null creates a speaker, invited; an existing contact id updates that speaker and keeps " +
+			"its status. The email is unique in the event. The body has no workflowStatus (the pipeline is " +
+			"derived): sending one is 400 invalid_body.",
+		output: ContactCurrent{},
+	},
+	"inviteSpeakerPortals": {output: Invited{}},
+
+	// submissions.go, sessions.go
+	"listSubmissions": {
+		description: "The call-for-proposals submissions of every status, with speakers, submitter and review " +
+			"figures, and the event's emails not out yet (mailStatus); status filters. Manual sessions are " +
+			"listed under Sessions only.",
+		output: SubmissionListCurrent{},
+	},
+	"getSubmission": {output: SubmissionDetailCurrent{}},
+	"createSession": {output: SessionCreated{}},
+
+	// reviews.go
+	"getEvaluation":   {output: EvaluationCurrent{}},
+	"saveReviewRound": {output: RoundSavedCurrent{}},
+
+	// campaigns.go
+	"getCommunications": {output: CommunicationsCurrent{}},
+	"sendCampaign": {
+		description: "Queues one email per recipient: the segment's people (a group of speakers or of " +
+			"submitters) and contactIds; selected and selected_submitters send to contactIds only. Nobody " +
+			"eligible is 400 invalid_input.",
+		output: CampaignQueued{},
+	},
+
+	// agenda_drafts.go
+	"listAgendaDrafts":    {output: []AgendaDraftCurrent{}},
+	"generateAgendaDraft": {output: AgendaDraftCurrent{}},
+	"changeAgendaDraft":   {output: AgendaDraftCurrent{}},
+	"acceptAgendaDraft":   {output: AcceptedDraftCurrent{}},
 }
 
 var routeDocs = map[string]routeDoc{
@@ -881,6 +926,24 @@ type routeDoc struct {
 	// output is a value of the success body's Go type; nil for 204. A calendarFeed answers
 	// text/calendar, a oneOf one of several shapes.
 	output any
+}
+
+// overriddenBy is d with the fields o sets (currentDocs over routeDocs).
+func (d routeDoc) overriddenBy(o routeDoc) routeDoc {
+	if o.tag != "" {
+		d.tag = o.tag
+	}
+	if o.summary != "" {
+		d.summary = o.summary
+	}
+	if o.description != "" {
+		d.description = o.description
+	}
+	if o.query != nil {
+		d.query = o.query
+	}
+	d.output = o.output
+	return d
 }
 
 // queryParam documents a query-string parameter.

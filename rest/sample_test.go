@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/podium/podium/rest"
 )
 
 // apiOperation is one operation of the served OpenAPI document.
@@ -19,7 +21,13 @@ type apiOperation struct {
 // generated from it cover every route, including those added later.
 func (b *testBundle) operations(t *testing.T) []apiOperation {
 	t.Helper()
-	doc := b.must(http.StatusOK, http.MethodGet, "/api/v1/openapi.json", "", nil).Obj()
+	return b.operationsIn(t, rest.DefaultVersion)
+}
+
+// operationsIn lists the operations of the OpenAPI document of an API version.
+func (b *testBundle) operationsIn(t *testing.T, version string) []apiOperation {
+	t.Helper()
+	doc := b.must(http.StatusOK, http.MethodGet, "/api/v1/openapi.json?version="+version, "", nil).Obj()
 	var ops []apiOperation
 	for path, item := range doc["paths"].(map[string]any) {
 		for method, op := range item.(map[string]any) {

@@ -35,7 +35,29 @@ func (a *API) createSession(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.ops.CreateSession(ctx, q.param("eventId"), in)
+	rec, err := a.ops.CreateSession(ctx, q.param("eventId"), in)
+	if err != nil || !current(ctx) {
+		return rec, err
+	}
+	return SessionCreated{SessionRecord: *rec, AskedFields: []AskedField{}}, nil
+}
+
+// SessionCreated is POST E/sessions' answer in API version 2026-08-21: the session and the form
+// fields it was asked with. A session made by organizers comes through no form, so the list is
+// empty.
+type SessionCreated struct {
+	model.SessionRecord
+	AskedFields []AskedField `json:"askedFields"`
+}
+
+// AskedField is a form field a submission was asked with, in the original's shape.
+type AskedField struct {
+	ID        string  `json:"id"`
+	Section   string  `json:"section" enum:"abstract,participant"`
+	Label     string  `json:"label"`
+	FieldType string  `json:"fieldType"`
+	Position  int     `json:"position"`
+	MapsTo    *string `json:"mapsTo"`
 }
 
 func (a *API) deleteSession(ctx context.Context, q *request) (any, error) {

@@ -3,9 +3,11 @@ package rest
 import (
 	"context"
 
+	"github.com/podium/podium/ent/schema/agenda"
 	"github.com/podium/podium/graph/apperr"
 	"github.com/podium/podium/graph/model"
 	"github.com/podium/podium/graph/operation"
+	"github.com/podium/podium/graph/scalar"
 )
 
 // Call-for-proposals submissions and the decisions on them (docs/rest-api.md §4 "Submissions").
@@ -23,7 +25,76 @@ func (a *API) listSubmissions(ctx context.Context, q *request) (any, error) {
 		}
 		status = &st
 	}
-	return a.ops.SubmissionList(ctx, ev, status, nil)
+	list, err := a.ops.SubmissionList(ctx, ev, status, nil)
+	if err != nil || !current(ctx) {
+		return list, err
+	}
+	ids := make([]string, len(list.Submissions))
+	for i, s := range list.Submissions {
+		ids[i] = s.ID
+	}
+	submitters, err := a.ops.SubmissionSubmitters(ctx, ev.ID, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := SubmissionListCurrent{Submissions: make([]SubmissionSummaryCurrent, len(list.Submissions)),
+		Tracks: list.Tracks, Formats: list.Formats, Tags: list.Tags}
+	for i, s := range list.Submissions {
+		out.Submissions[i] = toCurrentSummary(s, submitters[s.ID])
+	}
+	if out.MailStatus, err = a.ops.EventMailStatus(ctx, ev.ID); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SubmissionListCurrent is GET E/submissions in API version 2026-08-21: the summaries name their
+// submitter and leave the description and review comments to the detail; mailStatus counts the
+// event's emails not out yet.
+type SubmissionListCurrent struct {
+	Submissions []SubmissionSummaryCurrent `json:"submissions"`
+	Tracks      []*agenda.Track            `json:"tracks"`
+	Formats     []string                   `json:"formats"`
+	Tags        []*model.TagSummary        `json:"tags"`
+	MailStatus  *model.MailStatus          `json:"mailStatus"`
+}
+
+// SubmissionSummaryCurrent is a submission of the list in API version 2026-08-21. Podium's
+// decisionSent is its own and left out (notifiedAt says the same of informed submissions).
+type SubmissionSummaryCurrent struct {
+	ID          string                     `json:"id"`
+	EventID     string                     `json:"eventId"`
+	Code        string                     `json:"code"`
+	Status      model.SubmissionStatus     `json:"status"`
+	CancelledAt *scalar.Timestamp          `json:"cancelledAt"`
+	CancelledBy *model.SessionCancelledBy  `json:"cancelledBy"`
+	Title       string                     `json:"title"`
+	Format      *string                    `json:"format"`
+	Source      model.SessionSource        `json:"source"`
+	SubmittedAt *scalar.Timestamp          `json:"submittedAt"`
+	CreatedAt   scalar.Timestamp           `json:"createdAt"`
+	NotifiedAt  *scalar.Timestamp          `json:"notifiedAt"`
+	Tracks      []agenda.Track             `json:"tracks"`
+	Tags        []*model.TagSummary        `json:"tags"`
+	Speakers    []*model.SubmissionSpeaker `json:"speakers"`
+	Rating      *float64                   `json:"rating"`
+	ReviewCount int                        `json:"reviewCount"`
+	// Submitter is the contact who sent the submission; null for one organizers made.
+	Submitter *model.PersonRef `json:"submitter"`
+}
+
+// SubmissionCurrent is GET E/submissions/{id}'s submission in API version 2026-08-21.
+type SubmissionCurrent struct {
+	SubmissionSummaryCurrent
+	Description    string   `json:"description"`
+	ReviewComments []string `json:"reviewComments"`
+}
+
+func toCurrentSummary(s *model.Submission, submitter *model.PersonRef) SubmissionSummaryCurrent {
+	return SubmissionSummaryCurrent{ID: s.ID, EventID: s.EventID, Code: s.Code, Status: s.Status,
+		CancelledAt: s.CancelledAt, CancelledBy: s.CancelledBy, Title: s.Title, Format: s.Format, Source: s.Source,
+		SubmittedAt: s.SubmittedAt, CreatedAt: s.CreatedAt, NotifiedAt: s.NotifiedAt, Tracks: s.Tracks, Tags: s.Tags,
+		Speakers: s.Speakers, Rating: s.Rating, ReviewCount: s.ReviewCount, Submitter: submitter}
 }
 
 func (a *API) createSubmission(ctx context.Context, q *request) (any, error) {
@@ -54,7 +125,45 @@ func (a *API) getSubmission(ctx context.Context, q *request) (any, error) {
 	if d.Emails, err = a.ops.SubmissionEmails(ctx, sub.ID); err != nil {
 		return nil, err
 	}
-	return d, nil
+	if !current(ctx) {
+		return d, nil
+	}
+	submitters, err := a.ops.SubmissionSubmitters(ctx, ev.ID, []string{sub.ID})
+	if err != nil {
+		return nil, err
+	}
+	out := SubmissionDetailCurrent{
+		Submission: SubmissionCurrent{SubmissionSummaryCurrent: toCurrentSummary(sub, submitters[sub.ID]),
+			Description: sub.Description, ReviewComments: sub.ReviewComments},
+		Answers: d.Answers, Reviews: d.Reviews, RoundReviews: d.RoundReviews, Activity: d.Activity, Emails: d.Emails,
+		Participants: make([]Participant, len(sub.Speakers)),
+	}
+	for i, sp := range sub.Speakers {
+		out.Participants[i] = Participant{ContactID: sp.ID, Name: sp.Name, Role: sp.Role, Answers: []*model.SubmissionAnswer{}}
+	}
+	return out, nil
+}
+
+// SubmissionDetailCurrent is GET E/submissions/{id} in API version 2026-08-21. Podium keeps one
+// version of each form, so earlierFormVersion is always false; its forms ask nothing per
+// participant, so each participant's answers are empty (the submission's are in answers).
+type SubmissionDetailCurrent struct {
+	Submission         SubmissionCurrent         `json:"submission"`
+	Answers            []*model.SubmissionAnswer `json:"answers"`
+	Reviews            []*model.QuickReview      `json:"reviews"`
+	RoundReviews       []*model.HumanReview      `json:"roundReviews"`
+	Activity           []*model.TimelineItem     `json:"activity"`
+	Emails             []*model.SubmissionEmail  `json:"emails"`
+	EarlierFormVersion bool                      `json:"earlierFormVersion"`
+	Participants       []Participant             `json:"participants"`
+}
+
+// Participant is a speaker of a submission with the answers they gave.
+type Participant struct {
+	ContactID string                    `json:"contactId"`
+	Name      string                    `json:"name"`
+	Role      string                    `json:"role"`
+	Answers   []*model.SubmissionAnswer `json:"answers"`
 }
 
 func (a *API) changeSubmissionStatus(ctx context.Context, q *request) (any, error) {

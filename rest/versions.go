@@ -39,6 +39,40 @@ var routeVersions = map[string]struct{ since, until string }{
 	"setSpeakerWorkflow": {until: VersionCurrent},
 }
 
+// removedFields are keys of request bodies that versions from the given one no longer take
+// ("Input.field" → version): a body that sends one is refused with 400 invalid_body naming the
+// version, and the version's OpenAPI document leaves the key out. GraphQL keeps them.
+var removedFields = map[string]string{
+	// The pipeline is derived (Contact.pipeline): a speaker's status cannot be set.
+	"SaveSpeakerInput.workflowStatus": VersionCurrent,
+}
+
+// addedFields are keys of request bodies that exist from the given version on ("Input.field" →
+// version), where they are required: an earlier version ignores the key, as any unknown one, and
+// its OpenAPI document leaves it out. GraphQL has them, optional.
+var addedFields = map[string]string{
+	// The original names the reviewer it provisions.
+	"AddReviewerInput.name": VersionCurrent,
+	// The original's campaigns name the group they go to.
+	"SendCampaignInput.segment": VersionCurrent,
+}
+
+// addedIn reports whether the field of input type def is new in REST bodies of version v, or
+// later: absent before it, required from it.
+func addedIn(def, field, v string) (absent, required bool) {
+	since, ok := addedFields[def+"."+field]
+	if !ok {
+		return false, false
+	}
+	return v < since, v >= since
+}
+
+// removedIn reports whether the field of input type def is gone from REST bodies of version v.
+func removedIn(def, field, v string) bool {
+	since, ok := removedFields[def+"."+field]
+	return ok && v >= since
+}
+
 // inVersion reports whether the route exists in version v.
 func (rt *route) inVersion(v string) bool {
 	b, ok := routeVersions[rt.operationID]

@@ -66,6 +66,10 @@ type AddPipelineCardInput struct {
 type AddReviewerInput struct {
 	// The reviewer's email address; a user is created for an unknown one.
 	Email string `json:"email"`
+	// The reviewer's name, given to a user new to Podium (at most 200 characters); a known user keeps
+	// theirs. Null, absent or blank names a new user after their email's local part. In REST bodies
+	// from API version 2026-08-21 on, where it is required.
+	Name *string `json:"name"`
 	// At least 1; null for no cap.
 	AssignmentCap *int `json:"assignmentCap"`
 	// Where the invitation links to: a path under PUBLIC_URL ("/reviews/…") or an https URL.
@@ -1615,6 +1619,10 @@ type SendCampaignInput struct {
 	// Where replies go (ext): the Reply-To of every email of the campaign. Null or absent uses the
 	// event's replyToEmail, and an event without one sends none.
 	ReplyTo *string `json:"replyTo"`
+	// Who the campaign goes to besides contactIds: a group of speakers or of submitters, as the
+	// event's people stand when it is sent. Absent or selected sends to contactIds (and audience)
+	// only. In REST bodies from API version 2026-08-21 on, where it is required.
+	Segment *CampaignSegment `json:"segment"`
 }
 
 // What sending a campaign did.
@@ -2624,6 +2632,85 @@ func (e *CampaignDeliveryStatus) UnmarshalJSON(b []byte) error {
 }
 
 func (e CampaignDeliveryStatus) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// A group of the event's people a campaign goes to.
+type CampaignSegment string
+
+const (
+	// Every speaker the campaign may reach: added as a speaker, or told of an acceptance.
+	CampaignSegmentAllSpeakers CampaignSegment = "all_speakers"
+	// Those speakers who have confirmed.
+	CampaignSegmentConfirmed CampaignSegment = "confirmed"
+	// Those speakers told of an acceptance who have not confirmed.
+	CampaignSegmentAwaitingConfirmation CampaignSegment = "awaiting_confirmation"
+	// Those speakers with a task still to do.
+	CampaignSegmentIncompleteTasks CampaignSegment = "incomplete_tasks"
+	// The contacts of contactIds only.
+	CampaignSegmentSelected CampaignSegment = "selected"
+	// Everyone taking part in a call-for-proposals submission of the event.
+	CampaignSegmentAllSubmitters CampaignSegment = "all_submitters"
+	// Everyone taking part in a call-for-proposals submission awaiting a decision (pending or maybe).
+	CampaignSegmentAwaitingDecision CampaignSegment = "awaiting_decision"
+	// Everyone taking part in a declined call-for-proposals submission.
+	CampaignSegmentDeclined CampaignSegment = "declined"
+	// The submitters of contactIds only.
+	CampaignSegmentSelectedSubmitters CampaignSegment = "selected_submitters"
+)
+
+var AllCampaignSegment = []CampaignSegment{
+	CampaignSegmentAllSpeakers,
+	CampaignSegmentConfirmed,
+	CampaignSegmentAwaitingConfirmation,
+	CampaignSegmentIncompleteTasks,
+	CampaignSegmentSelected,
+	CampaignSegmentAllSubmitters,
+	CampaignSegmentAwaitingDecision,
+	CampaignSegmentDeclined,
+	CampaignSegmentSelectedSubmitters,
+}
+
+func (e CampaignSegment) IsValid() bool {
+	switch e {
+	case CampaignSegmentAllSpeakers, CampaignSegmentConfirmed, CampaignSegmentAwaitingConfirmation, CampaignSegmentIncompleteTasks, CampaignSegmentSelected, CampaignSegmentAllSubmitters, CampaignSegmentAwaitingDecision, CampaignSegmentDeclined, CampaignSegmentSelectedSubmitters:
+		return true
+	}
+	return false
+}
+
+func (e CampaignSegment) String() string {
+	return string(e)
+}
+
+func (e *CampaignSegment) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = CampaignSegment(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid CampaignSegment", str)
+	}
+	return nil
+}
+
+func (e CampaignSegment) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *CampaignSegment) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e CampaignSegment) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

@@ -325,3 +325,29 @@ type DecidedSubmission struct {
 	// NotifiedAt is null while the decision is not yet announced (docs/decisions.md).
 	NotifiedAt *scalar.Timestamp `json:"notifiedAt"`
 }
+
+// PersonRef names a contact: its id, "First Last" and email address.
+type PersonRef struct {
+	ID    string `json:"id"`
+	Name  string `json:"name"`
+	Email string `json:"email"`
+}
+
+// MailStatus counts an event's emails not out yet: waiting for a worker (or a retry), and being
+// handed to the mail server.
+type MailStatus struct {
+	Queued  int `json:"queued"`
+	Sending int `json:"sending"`
+}
+
+// SpeakerSubmission is a submission or session a speaker takes part in, with where it stands.
+type SpeakerSubmission struct {
+	ID          string            `json:"id"`
+	Code        string            `json:"code"`
+	Title       string            `json:"title"`
+	Status      SubmissionStatus  `json:"status"`
+	StartsAt    *scalar.Timestamp `json:"startsAt"`
+	CancelledAt *scalar.Timestamp `json:"cancelledAt"`
+	// DecisionSent is true once the decision was emailed, and always for a session organizers made.
+	DecisionSent bool `json:"decisionSent"`
+}

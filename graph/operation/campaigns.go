@@ -1,6 +1,7 @@
 package operation
 
 import (
+	"cmp"
 	"context"
 	"strings"
 	"unicode/utf8"
@@ -70,10 +71,14 @@ func (r *Service) SendCampaign(ctx context.Context, eventID string, in model.Sen
 				}
 			}
 		}
-		if len(in.ContactIds) == 0 && len(statuses) == 0 && segment == nil {
+		group := ""
+		if in.Segment != nil {
+			group = segmentSQL[*in.Segment]
+		}
+		if len(in.ContactIds) == 0 && len(statuses) == 0 && segment == nil && group == "" {
 			return nil, apperr.Invalid("Choose at least one recipient")
 		}
-		audience, err := r.campaignAudience(ctx, ev.ID, in.ContactIds, statuses, segment)
+		audience, err := r.campaignAudience(ctx, ev.ID, in.ContactIds, statuses, segment, group)
 		if err != nil {
 			return nil, err
 		}
@@ -102,6 +107,9 @@ func (r *Service) SendCampaign(ctx context.Context, eventID string, in model.Sen
 		}
 		if segment != nil {
 			filter["segmentId"] = segment.ID
+		}
+		if in.Segment != nil {
+			filter["segment"] = string(*in.Segment)
 		}
 		create := c.EmailCampaign.Create().SetEventID(ev.ID).SetNillableTemplateID(in.TemplateID).
 			SetSubjectSnapshot(in.Subject).SetBodySnapshot(in.Body).SetRecipientFilter(filter).
@@ -157,13 +165,39 @@ func campaignText(in model.SendCampaignInput) error {
 	return nil
 }
 
+// segmentSQL is the condition, on contacts c, of each CampaignSegment that adds people of its
+// own: speaker groups are of mailable speakers; submitter groups of the people in call-for-proposals
+// submissions, whose decision they may not have heard yet (campaigns are not decisions).
+var segmentSQL = map[model.CampaignSegment]string{
+	model.CampaignSegmentAllSpeakers:          mailableSpeakerSQL,
+	model.CampaignSegmentConfirmed:            "(" + mailableSpeakerSQL + " AND c.confirmed_at IS NOT NULL)",
+	model.CampaignSegmentAwaitingConfirmation: "(c.confirmed_at IS NULL AND " + toldAcceptedSQL + ")",
+	model.CampaignSegmentIncompleteTasks: "(" + mailableSpeakerSQL + ` AND EXISTS (SELECT 1 FROM task_assignments a
+    WHERE a.status = 'todo' AND (a.contact_id = c.id OR (a.contact_id IS NULL AND a.submission_id IN (
+      SELECT p.submission_id FROM submission_participants p WHERE p.contact_id = c.id)))))`,
+	model.CampaignSegmentAllSubmitters:    proposedSQL("true"),
+	model.CampaignSegmentAwaitingDecision: proposedSQL("s.status IN ('pending', 'maybe')"),
+	model.CampaignSegmentDeclined:         proposedSQL("s.status = 'declined'"),
+}
+
+// toldAcceptedSQL is toldAccepted over contacts c.
+const toldAcceptedSQL = `EXISTS (SELECT 1 FROM submission_participants sp JOIN submissions ss ON ss.id = sp.submission_id
+    WHERE sp.contact_id = c.id AND ss.status = 'accepted' AND ss.notified_at IS NOT NULL)`
+
+// proposedSQL is the condition of contacts c taking part in a call-for-proposals submission s
+// that meets cond.
+func proposedSQL(cond string) string {
+	return `EXISTS (SELECT 1 FROM submission_participants p JOIN submissions s ON s.id = p.submission_id
+    WHERE p.contact_id = c.id AND NOT ` + manualSQL + ` AND ` + cond + `)`
+}
+
 // campaignAudience finds the event's speakers among ids, with one of the workflow statuses, or
 // linked to a contact the segment (when not nil) selects now, by last name, each once, with the
 // title of their first submission: one statement, whatever their number; the segment is evaluated
 // inside it (SegmentMembers). Speakers are those mail may treat as speakers (mailableSpeaker); a
 // submitter who is not one yet is reached only when named among ids. Ids of no such contact of
-// the event are left out.
-func (r *Service) campaignAudience(ctx context.Context, eventID string, ids, statuses []string, segment *ent.Segment) ([]campaignAudience, error) {
+// the event are left out. group, when not empty, is a condition of segmentSQL adding its people.
+func (r *Service) campaignAudience(ctx context.Context, eventID string, ids, statuses []string, segment *ent.Segment, group string) ([]campaignAudience, error) {
 	plausible := make([]string, 0, len(ids))
 	for _, id := range ids {
 		if pid.Plausible(id) {
@@ -186,7 +220,7 @@ LEFT JOIN LATERAL (
   SELECT s.title FROM submission_participants p JOIN submissions s ON s.id = p.submission_id
   WHERE p.contact_id = c.id ORDER BY s.created_at, s.id LIMIT 1) t ON true
 WHERE c.event_id = $1 AND ((`+mailableSpeakerSQL+` AND (`+chosen+`))
-  OR (c.participation = 'submitter' AND c.id = ANY($2)))
+  OR (c.participation = 'submitter' AND c.id = ANY($2)) OR `+cmp.Or(group, "false")+`)
 ORDER BY c.last_name, c.first_name, c.id`, args,
 		func(scan func(...any) error) error {
 			var a campaignAudience

@@ -129,3 +129,70 @@ FROM submissions s WHERE s.event_id = $1 AND `+uninformedSQL, ev.ID).Scan(&out.A
 	}
 	return out, nil
 }
+
+// CommunicationPeople answers the communications view's figures about people that the
+// original's current API shows (docs/rest-api.md "Versions"): four statements.
+func (r *Service) CommunicationPeople(ctx context.Context, eventID string) (*model.CommunicationPeople, error) {
+	ev, err := access.Event(ctx, r.ClientOf(ctx), eventID)
+	if err != nil {
+		return nil, err
+	}
+	q := r.sql(ctx)
+	out := &model.CommunicationPeople{ConfirmedAt: map[string]*scalar.Timestamp{}, Uninformed: map[string]bool{},
+		Submitters: []*model.Submitter{}}
+	err = eachRowArgs(ctx, q, `
+SELECT c.id, c.confirmed_at, EXISTS (SELECT 1 FROM submission_participants p JOIN submissions s ON s.id = p.submission_id
+  WHERE p.contact_id = c.id AND `+uninformedSQL+`)
+FROM contacts c WHERE c.event_id = $1`, []any{ev.ID}, func(scan func(...any) error) error {
+		var id string
+		var at *time.Time
+		var uninformed bool
+		if err := scan(&id, &at, &uninformed); err != nil {
+			return err
+		}
+		if at != nil {
+			out.ConfirmedAt[id] = scalar.AtPtr(at)
+		}
+		if uninformed {
+			out.Uninformed[id] = true
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	err = eachRowArgs(ctx, q, `
+SELECT c.id, c.email, c.first_name, c.last_name, c.headshot_url, s.status, s.notified_at
+FROM contacts c JOIN submission_participants p ON p.contact_id = c.id JOIN submissions s ON s.id = p.submission_id
+WHERE c.event_id = $1 AND NOT `+manualSQL+`
+ORDER BY c.last_name, c.first_name, c.id, s.number`, []any{ev.ID}, func(scan func(...any) error) error {
+		sm := &model.Submitter{}
+		sub := &model.SubmitterSubmission{}
+		var status string
+		var notifiedAt *time.Time
+		if err := scan(&sm.ID, &sm.Email, &sm.FirstName, &sm.LastName, &sm.HeadshotURL, &status, &notifiedAt); err != nil {
+			return err
+		}
+		sub.Status, sub.NotifiedAt = model.SubmissionStatus(status), scalar.AtPtr(notifiedAt)
+		if n := len(out.Submitters); n == 0 || out.Submitters[n-1].ID != sm.ID {
+			sm.Submissions = []*model.SubmitterSubmission{}
+			out.Submitters = append(out.Submitters, sm)
+		}
+		last := out.Submitters[len(out.Submitters)-1]
+		last.Submissions = append(last.Submissions, sub)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	err = q.QueryRow(ctx, `
+SELECT (SELECT count(*) FROM contacts c WHERE c.event_id = $1 AND c.confirmed_at IS NULL AND EXISTS (
+          SELECT 1 FROM submission_participants sp JOIN submissions ss ON ss.id = sp.submission_id
+          WHERE sp.contact_id = c.id AND ss.status = 'accepted' AND ss.notified_at IS NOT NULL)),
+       (SELECT count(*) FROM task_assignments a JOIN task_templates t ON t.id = a.template_id
+          WHERE t.event_id = $1 AND a.status = 'todo' AND t.due_date < now() + interval '7 days'),
+       (SELECT count(*) FROM email_log e WHERE e.event_id = $1 AND e.status = 'failed'),
+       (SELECT count(*) FROM email_log e WHERE e.event_id = $1 AND e.status = 'sent')`, ev.ID).
+		Scan(&out.AwaitingConfirmation, &out.DueSoonTasks, &out.Failed, &out.SentTotal)
+	return out, err
+}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/podium/podium/graph/model"
 
@@ -63,9 +64,17 @@ func (r *Service) AddReviewer(ctx context.Context, eventID, roundID string, in m
 			return nil, apperr.Invalid("accessPath must be a path starting with / or an https URL")
 		}
 
+		newName := strings.SplitN(addr, "@", 2)[0]
+		if in.Name != nil && strings.TrimSpace(*in.Name) != "" {
+			newName = strings.TrimSpace(*in.Name)
+			if utf8.RuneCountInString(newName) > 200 {
+				return nil, apperr.Invalid("A reviewer's name must be at most 200 characters")
+			}
+		}
+
 		q := r.sql(ctx)
 		var userID, name string
-		if err := q.QueryRow(ctx, upsertUserSQL, pid.New("usr"), addr, strings.SplitN(addr, "@", 2)[0]).Scan(&userID, &name); err != nil {
+		if err := q.QueryRow(ctx, upsertUserSQL, pid.New("usr"), addr, newName).Scan(&userID, &name); err != nil {
 			return nil, err
 		}
 		if _, err := q.Exec(ctx, addOrgMemberSQL, pid.New("om"), ev.OrganizationID, userID); err != nil {
@@ -134,6 +143,28 @@ func validAccessPath(p string) bool {
 func toRoundMember(m *ent.ReviewRoundMember) *model.RoundMember {
 	return &model.RoundMember{ID: m.ID, CreatedAt: scalar.At(m.CreatedAt), UpdatedAt: scalar.At(m.UpdatedAt), RoundID: m.RoundID,
 		EventMemberID: m.EventMemberID, AssignmentCap: m.AssignmentCap}
+}
+
+// EventReviewers lists the event's reviewers — its members with the reviewer role, in every
+// round or none — by name, then email: the people a round's pool is chosen from.
+func (r *Service) EventReviewers(ctx context.Context, eventID string) ([]*model.ReviewerIdentity, error) {
+	ev, err := access.Event(ctx, r.ClientOf(ctx), eventID)
+	if err != nil {
+		return nil, err
+	}
+	out := []*model.ReviewerIdentity{}
+	err = eachRowArgs(ctx, r.sql(ctx), `
+SELECT em.id, u.name, u.email FROM event_members em JOIN users u ON u.id = em.user_id
+WHERE em.event_id = $1 AND em.role = 'reviewer' ORDER BY u.name, u.email, em.id`, []any{ev.ID},
+		func(scan func(...any) error) error {
+			rv := &model.ReviewerIdentity{}
+			if err := scan(&rv.EventMemberID, &rv.Name, &rv.Email); err != nil {
+				return err
+			}
+			out = append(out, rv)
+			return nil
+		})
+	return out, err
 }
 
 // ReviewerTracks lists every member of the event with their reviewer tracks; the events of one
