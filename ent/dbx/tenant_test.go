@@ -297,9 +297,9 @@ func TestAPIKeyLookupIsQualified(t *testing.T) {
 	require.Empty(t, config)
 
 	globex := viewer.WithOrganization(context.Background(), b.globex)
-	const real = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	const genuine = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 	key, err := b.db.Ent.APIKey.Create().SetOrganizationID(b.globex).SetName("CI").SetPrefix("pdm_test").
-		SetHash(real).Save(globex)
+		SetHash(genuine).Save(globex)
 	require.NoError(t, err)
 	anyScope := viewer.AnyScope(context.Background())
 	conn, err := b.db.Pool.Acquire(anyScope)
@@ -318,6 +318,6 @@ func TestAPIKeyLookupIsQualified(t *testing.T) {
 	require.NoError(t, conn.QueryRow(anyScope, `SELECT count(*) FROM podium_api_key('feedfacefeedfacefeedfacefeedfacefeedfacefeedfacefeedfacefeedface')`).Scan(&n))
 	require.Zero(t, n, "the forged key in the caller's table is not found")
 	var id string
-	require.NoError(t, conn.QueryRow(anyScope, `SELECT id FROM podium_api_key($1)`, real).Scan(&id))
+	require.NoError(t, conn.QueryRow(anyScope, `SELECT id FROM podium_api_key($1)`, genuine).Scan(&id))
 	require.Equal(t, key.ID, id)
 }

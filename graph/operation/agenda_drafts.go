@@ -278,15 +278,15 @@ func (r *Service) GenerateAgendaDraft(ctx context.Context, draftID string, lastA
 	if r.AI != nil {
 		generator = generatorAI
 		// The provider is asked outside any transaction; the draft is written in one statement.
-		proposed, err := r.AI.ProposeAgenda(ctx, agendaPrompt(current, d.Criteria))
+		proposed, askErr := r.AI.ProposeAgenda(ctx, agendaPrompt(current, d.Criteria))
 		var pe *ai.Error
 		switch {
-		case errors.As(err, &pe) && pe.Retryable() && !lastAttempt:
-			return err
-		case errors.As(err, &pe):
+		case errors.As(askErr, &pe) && pe.Retryable() && !lastAttempt:
+			return askErr
+		case errors.As(askErr, &pe):
 			return r.failDraft(ctx, d.EventID, d.ID, pe.Message)
-		case err != nil:
-			return err
+		case askErr != nil:
+			return askErr
 		}
 		out, err = solver.Repair(in, mapAll(proposed, func(p ai.ProposedPlacement) solver.Proposed {
 			return solver.Proposed{SubmissionID: p.SubmissionID, RoomID: p.RoomID, StartsAt: p.StartsAt, EndsAt: p.EndsAt, Reason: p.Reason}
