@@ -2,6 +2,7 @@ package rest_test
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"slices"
 	"sort"
@@ -34,6 +35,17 @@ func TestMetaDocument(t *testing.T) {
 
 	doc := b.must(http.StatusOK, http.MethodGet, "/api/v1/openapi.json", "", nil).Obj()
 	operations := 0
+	for _, item := range doc["paths"].(map[string]any) {
+		operations += len(item.(map[string]any))
+	}
+	require.Equal(t, int64(operations), num(t, m, "endpoints"))
+
+	// In another version, that version's operations.
+	req := httptest.NewRequest(http.MethodGet, "/api/v1/", nil)
+	req.Header.Set(rest.VersionHeader, rest.VersionCurrent)
+	m = b.send(req).Obj()
+	doc = b.must(http.StatusOK, http.MethodGet, "/api/v1/openapi.json?version="+rest.VersionCurrent, "", nil).Obj()
+	operations = 0
 	for _, item := range doc["paths"].(map[string]any) {
 		operations += len(item.(map[string]any))
 	}

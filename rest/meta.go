@@ -14,8 +14,21 @@ func baseURL(r *http.Request) string {
 	return scheme + "://" + r.Host
 }
 
-// meta answers GET /api/v1/: what this API is and where its description lives. No key needed.
+// meta answers GET /api/v1/: what this API is and where its description lives, with the number of
+// operations of the API version the request names (the default's without a header). No key needed.
 func (a *API) meta(w http.ResponseWriter, r *http.Request) {
+	version, err := requestVersion(r, "")
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	endpoints := 0
+	for i := range routes {
+		if routes[i].inVersion(version) {
+			endpoints++
+		}
+	}
+	w.Header().Set(VersionHeader, version)
 	base := baseURL(r)
 	writeJSON(w, http.StatusOK, Meta{
 		Name:           "Podium API",
@@ -23,7 +36,7 @@ func (a *API) meta(w http.ResponseWriter, r *http.Request) {
 		Documentation:  base + "/api/v1/openapi.json",
 		OpenAPI:        base + "/api/v1/openapi.json",
 		Authentication: "Authorization: Bearer pdm_… — create keys with `podium keys create --org NAME`",
-		Endpoints:      len(routes),
+		Endpoints:      endpoints,
 	})
 }
 
