@@ -74,7 +74,7 @@ fuzz: ## Run each fuzz target for FUZZTIME (default 60s): REST write bodies, Gra
 	$(GO) test -run '^$$' -fuzz '^FuzzGraphQL$$' -fuzztime $(FUZZTIME) ./rest/
 
 .PHONY: reliability
-reliability: ## Crash, SMTP outage and overload tests against the real binary (about 4 minutes)
+reliability: ## Crash, SMTP outage and overload tests against the real binary (about 9 minutes on 2 cores)
 	$(GO) test -tags reliability -run . -count=1 -v -timeout 15m ./cmd/podium/
 
 .PHONY: screenshots
