@@ -115,11 +115,11 @@ var routes = []route{
 	// webhooks.go
 	{"GET", "/webhooks/event-types", "listWebhookEventTypes", (*API).listWebhookEventTypes, "", 200, 0},
 	{"GET", "/webhooks", "listWebhooks", (*API).listWebhooks, "", 200, 0},
-	{"POST", "/webhooks", "createWebhook", (*API).createWebhook, "CreateWebhookInput", 201, 0},
+	{"POST", "/webhooks", "createWebhook", (*API).createWebhook, "CreateWebhookInput", 201, shownOnce},
 	{"GET", "/webhooks/{webhookId}", "getWebhook", (*API).getWebhook, "", 200, 0},
 	{"PATCH", "/webhooks/{webhookId}", "updateWebhook", (*API).updateWebhook, "UpdateWebhookInput", 200, 0},
 	{"DELETE", "/webhooks/{webhookId}", "deleteWebhook", (*API).deleteWebhook, "", 204, 0},
-	{"POST", "/webhooks/{webhookId}/rotate-secret", "rotateWebhookSecret", (*API).rotateWebhookSecret, "RotateWebhookSecretInput", 200, optionalBody},
+	{"POST", "/webhooks/{webhookId}/rotate-secret", "rotateWebhookSecret", (*API).rotateWebhookSecret, "RotateWebhookSecretInput", 200, optionalBody | shownOnce},
 	{"GET", "/webhooks/{webhookId}/deliveries", "listWebhookDeliveries", (*API).listWebhookDeliveries, "", 200, 0},
 	{"POST", "/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver", "redeliverWebhook", (*API).redeliverWebhook, "", 200, 0},
 	{"POST", "/webhooks/{webhookId}/redeliver", "redeliverWebhooks", (*API).redeliverWebhooks, "RedeliverWebhooksInput", 200, 0},
@@ -196,8 +196,9 @@ const (
 	public routeFlag = 1 << iota
 	// optionalBody lets a body whose keys are all optional be left out entirely.
 	optionalBody
-	// shownOnce marks a write whose answer holds a secret shown this once (a new API key): its
-	// answer is never stored, so Idempotency-Key is not honoured and a retry makes another.
+	// shownOnce marks a write whose answer holds a secret shown this once (a new API key, a webhook
+	// endpoint's signing secret): its answer is never stored, so Idempotency-Key is not honoured
+	// and a retry makes another.
 	shownOnce
 )
 

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"github.com/podium/podium/ent/dbx"
 	"github.com/podium/podium/graph/operation"
 	"github.com/podium/podium/jobs"
+	"github.com/podium/podium/rest"
 )
 
 // loopback lets tests' receivers on 127.0.0.1 through the SSRF checks, as an operator would
@@ -458,4 +460,31 @@ func TestWebhookEventsOfEachOperation(t *testing.T) {
 	b.fanOutWebhooks()
 	require.Equal(t, messages, b.count(`SELECT count(*) FROM webhook_deliveries`))
 	require.Zero(t, b.count(`SELECT count(*) FROM webhook_messages WHERE dispatched_at IS NULL`))
+}
+
+// TestWebhookSecretsAreNotReplayed: an endpoint's signing secret is shown once and never stored to
+// be replayed: Idempotency-Key is ignored on the routes that answer one (creating an endpoint,
+// rotating its secret), so each call answers a fresh secret and no response is recorded.
+func TestWebhookSecretsAreNotReplayed(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	rc := newReceiver(t)
+	b.loopbackWebhooks(jobs.WebhookConfig{})
+	post := func(path, body string) response {
+		req := b.request(http.MethodPost, path, "Bearer "+b.acme)
+		req.Body = io.NopCloser(strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set(rest.IdempotencyHeader, "same-key-"+path)
+		r := b.send(req)
+		require.Contains(t, []int{http.StatusOK, http.StatusCreated}, r.Status, r.Raw)
+		require.Empty(t, r.Header.Get(rest.ReplayedHeader))
+		return r
+	}
+	body := `{"url":"` + rc.srv.URL + `","description":"once"}`
+	first, second := post("/api/v1/webhooks", body), post("/api/v1/webhooks", body)
+	require.NotEqual(t, str(first.Obj(), "secret"), str(second.Obj(), "secret"))
+	id := str(first.Obj()["webhook"].(map[string]any), "id")
+	r1, r2 := post("/api/v1/webhooks/"+id+"/rotate-secret", `{}`), post("/api/v1/webhooks/"+id+"/rotate-secret", `{}`)
+	require.NotEqual(t, str(r1.Obj(), "secret"), str(r2.Obj(), "secret"))
+	require.Zero(t, b.count(`SELECT count(*) FROM idempotency_records`))
 }
