@@ -193,26 +193,41 @@ func v1Participation(p contact.Participation) string {
 	return string(p)
 }
 
+// DirectoryCard is the part of a contact the speaker directory shows in every API version, in
+// the order of its keys; the versions add the speaker's stage after it.
+type DirectoryCard struct {
+	ID                  string  `json:"id"`
+	Email               string  `json:"email"`
+	ProfileReviewStatus string  `json:"profileReviewStatus" enum:"approved,pending_review,rejected"`
+	FirstName           string  `json:"firstName"`
+	LastName            string  `json:"lastName"`
+	Title               *string `json:"title"`
+	Company             *string `json:"company"`
+	Bio                 *string `json:"bio"`
+	HeadshotURL         *string `json:"headshotUrl"`
+	DietaryRequirements string  `json:"dietaryRequirements"`
+	TshirtSize          *string `json:"tshirtSize"`
+	Phone               *string `json:"phone"`
+	LinkedinURL         *string `json:"linkedinUrl"`
+	TwitterURL          *string `json:"twitterUrl"`
+	FacebookURL         *string `json:"facebookUrl"`
+	WebsiteURL          *string `json:"websiteUrl"`
+}
+
+// directoryCard is the directory's card of a contact as REST shows it.
+func directoryCard(c Contact) DirectoryCard {
+	return DirectoryCard{ID: c.ID, Email: c.Email, ProfileReviewStatus: c.ProfileReviewStatus,
+		FirstName: c.FirstName, LastName: c.LastName, Title: c.Title, Company: c.Company, Bio: c.Bio,
+		HeadshotURL: c.HeadshotURL, DietaryRequirements: c.DietaryRequirements, TshirtSize: c.TshirtSize,
+		Phone: c.Phone, LinkedinURL: c.LinkedinURL, TwitterURL: c.TwitterURL, FacebookURL: c.FacebookURL,
+		WebsiteURL: c.WebsiteURL}
+}
+
 // DirectoryContact is the part of a contact the speaker directory shows.
 type DirectoryContact struct {
-	ID                  string         `json:"id"`
-	Email               string         `json:"email"`
-	ProfileReviewStatus string         `json:"profileReviewStatus" enum:"approved,pending_review,rejected"`
-	FirstName           string         `json:"firstName"`
-	LastName            string         `json:"lastName"`
-	Title               *string        `json:"title"`
-	Company             *string        `json:"company"`
-	Bio                 *string        `json:"bio"`
-	HeadshotURL         *string        `json:"headshotUrl"`
-	DietaryRequirements string         `json:"dietaryRequirements"`
-	TshirtSize          *string        `json:"tshirtSize"`
-	Phone               *string        `json:"phone"`
-	LinkedinURL         *string        `json:"linkedinUrl"`
-	TwitterURL          *string        `json:"twitterUrl"`
-	FacebookURL         *string        `json:"facebookUrl"`
-	WebsiteURL          *string        `json:"websiteUrl"`
-	WorkflowStatus      string         `json:"workflowStatus" enum:"invited,onboarding,confirmed,ready,declined"`
-	Custom              map[string]any `json:"custom"`
+	DirectoryCard
+	WorkflowStatus string         `json:"workflowStatus" enum:"invited,onboarding,confirmed,ready,declined"`
+	Custom         map[string]any `json:"custom"`
 }
 
 // DirectoryRow is one speaker of GET E/speakers.
@@ -236,11 +251,7 @@ func toRESTDirectory(d *model.SpeakerDirectory) Directory {
 	for i, row := range d.Rows {
 		c := toRESTContact(row.Contact)
 		out.Rows[i] = DirectoryRow{
-			Contact: DirectoryContact{ID: c.ID, Email: c.Email, ProfileReviewStatus: c.ProfileReviewStatus,
-				FirstName: c.FirstName, LastName: c.LastName, Title: c.Title, Company: c.Company, Bio: c.Bio,
-				HeadshotURL: c.HeadshotURL, DietaryRequirements: c.DietaryRequirements, TshirtSize: c.TshirtSize,
-				Phone: c.Phone, LinkedinURL: c.LinkedinURL, TwitterURL: c.TwitterURL, FacebookURL: c.FacebookURL,
-				WebsiteURL: c.WebsiteURL, WorkflowStatus: c.WorkflowStatus, Custom: c.Custom},
+			Contact:  DirectoryContact{DirectoryCard: directoryCard(c), WorkflowStatus: c.WorkflowStatus, Custom: c.Custom},
 			Sessions: row.Sessions, Tasks: row.Tasks, Files: row.Files, Emails: row.Emails, ProfileChanges: row.ProfileChanges,
 		}
 	}
@@ -268,24 +279,9 @@ type DirectoryRowCurrent struct {
 // DirectoryContactCurrent is the directory's contact in API version 2026-08-21: the derived
 // pipeline instead of the workflow status.
 type DirectoryContactCurrent struct {
-	ID                  string         `json:"id"`
-	Email               string         `json:"email"`
-	ProfileReviewStatus string         `json:"profileReviewStatus" enum:"approved,pending_review,rejected"`
-	FirstName           string         `json:"firstName"`
-	LastName            string         `json:"lastName"`
-	Title               *string        `json:"title"`
-	Company             *string        `json:"company"`
-	Bio                 *string        `json:"bio"`
-	HeadshotURL         *string        `json:"headshotUrl"`
-	DietaryRequirements string         `json:"dietaryRequirements"`
-	TshirtSize          *string        `json:"tshirtSize"`
-	Phone               *string        `json:"phone"`
-	LinkedinURL         *string        `json:"linkedinUrl"`
-	TwitterURL          *string        `json:"twitterUrl"`
-	FacebookURL         *string        `json:"facebookUrl"`
-	WebsiteURL          *string        `json:"websiteUrl"`
-	Pipeline            string         `json:"pipeline" enum:"withdrawn,ready,onboarding,invited,added"`
-	Custom              map[string]any `json:"custom"`
+	DirectoryCard
+	Pipeline string         `json:"pipeline" enum:"withdrawn,ready,onboarding,invited,added"`
+	Custom   map[string]any `json:"custom"`
 }
 
 // SpeakerSession is an accepted submission of a speaker in the directory of API version 2026-08-21.
@@ -322,11 +318,8 @@ func toCurrentDirectory(d *model.SpeakerDirectory, pipelines map[string]*model.S
 	for i, row := range d.Rows {
 		c := toRESTContact(row.Contact)
 		r := DirectoryRowCurrent{
-			Contact: DirectoryContactCurrent{ID: c.ID, Email: c.Email, ProfileReviewStatus: c.ProfileReviewStatus,
-				FirstName: c.FirstName, LastName: c.LastName, Title: c.Title, Company: c.Company, Bio: c.Bio,
-				HeadshotURL: c.HeadshotURL, DietaryRequirements: c.DietaryRequirements, TshirtSize: c.TshirtSize,
-				Phone: c.Phone, LinkedinURL: c.LinkedinURL, TwitterURL: c.TwitterURL, FacebookURL: c.FacebookURL,
-				WebsiteURL: c.WebsiteURL, Pipeline: pipelineName(pipelines[c.ID]), Custom: c.Custom},
+			Contact: DirectoryContactCurrent{DirectoryCard: directoryCard(c), Pipeline: pipelineName(pipelines[c.ID]),
+				Custom: c.Custom},
 			Sessions: []SpeakerSession{}, OtherSubmissions: []SpeakerOtherSubmission{},
 			Tasks: row.Tasks, Files: row.Files, Emails: row.Emails, ProfileChanges: row.ProfileChanges,
 		}
