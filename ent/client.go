@@ -50,6 +50,7 @@ import (
 	"github.com/podium/podium/ent/personalcalendar"
 	"github.com/podium/podium/ent/pipelinecard"
 	"github.com/podium/podium/ent/pipelinestage"
+	"github.com/podium/podium/ent/quickreview"
 	"github.com/podium/podium/ent/resource"
 	"github.com/podium/podium/ent/reviewanswer"
 	"github.com/podium/podium/ent/reviewassignment"
@@ -152,6 +153,8 @@ type Client struct {
 	PipelineCard *PipelineCardClient
 	// PipelineStage is the client for interacting with the PipelineStage builders.
 	PipelineStage *PipelineStageClient
+	// QuickReview is the client for interacting with the QuickReview builders.
+	QuickReview *QuickReviewClient
 	// Resource is the client for interacting with the Resource builders.
 	Resource *ResourceClient
 	// ReviewAnswer is the client for interacting with the ReviewAnswer builders.
@@ -244,6 +247,7 @@ func (c *Client) init() {
 	c.PersonalCalendar = NewPersonalCalendarClient(c.config)
 	c.PipelineCard = NewPipelineCardClient(c.config)
 	c.PipelineStage = NewPipelineStageClient(c.config)
+	c.QuickReview = NewQuickReviewClient(c.config)
 	c.Resource = NewResourceClient(c.config)
 	c.ReviewAnswer = NewReviewAnswerClient(c.config)
 	c.ReviewAssignment = NewReviewAssignmentClient(c.config)
@@ -394,6 +398,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		PersonalCalendar:         NewPersonalCalendarClient(cfg),
 		PipelineCard:             NewPipelineCardClient(cfg),
 		PipelineStage:            NewPipelineStageClient(cfg),
+		QuickReview:              NewQuickReviewClient(cfg),
 		Resource:                 NewResourceClient(cfg),
 		ReviewAnswer:             NewReviewAnswerClient(cfg),
 		ReviewAssignment:         NewReviewAssignmentClient(cfg),
@@ -471,6 +476,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		PersonalCalendar:         NewPersonalCalendarClient(cfg),
 		PipelineCard:             NewPipelineCardClient(cfg),
 		PipelineStage:            NewPipelineStageClient(cfg),
+		QuickReview:              NewQuickReviewClient(cfg),
 		Resource:                 NewResourceClient(cfg),
 		ReviewAnswer:             NewReviewAnswerClient(cfg),
 		ReviewAssignment:         NewReviewAssignmentClient(cfg),
@@ -531,7 +537,7 @@ func (c *Client) Use(hooks ...Hook) {
 		c.Level, c.Organization, c.OrganizationContact, c.OrganizationContactEvent,
 		c.OrganizationContactNote, c.OrganizationContactTag, c.OrganizationInvitation,
 		c.OrganizationMember, c.OrganizationTag, c.PersonalCalendar, c.PipelineCard,
-		c.PipelineStage, c.Resource, c.ReviewAnswer, c.ReviewAssignment,
+		c.PipelineStage, c.QuickReview, c.Resource, c.ReviewAnswer, c.ReviewAssignment,
 		c.ReviewCriterion, c.ReviewRound, c.ReviewRoundMember, c.Room, c.Segment,
 		c.ServerKey, c.SignInToken, c.SpeakerAvailability, c.StageHistory,
 		c.Submission, c.SubmissionParticipant, c.Tag, c.TaskAssignment, c.TaskTemplate,
@@ -554,7 +560,7 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.Level, c.Organization, c.OrganizationContact, c.OrganizationContactEvent,
 		c.OrganizationContactNote, c.OrganizationContactTag, c.OrganizationInvitation,
 		c.OrganizationMember, c.OrganizationTag, c.PersonalCalendar, c.PipelineCard,
-		c.PipelineStage, c.Resource, c.ReviewAnswer, c.ReviewAssignment,
+		c.PipelineStage, c.QuickReview, c.Resource, c.ReviewAnswer, c.ReviewAssignment,
 		c.ReviewCriterion, c.ReviewRound, c.ReviewRoundMember, c.Room, c.Segment,
 		c.ServerKey, c.SignInToken, c.SpeakerAvailability, c.StageHistory,
 		c.Submission, c.SubmissionParticipant, c.Tag, c.TaskAssignment, c.TaskTemplate,
@@ -638,6 +644,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.PipelineCard.mutate(ctx, m)
 	case *PipelineStageMutation:
 		return c.PipelineStage.mutate(ctx, m)
+	case *QuickReviewMutation:
+		return c.QuickReview.mutate(ctx, m)
 	case *ResourceMutation:
 		return c.Resource.mutate(ctx, m)
 	case *ReviewAnswerMutation:
@@ -6704,6 +6712,187 @@ func (c *PipelineStageClient) mutate(ctx context.Context, m *PipelineStageMutati
 	}
 }
 
+// QuickReviewClient is a client for the QuickReview schema.
+type QuickReviewClient struct {
+	config
+}
+
+// NewQuickReviewClient returns a client for the QuickReview from the given config.
+func NewQuickReviewClient(c config) *QuickReviewClient {
+	return &QuickReviewClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `quickreview.Hooks(f(g(h())))`.
+func (c *QuickReviewClient) Use(hooks ...Hook) {
+	c.hooks.QuickReview = append(c.hooks.QuickReview, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `quickreview.Intercept(f(g(h())))`.
+func (c *QuickReviewClient) Intercept(interceptors ...Interceptor) {
+	c.inters.QuickReview = append(c.inters.QuickReview, interceptors...)
+}
+
+// Create returns a builder for creating a QuickReview entity.
+func (c *QuickReviewClient) Create() *QuickReviewCreate {
+	mutation := newQuickReviewMutation(c.config, OpCreate)
+	return &QuickReviewCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of QuickReview entities.
+func (c *QuickReviewClient) CreateBulk(builders ...*QuickReviewCreate) *QuickReviewCreateBulk {
+	return &QuickReviewCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *QuickReviewClient) MapCreateBulk(slice any, setFunc func(*QuickReviewCreate, int)) *QuickReviewCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &QuickReviewCreateBulk{err: fmt.Errorf("calling to QuickReviewClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*QuickReviewCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &QuickReviewCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for QuickReview.
+func (c *QuickReviewClient) Update() *QuickReviewUpdate {
+	mutation := newQuickReviewMutation(c.config, OpUpdate)
+	return &QuickReviewUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *QuickReviewClient) UpdateOne(_m *QuickReview) *QuickReviewUpdateOne {
+	mutation := newQuickReviewMutation(c.config, OpUpdateOne, withQuickReview(_m))
+	return &QuickReviewUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *QuickReviewClient) UpdateOneID(id string) *QuickReviewUpdateOne {
+	mutation := newQuickReviewMutation(c.config, OpUpdateOne, withQuickReviewID(id))
+	return &QuickReviewUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for QuickReview.
+func (c *QuickReviewClient) Delete() *QuickReviewDelete {
+	mutation := newQuickReviewMutation(c.config, OpDelete)
+	return &QuickReviewDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *QuickReviewClient) DeleteOne(_m *QuickReview) *QuickReviewDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *QuickReviewClient) DeleteOneID(id string) *QuickReviewDeleteOne {
+	builder := c.Delete().Where(quickreview.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &QuickReviewDeleteOne{builder}
+}
+
+// Query returns a query builder for QuickReview.
+func (c *QuickReviewClient) Query() *QuickReviewQuery {
+	return &QuickReviewQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeQuickReview},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a QuickReview entity by its id.
+func (c *QuickReviewClient) Get(ctx context.Context, id string) (*QuickReview, error) {
+	return c.Query().Where(quickreview.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *QuickReviewClient) GetX(ctx context.Context, id string) *QuickReview {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryEvent queries the event edge of a QuickReview.
+func (c *QuickReviewClient) QueryEvent(_m *QuickReview) *EventQuery {
+	query := (&EventClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(quickreview.Table, quickreview.FieldID, id),
+			sqlgraph.To(event.Table, event.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, quickreview.EventTable, quickreview.EventColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QuerySubmission queries the submission edge of a QuickReview.
+func (c *QuickReviewClient) QuerySubmission(_m *QuickReview) *SubmissionQuery {
+	query := (&SubmissionClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(quickreview.Table, quickreview.FieldID, id),
+			sqlgraph.To(submission.Table, submission.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, quickreview.SubmissionTable, quickreview.SubmissionColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryUser queries the user edge of a QuickReview.
+func (c *QuickReviewClient) QueryUser(_m *QuickReview) *UserQuery {
+	query := (&UserClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(quickreview.Table, quickreview.FieldID, id),
+			sqlgraph.To(user.Table, user.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, quickreview.UserTable, quickreview.UserColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *QuickReviewClient) Hooks() []Hook {
+	return c.hooks.QuickReview
+}
+
+// Interceptors returns the client interceptors.
+func (c *QuickReviewClient) Interceptors() []Interceptor {
+	return c.inters.QuickReview
+}
+
+func (c *QuickReviewClient) mutate(ctx context.Context, m *QuickReviewMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&QuickReviewCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&QuickReviewUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&QuickReviewUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&QuickReviewDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown QuickReview mutation op: %q", m.Op())
+	}
+}
+
 // ResourceClient is a client for the Resource schema.
 type ResourceClient struct {
 	config
@@ -10654,9 +10843,9 @@ type (
 		IdempotencyRecord, Level, Organization, OrganizationContact,
 		OrganizationContactEvent, OrganizationContactNote, OrganizationContactTag,
 		OrganizationInvitation, OrganizationMember, OrganizationTag, PersonalCalendar,
-		PipelineCard, PipelineStage, Resource, ReviewAnswer, ReviewAssignment,
-		ReviewCriterion, ReviewRound, ReviewRoundMember, Room, Segment, ServerKey,
-		SignInToken, SpeakerAvailability, StageHistory, Submission,
+		PipelineCard, PipelineStage, QuickReview, Resource, ReviewAnswer,
+		ReviewAssignment, ReviewCriterion, ReviewRound, ReviewRoundMember, Room,
+		Segment, ServerKey, SignInToken, SpeakerAvailability, StageHistory, Submission,
 		SubmissionParticipant, Tag, TaskAssignment, TaskTemplate, TimelineEntry, Track,
 		User, WebhookDelivery, WebhookEndpoint, WebhookMessage []ent.Hook
 	}
@@ -10668,9 +10857,9 @@ type (
 		IdempotencyRecord, Level, Organization, OrganizationContact,
 		OrganizationContactEvent, OrganizationContactNote, OrganizationContactTag,
 		OrganizationInvitation, OrganizationMember, OrganizationTag, PersonalCalendar,
-		PipelineCard, PipelineStage, Resource, ReviewAnswer, ReviewAssignment,
-		ReviewCriterion, ReviewRound, ReviewRoundMember, Room, Segment, ServerKey,
-		SignInToken, SpeakerAvailability, StageHistory, Submission,
+		PipelineCard, PipelineStage, QuickReview, Resource, ReviewAnswer,
+		ReviewAssignment, ReviewCriterion, ReviewRound, ReviewRoundMember, Room,
+		Segment, ServerKey, SignInToken, SpeakerAvailability, StageHistory, Submission,
 		SubmissionParticipant, Tag, TaskAssignment, TaskTemplate, TimelineEntry, Track,
 		User, WebhookDelivery, WebhookEndpoint, WebhookMessage []ent.Interceptor
 	}

@@ -47,6 +47,7 @@ import (
 	"github.com/podium/podium/ent/personalcalendar"
 	"github.com/podium/podium/ent/pipelinecard"
 	"github.com/podium/podium/ent/pipelinestage"
+	"github.com/podium/podium/ent/quickreview"
 	"github.com/podium/podium/ent/resource"
 	"github.com/podium/podium/ent/reviewanswer"
 	"github.com/podium/podium/ent/reviewassignment"
@@ -165,6 +166,7 @@ func checkColumn(t, c string) error {
 			personalcalendar.Table:         personalcalendar.ValidColumn,
 			pipelinecard.Table:             pipelinecard.ValidColumn,
 			pipelinestage.Table:            pipelinestage.ValidColumn,
+			quickreview.Table:              quickreview.ValidColumn,
 			resource.Table:                 resource.ValidColumn,
 			reviewanswer.Table:             reviewanswer.ValidColumn,
 			reviewassignment.Table:         reviewassignment.ValidColumn,

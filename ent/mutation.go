@@ -47,6 +47,7 @@ import (
 	"github.com/podium/podium/ent/pipelinecard"
 	"github.com/podium/podium/ent/pipelinestage"
 	"github.com/podium/podium/ent/predicate"
+	"github.com/podium/podium/ent/quickreview"
 	"github.com/podium/podium/ent/resource"
 	"github.com/podium/podium/ent/reviewanswer"
 	"github.com/podium/podium/ent/reviewassignment"
@@ -119,6 +120,7 @@ const (
 	TypePersonalCalendar         = "PersonalCalendar"
 	TypePipelineCard             = "PipelineCard"
 	TypePipelineStage            = "PipelineStage"
+	TypeQuickReview              = "QuickReview"
 	TypeResource                 = "Resource"
 	TypeReviewAnswer             = "ReviewAnswer"
 	TypeReviewAssignment         = "ReviewAssignment"
@@ -37381,6 +37383,974 @@ func (m *PipelineStageMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown PipelineStage edge %s", name)
+}
+
+// QuickReviewMutation represents an operation that mutates the QuickReview nodes in the graph.
+type QuickReviewMutation struct {
+	config
+	op                Op
+	typ               string
+	id                *string
+	created_at        *time.Time
+	updated_at        *time.Time
+	organization_id   *string
+	decision          *quickreview.Decision
+	score             *int
+	addscore          *int
+	comment           *string
+	clearedFields     map[string]struct{}
+	event             *string
+	clearedevent      bool
+	submission        *string
+	clearedsubmission bool
+	user              *string
+	cleareduser       bool
+	done              bool
+	oldValue          func(context.Context) (*QuickReview, error)
+	predicates        []predicate.QuickReview
+}
+
+var _ ent.Mutation = (*QuickReviewMutation)(nil)
+
+// quickreviewOption allows management of the mutation configuration using functional options.
+type quickreviewOption func(*QuickReviewMutation)
+
+// newQuickReviewMutation creates new mutation for the QuickReview entity.
+func newQuickReviewMutation(c config, op Op, opts ...quickreviewOption) *QuickReviewMutation {
+	m := &QuickReviewMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeQuickReview,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withQuickReviewID sets the ID field of the mutation.
+func withQuickReviewID(id string) quickreviewOption {
+	return func(m *QuickReviewMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *QuickReview
+		)
+		m.oldValue = func(ctx context.Context) (*QuickReview, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().QuickReview.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withQuickReview sets the old QuickReview of the mutation.
+func withQuickReview(node *QuickReview) quickreviewOption {
+	return func(m *QuickReviewMutation) {
+		m.oldValue = func(context.Context) (*QuickReview, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m QuickReviewMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m QuickReviewMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of QuickReview entities.
+func (m *QuickReviewMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *QuickReviewMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *QuickReviewMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().QuickReview.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *QuickReviewMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *QuickReviewMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the QuickReview entity.
+// If the QuickReview object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *QuickReviewMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *QuickReviewMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *QuickReviewMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *QuickReviewMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the QuickReview entity.
+// If the QuickReview object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *QuickReviewMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *QuickReviewMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetOrganizationID sets the "organization_id" field.
+func (m *QuickReviewMutation) SetOrganizationID(s string) {
+	m.organization_id = &s
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *QuickReviewMutation) OrganizationID() (r string, exists bool) {
+	v := m.organization_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the QuickReview entity.
+// If the QuickReview object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *QuickReviewMutation) OldOrganizationID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *QuickReviewMutation) ResetOrganizationID() {
+	m.organization_id = nil
+}
+
+// SetEventID sets the "event_id" field.
+func (m *QuickReviewMutation) SetEventID(s string) {
+	m.event = &s
+}
+
+// EventID returns the value of the "event_id" field in the mutation.
+func (m *QuickReviewMutation) EventID() (r string, exists bool) {
+	v := m.event
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEventID returns the old "event_id" field's value of the QuickReview entity.
+// If the QuickReview object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *QuickReviewMutation) OldEventID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEventID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEventID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEventID: %w", err)
+	}
+	return oldValue.EventID, nil
+}
+
+// ResetEventID resets all changes to the "event_id" field.
+func (m *QuickReviewMutation) ResetEventID() {
+	m.event = nil
+}
+
+// SetSubmissionID sets the "submission_id" field.
+func (m *QuickReviewMutation) SetSubmissionID(s string) {
+	m.submission = &s
+}
+
+// SubmissionID returns the value of the "submission_id" field in the mutation.
+func (m *QuickReviewMutation) SubmissionID() (r string, exists bool) {
+	v := m.submission
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSubmissionID returns the old "submission_id" field's value of the QuickReview entity.
+// If the QuickReview object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *QuickReviewMutation) OldSubmissionID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSubmissionID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSubmissionID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSubmissionID: %w", err)
+	}
+	return oldValue.SubmissionID, nil
+}
+
+// ResetSubmissionID resets all changes to the "submission_id" field.
+func (m *QuickReviewMutation) ResetSubmissionID() {
+	m.submission = nil
+}
+
+// SetUserID sets the "user_id" field.
+func (m *QuickReviewMutation) SetUserID(s string) {
+	m.user = &s
+}
+
+// UserID returns the value of the "user_id" field in the mutation.
+func (m *QuickReviewMutation) UserID() (r string, exists bool) {
+	v := m.user
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserID returns the old "user_id" field's value of the QuickReview entity.
+// If the QuickReview object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *QuickReviewMutation) OldUserID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserID: %w", err)
+	}
+	return oldValue.UserID, nil
+}
+
+// ResetUserID resets all changes to the "user_id" field.
+func (m *QuickReviewMutation) ResetUserID() {
+	m.user = nil
+}
+
+// SetDecision sets the "decision" field.
+func (m *QuickReviewMutation) SetDecision(q quickreview.Decision) {
+	m.decision = &q
+}
+
+// Decision returns the value of the "decision" field in the mutation.
+func (m *QuickReviewMutation) Decision() (r quickreview.Decision, exists bool) {
+	v := m.decision
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDecision returns the old "decision" field's value of the QuickReview entity.
+// If the QuickReview object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *QuickReviewMutation) OldDecision(ctx context.Context) (v quickreview.Decision, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDecision is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDecision requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDecision: %w", err)
+	}
+	return oldValue.Decision, nil
+}
+
+// ResetDecision resets all changes to the "decision" field.
+func (m *QuickReviewMutation) ResetDecision() {
+	m.decision = nil
+}
+
+// SetScore sets the "score" field.
+func (m *QuickReviewMutation) SetScore(i int) {
+	m.score = &i
+	m.addscore = nil
+}
+
+// Score returns the value of the "score" field in the mutation.
+func (m *QuickReviewMutation) Score() (r int, exists bool) {
+	v := m.score
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldScore returns the old "score" field's value of the QuickReview entity.
+// If the QuickReview object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *QuickReviewMutation) OldScore(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldScore is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldScore requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldScore: %w", err)
+	}
+	return oldValue.Score, nil
+}
+
+// AddScore adds i to the "score" field.
+func (m *QuickReviewMutation) AddScore(i int) {
+	if m.addscore != nil {
+		*m.addscore += i
+	} else {
+		m.addscore = &i
+	}
+}
+
+// AddedScore returns the value that was added to the "score" field in this mutation.
+func (m *QuickReviewMutation) AddedScore() (r int, exists bool) {
+	v := m.addscore
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetScore resets all changes to the "score" field.
+func (m *QuickReviewMutation) ResetScore() {
+	m.score = nil
+	m.addscore = nil
+}
+
+// SetComment sets the "comment" field.
+func (m *QuickReviewMutation) SetComment(s string) {
+	m.comment = &s
+}
+
+// Comment returns the value of the "comment" field in the mutation.
+func (m *QuickReviewMutation) Comment() (r string, exists bool) {
+	v := m.comment
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldComment returns the old "comment" field's value of the QuickReview entity.
+// If the QuickReview object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *QuickReviewMutation) OldComment(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldComment is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldComment requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldComment: %w", err)
+	}
+	return oldValue.Comment, nil
+}
+
+// ClearComment clears the value of the "comment" field.
+func (m *QuickReviewMutation) ClearComment() {
+	m.comment = nil
+	m.clearedFields[quickreview.FieldComment] = struct{}{}
+}
+
+// CommentCleared returns if the "comment" field was cleared in this mutation.
+func (m *QuickReviewMutation) CommentCleared() bool {
+	_, ok := m.clearedFields[quickreview.FieldComment]
+	return ok
+}
+
+// ResetComment resets all changes to the "comment" field.
+func (m *QuickReviewMutation) ResetComment() {
+	m.comment = nil
+	delete(m.clearedFields, quickreview.FieldComment)
+}
+
+// ClearEvent clears the "event" edge to the Event entity.
+func (m *QuickReviewMutation) ClearEvent() {
+	m.clearedevent = true
+	m.clearedFields[quickreview.FieldEventID] = struct{}{}
+}
+
+// EventCleared reports if the "event" edge to the Event entity was cleared.
+func (m *QuickReviewMutation) EventCleared() bool {
+	return m.clearedevent
+}
+
+// EventIDs returns the "event" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// EventID instead. It exists only for internal usage by the builders.
+func (m *QuickReviewMutation) EventIDs() (ids []string) {
+	if id := m.event; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetEvent resets all changes to the "event" edge.
+func (m *QuickReviewMutation) ResetEvent() {
+	m.event = nil
+	m.clearedevent = false
+}
+
+// ClearSubmission clears the "submission" edge to the Submission entity.
+func (m *QuickReviewMutation) ClearSubmission() {
+	m.clearedsubmission = true
+	m.clearedFields[quickreview.FieldSubmissionID] = struct{}{}
+}
+
+// SubmissionCleared reports if the "submission" edge to the Submission entity was cleared.
+func (m *QuickReviewMutation) SubmissionCleared() bool {
+	return m.clearedsubmission
+}
+
+// SubmissionIDs returns the "submission" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// SubmissionID instead. It exists only for internal usage by the builders.
+func (m *QuickReviewMutation) SubmissionIDs() (ids []string) {
+	if id := m.submission; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetSubmission resets all changes to the "submission" edge.
+func (m *QuickReviewMutation) ResetSubmission() {
+	m.submission = nil
+	m.clearedsubmission = false
+}
+
+// ClearUser clears the "user" edge to the User entity.
+func (m *QuickReviewMutation) ClearUser() {
+	m.cleareduser = true
+	m.clearedFields[quickreview.FieldUserID] = struct{}{}
+}
+
+// UserCleared reports if the "user" edge to the User entity was cleared.
+func (m *QuickReviewMutation) UserCleared() bool {
+	return m.cleareduser
+}
+
+// UserIDs returns the "user" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// UserID instead. It exists only for internal usage by the builders.
+func (m *QuickReviewMutation) UserIDs() (ids []string) {
+	if id := m.user; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetUser resets all changes to the "user" edge.
+func (m *QuickReviewMutation) ResetUser() {
+	m.user = nil
+	m.cleareduser = false
+}
+
+// Where appends a list predicates to the QuickReviewMutation builder.
+func (m *QuickReviewMutation) Where(ps ...predicate.QuickReview) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the QuickReviewMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *QuickReviewMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.QuickReview, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *QuickReviewMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *QuickReviewMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (QuickReview).
+func (m *QuickReviewMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *QuickReviewMutation) Fields() []string {
+	fields := make([]string, 0, 9)
+	if m.created_at != nil {
+		fields = append(fields, quickreview.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, quickreview.FieldUpdatedAt)
+	}
+	if m.organization_id != nil {
+		fields = append(fields, quickreview.FieldOrganizationID)
+	}
+	if m.event != nil {
+		fields = append(fields, quickreview.FieldEventID)
+	}
+	if m.submission != nil {
+		fields = append(fields, quickreview.FieldSubmissionID)
+	}
+	if m.user != nil {
+		fields = append(fields, quickreview.FieldUserID)
+	}
+	if m.decision != nil {
+		fields = append(fields, quickreview.FieldDecision)
+	}
+	if m.score != nil {
+		fields = append(fields, quickreview.FieldScore)
+	}
+	if m.comment != nil {
+		fields = append(fields, quickreview.FieldComment)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *QuickReviewMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case quickreview.FieldCreatedAt:
+		return m.CreatedAt()
+	case quickreview.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case quickreview.FieldOrganizationID:
+		return m.OrganizationID()
+	case quickreview.FieldEventID:
+		return m.EventID()
+	case quickreview.FieldSubmissionID:
+		return m.SubmissionID()
+	case quickreview.FieldUserID:
+		return m.UserID()
+	case quickreview.FieldDecision:
+		return m.Decision()
+	case quickreview.FieldScore:
+		return m.Score()
+	case quickreview.FieldComment:
+		return m.Comment()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *QuickReviewMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case quickreview.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case quickreview.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case quickreview.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
+	case quickreview.FieldEventID:
+		return m.OldEventID(ctx)
+	case quickreview.FieldSubmissionID:
+		return m.OldSubmissionID(ctx)
+	case quickreview.FieldUserID:
+		return m.OldUserID(ctx)
+	case quickreview.FieldDecision:
+		return m.OldDecision(ctx)
+	case quickreview.FieldScore:
+		return m.OldScore(ctx)
+	case quickreview.FieldComment:
+		return m.OldComment(ctx)
+	}
+	return nil, fmt.Errorf("unknown QuickReview field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *QuickReviewMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case quickreview.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case quickreview.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case quickreview.FieldOrganizationID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
+		return nil
+	case quickreview.FieldEventID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEventID(v)
+		return nil
+	case quickreview.FieldSubmissionID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSubmissionID(v)
+		return nil
+	case quickreview.FieldUserID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserID(v)
+		return nil
+	case quickreview.FieldDecision:
+		v, ok := value.(quickreview.Decision)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDecision(v)
+		return nil
+	case quickreview.FieldScore:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetScore(v)
+		return nil
+	case quickreview.FieldComment:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetComment(v)
+		return nil
+	}
+	return fmt.Errorf("unknown QuickReview field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *QuickReviewMutation) AddedFields() []string {
+	var fields []string
+	if m.addscore != nil {
+		fields = append(fields, quickreview.FieldScore)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *QuickReviewMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case quickreview.FieldScore:
+		return m.AddedScore()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *QuickReviewMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case quickreview.FieldScore:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddScore(v)
+		return nil
+	}
+	return fmt.Errorf("unknown QuickReview numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *QuickReviewMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(quickreview.FieldComment) {
+		fields = append(fields, quickreview.FieldComment)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *QuickReviewMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *QuickReviewMutation) ClearField(name string) error {
+	switch name {
+	case quickreview.FieldComment:
+		m.ClearComment()
+		return nil
+	}
+	return fmt.Errorf("unknown QuickReview nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *QuickReviewMutation) ResetField(name string) error {
+	switch name {
+	case quickreview.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case quickreview.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case quickreview.FieldOrganizationID:
+		m.ResetOrganizationID()
+		return nil
+	case quickreview.FieldEventID:
+		m.ResetEventID()
+		return nil
+	case quickreview.FieldSubmissionID:
+		m.ResetSubmissionID()
+		return nil
+	case quickreview.FieldUserID:
+		m.ResetUserID()
+		return nil
+	case quickreview.FieldDecision:
+		m.ResetDecision()
+		return nil
+	case quickreview.FieldScore:
+		m.ResetScore()
+		return nil
+	case quickreview.FieldComment:
+		m.ResetComment()
+		return nil
+	}
+	return fmt.Errorf("unknown QuickReview field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *QuickReviewMutation) AddedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.event != nil {
+		edges = append(edges, quickreview.EdgeEvent)
+	}
+	if m.submission != nil {
+		edges = append(edges, quickreview.EdgeSubmission)
+	}
+	if m.user != nil {
+		edges = append(edges, quickreview.EdgeUser)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *QuickReviewMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case quickreview.EdgeEvent:
+		if id := m.event; id != nil {
+			return []ent.Value{*id}
+		}
+	case quickreview.EdgeSubmission:
+		if id := m.submission; id != nil {
+			return []ent.Value{*id}
+		}
+	case quickreview.EdgeUser:
+		if id := m.user; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *QuickReviewMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 3)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *QuickReviewMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *QuickReviewMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.clearedevent {
+		edges = append(edges, quickreview.EdgeEvent)
+	}
+	if m.clearedsubmission {
+		edges = append(edges, quickreview.EdgeSubmission)
+	}
+	if m.cleareduser {
+		edges = append(edges, quickreview.EdgeUser)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *QuickReviewMutation) EdgeCleared(name string) bool {
+	switch name {
+	case quickreview.EdgeEvent:
+		return m.clearedevent
+	case quickreview.EdgeSubmission:
+		return m.clearedsubmission
+	case quickreview.EdgeUser:
+		return m.cleareduser
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *QuickReviewMutation) ClearEdge(name string) error {
+	switch name {
+	case quickreview.EdgeEvent:
+		m.ClearEvent()
+		return nil
+	case quickreview.EdgeSubmission:
+		m.ClearSubmission()
+		return nil
+	case quickreview.EdgeUser:
+		m.ClearUser()
+		return nil
+	}
+	return fmt.Errorf("unknown QuickReview unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *QuickReviewMutation) ResetEdge(name string) error {
+	switch name {
+	case quickreview.EdgeEvent:
+		m.ResetEvent()
+		return nil
+	case quickreview.EdgeSubmission:
+		m.ResetSubmission()
+		return nil
+	case quickreview.EdgeUser:
+		m.ResetUser()
+		return nil
+	}
+	return fmt.Errorf("unknown QuickReview edge %s", name)
 }
 
 // ResourceMutation represents an operation that mutates the Resource nodes in the graph.

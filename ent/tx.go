@@ -84,6 +84,8 @@ type Tx struct {
 	PipelineCard *PipelineCardClient
 	// PipelineStage is the client for interacting with the PipelineStage builders.
 	PipelineStage *PipelineStageClient
+	// QuickReview is the client for interacting with the QuickReview builders.
+	QuickReview *QuickReviewClient
 	// Resource is the client for interacting with the Resource builders.
 	Resource *ResourceClient
 	// ReviewAnswer is the client for interacting with the ReviewAnswer builders.
@@ -296,6 +298,7 @@ func (tx *Tx) init() {
 	tx.PersonalCalendar = NewPersonalCalendarClient(tx.config)
 	tx.PipelineCard = NewPipelineCardClient(tx.config)
 	tx.PipelineStage = NewPipelineStageClient(tx.config)
+	tx.QuickReview = NewQuickReviewClient(tx.config)
 	tx.Resource = NewResourceClient(tx.config)
 	tx.ReviewAnswer = NewReviewAnswerClient(tx.config)
 	tx.ReviewAssignment = NewReviewAssignmentClient(tx.config)

@@ -1033,6 +1033,7 @@ type ComplexityRoot struct {
 		SaveEmailTemplate         func(childComplexity int, eventID string, input model.SaveEmailTemplateInput) int
 		SaveFileRequirement       func(childComplexity int, eventID string, input model.SaveFileRequirementInput) int
 		SaveLibraryItem           func(childComplexity int, eventID string, input model.SaveLibraryItemInput) int
+		SaveMyReview              func(childComplexity int, eventID string, submissionID string, input model.SaveMyReviewInput) int
 		SavePipelineStage         func(childComplexity int, input model.SavePipelineStageInput) int
 		SaveProposal              func(childComplexity int, formID string, id *string, input model.ProposalInput, submit *bool) int
 		SaveReviewRound           func(childComplexity int, eventID string, input model.SaveReviewRoundInput) int
@@ -2108,6 +2109,7 @@ type MutationResolver interface {
 	UpdateMySessionContent(ctx context.Context, sessionID string, input model.MySessionContentInput) (*model.MySessionContent, error)
 	ApproveSessionContent(ctx context.Context, eventID string, sessionID string) (*model.Session, error)
 	RejectSessionContent(ctx context.Context, eventID string, sessionID string) (*model.Session, error)
+	SaveMyReview(ctx context.Context, eventID string, submissionID string, input model.SaveMyReviewInput) (*model.QuickReview, error)
 	SaveTaskTemplate(ctx context.Context, eventID string, input model.SaveTaskTemplateInput) (*model.TaskTemplate, error)
 	DeleteTaskTemplate(ctx context.Context, eventID string, id string) (string, error)
 	SaveFileRequirement(ctx context.Context, eventID string, input model.SaveFileRequirementInput) (*model.FileRequirement, error)
@@ -6977,6 +6979,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SaveLibraryItem(childComplexity, args["eventId"].(string), args["input"].(model.SaveLibraryItemInput)), true
+	case "Mutation.saveMyReview":
+		if e.ComplexityRoot.Mutation.SaveMyReview == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_saveMyReview_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SaveMyReview(childComplexity, args["eventId"].(string), args["submissionId"].(string), args["input"].(model.SaveMyReviewInput)), true
 	case "Mutation.savePipelineStage":
 		if e.ComplexityRoot.Mutation.SavePipelineStage == nil {
 			break
@@ -11640,6 +11653,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputSaveEmailTemplateInput,
 		ec.unmarshalInputSaveFileRequirementInput,
 		ec.unmarshalInputSaveLibraryItemInput,
+		ec.unmarshalInputSaveMyReviewInput,
 		ec.unmarshalInputSavePipelineStageInput,
 		ec.unmarshalInputSaveReviewRoundInput,
 		ec.unmarshalInputSaveSegmentInput,
@@ -11754,7 +11768,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "ent.graphql" "agenda.graphqls" "agenda_blocks.graphqls" "agenda_drafts.graphqls" "agenda_exports.graphqls" "agenda_versions.graphqls" "api_keys.graphqls" "availability.graphqls" "campaigns.graphqls" "cfp.graphqls" "chasers.graphqls" "crm.graphqls" "decisions.graphqls" "deliverability.graphqls" "email_templates.graphqls" "emails.graphqls" "event.graphqls" "files.graphqls" "forms.graphqls" "library.graphqls" "people.graphqls" "pipeline.graphqls" "portal.graphqls" "portal_actions.graphqls" "profile_review.graphqls" "readiness.graphqls" "resources.graphqls" "reviews.graphqls" "reviews_desk.graphqls" "segments.graphqls" "sessions.graphqls" "speakers.graphqls" "submissions.graphqls" "subscriptions.graphqls" "webhooks.graphqls" "widgets.graphqls"
+//go:embed "ent.graphql" "agenda.graphqls" "agenda_blocks.graphqls" "agenda_drafts.graphqls" "agenda_exports.graphqls" "agenda_versions.graphqls" "api_keys.graphqls" "availability.graphqls" "campaigns.graphqls" "cfp.graphqls" "chasers.graphqls" "crm.graphqls" "decisions.graphqls" "deliverability.graphqls" "email_templates.graphqls" "emails.graphqls" "event.graphqls" "files.graphqls" "forms.graphqls" "library.graphqls" "people.graphqls" "pipeline.graphqls" "portal.graphqls" "portal_actions.graphqls" "profile_review.graphqls" "quick_reviews.graphqls" "readiness.graphqls" "resources.graphqls" "reviews.graphqls" "reviews_desk.graphqls" "segments.graphqls" "sessions.graphqls" "speakers.graphqls" "submissions.graphqls" "subscriptions.graphqls" "webhooks.graphqls" "widgets.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -11791,6 +11805,7 @@ var sources = []*ast.Source{
 	{Name: "portal.graphqls", Input: sourceData("portal.graphqls"), BuiltIn: false},
 	{Name: "portal_actions.graphqls", Input: sourceData("portal_actions.graphqls"), BuiltIn: false},
 	{Name: "profile_review.graphqls", Input: sourceData("profile_review.graphqls"), BuiltIn: false},
+	{Name: "quick_reviews.graphqls", Input: sourceData("quick_reviews.graphqls"), BuiltIn: false},
 	{Name: "readiness.graphqls", Input: sourceData("readiness.graphqls"), BuiltIn: false},
 	{Name: "resources.graphqls", Input: sourceData("resources.graphqls"), BuiltIn: false},
 	{Name: "reviews.graphqls", Input: sourceData("reviews.graphqls"), BuiltIn: false},
@@ -17540,6 +17555,36 @@ func (ec *executionContext) field_Mutation_saveLibraryItem_args(ctx context.Cont
 		return nil, err
 	}
 	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_saveMyReview_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "eventId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["eventId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "submissionId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["submissionId"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.SaveMyReviewInput, error) {
+			return ec.unmarshalNSaveMyReviewInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐSaveMyReviewInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg2
 	return args, nil
 }
 
@@ -37564,6 +37609,50 @@ func (ec *executionContext) fieldContext_Mutation_rejectSessionContent(ctx conte
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_saveMyReview(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_saveMyReview(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SaveMyReview(ctx, fc.Args["eventId"].(string), fc.Args["submissionId"].(string), fc.Args["input"].(model.SaveMyReviewInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.QuickReview) graphql.Marshaler {
+			return ec.marshalNQuickReview2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐQuickReview(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_saveMyReview(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_QuickReview(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_saveMyReview_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_saveTaskTemplate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -45108,8 +45197,8 @@ func (ec *executionContext) _QuickReview_updatedAt(ctx context.Context, field gr
 			return obj.UpdatedAt, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
-			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v scalar.Timestamp) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋscalarᚐTimestamp(ctx, selections, v)
 		},
 		true,
 		true,
@@ -63350,6 +63439,50 @@ func (ec *executionContext) unmarshalInputSaveLibraryItemInput(ctx context.Conte
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputSaveMyReviewInput(ctx context.Context, obj any) (model.SaveMyReviewInput, error) {
+	var it model.SaveMyReviewInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"decision", "score", "comment"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "decision":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("decision"))
+			data, err := ec.unmarshalNQuickReviewDecision2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐQuickReviewDecision(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Decision = data
+		case "score":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("score"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Score = data
+		case "comment":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("comment"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Comment = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputSavePipelineStageInput(ctx context.Context, obj any) (model.SavePipelineStageInput, error) {
 	var it model.SavePipelineStageInput
 	if obj == nil {
@@ -72521,6 +72654,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "rejectSessionContent":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_rejectSessionContent(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "saveMyReview":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_saveMyReview(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -83506,6 +83646,16 @@ func (ec *executionContext) marshalNQuickReview2ᚖgithubᚗcomᚋpodiumᚋpodiu
 	return ec._QuickReview(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNQuickReviewDecision2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐQuickReviewDecision(ctx context.Context, v any) (model.QuickReviewDecision, error) {
+	var res model.QuickReviewDecision
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNQuickReviewDecision2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐQuickReviewDecision(ctx context.Context, sel ast.SelectionSet, v model.QuickReviewDecision) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) unmarshalNReadinessScope2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐReadinessScope(ctx context.Context, v any) (model.ReadinessScope, error) {
 	var res model.ReadinessScope
 	err := res.UnmarshalGQL(v)
@@ -84080,6 +84230,11 @@ func (ec *executionContext) unmarshalNSaveFileRequirementInput2githubᚗcomᚋpo
 
 func (ec *executionContext) unmarshalNSaveLibraryItemInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐSaveLibraryItemInput(ctx context.Context, v any) (model.SaveLibraryItemInput, error) {
 	res, err := ec.unmarshalInputSaveLibraryItemInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNSaveMyReviewInput2githubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐSaveMyReviewInput(ctx context.Context, v any) (model.SaveMyReviewInput, error) {
+	res, err := ec.unmarshalInputSaveMyReviewInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 

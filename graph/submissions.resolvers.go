@@ -45,7 +45,7 @@ func (r *submissionResolver) Answers(ctx context.Context, obj *model.Submission)
 
 // Reviews is the resolver for the reviews field.
 func (r *submissionResolver) Reviews(ctx context.Context, obj *model.Submission) ([]*model.QuickReview, error) {
-	return []*model.QuickReview{}, nil
+	return r.Ops.QuickReviews(ctx, obj.ID)
 }
 
 // RoundReviews is the resolver for the roundReviews field.

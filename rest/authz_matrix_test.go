@@ -59,6 +59,7 @@ var graphQLOnlyVariables = map[string]string{
 	"resetEmailTemplate": `{"eventId":"{eventId}","template":"session_accepted"}`,
 	"saveChasers":        `{"eventId":"{eventId}","input":{"quietStart":0,"quietEnd":0,"dailyCap":1,"rules":[]}}`,
 	"informSubmissions":  `{"eventId":"{eventId}","input":{"submissionIds":["{submissionId}"]}}`,
+	"saveMyReview":       `{"eventId":"{eventId}","submissionId":"{submissionId}","input":{"decision":"approve","score":3,"comment":null}}`,
 	// A speaker's own changes: valid, so that a key's scope, not validation, answers them.
 	"answerCoSpeakerInvitation": `{"formId":"{formId}","id":"{proposalId}","accept":true}`,
 	"setMyAvailability":         `{"eventId":"{eventId}","input":{"intervals":[]}}`,

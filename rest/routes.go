@@ -40,6 +40,7 @@ var routes = []route{
 	{"PATCH", "/events/{eventId}/submissions/{submissionId}", "changeSubmissionStatus", (*API).changeSubmissionStatus, "ChangeSubmissionStatusInput", 200, 0},
 	{"POST", "/events/{eventId}/submissions/decide", "decideSubmissions", (*API).decideSubmissions, "DecideSubmissionsInput", 200, 0},
 	{"POST", "/events/{eventId}/submissions/inform", "informSubmissions", (*API).informSubmissions, "InformSubmissionsInput", 200, 0},
+	{"PUT", "/events/{eventId}/submissions/{submissionId}/review", "saveMyReview", (*API).saveMyReview, "SaveMyReviewInput", 200, 0},
 
 	// sessions.go
 	{"GET", "/events/{eventId}/sessions", "listSessions", (*API).listSessions, "", 200, 0},

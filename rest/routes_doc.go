@@ -212,6 +212,14 @@ var routeDocs = map[string]routeDoc{
 			"confirmRedecide (409 already_decided otherwise). Acceptance assigns tasks and deliverables.",
 		output: model.DecisionResult{},
 	},
+	"saveMyReview": {
+		tag:     "Reviews",
+		summary: "Save my quick review of a submission",
+		description: "Saves the caller's quick review (decision approve|maybe|deny, score 1–5, comment) of a pending " +
+			"submission, replacing theirs. An API key reviews as the person who made it; a key made on the command " +
+			"line has none (403 forbidden). API version 2026-08-21 on.",
+		output: model.QuickReview{},
+	},
 	"informSubmissions": {
 		tag:     "Submissions",
 		summary: "Queue decision emails",

@@ -114,8 +114,10 @@ func (a *API) getSubmission(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Podium keeps no quick reviews: the original API's list is always empty.
-	d := SubmissionDetail{Submission: sub, Answers: operation.SubmissionAnswers(sub), Reviews: []*model.QuickReview{}}
+	d := SubmissionDetail{Submission: sub, Answers: operation.SubmissionAnswers(sub)}
+	if d.Reviews, err = a.ops.QuickReviews(ctx, sub.ID); err != nil {
+		return nil, err
+	}
 	if d.RoundReviews, err = a.ops.RoundReviews(ctx, sub.ID); err != nil {
 		return nil, err
 	}
@@ -238,4 +240,14 @@ type SubmissionDetail struct {
 	RoundReviews []*model.HumanReview      `json:"roundReviews"`
 	Activity     []*model.TimelineItem     `json:"activity"`
 	Emails       []*model.SubmissionEmail  `json:"emails"`
+}
+
+// saveMyReview is PUT E/submissions/{submissionId}/review (API version 2026-08-21 on): the caller's
+// quick review.
+func (a *API) saveMyReview(ctx context.Context, q *request) (any, error) {
+	in, err := bind[model.SaveMyReviewInput](q)
+	if err != nil {
+		return nil, err
+	}
+	return a.ops.SaveMyReview(ctx, q.param("eventId"), q.param("submissionId"), in)
 }

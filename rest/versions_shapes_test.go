@@ -165,10 +165,11 @@ func TestCurrentVersionShapes(t *testing.T) {
 	}
 
 	// Every operation of the original's current API that Podium serves answered 2xx here, except
-	// the reviewer's own (an organization key is refused them in this version).
+	// the reviewer's own (an organization key is refused them in this version) and the quick review,
+	// which needs a key a person made (TestQuickReviews drives it in this version).
 	var missed []string
 	for _, op := range originalOperations(t) {
-		if !b.shapesSeen[op] && !slices.Contains([]string{"submitReviewAnswers", "recuseReview"}, op) && servedByPodium(t, b, op) {
+		if !b.shapesSeen[op] && !slices.Contains([]string{"submitReviewAnswers", "recuseReview", "saveMyReview"}, op) && servedByPodium(t, b, op) {
 			missed = append(missed, op)
 		}
 	}

@@ -429,6 +429,18 @@ func (f PipelineStageFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Valu
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.PipelineStageMutation", m)
 }
 
+// The QuickReviewFunc type is an adapter to allow the use of ordinary
+// function as QuickReview mutator.
+type QuickReviewFunc func(context.Context, *ent.QuickReviewMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f QuickReviewFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.QuickReviewMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.QuickReviewMutation", m)
+}
+
 // The ResourceFunc type is an adapter to allow the use of ordinary
 // function as Resource mutator.
 type ResourceFunc func(context.Context, *ent.ResourceMutation) (ent.Value, error)

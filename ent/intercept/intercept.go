@@ -44,6 +44,7 @@ import (
 	"github.com/podium/podium/ent/pipelinecard"
 	"github.com/podium/podium/ent/pipelinestage"
 	"github.com/podium/podium/ent/predicate"
+	"github.com/podium/podium/ent/quickreview"
 	"github.com/podium/podium/ent/resource"
 	"github.com/podium/podium/ent/reviewanswer"
 	"github.com/podium/podium/ent/reviewassignment"
@@ -1070,6 +1071,33 @@ func (f TraversePipelineStage) Traverse(ctx context.Context, q ent.Query) error 
 	return fmt.Errorf("unexpected query type %T. expect *ent.PipelineStageQuery", q)
 }
 
+// The QuickReviewFunc type is an adapter to allow the use of ordinary function as a Querier.
+type QuickReviewFunc func(context.Context, *ent.QuickReviewQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f QuickReviewFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.QuickReviewQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.QuickReviewQuery", q)
+}
+
+// The TraverseQuickReview type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseQuickReview func(context.Context, *ent.QuickReviewQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseQuickReview) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseQuickReview) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.QuickReviewQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.QuickReviewQuery", q)
+}
+
 // The ResourceFunc type is an adapter to allow the use of ordinary function as a Querier.
 type ResourceFunc func(context.Context, *ent.ResourceQuery) (ent.Value, error)
 
@@ -1764,6 +1792,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.PipelineCardQuery, predicate.PipelineCard, pipelinecard.OrderOption]{typ: ent.TypePipelineCard, tq: q}, nil
 	case *ent.PipelineStageQuery:
 		return &query[*ent.PipelineStageQuery, predicate.PipelineStage, pipelinestage.OrderOption]{typ: ent.TypePipelineStage, tq: q}, nil
+	case *ent.QuickReviewQuery:
+		return &query[*ent.QuickReviewQuery, predicate.QuickReview, quickreview.OrderOption]{typ: ent.TypeQuickReview, tq: q}, nil
 	case *ent.ResourceQuery:
 		return &query[*ent.ResourceQuery, predicate.Resource, resource.OrderOption]{typ: ent.TypeResource, tq: q}, nil
 	case *ent.ReviewAnswerQuery:

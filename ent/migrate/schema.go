@@ -1414,6 +1414,52 @@ var (
 			},
 		},
 	}
+	// QuickReviewsColumns holds the columns for the "quick_reviews" table.
+	QuickReviewsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "organization_id", Type: field.TypeString},
+		{Name: "decision", Type: field.TypeEnum, Enums: []string{"approve", "maybe", "deny"}},
+		{Name: "score", Type: field.TypeInt},
+		{Name: "comment", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "event_id", Type: field.TypeString, Size: 40},
+		{Name: "submission_id", Type: field.TypeString, Size: 40},
+		{Name: "user_id", Type: field.TypeString, Size: 40},
+	}
+	// QuickReviewsTable holds the schema information for the "quick_reviews" table.
+	QuickReviewsTable = &schema.Table{
+		Name:       "quick_reviews",
+		Columns:    QuickReviewsColumns,
+		PrimaryKey: []*schema.Column{QuickReviewsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "quick_reviews_events_event",
+				Columns:    []*schema.Column{QuickReviewsColumns[7]},
+				RefColumns: []*schema.Column{EventsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+			{
+				Symbol:     "quick_reviews_submissions_submission",
+				Columns:    []*schema.Column{QuickReviewsColumns[8]},
+				RefColumns: []*schema.Column{SubmissionsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+			{
+				Symbol:     "quick_reviews_users_user",
+				Columns:    []*schema.Column{QuickReviewsColumns[9]},
+				RefColumns: []*schema.Column{UsersColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "quickreview_submission_id_user_id",
+				Unique:  true,
+				Columns: []*schema.Column{QuickReviewsColumns[8], QuickReviewsColumns[9]},
+			},
+		},
+	}
 	// ResourcesColumns holds the columns for the "resources" table.
 	ResourcesColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
@@ -2457,6 +2503,7 @@ var (
 		PersonalCalendarsTable,
 		CrmPipelineCardsTable,
 		CrmPipelineStagesTable,
+		QuickReviewsTable,
 		ResourcesTable,
 		ReviewAnswersTable,
 		ReviewAssignmentsTable,
@@ -2605,6 +2652,12 @@ func init() {
 	}
 	CrmPipelineStagesTable.Annotation = &entsql.Annotation{
 		Table: "crm_pipeline_stages",
+	}
+	QuickReviewsTable.ForeignKeys[0].RefTable = EventsTable
+	QuickReviewsTable.ForeignKeys[1].RefTable = SubmissionsTable
+	QuickReviewsTable.ForeignKeys[2].RefTable = UsersTable
+	QuickReviewsTable.Annotation = &entsql.Annotation{
+		Table: "quick_reviews",
 	}
 	ResourcesTable.ForeignKeys[0].RefTable = EventsTable
 	ResourcesTable.Annotation = &entsql.Annotation{}

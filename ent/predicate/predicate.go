@@ -111,6 +111,9 @@ type PipelineCard func(*sql.Selector)
 // PipelineStage is the predicate function for pipelinestage builders.
 type PipelineStage func(*sql.Selector)
 
+// QuickReview is the predicate function for quickreview builders.
+type QuickReview func(*sql.Selector)
+
 // Resource is the predicate function for resource builders.
 type Resource func(*sql.Selector)
 

@@ -40,6 +40,7 @@ import (
 	"github.com/podium/podium/ent/personalcalendar"
 	"github.com/podium/podium/ent/pipelinecard"
 	"github.com/podium/podium/ent/pipelinestage"
+	"github.com/podium/podium/ent/quickreview"
 	"github.com/podium/podium/ent/resource"
 	"github.com/podium/podium/ent/reviewanswer"
 	"github.com/podium/podium/ent/reviewassignment"
@@ -2013,6 +2014,57 @@ func init() {
 	// pipelinestage.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	pipelinestage.IDValidator = func() func(string) error {
 		validators := pipelinestageDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	quickreviewMixin := schema.QuickReview{}.Mixin()
+	quickreviewMixinFields0 := quickreviewMixin[0].Fields()
+	_ = quickreviewMixinFields0
+	quickreviewMixinFields1 := quickreviewMixin[1].Fields()
+	_ = quickreviewMixinFields1
+	quickreviewMixinFields2 := quickreviewMixin[2].Fields()
+	_ = quickreviewMixinFields2
+	quickreviewFields := schema.QuickReview{}.Fields()
+	_ = quickreviewFields
+	// quickreviewDescCreatedAt is the schema descriptor for created_at field.
+	quickreviewDescCreatedAt := quickreviewMixinFields1[0].Descriptor()
+	// quickreview.DefaultCreatedAt holds the default value on creation for the created_at field.
+	quickreview.DefaultCreatedAt = quickreviewDescCreatedAt.Default.(func() time.Time)
+	// quickreviewDescUpdatedAt is the schema descriptor for updated_at field.
+	quickreviewDescUpdatedAt := quickreviewMixinFields1[1].Descriptor()
+	// quickreview.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	quickreview.DefaultUpdatedAt = quickreviewDescUpdatedAt.Default.(func() time.Time)
+	// quickreview.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	quickreview.UpdateDefaultUpdatedAt = quickreviewDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// quickreviewDescOrganizationID is the schema descriptor for organization_id field.
+	quickreviewDescOrganizationID := quickreviewMixinFields2[0].Descriptor()
+	// quickreview.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
+	quickreview.OrganizationIDValidator = quickreviewDescOrganizationID.Validators[0].(func(string) error)
+	// quickreviewDescScore is the schema descriptor for score field.
+	quickreviewDescScore := quickreviewFields[4].Descriptor()
+	// quickreview.ScoreValidator is a validator for the "score" field. It is called by the builders before save.
+	quickreview.ScoreValidator = quickreviewDescScore.Validators[0].(func(int) error)
+	// quickreviewDescComment is the schema descriptor for comment field.
+	quickreviewDescComment := quickreviewFields[5].Descriptor()
+	// quickreview.CommentValidator is a validator for the "comment" field. It is called by the builders before save.
+	quickreview.CommentValidator = quickreviewDescComment.Validators[0].(func(string) error)
+	// quickreviewDescID is the schema descriptor for id field.
+	quickreviewDescID := quickreviewMixinFields0[0].Descriptor()
+	// quickreview.DefaultID holds the default value on creation for the id field.
+	quickreview.DefaultID = quickreviewDescID.Default.(func() string)
+	// quickreview.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	quickreview.IDValidator = func() func(string) error {
+		validators := quickreviewDescID.Validators
 		fns := [...]func(string) error{
 			validators[0].(func(string) error),
 			validators[1].(func(string) error),

@@ -1194,26 +1194,6 @@ type ProposalSpeaker struct {
 	Submitter bool `json:"submitter"`
 }
 
-// A quick review (approve, maybe, deny).
-type QuickReview struct {
-	// The review's id.
-	ID string `json:"id"`
-	// The reviewer's user id.
-	ReviewerID string `json:"reviewerId"`
-	// The reviewer's name.
-	ReviewerName string `json:"reviewerName"`
-	// Where the reviewer's picture can be downloaded; null when none.
-	ReviewerImage *string `json:"reviewerImage"`
-	// approve, maybe or deny.
-	Decision string `json:"decision"`
-	// The reviewer's score; null when none.
-	Score *int `json:"score"`
-	// The reviewer's comment; null when none.
-	Comment *string `json:"comment"`
-	// When the review last changed.
-	UpdatedAt time.Time `json:"updatedAt"`
-}
-
 // The file uploaded for a deliverable.
 type RecordDeliverableUploadInput struct {
 	// The file's name; not empty.
@@ -1467,6 +1447,16 @@ type SaveLibraryItemInput struct {
 	DurationMinutes *int `json:"durationMinutes"`
 	// Rooms only: the seats, at least 1. null clears it; left out on an update keeps it.
 	Capacity graphql.Omittable[*int] `json:"capacity"`
+}
+
+// A quick review to save.
+type SaveMyReviewInput struct {
+	// The verdict.
+	Decision QuickReviewDecision `json:"decision"`
+	// 1 to 5.
+	Score int `json:"score"`
+	// At most 5,000 characters; null for none.
+	Comment *string `json:"comment"`
 }
 
 // A stage to create or update.
@@ -3641,6 +3631,67 @@ func (e *OrganizationRole) UnmarshalJSON(b []byte) error {
 }
 
 func (e OrganizationRole) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// A quick verdict.
+type QuickReviewDecision string
+
+const (
+	// Take it.
+	QuickReviewDecisionApprove QuickReviewDecision = "approve"
+	// Undecided.
+	QuickReviewDecisionMaybe QuickReviewDecision = "maybe"
+	// Leave it.
+	QuickReviewDecisionDeny QuickReviewDecision = "deny"
+)
+
+var AllQuickReviewDecision = []QuickReviewDecision{
+	QuickReviewDecisionApprove,
+	QuickReviewDecisionMaybe,
+	QuickReviewDecisionDeny,
+}
+
+func (e QuickReviewDecision) IsValid() bool {
+	switch e {
+	case QuickReviewDecisionApprove, QuickReviewDecisionMaybe, QuickReviewDecisionDeny:
+		return true
+	}
+	return false
+}
+
+func (e QuickReviewDecision) String() string {
+	return string(e)
+}
+
+func (e *QuickReviewDecision) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = QuickReviewDecision(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid QuickReviewDecision", str)
+	}
+	return nil
+}
+
+func (e QuickReviewDecision) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *QuickReviewDecision) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e QuickReviewDecision) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

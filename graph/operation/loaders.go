@@ -33,9 +33,11 @@ type loaders struct {
 	rounds *dataloadgen.Loader[string, *model.RoundIndex]
 	// activity, emails and roundReviews are the lists of a submission (Submission.activity,
 	// .emails, .roundReviews); contactResources the resources a contact sees (Contact.resources).
-	activity         *dataloadgen.Loader[eventItem, []*model.TimelineItem]
-	emails           *dataloadgen.Loader[string, []*model.SubmissionEmail]
-	roundReviews     *dataloadgen.Loader[string, []*model.HumanReview]
+	activity     *dataloadgen.Loader[eventItem, []*model.TimelineItem]
+	emails       *dataloadgen.Loader[string, []*model.SubmissionEmail]
+	roundReviews *dataloadgen.Loader[string, []*model.HumanReview]
+	// quickReviews are each submission's quick reviews (Submission.reviews).
+	quickReviews     *dataloadgen.Loader[string, []*model.QuickReview]
 	contactResources *dataloadgen.Loader[eventItem, []*model.ResourceRecord]
 	// taskTemplates, fileRequirements and resources are lists of an event (Event.taskTemplates,
 	// .fileRequirements, .resources), read together for a page of events.
@@ -187,6 +189,16 @@ func (r *Service) newLoaders() *loaders {
 				return nil, err
 			}
 			out := group(list, func(h *model.HumanReview) string { return h.Assignment.SubmissionID })
+			for _, id := range ids {
+				out[id] = nonNilSlice(out[id])
+			}
+			return out, nil
+		}, wait),
+		quickReviews: dataloadgen.NewMappedLoader(func(ctx context.Context, ids []string) (map[string][]*model.QuickReview, error) {
+			out, err := r.quickReviewsOf(ctx, ids, nil)
+			if err != nil {
+				return nil, err
+			}
 			for _, id := range ids {
 				out[id] = nonNilSlice(out[id])
 			}
