@@ -50,22 +50,13 @@ func decodeBody(schema *ast.Schema, typeName string, raw []byte, version string)
 
 type checker struct {
 	schema *ast.Schema
-	// version is the API version of the request: @required(before: V) holds in versions before V.
+	// version is the API version of the request: removedFields and addedFields depend on it.
 	version string
 }
 
-// requiredIn reports whether f is @required in REST bodies of API version v: every version, or
-// those before its before argument.
-func requiredIn(f *ast.FieldDefinition, v string) bool {
-	d := f.Directives.ForName("required")
-	if d == nil {
-		return false
-	}
-	if before := d.Arguments.ForName("before"); before != nil && before.Value != nil {
-		return v < before.Value.Raw
-	}
-	return true
-}
+// requiredKey reports whether f is @required in REST bodies (in every version that takes it; see
+// removedFields).
+func requiredKey(f *ast.FieldDefinition) bool { return f.Directives.ForName("required") != nil }
 
 func join(path, key string) string {
 	if path == "" {
@@ -90,7 +81,7 @@ func (c checker) object(def *ast.Definition, obj map[string]any, path string) (m
 			continue
 		}
 		if !present {
-			if (f.Type.NonNull && f.DefaultValue == nil) || requiredIn(f, c.version) || added {
+			if (f.Type.NonNull && f.DefaultValue == nil) || requiredKey(f) || added {
 				return nil, apperr.InvalidBody("%s is required", p)
 			}
 			continue

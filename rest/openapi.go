@@ -250,7 +250,7 @@ func (in inputSchemas) object(def *ast.Definition) obj {
 			s["description"] = strings.TrimSpace(f.Description)
 		}
 		props[f.Name] = s
-		if (f.Type.NonNull && f.DefaultValue == nil) || requiredIn(f, in.version) || added {
+		if (f.Type.NonNull && f.DefaultValue == nil) || requiredKey(f) || added {
 			required = append(required, f.Name)
 		}
 	}

@@ -185,13 +185,8 @@ func (a *API) decideSubmissions(ctx context.Context, q *request) (any, error) {
 		return nil, err
 	}
 	if current(ctx) {
-		// From 2026-08-21 deciding records and informing emails (informSubmissions).
-		switch {
-		case in.Feedback != nil:
-			return nil, apperr.InvalidBody("feedback is not part of deciding in API version %s: send it with POST /events/{eventId}/submissions/inform", versionOf(ctx))
-		case in.Inform != nil && *in.Inform:
-			return nil, apperr.InvalidBody("Deciding emails no one in API version %s: inform with POST /events/{eventId}/submissions/inform", versionOf(ctx))
-		}
+		// From 2026-08-21 deciding records and informing emails (informSubmissions); the body
+		// check refuses feedback and inform there (removedFields).
 		in.Inform = new(false)
 		res, err := a.ops.DecideSubmissions(ctx, q.param("eventId"), in)
 		if err != nil {

@@ -46,6 +46,9 @@ var routeVersions = map[string]struct{ since, until string }{
 var removedFields = map[string]string{
 	// The pipeline is derived (Contact.pipeline): a speaker's status cannot be set.
 	"SaveSpeakerInput.workflowStatus": VersionCurrent,
+	// Deciding emails no one: the feedback goes with POST E/submissions/inform.
+	"DecideSubmissionsInput.feedback": VersionCurrent,
+	"DecideSubmissionsInput.inform":   VersionCurrent,
 }
 
 // addedFields are keys of request bodies that exist from the given version on ("Input.field" →

@@ -95,7 +95,7 @@ func TestCurrentVersionDecideThenInform(t *testing.T) {
 	} {
 		r := decide(body)
 		b.requireError(r, http.StatusBadRequest, "invalid_body")
-		require.Contains(t, r.ErrMessage(), "/submissions/inform", name)
+		require.Contains(t, r.ErrMessage(), "is not part of API version 2026-08-21", name)
 	}
 	require.Equal(t, 2, b.count(`SELECT count(*) FROM submissions WHERE id = ANY($1) AND status = 'pending'`,
 		[]string{str(p1, "id"), str(p2, "id")}))
@@ -108,7 +108,7 @@ func TestCurrentVersionDecideThenInform(t *testing.T) {
 		require.Nil(t, s.(map[string]any)["notifiedAt"])
 	}
 	// An uninformed decision may change.
-	r = decide(map[string]any{"submissionIds": []any{p2["id"]}, "decision": "decline", "feedback": nil, "confirmRedecide": true})
+	r = decide(map[string]any{"submissionIds": []any{p2["id"]}, "decision": "decline", "confirmRedecide": true})
 	require.Equal(t, http.StatusOK, r.Status, r.Raw)
 	time.Sleep(300 * time.Millisecond) // the workers poll fast: anything queued would be out by now
 	require.Empty(t, b.sink.Messages())

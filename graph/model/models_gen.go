@@ -658,8 +658,8 @@ type DecideSubmissionsInput struct {
 	SubmissionIds []string `json:"submissionIds"`
 	// Accept or decline.
 	Decision Decision `json:"decision"`
-	// Included in the decision emails when informing; unused otherwise. REST API versions before
-	// 2026-08-21 require the key; later ones refuse it (feedback goes with informSubmissions).
+	// Included in the decision emails when informing; unused otherwise. REST API version 2026-08-12
+	// requires the key; 2026-08-21 refuses it (feedback goes with informSubmissions).
 	Feedback *string `json:"feedback"`
 	// Email the decision now, as informSubmissions does, in the same transaction. REST API versions
 	// before 2026-08-21 always inform; later ones never do (informSubmissions does).
