@@ -35,8 +35,14 @@ require (
 	go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp v1.47.0
 	go.opentelemetry.io/otel/sdk v1.47.0
 	go.opentelemetry.io/otel/trace v1.47.0
-	golang.org/x/time v0.12.0
+	golang.org/x/time v0.15.0
 	riverqueue.com/riverui v0.17.0
+)
+
+require (
+	github.com/modelcontextprotocol/go-sdk v1.8.0 // indirect
+	github.com/zitadel/oidc/v3 v3.52.0 // indirect
+	golang.org/x/oauth2 v0.38.0 // indirect
 )
 
 require (

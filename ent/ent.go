@@ -36,6 +36,10 @@ import (
 	"github.com/podium/podium/ent/format"
 	"github.com/podium/podium/ent/idempotencyrecord"
 	"github.com/podium/podium/ent/level"
+	"github.com/podium/podium/ent/oauthclient"
+	"github.com/podium/podium/ent/oauthgrant"
+	"github.com/podium/podium/ent/oauthrequest"
+	"github.com/podium/podium/ent/oauthtoken"
 	"github.com/podium/podium/ent/organization"
 	"github.com/podium/podium/ent/organizationcontact"
 	"github.com/podium/podium/ent/organizationcontactevent"
@@ -155,6 +159,10 @@ func checkColumn(t, c string) error {
 			format.Table:                   format.ValidColumn,
 			idempotencyrecord.Table:        idempotencyrecord.ValidColumn,
 			level.Table:                    level.ValidColumn,
+			oauthclient.Table:              oauthclient.ValidColumn,
+			oauthgrant.Table:               oauthgrant.ValidColumn,
+			oauthrequest.Table:             oauthrequest.ValidColumn,
+			oauthtoken.Table:               oauthtoken.ValidColumn,
 			organization.Table:             organization.ValidColumn,
 			organizationcontact.Table:      organizationcontact.ValidColumn,
 			organizationcontactevent.Table: organizationcontactevent.ValidColumn,

@@ -62,6 +62,14 @@ type Tx struct {
 	IdempotencyRecord *IdempotencyRecordClient
 	// Level is the client for interacting with the Level builders.
 	Level *LevelClient
+	// OAuthClient is the client for interacting with the OAuthClient builders.
+	OAuthClient *OAuthClientClient
+	// OAuthGrant is the client for interacting with the OAuthGrant builders.
+	OAuthGrant *OAuthGrantClient
+	// OAuthRequest is the client for interacting with the OAuthRequest builders.
+	OAuthRequest *OAuthRequestClient
+	// OAuthToken is the client for interacting with the OAuthToken builders.
+	OAuthToken *OAuthTokenClient
 	// Organization is the client for interacting with the Organization builders.
 	Organization *OrganizationClient
 	// OrganizationContact is the client for interacting with the OrganizationContact builders.
@@ -287,6 +295,10 @@ func (tx *Tx) init() {
 	tx.Format = NewFormatClient(tx.config)
 	tx.IdempotencyRecord = NewIdempotencyRecordClient(tx.config)
 	tx.Level = NewLevelClient(tx.config)
+	tx.OAuthClient = NewOAuthClientClient(tx.config)
+	tx.OAuthGrant = NewOAuthGrantClient(tx.config)
+	tx.OAuthRequest = NewOAuthRequestClient(tx.config)
+	tx.OAuthToken = NewOAuthTokenClient(tx.config)
 	tx.Organization = NewOrganizationClient(tx.config)
 	tx.OrganizationContact = NewOrganizationContactClient(tx.config)
 	tx.OrganizationContactEvent = NewOrganizationContactEventClient(tx.config)

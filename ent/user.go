@@ -42,13 +42,16 @@ type UserEdges struct {
 	EventMemberships []*EventMember `json:"event_memberships,omitempty"`
 	// BrowserSessions holds the value of the browser_sessions edge.
 	BrowserSessions []*BrowserSession `json:"browser_sessions,omitempty"`
+	// OauthGrants holds the value of the oauth_grants edge.
+	OauthGrants []*OAuthGrant `json:"oauth_grants,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [3]bool
+	loadedTypes [4]bool
 
 	namedOrganizationMemberships map[string][]*OrganizationMember
 	namedEventMemberships        map[string][]*EventMember
 	namedBrowserSessions         map[string][]*BrowserSession
+	namedOauthGrants             map[string][]*OAuthGrant
 }
 
 // OrganizationMembershipsOrErr returns the OrganizationMemberships value or an error if the edge
@@ -76,6 +79,15 @@ func (e UserEdges) BrowserSessionsOrErr() ([]*BrowserSession, error) {
 		return e.BrowserSessions, nil
 	}
 	return nil, &NotLoadedError{edge: "browser_sessions"}
+}
+
+// OauthGrantsOrErr returns the OauthGrants value or an error if the edge
+// was not loaded in eager-loading.
+func (e UserEdges) OauthGrantsOrErr() ([]*OAuthGrant, error) {
+	if e.loadedTypes[3] {
+		return e.OauthGrants, nil
+	}
+	return nil, &NotLoadedError{edge: "oauth_grants"}
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -165,6 +177,11 @@ func (_m *User) QueryEventMemberships() *EventMemberQuery {
 // QueryBrowserSessions queries the "browser_sessions" edge of the User entity.
 func (_m *User) QueryBrowserSessions() *BrowserSessionQuery {
 	return NewUserClient(_m.config).QueryBrowserSessions(_m)
+}
+
+// QueryOauthGrants queries the "oauth_grants" edge of the User entity.
+func (_m *User) QueryOauthGrants() *OAuthGrantQuery {
+	return NewUserClient(_m.config).QueryOauthGrants(_m)
 }
 
 // Update returns a builder for updating this User.
@@ -279,6 +296,30 @@ func (_m *User) appendNamedBrowserSessions(name string, edges ...*BrowserSession
 		_m.Edges.namedBrowserSessions[name] = []*BrowserSession{}
 	} else {
 		_m.Edges.namedBrowserSessions[name] = append(_m.Edges.namedBrowserSessions[name], edges...)
+	}
+}
+
+// NamedOauthGrants returns the OauthGrants named value or an error if the edge was not
+// loaded in eager-loading with this name.
+func (_m *User) NamedOauthGrants(name string) ([]*OAuthGrant, error) {
+	if _m.Edges.namedOauthGrants == nil {
+		return nil, &NotLoadedError{edge: name}
+	}
+	nodes, ok := _m.Edges.namedOauthGrants[name]
+	if !ok {
+		return nil, &NotLoadedError{edge: name}
+	}
+	return nodes, nil
+}
+
+func (_m *User) appendNamedOauthGrants(name string, edges ...*OAuthGrant) {
+	if _m.Edges.namedOauthGrants == nil {
+		_m.Edges.namedOauthGrants = make(map[string][]*OAuthGrant)
+	}
+	if len(edges) == 0 {
+		_m.Edges.namedOauthGrants[name] = []*OAuthGrant{}
+	} else {
+		_m.Edges.namedOauthGrants[name] = append(_m.Edges.namedOauthGrants[name], edges...)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"entgo.io/ent/schema/field"
 	"github.com/podium/podium/ent/browsersession"
 	"github.com/podium/podium/ent/eventmember"
+	"github.com/podium/podium/ent/oauthgrant"
 	"github.com/podium/podium/ent/organizationmember"
 	"github.com/podium/podium/ent/user"
 )
@@ -137,6 +138,21 @@ func (_c *UserCreate) AddBrowserSessions(v ...*BrowserSession) *UserCreate {
 		ids[i] = v[i].ID
 	}
 	return _c.AddBrowserSessionIDs(ids...)
+}
+
+// AddOauthGrantIDs adds the "oauth_grants" edge to the OAuthGrant entity by IDs.
+func (_c *UserCreate) AddOauthGrantIDs(ids ...string) *UserCreate {
+	_c.mutation.AddOauthGrantIDs(ids...)
+	return _c
+}
+
+// AddOauthGrants adds the "oauth_grants" edges to the OAuthGrant entity.
+func (_c *UserCreate) AddOauthGrants(v ...*OAuthGrant) *UserCreate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddOauthGrantIDs(ids...)
 }
 
 // Mutation returns the UserMutation object of the builder.
@@ -319,6 +335,22 @@ func (_c *UserCreate) createSpec() (*User, *sqlgraph.CreateSpec) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(browsersession.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.OauthGrantsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.OauthGrantsTable,
+			Columns: []string{user.OauthGrantsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(oauthgrant.FieldID, field.TypeString),
 			},
 		}
 		for _, k := range nodes {

@@ -15,6 +15,7 @@ import (
 	"entgo.io/ent/schema/field"
 	"github.com/podium/podium/ent/browsersession"
 	"github.com/podium/podium/ent/eventmember"
+	"github.com/podium/podium/ent/oauthgrant"
 	"github.com/podium/podium/ent/organizationmember"
 	"github.com/podium/podium/ent/predicate"
 	"github.com/podium/podium/ent/user"
@@ -30,11 +31,13 @@ type UserQuery struct {
 	withOrganizationMemberships      *OrganizationMemberQuery
 	withEventMemberships             *EventMemberQuery
 	withBrowserSessions              *BrowserSessionQuery
+	withOauthGrants                  *OAuthGrantQuery
 	loadTotal                        []func(context.Context, []*User) error
 	modifiers                        []func(*sql.Selector)
 	withNamedOrganizationMemberships map[string]*OrganizationMemberQuery
 	withNamedEventMemberships        map[string]*EventMemberQuery
 	withNamedBrowserSessions         map[string]*BrowserSessionQuery
+	withNamedOauthGrants             map[string]*OAuthGrantQuery
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -130,6 +133,28 @@ func (_q *UserQuery) QueryBrowserSessions() *BrowserSessionQuery {
 			sqlgraph.From(user.Table, user.FieldID, selector),
 			sqlgraph.To(browsersession.Table, browsersession.FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, user.BrowserSessionsTable, user.BrowserSessionsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryOauthGrants chains the current query on the "oauth_grants" edge.
+func (_q *UserQuery) QueryOauthGrants() *OAuthGrantQuery {
+	query := (&OAuthGrantClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, selector),
+			sqlgraph.To(oauthgrant.Table, oauthgrant.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.OauthGrantsTable, user.OauthGrantsColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -332,6 +357,7 @@ func (_q *UserQuery) Clone() *UserQuery {
 		withOrganizationMemberships: _q.withOrganizationMemberships.Clone(),
 		withEventMemberships:        _q.withEventMemberships.Clone(),
 		withBrowserSessions:         _q.withBrowserSessions.Clone(),
+		withOauthGrants:             _q.withOauthGrants.Clone(),
 		// clone intermediate query.
 		sql:       _q.sql.Clone(),
 		path:      _q.path,
@@ -369,6 +395,17 @@ func (_q *UserQuery) WithBrowserSessions(opts ...func(*BrowserSessionQuery)) *Us
 		opt(query)
 	}
 	_q.withBrowserSessions = query
+	return _q
+}
+
+// WithOauthGrants tells the query-builder to eager-load the nodes that are connected to
+// the "oauth_grants" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *UserQuery) WithOauthGrants(opts ...func(*OAuthGrantQuery)) *UserQuery {
+	query := (&OAuthGrantClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withOauthGrants = query
 	return _q
 }
 
@@ -450,10 +487,11 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 	var (
 		nodes       = []*User{}
 		_spec       = _q.querySpec()
-		loadedTypes = [3]bool{
+		loadedTypes = [4]bool{
 			_q.withOrganizationMemberships != nil,
 			_q.withEventMemberships != nil,
 			_q.withBrowserSessions != nil,
+			_q.withOauthGrants != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -500,6 +538,13 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 			return nil, err
 		}
 	}
+	if query := _q.withOauthGrants; query != nil {
+		if err := _q.loadOauthGrants(ctx, query, nodes,
+			func(n *User) { n.Edges.OauthGrants = []*OAuthGrant{} },
+			func(n *User, e *OAuthGrant) { n.Edges.OauthGrants = append(n.Edges.OauthGrants, e) }); err != nil {
+			return nil, err
+		}
+	}
 	for name, query := range _q.withNamedOrganizationMemberships {
 		if err := _q.loadOrganizationMemberships(ctx, query, nodes,
 			func(n *User) { n.appendNamedOrganizationMemberships(name) },
@@ -518,6 +563,13 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 		if err := _q.loadBrowserSessions(ctx, query, nodes,
 			func(n *User) { n.appendNamedBrowserSessions(name) },
 			func(n *User, e *BrowserSession) { n.appendNamedBrowserSessions(name, e) }); err != nil {
+			return nil, err
+		}
+	}
+	for name, query := range _q.withNamedOauthGrants {
+		if err := _q.loadOauthGrants(ctx, query, nodes,
+			func(n *User) { n.appendNamedOauthGrants(name) },
+			func(n *User, e *OAuthGrant) { n.appendNamedOauthGrants(name, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -604,6 +656,36 @@ func (_q *UserQuery) loadBrowserSessions(ctx context.Context, query *BrowserSess
 	}
 	query.Where(predicate.BrowserSession(func(s *sql.Selector) {
 		s.Where(sql.InValues(s.C(user.BrowserSessionsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.UserID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "user_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *UserQuery) loadOauthGrants(ctx context.Context, query *OAuthGrantQuery, nodes []*User, init func(*User), assign func(*User, *OAuthGrant)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[string]*User)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(oauthgrant.FieldUserID)
+	}
+	query.Where(predicate.OAuthGrant(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(user.OauthGrantsColumn), fks...))
 	}))
 	neighbors, err := query.All(ctx)
 	if err != nil {
@@ -778,6 +860,20 @@ func (_q *UserQuery) WithNamedBrowserSessions(name string, opts ...func(*Browser
 		_q.withNamedBrowserSessions = make(map[string]*BrowserSessionQuery)
 	}
 	_q.withNamedBrowserSessions[name] = query
+	return _q
+}
+
+// WithNamedOauthGrants tells the query-builder to eager-load the nodes that are connected to the "oauth_grants"
+// edge with the given name. The optional arguments are used to configure the query builder of the edge.
+func (_q *UserQuery) WithNamedOauthGrants(name string, opts ...func(*OAuthGrantQuery)) *UserQuery {
+	query := (&OAuthGrantClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	if _q.withNamedOauthGrants == nil {
+		_q.withNamedOauthGrants = make(map[string]*OAuthGrantQuery)
+	}
+	_q.withNamedOauthGrants[name] = query
 	return _q
 }
 

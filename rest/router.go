@@ -205,10 +205,12 @@ func bind[T any](q *request) (T, error) {
 // serve runs one route in the order of docs/rest-api.md §1: (route matched) → API key → rate limit →
 // body → the operation, which checks event access before its own rules.
 func (a *API) serve(rt *route) http.HandlerFunc {
-	// What an API key needs to run the route, derived from its operation's GraphQL field.
-	keyRule := rt.keyRule(a.schema)
+	// What an API key needs to run the route, and who among people may, derived from its
+	// operation's GraphQL field.
+	fields := rt.fields(a.schema)
+	rules := routeRules{key: access.KeyRoute(rt.method, rt.path, fields...), person: access.RouteRule(fields...)}
 	return func(w http.ResponseWriter, r *http.Request) {
-		q, err := a.admit(w, r, rt, keyRule)
+		q, err := a.admit(w, r, rt, rules)
 		if err != nil {
 			a.writeError(w, r, err)
 			return
@@ -228,14 +230,21 @@ func (a *API) serve(rt *route) http.HandlerFunc {
 	}
 }
 
-// admit checks what comes before the operation: the API key (unless the route is public), the API
-// version and that the route is in it, the key's rate limit and its scopes, then the body against
-// the route's input type.
-func (a *API) admit(w http.ResponseWriter, r *http.Request, rt *route, keyRule access.KeyRule) (*request, error) {
+// routeRules are who may run a route: what an API key needs, and the rule for people.
+type routeRules struct {
+	key    access.KeyRule
+	person access.Rule
+}
+
+// admit checks what comes before the operation: the caller (unless the route is public) — an API
+// key, or a person through an application they authorized (docs/agents.md) —, the API version and
+// that the route is in it, the caller's rate limit, scopes and role, then the body against the
+// route's input type.
+func (a *API) admit(w http.ResponseWriter, r *http.Request, rt *route, rules routeRules) (*request, error) {
 	ctx := r.Context()
 	var key *viewer.Viewer
 	if !rt.public() {
-		v, err := a.auth.Authenticate(ctx, r.Header.Get("Authorization"))
+		v, err := a.auth.AuthenticateFor(ctx, r.Header.Get("Authorization"), r.Header.Get("Podium-Organization"))
 		if err != nil {
 			return nil, err
 		}
@@ -258,14 +267,25 @@ func (a *API) admit(w http.ResponseWriter, r *http.Request, rt *route, keyRule a
 		// The limiter's statement runs as the key's organization, as the operation's will: the
 		// connection it leaves in the pool is already scoped for them.
 		ctx = viewer.NewContext(ctx, key)
-		if err := a.limit.allow(ctx, w, key.APIKeyID); err != nil {
+		bucket := key.APIKeyID
+		if key.Person != nil {
+			bucket = "user:" + key.Person.UserID
+		}
+		if err := a.limit.allow(ctx, w, bucket); err != nil {
 			return nil, err
 		}
-		noteKey(ctx, key.APIKeyID)
-		// The key's scopes and event, before the body is read: a refused call reads and writes
-		// nothing.
-		if err := access.Key(ctx, keyRule); err != nil {
+		if key.APIKeyID != "" {
+			noteKey(ctx, key.APIKeyID)
+		}
+		// The caller's scopes, event and role, before the body is read: a refused call reads and
+		// writes nothing.
+		if err := access.Key(ctx, rules.key); err != nil {
 			return nil, err
+		}
+		if key.Person != nil {
+			if err := access.Person(key, rules.person); err != nil {
+				return nil, err
+			}
 		}
 	}
 	q := &request{Request: r.WithContext(ctx), route: rt}
@@ -347,10 +367,14 @@ func (a *API) runWrite(q *request) (res *response, replayed bool, err error) {
 	return res, false, err
 }
 
-// keyRule is what an API key needs to run the route (access.KeyRoute): the rule of the root
-// field that names the route in its description (a query for GET, a mutation otherwise), or of
-// the field its operation id names.
+// keyRule is what an API key needs to run the route (access.KeyRoute) of its fields.
 func (rt *route) keyRule(schema *ast.Schema) access.KeyRule {
+	return access.KeyRoute(rt.method, rt.path, rt.fields(schema)...)
+}
+
+// fields are the root fields whose rules are the route's: the fields that name the route in their
+// description (queries for GET, mutations otherwise), then the field its operation id names.
+func (rt *route) fields(schema *ast.Schema) []string {
 	object := "Mutation."
 	if rt.method == http.MethodGet {
 		object = "Query."
@@ -361,7 +385,7 @@ func (rt *route) keyRule(schema *ast.Schema) access.KeyRule {
 			fields = append(fields, f.name)
 		}
 	}
-	return access.KeyRoute(rt.method, rt.path, append(fields, object+rt.operationID)...)
+	return append(fields, object+rt.operationID)
 }
 
 // jsonAppender is a result that writes its own JSON, byte for byte what the encoder below would.

@@ -220,7 +220,8 @@ func TestApplicationRole(t *testing.T) {
 	require.NoError(t, err)
 	open, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	require.NoError(t, err)
-	require.Equal(t, []string{"browser_sessions", "email_budgets", "podium_app_login", "podium_schema_migrations", "rate_limit_buckets",
+	require.Equal(t, []string{"browser_sessions", "email_budgets", "oauth_clients", "oauth_grants", "oauth_requests", "oauth_tokens",
+		"podium_app_login", "podium_schema_migrations", "rate_limit_buckets",
 		"server_keys", "sign_in_tokens", "users"}, open)
 }
 

@@ -32,6 +32,10 @@ import (
 	"github.com/podium/podium/ent/format"
 	"github.com/podium/podium/ent/idempotencyrecord"
 	"github.com/podium/podium/ent/level"
+	"github.com/podium/podium/ent/oauthclient"
+	"github.com/podium/podium/ent/oauthgrant"
+	"github.com/podium/podium/ent/oauthrequest"
+	"github.com/podium/podium/ent/oauthtoken"
 	"github.com/podium/podium/ent/organization"
 	"github.com/podium/podium/ent/organizationcontact"
 	"github.com/podium/podium/ent/organizationcontactevent"
@@ -772,6 +776,114 @@ func (f TraverseLevel) Traverse(ctx context.Context, q ent.Query) error {
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.LevelQuery", q)
+}
+
+// The OAuthClientFunc type is an adapter to allow the use of ordinary function as a Querier.
+type OAuthClientFunc func(context.Context, *ent.OAuthClientQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f OAuthClientFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.OAuthClientQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.OAuthClientQuery", q)
+}
+
+// The TraverseOAuthClient type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseOAuthClient func(context.Context, *ent.OAuthClientQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseOAuthClient) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseOAuthClient) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.OAuthClientQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.OAuthClientQuery", q)
+}
+
+// The OAuthGrantFunc type is an adapter to allow the use of ordinary function as a Querier.
+type OAuthGrantFunc func(context.Context, *ent.OAuthGrantQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f OAuthGrantFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.OAuthGrantQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.OAuthGrantQuery", q)
+}
+
+// The TraverseOAuthGrant type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseOAuthGrant func(context.Context, *ent.OAuthGrantQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseOAuthGrant) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseOAuthGrant) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.OAuthGrantQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.OAuthGrantQuery", q)
+}
+
+// The OAuthRequestFunc type is an adapter to allow the use of ordinary function as a Querier.
+type OAuthRequestFunc func(context.Context, *ent.OAuthRequestQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f OAuthRequestFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.OAuthRequestQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.OAuthRequestQuery", q)
+}
+
+// The TraverseOAuthRequest type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseOAuthRequest func(context.Context, *ent.OAuthRequestQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseOAuthRequest) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseOAuthRequest) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.OAuthRequestQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.OAuthRequestQuery", q)
+}
+
+// The OAuthTokenFunc type is an adapter to allow the use of ordinary function as a Querier.
+type OAuthTokenFunc func(context.Context, *ent.OAuthTokenQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f OAuthTokenFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.OAuthTokenQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.OAuthTokenQuery", q)
+}
+
+// The TraverseOAuthToken type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseOAuthToken func(context.Context, *ent.OAuthTokenQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseOAuthToken) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseOAuthToken) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.OAuthTokenQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.OAuthTokenQuery", q)
 }
 
 // The OrganizationFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -1770,6 +1882,14 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.IdempotencyRecordQuery, predicate.IdempotencyRecord, idempotencyrecord.OrderOption]{typ: ent.TypeIdempotencyRecord, tq: q}, nil
 	case *ent.LevelQuery:
 		return &query[*ent.LevelQuery, predicate.Level, level.OrderOption]{typ: ent.TypeLevel, tq: q}, nil
+	case *ent.OAuthClientQuery:
+		return &query[*ent.OAuthClientQuery, predicate.OAuthClient, oauthclient.OrderOption]{typ: ent.TypeOAuthClient, tq: q}, nil
+	case *ent.OAuthGrantQuery:
+		return &query[*ent.OAuthGrantQuery, predicate.OAuthGrant, oauthgrant.OrderOption]{typ: ent.TypeOAuthGrant, tq: q}, nil
+	case *ent.OAuthRequestQuery:
+		return &query[*ent.OAuthRequestQuery, predicate.OAuthRequest, oauthrequest.OrderOption]{typ: ent.TypeOAuthRequest, tq: q}, nil
+	case *ent.OAuthTokenQuery:
+		return &query[*ent.OAuthTokenQuery, predicate.OAuthToken, oauthtoken.OrderOption]{typ: ent.TypeOAuthToken, tq: q}, nil
 	case *ent.OrganizationQuery:
 		return &query[*ent.OrganizationQuery, predicate.Organization, organization.OrderOption]{typ: ent.TypeOrganization, tq: q}, nil
 	case *ent.OrganizationContactQuery:

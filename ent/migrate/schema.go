@@ -1041,6 +1041,154 @@ var (
 			},
 		},
 	}
+	// OauthClientsColumns holds the columns for the "oauth_clients" table.
+	OauthClientsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "name", Type: field.TypeString},
+		{Name: "uri", Type: field.TypeString, Default: ""},
+		{Name: "redirect_uris", Type: field.TypeJSON},
+		{Name: "registered_from", Type: field.TypeString, Size: 64, Default: ""},
+		{Name: "last_used_at", Type: field.TypeTime, Nullable: true},
+	}
+	// OauthClientsTable holds the schema information for the "oauth_clients" table.
+	OauthClientsTable = &schema.Table{
+		Name:       "oauth_clients",
+		Columns:    OauthClientsColumns,
+		PrimaryKey: []*schema.Column{OauthClientsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "oauthclient_registered_from_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{OauthClientsColumns[6], OauthClientsColumns[1]},
+			},
+			{
+				Name:    "oauthclient_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{OauthClientsColumns[1]},
+			},
+		},
+	}
+	// OauthGrantsColumns holds the columns for the "oauth_grants" table.
+	OauthGrantsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "scopes", Type: field.TypeJSON},
+		{Name: "last_used_at", Type: field.TypeTime, Nullable: true},
+		{Name: "revoked_at", Type: field.TypeTime, Nullable: true},
+		{Name: "client_id", Type: field.TypeString, Size: 40},
+		{Name: "user_id", Type: field.TypeString, Size: 40},
+	}
+	// OauthGrantsTable holds the schema information for the "oauth_grants" table.
+	OauthGrantsTable = &schema.Table{
+		Name:       "oauth_grants",
+		Columns:    OauthGrantsColumns,
+		PrimaryKey: []*schema.Column{OauthGrantsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "oauth_grants_oauth_clients_grants",
+				Columns:    []*schema.Column{OauthGrantsColumns[6]},
+				RefColumns: []*schema.Column{OauthClientsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+			{
+				Symbol:     "oauth_grants_users_oauth_grants",
+				Columns:    []*schema.Column{OauthGrantsColumns[7]},
+				RefColumns: []*schema.Column{UsersColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "oauthgrant_user_id",
+				Unique:  false,
+				Columns: []*schema.Column{OauthGrantsColumns[7]},
+			},
+			{
+				Name:    "oauthgrant_client_id",
+				Unique:  false,
+				Columns: []*schema.Column{OauthGrantsColumns[6]},
+			},
+		},
+	}
+	// OauthRequestsColumns holds the columns for the "oauth_requests" table.
+	OauthRequestsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "client_id", Type: field.TypeString},
+		{Name: "redirect_uri", Type: field.TypeString, Size: 2000},
+		{Name: "state", Type: field.TypeString, Size: 2000, Default: ""},
+		{Name: "scopes", Type: field.TypeJSON},
+		{Name: "granted_scopes", Type: field.TypeJSON, Nullable: true},
+		{Name: "code_challenge", Type: field.TypeString, Size: 128},
+		{Name: "resource", Type: field.TypeString, Size: 2000, Default: ""},
+		{Name: "nonce", Type: field.TypeString, Size: 500, Default: ""},
+		{Name: "user_id", Type: field.TypeString, Nullable: true},
+		{Name: "grant_id", Type: field.TypeString, Nullable: true},
+		{Name: "code_hash", Type: field.TypeString, Unique: true, Nullable: true},
+		{Name: "expires_at", Type: field.TypeTime},
+		{Name: "used_at", Type: field.TypeTime, Nullable: true},
+	}
+	// OauthRequestsTable holds the schema information for the "oauth_requests" table.
+	OauthRequestsTable = &schema.Table{
+		Name:       "oauth_requests",
+		Columns:    OauthRequestsColumns,
+		PrimaryKey: []*schema.Column{OauthRequestsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "oauthrequest_expires_at",
+				Unique:  false,
+				Columns: []*schema.Column{OauthRequestsColumns[14]},
+			},
+		},
+	}
+	// OauthTokensColumns holds the columns for the "oauth_tokens" table.
+	OauthTokensColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "kind", Type: field.TypeEnum, Enums: []string{"access", "refresh"}},
+		{Name: "hash", Type: field.TypeString, Unique: true, Nullable: true},
+		{Name: "refresh_id", Type: field.TypeString, Nullable: true},
+		{Name: "expires_at", Type: field.TypeTime},
+		{Name: "used_at", Type: field.TypeTime, Nullable: true},
+		{Name: "revoked_at", Type: field.TypeTime, Nullable: true},
+		{Name: "grant_id", Type: field.TypeString, Size: 40},
+	}
+	// OauthTokensTable holds the schema information for the "oauth_tokens" table.
+	OauthTokensTable = &schema.Table{
+		Name:       "oauth_tokens",
+		Columns:    OauthTokensColumns,
+		PrimaryKey: []*schema.Column{OauthTokensColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "oauth_tokens_oauth_grants_tokens",
+				Columns:    []*schema.Column{OauthTokensColumns[9]},
+				RefColumns: []*schema.Column{OauthGrantsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "oauthtoken_grant_id",
+				Unique:  false,
+				Columns: []*schema.Column{OauthTokensColumns[9]},
+			},
+			{
+				Name:    "oauthtoken_expires_at",
+				Unique:  false,
+				Columns: []*schema.Column{OauthTokensColumns[6]},
+			},
+			{
+				Name:    "oauthtoken_refresh_id",
+				Unique:  false,
+				Columns: []*schema.Column{OauthTokensColumns[5]},
+			},
+		},
+	}
 	// OrganizationsColumns holds the columns for the "organizations" table.
 	OrganizationsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
@@ -2492,6 +2640,10 @@ var (
 		FormatsTable,
 		IdempotencyRecordsTable,
 		LevelsTable,
+		OauthClientsTable,
+		OauthGrantsTable,
+		OauthRequestsTable,
+		OauthTokensTable,
 		OrganizationsTable,
 		OrganizationContactsTable,
 		OrganizationContactEventsTable,
@@ -2617,6 +2769,21 @@ func init() {
 		Table: "idempotency_records",
 	}
 	LevelsTable.ForeignKeys[0].RefTable = EventsTable
+	OauthClientsTable.Annotation = &entsql.Annotation{
+		Table: "oauth_clients",
+	}
+	OauthGrantsTable.ForeignKeys[0].RefTable = OauthClientsTable
+	OauthGrantsTable.ForeignKeys[1].RefTable = UsersTable
+	OauthGrantsTable.Annotation = &entsql.Annotation{
+		Table: "oauth_grants",
+	}
+	OauthRequestsTable.Annotation = &entsql.Annotation{
+		Table: "oauth_requests",
+	}
+	OauthTokensTable.ForeignKeys[0].RefTable = OauthGrantsTable
+	OauthTokensTable.Annotation = &entsql.Annotation{
+		Table: "oauth_tokens",
+	}
 	OrganizationContactsTable.Annotation = &entsql.Annotation{
 		Table: "organization_contacts",
 	}

@@ -78,6 +78,18 @@ type IdempotencyRecord func(*sql.Selector)
 // Level is the predicate function for level builders.
 type Level func(*sql.Selector)
 
+// OAuthClient is the predicate function for oauthclient builders.
+type OAuthClient func(*sql.Selector)
+
+// OAuthGrant is the predicate function for oauthgrant builders.
+type OAuthGrant func(*sql.Selector)
+
+// OAuthRequest is the predicate function for oauthrequest builders.
+type OAuthRequest func(*sql.Selector)
+
+// OAuthToken is the predicate function for oauthtoken builders.
+type OAuthToken func(*sql.Selector)
+
 // Organization is the predicate function for organization builders.
 type Organization func(*sql.Selector)
 

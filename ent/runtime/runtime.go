@@ -29,6 +29,10 @@ import (
 	"github.com/podium/podium/ent/format"
 	"github.com/podium/podium/ent/idempotencyrecord"
 	"github.com/podium/podium/ent/level"
+	"github.com/podium/podium/ent/oauthclient"
+	"github.com/podium/podium/ent/oauthgrant"
+	"github.com/podium/podium/ent/oauthrequest"
+	"github.com/podium/podium/ent/oauthtoken"
 	"github.com/podium/podium/ent/organization"
 	"github.com/podium/podium/ent/organizationcontact"
 	"github.com/podium/podium/ent/organizationcontactevent"
@@ -1459,6 +1463,196 @@ func init() {
 	// level.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	level.IDValidator = func() func(string) error {
 		validators := levelDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	oauthclientMixin := schema.OAuthClient{}.Mixin()
+	oauthclientMixinFields0 := oauthclientMixin[0].Fields()
+	_ = oauthclientMixinFields0
+	oauthclientMixinFields1 := oauthclientMixin[1].Fields()
+	_ = oauthclientMixinFields1
+	oauthclientFields := schema.OAuthClient{}.Fields()
+	_ = oauthclientFields
+	// oauthclientDescCreatedAt is the schema descriptor for created_at field.
+	oauthclientDescCreatedAt := oauthclientMixinFields1[0].Descriptor()
+	// oauthclient.DefaultCreatedAt holds the default value on creation for the created_at field.
+	oauthclient.DefaultCreatedAt = oauthclientDescCreatedAt.Default.(func() time.Time)
+	// oauthclientDescUpdatedAt is the schema descriptor for updated_at field.
+	oauthclientDescUpdatedAt := oauthclientMixinFields1[1].Descriptor()
+	// oauthclient.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	oauthclient.DefaultUpdatedAt = oauthclientDescUpdatedAt.Default.(func() time.Time)
+	// oauthclient.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	oauthclient.UpdateDefaultUpdatedAt = oauthclientDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// oauthclientDescName is the schema descriptor for name field.
+	oauthclientDescName := oauthclientFields[0].Descriptor()
+	// oauthclient.NameValidator is a validator for the "name" field. It is called by the builders before save.
+	oauthclient.NameValidator = oauthclientDescName.Validators[0].(func(string) error)
+	// oauthclientDescURI is the schema descriptor for uri field.
+	oauthclientDescURI := oauthclientFields[1].Descriptor()
+	// oauthclient.DefaultURI holds the default value on creation for the uri field.
+	oauthclient.DefaultURI = oauthclientDescURI.Default.(string)
+	// oauthclient.URIValidator is a validator for the "uri" field. It is called by the builders before save.
+	oauthclient.URIValidator = oauthclientDescURI.Validators[0].(func(string) error)
+	// oauthclientDescRegisteredFrom is the schema descriptor for registered_from field.
+	oauthclientDescRegisteredFrom := oauthclientFields[3].Descriptor()
+	// oauthclient.DefaultRegisteredFrom holds the default value on creation for the registered_from field.
+	oauthclient.DefaultRegisteredFrom = oauthclientDescRegisteredFrom.Default.(string)
+	// oauthclient.RegisteredFromValidator is a validator for the "registered_from" field. It is called by the builders before save.
+	oauthclient.RegisteredFromValidator = oauthclientDescRegisteredFrom.Validators[0].(func(string) error)
+	// oauthclientDescID is the schema descriptor for id field.
+	oauthclientDescID := oauthclientMixinFields0[0].Descriptor()
+	// oauthclient.DefaultID holds the default value on creation for the id field.
+	oauthclient.DefaultID = oauthclientDescID.Default.(func() string)
+	// oauthclient.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	oauthclient.IDValidator = func() func(string) error {
+		validators := oauthclientDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	oauthgrantMixin := schema.OAuthGrant{}.Mixin()
+	oauthgrantMixinFields0 := oauthgrantMixin[0].Fields()
+	_ = oauthgrantMixinFields0
+	oauthgrantMixinFields1 := oauthgrantMixin[1].Fields()
+	_ = oauthgrantMixinFields1
+	oauthgrantFields := schema.OAuthGrant{}.Fields()
+	_ = oauthgrantFields
+	// oauthgrantDescCreatedAt is the schema descriptor for created_at field.
+	oauthgrantDescCreatedAt := oauthgrantMixinFields1[0].Descriptor()
+	// oauthgrant.DefaultCreatedAt holds the default value on creation for the created_at field.
+	oauthgrant.DefaultCreatedAt = oauthgrantDescCreatedAt.Default.(func() time.Time)
+	// oauthgrantDescUpdatedAt is the schema descriptor for updated_at field.
+	oauthgrantDescUpdatedAt := oauthgrantMixinFields1[1].Descriptor()
+	// oauthgrant.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	oauthgrant.DefaultUpdatedAt = oauthgrantDescUpdatedAt.Default.(func() time.Time)
+	// oauthgrant.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	oauthgrant.UpdateDefaultUpdatedAt = oauthgrantDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// oauthgrantDescID is the schema descriptor for id field.
+	oauthgrantDescID := oauthgrantMixinFields0[0].Descriptor()
+	// oauthgrant.DefaultID holds the default value on creation for the id field.
+	oauthgrant.DefaultID = oauthgrantDescID.Default.(func() string)
+	// oauthgrant.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	oauthgrant.IDValidator = func() func(string) error {
+		validators := oauthgrantDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	oauthrequestMixin := schema.OAuthRequest{}.Mixin()
+	oauthrequestMixinFields0 := oauthrequestMixin[0].Fields()
+	_ = oauthrequestMixinFields0
+	oauthrequestMixinFields1 := oauthrequestMixin[1].Fields()
+	_ = oauthrequestMixinFields1
+	oauthrequestFields := schema.OAuthRequest{}.Fields()
+	_ = oauthrequestFields
+	// oauthrequestDescCreatedAt is the schema descriptor for created_at field.
+	oauthrequestDescCreatedAt := oauthrequestMixinFields1[0].Descriptor()
+	// oauthrequest.DefaultCreatedAt holds the default value on creation for the created_at field.
+	oauthrequest.DefaultCreatedAt = oauthrequestDescCreatedAt.Default.(func() time.Time)
+	// oauthrequestDescUpdatedAt is the schema descriptor for updated_at field.
+	oauthrequestDescUpdatedAt := oauthrequestMixinFields1[1].Descriptor()
+	// oauthrequest.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	oauthrequest.DefaultUpdatedAt = oauthrequestDescUpdatedAt.Default.(func() time.Time)
+	// oauthrequest.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	oauthrequest.UpdateDefaultUpdatedAt = oauthrequestDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// oauthrequestDescRedirectURI is the schema descriptor for redirect_uri field.
+	oauthrequestDescRedirectURI := oauthrequestFields[1].Descriptor()
+	// oauthrequest.RedirectURIValidator is a validator for the "redirect_uri" field. It is called by the builders before save.
+	oauthrequest.RedirectURIValidator = oauthrequestDescRedirectURI.Validators[0].(func(string) error)
+	// oauthrequestDescState is the schema descriptor for state field.
+	oauthrequestDescState := oauthrequestFields[2].Descriptor()
+	// oauthrequest.DefaultState holds the default value on creation for the state field.
+	oauthrequest.DefaultState = oauthrequestDescState.Default.(string)
+	// oauthrequest.StateValidator is a validator for the "state" field. It is called by the builders before save.
+	oauthrequest.StateValidator = oauthrequestDescState.Validators[0].(func(string) error)
+	// oauthrequestDescCodeChallenge is the schema descriptor for code_challenge field.
+	oauthrequestDescCodeChallenge := oauthrequestFields[5].Descriptor()
+	// oauthrequest.CodeChallengeValidator is a validator for the "code_challenge" field. It is called by the builders before save.
+	oauthrequest.CodeChallengeValidator = oauthrequestDescCodeChallenge.Validators[0].(func(string) error)
+	// oauthrequestDescResource is the schema descriptor for resource field.
+	oauthrequestDescResource := oauthrequestFields[6].Descriptor()
+	// oauthrequest.DefaultResource holds the default value on creation for the resource field.
+	oauthrequest.DefaultResource = oauthrequestDescResource.Default.(string)
+	// oauthrequest.ResourceValidator is a validator for the "resource" field. It is called by the builders before save.
+	oauthrequest.ResourceValidator = oauthrequestDescResource.Validators[0].(func(string) error)
+	// oauthrequestDescNonce is the schema descriptor for nonce field.
+	oauthrequestDescNonce := oauthrequestFields[7].Descriptor()
+	// oauthrequest.DefaultNonce holds the default value on creation for the nonce field.
+	oauthrequest.DefaultNonce = oauthrequestDescNonce.Default.(string)
+	// oauthrequest.NonceValidator is a validator for the "nonce" field. It is called by the builders before save.
+	oauthrequest.NonceValidator = oauthrequestDescNonce.Validators[0].(func(string) error)
+	// oauthrequestDescID is the schema descriptor for id field.
+	oauthrequestDescID := oauthrequestMixinFields0[0].Descriptor()
+	// oauthrequest.DefaultID holds the default value on creation for the id field.
+	oauthrequest.DefaultID = oauthrequestDescID.Default.(func() string)
+	// oauthrequest.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	oauthrequest.IDValidator = func() func(string) error {
+		validators := oauthrequestDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	oauthtokenMixin := schema.OAuthToken{}.Mixin()
+	oauthtokenMixinFields0 := oauthtokenMixin[0].Fields()
+	_ = oauthtokenMixinFields0
+	oauthtokenMixinFields1 := oauthtokenMixin[1].Fields()
+	_ = oauthtokenMixinFields1
+	oauthtokenFields := schema.OAuthToken{}.Fields()
+	_ = oauthtokenFields
+	// oauthtokenDescCreatedAt is the schema descriptor for created_at field.
+	oauthtokenDescCreatedAt := oauthtokenMixinFields1[0].Descriptor()
+	// oauthtoken.DefaultCreatedAt holds the default value on creation for the created_at field.
+	oauthtoken.DefaultCreatedAt = oauthtokenDescCreatedAt.Default.(func() time.Time)
+	// oauthtokenDescUpdatedAt is the schema descriptor for updated_at field.
+	oauthtokenDescUpdatedAt := oauthtokenMixinFields1[1].Descriptor()
+	// oauthtoken.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	oauthtoken.DefaultUpdatedAt = oauthtokenDescUpdatedAt.Default.(func() time.Time)
+	// oauthtoken.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	oauthtoken.UpdateDefaultUpdatedAt = oauthtokenDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// oauthtokenDescID is the schema descriptor for id field.
+	oauthtokenDescID := oauthtokenMixinFields0[0].Descriptor()
+	// oauthtoken.DefaultID holds the default value on creation for the id field.
+	oauthtoken.DefaultID = oauthtokenDescID.Default.(func() string)
+	// oauthtoken.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	oauthtoken.IDValidator = func() func(string) error {
+		validators := oauthtokenDescID.Validators
 		fns := [...]func(string) error{
 			validators[0].(func(string) error),
 			validators[1].(func(string) error),

@@ -81,6 +81,8 @@ func (User) Edges() []ent.Edge {
 			Annotations(entsql.OnDelete(entsql.Cascade)),
 		edge.To("browser_sessions", BrowserSession.Type).
 			Annotations(entsql.OnDelete(entsql.Cascade)),
+		edge.To("oauth_grants", OAuthGrant.Type).
+			Annotations(entsql.OnDelete(entsql.Cascade)),
 	}
 }
 

@@ -30,6 +30,8 @@ const (
 	EdgeEventMemberships = "event_memberships"
 	// EdgeBrowserSessions holds the string denoting the browser_sessions edge name in mutations.
 	EdgeBrowserSessions = "browser_sessions"
+	// EdgeOauthGrants holds the string denoting the oauth_grants edge name in mutations.
+	EdgeOauthGrants = "oauth_grants"
 	// Table holds the table name of the user in the database.
 	Table = "users"
 	// OrganizationMembershipsTable is the table that holds the organization_memberships relation/edge.
@@ -53,6 +55,13 @@ const (
 	BrowserSessionsInverseTable = "browser_sessions"
 	// BrowserSessionsColumn is the table column denoting the browser_sessions relation/edge.
 	BrowserSessionsColumn = "user_id"
+	// OauthGrantsTable is the table that holds the oauth_grants relation/edge.
+	OauthGrantsTable = "oauth_grants"
+	// OauthGrantsInverseTable is the table name for the OAuthGrant entity.
+	// It exists in this package in order to avoid circular dependency with the "oauthgrant" package.
+	OauthGrantsInverseTable = "oauth_grants"
+	// OauthGrantsColumn is the table column denoting the oauth_grants relation/edge.
+	OauthGrantsColumn = "user_id"
 )
 
 // Columns holds all SQL columns for user fields.
@@ -168,6 +177,20 @@ func ByBrowserSessions(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
 		sqlgraph.OrderByNeighborTerms(s, newBrowserSessionsStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
 }
+
+// ByOauthGrantsCount orders the results by oauth_grants count.
+func ByOauthGrantsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newOauthGrantsStep(), opts...)
+	}
+}
+
+// ByOauthGrants orders the results by oauth_grants terms.
+func ByOauthGrants(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newOauthGrantsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
 func newOrganizationMembershipsStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
@@ -187,5 +210,12 @@ func newBrowserSessionsStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(BrowserSessionsInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, BrowserSessionsTable, BrowserSessionsColumn),
+	)
+}
+func newOauthGrantsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(OauthGrantsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, OauthGrantsTable, OauthGrantsColumn),
 	)
 }

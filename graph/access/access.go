@@ -32,6 +32,17 @@ type Authenticator struct {
 
 	mu      sync.Mutex
 	touched map[string]time.Time // key id → when this process last wrote last_used_at
+
+	// Tokens checks bearer tokens that are not API keys: the OAuth access tokens of applications
+	// acting for people (docs/agents.md). Nil: only API keys are accepted.
+	Tokens TokenVerifier
+}
+
+// TokenVerifier checks an OAuth access token. It answers the person the token acts for, with the
+// application and its grant, or ErrInvalidKey for a token unknown, expired or revoked. The person's
+// organization scope is for the caller to choose (PersonViewer).
+type TokenVerifier interface {
+	VerifyAccessToken(ctx context.Context, token string) (*viewer.Person, *viewer.Client, error)
 }
 
 // NewAuthenticator returns an Authenticator finding keys on pool and recording their use through
@@ -51,13 +62,31 @@ var (
 // Authenticate checks the value of an Authorization header. Every call reads the key's row, so
 // a revocation takes effect on the next request.
 func (a *Authenticator) Authenticate(ctx context.Context, header string) (*viewer.Viewer, error) {
+	return a.AuthenticateFor(ctx, header, "")
+}
+
+// AuthenticateFor is Authenticate where an OAuth access token's person acts for the organization
+// org (a client choosing among several; "" for the first they joined). An API key acts for its own.
+func (a *Authenticator) AuthenticateFor(ctx context.Context, header, org string) (*viewer.Viewer, error) {
 	scheme, token, _ := strings.Cut(strings.TrimSpace(header), " ")
 	token = strings.TrimSpace(token)
 	if header == "" || token == "" {
 		return nil, ErrMissingKey
 	}
-	if !strings.EqualFold(scheme, "Bearer") || !WellFormed(token) {
+	if !strings.EqualFold(scheme, "Bearer") {
 		return nil, ErrInvalidKey
+	}
+	if !WellFormed(token) {
+		if a.Tokens == nil || strings.HasPrefix(token, KeyPrefix) {
+			return nil, ErrInvalidKey
+		}
+		p, c, err := a.Tokens.VerifyAccessToken(ctx, token)
+		if err != nil {
+			return nil, err
+		}
+		v := PersonViewer(p, org)
+		v.Client = c
+		return v, nil
 	}
 	// Which organization the caller belongs to is what the key says: the lookup spans them all.
 	// It goes through the function podium_api_key, which admits every organization's keys for its

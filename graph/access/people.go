@@ -376,6 +376,21 @@ func (p *People) Authenticate(ctx context.Context, secret string) (*viewer.Perso
 	return p.person(ctx, s.Edges.User, s.ID)
 }
 
+// Person loads the person of the user userID with every role their address has, as a browser
+// session does (for an application acting for them: docs/agents.md). sessionID names what they
+// are signed in with, for the viewer. An unknown user is ErrNoSession.
+func (p *People) Person(ctx context.Context, userID, sessionID string) (*viewer.Person, error) {
+	ctx = viewer.System(ctx, "sessions: find a person's roles, which span organizations")
+	u, err := p.DB.Ent.User.Get(ctx, userID)
+	if ent.IsNotFound(err) {
+		return nil, ErrNoSession
+	}
+	if err != nil {
+		return nil, fmt.Errorf("access: look up person: %w", err)
+	}
+	return p.person(ctx, u, sessionID)
+}
+
 // person loads the roles of u: memberships, event memberships and contacts of u's address.
 // ctx must be system work.
 func (p *People) person(ctx context.Context, u *ent.User, sessionID string) (*viewer.Person, error) {
@@ -478,7 +493,8 @@ var ErrReadOnly = apperr.Forbidden("Organization members can read but not change
 // RootField decides, by Rules, whether the caller of ctx may run the root field name of the
 // operation type object ("Query", "Mutation" or "Subscription"). API keys run the fields their
 // scopes and event allow (KeyRules; operations check their events). A person runs a field whose rule admits them in
-// the organization they act for; a field without a rule is refused to people.
+// the organization they act for; a field without a rule is refused to people. An application
+// acting for a person runs what the person may, within the scopes of its grant (ClientField).
 func RootField(ctx context.Context, object, name string) error {
 	v := viewer.FromContext(ctx)
 	if v != nil && v.APIKeyID != "" {
@@ -487,7 +503,18 @@ func RootField(ctx context.Context, object, name string) error {
 	if v == nil || v.Person == nil || name == "__typename" {
 		return nil
 	}
-	rule := Rules[object+"."+name]
+	if v.Client != nil {
+		// An application acting for a person runs what the person may and its grant allows.
+		if err := ClientField(ctx, object, name); err != nil {
+			return err
+		}
+	}
+	return Person(v, Rules[object+"."+name])
+}
+
+// Person decides whether the person of v may run an operation of rule (0: no rule, refused to
+// people): Anyone always; the others in the organization they act for, by their role there.
+func Person(v *viewer.Viewer, rule Rule) error {
 	switch {
 	case rule == Anyone:
 		return nil
@@ -500,6 +527,17 @@ func RootField(ctx context.Context, object, name string) error {
 	default:
 		return ErrReadOnly
 	}
+}
+
+// RouteRule is the rule of a REST route for people: the rule of the first of fields (the root
+// fields of its operation, as KeyRoute takes them) that has one, else none.
+func RouteRule(fields ...string) Rule {
+	for _, f := range fields {
+		if rule, ok := Rules[f]; ok {
+			return rule
+		}
+	}
+	return 0
 }
 
 // AroundRootField is gqlgen's root-field middleware applying RootField: a refused field answers

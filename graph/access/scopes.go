@@ -104,12 +104,13 @@ func KeyField(ctx context.Context, object, name string) error {
 	return Key(ctx, rule)
 }
 
-// Key decides whether the API key of ctx may run an operation of the rule: it answers 403
-// insufficient_scope naming the scope missing, or forbidden for a key confined to one event
-// asking for the organization.
+// Key decides whether the caller of ctx may run an operation of the rule by its scopes: an API
+// key, or an application acting for a person (whose grant holds scopes as a key does). It answers
+// 403 insufficient_scope naming the scope missing, or forbidden for a key confined to one event
+// asking for the organization. Anyone else (a person in their own browser, background work) passes.
 func Key(ctx context.Context, rule KeyRule) error {
 	v := viewer.FromContext(ctx)
-	if v == nil || v.APIKeyID == "" {
+	if !scoped(v) {
 		return nil
 	}
 	need := []Scope{ScopeRead}
@@ -121,7 +122,7 @@ func Key(ctx context.Context, rule KeyRule) error {
 	}
 	for _, s := range need {
 		if !HasScope(v, s) {
-			return InsufficientScope(s)
+			return insufficientScope(v, s)
 		}
 	}
 	if rule.Reach == Organization && v.APIKeyEventID != "" {
@@ -130,15 +131,36 @@ func Key(ctx context.Context, rule KeyRule) error {
 	return nil
 }
 
-// RequireSendMail refuses a change about to email people when it is asked by an API key
-// without send_mail (the fields of NeedSendMailIfAsked). Call it before writing anything.
-func RequireSendMail(ctx context.Context) error {
-	v := viewer.FromContext(ctx)
-	if v == nil || v.APIKeyID == "" || HasScope(v, ScopeSendMail) {
+// ClientField decides whether the application acting for the person of ctx may run the root field
+// object.name by the scopes of its grant: the field's KeyRules entry, else read for queries and
+// subscriptions and write for mutations (the people's own fields, which keys never run).
+func ClientField(ctx context.Context, object, name string) error {
+	if name == "__typename" || name == "__schema" || name == "__type" {
 		return nil
 	}
-	return InsufficientScope(ScopeSendMail)
+	rule, ok := KeyRules[object+"."+name]
+	if !ok {
+		rule = KeyRule{Need: NeedRead}
+		if object == "Mutation" {
+			rule.Need = NeedWrite
+		}
+	}
+	return Key(ctx, rule)
 }
+
+// RequireSendMail refuses a change about to email people when it is asked by an API key, or an
+// application acting for a person, without send_mail (the fields of NeedSendMailIfAsked). Call it
+// before writing anything.
+func RequireSendMail(ctx context.Context) error {
+	v := viewer.FromContext(ctx)
+	if !scoped(v) || HasScope(v, ScopeSendMail) {
+		return nil
+	}
+	return insufficientScope(v, ScopeSendMail)
+}
+
+// scoped reports whether scopes bind v: an API key, or an application acting for a person.
+func scoped(v *viewer.Viewer) bool { return v != nil && (v.APIKeyID != "" || v.Client != nil) }
 
 // ParseScopes checks a key's scopes — at least one, each read, write or send_mail — and returns
 // them without duplicates, in the order of Scopes.
@@ -169,8 +191,24 @@ func ScopeNames(scopes []Scope) []string {
 	return out
 }
 
-// HasScope reports whether the API key of v holds s.
-func HasScope(v *viewer.Viewer, s Scope) bool { return slices.Contains(v.APIKeyScopes, string(s)) }
+// HasScope reports whether the API key of v, or the grant of the application acting for v's
+// person, holds s.
+func HasScope(v *viewer.Viewer, s Scope) bool {
+	if v.Client != nil {
+		return slices.Contains(v.Client.Scopes, string(s))
+	}
+	return slices.Contains(v.APIKeyScopes, string(s))
+}
+
+// insufficientScope is the refusal of v lacking scope s: an API key, or an application whose
+// grant lacks it.
+func insufficientScope(v *viewer.Viewer, s Scope) error {
+	if v.Client != nil {
+		return apperr.New(http.StatusForbidden, apperr.CodeInsufficientScope,
+			"You did not grant "+v.Client.Name+" the scope "+string(s)+": connect it again and grant "+string(s)+" for this operation")
+	}
+	return InsufficientScope(s)
+}
 
 // InsufficientScope is the refusal of a key that lacks scope s: 403 insufficient_scope.
 func InsufficientScope(s Scope) error {

@@ -98,6 +98,9 @@ func crmActorOf(v *viewer.Viewer) (userID, keyID *string, name string) {
 		if strings.TrimSpace(name) == "" {
 			name = v.Person.Email
 		}
+		if v.Client != nil {
+			name += " via " + v.Client.Name
+		}
 		return &id, nil, name
 	case v.APIKeyID != "":
 		id := v.APIKeyID

@@ -10,13 +10,17 @@ import (
 )
 
 // actor names who is making a change, for timelines: writes made with an API key record the key
-// (its id, and "API key: <name>"); writes of a signed-in person record their email.
+// (its id, and "API key: <name>"); writes of a signed-in person record their email, and
+// "<email> via <application>" when an application acts for them (docs/agents.md).
 func actor(ctx context.Context) (name string, keyID *string) {
 	v := viewer.FromContext(ctx)
 	if v == nil {
 		return "Podium", nil
 	}
 	if v.Person != nil {
+		if v.Client != nil {
+			return v.Person.Email + " via " + v.Client.Name, nil
+		}
 		return v.Person.Email, nil
 	}
 	id := v.APIKeyID

@@ -41,6 +41,10 @@ type Viewer struct {
 	APIKeyVersion string
 	// Person is the signed-in person, nil for an API key and background work.
 	Person *Person
+	// Client is the application acting for Person through an OAuth grant (docs/agents.md): the
+	// person's roles bound it, and so do the scopes the person granted it. Nil when the person
+	// acts in a browser of their own, for an API key and for background work.
+	Client *Client
 	// Role is the person's role in OrganizationID: owner, admin or member (who reads and
 	// changes nothing); empty for an API key.
 	Role string
@@ -60,6 +64,17 @@ type Person struct {
 	EventRoles []EventRole
 	// Contacts are the event contacts whose email is the person's: the events they speak at.
 	Contacts []Contact
+}
+
+// Client is an application a person authorized (OAuth), acting for them.
+type Client struct {
+	// ID is the client's id (its registration), Name the name it registered with.
+	ID   string
+	Name string
+	// GrantID is the person's grant to the client, which every token of it belongs to.
+	GrantID string
+	// Scopes are the scopes the person granted: "read", "write", "send_mail".
+	Scopes []string
 }
 
 // Membership is a person's role in an organization: owner, admin or member.
