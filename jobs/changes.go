@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -45,10 +46,7 @@ SELECT pg_notify('` + ChangesChannel + `', json_build_object('id', id, 'organiza
 // of the change itself, and announces it to the processes listening when tx commits. data holds
 // the ids the change concerns and its new status, by their GraphQL names (sessionId, status, …).
 func EmitChange(ctx context.Context, tx pgx.Tx, org, eventID, changeType string, data map[string]string) error {
-	if data == nil {
-		data = map[string]string{}
-	}
-	raw, err := json.Marshal(data)
+	raw, err := json.Marshal(withActor(ctx, data))
 	if err != nil {
 		return fmt.Errorf("jobs: change data: %w", err)
 	}
@@ -56,6 +54,24 @@ func EmitChange(ctx context.Context, tx pgx.Tx, org, eventID, changeType string,
 		return fmt.Errorf("jobs: event change: %w", err)
 	}
 	return nil
+}
+
+// withActor is data, with who made the change when an application acting for a person made it
+// (docs/agents.md): "actor" is "<email> via <application>", "clientId" the application's id.
+// Other changes carry no actor. data itself is not changed.
+func withActor(ctx context.Context, data map[string]string) map[string]string {
+	v := viewer.FromContext(ctx)
+	if v == nil || v.Person == nil || v.Client == nil {
+		if data == nil {
+			return map[string]string{}
+		}
+		return data
+	}
+	out := make(map[string]string, len(data)+2)
+	maps.Copy(out, data)
+	out["actor"] = v.Person.Email + " via " + v.Client.Name
+	out["clientId"] = v.Client.ID
+	return out
 }
 
 // PruneChangesArgs asks for the event changes older than ChangeRetention to be deleted.

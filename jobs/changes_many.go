@@ -45,11 +45,7 @@ func EmitChanges(ctx context.Context, tx pgx.Tx, org string, changes []NewChange
 	}
 	events, types, data := make([]string, len(changes)), make([]string, len(changes)), make([]string, len(changes))
 	for i, c := range changes {
-		d := c.Data
-		if d == nil {
-			d = map[string]string{}
-		}
-		raw, err := json.Marshal(d)
+		raw, err := json.Marshal(withActor(ctx, c.Data))
 		if err != nil {
 			return fmt.Errorf("jobs: change data: %w", err)
 		}

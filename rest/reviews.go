@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/podium/podium/ent/schema/viewer"
 	"github.com/podium/podium/graph/apperr"
 	"github.com/podium/podium/graph/model"
 )
@@ -141,10 +142,10 @@ func (a *API) submitReviewAnswers(ctx context.Context, q *request) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	if err := reviewerOnly(ctx, "answers"); err != nil {
-		return nil, err
+	answer := func(ctx context.Context, eventID, id string) (*model.ReviewAssignmentRecord, error) {
+		return a.ops.SubmitReviewAnswers(ctx, eventID, id, in)
 	}
-	return a.ops.SubmitReviewAnswers(ctx, q.param("eventId"), q.param("assignmentId"), in)
+	return a.asReviewer(ctx, q, "answers", answer)
 }
 
 func (a *API) recuseReview(ctx context.Context, q *request) (any, error) {
@@ -152,10 +153,28 @@ func (a *API) recuseReview(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := reviewerOnly(ctx, "recuses from"); err != nil {
+	recuse := func(ctx context.Context, eventID, id string) (*model.ReviewAssignmentRecord, error) {
+		return a.ops.RecuseReview(ctx, eventID, id, in)
+	}
+	return a.asReviewer(ctx, q, "recuses from", recuse)
+}
+
+func (a *API) getMyReviews(ctx context.Context, q *request) (any, error) {
+	return a.ops.MyReviewsIn(ctx, q.param("eventId"))
+}
+
+// asReviewer runs change on the route's assignment: a person (through an application they
+// authorized) on their own assignment only, as its reviewer (peopleRoutes); an API key on any, in
+// the API version that lets it (reviewerOnly).
+func (a *API) asReviewer(ctx context.Context, q *request, act string,
+	change func(ctx context.Context, eventID, id string) (*model.ReviewAssignmentRecord, error)) (any, error) {
+	if v := viewer.FromContext(ctx); v != nil && v.Person != nil {
+		return a.ops.OnMyAssignmentIn(ctx, q.param("eventId"), q.param("assignmentId"), change)
+	}
+	if err := reviewerOnly(ctx, act); err != nil {
 		return nil, err
 	}
-	return a.ops.RecuseReview(ctx, q.param("eventId"), q.param("assignmentId"), in)
+	return change(ctx, q.param("eventId"), q.param("assignmentId"))
 }
 
 // AssignReviewsResult is POST …/assignments.

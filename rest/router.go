@@ -205,10 +205,8 @@ func bind[T any](q *request) (T, error) {
 // serve runs one route in the order of docs/rest-api.md §1: (route matched) → API key → rate limit →
 // body → the operation, which checks event access before its own rules.
 func (a *API) serve(rt *route) http.HandlerFunc {
-	// What an API key needs to run the route, and who among people may, derived from its
-	// operation's GraphQL field.
-	fields := rt.fields(a.schema)
-	rules := routeRules{key: access.KeyRoute(rt.method, rt.path, fields...), person: access.RouteRule(fields...)}
+	// What an API key needs to run the route, and who among people may (people_routes.go).
+	rules := rt.rules(a.schema)
 	return func(w http.ResponseWriter, r *http.Request) {
 		q, err := a.admit(w, r, rt, rules)
 		if err != nil {
@@ -228,12 +226,6 @@ func (a *API) serve(rt *route) http.HandlerFunc {
 		}
 		res.write(w, replayed)
 	}
-}
-
-// routeRules are who may run a route: what an API key needs, and the rule for people.
-type routeRules struct {
-	key    access.KeyRule
-	person access.Rule
 }
 
 // admit checks what comes before the operation: the caller (unless the route is public) — an API

@@ -79,6 +79,7 @@ var routes = []route{
 	{"PUT", "/events/{eventId}/reviewer-tracks/{eventMemberId}", "setReviewerTracks", (*API).setReviewerTracks, "SetReviewerTracksInput", 200, 0},
 	{"POST", "/events/{eventId}/review-assignments/{assignmentId}/answers", "submitReviewAnswers", (*API).submitReviewAnswers, "SubmitReviewAnswersInput", 200, 0},
 	{"POST", "/events/{eventId}/review-assignments/{assignmentId}/recuse", "recuseReview", (*API).recuseReview, "RecuseReviewInput", 200, 0},
+	{"GET", "/events/{eventId}/my-reviews", "getMyReviews", (*API).getMyReviews, "", 200, 0},
 
 	// resources.go
 	{"GET", "/events/{eventId}/resources", "listResources", (*API).listResources, "", 200, 0},

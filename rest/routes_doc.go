@@ -212,12 +212,24 @@ var routeDocs = map[string]routeDoc{
 			"confirmRedecide (409 already_decided otherwise). Acceptance assigns tasks and deliverables.",
 		output: model.DecisionResult{},
 	},
+	"getMyReviews": {
+		tag:     "Reviews",
+		summary: "My review queue",
+		description: "The caller's review queue in the event, by round: each assignment with the submission as " +
+			"reviewers see it (a blind round shows \"Speaker n\" and redacts names from the text) and the caller's " +
+			"own answers. Only a reviewer of the event has one: a person signed in through an application they " +
+			"authorized (docs/agents.md); an API key, and an organizer who is not a reviewer here, are refused " +
+			"(403 forbidden). API version 2026-08-21 on.",
+		output: model.MyEventReviews{},
+	},
 	"saveMyReview": {
 		tag:     "Reviews",
 		summary: "Save my quick review of a submission",
 		description: "Saves the caller's quick review (decision approve|maybe|deny, score 1–5, comment) of a pending " +
 			"submission, replacing theirs. An API key reviews as the person who made it; a key made on the command " +
-			"line has none (403 forbidden). API version 2026-08-21 on.",
+			"line has none (403 forbidden). A reviewer of the event (a person through an application they " +
+			"authorized) reviews the submissions of their tracks — all of them when they have none; another " +
+			"answers 404 not_found. API version 2026-08-21 on.",
 		output: model.QuickReview{},
 	},
 	"informSubmissions": {
@@ -425,14 +437,17 @@ var routeDocs = map[string]routeDoc{
 		summary: "Submit a review",
 		description: "Records the answers and completes the assignment; resubmitting while the round is open replaces " +
 			"them. Required criteria need a value; numeric values must be within bounds, dropdown values among the " +
-			"options.",
+			"options. From API version 2026-08-21 only the assigned reviewer answers: a person through an " +
+			"application they authorized (docs/agents.md) answers their own assignments (another's is 404 " +
+			"not_found); an API key is refused (403 forbidden).",
 		output: model.ReviewAssignmentRecord{},
 	},
 	"recuseReview": {
-		tag:         "Reviews",
-		summary:     "Recuse from a review",
-		description: "Marks the assignment recused with the reason; twice is 409 already_recused.",
-		output:      model.ReviewAssignmentRecord{},
+		tag:     "Reviews",
+		summary: "Recuse from a review",
+		description: "Marks the assignment recused with the reason; twice is 409 already_recused. From API version " +
+			"2026-08-21 only the assigned reviewer recuses, as for submitReviewAnswers.",
+		output: model.ReviewAssignmentRecord{},
 	},
 
 	// resources.go

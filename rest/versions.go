@@ -36,6 +36,7 @@ const CodeUnknownVersion = apperr.CodeUnknownAPIVersion
 // ("" for no bound). The others exist in every version.
 var routeVersions = map[string]struct{ since, until string }{
 	"informSubmissions":  {since: VersionCurrent},
+	"getMyReviews":       {since: VersionCurrent},
 	"saveMyReview":       {since: VersionCurrent},
 	"setSpeakerWorkflow": {until: VersionCurrent},
 }

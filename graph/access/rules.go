@@ -89,7 +89,7 @@ var Rules = map[string]Rule{
 	"Mutation.changeSubmissionStatus":   Admins,
 	"Mutation.decideSubmissions":        Admins,
 	"Mutation.informSubmissions":        Admins,
-	"Mutation.saveMyReview":             Admins,
+	"Mutation.saveMyReview":             Anyone,
 	"Mutation.cancelDecisionSend":       Admins,
 	"Mutation.createForm":               Admins,
 	"Mutation.updateForm":               Admins,

@@ -193,3 +193,46 @@ type AutoDistributionShortfall struct {
 	Missing      int                             `json:"missing"`
 	Reason       AutoDistributionShortfallReason `json:"reason"`
 }
+
+// MyEventReviews is a reviewer's queue in one event (REST GET /events/{eventId}/my-reviews): their
+// event membership and, by round, their assignments with the submission as the round shows it to
+// reviewers (redacted in a blind round) and their own stored answers.
+type MyEventReviews struct {
+	EventID       string          `json:"eventId"`
+	EventMemberID string          `json:"eventMemberId"`
+	Rounds        []*MyRoundQueue `json:"rounds"`
+}
+
+// MyRoundQueue is a reviewer's assignments in one round, with the round's scorecard and counts.
+type MyRoundQueue struct {
+	Round     *Round         `json:"round"`
+	Criteria  []*Criterion   `json:"criteria"`
+	Items     []*MyQueueItem `json:"items"`
+	Pending   int            `json:"pending"`
+	Completed int            `json:"completed"`
+	Recused   int            `json:"recused"`
+}
+
+// MyQueueItem is one assignment of a reviewer's queue.
+type MyQueueItem struct {
+	Assignment   *ReviewAssignmentRecord  `json:"assignment"`
+	Code         string                   `json:"code"`
+	Title        string                   `json:"title"`
+	Description  string                   `json:"description"`
+	Status       SubmissionStatus         `json:"status"`
+	TrackNames   []string                 `json:"trackNames"`
+	Participants []*EvaluationParticipant `json:"participants"`
+	Answers      []*ReviewAnswerRecord    `json:"answers"`
+}
+
+// ReviewAnswerRecord is a reviewer's answer to one criterion, as stored.
+type ReviewAnswerRecord struct {
+	ID           string           `json:"id"`
+	CreatedAt    scalar.Timestamp `json:"createdAt"`
+	UpdatedAt    scalar.Timestamp `json:"updatedAt"`
+	AssignmentID string           `json:"assignmentId"`
+	CriterionID  string           `json:"criterionId"`
+	NumericValue *float64         `json:"numericValue"`
+	TextValue    *string          `json:"textValue"`
+	OptionValue  *string          `json:"optionValue"`
+}

@@ -7,9 +7,12 @@ import (
 
 	"github.com/podium/podium/ent"
 	"github.com/podium/podium/ent/apikey"
+	"github.com/podium/podium/ent/eventmember"
 	"github.com/podium/podium/ent/quickreview"
 	"github.com/podium/podium/ent/schema/pid"
+	"github.com/podium/podium/ent/schema/viewer"
 	"github.com/podium/podium/ent/submission"
+	"github.com/podium/podium/ent/track"
 	"github.com/podium/podium/ent/user"
 	"github.com/podium/podium/graph/access"
 	"github.com/podium/podium/graph/apperr"
@@ -29,13 +32,38 @@ var errNoReviewer = apperr.Forbidden("This API key was made on the command line 
 	"review signed in, or with a key made by a person (createApiKey)")
 
 // SaveMyReview saves the caller's quick review of a pending submission of the event, replacing
-// theirs. A person reviews as themselves, an API key as the person who made it.
+// theirs. A person reviews as themselves, an API key as the person who made it. An organization's
+// owners and admins (and keys) review any submission; a reviewer of the event reviews those of
+// their tracks — every one when they have none, and those without a track — and another answers
+// not_found; an organization member who does not review there changes nothing.
 func (r *Service) SaveMyReview(ctx context.Context, eventID, submissionID string, in model.SaveMyReviewInput) (*model.QuickReview, error) {
+	member := ""
+	if v := viewer.FromContext(ctx); v != nil && v.Person != nil && v.Role != "owner" && v.Role != "admin" {
+		for _, e := range v.Person.EventRoles {
+			if e.EventID == eventID && e.Role == "reviewer" {
+				ctx, member = inOrganization(ctx, e.OrganizationID), e.MemberID
+				break
+			}
+		}
+		if member == "" && v.OrganizationID != "" {
+			return nil, access.ErrReadOnly
+		}
+	}
 	return inTx(ctx, r, func(ctx context.Context) (*model.QuickReview, error) {
 		c := r.ClientOf(ctx)
 		ev, err := access.Event(ctx, c, eventID)
 		if err != nil {
 			return nil, err
+		}
+		inTracks := submission.EventID(ev.ID)
+		if member != "" {
+			tracks, err := c.EventMember.Query().Where(eventmember.ID(member)).QueryTracks().IDs(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if len(tracks) > 0 {
+				inTracks = submission.Or(submission.Not(submission.HasTracks()), submission.HasTracksWith(track.IDIn(tracks...)))
+			}
 		}
 		reviewer, err := quickReviewer(ctx, c)
 		if err != nil {
@@ -56,7 +84,7 @@ func (r *Service) SaveMyReview(ctx context.Context, eventID, submissionID string
 		if !pid.Plausible(submissionID) {
 			return nil, errSubmissionNotFound
 		}
-		s, err := c.Submission.Query().Where(submission.ID(submissionID), submission.EventID(ev.ID), fromCFP()).Only(ctx)
+		s, err := c.Submission.Query().Where(submission.ID(submissionID), submission.EventID(ev.ID), inTracks, fromCFP()).Only(ctx)
 		if ent.IsNotFound(err) {
 			return nil, errSubmissionNotFound
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/podium/podium/ent/schema/pid"
 	"github.com/podium/podium/ent/schema/viewer"
 	"github.com/podium/podium/graph/apperr"
+	"github.com/podium/podium/graph/scalar"
 )
 
 // The reviewer desk (docs/people.md): a signed-in reviewer reads their own assignments and the
@@ -328,4 +329,92 @@ func replyText(v any) string {
 		}
 		return string(b)
 	}
+}
+
+// errNoReviewerHere refuses the queue of an event to a caller who reviews nothing there: an API
+// key acts for no reviewer, and an organizer is not a reviewer until added as one.
+var errNoReviewerHere = apperr.Forbidden("You are not a reviewer of this event: the queue is a reviewer's own (sign in as the reviewer)")
+
+// MyReviewsIn is the caller's review queue in the event eventID (REST GET E/my-reviews): their
+// assignments by round, in round order then oldest first, as the reviewer desk shows them (a
+// blind round redacted), with their stored answers. A caller who does not review in the event —
+// an API key, an organizer who is not a reviewer there — is refused.
+func (r *Service) MyReviewsIn(ctx context.Context, eventID string) (*model.MyEventReviews, error) {
+	v := viewer.FromContext(ctx)
+	var org, member string
+	if v != nil && v.Person != nil {
+		for _, e := range v.Person.EventRoles {
+			if e.EventID == eventID && e.Role == "reviewer" {
+				org, member = e.OrganizationID, e.MemberID
+				break
+			}
+		}
+	}
+	if member == "" {
+		return nil, errNoReviewerHere
+	}
+	sctx := inOrganization(ctx, org)
+	as, err := r.Client.ReviewAssignment.Query().Where(reviewassignment.EventMemberID(member)).
+		WithRound().WithAnswers().
+		Order(ent.Asc(reviewassignment.FieldAssignedAt), ent.Asc(reviewassignment.FieldID)).All(sctx)
+	if err != nil {
+		return nil, err
+	}
+	out := &model.MyEventReviews{EventID: eventID, EventMemberID: member, Rounds: []*model.MyRoundQueue{}}
+	byRound := map[string]*model.MyRoundQueue{}
+	desk := r.newDesk()
+	for _, a := range as {
+		m, err := desk.present(sctx, a)
+		if err != nil {
+			return nil, err
+		}
+		q := byRound[a.RoundID]
+		if q == nil {
+			q = &model.MyRoundQueue{Round: m.Round, Criteria: m.Criteria, Items: []*model.MyQueueItem{}}
+			byRound[a.RoundID] = q
+			out.Rounds = append(out.Rounds, q)
+		}
+		switch a.Status {
+		case reviewassignment.StatusPending:
+			q.Pending++
+		case reviewassignment.StatusCompleted:
+			q.Completed++
+		case reviewassignment.StatusRecused:
+			q.Recused++
+		}
+		answers := make([]*model.ReviewAnswerRecord, 0, len(a.Edges.Answers))
+		for _, an := range a.Edges.Answers {
+			answers = append(answers, &model.ReviewAnswerRecord{ID: an.ID, CreatedAt: scalar.At(an.CreatedAt),
+				UpdatedAt: scalar.At(an.UpdatedAt), AssignmentID: a.ID, CriterionID: an.CriterionID,
+				NumericValue: an.NumericValue, TextValue: an.TextValue, OptionValue: an.OptionValue})
+		}
+		s := m.Submission
+		q.Items = append(q.Items, &model.MyQueueItem{Assignment: toAssignment(a),
+			Code: s.Code, Title: s.Title, Description: s.Description, Status: s.Status, TrackNames: s.TrackNames,
+			Participants: s.Participants, Answers: answers})
+	}
+	slices.SortStableFunc(out.Rounds, func(x, y *model.MyRoundQueue) int { return x.Round.Position - y.Round.Position })
+	return out, nil
+}
+
+// OnMyAssignmentIn runs change on the caller's own assignment id of the event eventID, in a
+// transaction of the assignment's organization, and answers what change answers: the REST routes
+// of an assignment's answers and recusal, sent by its reviewer (docs/agents.md). Another
+// reviewer's assignment, or one of another event, answers not_found and writes nothing.
+func (r *Service) OnMyAssignmentIn(ctx context.Context, eventID, id string,
+	change func(ctx context.Context, eventID, id string) (*model.ReviewAssignmentRecord, error)) (*model.ReviewAssignmentRecord, error) {
+	org, a, err := r.myAssignment(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if a.Edges.Round.EventID != eventID {
+		return nil, errAssignmentNotFound
+	}
+	var out *model.ReviewAssignmentRecord
+	err = r.DB.InTx(inOrganization(ctx, org), func(ctx context.Context) error {
+		var err error
+		out, err = change(ctx, eventID, a.ID)
+		return err
+	})
+	return out, err
 }
