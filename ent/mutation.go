@@ -53619,6 +53619,7 @@ type SubmissionMutation struct {
 	addceu_credits               *int
 	client_session_id            *string
 	notified_at                  *time.Time
+	programmed_as                *string
 	submitted_at                 *time.Time
 	proposal_key                 *string
 	answers                      *map[string]interface{}
@@ -54830,6 +54831,55 @@ func (m *SubmissionMutation) ResetNotifiedAt() {
 	delete(m.clearedFields, submission.FieldNotifiedAt)
 }
 
+// SetProgrammedAs sets the "programmed_as" field.
+func (m *SubmissionMutation) SetProgrammedAs(s string) {
+	m.programmed_as = &s
+}
+
+// ProgrammedAs returns the value of the "programmed_as" field in the mutation.
+func (m *SubmissionMutation) ProgrammedAs() (r string, exists bool) {
+	v := m.programmed_as
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProgrammedAs returns the old "programmed_as" field's value of the Submission entity.
+// If the Submission object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SubmissionMutation) OldProgrammedAs(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProgrammedAs is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProgrammedAs requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProgrammedAs: %w", err)
+	}
+	return oldValue.ProgrammedAs, nil
+}
+
+// ClearProgrammedAs clears the value of the "programmed_as" field.
+func (m *SubmissionMutation) ClearProgrammedAs() {
+	m.programmed_as = nil
+	m.clearedFields[submission.FieldProgrammedAs] = struct{}{}
+}
+
+// ProgrammedAsCleared returns if the "programmed_as" field was cleared in this mutation.
+func (m *SubmissionMutation) ProgrammedAsCleared() bool {
+	_, ok := m.clearedFields[submission.FieldProgrammedAs]
+	return ok
+}
+
+// ResetProgrammedAs resets all changes to the "programmed_as" field.
+func (m *SubmissionMutation) ResetProgrammedAs() {
+	m.programmed_as = nil
+	delete(m.clearedFields, submission.FieldProgrammedAs)
+}
+
 // SetSubmittedAt sets the "submitted_at" field.
 func (m *SubmissionMutation) SetSubmittedAt(t time.Time) {
 	m.submitted_at = &t
@@ -55880,7 +55930,7 @@ func (m *SubmissionMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *SubmissionMutation) Fields() []string {
-	fields := make([]string, 0, 31)
+	fields := make([]string, 0, 32)
 	if m.created_at != nil {
 		fields = append(fields, submission.FieldCreatedAt)
 	}
@@ -55949,6 +55999,9 @@ func (m *SubmissionMutation) Fields() []string {
 	}
 	if m.notified_at != nil {
 		fields = append(fields, submission.FieldNotifiedAt)
+	}
+	if m.programmed_as != nil {
+		fields = append(fields, submission.FieldProgrammedAs)
 	}
 	if m.submitted_at != nil {
 		fields = append(fields, submission.FieldSubmittedAt)
@@ -56028,6 +56081,8 @@ func (m *SubmissionMutation) Field(name string) (ent.Value, bool) {
 		return m.ClientSessionID()
 	case submission.FieldNotifiedAt:
 		return m.NotifiedAt()
+	case submission.FieldProgrammedAs:
+		return m.ProgrammedAs()
 	case submission.FieldSubmittedAt:
 		return m.SubmittedAt()
 	case submission.FieldProposalKey:
@@ -56099,6 +56154,8 @@ func (m *SubmissionMutation) OldField(ctx context.Context, name string) (ent.Val
 		return m.OldClientSessionID(ctx)
 	case submission.FieldNotifiedAt:
 		return m.OldNotifiedAt(ctx)
+	case submission.FieldProgrammedAs:
+		return m.OldProgrammedAs(ctx)
 	case submission.FieldSubmittedAt:
 		return m.OldSubmittedAt(ctx)
 	case submission.FieldProposalKey:
@@ -56285,6 +56342,13 @@ func (m *SubmissionMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetNotifiedAt(v)
 		return nil
+	case submission.FieldProgrammedAs:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProgrammedAs(v)
+		return nil
 	case submission.FieldSubmittedAt:
 		v, ok := value.(time.Time)
 		if !ok {
@@ -56455,6 +56519,9 @@ func (m *SubmissionMutation) ClearedFields() []string {
 	if m.FieldCleared(submission.FieldNotifiedAt) {
 		fields = append(fields, submission.FieldNotifiedAt)
 	}
+	if m.FieldCleared(submission.FieldProgrammedAs) {
+		fields = append(fields, submission.FieldProgrammedAs)
+	}
 	if m.FieldCleared(submission.FieldSubmittedAt) {
 		fields = append(fields, submission.FieldSubmittedAt)
 	}
@@ -56513,6 +56580,9 @@ func (m *SubmissionMutation) ClearField(name string) error {
 		return nil
 	case submission.FieldNotifiedAt:
 		m.ClearNotifiedAt()
+		return nil
+	case submission.FieldProgrammedAs:
+		m.ClearProgrammedAs()
 		return nil
 	case submission.FieldSubmittedAt:
 		m.ClearSubmittedAt()
@@ -56602,6 +56672,9 @@ func (m *SubmissionMutation) ResetField(name string) error {
 		return nil
 	case submission.FieldNotifiedAt:
 		m.ResetNotifiedAt()
+		return nil
+	case submission.FieldProgrammedAs:
+		m.ResetProgrammedAs()
 		return nil
 	case submission.FieldSubmittedAt:
 		m.ResetSubmittedAt()

@@ -72,6 +72,8 @@ type Submission struct {
 	ClientSessionID *string `json:"client_session_id,omitempty"`
 	// NotifiedAt holds the value of the "notified_at" field.
 	NotifiedAt *time.Time `json:"notified_at,omitempty"`
+	// ProgrammedAs holds the value of the "programmed_as" field.
+	ProgrammedAs *string `json:"programmed_as,omitempty"`
 	// SubmittedAt holds the value of the "submitted_at" field.
 	SubmittedAt *time.Time `json:"submitted_at,omitempty"`
 	// ProposalKey holds the value of the "proposal_key" field.
@@ -301,7 +303,7 @@ func (*Submission) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullBool)
 		case submission.FieldNumber, submission.FieldIcsSequence, submission.FieldCapacity, submission.FieldCeuCredits:
 			values[i] = new(sql.NullInt64)
-		case submission.FieldID, submission.FieldOrganizationID, submission.FieldEventID, submission.FieldCode, submission.FieldStatus, submission.FieldSourceFormID, submission.FieldSubmitterContactID, submission.FieldTitle, submission.FieldDescription, submission.FieldFormatID, submission.FieldLevelID, submission.FieldLanguage, submission.FieldRoomID, submission.FieldClientSessionID, submission.FieldProposalKey, submission.FieldContentReviewStatus, submission.FieldCancelledBy:
+		case submission.FieldID, submission.FieldOrganizationID, submission.FieldEventID, submission.FieldCode, submission.FieldStatus, submission.FieldSourceFormID, submission.FieldSubmitterContactID, submission.FieldTitle, submission.FieldDescription, submission.FieldFormatID, submission.FieldLevelID, submission.FieldLanguage, submission.FieldRoomID, submission.FieldClientSessionID, submission.FieldProgrammedAs, submission.FieldProposalKey, submission.FieldContentReviewStatus, submission.FieldCancelledBy:
 			values[i] = new(sql.NullString)
 		case submission.FieldCreatedAt, submission.FieldUpdatedAt, submission.FieldStartsAt, submission.FieldEndsAt, submission.FieldNotifiedAt, submission.FieldSubmittedAt, submission.FieldCancelledAt:
 			values[i] = new(sql.NullTime)
@@ -474,6 +476,13 @@ func (_m *Submission) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.NotifiedAt = new(time.Time)
 				*_m.NotifiedAt = value.Time
+			}
+		case submission.FieldProgrammedAs:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field programmed_as", values[i])
+			} else if value.Valid {
+				_m.ProgrammedAs = new(string)
+				*_m.ProgrammedAs = value.String
 			}
 		case submission.FieldSubmittedAt:
 			if value, ok := values[i].(*sql.NullTime); !ok {
@@ -733,6 +742,11 @@ func (_m *Submission) String() string {
 	if v := _m.NotifiedAt; v != nil {
 		builder.WriteString("notified_at=")
 		builder.WriteString(v.Format(time.ANSIC))
+	}
+	builder.WriteString(", ")
+	if v := _m.ProgrammedAs; v != nil {
+		builder.WriteString("programmed_as=")
+		builder.WriteString(*v)
 	}
 	builder.WriteString(", ")
 	if v := _m.SubmittedAt; v != nil {

@@ -313,6 +313,20 @@ func (_c *SubmissionCreate) SetNillableNotifiedAt(v *time.Time) *SubmissionCreat
 	return _c
 }
 
+// SetProgrammedAs sets the "programmed_as" field.
+func (_c *SubmissionCreate) SetProgrammedAs(v string) *SubmissionCreate {
+	_c.mutation.SetProgrammedAs(v)
+	return _c
+}
+
+// SetNillableProgrammedAs sets the "programmed_as" field if the given value is not nil.
+func (_c *SubmissionCreate) SetNillableProgrammedAs(v *string) *SubmissionCreate {
+	if v != nil {
+		_c.SetProgrammedAs(*v)
+	}
+	return _c
+}
+
 // SetSubmittedAt sets the "submitted_at" field.
 func (_c *SubmissionCreate) SetSubmittedAt(v time.Time) *SubmissionCreate {
 	_c.mutation.SetSubmittedAt(v)
@@ -780,6 +794,11 @@ func (_c *SubmissionCreate) check() error {
 			return &ValidationError{Name: "client_session_id", err: fmt.Errorf(`ent: validator failed for field "Submission.client_session_id": %w`, err)}
 		}
 	}
+	if v, ok := _c.mutation.ProgrammedAs(); ok {
+		if err := submission.ProgrammedAsValidator(v); err != nil {
+			return &ValidationError{Name: "programmed_as", err: fmt.Errorf(`ent: validator failed for field "Submission.programmed_as": %w`, err)}
+		}
+	}
 	if v, ok := _c.mutation.ProposalKey(); ok {
 		if err := submission.ProposalKeyValidator(v); err != nil {
 			return &ValidationError{Name: "proposal_key", err: fmt.Errorf(`ent: validator failed for field "Submission.proposal_key": %w`, err)}
@@ -915,6 +934,10 @@ func (_c *SubmissionCreate) createSpec() (*Submission, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.NotifiedAt(); ok {
 		_spec.SetField(submission.FieldNotifiedAt, field.TypeTime, value)
 		_node.NotifiedAt = &value
+	}
+	if value, ok := _c.mutation.ProgrammedAs(); ok {
+		_spec.SetField(submission.FieldProgrammedAs, field.TypeString, value)
+		_node.ProgrammedAs = &value
 	}
 	if value, ok := _c.mutation.SubmittedAt(); ok {
 		_spec.SetField(submission.FieldSubmittedAt, field.TypeTime, value)
@@ -1546,6 +1569,24 @@ func (u *SubmissionUpsert) ClearNotifiedAt() *SubmissionUpsert {
 	return u
 }
 
+// SetProgrammedAs sets the "programmed_as" field.
+func (u *SubmissionUpsert) SetProgrammedAs(v string) *SubmissionUpsert {
+	u.Set(submission.FieldProgrammedAs, v)
+	return u
+}
+
+// UpdateProgrammedAs sets the "programmed_as" field to the value that was provided on create.
+func (u *SubmissionUpsert) UpdateProgrammedAs() *SubmissionUpsert {
+	u.SetExcluded(submission.FieldProgrammedAs)
+	return u
+}
+
+// ClearProgrammedAs clears the value of the "programmed_as" field.
+func (u *SubmissionUpsert) ClearProgrammedAs() *SubmissionUpsert {
+	u.SetNull(submission.FieldProgrammedAs)
+	return u
+}
+
 // SetSubmittedAt sets the "submitted_at" field.
 func (u *SubmissionUpsert) SetSubmittedAt(v time.Time) *SubmissionUpsert {
 	u.Set(submission.FieldSubmittedAt, v)
@@ -2076,6 +2117,27 @@ func (u *SubmissionUpsertOne) UpdateNotifiedAt() *SubmissionUpsertOne {
 func (u *SubmissionUpsertOne) ClearNotifiedAt() *SubmissionUpsertOne {
 	return u.Update(func(s *SubmissionUpsert) {
 		s.ClearNotifiedAt()
+	})
+}
+
+// SetProgrammedAs sets the "programmed_as" field.
+func (u *SubmissionUpsertOne) SetProgrammedAs(v string) *SubmissionUpsertOne {
+	return u.Update(func(s *SubmissionUpsert) {
+		s.SetProgrammedAs(v)
+	})
+}
+
+// UpdateProgrammedAs sets the "programmed_as" field to the value that was provided on create.
+func (u *SubmissionUpsertOne) UpdateProgrammedAs() *SubmissionUpsertOne {
+	return u.Update(func(s *SubmissionUpsert) {
+		s.UpdateProgrammedAs()
+	})
+}
+
+// ClearProgrammedAs clears the value of the "programmed_as" field.
+func (u *SubmissionUpsertOne) ClearProgrammedAs() *SubmissionUpsertOne {
+	return u.Update(func(s *SubmissionUpsert) {
+		s.ClearProgrammedAs()
 	})
 }
 
@@ -2796,6 +2858,27 @@ func (u *SubmissionUpsertBulk) UpdateNotifiedAt() *SubmissionUpsertBulk {
 func (u *SubmissionUpsertBulk) ClearNotifiedAt() *SubmissionUpsertBulk {
 	return u.Update(func(s *SubmissionUpsert) {
 		s.ClearNotifiedAt()
+	})
+}
+
+// SetProgrammedAs sets the "programmed_as" field.
+func (u *SubmissionUpsertBulk) SetProgrammedAs(v string) *SubmissionUpsertBulk {
+	return u.Update(func(s *SubmissionUpsert) {
+		s.SetProgrammedAs(v)
+	})
+}
+
+// UpdateProgrammedAs sets the "programmed_as" field to the value that was provided on create.
+func (u *SubmissionUpsertBulk) UpdateProgrammedAs() *SubmissionUpsertBulk {
+	return u.Update(func(s *SubmissionUpsert) {
+		s.UpdateProgrammedAs()
+	})
+}
+
+// ClearProgrammedAs clears the value of the "programmed_as" field.
+func (u *SubmissionUpsertBulk) ClearProgrammedAs() *SubmissionUpsertBulk {
+	return u.Update(func(s *SubmissionUpsert) {
+		s.ClearProgrammedAs()
 	})
 }
 

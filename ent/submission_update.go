@@ -376,6 +376,26 @@ func (_u *SubmissionUpdate) ClearNotifiedAt() *SubmissionUpdate {
 	return _u
 }
 
+// SetProgrammedAs sets the "programmed_as" field.
+func (_u *SubmissionUpdate) SetProgrammedAs(v string) *SubmissionUpdate {
+	_u.mutation.SetProgrammedAs(v)
+	return _u
+}
+
+// SetNillableProgrammedAs sets the "programmed_as" field if the given value is not nil.
+func (_u *SubmissionUpdate) SetNillableProgrammedAs(v *string) *SubmissionUpdate {
+	if v != nil {
+		_u.SetProgrammedAs(*v)
+	}
+	return _u
+}
+
+// ClearProgrammedAs clears the value of the "programmed_as" field.
+func (_u *SubmissionUpdate) ClearProgrammedAs() *SubmissionUpdate {
+	_u.mutation.ClearProgrammedAs()
+	return _u
+}
+
 // SetSubmittedAt sets the "submitted_at" field.
 func (_u *SubmissionUpdate) SetSubmittedAt(v time.Time) *SubmissionUpdate {
 	_u.mutation.SetSubmittedAt(v)
@@ -976,6 +996,11 @@ func (_u *SubmissionUpdate) check() error {
 			return &ValidationError{Name: "client_session_id", err: fmt.Errorf(`ent: validator failed for field "Submission.client_session_id": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.ProgrammedAs(); ok {
+		if err := submission.ProgrammedAsValidator(v); err != nil {
+			return &ValidationError{Name: "programmed_as", err: fmt.Errorf(`ent: validator failed for field "Submission.programmed_as": %w`, err)}
+		}
+	}
 	if v, ok := _u.mutation.ProposalKey(); ok {
 		if err := submission.ProposalKeyValidator(v); err != nil {
 			return &ValidationError{Name: "proposal_key", err: fmt.Errorf(`ent: validator failed for field "Submission.proposal_key": %w`, err)}
@@ -1080,6 +1105,12 @@ func (_u *SubmissionUpdate) sqlSave(ctx context.Context) (_node int, err error) 
 	}
 	if _u.mutation.NotifiedAtCleared() {
 		_spec.ClearField(submission.FieldNotifiedAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.ProgrammedAs(); ok {
+		_spec.SetField(submission.FieldProgrammedAs, field.TypeString, value)
+	}
+	if _u.mutation.ProgrammedAsCleared() {
+		_spec.ClearField(submission.FieldProgrammedAs, field.TypeString)
 	}
 	if value, ok := _u.mutation.SubmittedAt(); ok {
 		_spec.SetField(submission.FieldSubmittedAt, field.TypeTime, value)
@@ -2025,6 +2056,26 @@ func (_u *SubmissionUpdateOne) ClearNotifiedAt() *SubmissionUpdateOne {
 	return _u
 }
 
+// SetProgrammedAs sets the "programmed_as" field.
+func (_u *SubmissionUpdateOne) SetProgrammedAs(v string) *SubmissionUpdateOne {
+	_u.mutation.SetProgrammedAs(v)
+	return _u
+}
+
+// SetNillableProgrammedAs sets the "programmed_as" field if the given value is not nil.
+func (_u *SubmissionUpdateOne) SetNillableProgrammedAs(v *string) *SubmissionUpdateOne {
+	if v != nil {
+		_u.SetProgrammedAs(*v)
+	}
+	return _u
+}
+
+// ClearProgrammedAs clears the value of the "programmed_as" field.
+func (_u *SubmissionUpdateOne) ClearProgrammedAs() *SubmissionUpdateOne {
+	_u.mutation.ClearProgrammedAs()
+	return _u
+}
+
 // SetSubmittedAt sets the "submitted_at" field.
 func (_u *SubmissionUpdateOne) SetSubmittedAt(v time.Time) *SubmissionUpdateOne {
 	_u.mutation.SetSubmittedAt(v)
@@ -2638,6 +2689,11 @@ func (_u *SubmissionUpdateOne) check() error {
 			return &ValidationError{Name: "client_session_id", err: fmt.Errorf(`ent: validator failed for field "Submission.client_session_id": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.ProgrammedAs(); ok {
+		if err := submission.ProgrammedAsValidator(v); err != nil {
+			return &ValidationError{Name: "programmed_as", err: fmt.Errorf(`ent: validator failed for field "Submission.programmed_as": %w`, err)}
+		}
+	}
 	if v, ok := _u.mutation.ProposalKey(); ok {
 		if err := submission.ProposalKeyValidator(v); err != nil {
 			return &ValidationError{Name: "proposal_key", err: fmt.Errorf(`ent: validator failed for field "Submission.proposal_key": %w`, err)}
@@ -2759,6 +2815,12 @@ func (_u *SubmissionUpdateOne) sqlSave(ctx context.Context) (_node *Submission, 
 	}
 	if _u.mutation.NotifiedAtCleared() {
 		_spec.ClearField(submission.FieldNotifiedAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.ProgrammedAs(); ok {
+		_spec.SetField(submission.FieldProgrammedAs, field.TypeString, value)
+	}
+	if _u.mutation.ProgrammedAsCleared() {
+		_spec.ClearField(submission.FieldProgrammedAs, field.TypeString)
 	}
 	if value, ok := _u.mutation.SubmittedAt(); ok {
 		_spec.SetField(submission.FieldSubmittedAt, field.TypeTime, value)

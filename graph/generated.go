@@ -59510,7 +59510,7 @@ func (ec *executionContext) unmarshalInputDecideSubmissionsInput(ctx context.Con
 		asMap["inform"] = false
 	}
 
-	fieldsInOrder := [...]string{"submissionIds", "decision", "feedback", "inform", "confirmRedecide", "approveContent", "reviewContentFirst"}
+	fieldsInOrder := [...]string{"submissionIds", "decision", "feedback", "inform", "confirmRedecide", "approveContent", "reviewContentFirst", "programFormatId", "programTrackId"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -59566,6 +59566,20 @@ func (ec *executionContext) unmarshalInputDecideSubmissionsInput(ctx context.Con
 				return it, err
 			}
 			it.ReviewContentFirst = data
+		case "programFormatId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("programFormatId"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ProgramFormatID = data
+		case "programTrackId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("programTrackId"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ProgramTrackID = data
 		}
 	}
 	return it, nil

@@ -3005,20 +3005,24 @@ func init() {
 	submissionDescClientSessionID := submissionFields[18].Descriptor()
 	// submission.ClientSessionIDValidator is a validator for the "client_session_id" field. It is called by the builders before save.
 	submission.ClientSessionIDValidator = submissionDescClientSessionID.Validators[0].(func(string) error)
+	// submissionDescProgrammedAs is the schema descriptor for programmed_as field.
+	submissionDescProgrammedAs := submissionFields[20].Descriptor()
+	// submission.ProgrammedAsValidator is a validator for the "programmed_as" field. It is called by the builders before save.
+	submission.ProgrammedAsValidator = submissionDescProgrammedAs.Validators[0].(func(string) error)
 	// submissionDescProposalKey is the schema descriptor for proposal_key field.
-	submissionDescProposalKey := submissionFields[21].Descriptor()
+	submissionDescProposalKey := submissionFields[22].Descriptor()
 	// submission.ProposalKeyValidator is a validator for the "proposal_key" field. It is called by the builders before save.
 	submission.ProposalKeyValidator = submissionDescProposalKey.Validators[0].(func(string) error)
 	// submissionDescAnswers is the schema descriptor for answers field.
-	submissionDescAnswers := submissionFields[22].Descriptor()
+	submissionDescAnswers := submissionFields[23].Descriptor()
 	// submission.DefaultAnswers holds the default value on creation for the answers field.
 	submission.DefaultAnswers = submissionDescAnswers.Default.(map[string]interface{})
 	// submissionDescCoSpeakerInvitations is the schema descriptor for co_speaker_invitations field.
-	submissionDescCoSpeakerInvitations := submissionFields[23].Descriptor()
+	submissionDescCoSpeakerInvitations := submissionFields[24].Descriptor()
 	// submission.DefaultCoSpeakerInvitations holds the default value on creation for the co_speaker_invitations field.
 	submission.DefaultCoSpeakerInvitations = submissionDescCoSpeakerInvitations.Default.([]cfpform.Invitation)
 	// submissionDescApprovedSnapshot is the schema descriptor for approved_snapshot field.
-	submissionDescApprovedSnapshot := submissionFields[24].Descriptor()
+	submissionDescApprovedSnapshot := submissionFields[25].Descriptor()
 	// submission.DefaultApprovedSnapshot holds the default value on creation for the approved_snapshot field.
 	submission.DefaultApprovedSnapshot = submissionDescApprovedSnapshot.Default.(map[string]interface{})
 	// submissionDescID is the schema descriptor for id field.

@@ -116,6 +116,11 @@ func (Submission) Fields() []ent.Field {
 		field.Int("ceu_credits").Optional().Nillable().Validate(atLeast("ceuCredits", 0)),
 		field.String("client_session_id").Optional().Nillable().Validate(text("Client session id", 200)),
 		field.Time("notified_at").Optional().Nillable(),
+		// programmed_as says what an acceptance changed of the proposal's format and track
+		// (decideSubmissions' programFormatId and programTrackId): "Workshop (90 min), track Cloud".
+		// The decision email tells the speaker; a later decision clears it.
+		field.String("programmed_as").Optional().Nillable().Validate(text("Programmed as", 500)).
+			Annotations(hidden()),
 		field.Time("submitted_at").Optional().Nillable(),
 		// proposal_key is the key a proposal page sends with a new proposal: the same key again (a
 		// double submit, a reloaded page) finds the proposal it created instead of a second one.

@@ -65,6 +65,8 @@ const (
 	FieldClientSessionID = "client_session_id"
 	// FieldNotifiedAt holds the string denoting the notified_at field in the database.
 	FieldNotifiedAt = "notified_at"
+	// FieldProgrammedAs holds the string denoting the programmed_as field in the database.
+	FieldProgrammedAs = "programmed_as"
 	// FieldSubmittedAt holds the string denoting the submitted_at field in the database.
 	FieldSubmittedAt = "submitted_at"
 	// FieldProposalKey holds the string denoting the proposal_key field in the database.
@@ -242,6 +244,7 @@ var Columns = []string{
 	FieldCeuCredits,
 	FieldClientSessionID,
 	FieldNotifiedAt,
+	FieldProgrammedAs,
 	FieldSubmittedAt,
 	FieldProposalKey,
 	FieldAnswers,
@@ -312,6 +315,8 @@ var (
 	CeuCreditsValidator func(int) error
 	// ClientSessionIDValidator is a validator for the "client_session_id" field. It is called by the builders before save.
 	ClientSessionIDValidator func(string) error
+	// ProgrammedAsValidator is a validator for the "programmed_as" field. It is called by the builders before save.
+	ProgrammedAsValidator func(string) error
 	// ProposalKeyValidator is a validator for the "proposal_key" field. It is called by the builders before save.
 	ProposalKeyValidator func(string) error
 	// DefaultAnswers holds the default value on creation for the "answers" field.
@@ -524,6 +529,11 @@ func ByClientSessionID(opts ...sql.OrderTermOption) OrderOption {
 // ByNotifiedAt orders the results by the notified_at field.
 func ByNotifiedAt(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldNotifiedAt, opts...).ToFunc()
+}
+
+// ByProgrammedAs orders the results by the programmed_as field.
+func ByProgrammedAs(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldProgrammedAs, opts...).ToFunc()
 }
 
 // BySubmittedAt orders the results by the submitted_at field.

@@ -175,6 +175,11 @@ func NotifiedAt(v time.Time) predicate.Submission {
 	return predicate.Submission(sql.FieldEQ(FieldNotifiedAt, v))
 }
 
+// ProgrammedAs applies equality check predicate on the "programmed_as" field. It's identical to ProgrammedAsEQ.
+func ProgrammedAs(v string) predicate.Submission {
+	return predicate.Submission(sql.FieldEQ(FieldProgrammedAs, v))
+}
+
 // SubmittedAt applies equality check predicate on the "submitted_at" field. It's identical to SubmittedAtEQ.
 func SubmittedAt(v time.Time) predicate.Submission {
 	return predicate.Submission(sql.FieldEQ(FieldSubmittedAt, v))
@@ -1468,6 +1473,81 @@ func NotifiedAtIsNil() predicate.Submission {
 // NotifiedAtNotNil applies the NotNil predicate on the "notified_at" field.
 func NotifiedAtNotNil() predicate.Submission {
 	return predicate.Submission(sql.FieldNotNull(FieldNotifiedAt))
+}
+
+// ProgrammedAsEQ applies the EQ predicate on the "programmed_as" field.
+func ProgrammedAsEQ(v string) predicate.Submission {
+	return predicate.Submission(sql.FieldEQ(FieldProgrammedAs, v))
+}
+
+// ProgrammedAsNEQ applies the NEQ predicate on the "programmed_as" field.
+func ProgrammedAsNEQ(v string) predicate.Submission {
+	return predicate.Submission(sql.FieldNEQ(FieldProgrammedAs, v))
+}
+
+// ProgrammedAsIn applies the In predicate on the "programmed_as" field.
+func ProgrammedAsIn(vs ...string) predicate.Submission {
+	return predicate.Submission(sql.FieldIn(FieldProgrammedAs, vs...))
+}
+
+// ProgrammedAsNotIn applies the NotIn predicate on the "programmed_as" field.
+func ProgrammedAsNotIn(vs ...string) predicate.Submission {
+	return predicate.Submission(sql.FieldNotIn(FieldProgrammedAs, vs...))
+}
+
+// ProgrammedAsGT applies the GT predicate on the "programmed_as" field.
+func ProgrammedAsGT(v string) predicate.Submission {
+	return predicate.Submission(sql.FieldGT(FieldProgrammedAs, v))
+}
+
+// ProgrammedAsGTE applies the GTE predicate on the "programmed_as" field.
+func ProgrammedAsGTE(v string) predicate.Submission {
+	return predicate.Submission(sql.FieldGTE(FieldProgrammedAs, v))
+}
+
+// ProgrammedAsLT applies the LT predicate on the "programmed_as" field.
+func ProgrammedAsLT(v string) predicate.Submission {
+	return predicate.Submission(sql.FieldLT(FieldProgrammedAs, v))
+}
+
+// ProgrammedAsLTE applies the LTE predicate on the "programmed_as" field.
+func ProgrammedAsLTE(v string) predicate.Submission {
+	return predicate.Submission(sql.FieldLTE(FieldProgrammedAs, v))
+}
+
+// ProgrammedAsContains applies the Contains predicate on the "programmed_as" field.
+func ProgrammedAsContains(v string) predicate.Submission {
+	return predicate.Submission(sql.FieldContains(FieldProgrammedAs, v))
+}
+
+// ProgrammedAsHasPrefix applies the HasPrefix predicate on the "programmed_as" field.
+func ProgrammedAsHasPrefix(v string) predicate.Submission {
+	return predicate.Submission(sql.FieldHasPrefix(FieldProgrammedAs, v))
+}
+
+// ProgrammedAsHasSuffix applies the HasSuffix predicate on the "programmed_as" field.
+func ProgrammedAsHasSuffix(v string) predicate.Submission {
+	return predicate.Submission(sql.FieldHasSuffix(FieldProgrammedAs, v))
+}
+
+// ProgrammedAsIsNil applies the IsNil predicate on the "programmed_as" field.
+func ProgrammedAsIsNil() predicate.Submission {
+	return predicate.Submission(sql.FieldIsNull(FieldProgrammedAs))
+}
+
+// ProgrammedAsNotNil applies the NotNil predicate on the "programmed_as" field.
+func ProgrammedAsNotNil() predicate.Submission {
+	return predicate.Submission(sql.FieldNotNull(FieldProgrammedAs))
+}
+
+// ProgrammedAsEqualFold applies the EqualFold predicate on the "programmed_as" field.
+func ProgrammedAsEqualFold(v string) predicate.Submission {
+	return predicate.Submission(sql.FieldEqualFold(FieldProgrammedAs, v))
+}
+
+// ProgrammedAsContainsFold applies the ContainsFold predicate on the "programmed_as" field.
+func ProgrammedAsContainsFold(v string) predicate.Submission {
+	return predicate.Submission(sql.FieldContainsFold(FieldProgrammedAs, v))
 }
 
 // SubmittedAtEQ applies the EQ predicate on the "submitted_at" field.

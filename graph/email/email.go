@@ -93,6 +93,9 @@ type Data struct {
 	Subject string
 
 	SessionTitle string
+	// ProgrammedAs is a sentence telling a speaker their session was accepted into another format
+	// or track than they submitted it for (SessionAccepted); empty otherwise.
+	ProgrammedAs string
 	// Message is the organizers' own words (a cancellation reason, decision feedback).
 	Message string
 	// Calendar says a calendar attachment travels with the email.

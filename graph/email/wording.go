@@ -25,7 +25,7 @@ type Wording struct {
 // whose text is the organizers' already, keep Podium's wording.
 var Placeholders = map[string][]string{
 	PortalInvitation:   {"firstName", "eventName", "link"},
-	SessionAccepted:    {"firstName", "eventName", "sessionTitle", "message", "link"},
+	SessionAccepted:    {"firstName", "eventName", "sessionTitle", "programmedAs", "message", "link"},
 	SessionDeclined:    {"firstName", "eventName", "sessionTitle", "message", "link"},
 	SessionCancelled:   {"firstName", "eventName", "sessionTitle", "message", "link"},
 	SessionReinstated:  {"firstName", "eventName", "sessionTitle", "message", "link"},
@@ -43,7 +43,7 @@ var Placeholders = map[string][]string{
 // Descriptions say what each email of Placeholders is for.
 var Descriptions = map[string]string{
 	PortalInvitation:   "Invites a speaker to their speaker portal.",
-	SessionAccepted:    "Tells a speaker their proposal was accepted; message is the organizers' feedback.",
+	SessionAccepted:    "Tells a speaker their proposal was accepted; programmedAs says the format or track it was accepted into when not the one submitted, message is the organizers' feedback.",
 	SessionDeclined:    "Tells a speaker their proposal was declined; message is the organizers' feedback.",
 	SessionCancelled:   "Tells a speaker their session was cancelled; message is the organizers' reason.",
 	SessionReinstated:  "Tells a speaker their cancelled session is back on; message is the organizers' note.",
@@ -119,7 +119,7 @@ func (d Data) values() map[string]string {
 	}
 	return map[string]string{
 		"firstName": d.FirstName, "eventName": d.EventName, "sessionTitle": d.SessionTitle,
-		"message": d.Message, "link": d.Link, "when": d.When, "room": d.Room, "roundName": d.RoundName,
+		"programmedAs": d.ProgrammedAs, "message": d.Message, "link": d.Link, "when": d.When, "room": d.Room, "roundName": d.RoundName,
 		"count": strconv.Itoa(d.Count), "changes": strings.Join(changes, "\n"),
 	}
 }
@@ -193,7 +193,7 @@ func DefaultWording(template string) (Wording, error) {
 		return Wording{}, fmt.Errorf("email: %q takes no wording", template)
 	}
 	r, err := Render(template, Data{FirstName: "{{firstName}}", EventName: "{{eventName}}",
-		SessionTitle: "{{sessionTitle}}", Message: "{{message}}", Link: "{{link}}", When: "{{when}}",
+		SessionTitle: "{{sessionTitle}}", ProgrammedAs: "{{programmedAs}}", Message: "{{message}}", Link: "{{link}}", When: "{{when}}",
 		Room: "{{room}}", RoundName: "{{roundName}}", Count: countSentinel,
 		Changes: []ChangeLine{{Title: "\x00", Detail: "\x00"}}})
 	if err != nil {

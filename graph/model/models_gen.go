@@ -674,6 +674,12 @@ type DecideSubmissionsInput struct {
 	// public sees — while contentReviewStatus is `pending_review` for the organizers to look at.
 	// Cannot be combined with approveContent.
 	ReviewContentFirst *bool `json:"reviewContentFirst"`
+	// Accept into this format of the event's library rather than the one submitted: only when
+	// accepting a single submission. The decision email tells the speaker, and the timeline records it.
+	ProgramFormatID *string `json:"programFormatId"`
+	// Accept into this track of the event's library, in place of the tracks submitted: only when
+	// accepting a single submission. The decision email tells the speaker, and the timeline records it.
+	ProgramTrackID *string `json:"programTrackId"`
 }
 
 // What a decision did.

@@ -340,6 +340,10 @@ func decisionEmails(ev *ent.Event, s *ent.Submission, people []speaker, o inform
 	if o.subject != nil {
 		subject = *o.subject
 	}
+	var programmed string
+	if s.Status == submission.StatusAccepted && s.ProgrammedAs != nil {
+		programmed = "It is programmed as " + *s.ProgrammedAs + ", rather than as submitted."
+	}
 	seen := map[string]bool{}
 	var out []email.Email
 	for _, p := range people {
@@ -349,7 +353,7 @@ func decisionEmails(ev *ent.Event, s *ent.Submission, people []speaker, o inform
 		seen[p.ContactID] = true
 		out = append(out, email.Email{EventID: ev.ID, ContactID: new(p.ContactID), SubmissionID: new(s.ID),
 			Type: emaillog.Type(s.Status), To: p.Email, Template: template, Subject: subject, ReplyTo: o.replyTo,
-			Data: email.Data{EventName: ev.Name, FirstName: p.FirstName, Path: "/portal", SessionTitle: s.Title, Message: message}})
+			Data: email.Data{EventName: ev.Name, FirstName: p.FirstName, Path: "/portal", SessionTitle: s.Title, ProgrammedAs: programmed, Message: message}})
 	}
 	return out
 }

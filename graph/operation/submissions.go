@@ -2,6 +2,7 @@ package operation
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/podium/podium/ent/contact"
 	"github.com/podium/podium/ent/emaillog"
 	"github.com/podium/podium/ent/form"
+	"github.com/podium/podium/ent/format"
 	"github.com/podium/podium/ent/schema/agenda"
 	"github.com/podium/podium/ent/schema/pid"
 	"github.com/podium/podium/ent/submission"
@@ -457,6 +459,12 @@ func (r *Service) DecideSubmissions(ctx context.Context, eventID string, in mode
 				return nil, apperr.Conflict(apperr.CodeAlreadyDecided, "This submission already has a decision. Confirm to replace it.")
 			}
 		}
+		// An accept-time reprogramming is applied before the status, so that the approved
+		// snapshot holds the format it was accepted into.
+		programmed, err := r.program(ctx, c, ev, in, subs)
+		if err != nil {
+			return nil, err
+		}
 
 		result := &model.DecisionResult{Submissions: []*model.DecidedSubmission{}}
 		var decided, accepted, toInform []string
@@ -465,6 +473,11 @@ func (r *Service) DecideSubmissions(ctx context.Context, eventID string, in mode
 			if s.Status == next {
 				// Already decided this way: a repeated request changes nothing, and sends nothing
 				// twice; informing tells the speakers of a decision not told yet.
+				if programmed != nil {
+					if err := s.Update().SetProgrammedAs(*programmed).Exec(ctx); err != nil {
+						return nil, err
+					}
+				}
 				d := &model.DecidedSubmission{ID: s.ID, Status: model.SubmissionStatus(next), NotifiedAt: scalar.AtPtr(s.NotifiedAt)}
 				result.Submissions = append(result.Submissions, d)
 				if inform && s.NotifiedAt == nil {
@@ -473,6 +486,11 @@ func (r *Service) DecideSubmissions(ctx context.Context, eventID string, in mode
 				continue
 			}
 			u := s.Update().SetStatus(next)
+			if programmed != nil {
+				u.SetProgrammedAs(*programmed)
+			} else {
+				u.ClearProgrammedAs()
+			}
 			if next == submission.StatusAccepted {
 				acceptContent(u, s, approve, reviewFirst)
 				accepted = append(accepted, s.ID)
@@ -514,6 +532,11 @@ func (r *Service) DecideSubmissions(ctx context.Context, eventID string, in mode
 		if err := record(ctx, c, timelineentry.KindDecided, label, nil, decided...); err != nil {
 			return nil, err
 		}
+		if programmed != nil {
+			if err := record(ctx, c, timelineentry.KindDecided, "Programmed as "+*programmed, nil, subs[0].ID); err != nil {
+				return nil, err
+			}
+		}
 		if len(toInform) == 0 {
 			return result, nil
 		}
@@ -527,6 +550,74 @@ func (r *Service) DecideSubmissions(ctx context.Context, eventID string, in mode
 		result.CreatedEmails = sent
 		return result, nil
 	})
+}
+
+// errProgramOne refuses a reprogramming asked with anything but the acceptance of one submission.
+var errProgramOne = apperr.Invalid("Programming changes apply to a single accepted submission")
+
+// program applies decideSubmissions' programFormatId and programTrackId to the one submission
+// being accepted (subs[0], locked), replacing subs[0] with the submission as changed, and returns
+// what changed as words ("Workshop (90 min), track Cloud"), or nil when nothing did (none asked,
+// or the submission already had that format and that one track). A format or track not of the
+// event is refused.
+func (r *Service) program(ctx context.Context, c *ent.Client, ev *ent.Event, in model.DecideSubmissionsInput, subs []*ent.Submission) (*string, error) {
+	if in.ProgramFormatID == nil && in.ProgramTrackID == nil {
+		return nil, nil
+	}
+	if in.Decision != model.DecisionAccept || len(subs) != 1 {
+		return nil, errProgramOne
+	}
+	s := subs[0]
+	var changed []string
+	u := s.Update()
+	if in.ProgramFormatID != nil {
+		notOurs := apperr.Invalid("That format is not in this event's library")
+		if !pid.Plausible(*in.ProgramFormatID) {
+			return nil, notOurs
+		}
+		f, err := c.Format.Query().Where(format.ID(*in.ProgramFormatID), format.EventID(ev.ID)).Only(ctx)
+		if ent.IsNotFound(err) {
+			return nil, notOurs
+		}
+		if err != nil {
+			return nil, err
+		}
+		if s.FormatID == nil || *s.FormatID != f.ID {
+			u.SetFormatID(f.ID)
+			changed = append(changed, fmt.Sprintf("%s (%d min)", f.Name, f.DurationMinutes))
+		}
+	}
+	if in.ProgramTrackID != nil {
+		notOurs := apperr.Invalid("That track is not in this event's library")
+		if !pid.Plausible(*in.ProgramTrackID) {
+			return nil, notOurs
+		}
+		t, err := c.Track.Query().Where(track.ID(*in.ProgramTrackID), track.EventID(ev.ID)).Only(ctx)
+		if ent.IsNotFound(err) {
+			return nil, notOurs
+		}
+		if err != nil {
+			return nil, err
+		}
+		current, err := s.QueryTracks().IDs(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if len(current) != 1 || current[0] != t.ID {
+			u.ClearTracks().AddTrackIDs(t.ID)
+			changed = append(changed, "track "+t.Name)
+		}
+	}
+	if len(changed) == 0 {
+		return nil, nil
+	}
+	updated, err := u.Save(ctx)
+	if err != nil {
+		return nil, err
+	}
+	subs[0] = updated
+	out := strings.Join(changed, ", ")
+	return &out, nil
 }
 
 // acceptContent sets the content review of a submission being accepted (docs/profile-review.md

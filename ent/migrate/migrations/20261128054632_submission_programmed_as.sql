@@ -1,0 +1,2 @@
+-- Modify "submissions" table
+ALTER TABLE "submissions" ADD COLUMN "programmed_as" character varying NULL;
