@@ -125,9 +125,16 @@ func (h *headRun) seed() {
 		"Tracing Agent Workflows"} {
 		d.subs[i+2] = propose(title, d.otherSubmitterIDs[i])
 	}
-	// SESS-1 is an accepted session with approved content, as seeded.
+	// SESS-1 is an accepted session with approved content, its speaker told, as seeded.
 	b.must(http.StatusOK, http.MethodPost, d.base+"/submissions/decide", h.primary,
 		map[string]any{"submissionIds": []any{d.subs[1]}, "decision": "accept", "approveContent": true})
+	b.must(http.StatusOK, http.MethodPost, d.base+"/submissions/inform", h.primary,
+		map[string]any{"submissionIds": []any{d.subs[1]}})
+
+	// The organization's contact book holds its speakers, as seeded (one is enough for the CRM
+	// section's "the book was not empty before").
+	b.must(http.StatusCreated, http.MethodPost, "/api/v1/contacts", h.primary,
+		headContact("priya.speaker@sbek-test.example.com", "Priya", "Speaker"))
 
 	// The initial review round, open, and Sam reviewing the AI track in it.
 	round := b.must(http.StatusOK, http.MethodPost, d.base+"/review-rounds", h.primary, map[string]any{
@@ -142,6 +149,12 @@ func (h *headRun) seed() {
 	d.sam = str(sam["reviewer"].(map[string]any)["member"].(map[string]any), "eventMemberId")
 	b.must(http.StatusOK, http.MethodPut, d.base+"/reviewer-tracks/"+d.sam, h.primary,
 		map[string]any{"trackIds": []any{d.trackAI}})
+
+	// The organization's pipeline stages, as seeded: Prospect, Contacted, Confirmed, Declined.
+	for i, stage := range [][2]string{{"Prospect", "open"}, {"Contacted", "open"}, {"Confirmed", "won"}, {"Declined", "lost"}} {
+		b.must(http.StatusOK, http.MethodPost, "/api/v1/pipeline/stages", h.primary,
+			map[string]any{"id": nil, "name": stage[0], "semanticStatus": stage[1], "position": i + 1})
+	}
 
 	// The AI provider is configured (the original gives its worker an Anthropic key and stubs the
 	// provider's answers).
@@ -624,9 +637,15 @@ func (h *headRun) crm() {
 func (h *headRun) programAndWidgets() {
 	t, d := h.t, h.dev
 	ev := map[string]string{"eventId": d.event}
-	h.call("publishAgenda", headRequest{params: ev})
+	republished := asRec(t, h.call("publishAgenda", headRequest{params: ev}))
 	program := asRec(t, h.call("getProgram", headRequest{params: ev}))
-	assert.GreaterOrEqual(t, len(asArr(t, program["sessions"])), 2)
+	if !assert.GreaterOrEqual(t, len(asArr(t, program["sessions"])), 2) {
+		for _, s := range asArr(t, republished["sessions"]) {
+			m := asRec(t, s)
+			t.Logf("on the agenda: %v %v room=%v %v-%v", m["id"], m["code"], m["roomId"], m["startsAt"], m["endsAt"])
+		}
+		t.Logf("in the program: %v", program["sessions"])
+	}
 
 	before := asArr(t, h.call("listWidgets", headRequest{params: ev}))
 	widget := h.call("createWidget", headRequest{params: ev, body: map[string]any{"name": "API E2E Speaker Gallery", "view": "speaker_gallery"}})
