@@ -21,7 +21,15 @@ import (
 // Podium's API, and the ids Podium answers stand in for the seeded ones.
 //
 // Each section is a subtest: a failing step ends its section, as a failing `it` does, and the
-// sections after it still run.
+// sections after it still run. Every 2026-08-21 answer is also held to the original's response
+// schema of its operation (checkResponse), as the original's clients read it.
+//
+// Where Podium differs when this was written (issue #38 has the details): the meta document's
+// name and operation counts; the "informed" activity kind in getSubmission and
+// getSessionTimeline, which the original's schemas do not allow (so the third section stops at
+// getSubmission, and the sections that use its manual session fail after it); the Accelevents
+// integration, which Podium does not serve; and the exercised operations, which are not the
+// documented ones (Podium documents its own operations besides the original's).
 func TestOriginalHead(t *testing.T) {
 	b := setup(t)
 	h := &headRun{t: t, b: b, primary: b.acme, other: b.globex,
@@ -176,7 +184,7 @@ func (h *headRun) protocol() {
 	openapi := h.raw(http.MethodGet, "/api/v1/openapi.json", "", "")
 	require.Equal(t, http.StatusOK, openapi.Status)
 	collectOperationIDs(openapi.JSON, h.documented)
-	assert.Len(t, h.documented, 80, "operations the OpenAPI document names")
+	assert.Equal(t, 80, len(h.documented), "operations the OpenAPI document names")
 	assert.EqualValues(t, jsonNumber(itoa(len(h.documented))), index.Obj()["endpoints"],
 		"the document names as many operations as GET /api/v1/ counts")
 
