@@ -24,7 +24,7 @@ import (
 // sections after it still run. Every 2026-08-21 answer is also held to the original's response
 // schema of its operation (checkResponse), as the original's clients read it.
 //
-// Where Podium differs when this was written (issue #38 has the details): the meta document's
+// Where Podium differs when this was written: the meta document's
 // name and operation counts; the "informed" activity kind in getSubmission and
 // getSessionTimeline, which the original's schemas do not allow (so the third section stops at
 // getSubmission, and the sections that use its manual session fail after it); the Accelevents
