@@ -134,10 +134,10 @@ func (r *Service) ResetEmailTemplate(ctx context.Context, eventID, template stri
 // previewData is the sample an email is previewed with, its link leading where that email's does.
 func previewData(ev *ent.Event, template string) email.Data {
 	d := email.Data{EventName: ev.Name, FirstName: "Ada", SessionTitle: "The Analytical Engine",
-		ProgrammedAs: "It is programmed as a Workshop (90 min), in the track Engines, rather than as submitted.",
-		Message:      "A note from the organizers.", When: "Tue 3 Mar 2026, 10:00–10:45 CET", Room: "Main hall",
+		Message: "A note from the organizers.", When: "Tue 3 Mar 2026, 10:00–10:45 CET", Room: "Main hall",
 		RoundName: "First round", Count: 3, Path: "/portal",
 		Changes: []email.ChangeLine{{Title: "The Analytical Engine", Detail: "moved to Tue 3 Mar 2026, 11:00"}}}
+	d.ProgrammedAs = "It is programmed as Workshop (90 min), track Engines, rather than as submitted."
 	switch template {
 	case email.ReviewerInvitation, email.ReviewReminder:
 		d.Path = "/reviews"
