@@ -132,6 +132,15 @@ func TestDecideThenInform(t *testing.T) {
 		map[string]any{"e": w.event, "id": p1["id"]})["event"].(map[string]any)["submission"].(map[string]any)
 	require.Equal(t, true, activity["decisionSent"])
 	require.Contains(t, activity["activity"], map[string]any{"kind": "informed", "detail": "The committee loved it."})
+	// REST answers the line in the contract's kinds, as an email (docs/rest-api.md "Timeline").
+	var restKinds []string
+	for _, it := range b.must(http.StatusOK, http.MethodGet, w.base+"/sessions/"+str(p1, "id")+"/timeline", b.acme, nil).List() {
+		e := it.(map[string]any)
+		if strings.HasPrefix(str(e, "label"), "Informed") {
+			restKinds = append(restKinds, str(e, "kind"))
+		}
+	}
+	require.Equal(t, []string{"email"}, restKinds)
 
 	t.Run("InformAgainSendsNothing", func(t *testing.T) {
 		r := b.gql(b.acme, informGQL, map[string]any{"e": w.event, "in": map[string]any{"submissionIds": []any{p1["id"]}}})

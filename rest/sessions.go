@@ -89,7 +89,27 @@ func (a *API) getSessionTimeline(ctx context.Context, q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.ops.Timeline(ctx, sub.EventID, sub.ID)
+	return a.timeline(ctx, sub.EventID, sub.ID)
+}
+
+// timeline is a submission's timeline in the contract's kinds: the kinds Podium records beyond
+// the contract's enum are answered as its nearest kind, their label saying what happened —
+// informed (the decision email went out) as email, speaker_declined as status_changed. GraphQL
+// keeps the kinds as recorded.
+func (a *API) timeline(ctx context.Context, eventID, submissionID string) ([]*model.TimelineItem, error) {
+	items, err := a.ops.Timeline(ctx, eventID, submissionID)
+	if err != nil {
+		return nil, err
+	}
+	for _, it := range items {
+		switch it.Kind {
+		case "informed":
+			it.Kind = "email"
+		case "speaker_declined":
+			it.Kind = "status_changed"
+		}
+	}
+	return items, nil
 }
 
 func (a *API) setSessionSpeakers(ctx context.Context, q *request) (any, error) {

@@ -121,7 +121,7 @@ func (a *API) getSubmission(ctx context.Context, q *request) (any, error) {
 	if d.RoundReviews, err = a.ops.RoundReviews(ctx, sub.ID); err != nil {
 		return nil, err
 	}
-	if d.Activity, err = a.ops.Timeline(ctx, sub.EventID, sub.ID); err != nil {
+	if d.Activity, err = a.timeline(ctx, sub.EventID, sub.ID); err != nil {
 		return nil, err
 	}
 	if d.Emails, err = a.ops.SubmissionEmails(ctx, sub.ID); err != nil {
