@@ -155,6 +155,7 @@ func NewHandler(opts Options) http.Handler {
 	r.Get("/readyz", a.ready)
 	r.Handle("/graphql", a.graphQL(opts.GraphQL))
 	a.signin.routes(r)
+	a.mountOAuth(r, people, publicURL) // OAuth for applications acting for people (oauth.go)
 	r.Get("/files/{orgId}/{fileId}", a.serveSignedFile) // signed download URLs (files.go)
 	a.mountEmbed(r)                                     // public widget pages and feeds (embed.go)
 	web.MountCFP(r, web.CFPDeps{Ops: a.ops, Person: a.signin.person, Log: a.log})
