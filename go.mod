@@ -39,6 +39,7 @@ require (
 	go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp v1.47.0
 	go.opentelemetry.io/otel/sdk v1.47.0
 	go.opentelemetry.io/otel/trace v1.47.0
+	golang.org/x/oauth2 v0.38.0
 	golang.org/x/time v0.15.0
 	riverqueue.com/riverui v0.17.0
 )
@@ -51,7 +52,6 @@ require (
 	github.com/segmentio/asm v1.2.0 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
 	github.com/zitadel/schema v1.3.2 // indirect
-	golang.org/x/oauth2 v0.38.0 // indirect
 )
 
 require (

@@ -1,0 +1,378 @@
+package rest_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"golang.org/x/oauth2"
+
+	"github.com/podium/podium/ent/oauthgrant"
+	"github.com/podium/podium/ent/organizationmember"
+)
+
+// publicURL is the bundle's PUBLIC_URL: the OAuth issuer.
+const publicURL = "https://podium.example.test"
+
+// routerTransport serves an HTTP client's requests with the bundle's router, as if they came from
+// remote: the client of the OAuth flow, a browser or an application, without a network.
+type routerTransport struct {
+	h      http.Handler
+	remote string
+	cookie string
+}
+
+func (t routerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	r := req.Clone(req.Context())
+	if r.Body == nil {
+		r.Body = http.NoBody
+	}
+	r.RemoteAddr = t.remote
+	r.RequestURI = req.URL.RequestURI()
+	if t.cookie != "" {
+		r.AddCookie(&http.Cookie{Name: sessionCookie, Value: t.cookie})
+	}
+	rec := httptest.NewRecorder()
+	t.h.ServeHTTP(rec, r)
+	res := rec.Result()
+	res.Request = req
+	return res, nil
+}
+
+// oauthFlow is an application connecting to Podium for a person: its registration, its
+// configuration, and two HTTP clients — the application's, and the person's browser.
+type oauthFlow struct {
+	b        *testBundle
+	app      *http.Client
+	browser  *http.Client
+	ctx      context.Context
+	clientID string
+	cfg      *oauth2.Config
+}
+
+// noRedirects makes a client return redirects instead of following them.
+func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+
+// newOAuthFlow registers an application from 192.0.2.10 whose person's browser carries cookie.
+func (b *testBundle) newOAuthFlow(cookie string, scopes ...string) *oauthFlow {
+	b.t.Helper()
+	f := &oauthFlow{b: b,
+		app:     &http.Client{Transport: routerTransport{h: b.handler, remote: "192.0.2.10:40000"}, CheckRedirect: noRedirects},
+		browser: &http.Client{Transport: routerTransport{h: b.handler, remote: "198.51.100.7:50000", cookie: cookie}, CheckRedirect: noRedirects},
+	}
+	f.ctx = context.WithValue(context.Background(), oauth2.HTTPClient, f.app)
+	status, reg := f.register(map[string]any{"client_name": "Claude", "redirect_uris": []string{"http://127.0.0.1:7777/callback"}})
+	require.Equal(b.t, http.StatusCreated, status, reg)
+	f.clientID = reg["client_id"].(string)
+	f.cfg = &oauth2.Config{ClientID: f.clientID, RedirectURL: "http://127.0.0.1:7777/callback", Scopes: scopes,
+		Endpoint: oauth2.Endpoint{AuthURL: publicURL + "/oauth/authorize", TokenURL: publicURL + "/oauth/token",
+			AuthStyle: oauth2.AuthStyleInParams}}
+	return f
+}
+
+// register posts RFC 7591 metadata from the application's network.
+func (f *oauthFlow) register(meta map[string]any) (int, map[string]any) {
+	f.b.t.Helper()
+	raw, err := json.Marshal(meta)
+	require.NoError(f.b.t, err)
+	res, err := f.app.Post(publicURL+"/oauth/register", "application/json", strings.NewReader(string(raw)))
+	require.NoError(f.b.t, err)
+	var out map[string]any
+	require.NoError(f.b.t, json.NewDecoder(res.Body).Decode(&out))
+	return res.StatusCode, out
+}
+
+// get sends the browser to u and returns the response, redirects not followed.
+func (f *oauthFlow) get(u string) (*http.Response, string) {
+	f.b.t.Helper()
+	res, err := f.browser.Get(u)
+	require.NoError(f.b.t, err)
+	body, _ := io.ReadAll(res.Body)
+	return res, string(body)
+}
+
+// authorize starts an authorization in the browser and returns the consent page's address.
+func (f *oauthFlow) authorize(state string, opts ...oauth2.AuthCodeOption) string {
+	f.b.t.Helper()
+	res, body := f.get(f.cfg.AuthCodeURL(state, opts...))
+	require.Equal(f.b.t, http.StatusFound, res.StatusCode, body)
+	loc := res.Header.Get("Location")
+	require.True(f.b.t, strings.HasPrefix(loc, "/oauth/consent?id=oar_"), loc)
+	return loc
+}
+
+// answer posts the consent form and returns where the browser is sent.
+func (f *oauthFlow) answer(consent, decision string, scopes ...string) string {
+	f.b.t.Helper()
+	u, err := url.Parse(consent)
+	require.NoError(f.b.t, err)
+	form := url.Values{"id": {u.Query().Get("id")}, "decision": {decision}, "scope": scopes}
+	res, err := f.browser.PostForm(publicURL+"/oauth/consent", form)
+	require.NoError(f.b.t, err)
+	require.Equal(f.b.t, http.StatusSeeOther, res.StatusCode)
+	return res.Header.Get("Location")
+}
+
+// code follows Allow's redirect through the callback and returns the code the application gets.
+func (f *oauthFlow) code(next, state string) string {
+	f.b.t.Helper()
+	res, body := f.get(next)
+	require.Equal(f.b.t, http.StatusFound, res.StatusCode, body)
+	back, err := url.Parse(res.Header.Get("Location"))
+	require.NoError(f.b.t, err)
+	require.Equal(f.b.t, "127.0.0.1:7777", back.Host)
+	require.Equal(f.b.t, state, back.Query().Get("state"))
+	require.NotEmpty(f.b.t, back.Query().Get("code"), back.String())
+	return back.Query().Get("code")
+}
+
+// connect runs the whole flow, allowing scopes, and returns the tokens.
+func (f *oauthFlow) connect(scopes ...string) *oauth2.Token {
+	f.b.t.Helper()
+	verifier := oauth2.GenerateVerifier()
+	consent := f.authorize("st4te", oauth2.S256ChallengeOption(verifier))
+	code := f.code(f.answer(consent, "allow", scopes...), "st4te")
+	tok, err := f.cfg.Exchange(f.ctx, code, oauth2.VerifierOption(verifier))
+	require.NoError(f.b.t, err)
+	return tok
+}
+
+// refresh posts a refresh grant and returns the status and body.
+func (f *oauthFlow) refresh(refreshToken string) (int, map[string]any) {
+	f.b.t.Helper()
+	res, err := f.app.PostForm(publicURL+"/oauth/token", url.Values{"grant_type": {"refresh_token"},
+		"refresh_token": {refreshToken}, "client_id": {f.clientID}})
+	require.NoError(f.b.t, err)
+	var out map[string]any
+	require.NoError(f.b.t, json.NewDecoder(res.Body).Decode(&out))
+	return res.StatusCode, out
+}
+
+// setupOAuth is a bundle with an owner of acme, signed in, and acme's event.
+func setupOAuth(t *testing.T) (*testBundle, string) {
+	b := setup(t)
+	b.addMember(b.acmeOrg, "owner@acme.test", organizationmember.RoleOwner)
+	b.createEvent(b.acme, "Acme Summit")
+	return b, b.signIn("owner@acme.test")
+}
+
+func TestOAuthFlow(t *testing.T) {
+	t.Parallel()
+	b, cookie := setupOAuth(t)
+	f := b.newOAuthFlow(cookie, "read", "write")
+
+	t.Run("Metadata", func(t *testing.T) {
+		for _, path := range []string{"/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"} {
+			r := b.must(http.StatusOK, http.MethodGet, path, "", nil).Obj()
+			require.Equal(t, publicURL, r["issuer"])
+			require.Equal(t, publicURL+"/oauth/register", r["registration_endpoint"])
+			require.Equal(t, publicURL+"/oauth/revoke", r["revocation_endpoint"])
+			require.Equal(t, []any{"S256"}, r["code_challenge_methods_supported"])
+			require.Equal(t, []any{"read", "write", "send_mail"}, r["scopes_supported"])
+			require.Equal(t, []any{"none"}, r["token_endpoint_auth_methods_supported"])
+			require.Equal(t, []any{"authorization_code", "refresh_token"}, r["grant_types_supported"])
+		}
+	})
+
+	t.Run("ConsentNeedsSignIn", func(t *testing.T) {
+		consent := f.authorize("x", oauth2.S256ChallengeOption(oauth2.GenerateVerifier()))
+		anon := &oauthFlow{b: b, browser: &http.Client{Transport: routerTransport{h: b.handler, remote: "198.51.100.7:1"}, CheckRedirect: noRedirects}}
+		res, _ := anon.get(publicURL + consent)
+		require.Equal(t, http.StatusSeeOther, res.StatusCode)
+		require.Equal(t, "/auth/signin?next="+url.QueryEscape(consent), res.Header.Get("Location"))
+
+		res, body := f.get(publicURL + consent)
+		require.Equal(t, http.StatusOK, res.StatusCode)
+		require.Contains(t, body, `id="client-name">Claude<`)
+		require.Contains(t, body, "Podium has not checked it")
+		require.Contains(t, body, "127.0.0.1:7777")
+		require.Contains(t, body, `value="write" checked`)
+		require.Contains(t, body, `value="send_mail" disabled`)
+		require.Contains(t, res.Header.Get("Content-Security-Policy"), "form-action 'self' http://127.0.0.1:7777;")
+	})
+
+	t.Run("Deny", func(t *testing.T) {
+		consent := f.authorize("den", oauth2.S256ChallengeOption(oauth2.GenerateVerifier()))
+		back, err := url.Parse(f.answer(consent, "deny"))
+		require.NoError(t, err)
+		require.Equal(t, "127.0.0.1:7777", back.Host)
+		require.Equal(t, "access_denied", back.Query().Get("error"))
+		require.Equal(t, "den", back.Query().Get("state"))
+	})
+
+	t.Run("ActsForThePerson", func(t *testing.T) {
+		tok := f.connect("write")
+		require.NotEmpty(t, tok.RefreshToken)
+		r := b.must(http.StatusOK, http.MethodGet, "/api/v1/events", tok.AccessToken, nil)
+		require.Contains(t, r.Raw, "Acme Summit")
+		// GraphQL too, as the person.
+		r = b.must(http.StatusOK, http.MethodPost, "/graphql", tok.AccessToken, map[string]any{"query": `{ events { totalCount } }`})
+		require.Contains(t, r.Raw, `"totalCount":1`)
+
+		// Refresh rotates: a new pair, and the old refresh token is refused afterwards — its reuse
+		// revokes the grant, ending the new tokens too.
+		status, fresh := f.refresh(tok.RefreshToken)
+		require.Equal(t, http.StatusOK, status, fresh)
+		require.NotEqual(t, tok.RefreshToken, fresh["refresh_token"])
+		newAccess := fresh["access_token"].(string)
+		b.must(http.StatusOK, http.MethodGet, "/api/v1/events", newAccess, nil)
+		status, again := f.refresh(tok.RefreshToken)
+		require.Equal(t, http.StatusBadRequest, status)
+		require.Equal(t, "invalid_grant", again["error"])
+		b.requireError(b.do(http.MethodGet, "/api/v1/events", newAccess, nil), http.StatusUnauthorized, "invalid_api_key")
+		status, _ = f.refresh(fresh["refresh_token"].(string))
+		require.Equal(t, http.StatusBadRequest, status)
+		g, err := b.db.Ent.OAuthGrant.Query().Where(oauthgrant.ClientID(f.clientID)).Order(oauthgrant.ByCreatedAt()).All(b.sys())
+		require.NoError(t, err)
+		require.NotNil(t, g[len(g)-1].RevokedAt)
+	})
+
+	t.Run("Revocation", func(t *testing.T) {
+		tok := f.connect()
+		b.must(http.StatusOK, http.MethodGet, "/api/v1/events", tok.AccessToken, nil)
+		res, err := f.app.PostForm(publicURL+"/oauth/revoke", url.Values{"token": {tok.AccessToken}, "client_id": {f.clientID}})
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, res.StatusCode)
+		b.requireError(b.do(http.MethodGet, "/api/v1/events", tok.AccessToken, nil), http.StatusUnauthorized, "invalid_api_key")
+		// Its refresh token went with it.
+		status, _ := f.refresh(tok.RefreshToken)
+		require.Equal(t, http.StatusBadRequest, status)
+	})
+
+	t.Run("ReadOnlyGrantWritesNothing", func(t *testing.T) {
+		tok := f.connect() // write is asked for, and unchecked: read only
+		r := b.do(http.MethodPost, "/api/v1/events", tok.AccessToken, map[string]any{
+			"name": "Sneaky", "type": "conference", "timezone": "Europe/Berlin",
+			"startsAt": "2027-09-10T09:00:00.000Z", "endsAt": "2027-09-12T17:00:00.000Z"})
+		b.requireError(r, http.StatusForbidden, "insufficient_scope")
+		require.Equal(t, 1, b.eventsCount(b.acmeOrg))
+	})
+}
+
+func TestOAuthHostile(t *testing.T) {
+	t.Parallel()
+	b, cookie := setupOAuth(t)
+	f := b.newOAuthFlow(cookie, "read")
+
+	t.Run("RedirectURIs", func(t *testing.T) {
+		for _, uri := range []string{
+			"http://127.0.0.1:7777/other",          // not registered
+			"http://127.0.0.1:7777/callback/evil",  // prefix-extended
+			"http://127.0.0.1:7777/callbackx",      // prefix-extended
+			"http://127.0.0.1:7777/callback#frag",  // with a fragment
+			"http://127.0.0.1:7777/callback?x=1",   // another query
+			"https://evil.example/callback",        // another site
+			"javascript:alert(1)//127.0.0.1:7777/", // another scheme
+		} {
+			cfg := *f.cfg
+			cfg.RedirectURL = uri
+			res, body := f.get(cfg.AuthCodeURL("s", oauth2.S256ChallengeOption(oauth2.GenerateVerifier())))
+			require.NotEqual(t, http.StatusFound, res.StatusCode, "%s: %s", uri, res.Header.Get("Location"))
+			require.Empty(t, res.Header.Get("Location"), uri)
+			require.NotContains(t, body, "code=", uri)
+		}
+	})
+
+	t.Run("Registration", func(t *testing.T) {
+		for uri, code := range map[string]string{
+			"https://app.example/cb#x":         "invalid_redirect_uri",
+			"javascript:alert(1)":              "invalid_redirect_uri",
+			"https://user:pw@app.example/cb":   "invalid_redirect_uri",
+			"http://app.example/cb":            "invalid_redirect_uri",
+			"ftp://app.example/cb":             "invalid_redirect_uri",
+			"com.example.app:/cb":              "invalid_redirect_uri",
+			"http://localhost.evil.example/cb": "invalid_redirect_uri",
+		} {
+			status, out := f.register(map[string]any{"client_name": "X", "redirect_uris": []string{uri}})
+			require.Equal(t, http.StatusBadRequest, status, uri)
+			require.Equal(t, code, out["error"], uri)
+		}
+		status, out := f.register(map[string]any{"client_name": "X", "redirect_uris": []string{"https://app.example/cb"},
+			"token_endpoint_auth_method": "client_secret_basic"})
+		require.Equal(t, http.StatusBadRequest, status)
+		require.Equal(t, "invalid_client_metadata", out["error"])
+		status, out = f.register(map[string]any{"client_name": "Local", "redirect_uris": []string{"http://[::1]:9/cb", "http://localhost/cb", "https://app.example/cb"}})
+		require.Equal(t, http.StatusCreated, status, out)
+		require.Equal(t, "none", out["token_endpoint_auth_method"])
+		require.Empty(t, out["client_secret"])
+	})
+
+	t.Run("PKCE", func(t *testing.T) {
+		// plain and a missing challenge are refused at the authorization request, before consent.
+		for name, opts := range map[string][]oauth2.AuthCodeOption{
+			"plain":    {oauth2.SetAuthURLParam("code_challenge", strings.Repeat("a", 43)), oauth2.SetAuthURLParam("code_challenge_method", "plain")},
+			"missing":  nil,
+			"noMethod": {oauth2.SetAuthURLParam("code_challenge", strings.Repeat("a", 43))},
+		} {
+			res, _ := f.get(f.cfg.AuthCodeURL("p", opts...))
+			require.Equal(t, http.StatusFound, res.StatusCode, name)
+			back, err := url.Parse(res.Header.Get("Location"))
+			require.NoError(t, err)
+			require.Equal(t, "127.0.0.1:7777", back.Host, name)
+			require.Equal(t, "invalid_request", back.Query().Get("error"), name)
+			require.Empty(t, back.Query().Get("code"), name)
+		}
+
+		// A wrong verifier gets no token.
+		verifier := oauth2.GenerateVerifier()
+		code := f.code(f.answer(f.authorize("w", oauth2.S256ChallengeOption(verifier)), "allow"), "w")
+		_, err := f.cfg.Exchange(f.ctx, code, oauth2.VerifierOption(oauth2.GenerateVerifier()))
+		require.Error(t, err)
+		_, err = f.cfg.Exchange(f.ctx, code)
+		require.Error(t, err)
+		// The right one still does, once.
+		_, err = f.cfg.Exchange(f.ctx, code, oauth2.VerifierOption(verifier))
+		require.NoError(t, err)
+	})
+
+	t.Run("CodeReplay", func(t *testing.T) {
+		verifier := oauth2.GenerateVerifier()
+		code := f.code(f.answer(f.authorize("r", oauth2.S256ChallengeOption(verifier)), "allow"), "r")
+		tok, err := f.cfg.Exchange(f.ctx, code, oauth2.VerifierOption(verifier))
+		require.NoError(t, err)
+		b.must(http.StatusOK, http.MethodGet, "/api/v1/events", tok.AccessToken, nil)
+		_, err = f.cfg.Exchange(f.ctx, code, oauth2.VerifierOption(verifier))
+		require.Error(t, err)
+		// The second exchange revoked the grant: the first exchange's tokens end too.
+		b.requireError(b.do(http.MethodGet, "/api/v1/events", tok.AccessToken, nil), http.StatusUnauthorized, "invalid_api_key")
+		status, _ := f.refresh(tok.RefreshToken)
+		require.Equal(t, http.StatusBadRequest, status)
+	})
+
+	t.Run("CallbackBeforeConsent", func(t *testing.T) {
+		consent := f.authorize("c", oauth2.S256ChallengeOption(oauth2.GenerateVerifier()))
+		u, _ := url.Parse(consent)
+		res, _ := f.get(publicURL + "/oauth/authorize/callback?id=" + u.Query().Get("id"))
+		back, err := url.Parse(res.Header.Get("Location"))
+		require.NoError(t, err)
+		require.Empty(t, back.Query().Get("code"))
+	})
+
+	t.Run("RegistrationFlood", func(t *testing.T) {
+		flood := &oauthFlow{b: b, app: &http.Client{Transport: routerTransport{h: b.handler, remote: "203.0.113.5:1234"}}}
+		meta := map[string]any{"client_name": "Flood", "redirect_uris": []string{"https://app.example/cb"}}
+		for i := range 20 {
+			status, out := flood.register(meta)
+			require.Equal(t, http.StatusCreated, status, "registration %d: %v", i, out)
+		}
+		// The same /24 is refused; another network is not.
+		flood.app.Transport = routerTransport{h: b.handler, remote: "203.0.113.77:1234"}
+		status, _ := flood.register(meta)
+		require.Equal(t, http.StatusTooManyRequests, status)
+		flood.app.Transport = routerTransport{h: b.handler, remote: "203.0.114.5:1234"}
+		status, _ = flood.register(meta)
+		require.Equal(t, http.StatusCreated, status)
+	})
+
+	t.Run("ForgedTokens", func(t *testing.T) {
+		for _, tok := range []string{"garbage", "pdr_" + strings.Repeat("A", 43), strings.Repeat("A", 80)} {
+			b.requireError(b.do(http.MethodGet, "/api/v1/events", tok, nil), http.StatusUnauthorized, "invalid_api_key")
+		}
+	})
+}
