@@ -245,6 +245,46 @@ func TestOAuthFlow(t *testing.T) {
 		require.Equal(t, http.StatusBadRequest, status)
 	})
 
+	t.Run("ConnectedApps", func(t *testing.T) {
+		tok := f.connect("write")
+		b.must(http.StatusOK, http.MethodGet, "/api/v1/events", tok.AccessToken, nil)
+
+		// The person's account lists it, and so does GraphQL, newest first.
+		res, body := f.get(publicURL + "/me")
+		require.Equal(t, http.StatusOK, res.StatusCode)
+		require.Contains(t, body, `id="connected-apps"`)
+		require.Contains(t, body, "Claude")
+		r := b.gqlCookie(cookie, `{ myConnectedApps { id clientId name scopes createdAt lastUsedAt } }`, nil)
+		require.Empty(t, r.Errors, r.Raw)
+		apps := r.Data["myConnectedApps"].([]any)
+		app := apps[0].(map[string]any)
+		require.Equal(t, f.clientID, app["clientId"])
+		require.Equal(t, "Claude", app["name"])
+		require.Equal(t, []any{"read", "write"}, app["scopes"])
+		require.NotNil(t, app["lastUsedAt"])
+
+		// Neither the application nor an API key sees or revokes them.
+		r = b.gql(tok.AccessToken, `{ myConnectedApps { id } }`, nil)
+		require.Equal(t, []string{"forbidden"}, r.Codes(), r.Raw)
+		r = b.gql(tok.AccessToken, `mutation { revokeMyConnectedApp(id: "`+app["id"].(string)+`") { id } }`, nil)
+		require.Equal(t, []string{"forbidden"}, r.Codes(), r.Raw)
+		r = b.gql(b.acme, `{ myConnectedApps { id } }`, nil)
+		require.Equal(t, []string{"forbidden"}, r.Codes(), r.Raw)
+		r = b.gqlCookie(cookie, `mutation { revokeMyConnectedApp(id: "ogr_01jd3k2m9q8r7s6t5v4w3x2y1z") { id } }`, nil)
+		require.Equal(t, []string{"not_found"}, r.Codes(), r.Raw)
+
+		// Revoke from /me: its access ends at once.
+		res, err := f.browser.PostForm(publicURL+"/me/connected-apps/"+app["id"].(string)+"/revoke", nil)
+		require.NoError(t, err)
+		require.Equal(t, http.StatusSeeOther, res.StatusCode)
+		require.Equal(t, "/me?revoked=1", res.Header.Get("Location"))
+		b.requireError(b.do(http.MethodGet, "/api/v1/events", tok.AccessToken, nil), http.StatusUnauthorized, "invalid_api_key")
+		status, _ := f.refresh(tok.RefreshToken)
+		require.Equal(t, http.StatusBadRequest, status)
+		r = b.gqlCookie(cookie, `{ myConnectedApps { id } }`, nil)
+		require.NotContains(t, r.Raw, app["id"])
+	})
+
 	t.Run("ReadOnlyGrantWritesNothing", func(t *testing.T) {
 		tok := f.connect() // write is asked for, and unchecked: read only
 		r := b.do(http.MethodPost, "/api/v1/events", tok.AccessToken, map[string]any{

@@ -21,16 +21,20 @@ const (
 // speaker access to their own records is not built yet (docs/people.md): until it is, no field
 // reaches them beyond Anyone.
 var Rules = map[string]Rule{
-	"Query.__schema":                    Anyone,
-	"Query.__type":                      Anyone,
-	"Query.viewer":                      Anyone,
-	"Query.node":                        Staff,
-	"Query.nodes":                       Staff,
-	"Query.events":                      Staff,
-	"Query.event":                       Staff,
-	"Query.organization":                Staff,
-	"Subscription.eventChanges":         Staff,
-	"Subscription.myReviewChanges":      Anyone,
+	"Query.__schema":               Anyone,
+	"Query.__type":                 Anyone,
+	"Query.viewer":                 Anyone,
+	"Query.node":                   Staff,
+	"Query.nodes":                  Staff,
+	"Query.events":                 Staff,
+	"Query.event":                  Staff,
+	"Query.organization":           Staff,
+	"Subscription.eventChanges":    Staff,
+	"Subscription.myReviewChanges": Anyone,
+	// Connected applications (graph/oauth_grants.graphqls): the person's own grants; the
+	// operations refuse API keys and applications themselves.
+	"Query.myConnectedApps":             Anyone,
+	"Mutation.revokeMyConnectedApp":     Anyone,
 	"Mutation.createEvent":              Admins,
 	"Mutation.updateEvent":              Admins,
 	"Mutation.lockSpeakerContent":       Admins,
