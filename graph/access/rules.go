@@ -21,20 +21,16 @@ const (
 // speaker access to their own records is not built yet (docs/people.md): until it is, no field
 // reaches them beyond Anyone.
 var Rules = map[string]Rule{
-	"Query.__schema":               Anyone,
-	"Query.__type":                 Anyone,
-	"Query.viewer":                 Anyone,
-	"Query.node":                   Staff,
-	"Query.nodes":                  Staff,
-	"Query.events":                 Staff,
-	"Query.event":                  Staff,
-	"Query.organization":           Staff,
-	"Subscription.eventChanges":    Staff,
-	"Subscription.myReviewChanges": Anyone,
-	// Connected applications (graph/oauth_grants.graphqls): the person's own grants; the
-	// operations refuse API keys and applications themselves.
-	"Query.myConnectedApps":             Anyone,
-	"Mutation.revokeMyConnectedApp":     Anyone,
+	"Query.__schema":                    Anyone,
+	"Query.__type":                      Anyone,
+	"Query.viewer":                      Anyone,
+	"Query.node":                        Staff,
+	"Query.nodes":                       Staff,
+	"Query.events":                      Staff,
+	"Query.event":                       Staff,
+	"Query.organization":                Staff,
+	"Subscription.eventChanges":         Staff,
+	"Subscription.myReviewChanges":      Anyone,
 	"Mutation.createEvent":              Admins,
 	"Mutation.updateEvent":              Admins,
 	"Mutation.lockSpeakerContent":       Admins,
@@ -93,7 +89,7 @@ var Rules = map[string]Rule{
 	"Mutation.changeSubmissionStatus":   Admins,
 	"Mutation.decideSubmissions":        Admins,
 	"Mutation.informSubmissions":        Admins,
-	"Mutation.saveMyReview":             Admins,
+	"Mutation.saveMyReview":             Anyone,
 	"Mutation.cancelDecisionSend":       Admins,
 	"Mutation.createForm":               Admins,
 	"Mutation.updateForm":               Admins,
@@ -208,6 +204,10 @@ var Rules = map[string]Rule{
 	"Mutation.createApiKey": Admins,
 	"Mutation.revokeApiKey": Admins,
 	"Mutation.rotateApiKey": Admins,
+	// Connected applications (docs/agents.md): the person's own OAuth grants. The operations
+	// refuse API keys and the applications themselves.
+	"Query.myConnectedApps":         Anyone,
+	"Mutation.revokeMyConnectedApp": Anyone,
 }
 
 // KeyRules classify every root field of the GraphQL schema for API keys, keyed as Rules:
@@ -374,4 +374,7 @@ var KeyRules = map[string]KeyRule{
 	"Mutation.createApiKey": {NeedWrite, InEvent},
 	"Mutation.revokeApiKey": {NeedWrite, InEvent},
 	"Mutation.rotateApiKey": {NeedWrite, InEvent},
+	// A person's connected applications: the operations refuse keys and applications alike.
+	"Query.myConnectedApps":         {NeedRead, InEvent},
+	"Mutation.revokeMyConnectedApp": {NeedWrite, InEvent},
 }
