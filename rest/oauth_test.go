@@ -4,17 +4,22 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"golang.org/x/oauth2"
 
+	"github.com/podium/podium/ent/oauthclient"
 	"github.com/podium/podium/ent/oauthgrant"
 	"github.com/podium/podium/ent/organizationmember"
+	"github.com/podium/podium/graph"
+	"github.com/podium/podium/rest"
 )
 
 // publicURL is the bundle's PUBLIC_URL: the OAuth issuer.
@@ -410,9 +415,52 @@ func TestOAuthHostile(t *testing.T) {
 		require.Equal(t, http.StatusCreated, status)
 	})
 
+	t.Run("UnusedClientsExpire", func(t *testing.T) {
+		old := time.Now().Add(-25 * time.Hour)
+		unused, err := b.db.Ent.OAuthClient.Create().SetName("Abandoned").SetRedirectUris([]string{"https://a.example/cb"}).
+			SetCreatedAt(old).Save(b.sys())
+		require.NoError(t, err)
+		used, err := b.db.Ent.OAuthClient.Create().SetName("Used").SetRedirectUris([]string{"https://a.example/cb"}).
+			SetCreatedAt(old).SetLastUsedAt(old).Save(b.sys())
+		require.NoError(t, err)
+		fresh, err := b.db.Ent.OAuthClient.Create().SetName("Fresh").SetRedirectUris([]string{"https://a.example/cb"}).Save(b.sys())
+		require.NoError(t, err)
+		status, _ := f.register(map[string]any{"client_name": "Next", "redirect_uris": []string{"https://a.example/cb"}})
+		require.Equal(t, http.StatusCreated, status)
+		for id, kept := range map[string]bool{unused.ID: false, used.ID: true, fresh.ID: true} {
+			n, err := b.db.Ent.OAuthClient.Query().Where(oauthclient.ID(id)).Count(b.sys())
+			require.NoError(t, err)
+			require.Equal(t, kept, n == 1, id)
+		}
+	})
+
 	t.Run("ForgedTokens", func(t *testing.T) {
 		for _, tok := range []string{"garbage", "pdr_" + strings.Repeat("A", 43), strings.Repeat("A", 80)} {
 			b.requireError(b.do(http.MethodGet, "/api/v1/events", tok, nil), http.StatusUnauthorized, "invalid_api_key")
 		}
 	})
+}
+
+// TestOAuthAcrossProcesses: a second server process on the same database accepts the first's
+// tokens and refreshes them, since both read their keys from server_keys.
+func TestOAuthAcrossProcesses(t *testing.T) {
+	t.Parallel()
+	b, cookie := setupOAuth(t)
+	f := b.newOAuthFlow(cookie, "read")
+	tok := f.connect()
+
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	other := rest.NewHandler(rest.Options{DB: b.db, Ops: b.res.Ops, Log: log,
+		GraphQL: graph.NewHandler(graph.HandlerOptions{DB: b.db, Resolver: b.res, Log: log})})
+	req := httptest.NewRequest(http.MethodGet, "/api/v1/events", nil)
+	req.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+	rec := httptest.NewRecorder()
+	other.ServeHTTP(rec, req)
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	require.Contains(t, rec.Body.String(), "Acme Summit")
+
+	f.app.Transport = routerTransport{h: other, remote: "192.0.2.10:40000"}
+	status, fresh := f.refresh(tok.RefreshToken)
+	require.Equal(t, http.StatusOK, status, fresh)
+	b.must(http.StatusOK, http.MethodGet, "/api/v1/events", fresh["access_token"].(string), nil)
 }

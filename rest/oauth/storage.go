@@ -132,6 +132,9 @@ func (st *storage) CreateAuthRequest(ctx context.Context, req *oidc.AuthRequest,
 		return nil, oidc.ErrInvalidRequest().WithDescription("state or nonce is too long")
 	}
 	ctx = systemCtx(ctx, "oauth: store an authorization request")
+	if err := st.s.prune(ctx); err != nil {
+		return nil, err
+	}
 	row, err := st.s.db.Ent.OAuthRequest.Create().SetClientID(req.ClientID).SetRedirectURI(req.RedirectURI).
 		SetState(req.State).SetNonce(req.Nonce).SetScopes(scopes).SetCodeChallenge(req.CodeChallenge).
 		SetExpiresAt(st.s.now().Add(RequestLifetime)).Save(ctx)
@@ -139,6 +142,19 @@ func (st *storage) CreateAuthRequest(ctx context.Context, req *oidc.AuthRequest,
 		return nil, err
 	}
 	return authRequest{row}, nil
+}
+
+// prune deletes authorization requests and tokens a day past their expiry: an expired code or
+// token is refused whether its row is there or not. Refresh tokens are kept until then, used or
+// not, so that a copied one revokes its grant for as long as it could have worked. It runs with
+// each new authorization request, which is rare enough. ctx must be system work.
+func (s *Server) prune(ctx context.Context) error {
+	before := s.now().Add(-24 * time.Hour)
+	if _, err := s.db.Ent.OAuthRequest.Delete().Where(oauthrequest.ExpiresAtLT(before)).Exec(ctx); err != nil {
+		return err
+	}
+	_, err := s.db.Ent.OAuthToken.Delete().Where(oauthtoken.ExpiresAtLT(before)).Exec(ctx)
+	return err
 }
 
 // AuthRequestByID returns a request still in progress: not expired, its code not exchanged.
