@@ -202,6 +202,16 @@ func TestOAuthFlow(t *testing.T) {
 		require.Contains(t, res.Header.Get("Content-Security-Policy"), "form-action 'self' http://127.0.0.1:7777;")
 	})
 
+	t.Run("NoScopeAsksRead", func(t *testing.T) {
+		cfg := *f.cfg
+		cfg.Scopes = nil
+		res, body := f.get(cfg.AuthCodeURL("n", oauth2.S256ChallengeOption(oauth2.GenerateVerifier())))
+		require.Equal(t, http.StatusFound, res.StatusCode, body)
+		res, body = f.get(publicURL + res.Header.Get("Location"))
+		require.Equal(t, http.StatusOK, res.StatusCode)
+		require.Contains(t, body, `value="write" disabled`)
+	})
+
 	t.Run("Deny", func(t *testing.T) {
 		consent := f.authorize("den", oauth2.S256ChallengeOption(oauth2.GenerateVerifier()))
 		back, err := url.Parse(f.answer(consent, "deny"))

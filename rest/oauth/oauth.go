@@ -150,6 +150,14 @@ func (s *Server) serveProvider(w http.ResponseWriter, r *http.Request) {
 			"error_description": "The authorization server cannot reach its database; try again in a moment"})
 		return
 	}
+	if r.Method == http.MethodGet && r.URL.Path == AuthorizePath {
+		// A client that names no scope (many take scopes_supported as a hint only) asks for
+		// read, which every grant holds: op would refuse the request instead.
+		if q := r.URL.Query(); strings.TrimSpace(q.Get("scope")) == "" {
+			q.Set("scope", "read")
+			r.URL.RawQuery = q.Encode()
+		}
+	}
 	p.ServeHTTP(w, r)
 }
 
