@@ -18,6 +18,7 @@ import (
 	"github.com/podium/podium/ent/oauthclient"
 	"github.com/podium/podium/ent/oauthgrant"
 	"github.com/podium/podium/ent/organizationmember"
+	"github.com/podium/podium/ent/user"
 	"github.com/podium/podium/graph"
 	"github.com/podium/podium/rest"
 )
@@ -246,6 +247,32 @@ func TestOAuthFlow(t *testing.T) {
 		g, err := b.db.Ent.OAuthGrant.Query().Where(oauthgrant.ClientID(f.clientID)).Order(oauthgrant.ByCreatedAt()).All(b.sys())
 		require.NoError(t, err)
 		require.NotNil(t, g[len(g)-1].RevokedAt)
+	})
+
+	t.Run("ChoosesOrganization", func(t *testing.T) {
+		// A person in two organizations acts for the first they joined, or the one
+		// Podium-Organization names, over REST and GraphQL alike.
+		u, err := b.db.Ent.User.Query().Where(user.Email("owner@acme.test")).Only(b.sys())
+		require.NoError(t, err)
+		require.NoError(t, b.db.Ent.OrganizationMember.Create().SetOrganizationID(b.globexOrg).SetUserID(u.ID).
+			SetRole(organizationmember.RoleMember).Exec(b.sys()))
+		b.createEvent(b.globex, "Globex Days")
+		tok := f.connect()
+		for org, want := range map[string]string{"": "Acme Summit", b.acmeOrg: "Acme Summit", b.globexOrg: "Globex Days"} {
+			req := httptest.NewRequest(http.MethodGet, "/api/v1/events", nil)
+			req.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+			req.Header.Set("Podium-Organization", org)
+			r := b.send(req)
+			require.Equal(t, http.StatusOK, r.Status, r.Raw)
+			require.Contains(t, r.Raw, want)
+			req = httptest.NewRequest(http.MethodPost, "/graphql", strings.NewReader(`{"query":"{ events { edges { node { name } } } }"}`))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+			req.Header.Set("Podium-Organization", org)
+			r = b.send(req)
+			require.Equal(t, http.StatusOK, r.Status, r.Raw)
+			require.Contains(t, r.Raw, want, org)
+		}
 	})
 
 	t.Run("Revocation", func(t *testing.T) {

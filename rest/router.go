@@ -499,9 +499,12 @@ func (a *API) graphQLViewer(r *http.Request) (*viewer.Viewer, string, error) {
 	header := r.Header.Get("Authorization")
 	secret := a.signin.sessionSecret(r)
 	if header != "" || secret == "" {
-		v, err := a.auth.Authenticate(r.Context(), header)
+		v, err := a.auth.AuthenticateFor(r.Context(), header, r.Header.Get("Podium-Organization"))
 		if err != nil {
 			return nil, "", err
+		}
+		if v.Person != nil { // an application acting for a person (docs/agents.md): the person's bucket
+			return v, "user:" + v.Person.UserID, nil
 		}
 		return v, v.APIKeyID, nil
 	}

@@ -89,7 +89,7 @@ var Rules = map[string]Rule{
 	"Mutation.changeSubmissionStatus":   Admins,
 	"Mutation.decideSubmissions":        Admins,
 	"Mutation.informSubmissions":        Admins,
-	"Mutation.saveMyReview":             Anyone,
+	"Mutation.saveMyReview":             Admins,
 	"Mutation.cancelDecisionSend":       Admins,
 	"Mutation.createForm":               Admins,
 	"Mutation.updateForm":               Admins,
