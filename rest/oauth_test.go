@@ -87,20 +87,41 @@ func (f *oauthFlow) register(meta map[string]any) (int, map[string]any) {
 	f.b.t.Helper()
 	raw, err := json.Marshal(meta)
 	require.NoError(f.b.t, err)
-	res, err := f.app.Post(publicURL+"/oauth/register", "application/json", strings.NewReader(string(raw)))
-	require.NoError(f.b.t, err)
+	post, err := f.app.Post(publicURL+"/oauth/register", "application/json", strings.NewReader(string(raw)))
+	res, body := readReply(f.b.t, post, err)
 	var out map[string]any
-	require.NoError(f.b.t, json.NewDecoder(res.Body).Decode(&out))
+	require.NoError(f.b.t, json.Unmarshal([]byte(body), &out))
 	return res.StatusCode, out
 }
 
+// oauthReply is a response read whole, its body closed.
+type oauthReply struct {
+	StatusCode int
+	Header     http.Header
+}
+
+// readReply reads res whole and closes its body.
+func readReply(t *testing.T, res *http.Response, err error) (*oauthReply, string) {
+	t.Helper()
+	require.NoError(t, err)
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	require.NoError(t, err)
+	return &oauthReply{StatusCode: res.StatusCode, Header: res.Header}, string(body)
+}
+
 // get sends the browser to u and returns the response, redirects not followed.
-func (f *oauthFlow) get(u string) (*http.Response, string) {
+func (f *oauthFlow) get(u string) (*oauthReply, string) {
 	f.b.t.Helper()
 	res, err := f.browser.Get(u)
-	require.NoError(f.b.t, err)
-	body, _ := io.ReadAll(res.Body)
-	return res, string(body)
+	return readReply(f.b.t, res, err)
+}
+
+// post posts a form with client c and returns the response.
+func (f *oauthFlow) post(c *http.Client, u string, form url.Values) (*oauthReply, string) {
+	f.b.t.Helper()
+	res, err := c.PostForm(u, form)
+	return readReply(f.b.t, res, err)
 }
 
 // authorize starts an authorization in the browser and returns the consent page's address.
@@ -119,8 +140,7 @@ func (f *oauthFlow) answer(consent, decision string, scopes ...string) string {
 	u, err := url.Parse(consent)
 	require.NoError(f.b.t, err)
 	form := url.Values{"id": {u.Query().Get("id")}, "decision": {decision}, "scope": scopes}
-	res, err := f.browser.PostForm(publicURL+"/oauth/consent", form)
-	require.NoError(f.b.t, err)
+	res, _ := f.post(f.browser, publicURL+"/oauth/consent", form)
 	require.Equal(f.b.t, http.StatusSeeOther, res.StatusCode)
 	return res.Header.Get("Location")
 }
@@ -152,11 +172,10 @@ func (f *oauthFlow) connect(scopes ...string) *oauth2.Token {
 // refresh posts a refresh grant and returns the status and body.
 func (f *oauthFlow) refresh(refreshToken string) (int, map[string]any) {
 	f.b.t.Helper()
-	res, err := f.app.PostForm(publicURL+"/oauth/token", url.Values{"grant_type": {"refresh_token"},
+	res, body := f.post(f.app, publicURL+"/oauth/token", url.Values{"grant_type": {"refresh_token"},
 		"refresh_token": {refreshToken}, "client_id": {f.clientID}})
-	require.NoError(f.b.t, err)
 	var out map[string]any
-	require.NoError(f.b.t, json.NewDecoder(res.Body).Decode(&out))
+	require.NoError(f.b.t, json.Unmarshal([]byte(body), &out))
 	return res.StatusCode, out
 }
 
@@ -165,7 +184,8 @@ func setupOAuth(t *testing.T) (*testBundle, string) {
 	b := setup(t)
 	b.addMember(b.acmeOrg, "owner@acme.test", organizationmember.RoleOwner)
 	b.createEvent(b.acme, "Acme Summit")
-	return b, b.signIn("owner@acme.test")
+	cookie := b.signIn("owner@acme.test")
+	return b, cookie
 }
 
 func TestOAuthFlow(t *testing.T) {
@@ -278,8 +298,7 @@ func TestOAuthFlow(t *testing.T) {
 	t.Run("Revocation", func(t *testing.T) {
 		tok := f.connect()
 		b.must(http.StatusOK, http.MethodGet, "/api/v1/events", tok.AccessToken, nil)
-		res, err := f.app.PostForm(publicURL+"/oauth/revoke", url.Values{"token": {tok.AccessToken}, "client_id": {f.clientID}})
-		require.NoError(t, err)
+		res, _ := f.post(f.app, publicURL+"/oauth/revoke", url.Values{"token": {tok.AccessToken}, "client_id": {f.clientID}})
 		require.Equal(t, http.StatusOK, res.StatusCode)
 		b.requireError(b.do(http.MethodGet, "/api/v1/events", tok.AccessToken, nil), http.StatusUnauthorized, "invalid_api_key")
 		// Its refresh token went with it.
@@ -316,8 +335,7 @@ func TestOAuthFlow(t *testing.T) {
 		require.Equal(t, []string{"not_found"}, r.Codes(), r.Raw)
 
 		// Revoke from /me: its access ends at once.
-		res, err := f.browser.PostForm(publicURL+"/me/connected-apps/"+app["id"].(string)+"/revoke", nil)
-		require.NoError(t, err)
+		res, _ = f.post(f.browser, publicURL+"/me/connected-apps/"+app["id"].(string)+"/revoke", nil)
 		require.Equal(t, http.StatusSeeOther, res.StatusCode)
 		require.Equal(t, "/me?revoked=1", res.Header.Get("Location"))
 		b.requireError(b.do(http.MethodGet, "/api/v1/events", tok.AccessToken, nil), http.StatusUnauthorized, "invalid_api_key")
