@@ -519,3 +519,27 @@ func TestOAuthAcrossProcesses(t *testing.T) {
 	require.Equal(t, http.StatusOK, status, fresh)
 	b.must(http.StatusOK, http.MethodGet, "/api/v1/events", fresh["access_token"].(string), nil)
 }
+
+// TestOAuthSpeaker: a person of no organization (a speaker) connects an application, which acts
+// as them, and revokes it over GraphQL.
+func TestOAuthSpeaker(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ev := b.createEvent(b.acme, "Acme Summit")
+	b.must(http.StatusCreated, http.MethodPost, "/api/v1/events/"+ev["id"].(string)+"/speakers", b.acme, speakerBody("ada@example.test"))
+	cookie := b.signIn("ada@example.test")
+	f := b.newOAuthFlow(cookie, "read", "write")
+	tok := f.connect("write")
+
+	// The organization's list is refused as it is to the speaker, not as an unknown token.
+	b.requireError(b.do(http.MethodGet, "/api/v1/events", tok.AccessToken, nil), http.StatusForbidden, "forbidden")
+	r := b.gql(tok.AccessToken, `{ mySpeaking { __typename } }`, nil)
+	require.Empty(t, r.Errors, r.Raw)
+
+	r = b.gqlCookie(cookie, `{ myConnectedApps { id } }`, nil)
+	require.Empty(t, r.Errors, r.Raw)
+	id := r.Data["myConnectedApps"].([]any)[0].(map[string]any)["id"].(string)
+	r = b.gqlCookie(cookie, `mutation { revokeMyConnectedApp(id: "`+id+`") { id } }`, nil)
+	require.Empty(t, r.Errors, r.Raw)
+	b.requireError(b.do(http.MethodGet, "/api/v1/events", tok.AccessToken, nil), http.StatusUnauthorized, "invalid_api_key")
+}
