@@ -11,6 +11,7 @@ import (
 	"github.com/podium/podium/ent/oauthgrant"
 	"github.com/podium/podium/ent/oauthrequest"
 	"github.com/podium/podium/ent/oauthtoken"
+	"github.com/podium/podium/ent/schema/viewer"
 	"github.com/podium/podium/graph/apperr"
 )
 
@@ -33,11 +34,11 @@ type ConsentRequest struct {
 
 // Consent returns the authorization request id for the consent page.
 func (s *Server) Consent(ctx context.Context, id string) (*ConsentRequest, error) {
-	row, err := s.openRequest(systemCtx(ctx, "oauth: show an authorization request"), s.db.Ent, id)
+	row, err := s.openRequest(viewer.System(ctx, "oauth: show an authorization request"), s.db.Ent, id)
 	if err != nil {
 		return nil, err
 	}
-	c, err := s.db.Ent.OAuthClient.Get(systemCtx(ctx, "oauth: show a client"), row.ClientID)
+	c, err := s.db.Ent.OAuthClient.Get(viewer.System(ctx, "oauth: show a client"), row.ClientID)
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +63,7 @@ func (s *Server) openRequest(ctx context.Context, c *ent.Client, id string) (*en
 // and send_mail only when asked and checked) and returns where the browser goes next: op's
 // callback, which sends the code to the client.
 func (s *Server) Allow(ctx context.Context, id, userID string, scopes []string) (string, error) {
-	ctx = systemCtx(ctx, "oauth: record a person's grant")
+	ctx = viewer.System(ctx, "oauth: record a person's grant")
 	err := s.db.InTx(ctx, func(ctx context.Context) error {
 		tx := dbx.TxFromContext(ctx).Ent()
 		row, err := s.openRequest(ctx, tx, id)
@@ -100,7 +101,7 @@ func (s *Server) Allow(ctx context.Context, id, userID string, scopes []string) 
 
 // Deny ends the request and returns the client's redirect URI with error=access_denied.
 func (s *Server) Deny(ctx context.Context, id string) (string, error) {
-	ctx = systemCtx(ctx, "oauth: end a denied authorization request")
+	ctx = viewer.System(ctx, "oauth: end a denied authorization request")
 	row, err := s.openRequest(ctx, s.db.Ent, id)
 	if err != nil {
 		return "", err

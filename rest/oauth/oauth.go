@@ -7,7 +7,7 @@
 // oauth_requests, oauth_grants and oauth_tokens (storage.go). Podium adds what the protocol
 // leaves open: public clients only, proving themselves with PKCE S256; dynamic registration
 // bounded per network (register.go); opaque access tokens of an hour and refresh tokens of thirty
-// days, rotated on every use, a reused one revoking the whole grant (tokens.go); and the check of
+// days, rotated on every use, a reused one revoking the whole grant (storage.go); and the check of
 // every API call's token against its grant (verify.go), so that revoking a grant ends it at once.
 //
 //	GET  /.well-known/oauth-authorization-server  RFC 8414 metadata
@@ -235,10 +235,4 @@ func (s *Server) metadata(w http.ResponseWriter, _ *http.Request) {
 func hash(secret string) string {
 	sum := sha256.Sum256([]byte(secret))
 	return hex.EncodeToString(sum[:])
-}
-
-// systemCtx marks ctx as the server's work on its tables, which are system state: a person and
-// their grants span organizations.
-func systemCtx(ctx context.Context, reason string) context.Context {
-	return viewer.System(ctx, reason)
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/podium/podium/ent/dbx"
 	"github.com/podium/podium/ent/oauthclient"
+	"github.com/podium/podium/ent/schema/viewer"
 )
 
 // Bounds of a registration.
@@ -65,7 +66,7 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	network := networkOf(r.RemoteAddr)
-	ctx := systemCtx(r.Context(), "oauth: register a client, which belongs to no organization")
+	ctx := viewer.System(r.Context(), "oauth: register a client, which belongs to no organization")
 	now := s.now()
 	var id string
 	err = s.db.InTx(ctx, func(ctx context.Context) error {

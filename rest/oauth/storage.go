@@ -19,6 +19,7 @@ import (
 	"github.com/podium/podium/ent/oauthgrant"
 	"github.com/podium/podium/ent/oauthrequest"
 	"github.com/podium/podium/ent/oauthtoken"
+	"github.com/podium/podium/ent/schema/viewer"
 )
 
 // storage is op.Storage on the ent tables. Every method is system work: the tables hold what
@@ -131,7 +132,7 @@ func (st *storage) CreateAuthRequest(ctx context.Context, req *oidc.AuthRequest,
 	if len(req.State) > 2000 || len(req.Nonce) > 500 {
 		return nil, oidc.ErrInvalidRequest().WithDescription("state or nonce is too long")
 	}
-	ctx = systemCtx(ctx, "oauth: store an authorization request")
+	ctx = viewer.System(ctx, "oauth: store an authorization request")
 	if err := st.s.prune(ctx); err != nil {
 		return nil, err
 	}
@@ -159,7 +160,7 @@ func (s *Server) prune(ctx context.Context) error {
 
 // AuthRequestByID returns a request still in progress: not expired, its code not exchanged.
 func (st *storage) AuthRequestByID(ctx context.Context, id string) (op.AuthRequest, error) {
-	ctx = systemCtx(ctx, "oauth: read an authorization request")
+	ctx = viewer.System(ctx, "oauth: read an authorization request")
 	row, err := st.s.db.Ent.OAuthRequest.Query().Where(oauthrequest.ID(id), oauthrequest.UsedAtIsNil(),
 		oauthrequest.ExpiresAtGT(st.s.now())).Only(ctx)
 	if ent.IsNotFound(err) {
@@ -174,7 +175,7 @@ func (st *storage) AuthRequestByID(ctx context.Context, id string) (op.AuthReque
 // AuthRequestByCode returns the request of a code. A code already exchanged is a copied code:
 // the grant it made is revoked, and with it every token of the first exchange.
 func (st *storage) AuthRequestByCode(ctx context.Context, code string) (op.AuthRequest, error) {
-	ctx = systemCtx(ctx, "oauth: exchange a code")
+	ctx = viewer.System(ctx, "oauth: exchange a code")
 	row, err := st.s.db.Ent.OAuthRequest.Query().Where(oauthrequest.CodeHash(hash(code))).Only(ctx)
 	if ent.IsNotFound(err) {
 		return nil, errUnknown
@@ -198,7 +199,7 @@ func (st *storage) AuthRequestByCode(ctx context.Context, code string) (op.AuthR
 
 // SaveAuthCode keeps the SHA-256 of the code op made for a request the person consented to.
 func (st *storage) SaveAuthCode(ctx context.Context, id, code string) error {
-	ctx = systemCtx(ctx, "oauth: keep a code")
+	ctx = viewer.System(ctx, "oauth: keep a code")
 	n, err := st.s.db.Ent.OAuthRequest.Update().Where(oauthrequest.ID(id), oauthrequest.CodeHashIsNil(),
 		oauthrequest.UsedAtIsNil()).SetCodeHash(hash(code)).Save(ctx)
 	if err != nil {
@@ -226,7 +227,7 @@ func (st *storage) CreateAccessToken(ctx context.Context, req op.TokenRequest) (
 // (marking it used: rotation). A code or refresh token already used by a concurrent request
 // revokes the grant.
 func (st *storage) CreateAccessAndRefreshTokens(ctx context.Context, req op.TokenRequest, _ string) (string, string, time.Time, error) {
-	ctx = systemCtx(ctx, "oauth: issue tokens")
+	ctx = viewer.System(ctx, "oauth: issue tokens")
 	now := st.s.now()
 	var grantID, clientID string
 	switch r := req.(type) {
@@ -310,7 +311,7 @@ func newRefreshToken() (string, error) {
 // TokenRequestByRefreshToken finds a live refresh token. One already used was copied: the
 // grant is revoked, ending the copy's holder and the rightful one alike, who asks the person again.
 func (st *storage) TokenRequestByRefreshToken(ctx context.Context, token string) (op.RefreshTokenRequest, error) {
-	ctx = systemCtx(ctx, "oauth: read a refresh token")
+	ctx = viewer.System(ctx, "oauth: read a refresh token")
 	row, err := st.s.db.Ent.OAuthToken.Query().Where(oauthtoken.Hash(hash(token)), oauthtoken.KindEQ(oauthtoken.KindRefresh)).
 		WithGrant().Only(ctx)
 	if ent.IsNotFound(err) {
@@ -337,7 +338,7 @@ func (st *storage) TerminateSession(context.Context, string, string) error { ret
 
 // GetRefreshTokenInfo names the refresh token presented for revocation.
 func (st *storage) GetRefreshTokenInfo(ctx context.Context, clientID, token string) (string, string, error) {
-	ctx = systemCtx(ctx, "oauth: read a refresh token to revoke")
+	ctx = viewer.System(ctx, "oauth: read a refresh token to revoke")
 	row, err := st.s.db.Ent.OAuthToken.Query().Where(oauthtoken.Hash(hash(token)), oauthtoken.KindEQ(oauthtoken.KindRefresh)).
 		WithGrant().Only(ctx)
 	if ent.IsNotFound(err) {
@@ -359,7 +360,7 @@ func (st *storage) RevokeToken(ctx context.Context, id, userID, clientID string)
 	if userID == "" {
 		return nil
 	}
-	ctx = systemCtx(ctx, "oauth: revoke a token")
+	ctx = viewer.System(ctx, "oauth: revoke a token")
 	row, err := st.s.db.Ent.OAuthToken.Query().Where(oauthtoken.ID(id)).WithGrant().Only(ctx)
 	if ent.IsNotFound(err) {
 		return nil
@@ -413,7 +414,7 @@ func (st *storage) KeySet(context.Context) ([]op.Key, error) {
 
 // GetClientByClientID loads a registered client.
 func (st *storage) GetClientByClientID(ctx context.Context, id string) (op.Client, error) {
-	ctx = systemCtx(ctx, "oauth: read a client")
+	ctx = viewer.System(ctx, "oauth: read a client")
 	row, err := st.s.db.Ent.OAuthClient.Query().Where(oauthclient.ID(id)).Only(ctx)
 	if ent.IsNotFound(err) {
 		return nil, errUnknown

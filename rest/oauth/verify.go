@@ -38,7 +38,7 @@ func (s *Server) VerifyAccessToken(ctx context.Context, token string) (*viewer.P
 	if !ok || id == "" || userID == "" {
 		return nil, nil, ErrInvalidToken
 	}
-	sys := systemCtx(ctx, "oauth: check an access token, whose person spans organizations")
+	sys := viewer.System(ctx, "oauth: check an access token, whose person spans organizations")
 	now := s.now()
 	row, err := s.db.Ent.OAuthToken.Query().
 		Where(oauthtoken.ID(id), oauthtoken.KindEQ(oauthtoken.KindAccess), oauthtoken.RevokedAtIsNil(),
