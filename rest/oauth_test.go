@@ -17,6 +17,7 @@ import (
 
 	"github.com/podium/podium/ent/oauthclient"
 	"github.com/podium/podium/ent/oauthgrant"
+	"github.com/podium/podium/ent/oauthrequest"
 	"github.com/podium/podium/ent/organizationmember"
 	"github.com/podium/podium/ent/user"
 	"github.com/podium/podium/graph"
@@ -468,6 +469,59 @@ func TestOAuthHostile(t *testing.T) {
 		flood.app.Transport = routerTransport{h: b.handler, remote: "203.0.114.5:1234"}
 		status, _ = flood.register(meta)
 		require.Equal(t, http.StatusCreated, status)
+	})
+
+	t.Run("ConsentFromAnotherSite", func(t *testing.T) {
+		consent := f.authorize("x", oauth2.S256ChallengeOption(oauth2.GenerateVerifier()))
+		u, _ := url.Parse(consent)
+		req := httptest.NewRequest(http.MethodPost, "/oauth/consent", strings.NewReader(url.Values{
+			"id": {u.Query().Get("id")}, "decision": {"allow"}}.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Sec-Fetch-Site", "cross-site")
+		req.AddCookie(&http.Cookie{Name: sessionCookie, Value: cookie})
+		rec := httptest.NewRecorder()
+		b.handler.ServeHTTP(rec, req)
+		require.Equal(t, http.StatusForbidden, rec.Code)
+		n, err := b.db.Ent.OAuthRequest.Query().Where(oauthrequest.ID(u.Query().Get("id")), oauthrequest.GrantIDNotNil()).Count(b.sys())
+		require.NoError(t, err)
+		require.Zero(t, n)
+	})
+
+	t.Run("UnknownRequest", func(t *testing.T) {
+		res, body := f.get(publicURL + "/oauth/consent?id=oar_01jd3k2m9q8r7s6t5v4w3x2y1z")
+		require.Equal(t, http.StatusNotFound, res.StatusCode)
+		require.Contains(t, body, "start again from the application")
+		res, _ = f.post(f.browser, publicURL+"/oauth/consent", url.Values{"id": {"oar_01jd3k2m9q8r7s6t5v4w3x2y1z"}, "decision": {"allow"}})
+		require.Equal(t, http.StatusNotFound, res.StatusCode)
+	})
+
+	t.Run("ConcurrentRefresh", func(t *testing.T) {
+		tok := f.connect()
+		const n = 4
+		statuses := make(chan int, n)
+		for range n {
+			go func() {
+				res, err := f.app.PostForm(publicURL+"/oauth/token", url.Values{"grant_type": {"refresh_token"},
+					"refresh_token": {tok.RefreshToken}, "client_id": {f.clientID}})
+				if err != nil {
+					statuses <- 0
+					return
+				}
+				_ = res.Body.Close()
+				statuses <- res.StatusCode
+			}()
+		}
+		ok := 0
+		for range n {
+			if <-statuses == http.StatusOK {
+				ok++
+			}
+		}
+		// One use rotates it; any other is a reuse, which revokes the grant.
+		require.LessOrEqual(t, ok, 1)
+		g, err := b.db.Ent.OAuthGrant.Query().Where(oauthgrant.ClientID(f.clientID)).Order(oauthgrant.ByCreatedAt()).All(b.sys())
+		require.NoError(t, err)
+		require.NotNil(t, g[len(g)-1].RevokedAt)
 	})
 
 	t.Run("UnusedClientsExpire", func(t *testing.T) {
