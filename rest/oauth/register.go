@@ -188,6 +188,13 @@ func checkRedirectURI(raw string) *registrationError {
 	if u.User != nil {
 		return badRedirect("A redirect_uri has no userinfo")
 	}
+	// A host name or an IP address, nothing else: the consent page names the host, and its
+	// Content-Security-Policy admits the redirect URI's origin (no wildcard may slip in).
+	if h := u.Hostname(); h == "" || strings.IndexFunc(h, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '-' || r == ':')
+	}) >= 0 {
+		return badRedirect("A redirect_uri names a host by its name or address")
+	}
 	switch u.Scheme {
 	case "https":
 		return nil

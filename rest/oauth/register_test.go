@@ -33,6 +33,8 @@ func TestOAuthRedirectURIs(t *testing.T) {
 		"ftp://app.example/cb",
 		"com.example.app:/cb",
 		"https:///cb",
+		"https://*.example/cb",
+		"https://app.example;x/cb",
 	} {
 		err := checkRedirectURI(bad)
 		require.NotNil(t, err, bad)
