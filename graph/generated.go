@@ -411,6 +411,16 @@ type ComplexityRoot struct {
 		WorkflowStatus func(childComplexity int) int
 	}
 
+	ConnectedApp struct {
+		ClientID   func(childComplexity int) int
+		CreatedAt  func(childComplexity int) int
+		ID         func(childComplexity int) int
+		LastUsedAt func(childComplexity int) int
+		Name       func(childComplexity int) int
+		Scopes     func(childComplexity int) int
+		URI        func(childComplexity int) int
+	}
+
 	Contact struct {
 		ApprovedProfile     func(childComplexity int) int
 		Availability        func(childComplexity int) int
@@ -1026,6 +1036,7 @@ type ComplexityRoot struct {
 		ResetEmailTemplate        func(childComplexity int, eventID string, template string) int
 		RevokeAPIKey              func(childComplexity int, id string) int
 		RevokeContactAccess       func(childComplexity int, contactID string) int
+		RevokeMyConnectedApp      func(childComplexity int, id string) int
 		RotateAPIKey              func(childComplexity int, id string, input *model.RotateAPIKeyInput) int
 		RotateWebhookSecret       func(childComplexity int, webhookID string, input *model.RotateWebhookSecretInput) int
 		SaveAgendaBlock           func(childComplexity int, eventID string, input model.SaveAgendaBlockInput) int
@@ -1308,6 +1319,7 @@ type ComplexityRoot struct {
 		Events                 func(childComplexity int, after *entgql.Cursor[string], first *int, before *entgql.Cursor[string], last *int, orderBy *ent.EventOrder, where *ent.EventWhereInput) int
 		MyAvailability         func(childComplexity int, eventID string) int
 		MyCoSpeakerInvitations func(childComplexity int, formID string) int
+		MyConnectedApps        func(childComplexity int) int
 		MyProfile              func(childComplexity int, contactID string) int
 		MyProposals            func(childComplexity int, formID string) int
 		MyReviewAssignment     func(childComplexity int, id string) int
@@ -2091,6 +2103,7 @@ type MutationResolver interface {
 	DeleteForm(ctx context.Context, eventID string, formID string) (string, error)
 	SaveLibraryItem(ctx context.Context, eventID string, input model.SaveLibraryItemInput) (ent.Noder, error)
 	DeleteLibraryItem(ctx context.Context, eventID string, kind model.LibraryKind, id string) (string, error)
+	RevokeMyConnectedApp(ctx context.Context, id string) (*model.ConnectedApp, error)
 	InviteOrganizationMember(ctx context.Context, input model.InviteOrganizationMemberInput) (*ent.OrganizationInvitation, error)
 	SavePipelineStage(ctx context.Context, input model.SavePipelineStageInput) (*model.CrmPipelineStage, error)
 	ReorderPipelineStages(ctx context.Context, input model.ReorderPipelineStagesInput) (bool, error)
@@ -2183,6 +2196,7 @@ type QueryResolver interface {
 	EmailTemplatePreview(ctx context.Context, eventID string, template string, subject *string, body *string) (*model.EmailPreview, error)
 	Event(ctx context.Context, id string) (*ent.Event, error)
 	Organization(ctx context.Context) (*ent.Organization, error)
+	MyConnectedApps(ctx context.Context) ([]*model.ConnectedApp, error)
 	Viewer(ctx context.Context) (*model.Viewer, error)
 	Pipeline(ctx context.Context) (*model.CrmPipelineBoard, error)
 	MySpeaking(ctx context.Context) ([]*model.SpeakerEvent, error)
@@ -3710,6 +3724,49 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CommunicationContact.WorkflowStatus(childComplexity), true
+
+	case "ConnectedApp.clientId":
+		if e.ComplexityRoot.ConnectedApp.ClientID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConnectedApp.ClientID(childComplexity), true
+	case "ConnectedApp.createdAt":
+		if e.ComplexityRoot.ConnectedApp.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConnectedApp.CreatedAt(childComplexity), true
+	case "ConnectedApp.id":
+		if e.ComplexityRoot.ConnectedApp.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConnectedApp.ID(childComplexity), true
+	case "ConnectedApp.lastUsedAt":
+		if e.ComplexityRoot.ConnectedApp.LastUsedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConnectedApp.LastUsedAt(childComplexity), true
+	case "ConnectedApp.name":
+		if e.ComplexityRoot.ConnectedApp.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConnectedApp.Name(childComplexity), true
+	case "ConnectedApp.scopes":
+		if e.ComplexityRoot.ConnectedApp.Scopes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConnectedApp.Scopes(childComplexity), true
+	case "ConnectedApp.uri":
+		if e.ComplexityRoot.ConnectedApp.URI == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConnectedApp.URI(childComplexity), true
 
 	case "Contact.approvedProfile":
 		if e.ComplexityRoot.Contact.ApprovedProfile == nil {
@@ -6902,6 +6959,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RevokeContactAccess(childComplexity, args["contactId"].(string)), true
+	case "Mutation.revokeMyConnectedApp":
+		if e.ComplexityRoot.Mutation.RevokeMyConnectedApp == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_revokeMyConnectedApp_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RevokeMyConnectedApp(childComplexity, args["id"].(string)), true
 	case "Mutation.rotateApiKey":
 		if e.ComplexityRoot.Mutation.RotateAPIKey == nil {
 			break
@@ -8523,6 +8591,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.MyCoSpeakerInvitations(childComplexity, args["formId"].(string)), true
+	case "Query.myConnectedApps":
+		if e.ComplexityRoot.Query.MyConnectedApps == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.MyConnectedApps(childComplexity), true
 	case "Query.myProfile":
 		if e.ComplexityRoot.Query.MyProfile == nil {
 			break
@@ -11768,7 +11842,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "ent.graphql" "agenda.graphqls" "agenda_blocks.graphqls" "agenda_drafts.graphqls" "agenda_exports.graphqls" "agenda_versions.graphqls" "api_keys.graphqls" "availability.graphqls" "campaigns.graphqls" "cfp.graphqls" "chasers.graphqls" "crm.graphqls" "decisions.graphqls" "deliverability.graphqls" "email_templates.graphqls" "emails.graphqls" "event.graphqls" "files.graphqls" "forms.graphqls" "library.graphqls" "people.graphqls" "pipeline.graphqls" "portal.graphqls" "portal_actions.graphqls" "profile_review.graphqls" "quick_reviews.graphqls" "readiness.graphqls" "resources.graphqls" "reviews.graphqls" "reviews_desk.graphqls" "segments.graphqls" "sessions.graphqls" "speakers.graphqls" "submissions.graphqls" "subscriptions.graphqls" "webhooks.graphqls" "widgets.graphqls"
+//go:embed "ent.graphql" "agenda.graphqls" "agenda_blocks.graphqls" "agenda_drafts.graphqls" "agenda_exports.graphqls" "agenda_versions.graphqls" "api_keys.graphqls" "availability.graphqls" "campaigns.graphqls" "cfp.graphqls" "chasers.graphqls" "crm.graphqls" "decisions.graphqls" "deliverability.graphqls" "email_templates.graphqls" "emails.graphqls" "event.graphqls" "files.graphqls" "forms.graphqls" "library.graphqls" "oauth_grants.graphqls" "people.graphqls" "pipeline.graphqls" "portal.graphqls" "portal_actions.graphqls" "profile_review.graphqls" "quick_reviews.graphqls" "readiness.graphqls" "resources.graphqls" "reviews.graphqls" "reviews_desk.graphqls" "segments.graphqls" "sessions.graphqls" "speakers.graphqls" "submissions.graphqls" "subscriptions.graphqls" "webhooks.graphqls" "widgets.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -11800,6 +11874,7 @@ var sources = []*ast.Source{
 	{Name: "files.graphqls", Input: sourceData("files.graphqls"), BuiltIn: false},
 	{Name: "forms.graphqls", Input: sourceData("forms.graphqls"), BuiltIn: false},
 	{Name: "library.graphqls", Input: sourceData("library.graphqls"), BuiltIn: false},
+	{Name: "oauth_grants.graphqls", Input: sourceData("oauth_grants.graphqls"), BuiltIn: false},
 	{Name: "people.graphqls", Input: sourceData("people.graphqls"), BuiltIn: false},
 	{Name: "pipeline.graphqls", Input: sourceData("pipeline.graphqls"), BuiltIn: false},
 	{Name: "portal.graphqls", Input: sourceData("portal.graphqls"), BuiltIn: false},
@@ -12522,6 +12597,26 @@ func (ec *executionContext) childFields_CommunicationContact(ctx context.Context
 		return ec.fieldContext_CommunicationContact_talkTitle(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CommunicationContact", field.Name)
+}
+
+func (ec *executionContext) childFields_ConnectedApp(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_ConnectedApp_id(ctx, field)
+	case "clientId":
+		return ec.fieldContext_ConnectedApp_clientId(ctx, field)
+	case "name":
+		return ec.fieldContext_ConnectedApp_name(ctx, field)
+	case "uri":
+		return ec.fieldContext_ConnectedApp_uri(ctx, field)
+	case "scopes":
+		return ec.fieldContext_ConnectedApp_scopes(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_ConnectedApp_createdAt(ctx, field)
+	case "lastUsedAt":
+		return ec.fieldContext_ConnectedApp_lastUsedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ConnectedApp", field.Name)
 }
 
 func (ec *executionContext) childFields_Contact(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -17401,6 +17496,20 @@ func (ec *executionContext) field_Mutation_revokeContactAccess_args(ctx context.
 		return nil, err
 	}
 	args["contactId"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_revokeMyConnectedApp_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -24929,6 +25038,167 @@ func (ec *executionContext) _CommunicationContact_talkTitle(ctx context.Context,
 }
 func (ec *executionContext) fieldContext_CommunicationContact_talkTitle(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("CommunicationContact", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ConnectedApp_id(ctx context.Context, field graphql.CollectedField, obj *model.ConnectedApp) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConnectedApp_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConnectedApp_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConnectedApp", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _ConnectedApp_clientId(ctx context.Context, field graphql.CollectedField, obj *model.ConnectedApp) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConnectedApp_clientId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ClientID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConnectedApp_clientId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConnectedApp", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _ConnectedApp_name(ctx context.Context, field graphql.CollectedField, obj *model.ConnectedApp) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConnectedApp_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConnectedApp_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConnectedApp", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ConnectedApp_uri(ctx context.Context, field graphql.CollectedField, obj *model.ConnectedApp) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConnectedApp_uri(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.URI, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ConnectedApp_uri(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConnectedApp", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ConnectedApp_scopes(ctx context.Context, field graphql.CollectedField, obj *model.ConnectedApp) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConnectedApp_scopes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Scopes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.APIKeyScope) graphql.Marshaler {
+			return ec.marshalNApiKeyScope2ᚕgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐAPIKeyScopeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConnectedApp_scopes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConnectedApp", field, false, false, errors.New("field of type ApiKeyScope does not have child fields"))
+}
+
+func (ec *executionContext) _ConnectedApp_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.ConnectedApp) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConnectedApp_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConnectedApp_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConnectedApp", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _ConnectedApp_lastUsedAt(ctx context.Context, field graphql.CollectedField, obj *model.ConnectedApp) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConnectedApp_lastUsedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastUsedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ConnectedApp_lastUsedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConnectedApp", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
 func (ec *executionContext) _Contact_id(ctx context.Context, field graphql.CollectedField, obj *ent.Contact) (ret graphql.Marshaler) {
@@ -36817,6 +37087,50 @@ func (ec *executionContext) fieldContext_Mutation_deleteLibraryItem(ctx context.
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_revokeMyConnectedApp(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_revokeMyConnectedApp(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RevokeMyConnectedApp(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ConnectedApp) graphql.Marshaler {
+			return ec.marshalNConnectedApp2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐConnectedApp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_revokeMyConnectedApp(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ConnectedApp(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_revokeMyConnectedApp_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_inviteOrganizationMember(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -44288,6 +44602,38 @@ func (ec *executionContext) fieldContext_Query_organization(_ context.Context, f
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Organization(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_myConnectedApps(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_myConnectedApps(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().MyConnectedApps(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.ConnectedApp) graphql.Marshaler {
+			return ec.marshalNConnectedApp2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐConnectedAppᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_myConnectedApps(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ConnectedApp(ctx, field)
 		},
 	}
 	return fc, nil
@@ -67420,6 +67766,74 @@ func (ec *executionContext) _CommunicationContact(ctx context.Context, sel ast.S
 	return out
 }
 
+var connectedAppImplementors = []string{"ConnectedApp"}
+
+func (ec *executionContext) _ConnectedApp(ctx context.Context, sel ast.SelectionSet, obj *model.ConnectedApp) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, connectedAppImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ConnectedApp")
+		case "id":
+			out.Values[i] = ec._ConnectedApp_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "clientId":
+			out.Values[i] = ec._ConnectedApp_clientId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._ConnectedApp_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "uri":
+			out.Values[i] = ec._ConnectedApp_uri(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "scopes":
+			out.Values[i] = ec._ConnectedApp_scopes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._ConnectedApp_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "lastUsedAt":
+			out.Values[i] = ec._ConnectedApp_lastUsedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var contactImplementors = []string{"Contact", "Node"}
 
 func (ec *executionContext) _Contact(ctx context.Context, sel ast.SelectionSet, obj *ent.Contact) graphql.Marshaler {
@@ -72546,6 +72960,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "revokeMyConnectedApp":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_revokeMyConnectedApp(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "inviteOrganizationMember":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_inviteOrganizationMember(ctx, field)
@@ -75001,6 +75422,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_organization(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "myConnectedApps":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_myConnectedApps(ctx, field)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -81756,6 +82199,32 @@ func (ec *executionContext) marshalNCommunicationContact2ᚖgithubᚗcomᚋpodiu
 		return graphql.Null
 	}
 	return ec._CommunicationContact(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNConnectedApp2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐConnectedAppᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ConnectedApp) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNConnectedApp2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐConnectedApp(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNConnectedApp2ᚖgithubᚗcomᚋpodiumᚋpodiumᚋgraphᚋmodelᚐConnectedApp(ctx context.Context, sel ast.SelectionSet, v *model.ConnectedApp) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ConnectedApp(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNContact2ᚕᚖgithubᚗcomᚋpodiumᚋpodiumᚋentᚐContactᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.Contact) graphql.Marshaler {

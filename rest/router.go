@@ -155,6 +155,8 @@ func NewHandler(opts Options) http.Handler {
 	r.Get("/readyz", a.ready)
 	r.Handle("/graphql", a.graphQL(opts.GraphQL))
 	a.signin.routes(r)
+	// OAuth for applications acting for people (oauth.go)
+	a.mountOAuth(r, people, publicURL)
 	r.Get("/files/{orgId}/{fileId}", a.serveSignedFile) // signed download URLs (files.go)
 	a.mountEmbed(r)                                     // public widget pages and feeds (embed.go)
 	web.MountCFP(r, web.CFPDeps{Ops: a.ops, Person: a.signin.person, Log: a.log})
@@ -489,9 +491,12 @@ func (a *API) graphQLViewer(r *http.Request) (*viewer.Viewer, string, error) {
 	header := r.Header.Get("Authorization")
 	secret := a.signin.sessionSecret(r)
 	if header != "" || secret == "" {
-		v, err := a.auth.Authenticate(r.Context(), header)
+		v, err := a.auth.AuthenticateFor(r.Context(), header, r.Header.Get("Podium-Organization"))
 		if err != nil {
 			return nil, "", err
+		}
+		if v.Person != nil { // an application acting for a person (docs/agents.md): the person's bucket
+			return v, "user:" + v.Person.UserID, nil
 		}
 		return v, v.APIKeyID, nil
 	}

@@ -35,7 +35,8 @@ import (
 //	POST /auth/signout             end this session
 //	POST /auth/signout-everywhere  end every session of this person
 //	GET  /                         the home page: who Podium is for, or the signed-in person's home
-//	GET  /me                       the signed-in person's homes, one per role (rest/web/home.go)
+//	GET  /me                       the signed-in person's homes, one per role, and connected applications (rest/web/home.go)
+//	POST /me/connected-apps/{id}/revoke  revoke a connected application (docs/agents.md)
 //	GET  /reviews, /reviews/{id}   the reviewer desk (rest/web/review.go); POST answers, recusal
 //	GET  /portal                   the speaker portal (rest/web/portal.go, docs/portal.md)
 
@@ -105,9 +106,10 @@ func (s *signIn) routes(r chi.Router) {
 	r.Get("/portal/access/{token}", s.followAccessLink)
 	r.Post("/auth/signout", web.Protect(s.signOut))
 	r.Post("/auth/signout-everywhere", web.Protect(s.signOutEverywhere))
-	home := &web.Home{People: s.people, Person: s.person, Log: s.log}
+	home := &web.Home{People: s.people, Person: s.person, Log: s.log, Ops: s.ops}
 	r.Get("/", home.Root)
 	r.Get("/me", home.Me)
+	r.Post("/me/connected-apps/{id}/revoke", web.Protect(home.RevokeApp))
 	// Where Podium's emails lead (portal invitations, reviewer invitations and reminders): the
 	// reviewer desk and the speaker portal, after signing in.
 	(&web.Desk{Ops: s.ops, Person: s.person, Log: s.log}).Mount(r)

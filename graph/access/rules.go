@@ -204,6 +204,10 @@ var Rules = map[string]Rule{
 	"Mutation.createApiKey": Admins,
 	"Mutation.revokeApiKey": Admins,
 	"Mutation.rotateApiKey": Admins,
+	// Connected applications (docs/agents.md): the person's own OAuth grants. The operations
+	// refuse API keys and the applications themselves.
+	"Query.myConnectedApps":         Anyone,
+	"Mutation.revokeMyConnectedApp": Anyone,
 }
 
 // KeyRules classify every root field of the GraphQL schema for API keys, keyed as Rules:
@@ -370,4 +374,7 @@ var KeyRules = map[string]KeyRule{
 	"Mutation.createApiKey": {NeedWrite, InEvent},
 	"Mutation.revokeApiKey": {NeedWrite, InEvent},
 	"Mutation.rotateApiKey": {NeedWrite, InEvent},
+	// A person's connected applications: the operations refuse keys and applications alike.
+	"Query.myConnectedApps":         {NeedRead, InEvent},
+	"Mutation.revokeMyConnectedApp": {NeedWrite, InEvent},
 }

@@ -481,6 +481,25 @@ type CommunicationContact struct {
 	TalkTitle string `json:"talkTitle"`
 }
 
+// An application the caller connected to Podium through OAuth: the scopes they granted it. It acts
+// as the caller, within their roles and within these scopes.
+type ConnectedApp struct {
+	// The grant's id.
+	ID string `json:"id"`
+	// The application's registration (its OAuth client_id).
+	ClientID string `json:"clientId"`
+	// The name the application registered with: its own claim, which Podium has not checked.
+	Name string `json:"name"`
+	// The site the application registered with (its client_uri), its own claim too; null when it gave none.
+	URI *string `json:"uri"`
+	// What the caller granted it.
+	Scopes []APIKeyScope `json:"scopes"`
+	// When the caller granted it.
+	CreatedAt time.Time `json:"createdAt"`
+	// When the application last used its access, to the minute; null when it never did.
+	LastUsedAt *time.Time `json:"lastUsedAt"`
+}
+
 // One row of an import.
 type ContactImportRow struct {
 	// The first name; trimmed.
