@@ -38,8 +38,7 @@ const emitSQL = `INSERT INTO webhook_messages (id, created_at, updated_at, organ
 // the commit, so the change's transaction pays one statement for its webhooks, subscribed or not.
 func EmitWebhook(ctx context.Context, tx pgx.Tx, org, eventType string, data any) error {
 	now := time.Now().UTC()
-	payload, err := json.Marshal(map[string]any{"type": eventType, "version": WebhookPayloadVersion,
-		"timestamp": now.Format(time.RFC3339Nano), "data": data})
+	payload, err := json.Marshal(webhookPayload(ctx, eventType, now, data))
 	if err != nil {
 		return fmt.Errorf("jobs: webhook payload: %w", err)
 	}
@@ -47,6 +46,18 @@ func EmitWebhook(ctx context.Context, tx pgx.Tx, org, eventType string, data any
 		return fmt.Errorf("jobs: webhook message: %w", err)
 	}
 	return nil
+}
+
+// webhookPayload is a message's body: its type, version, time and data, and, when an application
+// acting for a person made the change (docs/agents.md), "actor": "<email> via <application>" and
+// "clientId", the application's id.
+func webhookPayload(ctx context.Context, eventType string, at time.Time, data any) map[string]any {
+	out := map[string]any{"type": eventType, "version": WebhookPayloadVersion,
+		"timestamp": at.Format(time.RFC3339Nano), "data": data}
+	if a := withActor(ctx, nil); a["actor"] != "" {
+		out["actor"], out["clientId"] = a["actor"], a["clientId"]
+	}
+	return out
 }
 
 // emitWithChangeSQL is emitSQL and emitChangeSQL in one statement: a change that webhooks and
@@ -61,15 +72,11 @@ SELECT pg_notify('` + ChangesChannel + `', json_build_object('id', id, 'organiza
 // in one statement.
 func EmitWebhookWithChange(ctx context.Context, tx pgx.Tx, org, eventType string, data any, eventID string, change map[string]string) error {
 	now := time.Now().UTC()
-	payload, err := json.Marshal(map[string]any{"type": eventType, "version": WebhookPayloadVersion,
-		"timestamp": now.Format(time.RFC3339Nano), "data": data})
+	payload, err := json.Marshal(webhookPayload(ctx, eventType, now, data))
 	if err != nil {
 		return fmt.Errorf("jobs: webhook payload: %w", err)
 	}
-	if change == nil {
-		change = map[string]string{}
-	}
-	raw, err := json.Marshal(change)
+	raw, err := json.Marshal(withActor(ctx, change))
 	if err != nil {
 		return fmt.Errorf("jobs: change data: %w", err)
 	}

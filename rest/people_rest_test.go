@@ -1,0 +1,116 @@
+package rest_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/podium/podium/ent/organizationmember"
+	"github.com/podium/podium/rest"
+)
+
+// personToken signs addr in, connects an application for them through the whole OAuth flow,
+// granting scopes, and returns its access token.
+func (b *testBundle) personToken(addr string, scopes ...string) string {
+	b.t.Helper()
+	return b.newOAuthFlow(b.signIn(addr), scopes...).connect(scopes...).AccessToken
+}
+
+// TestReviewerOnREST: a reviewer acts on REST through an application they authorized — their queue
+// (GET E/my-reviews, a blind round redacted), their own assignments' answers and recusal, quick
+// reviews inside their tracks — and nobody else's: another reviewer's assignment answers 404, an
+// API key and an organizer who is no reviewer are refused the queue, a read-only grant writes
+// nothing. What an application changes names the person and the application.
+func TestReviewerOnREST(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	f := b.fixture()
+	ids := f.ids
+	_, err := b.db.System.Exec(b.sys(), `UPDATE submissions SET title = 'Ada Lovelace on engines', description = 'By ada@example.test' WHERE id = $1`, ids["proposalId"])
+	require.NoError(t, err)
+	_, err = b.db.System.Exec(b.sys(), `UPDATE review_rounds SET blind = true WHERE id = $1`, ids["roundId"])
+	require.NoError(t, err)
+	w := world{event: ids["eventId"], base: "/api/v1/events/" + ids["eventId"]}
+	b.addReviewer(w, ids["roundId"], "idle@example.test", nil)
+	b.addMember(b.acmeOrg, "owner@acme.test", organizationmember.RoleOwner)
+	b.version = rest.VersionCurrent
+
+	reviewer := b.personToken("reviewer@example.test", "read", "write")
+	idle := b.personToken("idle@example.test", "read", "write")
+	owner := b.personToken("owner@acme.test", "read", "write")
+	readOnly := b.personToken("reviewer@example.test", "read")
+
+	// The queue: the reviewer's own, redacted in a blind round.
+	q := b.must(http.StatusOK, http.MethodGet, w.base+"/my-reviews", reviewer, nil)
+	require.Equal(t, ids["eventMemberId"], q.Obj()["eventMemberId"])
+	rounds := objects(q.Obj()["rounds"])
+	require.Len(t, rounds, 1, q.Raw)
+	items := objects(rounds[0]["items"])
+	require.Len(t, items, 1, q.Raw)
+	require.Equal(t, ids["assignmentId"], str(items[0]["assignment"].(map[string]any), "id"))
+	require.Equal(t, "[redacted] on engines", items[0]["title"])
+	for _, s := range []string{"Ada", "Lovelace", "ada@example.test", ids["contactId"]} {
+		require.NotContains(t, q.Raw, s, "a blind round shows the reviewer who the speaker is")
+	}
+	require.Equal(t, []any{}, b.must(http.StatusOK, http.MethodGet, w.base+"/my-reviews", idle, nil).Obj()["rounds"])
+	b.requireError(b.do(http.MethodGet, w.base+"/my-reviews", b.acme, nil), http.StatusForbidden, "forbidden")
+	b.requireError(b.do(http.MethodGet, w.base+"/my-reviews", owner, nil), http.StatusForbidden, "forbidden")
+	// The reviewer reaches nothing of the organization's.
+	b.requireError(b.do(http.MethodGet, w.base+"/submissions", reviewer, nil), http.StatusForbidden, "forbidden")
+
+	answers := f.bodies["submitReviewAnswers"]
+	answersPath := w.base + "/review-assignments/" + ids["assignmentId"] + "/answers"
+	nothingAnswered := func() {
+		t.Helper()
+		require.Zero(t, b.count(`SELECT count(*) FROM review_answers WHERE assignment_id = $1`, ids["assignmentId"]))
+	}
+	b.requireError(b.do(http.MethodPost, answersPath, idle, answers), http.StatusNotFound, "not_found")
+	b.requireError(b.do(http.MethodPost, answersPath, b.acme, answers), http.StatusForbidden, "forbidden")
+	b.requireError(b.do(http.MethodPost, answersPath, readOnly, answers), http.StatusForbidden, "insufficient_scope")
+	b.requireError(b.do(http.MethodPost, answersPath, owner, answers), http.StatusNotFound, "not_found")
+	nothingAnswered()
+	done := b.must(http.StatusOK, http.MethodPost, answersPath, reviewer, answers).Obj()
+	require.Equal(t, "completed", done["status"])
+	require.Equal(t, 1, b.count(`SELECT count(*) FROM review_answers WHERE assignment_id = $1`, ids["assignmentId"]))
+	// Through another event's path, the same assignment is no one's.
+	other := "/api/v1/events/" + str(b.createEvent(b.acme, "Other"), "id")
+	b.requireError(b.do(http.MethodPost, other+"/review-assignments/"+ids["assignmentId"]+"/recuse", reviewer,
+		map[string]any{"reason": "x"}), http.StatusNotFound, "not_found")
+	recused := b.must(http.StatusOK, http.MethodPost, w.base+"/review-assignments/"+ids["assignmentId"]+"/recuse", reviewer,
+		map[string]any{"reason": "I know them"}).Obj()
+	require.Equal(t, "recused", recused["status"])
+
+	// Quick reviews: inside the reviewer's tracks once they have some.
+	inTrack := ids["proposalId"]
+	elsewhere := str(b.saveItem(b.acme, w.event, map[string]any{"kind": "track", "name": "Elsewhere"}), "id")
+	outside := str(b.must(http.StatusCreated, http.MethodPost, w.base+"/submissions", b.acme, map[string]any{
+		"title": "Q", "description": "d", "formatId": ids["formatId"], "trackIds": []any{elsewhere},
+		"speakerIds": []any{ids["contactId"]}}).Obj(), "id")
+	b.must(http.StatusOK, http.MethodPut, w.base+"/reviewer-tracks/"+ids["eventMemberId"], b.acme,
+		map[string]any{"trackIds": []any{ids["trackId"]}})
+	quick := map[string]any{"decision": "approve", "score": 4, "comment": "Solid"}
+	b.requireError(b.do(http.MethodPut, w.base+"/submissions/"+outside+"/review", reviewer, quick), http.StatusNotFound, "not_found")
+	require.Zero(t, b.count(`SELECT count(*) FROM quick_reviews WHERE submission_id = $1`, outside))
+	saved := b.must(http.StatusOK, http.MethodPut, w.base+"/submissions/"+inTrack+"/review", reviewer, quick).Obj()
+	require.Equal(t, json.Number("4"), saved["score"])
+	// A reviewer with no tracks reviews any of the event's pending submissions.
+	b.must(http.StatusOK, http.MethodPut, w.base+"/submissions/"+outside+"/review", idle, quick)
+
+	// An owner's application acts as the owner; its changes name the owner and the application.
+	b.must(http.StatusOK, http.MethodPost, w.base+"/sessions/"+ids["submissionId"]+"/cancel", owner,
+		map[string]any{"cause": "organizer", "message": "m", "notifySpeakers": false})
+	var actors []string
+	for _, it := range b.must(http.StatusOK, http.MethodGet, w.base+"/sessions/"+ids["submissionId"]+"/timeline", b.acme, nil).List() {
+		e := it.(map[string]any)
+		if e["kind"] == "cancelled" {
+			actors = append(actors, str(e, "actorName"))
+		}
+	}
+	require.Equal(t, []string{"owner@acme.test via Claude"}, actors)
+	require.Equal(t, 1, b.count(`SELECT count(*) FROM event_changes WHERE event_id = $1 AND data->>'actor' = 'owner@acme.test via Claude'
+		AND data ? 'clientId'`, w.event))
+	require.Equal(t, 1, b.count(`SELECT count(*) FROM webhook_messages WHERE event_type = 'session.cancelled'
+		AND payload::jsonb->>'actor' = 'owner@acme.test via Claude' AND payload::jsonb ? 'clientId'`))
+}
