@@ -31,6 +31,10 @@ const maxQuickComment = 5000
 var errNoReviewer = apperr.Forbidden("This API key was made on the command line and reviews as no one: " +
 	"review signed in, or with a key made by a person (createApiKey)")
 
+// errNotReviewing refuses a quick review to an organization member who is no reviewer of the event:
+// members read and change nothing, and only reviewers and organizers review.
+var errNotReviewing = apperr.Forbidden("Quick reviews are for the event's reviewers and its organizers: you are neither")
+
 // SaveMyReview saves the caller's quick review of a pending submission of the event, replacing
 // theirs. A person reviews as themselves, an API key as the person who made it. An organization's
 // owners and admins (and keys) review any submission; a reviewer of the event reviews those of
@@ -46,7 +50,7 @@ func (r *Service) SaveMyReview(ctx context.Context, eventID, submissionID string
 			}
 		}
 		if member == "" && v.OrganizationID != "" {
-			return nil, access.ErrReadOnly
+			return nil, errNotReviewing
 		}
 	}
 	return inTx(ctx, r, func(ctx context.Context) (*model.QuickReview, error) {
