@@ -84,19 +84,13 @@ func buildOpenAPI(schema *ast.Schema, version string) obj {
 	paths := obj{}
 	fields := restFields(schema)
 	for _, rt := range routes {
-		doc, ok := routeDocs[rt.operationID]
-		if !ok {
+		if _, ok := routeDocs[rt.operationID]; !ok {
 			panic("rest: openapi: no routeDocs entry for " + rt.operationID)
 		}
 		if !rt.inVersion(version) {
 			continue
 		}
-		if d, ok := currentDocs[rt.operationID]; ok && version >= VersionCurrent {
-			doc = doc.overriddenBy(d)
-		}
-		if f := fields[rt.method+" "+rt.path]; doc.description == "" && len(f) == 1 {
-			doc.description = proseOf(f[0].description)
-		}
+		doc := rt.docIn(version, fields)
 		item, _ := paths[rt.path].(obj)
 		if item == nil {
 			item = obj{}
@@ -137,6 +131,20 @@ func buildOpenAPI(schema *ast.Schema, version string) obj {
 			}},
 		},
 	}
+}
+
+// docIn is what the documents of API version say of rt (the OpenAPI document, the MCP tools):
+// its routeDocs entry, overridden by its currentDocs entry from VersionCurrent on, and described
+// by its GraphQL field (of fields, restFields of the schema) where the entry has no description.
+func (rt *route) docIn(version string, fields map[string][]sdlField) routeDoc {
+	doc := routeDocs[rt.operationID]
+	if d, ok := currentDocs[rt.operationID]; ok && version >= VersionCurrent {
+		doc = doc.overriddenBy(d)
+	}
+	if f := fields[rt.method+" "+rt.path]; doc.description == "" && len(f) == 1 {
+		doc.description = proseOf(f[0].description)
+	}
+	return doc
 }
 
 // describeOperation describes one route.
