@@ -1,0 +1,438 @@
+package rest_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/podium/podium/ent/organizationmember"
+	"github.com/podium/podium/ent/schema/viewer"
+	"github.com/podium/podium/graph/access"
+	"github.com/podium/podium/rest"
+)
+
+// mcpBearer adds the Authorization header (and Podium-Organization, when set) to every request of
+// an MCP client.
+type mcpBearer struct{ token, org string }
+
+func (h mcpBearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+h.token)
+	if h.org != "" {
+		r.Header.Set("Podium-Organization", h.org)
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// mcpServer serves the bundle's router over HTTP until the test ends.
+func (b *testBundle) mcpServer() *httptest.Server {
+	b.t.Helper()
+	srv := httptest.NewServer(b.handler)
+	b.t.Cleanup(srv.Close)
+	return srv
+}
+
+// mcpClient connects the official SDK's client to /api/mcp with token.
+func (b *testBundle) mcpClient(token string) *mcp.ClientSession {
+	b.t.Helper()
+	srv := b.mcpServer()
+	c := mcp.NewClient(&mcp.Implementation{Name: "podium-test", Version: "1"}, nil)
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{
+		Endpoint: srv.URL + "/api/mcp", HTTPClient: &http.Client{Transport: mcpBearer{token: token}},
+		DisableStandaloneSSE: true,
+	}, nil)
+	require.NoError(b.t, err)
+	b.t.Cleanup(func() { _ = cs.Close() })
+	return cs
+}
+
+// tools lists the tools cs may run, by name.
+func tools(t *testing.T, cs *mcp.ClientSession) map[string]*mcp.Tool {
+	t.Helper()
+	out := map[string]*mcp.Tool{}
+	for tool, err := range cs.Tools(context.Background(), nil) {
+		require.NoError(t, err)
+		out[tool.Name] = tool
+	}
+	return out
+}
+
+// toolCall calls a tool and answers its result with its text content decoded as JSON (nil when
+// the text is not JSON).
+func toolCall(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (*mcp.CallToolResult, map[string]any) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	require.NoError(t, err)
+	require.NotEmpty(t, res.Content)
+	text := res.Content[0].(*mcp.TextContent).Text
+	var body map[string]any
+	dec := json.NewDecoder(strings.NewReader(text))
+	dec.UseNumber()
+	_ = dec.Decode(&body)
+	return res, body
+}
+
+// toolOK calls a tool and requires success.
+func toolOK(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) map[string]any {
+	t.Helper()
+	res, body := toolCall(t, cs, name, args)
+	require.False(t, res.IsError, "%s: %v", name, res.Content[0].(*mcp.TextContent).Text)
+	return body
+}
+
+// toolError calls a tool and requires it to fail with code, in REST's envelope.
+func toolError(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any, code string) string {
+	t.Helper()
+	res, body := toolCall(t, cs, name, args)
+	require.True(t, res.IsError, "%s: %v", name, res.Content[0].(*mcp.TextContent).Text)
+	e, _ := body["error"].(map[string]any)
+	require.Equal(t, code, e["code"], res.Content[0].(*mcp.TextContent).Text)
+	require.NotEmpty(t, e["message"])
+	return e["message"].(string)
+}
+
+// newScopedKey makes an API key of acme with scopes, over REST.
+func (b *testBundle) newScopedKey(scopes ...string) string {
+	b.t.Helper()
+	return b.must(http.StatusCreated, http.MethodPost, "/api/v1/api-keys", b.acme,
+		map[string]any{"name": "MCP " + strings.Join(scopes, "+"), "scopes": scopes}).Obj()["secret"].(string)
+}
+
+// TestMCPAuth: without a token the endpoint answers 401 with the challenge naming the protected
+// resource metadata, which is served at both well-known paths.
+func TestMCPAuth(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	srv := b.mcpServer()
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	for _, authorization := range []string{"", "Bearer pdm_unknown", "Bearer not-a-key", "Basic abc"} {
+		req, err := http.NewRequest(http.MethodPost, srv.URL+"/api/mcp", strings.NewReader(init))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if authorization != "" {
+			req.Header.Set("Authorization", authorization)
+		}
+		res, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		_ = res.Body.Close()
+		require.Equal(t, http.StatusUnauthorized, res.StatusCode, authorization)
+		require.Equal(t, `Bearer resource_metadata="https://podium.example.test/.well-known/oauth-protected-resource/api/mcp"`,
+			res.Header.Get("WWW-Authenticate"), authorization)
+	}
+	for _, path := range []string{"/.well-known/oauth-protected-resource/api/mcp", "/.well-known/oauth-protected-resource"} {
+		res, err := http.Get(srv.URL + path)
+		require.NoError(t, err)
+		raw, err := io.ReadAll(res.Body)
+		_ = res.Body.Close()
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, res.StatusCode, path)
+		var doc map[string]any
+		require.NoError(t, json.Unmarshal(raw, &doc))
+		require.Equal(t, "https://podium.example.test/api/mcp", doc["resource"])
+		require.Equal(t, []any{"https://podium.example.test"}, doc["authorization_servers"])
+		require.Equal(t, []any{"read", "write", "send_mail"}, doc["scopes_supported"])
+		require.Equal(t, []any{"header"}, doc["bearer_methods_supported"])
+	}
+}
+
+// TestMCPToolsList: a full key lists a tool for every authenticated JSON route of API version
+// 2026-08-21, with its schema and annotations, and whoami; a read-only key lists only the
+// read-only tools, and a write is refused with nothing written.
+func TestMCPToolsList(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	all := tools(t, b.mcpClient(b.acme))
+
+	var want []string
+	for _, rt := range rest.RouteTable() {
+		// Public routes need no caller; downloads answer bytes; setSpeakerWorkflow is gone in 2026-08-21.
+		if strings.HasPrefix(rt.Path, "/public/") || rt.OperationID == "downloadFile" || rt.OperationID == "setSpeakerWorkflow" {
+			continue
+		}
+		want = append(want, rt.OperationID)
+	}
+	want = append(want, "whoami")
+	got := make([]string, 0, len(all))
+	for name := range all {
+		got = append(got, name)
+	}
+	slices.Sort(want)
+	slices.Sort(got)
+	require.Equal(t, want, got)
+
+	for name, tool := range all {
+		s := tool.InputSchema.(map[string]any)
+		require.Equal(t, "object", s["type"], name)
+		require.NotNil(t, tool.Annotations, name)
+		require.NotEmpty(t, tool.Title, name)
+		require.NotEmpty(t, tool.Description, name)
+	}
+	schemaOf := func(name string) map[string]any { return all[name].InputSchema.(map[string]any) }
+	props := func(name string) map[string]any { return schemaOf(name)["properties"].(map[string]any) }
+
+	require.True(t, all["listEvents"].Annotations.ReadOnlyHint)
+	require.True(t, *all["deleteSession"].Annotations.DestructiveHint)
+	require.False(t, *all["createEvent"].Annotations.DestructiveHint)
+	require.True(t, *all["cancelSession"].Annotations.DestructiveHint)
+	require.True(t, all["setSpeakerAvailability"].Annotations.IdempotentHint)
+	require.True(t, *all["sendCampaign"].Annotations.OpenWorldHint)
+	// Path parameters, query parameters and the body's keys, from the GraphQL input type.
+	require.ElementsMatch(t, []any{"eventId", "contactId"}, schemaOf("getSpeaker")["required"])
+	require.Contains(t, props("listSubmissions"), "status")
+	require.Contains(t, schemaOf("createEvent")["required"], "name")
+	require.Equal(t, []any{"string", "null"}, props("updateEvent")["description"].(map[string]any)["type"])
+	require.Contains(t, props("createEvent"), "idempotencyKey")
+	require.NotContains(t, props("listEvents"), "idempotencyKey")
+	// Tools that email people or change many records take a confirmation token; others do not.
+	for _, name := range []string{"informSubmissions", "decideSubmissions", "sendCampaign", "inviteSpeakerPortals", "acceptAgendaDraft"} {
+		require.Contains(t, props(name), "confirmationToken", name)
+	}
+	for _, name := range []string{"createEvent", "createSession", "setSessionSpeakers", "reorderResources"} {
+		require.NotContains(t, props(name), "confirmationToken", name)
+	}
+
+	t.Run("ReadOnlyKey", func(t *testing.T) {
+		key := b.newScopedKey("read")
+		cs := b.mcpClient(key)
+		listed := tools(t, cs)
+		require.Contains(t, listed, "listEvents")
+		require.Contains(t, listed, "whoami")
+		for name, tool := range listed {
+			require.True(t, tool.Annotations.ReadOnlyHint, name)
+		}
+		// Every read the key's scope allows (listing API keys needs write).
+		for _, rt := range rest.RouteTable() {
+			tool, ok := all[rt.OperationID]
+			if ok && tool.Annotations.ReadOnlyHint && rest.KeyRuleOf(rt.Method, rt.Path).Need == access.NeedRead {
+				require.Contains(t, listed, rt.OperationID)
+			}
+		}
+		require.NotContains(t, listed, "listApiKeys")
+
+		before := b.count(`SELECT count(*) FROM events`)
+		msg := toolError(t, cs, "createEvent", map[string]any{"name": "Nope", "type": "conference",
+			"timezone": "Europe/Berlin", "startsAt": "2027-09-10T09:00:00.000Z", "endsAt": "2027-09-12T17:00:00.000Z"},
+			"insufficient_scope")
+		require.Contains(t, msg, "write")
+		require.Equal(t, before, b.count(`SELECT count(*) FROM events`))
+		who := toolOK(t, cs, "whoami", nil)
+		require.Equal(t, "api_key", who["kind"])
+		require.Equal(t, []any{"read"}, who["apiKey"].(map[string]any)["scopes"])
+	})
+}
+
+// TestMCPToolCalls: a call runs the REST route — list, create, read back — and answers its JSON;
+// errors come in REST's envelope and vocabulary; an idempotencyKey replays the first answer.
+func TestMCPToolCalls(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	cs := b.mcpClient(b.acme)
+
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "listEvents"})
+	require.NoError(t, err)
+	require.False(t, res.IsError)
+	require.Nil(t, res.StructuredContent) // an array: text only
+	var events []any
+	require.NoError(t, json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &events))
+	require.Len(t, events, 0)
+	args := map[string]any{"name": "Over MCP", "type": "conference", "timezone": "Europe/Berlin",
+		"startsAt": "2027-09-10T09:00:00.000Z", "endsAt": "2027-09-12T17:00:00.000Z", "idempotencyKey": "create-1"}
+	res, made := toolCall(t, cs, "createEvent", args)
+	require.False(t, res.IsError)
+	require.NotNil(t, res.StructuredContent)
+	id := str(made, "id")
+	require.NotEmpty(t, id)
+	require.Equal(t, "Over MCP", made["name"])
+	got := toolOK(t, cs, "getEvent", map[string]any{"eventId": id})
+	require.Equal(t, id, got["id"])
+	require.Equal(t, got, b.must(http.StatusOK, http.MethodGet, "/api/v1/events/"+id, b.acme, nil).Obj())
+
+	// The same key and arguments: the first answer again, nothing written.
+	res, again := toolCall(t, cs, "createEvent", args)
+	require.False(t, res.IsError)
+	require.Equal(t, id, again["id"])
+	require.Equal(t, true, res.Meta["podium/replayed"])
+	require.Equal(t, 1, b.count(`SELECT count(*) FROM events WHERE name = 'Over MCP'`))
+	args["name"] = "Other"
+	toolError(t, cs, "createEvent", args, "idempotency_key_reused")
+
+	toolError(t, cs, "getSpeaker", map[string]any{"eventId": id, "contactId": "ctc_01doesnotexist0000000000"}, "not_found")
+	toolError(t, b.mcpClient(b.globex), "getEvent", map[string]any{"eventId": id}, "forbidden")
+	toolError(t, cs, "createEvent", map[string]any{"name": "No dates"}, "invalid_body")
+	toolError(t, cs, "getEvent", map[string]any{}, "invalid_input")
+	toolError(t, cs, "getEvent", map[string]any{"eventId": id, "extra": 1}, "invalid_input")
+}
+
+// TestMCPPreviewSendMail: informSubmissions without a confirmation token sends nothing — no
+// email_log row, no River job, nothing changed — and answers the recipients, one rendered body
+// and a token; the token runs exactly those arguments, and refuses others; an idempotencyKey
+// replays the confirmed call.
+func TestMCPPreviewSendMail(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	w := b.world()
+	p1 := b.propose(w, "Generics", w.ada)
+	p2 := b.propose(w, "Compilers", w.grace, w.alan)
+	b.decide(w, "accept", p1["id"], p2["id"])
+	cs := b.mcpClient(b.acme)
+
+	mails := func() int { return b.count(`SELECT count(*) FROM email_log WHERE type IN ('accepted', 'declined')`) }
+	jobs := func() int { return b.count(`SELECT count(*) FROM river_job`) }
+	informed := func() int {
+		return b.count(`SELECT count(*) FROM submissions WHERE id = ANY($1) AND notified_at IS NOT NULL`,
+			[]string{str(p1, "id"), str(p2, "id")})
+	}
+	mailsBefore, jobsBefore := mails(), jobs()
+	args := map[string]any{"eventId": w.event, "submissionIds": []any{p1["id"], p2["id"]}, "subject": "Your talk"}
+
+	preview := toolOK(t, cs, "informSubmissions", args)
+	require.Equal(t, true, preview["preview"])
+	require.True(t, strings.HasPrefix(str(preview, "message"), "preview: nothing was sent"), preview["message"])
+	emails := preview["emails"].(map[string]any)
+	require.Equal(t, json.Number("3"), emails["count"])
+	var to []string
+	for _, r := range emails["recipients"].([]any) {
+		r := r.(map[string]any)
+		require.Equal(t, "Your talk", r["subject"])
+		to = append(to, str(r, "to"))
+	}
+	require.ElementsMatch(t, []string{"ada@example.test", "grace@example.test", "alan@example.test"}, to)
+	require.NotEmpty(t, emails["body"])
+	require.Equal(t, json.Number("3"), preview["response"].(map[string]any)["queued"])
+	token := str(preview, "confirmationToken")
+	require.NotEmpty(t, token)
+	require.Equal(t, mailsBefore, mails())
+	require.Equal(t, jobsBefore, jobs())
+	require.Zero(t, informed())
+
+	// A token is for exactly the arguments it previewed, and only a real one counts.
+	other := map[string]any{"eventId": w.event, "submissionIds": []any{p1["id"]}, "subject": "Your talk", "confirmationToken": token}
+	toolError(t, cs, "informSubmissions", other, "invalid_input")
+	forged := map[string]any{"eventId": w.event, "submissionIds": []any{p1["id"], p2["id"]}, "subject": "Your talk",
+		"confirmationToken": token[:len(token)-2] + "xx"}
+	toolError(t, cs, "informSubmissions", forged, "invalid_input")
+	expired := map[string]any{"eventId": w.event, "submissionIds": []any{p1["id"], p2["id"]}, "subject": "Your talk",
+		"confirmationToken": "pct_1." + strings.SplitN(token, ".", 2)[1]}
+	toolError(t, cs, "informSubmissions", expired, "invalid_input")
+	// Another caller cannot use it.
+	toolError(t, b.mcpClient(b.newScopedKey("read", "write", "send_mail")), "informSubmissions",
+		map[string]any{"eventId": w.event, "submissionIds": []any{p1["id"], p2["id"]}, "subject": "Your talk",
+			"confirmationToken": token}, "invalid_input")
+	require.Equal(t, mailsBefore, mails())
+	require.Equal(t, jobsBefore, jobs())
+
+	args["confirmationToken"] = token
+	args["idempotencyKey"] = "inform-1"
+	res, sent := toolCall(t, cs, "informSubmissions", args)
+	require.False(t, res.IsError, res.Content[0].(*mcp.TextContent).Text)
+	require.Equal(t, json.Number("3"), sent["queued"])
+	require.Equal(t, mailsBefore+3, mails())
+	require.Greater(t, jobs(), jobsBefore)
+	require.Equal(t, 2, informed())
+
+	res, replay := toolCall(t, cs, "informSubmissions", args)
+	require.False(t, res.IsError)
+	require.Equal(t, true, res.Meta["podium/replayed"])
+	require.Equal(t, sent, replay)
+	require.Equal(t, mailsBefore+3, mails())
+
+	// A preview that would fail answers the error, with no token.
+	delete(args, "confirmationToken")
+	delete(args, "idempotencyKey")
+	toolError(t, cs, "informSubmissions", args, "invalid_input")
+}
+
+// tokenPeople is a test's authorization server: each token acts for a person through a client
+// with scopes.
+type tokenPeople struct {
+	people *access.People
+	grants map[string]tokenGrant
+}
+
+type tokenGrant struct {
+	userID string
+	scopes []string
+}
+
+func (tp tokenPeople) VerifyAccessToken(ctx context.Context, token string) (*viewer.Person, *viewer.Client, error) {
+	g, ok := tp.grants[token]
+	if !ok {
+		return nil, nil, access.ErrInvalidKey
+	}
+	p, err := tp.people.Person(ctx, g.userID, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, &viewer.Client{ID: "cli_test", Name: "Test agent", GrantID: "grt_" + token, Scopes: g.scopes}, nil
+}
+
+// TestMCPPersonThroughClient: a person acting through an application lists and runs what their
+// role allows within the scopes they granted: an owner with a read grant lists no write tool and
+// cannot write; with a write grant they write; a member lists the read tools only.
+func TestMCPPersonThroughClient(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	owner := b.addMember(b.acmeOrg, "owner@example.test", organizationmember.RoleOwner)
+	member := b.addMember(b.acmeOrg, "member@example.test", organizationmember.RoleMember)
+	rest.SetTokenVerifier(b.handler, tokenPeople{people: &access.People{DB: b.db}, grants: map[string]tokenGrant{
+		"oat_owner_read":  {owner, []string{"read"}},
+		"oat_owner_write": {owner, []string{"read", "write"}},
+		"oat_member_all":  {member, []string{"read", "write", "send_mail"}},
+	}})
+	event := str(b.createEvent(b.acme, "Agents"), "id")
+	all := tools(t, b.mcpClient(b.acme))
+	create := map[string]any{"name": "By agent", "type": "conference", "timezone": "Europe/Berlin",
+		"startsAt": "2027-09-10T09:00:00.000Z", "endsAt": "2027-09-12T17:00:00.000Z"}
+
+	t.Run("OwnerReadGrant", func(t *testing.T) {
+		cs := b.mcpClient("oat_owner_read")
+		listed := tools(t, cs)
+		require.Contains(t, listed, "getEvent")
+		for name, tool := range listed {
+			require.True(t, tool.Annotations.ReadOnlyHint, name)
+		}
+		got := toolOK(t, cs, "getEvent", map[string]any{"eventId": event})
+		require.Equal(t, event, got["id"])
+		toolError(t, cs, "createEvent", create, "insufficient_scope")
+		require.Zero(t, b.count(`SELECT count(*) FROM events WHERE name = 'By agent'`))
+		who := toolOK(t, cs, "whoami", nil)
+		require.Equal(t, "person", who["kind"])
+		require.Equal(t, "owner", who["role"])
+		require.Equal(t, "owner@example.test", who["person"].(map[string]any)["email"])
+		require.Equal(t, []any{"read"}, who["client"].(map[string]any)["scopes"])
+		require.Equal(t, "Acme", who["organization"].(map[string]any)["name"])
+	})
+
+	t.Run("OwnerWriteGrant", func(t *testing.T) {
+		cs := b.mcpClient("oat_owner_write")
+		listed := tools(t, cs)
+		require.Contains(t, listed, "createEvent")
+		// send_mail was not granted: the tools that always email are not listed.
+		require.NotContains(t, listed, "informSubmissions")
+		require.NotContains(t, listed, "sendCampaign")
+		made := toolOK(t, cs, "createEvent", create)
+		require.Equal(t, "By agent", made["name"])
+		toolError(t, cs, "sendCampaign", map[string]any{"eventId": event}, "insufficient_scope")
+	})
+
+	t.Run("Member", func(t *testing.T) {
+		cs := b.mcpClient("oat_member_all")
+		listed := tools(t, cs)
+		require.Contains(t, listed, "listEvents")
+		require.NotContains(t, listed, "createEvent")
+		for name := range listed {
+			require.True(t, all[name].Annotations.ReadOnlyHint, name)
+		}
+		toolError(t, cs, "createEvent", create, "forbidden")
+		require.Equal(t, 1, b.count(`SELECT count(*) FROM events WHERE name = 'By agent'`))
+	})
+}
