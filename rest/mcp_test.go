@@ -273,7 +273,7 @@ func TestMCPToolCalls(t *testing.T) {
 }
 
 // TestMCPPreviewSendMail: informSubmissions without a confirmation token sends nothing — no
-// email_log row, no River job, nothing changed — and answers the recipients, one rendered body
+// email_log row, no River job, no webhook message, nothing changed — and answers the recipients, one rendered body
 // and a token; the token runs exactly those arguments, and refuses others; an idempotencyKey
 // replays the confirmed call.
 func TestMCPPreviewSendMail(t *testing.T) {
@@ -283,8 +283,10 @@ func TestMCPPreviewSendMail(t *testing.T) {
 	p1 := b.propose(w, "Generics", w.ada)
 	p2 := b.propose(w, "Compilers", w.grace, w.alan)
 	b.decide(w, "accept", p1["id"], p2["id"])
+	b.createWebhook(b.acme, "https://93.184.215.14/hooks", "submission.informed")
 	cs := b.mcpClient(b.acme)
 
+	hooks := func() int { return b.count(`SELECT count(*) FROM webhook_messages WHERE event_type = 'submission.informed'`) }
 	mails := func() int { return b.count(`SELECT count(*) FROM email_log WHERE type IN ('accepted', 'declined')`) }
 	jobs := func() int { return b.count(`SELECT count(*) FROM river_job`) }
 	informed := func() int {
@@ -312,6 +314,7 @@ func TestMCPPreviewSendMail(t *testing.T) {
 	require.NotEmpty(t, token)
 	require.Equal(t, mailsBefore, mails())
 	require.Equal(t, jobsBefore, jobs())
+	require.Zero(t, hooks())
 	require.Zero(t, informed())
 
 	// A token is for exactly the arguments it previewed, and only a real one counts.
@@ -338,6 +341,7 @@ func TestMCPPreviewSendMail(t *testing.T) {
 	require.Equal(t, mailsBefore+3, mails())
 	require.Greater(t, jobs(), jobsBefore)
 	require.Equal(t, 2, informed())
+	require.NotZero(t, hooks())
 
 	res, replay := toolCall(t, cs, "informSubmissions", args)
 	require.False(t, res.IsError)

@@ -124,6 +124,9 @@ func (s *Server) Metadata() http.Handler {
 	})
 }
 
+// errTokenCheck answers a token that could not be checked (the database unreachable).
+var errTokenCheck = errors.New("the bearer token could not be checked: try again")
+
 // verify is the SDK's token check: Podium's own, for the organization the request names.
 func (s *Server) verify(ctx context.Context, token string, r *http.Request) (*auth.TokenInfo, error) {
 	v, err := s.opts.Authenticate(ctx, "Bearer "+token, r.Header.Get(OrganizationHeader))
@@ -132,7 +135,9 @@ func (s *Server) verify(ctx context.Context, token string, r *http.Request) (*au
 		if errors.As(err, &e) && e.Status == http.StatusUnauthorized {
 			return nil, errors.Join(auth.ErrInvalidToken, err)
 		}
-		return nil, err
+		// The SDK answers any other error 500 with its text: log it, answer nothing of it.
+		s.opts.Log.ErrorContext(ctx, "mcp: check bearer token", "err", err)
+		return nil, errTokenCheck
 	}
 	info := &auth.TokenInfo{Scopes: v.APIKeyScopes, UserID: v.APIKeyID, Extra: map[string]any{viewerKey: v}}
 	if v.Person != nil {
