@@ -286,7 +286,9 @@ func TestMCPPreviewSendMail(t *testing.T) {
 	b.createWebhook(b.acme, "https://93.184.215.14/hooks", "submission.informed")
 	cs := b.mcpClient(b.acme)
 
-	hooks := func() int { return b.count(`SELECT count(*) FROM webhook_messages WHERE event_type = 'submission.informed'`) }
+	hooks := func() int {
+		return b.count(`SELECT count(*) FROM webhook_messages WHERE event_type = 'submission.informed'`)
+	}
 	mails := func() int { return b.count(`SELECT count(*) FROM email_log WHERE type IN ('accepted', 'declined')`) }
 	jobs := func() int { return b.count(`SELECT count(*) FROM river_job`) }
 	informed := func() int {
