@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -427,6 +428,11 @@ func TestMCPPersonThroughClient(t *testing.T) {
 		require.NotContains(t, listed, "sendCampaign")
 		made := toolOK(t, cs, "createEvent", create)
 		require.Equal(t, "By agent", made["name"])
+		keyed := maps.Clone(create)
+		keyed["name"], keyed["idempotencyKey"] = "Keyed", "agent-1"
+		// Idempotency records belong to API keys: a person's key is refused rather than dropped.
+		toolError(t, cs, "createEvent", keyed, "invalid_input")
+		require.Zero(t, b.count(`SELECT count(*) FROM events WHERE name = 'Keyed'`))
 		toolError(t, cs, "sendCampaign", map[string]any{"eventId": event}, "insufficient_scope")
 	})
 

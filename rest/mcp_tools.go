@@ -306,6 +306,11 @@ func (t *mcpTools) call(ctx context.Context, v *viewer.Viewer, m *mcpTool, raw j
 	if err != nil {
 		return mcp.ErrorResult(err)
 	}
+	if idem != "" && v.APIKeyID == "" {
+		// Idempotency records belong to an API key (idempotency_records.api_key_id): a person's
+		// would not be kept, and a retry would write twice.
+		return mcp.ErrorResult(apperr.Invalid("%s needs an API key: it is not kept for people acting through an application yet", argIdempotencyKey))
+	}
 	if m.preview {
 		if token == "" {
 			return t.preview(ctx, v, m, args)
