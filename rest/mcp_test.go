@@ -16,6 +16,7 @@ import (
 
 	"github.com/podium/podium/ent/organizationmember"
 	"github.com/podium/podium/ent/schema/viewer"
+	"github.com/podium/podium/ent/user"
 	"github.com/podium/podium/graph/access"
 	"github.com/podium/podium/rest"
 )
@@ -384,17 +385,19 @@ func (tp tokenPeople) VerifyAccessToken(ctx context.Context, token string) (*vie
 
 // TestMCPPersonThroughClient: a person acting through an application lists and runs what their
 // role allows within the scopes they granted: an owner with a read grant lists no write tool and
-// cannot write; with a write grant they write; a member lists the read tools only.
+// cannot write; with a write grant they write; a reviewer lists whoami alone; a member lists the
+// read tools only.
 func TestMCPPersonThroughClient(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	owner := b.addMember(b.acmeOrg, "owner@example.test", organizationmember.RoleOwner)
 	member := b.addMember(b.acmeOrg, "member@example.test", organizationmember.RoleMember)
-	rest.SetTokenVerifier(b.handler, tokenPeople{people: &access.People{DB: b.db}, grants: map[string]tokenGrant{
+	verifier := tokenPeople{people: &access.People{DB: b.db}, grants: map[string]tokenGrant{
 		"oat_owner_read":  {owner, []string{"read"}},
 		"oat_owner_write": {owner, []string{"read", "write"}},
 		"oat_member_all":  {member, []string{"read", "write", "send_mail"}},
-	}})
+	}}
+	rest.SetTokenVerifier(b.handler, verifier)
 	event := str(b.createEvent(b.acme, "Agents"), "id")
 	all := tools(t, b.mcpClient(b.acme))
 	create := map[string]any{"name": "By agent", "type": "conference", "timezone": "Europe/Berlin",
@@ -434,6 +437,23 @@ func TestMCPPersonThroughClient(t *testing.T) {
 		toolError(t, cs, "createEvent", keyed, "invalid_input")
 		require.Zero(t, b.count(`SELECT count(*) FROM events WHERE name = 'Keyed'`))
 		toolError(t, cs, "sendCampaign", map[string]any{"eventId": event}, "insufficient_scope")
+	})
+
+	t.Run("Reviewer", func(t *testing.T) {
+		// A reviewer acts for no organization: no REST route reaches their own reviews yet, so they
+		// list only whoami.
+		w := world{event: event, base: "/api/v1/events/" + event}
+		roundID := str(roundOf(b.saveRound(w, roundBody("Round"))), "id")
+		b.addReviewer(w, roundID, "reviewer@example.test", nil)
+		reviewer, err := b.db.Ent.User.Query().Where(user.Email("reviewer@example.test")).OnlyID(b.sys())
+		require.NoError(t, err)
+		verifier.grants["oat_reviewer_all"] = tokenGrant{reviewer, []string{"read", "write", "send_mail"}}
+		cs := b.mcpClient("oat_reviewer_all")
+		require.Equal(t, []string{"whoami"}, slices.Collect(maps.Keys(tools(t, cs))))
+		toolError(t, cs, "getEvent", map[string]any{"eventId": event}, "forbidden")
+		who := toolOK(t, cs, "whoami", nil)
+		require.Nil(t, who["organization"])
+		require.Nil(t, who["role"])
 	})
 
 	t.Run("Member", func(t *testing.T) {
