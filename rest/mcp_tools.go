@@ -27,6 +27,7 @@ import (
 	"github.com/podium/podium/ent/schema/viewer"
 	"github.com/podium/podium/graph/access"
 	"github.com/podium/podium/graph/apperr"
+	"github.com/podium/podium/graph/operation"
 	"github.com/podium/podium/jobs"
 	"github.com/podium/podium/rest/mcp"
 )
@@ -316,14 +317,24 @@ func (t *mcpTools) call(ctx context.Context, v *viewer.Viewer, m *mcpTool, raw j
 			return t.preview(ctx, v, m, args)
 		}
 		if err := t.confirm(ctx, v, m, args, token); err != nil {
-			return mcp.ErrorResult(err)
+			return t.fail(ctx, m, err)
 		}
 	}
 	rec, err := t.run(ctx, v, m, args, idem)
 	if err != nil {
-		return mcp.ErrorResult(err)
+		return t.fail(ctx, m, err)
 	}
 	return rec.result()
+}
+
+// fail is the result of a call that failed before or around its route: an error of the
+// vocabulary as REST answers it; any other is logged and answered internal_error.
+func (t *mcpTools) fail(ctx context.Context, m *mcpTool, err error) *gomcp.CallToolResult {
+	e, ok := operation.ErrorOf(err)
+	if !ok {
+		t.a.log.ErrorContext(ctx, "mcp tool call failed", "tool", m.rt.operationID, "err", err)
+	}
+	return mcp.ErrorResult(e)
 }
 
 // toolArgs are a call's arguments by name, numbers kept as written.
@@ -511,7 +522,7 @@ type previewResult struct {
 func (t *mcpTools) preview(ctx context.Context, v *viewer.Viewer, m *mcpTool, args map[string]json.RawMessage) *gomcp.CallToolResult {
 	key, err := t.key(ctx)
 	if err != nil {
-		return mcp.ErrorResult(err)
+		return t.fail(ctx, m, err)
 	}
 	var out previewResult
 	var rec *recorder
@@ -546,7 +557,7 @@ FROM email_log WHERE xmin = pg_current_xact_id()::xid ORDER BY created_at, id LI
 		return errPreview
 	})
 	if !errors.Is(err, errPreview) {
-		return mcp.ErrorResult(err)
+		return t.fail(ctx, m, err)
 	}
 	if !rec.ok() {
 		return rec.result()

@@ -435,10 +435,23 @@ type sdlField struct {
 	description string
 }
 
+// restFieldsOf caches restFields by schema: the router asks for each route, and the scan of every
+// description costs milliseconds. A schema does not change once loaded.
+var restFieldsOf sync.Map // *ast.Schema → map[string][]sdlField
+
 // restFields answers, by "METHOD /path", the fields of the schema's object types whose
 // description names that route in a REST sentence. (Type descriptions may name routes too, to
-// say where REST answers the type; they describe no operation.)
+// say where REST answers the type; they describe no operation.) The map is shared: read it only.
 func restFields(schema *ast.Schema) map[string][]sdlField {
+	if m, ok := restFieldsOf.Load(schema); ok {
+		return m.(map[string][]sdlField)
+	}
+	m, _ := restFieldsOf.LoadOrStore(schema, scanRESTFields(schema))
+	return m.(map[string][]sdlField)
+}
+
+// scanRESTFields is restFields without the cache.
+func scanRESTFields(schema *ast.Schema) map[string][]sdlField {
 	out := map[string][]sdlField{}
 	for _, name := range slices.Sorted(maps.Keys(schema.Types)) {
 		def := schema.Types[name]

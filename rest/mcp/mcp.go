@@ -60,7 +60,7 @@ type Options struct {
 	Authenticate func(ctx context.Context, header, org string) (*viewer.Viewer, error)
 	// Tools are every tool; each caller lists those it may run.
 	Tools []Tool
-	// Version names the server in initialize's answer.
+	// Version is the REST API version the tools are of; it names the server in initialize's answer.
 	Version string
 	Log     *slog.Logger
 }
@@ -85,8 +85,9 @@ func New(opts Options) *Server {
 	srv := gomcp.NewServer(&gomcp.Implementation{Name: "podium", Title: "Podium", Version: opts.Version},
 		&gomcp.ServerOptions{Logger: opts.Log,
 			Instructions: "Podium's REST API as tools: each tool is one operation of /api/v1 (API version " +
-				"2026-08-21), answering its JSON or its {code, message} error. Tools that email people or change " +
-				"many records first answer a preview and a confirmationToken; call again with it to run for real."})
+				opts.Version + "), answering its JSON or its {code, message} error. Tools that email people or " +
+				"change many records first answer a preview and a confirmationToken; call again with it to run " +
+				"for real."})
 	for _, t := range opts.Tools {
 		s.tools[t.Tool.Name] = t
 		srv.AddTool(t.Tool, s.call(t))
@@ -213,7 +214,7 @@ type EnvelopeError struct {
 func ErrorResult(err error) *gomcp.CallToolResult {
 	var e *apperr.Error
 	if !errors.As(err, &e) {
-		e = apperr.New(http.StatusInternalServerError, "internal_error", "Something went wrong on our side")
+		e = apperr.New(http.StatusInternalServerError, apperr.CodeInternal, "Something went wrong handling this request")
 	}
 	return EnvelopeResult(Envelope{Error: EnvelopeError{Code: e.Code, Message: e.Message}})
 }
