@@ -2,7 +2,6 @@ package rest
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -43,6 +42,6 @@ func TestMCPPreviewSkipsAfterCommit(t *testing.T) {
 		require.JSONEq(t, `{"status":"queued"}`, string(write(ctx).body))
 		return errPreview
 	})
-	require.True(t, errors.Is(err, errPreview))
+	require.ErrorIs(t, err, errPreview)
 	require.Equal(t, 1, ran)
 }

@@ -245,7 +245,7 @@ func TestMCPToolCalls(t *testing.T) {
 	require.Nil(t, res.StructuredContent) // an array: text only
 	var events []any
 	require.NoError(t, json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &events))
-	require.Len(t, events, 0)
+	require.Empty(t, events)
 	args := map[string]any{"name": "Over MCP", "type": "conference", "timezone": "Europe/Berlin",
 		"startsAt": "2027-09-10T09:00:00.000Z", "endsAt": "2027-09-12T17:00:00.000Z", "idempotencyKey": "create-1"}
 	res, made := toolCall(t, cs, "createEvent", args)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -109,7 +110,7 @@ func TestMCPServerListsAndRefuses(t *testing.T) {
 func TestMCPServerChallenge(t *testing.T) {
 	t.Parallel()
 	srv := setup(t)
-	post := func(token string) *http.Response {
+	post := func(token string) (status int, challenge, body string) {
 		req, err := http.NewRequest(http.MethodPost, srv.URL+mcp.Path, strings.NewReader(`{}`))
 		require.NoError(t, err)
 		if token != "" {
@@ -117,14 +118,18 @@ func TestMCPServerChallenge(t *testing.T) {
 		}
 		res, err := http.DefaultClient.Do(req)
 		require.NoError(t, err)
-		_ = res.Body.Close()
-		return res
+		defer res.Body.Close()
+		raw, err := io.ReadAll(res.Body)
+		require.NoError(t, err)
+		return res.StatusCode, res.Header.Get("WWW-Authenticate"), string(raw)
 	}
 	for _, token := range []string{"", "unknown"} {
-		res := post(token)
-		require.Equal(t, http.StatusUnauthorized, res.StatusCode)
+		status, challenge, _ := post(token)
+		require.Equal(t, http.StatusUnauthorized, status)
 		require.Equal(t, `Bearer resource_metadata="https://podium.example.test/.well-known/oauth-protected-resource/api/mcp"`,
-			res.Header.Get("WWW-Authenticate"))
+			challenge)
 	}
-	require.Equal(t, http.StatusInternalServerError, post("broken").StatusCode)
+	status, _, body := post("broken")
+	require.Equal(t, http.StatusInternalServerError, status)
+	require.NotContains(t, body, "database down")
 }
