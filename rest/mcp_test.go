@@ -43,12 +43,15 @@ func (b *testBundle) mcpServer() *httptest.Server {
 }
 
 // mcpClient connects the official SDK's client to /api/mcp with token.
-func (b *testBundle) mcpClient(token string) *mcp.ClientSession {
+func (b *testBundle) mcpClient(token string) *mcp.ClientSession { return b.mcpClientFor(token, "") }
+
+// mcpClientFor is mcpClient for a person acting for the organization org.
+func (b *testBundle) mcpClientFor(token, org string) *mcp.ClientSession {
 	b.t.Helper()
 	srv := b.mcpServer()
 	c := mcp.NewClient(&mcp.Implementation{Name: "podium-test", Version: "1"}, nil)
 	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{
-		Endpoint: srv.URL + "/api/mcp", HTTPClient: &http.Client{Transport: mcpBearer{token: token}},
+		Endpoint: srv.URL + "/api/mcp", HTTPClient: &http.Client{Transport: mcpBearer{token: token, org: org}},
 		DisableStandaloneSSE: true,
 	}, nil)
 	require.NoError(b.t, err)
@@ -437,6 +440,19 @@ func TestMCPPersonThroughClient(t *testing.T) {
 		toolError(t, cs, "createEvent", keyed, "invalid_input")
 		require.Zero(t, b.count(`SELECT count(*) FROM events WHERE name = 'Keyed'`))
 		toolError(t, cs, "sendCampaign", map[string]any{"eventId": event}, "insufficient_scope")
+	})
+
+	t.Run("OtherOrganization", func(t *testing.T) {
+		// The owner of Acme is a member of Globex: with Podium-Organization they act there, and read.
+		require.NoError(t, b.db.Ent.OrganizationMember.Create().SetOrganizationID(b.globexOrg).SetUserID(owner).
+			SetRole(organizationmember.RoleMember).Exec(b.sys()))
+		cs := b.mcpClientFor("oat_owner_write", b.globexOrg)
+		who := toolOK(t, cs, "whoami", nil)
+		require.Equal(t, b.globexOrg, who["organization"].(map[string]any)["id"])
+		require.Equal(t, "member", who["role"])
+		require.NotContains(t, tools(t, cs), "createEvent")
+		toolError(t, cs, "getEvent", map[string]any{"eventId": event}, "forbidden")
+		require.Equal(t, "owner", toolOK(t, b.mcpClient("oat_owner_write"), "whoami", nil)["role"])
 	})
 
 	t.Run("Reviewer", func(t *testing.T) {
