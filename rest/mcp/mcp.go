@@ -82,8 +82,11 @@ func New(opts Options) *Server {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{opts: opts, tools: map[string]Tool{}}
+	// The SDK logs every stateless request's session at Info (connecting, connected, initialized):
+	// only its warnings and errors are worth a line.
+	sdkLog := slog.New(atLeast{Handler: opts.Log.Handler(), level: slog.LevelWarn})
 	srv := gomcp.NewServer(&gomcp.Implementation{Name: "podium", Title: "Podium", Version: opts.Version},
-		&gomcp.ServerOptions{Logger: opts.Log,
+		&gomcp.ServerOptions{Logger: sdkLog,
 			Instructions: "Podium's REST API as tools: each tool is one operation of /api/v1 (API version " +
 				opts.Version + "), answering its JSON or its {code, message} error. Tools that email people or " +
 				"change many records first answer a preview and a confirmationToken; call again with it to run " +
@@ -96,7 +99,7 @@ func New(opts Options) *Server {
 	h := gomcp.NewStreamableHTTPHandler(func(*http.Request) *gomcp.Server { return srv }, &gomcp.StreamableHTTPOptions{
 		Stateless:    true,
 		JSONResponse: true,
-		Logger:       opts.Log,
+		Logger:       sdkLog,
 		// Rebinding a name to localhost steals nothing here: every request carries its bearer token,
 		// which a page of another site does not have, and behind a reverse proxy on the same host
 		// every request would look like one.
@@ -235,4 +238,22 @@ func JSONResult(body []byte) *gomcp.CallToolResult {
 		res.StructuredContent = json.RawMessage(body)
 	}
 	return res
+}
+
+// atLeast is a log handler passing on the records of level and above.
+type atLeast struct {
+	slog.Handler
+	level slog.Level
+}
+
+func (h atLeast) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= h.level && h.Handler.Enabled(ctx, l)
+}
+
+func (h atLeast) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return atLeast{Handler: h.Handler.WithAttrs(attrs), level: h.level}
+}
+
+func (h atLeast) WithGroup(name string) slog.Handler {
+	return atLeast{Handler: h.Handler.WithGroup(name), level: h.level}
 }
