@@ -205,6 +205,22 @@ func TestMCPToolsList(t *testing.T) {
 		require.NotContains(t, props(name), "confirmationToken", name)
 	}
 
+	t.Run("EventKey", func(t *testing.T) {
+		// A key confined to one event lists no tool of the whole organization.
+		event := str(b.createEvent(b.acme, "Confined"), "id")
+		key := b.must(http.StatusCreated, http.MethodPost, "/api/v1/api-keys", b.acme, map[string]any{"name": "One event",
+			"scopes": []string{"read", "write", "send_mail"}, "eventId": event}).Obj()["secret"].(string)
+		cs := b.mcpClient(key)
+		listed := tools(t, cs)
+		require.Contains(t, listed, "getEvent")
+		require.Contains(t, listed, "informSubmissions")
+		for _, name := range []string{"listContacts", "listWebhooks", "getPipeline", "getOrganization"} {
+			require.NotContains(t, listed, name)
+		}
+		toolError(t, cs, "listContacts", nil, "forbidden")
+		require.Equal(t, event, toolOK(t, cs, "getEvent", map[string]any{"eventId": event})["id"])
+	})
+
 	t.Run("ReadOnlyKey", func(t *testing.T) {
 		key := b.newScopedKey("read")
 		cs := b.mcpClient(key)
