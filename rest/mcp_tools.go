@@ -217,8 +217,8 @@ func (m *mcpTool) describe(doc routeDoc, in inputSchemas) *gomcp.Tool {
 }
 
 // annotations are the hints of the route's method: GET reads; DELETE destroys; PUT is
-// idempotent; POST adds, unless the operation deletes or cancels. Only the
-// tools that email people reach outside Podium.
+// idempotent; POST adds, unless the operation deletes or cancels. Only the tools that may email
+// people reach outside Podium.
 func (m *mcpTool) annotations(title string) *gomcp.ToolAnnotations {
 	rt := m.rt
 	a := &gomcp.ToolAnnotations{Title: title, OpenWorldHint: new(false)}
@@ -229,7 +229,6 @@ func (m *mcpTool) annotations(title string) *gomcp.ToolAnnotations {
 	case http.MethodGet:
 		a.ReadOnlyHint = true
 		a.IdempotentHint = true
-		a.DestructiveHint = nil
 	case http.MethodDelete:
 		a.DestructiveHint = new(true)
 		a.IdempotentHint = true
