@@ -378,6 +378,10 @@ func TestMCPPreviewSendMail(t *testing.T) {
 	toolError(t, cs, "informSubmissions", args, "invalid_input")
 }
 
+// ownReviews are the tools of a person's own reviews, which anyone signed in may run (on their own
+// assignments only), and whoami.
+var ownReviews = []string{"getMyReviews", "recuseReview", "saveMyReview", "submitReviewAnswers", "whoami"}
+
 // tokenPeople is a test's authorization server: each token acts for a person through a client
 // with scopes.
 type tokenPeople struct {
@@ -404,8 +408,8 @@ func (tp tokenPeople) VerifyAccessToken(ctx context.Context, token string) (*vie
 
 // TestMCPPersonThroughClient: a person acting through an application lists and runs what their
 // role allows within the scopes they granted: an owner with a read grant lists no write tool and
-// cannot write; with a write grant they write; a reviewer lists whoami alone; a member lists the
-// read tools only.
+// cannot write; with a write grant they write; a reviewer lists the tools of their own reviews; a
+// member lists the read tools and those of their own reviews.
 func TestMCPPersonThroughClient(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
@@ -472,8 +476,7 @@ func TestMCPPersonThroughClient(t *testing.T) {
 	})
 
 	t.Run("Reviewer", func(t *testing.T) {
-		// A reviewer acts for no organization: no REST route reaches their own reviews yet, so they
-		// list only whoami.
+		// A reviewer acts for no organization: they list the tools of their own reviews alone.
 		w := world{event: event, base: "/api/v1/events/" + event}
 		roundID := str(roundOf(b.saveRound(w, roundBody("Round"))), "id")
 		b.addReviewer(w, roundID, "reviewer@example.test", nil)
@@ -481,8 +484,13 @@ func TestMCPPersonThroughClient(t *testing.T) {
 		require.NoError(t, err)
 		verifier.grants["oat_reviewer_all"] = tokenGrant{reviewer, []string{"read", "write", "send_mail"}}
 		cs := b.mcpClient("oat_reviewer_all")
-		require.Equal(t, []string{"whoami"}, slices.Collect(maps.Keys(tools(t, cs))))
+		listed := slices.Sorted(maps.Keys(tools(t, cs)))
+		require.Equal(t, ownReviews, listed)
 		toolError(t, cs, "getEvent", map[string]any{"eventId": event}, "forbidden")
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "getMyReviews",
+			Arguments: map[string]any{"eventId": event}})
+		require.NoError(t, err)
+		require.False(t, res.IsError, res.Content[0].(*mcp.TextContent).Text)
 		who := toolOK(t, cs, "whoami", nil)
 		require.Nil(t, who["organization"])
 		require.Nil(t, who["role"])
@@ -494,7 +502,7 @@ func TestMCPPersonThroughClient(t *testing.T) {
 		require.Contains(t, listed, "listEvents")
 		require.NotContains(t, listed, "createEvent")
 		for name := range listed {
-			require.True(t, all[name].Annotations.ReadOnlyHint, name)
+			require.True(t, all[name].Annotations.ReadOnlyHint || slices.Contains(ownReviews, name), name)
 		}
 		toolError(t, cs, "createEvent", create, "forbidden")
 		require.Equal(t, 1, b.count(`SELECT count(*) FROM events WHERE name = 'By agent'`))

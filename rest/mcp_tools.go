@@ -112,9 +112,8 @@ func (t *mcpTools) tools() []mcp.Tool {
 		case fileBody, calendarFeed, exportDocument: // not JSON
 			continue
 		}
-		rf := rt.fields(schema)
-		m := &mcpTool{rt: rt, serve: t.a.serve(rt), key: access.KeyRoute(rt.method, rt.path, rf...),
-			person: access.RouteRule(rf...)}
+		rules := rt.rules(schema) // as serve checks them
+		m := &mcpTool{rt: rt, serve: t.a.serve(rt), key: rules.key, person: rules.person}
 		for _, p := range pathParam.FindAllStringSubmatch(rt.path, -1) {
 			m.params = append(m.params, p[1])
 		}
