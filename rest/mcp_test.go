@@ -104,6 +104,15 @@ func toolError(t *testing.T, cs *mcp.ClientSession, name string, args map[string
 	return e["message"].(string)
 }
 
+// stringsOf are the strings of a decoded list.
+func stringsOf(list []any) []string {
+	out := make([]string, len(list))
+	for i, v := range list {
+		out[i] = v.(string)
+	}
+	return out
+}
+
 // newScopedKey makes an API key of acme with scopes, over REST.
 func (b *testBundle) newScopedKey(scopes ...string) string {
 	b.t.Helper()
@@ -204,6 +213,53 @@ func TestMCPToolsList(t *testing.T) {
 	for _, name := range []string{"createEvent", "createSession", "setSessionSpeakers", "reorderResources"} {
 		require.NotContains(t, props(name), "confirmationToken", name)
 	}
+
+	t.Run("SchemasOfTheOpenAPIDocument", func(t *testing.T) {
+		// Each tool takes what its operation takes in the OpenAPI document of 2026-08-21: its path
+		// and query parameters and its body's keys, with the same required ones.
+		doc := b.must(http.StatusOK, http.MethodGet, "/api/v1/openapi.json?version="+rest.VersionCurrent, "", nil).Obj()
+		seen := 0
+		for _, item := range doc["paths"].(map[string]any) {
+			for _, op := range item.(map[string]any) {
+				op := op.(map[string]any)
+				tool, ok := all[str(op, "operationId")]
+				if !ok {
+					continue
+				}
+				seen++
+				var want, required []string
+				params, _ := op["parameters"].([]any)
+				for _, p := range params {
+					p := p.(map[string]any)
+					if p["in"] == "header" {
+						continue
+					}
+					want = append(want, str(p, "name"))
+					if p["required"] == true {
+						required = append(required, str(p, "name"))
+					}
+				}
+				if body, ok := op["requestBody"].(map[string]any); ok {
+					s := body["content"].(map[string]any)["application/json"].(map[string]any)["schema"].(map[string]any)
+					want = append(want, slices.Collect(maps.Keys(s["properties"].(map[string]any)))...)
+					if req, ok := s["required"].([]any); ok && body["required"] == true {
+						required = append(required, stringsOf(req)...)
+					}
+				}
+				s := tool.InputSchema.(map[string]any)
+				var got []string
+				for name := range s["properties"].(map[string]any) {
+					if name != "idempotencyKey" && name != "confirmationToken" {
+						got = append(got, name)
+					}
+				}
+				require.ElementsMatch(t, want, got, tool.Name)
+				gotRequired, _ := s["required"].([]any)
+				require.ElementsMatch(t, required, stringsOf(gotRequired), tool.Name)
+			}
+		}
+		require.Equal(t, len(all)-1, seen) // all but whoami
+	})
 
 	t.Run("EventKey", func(t *testing.T) {
 		// A key confined to one event lists no tool of the whole organization.
