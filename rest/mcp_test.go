@@ -17,6 +17,7 @@ import (
 	"github.com/podium/podium/ent/organizationmember"
 	"github.com/podium/podium/ent/schema/viewer"
 	"github.com/podium/podium/ent/user"
+	"github.com/podium/podium/graph"
 	"github.com/podium/podium/graph/access"
 	"github.com/podium/podium/rest"
 )
@@ -48,14 +49,19 @@ func (b *testBundle) mcpClient(token string) *mcp.ClientSession { return b.mcpCl
 // mcpClientFor is mcpClient for a person acting for the organization org.
 func (b *testBundle) mcpClientFor(token, org string) *mcp.ClientSession {
 	b.t.Helper()
-	srv := b.mcpServer()
+	return mcpConnect(b.t, b.mcpServer().URL, token, org)
+}
+
+// mcpConnect connects the official SDK's client to the MCP endpoint of the server at base.
+func mcpConnect(t *testing.T, base, token, org string) *mcp.ClientSession {
+	t.Helper()
 	c := mcp.NewClient(&mcp.Implementation{Name: "podium-test", Version: "1"}, nil)
 	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{
-		Endpoint: srv.URL + "/api/mcp", HTTPClient: &http.Client{Transport: mcpBearer{token: token, org: org}},
+		Endpoint: base + "/api/mcp", HTTPClient: &http.Client{Transport: mcpBearer{token: token, org: org}},
 		DisableStandaloneSSE: true,
 	}, nil)
-	require.NoError(b.t, err)
-	b.t.Cleanup(func() { _ = cs.Close() })
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = cs.Close() })
 	return cs
 }
 
@@ -347,6 +353,25 @@ func TestMCPToolCalls(t *testing.T) {
 	toolError(t, cs, "createEvent", map[string]any{"name": "No dates"}, "invalid_body")
 	toolError(t, cs, "getEvent", map[string]any{}, "invalid_input")
 	toolError(t, cs, "getEvent", map[string]any{"eventId": id, "extra": 1}, "invalid_input")
+}
+
+// TestMCPRateLimited: tool calls draw on the caller's rate limit as REST requests do; the refusal
+// says when to come back.
+func TestMCPRateLimited(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	log := b.quietLog()
+	h := rest.NewHandler(rest.Options{DB: b.db, Ops: b.res.Ops, Log: log, RateLimit: rest.RateLimit{PerSecond: 0.01, Burst: 2, Local: true},
+		GraphQL: graph.NewHandler(graph.HandlerOptions{DB: b.db, Resolver: b.res, Log: log})})
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	cs := mcpConnect(t, srv.URL, b.acme, "")
+	toolOK(t, cs, "getOrganization", nil)
+	toolOK(t, cs, "getOrganization", nil)
+	res, _ := toolCall(t, cs, "getOrganization", nil)
+	require.True(t, res.IsError)
+	require.Contains(t, res.Content[0].(*mcp.TextContent).Text, `"rate_limited"`)
+	require.Positive(t, res.Meta["podium/retryAfter"])
 }
 
 // TestMCPPreviewSendMail: informSubmissions without a confirmation token sends nothing — no

@@ -475,7 +475,12 @@ func (r *recorder) result() *gomcp.CallToolResult {
 		if err := json.Unmarshal(r.body.Bytes(), &env); err != nil || env.Error.Code == "" {
 			return mcp.ErrorResult(fmt.Errorf("rest: mcp: answer %d is not an error envelope: %s", r.status, r.body.String()))
 		}
-		return mcp.EnvelopeResult(env)
+		res := mcp.EnvelopeResult(env)
+		if after, err := strconv.Atoi(r.header.Get("Retry-After")); err == nil {
+			// rate_limited and unavailable ask to come back: when, as REST's header says.
+			res.Meta = gomcp.Meta{"podium/retryAfter": after}
+		}
+		return res
 	}
 	var res *gomcp.CallToolResult
 	if r.status == http.StatusNoContent || r.body.Len() == 0 {
