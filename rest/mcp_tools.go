@@ -54,8 +54,8 @@ const previewRecipients = 20
 // mcpTool is one route as a tool.
 type mcpTool struct {
 	rt *route
-	// serve runs the route (API.serve).
-	serve http.HandlerFunc
+	// serve runs the route (API.serve), a panic answered internal_error as the router answers it.
+	serve http.Handler
 	// key is what an API key, or an application's grant, needs; person the rule for people.
 	key    access.KeyRule
 	person access.Rule
@@ -113,7 +113,7 @@ func (t *mcpTools) tools() []mcp.Tool {
 			continue
 		}
 		rules := rt.rules(schema) // as serve checks them
-		m := &mcpTool{rt: rt, serve: t.a.serve(rt), key: rules.key, person: rules.person}
+		m := &mcpTool{rt: rt, serve: t.a.recoverPanics(t.a.serve(rt)), key: rules.key, person: rules.person}
 		for _, p := range pathParam.FindAllStringSubmatch(rt.path, -1) {
 			m.params = append(m.params, p[1])
 		}
@@ -439,7 +439,7 @@ func (t *mcpTools) run(ctx context.Context, v *viewer.Viewer, m *mcpTool, args m
 		req.Header.Set(IdempotencyHeader, idem)
 	}
 	rec := &recorder{header: http.Header{}}
-	m.serve(rec, req)
+	m.serve.ServeHTTP(rec, req)
 	return rec, nil
 }
 
