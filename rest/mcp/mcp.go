@@ -13,6 +13,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -185,7 +186,15 @@ func (s *Server) listOnlyAllowed(next gomcp.MethodHandler) gomcp.MethodHandler {
 
 // call is the SDK handler of t: the caller's check, then the tool.
 func (s *Server) call(t Tool) gomcp.ToolHandler {
-	return func(ctx context.Context, req *gomcp.CallToolRequest) (*gomcp.CallToolResult, error) {
+	return func(ctx context.Context, req *gomcp.CallToolRequest) (res *gomcp.CallToolResult, err error) {
+		// The SDK may run a handler outside the HTTP request's goroutine, where net/http's recovery
+		// does not reach: a panic answers internal_error and leaves the process up.
+		defer func() {
+			if p := recover(); p != nil {
+				s.opts.Log.ErrorContext(ctx, "mcp tool panic", "tool", t.Tool.Name, "panic", p, "stack", string(debug.Stack()))
+				res, err = ErrorResult(apperr.Internal()), nil
+			}
+		}()
 		v := caller(req.Extra)
 		if v == nil {
 			return ErrorResult(apperr.New(http.StatusUnauthorized, apperr.CodeMissingAPIKey, "Provide a bearer token")), nil
@@ -194,7 +203,7 @@ func (s *Server) call(t Tool) gomcp.ToolHandler {
 			return ErrorResult(err), nil
 		}
 		start := time.Now()
-		res := t.Call(ctx, v, req.Params.Arguments)
+		res = t.Call(ctx, v, req.Params.Arguments)
 		s.opts.Log.InfoContext(ctx, "mcp tool call", "tool", t.Tool.Name, "error", res.IsError,
 			"ms", time.Since(start).Milliseconds())
 		return res, nil

@@ -48,6 +48,9 @@ func setup(t *testing.T) *httptest.Server {
 		Tools: []mcp.Tool{
 			{Tool: &gomcp.Tool{Name: "open", InputSchema: map[string]any{"type": "object"}},
 				Allowed: func(context.Context, *viewer.Viewer) error { return nil }, Call: echo},
+			{Tool: &gomcp.Tool{Name: "boom", InputSchema: map[string]any{"type": "object"}},
+				Allowed: func(context.Context, *viewer.Viewer) error { return nil },
+				Call:    func(context.Context, *viewer.Viewer, json.RawMessage) *gomcp.CallToolResult { panic("boom") }},
 			{Tool: &gomcp.Tool{Name: "closed", InputSchema: map[string]any{"type": "object"}},
 				Allowed: func(_ context.Context, v *viewer.Viewer) error {
 					if v.APIKeyID != "other" {
@@ -76,7 +79,8 @@ func connect(t *testing.T, srv *httptest.Server, token string) *gomcp.ClientSess
 }
 
 // TestMCPServerListsAndRefuses: each caller lists the tools it may run, and a call of another is
-// refused with the rule's error in REST's envelope; the tool runs as the authenticated caller.
+// refused with the rule's error in REST's envelope; the tool runs as the authenticated caller; a
+// panic answers internal_error.
 func TestMCPServerListsAndRefuses(t *testing.T) {
 	t.Parallel()
 	srv := setup(t)
@@ -90,8 +94,8 @@ func TestMCPServerListsAndRefuses(t *testing.T) {
 		return out
 	}
 	good, other := connect(t, srv, "good"), connect(t, srv, "other")
-	require.Equal(t, []string{"open"}, names(good))
-	require.ElementsMatch(t, []string{"open", "closed"}, names(other))
+	require.ElementsMatch(t, []string{"open", "boom"}, names(good))
+	require.ElementsMatch(t, []string{"open", "boom", "closed"}, names(other))
 
 	res, err := good.CallTool(context.Background(), &gomcp.CallToolParams{Name: "closed"})
 	require.NoError(t, err)
@@ -103,6 +107,14 @@ func TestMCPServerListsAndRefuses(t *testing.T) {
 	require.False(t, res.IsError)
 	require.JSONEq(t, `{"key":"other"}`, res.Content[0].(*gomcp.TextContent).Text)
 	require.Equal(t, map[string]any{"key": "other"}, res.StructuredContent)
+
+	// A tool that panics answers internal_error; the server goes on.
+	res, err = good.CallTool(context.Background(), &gomcp.CallToolParams{Name: "boom"})
+	require.NoError(t, err)
+	require.True(t, res.IsError)
+	require.Contains(t, res.Content[0].(*gomcp.TextContent).Text, `"internal_error"`)
+	_, err = good.CallTool(context.Background(), &gomcp.CallToolParams{Name: "open"})
+	require.NoError(t, err)
 }
 
 // TestMCPServerChallenge: a missing or unknown token is 401 with the challenge naming the
