@@ -63,7 +63,8 @@ type Options struct {
 	Tools []Tool
 	// Version is the REST API version the tools are of; it names the server in initialize's answer.
 	Version string
-	Log     *slog.Logger
+	// Log receives the endpoint's lines (each tool call, the SDK's warnings); nil discards them.
+	Log *slog.Logger
 }
 
 // Server is the MCP endpoint.
