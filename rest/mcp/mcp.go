@@ -89,6 +89,8 @@ func New(opts Options) *Server {
 	sdkLog := slog.New(atLeast{Handler: opts.Log.Handler(), level: slog.LevelWarn})
 	srv := gomcp.NewServer(&gomcp.Implementation{Name: "podium", Title: "Podium", Version: opts.Version},
 		&gomcp.ServerOptions{Logger: sdkLog,
+			// What a caller lists depends on who they are: no one else may serve it from a cache.
+			SetCacheable: func(_ context.Context, _ gomcp.Request, c *gomcp.Cacheable) { c.CacheScope = "private" },
 			Instructions: "Podium's REST API as tools: each tool is one operation of /api/v1 (API version " +
 				opts.Version + "), answering its JSON or its {code, message} error. Tools that email people or " +
 				"change many records first answer a preview and a confirmationToken; call again with it to run " +

@@ -87,6 +87,7 @@ func TestMCPServerListsAndRefuses(t *testing.T) {
 	names := func(cs *gomcp.ClientSession) []string {
 		res, err := cs.ListTools(context.Background(), nil)
 		require.NoError(t, err)
+		require.Equal(t, "private", res.CacheScope, "a list of the caller's own")
 		var out []string
 		for _, tool := range res.Tools {
 			out = append(out, tool.Name)
