@@ -589,3 +589,34 @@ func TestMCPPersonThroughClient(t *testing.T) {
 		require.Equal(t, 1, b.count(`SELECT count(*) FROM events WHERE name = 'By agent'`))
 	})
 }
+
+// TestMCPThroughOAuth: the whole chain an MCP client follows — the challenge names the resource
+// metadata, which names the authorization server, whose token the endpoint then accepts: the
+// person acts through the application within the scopes they granted.
+func TestMCPThroughOAuth(t *testing.T) {
+	t.Parallel()
+	b, cookie := setupOAuth(t)
+	prm := b.must(http.StatusOK, http.MethodGet, "/.well-known/oauth-protected-resource/api/mcp", "", nil).Obj()
+	issuer := prm["authorization_servers"].([]any)[0].(string)
+	require.Equal(t, publicURL, issuer)
+	as := b.must(http.StatusOK, http.MethodGet, "/.well-known/oauth-authorization-server", "", nil).Obj()
+	require.Equal(t, issuer, as["issuer"])
+	require.Equal(t, prm["scopes_supported"], as["scopes_supported"])
+
+	tok := b.newOAuthFlow(cookie, "read").connect("read")
+	cs := b.mcpClient(tok.AccessToken)
+	who := toolOK(t, cs, "whoami", nil)
+	require.Equal(t, "person", who["kind"])
+	require.Equal(t, "owner", who["role"])
+	require.Equal(t, "Claude", who["client"].(map[string]any)["name"])
+	require.Equal(t, []any{"read"}, who["client"].(map[string]any)["scopes"])
+	listed := tools(t, cs)
+	require.Contains(t, listed, "listEvents")
+	require.NotContains(t, listed, "createEvent")
+	events, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "listEvents"})
+	require.NoError(t, err)
+	require.False(t, events.IsError)
+	require.Contains(t, events.Content[0].(*mcp.TextContent).Text, "Acme Summit")
+	toolError(t, cs, "createEvent", map[string]any{"name": "Nope", "type": "conference", "timezone": "Europe/Berlin",
+		"startsAt": "2027-09-10T09:00:00.000Z", "endsAt": "2027-09-12T17:00:00.000Z"}, "insufficient_scope")
+}
