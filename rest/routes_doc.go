@@ -228,8 +228,8 @@ var routeDocs = map[string]routeDoc{
 		description: "Saves the caller's quick review (decision approve|maybe|deny, score 1–5, comment) of a pending " +
 			"submission, replacing theirs. An API key reviews as the person who made it; a key made on the command " +
 			"line has none (403 forbidden). A reviewer of the event (a person through an application they " +
-			"authorized) reviews the submissions of their tracks — all of them when they have none; another " +
-			"answers 404 not_found. API version 2026-08-21 on.",
+			"authorized) scores the submissions in one of the tracks they are assigned, as the original does: " +
+			"another, or any for a reviewer without tracks, answers 403 forbidden. API version 2026-08-21 on.",
 		output: model.QuickReview{},
 	},
 	"informSubmissions": {

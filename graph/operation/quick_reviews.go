@@ -35,11 +35,14 @@ var errNoReviewer = apperr.Forbidden("This API key was made on the command line 
 // members read and change nothing, and only reviewers and organizers review.
 var errNotReviewing = apperr.Forbidden("Quick reviews are for the event's reviewers and its organizers: you are neither")
 
+// errOutsideTracks refuses a reviewer's quick review of a submission outside their tracks.
+var errOutsideTracks = apperr.Forbidden("You score submissions inside your assigned tracks only: this one is in none of them")
+
 // SaveMyReview saves the caller's quick review of a pending submission of the event, replacing
 // theirs. A person reviews as themselves, an API key as the person who made it. An organization's
-// owners and admins (and keys) review any submission; a reviewer of the event reviews those of
-// their tracks — every one when they have none, and those without a track — and another answers
-// not_found; an organization member who does not review there changes nothing.
+// owners and admins (and keys) review any submission; a reviewer of the event those in one of the
+// tracks they are assigned (none without tracks), else errOutsideTracks; an organization member
+// who does not review there changes nothing.
 func (r *Service) SaveMyReview(ctx context.Context, eventID, submissionID string, in model.SaveMyReviewInput) (*model.QuickReview, error) {
 	member := ""
 	if v := viewer.FromContext(ctx); v != nil && v.Person != nil && v.Role != "owner" && v.Role != "admin" {
@@ -59,14 +62,10 @@ func (r *Service) SaveMyReview(ctx context.Context, eventID, submissionID string
 		if err != nil {
 			return nil, err
 		}
-		inTracks := submission.EventID(ev.ID)
+		var tracks []string
 		if member != "" {
-			tracks, err := c.EventMember.Query().Where(eventmember.ID(member)).QueryTracks().IDs(ctx)
-			if err != nil {
+			if tracks, err = c.EventMember.Query().Where(eventmember.ID(member)).QueryTracks().IDs(ctx); err != nil {
 				return nil, err
-			}
-			if len(tracks) > 0 {
-				inTracks = submission.Or(submission.Not(submission.HasTracks()), submission.HasTracksWith(track.IDIn(tracks...)))
 			}
 		}
 		reviewer, err := quickReviewer(ctx, c)
@@ -88,7 +87,7 @@ func (r *Service) SaveMyReview(ctx context.Context, eventID, submissionID string
 		if !pid.Plausible(submissionID) {
 			return nil, errSubmissionNotFound
 		}
-		s, err := c.Submission.Query().Where(submission.ID(submissionID), submission.EventID(ev.ID), inTracks, fromCFP()).Only(ctx)
+		s, err := c.Submission.Query().Where(submission.ID(submissionID), submission.EventID(ev.ID), fromCFP()).Only(ctx)
 		if ent.IsNotFound(err) {
 			return nil, errSubmissionNotFound
 		}
@@ -97,6 +96,16 @@ func (r *Service) SaveMyReview(ctx context.Context, eventID, submissionID string
 		}
 		if s.Status != submission.StatusPending {
 			return nil, apperr.Invalid("Only a pending submission takes a quick review")
+		}
+		if member != "" {
+			// A reviewer scores inside the tracks they are assigned, as the original does.
+			ok, err := c.Submission.Query().Where(submission.ID(s.ID), submission.HasTracksWith(track.IDIn(tracks...))).Exist(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if len(tracks) == 0 || !ok {
+				return nil, errOutsideTracks
+			}
 		}
 		id, err := c.QuickReview.Create().SetEventID(ev.ID).SetSubmissionID(s.ID).SetUserID(reviewer).
 			SetDecision(quickreview.Decision(in.Decision)).SetScore(in.Score).SetNillableComment(comment).
