@@ -529,8 +529,8 @@ func (h *headRun) resources() {
 
 // reviewerSurface is the original's eighth section, which signs a reviewer in (password sign-in,
 // OAuth dynamic client registration, PKCE authorize with a consent screen, token) and acts as them
-// over MCP. Podium has no MCP endpoint and REST takes no person's credential yet (another engineer
-// adds it), so only the organizer's step of this section runs here; the reviewer's are left out.
+// over MCP (docs/mcp.md): the five tools a reviewer lists, the queue, answers, a recusal and a
+// quick score.
 func (h *headRun) reviewerSurface() {
 	t, b, d := h.t, h.b, h.dev
 	// The original signs Sam in with a password and walks its OAuth endpoints by hand; Podium signs
