@@ -562,9 +562,12 @@ func (_q *APIKeyQuery) loadIdempotencyRecords(ctx context.Context, query *Idempo
 	}
 	for _, n := range neighbors {
 		fk := n.APIKeyID
-		node, ok := nodeids[fk]
+		if fk == nil {
+			return fmt.Errorf(`foreign-key "api_key_id" is nil for node %v`, n.ID)
+		}
+		node, ok := nodeids[*fk]
 		if !ok {
-			return fmt.Errorf(`unexpected referenced foreign-key "api_key_id" returned %v for node %v`, fk, n.ID)
+			return fmt.Errorf(`unexpected referenced foreign-key "api_key_id" returned %v for node %v`, *fk, n.ID)
 		}
 		assign(node, n)
 	}

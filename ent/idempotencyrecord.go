@@ -25,8 +25,10 @@ type IdempotencyRecord struct {
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
 	// The id of its organization, copied from its parent when the row is inserted, so that the tenant filter and PostgreSQL's row-level security test the row itself.
 	OrganizationID string `json:"organization_id,omitempty"`
-	// The id of its api key.
-	APIKeyID string `json:"api_key_id,omitempty"`
+	// The API key the key was sent with, or null for a person's.
+	APIKeyID *string `json:"api_key_id,omitempty"`
+	// The person the key was sent for, or null for an API key's.
+	UserID *string `json:"user_id,omitempty"`
 	// Key holds the value of the "key" field.
 	Key string `json:"key,omitempty"`
 	// RequestHash holds the value of the "request_hash" field.
@@ -70,7 +72,7 @@ func (*IdempotencyRecord) scanValues(columns []string) ([]any, error) {
 			values[i] = new([]byte)
 		case idempotencyrecord.FieldStatus:
 			values[i] = new(sql.NullInt64)
-		case idempotencyrecord.FieldID, idempotencyrecord.FieldOrganizationID, idempotencyrecord.FieldAPIKeyID, idempotencyrecord.FieldKey, idempotencyrecord.FieldRequestHash:
+		case idempotencyrecord.FieldID, idempotencyrecord.FieldOrganizationID, idempotencyrecord.FieldAPIKeyID, idempotencyrecord.FieldUserID, idempotencyrecord.FieldKey, idempotencyrecord.FieldRequestHash:
 			values[i] = new(sql.NullString)
 		case idempotencyrecord.FieldCreatedAt, idempotencyrecord.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
@@ -117,7 +119,15 @@ func (_m *IdempotencyRecord) assignValues(columns []string, values []any) error 
 			if value, ok := values[i].(*sql.NullString); !ok {
 				return fmt.Errorf("unexpected type %T for field api_key_id", values[i])
 			} else if value.Valid {
-				_m.APIKeyID = value.String
+				_m.APIKeyID = new(string)
+				*_m.APIKeyID = value.String
+			}
+		case idempotencyrecord.FieldUserID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field user_id", values[i])
+			} else if value.Valid {
+				_m.UserID = new(string)
+				*_m.UserID = value.String
 			}
 		case idempotencyrecord.FieldKey:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -193,8 +203,15 @@ func (_m *IdempotencyRecord) String() string {
 	builder.WriteString("organization_id=")
 	builder.WriteString(_m.OrganizationID)
 	builder.WriteString(", ")
-	builder.WriteString("api_key_id=")
-	builder.WriteString(_m.APIKeyID)
+	if v := _m.APIKeyID; v != nil {
+		builder.WriteString("api_key_id=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.UserID; v != nil {
+		builder.WriteString("user_id=")
+		builder.WriteString(*v)
+	}
 	builder.WriteString(", ")
 	builder.WriteString("key=")
 	builder.WriteString(_m.Key)

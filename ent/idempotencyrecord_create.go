@@ -64,6 +64,28 @@ func (_c *IdempotencyRecordCreate) SetAPIKeyID(v string) *IdempotencyRecordCreat
 	return _c
 }
 
+// SetNillableAPIKeyID sets the "api_key_id" field if the given value is not nil.
+func (_c *IdempotencyRecordCreate) SetNillableAPIKeyID(v *string) *IdempotencyRecordCreate {
+	if v != nil {
+		_c.SetAPIKeyID(*v)
+	}
+	return _c
+}
+
+// SetUserID sets the "user_id" field.
+func (_c *IdempotencyRecordCreate) SetUserID(v string) *IdempotencyRecordCreate {
+	_c.mutation.SetUserID(v)
+	return _c
+}
+
+// SetNillableUserID sets the "user_id" field if the given value is not nil.
+func (_c *IdempotencyRecordCreate) SetNillableUserID(v *string) *IdempotencyRecordCreate {
+	if v != nil {
+		_c.SetUserID(*v)
+	}
+	return _c
+}
+
 // SetKey sets the "key" field.
 func (_c *IdempotencyRecordCreate) SetKey(v string) *IdempotencyRecordCreate {
 	_c.mutation.SetKey(v)
@@ -172,9 +194,6 @@ func (_c *IdempotencyRecordCreate) check() error {
 			return &ValidationError{Name: "organization_id", err: fmt.Errorf(`ent: validator failed for field "IdempotencyRecord.organization_id": %w`, err)}
 		}
 	}
-	if _, ok := _c.mutation.APIKeyID(); !ok {
-		return &ValidationError{Name: "api_key_id", err: errors.New(`ent: missing required field "IdempotencyRecord.api_key_id"`)}
-	}
 	if _, ok := _c.mutation.Key(); !ok {
 		return &ValidationError{Name: "key", err: errors.New(`ent: missing required field "IdempotencyRecord.key"`)}
 	}
@@ -196,9 +215,6 @@ func (_c *IdempotencyRecordCreate) check() error {
 		if err := idempotencyrecord.IDValidator(v); err != nil {
 			return &ValidationError{Name: "id", err: fmt.Errorf(`ent: validator failed for field "IdempotencyRecord.id": %w`, err)}
 		}
-	}
-	if len(_c.mutation.APIKeyIDs()) == 0 {
-		return &ValidationError{Name: "api_key", err: errors.New(`ent: missing required edge "IdempotencyRecord.api_key"`)}
 	}
 	return nil
 }
@@ -248,6 +264,10 @@ func (_c *IdempotencyRecordCreate) createSpec() (*IdempotencyRecord, *sqlgraph.C
 		_spec.SetField(idempotencyrecord.FieldOrganizationID, field.TypeString, value)
 		_node.OrganizationID = value
 	}
+	if value, ok := _c.mutation.UserID(); ok {
+		_spec.SetField(idempotencyrecord.FieldUserID, field.TypeString, value)
+		_node.UserID = &value
+	}
 	if value, ok := _c.mutation.Key(); ok {
 		_spec.SetField(idempotencyrecord.FieldKey, field.TypeString, value)
 		_node.Key = value
@@ -278,7 +298,7 @@ func (_c *IdempotencyRecordCreate) createSpec() (*IdempotencyRecord, *sqlgraph.C
 		for _, k := range nodes {
 			edge.Target.Nodes = append(edge.Target.Nodes, k)
 		}
-		_node.APIKeyID = nodes[0]
+		_node.APIKeyID = &nodes[0]
 		_spec.Edges = append(_spec.Edges, edge)
 	}
 	return _node, _spec
@@ -400,6 +420,9 @@ func (u *IdempotencyRecordUpsertOne) UpdateNewValues() *IdempotencyRecordUpsertO
 		}
 		if _, exists := u.create.mutation.APIKeyID(); exists {
 			s.SetIgnore(idempotencyrecord.FieldAPIKeyID)
+		}
+		if _, exists := u.create.mutation.UserID(); exists {
+			s.SetIgnore(idempotencyrecord.FieldUserID)
 		}
 		if _, exists := u.create.mutation.Key(); exists {
 			s.SetIgnore(idempotencyrecord.FieldKey)
@@ -678,6 +701,9 @@ func (u *IdempotencyRecordUpsertBulk) UpdateNewValues() *IdempotencyRecordUpsert
 			}
 			if _, exists := b.mutation.APIKeyID(); exists {
 				s.SetIgnore(idempotencyrecord.FieldAPIKeyID)
+			}
+			if _, exists := b.mutation.UserID(); exists {
+				s.SetIgnore(idempotencyrecord.FieldUserID)
 			}
 			if _, exists := b.mutation.Key(); exists {
 				s.SetIgnore(idempotencyrecord.FieldKey)

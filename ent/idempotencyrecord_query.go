@@ -417,7 +417,10 @@ func (_q *IdempotencyRecordQuery) loadAPIKey(ctx context.Context, query *APIKeyQ
 	ids := make([]string, 0, len(nodes))
 	nodeids := make(map[string][]*IdempotencyRecord)
 	for i := range nodes {
-		fk := nodes[i].APIKeyID
+		if nodes[i].APIKeyID == nil {
+			continue
+		}
+		fk := *nodes[i].APIKeyID
 		if _, ok := nodeids[fk]; !ok {
 			ids = append(ids, fk)
 		}

@@ -103,14 +103,6 @@ func (_u *IdempotencyRecordUpdate) defaults() {
 	}
 }
 
-// check runs all checks and user-defined validators on the builder.
-func (_u *IdempotencyRecordUpdate) check() error {
-	if _u.mutation.APIKeyCleared() && len(_u.mutation.APIKeyIDs()) > 0 {
-		return errors.New(`ent: clearing a required unique edge "IdempotencyRecord.api_key"`)
-	}
-	return nil
-}
-
 // Modify adds a statement modifier for attaching custom logic to the UPDATE statement.
 func (_u *IdempotencyRecordUpdate) Modify(modifiers ...func(u *sql.UpdateBuilder)) *IdempotencyRecordUpdate {
 	_u.modifiers = append(_u.modifiers, modifiers...)
@@ -118,9 +110,6 @@ func (_u *IdempotencyRecordUpdate) Modify(modifiers ...func(u *sql.UpdateBuilder
 }
 
 func (_u *IdempotencyRecordUpdate) sqlSave(ctx context.Context) (_node int, err error) {
-	if err := _u.check(); err != nil {
-		return _node, err
-	}
 	_spec := sqlgraph.NewUpdateSpec(idempotencyrecord.Table, idempotencyrecord.Columns, sqlgraph.NewFieldSpec(idempotencyrecord.FieldID, field.TypeString))
 	if ps := _u.mutation.predicates; len(ps) > 0 {
 		_spec.Predicate = func(selector *sql.Selector) {
@@ -131,6 +120,9 @@ func (_u *IdempotencyRecordUpdate) sqlSave(ctx context.Context) (_node int, err 
 	}
 	if value, ok := _u.mutation.UpdatedAt(); ok {
 		_spec.SetField(idempotencyrecord.FieldUpdatedAt, field.TypeTime, value)
+	}
+	if _u.mutation.UserIDCleared() {
+		_spec.ClearField(idempotencyrecord.FieldUserID, field.TypeString)
 	}
 	if value, ok := _u.mutation.Status(); ok {
 		_spec.SetField(idempotencyrecord.FieldStatus, field.TypeInt, value)
@@ -250,14 +242,6 @@ func (_u *IdempotencyRecordUpdateOne) defaults() {
 	}
 }
 
-// check runs all checks and user-defined validators on the builder.
-func (_u *IdempotencyRecordUpdateOne) check() error {
-	if _u.mutation.APIKeyCleared() && len(_u.mutation.APIKeyIDs()) > 0 {
-		return errors.New(`ent: clearing a required unique edge "IdempotencyRecord.api_key"`)
-	}
-	return nil
-}
-
 // Modify adds a statement modifier for attaching custom logic to the UPDATE statement.
 func (_u *IdempotencyRecordUpdateOne) Modify(modifiers ...func(u *sql.UpdateBuilder)) *IdempotencyRecordUpdateOne {
 	_u.modifiers = append(_u.modifiers, modifiers...)
@@ -265,9 +249,6 @@ func (_u *IdempotencyRecordUpdateOne) Modify(modifiers ...func(u *sql.UpdateBuil
 }
 
 func (_u *IdempotencyRecordUpdateOne) sqlSave(ctx context.Context) (_node *IdempotencyRecord, err error) {
-	if err := _u.check(); err != nil {
-		return _node, err
-	}
 	_spec := sqlgraph.NewUpdateSpec(idempotencyrecord.Table, idempotencyrecord.Columns, sqlgraph.NewFieldSpec(idempotencyrecord.FieldID, field.TypeString))
 	id, ok := _u.mutation.ID()
 	if !ok {
@@ -295,6 +276,9 @@ func (_u *IdempotencyRecordUpdateOne) sqlSave(ctx context.Context) (_node *Idemp
 	}
 	if value, ok := _u.mutation.UpdatedAt(); ok {
 		_spec.SetField(idempotencyrecord.FieldUpdatedAt, field.TypeTime, value)
+	}
+	if _u.mutation.UserIDCleared() {
+		_spec.ClearField(idempotencyrecord.FieldUserID, field.TypeString)
 	}
 	if value, ok := _u.mutation.Status(); ok {
 		_spec.SetField(idempotencyrecord.FieldStatus, field.TypeInt, value)

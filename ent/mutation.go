@@ -26698,6 +26698,7 @@ type IdempotencyRecordMutation struct {
 	created_at      *time.Time
 	updated_at      *time.Time
 	organization_id *string
+	user_id         *string
 	key             *string
 	request_hash    *string
 	status          *int
@@ -26940,7 +26941,7 @@ func (m *IdempotencyRecordMutation) APIKeyID() (r string, exists bool) {
 // OldAPIKeyID returns the old "api_key_id" field's value of the IdempotencyRecord entity.
 // If the IdempotencyRecord object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *IdempotencyRecordMutation) OldAPIKeyID(ctx context.Context) (v string, err error) {
+func (m *IdempotencyRecordMutation) OldAPIKeyID(ctx context.Context) (v *string, err error) {
 	if !m.op.Is(OpUpdateOne) {
 		return v, errors.New("OldAPIKeyID is only allowed on UpdateOne operations")
 	}
@@ -26954,9 +26955,71 @@ func (m *IdempotencyRecordMutation) OldAPIKeyID(ctx context.Context) (v string, 
 	return oldValue.APIKeyID, nil
 }
 
+// ClearAPIKeyID clears the value of the "api_key_id" field.
+func (m *IdempotencyRecordMutation) ClearAPIKeyID() {
+	m.api_key = nil
+	m.clearedFields[idempotencyrecord.FieldAPIKeyID] = struct{}{}
+}
+
+// APIKeyIDCleared returns if the "api_key_id" field was cleared in this mutation.
+func (m *IdempotencyRecordMutation) APIKeyIDCleared() bool {
+	_, ok := m.clearedFields[idempotencyrecord.FieldAPIKeyID]
+	return ok
+}
+
 // ResetAPIKeyID resets all changes to the "api_key_id" field.
 func (m *IdempotencyRecordMutation) ResetAPIKeyID() {
 	m.api_key = nil
+	delete(m.clearedFields, idempotencyrecord.FieldAPIKeyID)
+}
+
+// SetUserID sets the "user_id" field.
+func (m *IdempotencyRecordMutation) SetUserID(s string) {
+	m.user_id = &s
+}
+
+// UserID returns the value of the "user_id" field in the mutation.
+func (m *IdempotencyRecordMutation) UserID() (r string, exists bool) {
+	v := m.user_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserID returns the old "user_id" field's value of the IdempotencyRecord entity.
+// If the IdempotencyRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *IdempotencyRecordMutation) OldUserID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserID: %w", err)
+	}
+	return oldValue.UserID, nil
+}
+
+// ClearUserID clears the value of the "user_id" field.
+func (m *IdempotencyRecordMutation) ClearUserID() {
+	m.user_id = nil
+	m.clearedFields[idempotencyrecord.FieldUserID] = struct{}{}
+}
+
+// UserIDCleared returns if the "user_id" field was cleared in this mutation.
+func (m *IdempotencyRecordMutation) UserIDCleared() bool {
+	_, ok := m.clearedFields[idempotencyrecord.FieldUserID]
+	return ok
+}
+
+// ResetUserID resets all changes to the "user_id" field.
+func (m *IdempotencyRecordMutation) ResetUserID() {
+	m.user_id = nil
+	delete(m.clearedFields, idempotencyrecord.FieldUserID)
 }
 
 // SetKey sets the "key" field.
@@ -27131,7 +27194,7 @@ func (m *IdempotencyRecordMutation) ClearAPIKey() {
 
 // APIKeyCleared reports if the "api_key" edge to the APIKey entity was cleared.
 func (m *IdempotencyRecordMutation) APIKeyCleared() bool {
-	return m.clearedapi_key
+	return m.APIKeyIDCleared() || m.clearedapi_key
 }
 
 // APIKeyIDs returns the "api_key" edge IDs in the mutation.
@@ -27184,7 +27247,7 @@ func (m *IdempotencyRecordMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *IdempotencyRecordMutation) Fields() []string {
-	fields := make([]string, 0, 8)
+	fields := make([]string, 0, 9)
 	if m.created_at != nil {
 		fields = append(fields, idempotencyrecord.FieldCreatedAt)
 	}
@@ -27196,6 +27259,9 @@ func (m *IdempotencyRecordMutation) Fields() []string {
 	}
 	if m.api_key != nil {
 		fields = append(fields, idempotencyrecord.FieldAPIKeyID)
+	}
+	if m.user_id != nil {
+		fields = append(fields, idempotencyrecord.FieldUserID)
 	}
 	if m.key != nil {
 		fields = append(fields, idempotencyrecord.FieldKey)
@@ -27225,6 +27291,8 @@ func (m *IdempotencyRecordMutation) Field(name string) (ent.Value, bool) {
 		return m.OrganizationID()
 	case idempotencyrecord.FieldAPIKeyID:
 		return m.APIKeyID()
+	case idempotencyrecord.FieldUserID:
+		return m.UserID()
 	case idempotencyrecord.FieldKey:
 		return m.Key()
 	case idempotencyrecord.FieldRequestHash:
@@ -27250,6 +27318,8 @@ func (m *IdempotencyRecordMutation) OldField(ctx context.Context, name string) (
 		return m.OldOrganizationID(ctx)
 	case idempotencyrecord.FieldAPIKeyID:
 		return m.OldAPIKeyID(ctx)
+	case idempotencyrecord.FieldUserID:
+		return m.OldUserID(ctx)
 	case idempotencyrecord.FieldKey:
 		return m.OldKey(ctx)
 	case idempotencyrecord.FieldRequestHash:
@@ -27294,6 +27364,13 @@ func (m *IdempotencyRecordMutation) SetField(name string, value ent.Value) error
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetAPIKeyID(v)
+		return nil
+	case idempotencyrecord.FieldUserID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserID(v)
 		return nil
 	case idempotencyrecord.FieldKey:
 		v, ok := value.(string)
@@ -27367,7 +27444,14 @@ func (m *IdempotencyRecordMutation) AddField(name string, value ent.Value) error
 // ClearedFields returns all nullable fields that were cleared during this
 // mutation.
 func (m *IdempotencyRecordMutation) ClearedFields() []string {
-	return nil
+	var fields []string
+	if m.FieldCleared(idempotencyrecord.FieldAPIKeyID) {
+		fields = append(fields, idempotencyrecord.FieldAPIKeyID)
+	}
+	if m.FieldCleared(idempotencyrecord.FieldUserID) {
+		fields = append(fields, idempotencyrecord.FieldUserID)
+	}
+	return fields
 }
 
 // FieldCleared returns a boolean indicating if a field with the given name was
@@ -27380,6 +27464,14 @@ func (m *IdempotencyRecordMutation) FieldCleared(name string) bool {
 // ClearField clears the value of the field with the given name. It returns an
 // error if the field is not defined in the schema.
 func (m *IdempotencyRecordMutation) ClearField(name string) error {
+	switch name {
+	case idempotencyrecord.FieldAPIKeyID:
+		m.ClearAPIKeyID()
+		return nil
+	case idempotencyrecord.FieldUserID:
+		m.ClearUserID()
+		return nil
+	}
 	return fmt.Errorf("unknown IdempotencyRecord nullable field %s", name)
 }
 
@@ -27398,6 +27490,9 @@ func (m *IdempotencyRecordMutation) ResetField(name string) error {
 		return nil
 	case idempotencyrecord.FieldAPIKeyID:
 		m.ResetAPIKeyID()
+		return nil
+	case idempotencyrecord.FieldUserID:
+		m.ResetUserID()
 		return nil
 	case idempotencyrecord.FieldKey:
 		m.ResetKey()

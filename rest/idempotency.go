@@ -26,19 +26,35 @@ const IdempotencyHeader = "Idempotency-Key"
 // ReplayedHeader marks a response answered from an earlier request.
 const ReplayedHeader = "Idempotent-Replayed"
 
-const (
-	expireKeySQL = `DELETE FROM idempotency_records WHERE api_key_id = $1 AND key = $2 AND ` + schema.IdempotencyExpired
-	claimKeySQL  = `
-INSERT INTO idempotency_records (id, created_at, updated_at, key, request_hash, status, response, api_key_id)
-VALUES ($1, now(), now(), $2, $3, 0, '', $4)
-ON CONFLICT (api_key_id, key) DO NOTHING`
-	recordedSQL = `SELECT request_hash, status, response FROM idempotency_records WHERE api_key_id = $1 AND key = $2`
-	recordSQL   = `UPDATE idempotency_records SET status = $3, response = $4, updated_at = now() WHERE api_key_id = $1 AND key = $2`
-)
+// The statements of a key, for each kind of caller: an API key's records are found by the key's id;
+// a person's by their user id in the organization they act for (row-level security narrows the
+// rows to it, and the trigger fills organization_id from the session).
+var keyedSQL = map[string]keyedStatements{
+	"api_key_id": statementsOf("api_key_id", "api_key_id, key"),
+	"user_id":    statementsOf("user_id", "user_id, organization_id, key"),
+}
 
-// keyedWrite is a write made with an Idempotency-Key.
+// keyedStatements expire a record past its 24 hours, claim a key, read a recorded response and
+// record one.
+type keyedStatements struct{ expire, claim, recorded, record string }
+
+// statementsOf are the statements of the callers named by column, unique by conflict.
+func statementsOf(column, conflict string) keyedStatements {
+	return keyedStatements{
+		expire: `DELETE FROM idempotency_records WHERE ` + column + ` = $1 AND key = $2 AND ` + schema.IdempotencyExpired,
+		claim: `
+INSERT INTO idempotency_records (id, created_at, updated_at, key, request_hash, status, response, ` + column + `)
+VALUES ($1, now(), now(), $2, $3, 0, '', $4)
+ON CONFLICT (` + conflict + `) DO NOTHING`,
+		recorded: `SELECT request_hash, status, response FROM idempotency_records WHERE ` + column + ` = $1 AND key = $2`,
+		record:   `UPDATE idempotency_records SET status = $3, response = $4, updated_at = now() WHERE ` + column + ` = $1 AND key = $2`,
+	}
+}
+
+// keyedWrite is a write made with an Idempotency-Key: its caller (the column naming it and its id),
+// the key and the request's hash.
 type keyedWrite struct {
-	apiKeyID, key, hash string
+	column, caller, key, hash string
 }
 
 // response is a rendered response: what is written, and recorded for replays (writes answer
@@ -72,20 +88,37 @@ func keyedWriteOf(q *request) (*keyedWrite, error) {
 	if v == nil {
 		return nil, nil
 	}
+	k := &keyedWrite{column: "api_key_id", caller: v.APIKeyID, key: key}
+	if v.Person != nil {
+		if v.OrganizationID == "" {
+			// A person of no organization (a reviewer, a speaker) changes only their own records,
+			// where repeating a change changes nothing more; their keys have no organization to be
+			// kept in.
+			return nil, errNoKeyWithoutOrganization
+		}
+		k.column, k.caller = "user_id", v.Person.UserID
+	}
 	h := sha256.New()
 	h.Write([]byte(q.Method + " " + q.URL.Path + "\n"))
 	h.Write(q.body)
-	return &keyedWrite{apiKeyID: v.APIKeyID, key: key, hash: hex.EncodeToString(h.Sum(nil))}, nil
+	k.hash = hex.EncodeToString(h.Sum(nil))
+	return k, nil
 }
+
+// errNoKeyWithoutOrganization refuses an Idempotency-Key sent for a person who acts for no
+// organization.
+var errNoKeyWithoutOrganization = apperr.Invalid("Idempotency-Key is kept for API keys and for people acting for an " +
+	"organization: send this change without it (repeating it changes nothing more)")
 
 // claim records the key in the transaction of ctx. It returns the recorded response when the
 // same request was made before, or nil when this one is the first and goes ahead.
 func (k *keyedWrite) claim(ctx context.Context) (*response, error) {
 	tx := dbx.TxFromContext(ctx).PGX()
-	if _, err := tx.Exec(ctx, expireKeySQL, k.apiKeyID, k.key); err != nil {
+	sql := keyedSQL[k.column]
+	if _, err := tx.Exec(ctx, sql.expire, k.caller, k.key); err != nil {
 		return nil, err
 	}
-	tag, err := tx.Exec(ctx, claimKeySQL, pid.New("idem"), k.key, k.hash, k.apiKeyID)
+	tag, err := tx.Exec(ctx, sql.claim, pid.New("idem"), k.key, k.hash, k.caller)
 	if err != nil {
 		return nil, err
 	}
@@ -94,7 +127,7 @@ func (k *keyedWrite) claim(ctx context.Context) (*response, error) {
 	}
 	var hash string
 	rec := &response{}
-	if err := tx.QueryRow(ctx, recordedSQL, k.apiKeyID, k.key).Scan(&hash, &rec.status, &rec.body); err != nil {
+	if err := tx.QueryRow(ctx, sql.recorded, k.caller, k.key).Scan(&hash, &rec.status, &rec.body); err != nil {
 		return nil, err
 	}
 	if hash != k.hash {
@@ -106,6 +139,6 @@ func (k *keyedWrite) claim(ctx context.Context) (*response, error) {
 
 // record stores the response of the first request.
 func (k *keyedWrite) record(ctx context.Context, res *response) error {
-	_, err := dbx.TxFromContext(ctx).PGX().Exec(ctx, recordSQL, k.apiKeyID, k.key, res.status, res.body)
+	_, err := dbx.TxFromContext(ctx).PGX().Exec(ctx, keyedSQL[k.column].record, k.caller, k.key, res.status, res.body)
 	return err
 }

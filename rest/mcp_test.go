@@ -437,8 +437,8 @@ func TestMCPPreviewSendMail(t *testing.T) {
 	require.Equal(t, mailsBefore, mails())
 	require.Equal(t, jobsBefore, jobs())
 
+	// The token runs the call once: used again, it answers what the first use did.
 	args["confirmationToken"] = token
-	args["idempotencyKey"] = "inform-1"
 	res, sent := toolCall(t, cs, "informSubmissions", args)
 	require.False(t, res.IsError, res.Content[0].(*mcp.TextContent).Text)
 	require.Equal(t, json.Number("3"), sent["queued"])
@@ -455,7 +455,6 @@ func TestMCPPreviewSendMail(t *testing.T) {
 
 	// A preview that would fail answers the error, with no token.
 	delete(args, "confirmationToken")
-	delete(args, "idempotencyKey")
 	toolError(t, cs, "informSubmissions", args, "invalid_input")
 }
 
@@ -537,9 +536,12 @@ func TestMCPPersonThroughClient(t *testing.T) {
 		require.Equal(t, "By agent", made["name"])
 		keyed := maps.Clone(create)
 		keyed["name"], keyed["idempotencyKey"] = "Keyed", "agent-1"
-		// Idempotency records belong to API keys: a person's key is refused rather than dropped.
-		toolError(t, cs, "createEvent", keyed, "invalid_input")
-		require.Zero(t, b.count(`SELECT count(*) FROM events WHERE name = 'Keyed'`))
+		// A person's idempotencyKey is kept as a key's is: the retry answers the first call.
+		first := toolOK(t, cs, "createEvent", keyed)
+		res, again := toolCall(t, cs, "createEvent", keyed)
+		require.Equal(t, true, res.Meta["podium/replayed"])
+		require.Equal(t, first, again)
+		require.Equal(t, 1, b.count(`SELECT count(*) FROM events WHERE name = 'Keyed'`))
 		toolError(t, cs, "sendCampaign", map[string]any{"eventId": event}, "insufficient_scope")
 	})
 

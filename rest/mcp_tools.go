@@ -6,6 +6,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -305,17 +306,18 @@ func (t *mcpTools) call(ctx context.Context, v *viewer.Viewer, m *mcpTool, raw j
 	if err != nil {
 		return mcp.ErrorResult(err)
 	}
-	if idem != "" && v.APIKeyID == "" {
-		// Idempotency records belong to an API key (idempotency_records.api_key_id): a person's
-		// would not be kept, and a retry would write twice.
-		return mcp.ErrorResult(apperr.Invalid("%s needs an API key: it is not kept for people acting through an application yet", argIdempotencyKey))
-	}
 	if m.preview {
 		if token == "" {
 			return t.preview(ctx, v, m, args)
 		}
 		if err := t.confirm(ctx, v, m, args, token); err != nil {
 			return t.fail(ctx, m, err)
+		}
+		if idem == "" {
+			// A confirmation runs its call once: used again within its ten minutes, it answers
+			// what the first use did (an idempotency record of the token), and sends nothing twice.
+			sum := sha256.Sum256([]byte(token))
+			idem = "confirmation:" + hex.EncodeToString(sum[:16])
 		}
 	}
 	rec, err := t.run(ctx, v, m, args, idem)

@@ -1,8 +1,10 @@
 package rest_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -98,6 +100,28 @@ func TestReviewerOnREST(t *testing.T) {
 	// A reviewer without tracks scores none, as in the original.
 	b.requireError(b.do(http.MethodPut, w.base+"/submissions/"+inTrack+"/review", idle, quick), http.StatusForbidden, "forbidden")
 	require.Equal(t, 1, b.count(`SELECT count(*) FROM quick_reviews`))
+
+	// Idempotency-Key: kept for a person acting for an organization, refused to one of none.
+	keyed := func(token, method, path, key string, body any) response {
+		raw, err := json.Marshal(body)
+		require.NoError(t, err)
+		req := httptest.NewRequest(method, path, bytes.NewReader(raw))
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set(rest.VersionHeader, rest.VersionCurrent)
+		req.Header.Set(rest.IdempotencyHeader, key)
+		return b.send(req)
+	}
+	b.requireError(keyed(reviewer, http.MethodPost, answersPath, "again-1", answers), http.StatusBadRequest, "invalid_input")
+	event := map[string]any{"name": "Keyed", "type": "conference", "timezone": "UTC",
+		"startsAt": "2027-01-01T00:00:00Z", "endsAt": "2027-01-02T00:00:00Z"}
+	first := keyed(owner, http.MethodPost, "/api/v1/events", "event-1", event)
+	require.Equal(t, http.StatusCreated, first.Status, first.Raw)
+	again := keyed(owner, http.MethodPost, "/api/v1/events", "event-1", event)
+	require.Equal(t, first.Raw, again.Raw)
+	require.Equal(t, "true", again.Header.Get(rest.ReplayedHeader))
+	require.Equal(t, 1, b.count(`SELECT count(*) FROM events WHERE name = 'Keyed'`))
+	require.Equal(t, 1, b.count(`SELECT count(*) FROM idempotency_records WHERE user_id IS NOT NULL AND api_key_id IS NULL`))
 
 	// An owner's application acts as the owner; its changes name the owner and the application.
 	b.must(http.StatusOK, http.MethodPost, w.base+"/sessions/"+ids["submissionId"]+"/cancel", owner,

@@ -978,11 +978,12 @@ var (
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "updated_at", Type: field.TypeTime},
 		{Name: "organization_id", Type: field.TypeString},
+		{Name: "user_id", Type: field.TypeString, Nullable: true},
 		{Name: "key", Type: field.TypeString},
 		{Name: "request_hash", Type: field.TypeString},
 		{Name: "status", Type: field.TypeInt},
 		{Name: "response", Type: field.TypeBytes},
-		{Name: "api_key_id", Type: field.TypeString, Size: 40},
+		{Name: "api_key_id", Type: field.TypeString, Nullable: true, Size: 40},
 	}
 	// IdempotencyRecordsTable holds the schema information for the "idempotency_records" table.
 	IdempotencyRecordsTable = &schema.Table{
@@ -992,7 +993,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "idempotency_records_api_keys_idempotency_records",
-				Columns:    []*schema.Column{IdempotencyRecordsColumns[8]},
+				Columns:    []*schema.Column{IdempotencyRecordsColumns[9]},
 				RefColumns: []*schema.Column{APIKeysColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -1001,7 +1002,12 @@ var (
 			{
 				Name:    "idempotencyrecord_api_key_id_key",
 				Unique:  true,
-				Columns: []*schema.Column{IdempotencyRecordsColumns[8], IdempotencyRecordsColumns[4]},
+				Columns: []*schema.Column{IdempotencyRecordsColumns[9], IdempotencyRecordsColumns[5]},
+			},
+			{
+				Name:    "idempotencyrecord_user_id_organization_id_key",
+				Unique:  true,
+				Columns: []*schema.Column{IdempotencyRecordsColumns[4], IdempotencyRecordsColumns[3], IdempotencyRecordsColumns[5]},
 			},
 			{
 				Name:    "idempotencyrecord_created_at",

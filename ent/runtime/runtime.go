@@ -1400,7 +1400,7 @@ func init() {
 	// idempotencyrecord.OrganizationIDValidator is a validator for the "organization_id" field. It is called by the builders before save.
 	idempotencyrecord.OrganizationIDValidator = idempotencyrecordDescOrganizationID.Validators[0].(func(string) error)
 	// idempotencyrecordDescKey is the schema descriptor for key field.
-	idempotencyrecordDescKey := idempotencyrecordFields[1].Descriptor()
+	idempotencyrecordDescKey := idempotencyrecordFields[2].Descriptor()
 	// idempotencyrecord.KeyValidator is a validator for the "key" field. It is called by the builders before save.
 	idempotencyrecord.KeyValidator = idempotencyrecordDescKey.Validators[0].(func(string) error)
 	// idempotencyrecordDescID is the schema descriptor for id field.

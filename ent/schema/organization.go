@@ -236,8 +236,13 @@ func (IdempotencyRecord) Mixin() []ent.Mixin {
 // Fields of the IdempotencyRecord.
 func (IdempotencyRecord) Fields() []ent.Field {
 	return []ent.Field{
-		// api_key_id scopes keys: two clients may choose the same key without meeting.
-		ref("api_key_id"),
+		// api_key_id or user_id scopes keys — the API key, or the person (through an application
+		// they authorized: docs/agents.md) in the organization they act for —, so that two clients
+		// may choose the same key without meeting. Exactly one is set (a check constraint).
+		field.String("api_key_id").Optional().Nillable().Immutable().Annotations(gqlName("api_key_id")).
+			Comment("The API key the key was sent with, or null for a person's."),
+		field.String("user_id").Optional().Nillable().Immutable().
+			Comment("The person the key was sent for, or null for an API key's."),
 		field.String("key").Immutable().Validate(requiredText("Idempotency key", 255)),
 		// request_hash is the SHA-256 of the method, path and body: the same key with another
 		// request is refused.
@@ -250,7 +255,7 @@ func (IdempotencyRecord) Fields() []ent.Field {
 // Edges of the IdempotencyRecord.
 func (IdempotencyRecord) Edges() []ent.Edge {
 	return []ent.Edge{
-		edge.From("api_key", APIKey.Type).Ref("idempotency_records").Field("api_key_id").Unique().Required().Immutable(),
+		edge.From("api_key", APIKey.Type).Ref("idempotency_records").Field("api_key_id").Unique().Immutable(),
 	}
 }
 
@@ -258,6 +263,7 @@ func (IdempotencyRecord) Edges() []ent.Edge {
 func (IdempotencyRecord) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("api_key_id", "key").Unique(),
+		index.Fields("user_id", "organization_id", "key").Unique(),
 		index.Fields("created_at"),
 	}
 }
