@@ -1,9 +1,7 @@
 package rest
 
 import (
-	"net/http"
 	"reflect"
-	"sync"
 
 	"runtime"
 	"strings"
@@ -38,19 +36,4 @@ func KeyRuleOf(method, path string) access.KeyRule {
 		}
 	}
 	panic("rest: no route " + method + " " + path)
-}
-
-// apis are the APIs of the handlers NewHandler made, by handler.
-var apis sync.Map
-
-func init() { registerAPI = func(h http.Handler, a *API) { apis.Store(h, a) } }
-
-// SetTokenVerifier makes the API behind h, a handler of NewHandler, check OAuth access tokens with
-// tv (a test's stand-in for the authorization server). Set it before the first request.
-func SetTokenVerifier(h http.Handler, tv access.TokenVerifier) {
-	a, ok := apis.Load(h)
-	if !ok {
-		panic("rest: SetTokenVerifier: not a handler of NewHandler")
-	}
-	a.(*API).auth.Tokens = tv
 }

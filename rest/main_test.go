@@ -46,6 +46,8 @@ type testBundle struct {
 	// sink receives email when the bundle was made by setupMail.
 	sink    *mailtest.Sink
 	handler http.Handler
+	// sessions are the session cookies of people signed in by personToken, by address.
+	sessions map[string]string
 	// metrics are what handler counts, served by the operator listener (see operator).
 	metrics *rest.Metrics
 	logs    *bytes.Buffer

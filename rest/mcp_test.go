@@ -15,8 +15,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/podium/podium/ent/organizationmember"
-	"github.com/podium/podium/ent/schema/viewer"
-	"github.com/podium/podium/ent/user"
 	"github.com/podium/podium/graph"
 	"github.com/podium/podium/graph/access"
 	"github.com/podium/podium/rest"
@@ -462,30 +460,6 @@ func TestMCPPreviewSendMail(t *testing.T) {
 // assignments only), and whoami.
 var ownReviews = []string{"getMyReviews", "recuseReview", "saveMyReview", "submitReviewAnswers", "whoami"}
 
-// tokenPeople is a test's authorization server: each token acts for a person through a client
-// with scopes.
-type tokenPeople struct {
-	people *access.People
-	grants map[string]tokenGrant
-}
-
-type tokenGrant struct {
-	userID string
-	scopes []string
-}
-
-func (tp tokenPeople) VerifyAccessToken(ctx context.Context, token string) (*viewer.Person, *viewer.Client, error) {
-	g, ok := tp.grants[token]
-	if !ok {
-		return nil, nil, access.ErrInvalidKey
-	}
-	p, err := tp.people.Person(ctx, g.userID, "")
-	if err != nil {
-		return nil, nil, err
-	}
-	return p, &viewer.Client{ID: "cli_test", Name: "Test agent", GrantID: "grt_" + token, Scopes: g.scopes}, nil
-}
-
 // TestMCPPersonThroughClient: a person acting through an application lists and runs what their
 // role allows within the scopes they granted: an owner with a read grant lists no write tool and
 // cannot write; with a write grant they write; a reviewer lists the tools of their own reviews; a
@@ -494,20 +468,18 @@ func TestMCPPersonThroughClient(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	owner := b.addMember(b.acmeOrg, "owner@example.test", organizationmember.RoleOwner)
-	member := b.addMember(b.acmeOrg, "member@example.test", organizationmember.RoleMember)
-	verifier := tokenPeople{people: &access.People{DB: b.db}, grants: map[string]tokenGrant{
-		"oat_owner_read":  {owner, []string{"read"}},
-		"oat_owner_write": {owner, []string{"read", "write"}},
-		"oat_member_all":  {member, []string{"read", "write", "send_mail"}},
-	}}
-	rest.SetTokenVerifier(b.handler, verifier)
+	b.addMember(b.acmeOrg, "member@example.test", organizationmember.RoleMember)
 	event := str(b.createEvent(b.acme, "Agents"), "id")
+	// Each token comes from Podium's own OAuth flow (docs/agents.md), granting the scopes named.
+	ownerRead := b.personToken("owner@example.test", "read")
+	ownerWrite := b.personToken("owner@example.test", "read", "write")
+	memberAll := b.personToken("member@example.test", "read", "write", "send_mail")
 	all := tools(t, b.mcpClient(b.acme))
 	create := map[string]any{"name": "By agent", "type": "conference", "timezone": "Europe/Berlin",
 		"startsAt": "2027-09-10T09:00:00.000Z", "endsAt": "2027-09-12T17:00:00.000Z"}
 
 	t.Run("OwnerReadGrant", func(t *testing.T) {
-		cs := b.mcpClient("oat_owner_read")
+		cs := b.mcpClient(ownerRead)
 		listed := tools(t, cs)
 		require.Contains(t, listed, "getEvent")
 		for name, tool := range listed {
@@ -526,7 +498,7 @@ func TestMCPPersonThroughClient(t *testing.T) {
 	})
 
 	t.Run("OwnerWriteGrant", func(t *testing.T) {
-		cs := b.mcpClient("oat_owner_write")
+		cs := b.mcpClient(ownerWrite)
 		listed := tools(t, cs)
 		require.Contains(t, listed, "createEvent")
 		// send_mail was not granted: the tools that always email are not listed.
@@ -549,13 +521,13 @@ func TestMCPPersonThroughClient(t *testing.T) {
 		// The owner of Acme is a member of Globex: with Podium-Organization they act there, and read.
 		require.NoError(t, b.db.Ent.OrganizationMember.Create().SetOrganizationID(b.globexOrg).SetUserID(owner).
 			SetRole(organizationmember.RoleMember).Exec(b.sys()))
-		cs := b.mcpClientFor("oat_owner_write", b.globexOrg)
+		cs := b.mcpClientFor(ownerWrite, b.globexOrg)
 		who := toolOK(t, cs, "whoami", nil)
 		require.Equal(t, b.globexOrg, who["organization"].(map[string]any)["id"])
 		require.Equal(t, "member", who["role"])
 		require.NotContains(t, tools(t, cs), "createEvent")
 		toolError(t, cs, "getEvent", map[string]any{"eventId": event}, "forbidden")
-		require.Equal(t, "owner", toolOK(t, b.mcpClient("oat_owner_write"), "whoami", nil)["role"])
+		require.Equal(t, "owner", toolOK(t, b.mcpClient(ownerWrite), "whoami", nil)["role"])
 	})
 
 	t.Run("Reviewer", func(t *testing.T) {
@@ -563,10 +535,7 @@ func TestMCPPersonThroughClient(t *testing.T) {
 		w := world{event: event, base: "/api/v1/events/" + event}
 		roundID := str(roundOf(b.saveRound(w, roundBody("Round"))), "id")
 		b.addReviewer(w, roundID, "reviewer@example.test", nil)
-		reviewer, err := b.db.Ent.User.Query().Where(user.Email("reviewer@example.test")).OnlyID(b.sys())
-		require.NoError(t, err)
-		verifier.grants["oat_reviewer_all"] = tokenGrant{reviewer, []string{"read", "write", "send_mail"}}
-		cs := b.mcpClient("oat_reviewer_all")
+		cs := b.mcpClient(b.personToken("reviewer@example.test", "read", "write", "send_mail"))
 		listed := slices.Sorted(maps.Keys(tools(t, cs)))
 		require.Equal(t, ownReviews, listed)
 		toolError(t, cs, "getEvent", map[string]any{"eventId": event}, "forbidden")
@@ -580,7 +549,7 @@ func TestMCPPersonThroughClient(t *testing.T) {
 	})
 
 	t.Run("Member", func(t *testing.T) {
-		cs := b.mcpClient("oat_member_all")
+		cs := b.mcpClient(memberAll)
 		listed := tools(t, cs)
 		require.Contains(t, listed, "listEvents")
 		require.NotContains(t, listed, "createEvent")

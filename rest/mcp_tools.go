@@ -75,10 +75,6 @@ type mcpTools struct {
 	signing []byte
 }
 
-// registerAPI, when set (by the tests of package rest_test, through export_test.go), is told of
-// each API with the handler NewHandler returns for it.
-var registerAPI func(h http.Handler, a *API)
-
 // mountMCP serves the MCP endpoint at /api/mcp and its protected resource metadata.
 func (a *API) mountMCP(r chi.Router, publicURL string) {
 	t := &mcpTools{a: a}
@@ -92,9 +88,6 @@ func (a *API) mountMCP(r chi.Router, publicURL string) {
 	r.Handle(mcp.Path, srv)
 	r.Handle(mcp.MetadataPath, srv.Metadata())
 	r.Handle(mcp.MetadataPath+mcp.Path, srv.Metadata())
-	if registerAPI != nil {
-		registerAPI(r, a)
-	}
 }
 
 // tools are the route table's tools, and whoami.

@@ -13,11 +13,19 @@ import (
 	"github.com/podium/podium/rest"
 )
 
-// personToken signs addr in, connects an application for them through the whole OAuth flow,
-// granting scopes, and returns its access token.
+// personToken connects an application for addr through the whole OAuth flow, asking and granting
+// scopes, and returns its access token. The person signs in once per bundle.
 func (b *testBundle) personToken(addr string, scopes ...string) string {
 	b.t.Helper()
-	return b.newOAuthFlow(b.signIn(addr), scopes...).connect(scopes...).AccessToken
+	cookie, ok := b.sessions[addr]
+	if !ok {
+		cookie = b.signIn(addr)
+		if b.sessions == nil {
+			b.sessions = map[string]string{}
+		}
+		b.sessions[addr] = cookie
+	}
+	return b.newOAuthFlow(cookie, scopes...).connect(scopes...).AccessToken
 }
 
 // TestReviewerOnREST: a reviewer acts on REST through an application they authorized — their queue
