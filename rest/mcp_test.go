@@ -563,7 +563,8 @@ func TestMCPPersonThroughClient(t *testing.T) {
 
 // TestMCPThroughOAuth: the whole chain an MCP client follows — the challenge names the resource
 // metadata, which names the authorization server, whose token the endpoint then accepts: the
-// person acts through the application within the scopes they granted.
+// person acts through the application within the scopes they granted; a refreshed token goes on,
+// and the person's revocation ends it at once.
 func TestMCPThroughOAuth(t *testing.T) {
 	t.Parallel()
 	b, cookie := setupOAuth(t)
@@ -574,7 +575,8 @@ func TestMCPThroughOAuth(t *testing.T) {
 	require.Equal(t, issuer, as["issuer"])
 	require.Equal(t, prm["scopes_supported"], as["scopes_supported"])
 
-	tok := b.newOAuthFlow(cookie, "read").connect("read")
+	f := b.newOAuthFlow(cookie, "read")
+	tok := f.connect("read")
 	cs := b.mcpClient(tok.AccessToken)
 	who := toolOK(t, cs, "whoami", nil)
 	require.Equal(t, "person", who["kind"])
@@ -590,4 +592,16 @@ func TestMCPThroughOAuth(t *testing.T) {
 	require.Contains(t, events.Content[0].(*mcp.TextContent).Text, "Acme Summit")
 	toolError(t, cs, "createEvent", map[string]any{"name": "Nope", "type": "conference", "timezone": "Europe/Berlin",
 		"startsAt": "2027-09-10T09:00:00.000Z", "endsAt": "2027-09-12T17:00:00.000Z"}, "insufficient_scope")
+
+	// Refreshed, the application goes on with a new token; revoked by the person, it stops at once.
+	status, fresh := f.refresh(tok.RefreshToken)
+	require.Equal(t, http.StatusOK, status, fresh)
+	renewed := b.mcpClient(fresh["access_token"].(string))
+	require.Equal(t, "person", toolOK(t, renewed, "whoami", nil)["kind"])
+	apps := b.gqlCookie(cookie, `{ myConnectedApps { id } }`, nil).Data["myConnectedApps"].([]any)
+	require.Len(t, apps, 1)
+	r := b.gqlCookie(cookie, `mutation { revokeMyConnectedApp(id: "`+apps[0].(map[string]any)["id"].(string)+`") { id } }`, nil)
+	require.Empty(t, r.Errors, r.Raw)
+	_, err = renewed.CallTool(context.Background(), &mcp.CallToolParams{Name: "whoami"})
+	require.Error(t, err, "a revoked application's token still runs tools")
 }

@@ -154,7 +154,6 @@ type devflow struct {
 	sam               string         // mem_sam_devflow
 	otherTenantEvent  string         // evt_api_e2e_other
 	revokedKeyID      string
-	primaryKeyName    string
 	otherSubmitterIDs []string
 }
 

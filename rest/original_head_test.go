@@ -260,7 +260,7 @@ func (h *headRun) eventsAndLibrary() {
 	assert.Equal(t, "Localhost", strOf(t, updated, "location"))
 
 	libraryBefore := asRec(t, h.call("getEventLibrary", headRequest{params: ev}))
-	assert.Len(t, asArr(t, libraryBefore["tracks"]), 0)
+	assert.Empty(t, asArr(t, libraryBefore["tracks"]))
 
 	tag := h.call("saveLibraryItem", headRequest{params: ev, body: map[string]any{"kind": "tag", "id": nil, "name": "API E2E"}})
 	tagID := strOf(t, tag, "id")
@@ -270,7 +270,7 @@ func (h *headRun) eventsAndLibrary() {
 	after := asArr(t, h.call("listEvents", headRequest{}))
 	assert.Len(t, after, len(before)+1)
 	libraryAfter := asRec(t, h.call("getEventLibrary", headRequest{params: ev}))
-	assert.Len(t, asArr(t, libraryAfter["tags"]), 0)
+	assert.Empty(t, asArr(t, libraryAfter["tags"]))
 }
 
 // reviewDesk is the original's third section.
@@ -363,7 +363,7 @@ func (h *headRun) reviews() {
 		"blind":    false, "reviewsPerSubmission": 2, "position": 3,
 		"criteria": []any{map[string]any{"id": nil, "label": "Usefulness", "type": "numeric", "min": 1, "max": 5,
 			"options": []any{}, "required": true, "weight": 1, "position": 1}}}})
-	assert.NotEqual(t, "", strOf(t, savedRound, "roundId"))
+	assert.NotEmpty(t, strOf(t, savedRound, "roundId"))
 
 	provisioned := asRec(t, h.call("addReviewer", headRequest{params: round, body: map[string]any{
 		"name": "Reviewer E2E", "email": "reviewer-e2e@api-e2e.example.com", "assignmentCap": 5,
@@ -389,7 +389,7 @@ func (h *headRun) reviews() {
 	preview := asRec(t, h.call("autoDistributeReviews", headRequest{params: round,
 		body: map[string]any{"trackIds": []any{d.trackAI}, "dryRun": true}}))
 	planned := len(asArr(t, preview["planned"]))
-	assert.Greater(t, planned, 0)
+	assert.Positive(t, planned)
 	distributed := h.call("autoDistributeReviews", headRequest{params: round,
 		body: map[string]any{"trackIds": []any{d.trackAI}, "dryRun": false}})
 	assert.Equal(t, float64(planned), numOf(t, distributed, "created"))
@@ -721,8 +721,8 @@ func (h *headRun) crm() {
 	assert.Len(t, segmentsAfter, len(segmentsBefore)+1)
 
 	after := asArr(t, h.call("listContacts", headRequest{query: map[string]string{"q": "api-e2e"}}))
-	assert.Greater(t, len(after), 0)
-	assert.Greater(t, len(before), 0)
+	assert.NotEmpty(t, after)
+	assert.NotEmpty(t, before)
 }
 
 // programAndWidgets is the original's eleventh section.
@@ -749,7 +749,7 @@ func (h *headRun) programAndWidgets() {
 	after := asArr(t, h.call("listWidgets", headRequest{params: ev}))
 	assert.Len(t, after, len(before)+1)
 	emails := asArr(t, h.call("listEmails", headRequest{params: ev}))
-	assert.Greater(t, len(emails), 0)
+	assert.NotEmpty(t, emails)
 }
 
 // actors is the original's last section: what the sections above wrote records the API key that
@@ -760,15 +760,15 @@ func (h *headRun) actors() {
 	keyID := b.keyID(h.primary)
 
 	notes := b.count(`SELECT count(*) FROM organization_contact_notes WHERE author_api_key_id = $1`, keyID)
-	assert.Greater(t, notes, 0, "notes written by the key")
+	assert.Positive(t, notes, "notes written by the key")
 	assert.Zero(t, b.count(`SELECT count(*) FROM organization_contact_notes WHERE author_api_key_id = $1 AND author_user_id IS NOT NULL`, keyID))
 
 	histories := b.count(`SELECT count(*) FROM crm_stage_history WHERE actor_api_key_id = $1`, keyID)
-	assert.Greater(t, histories, 0, "stage moves made by the key")
+	assert.Positive(t, histories, "stage moves made by the key")
 	assert.Zero(t, b.count(`SELECT count(*) FROM crm_stage_history WHERE actor_api_key_id = $1 AND actor_user_id IS NOT NULL`, keyID))
 
 	campaigns := b.count(`SELECT count(*) FROM email_campaigns WHERE created_by_api_key_id = $1`, keyID)
-	assert.Greater(t, campaigns, 0, "campaigns sent by the key")
+	assert.Positive(t, campaigns, "campaigns sent by the key")
 	assert.Zero(t, b.count(`SELECT count(*) FROM email_campaigns WHERE created_by_api_key_id = $1 AND created_by_user_id IS NOT NULL`, keyID))
 
 	t.Log("left out: the original's contact_edit_history check (speaker profile edits recorded as reviewed by the key): " +
@@ -778,7 +778,7 @@ func (h *headRun) actors() {
 	assert.Zero(t, b.count(`SELECT count(*) FROM crm_pipeline_cards WHERE note = 'API E2E card' AND owner_user_id IS NOT NULL`))
 
 	overrides := b.count(`SELECT count(*) FROM ai_review_results WHERE overridden_by_api_key_id = $1`, keyID)
-	assert.Greater(t, overrides, 0, "AI reviews overridden by the key")
+	assert.Positive(t, overrides, "AI reviews overridden by the key")
 	assert.Zero(t, b.count(`SELECT count(*) FROM ai_review_results WHERE overridden_by_api_key_id = $1 AND overridden_by_user_id IS NOT NULL`, keyID))
 
 	assert.Equal(t, 1, b.count(`SELECT count(*) FROM api_keys WHERE id = $1 AND last_used_at IS NOT NULL`, keyID), "the key's lastUsedAt")

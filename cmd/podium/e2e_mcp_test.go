@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -183,7 +184,7 @@ func TestBrowserMCP(t *testing.T) {
 		"--header", "Authorization: Bearer "+tok.AccessToken, "--method", "tools/list", "--strict")
 	out, err := cmd.Output()
 	var stderr string
-	if ee, ok := err.(*exec.ExitError); ok {
+	if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
 		stderr = string(ee.Stderr)
 	}
 	require.NoError(t, err, "mcp-inspector --cli tools/list: %s\n%s", out, stderr)

@@ -2,6 +2,7 @@ package operation
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -46,13 +47,12 @@ var errOutsideTracks = apperr.Forbidden("You score submissions inside your assig
 func (r *Service) SaveMyReview(ctx context.Context, eventID, submissionID string, in model.SaveMyReviewInput) (*model.QuickReview, error) {
 	member := ""
 	if v := viewer.FromContext(ctx); v != nil && v.Person != nil && v.Role != "owner" && v.Role != "admin" {
-		for _, e := range v.Person.EventRoles {
-			if e.EventID == eventID && e.Role == "reviewer" {
-				ctx, member = inOrganization(ctx, e.OrganizationID), e.MemberID
-				break
-			}
-		}
-		if member == "" && v.OrganizationID != "" {
+		i := slices.IndexFunc(v.Person.EventRoles, func(e viewer.EventRole) bool { return e.EventID == eventID && e.Role == "reviewer" })
+		switch {
+		case i >= 0:
+			e := v.Person.EventRoles[i]
+			ctx, member = inOrganization(ctx, e.OrganizationID), e.MemberID
+		case v.OrganizationID != "":
 			return nil, errNotReviewing
 		}
 	}
