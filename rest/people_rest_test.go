@@ -36,14 +36,8 @@ func (b *testBundle) personToken(addr string, scopes ...string) string {
 func TestReviewerOnREST(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	f := b.fixture()
+	f, w := b.blindDesk("idle@example.test")
 	ids := f.ids
-	_, err := b.db.System.Exec(b.sys(), `UPDATE submissions SET title = 'Ada Lovelace on engines', description = 'By ada@example.test' WHERE id = $1`, ids["proposalId"])
-	require.NoError(t, err)
-	_, err = b.db.System.Exec(b.sys(), `UPDATE review_rounds SET blind = true WHERE id = $1`, ids["roundId"])
-	require.NoError(t, err)
-	w := world{event: ids["eventId"], base: "/api/v1/events/" + ids["eventId"]}
-	b.addReviewer(w, ids["roundId"], "idle@example.test", nil)
 	b.addMember(b.acmeOrg, "owner@acme.test", organizationmember.RoleOwner)
 	b.version = rest.VersionCurrent
 

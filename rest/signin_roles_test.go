@@ -35,17 +35,26 @@ func (b *testBundle) gqlVars(cookie, query, variables string) gqlResponse {
 // TestReviewerDesk: a reviewer reads their own assignment of a blind round without anything
 // that identifies the speaker, answers it and recuses; another reviewer asking for it by id gets
 // the answer of an id that does not exist, and nothing is written.
-func TestReviewerDesk(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
+// blindDesk is the fixture with its proposal naming its speaker, its round blind, and idle a second
+// reviewer of the round with nothing assigned.
+func (b *testBundle) blindDesk(idle string) (fixture, world) {
+	b.t.Helper()
 	f := b.fixture()
 	ids := f.ids
 	_, err := b.db.System.Exec(b.sys(), `UPDATE submissions SET title = 'Ada Lovelace on engines', description = 'By ada@example.test' WHERE id = $1`, ids["proposalId"])
-	require.NoError(t, err)
+	require.NoError(b.t, err)
 	_, err = b.db.System.Exec(b.sys(), `UPDATE review_rounds SET blind = true WHERE id = $1`, ids["roundId"])
-	require.NoError(t, err)
+	require.NoError(b.t, err)
 	w := world{event: ids["eventId"], base: "/api/v1/events/" + ids["eventId"]}
-	b.addReviewer(w, ids["roundId"], "idle-reviewer@example.test", nil)
+	b.addReviewer(w, ids["roundId"], idle, nil)
+	return f, w
+}
+
+func TestReviewerDesk(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	f, w := b.blindDesk("idle-reviewer@example.test")
+	ids := f.ids
 	reviewer := b.signIn("reviewer@example.test")
 	idle := b.signIn("idle-reviewer@example.test")
 

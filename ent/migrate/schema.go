@@ -2775,6 +2775,9 @@ func init() {
 	IdempotencyRecordsTable.Annotation = &entsql.Annotation{
 		Table: "idempotency_records",
 	}
+	IdempotencyRecordsTable.Annotation.Checks = map[string]string{
+		"idempotency_records_one_caller": "(api_key_id IS NULL) <> (user_id IS NULL)",
+	}
 	LevelsTable.ForeignKeys[0].RefTable = EventsTable
 	OauthClientsTable.Annotation = &entsql.Annotation{
 		Table: "oauth_clients",

@@ -270,5 +270,7 @@ func (IdempotencyRecord) Indexes() []ent.Index {
 
 // Annotations of the IdempotencyRecord.
 func (IdempotencyRecord) Annotations() []schema.Annotation {
-	return []schema.Annotation{hidden(), entsql.Table("idempotency_records")}
+	return []schema.Annotation{hidden(), entsql.Table("idempotency_records"),
+		// Exactly one caller: an API key's record or a person's.
+		entsql.Checks(map[string]string{"idempotency_records_one_caller": `(api_key_id IS NULL) <> (user_id IS NULL)`})}
 }
