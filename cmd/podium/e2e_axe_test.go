@@ -39,35 +39,39 @@ var axe struct {
 func axeSource(t *testing.T) string {
 	t.Helper()
 	axe.once.Do(func() {
-		cache, err := os.UserCacheDir()
-		if err != nil {
-			axe.err = err
+		var file string
+		if file, axe.err = npmFile("axe-core", axeVersion, "node_modules/axe-core/axe.min.js"); axe.err != nil {
 			return
-		}
-		dir := filepath.Join(cache, "podium-e2e", "axe-core-"+axeVersion)
-		file := filepath.Join(dir, "node_modules", "axe-core", "axe.min.js")
-		if _, err := os.Stat(file); err != nil {
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				axe.err = err
-				return
-			}
-			cmd := exec.Command("npm", "install", "--prefix", dir, "--no-save", "--no-audit", "--no-fund",
-				"--ignore-scripts", "--no-package-lock", "axe-core@"+axeVersion)
-			out, err := cmd.CombinedOutput()
-			if err != nil {
-				axe.err = fmt.Errorf("npm install axe-core@%s: %w\n%s", axeVersion, err, out)
-				return
-			}
 		}
 		raw, err := os.ReadFile(file)
-		if err != nil {
-			axe.err = err
-			return
-		}
-		axe.source = string(raw)
+		axe.source, axe.err = string(raw), err
 	})
 	require.NoError(t, axe.err, "the accessibility check needs axe-core from the npm registry")
 	return axe.source
+}
+
+// npmFile returns the path of file (relative to the install) of the npm package pkg at version,
+// installed with npm from the registry into the user's cache directory on first use — never into
+// the repository — without running its install scripts, and reused from there.
+func npmFile(pkg, version, file string) (string, error) {
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Join(cache, "podium-e2e", strings.ReplaceAll(strings.TrimPrefix(pkg, "@"), "/", "-")+"-"+version)
+	path := filepath.Join(dir, filepath.FromSlash(file))
+	if _, err := os.Stat(path); err == nil {
+		return path, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	cmd := exec.Command("npm", "install", "--prefix", dir, "--no-save", "--no-audit", "--no-fund",
+		"--ignore-scripts", "--no-package-lock", pkg+"@"+version)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("npm install %s@%s: %w\n%s", pkg, version, err, out)
+	}
+	return path, nil
 }
 
 // axeViolation is what the check reports of one violation.

@@ -8,11 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
-	"net/url"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -43,26 +39,8 @@ var inspector struct {
 func inspectorCLI(t *testing.T) string {
 	t.Helper()
 	inspector.once.Do(func() {
-		cache, err := os.UserCacheDir()
-		if err != nil {
-			inspector.err = err
-			return
-		}
-		dir := filepath.Join(cache, "podium-e2e", "mcp-inspector-"+inspectorVersion)
-		bin := filepath.Join(dir, "node_modules", ".bin", "mcp-inspector")
-		if _, err := os.Stat(bin); err != nil {
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				inspector.err = err
-				return
-			}
-			cmd := exec.Command("npm", "install", "--prefix", dir, "--no-save", "--no-audit", "--no-fund",
-				"--ignore-scripts", "--no-package-lock", "@modelcontextprotocol/inspector@"+inspectorVersion)
-			if out, err := cmd.CombinedOutput(); err != nil {
-				inspector.err = fmt.Errorf("npm install @modelcontextprotocol/inspector@%s: %w\n%s", inspectorVersion, err, out)
-				return
-			}
-		}
-		inspector.bin = bin
+		inspector.bin, inspector.err = npmFile("@modelcontextprotocol/inspector", inspectorVersion,
+			"node_modules/.bin/mcp-inspector")
 	})
 	require.NoError(t, inspector.err, "the MCP check needs the MCP Inspector from the npm registry")
 	return inspector.bin
@@ -101,16 +79,7 @@ func TestBrowserMCP(t *testing.T) {
 		map[string]any{"eventMemberId": member, "submissionIds": []any{proposal}})
 
 	// The assistant's loopback address, where the browser brings the code.
-	codes := make(chan url.Values, 1)
-	app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/callback" {
-			codes <- r.URL.Query()
-		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		_, _ = w.Write([]byte(`<!doctype html><html lang="en"><title>Connected</title><main><h1 id="connected">Connected</h1></main></html>`))
-	}))
-	t.Cleanup(app.Close)
-	redirect := app.URL + "/callback"
+	app, redirect, codes := loopbackApp(t)
 
 	browser := newBrowser(t, srv.url)
 	browser.allow(app.URL)

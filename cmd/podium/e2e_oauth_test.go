@@ -20,6 +20,22 @@ import (
 	"github.com/podium/podium/jobs/mailtest"
 )
 
+// loopbackApp is an application's loopback server, as an application on the person's computer
+// has: the browser lands on its redirect URI (returned) with the code, whose query comes on codes.
+func loopbackApp(t *testing.T) (*httptest.Server, string, chan url.Values) {
+	t.Helper()
+	codes := make(chan url.Values, 1)
+	app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/callback" {
+			codes <- r.URL.Query()
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write([]byte(`<!doctype html><html lang="en"><title>Connected</title><main><h1 id="connected">Connected</h1></main></html>`))
+	}))
+	t.Cleanup(app.Close)
+	return app, app.URL + "/callback", codes
+}
+
 // TestBrowserOAuth connects an application for a speaker in Chromium (docs/agents.md): the
 // application registers and sends the browser to Podium's authorization endpoint; the speaker,
 // not signed in, signs in from the email link, which brings them back to the consent page; they
@@ -36,16 +52,7 @@ func TestBrowserOAuth(t *testing.T) {
 	addAda(t, api, "/events/"+eventID)
 
 	// The application: a loopback server receiving the browser with the code.
-	codes := make(chan url.Values, 1)
-	app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/callback" {
-			codes <- r.URL.Query()
-		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		_, _ = w.Write([]byte(`<!doctype html><html lang="en"><title>Connected</title><main><h1 id="connected">Connected</h1></main></html>`))
-	}))
-	t.Cleanup(app.Close)
-	redirect := app.URL + "/callback"
+	app, redirect, codes := loopbackApp(t)
 
 	body := strings.NewReader(`{"client_name":"Assistant","redirect_uris":["` + redirect + `"]}`)
 	res, err := http.Post(srv.url+"/oauth/register", "application/json", body)
