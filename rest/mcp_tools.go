@@ -306,9 +306,11 @@ func (t *mcpTools) call(ctx context.Context, v *viewer.Viewer, m *mcpTool, raw j
 		if err := t.confirm(ctx, v, m, args, token); err != nil {
 			return t.fail(ctx, m, err)
 		}
-		if idem == "" {
+		if idem == "" && (v.APIKeyID != "" || v.OrganizationID != "") {
 			// A confirmation runs its call once: used again within its ten minutes, it answers
 			// what the first use did (an idempotency record of the token), and sends nothing twice.
+			// (A person of no organization keeps no idempotency record; nothing they may run is
+			// previewed.)
 			sum := sha256.Sum256([]byte(token))
 			idem = "confirmation:" + hex.EncodeToString(sum[:16])
 		}
